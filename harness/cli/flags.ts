@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { UsageError } from '../core/errors.ts';
+
+/**
+ * One flag of a subcommand. `schema` validates (and coerces) the raw string; `values` lists accepted values for
+ * the error message. Every bad flag becomes a one-line UsageError naming the flag (exit code 2).
+ */
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  schema?: z.ZodType;
+  values?: readonly string[];
+  multiple?: boolean;
+  short?: string;
+  description?: string;
+}
+
+export type FlagSpecs = Record<string, FlagSpec>;
+
+export interface ParsedFlags {
+  values: Record<string, unknown>;
+  positionals: string[];
+}
+
+export function parseFlags(command: string, argv: string[], specs: FlagSpecs, allowPositionals = false): ParsedFlags {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
+  for (const [name, s] of Object.entries(specs)) options[name] = { type: s.type, multiple: s.multiple, short: s.short };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    const msg = (err as Error).message.split('\n')[0] ?? String(err);
+    throw new UsageError(`toolgauge ${command}: ${msg.replace(/^Unknown option/, 'unknown flag')}`);
+  }
+  if (!allowPositionals && parsed.positionals.length > 0) {
+    throw new UsageError(`toolgauge ${command}: unexpected argument '${parsed.positionals[0]}'`);
+  }
+  const values: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(parsed.values)) {
+    const spec = specs[name];
+    if (!spec) continue;
+    if (spec.values && typeof raw === 'string' && !spec.values.includes(raw)) {
+      throw new UsageError(`toolgauge ${command}: --${name} must be one of ${spec.values.join('|')} (got '${raw}')`);
+    }
+    if (spec.schema) {
+      const r = spec.schema.safeParse(raw);
+      if (!r.success) {
+        const why = r.error.issues[0]?.message ?? 'invalid value';
+        throw new UsageError(`toolgauge ${command}: --${name} ${why} (got '${String(raw)}')`);
+      }
+      values[name] = r.data;
+    } else {
+      values[name] = raw;
+    }
+  }
+  return { values, positionals: parsed.positionals };
+}
+
+/** Common zod coercions for flags. */
+export const flagSchemas = {
+  nonNegativeInt: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(0, 'must be >= 0'),
+  positiveInt: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1'),
+  idList: z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+};

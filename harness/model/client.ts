@@ -1,0 +1,172 @@
+import OpenAI from 'openai';
+import type { z } from 'zod';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { ChatMessage, ToolCall } from '../core/chat.ts';
+import { RequestCache, type CacheMode } from './cache.ts';
+import { backoffMs, classifyFailure, isRetryable } from './retry.ts';
+import { Semaphore } from './semaphore.ts';
+import {
+  CachedChat,
+  CachedCompletion,
+  ModelCallError,
+  type CallContext,
+  type ChatRequest,
+  type ChatResponse,
+  type CompletionRequest,
+  type CompletionResponse,
+} from './types.ts';
+
+export interface ModelClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** Whole-request time limit (headers and body), per attempt. */
+  timeoutMs: number;
+  /** Retries after the first attempt, for 429 / 5xx / timeouts / connection resets / unparseable bodies. */
+  retries: number;
+  concurrency: number;
+  cache?: { mode: CacheMode; dir: string };
+  backoff?: { baseMs: number; maxMs: number };
+  /** Default generation settings, recorded in reports. */
+  temperature?: number;
+  maxTokens?: number;
+  seed?: number;
+}
+
+/**
+ * The one client for any OpenAI-compatible endpoint. The SDK's own retries are off: this wrapper retries
+ * everything transient (including a body cut off mid-JSON, which the SDK treats as fatal) under one policy, and
+ * bounds the whole request — the SDK's timeout stops at the response headers, a hung body would wait forever.
+ */
+export class ModelClient {
+  private readonly sdk: OpenAI;
+  private readonly limit: Semaphore;
+  private readonly cache: RequestCache;
+  constructor(readonly opts: ModelClientOptions) {
+    this.sdk = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey || 'not-needed', maxRetries: 0, timeout: opts.timeoutMs });
+    this.limit = new Semaphore(opts.concurrency);
+    this.cache = new RequestCache(opts.cache?.mode ?? 'off', opts.cache?.dir ?? '.cache/requests');
+  }
+
+  get inFlight(): number {
+    return this.limit.inFlight;
+  }
+
+  async chat(req: ChatRequest, ctx: CallContext): Promise<ChatResponse> {
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model: this.opts.model,
+      messages: req.messages as ChatCompletionCreateParamsNonStreaming['messages'],
+      temperature: req.temperature ?? this.opts.temperature ?? 0,
+      ...(req.tools && req.tools.length ? { tools: req.tools, tool_choice: req.toolChoice ?? 'auto' } : {}),
+      ...((req.maxTokens ?? this.opts.maxTokens) ? { max_tokens: req.maxTokens ?? this.opts.maxTokens } : {}),
+      ...((req.seed ?? this.opts.seed) !== undefined ? { seed: req.seed ?? this.opts.seed } : {}),
+    };
+    return this.withPolicy('chat', body, ctx, CachedChat, async (signal) => {
+      const r = await this.sdk.chat.completions.create(body, { signal, headers: headersFor(ctx) });
+      const choice = r.choices?.[0];
+      if (!choice) throw new SyntaxError('response has no choices');
+      const toolCalls: ToolCall[] = (choice.message.tool_calls ?? [])
+        .filter((tc) => tc.type === 'function')
+        .map((tc, i) => ({
+          id: tc.id || `tool_call_${i}`,
+          type: 'function' as const,
+          function: { name: tc.function.name, arguments: tc.function.arguments ?? '' },
+        }));
+      return {
+        kind: 'chat' as const,
+        content: choice.message.content ?? null,
+        tool_calls: toolCalls,
+        finish_reason: choice.finish_reason ?? null,
+        usage: normalizeUsage(r.usage),
+        model: r.model,
+      };
+    });
+  }
+
+  async completion(req: CompletionRequest, ctx: CallContext): Promise<CompletionResponse> {
+    const body = {
+      model: this.opts.model,
+      prompt: req.prompt,
+      temperature: req.temperature ?? this.opts.temperature ?? 0,
+      ...((req.maxTokens ?? this.opts.maxTokens) ? { max_tokens: req.maxTokens ?? this.opts.maxTokens } : {}),
+      ...(req.stop ? { stop: req.stop } : {}),
+      ...((req.seed ?? this.opts.seed) !== undefined ? { seed: req.seed ?? this.opts.seed } : {}),
+    };
+    return this.withPolicy('completion', body, ctx, CachedCompletion, async (signal) => {
+      const r = await this.sdk.completions.create(body, { signal, headers: headersFor(ctx) });
+      const choice = r.choices?.[0];
+      if (!choice) throw new SyntaxError('response has no choices');
+      return {
+        kind: 'completion' as const,
+        text: choice.text ?? '',
+        finish_reason: choice.finish_reason ?? null,
+        usage: normalizeUsage(r.usage),
+        model: r.model,
+      };
+    });
+  }
+
+  private async withPolicy<T extends CachedChat | CachedCompletion>(
+    kind: 'chat' | 'completion',
+    body: unknown,
+    ctx: CallContext,
+    schema: z.ZodType<T>,
+    send: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T & { latencyMs: number; attempts: number; cached: boolean; retried: string[] }> {
+    const key = this.cache.key(kind, body, ctx.trial ?? 0);
+    if (this.cache.mode === 'replay') {
+      const hit = this.cache.get(key, schema);
+      if (!hit) throw new ModelCallError(`request cache miss in replay mode (${ctx.instance})`, 'cache_miss', 0);
+      return { ...hit, latencyMs: 0, attempts: 0, cached: true, retried: [] };
+    }
+    return this.limit.run(async () => {
+      const retried: string[] = [];
+      const started = performance.now();
+      for (let attempt = 0; ; attempt++) {
+        const ctl = new AbortController();
+        const timer = setTimeout(() => ctl.abort(new Error('request timed out')), this.opts.timeoutMs);
+        try {
+          const out = await send(ctl.signal);
+          this.cache.put(key, body, out);
+          return { ...out, latencyMs: performance.now() - started, attempts: attempt + 1, cached: false, retried };
+        } catch (err) {
+          const f = ctl.signal.aborted ? { kind: 'timeout' as const, message: `no complete response within ${this.opts.timeoutMs} ms` } : classifyFailure(err);
+          const label = 'status' in f && f.status ? String(f.status) : f.kind;
+          if (!isRetryable(f.kind) || attempt >= this.opts.retries) {
+            throw new ModelCallError(
+              `endpoint failed after ${attempt + 1} attempt(s): ${label}: ${f.message}`,
+              f.kind,
+              attempt + 1,
+              'status' in f ? f.status : undefined,
+            );
+          }
+          retried.push(label);
+          const b = this.opts.backoff ?? { baseMs: 500, maxMs: 20_000 };
+          await sleep(backoffMs(attempt, { ...b, retryAfterMs: 'retryAfterMs' in f ? f.retryAfterMs : undefined }));
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+    });
+  }
+}
+
+function headersFor(ctx: CallContext): Record<string, string> {
+  return {
+    'x-toolgauge-instance': ctx.instance,
+    ...(ctx.agent !== undefined ? { 'x-toolgauge-agent': ctx.agent } : {}),
+    ...(ctx.trial !== undefined ? { 'x-toolgauge-trial': String(ctx.trial) } : {}),
+  };
+}
+
+function normalizeUsage(u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | undefined | null) {
+  const prompt_tokens = u?.prompt_tokens ?? 0;
+  const completion_tokens = u?.completion_tokens ?? 0;
+  return { prompt_tokens, completion_tokens, total_tokens: u?.total_tokens ?? prompt_tokens + completion_tokens };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export type { ChatMessage };

@@ -1,0 +1,47 @@
+// Seeded percentile bootstrap of a mean of outcomes in [0, 1].
+
+import { Rng, deriveSeed } from '../core/rng.ts';
+import { assertLevel, assertResamples, assertUnitInterval, isBinary, mean } from './describe.ts';
+import { percentileInterval, resampleBinaryMeans, resampleMeans } from './resample.ts';
+import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type EstimateOptions, type MetricEstimate } from './types.ts';
+
+/** The estimate for no data: every number NaN, never a throw (an empty breakdown group is normal). */
+export function emptyEstimate(denominator: string, level: number): MetricEstimate {
+  return { value: NaN, lo: NaN, hi: NaN, n: 0, denominator, method: 'none', level };
+}
+
+/**
+ * Percentile-bootstrap CI of the mean of `outcomes` (each in [0, 1]: 0/1 for pass/fail, fractions for averaged
+ * trials); `value` is the sample mean. Seeded (default seed 0) and order-free: the result depends only on the
+ * multiset of outcomes (values are sorted before resampling), so sharded-and-merged runs match a single run.
+ * 0/1 data take the exact binomial shortcut (about 2 ms for 10,000 resamples); other data plain resampling
+ * (about 50 ms for 10,000 × 1,000).
+ *
+ * n = 0 → value/lo/hi NaN, method 'none'. n = 1 → the value with no interval (NaN bounds, method 'none'): one unit
+ * shows no spread. For 0/1 data with few successes or failures the percentile interval collapses (0 of 100 gives
+ * [0, 0]); `estimateRate` switches to Wilson there, and reporters should call that.
+ */
+export function bootstrapRate(outcomes: readonly number[], opts: EstimateOptions): MetricEstimate {
+  const level = opts.level ?? DEFAULT_LEVEL;
+  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
+  const seed = opts.seed ?? 0;
+  assertLevel(level, 'bootstrapRate');
+  assertResamples(resamples, 'bootstrapRate');
+  assertUnitInterval(outcomes, 'bootstrapRate');
+  const n = outcomes.length;
+  const denominator = opts.denominator;
+  if (n === 0) return emptyEstimate(denominator, level);
+  const value = mean(outcomes);
+  if (n === 1) return { value, lo: NaN, hi: NaN, n, denominator, method: 'none', level };
+  const rng = new Rng(deriveSeed(seed, 'bootstrap-rate'));
+  let stats: Float64Array;
+  if (isBinary(outcomes)) {
+    let k = 0;
+    for (const x of outcomes) k += x;
+    stats = resampleBinaryMeans(k, n, resamples, rng);
+  } else {
+    stats = resampleMeans(Float64Array.from(outcomes).sort(), resamples, rng);
+  }
+  const { lo, hi } = percentileInterval(stats, level);
+  return { value, lo, hi, n, denominator, method: 'bootstrap', level, seed, resamples };
+}

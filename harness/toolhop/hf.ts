@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export const HF_REPO = 'bytedance-research/ToolHop';
+export const HF_FILE = 'data/ToolHop.json';
+
+export interface HfOptions {
+  repo?: string;
+  file?: string;
+  revision: string;
+  /** HF_HOME; default `$XDG_CACHE_HOME/huggingface` or `~/.cache/huggingface`, as huggingface_hub does. */
+  hfHome?: string;
+  token?: string;
+  /** HF_ENDPOINT; tests point it at a loopback server that imitates the hub. */
+  endpoint: string;
+  fetchImpl?: typeof fetch;
+  timeoutMs?: number;
+}
+
+export interface HfFile {
+  path: string;
+  commit: string;
+  downloaded: boolean;
+}
+
+export function defaultHfHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HF_HOME ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'huggingface');
+}
+
+/**
+ * Download a dataset file once into the Hugging Face hub cache layout
+ * (`hub/datasets--owner--name/{refs/<revision>, snapshots/<commit>/<file>}`), so huggingface_hub and toolgauge
+ * share it; later calls use the cache without the network.
+ */
+export async function ensureHfFile(opts: HfOptions): Promise<HfFile> {
+  const repo = opts.repo ?? HF_REPO;
+  const file = opts.file ?? HF_FILE;
+  const root = join(opts.hfHome ?? defaultHfHome(), 'hub', `datasets--${repo.replace('/', '--')}`);
+  const refPath = join(root, 'refs', opts.revision);
+  const isCommit = /^[0-9a-f]{40}$/.test(opts.revision);
+  const knownCommit = isCommit ? opts.revision : existsSync(refPath) ? readFileSync(refPath, 'utf8').trim() : undefined;
+  if (knownCommit) {
+    const cached = join(root, 'snapshots', knownCommit, file);
+    if (existsSync(cached)) return { path: cached, commit: knownCommit, downloaded: false };
+  }
+
+  const url = `${opts.endpoint.replace(/\/$/, '')}/datasets/${repo}/resolve/${encodeURIComponent(opts.revision)}/${file}`;
+  const doFetch = opts.fetchImpl ?? fetch;
+  let res: Response;
+  try {
+    res = await doFetch(url, {
+      headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 300_000),
+      redirect: 'follow',
+    });
+  } catch (err) {
+    throw new Error(`could not download ${repo}/${file}@${opts.revision} from ${opts.endpoint}: ${(err as Error).message}. Offline? Pass --data FILE.`);
+  }
+  if (!res.ok) {
+    const hint = res.status === 401 || res.status === 403 ? ' (set HF_TOKEN if the dataset is gated)' : '';
+    throw new Error(`could not download ${repo}/${file}@${opts.revision}: HTTP ${res.status}${hint}`);
+  }
+  const body = Buffer.from(await res.arrayBuffer());
+  try {
+    JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new Error(`downloaded ${repo}/${file}@${opts.revision} is not valid JSON (${body.length} bytes); not cached`);
+  }
+  const commit = res.headers.get('x-repo-commit') ?? (isCommit ? opts.revision : `unknown-${opts.revision}`);
+  const target = join(root, 'snapshots', commit, file);
+  mkdirSync(dirname(target), { recursive: true });
+  const tmp = `${target}.${process.pid}.incomplete`;
+  writeFileSync(tmp, body);
+  renameSync(tmp, target);
+  if (!isCommit) {
+    mkdirSync(dirname(refPath), { recursive: true });
+    writeFileSync(refPath, commit);
+  }
+  return { path: target, commit, downloaded: true };
+}
