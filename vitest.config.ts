@@ -1,19 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (npm test: code beside its *.test.ts, plus tests/) and `eval` (the benchmark suites,
-// one test per benchmark instance). Reporters for eval runs are added by the toolgauge CLI and by
-// harness/vitest/eval-config.ts; the JSON reporter below exists so .ci/run can count tests.
+// Two projects: `unit` (npm test: code beside its *.test.ts, plus tests/) and `eval` (the benchmark suites, one test
+// per benchmark instance). The toolgauge reporter aggregates eval runs into summary.json / report.md and applies the
+// gate; it ignores unit tests. TOOLGAUGE_VITEST_JSON adds Vitest's JSON reporter (.ci/run counts tests with it).
 const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
+const concurrency = Number(process.env.TOOLGAUGE_CONCURRENCY ?? 4) || 4;
 
 export default defineConfig({
   test: {
-    reporters: jsonOut ? ['default', ['json', { outputFile: jsonOut }]] : ['default'],
+    reporters: [
+      ...(process.env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]),
+      './reporters/toolgauge.ts',
+      ...(jsonOut ? [['json', { outputFile: jsonOut }] as ['json', { outputFile: string }]] : []),
+    ],
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
-          include: ['harness/**/*.test.ts', 'reporters/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts'],
+          include: ['harness/**/*.test.ts', 'reporters/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -23,7 +28,14 @@ export default defineConfig({
         test: {
           name: 'eval',
           include: ['suites/**/*.eval.ts'],
-          testTimeout: 600_000,
+          globalSetup: ['./harness/vitest/global-setup.ts'],
+          // One worker shares one model client (its concurrency limit is the run's) and one sandbox pool across
+          // the suite's files; instances run concurrently inside each file.
+          pool: 'forks',
+          maxWorkers: 1,
+          isolate: false,
+          maxConcurrency: concurrency,
+          testTimeout: Number(process.env.TOOLGAUGE_INSTANCE_TIMEOUT_MS ?? 1_800_000),
           hookTimeout: 600_000,
         },
       },

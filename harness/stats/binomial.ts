@@ -28,10 +28,15 @@ export function exactBinomialTwoSided(k: number, n: number, p = 0.5): number {
     if (l <= logD && l > max) max = l;
   }
   let s = 0;
+  let included = 0;
   for (let i = 0; i <= n; i++) {
     const l = logs[i] as number;
-    if (l <= logD) s += Math.exp(l - max);
+    if (l <= logD) {
+      s += Math.exp(l - max);
+      included++;
+    }
   }
+  if (included === n + 1) return 1; // every outcome counts: exactly 1, not 1 minus rounding
   return Math.min(1, Math.exp(max + Math.log(s)));
 }
 

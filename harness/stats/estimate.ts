@@ -1,7 +1,7 @@
 // One entry point for "a rate with a CI" that picks an interval method a reviewer would accept and records it.
 
 import { bootstrapRate, emptyEstimate } from './bootstrap.ts';
-import { assertLevel, assertUnitInterval, isBinary, mean } from './describe.ts';
+import { assertLevel, assertUnitInterval, isBinary } from './describe.ts';
 import { DEFAULT_LEVEL, type EstimateOptions, type MetricEstimate } from './types.ts';
 import { wilsonInterval } from './wilson.ts';
 
@@ -41,15 +41,11 @@ export function estimateRate(outcomes: readonly number[], opts: EstimateRateOpti
   if (requested === 'wilson' && !binary) {
     throw new RangeError('estimateRate: the Wilson interval needs 0/1 outcomes; use the bootstrap for fractions');
   }
-  let useWilson = requested === 'wilson';
-  if (requested === 'auto' && binary) {
-    let k = 0;
-    for (const x of outcomes) k += x;
-    useWilson = n < smallN || Math.min(k, n - k) < minEach;
-  }
-  if (!useWilson) return bootstrapRate(outcomes, opts);
   let k = 0;
-  for (const x of outcomes) k += x;
+  if (binary) for (const x of outcomes) k += x;
+  const useWilson =
+    requested === 'wilson' || (requested === 'auto' && binary && (n < smallN || Math.min(k, n - k) < minEach));
+  if (!useWilson) return bootstrapRate(outcomes, opts);
   const { lo, hi } = wilsonInterval(k, n, level);
-  return { value: mean(outcomes), lo, hi, n, denominator: opts.denominator, method: 'wilson', level };
+  return { value: k / n, lo, hi, n, denominator: opts.denominator, method: 'wilson', level };
 }

@@ -1,0 +1,172 @@
+import type { ChatMessage, ToolCall, ToolExecutor } from '../core/chat.ts';
+import type { ModelClient } from '../model/client.ts';
+import { ModelCallError, type CallContext, type Usage } from '../model/types.ts';
+
+export interface ModelCallRecord {
+  turn: number;
+  purpose: 'turn' | 'final_answer';
+  latencyMs: number;
+  attempts: number;
+  retried: string[];
+  cached: boolean;
+  finishReason: string | null;
+  usage: Usage;
+}
+
+export interface ToolRecord {
+  turn: number;
+  id: string;
+  name: string;
+  argumentsJson: string;
+  content: string;
+  durationMs: number;
+  meta?: Record<string, unknown>;
+}
+
+export interface LoopTrace {
+  messages: ChatMessage[];
+  modelCalls: ModelCallRecord[];
+  tools: ToolRecord[];
+  usage: Usage;
+  /** The loop used every turn without a tool-free answer. */
+  exhausted: boolean;
+  /** The extra final-answer call was made. */
+  forcedFinal: boolean;
+  wallMs: number;
+}
+
+export interface ToolLoopOptions {
+  client: ModelClient;
+  ctx: CallContext;
+  system: string;
+  user: string;
+  executor: ToolExecutor;
+  maxTurns: number;
+  /** Decide whether the final-answer call is needed, and make it (suite-specific prompt). */
+  finalizer?: {
+    needed(messages: ChatMessage[], exhausted: boolean): boolean;
+    request(messages: ChatMessage[]): { pending: ChatMessage; call: ChatMessage[] };
+  };
+}
+
+/** The endpoint failed for good mid-run; the partial trace is kept for the record. */
+export class LoopError extends Error {
+  override name = 'LoopError';
+  constructor(
+    override readonly cause: ModelCallError,
+    readonly trace: LoopTrace,
+  ) {
+    super(cause.message);
+  }
+}
+
+/**
+ * The tool-calling loop: ask, execute every tool call in order, append results, repeat until the model answers
+ * without a tool call or `maxTurns` requests are used; then, if the suite says so, one more call for the final
+ * answer. History keeps each call's arguments as valid JSON (a malformed string would make strict servers such as
+ * vLLM reject the next request), while the executor receives the raw text.
+ */
+export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
+  const started = performance.now();
+  const trace: LoopTrace = {
+    messages: [
+      { role: 'system', content: o.system },
+      { role: 'user', content: o.user },
+    ],
+    modelCalls: [],
+    tools: [],
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    exhausted: true,
+    forcedFinal: false,
+    wallMs: 0,
+  };
+  const tools = o.executor.tools();
+  try {
+    for (let turn = 0; turn < o.maxTurns; turn++) {
+      const r = await o.client.chat({ messages: trace.messages, tools, toolChoice: 'auto' }, o.ctx);
+      record(trace, turn, 'turn', r);
+      const assistant: ChatMessage = { role: 'assistant' };
+      if (r.content !== null) assistant.content = r.content;
+      if (r.tool_calls.length) assistant.tool_calls = r.tool_calls.map(sanitizeForHistory);
+      trace.messages.push(assistant);
+      if (!r.tool_calls.length) {
+        trace.exhausted = false;
+        break;
+      }
+      for (const call of r.tool_calls) {
+        const t0 = performance.now();
+        const out = await o.executor.execute({ id: call.id, name: call.function.name, argumentsJson: call.function.arguments });
+        trace.tools.push({
+          turn,
+          id: call.id,
+          name: call.function.name,
+          argumentsJson: call.function.arguments,
+          content: out.content,
+          durationMs: performance.now() - t0,
+          meta: out.meta,
+        });
+        trace.messages.push({ role: 'tool', tool_call_id: call.id, content: out.content });
+      }
+    }
+    if (o.finalizer?.needed(trace.messages, trace.exhausted)) {
+      const { pending, call } = o.finalizer.request(trace.messages);
+      trace.messages.push(pending);
+      trace.forcedFinal = true;
+      const r = await o.client.chat({ messages: call, temperature: 0 }, o.ctx);
+      record(trace, trace.modelCalls.length, 'final_answer', r);
+      trace.messages.push({ role: 'assistant', content: r.content ?? '' });
+    }
+  } catch (err) {
+    trace.wallMs = performance.now() - started;
+    if (err instanceof ModelCallError) throw new LoopError(err, trace);
+    throw err;
+  }
+  trace.wallMs = performance.now() - started;
+  return trace;
+}
+
+function record(trace: LoopTrace, turn: number, purpose: ModelCallRecord['purpose'], r: Awaited<ReturnType<ModelClient['chat']>>) {
+  trace.modelCalls.push({
+    turn,
+    purpose,
+    latencyMs: r.latencyMs,
+    attempts: r.attempts,
+    retried: r.retried,
+    cached: r.cached,
+    finishReason: r.finish_reason,
+    usage: r.usage,
+  });
+  trace.usage.prompt_tokens += r.usage.prompt_tokens;
+  trace.usage.completion_tokens += r.usage.completion_tokens;
+  trace.usage.total_tokens += r.usage.total_tokens;
+}
+
+/** Arguments as valid JSON for the history: `{}` for empty, the raw text wrapped when it does not parse. */
+export function sanitizeForHistory(call: ToolCall): ToolCall {
+  return { ...call, function: { ...call.function, arguments: validJsonArguments(call.function.arguments) } };
+}
+
+export function validJsonArguments(raw: string | undefined | null): string {
+  if (raw === undefined || raw === null || raw === '') return '{}';
+  try {
+    return pyJsonDumps(JSON.parse(raw));
+  } catch {
+    return pyJsonDumps({ _malformed_arguments: raw });
+  }
+}
+
+/** `json.dumps(x, ensure_ascii=False)` layout (", " and ": " separators), so histories match the reference runner. */
+export function pyJsonDumps(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(', ')}]`;
+  if (typeof value === 'object') {
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pyJsonDumps(v)}`)
+      .join(', ')}}`;
+  }
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return 'NaN';
+    if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity';
+  }
+  return JSON.stringify(value);
+}

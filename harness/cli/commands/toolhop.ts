@@ -1,0 +1,109 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { readConfig } from '../../core/config.ts';
+import { UsageError } from '../../core/errors.ts';
+import { appendJsonl, readJsonl } from '../../core/jsonl.ts';
+import { resolveOutDir } from '../../core/outdir.ts';
+import { parsePolicySpec } from '../../sim/policy-spec.ts';
+import { FILES } from '../../toolhop/output.ts';
+import { Prediction } from '../../toolhop/records.ts';
+import { rescoreDir } from '../../toolhop/rescore.ts';
+import { smokeDataset } from '../../toolhop/smoke.ts';
+import { resolveDataSource } from '../../toolhop/source.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
+import { reportPathOf, runEvalSuites } from '../run-vitest.ts';
+
+const FLAGS: FlagSpecs = {
+  ...MODEL_FLAGS,
+  data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
+  limit: { type: 'string', schema: flagSchemas.nonNegativeInt },
+  offset: { type: 'string', schema: flagSchemas.nonNegativeInt },
+  only: { type: 'string', schema: flagSchemas.idList },
+  batch: { type: 'string', schema: flagSchemas.positiveInt, description: 'accepted for compatibility; no effect' },
+  out: { type: 'string', description: 'also write the reference-style predictions file here' },
+  'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
+  'tool-result-budget': { type: 'string', schema: flagSchemas.positiveInt },
+  topology: { type: 'string', values: ['single', 'independent', 'decentralized', 'centralized', 'sequential'] },
+  sandbox: { type: 'string', values: ['pyodide', 'python'] },
+  python: { type: 'string', description: 'CPython for --sandbox python (default /usr/bin/python3)' },
+  'tool-timeout': { type: 'string', schema: flagSchemas.positiveInt, description: 'ms per tool call' },
+  'smoke-dataset': { type: 'boolean' },
+  revision: { type: 'string' },
+};
+
+const ENV = {
+  data: 'TOOLHOP_DATA',
+  limit: 'TOOLHOP_LIMIT',
+  offset: 'TOOLHOP_OFFSET',
+  only: 'TOOLHOP_ONLY',
+  'max-turns': 'TOOLHOP_MAX_TURNS',
+  'tool-result-budget': 'TOOLHOP_TOOL_RESULT_CHAR_BUDGET',
+  topology: 'TOOLHOP_TOPOLOGY',
+  sandbox: 'TOOLGAUGE_SANDBOX',
+  python: 'TOOLGAUGE_PYTHON',
+  'tool-timeout': 'TOOLGAUGE_TOOL_TIMEOUT_MS',
+  'smoke-dataset': 'TOOLHOP_SMOKE_DATASET',
+  revision: 'TOOLHOP_REVISION',
+};
+
+export const TOOLHOP_USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]
+                  [--concurrency N] [--max-turns N] [--sandbox pyodide|python] [--out-dir DIR] [--resume] [--gate EXPR]
+                  [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
+toolgauge toolhop rescore --out-dir DIR`;
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'rescore') return rescore(argv.slice(1));
+  const { values } = parseFlags('toolhop', argv, FLAGS);
+  flagsToEnv(values, ENV);
+  const cfg = readConfig();
+  if (cfg.usesSimulator) validateSimModel(cfg.model);
+  if (cfg.toolhop.topology !== 'single') {
+    throw new UsageError(`toolgauge toolhop: --topology ${cfg.toolhop.topology} is not available yet (only 'single')`);
+  }
+  if (cfg.toolhop.smokeDataset) {
+    const src = await resolveDataSource(cfg);
+    const report = await smokeDataset(src.path, cfg.toolhop, cfg.sandbox.pythonPath);
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    return report.invalid_rows.length || report.source_parse_or_compile_errors ? 1 : 0;
+  }
+  const outDir = resolveOutDir(cfg, 'toolhop', cfg.toolhop.topology);
+  const code = await runEvalSuites(['suites/toolhop/'], {
+    shard: values.shard as string | undefined,
+    filter: values.filter as string | undefined,
+    reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
+  });
+  if (values.out) writeReferencePredictions(outDir, String(values.out));
+  return code;
+}
+
+function validateSimModel(model: string): void {
+  try {
+    parsePolicySpec(model);
+  } catch (err) {
+    throw new UsageError(`toolgauge toolhop: --model ${(err as Error).message}`);
+  }
+}
+
+/** The reference runner's `--out` file: one `{idx, id, question, predicted_answer}` line per instance. */
+function writeReferencePredictions(outDir: string, file: string): void {
+  writeFileSync(file, '');
+  for (const raw of readJsonl(join(outDir, FILES.predictions))) {
+    const p = Prediction.safeParse(raw);
+    if (p.success) appendJsonl(file, { idx: p.data.id, id: p.data.id, question: p.data.question, predicted_answer: p.data.predicted_answer });
+  }
+}
+
+async function rescore(argv: string[]): Promise<number> {
+  const { values } = parseFlags('toolhop rescore', argv, { 'out-dir': { type: 'string', schema: z.string().min(1) } });
+  const dir = values['out-dir'] as string | undefined;
+  if (!dir) throw new UsageError('toolgauge toolhop rescore: --out-dir DIR is required');
+  if (!existsSync(join(dir, FILES.predictions))) throw new UsageError(`toolgauge toolhop rescore: ${join(dir, FILES.predictions)} not found`);
+  const r = await rescoreDir(dir);
+  process.stdout.write(
+    `rescored ${r.instances} predictions in ${dir}: ${r.correct} correct, ${r.changed} changed from the previous results.jsonl\n` +
+      `accuracy ${r.accuracy}\n`,
+  );
+  return 0;
+}

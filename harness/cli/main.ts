@@ -1,0 +1,51 @@
+import { UsageError } from '../core/errors.ts';
+
+const USAGE = `toolgauge — measure how well language models call tools, and why they fail
+
+  toolgauge toolhop  [flags]            multi-hop tool chains (ToolHop)          toolgauge toolhop --help
+  toolgauge toolhop rescore --out-dir DIR
+  toolgauge maze     [flags]            recovery from failing tools (TSR/PRR/RC)
+  toolgauge probe    [flags]            single-call diagnosis and attribution
+  toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
+  toolgauge template check --template FILE [--json]
+  toolgauge report   DIR [DIR…] [--compare]
+  toolgauge sim      [--port N] [--policy NAME]
+
+Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so.`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  toolhop: async () => (await import('./commands/toolhop.ts')).run,
+  sim: async () => (await import('./commands/sim.ts')).run,
+  parse: async () => (await import('./commands/parse.ts')).run,
+  template: async () => (await import('./commands/template.ts')).run,
+  report: async () => (await import('./commands/report.ts')).run,
+  maze: async () => (await import('./commands/maze.ts')).run,
+  probe: async () => (await import('./commands/probe.ts')).run,
+};
+
+/** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return name ? 0 : 2;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(`toolgauge: unknown command '${name}' (expected one of ${Object.keys(COMMANDS).join(', ')})\n`);
+    return 2;
+  }
+  try {
+    const run = await load();
+    return await run(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`toolgauge ${name}: ${(err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}

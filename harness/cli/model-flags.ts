@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { flagSchemas, type FlagSpecs } from './flags.ts';
+
+/** Flags every suite command shares; each maps onto one environment variable of harness/core/config.ts. */
+export const MODEL_FLAGS: FlagSpecs = {
+  model: { type: 'string', description: 'model id, or sim:<policy>[?opts] for the built-in simulator' },
+  'base-url': { type: 'string', schema: z.string().url('must be a URL'), description: 'OpenAI-compatible endpoint (omit for the simulator)' },
+  concurrency: { type: 'string', schema: flagSchemas.positiveInt, description: 'requests in flight at once' },
+  'request-timeout': { type: 'string', schema: flagSchemas.positiveInt, description: 'ms per request attempt' },
+  retries: { type: 'string', schema: flagSchemas.nonNegativeInt, description: 'retries on 429/5xx/timeouts' },
+  cache: { type: 'string', values: ['off', 'record', 'replay'], description: 'request cache mode' },
+  'cache-dir': { type: 'string' },
+  seed: { type: 'string', schema: flagSchemas.nonNegativeInt },
+  trials: { type: 'string', schema: flagSchemas.positiveInt, description: 'runs per instance (averaged per instance)' },
+  temperature: { type: 'string', schema: z.coerce.number().min(0).max(2) },
+  'max-tokens': { type: 'string', schema: flagSchemas.positiveInt },
+  'out-dir': { type: 'string' },
+  resume: { type: 'boolean', description: 'skip instances already in the output files' },
+  gate: { type: 'string', description: 'e.g. "accuracy.lo>=0.4,accuracy>=0.5"' },
+  shard: { type: 'string', schema: z.string().regex(/^\d+\/\d+$/, 'must be i/n'), description: 'run shard i of n (Vitest --shard)' },
+  filter: { type: 'string', short: 't', description: 'only tests whose name matches (Vitest -t)' },
+  'print-report': { type: 'boolean', description: 'print report.md at the end' },
+  date: { type: 'string', description: 'injected date YYYY-MM-DD' },
+};
+
+const ENV_OF: Record<string, string> = {
+  model: 'TOOLGAUGE_MODEL',
+  'base-url': 'OPENAI_BASE_URL',
+  concurrency: 'TOOLGAUGE_CONCURRENCY',
+  'request-timeout': 'TOOLGAUGE_REQUEST_TIMEOUT_MS',
+  retries: 'TOOLGAUGE_RETRIES',
+  cache: 'TOOLGAUGE_CACHE',
+  'cache-dir': 'TOOLGAUGE_CACHE_DIR',
+  seed: 'TOOLGAUGE_SEED',
+  trials: 'TOOLGAUGE_TRIALS',
+  temperature: 'TOOLGAUGE_TEMPERATURE',
+  'max-tokens': 'TOOLGAUGE_MAX_TOKENS',
+  'out-dir': 'TOOLGAUGE_OUT_DIR',
+  resume: 'TOOLGAUGE_RESUME',
+  gate: 'TOOLGAUGE_GATE',
+  date: 'TOOLGAUGE_DATE',
+};
+
+/** Copy parsed flags into the environment (the run's configuration), with a suite's own mapping added. */
+export function flagsToEnv(values: Record<string, unknown>, extra: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): void {
+  const map = { ...ENV_OF, ...extra };
+  for (const [flag, v] of Object.entries(values)) {
+    const name = map[flag];
+    if (!name || v === undefined) continue;
+    env[name] = typeof v === 'boolean' ? (v ? '1' : '0') : Array.isArray(v) ? v.join(',') : String(v);
+  }
+}

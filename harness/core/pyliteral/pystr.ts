@@ -1,0 +1,78 @@
+// Python str operations on JS strings. A JS string maps to a Python str the way json.loads builds one: a surrogate
+// pair is one code point, a lone surrogate is a code point of its own.
+import { isCaseIgnorable, isCasedNotIgnorable, isPySpace, lowerOf } from './unicode.ts';
+
+/** The code points of a string (lone surrogates kept). */
+export function codePoints(s: string): number[] {
+  const out: number[] = [];
+  for (const ch of s) out.push(ch.codePointAt(0)!);
+  return out;
+}
+
+/** Python's str.strip() with no argument: strips str.isspace() characters (not JS trim's set). */
+export function pyStrip(s: string): string {
+  let a = 0;
+  let b = s.length;
+  // Every Python whitespace character is in the BMP and not a surrogate, so code units suffice.
+  while (a < b && isPySpace(s.charCodeAt(a))) a++;
+  while (b > a && isPySpace(s.charCodeAt(b - 1))) b--;
+  return s.slice(a, b);
+}
+
+/** Python's str.lstrip(chars) for an explicit set of BMP characters. */
+export function pyLstripChars(s: string, chars: string): string {
+  let a = 0;
+  while (a < s.length && chars.includes(s[a]!)) a++;
+  return s.slice(a);
+}
+
+/** Python's str.lower(): full lowercase mapping (Unicode 14) with CPython's Final_Sigma handling. */
+export function pyLower(s: string): string {
+  // Fast path: ASCII only.
+  if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
+  const cps = codePoints(s);
+  let out = '';
+  for (let i = 0; i < cps.length; i++) {
+    const cp = cps[i]!;
+    if (cp === 0x3a3) out += finalSigma(cps, i) ? '\u03c2' : '\u03c3';
+    else out += lowerOf(cp) ?? String.fromCodePoint(cp);
+  }
+  return out;
+}
+
+// CPython handle_capital_sigma: \p{cased}\p{case-ignorable}* U+03A3 !(\p{case-ignorable}* \p{cased})
+function finalSigma(cps: number[], i: number): boolean {
+  let j = i - 1;
+  while (j >= 0 && isCaseIgnorable(cps[j]!)) j--;
+  if (!(j >= 0 && isCasedNotIgnorable(cps[j]!))) return false;
+  j = i + 1;
+  while (j < cps.length && isCaseIgnorable(cps[j]!)) j++;
+  return j === cps.length || !isCasedNotIgnorable(cps[j]!);
+}
+
+const isHigh = (u: number) => u >= 0xd800 && u <= 0xdbff;
+const isLow = (u: number) => u >= 0xdc00 && u <= 0xdfff;
+
+/** Whether code-unit range [start, end) of hay begins and ends on code point boundaries. */
+function onBoundaries(hay: string, start: number, end: number): boolean {
+  if (start > 0 && start < hay.length && isLow(hay.charCodeAt(start)) && isHigh(hay.charCodeAt(start - 1))) return false;
+  if (end > 0 && end < hay.length && isLow(hay.charCodeAt(end)) && isHigh(hay.charCodeAt(end - 1))) return false;
+  return true;
+}
+
+/** Python's `needle in hay`: substring over code points (a match may not split a surrogate pair). */
+export function pyContains(hay: string, needle: string): boolean {
+  if (needle === '') return true;
+  for (let k = hay.indexOf(needle); k !== -1; k = hay.indexOf(needle, k + 1)) {
+    if (onBoundaries(hay, k, k + needle.length)) return true;
+  }
+  return false;
+}
+
+/** Python's str.removesuffix(suffix): removes one occurrence. */
+export function removeSuffix(s: string, suffix: string): string {
+  if (suffix === '' || !s.endsWith(suffix)) return s;
+  const k = s.length - suffix.length;
+  return onBoundaries(s, k, s.length) ? s.slice(0, k) : s;
+}
+

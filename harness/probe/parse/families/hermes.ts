@@ -1,0 +1,79 @@
+/**
+ * Hermes-2-Pro / Qwen2.5 / Qwen3: `<tool_call>\n{"name": "f", "arguments": {…}}\n</tool_call>`, one block per call.
+ *
+ * Strict: each block holds exactly one JSON object `{name, arguments}` (arguments an object) and is closed
+ * by `</tool_call>`; prose outside blocks is allowed (the server returns it as content). Any malformed block
+ * makes the strict tier return no call. The JSON is read sequentially, so `</tool_call>` inside an argument
+ * string does not end the block.
+ * Lenient: sloppy tag whitespace/case, loose JSON, alias keys / OpenAI shape / lists inside a block,
+ * a missing closing tag once the JSON is complete, stray characters before the closing tag.
+ */
+import { looseCalls, strictCall } from '../normalize.ts';
+import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
+import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+
+const OPEN_STRICT = /<tool_call>/g;
+const OPEN_LOOSE = /<\s*tool_call\s*>/gi;
+const CLOSE_STRICT = /<\/tool_call>/y;
+const CLOSE_LOOSE = /<\s*\/\s*tool_call\s*>/iy;
+const CLOSE_LOOSE_G = /<\s*\/\s*tool_call\s*>/gi;
+
+export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
+  const res = emptyResult();
+  const open = new RegExp(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
+  let m: RegExpExecArray | null;
+  let resumeAt = 0;
+  while ((m = open.exec(text))) {
+    if (m.index < resumeAt) continue;
+    const start = m.index;
+    let p = skipWs(text, start + m[0].length);
+    if (/^<\s*function\s*=/i.test(text.slice(p, p + 16))) continue; // a qwen3_xml block, not ours
+    res.attempted = true;
+    if (m[0] !== '<tool_call>') ctx.notes.add('sloppy markers');
+    const closeRe = new RegExp(CLOSE_LOOSE_G);
+    closeRe.lastIndex = p;
+    const closeM = ctx.loose ? closeRe.exec(text) : null;
+    const limit = closeM ? closeM.index : text.length;
+    const r = readValueAt(text, p, ctx, limit);
+    if (!r.ok) {
+      res.ok = false;
+      if (r.truncated) res.truncated = true;
+      continue;
+    }
+    let calls: ParsedCall[] | null;
+    if (ctx.loose) calls = looseCalls(r.value, ctx, { inMarker: true });
+    else {
+      const c = strictCall(r.value, { argsKey: 'arguments' });
+      calls = c ? [c] : null;
+    }
+    if (!calls) {
+      res.ok = false;
+      continue;
+    }
+    p = skipWs(text, r.end);
+    const close = new RegExp(ctx.loose ? CLOSE_LOOSE : CLOSE_STRICT);
+    close.lastIndex = p;
+    const cm = close.exec(text);
+    let end: number;
+    if (cm) end = p + cm[0].length;
+    else if (!ctx.loose) {
+      res.ok = false;
+      continue;
+    } else if (closeM && /^[\s}\]]*$/.test(text.slice(p, closeM.index))) {
+      ctx.notes.add('stray characters before closing tag');
+      end = closeM.index + closeM[0].length;
+    } else {
+      ctx.notes.add('missing closing tag');
+      end = onlyTrailer(text, p) ? text.length : p;
+    }
+    for (const c of calls) res.calls.push({ ...c, start, end });
+    res.spans.push([start, end]);
+    resumeAt = end;
+    open.lastIndex = end;
+  }
+  return res;
+}
+
+export function renderHermes(calls: ParsedCall[]): string {
+  return calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`).join('\n');
+}

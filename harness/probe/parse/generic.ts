@@ -1,0 +1,166 @@
+/**
+ * The lenient tier's family-independent rescue: call-shaped JSON anywhere in the text (in code fences,
+ * inside prose, in lists, in the OpenAI shape…) and Python-call syntax (`[f(a=1)]`, or `f(a=1)` standing
+ * on its own line).
+ *
+ * Rules that keep it from inventing calls:
+ *   - JSON must be call-shaped (see normalize.ts): a name key plus an arguments key, or a listed tool's name.
+ *   - A Python call outside list brackets must stand alone on its line and have keyword arguments (or name a
+ *     listed tool); positional arguments only map onto a listed tool's parameters, in schema order.
+ *   - Truncated JSON/Python is never completed; it only sets `truncated`.
+ */
+import { propertiesOf } from './coerce.ts';
+import { readPyCall, readPyCallList, type PyCall } from './pycall.ts';
+import { findTool, looseCalls } from './normalize.ts';
+import type { Located, ParseCtx, ParsedCall } from './types.ts';
+import { overlaps, readValueAt, skipWs } from './util.ts';
+import { setOwn } from './jsonish.ts';
+
+export const CALL_LIKE = /["']?\b(?:name|function|tool|tool_name|function_name)\b["']?\s*:/;
+
+const NAMESPACE = /^(?:functions|default_api|tools|api|tool)\./;
+
+/** Map a Python call to a tool call, or null when it is not clearly one. */
+export function pyCallToCall(c: PyCall, ctx: ParseCtx, inList: boolean): ParsedCall | null {
+  let name = c.name;
+  if (name.includes('.') && !findTool(ctx.tools, name)) {
+    const last = name.slice(name.lastIndexOf('.') + 1);
+    if (findTool(ctx.tools, last) || NAMESPACE.test(name)) {
+      name = last;
+      ctx.notes.add('namespaced name');
+    }
+  }
+  const tool = findTool(ctx.tools, name);
+  let args: Record<string, unknown> = c.kwargs;
+  if (c.positional.length > 0) {
+    if (!tool) return null;
+    const props = Object.keys(propertiesOf(tool.parameters));
+    if (c.positional.length > props.length) return null;
+    args = {};
+    c.positional.forEach((v, i) => setOwn(args, props[i]!, v));
+    for (const [k, v] of Object.entries(c.kwargs)) {
+      if (Object.prototype.hasOwnProperty.call(args, k)) return null;
+      setOwn(args, k, v);
+    }
+    ctx.notes.add('positional arguments');
+  }
+  if (!inList && Object.keys(args).length === 0 && !tool) return null;
+  return { name, arguments: args };
+}
+
+export interface GenericFind extends Located {
+  format: 'json' | 'python';
+}
+
+export interface GenericResult {
+  calls: GenericFind[];
+  attempted: boolean;
+  truncated: boolean;
+}
+
+function fenceRegions(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  const re = /```[^\n`]*\n[\s\S]*?(?:```|$)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    out.push([m.index, m.index + m[0].length]);
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return out;
+}
+
+const LINE_CALL = /^[ \t]*(?:[-*][ \t]+|\d+[.)][ \t]+)?(?:`{1,3})?([A-Za-z_][\w.]*)[ \t]*\(/gm;
+const LINE_REST = /[ \t]*;?[ \t]*(?:`{1,3})?[ \t]*(?:\r?\n|$)/y;
+const LIST_CALL = /\[\s*[A-Za-z_][\w.]*\s*\(/g;
+
+/** Budget on candidate reads so pathological inputs stay fast. */
+const MAX_CANDIDATES = 5000;
+
+export function genericScan(text: string, claimed: Array<[number, number]>, ctx: ParseCtx): GenericResult {
+  const res: GenericResult = { calls: [], attempted: false, truncated: false };
+  const spans: Array<[number, number]> = [...claimed];
+  let budget = MAX_CANDIDATES;
+
+  // 1. call-shaped JSON
+  for (let i = 0; i < text.length && budget > 0; i++) {
+    const c = text[i];
+    if (c !== '{' && c !== '[') continue;
+    if (overlaps(spans, i)) continue;
+    if (c === '[') {
+      const n = skipWs(text, i + 1);
+      if (text[n] !== '{') continue;
+    }
+    budget--;
+    const local: ParseCtx = { ...ctx, notes: new Set() };
+    const r = readValueAt(text, i, local);
+    if (!r.ok) {
+      if (r.truncated && CALL_LIKE.test(text.slice(i, i + 4000))) {
+        res.truncated = true;
+        res.attempted = true;
+      }
+      continue;
+    }
+    const calls = looseCalls(r.value, local, { inMarker: false });
+    if (!calls) {
+      if (CALL_LIKE.test(text.slice(i, r.end))) res.attempted ||= /^\s*[[{]\s*["']?(?:name|function|tool)/.test(text.slice(i, i + 40));
+      continue;
+    }
+    for (const x of local.notes) ctx.notes.add(x);
+    for (const call of calls) res.calls.push({ ...call, start: i, end: r.end, format: 'json' });
+    spans.push([i, r.end]);
+    i = r.end - 1;
+  }
+
+  // 2. Python calls in list brackets
+  let m: RegExpExecArray | null;
+  const listRe = new RegExp(LIST_CALL);
+  while ((m = listRe.exec(text)) && budget-- > 0) {
+    if (overlaps(spans, m.index)) continue;
+    res.attempted = true;
+    const local: ParseCtx = { ...ctx, notes: new Set() };
+    const r = readPyCallList(text, m.index, 'loose', local.notes);
+    if (!r.ok) {
+      res.truncated ||= r.truncated;
+      continue;
+    }
+    const calls = r.calls.map((pc) => pyCallToCall(pc, local, true));
+    if (calls.length === 0 || calls.some((x) => x === null)) continue;
+    for (const x of local.notes) ctx.notes.add(x);
+    for (const call of calls) res.calls.push({ ...call!, start: m.index, end: r.end, format: 'python' });
+    spans.push([m.index, r.end]);
+    listRe.lastIndex = r.end;
+  }
+
+  // 3. a Python call alone on its line
+  const lineRe = new RegExp(LINE_CALL);
+  while ((m = lineRe.exec(text)) && budget-- > 0) {
+    const at = m.index + m[0].indexOf(m[1]!);
+    if (overlaps(spans, at)) continue;
+    const local: ParseCtx = { ...ctx, notes: new Set() };
+    const r = readPyCall(text, at, 'loose', local.notes);
+    if (!r.ok) {
+      if (r.truncated) {
+        res.truncated = true;
+        res.attempted = true;
+      }
+      continue;
+    }
+    LINE_REST.lastIndex = r.call.end;
+    if (!LINE_REST.exec(text)) continue;
+    const call = pyCallToCall(r.call, local, false);
+    if (!call) continue;
+    res.attempted = true;
+    for (const x of local.notes) ctx.notes.add(x);
+    res.calls.push({ ...call, start: at, end: r.call.end, format: 'python' });
+    spans.push([at, r.call.end]);
+    lineRe.lastIndex = r.call.end;
+  }
+
+  if (res.calls.length > 0) {
+    res.attempted = true;
+    res.calls.sort((a, b) => a.start - b.start);
+    const fences = fenceRegions(text);
+    if (res.calls.some((c) => overlaps(fences, c.start))) ctx.notes.add('code fence');
+  }
+  return res;
+}

@@ -1,0 +1,170 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { callsFor, nearMissArb, textArb, toolsFromCalls } from './arbitraries.ts';
+import { gemmaValue } from './families/gemma4.ts';
+import { FAMILIES, parseToolCalls, renderToolCalls, type Family, type ParseResult } from './index.ts';
+
+const RUNS = 150;
+
+/** A well-formed result; 'parser error' means an internal throw was swallowed by the safety net. */
+function wellFormed(r: ParseResult): void {
+  expect(r.notes).not.toContain('parser error');
+  expect(['strict', 'lenient', 'none']).toContain(r.tier);
+  expect(Array.isArray(r.calls)).toBe(true);
+  for (const c of r.calls) {
+    expect(typeof c.name).toBe('string');
+    expect(c.arguments !== null && typeof c.arguments === 'object' && !Array.isArray(c.arguments)).toBe(true);
+  }
+  expect(r.tier === 'none').toBe(r.calls.length === 0);
+  if (r.calls.length > 0) expect(r.attempted).toBe(true);
+}
+
+describe('round trip: render then strict-parse gives the calls back', () => {
+  for (const family of FAMILIES) {
+    it(family, () => {
+      fc.assert(
+        fc.property(callsFor(family), (calls) => {
+          const text = renderToolCalls(calls, family);
+          const tools = family === 'qwen3_xml' ? toolsFromCalls(calls) : undefined;
+          const named = parseToolCalls(text, { tier: 'strict', format: family, tools });
+          expect(named.calls).toEqual(calls);
+          const auto = parseToolCalls(text, { tier: 'strict', format: 'auto', tools });
+          expect(auto.calls).toEqual(calls);
+          if (calls.length > 0) {
+            expect(named.format).toBe(family);
+            expect(auto.format).toBe(family);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  }
+});
+
+/** Rendered calls with prose, end tokens or damage around them: inputs near the strict tier's boundary. */
+function variants(family: Family) {
+  return fc
+    .tuple(callsFor(family), textArb, fc.constantFrom('', '<|eot_id|>', '\n', '</s>'), fc.nat(), fc.constantFrom('clean', 'prefix', 'suffix', 'cut', 'dup'))
+    .map(([calls, prose, end, k, how]) => {
+      const t = renderToolCalls(calls, family);
+      switch (how) {
+        case 'prefix':
+          return prose + t + end;
+        case 'suffix':
+          return t + prose;
+        case 'cut':
+          return t.slice(0, t.length === 0 ? 0 : k % t.length);
+        case 'dup':
+          return t + t;
+        default:
+          return t + end;
+      }
+    });
+}
+
+describe('the lenient tier accepts everything the strict tier accepts (same calls)', () => {
+  for (const family of FAMILIES) {
+    it(family, () => {
+      fc.assert(
+        fc.property(fc.oneof(variants(family), textArb, nearMissArb), fc.constantFrom<'auto' | Family>('auto', family), (text, format) => {
+          const strict = parseToolCalls(text, { tier: 'strict', format });
+          const lenient = parseToolCalls(text, { tier: 'lenient', format });
+          if (strict.calls.length > 0) {
+            expect(lenient.calls).toEqual(strict.calls);
+            expect(lenient.tier).toBe('strict');
+            expect(lenient.format).toBe(strict.format);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  }
+});
+
+describe('no parser throws, on any string', () => {
+  const formats: Array<'auto' | Family> = ['auto', ...FAMILIES];
+  const check = (text: string) => {
+    for (const format of formats) {
+      for (const tier of ['strict', 'lenient'] as const) wellFormed(parseToolCalls(text, { tier, format }));
+    }
+  };
+  it('fc.string()', () => fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 200 }));
+  it('full unicode (binary units, incl. lone surrogates)', () =>
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), check), { numRuns: 200 }));
+  it('near-miss strings from family markers, braces and quotes', () => fc.assert(fc.property(nearMissArb, check), { numRuns: 400 }));
+  it('damaged renderings of every family', () =>
+    fc.assert(fc.property(fc.constantFrom(...FAMILIES).chain((f) => variants(f)), check), { numRuns: 200 }));
+  it('deep nesting is refused, not a stack overflow', () => {
+    check('['.repeat(20000));
+    check('{"a":'.repeat(5000));
+    check(`<tool_call>${'{"name": "f", "arguments": '.repeat(3000)}`);
+    check(`[f(a=${'['.repeat(5000)}`);
+    check(`<|tool_call>call:f{${'a:{'.repeat(3000)}`);
+  });
+});
+
+describe('no invented calls', () => {
+  const prose = [
+    'I would call the weather tool but I need a city',
+    'Which city do you mean? I can look up the weather once I know.',
+    'The function get_weather takes a city name.',
+    'Use `get_weather` with the city argument.',
+    'In Python you would write print(x) here.',
+    'Sets look like {a, b} and lists like [1, 2].',
+    'The config is {"name": "prod", "replicas": 3}.',
+  ];
+  const truncated = [
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa',
+    '{"name": "get_weather", "arguments": {"city": "Paris"',
+    '[TOOL_CALLS][{"name": "get_weather", "arguments": {',
+    '<|tool_call|>[{"name": "get_weather"',
+    "[get_weather(city='Par",
+    '<|tool_call>call:get_weather{city:<|"|>Par',
+    '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": ',
+    '>>>get_weather\n{"city": "Pa',
+    '<tool_call>\n<function=get_weather>\n<parameter=city>\nPar',
+    '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Pa',
+  ];
+  for (const tier of ['strict', 'lenient'] as const) {
+    it(`prose gives no call (${tier})`, () => {
+      for (const t of prose) {
+        const r = parseToolCalls(t, { tier });
+        expect(r.calls, t).toEqual([]);
+        expect(r.tier).toBe('none');
+      }
+    });
+    it(`truncated calls give no call, attempted and truncated (${tier})`, () => {
+      for (const t of truncated) {
+        const r = parseToolCalls(t, { tier });
+        expect(r.calls, t).toEqual([]);
+        expect(r.attempted, t).toBe(true);
+        expect(r.truncated, t).toBe(true);
+      }
+    });
+  }
+  it('every cut inside the arguments of a rendered call gives no call in either tier', () => {
+    const call = { name: 'get_weather', arguments: { city: 'Paris "x" {y}', days: 3, opts: { deep: [1, null] } } };
+    for (const family of FAMILIES) {
+      const text = renderToolCalls([call], family);
+      // index just after the serialised arguments: any shorter prefix leaves them incomplete
+      const argsEnd =
+        family === 'gemma4'
+          ? text.indexOf(gemmaValue(call.arguments)) + gemmaValue(call.arguments).length
+          : family === 'llama_pythonic'
+            ? text.lastIndexOf(')') + 1
+            : family === 'qwen3_xml'
+              ? text.lastIndexOf('</function>') + '</function>'.length
+              : text.indexOf(JSON.stringify(call.arguments)) + JSON.stringify(call.arguments).length;
+      expect(argsEnd).toBeGreaterThan(10);
+      for (let cut = 1; cut < argsEnd; cut++) {
+        const t = text.slice(0, cut);
+        for (const tier of ['strict', 'lenient'] as const) {
+          for (const format of ['auto', family] as const) {
+            const r = parseToolCalls(t, { tier, format });
+            expect(r.calls, `${family} ${tier} ${format} ${JSON.stringify(t)}`).toEqual([]);
+          }
+        }
+      }
+    }
+  });
+});

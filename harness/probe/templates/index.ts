@@ -1,0 +1,20 @@
+// Chat templates: faithful rendering, message shapes, tool-calling defect checks, repairs (DESIGN.md §4.3).
+export type { ChatMessage, OpenAITool, TemplateToolCall } from './types.ts';
+export { TemplateError, type TemplateErrorKind } from './errors.ts';
+export { renderChat, DEFAULT_NOW, type RenderInput } from './render.ts';
+export { strftime } from './strftime.ts';
+export {
+  applyShape,
+  chooseShape,
+  pickProbeTools,
+  priorCallOutcome,
+  shapeLabel,
+  SHAPES,
+  type CallIdStyle,
+  type MessageShape,
+  type ShapeChoice,
+  type ShapeTrial,
+} from './shapes.ts';
+export { checkTemplate, FINDING_IDS, type CheckOptions, type Finding, type FindingId, type Repro, type TemplateCheck } from './check.ts';
+export { referenceTemplate, repairTemplate, REFERENCE_FAMILIES, type ReferenceFamily } from './repair.ts';
+export { detectFamily, type TemplateFamily } from './family.ts';

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { MetricEstimate } from '../stats/index.ts';
+import type { ReproHeader } from '../core/repro.ts';
+import type { GateVerdict } from '../vitest/gate.ts';
+import { jsonSafe } from './aggregate.ts';
+
+/**
+ * summary.json, the same envelope for every suite (DESIGN §3.3). Metrics are nested by their dotted names
+ * (`metrics.accuracy`, `metrics.tsr.P2`), each `{value, lo, hi, n, denominator, method, level, …}`; breakdowns
+ * are `breakdowns.<group>.<key>.<metric>` in the same shape. NaN (no data) is written as null.
+ */
+export const SUMMARY_SCHEMA_ID = 'toolgauge.summary/1';
+
+export const EstimateJson = z
+  .object({
+    value: z.number().nullable(),
+    lo: z.number().nullable(),
+    hi: z.number().nullable(),
+    n: z.number().int().min(0),
+    denominator: z.string(),
+    method: z.enum(['bootstrap', 'cluster_bootstrap', 'wilson', 'none']),
+    level: z.number(),
+    seed: z.number().optional(),
+    resamples: z.number().optional(),
+    clusters: z.number().optional(),
+  })
+  .strict();
+export type EstimateJson = z.infer<typeof EstimateJson>;
+
+type Nested = { [k: string]: EstimateJson | Nested };
+const NestedMetrics: z.ZodType<Nested> = z.lazy(() => z.record(z.string(), z.union([EstimateJson, NestedMetrics])));
+
+export const SummarySchema = z.object({
+  schema: z.literal(SUMMARY_SCHEMA_ID),
+  suite: z.enum(['toolhop', 'maze', 'probe']),
+  /** Present on every simulator run: these numbers describe the simulator, not a model. */
+  notice: z.string().nullable(),
+  header: z.record(z.string(), z.unknown()),
+  config: z.record(z.string(), z.unknown()),
+  counts: z.record(z.string(), z.number()),
+  metrics: NestedMetrics,
+  breakdowns: z.record(z.string(), z.record(z.string(), NestedMetrics)),
+  errors: z.array(z.object({ id: z.string(), trial: z.number(), error: z.string() })),
+  extra: z.record(z.string(), z.unknown()),
+  gate: z
+    .object({
+      expression: z.string(),
+      passed: z.boolean(),
+      reasons: z.array(z.string()),
+      checks: z.array(z.object({ text: z.string(), actual: z.number().nullable(), passed: z.boolean() }).passthrough()),
+    })
+    .nullable(),
+});
+export type Summary = z.infer<typeof SummarySchema>;
+
+export const SIMULATOR_NOTICE =
+  'SIMULATOR RUN: these numbers come from toolgauge\'s built-in simulated model (a test fixture), not from a language model.';
+
+export function isEstimate(x: unknown): x is EstimateJson {
+  return !!x && typeof x === 'object' && 'value' in x && 'n' in x && 'denominator' in x;
+}
+
+/** `{ 'tsr.P2': e }` → `{ tsr: { P2: e } }`. */
+export function nestMetrics(flat: Record<string, MetricEstimate>): Nested {
+  const out: Nested = {};
+  for (const name of Object.keys(flat).sort()) {
+    const parts = name.split('.');
+    let node = out;
+    for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Nested;
+    node[parts.at(-1)!] = jsonSafe(flat[name]!) as EstimateJson;
+  }
+  return out;
+}
+
+/** The inverse: every estimate with its dotted name (what gates address). */
+export function flattenMetrics(nested: Nested, prefix = ''): Record<string, EstimateJson> {
+  const out: Record<string, EstimateJson> = {};
+  for (const [k, v] of Object.entries(nested)) {
+    const name = prefix ? `${prefix}.${k}` : k;
+    if (isEstimate(v)) out[name] = v;
+    else Object.assign(out, flattenMetrics(v as Nested, name));
+  }
+  return out;
+}
+
+export function buildSummary(input: {
+  suite: Summary['suite'];
+  header: ReproHeader;
+  config: Record<string, unknown>;
+  counts: Record<string, number>;
+  metrics: Record<string, MetricEstimate>;
+  breakdowns: Record<string, Record<string, Record<string, MetricEstimate>>>;
+  errors: Summary['errors'];
+  extra?: Record<string, unknown>;
+  gate: GateVerdict | null;
+}): Summary {
+  const summary: Summary = {
+    schema: SUMMARY_SCHEMA_ID,
+    suite: input.suite,
+    notice: input.header.simulated ? SIMULATOR_NOTICE : null,
+    header: input.header as unknown as Record<string, unknown>,
+    config: input.config,
+    counts: input.counts,
+    metrics: nestMetrics(input.metrics),
+    breakdowns: Object.fromEntries(
+      Object.entries(input.breakdowns).map(([g, byKey]) => [g, Object.fromEntries(Object.entries(byKey).map(([k, ms]) => [k, nestMetrics(ms)]))]),
+    ),
+    errors: input.errors,
+    extra: input.extra ?? {},
+    gate: input.gate as Summary["gate"],
+  };
+  return SummarySchema.parse(summary);
+}
+
+/** Gate metrics view: null (no data) becomes NaN so comparisons fail. */
+export function gateMetrics(summary: Pick<Summary, 'metrics'>) {
+  const flat = flattenMetrics(summary.metrics as Nested);
+  return Object.fromEntries(
+    Object.entries(flat).map(([k, e]) => [k, { value: e.value ?? NaN, lo: e.lo ?? NaN, hi: e.hi ?? NaN, n: e.n }]),
+  );
+}

@@ -1,0 +1,167 @@
+// Running ToolHop's dataset Python tools: a pool of isolated worker processes with the reference runner's
+// semantics (runtime/toolhop_runtime.py). Backends: 'pyodide' (default; Node permission model around
+// pyodide) and 'python' (a CPython subprocess per slot). See README.md for the isolation layers.
+import { confinement } from './confine.ts';
+import { WorkerPool, type PoolResult, type ReadyInfo } from './pool.ts';
+import { rowKey } from './protocol.ts';
+import { PyodideLauncher } from './pyodide-backend.ts';
+import { pythonLaunch, resolvePythonPath } from './python-backend.ts';
+
+export type SandboxBackend = 'pyodide' | 'python';
+
+export interface SandboxOptions {
+  backend: SandboxBackend;
+  /** Worker processes (default 2). */
+  poolSize?: number;
+  /** Per-call time limit (default 10 000 ms): the worker is killed and replaced. */
+  callTimeoutMs?: number;
+  /** Memory bound per worker (default 1024 MiB): wasm heap maximum (pyodide) or RLIMIT_AS (python). */
+  memoryLimitMb?: number;
+  /** CPython interpreter for backend 'python' (else TOOLGAUGE_PYTHON, else /usr/bin/python3). */
+  pythonPath?: string;
+  /** Content longer than this many characters is cut in the worker (default 1 000 000; see truncatedFrom). */
+  maxContentChars?: number;
+  /** pyodide: start workers from a cached memory snapshot (default true). */
+  snapshot?: boolean;
+  /** Worker start-up limit (default 60 000 ms). */
+  startTimeoutMs?: number;
+}
+
+export interface ToolRef {
+  rowId: string | number;
+  /** Position of the tool's schema in the row's `tools`. */
+  index: number;
+  name: string;
+  /** All of the row's function sources, in order. */
+  sources: string[];
+}
+
+export type ToolOutcome =
+  | { kind: 'ok'; content: string; durationMs: number; /** Python length before the worker cut it. */ truncatedFrom?: number }
+  | { kind: 'exception'; excType: string; message: string; durationMs: number }
+  | { kind: 'timeout' | 'memory' | 'crash' | 'load_error' | 'not_found'; message: string; durationMs: number };
+
+export interface SandboxInfo {
+  backend: SandboxBackend;
+  /** OS confinement layers in use ('netns', 'nobody'), empty where the host does not allow them. */
+  confinement: string[];
+  /** pyodide: how the memory snapshot was obtained, or why there is none. */
+  snapshot?: string;
+  /** The most recent worker's ready report (start time, snapshot use, ...). */
+  lastReady: ReadyInfo | null;
+  /** Highest worker resident set seen while serving a call, in bytes. */
+  peakRssBytes: number;
+}
+
+export interface Sandbox {
+  readonly backend: SandboxBackend;
+  call(tool: ToolRef, argumentsJson: string, opts?: { timeoutMs?: number }): Promise<ToolOutcome>;
+  checkLoad(tool: ToolRef): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** Start all workers now instead of on first use. */
+  warm(): Promise<void>;
+  stats(): { workers: number; starts: number; restarts: number; calls: number };
+  info(): SandboxInfo;
+  close(): Promise<void>;
+}
+
+/** The agent layer's gate: dataset code runs only when TOOLHOP_ALLOW_DATASET_EXEC=1. */
+export function assertDatasetExecAllowed(env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env): void {
+  if (env.TOOLHOP_ALLOW_DATASET_EXEC !== '1') {
+    throw new Error(
+      'ToolHop tools are Python code shipped with the dataset; running them requires TOOLHOP_ALLOW_DATASET_EXEC=1 ' +
+        '(they run in an isolated sandbox, but only set it when you intend to run the benchmark)',
+    );
+  }
+}
+
+export function createSandbox(opts: SandboxOptions): Sandbox {
+  const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
+  const memoryLimitMb = opts.memoryLimitMb ?? 1024;
+  const maxChars = opts.maxContentChars ?? 1_000_000;
+  let pool: WorkerPool;
+  let pyodide: PyodideLauncher | null = null;
+  if (opts.backend === 'pyodide') {
+    const launcher = new PyodideLauncher({ memoryLimitMb, snapshot: opts.snapshot ?? true });
+    pyodide = launcher;
+    pool = new WorkerPool({
+      size: opts.poolSize ?? 2,
+      launch: () => launcher.launch(),
+      prepare: () => launcher.prepare(),
+      startTimeoutMs: opts.startTimeoutMs ?? 60_000,
+      // The wasm heap is bounded in the worker; this backstop allows for V8 and pyodide's own memory.
+      rssLimitBytes: (memoryLimitMb + 512) * 2 ** 20,
+    });
+  } else if (opts.backend === 'python') {
+    const pythonPath = resolvePythonPath(opts.pythonPath);
+    pool = new WorkerPool({
+      size: opts.poolSize ?? 2,
+      launch: () => pythonLaunch(pythonPath, memoryLimitMb),
+      startTimeoutMs: opts.startTimeoutMs ?? 60_000,
+      rssLimitBytes: (memoryLimitMb + 128) * 2 ** 20, // RLIMIT_AS binds first; this only backs it up
+    });
+  } else {
+    throw new Error(`unknown sandbox backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);
+  }
+  let calls = 0;
+
+  const request = (tool: ToolRef, op: 'call' | 'check', args: string | undefined, timeoutMs: number) =>
+    pool.run(
+      {
+        op,
+        key: rowKey(tool.rowId, tool.sources),
+        row: tool.rowId,
+        index: tool.index,
+        name: tool.name,
+        ...(args !== undefined ? { args, maxChars } : {}),
+      },
+      tool.sources,
+      timeoutMs,
+    );
+
+  return {
+    backend: opts.backend,
+    async call(tool, argumentsJson, callOpts) {
+      calls++;
+      return toOutcome(await request(tool, 'call', argumentsJson, callOpts?.timeoutMs ?? callTimeoutMs));
+    },
+    async checkLoad(tool) {
+      const outcome = toOutcome(await request(tool, 'check', undefined, callTimeoutMs));
+      if (outcome.kind === 'ok') return { ok: true };
+      const detail = outcome.kind === 'exception' ? `${outcome.excType}: ${outcome.message}` : outcome.message;
+      return { ok: false, message: `${outcome.kind}: ${detail}` };
+    },
+    async warm() {
+      await pool.warm();
+    },
+    stats() {
+      return { workers: pool.liveWorkers, starts: pool.starts, restarts: pool.restarts, calls };
+    },
+    info() {
+      return {
+        backend: opts.backend,
+        confinement: confinement().layers,
+        ...(pyodide ? { snapshot: pyodide.snapshotNote } : {}),
+        lastReady: pool.lastReadyInfo,
+        peakRssBytes: pool.peakRssBytes,
+      };
+    },
+    close: () => pool.close(),
+  };
+}
+
+function toOutcome(r: PoolResult): ToolOutcome {
+  if (r.kind !== 'response') return r;
+  const { response: res, durationMs } = r;
+  switch (res.kind) {
+    case 'ok':
+      return { kind: 'ok', content: res.content ?? '', durationMs, ...(res.truncatedFrom !== undefined ? { truncatedFrom: res.truncatedFrom } : {}) };
+    case 'exception':
+      return { kind: 'exception', excType: res.excType ?? 'Exception', message: res.message ?? '', durationMs };
+    case 'load_error':
+    case 'not_found':
+    case 'crash':
+      return { kind: res.kind, message: res.message ?? '', durationMs };
+    default:
+      return { kind: 'crash', message: `unexpected worker response ${JSON.stringify(res)}`, durationMs };
+  }
+}

@@ -1,0 +1,45 @@
+// Command lines for the CPython worker pool (`--sandbox python`): one long-lived interpreter per slot
+// running runtime/cpython_server.py. Weaker isolation than pyodide (see README.md), but numpy works.
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { confined } from './confine.ts';
+import { RUNTIME_DIR } from './pyodide-backend.ts';
+import type { WorkerLaunch } from './pool.ts';
+
+export const SERVER_FILE = path.join(RUNTIME_DIR, 'cpython_server.py');
+
+/** The interpreter: option, then TOOLGAUGE_PYTHON, then Debian's /usr/bin/python3 (which has the packages). */
+export function resolvePythonPath(option?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return option || env.TOOLGAUGE_PYTHON || '/usr/bin/python3';
+}
+
+/** Data the Python packages read besides sys.path (tz database, babel's CLDR data behind its symlinks). */
+function dataRoots(): string[] {
+  const out: string[] = [];
+  for (const p of ['/usr/share/zoneinfo', '/usr/share/python-babel-localedata']) {
+    try {
+      out.push(realpathSync(p));
+    } catch {
+      // absent: the package that needs it fails on its own
+    }
+  }
+  return out;
+}
+
+export function pythonLaunch(pythonPath: string, memoryLimitMb: number): WorkerLaunch {
+  const config = { runtimeDir: RUNTIME_DIR, memoryLimitMb, readRoots: [RUNTIME_DIR, ...dataRoots()] };
+  const { file, args } = confined(pythonPath, ['-I', '-B', SERVER_FILE, JSON.stringify(config)]);
+  return {
+    file,
+    args,
+    env: {
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      PYTHONHASHSEED: '0',
+      PYTHONIOENCODING: 'utf-8',
+      TZ: 'UTC',
+      OPENBLAS_NUM_THREADS: '1',
+      OMP_NUM_THREADS: '1',
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * A simulator model name: `sim:<policy>[?opt=value&…]`, e.g. `sim:coin?p=0.6&seed=3`. Options are validated per
+ * policy so a typo fails the run at once rather than silently meaning something else.
+ */
+export const POLICIES = ['oracle', 'naive', 'wrong', 'untagged', 'coin', 'fault', 'flaky'] as const;
+export type PolicyName = (typeof POLICIES)[number];
+
+export const FAULT_CAUSES = ['template_bug', 'parser_gap', 'format_failure', 'decision_failure'] as const;
+
+const num01 = z.coerce.number().min(0).max(1);
+const common = {
+  latency_ms: z.coerce.number().int().min(0).default(0),
+  seed: z.coerce.number().int().min(0).default(0),
+};
+
+const OptionSchemas = {
+  oracle: z.object({ ...common }).strict(),
+  naive: z.object({ ...common }).strict(),
+  wrong: z.object({ ...common }).strict(),
+  untagged: z.object({ ...common }).strict(),
+  coin: z.object({ ...common, p: num01.default(0.5) }).strict(),
+  fault: z.object({ ...common, cause: z.enum(FAULT_CAUSES) }).strict(),
+  flaky: z.object({ ...common, rate: num01.default(0.2) }).strict(),
+} satisfies Record<PolicyName, z.ZodType>;
+
+export interface PolicySpec {
+  name: PolicyName;
+  latencyMs: number;
+  seed: number;
+  p: number;
+  rate: number;
+  cause?: (typeof FAULT_CAUSES)[number];
+  /** The model string as given. */
+  raw: string;
+}
+
+export function isSimModel(model: string): boolean {
+  return model.startsWith('sim:');
+}
+
+/** Parse `sim:…`; throws an Error with a one-line message naming the bad part. */
+export function parsePolicySpec(model: string): PolicySpec {
+  if (!isSimModel(model)) throw new Error(`'${model}' is not a simulator model (sim:${POLICIES.join('|sim:')})`);
+  const rest = model.slice(4);
+  const q = rest.indexOf('?');
+  const name = (q < 0 ? rest : rest.slice(0, q)) as PolicyName;
+  if (!POLICIES.includes(name)) throw new Error(`unknown simulator policy '${name}' (expected one of ${POLICIES.join(', ')})`);
+  const params = Object.fromEntries(new URLSearchParams(q < 0 ? '' : rest.slice(q + 1)));
+  const r = OptionSchemas[name].safeParse(params);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const key = issue.code === 'unrecognized_keys' ? issue.keys.join(',') : String(issue.path[0] ?? '');
+    throw new Error(`sim:${name}: option '${key}': ${issue.message}`);
+  }
+  const o = r.data as Record<string, unknown>;
+  return {
+    name,
+    latencyMs: o.latency_ms as number,
+    seed: o.seed as number,
+    p: (o.p as number | undefined) ?? 0.5,
+    rate: (o.rate as number | undefined) ?? 0,
+    cause: o.cause as PolicySpec['cause'],
+    raw: model,
+  };
+}

@@ -1,0 +1,230 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { z } from 'zod';
+import type { ChatMessage, OpenAITool } from '../core/chat.ts';
+import { sha256, stableStringify } from '../core/hash.ts';
+import type { ToolhopRow } from '../toolhop/row.ts';
+import { pickFault } from './faults.ts';
+import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
+import { toolhopReply, type SimCallContext, type SimReply } from './toolhop-policy.ts';
+
+/** What the simulator knows, handed over in process by the suite that starts it — never read from a request. */
+export interface SimKnowledge {
+  toolhop?: (id: string) => ToolhopRow | undefined;
+}
+
+export interface ChatBody {
+  model: string;
+  messages: ChatMessage[];
+  tools?: OpenAITool[];
+}
+
+/** A suite's responder: the next assistant message (chat) or raw text (completions) for one request. */
+export interface Responder {
+  chat?(spec: PolicySpec, body: ChatBody, ctx: SimCallContext & { id: string }): SimReply | Promise<SimReply>;
+  completion?(spec: PolicySpec, prompt: string, ctx: SimCallContext & { id: string }): string | Promise<string>;
+}
+
+export interface SimServerOptions {
+  knowledge?: SimKnowledge;
+  /** Extra suites (maze, probe) keyed by the instance prefix (`maze:…`). */
+  responders?: Record<string, Responder>;
+  /** Policy used when the request's model is not `sim:…` (`toolgauge sim --policy`). */
+  defaultPolicy?: string;
+  port?: number;
+}
+
+export interface SimServer {
+  /** Base URL including `/v1`. */
+  url: string;
+  port: number;
+  stats: { requests: number; faults: Record<string, number> };
+  close(): Promise<void>;
+}
+
+const ChatBodySchema = z
+  .object({
+    model: z.string(),
+    messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']) }).passthrough()).min(1),
+    tools: z.array(z.object({ type: z.literal('function'), function: z.object({ name: z.string() }).passthrough() })).optional(),
+  })
+  .passthrough();
+const CompletionBodySchema = z.object({ model: z.string(), prompt: z.string() }).passthrough();
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
+  const knowledge = opts.knowledge ?? {};
+  const responders: Record<string, Responder> = {
+    toolhop: {
+      chat: (spec, body, ctx) => {
+        const row = knowledge.toolhop?.(ctx.id);
+        if (!row) throw new HttpError(422, `simulator: no ToolHop row '${ctx.id}' was registered`);
+        return toolhopReply(spec, row, body.messages, body.tools, ctx);
+      },
+    },
+    ...opts.responders,
+  };
+  const attempts = new Map<string, number>();
+  const hung = new Set<ServerResponse>();
+  const sockets = new Set<Socket>();
+  const stats = { requests: 0, faults: {} as Record<string, number> };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    stats.requests++;
+    const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      return sendJson(res, 200, { object: 'list', data: [{ id: opts.defaultPolicy ?? 'sim:oracle', object: 'model', owned_by: 'toolgauge-simulator' }] });
+    }
+    const isChat = req.method === 'POST' && path.endsWith('/chat/completions');
+    const isCompletion = req.method === 'POST' && !isChat && path.endsWith('/completions');
+    if (!isChat && !isCompletion) throw new HttpError(404, `no route ${req.method} ${path}`);
+
+    const raw = await readBody(req);
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      throw new HttpError(400, 'request body is not JSON');
+    }
+    const parsed = (isChat ? ChatBodySchema : CompletionBodySchema).safeParse(json);
+    if (!parsed.success) throw new HttpError(400, `invalid request: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+    const body = parsed.data as { model: string };
+    let spec: PolicySpec;
+    try {
+      spec = parsePolicySpec(body.model.startsWith('sim:') ? body.model : (opts.defaultPolicy ?? 'sim:oracle'));
+    } catch (err) {
+      throw new HttpError(400, (err as Error).message);
+    }
+    const instance = header(req, 'x-toolgauge-instance');
+    if (!instance) throw new HttpError(400, 'simulator: missing x-toolgauge-instance header (the simulator answers toolgauge suites only)');
+    const sep = instance.indexOf(':');
+    const suite = instance.slice(0, sep);
+    const ctx = { instance, id: instance.slice(sep + 1), agent: header(req, 'x-toolgauge-agent') ?? '0', trial: Number(header(req, 'x-toolgauge-trial') ?? 0) };
+
+    if (spec.latencyMs > 0) await sleep(spec.latencyMs);
+    if (spec.name === 'flaky') {
+      const key = sha256(stableStringify(json));
+      const attempt = attempts.get(key) ?? 0;
+      attempts.set(key, attempt + 1);
+      const fault = pickFault(spec.rate, spec.seed, key, attempt);
+      if (fault !== 'none') {
+        stats.faults[fault] = (stats.faults[fault] ?? 0) + 1;
+        if (fault === 'rate_limit') return sendJson(res, 429, { error: { message: 'simulated rate limit', type: 'rate_limit' } }, { 'retry-after': '0' });
+        if (fault === 'server_error') return sendJson(res, 500, { error: { message: 'simulated server error', type: 'server_error' } });
+        if (fault === 'hang') {
+          hung.add(res);
+          res.on('close', () => hung.delete(res));
+          return; // never answer; the client's timeout must fire
+        }
+        const full = JSON.stringify(chatResponse(body.model, { content: '<answer>truncated</answer>' }, 0, 0));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(full.slice(0, Math.floor(full.length / 2)));
+      }
+    }
+
+    const responder = responders[suite];
+    if (!responder) throw new HttpError(422, `simulator: no suite '${suite}' registered`);
+    if (isChat) {
+      if (!responder.chat) throw new HttpError(422, `simulator: suite '${suite}' has no chat responder`);
+      const chat = body as unknown as ChatBody;
+      const reply = await responder.chat(spec, chat, ctx);
+      return sendJson(res, 200, chatResponse(body.model, reply, approxTokens(JSON.stringify(chat.messages)), approxTokens(JSON.stringify(reply))));
+    }
+    if (!responder.completion) throw new HttpError(422, `simulator: suite '${suite}' has no completions responder`);
+    const prompt = (body as unknown as { prompt: string }).prompt;
+    const text = await responder.completion(spec, prompt, ctx);
+    return sendJson(res, 200, {
+      id: `cmpl-sim-${stats.requests}`,
+      object: 'text_completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [{ index: 0, text, finish_reason: 'stop', logprobs: null }],
+      usage: usage(approxTokens(prompt), approxTokens(text)),
+    });
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      const status = err instanceof HttpError ? err.status : 500;
+      if (!res.headersSent) sendJson(res, status, { error: { message: (err as Error).message, type: 'simulator_error' } });
+      else res.destroy();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    stats,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hung) res.destroy();
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function chatResponse(model: string, reply: SimReply, promptTokens: number, completionTokens: number) {
+  const calls = reply.tool_calls ?? [];
+  return {
+    id: `chatcmpl-sim-${Math.random().toString(36).slice(2, 10)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) },
+        finish_reason: calls.length ? 'tool_calls' : 'stop',
+        logprobs: null,
+      },
+    ],
+    usage: usage(promptTokens, completionTokens),
+  };
+}
+
+function usage(prompt: number, completion: number) {
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/** A rough token count (4 characters per token), so usage fields are plausible and non-zero. */
+function approxTokens(s: string): number {
+  return Math.max(1, Math.ceil(s.length / 4));
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,96 @@
+import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
+import { deriveSeed, Rng } from '../core/rng.ts';
+import { plausibleArguments } from '../toolhop/oracle-args.ts';
+import { FINALIZER_SYSTEM_PROMPT } from '../toolhop/prompts.ts';
+import type { ToolhopRow } from '../toolhop/row.ts';
+import { scoreAnswer } from '../toolhop/score.ts';
+import { toolEntries } from '../toolhop/tools.ts';
+import type { PolicySpec } from './policy-spec.ts';
+
+export interface SimReply {
+  content: string | null;
+  tool_calls?: ToolCall[];
+}
+
+export interface SimCallContext {
+  instance: string;
+  agent: string;
+  trial: number;
+}
+
+/**
+ * The simulated model on a ToolHop row. It knows the row (given by the suite, never read from the request) and
+ * decides from the conversation so far: hop k's tool is called once k tool results are in the history, then it
+ * answers. Pure: same row, messages and seed give the same reply.
+ */
+export function toolhopReply(spec: PolicySpec, row: ToolhopRow, messages: ChatMessage[], tools: OpenAITool[] | undefined, ctx: SimCallContext): SimReply {
+  const final = finalAnswer(spec, row, messages, ctx);
+  if (isFinalizerCall(messages)) return { content: `<answer>${final}</answer>` };
+
+  const entries = toolEntries(row);
+  const offered = new Set((tools ?? []).map((t) => t.function.name));
+  const results = messages.filter((m) => m.role === 'tool');
+  const hop = messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
+
+  if (spec.name === 'naive' && results.length > 0) {
+    // Answers after the first tool result, trusting it as the answer.
+    return { content: `<answer>${unquote(String(results[0]!.content ?? ''))}</answer>` };
+  }
+  const next = entries[hop];
+  if (next && offered.has(next.runtimeName) && (spec.name !== 'naive' || hop === 0)) {
+    const previous = hop > 0 ? Object.values(row.sub_task)[hop - 1] : undefined;
+    const args = plausibleArguments(next, row.functions[next.index] ?? '', previous);
+    return {
+      content: null,
+      tool_calls: [{ id: `call_${ctx.agent}_${hop}`, type: 'function', function: { name: next.runtimeName, arguments: JSON.stringify(args) } }],
+    };
+  }
+  if (spec.name === 'untagged') return { content: `The answer is ${final}.` };
+  return { content: `<answer>${final}</answer>` };
+}
+
+function isFinalizerCall(messages: ChatMessage[]): boolean {
+  return messages[0]?.role === 'system' && messages[0].content === FINALIZER_SYSTEM_PROMPT;
+}
+
+/** The value this policy will answer for this instance/agent/trial. */
+export function finalAnswer(spec: PolicySpec, row: ToolhopRow, messages: ChatMessage[], ctx: SimCallContext): string {
+  switch (spec.name) {
+    case 'wrong':
+      return wrongAnswer(row.answer);
+    case 'coin': {
+      const rng = new Rng(deriveSeed(spec.seed, ctx.instance, ctx.agent, ctx.trial, 'coin'));
+      return rng.chance(spec.p) ? row.answer : wrongAnswer(row.answer);
+    }
+    case 'naive': {
+      const first = messages.find((m) => m.role === 'tool');
+      return first ? unquote(String(first.content ?? '')) : '';
+    }
+    default:
+      return row.answer;
+  }
+}
+
+const FILLERS = ['unknown', '0', 'zzz', 'Q', '-1', 'xyzzy', '1', '1900-01-01', 'Nobody'];
+
+/**
+ * A wrong answer that the scorer rejects on its own (no literal equality, gold not a substring), and that is the
+ * same for every agent on the instance, so team votes follow binomial arithmetic.
+ */
+export function wrongAnswer(gold: string): string {
+  const g = gold.trim();
+  const candidates: string[] = [];
+  if (/^-?\d+$/.test(g)) candidates.push(String(BigInt(g) + 7n));
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(g);
+  if (date) candidates.push(`${Number(date[1]) + 3}-${date[2]}-${date[3]}`);
+  candidates.push(...FILLERS);
+  for (const c of candidates) if (!scoreAnswer(gold, `<answer>${c}</answer>`, '').correct) return c;
+  // Characters the gold does not contain cannot spell it.
+  const spare = [...'qxzjkvw#~'].filter((c) => !g.toLowerCase().includes(c));
+  return spare.slice(0, 3).join('') || '#';
+}
+
+function unquote(s: string): string {
+  const t = s.trim();
+  return t.length >= 2 && t.startsWith('"') && t.endsWith('"') ? t.slice(1, -1) : t;
+}

@@ -1,0 +1,118 @@
+import type { ChatMessage } from '../core/chat.ts';
+import type { RunConfig } from '../core/config.ts';
+import { LoopError, runToolLoop, type LoopTrace } from '../agent/loop.ts';
+import type { ModelClient } from '../model/client.ts';
+import type { Sandbox } from '../sandbox/index.ts';
+import { lastAssistantContent, previousToolContent } from './answer.ts';
+import { ToolhopExecutor } from './executor.ts';
+import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, systemPrompt, userPrompt } from './prompts.ts';
+import { hopCount, rowId, type ToolhopRow } from './row.ts';
+import { scoreAnswer } from './score.ts';
+import type { Prediction, Result, TraceFile } from './records.ts';
+
+export const DATASET_EXEC_ERROR =
+  'ToolHop solving requires executing dataset-provided Python tool functions. Set TOOLHOP_ALLOW_DATASET_EXEC=1 only when you intend to run the benchmark.';
+
+const ANSWER_TAG = /<answer>\s*([\s\S]*?)\s*<\/answer>/i;
+
+export interface InstanceDeps {
+  client: ModelClient;
+  sandbox: Sandbox;
+  cfg: RunConfig;
+  trial?: number;
+}
+
+export interface ToolhopOutcome {
+  prediction: Prediction;
+  result: Result;
+  trace: TraceFile;
+}
+
+/** Solve one row with the single-agent topology and score it; an endpoint failure becomes `error`, not wrong. */
+export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): Promise<ToolhopOutcome> {
+  const id = rowId(row);
+  const trial = deps.trial ?? 0;
+  const started = new Date();
+  if (!deps.cfg.toolhop.allowDatasetExec) {
+    return outcome(row, trial, started, undefined, { message: DATASET_EXEC_ERROR, kind: 'dataset_exec_disabled' });
+  }
+  const executor = new ToolhopExecutor(row, deps.sandbox, deps.cfg.toolhop.toolResultCharBudget, deps.cfg.sandbox.toolTimeoutMs);
+  try {
+    const trace = await runToolLoop({
+      client: deps.client,
+      ctx: { instance: `toolhop:${id}`, agent: 'solver', trial },
+      system: systemPrompt(deps.cfg.toolhop.topology, { withContract: true }),
+      user: userPrompt(row.question),
+      executor,
+      maxTurns: deps.cfg.toolhop.maxTurns,
+      finalizer: {
+        needed: (messages) => !ANSWER_TAG.test(lastAssistantContent(messages)),
+        request: (messages) => ({
+          pending: { role: 'user', content: BUDGET_EXHAUSTED_PROMPT },
+          call: [
+            { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
+            { role: 'user', content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]) },
+          ],
+        }),
+      },
+    });
+    return outcome(row, trial, started, trace);
+  } catch (err) {
+    if (err instanceof LoopError) return outcome(row, trial, started, err.trace, { message: err.message, kind: 'endpoint' });
+    return outcome(row, trial, started, undefined, { message: `${(err as Error).name}: ${(err as Error).message}`, kind: 'harness' });
+  }
+}
+
+function outcome(
+  row: ToolhopRow,
+  trial: number,
+  started: Date,
+  trace: LoopTrace | undefined,
+  error?: { message: string; kind: 'endpoint' | 'dataset_exec_disabled' | 'harness' },
+): ToolhopOutcome {
+  const id = rowId(row);
+  const messages: ChatMessage[] = trace?.messages ?? [];
+  const finalMessage = error ? '' : lastAssistantContent(messages);
+  const prevTool = error ? '' : previousToolContent(messages);
+  const score = error ? { correct: false, rule: null, predicted: '' } : scoreAnswer(row.answer, finalMessage, prevTool);
+  const turns = messages.filter((m) => m.role === 'assistant').length;
+  const toolCalls = trace?.tools.length ?? 0;
+  const usage = trace?.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  const common = { id, trial, hops: hopCount(row), domain: row.domain, answer_type: row.answer_type };
+  return {
+    prediction: {
+      ...common,
+      question: row.question,
+      gold_answer: row.answer,
+      predicted_answer: score.predicted,
+      final_message: finalMessage,
+      previous_tool_content: prevTool,
+      turns,
+      tool_calls: toolCalls,
+      usage,
+      error: error?.message ?? null,
+      error_kind: error?.kind ?? null,
+    },
+    result: {
+      ...common,
+      correct: score.correct,
+      rule: score.rule,
+      predicted_answer: score.predicted,
+      gold_answer: row.answer,
+      error: error?.message ?? null,
+    },
+    trace: {
+      ...common,
+      question: row.question,
+      gold_answer: row.answer,
+      started_at: started.toISOString(),
+      wall_ms: trace?.wallMs ?? 0,
+      forced_final: trace?.forcedFinal ?? false,
+      exhausted: trace?.exhausted ?? false,
+      messages,
+      tool_executions: trace?.tools ?? [],
+      model_calls: trace?.modelCalls ?? [],
+      error: error?.message ?? null,
+    },
+  };
+}

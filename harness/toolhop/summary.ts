@@ -1,0 +1,66 @@
+import type { MetricEstimate } from '../stats/index.ts';
+import type { ToolhopMeta } from '../vitest/meta.ts';
+import { groupTrials, passMetrics, rateOf, compareIds } from '../report/aggregate.ts';
+
+export interface ToolhopAggregate {
+  metrics: Record<string, MetricEstimate>;
+  breakdowns: Record<string, Record<string, Record<string, MetricEstimate>>>;
+  counts: { instances: number; runs: number; correct: number; wrong: number; errors: number; resumed: number };
+  errors: Array<{ id: string; trial: number; error: string }>;
+  activity: { mean_turns: number; mean_tool_calls: number; tool_error_rate: number; forced_final_rate: number; total_tokens: number; retries: number };
+}
+
+const DENOM = 'ToolHop rows (harness errors count as wrong)';
+
+/** ToolHop numbers from the tests' meta: accuracy (+ pass@k / pass^k with trials), by hop count, domain and answer type. */
+export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number): ToolhopAggregate {
+  const sorted = [...metas].sort((a, b) => compareIds(a.id, b.id) || a.trial - b.trial);
+  const key = (m: ToolhopMeta) => m.id;
+  const correct = groupTrials(sorted, key, (m) => (m.correct && !m.error ? 1 : 0));
+  const errored = groupTrials(sorted, key, (m) => (m.error ? 1 : 0));
+  const metrics: Record<string, MetricEstimate> = {
+    accuracy: rateOf(correct, DENOM, seed),
+    error_rate: rateOf(errored, 'ToolHop rows', seed),
+  };
+  const trialCounts = [...correct.values()].map((t) => t.length);
+  const minTrials = trialCounts.length ? Math.min(...trialCounts) : 0;
+  if (minTrials > 1) Object.assign(metrics, passMetrics(correct, minTrials, 'ToolHop rows', seed));
+
+  const breakdowns: ToolhopAggregate['breakdowns'] = {};
+  for (const [group, of] of [
+    ['hops', (m: ToolhopMeta) => String(m.hops)],
+    ['domain', (m: ToolhopMeta) => m.domain || '(none)'],
+    ['answer_type', (m: ToolhopMeta) => m.answer_type || '(none)'],
+  ] as const) {
+    const byKey = new Map<string, ToolhopMeta[]>();
+    for (const m of sorted) byKey.set(of(m), [...(byKey.get(of(m)) ?? []), m]);
+    breakdowns[group] = Object.fromEntries(
+      [...byKey.entries()]
+        .sort(([a], [b]) => compareIds(a, b))
+        .map(([k, ms]) => [k, { accuracy: rateOf(groupTrials(ms, key, (m) => (m.correct && !m.error ? 1 : 0)), DENOM, seed) }]),
+    );
+  }
+
+  const n = sorted.length || 1;
+  return {
+    metrics,
+    breakdowns,
+    counts: {
+      instances: correct.size,
+      runs: sorted.length,
+      correct: sorted.filter((m) => m.correct && !m.error).length,
+      wrong: sorted.filter((m) => !m.correct && !m.error).length,
+      errors: sorted.filter((m) => m.error).length,
+      resumed: sorted.filter((m) => m.resumed).length,
+    },
+    errors: sorted.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! })),
+    activity: {
+      mean_turns: sorted.reduce((s, m) => s + m.turns, 0) / n,
+      mean_tool_calls: sorted.reduce((s, m) => s + m.tool_calls, 0) / n,
+      tool_error_rate: sorted.reduce((s, m) => s + m.tool_errors, 0) / Math.max(1, sorted.reduce((s, m) => s + m.tool_calls, 0)),
+      forced_final_rate: sorted.filter((m) => m.forced_final).length / n,
+      total_tokens: sorted.reduce((s, m) => s + m.usage.total_tokens, 0),
+      retries: sorted.reduce((s, m) => s + m.retries, 0),
+    },
+  };
+}
