@@ -99,6 +99,7 @@ try {
   }
   sysModule.destroy?.();
   const runtime = pyodide.pyimport('toolhop_runtime');
+  const guard = pyodide.pyimport('sandbox_guard');
   runtime.preload();
   const preimportFailed = [];
   for (const mod of config.preimport ?? []) {
@@ -109,7 +110,6 @@ try {
     }
   }
   if (config.snapshot?.mode === 'make') {
-    runtime.destroy?.();
     const bytes = pyodide.makeMemorySnapshot();
     const tmp = `${config.snapshot.path}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, bytes, { mode: 0o644 });
@@ -119,7 +119,6 @@ try {
   }
   handle = runtime.handle_json;
   tPython = performance.now();
-  const guard = pyodide.pyimport('sandbox_guard');
   guard.harden_pyodide(config.readRoots ?? []);
   guard.destroy?.();
 } catch (err) {

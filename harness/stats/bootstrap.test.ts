@@ -5,7 +5,7 @@ import { bootstrapRate } from './bootstrap.ts';
 import { indexDigits, percentileInterval, resampleBinaryMeans, resampleMeans } from './resample.ts';
 import { normalQuantile } from './special.ts';
 
-const bernoulli = (n: number, p: number, rng: Rng) => Array.from({ length: n }, () => (rng.chance(p) ? 1 : 0));
+const bernoulli = (n: number, p: number, rng: Rng): number[] => Array.from({ length: n }, () => (rng.chance(p) ? 1 : 0));
 
 describe('bootstrapRate: basics', () => {
   it('is reproducible for a seed and moves with the seed', () => {

@@ -80,6 +80,9 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
   const res: GenericResult = { calls: [], attempted: false, truncated: false };
   const spans: Array<[number, number]> = [...claimed];
   let budget = MAX_CANDIDATES;
+  // characters read by failed candidate reads; bounds the quadratic worst case (many nested unclosed `{`)
+  let work = 0;
+  const workLimit = 64 * text.length + 1_000_000;
 
   // 1. call-shaped JSON
   for (let i = 0; i < text.length && budget > 0; i++) {
@@ -94,10 +97,14 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     const local: ParseCtx = { ...ctx, notes: new Set() };
     const r = readValueAt(text, i, local);
     if (!r.ok) {
+      work += r.pos - i;
       if (r.truncated && CALL_LIKE.test(text.slice(i, i + 4000))) {
         res.truncated = true;
         res.attempted = true;
       }
+      // Starts nested inside a too-deep value would fail the same way: skip to where the depth ran out.
+      if (r.deep) i = Math.max(i, r.pos - 1);
+      if (work > workLimit) break;
       continue;
     }
     const calls = looseCalls(r.value, local, { inMarker: false });

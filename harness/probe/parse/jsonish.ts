@@ -25,6 +25,8 @@ export interface ReadErr {
   /** the input ended before the value was complete */
   truncated: boolean;
   pos: number;
+  /** refused for nesting deeper than MAX_DEPTH */
+  deep?: boolean;
 }
 export type ReadResult = ReadOk | ReadErr;
 
@@ -35,6 +37,7 @@ class Fail {
   constructor(
     readonly truncated: boolean,
     readonly pos: number,
+    readonly deep = false,
   ) {}
 }
 
@@ -83,7 +86,7 @@ class Reader {
   }
 
   value(depth: number): unknown {
-    if (depth > MAX_DEPTH) throw new Fail(false, this.i);
+    if (depth > MAX_DEPTH) throw new Fail(false, this.i, true);
     this.skipWs();
     const s = this.s;
     if (this.i >= s.length) this.fail();
@@ -324,7 +327,7 @@ export function readJsonValue(src: string, pos: number, mode: ReadMode, repairs?
     if (repairs) for (const x of local) repairs.add(x);
     return { ok: true, value, end: r.pos };
   } catch (err) {
-    if (err instanceof Fail) return { ok: false, truncated: err.truncated, pos: err.pos };
+    if (err instanceof Fail) return { ok: false, truncated: err.truncated, pos: err.pos, deep: err.deep };
     return { ok: false, truncated: false, pos };
   }
 }

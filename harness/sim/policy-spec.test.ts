@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { parsePolicySpec } from './policy-spec.ts';
+
+describe('simulator model names', () => {
+  it('parses policies and options', () => {
+    expect(parsePolicySpec('sim:coin?p=0.6&seed=3')).toMatchObject({ name: 'coin', p: 0.6, seed: 3, latencyMs: 0 });
+    expect(parsePolicySpec('sim:oracle?latency_ms=200')).toMatchObject({ name: 'oracle', latencyMs: 200 });
+    expect(parsePolicySpec('sim:flaky?rate=0.2')).toMatchObject({ name: 'flaky', rate: 0.2 });
+    expect(parsePolicySpec('sim:fault?cause=parser_gap')).toMatchObject({ name: 'fault', cause: 'parser_gap' });
+  });
+  it('rejects unknown policies, unknown options and bad values with a message naming them', () => {
+    expect(() => parsePolicySpec('gpt-4o')).toThrow(/not a simulator model/);
+    expect(() => parsePolicySpec('sim:genius')).toThrow(/unknown simulator policy 'genius'/);
+    expect(() => parsePolicySpec('sim:coin?q=1')).toThrow(/option 'q'/);
+    expect(() => parsePolicySpec('sim:coin?p=1.5')).toThrow(/option 'p'/);
+    expect(() => parsePolicySpec('sim:fault?cause=bad')).toThrow(/option 'cause'/);
+    expect(() => parsePolicySpec('sim:fault')).toThrow(/option 'cause'/);
+  });
+});
