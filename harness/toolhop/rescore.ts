@@ -1,34 +1,31 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonl, writeFileAtomic } from '../core/jsonl.ts';
-import { fmtEstimate } from '../report/markdown.ts';
-import { flattenMetrics, SummarySchema, type Summary } from '../report/summary.ts';
-import { Prediction, Result } from './records.ts';
-import { toolhopMarkdown } from './report.ts';
-import { scoreAnswer } from './score.ts';
+import type { ToolhopMeta } from '../vitest/meta.ts';
 import { metaFromFinished } from './meta.ts';
 import { FILES, instanceKey } from './output.ts';
-import { aggregateToolhop } from './summary.ts';
-import { buildSummary } from '../report/summary.ts';
-import type { ReproHeader } from '../core/repro.ts';
+import { Prediction, Result } from './records.ts';
+import { scoreAnswer } from './score.ts';
 
 /**
- * `toolhop rescore`: recompute correctness from predictions.jsonl alone (no model, no tools), rewrite
- * results.jsonl, and re-aggregate summary.json / report.md, keeping the original run's header.
+ * `toolhop rescore`: recompute correctness from predictions.jsonl alone (no model, no tools) and rewrite
+ * results.jsonl. Returns the metas so the caller can re-aggregate the summary.
  */
-export async function rescoreDir(dir: string): Promise<{ instances: number; correct: number; changed: number; accuracy: string }> {
+export function rescoreDir(dir: string): { results: Result[]; metas: ToolhopMeta[]; changed: number } {
   const previous = new Map<string, boolean>();
   for (const raw of readJsonl(join(dir, FILES.results))) {
     const r = Result.safeParse(raw);
     if (r.success) previous.set(instanceKey(r.data.id, r.data.trial), r.data.correct);
   }
   const results: Result[] = [];
-  const metas = [];
-  let changed = 0;
+  const metas: ToolhopMeta[] = [];
   const seen = new Set<string>();
+  let changed = 0;
   for (const [i, raw] of readJsonl(join(dir, FILES.predictions)).entries()) {
     const parsed = Prediction.safeParse(raw);
-    if (!parsed.success) throw new Error(`${join(dir, FILES.predictions)}: line ${i + 1}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`${join(dir, FILES.predictions)}: line ${i + 1}: field ${issue?.path.join('.')}: ${issue?.message}`);
+    }
     const p = parsed.data;
     const key = instanceKey(p.id, p.trial);
     if (seen.has(key)) continue;
@@ -51,32 +48,5 @@ export async function rescoreDir(dir: string): Promise<{ instances: number; corr
     metas.push(metaFromFinished({ result, prediction: p }, false));
   }
   writeFileAtomic(join(dir, FILES.results), results.map((r) => JSON.stringify(r) + '\n').join(''));
-
-  const old = existsSync(join(dir, FILES.summary)) ? SummarySchema.safeParse(JSON.parse(readFileSync(join(dir, FILES.summary), 'utf8'))) : undefined;
-  const header = (old?.success ? old.data.header : undefined) as ReproHeader | undefined;
-  const seed = Number((header as { seed?: number } | undefined)?.seed ?? 0);
-  const agg = aggregateToolhop(metas, seed);
-  let summary: Summary | undefined;
-  if (header) {
-    summary = buildSummary({
-      suite: 'toolhop',
-      header,
-      config: { ...(old?.success ? old.data.config : {}), rescored_at: new Date().toISOString() },
-      counts: agg.counts,
-      metrics: agg.metrics,
-      breakdowns: agg.breakdowns,
-      errors: agg.errors,
-      extra: { activity: agg.activity },
-      gate: null,
-    });
-    writeFileAtomic(join(dir, FILES.summary), JSON.stringify(summary, null, 2) + '\n');
-    writeFileSync(join(dir, FILES.report), toolhopMarkdown(summary));
-  }
-  const acc = summary ? flattenMetrics(summary.metrics as never).accuracy : undefined;
-  return {
-    instances: results.length,
-    correct: results.filter((r) => r.correct).length,
-    changed,
-    accuracy: acc ? `${fmtEstimate(acc)} n=${acc.n}` : `${results.filter((r) => r.correct).length}/${results.length}`,
-  };
+  return { results, metas, changed };
 }

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readConfig } from '../../core/config.ts';
@@ -9,6 +9,10 @@ import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { FILES } from '../../toolhop/output.ts';
 import { Prediction } from '../../toolhop/records.ts';
 import { rescoreDir } from '../../toolhop/rescore.ts';
+import type { ReproHeader } from '../../core/repro.ts';
+import { SummarySchema } from '../../report/summary.ts';
+import { toolhopAggregator } from '../../../reporters/toolhop.ts';
+import { finalizeSuite } from '../../../reporters/write.ts';
 import { smokeDataset } from '../../toolhop/smoke.ts';
 import { resolveDataSource } from '../../toolhop/source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
@@ -100,10 +104,19 @@ async function rescore(argv: string[]): Promise<number> {
   const dir = values['out-dir'] as string | undefined;
   if (!dir) throw new UsageError('toolgauge toolhop rescore: --out-dir DIR is required');
   if (!existsSync(join(dir, FILES.predictions))) throw new UsageError(`toolgauge toolhop rescore: ${join(dir, FILES.predictions)} not found`);
-  const r = await rescoreDir(dir);
-  process.stdout.write(
-    `rescored ${r.instances} predictions in ${dir}: ${r.correct} correct, ${r.changed} changed from the previous results.jsonl\n` +
-      `accuracy ${r.accuracy}\n`,
-  );
+  const r = rescoreDir(dir);
+  const correct = r.results.filter((x) => x.correct).length;
+  process.stdout.write(`rescored ${r.results.length} predictions in ${dir}: ${correct} correct, ${r.changed} changed from the previous results.jsonl\n`);
+  const summaryPath = join(dir, FILES.summary);
+  if (existsSync(summaryPath)) {
+    const old = SummarySchema.parse(JSON.parse(readFileSync(summaryPath, 'utf8')));
+    const f = finalizeSuite('toolhop', toolhopAggregator, r.metas, {
+      header: old.header as unknown as ReproHeader,
+      config: { ...old.config, rescored_at: new Date().toISOString() },
+      seed: Number((old.header as { seed?: number }).seed ?? 0),
+      outDir: dir,
+    });
+    process.stdout.write(toolhopAggregator.terminal(f.summary, dir) + '\n');
+  }
   return 0;
 }

@@ -65,8 +65,10 @@ def main() -> None:
 
     space, n_space = ranges_of(lambda c: chr(c).isspace())
     nonprint, n_np = ranges_of(lambda c: not chr(c).isprintable())
+    # U+03A3 itself cannot be probed with a sigma; it is a cased letter (and "ΣΣ".lower() == "σς" shows it).
+    assert '\u03a3\u03a3'.lower() == '\u03c3\u03c2'
     ignorable, n_ig = ranges_of(lambda c: c != 0x3A3 and sigma_class(c) == 1)
-    cased, n_ca = ranges_of(lambda c: c != 0x3A3 and sigma_class(c) == 2)
+    cased, n_ca = ranges_of(lambda c: c == 0x3A3 or sigma_class(c) == 2)
     cjk, n_cjk = ranges_of(lambda c: (unicodedata.name(chr(c), '') or '').startswith('CJK UNIFIED IDEOGRAPH-'))
 
     # Lowercase: single code point targets as (cp delta, target - cp); the few multi-code-point ones separately.

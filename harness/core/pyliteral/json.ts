@@ -85,7 +85,8 @@ function convert(x: unknown, where: 'top' | 'array' | 'object'): PyValue | undef
       return { t: 'int', v: x };
     case 'number':
       if (!Number.isFinite(x)) return { t: 'none' };
-      if (Number.isInteger(x) && Math.abs(x) < 1e21) return { t: 'int', v: BigInt(x) };
+      // JSON.stringify writes the shortest decimal form, which json.loads reads as that exact int.
+      if (Number.isInteger(x) && Math.abs(x) < 1e21) return { t: 'int', v: BigInt(String(x)) };
       return { t: 'float', v: x };
     case 'undefined':
     case 'function':

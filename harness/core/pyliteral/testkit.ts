@@ -264,6 +264,18 @@ export const atomSource: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: pick(SET_CALLS) },
 );
 
+/** Mostly valid leaves, so that containers built from several of them are often valid as a whole. */
+export const cleanAtomSource: fc.Arbitrary<string> = fc.oneof(
+  fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
+  fc.integer({ min: 0, max: 1 << 20 }).map((n) => `0x${n.toString(16)}`),
+  fc.double({ noNaN: true }).map((x) => (Number.isFinite(x) ? String(x) : x > 0 ? '1e999' : '-1e999')),
+  fc.tuple(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.double({ noNaN: true, noDefaultInfinity: true, min: 0 })).map(([a, b]) => `${a} ${b < 1 ? '-' : '+'} ${b}j`),
+  fc.string({ unit: 'grapheme', maxLength: 6 }).map((x) => JSON.stringify(x)),
+  fc.string({ unit: 'grapheme-ascii', maxLength: 6 }).map((x) => `b${JSON.stringify(x)}`),
+  fc.string({ unit: 'grapheme-ascii', maxLength: 6 }).map((x) => `r'${x.replace(/['\\]/g, '')}'`),
+  fc.constantFrom('True', 'False', 'None', '...', 'set()', "'\\N{SNOWMAN}'", "'a' 'b'", '-0.0', '1j', '-1j', '0j', "''"),
+);
+
 /** Whitespace, comments and line joins; `inside` is for places within brackets, where newlines are free. */
 const gap = (inside: boolean): fc.Arbitrary<string> =>
   inside
@@ -285,8 +297,9 @@ const numberishSource: fc.Arbitrary<string> = fc.oneof(
 export const literalSource: fc.Arbitrary<string> = fc.letrec<{ value: string; container: string }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    { weight: 5, arbitrary: atomSource },
-    { weight: 2, arbitrary: numberishSource },
+    { weight: 6, arbitrary: cleanAtomSource },
+    { weight: 2, arbitrary: atomSource },
+    { weight: 1, arbitrary: numberishSource },
     { weight: 3, arbitrary: tie('container') },
   ),
   container: fc
@@ -325,7 +338,10 @@ export const dupKeySource: fc.Arbitrary<string> = fc
 /** Top-level forms: a bare tuple, leading/trailing whitespace, blank and comment lines, indentation. */
 export const topLevelSource: fc.Arbitrary<string> = fc
   .tuple(
-    pick(['', '', '', ' ', '\t', '  \t', '\n', '\n\n', '# c\n', '\f', '\f ', '\\\n', '\\\n ', ' \\\n', '\r\n', '\n ', '\ufeff']),
+    fc.oneof(
+      { weight: 10, arbitrary: pick(['', ' ', '\t', '  \t', '\n', '\n\n', '# c\n', '\f', '\\\n', ' \\\n', '\r\n']) },
+      { weight: 1, arbitrary: pick(['\f ', '\\\n ', '\n ', '\ufeff', '\f\\\n', '\\\n\\\n', '\t\\\n  \\\n']) },
+    ),
     fc.oneof({ weight: 4, arbitrary: literalSource }, { weight: 1, arbitrary: fc.array(literalSource, { minLength: 1, maxLength: 3 }).map((xs) => xs.join(', ')) }, { weight: 1, arbitrary: dupKeySource }),
     fc.oneof({ weight: 5, arbitrary: fc.constant('') }, { weight: 1, arbitrary: pick([',', '\n', '\n\n', '  ', ' # c', '\n# c', '\n ', '\n \n', '\\', '\\\n', ' \\\n\n', ';', '\n1', '\r', '\x00', '\ud800']) }),
   )

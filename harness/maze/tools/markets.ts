@@ -38,7 +38,7 @@ function quote(args: ToolArgs): ToolResult {
   return { ticker: c.ticker, date: d, price: closePrice(c, d), currency: 'USD', as_of: `${d}T20:00:00Z` };
 }
 
-const quoteParams = obj({ ticker: str('Stock ticker symbol, e.g. ACME'), date: date('Trading day of the closing price') });
+const quoteParams = obj({ ticker: str('Stock ticker symbol (capital letters)'), date: date('Trading day of the closing price') });
 const quoteOutput = obj({
   ticker: str('Ticker the price is for'),
   date: str('Trading day'),

@@ -49,7 +49,7 @@ function weatherTool(name: string, description: string): MazeTool {
     domain: 'weather',
     category: 'source',
     description,
-    parameters: obj({ city: str('City name, e.g. Oslo'), date: date('Day') }),
+    parameters: obj({ city: str('City name'), date: date('Day') }),
     output: obj({ city: str('City'), date: str('Day'), ...weatherFields }),
     substituteSet: 'city_weather',
     checks: { ...weatherChecks, echo: { city: 'city' } },

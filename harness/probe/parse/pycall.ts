@@ -185,6 +185,7 @@ class PyReader {
         return out;
       }
       if (!triple && (c === '\n' || c === '\r')) this.fail();
+      if (c === '\0') this.fail(); // CPython refuses source containing a NUL byte
       if (c === '\\') {
         if (this.i + 1 >= s.length) throw new Fail(true, s.length);
         if (raw) {

@@ -202,7 +202,7 @@ describe('checkTemplate never throws', () => {
 const REAL: Record<string, { findings: FindingId[]; limitation?: RegExp; details?: RegExp[]; why: string }> = {
   'DeepSeek-V3.1': {
     findings: ['raises_on_standard_shape', 'tools_not_rendered'],
-    details: [/dict arguments: error "TypeError: can only concatenate str/],
+    details: [/dict arguments: error `TypeError: can only concatenate str/],
     why: 'the template never reads `tools`; it joins arguments with `+`, a TypeError in jinja2 for dict arguments',
   },
   'Hermes-2-Pro-Llama-3-8B.tool_use': {
@@ -234,13 +234,13 @@ const REAL: Record<string, { findings: FindingId[]; limitation?: RegExp; details
   'functionary-medium-v3.2': {
     findings: ['raises_on_standard_shape'],
     limitation: /tuple unpacking/,
-    details: [/dict arguments: error "TypeError/],
+    details: [/dict arguments: error `TypeError/],
     why: 'tuple unpacking in a for loop (engine limitation, checked with a plain tool); arguments joined with `+`',
   },
 };
 
 describe.skipIf(!haveReal)('real templates (needs ../shared/data)', () => {
-  it.each(Object.keys(REAL))('%s', async (name, { annotate }) => {
+  it.for(Object.keys(REAL))('%s', async (name, { annotate }) => {
     const source = real(name);
     let c: TemplateCheck | undefined;
     expect(() => (c = checked(source))).not.toThrow();

@@ -117,7 +117,8 @@ class Session {
 
 const isFailure = (o: Outcome): o is { ok: false; error: TemplateError } => !o.ok && o.error.kind !== 'engine_unsupported';
 const hasCall = (messages: ChatMessage[]): boolean => messages.some((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0);
-const quote = (s: string, max = 160): string => JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
+/** Quote a passage for a finding's detail: backticks, newlines shown as \n, long passages cut. */
+const quote = (s: string, max = 160): string => `\`${(s.length > max ? `${s.slice(0, max)}…` : s).replace(/\n/g, '\\n')}\``;
 
 /**
  * Remove messages (and the tools) while `holds` stays true: the fewest messages that still show the defect.
@@ -152,7 +153,8 @@ function repro(session: Session, messages: ChatMessage[], tools: OpenAITool[] | 
 }
 
 function describeError(error: TemplateError): string {
-  return error.kind === 'raised' ? `raise_exception(${quote(error.message)})` : `error ${quote(error.message)}`;
+  // The raise message is kept exact (JSON) so that repairs can find the call in the source.
+  return error.kind === 'raised' ? `raise_exception(${JSON.stringify(error.message)})` : `error ${quote(error.message)}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -156,4 +156,13 @@ def scrub_pyodide():
         namespace = module.__dict__
         for key in [k for k, v in list(namespace.items()) if dangerous(v)]:
             del namespace[key]
+    # CPython keeps a copy of a single-phase extension module's dict to re-create it on a later import;
+    # `_imp.create_builtin` (reachable from importlib's globals) would hand out a fresh `_pyodide_core` from it.
+    if core is not None:
+        import gc
+
+        live = core.__dict__
+        for obj in gc.get_objects():
+            if type(obj) is dict and obj is not live and obj.get("__name__") == "_pyodide_core":
+                obj.clear()
     _drop_modules()

@@ -1,0 +1,125 @@
+import { compareMany, type PairedComparison } from '../stats/index.ts';
+import { table } from './markdown.ts';
+import { barChart, type Bar } from './svg.ts';
+
+/** One saved run, reduced to what a paired comparison needs. */
+export interface RunOutcomes {
+  label: string;
+  dir: string;
+  suite: string;
+  datasetSha256: string | null;
+  /** metric → instance id → outcome (trials already averaged). */
+  outcomes: Record<string, Map<string, number>>;
+}
+
+export interface Comparison {
+  baseline: string;
+  candidate: string;
+  shared: number;
+  onlyInBaseline: number;
+  onlyInCandidate: number;
+  results: PairedComparison[];
+}
+
+export class CompareRefused extends Error {
+  override name = 'CompareRefused';
+}
+
+/**
+ * Compare every run against the first (the baseline) on their shared instances: a paired bootstrap of the
+ * difference and exact McNemar, Holm-corrected over the whole family (all metrics × all candidates). Refuses runs
+ * of different suites, datasets or instance sets unless `allowPartial`.
+ */
+export function compareRuns(runs: RunOutcomes[], opts: { allowPartial?: boolean; seed?: number; alpha?: number } = {}): Comparison[] {
+  if (runs.length < 2) throw new CompareRefused('--compare needs at least two runs');
+  const [base, ...rest] = runs as [RunOutcomes, ...RunOutcomes[]];
+  for (const r of rest) {
+    if (r.suite !== base.suite) throw new CompareRefused(`cannot compare a ${base.suite} run (${base.dir}) with a ${r.suite} run (${r.dir})`);
+    if (!opts.allowPartial && base.datasetSha256 !== r.datasetSha256) {
+      throw new CompareRefused(
+        `${r.dir} used a different dataset (sha256 ${short(r.datasetSha256)}) than ${base.dir} (${short(base.datasetSha256)}); pass --allow-partial to compare the shared instances anyway`,
+      );
+    }
+    const a = instanceIds(base);
+    const b = instanceIds(r);
+    const onlyA = [...a].filter((x) => !b.has(x));
+    const onlyB = [...b].filter((x) => !a.has(x));
+    if (!opts.allowPartial && (onlyA.length || onlyB.length)) {
+      throw new CompareRefused(
+        `${base.dir} and ${r.dir} cover different instances (${onlyA.length} only in the first, ${onlyB.length} only in the second, e.g. ${[...onlyA, ...onlyB].slice(0, 3).join(', ')}); pass --allow-partial to compare the ${[...a].filter((x) => b.has(x)).length} shared ones`,
+      );
+    }
+  }
+  const family = rest.flatMap((r) =>
+    Object.keys(base.outcomes)
+      .filter((m) => r.outcomes[m])
+      .map((metric) => ({ run: r, metric, a: base.outcomes[metric]!, b: r.outcomes[metric]! })),
+  );
+  const results = compareMany(
+    family.map((f) => ({ metric: f.metric, a: f.a, b: f.b })),
+    { seed: opts.seed ?? 0, alpha: opts.alpha ?? 0.05 },
+  );
+  return rest.map((r) => {
+    const mine = results.filter((_, i) => family[i]!.run === r);
+    const a = instanceIds(base);
+    const b = instanceIds(r);
+    return {
+      baseline: base.label,
+      candidate: r.label,
+      shared: [...a].filter((x) => b.has(x)).length,
+      onlyInBaseline: [...a].filter((x) => !b.has(x)).length,
+      onlyInCandidate: [...b].filter((x) => !a.has(x)).length,
+      results: mine,
+    };
+  });
+}
+
+function instanceIds(r: RunOutcomes): Set<string> {
+  const ids = new Set<string>();
+  for (const m of Object.values(r.outcomes)) for (const id of m.keys()) ids.add(id);
+  return ids;
+}
+
+function short(s: string | null): string {
+  return s ? `${s.slice(0, 12)}…` : 'unknown';
+}
+
+export function comparisonMarkdown(cs: Comparison[], notice: string | null): string {
+  const lines = ['# Paired comparison', ''];
+  if (notice) lines.push(`> **${notice}**`, '');
+  lines.push(
+    'Each candidate is compared with the baseline on the instances both ran: paired bootstrap CI of the difference (candidate − baseline) and, for pass/fail outcomes, the exact McNemar test on discordant pairs; p-values are Holm-corrected over all rows. A change is *credible* when the corrected p ≤ 0.05 and the CI excludes 0.',
+    '',
+  );
+  for (const c of cs) {
+    lines.push(`## ${c.candidate} vs ${c.baseline}`, '', `${c.shared} shared instances${c.onlyInBaseline || c.onlyInCandidate ? ` (${c.onlyInBaseline} only in the baseline, ${c.onlyInCandidate} only in the candidate — left out)` : ''}.`, '');
+    lines.push(
+      table(
+        ['metric', 'baseline', 'candidate', 'difference [95% CI]', 'test', 'discordant (gain/loss)', 'p (Holm)', 'verdict'],
+        c.results.map((r) => [
+          r.metric,
+          r.meanA.toFixed(3),
+          r.meanB.toFixed(3),
+          `${signed(r.diff)} [${signed(r.lo)}, ${signed(r.hi)}]`,
+          r.test,
+          r.mcnemar ? `${r.mcnemar.b01}/${r.mcnemar.b10}` : '—',
+          Number.isNaN(r.pAdjusted) ? '—' : r.pAdjusted.toPrecision(3),
+          `**${r.verdict}**`,
+        ]),
+      ),
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+/** A chart of each run's value of `metric` with its CI, one bar per run. */
+export function comparisonChart(runs: Array<{ label: string; estimate: { value: number | null; lo: number | null; hi: number | null; n: number } | undefined; note?: string }>, metric: string, simulated: boolean): string {
+  const bars: Bar[] = runs.map((r) => ({ label: r.label, value: r.estimate?.value ?? null, lo: r.estimate?.lo ?? null, hi: r.estimate?.hi ?? null, n: r.estimate?.n ?? 0, note: r.note }));
+  return barChart(bars, { title: `${metric} per run (95% CI)${simulated ? ' — simulator' : ''}`, axisLabel: metric });
+}
+
+function signed(x: number): string {
+  if (Number.isNaN(x)) return '—';
+  return `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
+}
