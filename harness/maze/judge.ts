@@ -287,16 +287,17 @@ export function judge(
   }
 
   if (strict) {
-    if (winning) {
-      const bad = bindingProblems(task, winning, trace);
-      if (!rule('strict:bindings', bad.length === 0, bad.length === 0 ? `every node on ${winning.id} has a clean call with correctly bound arguments` : bad.join('; '))) {
-        fail('binding_mismatch');
-      }
-    }
+    // Most specific diagnosis first: a corrupted value used downstream also breaks the bindings and the answer.
     if (isImplicit(mode)) {
       const leaks = corruptionLeaks(task, trace, finalAnswer);
       if (!rule('strict:no_corrupted_value_downstream', leaks.length === 0, leaks.length === 0 ? 'no corrupted value reached a later argument or the answer' : leaks.join('; '))) {
         fail('corrupted_value_propagated');
+      }
+    }
+    if (winning) {
+      const bad = bindingProblems(task, winning, trace);
+      if (!rule('strict:bindings', bad.length === 0, bad.length === 0 ? `every node on ${winning.id} has a clean call with correctly bound arguments` : bad.join('; '))) {
+        fail('binding_mismatch');
       }
     }
     if (!(task.complexity === 'c1' && isPermanent(mode))) {

@@ -52,8 +52,8 @@ export interface MetricsOptions {
 
 export function modeMetrics(runs: readonly RunOutcome[], label: string, opts: MetricsOptions = {}): ModeMetrics {
   const sorted = [...runs].sort((a, b) => (a.task_id < b.task_id ? -1 : a.task_id > b.task_id ? 1 : 0));
-  const tsr = sorted.map((r) => (r.pass ? 1 : 0));
-  const prr = sorted.filter((r) => r.hit).map((r) => (r.pass ? 1 : 0));
+  const tsr: number[] = sorted.map((r) => (r.pass ? 1 : 0));
+  const prr: number[] = sorted.filter((r) => r.hit).map((r) => (r.pass ? 1 : 0));
   const rc = sorted.map((r) => r.rc);
   const base = opts.seed ?? 0;
   const est = (xs: number[], what: string, denominator: string) =>

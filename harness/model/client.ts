@@ -113,7 +113,7 @@ export class ModelClient {
     schema: z.ZodType<T>,
     send: (signal: AbortSignal) => Promise<T>,
   ): Promise<T & { latencyMs: number; attempts: number; cached: boolean; retried: string[] }> {
-    const key = this.cache.key(kind, body, ctx.trial ?? 0);
+    const key = this.cache.key(kind, { body, variant: ctx.variant ?? null }, ctx.trial ?? 0);
     if (this.cache.mode === 'replay') {
       const hit = this.cache.get(key, schema);
       if (!hit) throw new ModelCallError(`request cache miss in replay mode (${ctx.instance})`, 'cache_miss', 0);
@@ -156,6 +156,7 @@ function headersFor(ctx: CallContext): Record<string, string> {
     'x-toolgauge-instance': ctx.instance,
     ...(ctx.agent !== undefined ? { 'x-toolgauge-agent': ctx.agent } : {}),
     ...(ctx.trial !== undefined ? { 'x-toolgauge-trial': String(ctx.trial) } : {}),
+    ...(ctx.variant !== undefined ? { 'x-toolgauge-variant': ctx.variant } : {}),
   };
 }
 

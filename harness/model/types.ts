@@ -24,6 +24,8 @@ export interface CallContext {
   instance: string;
   agent?: string;
   trial?: number;
+  /** A second look at the same instance (e.g. `counterfactual` re-asks with a repaired template). */
+  variant?: string;
 }
 
 export const Usage = z.object({

@@ -61,7 +61,7 @@ export class PyodideLauncher {
       mounts: this.paths.filter((p) => p.kind === 'dir').map(({ host, path }) => ({ host, path })),
       files: this.paths.filter((p) => p.kind === 'file').map(({ host, path }) => ({ host, path })),
       sysPath: [DIST_PACKAGES],
-      readRoots: [...PYODIDE_READ_ROOTS, ...this.paths.map((p) => p.path)],
+      readRoots: [...PYODIDE_READ_ROOTS, DIST_PACKAGES, ...this.paths.map((p) => p.path)],
     };
   }
 

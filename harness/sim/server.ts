@@ -19,10 +19,16 @@ export interface ChatBody {
   tools?: OpenAITool[];
 }
 
+/** Who is asking, from the request headers: the instance (`<suite>:<id>`), agent, trial and variant. */
+export interface SimRequestContext extends SimCallContext {
+  id: string;
+  variant?: string;
+}
+
 /** A suite's responder: the next assistant message (chat) or raw text (completions) for one request. */
 export interface Responder {
-  chat?(spec: PolicySpec, body: ChatBody, ctx: SimCallContext & { id: string }): SimReply | Promise<SimReply>;
-  completion?(spec: PolicySpec, prompt: string, ctx: SimCallContext & { id: string }): string | Promise<string>;
+  chat?(spec: PolicySpec, body: ChatBody, ctx: SimRequestContext): SimReply | Promise<SimReply>;
+  completion?(spec: PolicySpec, prompt: string, ctx: SimRequestContext): string | Promise<string>;
 }
 
 export interface SimServerOptions {
@@ -107,7 +113,13 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     if (!instance) throw new HttpError(400, 'simulator: missing x-toolgauge-instance header (the simulator answers toolgauge suites only)');
     const sep = instance.indexOf(':');
     const suite = instance.slice(0, sep);
-    const ctx = { instance, id: instance.slice(sep + 1), agent: header(req, 'x-toolgauge-agent') ?? '0', trial: Number(header(req, 'x-toolgauge-trial') ?? 0) };
+    const ctx = {
+      instance,
+      id: instance.slice(sep + 1),
+      agent: header(req, 'x-toolgauge-agent') ?? '0',
+      trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
+      variant: header(req, 'x-toolgauge-variant'),
+    };
 
     if (spec.latencyMs > 0) await sleep(spec.latencyMs);
     if (spec.name === 'flaky') {

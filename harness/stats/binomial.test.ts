@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
-import { BinomialSampler, exactBinomialTwoSided } from './binomial.ts';
+import { BinomialSampler, VaryingBinomial, binomialDraw, exactBinomialTwoSided } from './binomial.ts';
 import { binomialRow, exactTwoSidedRational, logRatio, ratio } from './exact-reference.ts';
 import { normalQuantile } from './special.ts';
 
@@ -56,38 +56,49 @@ describe('exactBinomialTwoSided', () => {
   });
 });
 
+/**
+ * Chi-square goodness of fit of `draws` seeded draws against the exact Binomial(n, a/b) pmf (BigInt), pooling
+ * cells with expected count < 5; returns the statistic and its 99.9% critical value (Wilson–Hilferty).
+ */
+function chiSquareBinomial(draw: (rng: Rng) => number, n: number, a: number, b: number, draws: number) {
+  const rng = new Rng(12345);
+  const counts = new Array<number>(n + 1).fill(0);
+  for (let i = 0; i < draws; i++) {
+    const k = draw(rng);
+    if (!(Number.isInteger(k) && k >= 0 && k <= n)) throw new Error(`impossible draw ${k}`);
+    counts[k]!++;
+  }
+  const row = binomialRow(n);
+  const den = BigInt(b) ** BigInt(n);
+  const expected = row.map((c, k) => {
+    const num = c * BigInt(a) ** BigInt(k) * BigInt(b - a) ** BigInt(n - k);
+    return num === 0n ? 0 : draws * ratio(num, den);
+  });
+  let chi = 0;
+  let cells = 0;
+  let accO = 0;
+  let accE = 0;
+  for (let k = 0; k <= n; k++) {
+    accO += counts[k] as number;
+    accE += expected[k] as number;
+    if (accE >= 5 || k === n) {
+      chi += accE > 0 ? (accO - accE) ** 2 / accE : accO > 0 ? Infinity : 0;
+      cells++;
+      accO = 0;
+      accE = 0;
+    }
+  }
+  const df = Math.max(1, cells - 1);
+  const z = normalQuantile(0.999);
+  return { chi, crit: df * (1 - 2 / (9 * df) + z * Math.sqrt(2 / (9 * df))) ** 3 };
+}
+
 describe('BinomialSampler', () => {
   it('draws Binomial(n, p): chi-square goodness of fit on 200,000 seeded draws', () => {
-    for (const [n, p] of [[20, 0.3], [150, 0.9]] as const) {
-      const s = new BinomialSampler(n, p);
-      const rng = new Rng(12345);
-      const draws = 200_000;
-      const counts = new Array<number>(n + 1).fill(0);
-      for (let i = 0; i < draws; i++) counts[s.draw(rng)]!++;
-      // expected counts from the exact pmf; pool cells with expected < 5 into their neighbours
-      const row = binomialRow(n);
-      const den = BigInt(10) ** BigInt(n);
-      const pInt = BigInt(Math.round(p * 10));
-      const expected = row.map((c, k) => draws * ratio(c * pInt ** BigInt(k) * (10n - pInt) ** BigInt(n - k), den) || 0);
-      let chi = 0;
-      let cells = 0;
-      let accO = 0;
-      let accE = 0;
-      for (let k = 0; k <= n; k++) {
-        accO += counts[k] as number;
-        accE += expected[k] as number;
-        if (accE >= 5) {
-          chi += (accO - accE) ** 2 / accE;
-          cells++;
-          accO = 0;
-          accE = 0;
-        }
-      }
-      const df = cells - 1;
-      const z = normalQuantile(0.999); // Wilson–Hilferty 99.9% point of chi-square(df)
-      const crit = df * (1 - 2 / (9 * df) + z * Math.sqrt(2 / (9 * df))) ** 3;
+    for (const [n, a, b] of [[20, 3, 10], [150, 9, 10]] as const) {
+      const s = new BinomialSampler(n, a / b);
+      const { chi, crit } = chiSquareBinomial((rng) => s.draw(rng), n, a, b, 200_000);
       expect(chi).toBeLessThan(crit);
-      expect(counts.reduce((a, b) => a + b, 0)).toBe(draws);
     }
   });
   it('never draws an impossible value at p = 0 or p = 1', () => {
@@ -98,5 +109,40 @@ describe('BinomialSampler', () => {
       expect(zero.draw(rng)).toBe(0);
       expect(one.draw(rng)).toBe(50);
     }
+  });
+});
+
+describe('binomialDraw (parameters change per draw)', () => {
+  it('draws Binomial(n, p): chi-square goodness of fit, from tiny to large n and p near 0 and 1', () => {
+    const cases: Array<[number, number, number]> = [[1, 1, 2], [20, 3, 10], [1000, 1, 50], [500, 97, 100], [3000, 1, 2], [7, 1, 3]];
+    for (const [n, a, b] of cases) {
+      const { chi, crit } = chiSquareBinomial((rng) => binomialDraw(n, a / b, rng), n, a, b, 100_000);
+      expect(chi, `n=${n}, p=${a}/${b}`).toBeLessThan(crit);
+    }
+  });
+  it('one VaryingBinomial serves changing n correctly (its per-n cache does not leak between n)', () => {
+    const vb = new VaryingBinomial(0.3);
+    const flip = { i: 0 };
+    // alternate n = 10 and n = 200 on one instance; test each stream of draws against its own pmf
+    const draw10 = (rng: Rng) => {
+      vb.draw(200, rng);
+      flip.i++;
+      return vb.draw(10, rng);
+    };
+    const draw200 = (rng: Rng) => {
+      vb.draw(10, rng);
+      return vb.draw(200, rng);
+    };
+    for (const [f, n] of [[draw10, 10], [draw200, 200]] as const) {
+      const { chi, crit } = chiSquareBinomial(f, n, 3, 10, 50_000);
+      expect(chi, `n=${n}`).toBeLessThan(crit);
+    }
+    expect(flip.i).toBe(50_000);
+  });
+  it('handles the edges p = 0, p = 1, n = 0', () => {
+    const rng = new Rng(2);
+    expect(binomialDraw(10, 0, rng)).toBe(0);
+    expect(binomialDraw(10, 1, rng)).toBe(10);
+    expect(binomialDraw(0, 0.5, rng)).toBe(0);
   });
 });

@@ -73,36 +73,55 @@ export class BinomialSampler {
 }
 
 /**
- * One draw from Binomial(n, p) for parameters that change from draw to draw (the multinomial bootstrap): exact
- * inversion with the outcomes taken in the order mode, mode−1, mode+1, mode−2, … (any fixed order inverts
- * exactly), pmf values by recurrence from the mode. Expected work is O(√(np(1−p))) steps.
+ * Draws from Binomial(n, p) for a fixed p and an n that changes from draw to draw (one stage of the multinomial
+ * bootstrap chain): exact inversion with the outcomes taken in the order mode, mode−1, mode+1, mode−2, … (any
+ * fixed order inverts exactly), pmf values by recurrence from the mode, whose pmf is cached per n. Expected work
+ * is O(√(np(1−p))) steps.
  */
-export function binomialDraw(n: number, p: number, rng: Rng): number {
-  if (n === 0 || p <= 0) return 0;
-  if (p >= 1) return n;
-  const r = p / (1 - p);
-  const mode = Math.min(n, Math.floor((n + 1) * p));
-  const pm = Math.exp(binomialLogPmf(mode, n, p));
-  let u = rng.next() - pm;
-  if (u < 0) return mode;
-  let lo = mode;
-  let hi = mode;
-  let plo = pm;
-  let phi = pm;
-  for (;;) {
-    if (lo > 0) {
-      plo *= lo / ((n - lo + 1) * r); // pmf(k − 1) = pmf(k) · k/(n − k + 1) · (1 − p)/p
-      lo--;
-      u -= plo;
-      if (u < 0) return lo;
-    }
-    if (hi < n) {
-      phi *= ((n - hi) * r) / (hi + 1); // pmf(k + 1) = pmf(k) · (n − k)/(k + 1) · p/(1 − p)
-      hi++;
-      u -= phi;
-      if (u < 0) return hi;
-    }
-    // Only rounding can leave mass unassigned (≈1e-15): give it to the mode.
-    if (lo === 0 && hi === n) return mode;
+export class VaryingBinomial {
+  private readonly r: number;
+  private readonly modePmf = new Map<number, number>();
+  constructor(readonly p: number) {
+    if (!(p >= 0 && p <= 1)) throw new RangeError(`VaryingBinomial: p must be in [0, 1], got ${p}`);
+    this.r = p / (1 - p);
   }
+  draw(n: number, rng: Rng): number {
+    const p = this.p;
+    if (n === 0 || p <= 0) return 0;
+    if (p >= 1) return n;
+    const r = this.r;
+    const mode = Math.min(n, Math.floor((n + 1) * p));
+    let pm = this.modePmf.get(n);
+    if (pm === undefined) {
+      pm = Math.exp(binomialLogPmf(mode, n, p));
+      this.modePmf.set(n, pm);
+    }
+    let u = rng.next() - pm;
+    if (u < 0) return mode;
+    let lo = mode;
+    let hi = mode;
+    let plo = pm;
+    let phi = pm;
+    for (;;) {
+      if (lo > 0) {
+        plo *= lo / ((n - lo + 1) * r); // pmf(k − 1) = pmf(k) · k/(n − k + 1) · (1 − p)/p
+        lo--;
+        u -= plo;
+        if (u < 0) return lo;
+      }
+      if (hi < n) {
+        phi *= ((n - hi) * r) / (hi + 1); // pmf(k + 1) = pmf(k) · (n − k)/(k + 1) · p/(1 − p)
+        hi++;
+        u -= phi;
+        if (u < 0) return hi;
+      }
+      // Only rounding can leave mass unassigned (≈1e-15): give it to the mode.
+      if (lo === 0 && hi === n) return mode;
+    }
+  }
+}
+
+/** One draw from Binomial(n, p) (see `VaryingBinomial`). */
+export function binomialDraw(n: number, p: number, rng: Rng): number {
+  return new VaryingBinomial(p).draw(n, rng);
 }

@@ -1,15 +1,8 @@
 // Seeded percentile bootstrap of a mean of outcomes in [0, 1].
 
 import { Rng, deriveSeed } from '../core/rng.ts';
-import { assertLevel, assertResamples, assertUnitInterval, isBinary, mean } from './describe.ts';
-import {
-  percentileInterval,
-  resampleBinaryMeans,
-  resampleDiscreteMeans,
-  resampleEngine,
-  resampleMeans,
-  tally,
-} from './resample.ts';
+import { assertLevel, assertResamples, assertUnitInterval, mean } from './describe.ts';
+import { bootstrapMeans, percentileInterval } from './resample.ts';
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type EstimateOptions, type MetricEstimate } from './types.ts';
 
 /** The estimate for no data: every number NaN, never a throw (an empty breakdown group is normal). */
@@ -42,21 +35,7 @@ export function bootstrapRate(outcomes: readonly number[], opts: EstimateOptions
   const value = mean(outcomes);
   if (n === 1) return { value, lo: NaN, hi: NaN, n, denominator, method: 'none', level };
   const rng = new Rng(deriveSeed(seed, 'bootstrap-rate'));
-  const sorted = Float64Array.from(outcomes).sort();
-  const { distinct, counts } = tally(sorted);
-  let stats: Float64Array;
-  switch (resampleEngine(n, distinct.length, isBinary(distinct))) {
-    case 'binary': {
-      const ones = distinct[distinct.length - 1] === 1 ? (counts[counts.length - 1] as number) : 0;
-      stats = resampleBinaryMeans(ones, n, resamples, rng);
-      break;
-    }
-    case 'multinomial':
-      stats = resampleDiscreteMeans(distinct, counts, resamples, rng);
-      break;
-    case 'index':
-      stats = resampleMeans(sorted, resamples, rng);
-  }
+  const stats = bootstrapMeans(Float64Array.from(outcomes).sort(), resamples, rng);
   const { lo, hi } = percentileInterval(stats, level);
   return { value, lo, hi, n, denominator, method: 'bootstrap', level, seed, resamples };
 }

@@ -5,7 +5,7 @@ import { Rng, deriveSeed } from '../core/rng.ts';
 import { exactBinomialTwoSided } from './binomial.ts';
 import { assertLevel, assertResamples } from './describe.ts';
 import { holm } from './holm.ts';
-import { percentileInterval, resampleMeans } from './resample.ts';
+import { bootstrapMeans, percentileInterval } from './resample.ts';
 import { DEFAULT_RESAMPLES } from './types.ts';
 
 export type Verdict = 'credible gain' | 'credible harm' | 'no credible change';
@@ -163,7 +163,7 @@ export function pairedCompare(
   const meanB = sumB / n;
 
   const sorted = Float64Array.from(diffs).sort();
-  const stats = resampleMeans(sorted, resamples, new Rng(deriveSeed(seed, 'paired-bootstrap')));
+  const stats = bootstrapMeans(sorted, resamples, new Rng(deriveSeed(seed, 'paired-bootstrap')));
   const { lo, hi } = percentileInterval(stats, level);
 
   let mcnemar: McNemar | undefined;

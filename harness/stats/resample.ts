@@ -1,8 +1,9 @@
-// The resampling engines behind every bootstrap here. All exact: indices are exactly uniform (no modulo bias),
-// and the 0/1 shortcut draws from exactly the distribution plain resampling would give.
+// The resampling engines behind every bootstrap here. All exact: indices are exactly uniform (no modulo bias), and
+// the 0/1 (binomial) and few-distinct-values (multinomial) shortcuts draw from exactly the distribution that plain
+// index resampling would give, only faster.
 
 import type { Rng } from '../core/rng.ts';
-import { BinomialSampler, binomialDraw } from './binomial.ts';
+import { BinomialSampler, VaryingBinomial } from './binomial.ts';
 import { quantile } from './describe.ts';
 
 const TWO32 = 4294967296;
@@ -11,7 +12,7 @@ const TWO32 = 4294967296;
  * How many base-n digits one 32-bit word of `Rng.next()` yields, and the rejection limit that makes them exactly
  * uniform: a word x < limit (a multiple of n^digits) is uniform on [0, limit), so x mod n^digits is uniform and
  * its base-n digits are independent uniform indices in [0, n). For n = 1,000 that is 3 indices per word (6.9%
- * of words rejected), which is what makes 10,000 × 1,000 resampling fast: the PRNG call dominates the cost.
+ * of words rejected), a third of the PRNG calls of one word per index.
  * (Math.floor(x / n) is exact here: the quotient's rounding error is far below the 1/n gap to the next integer.)
  */
 export function indexDigits(n: number): { digits: number; limit: number } {
@@ -120,12 +121,13 @@ export function resampleDiscreteMeans(
   const tail = new Float64Array(m); // tail[j] = Σ_{i ≥ j} counts_i
   for (let j = m - 1, s = 0; j >= 0; j--) tail[j] = s += c[j] as number;
   const n = tail[0] as number;
+  const stages = Array.from({ length: m - 1 }, (_, j) => new VaryingBinomial((c[j] as number) / (tail[j] as number)));
   const out = new Float64Array(resamples);
   for (let r = 0; r < resamples; r++) {
     let left = n;
     let s = 0;
     for (let j = 0; j < m - 1 && left > 0; j++) {
-      const k = binomialDraw(left, (c[j] as number) / (tail[j] as number), rng);
+      const k = (stages[j] as VaryingBinomial).draw(left, rng);
       s += k * (v[j] as number);
       left -= k;
     }
@@ -156,11 +158,33 @@ export type ResampleEngine = 'binary' | 'multinomial' | 'index';
 /**
  * Which exact engine resamples n values with `distinct` distinct values fastest: the binomial shortcut for 0/1
  * data, the multinomial chain when (distinct − 1) binomial draws cost less than n index draws (measured: one
- * draw costs 10–45 index draws; 40 keeps the switch conservative), plain index resampling otherwise. All three give the same distribution.
+ * draw costs 10–45 index draws; 40 keeps the switch conservative), plain index resampling otherwise. All three
+ * give the same distribution.
  */
 export function resampleEngine(n: number, distinct: number, binary: boolean): ResampleEngine {
   if (binary) return 'binary';
   return (distinct - 1) * 40 < n ? 'multinomial' : 'index';
+}
+
+/**
+ * Bootstrap means of an ascending-sorted sample through the fastest exact engine (see `resampleEngine`). Because
+ * it sees only the sorted values, the result depends on the multiset, not on the input order.
+ */
+export function bootstrapMeans(sorted: Float64Array, resamples: number, rng: Rng): Float64Array {
+  const n = sorted.length;
+  if (n === 0) return new Float64Array(resamples).fill(NaN);
+  const { distinct, counts } = tally(sorted);
+  const binary = distinct.every((x) => x === 0 || x === 1);
+  switch (resampleEngine(n, distinct.length, binary)) {
+    case 'binary': {
+      const ones = distinct[distinct.length - 1] === 1 ? (counts[counts.length - 1] as number) : 0;
+      return resampleBinaryMeans(ones, n, resamples, rng);
+    }
+    case 'multinomial':
+      return resampleDiscreteMeans(distinct, counts, resamples, rng);
+    case 'index':
+      return resampleMeans(sorted, resamples, rng);
+  }
 }
 
 /** Percentile interval of bootstrap statistics (sorts `stats` in place): type-7 quantiles at (1 ∓ level)/2. */

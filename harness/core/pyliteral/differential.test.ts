@@ -7,6 +7,7 @@ import {
   atomSource,
   bigintJson,
   decodeTagged,
+  deepSource,
   differs,
   dupKeySource,
   grammarNoise,
@@ -63,6 +64,10 @@ describe.skipIf(skipReason !== undefined)(`literalEval agrees with python3 ast.l
 
   it('on dicts and sets with equal keys in different spellings', async () => {
     await fc.assert(fc.asyncProperty(dupKeySource, checkEval), { numRuns: 1000 });
+  });
+
+  it('on brackets nested about 200 deep', async () => {
+    await fc.assert(fc.asyncProperty(deepSource, checkEval), { numRuns: 200 });
   });
 
   it('on near-valid sources (one character deleted, inserted or replaced)', async () => {

@@ -117,7 +117,7 @@ export function evaluate(root: Node): Evaluated {
           let l: number;
           if (left.t === 'int') {
             l = Number(left.v); // PyLong_AsDouble: correctly rounded, OverflowError past the float range
-            if (false) fail('OverflowError: int too large to convert to float');
+            if (!Number.isFinite(l)) fail('OverflowError: int too large to convert to float');
           } else l = left.v;
           // complex arithmetic of 3.11: the real operand becomes (l, 0.0) and parts combine pairwise.
           return node.op === '+'

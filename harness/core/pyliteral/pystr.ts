@@ -26,22 +26,54 @@ export function pyLstripChars(s: string, chars: string): string {
   return s.slice(a);
 }
 
+/** A Python str as code points back to a JS string (adjacent surrogate code points fuse: see cps* helpers). */
+export function fromCodePoints(cps: readonly number[]): string {
+  let out = '';
+  for (let k = 0; k < cps.length; k += 4096) out += String.fromCodePoint(...cps.slice(k, k + 4096));
+  return out;
+}
+
 /** Python's str.lower(): full lowercase mapping (Unicode 14) with CPython's Final_Sigma handling. */
 export function pyLower(s: string): string {
-  // Fast path: ASCII only.
   if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
-  const cps = codePoints(s);
-  let out = '';
+  return fromCodePoints(cpsLower(codePoints(s)));
+}
+
+/** str.lower() on code points. */
+export function cpsLower(cps: readonly number[]): number[] {
+  const out: number[] = [];
   for (let i = 0; i < cps.length; i++) {
     const cp = cps[i]!;
-    if (cp === 0x3a3) out += finalSigma(cps, i) ? '\u03c2' : '\u03c3';
-    else out += lowerOf(cp) ?? String.fromCodePoint(cp);
+    if (cp === 0x3a3) out.push(finalSigma(cps, i) ? 0x3c2 : 0x3c3);
+    else {
+      const low = lowerOf(cp);
+      if (low === undefined) out.push(cp);
+      else for (const ch of low) out.push(ch.codePointAt(0)!);
+    }
   }
   return out;
 }
 
+/** str.removesuffix on code points. */
+export function cpsRemoveSuffix(cps: readonly number[], suffix: readonly number[]): number[] {
+  const k = cps.length - suffix.length;
+  if (suffix.length === 0 || k < 0 || !suffix.every((c, j) => cps[k + j] === c)) return [...cps];
+  return cps.slice(0, k);
+}
+
+/** `needle in hay` on code points. */
+export function cpsIncludes(hay: readonly number[], needle: readonly number[]): boolean {
+  if (needle.length === 0) return true;
+  const first = needle[0]!;
+  outer: for (let k = hay.indexOf(first); k !== -1 && k + needle.length <= hay.length; k = hay.indexOf(first, k + 1)) {
+    for (let j = 1; j < needle.length; j++) if (hay[k + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
 // CPython handle_capital_sigma: \p{cased}\p{case-ignorable}* U+03A3 !(\p{case-ignorable}* \p{cased})
-function finalSigma(cps: number[], i: number): boolean {
+function finalSigma(cps: readonly number[], i: number): boolean {
   let j = i - 1;
   while (j >= 0 && isCaseIgnorable(cps[j]!)) j--;
   if (!(j >= 0 && isCasedNotIgnorable(cps[j]!))) return false;

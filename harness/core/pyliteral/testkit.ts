@@ -340,7 +340,11 @@ export const topLevelSource: fc.Arbitrary<string> = fc
   .tuple(
     fc.oneof(
       { weight: 10, arbitrary: pick(['', ' ', '\t', '  \t', '\n', '\n\n', '# c\n', '\f', '\\\n', ' \\\n', '\r\n']) },
-      { weight: 1, arbitrary: pick(['\f ', '\\\n ', '\n ', '\ufeff', '\f\\\n', '\\\n\\\n', '\t\\\n  \\\n']) },
+      {
+        weight: 2,
+        arbitrary: pick(['\f ', '\\\n ', '\n ', '\ufeff', '\f\\\n', '\\\n\\\n', '\t\\\n  \\\n', '\f \\\n', '\f\t\\\n', '\f\\\n ',
+          '\f \\\n\\\n', '#c\n \\\n', '\n\t\\\n', '\n\\\n \\\n', '\f\f', ' \f \f', '\n\f', '#c\n \\\n\f', '\f \\\n\f']),
+      },
     ),
     fc.oneof({ weight: 4, arbitrary: literalSource }, { weight: 1, arbitrary: fc.array(literalSource, { minLength: 1, maxLength: 3 }).map((xs) => xs.join(', ')) }, { weight: 1, arbitrary: dupKeySource }),
     fc.oneof({ weight: 5, arbitrary: fc.constant('') }, { weight: 1, arbitrary: pick([',', '\n', '\n\n', '  ', ' # c', '\n# c', '\n ', '\n \n', '\\', '\\\n', ' \\\n\n', ';', '\n1', '\r', '\x00', '\ud800']) }),
@@ -361,3 +365,104 @@ export const mutatedSource: fc.Arbitrary<string> = fc
 export const grammarNoise: fc.Arbitrary<string> = fc
   .array(pick([...`'"\\()[]{},:+-.#_0123456789xXoObBjJeErRuUfFN \n\t\f*j{}`, 'True', 'None', 'set', '...', '0x', '1e', "'''", '"""', '\\N{LF}']), { maxLength: 16 })
   .map((xs) => xs.join(''));
+
+/** Brackets nested around 200 deep (CPython's tokenizer allows at most 200 open brackets). */
+export const deepSource: fc.Arbitrary<string> = fc
+  .tuple(fc.integer({ min: 195, max: 205 }), fc.array(fc.constantFrom('()', '[]', '(,)', '{}', '{:}', 'set'), { minLength: 1, maxLength: 5 }), fc.constantFrom('1', '', '-1+2j', "'a'"))
+  .map(([depth, kinds, core]) => {
+    let out: string = core;
+    for (let d = 0; d < depth; d++) {
+      const k = kinds[d % kinds.length]!;
+      if (k === '(,)') out = `(${out},)`;
+      else if (k === '{:}') out = `{1: ${out}}`;
+      else if (k === 'set') out = `(${out || 'set()'})`;
+      else out = `${k[0]}${out}${k[1]}`;
+    }
+    return out;
+  });
+
+// ---------------------------------------------------------------------------------------------------------------
+// ToolHop scorer inputs: gold answers, final messages and tool results that exercise every branch of score_answer.
+
+const GOLDS = ['1998', '2017-10-13', "O'Sullivan", 'Sun', '[3, 631]', '5.0', '5', '1,000', '1000', "'abc'", 'True', 'None', '1e3',
+  '0x1F', '-5', '1+2j', 'Paris', 'paris', 'İstanbul', 'ΟΔΥΣΣΕΥΣ', 'straße', '12.50', '3.0.0', '(1, 2)', '{1: 2}', '  42  ', '42.0',
+  'Thomas Mawson', 's', 'tn', '1101111', '0', '007', '1_000', 'set()', '\u00a0x', 'x\x1c', 'ſ', '1.0', '.0', '', ' ', ',', 'a,b'];
+
+const goldText: fc.Arbitrary<string> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...GOLDS) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 6 }) },
+  { weight: 1, arbitrary: cleanAtomSource },
+);
+
+/** Spell an answer the way a model might: case, ".0", commas, quotes, spacing. */
+const answerVariant = (gold: string): fc.Arbitrary<string> =>
+  fc.constantFrom(
+    gold,
+    gold.toUpperCase(),
+    gold.toLowerCase(),
+    `${gold}.0`,
+    gold.replace(/(\d)(\d{3})\b/, '$1,$2'),
+    `'${gold}'`,
+    `"${gold}"`,
+    ` ${gold} `,
+    `${gold}.`,
+    `[${gold}]`,
+    `(${gold},)`,
+    `${gold}, ${gold}`,
+    `about ${gold} or so`,
+    gold.replace(/\.0$/, ''),
+    `${gold}0`,
+  );
+
+const TAGS = ['<answer>', '</answer>', '<ANSWER>', '</Answer>', '<anſwer>', '<answer >', '< answer>', '<answer><answer>', '</answer></answer>'];
+
+/** A final assistant message: prose, zero or more (possibly odd, nested or unclosed) answer tags around a variant. */
+export const messageFor = (gold: string): fc.Arbitrary<string> =>
+  fc
+    .tuple(
+      fc.constantFrom('', 'The answer is ', 'Thinking... done.\n', '<answer>draft</answer> final: ', 'I found ', '\u2028'),
+      fc.constantFrom('plain', 'tagged', 'tagged', 'tagged', 'open-only', 'close-only', 'twice', 'nested', 'odd'),
+      answerVariant(gold),
+      fc.constantFrom(...TAGS),
+      fc.constantFrom('', '.', '\n', ' Hope this helps.', '</answer> trailing', ' \x85'),
+      fc.constantFrom('', ' ', '\n', '\t', '\x1c'),
+    )
+    .map(([pre, shape, ans, odd, post, ws]) => {
+      switch (shape) {
+        case 'plain':
+          return pre + ans + post;
+        case 'tagged':
+          return `${pre}<answer>${ws}${ans}${ws}</answer>${post}`;
+        case 'open-only':
+          return `${pre}<answer>${ans}${post}`;
+        case 'close-only':
+          return `${pre}${ans}</answer>${post}`;
+        case 'twice':
+          return `${pre}<answer>wrong</answer> then <answer>${ans}</answer>${post}`;
+        case 'nested':
+          return `${pre}<answer>x <answer>${ans}</answer> y</answer>${post}`;
+        default:
+          return `${pre}${odd}${ans}${odd}${post}`;
+      }
+    });
+
+/** Text for extract_answer / answer_key: messages, and arbitrary strings with tags sprinkled in. */
+export const messageText: fc.Arbitrary<string> = fc.oneof(
+  goldText.chain(messageFor),
+  fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 4 }), fc.constantFrom(...TAGS, ' ', '\n', ',', '.0', 'Σ', 'ſ', '\x85')), { maxLength: 8 }).map((xs) => xs.join('')),
+);
+
+/** A tool result: empty, JSON holding the answer in some spelling, or unrelated text. */
+export const toolFor = (gold: string): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.constant(''),
+    answerVariant(gold).map((a) => JSON.stringify({ result: a })),
+    answerVariant(gold).map((a) => `{"value": ${a}}`),
+    fc.constantFrom('{"error": "not found"}', 'null', '{"value": 12,345.0}', '0'),
+    fc.string({ maxLength: 6 }),
+  );
+
+/** (gold, final message, previous tool content) triples. */
+export const scoreTriple: fc.Arbitrary<[string, string, string]> = goldText.chain((gold) =>
+  fc.tuple(fc.constant(gold), fc.oneof({ weight: 4, arbitrary: messageFor(gold) }, { weight: 1, arbitrary: goldText.chain(messageFor) }), toolFor(gold)),
+);

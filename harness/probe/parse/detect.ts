@@ -17,8 +17,8 @@ const MARKERS: RegExp[] = [
 /** A fence that holds JSON / a call, or is labelled as a tool call. */
 const FENCE = /```[ \t]*(?:(?:tool_call|tool_code|tool_use|function_call|functions?)\b[^\n]*\n|[\w-]*[ \t]*\r?\n\s*(?:[[{]|[A-Za-z_][\w.]*\s*\())/i;
 const PY_LIST = /\[\s*[A-Za-z_][\w.]*\s*\(\s*(?:[A-Za-z_]\w*\s*=|\))/;
-const PY_LINE = /(?:^|\n)[ \t]*`{0,3}[A-Za-z_][\w.]*[ \t]*\([ \t]*[A-Za-z_]\w*[ \t]*=/;
-const JSON_NAME = /[{,]\s*["']?(?:name|function|tool|tool_name|function_name)["']?\s*:\s*["'{]/;
+const PY_LINE = /(?:^|\n)[ \t]*`{0,3}[A-Za-z_][\w.]*[ \t]*\([ \t]*(?:[A-Za-z_]\w*[ \t]*=|\{)/;
+const JSON_NAME = /[{,]\s*["']?(?:name|function|tool|tool_name|function_name|action)["']?\s*:\s*["'{]/;
 
 export function detectAttempt(text: string): boolean {
   return MARKERS.some((re) => re.test(text)) || JSON_NAME.test(text) || FENCE.test(text) || PY_LIST.test(text) || PY_LINE.test(text);

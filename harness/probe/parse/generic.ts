@@ -14,15 +14,20 @@ import { readPyCall, readPyCallList, type PyCall } from './pycall.ts';
 import { findTool, looseCalls } from './normalize.ts';
 import type { Located, ParseCtx, ParsedCall } from './types.ts';
 import { overlaps, readValueAt, skipWs } from './util.ts';
-import { setOwn } from './jsonish.ts';
+import { isPlainObject, setOwn } from './jsonish.ts';
 
-export const CALL_LIKE = /["']?\b(?:name|function|tool|tool_name|function_name)\b["']?\s*:/;
+export const CALL_LIKE = /["']?\b(?:name|function|tool|tool_name|function_name|action)\b["']?\s*:/;
 
 const NAMESPACE = /^(?:functions|default_api|tools|api|tool)\./;
 
 /** Map a Python call to a tool call, or null when it is not clearly one. */
 export function pyCallToCall(c: PyCall, ctx: ParseCtx, inList: boolean): ParsedCall | null {
   let name = c.name;
+  if (name.endsWith('.call') && !findTool(ctx.tools, name)) {
+    // Llama 3.1 built-in tool syntax: <|python_tag|>brave_search.call(query="…")
+    name = name.slice(0, -'.call'.length);
+    ctx.notes.add('builtin tool call syntax');
+  }
   if (name.includes('.') && !findTool(ctx.tools, name)) {
     const last = name.slice(name.lastIndexOf('.') + 1);
     if (findTool(ctx.tools, last) || NAMESPACE.test(name)) {
@@ -32,6 +37,16 @@ export function pyCallToCall(c: PyCall, ctx: ParseCtx, inList: boolean): ParsedC
   }
   const tool = findTool(ctx.tools, name);
   let args: Record<string, unknown> = c.kwargs;
+  const only = c.positional[0];
+  if (tool && c.positional.length === 1 && Object.keys(c.kwargs).length === 0 && isPlainObject(only)) {
+    // f({"city": "Paris"}): the arguments passed as one dict, when its keys are the tool's parameters
+    const props = propertiesOf(tool.parameters);
+    const keys = Object.keys(only);
+    if (keys.length > 0 && keys.every((k) => Object.prototype.hasOwnProperty.call(props, k))) {
+      ctx.notes.add('arguments as one dict');
+      return { name, arguments: only };
+    }
+  }
   if (c.positional.length > 0) {
     if (!tool) return null;
     const props = Object.keys(propertiesOf(tool.parameters));
@@ -69,8 +84,12 @@ function fenceRegions(text: string): Array<[number, number]> {
   return out;
 }
 
-const LINE_CALL = /^[ \t]*(?:[-*][ \t]+|\d+[.)][ \t]+)?(?:`{1,3})?([A-Za-z_][\w.]*)[ \t]*\(/gm;
-const LINE_REST = /[ \t]*;?[ \t]*(?:`{1,3})?[ \t]*(?:\r?\n|$)/y;
+// A call alone on its line, possibly in a list item, in backticks, or wrapped in a family's call marker
+// (`<tool_call>f(a=1)</tool_call>`, `<|python_tag|>f(a=1)`).
+const OPEN_MARK = String.raw`(?:<\s*tool_call\s*>|<\|python_tag\|>|\[TOOL_CALLS\]|>>>)?[ \t]*`;
+const CLOSE_MARK = String.raw`(?:<\s*\/\s*tool_call\s*>|<\|eot_id\|>|<\|eom_id\|>|<\|im_end\|>|<\/s>)?`;
+const LINE_CALL = new RegExp(String.raw`^[ \t]*(?:[-*][ \t]+|\d+[.)][ \t]+)?${OPEN_MARK}(?:\`{1,3})?([A-Za-z_][\w.]*)[ \t]*\(`, 'gm');
+const LINE_REST = new RegExp(String.raw`[ \t]*;?[ \t]*(?:\`{1,3})?[ \t]*${CLOSE_MARK}[ \t]*(?:\r?\n|$)`, 'y');
 const LIST_CALL = /\[\s*[A-Za-z_][\w.]*\s*\(/g;
 
 /** Budget on candidate reads so pathological inputs stay fast. */
@@ -141,7 +160,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
   // 3. a Python call alone on its line
   const lineRe = new RegExp(LINE_CALL);
   while ((m = lineRe.exec(text)) && budget-- > 0) {
-    const at = m.index + m[0].indexOf(m[1]!);
+    const at = m.index + m[0].lastIndexOf(m[1]!); // the name ends the match (only `\s*(` after it)
     if (overlaps(spans, at)) continue;
     const local: ParseCtx = { ...ctx, notes: new Set() };
     const r = readPyCall(text, at, 'loose', local.notes);

@@ -29,8 +29,8 @@ export function strictCall(v: unknown, shape: StrictShape): ParsedCall | null {
   return { name, arguments: args };
 }
 
-const NAME_KEYS = ['name', 'function', 'tool', 'tool_name', 'function_name', 'toolName', 'functionName'];
-const ARG_KEYS = ['arguments', 'parameters', 'args', 'params', 'input', 'kwargs', 'tool_input', 'argument'];
+const NAME_KEYS = ['name', 'function', 'tool', 'tool_name', 'function_name', 'toolName', 'functionName', 'action'];
+const ARG_KEYS = ['arguments', 'parameters', 'args', 'params', 'input', 'kwargs', 'tool_input', 'action_input', 'argument'];
 const WRAPPER_LIST_KEYS = ['tool_calls', 'calls', 'function_calls', 'toolCalls'];
 const WRAPPER_ONE_KEYS = ['tool_call', 'function_call', 'functionCall', 'toolCall'];
 const META_KEYS = new Set(['id', 'type', 'index', 'call_id']);
@@ -141,6 +141,7 @@ export function looseCalls(v: unknown, ctx: ParseCtx, opts: LooseOpts, depth = 0
     } else return null;
   }
 
+  if (argsKey && Object.keys(v).some((k) => k !== nameKey && k !== argsKey)) ctx.notes.add('extra keys');
   if (nameKey !== 'name') ctx.notes.add('alias keys');
   if (argsKey && argsKey !== (opts.argsKey ?? 'arguments')) ctx.notes.add('alias keys');
   return [{ name, arguments: args }];

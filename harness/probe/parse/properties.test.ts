@@ -41,6 +41,23 @@ describe('round trip: render then strict-parse gives the calls back', () => {
   }
 });
 
+describe('round trip with keys that are object-prototype names', () => {
+  for (const family of FAMILIES) {
+    it(family, () => {
+      const args: Record<string, unknown> = {};
+      for (const k of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+        Object.defineProperty(args, k, { value: { __proto__x: 1, k }, enumerable: true, writable: true, configurable: true });
+      }
+      const calls = [{ name: 'f', arguments: args }];
+      const tools = family === 'qwen3_xml' ? toolsFromCalls(calls) : undefined;
+      const r = parseToolCalls(renderToolCalls(calls, family), { tier: 'strict', format: family, tools });
+      expect(r.calls).toEqual(calls);
+      expect(Object.keys(r.calls[0]!.arguments)).toEqual(['__proto__', 'constructor', 'toString', 'hasOwnProperty']);
+      expect(Object.getPrototypeOf(r.calls[0]!.arguments)).toBe(Object.prototype);
+    });
+  }
+});
+
 /** Rendered calls with prose, end tokens or damage around them: inputs near the strict tier's boundary. */
 function variants(family: Family) {
   return fc
@@ -94,6 +111,19 @@ describe('no parser throws, on any string', () => {
   it('near-miss strings from family markers, braces and quotes', () => fc.assert(fc.property(nearMissArb, check), { numRuns: 400 }));
   it('damaged renderings of every family', () =>
     fc.assert(fc.property(fc.constantFrom(...FAMILIES).chain((f) => variants(f)), check), { numRuns: 200 }));
+  it('long repetitive inputs (200 KB) parse in linear time', () => {
+    const units = [
+      '{"a": "', '{"name": "f", ', '<tool_call>{', '[f(a=', '>>>f\n{', '<|tool_call>call:f{a:', '<function=f>\n<parameter=a>\n',
+      'f(a=1)\n', '```json\n{"name": "f", "arguments": {}}\n```\n', '[TOOL_CALLS]f[ARGS]{', '<｜tool▁call▁begin｜>f<｜tool▁sep｜>{',
+    ];
+    const start = performance.now();
+    for (const u of units) {
+      const t = u.repeat(Math.ceil(200_000 / u.length));
+      for (const tier of ['strict', 'lenient'] as const) wellFormed(parseToolCalls(t, { tier }));
+    }
+    // quadratic behaviour takes tens of seconds here; linear takes well under one
+    expect(performance.now() - start).toBeLessThan(15_000);
+  });
   it('deep nesting is refused, not a stack overflow', () => {
     check('['.repeat(20000));
     check('{"a":'.repeat(5000));

@@ -172,6 +172,7 @@ describe('checkTemplate never throws', () => {
     ['raises always', "{{ raise_exception('no') }}"],
     ['engine-unsupported everywhere', "{% for a, b in [(1, 2)] %}{% endfor %}"],
     ['huge range', '{% for i in range(100000000) %}{% endfor %}'],
+    ['long nested loops', '{% for i in range(5000) %}{% for j in range(5000) %}{{ j }}{% endfor %}{% endfor %}'],
     ['recursion', '{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(1) }}'],
     ['non-string input', 42 as unknown as string],
   ])('%s', (_label, source) => {

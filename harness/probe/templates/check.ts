@@ -17,6 +17,7 @@ import { DEFAULT_NOW, renderChat } from './render.ts';
 import {
   applyShape,
   chooseShape,
+  pickProbeTools,
   priorCallOutcome,
   SHAPES,
   shapeLabel,
@@ -304,12 +305,18 @@ export function checkTemplate(source: string, opts: CheckOptions = {}): Template
 }
 
 function runChecks(source: string, opts: CheckOptions, result: TemplateCheck): void {
-  const now = opts.now && !Number.isNaN(opts.now.getTime()) ? opts.now : DEFAULT_NOW;
-  const alt = new Date(now.getTime() + 2_000 * 86_400_000 + 33_300_000); // another year, month, day and hour
+  const now = opts.now instanceof Date && !Number.isNaN(opts.now.getTime()) ? opts.now : DEFAULT_NOW;
   const session = new Session(source, now);
-  const finish = () => {
+  try {
+    checkWith(session, now, result);
+  } finally {
     result.engineLimitations = [...session.limitations];
-  };
+  }
+}
+
+function checkWith(session: Session, now: Date, result: TemplateCheck): void {
+  const source = session.source;
+  const alt = new Date(now.getTime() + 2_000 * 86_400_000 + 33_300_000); // another year, month, day and hour
   const guard = (label: string, fn: () => void) => {
     try {
       fn();
@@ -334,15 +341,14 @@ function runChecks(source: string, opts: CheckOptions, result: TemplateCheck): v
         repro: { messages: [userMessage()], addGenerationPrompt: true },
       });
     }
-    return finish();
+    return;
   }
 
-  // The probe tools, the shape, and the simplest render.
-  const choice = chooseShape(source, undefined, { now });
-  const tools = choice.tools;
-  result.shape = choice.shape;
-  result.shapesTried = choice.tried;
-  for (const t of choice.tried) if (t.errorKind === 'engine_unsupported' && t.error) session.limitations.add(t.error);
+  // The probe tools and the simplest render; nothing more is tried when even that cannot be rendered.
+  const tools = pickProbeTools(source, { now }, (t) => {
+    const o = session.render([userMessage()], t);
+    return o.ok ? null : o.error;
+  });
   if (tools[0] !== PROBE_TOOL) {
     session.render([userMessage()], [PROBE_TOOL]); // records the limitation that made us fall back
     result.notes.push('the engine cannot render the probe tool with parameter descriptions; checked with a plain tool instead');
@@ -359,8 +365,12 @@ function runChecks(source: string, opts: CheckOptions, result: TemplateCheck): v
     } else {
       result.notes.push('nothing checked: the engine cannot render even a single user message');
     }
-    return finish();
+    return;
   }
+  const choice = chooseShape(source, tools, { now });
+  result.shape = choice.shape;
+  result.shapesTried = choice.tried;
+  for (const t of choice.tried) if (t.errorKind === 'engine_unsupported' && t.error) session.limitations.add(t.error);
 
   guard('tools_not_rendered', () => {
     const missing = [PROBE_TOOL_NAME, PROBE_TOOL_DESCRIPTION].filter((s) => !base.text.includes(s));
@@ -454,7 +464,6 @@ function runChecks(source: string, opts: CheckOptions, result: TemplateCheck): v
   });
 
   guard('raises_on_standard_shape', () => raiseChecks(session, choice.shape, choice.tried, tools, result));
-  finish();
 }
 
 interface RaiseProbe {
@@ -480,10 +489,11 @@ function raiseChecks(session: Session, chosen: MessageShape | null, tried: Shape
       const shape = { ...s, contentWhenCalls: c };
       probes.push({ group: 'content', label: c === 'null' ? 'content null next to tool calls' : 'content "" next to tool calls', messages: applyShape(history, shape), shape });
     }
+    const withIds = { ...s, withCallIds: true };
     const idVariants: Array<[string, MessageShape, CallIdStyle]> = [
-      ...(s.withCallIds ? [['missing call ids', { ...s, withCallIds: false }, 'nine'] as [string, MessageShape, CallIdStyle]] : [['9-character call ids', { ...s, withCallIds: true }, 'nine'] as [string, MessageShape, CallIdStyle]]),
-      ['OpenAI-style call ids ("call_" + 24 characters)', { ...s, withCallIds: true }, 'openai'],
-      ['short call ids ("call_0")', { ...s, withCallIds: true }, 'short'],
+      s.withCallIds ? ['missing call ids', { ...s, withCallIds: false }, 'nine'] : ['9-character call ids', withIds, 'nine'],
+      ['OpenAI-style call ids ("call_" + 24 characters)', withIds, 'openai'],
+      ['short call ids ("call_0")', withIds, 'short'],
     ];
     for (const [label, shape, style] of idVariants) probes.push({ group: 'call ids', label, messages: applyShape(history, shape, style), shape });
   } else {

@@ -138,8 +138,18 @@ const isOurs = (e: unknown): boolean =>
 
 // ---------------------------------------------------------------------------------------------------------
 
+/**
+ * Evaluation steps one render may take: a template looping over huge ranges is refused, never left hanging.
+ * The real templates need under 1,000 steps for the probe conversation and about 50,000 for 32 nested tools
+ * (functionary); 200,000 steps take about a second.
+ */
+const MAX_STEPS = 200_000;
+
 class FaithfulInterpreter extends Interpreter {
+  private steps = 0;
+
   override evaluate(statement: Parameters<Interpreter['evaluate']>[0], environment: Environment): Value {
+    if (++this.steps > MAX_STEPS) throw new EngineUnsupported(`a render longer than ${MAX_STEPS} evaluation steps (refused)`);
     if (!statement) return super.evaluate(statement, environment);
     const node = statement as unknown as AnyNode;
     switch (node.type) {

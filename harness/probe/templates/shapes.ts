@@ -132,15 +132,22 @@ export interface ProbeOptions {
  * The probe tools a template can render: the described tool, or the plain one when the engine cannot render the
  * described one (and can the plain one).
  */
-export function pickProbeTools(source: string, opts: ProbeOptions = {}): OpenAITool[] {
-  const tryTools = (tools: OpenAITool[]): TemplateError | null => {
-    try {
-      renderChat(source, { messages: [userMessage()], tools, addGenerationPrompt: true, now: opts.now });
-      return null;
-    } catch (e) {
-      return e instanceof TemplateError ? e : new TemplateError('render_error', String(e));
-    }
-  };
+export function pickProbeTools(
+  source: string,
+  opts: ProbeOptions = {},
+  /** How to render a single user message with `tools` (lets a caller reuse its memoised renders). */
+  attempt?: (tools: OpenAITool[]) => TemplateError | null,
+): OpenAITool[] {
+  const tryTools =
+    attempt ??
+    ((tools: OpenAITool[]): TemplateError | null => {
+      try {
+        renderChat(source, { messages: [userMessage()], tools, addGenerationPrompt: true, now: opts.now });
+        return null;
+      } catch (e) {
+        return e instanceof TemplateError ? e : new TemplateError('render_error', String(e));
+      }
+    });
   const rich = tryTools([PROBE_TOOL]);
   if (rich?.kind !== 'engine_unsupported') return [PROBE_TOOL];
   const plain = tryTools([PROBE_TOOL_PLAIN]);

@@ -13,24 +13,31 @@ import os
 import sys
 import types
 
-# Modules that must not be importable once the guard is up, whoever asks.
-DENY_IMPORT_ROOTS = frozenset(
+# Modules nobody may import once the guard is up (the bridges to JavaScript, and ctypes).
+ALWAYS_DENIED_ROOTS = frozenset("js pyodide pyodide_js _pyodide _pyodide_core micropip ctypes _ctypes".split())
+# Modules dataset code may not import even with the real __import__ in hand; allowed modules may still
+# import them for their own use (sympy imports subprocess, urllib.request imports socket): what they do with
+# them is what the audit hook below refuses.
+DATASET_DENIED_ROOTS = frozenset(
     (
-        "js pyodide pyodide_js _pyodide _pyodide_core micropip subprocess _posixsubprocess socket _socket "
-        "ssl _ssl ctypes _ctypes multiprocessing _multiprocessing mmap pty fcntl termios resource"
+        "subprocess _posixsubprocess socket _socket ssl _ssl multiprocessing _multiprocessing mmap pty fcntl "
+        "termios resource select selectors"
     ).split()
 )
+DENY_IMPORT_ROOTS = ALWAYS_DENIED_ROOTS | DATASET_DENIED_ROOTS
 
 _DENY_EVENTS = frozenset(
     (
         "subprocess.Popen os.system os.exec os.posix_spawn os.spawn os.fork os.forkpty os.kill os.killpg "
-        "pty.spawn gc.get_objects gc.get_referrers gc.get_referents code.__new__ resource.setrlimit "
+        "pty.spawn gc.get_objects gc.get_referrers gc.get_referents resource.setrlimit "
         "resource.prlimit os.remove os.rename os.rmdir os.mkdir os.symlink os.link os.chmod os.chown "
-        "os.chflags os.lchflags os.lchmod os.lchown os.truncate os.utime os.mkfifo os.mknod os.putenv "
-        "os.unsetenv os.chdir os.setxattr os.removexattr os.startfile sys.remote_exec"
+        "os.chflags os.lchflags os.lchmod os.lchown os.truncate os.utime os.mkfifo os.mknod os.chdir "
+        "os.setxattr os.removexattr os.startfile sys.remote_exec"
     ).split()
 )
 _DENY_PREFIXES = ("socket.", "ctypes.", "ssl.", "mmap.", "shutil.", "winreg.", "_winapi.")
+# Refused only when dataset code itself raises them (numpy builds code objects; namedtuple execs).
+_DATASET_DENY_EVENTS = frozenset(("exec", "compile", "code.__new__", "function.__new__"))
 _PATH_EVENTS = frozenset(("open", "os.listdir", "os.scandir", "glob.glob", "os.walk", "os.fwalk", "os.getxattr"))
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
@@ -38,12 +45,19 @@ _read_roots = ()
 _installed = False
 
 
+def _import_denied(name):
+    root = str(name).split(".", 1)[0]
+    if root in ALWAYS_DENIED_ROOTS:
+        return True
+    return root in DATASET_DENIED_ROOTS and _from_dataset(3, skip_import_machinery=True)
+
+
 class _ImportBlocker:
-    """First finder on sys.meta_path: refuses the denied modules before any other finder is asked."""
+    """First finder on sys.meta_path: refuses denied modules before any other finder is asked."""
 
     @staticmethod
     def find_spec(name, path=None, target=None):
-        if name.split(".", 1)[0] in DENY_IMPORT_ROOTS:
+        if _import_denied(name):
             raise ImportError(f"import of {name!r} is blocked in the ToolHop sandbox")
         return None
 
@@ -52,12 +66,27 @@ class _ImportBlocker:
         pass
 
 
-def _from_dataset(depth=2):
-    """Whether the innermost Python frame that raised the event is dataset code."""
+_RUNTIME_FILE = "toolhop_runtime.py"
+
+
+def _from_dataset(depth=2, skip_import_machinery=False):
+    """Whether the Python frame that raised the event (`depth` frames up) is dataset code.
+
+    For imports, the frames of importlib and of the runtime's safe __import__ are skipped, so the answer is
+    about the code that asked for the module.
+    """
     try:
         frame = sys._getframe(depth)
     except ValueError:
         return False
+    if skip_import_machinery:
+        while frame is not None:
+            filename = frame.f_code.co_filename
+            if not (filename.startswith("<frozen importlib") or filename.endswith(_RUNTIME_FILE)):
+                break
+            frame = frame.f_back
+        if frame is None:
+            return False
     return frame.f_code.co_filename.startswith("toolhop_")
 
 
@@ -83,7 +112,7 @@ def _audit(event, args):
     if event in _DENY_EVENTS or event.startswith(_DENY_PREFIXES):
         raise PermissionError(f"{event} is not allowed in the ToolHop sandbox")
     if event == "import":
-        if str(args[0]).split(".", 1)[0] in DENY_IMPORT_ROOTS:
+        if _import_denied(args[0]):
             raise ImportError(f"import of {args[0]!r} is blocked in the ToolHop sandbox")
         return
     if event in _PATH_EVENTS:
@@ -93,7 +122,7 @@ def _audit(event, args):
         if _from_dataset() or not _under_roots("." if path is None else path):
             raise PermissionError(f"access to {path!r} is not allowed in the ToolHop sandbox")
         return
-    if event in ("exec", "compile") and _from_dataset():
+    if event in _DATASET_DENY_EVENTS and _from_dataset():
         raise PermissionError(f"{event} is not allowed in ToolHop snippets")
 
 

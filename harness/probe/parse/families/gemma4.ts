@@ -19,6 +19,7 @@ const OPEN = '<|tool_call>';
 const CLOSE = '<tool_call|>';
 const Q = '<|"|>';
 const MAX_DEPTH = 200;
+const MAX_BARE = 4096;
 
 class Fail {
   constructor(readonly truncated: boolean) {}
@@ -142,10 +143,13 @@ class GemmaReader {
       this.i = r.end;
       return r.value;
     }
-    // bare scalar up to the next separator
+    // bare scalar up to the next separator (never across a marker: `<` ends it; bounded so repeated
+    // unclosed calls stay linear)
     let j = this.i;
-    while (j < s.length && s[j] !== ',' && s[j] !== closer && !s.startsWith(Q, j) && !s.startsWith(CLOSE, j)) j++;
+    const stop = Math.min(s.length, this.i + MAX_BARE);
+    while (j < stop && s[j] !== ',' && s[j] !== closer && s[j] !== '<') j++;
     if (j >= s.length) throw new Fail(true);
+    if (j >= stop) this.fail();
     const raw = s.slice(this.i, j).trim();
     if (raw === 'true' || raw === 'false') return this.take(j, raw === 'true');
     if (raw === 'null') return this.take(j, null);

@@ -23,6 +23,17 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
   const open = new RegExp(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
   let m: RegExpExecArray | null;
   let resumeAt = 0;
+  // The next closing tag at or after a position; positions only grow, so one forward scan serves all blocks.
+  const closeRe = new RegExp(CLOSE_LOOSE_G);
+  let pending: RegExpExecArray | null | undefined;
+  const nextClose = (from: number): RegExpExecArray | null => {
+    while (pending === undefined || (pending !== null && pending.index < from)) {
+      if (pending !== undefined) closeRe.lastIndex = Math.max(closeRe.lastIndex, from);
+      else closeRe.lastIndex = from;
+      pending = closeRe.exec(text);
+    }
+    return pending;
+  };
   while ((m = open.exec(text))) {
     if (m.index < resumeAt) continue;
     const start = m.index;
@@ -30,9 +41,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
     if (/^<\s*function\s*=/i.test(text.slice(p, p + 16))) continue; // a qwen3_xml block, not ours
     res.attempted = true;
     if (m[0] !== '<tool_call>') ctx.notes.add('sloppy markers');
-    const closeRe = new RegExp(CLOSE_LOOSE_G);
-    closeRe.lastIndex = p;
-    const closeM = ctx.loose ? closeRe.exec(text) : null;
+    const closeM = ctx.loose ? nextClose(p) : null;
     const limit = closeM ? closeM.index : text.length;
     const r = readValueAt(text, p, ctx, limit);
     if (!r.ok) {

@@ -50,7 +50,7 @@ function at(re: RegExp, text: string, pos: number): RegExpExecArray | null {
 
 type FnResult = { ok: true; call: ParsedCall; end: number } | { ok: false; truncated: boolean };
 
-function parseFunction(text: string, pos: number, ctx: ParseCtx, tags: Tags): FnResult {
+function parseFunction(text: string, pos: number, ctx: ParseCtx, tags: Tags, lastClose: number): FnResult {
   const fm = at(tags.fn, text, pos);
   if (!fm) return { ok: false, truncated: !text.slice(pos).includes('>') };
   const name = ctx.loose ? fm[1]!.trim() : fm[1]!;
@@ -66,7 +66,7 @@ function parseFunction(text: string, pos: number, ctx: ParseCtx, tags: Tags): Fn
     if (pm) {
       const pname = ctx.loose ? pm[1]!.trim() : pm[1]!;
       const vstart = p + pm[0].length;
-      const { end: vend, after, closed } = valueEnd(text, vstart, ctx, tags);
+      const { end: vend, after, closed } = valueEnd(text, vstart, ctx, lastClose);
       if (vend < 0) return { ok: false, truncated: true };
       if (!closed) ctx.notes.add('missing closing tag');
       let raw = text.slice(vstart, vend);
@@ -88,12 +88,15 @@ function parseFunction(text: string, pos: number, ctx: ParseCtx, tags: Tags): Fn
 }
 
 /** Where a parameter value ends: `</parameter>`, or (lenient) the next parameter / function end. */
-function valueEnd(text: string, from: number, ctx: ParseCtx, tags: Tags): { end: number; after: number; closed: boolean } {
+function valueEnd(text: string, from: number, ctx: ParseCtx, lastClose: number): { end: number; after: number; closed: boolean } {
   if (!ctx.loose) {
+    // one forward search per value; a text with no later `</parameter>` answers at once (keeps repeated
+    // unclosed blocks linear)
+    if (from > lastClose) return { end: -1, after: -1, closed: false };
     const i = text.indexOf('</parameter>', from);
     return i < 0 ? { end: -1, after: -1, closed: false } : { end: i, after: i + '</parameter>'.length, closed: true };
   }
-  const re = /<\s*\/\s*parameter\s*>|<\s*parameter\s*=|<\s*\/\s*function\s*>|<\s*\/\s*tool_call\s*>/gi;
+  const re = /<\s*\/\s*parameter\s*>|<\s*parameter\s*=|<\s*\/?\s*function\s*[=>]|<\s*\/?\s*tool_call\s*>/gi;
   re.lastIndex = from;
   const m = re.exec(text);
   if (!m) return { end: -1, after: -1, closed: false };
@@ -104,6 +107,7 @@ function valueEnd(text: string, from: number, ctx: ParseCtx, tags: Tags): { end:
 export function parseQwen3Xml(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
   const tags = ctx.loose ? LOOSE : STRICT;
+  const lastClose = text.lastIndexOf('</parameter>');
   const search = ctx.loose ? /<\s*tool_call\s*>|<\s*function\s*=/gi : /<tool_call>/g;
   let m: RegExpExecArray | null;
   while ((m = search.exec(text))) {
@@ -115,7 +119,7 @@ export function parseQwen3Xml(text: string, ctx: ParseCtx): FamilyResult {
     const fm = at(tags.fn, text, p);
     if (fm && text[skipWs(text, p + fm[0].length)] === '{') continue;
     res.attempted = true;
-    const fr = parseFunction(text, p, ctx, tags);
+    const fr = parseFunction(text, p, ctx, tags, lastClose);
     if (!fr.ok) {
       res.ok = false;
       if (fr.truncated) res.truncated = true;

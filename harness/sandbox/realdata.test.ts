@@ -1,0 +1,113 @@
+// Real ToolHop rows (../shared/data, skipped when absent): every function loads in the pyodide sandbox, and
+// calling every tool with dummy arguments never breaks the harness and behaves the same in both backends.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox, type ToolOutcome, type ToolRef } from './index.ts';
+
+const samplePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/data/toolhop/ToolHop.sample.json');
+
+interface JsonSchema {
+  type?: string | string[];
+  enum?: unknown[];
+}
+interface Row {
+  id: number | string;
+  tools: Record<string, { name: string; parameters: { properties?: Record<string, JsonSchema>; required?: string[] } }>;
+  functions: string[];
+}
+
+const DUMMIES: Record<string, unknown> = { string: 'test', integer: 1, number: 1.5, boolean: true, array: [], object: {} };
+
+/** Simple type-based dummies for the required parameters (the first enum value where there is one). */
+function dummyArguments(schema: Row['tools'][string]): Record<string, unknown> {
+  const value = (p: JsonSchema | undefined): unknown => {
+    if (p?.enum?.length) return p.enum[0];
+    const t = Array.isArray(p?.type) ? p.type[0] : p?.type;
+    return DUMMIES[t ?? ''] ?? null;
+  };
+  return Object.fromEntries((schema.parameters.required ?? []).map((k) => [k, value(schema.parameters.properties?.[k])]));
+}
+
+/** Tool results up to the order of set iteration, which differs between pyodide (32-bit) and CPython hashes. */
+function canonical(content: string): string {
+  const sortDeep = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sortDeep).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sortDeep(x)]))
+        : v;
+  try {
+    return JSON.stringify(sortDeep(JSON.parse(content.replace(/\bNaN\b/g, 'null'))));
+  } catch {
+    return content;
+  }
+}
+
+function summary(o: ToolOutcome): string {
+  if (o.kind === 'ok') return `ok ${canonical(o.content)}`;
+  if (o.kind === 'exception') return `exception ${o.excType}`;
+  return o.kind;
+}
+
+describe.skipIf(!existsSync(samplePath))('real ToolHop rows (needs ../shared/data)', () => {
+  const rows: Row[] = existsSync(samplePath) ? JSON.parse(readFileSync(samplePath, 'utf8')) : [];
+  const tools: { ref: ToolRef; args: string }[] = rows.flatMap((row) =>
+    Object.values(row.tools).map((schema, index) => ({
+      ref: { rowId: row.id, index, name: schema.name, sources: row.functions },
+      args: JSON.stringify(dummyArguments(schema)),
+    })),
+  );
+  let pyodide: Sandbox;
+  let python: Sandbox;
+
+  beforeAll(async () => {
+    pyodide = createSandbox({ backend: 'pyodide', poolSize: 2 });
+    python = createSandbox({ backend: 'python', poolSize: 2 });
+    await Promise.all([pyodide.warm(), python.warm()]);
+  });
+  afterAll(async () => {
+    await Promise.all([pyodide?.close(), python?.close()]);
+  });
+
+  it('loads every function of every row in the pyodide sandbox', async () => {
+    const failures: string[] = [];
+    await Promise.all(
+      tools.map(async ({ ref }) => {
+        const r = await pyodide.checkLoad(ref);
+        if (!r.ok) failures.push(`row ${ref.rowId} tool ${ref.index} ${ref.name}: ${r.message}`);
+      }),
+    );
+    console.info(`ToolHop sample: ${tools.length} tools in ${rows.length} rows, ${failures.length} do not load`, failures);
+    expect(tools.length).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+  });
+
+  it('calls each row’s first tool with dummy arguments without breaking the harness', async () => {
+    const counts: Record<string, number> = {};
+    const excTypes: Record<string, number> = {};
+    for (const row of rows) {
+      const first = tools.find((t) => t.ref.rowId === row.id && t.ref.index === 0)!;
+      const o = await pyodide.call(first.ref, first.args);
+      counts[o.kind] = (counts[o.kind] ?? 0) + 1;
+      if (o.kind === 'exception') excTypes[o.excType] = (excTypes[o.excType] ?? 0) + 1;
+    }
+    console.info('first tool of each row (pyodide):', counts, 'exceptions:', excTypes, pyodide.stats());
+    expect(Object.keys(counts).filter((k) => !['ok', 'exception', 'timeout'].includes(k))).toEqual([]);
+    expect(counts.ok).toBeGreaterThan(rows.length / 2);
+  });
+
+  it('gives the same outcome for every tool in pyodide and in CPython', async () => {
+    const differences: string[] = [];
+    for (let i = 0; i < tools.length; i += 8) {
+      await Promise.all(
+        tools.slice(i, i + 8).map(async ({ ref, args }) => {
+          const [a, b] = await Promise.all([pyodide.call(ref, args), python.call(ref, args)]);
+          if (summary(a) !== summary(b)) differences.push(`row ${ref.rowId} tool ${ref.index}: ${summary(a)} | ${summary(b)}`);
+        }),
+      );
+    }
+    expect(differences).toEqual([]);
+  });
+});
