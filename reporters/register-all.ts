@@ -1,2 +1,5 @@
 // Importing this module makes every suite's aggregator available (the reporter and `toolgauge report` use it).
-import './suites.ts';
+import { mazeAggregator } from './maze.ts';
+import { registerAggregator } from './suites.ts';
+
+registerAggregator('maze', mazeAggregator);

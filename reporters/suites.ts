@@ -39,6 +39,8 @@ export interface SuiteAggregator {
   markdown(summary: Summary): string;
   terminal(summary: Summary, outDir: string): string;
   charts(summary: Summary): Chart[];
+  /** Suite-specific files written next to summary.json (Maze's per-complexity metrics reports). */
+  writeExtra?(outDir: string, metas: InstanceMeta[], summary: Summary): void;
 }
 
 export const SUITE_AGGREGATORS: Partial<Record<SuiteName, SuiteAggregator>> = {

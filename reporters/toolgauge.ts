@@ -3,6 +3,7 @@ import type { Reporter, TestModule, TestRunEndReason, Vitest } from 'vitest/node
 import { readConfig, type RunConfig } from '../harness/core/config.ts';
 import { reproHeader } from '../harness/core/repro.ts';
 import type { InstanceMeta } from '../harness/vitest/meta.ts';
+import './register-all.ts';
 import { SUITE_AGGREGATORS, type SuiteName } from './suites.ts';
 import { finalizeSuite } from './write.ts';
 

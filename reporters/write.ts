@@ -60,6 +60,7 @@ export function finalizeSuite(
   summary.extra = { ...summary.extra, charts: Object.fromEntries(charts.map((c) => [c.label, c.file])) };
   writeFileAtomic(join(o.outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
   writeFileAtomic(join(o.outDir, 'report.md'), agg.markdown(summary));
+  agg.writeExtra?.(o.outDir, sorted, summary);
   writeFileAtomic(join(o.outDir, INSTANCES_FILE), sorted.map((m) => JSON.stringify(m) + '\n').join(''));
   return { summary, gate, harnessErrors, instances: a.instances };
 }

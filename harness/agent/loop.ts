@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolCall, ToolExecutor } from '../core/chat.ts';
 import type { ModelClient } from '../model/client.ts';
 import { ModelCallError, type CallContext, type Usage } from '../model/types.ts';
+import { callsFromText, promptToolInstructions, toolResponseMessage } from './prompt-tools.ts';
 
 export interface ModelCallRecord {
   turn: number;
@@ -42,6 +43,11 @@ export interface ToolLoopOptions {
   user: string;
   executor: ToolExecutor;
   maxTurns: number;
+  /**
+   * `fc` (default): native tool calls (`tools` in the request, `tool_calls` back). `prompt`: tools described in the
+   * system prompt, calls parsed from the text, results returned as a user message.
+   */
+  callStyle?: 'fc' | 'prompt';
   /** Decide whether the final-answer call is needed, and make it (suite-specific prompt). */
   finalizer?: {
     needed(messages: ChatMessage[], exhausted: boolean): boolean;
@@ -68,9 +74,11 @@ export class LoopError extends Error {
  */
 export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
   const started = performance.now();
+  const tools = o.executor.tools();
+  const prompt = o.callStyle === 'prompt';
   const trace: LoopTrace = {
     messages: [
-      { role: 'system', content: o.system },
+      { role: 'system', content: prompt ? `${o.system}\n\n${promptToolInstructions(tools)}` : o.system },
       { role: 'user', content: o.user },
     ],
     modelCalls: [],
@@ -80,20 +88,21 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
     forcedFinal: false,
     wallMs: 0,
   };
-  const tools = o.executor.tools();
   try {
     for (let turn = 0; turn < o.maxTurns; turn++) {
-      const r = await o.client.chat({ messages: trace.messages, tools, toolChoice: 'auto' }, o.ctx);
+      const r = await o.client.chat(prompt ? { messages: trace.messages } : { messages: trace.messages, tools, toolChoice: 'auto' }, o.ctx);
       record(trace, turn, 'turn', r);
+      const calls = prompt ? callsFromText(r.content, tools, turn + 1) : r.tool_calls;
       const assistant: ChatMessage = { role: 'assistant' };
       if (r.content !== null) assistant.content = r.content;
-      if (r.tool_calls.length) assistant.tool_calls = r.tool_calls.map(sanitizeForHistory);
+      if (!prompt && calls.length) assistant.tool_calls = calls.map(sanitizeForHistory);
       trace.messages.push(assistant);
-      if (!r.tool_calls.length) {
+      if (!calls.length) {
         trace.exhausted = false;
         break;
       }
-      for (const call of r.tool_calls) {
+      const results: Array<{ name: string; content: string }> = [];
+      for (const call of calls) {
         const t0 = performance.now();
         const out = await o.executor.execute({ id: call.id, name: call.function.name, argumentsJson: call.function.arguments });
         trace.tools.push({
@@ -105,8 +114,10 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
           durationMs: performance.now() - t0,
           meta: out.meta,
         });
-        trace.messages.push({ role: 'tool', tool_call_id: call.id, content: out.content });
+        if (prompt) results.push({ name: call.function.name, content: out.content });
+        else trace.messages.push({ role: 'tool', tool_call_id: call.id, content: out.content });
       }
+      if (prompt) trace.messages.push(toolResponseMessage(results));
     }
     if (o.finalizer?.needed(trace.messages, trace.exhausted)) {
       const { pending, call } = o.finalizer.request(trace.messages);

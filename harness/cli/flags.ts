@@ -24,7 +24,10 @@ export interface ParsedFlags {
 
 export function parseFlags(command: string, argv: string[], specs: FlagSpecs, allowPositionals = false): ParsedFlags {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
-  for (const [name, s] of Object.entries(specs)) options[name] = { type: s.type, multiple: s.multiple, short: s.short };
+  // Node 20's parseArgs rejects keys that are present but undefined, so only set what a flag has.
+  for (const [name, s] of Object.entries(specs)) {
+    options[name] = { type: s.type, ...(s.multiple ? { multiple: true } : {}), ...(s.short ? { short: s.short } : {}) };
+  }
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });

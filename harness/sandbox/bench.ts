@@ -88,7 +88,7 @@ async function startTimes(backend: SandboxBackend, n: number, snapshot: boolean)
     note = info.snapshot ?? '';
     await sb.close();
   }
-  return { spawnToReadyMs: stats(host), insideWorkerMs: stats(worker), snapshot: note };
+  return { spawnToReadyMs: stats(host), ...(worker.length ? { insideWorkerMs: stats(worker) } : {}), ...(note ? { snapshot: note } : {}) };
 }
 
 async function bench(backend: SandboxBackend) {

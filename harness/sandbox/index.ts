@@ -1,6 +1,7 @@
 // Running ToolHop's dataset Python tools: a pool of isolated worker processes with the reference runner's
 // semantics (runtime/toolhop_runtime.py). Backends: 'pyodide' (default; Node permission model around
 // pyodide) and 'python' (a CPython subprocess per slot). See README.md for the isolation layers.
+import { z } from 'zod';
 import { confinement } from './confine.ts';
 import { WorkerPool, type PoolResult, type ReadyInfo } from './pool.ts';
 import { rowKey } from './protocol.ts';
@@ -26,6 +27,17 @@ export interface SandboxOptions {
   /** Worker start-up limit (default 60 000 ms). */
   startTimeoutMs?: number;
 }
+
+const OptionsSchema = z.object({
+  backend: z.enum(['pyodide', 'python']),
+  poolSize: z.number().int().min(1).max(64).optional(),
+  callTimeoutMs: z.number().positive().optional(),
+  memoryLimitMb: z.number().int().min(128).max(4096).optional(),
+  pythonPath: z.string().optional(), // '' means unset
+  maxContentChars: z.number().int().positive().optional(),
+  snapshot: z.boolean().optional(),
+  startTimeoutMs: z.number().positive().optional(),
+});
 
 export interface ToolRef {
   rowId: string | number;
@@ -74,7 +86,13 @@ export function assertDatasetExecAllowed(env: NodeJS.ProcessEnv | Record<string,
   }
 }
 
-export function createSandbox(opts: SandboxOptions): Sandbox {
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const parsed = OptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid sandbox option ${issue?.path.join('.') || ''}: ${issue?.message ?? parsed.error.message}`);
+  }
+  const opts: SandboxOptions = parsed.data;
   const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
   const memoryLimitMb = opts.memoryLimitMb ?? 1024;
   const maxChars = opts.maxContentChars ?? 1_000_000;
@@ -91,7 +109,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
       // The wasm heap is bounded in the worker; this backstop allows for V8 and pyodide's own memory.
       rssLimitBytes: (memoryLimitMb + 512) * 2 ** 20,
     });
-  } else if (opts.backend === 'python') {
+  } else {
     const pythonPath = resolvePythonPath(opts.pythonPath);
     pool = new WorkerPool({
       size: opts.poolSize ?? 2,
@@ -99,8 +117,6 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
       rssLimitBytes: (memoryLimitMb + 128) * 2 ** 20, // RLIMIT_AS binds first; this only backs it up
     });
-  } else {
-    throw new Error(`unknown sandbox backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);
   }
   let calls = 0;
 

@@ -83,7 +83,11 @@ class WorkerProcess {
         this.onLine?.(line);
       }
     });
-    void this.proc.then(() => {
+    void this.proc.then((result) => {
+      // A command that could not be spawned at all has no stderr: keep execa's explanation.
+      if (result.exitCode === undefined && result.signal === undefined && 'shortMessage' in result) {
+        this.stderrTail = (this.stderrTail + String(result.shortMessage)).slice(-STDERR_TAIL);
+      }
       this.dead = true;
       this.onExit?.();
     });

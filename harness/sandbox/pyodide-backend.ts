@@ -1,7 +1,7 @@
 // Command lines for the pyodide worker pool: Node's permission model around pyodide-worker.mjs, plus the
 // OS confinement of confine.ts, plus a memory snapshot that makes a worker start in a fraction of the time.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -116,6 +116,7 @@ export class PyodideLauncher {
       if (r.exitCode === 0 && existsSync(target)) {
         this.snapshotPath = target;
         this.snapshotNote = `built ${target}`;
+        removeStale(dir, path.basename(target));
       } else {
         this.snapshotNote = `snapshot build failed (exit ${r.exitCode}): ${String(r.stdout).slice(0, 300)} ${String(r.stderr).slice(-500)}`;
       }
@@ -133,5 +134,18 @@ export class PyodideLauncher {
     h.update(JSON.stringify({ paths: this.paths, pre: SNAPSHOT_PREIMPORTS, node: process.version }));
     for (const p of this.paths) h.update(String(statSync(p.host).mtimeMs));
     return h.digest('hex').slice(0, 24);
+  }
+}
+
+/** Snapshots of earlier content (and leftovers of interrupted builds) older than an hour. */
+function removeStale(dir: string, keep: string): void {
+  const hourAgo = Date.now() - 3_600_000;
+  for (const f of readdirSync(dir)) {
+    if (f === keep || !/^pyodide-.*\.snapshot/.test(f)) continue;
+    try {
+      if (statSync(path.join(dir, f)).mtimeMs < hourAgo) rmSync(path.join(dir, f), { force: true });
+    } catch {
+      // another process removed it first
+    }
   }
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertDatasetExecAllowed, createSandbox, type Sandbox, type SandboxBackend, type ToolOutcome, type ToolRef } from './index.ts';
+import { resolvePythonPath } from './python-backend.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/sandbox');
 const source = (rel: string) => readFileSync(path.join(fixtures, rel), 'utf8');
@@ -41,11 +42,22 @@ describe('assertDatasetExecAllowed', () => {
 
 describe('createSandbox', () => {
   it('rejects an unknown backend and starts no worker before the first call', async () => {
-    expect(() => createSandbox({ backend: 'lua' as SandboxBackend })).toThrow(/unknown sandbox backend/);
+    expect(() => createSandbox({ backend: 'lua' as SandboxBackend })).toThrow(/invalid sandbox option backend/);
+    expect(() => createSandbox({ backend: 'python', poolSize: 0 })).toThrow(/invalid sandbox option poolSize/);
     const sb = createSandbox({ backend: 'python' });
     expect(sb.stats()).toEqual({ workers: 0, starts: 0, restarts: 0, calls: 0 });
     await sb.close();
     await expect(sb.call(tool('tools/results.py', 'nothing'), '{}')).rejects.toThrow(/closed/);
+  });
+
+  it('takes the interpreter from the option, then TOOLGAUGE_PYTHON, then /usr/bin/python3', async () => {
+    expect(resolvePythonPath('/opt/py', { TOOLGAUGE_PYTHON: '/env/py' })).toBe('/opt/py');
+    expect(resolvePythonPath(undefined, { TOOLGAUGE_PYTHON: '/env/py' })).toBe('/env/py');
+    expect(resolvePythonPath(undefined, {})).toBe('/usr/bin/python3');
+    const sb = createSandbox({ backend: 'python', pythonPath: '/nonexistent/python3' });
+    const o = await sb.call(tool('tools/results.py', 'nothing'), '{}');
+    await sb.close();
+    expect(o).toMatchObject({ kind: 'crash', message: expect.stringMatching(/\/nonexistent\/python3/) });
   });
 });
 

@@ -57,7 +57,8 @@ const ChatBodySchema = z
   .passthrough();
 const CompletionBodySchema = z.object({ model: z.string(), prompt: z.string() }).passthrough();
 
-class HttpError extends Error {
+/** An error a responder throws to answer with an HTTP status (422: the simulator cannot answer this request). */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,

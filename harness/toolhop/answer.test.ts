@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PythonOracle } from '../core/pyliteral/python-oracle.ts';
+import { startOracle } from '../core/pyliteral/python-oracle.ts';
 import { answerKey, extractAnswer, lastAssistantContent, previousToolContent, type MessageLike } from './answer.ts';
 import { messageText } from '../core/pyliteral/testkit.ts';
 
@@ -59,9 +59,7 @@ describe('message helpers', () => {
   });
 });
 
-const started = await PythonOracle.start();
-const skipReason = 'skip' in started ? started.skip : undefined;
-const oracle = 'skip' in started ? undefined : started;
+const { oracle, skipReason } = await startOracle('toolhop/answer');
 afterAll(async () => oracle?.close());
 const units = (s: string) => Array.from({ length: s.length }, (_, k) => s.charCodeAt(k));
 

@@ -14,7 +14,7 @@ export interface MessageLike {
 // What Python's re.IGNORECASE matches for each letter of "answer" (ASCII case pairs, and U+017F LONG S for s).
 const letterClass = (c: string) => `[${String.fromCodePoint(...(ANSWER_IGNORECASE[c] ?? [c.codePointAt(0)!]))}]`;
 const TAG_WORD = [...'answer'].map(letterClass).join('');
-const OPEN_TAG = /<answer>/i;
+const OPEN_TAG = new RegExp(`<${TAG_WORD}>`);
 const CLOSE_TAG = new RegExp(`</${TAG_WORD}>`, 'g');
 
 /**

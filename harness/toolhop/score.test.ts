@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PyLiteralError, literalEval } from '../core/pyliteral/index.ts';
-import { PythonOracle } from '../core/pyliteral/python-oracle.ts';
+import { startOracle } from '../core/pyliteral/python-oracle.ts';
 import { pyStrip } from '../core/pyliteral/pystr.ts';
 import { scoreTriple } from '../core/pyliteral/testkit.ts';
 import { scoreAnswer } from './score.ts';
@@ -52,9 +52,7 @@ describe('scoreAnswer (score_answer of the reference runner)', () => {
   });
 });
 
-const started = await PythonOracle.start();
-const skipReason = 'skip' in started ? started.skip : undefined;
-const oracle = 'skip' in started ? undefined : started;
+const { oracle, skipReason } = await startOracle('toolhop/score');
 afterAll(async () => oracle?.close());
 
 describe.skipIf(skipReason !== undefined)(`scoreAnswer agrees with the Python reference${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`, () => {

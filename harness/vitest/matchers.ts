@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { MazeMeta } from '../maze/meta.ts';
 import type { ToolhopMeta } from './meta.ts';
 
 /**
@@ -21,10 +22,24 @@ expect.extend({
       expected: received.gold,
     };
   },
+  toPassMaze(received: MazeMeta) {
+    const pass = received.pass && !received.error;
+    const header = `maze ${received.complexity} ${received.task_id} ${received.mode}`;
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `${header}: expected a failure, but the run passed (${received.recovery})`
+          : received.error
+            ? `${header}: harness error: ${received.error}`
+            : `${header}: ${received.failure_reason}\n  hit a perturbation: ${received.hit} · recovery: ${received.recovery} · RC ${received.rc.toFixed(2)} (C_act ${received.c_act}, C_oracle ${received.c_oracle}) · ${received.tool_calls} tool calls`,
+    };
+  },
 });
 
 interface ToolgaugeMatchers<R = unknown> {
   toBeCorrectToolhopAnswer(): R;
+  toPassMaze(): R;
 }
 
 declare module 'vitest' {

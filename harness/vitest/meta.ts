@@ -30,7 +30,8 @@ export interface ToolhopMeta extends InstanceMetaBase {
   retries: number;
 }
 
-export type InstanceMeta = ToolhopMeta | (InstanceMetaBase & Record<string, unknown>);
+// Other suites declare their own meta types extending InstanceMetaBase (harness/maze/meta.ts, harness/probe/…).
+export type InstanceMeta = ToolhopMeta | InstanceMetaBase;
 
 declare module '@vitest/runner' {
   interface TaskMeta {

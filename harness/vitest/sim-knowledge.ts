@@ -1,4 +1,6 @@
 import type { RunConfig } from '../core/config.ts';
+import { readMazeConfig } from '../maze/config.ts';
+import { mazeSimResponder } from '../maze/sim-responder.ts';
 import type { Responder, SimKnowledge } from '../sim/server.ts';
 import { loadDatasetFile } from '../toolhop/dataset.ts';
 import type { ToolhopRow } from '../toolhop/row.ts';
@@ -20,7 +22,9 @@ export function simKnowledge(cfg: RunConfig): { knowledge: SimKnowledge; respond
   void ready().catch(() => undefined);
   return {
     knowledge: { toolhop: (id) => rows?.get(id) },
-    responders: {},
+    responders: {
+      maze: mazeSimResponder(readMazeConfig().casesDir),
+    },
     ready,
   };
 }

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonToPy, literalEval, pyEquals, pyLower, pyRepr, pyStrip, PyLiteralError, PyLiteralUnsupported, type PyValue } from './index.ts';
-import { PythonOracle } from './python-oracle.ts';
+import { startOracle } from './python-oracle.ts';
 import {
   atomSource,
   bigintJson,
@@ -19,9 +19,7 @@ import {
   type Tagged,
 } from './testkit.ts';
 
-const started = await PythonOracle.start();
-const skipReason = 'skip' in started ? started.skip : undefined;
-const oracle = 'skip' in started ? undefined : started;
+const { oracle, skipReason } = await startOracle('pyliteral');
 afterAll(async () => oracle?.close());
 
 const RUNS = 2500;

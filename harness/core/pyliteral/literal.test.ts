@@ -54,6 +54,8 @@ describe('literalEval: numbers', () => {
   it('allows unary +/- only on numbers, and a ± only as real ± imaginary', () => {
     for (const src of ['--1', '-True', '-(1,)', "-'a'", '+-1', '~1', '1+2', '1j+1', '1+2j+3j', '1+-2j', '-(1+2j)', 'not 1', '1*2j']) rejects(src);
     rejects('1' + '0'.repeat(400) + '+2j'); // OverflowError: int too large to convert to float
+    rejects('-'.repeat(100_000) + '1'); // RecursionError in CPython; no stack overflow here
+    expect(literalEval('[' + '1+2j, '.repeat(100_000) + ']').t).toBe('list');
   });
 });
 

@@ -85,6 +85,9 @@ export function parse(tokens: Token[]): Node {
     const t = peek();
     if (t.kind === 'op' && (t.text === '+' || t.text === '-')) {
       pos++;
+      // literal_eval never accepts a unary operator applied to another one (--1 fails), and failing here keeps
+      // a long run of signs from exhausting the JS stack (CPython fails on those too).
+      if (isOp('+') || isOp('-')) fail('malformed node or string');
       return { n: 'unary', op: t.text, operand: factor() };
     }
     let node = atom();

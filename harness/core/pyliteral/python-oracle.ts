@@ -70,3 +70,13 @@ export class PythonOracle {
     await this.child.catch(() => undefined);
   }
 }
+
+/** Start the oracle for a test file; when it cannot run, say why on stderr (the suite's name repeats it). */
+export async function startOracle(who: string): Promise<{ oracle?: PythonOracle; skipReason?: string }> {
+  const started = await PythonOracle.start();
+  if ('skip' in started) {
+    console.warn(`[${who}] differential tests against Python skipped: ${started.skip}`);
+    return { skipReason: started.skip };
+  }
+  return { oracle: started };
+}

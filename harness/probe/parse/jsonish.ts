@@ -138,9 +138,8 @@ class Reader {
     if (this.loose && !FULL_JSON_NUMBER.test(text)) this.repair('non-JSON number');
     if (text.startsWith('+')) text = text.slice(1);
     this.i += m[0].length;
-    const n = Number(text);
-    if (!Number.isFinite(n)) this.fail();
-    return n;
+    // Like JSON.parse, a literal beyond the double range reads as ±Infinity (1e400) or ±0 (1e-400).
+    return Number(text);
   }
 
   string(q: '"' | "'"): string {

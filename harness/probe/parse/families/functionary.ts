@@ -39,7 +39,7 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
   let implicit = !body.startsWith('>>>', p);
   for (;;) {
     if (p >= body.length) break;
-    let segStart = p;
+    const segStart = p;
     if (body.startsWith('>>>', p)) {
       p += 3;
       implicit = false;
@@ -96,7 +96,6 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
       res.ok = false;
       break;
     }
-    segStart = p;
   }
   if (res.calls.length > 0) res.spans.push([spanStart, p]);
 }

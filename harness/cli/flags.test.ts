@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { UsageError } from '../core/errors.ts';
+import { flagSchemas, parseFlags } from './flags.ts';
+
+describe('CLI flags', () => {
+  const specs = {
+    limit: { type: 'string' as const, schema: flagSchemas.nonNegativeInt },
+    tier: { type: 'string' as const, values: ['strict', 'lenient'] },
+    url: { type: 'string' as const, schema: z.string().url('must be a URL') },
+    resume: { type: 'boolean' as const },
+    filter: { type: 'string' as const, short: 't' },
+  };
+  it('parses and coerces values', () => {
+    expect(parseFlags('x', ['--limit', '7', '--tier', 'strict', '--resume', '-t', 'toolhop › 11 '], specs).values).toEqual({
+      limit: 7,
+      tier: 'strict',
+      resume: true,
+      filter: 'toolhop › 11 ',
+    });
+  });
+  it('rejects unknown flags, bad values and stray arguments with a one-line UsageError naming the flag', () => {
+    expect(() => parseFlags('x', ['--lmit', '3'], specs)).toThrow(UsageError);
+    expect(() => parseFlags('x', ['--limit', 'many'], specs)).toThrow(/--limit must be a number \(got 'many'\)/);
+    expect(() => parseFlags('x', ['--limit', '-1'], specs)).toThrow(/--limit/);
+    expect(() => parseFlags('x', ['--tier', 'loose'], specs)).toThrow("toolgauge x: --tier must be one of strict|lenient (got 'loose')");
+    expect(() => parseFlags('x', ['--url', 'nope'], specs)).toThrow(/--url must be a URL/);
+    expect(() => parseFlags('x', ['extra'], specs)).toThrow(/unexpected argument 'extra'/);
+  });
+});

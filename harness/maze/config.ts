@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import type { RunConfig } from '../core/config.ts';
+import { UsageError } from '../core/errors.ts';
+import { mazeRoot } from './output.ts';
+import { COMPLEXITIES, DEFAULT_CASES_DIR, MODES, type Complexity, type Mode } from './task.ts';
+
+/** Maze settings from the environment (the `toolgauge maze` flags map onto these). */
+const Env = z.object({
+  TOOLGAUGE_MAZE_CATEGORIES: z.string().default(COMPLEXITIES.join(',')),
+  TOOLGAUGE_MAZE_MODES: z.string().default(MODES.join(',')),
+  TOOLGAUGE_MAZE_ONLY: z.string().optional(),
+  TOOLGAUGE_MAZE_AGENT: z.enum(['fc', 'prompt']).default('fc'),
+  TOOLGAUGE_MAZE_JUDGE: z.enum(['compat', 'strict']).default('compat'),
+  TOOLGAUGE_MAZE_MAX_TURNS: z.string().regex(/^\d+$/).transform(Number).default(20),
+  TOOLGAUGE_MAZE_CASES: z.string().optional(),
+});
+
+export interface MazeConfig {
+  categories: Complexity[];
+  modes: Mode[];
+  only: string[] | undefined;
+  agent: 'fc' | 'prompt';
+  judge: 'compat' | 'strict';
+  maxTurns: number;
+  casesDir: string;
+}
+
+export function readMazeConfig(env: NodeJS.ProcessEnv = process.env): MazeConfig {
+  const picked = Object.fromEntries(Object.keys(Env.shape).filter((k) => env[k]).map((k) => [k, env[k]!]));
+  const r = Env.safeParse(picked);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new UsageError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  const list = <T extends string>(raw: string, allowed: readonly T[], name: string): T[] => {
+    const xs = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    for (const x of xs) if (!allowed.includes(x as T)) throw new UsageError(`${name}: '${x}' is not one of ${allowed.join(',')}`);
+    return xs as T[];
+  };
+  const e = r.data;
+  return {
+    categories: list(e.TOOLGAUGE_MAZE_CATEGORIES.toLowerCase(), COMPLEXITIES, '--categories'),
+    modes: list(e.TOOLGAUGE_MAZE_MODES.toUpperCase(), MODES, '--modes'),
+    only: e.TOOLGAUGE_MAZE_ONLY?.split(',').map((s) => s.trim()).filter(Boolean),
+    agent: e.TOOLGAUGE_MAZE_AGENT,
+    judge: e.TOOLGAUGE_MAZE_JUDGE,
+    maxTurns: e.TOOLGAUGE_MAZE_MAX_TURNS,
+    casesDir: e.TOOLGAUGE_MAZE_CASES ? resolve(e.TOOLGAUGE_MAZE_CASES) : DEFAULT_CASES_DIR,
+  };
+}
+
+/** `--out-dir DIR`, else `results/<model>/<fc|prompt>/` (DESIGN §3.3). */
+export function mazeOutDir(cfg: RunConfig, m: MazeConfig): string {
+  if (cfg.outDir) return resolve(cfg.outDir);
+  const root = mazeRoot(resolve('results'), cfg.model);
+  return m.agent === 'fc' ? root : resolve(root, '..', 'prompt');
+}

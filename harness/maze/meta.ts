@@ -1,0 +1,43 @@
+import type { InstanceMetaBase } from '../vitest/meta.ts';
+import type { EvaluationFile } from './output.ts';
+import type { Complexity, Mode } from './task.ts';
+
+/** What a Maze test leaves in `task.meta.toolgauge` (the id is `<task>:<mode>`). */
+export interface MazeMeta extends InstanceMetaBase {
+  suite: 'maze';
+  task_id: string;
+  complexity: Complexity;
+  mode: Mode;
+  pass: boolean;
+  hit: boolean;
+  rc: number;
+  c_act: number;
+  c_oracle: number;
+  recovery: EvaluationFile['recovery'];
+  failure_reason: string | null;
+  turns: number;
+  tool_calls: number;
+}
+
+export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; turns: number; toolCalls: number; trial?: number; resumed?: boolean }): MazeMeta {
+  return {
+    suite: 'maze',
+    id: `${ev.task_id}:${ev.mode}`,
+    trial: extra.trial ?? 0,
+    error: extra.error,
+    task_id: ev.task_id,
+    complexity: ev.complexity,
+    mode: ev.mode,
+    // A run cut short by the endpoint is not the agent's pass.
+    pass: ev.pass && !extra.error,
+    hit: ev.hit,
+    rc: ev.rc,
+    c_act: ev.c_act,
+    c_oracle: ev.c_oracle,
+    recovery: ev.recovery,
+    failure_reason: extra.error ? 'harness_error' : ev.failure_reason,
+    turns: extra.turns,
+    tool_calls: extra.toolCalls,
+    ...(extra.resumed ? { resumed: true } : {}),
+  };
+}

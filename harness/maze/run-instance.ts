@@ -1,0 +1,57 @@
+import { LoopError, runToolLoop } from '../agent/loop.ts';
+import type { ModelClient } from '../model/client.ts';
+import { MazeSession } from './engine.ts';
+import { judge, type JudgeMode, type MazeVerdict } from './judge.ts';
+import { buildEvaluation, buildInference, type EvaluationFile, type InferenceFile } from './output.ts';
+import { MAZE_SYSTEM_PROMPT } from './prompt.ts';
+import type { MazeTask, Mode } from './task.ts';
+
+export interface MazeRunResult {
+  verdict: MazeVerdict;
+  inference: InferenceFile;
+  evaluation: EvaluationFile;
+  error: string | null;
+  turns: number;
+  toolCalls: number;
+}
+
+/**
+ * One (task, mode) run over HTTP: the agent loop against a fresh MazeSession (the perturbation engine), then the
+ * deterministic judge. An endpoint failure keeps the partial trace, is judged as it stands, and is marked error.
+ */
+export async function runMazeInstance(
+  task: MazeTask,
+  mode: Mode,
+  deps: { client: ModelClient; model: string; maxTurns: number; judgeMode: JudgeMode; callStyle: 'fc' | 'prompt'; trial?: number },
+): Promise<MazeRunResult> {
+  const session = new MazeSession(task, mode);
+  let messages: unknown[] = [];
+  let turns = 0;
+  let stopped = 'answer';
+  let error: string | null = null;
+  let finalAnswer: string | null = null;
+  try {
+    const trace = await runToolLoop({
+      client: deps.client,
+      ctx: { instance: `maze:${task.id}:${mode}`, trial: deps.trial ?? 0 },
+      system: MAZE_SYSTEM_PROMPT,
+      user: task.query,
+      executor: session,
+      maxTurns: deps.maxTurns,
+      callStyle: deps.callStyle,
+    });
+    messages = trace.messages;
+    turns = trace.modelCalls.length;
+    stopped = trace.exhausted ? 'max_turns' : 'answer';
+    finalAnswer = trace.exhausted ? null : (trace.messages.at(-1)?.content ?? null);
+  } catch (err) {
+    if (!(err instanceof LoopError)) throw err;
+    messages = err.trace.messages;
+    turns = err.trace.modelCalls.length;
+    stopped = 'error';
+    error = err.message;
+  }
+  const verdict = judge(task, mode, session.trace(), finalAnswer, { mode: deps.judgeMode });
+  const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages });
+  return { verdict, inference, evaluation: buildEvaluation(verdict, deps.model), error, turns, toolCalls: session.trace().length };
+}

@@ -1,0 +1,32 @@
+import { isPromptToolConversation, replyAsText, toNativeConversation, toolsFromPrompt } from '../agent/prompt-tools.ts';
+import { HttpError, type Responder } from '../sim/server.ts';
+import { mazePolicy, MAZE_POLICIES, type MazePolicyName } from './policies.ts';
+import { loadMazeTasks } from './task.ts';
+import type { MazeTask } from './task.ts';
+
+/**
+ * The simulator's Maze behaviour: the task comes from the suite's own case files (never the request), the reply
+ * from the pure policies in policies.ts. Prompt-based conversations are read back as native calls and answered
+ * as text in the Hermes format, like a model without native tool calling.
+ */
+export function mazeSimResponder(casesDir: string): Responder {
+  let tasks: Map<string, MazeTask> | undefined;
+  const task = (id: string) => {
+    tasks ??= new Map(loadMazeTasks(casesDir).map((t) => [t.id, t]));
+    return tasks.get(id);
+  };
+  return {
+    chat(spec, body, ctx) {
+      const name = (spec.name === 'flaky' ? 'oracle' : spec.name) as MazePolicyName;
+      if (!MAZE_POLICIES.includes(name)) throw new HttpError(422, `simulator: policy sim:${spec.name} has no Maze behaviour (use sim:oracle or sim:naive)`);
+      const taskId = ctx.id.slice(0, ctx.id.lastIndexOf(':'));
+      const t = task(taskId);
+      if (!t) throw new HttpError(422, `simulator: no Maze task '${taskId}' in ${casesDir}`);
+      if (isPromptToolConversation(body.messages, body.tools)) {
+        const tools = toolsFromPrompt(String(body.messages.find((m) => m.role === 'system')?.content ?? ''));
+        return { content: replyAsText(mazePolicy(name, t, toNativeConversation(body.messages, tools))) };
+      }
+      return mazePolicy(name, t, body.messages);
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import { sha256 } from '../../core/hash.ts';
+import type { ModelClient } from '../../model/client.ts';
+import { ModelCallError } from '../../model/types.ts';
+import { attribute, TIERS, type Tier, type TierOutcome } from '../attribute/index.ts';
+import type { ProbeCase } from '../cases/types.ts';
+import type { Family, ToolSchema } from '../parse/index.ts';
+import { scoreTier, type LayeredScore } from '../score/index.ts';
+import { TemplateError } from '../templates/index.ts';
+import type { Transport } from './env.ts';
+import { observeChat, observeText, tierObservation, type Observation } from './observe.ts';
+import { caseNow, renderCase, type PreparedTemplate } from './template.ts';
+import type { ProbeRecord } from './types.ts';
+
+/**
+ * The per-case pipeline: ask (chat: the server applies its template and parser; completions: toolgauge renders
+ * the template and sends raw text), parse under both tiers, score, re-ask with the repaired template when the
+ * counterfactual applies, attribute. All I/O of the probe suite's cases happens here; the rest is pure.
+ */
+
+export interface ProbeRunContext {
+  client: ModelClient;
+  transport: Transport;
+  /** Known template: rendered (completions) or naming the server's template (chat). */
+  template: PreparedTemplate | null;
+  family: Family | 'auto';
+  model: string;
+  injectedDate: string;
+  /** Completion length; the completions default is kept high (OpenAI-style servers default to 16 tokens). */
+  maxTokens?: number;
+}
+
+const COMPLETION_MAX_TOKENS = 1024;
+
+interface Asked {
+  obs: Observation;
+  output: NonNullable<ProbeRecord['output']>;
+  latencyMs: number;
+  attempts: number;
+  usage: ProbeRecord['usage'];
+}
+
+const schemas = (c: ProbeCase): ToolSchema[] => c.tools.map((t) => t.function);
+
+function scoreBoth(c: ProbeCase, obs: Observation): Record<Tier, TierOutcome> {
+  return {
+    strict: { obs: tierObservation(obs.strict), score: scoreTier(c, tierObservation(obs.strict)) },
+    lenient: { obs: tierObservation(obs.lenient), score: scoreTier(c, tierObservation(obs.lenient)) },
+  };
+}
+
+async function askCompletion(ctx: ProbeRunContext, c: ProbeCase, prompt: string, family: Family | null, trial: number, variant?: string): Promise<Asked> {
+  const r = await ctx.client.completion(
+    { prompt, maxTokens: ctx.maxTokens ?? COMPLETION_MAX_TOKENS },
+    { instance: `probe:${c.id}`, trial, ...(variant ? { variant } : {}) },
+  );
+  return {
+    obs: observeText(r.text, r.finish_reason, { family, tools: schemas(c) }),
+    output: { content: r.text, tool_calls: [], finish_reason: r.finish_reason },
+    latencyMs: r.latencyMs,
+    attempts: r.attempts,
+    usage: r.usage,
+  };
+}
+
+async function askChat(ctx: ProbeRunContext, c: ProbeCase, family: Family | null, trial: number): Promise<Asked> {
+  const r = await ctx.client.chat(
+    { messages: c.messages, tools: c.tools, toolChoice: 'auto', ...(ctx.maxTokens ? { maxTokens: ctx.maxTokens } : {}) },
+    { instance: `probe:${c.id}`, trial },
+  );
+  const output = { content: r.content, tool_calls: r.tool_calls.map((t) => ({ name: t.function.name, arguments: t.function.arguments })), finish_reason: r.finish_reason };
+  return { obs: observeChat(output, { family, tools: schemas(c) }), output, latencyMs: r.latencyMs, attempts: r.attempts, usage: r.usage };
+}
+
+const ZERO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+function base(c: ProbeCase, ctx: ProbeRunContext, trial: number): ProbeRecord {
+  return {
+    suite: 'probe',
+    id: c.id,
+    trial,
+    cat: c.cat,
+    family: c.family,
+    split: c.split,
+    error: null,
+    transport: ctx.transport,
+    model: ctx.model,
+    expects_call: c.expected !== null,
+    expected: c.expected,
+    output: null,
+    prompt_sha256: null,
+    parse: null,
+    parse_tier: 'none',
+    scores: null,
+    passed: { strict: false, lenient: false },
+    cause: {
+      strict: { cause: null, kind: 'not_rendered', evidence: 'not run' },
+      lenient: { cause: null, kind: 'not_rendered', evidence: 'not run' },
+    },
+    template_sha256: ctx.template?.sha256 ?? null,
+    template_findings: ctx.template?.check.findings.map((f) => f.id) ?? [],
+    counterfactual: null,
+    latency_ms: 0,
+    attempts: 0,
+    usage: ZERO_USAGE,
+    wall_ms: 0,
+  };
+}
+
+function errorRecord(rec: ProbeRecord, message: string, started: number): ProbeRecord {
+  const v = { cause: null, kind: 'not_rendered' as const, evidence: message };
+  return { ...rec, error: message, cause: { strict: v, lenient: v }, wall_ms: performance.now() - started };
+}
+
+export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0): Promise<ProbeRecord> {
+  const started = performance.now();
+  const rec = base(c, ctx, trial);
+  const tpl = ctx.template;
+  const family: Family | null = ctx.family !== 'auto' ? ctx.family : (tpl?.family ?? null);
+  const now = caseNow(c, ctx.injectedDate);
+
+  // 1. Ask.
+  let asked: Asked | null = null;
+  let renderError: string | null = null;
+  try {
+    if (ctx.transport === 'chat') asked = await askChat(ctx, c, family, trial);
+    else {
+      if (!tpl) throw new Error('the completions transport needs a chat template');
+      let prompt: string | null = null;
+      try {
+        prompt = renderCase(tpl.source, tpl.shape, c, now);
+      } catch (e) {
+        if (e instanceof TemplateError && e.kind === 'engine_unsupported') {
+          return errorRecord(rec, `the rendering engine cannot render this template faithfully (${e.message}); not a template defect`, started);
+        }
+        renderError = e instanceof TemplateError ? `${e.kind}: ${e.message}` : String(e);
+      }
+      if (prompt !== null) {
+        rec.prompt_sha256 = sha256(prompt);
+        asked = await askCompletion(ctx, c, prompt, family, trial);
+      }
+    }
+  } catch (e) {
+    if (e instanceof ModelCallError) return errorRecord(rec, `endpoint: ${e.message}`, started);
+    throw e;
+  }
+
+  // 2. Score both tiers.
+  const original = asked ? scoreBoth(c, asked.obs) : null;
+  const failed = !original || TIERS.some((t) => !original[t].score.passed);
+
+  // 3. Counterfactual: only with a known template that has findings and a different repaired version, on a failure.
+  let counterfactual: ProbeRecord['counterfactual'] = null;
+  if (failed && tpl?.repaired) {
+    const fixed = tpl.repaired;
+    let prompt: string | null = null;
+    try {
+      prompt = renderCase(fixed.source, fixed.shape, c, now);
+    } catch {
+      prompt = null; // the repair cannot render this case either: no counterfactual evidence
+    }
+    if (prompt !== null) {
+      try {
+        const cfFamily = ctx.family !== 'auto' ? ctx.family : (tpl.family ?? fixed.family);
+        const again = await askCompletion(ctx, c, prompt, cfFamily, trial, 'counterfactual');
+        const scored = scoreBoth(c, again.obs);
+        counterfactual = {
+          template_sha256: fixed.sha256,
+          output: again.output.content ?? '',
+          calls: { strict: again.obs.strict.calls, lenient: again.obs.lenient.calls },
+          passed: { strict: scored.strict.score.passed, lenient: scored.lenient.score.passed },
+        };
+      } catch (e) {
+        if (e instanceof ModelCallError) return errorRecord(rec, `endpoint (counterfactual re-ask): ${e.message}`, started);
+        throw e;
+      }
+    }
+  }
+
+  // 4. Attribute.
+  const cause = attribute({
+    expectsCall: c.expected !== null,
+    transport: ctx.transport,
+    family,
+    original,
+    renderError,
+    template: tpl ? { sha256: tpl.sha256, findings: tpl.check.findings.map((f) => f.id) } : null,
+    counterfactual: counterfactual ? { templateSha256: counterfactual.template_sha256, passed: counterfactual.passed } : null,
+  });
+
+  const scores: Record<Tier, LayeredScore> | null = original ? { strict: original.strict.score, lenient: original.lenient.score } : null;
+  const out: ProbeRecord = {
+    ...rec,
+    output: asked?.output ?? null,
+    parse: asked ? { strict: asked.obs.strict, lenient: asked.obs.lenient } : null,
+    parse_tier: asked?.obs.parseTier ?? 'none',
+    scores,
+    passed: { strict: !!original?.strict.score.passed, lenient: !!original?.lenient.score.passed },
+    cause,
+    counterfactual,
+    latency_ms: asked?.latencyMs ?? 0,
+    attempts: asked?.attempts ?? 0,
+    usage: asked?.usage ?? ZERO_USAGE,
+    wall_ms: performance.now() - started,
+  };
+  if (!original && cause.strict.kind === 'not_rendered') out.error = `the template cannot render this case (${renderError}) and no repaired template makes it pass`;
+  return out;
+}

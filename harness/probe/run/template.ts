@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { sha256 } from '../../core/hash.ts';
+import { DataError } from '../../core/errors.ts';
+import type { ProbeCase } from '../cases/types.ts';
+import { familyOfTemplate, type Family } from '../parse/index.ts';
+import {
+  applyShape,
+  checkTemplate,
+  chooseShape,
+  renderChat,
+  repairTemplate,
+  SHAPES,
+  type MessageShape,
+  type TemplateCheck,
+} from '../templates/index.ts';
+
+/**
+ * A chat template made ready for a probe run, once per run: its defects (checkTemplate), the message shape that
+ * keeps prior calls, its tool-call family, and — when it has findings and a repair exists — the repaired template
+ * used for counterfactual re-asks.
+ */
+export interface PreparedTemplate {
+  file: string;
+  source: string;
+  sha256: string;
+  family: Family | null;
+  shape: MessageShape;
+  check: TemplateCheck;
+  repaired: { source: string; sha256: string; family: Family | null; shape: MessageShape } | null;
+}
+
+/** The shape to render with: the one the check found keeps prior calls, else the first standard shape. */
+function shapeOf(source: string, check?: TemplateCheck): MessageShape {
+  const s = check ? check.shape : chooseShape(source).shape;
+  return s ?? SHAPES[0]!;
+}
+
+export function prepareTemplateSource(source: string, file: string, now: Date): PreparedTemplate {
+  const check = checkTemplate(source, { name: file, now });
+  let repaired: PreparedTemplate['repaired'] = null;
+  if (check.findings.length > 0) {
+    const fixed = repairTemplate(source, check.findings);
+    if (fixed !== null && fixed !== source) {
+      repaired = { source: fixed, sha256: sha256(fixed), family: familyOfTemplate(fixed), shape: shapeOf(fixed) };
+    }
+  }
+  return { file, source, sha256: sha256(source), family: familyOfTemplate(source), shape: shapeOf(source, check), check, repaired };
+}
+
+const prepared = new Map<string, PreparedTemplate>();
+
+/** Read and prepare a template file (memoised per process: every test file of a run shares it). */
+export function prepareTemplate(file: string, now: Date): PreparedTemplate {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new DataError(file, undefined, undefined, `cannot read the chat template (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  const key = `${sha256(source)}|${now.toISOString()}|${file}`;
+  let p = prepared.get(key);
+  if (!p) prepared.set(key, (p = prepareTemplateSource(source, file, now)));
+  return p;
+}
+
+/** The clock a case is rendered with: its own reference date, else the run's injected date. */
+export function caseNow(c: Pick<ProbeCase, 'date'>, injectedDate: string): Date {
+  return new Date(`${c.date ?? injectedDate}T09:30:00Z`);
+}
+
+/** The prompt for a case: its messages in the template's shape, its tools, the generation prompt. Throws TemplateError. */
+export function renderCase(source: string, shape: MessageShape, c: Pick<ProbeCase, 'messages' | 'tools'>, now: Date): string {
+  return renderChat(source, { messages: applyShape(c.messages, shape), tools: c.tools, addGenerationPrompt: true, now });
+}

@@ -1,0 +1,53 @@
+import type { ExpectedCall } from '../cases/types.ts';
+import type { Tier, Verdict } from '../attribute/index.ts';
+import type { ParsedCall } from '../parse/index.ts';
+import type { LayeredScore } from '../score/index.ts';
+import type { TierParse } from './observe.ts';
+import type { Transport } from './env.ts';
+
+/**
+ * One probe case's result: a line of cases.jsonl (DESIGN §3.3 — raw output, transport, parse tier, layered
+ * scores, cause under each parser tier, template hash) and, as is, the test's `task.meta.toolgauge` (the
+ * reporter aggregates only from it). A type alias, so it fits harness/vitest/meta.ts's open InstanceMeta.
+ */
+export type ProbeRecord = {
+  suite: 'probe';
+  id: string;
+  trial: number;
+  cat: string;
+  family: string;
+  split: string;
+  /** A harness error (endpoint down after retries, template the engine cannot render …): not a model failure. */
+  error: string | null;
+  resumed?: boolean;
+  transport: Transport;
+  model: string;
+  expects_call: boolean;
+  expected: ExpectedCall[] | null;
+  /** The raw model output: chat content + tool_calls, or the completion text in `content`. */
+  output: { content: string | null; tool_calls: Array<{ name: string; arguments: string }>; finish_reason: string | null } | null;
+  prompt_sha256: string | null;
+  parse: Record<Tier, TierParse> | null;
+  /** The lowest parser tier that recovered a call. */
+  parse_tier: 'strict' | 'lenient' | 'none';
+  scores: Record<Tier, LayeredScore> | null;
+  passed: Record<Tier, boolean>;
+  cause: Record<Tier, Verdict>;
+  template_sha256: string | null;
+  template_findings: string[];
+  counterfactual: {
+    template_sha256: string;
+    output: string;
+    calls: Record<Tier, ParsedCall[]>;
+    passed: Record<Tier, boolean>;
+  } | null;
+  latency_ms: number;
+  attempts: number;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  wall_ms: number;
+};
+
+export type ProbeMeta = ProbeRecord;
+
+/** The tier whose numbers are the headline: strict = what the serving stack delivers (chat: the server's tool_calls). */
+export const HEADLINE_TIER: Tier = 'strict';

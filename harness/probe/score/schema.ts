@@ -1,0 +1,35 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { OpenAITool } from '../../core/chat.ts';
+import { stableStringify } from '../../core/hash.ts';
+import type { ParsedCall } from '../parse/index.ts';
+
+// Schema validity of a call: the tool is in the case's catalog and its arguments validate against that tool's
+// JSON Schema (ajv). Compiled validators are cached by schema text; unknown keywords are tolerated (tool
+// schemas in the wild carry `description`s and vendor keys in odd places).
+
+const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
+const cache = new Map<string, ValidateFunction | string>();
+
+function validator(schema: Record<string, unknown> | undefined): ValidateFunction | string {
+  const key = stableStringify(schema ?? {});
+  let v = cache.get(key);
+  if (v === undefined) {
+    try {
+      v = ajv.compile(schema ?? {});
+    } catch (e) {
+      v = `the tool's schema does not compile: ${(e as Error).message}`;
+    }
+    cache.set(key, v);
+  }
+  return v;
+}
+
+/** Problems with one call against the catalog; [] when valid. */
+export function schemaErrors(call: ParsedCall, tools: readonly OpenAITool[]): string[] {
+  const tool = tools.find((t) => t.function.name === call.name);
+  if (!tool) return [`${call.name}: not a tool of this case`];
+  const v = validator(tool.function.parameters);
+  if (typeof v === 'string') return [`${call.name}: ${v}`];
+  if (v(call.arguments)) return [];
+  return (v.errors ?? []).slice(0, 5).map((e) => `${call.name}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+}

@@ -1,0 +1,4 @@
+// Maze, complexity C3: every task × selected mode (P0–P4) is one test.
+import { defineMazeSuite } from '../../harness/vitest/maze-suite.ts';
+
+defineMazeSuite('c3');
