@@ -13,6 +13,7 @@ export default defineConfig({
       './reporters/toolgauge.ts',
       ...(jsonOut ? [['json', { outputFile: jsonOut }] as ['json', { outputFile: string }]] : []),
     ],
+    attachmentsDir: 'results/.vitest-attachments',
     projects: [
       {
         extends: true,

@@ -16,28 +16,60 @@ export function plausibleArguments(entry: ToolEntry, source: string, previousAns
     const args = bindCall(call, signature);
     if (args && required.every((k) => k in args)) return args;
   }
+  // No usable example: fill the required parameters from the hop's sub-question (the dataset writes each
+  // sub-question with the previous hop's answer substituted in), falling back to the previous answer.
+  const entity = entityOf(entry.subQuestion) ?? previousAnswer ?? entry.subQuestion;
+  const numbers = numbersOf(entry.subQuestion);
   const out: Record<string, unknown> = {};
-  for (const key of required) out[key] = valueForType(props[key], previousAnswer ?? entry.subQuestion);
+  for (const key of required) out[key] = valueForType(props[key], entity, numbers, previousAnswer);
   return out;
 }
 
-function valueForType(prop: { type?: string; enum?: unknown[]; items?: unknown } | undefined, text: string): unknown {
+function valueForType(
+  prop: { type?: string; enum?: unknown[]; items?: unknown } | undefined,
+  entity: string,
+  numbers: number[],
+  previousAnswer: string | undefined,
+): unknown {
   if (prop?.enum && prop.enum.length) return prop.enum[0];
   switch (prop?.type) {
     case 'integer':
     case 'number': {
-      const n = Number(text.replace(/,/g, ''));
-      return Number.isFinite(n) ? n : 1;
+      const fromQuestion = numbers.shift();
+      if (fromQuestion !== undefined) return fromQuestion;
+      const n = Number((previousAnswer ?? '').replace(/,/g, ''));
+      return previousAnswer && Number.isFinite(n) ? n : 1;
     }
     case 'boolean':
       return false;
     case 'array':
-      return [text];
+      return [entity];
     case 'object':
       return {};
     default:
-      return text;
+      return entity;
   }
+}
+
+const LEADING = new Set(['What', 'Who', 'Which', 'When', 'Where', 'How', 'In', 'On', 'At', 'Is', 'Was', 'Does', 'Did', 'The']);
+
+/** The entity a sub-question is about: a quoted title, else the longest run of capitalised words. */
+export function entityOf(question: string): string | undefined {
+  const quoted = /['"‘“]([^'"’”]{2,})['"’”]/.exec(question);
+  if (quoted) return quoted[1];
+  let best: string | undefined;
+  for (const m of question.matchAll(/[A-Z][\w.'-]*(?:\s+(?:of|and|de|van|von|the|la|le|du|da|di|[A-Z][\w.'-]*))*/g)) {
+    const words = m[0].trim().replace(/\?$/, '').split(/\s+/);
+    while (words.length && LEADING.has(words[0]!)) words.shift();
+    while (words.length && /^(of|and|the|de|van|von|la|le|du|da|di)$/.test(words.at(-1)!)) words.pop();
+    const phrase = words.join(' ');
+    if (phrase && (!best || phrase.length > best.length)) best = phrase;
+  }
+  return best;
+}
+
+function numbersOf(question: string): number[] {
+  return [...question.matchAll(/-?\d+(?:\.\d+)?/g)].map((m) => Number(m[0]));
 }
 
 /** Parameter names of `def name(...)`, in order, without `self`, `*args`, `**kwargs`. */

@@ -1,12 +1,13 @@
 """In-interpreter hardening for the sandbox workers (one layer of several; see harness/sandbox/README.md).
 
 Called once, after set-up and before any dataset code runs:
-- `harden_pyodide()` cuts every Python-side path to JavaScript (js, pyodide_js, _pyodide_core, JsProxy values)
-  and drops socket/subprocess/ctypes;
+- `harden_pyodide(read_roots)` cuts every Python-side path to JavaScript (js, pyodide_js, _pyodide_core, JsProxy
+  values) and drops socket/subprocess/ctypes from sys.modules;
 - `harden_cpython(read_roots)` drops socket/subprocess/ctypes from sys.modules;
 - both install an audit hook (PEP 578; it cannot be removed) that refuses process creation, sockets, ctypes,
-  gc walking, code-object construction, rlimit changes, file-system writes, file reads outside `read_roots`,
-  and any file access or exec made directly by dataset code (frames compiled as `toolhop_<row>_<index>.py`).
+  gc walking, rlimit changes, file-system writes, file reads outside `read_roots`, and any file access, exec,
+  compile or code/function construction made directly by dataset code (frames compiled as
+  `toolhop_<row>_<index>.py`).
 """
 
 import os
@@ -126,12 +127,10 @@ def _audit(event, args):
         raise PermissionError(f"{event} is not allowed in ToolHop snippets")
 
 
-def _drop_modules(extra_check=None):
+def _drop_modules():
     for name in list(sys.modules):
         if name.split(".", 1)[0] in DENY_IMPORT_ROOTS:
-            module = sys.modules.pop(name, None)
-            if extra_check is not None and module is not None:
-                extra_check(module)
+            del sys.modules[name]
 
 
 def install(read_roots):
@@ -159,7 +158,9 @@ def harden_pyodide(read_roots):
 
 def scrub_pyodide():
     core = sys.modules.get("_pyodide_core")
-    denied = {id(m): m for n, m in sys.modules.items() if n.split(".", 1)[0] in DENY_IMPORT_ROOTS}
+    # Only the JavaScript bridges are scrubbed from other modules' namespaces; socket, subprocess & co. are
+    # merely dropped from sys.modules (libraries keep their references; using them is what the hook refuses).
+    denied = {id(m): m for n, m in sys.modules.items() if n.split(".", 1)[0] in ALWAYS_DENIED_ROOTS}
     # JsProxy values are instances of the types pyodide keeps in _pyodide_core.jsproxy_typedict.
     proxy_types = {t for t in getattr(core, "jsproxy_typedict", {}).values() if isinstance(t, type)}
     builtin_function = types.BuiltinFunctionType
