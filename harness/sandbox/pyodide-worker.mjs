@@ -43,6 +43,7 @@ function fail(message) {
 }
 
 let pyodide;
+let snapshotUsed = false;
 try {
   const { loadPyodide } = await import(path.join(config.indexURL, 'pyodide.mjs'));
   const snapshot =
@@ -56,7 +57,7 @@ try {
     _makeSnapshot: config.snapshot?.mode === 'make',
     _loadSnapshot: snapshot,
   });
-  var snapshotUsed = snapshot !== undefined;
+  snapshotUsed = snapshot !== undefined;
 } catch (err) {
   fail(`loadPyodide failed: ${err?.stack ?? err}`);
 }
@@ -135,6 +136,7 @@ writeLine({
   pythonMs: tPython - tMounted,
   hardenMs: performance.now() - tPython,
   snapshot: snapshotUsed,
+  heapBounded: heap !== null, // false would mean pyodide created its memory differently: only the RSS watchdog binds
   heapBytes: heap ? heap.buffer.byteLength : null,
   heapLimitBytes: limitPages * 65536,
 });

@@ -310,6 +310,11 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
     expect(expectOk(await sb.call(tool('tools/imports.py', 'numpy_mean'), '{}'))).toBe('2.0');
   });
 
+  it.runIf(backend === 'pyodide')('starts from the memory snapshot with a bounded wasm heap', () => {
+    const ready = sb.info().lastReady;
+    expect(ready).toMatchObject({ snapshot: true, heapBounded: true, heapLimitBytes: 512 * 2 ** 20 });
+  });
+
   it.runIf(backend === 'pyodide')('has no numpy (pyodide cannot download it)', async () => {
     expectException(await sb.call(tool('tools/imports.py', 'numpy_mean'), '{}'), 'ModuleNotFoundError');
   });

@@ -45,7 +45,7 @@ export class ToolhopExecutor implements ToolExecutor {
 function contentOf(name: string, o: ToolOutcome, budget: number): string {
   switch (o.kind) {
     case 'ok':
-      return truncateResult(o.content, budget);
+      return truncateResult(o.content, budget, o.truncatedFrom);
     case 'exception':
       return `an error occurred when calling ${name}: ${o.message}`;
     default:
@@ -53,11 +53,15 @@ function contentOf(name: string, o: ToolOutcome, budget: number): string {
   }
 }
 
-/** Cut to `budget` characters (code points, as Python counts) with the reference marker. */
-export function truncateResult(content: string, budget: number): string {
+/**
+ * Cut to `budget` characters (code points, as Python counts) with the reference marker. `fullLength` is the
+ * Python length when the sandbox already cut a huge result, so the marker still reports the true size.
+ */
+export function truncateResult(content: string, budget: number, fullLength?: number): string {
   const chars = Array.from(content);
-  if (chars.length <= budget) return content;
-  return `${chars.slice(0, budget).join('')}\n... [truncated tool result: ${chars.length} chars]`;
+  const total = fullLength ?? chars.length;
+  if (total <= budget) return content;
+  return `${chars.slice(0, budget).join('')}\n... [truncated tool result: ${total} chars]`;
 }
 
 const PY_TYPE: Record<string, string> = { string: 'str', number: 'float', boolean: 'bool', object: 'dict' };

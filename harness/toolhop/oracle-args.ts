@@ -51,14 +51,14 @@ function valueForType(
   }
 }
 
-const LEADING = new Set(['What', 'Who', 'Which', 'When', 'Where', 'How', 'In', 'On', 'At', 'Is', 'Was', 'Does', 'Did', 'The']);
+const LEADING = new Set(['What', 'Who', 'Which', 'When', 'Where', 'How', 'In', 'On', 'At', 'Is', 'Was', 'Does', 'Did']);
 
 /** The entity a sub-question is about: a quoted title, else the longest run of capitalised words. */
 export function entityOf(question: string): string | undefined {
   const quoted = /['"‘“]([^'"’”]{2,})['"’”]/.exec(question);
   if (quoted) return quoted[1];
   let best: string | undefined;
-  for (const m of question.matchAll(/[A-Z][\w.'-]*(?:\s+(?:of|and|de|van|von|the|la|le|du|da|di|[A-Z][\w.'-]*))*/g)) {
+  for (const m of question.matchAll(/[A-Z][\w./'-]*(?:\s+(?:of|and|de|van|von|the|la|le|du|da|di|[A-Z][\w./'-]*))*/g)) {
     const words = m[0].trim().replace(/\?$/, '').split(/\s+/);
     while (words.length && LEADING.has(words[0]!)) words.shift();
     while (words.length && /^(of|and|the|de|van|von|la|le|du|da|di)$/.test(words.at(-1)!)) words.pop();

@@ -26,6 +26,7 @@ export function defineMazeSuite(complexity: Complexity): void {
     : [];
 
   describe(`maze ${complexity}`, () => {
+    if (!selected.length || !maze.modes.length) test.skip(`maze › ${complexity} › (no runs selected)`, () => {});
     for (const task of selected) {
       for (const mode of maze.modes) {
         test.concurrent(`maze › ${complexity} › ${task.id} › ${mode}`, async ({ task: vt, annotate }) => {

@@ -1,6 +1,7 @@
 import type { RunConfig } from '../core/config.ts';
 import { readMazeConfig } from '../maze/config.ts';
 import { mazeSimResponder } from '../maze/sim-responder.ts';
+import { probeSimResponder } from '../probe/sim-responder.ts';
 import type { Responder, SimKnowledge } from '../sim/server.ts';
 import { loadDatasetFile } from '../toolhop/dataset.ts';
 import type { ToolhopRow } from '../toolhop/row.ts';
@@ -24,6 +25,7 @@ export function simKnowledge(cfg: RunConfig): { knowledge: SimKnowledge; respond
     knowledge: { toolhop: (id) => rows?.get(id) },
     responders: {
       maze: mazeSimResponder(readMazeConfig().casesDir),
+      probe: probeSimResponder(cfg),
     },
     ready,
   };

@@ -35,6 +35,8 @@ export async function defineToolhopSuite(part: number, parts: number): Promise<v
   const finished = cfg.resume ? loadFinished(outDir) : new Map<string, Finished>();
 
   describe(`toolhop (part ${part}/${parts})`, () => {
+    // Vitest fails a file without tests; a small selection can leave a part empty.
+    if (!mine.length) test.skip(`toolhop › (no instances in part ${part}/${parts})`, () => {});
     for (const entry of mine) {
       for (let trial = 0; trial < cfg.trials; trial++) {
         const hops = entry.ok ? hopCount(entry.row) : 0;

@@ -81,7 +81,10 @@ export function loadPalette(file: string): { palette: Palette; sha256: string } 
   return { palette, sha256: sha256(text) };
 }
 
-const toCall = (c: CallIn): ExpectedCall => ('tool' in c ? { name: c.tool, arguments: c.args } : { name: c.name, arguments: c.arguments });
+const toCall = (c: CallIn): ExpectedCall => ({
+  ...('tool' in c ? { name: c.tool, arguments: c.args } : { name: c.name, arguments: c.arguments }),
+  ...(c.arg_rules ? { rules: c.arg_rules } : {}),
+});
 
 /** A deterministic 9-character alphanumeric call id (the strictest common rule, Mistral's). */
 export function callId(caseId: string, n: number): string {

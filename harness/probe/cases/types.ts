@@ -47,9 +47,10 @@ export type ArgRule = z.infer<typeof ArgRuleSchema>;
 const ArgsSchema = z.record(z.string(), z.unknown());
 
 /** One call as written in a case file: Toolhound's `{tool, args}` or OpenAI-ish `{name, arguments}`. */
+const CallRules = z.record(z.string(), ArgRuleSchema).optional();
 export const CallInSchema = z.union([
-  z.object({ tool: z.string().min(1), args: ArgsSchema.default({}) }).strict(),
-  z.object({ name: z.string().min(1), arguments: ArgsSchema.default({}) }).strict(),
+  z.object({ tool: z.string().min(1), args: ArgsSchema.default({}), arg_rules: CallRules }).strict(),
+  z.object({ name: z.string().min(1), arguments: ArgsSchema.default({}), arg_rules: CallRules }).strict(),
 ]);
 export type CallIn = z.infer<typeof CallInSchema>;
 
@@ -112,6 +113,8 @@ export const PaletteSchema = z.union([
 export interface ExpectedCall {
   name: string;
   arguments: Record<string, unknown>;
+  /** Rules for this call only (parallel calls to one tool need their own equivalents); they extend the case's. */
+  rules?: Record<string, ArgRule>;
 }
 
 /** A validated case, ready to run: tools resolved, turns as OpenAI messages with call ids. */

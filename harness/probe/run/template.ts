@@ -7,6 +7,7 @@ import {
   applyShape,
   checkTemplate,
   chooseShape,
+  referenceTemplate,
   renderChat,
   repairTemplate,
   SHAPES,
@@ -71,4 +72,22 @@ export function caseNow(c: Pick<ProbeCase, 'date'>, injectedDate: string): Date 
 /** The prompt for a case: its messages in the template's shape, its tools, the generation prompt. Throws TemplateError. */
 export function renderCase(source: string, shape: MessageShape, c: Pick<ProbeCase, 'messages' | 'tools'>, now: Date): string {
   return renderChat(source, { messages: applyShape(c.messages, shape), tools: c.tools, addGenerationPrompt: true, now });
+}
+
+export const REFERENCE_TEMPLATE_LABEL = '(toolgauge reference template: hermes)';
+
+/**
+ * The template of a run: `--template FILE`, or for the completions transport without one toolgauge's reference
+ * Hermes template; null for chat without `--template` (the server's template is unknown).
+ */
+export function resolveTemplate(s: { transport: 'chat' | 'completions'; templateFile: string | undefined }, injectedDate: string): PreparedTemplate | null {
+  const now = new Date(`${injectedDate}T09:30:00Z`);
+  if (s.templateFile) return prepareTemplate(s.templateFile, now);
+  if (s.transport === 'chat') return null;
+  const source = referenceTemplate('hermes');
+  if (!source) throw new Error('the reference Hermes template is missing');
+  const key = `reference|${now.toISOString()}`;
+  let p = prepared.get(key);
+  if (!p) prepared.set(key, (p = prepareTemplateSource(source, REFERENCE_TEMPLATE_LABEL, now)));
+  return p;
 }

@@ -19,7 +19,7 @@ export interface CallMatch {
   reason: string | null;
 }
 
-const names = (calls: Array<{ name: string }>) => calls.map((c) => c.name).sort();
+const names = (calls: ReadonlyArray<{ name: string }>) => calls.map((c) => c.name).sort();
 
 /**
  * Compare all actual calls with all expected calls — not only the first. Calls are paired by tool name; among
@@ -45,7 +45,7 @@ export function matchCalls(expected: readonly ExpectedCall[], actual: readonly P
   const mm = (i: number, j: number) => {
     const k = `${i}:${j}`;
     let v = cost.get(k);
-    if (!v) cost.set(k, (v = compareArgs(expected[i]!.arguments, actual[j]!.arguments, rules)));
+    if (!v) cost.set(k, (v = compareArgs(expected[i]!.arguments, actual[j]!.arguments, expected[i]!.rules ? { ...rules, ...expected[i]!.rules } : rules)));
     return v;
   };
   const go = (i: number, sofar: number) => {

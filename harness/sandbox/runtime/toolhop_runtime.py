@@ -65,18 +65,27 @@ class _DatetimeCompat:
 
 SAFE_IMPORT_ROOTS = frozenset(
     (
-        "babel base64 binascii calendar cmath collections csv dateutil datetime dicttoxml fractions functools "
+        "babel base64 binascii calendar cmath collections csv dateutil datetime decimal dicttoxml fractions functools "
         "holidays io itertools json locale math numbers numpy pytz re roman statistics string sympy time "
         "_strptime unicodedata urllib xml"
     ).split()
 )
 
 
+def _urllib_ok(name, fromlist):
+    # Of urllib only urllib.parse is on the list (DESIGN 4.1); urllib.request would reach the network.
+    if name.split(".", 1)[0] != "urllib":
+        return True
+    if name == "urllib":
+        return all(str(f) == "parse" for f in (fromlist or ()))
+    return name == "urllib.parse"
+
+
 def _safe_import(name, globals=None, locals=None, fromlist=(), level=0):
     if level:
         raise ImportError("relative imports are not allowed in ToolHop snippets")
     root = str(name).split(".", 1)[0]
-    if root not in SAFE_IMPORT_ROOTS:
+    if root not in SAFE_IMPORT_ROOTS or not _urllib_ok(str(name), fromlist):
         raise ImportError(f"import of {name!r} is not allowed in ToolHop snippets")
     return _builtins.__import__(name, globals, locals, fromlist, level)
 

@@ -1,0 +1,117 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { readConfig } from '../../core/config.ts';
+import { DataError, UsageError } from '../../core/errors.ts';
+import { resolveOutDir } from '../../core/outdir.ts';
+import { phrasingInventory } from '../../probe/cases/generate.ts';
+import { lintCases } from '../../probe/cases/lint.ts';
+import { loadCases } from '../../probe/cases/load.ts';
+import { FAMILIES } from '../../probe/parse/index.ts';
+import { readProbeEnv, selectCases, SPLITS, TRANSPORTS } from '../../probe/run/env.ts';
+import { resolveTemplate } from '../../probe/run/template.ts';
+import { parsePolicySpec } from '../../sim/policy-spec.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
+import { reportPathOf, runEvalSuites } from '../run-vitest.ts';
+
+// toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE] [--split dev|test|all]
+//                 [--family NAME] [--only ID,ID] [--categories C1,C2] [model flags]
+// toolgauge probe lint [--cases FILE] [--tools FILE] [--json]
+
+const CASE_FLAGS: FlagSpecs = {
+  cases: { type: 'string', schema: z.string().min(1), description: 'probe cases (JSONL; toolgauge or Toolhound format)' },
+  tools: { type: 'string', schema: z.string().min(1), description: 'tool palette (tools.yaml / tools.json); default: beside the cases file' },
+};
+
+const FLAGS: FlagSpecs = {
+  ...MODEL_FLAGS,
+  ...CASE_FLAGS,
+  transport: { type: 'string', values: TRANSPORTS, description: 'chat (server template + parser) or completions (toolgauge renders and parses)' },
+  template: { type: 'string', schema: z.string().min(1), description: "the model's chat template (.jinja); with chat: the server's template" },
+  split: { type: 'string', values: SPLITS },
+  family: { type: 'string', values: ['auto', ...FAMILIES], description: 'tool-call format for the parsers (default: from the template)' },
+  only: { type: 'string', schema: flagSchemas.idList },
+  categories: { type: 'string', schema: flagSchemas.idList },
+};
+
+const ENV = {
+  cases: 'TOOLGAUGE_PROBE_CASES',
+  tools: 'TOOLGAUGE_PROBE_TOOLS',
+  transport: 'TOOLGAUGE_PROBE_TRANSPORT',
+  template: 'TOOLGAUGE_PROBE_TEMPLATE',
+  split: 'TOOLGAUGE_PROBE_SPLIT',
+  family: 'TOOLGAUGE_PROBE_FAMILY',
+  only: 'TOOLGAUGE_PROBE_ONLY',
+  categories: 'TOOLGAUGE_PROBE_CATEGORIES',
+};
+
+export const PROBE_USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
+                [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
+                [--model NAME] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
+                [--seed N] [--date YYYY-MM-DD] [--shard i/n] [-t PATTERN] [--print-report]
+toolgauge probe lint [--cases FILE] [--tools FILE] [--json]`;
+
+function mustExist(flag: string, path: unknown): void {
+  if (typeof path === 'string' && !existsSync(path)) throw new UsageError(`toolgauge probe: --${flag} '${path}' does not exist`);
+}
+
+function asUsage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof DataError) throw new UsageError(`toolgauge probe: ${err.message}`);
+    throw err;
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'lint') return lint(argv.slice(1));
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    process.stdout.write(PROBE_USAGE + '\n');
+    return 0;
+  }
+  const { values } = parseFlags('probe', argv, FLAGS);
+  mustExist('cases', values.cases);
+  mustExist('tools', values.tools);
+  mustExist('template', values.template);
+  flagsToEnv(values, ENV);
+  const cfg = readConfig();
+  if (cfg.usesSimulator) {
+    try {
+      parsePolicySpec(cfg.model);
+    } catch (err) {
+      throw new UsageError(`toolgauge probe: --model ${(err as Error).message}`);
+    }
+  }
+  const settings = readProbeEnv();
+  // Validate the inputs before starting Vitest: a bad case file is one line naming the file, line and field.
+  const loaded = asUsage(() => loadCases(settings.casesFile, { ...(settings.toolsFile ? { toolsFile: settings.toolsFile } : {}), dateContext: cfg.injectedDate }));
+  if (selectCases(loaded.cases, settings).length === 0) throw new UsageError(`toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`);
+  asUsage(() => resolveTemplate(settings, cfg.injectedDate));
+  const outDir = resolveOutDir(cfg, 'probe', settings.transport);
+  return runEvalSuites(['suites/probe/'], {
+    shard: values.shard as string | undefined,
+    filter: values.filter as string | undefined,
+    reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
+  });
+}
+
+async function lint(argv: string[]): Promise<number> {
+  const { values } = parseFlags('probe lint', argv, { ...CASE_FLAGS, json: { type: 'boolean' } });
+  mustExist('cases', values.cases);
+  mustExist('tools', values.tools);
+  flagsToEnv(values, ENV);
+  const settings = readProbeEnv();
+  const loaded = asUsage(() => loadCases(settings.casesFile, settings.toolsFile ? { toolsFile: settings.toolsFile } : {}));
+  const own = loaded.cases.some((c) => c.phrasing);
+  const r = lintCases(loaded, own ? { phrasings: phrasingInventory() } : {});
+  if (values.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+  else {
+    const lines = [`${settings.casesFile}: ${r.stats.cases} cases; ${r.errors.length} error(s), ${r.warnings.length} warning(s)`];
+    for (const [split, cats] of Object.entries(r.stats.bySplit)) lines.push(`  ${split}: ${Object.entries(cats).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+    for (const e of r.errors) lines.push(`  error [${e.rule}]${e.id ? ` ${e.id}` : ''}: ${e.message}`);
+    for (const w of r.warnings) lines.push(`  warning [${w.rule}]${w.id ? ` ${w.id}` : ''}: ${w.message}`);
+    process.stdout.write(lines.join('\n') + '\n');
+  }
+  return r.errors.length ? 1 : 0;
+}

@@ -1,0 +1,4 @@
+// Probe, part 3 of 4: the selected cases are dealt round-robin over four files so `--shard` spreads them.
+import { defineProbeSuite } from '../../harness/vitest/probe-suite.ts';
+
+defineProbeSuite(3, 4);

@@ -1,0 +1,133 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SummarySchema } from '../../harness/report/summary.ts';
+import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+
+// End to end through the real CLI: Vitest's Node API, the simulator over HTTP, the pyodide sandbox running the
+// bundled sample's Python tools, the scorer and the reporter.
+
+const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1' };
+type Result = { id: string; correct: boolean; error: string | null; rule: string | null; gold_answer: string };
+type Prediction = { id: string; previous_tool_content: string; final_message: string; gold_answer: string; tool_calls: number };
+
+describe('toolgauge toolhop on the simulator and the bundled sample', () => {
+  it('sim:oracle executes every hop in the sandbox and scores 11/11; files, report and gate agree', async () => {
+    const out = tempDir('oracle');
+    const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '20', '--out-dir', out, '--gate', 'accuracy>=0.9'], EXEC);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const results = readLines<Result>(join(out, 'results.jsonl'));
+    expect(results).toHaveLength(11);
+    expect(results.every((x) => x.correct && !x.error)).toBe(true);
+    const preds = readLines<Prediction>(join(out, 'predictions.jsonl'));
+    expect(preds.reduce((s, p) => s + p.tool_calls, 0)).toBe(36);
+    const trace = readJson<{ tool_executions: Array<{ name: string; content: string; meta: { outcome: string } }> }>(join(out, 'traces', '6.json'));
+    // Row 6 runs pytz inside the sandbox: Europe/Oslo is UTC+1 in January.
+    expect(trace.tool_executions.map((t) => t.content)).toEqual(['"Tromsby"', '"Europe/Oslo"', '1']);
+    const summary = SummarySchema.parse(readJson(join(out, 'summary.json')));
+    expect(summary.notice).toMatch(/SIMULATOR RUN/);
+    expect(summary.metrics.accuracy).toMatchObject({ value: 1, n: 11 });
+    expect(summary.gate?.passed).toBe(true);
+    const report = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(report).toContain('SIMULATOR RUN');
+    expect(report).toContain('charts/accuracy.svg');
+    expect(existsSync(join(out, 'charts', 'accuracy.svg'))).toBe(true);
+    expect(r.stdout).toMatch(/accuracy 1\.000 \[0\.\d+, 1\.000\]\s+n=11/);
+  });
+
+  it('sim:wrong scores 0 except where the gold answer is in the last tool result; the gate fails', async () => {
+    const out = tempDir('wrong');
+    const r = await toolgauge(['toolhop', '--model', 'sim:wrong', '--limit', '20', '--out-dir', out, '--gate', 'accuracy>=0.9'], EXEC);
+    expect(r.code).toBe(1);
+    const results = readLines<Result>(join(out, 'results.jsonl'));
+    const preds = new Map(readLines<Prediction>(join(out, 'predictions.jsonl')).map((p) => [p.id, p]));
+    expect(results).toHaveLength(11);
+    for (const x of results) {
+      const p = preds.get(x.id)!;
+      const inTool = p.previous_tool_content.replace(/\.0$/, '').replace(/,/g, '').toLowerCase().includes(x.gold_answer.replace(/\.0$/, '').toLowerCase());
+      expect(x.correct, `row ${x.id}`).toBe(inTool);
+      if (x.correct) expect(x.rule).toBe('tool_result');
+    }
+    // Rows 3 and 10 end with a tool result the model must reformat ('April 3, 1911', 'TUE'): there the wrong answer stays wrong.
+    expect(results.filter((x) => !x.correct).map((x) => x.id).sort()).toEqual(['10', '3']);
+    expect(readJson<{ gate: { passed: boolean } }>(join(out, 'summary.json')).gate.passed).toBe(false);
+  });
+
+  it('without TOOLHOP_ALLOW_DATASET_EXEC every instance is an error naming the variable, counted as wrong', async () => {
+    const out = tempDir('noexec');
+    const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '3', '--out-dir', out]);
+    expect(r.code).toBe(1);
+    const results = readLines<Result>(join(out, 'results.jsonl'));
+    expect(results).toHaveLength(3);
+    for (const x of results) {
+      expect(x.correct).toBe(false);
+      expect(x.error).toMatch(/TOOLHOP_ALLOW_DATASET_EXEC=1/);
+    }
+    expect(r.stdout).toMatch(/3 errors/);
+  });
+
+  it('sim:flaky?rate=0.2 reaches the oracle accuracy through retries (429, 500, hung and truncated responses)', async () => {
+    const out = tempDir('flaky');
+    const r = await toolgauge(['toolhop', '--model', 'sim:flaky?rate=0.2&seed=1', '--limit', '20', '--out-dir', out, '--request-timeout', '400'], EXEC);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const results = readLines<Result>(join(out, 'results.jsonl'));
+    expect(results.filter((x) => x.correct)).toHaveLength(11);
+    const retried = readLines<{ id: string }>(join(out, 'instances.jsonl')).reduce((s, m) => s + Number((m as { retries?: number }).retries ?? 0), 0);
+    expect(retried).toBeGreaterThan(3);
+  });
+
+  it('an instance whose endpoint keeps failing is an error, not a wrong answer', async () => {
+    const out = tempDir('down');
+    const r = await toolgauge(['toolhop', '--model', 'sim:flaky?rate=1', '--limit', '2', '--out-dir', out, '--retries', '2', '--request-timeout', '300'], EXEC);
+    expect(r.code).toBe(1);
+    const results = readLines<Result>(join(out, 'results.jsonl'));
+    expect(results).toHaveLength(2);
+    for (const x of results) expect(x.error).toMatch(/endpoint failed after 3 attempt/);
+  });
+
+  it('-t runs just one instance; an empty selection fails the gate', async () => {
+    const out = tempDir('filter');
+    const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '20', '--out-dir', out, '-t', 'toolhop › 11 '], EXEC);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(readLines<Result>(join(out, 'results.jsonl')).map((x) => x.id)).toEqual(['11']);
+    const empty = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '0', '--out-dir', tempDir('empty'), '--gate', 'accuracy>=0'], EXEC);
+    expect(empty.code).not.toBe(0);
+  });
+
+  it('rescore recomputes correctness from predictions.jsonl alone', async () => {
+    const out = tempDir('rescore');
+    expect((await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '3', '--out-dir', out], EXEC)).code).toBe(0);
+    const path = join(out, 'predictions.jsonl');
+    const preds = readLines<Prediction>(path);
+    preds[0]!.final_message = '<answer>qqq</answer>'; // contains none of the sample's gold answers
+    preds[0]!.previous_tool_content = '';
+    writeFileSync(path, preds.map((p) => JSON.stringify(p) + '\n').join(''));
+    const r = await toolgauge(['toolhop', 'rescore', '--out-dir', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/rescored 3 predictions.*2 correct, 1 changed/);
+    const results = readLines<Result>(join(out, 'results.jsonl'));
+    expect(results.filter((x) => !x.correct).map((x) => x.id)).toEqual([preds[0]!.id]);
+    expect(readJson<{ metrics: { accuracy: { value: number } } }>(join(out, 'summary.json')).metrics.accuracy.value).toBeCloseTo(2 / 3, 5);
+  });
+
+  it('bad flags and values exit 2 with one line naming the flag', async () => {
+    const a = await toolgauge(['toolhop', '--limit', 'lots']);
+    expect(a.code).toBe(2);
+    expect(a.stderr.trim()).toBe("toolgauge toolhop: --limit must be a number (got 'lots')");
+    const b = await toolgauge(['toolhop', '--model', 'sim:coin?p=7']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/option 'p'/);
+    const c = await toolgauge(['toolhop', '--sandbox', 'docker']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toMatch(/--sandbox must be one of pyodide\|python/);
+  });
+
+  it('--smoke-dataset checks structure without a model or tool execution', async () => {
+    const r = await toolgauge(['toolhop', '--smoke-dataset', '--limit', '20']);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(s).toMatchObject({ num_samples: 11, unique_ids: 11, source_parse_or_compile_errors: 0, tool_function_name_mismatches: 0 });
+    expect(s.duplicate_tool_names).toEqual([{ id: '4', names: ['genealogy_query'] }]);
+    expect(s.answer_literal_types).toEqual({ raw_string: 6, int: 5 });
+  });
+});

@@ -1,0 +1,50 @@
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { fromRoot } from '../../harness/core/paths.ts';
+
+/** Environment for an end-to-end run: no inherited toolgauge settings, the simulator unless a test says otherwise. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined) continue;
+    if (/^(TOOLGAUGE_|TOOLHOP_|OPENAI_|VITEST|NODE_OPTIONS)/.test(k) && k !== 'TOOLGAUGE_PYTHON') continue;
+    env[k] = v;
+  }
+  return { ...env, FORCE_COLOR: '0', NO_COLOR: '1', ...extra };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `toolgauge …` as a user would (a real process: real HTTP to the simulator, real sandbox). */
+export async function toolgauge(args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): Promise<CliResult> {
+  const r = await execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { env: cleanEnv(env), extendEnv: false, reject: false, timeout: timeoutMs, cwd: tmpdir() });
+  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+export function spawnToolgauge(args: string[], env: Record<string, string> = {}): ResultPromise {
+  return execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { env: cleanEnv(env), extendEnv: false, reject: false, cwd: tmpdir(), detached: true });
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `tg-${prefix}-`));
+}
+
+export function readLines<T = Record<string, unknown>>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
+}
+
+export function readJson<T = Record<string, unknown>>(path: string): T {
+  return JSON.parse(readFileSync(path, 'utf8')) as T;
+}
+
+export const SHARED_TOOLHOP = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
