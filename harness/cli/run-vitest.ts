@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startVitest } from 'vitest/node';
 import { fromRoot, PACKAGE_ROOT } from '../core/paths.ts';
 
@@ -7,11 +7,17 @@ import { fromRoot, PACKAGE_ROOT } from '../core/paths.ts';
  * Run eval suites through Vitest's Node API — the same code path as `vitest run --project eval <files>`; the run's
  * configuration is already in process.env. Returns the exit code the reporter decided.
  */
-export async function runEvalSuites(files: string[], opts: { shard?: string; filter?: string; reportPath?: string }): Promise<number> {
+export async function runEvalSuites(
+  files: string[],
+  opts: { shard?: string; filter?: string; reportPath?: string; blobDir?: string; mergeReports?: string },
+): Promise<number> {
   process.env.TOOLGAUGE_CLI = '1';
+  // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
+  // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
+  const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
   const vitest = await startVitest(
     'test',
-    files,
+    opts.mergeReports ? [] : files,
     {
       root: PACKAGE_ROOT,
       config: fromRoot('vitest.config.ts'),
@@ -19,6 +25,8 @@ export async function runEvalSuites(files: string[], opts: { shard?: string; fil
       watch: false,
       ...(opts.shard ? { shard: opts.shard } : {}),
       ...(opts.filter ? { testNamePattern: opts.filter } : {}),
+      ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
+      ...(blob ? { reporters: ['default', fromRoot('reporters', 'toolgauge.ts'), ['blob', { outputFile: blob }]] } : {}),
     },
     {},
   );

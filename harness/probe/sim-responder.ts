@@ -54,6 +54,7 @@ export const SIM_DROPPING_TEMPLATE = `{#- toolgauge simulator: a Hermes-style se
 export type Behaviour = 'oracle' | 'template_bug' | 'parser_gap' | 'format_failure' | 'decision_failure';
 
 export const CONFUSED_TEXT = "I'm not sure what you are referring to, I can't see that earlier request. Could you give me the details again?";
+export const NO_TOOLS_TEXT = "I'm sorry, I don't have a way to do that from here.";
 export const ABSTAIN_TEXT = 'Happy to help with that directly, no tool is needed here.';
 export const NO_TOOL_TEXT = "I don't think I need a tool for this one.";
 
@@ -129,7 +130,7 @@ export function readPrompt(c: Pick<ProbeCase, 'tools' | 'messages'>, prompt: str
     if (m.role === 'assistant' && m.tool_calls?.length) {
       let end = prompt.length;
       for (let j = i + 1; j < msgs.length; j++) {
-        const t = contentOf(msgs[j]!);
+        const t = msgs[j]!.role === 'system' ? '' : contentOf(msgs[j]!);
         const hit = t ? findText(prompt, t, pos) : null;
         if (hit) {
           end = hit.at;
@@ -141,7 +142,8 @@ export function readPrompt(c: Pick<ProbeCase, 'tools' | 'messages'>, prompt: str
       pos = end;
       return;
     }
-    const t = contentOf(m);
+    // System prompts are often moved (Mistral puts them into the last user turn): they do not mark a position.
+    const t = m.role === 'system' ? '' : contentOf(m);
     const hit = t ? findText(prompt, t, pos) : null;
     if (hit) pos = hit.end;
   });
@@ -222,7 +224,8 @@ export function wrongDecision(c: Pick<ProbeCase, 'id' | 'expected' | 'tools'>): 
 /** The simulated model's raw text for a case, given the prompt it sees. Pure. */
 export function modelOutput(behaviour: Behaviour, c: ProbeCase, prompt: string, family: Family): string {
   const view = readPrompt(c, prompt);
-  if (view.missingTools.length > 0 || view.missingCalls.length > 0) return CONFUSED_TEXT;
+  if (view.missingTools.length > 0) return NO_TOOLS_TEXT;
+  if (view.missingCalls.length > 0) return CONFUSED_TEXT;
   switch (behaviour) {
     case 'parser_gap':
       return c.expected ? nearMiss(c.expected, c.id) : ABSTAIN_TEXT;

@@ -32,6 +32,10 @@ export function toolhopReply(spec: PolicySpec, row: ToolhopRow, messages: ChatMe
   const results = messages.filter((m) => m.role === 'tool');
   const hop = messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
 
+  // A losing coin answers at once, without tools: ToolHop's third scoring rule counts an answer correct when the
+  // gold appears in the last tool result (true for most rows once the chain ran), and a coin calibrates
+  // statistics only if its scored accuracy is exactly its p.
+  if (spec.name === 'coin' && !coinWins(spec, ctx)) return { content: `<answer>${final}</answer>` };
   if (spec.name === 'naive' && results.length > 0) {
     // Answers after the first tool result, trusting it as the answer.
     return { content: `<answer>${unquote(String(results[0]!.content ?? ''))}</answer>` };
@@ -58,10 +62,8 @@ export function finalAnswer(spec: PolicySpec, row: ToolhopRow, messages: ChatMes
   switch (spec.name) {
     case 'wrong':
       return wrongAnswer(row.answer);
-    case 'coin': {
-      const rng = new Rng(deriveSeed(spec.seed, ctx.instance, ctx.agent, ctx.trial, 'coin'));
-      return rng.chance(spec.p) ? row.answer : wrongAnswer(row.answer);
-    }
+    case 'coin':
+      return coinWins(spec, ctx) ? row.answer : wrongAnswer(row.answer);
     case 'naive': {
       const first = messages.find((m) => m.role === 'tool');
       return first ? unquote(String(first.content ?? '')) : '';
@@ -69,6 +71,11 @@ export function finalAnswer(spec: PolicySpec, row: ToolhopRow, messages: ChatMes
     default:
       return row.answer;
   }
+}
+
+/** The coin for this instance, agent and trial (the same on every request of the run). */
+export function coinWins(spec: PolicySpec, ctx: SimCallContext): boolean {
+  return new Rng(deriveSeed(spec.seed, ctx.instance, ctx.agent, ctx.trial, 'coin')).chance(spec.p);
 }
 
 const FILLERS = ['unknown', '0', 'zzz', 'Q', '-1', 'xyzzy', '1', '1900-01-01', 'Nobody'];

@@ -45,6 +45,8 @@ export async function run(argv: string[]): Promise<number> {
   return runEvalSuites(files, {
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,
+    blobDir: values['blob-dir'] as string | undefined,
+    mergeReports: values['merge-reports'] as string | undefined,
     reportPath: values['print-report'] ? reportPathOf(mazeOutDir(cfg, maze)) : undefined,
   });
 }

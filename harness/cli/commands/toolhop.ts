@@ -76,6 +76,8 @@ export async function run(argv: string[]): Promise<number> {
   const code = await runEvalSuites(['suites/toolhop/'], {
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,
+    blobDir: values['blob-dir'] as string | undefined,
+    mergeReports: values['merge-reports'] as string | undefined,
     reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
   });
   if (values.out) writeReferencePredictions(outDir, String(values.out));

@@ -69,7 +69,16 @@ export interface AttributionInput {
 const callsText = (o: TierObservation) => o.calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
 
 export function attribute(input: AttributionInput): Record<Tier, Verdict> {
-  return { strict: attributeTier(input, 'strict'), lenient: attributeTier(input, 'lenient') };
+  return { strict: withSuspicion(input, attributeTier(input, 'strict')), lenient: withSuspicion(input, attributeTier(input, 'lenient')) };
+}
+
+/**
+ * A model-side verdict while the template has findings that no counterfactual could test (no repair for its
+ * family, or the repair cannot render the case): the blame stays with the evidence, and the verdict says so.
+ */
+function withSuspicion(input: AttributionInput, v: Verdict): Verdict {
+  if (!v.cause?.startsWith('model_') || input.counterfactual || !input.template?.findings.length) return v;
+  return { ...v, evidence: `${v.evidence} (unverified: the template has findings — ${input.template.findings.join(', ')} — but no repaired template could be tested on this case)` };
 }
 
 export function attributeTier(input: AttributionInput, tier: Tier): Verdict {

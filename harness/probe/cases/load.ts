@@ -5,7 +5,7 @@ import type { ChatMessage, OpenAITool, ToolCall } from '../../core/chat.ts';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import { CaseRowSchema, PaletteSchema, type ArgRule, type CallIn, type CaseRow, type ExpectedCall, type ProbeCase } from './types.ts';
+import { CaseRowSchema, PaletteListSchema, PaletteMapSchema, type ArgRule, type CallIn, type CaseRow, type ExpectedCall, type ProbeCase } from './types.ts';
 
 /** A tool palette: tool name → OpenAI tool. */
 export type Palette = Map<string, OpenAITool>;
@@ -56,7 +56,7 @@ export function loadPalette(file: string): { palette: Palette; sha256: string } 
   } catch (e) {
     throw new DataError(file, undefined, undefined, `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
   }
-  const r = PaletteSchema.safeParse(raw);
+  const r = Array.isArray(raw) ? PaletteListSchema.safeParse(raw) : PaletteMapSchema.safeParse(raw);
   if (!r.success) {
     const issue = r.error.issues[0];
     const row = issue?.path[0];

@@ -105,10 +105,8 @@ export const CaseRowSchema = z
 export type CaseRow = z.infer<typeof CaseRowSchema>;
 
 /** A tool palette file: `name: {description, parameters}` (Toolhound's tools.yaml) or a list of OpenAI tools. */
-export const PaletteSchema = z.union([
-  z.record(z.string(), z.object({ description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }).strict()),
-  z.array(InlineToolSchema),
-]);
+export const PaletteMapSchema = z.record(z.string(), z.object({ description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }).strict());
+export const PaletteListSchema = z.array(InlineToolSchema);
 
 export interface ExpectedCall {
   name: string;

@@ -122,8 +122,18 @@ export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0
   let asked: Asked | null = null;
   let renderError: string | null = null;
   try {
-    if (ctx.transport === 'chat') asked = await askChat(ctx, c, family, trial);
-    else {
+    if (ctx.transport === 'chat') {
+      try {
+        asked = await askChat(ctx, c, family, trial);
+      } catch (e) {
+        // A server that fails on one case while its (named) template raises on that case's messages: the
+        // template, not the endpoint, is the suspect — treat it as a render failure and let the
+        // counterfactual decide. Anything else stays an endpoint error.
+        const raised = e instanceof ModelCallError && tpl ? templateRaises(tpl, c, now) : null;
+        if (!raised) throw e;
+        renderError = `the server failed (${e instanceof Error ? e.message : String(e)}) and the named template raises on this case: ${raised}`;
+      }
+    } else {
       if (!tpl) throw new Error('the completions transport needs a chat template');
       let prompt: string | null = null;
       try {
@@ -204,4 +214,15 @@ export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0
   };
   if (!original && cause.strict.kind === 'not_rendered') out.error = `the template cannot render this case (${renderError}) and no repaired template makes it pass`;
   return out;
+}
+
+/** The template's own error on this case (null when it renders, or when only our engine cannot render it). */
+function templateRaises(tpl: PreparedTemplate, c: ProbeCase, now: Date): string | null {
+  try {
+    renderCase(tpl.source, tpl.shape, c, now);
+    return null;
+  } catch (e) {
+    if (e instanceof TemplateError && e.kind !== 'engine_unsupported') return `${e.kind}: ${e.message}`;
+    return null;
+  }
 }
