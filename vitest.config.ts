@@ -19,6 +19,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          // The end-to-end files mostly wait on the CLI processes they start; two workers overlap them with the
+          // CPU-bound unit files on a 2-core machine.
+          maxWorkers: Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 2) || 2,
           include: ['harness/**/*.test.ts', 'reporters/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ProbeCase } from '../cases/types.ts';
 import { scoreTier, type TierObservation } from '../score/index.ts';
 import { attribute, type AttributionInput } from './index.ts';
 
@@ -8,7 +9,8 @@ const abstainCase = { tools, rules: {}, expected: null };
 const right = { name: 'get_time', arguments: { timezone: 'Asia/Tokyo' } };
 const o = (calls: TierObservation['calls'], attempted = calls.length > 0, truncated = false): TierObservation => ({ calls, attempted, truncated });
 
-function input(c: typeof callCase | typeof abstainCase, strict: TierObservation, lenient: TierObservation, extra: Partial<AttributionInput> = {}): AttributionInput {
+type Case = Pick<ProbeCase, 'tools' | 'rules' | 'expected'>;
+function input(c: Case, strict: TierObservation, lenient: TierObservation, extra: Partial<AttributionInput> = {}): AttributionInput {
   return {
     expectsCall: c.expected !== null,
     transport: 'completions',

@@ -69,7 +69,7 @@ describe('the linter catches what it should', () => {
 
   it('distribution: the correct tool always first, a missing category, an unused phrasing', () => {
     const first = rows.map((r) => {
-      const want = Array.isArray(r.expected) || !r.expected ? null : r.expected.tool;
+      const want = Array.isArray(r.expected) || !r.expected ? null : 'tool' in r.expected ? r.expected.tool : r.expected.name;
       const tools = r.tools as string[];
       return want && tools.length >= 3 ? { ...r, tools: [want, ...tools.filter((t) => t !== want)] } : r;
     });
