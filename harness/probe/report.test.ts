@@ -92,6 +92,8 @@ describe('probe aggregation', () => {
     expect([...o.parse_ok!.keys()]).toEqual(['a1', 'a2', 'a3']);
     expect([...o['lenient.parse_ok']!.values()]).toEqual([1, 1, 0]);
     expect([...o.abstained!.keys()]).toEqual(['b1', 'b2']);
+    // A run with no call-expected case has nothing to pair on the call layers.
+    expect(Object.keys(probeOutcomes(metas.filter((m) => !m.expects_call)))).not.toContain('parse_ok');
   });
 
   it('report.md: layered table with both tiers, attribution side by side, category rows, failures and repros', () => {

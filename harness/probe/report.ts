@@ -159,8 +159,10 @@ export function aggregateProbe(all: readonly unknown[], seed: number): ProbeAggr
 export function probeOutcomes(all: readonly unknown[]): Record<string, Map<string, number>> {
   const metas = only(all);
   const out: Record<string, Map<string, number>> = {};
+  // A metric no case of this run is in the denominator of is left out (nothing to pair).
   const put = (name: string, v: Value) => {
-    out[name] = new Map(perCase(metas, v).map((p) => [p.id, p.x]));
+    const m = new Map(perCase(metas, v).map((p) => [p.id, p.x]));
+    if (m.size > 0) out[name] = m;
   };
   for (const tier of TIERS) {
     const prefix = tier === 'strict' ? '' : 'lenient.';

@@ -1,7 +1,7 @@
 import { describe, expect, inject, test } from 'vitest';
 import { readConfig } from '../core/config.ts';
 import { prepareOutDir, resolveOutDir } from '../core/outdir.ts';
-import { loadDatasetFile, selectEntries, type DatasetEntry } from '../toolhop/dataset.ts';
+import { loadDatasetFile, selectEntries, type DatasetEntry, type LoadedDataset } from '../toolhop/dataset.ts';
 import { instanceKey, loadFinished, tidyForResume, tracePath, writeInstance, type Finished } from '../toolhop/output.ts';
 import { runToolhopInstance, type ToolhopOutcome } from '../toolhop/run-instance.ts';
 import { hopCount } from '../toolhop/row.ts';
@@ -26,13 +26,17 @@ export async function defineToolhopSuite(part: number, parts: number): Promise<v
   const cfg = readConfig();
   const runId = inject('toolgaugeRunId');
   const simUrl = inject('toolgaugeSimUrl');
-  const source = await resolveDataSource(cfg);
-  const dataset = loadDatasetFile(source.path);
+  const dataset = await loadOnce(cfg);
   const selected = selectEntries(dataset.entries, cfg.toolhop);
-  const mine = selected.filter((_, i) => i % parts === part - 1);
+  const mine = dealToPart(selected, part, parts);
   const outDir = resolveOutDir(cfg, 'toolhop', cfg.toolhop.topology);
   prepareOutDir(outDir, runId, cfg.resume, tidyForResume);
   const finished = cfg.resume ? loadFinished(outDir) : new Map<string, Finished>();
+
+  if (cfg.toolhop.allowDatasetExec && mine.length) {
+    // Start the sandbox workers while Vitest is still collecting, not on the first tool call.
+    void getRuntime(simUrl).sandbox().warm().catch(() => undefined);
+  }
 
   describe(`toolhop (part ${part}/${parts})`, () => {
     // Vitest fails a file without tests; a small selection can leave a part empty.
@@ -63,6 +67,26 @@ export async function defineToolhopSuite(part: number, parts: number): Promise<v
       }
     }
   });
+}
+
+let loaded: { key: string; value: Promise<LoadedDataset> } | undefined;
+
+/** The dataset, parsed and validated once per worker (every part file of the run asks for the same one). */
+function loadOnce(cfg: ReturnType<typeof readConfig>): Promise<LoadedDataset> {
+  const key = JSON.stringify([cfg.toolhop.data, cfg.toolhop.revision, cfg.usesSimulator]);
+  if (loaded?.key !== key) loaded = { key, value: resolveDataSource(cfg).then((src) => loadDatasetFile(src.path)) };
+  return loaded.value;
+}
+
+/**
+ * Deal the selected rows over the part files longest-first (most hops first), round-robin: every part gets a
+ * similar mix, and within a part the long chains start first, so the concurrent tests finish together instead of
+ * leaving a long straggler at the end of each file (longest-processing-time-first scheduling).
+ */
+export function dealToPart(selected: DatasetEntry[], part: number, parts: number): DatasetEntry[] {
+  const hops = (e: DatasetEntry) => (e.ok ? hopCount(e.row) : 0);
+  const order = selected.map((e, i) => ({ e, i })).sort((a, b) => hops(b.e) - hops(a.e) || a.i - b.i);
+  return order.filter((_, k) => k % parts === part - 1).map((x) => x.e);
 }
 
 function pick(rt: ReturnType<typeof getRuntime>) {

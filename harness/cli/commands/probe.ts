@@ -84,6 +84,10 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const settings = readProbeEnv();
+  if (settings.transport === 'completions' && !settings.templateFile && !cfg.usesSimulator) {
+    // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
+    throw new UsageError("toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE");
+  }
   // Validate the inputs before starting Vitest: a bad case file is one line naming the file, line and field.
   const loaded = asUsage(() => loadCases(settings.casesFile, { ...(settings.toolsFile ? { toolsFile: settings.toolsFile } : {}), dateContext: cfg.injectedDate }));
   if (selectCases(loaded.cases, settings).length === 0) throw new UsageError(`toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`);

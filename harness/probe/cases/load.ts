@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ChatMessage, OpenAITool, ToolCall } from '../../core/chat.ts';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
@@ -216,5 +216,3 @@ export function loadCases(file: string, opts: LoadOptions = {}): LoadedCases {
   if (cases.length === 0) throw new DataError(file, undefined, undefined, 'no cases in the file');
   return { cases, rows, file, sha256: sha256(text), toolsFile: toolsFile ?? null, toolsSha256, palette };
 }
-
-export const casesLabel = (file: string): string => basename(file);

@@ -133,8 +133,6 @@ export interface ProbeCase {
   source: { file: string; line: number };
 }
 
-export const isAbstention = (c: Pick<ProbeCase, 'expected'>): boolean => c.expected === null;
-
 /** The assistant calls in a case's history (prior calls the model must see again). */
 export function priorCalls(c: Pick<ProbeCase, 'messages'>): Array<{ index: number; name: string; arguments: Record<string, unknown> }> {
   const out: Array<{ index: number; name: string; arguments: Record<string, unknown> }> = [];

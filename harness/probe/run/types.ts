@@ -48,6 +48,3 @@ export type ProbeRecord = {
 };
 
 export type ProbeMeta = ProbeRecord;
-
-/** The tier whose numbers are the headline: strict = what the serving stack delivers (chat: the server's tool_calls). */
-export const HEADLINE_TIER: Tier = 'strict';

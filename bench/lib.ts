@@ -1,0 +1,56 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { fromRoot } from '../harness/core/paths.ts';
+
+/** Resident set size (MiB) of a process and all its descendants right now, from /proc. */
+export function treeRssMb(root: number): number {
+  const children = new Map<number, number[]>();
+  const rss = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      const ppid = Number(/PPid:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      rss.set(Number(name), Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0));
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  let kb = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    kb += rss.get(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return kb / 1024;
+}
+
+export interface TimedRun {
+  code: number;
+  wallMs: number;
+  peakTreeRssMb: number;
+  stdout: string;
+}
+
+/** Run `toolgauge ARGS`, sampling the whole process tree's RSS every 50 ms. */
+export async function timedToolgauge(args: string[], env: Record<string, string>): Promise<TimedRun> {
+  const t0 = performance.now();
+  const child = execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { env: { ...env, FORCE_COLOR: '0' }, reject: false });
+  let peak = 0;
+  const timer = setInterval(() => {
+    if (child.pid) peak = Math.max(peak, treeRssMb(child.pid));
+  }, 50);
+  const r = await child;
+  clearInterval(timer);
+  return { code: r.exitCode ?? -1, wallMs: performance.now() - t0, peakTreeRssMb: Math.round(peak), stdout: String(r.stdout) };
+}
+
+export function quantiles(xs: number[]): { n: number; median: number; p95: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+  return { n: s.length, median: at(0.5), p95: at(0.95) };
+}
+
+export const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
