@@ -37,6 +37,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`toolgauge: unknown command '${name}' (expected one of ${Object.keys(COMMANDS).join(', ')})\n`);
     return 2;
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const mod = (await import(`./commands/${name}.ts`)) as { USAGE?: string };
+    process.stdout.write((mod.USAGE ?? USAGE) + '\n');
+    return 0;
+  }
   try {
     const run = await load();
     return await run(rest);

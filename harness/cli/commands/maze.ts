@@ -27,6 +27,10 @@ const ENV = {
   cases: 'TOOLGAUGE_MAZE_CASES',
 };
 
+export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only TASK_ID,…] [--agent fc|prompt]
+               [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
+               [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]`;
+
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags('maze', argv, FLAGS);

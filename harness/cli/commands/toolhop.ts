@@ -52,7 +52,7 @@ const ENV = {
   revision: 'TOOLHOP_REVISION',
 };
 
-export const TOOLHOP_USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]
+export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]
                   [--concurrency N] [--max-turns N] [--sandbox pyodide|python] [--out-dir DIR] [--resume] [--gate EXPR]
                   [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
 toolgauge toolhop rescore --out-dir DIR`;
