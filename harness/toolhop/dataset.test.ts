@@ -35,9 +35,9 @@ describe('ToolHop dataset loading', () => {
     withFile(JSON.stringify(rows), (p) => {
       const ds = loadDatasetFile(p);
       const bad = ds.entries.filter((e) => !e.ok);
-      expect(bad.map((e) => e.id)).toEqual(['3', '6']);
-      expect((bad[0] as { error: string }).error).toMatch(new RegExp(`${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: row 3: field answer: `));
-      expect((bad[1] as { error: string }).error).toMatch(/row 6: field tools\..*parameters\.type/);
+      expect(bad.map((e) => e.id)).toEqual(['11', '5']);
+      expect((bad[0] as { error: string }).error).toMatch(new RegExp(`${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: row 11: field answer: `));
+      expect((bad[1] as { error: string }).error).toMatch(/row 5: field tools\..*parameters\.type/);
       expect(ds.entries.filter((e) => e.ok)).toHaveLength(rows.length - 2);
     });
   });
@@ -60,14 +60,15 @@ describe('ToolHop dataset loading', () => {
     withFile(JSON.stringify(rows), (p) => {
       const errors = loadDatasetFile(p).entries.filter((e) => !e.ok).map((e) => (e as { error: string }).error);
       expect(errors.some((e) => /field id: duplicate id/.test(e))).toBe(true);
-      expect(errors.some((e) => /field functions: 2 functions for 3 tools/.test(e))).toBe(true);
+      expect(errors.some((e) => /field functions: 3 functions for 4 tools/.test(e))).toBe(true);
     });
   });
 
   it('selects like the reference runner: only (by id string), then offset, then limit', () => {
     const ds = loadDatasetFile(BUNDLED_SAMPLE);
-    expect(selectEntries(ds.entries, { limit: 3 }).map((e) => e.id)).toEqual(['1', '2', '3']);
-    expect(selectEntries(ds.entries, { offset: 9, limit: 5 }).map((e) => e.id)).toEqual(['10', '11']);
-    expect(selectEntries(ds.entries, { only: ['11', '2', '7'], offset: 1, limit: 1 }).map((e) => e.id)).toEqual(['7']);
+    // File order, not id order: row 11 comes third in the bundled sample (so the default --limit 5 includes it).
+    expect(selectEntries(ds.entries, { limit: 3 }).map((e) => e.id)).toEqual(['1', '2', '11']);
+    expect(selectEntries(ds.entries, { offset: 9, limit: 5 }).map((e) => e.id)).toEqual(['9', '10']);
+    expect(selectEntries(ds.entries, { only: ['7', '2', '11'], offset: 1, limit: 1 }).map((e) => e.id)).toEqual(['11']);
   });
 });

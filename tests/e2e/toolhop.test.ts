@@ -2,7 +2,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SummarySchema } from '../../harness/report/summary.ts';
-import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { execa } from 'execa';
+import { fromRoot } from '../../harness/core/paths.ts';
+import { cleanEnv, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // End to end through the real CLI: Vitest's Node API, the simulator over HTTP, the pyodide sandbox running the
 // bundled sample's Python tools, the scorer and the reporter.
@@ -90,6 +92,17 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '20', '--out-dir', out, '-t', 'toolhop › 11 '], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readLines<Result>(join(out, 'results.jsonl')).map((x) => x.id)).toEqual(['11']);
+    // The same through plain Vitest with the defaults (--limit 5 includes row 11, third in the sample).
+    const direct = tempDir('direct');
+    const v = await execa('npx', ['vitest', 'run', '--project', 'eval', 'suites/toolhop', '-t', 'toolhop › 11 '], {
+      cwd: fromRoot(),
+      env: cleanEnv({ ...EXEC, TOOLGAUGE_OUT_DIR: direct }),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(v.exitCode, String(v.stdout)).toBe(0);
+    expect(String(v.stdout)).toMatch(/Tests\s+1 passed \| 4 skipped \(5\)/);
+    expect(readLines<Result>(join(direct, 'results.jsonl')).map((x) => x.id)).toEqual(['11']);
     const empty = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '0', '--out-dir', tempDir('empty'), '--gate', 'accuracy>=0'], EXEC);
     expect(empty.code).not.toBe(0);
   });
