@@ -85,7 +85,7 @@ export const toolhopAggregator: SuiteAggregator = {
       const byKey = s.breakdowns[group] as Record<string, Record<string, EstimateJson>> | undefined;
       if (!byKey || Object.keys(byKey).length < 2) continue;
       const bars = Object.entries(byKey).map(([k, ms]) => bar(group === 'hops' ? `${k} hops` : k, ms.accuracy));
-      charts.push({ file: `charts/accuracy-by-${group}.svg`, label: `Accuracy ${title}`, svg: barChart(bars, { title: `ToolHop accuracy ${title} (95% CI)`, axisLabel: 'accuracy' }) });
+      charts.push({ file: `charts/accuracy-by-${group}.svg`, label: `Accuracy ${title}`, svg: barChart(bars, { title: `ToolHop accuracy ${title} (95% CI)${s.notice ? ' — simulator' : ''}`, axisLabel: 'accuracy' }) });
     }
     return charts;
   },

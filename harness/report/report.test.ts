@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { estimateRate } from '../stats/index.ts';
+import { compareRuns, CompareRefused, type RunOutcomes } from './compare.ts';
+import { buildSummary, flattenMetrics, gateMetrics, nestMetrics, SummarySchema } from './summary.ts';
+import { barChart } from './svg.ts';
+import type { ReproHeader } from '../core/repro.ts';
+
+const est = (xs: number[]) => estimateRate(xs, { denominator: 'things', seed: 1 });
+
+describe('summary.json', () => {
+  it('nests dotted metric names and flattens them back', () => {
+    const flat = { accuracy: est([1, 0, 1]), 'tsr.P2': est([1, 1]), 'tsr.P0': est([0]) };
+    const nested = nestMetrics(flat) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(nested)).toEqual(['accuracy', 'tsr']);
+    expect(Object.keys(nested.tsr!)).toEqual(['P0', 'P2']);
+    expect(Object.keys(flattenMetrics(nested as never)).sort()).toEqual(['accuracy', 'tsr.P0', 'tsr.P2']);
+  });
+
+  it('writes NaN as null and validates against the schema; gates read null as undefined', () => {
+    const header = { simulated: true, model: 'sim:oracle' } as unknown as ReproHeader;
+    const s = buildSummary({
+      suite: 'toolhop',
+      header,
+      config: {},
+      counts: { instances: 0 },
+      metrics: { accuracy: est([]) },
+      breakdowns: {},
+      errors: [],
+      gate: null,
+    });
+    expect(SummarySchema.parse(JSON.parse(JSON.stringify(s)))).toBeTruthy();
+    expect((s.metrics.accuracy as { value: unknown }).value).toBeNull();
+    expect(s.notice).toMatch(/SIMULATOR RUN/);
+    expect(Number.isNaN(gateMetrics(s).accuracy!.value)).toBe(true);
+  });
+});
+
+describe('SVG charts', () => {
+  it('draws one bar and one whisker per estimate, and says when there is no data', () => {
+    const svg = barChart(
+      [
+        { label: 'a', value: 0.5, lo: 0.4, hi: 0.6, n: 100 },
+        { label: 'b<&>', value: 0.9, lo: 0.8, hi: 0.95, n: 50, note: 'credible gain' },
+        { label: 'c', value: null, lo: null, hi: null, n: 0 },
+      ],
+      { title: 'T', reference: { value: 0.7, label: 'gate' } },
+    );
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.match(/<rect [^>]*fill="#4c78a8"/g)).toHaveLength(2);
+    expect(svg).toContain('b&lt;&amp;&gt;');
+    expect(svg).toContain('no data (n=0)');
+    expect(svg).toContain('credible gain');
+    expect(svg).toContain('stroke-dasharray');
+  });
+  it('keeps every coordinate inside the canvas for any rate', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.double({ min: -1, max: 2, noNaN: true }), fc.double({ min: -1, max: 2, noNaN: true })), { minLength: 1, maxLength: 8 }), (pairs) => {
+        const svg = barChart(pairs.map(([v, w], i) => ({ label: `x${i}`, value: v, lo: Math.min(v, w), hi: Math.max(v, w), n: 1 })), { title: 't' });
+        const xs = [...svg.matchAll(/ x[12]?="(-?[\d.]+)"/g)].map((m) => Number(m[1]));
+        return xs.every((x) => x >= 0 && x <= 720);
+      }),
+    );
+  });
+});
+
+describe('paired comparison of saved runs', () => {
+  const run = (label: string, outcomes: Record<string, number>, sha = 'abc'): RunOutcomes => ({ label, dir: label, suite: 'toolhop', datasetSha256: sha, outcomes: { accuracy: new Map(Object.entries(outcomes)) } });
+  it('refuses different datasets and instance sets unless partial comparisons are allowed', () => {
+    expect(() => compareRuns([run('a', { '1': 1 }), run('b', { '1': 1 }, 'def')])).toThrow(CompareRefused);
+    expect(() => compareRuns([run('a', { '1': 1, '2': 0 }), run('b', { '1': 1 })])).toThrow(/1 only in the first, 0 only in the second/);
+    const c = compareRuns([run('a', { '1': 1, '2': 0 }), run('b', { '1': 1 })], { allowPartial: true });
+    expect(c[0]).toMatchObject({ shared: 1, onlyInBaseline: 1, onlyInCandidate: 0 });
+    expect(() => compareRuns([run('a', {})])).toThrow(/at least two runs/);
+  });
+  it('corrects for multiplicity across candidates (Holm)', () => {
+    const ids = Array.from({ length: 60 }, (_, i) => String(i));
+    const base = Object.fromEntries(ids.map((id) => [id, 0]));
+    const better = Object.fromEntries(ids.map((id, i) => [id, i < 12 ? 1 : 0]));
+    const [c1, c2] = compareRuns([run('a', base), run('b', better), run('c', better)]);
+    expect(c1!.results[0]!.pAdjusted).toBeGreaterThanOrEqual(c1!.results[0]!.pValue);
+    expect(c1!.results[0]!.verdict).toBe('credible gain');
+    expect(c2!.results[0]!.verdict).toBe('credible gain');
+  });
+});
