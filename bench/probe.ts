@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../harness/core/jsonl.ts';
 import { fromRoot } from '../harness/core/paths.ts';
 import { ModelClient } from '../harness/model/client.ts';
 import { loadCases } from '../harness/probe/cases/load.ts';
@@ -44,6 +45,7 @@ for (const k of Object.keys(env)) if (/^(TOOLGAUGE_(?!QUIET)|OPENAI_|VITEST)/.te
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rows: string[] = [];
+const figures: Array<{ run: string; cases: number; wall_s: number; runs_s?: number[] }> = [];
 process.stdout.write(`probe benchmark: ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${repeat} repeats (median)\n\n`);
 for (const r of runs) {
   const times: number[] = [];
@@ -58,6 +60,7 @@ for (const r of runs) {
   }
   const t = median(times);
   rows.push(`| ${r.label} | ${n} | ${(t / 1000).toFixed(2)} s | ${((n / t) * 1000).toFixed(0)} |`);
+  figures.push({ run: r.label, cases: n, wall_s: Math.round(t) / 1000, runs_s: times.map((x) => Math.round(x) / 1000) });
   process.stdout.write(`${r.label}: ${(t / 1000).toFixed(2)} s for ${n} cases (runs: ${times.map((x) => (x / 1000).toFixed(2)).join(', ')} s)\n`);
 }
 
@@ -76,9 +79,14 @@ for (const transport of ['chat', 'completions'] as const) {
   }
   const t = median(times);
   rows.push(`| pipeline only (no Vitest), own 312 cases, ${transport}, sim:oracle | ${cases.length} | ${(t / 1000).toFixed(2)} s | ${((cases.length / t) * 1000).toFixed(0)} |`);
+  figures.push({ run: `pipeline only (no Vitest), own 312 cases, ${transport}, sim:oracle`, cases: cases.length, wall_s: Math.round(t) / 1000 });
   process.stdout.write(`pipeline only, ${transport}: ${(t / 1000).toFixed(2)} s for ${cases.length} cases\n`);
 }
 await sim.close();
 rmSync(work, { recursive: true, force: true });
 
+writeFileAtomic(
+  fromRoot('results', 'bench', 'probe.json'),
+  JSON.stringify({ simulated: true, note: 'the simulator is a calibration fixture: these are harness timings', machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, node: process.version }, repeats: repeat, figures }, null, 2) + '\n',
+);
 process.stdout.write(`\n| run | cases | wall time (median of ${repeat}) | cases/s |\n| --- | --- | --- | --- |\n${rows.join('\n')}\n`);

@@ -45,10 +45,11 @@ const ENV = {
   categories: 'TOOLGAUGE_PROBE_CATEGORIES',
 };
 
-export const PROBE_USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
+export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
                 [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
                 [--model NAME] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
-                [--seed N] [--date YYYY-MM-DD] [--shard i/n] [-t PATTERN] [--print-report]
+                [--seed N] [--date YYYY-MM-DD] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
+                [--print-report]
 toolgauge probe lint [--cases FILE] [--tools FILE] [--json]`;
 
 function mustExist(flag: string, path: unknown): void {
@@ -66,10 +67,6 @@ function asUsage<T>(fn: () => T): T {
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'lint') return lint(argv.slice(1));
-  if (argv[0] === '--help' || argv[0] === '-h') {
-    process.stdout.write(PROBE_USAGE + '\n');
-    return 0;
-  }
   const { values } = parseFlags('probe', argv, FLAGS);
   mustExist('cases', values.cases);
   mustExist('tools', values.tools);
@@ -96,6 +93,8 @@ export async function run(argv: string[]): Promise<number> {
   return runEvalSuites(['suites/probe/'], {
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,
+    blobDir: values['blob-dir'] as string | undefined,
+    mergeReports: values['merge-reports'] as string | undefined,
     reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
   });
 }
