@@ -10,7 +10,7 @@ import { toolhopReply, type SimCallContext, type SimReply } from './toolhop-poli
 
 /** What the simulator knows, handed over in process by the suite that starts it — never read from a request. */
 export interface SimKnowledge {
-  toolhop?: (id: string) => ToolhopRow | undefined;
+  toolhop?: (id: string) => ToolhopRow | undefined | Promise<ToolhopRow | undefined>;
 }
 
 export interface ChatBody {
@@ -71,8 +71,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const knowledge = opts.knowledge ?? {};
   const responders: Record<string, Responder> = {
     toolhop: {
-      chat: (spec, body, ctx) => {
-        const row = knowledge.toolhop?.(ctx.id);
+      chat: async (spec, body, ctx) => {
+        const row = await knowledge.toolhop?.(ctx.id);
         if (!row) throw new HttpError(422, `simulator: no ToolHop row '${ctx.id}' was registered`);
         return toolhopReply(spec, row, body.messages, body.tools, ctx);
       },

@@ -22,7 +22,8 @@ export function simKnowledge(cfg: RunConfig): { knowledge: SimKnowledge; respond
   // Start loading now; requests only arrive after tests have loaded the same file.
   void ready().catch(() => undefined);
   return {
-    knowledge: { toolhop: (id) => rows?.get(id) },
+    // A request can only come after the suite loaded the same file, but wait for our copy all the same.
+    knowledge: { toolhop: async (id) => (await ready().then(() => rows?.get(id))) },
     responders: {
       maze: mazeSimResponder(readMazeConfig().casesDir),
       probe: probeSimResponder(cfg),
