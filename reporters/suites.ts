@@ -29,7 +29,8 @@ export interface Chart {
  * `toolgauge report DIR` (from a saved instances.jsonl) and merged shard reports all compute the same thing.
  */
 export interface SuiteAggregator {
-  aggregate(metas: InstanceMeta[], seed: number): Aggregate;
+  /** `config` is the run's (or the saved summary's) suite config, for aggregation options such as clustering. */
+  aggregate(metas: InstanceMeta[], seed: number, config: Record<string, unknown>): Aggregate;
   /** Per-instance outcome of each metric, for paired comparisons between runs on the same instances. */
   outcomes(metas: InstanceMeta[]): Record<string, Map<string, number>>;
   config(cfg: RunConfig): Record<string, unknown>;

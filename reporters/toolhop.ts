@@ -5,15 +5,15 @@ import { flattenMetrics, type EstimateJson, type Summary } from '../harness/repo
 import { barChart } from '../harness/report/svg.ts';
 import { toolhopMarkdown } from '../harness/toolhop/report.ts';
 import { resolveDataSource } from '../harness/toolhop/source.ts';
-import { aggregateToolhop } from '../harness/toolhop/summary.ts';
+import { aggregateToolhop, type ClusterBy } from '../harness/toolhop/summary.ts';
 import type { ToolhopMeta } from '../harness/vitest/meta.ts';
 import type { SuiteAggregator } from './suites.ts';
 
 const only = (metas: unknown[]) => metas.filter((m): m is ToolhopMeta => (m as ToolhopMeta).suite === 'toolhop');
 
 export const toolhopAggregator: SuiteAggregator = {
-  aggregate(metas, seed) {
-    const a = aggregateToolhop(only(metas), seed);
+  aggregate(metas, seed, config) {
+    const a = aggregateToolhop(only(metas), seed, (config.ci_cluster as ClusterBy | undefined) ?? 'none');
     return {
       counts: a.counts,
       metrics: a.metrics,
@@ -49,6 +49,7 @@ export const toolhopAggregator: SuiteAggregator = {
       retries: cfg.retries,
       cache: cfg.cache,
       allow_dataset_exec: cfg.toolhop.allowDatasetExec,
+      ci_cluster: process.env.TOOLGAUGE_CI_CLUSTER ?? 'none',
     };
   },
   async dataset(cfg) {

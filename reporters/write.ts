@@ -29,7 +29,7 @@ export function finalizeSuite(
   o: { header: ReproHeader; config: Record<string, unknown>; seed: number; gate?: string; outDir: string; collectionErrors?: string[] },
 ): Finalized {
   const sorted = [...metas].sort((a, b) => compareIds(a.id, b.id) || a.trial - b.trial);
-  const a = agg.aggregate(sorted, o.seed);
+  const a = agg.aggregate(sorted, o.seed, o.config);
   const collectionErrors = o.collectionErrors ?? [];
   const harnessErrors = a.harnessErrors + collectionErrors.length;
   const summary = buildSummary({

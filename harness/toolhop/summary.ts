@@ -1,4 +1,4 @@
-import type { MetricEstimate } from '../stats/index.ts';
+import { averageTrials, clusterBootstrapRate, type MetricEstimate } from '../stats/index.ts';
 import type { ToolhopMeta } from '../vitest/meta.ts';
 import { groupTrials, passMetrics, rateOf, compareIds } from '../report/aggregate.ts';
 
@@ -12,14 +12,25 @@ export interface ToolhopAggregate {
 
 const DENOM = 'ToolHop rows (harness errors count as wrong)';
 
-/** ToolHop numbers from the tests' meta: accuracy (+ pass@k / pass^k with trials), by hop count, domain and answer type. */
-export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number): ToolhopAggregate {
+export type ClusterBy = 'none' | 'domain' | 'hops';
+
+/**
+ * ToolHop numbers from the tests' meta: accuracy (+ pass@k / pass^k with trials), by hop count, domain and answer
+ * type. `clusterBy` resamples whole domains (or hop counts) for the overall accuracy's interval, for when rows of
+ * one domain are not independent draws.
+ */
+export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, clusterBy: ClusterBy = 'none'): ToolhopAggregate {
   const sorted = [...metas].sort((a, b) => compareIds(a.id, b.id) || a.trial - b.trial);
   const key = (m: ToolhopMeta) => m.id;
   const correct = groupTrials(sorted, key, (m) => (m.correct && !m.error ? 1 : 0));
   const errored = groupTrials(sorted, key, (m) => (m.error ? 1 : 0));
+  const clusterOf = new Map(sorted.map((m) => [m.id, clusterBy === 'domain' ? m.domain || '(none)' : String(m.hops)]));
+  const perInstance = [...averageTrials(correct)];
   const metrics: Record<string, MetricEstimate> = {
-    accuracy: rateOf(correct, DENOM, seed),
+    accuracy:
+      clusterBy === 'none'
+        ? rateOf(correct, DENOM, seed)
+        : clusterBootstrapRate(perInstance.map(([, v]) => v), perInstance.map(([id]) => clusterOf.get(id)!), { denominator: `${DENOM}; clusters: ${clusterBy}`, seed }),
     error_rate: rateOf(errored, 'ToolHop rows', seed),
   };
   const trialCounts = [...correct.values()].map((t) => t.length);

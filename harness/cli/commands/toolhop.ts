@@ -35,6 +35,7 @@ const FLAGS: FlagSpecs = {
   'tool-timeout': { type: 'string', schema: flagSchemas.positiveInt, description: 'ms per tool call' },
   'smoke-dataset': { type: 'boolean' },
   revision: { type: 'string' },
+  'ci-cluster': { type: 'string', values: ['none', 'domain', 'hops'], description: 'cluster bootstrap of accuracy by domain or hop count' },
 };
 
 const ENV = {
@@ -50,6 +51,7 @@ const ENV = {
   'tool-timeout': 'TOOLGAUGE_TOOL_TIMEOUT_MS',
   'smoke-dataset': 'TOOLHOP_SMOKE_DATASET',
   revision: 'TOOLHOP_REVISION',
+  'ci-cluster': 'TOOLGAUGE_CI_CLUSTER',
 };
 
 export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DataError } from '../../core/errors.ts';
 import { fromRoot } from '../../core/paths.ts';
 import { callId, dateSentence, loadCases } from './load.ts';
@@ -9,8 +9,14 @@ import { priorCalls } from './types.ts';
 
 const FIXTURE = fromRoot('fixtures', 'probe', 'cases', 'toolhound-format', 'cases.jsonl');
 
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
 function tmpCases(lines: unknown[], tools?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tg-probe-cases-'));
+  made.push(dir);
   if (tools !== undefined) writeFileSync(join(dir, 'tools.yaml'), tools);
   writeFileSync(join(dir, 'cases.jsonl'), lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
   return join(dir, 'cases.jsonl');
