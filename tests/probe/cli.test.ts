@@ -1,6 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import type { ProbeRecord } from '../../harness/probe/run/types.ts';

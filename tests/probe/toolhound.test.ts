@@ -1,6 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { ModelClient } from '../../harness/model/client.ts';
