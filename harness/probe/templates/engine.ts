@@ -166,6 +166,9 @@ class FaithfulInterpreter extends Interpreter {
         return this.filter(node, environment);
       case 'CallExpression':
         return this.call(node, environment);
+      case 'MemberExpression':
+        if (node.computed && (node.property as AnyNode | undefined)?.type !== 'SliceExpression') return this.subscript(node, environment);
+        break;
     }
     return super.evaluate(statement, environment);
   }
@@ -199,6 +202,16 @@ class FaithfulInterpreter extends Interpreter {
     }
     if (op === '%' && isStr(left)) throw new EngineUnsupported('printf-style string formatting with %');
     return super.evaluate({ ...node, left: pre(left), right: pre(right) } as unknown as Node, env);
+  }
+
+  /** `d[k]`: jinja2 gives Undefined for a key that is itself undefined (Hermes' `basic_type_map[json_spec.type]`). */
+  private subscript(node: AnyNode, env: Environment): Value {
+    const object = this.evaluate(node.object as Node, env);
+    const key = this.evaluate(node.property as Node, env);
+    if (key.type === 'UndefinedValue' && (object.type === 'ObjectValue' || object.type === 'ArrayValue' || object.type === 'UndefinedValue')) {
+      return this.evaluate({ type: 'Identifier', value: '__toolgauge_undefined__' } as unknown as Node, env);
+    }
+    return super.evaluate({ ...node, object: pre(object), property: pre(key) } as unknown as Node, env);
   }
 
   private forLoop(node: AnyNode, env: Environment): Value {
