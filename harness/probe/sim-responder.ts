@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fromRoot } from '../core/paths.ts';
 import type { ChatMessage as CoreMessage, OpenAITool } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
 import { deriveSeed, hashString, Rng } from '../core/rng.ts';
@@ -35,21 +36,8 @@ import { applyShape, chooseShape, referenceTemplate, renderChat, SHAPES, type Me
  */
 
 /** A ChatML/Hermes server template with one deliberate defect: assistant turns keep only their text, so prior tool calls vanish. */
-export const SIM_DROPPING_TEMPLATE = `{#- toolgauge simulator: a Hermes-style server template that drops prior assistant tool calls (deliberate defect). -#}
-{%- if tools -%}
-{{- '<|im_start|>system\\nYou can call functions. The available functions, as JSON:\\n<tools>' -}}
-{%- for tool in tools -%}{{- '\\n' + (tool | tojson) -}}{%- endfor -%}
-{{- '\\n</tools>\\nTo call a function, write <tool_call>\\n{"name": <function-name>, "arguments": <arguments-object>}\\n</tool_call><|im_end|>\\n' -}}
-{%- endif -%}
-{%- for message in messages -%}
-{%- if message.role == 'tool' -%}
-{{- '<|im_start|>user\\n<tool_response>\\n' + (message.content | string) + '\\n</tool_response><|im_end|>\\n' -}}
-{%- else -%}
-{{- '<|im_start|>' + message.role + '\\n' + (message.content or '') + '<|im_end|>\\n' -}}
-{%- endif -%}
-{%- endfor -%}
-{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}
-`;
+export const SIM_DROPPING_TEMPLATE_FILE = fromRoot('cases', 'probe', 'templates', 'sim-dropping-hermes.jinja');
+export const SIM_DROPPING_TEMPLATE = readFileSync(SIM_DROPPING_TEMPLATE_FILE, 'utf8');
 
 export type Behaviour = 'oracle' | 'template_bug' | 'parser_gap' | 'format_failure' | 'decision_failure';
 
