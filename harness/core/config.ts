@@ -99,20 +99,28 @@ export interface RunConfig {
   hf: { home: string | undefined; token: string | undefined; endpoint: string };
 }
 
-/** Parse the environment; a bad value is a one-line UsageError naming the variable. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
+/**
+ * Read the variables a zod object schema names from the environment (empty means unset); a bad value is a
+ * one-line UsageError naming the variable and the value. Every suite's settings are read through this.
+ */
+export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const picked: Record<string, string> = {};
-  for (const key of Object.keys(EnvSchema.shape)) {
+  for (const key of Object.keys(schema.shape)) {
     const v = env[key];
     if (v !== undefined && v !== '') picked[key] = v;
   }
-  const r = EnvSchema.safeParse(picked);
+  const r = schema.safeParse(picked);
   if (!r.success) {
     const issue = r.error.issues[0]!;
     const name = String(issue.path[0] ?? '');
     throw new UsageError(`${name}: ${issue.message}${picked[name] !== undefined ? ` (got '${picked[name]}')` : ''}`);
   }
-  const e = r.data;
+  return r.data;
+}
+
+/** Parse the environment into the run configuration. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
+  const e = parseEnv(EnvSchema, env);
   const usesSimulator = !e.OPENAI_BASE_URL;
   if (usesSimulator && !e.TOOLGAUGE_MODEL.startsWith('sim:')) {
     throw new UsageError(

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { RunConfig } from '../core/config.ts';
+import { parseEnv, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { mazeRoot } from './output.ts';
 import { COMPLEXITIES, DEFAULT_CASES_DIR, MODES, type Complexity, type Mode } from './task.ts';
@@ -27,18 +27,12 @@ export interface MazeConfig {
 }
 
 export function readMazeConfig(env: NodeJS.ProcessEnv = process.env): MazeConfig {
-  const picked = Object.fromEntries(Object.keys(Env.shape).filter((k) => env[k]).map((k) => [k, env[k]!]));
-  const r = Env.safeParse(picked);
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
-    throw new UsageError(`${String(issue.path[0])}: ${issue.message}`);
-  }
+  const e = parseEnv(Env, env);
   const list = <T extends string>(raw: string, allowed: readonly T[], name: string): T[] => {
     const xs = raw.split(',').map((s) => s.trim()).filter(Boolean);
     for (const x of xs) if (!allowed.includes(x as T)) throw new UsageError(`${name}: '${x}' is not one of ${allowed.join(',')}`);
     return xs as T[];
   };
-  const e = r.data;
   return {
     categories: list(e.TOOLGAUGE_MAZE_CATEGORIES.toLowerCase(), COMPLEXITIES, '--categories'),
     modes: list(e.TOOLGAUGE_MAZE_MODES.toUpperCase(), MODES, '--modes'),

@@ -1,20 +1,12 @@
 import type { InstanceMetaBase } from '../vitest/meta.ts';
+import type { RunOutcome } from './metrics.ts';
 import type { EvaluationFile } from './output.ts';
-import type { Complexity, Mode } from './task.ts';
 
-/** What a Maze test leaves in `task.meta.toolgauge` (the id is `<task>:<mode>`). */
-export interface MazeMeta extends InstanceMetaBase {
+/** What a Maze test leaves in `task.meta.toolgauge` (the id is `<task>:<mode>`): the judged outcome and costs. */
+export interface MazeMeta extends InstanceMetaBase, RunOutcome {
   suite: 'maze';
-  task_id: string;
-  complexity: Complexity;
-  mode: Mode;
-  pass: boolean;
-  hit: boolean;
-  rc: number;
   c_act: number;
   c_oracle: number;
-  recovery: EvaluationFile['recovery'];
-  failure_reason: string | null;
   turns: number;
   tool_calls: number;
 }

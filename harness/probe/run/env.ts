@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UsageError } from '../../core/errors.ts';
+import { parseEnv } from '../../core/config.ts';
 import { fromRoot } from '../../core/paths.ts';
 import { FAMILIES, type Family } from '../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
@@ -43,18 +43,7 @@ export interface ProbeSettings {
 export const DEFAULT_CASES = 'cases/probe/cases.jsonl';
 
 export function readProbeEnv(env: NodeJS.ProcessEnv = process.env): ProbeSettings {
-  const picked: Record<string, string> = {};
-  for (const key of Object.keys(ProbeEnvSchema.shape)) {
-    const v = env[key];
-    if (v !== undefined && v !== '') picked[key] = v;
-  }
-  const r = ProbeEnvSchema.safeParse(picked);
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
-    const name = String(issue.path[0] ?? '');
-    throw new UsageError(`${name}: ${issue.message}${picked[name] !== undefined ? ` (got '${picked[name]}')` : ''}`);
-  }
-  const e = r.data;
+  const e = parseEnv(ProbeEnvSchema, env);
   return {
     casesFile: e.TOOLGAUGE_PROBE_CASES ?? fromRoot(DEFAULT_CASES),
     toolsFile: e.TOOLGAUGE_PROBE_TOOLS,
