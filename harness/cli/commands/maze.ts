@@ -37,6 +37,7 @@ export async function run(argv: string[]): Promise<number> {
   flagsToEnv(values, ENV);
   const cfg = readConfig();
   const maze = readMazeConfig();
+  if (cfg.trials > 1) throw new UsageError('toolgauge maze: --trials is not available for maze yet (one run per task and mode)');
   if (cfg.usesSimulator) {
     try {
       const spec = parsePolicySpec(cfg.model);
