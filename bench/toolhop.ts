@@ -62,7 +62,12 @@ async function latency200() {
 
 async function sandbox() {
   const r = await execa('npx', ['tsx', fromRoot('harness', 'sandbox', 'bench.ts'), '--calls', '1000', '--starts', '3', '--backend', 'pyodide'], { reject: false, cwd: fromRoot() });
-  return String(r.stdout).trim().split('\n').slice(-20).join('\n');
+  const text = String(r.stdout);
+  try {
+    return JSON.parse(text.slice(text.indexOf('{'))) as unknown;
+  } catch {
+    return text.trim();
+  }
 }
 
 const result = {
