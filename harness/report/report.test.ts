@@ -58,7 +58,8 @@ describe('SVG charts', () => {
       fc.property(fc.array(fc.tuple(fc.double({ min: -1, max: 2, noNaN: true }), fc.double({ min: -1, max: 2, noNaN: true })), { minLength: 1, maxLength: 8 }), (pairs) => {
         const svg = barChart(pairs.map(([v, w], i) => ({ label: `x${i}`, value: v, lo: Math.min(v, w), hi: Math.max(v, w), n: 1 })), { title: 't' });
         const xs = [...svg.matchAll(/ x[12]?="(-?[\d.]+)"/g)].map((m) => Number(m[1]));
-        return xs.every((x) => x >= 0 && x <= 720);
+        const width = Number(/width="(\d+)"/.exec(svg)![1]);
+        return xs.every((x) => x >= 0 && x <= width);
       }),
     );
   });

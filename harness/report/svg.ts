@@ -19,7 +19,7 @@ export interface ChartOptions {
   reference?: { value: number; label: string };
 }
 
-const W = 720;
+const MIN_W = 720;
 const ROW = 26;
 const LABEL_W = 210;
 const PLOT_W = 360;
@@ -27,6 +27,8 @@ const TOP = 44;
 
 export function barChart(bars: Bar[], opts: ChartOptions): string {
   const h = TOP + bars.length * ROW + 44;
+  // Wide enough for the longest value text on the right (about 7 px a character at 12 px).
+  const W = Math.max(MIN_W, LABEL_W + PLOT_W + 20 + Math.max(0, ...bars.map((b) => valueText(b).length)) * 7);
   const x = (v: number) => LABEL_W + Math.max(0, Math.min(1, v)) * PLOT_W;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
@@ -54,8 +56,7 @@ export function barChart(bars: Bar[], opts: ChartOptions): string {
       out.push(`<line x1="${x(b.lo)}" y1="${cy - 6}" x2="${x(b.lo)}" y2="${cy + 6}" stroke="#1a1a1a" stroke-width="1.6"/>`);
       out.push(`<line x1="${x(b.hi)}" y1="${cy - 6}" x2="${x(b.hi)}" y2="${cy + 6}" stroke="#1a1a1a" stroke-width="1.6"/>`);
     }
-    const ci = b.lo !== null && b.hi !== null ? ` [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)}]` : '';
-    out.push(`<text x="${LABEL_W + PLOT_W + 10}" y="${y + 16}" fill="#222">${b.value.toFixed(3)}${ci} n=${b.n}${b.note ? ` · ${esc(b.note)}` : ''}</text>`);
+    out.push(`<text x="${LABEL_W + PLOT_W + 10}" y="${y + 16}" fill="#222">${esc(valueText(b))}</text>`);
   });
   if (opts.reference) {
     const rx = x(opts.reference.value);
@@ -64,6 +65,12 @@ export function barChart(bars: Bar[], opts: ChartOptions): string {
   }
   out.push('</svg>');
   return out.join('\n') + '\n';
+}
+
+function valueText(b: Bar): string {
+  if (b.value === null) return '';
+  const ci = b.lo !== null && b.hi !== null ? ` [${b.lo.toFixed(2)}, ${b.hi.toFixed(2)}]` : '';
+  return `${b.value.toFixed(3)}${ci} n=${b.n}${b.note ? ` · ${b.note}` : ''}`;
 }
 
 function esc(s: string): string {
