@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -31,8 +32,17 @@ export function spawnToolgauge(args: string[], env: Record<string, string> = {})
   return execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { env: cleanEnv(env), extendEnv: false, reject: false, cwd: tmpdir(), detached: true });
 }
 
+const made: string[] = [];
+// Registered while the importing test file is collected (hooks cannot be added from inside a running test).
+afterAll(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed after the test file. */
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `tg-${prefix}-`));
+  const d = mkdtempSync(join(tmpdir(), `tg-${prefix}-`));
+  made.push(d);
+  return d;
 }
 
 export function readLines<T = Record<string, unknown>>(path: string): T[] {

@@ -1,21 +1,12 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import type { ProbeRecord } from '../../harness/probe/run/types.ts';
 import { SIM_DROPPING_TEMPLATE } from '../../harness/probe/sim-responder.ts';
 import { SummarySchema } from '../../harness/report/summary.ts';
-import { readJson, readLines, tempDir as makeTempDir, toolgauge } from '../helpers/cli.ts';
+import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
-const made: string[] = [];
-const tempDir = (prefix: string): string => {
-  const d = makeTempDir(prefix);
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
 
 describe('toolgauge probe (CLI)', () => {
   it('bad flags and bad case files: one line naming the flag, the file, line and field; exit 2', async () => {

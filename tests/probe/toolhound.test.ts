@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { ModelClient } from '../../harness/model/client.ts';
 import { loadCases } from '../../harness/probe/cases/load.ts';
@@ -10,17 +10,8 @@ import type { ProbeRecord } from '../../harness/probe/run/types.ts';
 import { createProbeResponder, faultAffects } from '../../harness/probe/sim-responder.ts';
 import { SummarySchema } from '../../harness/report/summary.ts';
 import { startSimServer } from '../../harness/sim/server.ts';
-import { readJson, readLines, tempDir as makeTempDir, toolgauge } from '../helpers/cli.ts';
+import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
-const made: string[] = [];
-const tempDir = (prefix: string): string => {
-  const d = makeTempDir(prefix);
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
 
 // Toolhound's own dev cases (152, real third-party data) through toolgauge: as is, on the simulator.
 
