@@ -43,14 +43,9 @@ export class ToolhopExecutor implements ToolExecutor {
 }
 
 function contentOf(name: string, o: ToolOutcome, budget: number): string {
-  switch (o.kind) {
-    case 'ok':
-      return truncateResult(o.content, budget, o.truncatedFrom);
-    case 'exception':
-      return `an error occurred when calling ${name}: ${o.message}`;
-    default:
-      return `an error occurred when calling ${name}: ${o.message}`;
-  }
+  // A tool exception and a killed tool (timeout, memory) read alike to the model, as in the reference runner.
+  if (o.kind === 'ok') return truncateResult(o.content, budget, o.truncatedFrom);
+  return `an error occurred when calling ${name}: ${o.message}`;
 }
 
 /**

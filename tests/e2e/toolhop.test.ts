@@ -16,10 +16,15 @@ type Prediction = { id: string; previous_tool_content: string; final_message: st
 describe('toolgauge toolhop on the simulator and the bundled sample', () => {
   it('sim:oracle executes every hop in the sandbox and scores 11/11; files, report and gate agree', async () => {
     const out = tempDir('oracle');
-    const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '20', '--out-dir', out, '--gate', 'accuracy>=0.9'], EXEC);
+    const refOut = join(out, 'reference-predictions.jsonl');
+    const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '20', '--out-dir', out, '--gate', 'accuracy>=0.9', '--out', refOut], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const results = readLines<Result>(join(out, 'results.jsonl'));
     expect(results).toHaveLength(11);
+    // --out: the reference runner's predictions file, one {idx, id, question, predicted_answer} per row.
+    const ref = readLines<{ idx: string; id: string; question: string; predicted_answer: string }>(refOut);
+    expect(ref).toHaveLength(11);
+    expect(Object.keys(ref[0]!)).toEqual(['idx', 'id', 'question', 'predicted_answer']);
     expect(results.every((x) => x.correct && !x.error)).toBe(true);
     const preds = readLines<Prediction>(join(out, 'predictions.jsonl'));
     expect(preds.reduce((s, p) => s + p.tool_calls, 0)).toBe(36);
