@@ -148,4 +148,27 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     expect(s.duplicate_tool_names).toEqual([{ id: '4', names: ['genealogy_query'] }]);
     expect(s.answer_literal_types).toEqual({ raw_string: 6, int: 5 });
   });
+
+  it('a runaway tool (endless loop, 4 GiB allocation) becomes a tool error; the run goes on', async () => {
+    const rows = readJson<Array<{ id: number; functions: string[]; tools: Record<string, { name: string }> }>>(join(fromRoot(), 'cases', 'toolhop', 'sample.json')).slice(0, 3);
+    const firstName = (i: number) => Object.values(rows[i]!.tools)[0]!.name;
+    rows[0]!.functions[0] = `def ${firstName(0)}(**kwargs):\n    while True:\n        pass\n`;
+    rows[1]!.functions[0] = `def ${firstName(1)}(**kwargs):\n    return len('x' * (4 * 1024 ** 3))\n`;
+    const dir = tempDir('runaway');
+    const data = join(dir, 'runaway.json');
+    writeFileSync(data, JSON.stringify(rows));
+    const out = join(dir, 'out');
+    const r = await toolgauge(['toolhop', '--data', data, '--model', 'sim:oracle', '--out-dir', out, '--tool-timeout', '1500'], EXEC);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const results = readLines<Result>(join(out, 'results.jsonl'));
+    expect(results.map((x) => x.error)).toEqual([null, null, null]);
+    const first = (id: number) => readJson<{ tool_executions: Array<{ content: string; meta: { outcome: string } }> }>(join(out, 'traces', `${id}.json`)).tool_executions[0]!;
+    expect(first(rows[0]!.id).meta.outcome).toBe('timeout');
+    expect(first(rows[0]!.id).content).toMatch(/^an error occurred when calling /);
+    expect(['memory', 'exception']).toContain(first(rows[1]!.id).meta.outcome);
+    // pyodide (wasm32) refuses the size as OverflowError, CPython raises MemoryError: either way a tool error.
+    expect(first(rows[1]!.id).content).toMatch(/^an error occurred when calling \w+: .*(memory|index-sized)/i);
+    // The third row is untouched and scores as usual.
+    expect(results.find((x) => x.id === String(rows[2]!.id))!.correct).toBe(true);
+  });
 });
