@@ -42,7 +42,8 @@ export function loadDatasetFile(file: string): LoadedDataset {
   return { file, sha256: sha256(text), entries };
 }
 
-function parseRows(file: string, text: string): unknown[] {
+/** The file's rows as parsed JSON values; in JSONL a line that does not parse is a DataError in its place. */
+export function parseRows(file: string, text: string): unknown[] {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('[')) {
     let data: unknown;

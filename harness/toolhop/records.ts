@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Usage } from '../model/types.ts';
 
 /**
  * The ToolHop output files (DESIGN §3.3), names and fields compatible with the reference runner plus a few extra
@@ -22,7 +23,7 @@ export const Prediction = z.object({
   previous_tool_content: z.string(),
   turns: z.number().int(),
   tool_calls: z.number().int(),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }),
+  usage: Usage,
   error: z.string().nullable(),
   error_kind: z.string().nullable().default(null),
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { tryLiteralEval } from '../core/pyliteral/index.ts';
-import { loadDatasetFile, selectEntries } from './dataset.ts';
+import { loadDatasetFile, parseRows, selectEntries } from './dataset.ts';
 
 /**
  * `--smoke-dataset`: a structural check of the first rows without calling a model or executing any tool — fields,
@@ -134,18 +134,8 @@ export function literalType(answer: string): string {
 }
 
 function rawRowsOf(file: string): unknown[] {
-  const text = readFileSync(file, 'utf8');
-  if (text.trimStart().startsWith('[')) return JSON.parse(text) as unknown[];
-  return text
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => {
-      try {
-        return JSON.parse(l) as unknown;
-      } catch {
-        return {};
-      }
-    });
+  // The same reading as the loader; a JSONL line that does not parse counts as a row with no fields.
+  return parseRows(file, readFileSync(file, 'utf8')).map((r) => (r instanceof Error ? {} : r));
 }
 
 async function parseWithPython(python: string, sources: Array<{ source: string; filename: string }>) {
