@@ -1,5 +1,5 @@
 import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
-import { parseToolCalls, renderToolCalls } from '../probe/parse/index.ts';
+import { parseToolCalls, renderToolCalls } from '../parse/index.ts';
 
 /**
  * Prompt-based tool calling, for endpoints or models without native tool calls: the tools are described in the

@@ -3,7 +3,7 @@ import { fromRoot } from '../core/paths.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
 import { loadCases } from './cases/load.ts';
 import type { ProbeCase } from './cases/types.ts';
-import { FAMILIES, parseToolCalls, renderToolCalls } from './parse/index.ts';
+import { FAMILIES, parseToolCalls, renderToolCalls } from '../parse/index.ts';
 import { scoreTier } from './score/index.ts';
 import {
   ABSTAIN_TEXT,

@@ -8,7 +8,7 @@ import type { ChatBody, Responder, SimRequestContext } from '../sim/server.ts';
 import type { SimReply } from '../sim/toolhop-policy.ts';
 import { loadCases } from './cases/load.ts';
 import { priorCalls, type ExpectedCall, type ProbeCase } from './cases/types.ts';
-import { familyOfTemplate, parseToolCalls, renderToolCalls, type Family } from './parse/index.ts';
+import { familyOfTemplate, parseToolCalls, renderToolCalls, type Family } from '../parse/index.ts';
 import { readProbeEnv, selectCases } from './run/env.ts';
 import { applyShape, chooseShape, referenceTemplate, renderChat, SHAPES, type MessageShape } from './templates/index.ts';
 

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Cause, Tier, Verdict } from '../probe/attribute/index.ts';
 import type { ArgRule, ExpectedCall } from '../probe/cases/types.ts';
-import { parseToolCalls, type ParseOptions, type ParsedCall, type ParseResult } from '../probe/parse/index.ts';
+import { parseToolCalls, type ParseOptions, type ParsedCall, type ParseResult } from '../parse/index.ts';
 import type { ProbeMeta } from '../probe/run/types.ts';
 import { matchCalls } from '../probe/score/index.ts';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { dataErrorFromZod, UsageError } from '../../core/errors.ts';
-import { FAMILIES, parseToolCalls, type Family, type ToolSchema } from '../../probe/parse/index.ts';
+import { FAMILIES, parseToolCalls, type Family, type ToolSchema } from '../../parse/index.ts';
 import { parseFlags, type FlagSpecs } from '../flags.ts';
 
 // toolgauge parse [--tier strict|lenient] [--format auto|FAMILY] [--tools FILE]

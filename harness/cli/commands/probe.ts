@@ -6,7 +6,7 @@ import { resolveOutDir } from '../../core/outdir.ts';
 import { phrasingInventory } from '../../probe/cases/generate.ts';
 import { lintCases } from '../../probe/cases/lint.ts';
 import { loadCases } from '../../probe/cases/load.ts';
-import { FAMILIES } from '../../probe/parse/index.ts';
+import { FAMILIES } from '../../parse/index.ts';
 import { readProbeEnv, selectCases, SPLITS, TRANSPORTS } from '../../probe/run/env.ts';
 import { resolveTemplate } from '../../probe/run/template.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';

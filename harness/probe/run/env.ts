@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseEnv } from '../../core/config.ts';
 import { fromRoot } from '../../core/paths.ts';
-import { FAMILIES, type Family } from '../parse/index.ts';
+import { FAMILIES, type Family } from '../../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { parseToolCalls, type Family, type ParsedCall, type ParseResult, type ToolSchema } from '../parse/index.ts';
+import { parseToolCalls, type Family, type ParsedCall, type ParseResult, type ToolSchema } from '../../parse/index.ts';
 import type { TierObservation } from '../score/index.ts';
 import type { Tier } from '../attribute/index.ts';
 

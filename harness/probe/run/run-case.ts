@@ -3,7 +3,7 @@ import type { ModelClient } from '../../model/client.ts';
 import { ModelCallError } from '../../model/types.ts';
 import { attribute, TIERS, type Tier, type TierOutcome } from '../attribute/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
-import type { Family, ToolSchema } from '../parse/index.ts';
+import type { Family, ToolSchema } from '../../parse/index.ts';
 import { scoreTier, type LayeredScore } from '../score/index.ts';
 import { TemplateError } from '../templates/index.ts';
 import type { Transport } from './env.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { sha256 } from '../../core/hash.ts';
 import { DataError } from '../../core/errors.ts';
 import type { ProbeCase } from '../cases/types.ts';
-import { familyOfTemplate, type Family } from '../parse/index.ts';
+import { familyOfTemplate, type Family } from '../../parse/index.ts';
 import {
   applyShape,
   checkTemplate,

@@ -1,6 +1,6 @@
 import type { ExpectedCall } from '../cases/types.ts';
 import type { Tier, Verdict } from '../attribute/index.ts';
-import type { ParsedCall } from '../parse/index.ts';
+import type { ParsedCall } from '../../parse/index.ts';
 import type { LayeredScore } from '../score/index.ts';
 import type { TierParse } from './observe.ts';
 import type { Transport } from './env.ts';

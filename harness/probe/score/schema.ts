@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { OpenAITool } from '../../core/chat.ts';
 import { stableStringify } from '../../core/hash.ts';
-import type { ParsedCall } from '../parse/index.ts';
+import type { ParsedCall } from '../../parse/index.ts';
 
 // Schema validity of a call: the tool is in the case's catalog and its arguments validate against that tool's
 // JSON Schema (ajv). Compiled validators are cached by schema text; unknown keywords are tolerated (tool

@@ -1,5 +1,5 @@
 import type { ProbeCase } from '../cases/types.ts';
-import type { ParsedCall } from '../parse/index.ts';
+import type { ParsedCall } from '../../parse/index.ts';
 import { matchCalls } from './match.ts';
 import type { Mismatch } from './rules.ts';
 import { schemaErrors } from './schema.ts';

@@ -1,4 +1,4 @@
-// A small tool-call-format detector for templates, independent of harness/probe/parse (which owns the parsers).
+// A small tool-call-format detector for templates, independent of harness/parse (which owns the parsers).
 // It looks at the markers a template writes around tool calls; order matters (functionary is llama3-based).
 
 export type TemplateFamily = 'hermes' | 'llama3' | 'mistral' | 'functionary' | 'deepseek' | 'generic';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { familyOfTemplate } from './index.ts';
 
-const DIR = fileURLToPath(new URL('../../../../shared/data/templates/', import.meta.url));
+const DIR = fileURLToPath(new URL('../../../shared/data/templates/', import.meta.url));
 
 describe.skipIf(!existsSync(DIR))('familyOfTemplate on the real chat templates (needs ../shared/data)', () => {
   const expected: Record<string, string> = {

@@ -1,16 +1,16 @@
 /**
  * Parser throughput: outputs per second for the strict and lenient tiers (format auto) over a mixed corpus —
- * every fixture under fixtures/probe/parse, each family's rendering of a few call lists, long prose answers
+ * every fixture under fixtures/parse, each family's rendering of a few call lists, long prose answers
  * without calls, and long outputs with a call after a page of reasoning.
  *
- *   npx tsx harness/probe/parse/bench.ts [--seconds N]
+ *   npx tsx harness/parse/bench.ts [--seconds N]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FAMILIES, parseToolCalls, renderToolCalls, type ParsedCall } from './index.ts';
 
-const ROOT = fileURLToPath(new URL('../../../fixtures/probe/parse/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../fixtures/parse/', import.meta.url));
 
 function corpus(): string[] {
   const out: string[] = [];

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FAMILIES, parseToolCalls, type Family, type ToolSchema } from './index.ts';
 
-const ROOT = fileURLToPath(new URL('../../../fixtures/probe/parse/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../fixtures/parse/', import.meta.url));
 
 const Call = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) });
 const Expected = z.object({
