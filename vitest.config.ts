@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { toolgaugePlugin } from './harness/vitest/plugin.ts';
 
 // Two projects: `unit` (npm test: code beside its *.test.ts, plus tests/) and `eval` (the benchmark suites, one test
 // per benchmark instance). The toolgauge reporter aggregates eval runs into summary.json / report.md and applies the
@@ -7,13 +8,14 @@ const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
 const concurrency = Number(process.env.TOOLGAUGE_CONCURRENCY ?? 4) || 4;
 
 export default defineConfig({
+  // Keeps toolgauge's reporter registered when `--reporter` replaces the configured ones.
+  plugins: [toolgaugePlugin()],
   test: {
     reporters: [
       ...(process.env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]),
       './reporters/toolgauge.ts',
       ...(jsonOut ? [['json', { outputFile: jsonOut }] as ['json', { outputFile: string }]] : []),
     ],
-    attachmentsDir: 'results/.vitest-attachments',
     projects: [
       {
         extends: true,
@@ -32,7 +34,7 @@ export default defineConfig({
         test: {
           name: 'eval',
           include: ['suites/**/*.eval.ts'],
-          globalSetup: ['./harness/vitest/global-setup.ts'],
+          globalSetup: ['./harness/builtin/global-setup.ts'],
           // One worker shares one model client (its concurrency limit is the run's) and one sandbox pool across
           // the suite's files; instances run concurrently inside each file.
           pool: 'forks',

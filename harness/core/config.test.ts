@@ -3,20 +3,18 @@ import { UsageError } from './errors.ts';
 import { readConfig, redactUrl } from './config.ts';
 
 describe('run configuration from the environment', () => {
-  it('defaults to the simulator and the reference ToolHop settings', () => {
+  it('defaults to the simulator', () => {
     const c = readConfig({});
     expect(c.usesSimulator).toBe(true);
     expect(c.model).toBe('sim:oracle');
-    expect(c.toolhop).toMatchObject({ limit: 5, maxTurns: 9, toolResultCharBudget: 6000, allowDatasetExec: false, topology: 'single' });
     expect(c.requestTimeoutMs).toBe(5000);
   });
   it('reads a real endpoint and its longer timeout', () => {
-    const c = readConfig({ OPENAI_BASE_URL: 'http://localhost:8000/v1', TOOLGAUGE_MODEL: 'qwen', TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    const c = readConfig({ OPENAI_BASE_URL: 'http://localhost:8000/v1', TOOLGAUGE_MODEL: 'qwen' });
     expect(c).toMatchObject({ usesSimulator: false, model: 'qwen', requestTimeoutMs: 600_000 });
-    expect(c.toolhop.allowDatasetExec).toBe(true);
   });
   it('rejects bad values with one line naming the variable', () => {
-    expect(() => readConfig({ TOOLHOP_LIMIT: 'five' })).toThrow(new UsageError("TOOLHOP_LIMIT: TOOLHOP_LIMIT must be a whole number (got 'five')"));
+    expect(() => readConfig({ TOOLGAUGE_SEED: 'five' })).toThrow(new UsageError("TOOLGAUGE_SEED: TOOLGAUGE_SEED must be a whole number (got 'five')"));
     expect(() => readConfig({ TOOLGAUGE_SANDBOX: 'docker' })).toThrow(/TOOLGAUGE_SANDBOX/);
     expect(() => readConfig({ TOOLGAUGE_MODEL: 'gpt-4o' })).toThrow(/needs an endpoint/);
   });

@@ -2,21 +2,21 @@ import { z } from 'zod';
 import { UsageError } from './errors.ts';
 
 /**
- * The run configuration, read from the environment. The CLI turns flags into these variables and then starts
- * Vitest, so `toolgauge toolhop --limit 3` and `TOOLHOP_LIMIT=3 vitest run suites/toolhop` are the same run;
- * test files, the global setup and the reporters all read the same values through `readConfig()`.
+ * The run configuration every suite shares, parsed from environment variables at the edge (the CLI turns flags into
+ * these variables and then starts Vitest, so `toolgauge toolhop --limit 3` and `TOOLHOP_LIMIT=3 vitest run
+ * suites/toolhop` are the same run). The global setup parses it once and hands it to the workers; library code
+ * receives it as a value and never reads `process.env`. Each suite parses its own settings the same way.
  */
 
-const intFrom = (name: string, min = 0) =>
+export const intFrom = (name: string, min = 0) =>
   z
     .string()
     .regex(/^\d+$/, `${name} must be a whole number`)
     .transform(Number)
     .refine((n) => n >= min, `${name} must be >= ${min}`);
 
-const bool01 = z.enum(['0', '1', 'true', 'false', '']).transform((v) => v === '1' || v === 'true');
+export const bool01 = z.enum(['0', '1', 'true', 'false', '']).transform((v) => v === '1' || v === 'true');
 
-export const Topology = z.enum(['single', 'independent', 'decentralized', 'centralized', 'sequential']);
 export const CacheMode = z.enum(['off', 'record', 'replay']);
 export const SandboxBackendName = z.enum(['pyodide', 'python']);
 
@@ -42,18 +42,6 @@ const EnvSchema = z.object({
   TOOLGAUGE_TOOL_TIMEOUT_MS: intFrom('TOOLGAUGE_TOOL_TIMEOUT_MS', 1).default(10_000),
   TOOLGAUGE_PYTHON: z.string().default('/usr/bin/python3'),
   TOOLGAUGE_SIM_URL: z.string().url().optional(),
-  TOOLHOP_DATA: z.string().optional(),
-  TOOLHOP_REVISION: z.string().default('main'),
-  TOOLHOP_LIMIT: intFrom('TOOLHOP_LIMIT').default(5),
-  TOOLHOP_OFFSET: intFrom('TOOLHOP_OFFSET').default(0),
-  TOOLHOP_ONLY: z.string().optional(),
-  TOOLHOP_MAX_TURNS: intFrom('TOOLHOP_MAX_TURNS', 1).default(9),
-  TOOLHOP_TOOL_RESULT_CHAR_BUDGET: intFrom('TOOLHOP_TOOL_RESULT_CHAR_BUDGET', 1).default(6000),
-  TOOLHOP_ALLOW_DATASET_EXEC: z.string().optional(),
-  TOOLHOP_TOPOLOGY: Topology.default('single'),
-  TOOLHOP_TEAM_SIZE: intFrom('TOOLHOP_TEAM_SIZE', 1).optional(),
-  TOOLHOP_ROUNDS: intFrom('TOOLHOP_ROUNDS', 1).default(2),
-  TOOLHOP_SMOKE_DATASET: bool01.default(false),
   HF_HOME: z.string().optional(),
   HF_TOKEN: z.string().optional(),
   HF_ENDPOINT: z.string().url().default('https://huggingface.co'),
@@ -82,20 +70,6 @@ export interface RunConfig {
   gate: string | undefined;
   sandbox: { backend: z.infer<typeof SandboxBackendName>; poolSize: number | undefined; toolTimeoutMs: number; pythonPath: string };
   simUrl: string | undefined;
-  toolhop: {
-    data: string | undefined;
-    revision: string;
-    limit: number;
-    offset: number;
-    only: string[] | undefined;
-    maxTurns: number;
-    toolResultCharBudget: number;
-    allowDatasetExec: boolean;
-    topology: z.infer<typeof Topology>;
-    teamSize: number | undefined;
-    rounds: number;
-    smokeDataset: boolean;
-  };
   hf: { home: string | undefined; token: string | undefined; endpoint: string };
 }
 
@@ -103,7 +77,7 @@ export interface RunConfig {
  * Read the variables a zod object schema names from the environment (empty means unset); a bad value is a
  * one-line UsageError naming the variable and the value. Every suite's settings are read through this.
  */
-export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
   const picked: Record<string, string> = {};
   for (const key of Object.keys(schema.shape)) {
     const v = env[key];
@@ -119,7 +93,7 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
 }
 
 /** Parse the environment into the run configuration. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
+export function readConfig(env: NodeJS.ProcessEnv): RunConfig {
   const e = parseEnv(EnvSchema, env);
   const usesSimulator = !e.OPENAI_BASE_URL;
   if (usesSimulator && !e.TOOLGAUGE_MODEL.startsWith('sim:')) {
@@ -153,20 +127,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
       pythonPath: e.TOOLGAUGE_PYTHON,
     },
     simUrl: e.TOOLGAUGE_SIM_URL,
-    toolhop: {
-      data: e.TOOLHOP_DATA,
-      revision: e.TOOLHOP_REVISION,
-      limit: e.TOOLHOP_LIMIT,
-      offset: e.TOOLHOP_OFFSET,
-      only: e.TOOLHOP_ONLY?.split(',').map((s) => s.trim()).filter(Boolean),
-      maxTurns: e.TOOLHOP_MAX_TURNS,
-      toolResultCharBudget: e.TOOLHOP_TOOL_RESULT_CHAR_BUDGET,
-      allowDatasetExec: e.TOOLHOP_ALLOW_DATASET_EXEC === '1',
-      topology: e.TOOLHOP_TOPOLOGY,
-      teamSize: e.TOOLHOP_TEAM_SIZE,
-      rounds: e.TOOLHOP_ROUNDS,
-      smokeDataset: e.TOOLHOP_SMOKE_DATASET,
-    },
     hf: { home: e.HF_HOME, token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT },
   };
 }

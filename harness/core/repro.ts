@@ -1,31 +1,35 @@
+import { z } from 'zod';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem, arch } from 'node:os';
 import { redactUrl, type RunConfig } from './config.ts';
 import { fromRoot } from './paths.ts';
 
-/** The reproducibility header every summary.json carries (DESIGN §3.3). */
-export interface ReproHeader {
-  toolgauge_version: string;
-  git_commit: string | null;
-  git_dirty: boolean | null;
-  node: string;
-  os: string;
-  cpu: string;
-  cpus: number;
-  ram_gib: number;
-  endpoint: string;
-  model: string;
-  simulated: boolean;
-  generation: { temperature: number; max_tokens: number | null; seed: number };
-  dataset: { file: string; sha256: string; origin?: string } | null;
-  template_sha256: string | null;
-  injected_date: string;
-  seed: number;
-  trials: number;
-  started_at: string;
-  ended_at: string;
-}
+/** The reproducibility header every summary.json carries (DESIGN §3.3). Extra fields from suites pass through. */
+export const ReproHeader = z
+  .object({
+    toolgauge_version: z.string(),
+    git_commit: z.string().nullable(),
+    git_dirty: z.boolean().nullable(),
+    node: z.string(),
+    os: z.string(),
+    cpu: z.string(),
+    cpus: z.number(),
+    ram_gib: z.number(),
+    endpoint: z.string(),
+    model: z.string(),
+    simulated: z.boolean(),
+    generation: z.record(z.string(), z.unknown()),
+    dataset: z.object({ file: z.string(), sha256: z.string(), origin: z.string().optional() }).nullable(),
+    template_sha256: z.string().nullable(),
+    injected_date: z.string(),
+    seed: z.number(),
+    trials: z.number(),
+    started_at: z.string(),
+    ended_at: z.string(),
+  })
+  .passthrough();
+export type ReproHeader = z.infer<typeof ReproHeader>;
 
 export function toolgaugeVersion(): string {
   try {

@@ -85,3 +85,16 @@ function compare(a: number, op: Op, b: number): boolean {
       return a !== b;
   }
 }
+
+/**
+ * Check a gate before any instance runs: its syntax, and that every metric it names is one the suite reports
+ * (`names` may end in `*` to match a family, e.g. `tsr.*`). Throws GateSyntaxError with the known names.
+ */
+export function checkGate(expression: string, names: readonly string[]): GateClause[] {
+  const clauses = parseGate(expression);
+  for (const c of clauses) {
+    const known = names.some((n) => (n.endsWith('*') ? c.metric.startsWith(n.slice(0, -1)) : c.metric === n));
+    if (!known) throw new GateSyntaxError(`gate clause '${c.text}' names metric '${c.metric}', which this suite does not report (it reports: ${names.join(', ')})`);
+  }
+  return clauses;
+}

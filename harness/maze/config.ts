@@ -26,7 +26,7 @@ export interface MazeConfig {
   casesDir: string;
 }
 
-export function readMazeConfig(env: NodeJS.ProcessEnv = process.env): MazeConfig {
+export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
   const e = parseEnv(Env, env);
   const list = <T extends string>(raw: string, allowed: readonly T[], name: string): T[] => {
     const xs = raw.split(',').map((s) => s.trim()).filter(Boolean);

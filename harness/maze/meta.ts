@@ -1,4 +1,4 @@
-import type { InstanceMetaBase } from '../vitest/meta.ts';
+import type { InstanceMetaBase } from '../kit/types.ts';
 import type { RunOutcome } from './metrics.ts';
 import type { EvaluationFile } from './output.ts';
 
@@ -11,7 +11,7 @@ export interface MazeMeta extends InstanceMetaBase, RunOutcome {
   tool_calls: number;
 }
 
-export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; turns: number; toolCalls: number; trial?: number; resumed?: boolean }): MazeMeta {
+export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; turns: number; toolCalls: number; trial?: number; resumed?: boolean; trace?: string | null }): MazeMeta {
   return {
     suite: 'maze',
     id: `${ev.task_id}:${ev.mode}`,
@@ -22,6 +22,8 @@ export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; tu
     mode: ev.mode,
     // A run cut short by the endpoint is not the agent's pass.
     pass: ev.pass && !extra.error,
+    reason: extra.error ? extra.error : ev.pass ? null : ev.failure_reason,
+    trace: extra.trace ?? null,
     hit: ev.hit,
     rc: ev.rc,
     c_act: ev.c_act,

@@ -6,7 +6,14 @@ import { COMPLEXITIES, MODES } from './task.ts';
 export function mazeMarkdown(s: Summary): string {
   const flat = flattenMetrics(s.metrics as never);
   const modes = MODES.filter((m) => flat[`tsr.${m}`]);
-  const parts = [headerBlock(`Maze — ${(s.header as { model: string }).model}`, s), '## TSR / PRR / RC per mode', ''];
+  const cfg = s.config as { judge?: string; agent?: string };
+  const parts = [
+    headerBlock(`Maze — ${s.header.model}`, s),
+    `**Judge mode: \`${cfg.judge ?? 'compat'}\` · agent mode: \`${cfg.agent ?? 'fc'}\`** (${cfg.agent === 'prompt' ? 'tools described in the prompt, calls parsed from text' : 'native function calling'}). Runs are comparable only under the same judge and agent mode.`,
+    '',
+    '## TSR / PRR / RC per mode',
+    '',
+  ];
   parts.push(
     table(
       ['mode', 'TSR [95% CI]', 'n', 'PRR [95% CI]', 'hits', 'RC [95% CI]'],

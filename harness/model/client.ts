@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ChatMessage, ToolCall } from '../core/chat.ts';
 import { RequestCache, type CacheMode } from './cache.ts';
+import { parseEndpoint } from './endpoint.ts';
+import { boundedFetch } from './fetch.ts';
 import { backoffMs, classifyFailure, isRetryable } from './retry.ts';
 import { Semaphore } from './semaphore.ts';
 import {
@@ -31,6 +33,8 @@ export interface ModelClientOptions {
   temperature?: number;
   maxTokens?: number;
   seed?: number;
+  /** Largest response body accepted (a hostile endpoint can send gigabytes); default 32 MiB. */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -43,7 +47,16 @@ export class ModelClient {
   private readonly limit: Semaphore;
   private readonly cache: RequestCache;
   constructor(readonly opts: ModelClientOptions) {
-    this.sdk = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey || 'not-needed', maxRetries: 0, timeout: opts.timeoutMs });
+    const ep = parseEndpoint(opts.baseUrl);
+    this.sdk = new OpenAI({
+      baseURL: ep.baseUrl,
+      apiKey: opts.apiKey || 'not-needed',
+      maxRetries: 0,
+      timeout: opts.timeoutMs,
+      defaultHeaders: ep.headers,
+      defaultQuery: ep.query,
+      fetch: boundedFetch(opts.maxResponseBytes ?? 32 * 2 ** 20),
+    });
     this.limit = new Semaphore(opts.concurrency);
     this.cache = new RequestCache(opts.cache?.mode ?? 'off', opts.cache?.dir ?? '.cache/requests');
   }
@@ -153,7 +166,8 @@ export class ModelClient {
 
 function headersFor(ctx: CallContext): Record<string, string> {
   return {
-    'x-toolgauge-instance': ctx.instance,
+    // Percent-encoded: an id from data may hold CR, LF or NUL, which must never reach a header.
+    'x-toolgauge-instance': encodeURIComponent(ctx.instance),
     ...(ctx.agent !== undefined ? { 'x-toolgauge-agent': ctx.agent } : {}),
     ...(ctx.trial !== undefined ? { 'x-toolgauge-trial': String(ctx.trial) } : {}),
     ...(ctx.variant !== undefined ? { 'x-toolgauge-variant': ctx.variant } : {}),

@@ -1,4 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { ResponseTooLarge } from './fetch.ts';
+import { describe } from './preflight.ts';
 
 /** How one failed attempt is classified; retryable kinds are retried with backoff, others fail at once. */
 export type FailureKind = 'rate_limit' | 'server' | 'timeout' | 'connection' | 'invalid_response' | 'client';
@@ -6,7 +8,11 @@ export type FailureKind = 'rate_limit' | 'server' | 'timeout' | 'connection' | '
 export function classifyFailure(err: unknown): { kind: FailureKind; status?: number; retryAfterMs?: number; message: string } {
   const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
   if (err instanceof APIConnectionTimeoutError) return { kind: 'timeout', message };
-  if (err instanceof APIConnectionError) return { kind: 'connection', message };
+  if (err instanceof APIConnectionError) {
+    // A response refused for its size is not worth asking for again.
+    if (causes(err).some((c) => c instanceof ResponseTooLarge)) return { kind: 'client', message: causes(err).find((c) => c instanceof ResponseTooLarge)!.message };
+    return { kind: 'connection', message: describe(err) };
+  }
   if (err instanceof APIError) {
     const status = err.status;
     const retryAfterMs = parseRetryAfter(err.headers?.get?.('retry-after') ?? undefined);
@@ -41,4 +47,10 @@ export function backoffMs(attempt: number, opts: { baseMs: number; maxMs: number
   if (opts.retryAfterMs !== undefined) return Math.min(opts.retryAfterMs, opts.maxMs);
   const ceiling = Math.min(opts.maxMs, opts.baseMs * 2 ** attempt);
   return Math.round((opts.random ?? Math.random)() * ceiling);
+}
+
+function causes(err: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let c = (err as { cause?: unknown }).cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) out.push(c);
+  return out;
 }

@@ -31,6 +31,7 @@ function meta(id: string, cat: string, opts: { expects: boolean; strictOk: boole
     parse_tier: 'none',
     scores: { strict: scoreTier(c, obs(opts.strictOk)), lenient: scoreTier(c, obs(opts.lenientOk)) },
     passed: { strict: opts.strictOk, lenient: opts.lenientOk },
+    pass: opts.strictOk && !opts.error,
     cause: { strict: { cause: opts.strictOk ? null : cause, kind: opts.strictOk ? 'pass' : kind, evidence: 'e' }, lenient: { cause: opts.lenientOk ? null : cause, kind: opts.lenientOk ? 'pass' : kind, evidence: 'e' } },
     template_sha256: null,
     template_findings: [],

@@ -5,11 +5,11 @@ import type { RunConfig } from '../core/config.ts';
 import { deriveSeed, hashString, Rng } from '../core/rng.ts';
 import type { PolicySpec } from '../sim/policy-spec.ts';
 import type { ChatBody, Responder, SimRequestContext } from '../sim/server.ts';
-import type { SimReply } from '../sim/toolhop-policy.ts';
+import type { SimReply } from '../sim/server.ts';
 import { loadCases } from './cases/load.ts';
 import { priorCalls, type ExpectedCall, type ProbeCase } from './cases/types.ts';
 import { familyOfTemplate, parseToolCalls, renderToolCalls, type Family } from '../parse/index.ts';
-import { readProbeEnv, selectCases } from './run/env.ts';
+import { selectCases, type ProbeSettings } from './run/env.ts';
 import { applyShape, chooseShape, referenceTemplate, renderChat, SHAPES, type MessageShape } from './templates/index.ts';
 
 /**
@@ -285,15 +285,14 @@ export function createProbeResponder(cfg: ProbeSimConfig): Responder {
 }
 
 /**
- * The probe responder the simulator starts with (harness/vitest/sim-knowledge.ts): the cases come from the same
- * case file, palette, split and date the suite uses (TOOLGAUGE_PROBE_*), loaded on the first probe request.
+ * The probe responder the simulator starts with (the suite registers it): the cases come from the same case file,
+ * palette and date the suite uses, loaded on the first probe request.
  */
-export function probeSimResponder(cfg: RunConfig): Responder {
+export function probeSimResponder(run: RunConfig, s: ProbeSettings): Responder {
   let state: { byId: Map<string, ProbeCase>; template: string | null } | undefined;
   const load = () => {
     if (state) return state;
-    const s = readProbeEnv();
-    const loaded = loadCases(s.casesFile, { ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}), dateContext: cfg.injectedDate });
+    const loaded = loadCases(s.casesFile, { ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}), dateContext: run.injectedDate });
     const byId = new Map(selectCases(loaded.cases, { split: 'all', only: undefined, categories: undefined }).map((c) => [c.id, c]));
     state = { byId, template: s.templateFile ? readFileSync(s.templateFile, 'utf8') : null };
     return state;

@@ -10,6 +10,8 @@ export interface RunOutcomes {
   datasetSha256: string | null;
   /** metric → instance id → outcome (trials already averaged). */
   outcomes: Record<string, Map<string, number>>;
+  /** The run's config block (checked for the keys that must agree). */
+  config?: Record<string, unknown>;
 }
 
 export interface Comparison {
@@ -30,11 +32,21 @@ export class CompareRefused extends Error {
  * difference and exact McNemar, Holm-corrected over the whole family (all metrics × all candidates). Refuses runs
  * of different suites, datasets or instance sets unless `allowPartial`.
  */
-export function compareRuns(runs: RunOutcomes[], opts: { allowPartial?: boolean; seed?: number; alpha?: number } = {}): Comparison[] {
+export function compareRuns(
+  runs: RunOutcomes[],
+  opts: { allowPartial?: boolean; seed?: number; alpha?: number; comparableOn?: readonly string[]; lowerIsBetter?: readonly string[] } = {},
+): Comparison[] {
   if (runs.length < 2) throw new CompareRefused('--compare needs at least two runs');
   const [base, ...rest] = runs as [RunOutcomes, ...RunOutcomes[]];
   for (const r of rest) {
     if (r.suite !== base.suite) throw new CompareRefused(`cannot compare a ${base.suite} run (${base.dir}) with a ${r.suite} run (${r.dir})`);
+    for (const key of opts.comparableOn ?? []) {
+      const a = JSON.stringify(base.config?.[key] ?? null);
+      const b = JSON.stringify(r.config?.[key] ?? null);
+      if (a !== b && !opts.allowPartial) {
+        throw new CompareRefused(`${r.dir} ran with ${key} ${b} but ${base.dir} with ${a}: their numbers are not comparable; pass --allow-partial to compare anyway`);
+      }
+    }
     if (!opts.allowPartial && base.datasetSha256 !== r.datasetSha256) {
       throw new CompareRefused(
         `${r.dir} used a different dataset (sha256 ${short(r.datasetSha256)}) than ${base.dir} (${short(base.datasetSha256)}); pass --allow-partial to compare the shared instances anyway`,
@@ -59,8 +71,10 @@ export function compareRuns(runs: RunOutcomes[], opts: { allowPartial?: boolean;
     family.map((f) => ({ metric: f.metric, a: f.a, b: f.b })),
     { seed: opts.seed ?? 0, alpha: opts.alpha ?? 0.05 },
   );
+  const lower = opts.lowerIsBetter ?? [];
+  const worded = results.map((x) => (isLowerBetter(x.metric, lower) ? { ...x, verdict: lowerVerdict(x.verdict) } : x));
   return rest.map((r) => {
-    const mine = results.filter((_, i) => family[i]!.run === r);
+    const mine = worded.filter((_, i) => family[i]!.run === r);
     const a = instanceIds(base);
     const b = instanceIds(r);
     return {
@@ -72,6 +86,21 @@ export function compareRuns(runs: RunOutcomes[], opts: { allowPartial?: boolean;
       results: mine,
     };
   });
+}
+
+/** `rc.*` matches `rc.P2`; a plain name matches itself. */
+export function isLowerBetter(metric: string, patterns: readonly string[]): boolean {
+  return patterns.some((p) => (p.endsWith('*') ? metric.startsWith(p.slice(0, -1)) : metric === p));
+}
+
+/**
+ * The paired test speaks of the difference (a "gain" is a rise). For a metric where lower is better — an error
+ * rate, a false-trigger rate, a cost — a rise is a worsening, and the verdict says so.
+ */
+function lowerVerdict(v: PairedComparison['verdict']): PairedComparison['verdict'] {
+  if (v === 'credible gain') return 'credible rise (worse)';
+  if (v === 'credible harm') return 'credible fall (improved)';
+  return v;
 }
 
 function instanceIds(r: RunOutcomes): Set<string> {

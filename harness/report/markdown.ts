@@ -8,8 +8,23 @@ export function fmtEstimate(e: EstimateJson | undefined, digits = 3): string {
   return `${f(e.value)} [${f(e.lo)}, ${f(e.hi)}]`;
 }
 
+/**
+ * Text that came from data or an endpoint (ids, domains, model names, answers), made inert in Markdown: no HTML or
+ * script, no link or image (a tracking beacon), no table break, one line.
+ */
+export function mdText(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/`/g, '\\`')
+    .replace(/\](\s*)\(/g, '\\]$1\\(')
+    .replace(/[\r\n]+/g, ' ');
+}
+
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
-  const esc = (c: string | number) => String(c).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const esc = (c: string | number) => mdText(String(c));
   return [
     `| ${headers.map(esc).join(' | ')} |`,
     `| ${headers.map(() => '---').join(' | ')} |`,

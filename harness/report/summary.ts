@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { MetricEstimate } from '../stats/index.ts';
-import type { ReproHeader } from '../core/repro.ts';
-import type { GateVerdict } from '../vitest/gate.ts';
+import { ReproHeader } from '../core/repro.ts';
 import { jsonSafe } from './aggregate.ts';
 
 /**
@@ -30,26 +29,28 @@ export type EstimateJson = z.infer<typeof EstimateJson>;
 type Nested = { [k: string]: EstimateJson | Nested };
 const NestedMetrics: z.ZodType<Nested> = z.lazy(() => z.record(z.string(), z.union([EstimateJson, NestedMetrics])));
 
+/** A gate's verdict as summary.json stores it (computed by the kit's gate). */
+export const GateJson = z.object({
+  expression: z.string(),
+  passed: z.boolean(),
+  reasons: z.array(z.string()),
+  checks: z.array(z.object({ text: z.string(), actual: z.number().nullable(), passed: z.boolean() }).passthrough()),
+});
+export type GateJson = z.infer<typeof GateJson>;
+
 export const SummarySchema = z.object({
   schema: z.literal(SUMMARY_SCHEMA_ID),
-  suite: z.enum(['toolhop', 'maze', 'probe']),
+  suite: z.string().min(1),
   /** Present on every simulator run: these numbers describe the simulator, not a model. */
   notice: z.string().nullable(),
-  header: z.record(z.string(), z.unknown()),
+  header: ReproHeader,
   config: z.record(z.string(), z.unknown()),
   counts: z.record(z.string(), z.number()),
   metrics: NestedMetrics,
   breakdowns: z.record(z.string(), z.record(z.string(), NestedMetrics)),
   errors: z.array(z.object({ id: z.string(), trial: z.number(), error: z.string() })),
   extra: z.record(z.string(), z.unknown()),
-  gate: z
-    .object({
-      expression: z.string(),
-      passed: z.boolean(),
-      reasons: z.array(z.string()),
-      checks: z.array(z.object({ text: z.string(), actual: z.number().nullable(), passed: z.boolean() }).passthrough()),
-    })
-    .nullable(),
+  gate: GateJson.nullable(),
 });
 export type Summary = z.infer<typeof SummarySchema>;
 
@@ -92,13 +93,13 @@ export function buildSummary(input: {
   breakdowns: Record<string, Record<string, Record<string, MetricEstimate>>>;
   errors: Summary['errors'];
   extra?: Record<string, unknown>;
-  gate: GateVerdict | null;
+  gate: GateJson | null;
 }): Summary {
   const summary: Summary = {
     schema: SUMMARY_SCHEMA_ID,
     suite: input.suite,
     notice: input.header.simulated ? SIMULATOR_NOTICE : null,
-    header: input.header as unknown as Record<string, unknown>,
+    header: input.header,
     config: input.config,
     counts: input.counts,
     metrics: nestMetrics(input.metrics),
@@ -107,7 +108,7 @@ export function buildSummary(input: {
     ),
     errors: input.errors,
     extra: input.extra ?? {},
-    gate: input.gate as Summary["gate"],
+    gate: input.gate,
   };
   return SummarySchema.parse(summary);
 }

@@ -1,16 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { z } from 'zod';
-import type { ChatMessage, OpenAITool } from '../core/chat.ts';
+import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
 import { sha256, stableStringify } from '../core/hash.ts';
-import type { ToolhopRow } from '../toolhop/row.ts';
 import { pickFault } from './faults.ts';
 import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
-import { toolhopReply, type SimCallContext, type SimReply } from './toolhop-policy.ts';
 
-/** What the simulator knows, handed over in process by the suite that starts it — never read from a request. */
-export interface SimKnowledge {
-  toolhop?: (id: string) => ToolhopRow | undefined | Promise<ToolhopRow | undefined>;
+/** The next assistant message a responder gives. */
+export interface SimReply {
+  content: string | null;
+  tool_calls?: ToolCall[];
+}
+
+export interface SimCallContext {
+  instance: string;
+  agent: string;
+  trial: number;
 }
 
 export interface ChatBody {
@@ -32,8 +37,10 @@ export interface Responder {
 }
 
 export interface SimServerOptions {
-  knowledge?: SimKnowledge;
-  /** Extra suites (maze, probe) keyed by the instance prefix (`maze:…`). */
+  /**
+   * Each suite's behaviour, keyed by the instance prefix (`toolhop:…`). Suites register their own responders —
+   * they know their gold data, handed over in process, never read from a request.
+   */
   responders?: Record<string, Responder>;
   /** Policy used when the request's model is not `sim:…` (`toolgauge sim --policy`). */
   defaultPolicy?: string;
@@ -68,17 +75,7 @@ export class HttpError extends Error {
 }
 
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
-  const knowledge = opts.knowledge ?? {};
-  const responders: Record<string, Responder> = {
-    toolhop: {
-      chat: async (spec, body, ctx) => {
-        const row = await knowledge.toolhop?.(ctx.id);
-        if (!row) throw new HttpError(422, `simulator: no ToolHop row '${ctx.id}' was registered`);
-        return toolhopReply(spec, row, body.messages, body.tools, ctx);
-      },
-    },
-    ...opts.responders,
-  };
+  const responders: Record<string, Responder> = { ...opts.responders };
   const attempts = new Map<string, number>();
   const hung = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
@@ -110,7 +107,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     } catch (err) {
       throw new HttpError(400, (err as Error).message);
     }
-    const instance = header(req, 'x-toolgauge-instance');
+    const encoded = header(req, 'x-toolgauge-instance');
+    const instance = encoded === undefined ? undefined : safeDecode(encoded);
     if (!instance) throw new HttpError(400, 'simulator: missing x-toolgauge-instance header (the simulator answers toolgauge suites only)');
     const sep = instance.indexOf(':');
     const suite = instance.slice(0, sep);
@@ -216,6 +214,14 @@ function usage(prompt: number, completion: number) {
 /** A rough token count (4 characters per token), so usage fields are plausible and non-zero. */
 function approxTokens(s: string): number {
   return Math.max(1, Math.ceil(s.length / 4));
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -8,7 +8,8 @@ import { holm } from './holm.ts';
 import { bootstrapMeans, percentileInterval } from './resample.ts';
 import { DEFAULT_RESAMPLES } from './types.ts';
 
-export type Verdict = 'credible gain' | 'credible harm' | 'no credible change';
+/** A rise or fall is worded for metrics where lower is better (harness/report/compare.ts). */
+export type Verdict = 'credible gain' | 'credible harm' | 'no credible change' | 'credible rise (worse)' | 'credible fall (improved)';
 
 export interface PairedOptions {
   /** Name of the metric compared (copied into the result). */

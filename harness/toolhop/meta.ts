@@ -1,49 +1,68 @@
-import type { ToolhopMeta } from '../vitest/meta.ts';
-import type { Finished } from './output.ts';
+import type { InstanceMetaBase } from '../kit/types.ts';
+import type { Prediction, Result } from './records.ts';
 import type { ToolhopOutcome } from './run-instance.ts';
 
-/** The test meta of a ToolHop instance, from a fresh outcome or from the files of an earlier run. */
-export function metaFromOutcome(o: ToolhopOutcome): ToolhopMeta {
+/** What a ToolHop test leaves in `task.meta.toolgauge` (the reporter aggregates only from this). */
+export interface ToolhopMeta extends InstanceMetaBase {
+  suite: 'toolhop';
+  correct: boolean;
+  rule: 'literal' | 'substring' | 'tool_result' | null;
+  hops: number;
+  domain: string;
+  answer_type: string;
+  gold: string;
+  predicted: string;
+  turns: number;
+  tool_calls: number;
+  tool_errors: number;
+  forced_final: boolean;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  model_latency_ms: number;
+  wall_ms: number;
+  retries: number;
+}
+
+/** Why a row did not pass, in one line (the failing-instances list of the report). */
+export function reasonOf(m: Pick<ToolhopMeta, 'error' | 'correct' | 'gold' | 'predicted'>): string | null {
+  if (m.error) return m.error;
+  if (m.correct) return null;
+  return `wrong answer: gold '${short(m.gold)}', predicted '${short(m.predicted)}'`;
+}
+
+function short(s: string): string {
+  return s.length > 60 ? `${s.slice(0, 59)}…` : s;
+}
+
+/** The test meta of a ToolHop instance from a fresh outcome. */
+export function metaFromOutcome(o: ToolhopOutcome, trace: string | null): ToolhopMeta {
   const tools = o.trace.tool_executions as Array<{ meta?: { outcome?: string } }>;
   const calls = o.trace.model_calls as Array<{ latencyMs: number; attempts: number }>;
-  return {
-    suite: 'toolhop',
-    id: o.result.id,
-    trial: o.result.trial,
-    error: o.result.error,
-    correct: o.result.correct,
-    rule: o.result.rule,
-    hops: o.result.hops,
-    domain: o.result.domain,
-    answer_type: o.result.answer_type,
-    gold: o.result.gold_answer,
-    predicted: o.result.predicted_answer,
-    turns: o.prediction.turns,
-    tool_calls: o.prediction.tool_calls,
+  const m: ToolhopMeta = {
+    ...fromRecords(o.result, o.prediction),
     tool_errors: tools.filter((t) => t.meta?.outcome && t.meta.outcome !== 'ok').length,
     forced_final: o.trace.forced_final,
-    usage: o.prediction.usage,
     model_latency_ms: calls.reduce((s, c) => s + c.latencyMs, 0),
     wall_ms: o.trace.wall_ms,
     retries: calls.reduce((s, c) => s + Math.max(0, c.attempts - 1), 0),
+    trace,
   };
+  return m;
 }
 
-export function metaFromFinished(f: Finished, resumed = true): ToolhopMeta {
-  const r = f.result;
-  const p = f.prediction;
+/** The meta from the files alone (rescoring a folder): what the files do not hold is zero. */
+export function fromRecords(r: Result, p: Prediction | undefined): ToolhopMeta {
+  const base = { error: r.error, correct: r.correct, gold: r.gold_answer, predicted: r.predicted_answer };
   return {
     suite: 'toolhop',
     id: r.id,
     trial: r.trial,
-    error: r.error,
-    correct: r.correct,
+    ...base,
+    pass: r.correct && !r.error,
+    reason: reasonOf(base),
     rule: r.rule,
     hops: r.hops,
     domain: r.domain,
     answer_type: r.answer_type,
-    gold: r.gold_answer,
-    predicted: r.predicted_answer,
     turns: p?.turns ?? 0,
     tool_calls: p?.tool_calls ?? 0,
     tool_errors: 0,
@@ -52,6 +71,5 @@ export function metaFromFinished(f: Finished, resumed = true): ToolhopMeta {
     model_latency_ms: 0,
     wall_ms: 0,
     retries: 0,
-    resumed,
   };
 }

@@ -7,7 +7,7 @@ export function toolhopMarkdown(s: Summary): string {
   const c = s.counts;
   const a = s.extra.activity as Record<string, number> | undefined;
   const parts = [
-    headerBlock(`ToolHop — ${(s.header as { model: string }).model}`, s),
+    headerBlock(`ToolHop — ${s.header.model}`, s),
     '## Result',
     '',
     table(METRIC_HEADERS, Object.entries(flat).map(([k, e]) => metricRow(k, e))),
@@ -15,6 +15,17 @@ export function toolhopMarkdown(s: Summary): string {
     `${c.instances} rows (${c.runs} runs): ${c.correct} correct, ${c.wrong} wrong, ${c.errors} harness errors${c.resumed ? `, ${c.resumed} taken from an earlier run (--resume)` : ''}.`,
     '',
   ];
+  const rules = s.extra.rules as { literal: number; substring: number; tool_result: number } | undefined;
+  if (rules) {
+    parts.push(
+      '### Which rule credited each correct answer',
+      '',
+      '`accuracy` follows the reference runner (comparable with published numbers): rule 3 also credits a row when the gold answer appears in the last tool result, whatever the model answered. `strict_accuracy` counts rules 1–2 only — what the model actually answered.',
+      '',
+      table(['rule', 'correct runs'], [['1 literal (Python literal equality)', rules.literal], ['2 substring (normalised inclusion)', rules.substring], ['3 gold in the last tool result', rules.tool_result]]),
+      '',
+    );
+  }
   if (s.extra.charts) {
     for (const [label, file] of Object.entries(s.extra.charts as Record<string, string>)) parts.push(`![${label}](${file})`, '');
   }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { readJsonl, writeFileAtomic } from '../core/jsonl.ts';
-import type { ToolhopMeta } from '../vitest/meta.ts';
-import { metaFromFinished } from './meta.ts';
+import type { ToolhopMeta } from './meta.ts';
+import { fromRecords } from './meta.ts';
 import { FILES, instanceKey } from './output.ts';
 import { Prediction, Result } from './records.ts';
 import { scoreAnswer } from './score.ts';
@@ -45,7 +45,7 @@ export function rescoreDir(dir: string): { results: Result[]; metas: ToolhopMeta
     };
     if (previous.has(key) && previous.get(key) !== result.correct) changed++;
     results.push(result);
-    metas.push(metaFromFinished({ result, prediction: p }, false));
+    metas.push(fromRecords(result, p));
   }
   writeFileAtomic(join(dir, FILES.results), results.map((r) => JSON.stringify(r) + '\n').join(''));
   return { results, metas, changed };

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
+import type { ToolhopSettings } from './settings.ts';
 import { LoopError, runToolLoop, type LoopTrace } from '../agent/loop.ts';
 import type { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
@@ -17,8 +18,9 @@ const ANSWER_TAG = /<answer>\s*([\s\S]*?)\s*<\/answer>/i;
 
 export interface InstanceDeps {
   client: ModelClient;
-  sandbox: Sandbox;
-  cfg: RunConfig;
+  sandbox: () => Sandbox;
+  run: RunConfig;
+  settings: ToolhopSettings;
   trial?: number;
 }
 
@@ -33,18 +35,18 @@ export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): P
   const id = rowId(row);
   const trial = deps.trial ?? 0;
   const started = new Date();
-  if (!deps.cfg.toolhop.allowDatasetExec) {
+  if (!deps.settings.allowDatasetExec) {
     return outcome(row, trial, started, undefined, { message: DATASET_EXEC_ERROR, kind: 'dataset_exec_disabled' });
   }
-  const executor = new ToolhopExecutor(row, deps.sandbox, deps.cfg.toolhop.toolResultCharBudget, deps.cfg.sandbox.toolTimeoutMs);
+  const executor = new ToolhopExecutor(row, deps.sandbox(), deps.settings.toolResultCharBudget, deps.run.sandbox.toolTimeoutMs);
   try {
     const trace = await runToolLoop({
       client: deps.client,
       ctx: { instance: `toolhop:${id}`, agent: 'solver', trial },
-      system: systemPrompt(deps.cfg.toolhop.topology, { withContract: true }),
+      system: systemPrompt(deps.settings.topology, { withContract: true }),
       user: userPrompt(row.question),
       executor,
-      maxTurns: deps.cfg.toolhop.maxTurns,
+      maxTurns: deps.settings.maxTurns,
       finalizer: {
         needed: (messages) => !ANSWER_TAG.test(lastAssistantContent(messages)),
         request: (messages) => ({

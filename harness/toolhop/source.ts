@@ -1,5 +1,6 @@
 import type { RunConfig } from '../core/config.ts';
 import { BUNDLED_SAMPLE } from './dataset.ts';
+import type { ToolhopSettings } from './settings.ts';
 import { ensureHfFile, HF_FILE, HF_REPO } from './hf.ts';
 
 export interface DataSource {
@@ -14,12 +15,12 @@ export interface DataSource {
  * Hugging Face dataset for a real endpoint and the bundled sample for the simulator (so a fresh offline machine
  * can run end to end).
  */
-export async function resolveDataSource(cfg: RunConfig): Promise<DataSource> {
-  const spec = cfg.toolhop.data ?? (cfg.usesSimulator ? 'bundled' : 'hf');
+export async function resolveDataSource(run: RunConfig, settings: Pick<ToolhopSettings, 'data' | 'revision'>): Promise<DataSource> {
+  const spec = settings.data ?? (run.usesSimulator ? 'bundled' : 'hf');
   if (spec === 'bundled') return { kind: 'bundled', path: BUNDLED_SAMPLE, origin: 'cases/toolhop/sample.json' };
   if (spec === 'hf' || spec.startsWith('hf:')) {
-    const revision = spec.startsWith('hf:') ? spec.slice(3) : cfg.toolhop.revision;
-    const f = await ensureHfFile({ revision, hfHome: cfg.hf.home, token: cfg.hf.token, endpoint: cfg.hf.endpoint });
+    const revision = spec.startsWith('hf:') ? spec.slice(3) : settings.revision;
+    const f = await ensureHfFile({ revision, hfHome: run.hf.home, token: run.hf.token, endpoint: run.hf.endpoint });
     return { kind: 'hf', path: f.path, origin: `${HF_REPO}/${HF_FILE}@${revision} (commit ${f.commit})` };
   }
   return { kind: 'file', path: spec, origin: spec };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolhopMeta } from '../vitest/meta.ts';
+import type { ToolhopMeta } from './meta.ts';
 import { aggregateToolhop } from './summary.ts';
 
 function meta(id: string, trial: number, correct: boolean, extra: Partial<ToolhopMeta> = {}): ToolhopMeta {
   return {
-    suite: 'toolhop', id, trial, error: null, correct, rule: correct ? 'literal' : null, hops: 3, domain: 'd', answer_type: 'number',
+    suite: 'toolhop', id, trial, error: null, correct, pass: correct, rule: correct ? 'literal' : null, hops: 3, domain: 'd', answer_type: 'number',
     gold: '1', predicted: correct ? '1' : '2', turns: 4, tool_calls: 3, tool_errors: 0, forced_final: false,
     usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model_latency_ms: 0, wall_ms: 0, retries: 0, ...extra,
   };

@@ -1,5 +1,5 @@
 import { averageTrials, clusterBootstrapRate, type MetricEstimate } from '../stats/index.ts';
-import type { ToolhopMeta } from '../vitest/meta.ts';
+import type { ToolhopMeta } from './meta.ts';
 import { groupTrials, passMetrics, rateOf, compareIds } from '../report/aggregate.ts';
 
 export interface ToolhopAggregate {
@@ -7,12 +7,18 @@ export interface ToolhopAggregate {
   breakdowns: Record<string, Record<string, Record<string, MetricEstimate>>>;
   counts: { instances: number; runs: number; correct: number; wrong: number; errors: number; resumed: number };
   errors: Array<{ id: string; trial: number; error: string }>;
+  /** Correct rows by the scoring rule that credited them. */
+  rules: { literal: number; substring: number; tool_result: number };
   activity: { mean_turns: number; mean_tool_calls: number; tool_error_rate: number; forced_final_rate: number; total_tokens: number; retries: number };
 }
 
 const DENOM = 'ToolHop rows (harness errors count as wrong)';
 
-export type ClusterBy = 'none' | 'domain' | 'hops';
+import type { ClusterBy } from './settings.ts';
+export type { ClusterBy };
+
+/** Rules 1–2 of the reference scoring: what the model itself answered (rule 3 credits the gold in a tool result). */
+export const strictlyCorrect = (m: Pick<ToolhopMeta, 'correct' | 'error' | 'rule'>): boolean => m.correct && !m.error && m.rule !== 'tool_result';
 
 /**
  * ToolHop numbers from the tests' meta: accuracy (+ pass@k / pass^k with trials), by hop count, domain and answer
@@ -31,6 +37,7 @@ export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, cl
       clusterBy === 'none'
         ? rateOf(correct, DENOM, seed)
         : clusterBootstrapRate(perInstance.map(([, v]) => v), perInstance.map(([id]) => clusterOf.get(id)!), { denominator: `${DENOM}; clusters: ${clusterBy}`, seed }),
+    strict_accuracy: rateOf(groupTrials(sorted, key, (m) => (strictlyCorrect(m) ? 1 : 0)), `${DENOM}; rules 1–2 only: the final answer itself, not the gold in a tool result`, seed),
     error_rate: rateOf(errored, 'ToolHop rows', seed),
   };
   const trialCounts = [...correct.values()].map((t) => t.length);
@@ -65,6 +72,11 @@ export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, cl
       resumed: sorted.filter((m) => m.resumed).length,
     },
     errors: sorted.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! })),
+    rules: {
+      literal: sorted.filter((m) => m.correct && !m.error && m.rule === 'literal').length,
+      substring: sorted.filter((m) => m.correct && !m.error && m.rule === 'substring').length,
+      tool_result: sorted.filter((m) => m.correct && !m.error && m.rule === 'tool_result').length,
+    },
     activity: {
       mean_turns: sorted.reduce((s, m) => s + m.turns, 0) / n,
       mean_tool_calls: sorted.reduce((s, m) => s + m.tool_calls, 0) / n,

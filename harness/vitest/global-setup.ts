@@ -1,26 +1,39 @@
-import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { readConfig } from '../core/config.ts';
-import { startSimServer, type SimServer } from '../sim/server.ts';
-import { simKnowledge } from './sim-knowledge.ts';
+import { parseKitConfig } from '../kit/config.ts';
+import { checkEndpoint } from '../model/preflight.ts';
+import type { AnySuite } from '../kit/types.ts';
+import { startSimServer, type Responder } from '../sim/server.ts';
 
 /**
- * Once per eval run (in the main process): a run id (so the first test file empties the output directory once),
- * and — without `--base-url` — the simulator on 127.0.0.1, port 0, told the gold data in process.
+ * The eval run's global setup (main process, once): parse the configuration once, check a real endpoint answers
+ * (seconds, with the URL and the cause — not a minute of retries per instance), or start the simulator with each
+ * suite's responder, and provide the configuration to the workers.
  */
-export default async function setup(project: TestProject) {
-  const cfg = readConfig();
-  const runId = process.env.TOOLGAUGE_RUN_ID ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
-  process.env.TOOLGAUGE_RUN_ID = runId;
-  let sim: SimServer | undefined;
-  if (cfg.usesSimulator && !cfg.simUrl) {
-    const knowledge = simKnowledge(cfg);
-    sim = await startSimServer({ knowledge: knowledge.knowledge, responders: knowledge.responders });
-    process.env.TOOLGAUGE_SIM_URL = sim.url;
-  }
-  project.provide('toolgaugeRunId', runId);
-  project.provide('toolgaugeSimUrl', sim?.url ?? cfg.simUrl);
-  return async () => {
-    await sim?.close();
+export function createGlobalSetup(suites: readonly AnySuite[]) {
+  return async function setup(project: TestProject) {
+    const pattern = project.vitest.config.testNamePattern;
+    const kc = parseKitConfig(process.env, suites, {
+      ...(process.env.TOOLGAUGE_RUN_ID ? { runId: process.env.TOOLGAUGE_RUN_ID } : {}),
+      filter: pattern ? String(pattern) : null,
+    });
+    process.env.TOOLGAUGE_RUN_ID = kc.runId;
+    let close: (() => Promise<void>) | undefined;
+    if (kc.run.baseUrl) {
+      // The CLI already checked; plain `vitest run` gets the same check here.
+      if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1') await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    } else if (!kc.simUrl) {
+      const responders: Record<string, Responder> = {};
+      for (const s of suites) {
+        const set = kc.suites[s.name];
+        if (set?.ok && s.responder) responders[s.name] = s.responder(kc.run, set.settings);
+      }
+      const sim = await startSimServer({ responders });
+      kc.simUrl = sim.url;
+      close = () => sim.close();
+    }
+    project.provide('toolgauge', kc);
+    return async () => {
+      await close?.();
+    };
   };
 }

@@ -1,4 +1,5 @@
-// Maze, complexity C1: every task × selected mode (P0–P4) is one test.
-import { defineMazeSuite } from '../../harness/vitest/maze-suite.ts';
+// Maze, complexity C1: every selected task × mode of this complexity is one test.
+import { mazeSuite } from '../../harness/maze/suite.ts';
+import { defineSuiteTests } from '../../harness/vitest/suite-tests.ts';
 
-defineMazeSuite('c1');
+defineSuiteTests(mazeSuite, { part: 1, parts: 4 });

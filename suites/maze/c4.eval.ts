@@ -1,4 +1,5 @@
-// Maze, complexity C4: every task × selected mode (P0–P4) is one test.
-import { defineMazeSuite } from '../../harness/vitest/maze-suite.ts';
+// Maze, complexity C4: every selected task × mode of this complexity is one test.
+import { mazeSuite } from '../../harness/maze/suite.ts';
+import { defineSuiteTests } from '../../harness/vitest/suite-tests.ts';
 
-defineMazeSuite('c4');
+defineSuiteTests(mazeSuite, { part: 4, parts: 4 });

@@ -1,4 +1,5 @@
-// Probe, part 2 of 4: the selected cases are dealt round-robin over four files so `--shard` spreads them.
-import { defineProbeSuite } from '../../harness/vitest/probe-suite.ts';
+// Probe, part 2 of 4: the selected cases are dealt over four files so `--shard` spreads them.
+import { probeSuite } from '../../harness/probe/suite.ts';
+import { defineSuiteTests } from '../../harness/vitest/suite-tests.ts';
 
-defineProbeSuite(2, 4);
+defineSuiteTests(probeSuite, { part: 2, parts: 4 });

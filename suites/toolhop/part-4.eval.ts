@@ -1,4 +1,5 @@
-// ToolHop, part 4 of 4: the selected rows are dealt round-robin over four files so `--shard` spreads them.
-import { defineToolhopSuite } from '../../harness/vitest/toolhop-suite.ts';
+// ToolHop, part 4 of 4: the selected rows are dealt over four files so `--shard` spreads them.
+import { toolhopSuite } from '../../harness/toolhop/suite.ts';
+import { defineSuiteTests } from '../../harness/vitest/suite-tests.ts';
 
-await defineToolhopSuite(4, 4);
+defineSuiteTests(toolhopSuite, { part: 4, parts: 4 });

@@ -1,18 +1,16 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { readConfig } from '../../core/config.ts';
 import { DataError, UsageError } from '../../core/errors.ts';
-import { resolveOutDir } from '../../core/outdir.ts';
 import { phrasingInventory } from '../../probe/cases/generate.ts';
 import { lintCases } from '../../probe/cases/lint.ts';
 import { loadCases } from '../../probe/cases/load.ts';
 import { FAMILIES } from '../../parse/index.ts';
-import { readProbeEnv, selectCases, SPLITS, TRANSPORTS } from '../../probe/run/env.ts';
+import { readProbeEnv, selectCases, SPLITS, TRANSPORTS, type ProbeSettings } from '../../probe/run/env.ts';
 import { resolveTemplate } from '../../probe/run/template.ts';
-import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
-import { reportPathOf, runEvalSuites } from '../run-vitest.ts';
+import { flagsToEnv } from '../model-flags.ts';
+import { runSuiteCommand } from '../suite-command.ts';
+import { probeSuite } from '../../probe/suite.ts';
 
 // toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE] [--split dev|test|all]
 //                 [--family NAME] [--only ID,ID] [--categories C1,C2] [model flags]
@@ -24,7 +22,6 @@ const CASE_FLAGS: FlagSpecs = {
 };
 
 const FLAGS: FlagSpecs = {
-  ...MODEL_FLAGS,
   ...CASE_FLAGS,
   transport: { type: 'string', values: TRANSPORTS, description: 'chat (server template + parser) or completions (toolgauge renders and parses)' },
   template: { type: 'string', schema: z.string().min(1), description: "the model's chat template (.jinja); with chat: the server's template" },
@@ -67,36 +64,28 @@ function asUsage<T>(fn: () => T): T {
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'lint') return lint(argv.slice(1));
-  const { values } = parseFlags('probe', argv, FLAGS);
-  mustExist('cases', values.cases);
-  mustExist('tools', values.tools);
-  mustExist('template', values.template);
-  flagsToEnv(values, ENV);
-  const cfg = readConfig();
-  if (cfg.usesSimulator) {
-    try {
-      parsePolicySpec(cfg.model);
-    } catch (err) {
-      throw new UsageError(`toolgauge probe: --model ${(err as Error).message}`);
-    }
-  }
-  const settings = readProbeEnv();
-  if (settings.transport === 'completions' && !settings.templateFile && !cfg.usesSimulator) {
-    // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
-    throw new UsageError("toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE");
-  }
-  // Validate the inputs before starting Vitest: a bad case file is one line naming the file, line and field.
-  const loaded = asUsage(() => loadCases(settings.casesFile, { ...(settings.toolsFile ? { toolsFile: settings.toolsFile } : {}), dateContext: cfg.injectedDate }));
-  if (selectCases(loaded.cases, settings).length === 0) throw new UsageError(`toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`);
-  asUsage(() => resolveTemplate(settings, cfg.injectedDate));
-  const outDir = resolveOutDir(cfg, 'probe', settings.transport);
-  return runEvalSuites(['suites/probe/'], {
-    shard: values.shard as string | undefined,
-    filter: values.filter as string | undefined,
-    blobDir: values['blob-dir'] as string | undefined,
-    mergeReports: values['merge-reports'] as string | undefined,
-    reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
-  });
+  return runSuiteCommand<ProbeSettings>(
+    {
+      command: 'probe',
+      suite: probeSuite,
+      flags: FLAGS,
+      env: ENV,
+      files: ['cases', 'tools', 'template'],
+      validate(kc, settings) {
+        if (settings.transport === 'completions' && !settings.templateFile && !kc.run.usesSimulator) {
+          // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
+          throw new UsageError("toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE");
+        }
+        // Validate the inputs before starting Vitest: a bad case file is one line naming the file, line and field.
+        const loaded = asUsage(() => loadCases(settings.casesFile, { ...(settings.toolsFile ? { toolsFile: settings.toolsFile } : {}), dateContext: kc.run.injectedDate }));
+        if (selectCases(loaded.cases, settings).length === 0) {
+          throw new UsageError(`toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`);
+        }
+        asUsage(() => resolveTemplate(settings, kc.run.injectedDate));
+      },
+    },
+    argv,
+  );
 }
 
 async function lint(argv: string[]): Promise<number> {
@@ -104,7 +93,7 @@ async function lint(argv: string[]): Promise<number> {
   mustExist('cases', values.cases);
   mustExist('tools', values.tools);
   flagsToEnv(values, ENV);
-  const settings = readProbeEnv();
+  const settings = readProbeEnv(process.env);
   const loaded = asUsage(() => loadCases(settings.casesFile, settings.toolsFile ? { toolsFile: settings.toolsFile } : {}));
   const own = loaded.cases.some((c) => c.phrasing);
   const r = lintCases(loaded, own ? { phrasings: phrasingInventory() } : {});

@@ -2,19 +2,20 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import { readJsonl } from '../../core/jsonl.ts';
-import type { ReproHeader } from '../../core/repro.ts';
 import { CompareRefused, comparisonChart, comparisonMarkdown, compareRuns, type RunOutcomes } from '../../report/compare.ts';
 import { flattenMetrics, SummarySchema, type Summary } from '../../report/summary.ts';
-import type { InstanceMeta } from '../../vitest/meta.ts';
-import { SUITE_AGGREGATORS, type SuiteName } from '../../../reporters/suites.ts';
-import { finalizeSuite, INSTANCES_FILE } from '../../../reporters/write.ts';
-import '../../../reporters/register-all.ts';
+import '../../builtin/index.ts';
+import { finalizeSuite } from '../../kit/finalize.ts';
+import { genericAggregator } from '../../kit/generic.ts';
+import { JOURNAL } from '../../kit/journal.ts';
+import { suiteNamed } from '../../kit/registry.ts';
+import type { InstanceMetaBase, SuiteAggregator } from '../../kit/types.ts';
 import { parseFlags } from '../flags.ts';
 
 interface SavedRun {
   dir: string;
   summary: Summary;
-  metas: InstanceMeta[];
+  metas: InstanceMetaBase[];
 }
 
 function loadRun(dir: string): SavedRun {
@@ -22,7 +23,7 @@ function loadRun(dir: string): SavedRun {
   if (!existsSync(sp)) throw new UsageError(`toolgauge report: ${sp} not found (is ${dir} a toolgauge output directory?)`);
   const parsed = SummarySchema.safeParse(JSON.parse(readFileSync(sp, 'utf8')));
   if (!parsed.success) throw new UsageError(`toolgauge report: ${sp}: field ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
-  const metas = readJsonl<InstanceMeta>(join(dir, INSTANCES_FILE));
+  const metas = readJsonl<InstanceMetaBase>(join(dir, JOURNAL));
   return { dir, summary: parsed.data, metas };
 }
 
@@ -48,16 +49,16 @@ export async function run(argv: string[]): Promise<number> {
   const runs = positionals.map((d) => loadRun(resolve(d)));
   let failed = false;
   for (const r of runs) {
-    const suite = r.summary.suite as SuiteName;
-    const agg = SUITE_AGGREGATORS[suite];
-    if (!agg) throw new UsageError(`toolgauge report: no aggregator for suite '${suite}'`);
-    const seed = Number((r.summary.header as { seed?: number }).seed ?? 0);
+    const suite = r.summary.suite;
+    const agg = aggregatorOf(suite);
+    const seed = r.summary.header.seed;
     const f = finalizeSuite(suite, agg, r.metas, {
-      header: r.summary.header as unknown as ReproHeader,
+      header: r.summary.header,
       config: r.summary.config,
       seed,
       gate: values.gate as string | undefined,
       outDir: r.dir,
+      recordFiles: suiteNamed(suite)?.recordFiles,
     });
     r.summary = f.summary;
     if (f.gate && !f.gate.passed) failed = true;
@@ -67,15 +68,17 @@ export async function run(argv: string[]): Promise<number> {
 
   const labels = (values.label as string[] | undefined) ?? [];
   const outcomes: RunOutcomes[] = runs.map((r, i) => ({
-    label: labels[i] ?? `${(r.summary.header as { model: string }).model} (${basename(r.dir)})`,
+    label: labels[i] ?? `${r.summary.header.model} (${basename(r.dir)})`,
     dir: r.dir,
     suite: r.summary.suite,
-    datasetSha256: ((r.summary.header as { dataset?: { sha256?: string } | null }).dataset?.sha256 as string | undefined) ?? null,
-    outcomes: SUITE_AGGREGATORS[r.summary.suite as SuiteName]!.outcomes(r.metas),
+    datasetSha256: r.summary.header.dataset?.sha256 ?? null,
+    outcomes: aggregatorOf(r.summary.suite).outcomes(r.metas),
+    config: r.summary.config,
   }));
   let comparisons;
   try {
-    comparisons = compareRuns(outcomes, { allowPartial: Boolean(values['allow-partial']) });
+    const agg = aggregatorOf(runs[0]!.summary.suite);
+    comparisons = compareRuns(outcomes, { allowPartial: Boolean(values['allow-partial']), comparableOn: agg.comparableOn ?? [], lowerIsBetter: agg.lowerIsBetter ?? [] });
   } catch (err) {
     if (err instanceof CompareRefused) throw new UsageError(`toolgauge report --compare: ${err.message}`);
     throw err;
@@ -99,4 +102,9 @@ export async function run(argv: string[]): Promise<number> {
   writeFileSync(join(outDir, 'comparison.json'), JSON.stringify(comparisons, null, 2) + '\n');
   process.stdout.write(md + `\nwritten: ${join(outDir, 'comparison.md')}\n`);
   return failed ? 1 : 0;
+}
+
+/** A suite's aggregator; a suite this process does not know gets the generic one (pass_rate and scorers). */
+function aggregatorOf(suite: string): SuiteAggregator {
+  return suiteNamed(suite)?.aggregator ?? genericAggregator;
 }

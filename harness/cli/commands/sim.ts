@@ -1,9 +1,13 @@
-import { readConfig } from '../../core/config.ts';
+import { BUILTIN_SUITES } from '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
+import { parseKitConfig } from '../../kit/config.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
-import { startSimServer } from '../../sim/server.ts';
-import { simKnowledge } from '../../vitest/sim-knowledge.ts';
+import { startSimServer, type Responder } from '../../sim/server.ts';
 import { flagSchemas, parseFlags } from '../flags.ts';
+
+export const USAGE = `toolgauge sim [--port N] [--policy NAME] [--data FILE]
+  The simulated model server on its own (an OpenAI-compatible endpoint on 127.0.0.1), e.g. to point another
+  runner at it. It answers every built-in suite's requests; --data names the ToolHop rows it knows.`;
 
 /** `toolgauge sim`: the simulated model server on its own, e.g. to point another harness at it. */
 export async function run(argv: string[]): Promise<number> {
@@ -13,21 +17,21 @@ export async function run(argv: string[]): Promise<number> {
     data: { type: 'string' },
   });
   const policy = (values.policy as string | undefined) ?? 'sim:oracle';
+  const spec = policy.startsWith('sim:') ? policy : `sim:${policy}`;
   try {
-    parsePolicySpec(policy.startsWith('sim:') ? policy : `sim:${policy}`);
+    parsePolicySpec(spec);
   } catch (err) {
     throw new UsageError(`toolgauge sim: --policy ${(err as Error).message}`);
   }
-  if (values.data) process.env.TOOLHOP_DATA = String(values.data);
-  delete process.env.OPENAI_BASE_URL;
-  const cfg = readConfig({ ...process.env, TOOLGAUGE_MODEL: 'sim:oracle' });
-  const k = simKnowledge(cfg);
-  const server = await startSimServer({
-    port: (values.port as number | undefined) ?? 0,
-    defaultPolicy: policy.startsWith('sim:') ? policy : `sim:${policy}`,
-    knowledge: k.knowledge,
-    responders: k.responders,
-  });
+  const env: NodeJS.ProcessEnv = { ...process.env, TOOLGAUGE_MODEL: 'sim:oracle', OPENAI_BASE_URL: '' };
+  if (values.data) env.TOOLHOP_DATA = String(values.data);
+  const kc = parseKitConfig(env, BUILTIN_SUITES);
+  const responders: Record<string, Responder> = {};
+  for (const s of BUILTIN_SUITES) {
+    const set = kc.suites[s.name];
+    if (set?.ok && s.responder) responders[s.name] = s.responder(kc.run, set.settings);
+  }
+  const server = await startSimServer({ port: (values.port as number | undefined) ?? 0, defaultPolicy: spec, responders });
   process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

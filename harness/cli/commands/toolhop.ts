@@ -1,26 +1,22 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readConfig } from '../../core/config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { appendJsonl, readJsonl } from '../../core/jsonl.ts';
-import { resolveOutDir } from '../../core/outdir.ts';
-import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { FILES } from '../../toolhop/output.ts';
 import { Prediction } from '../../toolhop/records.ts';
 import { rescoreDir } from '../../toolhop/rescore.ts';
-import type { ReproHeader } from '../../core/repro.ts';
 import { SummarySchema } from '../../report/summary.ts';
-import { toolhopAggregator } from '../../../reporters/toolhop.ts';
-import { finalizeSuite } from '../../../reporters/write.ts';
+import { finalizeSuite } from '../../kit/finalize.ts';
+import { toolhopAggregator } from '../../toolhop/aggregator.ts';
+import type { ToolhopSettings } from '../../toolhop/settings.ts';
+import { toolhopSuite } from '../../toolhop/suite.ts';
 import { smokeDataset } from '../../toolhop/smoke.ts';
 import { resolveDataSource } from '../../toolhop/source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
-import { reportPathOf, runEvalSuites } from '../run-vitest.ts';
+import { runSuiteCommand } from '../suite-command.ts';
 
 const FLAGS: FlagSpecs = {
-  ...MODEL_FLAGS,
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
   limit: { type: 'string', schema: flagSchemas.nonNegativeInt },
   offset: { type: 'string', schema: flagSchemas.nonNegativeInt },
@@ -52,6 +48,7 @@ const ENV = {
   'smoke-dataset': 'TOOLHOP_SMOKE_DATASET',
   revision: 'TOOLHOP_REVISION',
   'ci-cluster': 'TOOLGAUGE_CI_CLUSTER',
+  out: 'TOOLHOP_OUT',
 };
 
 export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]
@@ -61,37 +58,27 @@ toolgauge toolhop rescore --out-dir DIR`;
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'rescore') return rescore(argv.slice(1));
-  const { values } = parseFlags('toolhop', argv, FLAGS);
-  flagsToEnv(values, ENV);
-  const cfg = readConfig();
-  if (cfg.usesSimulator) validateSimModel(cfg.model);
-  if (cfg.toolhop.topology !== 'single') {
-    throw new UsageError(`toolgauge toolhop: --topology ${cfg.toolhop.topology} is not available yet (only 'single')`);
-  }
-  if (cfg.toolhop.smokeDataset) {
-    const src = await resolveDataSource(cfg);
-    const report = await smokeDataset(src.path, cfg.toolhop, cfg.sandbox.pythonPath);
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    return report.invalid_rows.length || report.source_parse_or_compile_errors ? 1 : 0;
-  }
-  const outDir = resolveOutDir(cfg, 'toolhop', cfg.toolhop.topology);
-  const code = await runEvalSuites(['suites/toolhop/'], {
-    shard: values.shard as string | undefined,
-    filter: values.filter as string | undefined,
-    blobDir: values['blob-dir'] as string | undefined,
-    mergeReports: values['merge-reports'] as string | undefined,
-    reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
-  });
-  if (values.out) writeReferencePredictions(outDir, String(values.out));
-  return code;
-}
-
-function validateSimModel(model: string): void {
-  try {
-    parsePolicySpec(model);
-  } catch (err) {
-    throw new UsageError(`toolgauge toolhop: --model ${(err as Error).message}`);
-  }
+  return runSuiteCommand<ToolhopSettings>(
+    {
+      command: 'toolhop',
+      suite: toolhopSuite,
+      flags: FLAGS,
+      env: ENV,
+      files: ['data'],
+      async instead(kc, settings) {
+        if (!settings.smokeDataset) return undefined;
+        const src = await resolveDataSource(kc.run, settings);
+        const report = await smokeDataset(src.path, settings, kc.run.sandbox.pythonPath);
+        process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+        return report.invalid_rows.length || report.source_parse_or_compile_errors ? 1 : 0;
+      },
+      after(_kc, _settings, outDir) {
+        const out = process.env.TOOLHOP_OUT;
+        if (out) writeReferencePredictions(outDir, out);
+      },
+    },
+    argv,
+  );
 }
 
 /** The reference runner's `--out` file: one `{idx, id, question, predicted_answer}` line per instance. */
@@ -115,9 +102,9 @@ async function rescore(argv: string[]): Promise<number> {
   if (existsSync(summaryPath)) {
     const old = SummarySchema.parse(JSON.parse(readFileSync(summaryPath, 'utf8')));
     const f = finalizeSuite('toolhop', toolhopAggregator, r.metas, {
-      header: old.header as unknown as ReproHeader,
+      header: old.header,
       config: { ...old.config, rescored_at: new Date().toISOString() },
-      seed: Number((old.header as { seed?: number }).seed ?? 0),
+      seed: old.header.seed,
       outDir: dir,
     });
     process.stdout.write(toolhopAggregator.terminal(f.summary, dir) + '\n');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChatMessage, OpenAITool } from '../../core/chat.ts';
+import { ArgRuleSchema, type ArgRule, type ExpectedCall } from '../../match/types.ts';
 
 /**
  * Probe cases (DESIGN §4.3): `{id, cat, tools, turns, expected|null, arg_rules, split}`, one JSON object per line.
@@ -22,27 +23,7 @@ export const CATEGORY_NAMES: Record<string, string> = {
   C8: 'parallel / multiple calls',
 };
 
-/** How one argument is compared (see harness/probe/score/rules.ts). Keys are argument paths: `a`, `a.b`, `items[].name`. */
-export const ArgRuleSchema = z
-  .object({
-    /** Accepted values besides the expected one. */
-    equiv: z.array(z.unknown()).optional(),
-    /** `set`: arrays as sets; `fuzzy` (Toolhound's `semantic`): normalised token overlap of free text. */
-    match: z.enum(['exact', 'set', 'fuzzy', 'semantic']).optional(),
-    casefold: z.boolean().optional(),
-    /** Absolute numeric tolerance. */
-    tolerance: z.number().nonnegative().optional(),
-    /** ISO 8601 date/datetime compared at this precision. */
-    datetime: z.enum(['day', 'minute', 'second']).optional(),
-    /** With `datetime`: `required` = the value must carry an offset (or Z) and be the same instant. */
-    timezone: z.enum(['required', 'ignore']).optional(),
-    /** Toolhound's spelling of `datetime: minute`. */
-    normalize: z.enum(['iso8601_minute', 'iso8601_second', 'iso8601_date']).optional(),
-    /** The argument may be left out. */
-    optional: z.boolean().optional(),
-  })
-  .strict();
-export type ArgRule = z.infer<typeof ArgRuleSchema>;
+export { ArgRuleSchema, type ArgRule, type ExpectedCall };
 
 const ArgsSchema = z.record(z.string(), z.unknown());
 
@@ -108,12 +89,6 @@ export type CaseRow = z.infer<typeof CaseRowSchema>;
 export const PaletteMapSchema = z.record(z.string(), z.object({ description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }).strict());
 export const PaletteListSchema = z.array(InlineToolSchema);
 
-export interface ExpectedCall {
-  name: string;
-  arguments: Record<string, unknown>;
-  /** Rules for this call only (parallel calls to one tool need their own equivalents); they extend the case's. */
-  rules?: Record<string, ArgRule>;
-}
 
 /** A validated case, ready to run: tools resolved, turns as OpenAI messages with call ids. */
 export interface ProbeCase {

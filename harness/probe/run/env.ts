@@ -42,7 +42,7 @@ export interface ProbeSettings {
 
 export const DEFAULT_CASES = 'cases/probe/cases.jsonl';
 
-export function readProbeEnv(env: NodeJS.ProcessEnv = process.env): ProbeSettings {
+export function readProbeEnv(env: NodeJS.ProcessEnv): ProbeSettings {
   const e = parseEnv(ProbeEnvSchema, env);
   return {
     casesFile: e.TOOLGAUGE_PROBE_CASES ?? fromRoot(DEFAULT_CASES),

@@ -47,4 +47,5 @@ export type ProbeRecord = {
   wall_ms: number;
 };
 
-export type ProbeMeta = ProbeRecord;
+/** A case's record as the test's meta: the record plus the kit's verdict fields. */
+export type ProbeMeta = ProbeRecord & { pass: boolean; reason?: string | null; order?: number; trace?: string | null };

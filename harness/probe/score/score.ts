@@ -1,7 +1,7 @@
 import type { ProbeCase } from '../cases/types.ts';
 import type { ParsedCall } from '../../parse/index.ts';
-import { matchCalls } from './match.ts';
-import type { Mismatch } from './rules.ts';
+import { matchCalls } from '../../match/calls.ts';
+import type { Mismatch } from '../../match/rules.ts';
 import { schemaErrors } from './schema.ts';
 
 /** What one parser tier saw in a model output. */

@@ -1,22 +1,11 @@
 import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
 import { deriveSeed, Rng } from '../core/rng.ts';
-import { plausibleArguments } from '../toolhop/oracle-args.ts';
-import { FINALIZER_SYSTEM_PROMPT } from '../toolhop/prompts.ts';
-import type { ToolhopRow } from '../toolhop/row.ts';
-import { scoreAnswer } from '../toolhop/score.ts';
-import { toolEntries } from '../toolhop/tools.ts';
-import type { PolicySpec } from './policy-spec.ts';
-
-export interface SimReply {
-  content: string | null;
-  tool_calls?: ToolCall[];
-}
-
-export interface SimCallContext {
-  instance: string;
-  agent: string;
-  trial: number;
-}
+import type { PolicySpec } from '../sim/policy-spec.ts';
+import type { SimCallContext, SimReply } from '../sim/server.ts';
+import { plausibleArguments } from './oracle-args.ts';
+import { FINALIZER_SYSTEM_PROMPT } from './prompts.ts';
+import type { ToolhopRow } from './row.ts';
+import { toolEntries } from './tools.ts';
 
 /**
  * The simulated model on a ToolHop row. It knows the row (given by the suite, never read from the request) and
@@ -85,15 +74,16 @@ const FILLERS = ['unknown', '0', 'zzz', 'Q', '-1', 'xyzzy', '1', '1900-01-01', '
  * same for every agent on the instance, so team votes follow binomial arithmetic.
  */
 export function wrongAnswer(gold: string): string {
+  // Wrong by construction, not by asking the scorer: another integer, a date three years on, or else a word made
+  // only of characters the gold does not contain (so the gold can be neither equal to it nor inside it).
   const g = gold.trim();
-  const candidates: string[] = [];
-  if (/^-?\d+$/.test(g)) candidates.push(String(BigInt(g) + 7n));
+  if (/^-?\d+$/.test(g)) return String(BigInt(g) + 7n);
   const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(g);
-  if (date) candidates.push(`${Number(date[1]) + 3}-${date[2]}-${date[3]}`);
-  candidates.push(...FILLERS);
-  for (const c of candidates) if (!scoreAnswer(gold, `<answer>${c}</answer>`, '').correct) return c;
-  // Characters the gold does not contain cannot spell it.
-  const spare = [...'qxzjkvw#~'].filter((c) => !g.toLowerCase().includes(c));
+  if (date) return `${Number(date[1]) + 3}-${date[2]}-${date[3]}`;
+  const lower = g.toLowerCase();
+  const filler = FILLERS.find((f) => [...f.toLowerCase()].every((c) => !lower.includes(c)));
+  if (filler) return filler;
+  const spare = [...'qxzjkvw#~'].filter((c) => !lower.includes(c));
   return spare.slice(0, 3).join('') || '#';
 }
 

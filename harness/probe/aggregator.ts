@@ -1,19 +1,14 @@
-import { existsSync } from 'node:fs';
-import { sha256File } from '../harness/core/hash.ts';
-import { resolveOutDir } from '../harness/core/outdir.ts';
-import { defaultToolsFile } from '../harness/probe/cases/load.ts';
-import { aggregateProbe, probeMarkdown, probeOutcomes } from '../harness/probe/report.ts';
-import { readProbeEnv } from '../harness/probe/run/env.ts';
-import { resolveTemplate } from '../harness/probe/run/template.ts';
-import { fmtEstimate } from '../harness/report/markdown.ts';
-import { flattenMetrics, type EstimateJson } from '../harness/report/summary.ts';
-import { barChart, type Bar } from '../harness/report/svg.ts';
-import type { SuiteAggregator } from './suites.ts';
+import { fmtEstimate } from '../report/markdown.ts';
+import { flattenMetrics, type EstimateJson } from '../report/summary.ts';
+import { barChart, type Bar } from '../report/svg.ts';
+import type { SuiteAggregator } from '../kit/types.ts';
+import { aggregateProbe, probeMarkdown, probeOutcomes } from './report.ts';
+import type { ProbeMeta } from './run/types.ts';
 
 const bar = (label: string, e: EstimateJson | undefined): Bar => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
 
 /** The probe suite's aggregator: layered scores under both parser tiers, attribution, per-category rows. */
-export const probeAggregator: SuiteAggregator = {
+export const probeAggregator: SuiteAggregator<ProbeMeta> = {
   aggregate(metas, seed) {
     const a = aggregateProbe(metas, seed);
     return {
@@ -27,54 +22,8 @@ export const probeAggregator: SuiteAggregator = {
     };
   },
   outcomes: probeOutcomes,
-  config(cfg) {
-    const s = readProbeEnv();
-    let template: Record<string, unknown> | null = null;
-    try {
-      const t = resolveTemplate(s, cfg.injectedDate);
-      if (t) {
-        template = {
-          file: t.file,
-          sha256: t.sha256,
-          family: t.family,
-          findings: t.check.findings.map((f) => ({ id: f.id, detail: f.detail, repro: f.repro })),
-          engine_limitations: t.check.engineLimitations,
-          repaired_sha256: t.repaired?.sha256 ?? null,
-        };
-      }
-    } catch (err) {
-      template = { file: s.templateFile ?? null, error: (err as Error).message };
-    }
-    return {
-      transport: s.transport,
-      cases_file: s.casesFile,
-      tools_file: s.toolsFile ?? defaultToolsFile(s.casesFile),
-      split: s.split,
-      only: s.only ?? null,
-      categories: s.categories ?? null,
-      family: s.family,
-      template,
-      concurrency: cfg.concurrency,
-      request_timeout_ms: cfg.requestTimeoutMs,
-      retries: cfg.retries,
-      cache: cfg.cache,
-      max_tokens: cfg.maxTokens ?? null,
-    };
-  },
-  async dataset(cfg) {
-    void cfg;
-    const s = readProbeEnv();
-    if (!existsSync(s.casesFile)) return null;
-    return { file: s.casesFile, sha256: sha256File(s.casesFile), origin: 'probe cases' };
-  },
-  templateSha256(cfg) {
-    try {
-      return resolveTemplate(readProbeEnv(), cfg.injectedDate)?.sha256 ?? null;
-    } catch {
-      return null;
-    }
-  },
-  outDir: (cfg) => resolveOutDir(cfg, 'probe', readProbeEnv().transport),
+  lowerIsBetter: ['error_rate', 'false_trigger', 'lenient.false_trigger', 'attribution.*'],
+  comparableOn: ['transport'],
   markdown: probeMarkdown,
   terminal(s, outDir) {
     const flat = flattenMetrics(s.metrics as never);
@@ -87,7 +36,7 @@ export const probeAggregator: SuiteAggregator = {
         .join(', ') || 'none';
     const lines = [
       '',
-      `toolgauge · probe · ${(s.header as { model: string }).model} · ${String((s.config as { transport?: string }).transport)}${s.notice ? '  [SIMULATOR — calibration fixture, not a model result]' : ''}`,
+      `toolgauge · probe · ${s.header.model} · ${String((s.config as { transport?: string }).transport)}${s.notice ? '  [SIMULATOR — calibration fixture, not a model result]' : ''}`,
       `  accuracy (strict) ${fmtEstimate(flat.accuracy)}  lenient ${fmtEstimate(flat['lenient.accuracy'])}  n=${flat.accuracy?.n ?? 0}  (${c.errors} errors)`,
       `  parse_ok ${fmtEstimate(flat.parse_ok)}  schema_valid ${fmtEstimate(flat.schema_valid)}  tool_correct ${fmtEstimate(flat.tool_correct)}  args_correct ${fmtEstimate(flat.args_correct)}`,
       `  abstained ${fmtEstimate(flat.abstained)}  false_trigger ${fmtEstimate(flat.false_trigger)}`,

@@ -1,13 +1,13 @@
-import { expect } from 'vitest';
-import type { Cause, Tier, Verdict } from '../probe/attribute/index.ts';
-import type { ArgRule, ExpectedCall } from '../probe/cases/types.ts';
+import type { Cause, Tier, Verdict } from './attribute/index.ts';
+import type { ArgRule, ExpectedCall } from './cases/types.ts';
 import { parseToolCalls, type ParseOptions, type ParsedCall, type ParseResult } from '../parse/index.ts';
-import type { ProbeMeta } from '../probe/run/types.ts';
-import { matchCalls } from '../probe/score/index.ts';
+import type { ProbeMeta } from './run/types.ts';
+import { matchCalls } from './score/index.ts';
 
 /**
  * Probe matchers. Each failure message says what a person needs: the expected and the actual call(s), the
- * parser tier, and the attributed cause with its evidence.
+ * parser tier, and the attributed cause with its evidence. Pure functions: the public API registers them with
+ * Vitest's `expect` (harness/api), so this module does not import Vitest.
  *
  *   expect(rawText).toBeParsedCall({ tier: 'strict', format: 'hermes' })
  *   expect(calls).toMatchCall(expected, rules)
@@ -24,7 +24,7 @@ function verdictLine(v: Verdict): string {
   return v.cause ? `${v.cause} (${v.kind}): ${v.evidence}` : v.kind === 'pass' ? 'passed' : `${v.kind}: ${v.evidence}`;
 }
 
-expect.extend({
+export const probeMatchers = {
   toBeParsedCall(received: string | ParseResult, opts: ParseOptions = {}) {
     const r: ParseResult = typeof received === 'string' ? parseToolCalls(received, opts) : received;
     const pass = r.calls.length > 0;
@@ -94,16 +94,12 @@ expect.extend({
       actual,
     };
   },
-});
+};
 
-interface ProbeMatchers<R = unknown> {
+
+export interface ProbeMatchers<R = unknown> {
   toBeParsedCall(opts?: ParseOptions): R;
   toMatchCall(expected: ExpectedCall | readonly ExpectedCall[], rules?: Record<string, ArgRule>): R;
   toBeAttributedTo(cause: Cause | null, tier?: Tier): R;
   toPassProbeCase(tier?: Tier): R;
-}
-
-declare module 'vitest' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface Matchers<T = any> extends ProbeMatchers<T> {}
 }

@@ -4,18 +4,19 @@ import type { ChatMessage } from '../core/chat.ts';
 import { fromRoot } from '../core/paths.ts';
 import { ModelClient } from '../model/client.ts';
 import { ModelCallError } from '../model/types.ts';
-import { BUNDLED_SAMPLE, loadDatasetFile } from '../toolhop/dataset.ts';
-import { FINALIZER_SYSTEM_PROMPT } from '../toolhop/prompts.ts';
-import type { ToolhopRow } from '../toolhop/row.ts';
-import { scoreAnswer } from '../toolhop/score.ts';
-import { toolEntries, toolsPayload } from '../toolhop/tools.ts';
-import { startSimServer, type SimServer } from './server.ts';
-import { wrongAnswer } from './toolhop-policy.ts';
+import { startSimServer, type SimServer } from '../sim/server.ts';
+import { BUNDLED_SAMPLE, loadDatasetFile } from './dataset.ts';
+import { FINALIZER_SYSTEM_PROMPT } from './prompts.ts';
+import type { ToolhopRow } from './row.ts';
+import { scoreAnswer } from './score.ts';
+import { wrongAnswer } from './sim-policy.ts';
+import { toolhopResponder } from './sim-responder.ts';
+import { toolEntries, toolsPayload } from './tools.ts';
 
 const rows = new Map(loadDatasetFile(BUNDLED_SAMPLE).entries.flatMap((e) => (e.ok ? [[e.id, e.row] as const] : [])));
 let sim: SimServer;
 beforeAll(async () => {
-  sim = await startSimServer({ knowledge: { toolhop: (id) => rows.get(id) } });
+  sim = await startSimServer({ responders: { toolhop: toolhopResponder(async () => loadDatasetFile(BUNDLED_SAMPLE)) } });
 });
 afterAll(() => sim.close());
 

@@ -1,5 +1,5 @@
-import type { ArgRule, ExpectedCall } from '../cases/types.ts';
-import type { ParsedCall } from '../../parse/index.ts';
+import type { ArgRule, ExpectedCall } from './types.ts';
+import type { ParsedCall } from '../parse/index.ts';
 import { compareArgs, type Mismatch } from './rules.ts';
 
 export interface CallPair {

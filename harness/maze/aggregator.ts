@@ -1,21 +1,15 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { sha256 } from '../harness/core/hash.ts';
-import { mazeOutDir, readMazeConfig } from '../harness/maze/config.ts';
-import type { MazeMeta } from '../harness/maze/meta.ts';
-import { computeMetrics, failureTable, summaryShape, type RunOutcome } from '../harness/maze/metrics.ts';
-import { writeMetricsReports } from '../harness/maze/output.ts';
-import { mazeMarkdown } from '../harness/maze/report.ts';
-import { COMPLEXITIES, MODES } from '../harness/maze/task.ts';
-import { fmtEstimate } from '../harness/report/markdown.ts';
-import { flattenMetrics, type EstimateJson } from '../harness/report/summary.ts';
-import { barChart } from '../harness/report/svg.ts';
-import type { MetricEstimate } from '../harness/stats/index.ts';
-import type { SuiteAggregator } from './suites.ts';
+import { fmtEstimate } from '../report/markdown.ts';
+import { flattenMetrics, type EstimateJson } from '../report/summary.ts';
+import { barChart } from '../report/svg.ts';
+import type { MetricEstimate } from '../stats/index.ts';
+import type { SuiteAggregator } from '../kit/types.ts';
+import type { MazeMeta } from './meta.ts';
+import { computeMetrics, failureTable, summaryShape, type RunOutcome } from './metrics.ts';
+import { writeMetricsReports } from './output.ts';
+import { mazeMarkdown } from './report.ts';
+import { MODES } from './task.ts';
 
-const only = (metas: unknown[]) => metas.filter((m): m is MazeMeta => (m as MazeMeta).suite === 'maze');
-
-function outcomesOf(metas: MazeMeta[]): RunOutcome[] {
+function outcomesOf(metas: readonly MazeMeta[]): RunOutcome[] {
   return metas.map((m) => ({ task_id: m.task_id, complexity: m.complexity, mode: m.mode, pass: m.pass, hit: m.hit, rc: m.rc, recovery: m.recovery, failure_reason: m.failure_reason }));
 }
 
@@ -26,9 +20,11 @@ function flat(nested: Record<string, Partial<Record<string, MetricEstimate>>>): 
   return out;
 }
 
-export const mazeAggregator: SuiteAggregator = {
-  aggregate(metas, seed) {
-    const ms = only(metas);
+const bar = (label: string, e: EstimateJson | undefined) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
+
+/** TSR / PRR / RC per mode and per complexity × mode, recovery and failure reasons, from the tests' metas. */
+export const mazeAggregator: SuiteAggregator<MazeMeta> = {
+  aggregate(ms, seed) {
     const outcomes = outcomesOf(ms);
     const computed = computeMetrics(outcomes, { seed });
     const shape = summaryShape(computed);
@@ -55,23 +51,16 @@ export const mazeAggregator: SuiteAggregator = {
   },
   outcomes(metas) {
     const out: Record<string, Map<string, number>> = {};
-    for (const m of only(metas)) (out[`tsr.${m.mode}`] ??= new Map()).set(m.task_id, m.pass ? 1 : 0);
+    for (const m of metas) (out[`tsr.${m.mode}`] ??= new Map()).set(m.task_id, m.pass ? 1 : 0);
     return out;
   },
-  config(cfg) {
-    const m = readMazeConfig();
-    return { categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: cfg.concurrency, retries: cfg.retries };
-  },
-  async dataset() {
-    const m = readMazeConfig();
-    const files = COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
-    return { file: m.casesDir, sha256: sha256(files.map((f) => readFileSync(f, 'utf8')).join('\n')), origin: `maze task graphs (${files.length} files)` };
-  },
-  outDir: (cfg) => mazeOutDir(cfg, readMazeConfig()),
+  lowerIsBetter: ['rc.*'],
+  comparableOn: ['judge', 'agent'],
   markdown: mazeMarkdown,
   terminal(s, outDir) {
     const f = flattenMetrics(s.metrics as never);
-    const lines = ['', `toolgauge · Maze · ${(s.header as { model: string }).model}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`];
+    const cfg = s.config as { judge?: string; agent?: string };
+    const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent ?? 'fc'}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`];
     for (const m of MODES) if (f[`tsr.${m}`]) lines.push(`  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`);
     lines.push(`  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors`);
     if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
@@ -80,16 +69,13 @@ export const mazeAggregator: SuiteAggregator = {
   },
   charts(s) {
     const f = flattenMetrics(s.metrics as never);
-    const bar = (label: string, e: EstimateJson | undefined) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
     const sim = s.notice ? ' — simulator' : '';
     return [
       { file: 'charts/tsr-by-mode.svg', label: 'TSR per mode', svg: barChart(MODES.filter((m) => f[`tsr.${m}`]).map((m) => bar(m, f[`tsr.${m}`])), { title: `Maze TSR per mode (95% CI)${sim}`, axisLabel: 'task success rate' }) },
       { file: 'charts/prr-by-mode.svg', label: 'PRR per mode', svg: barChart(MODES.filter((m) => f[`prr.${m}`]).map((m) => bar(m, f[`prr.${m}`])), { title: `Maze PRR per mode (95% CI)${sim}`, axisLabel: 'perturbation recovery rate' }) },
     ];
   },
-  writeExtra(outDir, metas, summary) {
-    const ms = only(metas);
-    const stamp = String((summary.header as { ended_at?: string }).ended_at ?? new Date().toISOString());
-    writeMetricsReports(outDir, String((summary.header as { model: string }).model), outcomesOf(ms), stamp, ((summary.config as { judge?: 'compat' | 'strict' }).judge ?? 'compat'));
+  writeExtra(outDir, ms, summary) {
+    writeMetricsReports(outDir, summary.header.model, outcomesOf(ms), summary.header.ended_at, ((summary.config as { judge?: 'compat' | 'strict' }).judge ?? 'compat'));
   },
 };

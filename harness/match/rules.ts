@@ -1,4 +1,4 @@
-import type { ArgRule } from '../cases/types.ts';
+import type { ArgRule } from './types.ts';
 
 /**
  * Argument comparison under per-argument rules (DESIGN §4.3): equivalents, set match, ISO datetime (with or

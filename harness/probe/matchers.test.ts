@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProbeMeta } from '../probe/run/types.ts';
-import './probe-matchers.ts';
+import '../api/matchers.ts';
 
 const meta = (over: Partial<ProbeMeta>): ProbeMeta =>
   ({

@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { BUILTIN_SUITES } from '../builtin/index.ts';
+import { UsageError } from '../core/errors.ts';
+import { parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
+import { checkGate, GateSyntaxError } from '../kit/gate.ts';
+import type { AnySuite } from '../kit/types.ts';
+import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
+import { parsePolicySpec } from '../sim/policy-spec.ts';
+import { parseFlags, type FlagSpecs } from './flags.ts';
+import { flagsToEnv, MODEL_FLAGS } from './model-flags.ts';
+import { reportPathOf, runEvalSuites } from './run-vitest.ts';
+
+export interface SuiteCommand<S> {
+  /** The command name in messages (`toolhop`). */
+  command: string;
+  suite: AnySuite;
+  /** The suite's own flags and the variable each maps onto. */
+  flags: FlagSpecs;
+  env: Record<string, string>;
+  /** Flags naming files that must exist. */
+  files?: readonly string[];
+  /** The eval files to run (default: the suite's folder). */
+  evalFiles?(settings: S): string[];
+  /** Checks beyond the settings' own (a simulator policy this suite has no behaviour for …). Throw UsageError. */
+  validate?(kc: KitConfig, settings: S): void | Promise<void>;
+  /** Run instead of the eval suites (e.g. `--smoke-dataset`); return an exit code, or undefined to go on. */
+  instead?(kc: KitConfig, settings: S): Promise<number | undefined>;
+  /** After the run (e.g. the reference `--out` file). */
+  after?(kc: KitConfig, settings: S, outDir: string): void;
+}
+
+/**
+ * Everything `toolgauge <suite>` does before Vitest runs, the same for every suite: flags → environment → one
+ * parse of the configuration; a bad flag, a missing file, a bad suite setting, a simulator policy the suite cannot
+ * play or a gate naming a metric the suite does not report is one line and exit code 2; a real endpoint is checked
+ * once (seconds, with the URL and the cause). Then the suite's eval files run through Vitest's Node API.
+ */
+export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Promise<number> {
+  const { values } = parseFlags(c.command, argv, { ...MODEL_FLAGS, ...c.flags });
+  for (const f of c.files ?? []) {
+    const v = values[f];
+    if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
+  }
+  flagsToEnv(values, c.env);
+  const kc = parseKitConfig(process.env, BUILTIN_SUITES);
+  let settings: S;
+  try {
+    settings = settingsOf<S>(kc, c.suite.name);
+  } catch (err) {
+    throw new UsageError(`toolgauge ${c.command}: ${(err as Error).message}`);
+  }
+  if (kc.run.usesSimulator) {
+    try {
+      parsePolicySpec(kc.run.model);
+    } catch (err) {
+      throw new UsageError(`toolgauge ${c.command}: --model ${(err as Error).message}`);
+    }
+  }
+  if (kc.run.gate) {
+    try {
+      checkGate(kc.run.gate, c.suite.metricNames(settings));
+    } catch (err) {
+      if (err instanceof GateSyntaxError) throw new UsageError(`toolgauge ${c.command}: --gate: ${err.message}`);
+      throw err;
+    }
+  }
+  await c.validate?.(kc, settings);
+  const instead = await c.instead?.(kc, settings);
+  if (instead !== undefined) return instead;
+  if (kc.run.baseUrl && !values['merge-reports']) {
+    try {
+      await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    } catch (err) {
+      if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge ${c.command}: ${err.message}`);
+      throw err;
+    }
+    process.env.TOOLGAUGE_PREFLIGHT_DONE = '1';
+  }
+  const outDir = c.suite.outDir(kc.run, settings);
+  const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {
+    shard: values.shard as string | undefined,
+    filter: values.filter as string | undefined,
+    blobDir: values['blob-dir'] as string | undefined,
+    mergeReports: values['merge-reports'] as string | undefined,
+    reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
+  });
+  c.after?.(kc, settings, outDir);
+  return code;
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { readConfig, type RunConfig } from '../core/config.ts';
+import type { AnySuite } from './types.ts';
+
+/**
+ * The configuration of one eval run, parsed once at the edge (the CLI or Vitest's global setup) and handed to the
+ * workers with Vitest's provide/inject: the shared run settings, each suite's own settings (or the one-line error
+ * its environment gave, raised only when that suite is run), the simulator's URL and Vitest's `-t` pattern.
+ */
+export interface KitConfig {
+  runId: string;
+  run: RunConfig;
+  suites: Record<string, SuiteSettings>;
+  simUrl: string | undefined;
+  /** A filtered run (`-t`) merges into the output directory instead of emptying it. */
+  filter: string | null;
+}
+
+export type SuiteSettings = { ok: true; settings: unknown } | { ok: false; error: string };
+
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+}
+
+export function parseKitConfig(env: NodeJS.ProcessEnv, suites: readonly AnySuite[], extra: { runId?: string; simUrl?: string; filter?: string | null } = {}): KitConfig {
+  const run = readConfig(env);
+  const parsed: Record<string, SuiteSettings> = {};
+  for (const s of suites) {
+    try {
+      parsed[s.name] = { ok: true, settings: s.settings(env, run) };
+    } catch (err) {
+      parsed[s.name] = { ok: false, error: (err as Error).message };
+    }
+  }
+  return { runId: extra.runId ?? newRunId(), run, suites: parsed, simUrl: extra.simUrl ?? run.simUrl, filter: extra.filter ?? null };
+}
+
+/** A suite's settings from the run config, or its error as an exception (a test file that cannot load). */
+export function settingsOf<S>(kc: KitConfig, suite: string): S {
+  const s = kc.suites[suite];
+  if (!s) throw new Error(`toolgauge: suite '${suite}' has no settings in this run`);
+  if (!s.ok) throw new Error(s.error);
+  return s.settings as S;
+}

@@ -1,0 +1,133 @@
+import { compareArgs } from '../../match/rules.ts';
+import type { ArgRule } from '../../match/types.ts';
+import type { ScoreArgs, Scorer, ScoreValue } from './types.ts';
+
+/**
+ * Scorers for the common cases. Each has a name (the metric it becomes: `metrics.<name>` in summary.json) and
+ * returns a score in [0, 1]. Write your own as `{ name, score: ({ input, expected, output, case }) => … }` or with
+ * `scorers.custom`.
+ */
+
+/** Compare answers as people mean them: case, surrounding space and punctuation, `1,000` vs `1000`, `42.0` vs `42`. */
+export function normalizeAnswer(s: string): string {
+  return s
+    .normalize('NFKC')
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/^["'`]+|["'`.!?;:]+$/g, '')
+    .replace(/(\d),(?=\d{3}\b)/g, '$1')
+    .replace(/^(-?\d+)\.0+$/, '$1')
+    .trim();
+}
+
+const text = (x: unknown): string => (typeof x === 'string' ? x : x === undefined || x === null ? '' : JSON.stringify(x));
+
+function metricName(s: string): string {
+  const n = s.replace(/[^\w.-]+/g, '_').replace(/^[^A-Za-z_]+/, '');
+  return n || 'scorer';
+}
+
+export interface AnswerOptions {
+  /** The expected answer; default: the case's `expected`. */
+  expected?: (args: ScoreArgs) => unknown;
+  /** Normalise both sides first (default true). */
+  normalize?: boolean;
+  name?: string;
+}
+
+function answerScorer(defaultName: string, test: (want: string, got: string) => boolean, o: AnswerOptions = {}): Scorer {
+  return {
+    name: metricName(o.name ?? defaultName),
+    score(args) {
+      const norm = o.normalize === false ? (s: string) => s : normalizeAnswer;
+      const want = norm(text(o.expected ? o.expected(args) : args.expected));
+      const got = norm(args.output.answer);
+      const ok = want !== '' && test(want, got);
+      return { score: ok, reason: ok ? undefined : `expected '${want}', answered '${got}'` };
+    },
+  };
+}
+
+export const scorers = {
+  /** The answer equals the expected one (after normalisation). */
+  answerMatches: (o?: AnswerOptions) => answerScorer('answer_matches', (w, g) => w === g, o),
+  /** The answer contains the expected one (after normalisation). */
+  answerIncludes: (o?: AnswerOptions) => answerScorer('answer_includes', (w, g) => g.includes(w), o),
+
+  /** The tool was called (at least `min` times, or exactly `times`). */
+  calledTool(tool: string, o: { times?: number; min?: number; name?: string } = {}): Scorer {
+    return {
+      name: metricName(o.name ?? `called_${tool}`),
+      score({ output }) {
+        const n = output.toolCalls.filter((c) => c.name === tool).length;
+        const ok = o.times !== undefined ? n === o.times : n >= (o.min ?? 1);
+        return { score: ok, reason: ok ? undefined : `${tool} called ${n} time(s)` };
+      },
+    };
+  },
+
+  /** The tool was never called (abstention, or a tool that must not be used). */
+  notCalledTool(tool: string, o: { name?: string } = {}): Scorer {
+    return {
+      name: metricName(o.name ?? `not_called_${tool}`),
+      score({ output }) {
+        const n = output.toolCalls.filter((c) => c.name === tool).length;
+        return { score: n === 0, reason: n ? `${tool} called ${n} time(s)` : undefined };
+      },
+    };
+  },
+
+  /** The tools were called in this order: as a subsequence of all calls (default), or exactly. */
+  callSequence(tools: readonly string[], o: { exact?: boolean; name?: string } = {}): Scorer {
+    return {
+      name: metricName(o.name ?? 'call_sequence'),
+      score({ output }) {
+        const got = output.toolCalls.map((c) => c.name);
+        let ok: boolean;
+        if (o.exact) ok = got.length === tools.length && got.every((n, i) => n === tools[i]);
+        else {
+          let k = 0;
+          for (const n of got) if (n === tools[k]) k++;
+          ok = k === tools.length;
+        }
+        return { score: ok, reason: ok ? undefined : `called ${got.join(' → ') || '(nothing)'}` };
+      },
+    };
+  },
+
+  /**
+   * Some call of `tool` has the expected arguments, compared with the probe's rules (equivalents, set match,
+   * numeric tolerance, case-folding, ISO datetimes …) — per argument path, e.g. `{ city: { casefold: true } }`.
+   */
+  argumentsMatch(tool: string, expected: Record<string, unknown> | ((args: ScoreArgs) => Record<string, unknown>), rules: Record<string, ArgRule> = {}, o: { name?: string } = {}): Scorer {
+    return {
+      name: metricName(o.name ?? `args_${tool}`),
+      score(args) {
+        const want = typeof expected === 'function' ? expected(args) : expected;
+        const calls = args.output.toolCalls.filter((c) => c.name === tool && c.arguments);
+        if (!calls.length) return { score: false, reason: `${tool} was not called with JSON arguments` };
+        let best: string[] | null = null;
+        for (const c of calls) {
+          const mism = compareArgs(want, c.arguments!, rules).map((m) => `${m.path}: ${m.reason}`);
+          if (!mism.length) return 1;
+          if (!best || mism.length < best.length) best = mism;
+        }
+        return { score: false, reason: best!.join('; ') };
+      },
+    };
+  },
+
+  /** Any function of the case and the output. */
+  custom(name: string, fn: (args: ScoreArgs) => ScoreValue | Promise<ScoreValue>): Scorer {
+    return { name: metricName(name), score: fn };
+  },
+};
+
+/** A score as a number in [0, 1] and its reason. */
+export function scoreOf(v: ScoreValue): { score: number; reason?: string } {
+  const raw = typeof v === 'object' ? v.score : v;
+  const n = typeof raw === 'boolean' ? (raw ? 1 : 0) : Number(raw);
+  const reason = typeof v === 'object' ? v.reason : undefined;
+  return { score: Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0, ...(reason ? { reason } : {}) };
+}

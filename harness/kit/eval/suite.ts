@@ -1,0 +1,106 @@
+import { renderTranscript } from '../../agent/transcript.ts';
+import { sha256 } from '../../core/hash.ts';
+import { UsageError } from '../../core/errors.ts';
+import { genericAggregator, type ScoredMeta } from '../generic.ts';
+import { defaultOutDir } from '../outdir.ts';
+import type { SuiteDefinition, Verdict } from '../types.ts';
+import { scoreOf } from './scorers.ts';
+import type { EvalCase, EvalTool, Scorer, Task } from './types.ts';
+
+/** The options of `describeEval` (DESIGN §6). */
+export interface EvalOptions {
+  data: () => readonly EvalCase[] | Promise<readonly EvalCase[]>;
+  tools?: readonly EvalTool[];
+  task: Task;
+  scorers: readonly Scorer[];
+  /** An instance passes when the mean of its scores reaches this (default 1: every scorer satisfied). */
+  threshold?: number;
+}
+
+export interface EvalInstance {
+  id: string;
+  case: EvalCase & { id: string };
+}
+
+/** What a user eval's run needs besides the shared run config (its options live in the test file, not the env). */
+export interface EvalSettings {
+  threshold: number;
+}
+
+const NAME = /^[A-Za-z0-9][\w.-]*$/;
+
+/**
+ * A user's eval as a suite on the kit: instances from `data()`, run by `task` with the eval's tools, scored by each
+ * scorer (`metrics.<scorer>`), passing when the mean score reaches the threshold (`metrics.pass_rate`); the
+ * generic aggregation, report, gate, resume, shards and comparisons come from the kit.
+ */
+export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalInstance, ScoredMeta, EvalSettings> {
+  if (!NAME.test(name)) throw new UsageError(`describeEval: the name '${name}' must be letters, digits, '.', '-' or '_' (it names the output folder and the metrics)`);
+  const scorerNames = o.scorers.map((s) => s.name);
+  const dup = scorerNames.find((n, i) => scorerNames.indexOf(n) !== i);
+  if (dup) throw new UsageError(`describeEval ${name}: two scorers are named '${dup}'; give one a name option`);
+  return {
+    name,
+    title: name,
+    settings: () => ({ threshold: o.threshold ?? 1 }),
+    outDir: (run) => defaultOutDir(run.outDir, name),
+    outputs: [],
+    async load() {
+      const rows = await o.data();
+      const seen = new Set<string>();
+      const instances = rows.map((c, i) => {
+        const id = c.id === undefined || c.id === null ? String(i) : String(c.id);
+        if (seen.has(id)) throw new UsageError(`describeEval ${name}: data() gives the id '${id}' twice (row ${i})`);
+        seen.add(id);
+        return { id, case: { ...c, id } };
+      });
+      return { instances, dataset: { file: '(describeEval data)', sha256: sha256(JSON.stringify(rows)), origin: `describeEval('${name}') data()` } };
+    },
+    testName: (i) => `${name} › ${i.id}`,
+    async run(inst, ctx) {
+      const out = await o.task(inst.case.input, { client: ctx.client(), run: ctx.run, tools: o.tools ?? [], case: inst.case, trial: ctx.trial, suite: name });
+      const scores: Record<string, number> = {};
+      const reasons: string[] = [];
+      for (const s of o.scorers) {
+        const v = scoreOf(await s.score({ input: inst.case.input, expected: inst.case.expected, output: out, case: inst.case }));
+        scores[s.name] = v.score;
+        if (v.reason && v.score < 1) reasons.push(`${s.name}: ${v.reason}`);
+      }
+      const mean = o.scorers.length ? Object.values(scores).reduce((a, b) => a + b, 0) / o.scorers.length : 0;
+      const pass = mean >= ctx.settings.threshold - 1e-12;
+      const trace = ctx.tracePath(inst.id, ctx.trial);
+      const meta: ScoredMeta = {
+        suite: name,
+        id: inst.id,
+        trial: ctx.trial,
+        error: null,
+        pass,
+        reason: pass ? null : reasons.join('; ') || `mean score ${mean.toFixed(2)} < ${ctx.settings.threshold}`,
+        trace,
+        scores,
+        ...(inst.case.tags ? { tags: inst.case.tags } : {}),
+      };
+      return {
+        meta,
+        files: { [trace]: JSON.stringify({ id: inst.id, trial: ctx.trial, input: inst.case.input, expected: inst.case.expected ?? null, output: out, scores }, null, 1) },
+        transcript: renderTranscript({
+          title: `${name} ${inst.id}`,
+          messages: out.messages,
+          footer: [`expected: ${JSON.stringify(inst.case.expected ?? null)}`, `answer:   ${out.answer}`, ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`)],
+        }),
+      };
+    },
+    failed: (inst, trial, message) => ({ suite: name, id: inst.id, trial, error: message, pass: false, reason: message, scores: Object.fromEntries(scorerNames.map((n) => [n, 0])) }),
+    verdict: evalVerdict,
+    aggregator: genericAggregator,
+    config: () => ({ threshold: o.threshold ?? 1, scorers: scorerNames, tools: (o.tools ?? []).map((t) => t.name) }),
+    metricNames: () => ['pass_rate', 'error_rate', 'pass@*', 'pass^*', ...scorerNames],
+  };
+}
+
+function evalVerdict(m: ScoredMeta): Verdict {
+  const scores = Object.entries(m.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(' · ');
+  const summary = m.error ? `error: ${m.error}` : `${m.pass ? 'pass' : 'fail'} · ${scores}`;
+  const message = m.pass ? `${m.suite} ${m.id}: expected a failure, but it passed` : m.error ? `${m.suite} ${m.id}: harness error: ${m.error}` : `${m.suite} ${m.id}: ${m.reason ?? 'failed'}\n  scores: ${scores}`;
+  return { pass: m.pass && !m.error, message, summary };
+}

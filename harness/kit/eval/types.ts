@@ -1,0 +1,71 @@
+import type { ChatMessage } from '../../core/chat.ts';
+import type { RunConfig } from '../../core/config.ts';
+import type { ModelClient } from '../../model/client.ts';
+import type { Usage } from '../../model/types.ts';
+
+/** One row of a user's eval: an id (else its position), the input, and what is expected. */
+export interface EvalCase {
+  id?: string | number;
+  input: string;
+  expected?: unknown;
+  /** Group name → value, for breakdowns in the report (e.g. `{ topic: 'math' }`). */
+  tags?: Record<string, string>;
+  [extra: string]: unknown;
+}
+
+/** A tool the model may call: an OpenAI function schema plus the code that runs it. */
+export interface EvalTool {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  run(args: Record<string, any>): unknown;
+}
+
+/** A tool call as the task saw it run. */
+export interface ToolCallRecord {
+  name: string;
+  /** Parsed arguments (null when the model's arguments were not a JSON object). */
+  arguments: Record<string, unknown> | null;
+  argumentsJson: string;
+  result: string;
+  error: string | null;
+}
+
+/** What a task produced for one case. */
+export interface TaskOutput {
+  /** The final assistant text. */
+  output: string;
+  /** The text inside the last `<answer>…</answer>`, else the whole output (trimmed). */
+  answer: string;
+  toolCalls: ToolCallRecord[];
+  messages: ChatMessage[];
+  usage: Usage;
+  turns: number;
+}
+
+export interface TaskContext {
+  client: ModelClient;
+  run: RunConfig;
+  tools: readonly EvalTool[];
+  case: EvalCase & { id: string };
+  trial: number;
+  /** The suite name, for the request context (`<suite>:<id>`). */
+  suite: string;
+}
+
+export type Task = (input: string, ctx: TaskContext) => Promise<TaskOutput>;
+
+export interface ScoreArgs {
+  input: string;
+  expected: unknown;
+  output: TaskOutput;
+  case: EvalCase & { id: string };
+}
+
+/** A score in [0, 1] (true = 1), optionally with the reason, for the report. */
+export type ScoreValue = number | boolean | { score: number | boolean; reason?: string };
+
+export interface Scorer {
+  name: string;
+  score(args: ScoreArgs): ScoreValue | Promise<ScoreValue>;
+}

@@ -1,0 +1,100 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { writeFileAtomic } from '../core/jsonl.ts';
+import type { ReproHeader } from '../core/repro.ts';
+import { compareIds } from '../report/aggregate.ts';
+import { mdText } from '../report/markdown.ts';
+import { buildSummary, gateMetrics, type Summary } from '../report/summary.ts';
+import { evaluateGate, type GateVerdict } from './gate.ts';
+import { JOURNAL } from './journal.ts';
+import { instanceKey } from './names.ts';
+import { rewriteRecordFiles } from './records.ts';
+import type { InstanceMetaBase, SuiteAggregator } from './types.ts';
+
+export interface Finalized {
+  summary: Summary;
+  gate: GateVerdict | null;
+  harnessErrors: number;
+  instances: number;
+}
+
+/** How many failing instances a report lists by name (the rest are counted). */
+export const FAILING_LIST_CAP = 50;
+
+/**
+ * Aggregate one suite's metas and write summary.json, report.md (with the failing instances listed), the charts,
+ * the journal (sorted, one line per instance and trial) and the suite's record files in instance order. Used by the
+ * reporter, `toolgauge report DIR` and rescoring, so all produce identical files from identical metas.
+ */
+export function finalizeSuite(
+  suite: string,
+  agg: SuiteAggregator,
+  metas: readonly InstanceMetaBase[],
+  o: { header: ReproHeader; config: Record<string, unknown>; seed: number; gate?: string; outDir: string; collectionErrors?: string[]; recordFiles?: readonly string[] },
+): Finalized {
+  const latest = new Map<string, InstanceMetaBase>();
+  for (const m of metas) latest.set(instanceKey(m.id, m.trial), m);
+  const sorted = [...latest.values()].sort((a, b) => compareIds(a.id, b.id) || a.trial - b.trial);
+  const a = agg.aggregate(sorted, o.seed, o.config);
+  const collectionErrors = o.collectionErrors ?? [];
+  const harnessErrors = a.harnessErrors + collectionErrors.length;
+  const summary = buildSummary({
+    suite,
+    header: o.header,
+    config: o.config,
+    counts: a.counts,
+    metrics: a.metrics,
+    breakdowns: a.breakdowns,
+    errors: a.errors,
+    extra: { ...a.extra, ...(collectionErrors.length ? { collection_errors: collectionErrors } : {}) },
+    gate: null,
+  });
+  let gate: GateVerdict | null = null;
+  if (o.gate) {
+    try {
+      gate = evaluateGate(o.gate, gateMetrics(summary), { instances: a.instances, harnessErrors });
+    } catch (err) {
+      gate = { expression: o.gate, checks: [], passed: false, reasons: [(err as Error).message] };
+    }
+    summary.gate = { ...gate, checks: gate.checks.map((c) => ({ ...c })) };
+  }
+  const charts = agg.charts(summary);
+  for (const c of charts) {
+    mkdirSync(dirname(join(o.outDir, c.file)), { recursive: true });
+    writeFileSync(join(o.outDir, c.file), c.svg);
+  }
+  summary.extra = { ...summary.extra, charts: Object.fromEntries(charts.map((c) => [c.label, c.file])) };
+  writeFileAtomic(join(o.outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+  writeFileAtomic(join(o.outDir, 'report.md'), `${agg.markdown(summary).trimEnd()}\n\n${failingSection(sorted)}`);
+  agg.writeExtra?.(o.outDir, sorted, summary);
+  writeFileAtomic(join(o.outDir, JOURNAL), sorted.map((m) => JSON.stringify(m) + '\n').join(''));
+  if (o.recordFiles?.length) {
+    const order = new Map(sorted.map((m) => [instanceKey(m.id, m.trial), (m.order ?? 0) * 1e4 + m.trial]));
+    rewriteRecordFiles(o.outDir, o.recordFiles, () => true, (k) => order.get(k) ?? Number.MAX_SAFE_INTEGER);
+  }
+  return { summary, gate, harnessErrors, instances: a.instances };
+}
+
+/** The failing instances, by id: a short reason and a link to the trace; capped, with the count of the rest. */
+export function failingSection(metas: readonly InstanceMetaBase[], cap = FAILING_LIST_CAP): string {
+  const failing = metas.filter((m) => m.error || !m.pass);
+  if (!failing.length) return '## Failing instances\n\nNone.\n';
+  const lines = ['## Failing instances', '', `${failing.length} of ${metas.length} runs did not pass${failing.length > cap ? ` (the first ${cap} by id are listed)` : ''}.`, ''];
+  for (const m of failing.slice(0, cap)) {
+    const reason = m.error ? `harness error: ${m.error}` : (m.reason ?? 'failed');
+    const trace = m.trace ? ` ([trace](${encodeURI(m.trace)}))` : '';
+    lines.push(`- \`${mdCode(m.id)}\`${m.trial ? ` (trial ${m.trial})` : ''}: ${mdText(oneLine(reason, 160))}${trace}`);
+  }
+  if (failing.length > cap) lines.push(`- … and ${failing.length - cap} more (see instances.jsonl)`);
+  return lines.join('\n') + '\n';
+}
+
+function oneLine(s: string, max: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** Inside a code span only a backtick can end it early. */
+function mdCode(s: string): string {
+  return oneLine(s, 80).replace(/`/g, "'");
+}

@@ -1,0 +1,130 @@
+import { compareIds, groupTrials, passMetrics, rateOf } from '../report/aggregate.ts';
+import { fmtEstimate, headerBlock, METRIC_HEADERS, metricRow, table } from '../report/markdown.ts';
+import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
+import { barChart } from '../report/svg.ts';
+import type { MetricEstimate } from '../stats/index.ts';
+import type { Aggregate, InstanceMetaBase, SuiteAggregator } from './types.ts';
+
+/**
+ * The aggregation every suite gets without writing one (user evals, and any suite the reporter has never seen):
+ * `pass_rate` (the share of passing instances), `error_rate`, one metric per scorer from `scores`, pass@k / pass^k
+ * with trials, and a breakdown per tag. Trials are averaged per instance before any interval.
+ */
+export interface ScoredMeta extends InstanceMetaBase {
+  /** Scorer name → score in [0, 1] (a harness error scores 0 on every scorer). */
+  scores?: Record<string, number>;
+  /** Group name → value, for breakdowns (e.g. `{ category: 'math' }`). */
+  tags?: Record<string, string>;
+}
+
+const DENOM = 'instances (harness errors count as failing)';
+
+function scorerNames(metas: readonly ScoredMeta[]): string[] {
+  const names = new Set<string>();
+  for (const m of metas) for (const k of Object.keys(m.scores ?? {})) names.add(k);
+  return [...names].sort();
+}
+
+function metricsOf(metas: readonly ScoredMeta[], seed: number, withTrials: boolean): Record<string, MetricEstimate> {
+  const key = (m: ScoredMeta) => m.id;
+  const passed = groupTrials(metas, key, (m) => (m.pass && !m.error ? 1 : 0));
+  const out: Record<string, MetricEstimate> = {
+    pass_rate: rateOf(passed, DENOM, seed),
+    error_rate: rateOf(groupTrials(metas, key, (m) => (m.error ? 1 : 0)), 'instances', seed),
+  };
+  for (const name of scorerNames(metas)) {
+    if (name in out) continue;
+    out[name] = rateOf(groupTrials(metas, key, (m) => (m.error ? 0 : clamp01(m.scores?.[name] ?? 0))), `${DENOM}; mean score`, seed);
+  }
+  if (withTrials) {
+    const k = Math.min(...[...passed.values()].map((t) => t.length));
+    if (k > 1) Object.assign(out, passMetrics(passed, k, 'instances', seed));
+  }
+  return out;
+}
+
+function clamp01(x: number): number {
+  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
+}
+
+export function aggregateGeneric(all: readonly InstanceMetaBase[], seed: number): Aggregate {
+  const metas = [...(all as ScoredMeta[])].sort((a, b) => compareIds(a.id, b.id) || a.trial - b.trial);
+  const breakdowns: Aggregate['breakdowns'] = {};
+  const groups = new Set<string>();
+  for (const m of metas) for (const g of Object.keys(m.tags ?? {})) groups.add(g);
+  for (const g of [...groups].sort()) {
+    const byKey = new Map<string, ScoredMeta[]>();
+    for (const m of metas) {
+      const v = m.tags?.[g];
+      if (v === undefined) continue;
+      byKey.set(v, [...(byKey.get(v) ?? []), m]);
+    }
+    const rows: Record<string, Record<string, MetricEstimate>> = Object.create(null);
+    for (const [k, ms] of [...byKey].sort(([a], [b]) => compareIds(a, b))) rows[k] = metricsOf(ms, seed, false);
+    breakdowns[g] = rows;
+  }
+  const errors = metas.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! }));
+  const instances = new Set(metas.map((m) => m.id)).size;
+  return {
+    counts: {
+      instances,
+      runs: metas.length,
+      passed: metas.filter((m) => m.pass && !m.error).length,
+      failed: metas.filter((m) => !m.pass && !m.error).length,
+      errors: errors.length,
+      resumed: metas.filter((m) => m.resumed).length,
+    },
+    metrics: metricsOf(metas, seed, true),
+    breakdowns,
+    errors,
+    extra: {},
+    harnessErrors: errors.length,
+    instances,
+  };
+}
+
+const bar = (label: string, e: EstimateJson | undefined) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
+
+export const genericAggregator: SuiteAggregator = {
+  aggregate: (metas, seed) => aggregateGeneric(metas, seed),
+  outcomes(metas) {
+    // Per-trial values, averaged per instance.
+    const lists: Record<string, Map<string, number[]>> = {};
+    const push = (metric: string, id: string, x: number) => {
+      const m = (lists[metric] ??= new Map());
+      m.set(id, [...(m.get(id) ?? []), x]);
+    };
+    for (const m of metas as ScoredMeta[]) {
+      push('pass_rate', m.id, m.pass && !m.error ? 1 : 0);
+      for (const [k, v] of Object.entries(m.scores ?? {})) push(k, m.id, m.error ? 0 : clamp01(v));
+    }
+    return Object.fromEntries(Object.entries(lists).map(([metric, m]) => [metric, new Map([...m].map(([id, xs]) => [id, xs.reduce((s, x) => s + x, 0) / xs.length]))]));
+  },
+  lowerIsBetter: ['error_rate'],
+  markdown(s: Summary) {
+    const flat = flattenMetrics(s.metrics as never);
+    const lines = [headerBlock(`${s.suite} — ${String((s.header as { model?: string }).model)}`, s), '## Metrics', '', table(METRIC_HEADERS, Object.entries(flat).map(([k, e]) => metricRow(k, e))), ''];
+    for (const [group, byKey] of Object.entries(s.breakdowns)) {
+      const rows = Object.entries(byKey).map(([k, ms]) => {
+        const f = flattenMetrics(ms as never);
+        return [k, fmtEstimate(f.pass_rate), f.pass_rate?.n ?? 0];
+      });
+      lines.push(`### By ${group}`, '', table([group, 'pass_rate [95% CI]', 'n'], rows), '');
+    }
+    return lines.join('\n');
+  },
+  terminal(s: Summary, outDir: string) {
+    const flat = flattenMetrics(s.metrics as never);
+    const lines = ['', `toolgauge · ${s.suite} · ${String((s.header as { model?: string }).model)}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`];
+    for (const [k, e] of Object.entries(flat)) lines.push(`  ${k} ${fmtEstimate(e)}  n=${e.n}`);
+    lines.push(`  ${s.counts.runs ?? 0} runs, ${s.counts.passed ?? 0} passed, ${s.counts.errors ?? 0} harness errors`);
+    if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
+    lines.push(`  report: ${outDir}/report.md`);
+    return lines.join('\n');
+  },
+  charts(s: Summary) {
+    const flat = flattenMetrics(s.metrics as never);
+    const bars = Object.entries(flat).filter(([k]) => !k.startsWith('pass@') && !k.startsWith('pass^')).map(([k, e]) => bar(k, e));
+    return [{ file: 'charts/metrics.svg', label: 'Metrics with 95% CI', svg: barChart(bars, { title: `${s.suite} metrics (95% CI)${s.notice ? ' — simulator' : ''}`, axisLabel: 'rate' }) }];
+  },
+};

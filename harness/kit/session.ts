@@ -1,0 +1,98 @@
+import { join } from 'node:path';
+import { writeFileAtomic } from '../core/jsonl.ts';
+import type { KitConfig } from './config.ts';
+import { appendJournal, readJournal } from './journal.ts';
+import { instanceKey, tracePath } from './names.ts';
+import { prepareOutDir, type OutDirMode } from './outdir.ts';
+import { appendRecord, rewriteRecordFiles } from './records.ts';
+import type { Runtime } from './runtime.ts';
+import type { Finished, InstanceMetaBase, RunContext, SuiteDefinition, Verdict } from './types.ts';
+
+export interface InstanceResult<M extends InstanceMetaBase> {
+  meta: M;
+  verdict: Verdict;
+  transcript?: string;
+}
+
+/**
+ * One suite's run in one worker: everything between "this instance should run" and "its meta is on disk" that
+ * every suite shares. The output directory is prepared when the first instance runs (never at collection);
+ * finished instances are skipped on `--resume`; each run's files are written before its record lines, and the
+ * journal line last, so an instance counts as finished only once everything about it is on disk. An exception from
+ * the suite becomes an errored instance — it stays in the denominator as an error, never vanishes.
+ */
+export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, S> {
+  readonly outDir: string;
+  readonly mode: OutDirMode;
+  private finished: Map<string, M> | undefined;
+  private readonly order: Map<string, number>;
+
+  constructor(
+    readonly def: SuiteDefinition<I, M, S>,
+    readonly kc: KitConfig,
+    readonly settings: S,
+    readonly runtime: Runtime,
+    instances: readonly I[],
+  ) {
+    this.outDir = def.outDir(kc.run, settings);
+    this.mode = kc.run.resume ? 'resume' : kc.filter ? 'merge' : 'fresh';
+    this.order = new Map(instances.map((inst, i) => [inst.id, i]));
+  }
+
+  private context(trial: number): RunContext<S> {
+    return {
+      run: this.kc.run,
+      settings: this.settings,
+      trial,
+      outDir: this.outDir,
+      client: () => this.runtime.client(),
+      sandbox: () => this.runtime.sandbox(),
+      tracePath,
+    };
+  }
+
+  /** The context without a trial, for warming up before the first instance. */
+  warmContext(): Omit<RunContext<S>, 'trial'> {
+    const { trial: _trial, ...rest } = this.context(0);
+    return rest;
+  }
+
+  private prepare(): Map<string, M> {
+    if (this.finished) return this.finished;
+    const records = this.def.recordFiles ?? [];
+    prepareOutDir(this.outDir, this.kc.runId, this.mode, this.def.outputs, (dir) => {
+      if (this.mode !== 'resume') return;
+      // Keep exactly one record line per instance finished without a harness error (a killed run can leave a
+      // torn line, or a prediction without its result); errored instances run again.
+      const done = readJournal<M>(dir, this.def.name);
+      rewriteRecordFiles(dir, records, (k) => done.has(k) && !done.get(k)!.error);
+    });
+    const journal = this.mode === 'resume' ? readJournal<M>(this.outDir, this.def.name) : new Map<string, M>();
+    this.finished = new Map([...journal].filter(([, m]) => !m.error));
+    return this.finished;
+  }
+
+  async runOne(instance: I, trial: number): Promise<InstanceResult<M>> {
+    const finished = this.prepare();
+    const prev = finished.get(instanceKey(instance.id, trial));
+    if (prev) {
+      const meta = { ...prev, resumed: true };
+      return { meta, verdict: this.def.verdict(meta) };
+    }
+    let done: Finished<M>;
+    try {
+      done = await this.def.run(instance, this.context(trial));
+    } catch (err) {
+      done = { meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`) };
+    }
+    const meta: M = { ...done.meta, order: this.order.get(instance.id) ?? 0 };
+    this.write(done, meta);
+    return { meta, verdict: this.def.verdict(meta), ...(done.transcript ? { transcript: done.transcript } : {}) };
+  }
+
+  private write(done: Finished<M>, meta: M): void {
+    for (const [path, content] of Object.entries(done.files ?? {})) writeFileAtomic(join(this.outDir, path), content);
+    for (const [file, line] of Object.entries(done.records ?? {})) appendRecord(this.outDir, file, line);
+    appendJournal(this.outDir, meta);
+  }
+}

@@ -1,0 +1,96 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { renderTranscript } from '../agent/transcript.ts';
+import type { ChatMessage } from '../core/chat.ts';
+import { sha256 } from '../core/hash.ts';
+import type { SuiteDefinition, Verdict } from '../kit/types.ts';
+import { mazeAggregator } from './aggregator.ts';
+import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
+import { mazeMetaOf, type MazeMeta } from './meta.ts';
+import { EvaluationFile, evaluationPath, InferenceFile, inferencePath } from './output.ts';
+import { runMazeInstance } from './run-instance.ts';
+import { mazeSimResponder } from './sim-responder.ts';
+import { COMPLEXITIES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
+
+/** One (task, mode) run: the id is `<task>:<mode>`. */
+export interface MazeInstance {
+  id: string;
+  task: MazeTask;
+  mode: Mode;
+}
+
+/**
+ * Maze on the suite kit: every selected task × mode is one instance, dealt over the four part files by
+ * complexity (`suites/maze/c1.eval.ts` … `c4`); the kit writes the ToolMaze-layout inference and evaluation files.
+ */
+export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
+  name: 'maze',
+  title: 'Maze',
+  settings: (env) => readMazeConfig(env),
+  outDir: (run, m) => mazeOutDir(run, m),
+  outputs: [...COMPLEXITIES],
+  load(_run, m) {
+    const tasks = loadMazeTasks(m.casesDir, m.categories).filter((t) => !m.only || m.only.includes(t.id));
+    const files = COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
+    return {
+      instances: tasks.flatMap((task) => m.modes.map((mode) => ({ id: `${task.id}:${mode}`, task, mode }))),
+      dataset: { file: m.casesDir, sha256: sha256(files.map((f) => readFileSync(f, 'utf8')).join('\n')), origin: `maze task graphs (${files.length} files)` },
+    };
+  },
+  parts: 4,
+  partOf: (i) => COMPLEXITIES.indexOf(i.task.complexity) + 1,
+  testName: (i) => `maze › ${i.task.complexity} › ${i.task.id} › ${i.mode}`,
+  async run(i, ctx) {
+    const r = await runMazeInstance(i.task, i.mode, { client: ctx.client(), model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, callStyle: ctx.settings.agent, trial: ctx.trial });
+    const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
+    const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
+    return {
+      meta: mazeMetaOf(r.evaluation, { error: r.error, turns: r.turns, toolCalls: r.toolCalls, trial: ctx.trial, trace: ip }),
+      transcript: renderTranscript({
+        title: `maze ${i.task.complexity} ${i.task.id} ${i.mode}: ${i.task.query}`,
+        messages: (r.inference.messages ?? []) as ChatMessage[],
+        footer: [`verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery}`],
+      }),
+      files: {
+        [ip]: `${JSON.stringify(InferenceFile.parse(r.inference), null, 2)}\n`,
+        [ep]: `${JSON.stringify(EvaluationFile.parse(r.evaluation), null, 2)}\n`,
+      },
+    };
+  },
+  failed: (i, trial, message) => ({
+    suite: 'maze',
+    id: i.id,
+    trial,
+    error: message,
+    reason: message,
+    task_id: i.task.id,
+    complexity: i.task.complexity,
+    mode: i.mode,
+    pass: false,
+    hit: false,
+    rc: 0,
+    c_act: 0,
+    c_oracle: 0,
+    recovery: 'none',
+    failure_reason: 'harness_error',
+    turns: 0,
+    tool_calls: 0,
+  }),
+  verdict: mazeVerdict,
+  aggregator: mazeAggregator,
+  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries }),
+  responder: (_run, m) => mazeSimResponder(m.casesDir),
+  metricNames: () => ['tsr.*', 'prr.*', 'rc.*'],
+};
+
+export function mazeVerdict(m: MazeMeta): Verdict {
+  const pass = m.pass && !m.error;
+  const header = `maze ${m.complexity} ${m.task_id} ${m.mode}`;
+  const summary = `${m.error ? `error: ${m.error}` : m.pass ? 'pass' : `fail: ${m.failure_reason}`} · hit=${m.hit} · recovery=${m.recovery} · RC=${m.rc.toFixed(2)} · ${m.tool_calls} tool calls${m.resumed ? ' · resumed' : ''}`;
+  const message = pass
+    ? `${header}: expected a failure, but the run passed (${m.recovery})`
+    : m.error
+      ? `${header}: harness error: ${m.error}`
+      : `${header}: ${m.failure_reason}\n  hit a perturbation: ${m.hit} · recovery: ${m.recovery} · RC ${m.rc.toFixed(2)} (C_act ${m.c_act}, C_oracle ${m.c_oracle}) · ${m.tool_calls} tool calls`;
+  return { pass, message, summary };
+}

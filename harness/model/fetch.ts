@@ -1,0 +1,65 @@
+/**
+ * The fetch the SDK uses, with two fixes at the edge:
+ * - an error body without an `error` object (vLLM's flat `{"object":"error","message":…}`, or plain text) is
+ *   reshaped to `{"error": {"message": …}}`, so the failure shows the server's message instead of
+ *   "400 status code (no body)";
+ * - a response body larger than `maxBytes` is refused instead of being held in memory (a hostile endpoint can
+ *   send gigabytes).
+ */
+export class ResponseTooLarge extends Error {
+  override name = 'ResponseTooLarge';
+}
+
+export function boundedFetch(maxBytes: number, inner: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    const declared = Number(res.headers.get('content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new ResponseTooLarge(`response body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`);
+    }
+    const body = await readCapped(res, maxBytes);
+    const text = body.toString('utf8');
+    const out = res.ok ? text : reshapeError(text);
+    const headers = new Headers(res.headers);
+    headers.delete('content-length');
+    headers.delete('content-encoding');
+    return new Response(out, { status: res.status, statusText: res.statusText, headers });
+  };
+}
+
+async function readCapped(res: Response, maxBytes: number): Promise<Buffer> {
+  if (!res.body) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new ResponseTooLarge(`response body exceeds the limit of ${maxBytes} bytes`);
+    }
+    chunks.push(Buffer.from(value));
+  }
+  return Buffer.concat(chunks);
+}
+
+/** `{"error": {...}}` stays; any other error body becomes one with the server's own message. */
+export function reshapeError(text: string): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    const t = text.trim();
+    return t ? JSON.stringify({ error: { message: t.slice(0, 2000) } }) : text;
+  }
+  if (json && typeof json === 'object' && !Array.isArray(json)) {
+    const o = json as Record<string, unknown>;
+    if (o.error && typeof o.error === 'object') return text;
+    const message = typeof o.message === 'string' ? o.message : typeof o.detail === 'string' ? o.detail : typeof o.error === 'string' ? o.error : JSON.stringify(o).slice(0, 2000);
+    return JSON.stringify({ error: { message, ...(typeof o.type === 'string' ? { type: o.type } : {}), ...(o.code !== undefined ? { code: o.code } : {}) } });
+  }
+  return JSON.stringify({ error: { message: String(text).slice(0, 2000) } });
+}

@@ -1,0 +1,72 @@
+import { fmtEstimate } from '../report/markdown.ts';
+import { flattenMetrics, type EstimateJson } from '../report/summary.ts';
+import { barChart } from '../report/svg.ts';
+import type { SuiteAggregator } from '../kit/types.ts';
+import type { ToolhopMeta } from './meta.ts';
+import { toolhopMarkdown } from './report.ts';
+import type { ClusterBy } from './settings.ts';
+import { aggregateToolhop } from './summary.ts';
+
+const bar = (label: string, e: EstimateJson | undefined) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
+
+/** ToolHop's numbers, report, terminal summary and charts from the tests' metas. */
+export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
+  aggregate(metas, seed, config) {
+    const a = aggregateToolhop(metas, seed, (config.ci_cluster as ClusterBy | undefined) ?? 'none');
+    return {
+      counts: a.counts,
+      metrics: a.metrics,
+      breakdowns: a.breakdowns,
+      errors: a.errors,
+      extra: { activity: a.activity, rules: a.rules },
+      harnessErrors: a.counts.errors,
+      instances: a.counts.instances,
+    };
+  },
+  outcomes(metas) {
+    const sums = new Map<string, { s: number; strict: number; k: number }>();
+    for (const m of metas) {
+      const e = sums.get(m.id) ?? { s: 0, strict: 0, k: 0 };
+      e.s += m.correct && !m.error ? 1 : 0;
+      e.strict += m.correct && !m.error && m.rule !== 'tool_result' ? 1 : 0;
+      e.k++;
+      sums.set(m.id, e);
+    }
+    return {
+      accuracy: new Map([...sums].map(([id, e]) => [id, e.s / e.k])),
+      strict_accuracy: new Map([...sums].map(([id, e]) => [id, e.strict / e.k])),
+    };
+  },
+  lowerIsBetter: ['error_rate'],
+  markdown: toolhopMarkdown,
+  terminal(s, outDir) {
+    const flat = flattenMetrics(s.metrics as never);
+    const acc = flat.accuracy;
+    const rules = s.extra.rules as { literal: number; substring: number; tool_result: number } | undefined;
+    const lines = [
+      '',
+      `toolgauge · ToolHop · ${s.header.model}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`,
+      `  accuracy ${fmtEstimate(acc)}  n=${acc?.n ?? 0}  (${s.counts.correct} correct, ${s.counts.wrong} wrong, ${s.counts.errors} errors)`,
+    ];
+    if (rules) lines.push(`  credited by rule: literal ${rules.literal}, substring ${rules.substring}, gold in the last tool result ${rules.tool_result}`);
+    for (const [k, e] of Object.entries(flat)) if (k !== 'accuracy') lines.push(`  ${k} ${fmtEstimate(e)}  n=${e.n}`);
+    if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
+    lines.push(`  report: ${outDir}/report.md`);
+    return lines.join('\n');
+  },
+  charts(s) {
+    const model = s.header.model;
+    const flat = flattenMetrics(s.metrics as never);
+    const sim = s.notice ? ' — simulator' : '';
+    const charts = [
+      { file: 'charts/accuracy.svg', label: 'Accuracy with 95% CI', svg: barChart([bar(`${model} (accuracy)`, flat.accuracy), bar(`${model} (strict)`, flat.strict_accuracy)], { title: `ToolHop accuracy (95% CI)${sim}`, axisLabel: 'accuracy' }) },
+    ];
+    for (const [group, title] of [['hops', 'by hop count'], ['domain', 'by domain']] as const) {
+      const byKey = s.breakdowns[group] as Record<string, Record<string, EstimateJson>> | undefined;
+      if (!byKey || Object.keys(byKey).length < 2) continue;
+      const bars = Object.entries(byKey).map(([k, ms]) => bar(group === 'hops' ? `${k} hops` : k, ms.accuracy));
+      charts.push({ file: `charts/accuracy-by-${group}.svg`, label: `Accuracy ${title}`, svg: barChart(bars, { title: `ToolHop accuracy ${title} (95% CI)${sim}`, axisLabel: 'accuracy' }) });
+    }
+    return charts;
+  },
+};

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { bool01, intFrom, parseEnv } from '../core/config.ts';
+import { UsageError } from '../core/errors.ts';
+
+export const TOPOLOGIES = ['single', 'independent', 'decentralized', 'centralized', 'sequential'] as const;
+export type Topology = (typeof TOPOLOGIES)[number];
+/** Topologies this build can run; the others are refused on every path (CLI and plain Vitest alike). */
+export const RUNNABLE_TOPOLOGIES: readonly Topology[] = ['single'];
+
+export const CLUSTERS = ['none', 'domain', 'hops'] as const;
+export type ClusterBy = (typeof CLUSTERS)[number];
+
+const Env = z.object({
+  TOOLHOP_DATA: z.string().optional(),
+  TOOLHOP_REVISION: z.string().default('main'),
+  TOOLHOP_LIMIT: intFrom('TOOLHOP_LIMIT').default(5),
+  TOOLHOP_OFFSET: intFrom('TOOLHOP_OFFSET').default(0),
+  TOOLHOP_ONLY: z.string().optional(),
+  TOOLHOP_MAX_TURNS: intFrom('TOOLHOP_MAX_TURNS', 1).default(9),
+  TOOLHOP_TOOL_RESULT_CHAR_BUDGET: intFrom('TOOLHOP_TOOL_RESULT_CHAR_BUDGET', 1).default(6000),
+  TOOLHOP_ALLOW_DATASET_EXEC: z.string().optional(),
+  TOOLHOP_TOPOLOGY: z.enum(TOPOLOGIES, { message: `TOOLHOP_TOPOLOGY must be one of ${TOPOLOGIES.join('|')}` }).default('single'),
+  TOOLHOP_TEAM_SIZE: intFrom('TOOLHOP_TEAM_SIZE', 1).optional(),
+  TOOLHOP_ROUNDS: intFrom('TOOLHOP_ROUNDS', 1).default(2),
+  TOOLHOP_SMOKE_DATASET: bool01.default(false),
+  TOOLGAUGE_CI_CLUSTER: z.enum(CLUSTERS).default('none'),
+});
+
+/** The ToolHop suite's settings (`toolgauge toolhop` flags map onto these variables). */
+export interface ToolhopSettings {
+  data: string | undefined;
+  revision: string;
+  limit: number;
+  offset: number;
+  only: string[] | undefined;
+  maxTurns: number;
+  toolResultCharBudget: number;
+  allowDatasetExec: boolean;
+  topology: Topology;
+  teamSize: number | undefined;
+  rounds: number;
+  smokeDataset: boolean;
+  ciCluster: ClusterBy;
+}
+
+export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
+  const e = parseEnv(Env, env);
+  if (!RUNNABLE_TOPOLOGIES.includes(e.TOOLHOP_TOPOLOGY)) {
+    throw new UsageError(`TOOLHOP_TOPOLOGY: topology '${e.TOOLHOP_TOPOLOGY}' is not available in this build (runnable: ${RUNNABLE_TOPOLOGIES.join(', ')})`);
+  }
+  return {
+    data: e.TOOLHOP_DATA,
+    revision: e.TOOLHOP_REVISION,
+    limit: e.TOOLHOP_LIMIT,
+    offset: e.TOOLHOP_OFFSET,
+    only: e.TOOLHOP_ONLY?.split(',').map((s) => s.trim()).filter(Boolean),
+    maxTurns: e.TOOLHOP_MAX_TURNS,
+    toolResultCharBudget: e.TOOLHOP_TOOL_RESULT_CHAR_BUDGET,
+    allowDatasetExec: e.TOOLHOP_ALLOW_DATASET_EXEC === '1',
+    topology: e.TOOLHOP_TOPOLOGY,
+    teamSize: e.TOOLHOP_TEAM_SIZE,
+    rounds: e.TOOLHOP_ROUNDS,
+    smokeDataset: e.TOOLHOP_SMOKE_DATASET,
+    ciCluster: e.TOOLGAUGE_CI_CLUSTER,
+  };
+}

@@ -1,0 +1,25 @@
+import { HttpError, type Responder } from '../sim/server.ts';
+import type { LoadedDataset } from './dataset.ts';
+import type { ToolhopRow } from './row.ts';
+import { toolhopReply } from './sim-policy.ts';
+
+/**
+ * The simulator's ToolHop behaviour: the rows come from the suite's own data source (loaded on the first request,
+ * so a run of another suite never reads them), the replies from the pure policy in sim-policy.ts.
+ */
+export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder {
+  let rows: Promise<Map<string, ToolhopRow>> | undefined;
+  const table = () =>
+    (rows ??= load().then((ds) => {
+      const m = new Map<string, ToolhopRow>();
+      for (const e of ds.entries) if (e.ok) m.set(e.id, e.row);
+      return m;
+    }));
+  return {
+    async chat(spec, body, ctx) {
+      const row = (await table()).get(ctx.id);
+      if (!row) throw new HttpError(422, `simulator: no ToolHop row '${ctx.id}' in the suite's data`);
+      return toolhopReply(spec, row, body.messages, body.tools, ctx);
+    },
+  };
+}

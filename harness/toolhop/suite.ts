@@ -1,0 +1,128 @@
+import { renderTranscript } from '../agent/transcript.ts';
+import type { ChatMessage } from '../core/chat.ts';
+import { defaultOutDir } from '../kit/outdir.ts';
+import type { SuiteDefinition, Verdict } from '../kit/types.ts';
+import { toolhopAggregator } from './aggregator.ts';
+import { loadDatasetFile, selectEntries, type DatasetEntry } from './dataset.ts';
+import { fromRecords, metaFromOutcome, type ToolhopMeta } from './meta.ts';
+import { FILES } from './output.ts';
+import { hopCount } from './row.ts';
+import { runToolhopInstance, type ToolhopOutcome } from './run-instance.ts';
+import { readToolhopSettings, type ToolhopSettings } from './settings.ts';
+import { toolhopResponder } from './sim-responder.ts';
+import { resolveDataSource } from './source.ts';
+
+/**
+ * ToolHop on the suite kit: rows (valid or broken) load from the data source, each runs through the single-agent
+ * tool loop with its Python tools in the sandbox, and scores by the reference runner's rules. The kit writes
+ * predictions.jsonl and results.jsonl (reference-compatible) and one trace per row.
+ */
+export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSettings> = {
+  name: 'toolhop',
+  title: 'ToolHop',
+  settings: (env) => readToolhopSettings(env),
+  outDir: (run, s) => defaultOutDir(run.outDir, 'toolhop', s.topology),
+  outputs: [FILES.predictions, FILES.results],
+  recordFiles: [FILES.predictions, FILES.results],
+  async load(run, s) {
+    const src = await resolveDataSource(run, s);
+    const ds = loadDatasetFile(src.path);
+    return { instances: selectEntries(ds.entries, s), dataset: { file: src.path, sha256: ds.sha256, origin: src.origin } };
+  },
+  parts: 4,
+  weight: (e) => (e.ok ? hopCount(e.row) : 0),
+  testName: (e) => `toolhop › ${e.id} › hops=${e.ok ? hopCount(e.row) : 0}`,
+  warm(ctx, instances) {
+    // Start the sandbox workers while Vitest is still collecting, not on the first tool call.
+    if (ctx.settings.allowDatasetExec && instances.some((e) => e.ok)) void ctx.sandbox().warm().catch(() => undefined);
+  },
+  async run(entry, ctx) {
+    const trace = ctx.tracePath(entry.id, ctx.trial);
+    const outcome = entry.ok
+      ? await runToolhopInstance(entry.row, { client: ctx.client(), sandbox: ctx.sandbox, run: ctx.run, settings: ctx.settings, trial: ctx.trial })
+      : brokenRow(entry, ctx.trial, `invalid row: ${entry.error}`);
+    const meta = metaFromOutcome(outcome, trace);
+    return {
+      meta,
+      records: { [FILES.predictions]: outcome.prediction, [FILES.results]: outcome.result },
+      files: { [trace]: JSON.stringify(outcome.trace, null, 1) },
+      transcript: renderTranscript({
+        title: `toolhop ${entry.id}: ${outcome.trace.question}`,
+        messages: outcome.trace.messages as ChatMessage[],
+        footer: [`gold:      ${meta.gold}`, `predicted: ${meta.predicted}`, `verdict:   ${meta.error ? `harness error: ${meta.error}` : meta.correct ? `correct (${meta.rule})` : 'wrong'}`],
+      }),
+    };
+  },
+  failed: (entry, trial, message) => fromRecords(brokenRow(entry, trial, message).result, undefined),
+  verdict: toolhopVerdict,
+  aggregator: toolhopAggregator,
+  config: (run, s) => ({
+    topology: s.topology,
+    data: s.data ?? null,
+    limit: s.limit,
+    offset: s.offset,
+    only: s.only ?? null,
+    max_turns: s.maxTurns,
+    tool_result_char_budget: s.toolResultCharBudget,
+    sandbox: run.sandbox.backend,
+    concurrency: run.concurrency,
+    request_timeout_ms: run.requestTimeoutMs,
+    retries: run.retries,
+    cache: run.cache,
+    allow_dataset_exec: s.allowDatasetExec,
+    ci_cluster: s.ciCluster,
+  }),
+  responder: (run, s) => toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path))),
+  metricNames: () => ['accuracy', 'strict_accuracy', 'error_rate', 'pass@*', 'pass^*'],
+};
+
+/** Gold vs predicted for a wrong answer, the harness error for an error. */
+export function toolhopVerdict(m: ToolhopMeta): Verdict {
+  const pass = m.correct && !m.error;
+  const header = `toolhop ${m.id}${m.trial ? ` (trial ${m.trial})` : ''}`;
+  const summary = m.error
+    ? `error: ${m.error}`
+    : `${m.correct ? 'correct' : 'wrong'} (${m.rule ?? 'no rule matched'}) · gold '${m.gold}' · predicted '${m.predicted}' · ${m.turns} turns · ${m.tool_calls} tool calls (${m.tool_errors} errors)${m.forced_final ? ' · final answer forced' : ''}${m.resumed ? ' · resumed' : ''}`;
+  const message = pass
+    ? `${header}: expected a wrong answer, but '${m.predicted}' is correct (${m.rule})`
+    : m.error
+      ? `${header}: harness error: ${m.error}`
+      : `${header}: wrong answer\n  gold:      ${m.gold}\n  predicted: ${m.predicted}\n  (${m.turns} turns, ${m.tool_calls} tool calls, ${m.tool_errors} tool errors${m.forced_final ? ', final answer forced' : ''})`;
+  return { pass, message, summary };
+}
+
+function brokenRow(entry: DatasetEntry, trial: number, error: string): ToolhopOutcome {
+  const row = entry.ok ? entry.row : undefined;
+  const common = { id: entry.id, trial, hops: row ? hopCount(row) : 0, domain: row?.domain ?? '', answer_type: row?.answer_type ?? '' };
+  const question = row?.question ?? '';
+  const gold = row?.answer ?? '';
+  return {
+    prediction: {
+      ...common,
+      question,
+      gold_answer: gold,
+      predicted_answer: '',
+      final_message: '',
+      previous_tool_content: '',
+      turns: 0,
+      tool_calls: 0,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      error,
+      error_kind: entry.ok ? 'harness' : 'invalid_row',
+    },
+    result: { ...common, correct: false, rule: null, predicted_answer: '', gold_answer: gold, error },
+    trace: {
+      ...common,
+      question,
+      gold_answer: gold,
+      started_at: new Date().toISOString(),
+      wall_ms: 0,
+      forced_final: false,
+      exhausted: false,
+      messages: [],
+      tool_executions: [],
+      model_calls: [],
+      error,
+    },
+  };
+}

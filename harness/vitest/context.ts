@@ -1,0 +1,28 @@
+import { inject } from 'vitest';
+import { parseKitConfig, type KitConfig } from '../kit/config.ts';
+import type { DatasetInfo, InstanceMetaBase } from '../kit/types.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    toolgauge: KitConfig;
+  }
+}
+
+declare module '@vitest/runner' {
+  interface TaskMeta {
+    /** An instance's result (tests). */
+    toolgauge?: InstanceMetaBase;
+    /** A suite block's identity (describe blocks): which suite, its dataset and output directory. */
+    toolgaugeSuite?: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string };
+  }
+}
+
+/**
+ * The run's configuration in a worker: what the global setup parsed and provided. Without the global setup (a
+ * user's own Vitest config without toolgauge's preset) the environment is parsed here instead — the worker is
+ * then the edge — and no simulator is running, so an endpoint must be given.
+ */
+export function kitConfig(): KitConfig {
+  const provided = inject('toolgauge');
+  return provided ?? parseKitConfig(process.env, []);
+}

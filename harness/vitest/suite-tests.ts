@@ -1,0 +1,85 @@
+import { describe, expect, test } from 'vitest';
+import { settingsOf, type KitConfig } from '../kit/config.ts';
+import { dealToPart } from '../kit/deal.ts';
+import { checkGate } from '../kit/gate.ts';
+import { printableId } from '../kit/names.ts';
+import { runtimeFor } from '../kit/runtime.ts';
+import { SuiteSession } from '../kit/session.ts';
+import type { InstanceMetaBase, Loaded, SuiteDefinition } from '../kit/types.ts';
+import { kitConfig } from './context.ts';
+import './matchers.ts';
+
+/** Annotations and UI transcripts are capped: a verbose model must not bloat reports or blobs. */
+const SUMMARY_CAP = 300;
+const TRANSCRIPT_CAP = 20_000;
+
+// One load and one session per suite and settings in a worker: the part files of a suite share them.
+const loads = new Map<string, Promise<Loaded<{ id: string }>>>();
+const sessions = new Map<string, SuiteSession<{ id: string }, InstanceMetaBase, unknown>>();
+
+/**
+ * Turn a suite into Vitest tests: this part's share of the instances (`part` of `parts`), one concurrent test per
+ * instance and trial, named by the suite (`toolhop › 17 › hops=4`, plus ` › trial=k` with trials) so `-t` filters
+ * work. The test runs the instance through the kit's session (resume, files, journal), puts the meta in
+ * `task.meta.toolgauge`, annotates a one-line summary with the readable transcript, and asserts the verdict.
+ */
+export function defineSuiteTests<I extends { id: string }, M extends InstanceMetaBase, S>(
+  def: SuiteDefinition<I, M, S>,
+  opts: { part?: number; parts?: number; settings?: S; kit?: KitConfig } = {},
+): Promise<void> {
+  const kc = opts.kit ?? kitConfig();
+  const part = opts.part ?? 1;
+  const parts = opts.parts ?? 1;
+  const title = parts > 1 ? `${def.name} (part ${part}/${parts})` : def.name;
+  // Filled in once the instances are loaded; Vitest keeps this object as the block's meta.
+  const ident = { suite: def.name, title: def.title, dataset: null as Loaded<I>['dataset'], outDir: '' };
+  let done!: () => void;
+  let failed!: (e: unknown) => void;
+  const collected = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
+  // The block registers at once (so `describeEval(…)` works without `await`); its body loads the instances.
+  describe(title, { meta: { toolgaugeSuite: ident } }, async () => {
+    try {
+      const settings = opts.settings ?? settingsOf<S>(kc, def.name);
+      // A gate that names a metric this suite never reports fails here, before any instance runs.
+      if (kc.run.gate) checkGate(kc.run.gate, def.metricNames(settings));
+      const key = `${def.name}\u0000${JSON.stringify(settings)}\u0000${kc.runId}`;
+      if (!loads.has(key)) loads.set(key, Promise.resolve(def.load(kc.run, settings)) as Promise<Loaded<{ id: string }>>);
+      const loaded = (await loads.get(key)!) as Loaded<I>;
+      const mine = def.partOf ? loaded.instances.filter((i) => def.partOf!(i) === part) : dealToPart(loaded.instances, part, parts, def.weight ? (i) => def.weight!(i) : undefined);
+      const runtime = runtimeFor(kc.run, kc.simUrl);
+      if (!sessions.has(key)) sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances) as never);
+      const session = sessions.get(key)! as unknown as SuiteSession<I, M, S>;
+      ident.dataset = loaded.dataset;
+      ident.outDir = session.outDir;
+      if (mine.length) def.warm?.(session.warmContext(), mine);
+      // Vitest fails a file without tests; a small selection can leave a part empty.
+      if (!mine.length) test.skip(`${def.name} › (no instances in part ${part}/${parts})`, () => {});
+      for (const instance of mine) {
+        for (let trial = 0; trial < kc.run.trials; trial++) {
+          const name = `${printableId(def.testName(instance))}${kc.run.trials > 1 ? ` › trial=${trial}` : ''}`;
+          test.concurrent(name, async ({ task, annotate }) => {
+            const r = await session.runOne(instance, trial);
+            task.meta.toolgauge = r.meta;
+            await annotate(
+              cap(r.verdict.summary, SUMMARY_CAP),
+              r.meta.error ? 'error' : r.meta.pass ? 'pass' : 'fail',
+              r.transcript ? { body: cap(r.transcript, TRANSCRIPT_CAP), contentType: 'text/plain' } : undefined,
+            );
+            expect(r.meta).toPassInstance(r.verdict);
+          });
+        }
+      }
+      done();
+    } catch (err) {
+      failed(err);
+      throw err;
+    }
+  });
+  // Awaiting is optional; a caller that awaits sees collection errors, others see them as the block's error.
+  collected.catch(() => undefined);
+  return collected;
+}
+
+function cap(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}… [${s.length - n} more characters]` : s;
+}
