@@ -8,7 +8,7 @@ import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
 import { parseFlags, type FlagSpecs } from './flags.ts';
 import { flagsToEnv, MODEL_FLAGS } from './model-flags.ts';
-import { reportPathOf, runEvalSuites } from './run-vitest.ts';
+import { reportPathOf, runEvalSuites } from '../vitest/run.ts';
 
 export interface SuiteCommand<S> {
   /** The command name in messages (`toolhop`). */

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { evalConfig } from './eval-config.ts';
 import { startVitest } from 'vitest/node';
 import { fromRoot, PACKAGE_ROOT } from '../core/paths.ts';
 
@@ -9,26 +10,35 @@ import { fromRoot, PACKAGE_ROOT } from '../core/paths.ts';
  */
 export async function runEvalSuites(
   files: string[],
-  opts: { shard?: string; filter?: string; reportPath?: string; blobDir?: string; mergeReports?: string },
+  opts: {
+    shard?: string;
+    filter?: string;
+    reportPath?: string;
+    blobDir?: string;
+    mergeReports?: string;
+    /** Run a user's eval files from their folder with toolgauge's eval configuration (`toolgauge eval`). */
+    userRoot?: string;
+  },
 ): Promise<number> {
   process.env.TOOLGAUGE_CLI = '1';
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
+  const where = opts.userRoot
+    ? { root: opts.userRoot, config: false as const }
+    : { root: PACKAGE_ROOT, config: fromRoot('vitest.config.ts'), project: ['eval'] };
   const vitest = await startVitest(
     'test',
     opts.mergeReports ? [] : files,
     {
-      root: PACKAGE_ROOT,
-      config: fromRoot('vitest.config.ts'),
-      project: ['eval'],
+      ...where,
       watch: false,
       ...(opts.shard ? { shard: opts.shard } : {}),
       ...(opts.filter ? { testNamePattern: opts.filter } : {}),
       ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
       ...(blob ? { reporters: ['default', fromRoot('reporters', 'toolgauge.ts'), ['blob', { outputFile: blob }]] } : {}),
     },
-    {},
+    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))) }) : {},
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);

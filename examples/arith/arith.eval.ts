@@ -1,0 +1,29 @@
+// A tool-calling eval in 30 lines: `npx toolgauge eval arith.eval.ts --base-url URL --model M`.
+import { describeEval, scorers, toolLoop } from 'toolgauge';
+
+const number = { type: 'number' };
+
+describeEval('arith', {
+  data: async () => [
+    { id: 'mul-1', input: 'What is 6 times 7?', expected: '42' },
+    { id: 'mul-2', input: 'What is 12 times 12?', expected: '144' },
+    { id: 'add-1', input: 'What is 19 plus 23?', expected: '42', tags: { op: 'add' } },
+  ],
+  tools: [
+    {
+      name: 'multiply',
+      description: 'Multiply two numbers',
+      parameters: { type: 'object', properties: { a: number, b: number }, required: ['a', 'b'] },
+      run: ({ a, b }) => String(a * b),
+    },
+    {
+      name: 'add',
+      description: 'Add two numbers',
+      parameters: { type: 'object', properties: { a: number, b: number }, required: ['a', 'b'] },
+      run: ({ a, b }) => String(a + b),
+    },
+  ],
+  task: toolLoop({ system: 'Use the tools for arithmetic. End with <answer>…</answer>.', maxTurns: 5 }),
+  scorers: [scorers.answerMatches(), scorers.custom('used_a_tool', ({ output }) => output.toolCalls.length > 0)],
+  threshold: 1,
+});

@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError } from '../../core/errors.ts';
+import { parseKitConfig } from '../../kit/config.ts';
+import { parseGate, GateSyntaxError } from '../../kit/gate.ts';
+import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
+import { parseFlags } from '../flags.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
+import { runEvalSuites } from '../../vitest/run.ts';
+
+export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
+               [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
+  Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
+  folder: one test per case, summary.json and report.md in results/<eval name>/, the gate decides the exit code.`;
+
+/** `toolgauge eval`: a user's `*.eval.ts` files, run from their folder on the suite kit. */
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags('eval', argv, MODEL_FLAGS, true);
+  if (!positionals.length && !values['merge-reports']) throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
+  for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
+  flagsToEnv(values);
+  const kc = parseKitConfig(process.env, []);
+  if (kc.run.gate) {
+    try {
+      parseGate(kc.run.gate);
+    } catch (err) {
+      if (err instanceof GateSyntaxError) throw new UsageError(`toolgauge eval: --gate: ${err.message}`);
+      throw err;
+    }
+  }
+  if (kc.run.baseUrl && !values['merge-reports']) {
+    try {
+      await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    } catch (err) {
+      if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge eval: ${err.message}`);
+      throw err;
+    }
+    process.env.TOOLGAUGE_PREFLIGHT_DONE = '1';
+  }
+  return runEvalSuites(positionals.map((f) => resolve(f)), {
+    userRoot: process.cwd(),
+    shard: values.shard as string | undefined,
+    filter: values.filter as string | undefined,
+    blobDir: values['blob-dir'] as string | undefined,
+    mergeReports: values['merge-reports'] as string | undefined,
+  });
+}
