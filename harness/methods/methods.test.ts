@@ -135,8 +135,8 @@ describe('PA-Tool', () => {
     const m = paTool({ n: 8 });
     const req = { tools, messages: [{ role: 'user' as const, content: 'Weather in Oslo?' }] };
     const p = await m.prepare(req, { sampler: sampler(asked), seed: 1 });
-    // get_time: clock_time and local_time tie (4 edits apart, τ = 2); the greedy answer clock_time wins
-    expect(p.request.tools.map((t) => t.function.name)).toEqual(['weather_now', 'clock_time']);
+    // get_time's description mentions a timezone, so this sampler answers junk for it: the name stays
+    expect(p.request.tools.map((t) => t.function.name)).toEqual(['weather_now', 'get_time']);
     expect(p.toOriginal({ name: 'weather_now', arguments: { city: 'Oslo' } })).toEqual({ name: 'get_weather', arguments: { location: 'Oslo' } });
     const before = asked.length;
     await m.prepare(req, { sampler: sampler(asked), seed: 1 });
