@@ -45,6 +45,7 @@ const EnvSchema = z.object({
   HF_HOME: z.string().optional(),
   HF_TOKEN: z.string().optional(),
   HF_ENDPOINT: z.string().url().default('https://huggingface.co'),
+  TOOLGAUGE_HF_TIMEOUT_MS: intFrom('TOOLGAUGE_HF_TIMEOUT_MS', 1).default(300_000),
 });
 
 export type RunEnv = z.infer<typeof EnvSchema>;
@@ -70,7 +71,7 @@ export interface RunConfig {
   gate: string | undefined;
   sandbox: { backend: z.infer<typeof SandboxBackendName>; poolSize: number | undefined; toolTimeoutMs: number; pythonPath: string };
   simUrl: string | undefined;
-  hf: { home: string | undefined; token: string | undefined; endpoint: string };
+  hf: { home: string | undefined; token: string | undefined; endpoint: string; timeoutMs: number };
 }
 
 /**
@@ -127,7 +128,7 @@ export function readConfig(env: NodeJS.ProcessEnv): RunConfig {
       pythonPath: e.TOOLGAUGE_PYTHON,
     },
     simUrl: e.TOOLGAUGE_SIM_URL,
-    hf: { home: e.HF_HOME, token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT },
+    hf: { home: e.HF_HOME, token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT, timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS },
   };
 }
 

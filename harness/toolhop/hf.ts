@@ -15,7 +15,12 @@ export interface HfOptions {
   /** HF_ENDPOINT; tests point it at a loopback server that imitates the hub. */
   endpoint: string;
   fetchImpl?: typeof fetch;
+  /** The whole download; default 300 s. */
   timeoutMs?: number;
+  /** Give up when no byte arrives for this long (a hung server); default 30 s. */
+  stallMs?: number;
+  /** Called as bytes arrive (at most a few times a second), so a long download is never silent. */
+  onProgress?(received: number, total: number | null): void;
 }
 
 export interface HfFile {
@@ -47,21 +52,62 @@ export async function ensureHfFile(opts: HfOptions): Promise<HfFile> {
 
   const url = `${opts.endpoint.replace(/\/$/, '')}/datasets/${repo}/resolve/${encodeURIComponent(opts.revision)}/${file}`;
   const doFetch = opts.fetchImpl ?? fetch;
+  const ctl = new AbortController();
+  const timeoutMs = opts.timeoutMs ?? 300_000;
+  const stallMs = opts.stallMs ?? 30_000;
+  let why = '';
+  const abort = (reason: string) => {
+    why = reason;
+    ctl.abort(new Error(reason));
+  };
+  const overall = setTimeout(() => abort(`no complete download within ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
+  let stall = setTimeout(() => abort(`no answer for ${Math.round(stallMs / 1000)} s`), stallMs);
+  const alive = () => {
+    clearTimeout(stall);
+    stall = setTimeout(() => abort(`no data for ${Math.round(stallMs / 1000)} s`), stallMs);
+  };
+  const fail = (err: unknown): never => {
+    throw new Error(`could not download ${repo}/${file}@${opts.revision} from ${opts.endpoint}: ${why || (err as Error).message}. Offline? Pass --data FILE.`);
+  };
+  let body: Buffer;
   let res: Response;
   try {
-    res = await doFetch(url, {
-      headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 300_000),
-      redirect: 'follow',
-    });
-  } catch (err) {
-    throw new Error(`could not download ${repo}/${file}@${opts.revision} from ${opts.endpoint}: ${(err as Error).message}. Offline? Pass --data FILE.`);
+    try {
+      res = await doFetch(url, { headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {}, signal: ctl.signal, redirect: 'follow' });
+    } catch (err) {
+      return fail(err);
+    }
+    if (!res.ok) {
+      const hint = res.status === 401 || res.status === 403 ? ' (set HF_TOKEN if the dataset is gated)' : '';
+      throw new Error(`could not download ${repo}/${file}@${opts.revision}: HTTP ${res.status}${hint}`);
+    }
+    alive();
+    const total = Number(res.headers.get('content-length') ?? NaN);
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let reported = 0;
+    try {
+      const reader = res.body!.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        alive();
+        chunks.push(Buffer.from(value));
+        received += value.byteLength;
+        if (opts.onProgress && received - reported >= 256 * 1024) {
+          reported = received;
+          opts.onProgress(received, Number.isFinite(total) ? total : null);
+        }
+      }
+    } catch (err) {
+      return fail(err);
+    }
+    opts.onProgress?.(received, Number.isFinite(total) ? total : null);
+    body = Buffer.concat(chunks);
+  } finally {
+    clearTimeout(overall);
+    clearTimeout(stall);
   }
-  if (!res.ok) {
-    const hint = res.status === 401 || res.status === 403 ? ' (set HF_TOKEN if the dataset is gated)' : '';
-    throw new Error(`could not download ${repo}/${file}@${opts.revision}: HTTP ${res.status}${hint}`);
-  }
-  const body = Buffer.from(await res.arrayBuffer());
   try {
     JSON.parse(body.toString('utf8'));
   } catch {

@@ -20,8 +20,17 @@ export async function resolveDataSource(run: RunConfig, settings: Pick<ToolhopSe
   if (spec === 'bundled') return { kind: 'bundled', path: BUNDLED_SAMPLE, origin: 'cases/toolhop/sample.json' };
   if (spec === 'hf' || spec.startsWith('hf:')) {
     const revision = spec.startsWith('hf:') ? spec.slice(3) : settings.revision;
-    const f = await ensureHfFile({ revision, hfHome: run.hf.home, token: run.hf.token, endpoint: run.hf.endpoint });
+    const f = await ensureHfFile({
+      revision,
+      hfHome: run.hf.home,
+      token: run.hf.token,
+      endpoint: run.hf.endpoint,
+      timeoutMs: run.hf.timeoutMs,
+      onProgress: (got, total) => process.stderr.write(`toolgauge: downloading ${HF_REPO}/${HF_FILE}: ${mib(got)}${total ? ` of ${mib(total)}` : ''} MiB\n`),
+    });
     return { kind: 'hf', path: f.path, origin: `${HF_REPO}/${HF_FILE}@${revision} (commit ${f.commit})` };
   }
   return { kind: 'file', path: spec, origin: spec };
 }
+
+const mib = (n: number) => (n / 2 ** 20).toFixed(1);

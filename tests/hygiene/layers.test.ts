@@ -15,7 +15,7 @@ const ROOT = fromRoot();
 const LEVEL: Record<string, number> = {
   core: 0,
   model: 1, stats: 1, sandbox: 1, parse: 1, sim: 1,
-  match: 2, agent: 2, report: 2,
+  match: 2, agent: 2, report: 2, constrain: 2, methods: 2,
   kit: 3,
   vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4,
   builtin: 5,
