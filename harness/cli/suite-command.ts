@@ -41,8 +41,11 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
     const v = values[f];
     if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
   }
-  flagsToEnv(values, c.env);
-  const kc = parseKitConfig(process.env, BUILTIN_SUITES);
+  // Flags become environment variables (the same run as plain `vitest run` with them set); they reach
+  // process.env — where Vitest's global setup reads them — only once every check has passed.
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  flagsToEnv(values, c.env, env);
+  const kc = parseKitConfig(env, BUILTIN_SUITES);
   let settings: S;
   try {
     settings = settingsOf<S>(kc, c.suite.name);
@@ -74,8 +77,9 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
       if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge ${c.command}: ${err.message}`);
       throw err;
     }
-    process.env.TOOLGAUGE_PREFLIGHT_DONE = '1';
+    env.TOOLGAUGE_PREFLIGHT_DONE = '1';
   }
+  Object.assign(process.env, env);
   const outDir = c.suite.outDir(kc.run, settings);
   const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {
     shard: values.shard as string | undefined,

@@ -83,7 +83,7 @@ export function failingSection(metas: readonly InstanceMetaBase[], cap = FAILING
   for (const m of failing.slice(0, cap)) {
     const reason = m.error ? `harness error: ${m.error}` : (m.reason ?? 'failed');
     const trace = m.trace ? ` ([trace](${encodeURI(m.trace)}))` : '';
-    lines.push(`- \`${mdCode(m.id)}\`${m.trial ? ` (trial ${m.trial})` : ''}: ${mdText(oneLine(reason, 160))}${trace}`);
+    lines.push(`- **${mdText(oneLine(m.id, 80))}**${m.trial ? ` (trial ${m.trial})` : ''}: ${mdText(oneLine(reason, 160))}${trace}`);
   }
   if (failing.length > cap) lines.push(`- … and ${failing.length - cap} more (see instances.jsonl)`);
   return lines.join('\n') + '\n';
@@ -92,9 +92,4 @@ export function failingSection(metas: readonly InstanceMetaBase[], cap = FAILING
 function oneLine(s: string, max: number): string {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-}
-
-/** Inside a code span only a backtick can end it early. */
-function mdCode(s: string): string {
-  return oneLine(s, 80).replace(/`/g, "'");
 }

@@ -110,7 +110,17 @@ export function buildSummary(input: {
     extra: input.extra ?? {},
     gate: input.gate,
   };
-  return SummarySchema.parse(summary);
+  return validSummary(summary);
+}
+
+/**
+ * Validate a summary and return it as given. zod rebuilds records by assignment, which would drop a key such as
+ * `__proto__` (a domain or tag from data): the checked original keeps every key.
+ */
+export function validSummary(x: unknown): Summary {
+  const r = SummarySchema.safeParse(x);
+  if (!r.success) throw r.error;
+  return x as Summary;
 }
 
 /** Gate metrics view: null (no data) becomes NaN so comparisons fail. */

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { SummarySchema } from '../../harness/report/summary.ts';
 import { execa } from 'execa';
 import { fromRoot } from '../../harness/core/paths.ts';
+import { tracePath } from '../../harness/kit/names.ts';
 import { cleanEnv, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // End to end through the real CLI: Vitest's Node API, the simulator over HTTP, the pyodide sandbox running the
@@ -28,7 +29,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     expect(results.every((x) => x.correct && !x.error)).toBe(true);
     const preds = readLines<Prediction>(join(out, 'predictions.jsonl'));
     expect(preds.reduce((s, p) => s + p.tool_calls, 0)).toBe(36);
-    const trace = readJson<{ tool_executions: Array<{ name: string; content: string; meta: { outcome: string } }> }>(join(out, 'traces', '6.json'));
+    const trace = readJson<{ tool_executions: Array<{ name: string; content: string; meta: { outcome: string } }> }>(join(out, tracePath('6', 0)));
     // Row 6 runs pytz inside the sandbox: Europe/Oslo is UTC+1 in January.
     expect(trace.tool_executions.map((t) => t.content)).toEqual(['"Tromsby"', '"Europe/Oslo"', '1']);
     const summary = SummarySchema.parse(readJson(join(out, 'summary.json')));
@@ -162,7 +163,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const results = readLines<Result>(join(out, 'results.jsonl'));
     expect(results.map((x) => x.error)).toEqual([null, null, null]);
-    const first = (id: number) => readJson<{ tool_executions: Array<{ content: string; meta: { outcome: string } }> }>(join(out, 'traces', `${id}.json`)).tool_executions[0]!;
+    const first = (id: number) => readJson<{ tool_executions: Array<{ content: string; meta: { outcome: string } }> }>(join(out, tracePath(String(id), 0))).tool_executions[0]!;
     expect(first(rows[0]!.id).meta.outcome).toBe('timeout');
     expect(first(rows[0]!.id).content).toMatch(/^an error occurred when calling /);
     expect(['memory', 'exception']).toContain(first(rows[1]!.id).meta.outcome);

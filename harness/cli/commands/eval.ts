@@ -18,8 +18,9 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags('eval', argv, MODEL_FLAGS, true);
   if (!positionals.length && !values['merge-reports']) throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
-  flagsToEnv(values);
-  const kc = parseKitConfig(process.env, []);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  flagsToEnv(values, {}, env);
+  const kc = parseKitConfig(env, []);
   if (kc.run.gate) {
     try {
       parseGate(kc.run.gate);
@@ -35,8 +36,9 @@ export async function run(argv: string[]): Promise<number> {
       if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge eval: ${err.message}`);
       throw err;
     }
-    process.env.TOOLGAUGE_PREFLIGHT_DONE = '1';
+    env.TOOLGAUGE_PREFLIGHT_DONE = '1';
   }
+  Object.assign(process.env, env);
   return runEvalSuites(positionals.map((f) => resolve(f)), {
     userRoot: process.cwd(),
     shard: values.shard as string | undefined,

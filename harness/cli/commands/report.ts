@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import { readJsonl } from '../../core/jsonl.ts';
 import { CompareRefused, comparisonChart, comparisonMarkdown, compareRuns, type RunOutcomes } from '../../report/compare.ts';
-import { flattenMetrics, SummarySchema, type Summary } from '../../report/summary.ts';
+import { flattenMetrics, SummarySchema, validSummary, type Summary } from '../../report/summary.ts';
 import '../../builtin/index.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
 import { genericAggregator } from '../../kit/generic.ts';
@@ -21,10 +21,16 @@ interface SavedRun {
 function loadRun(dir: string): SavedRun {
   const sp = join(dir, 'summary.json');
   if (!existsSync(sp)) throw new UsageError(`toolgauge report: ${sp} not found (is ${dir} a toolgauge output directory?)`);
-  const parsed = SummarySchema.safeParse(JSON.parse(readFileSync(sp, 'utf8')));
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(sp, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`toolgauge report: ${sp}: not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = SummarySchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(`toolgauge report: ${sp}: field ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
   const metas = readJsonl<InstanceMetaBase>(join(dir, JOURNAL));
-  return { dir, summary: parsed.data, metas };
+  return { dir, summary: validSummary(raw), metas };
 }
 
 /**

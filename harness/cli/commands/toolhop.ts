@@ -6,7 +6,7 @@ import { appendJsonl, readJsonl } from '../../core/jsonl.ts';
 import { FILES } from '../../toolhop/output.ts';
 import { Prediction } from '../../toolhop/records.ts';
 import { rescoreDir } from '../../toolhop/rescore.ts';
-import { SummarySchema } from '../../report/summary.ts';
+import { validSummary } from '../../report/summary.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
 import { toolhopAggregator } from '../../toolhop/aggregator.ts';
 import type { ToolhopSettings } from '../../toolhop/settings.ts';
@@ -100,7 +100,7 @@ async function rescore(argv: string[]): Promise<number> {
   process.stdout.write(`rescored ${r.results.length} predictions in ${dir}: ${correct} correct, ${r.changed} changed from the previous results.jsonl\n`);
   const summaryPath = join(dir, FILES.summary);
   if (existsSync(summaryPath)) {
-    const old = SummarySchema.parse(JSON.parse(readFileSync(summaryPath, 'utf8')));
+    const old = validSummary(JSON.parse(readFileSync(summaryPath, 'utf8')));
     const f = finalizeSuite('toolhop', toolhopAggregator, r.metas, {
       header: old.header,
       config: { ...old.config, rescored_at: new Date().toISOString() },

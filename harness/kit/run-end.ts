@@ -1,0 +1,115 @@
+import { reproHeader } from '../core/repro.ts';
+import type { KitConfig } from './config.ts';
+import { finalizeSuite, type Finalized } from './finalize.ts';
+import { genericAggregator } from './generic.ts';
+import { readJournal } from './journal.ts';
+import { instanceKey } from './names.ts';
+import { defaultOutDir } from './outdir.ts';
+import { suiteNamed } from './registry.ts';
+import type { DatasetInfo, InstanceMetaBase } from './types.ts';
+
+/** One eval test file after the run, reduced to what the kit needs (the reporter builds this from Vitest's). */
+export interface EndedModule {
+  file: string;
+  /** Errors of the file itself (it failed to load or collect). */
+  errors: Array<{ name?: string; message: string }>;
+  tests: EndedTest[];
+}
+
+export interface EndedTest {
+  name: string;
+  state: 'passed' | 'failed' | 'skipped' | 'pending';
+  meta: InstanceMetaBase | undefined;
+  /** The suite block's identity (set at collection, so also on skipped tests). */
+  ident: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string } | undefined;
+  error: string | undefined;
+}
+
+export interface RunEnd {
+  /** Per suite: its finalized summary and where it was written. */
+  suites: Array<{ suite: string; outDir: string; finalized: Finalized; terminal: string; errors: string[] }>;
+  /** Lines to print besides the suites' terminal summaries. */
+  messages: string[];
+  /** The exit code to set, or undefined to keep Vitest's own. */
+  exitCode: number | undefined;
+}
+
+/** Errors that mean "the run was asked wrongly" (exit code 2), not "the run went wrong". */
+const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
+
+/**
+ * The end of an eval run: group the tests' metas by suite (any suite, including one this process never saw),
+ * finalize each (summary.json, report.md, charts, journal), and decide the exit code — with a gate, the gate and
+ * harness errors alone; under the CLI without a gate, harness errors; under plain `vitest run`, Vitest's own rule.
+ * A usage error raised while collecting (a bad setting, a gate naming an unknown metric) exits 2.
+ */
+export function endRun(modules: readonly EndedModule[], kc: KitConfig, o: { startedAt: Date; endedAt: Date; interrupted: boolean; unhandled: number; cli: boolean }): RunEnd {
+  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[] }>();
+  const loose: string[] = [];
+  const messages: string[] = [];
+  let usage = false;
+  for (const mod of modules) {
+    for (const e of mod.errors) {
+      if (USAGE_ERRORS.has(e.name ?? '')) usage = true;
+      loose.push(`${mod.file}: ${e.message}`);
+    }
+    for (const t of mod.tests) {
+      const suite = t.meta?.suite ?? t.ident?.suite;
+      if (!suite) continue;
+      const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [] }).get(suite)!;
+      run.ident ??= t.ident;
+      if (t.meta) run.metas.push(t.meta);
+      else if (t.state === 'failed') run.errors.push(`${t.name}: ${t.error ?? 'failed without a score'}`);
+    }
+  }
+  if (usage) return { suites: [], messages: loose.map((e) => `toolgauge: ${e}`), exitCode: 2 };
+  // A module that failed to load belongs to no suite we can name: a harness error of the run.
+  const first = runs.values().next().value;
+  if (loose.length) {
+    if (first) first.errors.push(...loose);
+    else messages.push(...loose.map((e) => `toolgauge: ${e}`));
+  }
+  let gatePassed = true;
+  let harnessError = o.unhandled > 0 || o.interrupted || (loose.length > 0 && !runs.size);
+  const suites: RunEnd['suites'] = [];
+  for (const [suite, run] of runs) {
+    const def = suiteNamed(suite);
+    const set = kc.suites[suite];
+    const settings = set?.ok ? set.settings : undefined;
+    const known = !!def && settings !== undefined;
+    const outDir = known ? def.outDir(kc.run, settings) : (run.ident?.outDir || defaultOutDir(kc.run.outDir, suite));
+    const metas = kc.filter ? withJournal(run.metas, outDir, suite) : run.metas;
+    const agg = def?.aggregator ?? genericAggregator;
+    const header = reproHeader(kc.run, {
+      dataset: run.ident?.dataset ?? null,
+      templateSha256: known ? (def.templateSha256?.(kc.run, settings) ?? null) : null,
+      startedAt: o.startedAt,
+      endedAt: o.endedAt,
+    });
+    const finalized = finalizeSuite(suite, agg, metas, {
+      header,
+      config: known ? def.config(kc.run, settings) : { suite },
+      seed: kc.run.seed,
+      gate: kc.run.gate,
+      outDir,
+      collectionErrors: run.errors,
+      recordFiles: def?.recordFiles,
+    });
+    if (finalized.harnessErrors) harnessError = true;
+    if (finalized.gate && !finalized.gate.passed) gatePassed = false;
+    suites.push({ suite, outDir, finalized, terminal: agg.terminal(finalized.summary, outDir), errors: run.errors });
+  }
+  if (!runs.size) {
+    messages.push('toolgauge: the eval run had no benchmark instances');
+    gatePassed = false;
+  }
+  const exitCode = kc.run.gate ? (gatePassed && !harnessError && runs.size ? 0 : 1) : o.cli ? (harnessError || !runs.size ? 1 : 0) : undefined;
+  return { suites, messages, exitCode };
+}
+
+/** A filtered re-run reports every finished instance: the journal's metas, replaced by the ones run now. */
+function withJournal(metas: InstanceMetaBase[], outDir: string, suite: string): InstanceMetaBase[] {
+  const merged = readJournal(outDir, suite);
+  for (const m of metas) merged.set(instanceKey(m.id, m.trial), m);
+  return [...merged.values()];
+}
