@@ -89,7 +89,8 @@ export interface ParsedReport {
 }
 
 export function parseReport(text: string, fmt: CommFormat): ParsedReport {
-  if (fmt === 'freeform') return text.trim() ? { ok: true, errors: [] } : { ok: false, errors: ['empty report'] };
+  // Free text has no form to miss (as in the reference, a freeform hand-off always counts as parsed).
+  if (fmt === 'freeform') return { ok: true, errors: [] };
   return fmt === 'semi_structured' ? parseSemi(text) : parseStructured(text);
 }
 

@@ -21,7 +21,7 @@ export interface Handoff {
 export interface PreparedReport {
   run: MemberRun;
   record: Handoff;
-  /** What a receiver sees: a header with the agent and its answer, then the report. */
+  /** What a receiver sees: a header with the agent (and its answer, for answering roles), then the report. */
   text: string;
 }
 
@@ -33,7 +33,8 @@ export function prepareReport(task: TeamTask, run: MemberRun, reportClip: number
   const raw = task.reportPart(run.finalMessage).trim();
   const parsed = parseReport(raw, task.comm);
   const body = parsed.report && task.comm !== 'freeform' ? renderReport(parsed.report, task.comm) : raw;
-  const head = `=== ${run.agent}${run.agent === run.role ? '' : ` (${run.role})`} · answer: ${run.answer ?? '(none)'} ===`;
+  const who = `${run.agent}${run.agent.startsWith(run.role) ? '' : ` (${run.role})`}`;
+  const head = run.answers ? `=== ${who} · answer: ${clipTail(run.answer ?? '(none)', 200)} ===` : `=== ${who} ===`;
   return {
     run,
     record: { from: run.agent, role: run.role, round: run.round, kind: 'report', to: [], format: task.comm, ok: parsed.ok, errors: parsed.errors },
