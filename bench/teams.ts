@@ -6,6 +6,8 @@
 // approach (P(Binomial(N, p) > N/2): wrong coins share one wrong value, so the vote is a plain majority), the paired
 // comparison team vs single (pairedCompare: exact McNemar + paired bootstrap CI, "credible" = both agree), the
 // team's cost and wall time. Default data: the 182 real rows in ../shared/data (else the bundled sample).
+// `--matrix`: instead, every topology × communication format (default sizes) on `sim:oracle` over all rows:
+// completed rows, harness errors, accuracy, report parse rate, roles seen in the traces, tokens, wall time.
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readConfig } from '../harness/core/config.ts';
@@ -19,6 +21,7 @@ import { BUNDLED_SAMPLE, loadDatasetFile } from '../harness/toolhop/dataset.ts';
 import type { ToolhopRow } from '../harness/toolhop/row.ts';
 import { runToolhopInstance } from '../harness/toolhop/run-instance.ts';
 import { scoreAnswer } from '../harness/toolhop/score.ts';
+import { COMM_FORMATS, TEAM_TOPOLOGIES } from '../harness/agent/team/index.ts';
 import { planToolhopTeam, runToolhopTeam } from '../harness/toolhop/team.ts';
 import { toolhopTeamResponder } from '../harness/toolhop/team-sim.ts';
 import { round } from './lib.ts';
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     sandbox: { type: 'string', default: 'pyodide' },
     concurrency: { type: 'string', default: '16' },
     out: { type: 'string' },
+    matrix: { type: 'boolean' },
   },
 });
 const data = values.data ?? (existsSync(shared) ? shared : BUNDLED_SAMPLE);
@@ -77,6 +81,52 @@ const estimate = (xs: number[]) => {
   const e = estimateRate(xs, { denominator: 'ToolHop rows' });
   return { value: round(e.value, 4), lo: round(e.lo, 4), hi: round(e.hi, 4), n: e.n };
 };
+
+async function oracleMatrix() {
+  const client = new ModelClient({ baseUrl: sim.url, model: 'sim:oracle', timeoutMs: 30_000, retries: 2, concurrency });
+  const list: ToolhopRow[] = [...rows.values()];
+  const out = [];
+  for (const topology of TEAM_TOPOLOGIES) {
+    for (const comm of COMM_FORMATS) {
+      const plan = planToolhopTeam({ topology, comm });
+      const roles = plan.options.lead ? [plan.options.lead, ...plan.options.roles] : plan.options.roles;
+      const t0 = performance.now();
+      const res = await pool(list, concurrency, (row) => runToolhopTeam(row, { client, sandbox, cfg }, plan));
+      const wall = (performance.now() - t0) / 1000;
+      const reports = res.reduce((s, o) => s + (o.team?.parse.reports ?? 0), 0);
+      const parsed = res.reduce((s, o) => s + (o.team?.parse.parsed ?? 0), 0);
+      const row = {
+        topology,
+        comm,
+        agents: plan.options.agents,
+        rounds: plan.options.rounds,
+        completed: res.filter((o) => o.result.error === null).length,
+        harness_errors: res.filter((o) => o.prediction.error_kind === 'harness').length,
+        errors: res.filter((o) => o.result.error).slice(0, 3).map((o) => `${o.result.id}: ${o.result.error}`),
+        correct: res.filter((o) => o.result.correct).length,
+        every_role_in_every_trace: res.every((o) => roles.every((r) => o.trace.team.runs.some((x) => x.role === r))),
+        parse_rate: reports ? round(parsed / reports, 4) : null,
+        tokens_per_instance: round(res.reduce((s, o) => s + o.prediction.usage.total_tokens, 0) / res.length, 0),
+        model_calls_per_instance: round(res.reduce((s, o) => s + (o.team?.cost.total.modelCalls ?? 0), 0) / res.length, 1),
+        tool_calls_per_instance: round(res.reduce((s, o) => s + o.prediction.tool_calls, 0) / res.length, 1),
+        wall_s: round(wall),
+      };
+      process.stderr.write(`${topology}/${comm}: ${row.completed}/${list.length} completed, ${row.correct} correct, parse ${row.parse_rate}, ${row.wall_s}s\n`);
+      out.push(row);
+    }
+  }
+  return out;
+}
+
+if (values.matrix) {
+  const result = { data, rows: rows.size, sandbox: cfg.sandbox.backend, node: process.version, matrix: await oracleMatrix() };
+  const text = JSON.stringify(result, null, 2);
+  if (values.out) writeFileAtomic(values.out, text + '\n');
+  process.stdout.write(text + '\n');
+  await sandbox.close();
+  await sim.close();
+  process.exit(0);
+}
 
 const perSeed = [];
 for (const seed of seeds) {
