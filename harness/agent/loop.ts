@@ -53,6 +53,11 @@ export interface ToolLoopOptions {
     needed(messages: ChatMessage[], exhausted: boolean): boolean;
     request(messages: ChatMessage[]): { pending: ChatMessage; call: ChatMessage[] };
   };
+  /**
+   * Per-run sampling (team members differ by seed). Unset fields keep the client's defaults; the final-answer call
+   * stays at temperature 0 but uses the seed.
+   */
+  sampling?: { seed?: number; temperature?: number };
 }
 
 /** The endpoint failed for good mid-run; the partial trace is kept for the record. */
@@ -76,6 +81,11 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
   const started = performance.now();
   const tools = o.executor.tools();
   const prompt = o.callStyle === 'prompt';
+  const seed = o.sampling?.seed;
+  const sampling = {
+    ...(seed !== undefined ? { seed } : {}),
+    ...(o.sampling?.temperature !== undefined ? { temperature: o.sampling.temperature } : {}),
+  };
   const trace: LoopTrace = {
     messages: [
       { role: 'system', content: prompt ? `${o.system}\n\n${promptToolInstructions(tools)}` : o.system },
@@ -90,7 +100,10 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
   };
   try {
     for (let turn = 0; turn < o.maxTurns; turn++) {
-      const r = await o.client.chat(prompt ? { messages: trace.messages } : { messages: trace.messages, tools, toolChoice: 'auto' }, o.ctx);
+      const r = await o.client.chat(
+        prompt ? { messages: trace.messages, ...sampling } : { messages: trace.messages, tools, toolChoice: 'auto', ...sampling },
+        o.ctx,
+      );
       record(trace, turn, 'turn', r);
       const calls = prompt ? callsFromText(r.content, tools, turn + 1) : r.tool_calls;
       const assistant: ChatMessage = { role: 'assistant' };
@@ -123,7 +136,7 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
       const { pending, call } = o.finalizer.request(trace.messages);
       trace.messages.push(pending);
       trace.forcedFinal = true;
-      const r = await o.client.chat({ messages: call, temperature: 0 }, o.ctx);
+      const r = await o.client.chat({ messages: call, temperature: 0, ...(seed !== undefined ? { seed } : {}) }, o.ctx);
       record(trace, trace.modelCalls.length, 'final_answer', r);
       trace.messages.push({ role: 'assistant', content: r.content ?? '' });
     }

@@ -4,7 +4,7 @@ import type { ChatMessage } from '../core/chat.ts';
  * ToolHop prompts, matching the reference runner's wording (the answer-format rules and the `<answer>` output
  * contract are what the scorer relies on; keeping them identical keeps scores comparable).
  */
-const OUTPUT_CONTRACT =
+export const OUTPUT_CONTRACT =
   'PROTECTED FINAL OUTPUT CONTRACT:\n' +
   'End with exactly one short final answer wrapped as <answer>...</answer>.\n' +
   'This contract is not optional. Keep reasoning concise enough that the response reaches the required final artifact. ' +

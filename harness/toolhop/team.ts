@@ -1,0 +1,299 @@
+import type { ChatMessage } from '../core/chat.ts';
+import { fromRoot } from '../core/paths.ts';
+import type { ToolLoopOptions } from '../agent/loop.ts';
+import {
+  loadRolePrompts,
+  resolveTeamOptions,
+  runTeam,
+  type Cost,
+  type Handoff,
+  type MemberRun,
+  type MemberSpec,
+  type ParseTally,
+  type PromptSet,
+  type Roster,
+  type TeamCost,
+  type TeamOptions,
+  type TeamOptionsInput,
+  type TeamRun,
+  type TeamTask,
+  type VoteRecord,
+} from '../agent/team/index.ts';
+import { extractAnswer, lastAssistantContent, previousToolContent } from './answer.ts';
+import { ToolhopExecutor } from './executor.ts';
+import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, OUTPUT_CONTRACT, userPrompt } from './prompts.ts';
+import type { TraceFile } from './records.ts';
+import { hopCount, rowId, type ToolhopRow } from './row.ts';
+import { DATASET_EXEC_ERROR, type InstanceDeps, type ToolhopOutcome } from './run-instance.ts';
+import { scoreAnswer } from './score.ts';
+
+/** The bundled role prompts: `harness/toolhop/prompts/<topology>/<role>.txt`. */
+export const BUNDLED_TEAM_PROMPTS = fromRoot('harness', 'toolhop', 'prompts');
+
+/**
+ * ToolHop's roles, named as in the reference framework's prompt files (so a directory in its layout loads as is).
+ * Centralized workers and sequential stages are taken by priority: the first `agents` of the pool. Sequential
+ * stages then run in pipeline order, the verifier (who answers) last.
+ */
+export const TOOLHOP_ROSTER: Roster = {
+  independent: 'solver',
+  decentralized: 'debater',
+  centralized: {
+    manager: 'manager',
+    pool: [
+      'planner_worker',
+      'caller_worker',
+      'validator_worker',
+      'question_parser_worker',
+      'dependency_mapper_worker',
+      'result_auditor_worker',
+      'tool_schema_worker',
+      'alternative_chain_worker',
+      'answer_normalizer_worker',
+    ],
+  },
+  sequential: {
+    pool: [
+      'verifier',
+      'planner',
+      'caller',
+      'checker',
+      'question_parser',
+      'tool_schema_inspector',
+      'dependency_mapper',
+      'result_auditor',
+      'alternative_chain_explorer',
+      'answer_normalizer',
+    ],
+    order: [
+      'question_parser',
+      'tool_schema_inspector',
+      'planner',
+      'dependency_mapper',
+      'caller',
+      'result_auditor',
+      'checker',
+      'alternative_chain_explorer',
+      'answer_normalizer',
+      'verifier',
+    ],
+  },
+};
+
+export interface ToolhopTeamOptions extends TeamOptionsInput {
+  /** Role prompts to use instead of the bundled ones (either layout; missing roles fall back to the bundled). */
+  promptsDir?: string;
+  /** Sampling temperature of every member (default: the client's). Members always differ by seed. */
+  temperature?: number;
+  /** Turn budget of each member's tool loop (default: cfg.toolhop.maxTurns). */
+  maxTurns?: number;
+}
+
+/** A team's options with defaults applied and its prompts loaded: resolve once per run, reuse for every row. */
+export interface ToolhopTeamPlan {
+  options: TeamOptions;
+  prompts: PromptSet;
+  temperature?: number;
+  maxTurns?: number;
+}
+
+export function planToolhopTeam(opts: ToolhopTeamOptions): ToolhopTeamPlan {
+  const options = resolveTeamOptions(opts, TOOLHOP_ROSTER);
+  const roles = options.lead ? [options.lead, ...options.roles] : options.roles;
+  const prompts = loadRolePrompts(opts.promptsDir ?? BUNDLED_TEAM_PROMPTS, options.topology, roles, {
+    suite: 'toolhop',
+    fallbackDir: BUNDLED_TEAM_PROMPTS,
+  });
+  return { options, prompts, temperature: opts.temperature, maxTurns: opts.maxTurns };
+}
+
+/** Per-instance team figures, for results and reports (the full record is in the trace). */
+export interface ToolhopTeamSummary {
+  topology: TeamOptions['topology'];
+  comm: TeamOptions['comm'];
+  agents: number;
+  rounds: number;
+  /** The agent whose final message was scored; null when the team failed. */
+  answered_by: string | null;
+  cost: TeamCost;
+  parse: ParseTally;
+  /** The vote (independent, decentralized): answers per normalised key and the winning key. */
+  vote: { counts: Record<string, number>; winner_key: string | null; voters: number } | null;
+}
+
+export interface ToolhopTeamTrace extends TraceFile {
+  team: {
+    topology: TeamOptions['topology'];
+    comm: TeamOptions['comm'];
+    agents: number;
+    rounds: number;
+    roles: string[];
+    prompt_sources: Record<string, string>;
+    answered_by: string | null;
+    runs: Array<Omit<MemberRun, 'tools' | 'modelCalls'> & { tool_executions: MemberRun['tools']; model_calls: MemberRun['modelCalls'] }>;
+    handoffs: Handoff[];
+    vote: VoteRecord | null;
+    cost: TeamCost;
+    parse: ParseTally;
+    error: string | null;
+  };
+}
+
+export interface ToolhopTeamOutcome extends ToolhopOutcome {
+  trace: ToolhopTeamTrace;
+  team: ToolhopTeamSummary | null;
+}
+
+const ANSWER_BLOCK = /<answer>[\s\S]*?<\/answer>/gi;
+const HAS_ANSWER_TAG = /<answer>\s*([\s\S]*?)\s*<\/answer>/i;
+
+/**
+ * Solve one row with a team and score its answer exactly like the single agent's: the scored message is the
+ * final message of the run the topology designates (the vote's winner, the manager's synthesis, the last stage),
+ * with that run's last tool result for the third scoring rule. Team costs and the whole team trace come along.
+ */
+export async function runToolhopTeam(row: ToolhopRow, deps: InstanceDeps, plan: ToolhopTeamPlan | ToolhopTeamOptions): Promise<ToolhopTeamOutcome> {
+  const p = 'prompts' in plan && 'options' in plan ? plan : planToolhopTeam(plan);
+  const trial = deps.trial ?? 0;
+  const started = new Date();
+  if (!deps.cfg.toolhop.allowDatasetExec) {
+    return teamOutcome(row, trial, started, p, undefined, { message: DATASET_EXEC_ERROR, kind: 'dataset_exec_disabled' });
+  }
+  const task: TeamTask = {
+    instance: `toolhop:${rowId(row)}`,
+    trial,
+    client: deps.client,
+    executor: new ToolhopExecutor(row, deps.sandbox, deps.cfg.toolhop.toolResultCharBudget, deps.cfg.sandbox.toolTimeoutMs),
+    maxTurns: p.maxTurns ?? deps.cfg.toolhop.maxTurns,
+    prompts: p.prompts.text,
+    comm: p.options.comm,
+    system: (spec, rolePrompt, comm) => roleSystemPrompt(rolePrompt, comm, spec.answers),
+    user: (context) => userPrompt(row.question, context),
+    finalizer: toolhopFinalizer,
+    answerOf: (m) => extractAnswer(m),
+    reportPart: (m) => m.replace(ANSWER_BLOCK, '').trim(),
+    baseSeed: deps.cfg.seed,
+    temperature: p.temperature,
+  };
+  try {
+    const team = await runTeam(task, p.options);
+    return teamOutcome(row, trial, started, p, team, team.error === null ? undefined : { message: team.error, kind: 'endpoint' });
+  } catch (err) {
+    return teamOutcome(row, trial, started, p, undefined, { message: `${(err as Error).name}: ${(err as Error).message}`, kind: 'harness' });
+  }
+}
+
+/** Role prompt, then the communication contract; answering roles are wrapped in the `<answer>` output contract. */
+export function roleSystemPrompt(rolePrompt: string, commContract: string, answers: boolean): string {
+  const body = commContract ? `${rolePrompt.trimEnd()}\n\n${commContract}` : rolePrompt.trimEnd();
+  if (!answers) return body;
+  return (
+    `${OUTPUT_CONTRACT}\n\n${body}\n\n` +
+    'Final reminder: satisfy the protected final output contract above exactly; do not stop before emitting the required final artifact.'
+  );
+}
+
+/**
+ * The single agent's final-answer call, with the reference's rule for teams: a run whose answer is the team's
+ * gets it whenever its last message has no `<answer>` tag; any other role only when it ran out of turns.
+ */
+function toolhopFinalizer(spec: MemberSpec): ToolLoopOptions['finalizer'] {
+  return {
+    needed: (messages, exhausted) => !HAS_ANSWER_TAG.test(lastAssistantContent(messages)) && (exhausted || spec.answers),
+    request: (messages) => ({
+      pending: { role: 'user', content: BUDGET_EXHAUSTED_PROMPT },
+      call: [
+        { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
+        { role: 'user', content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]) },
+      ],
+    }),
+  };
+}
+
+function teamOutcome(
+  row: ToolhopRow,
+  trial: number,
+  started: Date,
+  plan: ToolhopTeamPlan,
+  team: TeamRun | undefined,
+  error?: { message: string; kind: 'endpoint' | 'dataset_exec_disabled' | 'harness' },
+): ToolhopTeamOutcome {
+  const id = rowId(row);
+  const final = team && team.final !== null ? team.runs[team.final]! : undefined;
+  const messages: ChatMessage[] = final?.messages ?? [];
+  const finalMessage = error || !final ? '' : lastAssistantContent(messages);
+  const prevTool = error || !final ? '' : previousToolContent(messages);
+  const score = error || !final ? { correct: false, rule: null, predicted: '' } : scoreAnswer(row.answer, finalMessage, prevTool);
+  const runs = team?.runs ?? [];
+  const total: Cost | undefined = team?.cost.total;
+  const usage = { prompt_tokens: total?.promptTokens ?? 0, completion_tokens: total?.completionTokens ?? 0, total_tokens: total?.totalTokens ?? 0 };
+  const turns = runs.reduce((s, r) => s + r.messages.filter((m) => m.role === 'assistant').length, 0);
+  const common = { id, trial, hops: hopCount(row), domain: row.domain, answer_type: row.answer_type };
+  const summary: ToolhopTeamSummary | null = team
+    ? {
+        topology: team.topology,
+        comm: team.comm,
+        agents: team.agents,
+        rounds: team.rounds,
+        answered_by: final?.agent ?? null,
+        cost: team.cost,
+        parse: team.parse,
+        vote: team.vote
+          ? { counts: team.vote.counts, winner_key: team.vote.winnerKey, voters: team.vote.ballots.filter((b) => b.counted).length }
+          : null,
+      }
+    : null;
+  return {
+    team: summary,
+    prediction: {
+      ...common,
+      question: row.question,
+      gold_answer: row.answer,
+      predicted_answer: score.predicted,
+      final_message: finalMessage,
+      previous_tool_content: prevTool,
+      turns,
+      tool_calls: total?.toolCalls ?? 0,
+      usage,
+      error: error?.message ?? null,
+      error_kind: error?.kind ?? null,
+    },
+    result: {
+      ...common,
+      correct: score.correct,
+      rule: score.rule,
+      predicted_answer: score.predicted,
+      gold_answer: row.answer,
+      error: error?.message ?? null,
+    },
+    trace: {
+      ...common,
+      question: row.question,
+      gold_answer: row.answer,
+      started_at: started.toISOString(),
+      wall_ms: team?.wallMs ?? 0,
+      forced_final: final?.forcedFinal ?? false,
+      exhausted: final?.exhausted ?? false,
+      // The scored conversation; every agent's is under team.runs.
+      messages,
+      tool_executions: runs.flatMap((r) => r.tools.map((t) => ({ agent: r.agent, ...t }))),
+      model_calls: runs.flatMap((r) => r.modelCalls.map((c) => ({ agent: r.agent, ...c }))),
+      error: error?.message ?? null,
+      team: {
+        topology: plan.options.topology,
+        comm: plan.options.comm,
+        agents: plan.options.agents,
+        rounds: plan.options.rounds,
+        roles: plan.options.lead ? [plan.options.lead, ...plan.options.roles] : plan.options.roles,
+        prompt_sources: plan.prompts.source,
+        answered_by: final?.agent ?? null,
+        runs: runs.map(({ tools, modelCalls, ...r }) => ({ ...r, tool_executions: tools, model_calls: modelCalls })),
+        handoffs: team?.handoffs ?? [],
+        vote: team?.vote ?? null,
+        cost: team?.cost ?? { total: { modelCalls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, toolCalls: 0, wallMs: 0 }, byAgent: {}, wallMs: 0 },
+        parse: team?.parse ?? { reports: 0, parsed: 0, rate: null, delegations: 0, delegationsParsed: 0 },
+        error: team?.error ?? error?.message ?? null,
+      },
+    },
+  };
+}
