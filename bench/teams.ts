@@ -15,6 +15,7 @@ import { writeFileAtomic } from '../harness/core/jsonl.ts';
 import { fromRoot } from '../harness/core/paths.ts';
 import { ModelClient } from '../harness/model/client.ts';
 import { createSandbox } from '../harness/sandbox/index.ts';
+import { readToolhopSettings } from '../harness/toolhop/settings.ts';
 import { startSimServer } from '../harness/sim/server.ts';
 import { estimateRate, pairedCompare } from '../harness/stats/index.ts';
 import { BUNDLED_SAMPLE, loadDatasetFile } from '../harness/toolhop/dataset.ts';
@@ -46,9 +47,11 @@ const seeds = values.seeds!.split(',').map(Number);
 const concurrency = Number(values.concurrency);
 
 const rows = new Map(loadDatasetFile(data).entries.flatMap((e) => (e.ok ? [[e.id, e.row] as const] : [])));
-const cfg = readConfig({ TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: values.sandbox });
-const sim = await startSimServer({ knowledge: { toolhop: (id) => rows.get(id) }, responders: { toolhop: toolhopTeamResponder((id) => rows.get(id)) } });
+const cfg = readConfig({ TOOLGAUGE_SANDBOX: values.sandbox });
+const settings = readToolhopSettings({ TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+const sim = await startSimServer({ responders: { toolhop: toolhopTeamResponder((id) => rows.get(id)) } });
 const sandbox = createSandbox({ backend: cfg.sandbox.backend, callTimeoutMs: cfg.sandbox.toolTimeoutMs, pythonPath: cfg.sandbox.pythonPath });
+const deps = { sandbox: () => sandbox, run: cfg, settings };
 const plan = planToolhopTeam({ topology: 'independent', agents });
 
 /** P(more than half of n agents are right), each right with probability p. */
@@ -91,7 +94,7 @@ async function oracleMatrix() {
       const plan = planToolhopTeam({ topology, comm });
       const roles = plan.options.lead ? [plan.options.lead, ...plan.options.roles] : plan.options.roles;
       const t0 = performance.now();
-      const res = await pool(list, concurrency, (row) => runToolhopTeam(row, { client, sandbox, cfg }, plan));
+      const res = await pool(list, concurrency, (row) => runToolhopTeam(row, { ...deps, client }, plan));
       const wall = (performance.now() - t0) / 1000;
       const reports = res.reduce((s, o) => s + (o.team?.parse.reports ?? 0), 0);
       const parsed = res.reduce((s, o) => s + (o.team?.parse.parsed ?? 0), 0);
@@ -134,10 +137,10 @@ for (const seed of seeds) {
   const client = new ModelClient({ baseUrl: sim.url, model, timeoutMs: 30_000, retries: 2, concurrency });
   const list: ToolhopRow[] = [...rows.values()];
   const t0 = performance.now();
-  const single = await pool(list, concurrency, (row) => runToolhopInstance(row, { client, sandbox, cfg }));
+  const single = await pool(list, concurrency, (row) => runToolhopInstance(row, { ...deps, client }));
   const singleS = (performance.now() - t0) / 1000;
   const t1 = performance.now();
-  const team = await pool(list, concurrency, (row) => runToolhopTeam(row, { client, sandbox, cfg }, plan));
+  const team = await pool(list, concurrency, (row) => runToolhopTeam(row, { ...deps, client }, plan));
   const teamS = (performance.now() - t1) / 1000;
 
   const errors = [...single, ...team].filter((o) => o.result.error).map((o) => `${o.result.id}: ${o.result.error}`);

@@ -6,6 +6,7 @@ export { DEFAULT_LEVEL, DEFAULT_RESAMPLES } from './types.ts';
 export { mean, quantile, formatEstimate, isBinary } from './describe.ts';
 export { bootstrapRate, emptyEstimate } from './bootstrap.ts';
 export { clusterBootstrapRate } from './cluster.ts';
+export { ratioEstimate } from './ratio.ts';
 export { wilsonInterval } from './wilson.ts';
 export { estimateRate, DEFAULT_SMALL_N, DEFAULT_MIN_EACH, type EstimateRateOptions } from './estimate.ts';
 export {

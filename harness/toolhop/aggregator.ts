@@ -24,20 +24,24 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
     };
   },
   outcomes(metas) {
-    const sums = new Map<string, { s: number; strict: number; k: number }>();
+    const sums = new Map<string, { s: number; strict: number; tokens: number; k: number }>();
     for (const m of metas) {
-      const e = sums.get(m.id) ?? { s: 0, strict: 0, k: 0 };
+      const e = sums.get(m.id) ?? { s: 0, strict: 0, tokens: 0, k: 0 };
       e.s += m.correct && !m.error ? 1 : 0;
       e.strict += m.correct && !m.error && m.rule !== 'tool_result' ? 1 : 0;
+      e.tokens += m.usage.total_tokens;
       e.k++;
       sums.set(m.id, e);
     }
     return {
       accuracy: new Map([...sums].map(([id, e]) => [id, e.s / e.k])),
       strict_accuracy: new Map([...sums].map(([id, e]) => [id, e.strict / e.k])),
+      // Tokens spent on a row (all agents): the paired cost of a change, beside its accuracy.
+      tokens: new Map([...sums].map(([id, e]) => [id, e.tokens / e.k])),
     };
   },
-  lowerIsBetter: ['error_rate'],
+  lowerIsBetter: ['error_rate', 'tokens', 'tokens_per_correct'],
+  comparableOn: [],
   markdown: toolhopMarkdown,
   terminal(s, outDir) {
     const flat = flattenMetrics(s.metrics as never);

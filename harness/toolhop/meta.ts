@@ -20,6 +20,10 @@ export interface ToolhopMeta extends InstanceMetaBase {
   model_latency_ms: number;
   wall_ms: number;
   retries: number;
+  /** Model requests of the whole run (all agents of a team). */
+  model_calls?: number;
+  /** A team's figures: its size, who answered, and how many hand-off reports parsed. */
+  team?: { topology: string; agents: number; answered_by: string | null; reports: number; parsed: number } | null;
 }
 
 /** Why a row did not pass, in one line (the failing-instances list of the report). */
@@ -44,6 +48,7 @@ export function metaFromOutcome(o: ToolhopOutcome, trace: string | null): Toolho
     model_latency_ms: calls.reduce((s, c) => s + c.latencyMs, 0),
     wall_ms: o.trace.wall_ms,
     retries: calls.reduce((s, c) => s + Math.max(0, c.attempts - 1), 0),
+    model_calls: calls.length,
     trace,
   };
   return m;

@@ -4,8 +4,8 @@ import { UsageError } from '../core/errors.ts';
 
 export const TOPOLOGIES = ['single', 'independent', 'decentralized', 'centralized', 'sequential'] as const;
 export type Topology = (typeof TOPOLOGIES)[number];
-/** Topologies this build can run; the others are refused on every path (CLI and plain Vitest alike). */
-export const RUNNABLE_TOPOLOGIES: readonly Topology[] = ['single'];
+export const COMMS = ['freeform', 'semi_structured', 'structured'] as const;
+export type Comm = (typeof COMMS)[number];
 
 export const CLUSTERS = ['none', 'domain', 'hops'] as const;
 export type ClusterBy = (typeof CLUSTERS)[number];
@@ -21,7 +21,10 @@ const Env = z.object({
   TOOLHOP_ALLOW_DATASET_EXEC: z.string().optional(),
   TOOLHOP_TOPOLOGY: z.enum(TOPOLOGIES, { message: `TOOLHOP_TOPOLOGY must be one of ${TOPOLOGIES.join('|')}` }).default('single'),
   TOOLHOP_TEAM_SIZE: intFrom('TOOLHOP_TEAM_SIZE', 1).optional(),
-  TOOLHOP_ROUNDS: intFrom('TOOLHOP_ROUNDS', 1).default(2),
+  TOOLHOP_ROUNDS: intFrom('TOOLHOP_ROUNDS', 1).optional(),
+  TOOLHOP_COMM: z.enum(COMMS, { message: `TOOLHOP_COMM must be one of ${COMMS.join('|')}` }).default('freeform'),
+  TOOLHOP_PROMPTS: z.string().optional(),
+  TOOLHOP_TEAM_TEMPERATURE: z.coerce.number().min(0).max(2).optional(),
   TOOLHOP_SMOKE_DATASET: bool01.default(false),
   TOOLGAUGE_CI_CLUSTER: z.enum(CLUSTERS).default('none'),
 });
@@ -37,16 +40,24 @@ export interface ToolhopSettings {
   toolResultCharBudget: number;
   allowDatasetExec: boolean;
   topology: Topology;
+  /** Team size (default per topology); rounds of debate or delegation (default per topology). */
   teamSize: number | undefined;
-  rounds: number;
+  rounds: number | undefined;
+  comm: Comm;
+  /** Role prompts to use instead of the bundled ones (toolgauge's or the reference runner's layout). */
+  promptsDir: string | undefined;
+  /** Sampling temperature of every team member (members differ by seed; at 0 a seed-blind server gives clones). */
+  teamTemperature: number | undefined;
   smokeDataset: boolean;
   ciCluster: ClusterBy;
 }
 
 export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
   const e = parseEnv(Env, env);
-  if (!RUNNABLE_TOPOLOGIES.includes(e.TOOLHOP_TOPOLOGY)) {
-    throw new UsageError(`TOOLHOP_TOPOLOGY: topology '${e.TOOLHOP_TOPOLOGY}' is not available in this build (runnable: ${RUNNABLE_TOPOLOGIES.join(', ')})`);
+  // Team settings on a single agent would be recorded but not run: refuse them rather than mislead.
+  if (e.TOOLHOP_TOPOLOGY === 'single') {
+    const team = [e.TOOLHOP_TEAM_SIZE !== undefined && 'TOOLHOP_TEAM_SIZE (--agents)', e.TOOLHOP_ROUNDS !== undefined && 'TOOLHOP_ROUNDS (--rounds)', env.TOOLHOP_COMM && 'TOOLHOP_COMM (--comm)'].filter(Boolean);
+    if (team.length) throw new UsageError(`${team.join(', ')}: team settings need a team topology (--topology independent|decentralized|centralized|sequential)`);
   }
   return {
     data: e.TOOLHOP_DATA,
@@ -60,6 +71,9 @@ export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
     topology: e.TOOLHOP_TOPOLOGY,
     teamSize: e.TOOLHOP_TEAM_SIZE,
     rounds: e.TOOLHOP_ROUNDS,
+    comm: e.TOOLHOP_COMM,
+    promptsDir: e.TOOLHOP_PROMPTS,
+    teamTemperature: e.TOOLHOP_TEAM_TEMPERATURE,
     smokeDataset: e.TOOLHOP_SMOKE_DATASET,
     ciCluster: e.TOOLGAUGE_CI_CLUSTER,
   };

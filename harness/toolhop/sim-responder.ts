@@ -1,11 +1,11 @@
 import { HttpError, type Responder } from '../sim/server.ts';
 import type { LoadedDataset } from './dataset.ts';
 import type { ToolhopRow } from './row.ts';
-import { toolhopReply } from './sim-policy.ts';
+import { teamToolhopReply } from './team-sim.ts';
 
 /**
  * The simulator's ToolHop behaviour: the rows come from the suite's own data source (loaded on the first request,
- * so a run of another suite never reads them), the replies from the pure policy in sim-policy.ts.
+ * so a run of another suite never reads them), the replies from the pure policies (sim-policy.ts, team-sim.ts).
  */
 export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder {
   let rows: Promise<Map<string, ToolhopRow>> | undefined;
@@ -19,7 +19,8 @@ export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder 
     async chat(spec, body, ctx) {
       const row = (await table()).get(ctx.id);
       if (!row) throw new HttpError(422, `simulator: no ToolHop row '${ctx.id}' in the suite's data`);
-      return toolhopReply(spec, row, body.messages, body.tools, ctx);
+      // Single agents and every team role: the team policy answers single-agent requests exactly as the plain one.
+      return teamToolhopReply(spec, row, body.messages, body.tools, ctx);
     },
   };
 }

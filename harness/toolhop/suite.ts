@@ -8,6 +8,7 @@ import { fromRecords, metaFromOutcome, type ToolhopMeta } from './meta.ts';
 import { FILES } from './output.ts';
 import { hopCount } from './row.ts';
 import { runToolhopInstance, type ToolhopOutcome } from './run-instance.ts';
+import { planToolhopTeam, runToolhopTeam, type ToolhopTeamPlan, type ToolhopTeamSummary } from './team.ts';
 import { readToolhopSettings, type ToolhopSettings } from './settings.ts';
 import { toolhopResponder } from './sim-responder.ts';
 import { resolveDataSource } from './source.ts';
@@ -38,10 +39,21 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   },
   async run(entry, ctx) {
     const trace = ctx.tracePath(entry.id, ctx.trial);
-    const outcome = entry.ok
-      ? await runToolhopInstance(entry.row, { client: ctx.client(), sandbox: ctx.sandbox, run: ctx.run, settings: ctx.settings, trial: ctx.trial })
-      : brokenRow(entry, ctx.trial, `invalid row: ${entry.error}`);
+    const deps = { client: ctx.client(), sandbox: ctx.sandbox, run: ctx.run, settings: ctx.settings, trial: ctx.trial };
+    let outcome: ToolhopOutcome;
+    let team: ToolhopTeamSummary | null = null;
+    if (!entry.ok) outcome = brokenRow(entry, ctx.trial, `invalid row: ${entry.error}`);
+    else if (ctx.settings.topology === 'single') outcome = await runToolhopInstance(entry.row, deps);
+    else {
+      const t = await runToolhopTeam(entry.row, deps, teamPlan(ctx.settings));
+      outcome = t;
+      team = t.team;
+    }
     const meta = metaFromOutcome(outcome, trace);
+    if (team) {
+      meta.team = { topology: team.topology, agents: team.agents, answered_by: team.answered_by, reports: team.parse.reports, parsed: team.parse.parsed };
+      meta.model_calls = team.cost.total.modelCalls;
+    }
     return {
       meta,
       records: { [FILES.predictions]: outcome.prediction, [FILES.results]: outcome.result },
@@ -58,6 +70,12 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   aggregator: toolhopAggregator,
   config: (run, s) => ({
     topology: s.topology,
+    ...(s.topology === 'single'
+      ? {}
+      : (() => {
+          const p = teamPlan(s);
+          return { agents: p.options.agents, rounds: p.options.rounds, comm: p.options.comm, roles: p.options.lead ? [p.options.lead, ...p.options.roles] : p.options.roles, team_temperature: s.teamTemperature ?? null, prompts: p.prompts.source };
+        })()),
     data: s.data ?? null,
     limit: s.limit,
     offset: s.offset,
@@ -73,8 +91,29 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     ci_cluster: s.ciCluster,
   }),
   responder: (run, s) => toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path))),
-  metricNames: () => ['accuracy', 'strict_accuracy', 'error_rate', 'pass@*', 'pass^*'],
+  metricNames: () => ['accuracy', 'strict_accuracy', 'error_rate', 'tokens_per_correct', 'report_parse_rate', 'pass@*', 'pass^*'],
 };
+
+const plans = new Map<string, ToolhopTeamPlan>();
+
+/** A team's options and prompts, resolved once per run (every row reuses them). */
+function teamPlan(s: ToolhopSettings): ToolhopTeamPlan {
+  const key = JSON.stringify([s.topology, s.teamSize, s.rounds, s.comm, s.promptsDir, s.teamTemperature, s.maxTurns]);
+  let p = plans.get(key);
+  if (!p) {
+    p = planToolhopTeam({
+      topology: s.topology as Exclude<ToolhopSettings['topology'], 'single'>,
+      comm: s.comm,
+      ...(s.teamSize !== undefined ? { agents: s.teamSize } : {}),
+      ...(s.rounds !== undefined ? { rounds: s.rounds } : {}),
+      ...(s.promptsDir ? { promptsDir: s.promptsDir } : {}),
+      ...(s.teamTemperature !== undefined ? { temperature: s.teamTemperature } : {}),
+      maxTurns: s.maxTurns,
+    });
+    plans.set(key, p);
+  }
+  return p;
+}
 
 /** Gold vs predicted for a wrong answer, the harness error for an error. */
 export function toolhopVerdict(m: ToolhopMeta): Verdict {

@@ -1,4 +1,4 @@
-import { averageTrials, clusterBootstrapRate, type MetricEstimate } from '../stats/index.ts';
+import { averageTrials, clusterBootstrapRate, ratioEstimate, type MetricEstimate } from '../stats/index.ts';
 import type { ToolhopMeta } from './meta.ts';
 import { groupTrials, passMetrics, rateOf, compareIds } from '../report/aggregate.ts';
 
@@ -9,7 +9,7 @@ export interface ToolhopAggregate {
   errors: Array<{ id: string; trial: number; error: string }>;
   /** Correct rows by the scoring rule that credited them. */
   rules: { literal: number; substring: number; tool_result: number };
-  activity: { mean_turns: number; mean_tool_calls: number; tool_error_rate: number; forced_final_rate: number; total_tokens: number; retries: number };
+  activity: { mean_turns: number; mean_tool_calls: number; tool_error_rate: number; forced_final_rate: number; total_tokens: number; retries: number; mean_model_calls: number };
 }
 
 const DENOM = 'ToolHop rows (harness errors count as wrong)';
@@ -40,6 +40,19 @@ export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, cl
     strict_accuracy: rateOf(groupTrials(sorted, key, (m) => (strictlyCorrect(m) ? 1 : 0)), `${DENOM}; rules 1–2 only: the final answer itself, not the gold in a tool result`, seed),
     error_rate: rateOf(errored, 'ToolHop rows', seed),
   };
+  // Cost: total tokens per correct answer, pooled over rows (a row's trials summed), with a row bootstrap.
+  const tokens = groupTrials(sorted, key, (m) => m.usage.total_tokens);
+  const ids = [...correct.keys()];
+  metrics.tokens_per_correct = ratioEstimate(
+    ids.map((id) => sum(tokens.get(id)!)),
+    ids.map((id) => sum(correct.get(id)!)),
+    { denominator: 'total tokens (all agents, all requests) / correct answers; rows resampled', seed },
+  );
+  if (sorted.some((m) => m.team)) {
+    const reports = groupTrials(sorted, key, (m) => m.team?.reports ?? 0);
+    const parsed = groupTrials(sorted, key, (m) => m.team?.parsed ?? 0);
+    metrics.report_parse_rate = ratioEstimate(ids.map((id) => sum(parsed.get(id)!)), ids.map((id) => sum(reports.get(id)!)), { denominator: 'team hand-off reports that parsed in the requested format; rows resampled', seed });
+  }
   const trialCounts = [...correct.values()].map((t) => t.length);
   const minTrials = trialCounts.length ? Math.min(...trialCounts) : 0;
   if (minTrials > 1) Object.assign(metrics, passMetrics(correct, minTrials, 'ToolHop rows', seed));
@@ -84,6 +97,11 @@ export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, cl
       forced_final_rate: sorted.filter((m) => m.forced_final).length / n,
       total_tokens: sorted.reduce((s, m) => s + m.usage.total_tokens, 0),
       retries: sorted.reduce((s, m) => s + m.retries, 0),
+      mean_model_calls: sorted.reduce((s, m) => s + (m.model_calls ?? m.turns), 0) / n,
     },
   };
+}
+
+function sum(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
 }

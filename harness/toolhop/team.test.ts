@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMM_FORMATS, TEAM_TOPOLOGIES, voteKey } from '../agent/team/index.ts';
 import { readConfig } from '../core/config.ts';
+import { readToolhopSettings } from './settings.ts';
 import { ModelClient } from '../model/client.ts';
 import { startSimServer, type SimServer } from '../sim/server.ts';
 import { BUNDLED_SAMPLE, loadDatasetFile } from './dataset.ts';
@@ -14,7 +15,9 @@ import { toolhopTeamResponder } from './team-sim.ts';
 // gold intermediate answer): what is under test is the team machinery, the model client and the simulator's team
 // contract, not dataset Python.
 const rows = new Map(loadDatasetFile(BUNDLED_SAMPLE).entries.flatMap((e) => (e.ok ? [[e.id, e.row] as const] : [])));
-const cfg = readConfig({ TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+const run = readConfig({});
+const settings = readToolhopSettings({ TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+const deps = { sandbox: () => sandbox, run, settings };
 const sandbox = goldSandbox((id) => rows.get(id));
 let sim: SimServer;
 beforeAll(async () => {
@@ -28,7 +31,7 @@ async function runAllRows(model: string, opts: ToolhopTeamOptions, trials = 1, l
   const plan = planToolhopTeam(opts);
   const c = client(model);
   const jobs = [...rows.values()].slice(0, limit).flatMap((row) => Array.from({ length: trials }, (_, trial) => ({ row, trial })));
-  return Promise.all(jobs.map(async ({ row, trial }) => ({ row, o: await runToolhopTeam(row, { client: c, sandbox, cfg, trial }, plan) })));
+  return Promise.all(jobs.map(async ({ row, trial }) => ({ row, o: await runToolhopTeam(row, { ...deps, client: c, trial }, plan) })));
 }
 
 const ANSWERER = { independent: 'solver', decentralized: 'debater', centralized: 'manager', sequential: 'verifier' } as const;
@@ -111,7 +114,7 @@ describe('sim:coin?p=0.6 with an independent team of 5', () => {
 describe('runToolhopTeam', () => {
   it('refuses to run dataset tools unless allowed, like the single agent', async () => {
     const row = rows.get('1')!;
-    const o = await runToolhopTeam(row, { client: client('sim:oracle'), sandbox, cfg: readConfig({}) }, { topology: 'independent' });
+    const o = await runToolhopTeam(row, { ...deps, settings: readToolhopSettings({}), client: client('sim:oracle') }, { topology: 'independent' });
     expect(o.result).toMatchObject({ correct: false, error: expect.stringMatching(/TOOLHOP_ALLOW_DATASET_EXEC=1/) });
     expect(o.prediction.error_kind).toBe('dataset_exec_disabled');
     expect(o.team).toBeNull();
@@ -120,7 +123,7 @@ describe('runToolhopTeam', () => {
   it('an endpoint that fails every request is an error, not a wrong answer', async () => {
     // Port 1 on loopback: nothing listens, every request is refused.
     const down = new ModelClient({ baseUrl: 'http://127.0.0.1:1/v1', model: 'sim:oracle', timeoutMs: 2000, retries: 0, concurrency: 4 });
-    const o = await runToolhopTeam(rows.get('1')!, { client: down, sandbox, cfg }, { topology: 'sequential' });
+    const o = await runToolhopTeam(rows.get('1')!, { ...deps, client: down }, { topology: 'sequential' });
     expect(o.result.error).toMatch(/last stage \(verifier\) failed/);
     expect(o.prediction.error_kind).toBe('endpoint');
     expect(o.trace.team.runs).toHaveLength(4);

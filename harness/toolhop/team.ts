@@ -85,7 +85,7 @@ export interface ToolhopTeamOptions extends TeamOptionsInput {
   promptsDir?: string;
   /** Sampling temperature of every member (default: the client's). Members always differ by seed. */
   temperature?: number;
-  /** Turn budget of each member's tool loop (default: cfg.toolhop.maxTurns). */
+  /** Turn budget of each member's tool loop (default: the suite's max turns). */
   maxTurns?: number;
 }
 
@@ -156,15 +156,15 @@ export async function runToolhopTeam(row: ToolhopRow, deps: InstanceDeps, plan: 
   const p = 'prompts' in plan && 'options' in plan ? plan : planToolhopTeam(plan);
   const trial = deps.trial ?? 0;
   const started = new Date();
-  if (!deps.cfg.toolhop.allowDatasetExec) {
+  if (!deps.settings.allowDatasetExec) {
     return teamOutcome(row, trial, started, p, undefined, { message: DATASET_EXEC_ERROR, kind: 'dataset_exec_disabled' });
   }
   const task: TeamTask = {
     instance: `toolhop:${rowId(row)}`,
     trial,
     client: deps.client,
-    executor: new ToolhopExecutor(row, deps.sandbox, deps.cfg.toolhop.toolResultCharBudget, deps.cfg.sandbox.toolTimeoutMs),
-    maxTurns: p.maxTurns ?? deps.cfg.toolhop.maxTurns,
+    executor: new ToolhopExecutor(row, deps.sandbox(), deps.settings.toolResultCharBudget, deps.run.sandbox.toolTimeoutMs),
+    maxTurns: p.maxTurns ?? deps.settings.maxTurns,
     prompts: p.prompts.text,
     comm: p.options.comm,
     system: (spec, rolePrompt, comm) => roleSystemPrompt(rolePrompt, comm, spec.answers),
@@ -172,7 +172,7 @@ export async function runToolhopTeam(row: ToolhopRow, deps: InstanceDeps, plan: 
     finalizer: toolhopFinalizer,
     answerOf: (m) => extractAnswer(m),
     reportPart: (m) => m.replace(ANSWER_BLOCK, '').trim(),
-    baseSeed: deps.cfg.seed,
+    baseSeed: deps.run.seed,
     temperature: p.temperature,
   };
   try {

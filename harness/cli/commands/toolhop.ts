@@ -26,6 +26,11 @@ const FLAGS: FlagSpecs = {
   'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
   'tool-result-budget': { type: 'string', schema: flagSchemas.positiveInt },
   topology: { type: 'string', values: ['single', 'independent', 'decentralized', 'centralized', 'sequential'] },
+  agents: { type: 'string', schema: flagSchemas.positiveInt, description: 'team size (default per topology)' },
+  rounds: { type: 'string', schema: flagSchemas.positiveInt, description: 'debate (decentralized) or delegation (centralized) rounds' },
+  comm: { type: 'string', values: ['freeform', 'semi_structured', 'structured'], description: 'how team members report to each other' },
+  prompts: { type: 'string', description: "role prompts folder (toolgauge's or the reference runner's <topology>/toolhop/<role>.txt layout)" },
+  'team-temperature': { type: 'string', schema: z.coerce.number().min(0).max(2), description: 'sampling temperature of team members (they differ by seed)' },
   sandbox: { type: 'string', values: ['pyodide', 'python'] },
   python: { type: 'string', description: 'CPython for --sandbox python (default /usr/bin/python3)' },
   'tool-timeout': { type: 'string', schema: flagSchemas.positiveInt, description: 'ms per tool call' },
@@ -42,6 +47,11 @@ const ENV = {
   'max-turns': 'TOOLHOP_MAX_TURNS',
   'tool-result-budget': 'TOOLHOP_TOOL_RESULT_CHAR_BUDGET',
   topology: 'TOOLHOP_TOPOLOGY',
+  agents: 'TOOLHOP_TEAM_SIZE',
+  rounds: 'TOOLHOP_ROUNDS',
+  comm: 'TOOLHOP_COMM',
+  prompts: 'TOOLHOP_PROMPTS',
+  'team-temperature': 'TOOLHOP_TEAM_TEMPERATURE',
   sandbox: 'TOOLGAUGE_SANDBOX',
   python: 'TOOLGAUGE_PYTHON',
   'tool-timeout': 'TOOLGAUGE_TOOL_TIMEOUT_MS',
@@ -53,6 +63,8 @@ const ENV = {
 
 export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]
                   [--concurrency N] [--max-turns N] [--sandbox pyodide|python] [--out-dir DIR] [--resume] [--gate EXPR]
+                  [--topology single|independent|decentralized|centralized|sequential] [--agents N] [--rounds R]
+                  [--comm freeform|semi_structured|structured] [--prompts DIR] [--team-temperature T]
                   [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
 toolgauge toolhop rescore --out-dir DIR`;
 
@@ -64,7 +76,7 @@ export async function run(argv: string[]): Promise<number> {
       suite: toolhopSuite,
       flags: FLAGS,
       env: ENV,
-      files: ['data'],
+      files: ['data', 'prompts'],
       async instead(kc, settings) {
         if (!settings.smokeDataset) return undefined;
         const src = await resolveDataSource(kc.run, settings);
