@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSummary } from '../report/summary.ts';
-import type { ReproHeader } from '../core/repro.ts';
+import { reproHeader } from '../core/repro.ts';
+import { readConfig } from '../core/config.ts';
 import { scoreTier } from './score/index.ts';
 import { aggregateProbe, probeMarkdown, probeOutcomes } from './report.ts';
 import type { ProbeMeta } from './run/types.ts';
@@ -98,7 +99,7 @@ describe('probe aggregation', () => {
   });
 
   it('report.md: layered table with both tiers, attribution side by side, category rows, failures and repros', () => {
-    const header = { model: 'sim:oracle', simulated: true } as unknown as ReproHeader;
+    const header = reproHeader(readConfig({}), { startedAt: new Date(0), endedAt: new Date(0) });
     const s = buildSummary({ suite: 'probe', header, config: { transport: 'chat', cases_file: 'c.jsonl', template: null }, counts: a.counts, metrics: a.metrics, breakdowns: a.breakdowns, errors: a.errors, extra: a.extra, gate: null });
     expect(s.metrics.lenient).toBeDefined();
     const md = probeMarkdown(s);

@@ -4,7 +4,8 @@ import { estimateRate } from '../stats/index.ts';
 import { compareRuns, CompareRefused, type RunOutcomes } from './compare.ts';
 import { buildSummary, flattenMetrics, gateMetrics, nestMetrics, SummarySchema } from './summary.ts';
 import { barChart } from './svg.ts';
-import type { ReproHeader } from '../core/repro.ts';
+import { reproHeader } from '../core/repro.ts';
+import { readConfig } from '../core/config.ts';
 
 const est = (xs: number[]) => estimateRate(xs, { denominator: 'things', seed: 1 });
 
@@ -18,7 +19,7 @@ describe('summary.json', () => {
   });
 
   it('writes NaN as null and validates against the schema; gates read null as undefined', () => {
-    const header = { simulated: true, model: 'sim:oracle' } as unknown as ReproHeader;
+    const header = reproHeader(readConfig({}), { startedAt: new Date(0), endedAt: new Date(0) });
     const s = buildSummary({
       suite: 'toolhop',
       header,
