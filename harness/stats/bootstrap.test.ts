@@ -142,26 +142,6 @@ describe('resampling engines', () => {
     expect(resampleEngine(100, 4, false)).toBe('index');
     expect(resampleEngine(1000, 1000, false)).toBe('index');
   });
-  it('is fast: 10,000 resamples of n = 1,000 (0/1 data well under 100 ms; other data bounded)', () => {
-    const rng = new Rng(5);
-    const bin = bernoulli(1000, 0.7, rng);
-    const trials = Array.from({ length: 1000 }, () => Math.floor(rng.next() * 4) / 3);
-    const gen = Array.from({ length: 1000 }, () => rng.next());
-    // best of 3, so a busy machine (other test files run in parallel) does not fail the test
-    const best = (xs: number[]) => {
-      let ms = Infinity;
-      for (let i = 0; i < 3; i++) {
-        const t = performance.now();
-        bootstrapRate(xs, { denominator: 'x', seed: i });
-        ms = Math.min(ms, performance.now() - t);
-      }
-      return ms;
-    };
-    // measured on an idle core: ≈ 1 ms, ≈ 5 ms, ≈ 50 ms
-    expect(best(bin)).toBeLessThan(100);
-    expect(best(trials)).toBeLessThan(100);
-    expect(best(gen)).toBeLessThan(400);
-  });
 });
 
 // Calibration. Each simulated dataset gets 2,000 resamples instead of 10,000: resampling noise moves each CI end
