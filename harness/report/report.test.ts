@@ -85,3 +85,20 @@ describe('paired comparison of saved runs', () => {
     expect(c2!.results[0]!.verdict).toBe('credible gain');
   });
 });
+
+describe('report --compare refuses what is not comparable', () => {
+  const run = (dir: string, config: Record<string, unknown>) => ({ label: dir, dir, suite: 'maze', datasetSha256: 'd', outcomes: { 'tsr.P1': new Map([['t1', 1], ['t2', 0]]) }, config });
+  it('runs whose judge or agent mode differ, unless --allow-partial', () => {
+    expect(() => compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'strict', agent: 'fc' })], { comparableOn: ['judge', 'agent'] })).toThrow(/ran with judge "strict" but a with "compat"/);
+    expect(() => compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'compat', agent: 'prompt' })], { comparableOn: ['judge', 'agent'] })).toThrow(/agent "prompt"/);
+    expect(compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'strict', agent: 'fc' })], { comparableOn: ['judge', 'agent'], allowPartial: true })).toHaveLength(1);
+  });
+  it('words a rise of a lower-is-better metric as worse, never as a gain', () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `i${i}`);
+    const a = { label: 'a', dir: 'a', suite: 'probe', datasetSha256: 'd', outcomes: { false_trigger: new Map(ids.map((id) => [id, 0])), accuracy: new Map(ids.map((id) => [id, 0])) } };
+    const b = { label: 'b', dir: 'b', suite: 'probe', datasetSha256: 'd', outcomes: { false_trigger: new Map(ids.map((id) => [id, 1])), accuracy: new Map(ids.map((id) => [id, 1])) } };
+    const [c] = compareRuns([a, b], { lowerIsBetter: ['false_trigger'] });
+    expect(c!.results.find((r) => r.metric === 'false_trigger')!.verdict).toBe('credible rise (worse)');
+    expect(c!.results.find((r) => r.metric === 'accuracy')!.verdict).toBe('credible gain');
+  });
+});

@@ -23,12 +23,22 @@ beforeAll(async () => {
     }
     if (req.url === '/cdn/blob') return void res.writeHead(200, { 'content-type': 'application/json', 'x-repo-commit': COMMIT }).end(BODY);
     if (req.url?.includes('/resolve/broken/')) return void res.writeHead(200).end('{"truncated');
+    // A hub that starts the body and then goes silent (the connection stays open).
+    if (req.url?.includes('/resolve/stalls/')) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(600_000) });
+      return void res.write(`[${' '.repeat(300_000)}`);
+    }
+    // A hub that never answers at all.
+    if (req.url?.includes('/resolve/silent/')) return;
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise((r) => server.close(r)));
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise((r) => server.close(r));
+});
 
 describe('Hugging Face download into the hub cache', () => {
   it('downloads once with the token, stores it in the hub layout, and reuses the cache without the network', async () => {
@@ -59,6 +69,23 @@ describe('Hugging Face download into the hub cache', () => {
       await expect(ensureHfFile({ revision: 'main', hfHome: home, endpoint: 'http://127.0.0.1:9' })).rejects.toThrow(/--data FILE/);
       await expect(ensureHfFile({ revision: 'broken', hfHome: home, endpoint })).rejects.toThrow(/not valid JSON/);
       expect(existsSync(join(home, 'hub', 'datasets--bytedance-research--ToolHop', 'refs', 'broken'))).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a stalled or silent hub fails after the stall time with a message, after reporting progress; nothing is cached', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'hf-stall-'));
+    try {
+      const progress: Array<[number, number | null]> = [];
+      const stalled = await ensureHfFile({ revision: 'stalls', hfHome: home, endpoint, stallMs: 300, onProgress: (got, total) => progress.push([got, total]) }).catch((e: Error) => e);
+      expect(stalled).toBeInstanceOf(Error);
+      expect((stalled as Error).message).toMatch(/no data for 0.3 s\. Offline\? Pass --data FILE/);
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress[0]![1]).toBe(600_000);
+      const silent = await ensureHfFile({ revision: 'silent', hfHome: home, endpoint, stallMs: 300 }).catch((e: Error) => e);
+      expect((silent as Error).message).toMatch(/no answer for 0.3 s/);
+      expect(existsSync(join(home, 'hub', 'datasets--bytedance-research--ToolHop', 'snapshots'))).toBe(false);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

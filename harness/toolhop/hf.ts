@@ -60,11 +60,11 @@ export async function ensureHfFile(opts: HfOptions): Promise<HfFile> {
     why = reason;
     ctl.abort(new Error(reason));
   };
-  const overall = setTimeout(() => abort(`no complete download within ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
-  let stall = setTimeout(() => abort(`no answer for ${Math.round(stallMs / 1000)} s`), stallMs);
+  const overall = setTimeout(() => abort(`no complete download within ${secs(timeoutMs)} s`), timeoutMs);
+  let stall = setTimeout(() => abort(`no answer for ${secs(stallMs)} s`), stallMs);
   const alive = () => {
     clearTimeout(stall);
-    stall = setTimeout(() => abort(`no data for ${Math.round(stallMs / 1000)} s`), stallMs);
+    stall = setTimeout(() => abort(`no data for ${secs(stallMs)} s`), stallMs);
   };
   const fail = (err: unknown): never => {
     throw new Error(`could not download ${repo}/${file}@${opts.revision} from ${opts.endpoint}: ${why || (err as Error).message}. Offline? Pass --data FILE.`);
@@ -125,3 +125,5 @@ export async function ensureHfFile(opts: HfOptions): Promise<HfFile> {
   }
   return { path: target, commit, downloaded: true };
 }
+
+const secs = (ms: number) => Math.round(ms / 100) / 10;

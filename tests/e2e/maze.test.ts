@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recomputeFromFiles } from '../../harness/maze/output.ts';
@@ -30,6 +31,9 @@ describe('toolgauge maze on the simulator', () => {
       expect(again.by_mode[m]!.rc).toBeCloseTo(s.metrics.rc[m]!.value, 6);
     }
     expect(readLines(join(out, 'instances.jsonl'))).toHaveLength(50);
+    // The header names the modes the numbers depend on; the terminal summary too.
+    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/Judge mode: `compat` · agent mode: `fc`/);
+    expect(r.stdout).toMatch(/Maze · sim:oracle · judge compat · agent fc/);
   });
 
   it('sim:naive fails every perturbed run it hits, with prompt-based tool calling too', async () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SummarySchema } from '../../harness/report/summary.ts';
+import { SummarySchema, validSummary } from '../../harness/report/summary.ts';
 import { execa } from 'execa';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { tracePath } from '../../harness/kit/names.ts';
@@ -58,7 +58,16 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     }
     // Rows 3 and 10 end with a tool result the model must reformat ('April 3, 1911', 'TUE'): there the wrong answer stays wrong.
     expect(results.filter((x) => !x.correct).map((x) => x.id).sort()).toEqual(['10', '3']);
-    expect(readJson<{ gate: { passed: boolean } }>(join(out, 'summary.json')).gate.passed).toBe(false);
+    const s = validSummary(readJson(join(out, 'summary.json')));
+    expect(s.gate?.passed).toBe(false);
+    // The reference's accuracy credits the tool result; strict_accuracy (rules 1–2) says what the model answered.
+    expect(s.metrics.accuracy).toMatchObject({ value: 9 / 11, n: 11 });
+    expect(s.metrics.strict_accuracy).toMatchObject({ value: 0, n: 11 });
+    expect(s.extra.rules).toEqual({ literal: 0, substring: 0, tool_result: 9 });
+    const report = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(report).toMatch(/\| 3 gold in the last tool result \| 9 \|/);
+    expect(report).toMatch(/## Failing instances[\s\S]*\*\*3\*\*: wrong answer: gold/);
+    expect(r.stdout).toMatch(/credited by rule: literal 0, substring 0, gold in the last tool result 9/);
   });
 
   it('without TOOLHOP_ALLOW_DATASET_EXEC every instance is an error naming the variable, counted as wrong', async () => {
