@@ -9,7 +9,7 @@ import { runProbeCases } from '../../harness/probe/run/batch.ts';
 import type { Transport } from '../../harness/probe/run/env.ts';
 import { prepareTemplateSource, resolveTemplate } from '../../harness/probe/run/template.ts';
 import type { ProbeRecord } from '../../harness/probe/run/types.ts';
-import { createProbeResponder, faultAffects, SIM_DROPPING_TEMPLATE } from '../../harness/probe/sim-responder.ts';
+import { createProbeResponder, SIM_DROPPING_TEMPLATE } from '../../harness/probe/sim-responder.ts';
 import { startSimServer } from '../../harness/sim/server.ts';
 
 // Attribution calibration (issue 4): the simulator plants one known cause; over real HTTP, the probe pipeline must
@@ -17,8 +17,29 @@ import { startSimServer } from '../../harness/sim/server.ts';
 // nothing at all when the oracle runs with a faithful template. Both transports, all 312 generated cases.
 
 const DATE = '2026-01-15';
-const cases = loadCases(fromRoot('cases', 'probe', 'cases.jsonl'), { dateContext: DATE }).cases;
+const CASES_FILE = fromRoot('cases', 'probe', 'cases.jsonl');
+const cases = loadCases(CASES_FILE, { dateContext: DATE }).cases;
 const byId = new Map(cases.map((c) => [c.id, c]));
+
+/**
+ * Which cases a planted fault must show on, read from the raw case file (not from the simulator's own rule, so
+ * the test does not share its definition with the code it checks): a template that drops prior calls matters
+ * only where the conversation already holds an assistant call; a parser gap or a malformed call only where a
+ * call is expected; a wrong decision anywhere.
+ */
+const raw = new Map(
+  readFileSync(CASES_FILE, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { id: string; expected: unknown; turns: Array<{ role: string; tool_call?: unknown; tool_calls?: unknown[] }> })
+    .map((r) => [r.id, r]),
+);
+function plantedOn(id: string, fault: Fault): boolean {
+  const r = raw.get(id)!;
+  if (fault === 'template_bug') return r.turns.some((t) => t.role === 'assistant' && (t.tool_call !== undefined || (t.tool_calls?.length ?? 0) > 0));
+  if (fault === 'decision_failure') return true;
+  return r.expected !== null;
+}
 
 type Planted = Cause | 'none';
 type Fault = 'template_bug' | 'parser_gap' | 'format_failure' | 'decision_failure';
@@ -74,7 +95,7 @@ async function runScenario(transport: Transport, s: Scenario): Promise<Array<{ c
     const records = await runProbeCases(cases, { client, transport, template, family: 'auto', model: s.model, injectedDate: DATE }, 8);
     return records.map((r, i) => {
       const c = cases[i]!;
-      const planted: Planted = s.cause && faultAffects(c, s.cause) ? PLANT[s.cause]! : 'none';
+      const planted: Planted = s.cause && plantedOn(c.id, s.cause) ? PLANT[s.cause]! : 'none';
       return { c, r, planted };
     });
   } finally {

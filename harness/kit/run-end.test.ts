@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../core/config.ts';
+import type { KitConfig } from './config.ts';
+import { appendJournal } from './journal.ts';
+import { endRun, type EndedModule } from './run-end.ts';
+import type { InstanceMetaBase } from './types.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'tg-runend-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const times = { startedAt: new Date(0), endedAt: new Date(1), interrupted: false, unhandled: 0 };
+const kit = (outDir: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({ runId: 'r', run: readConfig({ TOOLGAUGE_OUT_DIR: outDir, ...env }), suites: {}, simUrl: undefined, filter });
+const meta = (suite: string, id: string, pass: boolean, error: string | null = null): InstanceMetaBase => ({ suite, id, trial: 0, error, pass });
+const mod = (file: string, metas: InstanceMetaBase[], errors: EndedModule['errors'] = []): EndedModule => ({
+  file,
+  errors,
+  tests: metas.map((m) => ({ name: `${m.suite} › ${m.id}`, state: m.pass ? 'passed' : 'failed', meta: m, ident: undefined, error: undefined })),
+});
+
+describe('the end of an eval run', () => {
+  it('finalizes a suite it has never seen with the generic aggregation; without a gate, plain Vitest keeps its own exit code', () => {
+    const out = join(root, 'plain');
+    const end = endRun([mod('my.eval.ts', [meta('mine', 'a', true), meta('mine', 'b', false)])], kit(out), { ...times, cli: false });
+    expect(end.exitCode).toBeUndefined();
+    expect(end.suites.map((s) => s.suite)).toEqual(['mine']);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { metrics: { pass_rate: { value: number; n: number } } };
+    expect(summary.metrics.pass_rate).toMatchObject({ value: 0.5, n: 2 });
+  });
+
+  it('with a gate the gate and harness errors decide; under the CLI harness errors decide', () => {
+    const pass = [mod('x.eval.ts', [meta('mine', 'a', true), meta('mine', 'b', true)])];
+    const withError = [mod('x.eval.ts', [meta('mine', 'a', true), meta('mine', 'b', false, 'endpoint down')])];
+    expect(endRun(pass, kit(join(root, 'g1'), { TOOLGAUGE_GATE: 'pass_rate>=1' }), { ...times, cli: false }).exitCode).toBe(0);
+    expect(endRun(pass, kit(join(root, 'g2'), { TOOLGAUGE_GATE: 'pass_rate>=1.5' }), { ...times, cli: false }).exitCode).toBe(1);
+    expect(endRun(withError, kit(join(root, 'g3'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), { ...times, cli: false }).exitCode).toBe(1);
+    expect(endRun(withError, kit(join(root, 'g4')), { ...times, cli: true }).exitCode).toBe(1);
+    expect(endRun([mod('x.eval.ts', [meta('mine', 'a', false)])], kit(join(root, 'g5')), { ...times, cli: true }).exitCode).toBe(0);
+  });
+
+  it('a usage error while collecting exits 2; a file that failed to load is a harness error; an empty run fails', () => {
+    const usage = endRun([mod('x.eval.ts', [], [{ name: 'GateSyntaxError', message: "gate clause 'x>=1' names metric 'x'" }])], kit(join(root, 'u')), { ...times, cli: true });
+    expect(usage.exitCode).toBe(2);
+    const broken = endRun([mod('x.eval.ts', [meta('mine', 'a', true)]), mod('y.eval.ts', [], [{ name: 'Error', message: 'cannot load data' }])], kit(join(root, 'b')), { ...times, cli: true });
+    expect(broken.exitCode).toBe(1);
+    expect(broken.suites[0]!.errors).toEqual(['y.eval.ts: cannot load data']);
+    const empty = endRun([mod('x.eval.ts', [])], kit(join(root, 'e'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), { ...times, cli: false });
+    expect(empty.exitCode).toBe(1);
+  });
+
+  it('a filtered re-run reports the journal’s finished instances with the re-run ones replacing theirs', () => {
+    const out = join(root, 'filtered');
+    for (const m of [meta('mine', 'a', true), meta('mine', 'b', false), meta('mine', 'c', true)]) appendJournal(out, m);
+    const end = endRun([mod('x.eval.ts', [meta('mine', 'b', true)])], kit(out, {}, 'mine › b'), { ...times, cli: true });
+    expect(end.suites[0]!.finalized.summary.metrics.pass_rate).toMatchObject({ value: 1, n: 3 });
+  });
+});
