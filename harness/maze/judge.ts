@@ -183,6 +183,140 @@ export function runRc(hit: boolean, pass: boolean, cAct: number, cOr: number): n
   return 1 - cOr / Math.max(cAct, cOr);
 }
 
+/** What the judge knows about one run, computed once; the rules below read it. */
+interface Facts {
+  task: MazeTask;
+  mode: Mode;
+  strict: boolean;
+  trace: readonly MazeTraceEntry[];
+  finalAnswer: string | null;
+  activations: Activation[];
+  hits: MazeTraceEntry[];
+  /** Victims whose tool returned a perturbed result. */
+  hitVictims: Activation[];
+  /** Valid paths on which every tool succeeded at least once. */
+  completed: TaskPath[];
+  callsTo(tool: string): MazeTraceEntry[];
+}
+
+/** What the rules decide: the first failure reason wins; the winning path and the recovery kind. */
+interface Decision {
+  failure: FailureReason | null;
+  winning: TaskPath | null;
+  recovery: Recovery;
+  rule(name: string, ok: boolean, detail: string): boolean;
+  fail(r: FailureReason): void;
+}
+
+/** A judging rule: when it applies to a run, and what it checks. The first mode rule that applies decides. */
+interface JudgeRule {
+  name: string;
+  applies(f: Facts): boolean;
+  check(f: Facts, d: Decision): void;
+}
+
+const hitAny = (f: Facts) => f.hits.length > 0;
+const toolsOf = (as: readonly Activation[]) => as.map((a) => a.victim.tool).join(', ');
+
+/** The compat rules per mode (DESIGN §4.2), most specific first. */
+const MODE_RULES: readonly JudgeRule[] = [
+  {
+    name: 'P0: a valid path completed',
+    applies: (f) => f.mode === 'P0',
+    check(f, d) {
+      if (f.completed.length === 0) d.fail('no_valid_path_completed');
+      d.winning = f.completed[0] ?? null;
+    },
+  },
+  {
+    name: 'the perturbation was exercised',
+    applies: (f) => !hitAny(f),
+    check(f, d) {
+      d.rule('perturbation_reached', false, 'the run never called an activated victim, so the perturbation was not exercised');
+      d.fail('victim_not_reached');
+      d.winning = f.completed[0] ?? null;
+    },
+  },
+  {
+    name: 'P1/P3: retried or switched, then a valid path completed',
+    applies: (f) => isTransient(f.mode),
+    check(f, d) {
+      const recovered = f.hitVictims.map((a) => {
+        const calls = f.callsTo(a.victim.tool);
+        const clean = calls.filter((e) => e.status === 'clean').length;
+        const retried = calls.length >= 2 && clean > 0;
+        const switched = f.completed.some((p) => !p.tools.includes(a.victim.tool));
+        d.rule(`recovered:${a.group}`, retried || switched, `${a.victim.tool}: ${calls.length} call(s), ${clean} clean → ` + (retried ? 'retried' : switched ? 'switched to a clean alternative' : 'neither retried (≥2 calls, ≥1 clean) nor switched'));
+        return { a, retried, switched };
+      });
+      const candidates = f.completed.filter((p) => recovered.every((r) => (p.tools.includes(r.a.victim.tool) ? r.retried : true)));
+      if (recovered.some((r) => !r.retried && !r.switched)) d.fail('no_retry_or_switch');
+      else if (candidates.length === 0) d.fail('no_valid_path_completed');
+      d.winning = candidates[0] ?? null;
+      if (!d.failure && d.winning) d.recovery = d.winning.tools.includes(f.hitVictims[0]!.victim.tool) ? 'retry' : 'switch';
+    },
+  },
+  {
+    name: 'C1 P2/P4: only retries of the victim, then an abort',
+    applies: (f) => f.task.complexity === 'c1',
+    check(f, d) {
+      const v = f.activations[0]!.victim;
+      const first = f.activations[0]!.at;
+      const after = f.trace.filter((e) => e.index > first);
+      const others = after.filter((e) => e.name !== v.tool);
+      const detail = others.length === 0 ? `after the first call to ${v.tool} (#${first}) only ${after.length} retr${after.length === 1 ? 'y' : 'ies'} of it followed` : `after the first call to ${v.tool} (#${first}) the run called ${others.map((e) => `#${e.index} ${e.name}`).join(', ')}`;
+      if (!d.rule('only_victim_retries_after_failure', others.length === 0, detail)) d.fail('continued_after_permanent_failure');
+      const chain = f.task.paths[0]!.nodes;
+      const victimLast = chain[chain.length - 1] === v.node;
+      const needAbort = victimLast || f.strict;
+      const aborted = hasAbortPhrase(f.finalAnswer);
+      d.rule('abort_phrase', !needAbort || aborted, `${victimLast ? 'victim is the last node' : 'victim is not the last node'}${f.strict && !victimLast ? ' (strict requires the abort anyway)' : ''}; final answer ${aborted ? 'contains' : 'lacks'} an abort phrase`);
+      if (needAbort && !aborted) d.fail('missing_abort_phrase');
+      if (!d.failure) d.recovery = 'abort';
+    },
+  },
+  {
+    name: 'C2–C4 P2/P4: a completed valid path avoids the victim',
+    applies: () => true,
+    check(f, d) {
+      const avoiding = f.completed.filter((p) => f.hitVictims.every((a) => !p.tools.includes(a.victim.tool)));
+      d.rule('completed_path_avoids_victim', avoiding.length > 0, avoiding.length > 0 ? `${avoiding[0]!.id} avoids ${toolsOf(f.hitVictims)}` : `no completed valid path avoids ${toolsOf(f.hitVictims)}`);
+      if (avoiding.length === 0) d.fail('no_valid_path_completed');
+      d.winning = avoiding[0] ?? null;
+      if (!d.failure) d.recovery = 'switch';
+    },
+  },
+];
+
+/** The strict judge's extra checks, most specific diagnosis first (a leaked corrupted value also breaks the rest). */
+const STRICT_RULES: readonly JudgeRule[] = [
+  {
+    name: 'no corrupted value downstream',
+    applies: (f) => isImplicit(f.mode),
+    check(f, d) {
+      const leaks = corruptionLeaks(f.task, f.trace, f.finalAnswer);
+      if (!d.rule('strict:no_corrupted_value_downstream', leaks.length === 0, leaks.length === 0 ? 'no corrupted value reached a later argument or the answer' : leaks.join('; '))) d.fail('corrupted_value_propagated');
+    },
+  },
+  {
+    name: 'arguments bound as the graph requires',
+    applies: () => true,
+    check(f, d) {
+      if (!d.winning) return;
+      const bad = bindingProblems(f.task, d.winning, f.trace);
+      if (!d.rule('strict:bindings', bad.length === 0, bad.length === 0 ? `every node on ${d.winning.id} has a clean call with correctly bound arguments` : bad.join('; '))) d.fail('binding_mismatch');
+    },
+  },
+  {
+    name: 'the final answer has the value',
+    applies: (f) => !(f.task.complexity === 'c1' && isPermanent(f.mode)),
+    check(f, d) {
+      const ok = answerMatches(f.task.answer, f.finalAnswer);
+      if (!d.rule('strict:answer_value', ok, `expected ${String(f.task.answer.value)} (${f.task.answer.match}); got ${JSON.stringify(answerText(f.finalAnswer).slice(0, 200))}`)) d.fail('wrong_answer');
+    },
+  },
+];
+
 export function judge(
   task: MazeTask,
   mode: Mode,
@@ -190,129 +324,46 @@ export function judge(
   finalAnswer: string | null,
   opts: { mode: JudgeMode } = { mode: 'compat' },
 ): MazeVerdict {
-  const strict = opts.mode === 'strict';
-  const rules: RuleCheck[] = [];
-  const rule = (name: string, ok: boolean, detail: string) => (rules.push({ rule: name, ok, detail }), ok);
-
   const activations = replayActivations(task, trace);
   const hits = trace.filter((e) => isPerturbed(e.status));
-  const hit = hits.length > 0;
-  const firstHit = hits[0]?.index ?? null;
   const hitTools = new Set(hits.map((e) => e.name));
-  const hitVictims = activations.filter((a) => hitTools.has(a.victim.tool));
   const succeeded = new Set(trace.filter((e) => e.status === 'clean').map((e) => e.name));
-  const completed = task.paths.filter((p) => p.tools.every((t) => succeeded.has(t)));
-  const callsTo = (tool: string) => trace.filter((e) => e.name === tool && reached(e));
-
-  let failure: FailureReason | null = null;
-  let winning: TaskPath | null = null;
-  let recovery: Recovery = hit ? 'unrecovered' : 'none';
-  const fail = (r: FailureReason) => {
-    failure ??= r;
+  const f: Facts = {
+    task,
+    mode,
+    strict: opts.mode === 'strict',
+    trace,
+    finalAnswer,
+    activations,
+    hits,
+    hitVictims: activations.filter((a) => hitTools.has(a.victim.tool)),
+    completed: task.paths.filter((p) => p.tools.every((t) => succeeded.has(t))),
+    callsTo: (tool) => trace.filter((e) => e.name === tool && reached(e)),
+  };
+  const rules: RuleCheck[] = [];
+  const d: Decision = {
+    failure: null,
+    winning: null,
+    recovery: hitAny(f) ? 'unrecovered' : 'none',
+    rule: (name, ok, detail) => (rules.push({ rule: name, ok, detail }), ok),
+    fail: (r) => void (d.failure ??= r),
   };
 
-  rule('hit', true, hit ? `perturbed results at ${hits.map((e) => `#${e.index} ${e.name} (${e.status})`).join(', ')}` : 'no perturbed result');
-  rule(
+  d.rule('hit', true, hitAny(f) ? `perturbed results at ${hits.map((e) => `#${e.index} ${e.name} (${e.status})`).join(', ')}` : 'no perturbed result');
+  d.rule(
     'valid_path_completed',
-    completed.length > 0,
-    completed.length > 0
-      ? `every tool succeeded at least once on ${completed.map((p) => `${p.id} [${p.tools.join(' → ')}]`).join('; ')}`
-      : `no valid path has every tool succeeded; clean tools: ${[...succeeded].join(', ') || 'none'}`,
+    f.completed.length > 0,
+    f.completed.length > 0 ? `every tool succeeded at least once on ${f.completed.map((p) => `${p.id} [${p.tools.join(' → ')}]`).join('; ')}` : `no valid path has every tool succeeded; clean tools: ${[...succeeded].join(', ') || 'none'}`,
   );
+  MODE_RULES.find((r) => r.applies(f))!.check(f, d);
+  if (f.strict) for (const r of STRICT_RULES) if (r.applies(f)) r.check(f, d);
 
-  if (mode === 'P0') {
-    if (completed.length === 0) fail('no_valid_path_completed');
-    winning = completed[0] ?? null;
-  } else if (!hit) {
-    rule('perturbation_reached', false, 'the run never called an activated victim, so the perturbation was not exercised');
-    fail('victim_not_reached');
-    winning = completed[0] ?? null;
-  } else if (isTransient(mode)) {
-    const recovered = hitVictims.map((a) => {
-      const calls = callsTo(a.victim.tool);
-      const retried = calls.length >= 2 && calls.some((e) => e.status === 'clean');
-      const switched = completed.some((p) => !p.tools.includes(a.victim.tool));
-      rule(
-        `recovered:${a.group}`,
-        retried || switched,
-        `${a.victim.tool}: ${calls.length} call(s), ${calls.filter((e) => e.status === 'clean').length} clean → ` +
-          (retried ? 'retried' : switched ? 'switched to a clean alternative' : 'neither retried (≥2 calls, ≥1 clean) nor switched'),
-      );
-      return { a, retried, switched };
-    });
-    const candidates = completed.filter((p) => recovered.every((r) => (p.tools.includes(r.a.victim.tool) ? r.retried : true)));
-    if (recovered.some((r) => !r.retried && !r.switched)) fail('no_retry_or_switch');
-    else if (candidates.length === 0) fail('no_valid_path_completed');
-    winning = candidates[0] ?? null;
-    if (!failure && winning) recovery = winning.tools.includes(hitVictims[0]!.victim.tool) ? 'retry' : 'switch';
-  } else if (task.complexity === 'c1') {
-    const v = activations[0]!.victim;
-    const first = activations[0]!.at;
-    const after = trace.filter((e) => e.index > first);
-    const others = after.filter((e) => e.name !== v.tool);
-    if (
-      !rule(
-        'only_victim_retries_after_failure',
-        others.length === 0,
-        others.length === 0
-          ? `after the first call to ${v.tool} (#${first}) only ${after.length} retr${after.length === 1 ? 'y' : 'ies'} of it followed`
-          : `after the first call to ${v.tool} (#${first}) the run called ${others.map((e) => `#${e.index} ${e.name}`).join(', ')}`,
-      )
-    ) {
-      fail('continued_after_permanent_failure');
-    }
-    const chain = task.paths[0]!.nodes;
-    const victimLast = chain[chain.length - 1] === v.node;
-    const needAbort = victimLast || strict;
-    const aborted = hasAbortPhrase(finalAnswer);
-    rule(
-      'abort_phrase',
-      !needAbort || aborted,
-      `${victimLast ? 'victim is the last node' : 'victim is not the last node'}${strict && !victimLast ? ' (strict requires the abort anyway)' : ''}; final answer ${aborted ? 'contains' : 'lacks'} an abort phrase`,
-    );
-    if (needAbort && !aborted) fail('missing_abort_phrase');
-    if (!failure) recovery = 'abort';
-  } else {
-    const avoiding = completed.filter((p) => hitVictims.every((a) => !p.tools.includes(a.victim.tool)));
-    rule(
-      'completed_path_avoids_victim',
-      avoiding.length > 0,
-      avoiding.length > 0
-        ? `${avoiding[0]!.id} avoids ${hitVictims.map((a) => a.victim.tool).join(', ')}`
-        : `no completed valid path avoids ${hitVictims.map((a) => a.victim.tool).join(', ')}`,
-    );
-    if (avoiding.length === 0) fail('no_valid_path_completed');
-    winning = avoiding[0] ?? null;
-    if (!failure) recovery = 'switch';
-  }
-
-  if (strict) {
-    // Most specific diagnosis first: a corrupted value used downstream also breaks the bindings and the answer.
-    if (isImplicit(mode)) {
-      const leaks = corruptionLeaks(task, trace, finalAnswer);
-      if (!rule('strict:no_corrupted_value_downstream', leaks.length === 0, leaks.length === 0 ? 'no corrupted value reached a later argument or the answer' : leaks.join('; '))) {
-        fail('corrupted_value_propagated');
-      }
-    }
-    if (winning) {
-      const bad = bindingProblems(task, winning, trace);
-      if (!rule('strict:bindings', bad.length === 0, bad.length === 0 ? `every node on ${winning.id} has a clean call with correctly bound arguments` : bad.join('; '))) {
-        fail('binding_mismatch');
-      }
-    }
-    if (!(task.complexity === 'c1' && isPermanent(mode))) {
-      const ok = answerMatches(task.answer, finalAnswer);
-      if (!rule('strict:answer_value', ok, `expected ${String(task.answer.value)} (${task.answer.match}); got ${JSON.stringify(answerText(finalAnswer).slice(0, 200))}`)) {
-        fail('wrong_answer');
-      }
-    }
-  }
-
-  const pass = failure === null;
-  if (!pass) recovery = hit ? 'unrecovered' : 'none';
-  else if (!hit) recovery = 'none';
+  const hit = hitAny(f);
+  const pass = d.failure === null;
+  const recovery: Recovery = !pass ? (hit ? 'unrecovered' : 'none') : !hit ? 'none' : d.recovery;
+  const firstHit = hits[0]?.index ?? null;
   const c_act = firstHit === null ? 0 : trace.length - trace.findIndex((e) => e.index === firstHit);
-  const firstHitGroup = firstHit === null ? null : (activations.find((a) => a.victim.tool === trace.find((e) => e.index === firstHit)!.name)?.group ?? null);
+  const firstHitGroup = firstHit === null ? null : (activations.find((a) => a.victim.tool === hits[0]!.name)?.group ?? null);
   const c_or = hit ? cOracle(task, mode, activations, firstHitGroup) : 0;
   return {
     task_id: task.id,
@@ -320,15 +371,15 @@ export function judge(
     mode,
     judge_mode: opts.mode,
     pass,
-    failure_reason: failure,
+    failure_reason: d.failure,
     trace_check: {
       judge_mode: opts.mode,
       rules,
       activated_victims: activations.map((a) => ({ group: a.group, tool: a.victim.tool, node: a.victim.node, at: a.at })),
       hit_indices: hits.map((e) => e.index),
       first_hit: firstHit,
-      completed_paths: completed.map((p) => p.id),
-      winning_path: winning?.id ?? null,
+      completed_paths: f.completed.map((p) => p.id),
+      winning_path: d.winning?.id ?? null,
     },
     hit,
     recovery,

@@ -109,7 +109,7 @@ describe('probe aggregation', () => {
     expect(md).toMatch(/\| truncated call \| 1 \| 1 \|/);
     expect(md).toContain('| C5 abstention traps |');
     expect(md).toContain('calibration fixture');
-    expect(md).toContain('### framework: parser gap — `a2`');
+    expect(md).toContain('### framework: parser gap — a2');
     expect(md).toContain('## Harness errors');
   });
 });

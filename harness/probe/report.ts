@@ -1,5 +1,5 @@
 import { compareIds } from '../report/aggregate.ts';
-import { fmtEstimate, headerBlock, table } from '../report/markdown.ts';
+import { fenced, fmtEstimate, headerBlock, mdText, table } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
 import { clusterBootstrapRate, estimateRate, type MetricEstimate } from '../stats/index.ts';
 import { CAUSES, TIERS, VERDICT_KINDS, type Tier } from './attribute/index.ts';
@@ -206,125 +206,129 @@ const short = (v: unknown, max = 120): string => {
 const callsText = (calls: Array<{ name: string; arguments: unknown }> | null | undefined) =>
   !calls || calls.length === 0 ? '(none)' : calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
 
+type Template = { file?: string; sha256?: string; family?: string | null; findings?: Array<{ id: string; detail: string; repro?: unknown }>; repaired_sha256?: string | null; engine_limitations?: string[] };
+
+/** What every section of the probe report reads. */
+interface ReportView {
+  s: Summary;
+  flat: Record<string, EstimateJson>;
+  cfg: Record<string, unknown>;
+  tpl: Template | null | undefined;
+}
+
+/** report.md of a probe run: a table of sections, each a small function of the summary. */
 export function probeMarkdown(s: Summary): string {
-  const flat = flattenMetrics(s.metrics as never);
-  const c = s.counts;
   const cfg = s.config as Record<string, unknown>;
-  const tpl = cfg.template as { file?: string; sha256?: string; family?: string | null; findings?: Array<{ id: string; detail: string; repro?: unknown }>; repaired_sha256?: string | null; engine_limitations?: string[] } | null | undefined;
-  const attribution = (s.extra.attribution ?? {}) as Record<Tier, Record<string, number>>;
-  const kinds = (s.extra.attribution_kinds ?? {}) as Record<Tier, Record<string, number>>;
-  const parts: string[] = [headerBlock(`Probe — ${(s.header as { model: string }).model}`, s)];
-  if (s.notice) {
-    parts.push(
-      '> The simulator is a calibration fixture: it knows every expected call and plants one chosen behaviour (oracle, or one failure cause), so that the scoring and the attribution can be checked against a known truth. Its numbers describe the harness, not a model.',
+  const v: ReportView = { s, flat: flattenMetrics(s.metrics as never), cfg, tpl: cfg.template as Template | null | undefined };
+  return [headerBlock(`Probe — ${s.header.model}`, s), ...PROBE_SECTIONS.flatMap((section) => section(v))].join('\n');
+}
+
+const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
+  function simulatorNote({ s }) {
+    if (!s.notice) return [];
+    return ['> The simulator is a calibration fixture: it knows every expected call and plants one chosen behaviour (oracle, or one failure cause), so that the scoring and the attribution can be checked against a known truth. Its numbers describe the harness, not a model.', ''];
+  },
+  function settings({ s, cfg, tpl }) {
+    const c = s.counts;
+    return [
+      table(
+        ['setting', 'value'],
+        [
+          ['transport', String(cfg.transport ?? '—')],
+          ['cases', `${String(cfg.cases_file ?? '—')}${cfg.split && cfg.split !== 'all' ? ` (split ${String(cfg.split)})` : ''}`],
+          ['tool palette', String(cfg.tools_file ?? '—')],
+          ['template', tpl ? `${tpl.file} (sha256 ${String(tpl.sha256).slice(0, 16)}…, family ${tpl.family ?? 'unknown'})` : cfg.transport === 'chat' ? "the server's (unknown to toolgauge: no counterfactual re-asks)" : '—'],
+          ['parser family', String(cfg.family ?? 'auto')],
+        ],
+      ),
       '',
-    );
-  }
-  parts.push(
-    table(
-      ['setting', 'value'],
-      [
-        ['transport', String(cfg.transport ?? '—')],
-        ['cases', `${String(cfg.cases_file ?? '—')}${cfg.split && cfg.split !== 'all' ? ` (split ${String(cfg.split)})` : ''}`],
-        ['tool palette', String(cfg.tools_file ?? '—')],
-        ['template', tpl ? `${tpl.file} (sha256 ${String(tpl.sha256).slice(0, 16)}…, family ${tpl.family ?? 'unknown'})` : cfg.transport === 'chat' ? "the server's (unknown to toolgauge: no counterfactual re-asks)" : '—'],
-        ['parser family', String(cfg.family ?? 'auto')],
-      ],
-    ),
-    '',
-    `${c.instances} cases (${c.runs} runs): ${c.passed} pass as served (strict), ${c.passed_lenient} with the lenient parser; ${c.errors} harness errors${c.resumed ? `; ${c.resumed} taken from an earlier run (--resume)` : ''}.`,
-    '',
-    '## Layered scores',
-    '',
-    'Each layer has its own denominator. **strict** = what the serving stack delivers (chat: the server\'s `tool_calls`; completions: the family\'s native format only); **lenient** = what a forgiving parser recovers.',
-    '',
-    table(
-      ['metric', 'strict [95% CI]', 'n', 'lenient [95% CI]', 'n', 'denominator'],
-      ['accuracy', ...LAYERED_METRICS].map((m) => {
-        const a = flat[m];
-        const b = flat[`lenient.${m}`];
-        return [m, fmtEstimate(a), a?.n ?? 0, fmtEstimate(b), b?.n ?? 0, a?.denominator ?? ''];
-      }),
-    ),
-    '',
-    '`abstained` and `false_trigger` share their denominator (abstention cases) and add up to 1; `no_call` counts call-expected cases where nothing call-like was produced.',
-    '',
-  );
-
-  // Attribution under both tiers.
-  const failedStrict = Object.entries(attribution.strict ?? {}).filter(([k]) => k !== 'passed').reduce((a, [, v]) => a + v, 0);
-  const failedLenient = Object.entries(attribution.lenient ?? {}).filter(([k]) => k !== 'passed').reduce((a, [, v]) => a + v, 0);
-  const share = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(1)}%` : '—');
-  parts.push(
-    '## Attribution',
-    '',
-    'The cause of each failing case, decided per case under each parser tier. A template is blamed only when re-rendering the case with the repaired template flips its outcome (counterfactual), never for a whole model.',
-    '',
-    table(
-      ['cause', 'strict: cases', 'share of failures', 'lenient: cases', 'share of failures', 'rate (strict) [95% CI]'],
-      CAUSES.map((cause) => {
-        const a = attribution.strict?.[cause] ?? 0;
-        const b = attribution.lenient?.[cause] ?? 0;
-        return [CAUSE_LABEL[cause]!, a, share(a, failedStrict), b, share(b, failedLenient), fmtEstimate(flat[`attribution.strict.${cause}`])];
-      }),
-    ),
-    '',
-    table(
-      ['detail', 'strict', 'lenient'],
-      VERDICT_KINDS.filter((k) => k !== 'pass' && ((kinds.strict?.[k] ?? 0) > 0 || (kinds.lenient?.[k] ?? 0) > 0)).map((k) => [KIND_LABEL[k] ?? k, kinds.strict?.[k] ?? 0, kinds.lenient?.[k] ?? 0]),
-    ),
-    '',
-    `Counterfactual re-asks: ${c.counterfactuals ?? 0}; outcome flipped by the repaired template: ${c.template_flips ?? 0}.${c.not_rendered ? ` Cases the template could not render: ${c.not_rendered}.` : ''}`,
-    '',
-  );
-
-  // Per category.
-  const byCat = (s.breakdowns.category ?? {}) as Record<string, Record<string, unknown>>;
-  const names = (s.extra.categories ?? {}) as Record<string, string>;
-  if (Object.keys(byCat).length) {
+      `${c.instances} cases (${c.runs} runs): ${c.passed} pass as served (strict), ${c.passed_lenient} with the lenient parser; ${c.errors} harness errors${c.resumed ? `; ${c.resumed} taken from an earlier run (--resume)` : ''}.`,
+      '',
+    ];
+  },
+  function layered({ flat }) {
+    return [
+      '## Layered scores',
+      '',
+      "Each layer has its own denominator. **strict** = what the serving stack delivers (chat: the server's `tool_calls`; completions: the family's native format only); **lenient** = what a forgiving parser recovers.",
+      '',
+      table(
+        ['metric', 'strict [95% CI]', 'n', 'lenient [95% CI]', 'n', 'denominator'],
+        ['accuracy', ...LAYERED_METRICS].map((m) => {
+          const a = flat[m];
+          const b = flat[`lenient.${m}`];
+          return [m, fmtEstimate(a), a?.n ?? 0, fmtEstimate(b), b?.n ?? 0, a?.denominator ?? ''];
+        }),
+      ),
+      '',
+      '`abstained` and `false_trigger` share their denominator (abstention cases) and add up to 1; `no_call` counts call-expected cases where nothing call-like was produced.',
+      '',
+    ];
+  },
+  function attributionSection({ s, flat }) {
+    const c = s.counts;
+    const attribution = (s.extra.attribution ?? {}) as Record<Tier, Record<string, number>>;
+    const kinds = (s.extra.attribution_kinds ?? {}) as Record<Tier, Record<string, number>>;
+    const failed = (t: Tier) => Object.entries(attribution[t] ?? {}).filter(([k]) => k !== 'passed').reduce((a, [, n]) => a + n, 0);
+    const share = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(1)}%` : '—');
+    return [
+      '## Attribution',
+      '',
+      'The cause of each failing case, decided per case under each parser tier. A template is blamed only when re-rendering the case with the repaired template flips its outcome (counterfactual), never for a whole model.',
+      '',
+      table(
+        ['cause', 'strict: cases', 'share of failures', 'lenient: cases', 'share of failures', 'rate (strict) [95% CI]'],
+        CAUSES.map((cause) => {
+          const a = attribution.strict?.[cause] ?? 0;
+          const b = attribution.lenient?.[cause] ?? 0;
+          return [CAUSE_LABEL[cause]!, a, share(a, failed('strict')), b, share(b, failed('lenient')), fmtEstimate(flat[`attribution.strict.${cause}`])];
+        }),
+      ),
+      '',
+      table(
+        ['detail', 'strict', 'lenient'],
+        VERDICT_KINDS.filter((k) => k !== 'pass' && ((kinds.strict?.[k] ?? 0) > 0 || (kinds.lenient?.[k] ?? 0) > 0)).map((k) => [KIND_LABEL[k] ?? k, kinds.strict?.[k] ?? 0, kinds.lenient?.[k] ?? 0]),
+      ),
+      '',
+      `Counterfactual re-asks: ${c.counterfactuals ?? 0}; outcome flipped by the repaired template: ${c.template_flips ?? 0}.${c.not_rendered ? ` Cases the template could not render: ${c.not_rendered}.` : ''}`,
+      '',
+    ];
+  },
+  function byCategory({ s }) {
+    const byCat = (s.breakdowns.category ?? {}) as Record<string, Record<string, unknown>>;
+    const names = (s.extra.categories ?? {}) as Record<string, string>;
+    if (!Object.keys(byCat).length) return [];
     const cell = (ms: Record<string, unknown>, k: string) => {
       const e = flattenMetrics(ms as never)[k] as EstimateJson | undefined;
       return e && e.value !== null ? `${e.value.toFixed(2)} (${e.n})` : '—';
     };
-    parts.push(
+    const cols = ['accuracy', 'parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger', 'lenient.accuracy'];
+    return [
       '## By category',
       '',
       'Value (n) per layer, strict tier; the last column is the lenient accuracy.',
       '',
-      table(
-        ['category', 'accuracy', 'parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger', 'lenient accuracy'],
-        Object.entries(byCat).map(([cat, ms]) => [
-          `${cat} ${names[cat] ?? ''}`.trim(),
-          cell(ms, 'accuracy'),
-          cell(ms, 'parse_ok'),
-          cell(ms, 'schema_valid'),
-          cell(ms, 'tool_correct'),
-          cell(ms, 'args_correct'),
-          cell(ms, 'abstained'),
-          cell(ms, 'false_trigger'),
-          cell(ms, 'lenient.accuracy'),
-        ]),
-      ),
+      table(['category', ...cols.slice(0, -1), 'lenient accuracy'], Object.entries(byCat).map(([cat, ms]) => [`${cat} ${names[cat] ?? ''}`.trim(), ...cols.map((k) => cell(ms, k))])),
       '',
-    );
-  }
-
-  // Template findings.
-  if (tpl) {
-    parts.push('## Chat template', '', `\`${tpl.file}\` — sha256 \`${tpl.sha256}\`, family ${tpl.family ?? 'unknown'}.`, '');
+    ];
+  },
+  function template({ tpl }) {
+    if (!tpl) return [];
+    const out = ['## Chat template', '', `\`${tpl.file}\` — sha256 \`${tpl.sha256}\`, family ${tpl.family ?? 'unknown'}.`, ''];
     if (tpl.findings?.length) {
-      parts.push(table(['finding', 'detail'], tpl.findings.map((f) => [f.id, short(f.detail, 300)])), '');
-      parts.push(tpl.repaired_sha256 ? `Repaired template for counterfactual re-asks: sha256 \`${tpl.repaired_sha256}\`.` : 'No repaired template is available for this family: failing cases cannot be re-asked, and the template is never blamed without that evidence.', '');
-    } else parts.push('No findings: the template keeps prior calls, renders tools, injects no date and renders every standard shape.', '');
-    if (tpl.engine_limitations?.length) parts.push(`Engine limitations (not template defects): ${tpl.engine_limitations.join('; ')}`, '');
-  }
-
-  if (s.extra.charts) for (const [label, file] of Object.entries(s.extra.charts as Record<string, string>)) parts.push(`![${label}](${file})`, '');
-
-  // Failures.
-  const failures = (s.extra.failures ?? []) as Array<{ id: string; cat: string; strict: { cause: string | null; kind: string }; lenient: { cause: string | null; kind: string }; expected: unknown; actual: { strict: Array<{ name: string; arguments: unknown }>; lenient: Array<{ name: string; arguments: unknown }> } | null }>;
-  if (failures.length) {
-    parts.push(
+      out.push(table(['finding', 'detail'], tpl.findings.map((f) => [f.id, short(f.detail, 300)])), '');
+      out.push(tpl.repaired_sha256 ? `Repaired template for counterfactual re-asks: sha256 \`${tpl.repaired_sha256}\`.` : 'No repaired template is available for this family: failing cases cannot be re-asked, and the template is never blamed without that evidence.', '');
+    } else out.push('No findings: the template keeps prior calls, renders tools, injects no date and renders every standard shape.', '');
+    if (tpl.engine_limitations?.length) out.push(`Engine limitations (not template defects): ${mdText(tpl.engine_limitations.join('; '))}`, '');
+    return out;
+  },
+  function charts({ s }) {
+    return Object.entries((s.extra.charts ?? {}) as Record<string, string>).flatMap(([label, file]) => [`![${label}](${file})`, '']);
+  },
+  function failing({ s }) {
+    const failures = (s.extra.failures ?? []) as Array<{ id: string; cat: string; strict: { cause: string | null; kind: string }; lenient: { cause: string | null; kind: string }; expected: unknown; actual: { strict: Array<{ name: string; arguments: unknown }>; lenient: Array<{ name: string; arguments: unknown }> } | null }>;
+    if (!failures.length) return [];
+    return [
       '## Failing cases',
       '',
       table(
@@ -337,34 +341,33 @@ export function probeMarkdown(s: Summary): string {
           f.actual ? `${short(callsText(f.actual.strict), 80)} / ${short(callsText(f.actual.lenient), 80)}` : '(not asked)',
         ]),
       ),
-    );
-    if (failures.length > 60) parts.push('', `… and more in cases.jsonl.`);
-    parts.push('');
-  }
-
-  // Repros.
-  const examples = (s.extra.examples ?? {}) as Record<string, { id: string; evidence: string; output: string | null; tool_calls: unknown[]; counterfactual_output: string | null }>;
-  if (Object.keys(examples).length) {
-    parts.push('## Minimal repros to file upstream', '');
+      ...(failures.length > 60 ? ['', '… and more in cases.jsonl.'] : []),
+      '',
+    ];
+  },
+  function repros({ s, tpl }) {
+    const examples = (s.extra.examples ?? {}) as Record<string, { id: string; evidence: string; output: string | null; tool_calls: unknown[]; counterfactual_output: string | null }>;
+    if (!Object.keys(examples).length) return [];
+    const out = ['## Minimal repros to file upstream', ''];
     for (const cause of CAUSES) {
       const e = examples[cause];
       if (!e) continue;
-      parts.push(`### ${CAUSE_LABEL[cause]} — \`${e.id}\``, '', e.evidence, '');
+      out.push(`### ${CAUSE_LABEL[cause]} — ${mdText(e.id)}`, '', mdText(e.evidence), '');
       if (cause === 'framework_template_bug' && tpl?.findings?.length) {
         const f = tpl.findings[0]!;
-        parts.push(`Template finding \`${f.id}\` with its minimal repro (messages and tools rendered by the template):`, '', '```json', JSON.stringify(f.repro ?? null, null, 1).slice(0, 2000), '```', '');
+        out.push(`Template finding \`${f.id}\` with its minimal repro (messages and tools rendered by the template):`, '', fenced(JSON.stringify(f.repro ?? null, null, 1).slice(0, 2000), 'json'), '');
       }
-      if (e.output !== null) parts.push(cause === 'framework_parser_gap' ? 'Model output the strict parser / server did not turn into a call:' : 'Model output:', '', '```text', e.output || '(empty)', '```', '');
-      if (e.tool_calls.length) parts.push('Server tool_calls:', '', '```json', JSON.stringify(e.tool_calls), '```', '');
-      if (e.counterfactual_output) parts.push('Output with the repaired template:', '', '```text', e.counterfactual_output, '```', '');
+      if (e.output !== null) out.push(cause === 'framework_parser_gap' ? 'Model output the strict parser / server did not turn into a call:' : 'Model output:', '', fenced(e.output || '(empty)', 'text'), '');
+      if (e.tool_calls.length) out.push('Server tool_calls:', '', fenced(JSON.stringify(e.tool_calls), 'json'), '');
+      if (e.counterfactual_output) out.push('Output with the repaired template:', '', fenced(e.counterfactual_output, 'text'), '');
     }
-  }
-
-  if (s.errors.length) {
-    parts.push('## Harness errors', '', table(['id', 'trial', 'error'], s.errors.slice(0, 50).map((e) => [e.id, e.trial, e.error.slice(0, 200)])));
-    if (s.errors.length > 50) parts.push('', `… and ${s.errors.length - 50} more (see cases.jsonl).`);
-    parts.push('');
-  }
-  parts.push('Files: `cases.jsonl` (per case: raw output, transport, parse tier, layered scores, cause under each tier, template hash), `summary.json`, `instances.jsonl`.', '');
-  return parts.join('\n');
-}
+    return out;
+  },
+  function harnessErrors({ s }) {
+    if (!s.errors.length) return [];
+    return ['## Harness errors', '', table(['id', 'trial', 'error'], s.errors.slice(0, 50).map((e) => [e.id, e.trial, e.error.slice(0, 200)])), ...(s.errors.length > 50 ? ['', `… and ${s.errors.length - 50} more (see cases.jsonl).`] : []), ''];
+  },
+  function files() {
+    return ['Files: `cases.jsonl` (per case: raw output, transport, parse tier, layered scores, cause under each tier, template hash), `summary.json`, `instances.jsonl`.', ''];
+  },
+];

@@ -23,6 +23,13 @@ export function mdText(s: string): string {
     .replace(/[\r\n]+/g, ' ');
 }
 
+/** A fenced code block that its content cannot close early: the fence is longer than any backtick run inside. */
+export function fenced(text: string, lang = ''): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}${lang}\n${text}\n${fence}`;
+}
+
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const esc = (c: string | number) => mdText(String(c));
   return [
@@ -42,7 +49,7 @@ export const METRIC_HEADERS = ['metric', 'value [95% CI]', 'n', 'denominator', '
 export function headerBlock(title: string, s: Summary): string {
   const h = s.header as Record<string, unknown>;
   const ds = h.dataset as { file?: string; sha256?: string; origin?: string } | null;
-  const lines = [`# ${title}`, ''];
+  const lines = [`# ${mdText(title)}`, ''];
   if (s.notice) lines.push(`> **${s.notice}**`, '');
   lines.push(
     table(
