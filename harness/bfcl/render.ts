@@ -31,16 +31,55 @@ export function goldCallsOf(c: BfclCase): GoldCall[] {
     const [nameV, params] = item.entries[0]!;
     if (!isStr(nameV) || params.t !== 'dict') throw new RenderError(`${c.id}: a possible answer is not {name: {...}}`);
     const doc = c.entry.functions.find((f) => f.name === nameV.v);
+    const required = new Set(doc?.parameters.required ?? []);
     const args: Array<[string, PyValue]> = [];
     for (const [k, allowed] of params.entries) {
-      if (!isStr(k) || (allowed.t !== 'list' && allowed.t !== 'tuple')) continue;
-      const value = allowed.items.find((v) => !(v.t === 'str' && v.v === ''));
-      if (value === undefined) continue;
+      if (!isStr(k)) continue;
       const pdoc = doc?.parameters.properties[k.v];
-      args.push([k.v, language === 'python' ? value : { t: 'str', v: sourceFor(language, value, pdoc) }]);
+      const items = allowedItems(allowed);
+      // "" marks a parameter that may be left out: leave it out unless the schema requires it.
+      if (items.some(isEmptyStr) && !required.has(k.v)) continue;
+      const value = items.find((v) => !isEmptyStr(v));
+      if (value === undefined) continue;
+      const shaped = shapeValue(value, pdoc);
+      args.push([k.v, language === 'python' ? shaped : { t: 'str', v: sourceFor(language, shaped, pdoc) }]);
     }
     return { name: nameV.v, args };
   });
+}
+
+const isEmptyStr = (v: PyValue) => v.t === 'str' && v.v === '';
+
+/** The allowed values BFCL iterates: a list's items, a str's characters (an answer-key slip BFCL tolerates). */
+function allowedItems(v: PyValue): PyValue[] {
+  if (v.t === 'list' || v.t === 'tuple') return v.items;
+  if (v.t === 'str') return Array.from(v.v, (ch): PyValue => ({ t: 'str', v: ch }));
+  return [];
+}
+
+const DICT_TYPES = new Set(['dict', 'HashMap', 'object']);
+
+/**
+ * A dict parameter's possible answer is `{key: [allowed…]}` (and a list of dicts is a list of those): the value
+ * a model should send takes the first allowed value of each key, leaving out keys that may be omitted.
+ */
+function shapeValue(v: PyValue, doc: ParamDoc | undefined): PyValue {
+  const type = doc?.type ?? '';
+  const itemType = doc?.items?.type ?? '';
+  if (DICT_TYPES.has(type) && v.t === 'dict') return firstOfEachKey(v);
+  if (itemType === 'dict' && v.t === 'list') return { t: 'list', items: v.items.map((x) => (x.t === 'dict' ? firstOfEachKey(x) : x)) };
+  return v;
+}
+
+function firstOfEachKey(d: PyValue & { t: 'dict' }): PyValue {
+  const entries: Array<[PyValue, PyValue]> = [];
+  for (const [k, allowed] of d.entries) {
+    const items = allowedItems(allowed);
+    if (items.some(isEmptyStr)) continue;
+    const first = items[0];
+    if (first !== undefined) entries.push([k, first]);
+  }
+  return { t: 'dict', entries };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -76,13 +115,15 @@ export function javaSource(v: PyValue, type: string, nested?: string): string {
     case 'double':
       return v.t === 'float' ? decimal(v.v) : plain(v);
     case 'Array': {
-      const items = v.t === 'list' || v.t === 'tuple' ? v.items : [];
+      if (v.t !== 'list' && v.t !== 'tuple') return plain(v);
+      const items = v.items;
       const elementType = nested === 'String' ? 'String' : nested === 'integer' ? 'int' : (nested ?? 'Object');
       // With a declared element type BFCL converts each element without stripping quotes.
       return `new ${elementType}[]{${items.map((x) => (nested ? javaSource(x, nested) : javaLiteral(x))).join(', ')}}`;
     }
     case 'ArrayList': {
-      const items = v.t === 'list' || v.t === 'tuple' ? v.items : [];
+      if (v.t !== 'list' && v.t !== 'tuple') return plain(v);
+      const items = v.items;
       // Element strings lose their first and last character for String and char: write them quoted.
       const el = (x: PyValue) => (nested === 'String' || nested === 'char' ? `"${plain(x)}"` : nested ? javaSource(x, nested) : javaLiteral(x));
       return items.length ? `new ArrayList<>(Arrays.asList(${items.map(el).join(', ')}))` : 'new ArrayList<>()';
@@ -111,7 +152,8 @@ export function jsSource(v: PyValue, type: string, nested?: string): string {
     case 'float':
       return v.t === 'float' ? decimal(v.v) : plain(v);
     case 'array': {
-      const items = v.t === 'list' || v.t === 'tuple' ? v.items : [];
+      if (v.t !== 'list' && v.t !== 'tuple') return plain(v);
+      const items = v.items;
       return `[${items.map((x) => (nested && nested !== 'String' ? jsSource(x, nested) : jsLiteral(x))).join(', ')}]`;
     }
     case 'dict':
