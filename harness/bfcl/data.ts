@@ -10,7 +10,7 @@ import { DataError, dataErrorFromZod } from '../core/errors.ts';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { ALL_CATEGORIES, isMultiTurn, isRelevanceOrIrrelevance, type BfclCategory } from './categories.ts';
 import type { FunctionDoc } from './checker/ast.ts';
-import { pyJsonDumps, pyJsonLoads, PyJsonError } from './pyjson.ts';
+import { clonePlain, pyJsonDumps, pyJsonLoads, PyJsonError, pyToPlain } from './pyjson.ts';
 
 export const VERSION_PREFIX = 'BFCL_v4';
 
@@ -112,11 +112,13 @@ function lines(file: string): Array<{ n: number; text: string }> {
     .filter((l) => l.text.trim() !== '');
 }
 
+/** One JSON line as plain data with floats kept as PyFloat (so docs print back as Python prints them). */
 function parseJsonLine(file: string, n: number, text: string): unknown {
   try {
-    return JSON.parse(text);
+    return pyToPlain(pyJsonLoads(text));
   } catch (err) {
-    throw new DataError(file, n, undefined, `not valid JSON: ${(err as Error).message}`);
+    if (err instanceof PyJsonError) throw new DataError(file, n, undefined, `not valid JSON: ${err.message}`);
+    throw err;
   }
 }
 
@@ -147,7 +149,7 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
       if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
       const e = parsed.data;
       // populate_test_cases_with_predefined_functions: all docs of the involved classes, minus held-out ones.
-      const functions = e.involved_classes.flatMap((c) => classDocs(c).map((d) => structuredClone(d)));
+      const functions = e.involved_classes.flatMap((c) => classDocs(c).map((d) => clonePlain(d)));
       const missedFunctions: Record<string, FunctionDoc[]> = {};
       for (const [turn, names] of Object.entries(e.missed_function ?? {})) {
         missedFunctions[turn] = [];

@@ -252,3 +252,54 @@ export function pyJsonDumps(v: PyValue): string {
       throw new PyJsonError(`${v.t} has no JSON form`);
   }
 }
+
+/** A float read from JSON text, kept apart from ints so it prints as Python prints it (`5.0`, `1e-07`). */
+export class PyFloat {
+  constructor(readonly value: number) {}
+  toJSON(): number {
+    return this.value;
+  }
+}
+
+/**
+ * A PyValue as plain JS data for documents (function docs): dicts → objects, lists → arrays, ints → numbers
+ * (beyond 2**53 → their decimal string), floats → PyFloat, so a doc printed back with pythonJsonDumps matches
+ * Python's json.dumps.
+ */
+export function pyToPlain(v: PyValue): unknown {
+  switch (v.t) {
+    case 'dict': {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of v.entries) Object.defineProperty(out, k.t === 'str' ? k.v : pyJsonDumps(k), { value: pyToPlain(x), enumerable: true, writable: true, configurable: true });
+      return out;
+    }
+    case 'list':
+    case 'tuple':
+    case 'set':
+      return v.items.map(pyToPlain);
+    case 'int':
+      return v.v <= BigInt(Number.MAX_SAFE_INTEGER) && v.v >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(v.v) : v.v.toString();
+    case 'float':
+      return new PyFloat(v.v);
+    case 'bool':
+      return v.v;
+    case 'none':
+      return null;
+    case 'str':
+      return v.v;
+    default:
+      return pyJsonDumps(v);
+  }
+}
+
+/** Deep copy of plain document data that keeps PyFloat values (structuredClone would drop their class). */
+export function clonePlain<T>(x: T): T {
+  if (x instanceof PyFloat) return x;
+  if (Array.isArray(x)) return x.map(clonePlain) as T;
+  if (x && typeof x === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(x)) Object.defineProperty(out, k, { value: clonePlain(v), enumerable: true, writable: true, configurable: true });
+    return out as T;
+  }
+  return x;
+}

@@ -168,12 +168,16 @@ export function renderReply(out: ReturnType<typeof plannedOutput>, opts: Respond
 // ---------------------------------------------------------------------------------------------------------
 // reading the conversation
 
-/** Turn = user messages so far − 1 (BFCL sends one user message per turn, the holdout turn included); step = assistant messages since. */
+/**
+ * Turn = user messages so far − 1 (BFCL sends one user message per turn, the holdout turn included); step =
+ * assistant messages since. In prompt mode BFCL returns execution results as a user message holding the repr of
+ * `[{'role': 'tool', …}]`: that continues the turn.
+ */
 export function turnAndStep(messages: readonly ChatMessage[]): { turn: number; step: number } {
   let users = 0;
   let step = 0;
   for (const m of messages) {
-    if (m.role === 'user') {
+    if (m.role === 'user' && !(typeof m.content === 'string' && m.content.startsWith("[{'role': 'tool'"))) {
       users++;
       step = 0;
     } else if (m.role === 'assistant') step++;
