@@ -6,6 +6,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge toolhop rescore --out-dir DIR
   toolgauge maze     [flags]            recovery from failing tools (TSR/PRR/RC)
   toolgauge probe    [flags]            single-call diagnosis and attribution
+  toolgauge bfcl rescore --result-dir DIR --out-dir OUT   re-score BFCL's own result files
   toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
   toolgauge template check --template FILE [--json]
   toolgauge report   DIR [DIR…] [--compare]
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   report: async () => (await import('./commands/report.ts')).run,
   maze: async () => (await import('./commands/maze.ts')).run,
   probe: async () => (await import('./commands/probe.ts')).run,
+  bfcl: async () => (await import('./commands/bfcl.ts')).run,
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */

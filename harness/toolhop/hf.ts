@@ -16,6 +16,8 @@ export interface HfOptions {
   endpoint: string;
   fetchImpl?: typeof fetch;
   timeoutMs?: number;
+  /** Throws when the body is not what the file should hold; default: the body is one JSON document. */
+  validate?: (body: string) => void;
 }
 
 export interface HfFile {
@@ -63,7 +65,7 @@ export async function ensureHfFile(opts: HfOptions): Promise<HfFile> {
   }
   const body = Buffer.from(await res.arrayBuffer());
   try {
-    JSON.parse(body.toString('utf8'));
+    (opts.validate ?? ((text: string) => void JSON.parse(text)))(body.toString('utf8'));
   } catch {
     throw new Error(`downloaded ${repo}/${file}@${opts.revision} is not valid JSON (${body.length} bytes); not cached`);
   }
