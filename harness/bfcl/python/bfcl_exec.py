@@ -163,8 +163,10 @@ def main():
     sys.stdout = open(os.devnull, "w", encoding="utf-8")
 
     install_package(source_dir)
+    # Import what exists before the memory limit applies (modules load lazily otherwise).
     for name in MODULES.values():
-        importlib.import_module(f"{PACKAGE}.{name}")
+        if os.path.exists(os.path.join(source_dir, name + ".py")):
+            importlib.import_module(f"{PACKAGE}.{name}")
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
