@@ -123,7 +123,10 @@ export class PythonBfclExecutor implements BfclExecutor {
         }
       }
     });
-    void child.then(() => this.fail(new ExecutorError(`BFCL executor exited${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`)));
+    // Only the current worker's exit matters: a worker killed on timeout exits after its replacement started.
+    void child.then(() => {
+      if (this.child === child) this.fail(new ExecutorError(`BFCL executor exited${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`));
+    });
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ resolve: () => resolve(), reject });
     });
@@ -148,6 +151,7 @@ export class PythonBfclExecutor implements BfclExecutor {
       const answer = await new Promise<unknown>((resolve, reject) => {
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
+          this.buffer = '';
           this.fail(new ExecutorError(`BFCL executor: ${String(req.op)} took longer than ${this.opts.timeoutMs ?? 30_000} ms (worker killed; its instances are lost)`));
         }, this.opts.timeoutMs ?? 30_000);
         this.waiting.push({ resolve, reject, timer });
