@@ -26,9 +26,17 @@ export const CLASS_FUNC_DOC_FILES: Record<string, string> = {
   VehicleControlAPI: 'vehicle_control.json',
 };
 
-const messageSchema = z.object({ role: z.string(), content: z.string() }).passthrough();
-
-const paramSchema: z.ZodType<unknown> = z.lazy(() => z.object({ type: z.string().optional() }).passthrough());
+// Cheap checks where rows are large (thousands of entries load per run): objects are checked for what the
+// checker reads, and the rest passes through untouched.
+const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+const messageSchema = z.custom<{ role: string; content: string }>(
+  (v) => isObject(v) && typeof (v as { role?: unknown }).role === 'string' && typeof (v as { content?: unknown }).content === 'string',
+  'a message needs string role and content',
+);
+const paramSchema = z.custom<Record<string, unknown>>(
+  (v) => isObject(v) && ((v as { type?: unknown }).type === undefined || typeof (v as { type?: unknown }).type === 'string'),
+  'a parameter must be an object whose type is a string',
+);
 export const functionDocSchema = z
   .object({
     name: z.string().min(1),
@@ -112,6 +120,16 @@ function lines(file: string): Array<{ n: number; text: string }> {
     .filter((l) => l.text.trim() !== '');
 }
 
+/** One JSON line, lossless. */
+function parsePyLine(file: string, n: number, text: string): PyValue {
+  try {
+    return pyJsonLoads(text);
+  } catch (err) {
+    if (err instanceof PyJsonError) throw new DataError(file, n, undefined, `not valid JSON: ${err.message}`);
+    throw err;
+  }
+}
+
 /** One JSON line as plain data with floats kept as PyFloat (so docs print back as Python prints them). */
 function parseJsonLine(file: string, n: number, text: string): unknown {
   try {
@@ -143,7 +161,8 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
     return docCache.get(cls)!;
   };
   return lines(file).map(({ n, text }) => {
-    const json = parseJsonLine(file, n, text);
+    const py = parsePyLine(file, n, text);
+    const json = pyToPlain(py);
     if (isMultiTurn(category)) {
       const parsed = multiTurnEntrySchema.safeParse(json);
       if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
@@ -166,7 +185,7 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
         raw: text,
         involvedClasses: e.involved_classes,
         missedFunctions,
-        initialConfigJson: initialConfigText(file, n, text),
+        initialConfigJson: initialConfigText(py),
       } satisfies BfclEntry;
     }
     const parsed = singleTurnEntrySchema.safeParse(json);
@@ -177,15 +196,9 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
 }
 
 /** `initial_config` of a multi-turn line as JSON text that keeps each number's int or float form. */
-function initialConfigText(file: string, n: number, text: string): string {
-  try {
-    const v = pyJsonLoads(text);
-    const cfg = v.t === 'dict' ? v.entries.find(([k]) => k.t === 'str' && k.v === 'initial_config')?.[1] : undefined;
-    return cfg ? pyJsonDumps(cfg) : '{}';
-  } catch (err) {
-    if (err instanceof PyJsonError) throw new DataError(file, n, 'initial_config', err.message);
-    throw err;
-  }
+function initialConfigText(line: PyValue): string {
+  const cfg = line.t === 'dict' ? line.entries.find(([k]) => k.t === 'str' && k.v === 'initial_config')?.[1] : undefined;
+  return cfg ? pyJsonDumps(cfg) : '{}';
 }
 
 /** One category: entries paired with their possible answers by line (BFCL's _subset_entries_by_model_ids). */

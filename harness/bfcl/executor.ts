@@ -64,12 +64,15 @@ export interface PythonExecutorOptions {
   confine?: boolean;
 }
 
+const CLASS_FILES = ['gorilla_file_system.py', 'math_api.py', 'message_api.py', 'posting_api.py', 'ticket_api.py', 'trading_bot.py', 'travel_booking.py', 'vehicle_control.py'];
+const hasClassFiles = (dir: string) => CLASS_FILES.some((f) => existsSync(join(dir, f)));
+
 /** Where BFCL's class files are: the option, TOOLGAUGE_BFCL_SOURCE, or an installed bfcl_eval package. */
 export async function findBfclSource(option?: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   const candidates = [option, env.TOOLGAUGE_BFCL_SOURCE].filter((x): x is string => !!x);
   for (const c of candidates) {
     for (const dir of [c, join(c, 'eval_checker', 'multi_turn_eval', 'func_source_code'), join(c, 'bfcl_eval', 'eval_checker', 'multi_turn_eval', 'func_source_code')]) {
-      if (existsSync(join(dir, 'gorilla_file_system.py'))) return dir;
+      if (hasClassFiles(dir)) return dir;
     }
   }
   const python = env.TOOLGAUGE_PYTHON || '/usr/bin/python3';
