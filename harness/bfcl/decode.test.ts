@@ -11,7 +11,7 @@ import { BfclUnsupported } from './py.ts';
 import { BfclOracle, hasReference } from './testkit.ts';
 
 const HEAVY = process.env.TOOLGAUGE_BFCL_HEAVY === '1';
-const RUNS = HEAVY ? 20_000 : 1500;
+const RUNS = HEAVY ? 20_000 : 500;
 
 const started = hasReference() ? await BfclOracle.start() : { skip: 'no ../shared/data/bfcl/reference' };
 const oracle = 'skip' in started ? undefined : started;

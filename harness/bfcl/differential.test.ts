@@ -13,7 +13,7 @@ import { checkSingleTurn } from './score.ts';
 import { BfclOracle, hasSharedData, SHARED_DATA, type OracleSingle } from './testkit.ts';
 
 const HEAVY = process.env.TOOLGAUGE_BFCL_HEAVY === '1';
-const PER_CATEGORY = HEAVY ? 3000 : 180;
+const PER_CATEGORY = HEAVY ? 3000 : 120;
 
 const started = hasSharedData() ? await BfclOracle.start() : { skip: 'no ../shared/data/bfcl' };
 const oracle = 'skip' in started ? undefined : started;

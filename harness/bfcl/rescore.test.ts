@@ -1,22 +1,22 @@
 // `bfcl rescore` on BFCL result folders written in each format (fc, hermes, pythonic), with the simulator's
 // oracle and fault behaviours mixed in: every line's verdict must equal what BFCL's own checker says about it.
 // Plus the CLI on the self-written fixtures: the files it writes and their fields.
-import { execa } from 'execa';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ALL_CATEGORIES, isMultiTurn, languageOf, type BfclCategory } from './categories.ts';
 import { loadCategory, type BfclCase } from './data.ts';
 import { PythonBfclExecutor } from './executor.ts';
 import { pyJsonDumps } from './pyjson.ts';
 import { rescoreResultDir } from './rescore.ts';
 import { simulatedResult, type Behaviour, type ResultStyle } from './responder.ts';
+import { run as runBfcl } from '../cli/commands/bfcl.ts';
+import { UsageError } from '../core/errors.ts';
 import { BfclOracle, FIXTURE_DATA, hasReference, hasSharedData, SHARED_CLASSES, SHARED_DATA } from './testkit.ts';
 
 const HEAVY = process.env.TOOLGAUGE_BFCL_HEAVY === '1';
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOY = fileURLToPath(new URL('../../fixtures/bfcl/classes', import.meta.url));
 const tmp: string[] = [];
 afterAll(() => tmp.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -49,12 +49,14 @@ afterAll(async () => {
 });
 
 describe.skipIf(!oracle)(`rescore reproduces BFCL's verdicts on result folders${oracle ? '' : ' — SKIPPED: needs ../shared/data/bfcl'}`, () => {
-  const perCategory = HEAVY ? 60 : 4;
+  const perCategory = HEAVY ? 60 : 2;
+  // Default: one category of each kind and language; TOOLGAUGE_BFCL_HEAVY=1: all of them.
+  const DEFAULT_CATEGORIES: readonly BfclCategory[] = ['simple_python', 'simple_java', 'parallel_multiple', 'irrelevance', 'live_relevance', 'multi_turn_miss_func'];
   const loaded = new Map<BfclCategory, BfclCase[]>();
   const casesOf = (c: BfclCategory) => loaded.get(c) ?? (loaded.set(c, loadCategory(SHARED_DATA, c)), loaded.get(c)!);
   for (const style of ['fc', 'hermes', 'pythonic'] as const) {
     it(`${style}: ${perCategory} results per category, oracle and fault outputs`, { timeout: HEAVY ? 900_000 : 60_000 }, async () => {
-      const categories = ALL_CATEGORIES.filter((c) => style !== 'pythonic' || languageOf(c) === 'python');
+      const categories = (HEAVY ? ALL_CATEGORIES : DEFAULT_CATEGORIES).filter((c) => style !== 'pythonic' || languageOf(c) === 'python');
       const byCategory = categories.map((c): [BfclCategory, BfclCase[]] => [c, casesOf(c).slice(0, isMultiTurn(c) ? Math.ceil(perCategory / 2) : perCategory)]);
       const root = mkdtempSync(join(tmpdir(), 'tg-bfcl-res-'));
       tmp.push(root);
@@ -88,9 +90,16 @@ describe('toolgauge bfcl rescore (CLI, fixtures)', () => {
     const categories: BfclCategory[] = ['simple_python', 'parallel', 'irrelevance', 'live_relevance', 'simple_java', 'multi_turn_base', 'multi_turn_miss_param'];
     writeResults(join(root, 'result'), 'fc', categories.map((c) => [c, loadCategory(FIXTURE_DATA, c)]), (c, k) => (c.id === 'simple_python_2' ? 'parser_gap' : BEHAVIOURS[k % BEHAVIOURS.length]!));
     const out = join(root, 'out');
-    const r = await execa('node', [join(ROOT, 'bin/toolgauge.mjs'), 'bfcl', 'rescore', '--result-dir', join(root, 'result'), '--out-dir', out, '--data', FIXTURE_DATA, '--bfcl-source', TOY], { reject: false, cwd: ROOT });
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/rescored 9 BFCL results \(fc\)/);
+    const printed: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
+    let code: number;
+    try {
+      code = await runBfcl(['rescore', '--result-dir', join(root, 'result'), '--out-dir', out, '--data', FIXTURE_DATA, '--bfcl-source', TOY]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(code).toBe(0);
+    expect(printed.join('')).toMatch(/rescored 9 BFCL results \(fc\)/);
     const lines = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(9);
     for (const l of lines) expect(Object.keys(l).sort()).toEqual(['category', 'error_type', 'id', 'valid']);
@@ -107,9 +116,12 @@ describe('toolgauge bfcl rescore (CLI, fixtures)', () => {
     expect(beyond.some((b) => b.toolgauge?.cause === 'framework_parser_gap')).toBe(true);
   });
 
-  it('refuses a missing or empty result folder with a one-line error (exit 2)', async () => {
-    const r = await execa('node', [join(ROOT, 'bin/toolgauge.mjs'), 'bfcl', 'rescore', '--result-dir', '/nonexistent', '--out-dir', '/tmp/x'], { reject: false, cwd: ROOT });
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  it('refuses a missing result folder, or one without result files, with a one-line usage error', async () => {
+    await expect(runBfcl(['rescore', '--result-dir', '/nonexistent', '--out-dir', '/tmp/x'])).rejects.toThrow(UsageError);
+    const empty = mkdtempSync(join(tmpdir(), 'tg-bfcl-empty-'));
+    tmp.push(empty);
+    await expect(runBfcl(['rescore', '--result-dir', empty, '--out-dir', join(empty, 'out')])).rejects.toThrow(/no BFCL_v4_<category>_result\.json/);
+    await expect(runBfcl(['rescore', '--result-dir', empty])).rejects.toThrow(/--out-dir OUT is required/);
+    await expect(runBfcl(['rescore', '--result-dir', empty, '--out-dir', 'x', '--format', 'xml'])).rejects.toThrow(/--format must be one of auto\|fc\|hermes\|pythonic/);
   });
 });
