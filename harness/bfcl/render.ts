@@ -63,7 +63,7 @@ const DICT_TYPES = new Set(['dict', 'HashMap', 'object']);
  * A dict parameter's possible answer is `{key: [allowed…]}` (and a list of dicts is a list of those): the value
  * a model should send takes the first allowed value of each key, leaving out keys that may be omitted.
  */
-function shapeValue(v: PyValue, doc: ParamDoc | undefined): PyValue {
+export function shapeValue(v: PyValue, doc: ParamDoc | undefined): PyValue {
   const type = doc?.type ?? '';
   const itemType = doc?.items?.type ?? '';
   if (DICT_TYPES.has(type) && v.t === 'dict') return firstOfEachKey(v);
