@@ -193,9 +193,10 @@ function pyStr(v: PyValue): string {
   return v.t === 'str' ? v.v : pyRepr(v);
 }
 
+/** What `for x in v` visits: items of a list, keys of a dict, characters of a str. */
 function listItems(v: PyValue): PyValue[] {
   if (v.t === 'list' || v.t === 'tuple') return v.items;
-  if (v.t === 'dict') return [v];
+  if (v.t === 'dict') return v.entries.map(([k]) => k);
   if (v.t === 'str') return Array.from(v.v, (c): PyValue => ({ t: 'str', v: c }));
   fail(`TypeError: '${typeName(v)}' object is not iterable`);
 }

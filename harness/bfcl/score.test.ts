@@ -36,6 +36,10 @@ describe('single-turn AST checking (BFCL semantics)', () => {
     expect(verdict('simple_python_0', text('I think it is sunny.'), 'pythonic')).toBe('ast_decoder:decoder_failed');
   });
 
+  it('an FC result that is one dict (not a list) fails to decode, as iterating it gives its keys', () => {
+    expect(verdict('simple_python_0', { t: 'dict', entries: [[text('weather.get'), text('{"city": "Paris"}')]] }, 'fc')).toBe('ast_decoder:decoder_failed');
+  });
+
   it('dotted names: OpenAI-style FC names with underscores pass only under underscore_to_dot', () => {
     expect(verdict('simple_python_0', fc('weather_get', '{"city": "Paris"}'), 'fc', true)).toBe('valid');
     expect(verdict('simple_python_0', fc('weather_get', '{"city": "Paris"}'), 'fc', false)).toBe('simple_function_checker:wrong_func_name');
