@@ -18,6 +18,7 @@ import { pyJsonDumps } from '../../harness/bfcl/pyjson.ts';
 import { goldCallsOf, renderFc, renderPythonic, shapeValue, type GoldCall } from '../../harness/bfcl/render.ts';
 import { simulatedResult, type Behaviour } from '../../harness/bfcl/responder.ts';
 import { checkCase, checkSingleTurn } from '../../harness/bfcl/score.ts';
+import { beyondSingleTurn } from '../../harness/bfcl/beyond.ts';
 import { BfclOracle, hasReference, hasSharedData, SHARED_CLASSES, SHARED_DATA } from '../../harness/bfcl/testkit.ts';
 
 const { values } = parseArgs({ options: { 'per-category': { type: 'string' }, 'multi-turn': { type: 'string' } } });
@@ -38,7 +39,7 @@ const key = (r: { valid?: boolean; error_type?: string; crash?: string; oracle_e
   r.oracle_error ? `oracle_error` : r.crash ? `crash:${r.crash}` : `${r.valid}:${r.error_type}`;
 
 type Row = { category: string; format: string; n: number; agree: number; disagree: number; undecided: number; bfclValid: number; examples: string[] };
-const out: { oracle: Row[]; mutations: Row[]; multiTurn: Row[]; unpassable: Array<{ id: string; error_type: string }>; rejectedAllowed: Array<{ id: string; param: string; value: string; error_type: string }> } = {
+const out: { deviations?: Record<string, number>; oracle: Row[]; mutations: Row[]; multiTurn: Row[]; unpassable: Array<{ id: string; error_type: string }>; rejectedAllowed: Array<{ id: string; param: string; value: string; error_type: string }> } = {
   oracle: [],
   mutations: [],
   multiTurn: [],
@@ -151,6 +152,19 @@ for (const category of SINGLE_TURN_CATEGORIES) {
 }
 console.error(`allowed-value sweep ${Date.now() - t0} ms`);
 
+// 5. BFCL verdict vs toolgauge verdict on generated outputs (500 per category)
+const deviations: Record<string, number> = {};
+for (const [i, category] of SINGLE_TURN_CATEGORIES.entries()) {
+  const cases = loaded.get(category)!;
+  const pairs = fc.sample(fc.integer({ min: 0, max: cases.length - 1 }).chain((k) => outputFor(cases[k]!).map((o) => ({ c: cases[k]!, o }))), { seed: 99 + i, numRuns: 500 });
+  for (const { c, o } of pairs) {
+    const v = checkSingleTurn(c, o.result, { format: o.format });
+    const k = beyondSingleTurn(c, o.result, o.format, v).deviation?.class ?? (v.valid ? 'agree_pass' : 'agree_fail');
+    deviations[k] = (deviations[k] ?? 0) + 1;
+  }
+}
+out.deviations = deviations;
+
 await exec.dispose();
 await oracle.close();
 mkdirSync(fromRoot('results', 'bench'), { recursive: true });
@@ -171,4 +185,6 @@ for (const u of [...new Map(out.unpassable.map((x) => [x.id, x])).values()]) con
 const rejectedCases = new Set(out.rejectedAllowed.map((r) => r.id));
 console.log(`\n### Allowed values BFCL rejects (${out.rejectedAllowed.length} values in ${rejectedCases.size} cases)\n`);
 for (const r of out.rejectedAllowed.slice(0, 60)) console.log(`- ${r.id} ${r.param}=${r.value}: ${r.error_type}`);
+console.log(`\n### BFCL verdict vs toolgauge verdict on generated outputs (500 per category)\n`);
+for (const [k, n] of Object.entries(deviations).sort((a, b) => b[1] - a[1])) console.log(`- ${k}: ${n}`);
 console.log(`\n(${Date.now() - t0} ms)`);

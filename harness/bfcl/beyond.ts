@@ -39,8 +39,9 @@ export interface BeyondSingleTurn {
   layers: Record<Tier, LayeredScore>;
   calls: Record<Tier, ParsedCall[]>;
   attribution: Record<Tier, Verdict>;
-  /** toolgauge's verdict: the strict tier's layered score passes (same output discipline as BFCL). */
+  /** The strict tier passes (the output format's own parser, as a server would parse it). */
   toolgaugePass: boolean;
+  /** The lenient tier passes: toolgauge's verdict where it is compared with BFCL's. */
   toolgaugePassLenient: boolean;
   /** BFCL's checker with an optimal matching of parallel calls (only for parallel categories BFCL failed). */
   bfclWithOptimalMatching?: boolean;
@@ -91,7 +92,7 @@ export function expectedCallsOf(c: BfclCase): ExpectedCall[] | null {
 // ---------------------------------------------------------------------------------------------------------
 // what each parser tier sees
 
-function restoreDots(calls: ParsedCall[], names: readonly string[]): ParsedCall[] {
+function restoreDotted(calls: ParsedCall[], names: readonly string[]): ParsedCall[] {
   return calls.map((call) => {
     if (names.includes(call.name)) return call;
     const dotted = names.find((n) => n.replace(/\./g, '_') === call.name);
@@ -100,8 +101,10 @@ function restoreDots(calls: ParsedCall[], names: readonly string[]): ParsedCall[
 }
 
 /** Strict and lenient observations of one raw result in one format. */
-export function observe(result: PyValue, format: ResultFormat, tools: readonly OpenAITool[]): Record<Tier, TierObservation> {
+export function observe(result: PyValue, format: ResultFormat, tools: readonly OpenAITool[], underscoreToDot = false): Record<Tier, TierObservation> {
   const names = tools.map((t) => t.function.name);
+  // Only FC names sent with dots replaced by underscores are mapped back; elsewhere `a_b` for `a.b` is a wrong name.
+  const restoreDots = (calls: ParsedCall[], docNames: readonly string[]) => (underscoreToDot ? restoreDotted(calls, docNames) : calls);
   const schemas = tools.map((t) => t.function);
   if (format === 'fc' && result.t === 'list') {
     // tool_calls: each {name: arguments}; arguments that are not a JSON object are an unreadable call.
@@ -189,9 +192,9 @@ function withoutFormats(v: unknown): unknown {
   return v;
 }
 
-export function beyondSingleTurn(c: BfclCase, result: PyValue, format: ResultFormat, bfcl: BfclVerdict): BeyondSingleTurn {
+export function beyondSingleTurn(c: BfclCase, result: PyValue, format: ResultFormat, bfcl: BfclVerdict, opts: { underscoreToDot?: boolean } = {}): BeyondSingleTurn {
   const tools = (withoutFormats(JSON.parse(JSON.stringify(toOpenAiTools(modelFacingDocs(c.id, c.entry.functions), { underscores: false })))) as OpenAITool[]);
-  const obs = observe(result, format, tools);
+  const obs = observe(result, format, tools, opts.underscoreToDot ?? false);
   // live_relevance has no answer key: any call counts, so the expected calls are the model's own (only the parse
   // and schema layers can fail).
   const relevance = checkKindOf(c.category) === 'relevance' && !isIrrelevance(c.category);
@@ -228,21 +231,28 @@ export function beyondSingleTurn(c: BfclCase, result: PyValue, format: ResultFor
   return out;
 }
 
+/**
+ * Why the verdicts part. toolgauge's verdict here is the lenient tier's (what toolgauge can read in the output,
+ * scored by the probe's rules); the strict tier is recorded beside it. Classes are tried in this order.
+ */
 function classify(c: BfclCase, bfcl: BfclVerdict, b: BeyondSingleTurn): Deviation | undefined {
   if (bfcl.undecided) return undefined;
-  const tg = b.toolgaugePass ? 'pass' : 'fail';
+  const tg = b.toolgaugePassLenient ? 'pass' : 'fail';
   const bf = bfcl.valid ? 'pass' : 'fail';
   if (b.bfclWithOptimalMatching) {
     return { class: 'greedy_parallel_matching', bfcl: 'fail', toolgauge: 'pass', note: 'BFCL pairs each answer with the first output it accepts; another pairing accepts every call' };
   }
-  if (isIrrelevance(c.category) && bfcl.valid && bfcl.decoded === undefined && (b.calls.lenient.length > 0 || b.layers.strict.false_trigger === 1)) {
-    return { class: 'malformed_call_counted_as_abstention', bfcl: 'pass', toolgauge: 'fail', note: `BFCL's decoder failed on a call attempt and counted it as no call; toolgauge sees ${b.calls.lenient.length ? b.calls.lenient.map((x) => x.name).join(', ') : 'an attempted call'}` };
+  const triggered = b.calls.lenient.length > 0 || b.layers.strict.false_trigger === 1 || b.layers.lenient.false_trigger === 1;
+  if (isIrrelevance(c.category) && bfcl.valid && triggered) {
+    const seen = b.calls.lenient.length ? b.calls.lenient.map((x) => x.name).join(', ') : 'an attempted call';
+    return { class: 'malformed_call_counted_as_abstention', bfcl: 'pass', toolgauge: 'fail', note: `BFCL's decoder found no call it could read and counted that as an abstention; toolgauge sees ${seen}` };
   }
-  if (!bfcl.valid && bfcl.error_type === 'ast_decoder:decoder_failed' && b.toolgaugePassLenient) {
-    return { class: 'bfcl_decoder_refuses', bfcl: 'fail', toolgauge: b.toolgaugePass ? 'pass' : 'fail', note: `BFCL's decoder cannot read the output; ${b.attribution.strict.cause === 'framework_parser_gap' ? 'a lenient parser finds the right call (parser gap)' : 'toolgauge reads the right call'}` };
+  const bfclSawNoCall = bfcl.decoded === undefined || (bfcl.decoded.t === 'list' && bfcl.decoded.items.length === 0);
+  if (!bfcl.valid && bfclSawNoCall && b.toolgaugePassLenient) {
+    return { class: 'bfcl_decoder_refuses', bfcl: 'fail', toolgauge: 'pass', note: `BFCL's decoder reads no call (${bfcl.error_type}); ${b.attribution.strict.cause === 'framework_parser_gap' ? 'a lenient parser finds the right call (parser gap)' : 'toolgauge reads the right call'}` };
   }
   if (bf === tg) return undefined;
-  const why = (bf === 'pass' ? b.layers.strict.problems : [bfcl.error_type, ...bfcl.error]).join('; ');
+  const why = (bf === 'pass' ? b.layers.lenient.problems : [bfcl.error_type, ...bfcl.error]).join('; ');
   return bf === 'pass'
     ? { class: 'bfcl_accepts_what_toolgauge_rejects', bfcl: 'pass', toolgauge: 'fail', note: why }
     : { class: 'bfcl_rejects_what_toolgauge_accepts', bfcl: 'fail', toolgauge: 'pass', note: why };
@@ -268,6 +278,6 @@ export function beyondMultiTurn(c: BfclCase, bfcl: BfclVerdict): BeyondMultiTurn
 }
 
 /** The beyond-BFCL view of any case. */
-export function beyondBfcl(c: BfclCase, result: PyValue, format: ResultFormat, bfcl: BfclVerdict): Beyond {
-  return checkKindOf(c.category) === 'multi_turn' ? beyondMultiTurn(c, bfcl) : beyondSingleTurn(c, result, format, bfcl);
+export function beyondBfcl(c: BfclCase, result: PyValue, format: ResultFormat, bfcl: BfclVerdict, opts: { underscoreToDot?: boolean } = {}): Beyond {
+  return checkKindOf(c.category) === 'multi_turn' ? beyondMultiTurn(c, bfcl) : beyondSingleTurn(c, result, format, bfcl, opts);
 }

@@ -42,7 +42,8 @@ export interface RescoreRecord {
   error_type: string;
   crash?: string;
   undecided?: string;
-  toolgauge?: { pass: boolean; pass_lenient?: boolean; cause?: string | null; kind?: string; evidence?: string };
+  /** toolgauge's verdict (lenient tier), the strict tier's, and the strict tier's attribution. */
+  toolgauge?: { pass: boolean; pass_strict?: boolean; cause?: string | null; kind?: string; evidence?: string };
   deviation?: Deviation;
 }
 
@@ -157,10 +158,10 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
         if (verdict.crash) record.crash = verdict.crash;
         if (verdict.undecided) record.undecided = verdict.undecided;
         if (opts.beyond !== false && !verdict.undecided) {
-          const b = beyondBfcl(c, result, opts.format, verdict);
+          const b = beyondBfcl(c, result, opts.format, verdict, { underscoreToDot });
           if (b.kind === 'single_turn') {
             const v = b.attribution.strict;
-            record.toolgauge = { pass: b.toolgaugePass, pass_lenient: b.toolgaugePassLenient, cause: v.cause, kind: v.kind, evidence: v.evidence };
+            record.toolgauge = { pass: b.toolgaugePassLenient, pass_strict: b.toolgaugePass, cause: v.cause, kind: v.kind, evidence: v.evidence };
           } else record.toolgauge = { pass: verdict.valid && !b.deviation, kind: b.callsOnAbstentionTurns.length ? 'calls_on_abstention_turn' : verdict.valid ? 'pass' : 'bfcl_fail' };
           if (b.deviation) record.deviation = b.deviation;
         }
