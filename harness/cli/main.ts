@@ -7,6 +7,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge maze     [flags]            recovery from failing tools (TSR/PRR/RC)
   toolgauge probe    [flags]            single-call diagnosis and attribution
   toolgauge eval     FILE.eval.ts …       your own evals (describeEval from 'toolgauge')
+  toolgauge bfcl rescore --result-dir DIR --out-dir OUT   re-score BFCL's own result files
   toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
   toolgauge template check --template FILE [--json]
   toolgauge report   DIR [DIR…] [--compare]
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   maze: async () => (await import('./commands/maze.ts')).run,
   probe: async () => (await import('./commands/probe.ts')).run,
   eval: async () => (await import('./commands/eval.ts')).run,
+  bfcl: async () => (await import('./commands/bfcl.ts')).run,
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */

@@ -1,7 +1,7 @@
 import type { RunConfig } from '../core/config.ts';
 import { BUNDLED_SAMPLE } from './dataset.ts';
 import type { ToolhopSettings } from './settings.ts';
-import { ensureHfFile, HF_FILE, HF_REPO } from './hf.ts';
+import { ensureHfFile, HF_FILE, HF_REPO } from '../hub/hf.ts';
 
 export interface DataSource {
   kind: 'file' | 'hf' | 'bundled';

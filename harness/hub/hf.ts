@@ -21,6 +21,8 @@ export interface HfOptions {
   stallMs?: number;
   /** Called as bytes arrive (at most a few times a second), so a long download is never silent. */
   onProgress?(received: number, total: number | null): void;
+  /** Throws when the body is not what the file should hold; default: the body is one JSON document. */
+  validate?: (body: string) => void;
 }
 
 export interface HfFile {
@@ -109,7 +111,7 @@ export async function ensureHfFile(opts: HfOptions): Promise<HfFile> {
     clearTimeout(stall);
   }
   try {
-    JSON.parse(body.toString('utf8'));
+    (opts.validate ?? ((text: string) => void JSON.parse(text)))(body.toString('utf8'));
   } catch {
     throw new Error(`downloaded ${repo}/${file}@${opts.revision} is not valid JSON (${body.length} bytes); not cached`);
   }

@@ -1,0 +1,83 @@
+// Loading BFCL's files (the fixtures' layout) and downloading them into the Hugging Face cache from a loopback
+// imitation of the hub: what is fetched, where it lands, the offline reuse, and one-line errors for bad rows.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCategory } from './data.ts';
+import { BFCL_HF_REPO, ensureBfclData, filesFor } from './hf.ts';
+import { FIXTURE_DATA } from './testkit.ts';
+
+const COMMIT = 'b'.repeat(40);
+let server: Server;
+let endpoint: string;
+const fetched: string[] = [];
+const tmp: string[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const prefix = `/datasets/${BFCL_HF_REPO}/resolve/`;
+    if (!req.url?.startsWith(prefix)) return void res.writeHead(404).end();
+    const [rev, ...rest] = req.url.slice(prefix.length).split('/');
+    const file = decodeURIComponent(rest.join('/'));
+    if (rev !== 'main' && rev !== COMMIT) return void res.writeHead(404).end();
+    fetched.push(file);
+    let body: Buffer;
+    try {
+      body = readFileSync(join(FIXTURE_DATA, file));
+    } catch {
+      // The fixtures have the toy class's docs only; the other classes' doc files exist but are empty here.
+      if (file.startsWith('multi_turn_func_doc/')) body = Buffer.from('');
+      else return void res.writeHead(404).end();
+    }
+    res.writeHead(200, { 'x-repo-commit': COMMIT }).end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  tmp.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+
+describe('BFCL data', () => {
+  it('downloads the files the categories need into the hub cache, then works offline from the cache', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'tg-bfcl-hf-'));
+    tmp.push(home);
+    const got = await ensureBfclData(['simple_python', 'irrelevance', 'multi_turn_base'], { hfHome: home, endpoint });
+    expect(got.commit).toBe(COMMIT);
+    expect(relative(home, got.dir)).toBe(join('hub', `datasets--${BFCL_HF_REPO.replace('/', '--')}`, 'snapshots', COMMIT));
+    // Irrelevance has no possible answers; multi-turn needs the class docs.
+    expect(filesFor(['irrelevance'])).toEqual(['BFCL_v4_irrelevance.json']);
+    expect(fetched).toContain('multi_turn_func_doc/ticket_api.json');
+    expect(loadCategory(got.dir, 'simple_python').map((c) => c.id)).toEqual(['simple_python_0', 'simple_python_1', 'simple_python_2']);
+    const n = fetched.length;
+    const again = await ensureBfclData(['simple_python'], { hfHome: home, endpoint: 'http://127.0.0.1:9' });
+    expect(again.dir).toBe(got.dir);
+    expect(fetched.length).toBe(n);
+    await expect(ensureBfclData(['parallel_multiple'], { hfHome: home, endpoint: 'http://127.0.0.1:9' })).rejects.toThrow(/--data/);
+  });
+
+  it('names file, row and field for a bad row; pairs answers by line and refuses a count mismatch', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-bfcl-data-'));
+    tmp.push(dir);
+    cpSync(FIXTURE_DATA, dir, { recursive: true });
+    const file = join(dir, 'BFCL_v4_simple_python.json');
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    writeFileSync(file, [lines[0], lines[1]!.replace('"function": [{"name": "circle_area"', '"function": [{"name": 5'), lines[2]].join('\n'));
+    expect(() => loadCategory(dir, 'simple_python')).toThrow(/BFCL_v4_simple_python\.json: row simple_python_1: field function\[0\]\.name/);
+    writeFileSync(file, lines.slice(0, 2).join('\n'));
+    expect(() => loadCategory(dir, 'simple_python')).toThrow(/3 possible answers for 2 entries/);
+    expect(() => loadCategory(dir, 'multiple')).toThrow(/BFCL_v4_multiple\.json: file not found/);
+  });
+
+  it('keeps int and float literals of answers and initial configs apart', () => {
+    const sp = loadCategory(FIXTURE_DATA, 'simple_python')[1]!;
+    expect(JSON.stringify(sp.possibleAnswer, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))).toContain('{"t":"float","v":5}');
+    const mt = loadCategory(FIXTURE_DATA, 'multi_turn_base')[0]!;
+    expect(mt.entry.initialConfigJson).toBe('{"TicketAPI": {"tickets": [], "next_id": 1}}');
+    expect(mt.entry.functions.map((f) => f.name)).toEqual(['create_ticket', 'close_ticket', 'get_ticket']);
+  });
+});

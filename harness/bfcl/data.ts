@@ -1,0 +1,253 @@
+// Loading BFCL v4's files from a directory (the Hugging Face dataset's layout, also ../shared/data/bfcl/data):
+// `BFCL_v4_<category>.json` (one test entry per line), `possible_answer/BFCL_v4_<category>.json` (paired with the
+// entries by line, as BFCL pairs them) and `multi_turn_func_doc/<class file>.json`. Rows are validated with zod;
+// possible answers are read losslessly (5 and 5.0 stay different) and every line keeps its raw text, so the
+// multi-turn executor can hand `initial_config` to Python exactly as written.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { DataError, dataErrorFromZod } from '../core/errors.ts';
+import type { PyValue } from '../core/pyliteral/index.ts';
+import { ALL_CATEGORIES, isMultiTurn, isRelevanceOrIrrelevance, type BfclCategory } from './categories.ts';
+import type { FunctionDoc } from './checker/ast.ts';
+import { clonePlain, pyJsonDumps, pyJsonLoads, PyJsonError, pyToPlain } from './pyjson.ts';
+
+export const VERSION_PREFIX = 'BFCL_v4';
+
+/** The simulated API classes of the multi-turn categories and their function-doc files (executable_backend_config). */
+export const CLASS_FUNC_DOC_FILES: Record<string, string> = {
+  GorillaFileSystem: 'gorilla_file_system.json',
+  MathAPI: 'math_api.json',
+  MessageAPI: 'message_api.json',
+  TwitterAPI: 'posting_api.json',
+  TicketAPI: 'ticket_api.json',
+  TradingBot: 'trading_bot.json',
+  TravelAPI: 'travel_booking.json',
+  VehicleControlAPI: 'vehicle_control.json',
+};
+
+// Cheap checks where rows are large (thousands of entries load per run): objects are checked for what the
+// checker reads, and the rest passes through untouched.
+const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+const messageSchema = z.custom<{ role: string; content: string }>(
+  (v) => isObject(v) && typeof (v as { role?: unknown }).role === 'string' && typeof (v as { content?: unknown }).content === 'string',
+  'a message needs string role and content',
+);
+const paramSchema = z.custom<Record<string, unknown>>(
+  (v) => isObject(v) && ((v as { type?: unknown }).type === undefined || typeof (v as { type?: unknown }).type === 'string'),
+  'a parameter must be an object whose type is a string',
+);
+export const functionDocSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    parameters: z.object({ type: z.string().optional(), properties: z.record(z.string(), paramSchema), required: z.array(z.string()).optional() }).passthrough(),
+  })
+  .passthrough();
+
+const singleTurnEntrySchema = z
+  .object({
+    id: z.string().min(1),
+    question: z.array(z.array(messageSchema)).min(1),
+    function: z.array(functionDocSchema),
+  })
+  .passthrough();
+
+const multiTurnEntrySchema = z
+  .object({
+    id: z.string().min(1),
+    question: z.array(z.array(messageSchema)).min(1),
+    initial_config: z.record(z.string(), z.unknown()),
+    involved_classes: z.array(z.string()).min(1),
+    missed_function: z.record(z.string(), z.array(z.string())).optional(),
+    path: z.array(z.string()).optional(),
+  })
+  .passthrough();
+
+const answerSchema = z.object({ id: z.string(), ground_truth: z.array(z.unknown()) }).passthrough();
+const multiTurnAnswerSchema = z.object({ id: z.string(), ground_truth: z.array(z.array(z.string())) }).passthrough();
+
+export interface ChatTurnMessage {
+  role: string;
+  content: string;
+}
+
+export interface BfclEntry {
+  id: string;
+  category: BfclCategory;
+  /** Messages per turn (single-turn entries have one turn). Multi-turn holdout turns are empty. */
+  question: ChatTurnMessage[][];
+  /**
+   * The function docs as the checker reads them. For multi-turn entries: the docs of the involved classes minus the
+   * held-out (missed) functions, in BFCL's order.
+   */
+  functions: FunctionDoc[];
+  /** The line as written in the data file. */
+  raw: string;
+  /** Multi-turn only. */
+  involvedClasses?: string[];
+  /** Multi-turn only: turn index → function docs BFCL adds back at that turn. */
+  missedFunctions?: Record<string, FunctionDoc[]>;
+  /** Multi-turn only: `initial_config` as JSON text, exactly as written. */
+  initialConfigJson?: string;
+}
+
+export interface BfclCase {
+  id: string;
+  category: BfclCategory;
+  entry: BfclEntry;
+  /** Single-turn: the possible answers (list of `{name: {param: [allowed…]}}`). Absent for relevance categories. */
+  possibleAnswer?: PyValue;
+  /** Multi-turn: the ground-truth call strings per turn. */
+  groundTruth?: string[][];
+  /** The possible-answer line as written. */
+  answerRaw?: string;
+}
+
+export function dataFile(dir: string, category: string): string {
+  return join(dir, `${VERSION_PREFIX}_${category}.json`);
+}
+export function answerFile(dir: string, category: string): string {
+  return join(dir, 'possible_answer', `${VERSION_PREFIX}_${category}.json`);
+}
+
+/** Non-empty lines of a JSON-lines file with their 1-based line numbers. */
+function lines(file: string): Array<{ n: number; text: string }> {
+  if (!existsSync(file)) throw new DataError(file, undefined, undefined, 'file not found');
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .map((text, k) => ({ n: k + 1, text }))
+    .filter((l) => l.text.trim() !== '');
+}
+
+/** One JSON line, lossless. */
+function parsePyLine(file: string, n: number, text: string): PyValue {
+  try {
+    return pyJsonLoads(text);
+  } catch (err) {
+    if (err instanceof PyJsonError) throw new DataError(file, n, undefined, `not valid JSON: ${err.message}`);
+    throw err;
+  }
+}
+
+/** One JSON line as plain data with floats kept as PyFloat (so docs print back as Python prints them). */
+function parseJsonLine(file: string, n: number, text: string): unknown {
+  try {
+    return pyToPlain(pyJsonLoads(text));
+  } catch (err) {
+    if (err instanceof PyJsonError) throw new DataError(file, n, undefined, `not valid JSON: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The function docs of one simulated class (multi_turn_func_doc). */
+export function loadClassFuncDocs(dir: string, className: string): FunctionDoc[] {
+  const fileName = CLASS_FUNC_DOC_FILES[className];
+  if (!fileName) throw new DataError(join(dir, 'multi_turn_func_doc'), undefined, 'involved_classes', `unknown class ${className}`);
+  const file = join(dir, 'multi_turn_func_doc', fileName);
+  return lines(file).map(({ n, text }) => {
+    const parsed = functionDocSchema.safeParse(parseJsonLine(file, n, text));
+    if (!parsed.success) throw dataErrorFromZod(file, n, parsed.error);
+    return parsed.data as unknown as FunctionDoc;
+  });
+}
+
+/** The entries of one category (no answers). */
+export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
+  const file = dataFile(dir, category);
+  const docCache = new Map<string, FunctionDoc[]>();
+  const classDocs = (cls: string) => {
+    if (!docCache.has(cls)) docCache.set(cls, loadClassFuncDocs(dir, cls));
+    return docCache.get(cls)!;
+  };
+  return lines(file).map(({ n, text }) => {
+    const py = parsePyLine(file, n, text);
+    const json = pyToPlain(py);
+    if (isMultiTurn(category)) {
+      const parsed = multiTurnEntrySchema.safeParse(json);
+      if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
+      const e = parsed.data;
+      // populate_test_cases_with_predefined_functions: all docs of the involved classes, minus held-out ones.
+      const functions = e.involved_classes.flatMap((c) => classDocs(c).map((d) => clonePlain(d)));
+      const missedFunctions: Record<string, FunctionDoc[]> = {};
+      for (const [turn, names] of Object.entries(e.missed_function ?? {})) {
+        missedFunctions[turn] = [];
+        for (const name of names) {
+          const k = functions.findIndex((f) => f.name === name);
+          if (k >= 0) missedFunctions[turn]!.push(functions.splice(k, 1)[0]!);
+        }
+      }
+      return {
+        id: e.id,
+        category,
+        question: e.question,
+        functions,
+        raw: text,
+        involvedClasses: e.involved_classes,
+        missedFunctions,
+        initialConfigJson: initialConfigText(py),
+      } satisfies BfclEntry;
+    }
+    const parsed = singleTurnEntrySchema.safeParse(json);
+    if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
+    const e = parsed.data;
+    return { id: e.id, category, question: e.question, functions: e.function as unknown as FunctionDoc[], raw: text } satisfies BfclEntry;
+  });
+}
+
+/** `initial_config` of a multi-turn line as JSON text that keeps each number's int or float form. */
+function initialConfigText(line: PyValue): string {
+  const cfg = line.t === 'dict' ? line.entries.find(([k]) => k.t === 'str' && k.v === 'initial_config')?.[1] : undefined;
+  return cfg ? pyJsonDumps(cfg) : '{}';
+}
+
+/** One category: entries paired with their possible answers by line (BFCL's _subset_entries_by_model_ids). */
+export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
+  const entries = loadEntries(dir, category);
+  if (isRelevanceOrIrrelevance(category)) return entries.map((entry) => ({ id: entry.id, category, entry }));
+  const file = answerFile(dir, category);
+  const answerLines = lines(file);
+  if (answerLines.length !== entries.length) {
+    throw new DataError(file, undefined, undefined, `${answerLines.length} possible answers for ${entries.length} entries in ${dataFile(dir, category)}`);
+  }
+  return entries.map((entry, k) => {
+    const { n, text } = answerLines[k]!;
+    const json = parseJsonLine(file, n, text);
+    if (isMultiTurn(category)) {
+      const parsed = multiTurnAnswerSchema.safeParse(json);
+      if (!parsed.success) throw dataErrorFromZod(file, entry.id, parsed.error);
+      if (parsed.data.ground_truth.length !== entry.question.length) {
+        throw new DataError(file, entry.id, 'ground_truth', `${parsed.data.ground_truth.length} turns for ${entry.question.length} in the question`);
+      }
+      return { id: entry.id, category, entry, groundTruth: parsed.data.ground_truth, answerRaw: text };
+    }
+    const parsed = answerSchema.safeParse(json);
+    if (!parsed.success) throw dataErrorFromZod(file, entry.id, parsed.error);
+    let lossless: PyValue;
+    try {
+      lossless = pyJsonLoads(text);
+    } catch (err) {
+      if (err instanceof PyJsonError) throw new DataError(file, n, undefined, err.message);
+      throw err;
+    }
+    const gt = lossless.t === 'dict' ? lossless.entries.find(([key]) => key.t === 'str' && key.v === 'ground_truth')?.[1] : undefined;
+    if (!gt) throw new DataError(file, entry.id, 'ground_truth', 'missing');
+    return { id: entry.id, category, entry, possibleAnswer: gt, answerRaw: text };
+  });
+}
+
+/** Several categories in BFCL's order. */
+export function loadCategories(dir: string, categories: readonly BfclCategory[]): BfclCase[] {
+  const order = ALL_CATEGORIES as readonly string[];
+  return [...categories].sort((a, b) => order.indexOf(a) - order.indexOf(b)).flatMap((c) => loadCategory(dir, c));
+}
+
+/** Which of the categories have their files in `dir` (for a visible skip or a one-line error). */
+export function missingFiles(dir: string, categories: readonly BfclCategory[]): string[] {
+  const out: string[] = [];
+  for (const c of categories) {
+    if (!existsSync(dataFile(dir, c))) out.push(dataFile(dir, c));
+    if (!isRelevanceOrIrrelevance(c) && !existsSync(answerFile(dir, c))) out.push(answerFile(dir, c));
+  }
+  return out;
+}

@@ -1,0 +1,207 @@
+// The narrow interface multi-turn checking needs from whatever runs BFCL's simulated APIs, and its first
+// implementation: one long-lived CPython worker (python/bfcl_exec.py) that imports BFCL's own classes, confined like
+// the sandbox's CPython workers (no network, uid nobody where the host allows it) with a memory limit and a
+// per-request time limit. It can later move behind harness/sandbox without changing the interface.
+import { execa, type ResultPromise } from 'execa';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { confined } from '../sandbox/confine.ts';
+
+export interface InstanceSpec {
+  /** BFCL class names (`involved_classes`). */
+  classes: readonly string[];
+  /** `initial_config` as JSON text (kept as written, so ints and floats stay as they are). */
+  initialConfigJson: string;
+  /** long_context / composite categories load bigger scenarios. */
+  longContext: boolean;
+  /**
+   * The name BFCL would give this run's instances (`<model>_<entry id>`, with `_ground_truth` for the reference
+   * run). BFCL rewrites every `name(` in a call string — string contents included — to `<label>_<Class>_instance.name(`,
+   * so the label can show up in results.
+   */
+  label: string;
+}
+
+export interface StateComparison {
+  valid: boolean;
+  /** class → attribute → both values (readable JSON); only the first differing class, as BFCL reports it. */
+  differences: Record<string, Record<string, { model: unknown; ground_truth: unknown }>>;
+}
+
+export type Handle = string;
+
+export interface BfclExecutor {
+  start(spec: InstanceSpec): Promise<Handle>;
+  /** Run call strings in order; each result is what BFCL's evaluator records (text, or "Error during execution: …"). */
+  call(handle: Handle, calls: readonly string[]): Promise<string[]>;
+  /** BFCL's state check: every public attribute of every ground-truth class compared with Python's `!=`. */
+  compare(model: Handle, groundTruth: Handle): Promise<StateComparison>;
+  /** Public attributes per class as readable JSON (for reports). */
+  snapshot(handle: Handle): Promise<Record<string, Record<string, unknown>>>;
+  close(handle: Handle): Promise<void>;
+  /** Stop the worker. */
+  dispose(): Promise<void>;
+}
+
+/** A failure of the executor itself (worker died, timed out, refused a request) — not a model error. */
+export class ExecutorError extends Error {
+  override name = 'ExecutorError';
+}
+
+export const EXEC_SCRIPT = fileURLToPath(new URL('./python/bfcl_exec.py', import.meta.url));
+
+export interface PythonExecutorOptions {
+  /** The folder with BFCL's class files (gorilla_file_system.py …); see findBfclSource. */
+  sourceDir: string;
+  /** Default /usr/bin/python3 (Debian's, which has mpmath), or TOOLGAUGE_PYTHON. */
+  pythonPath?: string;
+  /** Per request (default 30 000 ms): a hung call kills the worker. */
+  timeoutMs?: number;
+  memoryLimitMb?: number;
+  /** Off only for debugging (TOOLGAUGE_SANDBOX_CONFINE=0 also turns it off). */
+  confine?: boolean;
+}
+
+const CLASS_FILES = ['gorilla_file_system.py', 'math_api.py', 'message_api.py', 'posting_api.py', 'ticket_api.py', 'trading_bot.py', 'travel_booking.py', 'vehicle_control.py'];
+const hasClassFiles = (dir: string) => CLASS_FILES.some((f) => existsSync(join(dir, f)));
+
+/** Where BFCL's class files are: the option, TOOLGAUGE_BFCL_SOURCE, or an installed bfcl_eval package. */
+export async function findBfclSource(option?: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const candidates = [option, env.TOOLGAUGE_BFCL_SOURCE].filter((x): x is string => !!x);
+  for (const c of candidates) {
+    for (const dir of [c, join(c, 'eval_checker', 'multi_turn_eval', 'func_source_code'), join(c, 'bfcl_eval', 'eval_checker', 'multi_turn_eval', 'func_source_code')]) {
+      if (hasClassFiles(dir)) return dir;
+    }
+  }
+  const python = env.TOOLGAUGE_PYTHON || '/usr/bin/python3';
+  const probe = await execa(python, ['-c', 'import bfcl_eval, os; print(os.path.dirname(bfcl_eval.__file__))'], { reject: false });
+  if (probe.exitCode === 0) {
+    const dir = join(probe.stdout.trim(), 'eval_checker', 'multi_turn_eval', 'func_source_code');
+    if (existsSync(join(dir, 'gorilla_file_system.py'))) return dir;
+  }
+  return undefined;
+}
+
+const answerSchema = z.object({ error: z.string().optional() }).passthrough();
+
+const WORKER_OPTIONS = { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', buffer: false, reject: false } as const;
+
+export class PythonBfclExecutor implements BfclExecutor {
+  private child: ResultPromise<typeof WORKER_OPTIONS> | undefined;
+  private ready: Promise<void> | undefined;
+  private buffer = '';
+  private stderrTail = '';
+  private waiting: Array<{ resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }> = [];
+  private nextHandle = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: PythonExecutorOptions) {}
+
+  private launch(): Promise<void> {
+    const python = this.opts.pythonPath ?? (process.env.TOOLGAUGE_PYTHON || '/usr/bin/python3');
+    const args = ['-I', '-B', EXEC_SCRIPT, this.opts.sourceDir, String(this.opts.memoryLimitMb ?? 1024)];
+    const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args);
+    const child = execa(cmd.file, cmd.args, { ...WORKER_OPTIONS, env: { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PYTHONHASHSEED: '0', PYTHONIOENCODING: 'utf-8', TZ: 'UTC' }, extendEnv: false });
+    this.child = child;
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (s: string) => {
+      this.stderrTail = (this.stderrTail + s).slice(-2000);
+    });
+    child.stdout.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      for (let nl = this.buffer.indexOf('\n'); nl !== -1; nl = this.buffer.indexOf('\n')) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        const w = this.waiting.shift();
+        if (w) {
+          clearTimeout(w.timer);
+          try {
+            w.resolve(JSON.parse(line));
+          } catch (err) {
+            w.reject(new ExecutorError(`bad worker answer: ${(err as Error).message}`));
+          }
+        }
+      }
+    });
+    // Only the current worker's exit matters: a worker killed on timeout exits after its replacement started.
+    void child.then(() => {
+      if (this.child === child) this.fail(new ExecutorError(`BFCL executor exited${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`));
+    });
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ resolve: () => resolve(), reject });
+    });
+  }
+
+  private fail(err: Error): void {
+    this.child = undefined;
+    this.ready = undefined;
+    for (const w of this.waiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(err);
+    }
+  }
+
+  private request<T>(req: Record<string, unknown>): Promise<T> {
+    // One request at a time: the worker answers in order, and a timeout must blame the right request.
+    const run = async (): Promise<T> => {
+      this.ready ??= this.launch();
+      await this.ready;
+      const child = this.child;
+      if (!child) throw new ExecutorError('BFCL executor is not running');
+      const answer = await new Promise<unknown>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          this.buffer = '';
+          this.fail(new ExecutorError(`BFCL executor: ${String(req.op)} took longer than ${this.opts.timeoutMs ?? 30_000} ms (worker killed; its instances are lost)`));
+        }, this.opts.timeoutMs ?? 30_000);
+        this.waiting.push({ resolve, reject, timer });
+        child.stdin.write(`${JSON.stringify(req)}\n`);
+      });
+      const parsed = answerSchema.parse(answer);
+      if (parsed.error) throw new ExecutorError(`BFCL executor: ${parsed.error}`);
+      return answer as T;
+    };
+    const p = this.queue.then(run, run);
+    this.queue = p.catch(() => undefined);
+    return p;
+  }
+
+  async start(spec: InstanceSpec): Promise<Handle> {
+    const handle = `h${this.nextHandle++}`;
+    await this.request({ op: 'start', handle, classes: spec.classes, initial_config: spec.initialConfigJson, long_context: spec.longContext, label: spec.label });
+    return handle;
+  }
+
+  async call(handle: Handle, calls: readonly string[]): Promise<string[]> {
+    if (calls.length === 0) return [];
+    const r = await this.request<{ results: string[] }>({ op: 'call', handle, calls });
+    return r.results;
+  }
+
+  compare(model: Handle, groundTruth: Handle): Promise<StateComparison> {
+    return this.request<StateComparison>({ op: 'compare', model, ground_truth: groundTruth });
+  }
+
+  async snapshot(handle: Handle): Promise<Record<string, Record<string, unknown>>> {
+    return (await this.request<{ state: Record<string, Record<string, unknown>> }>({ op: 'snapshot', handle })).state;
+  }
+
+  async close(handle: Handle): Promise<void> {
+    if (!this.child) return;
+    await this.request({ op: 'close', handle }).catch(() => undefined);
+  }
+
+  async dispose(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    this.ready = undefined;
+    if (!child) return;
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
+    await child;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,127 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../../core/errors.ts';
+import { writeFileAtomic } from '../../core/jsonl.ts';
+import { estimateRate } from '../../stats/index.ts';
+import { withEstimates } from '../../bfcl/aggregate.ts';
+import { ALL_CATEGORIES, categoryOfFileName, checkKindOf, expandCategories, isCategory, type BfclCategory } from '../../bfcl/categories.ts';
+import type { ResultFormat } from '../../bfcl/decode.ts';
+import { findBfclSource, PythonBfclExecutor } from '../../bfcl/executor.ts';
+import { ensureBfclData } from '../../bfcl/hf.ts';
+import { markdownOf, summaryOf } from '../../bfcl/report.ts';
+import { findResultFiles, readResultFile, rescoreResultDir, resultLine } from '../../bfcl/rescore.ts';
+import { parseFlags, type FlagSpecs } from '../flags.ts';
+import { basename } from 'node:path';
+
+export const USAGE = `toolgauge bfcl rescore --result-dir DIR --out-dir OUT [--format auto|fc|hermes|pythonic] [--data DIR]
+               [--category NAME|GROUP,…] [--underscore-to-dot true|false] [--model-name NAME] [--bfcl-source DIR]
+               [--revision REV] [--python PATH]
+
+  Re-score BFCL's own result files (BFCL_v4_<category>_result.json, lines {"id", "result"}) exactly as BFCL's checker
+  would, and beside it toolgauge's layers and attribution. Writes OUT/results.jsonl ({id, category, valid,
+  error_type}), OUT/beyond.jsonl, OUT/summary.json and OUT/report.md.
+
+  --format       how the results were produced: fc (lists of {name: arguments}), hermes (<tool_call> text, as
+                 BFCL's Qwen FC handler reads it), pythonic (BFCL's prompt mode, [func(a=1)]); auto (default)
+                 picks fc if any single-turn result is a list, hermes if any holds <tool_call>, else pythonic
+  --data         BFCL's data folder (default: the pinned release, downloaded once into the Hugging Face cache)
+  --underscore-to-dot   BFCL's model flag: tool names were sent with "." replaced by "_" (default true for fc)
+  --model-name   the model's name in BFCL's result tree (default: the folder above the group folder)
+  --bfcl-source  BFCL's simulated API classes (gorilla_file_system.py …) for multi-turn results; default
+                 TOOLGAUGE_BFCL_SOURCE or an installed bfcl_eval package
+
+  (toolgauge bfcl --category … --model M runs models on BFCL; it arrives with the suite kit.)`;
+
+const FLAGS: FlagSpecs = {
+  'result-dir': { type: 'string', schema: z.string().min(1) },
+  'out-dir': { type: 'string', schema: z.string().min(1) },
+  format: { type: 'string', values: ['auto', 'fc', 'hermes', 'pythonic'] },
+  data: { type: 'string', schema: z.string().min(1) },
+  category: { type: 'string', multiple: true },
+  'underscore-to-dot': { type: 'string', values: ['true', 'false'] },
+  'model-name': { type: 'string', schema: z.string().min(1) },
+  'bfcl-source': { type: 'string', schema: z.string().min(1) },
+  revision: { type: 'string', schema: z.string().min(1) },
+  python: { type: 'string', schema: z.string().min(1) },
+};
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'rescore') return rescore(argv.slice(1));
+  throw new UsageError(`toolgauge bfcl: running models on BFCL arrives with the suite kit; for now use 'toolgauge bfcl rescore' (see toolgauge bfcl --help)`);
+}
+
+/** The format of a result folder, when not given: FC lists, Hermes text, or BFCL's prompt-mode text. */
+function detectFormat(files: string[]): ResultFormat {
+  let hermes = false;
+  for (const f of files) {
+    const category = categoryOfFileName(basename(f));
+    if (!category || !isCategory(category) || checkKindOf(category) === 'multi_turn') continue;
+    for (const { result } of readResultFile(f)) {
+      if (result.t === 'list') return 'fc';
+      if (result.t === 'str' && result.v.includes('<tool_call>')) hermes = true;
+    }
+  }
+  return hermes ? 'hermes' : 'pythonic';
+}
+
+async function rescore(argv: string[]): Promise<number> {
+  const { values } = parseFlags('bfcl rescore', argv, FLAGS);
+  const resultDir = values['result-dir'] as string | undefined;
+  const outDir = values['out-dir'] as string | undefined;
+  if (!resultDir) throw new UsageError('toolgauge bfcl rescore: --result-dir DIR is required');
+  if (!outDir) throw new UsageError('toolgauge bfcl rescore: --out-dir OUT is required');
+  if (!existsSync(resultDir)) throw new UsageError(`toolgauge bfcl rescore: --result-dir ${resultDir} does not exist`);
+  let categories: BfclCategory[] | undefined;
+  if (values.category) {
+    try {
+      categories = expandCategories((values.category as string[]).flatMap((x) => x.split(',')));
+    } catch (err) {
+      throw new UsageError(`toolgauge bfcl rescore: --category ${(err as Error).message}`);
+    }
+  }
+  const files = findResultFiles(resultDir);
+  if (files.length === 0) throw new UsageError(`toolgauge bfcl rescore: no BFCL_v4_<category>_result.json under ${resultDir}`);
+  const present = files.map((f) => categoryOfFileName(basename(f))).filter((c): c is BfclCategory => !!c && isCategory(c) && (!categories || categories.includes(c)));
+  const format = (values.format as string | undefined) && values.format !== 'auto' ? (values.format as ResultFormat) : detectFormat(files);
+
+  let dataDir = values.data as string | undefined;
+  if (!dataDir) {
+    const got = await ensureBfclData([...new Set(present)], { revision: values.revision as string | undefined });
+    dataDir = got.dir;
+  }
+
+  let executor: PythonBfclExecutor | undefined;
+  if (present.some((c) => checkKindOf(c) === 'multi_turn')) {
+    const source = await findBfclSource(values['bfcl-source'] as string | undefined);
+    if (!source) {
+      throw new UsageError('toolgauge bfcl rescore: multi-turn results need BFCL\'s simulated API classes: pass --bfcl-source DIR (a BFCL checkout or bfcl_eval package), set TOOLGAUGE_BFCL_SOURCE, or pip install bfcl-eval');
+    }
+    executor = new PythonBfclExecutor({ sourceDir: source, pythonPath: values.python as string | undefined });
+  }
+  const underscore = values['underscore-to-dot'] as string | undefined;
+  try {
+    const report = await rescoreResultDir(resultDir, {
+      format,
+      dataDir,
+      executor,
+      categories,
+      underscoreToDot: underscore === undefined ? undefined : underscore === 'true',
+      modelName: values['model-name'] as string | undefined,
+    });
+    mkdirSync(outDir, { recursive: true });
+    writeFileAtomic(join(outDir, 'results.jsonl'), report.records.map((r) => JSON.stringify(resultLine(r))).join('\n') + (report.records.length ? '\n' : ''));
+    writeFileAtomic(join(outDir, 'beyond.jsonl'), report.records.map((r) => JSON.stringify(r)).join('\n') + (report.records.length ? '\n' : ''));
+    const est = withEstimates(report.leaderboard, { estimateRate });
+    const summary = summaryOf(report, est, { result_dir: resultDir, data_dir: dataDir, format, files: report.files.length });
+    writeFileAtomic(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+    writeFileSync(join(outDir, 'report.md'), markdownOf(report, summary));
+    const valid = report.records.filter((r) => r.valid).length;
+    process.stdout.write(
+      `rescored ${report.records.length} BFCL results (${format}) from ${report.files.length} file(s): ${valid} valid; overall ${(100 * report.leaderboard.overall).toFixed(2)}% (BFCL's formula; ${ALL_CATEGORIES.length - report.leaderboard.missing.length}/${ALL_CATEGORIES.length} categories) → ${outDir}\n`,
+    );
+    return 0;
+  } finally {
+    await executor?.dispose();
+  }
+}
