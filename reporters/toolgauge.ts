@@ -1,6 +1,7 @@
 import type { SerializedError } from '@vitest/utils';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSuite, Vitest } from 'vitest/node';
 import { BUILTIN_SUITES } from '../harness/builtin/index.ts';
+import { redact } from '../harness/core/redact.ts';
 import { parseKitConfig, type KitConfig } from '../harness/kit/config.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
 import '../harness/vitest/context.ts';
@@ -47,8 +48,9 @@ export default class ToolgaugeReporter implements Reporter {
   }
 
   private log(msg: string): void {
-    if (this.vitest) this.vitest.logger.log(msg);
-    else console.log(msg);
+    const text = redact(msg);
+    if (this.vitest) this.vitest.logger.log(text);
+    else console.log(text);
   }
 }
 

@@ -1,4 +1,5 @@
 import { UsageError } from '../core/errors.ts';
+import { redact } from '../core/redact.ts';
 
 const USAGE = `toolgauge — measure how well language models call tools, and why they fail
 
@@ -51,10 +52,10 @@ export async function main(argv: string[]): Promise<number> {
     return await run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${redact(err.message)}\n`);
       return 2;
     }
-    process.stderr.write(`toolgauge ${name}: ${(err as Error).stack ?? String(err)}\n`);
+    process.stderr.write(redact(`toolgauge ${name}: ${(err as Error).stack ?? String(err)}`) + '\n');
     return 1;
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UsageError } from './errors.ts';
+import { registerSecret } from './redact.ts';
 
 /**
  * The run configuration every suite shares, parsed from environment variables at the edge (the CLI turns flags into
@@ -102,7 +103,7 @@ export function readConfig(env: NodeJS.ProcessEnv): RunConfig {
       `TOOLGAUGE_MODEL '${e.TOOLGAUGE_MODEL}' needs an endpoint: pass --base-url (or OPENAI_BASE_URL), or use a sim:* model`,
     );
   }
-  return {
+  const cfg: RunConfig = {
     model: e.TOOLGAUGE_MODEL,
     baseUrl: e.OPENAI_BASE_URL,
     usesSimulator,
@@ -130,6 +131,30 @@ export function readConfig(env: NodeJS.ProcessEnv): RunConfig {
     simUrl: e.TOOLGAUGE_SIM_URL,
     hf: { home: e.HF_HOME, token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT, timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS },
   };
+  registerRunSecrets(cfg);
+  return cfg;
+}
+
+/** Register the run's secrets for redaction (each process that handles the config: CLI, setup, workers). */
+export function registerRunSecrets(cfg: RunConfig): void {
+  if (cfg.apiKey !== 'not-needed') registerSecret(cfg.apiKey);
+  registerSecret(cfg.hf.token);
+  for (const s of urlSecrets(cfg.baseUrl)) registerSecret(s);
+}
+
+/** The password and key-like query values of a URL (they are registered as secrets). */
+function urlSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const u = new URL(url);
+    const user = decodeURIComponent(u.username);
+    const pass = decodeURIComponent(u.password);
+    // The credentials also travel as a Basic authorization header, which an endpoint may echo.
+    const basic = user || pass ? [pass, Buffer.from(`${user}:${pass}`).toString('base64')] : [];
+    return [...basic, ...[...u.searchParams].filter(([k]) => /key|token|secret|auth|pass|sig/i.test(k)).map(([, v]) => v)];
+  } catch {
+    return [];
+  }
 }
 
 /** The endpoint URL with credentials stripped, for reports. */

@@ -1,10 +1,11 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { redact } from './redact.ts';
 
 /** Append one JSON line and return only when it is written (one write(2) with O_APPEND: lines never interleave). */
 export function appendJsonl(path: string, record: unknown): void {
   mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, JSON.stringify(record) + '\n');
+  appendFileSync(path, redact(JSON.stringify(record)) + '\n');
 }
 
 /**
@@ -26,10 +27,10 @@ export function readJsonl<T = unknown>(path: string, onBadLine?: (lineNo: number
   return out;
 }
 
-/** Write a file atomically (temp + rename) so readers never see half a summary. */
+/** Write a file atomically (temp + rename) so readers never see half a summary; secrets are redacted. */
 export function writeFileAtomic(path: string, data: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, data);
+  writeFileSync(tmp, redact(data));
   renameSync(tmp, path);
 }

@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import type { ReproHeader } from '../core/repro.ts';
 import { compareIds } from '../report/aggregate.ts';
@@ -59,10 +58,7 @@ export function finalizeSuite(
     summary.gate = { ...gate, checks: gate.checks.map((c) => ({ ...c })) };
   }
   const charts = agg.charts(summary);
-  for (const c of charts) {
-    mkdirSync(dirname(join(o.outDir, c.file)), { recursive: true });
-    writeFileSync(join(o.outDir, c.file), c.svg);
-  }
+  for (const c of charts) writeFileAtomic(join(o.outDir, c.file), c.svg);
   summary.extra = { ...summary.extra, charts: Object.fromEntries(charts.map((c) => [c.label, c.file])) };
   writeFileAtomic(join(o.outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
   writeFileAtomic(join(o.outDir, 'report.md'), `${agg.markdown(summary).trimEnd()}\n\n${failingSection(sorted)}`);

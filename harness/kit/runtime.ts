@@ -1,4 +1,4 @@
-import type { RunConfig } from '../core/config.ts';
+import { registerRunSecrets, type RunConfig } from '../core/config.ts';
 import { ModelClient } from '../model/client.ts';
 import { createSandbox, type Sandbox } from '../sandbox/index.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
@@ -18,6 +18,8 @@ let current: { key: string; runtime: Runtime } | undefined;
 
 export function runtimeFor(run: RunConfig, simUrl: string | undefined): Runtime {
   const baseUrl = run.baseUrl ?? simUrl;
+  // This process got the config from the global setup, not by parsing it: register its secrets here.
+  registerRunSecrets(run);
   const key = JSON.stringify([run, baseUrl]);
   if (current?.key === key) return current.runtime;
   void current?.runtime.close();

@@ -4,6 +4,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import type { ChatMessage, ToolCall } from '../core/chat.ts';
 import { RequestCache, type CacheMode } from './cache.ts';
 import { parseEndpoint } from './endpoint.ts';
+import { redact } from '../core/redact.ts';
 import { boundedFetch } from './fetch.ts';
 import { backoffMs, classifyFailure, isRetryable } from './retry.ts';
 import { Semaphore } from './semaphore.ts';
@@ -139,7 +140,7 @@ export class ModelClient {
         const ctl = new AbortController();
         const timer = setTimeout(() => ctl.abort(new Error('request timed out')), this.opts.timeoutMs);
         try {
-          const out = await send(ctl.signal);
+          const out = redactResponse(await send(ctl.signal));
           this.cache.put(key, body, out);
           return { ...out, latencyMs: performance.now() - started, attempts: attempt + 1, cached: false, retried };
         } catch (err) {
@@ -147,7 +148,7 @@ export class ModelClient {
           const label = 'status' in f && f.status ? String(f.status) : f.kind;
           if (!isRetryable(f.kind) || attempt >= this.opts.retries) {
             throw new ModelCallError(
-              `endpoint failed after ${attempt + 1} attempt(s): ${label}: ${f.message}`,
+              redact(`endpoint failed after ${attempt + 1} attempt(s): ${label}: ${f.message}`),
               f.kind,
               attempt + 1,
               'status' in f ? f.status : undefined,
@@ -162,6 +163,14 @@ export class ModelClient {
       }
     });
   }
+}
+
+/** An endpoint may echo a key back (in content, in arguments): responses are redacted where they enter. */
+function redactResponse<T extends CachedChat | CachedCompletion>(r: T): T {
+  if (r.kind === 'chat') {
+    return { ...r, content: r.content === null ? null : redact(r.content), tool_calls: r.tool_calls.map((t) => ({ ...t, function: { name: redact(t.function.name), arguments: redact(t.function.arguments) } })) };
+  }
+  return { ...r, text: redact(r.text) };
 }
 
 function headersFor(ctx: CallContext): Record<string, string> {

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
-import { readJsonl } from '../../core/jsonl.ts';
+import { readJsonl, writeFileAtomic } from '../../core/jsonl.ts';
 import { CompareRefused, comparisonChart, comparisonMarkdown, compareRuns, type RunOutcomes } from '../../report/compare.ts';
 import { flattenMetrics, SummarySchema, validSummary, type Summary } from '../../report/summary.ts';
 import '../../builtin/index.ts';
@@ -103,9 +103,9 @@ export async function run(argv: string[]): Promise<number> {
   );
   const outDir = resolve((values['out-dir'] as string | undefined) ?? join('results', 'compare'));
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'comparison.md'), `${md}\n![${headline} per run](comparison.svg)\n`);
-  writeFileSync(join(outDir, 'comparison.svg'), chart);
-  writeFileSync(join(outDir, 'comparison.json'), JSON.stringify(comparisons, null, 2) + '\n');
+  writeFileAtomic(join(outDir, 'comparison.md'), `${md}\n![${headline} per run](comparison.svg)\n`);
+  writeFileAtomic(join(outDir, 'comparison.svg'), chart);
+  writeFileAtomic(join(outDir, 'comparison.json'), JSON.stringify(comparisons, null, 2) + '\n');
   process.stdout.write(md + `\nwritten: ${join(outDir, 'comparison.md')}\n`);
   return failed ? 1 : 0;
 }
