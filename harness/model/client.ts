@@ -4,6 +4,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import type { ChatMessage, ToolCall } from '../core/chat.ts';
 import { RequestCache, type CacheMode } from './cache.ts';
 import { parseEndpoint } from './endpoint.ts';
+import { headerId } from '../core/ids.ts';
 import { redact } from '../core/redact.ts';
 import { boundedFetch } from './fetch.ts';
 import { backoffMs, classifyFailure, isRetryable } from './retry.ts';
@@ -173,10 +174,15 @@ function redactResponse<T extends CachedChat | CachedCompletion>(r: T): T {
   return { ...r, text: redact(r.text) };
 }
 
+function instanceHeader(instance: string): string {
+  const sep = instance.indexOf(':');
+  return sep < 0 ? headerId(instance) : `${instance.slice(0, sep)}:${headerId(instance.slice(sep + 1))}`;
+}
+
 function headersFor(ctx: CallContext): Record<string, string> {
   return {
-    // Percent-encoded: an id from data may hold CR, LF or NUL, which must never reach a header.
-    'x-toolgauge-instance': encodeURIComponent(ctx.instance),
+    // `<suite>:<id>`, the id hashed when it is long or not plain (data never goes into a header verbatim).
+    'x-toolgauge-instance': instanceHeader(ctx.instance),
     ...(ctx.agent !== undefined ? { 'x-toolgauge-agent': ctx.agent } : {}),
     ...(ctx.trial !== undefined ? { 'x-toolgauge-trial': String(ctx.trial) } : {}),
     ...(ctx.variant !== undefined ? { 'x-toolgauge-variant': ctx.variant } : {}),

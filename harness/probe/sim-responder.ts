@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { headerId } from '../core/ids.ts';
 import { fromRoot } from '../core/paths.ts';
 import type { ChatMessage as CoreMessage, OpenAITool } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
@@ -293,7 +294,7 @@ export function probeSimResponder(run: RunConfig, s: ProbeSettings): Responder {
   const load = () => {
     if (state) return state;
     const loaded = loadCases(s.casesFile, { ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}), dateContext: run.injectedDate });
-    const byId = new Map(selectCases(loaded.cases, { split: 'all', only: undefined, categories: undefined }).map((c) => [c.id, c]));
+    const byId = new Map(selectCases(loaded.cases, { split: 'all', only: undefined, categories: undefined }).map((c) => [headerId(c.id), c]));
     state = { byId, template: s.templateFile ? readFileSync(s.templateFile, 'utf8') : null };
     return state;
   };

@@ -107,8 +107,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     } catch (err) {
       throw new HttpError(400, (err as Error).message);
     }
-    const encoded = header(req, 'x-toolgauge-instance');
-    const instance = encoded === undefined ? undefined : safeDecode(encoded);
+    // `<suite>:<id>` with the id as `headerId` (core/ids.ts) gives it; responders key their tables the same way.
+    const instance = header(req, 'x-toolgauge-instance');
     if (!instance) throw new HttpError(400, 'simulator: missing x-toolgauge-instance header (the simulator answers toolgauge suites only)');
     const sep = instance.indexOf(':');
     const suite = instance.slice(0, sep);
@@ -214,14 +214,6 @@ function usage(prompt: number, completion: number) {
 /** A rough token count (4 characters per token), so usage fields are plausible and non-zero. */
 function approxTokens(s: string): number {
   return Math.max(1, Math.ceil(s.length / 4));
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -1,3 +1,4 @@
+import { headerId } from '../core/ids.ts';
 import { HttpError, type Responder } from '../sim/server.ts';
 import type { LoadedDataset } from './dataset.ts';
 import type { ToolhopRow } from './row.ts';
@@ -12,7 +13,7 @@ export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder 
   const table = () =>
     (rows ??= load().then((ds) => {
       const m = new Map<string, ToolhopRow>();
-      for (const e of ds.entries) if (e.ok) m.set(e.id, e.row);
+      for (const e of ds.entries) if (e.ok) m.set(headerId(e.id), e.row);
       return m;
     }));
   return {

@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fromRoot } from '../../harness/core/paths.ts';
+import { validSummary } from '../../harness/report/summary.ts';
+import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+
+// Rows whose ids and fields are hostile to file systems, headers, objects and Markdown: every one is run, counted
+// and named apart, and nothing from the data becomes markup in the report.
+
+const LONG = `row-${'x'.repeat(300)}`;
+const IDS = [LONG, 'a/b', 'a_b', 'line\r\nbreak\u0000', '<img src=x onerror=alert(1)>'];
+
+describe('hostile rows', () => {
+  it('long, colliding and control-character ids, a __proto__ domain and markup in the data', async () => {
+    const dir = tempDir('hostile');
+    const rows = JSON.parse(readFileSync(fromRoot('cases', 'toolhop', 'sample.json'), 'utf8')) as Array<Record<string, unknown>>;
+    const hostile = IDS.map((id, i) => ({ ...rows[i]!, id, domain: i === 0 ? '__proto__' : i === 1 ? '![beacon](http://example.invalid/p.png) | <script>x</script>' : rows[i]!.domain }));
+    const data = join(dir, 'hostile.json');
+    writeFileSync(data, JSON.stringify(hostile));
+    const out = join(dir, 'out');
+    const r = await toolgauge(['toolhop', '--data', data, '--limit', '10', '--out-dir', out], { TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // Every row is in the results and in the denominator, each under its own id.
+    const results = readLines<{ id: string; correct: boolean; error: string | null }>(join(out, 'results.jsonl'));
+    expect(results.map((x) => x.id).sort()).toEqual([...IDS].sort());
+    expect(results.every((x) => x.correct && !x.error)).toBe(true);
+    const s = validSummary(readJson(join(out, 'summary.json')));
+    expect(s.metrics.accuracy).toMatchObject({ value: 1, n: IDS.length });
+    // One trace per row, no two rows sharing a file, every name short.
+    const traces = readdirSync(join(out, 'traces'));
+    expect(traces).toHaveLength(IDS.length);
+    expect(Math.max(...traces.map((t) => t.length))).toBeLessThan(80);
+    // A domain named __proto__ is a breakdown row like any other.
+    expect(Object.keys(s.breakdowns.domain ?? {})).toContain('__proto__');
+    // Markup from the data is inert in the report.
+    const report = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(report).not.toMatch(/<script>|<img |!\[beacon\]\(/);
+  });
+});
