@@ -80,3 +80,17 @@ describe('the tool loop', () => {
     expect(validJsonArguments('')).toBe('{}');
   });
 });
+
+describe('bounds', () => {
+  it('runs at most maxToolCallsPerTurn calls of one turn and answers the rest with an error (every call id answered)', async () => {
+    const many = Array.from({ length: 50 }, (_, i) => call(`c${i}`, '{}'));
+    const { client, calls } = scriptedClient((c) => (c.messages.some((m) => m.role === 'tool') ? { content: 'done' } : { tool_calls: many }));
+    const ex = recorder();
+    const t = await runToolLoop({ client, ctx, system: 'S', user: 'U', executor: ex, maxTurns: 3, maxToolCallsPerTurn: 4 });
+    expect(ex.ran).toHaveLength(4);
+    const answered = calls[1]!.messages.filter((m) => m.role === 'tool');
+    expect(answered).toHaveLength(50);
+    expect(answered[10]!.content).toMatch(/not run: this turn made 50 tool calls and at most 4 run per turn/);
+    expect(t.tools.filter((x) => x.meta?.outcome === 'refused_over_limit')).toHaveLength(46);
+  });
+});

@@ -48,6 +48,8 @@ export interface ToolLoopOptions {
    * system prompt, calls parsed from the text, results returned as a user message.
    */
   callStyle?: 'fc' | 'prompt';
+  /** Tool calls run per turn (default 32): a model that emits thousands in one response gets the rest refused. */
+  maxToolCallsPerTurn?: number;
   /** Decide whether the final-answer call is needed, and make it (suite-specific prompt). */
   finalizer?: {
     needed(messages: ChatMessage[], exhausted: boolean): boolean;
@@ -59,6 +61,8 @@ export interface ToolLoopOptions {
    */
   sampling?: { seed?: number; temperature?: number };
 }
+
+export const DEFAULT_MAX_TOOL_CALLS_PER_TURN = 32;
 
 /** The endpoint failed for good mid-run; the partial trace is kept for the record. */
 export class LoopError extends Error {
@@ -115,9 +119,13 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
         break;
       }
       const results: Array<{ name: string; content: string }> = [];
-      for (const call of calls) {
+      const limit = o.maxToolCallsPerTurn ?? DEFAULT_MAX_TOOL_CALLS_PER_TURN;
+      for (const [i, call] of calls.entries()) {
         const t0 = performance.now();
-        const out = await o.executor.execute({ id: call.id, name: call.function.name, argumentsJson: call.function.arguments });
+        const out =
+          i < limit
+            ? await o.executor.execute({ id: call.id, name: call.function.name, argumentsJson: call.function.arguments })
+            : { content: `error: not run: this turn made ${calls.length} tool calls and at most ${limit} run per turn`, meta: { outcome: 'refused_over_limit' } };
         trace.tools.push({
           turn,
           id: call.id,

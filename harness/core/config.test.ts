@@ -11,7 +11,7 @@ describe('run configuration from the environment', () => {
   });
   it('reads a real endpoint and its longer timeout', () => {
     const c = readConfig({ OPENAI_BASE_URL: 'http://localhost:8000/v1', TOOLGAUGE_MODEL: 'qwen' });
-    expect(c).toMatchObject({ usesSimulator: false, model: 'qwen', requestTimeoutMs: 600_000 });
+    expect(c).toMatchObject({ usesSimulator: false, model: 'qwen', requestTimeoutMs: 300_000, requestDeadlineMs: 900_000, retries: 3 });
   });
   it('rejects bad values with one line naming the variable', () => {
     expect(() => readConfig({ TOOLGAUGE_SEED: 'five' })).toThrow(new UsageError("TOOLGAUGE_SEED: TOOLGAUGE_SEED must be a whole number (got 'five')"));

@@ -27,7 +27,8 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   TOOLGAUGE_CONCURRENCY: intFrom('TOOLGAUGE_CONCURRENCY', 1).optional(),
   TOOLGAUGE_REQUEST_TIMEOUT_MS: intFrom('TOOLGAUGE_REQUEST_TIMEOUT_MS', 1).optional(),
-  TOOLGAUGE_RETRIES: intFrom('TOOLGAUGE_RETRIES').default(5),
+  TOOLGAUGE_RETRIES: intFrom('TOOLGAUGE_RETRIES').optional(),
+  TOOLGAUGE_REQUEST_DEADLINE_MS: intFrom('TOOLGAUGE_REQUEST_DEADLINE_MS', 1).optional(),
   TOOLGAUGE_CACHE: CacheMode.default('off'),
   TOOLGAUGE_CACHE_DIR: z.string().default('.cache/requests'),
   TOOLGAUGE_SEED: intFrom('TOOLGAUGE_SEED').default(0),
@@ -37,6 +38,8 @@ const EnvSchema = z.object({
   TOOLGAUGE_DATE: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'TOOLGAUGE_DATE must be YYYY-MM-DD').default('2026-01-15'),
   TOOLGAUGE_OUT_DIR: z.string().optional(),
   TOOLGAUGE_RESUME: bool01.default(false),
+  TOOLGAUGE_MAX_STORED_CHARS: intFrom('TOOLGAUGE_MAX_STORED_CHARS', 1000).default(100_000),
+  TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN: intFrom('TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN', 1).default(32),
   TOOLGAUGE_GATE: z.string().optional(),
   TOOLGAUGE_SANDBOX: SandboxBackendName.default('pyodide'),
   TOOLGAUGE_SANDBOX_POOL: intFrom('TOOLGAUGE_SANDBOX_POOL', 1).optional(),
@@ -58,7 +61,10 @@ export interface RunConfig {
   usesSimulator: boolean;
   apiKey: string;
   concurrency: number;
+  /** One attempt, headers and body. */
   requestTimeoutMs: number;
+  /** All attempts of one request together, backoff included: past it the request fails for good. */
+  requestDeadlineMs: number;
   retries: number;
   cache: z.infer<typeof CacheMode>;
   cacheDir: string;
@@ -70,6 +76,10 @@ export interface RunConfig {
   outDir: string | undefined;
   resume: boolean;
   gate: string | undefined;
+  /** Longest string stored in any output file (longer ones are cut with a marker and their length). */
+  maxStoredChars: number;
+  /** Tool calls run per model turn; further calls in the same turn are answered with an error, not run. */
+  maxToolCallsPerTurn: number;
   sandbox: { backend: z.infer<typeof SandboxBackendName>; poolSize: number | undefined; toolTimeoutMs: number; pythonPath: string };
   simUrl: string | undefined;
   hf: { home: string | undefined; token: string | undefined; endpoint: string; timeoutMs: number };
@@ -110,8 +120,11 @@ export function readConfig(env: NodeJS.ProcessEnv): RunConfig {
     apiKey: e.OPENAI_API_KEY ?? 'not-needed',
     concurrency: e.TOOLGAUGE_CONCURRENCY ?? 4,
     // A hung simulator response should cost seconds, a real model's long generation should not be cut short.
-    requestTimeoutMs: e.TOOLGAUGE_REQUEST_TIMEOUT_MS ?? (usesSimulator ? 5_000 : 600_000),
-    retries: e.TOOLGAUGE_RETRIES,
+    // Endpoint limits: a long generation on a slow local model may take minutes, but one request never holds a
+    // run for long — 300 s per attempt, 3 retries, 15 minutes in all (the simulator: 5 s, 5 retries, 60 s).
+    requestTimeoutMs: e.TOOLGAUGE_REQUEST_TIMEOUT_MS ?? (usesSimulator ? 5_000 : 300_000),
+    requestDeadlineMs: e.TOOLGAUGE_REQUEST_DEADLINE_MS ?? (usesSimulator ? 60_000 : 900_000),
+    retries: e.TOOLGAUGE_RETRIES ?? (usesSimulator ? 5 : 3),
     cache: e.TOOLGAUGE_CACHE,
     cacheDir: e.TOOLGAUGE_CACHE_DIR,
     seed: e.TOOLGAUGE_SEED,
@@ -121,6 +134,8 @@ export function readConfig(env: NodeJS.ProcessEnv): RunConfig {
     injectedDate: e.TOOLGAUGE_DATE,
     outDir: e.TOOLGAUGE_OUT_DIR,
     resume: e.TOOLGAUGE_RESUME,
+    maxStoredChars: e.TOOLGAUGE_MAX_STORED_CHARS,
+    maxToolCallsPerTurn: e.TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN,
     gate: e.TOOLGAUGE_GATE,
     sandbox: {
       backend: e.TOOLGAUGE_SANDBOX,

@@ -34,6 +34,7 @@ export function runtimeFor(run: RunConfig, simUrl: string | undefined): Runtime 
         model: run.model,
         timeoutMs: run.requestTimeoutMs,
         retries: run.retries,
+        deadlineMs: run.requestDeadlineMs,
         concurrency: run.concurrency,
         cache: { mode: run.cache, dir: run.cacheDir },
         temperature: run.temperature,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { capStrings, capText } from '../core/cap.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import type { KitConfig } from './config.ts';
 import { appendJournal, readJournal } from './journal.ts';
@@ -85,14 +86,19 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     } catch (err) {
       done = { meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`) };
     }
-    const meta: M = { ...done.meta, order: this.order.get(instance.id) ?? 0 };
-    this.write(done, meta);
+    const meta: M = this.write(done, { ...done.meta, order: this.order.get(instance.id) ?? 0 });
     return { meta, verdict: this.def.verdict(meta), ...(done.transcript ? { transcript: done.transcript } : {}) };
   }
 
-  private write(done: Finished<M>, meta: M): void {
-    for (const [path, content] of Object.entries(done.files ?? {})) writeFileAtomic(join(this.outDir, path), content);
-    for (const [file, line] of Object.entries(done.records ?? {})) appendRecord(this.outDir, file, line);
-    appendJournal(this.outDir, meta);
+  /** Everything written is bounded: strings longer than the run's limit are cut with a marker (core/cap.ts). */
+  private write(done: Finished<M>, meta: M): M {
+    const max = this.kc.run.maxStoredChars;
+    for (const [path, content] of Object.entries(done.files ?? {})) {
+      writeFileAtomic(join(this.outDir, path), typeof content === 'string' ? capText(content, max * 10) : JSON.stringify(capStrings(content, max), null, 1));
+    }
+    for (const [file, line] of Object.entries(done.records ?? {})) appendRecord(this.outDir, file, capStrings(line, max));
+    const stored = capStrings(meta, max);
+    appendJournal(this.outDir, stored);
+    return stored;
   }
 }

@@ -48,8 +48,8 @@ export interface Finished<M extends InstanceMetaBase> {
   meta: M;
   /** One line per record file (a JSONL file of the suite's `recordFiles`). */
   records?: Record<string, unknown>;
-  /** Whole files, by path relative to the output directory (traces, per-run JSON files). */
-  files?: Record<string, string>;
+  /** Whole files, by path relative to the output directory (traces, per-run JSON files): text, or a value written as JSON. */
+  files?: Record<string, unknown>;
   /** A readable transcript (question, each tool call and result, final answer) for the Vitest UI. */
   transcript?: string;
 }

@@ -22,7 +22,7 @@ export interface MazeRunResult {
 export async function runMazeInstance(
   task: MazeTask,
   mode: Mode,
-  deps: { client: ModelClient; model: string; maxTurns: number; judgeMode: JudgeMode; callStyle: 'fc' | 'prompt'; trial?: number },
+  deps: { client: ModelClient; model: string; maxTurns: number; judgeMode: JudgeMode; callStyle: 'fc' | 'prompt'; trial?: number; maxToolCallsPerTurn?: number },
 ): Promise<MazeRunResult> {
   const session = new MazeSession(task, mode);
   let messages: unknown[] = [];
@@ -38,6 +38,7 @@ export async function runMazeInstance(
       user: task.query,
       executor: session,
       maxTurns: deps.maxTurns,
+      maxToolCallsPerTurn: deps.maxToolCallsPerTurn,
       callStyle: deps.callStyle,
     });
     messages = trace.messages;

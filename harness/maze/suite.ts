@@ -41,7 +41,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   partOf: (i) => COMPLEXITIES.indexOf(i.task.complexity) + 1,
   testName: (i) => `maze › ${i.task.complexity} › ${i.task.id} › ${i.mode}`,
   async run(i, ctx) {
-    const r = await runMazeInstance(i.task, i.mode, { client: ctx.client(), model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, callStyle: ctx.settings.agent, trial: ctx.trial });
+    const r = await runMazeInstance(i.task, i.mode, { client: ctx.client(), model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, callStyle: ctx.settings.agent, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn });
     const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     return {
@@ -52,8 +52,8 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
         footer: [`verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery}`],
       }),
       files: {
-        [ip]: `${JSON.stringify(InferenceFile.parse(r.inference), null, 2)}\n`,
-        [ep]: `${JSON.stringify(EvaluationFile.parse(r.evaluation), null, 2)}\n`,
+        [ip]: InferenceFile.parse(r.inference),
+        [ep]: EvaluationFile.parse(r.evaluation),
       },
     };
   },

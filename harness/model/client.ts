@@ -13,6 +13,7 @@ import {
   CachedChat,
   CachedCompletion,
   ModelCallError,
+  usageFromEndpoint,
   type CallContext,
   type ChatRequest,
   type ChatResponse,
@@ -28,6 +29,8 @@ export interface ModelClientOptions {
   timeoutMs: number;
   /** Retries after the first attempt, for 429 / 5xx / timeouts / connection resets / unparseable bodies. */
   retries: number;
+  /** All attempts together, backoff included (default: unbounded). */
+  deadlineMs?: number;
   concurrency: number;
   cache?: { mode: CacheMode; dir: string };
   backoff?: { baseMs: number; maxMs: number };
@@ -92,7 +95,7 @@ export class ModelClient {
         content: choice.message.content ?? null,
         tool_calls: toolCalls,
         finish_reason: choice.finish_reason ?? null,
-        usage: normalizeUsage(r.usage),
+        usage: usageFromEndpoint(r.usage),
         model: r.model,
       };
     });
@@ -115,7 +118,7 @@ export class ModelClient {
         kind: 'completion' as const,
         text: choice.text ?? '',
         finish_reason: choice.finish_reason ?? null,
-        usage: normalizeUsage(r.usage),
+        usage: usageFromEndpoint(r.usage),
         model: r.model,
       };
     });
@@ -147,17 +150,19 @@ export class ModelClient {
         } catch (err) {
           const f = ctl.signal.aborted ? { kind: 'timeout' as const, message: `no complete response within ${this.opts.timeoutMs} ms` } : classifyFailure(err);
           const label = 'status' in f && f.status ? String(f.status) : f.kind;
-          if (!isRetryable(f.kind) || attempt >= this.opts.retries) {
+          const b = this.opts.backoff ?? { baseMs: 500, maxMs: 20_000 };
+          const wait = backoffMs(attempt, { ...b, retryAfterMs: 'retryAfterMs' in f ? f.retryAfterMs : undefined });
+          const pastDeadline = this.opts.deadlineMs !== undefined && performance.now() - started + wait > this.opts.deadlineMs;
+          if (!isRetryable(f.kind) || attempt >= this.opts.retries || pastDeadline) {
             throw new ModelCallError(
-              redact(`endpoint failed after ${attempt + 1} attempt(s): ${label}: ${f.message}`),
+              redact(`endpoint failed after ${attempt + 1} attempt(s)${pastDeadline && attempt < this.opts.retries ? ` (request deadline of ${this.opts.deadlineMs} ms)` : ''}: ${label}: ${f.message}`),
               f.kind,
               attempt + 1,
               'status' in f ? f.status : undefined,
             );
           }
           retried.push(label);
-          const b = this.opts.backoff ?? { baseMs: 500, maxMs: 20_000 };
-          await sleep(backoffMs(attempt, { ...b, retryAfterMs: 'retryAfterMs' in f ? f.retryAfterMs : undefined }));
+          await sleep(wait);
         } finally {
           clearTimeout(timer);
         }
@@ -189,11 +194,6 @@ function headersFor(ctx: CallContext): Record<string, string> {
   };
 }
 
-function normalizeUsage(u: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | undefined | null) {
-  const prompt_tokens = u?.prompt_tokens ?? 0;
-  const completion_tokens = u?.completion_tokens ?? 0;
-  return { prompt_tokens, completion_tokens, total_tokens: u?.total_tokens ?? prompt_tokens + completion_tokens };
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

@@ -94,3 +94,15 @@ describe('the endpoint check before a run', () => {
     expect((err as Error).message).toMatch(/does not serve model 'm': 400 This model's maximum context length/);
   });
 });
+
+describe('usage fields at the boundary', () => {
+  it('garbage becomes 0 and is named; numeric strings count; a missing total is the sum', async () => {
+    const { usageFromEndpoint, Usage } = await import('./types.ts');
+    expect(usageFromEndpoint({ prompt_tokens: 'NaN', completion_tokens: null, total_tokens: 'many' })).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, unknown: ['prompt_tokens', 'completion_tokens', 'total_tokens'] });
+    expect(usageFromEndpoint({ prompt_tokens: -3, completion_tokens: '7' })).toEqual({ prompt_tokens: 0, completion_tokens: 7, total_tokens: 7, unknown: ['prompt_tokens'] });
+    expect(usageFromEndpoint({ prompt_tokens: 5, completion_tokens: 2 })).toEqual({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });
+    expect(usageFromEndpoint(undefined)).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    // A file written before the boundary check (garbage concatenated into a string) still reads.
+    expect(Usage.parse({ prompt_tokens: '00many0many', completion_tokens: 3, total_tokens: NaN })).toMatchObject({ prompt_tokens: 0, completion_tokens: 3, total_tokens: 0 });
+  });
+});

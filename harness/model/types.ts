@@ -28,12 +28,44 @@ export interface CallContext {
   variant?: string;
 }
 
+/** A token count as stored: a non-negative whole number; anything else read back from a file counts as 0. */
+const Count = z.number().int().nonnegative().catch(0).default(0);
+
 export const Usage = z.object({
-  prompt_tokens: z.number().default(0),
-  completion_tokens: z.number().default(0),
-  total_tokens: z.number().default(0),
+  prompt_tokens: Count,
+  completion_tokens: Count,
+  total_tokens: Count,
+  /** Fields the endpoint sent as garbage (NaN, null, "many", negative): stored as 0 and named here. */
+  unknown: z.array(z.string()).optional().catch(undefined),
 });
 export type Usage = z.infer<typeof Usage>;
+
+/**
+ * Usage as an endpoint reported it, validated at the boundary: each count must be a non-negative whole number
+ * (a numeric string is accepted); a bad field becomes 0 and is listed as unknown, so nothing later (sums, files,
+ * `rescore`) sees garbage. A missing total is the sum of the parts when both are known.
+ */
+export function usageFromEndpoint(u: unknown): Usage {
+  const raw = (u && typeof u === 'object' ? u : {}) as Record<string, unknown>;
+  const unknown: string[] = [];
+  const count = (k: 'prompt_tokens' | 'completion_tokens' | 'total_tokens'): number | null => {
+    const v = raw[k];
+    if (v === undefined) return null;
+    const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 0) return n;
+    unknown.push(k);
+    return null;
+  };
+  const p = count('prompt_tokens');
+  const c = count('completion_tokens');
+  const t = count('total_tokens');
+  return {
+    prompt_tokens: p ?? 0,
+    completion_tokens: c ?? 0,
+    total_tokens: t ?? (p ?? 0) + (c ?? 0),
+    ...(unknown.length ? { unknown } : {}),
+  };
+}
 
 /** The part of a response that is cached and replayed (no timing). */
 export const CachedChat = z.object({

@@ -47,6 +47,7 @@ export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): P
       user: userPrompt(row.question),
       executor,
       maxTurns: deps.settings.maxTurns,
+      maxToolCallsPerTurn: deps.run.maxToolCallsPerTurn,
       finalizer: {
         needed: (messages) => !ANSWER_TAG.test(lastAssistantContent(messages)),
         request: (messages) => ({

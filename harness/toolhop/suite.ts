@@ -57,7 +57,7 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     return {
       meta,
       records: { [FILES.predictions]: outcome.prediction, [FILES.results]: outcome.result },
-      files: { [trace]: JSON.stringify(outcome.trace, null, 1) },
+      files: { [trace]: outcome.trace },
       transcript: renderTranscript({
         title: `toolhop ${entry.id}: ${outcome.trace.question}`,
         messages: outcome.trace.messages as ChatMessage[],

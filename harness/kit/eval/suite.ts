@@ -82,7 +82,7 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
       };
       return {
         meta,
-        files: { [trace]: JSON.stringify({ id: inst.id, trial: ctx.trial, input: inst.case.input, expected: inst.case.expected ?? null, output: out, scores }, null, 1) },
+        files: { [trace]: { id: inst.id, trial: ctx.trial, input: inst.case.input, expected: inst.case.expected ?? null, output: out, scores } },
         transcript: renderTranscript({
           title: `${name} ${inst.id}`,
           messages: out.messages,
