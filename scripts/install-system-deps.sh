@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages toolgauge's Python sandbox needs: the third-party modules ToolHop's dataset tools
 # import (pure-Python ones are loaded into pyodide read-only; numpy only works in the CPython backend).
-# python3-jinja2 is only for the tests: the chat-template engine is checked differentially against it.
+# python3-jinja2 and chromium are only for the tests: the chat-template engine is checked differentially against
+# jinja2, and the SVG charts are opened in headless Chromium to check that data in them stays text.
 # Idempotent: does nothing when every package is already installed. Needs root (or sudo) and Debian's mirrors.
 set -euo pipefail
-PACKAGES=(python3 python3-tz python3-dateutil python3-babel python3-holidays python3-roman python3-dicttoxml python3-sympy python3-numpy tzdata python3-jinja2)
+PACKAGES=(python3 python3-tz python3-dateutil python3-babel python3-holidays python3-roman python3-dicttoxml python3-sympy python3-numpy tzdata python3-jinja2 chromium)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
