@@ -14,7 +14,12 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge report   DIR [DIR…] [--compare]
   toolgauge sim      [--port N] [--policy NAME]
 
-Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so.`;
+Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so.
+
+Your own evals: a *.eval.ts file with describeEval, toolLoop and scorers from 'toolgauge' (one test per case;
+summary.json with pass_rate and each scorer with CIs; gates, trials, resume, shards, report --compare), run with
+\`toolgauge eval FILE\` or with Vitest and evalConfig from 'toolgauge/vitest-config'. Built-in and new suites are
+SuiteDefinitions on the suite kit: see docs/ARCHITECTURE.md and CONTRIBUTING.md.`;
 
 type Command = (argv: string[]) => Promise<number>;
 
