@@ -1,6 +1,6 @@
 import type { ChatMessage, ToolCall, ToolExecutor } from '../core/chat.ts';
 import type { ModelClient } from '../model/client.ts';
-import { ModelCallError, type CallContext, type Usage } from '../model/types.ts';
+import { ModelCallError, type CallContext, type Sampling, type Usage } from '../model/types.ts';
 import { callsFromText, promptToolInstructions, toolResponseMessage } from './prompt-tools.ts';
 
 export interface ModelCallRecord {
@@ -55,11 +55,10 @@ export interface ToolLoopOptions {
     needed(messages: ChatMessage[], exhausted: boolean): boolean;
     request(messages: ChatMessage[]): { pending: ChatMessage; call: ChatMessage[] };
   };
-  /**
-   * Per-run sampling (team members differ by seed). Unset fields keep the client's defaults; the final-answer call
-   * stays at temperature 0 but uses the seed.
-   */
-  sampling?: { seed?: number; temperature?: number };
+  /** Sampling of the turns (team members differ by seed; presets set the reference's values). Unset: the client's. */
+  sampling?: Sampling;
+  /** Sampling of the final-answer call; default: the turns' seed at temperature 0. */
+  finalSampling?: Sampling;
 }
 
 export const DEFAULT_MAX_TOOL_CALLS_PER_TURN = 32;
@@ -85,11 +84,8 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
   const started = performance.now();
   const tools = o.executor.tools();
   const prompt = o.callStyle === 'prompt';
-  const seed = o.sampling?.seed;
-  const sampling = {
-    ...(seed !== undefined ? { seed } : {}),
-    ...(o.sampling?.temperature !== undefined ? { temperature: o.sampling.temperature } : {}),
-  };
+  const sampling: Sampling = o.sampling ?? {};
+  const finalSampling: Sampling = o.finalSampling ?? { ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}), temperature: 0 };
   const trace: LoopTrace = {
     messages: [
       { role: 'system', content: prompt ? `${o.system}\n\n${promptToolInstructions(tools)}` : o.system },
@@ -144,7 +140,7 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
       const { pending, call } = o.finalizer.request(trace.messages);
       trace.messages.push(pending);
       trace.forcedFinal = true;
-      const r = await o.client.chat({ messages: call, temperature: 0, ...(seed !== undefined ? { seed } : {}) }, o.ctx);
+      const r = await o.client.chat({ messages: call, ...finalSampling }, o.ctx);
       record(trace, trace.modelCalls.length, 'final_answer', r);
       trace.messages.push({ role: 'assistant', content: r.content ?? '' });
     }

@@ -51,6 +51,7 @@ export function flagsToEnv(values: Record<string, unknown>, extra: Record<string
   for (const [flag, v] of Object.entries(values)) {
     const name = map[flag];
     if (!name || v === undefined) continue;
+    // A repeated flag (`--only 1 --only 2`) and a comma list (`--only 1,2`) mean the same.
     env[name] = typeof v === 'boolean' ? (v ? '1' : '0') : Array.isArray(v) ? v.join(',') : String(v);
   }
 }

@@ -105,7 +105,9 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
 }
 
 /** Parse the environment into the run configuration. */
-export function readConfig(env: NodeJS.ProcessEnv): RunConfig {
+export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
+  // The reference runner's variables are honoured: a user who set only MODEL_ID and VLLM_BASE_URL gets that endpoint.
+  const env = { ...envIn, TOOLGAUGE_MODEL: envIn.TOOLGAUGE_MODEL || envIn.MODEL_ID, OPENAI_BASE_URL: envIn.OPENAI_BASE_URL || envIn.VLLM_BASE_URL };
   const e = parseEnv(EnvSchema, env);
   const usesSimulator = !e.OPENAI_BASE_URL;
   if (usesSimulator && !e.TOOLGAUGE_MODEL.startsWith('sim:')) {

@@ -49,7 +49,7 @@ function git(args: string[]): string | null {
 
 export function reproHeader(
   cfg: RunConfig,
-  extra: { dataset?: ReproHeader['dataset']; templateSha256?: string | null; startedAt: Date; endedAt: Date },
+  extra: { dataset?: ReproHeader['dataset']; templateSha256?: string | null; generation?: Record<string, unknown>; startedAt: Date; endedAt: Date },
 ): ReproHeader {
   const commit = git(['rev-parse', 'HEAD']);
   const status = commit ? git(['status', '--porcelain', '--untracked-files=no']) : null;
@@ -65,7 +65,7 @@ export function reproHeader(
     endpoint: cfg.usesSimulator ? 'built-in simulator (127.0.0.1)' : (redactUrl(cfg.baseUrl) ?? ''),
     model: cfg.model,
     simulated: cfg.usesSimulator || cfg.model.startsWith('sim:'),
-    generation: { temperature: cfg.temperature, max_tokens: cfg.maxTokens ?? null, seed: cfg.seed },
+    generation: extra.generation ?? { temperature: cfg.temperature, max_tokens: cfg.maxTokens ?? null, seed: cfg.seed },
     dataset: extra.dataset ?? null,
     template_sha256: extra.templateSha256 ?? null,
     injected_date: cfg.injectedDate,

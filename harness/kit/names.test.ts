@@ -8,7 +8,7 @@ describe('file names from instance ids', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.nat(3), (a, b, t) => {
         const na = artifactName(a, t);
         expect(na.length).toBeLessThan(80);
-        expect(na).toMatch(/^[A-Za-z0-9._-]+$/);
+        expect(na).toMatch(/^[A-Za-z0-9._+-]+$/);
         if (a !== b) expect(na).not.toBe(artifactName(b, t));
       }),
       { numRuns: 300 },

@@ -83,6 +83,7 @@ export function endRun(modules: readonly EndedModule[], kc: KitConfig, o: { star
     const header = reproHeader(kc.run, {
       dataset: run.ident?.dataset ?? null,
       templateSha256: known ? (def.templateSha256?.(kc.run, settings) ?? null) : null,
+      ...(known && def.generation ? { generation: def.generation(kc.run, settings) } : {}),
       startedAt: o.startedAt,
       endedAt: o.endedAt,
     });

@@ -141,6 +141,8 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   /** The suite's config block of summary.json (what a reader needs to reproduce the run). */
   config(run: RunConfig, settings: S): Record<string, unknown>;
   templateSha256?(run: RunConfig, settings: S): string | null;
+  /** What the model is asked with, for the reproducibility header (default: the run's temperature, max tokens, seed). */
+  generation?(run: RunConfig, settings: S): Record<string, unknown>;
   /** The simulator's behaviour for this suite's requests. */
   responder?(run: RunConfig, settings: S): Responder;
   /** Metric names a gate may name (checked before any instance runs). A trailing `*` matches any suffix. */

@@ -19,6 +19,7 @@ import {
   type ChatResponse,
   type CompletionRequest,
   type CompletionResponse,
+  type Sampling,
 } from './types.ts';
 
 export interface ModelClientOptions {
@@ -36,8 +37,10 @@ export interface ModelClientOptions {
   backoff?: { baseMs: number; maxMs: number };
   /** Default generation settings, recorded in reports. */
   temperature?: number;
+  topP?: number;
   maxTokens?: number;
   seed?: number;
+  extraBody?: Record<string, unknown>;
   /** Largest response body accepted (a hostile endpoint can send gigabytes); default 32 MiB. */
   maxResponseBytes?: number;
 }
@@ -71,14 +74,13 @@ export class ModelClient {
   }
 
   async chat(req: ChatRequest, ctx: CallContext): Promise<ChatResponse> {
-    const body: ChatCompletionCreateParamsNonStreaming = {
+    const body = {
       model: this.opts.model,
       messages: req.messages as ChatCompletionCreateParamsNonStreaming['messages'],
-      temperature: req.temperature ?? this.opts.temperature ?? 0,
+      ...this.sampling(req),
       ...(req.tools && req.tools.length ? { tools: req.tools, tool_choice: req.toolChoice ?? 'auto' } : {}),
-      ...((req.maxTokens ?? this.opts.maxTokens) ? { max_tokens: req.maxTokens ?? this.opts.maxTokens } : {}),
-      ...((req.seed ?? this.opts.seed) !== undefined ? { seed: req.seed ?? this.opts.seed } : {}),
-    };
+      ...this.extra(req),
+    } as ChatCompletionCreateParamsNonStreaming;
     return this.withPolicy('chat', body, ctx, CachedChat, async (signal) => {
       const r = await this.sdk.chat.completions.create(body, { signal, headers: headersFor(ctx) });
       const choice = r.choices?.[0];
@@ -105,10 +107,9 @@ export class ModelClient {
     const body = {
       model: this.opts.model,
       prompt: req.prompt,
-      temperature: req.temperature ?? this.opts.temperature ?? 0,
-      ...((req.maxTokens ?? this.opts.maxTokens) ? { max_tokens: req.maxTokens ?? this.opts.maxTokens } : {}),
+      ...this.sampling(req),
       ...(req.stop ? { stop: req.stop } : {}),
-      ...((req.seed ?? this.opts.seed) !== undefined ? { seed: req.seed ?? this.opts.seed } : {}),
+      ...this.extra(req),
     };
     return this.withPolicy('completion', body, ctx, CachedCompletion, async (signal) => {
       const r = await this.sdk.completions.create(body, { signal, headers: headersFor(ctx) });
@@ -122,6 +123,24 @@ export class ModelClient {
         model: r.model,
       };
     });
+  }
+
+  /** The OpenAI sampling fields of a request: the request's own values, else the client's defaults. */
+  private sampling(req: Sampling) {
+    const maxTokens = req.maxTokens ?? this.opts.maxTokens;
+    const topP = req.topP ?? this.opts.topP;
+    const seed = req.seed ?? this.opts.seed;
+    return {
+      temperature: req.temperature ?? this.opts.temperature ?? 0,
+      ...(topP !== undefined ? { top_p: topP } : {}),
+      ...(maxTokens ? { max_tokens: maxTokens } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+    };
+  }
+
+  /** Server-specific fields, last (they are part of the request cache key like everything else in the body). */
+  private extra(req: Sampling): Record<string, unknown> {
+    return { ...this.opts.extraBody, ...req.extraBody };
   }
 
   private async withPolicy<T extends CachedChat | CachedCompletion>(

@@ -1,21 +1,25 @@
 import { z } from 'zod';
 import { ToolCall, type ChatMessage, type OpenAITool } from '../core/chat.ts';
 
-export interface ChatRequest {
+/** Generation settings of one request; unset fields keep the client's defaults. */
+export interface Sampling {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  /** Server-specific fields merged into the body last (vLLM's `repetition_penalty`, `chat_template_kwargs`, grammars). */
+  extraBody?: Record<string, unknown>;
+}
+
+export interface ChatRequest extends Sampling {
   messages: ChatMessage[];
   tools?: OpenAITool[];
   toolChoice?: 'auto' | 'none' | 'required';
-  temperature?: number;
-  maxTokens?: number;
-  seed?: number;
 }
 
-export interface CompletionRequest {
+export interface CompletionRequest extends Sampling {
   prompt: string;
-  temperature?: number;
-  maxTokens?: number;
   stop?: string[];
-  seed?: number;
 }
 
 /** Who is asking: sent as headers (the simulator uses them; real endpoints ignore them) and part of the cache key. */

@@ -7,7 +7,8 @@ import { Usage } from '../model/types.ts';
  * report), so a hand-edited or torn file fails with a clear message.
  */
 const Common = {
-  id: z.string(),
+  // The dataset's id, integer or string, read as a string (files keep the dataset's type).
+  id: z.union([z.string(), z.number()]).transform(String),
   trial: z.number().int().min(0).default(0),
   hops: z.number().int().min(0).default(0),
   domain: z.string().default(''),

@@ -1,52 +1,125 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readJsonl, writeFileAtomic } from '../core/jsonl.ts';
-import type { ToolhopMeta } from './meta.ts';
-import { fromRecords } from './meta.ts';
+import { z } from 'zod';
+import { DataError } from '../core/errors.ts';
+import { writeFileAtomic } from '../core/jsonl.ts';
+import { artifactName } from '../kit/names.ts';
+import { fromRecords, type ToolhopMeta } from './meta.ts';
 import { FILES, instanceKey } from './output.ts';
-import { Prediction, Result } from './records.ts';
+import { readTranscript } from './reference-files.ts';
+import type { Result } from './records.ts';
 import { scoreAnswer } from './score.ts';
 
 /**
- * `toolhop rescore`: recompute correctness from predictions.jsonl alone (no model, no tools) and rewrite
- * results.jsonl. Returns the metas so the caller can re-aggregate the summary.
+ * `toolhop rescore`: recompute correctness without the model or the tools, from a folder that toolgauge or the
+ * reference runner wrote, and rewrite results.jsonl in the reference's shape (keeping toolgauge's fields).
+ *
+ * - toolgauge's predictions.jsonl holds the final message and the last tool result: scored as they are.
+ * - the reference's predictions.jsonl holds `{idx, id, question, predicted_answer, model_name_or_path}` only (the
+ *   answer may be null): the final message and last tool result come from its transcript `traces/<id>.txt`; without
+ *   one, the predicted answer alone is scored (the third rule, gold in the last tool result, cannot apply). The gold
+ *   answer comes from results.jsonl.
  */
-export function rescoreDir(dir: string): { results: Result[]; metas: ToolhopMeta[]; changed: number } {
-  const previous = new Map<string, boolean>();
-  for (const raw of readJsonl(join(dir, FILES.results))) {
-    const r = Result.safeParse(raw);
-    if (r.success) previous.set(instanceKey(r.data.id, r.data.trial), r.data.correct);
+
+const Id = z.union([z.string(), z.number()]);
+const PredictionLine = z
+  .object({
+    id: Id,
+    idx: Id.optional(),
+    trial: z.number().int().min(0).default(0),
+    question: z.string().nullable().default(''),
+    gold_answer: z.string().optional(),
+    predicted_answer: z.string().nullable().default(''),
+    final_message: z.string().optional(),
+    previous_tool_content: z.string().optional(),
+    error: z.string().nullable().default(null),
+  })
+  .passthrough();
+const ResultLine = z.object({ id: Id, trial: z.number().int().min(0).default(0), gold_answer: z.string().nullable().optional(), correct: z.boolean().optional() }).passthrough();
+
+export interface Rescored {
+  results: Result[];
+  metas: ToolhopMeta[];
+  /** Rows whose correctness differs from the results.jsonl that was there. */
+  changed: number;
+  /** Rows scored from the predicted answer alone (no final message, no transcript). */
+  answerOnly: number;
+}
+
+function lines(file: string): Array<{ n: number; value: unknown }> {
+  if (!existsSync(file)) return [];
+  const out: Array<{ n: number; value: unknown }> = [];
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (!text.trim()) return;
+      try {
+        out.push({ n: i + 1, value: JSON.parse(text) });
+      } catch (err) {
+        throw new DataError(file, `line ${i + 1}`, undefined, `not valid JSON (${(err as Error).message})`);
+      }
+    });
+  return out;
+}
+
+export function rescoreDir(dir: string): Rescored {
+  const predictionsFile = join(dir, FILES.predictions);
+  const resultsFile = join(dir, FILES.results);
+  const previous = new Map<string, { gold: string | null; correct: boolean | undefined; line: Record<string, unknown> }>();
+  for (const { n, value } of lines(resultsFile)) {
+    const r = ResultLine.safeParse(value);
+    if (!r.success) throw new DataError(resultsFile, `line ${n}`, r.error.issues[0]?.path.join('.'), r.error.issues[0]?.message ?? 'invalid');
+    previous.set(instanceKey(String(r.data.id), r.data.trial), { gold: r.data.gold_answer ?? null, correct: r.data.correct, line: r.data });
   }
   const results: Result[] = [];
   const metas: ToolhopMeta[] = [];
+  const out: unknown[] = [];
   const seen = new Set<string>();
   let changed = 0;
-  for (const [i, raw] of readJsonl(join(dir, FILES.predictions)).entries()) {
-    const parsed = Prediction.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new Error(`${join(dir, FILES.predictions)}: line ${i + 1}: field ${issue?.path.join('.')}: ${issue?.message}`);
-    }
+  let answerOnly = 0;
+  for (const { n, value } of lines(predictionsFile)) {
+    const parsed = PredictionLine.safeParse(value);
+    if (!parsed.success) throw new DataError(predictionsFile, `line ${n}`, parsed.error.issues[0]?.path.join('.'), parsed.error.issues[0]?.message ?? 'invalid');
     const p = parsed.data;
-    const key = instanceKey(p.id, p.trial);
+    const id = String(p.id);
+    const key = instanceKey(id, p.trial);
     if (seen.has(key)) continue;
     seen.add(key);
-    const s = p.error ? { correct: false, rule: null, predicted: p.predicted_answer } : scoreAnswer(p.gold_answer, p.final_message, p.previous_tool_content);
+    const before = previous.get(key);
+    const gold = p.gold_answer ?? before?.gold ?? null;
+    if (gold === null) throw new DataError(predictionsFile, `line ${n}`, 'gold_answer', `no gold answer for id ${id} (neither in predictions.jsonl nor in results.jsonl)`);
+    let final = p.final_message;
+    let prevTool = p.previous_tool_content ?? '';
+    if (final === undefined) {
+      const transcript = [join(dir, 'traces', `${id}.txt`), join(dir, 'traces', artifactName(id, p.trial, 'txt'))].find(existsSync);
+      if (transcript) ({ finalMessage: final, previousToolContent: prevTool } = readTranscript(readFileSync(transcript, 'utf8')));
+      else {
+        final = p.predicted_answer === null ? '' : `<answer>${p.predicted_answer}</answer>`;
+        answerOnly++;
+      }
+    }
+    const s = p.error ? { correct: false, rule: null, predicted: p.predicted_answer ?? '' } : scoreAnswer(gold, final, prevTool);
+    const extra = (before?.line ?? {}) as Record<string, unknown>;
     const result: Result = {
-      id: p.id,
+      id,
       trial: p.trial,
-      hops: p.hops,
-      domain: p.domain,
-      answer_type: p.answer_type,
+      hops: Number(extra.hops ?? (p as Record<string, unknown>).hops ?? 0),
+      domain: String(extra.domain ?? (p as Record<string, unknown>).domain ?? ''),
+      answer_type: String(extra.answer_type ?? (p as Record<string, unknown>).answer_type ?? ''),
       correct: s.correct,
       rule: s.rule,
       predicted_answer: s.predicted,
-      gold_answer: p.gold_answer,
+      gold_answer: gold,
       error: p.error,
     };
-    if (previous.has(key) && previous.get(key) !== result.correct) changed++;
+    if (before?.correct !== undefined && before.correct !== result.correct) changed++;
     results.push(result);
-    metas.push(fromRecords(result, p));
+    metas.push(fromRecords(result, undefined));
+    // The reference's fields stay as they were (telemetry, style …); correctness and the answer are the new ones.
+    out.push({ ...extra, id: p.id, idx: p.idx ?? p.id, question: p.question ?? extra.question ?? '', gold_answer: gold, predicted_answer: s.predicted, answer_correct: s.correct ? 1 : 0, correct: s.correct, rule: s.rule, trial: p.trial, error: p.error });
   }
-  writeFileAtomic(join(dir, FILES.results), results.map((r) => JSON.stringify(r) + '\n').join(''));
-  return { results, metas, changed };
+  writeFileAtomic(resultsFile, out.map((r) => JSON.stringify(r) + '\n').join(''));
+  return { results, metas, changed, answerOnly };
 }
+
+

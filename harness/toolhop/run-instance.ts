@@ -48,6 +48,9 @@ export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): P
       executor,
       maxTurns: deps.settings.maxTurns,
       maxToolCallsPerTurn: deps.run.maxToolCallsPerTurn,
+      // The run's seed plus the trial, so trials are distinct samples (trial 0 sends the reference's seed).
+      sampling: { ...deps.settings.generation.turn, seed: deps.run.seed + trial },
+      finalSampling: { ...deps.settings.generation.final, seed: deps.run.seed + trial },
       finalizer: {
         needed: (messages) => !ANSWER_TAG.test(lastAssistantContent(messages)),
         request: (messages) => ({

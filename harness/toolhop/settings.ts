@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { bool01, intFrom, parseEnv } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
+import type { Sampling } from '../model/types.ts';
 
 export const TOPOLOGIES = ['single', 'independent', 'decentralized', 'centralized', 'sequential'] as const;
 export type Topology = (typeof TOPOLOGIES)[number];
 export const COMMS = ['freeform', 'semi_structured', 'structured'] as const;
 export type Comm = (typeof COMMS)[number];
+
+export const PRESETS = ['reference', 'none'] as const;
+export type Preset = (typeof PRESETS)[number];
 
 export const CLUSTERS = ['none', 'domain', 'hops'] as const;
 export type ClusterBy = (typeof CLUSTERS)[number];
@@ -27,7 +31,47 @@ const Env = z.object({
   TOOLHOP_TEAM_TEMPERATURE: z.coerce.number().min(0).max(2).optional(),
   TOOLHOP_SMOKE_DATASET: bool01.default(false),
   TOOLGAUGE_CI_CLUSTER: z.enum(CLUSTERS).default('none'),
+  TOOLHOP_PRESET: z.enum(PRESETS, { message: `TOOLHOP_PRESET must be one of ${PRESETS.join('|')}` }).default('reference'),
+  TOOLHOP_TOP_P: z.coerce.number().gt(0).max(1).optional(),
+  TOOLHOP_REPETITION_PENALTY: z.coerce.number().positive().optional(),
+  TOOLHOP_THINKING: z.enum(['on', 'off'], { message: 'TOOLHOP_THINKING must be on or off' }).optional(),
+  TOOLHOP_MAX_TOKENS: intFrom('TOOLHOP_MAX_TOKENS', 1).optional(),
+  TOOLHOP_FINAL_MAX_TOKENS: intFrom('TOOLHOP_FINAL_MAX_TOKENS', 1).optional(),
+  TOOLGAUGE_TEMPERATURE: z.coerce.number().min(0).max(2).optional(),
+  TOOLGAUGE_MAX_TOKENS: intFrom('TOOLGAUGE_MAX_TOKENS', 1).optional(),
 });
+
+/**
+ * What the model is asked with: the turns of the tool loop and the extra final-answer call. The seed is the run's
+ * (`--seed`, default 0) plus the trial index, added when a request is made.
+ */
+export interface Generation {
+  turn: Omit<Sampling, 'seed'>;
+  final: Omit<Sampling, 'seed'>;
+}
+
+/**
+ * The reference runner's settings, value by value (its `_completion_kwargs` and final-answer call): temperature
+ * 0.2, top_p 0.9, max_tokens 512, repetition_penalty 1.05 and `chat_template_kwargs: {enable_thinking: false}` on
+ * every turn; the final-answer call at temperature 0 with max_tokens 64. `none` sends only what is set
+ * (temperature 0). Explicit flags win over the preset.
+ */
+export function resolveGeneration(e: z.infer<typeof Env>): Generation {
+  const ref = e.TOOLHOP_PRESET === 'reference';
+  const topP = e.TOOLHOP_TOP_P ?? (ref ? 0.9 : undefined);
+  const extra: Record<string, unknown> = {};
+  const penalty = e.TOOLHOP_REPETITION_PENALTY ?? (ref ? 1.05 : undefined);
+  if (penalty !== undefined) extra.repetition_penalty = penalty;
+  const thinking = e.TOOLHOP_THINKING ?? (ref ? 'off' : undefined);
+  if (thinking) extra.chat_template_kwargs = { enable_thinking: thinking === 'on' };
+  const common = { ...(topP !== undefined ? { topP } : {}), ...(Object.keys(extra).length ? { extraBody: extra } : {}) };
+  const turnMax = e.TOOLHOP_MAX_TOKENS ?? e.TOOLGAUGE_MAX_TOKENS ?? (ref ? 512 : undefined);
+  const finalMax = e.TOOLHOP_FINAL_MAX_TOKENS ?? (ref ? 64 : undefined);
+  return {
+    turn: { temperature: e.TOOLGAUGE_TEMPERATURE ?? (ref ? 0.2 : 0), ...(turnMax ? { maxTokens: turnMax } : {}), ...common },
+    final: { temperature: 0, ...(finalMax ? { maxTokens: finalMax } : {}), ...common },
+  };
+}
 
 /** The ToolHop suite's settings (`toolgauge toolhop` flags map onto these variables). */
 export interface ToolhopSettings {
@@ -50,6 +94,8 @@ export interface ToolhopSettings {
   teamTemperature: number | undefined;
   smokeDataset: boolean;
   ciCluster: ClusterBy;
+  preset: Preset;
+  generation: Generation;
 }
 
 export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
@@ -76,5 +122,7 @@ export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
     teamTemperature: e.TOOLHOP_TEAM_TEMPERATURE,
     smokeDataset: e.TOOLHOP_SMOKE_DATASET,
     ciCluster: e.TOOLGAUGE_CI_CLUSTER,
+    preset: e.TOOLHOP_PRESET,
+    generation: resolveGeneration(e),
   };
 }

@@ -6,6 +6,7 @@ import { toolhopAggregator } from './aggregator.ts';
 import { loadDatasetFile, selectEntries, type DatasetEntry } from './dataset.ts';
 import { fromRecords, metaFromOutcome, type ToolhopMeta } from './meta.ts';
 import { FILES } from './output.ts';
+import { predictionLine, resultLine, transcriptText, type LineContext } from './reference-files.ts';
 import { hopCount } from './row.ts';
 import { runToolhopInstance, type ToolhopOutcome } from './run-instance.ts';
 import { planToolhopTeam, runToolhopTeam, type ToolhopTeamPlan, type ToolhopTeamSummary } from './team.ts';
@@ -28,7 +29,8 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   async load(run, s) {
     const src = await resolveDataSource(run, s);
     const ds = loadDatasetFile(src.path);
-    return { instances: selectEntries(ds.entries, s), dataset: { file: src.path, sha256: ds.sha256, origin: src.origin } };
+    // As the reference: `--only` ignores `--limit`.
+    return { instances: selectEntries(ds.entries, { ...s, limit: s.only ? undefined : s.limit }), dataset: { file: src.path, sha256: ds.sha256, origin: src.origin } };
   },
   parts: 4,
   weight: (e) => (e.ok ? hopCount(e.row) : 0),
@@ -54,10 +56,12 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
       meta.team = { topology: team.topology, agents: team.agents, answered_by: team.answered_by, reports: team.parse.reports, parsed: team.parse.parsed };
       meta.model_calls = team.cost.total.modelCalls;
     }
+    const line: LineContext = { rawId: entry.ok ? entry.row.id : entry.id, model: ctx.run.model, topology: ctx.settings.topology, agents: team?.agents ?? 1, modelCalls: meta.model_calls ?? 0 };
     return {
       meta,
-      records: { [FILES.predictions]: outcome.prediction, [FILES.results]: outcome.result },
-      files: { [trace]: outcome.trace },
+      records: { [FILES.predictions]: predictionLine(outcome, line), [FILES.results]: resultLine(outcome, line) },
+      // The JSON trace, and the reference's text transcript beside it.
+      files: { [trace]: outcome.trace, [ctx.tracePath(entry.id, ctx.trial, 'txt')]: transcriptText(outcome.trace.messages as ChatMessage[]) },
       transcript: renderTranscript({
         title: `toolhop ${entry.id}: ${outcome.trace.question}`,
         messages: outcome.trace.messages as ChatMessage[],
@@ -90,9 +94,26 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     allow_dataset_exec: s.allowDatasetExec,
     ci_cluster: s.ciCluster,
   }),
+  generation: (run, s) => ({
+    preset: s.preset,
+    seed: run.seed,
+    seed_per_trial: 'seed + trial',
+    turn: samplingJson(s.generation.turn),
+    final_answer: samplingJson(s.generation.final),
+  }),
   responder: (run, s) => toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path))),
   metricNames: () => ['accuracy', 'strict_accuracy', 'error_rate', 'tokens_per_correct', 'report_parse_rate', 'pass@*', 'pass^*'],
 };
+
+/** Sampling as the request body names it. */
+function samplingJson(g: ToolhopSettings['generation']['turn']): Record<string, unknown> {
+  return {
+    temperature: g.temperature ?? null,
+    top_p: g.topP ?? null,
+    max_tokens: g.maxTokens ?? null,
+    ...(g.extraBody ?? {}),
+  };
+}
 
 const plans = new Map<string, ToolhopTeamPlan>();
 

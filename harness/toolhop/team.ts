@@ -172,8 +172,10 @@ export async function runToolhopTeam(row: ToolhopRow, deps: InstanceDeps, plan: 
     finalizer: toolhopFinalizer,
     answerOf: (m) => extractAnswer(m),
     reportPart: (m) => m.replace(ANSWER_BLOCK, '').trim(),
-    baseSeed: deps.run.seed,
+    baseSeed: deps.run.seed + trial,
     temperature: p.temperature,
+    sampling: deps.settings.generation.turn,
+    finalSampling: deps.settings.generation.final,
   };
   try {
     const team = await runTeam(task, p.options);

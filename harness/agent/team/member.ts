@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolExecutor } from '../../core/chat.ts';
 import type { ModelClient } from '../../model/client.ts';
+import type { Sampling } from '../../model/types.ts';
 import { LoopError, runToolLoop, type LoopTrace, type ModelCallRecord, type ToolLoopOptions, type ToolRecord } from '../loop.ts';
 import { commContract, type CommFormat } from './comm.ts';
 import { costOfLoop, type Cost } from './cost.ts';
@@ -45,6 +46,10 @@ export interface TeamTask {
   /** Added to each member's seed (members differ by seed, as in the reference: 0, 1, 2, …). */
   baseSeed?: number;
   temperature?: number;
+  /** Every member's sampling (a preset's values); the member's seed and the team temperature override it. */
+  sampling?: Sampling;
+  /** The final-answer call's sampling (default: the member's seed at temperature 0). */
+  finalSampling?: Sampling;
 }
 
 export interface MemberRun extends MemberSpec {
@@ -89,7 +94,8 @@ export async function runMember(task: TeamTask, spec: MemberSpec, context: strin
       maxTurns: o.withoutTools ? 1 : task.maxTurns,
       callStyle: task.callStyle,
       finalizer: o.withoutTools ? undefined : task.finalizer?.(spec),
-      sampling: { seed: (task.baseSeed ?? 0) + spec.seed, ...(task.temperature !== undefined ? { temperature: task.temperature } : {}) },
+      sampling: { ...task.sampling, seed: (task.baseSeed ?? 0) + spec.seed, ...(task.temperature !== undefined ? { temperature: task.temperature } : {}) },
+      ...(task.finalSampling ? { finalSampling: { ...task.finalSampling, seed: (task.baseSeed ?? 0) + spec.seed } } : {}),
     });
   } catch (err) {
     if (!(err instanceof LoopError)) throw err;

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../../core/errors.ts';
-import { appendJsonl, readJsonl } from '../../core/jsonl.ts';
+import { DataError, UsageError } from '../../core/errors.ts';
+import { readJsonl, writeFileAtomic } from '../../core/jsonl.ts';
 import { FILES } from '../../toolhop/output.ts';
 import { Prediction } from '../../toolhop/records.ts';
-import { rescoreDir } from '../../toolhop/rescore.ts';
+import { rescoreDir, type Rescored } from '../../toolhop/rescore.ts';
 import { validSummary } from '../../report/summary.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
 import { toolhopAggregator } from '../../toolhop/aggregator.ts';
@@ -20,8 +20,13 @@ const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
   limit: { type: 'string', schema: flagSchemas.nonNegativeInt },
   offset: { type: 'string', schema: flagSchemas.nonNegativeInt },
-  only: { type: 'string', schema: flagSchemas.idList },
-  batch: { type: 'string', schema: flagSchemas.positiveInt, description: 'accepted for compatibility; no effect' },
+  only: { type: 'string', multiple: true, description: 'row ids (repeatable, or comma-separated); ignores --limit' },
+  batch: { type: 'boolean', description: 'accepted with or without a number, for the reference runner\'s scripts; no effect' },
+  preset: { type: 'string', values: ['reference', 'none'], description: "generation settings: the reference runner's (default) or only what is set" },
+  'top-p': { type: 'string', schema: z.coerce.number().gt(0).max(1) },
+  'repetition-penalty': { type: 'string', schema: z.coerce.number().positive() },
+  thinking: { type: 'string', values: ['on', 'off'], description: 'chat_template_kwargs.enable_thinking (the reference: off)' },
+  'final-max-tokens': { type: 'string', schema: flagSchemas.positiveInt, description: 'max_tokens of the final-answer call (the reference: 64)' },
   out: { type: 'string', description: 'also write the reference-style predictions file here' },
   'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
   'tool-result-budget': { type: 'string', schema: flagSchemas.positiveInt },
@@ -59,6 +64,11 @@ const ENV = {
   revision: 'TOOLHOP_REVISION',
   'ci-cluster': 'TOOLGAUGE_CI_CLUSTER',
   out: 'TOOLHOP_OUT',
+  preset: 'TOOLHOP_PRESET',
+  'top-p': 'TOOLHOP_TOP_P',
+  'repetition-penalty': 'TOOLHOP_REPETITION_PENALTY',
+  thinking: 'TOOLHOP_THINKING',
+  'final-max-tokens': 'TOOLHOP_FINAL_MAX_TOKENS',
 };
 
 export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]
@@ -68,8 +78,19 @@ export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--of
                   [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
 toolgauge toolhop rescore --out-dir DIR`;
 
-export async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'rescore') return rescore(argv.slice(1));
+/** The reference runner's `--batch` takes no value; DESIGN's `--batch [N]` may have one: drop a number after it. */
+export function normalizeArgv(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    out.push(argv[i]!);
+    if (argv[i] === '--batch' && /^\d+$/.test(argv[i + 1] ?? '')) i++;
+  }
+  return out;
+}
+
+export async function run(argvIn: string[]): Promise<number> {
+  if (argvIn[0] === 'rescore') return rescore(argvIn.slice(1));
+  const argv = normalizeArgv(argvIn);
   return runSuiteCommand<ToolhopSettings>(
     {
       command: 'toolhop',
@@ -80,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
       async instead(kc, settings) {
         if (!settings.smokeDataset) return undefined;
         const src = await resolveDataSource(kc.run, settings);
-        const report = await smokeDataset(src.path, settings, kc.run.sandbox.pythonPath);
+        const report = await smokeDataset(src.path, { ...settings, limit: settings.only ? undefined : settings.limit }, kc.run.sandbox.pythonPath);
         process.stdout.write(JSON.stringify(report, null, 2) + '\n');
         return report.invalid_rows.length || report.source_parse_or_compile_errors ? 1 : 0;
       },
@@ -93,13 +114,10 @@ export async function run(argv: string[]): Promise<number> {
   );
 }
 
-/** The reference runner's `--out` file: one `{idx, id, question, predicted_answer}` line per instance. */
+/** The reference runner's `--out` file: one `{idx, id, question, predicted_answer}` per row, ids as in the dataset. */
 function writeReferencePredictions(outDir: string, file: string): void {
-  writeFileSync(file, '');
-  for (const raw of readJsonl(join(outDir, FILES.predictions))) {
-    const p = Prediction.safeParse(raw);
-    if (p.success) appendJsonl(file, { idx: p.data.id, id: p.data.id, question: p.data.question, predicted_answer: p.data.predicted_answer });
-  }
+  const lines = readJsonl<Record<string, unknown>>(join(outDir, FILES.predictions)).map((p) => ({ idx: p.idx ?? p.id, id: p.id, question: p.question, predicted_answer: p.predicted_answer }));
+  writeFileAtomic(file, lines.map((l) => JSON.stringify(l) + '\n').join(''));
 }
 
 async function rescore(argv: string[]): Promise<number> {
@@ -107,9 +125,18 @@ async function rescore(argv: string[]): Promise<number> {
   const dir = values['out-dir'] as string | undefined;
   if (!dir) throw new UsageError('toolgauge toolhop rescore: --out-dir DIR is required');
   if (!existsSync(join(dir, FILES.predictions))) throw new UsageError(`toolgauge toolhop rescore: ${join(dir, FILES.predictions)} not found`);
-  const r = rescoreDir(dir);
+  let r: Rescored;
+  try {
+    r = rescoreDir(dir);
+  } catch (err) {
+    if (err instanceof DataError) throw new UsageError(`toolgauge toolhop rescore: ${err.message}`);
+    throw err;
+  }
   const correct = r.results.filter((x) => x.correct).length;
-  process.stdout.write(`rescored ${r.results.length} predictions in ${dir}: ${correct} correct, ${r.changed} changed from the previous results.jsonl\n`);
+  process.stdout.write(
+    `rescored ${r.results.length} predictions in ${dir}: ${correct} correct, ${r.changed} changed from the previous results.jsonl` +
+      `${r.answerOnly ? `; ${r.answerOnly} scored from the predicted answer alone (no final message or transcript: the tool-result rule could not apply)` : ''}\n`,
+  );
   const summaryPath = join(dir, FILES.summary);
   if (existsSync(summaryPath)) {
     const old = validSummary(JSON.parse(readFileSync(summaryPath, 'utf8')));
