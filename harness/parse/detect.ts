@@ -15,7 +15,7 @@ const MARKERS: RegExp[] = [
 ];
 
 /** A fence that holds JSON / a call, or is labelled as a tool call. */
-const FENCE = /```[ \t]*(?:(?:tool_call|tool_code|tool_use|function_call|functions?)\b[^\n]*\n|[\w-]*[ \t]*\r?\n\s*(?:[[{]|[A-Za-z_][\w.]*\s*\())/i;
+const FENCE = /```[ \t]*(?:(?:tool_call|tool_code|tool_use|function_call|functions?)\b[^\n]*\n|(?:[\w-]+[ \t]*)?\r?\n\s*(?:[[{]|[A-Za-z_][\w.]*\s*\())/i;
 const PY_LIST = /\[\s*[A-Za-z_][\w.]*\s*\(\s*(?:[A-Za-z_]\w*\s*=|\))/;
 const PY_LINE = /(?:^|\n)[ \t]*`{0,3}[A-Za-z_][\w.]*[ \t]*\([ \t]*(?:[A-Za-z_]\w*[ \t]*=|\{)/;
 const JSON_NAME = /[{,]\s*["']?(?:name|function|tool|tool_name|function_name|action)["']?\s*:\s*["'{]/;

@@ -25,6 +25,17 @@ function argsOf(v: unknown, name: string, ctx: ParseCtx): ParsedCall[] | null {
   return null;
 }
 
+/**
+ * Under `auto`, a v3.2 output whose first `>>>` sat in the prompt is recognised when it cannot be prose: a later
+ * `>>>NAME` segment follows, or the first line names a listed tool and a JSON object follows it.
+ */
+function impliedPrefix(body: string, p: number, ctx: ParseCtx): boolean {
+  const m = /^([A-Za-z_][\w.\-]*)[ \t]*\r?\n[ \t]*\{/.exec(body.slice(p, p + 200));
+  if (!m || m[1] === 'all') return false;
+  if (/(?:^|[}\n])[ \t]*>>>[ \t]*[A-Za-z_][\w.\-]*[ \t]*\r?\n/.test(body.slice(p + m[0].length))) return true;
+  return ctx.tools?.some((t) => t.name === m[1]) === true;
+}
+
 function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
   const body = stripEndTokens(text);
   let p = skipWs(body, 0);
@@ -34,7 +45,7 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
     const at = first.index + first[0].length - 3;
     if (body.slice(0, at).trim() !== '') ctx.notes.add('prose before call');
     p = at;
-  } else if (!body.startsWith('>>>', p) && !ctx.explicit) return;
+  } else if (!body.startsWith('>>>', p) && !ctx.explicit && !impliedPrefix(body, p, ctx)) return;
   const spanStart = p;
   let implicit = !body.startsWith('>>>', p);
   for (;;) {
