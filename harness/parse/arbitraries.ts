@@ -131,6 +131,14 @@ export const NEAR_MISS_TOKENS = [
   '>>>', '>>>all\n', '```', '```json\n', '{', '}', '{{', '}}', '[', ']', '(', ')', '"', "'", '\\', ':', ',', ';', '=',
   '\n', ' ', '"name"', "'name'", '"arguments"', '"parameters"', 'name', 'f', 'get_weather', '1', '-', '1e', 'True',
   'None', 'null', 'true', '"a"', 'a=', "'x'", '"""', "'''", '\\u12', '\\x', '東', '🙂', '\ud800',
+  // newer families and reasoning markers
+  '<|channel|>', 'analysis', 'commentary', ' to=functions.f', '<|constrain|>json', '<|message|>', '<|call|>', '<|end|>', '<|start|>assistant',
+  '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>', '<|tool_calls_section_begin|>', '<|tool_call_begin|>', 'functions.f:0',
+  '<|tool_call_argument_begin|>', '<|tool_call_end|>', '<｜DSML｜function_calls>', '<｜DSML｜invoke name="f">', '<｜DSML｜parameter name="a" string="true">',
+  '</｜DSML｜parameter>', '</｜DSML｜invoke>', '<minimax:tool_call>', '<invoke name="f">', '<parameter name="a">', '</invoke>', '<seed:tool_call>',
+  '</seed:tool_call>', '<|tool_call_start|>', '<|tools_prefix|>', '<|tools_suffix|>', '<function name="f">', '<param name="a">', '</param>',
+  '<|START_ACTION|>', '<|END_ACTION|>', '"tool_name"', '<TOOLCALL>', '</TOOLCALL>', '<tool_calls>', '</tool_calls>', 'functools', '<|/tool_call|>',
+  '<|action_start|><|plugin|>', '<|action_end|>', '<think>', '</think>', '[THINK]', '[/THINK]', '<seed:think>', '<|START_THINKING|>', '<|channel>thought', '<channel|>',
 ];
 
 export const nearMissArb = fc.array(fc.constantFrom(...NEAR_MISS_TOKENS), { maxLength: 30 }).map((xs) => xs.join(''));

@@ -12,6 +12,20 @@ const MARKERS: RegExp[] = [
   /<\s*[｜|]\s*tool[▁_ ]?calls?[▁_ ]?begin/i, // deepseek
   /(?:^|\n)[ \t]*>>>[ \t]*(?!all\b)[A-Za-z_][\w.\-]*[ \t]*\n/, // functionary v3.2
   /<\|\s*python_tag\s*\|>|<\|python_start\|>/, // llama
+  /to\s*=\s*functions\./, // gpt-oss harmony recipient
+  /<\s*\/?\s*arg_(?:key|value)\s*>/i, // glm
+  /<\|\s*tool_calls?_(?:section_)?begin\s*\|>/i, // kimi
+  /<\s*\/?\s*[｜|]\s*DSML\s*[｜|]/i, // deepseek dsml
+  /<\s*minimax\s*:\s*tool_call|<\s*invoke\s+name\s*=/i, // minimax
+  /<\s*seed\s*:\s*tool_call/i, // seed-oss
+  /<\|\s*tool_call_start\s*\|>/i, // lfm2
+  /<\|\s*tools_prefix\s*\|>/i, // apertus
+  /<\s*function(?:\s+|\u0120)?name\s*=/i, // minicpm
+  /<\|\s*START_ACTION\s*\|>|\bAction:\s*```/i, // command-r
+  /<\s*\/?\s*TOOLCALL\s*>/, // nemotron
+  /<\s*\/?\s*tool_calls\s*>/i, // jamba
+  /\bfunctools\s*\[/, // firefunction, phi-4-mini
+  /<\|\s*action_start\s*\|>/i, // internlm
 ];
 
 /** A fence that holds JSON / a call, or is labelled as a tool call. */

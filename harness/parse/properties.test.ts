@@ -105,12 +105,12 @@ describe('no parser throws, on any string', () => {
       for (const tier of ['strict', 'lenient'] as const) wellFormed(parseToolCalls(text, { tier, format }));
     }
   };
-  it('fc.string()', () => fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 200 }));
+  it('fc.string()', () => fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 80 }));
   it('full unicode (binary units, incl. lone surrogates)', () =>
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), check), { numRuns: 200 }));
-  it('near-miss strings from family markers, braces and quotes', () => fc.assert(fc.property(nearMissArb, check), { numRuns: 400 }));
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), check), { numRuns: 80 }));
+  it('near-miss strings from family markers, braces and quotes', () => fc.assert(fc.property(nearMissArb, check), { numRuns: 150 }));
   it('damaged renderings of every family', () =>
-    fc.assert(fc.property(fc.constantFrom(...FAMILIES).chain((f) => variants(f)), check), { numRuns: 200 }));
+    fc.assert(fc.property(fc.constantFrom(...FAMILIES).chain((f) => variants(f)), check), { numRuns: 100 }));
   it('hostile repetitive inputs use work linear in their length (counted, not timed)', () => {
     const units = [
       '{"a": "', '{"name": "f", ', '{"name": "a", "arguments": {', '<tool_call>{', '[f(a=', '>>>f\n{', '<|tool_call>call:f{a:',
@@ -119,7 +119,7 @@ describe('no parser throws, on any string', () => {
       '<|channel|>commentary to=functions.f<|message|>{', '<minimax:tool_call><invoke name="f"><parameter name="a">', '<think>', '</think>',
     ];
     for (const u of units) {
-      for (const size of [20_000, 80_000]) {
+      for (const size of [8_000, 32_000]) {
         const t = u.repeat(Math.ceil(size / u.length));
         for (const tier of ['strict', 'lenient'] as const) {
           const { result, work, limit } = parseWork(t, { tier });

@@ -46,8 +46,9 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
     if (body.slice(0, at).trim() !== '') ctx.notes.add('prose before call');
     p = at;
   } else if (!body.startsWith('>>>', p) && !ctx.explicit && !impliedPrefix(body, p, ctx)) return;
-  const spanStart = p;
   let implicit = !body.startsWith('>>>', p);
+  const spans: Array<[number, number]> = [];
+  const frame: Array<[number, number]> = [];
   for (;;) {
     if (p >= body.length) break;
     const segStart = p;
@@ -62,6 +63,8 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
     const line = nl < 0 ? body.slice(p) : body.slice(p, nl);
     const recipient = ctx.loose ? line.trim().replace(/:$/, '') : line.replace(/\r$/, '');
     if (recipient === 'all') {
+      // prose: the `>>>all` header is markup, the text up to the next `>>>` is content
+      frame.push([segStart, nl < 0 ? body.length : nl + 1]);
       const next = body.indexOf('>>>', p);
       p = next < 0 ? body.length : next;
       implicit = false;
@@ -97,6 +100,7 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
       break;
     }
     for (const c of calls) res.calls.push({ ...c, start: segStart, end: r.end });
+    spans.push([segStart, r.end]);
     p = skipWs(body, r.end);
     implicit = false;
     if (p < body.length && !body.startsWith('>>>', p)) {
@@ -108,7 +112,10 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
       break;
     }
   }
-  if (res.calls.length > 0) res.spans.push([spanStart, p]);
+  if (res.calls.length > 0) {
+    res.spans.push(...spans);
+    res.frame = [...(res.frame ?? []), ...frame];
+  }
 }
 
 function parseV31(text: string, ctx: ParseCtx, res: FamilyResult): void {
