@@ -7,6 +7,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge maze     [flags]            recovery from failing tools (TSR/PRR/RC)
   toolgauge probe    [flags]            single-call diagnosis and attribution
   toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
+  toolgauge parse    --jsonl FILE|- [--tier …]   lines {id, output, format?} → lines {id, format, calls, content, reasoning}
   toolgauge template check --template FILE [--json]
   toolgauge report   DIR [DIR…] [--compare]
   toolgauge sim      [--port N] [--policy NAME]

@@ -20,7 +20,7 @@
 import { coerceArgs } from './coerce.ts';
 import { contentOf } from './content.ts';
 import { detectAttempt, unbalancedTail } from './detect.ts';
-import { AUTO_ORDER, PARSERS, RENDERERS } from './families/registry.ts';
+import { AUTO_ORDER, GATES, PARSERS, RENDERERS } from './families/registry.ts';
 import { genericScan } from './generic.ts';
 import { findTool } from './normalize.ts';
 import { splitReasoning } from './reasoning.ts';
@@ -83,6 +83,8 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): Pa
   const scan = newScan(visible);
   if (out) out.scan = scan;
   const ctxOf = (loose: boolean): ParseCtx => ({ loose, notes: new Set(), tools, explicit, scan });
+  const lower = visible.toLowerCase();
+  const gated = families.filter((f) => GATES[f](lower));
   let attempted = detectAttempt(visible);
   let truncated = false;
 
@@ -103,7 +105,7 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): Pa
     };
   };
 
-  for (const f of families) {
+  for (const f of gated) {
     const r = PARSERS[f](visible, ctxOf(false));
     attempted ||= r.attempted;
     truncated ||= r.truncated;
@@ -130,7 +132,7 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): Pa
   const claimed: Array<[number, number]> = [];
   const taken = new SpanIndex();
   const frame: Array<[number, number]> = [];
-  for (const f of families) {
+  for (const f of gated) {
     const ctx = ctxOf(true);
     const r = PARSERS[f](visible, ctx);
     attempted ||= r.attempted;

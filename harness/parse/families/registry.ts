@@ -86,6 +86,39 @@ export const RENDERERS: Record<Family, (calls: ParsedCall[]) => string> = {
 };
 
 /**
+ * A cheap necessary condition per family, on the lower-cased text: when it fails the family's parser (either tier)
+ * cannot find or attempt anything, so it is not run. Each gate is a superset of every marker spelling the family's
+ * loose regexes accept.
+ */
+export const GATES: Record<Family, (lower: string) => boolean> = {
+  hermes: (l) => l.includes('tool_call'),
+  qwen3_xml: (l) => l.includes('function'),
+  llama_json: (l) => l.includes('{'),
+  llama_pythonic: (l) => l.includes('(') && l.includes('['),
+  mistral: (l) => l.includes('tool_calls'),
+  granite: (l) => l.includes('tool_call'),
+  gemma4: (l) => l.includes('tool_call'),
+  deepseek: (l) => l.includes('tool'),
+  functionary: (l) => l.includes('>>>') || l.includes('function') || l.includes('{'),
+  gpt_oss: (l) => l.includes('<|channel|>') || l.includes('functions.'),
+  glm: (l) => l.includes('tool_call'),
+  kimi_k2: (l) => l.includes('tool_call'),
+  deepseek_dsml: (l) => l.includes('dsml'),
+  minimax: (l) => l.includes('invoke'),
+  seed_oss: (l) => l.includes('seed'),
+  lfm2: (l) => l.includes('tool_call_start'),
+  apertus: (l) => l.includes('tools_prefix'),
+  minicpm: (l) => l.includes('function'),
+  command_r: (l) => l.includes('start_action') || l.includes('action:'),
+  nemotron: (l) => l.includes('toolcall'),
+  xlam: (l) => l.includes('['),
+  firefunction: (l) => l.includes('functools'),
+  phi4_mini: (l) => l.includes('tool_call') || l.includes('functools'),
+  jamba: (l) => l.includes('tool_calls'),
+  internlm: (l) => l.includes('action_start'),
+};
+
+/**
  * Distinctive markers first; GLM before Qwen3 XML before Hermes (all open with `<tool_call>`); Phi-4-mini
  * (`<|tool_call|>…<|/tool_call|>`) before Granite (`<|tool_call|>[…]`); Hermes before Granite (Granite 4 writes
  * Hermes blocks; only its stringified arguments are Granite's own); bare formats last.
