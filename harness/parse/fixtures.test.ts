@@ -71,6 +71,24 @@ describe('parse fixtures', () => {
     }
   });
 
+  it('pin down every class of disagreement with the frameworks found so far, each with a fixture', () => {
+    const classes = [
+      /pythonic call list dropped every call when one was bad/,
+      /first call missing its <tool_call> opener/,
+      /union types and the non-standard "float"/,
+      /markup inside reasoning was returned as a call/,
+      /Granite 3\.1's <tool_call> prefix/,
+      /Granite 4's stringified arguments/,
+      /Mistral v11 text without \[ARGS\]/,
+      /Llama-3 JSON with an `arguments` key/,
+      /Llama-3 JSON with prose around it/,
+      /Qwen3-Coder output without its opening tag/,
+      /functionary v3\.2 output under auto lost calls/,
+    ];
+    const fixes = fixtures.map((f) => f.exp.fixes ?? '');
+    for (const c of classes) expect(fixes.some((x) => c.test(x)), String(c)).toBe(true);
+  });
+
   it('say why auto detection differs wherever it does', () => {
     for (const fx of fixtures) if (typeof fx.exp.auto === 'object') expect(fx.exp.auto.reason.length, fx.id).toBeGreaterThan(10);
   });

@@ -99,8 +99,8 @@ const LIST_CALL = /\[\s*[A-Za-z_][\w.]*\s*\(/g;
 /** A character that can start an object key (quoted, or bare in the loose reader). */
 const KEY_START = /["'A-Za-z_$]/;
 
-/** Candidate Python calls examined at most (each read is also charged to the parse's work budget). */
-const MAX_PY_CANDIDATES = 20_000;
+/** Candidate Python calls examined at most; each read is charged to the parse's work budget, which says so when spent. */
+const MAX_PY_CANDIDATES = 1_000_000;
 
 export function genericScan(text: string, claimed: Array<[number, number]>, ctx: ParseCtx): GenericResult {
   const res: GenericResult = { calls: [], attempted: false, truncated: false, rejected: [] };

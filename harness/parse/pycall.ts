@@ -57,6 +57,9 @@ function isWs(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
 }
 
+/** How deep skipCall follows brackets when stepping over a bad call in a list (bounds hostile inputs). */
+const SKIP_DEPTH = 32;
+
 class PyReader {
   i: number;
   readonly rejected: string[] = [];
@@ -395,7 +398,7 @@ class PyReader {
       }
       if (c === "'" || c === '"') quote = c;
       else if (c === '(' || c === '[' || c === '{') {
-        if (++depth > MAX_DEPTH) return -1; // nesting the reader refuses anyway
+        if (++depth > SKIP_DEPTH) return -1; // a call nested this deep in a call list is not a call worth keeping
       }
       else if (c === ')' || c === '}') depth--;
       else if (c === ']') {
