@@ -8,7 +8,7 @@ const benches = [
   ['toolhop', fromRoot('bench', 'toolhop.ts')],
   ['maze', fromRoot('bench', 'maze.ts')],
   ['probe', fromRoot('bench', 'probe.ts')],
-  ['parsers', fromRoot('harness', 'probe', 'parse', 'bench.ts')],
+  ['parsers', fromRoot('bench', 'parse.ts')],
 ] as const;
 
 let failed = 0;

@@ -10,6 +10,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge eval     FILE.eval.ts …       your own evals (describeEval from 'toolgauge')
   toolgauge bfcl rescore --result-dir DIR --out-dir OUT   re-score BFCL's own result files
   toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
+  toolgauge parse    --jsonl FILE|- [--tier …]   lines {id, output, format?} → lines {id, format, calls, content, reasoning}
   toolgauge template check --template FILE [--json]
   toolgauge report   DIR [DIR…] [--compare]
   toolgauge sim      [--port N] [--policy NAME]

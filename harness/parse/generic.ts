@@ -13,7 +13,7 @@ import { propertiesOf } from './coerce.ts';
 import { readPyCall, readPyCallList, type PyCall } from './pycall.ts';
 import { findTool, looseCalls } from './normalize.ts';
 import type { Located, ParseCtx, ParsedCall } from './types.ts';
-import { overlaps, readValueAt, skipWs } from './util.ts';
+import { readValueAt, skipWs, SpanIndex } from './util.ts';
 import { isPlainObject, setOwn } from './jsonish.ts';
 
 export const CALL_LIKE = /["']?\b(?:name|function|tool|tool_name|function_name|action)\b["']?\s*:/;
@@ -71,6 +71,8 @@ export interface GenericResult {
   calls: GenericFind[];
   attempted: boolean;
   truncated: boolean;
+  /** calls skipped inside a Python call list whose other calls were kept */
+  rejected: string[];
 }
 
 function fenceRegions(text: string): Array<[number, number]> {
@@ -86,44 +88,50 @@ function fenceRegions(text: string): Array<[number, number]> {
 
 // A call alone on its line, possibly in a list item, in backticks, or wrapped in a family's call marker
 // (`<tool_call>f(a=1)</tool_call>`, `<|python_tag|>f(a=1)`).
-const OPEN_MARK = String.raw`(?:<\s*tool_call\s*>|<\|python_tag\|>|\[TOOL_CALLS\]|>>>)?[ \t]*`;
-const CLOSE_MARK = String.raw`(?:<\s*\/\s*tool_call\s*>|<\|eot_id\|>|<\|eom_id\|>|<\|im_end\|>|<\/s>)?`;
-const LINE_CALL = new RegExp(String.raw`^[ \t]*(?:[-*][ \t]+|\d+[.)][ \t]+)?${OPEN_MARK}(?:\`{1,3})?([A-Za-z_][\w.]*)[ \t]*\(`, 'gm');
-const LINE_REST = new RegExp(String.raw`[ \t]*;?[ \t]*(?:\`{1,3})?[ \t]*${CLOSE_MARK}[ \t]*(?:\r?\n|$)`, 'y');
+// Written so that no two whitespace runs can trade characters (adjacent `[ \t]*` backtrack quadratically on
+// long blank stretches): each optional part starts with a non-blank character and owns the blanks after it.
+const OPEN_MARK = String.raw`(?:(?:<\s*tool_call\s*>|<\|python_tag\|>|\[TOOL_CALLS\]|>>>)[ \t]*)?`;
+const CLOSE_MARK = String.raw`(?:(?:<\s*\/\s*tool_call\s*>|<\|eot_id\|>|<\|eom_id\|>|<\|im_end\|>|<\/s>)[ \t]*)?`;
+const LINE_CALL = new RegExp(String.raw`^[ \t]*(?:(?:[-*]|\d+[.)])[ \t]+)?${OPEN_MARK}(?:\`{1,3})?([A-Za-z_][\w.]*)[ \t]*\(`, 'gm');
+const LINE_REST = new RegExp(String.raw`[ \t]*(?:;[ \t]*)?(?:\`{1,3}[ \t]*)?${CLOSE_MARK}(?:\r?\n|$)`, 'y');
 const LIST_CALL = /\[\s*[A-Za-z_][\w.]*\s*\(/g;
 
-/** Budget on candidate reads so pathological inputs stay fast. */
-const MAX_CANDIDATES = 5000;
+/** A character that can start an object key (quoted, or bare in the loose reader). */
+const KEY_START = /["'A-Za-z_$]/;
+
+/** Candidate Python calls examined at most; each read is charged to the parse's work budget, which says so when spent. */
+const MAX_PY_CANDIDATES = 1_000_000;
 
 export function genericScan(text: string, claimed: Array<[number, number]>, ctx: ParseCtx): GenericResult {
-  const res: GenericResult = { calls: [], attempted: false, truncated: false };
-  const spans: Array<[number, number]> = [...claimed];
-  let budget = MAX_CANDIDATES;
-  // characters read by failed candidate reads; bounds the quadratic worst case (many nested unclosed `{`)
-  let work = 0;
-  const workLimit = 64 * text.length + 1_000_000;
+  const res: GenericResult = { calls: [], attempted: false, truncated: false, rejected: [] };
+  const spans = new SpanIndex(claimed);
+  let budget = MAX_PY_CANDIDATES;
+  const work = ctx.scan?.budget;
+  const spent = () => work?.exhausted === true;
+  let truncChecked = false;
 
-  // 1. call-shaped JSON
-  for (let i = 0; i < text.length && budget > 0; i++) {
+  // 1. call-shaped JSON. Reads are memoised per start position (util.ts), so a candidate nested inside an
+  // earlier one costs a lookup, not a re-read: the whole loop is linear.
+  for (let i = 0; i < text.length && !spent(); i++) {
     const c = text[i];
     if (c !== '{' && c !== '[') continue;
-    if (overlaps(spans, i)) continue;
-    if (c === '[') {
-      const n = skipWs(text, i + 1);
-      if (text[n] !== '{') continue;
-    }
-    budget--;
+    if (spans.has(i)) continue;
+    const n = skipWs(text, i + 1);
+    // only what can open a call-shaped value: `[{`, `{"`, `{'`, `{key` (loose), `{{"` (doubled braces)
+    if (c === '[' ? text[n] !== '{' : !KEY_START.test(text[n] ?? '') && !(text[n] === '{' && /["']/.test(text[skipWs(text, n + 1)] ?? ''))) continue;
     const local: ParseCtx = { ...ctx, notes: new Set() };
     const r = readValueAt(text, i, local);
     if (!r.ok) {
-      work += r.pos - i;
-      if (r.truncated && CALL_LIKE.test(text.slice(i, i + 4000))) {
-        res.truncated = true;
-        res.attempted = true;
+      // one look is enough: every later truncated candidate ends at the same end of text
+      if (r.truncated && !truncChecked) {
+        truncChecked = true;
+        if (CALL_LIKE.test(text.slice(i, i + 4000))) {
+          res.truncated = true;
+          res.attempted = true;
+        }
       }
       // Starts nested inside a too-deep value would fail the same way: skip to where the depth ran out.
       if (r.deep) i = Math.max(i, r.pos - 1);
-      if (work > workLimit) break;
       continue;
     }
     const calls = looseCalls(r.value, local, { inMarker: false });
@@ -133,37 +141,38 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     }
     for (const x of local.notes) ctx.notes.add(x);
     for (const call of calls) res.calls.push({ ...call, start: i, end: r.end, format: 'json' });
-    spans.push([i, r.end]);
+    spans.add(i, r.end);
     i = r.end - 1;
   }
 
   // 2. Python calls in list brackets
   let m: RegExpExecArray | null;
   const listRe = new RegExp(LIST_CALL);
-  while ((m = listRe.exec(text)) && budget-- > 0) {
-    if (overlaps(spans, m.index)) continue;
+  while ((m = listRe.exec(text)) && budget-- > 0 && !spent()) {
+    if (spans.has(m.index)) continue;
     res.attempted = true;
     const local: ParseCtx = { ...ctx, notes: new Set() };
-    const r = readPyCallList(text, m.index, 'loose', local.notes);
+    const r = readPyCallList(text, m.index, 'loose', local.notes, work);
     if (!r.ok) {
       res.truncated ||= r.truncated;
       continue;
     }
     const calls = r.calls.map((pc) => pyCallToCall(pc, local, true));
     if (calls.length === 0 || calls.some((x) => x === null)) continue;
+    res.rejected.push(...r.rejected);
     for (const x of local.notes) ctx.notes.add(x);
     for (const call of calls) res.calls.push({ ...call!, start: m.index, end: r.end, format: 'python' });
-    spans.push([m.index, r.end]);
+    spans.add(m.index, r.end);
     listRe.lastIndex = r.end;
   }
 
   // 3. a Python call alone on its line
   const lineRe = new RegExp(LINE_CALL);
-  while ((m = lineRe.exec(text)) && budget-- > 0) {
+  while ((m = lineRe.exec(text)) && budget-- > 0 && !spent()) {
     const at = m.index + m[0].lastIndexOf(m[1]!); // the name ends the match (only `\s*(` after it)
-    if (overlaps(spans, at)) continue;
+    if (spans.has(at)) continue;
     const local: ParseCtx = { ...ctx, notes: new Set() };
-    const r = readPyCall(text, at, 'loose', local.notes);
+    const r = readPyCall(text, at, 'loose', local.notes, work);
     if (!r.ok) {
       if (r.truncated) {
         res.truncated = true;
@@ -178,7 +187,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     res.attempted = true;
     for (const x of local.notes) ctx.notes.add(x);
     res.calls.push({ ...call, start: at, end: r.call.end, format: 'python' });
-    spans.push([at, r.call.end]);
+    spans.add(at, r.call.end);
     lineRe.lastIndex = r.call.end;
   }
 
@@ -186,7 +195,8 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     res.attempted = true;
     res.calls.sort((a, b) => a.start - b.start);
     const fences = fenceRegions(text);
-    if (res.calls.some((c) => overlaps(fences, c.start))) ctx.notes.add('code fence');
+    const fenced = new SpanIndex(fences);
+    if (res.calls.some((c) => fenced.has(c.start))) ctx.notes.add('code fence');
   }
   return res;
 }

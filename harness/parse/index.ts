@@ -1,153 +1,166 @@
 /**
- * Tool-call parsers for every model family, in two tiers, returning all calls.
+ * Tool-call parsers for every model family, in two tiers, returning all calls plus the content and the
+ * reasoning around them.
  *
- * - strict: only what the family's native format specifies (see each file in ./families/). With
- *   `format: 'auto'` every family is tried in AUTO_ORDER (distinctive markers first, bare formats last) and
- *   the first family that parses cleanly wins.
+ * - Reasoning first (reasoning.ts): thinking blocks are split off and blanked, so call markup inside them is
+ *   never a call; the result carries them as `reasoning`.
+ * - strict: what the model's own serving framework parser accepts (see each file in ./families/ and the table
+ *   in README.md). With `format: 'auto'` every family is tried in AUTO_ORDER (distinctive markers first, bare
+ *   formats last) and the first family that parses cleanly wins.
  * - lenient (default): strict first; if it finds nothing, the family parsers again in loose mode (sloppy
  *   markers, missing closing tags, loose JSON, alias keys…) merged with the generic rescue (generic.ts).
  *   With `tools`, argument types are coerced by schema, and — only for rescued calls, only when at least one
  *   rescued call names a listed tool — rescued calls naming unlisted tools are dropped. Calls the strict tier
  *   parsed keep their names (a well-formed call to an unknown tool is a model decision, not a parse issue).
  *
- * Neither tier invents calls: prose without a call and truncated calls give no call.
- * `parseToolCalls` never throws.
+ * Neither tier invents calls: prose without a call and truncated calls give no call. Every parse is linear in
+ * the input: readers share one work budget (util.ts workLimit); if a hostile input exhausts it the result says
+ * so in `notes` instead of taking longer. `parseToolCalls` never throws.
  */
 import { coerceArgs } from './coerce.ts';
+import { contentOf } from './content.ts';
 import { detectAttempt, unbalancedTail } from './detect.ts';
-import { parseDeepseek, renderDeepseek } from './families/deepseek.ts';
-import { parseFunctionary, renderFunctionary } from './families/functionary.ts';
-import { parseGemma4, renderGemma4 } from './families/gemma4.ts';
-import { parseGranite, renderGranite } from './families/granite.ts';
-import { parseHermes, renderHermes } from './families/hermes.ts';
-import { parseLlamaJson, renderLlamaJson } from './families/llama_json.ts';
-import { parsePythonic, renderPythonic } from './families/llama_pythonic.ts';
-import { parseMistral, renderMistral } from './families/mistral.ts';
-import { parseQwen3Xml, renderQwen3Xml } from './families/qwen3_xml.ts';
+import { AUTO_ORDER, GATES, PARSERS, RENDERERS } from './families/registry.ts';
 import { genericScan } from './generic.ts';
 import { findTool } from './normalize.ts';
+import { splitReasoning } from './reasoning.ts';
 import {
   FAMILIES,
   type Family,
-  type FamilyResult,
   type Located,
   type ParseCtx,
   type ParseOptions,
   type ParseResult,
   type ParsedCall,
+  type Scan,
   type ToolSchema,
 } from './types.ts';
-import { overlaps, stripEndTokens } from './util.ts';
+import { newScan, SpanIndex, stripEndTokens } from './util.ts';
 
-export { FAMILIES };
+export { FAMILIES, AUTO_ORDER };
 export type { Family, ParsedCall, ParseOptions, ParseResult, ToolSchema };
 export { familyOfTemplate } from './template.ts';
+export { splitReasoning } from './reasoning.ts';
+export { STRICT_TIER, type StrictTierDoc } from './families/registry.ts';
 
-const PARSERS: Record<Family, (text: string, ctx: ParseCtx) => FamilyResult> = {
-  hermes: parseHermes,
-  qwen3_xml: parseQwen3Xml,
-  llama_json: parseLlamaJson,
-  llama_pythonic: parsePythonic,
-  mistral: parseMistral,
-  granite: parseGranite,
-  gemma4: parseGemma4,
-  deepseek: parseDeepseek,
-  functionary: parseFunctionary,
-};
-
-const RENDERERS: Record<Family, (calls: ParsedCall[]) => string> = {
-  hermes: renderHermes,
-  qwen3_xml: renderQwen3Xml,
-  llama_json: renderLlamaJson,
-  llama_pythonic: renderPythonic,
-  mistral: renderMistral,
-  granite: renderGranite,
-  gemma4: renderGemma4,
-  deepseek: renderDeepseek,
-  functionary: renderFunctionary,
-};
-
-/** Distinctive markers first; qwen3_xml before hermes (same wrapper tag); bare formats last. */
-export const AUTO_ORDER: readonly Family[] = [
-  'deepseek',
-  'gemma4',
-  'mistral',
-  'granite',
-  'qwen3_xml',
-  'hermes',
-  'functionary',
-  'llama_pythonic',
-  'llama_json',
-];
+/** Note added when a hostile input ran out of the work budget (the parse stopped early instead of hanging). */
+export const BUDGET_NOTE = 'input too complex: scan stopped at the work budget (linear bound)';
+export const REASONING_CALL_NOTE = 'call markup inside reasoning (not a call)';
 
 function plain(calls: Located[]): ParsedCall[] {
   return calls.map((c) => ({ name: c.name, arguments: c.arguments }));
 }
 
 export function parseToolCalls(text: string, opts: ParseOptions = {}): ParseResult {
+  const input = typeof text === 'string' ? text : String(text);
   try {
-    return parseInner(typeof text === 'string' ? text : String(text), opts);
+    return parseInner(input, opts);
   } catch {
     // Defensive: the parsers are written not to throw; a bug must not take a benchmark run down.
-    return { tier: 'none', format: null, calls: [], attempted: false, truncated: false, notes: ['parser error'] };
+    return { tier: 'none', format: null, calls: [], attempted: false, truncated: false, notes: ['parser error'], content: input.trim(), reasoning: '', rejected: [] };
   }
 }
 
-function parseInner(text: string, opts: ParseOptions): ParseResult {
+interface Finish {
+  tier: ParseResult['tier'];
+  format: ParseResult['format'];
+  calls: ParsedCall[];
+  attempted: boolean;
+  truncated: boolean;
+  notes: Iterable<string>;
+  spans: Array<[number, number]>;
+  rejected: string[];
+}
+
+function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): ParseResult {
   const tier = opts.tier ?? 'lenient';
   const format = opts.format ?? 'auto';
   const families = format === 'auto' ? AUTO_ORDER : [format];
   const tools = opts.tools;
   const explicit = format !== 'auto';
-  let attempted = detectAttempt(text);
+  const split = splitReasoning(text);
+  const visible = split.visible;
+  const scan = newScan(visible);
+  if (out) out.scan = scan;
+  const ctxOf = (loose: boolean): ParseCtx => ({ loose, notes: new Set(), tools, explicit, scan });
+  const lower = visible.toLowerCase();
+  const gated = families.filter((f) => GATES[f](lower));
+  let attempted = detectAttempt(visible);
   let truncated = false;
 
-  for (const f of families) {
-    const r = PARSERS[f](text, { loose: false, notes: new Set(), tools, explicit });
+  const finish = (f: Finish): ParseResult => {
+    const notes = new Set(f.notes);
+    if (split.reasoning !== '' && detectAttempt(split.reasoning)) notes.add(REASONING_CALL_NOTE);
+    if (scan.budget.exhausted) notes.add(BUDGET_NOTE);
+    return {
+      tier: f.tier,
+      format: f.format,
+      calls: f.calls,
+      attempted: f.attempted,
+      truncated: f.truncated,
+      notes: [...notes],
+      content: contentOf(visible, [...f.spans, ...split.regions]),
+      reasoning: split.reasoning,
+      rejected: f.rejected,
+    };
+  };
+
+  for (const f of gated) {
+    const r = PARSERS[f](visible, ctxOf(false));
     attempted ||= r.attempted;
     truncated ||= r.truncated;
     if (r.ok && r.calls.length > 0) {
       const calls = plain(r.calls);
+      const spans = [...r.spans, ...(r.frame ?? [])];
       if (tier === 'lenient' && tools) {
         const notes = new Set<string>();
         const coerced = coerceCalls(calls, tools, notes);
-        if (notes.size > 0) return { tier: 'lenient', format: f, calls: coerced, attempted: true, truncated, notes: [...notes] };
+        if (notes.size > 0) return finish({ tier: 'lenient', format: f, calls: coerced, attempted: true, truncated, notes, spans, rejected: r.rejected ?? [] });
       }
-      return { tier: 'strict', format: f, calls, attempted: true, truncated, notes: [] };
+      return finish({ tier: 'strict', format: f, calls, attempted: true, truncated, notes: [], spans, rejected: r.rejected ?? [] });
     }
   }
   if (tier === 'strict') {
-    truncated ||= attempted && unbalancedTail(text);
-    return { tier: 'none', format: null, calls: [], attempted, truncated, notes: [] };
+    truncated ||= attempted && unbalancedTail(visible);
+    return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes: [], spans: [], rejected: [] });
   }
 
   // Lenient: family parsers in loose mode, then the generic rescue on what they did not claim.
   const notes = new Set<string>();
+  const rejected: string[] = [];
   const found: Array<Located & { format: Family | 'json' | 'python' }> = [];
   const claimed: Array<[number, number]> = [];
-  for (const f of families) {
-    const ctx: ParseCtx = { loose: true, notes: new Set(), tools, explicit };
-    const r = PARSERS[f](text, ctx);
+  const taken = new SpanIndex();
+  const frame: Array<[number, number]> = [];
+  for (const f of gated) {
+    const ctx = ctxOf(true);
+    const r = PARSERS[f](visible, ctx);
     attempted ||= r.attempted;
     truncated ||= r.truncated;
-    const fresh = r.calls.filter((c) => !overlaps(claimed, c.start));
+    const fresh = r.calls.filter((c) => !taken.has(c.start));
     if (fresh.length === 0) continue;
     for (const c of fresh) found.push({ ...c, format: f });
     for (const x of ctx.notes) notes.add(x);
     claimed.push(...r.spans);
+    for (const [a, b] of r.spans) taken.add(a, b);
+    frame.push(...(r.frame ?? []));
+    rejected.push(...(r.rejected ?? []));
   }
-  const gctx: ParseCtx = { loose: true, notes: new Set(), tools, explicit };
-  const g = genericScan(text, claimed, gctx);
+  const gctx = ctxOf(true);
+  const g = genericScan(visible, claimed, gctx);
   attempted ||= g.attempted;
   truncated ||= g.truncated;
+  rejected.push(...g.rejected);
+  const spans: Array<[number, number]> = [...claimed, ...frame, ...g.calls.map((c) => [c.start, c.end] as [number, number])];
   if (g.calls.length > 0) {
     for (const x of gctx.notes) notes.add(x);
     found.push(...g.calls);
-    if (g.calls.some((c) => c.format === 'json') && hasProseOutside(text, [...claimed, ...g.calls.map((c) => [c.start, c.end] as [number, number])]))
+    if (g.calls.some((c) => c.format === 'json') && hasProseOutside(visible, [...claimed, ...g.calls.map((c) => [c.start, c.end] as [number, number])]))
       notes.add('prose around JSON');
   }
   found.sort((a, b) => a.start - b.start);
-  truncated ||= attempted && unbalancedTail(text);
+  truncated ||= attempted && unbalancedTail(visible);
+  if (rejected.length > 0) notes.add('skipped malformed calls');
 
   let calls = plain(found);
   if (tools && calls.length > 0) {
@@ -158,8 +171,8 @@ function parseInner(text: string, opts: ParseOptions): ParseResult {
     }
     calls = coerceCalls(calls, tools, notes);
   }
-  if (calls.length === 0) return { tier: 'none', format: null, calls: [], attempted, truncated, notes: [...notes] };
-  return { tier: 'lenient', format: found[0]!.format, calls, attempted: true, truncated, notes: [...notes] };
+  if (calls.length === 0) return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes, spans: [], rejected });
+  return finish({ tier: 'lenient', format: found[0]!.format, calls, attempted: true, truncated, notes, spans, rejected });
 }
 
 function coerceCalls(calls: ParsedCall[], tools: ToolSchema[], notes: Set<string>): ParsedCall[] {
@@ -188,4 +201,11 @@ function hasProseOutside(text: string, spans: Array<[number, number]>): boolean 
 export function renderToolCalls(calls: ParsedCall[], family: Family): string {
   if (calls.length === 0) return '';
   return RENDERERS[family](calls);
+}
+
+/** For tests and the bench: a parse plus the work its readers used (the linear bound is `limit`). */
+export function parseWork(text: string, opts: ParseOptions = {}): { result: ParseResult; work: number; limit: number } {
+  const out: { scan?: Scan } = {};
+  const result = parseInner(text, opts, out);
+  return { result, work: out.scan?.budget.work ?? 0, limit: out.scan?.budget.limit ?? 0 };
 }

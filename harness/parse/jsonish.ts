@@ -27,17 +27,38 @@ export interface ReadErr {
   pos: number;
   /** refused for nesting deeper than MAX_DEPTH */
   deep?: boolean;
+  /** stopped because the parse's work budget ran out */
+  budget?: boolean;
 }
 export type ReadResult = ReadOk | ReadErr;
 
 /** Deeper nesting than this is refused (not a stack overflow). */
 export const MAX_DEPTH = 200;
 
+/** Characters readers may examine, shared by every read of one parse (keeps hostile inputs linear). */
+export interface Budget {
+  work: number;
+  limit: number;
+  exhausted: boolean;
+}
+
+/** A remembered read of the container starting at a position (a JSON value reads the same whoever asks). */
+export type MemoEntry = { ok: true; value: unknown; end: number; repairs: string[] } | { ok: false; truncated: boolean; pos: number };
+
+export interface ReadOptions {
+  /** container reads by start position, for this text and mode only */
+  memo?: Map<number, MemoEntry>;
+  budget?: Budget;
+  /** read `{{`/`}}` as `{`/`}` (Python format strings), loose mode only */
+  undouble?: boolean;
+}
+
 class Fail {
   constructor(
     readonly truncated: boolean,
     readonly pos: number,
     readonly deep = false,
+    readonly budget = false,
   ) {}
 }
 
@@ -53,19 +74,35 @@ const FULL_JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const IDENT_KEY = /[A-Za-z_$][\w$-]*/y;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
+/**
+ * Returned (never thrown) by every reader method when the read fails; the reason is in `Reader.err`. Failures are
+ * values, not exceptions: a throw costs microseconds, and the lenient scan tries many candidates that fail.
+ */
+const FAIL: unique symbol = Symbol('fail');
+type R<T> = T | typeof FAIL;
+
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 class Reader {
   private i: number;
+  /** repairs in order (a memoised container replays the ones made inside it) */
+  readonly log: string[] = [];
+  err: Fail | null = null;
+  private readonly memo: Map<number, MemoEntry> | undefined;
+  private readonly budget: Budget | undefined;
+  private readonly undouble: boolean;
   constructor(
     private readonly s: string,
     start: number,
     private readonly loose: boolean,
-    private readonly repairs: Set<string> | undefined,
+    opts: ReadOptions = {},
   ) {
     this.i = start;
+    this.memo = opts.memo;
+    this.budget = opts.budget;
+    this.undouble = loose && opts.undouble === true;
   }
 
   get pos(): number {
@@ -73,26 +110,79 @@ class Reader {
   }
 
   private repair(what: string): void {
-    this.repairs?.add(what);
+    this.log.push(what);
   }
 
-  private fail(): never {
-    throw new Fail(this.i >= this.s.length, this.i);
+  private fail(): typeof FAIL {
+    this.err = new Fail(this.i >= this.s.length, this.i);
+    return FAIL;
   }
 
-  skipWs(): void {
+  private failAt(truncated: boolean, pos: number, deep = false, budget = false): typeof FAIL {
+    this.err = new Fail(truncated, pos, deep, budget);
+    return FAIL;
+  }
+
+  /** Charge `n` units of work; past the budget the read stops (reported by the caller, never a hang). */
+  private charge(n: number): boolean {
+    const b = this.budget;
+    if (!b) return true;
+    b.work += n;
+    if (b.work <= b.limit) return true;
+    b.exhausted = true;
+    this.failAt(false, this.i, false, true);
+    return false;
+  }
+
+  /** container starts being read (a failure fails all of them at once; see rememberFailure()) */
+  private readonly open: number[] = [];
+  private readonly marks: number[] = [];
+
+  /** A container read through the memo: a hit replays it, a miss reads and remembers it. */
+  private container(depth: number, kind: '{' | '['): unknown {
+    const memo = this.memo;
+    if (!memo) return kind === '{' ? this.object(depth) : this.array(depth);
+    const start = this.i;
+    const hit = memo.get(start);
+    if (hit) {
+      if (!hit.ok) return this.failAt(hit.truncated, hit.pos);
+      this.i = hit.end;
+      for (const r of hit.repairs) this.log.push(r);
+      return hit.value;
+    }
+    this.open.push(start);
+    this.marks.push(this.log.length);
+    const value = kind === '{' ? this.object(depth) : this.array(depth);
+    if (value === FAIL) return FAIL; // the open containers are remembered once, by rememberFailure()
+    this.open.pop();
+    const mark = this.marks.pop()!;
+    memo.set(start, { ok: true, value, end: this.i, repairs: this.log.length > mark ? [...new Set(this.log.slice(mark))] : [] });
+    return value;
+  }
+
+  /** After a failure: the containers still open failed there too (depth and budget failures excepted). */
+  rememberFailure(): void {
+    const memo = this.memo;
+    const e = this.err;
+    if (!memo || !e || e.deep || e.budget) return;
+    for (const start of this.open) if (!memo.has(start)) memo.set(start, { ok: false, truncated: e.truncated, pos: e.pos });
+  }
+
+  skipWs(): boolean {
     const s = this.s;
+    const from = this.i;
     while (this.i < s.length && isWs(s.charCodeAt(this.i))) this.i++;
+    return this.i - from > 64 ? this.charge(this.i - from) : true;
   }
 
   value(depth: number): unknown {
-    if (depth > MAX_DEPTH) throw new Fail(false, this.i, true);
-    this.skipWs();
+    if (depth > MAX_DEPTH) return this.failAt(false, this.i, true);
+    if (!this.skipWs() || !this.charge(1)) return FAIL;
     const s = this.s;
-    if (this.i >= s.length) this.fail();
+    if (this.i >= s.length) return this.fail();
     const c = s[this.i]!;
-    if (c === '{') return this.object(depth);
-    if (c === '[') return this.array(depth);
+    if (c === '{') return this.container(depth, '{');
+    if (c === '[') return this.container(depth, '[');
     if (c === '"') return this.string('"');
     if (c === "'" && this.loose) {
       this.repair('single quotes');
@@ -112,27 +202,28 @@ class Reader {
   /** A literal must not run into an identifier character (`nullx` is not `null`). */
   private word(len: number, v: unknown): unknown {
     const next = this.s[this.i + len];
-    if (next !== undefined && /[\w$]/.test(next)) this.fail();
+    if (next !== undefined && /[\w$]/.test(next)) return this.fail();
     this.i += len;
     return v;
   }
 
   private python(len: number, v: unknown): unknown {
     const r = this.word(len, v);
-    this.repair('python literals');
+    if (r !== FAIL) this.repair('python literals');
     return r;
   }
 
-  private number(): number {
+  private number(): R<number> {
     const s = this.s;
     const re = this.loose ? LOOSE_NUMBER : JSON_NUMBER;
     re.lastIndex = this.i;
     const m = re.exec(s);
     if (!m) {
       // A partial literal at the end of input ("tr", "-") is a truncation, not garbage.
-      const rest = s.slice(this.i);
-      if (rest.length < 5 && ['true', 'false', 'null', '-'].some((w) => w.startsWith(rest))) throw new Fail(true, this.i);
-      this.fail();
+      const rest = s.slice(this.i, this.i + 6);
+      if (rest.length < 5 && this.i + rest.length >= s.length && ['true', 'false', 'null', '-'].some((w) => w.startsWith(rest)))
+        return this.failAt(true, this.i);
+      return this.fail();
     }
     let text = m[0];
     if (this.loose && !FULL_JSON_NUMBER.test(text)) this.repair('non-JSON number');
@@ -142,37 +233,44 @@ class Reader {
     return Number(text);
   }
 
-  string(q: '"' | "'"): string {
+  string(q: '"' | "'"): R<string> {
     const s = this.s;
     this.i++; // opening quote
     let out = '';
     let runStart = this.i;
+    const from = this.i;
     for (;;) {
-      if (this.i >= s.length) throw new Fail(true, this.i);
+      if (this.i >= s.length) {
+        if (!this.charge(this.i - from)) return FAIL;
+        return this.failAt(true, this.i);
+      }
       const code = s.charCodeAt(this.i);
       if (code === (q === '"' ? 0x22 : 0x27)) {
         out += s.slice(runStart, this.i);
         this.i++;
+        if (!this.charge(this.i - from)) return FAIL;
         return out;
       }
       if (code === 0x5c) {
         out += s.slice(runStart, this.i);
-        out += this.escape(q);
+        const e = this.escape(q);
+        if (e === FAIL) return FAIL;
+        out += e;
         runStart = this.i;
         continue;
       }
       if (code < 0x20) {
-        if (!this.loose) this.fail();
+        if (!this.loose) return this.fail();
         this.repair('raw control characters in strings');
       }
       this.i++;
     }
   }
 
-  private escape(q: '"' | "'"): string {
+  private escape(q: '"' | "'"): R<string> {
     const s = this.s;
     this.i++; // backslash
-    if (this.i >= s.length) throw new Fail(true, this.i);
+    if (this.i >= s.length) return this.failAt(true, this.i);
     const e = s[this.i]!;
     this.i++;
     switch (e) {
@@ -195,9 +293,9 @@ class Reader {
       case 'u': {
         const hex = s.slice(this.i, this.i + 4);
         if (!HEX4.test(hex)) {
-          if (this.i + 4 > s.length && /^[0-9a-fA-F]*$/.test(hex)) throw new Fail(true, s.length);
+          if (this.i + 4 > s.length && /^[0-9a-fA-F]*$/.test(hex)) return this.failAt(true, s.length);
           this.i -= 2;
-          this.fail();
+          return this.fail();
         }
         this.i += 4;
         return String.fromCharCode(parseInt(hex, 16));
@@ -205,7 +303,7 @@ class Reader {
       default:
         if (!this.loose) {
           this.i -= 2;
-          this.fail();
+          return this.fail();
         }
         if (e === "'") {
           if (q === '"') this.repair('invalid escapes');
@@ -227,7 +325,7 @@ class Reader {
     }
   }
 
-  private key(): string {
+  private key(): R<string> {
     const s = this.s;
     const c = s[this.i];
     if (c === '"') return this.string('"');
@@ -247,62 +345,72 @@ class Reader {
     return this.fail();
   }
 
-  private object(depth: number): Record<string, unknown> {
+  /** After a `}`: in undouble mode a second `}` belongs to the same close. */
+  private closeBrace(): void {
+    this.i++;
+    if (this.undouble && this.s[this.i] === '}') this.i++;
+  }
+
+  private object(depth: number): R<Record<string, unknown>> {
     const s = this.s;
     this.i++; // {
+    if (this.undouble && s[this.i] === '{') this.i++;
     const out: Record<string, unknown> = {};
-    this.skipWs();
+    if (!this.skipWs()) return FAIL;
     if (s[this.i] === '}') {
-      this.i++;
+      this.closeBrace();
       return out;
     }
     for (;;) {
-      this.skipWs();
-      if (this.i >= s.length) this.fail();
+      if (!this.skipWs()) return FAIL;
+      if (this.i >= s.length) return this.fail();
       if (this.loose && s[this.i] === '}') {
         // reached only after a comma: `{"a": 1,}`
         this.repair('trailing commas');
-        this.i++;
+        this.closeBrace();
         return out;
       }
       const k = this.key();
-      this.skipWs();
-      if (s[this.i] !== ':') this.fail();
+      if (k === FAIL || !this.skipWs()) return FAIL;
+      if (s[this.i] !== ':') return this.fail();
       this.i++;
       const v = this.value(depth + 1);
+      if (v === FAIL) return FAIL;
       setOwn(out, k, v);
-      this.skipWs();
+      if (!this.skipWs()) return FAIL;
       const c = s[this.i];
       if (c === ',') {
         this.i++;
         continue;
       }
       if (c === '}') {
-        this.i++;
+        this.closeBrace();
         return out;
       }
-      this.fail();
+      return this.fail();
     }
   }
 
-  private array(depth: number): unknown[] {
+  private array(depth: number): R<unknown[]> {
     const s = this.s;
     this.i++; // [
     const out: unknown[] = [];
-    this.skipWs();
+    if (!this.skipWs()) return FAIL;
     if (s[this.i] === ']') {
       this.i++;
       return out;
     }
     for (;;) {
-      this.skipWs();
+      if (!this.skipWs()) return FAIL;
       if (this.loose && s[this.i] === ']') {
         this.repair('trailing commas');
         this.i++;
         return out;
       }
-      out.push(this.value(depth + 1));
-      this.skipWs();
+      const v = this.value(depth + 1);
+      if (v === FAIL) return FAIL;
+      out.push(v);
+      if (!this.skipWs()) return FAIL;
       const c = s[this.i];
       if (c === ',') {
         this.i++;
@@ -312,23 +420,22 @@ class Reader {
         this.i++;
         return out;
       }
-      this.fail();
+      return this.fail();
     }
   }
 }
 
-/** Read one JSON value starting at `pos` (leading whitespace skipped). */
-export function readJsonValue(src: string, pos: number, mode: ReadMode, repairs?: Set<string>): ReadResult {
-  const local = new Set<string>();
-  const r = new Reader(src, pos, mode === 'loose', local);
-  try {
-    const value = r.value(0);
-    if (repairs) for (const x of local) repairs.add(x);
-    return { ok: true, value, end: r.pos };
-  } catch (err) {
-    if (err instanceof Fail) return { ok: false, truncated: err.truncated, pos: err.pos, deep: err.deep };
-    return { ok: false, truncated: false, pos };
+/** Read one JSON value starting at `pos` (leading whitespace skipped). Never throws. */
+export function readJsonValue(src: string, pos: number, mode: ReadMode, repairs?: Set<string>, opts?: ReadOptions): ReadResult {
+  const r = new Reader(src, pos, mode === 'loose', opts);
+  const value = r.value(0);
+  if (value === FAIL) {
+    const e = r.err ?? new Fail(false, pos);
+    r.rememberFailure();
+    return { ok: false, truncated: e.truncated, pos: e.pos, deep: e.deep, ...(e.budget ? { budget: true } : {}) };
   }
+  if (repairs) for (const x of r.log) repairs.add(x);
+  return { ok: true, value, end: r.pos };
 }
 
 /** Parse a whole string as one value (surrounding whitespace allowed). */

@@ -11,18 +11,33 @@ import type { ParseCtx, ParsedCall, ToolSchema } from './types.ts';
 import { isToolName } from './util.ts';
 
 export interface StrictShape {
-  argsKey: 'arguments' | 'parameters';
+  /** the key (or keys, any one of them) that holds the arguments */
+  argsKey: string | readonly string[];
+  /** the key that holds the name (default `name`) */
+  nameKey?: string;
   /** extra keys the format allows, with a validator */
   extra?: Record<string, (v: unknown) => boolean>;
+  /** the framework also accepts the arguments as a JSON string (parsed exactly) */
+  stringArgs?: boolean;
+  /** the arguments may be absent (read as {}) */
+  argsOptional?: boolean;
 }
 
 export function strictCall(v: unknown, shape: StrictShape): ParsedCall | null {
   if (!isPlainObject(v)) return null;
-  const name = v.name;
-  const args = v[shape.argsKey];
-  if (typeof name !== 'string' || name === '' || !isPlainObject(args)) return null;
+  const nameKey = shape.nameKey ?? 'name';
+  const name = v[nameKey];
+  const argKeys = typeof shape.argsKey === 'string' ? [shape.argsKey] : shape.argsKey;
+  const present = argKeys.filter((k) => Object.prototype.hasOwnProperty.call(v, k));
+  if (typeof name !== 'string' || name === '' || present.length > 1) return null;
+  let args: unknown = present.length === 1 ? v[present[0]!] : shape.argsOptional ? {} : undefined;
+  if (typeof args === 'string' && shape.stringArgs) {
+    const r = parseJsonish(args, 'json');
+    args = r.ok ? r.value : undefined;
+  }
+  if (!isPlainObject(args)) return null;
   for (const k of Object.keys(v)) {
-    if (k === 'name' || k === shape.argsKey) continue;
+    if (k === nameKey || present.includes(k)) continue;
     const ok = shape.extra?.[k];
     if (!ok || !ok(v[k])) return null;
   }

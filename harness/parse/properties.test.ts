@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { callsFor, nearMissArb, textArb, toolsFromCalls } from './arbitraries.ts';
+import { callsFor, nearMissArb, SCHEMA_TYPED, textArb, toolsFromCalls } from './arbitraries.ts';
 import { gemmaValue } from './families/gemma4.ts';
-import { FAMILIES, parseToolCalls, renderToolCalls, type Family, type ParseResult } from './index.ts';
+import { BUDGET_NOTE, FAMILIES, parseToolCalls, parseWork, renderToolCalls, type Family, type ParseResult } from './index.ts';
 
 const RUNS = 150;
 
@@ -25,7 +25,7 @@ describe('round trip: render then strict-parse gives the calls back', () => {
       fc.assert(
         fc.property(callsFor(family), (calls) => {
           const text = renderToolCalls(calls, family);
-          const tools = family === 'qwen3_xml' ? toolsFromCalls(calls) : undefined;
+          const tools = SCHEMA_TYPED.includes(family) ? toolsFromCalls(calls) : undefined;
           const named = parseToolCalls(text, { tier: 'strict', format: family, tools });
           expect(named.calls).toEqual(calls);
           const auto = parseToolCalls(text, { tier: 'strict', format: 'auto', tools });
@@ -49,7 +49,7 @@ describe('round trip with keys that are object-prototype names', () => {
         Object.defineProperty(args, k, { value: { __proto__x: 1, k }, enumerable: true, writable: true, configurable: true });
       }
       const calls = [{ name: 'f', arguments: args }];
-      const tools = family === 'qwen3_xml' ? toolsFromCalls(calls) : undefined;
+      const tools = SCHEMA_TYPED.includes(family) ? toolsFromCalls(calls) : undefined;
       const r = parseToolCalls(renderToolCalls(calls, family), { tier: 'strict', format: family, tools });
       expect(r.calls).toEqual(calls);
       expect(Object.keys(r.calls[0]!.arguments)).toEqual(['__proto__', 'constructor', 'toString', 'hasOwnProperty']);
@@ -105,24 +105,38 @@ describe('no parser throws, on any string', () => {
       for (const tier of ['strict', 'lenient'] as const) wellFormed(parseToolCalls(text, { tier, format }));
     }
   };
-  it('fc.string()', () => fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 200 }));
+  it('fc.string()', () => fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 80 }));
   it('full unicode (binary units, incl. lone surrogates)', () =>
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), check), { numRuns: 200 }));
-  it('near-miss strings from family markers, braces and quotes', () => fc.assert(fc.property(nearMissArb, check), { numRuns: 400 }));
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), check), { numRuns: 80 }));
+  it('near-miss strings from family markers, braces and quotes', () => fc.assert(fc.property(nearMissArb, check), { numRuns: 150 }));
   it('damaged renderings of every family', () =>
-    fc.assert(fc.property(fc.constantFrom(...FAMILIES).chain((f) => variants(f)), check), { numRuns: 200 }));
-  it('long repetitive inputs (200 KB) parse in linear time', () => {
+    fc.assert(fc.property(fc.constantFrom(...FAMILIES).chain((f) => variants(f)), check), { numRuns: 100 }));
+  it('hostile repetitive inputs use work linear in their length (counted, not timed)', () => {
     const units = [
-      '{"a": "', '{"name": "f", ', '<tool_call>{', '[f(a=', '>>>f\n{', '<|tool_call>call:f{a:', '<function=f>\n<parameter=a>\n',
-      'f(a=1)\n', '```json\n{"name": "f", "arguments": {}}\n```\n', '[TOOL_CALLS]f[ARGS]{', '<｜tool▁call▁begin｜>f<｜tool▁sep｜>{',
+      '{"a": "', '{"name": "f", ', '{"name": "a", "arguments": {', '<tool_call>{', '[f(a=', '>>>f\n{', '<|tool_call>call:f{a:',
+      '<function=f>\n<parameter=a>\n', 'f(a=1)\n', '```json\n{"name": "f", "arguments": {}}\n```\n', '[TOOL_CALLS]f[ARGS]{',
+      '<｜tool▁call▁begin｜>f<｜tool▁sep｜>{', '{{"a": {{', '<tool_call>f\n<arg_key>a</arg_key><arg_value>', '<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{',
+      '<|channel|>commentary to=functions.f<|message|>{', '<minimax:tool_call><invoke name="f"><parameter name="a">', '<think>', '</think>',
     ];
-    const start = performance.now();
     for (const u of units) {
-      const t = u.repeat(Math.ceil(200_000 / u.length));
-      for (const tier of ['strict', 'lenient'] as const) wellFormed(parseToolCalls(t, { tier }));
+      for (const size of [8_000, 32_000]) {
+        const t = u.repeat(Math.ceil(size / u.length));
+        for (const tier of ['strict', 'lenient'] as const) {
+          const { result, work, limit } = parseWork(t, { tier });
+          wellFormed(result);
+          // the bound itself is linear (util.ts workLimit); every reader stops at it and says so
+          expect(limit).toBeLessThanOrEqual(48 * t.length + 200_000);
+          expect(work, JSON.stringify(u)).toBeLessThanOrEqual(limit + 1024);
+          if (work > limit) expect(result.notes).toContain(BUDGET_NOTE);
+        }
+      }
     }
-    // quadratic behaviour takes tens of seconds here; linear takes well under one
-    expect(performance.now() - start).toBeLessThan(15_000);
+  });
+  it('the reported quadratic case reads each position a bounded number of times', () => {
+    // {"name": "a", "arguments": { repeated: every `{` starts a candidate that used to be re-read to the end
+    const t = '{"name": "a", "arguments": {'.repeat(10_000);
+    const { work } = parseWork(t, { tier: 'lenient' });
+    expect(work).toBeLessThan(8 * t.length);
   });
   it('deep nesting is refused, not a stack overflow', () => {
     check('['.repeat(20000));
@@ -176,21 +190,27 @@ describe('no invented calls', () => {
     const call = { name: 'get_weather', arguments: { city: 'Paris "x" {y}', days: 3, opts: { deep: [1, null] } } };
     for (const family of FAMILIES) {
       const text = renderToolCalls([call], family);
+      const tools = SCHEMA_TYPED.includes(family) ? toolsFromCalls([call]) : undefined;
       // index just after the serialised arguments: any shorter prefix leaves them incomplete
+      const closers: Partial<Record<Family, string>> = {
+        qwen3_xml: '</function>', seed_oss: '</function>', minicpm: '</function>', minimax: '</invoke>', deepseek_dsml: '</｜DSML｜invoke>',
+        glm: '</tool_call>',
+      };
+      const closer = closers[family];
       const argsEnd =
         family === 'gemma4'
           ? text.indexOf(gemmaValue(call.arguments)) + gemmaValue(call.arguments).length
-          : family === 'llama_pythonic'
+          : family === 'llama_pythonic' || family === 'lfm2'
             ? text.lastIndexOf(')') + 1
-            : family === 'qwen3_xml'
-              ? text.lastIndexOf('</function>') + '</function>'.length
+            : closer
+              ? text.lastIndexOf(closer) + closer.length
               : text.indexOf(JSON.stringify(call.arguments)) + JSON.stringify(call.arguments).length;
       expect(argsEnd).toBeGreaterThan(10);
       for (let cut = 1; cut < argsEnd; cut++) {
         const t = text.slice(0, cut);
         for (const tier of ['strict', 'lenient'] as const) {
           for (const format of ['auto', family] as const) {
-            const r = parseToolCalls(t, { tier, format });
+            const r = parseToolCalls(t, { tier, format, tools });
             expect(r.calls, `${family} ${tier} ${format} ${JSON.stringify(t)}`).toEqual([]);
           }
         }

@@ -12,7 +12,7 @@
  * JSON literals true/false/null, non-string dict keys (→ their JSON text), and positional arguments.
  * Never throws.
  */
-import { MAX_DEPTH, setOwn } from './jsonish.ts';
+import { MAX_DEPTH, setOwn, type Budget } from './jsonish.ts';
 
 export type PyMode = 'strict' | 'loose';
 
@@ -26,12 +26,15 @@ export interface PyCall {
 }
 
 export type PyCallResult = { ok: true; call: PyCall } | { ok: false; truncated: boolean; pos: number };
-export type PyListResult = { ok: true; calls: PyCall[]; end: number } | { ok: false; truncated: boolean; pos: number };
+export type PyListResult =
+  | { ok: true; calls: PyCall[]; end: number; /** loose mode: calls that could not be read (their text) */ rejected: string[] }
+  | { ok: false; truncated: boolean; pos: number };
 
 class Fail {
   constructor(
     readonly truncated: boolean,
     readonly pos: number,
+    readonly budget = false,
   ) {}
 }
 
@@ -54,15 +57,30 @@ function isWs(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
 }
 
+/** How deep skipCall follows brackets when stepping over a bad call in a list (bounds hostile inputs). */
+const SKIP_DEPTH = 32;
+
 class PyReader {
   i: number;
+  readonly rejected: string[] = [];
   constructor(
     readonly s: string,
     start: number,
     readonly loose: boolean,
     readonly repairs: Set<string>,
+    readonly budget?: Budget,
   ) {
     this.i = start;
+  }
+
+  charge(n: number): void {
+    const b = this.budget;
+    if (!b) return;
+    b.work += n;
+    if (b.work > b.limit) {
+      b.exhausted = true;
+      throw new Fail(false, this.i, true);
+    }
   }
 
   fail(): never {
@@ -81,6 +99,7 @@ class PyReader {
   value(depth: number): unknown {
     if (depth > MAX_DEPTH) throw new Fail(false, this.i);
     this.ws();
+    this.charge(1);
     const s = this.s;
     if (this.i >= s.length) this.fail();
     const c = s[this.i]!;
@@ -177,11 +196,16 @@ class PyReader {
     const close = triple ? q.repeat(3) : q;
     this.i += close.length;
     let out = '';
+    const from = this.i;
     for (;;) {
-      if (this.i >= s.length) throw new Fail(true, this.i);
+      if (this.i >= s.length) {
+        this.charge(this.i - from);
+        throw new Fail(true, this.i);
+      }
       const c = s[this.i]!;
       if (s.startsWith(close, this.i)) {
         this.i += close.length;
+        this.charge(this.i - from);
         return out;
       }
       if (!triple && (c === '\n' || c === '\r')) this.fail();
@@ -351,7 +375,42 @@ class PyReader {
     }
   }
 
-  /** [call, call, ...] */
+  /**
+   * After a call that cannot be read: the end of its text (the next `,` or `]` outside brackets and strings),
+   * or -1 when the list never closes.
+   */
+  skipCall(from: number): number {
+    const s = this.s;
+    let depth = 0;
+    let quote: string | null = null;
+    let n = 0;
+    for (let j = from; j < s.length; j++) {
+      if (++n === 256) {
+        this.charge(n);
+        n = 0;
+      }
+      const c = s[j]!;
+      if (quote) {
+        if (c === '\\') j++;
+        else if (c === quote) quote = null;
+        else if (c === '\n') return -1;
+        continue;
+      }
+      if (c === "'" || c === '"') quote = c;
+      else if (c === '(' || c === '[' || c === '{') {
+        if (++depth > SKIP_DEPTH) return -1; // a call nested this deep in a call list is not a call worth keeping
+      }
+      else if (c === ')' || c === '}') depth--;
+      else if (c === ']') {
+        if (depth === 0) return j;
+        depth--;
+      } else if (c === ',' && depth === 0) return j;
+      if (depth < 0) return -1;
+    }
+    return -1;
+  }
+
+  /** [call, call, ...]; in loose mode a call that cannot be read is skipped and reported when the list goes on */
   callList(): PyCall[] {
     const s = this.s;
     if (s[this.i] !== '[') this.fail();
@@ -364,7 +423,17 @@ class PyReader {
         this.i++;
         return calls;
       }
-      calls.push(this.call(0));
+      const at = this.i;
+      try {
+        calls.push(this.call(0));
+      } catch (e) {
+        if (!this.loose || !(e instanceof Fail) || e.truncated || e.budget) throw e;
+        const end = this.skipCall(at);
+        // only a bad call among others is skipped: a list that is nothing but one bad "call" is not a call list
+        if (end < 0 || (calls.length === 0 && s[end] === ']')) throw e;
+        this.rejected.push(s.slice(at, end).trim());
+        this.i = end;
+      }
       this.ws();
       if (s[this.i] === ',') {
         this.i++;
@@ -375,11 +444,11 @@ class PyReader {
   }
 }
 
-function wrap<T>(fn: () => T): T | { ok: false; truncated: boolean; pos: number } {
+function wrap<T>(fn: () => T): T | { ok: false; truncated: boolean; pos: number; budget?: boolean } {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof Fail) return { ok: false, truncated: err.truncated, pos: err.pos };
+    if (err instanceof Fail) return { ok: false, truncated: err.truncated, pos: err.pos, ...(err.budget ? { budget: true } : {}) };
     return { ok: false, truncated: false, pos: 0 };
   }
 }
@@ -393,18 +462,18 @@ export function readPyValue(src: string, pos: number, mode: PyMode, repairs = ne
   });
 }
 
-export function readPyCall(src: string, pos: number, mode: PyMode, repairs = new Set<string>()): PyCallResult {
+export function readPyCall(src: string, pos: number, mode: PyMode, repairs = new Set<string>(), budget?: Budget): PyCallResult {
   return wrap(() => {
-    const r = new PyReader(src, pos, mode === 'loose', repairs);
+    const r = new PyReader(src, pos, mode === 'loose', repairs, budget);
     return { ok: true as const, call: r.call(0) };
   });
 }
 
-export function readPyCallList(src: string, pos: number, mode: PyMode, repairs = new Set<string>()): PyListResult {
+export function readPyCallList(src: string, pos: number, mode: PyMode, repairs = new Set<string>(), budget?: Budget): PyListResult {
   return wrap(() => {
-    const r = new PyReader(src, pos, mode === 'loose', repairs);
+    const r = new PyReader(src, pos, mode === 'loose', repairs, budget);
     const calls = r.callList();
-    return { ok: true as const, calls, end: r.i };
+    return { ok: true as const, calls, end: r.i, rejected: r.rejected };
   });
 }
 

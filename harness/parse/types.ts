@@ -1,3 +1,5 @@
+import type { Budget, MemoEntry } from './jsonish.ts';
+
 export const FAMILIES = [
   'hermes',
   'qwen3_xml',
@@ -8,6 +10,22 @@ export const FAMILIES = [
   'gemma4',
   'deepseek',
   'functionary',
+  'gpt_oss',
+  'glm',
+  'kimi_k2',
+  'deepseek_dsml',
+  'minimax',
+  'seed_oss',
+  'lfm2',
+  'apertus',
+  'minicpm',
+  'command_r',
+  'nemotron',
+  'xlam',
+  'firefunction',
+  'phi4_mini',
+  'jamba',
+  'internlm',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -26,10 +44,17 @@ export interface ToolSchema {
 export interface ParseResult {
   tier: 'strict' | 'lenient' | 'none';
   format: Family | 'json' | 'python' | null;
+  /** The calls outside the reasoning, in text order. Call-shaped text inside the reasoning is never a call. */
   calls: ParsedCall[];
   attempted: boolean;
   truncated: boolean;
   notes: string[];
+  /** The visible text outside the calls and the reasoning (markup tokens removed, trimmed), as servers return it. */
+  content: string;
+  /** The thinking channel (`<think>…</think>`, `[THINK]`, harmony `analysis`, …), '' when there is none. */
+  reasoning: string;
+  /** Call-shaped pieces that could not be read while other calls were kept (e.g. one bad call in a list). */
+  rejected: string[];
 }
 
 export interface ParseOptions {
@@ -53,8 +78,24 @@ export interface FamilyResult {
   attempted: boolean;
   /** a block was cut off by the end of the text */
   truncated: boolean;
-  /** regions of the text the family consumed (the lenient scan skips them) */
+  /** regions of the text the family consumed (the lenient scan skips them; content excludes them) */
   spans: Array<[number, number]>;
+  /** markup outside the calls that is not content (harmony headers, response wrappers) */
+  frame?: Array<[number, number]>;
+  /** text of call-shaped pieces that were skipped while other calls were kept */
+  rejected?: string[];
+}
+
+/**
+ * Shared state of one parseToolCalls call: a work counter that bounds the total characters all readers may
+ * examine (linear in the input) and memoised JSON reads (a value starting at a position reads the same whoever
+ * asks, so nested candidates are never re-read).
+ */
+export interface Scan {
+  text: string;
+  /** memoised JSON reads per reading mode (only for reads of `text` itself) */
+  memo: { json: Map<number, MemoEntry>; loose: Map<number, MemoEntry>; undouble: Map<number, MemoEntry> };
+  budget: Budget;
 }
 
 export interface ParseCtx {
@@ -64,6 +105,7 @@ export interface ParseCtx {
   tools?: ToolSchema[];
   /** the caller named the family (not auto-detection) */
   explicit: boolean;
+  scan?: Scan;
 }
 
 export function emptyResult(): FamilyResult {

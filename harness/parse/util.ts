@@ -1,5 +1,5 @@
-import { isPlainObject, readJsonValue, type ReadResult } from './jsonish.ts';
-import type { ParseCtx } from './types.ts';
+import { isPlainObject, readJsonValue, type ReadOptions, type ReadResult } from './jsonish.ts';
+import type { ParseCtx, Scan } from './types.ts';
 
 /** End-of-turn / end-of-message tokens that may trail a call in raw completions output. */
 export const END_TOKENS = [
@@ -43,47 +43,105 @@ export function isToolName(name: unknown): name is string {
   return typeof name === 'string' && /^[A-Za-z_][\w.\-:/]{0,127}$/.test(name);
 }
 
+/** Work allowed per parse: every reader together examines at most this many characters (linear in the input). */
+export function workLimit(length: number): number {
+  return 48 * length + 200_000;
+}
+
+export function newScan(text: string): Scan {
+  return {
+    text,
+    memo: { json: new Map(), loose: new Map(), undouble: new Map() },
+    budget: { work: 0, limit: workLimit(text.length), exhausted: false },
+  };
+}
+
+/** The memo for `mode`, when `text` is the scanned text itself (other strings are read without one). */
+function readOpts(text: string, ctx: ParseCtx, mode: 'json' | 'loose' | 'undouble'): ReadOptions | undefined {
+  const scan = ctx.scan;
+  if (!scan) return undefined;
+  return { memo: scan.text === text ? scan.memo[mode] : undefined, budget: scan.budget, undouble: mode === 'undouble' };
+}
+
 /**
  * Read a JSON value at `pos`: exact JSON in the strict tier, the loose reader in the lenient tier, and as a
- * last resort the same text with doubled braces (`{{…}}`, from Python format strings) collapsed.
- * `limit` bounds the doubled-brace retry (e.g. the closing marker of the block).
+ * last resort the same text read with doubled braces (`{{…}}`, from Python format strings) as single ones.
  */
-export function readValueAt(text: string, pos: number, ctx: ParseCtx, limit = text.length): ReadResult {
-  if (!ctx.loose) return readJsonValue(text, pos, 'json');
+export function readValueAt(text: string, pos: number, ctx: ParseCtx): ReadResult {
+  if (!ctx.loose) return readJsonValue(text, pos, 'json', undefined, readOpts(text, ctx, 'json'));
   const repairs = new Set<string>();
-  const r = readJsonValue(text, pos, 'loose', repairs);
+  const r = readJsonValue(text, pos, 'loose', repairs, readOpts(text, ctx, 'loose'));
   if (r.ok) {
     for (const x of repairs) ctx.notes.add(x);
     return r;
   }
   const at = skipWs(text, pos);
   if (text.startsWith('{{', at) || text.startsWith('[{{', at)) {
-    const region = text.slice(at, limit);
-    const undoubled = region.replace(/\{\{/g, '{').replace(/\}\}/g, '}');
-    const r2 = readJsonValue(undoubled, 0, 'loose', repairs);
+    const r2 = readJsonValue(text, at, 'loose', repairs, readOpts(text, ctx, 'undouble') ?? { undouble: true });
     if (r2.ok) {
       for (const x of repairs) ctx.notes.add(x);
       ctx.notes.add('doubled braces');
-      // Map the end back: count how far into `region` the undoubled prefix reaches.
-      return { ok: true, value: r2.value, end: at + mapUndoubledEnd(region, r2.end) };
+      return r2;
     }
+    // a too-deep undoubled read tells the caller how far the nesting runs (it skips that far)
+    if (r2.deep && !r.deep) return { ...r, deep: true, pos: Math.max(r.pos, r2.pos) };
   }
   return r;
 }
 
-function mapUndoubledEnd(region: string, endInUndoubled: number): number {
-  let i = 0;
-  let j = 0;
-  while (j < endInUndoubled && i < region.length) {
-    if ((region.startsWith('{{', i) || region.startsWith('}}', i))) i += 2;
-    else i += 1;
-    j++;
-  }
-  return i;
-}
-
 export function overlaps(spans: Array<[number, number]>, pos: number): boolean {
   return spans.some(([a, b]) => pos >= a && pos < b);
+}
+
+/** Regions of a text, for many "is this position taken?" questions: O(log n) per question. */
+export class SpanIndex {
+  /** disjoint, sorted by start */
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+
+  constructor(spans: Iterable<[number, number]> = []) {
+    for (const [a, b] of spans) this.add(a, b);
+  }
+
+  /** The index of the last region starting at or before `pos`, or -1. */
+  private before(pos: number): number {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    let ans = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid]! <= pos) {
+        ans = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return ans;
+  }
+
+  has(pos: number): boolean {
+    const i = this.before(pos);
+    return i >= 0 && pos < this.ends[i]!;
+  }
+
+  add(a: number, b: number): void {
+    if (b <= a) return;
+    let i = this.before(a);
+    // merge with the region before when they touch or overlap
+    if (i >= 0 && this.ends[i]! >= a) {
+      a = this.starts[i]!;
+      b = Math.max(b, this.ends[i]!);
+      this.starts.splice(i, 1);
+      this.ends.splice(i, 1);
+      i--;
+    }
+    let j = i + 1;
+    while (j < this.starts.length && this.starts[j]! <= b) {
+      b = Math.max(b, this.ends[j]!);
+      j++;
+    }
+    this.starts.splice(i + 1, j - i - 1, a);
+    this.ends.splice(i + 1, j - i - 1, b);
+  }
 }
 
 export { isPlainObject };

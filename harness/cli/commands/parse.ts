@@ -1,11 +1,32 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { dataErrorFromZod, UsageError } from '../../core/errors.ts';
-import { FAMILIES, parseToolCalls, type Family, type ToolSchema } from '../../parse/index.ts';
+import { FAMILIES, parseToolCalls, type Family, type ParseResult, type ToolSchema } from '../../parse/index.ts';
 import { parseFlags, type FlagSpecs } from '../flags.ts';
 
-// toolgauge parse [--tier strict|lenient] [--format auto|FAMILY] [--tools FILE]
-// Raw model output on stdin → one JSON line {"tier", "format", "calls"} on stdout; exit 0 also when no call is found.
+export const USAGE = `toolgauge parse [--tier strict|lenient] [--format auto|NAME] [--tools FILE]
+toolgauge parse --jsonl FILE|- [--tier strict|lenient] [--format auto|NAME] [--tools FILE]
+
+Reads raw model output and prints the tool calls in it, with the content and the reasoning around them.
+
+  one output     the whole of stdin is one model output; prints one JSON line
+                 {"tier", "format", "calls": [{"name", "arguments"}], "content", "reasoning"}
+  --jsonl FILE   batch mode (FILE or - for stdin): one JSON object per line, {"id", "output", "format"?}
+                 ("format" overrides --format for that line); prints one line per input line, in order:
+                 {"id", "format", "tier", "calls": [{"name", "arguments"}], "content", "reasoning"}
+                 A line that is not valid JSON or lacks "id"/"output" prints {"id", "error"} instead; the
+                 command then exits 1 after the last line. Blank lines are skipped. Thousands of lines per second.
+
+  --tier     strict: only what the model's own serving framework parser accepts; lenient (default): also
+             rescues recoverable calls (code fences, loose JSON, alias keys, missing closing tags, …)
+  --format   auto (default) tries every family; NAME: ${FAMILIES.join(', ')}
+  --tools    JSON array of OpenAI tools or function schemas: types XML-style values by schema and, in the
+             lenient tier, coerces argument types
+
+Call markup inside the reasoning (<think>, [THINK], harmony analysis, …) is never a call. Exit 0 also when no
+call is found.`;
 
 // `short` and `multiple` are spelled out because parseFlags forwards them even when undefined, and node's
 // parseArgs (Node 20) rejects an undefined `short` or `multiple`.
@@ -13,6 +34,7 @@ const FLAGS: FlagSpecs = {
   tier: { type: 'string', short: 't', multiple: false, values: ['strict', 'lenient'], description: 'parser tier (default lenient)' },
   format: { type: 'string', short: 'f', multiple: false, values: ['auto', ...FAMILIES], description: 'tool-call family (default auto)' },
   tools: { type: 'string', short: 'T', multiple: false, description: 'JSON array of OpenAI tools or function schemas' },
+  jsonl: { type: 'string', short: 'j', multiple: false, description: 'batch mode: FILE (or -) with one {"id", "output", "format"?} per line' },
 };
 
 const FunctionSchema = z.object({
@@ -51,13 +73,87 @@ async function readAll(stream: AsyncIterable<string | Uint8Array>): Promise<stri
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** One input line of batch mode. */
+export const BatchLine = z.object({
+  id: z.union([z.string(), z.number()]),
+  output: z.string(),
+  format: z.enum(['auto', ...FAMILIES]).optional(),
+});
+
+/** The output line for one parse, fields in documented order. */
+export function batchRecord(id: string | number, r: ParseResult): Record<string, unknown> {
+  return { id, format: r.format, tier: r.tier, calls: r.calls, content: r.content, reasoning: r.reasoning };
+}
+
+export interface BatchOptions {
+  tier: 'strict' | 'lenient';
+  format: 'auto' | Family;
+  tools?: ToolSchema[];
+  /** shown in error lines (the file name, or "stdin") */
+  source: string;
+}
+
+/** One input line → one output line (a record or an error), never throws. */
+export function batchLine(line: string, lineNo: number, o: BatchOptions): { out: string; error: boolean } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch (e) {
+    return { out: JSON.stringify({ id: null, error: `${o.source}: line ${lineNo}: not JSON (${(e as Error).message})` }), error: true };
+  }
+  const r = BatchLine.safeParse(raw);
+  if (!r.success) {
+    const id = raw && typeof raw === 'object' && 'id' in raw && (typeof raw.id === 'string' || typeof raw.id === 'number') ? raw.id : null;
+    return { out: JSON.stringify({ id, error: dataErrorFromZod(o.source, `line ${lineNo}`, r.error).message.replace(': row line', ': line') }), error: true };
+  }
+  const res = parseToolCalls(r.data.output, { tier: o.tier, format: r.data.format ?? o.format, tools: o.tools });
+  return { out: JSON.stringify(batchRecord(r.data.id, res)), error: false };
+}
+
+/** Batch mode over a stream of lines; output is written in blocks (one write per ~256 lines). */
+export async function runBatch(input: Readable | AsyncIterable<string | Uint8Array>, o: BatchOptions, stdout: ParseIo['stdout']): Promise<number> {
+  const stream = input instanceof Readable ? input : Readable.from(input);
+  const rl = createInterface({ input: stream, crlfDelay: Infinity });
+  let buf: string[] = [];
+  let lineNo = 0;
+  let errors = 0;
+  for await (const line of rl) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    const { out, error } = batchLine(line, lineNo, o);
+    if (error) errors++;
+    buf.push(out);
+    if (buf.length >= 256) {
+      stdout.write(`${buf.join('\n')}\n`);
+      buf = [];
+    }
+  }
+  if (buf.length > 0) stdout.write(`${buf.join('\n')}\n`);
+  return errors > 0 ? 1 : 0;
+}
+
 export async function run(argv: string[], io: ParseIo = { stdin: process.stdin, stdout: process.stdout }): Promise<number> {
   const { values } = parseFlags('parse', argv, FLAGS);
   const tier = (values.tier as 'strict' | 'lenient' | undefined) ?? 'lenient';
   const format = (values.format as 'auto' | Family | undefined) ?? 'auto';
   const tools = typeof values.tools === 'string' ? loadTools(values.tools) : undefined;
+  if (typeof values.jsonl === 'string') {
+    const file = values.jsonl;
+    if (file === '') throw new UsageError('toolgauge parse: --jsonl needs a FILE (or - for stdin)');
+    let input: Readable | AsyncIterable<string | Uint8Array>;
+    if (file === '-') input = io.stdin;
+    else {
+      try {
+        accessSync(file, constants.R_OK); // fail early and clearly on a missing file
+      } catch (e) {
+        throw new UsageError(`toolgauge parse: --jsonl cannot read '${file}' (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      input = createReadStream(file);
+    }
+    return runBatch(input, { tier, format, tools, source: file === '-' ? 'stdin' : file }, io.stdout);
+  }
   const text = await readAll(io.stdin);
   const r = parseToolCalls(text, { tier, format, tools });
-  io.stdout.write(`${JSON.stringify({ tier: r.tier, format: r.format, calls: r.calls })}\n`);
+  io.stdout.write(`${JSON.stringify({ tier: r.tier, format: r.format, calls: r.calls, content: r.content, reasoning: r.reasoning })}\n`);
   return 0;
 }

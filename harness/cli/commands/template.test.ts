@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../core/errors.ts';
-import { run } from './template.ts';
+import { run, USAGE } from './template.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../../fixtures/probe/templates/dated-chatml-drops-calls.jinja', import.meta.url));
 const REFERENCE = fileURLToPath(new URL('../../probe/templates/reference/hermes.jinja', import.meta.url));
@@ -16,6 +16,11 @@ async function capture(argv: string[]): Promise<{ code: number; out: string }> {
 }
 
 describe('toolgauge template check', () => {
+  it('--help text names every finding id', () => {
+    for (const id of ['render_budget_exceeded', 'tools_not_rendered', 'prior_tool_call_dropped', 'system_prompt_drops_tool_instructions', 'injected_date', 'doubled_braces', 'raises_on_standard_shape', 'template_unparseable'])
+      expect(USAGE).toContain(id);
+  });
+
   const dir = mkdtempSync(join(tmpdir(), 'toolgauge-template-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -43,6 +48,25 @@ describe('toolgauge template check', () => {
     const good = await capture(['check', '--template', REFERENCE]);
     expect(good.code).toBe(0);
     expect(good.out).toMatch(/findings: none/);
+  });
+
+  it('a template that loops for ever is a render_budget_exceeded finding, reported without waiting for it', async () => {
+    const file = join(dir, 'loops.jinja');
+    writeFileSync(file, '{%- for i in range(1000000) -%}{%- for j in range(1000000) -%}{%- endfor -%}{%- endfor -%}{{ messages[0].content }}');
+    const { code, out } = await capture(['check', '--template', file, '--json']);
+    expect(code).toBe(0);
+    const json = JSON.parse(out) as { findings: Array<{ id: string; detail: string }> };
+    expect(json.findings.map((f) => f.id)).toEqual(['render_budget_exceeded']);
+    expect(json.findings[0]!.detail).toMatch(/evaluation steps|ms/);
+  });
+
+  it('names the family the template writes and how it was found', async () => {
+    const good = await capture(['check', '--template', REFERENCE]);
+    expect(good.out).toMatch(/family: {3}hermes \(read back from a call it renders\)/);
+    const json = JSON.parse((await capture(['check', '--template', REFERENCE, '--json'])).out) as { family: string; familyDetection: { how: string; verified: boolean; call: string } };
+    expect(json.family).toBe('hermes');
+    expect(json.familyDetection).toMatchObject({ how: 'rendered', verified: true });
+    expect(json.familyDetection.call).toContain('<tool_call>');
   });
 
   it('an unparseable template is a finding, not an error', async () => {

@@ -8,6 +8,15 @@ import { parseFlags, type FlagSpecs } from '../flags.ts';
 // toolgauge template check --template FILE [--json]
 // Exit 0 whenever the check ran (with or without findings); bad flags or an unreadable file are UsageErrors.
 
+export const USAGE = `toolgauge template check --template FILE [--json]
+
+Checks one chat template for tool-calling defects, each with the message shape that triggers it and a minimal repro:
+  render_budget_exceeded, tools_not_rendered, prior_tool_call_dropped, system_prompt_drops_tool_instructions,
+  injected_date, doubled_braces, raises_on_standard_shape, template_unparseable.
+Also reports the tool-call family the template writes (read back from a call it renders) and what the
+JavaScript engine cannot render the way Python's jinja2 does (never reported as a defect). A render is
+limited to 200,000 evaluation steps and 2 s: a template that loops longer is reported, not waited for.`;
+
 // `short` and `multiple` are spelled out because parseFlags forwards them even when undefined, and node's
 // parseArgs (Node 20) rejects an undefined `short` or `multiple`.
 const CHECK_FLAGS: FlagSpecs = {
@@ -46,6 +55,7 @@ export function toJson(path: string, r: TemplateCheck): Record<string, unknown> 
     sha256: r.sha256,
     findings: r.findings.map((f) => ({ id: f.id, detail: f.detail, repro: f.repro, ...(f.shape ? { shape: f.shape } : {}) })),
     family: r.family,
+    familyDetection: r.familyDetection,
     shape: r.shape,
     engineLimitations: r.engineLimitations,
     notes: r.notes,
@@ -71,11 +81,17 @@ function findingText(f: Finding): string {
   return lines.join('\n');
 }
 
+function familyLine(r: TemplateCheck): string {
+  if (!r.family) return 'unknown (no known call format in what it renders or in its source)';
+  const how = r.familyDetection.how === 'rendered' ? 'read back from a call it renders' : 'guessed from markers in its source (no rendered call)';
+  return `${r.family} (${how}${r.familyDetection.verified ? '' : '; unverified: no reference template for this family'})`;
+}
+
 export function toText(path: string, r: TemplateCheck): string {
   const out = [
     `template: ${path}`,
     `sha256:   ${r.sha256}`,
-    `family:   ${r.family ?? 'unknown'}`,
+    `family:   ${familyLine(r)}`,
     `shape:    ${r.shape ? shapeLabel(r.shape) : 'none keeps prior tool calls'}`,
     r.findings.length === 0 ? 'findings: none' : `findings (${r.findings.length}):`,
     ...r.findings.map(findingText),

@@ -25,6 +25,17 @@ function argsOf(v: unknown, name: string, ctx: ParseCtx): ParsedCall[] | null {
   return null;
 }
 
+/**
+ * Under `auto`, a v3.2 output whose first `>>>` sat in the prompt is recognised when it cannot be prose: a later
+ * `>>>NAME` segment follows, or the first line names a listed tool and a JSON object follows it.
+ */
+function impliedPrefix(body: string, p: number, ctx: ParseCtx): boolean {
+  const m = /^([A-Za-z_][\w.\-]*)[ \t]*\r?\n[ \t]*\{/.exec(body.slice(p, p + 200));
+  if (!m || m[1] === 'all') return false;
+  if (/(?:^|[}\n])[ \t]*>>>[ \t]*[A-Za-z_][\w.\-]*[ \t]*\r?\n/.test(body.slice(p + m[0].length))) return true;
+  return ctx.tools?.some((t) => t.name === m[1]) === true;
+}
+
 function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
   const body = stripEndTokens(text);
   let p = skipWs(body, 0);
@@ -34,9 +45,10 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
     const at = first.index + first[0].length - 3;
     if (body.slice(0, at).trim() !== '') ctx.notes.add('prose before call');
     p = at;
-  } else if (!body.startsWith('>>>', p) && !ctx.explicit) return;
-  const spanStart = p;
+  } else if (!body.startsWith('>>>', p) && !ctx.explicit && !impliedPrefix(body, p, ctx)) return;
   let implicit = !body.startsWith('>>>', p);
+  const spans: Array<[number, number]> = [];
+  const frame: Array<[number, number]> = [];
   for (;;) {
     if (p >= body.length) break;
     const segStart = p;
@@ -51,6 +63,8 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
     const line = nl < 0 ? body.slice(p) : body.slice(p, nl);
     const recipient = ctx.loose ? line.trim().replace(/:$/, '') : line.replace(/\r$/, '');
     if (recipient === 'all') {
+      // prose: the `>>>all` header is markup, the text up to the next `>>>` is content
+      frame.push([segStart, nl < 0 ? body.length : nl + 1]);
       const next = body.indexOf('>>>', p);
       p = next < 0 ? body.length : next;
       implicit = false;
@@ -86,6 +100,7 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
       break;
     }
     for (const c of calls) res.calls.push({ ...c, start: segStart, end: r.end });
+    spans.push([segStart, r.end]);
     p = skipWs(body, r.end);
     implicit = false;
     if (p < body.length && !body.startsWith('>>>', p)) {
@@ -97,7 +112,10 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
       break;
     }
   }
-  if (res.calls.length > 0) res.spans.push([spanStart, p]);
+  if (res.calls.length > 0) {
+    res.spans.push(...spans);
+    res.frame = [...(res.frame ?? []), ...frame];
+  }
 }
 
 function parseV31(text: string, ctx: ParseCtx, res: FamilyResult): void {

@@ -42,8 +42,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
     res.attempted = true;
     if (m[0] !== '<tool_call>') ctx.notes.add('sloppy markers');
     const closeM = ctx.loose ? nextClose(p) : null;
-    const limit = closeM ? closeM.index : text.length;
-    const r = readValueAt(text, p, ctx, limit);
+    const r = readValueAt(text, p, ctx);
     if (!r.ok) {
       res.ok = false;
       if (r.truncated) res.truncated = true;

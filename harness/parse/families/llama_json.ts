@@ -1,10 +1,13 @@
 /**
- * Llama 3.1 / 3.2 JSON tool calling: `<|python_tag|>{"name": "f", "parameters": {…}}` or the bare object
- * (3.2), several calls separated by `;` or newlines, optionally followed by `<|eom_id|>` / `<|eot_id|>`.
+ * Llama 3.1 / 3.2 / 3.3 / 4 JSON tool calling: `<|python_tag|>{"name": "f", "parameters": {…}}` or the bare object,
+ * several calls separated by `;` or newlines, optionally followed by `<|eom_id|>` / `<|eot_id|>`.
  *
- * Strict: the whole output is the call(s) — optional `<|python_tag|>`, then JSON objects with exactly
- * `name` + `parameters` (the key the Llama templates ask for), separated by `;` and/or newlines.
- * Lenient: prose before the tag / after the calls, `arguments` and the other aliases, loose JSON.
+ * Strict (vLLM llama3_json): JSON objects with `name` and `parameters` or `arguments`.
+ *   - With the family named (`format: 'llama_json'`): every top-level `{…}` in the text is read as a call, prose
+ *     around them allowed; one `{…}` that is not a call means no calls at all (vLLM returns the text as content).
+ *   - Under `auto` (where bare JSON says nothing about the model): only when the whole output is the call(s),
+ *     after an optional `<|python_tag|>`.
+ * Lenient: prose before the tag / after the calls, the other argument aliases, loose JSON.
  */
 import { isPlainObject } from '../jsonish.ts';
 import { looseCalls, strictCall } from '../normalize.ts';
@@ -13,8 +16,35 @@ import { onlyTrailer, readValueAt, skipWs, stripEndTokens } from '../util.ts';
 
 const TAG = '<|python_tag|>';
 const TAG_LOOSE = /<\|\s*python_tag\s*\|>/gi;
+const SHAPE = { argsKey: ['parameters', 'arguments'] } as const;
+
+/** vLLM's reading: every top-level `{` starts a call; prose between them is content. */
+function parseAnywhere(text: string, ctx: ParseCtx): FamilyResult {
+  const res = emptyResult();
+  let p = 0;
+  for (;;) {
+    const i = text.indexOf('{', p);
+    if (i < 0) break;
+    const r = readValueAt(text, i, ctx);
+    const c = r.ok ? strictCall(r.value, SHAPE) : null;
+    if (!r.ok || !c) {
+      if (!r.ok || /"name"\s*:/.test(text.slice(i, r.ok ? r.end : i + 200))) res.attempted = true;
+      res.ok = false;
+      res.truncated ||= !r.ok && r.truncated;
+      return { ...res, calls: [] };
+    }
+    res.attempted = true;
+    const tagAt = text.slice(p, i).lastIndexOf(TAG);
+    const start = tagAt >= 0 ? p + tagAt : i;
+    res.calls.push({ ...c, start, end: r.end });
+    res.spans.push([start, r.end]);
+    p = r.end;
+  }
+  return res;
+}
 
 export function parseLlamaJson(text: string, ctx: ParseCtx): FamilyResult {
+  if (!ctx.loose && ctx.explicit) return parseAnywhere(text, ctx);
   const res = emptyResult();
   const body = stripEndTokens(text);
   let p = skipWs(body, 0);
@@ -39,9 +69,9 @@ export function parseLlamaJson(text: string, ctx: ParseCtx): FamilyResult {
       p = skipWs(body, p + tagLen);
     }
     const callStart = p;
-    const r = readValueAt(body, p, ctx);
-    if (!r.ok) {
-      if (r.truncated) res.truncated = true;
+    const r = readValueAt(text, p, ctx);
+    if (!r.ok || r.end > body.length) {
+      if (!r.ok && r.truncated) res.truncated = true;
       res.ok = false;
       if (body.startsWith(TAG, start)) res.attempted = true;
       break;
@@ -52,7 +82,7 @@ export function parseLlamaJson(text: string, ctx: ParseCtx): FamilyResult {
     if (ctx.loose && !hadTag && !(isPlainObject(r.value) && 'parameters' in r.value)) got = null;
     else if (ctx.loose) got = looseCalls(r.value, ctx, { inMarker: hadTag, argsKey: 'parameters' });
     else {
-      const c = strictCall(r.value, { argsKey: 'parameters' });
+      const c = strictCall(r.value, SHAPE);
       got = c ? [c] : null;
     }
     if (!got) {

@@ -22,7 +22,7 @@ export function parsePythonic(text: string, ctx: ParseCtx): FamilyResult {
     if (body.startsWith(START, p)) p = skipWs(body, p + START.length);
     if (!/^\[\s*[A-Za-z_]\w*\s*\(/.test(body.slice(p, p + 200))) return res;
     res.attempted = true;
-    const r = readPyCallList(body, p, 'strict');
+    const r = readPyCallList(body, p, 'strict', undefined, ctx.scan?.budget);
     if (!r.ok) {
       res.ok = false;
       res.truncated = r.truncated;
@@ -42,7 +42,8 @@ export function parsePythonic(text: string, ctx: ParseCtx): FamilyResult {
     if (overlaps(res.spans, m.index)) continue;
     res.attempted = true;
     const repairs = new Set<string>();
-    const r = readPyCallList(text, m.index, 'loose', repairs);
+    const r = readPyCallList(text, m.index, 'loose', repairs, ctx.scan?.budget);
+    if (r.ok) res.rejected = [...(res.rejected ?? []), ...r.rejected];
     if (!r.ok) {
       if (r.truncated) res.truncated = true;
       res.ok = false;

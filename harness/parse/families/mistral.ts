@@ -17,10 +17,10 @@ const BOT_LOOSE = /\[\s*TOOL_CALLS\s*\]/gi;
 const ID_OK = (v: unknown) => typeof v === 'string' && /^[A-Za-z0-9]{9}$/.test(v);
 
 export function parseMistral(text: string, ctx: ParseCtx): FamilyResult {
-  return ctx.loose ? parseLoose(text, ctx) : parseStrict(text);
+  return ctx.loose ? parseLoose(text, ctx) : parseStrict(text, ctx);
 }
 
-function parseStrict(text: string): FamilyResult {
+function parseStrict(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
   const idx = text.indexOf(BOT);
   if (idx < 0) return res;
@@ -29,7 +29,7 @@ function parseStrict(text: string): FamilyResult {
   const q = skipWs(text, p);
   const fail = (truncated = false): FamilyResult => ({ ...res, ok: false, truncated, calls: [] });
   if (text[q] === '[') {
-    const r = readValueAt(text, q, { loose: false, notes: new Set(), explicit: true });
+    const r = readValueAt(text, q, ctx);
     if (!r.ok) return fail(r.truncated);
     if (!Array.isArray(r.value) || r.value.length === 0) return fail();
     for (const el of r.value) {
@@ -41,7 +41,9 @@ function parseStrict(text: string): FamilyResult {
     res.spans.push([idx, r.end]);
     return res;
   }
-  // v11+: NAME[ARGS]{…}, repeated with [TOOL_CALLS]
+  // v11+: NAME[ARGS]{…}, repeated with [TOOL_CALLS]. `[ARGS]` (and `[CALL_ID]`) are special tokens: a server
+  // decoding with skip_special_tokens drops them, leaving `NAME{…}`, which vLLM's parser reads too; calls may
+  // then also be separated by `,` or whitespace.
   for (;;) {
     const nm = /[A-Za-z0-9_\-.]+/y;
     nm.lastIndex = p;
@@ -53,17 +55,22 @@ function parseStrict(text: string): FamilyResult {
     idm.lastIndex = p;
     const idMatch = idm.exec(text);
     if (idMatch) p += idMatch[0].length;
-    if (!text.startsWith('[ARGS]', p)) return fail(p >= text.length || '[ARGS]'.startsWith(text.slice(p)));
-    p += '[ARGS]'.length;
-    const r = readValueAt(text, p, { loose: false, notes: new Set(), explicit: true });
+    if (text.startsWith('[ARGS]', p)) p += '[ARGS]'.length;
+    else if (text[p] !== '{') return fail(p >= text.length || '[ARGS]'.startsWith(text.slice(p)));
+    const r = readValueAt(text, p, ctx);
     if (!r.ok) return fail(r.truncated);
     if (!isPlainObject(r.value)) return fail();
     res.calls.push({ name, arguments: r.value, start: idx, end: r.end });
     p = r.end;
     if (onlyTrailer(text, p)) break;
-    const n = skipWs(text, p);
-    if (!text.startsWith(BOT, n)) return fail();
-    p = n + BOT.length;
+    let n = skipWs(text, p);
+    if (text.startsWith(BOT, n)) p = n + BOT.length;
+    else {
+      if (text[n] === ',') n = skipWs(text, n + 1);
+      else if (n === p) return fail();
+      if (!/^[A-Za-z0-9_\-.]+(?:\[CALL_ID\][A-Za-z0-9]+)?(?:\[ARGS\])?\{/.test(text.slice(n, n + 200))) return fail();
+      p = n;
+    }
   }
   res.spans.push([idx, p]);
   return res;

@@ -1,46 +1,50 @@
 /**
- * Qwen3-Coder / Qwen3.5 XML calls:
+ * Qwen3-Coder / Qwen3.5 / Nemotron-3 XML calls:
  *   <tool_call>\n<function=f>\n<parameter=a>\nvalue\n</parameter>\n</function>\n</tool_call>
+ * and Seed-OSS's variant inside `<seed:tool_call>…</seed:tool_call>` (seed_oss.ts uses this engine).
  *
- * Parameter values are raw text: one leading and one trailing newline are dropped (the template adds them),
- * `null` (any case) is null, and with tools given the value is typed by the parameter's schema
- * (integer/number/boolean parsed, object/array parsed as JSON; unknown parameters and failed conversions
- * stay strings) — vLLM's qwen3coder semantics. Without tools every value is a string.
+ * Parameter values are raw text: one leading and one trailing newline are dropped (the template adds them) and
+ * the value is typed by the tool schema (xmlvalue.ts schemaTyped: unions, `float`, nullables); without a schema
+ * for the parameter the text stays a string — vLLM's qwen3coder semantics.
  *
- * Strict: `<tool_call>` + one `<function=NAME>` + `<parameter=…>…</parameter>`* + `</function>` + `</tool_call>`.
- * Lenient: sloppy tag whitespace/case, a missing `</parameter>` (value ends at the next tag), a missing
- * `</function>` or `</tool_call>`, `<function=…>` blocks without the `<tool_call>` wrapper.
+ * Strict (what vLLM's qwen3coder parser accepts): `<function=NAME>` blocks with `<parameter=…>` values and
+ * `</function>`, inside the wrapper or without it (a call missing its opener is still a call, also when a wrapped
+ * call follows); a value may lack `</parameter>` when the next `<parameter=` or `</function>` ends it; a wrapper
+ * may lack `</tool_call>`. Prose around the blocks is content. Unlike vLLM, a block cut off by the end of the text
+ * is reported as truncated, not returned.
+ * Lenient: sloppy tag whitespace/case and quotes around names, a missing `</function>` when the next block or a
+ * wrapper close follows.
  */
-import { qwenParamValue, propertiesOf } from '../coerce.ts';
 import { setOwn } from '../jsonish.ts';
-import { findTool } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import { skipWs } from '../util.ts';
+import { paramSchema, schemaTyped } from '../xmlvalue.ts';
 
-interface Tags {
-  open: RegExp; // <tool_call>
-  close: RegExp; // </tool_call>
-  fn: RegExp; // <function=NAME>
-  fnClose: RegExp; // </function>
-  param: RegExp; // <parameter=NAME>
-  paramClose: RegExp; // </parameter>
+export interface Tags {
+  open: RegExp; // wrapper opener (sticky)
+  close: RegExp; // wrapper closer (sticky)
+  fn: RegExp; // <function=NAME> (sticky)
+  fnClose: RegExp; // </function> (sticky)
+  param: RegExp; // <parameter=NAME> (sticky)
+  /** global search for a block start: the wrapper opener or a bare function opener */
+  search: RegExp;
 }
 
-const STRICT: Tags = {
+export const QWEN_STRICT: Tags = {
   open: /<tool_call>/y,
   close: /<\/tool_call>/y,
   fn: /<function=([^>\n<]+)>/y,
   fnClose: /<\/function>/y,
   param: /<parameter=([^>\n<]+)>/y,
-  paramClose: /<\/parameter>/y,
+  search: /<tool_call>|<function=/g,
 };
-const LOOSE: Tags = {
+export const QWEN_LOOSE: Tags = {
   open: /<\s*tool_call\s*>/iy,
   close: /<\s*\/\s*tool_call\s*>/iy,
   fn: /<\s*function\s*=\s*["']?([^>\n<"']+?)["']?\s*>/iy,
   fnClose: /<\s*\/\s*function\s*>/iy,
   param: /<\s*parameter\s*=\s*["']?([^>\n<"']+?)["']?\s*>/iy,
-  paramClose: /<\s*\/\s*parameter\s*>/iy,
+  search: /<\s*tool_call\s*>|<\s*function\s*=/gi,
 };
 
 function at(re: RegExp, text: string, pos: number): RegExpExecArray | null {
@@ -48,16 +52,71 @@ function at(re: RegExp, text: string, pos: number): RegExpExecArray | null {
   return re.exec(text);
 }
 
-type FnResult = { ok: true; call: ParsedCall; end: number } | { ok: false; truncated: boolean };
+type FnResult = { ok: true; call: ParsedCall; end: number } | { ok: false; truncated: boolean; at?: number };
 
-function parseFunction(text: string, pos: number, ctx: ParseCtx, tags: Tags, lastClose: number): FnResult {
+/** The next match of a global regex at or after a position; answers are reused while still ahead (linear). */
+export function regexFinder(text: string, re: RegExp): (from: number) => { index: number; length: number } | null {
+  const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
+  let last: { index: number; length: number } | null | undefined;
+  let lastFrom = -1;
+  return (from) => {
+    if (last !== undefined && from >= lastFrom && (last === null || last.index >= from)) return last;
+    g.lastIndex = from;
+    const m = g.exec(text);
+    last = m ? { index: m.index, length: m[0].length } : null;
+    lastFrom = from;
+    return last;
+  };
+}
+
+const PARAM_CLOSE_LOOSE = /<\s*\/\s*parameter\s*>/gi;
+const PARAM_CLOSE_STRICT = /<\/parameter>/g;
+/** a `<parameter=` that starts a line: the structural start of the next value */
+const NEXT_PARAM = /\n[ \t]*<\s*parameter\s*=/gi;
+const FN_CLOSE_ANY = /<\s*\/\s*function\s*>/gi;
+
+interface Finders {
+  paramClose: (from: number) => { index: number; length: number } | null;
+  nextParam: (from: number) => { index: number; length: number } | null;
+  fnClose: (from: number) => { index: number; length: number } | null;
+}
+
+const finderCache = new WeakMap<ParseCtx, { text: string; loose: boolean; f: Finders }>();
+
+function findersFor(text: string, ctx: ParseCtx): Finders {
+  const hit = finderCache.get(ctx);
+  if (hit && hit.text === text && hit.loose === ctx.loose) return hit.f;
+  const f: Finders = {
+    paramClose: regexFinder(text, ctx.loose ? PARAM_CLOSE_LOOSE : PARAM_CLOSE_STRICT),
+    nextParam: regexFinder(text, NEXT_PARAM),
+    fnClose: regexFinder(text, FN_CLOSE_ANY),
+  };
+  finderCache.set(ctx, { text, loose: ctx.loose, f });
+  return f;
+}
+
+/**
+ * Where the value starting at `from` ends: its `</parameter>`, unless a line-starting `<parameter=` comes first
+ * (then the close is missing and that parameter ends it), else the next `</function>` (close missing too).
+ */
+function valueEnd(text: string, from: number, f: Finders): { end: number; after: number; closed: boolean } | null {
+  const close = f.paramClose(from);
+  const next = f.nextParam(from);
+  if (close && (!next || close.index < next.index)) return { end: close.index, after: close.index + close.length, closed: true };
+  if (next) return { end: next.index + 1, after: next.index + 1, closed: false };
+  const fc = f.fnClose(from);
+  if (fc) return { end: fc.index, after: fc.index, closed: false };
+  return null;
+}
+
+/** One `<function=…>…</function>` block at `pos`. */
+export function parseFunctionBlock(text: string, pos: number, ctx: ParseCtx, tags: Tags): FnResult {
   const fm = at(tags.fn, text, pos);
-  if (!fm) return { ok: false, truncated: !text.slice(pos).includes('>') };
+  if (!fm) return { ok: false, truncated: !text.slice(pos, pos + 200).includes('>') };
   const name = ctx.loose ? fm[1]!.trim() : fm[1]!;
   if (name === '') return { ok: false, truncated: false };
-  const props = propertiesOf(findTool(ctx.tools, name)?.parameters);
-  const hasSchema = ctx.tools !== undefined;
   const args: Record<string, unknown> = {};
+  const finders = findersFor(text, ctx);
   let p = pos + fm[0].length;
   for (;;) {
     p = skipWs(text, p);
@@ -66,15 +125,14 @@ function parseFunction(text: string, pos: number, ctx: ParseCtx, tags: Tags, las
     if (pm) {
       const pname = ctx.loose ? pm[1]!.trim() : pm[1]!;
       const vstart = p + pm[0].length;
-      const { end: vend, after, closed } = valueEnd(text, vstart, ctx, lastClose);
-      if (vend < 0) return { ok: false, truncated: true };
-      if (!closed) ctx.notes.add('missing closing tag');
-      let raw = text.slice(vstart, vend);
+      const ve = valueEnd(text, vstart, finders);
+      if (!ve) return { ok: false, truncated: true };
+      if (!ve.closed) ctx.notes.add('missing closing tag');
+      let raw = text.slice(vstart, ve.end);
       if (raw.startsWith('\n')) raw = raw.slice(1);
       if (raw.endsWith('\n')) raw = raw.slice(0, -1);
-      const schema = hasSchema ? (Object.prototype.hasOwnProperty.call(props, pname) ? props[pname] : undefined) : undefined;
-      setOwn(args, pname, qwenParamValue(raw, schema));
-      p = after;
+      setOwn(args, pname, schemaTyped(raw, paramSchema(ctx.tools, name, pname)));
+      p = ve.after;
       continue;
     }
     const cm = at(tags.fnClose, text, p);
@@ -83,72 +141,69 @@ function parseFunction(text: string, pos: number, ctx: ParseCtx, tags: Tags, las
       ctx.notes.add('missing closing tag');
       return { ok: true, call: { name, arguments: args }, end: p };
     }
-    return { ok: false, truncated: false };
+    return { ok: false, truncated: false, at: p };
   }
 }
 
-/** Where a parameter value ends: `</parameter>`, or (lenient) the next parameter / function end. */
-function valueEnd(text: string, from: number, ctx: ParseCtx, lastClose: number): { end: number; after: number; closed: boolean } {
-  if (!ctx.loose) {
-    // one forward search per value; a text with no later `</parameter>` answers at once (keeps repeated
-    // unclosed blocks linear)
-    if (from > lastClose) return { end: -1, after: -1, closed: false };
-    const i = text.indexOf('</parameter>', from);
-    return i < 0 ? { end: -1, after: -1, closed: false } : { end: i, after: i + '</parameter>'.length, closed: true };
-  }
-  const re = /<\s*\/\s*parameter\s*>|<\s*parameter\s*=|<\s*\/?\s*function\s*[=>]|<\s*\/?\s*tool_call\s*>/gi;
-  re.lastIndex = from;
-  const m = re.exec(text);
-  if (!m) return { end: -1, after: -1, closed: false };
-  if (/^<\s*\/\s*parameter/i.test(m[0])) return { end: m.index, after: m.index + m[0].length, closed: true };
-  return { end: m.index, after: m.index, closed: false };
-}
-
-export function parseQwen3Xml(text: string, ctx: ParseCtx): FamilyResult {
+/** All function blocks, wrapped or not (see the module comment); `tags` picks the wrapper. */
+export function parseXmlCalls(text: string, ctx: ParseCtx, strictTags: Tags, looseTags: Tags, wrapperNote: string): FamilyResult {
   const res = emptyResult();
-  const tags = ctx.loose ? LOOSE : STRICT;
-  const lastClose = text.lastIndexOf('</parameter>');
-  const search = ctx.loose ? /<\s*tool_call\s*>|<\s*function\s*=/gi : /<tool_call>/g;
+  const tags = ctx.loose ? looseTags : strictTags;
+  const search = new RegExp(tags.search);
   let m: RegExpExecArray | null;
   while ((m = search.exec(text))) {
     const start = m.index;
     const wrapped = at(tags.open, text, start) !== null;
-    let p = wrapped ? skipWs(text, start + m[0].length) : start;
-    if (!at(tags.fn, text, p) && !/^<\s*function\s*=/i.test(text.slice(p, p + 16))) continue; // hermes block
+    const p = wrapped ? skipWs(text, start + m[0].length) : start;
+    if (!at(tags.fn, text, p)) {
+      // a wrapper holding something else (a hermes JSON block) is not ours; a cut-off function tag is
+      if (/^<\s*function\s*=?\s*$/i.test(text.slice(p, p + 16)) || (wrapped && p >= text.length)) {
+        res.attempted = true;
+        res.truncated = true;
+        res.ok = false;
+      }
+      continue;
+    }
     // `<function=f>{json}</function>` is functionary v3.1, not this family
-    const fm = at(tags.fn, text, p);
-    if (fm && text[skipWs(text, p + fm[0].length)] === '{') continue;
+    const fm = at(tags.fn, text, p)!;
+    if (text[skipWs(text, p + fm[0].length)] === '{') continue;
     res.attempted = true;
-    const fr = parseFunction(text, p, ctx, tags, lastClose);
+    const fr = parseFunctionBlock(text, p, ctx, tags);
     if (!fr.ok) {
       res.ok = false;
       if (fr.truncated) res.truncated = true;
+      if (!ctx.loose || fr.truncated) break; // strict fails as a whole; nothing follows a truncation
+      if (fr.at !== undefined) search.lastIndex = Math.max(search.lastIndex, fr.at);
       continue;
     }
-    p = skipWs(text, fr.end);
     let end = fr.end;
-    if (wrapped) {
-      const cm = at(tags.close, text, p);
-      if (cm) end = p + cm[0].length;
-      else if (!ctx.loose) {
-        res.ok = false;
-        continue;
-      } else ctx.notes.add('missing closing tag');
-    } else ctx.notes.add('missing tool_call wrapper');
+    const q = skipWs(text, fr.end);
+    const cm = at(tags.close, text, q);
+    // the wrapper's close (also a stray one after an unwrapped block) belongs to the call
+    if (cm) end = q + cm[0].length;
+    else if (wrapped) ctx.notes.add('missing closing tag');
+    if (!wrapped) ctx.notes.add(wrapperNote);
     res.calls.push({ ...fr.call, start, end });
     res.spans.push([start, end]);
     search.lastIndex = end;
   }
+  if (!ctx.loose && !res.ok) res.calls = [];
   return res;
 }
 
+export function parseQwen3Xml(text: string, ctx: ParseCtx): FamilyResult {
+  return parseXmlCalls(text, ctx, QWEN_STRICT, QWEN_LOOSE, 'missing tool_call wrapper');
+}
+
+/** Parameters as the Qwen3-Coder template writes them: strings as is, everything else as JSON. */
+export function xmlFunctionBlock(c: ParsedCall, newlines = true): string {
+  const nl = newlines ? '\n' : '';
+  const params = Object.entries(c.arguments)
+    .map(([k, v]) => `<parameter=${k}>${nl}${typeof v === 'string' ? v : JSON.stringify(v)}${nl}</parameter>\n`)
+    .join('');
+  return `<function=${c.name}>\n${params}</function>`;
+}
+
 export function renderQwen3Xml(calls: ParsedCall[]): string {
-  return calls
-    .map((c) => {
-      const params = Object.entries(c.arguments)
-        .map(([k, v]) => `<parameter=${k}>\n${typeof v === 'string' ? v : JSON.stringify(v)}\n</parameter>\n`)
-        .join('');
-      return `<tool_call>\n<function=${c.name}>\n${params}</function>\n</tool_call>`;
-    })
-    .join('\n');
+  return calls.map((c) => `<tool_call>\n${xmlFunctionBlock(c)}\n</tool_call>`).join('\n');
 }

@@ -141,8 +141,14 @@ const VARIANTS: Variant[] = [
   { name: 'syntax error', expect: 'template_unparseable', make: (s) => `${s}{%- if tools -%}never closed` },
 ];
 
+/** The edits above are written against the hand-written reference files; the built ones get the prepended defects. */
+const HAND_WRITTEN = ['hermes', 'llama_json', 'mistral', 'generic'];
+const PREPENDED = new Set(['strftime_now added', 'a literal date added', 'raise on content null', 'raise on dict arguments', 'raise on missing call ids', 'raise on consecutive user messages', 'syntax error']);
+
 describe('buggy variants of the reference templates', () => {
-  const cases = REFERENCE_FAMILIES.flatMap((family) => VARIANTS.map((v) => [family, v.name, v] as const));
+  const cases = REFERENCE_FAMILIES.flatMap((family) =>
+    VARIANTS.filter((v) => HAND_WRITTEN.includes(family) || PREPENDED.has(v.name)).map((v) => [family, v.name, v] as const),
+  );
   it.each(cases)('%s, %s → exactly its defect', (family, _name, variant) => {
     const source = variant.make(referenceTemplate(family)!, family);
     if (source === null) return; // mistral's template has no format example to break

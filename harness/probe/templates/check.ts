@@ -1,7 +1,8 @@
 import { sha256, stableStringify } from '../../core/hash.ts';
-import { compileTemplate } from './engine.ts';
+import { BudgetExceeded, compileTemplate, RENDER_BUDGET } from './engine.ts';
 import { TemplateError } from './errors.ts';
-import { detectFamily } from './family.ts';
+import { detectTemplateFamily, type FamilyDetection } from './family.ts';
+import { detectAttempt } from '../../parse/detect.ts';
 import {
   callMessage,
   FOLLOW_UP,
@@ -28,6 +29,7 @@ import {
 import type { ChatMessage, OpenAITool } from './types.ts';
 
 export const FINDING_IDS = [
+  'render_budget_exceeded',
   'tools_not_rendered',
   'prior_tool_call_dropped',
   'system_prompt_drops_tool_instructions',
@@ -57,7 +59,10 @@ export interface Finding {
 export interface TemplateCheck {
   template: string;
   sha256: string;
+  /** the tool-call family the template writes (detected from a rendered call; see family.ts) */
   family: string | null;
+  /** how the family was found, the call as the template writes it, and whether a reference template exists */
+  familyDetection: { how: FamilyDetection['how']; verified: boolean; call?: string };
   /** The shape that keeps prior calls (what the probe renders with), or null. */
   shape: MessageShape | null;
   findings: Finding[];
@@ -85,12 +90,15 @@ interface RenderOpts {
 class Session {
   private memo = new Map<string, Outcome>();
   readonly limitations = new Set<string>();
+  /** the first render that ran out of budget: every later render is refused at once (no hang, no repeat) */
+  budget: { error: TemplateError; messages: ChatMessage[]; tools: OpenAITool[] | undefined } | null = null;
   constructor(
     readonly source: string,
     readonly now: Date,
   ) {}
 
   render(messages: ChatMessage[], tools: OpenAITool[] | undefined, opts: RenderOpts = {}): Outcome {
+    if (this.budget) return { ok: false, error: this.budget.error };
     const now = opts.now ?? this.now;
     const dateVariables = opts.dateVariables ?? true;
     const key = stableStringify({ messages, tools: tools ?? null, now: now.toISOString(), dateVariables });
@@ -109,6 +117,7 @@ class Session {
     } catch (e) {
       const error = e instanceof TemplateError ? e : new TemplateError('render_error', e instanceof Error ? e.message : String(e));
       if (error.kind === 'engine_unsupported') this.limitations.add(error.message);
+      if (error.kind === 'budget_exceeded') this.budget = { error, messages, tools };
       out = { ok: false, error };
     }
     this.memo.set(key, out);
@@ -116,7 +125,7 @@ class Session {
   }
 }
 
-const isFailure = (o: Outcome): o is { ok: false; error: TemplateError } => !o.ok && o.error.kind !== 'engine_unsupported';
+const isFailure = (o: Outcome): o is { ok: false; error: TemplateError } => !o.ok && o.error.kind !== 'engine_unsupported' && o.error.kind !== 'budget_exceeded';
 const hasCall = (messages: ChatMessage[]): boolean => messages.some((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0);
 /** Quote a passage for a finding's detail: backticks, newlines shown as \n, long passages cut. */
 const quote = (s: string, max = 160): string => `\`${(s.length > max ? `${s.slice(0, max)}…` : s).replace(/\n/g, '\\n')}\``;
@@ -260,12 +269,22 @@ function doubledBraces(text: string, literals: string[], inputs: string): string
 // Tool instructions
 
 const MARKERS = /\n|<\|[^|\n]{1,40}\|>|<｜[^｜\n]{1,40}｜>|\[\/?[A-Z][A-Z_]{1,30}\]|<\/?[a-z_]{2,30}>/g;
+/** A sentence end followed by the next sentence's start (templates often glue two messages without a space). */
+const SENTENCE = /(?<=[.!?])\s*(?=[A-Z#])/;
 
-function fragments(text: string): string[] {
+/** The prompt's passages: text between markup and line breaks, cut into sentences. */
+function passages(text: string): string[] {
   return text
     .split(MARKERS)
+    .flatMap((s) => s.split(SENTENCE))
     .map((s) => s.trim())
     .filter((s) => s.length >= 12 && /[A-Za-z]{3}/.test(s));
+}
+
+/** A passage that tells the model how to write a call (not a persona sentence or a date line). */
+function isFormatInstruction(p: string): boolean {
+  if (detectAttempt(p)) return true; // an example call or call markup
+  return /\b(?:format|json|xml|syntax|schema|example|tags?|markup|arguments?|parameters?)\b/i.test(p) && /\b(?:tools?|functions?|calls?|calling)\b/i.test(p);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -274,7 +293,8 @@ function emptyCheck(source: string, name: string): TemplateCheck {
   return {
     template: name,
     sha256: sha256(source),
-    family: detectFamily(source),
+    family: null,
+    familyDetection: { how: 'none', verified: false },
     shape: null,
     findings: [],
     engineLimitations: [],
@@ -294,7 +314,7 @@ export function checkTemplate(source: string, opts: CheckOptions = {}): Template
   try {
     result = emptyCheck(src, name);
   } catch (e) {
-    return { template: name, sha256: '', family: null, shape: null, findings: [], engineLimitations: [], shapesTried: [], notes: [String(e)] };
+    return { template: name, sha256: '', family: null, familyDetection: { how: 'none', verified: false }, shape: null, findings: [], engineLimitations: [], shapesTried: [], notes: [String(e)] };
   }
   try {
     runChecks(src, opts, result);
@@ -309,8 +329,25 @@ function runChecks(source: string, opts: CheckOptions, result: TemplateCheck): v
   const session = new Session(source, now);
   try {
     checkWith(session, now, result);
+    if (!session.budget) {
+      const d = detectTemplateFamily(source);
+      result.family = d.family;
+      result.familyDetection = { how: d.how, verified: d.verified, ...(d.call !== undefined ? { call: d.call } : {}) };
+    }
+  } catch (e) {
+    if (!(e instanceof BudgetExceeded)) throw e;
+    session.budget ??= { error: new TemplateError('budget_exceeded', e.message), messages: [], tools: undefined };
   } finally {
     result.engineLimitations = [...session.limitations];
+    if (session.budget) {
+      // a template that loops this long is a defect of its own; what was checked before stays reported
+      const b = session.budget;
+      result.findings.unshift({
+        id: 'render_budget_exceeded',
+        detail: `rendering stopped: ${b.error.message} (limits: ${RENDER_BUDGET.steps} evaluation steps, ${RENDER_BUDGET.ms} ms per render); later checks skipped`,
+        repro: { messages: b.messages, ...(b.tools ? { tools: b.tools } : {}), addGenerationPrompt: true },
+      });
+    }
   }
 }
 
@@ -362,6 +399,8 @@ function checkWith(session: Session, now: Date, result: TemplateCheck): void {
         detail: `raises on a single user message with tools: ${describeError(base.error)}`,
         repro: repro(session, [userMessage()], tools),
       });
+    } else if ((base as { error: TemplateError }).error.kind === 'budget_exceeded') {
+      result.notes.push('nothing checked: a single user message already runs out of the render budget');
     } else {
       result.notes.push('nothing checked: the engine cannot render even a single user message');
     }
@@ -413,18 +452,24 @@ function checkWith(session: Session, now: Date, result: TemplateCheck): void {
     const withSystem = session.render([systemMessage(), userMessage()], tools);
     if (!withSystem.ok) return; // a raise here is reported by the raise checks
     const noTools = session.render([userMessage()], undefined);
-    const plain = new Set(noTools.ok ? fragments(noTools.text) : []);
-    const added = fragments(base.text).filter((f) =>
+    const plain = new Set(noTools.ok ? passages(noTools.text) : []);
+    // the passages tools add to the prompt, then those a user system message makes disappear
+    const added = passages(base.text).filter((f) =>
       noTools.ok ? !plain.has(f) && !inputs.includes(f) : f.includes(PROBE_TOOL_NAME) || f.includes(PROBE_TOOL_DESCRIPTION),
     );
     const lost = added.filter((f) => !withSystem.text.includes(f));
+    // only instructions about the call format count: a replaced default persona ("You are Qwen…") is not a defect
+    const lostFormat = lost.filter(isFormatInstruction);
     const toolListLost = base.text.includes(PROBE_TOOL_NAME) && !withSystem.text.includes(PROBE_TOOL_NAME);
-    if (lost.length === 0 && !toolListLost) return;
+    if (lostFormat.length === 0 && !toolListLost) {
+      if (lost.length > 0) result.notes.push(`a user system message replaces ${lost.length} tool-time passage(s) that are not call-format instructions (e.g. ${quote(lost[0]!, 80)}): not reported`);
+      return;
+    }
     result.findings.push({
       id: 'system_prompt_drops_tool_instructions',
       detail:
-        `with a user system message the prompt loses ${lost.length} of the ${added.length} tool-instruction passages it has without one` +
-        `${toolListLost ? ', including the tool list' : ''}: ${lost.slice(0, 2).map((f) => quote(f, 100)).join(', ')}`,
+        `with a user system message the prompt loses ${lostFormat.length} call-format instruction passage(s) it has without one` +
+        `${toolListLost ? ', and the tool list' : ''}${lostFormat.length ? `: ${lostFormat.slice(0, 2).map((f) => quote(f, 100)).join(', ')}` : ''}`,
       repro: repro(session, [systemMessage(), userMessage()], tools),
     });
   });

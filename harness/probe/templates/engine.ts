@@ -115,6 +115,11 @@ const PY_METHODS: Record<string, Set<string>> = {
   list: new Set('append clear copy count extend index insert pop remove reverse sort'.split(' ')),
   dict: new Set('clear copy fromkeys get items keys pop popitem setdefault update values'.split(' ')),
 };
+/** Methods jinja2's immutable sandbox refuses (they modify the list or dict). */
+const UNSAFE_METHODS: Record<string, Set<string>> = {
+  list: new Set('append clear extend insert pop remove reverse sort'.split(' ')),
+  dict: new Set('clear pop popitem setdefault update'.split(' ')),
+};
 /** Statements jinja2 knows (with transformers' extensions) that the engine's parser rejects. */
 const JINJA2_STATEMENTS = new Set(
   'autoescape block do extends from generation endgeneration import include raw trans with endwith'.split(' '),
@@ -134,22 +139,90 @@ function filterName(filter: AnyNode): string | undefined {
 }
 
 const isOurs = (e: unknown): boolean =>
-  e instanceof TemplateRaise || e instanceof EngineUnsupported || e instanceof PythonRuntimeError || e instanceof TemplateError;
+  e instanceof TemplateRaise || e instanceof EngineUnsupported || e instanceof PythonRuntimeError || e instanceof TemplateError || e instanceof BudgetExceeded;
 
 // ---------------------------------------------------------------------------------------------------------
 
 /**
- * Evaluation steps one render may take: a template looping over huge ranges is refused, never left hanging.
- * The real templates need under 1,000 steps for the probe conversation and about 50,000 for 32 nested tools
- * (functionary); 200,000 steps take about a second.
+ * The budget of one render: evaluation steps (each loop iteration counts, also with an empty body) and wall-clock
+ * time. A template that loops over huge ranges is stopped and reported (finding `render_budget_exceeded`), never
+ * left hanging. The real templates need under 1,000 steps for the probe conversation and about 50,000 for 32
+ * nested tools (functionary); 200,000 steps take about a second.
  */
-const MAX_STEPS = 200_000;
+export const RENDER_BUDGET = { steps: 200_000, ms: 2_000 };
+
+/** Thrown when a render runs out of its budget. */
+export class BudgetExceeded extends Error {
+  override name = 'BudgetExceeded';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Python semantics the engine lacks, carried on the engine's own value objects
+
+/** A str that jinja2 would hold as markupsafe.Markup (from `|safe`, `|e`, or Markup + str). */
+const MARKUP = Symbol('markup');
+/** A list that jinja2 would hold as a generator (from map/select/reject/selectattr/rejectattr). */
+const GENERATOR = Symbol('generator');
+/** A dict built from a literal with non-string keys: the original key values, by canonical key. */
+const PY_KEYS = Symbol('pyKeys');
+
+type Tagged = Value & { [MARKUP]?: true; [GENERATOR]?: true; [PY_KEYS]?: Map<string, Value> };
+
+const GENERATOR_FILTERS = new Set(['map', 'select', 'reject', 'selectattr', 'rejectattr']);
+
+/** markupsafe.escape. */
+function htmlEscape(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
+}
+
+function markup(s: string): Value {
+  const v = toValue(s) as Tagged;
+  v[MARKUP] = true;
+  return v;
+}
+
+const isMarkup = (v: Value): boolean => (v as Tagged)[MARKUP] === true;
+
+/** The dict key a Python value hashes to (1, 1.0 and True are one key; a str is itself). */
+function canonicalKey(v: Value): string | null {
+  switch (v.type) {
+    case 'StringValue':
+      return (v as { value: string }).value;
+    case 'IntegerValue':
+    case 'FloatValue':
+      return `\u0000n:${Number((v as { value: number }).value)}`;
+    case 'BooleanValue':
+      return `\u0000n:${(v as { value: boolean }).value ? 1 : 0}`;
+    case 'NullValue':
+      return '\u0000none';
+    default:
+      return null;
+  }
+}
+
+/** json.dumps' key for a non-str dict key. */
+function jsonKey(v: Value): string {
+  if (v.type === 'BooleanValue') return (v as { value: boolean }).value ? 'true' : 'false';
+  if (v.type === 'NullValue') return 'null';
+  return pyStr(v);
+}
 
 class FaithfulInterpreter extends Interpreter {
   private steps = 0;
+  private readonly started = performance.now();
+
+  /** Charge `n` steps; check the clock every few thousand. */
+  private charge(n: number): void {
+    const before = this.steps;
+    this.steps += n;
+    if (this.steps > RENDER_BUDGET.steps) throw new BudgetExceeded(`the render took more than ${RENDER_BUDGET.steps} evaluation steps`);
+    if (this.steps >> 12 !== before >> 12 && performance.now() - this.started > RENDER_BUDGET.ms) {
+      throw new BudgetExceeded(`the render took more than ${RENDER_BUDGET.ms} ms`);
+    }
+  }
 
   override evaluate(statement: Parameters<Interpreter['evaluate']>[0], environment: Environment): Value {
-    if (++this.steps > MAX_STEPS) throw new EngineUnsupported(`a render longer than ${MAX_STEPS} evaluation steps (refused)`);
+    this.charge(1);
     if (!statement) return super.evaluate(statement, environment);
     const node = statement as unknown as AnyNode;
     switch (node.type) {
@@ -157,8 +230,10 @@ class FaithfulInterpreter extends Interpreter {
         return node.value as Value;
       case OUT:
         return toValue(pyStr(this.evaluate(node.expr as Node, environment)));
+      case 'ObjectLiteral':
+        return this.objectLiteral(node, environment);
       case 'BinaryExpression':
-        if (['+', '~', '*', '%'].includes(node.operator.value)) return this.binary(node, environment);
+        if (['+', '~', '*', '%', 'in', 'not in'].includes(node.operator.value)) return this.binary(node, environment);
         break;
       case 'For':
         return this.forLoop(node, environment);
@@ -173,11 +248,46 @@ class FaithfulInterpreter extends Interpreter {
     return super.evaluate(statement, environment);
   }
 
+  /** A dict literal; non-string keys (jinja2 allows `{0: 1, 512: 128}`) are kept with their Python values. */
+  private objectLiteral(node: AnyNode, env: Environment): Value {
+    const entries = [...(node.value as Iterable<[Node, Node]>)];
+    const pairs: Array<[Value, Value]> = entries.map(([k, v]) => [this.evaluate(k, env), this.evaluate(v, env)]);
+    if (pairs.every(([k]) => k.type === 'StringValue')) return super.evaluate({ ...node, value: new Map(pairs.map(([k, v]) => [pre(k), pre(v)])) } as unknown as Node, env);
+    const out = toValue({}) as Tagged & { value: Map<string, Value> };
+    const keys = new Map<string, Value>();
+    for (const [k, v] of pairs) {
+      const key = canonicalKey(k);
+      if (key === null) throw new PythonRuntimeError(`TypeError: unhashable type: '${pyTypeName(k)}'`);
+      if (!keys.has(key)) keys.set(key, k);
+      out.value.set(key, v);
+    }
+    out[PY_KEYS] = keys;
+    return out;
+  }
+
   private binary(node: AnyNode, env: Environment): Value {
     const op = node.operator.value as string;
     const left = this.evaluate(node.left as Node, env);
     const right = this.evaluate(node.right as Node, env);
+    if (op === 'in' || op === 'not in') {
+      const keys = (right as Tagged)[PY_KEYS];
+      if (keys) {
+        const key = canonicalKey(left);
+        const has = key !== null && keys.has(key);
+        return toValue(op === 'in' ? has : !has);
+      }
+      // jinja2's Undefined equals nothing in a list or dict: `undefined in [..]` is False
+      if (left.type === 'UndefinedValue' && (right.type === 'ArrayValue' || right.type === 'TupleValue' || right.type === 'ObjectValue')) {
+        return toValue(op === 'not in');
+      }
+      return super.evaluate({ ...node, left: pre(left), right: pre(right) } as unknown as Node, env);
+    }
     const isStr = (v: Value) => v.type === 'StringValue';
+    if (op === '+' && isStr(left) && isStr(right) && (isMarkup(left) || isMarkup(right))) {
+      // markupsafe: Markup + str escapes the str (and the result is Markup)
+      const text = (v: Value) => (isMarkup(v) ? (v as { value: string }).value : htmlEscape((v as { value: string }).value));
+      return markup(text(left) + text(right));
+    }
     const isInt = (v: Value) => v.type === 'IntegerValue' || v.type === 'BooleanValue';
     const missing = (v: Value) => v.type === 'UndefinedValue' || v.type === 'NullValue';
     if (op === '~') return toValue(pyStr(left) + pyStr(right));
@@ -208,6 +318,13 @@ class FaithfulInterpreter extends Interpreter {
   private subscript(node: AnyNode, env: Environment): Value {
     const object = this.evaluate(node.object as Node, env);
     const key = this.evaluate(node.property as Node, env);
+    const keys = (object as Tagged)[PY_KEYS];
+    if (keys) {
+      const k = canonicalKey(key);
+      const hit = k !== null ? (object as unknown as { value: Map<string, Value> }).value.get(k) : undefined;
+      return hit ?? this.evaluate({ type: 'Identifier', value: '__toolgauge_undefined__' } as unknown as Node, env);
+    }
+    if ((object as Tagged)[GENERATOR] && key.type === 'IntegerValue') throw new PythonRuntimeError("TypeError: 'generator' object is not subscriptable");
     if (key.type === 'UndefinedValue' && (object.type === 'ObjectValue' || object.type === 'ArrayValue' || object.type === 'UndefinedValue')) {
       return this.evaluate({ type: 'Identifier', value: '__toolgauge_undefined__' } as unknown as Node, env);
     }
@@ -222,7 +339,14 @@ class FaithfulInterpreter extends Interpreter {
       const elseBlock = { type: 'If', test: pre(toValue(true)), body: node.defaultBlock ?? [], alternate: [] };
       return super.evaluate(elseBlock as unknown as Node, new Environment(env));
     }
-    const patched = { ...node, iterable: select ? { ...node.iterable, lhs: pre(iterable) } : pre(iterable) };
+    // every iteration costs a step, also when the body is empty (nested range() loops must not hang)
+    const size = (iterable as unknown as { value: { length?: number; size?: number } }).value;
+    this.charge(typeof size?.length === 'number' ? size.length : typeof size?.size === 'number' ? size.size : 0);
+    let items: Value = iterable;
+    const keys = (iterable as Tagged)[PY_KEYS];
+    if (keys) items = toValue([]);
+    if (keys) (items as unknown as { value: Value[] }).value.push(...keys.values());
+    const patched = { ...node, iterable: select ? { ...node.iterable, lhs: pre(items) } : pre(items) };
     try {
       return super.evaluate(patched as unknown as Node, env);
     } catch (e) {
@@ -235,12 +359,43 @@ class FaithfulInterpreter extends Interpreter {
 
   private filter(node: AnyNode, env: Environment): Value {
     const name = filterName(node.filter as AnyNode);
-    const operand = this.evaluate(node.operand as Node, env);
-    if (name === 'string') return toValue(pyStr(operand));
+    let operand = this.evaluate(node.operand as Node, env);
+    if (name === 'string') return isMarkup(operand) ? operand : toValue(pyStr(operand));
+    if (name === 'safe') return operand.type === 'StringValue' ? markup((operand as { value: string }).value) : operand;
+    if (name === 'e' || name === 'escape') return isMarkup(operand) ? operand : markup(htmlEscape(pyStr(operand === undefined ? toValue('') : operand.type === 'UndefinedValue' ? toValue('') : operand)));
+    const undef = operand.type === 'UndefinedValue';
+    const none = operand.type === 'NullValue';
+    if (name && (undef || none)) {
+      // jinja2's Undefined is an empty, falsy, str()-able value; None is falsy too
+      if (undef && STR_COERCING_FILTERS.has(name)) operand = toValue('');
+      else if (undef && (name === 'length' || name === 'count')) return toValue(0);
+      else if (undef && (name === 'list' || name === 'sort' || name === 'reverse' || name === 'unique')) return toValue([]);
+      else if (undef && name === 'join') return toValue('');
+      else if (GENERATOR_FILTERS.has(name)) {
+        const out = toValue([]) as Tagged;
+        out[GENERATOR] = true;
+        return out;
+      } else if (undef && name === 'tojson') throw new PythonRuntimeError('TypeError: Object of type Undefined is not JSON serializable');
+    }
+    if (name === 'tojson' && none) return toValue('null');
+    const tagged = operand as Tagged;
+    if (tagged[GENERATOR] && name === 'list') return this.copyList(operand);
+    if (tagged[GENERATOR] && (name === 'tojson' || name === 'length' || name === 'count')) {
+      throw new PythonRuntimeError(name === 'tojson' ? 'TypeError: Object of type generator is not JSON serializable' : "TypeError: object of type 'generator' has no len()");
+    }
+    if ((name === 'items' || name === 'dictsort') && operand.type !== 'ObjectValue' && !undef) {
+      throw new PythonRuntimeError(name === 'items' ? 'TypeError: Can only get item pairs from a mapping.' : `AttributeError: '${pyTypeName(operand)}' object has no attribute 'items'`);
+    }
+    const keys = tagged[PY_KEYS];
+    if (keys && (name === 'items' || name === 'dictsort' || name === 'tojson')) return this.pyKeyedFilter(name, operand, keys, node, env);
     try {
-      return super.evaluate({ ...node, operand: pre(operand) } as unknown as Node, env);
+      const out = super.evaluate({ ...node, operand: pre(operand) } as unknown as Node, env);
+      if (name && GENERATOR_FILTERS.has(name) && out.type === 'ArrayValue') (out as Tagged)[GENERATOR] = true;
+      return out;
     } catch (e) {
       if (isOurs(e) || !(e instanceof Error) || !name) throw e;
+      // the engine says so itself (`map` without `attribute`, …): jinja2 has it
+      if (/not currently supported/.test(e.message)) throw new EngineUnsupported(`jinja2 filter '${name}' in this form`, e.message);
       const applied = /Cannot apply filter "(\w+)" to type: (\w+)/.exec(e.message);
       if (applied && applied[1] === name) {
         const type = applied[2];
@@ -257,6 +412,41 @@ class FaithfulInterpreter extends Interpreter {
       }
       throw e;
     }
+  }
+
+  /** `generator|list`: a real list (the engine's list filter returns its operand itself). */
+  private copyList(v: Value): Value {
+    const out = toValue([]) as unknown as { value: Value[] };
+    out.value.push(...(v as unknown as { value: Value[] }).value);
+    return out as unknown as Value;
+  }
+
+  /** items / dictsort / tojson of a dict with non-string keys, as Python gives them. */
+  private pyKeyedFilter(name: string, operand: Value, keys: Map<string, Value>, node: AnyNode, env: Environment): Value {
+    const map = (operand as unknown as { value: Map<string, Value> }).value;
+    const pairs = [...map.entries()].map(([k, v]) => [keys.get(k) ?? toValue(k), v] as [Value, Value]);
+    if (name === 'tojson') {
+      const plain = toValue({}) as unknown as { value: Map<string, Value> };
+      for (const [k, v] of pairs) plain.value.set(k.type === 'StringValue' ? (k as { value: string }).value : jsonKey(k), v);
+      return super.evaluate({ ...node, operand: pre(plain as unknown as Value) } as unknown as Node, env);
+    }
+    if (name === 'dictsort') {
+      const num = (v: Value) => (v.type === 'BooleanValue' ? Number((v as { value: boolean }).value) : (v as { value: number }).value);
+      const numeric = pairs.every(([k]) => ['IntegerValue', 'FloatValue', 'BooleanValue'].includes(k.type));
+      if (!numeric && !pairs.every(([k]) => k.type === 'StringValue')) throw new PythonRuntimeError("TypeError: '<' not supported between instances of 'str' and 'int'");
+      pairs.sort((a, b) => (numeric ? num(a[0]) - num(b[0]) : (a[0] as { value: string }).value < (b[0] as { value: string }).value ? -1 : 1));
+    }
+    return this.tuples(pairs);
+  }
+
+  private tuples(pairs: Array<[Value, Value]>): Value {
+    const list = toValue([]) as unknown as { value: Value[] };
+    for (const [k, v] of pairs) {
+      const t = toValue([]) as unknown as { value: Value[] };
+      t.value.push(k, v);
+      list.value.push(t as unknown as Value);
+    }
+    return list as unknown as Value;
   }
 
   private call(node: AnyNode, env: Environment): Value {
@@ -280,6 +470,10 @@ class FaithfulInterpreter extends Interpreter {
         const method = callee.property.value as string;
         const object = this.evaluate(callee.object as Node, env);
         if (methodTable(object)?.has(method)) {
+          // transformers renders in jinja2's ImmutableSandboxedEnvironment: methods that modify a list or dict raise
+          if (UNSAFE_METHODS[pyTypeName(object)]?.has(method)) {
+            throw new PythonRuntimeError(`SecurityError: access to attribute '${method}' of '${pyTypeName(object)}' object is unsafe.`);
+          }
           throw new EngineUnsupported(`Python method ${pyTypeName(object)}.${method}()`);
         }
       }
@@ -332,6 +526,79 @@ function collectLiterals(node: unknown, out: string[], depth = 0): void {
   }
 }
 
+/**
+ * jinja2 reads string literals with Python's unicode-escape: a backslash before a newline is a line continuation
+ * (both vanish). The engine's lexer refuses it ("Unexpected escaped character"), so it is removed here, inside
+ * string literals of `{{ }}` and `{% %}` tags only (Mistral-Small-3.1's default system message is written so).
+ */
+export function joinContinuationLines(source: string): string {
+  if (!source.includes('\\\n') && !source.includes('\\\r\n')) return source;
+  let out = '';
+  let i = 0;
+  const n = source.length;
+  while (i < n) {
+    const open = source.indexOf('{', i);
+    if (open < 0 || open + 1 >= n) break;
+    const kind = source[open + 1];
+    if (kind !== '{' && kind !== '%' && kind !== '#') {
+      out += source.slice(i, open + 1);
+      i = open + 1;
+      continue;
+    }
+    out += source.slice(i, open + 2);
+    i = open + 2;
+    if (kind === '#') {
+      const end = source.indexOf('#}', i);
+      const stop = end < 0 ? n : end + 2;
+      out += source.slice(i, stop);
+      i = stop;
+      continue;
+    }
+    if (kind === '%' && /^-?\s*raw\s*-?%\}/.test(source.slice(i, i + 40))) {
+      const re = /\{%-?\s*endraw\s*-?%\}/g;
+      re.lastIndex = i;
+      const m = re.exec(source);
+      const stop = m ? m.index + m[0].length : n;
+      out += source.slice(i, stop);
+      i = stop;
+      continue;
+    }
+    const close = kind === '{' ? '}}' : '%}';
+    let quote: string | null = null;
+    while (i < n) {
+      const c = source[i]!;
+      if (quote) {
+        if (c === '\\') {
+          if (source[i + 1] === '\n') {
+            i += 2;
+            continue;
+          }
+          if (source[i + 1] === '\r' && source[i + 2] === '\n') {
+            i += 3;
+            continue;
+          }
+          out += source.slice(i, i + 2);
+          i += 2;
+          continue;
+        }
+        if (c === quote) quote = null;
+        out += c;
+        i++;
+        continue;
+      }
+      if (c === '"' || c === "'") quote = c;
+      else if (source.startsWith(close, i)) {
+        out += close;
+        i += 2;
+        break;
+      }
+      out += c;
+      i++;
+    }
+  }
+  return out + source.slice(i);
+}
+
 const cache = new Map<string, CompiledTemplate | TemplateError>();
 
 /** Parse a template (cached by source). Throws TemplateError (`unparseable` or `engine_unsupported`). */
@@ -341,7 +608,7 @@ export function compileTemplate(source: string): CompiledTemplate {
   if (hit) return hit;
   let result: CompiledTemplate | TemplateError;
   try {
-    const parsed = new Template(source).parsed as unknown as AnyNode;
+    const parsed = new Template(joinContinuationLines(source)).parsed as unknown as AnyNode;
     const literals: string[] = [];
     collectLiterals(parsed, literals);
     wrapOutputs(parsed);
@@ -385,6 +652,7 @@ export function runTemplate(compiled: CompiledTemplate, variables: Record<string
 
 export function classifyRuntimeError(e: unknown): TemplateError {
   if (e instanceof TemplateError) return e;
+  if (e instanceof BudgetExceeded) return new TemplateError('budget_exceeded', e.message);
   if (e instanceof TemplateRaise) return new TemplateError('raised', e.message);
   if (e instanceof EngineUnsupported) return new TemplateError('engine_unsupported', e.message, e.construct);
   if (e instanceof PythonRuntimeError) return new TemplateError('render_error', e.message);

@@ -5,8 +5,10 @@
  *   about the template, only about our engine.
  * - `raised`: the template's own `raise_exception(...)`.
  * - `render_error`: a runtime error Python's jinja2 would raise too (None + str, dict + str, undefined method…).
+ * - `budget_exceeded`: the render ran out of its step or time budget (engine.ts RENDER_BUDGET): a template that
+ *   loops that long is a defect of its own, reported instead of hanging.
  */
-export type TemplateErrorKind = 'unparseable' | 'engine_unsupported' | 'raised' | 'render_error';
+export type TemplateErrorKind = 'unparseable' | 'engine_unsupported' | 'raised' | 'render_error' | 'budget_exceeded';
 
 export class TemplateError extends Error {
   override name = 'TemplateError';

@@ -16,5 +16,7 @@ export {
   type ShapeTrial,
 } from './shapes.ts';
 export { checkTemplate, FINDING_IDS, type CheckOptions, type Finding, type FindingId, type Repro, type TemplateCheck } from './check.ts';
-export { referenceTemplate, repairTemplate, REFERENCE_FAMILIES, type ReferenceFamily } from './repair.ts';
-export { detectFamily, type TemplateFamily } from './family.ts';
+export { repairTemplate } from './repair.ts';
+export { referenceTemplate, REFERENCE_FAMILIES, type ReferenceFamily } from './reference.ts';
+export { detectFamily, detectTemplateFamily, familyOfCall, generatedPart, type FamilyDetection, type TemplateFamily } from './family.ts';
+export { RENDER_BUDGET } from './engine.ts';

@@ -1,45 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { checkTemplate, type Finding, type FindingId } from './check.ts';
 import { compileTemplate } from './engine.ts';
 import { detectFamily } from './family.ts';
+import { referenceTemplate } from './reference.ts';
 
 // Repairs for counterfactual blame: re-render a case with a repaired template and see whether the outcome flips.
 // A targeted repair (the same template minus the defect) isolates the defect best, so it is tried first and
 // kept only when a re-check shows the defects gone and nothing new; otherwise the family's reference template.
 
-export const REFERENCE_FAMILIES = ['hermes', 'llama3', 'mistral', 'generic'] as const;
-export type ReferenceFamily = (typeof REFERENCE_FAMILIES)[number];
-
-const ALIASES: Record<string, ReferenceFamily> = {
-  hermes: 'hermes',
-  qwen: 'hermes',
-  'qwen2.5': 'hermes',
-  qwen2: 'hermes',
-  llama3: 'llama3',
-  'llama3.1': 'llama3',
-  'llama3.2': 'llama3',
-  llama: 'llama3',
-  mistral: 'mistral',
-  generic: 'generic',
-};
-
-const loaded = new Map<ReferenceFamily, string>();
-
-/**
- * The self-written reference template of a family (harness/probe/templates/reference/*.jinja): renders tools,
- * keeps prior calls in every standard shape, injects no date, never raises on standard shapes. Null for a family
- * without one (functionary, deepseek, unknown names).
- */
-export function referenceTemplate(family: string): string | null {
-  const ref = ALIASES[family.toLowerCase()];
-  if (!ref) return null;
-  let text = loaded.get(ref);
-  if (text === undefined) {
-    text = readFileSync(new URL(`./reference/${ref}.jinja`, import.meta.url), 'utf8');
-    loaded.set(ref, text);
-  }
-  return text;
-}
+export { REFERENCE_FAMILIES, referenceTemplate, type ReferenceFamily } from './reference.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Targeted fixes
@@ -112,8 +80,8 @@ const TARGETED: ReadonlySet<FindingId> = new Set(['injected_date', 'doubled_brac
 
 /**
  * A repaired version of `source` that no longer has `findings`: a targeted edit when one verifiably works,
- * else the reference template of the template's family (generic when the family is unknown), else null
- * (a family without a reference). With no findings the source itself is returned.
+ * else the reference template of the template's family (detected from what it renders; generic when the family
+ * is unknown), else null. With no findings the source itself is returned.
  */
 export function repairTemplate(source: string, findings: Finding[]): string | null {
   try {

@@ -161,12 +161,16 @@ export function pickProbeTools(
 export function chooseShape(source: string, tools?: OpenAITool[], opts: ProbeOptions = {}): ShapeChoice {
   const used = tools ?? pickProbeTools(source, opts);
   const history = standardHistory();
+  let budget: TemplateError | null = null;
   const tried: ShapeTrial[] = SHAPES.map((shape) => {
+    // a render that ran out of budget would run out again for every shape: refused at once
+    if (budget) return { shape, outcome: 'error', errorKind: budget.kind, error: budget.message };
     try {
       const rendered = renderChat(source, { messages: applyShape(history, shape), tools: used, addGenerationPrompt: true, now: opts.now });
       return { shape, outcome: priorCallOutcome(rendered) };
     } catch (e) {
       const err = e instanceof TemplateError ? e : new TemplateError('render_error', e instanceof Error ? e.message : String(e));
+      if (err.kind === 'budget_exceeded') budget = err;
       return { shape, outcome: 'error', errorKind: err.kind, error: err.message };
     }
   });

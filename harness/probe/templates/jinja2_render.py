@@ -1,0 +1,72 @@
+"""Reference renderer for the template differential tests: Python's jinja2 set up the way Hugging Face
+transformers renders chat templates (ImmutableSandboxedEnvironment, trim_blocks, lstrip_blocks, loopcontrols,
+the {% generation %} tag, tojson with ensure_ascii=False, raise_exception, strftime_now on an injected clock).
+Reads a JSON list of {"template", "now", "vars"} on stdin, prints a JSON list of {"ok", "text" | "error"}."""
+import json
+import sys
+from datetime import datetime, timezone
+
+import jinja2
+import jinja2.ext
+from jinja2 import nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+
+class GenerationTag(jinja2.ext.Extension):
+    """{% generation %}...{% endgeneration %}: renders its body (transformers marks assistant spans with it)."""
+
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(["name:endgeneration"], drop_needle=True)
+        return nodes.CallBlock(self.call_method("_render", []), [], [], body).set_lineno(lineno)
+
+    def _render(self, caller):
+        return caller()
+
+
+def main():
+    req = json.load(sys.stdin)
+    out = []
+    compiled = {}  # (template, now) -> compiled template or the compile error
+    for item in req:
+        now = datetime.fromisoformat(item["now"].replace("Z", "+00:00")).astimezone(timezone.utc)
+        key = (item["template"], item["now"])
+        if key in compiled:
+            tmpl = compiled[key]
+            try:
+                if isinstance(tmpl, Exception):
+                    raise tmpl
+                out.append({"ok": True, "text": tmpl.render(**item["vars"])})
+            except Exception as exc:  # the tests compare only whether both engines fail
+                out.append({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            continue
+
+        def raise_exception(message):
+            raise jinja2.exceptions.TemplateError(message)
+
+        def strftime_now(fmt):
+            return now.strftime(fmt)
+
+        def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+            return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+        env = ImmutableSandboxedEnvironment(
+            trim_blocks=True, lstrip_blocks=True, extensions=[GenerationTag, jinja2.ext.loopcontrols]
+        )
+        env.filters["tojson"] = tojson
+        env.globals["raise_exception"] = raise_exception
+        env.globals["strftime_now"] = strftime_now
+        try:
+            tmpl = env.from_string(item["template"])
+            compiled[key] = tmpl
+            text = tmpl.render(**item["vars"])
+            out.append({"ok": True, "text": text})
+        except Exception as exc:  # the tests compare only whether both engines fail
+            compiled.setdefault(key, exc)
+            out.append({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+    json.dump(out, sys.stdout)
+
+
+main()
