@@ -214,7 +214,8 @@ const functionary: Builder = (tools, g) => {
   };
 };
 
-const BUILDERS: Record<Family, Builder> = {
+/** Families with a call grammar (the others are refused by `constraintFor`, with the reason). */
+const BUILDERS: Partial<Record<Family, Builder>> = {
   hermes,
   qwen3_xml: qwen3Xml,
   llama_json: llamaJson,
@@ -226,12 +227,16 @@ const BUILDERS: Record<Family, Builder> = {
   functionary,
 };
 
+export const CONSTRAINABLE_FAMILIES = Object.keys(BUILDERS) as Family[];
+
 /** The call grammar of `family` for these tools. */
 export function callFormat(family: Family, tools: readonly ToolSchema[], opts: SchemaGrammarOptions = {}): CallFormat {
   if (tools.length === 0) throw new Error('callFormat: no tools to constrain to');
   const rules = new RuleSet();
   const g = new SchemaGrammar(rules, opts);
-  return { family, rules, ...BUILDERS[family](tools, g) };
+  const build = BUILDERS[family];
+  if (!build) throw new Error(`callFormat: no call grammar for the ${family} family yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')})`);
+  return { family, rules, ...build(tools, g) };
 }
 
 /** The llama.cpp grammar text (root = from the trigger to the end). */

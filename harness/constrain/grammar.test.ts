@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FAMILIES, parseToolCalls, renderToolCalls, type Family, type ParsedCall, type ToolSchema } from '../parse/index.ts';
-import { callFormat, lazyGbnf, tagGbnf, type CallFormat } from './families.ts';
+import { parseToolCalls, renderToolCalls, type Family, type ParsedCall, type ToolSchema } from '../parse/index.ts';
+import { callFormat, CONSTRAINABLE_FAMILIES as FAMILIES, lazyGbnf, tagGbnf, type CallFormat } from './families.ts';
 import { accepts, acceptsLazy, acceptsTriggeredTags, GrammarSyntaxError, rootEnds } from './recognize.ts';
 import { readGoldCases, TOOLHOUND_CASES, TOOLHOUND_TOOLS, type GoldCase } from './testing.ts';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FAMILIES, renderToolCalls, type ToolSchema } from '../parse/index.ts';
+import { renderToolCalls, type ToolSchema } from '../parse/index.ts';
+import { CONSTRAINABLE_FAMILIES as FAMILIES } from './families.ts';
 import { acceptsLazy, acceptsTriggeredTags, compileGrammar } from './recognize.ts';
 import { constraintFor, SERVERS, withConstraint, type Constraint } from './requests.ts';
 import { strictToolSchema, unstrictArguments } from './strict.ts';

@@ -15,7 +15,7 @@
  * The documented request shapes, with their sources, are in requests.test.ts. Pure: no I/O.
  */
 import type { Family, ToolSchema } from '../parse/index.ts';
-import { callFormat, lazyGbnf, tagGbnf, type CallFormat } from './families.ts';
+import { callFormat, CONSTRAINABLE_FAMILIES, lazyGbnf, tagGbnf, type CallFormat } from './families.ts';
 import { strictToolSchema } from './strict.ts';
 
 export const SERVERS = ['vllm', 'sglang', 'llamacpp', 'openai'] as const;
@@ -100,6 +100,7 @@ export function constraintFor(server: Server, family: Family | null, tools: read
   if (server === 'sglang' && transport === 'completions')
     return refuse("SGLang's completions constraints (json_schema, regex, ebnf) bind the whole output, which would take abstention away; its structural tags are documented for chat completions' response_format: use --transport chat");
 
+  if (!CONSTRAINABLE_FAMILIES.includes(family)) return refuse(`no call grammar for the ${family} format yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')}); use --server openai or --decode free`);
   const f = callFormat(family, tools, opts.maxStringLength === undefined ? {} : { maxStringLength: opts.maxStringLength });
   if (server === 'llamacpp') {
     const grammar = lazyGbnf(f);

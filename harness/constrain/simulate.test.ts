@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FAMILIES, parseToolCalls, renderToolCalls, type ToolSchema } from '../parse/index.ts';
+import { parseToolCalls, renderToolCalls, type ToolSchema } from '../parse/index.ts';
+import { CONSTRAINABLE_FAMILIES as FAMILIES } from './families.ts';
 import { constraintFor, type ConstraintSpec } from './requests.ts';
 import { constrainedOutput, projectCall } from './simulate.ts';
 

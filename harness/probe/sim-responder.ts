@@ -3,6 +3,7 @@ import { headerId } from '../core/ids.ts';
 import { fromRoot } from '../core/paths.ts';
 import type { ChatMessage as CoreMessage, OpenAITool } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
+import { jsonToPy, pyRepr } from '../core/pyliteral/index.ts';
 import { deriveSeed, hashString, Rng } from '../core/rng.ts';
 import type { PolicySpec } from '../sim/policy-spec.ts';
 import type { ChatBody, Responder, SimRequestContext } from '../sim/server.ts';
@@ -144,10 +145,13 @@ export function readPrompt(c: Pick<ProbeCase, 'tools' | 'messages'>, prompt: str
 
 const asParsed = (calls: readonly ExpectedCall[]) => calls.map((c) => ({ name: c.name, arguments: c.arguments }));
 
-/** The right call(s) in a near miss of every native format: fenced JSON, JSON inside prose, a labelled fence. */
+/**
+ * The right call(s) in a near miss of every native format: a Python-style dict (single quotes — no family's
+ * framework parser reads it, a forgiving one does), fenced, inside prose, or in a labelled fence.
+ */
 export function nearMiss(calls: readonly ExpectedCall[], key: string): string {
   const objs = asParsed(calls);
-  const json = JSON.stringify(objs.length === 1 ? objs[0] : objs);
+  const json = pyRepr(jsonToPy(objs.length === 1 ? objs[0] : objs));
   switch (hashString(`near|${key}`) % 3) {
     case 0:
       return '```json\n' + json + '\n```';
