@@ -5,6 +5,18 @@ import { fenced, fmtEstimate, headerBlock, mdText, table } from '../report/markd
 import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
 import { barChart, type Bar } from '../report/svg.ts';
 import type { Chart } from '../kit/types.ts';
+import { ALL_CATEGORIES } from './categories.ts';
+
+const GROUP_ORDER = ['non_live', 'simple_non_live', 'live', 'irrelevance', 'relevance', 'multi_turn'];
+
+/** `accuracy.<category>` estimates in BFCL's category order. */
+function categoryEstimates(flat: Record<string, EstimateJson>): Array<[string, EstimateJson]> {
+  const rank = (c: string) => (ALL_CATEGORIES as readonly string[]).indexOf(c);
+  return Object.entries(flat)
+    .filter(([k]) => k.startsWith('accuracy.'))
+    .map(([k, e]): [string, EstimateJson] => [k.slice('accuracy.'.length), e])
+    .sort((a, b) => rank(a[0]) - rank(b[0]));
+}
 
 export const DEVIATION_NOTES: Record<string, string> = {
   greedy_parallel_matching: 'BFCL pairs each answer, in order, with the first unmatched output it accepts; another pairing accepts every call',
@@ -60,7 +72,7 @@ export function bfclMarkdown(s: Summary): string {
     '',
     table(
       ['score', 'value [95% CI]', 'n'],
-      [['overall', pct(flat.overall), flat.overall?.n ?? 0], ['overall_in_scope (toolgauge)', pct(flat.overall_in_scope), flat.overall_in_scope?.n ?? 0], ...Object.entries(flat).filter(([k]) => k.startsWith('group.')).map(([k, e]) => [k.slice(6), pct(e), e.n])],
+      [['overall', pct(flat.overall), flat.overall?.n ?? 0], ['overall_in_scope (toolgauge)', pct(flat.overall_in_scope), flat.overall_in_scope?.n ?? 0], ...GROUP_ORDER.filter((g) => flat[`group.${g}`]).map((g) => [g, pct(flat[`group.${g}`]), flat[`group.${g}`]!.n])],
     ),
     '',
     "As BFCL's leaderboard aggregates them (`eval_runner_helper.py`, `generate_leaderboard_csv`); a category not run counts 0:",
@@ -136,12 +148,12 @@ export function bfclMarkdown(s: Summary): string {
 export function bfclTerminal(s: Summary, outDir: string): string {
   const flat = flattenMetrics(s.metrics as never);
   const c = s.counts;
-  const cats = Object.entries(flat).filter(([k]) => k.startsWith('accuracy.'));
+  const cats = categoryEstimates(flat);
   const lines = [
     '',
     `toolgauge · BFCL · ${s.header.model} · ${String(s.config.mode)}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`,
     `  overall ${pct(flat.overall)} (BFCL's formula)  in scope ${pct(flat.overall_in_scope)}  ${c.runs} cases: ${c.valid} valid, ${c.invalid} invalid, ${c.errors} harness errors`,
-    ...cats.map(([k, e]) => `  ${k.slice(9).padEnd(26)} ${pct(e)}  n=${e.n}`),
+    ...cats.map(([k, e]) => `  ${k.padEnd(26)} ${pct(e)}  n=${e.n}`),
     `  toolgauge's verdict ${pct(flat['toolgauge.accuracy'])}; deviations ${c.deviations}; undecided ${c.undecided}; unpassable keys ${c.unpassable}`,
   ];
   if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
@@ -154,6 +166,6 @@ const bar = (label: string, e: EstimateJson | undefined): Bar => ({ label, value
 export function bfclCharts(s: Summary): Chart[] {
   const flat = flattenMetrics(s.metrics as never);
   const sim = s.notice ? ' — simulator' : '';
-  const cats = Object.entries(flat).filter(([k]) => k.startsWith('accuracy.')).map(([k, e]) => bar(k.slice(9), e));
+  const cats = categoryEstimates(flat).map(([k, e]) => bar(k, e));
   return [{ file: 'charts/accuracy.svg', label: 'BFCL accuracy per category with 95% CI', svg: barChart(cats, { title: `BFCL accuracy per category (95% CI)${sim}`, axisLabel: 'accuracy' }) }];
 }

@@ -88,9 +88,20 @@ export async function run(argv: string[]): Promise<number> {
       files: ['data', 'bfcl-source'],
       async validate(kc, settings) {
         if (kc.run.trials > 1) throw new UsageError('toolgauge bfcl: --trials is not available for BFCL (one result per case, as BFCL scores it)');
-        // Download (or find in the cache) now: offline with a cold cache is one line and exit 2, not a failed run.
-        await resolveBfclData(kc.run, settings);
-        if (needsExecutor(settings)) await resolveBfclSource(kc.run, settings);
+        try {
+          // Download (or find in the cache) now: offline with a cold cache is one line and exit 2, not a failed run.
+          await resolveBfclData(kc.run, settings);
+          if (needsExecutor(settings)) await resolveBfclSource(kc.run, settings);
+        } catch (err) {
+          if (err instanceof UsageError) throw new UsageError(`toolgauge bfcl: ${err.message}`);
+          throw err;
+        }
+        const treeSitter = settings.categories.filter((c) => c === 'simple_java' || c === 'simple_javascript');
+        if (settings.mode === 'prompt' && treeSitter.length) {
+          process.stderr.write(
+            `toolgauge bfcl: warning: in prompt mode BFCL decodes ${treeSitter.join(' and ')} output with tree-sitter grammars toolgauge does not emulate; those cases are reported as undecided (counted invalid). Use --mode fc for them.\n`,
+          );
+        }
       },
     },
     argv,
