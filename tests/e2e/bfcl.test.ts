@@ -15,7 +15,8 @@ type Est = { value: number; n: number };
 type Summary = { suite: string; notice: string | null; metrics: { accuracy: Record<string, Est>; overall: Est }; counts: Record<string, number>; config: Record<string, unknown> };
 const sorted = (xs: ReadonlyArray<object>) => xs.map((x) => JSON.stringify(x)).sort();
 
-describe('toolgauge bfcl on the simulator', () => {
+// The two runs are separate processes: run them side by side.
+describe.concurrent('toolgauge bfcl on the simulator', () => {
   it('FC mode: single-turn and multi-turn categories pass on sim:oracle, and rescoring the written result files gives the same verdicts', async () => {
     const out = tempDir('bfcl-fc');
     const categories = 'simple_python,parallel,multi_turn_base,multi_turn_miss_param';
