@@ -13,6 +13,7 @@ import { loadCategory, type BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { dictGet, isStr } from './py.ts';
+import { rescoreRecordOf } from './meta.ts';
 import { pyJsonLoads, PyJsonError } from './pyjson.ts';
 import { checkCase, type BfclVerdict } from './score.ts';
 
@@ -154,17 +155,8 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
           executor: opts.executor,
           modelName: opts.modelName ?? modelNameOf(file, dir),
         });
-        const record: RescoreRecord = { id, category, valid: verdict.valid, error_type: verdict.error_type };
-        if (verdict.crash) record.crash = verdict.crash;
-        if (verdict.undecided) record.undecided = verdict.undecided;
-        if (opts.beyond !== false && !verdict.undecided) {
-          const b = beyondBfcl(c, result, opts.format, verdict, { underscoreToDot });
-          if (b.kind === 'single_turn') {
-            const v = b.attribution.strict;
-            record.toolgauge = { pass: b.toolgaugePassLenient, pass_strict: b.toolgaugePass, cause: v.cause, kind: v.kind, evidence: v.evidence };
-          } else record.toolgauge = { pass: verdict.valid && !b.deviation, kind: b.callsOnAbstentionTurns.length ? 'calls_on_abstention_turn' : verdict.valid ? 'pass' : 'bfcl_fail' };
-          if (b.deviation) record.deviation = b.deviation;
-        }
+        const beyond = opts.beyond !== false && !verdict.undecided ? beyondBfcl(c, result, opts.format, verdict, { underscoreToDot }) : undefined;
+        const record = rescoreRecordOf(c, verdict, beyond);
         records.push(record);
         opts.onRecord?.(record);
       }

@@ -8,6 +8,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge maze     [flags]            recovery from failing tools (TSR/PRR/RC)
   toolgauge probe    [flags]            single-call diagnosis and attribution
   toolgauge eval     FILE.eval.ts …       your own evals (describeEval from 'toolgauge')
+  toolgauge bfcl     [--category NAME|GROUP] [--mode fc|prompt]   BFCL, scored as BFCL scores it   toolgauge bfcl --help
   toolgauge bfcl rescore --result-dir DIR --out-dir OUT   re-score BFCL's own result files
   toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
   toolgauge parse    --jsonl FILE|- [--tier …]   lines {id, output, format?} → lines {id, format, calls, content, reasoning}

@@ -5,33 +5,53 @@ import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
 import { estimateRate } from '../../stats/index.ts';
 import { withEstimates } from '../../bfcl/aggregate.ts';
-import { ALL_CATEGORIES, categoryOfFileName, checkKindOf, expandCategories, isCategory, type BfclCategory } from '../../bfcl/categories.ts';
+import { ALL_CATEGORIES, categoryOfFileName, checkKindOf, expandCategories, GROUPS, isCategory, type BfclCategory } from '../../bfcl/categories.ts';
 import type { ResultFormat } from '../../bfcl/decode.ts';
 import { findBfclSource, PythonBfclExecutor } from '../../bfcl/executor.ts';
 import { ensureBfclData } from '../../bfcl/hf.ts';
 import { markdownOf, summaryOf } from '../../bfcl/report.ts';
 import { findResultFiles, readResultFile, rescoreResultDir, resultLine } from '../../bfcl/rescore.ts';
-import { parseFlags, type FlagSpecs } from '../flags.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
+import { runSuiteCommand } from '../suite-command.ts';
+import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from '../../bfcl/settings.ts';
+import { bfclSuite } from '../../bfcl/suite.ts';
+import { needsExecutor, resolveBfclData, resolveBfclSource } from '../../bfcl/source.ts';
 import { basename } from 'node:path';
 
-export const USAGE = `toolgauge bfcl rescore --result-dir DIR --out-dir OUT [--format auto|fc|hermes|pythonic] [--data DIR]
+export const USAGE = `toolgauge bfcl [--category NAME|GROUP,…] [--mode fc|prompt] [--data DIR] [--bfcl-source DIR] [--limit N]
+               [--only ID,…] [--revision REV] [--python PATH] [--model NAME] [--base-url URL] [--concurrency N]
+               [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
+toolgauge bfcl rescore --result-dir DIR --out-dir OUT [--format auto|fc|hermes|pythonic] [--data DIR]
                [--category NAME|GROUP,…] [--underscore-to-dot true|false] [--model-name NAME] [--bfcl-source DIR]
                [--revision REV] [--python PATH]
 
-  Re-score BFCL's own result files (BFCL_v4_<category>_result.json, lines {"id", "result"}) exactly as BFCL's checker
-  would, and beside it toolgauge's layers and attribution. Writes OUT/results.jsonl ({id, category, valid,
-  error_type}), OUT/beyond.jsonl, OUT/summary.json and OUT/report.md.
+  toolgauge bfcl runs a model on BFCL v4 (one test per case, named bfcl › <category> › <id>) through BFCL's own
+  inference loop, scores every case exactly as BFCL's checker would, and reports BFCL's per-category accuracy and
+  overall score (the leaderboard's formula, with 95% intervals) and, beside them, toolgauge's layers, attribution
+  and the cases where the two verdicts part. Writes OUT/results.jsonl ({id, category, valid, error_type}),
+  OUT/beyond.jsonl, OUT/result/BFCL_v4_<category>_result.json (BFCL's result format), traces/, summary.json and
+  report.md (default OUT: results/bfcl/<model>/<mode>/).
+
+  --category     BFCL categories or groups (${ALL_CATEGORIES.length} categories; groups ${Object.keys(GROUPS).join(', ')});
+                 default ${DEFAULT_CATEGORY}. Memory and web search are out of scope.
+  --mode         fc (default): native tool calls, names with "." sent with "_"; prompt: BFCL's system prompt and
+                 [func(a=1)] output, decoded as BFCL decodes it
+  --data         BFCL's data folder (BFCL_v4_<category>.json, possible_answer/, multi_turn_func_doc/); default: the
+                 release downloaded once into the Hugging Face cache (offline with a cold cache: pass --data)
+  --bfcl-source  BFCL's simulated API classes (gorilla_file_system.py …) for the multi_turn categories; default
+                 TOOLGAUGE_BFCL_SOURCE or an installed bfcl_eval package
+  --limit N      the first N cases of each category;  --only ID,…  these cases
+  --python       the CPython that runs BFCL's classes (default /usr/bin/python3)
+
+  rescore re-scores BFCL's own result files (BFCL_v4_<category>_result.json, lines {"id", "result"}) exactly as
+  BFCL's checker would, and beside it toolgauge's layers and attribution. Writes OUT/results.jsonl ({id, category,
+  valid, error_type}), OUT/beyond.jsonl, OUT/summary.json and OUT/report.md.
 
   --format       how the results were produced: fc (lists of {name: arguments}), hermes (<tool_call> text, as
                  BFCL's Qwen FC handler reads it), pythonic (BFCL's prompt mode, [func(a=1)]); auto (default)
                  picks fc if any single-turn result is a list, hermes if any holds <tool_call>, else pythonic
-  --data         BFCL's data folder (default: the pinned release, downloaded once into the Hugging Face cache)
   --underscore-to-dot   BFCL's model flag: tool names were sent with "." replaced by "_" (default true for fc)
-  --model-name   the model's name in BFCL's result tree (default: the folder above the group folder)
-  --bfcl-source  BFCL's simulated API classes (gorilla_file_system.py …) for multi-turn results; default
-                 TOOLGAUGE_BFCL_SOURCE or an installed bfcl_eval package
-
-  (toolgauge bfcl --category … --model M runs models on BFCL; it arrives with the suite kit.)`;
+  --model-name   the model's name in BFCL's result tree (default: the folder above the group folder)`;
 
 const FLAGS: FlagSpecs = {
   'result-dir': { type: 'string', schema: z.string().min(1) },
@@ -46,9 +66,46 @@ const FLAGS: FlagSpecs = {
   python: { type: 'string', schema: z.string().min(1) },
 };
 
+const RUN_FLAGS: FlagSpecs = {
+  category: { type: 'string', multiple: true, description: 'BFCL categories or groups, comma-separated' },
+  mode: { type: 'string', values: ['fc', 'prompt'] },
+  data: { type: 'string', schema: z.string().min(1), description: "BFCL's data folder" },
+  'bfcl-source': { type: 'string', schema: z.string().min(1), description: "BFCL's simulated API classes (multi-turn)" },
+  limit: { type: 'string', schema: flagSchemas.positiveInt, description: 'the first N cases of each category' },
+  only: { type: 'string', schema: flagSchemas.idList },
+  revision: { type: 'string', schema: z.string().min(1), description: 'the Hugging Face revision of the default download' },
+  python: { type: 'string', schema: z.string().min(1), description: "the CPython that runs BFCL's classes" },
+};
+
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'rescore') return rescore(argv.slice(1));
-  throw new UsageError(`toolgauge bfcl: running models on BFCL arrives with the suite kit; for now use 'toolgauge bfcl rescore' (see toolgauge bfcl --help)`);
+  return runSuiteCommand<BfclSettings>(
+    {
+      command: 'bfcl',
+      suite: bfclSuite,
+      flags: RUN_FLAGS,
+      env: { ...BFCL_ENV, python: 'TOOLGAUGE_PYTHON' },
+      files: ['data', 'bfcl-source'],
+      async validate(kc, settings) {
+        if (kc.run.trials > 1) throw new UsageError('toolgauge bfcl: --trials is not available for BFCL (one result per case, as BFCL scores it)');
+        try {
+          // Download (or find in the cache) now: offline with a cold cache is one line and exit 2, not a failed run.
+          await resolveBfclData(kc.run, settings);
+          if (needsExecutor(settings)) await resolveBfclSource(kc.run, settings);
+        } catch (err) {
+          if (err instanceof UsageError) throw new UsageError(`toolgauge bfcl: ${err.message}`);
+          throw err;
+        }
+        const treeSitter = settings.categories.filter((c) => c === 'simple_java' || c === 'simple_javascript');
+        if (settings.mode === 'prompt' && treeSitter.length) {
+          process.stderr.write(
+            `toolgauge bfcl: warning: in prompt mode BFCL decodes ${treeSitter.join(' and ')} output with tree-sitter grammars toolgauge does not emulate; those cases are reported as undecided (counted invalid). Use --mode fc for them.\n`,
+          );
+        }
+      },
+    },
+    argv,
+  );
 }
 
 /** The format of a result folder, when not given: FC lists, Hermes text, or BFCL's prompt-mode text. */

@@ -1,0 +1,117 @@
+// What each BFCL test leaves for the reporter: BFCL's verdict (valid, error_type, category) as BFCL's checker gives
+// it, and beside it toolgauge's (the probe's layers per parser tier, the four-cause attribution, and the class of
+// any disagreement). The record lines written per case come from here too, so results.jsonl and beyond.jsonl
+// hold exactly what `toolgauge bfcl rescore` writes for the same outputs.
+import type { InstanceMetaBase } from '../kit/types.ts';
+import type { Bit, LayeredScore } from '../probe/score/index.ts';
+import type { Beyond, Deviation } from './beyond.ts';
+import type { BfclCase } from './data.ts';
+import type { RescoreRecord } from './rescore.ts';
+import type { BfclRunOutcome, BfclUsage } from './run-case.ts';
+import type { BfclVerdict } from './score.ts';
+import { isUnpassable } from './unpassable.ts';
+
+export const LAYERS = ['parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger'] as const;
+export type Layer = (typeof LAYERS)[number];
+export type LayerBits = Record<Layer, Bit>;
+
+export interface BfclMeta extends InstanceMetaBase {
+  suite: 'bfcl';
+  category: string;
+  /** BFCL's verdict. `pass` is `valid` without a harness error. */
+  valid: boolean;
+  error_type: string;
+  /** BFCL's first error message (the rest are in the trace). */
+  bfcl_error: string | null;
+  /** BFCL's Python would have raised on this output (see README: crashes are recorded, not fatal). */
+  crash: string | null;
+  /** This emulation cannot decide the output exactly (why); counted invalid and reported. */
+  undecided: string | null;
+  /** Single-turn: the probe's layered scores under the strict and lenient parser tiers. */
+  layers: { strict: LayerBits; lenient: LayerBits } | null;
+  /** toolgauge's verdict beside BFCL's (lenient tier), the strict tier's, and the strict tier's attribution. */
+  toolgauge: RescoreRecord['toolgauge'] | null;
+  deviation: Deviation | null;
+  /** Multi-turn: turns with an empty ground truth on which the model made calls anyway (BFCL does not check them). */
+  calls_on_abstention_turns: number;
+  /** An answer key no output can pass under BFCL's checker (unpassable.ts). */
+  unpassable: boolean;
+  requests: number;
+  usage: BfclUsage;
+  wall_ms: number;
+}
+
+const bits = (s: LayeredScore): LayerBits => Object.fromEntries(LAYERS.map((k) => [k, s[k]])) as LayerBits;
+
+/** The rescore record of a verdict and its beyond-BFCL view (rescore.ts writes the same for a result file). */
+export function rescoreRecordOf(c: Pick<BfclCase, 'id' | 'category'>, verdict: BfclVerdict, beyond: Beyond | undefined): RescoreRecord {
+  const record: RescoreRecord = { id: c.id, category: c.category, valid: verdict.valid, error_type: verdict.error_type };
+  if (verdict.crash) record.crash = verdict.crash;
+  if (verdict.undecided) record.undecided = verdict.undecided;
+  if (beyond) {
+    if (beyond.kind === 'single_turn') {
+      const v = beyond.attribution.strict;
+      record.toolgauge = { pass: beyond.toolgaugePassLenient, pass_strict: beyond.toolgaugePass, cause: v.cause, kind: v.kind, evidence: v.evidence };
+    } else {
+      record.toolgauge = { pass: verdict.valid && !beyond.deviation, kind: beyond.callsOnAbstentionTurns.length ? 'calls_on_abstention_turn' : verdict.valid ? 'pass' : 'bfcl_fail' };
+    }
+    if (beyond.deviation) record.deviation = beyond.deviation;
+  }
+  return record;
+}
+
+export function bfclMetaOf(c: BfclCase, out: BfclRunOutcome, o: { trial: number; trace: string }): BfclMeta {
+  const v = out.verdict;
+  const b = out.beyond;
+  const record = rescoreRecordOf(c, v, b);
+  const reason = v.valid ? null : `${v.error_type}${v.error[0] ? `: ${v.error[0]}` : ''}`;
+  return {
+    suite: 'bfcl',
+    id: c.id,
+    trial: o.trial,
+    error: null,
+    pass: v.valid,
+    reason,
+    trace: o.trace,
+    category: c.category,
+    valid: v.valid,
+    error_type: v.error_type,
+    bfcl_error: v.error[0] ?? null,
+    crash: v.crash ?? null,
+    undecided: v.undecided ?? null,
+    layers: b?.kind === 'single_turn' ? { strict: bits(b.layers.strict), lenient: bits(b.layers.lenient) } : null,
+    toolgauge: record.toolgauge ?? null,
+    deviation: b?.deviation ?? null,
+    calls_on_abstention_turns: b?.kind === 'multi_turn' ? b.callsOnAbstentionTurns.length : 0,
+    unpassable: isUnpassable(c.id),
+    requests: out.requests,
+    usage: out.usage,
+    wall_ms: out.wallMs,
+  };
+}
+
+/** A case that could not run (endpoint down after retries, executor failure): an error, and invalid for BFCL. */
+export function failedBfclMeta(c: BfclCase, trial: number, message: string): BfclMeta {
+  return {
+    suite: 'bfcl',
+    id: c.id,
+    trial,
+    error: message,
+    pass: false,
+    reason: message,
+    category: c.category,
+    valid: false,
+    error_type: 'toolgauge:harness_error',
+    bfcl_error: message,
+    crash: null,
+    undecided: null,
+    layers: null,
+    toolgauge: null,
+    deviation: null,
+    calls_on_abstention_turns: 0,
+    unpassable: isUnpassable(c.id),
+    requests: 0,
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    wall_ms: 0,
+  };
+}
