@@ -112,7 +112,7 @@ describe('BFCL suite run path on the fixtures (python3 for the toy multi-turn AP
         // The records are what rescore writes; the result line is BFCL's own result format.
         expect(d.records!['results.jsonl']).toEqual({ id: m.id, category: m.category, valid: true, error_type: '' });
         expect(Object.keys(d.records!)).toContain(resultFileOf(m.category));
-        const trace = JSON.parse(d.files![m.trace!]!) as { bfcl: { multi_turn: { execution: unknown[] } | null }; messages: unknown[] };
+        const trace = JSON.parse(String(d.files![m.trace!])) as { bfcl: { multi_turn: { execution: unknown[] } | null }; messages: unknown[] };
         expect(trace.messages.length).toBeGreaterThan(1);
         // Multi-turn: both runs executed and compared turn by turn, in the executor.
         if (isMultiTurn(m.category)) expect(trace.bfcl.multi_turn!.execution).toHaveLength(cases[k]!.groundTruth!.length);
