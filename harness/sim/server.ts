@@ -34,6 +34,12 @@ export interface SimRequestContext extends SimCallContext {
 export interface Responder {
   chat?(spec: PolicySpec, body: ChatBody, ctx: SimRequestContext): SimReply | Promise<SimReply>;
   completion?(spec: PolicySpec, prompt: string, ctx: SimRequestContext): string | Promise<string>;
+  /**
+   * Which of the suite's instances a request is about, read from the request itself (the question, the offered
+   * tools), so a runner that sends no toolgauge header — the reference runner, anyone's — is answered too. Returns
+   * the id as `headerId` gives it, or undefined when the request is not this suite's.
+   */
+  identify?(body: ChatBody): string | undefined | Promise<string | undefined>;
 }
 
 export interface SimServerOptions {
@@ -109,12 +115,15 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     }
     // `<suite>:<id>` with the id as `headerId` (core/ids.ts) gives it; responders key their tables the same way.
     const instance = header(req, 'x-toolgauge-instance');
-    if (!instance) throw new HttpError(400, 'simulator: missing x-toolgauge-instance header (the simulator answers toolgauge suites only)');
-    const sep = instance.indexOf(':');
-    const suite = instance.slice(0, sep);
+    // The request's own content first (any runner), the header as a fallback (toolgauge's own hint).
+    const identified = isChat ? await identify(responders, body as unknown as ChatBody) : undefined;
+    const routed = identified ?? instance;
+    if (!routed) throw new HttpError(422, 'simulator: this request matches no registered suite instance (no known question or tools, and no x-toolgauge-instance header)');
+    const sep = routed.indexOf(':');
+    const suite = routed.slice(0, sep);
     const ctx = {
-      instance,
-      id: instance.slice(sep + 1),
+      instance: routed,
+      id: routed.slice(sep + 1),
       agent: header(req, 'x-toolgauge-agent') ?? '0',
       trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
       variant: header(req, 'x-toolgauge-variant'),
@@ -214,6 +223,15 @@ function usage(prompt: number, completion: number) {
 /** A rough token count (4 characters per token), so usage fields are plausible and non-zero. */
 function approxTokens(s: string): number {
   return Math.max(1, Math.ceil(s.length / 4));
+}
+
+/** `<suite>:<id>` of the first responder that recognises the request, if any. */
+async function identify(responders: Record<string, Responder>, body: ChatBody): Promise<string | undefined> {
+  for (const [suite, r] of Object.entries(responders)) {
+    const id = await r.identify?.(body);
+    if (id !== undefined) return `${suite}:${id}`;
+  }
+  return undefined;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -16,7 +16,26 @@ export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder 
       for (const e of ds.entries) if (e.ok) m.set(headerId(e.id), e.row);
       return m;
     }));
+  // Question → rows asking it (the first user message carries it after "Question: ").
+  let byQuestion: Promise<Map<string, Array<[string, ToolhopRow]>>> | undefined;
+  const questions = () =>
+    (byQuestion ??= table().then((m) => {
+      const q = new Map<string, Array<[string, ToolhopRow]>>();
+      for (const [id, row] of m) q.set(row.question.trim(), [...(q.get(row.question.trim()) ?? []), [id, row]]);
+      return q;
+    }));
   return {
+    async identify(body) {
+      const user = body.messages.find((m) => m.role === 'user');
+      const text = typeof user?.content === 'string' ? user.content : '';
+      const question = (/(?:^|\n)Question: ([\s\S]*?)(?:\n\nCONTEXT FROM OTHER AGENTS|$)/.exec(text)?.[1] ?? text).trim();
+      const candidates = (await questions()).get(question);
+      if (!candidates?.length) return undefined;
+      if (candidates.length === 1) return candidates[0]![0];
+      // Rows asking the same question differ by their tools.
+      const offered = new Set((body.tools ?? []).map((t) => t.function.name));
+      return candidates.find(([, row]) => Object.values(row.tools).every((t) => offered.has(t.name) || [...offered].some((o) => o.startsWith(`${t.name}__`))))?.[0] ?? candidates[0]![0];
+    },
     async chat(spec, body, ctx) {
       const row = (await table()).get(ctx.id);
       if (!row) throw new HttpError(422, `simulator: no ToolHop row '${ctx.id}' in the suite's data`);
