@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   maze: async () => (await import('./commands/maze.ts')).run,
   probe: async () => (await import('./commands/probe.ts')).run,
   eval: async () => (await import('./commands/eval.ts')).run,
+  optimize: async () => (await import('./commands/optimize.ts')).run,
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */
