@@ -60,6 +60,8 @@ export interface OptimizeDeps {
   say?: (line: string) => void;
   /** Close the run's sandbox when done (the CLI: its process should end; tests share one runtime). */
   closeRuntime?: boolean;
+  /** fsync every log line (default true); tests of a whole search turn it off. */
+  durableLog?: boolean;
 }
 
 export interface OptimizeOutcome {
@@ -157,7 +159,7 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
       concurrency: req.run.concurrency,
       heldout: req.heldout,
     };
-    const log = OptimizeLog.open(join(outDir, 'log.jsonl'), JSON.parse(stableStringify(config)) as Record<string, unknown>, req.resume);
+    const log = OptimizeLog.open(join(outDir, 'log.jsonl'), JSON.parse(stableStringify(config)) as Record<string, unknown>, req.resume, { durable: deps.durableLog ?? true });
     if (log.resumed) say(`resuming from ${join(outDir, 'log.jsonl')}`);
     writeFileAtomic(join(outDir, 'splits.json'), JSON.stringify({ ...splits, eval_ids: '0-99', data: src.origin, data_sha256: ds.sha256 }, null, 1) + '\n');
     writeFileSync(join(outDir, 'heldout-ids.txt'), splits.heldout.join(',') + '\n');

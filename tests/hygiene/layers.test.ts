@@ -19,6 +19,7 @@ const LEVEL: Record<string, number> = {
   kit: 3,
   vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4,
   builtin: 5,
+  optimize: 5,
   api: 6, cli: 6,
 };
 const SUITES = new Set(['toolhop', 'maze', 'probe', 'bfcl']);
