@@ -140,8 +140,8 @@ export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchRes
   }
 }
 
-/** One merge attempt: true when a merged candidate was made (accepted or not). */
-async function tryMerge(engine: Engine, o: GepaOptions, step: number): Promise<boolean> {
+/** One merge attempt: true when a merged candidate was made (accepted or not). Exported for tests. */
+export async function tryMerge(engine: Engine, o: GepaOptions, step: number): Promise<boolean> {
   const pool = engine.validated();
   const scores = pool.map((c) => o.val.map((r) => engine.valScores(c.id)!.get(r) ?? 0));
   const front = paretoFront(scores).survivors.map((i) => pool[i]!);

@@ -7,8 +7,9 @@ import { Rng } from '../core/rng.ts';
 import { pairedCompare } from '../stats/index.ts';
 import { loadDatasetFile } from '../toolhop/dataset.ts';
 import type { ToolhopRow } from '../toolhop/row.ts';
+import { carriesTrait, traitValue } from '../toolhop/sim-trait.ts';
 import type { Engine } from './engine.ts';
-import { GEPA_DEFAULTS, runGepa, type GepaOptions } from './gepa.ts';
+import { GEPA_DEFAULTS, runGepa, tryMerge, type GepaOptions } from './gepa.ts';
 import { OptimizeLog, readLog } from './log.ts';
 import { MIPRO_DEFAULTS, runMipro } from './mipro.ts';
 import { drawSplits, TOOLHOP_EVAL_IDS } from './splits.ts';
@@ -252,5 +253,48 @@ describe('resuming after a kill', () => {
     // A larger budget is allowed: the search goes on.
     expect(() => OptimizeLog.open(join(dir, 'log.jsonl'), { seed: 1, budget: 99 }, true).close()).not.toThrow();
     expect(readFileSync(join(dir, 'log.jsonl'), 'utf8').split('\n')[0]).toContain('"seed":1');
+  });
+});
+
+describe('GEPA merge', () => {
+  // Two roles: a row is solved when role A carries its answer type or role B carries its previous answer type. Two
+  // children of the seed, one improving A and one improving B, are each best on rows of their own: both stay on the
+  // Pareto front, and a merge takes A from one and B from the other.
+  const rows = syntheticRows(160, 11).map((r, i) => ({ ...r, previous_answer_type: ['person', 'date', 'year', 'place'][i % 4]! }));
+  const s = setup(rows, 11, 30, 30);
+  const runner: RolloutRunner = async (c, id) => {
+    const row = s.rows.get(id)!;
+    const ok = carriesTrait(c.prompts.A!, 'answer_type', traitValue(row, 'answer_type')) || carriesTrait(c.prompts.B!, 'previous_answer_type', traitValue(row, 'previous_answer_type'));
+    const base = await fixtureRunner(s.rows)(c, id);
+    return { ...base, score: ok ? 1 : 0, feedback: { ...base.feedback, correct: ok } };
+  };
+  const options = (merge: boolean): GepaOptions => ({ ...GEPA_DEFAULTS, topology: 'sequential', roles: ['A', 'B'], answerer: 'B', seedPrompts: { A: 'Seed A.', B: 'Seed B.' }, train: s.train, val: s.val, seed: 11, merge });
+
+  it('combines, role by role, two front candidates that improved different roles, and keeps the merge when it does at least as well', async () => {
+    const { engine, log } = fixtureEngine({ runner, reflector: fixtureReflector([]), budget: 400 });
+    const o = options(true);
+    const seed = engine.candidate(o.seedPrompts, [], null, 'seed', 0).candidate;
+    await engine.validate(seed, o.val);
+    const a = engine.candidate({ A: 'Seed A.\n- When the answer type is "number": x', B: 'Seed B.' }, [seed.id], 'A', 'reflection', 1).candidate;
+    const b = engine.candidate({ A: 'Seed A.', B: 'Seed B.\n- When the previous answer type is "person": x' }, [seed.id], 'B', 'reflection', 2).candidate;
+    await engine.validate(a, o.val);
+    await engine.validate(b, o.val);
+    expect(await tryMerge(engine, o, 3)).toBe(true);
+    const merged = engine.candidates.at(-1)!;
+    expect(merged.origin).toBe('merge');
+    expect([...merged.parents].sort()).toEqual([a.id, b.id].sort());
+    expect(merged.prompts).toEqual({ A: a.prompts.A, B: b.prompts.B });
+    const ev = log.eventLines().find((e) => e.kind === 'merge')!;
+    expect(ev.data.accepted).toBe(true);
+    expect(engine.valMean(merged.id)).toBeGreaterThan(Math.max(engine.valMean(a.id), engine.valMean(b.id)));
+    // Nothing new to merge: the same pair is not tried again.
+    expect(await tryMerge(engine, o, 4)).toBe(false);
+  });
+
+  it('a search with merging off makes no merge', async () => {
+    const { engine, log } = fixtureEngine({ runner, reflector: fixtureReflector(rows), budget: 300 });
+    await runGepa(engine, options(false));
+    expect(log.eventLines().filter((e) => e.kind === 'merge')).toEqual([]);
+    expect(engine.candidates.some((c) => c.origin === 'merge')).toBe(false);
   });
 });
