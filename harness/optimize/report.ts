@@ -266,7 +266,7 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
 
   out.push('## Judge the optimised prompts on other rows', '');
   const data = cfg.data ? ` --data ${cfg.data}` : '';
-  const team = cfg.agents ? ` --agents ${cfg.agents}` : '';
+  const team = `${cfg.agents ? ` --agents ${cfg.agents}` : ''}${cfg.rounds ? ` --rounds ${cfg.rounds}` : ''}${cfg.comm && cfg.comm !== 'freeform' ? ` --comm ${cfg.comm}` : ''}`;
   const base = `toolgauge toolhop --topology ${s.topology}${team}${data} --model ${cfg.model}${cfg.base_url ? ` --base-url ${cfg.base_url}` : ''} --only "$(cat ${outDir}/heldout-ids.txt)"`;
   if (!s.splits.heldout) out.push('Every row of the pool is in train or validation: there are no held-out rows left; use other data (`--data`).', '');
   out.push('```sh', `TOOLHOP_ALLOW_DATASET_EXEC=1 ${base} --prompts ${outDir}/candidates/${s.seed} --out-dir ${outDir}/eval/seed`, `TOOLHOP_ALLOW_DATASET_EXEC=1 ${base} --prompts ${outDir}/best --out-dir ${outDir}/eval/best`, `toolgauge report ${outDir}/eval/seed ${outDir}/eval/best --compare`, '```', '');

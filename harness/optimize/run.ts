@@ -13,7 +13,7 @@ import { loadDatasetFile, type DatasetEntry } from '../toolhop/dataset.ts';
 import type { ToolhopSettings } from '../toolhop/settings.ts';
 import { toolhopResponder } from '../toolhop/sim-responder.ts';
 import { resolveDataSource } from '../toolhop/source.ts';
-import { Engine, HarnessFailure, promptsSha } from './engine.ts';
+import { Engine, HarnessFailure, LogMismatch, promptsSha } from './engine.ts';
 import { GEPA_DEFAULTS, runGepa, type GepaOptions, type SearchResult } from './gepa.ts';
 import { OptimizeLog } from './log.ts';
 import { MIPRO_DEFAULTS, runMipro, type MiproOptions } from './mipro.ts';
@@ -188,6 +188,9 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
           ? await runGepa(engine, { ...common, ...GEPA_DEFAULTS, ...req.gepa, ...(req.ablation ? { ablation: req.ablation } : {}) })
           : await runMipro(engine, { ...common, ...MIPRO_DEFAULTS, ...req.mipro });
     } catch (err) {
+      if (err instanceof LogMismatch) {
+        throw new UsageError(`toolgauge optimize: --resume: ${err.message}; the code or the inputs changed since ${join(outDir, 'log.jsonl')} was written: use another --out`);
+      }
       if (!(err instanceof HarnessFailure)) throw err;
       harnessFailure = err.message;
       search = { stopReason: 'a harness error', steps: search.steps };

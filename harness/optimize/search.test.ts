@@ -246,6 +246,31 @@ describe('resuming after a kill', () => {
     );
   });
 
+  it('stops at a harness error without counting it, and a resumed run tries that rollout again', async () => {
+    const whole = fixtureEngine({ runner: fixtureRunner(s.rows), reflector: fixtureReflector(s.rows.values()), budget: 120 });
+    await runGepa(whole.engine, gepaOptions(s, 3));
+    const inner = fixtureRunner(s.rows);
+    let failed = false;
+    const flaky: RolloutRunner = async (c, r) => {
+      if (c.id === 'c1' && !failed) {
+        failed = true;
+        return { ...(await inner(c, r)), score: 0, error: 'endpoint failed after 6 attempt(s): 500' };
+      }
+      return inner(c, r);
+    };
+    const first = fixtureEngine({ runner: flaky, reflector: fixtureReflector(s.rows.values()), budget: 120 });
+    await expect(runGepa(first.engine, gepaOptions(s, 3))).rejects.toThrow(/1 rollout\(s\) ended in a harness error, first: c1 on row \S+: endpoint failed/);
+    first.log.close();
+    const erroredKeys = readLog(join(first.dir, 'log.jsonl')).filter((l) => l.type === 'rollout' && l.error !== null);
+    expect(erroredKeys).toHaveLength(1);
+    expect(first.engine.spent).toBe(loggedRollouts(first.dir).count);
+    const again = fixtureEngine({ runner: inner, reflector: fixtureReflector(s.rows.values()), budget: 120, dir: first.dir, resume: true });
+    await runGepa(again.engine, gepaOptions(s, 3));
+    expect(again.engine.spent).toBe(whole.engine.spent);
+    expect(again.engine.best()!.sha).toBe(whole.engine.best()!.sha);
+    expect(loggedRollouts(first.dir).keys).toEqual(loggedRollouts(whole.dir).keys);
+  });
+
   it('refuses a log written with other settings', () => {
     const { dir, log } = fixtureEngine({ runner: fixtureRunner(new Map()), reflector: fixtureReflector([]), budget: 10, config: { seed: 1, budget: 10 } });
     log.close();

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readConfig } from '../../core/config.ts';
-import { UsageError } from '../../core/errors.ts';
+import { DataError, UsageError } from '../../core/errors.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { runOptimize, type OptimizeRequest } from '../../optimize/run.ts';
 import { isSimModel, parsePolicySpec } from '../../sim/policy-spec.ts';
@@ -180,7 +180,14 @@ export async function run(argv: string[]): Promise<number> {
       throw err;
     }
   }
-  const o = await runOptimize(req, { say: (line) => process.stderr.write(`${line}\n`), closeRuntime: true });
+  let o;
+  try {
+    o = await runOptimize(req, { say: (line) => process.stderr.write(`${line}\n`), closeRuntime: true });
+  } catch (err) {
+    // A broken data file or log is the user's to fix: one line, like a bad flag.
+    if (err instanceof DataError) throw new UsageError(`toolgauge optimize: ${err.message}`);
+    throw err;
+  }
   const s = o.summary;
   const f = (x: number) => x.toFixed(3);
   const lines = [
