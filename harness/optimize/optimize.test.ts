@@ -10,7 +10,6 @@ import { SIMULATOR_NOTICE } from '../report/summary.ts';
 import { startSimServer, type SimServer } from '../sim/server.ts';
 import { BUNDLED_SAMPLE, loadDatasetFile, type DatasetEntry, type LoadedDataset } from '../toolhop/dataset.ts';
 import { goldSandbox } from '../toolhop/gold-sandbox.ts';
-import type { ToolhopRow } from '../toolhop/row.ts';
 import { singlePrompt } from '../toolhop/run-instance.ts';
 import { readToolhopSettings, type Topology } from '../toolhop/settings.ts';
 import { toolhopResponder } from '../toolhop/sim-responder.ts';
@@ -117,7 +116,7 @@ describe('GEPA on single, the bundled sample (11 rows, --allow-eval-ids)', () =>
     const settings = { ...req.settings, promptsDir: join(o.outDir, 'best') };
     const client = (await import('../kit/runtime.ts')).runtimeFor(req.run, sim.url).client();
     for (const id of o.splits.val) {
-      const done = await toolhopSuite.run(rows.has(id) ? entries.find((e) => e.id === id)! : entries[0]!, {
+      const done = await toolhopSuite.run(entries.find((e) => e.id === id)!, {
         run: req.run,
         settings,
         trial: 0,
@@ -182,4 +181,3 @@ describe.skipIf(!existsSync(REAL))('GEPA on single with train/val from the 182 r
   });
 });
 
-export type { ToolhopRow };
