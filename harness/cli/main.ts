@@ -13,6 +13,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
   toolgauge parse    --jsonl FILE|- [--tier …]   lines {id, output, format?} → lines {id, format, calls, content, reasoning}
   toolgauge template check --template FILE [--json]
+  toolgauge optimize --method gepa|mipro --topology T --model M --reflection-model M2 --budget N --out DIR   prompt optimization
   toolgauge report   DIR [DIR…] [--compare]
   toolgauge sim      [--port N] [--policy NAME]
 
@@ -35,6 +36,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   probe: async () => (await import('./commands/probe.ts')).run,
   eval: async () => (await import('./commands/eval.ts')).run,
   bfcl: async () => (await import('./commands/bfcl.ts')).run,
+  optimize: async () => (await import('./commands/optimize.ts')).run,
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */

@@ -7,6 +7,16 @@ describe('simulator model names', () => {
     expect(parsePolicySpec('sim:oracle?latency_ms=200')).toMatchObject({ name: 'oracle', latencyMs: 200 });
     expect(parsePolicySpec('sim:flaky?rate=0.2')).toMatchObject({ name: 'flaky', rate: 0.2 });
     expect(parsePolicySpec('sim:fault?cause=parser_gap')).toMatchObject({ name: 'fault', cause: 'parser_gap' });
+    expect(parsePolicySpec('sim:trait').trait).toEqual({ kind: 'answer_type', lo: 0.2, hi: 0.9, maxNew: 0 });
+    expect(parsePolicySpec('sim:trait?trait=domain&lo=0.1&hi=0.8').trait).toMatchObject({ kind: 'domain', lo: 0.1, hi: 0.8 });
+    expect(parsePolicySpec('sim:reflect?trait=question&max=3').trait).toMatchObject({ kind: 'question', maxNew: 3 });
+    expect(parsePolicySpec('sim:oracle').trait).toBeUndefined();
+  });
+  it('checks the trait fixture options', () => {
+    expect(() => parsePolicySpec('sim:trait?trait=colour')).toThrow(/option 'trait'/);
+    expect(() => parsePolicySpec('sim:trait?lo=0.9&hi=0.5')).toThrow(/option 'lo': lo must not exceed hi/);
+    expect(() => parsePolicySpec('sim:reflect?max=0')).toThrow(/option 'max'/);
+    expect(() => parsePolicySpec('sim:reflect?lo=0.1')).toThrow(/option 'lo'/);
   });
   it('rejects unknown policies, unknown options and bad values with a message naming them', () => {
     expect(() => parsePolicySpec('gpt-4o')).toThrow(/not a simulator model/);

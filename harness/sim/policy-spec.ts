@@ -4,10 +4,18 @@ import { z } from 'zod';
  * A simulator model name: `sim:<policy>[?opt=value&…]`, e.g. `sim:coin?p=0.6&seed=3`. Options are validated per
  * policy so a typo fails the run at once rather than silently meaning something else.
  */
-export const POLICIES = ['oracle', 'naive', 'wrong', 'untagged', 'coin', 'fault', 'flaky'] as const;
+export const POLICIES = ['oracle', 'naive', 'wrong', 'untagged', 'coin', 'fault', 'flaky', 'trait', 'reflect'] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
 export const FAULT_CAUSES = ['template_bug', 'parser_gap', 'format_failure', 'decision_failure'] as const;
+
+/**
+ * The hidden row traits of the optimizer calibration fixture (`sim:trait` solves a row well only when its role
+ * prompt carries an instruction about the row's trait; `sim:reflect` writes such instructions from feedback about
+ * failing rows). `question` is a trait unique to each row: instructions about it are memorised answers.
+ */
+export const TRAIT_KINDS = ['answer_type', 'previous_answer_type', 'domain', 'question'] as const;
+export type TraitKind = (typeof TRAIT_KINDS)[number];
 
 const num01 = z.coerce.number().min(0).max(1);
 const common = {
@@ -23,6 +31,11 @@ const OptionSchemas = {
   coin: z.object({ ...common, p: num01.default(0.5) }).strict(),
   fault: z.object({ ...common, cause: z.enum(FAULT_CAUSES) }).strict(),
   flaky: z.object({ ...common, rate: num01.default(0.2) }).strict(),
+  trait: z
+    .object({ ...common, trait: z.enum(TRAIT_KINDS).default('answer_type'), lo: num01.default(0.2), hi: num01.default(0.9) })
+    .strict()
+    .refine((o) => o.lo <= o.hi, { message: 'lo must not exceed hi', path: ['lo'] }),
+  reflect: z.object({ ...common, trait: z.enum(TRAIT_KINDS).default('answer_type'), max: z.coerce.number().int().min(1).max(50).default(2) }).strict(),
 } satisfies Record<PolicyName, z.ZodType>;
 
 export interface PolicySpec {
@@ -32,6 +45,11 @@ export interface PolicySpec {
   p: number;
   rate: number;
   cause?: (typeof FAULT_CAUSES)[number];
+  /**
+   * sim:trait / sim:reflect: the hidden trait; the chance to solve a row without / with an instruction about its
+   * trait (sim:trait); how many new instructions one reflection writes at most (sim:reflect).
+   */
+  trait?: { kind: TraitKind; lo: number; hi: number; maxNew: number };
   /** The model string as given. */
   raw: string;
 }
@@ -62,6 +80,9 @@ export function parsePolicySpec(model: string): PolicySpec {
     p: (o.p as number | undefined) ?? 0.5,
     rate: (o.rate as number | undefined) ?? 0,
     cause: o.cause as PolicySpec['cause'],
+    ...(name === 'trait' || name === 'reflect'
+      ? { trait: { kind: o.trait as TraitKind, lo: (o.lo as number | undefined) ?? 0, hi: (o.hi as number | undefined) ?? 1, maxNew: (o.max as number | undefined) ?? 0 } }
+      : {}),
     raw: model,
   };
 }

@@ -21,8 +21,13 @@ export function systemPrompt(style: string, opts: { withContract: boolean; extra
   let prompt = `${GENERIC_PROMPT}\n\nImplementation style: ${style}.`;
   if (opts.extra) prompt = `${prompt.trimEnd()}\n${opts.extra}`;
   if (!opts.withContract) return prompt;
+  return withOutputContract(prompt);
+}
+
+/** A role prompt wrapped in the `<answer>` output contract (the single agent's system prompt). */
+export function withOutputContract(rolePrompt: string): string {
   return (
-    `${OUTPUT_CONTRACT}\n\n${prompt.trimEnd()}\n\n` +
+    `${OUTPUT_CONTRACT}\n\n${rolePrompt.trimEnd()}\n\n` +
     'Final reminder: satisfy the protected final output contract above exactly; do not stop before emitting the required final artifact.'
   );
 }

@@ -2,11 +2,13 @@ import type { ChatMessage } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
 import type { ToolhopSettings } from './settings.ts';
 import { LoopError, runToolLoop, type LoopTrace } from '../agent/loop.ts';
+import { loadRolePrompts, type PromptSet } from '../agent/team/prompts.ts';
+import { fromRoot } from '../core/paths.ts';
 import type { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { lastAssistantContent, previousToolContent } from './answer.ts';
 import { ToolhopExecutor } from './executor.ts';
-import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, systemPrompt, userPrompt } from './prompts.ts';
+import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, userPrompt, withOutputContract } from './prompts.ts';
 import { hopCount, rowId, type ToolhopRow } from './row.ts';
 import { scoreAnswer } from './score.ts';
 import type { Prediction, Result, TraceFile } from './records.ts';
@@ -15,6 +17,16 @@ export const DATASET_EXEC_ERROR =
   'ToolHop solving requires executing dataset-provided Python tool functions. Set TOOLHOP_ALLOW_DATASET_EXEC=1 only when you intend to run the benchmark.';
 
 const ANSWER_TAG = /<answer>\s*([\s\S]*?)\s*<\/answer>/i;
+
+const BUNDLED_PROMPTS = fromRoot('harness', 'toolhop', 'prompts');
+
+/**
+ * The single agent's role prompt, a file like every team role's (so an optimizer can rewrite it):
+ * `<dir>/single/solver.txt` or the reference layout `<dir>/single/toolhop/solver.txt`, else the bundled one.
+ */
+export function singlePrompt(promptsDir: string | undefined): PromptSet {
+  return loadRolePrompts(promptsDir ?? BUNDLED_PROMPTS, 'single', ['solver'], { suite: 'toolhop', fallbackDir: BUNDLED_PROMPTS });
+}
 
 export interface InstanceDeps {
   client: ModelClient;
@@ -40,10 +52,11 @@ export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): P
   }
   const executor = new ToolhopExecutor(row, deps.sandbox(), deps.settings.toolResultCharBudget, deps.run.sandbox.toolTimeoutMs);
   try {
+    const system = withOutputContract(singlePrompt(deps.settings.promptsDir).text.solver!);
     const trace = await runToolLoop({
       client: deps.client,
       ctx: { instance: `toolhop:${id}`, agent: 'solver', trial },
-      system: systemPrompt(deps.settings.topology, { withContract: true }),
+      system,
       user: userPrompt(row.question),
       executor,
       maxTurns: deps.settings.maxTurns,

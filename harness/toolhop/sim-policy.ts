@@ -5,6 +5,7 @@ import type { SimCallContext, SimReply } from '../sim/server.ts';
 import { plausibleArguments } from './oracle-args.ts';
 import { FINALIZER_SYSTEM_PROMPT } from './prompts.ts';
 import type { ToolhopRow } from './row.ts';
+import { systemOf, traitWins } from './sim-trait.ts';
 import { toolEntries } from './tools.ts';
 
 /**
@@ -25,6 +26,8 @@ export function toolhopReply(spec: PolicySpec, row: ToolhopRow, messages: ChatMe
   // gold appears in the last tool result (true for most rows once the chain ran), and a coin calibrates
   // statistics only if its scored accuracy is exactly its p.
   if (spec.name === 'coin' && !coinWins(spec, ctx)) return { content: `<answer>${final}</answer>` };
+  // The optimizer fixture loses the same way, on the draw its role prompt's instructions set (sim-trait.ts).
+  if (spec.name === 'trait' && !traitWins(spec, row, systemOf(messages), ctx)) return { content: `<answer>${final}</answer>` };
   if (spec.name === 'naive' && results.length > 0) {
     // Answers after the first tool result, trusting it as the answer.
     return { content: `<answer>${unquote(String(results[0]!.content ?? ''))}</answer>` };
@@ -53,6 +56,8 @@ export function finalAnswer(spec: PolicySpec, row: ToolhopRow, messages: ChatMes
       return wrongAnswer(row.answer);
     case 'coin':
       return coinWins(spec, ctx) ? row.answer : wrongAnswer(row.answer);
+    case 'trait':
+      return traitWins(spec, row, systemOf(messages), ctx) ? row.answer : wrongAnswer(row.answer);
     case 'naive': {
       const first = messages.find((m) => m.role === 'tool');
       return first ? unquote(String(first.content ?? '')) : '';

@@ -37,6 +37,7 @@ export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder 
       return candidates.find(([, row]) => Object.values(row.tools).every((t) => offered.has(t.name) || [...offered].some((o) => o.startsWith(`${t.name}__`))))?.[0] ?? candidates[0]![0];
     },
     async chat(spec, body, ctx) {
+      if (spec.name === 'reflect') throw new HttpError(422, 'simulator: sim:reflect is a reflection model for `toolgauge optimize`, not a ToolHop task policy');
       const row = (await table()).get(ctx.id);
       if (!row) throw new HttpError(422, `simulator: no ToolHop row '${ctx.id}' in the suite's data`);
       // Single agents and every team role: the team policy answers single-agent requests exactly as the plain one.

@@ -8,7 +8,7 @@ import { fromRecords, metaFromOutcome, type ToolhopMeta } from './meta.ts';
 import { FILES } from './output.ts';
 import { predictionLine, resultLine, transcriptText, type LineContext } from './reference-files.ts';
 import { hopCount } from './row.ts';
-import { runToolhopInstance, type ToolhopOutcome } from './run-instance.ts';
+import { runToolhopInstance, singlePrompt, type ToolhopOutcome } from './run-instance.ts';
 import { planToolhopTeam, runToolhopTeam, type ToolhopTeamPlan, type ToolhopTeamSummary } from './team.ts';
 import { readToolhopSettings, type ToolhopSettings } from './settings.ts';
 import { toolhopResponder } from './sim-responder.ts';
@@ -75,7 +75,9 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   config: (run, s) => ({
     topology: s.topology,
     ...(s.topology === 'single'
-      ? {}
+      ? s.promptsDir
+        ? { prompts: singlePrompt(s.promptsDir).source }
+        : {}
       : (() => {
           const p = teamPlan(s);
           return { agents: p.options.agents, rounds: p.options.rounds, comm: p.options.comm, roles: p.options.lead ? [p.options.lead, ...p.options.roles] : p.options.roles, team_temperature: s.teamTemperature ?? null, prompts: p.prompts.source };
