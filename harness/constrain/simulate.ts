@@ -164,6 +164,9 @@ function projectObject(v: unknown, schema: Schema): Record<string, unknown> {
 
 function placeholder(s: unknown): unknown {
   if (!isObj(s)) return '';
+  // a nullable parameter (OpenAI strict mode's optional one): left out is null
+  if (Array.isArray(s.type) && s.type.includes('null')) return null;
+  if (Array.isArray(s.anyOf) && s.anyOf.some((x) => isObj(x) && x.type === 'null')) return null;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   switch (s.type) {
     case 'integer':

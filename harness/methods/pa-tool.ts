@@ -22,6 +22,7 @@
  * without a description is asked about with its current name as context (otherwise there is nothing to name).
  */
 import { sha256, stableStringify } from '../core/hash.ts';
+import { deriveSeed } from '../core/rng.ts';
 import type { OpenAITool } from '../core/chat.ts';
 import { originalCall, presentMessages, presentTools, type RenameMap } from './rename.ts';
 import type { Method, MethodContext, MethodRequest, PreparedMethod, Sampler } from './types.ts';
@@ -89,7 +90,7 @@ export function paramPrompt(toolDescription: string, param: { name: string; type
   return `A function does this: ${toolDescription}\nOne of its arguments${param.type ? ` (type ${param.type})` : ''} needs a name. ${what}\nWhat would you call this argument? Answer with the argument name only, in snake_case.`;
 }
 
-async function pick(s: Sampler, prompt: string, o: Required<PaToolOptions>, seed: number): Promise<{ name: string | null; candidates: string[]; reference: string | null }> {
+async function pick(s: Sampler, prompt: string, o: Required<PaToolOptions>, seed: number): Promise<Picked> {
   const answers = await s.sample(prompt, { n: o.n, temperature: o.temperature, seed, maxTokens: o.maxTokens });
   const [greedy] = await s.sample(prompt, { n: 1, temperature: 0, seed, maxTokens: o.maxTokens });
   const candidates = answers.map(extractName).filter((x): x is string => x !== null);
@@ -97,18 +98,35 @@ async function pick(s: Sampler, prompt: string, o: Required<PaToolOptions>, seed
   return { name: selectName(candidates, reference, o.alpha), candidates, reference };
 }
 
-/** The rename map PA-Tool chooses for these tools (pure given the sampler's answers). */
-export async function paToolRename(tools: readonly OpenAITool[], sampler: Sampler, seed: number, opts: PaToolOptions = {}): Promise<{ map: RenameMap; log: Array<{ component: string; chosen: string; candidates: number; reference: string | null }> }> {
+type Picked = { name: string | null; candidates: string[]; reference: string | null };
+
+/**
+ * The rename map PA-Tool chooses for these tools (pure given the sampler's answers). Each component is asked with
+ * a seed derived from its prompt, so the same tool (or parameter) gets the same samples in every tool set;
+ * `picks` shares the answers across calls (one adaptation per component, not per tool set).
+ */
+export async function paToolRename(
+  tools: readonly OpenAITool[],
+  sampler: Sampler,
+  seed: number,
+  opts: PaToolOptions = {},
+  picks: Map<string, Promise<Picked>> = new Map(),
+): Promise<{ map: RenameMap; log: Array<{ component: string; chosen: string; candidates: number; reference: string | null }> }> {
   const o = { ...PA_TOOL_DEFAULTS, ...opts };
+  const ask = (prompt: string): Promise<Picked> => {
+    const key = `${seed}\u0000${prompt}`;
+    let p = picks.get(key);
+    if (!p) picks.set(key, (p = pick(sampler, prompt, o, deriveSeed(seed, 'pa_tool', prompt) % 2 ** 31)));
+    return p;
+  };
   const map: RenameMap = { tools: {}, params: {} };
   const log: Array<{ component: string; chosen: string; candidates: number; reference: string | null }> = [];
   const originals = new Set(tools.map((t) => t.function.name));
   const usedTools = new Set<string>();
-  let k = 0;
   for (const t of [...tools].sort((a, b) => (a.function.name < b.function.name ? -1 : 1))) {
     const f = t.function;
     const desc = f.description ?? f.name;
-    const r = await pick(sampler, toolPrompt(desc), o, seed + 1000 * k++);
+    const r = await ask(toolPrompt(desc));
     const name = r.name && !usedTools.has(r.name) && (r.name === f.name || !originals.has(r.name)) ? r.name : f.name;
     usedTools.add(name);
     if (name !== f.name) map.tools[f.name] = name;
@@ -118,7 +136,7 @@ export async function paToolRename(tools: readonly OpenAITool[], sampler: Sample
     const used = new Set<string>();
     const pmap: Record<string, string> = {};
     for (const [p, s] of Object.entries(props)) {
-      const r2 = await pick(sampler, paramPrompt(desc, { name: p, ...(typeof s?.type === 'string' ? { type: s.type } : {}), ...(s?.description ? { description: s.description } : {}) }), o, seed + 1000 * k++);
+      const r2 = await ask(paramPrompt(desc, { name: p, ...(typeof s?.type === 'string' ? { type: s.type } : {}), ...(s?.description ? { description: s.description } : {}) }));
       const pn = r2.name && !used.has(r2.name) && (r2.name === p || !(r2.name in props)) ? r2.name : p;
       used.add(pn);
       if (pn !== p) pmap[p] = pn;
@@ -129,9 +147,13 @@ export async function paToolRename(tools: readonly OpenAITool[], sampler: Sample
   return { map, log };
 }
 
-/** The PA-Tool method; the rename map is computed once per distinct tool set and reused. */
+/**
+ * The PA-Tool method; the rename map is computed once per distinct tool set, each component sampled once. One
+ * instance per model: the caches do not tell samplers apart.
+ */
 export function paTool(opts: PaToolOptions = {}): Method {
   const cache = new Map<string, Promise<{ map: RenameMap; log: unknown }>>();
+  const picks = new Map<string, Promise<Picked>>();
   return {
     name: 'pa_tool',
     async prepare(req: MethodRequest, ctx: MethodContext): Promise<PreparedMethod> {
@@ -139,7 +161,7 @@ export function paTool(opts: PaToolOptions = {}): Method {
       const sampler = ctx.sampler;
       const key = sha256(stableStringify({ tools: req.tools, seed: ctx.seed, opts }));
       let got = cache.get(key);
-      if (!got) cache.set(key, (got = paToolRename(req.tools, sampler, ctx.seed, opts)));
+      if (!got) cache.set(key, (got = paToolRename(req.tools, sampler, ctx.seed, opts, picks)));
       const { map, log } = await got;
       return {
         request: { tools: presentTools(req.tools, map), messages: presentMessages(req.messages, map) },

@@ -2,27 +2,53 @@ import { fmtEstimate } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson } from '../report/summary.ts';
 import { barChart, type Bar } from '../report/svg.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
-import { aggregateProbe, probeMarkdown, probeOutcomes } from './report.ts';
+import { aggregateAxes, armOfMeta, axesOfConfig, caseOutcomes, decodeMetrics, layerMetrics, referenceArm } from './arms-report.ts';
+import { lowerIsBetterOf } from './axes/direction.ts';
+import { conditionalName, LAYERS, toolhoundName } from './axes/rates.ts';
+import { CAUSES, TIERS } from './attribute/index.ts';
+import { aggregateProbe, only, probeMarkdown } from './report.ts';
+import { armKey } from './run/arms.ts';
 import type { ProbeMeta } from './run/types.ts';
+import { LAYERED_METRICS } from './score/index.ts';
 
 const bar = (label: string, e: EstimateJson | undefined): Bar => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
 
-/** The probe suite's aggregator: layered scores under both parser tiers, attribution, per-category rows. */
+/** Every metric name the probe reports (patterns end in `.*`): the direction registry words them all. */
+export const PROBE_METRICS: readonly string[] = (() => {
+  const tier = ['accuracy', ...LAYERED_METRICS, ...LAYERS.flatMap((l) => [`layers.${toolhoundName(l)}`, `layers.${conditionalName(l)}`])];
+  return [...tier, ...tier.map((m) => `lenient.${m}`), 'error_rate', 'truncated', 'repetition', ...TIERS.flatMap((t) => CAUSES.map((c) => `attribution.${t}.${c}`)), 'attribution.*'];
+})();
+
+/**
+ * The probe suite's aggregator: layered scores under both parser tiers and both layer readings, attribution (toolgauge's
+ * and Toolhound's tree), per-category rows; with axes, per-arm numbers and the paired comparisons between arms. The
+ * headline metrics are the reference arm's (free, baseline, first model) — a run without axes is unchanged.
+ */
 export const probeAggregator: SuiteAggregator<ProbeMeta> = {
-  aggregate(metas, seed) {
-    const a = aggregateProbe(metas, seed);
+  aggregate(all, seed, config) {
+    const metas = only(all);
+    const ax = axesOfConfig(config);
+    const refMetas = ax ? metas.filter((m) => armKey(armOfMeta(m, referenceArm(ax))) === armKey(referenceArm(ax))) : metas;
+    const a = aggregateProbe(refMetas, seed);
+    const axes = aggregateAxes(metas, seed, config, config.simulated === true);
+    const errors = metas.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! }));
+    const multi = Object.keys(axes.arms).length > 0;
     return {
-      counts: a.counts,
-      metrics: a.metrics,
-      breakdowns: a.breakdowns,
-      errors: a.errors,
-      extra: a.extra,
-      harnessErrors: a.counts.errors ?? 0,
-      instances: a.counts.instances ?? 0,
+      counts: { ...a.counts, errors: errors.length, ...(multi ? { arms: Object.keys(axes.arms).length, arm_runs: metas.length } : {}) },
+      metrics: { ...a.metrics, ...layerMetrics(refMetas, seed), ...decodeMetrics(refMetas, seed) },
+      breakdowns: { ...a.breakdowns, ...(multi ? { arm: axes.arms } : {}) },
+      errors,
+      extra: { ...a.extra, ...axes.extra },
+      harnessErrors: errors.length,
+      instances: new Set(metas.map((m) => m.id)).size,
     };
   },
-  outcomes: probeOutcomes,
-  lowerIsBetter: ['error_rate', 'false_trigger', 'lenient.false_trigger', 'attribution.*'],
+  outcomes(all) {
+    // Keyed by instance id (the arm is part of it), for `report --compare` of runs on the same cases and arms.
+    const metas = only(all);
+    return caseOutcomes(metas.map((m) => ({ ...m, case_id: m.id })));
+  },
+  lowerIsBetter: lowerIsBetterOf(PROBE_METRICS),
   comparableOn: ['transport'],
   markdown: probeMarkdown,
   terminal(s, outDir) {
@@ -52,9 +78,26 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> = {
     const sim = s.notice ? ' — simulator' : '';
     const layered = ['accuracy', 'parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger'].flatMap((m) => [bar(`${m} (strict)`, flat[m]), bar(`${m} (lenient)`, flat[`lenient.${m}`])]);
     const causes = ['framework_template_bug', 'framework_parser_gap', 'model_format_failure', 'model_decision_failure'].flatMap((c) => [bar(`${c} (strict)`, flat[`attribution.strict.${c}`]), bar(`${c} (lenient)`, flat[`attribution.lenient.${c}`])]);
-    return [
+    const out = [
       { file: 'charts/layered.svg', label: 'Layered scores with 95% CI', svg: barChart(layered, { title: `Probe layered scores (95% CI)${sim}`, axisLabel: 'rate' }) },
       { file: 'charts/attribution.svg', label: 'Share of cases per attributed cause', svg: barChart(causes, { title: `Probe: cases per attributed cause (95% CI)${sim}`, axisLabel: 'share of cases' }) },
     ];
+    const ax = s.extra.axes as { decode: string[]; varying: string[]; arms: Array<{ label: string; arm: { decode: string; method: string; model: string } }> } | undefined;
+    const byArm = (s.breakdowns.arm ?? {}) as Record<string, unknown>;
+    const armFlat = (label: string) => flattenMetrics((byArm[label] ?? {}) as never);
+    if (ax && ax.decode.length > 1) {
+      // free vs constrained per layer, at the reference method and model
+      const ref = ax.arms[0]!.arm;
+      const arms = ax.arms.filter((a) => a.arm.method === ref.method && a.arm.model === ref.model);
+      const rows = ['parse_ok', 'layers.schema_valid.over_call_expected', 'layers.tool_correct.over_call_expected', 'layers.args_correct.over_call_expected', 'no_call', 'false_trigger', 'truncated'];
+      const bars = rows.flatMap((m) => arms.map((a) => bar(`${m.replace('layers.', '').replace('.over_call_expected', '')} (${a.arm.decode})`, armFlat(a.label)[m])));
+      out.push({ file: 'charts/decode.svg', label: 'Decode comparison: free vs constrained, per layer', svg: barChart(bars, { title: `Decode comparison per layer (95% CI; layers over call-expected cases)${sim}`, axisLabel: 'rate' }) });
+    }
+    const lineup = s.extra.lineup as Array<{ label: string; metrics: Record<string, { value: number | null; lo: number | null; hi: number | null; n: number }> }> | null | undefined;
+    if (lineup?.length) {
+      const bars = lineup.map((r) => ({ label: r.label, value: r.metrics.accuracy?.value ?? null, lo: r.metrics.accuracy?.lo ?? null, hi: r.metrics.accuracy?.hi ?? null, n: r.metrics.accuracy?.n ?? 0 }));
+      out.push({ file: 'charts/lineup.svg', label: 'Lineup: accuracy per model', svg: barChart(bars, { title: `Lineup: accuracy per model (95% CI)${sim}`, axisLabel: 'accuracy (strict)' }) });
+    }
+    return out;
   },
 };

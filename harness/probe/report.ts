@@ -6,6 +6,7 @@ import { CAUSES, TIERS, VERDICT_KINDS, type Tier } from './attribute/index.ts';
 import { CATEGORY_NAMES } from './cases/types.ts';
 import { LAYERED_METRICS, METRIC_DENOMINATORS, type LayeredMetric } from './score/index.ts';
 import type { ProbeMeta } from './run/types.ts';
+import { axesSections, layerReadingsSection, toolhoundTreeSection } from './arms-markdown.ts';
 
 /**
  * Probe numbers from the tests' meta (pure: the reporter, `toolgauge report` and merged shard reports compute the
@@ -59,7 +60,7 @@ export function probeRate(items: ReadonlyArray<{ family: string; x: number }>, d
 const scoreOf = (tier: Tier, metric: LayeredMetric): Value => (m) => m.scores?.[tier][metric] ?? null;
 const passedOf = (tier: Tier): Value => (m) => (m.passed[tier] ? 1 : 0);
 
-function tierMetrics(metas: readonly ProbeMeta[], tier: Tier, seed: number, prefix: string): Record<string, MetricEstimate> {
+export function tierMetrics(metas: readonly ProbeMeta[], tier: Tier, seed: number, prefix: string): Record<string, MetricEstimate> {
   const out: Record<string, MetricEstimate> = {};
   out[`${prefix}accuracy`] = probeRate(perCase(metas, passedOf(tier)), 'cases (call-expected and abstention)', seed);
   for (const metric of LAYERED_METRICS) out[`${prefix}${metric}`] = probeRate(perCase(metas, scoreOf(tier, metric)), METRIC_DENOMINATORS[metric], seed);
@@ -265,6 +266,7 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
       '',
     ];
   },
+  ({ s }) => layerReadingsSection(s),
   function attributionSection({ s, flat }) {
     const c = s.counts;
     const attribution = (s.extra.attribution ?? {}) as Record<Tier, Record<string, number>>;
@@ -294,6 +296,7 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
       '',
     ];
   },
+  ({ s }) => toolhoundTreeSection(s),
   function byCategory({ s }) {
     const byCat = (s.breakdowns.category ?? {}) as Record<string, Record<string, unknown>>;
     const names = (s.extra.categories ?? {}) as Record<string, string>;
@@ -322,8 +325,12 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
     if (tpl.engine_limitations?.length) out.push(`Engine limitations (not template defects): ${mdText(tpl.engine_limitations.join('; '))}`, '');
     return out;
   },
+  ({ s }) => axesSections(s),
   function charts({ s }) {
-    return Object.entries((s.extra.charts ?? {}) as Record<string, string>).flatMap(([label, file]) => [`![${label}](${file})`, '']);
+    const shown = new Set(['charts/decode.svg', 'charts/lineup.svg']);
+    return Object.entries((s.extra.charts ?? {}) as Record<string, string>)
+      .filter(([, file]) => !shown.has(file))
+      .flatMap(([label, file]) => [`![${label}](${file})`, '']);
   },
   function failing({ s }) {
     const failures = (s.extra.failures ?? []) as Array<{ id: string; cat: string; strict: { cause: string | null; kind: string }; lenient: { cause: string | null; kind: string }; expected: unknown; actual: { strict: Array<{ name: string; arguments: unknown }>; lenient: Array<{ name: string; arguments: unknown }> } | null }>;

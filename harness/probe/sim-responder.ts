@@ -6,13 +6,15 @@ import type { RunConfig } from '../core/config.ts';
 import { jsonToPy, pyRepr } from '../core/pyliteral/index.ts';
 import { deriveSeed, hashString, Rng } from '../core/rng.ts';
 import type { PolicySpec } from '../sim/policy-spec.ts';
-import type { ChatBody, Responder, SimRequestContext } from '../sim/server.ts';
+import type { ChatBody, Responder, SimCompletion, SimRequestContext } from '../sim/server.ts';
 import type { SimReply } from '../sim/server.ts';
 import { loadCases } from './cases/load.ts';
 import { priorCalls, type ExpectedCall, type ProbeCase } from './cases/types.ts';
-import { familyOfTemplate, parseToolCalls, renderToolCalls, type Family } from '../parse/index.ts';
+import { constraintOfRequest } from '../constrain/from-request.ts';
+import { constrainedOutput } from '../constrain/simulate.ts';
+import { familyOfTemplate, parseToolCalls, renderToolCalls, type Family, type ToolSchema } from '../parse/index.ts';
 import { selectCases, type ProbeSettings } from './run/env.ts';
-import { applyShape, chooseShape, referenceTemplate, renderChat, SHAPES, type MessageShape } from './templates/index.ts';
+import { applyShape, chooseShape, detectFamily, referenceTemplate, renderChat, SHAPES, type MessageShape } from './templates/index.ts';
 
 /**
  * The simulated model on probe cases — a CALIBRATION FIXTURE, not a model. It knows each case's expected calls
@@ -29,6 +31,16 @@ import { applyShape, chooseShape, referenceTemplate, renderChat, SHAPES, type Me
  *   case, or no call; `template_bug`: the oracle — the bug lives in a template (see below).
  * - `sim:wrong` = decision_failure on every case; `sim:coin?p=` = oracle with probability p, else
  *   decision_failure (seeded per case and trial); naive / untagged / flaky = oracle.
+ *
+ * Constraints. When the request carries one (a llama.cpp lazy grammar, a vLLM / SGLang structural tag, OpenAI
+ * strict tools — harness/constrain/from-request.ts reads it back), the policy's text goes through the simulated
+ * constrained decoder (harness/constrain/simulate.ts): a format fault is forced into a conforming call of what
+ * the model meant, a decision fault (a clean wrong call, no call) stays, a forced free string may loop.
+ *
+ * Methods. The simulated model answers a method's naming prompts (`x-toolgauge-variant: pa_tool`) with the
+ * name its own vocabulary gives a description (`simName`: the first two content words), with seeded noise
+ * when sampled; it recognises the tools of a case under their presented names (chat: the request's tools,
+ * position by position; completions: the names quoted in the prompt) and calls them by those names.
  *
  * Transports. Completions: toolgauge renders the template and sends text; the policy reads that text.
  * Chat: the simulator plays the server — it renders the messages with its own server template (the configured
@@ -244,6 +256,114 @@ export function serverReply(text: string, family: Family, caseId: string): SimRe
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Methods: the simulated model's own names, and the case as it is presented
+
+const STOP = new Set(['a', 'an', 'the', 'of', 'for', 'to', 'in', 'on', 'at', 'by', 'with', 'and', 'or', 'it', 'its', 'is', 'be', 'get', 'gets', 'this', 'that', 'from', 'as', 'optionally', 'followed', 'given', 'some', 'one']);
+
+/** The name this simulated model gives what a text describes: its first two content words, snake_case; null when none. */
+export function simName(text: string): string | null {
+  const words = (text.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => !STOP.has(w) && w.length > 1);
+  return words.length ? words.slice(0, 2).join('_') : null;
+}
+
+/** The answer to a method's naming prompt: the preferred name, or (sampled, 1 in 4) a near variant of it. */
+export function namingAnswer(prompt: string, temperature: number, seed: number): string {
+  const param = /It holds: (.*)/.exec(prompt)?.[1] ?? /currently called "([^"]+)"/.exec(prompt)?.[1];
+  const what = param ?? /does(?: this)?: (.*)/.exec(prompt)?.[1] ?? prompt;
+  const name = simName(what) ?? 'thing';
+  if (temperature > 0 && new Rng(deriveSeed(seed, 'sim-name', prompt)).chance(0.25)) {
+    const parts = name.split('_');
+    return parts.length > 1 ? parts.reverse().join('_') : `${name}_value`;
+  }
+  return name;
+}
+
+/** original tool name → presented name, and each tool's original parameter → presented parameter. */
+export interface PresentedView {
+  tools: Record<string, string>;
+  params: Record<string, Record<string, string>>;
+}
+
+const propsOf = (t: Pick<ToolSchema, 'parameters'> | undefined): string[] => Object.keys(((t?.parameters as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}) as object);
+
+/** Chat: the request's tools are the case's, in order, perhaps renamed — read the names position by position. */
+export function viewFromTools(c: Pick<ProbeCase, 'tools'>, tools: readonly OpenAITool[] | undefined): PresentedView | null {
+  if (!tools || tools.length !== c.tools.length) return null;
+  const view: PresentedView = { tools: {}, params: {} };
+  c.tools.forEach((t, i) => {
+    const shown = tools[i]!.function;
+    if (shown.name !== t.function.name) view.tools[t.function.name] = shown.name;
+    const a = propsOf(t.function);
+    const b = propsOf(shown);
+    if (a.length !== b.length) return;
+    const m: Record<string, string> = {};
+    a.forEach((k, j) => {
+      if (b[j] !== k) m[k] = b[j]!;
+    });
+    if (Object.keys(m).length) view.params[t.function.name] = m;
+  });
+  return Object.keys(view.tools).length || Object.keys(view.params).length ? view : null;
+}
+
+/** Completions: a tool whose own name is not quoted in the prompt but this model's name for it is, goes by that name. */
+export function viewFromPrompt(c: Pick<ProbeCase, 'tools'>, prompt: string): PresentedView | null {
+  const quoted = (n: string) => prompt.includes(`"${n}"`);
+  const view: PresentedView = { tools: {}, params: {} };
+  for (const t of c.tools) {
+    const f = t.function;
+    const pref = simName(f.description ?? f.name);
+    if (!quoted(f.name) && pref && quoted(pref)) view.tools[f.name] = pref;
+    const props = ((f.parameters as { properties?: Record<string, { description?: string }> } | undefined)?.properties ?? {}) as Record<string, { description?: string }>;
+    const m: Record<string, string> = {};
+    for (const [k, s] of Object.entries(props)) {
+      const pp = simName(s?.description ?? k);
+      if (pp && pp !== k && !quoted(k) && quoted(pp)) m[k] = pp;
+    }
+    if (Object.keys(m).length) view.params[f.name] = m;
+  }
+  return Object.keys(view.tools).length || Object.keys(view.params).length ? view : null;
+}
+
+function renameCall<T extends { name: string; arguments: Record<string, unknown> }>(call: T, v: PresentedView): T {
+  const pm = v.params[call.name] ?? {};
+  return { ...call, name: v.tools[call.name] ?? call.name, arguments: Object.fromEntries(Object.entries(call.arguments).map(([k, x]) => [pm[k] ?? k, x])) };
+}
+
+/** The case as the model sees it: tools, prior calls and the calls it means under their presented names. */
+export function presentCase(c: ProbeCase, v: PresentedView | null): ProbeCase {
+  if (!v) return c;
+  const tools = c.tools.map((t) => {
+    const pm = v.params[t.function.name] ?? {};
+    const p = t.function.parameters as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+    const parameters = p ? { ...p, ...(p.properties ? { properties: Object.fromEntries(Object.entries(p.properties).map(([k, x]) => [pm[k] ?? k, x])) } : {}), ...(p.required ? { required: p.required.map((k) => pm[k] ?? k) } : {}) } : undefined;
+    return { ...t, function: { ...t.function, name: v.tools[t.function.name] ?? t.function.name, ...(parameters ? { parameters } : {}) } };
+  });
+  const messages = c.messages.map((m) => {
+    if (m.role !== 'assistant' || !m.tool_calls?.length) return m;
+    return {
+      ...m,
+      tool_calls: m.tool_calls.map((tc) => {
+        let args: Record<string, unknown> = {};
+        try {
+          args = JSON.parse(tc.function.arguments) as Record<string, unknown>;
+        } catch {
+          return tc;
+        }
+        const r = renameCall({ name: tc.function.name, arguments: args }, v);
+        return { ...tc, function: { name: r.name, arguments: JSON.stringify(r.arguments) } };
+      }),
+    };
+  });
+  return { ...c, tools, messages, expected: c.expected ? c.expected.map((e) => renameCall(e, v)) : null };
+}
+
+/** What the model meant to call under its behaviour (the simulator knows; the constrained decoder keeps it). */
+export function intentOf(behaviour: Behaviour, c: ProbeCase): Array<{ name: string; arguments: Record<string, unknown> }> | null {
+  if (behaviour === 'decision_failure') return wrongDecision(c);
+  return c.expected ? asParsed(c.expected) : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The responder
 
 export interface ProbeSimConfig {
@@ -251,6 +371,8 @@ export interface ProbeSimConfig {
   lookup(id: string): ProbeCase | undefined;
   /** The configured chat template (`--template`): the model's own template and, for chat, the server's. */
   template: string | null;
+  /** A lineup's per-model templates (by the model name requests carry), over `template`. */
+  templates?: Record<string, string>;
 }
 
 const shapes = new Map<string, MessageShape>();
@@ -266,25 +388,53 @@ export function serverTemplate(cfg: Pick<ProbeSimConfig, 'template'>, behaviour:
   return referenceTemplate('hermes')!;
 }
 
+/** The policy's text through the constrained decoder the request asks for (unchanged without a constraint). */
+function decode(text: string, body: Record<string, unknown>, family: Family, tools: ToolSchema[], behaviour: Behaviour, c: ProbeCase, spec: PolicySpec, trial: number): { text: string; cut: boolean } {
+  const k = constraintOfRequest(body, family, tools);
+  if (!k) return { text, cut: false };
+  const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : null;
+  const d = constrainedOutput(text, k, { key: `${c.id}|${trial}`, seed: spec.seed, intent: intentOf(behaviour, c), ...(maxTokens ? { maxChars: maxTokens * 4 } : {}) });
+  return { text: d.text, cut: d.truncated };
+}
+
 export function createProbeResponder(cfg: ProbeSimConfig): Responder {
   const need = (id: string): ProbeCase => {
     const c = cfg.lookup(id);
     if (!c) throw new Error(`simulator: no probe case '${id}' in the suite's case file`);
     return c;
   };
-  const modelFamily = (prompt: string): Family => familyOfTemplate(cfg.template ?? '') ?? familyOfTemplate(prompt) ?? 'hermes';
+  const templateOf = (model: string): string | null => cfg.templates?.[model] ?? cfg.template;
+  const modelFamily = (model: string, prompt: string): Family => {
+    const t = templateOf(model);
+    return (t !== null ? detectFamily(t) : null) ?? familyOfTemplate(prompt) ?? 'hermes';
+  };
   return {
     chat(spec: PolicySpec, body: ChatBody, ctx: SimRequestContext): SimReply {
+      const raw = body as unknown as Record<string, unknown>;
+      if (ctx.variant === 'pa_tool') {
+        const last = body.messages.at(-1);
+        const prompt = typeof last?.content === 'string' ? last.content : '';
+        return { content: namingAnswer(prompt, typeof raw.temperature === 'number' ? raw.temperature : 0, (typeof raw.seed === 'number' ? raw.seed : 0) + spec.seed) };
+      }
       const c = need(ctx.id);
       const behaviour = behaviourFor(spec, c.id, ctx.trial);
-      const source = serverTemplate(cfg, behaviour);
-      const family = familyOfTemplate(source) ?? 'hermes';
+      const source = serverTemplate({ template: templateOf(body.model) }, behaviour);
+      const family = detectFamily(source) ?? 'hermes';
+      const pc = presentCase(c, viewFromTools(c, body.tools));
       const prompt = renderChat(source, { messages: applyShape(body.messages, shapeFor(source)), tools: body.tools, addGenerationPrompt: true });
-      return serverReply(modelOutput(behaviour, c, prompt, family), family, c.id);
+      const d = decode(modelOutput(behaviour, pc, prompt, family), raw, family, (body.tools ?? []).map((t) => t.function), behaviour, pc, spec, ctx.trial);
+      const reply = serverReply(d.text, family, c.id);
+      return d.cut ? { ...reply, finish_reason: 'length' } : reply;
     },
-    completion(spec: PolicySpec, prompt: string, ctx: SimRequestContext): string {
+    completion(spec: PolicySpec, prompt: string, ctx: SimRequestContext, body?: Record<string, unknown>): SimCompletion {
       const c = need(ctx.id);
-      return modelOutput(behaviourFor(spec, c.id, ctx.trial), c, prompt, modelFamily(prompt));
+      const behaviour = behaviourFor(spec, c.id, ctx.trial);
+      const family = modelFamily(typeof body?.model === 'string' ? body.model : '', prompt);
+      const pc = presentCase(c, viewFromPrompt(c, prompt));
+      const text = modelOutput(behaviour, pc, prompt, family);
+      if (!body) return text;
+      const d = decode(text, body, family, pc.tools.map((t) => t.function), behaviour, pc, spec, ctx.trial);
+      return d.cut ? { text: d.text, finish_reason: 'length' } : d.text;
     },
   };
 }
@@ -294,21 +444,22 @@ export function createProbeResponder(cfg: ProbeSimConfig): Responder {
  * palette and date the suite uses, loaded on the first probe request.
  */
 export function probeSimResponder(run: RunConfig, s: ProbeSettings): Responder {
-  let state: { byId: Map<string, ProbeCase>; template: string | null } | undefined;
+  let state: { byId: Map<string, ProbeCase>; template: string | null; templates: Record<string, string> } | undefined;
   const load = () => {
     if (state) return state;
     const loaded = loadCases(s.casesFile, { ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}), dateContext: run.injectedDate });
     const byId = new Map(selectCases(loaded.cases, { split: 'all', only: undefined, categories: undefined }).map((c) => [headerId(c.id), c]));
-    state = { byId, template: s.templateFile ? readFileSync(s.templateFile, 'utf8') : null };
+    const templates = Object.fromEntries(s.models.filter((m) => m.template).map((m) => [m.model, readFileSync(m.template!, 'utf8')]));
+    state = { byId, template: s.templateFile ? readFileSync(s.templateFile, 'utf8') : null, templates };
     return state;
   };
   const inner = () => {
     const st = load();
-    return createProbeResponder({ lookup: (id) => st.byId.get(id), template: st.template });
+    return createProbeResponder({ lookup: (id) => st.byId.get(id), template: st.template, templates: st.templates });
   };
   let r: Responder | undefined;
   return {
     chat: (spec, body, ctx) => (r ??= inner()).chat!(spec, body, ctx),
-    completion: (spec, prompt, ctx) => (r ??= inner()).completion!(spec, prompt, ctx),
+    completion: (spec, prompt, ctx, body) => (r ??= inner()).completion!(spec, prompt, ctx, body),
   };
 }

@@ -1,15 +1,23 @@
 import { existsSync } from 'node:fs';
+import { redactUrl, type RunConfig } from '../core/config.ts';
 import { sha256File } from '../core/hash.ts';
 import { defaultOutDir } from '../kit/outdir.ts';
-import type { SuiteDefinition, Verdict } from '../kit/types.ts';
-import { probeAggregator } from './aggregator.ts';
+import type { RunContext, SuiteDefinition, Verdict } from '../kit/types.ts';
+import { constraintFor } from '../constrain/requests.ts';
+import type { Method } from '../methods/types.ts';
+import { paTool, PA_TOOL_DEFAULTS } from '../methods/pa-tool.ts';
+import { ModelClient } from '../model/client.ts';
+import { isSimModel } from '../sim/policy-spec.ts';
+import type { RunIdentity } from './axes/lineup.ts';
+import { probeAggregator, PROBE_METRICS } from './aggregator.ts';
 import { defaultToolsFile, loadCases } from './cases/load.ts';
-import type { ProbeCase } from './cases/types.ts';
 import { probeMatchers } from './matchers.ts';
-import { readProbeEnv, selectCases, type ProbeSettings } from './run/env.ts';
+import { checkAxes, familyFor, instancesOf, instanceTestName, modelEntry, onSimulator, serverFor, templateFileOf, varyingAxes, type ProbeInstance } from './run/arms.ts';
+import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
 import { PROBE_FILES } from './run/output.ts';
-import { runProbeCase } from './run/run-case.ts';
-import { resolveTemplate } from './run/template.ts';
+import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
+import { chatSampler } from './run/sampler.ts';
+import { resolveTemplate, type PreparedTemplate } from './run/template.ts';
 import type { ProbeMeta, ProbeRecord } from './run/types.ts';
 import { probeSimResponder } from './sim-responder.ts';
 
@@ -20,49 +28,124 @@ export function probeMeta(rec: ProbeRecord): ProbeMeta {
   return { ...rec, pass, reason: rec.error ?? (pass ? null : `${v.cause ?? v.kind}: ${v.evidence}`) };
 }
 
+/** A model's template, prepared once per process (its own lineup template, else `--template`). */
+export function templateOf(m: ModelEntry, s: ProbeSettings, injectedDate: string): PreparedTemplate | null {
+  return resolveTemplate({ transport: s.transport, templateFile: templateFileOf(m, s) }, injectedDate);
+}
+
+/** Probe instances carry their test name (the kit names a test from the instance alone). */
+type Instance = ProbeInstance & { name: string };
+
+// Clients and methods per model, shared by every test of a worker. A lineup entry's client has the kit client's
+// options (timeouts, retries, cache, backoff, concurrency) with the entry's model, endpoint and key.
+const clients = new Map<string, ModelClient>();
+const methods = new Map<string, Method>();
+
+function clientFor(ctx: RunContext<ProbeSettings>, m: ModelEntry): ModelClient {
+  const base = ctx.client();
+  if (m.model === ctx.run.model && m.baseUrl === undefined && !ctx.settings.apiKeys[m.label]) return base;
+  const opts = {
+    ...base.opts,
+    model: m.model,
+    baseUrl: m.baseUrl ?? base.opts.baseUrl,
+    // A key goes only to the endpoint it belongs to: the run's key for the run's endpoint, an entry's own key otherwise.
+    apiKey: ctx.settings.apiKeys[m.label] ?? (m.baseUrl === undefined ? base.opts.apiKey : 'not-needed'),
+  };
+  const key = JSON.stringify(opts);
+  let c = clients.get(key);
+  if (!c) clients.set(key, (c = new ModelClient(opts)));
+  return c;
+}
+
+function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelClient, seed: number): ProbeRunContext['method'] {
+  if (name === 'baseline') return undefined;
+  const key = `${name}|${m.label}|${s.paToolSamples ?? ''}|${JSON.stringify(client.opts.baseUrl)}`;
+  let method = methods.get(key);
+  if (!method) methods.set(key, (method = paTool(s.paToolSamples ? { n: s.paToolSamples } : {})));
+  const sampler = chatSampler(client, name, s.topP);
+  const bound = method;
+  return { name, prepare: (req) => bound.prepare(req, { sampler, seed }) };
+}
+
+/** What the quantization guard checks for a model: the template's hash and the tokenizer, with where each came from. */
+export function identityOf(m: ModelEntry, s: ProbeSettings, tpl: PreparedTemplate | null): RunIdentity {
+  const ep = s.endpoints[m.label];
+  const template = tpl ? { sha256: tpl.sha256, source: '--template' as const } : ep?.template_sha256 ? { sha256: ep.template_sha256, source: 'server' as const } : null;
+  const tokenizer = s.tokenizer && s.models.length === 1 ? { id: s.tokenizer, source: '--tokenizer' as const } : ep?.tokenizer ? { id: ep.tokenizer, source: 'server' as const } : null;
+  return { label: m.label, template, tokenizer };
+}
+
+const simulated = (run: RunConfig, s: ProbeSettings) => s.models.some((m) => onSimulator(m, run) || isSimModel(m.model));
+
 /**
- * Probe on the suite kit: each case (× trial) asks once through the chosen transport, is parsed under both tiers,
- * scored in layers and attributed; the kit appends its record to cases.jsonl.
+ * Probe on the suite kit: each case × arm (decode, method, model) asks once through the chosen transport, is parsed
+ * under both tiers, scored in layers and attributed; the kit appends its record to cases.jsonl.
  */
-export const probeSuite: SuiteDefinition<ProbeCase, ProbeMeta, ProbeSettings> = {
+export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
   name: 'probe',
   title: 'Probe',
-  settings: (env) => readProbeEnv(env),
+  settings: (env, run) => readProbeEnv(env, run.model),
   outDir: (run, s) => defaultOutDir(run.outDir, 'probe', s.transport),
   outputs: [PROBE_FILES.cases],
   recordFiles: [PROBE_FILES.cases],
   load(run, s) {
     const loaded = loadCases(s.casesFile, { ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}), dateContext: run.injectedDate });
-    // Prepare the template once, while collecting (its check runs here, not in the first test).
-    resolveTemplate(s, run.injectedDate);
-    return { instances: selectCases(loaded.cases, s), dataset: existsSync(s.casesFile) ? { file: s.casesFile, sha256: sha256File(s.casesFile), origin: 'probe cases' } : null };
+    // Prepare each template once, while collecting (its check runs here, not in the first test), and refuse an
+    // axis the run cannot honour before any instance runs.
+    const families = new Map(s.models.map((m) => [m.label, templateOf(m, s, run.injectedDate)?.family ?? null]));
+    checkAxes(s, run, (m) => families.get(m.label) ?? null);
+    const axes = varyingAxes(s);
+    const instances = instancesOf(selectCases(loaded.cases, s), s).map((i) => ({ ...i, name: instanceTestName(i, axes) }));
+    return { instances, dataset: existsSync(s.casesFile) ? { file: s.casesFile, sha256: sha256File(s.casesFile), origin: 'probe cases' } : null };
   },
   parts: 4,
-  testName: (c) => `probe › ${c.cat} › ${c.id}`,
-  async run(c, ctx) {
+  testName: (i) => i.name,
+  async run(i, ctx) {
+    const s = ctx.settings;
+    const m = modelEntry(s, i.arm.model);
+    const client = clientFor(ctx, m);
+    const template = templateOf(m, s, ctx.run.injectedDate);
+    const sim = onSimulator(m, ctx.run);
+    const family = familyFor(m, s, template?.family ?? null, sim);
+    const server = serverFor(m, s, sim);
     const rec = await runProbeCase(
-      c,
-      { client: ctx.client(), transport: ctx.settings.transport, template: resolveTemplate(ctx.settings, ctx.run.injectedDate), family: ctx.settings.family, model: ctx.run.model, injectedDate: ctx.run.injectedDate, maxTokens: ctx.run.maxTokens },
+      i.case,
+      {
+        client,
+        transport: s.transport,
+        template,
+        family: family ?? 'auto',
+        model: m.model,
+        injectedDate: ctx.run.injectedDate,
+        maxTokens: ctx.run.maxTokens,
+        ...(s.topP !== undefined ? { topP: s.topP } : {}),
+        ...(i.arm.decode === 'constrained' && server ? { constrain: { server, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}) } } : {}),
+        ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed) } : {}),
+        arm: i.arm,
+      },
       ctx.trial,
+      i.id,
     );
     const meta = probeMeta(rec);
     return { meta, records: { [PROBE_FILES.cases]: meta } };
   },
-  failed: (c, trial, message) => {
+  failed: (i, trial, message) => {
+    const c = i.case;
     const v = { cause: null, kind: 'not_rendered' as const, evidence: message };
     return probeMeta({
-      suite: 'probe', id: c.id, trial, cat: c.cat, family: c.family, split: c.split, error: message, transport: 'chat', model: '', expects_call: c.expected !== null,
+      suite: 'probe', id: i.id, trial, cat: c.cat, family: c.family, split: c.split, error: message, transport: 'chat', model: '', expects_call: c.expected !== null,
       expected: c.expected, output: null, prompt_sha256: null, parse: null, parse_tier: 'none', scores: null, passed: { strict: false, lenient: false },
       cause: { strict: v, lenient: v }, template_sha256: null, template_findings: [], counterfactual: null, latency_ms: 0, attempts: 0,
-      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, wall_ms: 0,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, wall_ms: 0, case_id: c.id, arm: i.arm,
     });
   },
   verdict: probeVerdict,
   aggregator: probeAggregator,
   config(run, s) {
+    const ref = s.models[0]!;
     let template: Record<string, unknown> | null = null;
     try {
-      const t = resolveTemplate(s, run.injectedDate);
+      const t = templateOf(ref, s, run.injectedDate);
       if (t) {
         template = {
           file: t.file,
@@ -74,8 +157,34 @@ export const probeSuite: SuiteDefinition<ProbeCase, ProbeMeta, ProbeSettings> = 
         };
       }
     } catch (err) {
-      template = { file: s.templateFile ?? null, error: (err as Error).message };
+      template = { file: templateFileOf(ref, s) ?? null, error: (err as Error).message };
     }
+    const models = s.models.map((m) => {
+      let tpl: PreparedTemplate | null = null;
+      try {
+        tpl = templateOf(m, s, run.injectedDate);
+      } catch {
+        tpl = null;
+      }
+      const sim = onSimulator(m, run);
+      const family = familyFor(m, s, tpl?.family ?? null, sim);
+      const server = serverFor(m, s, sim);
+      const k = s.decode.includes('constrained') && server ? constraintFor(server, family, [{ name: 'tool', parameters: { type: 'object', properties: {} } }], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}) }) : null;
+      return {
+        label: m.label,
+        model: m.model,
+        base_url: m.baseUrl ? (redactUrl(m.baseUrl) ?? null) : null,
+        simulated: sim,
+        template_sha256: tpl?.sha256 ?? null,
+        family,
+        server,
+        constraint: k ? (k.ok ? k.mechanism : `refused: ${k.reason}`) : null,
+        quantization: m.quantization ?? null,
+        quantization_of: m.quantizationOf ?? null,
+        identity: identityOf(m, s, tpl),
+        endpoint: s.endpoints[m.label] ?? null,
+      };
+    });
     return {
       transport: s.transport,
       cases_file: s.casesFile,
@@ -85,6 +194,20 @@ export const probeSuite: SuiteDefinition<ProbeCase, ProbeMeta, ProbeSettings> = 
       categories: s.categories ?? null,
       family: s.family,
       template,
+      simulated: simulated(run, s),
+      axes: {
+        decode: s.decode,
+        method: s.methods,
+        server: s.server,
+        max_string_length: s.maxStringLength ?? null,
+        pa_tool: s.methods.includes('pa_tool') ? { ...PA_TOOL_DEFAULTS, ...(s.paToolSamples ? { n: s.paToolSamples } : {}) } : null,
+        lineup_file: s.lineupFile ?? null,
+        models,
+      },
+      label: ref.label,
+      quantization: ref.quantization ?? null,
+      quantization_of: ref.quantizationOf ?? null,
+      identity: models[0]!.identity,
       concurrency: run.concurrency,
       request_timeout_ms: run.requestTimeoutMs,
       retries: run.retries,
@@ -94,13 +217,32 @@ export const probeSuite: SuiteDefinition<ProbeCase, ProbeMeta, ProbeSettings> = 
   },
   templateSha256(run, s) {
     try {
-      return resolveTemplate(s, run.injectedDate)?.sha256 ?? null;
+      return templateOf(s.models[0]!, s, run.injectedDate)?.sha256 ?? null;
     } catch {
       return null;
     }
   },
+  generation(run, s) {
+    // What every request is asked with, and what the endpoints said about themselves (where they say it).
+    const endpoints = Object.fromEntries(
+      s.models.map((m) => {
+        const e = s.endpoints[m.label];
+        return [m.label, e ? { server: e.server, server_version: e.server_version, model_revision: e.model_revision, from: e.sources } : onSimulator(m, run) ? { server: 'toolgauge simulator', server_version: null, model_revision: null } : null];
+      }),
+    );
+    return {
+      temperature: run.temperature,
+      top_p: s.topP ?? null,
+      max_tokens: run.maxTokens ?? (s.transport === 'completions' ? 1024 : null),
+      seed: run.seed,
+      decode: s.decode,
+      method: s.methods,
+      ...(s.decode.includes('constrained') ? { max_string_length: s.maxStringLength ?? null } : {}),
+      endpoints,
+    };
+  },
   responder: (run, s) => probeSimResponder(run, s),
-  metricNames: () => ['accuracy', 'parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger', 'error_rate', 'lenient.*', 'attribution.*', 'pass@*', 'pass^*'],
+  metricNames: () => [...PROBE_METRICS, 'lenient.*', 'layers.*', 'pass@*', 'pass^*'],
 };
 
 export function probeVerdict(m: ProbeMeta): Verdict {
@@ -108,6 +250,7 @@ export function probeVerdict(m: ProbeMeta): Verdict {
   const v = (t: 'strict' | 'lenient') => (m.passed[t] ? 'pass' : `${m.cause[t].cause ?? m.cause[t].kind} (${m.cause[t].kind})`);
   const summary = m.error
     ? `error: ${m.error}`
-    : `strict: ${v('strict')} · lenient: ${v('lenient')} · parse tier ${m.parse_tier} · ${m.transport}${m.counterfactual ? ` · counterfactual ${m.counterfactual.passed.strict ? 'passes' : 'fails'}` : ''}${m.resumed ? ' · resumed' : ''}`;
+    : `strict: ${v('strict')} · lenient: ${v('lenient')} · parse tier ${m.parse_tier} · ${m.transport}${m.constraint ? ` · constrained (${m.constraint.mechanism})` : ''}${m.counterfactual ? ` · counterfactual ${m.counterfactual.passed.strict ? 'passes' : 'fails'}` : ''}${m.resumed ? ' · resumed' : ''}`;
   return { pass: r.pass, message: r.message(), summary };
 }
+

@@ -10,7 +10,12 @@ import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
 export interface SimReply {
   content: string | null;
   tool_calls?: ToolCall[];
+  /** Default: `tool_calls` when there are calls, else `stop` (`length`: the output ran into its budget). */
+  finish_reason?: 'stop' | 'length' | 'tool_calls';
 }
+
+/** A completions answer: the text, or the text with its finish reason (`length` when cut off). */
+export type SimCompletion = string | { text: string; finish_reason: 'stop' | 'length' };
 
 export interface SimCallContext {
   instance: string;
@@ -33,7 +38,8 @@ export interface SimRequestContext extends SimCallContext {
 /** A suite's responder: the next assistant message (chat) or raw text (completions) for one request. */
 export interface Responder {
   chat?(spec: PolicySpec, body: ChatBody, ctx: SimRequestContext): SimReply | Promise<SimReply>;
-  completion?(spec: PolicySpec, prompt: string, ctx: SimRequestContext): string | Promise<string>;
+  /** `body` is the whole request (server-specific fields such as a grammar included). */
+  completion?(spec: PolicySpec, prompt: string, ctx: SimRequestContext, body?: Record<string, unknown>): SimCompletion | Promise<SimCompletion>;
   /**
    * Which of the suite's instances a request is about, read from the request itself (the question, the offered
    * tools), so a runner that sends no toolgauge header — the reference runner, anyone's — is answered too. Returns
@@ -160,13 +166,14 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     }
     if (!responder.completion) throw new HttpError(422, `simulator: suite '${suite}' has no completions responder`);
     const prompt = (body as unknown as { prompt: string }).prompt;
-    const text = await responder.completion(spec, prompt, ctx);
+    const answer = await responder.completion(spec, prompt, ctx, body as unknown as Record<string, unknown>);
+    const { text, finish_reason } = typeof answer === 'string' ? { text: answer, finish_reason: 'stop' } : answer;
     return sendJson(res, 200, {
       id: `cmpl-sim-${stats.requests}`,
       object: 'text_completion',
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [{ index: 0, text, finish_reason: 'stop', logprobs: null }],
+      choices: [{ index: 0, text, finish_reason, logprobs: null }],
       usage: usage(approxTokens(prompt), approxTokens(text)),
     });
   };
@@ -208,7 +215,7 @@ function chatResponse(model: string, reply: SimReply, promptTokens: number, comp
       {
         index: 0,
         message: { role: 'assistant', content: reply.content, ...(calls.length ? { tool_calls: calls } : {}) },
-        finish_reason: calls.length ? 'tool_calls' : 'stop',
+        finish_reason: reply.finish_reason ?? (calls.length ? 'tool_calls' : 'stop'),
         logprobs: null,
       },
     ],

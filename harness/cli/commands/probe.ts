@@ -1,12 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { DataError, UsageError } from '../../core/errors.ts';
 import { phrasingInventory } from '../../probe/cases/generate.ts';
 import { lintCases } from '../../probe/cases/lint.ts';
 import { loadCases } from '../../probe/cases/load.ts';
 import { FAMILIES } from '../../parse/index.ts';
-import { readProbeEnv, selectCases, SPLITS, TRANSPORTS, type ProbeSettings } from '../../probe/run/env.ts';
-import { resolveTemplate } from '../../probe/run/template.ts';
+import { SERVERS } from '../../constrain/requests.ts';
+import { parseLineup } from '../../probe/axes/lineup.ts';
+import { checkAxes, onSimulator } from '../../probe/run/arms.ts';
+import { fetchEndpointIdentity } from '../../probe/run/endpoint.ts';
+import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from '../../probe/run/env.ts';
+import { templateOf } from '../../probe/suite.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { flagsToEnv } from '../model-flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
@@ -29,6 +33,18 @@ const FLAGS: FlagSpecs = {
   family: { type: 'string', values: ['auto', ...FAMILIES], description: 'tool-call format for the parsers (default: from the template)' },
   only: { type: 'string', schema: flagSchemas.idList },
   categories: { type: 'string', schema: flagSchemas.idList },
+  decode: { type: 'string', description: `decoding arms, comma-separated: ${DECODES.join(',')} (paired on the same cases)` },
+  method: { type: 'string', description: `method arms, comma-separated: ${METHODS.join(',')}` },
+  server: { type: 'string', values: ['auto', ...SERVERS], description: 'how --decode constrained constrains (auto: detected from the endpoint)' },
+  'max-string-length': { type: 'string', schema: flagSchemas.positiveInt, description: 'bound every free string of a constrained call' },
+  'top-p': { type: 'string', schema: z.coerce.number().gt(0).max(1), description: 'top_p sent with every request (recorded in the header)' },
+  models: { type: 'string', description: '(internal: --model a,b,c becomes this)' },
+  lineup: { type: 'string', schema: z.string().min(1), description: 'a lineup file (YAML/JSON): models with base URL, template, label, quantization' },
+  label: { type: 'string', description: "this run's label (what --quantization-of of another run names)" },
+  quantization: { type: 'string', description: 'this run is a quantization (e.g. Q4_K_M)…' },
+  'quantization-of': { type: 'string', description: '…of the run labelled so: report --compare checks template and tokenizer first' },
+  tokenizer: { type: 'string', description: "the tokenizer's identity (a tokenizer.json, hashed, or any id) when the server does not expose it" },
+  'pa-tool-samples': { type: 'string', schema: z.coerce.number().int().min(2), description: `PA-Tool samples per component (default ${32})` },
 };
 
 const ENV = {
@@ -40,11 +56,26 @@ const ENV = {
   family: 'TOOLGAUGE_PROBE_FAMILY',
   only: 'TOOLGAUGE_PROBE_ONLY',
   categories: 'TOOLGAUGE_PROBE_CATEGORIES',
+  decode: 'TOOLGAUGE_PROBE_DECODE',
+  method: 'TOOLGAUGE_PROBE_METHOD',
+  server: 'TOOLGAUGE_PROBE_SERVER',
+  'max-string-length': 'TOOLGAUGE_PROBE_MAX_STRING_LENGTH',
+  'top-p': 'TOOLGAUGE_PROBE_TOP_P',
+  models: 'TOOLGAUGE_PROBE_MODELS',
+  lineup: 'TOOLGAUGE_PROBE_LINEUP',
+  label: 'TOOLGAUGE_PROBE_LABEL',
+  quantization: 'TOOLGAUGE_PROBE_QUANTIZATION',
+  'quantization-of': 'TOOLGAUGE_PROBE_QUANTIZATION_OF',
+  tokenizer: 'TOOLGAUGE_PROBE_TOKENIZER',
+  'pa-tool-samples': 'TOOLGAUGE_PROBE_PA_TOOL_SAMPLES',
 };
 
 export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
                 [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
-                [--model NAME] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
+                [--decode free,constrained] [--method baseline,pa_tool] [--server auto|vllm|sglang|llamacpp|openai]
+                [--max-string-length N] [--top-p P] [--pa-tool-samples N]
+                [--model NAME | --model A,B,C | --lineup FILE] [--label L] [--quantization Q --quantization-of L]
+                [--tokenizer FILE|ID] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
                 [--seed N] [--date YYYY-MM-DD] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
                 [--print-report]
 toolgauge probe lint [--cases FILE] [--tools FILE] [--json]`;
@@ -62,16 +93,50 @@ function asUsage<T>(fn: () => T): T {
   }
 }
 
+/**
+ * `--model a,b,c` is a lineup on one endpoint: the list goes to --models and the run's own model (the header's,
+ * the endpoint check's) is the first. `--lineup FILE` without --model / --base-url takes both from its first entry.
+ */
+export function expandModels(argv: readonly string[]): string[] {
+  const out = [...argv];
+  for (let i = 0; i < out.length; i++) {
+    const a = out[i]!;
+    const inline = a.startsWith('--model=') ? a.slice('--model='.length) : null;
+    const value = inline ?? (a === '--model' ? out[i + 1] : undefined);
+    if (value === undefined || !value.includes(',')) continue;
+    const first = value.split(',')[0]!.trim();
+    if (inline !== null) out[i] = `--model=${first}`;
+    else out[i + 1] = first;
+    out.push('--models', value);
+  }
+  const lineupAt = out.findIndex((a) => a === '--lineup' || a.startsWith('--lineup='));
+  const has = (flag: string) => out.some((a) => a === flag || a.startsWith(`${flag}=`));
+  if (lineupAt >= 0 && !has('--model') && !has('--base-url')) {
+    const file = out[lineupAt]!.startsWith('--lineup=') ? out[lineupAt]!.slice('--lineup='.length) : out[lineupAt + 1];
+    if (file && existsSync(file)) {
+      try {
+        const first = parseLineup(readFileSync(file, 'utf8'), file).models[0]!;
+        out.push('--model', first.model, ...(first.base_url ? ['--base-url', first.base_url] : []));
+      } catch {
+        // the settings report the file's error with its entry and field
+      }
+    }
+  }
+  return out;
+}
+
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'lint') return lint(argv.slice(1));
+  // Set only by the check below (endpoint identities for the workers): never inherited.
+  delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
   return runSuiteCommand<ProbeSettings>(
     {
       command: 'probe',
       suite: probeSuite,
       flags: FLAGS,
       env: ENV,
-      files: ['cases', 'tools', 'template'],
-      validate(kc, settings) {
+      files: ['cases', 'tools', 'template', 'lineup'],
+      async validate(kc, settings) {
         if (settings.transport === 'completions' && !settings.templateFile && !kc.run.usesSimulator) {
           // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
           throw new UsageError("toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE");
@@ -81,10 +146,31 @@ export async function run(argv: string[]): Promise<number> {
         if (selectCases(loaded.cases, settings).length === 0) {
           throw new UsageError(`toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`);
         }
-        asUsage(() => resolveTemplate(settings, kc.run.injectedDate));
+        const families = new Map(settings.models.map((m) => [m.label, asUsage(() => templateOf(m, settings, kc.run.injectedDate))?.family ?? null]));
+        // What each real endpoint says about itself (server kind and version, model revision, template, tokenizer):
+        // the header records it, --server auto uses it, the quantization guard reads it.
+        const endpoints: Record<string, EndpointIdentity> = {};
+        await Promise.all(
+          settings.models
+            .filter((m) => !onSimulator(m, kc.run))
+            .map(async (m) => {
+              const url = m.baseUrl ?? kc.run.baseUrl;
+              if (url) endpoints[m.label] = await fetchEndpointIdentity(url, settings.apiKeys[m.label] ?? (m.baseUrl ? undefined : kc.run.apiKey), m.model);
+            }),
+        );
+        if (Object.keys(endpoints).length) {
+          settings.endpoints = endpoints;
+          process.env.TOOLGAUGE_PROBE_ENDPOINTS = JSON.stringify(endpoints);
+        }
+        try {
+          checkAxes(settings, kc.run, (m) => families.get(m.label) ?? null);
+        } catch (err) {
+          if (err instanceof UsageError) throw new UsageError(`toolgauge probe: ${err.message}`);
+          throw err;
+        }
       },
     },
-    argv,
+    expandModels(argv),
   );
 }
 

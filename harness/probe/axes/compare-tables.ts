@@ -63,9 +63,10 @@ export function compareArms(a: Arm, b: Arm, opts: CompareOptions): ComparisonTab
     '',
     `Paired on the cases both arms ran (${a.label} → ${b.label}); "improved"/"worse" follow each metric's direction; credible = Holm-adjusted p ≤ ${rows[0]?.paired.alpha ?? 0.05} and the CI of Δ excludes 0.`,
   ];
-  const onlyA = Math.max(0, ...rows.map((r) => r.paired.onlyInA));
-  const onlyB = Math.max(0, ...rows.map((r) => r.paired.onlyInB));
-  if (onlyA || onlyB) lines.push(`Unpaired cases left out: up to ${onlyA} only in ${a.label}, ${onlyB} only in ${b.label}.`);
+  // Counted on the first metric (accuracy: over every case): conditional readings pair fewer cases by design.
+  const onlyA = rows[0]?.paired.onlyInA ?? 0;
+  const onlyB = rows[0]?.paired.onlyInB ?? 0;
+  if (onlyA || onlyB) lines.push(`Unpaired cases left out (${rows[0]!.metric}): ${onlyA} only in ${a.label}, ${onlyB} only in ${b.label}.`);
   if (opts.note) lines.push('', opts.note);
   return { title: opts.title, a: a.label, b: b.label, rows, markdown: `${lines.join('\n')}\n` };
 }

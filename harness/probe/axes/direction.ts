@@ -29,11 +29,15 @@ export const METRIC_DIRECTIONS: Readonly<Record<string, Direction>> = {
 };
 
 const TIER_PREFIX = /^(strict|lenient)\./;
+const LAYERS_PREFIX = /^layers\./;
 const SUFFIX = /\.(over_call_expected|given_[a-z_]+)$/;
 
-/** The declared direction of a metric name as reports spell it (`lenient.no_call`, `args_correct.given_tool_correct`, `attribution.strict.model_format_failure`). */
+/**
+ * The declared direction of a metric name as reports spell it (`lenient.no_call`, `args_correct.given_tool_correct`,
+ * `layers.tool_correct.over_call_expected`, `attribution.strict.model_format_failure`).
+ */
 export function directionOf(metric: string): Direction {
-  const base = metric.replace(TIER_PREFIX, '').replace(SUFFIX, '');
+  const base = metric.replace(TIER_PREFIX, '').replace(LAYERS_PREFIX, '').replace(SUFFIX, '');
   const d = METRIC_DIRECTIONS[base] ?? METRIC_DIRECTIONS[base.split('.')[0]!];
   if (!d) throw new Error(`metric '${metric}' declares no direction (add it to METRIC_DIRECTIONS)`);
   return d;
@@ -55,4 +59,12 @@ const signed = (x: number, d = 3) => (Number.isFinite(x) ? `${x >= 0 ? '+' : '�
 export function describeChange(c: PairedComparison): string {
   const dir = directionOf(c.metric) === 'higher_is_better' ? 'higher is better' : 'lower is better';
   return `${c.metric} ${num(c.meanA)} → ${num(c.meanB)} (Δ ${signed(c.diff)} [${signed(c.lo)}, ${signed(c.hi)}], p_adj ${num(c.pAdjusted)}, n ${c.n}): ${changeWord(c.metric, c.verdict)} (${dir})`;
+}
+
+/**
+ * The `lowerIsBetter` list a suite aggregator gives the kit (`report --compare` words its verdicts with it), from
+ * this registry: every name (or `prefix.*` pattern) whose declared direction is lower-is-better. One source of truth.
+ */
+export function lowerIsBetterOf(names: readonly string[]): string[] {
+  return names.filter((n) => directionOf(n.endsWith('.*') ? n.slice(0, -2) : n) === 'lower_is_better');
 }

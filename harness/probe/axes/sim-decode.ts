@@ -12,7 +12,7 @@ import type { ConstraintSpec } from '../../constrain/requests.ts';
 import type { Family } from '../../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
 import { LAYERED_METRICS, scoreTier, type LayeredScore } from '../score/index.ts';
-import { modelOutput, wrongDecision, type Behaviour } from '../sim-responder.ts';
+import { intentOf, modelOutput, type Behaviour } from '../sim-responder.ts';
 import { applyShape, chooseShape, referenceTemplate, renderChat, SHAPES } from '../templates/index.ts';
 import { observeText, tierObservation } from '../run/observe.ts';
 import { layerOutcomes, type LayerRecord } from './rates.ts';
@@ -31,11 +31,7 @@ function promptOf(c: ProbeCase): string {
   return renderChat(HERMES, { messages: applyShape(c.messages, shape), tools: c.tools, addGenerationPrompt: true });
 }
 
-/** What the model meant to call under its behaviour (the simulator knows; a real model's intent is unknown). */
-export function intentOf(behaviour: Behaviour, c: ProbeCase) {
-  if (behaviour === 'decision_failure') return wrongDecision(c);
-  return c.expected ? c.expected.map((x) => ({ name: x.name, arguments: x.arguments })) : null;
-}
+export { intentOf };
 
 export function runSimCase(c: ProbeCase, behaviour: Behaviour, family: Family, spec: ConstraintSpec | null, opts: { degeneration?: number; seed?: number } = {}): SimDecodeCase {
   let text = modelOutput(behaviour, c, promptOf(c), family);

@@ -1,19 +1,51 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { sha256File } from '../../core/hash.ts';
 import { z } from 'zod';
-import { parseEnv } from '../../core/config.ts';
+import { intFrom, parseEnv } from '../../core/config.ts';
+import { DataError, UsageError } from '../../core/errors.ts';
 import { fromRoot } from '../../core/paths.ts';
+import { registerSecret } from '../../core/redact.ts';
+import { SERVERS, type Server } from '../../constrain/requests.ts';
 import { FAMILIES, type Family } from '../../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
+import { lineupFromModels, parseLineup, type LineupEntry } from '../axes/lineup.ts';
 
 /**
  * The probe suite's own settings, from the environment (the CLI turns flags into these; plain `vitest run
  * suites/probe` reads the same). Kept apart from harness/core/config.ts, which holds what every suite shares.
+ *
+ * The axes (decode, method, model) are instance dimensions of one run: every case runs once per arm, so paired
+ * comparisons between arms share their cases.
  */
 
 export const TRANSPORTS = ['chat', 'completions'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 export const SPLITS = ['dev', 'test', 'all'] as const;
+export const DECODES = ['free', 'constrained'] as const;
+export type Decode = (typeof DECODES)[number];
+export const METHODS = ['baseline', 'pa_tool'] as const;
+export type MethodName = (typeof METHODS)[number];
 
 const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const enumList = <T extends string>(name: string, values: readonly T[]) =>
+  list.pipe(
+    z
+      .array(z.enum(values as unknown as [T, ...T[]], { message: `${name} takes ${values.join(', ')} (comma-separated)` }))
+      .min(1)
+      .refine((xs) => new Set(xs).size === xs.length, `${name} names a value twice`),
+  );
+
+/** What the CLI learnt from an endpoint (server kind and version, model revision, template, tokenizer). */
+export const EndpointIdentitySchema = z.object({
+  server: z.enum(SERVERS).nullable(),
+  server_version: z.string().nullable(),
+  model_revision: z.string().nullable(),
+  template_sha256: z.string().nullable(),
+  tokenizer: z.string().nullable(),
+  /** Where each field came from (`GET /version`, `GET /props`, `GET /v1/models` …). */
+  sources: z.array(z.string()),
+});
+export type EndpointIdentity = z.infer<typeof EndpointIdentitySchema>;
 
 const ProbeEnvSchema = z.object({
   TOOLGAUGE_PROBE_CASES: z.string().min(1).optional(),
@@ -24,7 +56,36 @@ const ProbeEnvSchema = z.object({
   TOOLGAUGE_PROBE_SPLIT: z.enum(SPLITS).default('all'),
   TOOLGAUGE_PROBE_ONLY: list.optional(),
   TOOLGAUGE_PROBE_CATEGORIES: list.optional(),
+  TOOLGAUGE_PROBE_DECODE: enumList('TOOLGAUGE_PROBE_DECODE', DECODES).default(['free']),
+  TOOLGAUGE_PROBE_METHOD: enumList('TOOLGAUGE_PROBE_METHOD', METHODS).default(['baseline']),
+  TOOLGAUGE_PROBE_SERVER: z.enum(['auto', ...SERVERS]).default('auto'),
+  TOOLGAUGE_PROBE_MAX_STRING_LENGTH: intFrom('TOOLGAUGE_PROBE_MAX_STRING_LENGTH', 1).optional(),
+  TOOLGAUGE_PROBE_TOP_P: z.coerce.number().gt(0, 'TOOLGAUGE_PROBE_TOP_P must be in (0, 1]').max(1, 'TOOLGAUGE_PROBE_TOP_P must be in (0, 1]').optional(),
+  TOOLGAUGE_PROBE_MODELS: list.optional(),
+  TOOLGAUGE_PROBE_LINEUP: z.string().min(1).optional(),
+  TOOLGAUGE_PROBE_LABEL: z.string().regex(/^[\w.:+-]+$/, 'labels use letters, digits and . : + - _').optional(),
+  TOOLGAUGE_PROBE_QUANTIZATION: z.string().min(1).optional(),
+  TOOLGAUGE_PROBE_QUANTIZATION_OF: z.string().min(1).optional(),
+  TOOLGAUGE_PROBE_TOKENIZER: z.string().min(1).optional(),
+  TOOLGAUGE_PROBE_PA_TOOL_SAMPLES: intFrom('TOOLGAUGE_PROBE_PA_TOOL_SAMPLES', 2).optional(),
+  /** Internal: endpoint identities the CLI read before the run (JSON, label → identity). */
+  TOOLGAUGE_PROBE_ENDPOINTS: z.string().optional(),
 });
+
+/** One model of the run: the run's own (`--model`), each of `--model a,b,c`, or each entry of `--lineup FILE`. */
+export interface ModelEntry {
+  label: string;
+  model: string;
+  /** Undefined: the run's endpoint (or the simulator). */
+  baseUrl: string | undefined;
+  /** The name of the variable holding this endpoint's key (read at the edge, into `apiKeys`). */
+  apiKeyEnv: string | undefined;
+  template: string | undefined;
+  family: Family | undefined;
+  server: Server | undefined;
+  quantization: string | undefined;
+  quantizationOf: string | undefined;
+}
 
 export interface ProbeSettings {
   casesFile: string;
@@ -38,12 +99,117 @@ export interface ProbeSettings {
   split: (typeof SPLITS)[number];
   only: string[] | undefined;
   categories: string[] | undefined;
+  /** The axes: each value is an arm; the first value of each is the reference arm. */
+  decode: Decode[];
+  methods: MethodName[];
+  /** How to constrain (`auto`: the server the CLI detected, on the simulator the transport's default). */
+  server: Server | 'auto';
+  maxStringLength: number | undefined;
+  topP: number | undefined;
+  /** The models of the run, in order (one entry for a plain run: the run's `--model`). */
+  models: ModelEntry[];
+  /** `--lineup FILE`, when the models came from one. */
+  lineupFile: string | undefined;
+  /** A plain run's own label and quantization (what `report --compare` checks). */
+  label: string | undefined;
+  quantization: string | undefined;
+  quantizationOf: string | undefined;
+  /** The tokenizer's identity: a file's sha256 or the string given. */
+  tokenizer: string | undefined;
+  paToolSamples: number | undefined;
+  endpoints: Record<string, EndpointIdentity>;
+  /** API keys of lineup entries (label → key), read at the edge; never written anywhere. */
+  apiKeys: Record<string, string>;
 }
 
 export const DEFAULT_CASES = 'cases/probe/cases.jsonl';
 
-export function readProbeEnv(env: NodeJS.ProcessEnv): ProbeSettings {
+const labelOf = (model: string) => model.replace(/[^\w.:+-]+/g, '_');
+
+function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string): { models: ModelEntry[]; lineupFile: string | undefined } {
+  const fromEntry = (m: LineupEntry): ModelEntry => ({
+    label: m.label,
+    model: m.model,
+    baseUrl: m.base_url,
+    apiKeyEnv: m.api_key_env,
+    template: m.template,
+    family: m.family,
+    server: m.server,
+    quantization: m.quantization,
+    quantizationOf: m.quantization_of,
+  });
+  if (e.TOOLGAUGE_PROBE_LINEUP && e.TOOLGAUGE_PROBE_MODELS) throw new UsageError('give --lineup FILE or --model a,b,c, not both');
+  if (e.TOOLGAUGE_PROBE_LINEUP) {
+    const file = e.TOOLGAUGE_PROBE_LINEUP;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--lineup '${file}': cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    try {
+      return { models: parseLineup(text, file).models.map(fromEntry), lineupFile: file };
+    } catch (err) {
+      if (err instanceof DataError) throw new UsageError(`--lineup: ${err.message}`);
+      throw err;
+    }
+  }
+  if (e.TOOLGAUGE_PROBE_MODELS && e.TOOLGAUGE_PROBE_MODELS.length > 1) {
+    const l = lineupFromModels(e.TOOLGAUGE_PROBE_MODELS);
+    const labels = l.models.map((m) => m.label);
+    const dup = labels.find((x, i) => labels.indexOf(x) !== i);
+    if (dup) throw new UsageError(`--model names '${dup}' twice`);
+    return { models: l.models.map(fromEntry), lineupFile: undefined };
+  }
+  const model = e.TOOLGAUGE_PROBE_MODELS?.[0] ?? runModel;
+  return {
+    models: [
+      {
+        label: e.TOOLGAUGE_PROBE_LABEL ?? labelOf(model),
+        model,
+        baseUrl: undefined,
+        apiKeyEnv: undefined,
+        template: undefined,
+        family: undefined,
+        server: undefined,
+        quantization: e.TOOLGAUGE_PROBE_QUANTIZATION,
+        quantizationOf: e.TOOLGAUGE_PROBE_QUANTIZATION_OF,
+      },
+    ],
+    lineupFile: undefined,
+  };
+}
+
+function endpointsOf(raw: string | undefined): Record<string, EndpointIdentity> {
+  if (!raw) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new UsageError('TOOLGAUGE_PROBE_ENDPOINTS: not valid JSON (it is set by the CLI; unset it)');
+  }
+  const r = z.record(z.string(), EndpointIdentitySchema).safeParse(json);
+  if (!r.success) throw new UsageError(`TOOLGAUGE_PROBE_ENDPOINTS: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message} (it is set by the CLI; unset it)`);
+  return r.data;
+}
+
+/** `--tokenizer`: a file (tokenizer.json, tokenizer.model) is identified by its sha256, anything else as given. */
+function tokenizerId(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  return existsSync(v) && statSync(v).isFile() ? `sha256:${sha256File(v)}` : v;
+}
+
+export function readProbeEnv(env: NodeJS.ProcessEnv, runModel = 'sim:oracle'): ProbeSettings {
   const e = parseEnv(ProbeEnvSchema, env);
+  const { models, lineupFile } = modelsOf(e, runModel);
+  const apiKeys: Record<string, string> = {};
+  for (const m of models) {
+    if (!m.apiKeyEnv) continue;
+    const key = env[m.apiKeyEnv];
+    if (!key) throw new UsageError(`--lineup: entry '${m.label}' names api_key_env ${m.apiKeyEnv}, which is not set`);
+    registerSecret(key);
+    apiKeys[m.label] = key;
+  }
   return {
     casesFile: e.TOOLGAUGE_PROBE_CASES ?? fromRoot(DEFAULT_CASES),
     toolsFile: e.TOOLGAUGE_PROBE_TOOLS,
@@ -53,6 +219,20 @@ export function readProbeEnv(env: NodeJS.ProcessEnv): ProbeSettings {
     split: e.TOOLGAUGE_PROBE_SPLIT,
     only: e.TOOLGAUGE_PROBE_ONLY,
     categories: e.TOOLGAUGE_PROBE_CATEGORIES,
+    decode: e.TOOLGAUGE_PROBE_DECODE,
+    methods: e.TOOLGAUGE_PROBE_METHOD,
+    server: e.TOOLGAUGE_PROBE_SERVER,
+    maxStringLength: e.TOOLGAUGE_PROBE_MAX_STRING_LENGTH,
+    topP: e.TOOLGAUGE_PROBE_TOP_P,
+    models,
+    lineupFile,
+    label: e.TOOLGAUGE_PROBE_LABEL,
+    quantization: e.TOOLGAUGE_PROBE_QUANTIZATION,
+    quantizationOf: e.TOOLGAUGE_PROBE_QUANTIZATION_OF,
+    tokenizer: tokenizerId(e.TOOLGAUGE_PROBE_TOKENIZER),
+    paToolSamples: e.TOOLGAUGE_PROBE_PA_TOOL_SAMPLES,
+    endpoints: endpointsOf(e.TOOLGAUGE_PROBE_ENDPOINTS),
+    apiKeys,
   };
 }
 

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { sha256 } from '../../core/hash.ts';
 import { DataError } from '../../core/errors.ts';
 import type { ProbeCase } from '../cases/types.ts';
-import { familyOfTemplate, type Family } from '../../parse/index.ts';
+import type { Family } from '../../parse/index.ts';
 import {
   applyShape,
   checkTemplate,
   chooseShape,
+  detectFamily,
   referenceTemplate,
   renderChat,
   repairTemplate,
@@ -18,7 +19,8 @@ import {
 /**
  * A chat template made ready for a probe run, once per run: its defects (checkTemplate), the message shape that
  * keeps prior calls, its tool-call family, and — when it has findings and a repair exists — the repaired template
- * used for counterfactual re-asks.
+ * used for counterfactual re-asks. The family is read from what the template renders for a call (detectFamily),
+ * the marker guess only when nothing renders.
  */
 export interface PreparedTemplate {
   file: string;
@@ -42,10 +44,10 @@ export function prepareTemplateSource(source: string, file: string, now: Date): 
   if (check.findings.length > 0) {
     const fixed = repairTemplate(source, check.findings);
     if (fixed !== null && fixed !== source) {
-      repaired = { source: fixed, sha256: sha256(fixed), family: familyOfTemplate(fixed), shape: shapeOf(fixed) };
+      repaired = { source: fixed, sha256: sha256(fixed), family: detectFamily(fixed), shape: shapeOf(fixed) };
     }
   }
-  return { file, source, sha256: sha256(source), family: familyOfTemplate(source), shape: shapeOf(source, check), check, repaired };
+  return { file, source, sha256: sha256(source), family: detectFamily(source), shape: shapeOf(source, check), check, repaired };
 }
 
 const prepared = new Map<string, PreparedTemplate>();
