@@ -29,13 +29,27 @@ function triggeredTags(tag: unknown): Pick<ConstraintSpec, 'tags' | 'triggers'> 
   return { tags, triggers: f.triggers.filter((x): x is string => typeof x === 'string') };
 }
 
+/**
+ * The bound on free strings a grammar enforces (what `--max-string-length` wrote into it): the largest `{m,N}` on a
+ * string-character rule, or null when some free string is unbounded (`*`) or the grammar has none. The simulated
+ * decoder needs it to let a looping string close at the bound.
+ */
+export function stringBoundOf(grammars: readonly string[]): number | null {
+  let bound: number | null = null;
+  for (const g of grammars) {
+    if (/-char(?:-sq|-dq)?\*/.test(g)) return null;
+    for (const m of g.matchAll(/-char(?:-sq|-dq)?\{\d+,(\d+)\}/g)) bound = Math.max(bound ?? 0, Number(m[1]));
+  }
+  return bound;
+}
+
 export function constraintOfRequest(body: Obj, family: Family | null, tools: readonly ToolSchema[]): ConstraintSpec | null {
   if (typeof body.grammar === 'string' && body.grammar !== '') {
     const triggers = Array.isArray(body.grammar_triggers)
       ? body.grammar_triggers.filter((t): t is { type: number; value: string } => isObj(t) && t.type === LLAMACPP_TRIGGER_WORD && typeof t.value === 'string').map((t) => t.value)
       : [];
     // A grammar that is not lazy binds the whole output from the first token: triggers then mean nothing.
-    return { mode: 'lazy_grammar', family, tools: [...tools], maxStringLength: null, grammar: body.grammar, triggers: body.grammar_lazy === true ? triggers : [] };
+    return { mode: 'lazy_grammar', family, tools: [...tools], maxStringLength: stringBoundOf([body.grammar]), grammar: body.grammar, triggers: body.grammar_lazy === true ? triggers : [] };
   }
   const so = isObj(body.structured_outputs) ? body.structured_outputs : null;
   if (so && typeof so.structural_tag === 'string') {
@@ -46,11 +60,11 @@ export function constraintOfRequest(body: Obj, family: Family | null, tools: rea
       return null;
     }
     const t = triggeredTags(parsed);
-    if (t) return { mode: 'triggered_tags', family, tools: [...tools], maxStringLength: null, ...t };
+    if (t) return { mode: 'triggered_tags', family, tools: [...tools], maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)), ...t };
   }
   if (isObj(body.response_format)) {
     const t = triggeredTags(body.response_format);
-    if (t) return { mode: 'triggered_tags', family, tools: [...tools], maxStringLength: null, ...t };
+    if (t) return { mode: 'triggered_tags', family, tools: [...tools], maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)), ...t };
   }
   if (Array.isArray(body.tools)) {
     const fns = body.tools.map((t) => (isObj(t) && isObj(t.function) ? t.function : null));

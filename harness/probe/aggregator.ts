@@ -9,6 +9,7 @@ import { CAUSES, TIERS } from './attribute/index.ts';
 import { aggregateProbe, only, probeMarkdown } from './report.ts';
 import { armKey } from './run/arms.ts';
 import type { ProbeMeta } from './run/types.ts';
+import { quantizationRefusal, type SavedRunConfig } from './quant-guard.ts';
 import { LAYERED_METRICS } from './score/index.ts';
 
 const bar = (label: string, e: EstimateJson | undefined): Bar => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
@@ -24,7 +25,11 @@ export const PROBE_METRICS: readonly string[] = (() => {
  * and Toolhound's tree), per-category rows; with axes, per-arm numbers and the paired comparisons between arms. The
  * headline metrics are the reference arm's (free, baseline, first model) — a run without axes is unchanged.
  */
-export const probeAggregator: SuiteAggregator<ProbeMeta> = {
+export const probeAggregator: SuiteAggregator<ProbeMeta> & {
+  /** Refuse `report --compare` of runs labelled as quantizations unless template and tokenizer agree (see quant-guard.ts). */
+  compareGuard(runs: readonly SavedRunConfig[]): string | null;
+} = {
+  compareGuard: quantizationRefusal,
   aggregate(all, seed, config) {
     const metas = only(all);
     const ax = axesOfConfig(config);

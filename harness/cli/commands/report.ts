@@ -84,6 +84,9 @@ export async function run(argv: string[]): Promise<number> {
   let comparisons;
   try {
     const agg = aggregatorOf(runs[0]!.summary.suite);
+    // A suite may refuse a comparison its configs make meaningless (the probe: quantizations with different templates).
+    const refusal = (agg as { compareGuard?: (runs: Array<{ dir: string; config: Record<string, unknown> }>) => string | null }).compareGuard?.(runs.map((r) => ({ dir: r.dir, config: r.summary.config })));
+    if (refusal) throw new CompareRefused(refusal);
     comparisons = compareRuns(outcomes, { allowPartial: Boolean(values['allow-partial']), comparableOn: agg.comparableOn ?? [], lowerIsBetter: agg.lowerIsBetter ?? [] });
   } catch (err) {
     if (err instanceof CompareRefused) throw new UsageError(`toolgauge report --compare: ${err.message}`);

@@ -155,10 +155,10 @@ function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string): { models
     }
   }
   if (e.TOOLGAUGE_PROBE_MODELS && e.TOOLGAUGE_PROBE_MODELS.length > 1) {
-    const l = lineupFromModels(e.TOOLGAUGE_PROBE_MODELS);
-    const labels = l.models.map((m) => m.label);
+    const labels = e.TOOLGAUGE_PROBE_MODELS.map(labelOf);
     const dup = labels.find((x, i) => labels.indexOf(x) !== i);
     if (dup) throw new UsageError(`--model names '${dup}' twice`);
+    const l = lineupFromModels(e.TOOLGAUGE_PROBE_MODELS);
     return { models: l.models.map(fromEntry), lineupFile: undefined };
   }
   const model = e.TOOLGAUGE_PROBE_MODELS?.[0] ?? runModel;
