@@ -2,7 +2,8 @@ import { fmtEstimate } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson } from '../report/summary.ts';
 import { barChart, type Bar } from '../report/svg.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
-import { aggregateAxes, armOfMeta, axesOfConfig, caseOutcomes, decodeMetrics, layerMetrics, referenceArm } from './arms-report.ts';
+import { aggregateAxes, armOfMeta, axesOfConfig, caseOutcomes, decodeMetrics, layerMetrics, referenceArm, templateSane, toolhoundMetrics } from './arms-report.ts';
+import { TOOLHOUND_CAUSES } from './axes/attribution-tree.ts';
 import { lowerIsBetterOf } from './axes/direction.ts';
 import { conditionalName, LAYERS, toolhoundName } from './axes/rates.ts';
 import { CAUSES, TIERS } from './attribute/index.ts';
@@ -17,7 +18,7 @@ const bar = (label: string, e: EstimateJson | undefined): Bar => ({ label, value
 /** Every metric name the probe reports (patterns end in `.*`): the direction registry words them all. */
 export const PROBE_METRICS: readonly string[] = (() => {
   const tier = ['accuracy', ...LAYERED_METRICS, ...LAYERS.flatMap((l) => [`layers.${toolhoundName(l)}`, `layers.${conditionalName(l)}`])];
-  return [...tier, ...tier.map((m) => `lenient.${m}`), 'error_rate', 'truncated', 'repetition', ...TIERS.flatMap((t) => CAUSES.map((c) => `attribution.${t}.${c}`)), 'attribution.*'];
+  return [...tier, ...tier.map((m) => `lenient.${m}`), 'error_rate', 'truncated', 'repetition', ...TIERS.flatMap((t) => CAUSES.map((c) => `attribution.${t}.${c}`)), ...TOOLHOUND_CAUSES.filter((c) => c !== 'pass').map((c) => `attribution.toolhound.${c}`), 'attribution.*'];
 })();
 
 /**
@@ -40,7 +41,7 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
     const multi = Object.keys(axes.arms).length > 0;
     return {
       counts: { ...a.counts, errors: errors.length, ...(multi ? { arms: Object.keys(axes.arms).length, arm_runs: metas.length } : {}) },
-      metrics: { ...a.metrics, ...layerMetrics(refMetas, seed), ...decodeMetrics(refMetas, seed) },
+      metrics: { ...a.metrics, ...layerMetrics(refMetas, seed), ...decodeMetrics(refMetas, seed), ...toolhoundMetrics(refMetas, seed, templateSane(config)) },
       breakdowns: { ...a.breakdowns, ...(multi ? { arm: axes.arms } : {}) },
       errors,
       extra: { ...a.extra, ...axes.extra },
@@ -74,6 +75,14 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
       `  causes (strict): ${causes('strict')}`,
       `  causes (lenient): ${causes('lenient')}`,
     ];
+    const ax = s.extra.axes as { varying?: string[]; arms?: unknown[] } | undefined;
+    if (ax?.varying?.length) {
+      const words = (key: string, metrics: string[]) =>
+        ((s.extra[key] ?? []) as Array<{ title: string; rows: Array<{ metric: string; verdict: string }> }>).map((c) => `    ${c.title.replace(/ — simulator$/, '')}: ${metrics.map((m) => `${m} ${c.rows.find((r) => r.metric === m)?.verdict ?? '—'}`).join(', ')}`);
+      lines.push(`  arms: ${ax.arms?.length ?? 0} (${ax.varying.join(' × ')}); headline = reference arm`);
+      lines.push(...words('decode_comparisons', ['parse_ok', 'layers.schema_valid.over_call_expected', 'layers.args_correct.given_tool_correct']));
+      lines.push(...words('method_comparisons', ['accuracy', 'parse_ok']));
+    }
     if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
     lines.push(`  report: ${outDir}/report.md`);
     return lines.join('\n');

@@ -7,7 +7,7 @@
  */
 import { compareIds } from '../report/aggregate.ts';
 import type { MetricEstimate } from '../stats/index.ts';
-import { compareAttribution, REFINEMENTS, TOOLHOUND_CAUSES, type TreeRecord } from './axes/attribution-tree.ts';
+import { compareAttribution, REFINEMENTS, TOOLHOUND_CAUSES, toolhoundVerdict, type TreeRecord } from './axes/attribution-tree.ts';
 import { compareArms, type Arm as OutcomeArm, type ComparisonTable } from './axes/compare-tables.ts';
 import { checkQuantizationPair, type RunIdentity } from './axes/lineup.ts';
 import { CONDITION, conditionalName, LAYERS, layerOutcomes, toolhoundName } from './axes/rates.ts';
@@ -103,6 +103,24 @@ export function layerMetrics(metas: readonly ProbeMeta[], seed: number): Record<
 export function decodeMetrics(metas: readonly ProbeMeta[], seed: number): Record<string, MetricEstimate> {
   const out: Record<string, MetricEstimate> = { truncated: probeRate(perCase(metas, truncatedOf), 'cases with an output', seed) };
   if (metas.some((m) => m.repetition !== undefined)) out.repetition = probeRate(perCase(metas, repetitionOf), 'cases with an output', seed);
+  return out;
+}
+
+/**
+ * Attribution rates under Toolhound's decision tree (`attribution.toolhound.<cause>`, over cases that ran), the
+ * numbers comparable with Toolhound's; toolgauge's own per-tier verdicts stay `attribution.<tier>.<cause>`.
+ */
+export function toolhoundMetrics(metas: readonly ProbeMeta[], seed: number, sane: boolean): Record<string, MetricEstimate> {
+  // per meta (each trial has its own verdict), averaged per case by perCase
+  const verdict = (m: ProbeMeta) => toolhoundVerdict(m as unknown as TreeRecord, sane)?.toolhound ?? null;
+  const out: Record<string, MetricEstimate> = {};
+  for (const cause of TOOLHOUND_CAUSES) {
+    if (cause === 'pass') continue;
+    out[`attribution.toolhound.${cause}`] = probeRate(perCase(metas, (m) => {
+      const v = verdict(m);
+      return v === null ? null : v === cause ? 1 : 0;
+    }), "cases (Toolhound's decision tree)", seed);
+  }
   return out;
 }
 

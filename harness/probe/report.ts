@@ -209,6 +209,42 @@ const callsText = (calls: Array<{ name: string; arguments: unknown }> | null | u
 
 type Template = { file?: string; sha256?: string; family?: string | null; findings?: Array<{ id: string; detail: string; repro?: unknown }>; repaired_sha256?: string | null; engine_limitations?: string[] };
 
+type ModelCfg = {
+  label: string;
+  model: string;
+  simulated?: boolean;
+  server?: string | null;
+  constraint?: string | null;
+  template_sha256?: string | null;
+  quantization?: string | null;
+  quantization_of?: string | null;
+  identity?: { tokenizer?: { id: string; source: string } | null } | null;
+  endpoint?: { server_version?: string | null; model_revision?: string | null } | null;
+};
+
+/** The models and what their endpoints said about themselves (server version, model revision: where exposed). */
+function endpointsTable(cfg: Record<string, unknown>): string[] {
+  const models = ((cfg.axes as { models?: ModelCfg[] } | undefined)?.models ?? []) as ModelCfg[];
+  if (!models.length) return [];
+  const shown = (v: string | null | undefined) => (v ? v : '—');
+  return [
+    table(
+      ['model', 'server', 'server version', 'model revision', 'template sha256', 'tokenizer', 'constraint', 'quantization'],
+      models.map((m) => [
+        m.label === m.model ? m.model : `${m.label} (${m.model})`,
+        m.simulated ? 'toolgauge simulator' : shown(m.server),
+        shown(m.endpoint?.server_version),
+        shown(m.endpoint?.model_revision),
+        m.template_sha256 ? `${m.template_sha256.slice(0, 16)}…` : '—',
+        m.identity?.tokenizer ? `${m.identity.tokenizer.id} (${m.identity.tokenizer.source})` : '—',
+        m.constraint ?? '—',
+        m.quantization ? `${m.quantization}${m.quantization_of ? ` of ${m.quantization_of}` : ''}` : '—',
+      ]),
+    ),
+    '',
+  ];
+}
+
 /** What every section of the probe report reads. */
 interface ReportView {
   s: Summary;
@@ -243,7 +279,8 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
         ],
       ),
       '',
-      `${c.instances} cases (${c.runs} runs): ${c.passed} pass as served (strict), ${c.passed_lenient} with the lenient parser; ${c.errors} harness errors${c.resumed ? `; ${c.resumed} taken from an earlier run (--resume)` : ''}.`,
+      ...endpointsTable(cfg),
+      `${c.instances} cases (${c.runs} runs): ${c.passed} pass as served (strict), ${c.passed_lenient} with the lenient parser; ${c.errors} harness errors${c.resumed ? `; ${c.resumed} taken from an earlier run (--resume)` : ''}${c.arm_runs ? ` (${c.arm_runs} runs over ${c.arms} arms; the counts above are the reference arm's, the errors every arm's)` : ''}.`,
       '',
     ];
   },
