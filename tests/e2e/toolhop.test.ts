@@ -11,8 +11,8 @@ import { cleanEnv, readJson, readLines, tempDir, toolgauge } from '../helpers/cl
 // bundled sample's Python tools, the scorer and the reporter.
 
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1' };
-type Result = { id: string; correct: boolean; error: string | null; rule: string | null; gold_answer: string };
-type Prediction = { id: string; previous_tool_content: string; final_message: string; gold_answer: string; tool_calls: number };
+type Result = { id: string | number; correct: boolean; error: string | null; rule: string | null; gold_answer: string };
+type Prediction = { id: string | number; previous_tool_content: string; final_message: string; gold_answer: string; tool_calls: number };
 
 describe('toolgauge toolhop on the simulator and the bundled sample', () => {
   it('sim:oracle executes every hop in the sandbox and scores 11/11; files, report and gate agree', async () => {
@@ -57,7 +57,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
       if (x.correct) expect(x.rule).toBe('tool_result');
     }
     // Rows 3 and 10 end with a tool result the model must reformat ('April 3, 1911', 'TUE'): there the wrong answer stays wrong.
-    expect(results.filter((x) => !x.correct).map((x) => x.id).sort()).toEqual(['10', '3']);
+    expect(results.filter((x) => !x.correct).map((x) => x.id).sort()).toEqual([10, 3]);
     const s = validSummary(readJson(join(out, 'summary.json')));
     expect(s.gate?.passed).toBe(false);
     // The reference's accuracy credits the tool result; strict_accuracy (rules 1–2) says what the model answered.
@@ -106,7 +106,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     const out = tempDir('filter');
     const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '20', '--out-dir', out, '-t', 'toolhop › 11 '], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(readLines<Result>(join(out, 'results.jsonl')).map((x) => x.id)).toEqual(['11']);
+    expect(readLines<Result>(join(out, 'results.jsonl')).map((x) => x.id)).toEqual([11]);
     // The same through plain Vitest with the defaults (--limit 5 includes row 11, third in the sample).
     const direct = tempDir('direct');
     const v = await execa('npx', ['vitest', 'run', '--project', 'eval', 'suites/toolhop', '-t', 'toolhop › 11 '], {
@@ -117,7 +117,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     });
     expect(v.exitCode, String(v.stdout)).toBe(0);
     expect(String(v.stdout)).toMatch(/Tests\s+1 passed \| 4 skipped \(5\)/);
-    expect(readLines<Result>(join(direct, 'results.jsonl')).map((x) => x.id)).toEqual(['11']);
+    expect(readLines<Result>(join(direct, 'results.jsonl')).map((x) => x.id)).toEqual([11]);
     const empty = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '0', '--out-dir', tempDir('empty'), '--gate', 'accuracy>=0'], EXEC);
     expect(empty.code).not.toBe(0);
   });
@@ -179,6 +179,6 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     // pyodide (wasm32) refuses the size as OverflowError, CPython raises MemoryError: either way a tool error.
     expect(first(rows[1]!.id).content).toMatch(/^an error occurred when calling \w+: .*(memory|index-sized)/i);
     // The third row is untouched and scores as usual.
-    expect(results.find((x) => x.id === String(rows[2]!.id))!.correct).toBe(true);
+    expect(results.find((x) => String(x.id) === String(rows[2]!.id))!.correct).toBe(true);
   });
 });
