@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
-import { cleanEnv, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { cleanEnv, inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // Vitest used the way people type it, and the kit's guarantees around it. Each test stands alone.
 
@@ -15,25 +15,6 @@ const VITEST = fromRoot('node_modules', 'vitest', 'vitest.mjs');
 async function vitest(args: string[], env: Record<string, string>, cwd: string) {
   const r = await execa('node', [VITEST, ...args, '--root', fromRoot()], { env: cleanEnv(env), extendEnv: false, reject: false, cwd, timeout: 240_000 });
   return { code: r.exitCode ?? -1, out: `${r.stdout}\n${r.stderr}` };
-}
-
-/** `toolgauge …` through its main() in this process, with `env` set for the call and stdout/stderr captured. */
-async function inProcess(args: string[], env: Record<string, string>) {
-  const { main } = await import('../../harness/cli/main.ts');
-  const saved = { ...process.env };
-  const out = { stdout: '', stderr: '' };
-  const write = { stdout: process.stdout.write, stderr: process.stderr.write };
-  Object.assign(process.env, env);
-  process.stdout.write = ((c: string) => ((out.stdout += c), true)) as typeof process.stdout.write;
-  process.stderr.write = ((c: string) => ((out.stderr += c), true)) as typeof process.stderr.write;
-  try {
-    return { code: await main(args), ...out };
-  } finally {
-    process.stdout.write = write.stdout;
-    process.stderr.write = write.stderr;
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
 }
 
 async function closedPort(): Promise<number> {
