@@ -45,7 +45,7 @@ describe('createSandbox', () => {
     expect(() => createSandbox({ backend: 'lua' as SandboxBackend })).toThrow(/invalid sandbox option backend/);
     expect(() => createSandbox({ backend: 'python', poolSize: 0 })).toThrow(/invalid sandbox option poolSize/);
     const sb = createSandbox({ backend: 'python' });
-    expect(sb.stats()).toEqual({ workers: 0, starts: 0, restarts: 0, calls: 0 });
+    expect(sb.stats()).toEqual({ workers: 0, starts: 0, restarts: 0, calls: 0, recycled: 0 });
     await sb.close();
     await expect(sb.call(tool('tools/results.py', 'nothing'), '{}')).rejects.toThrow(/closed/);
   });
@@ -213,7 +213,7 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
       expect(o.kind === 'ok' && o.content.length).toBe(1_000_000);
     });
 
-    it('is stateless between calls although compiled code is cached', async () => {
+    it('is stateless between calls', async () => {
       for (let i = 0; i < 3; i++) expect(expectOk(await sb.call(r('stateful'), '{}'))).toBe('1');
     });
 
