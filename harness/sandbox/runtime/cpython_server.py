@@ -5,9 +5,10 @@ own uid; see confine.ts). Reads one JSON request per line on stdin and answers o
 stdout.
 
 The server never runs dataset code itself. It imports the runtime and the commonly used packages once, then
-forks a child for every request: the child drops the protocol streams, may not create processes or threads
-(RLIMIT_NPROC 0), installs the audit hook, serves the request and writes its answer to a pipe; the server
-relays at most `maxResponseBytes` of it and reaps the child. Whatever a row does to its interpreter (modules
+serves every request in a child of its own: the child drops the protocol streams, may not create processes
+or threads (RLIMIT_NPROC 0), installs the audit hook, reads its one request from a pipe and writes its answer
+to another; the server relays at most `maxResponseBytes` of it and reaps the child. The next child is forked
+right after an answer went out, so that its start overlaps with the host's work. Whatever a row does to its interpreter (modules
 monkeypatched, the runtime replaced, audit hooks added) ends with its child, so no two calls share mutable
 interpreter state. Limits: RLIMIT_AS for memory, no file growth, no core dumps. The host kills the whole
 worker on timeout.
@@ -67,17 +68,27 @@ def main():
     gc.collect()
     gc.freeze()
 
-    def child(line, out_fd):
+    def child(in_fd, out_fd):
         os.close(proto_out)
         proto_in.close()
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
         install_guard(read_roots)
-        data = handle(line).encode("ascii")
+        chunks = []
+        while True:
+            chunk = os.read(in_fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(in_fd)
+        if not chunks:
+            return  # the server is going away
+        data = handle(b"".join(chunks).decode("utf-8", "surrogateescape")).encode("ascii")
         view = memoryview(data)
         while view:
             view = view[os.write(out_fd, view) :]
 
     proto_write(proto_out, {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0], "restore": True})
+    spare = spawn(child)
     while True:
         line = proto_in.readline(max_request + 1)
         if not line:
@@ -85,24 +96,40 @@ def main():
         if not line.endswith(b"\n") and len(line) > max_request:
             proto_write(proto_out, {"id": None, "kind": "crash", "message": f"request longer than {max_request} bytes"})
             return
-        text = line.decode("utf-8", "surrogateescape").strip()
-        if text:
-            serve(text, child, proto_out, max_response)
+        if line.strip():
+            serve(line.strip(), spare, proto_out, max_response)
+            spare = spawn(child)
 
 
-def serve(line, child, proto_out, max_response):
-    r, w = os.pipe()
+def spawn(child):
+    """Fork the child for the next request; it prepares itself and waits for the request on a pipe."""
+    req_r, req_w = os.pipe()
+    resp_r, resp_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         code = 0
         try:
-            os.close(r)
-            child(line, w)
+            os.close(req_w)
+            os.close(resp_r)
+            child(req_r, resp_w)
         except BaseException:
             code = 1
         finally:
             os._exit(code)
-    os.close(w)
+    os.close(req_r)
+    os.close(resp_w)
+    return pid, req_w, resp_r
+
+
+def serve(line, spare, proto_out, max_response):
+    pid, req_w, r = spare
+    try:
+        view = memoryview(line)
+        while view:
+            view = view[os.write(req_w, view) :]
+    except OSError:
+        pass  # the child is gone: reported below
+    os.close(req_w)
     chunks = []
     size = 0
     over = False
