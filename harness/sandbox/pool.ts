@@ -4,7 +4,7 @@
 // and the length of a response line (the host never holds more than that of one worker's output).
 import { readFileSync } from 'node:fs';
 import { execa, type ResultPromise } from 'execa';
-import { MAX_REQUEST_BYTES, ReadyMessage, ResponseMessage, type WorkerRequest } from './protocol.ts';
+import { MAX_REQUEST_BYTES, ReadyMessage, ResponseMessage, rowKey, type WorkerRequest } from './protocol.ts';
 
 const SPAWN_OPTIONS = {
   extendEnv: false,
@@ -48,6 +48,8 @@ export interface ReadyInfo extends ReadyMessage {
 
 type Job = {
   request: Omit<WorkerRequest, 'id'>;
+  /** rowKey of the request, for worker affinity. */
+  row: string;
   timeoutMs: number;
   resolve: (r: PoolResult) => void;
 };
@@ -63,6 +65,8 @@ class WorkerProcess {
   peakLineBytes = 0;
   busy = false;
   dead = false;
+  /** The row of the last call served (a pyodide worker keeps its state for more calls of that row). */
+  lastRow: string | null = null;
   overMemory = false;
   overLength = false;
   private stderrTail = '';
@@ -275,7 +279,7 @@ export class WorkerPool {
   run(request: Job['request'], timeoutMs: number): Promise<PoolResult> {
     this.ensureOpen();
     return new Promise<PoolResult>((resolve) => {
-      this.queue.push({ request, timeoutMs, resolve });
+      this.queue.push({ request, row: rowKey(request.row, request.sources), timeoutMs, resolve });
       void this.prepare().then(
         () => this.pump(),
         (err: unknown) => this.failQueue(`sandbox preparation failed: ${errorText(err)}`),
@@ -336,8 +340,9 @@ export class WorkerPool {
     this.start(slot, true);
   }
 
-  /** Pick a slot for the next job: an idle worker, else an empty slot. */
-  private pickSlot(): number {
+  /** Pick a slot for the next job: an idle worker that served the same row last, any idle worker, an empty slot. */
+  private pickSlot(row: string): number {
+    let idle = -1;
     let empty = -1;
     for (let i = 0; i < this.slots.length; i++) {
       const w = this.slots[i];
@@ -345,14 +350,16 @@ export class WorkerPool {
         if (empty < 0 && !w?.busy) empty = i;
         continue;
       }
-      if (!w.busy) return i;
+      if (w.busy) continue;
+      if (w.lastRow === row) return i;
+      if (idle < 0) idle = i;
     }
-    return empty;
+    return idle >= 0 ? idle : empty;
   }
 
   private pump(): void {
     while (this.queue.length > 0 && !this.closed) {
-      const slot = this.pickSlot();
+      const slot = this.pickSlot(this.queue[0]!.row);
       if (slot < 0) return;
       const job = this.queue.shift()!;
       let w = this.slots[slot];
@@ -423,6 +430,7 @@ export class WorkerPool {
           return;
         }
         if (response.recycle) this.recycled++;
+        w.lastRow = job.row;
         if (response.kind === 'crash' || response.recycle) this.replace(slot, w);
         finish({ kind: 'response', response, durationMs: elapsed() });
       };

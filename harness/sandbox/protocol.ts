@@ -1,6 +1,7 @@
 // Messages between the host and a sandbox worker: one JSON object per line over the worker's stdio.
 // Both workers (pyodide-worker.mjs, runtime/cpython_server.py) answer with runtime/toolhop_runtime.py.
 import { z } from 'zod';
+import { sha256 } from '../core/hash.ts';
 
 /** A request as the host sends it. Every request carries its row's sources: workers keep nothing between calls. */
 export interface WorkerRequest {
@@ -53,3 +54,8 @@ export function maxResponseBytes(maxChars: number): number {
 
 /** Longest request line the host sends (sources and model-written arguments); longer ones are refused. */
 export const MAX_REQUEST_BYTES = 32 * 2 ** 20;
+
+/** Identity of a row for worker affinity: the same row id and sources give the same key. */
+export function rowKey(rowId: string | number, sources: readonly string[]): string {
+  return sha256(JSON.stringify([typeof rowId, String(rowId), sources]));
+}

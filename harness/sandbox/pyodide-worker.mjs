@@ -9,11 +9,12 @@
 // on an inherited file descriptor (config.snapshot.fd, read with pread so workers may share it); with
 // config.snapshot.mode === 'make' the worker instead writes a new snapshot to that descriptor and exits.
 //
-// Every call starts from the same interpreter state: after answering, the worker copies the wasm heap back
-// from the copy it took once set-up and hardening were done (only the 64 KiB blocks that differ), zeroes
-// what the call grew, and closes the files the call left open. JavaScript-side state that a copy cannot
-// bring back (the function table, loaded dynamic libraries, closed standard streams) is checked first; if
-// it changed, the answer asks the host to replace this worker instead.
+// No two rows share interpreter state: before serving a call of another row than the last one, the worker
+// copies the wasm heap back from the copy it took once set-up and hardening were done (only the 64 KiB
+// blocks that differ), zeroes what calls grew, and closes the files they left open. Calls of one row served
+// back to back share the state (as the reference runner keeps one namespace per instance). JavaScript-side
+// state that a copy cannot bring back (the function table, loaded dynamic libraries, closed standard streams)
+// is checked after every call; if it changed, the answer asks the host to replace this worker instead.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -211,7 +212,22 @@ stdin.on('data', (chunk) => {
 });
 stdin.on('end', () => exit(0));
 
+/** The row a request belongs to (id and sources), or null when the line is not a request. */
+function rowOf(line) {
+  try {
+    const req = JSON.parse(line);
+    return JSON.stringify([typeof req.row, req.row, req.sources]);
+  } catch {
+    return null;
+  }
+}
+
+// The row whose calls ran since the last restore (null: the state is the saved one).
+let dirtyRow = null;
+
 function serve(line) {
+  const row = rowOf(line);
+  if (dirtyRow !== null && (row === null || row !== dirtyRow)) restoreState();
   let res;
   try {
     res = handle(line);
@@ -235,7 +251,7 @@ function serve(line) {
     return;
   }
   stdout.write(`${out}\n`);
-  restoreState();
+  dirtyRow = row ?? '(not a request)';
 }
 
 /** The runtime's answer (bytes) as text, measured before it is copied out of the wasm heap. */
@@ -300,6 +316,7 @@ function unrestorable() {
 const BLOCK = 1 << 16;
 
 function restoreState() {
+  dirtyRow = null;
   const now = new Uint8Array(heap.buffer);
   const old = saved.heap;
   const nowBuf = Buffer.from(now.buffer, now.byteOffset, old.length);
