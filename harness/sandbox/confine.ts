@@ -86,8 +86,3 @@ export function confined(file: string, args: string[]): { file: string; args: st
   if (prefix.length === 0) return { file, args, forks: false };
   return { file: prefix[0]!, args: [...prefix.slice(1), file, ...args], forks };
 }
-
-/** The uid a worker launched as `launcherPid` runs as, when the confinement gives each worker its own. */
-export function workerUid(launcherPid: number): number | undefined {
-  return confinement().layers.includes('uid') ? WORKER_UID_BASE + launcherPid : undefined;
-}

@@ -2,7 +2,7 @@
 // semantics (runtime/toolhop_runtime.py). Backends: 'pyodide' (default; Node permission model around
 // pyodide) and 'python' (a CPython subprocess per slot). See README.md for the isolation layers.
 import { z } from 'zod';
-import { confinement, workerUid } from './confine.ts';
+import { confinement } from './confine.ts';
 import { WorkerPool, type PoolResult, type ReadyInfo } from './pool.ts';
 import { maxResponseBytes } from './protocol.ts';
 import { PyodideLauncher } from './pyodide-backend.ts';

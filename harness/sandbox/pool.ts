@@ -69,6 +69,7 @@ class WorkerProcess {
   lastRow: string | null = null;
   overMemory = false;
   overLength = false;
+  private readonly forked: boolean;
   private stderrTail = '';
   private pieces: string[] = [];
   private pending = 0;
@@ -132,8 +133,6 @@ class WorkerProcess {
     this.ready.catch(() => {});
   }
 
-  private readonly forked: boolean;
-
   /** Split output into lines, holding at most `maxLineBytes` of an unfinished one. */
   private take(chunk: string): void {
     if (this.overLength) return;
@@ -191,6 +190,13 @@ class WorkerProcess {
   release(): void {
     this.onLine = null;
     this.onExit = null;
+  }
+
+  /** Close the worker's input: an idle worker then exits, and its launcher reaps it. */
+  endInput(): void {
+    this.onLine = null;
+    this.onExit = null;
+    this.proc.stdin.end();
   }
 
   /** Resident set of the worker and all its descendants, from /proc (Linux); 0 where unavailable. */
@@ -287,15 +293,21 @@ export class WorkerPool {
     });
   }
 
+  /** Fail queued calls, end idle workers' input (they exit on their own; killed after a second), kill busy ones. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = null;
     this.failQueue('sandbox closed');
     const procs = this.slots.filter((w): w is WorkerProcess => w !== null);
-    for (const w of procs) w.kill();
     this.slots.fill(null);
+    for (const w of procs) {
+      if (w.busy) w.kill();
+      else w.endInput();
+    }
+    const stragglers = setTimeout(() => procs.forEach((w) => w.kill()), 1000);
     await Promise.all(procs.map((w) => w.proc.catch(() => undefined)));
+    clearTimeout(stragglers);
   }
 
   private ensureOpen(): void {

@@ -315,6 +315,16 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
     expect(ready).toMatchObject({ snapshot: true, heapBounded: true, heapLimitBytes: 512 * 2 ** 20 });
   });
 
+  it.runIf(backend === 'pyodide')('leaves Python no reference to JavaScript, no NODEFS, and restores its heap between rows', () => {
+    // jsHandles: references to JS objects (JsProxy values, _pyodide_core functions, bridge modules) that gc can
+    // still find from Python after hardening; the review found 326 after a guard rewrite.
+    expect(sb.info().lastReady).toMatchObject({ jsHandles: 0, nodefs: false, restore: true });
+  });
+
+  it.runIf(backend === 'python')('serves every call in a child of the worker', () => {
+    expect(sb.info().lastReady).toMatchObject({ restore: true });
+  });
+
   it.runIf(backend === 'pyodide')('has no numpy (pyodide cannot download it)', async () => {
     expectException(await sb.call(tool('tools/imports.py', 'numpy_mean'), '{}'), 'ModuleNotFoundError');
   });
