@@ -7,10 +7,10 @@ stdout.
 The server never runs dataset code itself. It imports the runtime and the commonly used packages once, then
 serves every request in a child of its own: the child drops the protocol streams, may not create processes
 or threads (RLIMIT_NPROC 0), installs the audit hook, reads its one request from a pipe and writes its answer
-to another; the server relays at most `maxResponseBytes` of it and reaps the child. The next child is forked
-right after an answer went out, so that its start overlaps with the host's work. Whatever a row does to its interpreter (modules
-monkeypatched, the runtime replaced, audit hooks added) ends with its child, so no two calls share mutable
-interpreter state. Limits: RLIMIT_AS for memory, no file growth, no core dumps. The host kills the whole
+to another; the server relays at most `maxResponseBytes` of it (one line, once the child closed the pipe),
+then stops and reaps the child. The child for the next request is forked as soon as the answer is out.
+Whatever a row does to its interpreter (modules monkeypatched, the runtime replaced, audit hooks added) ends
+with its child, so no two calls share mutable interpreter state. Limits: RLIMIT_AS for memory, no file growth, no core dumps. The host kills the whole
 worker on timeout.
 """
 
@@ -86,6 +86,7 @@ def main():
         view = memoryview(data)
         while view:
             view = view[os.write(out_fd, view) :]
+        os.close(out_fd)  # the answer is complete now, not when this process is torn down
 
     proto_write(proto_out, {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0], "restore": True})
     spare = spawn(child)
@@ -97,8 +98,7 @@ def main():
             proto_write(proto_out, {"id": None, "kind": "crash", "message": f"request longer than {max_request} bytes"})
             return
         if line.strip():
-            serve(line.strip(), spare, proto_out, max_response)
-            spare = spawn(child)
+            spare = serve(line.strip(), spare, lambda: spawn(child), proto_out, max_response)
 
 
 def spawn(child):
@@ -121,7 +121,19 @@ def spawn(child):
     return pid, req_w, resp_r
 
 
-def serve(line, spare, proto_out, max_response):
+finished = []  # children stopped after their answer, not reaped yet
+
+
+def reap(pids):
+    """Collect the children in `pids` that have ended."""
+    for pid in list(pids):
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            pids.remove(pid)
+
+
+def serve(line, spare, spawn_next, proto_out, max_response):
+    """Hand `line` to the waiting child, relay its answer; returns the child for the next request."""
     pid, req_w, r = spare
     try:
         view = memoryview(line)
@@ -140,21 +152,35 @@ def serve(line, spare, proto_out, max_response):
         size += len(chunk)
         if size > max_response:
             over = True
-            os.kill(pid, signal.SIGKILL)
             break
         chunks.append(chunk)
     os.close(r)
-    _, status = os.waitpid(pid, 0)
     data = b"".join(chunks).strip()
+    if not over and data and b"\n" not in data:
+        # Relay the answer first; the child has nothing left to say (and is stopped if it lingers).
+        os.write(proto_out, data + b"\n")
+        following = spawn_next()  # while the host reads the answer
+        kill_quietly(pid)
+        finished.append(pid)  # reaped later, without waiting for its teardown now
+        reap(finished)
+        return following
+    kill_quietly(pid)
+    _, status = os.waitpid(pid, 0)
     if over:
         reply = {"id": request_id(line), "kind": "crash", "message": f"tool response of {size} bytes exceeds the limit of {max_response}"}
-    elif not data or b"\n" in data:
-        how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
-        reply = {"id": request_id(line), "kind": "crash", "message": f"the call's process ended without an answer ({how})"}
     else:
-        os.write(proto_out, data + b"\n")
-        return
+        how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
+        what = "a multi-line answer" if data else "no answer"
+        reply = {"id": request_id(line), "kind": "crash", "message": f"the call's process ended with {what} ({how})"}
     proto_write(proto_out, reply)
+    return spawn_next()
+
+
+def kill_quietly(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def request_id(line):
