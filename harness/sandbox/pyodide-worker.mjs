@@ -9,8 +9,8 @@
 // on an inherited file descriptor (config.snapshot.fd, read with pread so workers may share it); with
 // config.snapshot.mode === 'make' the worker instead writes a new snapshot to that descriptor and exits.
 //
-// No two rows share interpreter state: before serving a call of another row than the last one, the worker
-// copies the wasm heap back from the copy it took once set-up and hardening were done (only the 64 KiB
+// No two rows share interpreter state: before serving a call of another row than the last one (or once idle
+// for 2 ms), the worker copies the wasm heap back from the copy it took once set-up and hardening were done (only the 64 KiB
 // blocks that differ), zeroes what calls grew, and closes the files they left open. Calls of one row served
 // back to back share the state (as the reference runner keeps one namespace per instance). JavaScript-side
 // state that a copy cannot bring back (the function table, loaded dynamic libraries, closed standard streams)
@@ -222,10 +222,15 @@ function rowOf(line) {
   }
 }
 
-// The row whose calls ran since the last restore (null: the state is the saved one).
+// The row whose calls ran since the last restore (null: the state is the saved one). The restore happens
+// before a call of another row at the latest, and as soon as the worker has been idle for a moment (so that it
+// usually costs the next call nothing).
 let dirtyRow = null;
+let idleRestore = null;
+const IDLE_RESTORE_MS = 2;
 
 function serve(line) {
+  clearTimeout(idleRestore);
   const row = rowOf(line);
   if (dirtyRow !== null && (row === null || row !== dirtyRow)) restoreState();
   let res;
@@ -252,6 +257,7 @@ function serve(line) {
   }
   stdout.write(`${out}\n`);
   dirtyRow = row ?? '(not a request)';
+  idleRestore = setTimeout(restoreState, IDLE_RESTORE_MS);
 }
 
 /** The runtime's answer (bytes) as text, measured before it is copied out of the wasm heap. */
@@ -316,6 +322,7 @@ function unrestorable() {
 const BLOCK = 1 << 16;
 
 function restoreState() {
+  if (dirtyRow === null) return;
   dirtyRow = null;
   const now = new Uint8Array(heap.buffer);
   const old = saved.heap;
