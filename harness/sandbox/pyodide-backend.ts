@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { openCachedFile, privateCacheDir, writeCachedFile } from './cache-dir.ts';
 import { confined } from './confine.ts';
-import { DIST_PACKAGES, hostPythonPaths, SNAPSHOT_PREIMPORTS, type HostPath } from './packages.ts';
+import { DIST_PACKAGES, hostPythonPaths, PYODIDE_PREIMPORTS, type HostPath } from './packages.ts';
 import type { WorkerLaunch } from './pool.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -102,7 +102,7 @@ export class PyodideLauncher {
 
   /** The snapshot builder's command line: a worker like any other (same confinement), writing to descriptor 3. */
   builderLaunch(): WorkerLaunch {
-    return this.command({ ...this.baseConfig(), preimport: SNAPSHOT_PREIMPORTS, snapshot: { mode: 'make', fd: SNAPSHOT_FD } });
+    return this.command({ ...this.baseConfig(), preimport: PYODIDE_PREIMPORTS, snapshot: { mode: 'make', fd: SNAPSHOT_FD } });
   }
 
   /** Find or build the memory snapshot (cached per content); on failure, workers start without one. */
@@ -162,7 +162,7 @@ export class PyodideLauncher {
     h.update(readFileSync(path.join(this.indexURL, 'package.json')));
     h.update(readFileSync(WORKER_FILE));
     for (const f of readdirSync(RUNTIME_DIR).sort()) if (f.endsWith('.py')) h.update(f).update(readFileSync(path.join(RUNTIME_DIR, f)));
-    h.update(JSON.stringify({ paths: this.paths, pre: SNAPSHOT_PREIMPORTS, node: process.version }));
+    h.update(JSON.stringify({ paths: this.paths, pre: PYODIDE_PREIMPORTS, node: process.version }));
     for (const p of this.paths) h.update(String(statSync(p.host).mtimeMs));
     return h.digest('hex').slice(0, 24);
   }

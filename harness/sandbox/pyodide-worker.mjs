@@ -185,6 +185,7 @@ writeLine({
   heapBounded: heap !== null, // false would mean pyodide created its memory differently: only the RSS watchdog binds
   heapBytes: heap ? heap.buffer.byteLength : null,
   heapLimitBytes: limitPages * 65536,
+  restoreBytes: saved?.compareEnd ?? null, // how much of the heap a restore compares
   // Every call starts from the saved state (false: no heap handle, so every call gets a fresh worker).
   restore: saved !== null,
   jsHandles,
@@ -302,9 +303,15 @@ function openFds() {
 }
 
 function saveState() {
-  if (!heap) return null;
+  if (!heap || typeof Module._sbrk !== 'function') return null;
+  const copy = new Uint8Array(heap.buffer).slice();
+  // Everything a program allocates lies below the break; above it the saved heap is zero (checked here, else
+  // the whole heap is compared), so a restore compares up to the break and zeroes the rest.
+  const top = Module._sbrk(0) >>> 0;
+  const zeroAbove = top <= copy.length && Buffer.from(copy.buffer, top).equals(Buffer.alloc(copy.length - top));
   return {
-    heap: new Uint8Array(heap.buffer).slice(),
+    heap: copy,
+    compareEnd: zeroAbove ? top : copy.length,
     table: Module.wasmTable?.length ?? -1,
     libs: Object.keys(Module.LDSO?.loadedLibsByName ?? {}).length,
     fds: new Set(openFds()),
@@ -326,13 +333,14 @@ function restoreState() {
   dirtyRow = null;
   const now = new Uint8Array(heap.buffer);
   const old = saved.heap;
-  const nowBuf = Buffer.from(now.buffer, now.byteOffset, old.length);
-  const oldBuf = Buffer.from(old.buffer, old.byteOffset, old.length);
-  for (let at = 0; at < old.length; at += BLOCK) {
-    const end = Math.min(at + BLOCK, old.length);
-    if (nowBuf.compare(oldBuf, at, end, at, end) !== 0) now.set(old.subarray(at, end), at);
+  const end = saved.compareEnd;
+  const nowBuf = Buffer.from(now.buffer, now.byteOffset, end);
+  const oldBuf = Buffer.from(old.buffer, old.byteOffset, end);
+  for (let at = 0; at < end; at += BLOCK) {
+    const stop = Math.min(at + BLOCK, end);
+    if (nowBuf.compare(oldBuf, at, stop, at, stop) !== 0) now.set(old.subarray(at, stop), at);
   }
-  if (now.length > old.length) now.fill(0, old.length);
+  now.fill(0, end); // zero in the saved heap, and whatever calls grew
   for (const fd of openFds()) {
     if (saved.fds.has(fd)) continue;
     try {
