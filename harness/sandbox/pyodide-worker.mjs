@@ -10,11 +10,12 @@
 // config.snapshot.mode === 'make' the worker instead writes a new snapshot to that descriptor and exits.
 //
 // No two rows share interpreter state: before serving a call of another row than the last one (or once idle
-// for 2 ms), the worker copies the wasm heap back from the copy it took once set-up and hardening were done (only the 64 KiB
-// blocks that differ), zeroes what calls grew, and closes the files they left open. Calls of one row served
-// back to back share the state (as the reference runner keeps one namespace per instance). JavaScript-side
-// state that a copy cannot bring back (the function table, loaded dynamic libraries, closed standard streams)
-// is checked after every call; if it changed, the answer asks the host to replace this worker instead.
+// for 10 ms), the worker copies the wasm heap back from the copy it took once set-up and hardening were done
+// (only the 64 KiB blocks that differ, up to the saved break), zeroes the rest, and closes the files calls
+// left open. Calls of one row served back to back share the state (as the reference runner keeps one
+// namespace per instance). JavaScript-side state that a copy cannot bring back (the function table, loaded
+// dynamic libraries, closed standard streams) is checked after every call; if it changed, the answer asks
+// the host to replace this worker instead.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -228,7 +229,7 @@ function rowOf(line) {
 // usually costs the next call nothing).
 let dirtyRow = null;
 let idleRestore = null;
-const IDLE_RESTORE_MS = 2;
+const IDLE_RESTORE_MS = 10;
 
 function serve(line) {
   clearTimeout(idleRestore);

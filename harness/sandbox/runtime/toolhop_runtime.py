@@ -215,9 +215,23 @@ class _Row:
         return fn if callable(fn) else None
 
 
+# The last row's compiled sources. A worker serves calls of one row back to back on the same interpreter state
+# (pyodide), so the cache helps there; it is gone with the state once another row comes (and with the process
+# on CPython).
+_last_row = [None, None]
+
+
+def _row_for(req):
+    key = (str(req["row"]), tuple(str(s) for s in req["sources"]))
+    if _last_row[0] != key:
+        _last_row[0] = key
+        _last_row[1] = _Row(req["row"], list(key[1]))
+    return _last_row[1]
+
+
 def handle(req):
     """Serve one request: op 'call' (run a tool) or 'check' (load it without calling)."""
-    row = _Row(req["row"], [str(s) for s in req["sources"]])
+    row = _row_for(req)
     name = str(req["name"])
     try:
         fn = row.resolve(int(req["index"]), name)
