@@ -127,6 +127,14 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox: hostile rows',
     await victimsStillCorrect('fork bomb');
   });
 
+  it('cannot stop or kill the processes that serve the next rows', async () => {
+    const out = okJson(await sb.call(hostile('neighbours.py', 'attack'), '{}'));
+    expect(out).toMatch(/^(no pidfd|signalled )/);
+    await victimsStillCorrect('signals inside the namespace');
+    await sb.call(hostile('neighbours.py', 'linger'), '{}');
+    await victimsStillCorrect('signals after answering');
+  });
+
   it('cuts huge output, and a row that bypasses the cut gets an error instead of a huge line', async () => {
     const big = await sb.call(hostile('huge_output.py', 'huge'), JSON.stringify({ n: 3_000_000 }));
     expect(big).toMatchObject({ kind: 'ok', truncatedFrom: 3_000_002 });

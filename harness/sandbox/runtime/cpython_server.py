@@ -8,7 +8,8 @@ The server never runs dataset code itself. It imports the runtime and the common
 serves every request in a child of its own: the child drops the protocol streams, may not create processes
 or threads (RLIMIT_NPROC 0), installs the audit hook, reads its one request from a pipe and writes its answer
 to another; the server relays at most `maxResponseBytes` of it (one line, once the child closed the pipe),
-then stops and reaps the child. The child for the next request is forked as soon as the answer is out.
+then stops and reaps the child, and forks the child for the next request while the host reads the answer (never
+before the previous child is gone: two children never coexist).
 Whatever a row does to its interpreter (modules monkeypatched, the runtime replaced, audit hooks added) ends
 with its child, so no two calls share mutable interpreter state. Limits: RLIMIT_AS for memory, no file growth, no core dumps. The host kills the whole
 worker on timeout.
@@ -121,17 +122,6 @@ def spawn(child):
     return pid, req_w, resp_r
 
 
-finished = []  # children stopped after their answer, not reaped yet
-
-
-def reap(pids):
-    """Collect the children in `pids` that have ended."""
-    for pid in list(pids):
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            pids.remove(pid)
-
-
 def serve(line, spare, spawn_next, proto_out, max_response):
     """Hand `line` to the waiting child, relay its answer; returns the child for the next request."""
     pid, req_w, r = spare
@@ -157,13 +147,12 @@ def serve(line, spare, spawn_next, proto_out, max_response):
     os.close(r)
     data = b"".join(chunks).strip()
     if not over and data and b"\n" not in data:
-        # Relay the answer first; the child has nothing left to say (and is stopped if it lingers).
         os.write(proto_out, data + b"\n")
-        following = spawn_next()  # while the host reads the answer
+        # The child has nothing left to say (it is stopped if it lingers). It is gone before the next one
+        # exists: no child ever shares the namespace with the one that serves the next row (it could stop it).
         kill_quietly(pid)
-        finished.append(pid)  # reaped later, without waiting for its teardown now
-        reap(finished)
-        return following
+        os.waitpid(pid, 0)
+        return spawn_next()
     kill_quietly(pid)
     _, status = os.waitpid(pid, 0)
     if over:
