@@ -60,7 +60,8 @@ describe('toolgauge maze on the simulator', () => {
   it('resumes from the evaluation files and refuses a policy without Maze behaviour', async () => {
     const out = tempDir('maze-resume');
     const only = pick('c3', 2).join(',');
-    expect((await toolgauge(['maze', '--model', 'sim:oracle', '--only', only, '--modes', 'P1', '--out-dir', out])).code).toBe(0);
+    const first = await runSuite(mazeSuite, { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_MAZE_ONLY: only, TOOLGAUGE_MAZE_MODES: 'P1', TOOLGAUGE_OUT_DIR: out });
+    expect(first.finalized.harnessErrors).toBe(0);
     const r = await toolgauge(['maze', '--model', 'sim:oracle', '--only', only, '--modes', 'P1,P3', '--out-dir', out, '--resume']);
     expect(r.code).toBe(0);
     const metas = readLines<{ id: string; resumed?: boolean }>(join(out, 'instances.jsonl'));
