@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// The toolgauge command. The library is TypeScript; tsx loads it without a build step.
-import { register } from 'tsx/esm/api';
+// The toolgauge command. The library is TypeScript: a cached bundle of the CLI (or tsx) loads it without a build step.
+import { loadCli } from './cli-bundle.mjs';
 
-register();
-const { main } = await import('../harness/cli/main.ts');
+const main = await loadCli();
 process.exitCode = await main(process.argv.slice(2));

@@ -24,19 +24,20 @@ summary.json with pass_rate and each scorer with CIs; gates, trials, resume, sha
 \`toolgauge eval FILE\` or with Vitest and evalConfig from 'toolgauge/vitest-config'. Built-in and new suites are
 SuiteDefinitions on the suite kit: see docs/ARCHITECTURE.md and CONTRIBUTING.md.`;
 
-type Command = (argv: string[]) => Promise<number>;
+type Command = { run: (argv: string[]) => Promise<number>; USAGE?: string };
 
+// Static import specifiers: each command loads only when it is run, from source or from the CLI bundle.
 const COMMANDS: Record<string, () => Promise<Command>> = {
-  toolhop: async () => (await import('./commands/toolhop.ts')).run,
-  sim: async () => (await import('./commands/sim.ts')).run,
-  parse: async () => (await import('./commands/parse.ts')).run,
-  template: async () => (await import('./commands/template.ts')).run,
-  report: async () => (await import('./commands/report.ts')).run,
-  maze: async () => (await import('./commands/maze.ts')).run,
-  probe: async () => (await import('./commands/probe.ts')).run,
-  eval: async () => (await import('./commands/eval.ts')).run,
-  bfcl: async () => (await import('./commands/bfcl.ts')).run,
-  optimize: async () => (await import('./commands/optimize.ts')).run,
+  toolhop: () => import('./commands/toolhop.ts'),
+  sim: () => import('./commands/sim.ts'),
+  parse: () => import('./commands/parse.ts'),
+  template: () => import('./commands/template.ts'),
+  report: () => import('./commands/report.ts'),
+  maze: () => import('./commands/maze.ts'),
+  probe: () => import('./commands/probe.ts'),
+  eval: () => import('./commands/eval.ts'),
+  bfcl: () => import('./commands/bfcl.ts'),
+  optimize: () => import('./commands/optimize.ts'),
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */
@@ -52,12 +53,11 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    const mod = (await import(`./commands/${name}.ts`)) as { USAGE?: string };
-    process.stdout.write((mod.USAGE ?? USAGE) + '\n');
+    process.stdout.write(((await load()).USAGE ?? USAGE) + '\n');
     return 0;
   }
   try {
-    const run = await load();
+    const { run } = await load();
     return await run(rest);
   } catch (err) {
     if (err instanceof UsageError) {

@@ -16,13 +16,22 @@ export interface Runtime {
 
 let current: { key: string; runtime: Runtime } | undefined;
 
+/** The shared runtime of this process for this run (Vitest workers: every test file of the run uses it). */
 export function runtimeFor(run: RunConfig, simUrl: string | undefined): Runtime {
-  const baseUrl = run.baseUrl ?? simUrl;
-  // This process got the config from the global setup, not by parsing it: register its secrets here.
-  registerRunSecrets(run);
-  const key = JSON.stringify([run, baseUrl]);
+  const key = JSON.stringify([run, run.baseUrl ?? simUrl]);
   if (current?.key === key) return current.runtime;
   void current?.runtime.close();
+  const runtime = createRuntime(run, simUrl);
+  current = { key, runtime };
+  process.once('beforeExit', () => void runtime.close());
+  return runtime;
+}
+
+/** A runtime of its own (an in-process run beside others): the caller closes it. */
+export function createRuntime(run: RunConfig, simUrl: string | undefined): Runtime {
+  const baseUrl = run.baseUrl ?? simUrl;
+  // This process may have the config from the global setup rather than from parsing it: register its secrets here.
+  registerRunSecrets(run);
   let client: ModelClient | undefined;
   let sandbox: Sandbox | undefined;
   const runtime: Runtime = {
@@ -55,7 +64,5 @@ export function runtimeFor(run: RunConfig, simUrl: string | undefined): Runtime 
       await sandbox?.close();
     },
   };
-  current = { key, runtime };
-  process.once('beforeExit', () => void runtime.close());
   return runtime;
 }

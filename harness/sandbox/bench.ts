@@ -26,7 +26,7 @@ function stats(xs: number[]): { n: number; median: number; p95: number; max: num
 }
 const round = (x: number) => Math.round(x * 100) / 100;
 
-/** Peak resident set (VmHWM) of a process, in MiB. */
+/** Peak resident set (VmHWM) of a process, in MiB (for CPython, the server: each call's child is short-lived). */
 function peakRssMb(pid: number | undefined): number | null {
   if (!pid) return null;
   try {
@@ -106,7 +106,7 @@ async function bench(backend: SandboxBackend) {
 
   const sb = createSandbox({ backend, poolSize: 1 });
   await sb.warm();
-  const pid = sb.info().lastReady?.pid;
+  const pid = sb.info().workerPids[0]; // the host pid (the worker is pid 1 of its own namespace)
   const warmTool: ToolRef = { rowId: 'warm', index: 0, name: 'f', sources: ['def f(city, days=3):\n    return {"city": city.title(), "days": [d * 2 for d in range(days)]}\n'] };
   await sb.call(warmTool, '{"city": "paris"}');
   const warm: number[] = [];

@@ -1,50 +1,77 @@
-// OS-level confinement of sandbox workers, where the host allows it (root on Linux, as here and in CI):
-// `unshare -n` gives the worker a network namespace with no interface up (Node 20's permission model does
-// not cover the network), and `setpriv` drops it to nobody with no capabilities and no new privileges, and
-// kills it if the host dies. Both exec in place, so the pid the pool watches is the worker's own.
+// OS-level confinement of sandbox workers, as far as the host allows it.
+//
+// As root on Linux (here and in CI) every worker gets
+//   - its own network namespace with no interface up (Node 20's permission model does not cover the network);
+//   - its own PID namespace, where it is process 1: it sees no process of the host, cannot address one by pid,
+//     and no signal sent from inside the namespace can end it; its children die with it;
+//   - its own uid and gid, 0x7F000000 + the pid of the launcher (unique among live processes on the host), with
+//     no supplementary groups, no capabilities and no new privileges: it can signal nothing but itself, and
+//     owns no file;
+//   - death with the host (PDEATHSIG=KILL at each step).
+// Without root, an unprivileged user namespace gives the network and PID namespaces (uid unchanged outside).
+// Where neither works (another OS, or TOOLGAUGE_SANDBOX_CONFINE=0) workers run as the invoking user and only the
+// in-process layers stay: say so to users (`layers` is empty).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 export interface Confinement {
   prefix: string[];
-  /** What the prefix provides, for reports: e.g. ['netns', 'nobody']. */
+  /** What the prefix provides, for reports: e.g. ['netns', 'pidns', 'uid']. */
   layers: string[];
+  /** The launched process forks once: the worker is its only child (a PID namespace needs that). */
+  forks: boolean;
 }
+
+/** First uid/gid of the per-worker range; the launcher's pid is added (pids stay below 2^22). */
+export const WORKER_UID_BASE = 0x7f000000;
 
 // Absolute paths: workers start with an empty environment (no PATH).
 const bin = (name: string) => ['/usr/bin', '/bin', '/usr/sbin', '/sbin'].map((d) => `${d}/${name}`).find((p) => existsSync(p));
 
-const SETPRIV = [
-  bin('setpriv') ?? 'setpriv',
-  '--reuid=65534',
-  '--regid=65534',
-  '--clear-groups',
-  '--no-new-privs',
-  '--inh-caps=-all',
-  '--bounding-set=-all',
-  '--pdeathsig=KILL',
-  '--',
-];
+const NONE: Confinement = { prefix: [], layers: [], forks: false };
 
-const UNSHARE = bin('unshare') ?? 'unshare';
+function candidates(): Confinement[] {
+  const sh = bin('sh');
+  const setpriv = bin('setpriv');
+  const unshare = bin('unshare');
+  if (!sh || !setpriv || !unshare) return [];
+  const drop = `${setpriv} --no-new-privs --inh-caps=-all --bounding-set=-all --pdeathsig=KILL`;
+  // `$$` is the shell's pid, which stays the launcher's pid through the `exec`s: unique while the worker lives.
+  const id = `$((${WORKER_UID_BASE}+$$))`;
+  const asWorker = `${setpriv} --reuid=${id} --regid=${id} --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all --pdeathsig=KILL`;
+  const script = (chain: string) => [sh, '-c', `exec ${chain} -- "$@"`, 'sh'];
+  const root = process.getuid?.() === 0;
+  const list: Confinement[] = [];
+  if (root) {
+    list.push(
+      {
+        prefix: script(`${setpriv} --pdeathsig=KILL -- ${unshare} -n -p --fork --kill-child -- ${asWorker}`),
+        layers: ['netns', 'pidns', 'uid'],
+        forks: true,
+      },
+      { prefix: script(`${unshare} -n -- ${asWorker}`), layers: ['netns', 'uid'], forks: false },
+      { prefix: script(asWorker), layers: ['uid'], forks: false },
+    );
+  }
+  list.push({
+    prefix: script(`${setpriv} --pdeathsig=KILL -- ${unshare} -U -n -p --fork --kill-child -- ${drop}`),
+    layers: ['userns', 'netns', 'pidns'],
+    forks: true,
+  });
+  return list;
+}
 
 let cached: Confinement | undefined;
 
 /** The confinement prefix for worker command lines; TOOLGAUGE_SANDBOX_CONFINE=0 turns it off. */
 export function confinement(): Confinement {
-  if (process.env.TOOLGAUGE_SANDBOX_CONFINE === '0' || process.platform !== 'linux') return { prefix: [], layers: [] };
-  if (cached) return cached;
-  const candidates: Confinement[] = [
-    { prefix: [UNSHARE, '-n', '--', ...SETPRIV], layers: ['netns', 'nobody'] },
-    { prefix: [UNSHARE, '-n', '--'], layers: ['netns'] },
-    { prefix: SETPRIV, layers: ['nobody'] },
-  ];
-  cached = candidates.find((c) => works(c.prefix)) ?? { prefix: [], layers: [] };
+  if (process.env.TOOLGAUGE_SANDBOX_CONFINE === '0' || process.platform !== 'linux') return NONE;
+  cached ??= candidates().find((c) => works(c)) ?? NONE;
   return cached;
 }
 
-function works(prefix: string[]): boolean {
-  const [cmd, ...args] = prefix;
+function works(c: Confinement): boolean {
+  const [cmd, ...args] = c.prefix;
   try {
     const r = spawnSync(cmd!, [...args, bin('true') ?? '/bin/true'], { stdio: 'ignore', timeout: 5000, env: {} });
     return r.status === 0;
@@ -54,8 +81,8 @@ function works(prefix: string[]): boolean {
 }
 
 /** Turn a command into its confined form. */
-export function confined(file: string, args: string[]): { file: string; args: string[] } {
-  const { prefix } = confinement();
-  if (prefix.length === 0) return { file, args };
-  return { file: prefix[0]!, args: [...prefix.slice(1), file, ...args] };
+export function confined(file: string, args: string[]): { file: string; args: string[]; forks: boolean } {
+  const { prefix, forks } = confinement();
+  if (prefix.length === 0) return { file, args, forks: false };
+  return { file: prefix[0]!, args: [...prefix.slice(1), file, ...args], forks };
 }

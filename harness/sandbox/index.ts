@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { confinement } from './confine.ts';
 import { WorkerPool, type PoolResult, type ReadyInfo } from './pool.ts';
-import { rowKey } from './protocol.ts';
+import { maxResponseBytes } from './protocol.ts';
 import { PyodideLauncher } from './pyodide-backend.ts';
 import { pythonLaunch, resolvePythonPath } from './python-backend.ts';
 
@@ -50,13 +50,15 @@ export interface ToolRef {
 
 export type ToolOutcome =
   | { kind: 'ok'; content: string; durationMs: number; /** Python length before the worker cut it. */ truncatedFrom?: number }
-  | { kind: 'exception'; excType: string; message: string; durationMs: number }
+  | { kind: 'exception'; excType: string; message: string; durationMs: number; /** Python length of the message before the cut. */ truncatedFrom?: number }
   | { kind: 'timeout' | 'memory' | 'crash' | 'load_error' | 'not_found'; message: string; durationMs: number };
 
 export interface SandboxInfo {
   backend: SandboxBackend;
-  /** OS confinement layers in use ('netns', 'nobody'), empty where the host does not allow them. */
+  /** OS confinement layers in use ('netns', 'pidns', 'uid' or 'userns'), empty where the host allows none. */
   confinement: string[];
+  /** Host pids of the live workers' interpreter processes. */
+  workerPids: number[];
   /** pyodide: how the memory snapshot was obtained, or why there is none. */
   snapshot?: string;
   /** The most recent worker's ready report (start time, snapshot use, ...). */
@@ -71,7 +73,8 @@ export interface Sandbox {
   checkLoad(tool: ToolRef): Promise<{ ok: true } | { ok: false; message: string }>;
   /** Start all workers now instead of on first use. */
   warm(): Promise<void>;
-  stats(): { workers: number; starts: number; restarts: number; calls: number };
+  /** `recycled`: workers replaced because they could not start the next call from a fresh state (pyodide). */
+  stats(): { workers: number; starts: number; restarts: number; calls: number; recycled: number };
   info(): SandboxInfo;
   close(): Promise<void>;
 }
@@ -96,10 +99,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
   const memoryLimitMb = opts.memoryLimitMb ?? 1024;
   const maxChars = opts.maxContentChars ?? 1_000_000;
+  // Workers refuse to send longer lines; the pool kills a worker that tries anyway (a row can replace the
+  // worker's own cut), so the host never holds more than this of one answer.
+  const maxResponse = maxResponseBytes(maxChars);
+  const maxLineBytes = maxResponse + 4096;
   let pool: WorkerPool;
   let pyodide: PyodideLauncher | null = null;
   if (opts.backend === 'pyodide') {
-    const launcher = new PyodideLauncher({ memoryLimitMb, snapshot: opts.snapshot ?? true });
+    const launcher = new PyodideLauncher({ memoryLimitMb, snapshot: opts.snapshot ?? true, maxResponseBytes: maxResponse });
     pyodide = launcher;
     pool = new WorkerPool({
       size: opts.poolSize ?? 2,
@@ -108,14 +115,17 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
       // The wasm heap is bounded in the worker; this backstop allows for V8 and pyodide's own memory.
       rssLimitBytes: (memoryLimitMb + 512) * 2 ** 20,
+      maxLineBytes,
     });
   } else {
     const pythonPath = resolvePythonPath(opts.pythonPath);
     pool = new WorkerPool({
       size: opts.poolSize ?? 2,
-      launch: () => pythonLaunch(pythonPath, memoryLimitMb),
+      launch: () => pythonLaunch(pythonPath, memoryLimitMb, maxResponse),
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
-      rssLimitBytes: (memoryLimitMb + 128) * 2 ** 20, // RLIMIT_AS binds first; this only backs it up
+      // RLIMIT_AS binds first (per process); this backs it up for the server and its call's child together.
+      rssLimitBytes: (2 * memoryLimitMb + 128) * 2 ** 20,
+      maxLineBytes,
     });
   }
   let calls = 0;
@@ -124,13 +134,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     pool.run(
       {
         op,
-        key: rowKey(tool.rowId, tool.sources),
         row: tool.rowId,
         index: tool.index,
         name: tool.name,
+        sources: tool.sources,
         ...(args !== undefined ? { args, maxChars } : {}),
       },
-      tool.sources,
       timeoutMs,
     );
 
@@ -150,18 +159,22 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       await pool.warm();
     },
     stats() {
-      return { workers: pool.liveWorkers, starts: pool.starts, restarts: pool.restarts, calls };
+      return { workers: pool.liveWorkers, starts: pool.starts, restarts: pool.restarts, calls, recycled: pool.recycled };
     },
     info() {
       return {
         backend: opts.backend,
         confinement: confinement().layers,
+        workerPids: pool.workerPids(),
         ...(pyodide ? { snapshot: pyodide.snapshotNote } : {}),
         lastReady: pool.lastReadyInfo,
         peakRssBytes: pool.peakRssBytes,
       };
     },
-    close: () => pool.close(),
+    async close() {
+      await pool.close();
+      pyodide?.dispose();
+    },
   };
 }
 
@@ -172,7 +185,13 @@ function toOutcome(r: PoolResult): ToolOutcome {
     case 'ok':
       return { kind: 'ok', content: res.content ?? '', durationMs, ...(res.truncatedFrom !== undefined ? { truncatedFrom: res.truncatedFrom } : {}) };
     case 'exception':
-      return { kind: 'exception', excType: res.excType ?? 'Exception', message: res.message ?? '', durationMs };
+      return {
+        kind: 'exception',
+        excType: res.excType ?? 'Exception',
+        message: res.message ?? '',
+        durationMs,
+        ...(res.truncatedFrom !== undefined ? { truncatedFrom: res.truncatedFrom } : {}),
+      };
     case 'load_error':
     case 'not_found':
     case 'crash':

@@ -1,25 +1,27 @@
 // A pool of long-lived sandbox worker processes speaking the line protocol of protocol.ts.
 // The pool owns the limits the workers cannot enforce on themselves: the per-call time limit (kill and
-// replace) and the resident-memory bound (polled from /proc, kill and replace).
+// replace), the resident-memory bound (polled from /proc over the worker's process tree, kill and replace)
+// and the length of a response line (the host never holds more than that of one worker's output).
 import { readFileSync } from 'node:fs';
 import { execa, type ResultPromise } from 'execa';
+import { MAX_REQUEST_BYTES, ReadyMessage, ResponseMessage, rowKey, type WorkerRequest } from './protocol.ts';
 
 const SPAWN_OPTIONS = {
   extendEnv: false,
-  stdin: 'pipe',
-  stdout: 'pipe',
-  stderr: 'pipe',
   buffer: false,
   reject: false,
   cleanup: true,
   encoding: 'utf8',
 } as const;
-import { ReadyMessage, ResponseMessage, type WorkerRequest } from './protocol.ts';
 
 export interface WorkerLaunch {
   file: string;
   args: string[];
   env: Record<string, string>;
+  /** Host descriptors the worker inherits as 3, 4, … (the pool does not close them). */
+  fds?: number[];
+  /** The launched process forks once (into a PID namespace): the worker is its only child. */
+  forked?: boolean;
 }
 
 export interface PoolConfig {
@@ -29,8 +31,10 @@ export interface PoolConfig {
   /** One-time preparation before the first start (e.g. building a pyodide memory snapshot). */
   prepare?: () => Promise<void>;
   startTimeoutMs: number;
-  /** Kill a worker whose resident set exceeds this while it serves a call. */
+  /** Kill a worker whose resident set (with its children) exceeds this while it serves a call. */
   rssLimitBytes: number;
+  /** Kill a worker that sends a response line longer than this (bytes, UTF-16 units of the decoded text). */
+  maxLineBytes: number;
 }
 
 export type PoolResult =
@@ -43,8 +47,9 @@ export interface ReadyInfo extends ReadyMessage {
 }
 
 type Job = {
-  request: Omit<WorkerRequest, 'id' | 'sources'>;
-  sources: string[];
+  request: Omit<WorkerRequest, 'id'>;
+  /** rowKey of the request, for worker affinity. */
+  row: string;
   timeoutMs: number;
   resolve: (r: PoolResult) => void;
 };
@@ -53,36 +58,41 @@ const STDERR_TAIL = 4000;
 const RSS_POLL_MS = 50;
 
 class WorkerProcess {
-  readonly proc: ResultPromise<typeof SPAWN_OPTIONS & { env: Record<string, string> }>;
+  readonly proc: ResultPromise<typeof SPAWN_OPTIONS & { stdio: ['pipe', 'pipe', 'pipe']; env: Record<string, string> }>;
   readonly ready: Promise<ReadyInfo>;
-  readonly knownKeys = new Set<string>();
   peakRssBytes = 0;
+  /** Longest incomplete line held so far (for tests of the bound). */
+  peakLineBytes = 0;
   busy = false;
   dead = false;
+  /** The row of the last call served (a pyodide worker keeps its state for more calls of that row). */
+  lastRow: string | null = null;
   overMemory = false;
+  overLength = false;
+  private readonly forked: boolean;
   private stderrTail = '';
-  private buffered = '';
+  private pieces: string[] = [];
+  private pending = 0;
   private onLine: ((line: string) => void) | null = null;
   private onExit: (() => void) | null = null;
 
-  constructor(launch: WorkerLaunch, startTimeoutMs: number) {
+  constructor(
+    launch: WorkerLaunch,
+    startTimeoutMs: number,
+    private readonly maxLineBytes: number,
+  ) {
     const spawnedAt = performance.now();
-    this.proc = execa(launch.file, launch.args, { ...SPAWN_OPTIONS, env: launch.env });
+    this.forked = launch.forked ?? false;
+    // Extra descriptors are plain numbers (execa's types do not list them past stdio[2], Node takes them).
+    const stdio = ['pipe', 'pipe', 'pipe', ...(launch.fds ?? [])] as unknown as ['pipe', 'pipe', 'pipe'];
+    this.proc = execa(launch.file, launch.args, { ...SPAWN_OPTIONS, stdio, env: launch.env });
     this.proc.stdout.setEncoding('utf8');
     this.proc.stderr.setEncoding('utf8');
     this.proc.stdin.on('error', () => {}); // EPIPE after the worker died: exit handling reports it
     this.proc.stderr.on('data', (chunk: string) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
     });
-    this.proc.stdout.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      let nl: number;
-      while ((nl = this.buffered.indexOf('\n')) >= 0) {
-        const line = this.buffered.slice(0, nl);
-        this.buffered = this.buffered.slice(nl + 1);
-        this.onLine?.(line);
-      }
-    });
+    this.proc.stdout.on('data', (chunk: string) => this.take(chunk));
     void this.proc.then((result) => {
       // A command that could not be spawned at all has no stderr: keep execa's explanation.
       if (result.exitCode === undefined && result.signal === undefined && 'shortMessage' in result) {
@@ -98,7 +108,7 @@ class WorkerProcess {
       }, startTimeoutMs);
       this.onExit = () => {
         clearTimeout(timer);
-        reject(new Error(`sandbox worker exited during start-up${this.tail()}`));
+        reject(new Error(`sandbox worker exited during start-up${this.overLength ? ' (ready line too long)' : ''}${this.tail()}`));
       };
       this.onLine = (line) => {
         clearTimeout(timer);
@@ -123,8 +133,46 @@ class WorkerProcess {
     this.ready.catch(() => {});
   }
 
+  /** Split output into lines, holding at most `maxLineBytes` of an unfinished one. */
+  private take(chunk: string): void {
+    if (this.overLength) return;
+    let start = 0;
+    let nl: number;
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      const part = chunk.slice(start, nl);
+      const line = this.pieces.length ? this.pieces.join('') + part : part;
+      this.pieces = [];
+      this.pending = 0;
+      start = nl + 1;
+      if (line.length > this.maxLineBytes) return this.tooLong(line.length);
+      this.onLine?.(line);
+    }
+    if (start < chunk.length) {
+      const rest = start === 0 ? chunk : chunk.slice(start);
+      this.pending += rest.length;
+      if (this.pending > this.peakLineBytes) this.peakLineBytes = this.pending;
+      if (this.pending > this.maxLineBytes) return this.tooLong(this.pending);
+      this.pieces.push(rest);
+    }
+  }
+
+  private tooLong(length: number): void {
+    this.overLength = true;
+    this.pieces = [];
+    this.pending = 0;
+    this.stderrTail += `\n(worker response passed ${length} bytes, over the limit of ${this.maxLineBytes}; worker killed)`;
+    this.kill();
+  }
+
   get pid(): number | undefined {
     return this.proc.pid;
+  }
+
+  /** Host pid of the interpreter process itself (the launched process's child when the launcher forks). */
+  workerPid(): number | undefined {
+    const pid = this.pid;
+    if (pid === undefined || !this.forked) return pid;
+    return childrenOf(pid)[0];
   }
 
   tail(): string {
@@ -133,17 +181,10 @@ class WorkerProcess {
   }
 
   /** Send one request; the callbacks fire once: a response line, or the process ending. */
-  exchange(request: WorkerRequest, onResponse: (line: string) => void, onExit: () => void): void {
+  exchange(line: string, onResponse: (line: string) => void, onExit: () => void): void {
     this.onLine = onResponse;
     this.onExit = onExit;
-    this.proc.stdin.write(JSON.stringify(request) + '\n');
-  }
-
-  /** Keys the worker holds; bounded below the worker's own cache (512), which answers need_sources anyway. */
-  rememberKey(key: string): void {
-    this.knownKeys.delete(key);
-    this.knownKeys.add(key);
-    if (this.knownKeys.size > 256) this.knownKeys.delete(this.knownKeys.values().next().value!);
+    this.proc.stdin.write(line + '\n');
   }
 
   release(): void {
@@ -151,23 +192,49 @@ class WorkerProcess {
     this.onExit = null;
   }
 
-  /** Resident set size from /proc (Linux); 0 where unavailable. */
+  /** Close the worker's input: an idle worker then exits, and its launcher reaps it. */
+  endInput(): void {
+    this.onLine = null;
+    this.onExit = null;
+    this.proc.stdin.end();
+  }
+
+  /** Resident set of the worker and all its descendants, from /proc (Linux); 0 where unavailable. */
   rssBytes(): number {
     if (this.pid === undefined) return 0;
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'));
-      const rss = m ? Number(m[1]) * 1024 : 0;
-      if (rss > this.peakRssBytes) this.peakRssBytes = rss;
-      return rss;
-    } catch {
-      return 0;
-    }
+    const rss = treeRssBytes(this.pid);
+    if (rss > this.peakRssBytes) this.peakRssBytes = rss;
+    return rss;
   }
 
   kill(): void {
     if (this.dead) return;
     this.proc.kill('SIGKILL');
   }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function treeRssBytes(root: number): number {
+  let total = 0;
+  const stack = [root];
+  for (let guard = 0; stack.length > 0 && guard < 64; guard++) {
+    const pid = stack.pop()!;
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      total += m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      continue;
+    }
+    stack.push(...childrenOf(pid));
+  }
+  return total;
 }
 
 export class WorkerPool {
@@ -181,6 +248,9 @@ export class WorkerPool {
   starts = 0;
   restarts = 0;
   peakRssBytes = 0;
+  /** Workers replaced because they could not start the next call from a fresh state. */
+  recycled = 0;
+  private retiredPeakLine = 0;
 
   constructor(private readonly config: PoolConfig) {
     this.slots = Array.from({ length: Math.max(1, config.size) }, () => null);
@@ -194,6 +264,16 @@ export class WorkerPool {
     return this.lastReady;
   }
 
+  /** Host pids of the live workers' interpreter processes, by slot. */
+  workerPids(): number[] {
+    return this.slots.flatMap((w) => (w && !w.dead ? [w.workerPid()].filter((p): p is number => p !== undefined) : []));
+  }
+
+  /** Longest unfinished response line any worker of this pool made the host hold. */
+  get peakLineBytes(): number {
+    return Math.max(this.retiredPeakLine, ...this.slots.map((w) => w?.peakLineBytes ?? 0));
+  }
+
   /** Start every slot's worker now (otherwise they start on first use). */
   async warm(): Promise<ReadyInfo[]> {
     this.ensureOpen();
@@ -202,10 +282,10 @@ export class WorkerPool {
     return Promise.all(workers.map((w) => w.ready));
   }
 
-  run(request: Job['request'], sources: string[], timeoutMs: number): Promise<PoolResult> {
+  run(request: Job['request'], timeoutMs: number): Promise<PoolResult> {
     this.ensureOpen();
     return new Promise<PoolResult>((resolve) => {
-      this.queue.push({ request, sources, timeoutMs, resolve });
+      this.queue.push({ request, row: rowKey(request.row, request.sources), timeoutMs, resolve });
       void this.prepare().then(
         () => this.pump(),
         (err: unknown) => this.failQueue(`sandbox preparation failed: ${errorText(err)}`),
@@ -213,15 +293,21 @@ export class WorkerPool {
     });
   }
 
+  /** Fail queued calls, end idle workers' input (they exit on their own; killed after a second), kill busy ones. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
     this.watchdog = null;
     this.failQueue('sandbox closed');
     const procs = this.slots.filter((w): w is WorkerProcess => w !== null);
-    for (const w of procs) w.kill();
     this.slots.fill(null);
+    for (const w of procs) {
+      if (w.busy) w.kill();
+      else w.endInput();
+    }
+    const stragglers = setTimeout(() => procs.forEach((w) => w.kill()), 1000);
     await Promise.all(procs.map((w) => w.proc.catch(() => undefined)));
+    clearTimeout(stragglers);
   }
 
   private ensureOpen(): void {
@@ -238,7 +324,7 @@ export class WorkerPool {
   }
 
   private start(slot: number, replacement: boolean): WorkerProcess {
-    const w = new WorkerProcess(this.config.launch(), this.config.startTimeoutMs);
+    const w = new WorkerProcess(this.config.launch(), this.config.startTimeoutMs, this.config.maxLineBytes);
     this.starts++;
     if (replacement) this.restarts++;
     this.slots[slot] = w;
@@ -257,6 +343,7 @@ export class WorkerPool {
 
   private replace(slot: number, w: WorkerProcess): void {
     w.kill();
+    this.retiredPeakLine = Math.max(this.retiredPeakLine, w.peakLineBytes);
     if (this.slots[slot] !== w) return;
     if (this.closed) {
       this.slots[slot] = null;
@@ -265,8 +352,8 @@ export class WorkerPool {
     this.start(slot, true);
   }
 
-  /** Pick a slot for the next job: an idle worker that already holds the row, any idle worker, an empty slot. */
-  private pickSlot(key: string): number {
+  /** Pick a slot for the next job: an idle worker that served the same row last, any idle worker, an empty slot. */
+  private pickSlot(row: string): number {
     let idle = -1;
     let empty = -1;
     for (let i = 0; i < this.slots.length; i++) {
@@ -276,7 +363,7 @@ export class WorkerPool {
         continue;
       }
       if (w.busy) continue;
-      if (w.knownKeys.has(key)) return i;
+      if (w.lastRow === row) return i;
       if (idle < 0) idle = i;
     }
     return idle >= 0 ? idle : empty;
@@ -284,7 +371,7 @@ export class WorkerPool {
 
   private pump(): void {
     while (this.queue.length > 0 && !this.closed) {
-      const slot = this.pickSlot(this.queue[0]!.request.key);
+      const slot = this.pickSlot(this.queue[0]!.row);
       if (slot < 0) return;
       const job = this.queue.shift()!;
       let w = this.slots[slot];
@@ -307,9 +394,13 @@ export class WorkerPool {
       return { kind: 'crash', message: errorText(err), durationMs: 0 };
     }
     if (w.dead) return { kind: 'crash', message: `sandbox worker exited before the call${w.tail()}`, durationMs: 0 };
+    const id = this.nextId++;
+    const line = JSON.stringify({ ...job.request, id });
+    if (line.length > MAX_REQUEST_BYTES) {
+      return { kind: 'crash', message: `request of ${line.length} bytes (sources and arguments) exceeds the sandbox limit of ${MAX_REQUEST_BYTES}`, durationMs: 0 };
+    }
     const started = performance.now();
     const elapsed = () => performance.now() - started;
-    const id = this.nextId++;
     this.ensureWatchdog();
     return new Promise<PoolResult>((resolve) => {
       let settled = false;
@@ -325,21 +416,16 @@ export class WorkerPool {
         finish({ kind: 'timeout', message: `tool call exceeded ${job.timeoutMs} ms; worker killed`, durationMs: elapsed() });
       }, job.timeoutMs);
       const onExit = () => {
-        const memory = w.overMemory;
         this.replace(slot, w);
-        finish(
-          memory
-            ? {
-                kind: 'memory',
-                message: `worker exceeded the memory bound (${Math.round(this.config.rssLimitBytes / 2 ** 20)} MiB resident); killed`,
-                durationMs: elapsed(),
-              }
-            : { kind: 'crash', message: `sandbox worker died during the call${w.tail()}`, durationMs: elapsed() },
-        );
-      };
-      const send = (withSources: boolean) => {
-        const request: WorkerRequest = { ...job.request, id, ...(withSources ? { sources: job.sources } : {}) };
-        w.exchange(request, onLine, onExit);
+        if (w.overMemory) {
+          const mib = Math.round(this.config.rssLimitBytes / 2 ** 20);
+          finish({ kind: 'memory', message: `worker exceeded the memory bound (${mib} MiB resident); killed`, durationMs: elapsed() });
+        } else if (w.overLength) {
+          const message = `tool response of more than ${this.config.maxLineBytes} bytes exceeds the sandbox limit; worker killed`;
+          finish({ kind: 'crash', message, durationMs: elapsed() });
+        } else {
+          finish({ kind: 'crash', message: `sandbox worker died during the call${w.tail()}`, durationMs: elapsed() });
+        }
       };
       const onLine = (line: string) => {
         let response: ResponseMessage;
@@ -355,16 +441,12 @@ export class WorkerPool {
           finish({ kind: 'crash', message: `sandbox worker answered request ${response.id}, expected ${id}`, durationMs: elapsed() });
           return;
         }
-        if (response.kind === 'need_sources') {
-          w.knownKeys.delete(job.request.key);
-          send(true);
-          return;
-        }
-        w.rememberKey(job.request.key);
+        if (response.recycle) this.recycled++;
+        w.lastRow = job.row;
         if (response.kind === 'crash' || response.recycle) this.replace(slot, w);
         finish({ kind: 'response', response, durationMs: elapsed() });
       };
-      send(!w.knownKeys.has(job.request.key));
+      w.exchange(line, onLine, onExit);
     });
   }
 

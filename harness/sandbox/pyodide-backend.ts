@@ -1,14 +1,17 @@
 // Command lines for the pyodide worker pool: Node's permission model around pyodide-worker.mjs, plus the
 // OS confinement of confine.ts, plus a memory snapshot that makes a worker start in a fraction of the time.
+// The snapshot is built by a worker under the same confinement (it writes the bytes to an inherited pipe),
+// cached in a private per-user folder (cache-dir.ts), and handed to each worker as an open descriptor: no
+// worker needs to read, let alone write, the cache folder.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { openCachedFile, privateCacheDir, writeCachedFile } from './cache-dir.ts';
 import { confined } from './confine.ts';
-import { DIST_PACKAGES, hostPythonPaths, SNAPSHOT_PREIMPORTS, type HostPath } from './packages.ts';
+import { DIST_PACKAGES, hostPythonPaths, PYODIDE_PREIMPORTS, type HostPath } from './packages.ts';
 import type { WorkerLaunch } from './pool.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,7 +25,14 @@ export interface PyodideLaunchOptions {
   memoryLimitMb: number;
   /** Build and use a memory snapshot (default true; TOOLGAUGE_SANDBOX_SNAPSHOT=0 turns it off). */
   snapshot: boolean;
+  /** Longest response line a worker may send (see protocol.ts: maxResponseBytes). */
+  maxResponseBytes: number;
+  /** Where the per-user cache folder lives (default: the OS temporary folder). */
+  cacheRoot?: string;
 }
+
+/** Descriptor number the worker finds the snapshot on (load) or writes it to (make). */
+const SNAPSHOT_FD = 3;
 
 interface WorkerConfig {
   indexURL: string;
@@ -33,7 +43,8 @@ interface WorkerConfig {
   sysPath: string[];
   readRoots: string[];
   preimport?: string[];
-  snapshot?: { mode: 'make' | 'load'; path: string };
+  maxResponseBytes: number;
+  snapshot?: { mode: 'make' | 'load'; fd: number };
 }
 
 export function pyodideDir(): string {
@@ -48,7 +59,7 @@ function wsDir(pyodide: string): string {
 export class PyodideLauncher {
   private readonly indexURL = pyodideDir() + path.sep;
   private readonly paths: HostPath[] = hostPythonPaths();
-  private snapshotPath: string | null = null;
+  private snapshotFd: number | null = null;
   snapshotNote = 'not prepared';
 
   constructor(private readonly opts: PyodideLaunchOptions) {}
@@ -62,67 +73,87 @@ export class PyodideLauncher {
       files: this.paths.filter((p) => p.kind === 'file').map(({ host, path }) => ({ host, path })),
       sysPath: [DIST_PACKAGES],
       readRoots: [...PYODIDE_READ_ROOTS, DIST_PACKAGES, ...this.paths.map((p) => p.path)],
+      maxResponseBytes: this.opts.maxResponseBytes,
     };
   }
 
   /** Node flags: read access to exactly what the worker needs; no write, child process, worker or addon. */
-  private nodeArgs(extraRead: string[], write: string[] = []): string[] {
-    const read = [this.indexURL, wsDir(this.indexURL), WORKER_FILE, RUNTIME_DIR, ...this.paths.map((p) => p.host), ...extraRead];
+  private nodeArgs(): string[] {
+    const read = [this.indexURL, wsDir(this.indexURL), WORKER_FILE, RUNTIME_DIR, ...this.paths.map((p) => p.host)];
     return [
       '--experimental-permission',
       ...read.map((p) => `--allow-fs-read=${p}`),
-      ...write.map((p) => `--allow-fs-write=${p}`),
       '--disallow-code-generation-from-strings',
       '--max-old-space-size=512',
       '--no-warnings',
     ];
   }
 
-  launch(): WorkerLaunch {
-    const config = this.baseConfig();
-    const extraRead: string[] = [];
-    if (this.snapshotPath) {
-      config.snapshot = { mode: 'load', path: this.snapshotPath };
-      extraRead.push(this.snapshotPath);
-    }
-    const { file, args } = confined(process.execPath, [...this.nodeArgs(extraRead), WORKER_FILE, JSON.stringify(config)]);
-    return { file, args, env: {} };
+  private command(config: WorkerConfig): WorkerLaunch {
+    const { file, args, forks } = confined(process.execPath, [...this.nodeArgs(), WORKER_FILE, JSON.stringify(config)]);
+    return { file, args, env: {}, forked: forks };
   }
 
-  /** Build the memory snapshot once per content (cached in the OS temp folder); on failure, start without. */
+  launch(): WorkerLaunch {
+    const config = this.baseConfig();
+    if (this.snapshotFd === null) return this.command(config);
+    return { ...this.command({ ...config, snapshot: { mode: 'load', fd: SNAPSHOT_FD } }), fds: [this.snapshotFd] };
+  }
+
+  /** The snapshot builder's command line: a worker like any other (same confinement), writing to descriptor 3. */
+  builderLaunch(): WorkerLaunch {
+    return this.command({ ...this.baseConfig(), preimport: PYODIDE_PREIMPORTS, snapshot: { mode: 'make', fd: SNAPSHOT_FD } });
+  }
+
+  /** Find or build the memory snapshot (cached per content); on failure, workers start without one. */
   async prepare(): Promise<void> {
     if (!this.opts.snapshot || process.env.TOOLGAUGE_SANDBOX_SNAPSHOT === '0') {
       this.snapshotNote = 'disabled';
       return;
     }
-    const dir = path.join(tmpdir(), 'toolgauge-sandbox');
-    const target = path.join(dir, `pyodide-${this.fingerprint()}.snapshot`);
-    if (existsSync(target)) {
-      this.snapshotPath = target;
-      this.snapshotNote = `cached ${target}`;
-      return;
-    }
+    const cache = privateCacheDir(this.opts.cacheRoot);
+    const name = `pyodide-${this.fingerprint()}.snapshot`;
+    const where = cache.refused ? ` (private folder for this process: ${cache.refused})` : '';
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o755 });
-      const config: WorkerConfig = { ...this.baseConfig(), preimport: SNAPSHOT_PREIMPORTS, snapshot: { mode: 'make', path: target } };
-      // The builder runs only this project's set-up code (no dataset code): it may write the snapshot folder.
-      const r = await execa(process.execPath, [...this.nodeArgs([dir], [dir]), WORKER_FILE, JSON.stringify(config)], {
-        env: {},
+      let fd = openCachedFile(cache.path, name);
+      if (fd !== null) {
+        this.snapshotFd = fd;
+        this.snapshotNote = `cached ${path.join(cache.path, name)}${where}`;
+        return;
+      }
+      const launch = this.builderLaunch();
+      const r = await execa(launch.file, launch.args, {
+        env: launch.env,
         extendEnv: false,
         reject: false,
-        timeout: 120_000,
-        stdin: 'ignore',
+        timeout: 180_000,
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+        encoding: 'buffer',
+        maxBuffer: 1024 * 2 ** 20,
       });
-      if (r.exitCode === 0 && existsSync(target)) {
-        this.snapshotPath = target;
-        this.snapshotNote = `built ${target}`;
-        removeStale(dir, path.basename(target));
-      } else {
-        this.snapshotNote = `snapshot build failed (exit ${r.exitCode}): ${String(r.stdout).slice(0, 300)} ${String(r.stderr).slice(-500)}`;
+      const bytes = r.stdio[SNAPSHOT_FD] as Uint8Array | undefined;
+      if (r.exitCode !== 0 || !bytes || bytes.length === 0) {
+        const out = (b: unknown) => (b instanceof Uint8Array ? Buffer.from(b).toString('utf8') : '');
+        this.snapshotNote = `snapshot build failed (exit ${r.exitCode}): ${out(r.stdout).slice(0, 300)} ${out(r.stderr).slice(-500)}`;
+        return;
       }
+      writeCachedFile(cache.path, name, bytes);
+      fd = openCachedFile(cache.path, name);
+      if (fd === null) throw new Error(`cannot reopen ${name} in ${cache.path}`);
+      this.snapshotFd = fd;
+      this.snapshotNote = `built ${path.join(cache.path, name)}${where}`;
+      // A private folder of this process only: the open descriptor keeps the snapshot alive.
+      if (cache.refused) rmSync(cache.path, { recursive: true, force: true });
+      else removeStale(cache.path, name);
     } catch (err) {
       this.snapshotNote = `snapshot build failed: ${err instanceof Error ? err.message : String(err)}`;
     }
+  }
+
+  /** Close the snapshot descriptor (after the pool's workers are gone). */
+  dispose(): void {
+    if (this.snapshotFd !== null) closeSync(this.snapshotFd);
+    this.snapshotFd = null;
   }
 
   /** Everything the snapshot's content depends on. */
@@ -131,7 +162,7 @@ export class PyodideLauncher {
     h.update(readFileSync(path.join(this.indexURL, 'package.json')));
     h.update(readFileSync(WORKER_FILE));
     for (const f of readdirSync(RUNTIME_DIR).sort()) if (f.endsWith('.py')) h.update(f).update(readFileSync(path.join(RUNTIME_DIR, f)));
-    h.update(JSON.stringify({ paths: this.paths, pre: SNAPSHOT_PREIMPORTS, node: process.version }));
+    h.update(JSON.stringify({ paths: this.paths, pre: PYODIDE_PREIMPORTS, node: process.version }));
     for (const p of this.paths) h.update(String(statSync(p.host).mtimeMs));
     return h.digest('hex').slice(0, 24);
   }
@@ -141,9 +172,9 @@ export class PyodideLauncher {
 function removeStale(dir: string, keep: string): void {
   const hourAgo = Date.now() - 3_600_000;
   for (const f of readdirSync(dir)) {
-    if (f === keep || !/^pyodide-.*\.snapshot/.test(f)) continue;
+    if (f === keep || !/^\.?pyodide-.*\.snapshot/.test(f)) continue;
     try {
-      if (statSync(path.join(dir, f)).mtimeMs < hourAgo) rmSync(path.join(dir, f), { force: true });
+      if (lstatSync(path.join(dir, f)).mtimeMs < hourAgo) rmSync(path.join(dir, f), { force: true });
     } catch {
       // another process removed it first
     }

@@ -1,11 +1,21 @@
 // Pyodide sandbox worker: one child process of the pool, started by harness/sandbox/pyodide-backend.ts as
-//   node --experimental-permission --allow-fs-read=<pyodide, packages, zoneinfo, runtime, snapshot> \
+//   node --experimental-permission --allow-fs-read=<pyodide, packages, zoneinfo, runtime> \
 //        --disallow-code-generation-from-strings pyodide-worker.mjs '<config json>'
-// Plain .mjs on purpose: no TypeScript loader runs under the permission model.
+// under the OS confinement of confine.ts. Plain .mjs on purpose: no TypeScript loader runs under the
+// permission model.
 //
 // Protocol (stdio, one JSON object per line): the worker writes {"ready":true,...} once, then answers each
-// request line with one response line (see runtime/toolhop_runtime.py: handle_json). With
-// config.snapshot.mode === 'make' it instead writes a memory snapshot to config.snapshot.path and exits.
+// request line with one response line (runtime/toolhop_runtime.py: handle_json). The memory snapshot comes in
+// on an inherited file descriptor (config.snapshot.fd, read with pread so workers may share it); with
+// config.snapshot.mode === 'make' the worker instead writes a new snapshot to that descriptor and exits.
+//
+// No two rows share interpreter state: before serving a call of another row than the last one (or once idle
+// for 10 ms), the worker copies the wasm heap back from the copy it took once set-up and hardening were done
+// (only the 64 KiB blocks that differ, up to the saved break), zeroes the rest, and closes the files calls
+// left open. Calls of one row served back to back share the state (as the reference runner keeps one
+// namespace per instance). JavaScript-side state that a copy cannot bring back (the function table, loaded
+// dynamic libraries, closed standard streams) is checked after every call; if it changed, the answer asks
+// the host to replace this worker instead.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -13,11 +23,13 @@ const t0 = performance.now();
 const config = JSON.parse(process.argv[2] ?? '{}');
 
 // Keep what the worker itself needs before anything reachable from Python is loaded; globals that could
-// help an escape are removed after set-up (harden below).
+// help an escape are removed after set-up (hardenJs below).
 const stdout = process.stdout;
 const stdin = process.stdin;
 const exit = process.exit.bind(process);
 const writeLine = (obj) => stdout.write(JSON.stringify(obj) + '\n');
+const maxResponseChars = config.maxResponseBytes ?? 16 * 2 ** 20;
+const maxRequestChars = config.maxRequestBytes ?? 64 * 2 ** 20;
 
 // Pyodide's NODEFS set-up calls process.binding('constants'), which the permission model refuses.
 const realBinding = process.binding.bind(process);
@@ -42,19 +54,43 @@ function fail(message) {
   exit(3);
 }
 
+/** The whole content of an inherited descriptor, read at explicit offsets (the offset is shared with siblings). */
+function readFd(fd) {
+  const size = fs.fstatSync(fd).size;
+  const buf = Buffer.allocUnsafe(size);
+  let off = 0;
+  while (off < size) {
+    const n = fs.readSync(fd, buf, off, size - off, off);
+    if (n === 0) break;
+    off += n;
+  }
+  return buf.subarray(0, off);
+}
+
+function writeFdFully(fd, bytes) {
+  let off = 0;
+  while (off < bytes.length) {
+    try {
+      off += fs.writeSync(fd, bytes, off, Math.min(bytes.length - off, 1 << 20));
+    } catch (err) {
+      if (err?.code !== 'EAGAIN') throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
+const making = config.snapshot?.mode === 'make';
 let pyodide;
 let snapshotUsed = false;
 try {
   const { loadPyodide } = await import(path.join(config.indexURL, 'pyodide.mjs'));
-  const snapshot =
-    config.snapshot?.mode === 'load' && fs.existsSync(config.snapshot.path) ? fs.readFileSync(config.snapshot.path) : undefined;
+  const snapshot = config.snapshot?.mode === 'load' ? readFd(config.snapshot.fd) : undefined;
   pyodide = await loadPyodide({
     indexURL: config.indexURL,
     jsglobals: Object.create(null), // `import js` would expose nothing even if it were importable
     env: { HOME: '/home/pyodide', PYTHONHASHSEED: '0', TZ: 'UTC' },
-    stdout: () => {},
-    stderr: () => {},
-    _makeSnapshot: config.snapshot?.mode === 'make',
+    stdin: () => null, // end of file: the default would read the host's protocol stream
+    _makeSnapshot: making,
     _loadSnapshot: snapshot,
   });
   snapshotUsed = snapshot !== undefined;
@@ -62,14 +98,18 @@ try {
   fail(`loadPyodide failed: ${err?.stack ?? err}`);
 }
 WebAssembly.Memory = OrigMemory;
+// The tools' own output goes nowhere, as raw bytes (decoding a long line to text would cost seconds).
+pyodide.setStdout({ write: (bytes) => bytes.length });
+pyodide.setStderr({ write: (bytes) => bytes.length });
 const tLoaded = performance.now();
+const Module = pyodide._module;
+const FS = pyodide.FS;
 
 try {
-  const FS = pyodide.FS;
   const NODEFS = FS.filesystems.NODEFS;
   // Host folders are mounted where they live on the host, so relative symlinks (babel's locale-data) resolve.
   // Read-only twice over: the permission model grants no write, and the write operations refuse with EROFS.
-  makeReadOnly(FS, NODEFS);
+  makeReadOnly(NODEFS.node_ops, NODEFS.stream_ops);
   for (const m of config.mounts ?? []) {
     FS.mkdirTree(m.path);
     FS.mount(NODEFS, { root: m.host }, m.path);
@@ -86,6 +126,7 @@ try {
   }
   // NODEFS is no longer needed: nothing else may mount the host.
   delete FS.filesystems.NODEFS;
+  delete Module.NODEFS;
 } catch (err) {
   fail(`file system set-up failed: ${err?.stack ?? err}`);
 }
@@ -93,6 +134,8 @@ try {
 const tMounted = performance.now();
 let handle;
 let tPython = 0;
+let jsHandles = null;
+let tScrubbed = 0;
 try {
   const sysModule = pyodide.pyimport('sys');
   for (const p of [...(config.sysPath ?? []), '/lib/toolhop_sandbox'].reverse()) {
@@ -110,23 +153,25 @@ try {
       preimportFailed.push(mod); // a missing package: tools importing it get the ImportError themselves
     }
   }
-  if (config.snapshot?.mode === 'make') {
+  if (making) {
     const bytes = pyodide.makeMemorySnapshot();
-    const tmp = `${config.snapshot.path}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, bytes, { mode: 0o644 });
-    fs.renameSync(tmp, config.snapshot.path);
+    writeFdFully(config.snapshot.fd, bytes);
     writeLine({ ready: true, snapshotBytes: bytes.length, preimportFailed, startMs: performance.now() - t0 });
     exit(0);
   }
-  handle = runtime.handle_json;
+  handle = runtime.handle_bytes; // borrowed from `runtime`, which therefore stays alive
   tPython = performance.now();
-  guard.harden_pyodide(config.readRoots ?? []);
+  jsHandles = guard.scrub_pyodide();
+  tScrubbed = performance.now();
+  guard.install_json(JSON.stringify(config.readRoots ?? []));
   guard.destroy?.();
 } catch (err) {
   fail(`python set-up failed: ${err?.stack ?? err}`);
 }
 
 hardenJs();
+const tHardened = performance.now();
+const saved = saveState();
 writeLine({
   ready: true,
   pid: process.pid,
@@ -134,40 +179,110 @@ writeLine({
   loadMs: tLoaded - t0,
   mountMs: tMounted - tLoaded,
   pythonMs: tPython - tMounted,
-  hardenMs: performance.now() - tPython,
+  scrubMs: tScrubbed - tPython,
+  hardenMs: tHardened - tPython,
+  saveMs: performance.now() - tHardened,
   snapshot: snapshotUsed,
   heapBounded: heap !== null, // false would mean pyodide created its memory differently: only the RSS watchdog binds
   heapBytes: heap ? heap.buffer.byteLength : null,
   heapLimitBytes: limitPages * 65536,
+  restoreBytes: saved?.compareEnd ?? null, // how much of the heap a restore compares
+  // Every call starts from the saved state (false: no heap handle, so every call gets a fresh worker).
+  restore: saved !== null,
+  jsHandles,
+  nodefs: 'NODEFS' in Module || 'NODEFS' in FS.filesystems,
 });
 
 // One request at a time: the host sends the next line only after it has the previous answer.
 let buffered = '';
+let retired = false;
 stdin.setEncoding('utf8');
 stdin.on('data', (chunk) => {
+  if (retired) return;
   buffered += chunk;
   let nl;
-  while ((nl = buffered.indexOf('\n')) >= 0) {
+  while (!retired && (nl = buffered.indexOf('\n')) >= 0) {
     const line = buffered.slice(0, nl);
     buffered = buffered.slice(nl + 1);
     if (line.trim()) serve(line);
   }
+  if (buffered.length > maxRequestChars) {
+    buffered = '';
+    writeLine({ id: null, kind: 'crash', message: `request longer than ${maxRequestChars} bytes` });
+    retire();
+  }
 });
 stdin.on('end', () => exit(0));
 
-function serve(line) {
-  let out;
+/** The row a request belongs to (id and sources), or null when the line is not a request. */
+function rowOf(line) {
   try {
-    out = handle(line);
+    const req = JSON.parse(line);
+    return JSON.stringify([typeof req.row, req.row, req.sources]);
+  } catch {
+    return null;
+  }
+}
+
+// The row whose calls ran since the last restore (null: the state is the saved one). The restore happens
+// before a call of another row at the latest, and as soon as the worker has been idle for a moment (so that it
+// usually costs the next call nothing).
+let dirtyRow = null;
+let idleRestore = null;
+const IDLE_RESTORE_MS = 10;
+
+function serve(line) {
+  clearTimeout(idleRestore);
+  const row = rowOf(line);
+  if (dirtyRow !== null && (row === null || row !== dirtyRow)) restoreState();
+  let res;
+  try {
+    res = handle(line);
   } catch (err) {
-    // A fatal pyodide error leaves the interpreter unusable: report it and let the host replace us.
+    // A fatal pyodide error (or a JavaScript string too long to build) leaves the interpreter unusable.
     writeLine({ id: safeId(line), kind: 'crash', message: `pyodide: ${String(err?.message ?? err).slice(0, 2000)}` });
     exit(4);
   }
+  const { text, bytes } = answerText(res);
+  let out = text;
+  const refuse = (message) => JSON.stringify({ id: safeId(line), kind: 'crash', message });
+  if (bytes > maxResponseChars) out = refuse(`tool response of ${bytes} bytes exceeds the limit of ${maxResponseChars}`);
+  else if (out.includes('\n')) out = refuse('tool response spans several lines');
+  else if (!out.startsWith('{') || !out.endsWith('}')) out = refuse('the runtime answered with something other than a JSON object');
   const heapBytes = heap ? heap.buffer.byteLength : 0;
   // Wasm memory never shrinks: ask to be replaced once a call has grown it past half the bound.
-  const recycle = heapBytes > (limitPages * 65536) / 2;
-  stdout.write(recycle ? `${out.slice(0, -1)},"recycle":true,"heapBytes":${heapBytes}}\n` : `${out}\n`);
+  const problem = saved === null ? 'no saved state' : heapBytes > (limitPages * 65536) / 2 ? 'heap grew past half the bound' : unrestorable();
+  if (problem) {
+    retire();
+    stdout.write(`${out.slice(0, -1)},"recycle":true,"recycleReason":${JSON.stringify(problem)},"heapBytes":${heapBytes}}\n`);
+    return;
+  }
+  stdout.write(`${out}\n`);
+  dirtyRow = row ?? '(not a request)';
+  idleRestore = setTimeout(restoreState, IDLE_RESTORE_MS);
+}
+
+/** The runtime's answer (bytes) as text, measured before it is copied out of the wasm heap. */
+function answerText(res) {
+  if (typeof res === 'string') return { text: res, bytes: res.length }; // not the runtime's own answer: a row replaced it
+  let buf;
+  try {
+    buf = res.getBuffer('u8');
+    if (buf.nbytes > maxResponseChars) return { text: '', bytes: buf.nbytes };
+    return { text: Buffer.from(buf.data.buffer, buf.data.byteOffset, buf.data.byteLength).toString('latin1'), bytes: buf.nbytes };
+  } catch {
+    return { text: '', bytes: 0 };
+  } finally {
+    try {
+      buf?.release();
+      res?.destroy?.();
+    } catch {}
+  }
+}
+
+function retire() {
+  retired = true;
+  stdin.pause();
 }
 
 function safeId(line) {
@@ -178,26 +293,96 @@ function safeId(line) {
   }
 }
 
-function makeReadOnly(FS, NODEFS) {
+// --- per-call state -------------------------------------------------------------------------------------
+
+function openFds() {
+  const fds = [];
+  FS.streams.forEach((s, fd) => {
+    if (s) fds.push(fd);
+  });
+  return fds;
+}
+
+function saveState() {
+  if (!heap || typeof Module._sbrk !== 'function') return null;
+  const copy = new Uint8Array(heap.buffer).slice();
+  // Everything a program allocates lies below the break; above it the saved heap is zero (checked here, else
+  // the whole heap is compared), so a restore compares up to the break and zeroes the rest.
+  const top = Module._sbrk(0) >>> 0;
+  const zeroAbove = top <= copy.length && Buffer.from(copy.buffer, top).equals(Buffer.alloc(copy.length - top));
+  return {
+    heap: copy,
+    compareEnd: zeroAbove ? top : copy.length,
+    table: Module.wasmTable?.length ?? -1,
+    libs: Object.keys(Module.LDSO?.loadedLibsByName ?? {}).length,
+    fds: new Set(openFds()),
+  };
+}
+
+/** Why the saved state cannot simply be copied back, or '' when it can. */
+function unrestorable() {
+  if ((Module.wasmTable?.length ?? -1) !== saved.table) return 'function table changed';
+  if (Object.keys(Module.LDSO?.loadedLibsByName ?? {}).length !== saved.libs) return 'a dynamic library was loaded';
+  for (const fd of saved.fds) if (!FS.streams[fd]) return `file descriptor ${fd} was closed`;
+  return '';
+}
+
+const BLOCK = 1 << 16;
+
+function restoreState() {
+  if (dirtyRow === null) return;
+  dirtyRow = null;
+  const now = new Uint8Array(heap.buffer);
+  const old = saved.heap;
+  const end = saved.compareEnd;
+  const nowBuf = Buffer.from(now.buffer, now.byteOffset, end);
+  const oldBuf = Buffer.from(old.buffer, old.byteOffset, end);
+  for (let at = 0; at < end; at += BLOCK) {
+    const stop = Math.min(at + BLOCK, end);
+    if (nowBuf.compare(oldBuf, at, stop, at, stop) !== 0) now.set(old.subarray(at, stop), at);
+  }
+  now.fill(0, end); // zero in the saved heap, and whatever calls grew
+  for (const fd of openFds()) {
+    if (saved.fds.has(fd)) continue;
+    try {
+      FS.close(FS.streams[fd]);
+    } catch {
+      FS.streams[fd] = null;
+    }
+  }
+}
+
+// --- hardening ------------------------------------------------------------------------------------------
+
+function makeReadOnly(nodeOps, streamOps) {
   const erofs = () => {
     throw new FS.ErrnoError(69); // EROFS
   };
-  for (const op of ['mknod', 'rename', 'unlink', 'rmdir', 'symlink']) NODEFS.node_ops[op] = erofs;
-  const setattr = NODEFS.node_ops.setattr;
-  NODEFS.node_ops.setattr = function (node, attr) {
-    if (attr.mode !== undefined || attr.size !== undefined || attr.timestamp !== undefined) erofs();
-    return setattr.call(this, node, attr);
-  };
-  const open = NODEFS.stream_ops.open;
-  NODEFS.stream_ops.open = function (stream) {
-    if ((stream.flags & 3) !== 0 || stream.flags & (64 | 512 | 1024)) erofs(); // O_WRONLY/O_RDWR, O_CREAT|O_TRUNC|O_APPEND
-    return open.call(this, stream);
-  };
-  NODEFS.stream_ops.write = erofs;
+  for (const op of ['mknod', 'rename', 'unlink', 'rmdir', 'symlink']) if (nodeOps[op]) nodeOps[op] = erofs;
+  const setattr = nodeOps.setattr;
+  if (setattr) {
+    nodeOps.setattr = function (node, attr) {
+      if (attr.mode !== undefined || attr.size !== undefined || attr.timestamp !== undefined) erofs();
+      return setattr.call(this, node, attr);
+    };
+  }
+  const open = streamOps.open;
+  if (open) {
+    streamOps.open = function (stream) {
+      if ((stream.flags & 3) !== 0 || stream.flags & (64 | 512 | 1024)) erofs(); // O_WRONLY/O_RDWR, O_CREAT|O_TRUNC|O_APPEND
+      return open.call(this, stream);
+    };
+  }
+  if (streamOps.write) streamOps.write = erofs;
+  if (streamOps.allocate) streamOps.allocate = erofs;
 }
 
 function hardenJs() {
-  // Python has no path to JavaScript after harden_pyodide; if one were found anyway, these are the globals
+  // The in-memory file system becomes read-only too: a call could not undo a change to it.
+  for (const kind of Object.values(Module.MEMFS?.ops_table ?? {})) {
+    if (kind?.node) makeReadOnly(kind.node, kind.stream ?? {});
+  }
+  // Python has no path to JavaScript after scrub_pyodide; if one were found anyway, these are the globals
   // that would turn it into network, module loading or process access. (The permission model already
   // refuses writes, child processes, workers and native addons; code generation from strings is off.)
   for (const name of ['require', 'fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest', 'Worker', 'SharedWorker']) {

@@ -1,8 +1,10 @@
 // Command lines for the CPython worker pool (`--sandbox python`): one long-lived interpreter per slot
-// running runtime/cpython_server.py. Weaker isolation than pyodide (see README.md), but numpy works.
+// running runtime/cpython_server.py, which forks a fresh child for every call. Weaker isolation than pyodide
+// (see README.md), but numpy works.
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { confined } from './confine.ts';
+import { SNAPSHOT_PREIMPORTS } from './packages.ts';
 import { RUNTIME_DIR } from './pyodide-backend.ts';
 import type { WorkerLaunch } from './pool.ts';
 
@@ -26,12 +28,20 @@ function dataRoots(): string[] {
   return out;
 }
 
-export function pythonLaunch(pythonPath: string, memoryLimitMb: number): WorkerLaunch {
-  const config = { runtimeDir: RUNTIME_DIR, memoryLimitMb, readRoots: [RUNTIME_DIR, ...dataRoots()] };
-  const { file, args } = confined(pythonPath, ['-I', '-B', SERVER_FILE, JSON.stringify(config)]);
+export function pythonLaunch(pythonPath: string, memoryLimitMb: number, maxResponseBytes: number): WorkerLaunch {
+  const config = {
+    runtimeDir: RUNTIME_DIR,
+    memoryLimitMb,
+    maxResponseBytes,
+    readRoots: [RUNTIME_DIR, ...dataRoots()],
+    // Imported once by the server, so that each call's fork starts warm (as the pyodide snapshot does).
+    preimport: SNAPSHOT_PREIMPORTS,
+  };
+  const { file, args, forks } = confined(pythonPath, ['-I', '-B', SERVER_FILE, JSON.stringify(config)]);
   return {
     file,
     args,
+    forked: forks,
     env: {
       LANG: 'C.UTF-8',
       LC_ALL: 'C.UTF-8',

@@ -98,11 +98,15 @@ describe.skipIf(!existsSync(samplePath))('real ToolHop rows (needs ../shared/dat
     expect(counts.ok).toBeGreaterThan(rows.length / 2);
   });
 
-  it('gives the same outcome for every tool in pyodide and in CPython', async () => {
+  // Every tool of every third row by default; every tool of every row with TOOLGAUGE_SANDBOX_FULL=1 (slow).
+  const full = process.env.TOOLGAUGE_SANDBOX_FULL === '1';
+  it(`gives the same outcome in pyodide and in CPython for every tool of ${full ? 'every' : 'every third'} row`, async () => {
     const differences: string[] = [];
-    for (let i = 0; i < tools.length; i += 8) {
+    const rowIds = new Set(rows.filter((_, i) => full || i % 3 === 0).map((r) => r.id));
+    const compared = tools.filter((t) => rowIds.has(t.ref.rowId));
+    for (let i = 0; i < compared.length; i += 8) {
       await Promise.all(
-        tools.slice(i, i + 8).map(async ({ ref, args }) => {
+        compared.slice(i, i + 8).map(async ({ ref, args }) => {
           const [a, b] = await Promise.all([pyodide.call(ref, args), python.call(ref, args)]);
           if (summary(a) !== summary(b)) differences.push(`row ${ref.rowId} tool ${ref.index}: ${summary(a)} | ${summary(b)}`);
         }),

@@ -45,7 +45,10 @@ export class ToolhopExecutor implements ToolExecutor {
 function contentOf(name: string, o: ToolOutcome, budget: number): string {
   // A tool exception and a killed tool (timeout, memory) read alike to the model, as in the reference runner.
   if (o.kind === 'ok') return truncateResult(o.content, budget, o.truncatedFrom);
-  return `an error occurred when calling ${name}: ${o.message}`;
+  // Error text is stored too: the same budget and marker (a row controls its exception messages).
+  const prefix = `an error occurred when calling ${name}: `;
+  const full = o.kind === 'exception' && o.truncatedFrom !== undefined ? Array.from(prefix).length + o.truncatedFrom : undefined;
+  return truncateResult(prefix + o.message, budget, full);
 }
 
 /**

@@ -21,8 +21,8 @@ export function goldSandbox(rows: (id: string) => ToolhopRow | undefined): Sandb
       return { ok: true };
     },
     async warm() {},
-    stats: () => ({ workers: 0, starts: 0, restarts: 0, calls }),
-    info: () => ({ backend: 'python', confinement: [], lastReady: null, peakRssBytes: 0 }),
+    stats: () => ({ workers: 0, starts: 0, restarts: 0, calls, recycled: 0 }),
+    info: () => ({ backend: 'python', confinement: [], lastReady: null, peakRssBytes: 0, workerPids: [] }),
     async close() {},
   };
 }

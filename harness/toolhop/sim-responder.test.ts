@@ -6,7 +6,7 @@ import { ModelClient } from '../model/client.ts';
 import { ModelCallError } from '../model/types.ts';
 import { startSimServer, type SimServer } from '../sim/server.ts';
 import { BUNDLED_SAMPLE, loadDatasetFile } from './dataset.ts';
-import { FINALIZER_SYSTEM_PROMPT } from './prompts.ts';
+import { FINALIZER_SYSTEM_PROMPT, systemPrompt } from './prompts.ts';
 import type { ToolhopRow } from './row.ts';
 import { scoreAnswer } from './score.ts';
 import { wrongAnswer } from './sim-policy.ts';
@@ -27,7 +27,7 @@ async function converse(model: string, row: ToolhopRow, agent = '0') {
   const c = client(model);
   const tools = toolsPayload(toolEntries(row));
   const messages: ChatMessage[] = [
-    { role: 'system', content: 's' },
+    { role: 'system', content: systemPrompt('single', { withContract: true }) },
     { role: 'user', content: row.question },
   ];
   const called: string[] = [];

@@ -38,7 +38,9 @@ export function teamToolhopReply(spec: PolicySpec, row: ToolhopRow, messages: Ch
   // The extra final-answer call and untagged policies (no `<answer>` to report) stay as they are.
   if (!tagged || system === FINALIZER_SYSTEM_PROMPT) return base;
   const value = tagged[1]!;
-  const answers = system.includes(OUTPUT_CONTRACT);
+  // A role answers for the team when its prompt carries the output contract; a request from no team role (another
+  // runner, whose prompt toolgauge did not write, or toolgauge's single agent) answers too.
+  const answers = system.includes(OUTPUT_CONTRACT) || ctx.agent === '0' || ctx.agent === 'solver';
   const format = requestedCommFormat(system);
   if (format === 'freeform' && answers) return base;
   const report = reportText(format, reportOf(messages, value), garble);

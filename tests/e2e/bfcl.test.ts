@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { PythonBfclExecutor } from '../../harness/bfcl/executor.ts';
 import { rescoreResultDir, resultLine } from '../../harness/bfcl/rescore.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
+import { runSuite } from '../../harness/kit/run-suite.ts';
+import { bfclSuite } from '../../harness/bfcl/suite.ts';
 import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // BFCL end to end through the real CLI: the simulator over HTTP, BFCL's loop, the checker, the multi-turn executor
@@ -53,8 +55,9 @@ describe.concurrent('toolgauge bfcl on the simulator', () => {
 
   it("prompt mode: BFCL's system prompt and [func(a=1)] text, decoded as BFCL decodes it", async () => {
     const out = tempDir('bfcl-prompt');
-    const r = await toolgauge(['bfcl', '--model', 'sim:oracle', '--mode', 'prompt', '--data', DATA, '--category', 'simple_python,irrelevance', '--out-dir', out]);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // In process (the CLI is exercised by the FC case): the kit's sessions and finalize, real HTTP to the simulator.
+    const run = await runSuite(bfclSuite, { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_BFCL_MODE: 'prompt', TOOLGAUGE_BFCL_DATA: DATA, TOOLGAUGE_BFCL_CATEGORY: 'simple_python,irrelevance', TOOLGAUGE_OUT_DIR: out });
+    expect(run.finalized.harnessErrors).toBe(0);
     const s = readJson<Summary>(join(out, 'summary.json'));
     expect(s.config.mode).toBe('prompt');
     expect(s.metrics.accuracy.simple_python).toMatchObject({ value: 1, n: 3 });

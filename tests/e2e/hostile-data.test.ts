@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
-import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { runSuite } from '../../harness/kit/run-suite.ts';
+import { toolhopSuite } from '../../harness/toolhop/suite.ts';
+import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // Rows whose ids and fields are hostile to file systems, headers, objects and Markdown: every one is run, counted
 // and named apart, and nothing from the data becomes markup in the report.
@@ -19,8 +21,9 @@ describe('hostile rows', () => {
     const data = join(dir, 'hostile.json');
     writeFileSync(data, JSON.stringify(hostile));
     const out = join(dir, 'out');
-    const r = await toolgauge(['toolhop', '--data', data, '--limit', '10', '--out-dir', out], { TOOLHOP_ALLOW_DATASET_EXEC: '1' });
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // In process: the kit's sessions, names, files and finalize, over HTTP to the simulator, tools in the sandbox.
+    const run = await runSuite(toolhopSuite, { TOOLHOP_DATA: data, TOOLHOP_LIMIT: '10', TOOLGAUGE_OUT_DIR: out, TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    expect(run.finalized.harnessErrors).toBe(0);
     // Every row is in the results and in the denominator, each under its own id.
     const results = readLines<{ id: string; correct: boolean; error: string | null }>(join(out, 'results.jsonl'));
     expect(results.map((x) => x.id).sort()).toEqual([...IDS].sort());
@@ -29,7 +32,8 @@ describe('hostile rows', () => {
     expect(s.metrics.accuracy).toMatchObject({ value: 1, n: IDS.length });
     // One trace per row, no two rows sharing a file, every name short.
     const traces = readdirSync(join(out, 'traces'));
-    expect(traces).toHaveLength(IDS.length);
+    expect(traces.filter((t) => t.endsWith('.json'))).toHaveLength(IDS.length);
+    expect(traces.filter((t) => t.endsWith('.txt'))).toHaveLength(IDS.length);
     expect(Math.max(...traces.map((t) => t.length))).toBeLessThan(80);
     // A domain named __proto__ is a breakdown row like any other.
     expect(Object.keys(s.breakdowns.domain ?? {})).toContain('__proto__');

@@ -2,10 +2,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { runSuite } from '../../harness/kit/run-suite.ts';
+import { toolhopSuite } from '../../harness/toolhop/suite.ts';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
-import { cleanEnv, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { cleanEnv, inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // Vitest used the way people type it, and the kit's guarantees around it. Each test stands alone.
 
@@ -15,25 +17,6 @@ const VITEST = fromRoot('node_modules', 'vitest', 'vitest.mjs');
 async function vitest(args: string[], env: Record<string, string>, cwd: string) {
   const r = await execa('node', [VITEST, ...args, '--root', fromRoot()], { env: cleanEnv(env), extendEnv: false, reject: false, cwd, timeout: 240_000 });
   return { code: r.exitCode ?? -1, out: `${r.stdout}\n${r.stderr}` };
-}
-
-/** `toolgauge …` through its main() in this process, with `env` set for the call and stdout/stderr captured. */
-async function inProcess(args: string[], env: Record<string, string>) {
-  const { main } = await import('../../harness/cli/main.ts');
-  const saved = { ...process.env };
-  const out = { stdout: '', stderr: '' };
-  const write = { stdout: process.stdout.write, stderr: process.stderr.write };
-  Object.assign(process.env, env);
-  process.stdout.write = ((c: string) => ((out.stdout += c), true)) as typeof process.stdout.write;
-  process.stderr.write = ((c: string) => ((out.stderr += c), true)) as typeof process.stderr.write;
-  try {
-    return { code: await main(args), ...out };
-  } finally {
-    process.stdout.write = write.stdout;
-    process.stderr.write = write.stderr;
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
 }
 
 async function closedPort(): Promise<number> {
@@ -80,8 +63,8 @@ describe('Vitest as people type it', () => {
     writeFileSync(join(out, 'keep.txt'), 'mine');
     mkdirSync(join(out, 'notes'));
     const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1' };
-    const first = await toolgauge(['toolhop', '--limit', '3', '--out-dir', out], exec);
-    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const first = await runSuite(toolhopSuite, { ...exec, TOOLHOP_LIMIT: '3', TOOLGAUGE_OUT_DIR: out });
+    expect(first.finalized.harnessErrors).toBe(0);
     const again = await toolgauge(['toolhop', '--limit', '3', '--out-dir', out, '-t', 'toolhop › 2 '], exec);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     const s = validSummary(readJson(join(out, 'summary.json')));

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recomputeFromFiles } from '../../harness/maze/output.ts';
 import { loadMazeTasks } from '../../harness/maze/task.ts';
-import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { runSuite } from '../../harness/kit/run-suite.ts';
+import { mazeSuite } from '../../harness/maze/suite.ts';
+import { inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // Maze end to end: the agent loop over real HTTP against the simulator, the perturbation engine, the judge, the
 // output tree and the report. A few tasks per complexity keep it quick; the whole maze runs in bench/maze.ts.
@@ -38,8 +40,9 @@ describe('toolgauge maze on the simulator', () => {
 
   it('sim:naive fails every perturbed run it hits, with prompt-based tool calling too', async () => {
     const out = tempDir('maze-naive');
-    const r = await toolgauge(['maze', '--model', 'sim:naive', '--only', ONLY, '--modes', 'P0,P1,P4', '--agent', 'prompt', '--out-dir', out]);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // In process (the kit's sessions and files, real HTTP to the simulator): the CLI is tested by the other cases.
+    const run = await runSuite(mazeSuite, { TOOLGAUGE_MODEL: 'sim:naive', TOOLGAUGE_MAZE_ONLY: ONLY, TOOLGAUGE_MAZE_MODES: 'P0,P1,P4', TOOLGAUGE_MAZE_AGENT: 'prompt', TOOLGAUGE_OUT_DIR: out });
+    expect(run.finalized.harnessErrors).toBe(0);
     const s = readJson<Summary>(join(out, 'summary.json'));
     expect(s.metrics.tsr.P0!.value).toBe(1);
     expect(s.metrics.tsr.P1!.value).toBe(0);
@@ -57,13 +60,14 @@ describe('toolgauge maze on the simulator', () => {
   it('resumes from the evaluation files and refuses a policy without Maze behaviour', async () => {
     const out = tempDir('maze-resume');
     const only = pick('c3', 2).join(',');
-    expect((await toolgauge(['maze', '--model', 'sim:oracle', '--only', only, '--modes', 'P1', '--out-dir', out])).code).toBe(0);
+    const first = await runSuite(mazeSuite, { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_MAZE_ONLY: only, TOOLGAUGE_MAZE_MODES: 'P1', TOOLGAUGE_OUT_DIR: out });
+    expect(first.finalized.harnessErrors).toBe(0);
     const r = await toolgauge(['maze', '--model', 'sim:oracle', '--only', only, '--modes', 'P1,P3', '--out-dir', out, '--resume']);
     expect(r.code).toBe(0);
     const metas = readLines<{ id: string; resumed?: boolean }>(join(out, 'instances.jsonl'));
     expect(metas.filter((m) => m.resumed).map((m) => m.id).sort()).toEqual(only.split(',').map((id) => `${id}:P1`).sort());
     expect(metas).toHaveLength(4);
-    const bad = await toolgauge(['maze', '--model', 'sim:coin?p=0.5']);
+    const bad = await inProcess(['maze', '--model', 'sim:coin?p=0.5'], {});
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/no Maze behaviour/);
   });

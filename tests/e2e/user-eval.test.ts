@@ -6,7 +6,7 @@ import type { ChatBody, SimReply } from '../../harness/api/index.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
-import { cleanEnv, readJson, tempDir } from '../helpers/cli.ts';
+import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // The public API as a user meets it: the README's 30-line eval file, in a fresh folder that depends on toolgauge,
 // run against an OpenAI-compatible endpoint (here a simulator with this test's own arithmetic responder).
@@ -54,7 +54,9 @@ describe('a user eval file in a fresh folder (describeEval from toolgauge)', () 
     expect(s.metrics.used_a_tool).toMatchObject({ value: 1, n: 3 });
     for (const m of ['pass_rate', 'answer_matches', 'used_a_tool']) expect(s.metrics[m]).toHaveProperty('lo');
     expect(s.gate?.passed).toBe(true);
-    expect(a.stdout).toMatch(/arith › mul-1/);
+    // One record per data row, by the row's own id (Vitest lists tests by name only when they fail or are slow).
+    expect(readLines<{ id: string }>(join(dir, 'results/good/instances.jsonl')).map((r) => r.id).sort()).toEqual(['add-1', 'mul-1', 'mul-2']);
+    expect(a.stdout).toMatch(/gate pass_rate>=1: PASSED/);
     expect(readFileSync(join(dir, 'results/good/report.md'), 'utf8')).toMatch(/\| pass_rate \| 1\.000 \[/);
 
     const b = await run(sloppy.url, 'results/sloppy', 'pass_rate>=1');

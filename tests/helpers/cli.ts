@@ -58,3 +58,23 @@ export function readJson<T = Record<string, unknown>>(path: string): T {
 }
 
 export const SHARED_TOOLHOP = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
+
+/** `toolgauge …` through its main() in this process, with `env` set for the call and stdout/stderr captured. */
+export async function inProcess(args: string[], env: Record<string, string>) {
+  const { main } = await import('../../harness/cli/main.ts');
+  const saved = { ...process.env };
+  const out = { stdout: '', stderr: '' };
+  const write = { stdout: process.stdout.write, stderr: process.stderr.write };
+  Object.assign(process.env, env);
+  process.stdout.write = ((c: string) => ((out.stdout += c), true)) as typeof process.stdout.write;
+  process.stderr.write = ((c: string) => ((out.stderr += c), true)) as typeof process.stderr.write;
+  try {
+    return { code: await main(args), ...out };
+  } finally {
+    process.stdout.write = write.stdout;
+    process.stderr.write = write.stderr;
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+

@@ -18,8 +18,8 @@ import { startSimServer } from '../../harness/sim/server.ts';
 
 const DATE = '2026-01-15';
 const CASES_FILE = fromRoot('cases', 'probe', 'cases.jsonl');
-const cases = loadCases(CASES_FILE, { dateContext: DATE }).cases;
-const byId = new Map(cases.map((c) => [c.id, c]));
+const allCases = loadCases(CASES_FILE, { dateContext: DATE }).cases;
+const byId = new Map(allCases.map((c) => [c.id, c]));
 
 /**
  * Which cases a planted fault must show on, read from the raw case file (not from the simulator's own rule, so
@@ -34,6 +34,12 @@ const raw = new Map(
     .map((l) => JSON.parse(l) as { id: string; expected: unknown; turns: Array<{ role: string; tool_call?: unknown; tool_calls?: unknown[] }> })
     .map((r) => [r.id, r]),
 );
+/**
+ * The cases calibrated: every case with a prior call (the only ones a template bug can show on) and every third
+ * other case — all categories and families are represented, at a third of the requests.
+ */
+const cases = allCases.filter((c, i) => plantedOn(c.id, 'template_bug') || i % 3 === 0);
+
 function plantedOn(id: string, fault: Fault): boolean {
   const r = raw.get(id)!;
   if (fault === 'template_bug') return r.turns.some((t) => t.role === 'assistant' && (t.tool_call !== undefined || (t.tool_calls?.length ?? 0) > 0));
@@ -120,7 +126,9 @@ describe.each(['completions', 'chat'] as const)('attribution calibration over HT
       return;
     }
     const want = PLANT[s.cause]!;
-    expect(affected.length).toBeGreaterThanOrEqual(s.cause === 'template_bug' ? 40 : 272);
+    // Every case the fault must show on is among the affected (from the case file, not the simulator's rule).
+    expect(affected.length).toBe(cases.filter((c) => plantedOn(c.id, s.cause!)).length);
+    expect(affected.length).toBeGreaterThanOrEqual(s.cause === 'template_bug' ? 40 : 90);
     const hits = affected.filter((x) => x.r.cause.strict.cause === want).length;
     expect(hits / affected.length, `${hits} of ${affected.length}: ${affected.filter((x) => x.r.cause.strict.cause !== want).slice(0, 3).map((x) => `${x.c.id} → ${x.r.cause.strict.cause}`).join('; ')}`).toBeGreaterThanOrEqual(0.95);
     // The lenient tier rescues a parser gap (no cause there); every other planted cause shows under it too.
@@ -131,7 +139,7 @@ describe.each(['completions', 'chat'] as const)('attribution calibration over HT
     // The counterfactual is asked only where the template is known, has findings and the case failed.
     const asked = rows.filter((x) => x.r.counterfactual).length;
     expect(asked).toBe(s.template !== 'none' ? rows.filter((x) => !x.r.passed.strict || !x.r.passed.lenient).length : 0);
-    if (s.template === 'dated') expect(asked).toBeGreaterThanOrEqual(272);
+    if (s.template === 'dated') expect(asked).toBeGreaterThanOrEqual(affected.length);
   });
 });
 

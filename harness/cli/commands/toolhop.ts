@@ -1,10 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DataError, UsageError } from '../../core/errors.ts';
 import { readJsonl, writeFileAtomic } from '../../core/jsonl.ts';
 import { FILES } from '../../toolhop/output.ts';
-import { Prediction } from '../../toolhop/records.ts';
 import { rescoreDir, type Rescored } from '../../toolhop/rescore.ts';
 import { validSummary } from '../../report/summary.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
@@ -15,6 +14,12 @@ import { smokeDataset } from '../../toolhop/smoke.ts';
 import { resolveDataSource } from '../../toolhop/source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { BUILTIN_SUITES } from '../../builtin/index.ts';
+import { parseKitConfig, settingsOf } from '../../kit/config.ts';
+import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
+import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/settings.ts';
+import { runSweep, sweepGrid } from '../../toolhop/sweep.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 
 const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
@@ -76,7 +81,8 @@ export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--of
                   [--topology single|independent|decentralized|centralized|sequential] [--agents N] [--rounds R]
                   [--comm freeform|semi_structured|structured] [--prompts DIR] [--team-temperature T]
                   [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
-toolgauge toolhop rescore --out-dir DIR`;
+toolgauge toolhop rescore --out-dir DIR
+toolgauge toolhop sweep [--topologies single,independent,…] [--agents 3,5] [--comms freeform,structured,…] [toolhop flags]`;
 
 /** The reference runner's `--batch` takes no value; DESIGN's `--batch [N]` may have one: drop a number after it. */
 export function normalizeArgv(argv: string[]): string[] {
@@ -90,6 +96,7 @@ export function normalizeArgv(argv: string[]): string[] {
 
 export async function run(argvIn: string[]): Promise<number> {
   if (argvIn[0] === 'rescore') return rescore(argvIn.slice(1));
+  if (argvIn[0] === 'sweep') return sweep(normalizeArgv(argvIn.slice(1)));
   const argv = normalizeArgv(argvIn);
   return runSuiteCommand<ToolhopSettings>(
     {
@@ -118,6 +125,53 @@ export async function run(argvIn: string[]): Promise<number> {
 function writeReferencePredictions(outDir: string, file: string): void {
   const lines = readJsonl<Record<string, unknown>>(join(outDir, FILES.predictions)).map((p) => ({ idx: p.idx ?? p.id, id: p.id, question: p.question, predicted_answer: p.predicted_answer }));
   writeFileAtomic(file, lines.map((l) => JSON.stringify(l) + '\n').join(''));
+}
+
+const list = (name: string, allowed: readonly string[]) =>
+  z.string().transform((v, ctx) => {
+    const xs = v.split(',').map((x) => x.trim()).filter(Boolean);
+    const bad = xs.find((x) => !allowed.includes(x));
+    if (bad) ctx.addIssue({ code: 'custom', message: `has '${bad}', not one of ${allowed.join('|')}` });
+    return xs;
+  });
+
+/**
+ * `toolgauge toolhop sweep`: topology × team size × communication format on the same rows, each cell a ToolHop
+ * run through the kit (in this process), then one paired comparison against `single`.
+ */
+async function sweep(argv: string[]): Promise<number> {
+  const { agents: _agents, comm: _comm, topology: _topology, ...rest } = FLAGS;
+  const { values } = parseFlags('toolhop sweep', argv, {
+    ...MODEL_FLAGS,
+    ...rest,
+    topologies: { type: 'string', schema: list('--topologies', TOPOLOGIES), description: 'default: all five' },
+    agents: { type: 'string', schema: z.string().regex(/^\d+(,\d+)*$/, 'must be numbers like 3,5').transform((v) => v.split(',').map(Number)) },
+    comms: { type: 'string', schema: list('--comms', COMMS), description: 'default: freeform' },
+  });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The grid's own flags are not run settings: each cell sets topology, size and format itself.
+  const { agents: _a, comm: _c, topology: _t, ...cellEnv } = ENV;
+  flagsToEnv({ ...values, agents: undefined }, cellEnv, env);
+  const kc = parseKitConfig(env, BUILTIN_SUITES);
+  try {
+    settingsOf(kc, 'toolhop');
+  } catch (err) {
+    throw new UsageError(`toolgauge toolhop sweep: ${(err as Error).message}`);
+  }
+  if (kc.run.baseUrl) {
+    try {
+      await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    } catch (err) {
+      if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge toolhop sweep: ${err.message}`);
+      throw err;
+    }
+  }
+  const cells = sweepGrid((values.topologies as Topology[] | undefined) ?? [...TOPOLOGIES], (values.agents as number[] | undefined) ?? [3, 5], (values.comms as Comm[] | undefined) ?? ['freeform']);
+  const outDir = resolve((values['out-dir'] as string | undefined) ?? join('results', 'toolhop', 'sweep'));
+  process.stdout.write(`toolgauge toolhop sweep: ${cells.length} cells on the same rows → ${outDir}\n`);
+  const r = await runSweep(cells, env, outDir, (line) => process.stdout.write(line + '\n'));
+  process.stdout.write(`\n${r.markdown}\nwritten: ${join(outDir, 'sweep.md')}\n`);
+  return r.cells.some((c) => (c.metrics.error_rate?.value ?? 0) > 0) ? 1 : 0;
 }
 
 async function rescore(argv: string[]): Promise<number> {

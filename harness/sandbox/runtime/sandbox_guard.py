@@ -1,198 +1,344 @@
-"""In-interpreter hardening for the sandbox workers (one layer of several; see harness/sandbox/README.md).
+"""In-interpreter guard of the sandbox workers (one layer of several; see harness/sandbox/README.md).
 
-Called once, after set-up and before any dataset code runs:
-- `harden_pyodide(read_roots)` cuts every Python-side path to JavaScript (js, pyodide_js, _pyodide_core, JsProxy
-  values) and drops socket/subprocess/ctypes from sys.modules;
-- `harden_cpython(read_roots)` drops socket/subprocess/ctypes from sys.modules;
-- both install an audit hook (PEP 578; it cannot be removed) that refuses process creation, sockets, ctypes,
-  gc walking, rlimit changes, file-system writes, file reads outside `read_roots`, and any file access, exec,
-  compile or code/function construction made directly by dataset code (frames compiled as
-  `toolhop_<row>_<index>.py`).
+`install(read_roots)` adds a PEP 578 audit hook (it cannot be removed) that refuses process creation, signals,
+sockets, ctypes, gc walking, rlimit changes, tracing, new audit hooks, file-system writes, file reads outside
+`read_roots`, and file access, exec, compile, code/function construction and frame access made directly by
+dataset code (frames compiled as `toolhop_<row>_<index>.py`). `scrub_pyodide()` first cuts every Python-side
+path to JavaScript.
+
+Dataset code can always reach `sys` and every module (any Python function's `__globals__` leads there), so
+nothing here relies on hiding them. Instead the hook keeps no state a row can change:
+- its whole configuration is in its default arguments (copied into each call's frame: rewriting the locals
+  of a finished hook frame, which Python 3.13 allows through `frame.f_locals`, changes nothing later);
+- it calls only C functions captured at install time, never Python code a row could patch or reach through
+  its arguments (paths must be exact `str`/`bytes`; anything else is refused);
+- its globals are an empty private dict (a stray name lookup fails closed with NameError);
+- no module, class or other object refers to it: this module is removed from `sys.modules` after install.
 """
 
-import os
 import sys
-import types
 
 # Modules nobody may import once the guard is up (the bridges to JavaScript, and ctypes).
 ALWAYS_DENIED_ROOTS = frozenset("js pyodide pyodide_js _pyodide _pyodide_core micropip ctypes _ctypes".split())
 # Modules dataset code may not import even with the real __import__ in hand; allowed modules may still
 # import them for their own use (sympy imports subprocess, urllib.request imports socket): what they do with
-# them is what the audit hook below refuses.
+# them is what the hook refuses.
 DATASET_DENIED_ROOTS = frozenset(
     (
         "subprocess _posixsubprocess socket _socket ssl _ssl multiprocessing _multiprocessing mmap pty fcntl "
         "termios resource select selectors"
     ).split()
 )
-DENY_IMPORT_ROOTS = ALWAYS_DENIED_ROOTS | DATASET_DENIED_ROOTS
+# Dropped from sys.modules at set-up (libraries keep their own references; the hook refuses their use).
+DROPPED_ROOTS = ALWAYS_DENIED_ROOTS | DATASET_DENIED_ROOTS
+# Not dropped (libraries share them), but not for dataset code to import either.
+DATASET_DENIED_IMPORTS = DATASET_DENIED_ROOTS | frozenset("signal _signal _thread threading gc inspect".split())
 
-_DENY_EVENTS = frozenset(
+DENY_EVENTS = frozenset(
     (
         "subprocess.Popen os.system os.exec os.posix_spawn os.spawn os.fork os.forkpty os.kill os.killpg "
-        "pty.spawn gc.get_objects gc.get_referrers gc.get_referents resource.setrlimit "
+        "signal.pthread_kill pty.spawn gc.get_objects gc.get_referrers gc.get_referents resource.setrlimit "
         "resource.prlimit os.remove os.rename os.rmdir os.mkdir os.symlink os.link os.chmod os.chown "
         "os.chflags os.lchflags os.lchmod os.lchown os.truncate os.utime os.mkfifo os.mknod os.chdir "
-        "os.setxattr os.removexattr os.startfile sys.remote_exec"
+        "os.setxattr os.removexattr os.startfile sys.remote_exec sys.addaudithook sys.settrace sys.setprofile "
+        "sys._settraceallthreads sys._setprofileallthreads sys.monitoring.register_callback "
+        "builtins.input tempfile.mkstemp tempfile.mkdtemp _thread.start_new_thread"
     ).split()
 )
-_DENY_PREFIXES = ("socket.", "ctypes.", "ssl.", "mmap.", "shutil.", "winreg.", "_winapi.")
-# Refused only when dataset code itself raises them (numpy builds code objects; namedtuple execs).
-_DATASET_DENY_EVENTS = frozenset(("exec", "compile", "code.__new__", "function.__new__"))
-_PATH_EVENTS = frozenset(("open", "os.listdir", "os.scandir", "glob.glob", "os.walk", "os.fwalk", "os.getxattr"))
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-
-_read_roots = ()
-_installed = False
-
-
-def _import_denied(name):
-    root = str(name).split(".", 1)[0]
-    if root in ALWAYS_DENIED_ROOTS:
-        return True
-    return root in DATASET_DENIED_ROOTS and _from_dataset(3, skip_import_machinery=True)
+DENY_PREFIXES = ("socket.", "ctypes.", "ssl.", "mmap.", "shutil.", "winreg.", "_winapi.", "sqlite3.", "webbrowser.")
+# Refused only when dataset code itself raises them (numpy builds code objects, namedtuple execs, babel
+# unpickles its locale data).
+DATASET_DENY_EVENTS = frozenset(
+    "exec compile code.__new__ function.__new__ marshal.loads marshal.load pickle.find_class".split()
+)
+PATH_EVENTS = frozenset(("open", "os.listdir", "os.scandir", "glob.glob", "os.walk", "os.fwalk", "os.getxattr", "os.listxattr"))
+# Frame attributes CPython audits as object.__getattr__: refused to dataset code (a row has no use for them).
+DATASET_DENY_ATTRS = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
 
 
-class _ImportBlocker:
-    """First finder on sys.meta_path: refuses denied modules before any other finder is asked."""
+def build_hook(read_roots):
+    """The audit hook for `read_roots` (absolute paths, symlinks resolved), as a function with private state."""
+    import os
+    import posix
+    import types
 
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if _import_denied(name):
-            raise ImportError(f"import of {name!r} is blocked in the ToolHop sandbox")
-        return None
+    roots = tuple(r.rstrip("/") or "/" for r in read_roots)
 
-    @staticmethod
-    def invalidate_caches():
-        pass
+    def hook(
+        event,
+        args,
+        _deny=DENY_EVENTS,
+        _deny_prefixes=DENY_PREFIXES,
+        _dataset_deny=DATASET_DENY_EVENTS,
+        _path_events=PATH_EVENTS,
+        _deny_attrs=DATASET_DENY_ATTRS,
+        _always_roots=ALWAYS_DENIED_ROOTS,
+        _dataset_roots=DATASET_DENIED_IMPORTS,
+        _roots=roots,
+        _write_flags=os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND,
+        _getframe=sys._getframe,
+        _lstat=posix.lstat,
+        _readlink=posix.readlink,
+        _getcwd=posix.getcwd,
+        _str=str,
+        _bytes=bytes,
+        _int=int,
+        _type=type,
+        _len=len,
+        _repr=repr,
+        _none=type(None),
+        _OSError=OSError,
+        _PermissionError=PermissionError,
+        _ImportError=ImportError,
+    ):
+        if event in _deny or event.startswith(_deny_prefixes):
+            raise _PermissionError(event + " is not allowed in the ToolHop sandbox")
+        is_import = event == "import"
+        if is_import:
+            name = args[0]
+            if _type(name) is not _str:
+                raise _ImportError("import of a non-str module name is blocked in the ToolHop sandbox")
+            root = name.partition(".")[0]
+            if root in _always_roots:
+                raise _ImportError("import of " + _repr(name) + " is blocked in the ToolHop sandbox")
+            if root not in _dataset_roots:
+                return
+        elif event == "object.__getattr__":
+            if args[1] not in _deny_attrs:
+                return
+        elif event not in _path_events and event not in _dataset_deny:
+            return
 
-
-_RUNTIME_FILE = "toolhop_runtime.py"
-
-
-def _from_dataset(depth=2, skip_import_machinery=False):
-    """Whether the Python frame that raised the event (`depth` frames up) is dataset code.
-
-    For imports, the frames of importlib and of the runtime's safe __import__ are skipped, so the answer is
-    about the code that asked for the module.
-    """
-    try:
-        frame = sys._getframe(depth)
-    except ValueError:
-        return False
-    if skip_import_machinery:
-        while frame is not None:
+        # Who raised the event: the nearest frame outside the import machinery and the runtime's __import__.
+        frame = _getframe(1)
+        if is_import:
+            while frame is not None:
+                filename = frame.f_code.co_filename
+                if _type(filename) is not _str:
+                    break
+                if not (filename.startswith("<frozen importlib") or filename.endswith("toolhop_runtime.py")):
+                    break
+                frame = frame.f_back
+        from_dataset = False
+        if frame is not None:
             filename = frame.f_code.co_filename
-            if not (filename.startswith("<frozen importlib") or filename.endswith(_RUNTIME_FILE)):
-                break
-            frame = frame.f_back
-        if frame is None:
-            return False
-    return frame.f_code.co_filename.startswith("toolhop_")
+            from_dataset = _type(filename) is not _str or filename.startswith("toolhop_")
 
+        if is_import:
+            if from_dataset:
+                raise _ImportError("import of " + _repr(args[0]) + " is blocked in the ToolHop sandbox")
+            return
+        if event == "object.__getattr__" or event in _dataset_deny:
+            if from_dataset:
+                raise _PermissionError(event + " is not allowed in ToolHop snippets")
+            return
 
-def _under_roots(path):
-    if isinstance(path, int):
-        return False
-    try:
-        real = os.path.realpath(os.fsdecode(path))
-    except Exception:
-        return False
-    return any(real == root or real.startswith(root.rstrip("/") + "/") for root in _read_roots)
+        # A path event. Only exact str/bytes paths are looked at (and None for "."): anything else could run
+        # code while the hook decides. File descriptors are refused: they stand for files opened elsewhere.
+        path = args[0] if args else None
+        t = _type(path)
+        if t is _none:
+            path = "."
+        elif t is _bytes:
+            path = path.decode("utf-8", "surrogateescape")
+        elif t is not _str:
+            raise _PermissionError("access through anything but a str or bytes path is not allowed in the ToolHop sandbox")
+        if event == "open" and _len(args) > 1:
+            mode = args[1]
+            flags = args[2] if _len(args) > 2 else 0
+            if _type(mode) is _str and ("w" in mode or "a" in mode or "x" in mode or "+" in mode):
+                raise _PermissionError("writing " + _repr(path) + " is not allowed in the ToolHop sandbox")
+            if _type(flags) is not _int or flags & _write_flags:
+                raise _PermissionError("writing " + _repr(path) + " is not allowed in the ToolHop sandbox")
+        if from_dataset:
+            raise _PermissionError("access to " + _repr(path) + " is not allowed in the ToolHop sandbox")
 
+        # Resolve symlinks with lstat/readlink (as os.path.realpath would, without calling Python code).
+        if not path.startswith("/"):
+            path = _getcwd() + "/" + path
+        pending = path.split("/")
+        pending.reverse()
+        resolved = []
+        hops = 0
+        while pending:
+            part = pending.pop()
+            if part == "" or part == ".":
+                continue
+            if part == "..":
+                if resolved:
+                    resolved.pop()
+                continue
+            candidate = "/" + "/".join(resolved) + ("/" if resolved else "") + part
+            try:
+                is_link = (_lstat(candidate).st_mode & 0o170000) == 0o120000
+            except _OSError:
+                is_link = False
+            if not is_link:
+                resolved.append(part)
+                continue
+            hops += 1
+            if hops > 40:
+                raise _PermissionError("too many symlinks in " + _repr(path))
+            target = _readlink(candidate)
+            if target.startswith("/"):
+                resolved = []
+            more = target.split("/")
+            more.reverse()
+            pending.extend(more)
+        real = "/" + "/".join(resolved)
+        for root in _roots:
+            if real == root or real.startswith(root + "/") or root == "/":
+                return
+        raise _PermissionError("access to " + _repr(path) + " is not allowed in the ToolHop sandbox")
 
-def _is_write(args):
-    mode = args[1] if len(args) > 1 else None
-    flags = args[2] if len(args) > 2 else 0
-    if isinstance(mode, str) and any(c in mode for c in "wax+"):
-        return True
-    return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
-
-
-def _audit(event, args):
-    if event in _DENY_EVENTS or event.startswith(_DENY_PREFIXES):
-        raise PermissionError(f"{event} is not allowed in the ToolHop sandbox")
-    if event == "import":
-        if _import_denied(args[0]):
-            raise ImportError(f"import of {args[0]!r} is blocked in the ToolHop sandbox")
-        return
-    if event in _PATH_EVENTS:
-        path = args[0] if args else "."
-        if event == "open" and _is_write(args):
-            raise PermissionError(f"writing {path!r} is not allowed in the ToolHop sandbox")
-        if _from_dataset() or not _under_roots("." if path is None else path):
-            raise PermissionError(f"access to {path!r} is not allowed in the ToolHop sandbox")
-        return
-    if event in _DATASET_DENY_EVENTS and _from_dataset():
-        raise PermissionError(f"{event} is not allowed in ToolHop snippets")
+    # Private globals with no builtins: the hook uses only its arguments, and a slip fails closed.
+    private = types.FunctionType(hook.__code__, {"__builtins__": {}}, "toolhop_audit_hook", hook.__defaults__)
+    return private
 
 
 def _drop_modules():
     for name in list(sys.modules):
-        if name.split(".", 1)[0] in DENY_IMPORT_ROOTS:
+        if name.split(".", 1)[0] in DROPPED_ROOTS:
             del sys.modules[name]
 
 
 def install(read_roots):
-    """Install the import blocker and the audit hook (idempotent)."""
-    global _read_roots, _installed
-    if _installed:
-        return
-    _read_roots = tuple(os.path.realpath(r) for r in read_roots)
-    sys.meta_path.insert(0, _ImportBlocker())
+    """Add the audit hook, then forget this module. Call once, after set-up, before any dataset code."""
+    import os
+
+    hook = build_hook([os.path.realpath(r) for r in read_roots])
     sys.dont_write_bytecode = True
-    sys.addaudithook(_audit)
-    _installed = True
+    sys.addaudithook(hook)
+    # Nothing needs to import them again; a row that wants them must find them some other way.
+    for name in ("sandbox_guard", "toolhop_runtime"):
+        sys.modules.pop(name, None)
 
 
-def harden_cpython(read_roots):
+def install_json(read_roots_json):
+    """`install` for callers that can only pass text (pyodide after scrub_pyodide: no JavaScript objects)."""
+    import json
+
+    install(json.loads(read_roots_json))
+
+
+def harden_cpython():
+    """Drop process, socket and thread modules from sys.modules (libraries keep their own references)."""
     _drop_modules()
-    install(read_roots)
-
-
-def harden_pyodide(read_roots):
-    """Remove every Python-side reference to JavaScript that set-up left behind, then install the guard."""
-    scrub_pyodide()
-    install(read_roots)
 
 
 def scrub_pyodide():
+    """Remove every Python-side reference to JavaScript that pyodide's set-up left behind.
+
+    Cut: JsProxy values (each holds a JavaScript object), `_pyodide_core`'s functions, the bridge modules, and
+    the JS import hook with its tables. Returns how many references to a JavaScript object or a bridge gc can
+    still find from any Python object afterwards: 0 is the goal, and what the worker reports.
+    """
+    import gc
+
     core = sys.modules.get("_pyodide_core")
-    # Only the JavaScript bridges are scrubbed from other modules' namespaces; socket, subprocess & co. are
-    # merely dropped from sys.modules (libraries keep their references; using them is what the hook refuses).
-    denied = {id(m): m for n, m in sys.modules.items() if n.split(".", 1)[0] in ALWAYS_DENIED_ROOTS}
-    # JsProxy values are instances of the types pyodide keeps in _pyodide_core.jsproxy_typedict.
-    proxy_types = {t for t in getattr(core, "jsproxy_typedict", {}).values() if isinstance(t, type)}
-    builtin_function = types.BuiltinFunctionType
+    ffi = sys.modules.get("pyodide.ffi")
+    live = core.__dict__ if core is not None else {}
+    bridges = [m for n, m in sys.modules.items() if n.split(".", 1)[0] in ALWAYS_DENIED_ROOTS]
+    bridges += [v for v in live.values() if type(v).__name__ == "builtin_function_or_method"]
+    finders = [f for f in sys.meta_path if type(f).__name__ == "JsFinder"]
+    for finder in finders:
+        sys.meta_path.remove(finder)
+    _drop_modules()
+
+    objects = gc.get_objects()
+    # JsProxy classes are the instances of pyodide's metaclass (and what _pyodide_core made); their
+    # instances hold JavaScript objects, the classes themselves hold none.
+    meta = getattr(ffi, "_JsProxyMetaClass", None)
+    proxy_types = {o for o in objects if type(o) is meta} if meta is not None else set()
+    proxy_types.update(t for t in getattr(core, "jsproxy_typedict", {}).values() if isinstance(t, type))
+    method = type(scrub_pyodide.__get__(0))
+    refs = gc.get_referents(*objects)
+    del objects
+    js = {id(r): r for r in refs if type(r) in proxy_types}
+    js.update((id(b), b) for b in bridges)
+    hooks = {id(r): r for r in refs if type(r) is method and r.__self__ in finders}
+    del refs, bridges
+    bad = {**js, **hooks}
+    mine = {id(js), id(hooks), id(bad), id(live)}
 
     def dangerous(value):
-        t = type(value)
-        if t in proxy_types or id(value) in denied:
-            return True
-        return t is builtin_function and value.__self__ is core and core is not None
+        return id(value) in bad
 
-    # The JS import hook keeps `js` and `pyodide_js` in a dict of its own.
-    for finder in list(sys.meta_path):
-        if type(finder).__name__ == "JsFinder":
-            sys.meta_path.remove(finder)
-            for value in vars(finder).values():
-                if isinstance(value, dict):
-                    value.clear()
-    # Module globals are where set-up left JS proxies and _pyodide_core functions (and functions defined in
-    # those modules reach them through __globals__): scrub every module's namespace, kept or dropped.
-    for module in list(sys.modules.values()) + list(denied.values()):
-        if type(module) is not types.ModuleType:
-            continue
-        namespace = module.__dict__
-        for key in [k for k, v in list(namespace.items()) if dangerous(v)]:
-            del namespace[key]
+    # Mutable holders lose the reference; an immutable one (a tuple) becomes dangerous itself, so that its own
+    # holders lose it in the next round.
+    targets = list(bad.values())
+    for _ in range(4):
+        mine.add(id(targets))
+        immutable = []
+        for holder in gc.get_referrers(*targets) if targets else ():
+            if id(holder) in mine or id(holder) in bad:
+                continue
+            if type(holder) in (tuple, frozenset):
+                immutable.append(holder)
+            else:
+                _cut(holder, dangerous)
+        bad.update((id(t), t) for t in immutable)
+        targets = immutable
+    del targets, immutable
+    for finder in finders:
+        finder.__dict__.clear()  # the import hook's own tables of JavaScript objects
     # CPython keeps a copy of a single-phase extension module's dict to re-create it on a later import;
     # `_imp.create_builtin` (reachable from importlib's globals) would hand out a fresh `_pyodide_core` from it.
-    if core is not None:
-        import gc
+    for obj in gc.get_objects():
+        if type(obj) is dict and obj is not live and obj.get("__name__") == "_pyodide_core":
+            obj.clear()
+    live.clear()
+    del finders, hooks, bad
+    gc.collect()
+    # What is left: holders that some Python object refers to. Not counted: a few tuples that only C code holds
+    # (pyodide's set-up arguments), reachable from Python through gc alone, which the guard refuses; and
+    # pyodide's JavaScript-side proxies of bound methods of the emptied import hook.
+    values = list(js.values())
+    scratch = {id(js), id(values)}
+    left = [h for h in gc.get_referrers(*values) if id(h) not in scratch and id(h) not in js] if values else []
+    scratch.add(id(left))
+    count = 0
+    for holder in left:
+        if _referred(holder, scratch, gc):
+            count += 1
+    return count
 
-        live = core.__dict__
-        for obj in gc.get_objects():
-            if type(obj) is dict and obj is not live and obj.get("__name__") == "_pyodide_core":
-                obj.clear()
-    _drop_modules()
+
+def _referred(obj, scratch, gc, depth=0):
+    """Whether a Python object refers to `obj` (through tuples, which cannot be cut, up to a few levels).
+
+    Plain loops only: a generator's frame would itself refer to the object it looks at.
+    """
+    if type(obj) is not tuple or depth > 4:
+        return True
+    holders = gc.get_referrers(obj)
+    scratch.add(id(holders))
+    for holder in holders:
+        if id(holder) not in scratch and _referred(holder, scratch, gc, depth + 1):
+            return True
+    return False
+
+
+def _cut(obj, dangerous):
+    """Drop the dangerous references one container holds (in place; immutable containers are left)."""
+    t = type(obj)
+    if isinstance(obj, dict):
+        for key in [k for k, v in list(obj.items()) if dangerous(v) or dangerous(k)]:
+            del obj[key]
+    elif isinstance(obj, list):
+        obj[:] = [v for v in obj if not dangerous(v)]
+    elif isinstance(obj, set):
+        for v in [v for v in obj if dangerous(v)]:
+            obj.discard(v)
+    elif t.__name__ == "cell":
+        obj.cell_contents = None
+    elif t.__name__ == "function":
+        if obj.__defaults__ and any(dangerous(v) for v in obj.__defaults__):
+            obj.__defaults__ = tuple(None if dangerous(v) else v for v in obj.__defaults__)
+        for k, v in list((obj.__kwdefaults__ or {}).items()):
+            if dangerous(v):
+                obj.__kwdefaults__[k] = None
+    elif t.__name__ == "method" and dangerous(obj.__self__):
+        pass  # a bound method of the import hook: the hook's tables are emptied above
+    elif isinstance(getattr(obj, "__dict__", None), dict):
+        _cut(obj.__dict__, dangerous)

@@ -3,8 +3,10 @@
 Runs inside a sandbox worker (pyodide child process or CPython subprocess); never in the host process.
 Written for CPython 3.11 (Debian's /usr/bin/python3) and 3.13 (pyodide 0.29).
 
-One request in, one response out (`handle_json`). Compiled sources are cached by a content key the host
-computes, but every call execs into a fresh namespace, so calls are stateless from the caller's side.
+One request in, one response out (`handle_json`). Every request carries its row's sources; they are compiled
+and executed into a fresh namespace for each call. The worker runs each call on an interpreter state that no
+earlier call has touched (a fork of the CPython worker, a restored heap in pyodide), so nothing here needs to
+survive a call.
 """
 
 import ast
@@ -14,7 +16,6 @@ import json
 import math
 import re
 import sys
-from collections import OrderedDict
 from datetime import date as _date
 from datetime import datetime as _datetime_class
 from datetime import timedelta as _timedelta
@@ -214,31 +215,23 @@ class _Row:
         return fn if callable(fn) else None
 
 
-_CACHE_SIZE = 512
-_rows = OrderedDict()
+# The last row's compiled sources. A worker serves calls of one row back to back on the same interpreter state
+# (pyodide), so the cache helps there; it is gone with the state once another row comes (and with the process
+# on CPython).
+_last_row = [None, None]
 
 
 def _row_for(req):
-    key = req["key"]
-    row = _rows.get(key)
-    if row is not None:
-        _rows.move_to_end(key)
-        return row
-    sources = req.get("sources")
-    if sources is None:
-        return None
-    row = _Row(req["row"], [str(s) for s in sources])
-    _rows[key] = row
-    while len(_rows) > _CACHE_SIZE:
-        _rows.popitem(last=False)
-    return row
+    key = (str(req["row"]), tuple(str(s) for s in req["sources"]))
+    if _last_row[0] != key:
+        _last_row[0] = key
+        _last_row[1] = _Row(req["row"], list(key[1]))
+    return _last_row[1]
 
 
 def handle(req):
     """Serve one request: op 'call' (run a tool) or 'check' (load it without calling)."""
     row = _row_for(req)
-    if row is None:
-        return {"kind": "need_sources"}
     name = str(req["name"])
     try:
         fn = row.resolve(int(req["index"]), name)
@@ -248,17 +241,25 @@ def handle(req):
         return {"kind": "not_found", "message": f"ToolHop function {name!r} not found in row {row.row_id}"}
     if req["op"] == "check":
         return {"kind": "ok", "content": ""}
+    limit = int(req.get("maxChars", 1_000_000))
     try:
         result = fn(**json.loads(req["args"]))
         content = json.dumps(result, ensure_ascii=False, default=str)
     except BaseException as exc:  # SystemExit and friends too: the worker must survive the tool
         t, m = _describe(exc)
         del exc
-        return {"kind": "exception", "excType": t, "message": m[: int(req.get("maxChars", 1_000_000))]}
-    limit = int(req.get("maxChars", 1_000_000))
-    if len(content) > limit:
-        return {"kind": "ok", "content": content[:limit], "truncatedFrom": len(content)}
-    return {"kind": "ok", "content": content}
+        return _cut({"kind": "exception", "excType": t}, "message", m, limit)
+    return _cut({"kind": "ok"}, "content", content, limit)
+
+
+def _cut(resp, field, text, limit):
+    """Text longer than `limit` characters is cut; `truncatedFrom` keeps its full length."""
+    if len(text) > limit:
+        resp[field] = text[:limit]
+        resp["truncatedFrom"] = len(text)
+    else:
+        resp[field] = text
+    return resp
 
 
 def handle_json(line):
@@ -280,3 +281,15 @@ def handle_json(line):
     except BaseException as exc:
         t, m = _describe(exc)
         return json.dumps({"id": rid, "kind": "exception", "excType": t, "message": m[:10_000]})
+
+
+def handle_bytes(line, _handle=handle_json, _type=type, _str=str, _BaseException=BaseException):
+    """`handle_json` for the pyodide worker: the answer as ASCII bytes, which JavaScript can measure before it
+    copies them (a long Python str is slow to convert). Everything it uses is bound at definition time."""
+    try:
+        out = _handle(line)
+        if _type(out) is _str:
+            return _str.encode(out, "ascii", "backslashreplace")
+    except _BaseException:
+        pass
+    return b'{"id": null, "kind": "crash", "message": "the runtime could not encode its answer"}'
