@@ -19,7 +19,7 @@ const FORMAT = 1;
 function fresh() {
   try {
     const m = JSON.parse(readFileSync(MANIFEST, 'utf8'));
-    if (m.format !== FORMAT || m.node !== process.version) return null;
+    if (m.format !== FORMAT || m.node !== process.version || m.root !== ROOT) return null;
     statSync(join(CACHE, m.dir, 'main.mjs'));
     for (const [file, size, mtime] of m.inputs) {
       const s = statSync(join(ROOT, file));
@@ -71,7 +71,7 @@ async function rebuild() {
     return [f, s.size, s.mtimeMs];
   });
   const mtmp = `${MANIFEST}.${process.pid}.tmp`;
-  writeFileSync(mtmp, JSON.stringify({ format: FORMAT, node: process.version, dir, inputs }));
+  writeFileSync(mtmp, JSON.stringify({ format: FORMAT, node: process.version, root: ROOT, dir, inputs }));
   renameSync(mtmp, MANIFEST);
   prune(dir);
   return dir;
