@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ComparisonJson, LineupRow } from '../../harness/probe/arms-report.ts';
 import type { ProbeRecord } from '../../harness/probe/run/types.ts';
-import { SummarySchema } from '../../harness/report/summary.ts';
+import { flattenMetrics, SummarySchema } from '../../harness/report/summary.ts';
 import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // The axes end to end through the CLI, in one run: three simulated models × free/constrained decoding ×
@@ -55,7 +55,20 @@ describe('toolgauge probe with axes (CLI, simulator)', () => {
     expect(pairs[0]!.rows.find((x) => x.metric === 'false_trigger')).toMatchObject({ a: 0, b: 1, better: 'lower' });
     expect(pairs[2]!.rows.find((x) => x.metric === 'accuracy')).toMatchObject({ a: 0, b: 1, better: 'higher', verdict: 'improved' });
 
+    // Toolhound's decision tree, over the reference arm (the format-failure model): every failing call-expecting
+    // case is a format failure, nothing is blamed on the framework
+    const flat = flattenMetrics(s.metrics);
+    const th = (c: string) => flat[`attribution.toolhound.${c}`];
+    expect(th('model_format_failure')).toMatchObject({ n: IDS.length });
+    expect(th('model_format_failure')!.value).toBeGreaterThan(0.5);
+    for (const c of ['framework_template_bug', 'framework_parser_gap', 'model_decision_failure']) expect(th(c)?.value, c).toBe(0);
+    // the terminal summary names the arms and the verdicts
+    expect(r.stdout).toMatch(/arms: 12 \(decode × method × model\); headline = reference arm/);
+    expect(r.stdout).toMatch(/Decode comparison: free → constrained.*parse_ok improved/);
+
     const md = readFileSync(join(out, 'report.md'), 'utf8');
+    // one row per model in the endpoints table, each marked as the simulator
+    expect(md.match(/^\| .* \| toolgauge simulator \|/gm)).toHaveLength(3);
     expect(md).toMatch(/## Decode comparison[\s\S]*## Method comparison[\s\S]*## Lineup[\s\S]*## Model comparisons/);
     expect(md.match(/^\| model \| accuracy \| parse_ok/gm)).toHaveLength(1);
     expect(md).not.toMatch(/\bgain\b/);
