@@ -2,7 +2,10 @@
 // ../shared/data is present, else the bundled sample). Three runs through the real CLI on the simulator:
 //  1. sim:oracle, zero latency: wall time, instances/s, tool calls/s, peak RSS of the whole process tree;
 //  2. sim:oracle?latency_ms=200 with --concurrency 16: wall time against the ideal, sum of model latencies / 16;
-//  3. the sandbox alone (worker start, warm call median/p95) via harness/sandbox/bench.ts.
+//  3. the sandbox alone (worker start, warm call median/p95) via harness/sandbox/bench.ts;
+//  4. the fixed cost of a run, apart from the per-row cost: `--help` (loading the CLI), an empty run (--limit 0:
+//     Vitest, configuration, simulator, sandbox start) and a 5-row run, each the median of 3, with the CPU time of the
+//     whole process tree; the per-row cost is (wall of the full run − wall of 5 rows) / (rows − 5).
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +63,34 @@ async function latency200() {
   };
 }
 
+/** Wall and CPU seconds (user + system, the whole process tree) of one CLI run, through GNU time. */
+async function cpuTimed(args: string[]): Promise<{ wall_s: number; cpu_s: number; code: number }> {
+  const r = await execa('/usr/bin/time', ['-f', 'TIMES %e %U %S', 'node', fromRoot('bin', 'toolgauge.mjs'), ...args], { env: { ...env, FORCE_COLOR: '0' }, reject: false, cwd: tmpdir() });
+  const m = /TIMES ([\d.]+) ([\d.]+) ([\d.]+)/.exec(String(r.stderr));
+  if (!m) throw new Error(`bench: no timing from /usr/bin/time (${String(r.stderr).slice(-200)})`);
+  return { wall_s: Number(m[1]), cpu_s: round(Number(m[2]) + Number(m[3])), code: r.exitCode ?? -1 };
+}
+
+async function median3(args: () => string[]) {
+  const runs = [];
+  for (let i = 0; i < 3; i++) runs.push(await cpuTimed(args()));
+  const mid = <T>(xs: T[], f: (x: T) => number) => [...xs].map(f).sort((a, b) => a - b)[1]!;
+  return { wall_s: mid(runs, (x) => x.wall_s), cpu_s: mid(runs, (x) => x.cpu_s), exit: runs.map((x) => x.code) };
+}
+
+async function fixedCost(fullWallS: number | null, rows: number) {
+  const run = (n: number) => () => ['toolhop', '--data', data, '--limit', String(n), '--model', 'sim:oracle', '--out-dir', mkdtempSync(join(tmpdir(), 'bench-th-fixed-'))];
+  const help = await median3(() => ['--help']);
+  const empty = await median3(run(0));
+  const five = await median3(run(5));
+  return {
+    cli_help: help,
+    empty_run: empty,
+    five_rows: five,
+    per_row_s: fullWallS !== null && rows > 5 ? round((fullWallS - five.wall_s) / (rows - 5), 4) : null,
+  };
+}
+
 async function sandbox() {
   const r = await execa('npx', ['tsx', fromRoot('harness', 'sandbox', 'bench.ts'), '--calls', '1000', '--starts', '3', '--backend', 'pyodide'], { reject: false, cwd: fromRoot() });
   const text = String(r.stdout);
@@ -70,11 +101,13 @@ async function sandbox() {
   }
 }
 
+const zero = await zeroLatency();
 const result = {
   data,
   limit: Number(limit),
   node: process.version,
-  zero_latency: await zeroLatency(),
+  zero_latency: zero,
+  fixed_cost: await fixedCost(zero.exit === 0 ? zero.wall_s : null, zero.instances),
   ...(values['skip-latency'] ? {} : { latency_200ms_concurrency_16: await latency200() }),
   sandbox: await sandbox(),
 };

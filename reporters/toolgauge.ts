@@ -1,8 +1,9 @@
 import type { SerializedError } from '@vitest/utils';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSuite, Vitest } from 'vitest/node';
-import { BUILTIN_SUITES } from '../harness/builtin/index.ts';
+import { loadBuiltinSuites } from '../harness/builtin/load.ts';
 import { redact } from '../harness/core/redact.ts';
 import { parseKitConfig, type KitConfig } from '../harness/kit/config.ts';
+import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
 import '../harness/vitest/context.ts';
 
@@ -23,10 +24,12 @@ export default class ToolgaugeReporter implements Reporter {
   async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>, reason: TestRunEndReason): Promise<void> {
     const evalModules = modules.filter((m) => /\.eval\.[cm]?[jt]s$/.test(m.moduleId));
     if (!evalModules.length) return;
+    // The suites' aggregators, reports and gates (the run's built-in suites; a user's suite falls back to the generic ones).
+    await loadBuiltinSuites();
     let kc: KitConfig;
     try {
       // What the global setup provided; in `--merge-reports` (no global setup) the environment, parsed here.
-      kc = evalModules[0]!.project.getProvidedContext().toolgauge ?? parseKitConfig(process.env, BUILTIN_SUITES);
+      kc = evalModules[0]!.project.getProvidedContext().toolgauge ?? parseKitConfig(process.env, registeredSuites());
     } catch (err) {
       this.log(`toolgauge: cannot read the run configuration: ${(err as Error).message}`);
       process.exitCode = 2;

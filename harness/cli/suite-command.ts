@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { BUILTIN_SUITES } from '../builtin/index.ts';
 import { UsageError } from '../core/errors.ts';
 import { parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
@@ -45,7 +44,9 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   // process.env — where Vitest's global setup reads them — only once every check has passed.
   const env: NodeJS.ProcessEnv = { ...process.env };
   flagsToEnv(values, c.env, env);
-  const kc = parseKitConfig(env, BUILTIN_SUITES);
+  // Vitest's main process loads only this suite (harness/builtin/load.ts).
+  env.TOOLGAUGE_SUITES = c.suite.name;
+  const kc = parseKitConfig(env, [c.suite]);
   let settings: S;
   try {
     settings = settingsOf<S>(kc, c.suite.name);

@@ -37,6 +37,8 @@ export function evalConfig(o: EvalConfigOptions = {}) {
       maxConcurrency: o.concurrency ?? 4,
       testTimeout: o.testTimeout ?? 1_800_000,
       hookTimeout: 600_000,
+      // Transformed modules are cached on disk between runs (toolgauge's own ~200 modules each time otherwise).
+      experimental: { fsModuleCache: true },
       // toolgauge ships TypeScript: let Vite transform it when it is installed under node_modules.
       server: { deps: { inline: [/[\\/]toolgauge[\\/]/] } },
     },

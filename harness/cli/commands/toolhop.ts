@@ -14,7 +14,6 @@ import { smokeDataset } from '../../toolhop/smoke.ts';
 import { resolveDataSource } from '../../toolhop/source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
-import { BUILTIN_SUITES } from '../../builtin/index.ts';
 import { parseKitConfig, settingsOf } from '../../kit/config.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/settings.ts';
@@ -152,7 +151,7 @@ async function sweep(argv: string[]): Promise<number> {
   // The grid's own flags are not run settings: each cell sets topology, size and format itself.
   const { agents: _a, comm: _c, topology: _t, ...cellEnv } = ENV;
   flagsToEnv({ ...values, agents: undefined }, cellEnv, env);
-  const kc = parseKitConfig(env, BUILTIN_SUITES);
+  const kc = parseKitConfig(env, [toolhopSuite]);
   try {
     settingsOf(kc, 'toolhop');
   } catch (err) {
