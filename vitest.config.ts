@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { toolgaugePlugin } from './harness/vitest/plugin.ts';
+import LongFirstSequencer from './tests/helpers/sequencer.ts';
 
 // Two projects: `unit` (npm test: code beside its *.test.ts, plus tests/) and `eval` (the benchmark suites, one test
 // per benchmark instance). The toolgauge reporter aggregates eval runs into summary.json / report.md and applies the
@@ -13,6 +14,8 @@ export default defineConfig({
   test: {
     // Transformed modules are cached on disk between runs: every CLI run (and every end-to-end test) starts faster.
     experimental: { fsModuleCache: true },
+    // Unit runs: the files that wait on other processes start first (tests/helpers/sequencer.ts).
+    sequence: { sequencer: LongFirstSequencer },
     reporters: [
       ...(process.env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]),
       './reporters/toolgauge.ts',

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { execa } from 'execa';
 import { fromRoot } from '../harness/core/paths.ts';
 
@@ -54,3 +54,43 @@ export function quantiles(xs: number[]): { n: number; median: number; p95: numbe
 }
 
 export const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/**
+ * CPU seconds of a command and of every process it starts — the sandbox workers included, even those that exit
+ * after the main process — from a cgroup-v1 cpuacct group (needs root and /sys/fs/cgroup/cpuacct); `cpuS` is null
+ * where that is not available.
+ */
+export async function accountedRun(cmd: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number; wallMs: number; cpuS: number | null; peakTreeRssMb: number; stdout: string; stderr: string }> {
+  const group = `/sys/fs/cgroup/cpuacct/toolgauge-bench-${process.pid}-${++groups}`;
+  let accounted = true;
+  try {
+    mkdirSync(group);
+  } catch {
+    accounted = false;
+  }
+  const t0 = performance.now();
+  // The shell joins the group, then becomes the command: everything it starts is counted.
+  const child = accounted
+    ? execa('sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', group, cmd, ...args], { env, reject: false, cwd })
+    : execa(cmd, args, { env, reject: false, cwd });
+  let peak = 0;
+  const timer = setInterval(() => {
+    if (child.pid) peak = Math.max(peak, treeRssMb(child.pid));
+  }, 50);
+  const r = await child;
+  clearInterval(timer);
+  const wallMs = performance.now() - t0;
+  let cpuS: number | null = null;
+  if (accounted) {
+    // Wait (up to 15 s) for the processes that outlive the command, then read the group's total.
+    for (let i = 0; i < 300 && readFileSync(`${group}/cgroup.procs`, 'utf8').trim() !== ''; i++) await new Promise((res) => setTimeout(res, 50));
+    cpuS = Number(readFileSync(`${group}/cpuacct.usage`, 'utf8')) / 1e9;
+    try {
+      rmdirSync(group);
+    } catch {
+      // a process is still in it; the group stays behind, harmless
+    }
+  }
+  return { code: r.exitCode ?? -1, wallMs, cpuS, peakTreeRssMb: Math.round(peak), stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+let groups = 0;

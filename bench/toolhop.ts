@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { fromRoot } from '../harness/core/paths.ts';
 import { writeFileAtomic } from '../harness/core/jsonl.ts';
-import { round, timedToolgauge } from './lib.ts';
+import { accountedRun, round, timedToolgauge } from './lib.ts';
 
 const shared = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
 const { values } = parseArgs({ options: { data: { type: 'string' }, limit: { type: 'string' }, 'skip-latency': { type: 'boolean' } } });
@@ -23,12 +23,12 @@ const env = { ...process.env, TOOLHOP_ALLOW_DATASET_EXEC: '1' } as Record<string
 
 function traces(out: string): Array<{ started_at: string; wall_ms: number; tool_executions: unknown[]; model_calls: Array<{ latencyMs: number }> }> {
   const dir = join(out, 'traces');
-  return readdirSync(dir).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+  return readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
 }
 
 async function zeroLatency() {
   const out = mkdtempSync(join(tmpdir(), 'bench-th-'));
-  const r = await timedToolgauge(['toolhop', '--data', data, '--limit', limit, '--model', 'sim:oracle', '--concurrency', '16', '--out-dir', out], env);
+  const r = await accountedRun('node', [fromRoot('bin', 'toolgauge.mjs'), 'toolhop', '--data', data, '--limit', limit, '--model', 'sim:oracle', '--concurrency', '16', '--out-dir', out], { ...env, FORCE_COLOR: '0' }, tmpdir());
   const ts = traces(out);
   const toolCalls = ts.reduce((s, t) => s + t.tool_executions.length, 0);
   const acc = /accuracy ([\d.]+)/.exec(r.stdout)?.[1];
@@ -37,6 +37,7 @@ async function zeroLatency() {
     instances: ts.length,
     accuracy: acc ? Number(acc) : null,
     wall_s: round(r.wallMs / 1000),
+    cpu_s_all_processes: r.cpuS === null ? null : round(r.cpuS),
     instances_per_s: round(ts.length / (r.wallMs / 1000)),
     tool_calls: toolCalls,
     tool_calls_per_s: round(toolCalls / (r.wallMs / 1000)),
@@ -63,19 +64,17 @@ async function latency200() {
   };
 }
 
-/** Wall and CPU seconds (user + system, the whole process tree) of one CLI run, through GNU time. */
-async function cpuTimed(args: string[]): Promise<{ wall_s: number; cpu_s: number; code: number }> {
-  const r = await execa('/usr/bin/time', ['-f', 'TIMES %e %U %S', 'node', fromRoot('bin', 'toolgauge.mjs'), ...args], { env: { ...env, FORCE_COLOR: '0' }, reject: false, cwd: tmpdir() });
-  const m = /TIMES ([\d.]+) ([\d.]+) ([\d.]+)/.exec(String(r.stderr));
-  if (!m) throw new Error(`bench: no timing from /usr/bin/time (${String(r.stderr).slice(-200)})`);
-  return { wall_s: Number(m[1]), cpu_s: round(Number(m[2]) + Number(m[3])), code: r.exitCode ?? -1 };
+/** Wall and CPU seconds of one CLI run: the whole process tree, sandbox workers included (bench/lib.ts). */
+async function cpuTimed(args: string[]): Promise<{ wall_s: number; cpu_s: number | null; code: number }> {
+  const r = await accountedRun('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { ...env, FORCE_COLOR: '0' }, tmpdir());
+  return { wall_s: round(r.wallMs / 1000), cpu_s: r.cpuS === null ? null : round(r.cpuS), code: r.code };
 }
 
 async function median3(args: () => string[]) {
   const runs = [];
   for (let i = 0; i < 3; i++) runs.push(await cpuTimed(args()));
   const mid = <T>(xs: T[], f: (x: T) => number) => [...xs].map(f).sort((a, b) => a - b)[1]!;
-  return { wall_s: mid(runs, (x) => x.wall_s), cpu_s: mid(runs, (x) => x.cpu_s), exit: runs.map((x) => x.code) };
+  return { wall_s: mid(runs, (x) => x.wall_s), cpu_s: runs.some((x) => x.cpu_s === null) ? null : mid(runs, (x) => x.cpu_s!), exit: runs.map((x) => x.code) };
 }
 
 async function fixedCost(fullWallS: number | null, rows: number) {

@@ -62,7 +62,7 @@ describe('Vitest as people type it', () => {
     const out = tempDir('rerun');
     writeFileSync(join(out, 'keep.txt'), 'mine');
     mkdirSync(join(out, 'notes'));
-    const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1' };
+    const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
     const first = await runSuite(toolhopSuite, { ...exec, TOOLHOP_LIMIT: '3', TOOLGAUGE_OUT_DIR: out });
     expect(first.finalized.harnessErrors).toBe(0);
     const again = await toolgauge(['toolhop', '--limit', '3', '--out-dir', out, '-t', 'toolhop › 2 '], exec);

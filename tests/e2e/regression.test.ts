@@ -39,7 +39,8 @@ function differences(want: unknown, got: unknown, path = ''): string[] {
 async function check(name: string): Promise<void> {
   const g = JSON.parse(readFileSync(fromRoot('fixtures', 'regression', `${name}.json`), 'utf8')) as Golden;
   const [suite, env] = RUNS[name]!;
-  const r = await runSuite(suite, { ...env, TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_OUT_DIR: tempDir(`regression-${name}`), TOOLGAUGE_CONCURRENCY: '8' });
+  // The CPython sandbox: these fixtures are about scoring and statistics; the backends agree (harness/sandbox tests).
+  const r = await runSuite(suite, { ...env, TOOLGAUGE_SANDBOX: 'python', TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_OUT_DIR: tempDir(`regression-${name}`), TOOLGAUGE_CONCURRENCY: '8' });
   const s = r.finalized.summary;
   expect([...differences(g.metrics, s.metrics, 'metrics'), ...differences(g.breakdowns, s.breakdowns, 'breakdowns'), ...differences(g.counts, s.counts, 'counts')], name).toEqual([]);
 }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
 
-const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1' };
+// The CPython sandbox: this test is about the run's files, not the interpreter.
+const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
 const lines = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').split('\n').filter((l) => l.trim()).length : 0);
 
 describe('a killed run resumes', () => {

@@ -51,7 +51,7 @@ describe.skipIf(!existsSync(SHARED_TOOLHOP))('statistics on the real ToolHop sam
 
 describe('shards', () => {
   it('shards 1/2 and 2/2 merged give byte-identical metrics to the whole run', async () => {
-    const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1' };
+    const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
     const args = ['toolhop', '--model', 'sim:coin?p=0.6', '--limit', '6', '--trials', '2'];
     const whole = tempDir('whole');
     const blobs = tempDir('blobs');

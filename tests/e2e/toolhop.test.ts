@@ -14,6 +14,8 @@ import { cleanEnv, inProcess, readJson, readLines, tempDir, toolgauge } from '..
 // bundled sample's Python tools, the scorer and the reporter.
 
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1' };
+// Where the interpreter is not the subject (retries, scoring, filters, rescoring): the CPython sandbox, cheaper to start.
+const CPY = { ...EXEC, TOOLGAUGE_SANDBOX: 'python' };
 type Result = { id: string | number; correct: boolean; error: string | null; rule: string | null; gold_answer: string };
 type Prediction = { id: string | number; previous_tool_content: string; final_message: string; gold_answer: string; tool_calls: number };
 
@@ -53,7 +55,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
 
   it('sim:wrong scores 0 except where the gold answer is in the last tool result; the gate fails', async () => {
     const out = tempDir('wrong');
-    const run = await inProc({ ...EXEC, TOOLGAUGE_MODEL: 'sim:wrong', TOOLHOP_LIMIT: '20', TOOLGAUGE_GATE: 'accuracy>=0.9' }, out);
+    const run = await inProc({ ...CPY, TOOLGAUGE_MODEL: 'sim:wrong', TOOLHOP_LIMIT: '20', TOOLGAUGE_GATE: 'accuracy>=0.9' }, out);
     const results = readLines<Result>(join(out, 'results.jsonl'));
     const preds = new Map(readLines<Prediction>(join(out, 'predictions.jsonl')).map((p) => [p.id, p]));
     expect(results).toHaveLength(11);
@@ -93,7 +95,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
 
   it('sim:flaky?rate=0.2 reaches the oracle accuracy through retries (429, 500, hung and truncated responses)', async () => {
     const out = tempDir('flaky');
-    const run = await inProc({ ...EXEC, TOOLGAUGE_MODEL: 'sim:flaky?rate=0.2&seed=1', TOOLHOP_LIMIT: '20', TOOLGAUGE_REQUEST_TIMEOUT_MS: '400' }, out);
+    const run = await inProc({ ...CPY, TOOLGAUGE_MODEL: 'sim:flaky?rate=0.2&seed=1', TOOLHOP_LIMIT: '20', TOOLGAUGE_REQUEST_TIMEOUT_MS: '400' }, out);
     expect(run.finalized.harnessErrors).toBe(0);
     const results = readLines<Result>(join(out, 'results.jsonl'));
     expect(results.filter((x) => x.correct)).toHaveLength(11);
@@ -103,7 +105,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
 
   it('an instance whose endpoint keeps failing is an error, not a wrong answer', async () => {
     const out = tempDir('down');
-    const run = await inProc({ ...EXEC, TOOLGAUGE_MODEL: 'sim:flaky?rate=1', TOOLHOP_LIMIT: '2', TOOLGAUGE_RETRIES: '2', TOOLGAUGE_REQUEST_TIMEOUT_MS: '300' }, out);
+    const run = await inProc({ ...CPY, TOOLGAUGE_MODEL: 'sim:flaky?rate=1', TOOLHOP_LIMIT: '2', TOOLGAUGE_RETRIES: '2', TOOLGAUGE_REQUEST_TIMEOUT_MS: '300' }, out);
     expect(run.finalized.harnessErrors).toBe(2);
     const results = readLines<Result>(join(out, 'results.jsonl'));
     expect(results).toHaveLength(2);
@@ -116,20 +118,20 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     const direct = tempDir('direct');
     const v = await execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop', '-t', 'toolhop › 11 '], {
       cwd: fromRoot(),
-      env: cleanEnv({ ...EXEC, TOOLGAUGE_OUT_DIR: direct }),
+      env: cleanEnv({ ...CPY, TOOLGAUGE_OUT_DIR: direct }),
       extendEnv: false,
       reject: false,
     });
     expect(v.exitCode, String(v.stdout)).toBe(0);
     expect(String(v.stdout)).toMatch(/Tests\s+1 passed \| 4 skipped \(5\)/);
     expect(readLines<Result>(join(direct, 'results.jsonl')).map((x) => x.id)).toEqual([11]);
-    const empty = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '0', '--out-dir', tempDir('empty'), '--gate', 'accuracy>=0'], EXEC);
+    const empty = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '0', '--out-dir', tempDir('empty'), '--gate', 'accuracy>=0'], CPY);
     expect(empty.code).not.toBe(0);
   });
 
   it('rescore recomputes correctness from predictions.jsonl alone', async () => {
     const out = tempDir('rescore');
-    expect((await inProc({ ...EXEC, TOOLGAUGE_MODEL: 'sim:oracle', TOOLHOP_LIMIT: '3' }, out)).finalized.harnessErrors).toBe(0);
+    expect((await inProc({ ...CPY, TOOLGAUGE_MODEL: 'sim:oracle', TOOLHOP_LIMIT: '3' }, out)).finalized.harnessErrors).toBe(0);
     const path = join(out, 'predictions.jsonl');
     const preds = readLines<Prediction>(path);
     preds[0]!.final_message = '<answer>qqq</answer>'; // contains none of the sample's gold answers
