@@ -14,7 +14,7 @@ import { CONDITION, conditionalName, LAYERS, layerOutcomes, toolhoundName } from
 import { CAUSES, TIERS, type Tier } from './attribute/index.ts';
 import { AXES, armKey, armSuffix, type Arm, type Axis } from './run/arms.ts';
 import type { ProbeMeta } from './run/types.ts';
-import { probeOutcomes, probeRate, tierMetrics } from './report.ts';
+import { perCase, probeOutcomes, probeRate, tierMetrics, type Value } from './report.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // The run's axes, from its config
@@ -56,21 +56,6 @@ export function armLabel(arm: Arm, ax: AxesConfig): string {
 
 // ---------------------------------------------------------------------------------------------------------
 // Per-arm numbers
-
-type Value = (m: ProbeMeta) => number | null;
-
-function perCase(metas: readonly ProbeMeta[], value: Value): Array<{ id: string; family: string; x: number }> {
-  const by = new Map<string, { family: string; xs: number[] }>();
-  for (const m of metas) {
-    if (m.error) continue;
-    const x = value(m);
-    if (x === null) continue;
-    const e = by.get(m.id) ?? { family: m.family, xs: [] };
-    e.xs.push(x);
-    by.set(m.id, e);
-  }
-  return [...by.entries()].sort(([a], [b]) => compareIds(a, b)).map(([id, e]) => ({ id, family: e.family, x: e.xs.reduce((s, v) => s + v, 0) / e.xs.length }));
-}
 
 /** The output ran into its budget (the endpoint said `length`, or the call text is cut off). */
 export const truncatedOf: Value = (m) => (m.output ? (m.output.finish_reason === 'length' || !!m.parse?.strict.truncated ? 1 : 0) : null);

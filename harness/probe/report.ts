@@ -25,10 +25,10 @@ export interface ProbeAggregate {
 
 export const only = (metas: readonly unknown[]): ProbeMeta[] => metas.filter((m): m is ProbeMeta => (m as ProbeMeta).suite === 'probe');
 
-type Value = (m: ProbeMeta) => number | null;
+export type Value = (m: ProbeMeta) => number | null;
 
 /** Trials averaged per case; cases without a value (not in the denominator) dropped. */
-function perCase(metas: readonly ProbeMeta[], value: Value): Array<{ id: string; family: string; x: number }> {
+export function perCase(metas: readonly ProbeMeta[], value: Value): Array<{ id: string; family: string; x: number }> {
   const by = new Map<string, { family: string; xs: number[] }>();
   for (const m of metas) {
     if (m.error) continue;
