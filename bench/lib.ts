@@ -34,17 +34,10 @@ export interface TimedRun {
   stdout: string;
 }
 
-/** Run `toolgauge ARGS`, sampling the whole process tree's RSS every 50 ms. */
+/** Run `toolgauge ARGS`, sampling the whole process tree's RSS every 50 ms (and its CPU where a cgroup allows). */
 export async function timedToolgauge(args: string[], env: Record<string, string>): Promise<TimedRun> {
-  const t0 = performance.now();
-  const child = execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { env: { ...env, FORCE_COLOR: '0' }, reject: false });
-  let peak = 0;
-  const timer = setInterval(() => {
-    if (child.pid) peak = Math.max(peak, treeRssMb(child.pid));
-  }, 50);
-  const r = await child;
-  clearInterval(timer);
-  return { code: r.exitCode ?? -1, wallMs: performance.now() - t0, peakTreeRssMb: Math.round(peak), stdout: String(r.stdout) };
+  const r = await accountedRun('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { ...env, FORCE_COLOR: '0' }, process.cwd());
+  return { code: r.code, wallMs: r.wallMs, peakTreeRssMb: r.peakTreeRssMb, stdout: r.stdout };
 }
 
 export function quantiles(xs: number[]): { n: number; median: number; p95: number } {
