@@ -32,11 +32,14 @@ function fresh() {
 }
 
 // Each module keeps its own import.meta.url, so paths it resolves relative to itself (cases, fixtures, worker
-// scripts, the package root) are the same as when it is loaded from source.
+// scripts, the package root) are the same as when it is loaded from source. Each file is stat'ed before it is
+// read: an edit during the build leaves the manifest stale, and the next run rebuilds.
+const seen = new Map();
 const ownUrl = {
   name: 'own-import-meta-url',
   setup(b) {
     b.onLoad({ filter: /\.ts$/ }, (args) => {
+      seen.set(args.path, statSync(args.path));
       const text = readFileSync(args.path, 'utf8');
       return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' };
     });
@@ -67,7 +70,7 @@ async function rebuild() {
     plugins: [ownUrl],
   });
   const inputs = Object.keys(r.metafile.inputs).map((f) => {
-    const s = statSync(join(ROOT, f));
+    const s = seen.get(join(ROOT, f)) ?? statSync(join(ROOT, f));
     return [f, s.size, s.mtimeMs];
   });
   const mtmp = `${MANIFEST}.${process.pid}.tmp`;
@@ -77,12 +80,12 @@ async function rebuild() {
   return dir;
 }
 
-/** Removes builds other than `keep` that are over an hour old (no CLI run started from them is still loading). */
+/** Removes builds other than `keep` that are over a day old (a run started from one may still load chunks from it). */
 function prune(keep) {
   for (const d of readdirSync(CACHE)) {
     if (!d.startsWith('b-') || d === keep) continue;
     try {
-      if (Date.now() - statSync(join(CACHE, d)).mtimeMs > 3_600_000) rmSync(join(CACHE, d), { recursive: true, force: true });
+      if (Date.now() - statSync(join(CACHE, d)).mtimeMs > 86_400_000) rmSync(join(CACHE, d), { recursive: true, force: true });
     } catch {
       // already gone
     }
