@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSuite } from '../../harness/kit/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { readJson, SHARED_TOOLHOP, tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, readJson, SHARED_TOOLHOP, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // Statistics end to end: sim:coin's scored accuracy is Bernoulli(p) per row, which is what makes these checks
 // meaningful. Each test stands alone.
@@ -34,17 +34,18 @@ describe.skipIf(!existsSync(SHARED_TOOLHOP))('statistics on the real ToolHop sam
       expect(acc.hi).toBeGreaterThanOrEqual(p);
     }
 
-    const gain = await toolgauge(['report', a!, b!, '--compare', '--out-dir', tempDir('cmp-out')]);
+    // `report` reads files only: run in this process (a `report --compare` process runs in tests/e2e/user-eval.test.ts).
+    const gain = await inProcess(['report', a!, b!, '--compare', '--out-dir', tempDir('cmp-out')], {});
     expect(gain.code, gain.stderr).toBe(0);
     expect(gain.stdout).toMatch(/\| accuracy \|.*\*\*credible gain\*\*/);
-    const same = await toolgauge(['report', a!, c!, '--compare', '--out-dir', tempDir('cmp-out2')]);
+    const same = await inProcess(['report', a!, c!, '--compare', '--out-dir', tempDir('cmp-out2')], {});
     expect(same.stdout).toMatch(/\| accuracy \|.*\*\*no credible change\*\*/);
-    const harm = await toolgauge(['report', b!, a!, '--compare', '--out-dir', tempDir('cmp-out3')]);
+    const harm = await inProcess(['report', b!, a!, '--compare', '--out-dir', tempDir('cmp-out3')], {});
     expect(harm.stdout).toMatch(/\| accuracy \|.*\*\*credible harm\*\*/);
-    const refused = await toolgauge(['report', a!, small!, '--compare']);
+    const refused = await inProcess(['report', a!, small!, '--compare'], {});
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/cover different instances \(60 only in the first, 0 only in the second/);
-    const partial = await toolgauge(['report', a!, small!, '--compare', '--allow-partial', '--out-dir', tempDir('cmp-out4')]);
+    const partial = await inProcess(['report', a!, small!, '--compare', '--allow-partial', '--out-dir', tempDir('cmp-out4')], {});
     expect(partial.stdout).toMatch(/40 shared instances \(60 only in the baseline/);
   });
 });

@@ -1,15 +1,37 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Starts the files that wait on other processes (end-to-end runs of the CLI, the sandbox, the probe over HTTP)
- * first, so the short CPU-bound unit files fill the gaps instead of a long file running alone at the end. Within
- * each group Vitest's own order stands (slowest first once it has timings; larger files first on a fresh checkout).
+ * Starts the longest files first, so the short CPU-bound unit files fill the gaps instead of a long file running
+ * alone at the end. Vitest orders by the last run's timings when it has them; a fresh checkout has none (it would
+ * go by file size), so the files measured slowest on 2 cores lead in this order, then the other files that wait on
+ * other processes (end-to-end runs, the sandbox, the probe over HTTP), then the rest in Vitest's order.
  */
-const LONG = /[\\/](tests[\\/](e2e|probe)|harness[\\/]sandbox)[\\/]/;
+const SLOWEST = [
+  'tests/e2e/toolhop.test.ts',
+  'tests/e2e/stats.test.ts',
+  'tests/e2e/regression.test.ts',
+  'tests/e2e/user-eval.test.ts',
+  'tests/e2e/kit.test.ts',
+  'harness/sandbox/sandbox.test.ts',
+  'tests/e2e/maze.test.ts',
+  'tests/e2e/resume.test.ts',
+  'tests/probe/calibration.test.ts',
+  'tests/probe/cli.test.ts',
+  'harness/sandbox/realdata.test.ts',
+  'harness/stats/bootstrap.test.ts',
+];
+const WAITING = /[\\/](tests[\\/](e2e|probe)|harness[\\/]sandbox)[\\/]/;
+
+function rank(f: TestSpecification): number {
+  const path = f.moduleId.replaceAll('\\', '/');
+  const i = SLOWEST.findIndex((s) => path.endsWith(`/${s}`));
+  return i >= 0 ? i : WAITING.test(f.moduleId) ? SLOWEST.length : SLOWEST.length + 1;
+}
 
 export default class LongFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    return [...sorted.filter((f) => LONG.test(f.moduleId)), ...sorted.filter((f) => !LONG.test(f.moduleId))];
+    // Array.prototype.sort is stable: within a rank, Vitest's order stands.
+    return sorted.sort((a, b) => rank(a) - rank(b));
   }
 }
