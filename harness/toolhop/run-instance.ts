@@ -87,17 +87,47 @@ function outcome(
   trial: number,
   started: Date,
   trace: LoopTrace | undefined,
-  error?: { message: string; kind: 'endpoint' | 'dataset_exec_disabled' | 'harness' },
+  error?: InstanceError,
 ): ToolhopOutcome {
-  const id = rowId(row);
   const messages: ChatMessage[] = trace?.messages ?? [];
-  const finalMessage = error ? '' : lastAssistantContent(messages);
-  const prevTool = error ? '' : previousToolContent(messages);
-  const score = error ? { correct: false, rule: null, predicted: '' } : scoreAnswer(row.answer, finalMessage, prevTool);
-  const turns = messages.filter((m) => m.role === 'assistant').length;
-  const toolCalls = trace?.tools.length ?? 0;
-  const usage = trace?.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  const common = { id, trial, hops: hopCount(row), domain: row.domain, answer_type: row.answer_type };
+  return instanceRecords(row, trial, started, {
+    messages,
+    answered: !error,
+    turns: messages.filter((m) => m.role === 'assistant').length,
+    toolCalls: trace?.tools.length ?? 0,
+    usage: trace?.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    wallMs: trace?.wallMs ?? 0,
+    forcedFinal: trace?.forcedFinal ?? false,
+    exhausted: trace?.exhausted ?? false,
+    toolExecutions: trace?.tools ?? [],
+    modelCalls: trace?.modelCalls ?? [],
+  }, error);
+}
+
+export type InstanceError = { message: string; kind: 'endpoint' | 'dataset_exec_disabled' | 'harness' };
+
+/** What one instance's records are built from: the scored conversation, and the totals of everything that ran. */
+export interface ScoredRun {
+  /** The conversation whose last answer is scored (a team's designated run). */
+  messages: ChatMessage[];
+  /** False when there is nothing to score: an error, or a team that produced no final run. */
+  answered: boolean;
+  turns: number;
+  toolCalls: number;
+  usage: Prediction['usage'];
+  wallMs: number;
+  forcedFinal: boolean;
+  exhausted: boolean;
+  toolExecutions: unknown[];
+  modelCalls: unknown[];
+}
+
+/** The prediction, result and trace of one instance, scored by the reference's rules; the same for every topology. */
+export function instanceRecords(row: ToolhopRow, trial: number, started: Date, r: ScoredRun, error?: InstanceError): ToolhopOutcome {
+  const finalMessage = r.answered ? lastAssistantContent(r.messages) : '';
+  const prevTool = r.answered ? previousToolContent(r.messages) : '';
+  const score = r.answered ? scoreAnswer(row.answer, finalMessage, prevTool) : { correct: false, rule: null, predicted: '' };
+  const common = { id: rowId(row), trial, hops: hopCount(row), domain: row.domain, answer_type: row.answer_type };
   return {
     prediction: {
       ...common,
@@ -106,9 +136,9 @@ function outcome(
       predicted_answer: score.predicted,
       final_message: finalMessage,
       previous_tool_content: prevTool,
-      turns,
-      tool_calls: toolCalls,
-      usage,
+      turns: r.turns,
+      tool_calls: r.toolCalls,
+      usage: r.usage,
       error: error?.message ?? null,
       error_kind: error?.kind ?? null,
     },
@@ -125,12 +155,12 @@ function outcome(
       question: row.question,
       gold_answer: row.answer,
       started_at: started.toISOString(),
-      wall_ms: trace?.wallMs ?? 0,
-      forced_final: trace?.forcedFinal ?? false,
-      exhausted: trace?.exhausted ?? false,
-      messages,
-      tool_executions: trace?.tools ?? [],
-      model_calls: trace?.modelCalls ?? [],
+      wall_ms: r.wallMs,
+      forced_final: r.forcedFinal,
+      exhausted: r.exhausted,
+      messages: r.messages,
+      tool_executions: r.toolExecutions,
+      model_calls: r.modelCalls,
       error: error?.message ?? null,
     },
   };

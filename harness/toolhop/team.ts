@@ -1,4 +1,3 @@
-import type { ChatMessage } from '../core/chat.ts';
 import { fromRoot } from '../core/paths.ts';
 import type { ToolLoopOptions } from '../agent/loop.ts';
 import {
@@ -19,13 +18,12 @@ import {
   type TeamTask,
   type VoteRecord,
 } from '../agent/team/index.ts';
-import { extractAnswer, lastAssistantContent, previousToolContent } from './answer.ts';
+import { extractAnswer, lastAssistantContent } from './answer.ts';
 import { ToolhopExecutor } from './executor.ts';
 import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, OUTPUT_CONTRACT, userPrompt } from './prompts.ts';
 import type { TraceFile } from './records.ts';
-import { hopCount, rowId, type ToolhopRow } from './row.ts';
-import { DATASET_EXEC_ERROR, type InstanceDeps, type ToolhopOutcome } from './run-instance.ts';
-import { scoreAnswer } from './score.ts';
+import { rowId, type ToolhopRow } from './row.ts';
+import { DATASET_EXEC_ERROR, instanceRecords, type InstanceDeps, type InstanceError, type ToolhopOutcome } from './run-instance.ts';
 
 /** The bundled role prompts: `harness/toolhop/prompts/<topology>/<role>.txt`. */
 export const BUNDLED_TEAM_PROMPTS = fromRoot('harness', 'toolhop', 'prompts');
@@ -218,19 +216,24 @@ function teamOutcome(
   started: Date,
   plan: ToolhopTeamPlan,
   team: TeamRun | undefined,
-  error?: { message: string; kind: 'endpoint' | 'dataset_exec_disabled' | 'harness' },
+  error?: InstanceError,
 ): ToolhopTeamOutcome {
-  const id = rowId(row);
   const final = team && team.final !== null ? team.runs[team.final]! : undefined;
-  const messages: ChatMessage[] = final?.messages ?? [];
-  const finalMessage = error || !final ? '' : lastAssistantContent(messages);
-  const prevTool = error || !final ? '' : previousToolContent(messages);
-  const score = error || !final ? { correct: false, rule: null, predicted: '' } : scoreAnswer(row.answer, finalMessage, prevTool);
   const runs = team?.runs ?? [];
   const total: Cost | undefined = team?.cost.total;
-  const usage = { prompt_tokens: total?.promptTokens ?? 0, completion_tokens: total?.completionTokens ?? 0, total_tokens: total?.totalTokens ?? 0 };
-  const turns = runs.reduce((s, r) => s + r.messages.filter((m) => m.role === 'assistant').length, 0);
-  const common = { id, trial, hops: hopCount(row), domain: row.domain, answer_type: row.answer_type };
+  const base = instanceRecords(row, trial, started, {
+    // The scored conversation; every agent's is under trace.team.runs.
+    messages: final?.messages ?? [],
+    answered: !error && final !== undefined,
+    turns: runs.reduce((s, r) => s + r.messages.filter((m) => m.role === 'assistant').length, 0),
+    toolCalls: total?.toolCalls ?? 0,
+    usage: { prompt_tokens: total?.promptTokens ?? 0, completion_tokens: total?.completionTokens ?? 0, total_tokens: total?.totalTokens ?? 0 },
+    wallMs: team?.wallMs ?? 0,
+    forcedFinal: final?.forcedFinal ?? false,
+    exhausted: final?.exhausted ?? false,
+    toolExecutions: runs.flatMap((r) => r.tools.map((t) => ({ agent: r.agent, ...t }))),
+    modelCalls: runs.flatMap((r) => r.modelCalls.map((c) => ({ agent: r.agent, ...c }))),
+  }, error);
   const summary: ToolhopTeamSummary | null = team
     ? {
         topology: team.topology,
@@ -247,40 +250,10 @@ function teamOutcome(
     : null;
   return {
     team: summary,
-    prediction: {
-      ...common,
-      question: row.question,
-      gold_answer: row.answer,
-      predicted_answer: score.predicted,
-      final_message: finalMessage,
-      previous_tool_content: prevTool,
-      turns,
-      tool_calls: total?.toolCalls ?? 0,
-      usage,
-      error: error?.message ?? null,
-      error_kind: error?.kind ?? null,
-    },
-    result: {
-      ...common,
-      correct: score.correct,
-      rule: score.rule,
-      predicted_answer: score.predicted,
-      gold_answer: row.answer,
-      error: error?.message ?? null,
-    },
+    prediction: base.prediction,
+    result: base.result,
     trace: {
-      ...common,
-      question: row.question,
-      gold_answer: row.answer,
-      started_at: started.toISOString(),
-      wall_ms: team?.wallMs ?? 0,
-      forced_final: final?.forcedFinal ?? false,
-      exhausted: final?.exhausted ?? false,
-      // The scored conversation; every agent's is under team.runs.
-      messages,
-      tool_executions: runs.flatMap((r) => r.tools.map((t) => ({ agent: r.agent, ...t }))),
-      model_calls: runs.flatMap((r) => r.modelCalls.map((c) => ({ agent: r.agent, ...c }))),
-      error: error?.message ?? null,
+      ...base.trace,
       team: {
         topology: plan.options.topology,
         comm: plan.options.comm,
