@@ -3,7 +3,7 @@ import { BudgetExhausted, type Engine } from './engine.ts';
 import { commonAncestor, mergePrompts } from './merge.ts';
 import { paretoFront, selectFromFront } from './pareto.ts';
 import { blindRewritePrompt, parseInstruction, reflectionPrompt, type ReflectionContext } from './reflection.ts';
-import type { Candidate, RolePrompts } from './types.ts';
+import type { Candidate, RolePrompts, SearchProblem } from './types.ts';
 
 /**
  * GEPA (Agrawal et al., 2025), reflective prompt evolution over a topology's role prompts:
@@ -19,16 +19,7 @@ import type { Candidate, RolePrompts } from './types.ts';
  *     batch that would exceed it. The best candidate is the one with the highest validation mean.
  * Every step is a pure function of the seed and the results so far, which is what lets a resumed run replay it.
  */
-export interface GepaOptions {
-  topology: string;
-  /** The mutable roles, in the order they are mutated. */
-  roles: readonly string[];
-  /** The role whose message is scored (for the reflection prompt), if one is. */
-  answerer: string | null;
-  seedPrompts: RolePrompts;
-  train: readonly string[];
-  val: readonly string[];
-  seed: number;
+export interface GepaOptions extends SearchProblem {
   /** Training rows per reflection (GEPA's default is 3). */
   minibatch: number;
   merge: boolean;
@@ -47,8 +38,6 @@ export interface GepaOptions {
    * `trainOn: 'val'` draws the minibatches from the validation rows (leakage).
    */
   ablation?: { reflection?: 'none'; acceptance?: 'inverted'; trainOn?: 'val' };
-  /** Progress lines (stderr in the CLI). */
-  say?: (line: string) => void;
 }
 
 export interface SearchResult {

@@ -2,7 +2,7 @@ import { deriveSeed, Rng } from '../core/rng.ts';
 import { BudgetExhausted, type Engine } from './engine.ts';
 import { MinibatchSampler, type SearchResult } from './gepa.ts';
 import { parseInstruction, PROPOSAL_TIPS, proposalPrompt, type ReflectionContext } from './reflection.ts';
-import type { Candidate, RolePrompts } from './types.ts';
+import type { Candidate, SearchProblem } from './types.ts';
 
 /**
  * MIPRO-style instruction search (after DSPy's MIPROv2, instructions only — no few-shot demos):
@@ -15,14 +15,7 @@ import type { Candidate, RolePrompts } from './types.ts';
  *      combination with the best minibatch mean that has no full validation yet gets one.
  * The best candidate is the validated combination with the highest validation mean. Budget as in GEPA.
  */
-export interface MiproOptions {
-  topology: string;
-  roles: readonly string[];
-  answerer: string | null;
-  seedPrompts: RolePrompts;
-  train: readonly string[];
-  val: readonly string[];
-  seed: number;
+export interface MiproOptions extends SearchProblem {
   /** Proposals per role (K). */
   numCandidates: number;
   numTrials: number;
@@ -33,7 +26,6 @@ export interface MiproOptions {
   bootstrapRows: number;
   /** Examples shown in one proposal prompt. */
   examplesPerProposal: number;
-  say?: (line: string) => void;
 }
 
 export const MIPRO_DEFAULTS = { numCandidates: 4, numTrials: 12, minibatch: 5, fullEvalEvery: 4, bootstrapRows: 8, examplesPerProposal: 4 } as const;

@@ -92,3 +92,18 @@ export const ZERO_TOKENS: Tokens = { prompt: 0, completion: 0, total: 0 };
 export function addTokens(a: Tokens, b: Tokens): Tokens {
   return { prompt: a.prompt + b.prompt, completion: a.completion + b.completion, total: a.total + b.total };
 }
+
+/** What every prompt search is given: the topology's roles and seed prompts, the splits and the seed. */
+export interface SearchProblem {
+  topology: string;
+  /** The mutable roles, in the order they are mutated. */
+  roles: readonly string[];
+  /** The role whose message is scored (for the reflection prompt), if one is. */
+  answerer: string | null;
+  seedPrompts: RolePrompts;
+  train: readonly string[];
+  val: readonly string[];
+  seed: number;
+  /** Progress lines (stderr in the CLI). */
+  say?: (line: string) => void;
+}

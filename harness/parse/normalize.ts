@@ -82,6 +82,16 @@ export interface LooseOpts {
   argsKey?: 'arguments' | 'parameters';
 }
 
+/**
+ * The calls of a marker that names its tool and then gives the arguments as a value (DeepSeek, gpt-oss, Kimi-K2):
+ * an object is the arguments; the lenient tier also reads a string holding call-shaped JSON. Null otherwise.
+ */
+export function namedArgumentCalls(name: string, value: unknown, ctx: ParseCtx): ParsedCall[] | null {
+  if (isPlainObject(value)) return [{ name, arguments: value }];
+  if (ctx.loose && typeof value === 'string') return looseCalls({ name, arguments: value }, ctx, { inMarker: true });
+  return null;
+}
+
 /** All calls a value holds, or null when it is not call-shaped. Never invents a call from data. */
 export function looseCalls(v: unknown, ctx: ParseCtx, opts: LooseOpts, depth = 0): ParsedCall[] | null {
   if (depth > 4) return null;

@@ -8,8 +8,7 @@
  * Lenient: ASCII `|` / `_` / space variants of the markers, a missing call-end or calls-end marker when the
  * JSON is complete, a missing code fence in the V3 form, loose JSON, alias/stringified arguments.
  */
-import { isPlainObject } from '../jsonish.ts';
-import { looseCalls } from '../normalize.ts';
+import { namedArgumentCalls } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
 
@@ -124,9 +123,7 @@ export function parseDeepseek(text: string, ctx: ParseCtx): FamilyResult {
     if (name === '' || /[\n<>]/.test(name)) return fail(false);
     const r = readValueAt(text, p, ctx);
     if (!r.ok) return fail(r.truncated);
-    let calls: ParsedCall[] | null = null;
-    if (isPlainObject(r.value)) calls = [{ name, arguments: r.value }];
-    else if (ctx.loose && typeof r.value === 'string') calls = looseCalls({ name, arguments: r.value }, ctx, { inMarker: true });
+    const calls = namedArgumentCalls(name, r.value, ctx);
     if (!calls) return fail(false);
     p = r.end;
     if (v3) {

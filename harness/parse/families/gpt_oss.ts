@@ -12,9 +12,8 @@
  * tokens `<|call|>`/`<|return|>` may be missing at the end of the text (servers strip them).
  * Lenient: a call body that is loose JSON or stringified, spacing in the header.
  */
-import { isPlainObject } from '../jsonish.ts';
 import { harmonyMessages, looksHarmony } from '../harmony.ts';
-import { looseCalls } from '../normalize.ts';
+import { namedArgumentCalls } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import { readValueAt, skipWs } from '../util.ts';
 
@@ -42,9 +41,7 @@ export function parseGptOss(text: string, ctx: ParseCtx): FamilyResult {
       res.truncated ||= !r.ok && r.truncated && m.endToken === null;
       continue;
     }
-    let calls: ParsedCall[] | null = null;
-    if (isPlainObject(r.value)) calls = [{ name, arguments: r.value }];
-    else if (ctx.loose && typeof r.value === 'string') calls = looseCalls({ name, arguments: r.value }, ctx, { inMarker: true });
+    const calls = namedArgumentCalls(name, r.value, ctx);
     if (!calls) {
       res.ok = false;
       continue;

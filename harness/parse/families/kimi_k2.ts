@@ -9,8 +9,7 @@
  * stop token. Prose before the section is content.
  * Lenient: marker spacing, a missing `<|tool_call_end|>` once the JSON is complete, an id without `:IDX`, loose JSON.
  */
-import { isPlainObject } from '../jsonish.ts';
-import { looseCalls } from '../normalize.ts';
+import { namedArgumentCalls } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import { readValueAt, skipWs } from '../util.ts';
 
@@ -82,9 +81,7 @@ export function parseKimiK2(text: string, ctx: ParseCtx): FamilyResult {
       if (!ctx.loose) break;
       continue;
     }
-    let calls: ParsedCall[] | null = null;
-    if (isPlainObject(r.value)) calls = [{ name, arguments: r.value }];
-    else if (ctx.loose && typeof r.value === 'string') calls = looseCalls({ name, arguments: r.value }, ctx, { inMarker: true });
+    const calls = namedArgumentCalls(name, r.value, ctx);
     if (!calls) {
       res.ok = false;
       if (!ctx.loose) break;
