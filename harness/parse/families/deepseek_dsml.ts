@@ -16,7 +16,7 @@
  */
 import { parseJsonish, setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { skipWs } from '../util.ts';
+import { readInvokeBlock, skipWs, sticky, type ElementRead } from '../util.ts';
 import { paramSchema, schemaTyped } from '../xmlvalue.ts';
 
 const D = '｜DSML｜';
@@ -48,11 +48,6 @@ const LOOSE: Marks = {
   paramClose: new RegExp(String.raw`<\s*\/\s*${P}\s*parameter\s*>|<\s*${P}\s*parameter\s|<\s*\/\s*${P}\s*invoke`, 'gi'),
 };
 
-function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
-  re.lastIndex = pos;
-  return re.exec(text);
-}
-
 function typed(raw: string, stringAttr: string | undefined, schema: unknown): unknown {
   if (stringAttr === 'true') return raw;
   if (stringAttr === 'false') {
@@ -62,9 +57,7 @@ function typed(raw: string, stringAttr: string | undefined, schema: unknown): un
   return schemaTyped(raw, schema);
 }
 
-type Invoke = { ok: true; call: ParsedCall; end: number } | { ok: false; truncated: boolean; at?: number };
-
-function parseInvoke(text: string, pos: number, ctx: ParseCtx, mk: Marks): Invoke {
+function parseInvoke(text: string, pos: number, ctx: ParseCtx, mk: Marks): ElementRead {
   const im = sticky(mk.invoke, text, pos);
   if (!im) return { ok: false, truncated: text.length - pos < 40 };
   const name = im[1]!.trim();
@@ -104,40 +97,12 @@ export function parseDeepseekDsml(text: string, ctx: ParseCtx): FamilyResult {
   while ((m = container.exec(text))) {
     res.attempted = true;
     const start = m.index;
-    let p = start + m[0].length;
-    let n = 0;
-    let ok = true;
-    for (;;) {
-      p = skipWs(text, p);
-      if (p >= text.length) break; // the container close may be cut off
+    const next = readInvokeBlock(text, start, start + m[0].length, res, ctx, (p) => parseInvoke(text, p, ctx, mk), (p) => {
       const cc = sticky(mk.containerClose, text, p);
-      if (cc) {
-        p += cc[0].length;
-        break;
-      }
-      const inv = parseInvoke(text, p, ctx, mk);
-      if (!inv.ok) {
-        ok = false;
-        res.truncated ||= inv.truncated;
-        p = inv.truncated ? text.length : (inv.at ?? p);
-        break;
-      }
-      res.calls.push({ ...inv.call, start, end: inv.end });
-      n++;
-      p = inv.end;
-    }
-    if (!ok || n === 0) {
-      res.calls.length -= n; // a broken block gives no call, not its first invokes
-      res.ok = false;
-      if (n === 0 && p >= text.length) res.truncated = true;
-      if (!ctx.loose || p >= text.length) break;
-      // resume where the block broke, not inside it again
-      container.lastIndex = Math.max(container.lastIndex, p);
-      continue;
-    }
-    for (let i = res.calls.length - n; i < res.calls.length; i++) res.calls[i]!.end = p;
-    res.spans.push([start, p]);
-    container.lastIndex = p;
+      return cc ? p + cc[0].length : null;
+    });
+    if (next === null) break;
+    container.lastIndex = Math.max(container.lastIndex, next);
   }
   if (!ctx.loose && !res.ok) res.calls = [];
   return res;

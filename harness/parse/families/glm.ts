@@ -15,7 +15,7 @@
  */
 import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { isToolName, skipWs } from '../util.ts';
+import { isToolName, skipWs, sticky, type ElementRead } from '../util.ts';
 import { glmTyped, paramSchema } from '../xmlvalue.ts';
 
 const OPEN_STRICT = /<tool_call>/g;
@@ -43,14 +43,7 @@ const LOOSE: Marks = {
   close: /<\s*\/\s*tool_call\s*>/iy,
 };
 
-function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
-  re.lastIndex = pos;
-  return re.exec(text);
-}
-
-type Block = { ok: true; call: ParsedCall; end: number } | { ok: false; truncated: boolean; at?: number };
-
-function parseBlock(text: string, bodyStart: number, ctx: ParseCtx, mk: Marks): Block {
+function parseBlock(text: string, bodyStart: number, ctx: ParseCtx, mk: Marks): ElementRead {
   // name: up to a newline or the first tag
   let p = bodyStart;
   const stop = /[\n<]/g;

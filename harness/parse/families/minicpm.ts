@@ -13,7 +13,7 @@
 import { setOwn } from '../jsonish.ts';
 import { findTool } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { skipWs } from '../util.ts';
+import { skipWs, sticky } from '../util.ts';
 import { paramSchema, schemaTyped } from '../xmlvalue.ts';
 import { propertiesOf } from '../coerce.ts';
 
@@ -30,11 +30,6 @@ const LOOSE = {
   paramEnd: /<\s*\/\s*param\s*>|<\s*param(?:\s+|\u0120)?name\s*=|<\s*\/\s*function\s*>/gi,
   fnClose: /<\s*\/\s*function\s*>/iy,
 };
-
-function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
-  re.lastIndex = pos;
-  return re.exec(text);
-}
 
 function uncdata(raw: string): string {
   const m = /^\s*<!\[CDATA\[([\s\S]*)\]\]>\s*$/.exec(raw);

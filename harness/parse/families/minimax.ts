@@ -14,7 +14,7 @@
  */
 import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { skipWs } from '../util.ts';
+import { readInvokeBlock, skipWs, sticky, type ElementRead } from '../util.ts';
 import { paramSchema, schemaTyped } from '../xmlvalue.ts';
 
 interface Marks {
@@ -43,14 +43,7 @@ const LOOSE: Marks = {
   paramEnd: /<\s*\/\s*parameter\s*>|<\s*parameter\s+name\s*=|<\s*\/\s*invoke\s*>/gi,
 };
 
-function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
-  re.lastIndex = pos;
-  return re.exec(text);
-}
-
-type Invoke = { ok: true; call: ParsedCall; end: number } | { ok: false; truncated: boolean; at?: number };
-
-function parseInvoke(text: string, pos: number, ctx: ParseCtx, mk: Marks): Invoke {
+function parseInvoke(text: string, pos: number, ctx: ParseCtx, mk: Marks): ElementRead {
   const im = sticky(mk.invoke, text, pos);
   if (!im) return { ok: false, truncated: text.length - pos < 30 };
   const name = im[1]!.trim();
@@ -91,43 +84,15 @@ export function parseMinimax(text: string, ctx: ParseCtx): FamilyResult {
     res.attempted = true;
     const start = m.index;
     const wrapped = !/invoke/i.test(m[0]);
-    let p = wrapped ? start + m[0].length : start;
+    const p = wrapped ? start + m[0].length : start;
     if (!wrapped) ctx.notes.add('missing minimax:tool_call wrapper');
-    let n = 0;
-    let ok = true;
-    for (;;) {
-      p = skipWs(text, p);
-      if (p >= text.length) break;
-      if (wrapped) {
-        const bc = sticky(mk.blockClose, text, p);
-        if (bc) {
-          p += bc[0].length;
-          break;
-        }
-      } else if (n > 0 && !sticky(mk.invoke, text, p)) break;
-      const inv = parseInvoke(text, p, ctx, mk);
-      if (!inv.ok) {
-        ok = false;
-        res.truncated ||= inv.truncated;
-        p = inv.truncated ? text.length : (inv.at ?? p);
-        break;
-      }
-      res.calls.push({ ...inv.call, start, end: inv.end });
-      n++;
-      p = inv.end;
-    }
-    if (!ok || n === 0) {
-      res.calls.length -= n; // a broken block gives no call, not its first invokes
-      res.ok = false;
-      if (n === 0 && p >= text.length) res.truncated = true;
-      if (!ctx.loose || p >= text.length) break;
-      // resume where the block broke, not inside it again
-      block.lastIndex = Math.max(block.lastIndex, p);
-      continue;
-    }
-    for (let i = res.calls.length - n; i < res.calls.length; i++) res.calls[i]!.end = p;
-    res.spans.push([start, p]);
-    block.lastIndex = p;
+    const next = readInvokeBlock(text, start, p, res, ctx, (q) => parseInvoke(text, q, ctx, mk), (q, n) => {
+      if (!wrapped) return n > 0 && !sticky(mk.invoke, text, q) ? q : null;
+      const bc = sticky(mk.blockClose, text, q);
+      return bc ? q + bc[0].length : null;
+    });
+    if (next === null) break;
+    block.lastIndex = Math.max(block.lastIndex, next);
   }
   if (!ctx.loose && !res.ok) res.calls = [];
   return res;
