@@ -1,5 +1,5 @@
 import { isPlainObject, readJsonValue, type ReadOptions, type ReadResult } from './jsonish.ts';
-import type { FamilyResult, ParseCtx, ParsedCall, Scan } from './types.ts';
+import type { ParseCtx, Scan } from './types.ts';
 
 /** End-of-turn / end-of-message tokens that may trail a call in raw completions output. */
 export const END_TOKENS = [
@@ -150,56 +150,4 @@ export { isPlainObject };
 export function sticky(re: RegExp, text: string, pos: number): RegExpExecArray | null {
   re.lastIndex = pos;
   return re.exec(text);
-}
-
-/** One element of an XML-like call block read at a position: a call and where it ends, or where and how it broke. */
-export type ElementRead = { ok: true; call: ParsedCall; end: number } | { ok: false; truncated: boolean; at?: number };
-
-/**
- * Reads the `<invoke>` elements of one call block (DeepSeek DSML, MiniMax) from `pos` and records the block in
- * `res`: every call spans the whole block; a broken block or one without an element gives no call (not its first
- * elements). `blockEnd(p, n)` is where the block ends when it ends at `p` after `n` elements, else null. Returns
- * where the caller's scan goes on, or null when it stops (a strict failure, or the end of the text).
- */
-export function readInvokeBlock(
-  text: string,
-  start: number,
-  pos: number,
-  res: FamilyResult,
-  ctx: ParseCtx,
-  readElement: (p: number) => ElementRead,
-  blockEnd: (p: number, n: number) => number | null,
-): number | null {
-  let p = pos;
-  let n = 0;
-  let ok = true;
-  for (;;) {
-    p = skipWs(text, p);
-    if (p >= text.length) break; // the block's close may be cut off
-    const end = blockEnd(p, n);
-    if (end !== null) {
-      p = end;
-      break;
-    }
-    const el = readElement(p);
-    if (!el.ok) {
-      ok = false;
-      res.truncated ||= el.truncated;
-      p = el.truncated ? text.length : (el.at ?? p);
-      break;
-    }
-    res.calls.push({ ...el.call, start, end: el.end });
-    n++;
-    p = el.end;
-  }
-  if (!ok || n === 0) {
-    res.calls.length -= n; // a broken block gives no call, not its first invokes
-    res.ok = false;
-    if (n === 0 && p >= text.length) res.truncated = true;
-    // the lenient tier resumes where the block broke, not inside it again
-    return !ctx.loose || p >= text.length ? null : p;
-  }
-  for (let i = res.calls.length - n; i < res.calls.length; i++) res.calls[i]!.end = p;
-  res.spans.push([start, p]);
-  return p;
 }

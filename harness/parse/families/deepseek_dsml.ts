@@ -14,38 +14,35 @@
  * Lenient: ASCII `|` for `｜`, spacing, single quotes, a missing `</｜DSML｜parameter>` or `</｜DSML｜invoke>` before
  * the next tag.
  */
-import { parseJsonish, setOwn } from '../jsonish.ts';
+import { parseJsonish } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { readInvokeBlock, skipWs, sticky, type ElementRead } from '../util.ts';
-import { paramSchema, schemaTyped } from '../xmlvalue.ts';
+import { readInvokeBlock, readInvokeElement, type InvokeMarks } from '../invoke.ts';
+import { sticky } from '../util.ts';
+import { schemaTyped } from '../xmlvalue.ts';
 
 const D = '｜DSML｜';
 
-interface Marks {
+/** `param` also captures the optional `string` attribute. */
+interface Marks extends InvokeMarks {
   container: RegExp; // global: <｜DSML｜function_calls> | <｜DSML｜tool_calls>
-  containerClose: RegExp; // sticky
-  invoke: RegExp; // sticky, captures the name
-  invokeClose: RegExp; // sticky
-  param: RegExp; // sticky, captures name and optional string attr
-  paramClose: RegExp; // global
 }
 
 const STRICT: Marks = {
   container: /<｜DSML｜(?:function_calls|tool_calls)>/g,
-  containerClose: /<\/｜DSML｜(?:function_calls|tool_calls)>/y,
+  blockClose: /<\/｜DSML｜(?:function_calls|tool_calls)>/y,
   invoke: /<｜DSML｜invoke name="([^"\n<>]+)">/y,
   invokeClose: /<\/｜DSML｜invoke>/y,
   param: /<｜DSML｜parameter name="([^"\n<>]+)"(?: string="(true|false)")?>/y,
-  paramClose: /<\/｜DSML｜parameter>/g,
+  paramEnd: /<\/｜DSML｜parameter>/g,
 };
 const P = String.raw`[｜|]\s*DSML\s*[｜|]`;
 const LOOSE: Marks = {
   container: new RegExp(String.raw`<\s*${P}\s*(?:function_calls|tool_calls)\s*>`, 'gi'),
-  containerClose: new RegExp(String.raw`<\s*\/\s*${P}\s*(?:function_calls|tool_calls)\s*>`, 'iy'),
+  blockClose: new RegExp(String.raw`<\s*\/\s*${P}\s*(?:function_calls|tool_calls)\s*>`, 'iy'),
   invoke: new RegExp(String.raw`<\s*${P}\s*invoke\s+name\s*=\s*["']([^"'\n<>]+)["']\s*>`, 'iy'),
   invokeClose: new RegExp(String.raw`<\s*\/\s*${P}\s*invoke\s*>`, 'iy'),
   param: new RegExp(String.raw`<\s*${P}\s*parameter\s+name\s*=\s*["']([^"'\n<>]+)["'](?:\s+string\s*=\s*["'](true|false)["'])?\s*>`, 'iy'),
-  paramClose: new RegExp(String.raw`<\s*\/\s*${P}\s*parameter\s*>|<\s*${P}\s*parameter\s|<\s*\/\s*${P}\s*invoke`, 'gi'),
+  paramEnd: new RegExp(String.raw`<\s*\/\s*${P}\s*parameter\s*>|<\s*${P}\s*parameter\s|<\s*\/\s*${P}\s*invoke`, 'gi'),
 };
 
 function typed(raw: string, stringAttr: string | undefined, schema: unknown): unknown {
@@ -57,37 +54,11 @@ function typed(raw: string, stringAttr: string | undefined, schema: unknown): un
   return schemaTyped(raw, schema);
 }
 
-function parseInvoke(text: string, pos: number, ctx: ParseCtx, mk: Marks): ElementRead {
-  const im = sticky(mk.invoke, text, pos);
-  if (!im) return { ok: false, truncated: text.length - pos < 40 };
-  const name = im[1]!.trim();
-  const args: Record<string, unknown> = {};
-  let p = pos + im[0].length;
-  for (;;) {
-    p = skipWs(text, p);
-    if (p >= text.length) return { ok: false, truncated: true };
-    const pm = sticky(mk.param, text, p);
-    if (pm) {
-      const vs = p + pm[0].length;
-      mk.paramClose.lastIndex = vs;
-      const pc = mk.paramClose.exec(text);
-      if (!pc) return { ok: false, truncated: true };
-      const closed = /^<\s*\//.test(pc[0]) && /parameter/i.test(pc[0]);
-      if (!closed) ctx.notes.add('missing closing tag');
-      const key = pm[1]!.trim();
-      setOwn(args, key, typed(text.slice(vs, pc.index), pm[2], paramSchema(ctx.tools, name, key)));
-      p = closed ? pc.index + pc[0].length : pc.index;
-      continue;
-    }
-    const cm = sticky(mk.invokeClose, text, p);
-    if (cm) return { ok: true, call: { name, arguments: args }, end: p + cm[0].length };
-    if (ctx.loose && (sticky(mk.invoke, text, p) || sticky(mk.containerClose, text, p))) {
-      ctx.notes.add('missing closing tag');
-      return { ok: true, call: { name, arguments: args }, end: p };
-    }
-    return { ok: false, truncated: false, at: p };
-  }
-}
+const DSML_ELEMENT = {
+  cutWithin: 40,
+  closesParam: (tag: string) => /^<\s*\//.test(tag) && /parameter/i.test(tag),
+  value: (raw: string, param: RegExpExecArray, schema: unknown) => typed(raw, param[2], schema),
+};
 
 export function parseDeepseekDsml(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
@@ -97,8 +68,8 @@ export function parseDeepseekDsml(text: string, ctx: ParseCtx): FamilyResult {
   while ((m = container.exec(text))) {
     res.attempted = true;
     const start = m.index;
-    const next = readInvokeBlock(text, start, start + m[0].length, res, ctx, (p) => parseInvoke(text, p, ctx, mk), (p) => {
-      const cc = sticky(mk.containerClose, text, p);
+    const next = readInvokeBlock(text, start, start + m[0].length, res, ctx, (p) => readInvokeElement(text, p, ctx, mk, DSML_ELEMENT), (p) => {
+      const cc = sticky(mk.blockClose, text, p);
       return cc ? p + cc[0].length : null;
     });
     if (next === null) break;

@@ -15,7 +15,8 @@
  */
 import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { isToolName, skipWs, sticky, type ElementRead } from '../util.ts';
+import type { ElementRead } from '../invoke.ts';
+import { isToolName, skipWs, sticky } from '../util.ts';
 import { glmTyped, paramSchema } from '../xmlvalue.ts';
 
 const OPEN_STRICT = /<tool_call>/g;

@@ -12,18 +12,13 @@
  * Lenient: spacing/case, single quotes, a missing `</parameter>`/`</invoke>` before the next tag, `<invoke>`
  * blocks without the wrapper.
  */
-import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { readInvokeBlock, skipWs, sticky, type ElementRead } from '../util.ts';
-import { paramSchema, schemaTyped } from '../xmlvalue.ts';
+import { readInvokeBlock, readInvokeElement, type InvokeMarks } from '../invoke.ts';
+import { sticky } from '../util.ts';
+import { schemaTyped } from '../xmlvalue.ts';
 
-interface Marks {
+interface Marks extends InvokeMarks {
   block: RegExp; // global: wrapper opener (loose also a bare <invoke)
-  blockClose: RegExp; // sticky
-  invoke: RegExp; // sticky, name
-  invokeClose: RegExp; // sticky
-  param: RegExp; // sticky, name
-  paramEnd: RegExp; // global
 }
 
 const STRICT: Marks = {
@@ -43,37 +38,11 @@ const LOOSE: Marks = {
   paramEnd: /<\s*\/\s*parameter\s*>|<\s*parameter\s+name\s*=|<\s*\/\s*invoke\s*>/gi,
 };
 
-function parseInvoke(text: string, pos: number, ctx: ParseCtx, mk: Marks): ElementRead {
-  const im = sticky(mk.invoke, text, pos);
-  if (!im) return { ok: false, truncated: text.length - pos < 30 };
-  const name = im[1]!.trim();
-  const args: Record<string, unknown> = {};
-  let p = pos + im[0].length;
-  for (;;) {
-    p = skipWs(text, p);
-    if (p >= text.length) return { ok: false, truncated: true };
-    const pm = sticky(mk.param, text, p);
-    if (pm) {
-      const vs = p + pm[0].length;
-      mk.paramEnd.lastIndex = vs;
-      const pe = mk.paramEnd.exec(text);
-      if (!pe) return { ok: false, truncated: true };
-      const closed = /^<\s*\/\s*parameter/i.test(pe[0]);
-      if (!closed) ctx.notes.add('missing closing tag');
-      const key = pm[1]!.trim();
-      setOwn(args, key, schemaTyped(text.slice(vs, pe.index), paramSchema(ctx.tools, name, key)));
-      p = closed ? pe.index + pe[0].length : pe.index;
-      continue;
-    }
-    const cm = sticky(mk.invokeClose, text, p);
-    if (cm) return { ok: true, call: { name, arguments: args }, end: p + cm[0].length };
-    if (ctx.loose && (sticky(mk.invoke, text, p) || sticky(mk.blockClose, text, p))) {
-      ctx.notes.add('missing closing tag');
-      return { ok: true, call: { name, arguments: args }, end: p };
-    }
-    return { ok: false, truncated: false, at: p };
-  }
-}
+const MINIMAX_ELEMENT = {
+  cutWithin: 30,
+  closesParam: (tag: string) => /^<\s*\/\s*parameter/i.test(tag),
+  value: (raw: string, _param: RegExpExecArray, schema: unknown) => schemaTyped(raw, schema),
+};
 
 export function parseMinimax(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
@@ -86,7 +55,7 @@ export function parseMinimax(text: string, ctx: ParseCtx): FamilyResult {
     const wrapped = !/invoke/i.test(m[0]);
     const p = wrapped ? start + m[0].length : start;
     if (!wrapped) ctx.notes.add('missing minimax:tool_call wrapper');
-    const next = readInvokeBlock(text, start, p, res, ctx, (q) => parseInvoke(text, q, ctx, mk), (q, n) => {
+    const next = readInvokeBlock(text, start, p, res, ctx, (q) => readInvokeElement(text, q, ctx, mk, MINIMAX_ELEMENT), (q, n) => {
       if (!wrapped) return n > 0 && !sticky(mk.invoke, text, q) ? q : null;
       const bc = sticky(mk.blockClose, text, q);
       return bc ? q + bc[0].length : null;
