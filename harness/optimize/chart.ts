@@ -1,3 +1,5 @@
+import { esc, svgOpen } from '../report/svg.ts';
+
 /**
  * A small SVG line chart in the style of harness/report/svg.ts: validation score (0–1) against rollouts spent.
  * Each validated candidate is a dot; the best-so-far is a step line. Pure: data in, SVG text out.
@@ -31,11 +33,7 @@ export function lineChart(dots: LinePoint[], step: LinePoint[], opts: LineChartO
   const ph = H - TOP - BOTTOM;
   const x = (v: number) => LEFT + (Math.max(0, Math.min(xMax, v)) / xMax) * pw;
   const y = (v: number) => TOP + (1 - Math.max(0, Math.min(1, v))) * ph;
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-    `<rect width="${W}" height="${H}" fill="#ffffff"/>`,
-    `<text x="12" y="22" font-size="15" font-weight="bold" fill="#222">${esc(opts.title)}</text>`,
-  ];
+  const out: string[] = svgOpen(W, H, opts.title);
   for (let t = 0; t <= 4; t++) {
     const v = t / 4;
     out.push(`<line x1="${LEFT}" y1="${y(v)}" x2="${W - RIGHT}" y2="${y(v)}" stroke="#e3e3e3"/>`);
@@ -76,8 +74,4 @@ function ticks(max: number): number[] {
   const out: number[] = [];
   for (let v = 0; v <= max + 1e-9; v += stepSize) out.push(Math.round(v));
   return out;
-}
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

@@ -30,11 +30,7 @@ export function barChart(bars: Bar[], opts: ChartOptions): string {
   // Wide enough for the longest value text on the right (about 7 px a character at 12 px).
   const W = Math.max(MIN_W, LABEL_W + PLOT_W + 20 + Math.max(0, ...bars.map((b) => valueText(b).length)) * 7);
   const x = (v: number) => LABEL_W + Math.max(0, Math.min(1, v)) * PLOT_W;
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
-    `<rect width="${W}" height="${h}" fill="#ffffff"/>`,
-    `<text x="12" y="22" font-size="15" font-weight="bold" fill="#222">${esc(opts.title)}</text>`,
-  ];
+  const out: string[] = svgOpen(W, h, opts.title);
   // Grid and axis ticks at 0, 0.25, … 1.
   for (let t = 0; t <= 4; t++) {
     const v = t / 4;
@@ -73,7 +69,17 @@ function valueText(b: Bar): string {
   return `${b.value.toFixed(3)}${ci} n=${b.n}${b.note ? ` · ${b.note}` : ''}`;
 }
 
-function esc(s: string): string {
+/** The opening of every toolgauge chart: the SVG element, a white background and the title. */
+export function svgOpen(width: number, height: number, title: string): string[] {
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="12" y="22" font-size="15" font-weight="bold" fill="#222">${esc(title)}</text>`,
+  ];
+}
+
+/** Text for SVG content and attribute values. */
+export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
