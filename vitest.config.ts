@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { builtinEvalProject } from './harness/vitest/eval-config.ts';
 import { toolgaugePlugin } from './harness/vitest/plugin.ts';
 import LongFirstSequencer from './tests/helpers/sequencer.ts';
 
@@ -6,7 +7,6 @@ import LongFirstSequencer from './tests/helpers/sequencer.ts';
 // per benchmark instance). The toolgauge reporter aggregates eval runs into summary.json / report.md and applies the
 // gate; it ignores unit tests. TOOLGAUGE_VITEST_JSON adds Vitest's JSON reporter (.ci/run counts tests with it).
 const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
-const concurrency = Number(process.env.TOOLGAUGE_CONCURRENCY ?? 4) || 4;
 
 export default defineConfig({
   // Keeps toolgauge's reporter registered when `--reporter` replaces the configured ones.
@@ -39,22 +39,8 @@ export default defineConfig({
           restoreMocks: true,
         },
       },
-      {
-        extends: true,
-        test: {
-          name: 'eval',
-          include: ['suites/**/*.eval.ts'],
-          globalSetup: ['./harness/builtin/global-setup.ts'],
-          // One worker shares one model client (its concurrency limit is the run's) and one sandbox pool across
-          // the suite's files; instances run concurrently inside each file.
-          pool: 'forks',
-          maxWorkers: 1,
-          isolate: false,
-          maxConcurrency: concurrency,
-          testTimeout: Number(process.env.TOOLGAUGE_INSTANCE_TIMEOUT_MS ?? 1_800_000),
-          hookTimeout: 600_000,
-        },
-      },
+      // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file).
+      { extends: true, test: builtinEvalProject() },
     ],
   },
 });

@@ -36,7 +36,7 @@ export interface TimedRun {
 
 /** Run `toolgauge ARGS`, sampling the whole process tree's RSS every 50 ms (and its CPU where a cgroup allows). */
 export async function timedToolgauge(args: string[], env: Record<string, string>): Promise<TimedRun> {
-  const r = await accountedRun('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { ...env, FORCE_COLOR: '0' }, process.cwd());
+  const r = await accountedRun(fromRoot('bin', 'toolgauge.mjs'), [...args], { ...env, FORCE_COLOR: '0' }, process.cwd());
   return { code: r.code, wallMs: r.wallMs, peakTreeRssMb: r.peakTreeRssMb, stdout: r.stdout };
 }
 

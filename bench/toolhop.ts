@@ -28,7 +28,7 @@ function traces(out: string): Array<{ started_at: string; wall_ms: number; tool_
 
 async function zeroLatency() {
   const out = mkdtempSync(join(tmpdir(), 'bench-th-'));
-  const r = await accountedRun('node', [fromRoot('bin', 'toolgauge.mjs'), 'toolhop', '--data', data, '--limit', limit, '--model', 'sim:oracle', '--concurrency', '16', '--out-dir', out], { ...env, FORCE_COLOR: '0' }, tmpdir());
+  const r = await accountedRun(fromRoot('bin', 'toolgauge.mjs'), ['toolhop', '--data', data, '--limit', limit, '--model', 'sim:oracle', '--concurrency', '16', '--out-dir', out], { ...env, FORCE_COLOR: '0' }, tmpdir());
   const ts = traces(out);
   const toolCalls = ts.reduce((s, t) => s + t.tool_executions.length, 0);
   const acc = /accuracy ([\d.]+)/.exec(r.stdout)?.[1];
@@ -66,7 +66,7 @@ async function latency200() {
 
 /** Wall and CPU seconds of one CLI run: the whole process tree, sandbox workers included (bench/lib.ts). */
 async function cpuTimed(args: string[]): Promise<{ wall_s: number; cpu_s: number | null; code: number }> {
-  const r = await accountedRun('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { ...env, FORCE_COLOR: '0' }, tmpdir());
+  const r = await accountedRun(fromRoot('bin', 'toolgauge.mjs'), [...args], { ...env, FORCE_COLOR: '0' }, tmpdir());
   return { wall_s: round(r.wallMs / 1000), cpu_s: r.cpuS === null ? null : round(r.cpuS), code: r.code };
 }
 

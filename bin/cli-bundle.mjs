@@ -4,6 +4,7 @@
 // one esbuild bundle loads in a fraction of that. The bundle is a cache, never a source: it is checked against the
 // size and mtime of every input it was built from, rebuilt (about 0.3 s) when any differs, and skipped entirely
 // (tsx loads the sources) when it cannot be built or written, or when TOOLGAUGE_CLI_BUNDLE=0.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -47,13 +48,13 @@ const ownUrl = {
 };
 
 async function rebuild() {
-  const { build } = await import('esbuild');
+  const { build, stop } = await import('esbuild');
   // Each build gets its own folder (a running CLI loads chunks lazily from the folder it started with); the
   // manifest, replaced atomically, names the current one.
   const dir = `b-${Date.now()}-${process.pid}`;
   mkdirSync(CACHE, { recursive: true, mode: 0o700 });
   const r = await build({
-    entryPoints: [ENTRY],
+    entryPoints: { main: ENTRY },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -69,6 +70,8 @@ async function rebuild() {
     logLevel: 'silent',
     plugins: [ownUrl],
   });
+  // esbuild's service process (about 90 MiB) would otherwise live as long as the run.
+  await stop();
   const inputs = Object.keys(r.metafile.inputs).map((f) => {
     const s = seen.get(join(ROOT, f)) ?? statSync(join(ROOT, f));
     return [f, s.size, s.mtimeMs];
@@ -92,11 +95,27 @@ function prune(keep) {
   }
 }
 
+/**
+ * Rebuild in a child process: a build leaves the process that ran it about 100 MiB larger, which the run (its
+ * Vitest main process) would then carry to the end. Throws when the build fails.
+ */
+function buildInChild() {
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--build'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const dir = r.status === 0 ? r.stdout.trim() : '';
+  if (!dir) throw new Error(`CLI bundle build failed (exit ${r.status})`);
+  return dir;
+}
+
+// `node bin/cli-bundle.mjs --build`: build, print the bundle's folder.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === '--build') {
+  process.stdout.write(`${await rebuild()}\n`);
+}
+
 /** The CLI's `main`, from the bundle when possible, else from source through tsx. */
 export async function loadCli() {
   if (process.env.TOOLGAUGE_CLI_BUNDLE !== '0') {
     try {
-      const dir = fresh() ?? (await rebuild());
+      const dir = fresh() ?? buildInChild();
       // Stack traces point into the TypeScript sources.
       process.setSourceMapsEnabled(true);
       return (await import(pathToFileURL(join(CACHE, dir, 'main.mjs')).href)).main;

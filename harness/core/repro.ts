@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem, arch } from 'node:os';
 import { redactUrl, type RunConfig } from './config.ts';
@@ -47,12 +47,32 @@ function git(args: string[]): string | null {
   }
 }
 
+const gitAsync = (args: string[]) =>
+  new Promise<string | null>((res) => execFile('git', args, { cwd: fromRoot(), timeout: 5000 }, (err, out) => res(err ? null : String(out).trim())));
+
+type GitState = { commit: string | null; status: string | null };
+let prefetched: GitState | undefined;
+
+/** The checkout's commit and status, read in the background while a run starts (the header then costs no git calls at the end). */
+export function prefetchGitState(): void {
+  void (async () => {
+    const commit = await gitAsync(['rev-parse', 'HEAD']);
+    const status = commit ? await gitAsync(['status', '--porcelain', '--untracked-files=no']) : null;
+    prefetched = { commit, status };
+  })();
+}
+
+function gitState(): GitState {
+  if (prefetched) return prefetched;
+  const commit = git(['rev-parse', 'HEAD']);
+  return { commit, status: commit ? git(['status', '--porcelain', '--untracked-files=no']) : null };
+}
+
 export function reproHeader(
   cfg: RunConfig,
   extra: { dataset?: ReproHeader['dataset']; templateSha256?: string | null; generation?: Record<string, unknown>; startedAt: Date; endedAt: Date },
 ): ReproHeader {
-  const commit = git(['rev-parse', 'HEAD']);
-  const status = commit ? git(['status', '--porcelain', '--untracked-files=no']) : null;
+  const { commit, status } = gitState();
   return {
     toolgauge_version: toolgaugeVersion(),
     git_commit: commit,

@@ -14,6 +14,14 @@ export interface KitConfig {
   simUrl: string | undefined;
   /** A filtered run (`-t`) merges into the output directory instead of emptying it. */
   filter: string | null;
+  /**
+   * Vitest splits the run over shards (`--shard`): only then are a suite's instances dealt over its part files.
+   * Unsharded, they all run in the first part (files of one worker run one after another, so a run dealt over four
+   * files would wait for each file's slowest instance three times). Unknown (no global setup) counts as sharded.
+   */
+  sharded: boolean;
+  /** Start the sandbox's workers as soon as the test worker starts (a suite of the run will call tools). */
+  prewarmSandbox: boolean;
 }
 
 export type SuiteSettings = { ok: true; settings: unknown } | { ok: false; error: string };
@@ -22,17 +30,28 @@ export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
 }
 
-export function parseKitConfig(env: NodeJS.ProcessEnv, suites: readonly AnySuite[], extra: { runId?: string; simUrl?: string; filter?: string | null } = {}): KitConfig {
+export function parseKitConfig(env: NodeJS.ProcessEnv, suites: readonly AnySuite[], extra: { runId?: string; simUrl?: string; filter?: string | null; sharded?: boolean } = {}): KitConfig {
   const run = readConfig(env);
   const parsed: Record<string, SuiteSettings> = {};
+  let prewarmSandbox = false;
   for (const s of suites) {
     try {
-      parsed[s.name] = { ok: true, settings: s.settings(env, run) };
+      const settings = s.settings(env, run);
+      parsed[s.name] = { ok: true, settings };
+      prewarmSandbox ||= s.callsTools?.(settings) === true;
     } catch (err) {
       parsed[s.name] = { ok: false, error: (err as Error).message };
     }
   }
-  return { runId: extra.runId ?? newRunId(), run, suites: parsed, simUrl: extra.simUrl ?? run.simUrl, filter: extra.filter ?? null };
+  return {
+    runId: extra.runId ?? newRunId(),
+    run,
+    suites: parsed,
+    simUrl: extra.simUrl ?? run.simUrl,
+    filter: extra.filter ?? null,
+    sharded: extra.sharded ?? true,
+    prewarmSandbox,
+  };
 }
 
 /** A suite's settings from the run config, or its error as an exception (a test file that cannot load). */

@@ -11,7 +11,7 @@ import type { InstanceMetaBase } from './types.ts';
 const root = mkdtempSync(join(tmpdir(), 'tg-runend-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const times = { startedAt: new Date(0), endedAt: new Date(1), interrupted: false, unhandled: 0 };
-const kit = (outDir: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({ runId: 'r', run: readConfig({ TOOLGAUGE_OUT_DIR: outDir, ...env }), suites: {}, simUrl: undefined, filter });
+const kit = (outDir: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({ runId: 'r', run: readConfig({ TOOLGAUGE_OUT_DIR: outDir, ...env }), suites: {}, simUrl: undefined, filter, sharded: true, prewarmSandbox: false });
 const meta = (suite: string, id: string, pass: boolean, error: string | null = null): InstanceMetaBase => ({ suite, id, trial: 0, error, pass });
 const mod = (file: string, metas: InstanceMetaBase[], errors: EndedModule['errors'] = []): EndedModule => ({
   file,

@@ -1,6 +1,8 @@
 import { registerRunSecrets, type RunConfig } from '../core/config.ts';
 import { ModelClient } from '../model/client.ts';
 import { createSandbox, type Sandbox } from '../sandbox/index.ts';
+import { adoptPrewarmedSandbox } from './prewarmed-sandbox.ts';
+import { sandboxOptionsOf } from './sandbox-options.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
 
 /**
@@ -21,14 +23,15 @@ export function runtimeFor(run: RunConfig, simUrl: string | undefined): Runtime 
   const key = JSON.stringify([run, run.baseUrl ?? simUrl]);
   if (current?.key === key) return current.runtime;
   void current?.runtime.close();
-  const runtime = createRuntime(run, simUrl);
+  // The process's own runtime takes over the sandbox a test worker started first thing (harness/vitest/prewarm.ts).
+  const runtime = createRuntime(run, simUrl, { adoptPrewarmed: true });
   current = { key, runtime };
   process.once('beforeExit', () => void runtime.close());
   return runtime;
 }
 
 /** A runtime of its own (an in-process run beside others): the caller closes it. */
-export function createRuntime(run: RunConfig, simUrl: string | undefined): Runtime {
+export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: { adoptPrewarmed?: boolean } = {}): Runtime {
   const baseUrl = run.baseUrl ?? simUrl;
   // This process may have the config from the global setup rather than from parsing it: register its secrets here.
   registerRunSecrets(run);
@@ -53,12 +56,7 @@ export function createRuntime(run: RunConfig, simUrl: string | undefined): Runti
       }));
     },
     sandbox() {
-      return (sandbox ??= createSandbox({
-        backend: run.sandbox.backend,
-        poolSize: run.sandbox.poolSize,
-        callTimeoutMs: run.sandbox.toolTimeoutMs,
-        pythonPath: run.sandbox.pythonPath,
-      }));
+      return (sandbox ??= (opts.adoptPrewarmed ? adoptPrewarmedSandbox(run) : undefined) ?? createSandbox(sandboxOptionsOf(run)));
     },
     async close() {
       await sandbox?.close();

@@ -50,7 +50,7 @@ function setup(outDir: string, runs: string[]) {
 }
 
 const runtime: Runtime = { client: () => { throw new Error('no client'); }, sandbox: () => { throw new Error('no sandbox'); }, close: async () => undefined };
-const kit = (runId: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({ runId, run: readConfig(env), suites: {}, simUrl: undefined, filter });
+const kit = (runId: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({ runId, run: readConfig(env), suites: {}, simUrl: undefined, filter, sharded: true, prewarmSandbox: false });
 const insts: Inst[] = [2, 3, 7, 13].map((n) => ({ id: String(n), n }));
 
 function tmp(): string {

@@ -131,6 +131,11 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   weight?(instance: I): number;
   /** Test name without the trial suffix, e.g. `toolhop › 17 › hops=4`. */
   testName(instance: I): string;
+  /**
+   * Whether a run with these settings calls the sandbox: its workers then start as soon as the test worker does,
+   * before the suite's modules load (harness/vitest/prewarm.ts).
+   */
+  callsTools?(settings: S): boolean;
   /** Start what the first instance would otherwise wait for (sandbox workers), while Vitest collects. */
   warm?(ctx: Omit<RunContext<S>, 'trial'>, instances: I[]): void;
   run(instance: I, ctx: RunContext<S>): Promise<Finished<M>>;

@@ -94,6 +94,8 @@ try {
     _loadSnapshot: snapshot,
   });
   snapshotUsed = snapshot !== undefined;
+  // pyodide keeps its options: drop the snapshot's bytes (25 MiB) once they are in the heap.
+  if (pyodide._api?.config) delete pyodide._api.config._loadSnapshot;
 } catch (err) {
   fail(`loadPyodide failed: ${err?.stack ?? err}`);
 }

@@ -35,6 +35,8 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   parts: 4,
   weight: (e) => (e.ok ? hopCount(e.row) : 0),
   testName: (e) => `toolhop › ${e.id} › hops=${e.ok ? hopCount(e.row) : 0}`,
+  // `--only` ignores `--limit`, as in load().
+  callsTools: (s) => s.allowDatasetExec && (s.only !== undefined || s.limit !== 0),
   warm(ctx, instances) {
     // Start the sandbox workers while Vitest is still collecting, not on the first tool call.
     if (ctx.settings.allowDatasetExec && instances.some((e) => e.ok)) void ctx.sandbox().warm().catch(() => undefined);

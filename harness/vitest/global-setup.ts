@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { prefetchGitState } from '../core/repro.ts';
 import { parseKitConfig } from '../kit/config.ts';
 import { checkEndpoint } from '../model/preflight.ts';
 import type { AnySuite } from '../kit/types.ts';
@@ -11,10 +12,12 @@ import { startSimServer, type Responder } from '../sim/server.ts';
  */
 export function createGlobalSetup(suites: readonly AnySuite[]) {
   return async function setup(project: TestProject) {
+    prefetchGitState();
     const pattern = project.vitest.config.testNamePattern;
     const kc = parseKitConfig(process.env, suites, {
       ...(process.env.TOOLGAUGE_RUN_ID ? { runId: process.env.TOOLGAUGE_RUN_ID } : {}),
       filter: pattern ? String(pattern) : null,
+      sharded: project.vitest.config.shard !== undefined,
     });
     process.env.TOOLGAUGE_RUN_ID = kc.runId;
     let close: (() => Promise<void>) | undefined;

@@ -1,12 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { evalConfig } from './eval-config.ts';
+import { builtinEvalConfig, evalConfig } from './eval-config.ts';
 import { startVitest } from 'vitest/node';
 import { fromRoot, PACKAGE_ROOT } from '../core/paths.ts';
 
 /**
- * Run eval suites through Vitest's Node API — the same code path as `vitest run --project eval <files>`; the run's
- * configuration is already in process.env. Returns the exit code the reporter decided.
+ * Run eval suites through Vitest's Node API — the project `vitest run --project eval <files>` runs (given inline, so
+ * vitest.config.ts is not loaded), or a user's eval files with evalConfig; the run's configuration is already in
+ * process.env. Returns the exit code the reporter decided.
  */
 export async function runEvalSuites(
   files: string[],
@@ -26,7 +27,7 @@ export async function runEvalSuites(
   const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
   const where = opts.userRoot
     ? { root: opts.userRoot, config: false as const }
-    : { root: PACKAGE_ROOT, config: fromRoot('vitest.config.ts'), project: ['eval'] };
+    : { root: PACKAGE_ROOT, config: false as const };
   const vitest = await startVitest(
     'test',
     opts.mergeReports ? [] : files,
@@ -38,7 +39,7 @@ export async function runEvalSuites(
       ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
       ...(blob ? { reporters: ['default', fromRoot('reporters', 'toolgauge.ts'), ['blob', { outputFile: blob }]] } : {}),
     },
-    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))) }) : {},
+    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))) }) : builtinEvalConfig(),
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);

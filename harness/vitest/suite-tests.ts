@@ -45,7 +45,9 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       const key = `${def.name}\u0000${JSON.stringify(settings)}\u0000${kc.runId}`;
       if (!loads.has(key)) loads.set(key, Promise.resolve(def.load(kc.run, settings)) as Promise<Loaded<{ id: string }>>);
       const loaded = (await loads.get(key)!) as Loaded<I>;
-      const mine = def.partOf ? loaded.instances.filter((i) => def.partOf!(i) === part) : dealToPart(loaded.instances, part, parts, def.weight ? (i) => def.weight!(i) : undefined);
+      const mine = def.partOf
+        ? loaded.instances.filter((i) => def.partOf!(i) === part)
+        : dealToPart(loaded.instances, part, kc.sharded === false ? 1 : parts, def.weight ? (i) => def.weight!(i) : undefined);
       const runtime = runtimeFor(kc.run, kc.simUrl);
       if (!sessions.has(key)) sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances) as never);
       const session = sessions.get(key)! as unknown as SuiteSession<I, M, S>;
@@ -53,7 +55,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       ident.outDir = session.outDir;
       if (mine.length) def.warm?.(session.warmContext(), mine);
       // Vitest fails a file without tests; a small selection can leave a part empty.
-      if (!mine.length) test.skip(`${def.name} › (no instances in part ${part}/${parts})`, () => {});
+      if (!mine.length) test.skip(`${def.name} › (no instances in part ${part}/${parts}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
       for (const instance of mine) {
         for (let trial = 0; trial < kc.run.trials; trial++) {
           const name = `${printableId(def.testName(instance))}${kc.run.trials > 1 ? ` › trial=${trial}` : ''}`;

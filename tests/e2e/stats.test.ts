@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSuite } from '../../harness/kit/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { inProcess, readJson, SHARED_TOOLHOP, tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, readJson, readLines, SHARED_TOOLHOP, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // Statistics end to end: sim:coin's scored accuracy is Bernoulli(p) per row, which is what makes these checks
 // meaningful. Each test stands alone.
@@ -56,12 +56,19 @@ describe('shards', () => {
     const args = ['toolhop', '--model', 'sim:coin?p=0.6', '--limit', '6', '--trials', '2'];
     const whole = tempDir('whole');
     const blobs = tempDir('blobs');
+    const shardDirs = [tempDir('shard1'), tempDir('shard2')];
     const runs = await Promise.all([
       toolgauge([...args, '--out-dir', whole], exec),
-      toolgauge([...args, '--out-dir', tempDir('shard1'), '--shard', '1/2', '--blob-dir', blobs], exec),
-      toolgauge([...args, '--out-dir', tempDir('shard2'), '--shard', '2/2', '--blob-dir', blobs], exec),
+      toolgauge([...args, '--out-dir', shardDirs[0]!, '--shard', '1/2', '--blob-dir', blobs], exec),
+      toolgauge([...args, '--out-dir', shardDirs[1]!, '--shard', '2/2', '--blob-dir', blobs], exec),
     ]);
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
+    // Sharded, the rows are dealt over the part files (unsharded, part 1 would hold them all and one shard run
+    // nothing): each shard ran some of the rows, and no row ran in both.
+    const shardIds = shardDirs.map((d) => [...new Set(readLines<{ id: number }>(join(d, 'results.jsonl')).map((x) => x.id))]);
+    for (const ids of shardIds) expect(ids.length).toBeGreaterThan(0);
+    expect(shardIds[0]!.length + shardIds[1]!.length).toBe(6);
+    expect(new Set(shardIds.flat()).size).toBe(6);
     const merged = tempDir('merged');
     const m = await toolgauge([...args, '--out-dir', merged, '--merge-reports', blobs], exec);
     expect(m.code, m.stdout + m.stderr).toBe(0);

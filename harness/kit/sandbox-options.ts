@@ -1,0 +1,12 @@
+import type { RunConfig } from '../core/config.ts';
+import type { SandboxOptions } from '../sandbox/index.ts';
+
+/** The sandbox options of a run (one place, so a prewarmed pool and the runtime's agree). */
+export function sandboxOptionsOf(run: RunConfig): SandboxOptions {
+  return {
+    backend: run.sandbox.backend,
+    poolSize: run.sandbox.poolSize,
+    callTimeoutMs: run.sandbox.toolTimeoutMs,
+    pythonPath: run.sandbox.pythonPath,
+  };
+}
