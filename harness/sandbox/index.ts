@@ -92,7 +92,7 @@ export function assertDatasetExecAllowed(env: NodeJS.ProcessEnv | Record<string,
 
 /**
  * pyodide workers per sandbox unless `poolSize` says otherwise: one per core but one (at most 4). Each holds about
- * 216 MiB; on 2 cores a second worker only competed for the CPU — measured on 182 rows at zero and at 200 ms model
+ * 190 MiB; on 2 cores a second worker only competed for the CPU — measured on 182 rows at zero and at 200 ms model
  * latency, one worker was as fast, with less CPU and 120–210 MiB less memory.
  */
 export function defaultPyodidePool(cores = availableParallelism()): number {
