@@ -37,6 +37,9 @@ export default defineConfig({
           // change (environment through tests/helpers, spies through restoreMocks) and keep state in their own temp dirs.
           isolate: false,
           restoreMocks: true,
+          // Larger young-generation semi-spaces (V8's default is 16 MiB): the statistics and property tests allocate
+          // heavily, and fewer scavenges cut about a tenth of their CPU time.
+          execArgv: ['--max-semi-space-size=32'],
         },
       },
       // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file).
