@@ -13,6 +13,8 @@ import '../harness/vitest/context.ts';
  * and sets the exit code (harness/kit/run-end.ts). Runs without eval files (unit tests) pass through untouched.
  */
 export default class ToolgaugeReporter implements Reporter {
+  /** How the plugin recognises an instance (a bundled copy of this class may carry another name). */
+  readonly toolgaugeReporter = true;
   private vitest?: Vitest;
   private startedAt = new Date();
 

@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
+import ToolgaugeReporter from '../../reporters/toolgauge.ts';
+import { loadBuiltinSuites } from '../builtin/load.ts';
 import { UsageError } from '../core/errors.ts';
 import { parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
+import { registeredSuites } from '../kit/registry.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
@@ -82,7 +85,11 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   }
   Object.assign(process.env, env);
   const outDir = c.suite.outDir(kc.run, settings);
+  await loadBuiltinSuites();
   const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {
+    // The global setup's work and the reporter from this process's modules (Vitest's main process then loads them
+    // through Vite no more).
+    inProcess: { suites: registeredSuites(), reporter: new ToolgaugeReporter() },
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,

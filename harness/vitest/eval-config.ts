@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { KitConfig } from '../kit/config.ts';
 import { REPORTER_PATH, toolgaugePlugin } from './plugin.ts';
 
 const GLOBAL_SETUP = fileURLToPath(new URL('../builtin/global-setup.ts', import.meta.url));
@@ -80,15 +81,19 @@ export function builtinEvalProject(env: NodeJS.ProcessEnv = process.env) {
 
 /**
  * A CLI run of built-in suites: the eval project as the whole configuration, so Vitest need not bundle and load
- * vitest.config.ts (and the unit project's helpers) first — about 0.3 s of every run's start.
+ * vitest.config.ts (and the unit project's helpers) first. With `inline`, the global setup's work is already done
+ * (run.ts: prepareEvalRun) and the reporter is an instance: Vitest's main process then loads no toolgauge module
+ * through Vite before it starts the test worker.
  */
-export function builtinEvalConfig(env: NodeJS.ProcessEnv = process.env) {
+export function builtinEvalConfig(env: NodeJS.ProcessEnv = process.env, inline?: { provide: KitConfig; reporter: object }) {
+  const project = builtinEvalProject(env);
   return {
     plugins: [toolgaugePlugin()],
     test: {
-      ...builtinEvalProject(env),
+      ...project,
+      ...(inline ? { globalSetup: [], provide: { toolgauge: inline.provide } } : {}),
       experimental: { fsModuleCache: true },
-      reporters: [...(env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]), REPORTER_PATH],
+      reporters: [...(env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]), inline?.reporter ?? REPORTER_PATH] as never[],
     },
   };
 }

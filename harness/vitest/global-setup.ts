@@ -1,42 +1,49 @@
 import type { TestProject } from 'vitest/node';
 import { prefetchGitState } from '../core/repro.ts';
-import { parseKitConfig } from '../kit/config.ts';
+import { parseKitConfig, type KitConfig } from '../kit/config.ts';
 import { checkEndpoint } from '../model/preflight.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { startSimServer, type Responder } from '../sim/server.ts';
 
 /**
- * The eval run's global setup (main process, once): parse the configuration once, check a real endpoint answers
- * (seconds, with the URL and the cause — not a minute of retries per instance), or start the simulator with each
- * suite's responder, and provide the configuration to the workers.
+ * What an eval run needs before its workers start (main process, once): parse the configuration once, check a real
+ * endpoint answers (seconds, with the URL and the cause — not a minute of retries per instance), or start the
+ * simulator with each suite's responder. Returns the configuration to provide to the workers and what ends the run.
  */
+export async function prepareEvalRun(
+  suites: readonly AnySuite[],
+  o: { filter: string | null; sharded: boolean },
+): Promise<{ kc: KitConfig; close: () => Promise<void> }> {
+  prefetchGitState();
+  const kc = parseKitConfig(process.env, suites, {
+    ...(process.env.TOOLGAUGE_RUN_ID ? { runId: process.env.TOOLGAUGE_RUN_ID } : {}),
+    filter: o.filter,
+    sharded: o.sharded,
+  });
+  process.env.TOOLGAUGE_RUN_ID = kc.runId;
+  let close = async () => undefined as void;
+  if (kc.run.baseUrl) {
+    // The CLI already checked; plain `vitest run` gets the same check here.
+    if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1') await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+  } else if (!kc.simUrl) {
+    const responders: Record<string, Responder> = {};
+    for (const s of suites) {
+      const set = kc.suites[s.name];
+      if (set?.ok && s.responder) responders[s.name] = s.responder(kc.run, set.settings);
+    }
+    const sim = await startSimServer({ responders });
+    kc.simUrl = sim.url;
+    close = () => sim.close();
+  }
+  return { kc, close };
+}
+
+/** The eval run's global setup (`globalSetup` file): prepareEvalRun, then provide the configuration to the workers. */
 export function createGlobalSetup(suites: readonly AnySuite[]) {
   return async function setup(project: TestProject) {
-    prefetchGitState();
     const pattern = project.vitest.config.testNamePattern;
-    const kc = parseKitConfig(process.env, suites, {
-      ...(process.env.TOOLGAUGE_RUN_ID ? { runId: process.env.TOOLGAUGE_RUN_ID } : {}),
-      filter: pattern ? String(pattern) : null,
-      sharded: project.vitest.config.shard !== undefined,
-    });
-    process.env.TOOLGAUGE_RUN_ID = kc.runId;
-    let close: (() => Promise<void>) | undefined;
-    if (kc.run.baseUrl) {
-      // The CLI already checked; plain `vitest run` gets the same check here.
-      if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1') await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
-    } else if (!kc.simUrl) {
-      const responders: Record<string, Responder> = {};
-      for (const s of suites) {
-        const set = kc.suites[s.name];
-        if (set?.ok && s.responder) responders[s.name] = s.responder(kc.run, set.settings);
-      }
-      const sim = await startSimServer({ responders });
-      kc.simUrl = sim.url;
-      close = () => sim.close();
-    }
+    const { kc, close } = await prepareEvalRun(suites, { filter: pattern ? String(pattern) : null, sharded: project.vitest.config.shard !== undefined });
     project.provide('toolgauge', kc);
-    return async () => {
-      await close?.();
-    };
+    return close;
   };
 }

@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { builtinEvalConfig, evalConfig } from './eval-config.ts';
+import { prepareEvalRun } from './global-setup.ts';
+import type { KitConfig } from '../kit/config.ts';
+import type { AnySuite } from '../kit/types.ts';
 import { startVitest } from 'vitest/node';
 import { fromRoot, PACKAGE_ROOT } from '../core/paths.ts';
 
@@ -19,15 +22,37 @@ export async function runEvalSuites(
     mergeReports?: string;
     /** Run a user's eval files from their folder with toolgauge's eval configuration (`toolgauge eval`). */
     userRoot?: string;
+    /**
+     * Built-in suites only: do the global setup's work here (prepareEvalRun) and report with this reporter instance,
+     * from modules this process has already loaded, so Vitest's main process loads neither file through Vite before
+     * it starts the test worker.
+     */
+    inProcess?: { suites: readonly AnySuite[]; reporter: object };
   },
 ): Promise<number> {
   process.env.TOOLGAUGE_CLI = '1';
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
-  const where = opts.userRoot
-    ? { root: opts.userRoot, config: false as const }
-    : { root: PACKAGE_ROOT, config: false as const };
+  const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
+  const prepared = opts.inProcess && !opts.userRoot && !opts.mergeReports ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard }) : undefined;
+  const inline = prepared ? { provide: prepared.kc, reporter: opts.inProcess!.reporter } : undefined;
+  const reporter = opts.inProcess?.reporter ?? fromRoot('reporters', 'toolgauge.ts');
+  try {
+    return await runVitest(files, opts, where, blob, reporter, inline);
+  } finally {
+    await prepared?.close();
+  }
+}
+
+async function runVitest(
+  files: string[],
+  opts: Parameters<typeof runEvalSuites>[1],
+  where: { root: string; config: false },
+  blob: string | undefined,
+  reporter: string | object,
+  inline: { provide: KitConfig; reporter: object } | undefined,
+): Promise<number> {
   const vitest = await startVitest(
     'test',
     opts.mergeReports ? [] : files,
@@ -37,9 +62,9 @@ export async function runEvalSuites(
       ...(opts.shard ? { shard: opts.shard } : {}),
       ...(opts.filter ? { testNamePattern: opts.filter } : {}),
       ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
-      ...(blob ? { reporters: ['default', fromRoot('reporters', 'toolgauge.ts'), ['blob', { outputFile: blob }]] } : {}),
+      ...(blob ? { reporters: ['default', reporter, ['blob', { outputFile: blob }]] as never } : {}),
     },
-    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))) }) : builtinEvalConfig(),
+    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))) }) : builtinEvalConfig(process.env, inline),
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
