@@ -20,8 +20,10 @@ export interface KitConfig {
    * files would wait for each file's slowest instance three times). Unknown (no global setup) counts as sharded.
    */
   sharded: boolean;
-  /** Start the sandbox's workers as soon as the test worker starts (a suite of the run will call tools). */
+  /** A suite of the run will call sandboxed tools: the run's main process starts the sandbox before the test worker. */
   prewarmSandbox: boolean;
+  /** The socket of the sandbox the main process serves (harness/sandbox/remote.ts); unset: a worker starts its own. */
+  sandboxSocket?: string;
 }
 
 export type SuiteSettings = { ok: true; settings: unknown } | { ok: false; error: string };

@@ -1,7 +1,7 @@
 import { registerRunSecrets, type RunConfig } from '../core/config.ts';
 import { ModelClient } from '../model/client.ts';
 import { createSandbox, type Sandbox } from '../sandbox/index.ts';
-import { adoptPrewarmedSandbox } from './prewarmed-sandbox.ts';
+import { connectSandbox } from '../sandbox/remote.ts';
 import { sandboxOptionsOf } from './sandbox-options.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
 
@@ -18,20 +18,22 @@ export interface Runtime {
 
 let current: { key: string; runtime: Runtime } | undefined;
 
-/** The shared runtime of this process for this run (Vitest workers: every test file of the run uses it). */
-export function runtimeFor(run: RunConfig, simUrl: string | undefined): Runtime {
-  const key = JSON.stringify([run, run.baseUrl ?? simUrl]);
+/**
+ * The shared runtime of this process for this run (Vitest workers: every test file of the run uses it). With
+ * `sandboxSocket` its sandbox is the one the run's main process serves (harness/sandbox/remote.ts).
+ */
+export function runtimeFor(run: RunConfig, simUrl: string | undefined, sandboxSocket?: string): Runtime {
+  const key = JSON.stringify([run, run.baseUrl ?? simUrl, sandboxSocket]);
   if (current?.key === key) return current.runtime;
   void current?.runtime.close();
-  // The process's own runtime takes over the sandbox a test worker started first thing (harness/vitest/prewarm.ts).
-  const runtime = createRuntime(run, simUrl, { adoptPrewarmed: true });
+  const runtime = createRuntime(run, simUrl, { sandboxSocket });
   current = { key, runtime };
   process.once('beforeExit', () => void runtime.close());
   return runtime;
 }
 
 /** A runtime of its own (an in-process run beside others): the caller closes it. */
-export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: { adoptPrewarmed?: boolean } = {}): Runtime {
+export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: { sandboxSocket?: string | undefined } = {}): Runtime {
   const baseUrl = run.baseUrl ?? simUrl;
   // This process may have the config from the global setup rather than from parsing it: register its secrets here.
   registerRunSecrets(run);
@@ -56,7 +58,7 @@ export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: 
       }));
     },
     sandbox() {
-      return (sandbox ??= (opts.adoptPrewarmed ? adoptPrewarmedSandbox(run) : undefined) ?? createSandbox(sandboxOptionsOf(run)));
+      return (sandbox ??= opts.sandboxSocket ? connectSandbox(opts.sandboxSocket, run.sandbox.backend) : createSandbox(sandboxOptionsOf(run)));
     },
     async close() {
       await sandbox?.close();

@@ -1,7 +1,7 @@
 import type { RunConfig } from '../core/config.ts';
 import type { SandboxOptions } from '../sandbox/index.ts';
 
-/** The sandbox options of a run (one place, so a prewarmed pool and the runtime's agree). */
+/** The sandbox options of a run (one place, so the pool the main process serves and a worker's own agree). */
 export function sandboxOptionsOf(run: RunConfig): SandboxOptions {
   return {
     backend: run.sandbox.backend,

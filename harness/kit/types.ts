@@ -132,8 +132,8 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   /** Test name without the trial suffix, e.g. `toolhop › 17 › hops=4`. */
   testName(instance: I): string;
   /**
-   * Whether a run with these settings calls the sandbox: its workers then start as soon as the test worker does,
-   * before the suite's modules load (harness/vitest/prewarm.ts).
+   * Whether a run with these settings calls the sandbox: the run's main process then starts it before the test
+   * worker exists, and serves it to the worker (harness/sandbox/remote.ts).
    */
   callsTools?(settings: S): boolean;
   /** Start what the first instance would otherwise wait for (sandbox workers), while Vitest collects. */

@@ -3,7 +3,6 @@ import type { KitConfig } from '../kit/config.ts';
 import { REPORTER_PATH, toolgaugePlugin } from './plugin.ts';
 
 const GLOBAL_SETUP = fileURLToPath(new URL('../builtin/global-setup.ts', import.meta.url));
-const PREWARM = fileURLToPath(new URL('./prewarm.ts', import.meta.url));
 
 /**
  * Node flags of the eval worker: young-generation semi-spaces of 2 MiB instead of V8's 16, and a heap that
@@ -41,7 +40,6 @@ export function evalConfig(o: EvalConfigOptions = {}) {
       include: o.include ?? ['**/*.eval.ts'],
       exclude: ['**/node_modules/**'],
       globalSetup: [GLOBAL_SETUP],
-      setupFiles: [PREWARM],
       execArgv: EVAL_WORKER_EXEC_ARGV,
       reporters: ['default', REPORTER_PATH],
       pool: 'forks' as const,
@@ -68,7 +66,6 @@ export function builtinEvalProject(env: NodeJS.ProcessEnv = process.env) {
     name: 'eval',
     include: ['suites/**/*.eval.ts'],
     globalSetup: [GLOBAL_SETUP],
-    setupFiles: [PREWARM],
     execArgv: EVAL_WORKER_EXEC_ARGV,
     pool: 'forks' as const,
     maxWorkers: 1,

@@ -1,6 +1,9 @@
 import type { TestProject } from 'vitest/node';
 import { prefetchGitState } from '../core/repro.ts';
 import { parseKitConfig, type KitConfig } from '../kit/config.ts';
+import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
+import { createSandbox } from '../sandbox/index.ts';
+import { serveSandbox } from '../sandbox/remote.ts';
 import { checkEndpoint } from '../model/preflight.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { startSimServer, type Responder } from '../sim/server.ts';
@@ -34,6 +37,20 @@ export async function prepareEvalRun(
     const sim = await startSimServer({ responders });
     kc.simUrl = sim.url;
     close = () => sim.close();
+  }
+  if (kc.prewarmSandbox) {
+    // The sandbox boots now, in this process, while Vitest starts the test worker and the worker loads the suite; the
+    // worker calls it over a socket. A pool the worker started itself would begin booting only after all that.
+    const pool = createSandbox(sandboxOptionsOf(kc.run));
+    void pool.warm().catch(() => undefined); // a worker that cannot start fails the first call, with its reason
+    const server = await serveSandbox(pool);
+    kc.sandboxSocket = server.path;
+    const closeSim = close;
+    close = async () => {
+      await server.close();
+      await pool.close();
+      await closeSim();
+    };
   }
   return { kc, close };
 }
