@@ -11,10 +11,19 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'harness', 'cli', 'main.ts');
+// What the built-in eval files import: bundled too, so the CLI's test worker loads them natively in a few files
+// instead of ~200 modules one by one through Vite (harness/vitest/eval-config.ts aliases them under the CLI).
+export const WORKER_ENTRIES = {
+  'w-suite-tests': 'harness/vitest/suite-tests.ts',
+  'w-toolhop': 'harness/toolhop/suite.ts',
+  'w-maze': 'harness/maze/suite.ts',
+  'w-probe': 'harness/probe/suite.ts',
+  'w-bfcl': 'harness/bfcl/suite.ts',
+};
 const CACHE = join(ROOT, 'node_modules', '.cache', 'toolgauge-cli');
 const MANIFEST = join(CACHE, 'manifest.json');
 // Part of the manifest: a bundle from another launcher version is rebuilt.
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** The bundle's folder when every recorded input still has the size and mtime it had when it was built. */
 function fresh() {
@@ -22,6 +31,8 @@ function fresh() {
     const m = JSON.parse(readFileSync(MANIFEST, 'utf8'));
     if (m.format !== FORMAT || m.node !== process.version || m.root !== ROOT) return null;
     statSync(join(CACHE, m.dir, 'main.mjs'));
+    for (const name of Object.keys(WORKER_ENTRIES)) statSync(join(CACHE, m.dir, `${name}.mjs`));
+    statSync(join(CACHE, m.dir, 'worker-entries.json'));
     for (const [file, size, mtime] of m.inputs) {
       const s = statSync(join(ROOT, file));
       if (s.size !== size || s.mtimeMs !== mtime) return null;
@@ -54,7 +65,7 @@ async function rebuild() {
   const dir = `b-${Date.now()}-${process.pid}`;
   mkdirSync(CACHE, { recursive: true, mode: 0o700 });
   const r = await build({
-    entryPoints: { main: ENTRY },
+    entryPoints: { main: ENTRY, ...Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [k, join(ROOT, v)])) },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -72,6 +83,8 @@ async function rebuild() {
   });
   // esbuild's service process (about 90 MiB) would otherwise live as long as the run.
   await stop();
+  // Which source each worker file stands for (read by harness/vitest/eval-config.ts).
+  writeFileSync(join(CACHE, dir, 'worker-entries.json'), JSON.stringify(Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [v, `${k}.mjs`]))));
   const inputs = Object.keys(r.metafile.inputs).map((f) => {
     const s = seen.get(join(ROOT, f)) ?? statSync(join(ROOT, f));
     return [f, s.size, s.mtimeMs];
@@ -118,6 +131,7 @@ export async function loadCli() {
       const dir = fresh() ?? buildInChild();
       // Stack traces point into the TypeScript sources.
       process.setSourceMapsEnabled(true);
+      process.env.TOOLGAUGE_WORKER_BUNDLE = join(CACHE, dir);
       return (await import(pathToFileURL(join(CACHE, dir, 'main.mjs')).href)).main;
     } catch {
       // Read-only install, esbuild missing: load from source.

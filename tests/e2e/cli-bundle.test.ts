@@ -1,4 +1,5 @@
-import { readFileSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { toolgauge } from '../helpers/cli.ts';
@@ -26,6 +27,22 @@ describe('the CLI bundle', () => {
       expect(manifest().dir).not.toBe(before.dir);
     } finally {
       utimesSync(src, atime, mtime);
+    }
+
+    // Every module a built-in eval file imports has a bundled worker file (else the CLI's test worker would load
+    // it and its ~200 dependencies through Vite).
+    const dir = fromRoot('node_modules', '.cache', 'toolgauge-cli', manifest().dir);
+    const entries = JSON.parse(readFileSync(join(dir, 'worker-entries.json'), 'utf8')) as Record<string, string>;
+    const imported = new Set<string>();
+    for (const suite of readdirSync(fromRoot('suites'))) {
+      for (const f of readdirSync(fromRoot('suites', suite)).filter((n) => n.endsWith('.eval.ts'))) {
+        for (const m of readFileSync(fromRoot('suites', suite, f), 'utf8').matchAll(/from '\.\.\/\.\.\/(harness\/[^']+)'/g)) imported.add(m[1]!);
+      }
+    }
+    expect(imported.size).toBeGreaterThan(1);
+    for (const source of imported) {
+      expect(entries[source], source).toBeDefined();
+      expect(existsSync(join(dir, entries[source]!))).toBe(true);
     }
 
     const fromSource = await toolgauge(['--help'], { TOOLGAUGE_CLI_BUNDLE: '0' });

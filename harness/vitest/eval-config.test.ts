@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { builtinEvalConfig, workerBundleAliases } from './eval-config.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function bundle(entries: Record<string, string>, present: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tg-wb-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'worker-entries.json'), JSON.stringify(entries));
+  for (const f of present) writeFileSync(join(dir, f), 'export {};\n');
+  return dir;
+}
+
+/** What Vite's alias step would turn `spec` into (first matching entry), or the spec unchanged. */
+const resolveWith = (aliases: Array<{ find: RegExp; replacement: string }>, spec: string) => aliases.find((a) => a.find.test(spec))?.replacement ?? spec;
+
+describe('the eval files’ imports under the CLI', () => {
+  it('resolve to the bundled worker files, and only the eval files’ own import paths do', () => {
+    const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs', 'harness/vitest/suite-tests.ts': 'w-suite-tests.mjs' }, ['w-toolhop.mjs', 'w-suite-tests.mjs']);
+    const aliases = workerBundleAliases(dir);
+    expect(resolveWith(aliases, '../../harness/toolhop/suite.ts')).toBe(join(dir, 'w-toolhop.mjs'));
+    expect(resolveWith(aliases, '../../harness/vitest/suite-tests.ts')).toBe(join(dir, 'w-suite-tests.mjs'));
+    // Other modules, and look-alike paths, load from source.
+    expect(resolveWith(aliases, '../toolhop/suite.ts')).toBe('../toolhop/suite.ts');
+    expect(resolveWith(aliases, '../../harness/toolhop/suite.tsx')).toBe('../../harness/toolhop/suite.tsx');
+    expect(resolveWith(aliases, '../../harness/toolhopXsuite.ts')).toBe('../../harness/toolhopXsuite.ts');
+  });
+
+  it('without a bundle (or with a file missing from it) the sources load', () => {
+    expect(workerBundleAliases(undefined)).toEqual([]);
+    expect(workerBundleAliases(join(tmpdir(), 'no-such-bundle-dir'))).toEqual([]);
+    const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs', 'harness/maze/suite.ts': 'w-maze.mjs' }, ['w-maze.mjs']);
+    expect(workerBundleAliases(dir).map((a) => a.replacement)).toEqual([join(dir, 'w-maze.mjs')]);
+    expect(builtinEvalConfig({}).resolve.alias).toEqual([]);
+  });
+});
