@@ -43,14 +43,19 @@ export async function prepareEvalRun(
     // worker calls it over a socket. A pool the worker started itself would begin booting only after all that.
     const pool = createSandbox(sandboxOptionsOf(kc.run));
     void pool.warm().catch(() => undefined); // a worker that cannot start fails the first call, with its reason
-    const server = await serveSandbox(pool);
-    kc.sandboxSocket = server.path;
-    const closeSim = close;
-    close = async () => {
-      await server.close();
+    try {
+      const server = await serveSandbox(pool);
+      kc.sandboxSocket = server.path;
+      const closeSim = close;
+      close = async () => {
+        await server.close();
+        await pool.close();
+        await closeSim();
+      };
+    } catch {
+      // No socket here (a read-only temporary folder): the test worker starts a pool of its own, as it would anyway.
       await pool.close();
-      await closeSim();
-    };
+    }
   }
   return { kc, close };
 }
