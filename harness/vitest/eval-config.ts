@@ -7,12 +7,11 @@ import { REPORTER_PATH, toolgaugePlugin } from './plugin.ts';
 const GLOBAL_SETUP = fileURLToPath(new URL('../builtin/global-setup.ts', import.meta.url));
 
 /**
- * Node flags of the eval worker: young-generation semi-spaces of 2 MiB instead of V8's 16, and a heap that
- * favours size over peak speed. Over 182 ToolHop rows the worker keeps about 50 MiB less resident (117 against 168
- * MiB) at the same wall time: its work is waiting on HTTP and the sandbox, and its garbage is short-lived
- * (bench/toolhop.ts).
+ * Node flags of the eval worker: young-generation semi-spaces of 2 MiB instead of V8's 16. Over 182 ToolHop rows the
+ * whole run's peak is 454–503 MiB with it against 515–521 without; Maze (CPU-bound in this worker) takes 5–15% more
+ * CPU. `--optimize-for-size` saved another 50 MiB but cost Maze 40% more CPU, so it is not used here.
  */
-export const EVAL_WORKER_EXEC_ARGV = ['--max-semi-space-size=2', '--optimize-for-size'];
+export const EVAL_WORKER_EXEC_ARGV = ['--max-semi-space-size=2'];
 
 
 export interface EvalConfigOptions {
