@@ -8,6 +8,7 @@ const rl = require('node:readline').createInterface({ input: process.stdin });
 const mode = process.argv[1];
 if (mode === 'fail-start') process.exit(2);
 if (mode === 'not-ready') { process.stdout.write(JSON.stringify({ ready: false, error: 'no interpreter' }) + '\n'); }
+else if (mode === 'slow-start') setTimeout(() => process.stdout.write(JSON.stringify({ ready: true, pid: process.pid }) + '\n'), 5000);
 else process.stdout.write(JSON.stringify({ ready: true, pid: process.pid }) + '\n');
 const held = [];
 rl.on('line', (line) => {
@@ -61,6 +62,26 @@ function content(r: PoolResult): unknown {
 }
 
 describe('WorkerPool', () => {
+  it('a warm-up still preparing when the pool closes starts no worker (one would outlive the pool)', async () => {
+    let release!: () => void;
+    const preparing = new Promise<void>((res) => (release = res));
+    const p = pool({ prepare: () => preparing });
+    const warming = p.warm();
+    await p.close();
+    release();
+    await expect(warming).rejects.toThrow(/closed/);
+    expect(p.starts).toBe(0);
+    expect(p.liveWorkers).toBe(0);
+  });
+
+  it('a worker still starting when the pool closes ends its start-up at once, not at the start-up time limit', async () => {
+    const p = pool({ mode: 'slow-start', startTimeoutMs: 60_000 });
+    const warming = p.warm();
+    await new Promise((r) => setTimeout(r, 100));
+    await p.close(); // the worker is killed a second later: its start-up fails then, and no 60 s timer is left armed
+    await expect(warming).rejects.toThrow(/exited during start-up/);
+  });
+
   it('starts lazily, passes requests and answers through', async () => {
     const p = pool();
     expect(p.liveWorkers).toBe(0);

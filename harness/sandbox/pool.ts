@@ -68,6 +68,7 @@ class WorkerProcess {
   /** The row of the last call served (a pyodide worker keeps its state for more calls of that row). */
   lastRow: string | null = null;
   overMemory = false;
+  private startTimer: NodeJS.Timeout | undefined;
   overLength = false;
   private readonly forked: boolean;
   private stderrTail = '';
@@ -99,34 +100,42 @@ class WorkerProcess {
         this.stderrTail = (this.stderrTail + String(result.shortMessage)).slice(-STDERR_TAIL);
       }
       this.dead = true;
+      // Also when the pool ended the worker's input before it was ready (endInput clears onExit): the start-up
+      // timer would otherwise hold the host process for startTimeoutMs.
+      clearTimeout(this.startTimer);
+      failStart?.(new Error(`sandbox worker exited during start-up${this.overLength ? ' (ready line too long)' : ''}${this.tail()}`));
       this.onExit?.();
     });
+    let failStart: ((err: Error) => void) | null = null;
     this.ready = new Promise<ReadyInfo>((resolve, reject) => {
+      failStart = (err) => {
+        failStart = null;
+        reject(err);
+      };
       const timer = setTimeout(() => {
         this.kill();
-        reject(new Error(`sandbox worker did not start within ${startTimeoutMs} ms${this.tail()}`));
+        failStart?.(new Error(`sandbox worker did not start within ${startTimeoutMs} ms${this.tail()}`));
       }, startTimeoutMs);
+      this.startTimer = timer;
       this.onExit = () => {
         clearTimeout(timer);
-        reject(new Error(`sandbox worker exited during start-up${this.overLength ? ' (ready line too long)' : ''}${this.tail()}`));
       };
       this.onLine = (line) => {
         clearTimeout(timer);
         this.onLine = null;
         this.onExit = null;
+        const fail = (message: string) => {
+          this.kill();
+          failStart?.(new Error(`${message}${this.tail()}`));
+        };
         let msg: ReadyMessage;
         try {
           msg = ReadyMessage.parse(JSON.parse(line));
         } catch {
-          this.kill();
-          reject(new Error(`sandbox worker sent a bad ready line: ${line.slice(0, 200)}${this.tail()}`));
-          return;
+          return fail(`sandbox worker sent a bad ready line: ${line.slice(0, 200)}`);
         }
-        if (!msg.ready) {
-          this.kill();
-          reject(new Error(`sandbox worker failed to start: ${msg.error ?? 'unknown error'}${this.tail()}`));
-          return;
-        }
+        if (!msg.ready) return fail(`sandbox worker failed to start: ${msg.error ?? 'unknown error'}`);
+        failStart = null;
         resolve({ ...msg, spawnToReadyMs: performance.now() - spawnedAt });
       };
     });
@@ -278,6 +287,8 @@ export class WorkerPool {
   async warm(): Promise<ReadyInfo[]> {
     this.ensureOpen();
     await this.prepare();
+    // Closed while preparing: a worker started now would belong to no one (and its start timer hold the process).
+    this.ensureOpen();
     const workers = this.slots.map((w, i) => (w && !w.dead ? w : this.start(i, false)));
     return Promise.all(workers.map((w) => w.ready));
   }
