@@ -13,7 +13,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'harness', 'cli', 'main.ts');
 // What the built-in eval files import: bundled too, so the CLI's test worker loads them natively in a few files
 // instead of ~200 modules one by one through Vite (harness/vitest/eval-config.ts aliases them under the CLI).
-export const WORKER_ENTRIES = {
+const WORKER_ENTRIES = {
   'w-suite-tests': 'harness/vitest/suite-tests.ts',
   'w-toolhop': 'harness/toolhop/suite.ts',
   'w-maze': 'harness/maze/suite.ts',

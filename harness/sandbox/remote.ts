@@ -1,7 +1,8 @@
 // A sandbox served over a Unix socket, so one process owns the pool and another calls it. The CLI starts the pool
 // before Vitest (its main process serves it): the interpreter boots while Vitest starts its test worker and the
-// worker loads the suite, instead of after. One JSON object per line; every answer carries the pool's current stats
-// and info, so the client's synchronous stats() and info() stay current.
+// worker loads the suite, instead of after. One JSON object per line; every answer carries the pool's current stats,
+// and answers to `warm` its info too (info reads /proc, which a tool call need not pay for), so the client's
+// synchronous stats() and info() stay current.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ const AnswerSchema = z.object({
   value: z.unknown().optional(),
   error: z.string().optional(),
   stats: z.looseObject({}),
-  info: z.looseObject({}),
+  info: z.looseObject({}).optional(),
 });
 type Stats = ReturnType<Sandbox['stats']>;
 
@@ -51,7 +52,7 @@ export async function serveSandbox(sandbox: Sandbox): Promise<SandboxServer> {
           : req.op === 'check'
             ? await sandbox.checkLoad(req.tool)
             : await sandbox.warm();
-      return { id, ok: true, value: value ?? null, stats: sandbox.stats(), info: sandbox.info() };
+      return { id, ok: true, value: value ?? null, stats: sandbox.stats(), ...(req.op === 'warm' ? { info: sandbox.info() } : {}) };
     } catch (err) {
       return { id, ok: false, error: err instanceof Error ? err.message : String(err), stats: sandbox.stats(), info: sandbox.info() };
     }
@@ -104,7 +105,7 @@ export function connectSandbox(path: string, backend: SandboxBackend): Sandbox {
       if (!parsed.success) return fail(`sandbox server ${path} sent a malformed answer`);
       const a = parsed.data;
       stats = a.stats as Stats;
-      info = a.info as unknown as SandboxInfo;
+      if (a.info) info = a.info as unknown as SandboxInfo;
       const p = pending.get(a.id);
       pending.delete(a.id);
       if (pending.size === 0) s.unref(); // an idle connection does not keep the process alive
