@@ -18,6 +18,14 @@
 // the host to replace this worker instead.
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+
+// V8 compiles wasm with its baseline compiler and recompiles a function with its optimizing compiler once it has
+// run for a while (the tiering budget). With the default budget, pyodide's first few dozen calls set off about
+// 0.3-0.4 CPU-s of background recompilation: a short ToolHop run pays for it and never profits. A budget 500 times
+// the default leaves the interpreter's long-running functions (a tool looping for seconds) still optimized.
+// Set here rather than as a command-line flag: an engine without the flag then only logs that it is unknown.
+v8.setFlagsFromString('--wasm-tiering-budget=900000000');
 
 const t0 = performance.now();
 const config = JSON.parse(process.argv[2] ?? '{}');
