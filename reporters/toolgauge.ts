@@ -41,7 +41,7 @@ export default class ToolgaugeReporter implements Reporter {
       startedAt: this.startedAt,
       endedAt: new Date(),
       interrupted: reason === 'interrupted',
-      unhandled: unhandled.length,
+      unhandled: unhandled.map((e) => [e.message, e.cause && typeof e.cause === 'object' && 'message' in e.cause ? String(e.cause.message) : ''].filter(Boolean).join(': ')),
       cli: process.env.TOOLGAUGE_CLI === '1',
     });
     for (const s of end.suites) {

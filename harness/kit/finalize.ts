@@ -61,7 +61,7 @@ export function finalizeSuite(
   for (const c of charts) writeFileAtomic(join(o.outDir, c.file), c.svg);
   summary.extra = { ...summary.extra, charts: Object.fromEntries(charts.map((c) => [c.label, c.file])) };
   writeFileAtomic(join(o.outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
-  writeFileAtomic(join(o.outDir, 'report.md'), `${agg.markdown(summary).trimEnd()}\n\n${failingSection(sorted)}`);
+  writeFileAtomic(join(o.outDir, 'report.md'), `${withRunErrors(agg.markdown(summary).trimEnd(), collectionErrors)}\n\n${failingSection(sorted)}`);
   agg.writeExtra?.(o.outDir, sorted, summary);
   writeFileAtomic(join(o.outDir, JOURNAL), sorted.map((m) => JSON.stringify(m) + '\n').join(''));
   if (o.recordFiles?.length) {
@@ -69,6 +69,19 @@ export function finalizeSuite(
     rewriteRecordFiles(o.outDir, o.recordFiles, () => true, (k) => order.get(k) ?? Number.MAX_SAFE_INTEGER);
   }
   return { summary, gate, harnessErrors, instances: a.instances };
+}
+
+/**
+ * The run's own errors (instances that never ran, a test worker that died, a file that failed to load) stated under
+ * the report's title, before any figure: the figures then cover only what finished.
+ */
+export function withRunErrors(markdown: string, errors: readonly string[], cap = 10): string {
+  if (!errors.length) return markdown;
+  const lines = [`> **${errors.length} harness error${errors.length === 1 ? '' : 's'} outside the scored instances: the figures below cover only the instances that finished.**`, '>'];
+  for (const e of errors.slice(0, cap)) lines.push(`> - ${e.replace(/\s+/g, ' ').slice(0, 500)}`);
+  if (errors.length > cap) lines.push(`> - and ${errors.length - cap} more (summary.json, extra.collection_errors)`);
+  const nl = markdown.indexOf('\n');
+  return nl < 0 ? `${markdown}\n\n${lines.join('\n')}` : `${markdown.slice(0, nl)}\n\n${lines.join('\n')}${markdown.slice(nl)}`;
 }
 
 /** The failing instances, by id: a short reason and a link to the trace; capped, with the count of the rest. */

@@ -10,7 +10,7 @@ import type { InstanceMetaBase } from './types.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tg-runend-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const times = { startedAt: new Date(0), endedAt: new Date(1), interrupted: false, unhandled: 0 };
+const times = { startedAt: new Date(0), endedAt: new Date(1), interrupted: false, unhandled: [] as string[] };
 const kit = (outDir: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({ runId: 'r', run: readConfig({ TOOLGAUGE_OUT_DIR: outDir, ...env }), suites: {}, simUrl: undefined, filter, sharded: true, prewarmSandbox: false });
 const meta = (suite: string, id: string, pass: boolean, error: string | null = null): InstanceMetaBase => ({ suite, id, trial: 0, error, pass });
 const mod = (file: string, metas: InstanceMetaBase[], errors: EndedModule['errors'] = []): EndedModule => ({
@@ -47,6 +47,37 @@ describe('the end of an eval run', () => {
     expect(broken.suites[0]!.errors).toEqual(['y.eval.ts: cannot load data']);
     const empty = endRun([mod('x.eval.ts', [])], kit(join(root, 'e'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), { ...times, cli: false });
     expect(empty.exitCode).toBe(1);
+  });
+
+  it('instances collected but never finished (a test worker that died) are counted, named with the cause, and make the run fail', () => {
+    const out = join(root, 'died');
+    const ident = { suite: 'mine', title: 'Mine', dataset: null, outDir: out };
+    const m = mod('x.eval.ts', [meta('mine', 'a', true)]);
+    m.tests = [
+      { ...m.tests[0]!, ident },
+      ...['b', 'c', 'd'].map((id) => ({ name: `mine › ${id}`, state: 'pending' as const, meta: undefined, ident, error: undefined })),
+      { name: 'mine › e', state: 'skipped' as const, meta: undefined, ident, error: undefined },
+    ];
+    const end = endRun([m], kit(out), { ...times, unhandled: ['Worker forks emitted error.: Worker exited unexpectedly'], cli: true });
+    expect(end.exitCode).toBe(1);
+    const errors = end.suites[0]!.errors;
+    expect(errors).toContain('3 of 4 instances did not run (the run ended with an error: Worker forks emitted error.: Worker exited unexpectedly)');
+    expect(errors).toContain('Vitest: Worker forks emitted error.: Worker exited unexpectedly');
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { metrics: { pass_rate: { n: number } }; extra: { collection_errors: string[] } };
+    expect(summary.metrics.pass_rate.n).toBe(1);
+    expect(summary.extra.collection_errors).toEqual(errors);
+    const report = readFileSync(join(out, 'report.md'), 'utf8');
+    const notice = report.indexOf('harness errors outside the scored instances');
+    expect(notice).toBeGreaterThan(0);
+    expect(notice).toBeLessThan(report.indexOf('pass_rate'));
+    expect(report).toContain('3 of 4 instances did not run');
+
+    const interrupted = endRun([{ ...m, file: 'x.eval.ts' }], kit(join(root, 'ctrl-c')), { ...times, interrupted: true, cli: true });
+    expect(interrupted.suites[0]!.errors).toEqual(['3 of 4 instances did not run (the run was interrupted)']);
+    // A run where every collected instance finished reports none of this.
+    const whole = endRun([mod('x.eval.ts', [meta('mine', 'a', true)])], kit(join(root, 'whole')), { ...times, cli: true });
+    expect(whole.suites[0]!.errors).toEqual([]);
+    expect(readFileSync(join(root, 'whole', 'report.md'), 'utf8')).not.toContain('outside the scored instances');
   });
 
   it('a filtered re-run reports the journal’s finished instances with the re-run ones replacing theirs', () => {

@@ -43,8 +43,12 @@ const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
  * harness errors alone; under the CLI without a gate, harness errors; under plain `vitest run`, Vitest's own rule.
  * A usage error raised while collecting (a bad setting, a gate naming an unknown metric) exits 2.
  */
-export function endRun(modules: readonly EndedModule[], kc: KitConfig, o: { startedAt: Date; endedAt: Date; interrupted: boolean; unhandled: number; cli: boolean }): RunEnd {
-  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[] }>();
+export function endRun(
+  modules: readonly EndedModule[],
+  kc: KitConfig,
+  o: { startedAt: Date; endedAt: Date; interrupted: boolean; /** Vitest's unhandled errors (a test worker that died), as text. */ unhandled: readonly string[]; cli: boolean },
+): RunEnd {
+  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; notRun: number }>();
   const loose: string[] = [];
   const messages: string[] = [];
   let usage = false;
@@ -56,11 +60,21 @@ export function endRun(modules: readonly EndedModule[], kc: KitConfig, o: { star
     for (const t of mod.tests) {
       const suite = t.meta?.suite ?? t.ident?.suite;
       if (!suite) continue;
-      const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [] }).get(suite)!;
+      const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [], planned: 0, notRun: 0 }).get(suite)!;
       run.ident ??= t.ident;
+      if (t.state !== 'skipped') run.planned++;
       if (t.meta) run.metas.push(t.meta);
       else if (t.state === 'failed') run.errors.push(`${t.name}: ${t.error ?? 'failed without a score'}`);
+      // Collected but never finished: the test worker died or the run was interrupted before it.
+      else if (t.state === 'pending') run.notRun++;
     }
+  }
+  // Errors Vitest caught outside any test (a test worker that exited unexpectedly) belong to the run.
+  for (const u of o.unhandled.slice(0, 5)) loose.push(`Vitest: ${u}`);
+  if (o.unhandled.length > 5) loose.push(`Vitest: ${o.unhandled.length - 5} more unhandled errors`);
+  const cause = o.interrupted ? 'the run was interrupted' : o.unhandled.length ? `the run ended with an error: ${o.unhandled[0]}` : 'the run ended before them';
+  for (const run of runs.values()) {
+    if (run.notRun) run.errors.push(`${run.notRun} of ${run.planned} instances did not run (${cause})`);
   }
   if (usage) return { suites: [], messages: loose.map((e) => `toolgauge: ${e}`), exitCode: 2 };
   // A module that failed to load belongs to no suite we can name: a harness error of the run.
@@ -70,7 +84,7 @@ export function endRun(modules: readonly EndedModule[], kc: KitConfig, o: { star
     else messages.push(...loose.map((e) => `toolgauge: ${e}`));
   }
   let gatePassed = true;
-  let harnessError = o.unhandled > 0 || o.interrupted || (loose.length > 0 && !runs.size);
+  let harnessError = o.unhandled.length > 0 || o.interrupted || (loose.length > 0 && !runs.size);
   const suites: RunEnd['suites'] = [];
   for (const [suite, run] of runs) {
     const def = suiteNamed(suite);
