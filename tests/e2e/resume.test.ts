@@ -7,14 +7,21 @@ import { readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../help
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
 const lines = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').split('\n').filter((l) => l.trim()).length : 0);
 
+const model = 'sim:oracle?latency_ms=250';
+
+/** Start a 20-row run (11 rows in the bundled sample) and wait until `n` rows have finished. */
+async function startUntilFinished(out: string, n: number) {
+  const child = spawnToolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'], EXEC);
+  const results = join(out, 'results.jsonl');
+  const deadline = Date.now() + 60_000;
+  while (lines(results) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return { child, results };
+}
+
 describe('a killed run resumes', () => {
   it('SIGKILL mid-run, then --resume: every instance exactly once in results.jsonl and predictions.jsonl', async () => {
     const out = tempDir('resume');
-    const model = 'sim:oracle?latency_ms=250';
-    const child = spawnToolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'], EXEC);
-    const results = join(out, 'results.jsonl');
-    const deadline = Date.now() + 60_000;
-    while (lines(results) < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const { child, results } = await startUntilFinished(out, 3);
     const before = lines(results);
     expect(before).toBeGreaterThanOrEqual(3);
     process.kill(-child.pid!, 'SIGKILL');
@@ -35,11 +42,7 @@ describe('a killed run resumes', () => {
 
   it('the test worker killed mid-run: the run ends with exit 1, its report says how many instances did not run and why, and --resume finishes them', async () => {
     const out = tempDir('worker-killed');
-    const model = 'sim:oracle?latency_ms=250';
-    const child = spawnToolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'], EXEC);
-    const results = join(out, 'results.jsonl');
-    const deadline = Date.now() + 60_000;
-    while (lines(results) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const { child, results } = await startUntilFinished(out, 2);
     const worker = descendants(child.pid!).find((pid) => cmdline(pid).includes('vitest/dist/workers/forks'));
     expect(worker, 'a Vitest fork worker under the CLI').toBeDefined();
     process.kill(worker!, 'SIGKILL');
