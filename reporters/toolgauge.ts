@@ -41,7 +41,7 @@ export default class ToolgaugeReporter implements Reporter {
       startedAt: this.startedAt,
       endedAt: new Date(),
       interrupted: reason === 'interrupted',
-      unhandled: unhandled.map((e) => [e.message, e.cause && typeof e.cause === 'object' && 'message' in e.cause ? String(e.cause.message) : ''].filter(Boolean).join(': ')),
+      unhandled: unhandled.map(unhandledText),
       cli: process.env.TOOLGAUGE_CLI === '1',
     });
     for (const s of end.suites) {
@@ -72,6 +72,12 @@ function ended(mod: TestModule): EndedModule {
       error: t.result().errors?.[0]?.message,
     })),
   };
+}
+
+/** An unhandled error as one line: its message and its cause's (Vitest's "Worker exited unexpectedly" is the cause). */
+function unhandledText(e: SerializedError): string {
+  const cause = e.cause && typeof e.cause === 'object' && 'message' in e.cause ? String(e.cause.message) : '';
+  return cause ? `${e.message}: ${cause}` : e.message;
 }
 
 function identity(t: TestCase) {

@@ -1,7 +1,7 @@
 // A sandbox served over a Unix socket, so one process owns the pool and another calls it. The CLI starts the pool
 // before Vitest (its main process serves it): the interpreter boots while Vitest starts its test worker and the
 // worker loads the suite, instead of after. One JSON object per line; every answer carries the pool's current stats,
-// and answers to `warm` its info too (info reads /proc, which a tool call need not pay for), so the client's
+// and answers to `warm` and error answers its info too (info reads /proc, which a tool call need not pay for), so the client's
 // synchronous stats() and info() stay current.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
