@@ -68,6 +68,7 @@ function ended(mod: TestModule): EndedModule {
       name: t.name,
       state: t.result().state,
       meta: t.meta().toolgauge,
+      instance: t.meta().toolgaugeInstance,
       ident: identity(t),
       error: t.result().errors?.[0]?.message,
     })),

@@ -49,30 +49,39 @@ describe('the end of an eval run', () => {
     expect(empty.exitCode).toBe(1);
   });
 
-  it('instances collected but never finished (a test worker that died) are counted, named with the cause, and make the run fail', () => {
+  it('instances collected but never reported (a test worker that died) are taken from the journal when they finished, else counted with the cause; the run fails', () => {
+    /** Instance a reported; b, c and d collected but never reported; e skipped by a filter. */
+    const killed = (outDir: string): EndedModule => {
+      const ident = { suite: 'mine', title: 'Mine', dataset: null, outDir };
+      const m = mod('x.eval.ts', [meta('mine', 'a', true)]);
+      m.tests = [
+        { ...m.tests[0]!, ident, instance: { id: 'a', trial: 0 } },
+        ...['b', 'c', 'd'].map((id) => ({ name: `mine › ${id}`, state: 'pending' as const, meta: undefined, ident, instance: { id, trial: 0 }, error: undefined })),
+        { name: 'mine › e', state: 'skipped' as const, meta: undefined, ident, instance: { id: 'e', trial: 0 }, error: undefined },
+      ];
+      return m;
+    };
     const out = join(root, 'died');
-    const ident = { suite: 'mine', title: 'Mine', dataset: null, outDir: out };
-    const m = mod('x.eval.ts', [meta('mine', 'a', true)]);
-    m.tests = [
-      { ...m.tests[0]!, ident },
-      ...['b', 'c', 'd'].map((id) => ({ name: `mine › ${id}`, state: 'pending' as const, meta: undefined, ident, error: undefined })),
-      { name: 'mine › e', state: 'skipped' as const, meta: undefined, ident, error: undefined },
-    ];
-    const end = endRun([m], kit(out), { ...times, unhandled: ['Worker forks emitted error.: Worker exited unexpectedly'], cli: true });
+    // b finished (its files and journal line written) but the worker died before Vitest heard of it.
+    appendJournal(out, meta('mine', 'b', false));
+    const end = endRun([killed(out)], kit(out), { ...times, unhandled: ['Worker forks emitted error.: Worker exited unexpectedly'], cli: true });
     expect(end.exitCode).toBe(1);
     const errors = end.suites[0]!.errors;
-    expect(errors).toContain('3 of 4 instances did not run (the run ended with an error: Worker forks emitted error.: Worker exited unexpectedly)');
+    expect(errors).toContain('2 of 4 instances did not run (the run ended with an error: Worker forks emitted error.: Worker exited unexpectedly)');
     expect(errors).toContain('Vitest: Worker forks emitted error.: Worker exited unexpectedly');
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { metrics: { pass_rate: { n: number } }; extra: { collection_errors: string[] } };
-    expect(summary.metrics.pass_rate.n).toBe(1);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { metrics: { pass_rate: { value: number; n: number } }; extra: { collection_errors: string[] } };
+    expect(summary.metrics.pass_rate).toMatchObject({ value: 0.5, n: 2 });
     expect(summary.extra.collection_errors).toEqual(errors);
+    // The rewritten journal keeps b, so --resume does not run it again.
+    expect(readFileSync(join(out, 'instances.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['a', 'b']);
     const report = readFileSync(join(out, 'report.md'), 'utf8');
     const notice = report.indexOf('harness errors outside the scored instances');
     expect(notice).toBeGreaterThan(0);
     expect(notice).toBeLessThan(report.indexOf('pass_rate'));
-    expect(report).toContain('3 of 4 instances did not run');
+    expect(report).toContain('2 of 4 instances did not run');
 
-    const interrupted = endRun([{ ...m, file: 'x.eval.ts' }], kit(join(root, 'ctrl-c')), { ...times, interrupted: true, cli: true });
+    const ctrlC = join(root, 'ctrl-c');
+    const interrupted = endRun([killed(ctrlC)], kit(ctrlC), { ...times, interrupted: true, cli: true });
     expect(interrupted.suites[0]!.errors).toEqual(['3 of 4 instances did not run (the run was interrupted)']);
     // A run where every collected instance finished reports none of this.
     const whole = endRun([mod('x.eval.ts', [meta('mine', 'a', true)])], kit(join(root, 'whole')), { ...times, cli: true });

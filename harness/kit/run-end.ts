@@ -20,6 +20,8 @@ export interface EndedTest {
   name: string;
   state: 'passed' | 'failed' | 'skipped' | 'pending';
   meta: InstanceMetaBase | undefined;
+  /** The instance and trial the test runs (set at collection, so also on a test that never finished). */
+  instance?: { id: string; trial: number } | undefined;
   /** The suite block's identity (set at collection, so also on skipped tests). */
   ident: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string } | undefined;
   error: string | undefined;
@@ -48,7 +50,7 @@ export function endRun(
   kc: KitConfig,
   o: { startedAt: Date; endedAt: Date; interrupted: boolean; /** Vitest's unhandled errors (a test worker that died), as text. */ unhandled: readonly string[]; cli: boolean },
 ): RunEnd {
-  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; notRun: number }>();
+  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[] }>();
   const loose: string[] = [];
   const messages: string[] = [];
   let usage = false;
@@ -60,22 +62,19 @@ export function endRun(
     for (const t of mod.tests) {
       const suite = t.meta?.suite ?? t.ident?.suite;
       if (!suite) continue;
-      const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [], planned: 0, notRun: 0 }).get(suite)!;
+      const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [], planned: 0, unreported: [] }).get(suite)!;
       run.ident ??= t.ident;
       if (t.state !== 'skipped') run.planned++;
       if (t.meta) run.metas.push(t.meta);
       else if (t.state === 'failed') run.errors.push(`${t.name}: ${t.error ?? 'failed without a score'}`);
-      // Collected but never finished: the test worker died or the run was interrupted before it.
-      else if (t.state === 'pending') run.notRun++;
+      // Collected but never reported: the test worker died or the run was interrupted before (or just after) it ran.
+      else if (t.state === 'pending') run.unreported.push(t);
     }
   }
   // Errors Vitest caught outside any test (a test worker that exited unexpectedly) belong to the run.
   for (const u of o.unhandled.slice(0, 5)) loose.push(`Vitest: ${u}`);
   if (o.unhandled.length > 5) loose.push(`Vitest: ${o.unhandled.length - 5} more unhandled errors`);
   const cause = o.interrupted ? 'the run was interrupted' : o.unhandled.length ? `the run ended with an error: ${o.unhandled[0]}` : 'the run ended before them';
-  for (const run of runs.values()) {
-    if (run.notRun) run.errors.push(`${run.notRun} of ${run.planned} instances did not run (${cause})`);
-  }
   if (usage) return { suites: [], messages: loose.map((e) => `toolgauge: ${e}`), exitCode: 2 };
   // A module that failed to load belongs to no suite we can name: a harness error of the run.
   const first = runs.values().next().value;
@@ -93,6 +92,20 @@ export function endRun(
     const known = !!def && settings !== undefined;
     const outDir = known ? def.outDir(kc.run, settings) : (run.ident?.outDir || defaultOutDir(kc.run.outDir, suite));
     const metas = kc.filter ? withJournal(run.metas, outDir, suite) : run.metas;
+    if (run.unreported.length) {
+      // An instance can finish (its files and journal line on disk) and its worker die before the result reaches
+      // Vitest: the journal has it. The rest never ran.
+      const journal = readJournal(outDir, suite);
+      const reported = new Set(metas.map((m) => instanceKey(m.id, m.trial)));
+      let notRun = 0;
+      for (const t of run.unreported) {
+        const key = t.instance ? instanceKey(t.instance.id, t.instance.trial) : undefined;
+        const onDisk = key === undefined ? undefined : journal.get(key);
+        if (onDisk && !reported.has(key!)) metas.push(onDisk);
+        else if (!onDisk) notRun++;
+      }
+      if (notRun) run.errors.push(`${notRun} of ${run.planned} instances did not run (${cause})`);
+    }
     const agg = def?.aggregator ?? genericAggregator;
     const header = reproHeader(kc.run, {
       dataset: run.ident?.dataset ?? null,

@@ -12,6 +12,8 @@ declare module '@vitest/runner' {
   interface TaskMeta {
     /** An instance's result (tests). */
     toolgauge?: InstanceMetaBase;
+    /** The instance and trial a test runs (tests, set at collection). */
+    toolgaugeInstance?: { id: string; trial: number };
     /** A suite block's identity (describe blocks): which suite, its dataset and output directory. */
     toolgaugeSuite?: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string };
   }

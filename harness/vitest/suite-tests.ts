@@ -59,7 +59,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       for (const instance of mine) {
         for (let trial = 0; trial < kc.run.trials; trial++) {
           const name = `${printableId(def.testName(instance))}${kc.run.trials > 1 ? ` › trial=${trial}` : ''}`;
-          test.concurrent(name, async ({ task, annotate }) => {
+          test.concurrent(name, { meta: { toolgaugeInstance: { id: instance.id, trial } } }, async ({ task, annotate }) => {
             const r = await session.runOne(instance, trial);
             task.meta.toolgauge = r.meta;
             await annotate(

@@ -64,7 +64,9 @@ describe('a killed run resumes', () => {
 
     const again = await toolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'], EXEC);
     expect(again.code, again.stdout + again.stderr).toBe(0);
-    expect(new Set(readLines<{ id: string }>(results).map((x) => x.id)).size).toBe(Number(planned));
+    const ids = readLines<{ id: string }>(results).map((x) => x.id);
+    expect(ids).toHaveLength(Number(planned)); // each row once: none lost, none run twice
+    expect(new Set(ids).size).toBe(Number(planned));
     expect(readFileSync(join(out, 'report.md'), 'utf8')).not.toContain('did not run');
   });
 });
