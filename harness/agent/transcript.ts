@@ -1,9 +1,10 @@
 import type { ChatMessage } from '../core/chat.ts';
+import { redactCut } from '../core/redact.ts';
 
 /**
  * A readable transcript of one agent run for people (the Vitest UI, failure messages): the question, each tool
  * call with its arguments and result, and the final answer — long texts cut so one verbose turn cannot drown the
- * rest. Pure.
+ * rest. Pure but for the registered secrets, which are redacted.
  */
 export interface TranscriptInput {
   title: string;
@@ -16,7 +17,8 @@ export interface TranscriptInput {
 
 export function renderTranscript(t: TranscriptInput): string {
   const cap = t.cap ?? 600;
-  const cut = (s: string) => (s.length > cap ? `${s.slice(0, cap)}… [${s.length - cap} more characters]` : s);
+  // Redacted before the cut, so no secret's beginning is left at it (core/redact.ts).
+  const cut = (s: string) => redactCut(s, cap, (length) => `… [${length - cap} more characters]`);
   const names = new Map<string, string>();
   const lines = [t.title, ''];
   for (const m of t.messages) {

@@ -1,11 +1,14 @@
+import { redact, redactCut } from './redact.ts';
+
 /**
  * Stored content is bounded: a model can answer with megabytes, and a run must not write gigabytes. Every string
- * longer than `max` characters inside a value is cut, with a marker that keeps the original length. Pure.
+ * longer than `max` characters inside a value is cut, with a marker that keeps the original length. Secrets are
+ * redacted before the cut, in every string and key (core/redact.ts says why the order matters).
  */
 export const DEFAULT_STORED_CHARS = 100_000;
 
 export function capText(s: string, max = DEFAULT_STORED_CHARS): string {
-  return s.length > max ? `${s.slice(0, max)}… [truncated: ${s.length} characters]` : s;
+  return redactCut(s, max, (length) => `… [truncated: ${length} characters]`);
 }
 
 export function capStrings<T>(value: T, max = DEFAULT_STORED_CHARS): T {
@@ -13,7 +16,7 @@ export function capStrings<T>(value: T, max = DEFAULT_STORED_CHARS): T {
   if (Array.isArray(value)) return value.map((v) => capStrings(v, max)) as T;
   if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: capStrings(v, max), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k), { value: capStrings(v, max), enumerable: true, writable: true, configurable: true });
     return out as T;
   }
   return value;

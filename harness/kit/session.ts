@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { capStrings, capText } from '../core/cap.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
+import { redact } from '../core/redact.ts';
 import type { KitConfig } from './config.ts';
 import { appendJournal, readJournal } from './journal.ts';
 import { instanceKey, tracePath } from './names.ts';
@@ -87,10 +88,10 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
       done = { meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`) };
     }
     const meta: M = this.write(done, { ...done.meta, order: this.order.get(instance.id) ?? 0 });
-    return { meta, verdict: this.def.verdict(meta), ...(done.transcript ? { transcript: done.transcript } : {}) };
+    return { meta, verdict: this.def.verdict(meta), ...(done.transcript ? { transcript: redact(done.transcript) } : {}) };
   }
 
-  /** Everything written is bounded: strings longer than the run's limit are cut with a marker (core/cap.ts). */
+  /** Everything written is redacted and bounded: strings longer than the run's limit are cut with a marker (core/cap.ts). */
   private write(done: Finished<M>, meta: M): M {
     const max = this.kc.run.maxStoredChars;
     for (const [path, content] of Object.entries(done.files ?? {})) {

@@ -5,7 +5,7 @@ import type { ChatMessage, ToolCall } from '../core/chat.ts';
 import { RequestCache, type CacheMode } from './cache.ts';
 import { parseEndpoint } from './endpoint.ts';
 import { headerId } from '../core/ids.ts';
-import { redact } from '../core/redact.ts';
+import { redact, redactDeep } from '../core/redact.ts';
 import { boundedFetch } from './fetch.ts';
 import { backoffMs, classifyFailure, isRetryable } from './retry.ts';
 import { Semaphore } from './semaphore.ts';
@@ -190,12 +190,12 @@ export class ModelClient {
   }
 }
 
-/** An endpoint may echo a key back (in content, in arguments): responses are redacted where they enter. */
+/**
+ * An endpoint may echo a key back (in content, arguments, tool call ids, finish_reason, the model name): every
+ * string of a response is redacted where it enters.
+ */
 function redactResponse<T extends CachedChat | CachedCompletion>(r: T): T {
-  if (r.kind === 'chat') {
-    return { ...r, content: r.content === null ? null : redact(r.content), tool_calls: r.tool_calls.map((t) => ({ ...t, function: { name: redact(t.function.name), arguments: redact(t.function.arguments) } })) };
-  }
-  return { ...r, text: redact(r.text) };
+  return redactDeep(r);
 }
 
 function instanceHeader(instance: string): string {

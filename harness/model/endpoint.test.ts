@@ -6,6 +6,7 @@ import { parseEndpoint } from './endpoint.ts';
 import { reshapeError } from './fetch.ts';
 import { checkEndpoint, EndpointUnavailable } from './preflight.ts';
 import { ModelCallError } from './types.ts';
+import { clearSecrets, REDACTED, registerSecret } from '../core/redact.ts';
 
 // A server that answers like vLLM does on a bad request (a flat error body), and records what it was sent.
 let server: Server;
@@ -72,6 +73,20 @@ describe('error bodies and sizes', () => {
     expect(JSON.parse(reshapeError('{"detail":"Not Found"}'))).toEqual({ error: { message: 'Not Found' } });
     expect(JSON.parse(reshapeError('Bad Gateway'))).toEqual({ error: { message: 'Bad Gateway' } });
     expect(reshapeError('{"error":{"message":"ok"}}')).toBe('{"error":{"message":"ok"}}');
+  });
+
+  it('bounds an error body after redacting it: a key across the 2,000-character cut leaves none of its beginning', () => {
+    const key = 'sk-straddle-0123456789';
+    registerSecret(key);
+    try {
+      for (const body of [`${'e'.repeat(1999)}${key}`, JSON.stringify({ note: `${'e'.repeat(1980)}${key}` }), `${'e'.repeat(1990)}${key}`]) {
+        const out = reshapeError(body);
+        expect(out.includes(key.slice(0, 8)), out.slice(-60)).toBe(false);
+        expect((JSON.parse(out) as { error: { message: string } }).error.message.length).toBeLessThanOrEqual(2000 + REDACTED.length);
+      }
+    } finally {
+      clearSecrets();
+    }
   });
 
   it('refuses a response larger than the limit at once (no retries of a giant body)', async () => {

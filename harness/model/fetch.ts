@@ -1,3 +1,5 @@
+import { redactCut } from '../core/redact.ts';
+
 /**
  * The fetch the SDK uses, with two fixes at the edge:
  * - an error body without an `error` object (vLLM's flat `{"object":"error","message":…}`, or plain text) is
@@ -53,13 +55,19 @@ export function reshapeError(text: string): string {
     json = JSON.parse(text);
   } catch {
     const t = text.trim();
-    return t ? JSON.stringify({ error: { message: t.slice(0, 2000) } }) : text;
+    return t ? JSON.stringify({ error: { message: cutMessage(t) } }) : text;
   }
   if (json && typeof json === 'object' && !Array.isArray(json)) {
     const o = json as Record<string, unknown>;
     if (o.error && typeof o.error === 'object') return text;
-    const message = typeof o.message === 'string' ? o.message : typeof o.detail === 'string' ? o.detail : typeof o.error === 'string' ? o.error : JSON.stringify(o).slice(0, 2000);
+    const message = typeof o.message === 'string' ? o.message : typeof o.detail === 'string' ? o.detail : typeof o.error === 'string' ? o.error : cutMessage(JSON.stringify(o));
     return JSON.stringify({ error: { message, ...(typeof o.type === 'string' ? { type: o.type } : {}), ...(o.code !== undefined ? { code: o.code } : {}) } });
   }
-  return JSON.stringify({ error: { message: String(text).slice(0, 2000) } });
+  return JSON.stringify({ error: { message: cutMessage(String(text)) } });
+}
+
+/** An error message bounded to 2,000 characters; secrets are redacted before the cut (core/redact.ts). */
+const MESSAGE_CHARS = 2000;
+function cutMessage(text: string): string {
+  return redactCut(text, MESSAGE_CHARS, () => '…');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redact, redactCut } from '../core/redact.ts';
 import type { ToolhopMeta } from '../toolhop/meta.ts';
 import type { RolloutFeedback } from './types.ts';
 
@@ -36,7 +37,11 @@ const Trace = z
   .passthrough();
 
 const CLIP = 600;
-const clip = (s: string, n = CLIP) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/** Redacted before the cut, so no secret's beginning is left at it (core/redact.ts). */
+const clip = (s: string, n = CLIP) => {
+  const r = redact(s);
+  return r.length > n ? redactCut(r, n - 1, () => '…') : r;
+};
 
 const isToolError = (t: z.infer<typeof Tool>) => !!t.meta?.outcome && t.meta.outcome !== 'ok';
 

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { redactCut } from '../core/redact.ts';
 import { settingsOf, type KitConfig } from '../kit/config.ts';
 import { dealToPart } from '../kit/deal.ts';
 import { checkGate } from '../kit/gate.ts';
@@ -82,6 +83,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
   return collected;
 }
 
+/** Redacted before the cut (core/redact.ts). */
 function cap(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n)}… [${s.length - n} more characters]` : s;
+  return redactCut(s, n, (length) => `… [${length - n} more characters]`);
 }
