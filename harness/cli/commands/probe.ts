@@ -40,6 +40,7 @@ const FLAGS: FlagSpecs = {
   'top-p': { type: 'string', schema: z.coerce.number().gt(0).max(1), description: 'top_p sent with every request (recorded in the header)' },
   models: { type: 'string', description: '(internal: --model a,b,c becomes this)' },
   lineup: { type: 'string', schema: z.string().min(1), description: 'a lineup file (YAML/JSON): models with base URL, template, label, quantization' },
+  'allow-env': { type: 'string', schema: flagSchemas.idList, description: "variables a lineup's api_key_env may name besides *_API_KEY (comma-separated)" },
   label: { type: 'string', description: "this run's label (what --quantization-of of another run names)" },
   quantization: { type: 'string', description: 'this run is a quantization (e.g. Q4_K_M)…' },
   'quantization-of': { type: 'string', description: '…of the run labelled so: report --compare checks template and tokenizer first' },
@@ -63,6 +64,7 @@ const ENV = {
   'top-p': 'TOOLGAUGE_PROBE_TOP_P',
   models: 'TOOLGAUGE_PROBE_MODELS',
   lineup: 'TOOLGAUGE_PROBE_LINEUP',
+  'allow-env': 'TOOLGAUGE_PROBE_ALLOW_ENV',
   label: 'TOOLGAUGE_PROBE_LABEL',
   quantization: 'TOOLGAUGE_PROBE_QUANTIZATION',
   'quantization-of': 'TOOLGAUGE_PROBE_QUANTIZATION_OF',
@@ -74,7 +76,7 @@ export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport
                 [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
                 [--decode free,constrained] [--method baseline,pa_tool] [--server auto|vllm|sglang|llamacpp|openai]
                 [--max-string-length N] [--top-p P] [--pa-tool-samples N]
-                [--model NAME | --model A,B,C | --lineup FILE] [--label L] [--quantization Q --quantization-of L]
+                [--model NAME | --model A,B,C | --lineup FILE [--allow-env VAR,…]] [--label L] [--quantization Q --quantization-of L]
                 [--tokenizer FILE|ID] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
                 [--seed N] [--date YYYY-MM-DD] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
                 [--print-report]

@@ -9,6 +9,7 @@ import { SERVERS, type Server } from '../../constrain/requests.ts';
 import { FAMILIES, type Family } from '../../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
 import { lineupFromModels, parseLineup, type LineupEntry } from '../axes/lineup.ts';
+import { checkKeyEnv, templateInLineupFolder } from './lineup-limits.ts';
 
 /**
  * The probe suite's own settings, from the environment (the CLI turns flags into these; plain `vitest run
@@ -63,6 +64,8 @@ const ProbeEnvSchema = z.object({
   TOOLGAUGE_PROBE_TOP_P: z.coerce.number().gt(0, 'TOOLGAUGE_PROBE_TOP_P must be in (0, 1]').max(1, 'TOOLGAUGE_PROBE_TOP_P must be in (0, 1]').optional(),
   TOOLGAUGE_PROBE_MODELS: list.optional(),
   TOOLGAUGE_PROBE_LINEUP: z.string().min(1).optional(),
+  /** Variables a lineup's `api_key_env` may name besides `*_API_KEY` (run/lineup-limits.ts). */
+  TOOLGAUGE_PROBE_ALLOW_ENV: list.optional(),
   TOOLGAUGE_PROBE_LABEL: z.string().regex(/^[\w.:+-]+$/, 'labels use letters, digits and . : + - _').optional(),
   TOOLGAUGE_PROBE_QUANTIZATION: z.string().min(1).optional(),
   TOOLGAUGE_PROBE_QUANTIZATION_OF: z.string().min(1).optional(),
@@ -147,12 +150,21 @@ function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string): { models
     } catch (err) {
       throw new UsageError(`--lineup '${file}': cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
+    let entries: LineupEntry[];
     try {
-      return { models: parseLineup(text, file).models.map(fromEntry), lineupFile: file };
+      entries = parseLineup(text, file).models;
     } catch (err) {
       if (err instanceof DataError) throw new UsageError(`--lineup: ${err.message}`);
       throw err;
     }
+    // A lineup is trusted input, but the variables it may send and the files it may read are limited.
+    const allowed = e.TOOLGAUGE_PROBE_ALLOW_ENV ?? [];
+    const models = entries.map((m, i) => {
+      const where = `${file}: models[${i}]`;
+      if (m.api_key_env) checkKeyEnv(m.api_key_env, where, allowed);
+      return fromEntry(m.template ? { ...m, template: templateInLineupFolder(m.template, file, where) } : m);
+    });
+    return { models, lineupFile: file };
   }
   if (e.TOOLGAUGE_PROBE_MODELS && e.TOOLGAUGE_PROBE_MODELS.length > 1) {
     const labels = e.TOOLGAUGE_PROBE_MODELS.map(labelOf);
