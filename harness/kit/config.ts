@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readConfig, type RunConfig } from '../core/config.ts';
+import type { SandboxAddress } from '../sandbox/remote.ts';
 import type { AnySuite } from './types.ts';
 
 /**
@@ -22,8 +23,11 @@ export interface KitConfig {
   sharded: boolean;
   /** A suite of the run will call sandboxed tools: the run's main process starts the sandbox before the test worker. */
   prewarmSandbox: boolean;
-  /** The socket of the sandbox the main process serves (harness/sandbox/remote.ts); unset: a worker starts its own. */
-  sandboxSocket?: string;
+  /**
+   * The socket of the sandbox the main process serves and the run's token for it (harness/sandbox/remote.ts); unset:
+   * a worker starts its own.
+   */
+  sandboxSocket?: SandboxAddress;
 }
 
 export type SuiteSettings = { ok: true; settings: unknown } | { ok: false; error: string };

@@ -1,7 +1,7 @@
 import { registerRunSecrets, type RunConfig } from '../core/config.ts';
 import { ModelClient } from '../model/client.ts';
 import { createSandbox, type Sandbox } from '../sandbox/index.ts';
-import { connectSandbox } from '../sandbox/remote.ts';
+import { connectSandbox, type SandboxAddress } from '../sandbox/remote.ts';
 import { sandboxOptionsOf } from './sandbox-options.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
 
@@ -22,7 +22,7 @@ let current: { key: string; runtime: Runtime } | undefined;
  * The shared runtime of this process for this run (Vitest workers: every test file of the run uses it). With
  * `sandboxSocket` its sandbox is the one the run's main process serves (harness/sandbox/remote.ts).
  */
-export function runtimeFor(run: RunConfig, simUrl: string | undefined, sandboxSocket?: string): Runtime {
+export function runtimeFor(run: RunConfig, simUrl: string | undefined, sandboxSocket?: SandboxAddress): Runtime {
   const key = JSON.stringify([run, run.baseUrl ?? simUrl, sandboxSocket]);
   if (current?.key === key) return current.runtime;
   void current?.runtime.close();
@@ -33,7 +33,7 @@ export function runtimeFor(run: RunConfig, simUrl: string | undefined, sandboxSo
 }
 
 /** A runtime of its own (an in-process run beside others): the caller closes it. */
-export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: { sandboxSocket?: string | undefined } = {}): Runtime {
+export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: { sandboxSocket?: SandboxAddress | undefined } = {}): Runtime {
   const baseUrl = run.baseUrl ?? simUrl;
   // This process may have the config from the global setup rather than from parsing it: register its secrets here.
   registerRunSecrets(run);

@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, type ToolOutcome, type ToolRef } from './index.ts';
 import { connectSandbox, serveSandbox, type SandboxServer } from './remote.ts';
@@ -14,7 +18,7 @@ async function served() {
   opened.push(local);
   const server = await serveSandbox(local);
   opened.push(server);
-  const remote = connectSandbox(server.path, 'python');
+  const remote = connectSandbox(server, 'python');
   opened.push(remote);
   return { local, server, remote };
 }
@@ -76,6 +80,7 @@ describe('a sandbox served over a socket', () => {
       buffered = parts.pop()!;
       lines.push(...parts);
     });
+    socket.write(`${JSON.stringify({ hello: server.token })}\n`);
     socket.write('not json\n');
     socket.write(`${JSON.stringify({ id: 1, op: 'call', tool: { rowId: 1, index: 'zero', name: 'add', sources: [SRC] }, args: '{}' })}\n`);
     socket.write(`${JSON.stringify({ id: 2, op: 'call', tool: tool('add', 1), args: '{"a": 1, "b": 1}' })}\n`);
@@ -86,5 +91,132 @@ describe('a sandbox served over a socket', () => {
     expect(byId.get(-1)?.ok).toBe(false);
     expect(answers.filter((a) => !a.ok)).toHaveLength(2);
     expect(byId.get(2)).toMatchObject({ ok: true, value: { kind: 'ok', content: '2' } });
+  });
+});
+
+/** What a raw connection receives before it is closed, or has a whole line when `line`, or `ms` pass. */
+function rawExchange(path: string, lines: string[], opts: { line?: boolean; ms?: number } = {}): Promise<{ received: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    let received = '';
+    let closed = false;
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => {
+      received += d;
+      if (opts.line && received.includes('\n')) socket.destroy();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      closed = true;
+      clearTimeout(timer);
+      resolve({ received, closed });
+    });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ received, closed });
+    }, opts.ms ?? 1500);
+    socket.write(lines.map((l) => `${l}\n`).join(''));
+  });
+}
+
+/** Run `fn` with TMPDIR set to `dir` (os.tmpdir() reads it on every call). */
+async function withTmpdir<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+  }
+}
+
+describe('who can reach the served sandbox', () => {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const scratch = () => {
+    const d = mkdtempSync(join(tmpdir(), 'tg-remote-test-'));
+    made.push(d);
+    return d;
+  };
+
+  it('a connection without the run token gets no answer and is closed; the pool is never called', async () => {
+    const { local, server } = await served();
+    const request = JSON.stringify({ id: 1, op: 'call', tool: tool('add', 1), args: '{"a": 1, "b": 2}' });
+    for (const first of [request, JSON.stringify({ hello: 'f'.repeat(64) }), JSON.stringify({ hello: server.token.slice(0, -1) }), '{}']) {
+      const r = await rawExchange(server.path, [first, request]);
+      expect(r.received, first).toBe('');
+      expect(r.closed, first).toBe(true);
+    }
+    expect(local.stats().calls).toBe(0);
+    // With the token, the same request is answered.
+    const ok = await rawExchange(server.path, [JSON.stringify({ hello: server.token }), request], { line: true, ms: 60_000 });
+    expect(ok.received).toMatch(/"ok":true/);
+  });
+
+  it('the socket is 0600 in a 0700 folder of this user, and both are gone after close', async () => {
+    const { server } = await served();
+    const st = lstatSync(server.path);
+    expect(st.isSocket()).toBe(true);
+    expect(st.mode & 0o777).toBe(0o600);
+    const folder = lstatSync(dirname(server.path));
+    expect(folder.mode & 0o777).toBe(0o700);
+    expect(folder.uid).toBe(process.getuid!());
+    await server.close();
+    expect(existsSync(dirname(server.path))).toBe(false);
+  });
+
+  it('with a TMPDIR too long for a socket path, the socket is still where it says, short and private, and is removed', async () => {
+    const long = join(scratch(), 'x'.repeat(60), 'y'.repeat(60));
+    mkdirSync(long, { recursive: true });
+    const local = createSandbox({ backend: 'python', poolSize: 1 });
+    opened.push(local);
+    const server = await withTmpdir(long, () => serveSandbox(local));
+    opened.push(server);
+    // Linux takes 107 bytes (sun_path is 108 with its NUL).
+    expect(Buffer.byteLength(server.path)).toBeLessThanOrEqual(107);
+    expect(lstatSync(server.path).isSocket()).toBe(true);
+    expect(statSync(dirname(server.path)).mode & 0o777).toBe(0o700);
+    // Nothing landed in the long folder or beside it (where a cut path would put the socket).
+    expect(readdirSync(long)).toEqual([]);
+    const remote = connectSandbox(server, 'python');
+    opened.push(remote);
+    expect(await remote.call(tool('add', 1), '{"a": 2, "b": 2}')).toMatchObject({ kind: 'ok', content: '4' });
+    await server.close();
+    expect(existsSync(dirname(server.path))).toBe(false);
+  });
+
+  it('refuses when no candidate folder gives a short enough socket path', async () => {
+    const long = join(scratch(), 'z'.repeat(110));
+    mkdirSync(long, { recursive: true });
+    const local = createSandbox({ backend: 'python', poolSize: 1 });
+    opened.push(local);
+    await expect(serveSandbox(local, { bases: [long] })).rejects.toThrow(/exceed 107 bytes/);
+    expect(readdirSync(long)).toEqual([]);
+  });
+
+  it("a dead run's tg-sbx folder is removed at the next start; a live run's folder stays", async () => {
+    const base = scratch();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const deadPid = Number(dead.stdout);
+    expect(deadPid).toBeGreaterThan(0);
+    const staleDir = join(base, 'tg-sbx-stale1');
+    const liveDir = join(base, 'tg-sbx-live01');
+    const freshUnmarked = join(base, 'tg-sbx-fresh1');
+    for (const d of [staleDir, liveDir, freshUnmarked]) mkdirSync(d, { mode: 0o700 });
+    writeFileSync(join(staleDir, 'pid'), String(deadPid));
+    writeFileSync(join(staleDir, 's'), '');
+    writeFileSync(join(liveDir, 'pid'), String(process.pid));
+    const local = createSandbox({ backend: 'python', poolSize: 1 });
+    opened.push(local);
+    const server = await withTmpdir(base, () => serveSandbox(local));
+    opened.push(server);
+    expect(dirname(dirname(server.path))).toBe(base);
+    expect(existsSync(staleDir)).toBe(false);
+    expect(existsSync(liveDir)).toBe(true);
+    // A folder without a pid (being made, or from an older version) stays until it is a day old.
+    expect(existsSync(freshUnmarked)).toBe(true);
   });
 });

@@ -3,7 +3,15 @@
 // worker loads the suite, instead of after. One JSON object per line; every answer carries the pool's current stats,
 // and answers to `warm` and error answers its info too (info reads /proc, which a tool call need not pay for), so the client's
 // synchronous stats() and info() stay current.
-import { mkdtempSync, rmSync } from 'node:fs';
+//
+// Only the run may call it: the socket sits in a private (0700) folder of its own and is itself 0600, and the first
+// line of every connection must be the run's random token (`{"hello": TOKEN}`), which the worker gets with the socket
+// path; anything else closes the connection unanswered. A socket path longer than the kernel takes (107 bytes) is
+// never passed to listen() — Node would cut it and the socket would land elsewhere: a long TMPDIR falls back to /tmp,
+// and when that is too long as well the server is refused. The folder records the serving pid, so a folder left by a
+// killed run is removed at the next start, and a live run's never is.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,17 +37,91 @@ const AnswerSchema = z.object({
 });
 type Stats = ReturnType<Sandbox['stats']>;
 
-export interface SandboxServer {
-  /** The socket clients connect to. */
+/** Where a served sandbox is and the token its connections must present. */
+export interface SandboxAddress {
   path: string;
+  token: string;
+}
+
+export interface SandboxServer extends SandboxAddress {
   /** Stop accepting and drop connections (the sandbox stays open: its owner closes it). */
   close(): Promise<void>;
 }
 
-/** Serve `sandbox` on a fresh socket in a private (0700) temporary folder. */
-export async function serveSandbox(sandbox: Sandbox): Promise<SandboxServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'tg-sbx-'));
-  const path = join(dir, 's');
+/** Longest Unix socket path Linux takes (sun_path is 108 bytes with its NUL); Node cuts a longer one silently. */
+export const MAX_SOCKET_PATH = 107;
+const PREFIX = 'tg-sbx-';
+/** A folder without a pid file is old or being made: removed only when older than this. */
+const UNMARKED_STALE_MS = 24 * 3600_000;
+
+/**
+ * A fresh private folder for the socket, in the temporary folder or, when the socket path would be too long
+ * there, in /tmp; refused when it is too long in both. Stale folders of dead runs in those places go first.
+ */
+export function socketFolder(bases: readonly string[] = [tmpdir(), '/tmp']): { dir: string; path: string } {
+  for (const base of new Set(bases)) {
+    // mkdtemp adds 6 characters; the socket is `/s` inside.
+    if (Buffer.byteLength(join(base, `${PREFIX}XXXXXX`, 's')) > MAX_SOCKET_PATH) continue;
+    removeStaleFolders(base);
+    const dir = mkdtempSync(join(base, PREFIX)); // 0700
+    writeFileSync(join(dir, 'pid'), String(process.pid), { mode: 0o600, flag: 'wx' });
+    return { dir, path: join(dir, 's') };
+  }
+  throw new Error(`no folder for the sandbox socket: its path would exceed ${MAX_SOCKET_PATH} bytes in ${[...new Set(bases)].join(' and ')} (set TMPDIR to a shorter folder)`);
+}
+
+/** Remove this user's `tg-sbx-*` folders in `base` whose serving process is gone. */
+export function removeStaleFolders(base: string, now = Date.now()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(base).filter((n) => n.startsWith(PREFIX));
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const dir = join(base, name);
+    try {
+      const st = lstatSync(dir);
+      if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
+      let pid: number | null = null;
+      try {
+        pid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
+      } catch {
+        pid = null;
+      }
+      const stale = pid === null ? now - st.mtimeMs > UNMARKED_STALE_MS : Number.isInteger(pid) && pid > 0 && !alive(pid);
+      if (!stale) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // raced with its owner or another run: leave it
+    }
+  }
+  return removed;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether `given` is the token (constant time). */
+function tokenMatches(given: unknown, token: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Serve `sandbox` on a fresh 0600 socket in a private (0700) temporary folder, to connections that know the token. */
+export async function serveSandbox(sandbox: Sandbox, opts: { bases?: readonly string[] } = {}): Promise<SandboxServer> {
+  const { dir, path } = socketFolder(opts.bases);
+  const token = randomBytes(32).toString('hex');
   const sockets = new Set<Socket>();
   const answer = async (line: string) => {
     let id = -1;
@@ -61,15 +143,34 @@ export async function serveSandbox(sandbox: Sandbox): Promise<SandboxServer> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
-    readLines(socket, (line) => void answer(line).then((out) => socket.writable && socket.write(`${JSON.stringify(out)}\n`)));
+    let greeted = false;
+    readLines(socket, (line) => {
+      if (!greeted) {
+        // The first line is the token; a connection without it gets nothing and is closed.
+        greeted = tokenMatches((safeJson(line) as { hello?: unknown } | null)?.hello, token);
+        if (!greeted) socket.destroy();
+        return;
+      }
+      void answer(line).then((out) => socket.writable && socket.write(`${JSON.stringify(out)}\n`));
+    });
   });
   server.unref(); // the run's end, not this server, decides when the process exits
-  await new Promise<void>((res, rej) => {
-    server.once('error', rej);
-    server.listen(path, () => res());
-  });
+  try {
+    await new Promise<void>((res, rej) => {
+      server.once('error', rej);
+      server.listen(path, () => res());
+    });
+    // The folder is already private; the socket itself is too, whatever the umask.
+    chmodSync(path, 0o600);
+    if (!lstatSync(path).isSocket()) throw new Error(`the sandbox socket is not at ${path}`);
+  } catch (err) {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     path,
+    token,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((res) => server.close(() => res()));
@@ -79,10 +180,10 @@ export async function serveSandbox(sandbox: Sandbox): Promise<SandboxServer> {
 }
 
 /**
- * A Sandbox whose pool lives in the process serving `path`. Answers may come in any order (matched by id); when the
+ * A Sandbox whose pool lives in the process serving `path` (the connection presents `token` first). Answers may come in any order (matched by id); when the
  * connection is lost, pending and later calls end as `crash` outcomes naming the cause. close() only disconnects.
  */
-export function connectSandbox(path: string, backend: SandboxBackend): Sandbox {
+export function connectSandbox({ path, token }: SandboxAddress, backend: SandboxBackend): Sandbox {
   let socket: Socket | null = null;
   let lost: string | null = null;
   let nextId = 0;
@@ -100,6 +201,7 @@ export function connectSandbox(path: string, backend: SandboxBackend): Sandbox {
     const s = createConnection(path);
     s.on('error', (err) => fail(`sandbox server ${path}: ${err.message}`));
     s.on('close', () => fail(`sandbox server ${path} closed the connection`));
+    s.write(`${JSON.stringify({ hello: token })}\n`);
     readLines(s, (line) => {
       const parsed = AnswerSchema.safeParse(safeJson(line));
       if (!parsed.success) return fail(`sandbox server ${path} sent a malformed answer`);

@@ -45,7 +45,7 @@ export async function prepareEvalRun(
     void pool.warm().catch(() => undefined); // a worker that cannot start fails the first call, with its reason
     try {
       const server = await serveSandbox(pool);
-      kc.sandboxSocket = server.path;
+      kc.sandboxSocket = { path: server.path, token: server.token };
       const closeSim = close;
       close = async () => {
         await server.close();
@@ -53,7 +53,8 @@ export async function prepareEvalRun(
         await closeSim();
       };
     } catch {
-      // No socket here (a read-only temporary folder): the test worker starts a pool of its own, as it would anyway.
+      // No socket here (a read-only temporary folder, or no folder with a short enough path): the test worker starts
+      // a pool of its own, as it would anyway.
       await pool.close();
     }
   }
