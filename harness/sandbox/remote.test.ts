@@ -145,14 +145,16 @@ describe('who can reach the served sandbox', () => {
   it('a connection without the run token gets no answer and is closed; the pool is never called', async () => {
     const { local, server } = await served();
     const request = JSON.stringify({ id: 1, op: 'call', tool: tool('add', 1), args: '{"a": 1, "b": 2}' });
-    for (const first of [request, JSON.stringify({ hello: 'f'.repeat(64) }), JSON.stringify({ hello: server.token.slice(0, -1) }), '{}']) {
-      const r = await rawExchange(server.path, [first, request]);
-      expect(r.received, first).toBe('');
-      expect(r.closed, first).toBe(true);
+    const wrong = JSON.stringify({ hello: 'f'.repeat(64) });
+    const right = JSON.stringify({ hello: server.token });
+    for (const first of [[request], [wrong], [JSON.stringify({ hello: server.token.slice(0, -1) })], ['{}'], [wrong, right], ['x'.repeat(100_000)]]) {
+      const r = await rawExchange(server.path, [...first, request]);
+      expect(r.received, first.join(' + ').slice(0, 80)).toBe('');
+      expect(r.closed, first.join(' + ').slice(0, 80)).toBe(true);
     }
     expect(local.stats().calls).toBe(0);
     // With the token, the same request is answered.
-    const ok = await rawExchange(server.path, [JSON.stringify({ hello: server.token }), request], { line: true, ms: 60_000 });
+    const ok = await rawExchange(server.path, [right, request], { line: true, ms: 60_000 });
     expect(ok.received).toMatch(/"ok":true/);
   });
 

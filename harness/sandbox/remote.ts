@@ -48,6 +48,8 @@ export interface SandboxServer extends SandboxAddress {
   close(): Promise<void>;
 }
 
+/** Longest first line a connection may send before it has presented the token. */
+const HELLO_LINE = 1024;
 /** Longest Unix socket path Linux takes (sun_path is 108 bytes with its NUL); Node cuts a longer one silently. */
 export const MAX_SOCKET_PATH = 107;
 const PREFIX = 'tg-sbx-';
@@ -145,6 +147,7 @@ export async function serveSandbox(sandbox: Sandbox, opts: { bases?: readonly st
     socket.on('error', () => undefined);
     let greeted = false;
     readLines(socket, (line) => {
+      if (socket.destroyed) return; // lines already read after a refusal
       if (!greeted) {
         // The first line is the token; a connection without it gets nothing and is closed.
         greeted = tokenMatches((safeJson(line) as { hello?: unknown } | null)?.hello, token);
@@ -152,7 +155,7 @@ export async function serveSandbox(sandbox: Sandbox, opts: { bases?: readonly st
         return;
       }
       void answer(line).then((out) => socket.writable && socket.write(`${JSON.stringify(out)}\n`));
-    });
+    }, () => (greeted ? MAX_LINE : HELLO_LINE));
   });
   server.unref(); // the run's end, not this server, decides when the process exits
   try {
@@ -264,8 +267,8 @@ function safeJson(line: string): unknown {
   }
 }
 
-/** Call `onLine` for each newline-terminated line; a line longer than MAX_LINE ends the connection. */
-function readLines(socket: Socket, onLine: (line: string) => void): void {
+/** Call `onLine` for each newline-terminated line; a line longer than `max()` ends the connection. */
+function readLines(socket: Socket, onLine: (line: string) => void, max: () => number = () => MAX_LINE): void {
   let buffered = '';
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
@@ -276,6 +279,6 @@ function readLines(socket: Socket, onLine: (line: string) => void): void {
       buffered = buffered.slice(nl + 1);
       if (line.trim()) onLine(line);
     }
-    if (buffered.length > MAX_LINE) socket.destroy(new Error(`line longer than ${MAX_LINE} bytes`));
+    if (buffered.length > max()) socket.destroy(new Error(`line longer than ${max()} bytes`));
   });
 }
