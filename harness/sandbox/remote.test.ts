@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -207,18 +207,29 @@ describe('who can reach the served sandbox', () => {
     const staleDir = join(base, 'tg-sbx-stale1');
     const liveDir = join(base, 'tg-sbx-live01');
     const freshUnmarked = join(base, 'tg-sbx-fresh1');
-    for (const d of [staleDir, liveDir, freshUnmarked]) mkdirSync(d, { mode: 0o700 });
+    // Folders of an older version have no pid file: a socket nobody listens on marks them dead.
+    const oldDead = join(base, 'tg-sbx-olddd1');
+    const oldLive = join(base, 'tg-sbx-oldlv1');
+    for (const d of [staleDir, liveDir, freshUnmarked, oldDead, oldLive]) mkdirSync(d, { mode: 0o700 });
     writeFileSync(join(staleDir, 'pid'), String(deadPid));
     writeFileSync(join(staleDir, 's'), '');
     writeFileSync(join(liveDir, 'pid'), String(process.pid));
+    // A process that listened and was gone without closing leaves its socket file behind.
+    spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(join(oldDead, 's'))}, () => process.exit(0))`]);
+    expect(lstatSync(join(oldDead, 's')).isSocket()).toBe(true);
+    const listener = createServer((c) => c.destroy());
+    await new Promise<void>((r) => listener.listen(join(oldLive, 's'), r));
     const local = createSandbox({ backend: 'python', poolSize: 1 });
     opened.push(local);
     const server = await withTmpdir(base, () => serveSandbox(local));
     opened.push(server);
     expect(dirname(dirname(server.path))).toBe(base);
+    await new Promise<void>((r) => listener.close(() => r()));
     expect(existsSync(staleDir)).toBe(false);
+    expect(existsSync(oldDead)).toBe(false);
     expect(existsSync(liveDir)).toBe(true);
-    // A folder without a pid (being made, or from an older version) stays until it is a day old.
+    expect(existsSync(oldLive)).toBe(true);
+    // A folder with neither a pid nor a socket (being made) stays until it is a day old.
     expect(existsSync(freshUnmarked)).toBe(true);
   });
 });

@@ -9,7 +9,8 @@
 // path; anything else closes the connection unanswered. A socket path longer than the kernel takes (107 bytes) is
 // never passed to listen() — Node would cut it and the socket would land elsewhere: a long TMPDIR falls back to /tmp,
 // and when that is too long as well the server is refused. The folder records the serving pid, so a folder left by a
-// killed run is removed at the next start, and a live run's never is.
+// killed run is removed at the next start (one of an older version, without a pid, when nothing listens on its
+// socket), and a live run's never is.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
@@ -53,18 +54,18 @@ const HELLO_LINE = 1024;
 /** Longest Unix socket path Linux takes (sun_path is 108 bytes with its NUL); Node cuts a longer one silently. */
 export const MAX_SOCKET_PATH = 107;
 const PREFIX = 'tg-sbx-';
-/** A folder without a pid file is old or being made: removed only when older than this. */
+/** A folder with neither a pid file nor a socket is being made (or was left half made): removed only when this old. */
 const UNMARKED_STALE_MS = 24 * 3600_000;
 
 /**
  * A fresh private folder for the socket, in the temporary folder or, when the socket path would be too long
  * there, in /tmp; refused when it is too long in both. Stale folders of dead runs in those places go first.
  */
-export function socketFolder(bases: readonly string[] = [tmpdir(), '/tmp']): { dir: string; path: string } {
+export async function socketFolder(bases: readonly string[] = [tmpdir(), '/tmp']): Promise<{ dir: string; path: string }> {
   for (const base of new Set(bases)) {
     // mkdtemp adds 6 characters; the socket is `/s` inside.
     if (Buffer.byteLength(join(base, `${PREFIX}XXXXXX`, 's')) > MAX_SOCKET_PATH) continue;
-    removeStaleFolders(base);
+    await removeStaleFolders(base);
     const dir = mkdtempSync(join(base, PREFIX)); // 0700
     writeFileSync(join(dir, 'pid'), String(process.pid), { mode: 0o600, flag: 'wx' });
     return { dir, path: join(dir, 's') };
@@ -72,8 +73,11 @@ export function socketFolder(bases: readonly string[] = [tmpdir(), '/tmp']): { d
   throw new Error(`no folder for the sandbox socket: its path would exceed ${MAX_SOCKET_PATH} bytes in ${[...new Set(bases)].join(' and ')} (set TMPDIR to a shorter folder)`);
 }
 
-/** Remove this user's `tg-sbx-*` folders in `base` whose serving process is gone. */
-export function removeStaleFolders(base: string, now = Date.now()): string[] {
+/**
+ * Remove this user's `tg-sbx-*` folders in `base` whose server is gone: the pid it records is dead, or (a folder
+ * without a pid, from an older version) nothing listens on its socket. A live run's folder is never removed.
+ */
+export async function removeStaleFolders(base: string, now = Date.now()): Promise<string[]> {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -86,14 +90,7 @@ export function removeStaleFolders(base: string, now = Date.now()): string[] {
     try {
       const st = lstatSync(dir);
       if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
-      let pid: number | null = null;
-      try {
-        pid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
-      } catch {
-        pid = null;
-      }
-      const stale = pid === null ? now - st.mtimeMs > UNMARKED_STALE_MS : Number.isInteger(pid) && pid > 0 && !alive(pid);
-      if (!stale) continue;
+      if (!(await stale(dir, st.mtimeMs, now))) continue;
       rmSync(dir, { recursive: true, force: true });
       removed.push(dir);
     } catch {
@@ -101,6 +98,31 @@ export function removeStaleFolders(base: string, now = Date.now()): string[] {
     }
   }
   return removed;
+}
+
+async function stale(dir: string, mtimeMs: number, now: number): Promise<boolean> {
+  let pid: number | null = null;
+  try {
+    pid = Number(readFileSync(join(dir, 'pid'), 'utf8'));
+  } catch {
+    pid = null;
+  }
+  if (pid !== null) return Number.isInteger(pid) && pid > 0 && !alive(pid);
+  const socket = join(dir, 's');
+  if (lstatSync(socket, { throwIfNoEntry: false })?.isSocket()) return !(await listening(socket));
+  return now - mtimeMs > UNMARKED_STALE_MS;
+}
+
+/** Whether something accepts connections on the socket (only a refused connection counts as nothing). */
+function listening(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createConnection(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code !== 'ECONNREFUSED'));
+  });
 }
 
 function alive(pid: number): boolean {
@@ -122,7 +144,7 @@ function tokenMatches(given: unknown, token: string): boolean {
 
 /** Serve `sandbox` on a fresh 0600 socket in a private (0700) temporary folder, to connections that know the token. */
 export async function serveSandbox(sandbox: Sandbox, opts: { bases?: readonly string[] } = {}): Promise<SandboxServer> {
-  const { dir, path } = socketFolder(opts.bases);
+  const { dir, path } = await socketFolder(opts.bases);
   const token = randomBytes(32).toString('hex');
   const sockets = new Set<Socket>();
   const answer = async (line: string) => {
