@@ -24,6 +24,8 @@ export interface KitConfig {
   prewarmSandbox: boolean;
   /** The socket of the sandbox the main process serves (harness/sandbox/remote.ts); unset: a worker starts its own. */
   sandboxSocket?: string;
+  /** The run writes a blob report: each test carries its trace file in it, for the merged report. */
+  carryTraces?: boolean;
 }
 
 export type SuiteSettings = { ok: true; settings: unknown } | { ok: false; error: string };
