@@ -17,11 +17,11 @@ export function outDirProblem(dir: string): string | null {
       isDir = statSync(at).isDirectory();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' && dirname(at) !== at) {
+      // Missing, or under a file: the nearest existing ancestor tells which.
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && dirname(at) !== at) {
         at = dirname(at);
         continue;
       }
-      if (code === 'ENOTDIR') return `a part of ${at} is not a directory`;
       return `${at}: ${code ?? (err as Error).message}`;
     }
     if (!isDir) return `${at} is not a directory`;
