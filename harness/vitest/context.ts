@@ -16,6 +16,8 @@ declare module '@vitest/runner' {
     toolgauge?: InstanceMetaBase;
     /** The instance's trace file, carried in a shard's blob report for the merged report (harness/kit/shard-traces.ts). */
     toolgaugeTrace?: CarriedTrace;
+    /** The instance's readable transcript (question, each tool call and result, answer), shown by the Vitest UI. */
+    transcript?: string;
     /** The instance and trial a test runs (tests, set at collection). */
     toolgaugeInstance?: { id: string; trial: number };
     /** A suite block's identity (describe blocks): which suite, its dataset and output directory. */

@@ -63,14 +63,20 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       for (const instance of mine) {
         for (let trial = 0; trial < kc.run.trials; trial++) {
           const name = `${printableId(def.testName(instance))}${kc.run.trials > 1 ? ` › trial=${trial}` : ''}`;
-          test.concurrent(name, { meta: { toolgaugeInstance: { id: instance.id, trial } } }, async ({ task, annotate }) => {
+          // Vitest copies the block's meta into each test's: the block's identity stays on the block (the reporter
+          // reads it there), and the transcript's key comes first, so the UI's "Test Meta" shows it above the JSON.
+          const meta = { transcript: undefined, toolgaugeSuite: undefined, toolgaugeInstance: { id: instance.id, trial } };
+          test.concurrent(name, { meta }, async ({ task, annotate }) => {
             const r = await session.runOne(instance, trial);
             task.meta.toolgauge = r.meta;
+            // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.
+            if (r.transcript) task.meta.transcript = cap(r.transcript, TRANSCRIPT_CAP);
             if (kc.carryTraces) task.meta.toolgaugeTrace = carryTrace(session.outDir, r.meta.trace ?? undefined);
             await annotate(
               cap(r.verdict.summary, SUMMARY_CAP),
               r.meta.error ? 'error' : r.meta.pass ? 'pass' : 'fail',
-              r.transcript ? { body: cap(r.transcript, TRANSCRIPT_CAP), contentType: 'text/plain' } : undefined,
+              // A string body is base64 unless it says otherwise: without utf-8 the UI's Download link is garbage.
+              r.transcript ? { body: cap(r.transcript, TRANSCRIPT_CAP), contentType: 'text/plain', bodyEncoding: 'utf-8' } : undefined,
             );
             expect(r.meta).toPassInstance(r.verdict);
           });
