@@ -1,5 +1,6 @@
 import { redactUrl, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
+import { redact } from '../core/redact.ts';
 import type { KitConfig } from './config.ts';
 
 /**
@@ -14,7 +15,15 @@ export interface BlobRun {
 
 export function blobRunOf(run: RunConfig, settings: unknown): BlobRun {
   const { apiKey: _k, hf: _h, simUrl: _s, outDir: _o, gate: _g, resume: _r, ...config } = run;
-  return { config: { ...config, baseUrl: redactUrl(config.baseUrl) }, settings: JSON.parse(JSON.stringify(settings ?? null)) as unknown };
+  return { config: { ...config, baseUrl: redactUrl(config.baseUrl) }, settings: redactDeep(JSON.parse(JSON.stringify(settings ?? null)) as unknown) };
+}
+
+/** Every string of a JSON value through the redactor (a suite's settings are data; a key must not reach a blob). */
+function redactDeep(v: unknown): unknown {
+  if (typeof v === 'string') return redact(v);
+  if (Array.isArray(v)) return v.map(redactDeep);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, redactDeep(x)]));
+  return v;
 }
 
 /** The fields in which two shards of one run may not differ (timeouts, concurrency, caches may). */
