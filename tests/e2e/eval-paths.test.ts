@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatBody, SimReply } from '../../harness/api/index.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
-import { cleanEnv, readJson, tempDir } from '../helpers/cli.ts';
+import { cleanEnv, inProcess, readJson, tempDir } from '../helpers/cli.ts';
 
 // The everyday paths of a user's eval in a fresh folder: `toolgauge eval` with --concurrency, a request cache
 // replayed without the endpoint, an output directory that cannot be written, and plain `vitest run --reporter=json`.
@@ -72,7 +72,8 @@ async function deadUrl(): Promise<string> {
   return `http://127.0.0.1:${port}/v1`;
 }
 
-describe('toolgauge eval in a fresh folder', () => {
+// The three tests wait on their own processes and use their own model names: they run at once.
+describe.concurrent('toolgauge eval in a fresh folder', () => {
   it('--concurrency 10 has 10 instances in flight; the trace keeps each model call; --cache replay then runs without the endpoint', async () => {
     const a = await cli(['--base-url', sim.url, '--model', 'wait-10', '--concurrency', '10', '--out-dir', 'results/conc', '--cache', 'record', '--cache-dir', 'cache']);
     expect(a.exitCode, a.stdout + a.stderr).toBe(0);
@@ -89,8 +90,9 @@ describe('toolgauge eval in a fresh folder', () => {
   });
 
   it('an output directory that cannot be written is one line and exit 2 before any request (CLI and plain Vitest)', async () => {
-    const r = await cli(['--base-url', sim.url, '--model', 'never-asked', '--out-dir', 'blocker/out']);
-    expect(r.exitCode, r.stdout + r.stderr).toBe(2);
+    // The CLI's check runs before Vitest starts: in this process (the same main() as the command).
+    const r = await inProcess(['eval', join(dir, 'paths.eval.ts'), '--base-url', sim.url, '--model', 'never-asked', '--out-dir', join(dir, 'blocker', 'out')], {});
+    expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^toolgauge eval: cannot write the output directory \S*blocker\/out: \S*blocker is not a directory\n?$/);
     const v = await vitest([], { OPENAI_BASE_URL: sim.url, TOOLGAUGE_MODEL: 'never-asked', TOOLGAUGE_OUT_DIR: 'blocker/out' });
     expect(v.exitCode).not.toBe(0);
