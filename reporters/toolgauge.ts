@@ -1,11 +1,15 @@
 import type { SerializedError } from '@vitest/utils';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSuite, Vitest } from 'vitest/node';
 import { loadBuiltinSuites } from '../harness/builtin/load.ts';
+import { UsageError } from '../harness/core/errors.ts';
+import { runFromBlobs, type BlobRun } from '../harness/kit/blob-run.ts';
+import { restoreTrace } from '../harness/kit/shard-traces.ts';
 import { redact } from '../harness/core/redact.ts';
 import { parseKitConfig, type KitConfig } from '../harness/kit/config.ts';
 import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
 import '../harness/vitest/context.ts';
+import { stdoutIsADocument } from '../harness/vitest/stdout-reporters.ts';
 
 /**
  * The toolgauge reporter: after all tests (so a merged shard report equals an unsharded run) the kit finalizes
@@ -18,9 +22,13 @@ export default class ToolgaugeReporter implements Reporter {
   private vitest?: Vitest;
   private startedAt = new Date();
 
+  /** Another reporter's document owns stdout: the summary goes to stderr. */
+  private toStderr = false;
+
   onInit(vitest: Vitest): void {
     this.vitest = vitest;
     this.startedAt = new Date();
+    this.toStderr = stdoutIsADocument(vitest.config.reporters as unknown[], vitest.config.outputFile as string | Record<string, string> | undefined);
   }
 
   async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>, reason: TestRunEndReason): Promise<void> {
@@ -31,19 +39,33 @@ export default class ToolgaugeReporter implements Reporter {
     let kc: KitConfig;
     try {
       // What the global setup provided; in `--merge-reports` (no global setup) the environment, parsed here.
-      kc = evalModules[0]!.project.getProvidedContext().toolgauge ?? parseKitConfig(process.env, registeredSuites());
+      // Merged blobs: the run the shards made, as their suite blocks recorded it (model, endpoint, settings).
+      kc = evalModules[0]!.project.getProvidedContext().toolgauge ?? runFromBlobs(parseKitConfig(process.env, registeredSuites()), blocks(evalModules));
     } catch (err) {
-      this.log(`toolgauge: cannot read the run configuration: ${(err as Error).message}`);
+      this.log(err instanceof UsageError ? err.message : `toolgauge: cannot read the run configuration: ${(err as Error).message}`);
       process.exitCode = 2;
       return;
     }
+    const merging = this.vitest?.config.mergeReports;
     const end = endRun(evalModules.map(ended), kc, {
       startedAt: this.startedAt,
       endedAt: new Date(),
       interrupted: reason === 'interrupted',
       unhandled: unhandled.map(unhandledText),
       cli: process.env.TOOLGAUGE_CLI === '1',
+      merged: !!merging,
     });
+    // The shards' traces, carried in their blobs, into the merged folder the report links them from.
+    if (merging) {
+      const outDirs = new Map(end.suites.map((s) => [s.suite, s.outDir]));
+      for (const mod of evalModules) {
+        for (const t of mod.children.allTests()) {
+          const suite = t.meta().toolgauge?.suite;
+          const dir = suite ? outDirs.get(suite) : undefined;
+          if (dir) restoreTrace(dir, t.meta().toolgaugeTrace);
+        }
+      }
+    }
     for (const s of end.suites) {
       this.log(s.terminal);
       for (const e of s.errors.slice(0, 5)) this.log(`  harness error: ${e}`);
@@ -54,9 +76,22 @@ export default class ToolgaugeReporter implements Reporter {
 
   private log(msg: string): void {
     const text = redact(msg);
-    if (this.vitest) this.vitest.logger.log(text);
+    if (this.toStderr) process.stderr.write(`${text}\n`);
+    else if (this.vitest) this.vitest.logger.log(text);
     else console.log(text);
   }
+}
+
+/** Each suite block of the run once: its suite, dataset hash, output directory and recorded run. */
+function blocks(modules: ReadonlyArray<TestModule>) {
+  const seen = new Map<string, { suite: string; dataset: string | null; outDir: string; run: BlobRun | undefined }>();
+  for (const mod of modules) {
+    for (const s of mod.children.allSuites()) {
+      const m = s.meta().toolgaugeSuite;
+      if (m) seen.set(JSON.stringify([m.suite, m.dataset?.sha256 ?? null, m.run ?? null]), { suite: m.suite, dataset: m.dataset?.sha256 ?? null, outDir: m.outDir, run: m.run });
+    }
+  }
+  return [...seen.values()];
 }
 
 function ended(mod: TestModule): EndedModule {

@@ -64,4 +64,6 @@ export const flagSchemas = {
   nonNegativeInt: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(0, 'must be >= 0'),
   positiveInt: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1'),
   idList: z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+  /** A gate expression: `--gate ''` is a mistake (an unset CI variable), never a silent "no gate". */
+  gate: z.string().refine((s) => s.trim() !== '', 'must not be empty (leave the flag out for no gate)'),
 };

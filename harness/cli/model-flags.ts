@@ -17,7 +17,7 @@ export const MODEL_FLAGS: FlagSpecs = {
   'max-tokens': { type: 'string', schema: flagSchemas.positiveInt },
   'out-dir': { type: 'string' },
   resume: { type: 'boolean', description: 'skip instances already in the output files' },
-  gate: { type: 'string', description: 'e.g. "accuracy.lo>=0.4,accuracy>=0.5"' },
+  gate: { type: 'string', schema: flagSchemas.gate, description: 'e.g. "accuracy.lo>=0.4,accuracy>=0.5"' },
   shard: { type: 'string', schema: z.string().regex(/^\d+\/\d+$/, 'must be i/n'), description: 'run shard i of n (Vitest --shard)' },
   'blob-dir': { type: 'string', description: 'with --shard: also write the shard\'s Vitest blob report here' },
   'merge-reports': { type: 'string', description: 'aggregate the blob reports in DIR instead of running' },

@@ -4,6 +4,7 @@ import { loadBuiltinSuites } from '../builtin/load.ts';
 import { UsageError } from '../core/errors.ts';
 import { parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
+import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { registeredSuites } from '../kit/registry.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
@@ -74,7 +75,10 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   await c.validate?.(kc, settings);
   const instead = await c.instead?.(kc, settings);
   if (instead !== undefined) return instead;
-  if (kc.run.baseUrl && !values['merge-reports']) {
+  // Before the first request: a run that cannot write its results must not pay for a single model call.
+  assertOutDirWritable(`toolgauge ${c.command}`, c.suite.outDir(kc.run, settings));
+  // Replay answers every request from the cache: the endpoint need not be up.
+  if (kc.run.baseUrl && !values['merge-reports'] && kc.run.cache !== 'replay') {
     try {
       await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
     } catch (err) {

@@ -28,6 +28,8 @@ export interface KitConfig {
    * a worker starts its own.
    */
   sandboxSocket?: SandboxAddress;
+  /** The run writes a blob report: each test carries its trace file in it, for the merged report. */
+  carryTraces?: boolean;
 }
 
 export type SuiteSettings = { ok: true; settings: unknown } | { ok: false; error: string };

@@ -48,7 +48,7 @@ const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
 export function endRun(
   modules: readonly EndedModule[],
   kc: KitConfig,
-  o: { startedAt: Date; endedAt: Date; interrupted: boolean; /** Vitest's unhandled errors (a test worker that died), as text. */ unhandled: readonly string[]; cli: boolean },
+  o: { startedAt: Date; endedAt: Date; interrupted: boolean; /** Vitest's unhandled errors (a test worker that died), as text. */ unhandled: readonly string[]; cli: boolean; /** Merged blob reports: output directories are this process's, not the shards'. */ merged?: boolean },
 ): RunEnd {
   const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[] }>();
   const loose: string[] = [];
@@ -90,7 +90,7 @@ export function endRun(
     const set = kc.suites[suite];
     const settings = set?.ok ? set.settings : undefined;
     const known = !!def && settings !== undefined;
-    const outDir = known ? def.outDir(kc.run, settings) : (run.ident?.outDir || defaultOutDir(kc.run.outDir, suite));
+    const outDir = known ? def.outDir(kc.run, settings) : ((!o.merged && run.ident?.outDir) || defaultOutDir(kc.run.outDir, suite));
     const metas = kc.filter ? withJournal(run.metas, outDir, suite) : run.metas;
     if (run.unreported.length) {
       // An instance can finish (its files and journal line on disk) and its worker die before the result reaches

@@ -89,6 +89,8 @@ describe('ModelClient over real HTTP', () => {
     const before = received;
     const err = await client().chat(req, { instance: 't:3' }).catch((e) => e);
     expect(err).toBeInstanceOf(ModelCallError);
+    // The status once, then the server's message.
+    expect((err as Error).message).toMatch(/attempt\(s\): 400 bad request$/);
     expect(received - before).toBe(1);
     script = [];
   });

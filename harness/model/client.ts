@@ -174,7 +174,7 @@ export class ModelClient {
           const pastDeadline = this.opts.deadlineMs !== undefined && performance.now() - started + wait > this.opts.deadlineMs;
           if (!isRetryable(f.kind) || attempt >= this.opts.retries || pastDeadline) {
             throw new ModelCallError(
-              redact(`endpoint failed after ${attempt + 1} attempt(s)${pastDeadline && attempt < this.opts.retries ? ` (request deadline of ${this.opts.deadlineMs} ms)` : ''}: ${label}: ${f.message}`),
+              redact(`endpoint failed after ${attempt + 1} attempt(s)${pastDeadline && attempt < this.opts.retries ? ` (request deadline of ${this.opts.deadlineMs} ms)` : ''}: ${labelled(label, f.message)}`),
               f.kind,
               attempt + 1,
               'status' in f ? f.status : undefined,
@@ -188,6 +188,11 @@ export class ModelClient {
       }
     });
   }
+}
+
+/** The failure's label before its message, unless the message already starts with it (the SDK's `400 bad request`). */
+function labelled(label: string, message: string): string {
+  return message === label || message.startsWith(`${label} `) ? message : `${label}: ${message}`;
 }
 
 /**

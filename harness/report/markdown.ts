@@ -72,7 +72,7 @@ export function headerBlock(title: string, s: Summary): string {
   );
   if (s.gate) {
     lines.push(`**Gate \`${s.gate.expression}\`: ${s.gate.passed ? 'PASSED' : 'FAILED'}**`, '');
-    lines.push(table(['clause', 'actual', 'verdict'], s.gate.checks.map((c) => [c.text, c.actual === null ? '—' : c.actual.toFixed(4), c.passed ? 'pass' : 'fail'])));
+    lines.push(table(['clause', 'actual', 'verdict'], s.gate.checks.map((c) => [c.text, c.actual === null ? '—' : (typeof c.threshold === 'number' ? gateActual(c.actual, c.threshold) : c.actual.toFixed(4)), c.passed ? 'pass' : 'fail'])));
     if (s.gate.reasons.length) lines.push('', ...s.gate.reasons.map((r) => `- ${r}`));
     lines.push('');
   }
@@ -87,4 +87,13 @@ export function breakdownTable(s: Summary, group: string, metric: string, label:
     return [k, fmtEstimate(e), e?.n ?? 0];
   });
   return `### ${label}\n\n${table([group, `${metric} [95% CI]`, 'n'], rows)}\n`;
+}
+
+/**
+ * A gate clause's actual value: four decimals, unless rounding would hide which side of the threshold it lies on
+ * (0.299993 shown as 0.3000 next to `>=0.3 | fail`); then every digit.
+ */
+export function gateActual(actual: number, threshold: number): string {
+  const rounded = actual.toFixed(4);
+  return Math.sign(Number(rounded) - threshold) === Math.sign(actual - threshold) ? rounded : String(actual);
 }

@@ -4,6 +4,8 @@ import { estimateRate } from '../stats/index.ts';
 import { compareRuns, CompareRefused, type RunOutcomes } from './compare.ts';
 import { buildSummary, flattenMetrics, gateMetrics, nestMetrics, SummarySchema } from './summary.ts';
 import { barChart } from './svg.ts';
+import { gateActual, headerBlock } from './markdown.ts';
+import { evaluateGate } from '../kit/gate.ts';
 import { reproHeader } from '../core/repro.ts';
 import { readConfig } from '../core/config.ts';
 
@@ -34,6 +36,27 @@ describe('summary.json', () => {
     expect((s.metrics.accuracy as { value: unknown }).value).toBeNull();
     expect(s.notice).toMatch(/SIMULATOR RUN/);
     expect(Number.isNaN(gateMetrics(s).accuracy!.value)).toBe(true);
+  });
+});
+
+describe('the gate table in report.md', () => {
+  it('shows a value just under the threshold with its digits, not rounded onto the threshold', () => {
+    const header = reproHeader(readConfig({}), { startedAt: new Date(0), endedAt: new Date(0) });
+    const s = buildSummary({ suite: 'x', header, config: {}, counts: { instances: 1 }, metrics: {}, breakdowns: {}, errors: [], gate: null });
+    const gate = evaluateGate('pass_rate>=0.3', { pass_rate: { value: 0.299993, lo: 0.2, hi: 0.4, n: 10 } }, { instances: 10, harnessErrors: 0 });
+    s.gate = { ...gate, checks: gate.checks.map((c) => ({ ...c })) };
+    expect(headerBlock('T', s)).toMatch(/\| pass_rate&gt;=0\.3 \| 0\.299993 \| fail \|/);
+  });
+
+  it('never puts the shown value on the other side of the threshold (or on it) from the actual one', () => {
+    fc.assert(
+      fc.property(fc.double({ min: -10, max: 10, noNaN: true }), fc.double({ min: -10, max: 10, noNaN: true }), fc.integer({ min: -6, max: 6 }), (a, t, nudge) => {
+        // Values at and a few ulps around the threshold, where rounding misleads.
+        const actual = nudge === 0 ? a : t + nudge * 1e-6;
+        const shown = Number(gateActual(actual, t));
+        expect(Math.sign(shown - t)).toBe(Math.sign(actual - t));
+      }),
+    );
   });
 });
 

@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumFlags } from '../../tests/helpers/chromium.ts';
 import { barChart } from './svg.ts';
 
 // Chart labels come from data (domains, model names, run labels). Opened in a real browser, the SVG must show them
 // as text: no element, script or handler from the data may come alive.
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
 const dir = mkdtempSync(join(tmpdir(), 'tg-svg-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -20,7 +20,7 @@ describe.skipIf(!CHROMIUM)('SVG charts in headless Chromium (needs Debian chromi
     writeFileSync(file, svg);
     const dom = execFileSync(
       CHROMIUM!,
-      ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${join(dir, 'profile')}`, '--virtual-time-budget=2000', '--dump-dom', `file://${file}`],
+      [...chromiumFlags(join(dir, 'profile')), '--virtual-time-budget=2000', '--dump-dom', `file://${file}`],
       { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] },
     );
     expect(dom).not.toMatch(/<svg[^>]*data-pwned/);

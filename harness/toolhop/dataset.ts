@@ -36,7 +36,7 @@ export function loadDatasetFile(file: string): LoadedDataset {
   for (const e of entries) {
     const prev = seen.get(e.id);
     if (prev !== undefined && e.ok) {
-      entries[e.index] = { ok: false, index: e.index, id: `${e.id}#dup${e.index}`, error: new DataError(file, e.id, 'id', `duplicate id (also row ${prev})`).message };
+      entries[e.index] = { ok: false, index: e.index, id: `${e.id}#dup${e.index}`, error: new DataError(file, e.id, 'id', `duplicate id (also row ${prev + 1} of the file, counting from 1)`).message };
     } else seen.set(e.id, e.index);
   }
   return { file, sha256: sha256(text), entries };

@@ -1,4 +1,6 @@
 import { inject } from 'vitest';
+import type { BlobRun } from '../kit/blob-run.ts';
+import type { CarriedTrace } from '../kit/shard-traces.ts';
 import { parseKitConfig, type KitConfig } from '../kit/config.ts';
 import type { DatasetInfo, InstanceMetaBase } from '../kit/types.ts';
 
@@ -12,10 +14,14 @@ declare module '@vitest/runner' {
   interface TaskMeta {
     /** An instance's result (tests). */
     toolgauge?: InstanceMetaBase;
+    /** The instance's trace file, carried in a shard's blob report for the merged report (harness/kit/shard-traces.ts). */
+    toolgaugeTrace?: CarriedTrace;
+    /** The instance's readable transcript (question, each tool call and result, answer), shown by the Vitest UI. */
+    transcript?: string;
     /** The instance and trial a test runs (tests, set at collection). */
     toolgaugeInstance?: { id: string; trial: number };
     /** A suite block's identity (describe blocks): which suite, its dataset and output directory. */
-    toolgaugeSuite?: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string };
+    toolgaugeSuite?: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string; run?: BlobRun };
   }
 }
 

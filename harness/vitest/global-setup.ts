@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { prefetchGitState } from '../core/repro.ts';
 import { parseKitConfig, type KitConfig } from '../kit/config.ts';
+import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { serveSandbox } from '../sandbox/remote.ts';
@@ -15,7 +16,7 @@ import { startSimServer, type Responder } from '../sim/server.ts';
  */
 export async function prepareEvalRun(
   suites: readonly AnySuite[],
-  o: { filter: string | null; sharded: boolean },
+  o: { filter: string | null; sharded: boolean; carryTraces?: boolean },
 ): Promise<{ kc: KitConfig; close: () => Promise<void> }> {
   prefetchGitState();
   const kc = parseKitConfig(process.env, suites, {
@@ -24,10 +25,14 @@ export async function prepareEvalRun(
     sharded: o.sharded,
   });
   process.env.TOOLGAUGE_RUN_ID = kc.runId;
+  if (o.carryTraces) kc.carryTraces = true;
+  // Before the first request (the CLI checked already; plain `vitest run` is checked here): the run's out dir, or
+  // `results/` under which each suite writes its own.
+  assertOutDirWritable('toolgauge', kc.run.outDir ?? 'results');
   let close = async () => undefined as void;
   if (kc.run.baseUrl) {
-    // The CLI already checked; plain `vitest run` gets the same check here.
-    if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1') await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    // The CLI already checked; plain `vitest run` gets the same check here. Replay needs no endpoint.
+    if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1' && kc.run.cache !== 'replay') await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
   } else if (!kc.simUrl) {
     const responders: Record<string, Responder> = {};
     for (const s of suites) {
@@ -65,7 +70,8 @@ export async function prepareEvalRun(
 export function createGlobalSetup(suites: readonly AnySuite[]) {
   return async function setup(project: TestProject) {
     const pattern = project.vitest.config.testNamePattern;
-    const { kc, close } = await prepareEvalRun(suites, { filter: pattern ? String(pattern) : null, sharded: project.vitest.config.shard !== undefined });
+    const carryTraces = (project.vitest.config.reporters as unknown[]).some((r) => (Array.isArray(r) ? r[0] : r) === 'blob');
+    const { kc, close } = await prepareEvalRun(suites, { filter: pattern ? String(pattern) : null, sharded: project.vitest.config.shard !== undefined, carryTraces });
     project.provide('toolgauge', kc);
     return close;
   };

@@ -35,7 +35,7 @@ export async function runEvalSuites(
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
   const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
-  const prepared = opts.inProcess && !opts.userRoot && !opts.mergeReports ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard }) : undefined;
+  const prepared = opts.inProcess && !opts.userRoot && !opts.mergeReports ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob }) : undefined;
   const inline = prepared ? { provide: prepared.kc, reporter: opts.inProcess!.reporter } : undefined;
   const reporter = opts.inProcess?.reporter ?? fromRoot('reporters', 'toolgauge.ts');
   try {
@@ -64,7 +64,7 @@ async function runVitest(
       ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
       ...(blob ? { reporters: ['default', reporter, ['blob', { outputFile: blob }]] as never } : {}),
     },
-    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))) }) : builtinEvalConfig(process.env, inline),
+    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))), concurrency: concurrencyOf(process.env) }) : builtinEvalConfig(process.env, inline),
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
@@ -74,4 +74,10 @@ async function runVitest(
 
 export function reportPathOf(outDir: string): string {
   return join(outDir, 'report.md');
+}
+
+/** `--concurrency` (TOOLGAUGE_CONCURRENCY): instances in flight in the worker, as well as the model client's limit. */
+function concurrencyOf(env: NodeJS.ProcessEnv): number | undefined {
+  const n = Number(env.TOOLGAUGE_CONCURRENCY);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
 }

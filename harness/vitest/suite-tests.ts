@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { redactCut } from '../core/redact.ts';
+import { blobRunOf, type BlobRun } from '../kit/blob-run.ts';
+import { carryTrace } from '../kit/shard-traces.ts';
 import { settingsOf, type KitConfig } from '../kit/config.ts';
 import { dealToPart } from '../kit/deal.ts';
 import { checkGate } from '../kit/gate.ts';
@@ -33,7 +35,8 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
   const parts = opts.parts ?? 1;
   const title = parts > 1 ? `${def.name} (part ${part}/${parts})` : def.name;
   // Filled in once the instances are loaded; Vitest keeps this object as the block's meta.
-  const ident = { suite: def.name, title: def.title, dataset: null as Loaded<I>['dataset'], outDir: '' };
+  // `run` is what a shard's blob report carries of the run (harness/kit/blob-run.ts).
+  const ident = { suite: def.name, title: def.title, dataset: null as Loaded<I>['dataset'], outDir: '', run: undefined as BlobRun | undefined };
   let done!: () => void;
   let failed!: (e: unknown) => void;
   const collected = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
@@ -54,19 +57,27 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       const session = sessions.get(key)! as unknown as SuiteSession<I, M, S>;
       ident.dataset = loaded.dataset;
       ident.outDir = session.outDir;
+      ident.run = blobRunOf(kc.run, settings);
       if (mine.length) def.warm?.(session.warmContext(), mine);
       // Vitest fails a file without tests; a small selection can leave a part empty.
       if (!mine.length) test.skip(`${def.name} › (no instances in part ${part}/${parts}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
       for (const instance of mine) {
         for (let trial = 0; trial < kc.run.trials; trial++) {
           const name = `${printableId(def.testName(instance))}${kc.run.trials > 1 ? ` › trial=${trial}` : ''}`;
-          test.concurrent(name, { meta: { toolgaugeInstance: { id: instance.id, trial } } }, async ({ task, annotate }) => {
+          // Vitest copies the block's meta into each test's: the block's identity stays on the block (the reporter
+          // reads it there), and the transcript's key comes first, so the UI's "Test Meta" shows it above the JSON.
+          const meta = { transcript: undefined, toolgaugeSuite: undefined, toolgaugeInstance: { id: instance.id, trial } };
+          test.concurrent(name, { meta }, async ({ task, annotate }) => {
             const r = await session.runOne(instance, trial);
             task.meta.toolgauge = r.meta;
+            // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.
+            if (r.transcript) task.meta.transcript = cap(r.transcript, TRANSCRIPT_CAP);
+            if (kc.carryTraces) task.meta.toolgaugeTrace = carryTrace(session.outDir, r.meta.trace ?? undefined);
             await annotate(
               cap(r.verdict.summary, SUMMARY_CAP),
               r.meta.error ? 'error' : r.meta.pass ? 'pass' : 'fail',
-              r.transcript ? { body: cap(r.transcript, TRANSCRIPT_CAP), contentType: 'text/plain' } : undefined,
+              // A string body is base64 unless it says otherwise: without utf-8 the UI's Download link is garbage.
+              r.transcript ? { body: cap(r.transcript, TRANSCRIPT_CAP), contentType: 'text/plain', bodyEncoding: 'utf-8' } : undefined,
             );
             expect(r.meta).toPassInstance(r.verdict);
           });

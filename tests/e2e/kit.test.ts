@@ -97,6 +97,12 @@ describe('failing fast, saying why', () => {
       expect(r.stderr).toMatch(message);
     }
     expect(existsSync(join(out, 'run'))).toBe(false);
+    // An output directory under a regular file cannot be written, even by root: stopped before the first request.
+    writeFileSync(join(out, 'blocker'), 'not a directory\n');
+    const r = await inProcess(['maze', '--out-dir', join(out, 'blocker', 'run')], {});
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^toolgauge maze: cannot write the output directory \S*blocker\/run: \S*blocker is not a directory$/m);
   });
 
   it('probe --only one case passes and exits 0 (empty part files are not harness errors)', async () => {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSuite } from '../../harness/kit/run-suite.ts';
@@ -51,16 +51,19 @@ describe.skipIf(!existsSync(SHARED_TOOLHOP))('statistics on the real ToolHop sam
 });
 
 describe('shards', () => {
-  it('shards 1/2 and 2/2 merged give byte-identical metrics to the whole run', async () => {
+  it('shards 1/2 and 2/2 merged give byte-identical metrics to the whole run, with the shards\' model, settings and traces; shards of different runs are refused', async () => {
     const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
     const args = ['toolhop', '--model', 'sim:coin?p=0.6', '--limit', '6', '--trials', '2'];
     const whole = tempDir('whole');
     const blobs = tempDir('blobs');
+    const otherBlobs = tempDir('blobs-other');
     const shardDirs = [tempDir('shard1'), tempDir('shard2')];
     const runs = await Promise.all([
       toolgauge([...args, '--out-dir', whole], exec),
       toolgauge([...args, '--out-dir', shardDirs[0]!, '--shard', '1/2', '--blob-dir', blobs], exec),
       toolgauge([...args, '--out-dir', shardDirs[1]!, '--shard', '2/2', '--blob-dir', blobs], exec),
+      // Shard 2/2 of another run (another model), to be merged with the first run's shard 1/2.
+      toolgauge(['toolhop', '--model', 'sim:coin?p=0.5', '--limit', '6', '--trials', '2', '--out-dir', tempDir('shard2-other'), '--shard', '2/2', '--blob-dir', otherBlobs], exec),
     ]);
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
     // Sharded, the rows are dealt over the part files (unsharded, part 1 would hold them all and one shard run
@@ -70,12 +73,26 @@ describe('shards', () => {
     expect(shardIds[0]!.length + shardIds[1]!.length).toBe(6);
     expect(new Set(shardIds.flat()).size).toBe(6);
     const merged = tempDir('merged');
-    const m = await toolgauge([...args, '--out-dir', merged, '--merge-reports', blobs], exec);
+    // Merged as in CI's gate job: neither the model nor the dataset-exec permission is given again.
+    const m = await toolgauge(['toolhop', '--limit', '6', '--trials', '2', '--out-dir', merged, '--merge-reports', blobs], {});
     expect(m.code, m.stdout + m.stderr).toBe(0);
-    const a = readJson<{ metrics: unknown; breakdowns: unknown; counts: { instances: number } }>(join(whole, 'summary.json'));
-    const b = readJson<{ metrics: unknown; breakdowns: unknown; counts: { instances: number } }>(join(merged, 'summary.json'));
+    type S = { metrics: unknown; breakdowns: unknown; counts: { instances: number }; header: { model: string }; config: { allow_dataset_exec: boolean } };
+    const a = readJson<S>(join(whole, 'summary.json'));
+    const b = readJson<S>(join(merged, 'summary.json'));
     expect(b.counts.instances).toBe(6);
     expect(JSON.stringify(b.metrics)).toBe(JSON.stringify(a.metrics));
     expect(JSON.stringify(b.breakdowns)).toBe(JSON.stringify(a.breakdowns));
+    // The run the shards made, from their blobs: not the merging command's default simulator policy.
+    expect(b.header.model).toBe('sim:coin?p=0.6');
+    expect(b.config.allow_dataset_exec).toBe(true);
+    // Every trace the merged report links is in the merged folder.
+    const links = [...readFileSync(join(merged, 'report.md'), 'utf8').matchAll(/\]\((traces\/[^)]+)\)/g)].map((x) => decodeURI(x[1]!));
+    expect(links.length).toBeGreaterThan(0);
+    for (const l of links) expect(existsSync(join(merged, l)), l).toBe(true);
+
+    copyFileSync(join(blobs, 'blob-1-2.json'), join(otherBlobs, 'blob-1-2.json'));
+    const mixed = await toolgauge(['toolhop', '--limit', '6', '--trials', '2', '--out-dir', tempDir('merged-mixed'), '--merge-reports', otherBlobs], {});
+    expect(mixed.code).toBe(2);
+    expect(mixed.stdout + mixed.stderr).toMatch(/the blob reports come from different runs \(model: "sim:coin\?p=0\.[56]" vs "sim:coin\?p=0\.[56]"\)/);
   });
 });

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import { parseKitConfig } from '../../kit/config.ts';
 import { parseGate, GateSyntaxError } from '../../kit/gate.ts';
+import { assertOutDirWritable } from '../../kit/out-dir-check.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { parseFlags } from '../flags.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
@@ -29,7 +30,10 @@ export async function run(argv: string[]): Promise<number> {
       throw err;
     }
   }
-  if (kc.run.baseUrl && !values['merge-reports']) {
+  // Before the first request: a run that cannot write its results must not pay for a single model call.
+  assertOutDirWritable('toolgauge eval', kc.run.outDir ?? 'results');
+  // Replay answers every request from the cache: the endpoint need not be up.
+  if (kc.run.baseUrl && !values['merge-reports'] && kc.run.cache !== 'replay') {
     try {
       await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
     } catch (err) {

@@ -10,7 +10,13 @@ import { genericAggregator } from '../../kit/generic.ts';
 import { JOURNAL } from '../../kit/journal.ts';
 import { suiteNamed } from '../../kit/registry.ts';
 import type { InstanceMetaBase, SuiteAggregator } from '../../kit/types.ts';
-import { parseFlags } from '../flags.ts';
+import { flagSchemas, parseFlags } from '../flags.ts';
+
+export const USAGE = `toolgauge report DIR [DIR…] [--gate EXPR]      re-aggregate saved runs from their instances.jsonl
+  (summary.json, report.md and charts rewritten with the run's original header; the gate decides the exit code)
+toolgauge report BASE OTHER… --compare [--allow-partial] [--label NAME …] [--out-dir DIR]
+  paired comparison of every run with the first on the instances both ran (bootstrap CI of the difference, exact
+  McNemar or sign-flip test, Holm-corrected): comparison.md, comparison.json, comparison.svg in DIR (results/compare)`;
 
 interface SavedRun {
   dir: string;
@@ -45,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
     {
       compare: { type: 'boolean' },
       'allow-partial': { type: 'boolean' },
-      gate: { type: 'string' },
+      gate: { type: 'string', schema: flagSchemas.gate },
       'out-dir': { type: 'string' },
       label: { type: 'string', multiple: true },
     },

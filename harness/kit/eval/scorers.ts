@@ -105,11 +105,12 @@ export const scorers = {
       name: metricName(o.name ?? `args_${tool}`),
       score(args) {
         const want = typeof expected === 'function' ? expected(args) : expected;
-        const calls = args.output.toolCalls.filter((c) => c.name === tool && c.arguments);
-        if (!calls.length) return { score: false, reason: `${tool} was not called with JSON arguments` };
+        const named = args.output.toolCalls.filter((c) => c.name === tool);
+        const calls = named.filter((c) => c.arguments);
+        if (!calls.length) return { score: false, reason: notCalledReason(tool, named.length, args.output.toolCalls.map((c) => c.name)) };
         let best: string[] | null = null;
         for (const c of calls) {
-          const mism = compareArgs(want, c.arguments!, rules).map((m) => `${m.path}: ${m.reason}`);
+          const mism = compareArgs(want, c.arguments!, rules).map((m) => `${m.path}: ${m.reason} (expected ${shortValue(m.expected)}, got ${shortValue(m.actual)})`);
           if (!mism.length) return 1;
           if (!best || mism.length < best.length) best = mism;
         }
@@ -123,6 +124,17 @@ export const scorers = {
     return { name: metricName(name), score: fn };
   },
 };
+
+/** Why no call of `tool` could be compared: it was called without a JSON object, or not at all (and what was). */
+function notCalledReason(tool: string, namedCalls: number, called: readonly string[]): string {
+  if (namedCalls) return `${tool} was called ${namedCalls} time(s), never with a JSON object of arguments`;
+  return `${tool} was not called (${called.length ? `called: ${called.join(', ')}` : 'no tool was called'})`;
+}
+
+function shortValue(v: unknown): string {
+  const s = v === undefined ? 'nothing' : JSON.stringify(v);
+  return s.length > 60 ? `${s.slice(0, 60)}…` : s;
+}
 
 /** A score as a number in [0, 1] and its reason. */
 export function scoreOf(v: ScoreValue): { score: number; reason?: string } {

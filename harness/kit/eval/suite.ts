@@ -47,11 +47,12 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
     outputs: [],
     async load() {
       const rows = await o.data();
-      const seen = new Set<string>();
+      const seen = new Map<string, number>();
       const instances = rows.map((c, i) => {
         const id = c.id === undefined || c.id === null ? String(i) : String(c.id);
-        if (seen.has(id)) throw new UsageError(`describeEval ${name}: data() gives the id '${id}' twice (row ${i})`);
-        seen.add(id);
+        // Array indices, as the user's code writes them: no doubt whether counting starts at 0 or 1.
+        if (seen.has(id)) throw new UsageError(`describeEval ${name}: data() gives the id '${id}' twice (data()[${seen.get(id)}] and data()[${i}])`);
+        seen.set(id, i);
         return { id, case: { ...c, id } };
       });
       return { instances, dataset: { file: '(describeEval data)', sha256: sha256(JSON.stringify(rows)), origin: `describeEval('${name}') data()` } };

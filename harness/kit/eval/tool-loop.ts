@@ -84,7 +84,7 @@ export function toolLoop(opts: ToolLoopOptions = {}): Task {
       });
       const last = [...trace.messages].reverse().find((m) => m.role === 'assistant');
       const output = last?.content ?? '';
-      return { output, answer: extractAnswer(output), toolCalls: executor.calls, messages: trace.messages, usage: trace.usage, turns: trace.modelCalls.length };
+      return { output, answer: extractAnswer(output), toolCalls: executor.calls, messages: trace.messages, usage: trace.usage, turns: trace.modelCalls.length, modelCalls: trace.modelCalls };
     } catch (err) {
       if (err instanceof LoopError) throw new Error(err.message);
       throw err;

@@ -1,3 +1,4 @@
+import type { ModelCallRecord } from '../../agent/loop.ts';
 import type { ChatMessage } from '../../core/chat.ts';
 import type { RunConfig } from '../../core/config.ts';
 import type { ModelClient } from '../../model/client.ts';
@@ -41,6 +42,8 @@ export interface TaskOutput {
   messages: ChatMessage[];
   usage: Usage;
   turns: number;
+  /** Each model request: latency, attempts, the failures retried, cached or not, finish reason, usage (in the trace). */
+  modelCalls?: ModelCallRecord[];
 }
 
 export interface TaskContext {
