@@ -9,8 +9,9 @@ Calls arrive as data — a method name the host already checked against the case
 values — never as source text: nothing here evaluates a string. An instance's process runs with no right to
 create processes (RLIMIT_NPROC 0) and under the sandbox's audit hook (harness/sandbox/runtime/sandbox_guard.py:
 no process creation, sockets, file writes, or file reads outside the interpreter's and the classes' folders).
-Comparing two instances' states (BFCL's Python `!=`) happens in a fresh process too, on pickled copies of both
-states, read back by an unpickler that builds only BFCL's classes and plain data.
+Comparing two instances' states (BFCL's Python `!=`) happens in the ground truth's process, on its live state and
+a pickled copy of the model's, read back by an unpickler that builds only BFCL's classes and plain data: the
+model's process never sees the ground truth and does not decide the verdict.
 
 Protocol: one JSON request per line on stdin, one JSON answer per line on the original stdout; anything the
 classes print goes to /dev/null. Started confined where the host allows it (own network, PID and mount
@@ -38,6 +39,7 @@ import os
 import pickle
 import re
 import resource
+import select
 import signal
 import sys
 import types
@@ -57,6 +59,8 @@ STATELESS = {"MathAPI"}
 REFUSED = {"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"}
 PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 MAX_ANSWER = 256 * 2**20
+# Children forked ahead while the worker is idle (a new instance takes one without waiting for a fork).
+SPARES = 3
 
 
 def install_package(source_dir):
@@ -116,14 +120,14 @@ class Instance:
         except Exception as e:
             return f"Error during execution: {str(e)}"
 
-    def state_pickle(self):
-        """Every public attribute per class, pickled (compared in a fresh process; see compare_states)."""
+    def state(self):
+        """Every public attribute per class (the live objects)."""
         state = {}
         for class_name, instance in self.instances.items():
             cls = type(instance)
             attrs = {k: v for k, v in vars(instance).items() if not k.startswith("_")}
             state[class_name] = {"type": f"{cls.__module__}.{cls.__qualname__}", "attrs": attrs}
-        return base64.b64encode(pickle.dumps(state, protocol=5)).decode("ascii")
+        return state
 
 
 def value_of(v):
@@ -201,12 +205,16 @@ def instance_answer(inst, req):
     if op == "snapshot":
         return {"state": {c: to_json({k: v for k, v in vars(i).items() if not k.startswith("_")}) for c, i in inst.instances.items()}}
     if op == "state":
-        return {"pickle": inst.state_pickle()}
+        return {"pickle": base64.b64encode(pickle.dumps(inst.state(), protocol=5)).decode("ascii")}
+    if op == "compare_with":
+        # The ground truth's process compares its live state with a copy of the model's (plain data and BFCL's
+        # classes only): the model's process never sees the ground truth, nor decides the verdict.
+        return compare_states(load_state(req["model"]), inst.state())
     return {"error": f"unknown op {op}"}
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Comparing two states, in a fresh process
+# Comparing two states
 
 SAFE_GLOBALS = {
     ("datetime", "date"), ("datetime", "datetime"), ("datetime", "time"), ("datetime", "timedelta"), ("datetime", "timezone"),
@@ -219,7 +227,8 @@ SAFE_GLOBALS = {
 
 
 class StateUnpickler(pickle.Unpickler):
-    """Builds plain data and classes defined in BFCL's class files; any other global is refused."""
+    """Builds plain data and classes defined in BFCL's class files; any other global is refused (a model's
+    process could only send something else if it could run code, which it cannot: this is the second fence)."""
 
     def find_class(self, module, name):
         if (module, name) in SAFE_GLOBALS:
@@ -293,16 +302,16 @@ def decode(line):
 
 
 class Children:
-    """The prepared parent's side: forks a child per instance (and per comparison) and talks to it over pipes.
+    """The prepared parent's side: forks a child per instance and talks to it over pipes.
 
-    One child is always forked ahead (the spare): it prepares itself while the host is busy, and becomes an
-    instance or a comparison with its first request. Ended children are killed at once and reaped later.
+    Children are forked ahead while no request waits (the spares): each prepares itself while the host is busy,
+    and becomes an instance with its first request. Ended children are killed at once and reaped later.
     """
 
     def __init__(self, setup):
         self.setup = setup  # runs first in every child: drops inherited descriptors, limits, audit hook
         self.live = {}  # handle -> (pid, request fd, answer fd)
-        self.spare = None
+        self.spares = []
         self.ended = []
 
     def fork(self):
@@ -323,14 +332,12 @@ class Children:
         return pid, req_w, resp_r
 
     def take(self):
-        child = self.spare or self.fork()
-        self.spare = None
-        return child
+        return self.spares.pop(0) if self.spares else self.fork()
 
-    def prepare(self):
-        """Between requests: fork the next spare, reap what ended."""
-        if self.spare is None:
-            self.spare = self.fork()
+    def prepare(self, waiting):
+        """Between requests: reap what ended, fork spares until a request waits (at least one spare)."""
+        while len(self.spares) < SPARES and (not self.spares or not waiting()):
+            self.spares.append(self.fork())
         still = []
         for pid in self.ended:
             try:
@@ -399,18 +406,10 @@ class Children:
         return answer
 
     def compare(self, req):
-        states = {"op": "compare_states"}
-        for side in ("model", "ground_truth"):
-            answer = self.relay(req[side], {"op": "state"})
-            if "error" in answer:
-                return answer
-            states[side] = answer["pickle"]
-        child = self.take()
-        answer = self.ask(child, states)
-        if answer is None:
-            return self.gone(child, "state comparison")
-        self.end(child)
-        return answer
+        answer = self.relay(req["model"], {"op": "state"})
+        if "error" in answer:
+            return answer
+        return self.relay(req["ground_truth"], {"op": "compare_with", "model": answer["pickle"]})
 
     def close(self, handle):
         child = self.live.pop(handle, None)
@@ -421,9 +420,9 @@ class Children:
     def close_all(self):
         for handle in list(self.live):
             self.close(handle)
-        if self.spare is not None:
-            self.end(self.spare)
-            self.spare = None
+        for child in self.spares:
+            self.end(child)
+        self.spares = []
         for pid in self.ended:
             try:
                 os.waitpid(pid, 0)
@@ -433,19 +432,16 @@ class Children:
 
 
 def child_loop(req_r, resp_w):
-    """A child's life: its first request makes it an instance (then it serves that instance's requests) or a
-    comparison (one answer)."""
+    """A child's life: its first request makes it an instance, then it serves that instance's requests."""
     inst = None
     while True:
-        line = read_line(req_r, 2 * MAX_ANSWER)
+        line = read_line(req_r, MAX_ANSWER)
         if line is None:
             return
         try:
             req = decode(line)
             if inst is not None:
                 out = instance_answer(inst, req)
-            elif req["op"] == "compare_states":
-                out = compare_states(load_state(req["model"]), load_state(req["ground_truth"]))
             else:
                 inst, out = serve_instance(req)
         except Exception as e:
@@ -516,7 +512,9 @@ def main():
         sys.addaudithook(hook)
 
     children = Children(setup)
-    children.prepare()
+    # The host sends one request at a time and waits for its answer: nothing is buffered between requests.
+    waiting = lambda: bool(select.select([proto_in.fileno()], [], [], 0)[0])  # noqa: E731
+    children.prepare(waiting)
     proto_write(proto_out, {"ready": True, "python": sys.version.split()[0]})
     try:
         for line in proto_in:
@@ -538,7 +536,7 @@ def main():
             except Exception as e:  # noqa: BLE001 - one bad request must not end the worker
                 out = {"error": f"{type(e).__name__}: {e}"}
             proto_write(proto_out, out)
-            children.prepare()
+            children.prepare(waiting)
     finally:
         children.close_all()
 
