@@ -86,7 +86,7 @@ describe("a model's tool names are checked against the case's docs, never evalua
 const ROOT_LINUX = process.platform === 'linux' && process.getuid?.() === 0 && process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0';
 
 describe('inside the worker: what an instance can reach (hostile class code)', () => {
-  const functions = ['read_file', 'list_proc', 'proc_has', 'fork', 'process_limit', 'connect', 'plant', 'stash'];
+  const functions = ['read_file', 'list_proc', 'proc_has', 'fork', 'process_limit', 'connect', 'plant', 'stash', 'open_fds'];
   const start = (label: string) => hostileExec.start({ classes: ['TicketAPI'], initialConfigJson: '{}', longContext: false, label, functions });
 
   it('files outside the allowed folders cannot be read, nor files planted', async () => {
@@ -135,6 +135,13 @@ describe('inside the worker: what an instance can reach (hostile class code)', (
     // stat is not audited: this is the mount namespace's own /proc, where the host's pids do not exist.
     expect(host).toBe('done: False');
     expect(list).toMatch(/^blocked: PermissionError/);
+  });
+
+  it("an instance holds no descriptor but its own two pipes (none of the worker's protocol, none of another instance's)", async () => {
+    const others = [await start('m_o1'), await start('m_o2')];
+    const h = await start('m_fds');
+    expect(await hostileExec.call(h, ['open_fds()'])).toEqual(['done: 2']);
+    for (const o of others) await hostileExec.close(o);
   });
 
   it('nothing an instance leaves behind in its interpreter is seen by the next one', async () => {

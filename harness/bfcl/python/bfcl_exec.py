@@ -493,6 +493,17 @@ def main():
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
+    # Instances die with this process even unconfined (confined, the PID namespace ends them all anyway).
+    prctl = None
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except Exception:
+            prctl = None
+    parent = os.getpid()
+
     read_roots = [p for p in sys.path if p and os.path.exists(p)] + [source_dir]
     read_roots = [os.path.realpath(p) for p in read_roots]
     sandbox_guard.harden_cpython()
@@ -505,6 +516,10 @@ def main():
     gc.freeze()
 
     def setup(req_r, resp_w):
+        if prctl is not None:
+            prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:
+            os._exit(0)
         keep_only({req_r, resp_w})
         sys.stdout = Discard()  # what the classes print (its /dev/null descriptor is closed above)
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
