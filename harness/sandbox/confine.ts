@@ -79,7 +79,9 @@ export function confinement(opts: ConfineOptions = {}): Confinement {
   const privateProc = opts.privateProc === true;
   let c = cached.get(privateProc);
   if (!c) {
-    c = candidates(privateProc).find((x) => works(x)) ?? NONE;
+    // Where a private /proc cannot be mounted, the usual layers still apply.
+    const list = privateProc ? [...candidates(true).filter((x) => x.layers.includes('proc')), ...candidates(false)] : candidates(false);
+    c = list.find((x) => works(x)) ?? NONE;
     cached.set(privateProc, c);
   }
   return c;
