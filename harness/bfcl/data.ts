@@ -92,6 +92,11 @@ export interface BfclEntry {
   initialConfigJson?: string;
 }
 
+/** Every function a multi-turn entry documents, held-out ones included: the calls its executor may run. */
+export function functionNamesOf(entry: BfclEntry): string[] {
+  return [...entry.functions, ...Object.values(entry.missedFunctions ?? {}).flat()].map((f) => f.name);
+}
+
 export interface BfclCase {
   id: string;
   category: BfclCategory;

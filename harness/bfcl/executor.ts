@@ -1,13 +1,18 @@
-// The narrow interface multi-turn checking needs from whatever runs BFCL's simulated APIs, and its first
-// implementation: one long-lived CPython worker (python/bfcl_exec.py) that imports BFCL's own classes, confined like
-// the sandbox's CPython workers (no network, uid nobody where the host allows it) with a memory limit and a
-// per-request time limit. It can later move behind harness/sandbox without changing the interface.
+// The narrow interface multi-turn checking needs from whatever runs BFCL's simulated APIs, and its implementation:
+// a CPython worker (python/bfcl_exec.py) that imports BFCL's own classes once and runs every instance in a fresh
+// process forked from itself, so nothing one case (or one run of a case) does survives into another. Calls reach
+// it as data — a documented method name and literal argument values, prepared here by call-data.ts — never as
+// source text. The worker is confined like the sandbox's CPython workers (own network, PID and mount namespaces
+// with a private /proc, own uid where the host allows it; harness/sandbox/confine.ts), its instances run under
+// the sandbox's audit hook with no right to create processes, and it has a memory limit and a per-request time
+// limit.
 import { execa, type ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { confined } from '../sandbox/confine.ts';
+import { prepareCall, REFUSED_NAMES, type CallData, type CallScope } from './call-data.ts';
 
 export interface InstanceSpec {
   /** BFCL class names (`involved_classes`). */
@@ -22,6 +27,8 @@ export interface InstanceSpec {
    * so the label can show up in results.
    */
   label: string;
+  /** The case's function names (its docs, held-out ones included): only these may run. */
+  functions: readonly string[];
 }
 
 export interface StateComparison {
@@ -51,6 +58,8 @@ export class ExecutorError extends Error {
 }
 
 export const EXEC_SCRIPT = fileURLToPath(new URL('./python/bfcl_exec.py', import.meta.url));
+/** The sandbox's runtime folder: the worker installs its audit hook (sandbox_guard.py) in every instance. */
+const GUARD_DIR = fileURLToPath(new URL('../sandbox/runtime', import.meta.url));
 
 export interface PythonExecutorOptions {
   /** The folder with BFCL's class files (gorilla_file_system.py …); see findBfclSource. */
@@ -85,6 +94,8 @@ export async function findBfclSource(option?: string, env: NodeJS.ProcessEnv = p
 }
 
 const answerSchema = z.object({ error: z.string().optional() }).passthrough();
+const startSchema = z.object({ methods: z.record(z.string(), z.string()) });
+const resultsSchema = z.object({ results: z.array(z.string()) });
 
 const WORKER_OPTIONS = { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', buffer: false, reject: false } as const;
 
@@ -95,14 +106,17 @@ export class PythonBfclExecutor implements BfclExecutor {
   private stderrTail = '';
   private waiting: Array<{ resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }> = [];
   private nextHandle = 0;
+  /** Per live handle: which calls may run and how BFCL names their instances. */
+  private readonly scopes = new Map<Handle, CallScope>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: PythonExecutorOptions) {}
 
   private launch(): Promise<void> {
     const python = this.opts.pythonPath ?? (process.env.TOOLGAUGE_PYTHON || '/usr/bin/python3');
-    const args = ['-I', '-B', EXEC_SCRIPT, this.opts.sourceDir, String(this.opts.memoryLimitMb ?? 1024)];
-    const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args);
+    const config = { sourceDir: this.opts.sourceDir, memoryLimitMb: this.opts.memoryLimitMb ?? 1024, runtimeDir: GUARD_DIR };
+    const args = ['-I', '-B', EXEC_SCRIPT, JSON.stringify(config)];
+    const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args, { privateProc: true });
     const child = execa(cmd.file, cmd.args, { ...WORKER_OPTIONS, env: { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PYTHONHASHSEED: '0', PYTHONIOENCODING: 'utf-8', TZ: 'UTC' }, extendEnv: false });
     this.child = child;
     child.stdout.setEncoding('utf8');
@@ -137,6 +151,7 @@ export class PythonBfclExecutor implements BfclExecutor {
 
   private fail(err: Error): void {
     this.child = undefined;
+    this.scopes.clear();
     this.ready = undefined;
     for (const w of this.waiting.splice(0)) {
       clearTimeout(w.timer);
@@ -171,14 +186,25 @@ export class PythonBfclExecutor implements BfclExecutor {
 
   async start(spec: InstanceSpec): Promise<Handle> {
     const handle = `h${this.nextHandle++}`;
-    await this.request({ op: 'start', handle, classes: spec.classes, initial_config: spec.initialConfigJson, long_context: spec.longContext, label: spec.label });
+    const answer = await this.request<unknown>({ op: 'start', handle, classes: spec.classes, initial_config: spec.initialConfigJson, long_context: spec.longContext, label: spec.label, functions: spec.functions });
+    const { methods } = startSchema.parse(answer);
+    const methodToVar = new Map(Object.entries(methods));
+    const allowed = new Set(spec.functions.filter((f) => methodToVar.has(f) && !REFUSED_NAMES.has(f)));
+    this.scopes.set(handle, { methodToVar, allowed });
     return handle;
   }
 
+  /** Calls the case may not run are answered here; only the others reach the worker, as data. */
   async call(handle: Handle, calls: readonly string[]): Promise<string[]> {
     if (calls.length === 0) return [];
-    const r = await this.request<{ results: string[] }>({ op: 'call', handle, calls });
-    return r.results;
+    const scope = this.scopes.get(handle);
+    if (!scope) throw new ExecutorError(`BFCL executor: no instance ${handle}`);
+    const prepared = calls.map((c) => prepareCall(c, scope));
+    const data = prepared.flatMap((p): CallData[] => ('call' in p ? [p.call] : []));
+    const ran = data.length ? resultsSchema.parse(await this.request<unknown>({ op: 'call', handle, calls: data })).results : [];
+    if (ran.length !== data.length) throw new ExecutorError(`BFCL executor: ${data.length} calls sent, ${ran.length} results`);
+    let next = 0;
+    return prepared.map((p) => ('call' in p ? ran[next++]! : p.result));
   }
 
   compare(model: Handle, groundTruth: Handle): Promise<StateComparison> {
@@ -190,6 +216,7 @@ export class PythonBfclExecutor implements BfclExecutor {
   }
 
   async close(handle: Handle): Promise<void> {
+    this.scopes.delete(handle);
     if (!this.child) return;
     await this.request({ op: 'close', handle }).catch(() => undefined);
   }
@@ -198,6 +225,7 @@ export class PythonBfclExecutor implements BfclExecutor {
     const child = this.child;
     this.child = undefined;
     this.ready = undefined;
+    this.scopes.clear();
     if (!child) return;
     child.stdin.end();
     const timer = setTimeout(() => child.kill('SIGKILL'), 2000);

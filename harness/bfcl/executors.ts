@@ -1,8 +1,8 @@
 // The multi-turn executor of a run: one CPython worker per process (per class folder and interpreter), created
-// when the first multi-turn case needs it and shared by every case of the run in this process — the worker keeps
-// each case's instances apart by handle and answers one request at a time. It is disposed when the process is
-// about to exit (`beforeExit`), as the kit's runtime disposes its sandbox; should the process end without that
-// event, the worker sees its stdin close and exits on its own.
+// when the first multi-turn case needs it and shared by every case of the run in this process — the worker runs
+// each instance in a process of its own, forked from itself, and answers one request at a time. It is disposed
+// when the process is about to exit (`beforeExit`), as the kit's runtime disposes its sandbox; should the process
+// end without that event, the worker sees its stdin close and exits on its own.
 import { PythonBfclExecutor } from './executor.ts';
 
 const pool = new Map<string, PythonBfclExecutor>();

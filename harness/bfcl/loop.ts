@@ -7,7 +7,7 @@
 import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { checkKindOf, isLongContext } from './categories.ts';
-import type { BfclCase } from './data.ts';
+import { functionNamesOf, type BfclCase } from './data.ts';
 import { decodeExecute, DecodeError, isEmptyExecuteResponse } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { executionResultsMessage, HOLDOUT_MESSAGE_FC, holdoutMessage, modelFacingDocs, toOpenAiTools, withSystemPrompt } from './prompt.ts';
@@ -65,6 +65,7 @@ export async function runBfclCase(c: BfclCase, ask: AskModel, opts: LoopOptions)
     initialConfigJson: c.entry.initialConfigJson ?? '{}',
     longContext: isLongContext(c.category),
     label: `${opts.modelName ?? 'toolgauge'}_${c.id}`,
+    functions: functionNamesOf(c.entry),
   });
   const functions = [...docs];
   const messages: ChatMessage[] = [];

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
 
 const TOY = fileURLToPath(new URL('../../fixtures/bfcl/classes', import.meta.url));
+const HOSTILE = fileURLToPath(new URL('../../fixtures/bfcl/hostile-classes', import.meta.url));
 const HEAVY = process.env.TOOLGAUGE_BFCL_HEAVY === '1';
 
 const toyExec = new PythonBfclExecutor({ sourceDir: TOY });
@@ -91,19 +92,20 @@ describe('multi-turn on the toy ticket API (python3 only)', () => {
   });
 
   it('the executor survives bad calls: refused names, unknown functions, and a runaway call (killed, reported)', async () => {
-    const h = await toyExec.start({ classes: ['TicketAPI'], initialConfigJson: '{"TicketAPI": {"tickets": [], "next_id": 7}}', longContext: false, label: 'm_x' });
+    const functions = ['create_ticket', 'close_ticket', 'get_ticket'];
+    const h = await toyExec.start({ classes: ['TicketAPI'], initialConfigJson: '{"TicketAPI": {"tickets": [], "next_id": 7}}', longContext: false, label: 'm_x', functions });
     expect(await toyExec.call(h, ['exit()', 'nope(a=1)', "create_ticket(title='t')"])).toEqual([
       'Error during execution: Function call exit is not allowed.',
       "Error during execution: name 'nope' is not defined",
       '{"id": 7, "title": "t", "priority": 1, "status": "open"}',
     ]);
-    const slow = new PythonBfclExecutor({ sourceDir: TOY, timeoutMs: 1500 });
+    const slow = new PythonBfclExecutor({ sourceDir: HOSTILE, timeoutMs: 1500 });
     try {
-      const h2 = await slow.start({ classes: ['TicketAPI'], initialConfigJson: '{}', longContext: false, label: 'm_y' });
-      await expect(slow.call(h2, ['get_ticket(ticket_id=sum(range(10**12)))'])).rejects.toThrow(ExecutorError);
+      const h2 = await slow.start({ classes: ['TicketAPI'], initialConfigJson: '{}', longContext: false, label: 'm_y', functions: ['spin', 'stash'] });
+      await expect(slow.call(h2, ['spin()'])).rejects.toThrow(ExecutorError);
       // A fresh worker takes the next request.
-      const h3 = await slow.start({ classes: ['TicketAPI'], initialConfigJson: '{}', longContext: false, label: 'm_z' });
-      expect(await slow.call(h3, ['get_ticket(ticket_id=1)'])).toEqual(['{"error": "Ticket 1 not found."}']);
+      const h3 = await slow.start({ classes: ['TicketAPI'], initialConfigJson: '{}', longContext: false, label: 'm_z', functions: ['spin', 'stash'] });
+      expect(await slow.call(h3, ["stash(value='a')"])).toEqual(["['a']"]);
     } finally {
       await slow.dispose();
     }

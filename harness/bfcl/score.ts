@@ -6,7 +6,7 @@ import type { PyValue } from '../core/pyliteral/index.ts';
 import { checkKindOf, languageOf } from './categories.ts';
 import { astChecker } from './checker/ast.ts';
 import { multiTurnChecker, type MultiTurnResult } from './checker/multi-turn.ts';
-import type { BfclCase } from './data.ts';
+import { functionNamesOf, type BfclCase } from './data.ts';
 import { decodeAst, decodeExecute, DecodeError, isEmptyExecuteResponse, isEmptyOutput, isFunctionCallingFormat, toDecodedCalls, type ResultFormat } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { BfclCrash, BfclUnsupported } from './py.ts';
@@ -131,6 +131,7 @@ export async function checkMultiTurn(c: BfclCase, result: PyValue, opts: ScoreOp
     category: c.category,
     classes: e.involvedClasses ?? [],
     initialConfigJson: e.initialConfigJson ?? '{}',
+    functions: functionNamesOf(e),
     decoded: decodedTurns,
     groundTruth: gt,
     modelName: opts.modelName,

@@ -8,6 +8,8 @@
 //     no supplementary groups, no capabilities and no new privileges: it can signal nothing but itself, and
 //     owns no file;
 //   - death with the host (PDEATHSIG=KILL at each step).
+// With `privateProc`, the PID namespace also gets a mount namespace of its own with a fresh /proc mounted in it
+// (`unshare --mount-proc`): /proc then lists only the worker's own processes, not the host's.
 // Without root, an unprivileged user namespace gives the network and PID namespaces (uid unchanged outside).
 // Where neither works (another OS, or TOOLGAUGE_SANDBOX_CONFINE=0) workers run as the invoking user and only the
 // in-process layers stay: say so to users (`layers` is empty).
@@ -30,7 +32,7 @@ const bin = (name: string) => ['/usr/bin', '/bin', '/usr/sbin', '/sbin'].map((d)
 
 const NONE: Confinement = { prefix: [], layers: [], forks: false };
 
-function candidates(): Confinement[] {
+function candidates(privateProc: boolean): Confinement[] {
   const sh = bin('sh');
   const setpriv = bin('setpriv');
   const unshare = bin('unshare');
@@ -41,12 +43,15 @@ function candidates(): Confinement[] {
   const asWorker = `${setpriv} --reuid=${id} --regid=${id} --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all --pdeathsig=KILL`;
   const script = (chain: string) => [sh, '-c', `exec ${chain} -- "$@"`, 'sh'];
   const root = process.getuid?.() === 0;
+  // The pidns candidates: with a private /proc when asked (its layers say so), else the host's /proc.
+  const pidns = privateProc ? '-p -m --mount-proc' : '-p';
+  const procLayers = privateProc ? ['mountns', 'proc'] : [];
   const list: Confinement[] = [];
   if (root) {
     list.push(
       {
-        prefix: script(`${setpriv} --pdeathsig=KILL -- ${unshare} -n -p --fork --kill-child -- ${asWorker}`),
-        layers: ['netns', 'pidns', 'uid'],
+        prefix: script(`${setpriv} --pdeathsig=KILL -- ${unshare} -n ${pidns} --fork --kill-child -- ${asWorker}`),
+        layers: ['netns', 'pidns', ...procLayers, 'uid'],
         forks: true,
       },
       { prefix: script(`${unshare} -n -- ${asWorker}`), layers: ['netns', 'uid'], forks: false },
@@ -54,20 +59,32 @@ function candidates(): Confinement[] {
     );
   }
   list.push({
-    prefix: script(`${setpriv} --pdeathsig=KILL -- ${unshare} -U -n -p --fork --kill-child -- ${drop}`),
-    layers: ['userns', 'netns', 'pidns'],
+    prefix: script(`${setpriv} --pdeathsig=KILL -- ${unshare} -U -n ${pidns} --fork --kill-child -- ${drop}`),
+    layers: ['userns', 'netns', 'pidns', ...procLayers],
     forks: true,
   });
   return list;
 }
 
-let cached: Confinement | undefined;
+export interface ConfineOptions {
+  /** A mount namespace with a /proc of the worker's own PID namespace (where the host allows it). */
+  privateProc?: boolean;
+}
+
+const cached = new Map<boolean, Confinement>();
 
 /** The confinement prefix for worker command lines; TOOLGAUGE_SANDBOX_CONFINE=0 turns it off. */
-export function confinement(): Confinement {
+export function confinement(opts: ConfineOptions = {}): Confinement {
   if (process.env.TOOLGAUGE_SANDBOX_CONFINE === '0' || process.platform !== 'linux') return NONE;
-  cached ??= candidates().find((c) => works(c)) ?? NONE;
-  return cached;
+  const privateProc = opts.privateProc === true;
+  let c = cached.get(privateProc);
+  if (!c) {
+    // Where a private /proc cannot be mounted, the usual layers still apply.
+    const list = privateProc ? [...candidates(true).filter((x) => x.layers.includes('proc')), ...candidates(false)] : candidates(false);
+    c = list.find((x) => works(x)) ?? NONE;
+    cached.set(privateProc, c);
+  }
+  return c;
 }
 
 function works(c: Confinement): boolean {
@@ -81,8 +98,8 @@ function works(c: Confinement): boolean {
 }
 
 /** Turn a command into its confined form. */
-export function confined(file: string, args: string[]): { file: string; args: string[]; forks: boolean } {
-  const { prefix, forks } = confinement();
+export function confined(file: string, args: string[], opts: ConfineOptions = {}): { file: string; args: string[]; forks: boolean } {
+  const { prefix, forks } = confinement(opts);
   if (prefix.length === 0) return { file, args, forks: false };
   return { file: prefix[0]!, args: [...prefix.slice(1), file, ...args], forks };
 }

@@ -24,6 +24,8 @@ export interface MultiTurnInput {
   category: string;
   classes: readonly string[];
   initialConfigJson: string;
+  /** The case's function names (held-out ones included): only these run, for the model and the ground truth. */
+  functions: readonly string[];
   /** Decoded model calls: turn → step → call strings (empty and undecodable steps already dropped). */
   decoded: string[][][];
   groundTruth: string[][];
@@ -51,8 +53,10 @@ function label(model: string, id: string): string {
 export async function multiTurnChecker(exec: BfclExecutor, input: MultiTurnInput): Promise<MultiTurnResult> {
   const model = input.modelName ?? 'toolgauge';
   const longContext = isLongContext(input.category);
-  const modelHandle = await exec.start({ classes: input.classes, initialConfigJson: input.initialConfigJson, longContext, label: label(`${model}_eval`, input.id) });
-  const gtHandle = await exec.start({ classes: input.classes, initialConfigJson: input.initialConfigJson, longContext, label: label(`${model}_ground_truth_eval`, input.id) });
+  // Two instances, each in a process of its own (see executor.ts): the ground truth runs apart from the model's calls.
+  const spec = { classes: input.classes, initialConfigJson: input.initialConfigJson, longContext, functions: input.functions };
+  const modelHandle = await exec.start({ ...spec, label: label(`${model}_eval`, input.id) });
+  const gtHandle = await exec.start({ ...spec, label: label(`${model}_ground_truth_eval`, input.id) });
   const execution: MultiTurnResult['execution'] = [];
   const allModelResults: string[] = [];
   try {

@@ -1,29 +1,46 @@
 """toolgauge's executor for BFCL's simulated multi-turn APIs (harness/bfcl/executor.ts).
 
 BFCL ships its simulated APIs (file system, math, messaging, posting, tickets, trading, travel, vehicle) as Python
-classes. This long-lived worker imports them from the folder named on the command line, keeps instances per
-handle with their state across turns, runs call strings (`cd(folder='x')`) the way BFCL's evaluator runs them,
-and compares two handles' states the way its state checker does (every public attribute, Python `!=`).
+classes. This worker imports them once from the folder named in its configuration, then runs every instance (a
+case's model run, its ground-truth run) in a process of its own, forked from this prepared parent: nothing one
+instance does to its interpreter survives it, and no instance shares a process with another.
+
+Calls arrive as data — a method name the host already checked against the case's function docs, and argument
+values — never as source text: nothing here evaluates a string. An instance's process runs with no right to
+create processes (RLIMIT_NPROC 0) and under the sandbox's audit hook (harness/sandbox/runtime/sandbox_guard.py:
+no process creation, sockets, file writes, or file reads outside the interpreter's and the classes' folders).
+Comparing two instances' states (BFCL's Python `!=`) happens in the ground truth's process, on its live state and
+a pickled copy of the model's, read back by an unpickler that builds only BFCL's classes and plain data: the
+model's process never sees the ground truth and does not decide the verdict.
 
 Protocol: one JSON request per line on stdin, one JSON answer per line on the original stdout; anything the
-classes print goes to /dev/null. Started confined where the host allows it (no network, uid nobody), with a
-memory limit; the host kills it when a request runs too long.
+classes print goes to /dev/null. Started confined where the host allows it (own network, PID and mount
+namespaces with a private /proc, own uid; see harness/sandbox/confine.ts), with a memory limit; the host kills
+it when a request runs too long.
 
 Requests:
-  {"op": "start", "handle": H, "classes": [...], "initial_config": "<json>", "long_context": bool, "label": L}
-  {"op": "call", "handle": H, "calls": ["f(a=1)", ...]}        -> {"results": [str, ...]}
+  {"op": "start", "handle": H, "classes": [...], "initial_config": "<json>", "long_context": bool, "label": L,
+   "functions": [names]}                                         -> {"methods": {name: instance variable}}
+  {"op": "call", "handle": H, "calls": [{"name": N, "args": [V], "kwargs": [[K, V]]}]}  -> {"results": [str, ...]}
   {"op": "compare", "model": H1, "ground_truth": H2}             -> {"valid": bool, "differences": {...}}
   {"op": "snapshot", "handle": H}                                -> {"state": {class: {attr: json}}}
   {"op": "close", "handle": H}
+Values V are tagged JSON (see `value_of`), so that ints, floats, tuples, sets and bytes stay what they were.
 """
 
+import base64
 import copy
+import gc
 import importlib
 import inspect
+import io
 import json
 import os
+import pickle
 import re
 import resource
+import select
+import signal
 import sys
 import types
 
@@ -41,9 +58,9 @@ STATELESS = {"MathAPI"}
 # BFCL refuses these method names before evaluating a call.
 REFUSED = {"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"}
 PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
-
-# The names BFCL's eval sees besides the instances: the modules its evaluator module imports (and builtins).
-BASE_NAMESPACE = {"copy": copy, "importlib": importlib, "inspect": inspect, "json": json, "re": re}
+MAX_ANSWER = 256 * 2**20
+# Children forked ahead while the worker is idle (a new instance takes one without waiting for a fork).
+SPARES = 3
 
 
 def install_package(source_dir):
@@ -57,11 +74,15 @@ def install_package(source_dir):
             sys.modules[name] = mod
 
 
-class Handle:
-    def __init__(self, classes, config, long_context, label):
+# ---------------------------------------------------------------------------------------------------------
+# One instance (a case's model run or ground-truth run), in its own process
+
+
+class Instance:
+    def __init__(self, classes, config, long_context, label, functions):
         self.instances = {}
-        self.namespace = dict(BASE_NAMESPACE)
         self.method_to_var = {}
+        self.methods = {}
         for class_name in classes:
             module = importlib.import_module(f"{PACKAGE}.{MODULES[class_name]}")
             instance = getattr(module, class_name)()
@@ -69,27 +90,25 @@ class Handle:
                 instance._load_scenario(copy.deepcopy(config.get(class_name, {})), long_context=long_context)
             var = re.sub(r"[-./:]", "_", f"{label}_{class_name}_instance")
             self.instances[class_name] = instance
-            self.namespace[var] = instance
-            for method_name, _ in inspect.getmembers(instance, predicate=inspect.ismethod):
+            for method_name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
                 if not method_name.startswith("_"):
                     self.method_to_var[method_name] = var
-
-    def prefix_methods(self, call):
-        def repl(m):
-            name = m.group(1)
-            return f"{self.method_to_var[name]}.{name}" if name in self.method_to_var else name
-
-        return re.sub(r"\b([a-zA-Z_]\w*)\s*(?=\()", repl, call)
+                    self.methods[method_name] = method
+        # Only the case's documented functions run (the host checks this too).
+        self.callable = {n: m for n, m in self.methods.items() if n in set(functions) and n not in REFUSED}
 
     def run(self, call):
-        call = self.prefix_methods(call)
+        """One call, as BFCL's evaluator records its result (text, or "Error during execution: …")."""
+        name = call.get("name")
         try:
-            head = call.split("(")[0] if "(" in call else call
-            if "." in head:
-                head = head.split(".")[1]
-            if head in REFUSED:
-                raise Exception(f"Function call {head} is not allowed.")
-            result = eval(call, self.namespace)
+            method = self.callable.get(name) if type(name) is str else None
+            if method is None:
+                raise Exception(f"name {name!r} is not defined")
+            args = [value_of(v) for v in call.get("args", [])]
+            kwargs = {}
+            for k, v in call.get("kwargs", []):
+                kwargs[k] = value_of(v)
+            result = method(*args, **kwargs)
             if type(result) == str:
                 return result
             if type(result) == dict:
@@ -100,6 +119,45 @@ class Handle:
             return str(result)
         except Exception as e:
             return f"Error during execution: {str(e)}"
+
+    def state(self):
+        """Every public attribute per class (the live objects)."""
+        state = {}
+        for class_name, instance in self.instances.items():
+            cls = type(instance)
+            attrs = {k: v for k, v in vars(instance).items() if not k.startswith("_")}
+            state[class_name] = {"type": f"{cls.__module__}.{cls.__qualname__}", "attrs": attrs}
+        return state
+
+
+def value_of(v):
+    """A tagged JSON value as the Python value it stands for (only plain data is ever built)."""
+    tag = v[0]
+    if tag == "n":
+        return None
+    if tag == "b":
+        return bool(v[1])
+    if tag == "i":
+        return int(v[1])
+    if tag == "f":
+        return float(v[1])
+    if tag == "s":
+        return str(v[1])
+    if tag == "c":
+        return complex(float(v[1]), float(v[2]))
+    if tag == "y":
+        return base64.b64decode(v[1])
+    if tag == "e":
+        return ...
+    if tag == "l":
+        return [value_of(x) for x in v[1]]
+    if tag == "t":
+        return tuple(value_of(x) for x in v[1])
+    if tag == "S":
+        return {value_of(x) for x in v[1]}
+    if tag == "d":
+        return {value_of(k): value_of(x) for k, x in v[1]}
+    raise ValueError(f"unknown value tag {tag!r}")
 
 
 def to_json(v, depth=0, seen=None):
@@ -132,78 +190,381 @@ def to_json(v, depth=0, seen=None):
     return repr(v)
 
 
-def compare(model, ground_truth):
+def serve_instance(req):
+    """The first request of an instance's process starts it; the rest are its calls."""
+    if req["op"] != "start":
+        return None, {"error": f"an instance process starts with 'start', not {req['op']!r}"}
+    inst = Instance(req["classes"], json.loads(req["initial_config"]), req["long_context"], req["label"], req.get("functions", []))
+    return inst, {"methods": inst.method_to_var}
+
+
+def instance_answer(inst, req):
+    op = req["op"]
+    if op == "call":
+        return {"results": [inst.run(c) for c in req["calls"]]}
+    if op == "snapshot":
+        return {"state": {c: to_json({k: v for k, v in vars(i).items() if not k.startswith("_")}) for c, i in inst.instances.items()}}
+    if op == "state":
+        return {"pickle": base64.b64encode(pickle.dumps(inst.state(), protocol=5)).decode("ascii")}
+    if op == "compare_with":
+        # The ground truth's process compares its live state with a copy of the model's (plain data and BFCL's
+        # classes only): the model's process never sees the ground truth, nor decides the verdict.
+        return compare_states(load_state(req["model"]), inst.state())
+    return {"error": f"unknown op {op}"}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Comparing two states
+
+SAFE_GLOBALS = {
+    ("datetime", "date"), ("datetime", "datetime"), ("datetime", "time"), ("datetime", "timedelta"), ("datetime", "timezone"),
+    ("collections", "OrderedDict"), ("collections", "defaultdict"), ("collections", "deque"), ("collections", "Counter"),
+    ("decimal", "Decimal"), ("copyreg", "_reconstructor"),
+    ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "complex"), ("builtins", "bytearray"), ("builtins", "object"),
+    ("builtins", "list"), ("builtins", "dict"), ("builtins", "tuple"), ("builtins", "int"), ("builtins", "float"),
+    ("builtins", "str"), ("builtins", "bool"),
+}
+
+
+class StateUnpickler(pickle.Unpickler):
+    """Builds plain data and classes defined in BFCL's class files; any other global is refused (a model's
+    process could only send something else if it could run code, which it cannot: this is the second fence)."""
+
+    def find_class(self, module, name):
+        if (module, name) in SAFE_GLOBALS:
+            return super().find_class(module, name)
+        if (module == PACKAGE or module.startswith(PACKAGE + ".")) and "." not in name and module in sys.modules:
+            obj = getattr(sys.modules[module], name, None)
+            if isinstance(obj, type) and (obj.__module__ == PACKAGE or obj.__module__.startswith(PACKAGE + ".")):
+                return obj
+        raise pickle.UnpicklingError(f"state holds {module}.{name}, which is not one of BFCL's classes or plain data")
+
+
+def load_state(text):
+    return StateUnpickler(io.BytesIO(base64.b64decode(text))).load()
+
+
+def compare_states(model, ground_truth):
+    """BFCL's state check: every public attribute of every ground-truth class, Python `!=`; stops at the first class."""
     differences = {}
-    for class_name, gt in ground_truth.instances.items():
-        m = model.instances.get(class_name)
-        if m is None or type(m) != type(gt):
-            differences[class_name] = {"__instance__": {"model": None, "ground_truth": type(gt).__name__}}
+    for class_name, gt in ground_truth.items():
+        m = model.get(class_name)
+        if m is None or m["type"] != gt["type"]:
+            differences[class_name] = {"__instance__": {"model": None, "ground_truth": gt["type"].rsplit(".", 1)[-1]}}
             continue
         diff = {}
-        for attr in vars(gt):
-            if attr.startswith("_"):
-                continue
-            a, b = getattr(m, attr), getattr(gt, attr)
+        for attr, b in gt["attrs"].items():
+            if attr not in m["attrs"]:
+                raise AttributeError(f"'{m['type'].rsplit('.', 1)[-1]}' object has no attribute '{attr}'")
+            a = m["attrs"][attr]
             if a != b:
                 diff[attr] = {"model": to_json(a), "ground_truth": to_json(b)}
         if diff:
             differences[class_name] = diff
-            # BFCL's state checker stops at the first class that differs.
             break
     return {"valid": not differences, "differences": differences}
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Child processes
+
+
+def read_line(fd, limit):
+    """One line from a pipe (without its newline); None at end of file or over the limit."""
+    chunks = []
+    size = 0
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return None
+        nl = chunk.find(b"\n")
+        if nl != -1:
+            chunks.append(chunk[:nl])
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return None
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def encode(obj):
+    return (json.dumps(obj) + "\n").encode("utf-8", "surrogatepass")
+
+
+def decode(line):
+    return json.loads(line.decode("utf-8", "surrogatepass"))
+
+
+class Children:
+    """The prepared parent's side: forks a child per instance and talks to it over pipes.
+
+    Children are forked ahead while no request waits (the spares): each prepares itself while the host is busy,
+    and becomes an instance with its first request. Ended children are killed at once and reaped later.
+    """
+
+    def __init__(self, setup):
+        self.setup = setup  # runs first in every child: drops inherited descriptors, limits, audit hook
+        self.live = {}  # handle -> (pid, request fd, answer fd)
+        self.spares = []
+        self.ended = []
+
+    def fork(self):
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                self.setup(req_r, resp_w)
+                child_loop(req_r, resp_w)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(req_r)
+        os.close(resp_w)
+        return pid, req_w, resp_r
+
+    def take(self):
+        return self.spares.pop(0) if self.spares else self.fork()
+
+    def prepare(self, waiting):
+        """Between requests: reap what ended, fork spares until a request waits (at least one spare)."""
+        while len(self.spares) < SPARES and (not self.spares or not waiting()):
+            self.spares.append(self.fork())
+        still = []
+        for pid in self.ended:
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                continue
+            if done == 0:
+                still.append(pid)
+        self.ended = still
+
+    def ask(self, child, req):
+        """One request to a child, its one-line answer (None if the child is gone)."""
+        pid, req_w, resp_r = child
+        try:
+            write_all(req_w, encode(req))
+        except OSError:
+            pass
+        line = read_line(resp_r, MAX_ANSWER)
+        if line is None:
+            return None
+        return decode(line)
+
+    def end(self, child):
+        pid, req_w, resp_r = child
+        for fd in (req_w, resp_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.ended.append(pid)
+
+    def gone(self, child, what):
+        pid = child[0]
+        self.end(child)
+        self.ended.remove(pid)
+        _, status = os.waitpid(pid, 0)
+        how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
+        return {"error": f"{what}: its process ended without an answer ({how})"}
+
+    def start(self, req):
+        handle = req["handle"]
+        if handle in self.live:
+            self.end(self.live.pop(handle))
+        child = self.take()
+        answer = self.ask(child, req)
+        if answer is None:
+            return self.gone(child, f"instance {handle}")
+        if "error" in answer:
+            self.end(child)
+            return answer
+        self.live[handle] = child
+        return answer
+
+    def relay(self, handle, req):
+        child = self.live.get(handle)
+        if child is None:
+            return {"error": f"no instance {handle!r}"}
+        answer = self.ask(child, req)
+        if answer is None:
+            del self.live[handle]
+            return self.gone(child, f"instance {handle}")
+        return answer
+
+    def compare(self, req):
+        answer = self.relay(req["model"], {"op": "state"})
+        if "error" in answer:
+            return answer
+        return self.relay(req["ground_truth"], {"op": "compare_with", "model": answer["pickle"]})
+
+    def close(self, handle):
+        child = self.live.pop(handle, None)
+        if child is not None:
+            self.end(child)
+        return {"ok": True}
+
+    def close_all(self):
+        for handle in list(self.live):
+            self.close(handle)
+        for child in self.spares:
+            self.end(child)
+        self.spares = []
+        for pid in self.ended:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        self.ended = []
+
+
+def child_loop(req_r, resp_w):
+    """A child's life: its first request makes it an instance, then it serves that instance's requests."""
+    inst = None
+    while True:
+        line = read_line(req_r, MAX_ANSWER)
+        if line is None:
+            return
+        try:
+            req = decode(line)
+            if inst is not None:
+                out = instance_answer(inst, req)
+            else:
+                inst, out = serve_instance(req)
+        except Exception as e:
+            out = {"error": f"{type(e).__name__}: {e}"}
+        write_all(resp_w, encode(out))
+        if inst is None:
+            return
+
+
+class Discard(io.TextIOBase):
+    def write(self, s):
+        return len(s)
+
+
+def keep_only(fds):
+    """Close every inherited descriptor above 2 but `fds` (the protocol, other instances' pipes)."""
+    low = 3
+    for fd in sorted(fds):
+        if fd > low:
+            os.closerange(low, fd)
+        low = max(low, fd + 1)
+    os.closerange(low, 1 << 16)
+
+
 def main():
-    source_dir = sys.argv[1]
-    memory_mb = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
-    proto_out = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
-    devnull = os.open(os.devnull, os.O_WRONLY)
+    config = json.loads(sys.argv[1])
+    source_dir = config["sourceDir"]
+
+    # The protocol gets private copies of stdin and stdout; fds 0 and 1 and sys.stdout then lead nowhere.
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=1 << 16)
+    proto_out = os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.close(devnull)
     sys.stdout = open(os.devnull, "w", encoding="utf-8")
+    sys.stdin = None
 
     install_package(source_dir)
-    # Import what exists before the memory limit applies (modules load lazily otherwise).
+    # Import what exists once, here: every instance's process starts with them loaded.
     for name in MODULES.values():
         if os.path.exists(os.path.join(source_dir, name + ".py")):
             importlib.import_module(f"{PACKAGE}.{name}")
-    limit = memory_mb * 1024 * 1024
+    sys.path.insert(0, config["runtimeDir"])
+    import sandbox_guard
+
+    limit = int(config["memoryLimitMb"]) * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-    handles = {}
-    proto_out.write(json.dumps({"ready": True, "python": sys.version.split()[0]}) + "\n")
-    proto_out.flush()
-    for line in sys.stdin:
-        if not line.strip():
-            continue
+    # Instances die with this process even unconfined (confined, the PID namespace ends them all anyway).
+    prctl = None
+    if sys.platform.startswith("linux"):
         try:
-            req = json.loads(line)
-            op = req["op"]
-            if op == "start":
-                handles[req["handle"]] = Handle(req["classes"], json.loads(req["initial_config"]), req["long_context"], req["label"])
-                out = {"ok": True}
-            elif op == "call":
-                h = handles[req["handle"]]
-                out = {"results": [h.run(c) for c in req["calls"]]}
-            elif op == "compare":
-                out = compare(handles[req["model"]], handles[req["ground_truth"]])
-            elif op == "snapshot":
-                h = handles[req["handle"]]
-                out = {"state": {c: to_json({k: v for k, v in vars(i).items() if not k.startswith("_")}) for c, i in h.instances.items()}}
-            elif op == "close":
-                handles.pop(req["handle"], None)
-                out = {"ok": True}
-            else:
-                out = {"error": f"unknown op {op}"}
-        except BaseException as e:  # noqa: BLE001 - one bad request must not end the worker
-            if isinstance(e, KeyboardInterrupt):
-                raise
-            out = {"error": f"{type(e).__name__}: {e}"}
-        proto_out.write(json.dumps(out) + "\n")
-        proto_out.flush()
+            import ctypes
+
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except Exception:
+            prctl = None
+    parent = os.getpid()
+
+    read_roots = [p for p in sys.path if p and os.path.exists(p)] + [source_dir]
+    read_roots = [os.path.realpath(p) for p in read_roots]
+    sandbox_guard.harden_cpython()
+    # Built once here (paths resolved once); each child adds it before it reads its first request.
+    hook = sandbox_guard.build_hook(read_roots)
+    del sandbox_guard
+    sys.modules.pop("sandbox_guard", None)
+    sys.path.remove(config["runtimeDir"])
+    gc.collect()
+    gc.freeze()
+
+    def setup(req_r, resp_w):
+        if prctl is not None:
+            prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:
+            os._exit(0)
+        keep_only({req_r, resp_w})
+        sys.stdout = Discard()  # what the classes print (its /dev/null descriptor is closed above)
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        sys.dont_write_bytecode = True
+        sys.addaudithook(hook)
+
+    children = Children(setup)
+    # The host sends one request at a time and waits for its answer: nothing is buffered between requests.
+    waiting = lambda: bool(select.select([proto_in.fileno()], [], [], 0)[0])  # noqa: E731
+    children.prepare(waiting)
+    proto_write(proto_out, {"ready": True, "python": sys.version.split()[0]})
+    try:
+        for line in proto_in:
+            if not line.strip():
+                continue
+            try:
+                req = json.loads(line)
+                op = req["op"]
+                if op == "start":
+                    out = children.start(req)
+                elif op in ("call", "snapshot"):
+                    out = children.relay(req["handle"], req)
+                elif op == "compare":
+                    out = children.compare(req)
+                elif op == "close":
+                    out = children.close(req["handle"])
+                else:
+                    out = {"error": f"unknown op {op}"}
+            except Exception as e:  # noqa: BLE001 - one bad request must not end the worker
+                out = {"error": f"{type(e).__name__}: {e}"}
+            proto_write(proto_out, out)
+            children.prepare(waiting)
+    finally:
+        children.close_all()
+
+
+def proto_write(fd, obj):
+    write_all(fd, (json.dumps(obj) + "\n").encode("ascii"))
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BaseException as exc:  # set-up failure: the host reports stderr's tail
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        os.write(2, f"BFCL executor set-up failed: {type(exc).__name__}: {exc}\n".encode())
+        sys.exit(3)
