@@ -3,6 +3,7 @@ import type { KitConfig } from './config.ts';
 import { finalizeSuite, type Finalized } from './finalize.ts';
 import { genericAggregator } from './generic.ts';
 import { readJournal } from './journal.ts';
+import { releaseDirLock } from './lock.ts';
 import { instanceKey } from './names.ts';
 import { defaultOutDir } from './outdir.ts';
 import { suiteNamed } from './registry.ts';
@@ -114,15 +115,27 @@ export function endRun(
       startedAt: o.startedAt,
       endedAt: o.endedAt,
     });
-    const finalized = finalizeSuite(suite, agg, metas, {
-      header,
-      config: known ? def.config(kc.run, settings) : { suite },
-      seed: kc.run.seed,
-      gate: kc.run.gate,
-      outDir,
-      collectionErrors: run.errors,
-      recordFiles: def?.recordFiles,
-    });
+    let finalized: Finalized;
+    try {
+      finalized = finalizeSuite(suite, agg, metas, {
+        header,
+        config: known ? def.config(kc.run, settings) : { suite },
+        seed: kc.run.seed,
+        gate: kc.run.gate,
+        outDir,
+        collectionErrors: run.errors,
+        recordFiles: def?.recordFiles,
+      });
+    } catch (err) {
+      // No summary for this suite (finalizeSuite renamed the previous one): the run failed, and says why.
+      messages.push(`toolgauge: ${(err as Error).message}`);
+      harnessError = true;
+      gatePassed = false;
+      continue;
+    } finally {
+      // The run is over for this directory: give back the lock its first instance took (harness/kit/lock.ts).
+      releaseDirLock(outDir, kc.runId);
+    }
     if (finalized.harnessErrors) harnessError = true;
     if (finalized.gate && !finalized.gate.passed) gatePassed = false;
     suites.push({ suite, outDir, finalized, terminal: agg.terminal(finalized.summary, outDir), errors: run.errors });
