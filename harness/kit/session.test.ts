@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -128,5 +128,30 @@ describe('SuiteSession', () => {
     await b.runOne(insts[1]!, 0);
     expect(readJournal(out).size).toBe(4);
     expect(readFileSync(join(out, JOURNAL), 'utf8').trim().split('\n')).toHaveLength(5);
+  });
+
+  it('--resume and a -t re-run refuse another run\'s directory (fingerprint), an edited record line, and a planted link', async () => {
+    const out = tmp();
+    const a = new SuiteSession(setup(out, []), kit('r1'), null, runtime, insts);
+    for (const i of insts) await a.runOne(i, 0);
+    releaseDirLock(out, 'r1');
+    // Another seed: another generation, so another run.
+    const seed = new SuiteSession(setup(out, []), kit('r2', { TOOLGAUGE_RESUME: '1', TOOLGAUGE_SEED: '1' }), null, runtime, insts);
+    await expect(seed.runOne(insts[0]!, 0)).rejects.toThrow(/--resume: .* holds a run with generation\.seed 0, but this run has generation\.seed 1/);
+    releaseDirLock(out, 'r2');
+    // A record line changed after the run wrote it.
+    const rows = join(out, 'rows.jsonl');
+    const original = readFileSync(rows, 'utf8');
+    writeFileSync(rows, original.replace('"n":2', '"n":4'));
+    const edited = new SuiteSession(setup(out, []), kit('r3', {}, 'nums › 3'), null, runtime, insts);
+    await expect(edited.runOne(insts[1]!, 0)).rejects.toThrow(/rows\.jsonl: no line for id "2" matches .*instances\.jsonl line 1/);
+    releaseDirLock(out, 'r3');
+    writeFileSync(rows, original);
+    rmSync(join(out, 'traces'), { recursive: true });
+    const victim = tmp();
+    symlinkSync(victim, join(out, 'traces'));
+    const linked = new SuiteSession(setup(out, []), kit('r4', { TOOLGAUGE_RESUME: '1' }), null, runtime, insts);
+    await expect(linked.runOne(insts[2]!, 0)).rejects.toThrow(/traces is a symbolic link/);
+    expect(readdirSync(victim)).toEqual([]);
   });
 });
