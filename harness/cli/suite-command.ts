@@ -75,6 +75,15 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   await c.validate?.(kc, settings);
   const instead = await c.instead?.(kc, settings);
   if (instead !== undefined) return instead;
+  if (kc.run.baseUrl && !values['merge-reports']) {
+    try {
+      await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    } catch (err) {
+      if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge ${c.command}: ${err.message}`);
+      throw err;
+    }
+    env.TOOLGAUGE_PREFLIGHT_DONE = '1';
+  }
   const outDir = c.suite.outDir(kc.run, settings);
   // One writer per output directory, for the whole run (its workers join with the run id); a resume or -t re-run
   // checks the directory before anything runs. A refusal is one line, exit 2.
@@ -97,15 +106,6 @@ async function claim<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, dir: str
 }
 
 async function runClaimed<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, outDir: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
-  if (kc.run.baseUrl && !values['merge-reports']) {
-    try {
-      await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
-    } catch (err) {
-      if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge ${c.command}: ${err.message}`);
-      throw err;
-    }
-    env.TOOLGAUGE_PREFLIGHT_DONE = '1';
-  }
   Object.assign(process.env, env);
   await loadBuiltinSuites();
   const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {

@@ -187,17 +187,18 @@ describe('a resume checks what it continues', () => {
 describe('one run per output directory', () => {
   it('a second run into a directory in use is refused with one line naming the first (its pid); the first finishes alone', async () => {
     const out = tempDir('two-runs');
-    const first = spawnToolgauge(['toolhop', '--model', 'sim:oracle?latency_ms=400', '--limit', '3', '--out-dir', out, '--concurrency', '1'], EXEC);
+    // Four rows one at a time, 400 ms per model call: seconds of run left after its first row, for the second to arrive.
+    const first = spawnToolgauge(['toolhop', '--model', 'sim:oracle?latency_ms=400', '--limit', '4', '--out-dir', out, '--concurrency', '1'], EXEC);
     const deadline = Date.now() + 60_000;
     while (lines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const second = await toolgauge(['toolhop', '--model', 'sim:wrong', '--limit', '3', '--out-dir', out], EXEC);
+    const second = await toolgauge(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out], EXEC);
     const done = await first;
     expect(second.code, second.stdout + second.stderr).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`in use by run \\S+ \\(pid ${first.pid},`));
     expect(oneLine(second.stderr), second.stderr).toBe(true);
     expect(done.exitCode, String(done.stdout) + String(done.stderr)).toBe(0);
     const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
-    expect(rows).toHaveLength(3);
+    expect(rows).toHaveLength(4);
     expect(rows.every((x) => x.correct)).toBe(true);
   });
 
