@@ -92,12 +92,19 @@ export class JournalRefused extends Error {
  * JournalRefused naming the file, the line and the field. A torn line (a killed run's last write) is skipped: its
  * instance runs again.
  */
-export function verifiedJournal<M extends InstanceMetaBase>(outDir: string, suite: string, schema: z.ZodType = MetaBase): Map<string, M & { seal: Seal }> {
+export function verifiedJournal<M extends InstanceMetaBase>(
+  outDir: string,
+  suite: string,
+  schema: z.ZodType = MetaBase,
+  /** `toolgauge report` on a directory from an older toolgauge: lines without a seal are kept (and counted) unchecked. */
+  o: { unsealed?: (count: number) => void } = {},
+): Map<string, M & { seal: Seal }> {
   const path = join(outDir, JOURNAL);
   refuseLink(path);
   const out = new Map<string, { meta: M & { seal: Seal }; line: number }>();
   if (!lstatOrNull(path)) return new Map();
   const lines = readFileSync(path, 'utf8').split('\n');
+  let unsealed = 0;
   lines.forEach((text, i) => {
     if (!text.trim()) return;
     let raw: unknown;
@@ -109,6 +116,11 @@ export function verifiedJournal<M extends InstanceMetaBase>(outDir: string, suit
     const where = `${path} line ${i + 1}`;
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new JournalRefused(`${where}: not an instance's meta`);
     if ((raw as { suite?: unknown }).suite !== suite && typeof (raw as { suite?: unknown }).suite === 'string') return;
+    if (o.unsealed && !(raw as { seal?: unknown }).seal && MetaBase.safeParse(raw).success) {
+      unsealed++;
+      out.set(instanceKey((raw as M).id, (raw as M).trial), { meta: raw as M & { seal: Seal }, line: i + 1 });
+      return;
+    }
     for (const s of [MetaBase, schema]) {
       const parsed = s.safeParse(raw);
       if (!parsed.success) {
@@ -122,10 +134,11 @@ export function verifiedJournal<M extends InstanceMetaBase>(outDir: string, suit
     if (meta.seal.meta !== metaDigest(meta)) throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
     out.set(instanceKey(meta.id, meta.trial), { meta: meta as M & { seal: Seal }, line: i + 1 });
   });
+  if (unsealed) o.unsealed?.(unsealed);
   // The latest line of each instance finished without error must find its record lines as they were written.
   const files = new Map<string, Map<string, Set<string>>>();
   for (const { meta, line } of out.values()) {
-    if (meta.error) continue;
+    if (meta.error || !meta.seal) continue;
     for (const [file, digest] of Object.entries(meta.seal.records)) {
       if (!files.has(file)) files.set(file, digestsByKey(outDir, file));
       if (!files.get(file)!.get(instanceKey(meta.id, meta.trial))?.has(digest)) {

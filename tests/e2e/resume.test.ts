@@ -136,7 +136,7 @@ describe('a resume checks what it continues', () => {
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
   });
 
-  it('a journal line edited to a correct, literal answer is refused, naming the file and line; the summary keeps the real accuracy', async () => {
+  it('a journal line edited to a correct, literal answer is refused by --resume and report, naming the file and line; the summary keeps the real accuracy', async () => {
     const out = await copyOfRun('edited');
     const journal = join(out, 'instances.jsonl');
     const rows = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -152,6 +152,11 @@ describe('a resume checks what it continues', () => {
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toContain(`${journal} line ${wrong + 1}`);
     expect(r.stderr).toMatch(/edited/);
+    expect(strict()).toBe(before);
+    // `toolgauge report DIR` re-aggregates the journal: it checks it the same way.
+    const rep = await toolgauge(['report', out]);
+    expect(rep.code, rep.stdout + rep.stderr).toBe(2);
+    expect(rep.stderr).toContain(`${journal} line ${wrong + 1}`);
     expect(strict()).toBe(before);
   });
 
