@@ -26,6 +26,8 @@ export interface EndedTest {
   /** The suite block's identity (set at collection, so also on skipped tests). */
   ident: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string } | undefined;
   error: string | undefined;
+  /** The error's class name (`DirLocked`, `ResumeRefused` … mean the run was refused the directory). */
+  errorName?: string | undefined;
 }
 
 export interface RunEnd {
@@ -41,6 +43,13 @@ export interface RunEnd {
 const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
 
 /**
+ * A session refused the output directory (another run holds it, another fingerprint, a journal that fails its checks,
+ * a planted link): the suite is not finalized there — finalizing would rewrite another run's files or the very journal
+ * that was refused — and the run exits 2 with the reason, once.
+ */
+const REFUSALS = new Set(['DirLocked', 'ResumeRefused', 'JournalRefused', 'LinkRefused']);
+
+/**
  * The end of an eval run: group the tests' metas by suite (any suite, including one this process never saw),
  * finalize each (summary.json, report.md, charts, journal), and decide the exit code — with a gate, the gate and
  * harness errors alone; under the CLI without a gate, harness errors; under plain `vitest run`, Vitest's own rule.
@@ -51,7 +60,7 @@ export function endRun(
   kc: KitConfig,
   o: { startedAt: Date; endedAt: Date; interrupted: boolean; /** Vitest's unhandled errors (a test worker that died), as text. */ unhandled: readonly string[]; cli: boolean },
 ): RunEnd {
-  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[] }>();
+  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[]; refused?: string }>();
   const loose: string[] = [];
   const messages: string[] = [];
   let usage = false;
@@ -66,6 +75,7 @@ export function endRun(
       const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [], planned: 0, unreported: [] }).get(suite)!;
       run.ident ??= t.ident;
       if (t.state !== 'skipped') run.planned++;
+      if (!t.meta && REFUSALS.has(t.errorName ?? '')) run.refused ??= t.error;
       if (t.meta) run.metas.push(t.meta);
       else if (t.state === 'failed') run.errors.push(`${t.name}: ${t.error ?? 'failed without a score'}`);
       // Collected but never reported: the test worker died or the run was interrupted before (or just after) it ran.
@@ -84,6 +94,7 @@ export function endRun(
     else messages.push(...loose.map((e) => `toolgauge: ${e}`));
   }
   let gatePassed = true;
+  let refused = false;
   let harnessError = o.unhandled.length > 0 || o.interrupted || (loose.length > 0 && !runs.size);
   const suites: RunEnd['suites'] = [];
   for (const [suite, run] of runs) {
@@ -92,6 +103,12 @@ export function endRun(
     const settings = set?.ok ? set.settings : undefined;
     const known = !!def && settings !== undefined;
     const outDir = known ? def.outDir(kc.run, settings) : (run.ident?.outDir || defaultOutDir(kc.run.outDir, suite));
+    if (run.refused !== undefined) {
+      messages.push(`toolgauge: ${suite}: ${run.refused}`);
+      refused = true;
+      releaseDirLock(outDir, kc.runId);
+      continue;
+    }
     const metas = kc.filter ? withJournal(run.metas, outDir, suite) : run.metas;
     if (run.unreported.length) {
       // An instance can finish (its files and journal line on disk) and its worker die before the result reaches
@@ -144,6 +161,7 @@ export function endRun(
     messages.push('toolgauge: the eval run had no benchmark instances');
     gatePassed = false;
   }
+  if (refused) return { suites, messages, exitCode: 2 };
   const exitCode = kc.run.gate ? (gatePassed && !harnessError && runs.size ? 0 : 1) : o.cli ? (harnessError || !runs.size ? 1 : 0) : undefined;
   return { suites, messages, exitCode };
 }

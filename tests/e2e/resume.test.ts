@@ -2,7 +2,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, renameSync, statSync, sy
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
+import { fromRoot } from '../../harness/core/paths.ts';
+import { cleanEnv, readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
@@ -134,6 +135,21 @@ describe('a resume checks what it continues', () => {
       expect(oneLine(r.stderr), r.stderr).toBe(true);
     }
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
+  });
+
+  it('under plain Vitest the refused run finalizes nothing: the journal and summary stay as they were, exit 2', async () => {
+    const out = await copyOfRun('plain-vitest');
+    const files = ['instances.jsonl', 'summary.json', 'results.jsonl'].map((f) => join(out, f));
+    const before = files.map((f) => readFileSync(f, 'utf8'));
+    const v = await execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'], {
+      cwd: fromRoot(),
+      env: cleanEnv({ ...EXEC, TOOLGAUGE_MODEL: 'sim:oracle', TOOLHOP_LIMIT: '2', TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_RESUME: '1' }),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(v.exitCode, String(v.stdout)).toBe(2);
+    expect(String(v.stdout)).toMatch(/toolgauge: toolhop: --resume: .* holds a run with model "sim:wrong", but this run has model "sim:oracle"/);
+    expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
   });
 
   it('a journal line edited to a correct, literal answer is refused by --resume and report, naming the file and line; the summary keeps the real accuracy', async () => {
