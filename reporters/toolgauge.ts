@@ -106,6 +106,7 @@ function ended(mod: TestModule): EndedModule {
       instance: t.meta().toolgaugeInstance,
       ident: identity(t),
       error: t.result().errors?.[0]?.message,
+      errorName: t.result().errors?.[0]?.name,
     })),
   };
 }

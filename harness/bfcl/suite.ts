@@ -100,6 +100,8 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   failed: (c, trial, message) => failedBfclMeta(c, trial, message),
   verdict: bfclVerdict,
   aggregator: bfclAggregator,
+  // With the aggregator's comparableOn (mode): what else changes a case's outcome (harness/kit/fingerprint.ts).
+  fingerprintOn: ['underscore_to_dot', 'model_name'],
   config: (run, s) => ({
     mode: s.mode,
     categories: s.categories,

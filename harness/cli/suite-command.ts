@@ -5,6 +5,7 @@ import { UsageError } from '../core/errors.ts';
 import { parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
+import { claimOutDir } from '../kit/resume-check.ts';
 import { registeredSuites } from '../kit/registry.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
@@ -75,8 +76,9 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   await c.validate?.(kc, settings);
   const instead = await c.instead?.(kc, settings);
   if (instead !== undefined) return instead;
+  const outDir = c.suite.outDir(kc.run, settings);
   // Before the first request: a run that cannot write its results must not pay for a single model call.
-  assertOutDirWritable(`toolgauge ${c.command}`, c.suite.outDir(kc.run, settings));
+  assertOutDirWritable(`toolgauge ${c.command}`, outDir);
   // Replay answers every request from the cache: the endpoint need not be up.
   if (kc.run.baseUrl && !values['merge-reports'] && kc.run.cache !== 'replay') {
     try {
@@ -87,8 +89,28 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
     }
     env.TOOLGAUGE_PREFLIGHT_DONE = '1';
   }
+  // One writer per output directory, for the whole run (its workers join with the run id); a resume or -t re-run
+  // checks the directory before anything runs. A refusal is one line, exit 2.
+  const release = await claim(c, kc, settings, outDir, { filter: Boolean(values.filter), mergeReports: Boolean(values['merge-reports']) });
+  env.TOOLGAUGE_RUN_ID = kc.runId;
+  try {
+    return await runClaimed(c, kc, settings, outDir, values, env);
+  } finally {
+    release();
+  }
+}
+
+async function claim<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, dir: string, o: { filter: boolean; mergeReports: boolean }): Promise<() => void> {
+  try {
+    return await claimOutDir(c.suite, kc.run, settings, { dir, runId: kc.runId, mode: o.mergeReports ? 'fresh' : kc.run.resume ? 'resume' : o.filter ? 'merge' : 'fresh' });
+  } catch (err) {
+    if (['DirLocked', 'ResumeRefused', 'JournalRefused', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge ${c.command}: ${(err as Error).message}`);
+    throw err;
+  }
+}
+
+async function runClaimed<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, outDir: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
   Object.assign(process.env, env);
-  const outDir = c.suite.outDir(kc.run, settings);
   await loadBuiltinSuites();
   const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {
     // The global setup's work and the reporter from this process's modules (Vitest's main process then loads them

@@ -1,11 +1,29 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync, mkdirSync, renameSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync, readFileSync, mkdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { closeQuietly, mkdirNoFollow, openNoFollow } from './nofollow.ts';
 import { redact } from './redact.ts';
 
-/** Append one JSON line and return only when it is written (one write(2) with O_APPEND: lines never interleave). */
-export function appendJsonl(path: string, record: unknown): void {
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, redact(JSON.stringify(record)) + '\n');
+/**
+ * Append one JSON line and return only when it is written (one write(2) with O_APPEND: lines never interleave).
+ * The file is opened without following a link; with `root`, the folders from `root` down are checked too
+ * (core/nofollow.ts). Returns the line as written (redacted, without its newline).
+ */
+export function appendJsonl(path: string, record: unknown, root?: string): string {
+  makeParent(path, root);
+  const text = redact(JSON.stringify(record));
+  const fd = openNoFollow(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+  try {
+    writeSync(fd, text + '\n');
+  } finally {
+    closeQuietly(fd);
+  }
+  return text;
+}
+
+function makeParent(path: string, root: string | undefined): void {
+  if (root) mkdirNoFollow(root, dirname(path));
+  else mkdirSync(dirname(path), { recursive: true });
 }
 
 /**
@@ -27,10 +45,23 @@ export function readJsonl<T = unknown>(path: string, onBadLine?: (lineNo: number
   return out;
 }
 
-/** Write a file atomically (temp + rename) so readers never see half a summary; secrets are redacted. */
-export function writeFileAtomic(path: string, data: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, redact(data));
+/**
+ * Write a file atomically (temp + rename) so readers never see half a summary; secrets are redacted. The temporary
+ * file is created exclusively without following links, and the rename replaces a link in `path`'s place rather than
+ * writing through it; with `root`, the folders from `root` down are checked too.
+ */
+export function writeFileAtomic(path: string, data: string, root?: string): void {
+  makeParent(path, root);
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openNoFollow(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    writeSync(fd, redact(data));
+  } catch (err) {
+    closeQuietly(fd);
+    rmSync(tmp, { force: true });
+    throw err;
+  } finally {
+    closeQuietly(fd);
+  }
   renameSync(tmp, path);
 }

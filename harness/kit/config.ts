@@ -10,6 +10,11 @@ import type { AnySuite } from './types.ts';
  */
 export interface KitConfig {
   runId: string;
+  /**
+   * The run's main process (where the configuration was parsed: the CLI, Vitest's global setup): it owns the output
+   * directory's lock, which the run's workers join (harness/kit/lock.ts). Unset: the current process.
+   */
+  ownerPid?: number;
   run: RunConfig;
   suites: Record<string, SuiteSettings>;
   simUrl: string | undefined;
@@ -53,6 +58,7 @@ export function parseKitConfig(env: NodeJS.ProcessEnv, suites: readonly AnySuite
   }
   return {
     runId: extra.runId ?? newRunId(),
+    ownerPid: process.pid,
     run,
     suites: parsed,
     simUrl: extra.simUrl ?? run.simUrl,

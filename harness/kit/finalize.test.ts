@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -63,5 +63,18 @@ describe('the failing-instances list', () => {
     const md = failingSection([meta('x`<script>', false, { reason: '![p](http://evil/p.png) <img src=x> a|b' })]);
     expect(md).not.toMatch(/<script>|<img|!\[p\]\(/);
     expect(md).toContain('&lt;img src=x&gt;');
+  });
+});
+
+describe('finalizeSuite when aggregation fails', () => {
+  it('leaves no earlier summary.json or report.md to pass as this run\'s: they are renamed *.stale and the error says so', () => {
+    const dir = mkdtempSync(join(out, 'stale-'));
+    finalizeSuite('u', genericAggregator, [meta('a', true)], { header, config: {}, seed: 0, outDir: dir });
+    const previous = readFileSync(join(dir, 'summary.json'), 'utf8');
+    const broken = { ...genericAggregator, aggregate: () => { throw new TypeError("Cannot read properties of undefined (reading 'total_tokens')"); } };
+    expect(() => finalizeSuite('u', broken, [meta('a', true)], { header, config: {}, seed: 0, outDir: dir })).toThrow(/u: aggregating 1 instances failed: .*total_tokens.*renamed \*\.stale/);
+    expect(existsSync(join(dir, 'summary.json'))).toBe(false);
+    expect(existsSync(join(dir, 'report.md'))).toBe(false);
+    expect(readFileSync(join(dir, 'summary.json.stale'), 'utf8')).toBe(previous);
   });
 });

@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import type { ReproHeader } from '../core/repro.ts';
@@ -17,15 +18,45 @@ export interface Finalized {
   instances: number;
 }
 
+const SUMMARY_FILE = 'summary.json';
+const REPORT_FILE = 'report.md';
+
 /** How many failing instances a report lists by name (the rest are counted). */
 export const FAILING_LIST_CAP = 50;
 
 /**
  * Aggregate one suite's metas and write summary.json, report.md (with the failing instances listed), the charts,
  * the journal (sorted, one line per instance and trial) and the suite's record files in instance order. Used by the
- * reporter, `toolgauge report DIR` and rescoring, so all produce identical files from identical metas.
+ * reporter, `toolgauge report DIR` and rescoring, so all produce identical files from identical metas. summary.json
+ * and report.md are replaced (atomically) only once aggregation succeeded; when it fails, the previous ones are
+ * renamed `*.stale` (kept, but never taken for this run's) and the error names them.
  */
 export function finalizeSuite(
+  suite: string,
+  agg: SuiteAggregator,
+  metas: readonly InstanceMetaBase[],
+  o: Parameters<typeof finalizeUnguarded>[3],
+): Finalized {
+  try {
+    return finalizeUnguarded(suite, agg, metas, o);
+  } catch (err) {
+    const moved = [SUMMARY_FILE, REPORT_FILE].filter((f) => markStale(join(o.outDir, f)));
+    const e = err as Error;
+    e.message = `${suite}: aggregating ${metas.length} instances failed: ${e.message}${moved.length ? ` (the previous ${moved.join(' and ')} renamed *.stale)` : ''}`;
+    throw e;
+  }
+}
+
+function markStale(path: string): boolean {
+  try {
+    renameSync(path, `${path}.stale`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function finalizeUnguarded(
   suite: string,
   agg: SuiteAggregator,
   metas: readonly InstanceMetaBase[],
@@ -58,12 +89,13 @@ export function finalizeSuite(
     summary.gate = { ...gate, checks: gate.checks.map((c) => ({ ...c })) };
   }
   const charts = agg.charts(summary);
-  for (const c of charts) writeFileAtomic(join(o.outDir, c.file), c.svg);
   summary.extra = { ...summary.extra, charts: Object.fromEntries(charts.map((c) => [c.label, c.file])) };
-  writeFileAtomic(join(o.outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
-  writeFileAtomic(join(o.outDir, 'report.md'), `${withRunErrors(agg.markdown(summary).trimEnd(), collectionErrors)}\n\n${failingSection(sorted)}`);
+  const markdown = `${withRunErrors(agg.markdown(summary).trimEnd(), collectionErrors)}\n\n${failingSection(sorted)}`;
+  for (const c of charts) writeFileAtomic(join(o.outDir, c.file), c.svg, o.outDir);
   agg.writeExtra?.(o.outDir, sorted, summary);
-  writeFileAtomic(join(o.outDir, JOURNAL), sorted.map((m) => JSON.stringify(m) + '\n').join(''));
+  writeFileAtomic(join(o.outDir, JOURNAL), sorted.map((m) => JSON.stringify(m) + '\n').join(''), o.outDir);
+  writeFileAtomic(join(o.outDir, SUMMARY_FILE), JSON.stringify(summary, null, 2) + '\n', o.outDir);
+  writeFileAtomic(join(o.outDir, REPORT_FILE), markdown, o.outDir);
   if (o.recordFiles?.length) {
     const order = new Map(sorted.map((m) => [instanceKey(m.id, m.trial), (m.order ?? 0) * 1e4 + m.trial]));
     rewriteRecordFiles(o.outDir, o.recordFiles, () => true, (k) => order.get(k) ?? Number.MAX_SAFE_INTEGER);

@@ -1,11 +1,14 @@
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '../core/jsonl.ts';
+import { refuseLink } from '../core/nofollow.ts';
+import { RUN_FILE } from './fingerprint.ts';
 import { JOURNAL } from './journal.ts';
 
 /** The kit's own files in every output directory. */
-export const KIT_OUTPUTS = [JOURNAL, 'summary.json', 'report.md', 'charts', 'traces'] as const;
+export const KIT_OUTPUTS = [JOURNAL, 'summary.json', 'report.md', 'charts', 'traces', RUN_FILE] as const;
 
-const MARKER = '.toolgauge-run';
+export const MARKER = '.toolgauge-run';
 
 /** `--out-dir`, else `results/<suite>/<style>/` under the working directory. */
 export function defaultOutDir(outDir: string | undefined, ...parts: string[]): string {
@@ -27,10 +30,11 @@ export type OutDirMode = 'fresh' | 'resume' | 'merge';
 export function prepareOutDir(dir: string, runId: string, mode: OutDirMode, outputs: readonly string[], onResume?: (dir: string) => void): boolean {
   mkdirSync(dir, { recursive: true });
   const marker = join(dir, MARKER);
+  refuseLink(marker);
   if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === runId) return false;
   const lockName = `${MARKER}.${runId}.lock`;
   try {
-    closeSync(openSync(join(dir, lockName), 'wx'));
+    closeSync(openSync(join(dir, lockName), 'wx')); // O_CREAT|O_EXCL: never through a link
   } catch {
     return false;
   }
@@ -42,7 +46,7 @@ export function prepareOutDir(dir: string, runId: string, mode: OutDirMode, outp
     }
   } else onResume?.(dir);
   // The marker is written last: a run killed while preparing simply prepares again.
-  writeFileSync(marker, runId);
+  writeFileAtomic(marker, runId, dir);
   rmSync(join(dir, lockName), { force: true });
   return true;
 }

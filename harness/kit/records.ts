@@ -1,12 +1,13 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendJsonl, readJsonl, writeFileAtomic } from '../core/jsonl.ts';
+import { lstatOrNull, refuseLink } from '../core/nofollow.ts';
 import { instanceKey } from './names.ts';
 
 /**
  * Record files: JSONL files with one line per instance and trial (fields `id` and `trial`, trial 0 when absent),
  * written as each instance finishes. The kit keeps them consistent with the journal: on resume only finished
- * instances keep their lines; at the end each key keeps its last line, in the suite's instance order.
+ * instances keep their lines (the line their journal entry sealed); at the end each key keeps its last line, in the
+ * suite's instance order. Nothing is read or written through a link planted in a record file's place.
  */
 
 function keyOf(line: unknown): string | null {
@@ -18,24 +19,35 @@ function keyOf(line: unknown): string | null {
 }
 
 export function appendRecord(outDir: string, file: string, line: unknown): void {
-  appendJsonl(join(outDir, file), line);
+  appendJsonl(join(outDir, file), line, outDir);
 }
 
-/** Keep one line (the last) per key, only for keys `keep` accepts, ordered by `order` (unknown keys last). */
-export function rewriteRecords(path: string, keep: (key: string) => boolean, order: (key: string) => number = () => 0): number {
-  if (!existsSync(path)) return 0;
-  const last = new Map<string, unknown>();
+/** The lines of a record file that name an instance, with its key (torn lines skipped). */
+export function recordLines(path: string): Array<{ key: string; line: unknown }> {
+  refuseLink(path);
+  const out: Array<{ key: string; line: unknown }> = [];
   for (const line of readJsonl(path)) {
-    const k = keyOf(line);
-    if (k === null || !keep(k)) continue;
-    last.delete(k);
-    last.set(k, line);
+    const key = keyOf(line);
+    if (key !== null) out.push({ key, line });
+  }
+  return out;
+}
+
+/** Keep one line (the last accepted) per key, only lines `keep` accepts, ordered by `order` (unknown keys last). */
+export function rewriteRecords(path: string, keep: (key: string, line: unknown) => boolean, order: (key: string) => number = () => 0, root?: string): number {
+  refuseLink(path);
+  if (!lstatOrNull(path)) return 0;
+  const last = new Map<string, unknown>();
+  for (const { key, line } of recordLines(path)) {
+    if (!keep(key, line)) continue;
+    last.delete(key);
+    last.set(key, line);
   }
   const sorted = [...last.entries()].map(([k, v], i) => ({ k, v, i })).sort((a, b) => order(a.k) - order(b.k) || a.i - b.i);
-  writeFileAtomic(path, sorted.map((e) => JSON.stringify(e.v) + '\n').join(''));
+  writeFileAtomic(path, sorted.map((e) => JSON.stringify(e.v) + '\n').join(''), root);
   return sorted.length;
 }
 
-export function rewriteRecordFiles(outDir: string, files: readonly string[], keep: (key: string) => boolean, order?: (key: string) => number): void {
-  for (const f of files) rewriteRecords(join(outDir, f), keep, order);
+export function rewriteRecordFiles(outDir: string, files: readonly string[], keep: (key: string, line: unknown, file: string) => boolean, order?: (key: string) => number): void {
+  for (const f of files) rewriteRecords(join(outDir, f), (k, l) => keep(k, l, f), order, outDir);
 }

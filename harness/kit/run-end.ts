@@ -3,6 +3,7 @@ import type { KitConfig } from './config.ts';
 import { finalizeSuite, type Finalized } from './finalize.ts';
 import { genericAggregator } from './generic.ts';
 import { readJournal } from './journal.ts';
+import { releaseDirLock } from './lock.ts';
 import { instanceKey } from './names.ts';
 import { defaultOutDir } from './outdir.ts';
 import { suiteNamed } from './registry.ts';
@@ -25,6 +26,8 @@ export interface EndedTest {
   /** The suite block's identity (set at collection, so also on skipped tests). */
   ident: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string } | undefined;
   error: string | undefined;
+  /** The error's class name (`DirLocked`, `ResumeRefused` … mean the run was refused the directory). */
+  errorName?: string | undefined;
 }
 
 export interface RunEnd {
@@ -40,6 +43,13 @@ export interface RunEnd {
 const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
 
 /**
+ * A session refused the output directory (another run holds it, another fingerprint, a journal that fails its checks,
+ * a planted link): the suite is not finalized there — finalizing would rewrite another run's files or the very journal
+ * that was refused — and the run exits 2 with the reason, once.
+ */
+const REFUSALS = new Set(['DirLocked', 'ResumeRefused', 'JournalRefused', 'LinkRefused']);
+
+/**
  * The end of an eval run: group the tests' metas by suite (any suite, including one this process never saw),
  * finalize each (summary.json, report.md, charts, journal), and decide the exit code — with a gate, the gate and
  * harness errors alone; under the CLI without a gate, harness errors; under plain `vitest run`, Vitest's own rule.
@@ -50,7 +60,7 @@ export function endRun(
   kc: KitConfig,
   o: { startedAt: Date; endedAt: Date; interrupted: boolean; /** Vitest's unhandled errors (a test worker that died), as text. */ unhandled: readonly string[]; cli: boolean; /** Merged blob reports: output directories are this process's, not the shards'. */ merged?: boolean },
 ): RunEnd {
-  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[] }>();
+  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[]; refused?: string }>();
   const loose: string[] = [];
   const messages: string[] = [];
   let usage = false;
@@ -65,6 +75,7 @@ export function endRun(
       const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [], planned: 0, unreported: [] }).get(suite)!;
       run.ident ??= t.ident;
       if (t.state !== 'skipped') run.planned++;
+      if (!t.meta && REFUSALS.has(t.errorName ?? '')) run.refused ??= t.error;
       if (t.meta) run.metas.push(t.meta);
       else if (t.state === 'failed') run.errors.push(`${t.name}: ${t.error ?? 'failed without a score'}`);
       // Collected but never reported: the test worker died or the run was interrupted before (or just after) it ran.
@@ -83,6 +94,7 @@ export function endRun(
     else messages.push(...loose.map((e) => `toolgauge: ${e}`));
   }
   let gatePassed = true;
+  let refused = false;
   let harnessError = o.unhandled.length > 0 || o.interrupted || (loose.length > 0 && !runs.size);
   const suites: RunEnd['suites'] = [];
   for (const [suite, run] of runs) {
@@ -91,6 +103,12 @@ export function endRun(
     const settings = set?.ok ? set.settings : undefined;
     const known = !!def && settings !== undefined;
     const outDir = known ? def.outDir(kc.run, settings) : ((!o.merged && run.ident?.outDir) || defaultOutDir(kc.run.outDir, suite));
+    if (run.refused !== undefined) {
+      messages.push(`toolgauge: ${suite}: ${run.refused}`);
+      refused = true;
+      releaseDirLock(outDir, kc.runId);
+      continue;
+    }
     const metas = kc.filter ? withJournal(run.metas, outDir, suite) : run.metas;
     if (run.unreported.length) {
       // An instance can finish (its files and journal line on disk) and its worker die before the result reaches
@@ -114,15 +132,27 @@ export function endRun(
       startedAt: o.startedAt,
       endedAt: o.endedAt,
     });
-    const finalized = finalizeSuite(suite, agg, metas, {
-      header,
-      config: known ? def.config(kc.run, settings) : { suite },
-      seed: kc.run.seed,
-      gate: kc.run.gate,
-      outDir,
-      collectionErrors: run.errors,
-      recordFiles: def?.recordFiles,
-    });
+    let finalized: Finalized;
+    try {
+      finalized = finalizeSuite(suite, agg, metas, {
+        header,
+        config: known ? def.config(kc.run, settings) : { suite },
+        seed: kc.run.seed,
+        gate: kc.run.gate,
+        outDir,
+        collectionErrors: run.errors,
+        recordFiles: def?.recordFiles,
+      });
+    } catch (err) {
+      // No summary for this suite (finalizeSuite renamed the previous one): the run failed, and says why.
+      messages.push(`toolgauge: ${(err as Error).message}`);
+      harnessError = true;
+      gatePassed = false;
+      continue;
+    } finally {
+      // The run is over for this directory: give back the lock its first instance took (harness/kit/lock.ts).
+      releaseDirLock(outDir, kc.runId);
+    }
     if (finalized.harnessErrors) harnessError = true;
     if (finalized.gate && !finalized.gate.passed) gatePassed = false;
     suites.push({ suite, outDir, finalized, terminal: agg.terminal(finalized.summary, outDir), errors: run.errors });
@@ -131,6 +161,7 @@ export function endRun(
     messages.push('toolgauge: the eval run had no benchmark instances');
     gatePassed = false;
   }
+  if (refused) return { suites, messages, exitCode: 2 };
   const exitCode = kc.run.gate ? (gatePassed && !harnessError && runs.size ? 0 : 1) : o.cli ? (harnessError || !runs.size ? 1 : 0) : undefined;
   return { suites, messages, exitCode };
 }

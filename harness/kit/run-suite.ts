@@ -2,6 +2,7 @@ import { reproHeader } from '../core/repro.ts';
 import { startSimServer, type Responder } from '../sim/server.ts';
 import { parseKitConfig, settingsOf, type KitConfig } from './config.ts';
 import { finalizeSuite, type Finalized } from './finalize.ts';
+import { releaseDirLock } from './lock.ts';
 import { createRuntime } from './runtime.ts';
 import { SuiteSession } from './session.ts';
 import type { InstanceMetaBase, SuiteDefinition } from './types.ts';
@@ -36,7 +37,9 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
     const loaded = await def.load(kc.run, settings);
     const runtime = createRuntime(kc.run, kc.simUrl);
     closers.push(() => runtime.close());
-    const session = new SuiteSession(def, kc, settings, runtime, loaded.instances);
+    const session = new SuiteSession(def, kc, settings, runtime, loaded.instances, loaded.dataset);
+    // The session takes the output directory's lock with the first instance; this run gives it back at its end.
+    closers.push(async () => releaseDirLock(session.outDir, kc.runId));
     const jobs = loaded.instances.flatMap((inst) => Array.from({ length: kc.run.trials }, (_, trial) => ({ inst, trial })));
     const metas: M[] = new Array(jobs.length);
     let next = 0;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,20 +6,21 @@ import { readConfig } from '../core/config.ts';
 import type { KitConfig } from './config.ts';
 import { genericAggregator, type ScoredMeta } from './generic.ts';
 import { JOURNAL, readJournal } from './journal.ts';
+import { releaseDirLock } from './lock.ts';
 import { tracePath } from './names.ts';
 import type { Runtime } from './runtime.ts';
 import { SuiteSession } from './session.ts';
 import type { SuiteDefinition } from './types.ts';
 
 // A suite whose instances are numbers: an instance passes when it is even, throws when it is 13, and errors
-// (harness error, e.g. an endpoint down) when it is 7 and the run's seed is 0.
+// (harness error, e.g. an endpoint down) when it is 7 and the endpoint is down.
 type Inst = { id: string; n: number };
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function setup(outDir: string, runs: string[]) {
+function setup(outDir: string, runs: string[], endpoint = { down: true }) {
   const def: SuiteDefinition<Inst, ScoredMeta, null> = {
     name: 'nums',
     title: 'Nums',
@@ -32,7 +33,7 @@ function setup(outDir: string, runs: string[]) {
     async run(i, ctx) {
       runs.push(`${i.id}/${ctx.trial}`);
       if (i.n === 13) throw new Error('unlucky');
-      const error = i.n === 7 && ctx.run.seed === 0 ? 'endpoint down' : null;
+      const error = i.n === 7 && endpoint.down ? 'endpoint down' : null;
       const trace = ctx.tracePath(i.id, ctx.trial);
       return {
         meta: { suite: 'nums', id: i.id, trial: ctx.trial, error, pass: !error && i.n % 2 === 0, trace },
@@ -104,10 +105,11 @@ describe('SuiteSession', () => {
     const first: string[] = [];
     const a = new SuiteSession(setup(out, first), kit('r1'), null, runtime, insts);
     for (const i of insts) await a.runOne(i, 0);
+    releaseDirLock(out, 'r1'); // the first run ended (or was killed)
     // A torn line and an orphan record, as a killed run leaves them.
     writeFileSync(join(out, 'rows.jsonl'), readFileSync(join(out, 'rows.jsonl'), 'utf8') + '{"id":"99","trial":0,"n":99}\n{"id":');
     const second: string[] = [];
-    const b = new SuiteSession(setup(out, second), kit('r2', { TOOLGAUGE_RESUME: '1', TOOLGAUGE_SEED: '1' }), null, runtime, insts);
+    const b = new SuiteSession(setup(out, second, { down: false }), kit('r2', { TOOLGAUGE_RESUME: '1' }), null, runtime, insts);
     const results = await Promise.all(insts.map((i) => b.runOne(i, 0)));
     expect(second.sort()).toEqual(['13/0', '7/0']);
     expect(results.find((r) => r.meta.id === '2')!.meta.resumed).toBe(true);
@@ -120,10 +122,36 @@ describe('SuiteSession', () => {
     const out = tmp();
     const a = new SuiteSession(setup(out, []), kit('r1'), null, runtime, insts);
     for (const i of insts) await a.runOne(i, 0);
+    releaseDirLock(out, 'r1');
     const b = new SuiteSession(setup(out, []), kit('r2', {}, 'nums › 3'), null, runtime, insts);
     expect(b.mode).toBe('merge');
     await b.runOne(insts[1]!, 0);
     expect(readJournal(out).size).toBe(4);
     expect(readFileSync(join(out, JOURNAL), 'utf8').trim().split('\n')).toHaveLength(5);
+  });
+
+  it('--resume and a -t re-run refuse another run\'s directory (fingerprint), an edited record line, and a planted link', async () => {
+    const out = tmp();
+    const a = new SuiteSession(setup(out, []), kit('r1'), null, runtime, insts);
+    for (const i of insts) await a.runOne(i, 0);
+    releaseDirLock(out, 'r1');
+    // Another seed: another generation, so another run.
+    const seed = new SuiteSession(setup(out, []), kit('r2', { TOOLGAUGE_RESUME: '1', TOOLGAUGE_SEED: '1' }), null, runtime, insts);
+    await expect(seed.runOne(insts[0]!, 0)).rejects.toThrow(/--resume: .* holds a run with generation\.seed 0, but this run has generation\.seed 1/);
+    releaseDirLock(out, 'r2');
+    // A record line changed after the run wrote it.
+    const rows = join(out, 'rows.jsonl');
+    const original = readFileSync(rows, 'utf8');
+    writeFileSync(rows, original.replace('"n":2', '"n":4'));
+    const edited = new SuiteSession(setup(out, []), kit('r3', {}, 'nums › 3'), null, runtime, insts);
+    await expect(edited.runOne(insts[1]!, 0)).rejects.toThrow(/rows\.jsonl: no line for id "2" matches .*instances\.jsonl line 1/);
+    releaseDirLock(out, 'r3');
+    writeFileSync(rows, original);
+    rmSync(join(out, 'traces'), { recursive: true });
+    const victim = tmp();
+    symlinkSync(victim, join(out, 'traces'));
+    const linked = new SuiteSession(setup(out, []), kit('r4', { TOOLGAUGE_RESUME: '1' }), null, runtime, insts);
+    await expect(linked.runOne(insts[2]!, 0)).rejects.toThrow(/traces is a symbolic link/);
+    expect(readdirSync(victim)).toEqual([]);
   });
 });

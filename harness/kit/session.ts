@@ -3,12 +3,15 @@ import { capStrings, capText } from '../core/cap.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { redact } from '../core/redact.ts';
 import type { KitConfig } from './config.ts';
-import { appendJournal, readJournal } from './journal.ts';
+import { runFingerprint, storedFingerprint, writeFingerprint } from './fingerprint.ts';
+import { appendJournal, sealMeta, valueDigest } from './journal.ts';
+import { acquireDirLock } from './lock.ts';
 import { instanceKey, tracePath } from './names.ts';
 import { prepareOutDir, type OutDirMode } from './outdir.ts';
 import { appendRecord, rewriteRecordFiles } from './records.ts';
+import { checkResumable } from './resume-check.ts';
 import type { Runtime } from './runtime.ts';
-import type { Finished, InstanceMetaBase, RunContext, SuiteDefinition, Verdict } from './types.ts';
+import type { DatasetInfo, Finished, InstanceMetaBase, RunContext, SuiteDefinition, Verdict } from './types.ts';
 
 export interface InstanceResult<M extends InstanceMetaBase> {
   meta: M;
@@ -21,7 +24,9 @@ export interface InstanceResult<M extends InstanceMetaBase> {
  * every suite shares. The output directory is prepared when the first instance runs (never at collection);
  * finished instances are skipped on `--resume`; each run's files are written before its record lines, and the
  * journal line last, so an instance counts as finished only once everything about it is on disk. An exception from
- * the suite becomes an errored instance — it stays in the denominator as an error, never vanishes.
+ * the suite becomes an errored instance — it stays in the denominator as an error, never vanishes. Before anything is
+ * written the run joins (or takes) the directory's lock, and a resume or merge checks the directory first
+ * (resume-check.ts: links, fingerprint, journal). Nothing is written through a link.
  */
 export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, S> {
   readonly outDir: string;
@@ -35,6 +40,7 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     readonly settings: S,
     readonly runtime: Runtime,
     instances: readonly I[],
+    private readonly dataset: DatasetInfo | null = null,
   ) {
     this.outDir = def.outDir(kc.run, settings);
     this.mode = kc.run.resume ? 'resume' : kc.filter ? 'merge' : 'fresh';
@@ -62,15 +68,21 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
   private prepare(): Map<string, M> {
     if (this.finished) return this.finished;
     const records = this.def.recordFiles ?? [];
+    acquireDirLock(this.outDir, this.kc.runId, this.kc.ownerPid ?? process.pid);
+    const fp = runFingerprint(this.def, this.kc.run, this.settings, this.dataset);
+    const journal = this.mode === 'fresh' ? new Map() : checkResumable<M>(this.outDir, this.def, this.mode, fp);
     prepareOutDir(this.outDir, this.kc.runId, this.mode, this.def.outputs, (dir) => {
       if (this.mode !== 'resume') return;
-      // Keep exactly one record line per instance finished without a harness error (a killed run can leave a
-      // torn line, or a prediction without its result); errored instances run again.
-      const done = readJournal<M>(dir, this.def.name);
-      rewriteRecordFiles(dir, records, (k) => done.has(k) && !done.get(k)!.error);
+      // Keep exactly one record line per instance finished without a harness error — the line its journal entry
+      // sealed (a killed run can leave a torn line, or a prediction without its result); errored instances run again.
+      rewriteRecordFiles(dir, records, (k, line, file) => {
+        const m = journal.get(k);
+        const sealed = m?.seal.records[file];
+        return !!m && !m.error && (sealed === undefined || valueDigest(line) === sealed);
+      });
     });
-    const journal = this.mode === 'resume' ? readJournal<M>(this.outDir, this.def.name) : new Map<string, M>();
-    this.finished = new Map([...journal].filter(([, m]) => !m.error));
+    if (this.mode === 'fresh' || !storedFingerprint(this.outDir, this.def.name)) writeFingerprint(this.outDir, this.def.name, this.kc.runId, fp);
+    this.finished = this.mode === 'resume' ? new Map([...journal].filter(([, m]) => !m.error)) : new Map<string, M>();
     return this.finished;
   }
 
@@ -95,10 +107,15 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
   private write(done: Finished<M>, meta: M): M {
     const max = this.kc.run.maxStoredChars;
     for (const [path, content] of Object.entries(done.files ?? {})) {
-      writeFileAtomic(join(this.outDir, path), typeof content === 'string' ? capText(content, max * 10) : JSON.stringify(capStrings(content, max), null, 1));
+      writeFileAtomic(join(this.outDir, path), typeof content === 'string' ? capText(content, max * 10) : JSON.stringify(capStrings(content, max), null, 1), this.outDir);
     }
-    for (const [file, line] of Object.entries(done.records ?? {})) appendRecord(this.outDir, file, capStrings(line, max));
-    const stored = capStrings(meta, max);
+    const digests: Record<string, string> = {};
+    for (const [file, line] of Object.entries(done.records ?? {})) {
+      const capped = capStrings(line, max);
+      appendRecord(this.outDir, file, capped);
+      digests[file] = valueDigest(capped);
+    }
+    const stored = sealMeta(capStrings(meta, max), digests);
     appendJournal(this.outDir, stored);
     return stored;
   }

@@ -4,6 +4,7 @@ import type { Summary } from '../report/summary.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { Responder } from '../sim/server.ts';
 import type { MetricEstimate } from '../stats/index.ts';
+import type { ZodType } from 'zod';
 
 /**
  * The suite kit's contract. A suite declares how its instances load, how one runs, how it scores, how the metas
@@ -142,7 +143,18 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   /** The meta of an instance that could not run (a broken row, an exception): an error, never a silent drop. */
   failed(instance: I, trial: number, message: string): M;
   verdict(meta: M): Verdict;
+  /**
+   * The schema of this suite's meta: every journal line a resume or `-t` re-run reads back must pass it (besides the
+   * kit's own, harness/kit/journal.ts), so an edited or truncated line is an error, never a crash in aggregation.
+   */
+  metaSchema?: ZodType;
   aggregator: SuiteAggregator<M>;
+  /**
+   * Config keys (of `config`) that change an instance's result, beyond the aggregator's `comparableOn`: with the
+   * model, endpoint, dataset, template and generation they make the run's fingerprint, which `--resume` and a `-t`
+   * re-run must match (harness/kit/fingerprint.ts).
+   */
+  fingerprintOn?: readonly string[];
   /** The suite's config block of summary.json (what a reader needs to reproduce the run). */
   config(run: RunConfig, settings: S): Record<string, unknown>;
   templateSha256?(run: RunConfig, settings: S): string | null;

@@ -78,6 +78,8 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   }),
   verdict: mazeVerdict,
   aggregator: mazeAggregator,
+  // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome (harness/kit/fingerprint.ts).
+  fingerprintOn: ['max_turns'],
   config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries }),
   responder: (_run, m) => mazeSimResponder(m.casesDir),
   metricNames: () => ['tsr.*', 'prr.*', 'rc.*'],

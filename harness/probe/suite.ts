@@ -141,6 +141,8 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
   },
   verdict: probeVerdict,
   aggregator: probeAggregator,
+  // With the aggregator's comparableOn (transport): what else changes a case's outcome (harness/kit/fingerprint.ts).
+  fingerprintOn: ['family', 'identity', 'axes'],
   config(run, s) {
     const ref = s.models[0]!;
     let template: Record<string, unknown> | null = null;

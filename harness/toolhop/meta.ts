@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { InstanceMetaBase } from '../kit/types.ts';
+import { Usage } from '../model/types.ts';
 import type { Prediction, Result } from './records.ts';
 import type { ToolhopOutcome } from './run-instance.ts';
 
@@ -25,6 +27,33 @@ export interface ToolhopMeta extends InstanceMetaBase {
   /** A team's figures: its size, who answered, and how many hand-off reports parsed. */
   team?: { topology: string; agents: number; answered_by: string | null; reports: number; parsed: number } | null;
 }
+
+/**
+ * ToolhopMeta as a schema: what a journal line read back (resume, a -t re-run) must hold, with the same usage schema
+ * as predictions.jsonl. The kit checks its own fields (harness/kit/journal.ts); extra fields pass through.
+ */
+export const ToolhopMetaSchema = z
+  .object({
+    suite: z.literal('toolhop'),
+    correct: z.boolean(),
+    rule: z.enum(['literal', 'substring', 'tool_result']).nullable(),
+    hops: z.number().int().min(0),
+    domain: z.string(),
+    answer_type: z.string(),
+    gold: z.string(),
+    predicted: z.string(),
+    turns: z.number().int().min(0),
+    tool_calls: z.number().int().min(0),
+    tool_errors: z.number().int().min(0),
+    forced_final: z.boolean(),
+    usage: Usage,
+    model_latency_ms: z.number().min(0),
+    wall_ms: z.number().min(0),
+    retries: z.number().int().min(0),
+    model_calls: z.number().int().min(0).optional(),
+    team: z.object({ topology: z.string(), agents: z.number(), answered_by: z.string().nullable(), reports: z.number(), parsed: z.number() }).nullable().optional(),
+  })
+  .passthrough();
 
 /** Why a row did not pass, in one line (the failing-instances list of the report). */
 export function reasonOf(m: Pick<ToolhopMeta, 'error' | 'correct' | 'gold' | 'predicted'>): string | null {

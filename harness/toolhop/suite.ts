@@ -4,7 +4,7 @@ import { defaultOutDir } from '../kit/outdir.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { toolhopAggregator } from './aggregator.ts';
 import { loadDatasetFile, selectEntries, type DatasetEntry } from './dataset.ts';
-import { fromRecords, metaFromOutcome, type ToolhopMeta } from './meta.ts';
+import { fromRecords, metaFromOutcome, ToolhopMetaSchema, type ToolhopMeta } from './meta.ts';
 import { FILES } from './output.ts';
 import { predictionLine, resultLine, transcriptText, type LineContext } from './reference-files.ts';
 import { hopCount } from './row.ts';
@@ -73,7 +73,10 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   },
   failed: (entry, trial, message) => fromRecords(brokenRow(entry, trial, message).result, undefined),
   verdict: toolhopVerdict,
+  metaSchema: ToolhopMetaSchema,
   aggregator: toolhopAggregator,
+  // Besides the generation settings (in the fingerprint already): what shapes an instance's run and score.
+  fingerprintOn: ['topology', 'prompts', 'agents', 'rounds', 'comm', 'roles', 'team_temperature', 'max_turns', 'tool_result_char_budget', 'allow_dataset_exec'],
   config: (run, s) => ({
     topology: s.topology,
     ...(s.topology === 'single'

@@ -53,7 +53,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
         ? loaded.instances.filter((i) => def.partOf!(i) === part)
         : dealToPart(loaded.instances, part, kc.sharded === false ? 1 : parts, def.weight ? (i) => def.weight!(i) : undefined);
       const runtime = runtimeFor(kc.run, kc.simUrl, kc.sandboxSocket);
-      if (!sessions.has(key)) sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances) as never);
+      if (!sessions.has(key)) sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances, loaded.dataset) as never);
       const session = sessions.get(key)! as unknown as SuiteSession<I, M, S>;
       ident.dataset = loaded.dataset;
       ident.outDir = session.outDir;

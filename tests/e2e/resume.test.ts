@@ -1,7 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
+import { fromRoot } from '../../harness/core/paths.ts';
+import { cleanEnv, readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
@@ -102,4 +104,139 @@ function cmdline(pid: number): string {
   } catch {
     return '';
   }
+}
+
+/** A finished two-row run of `model`, made once per file; each test works on its own copy. */
+let baseRun: Promise<string> | undefined;
+async function copyOfRun(prefix: string, runModel = 'sim:wrong'): Promise<string> {
+  baseRun ??= (async () => {
+    const out = tempDir('base');
+    const r = await toolgauge(['toolhop', '--model', runModel, '--limit', '2', '--out-dir', out], EXEC);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    return out;
+  })();
+  const copy = tempDir(prefix);
+  cpSync(await baseRun, copy, { recursive: true });
+  return copy;
+}
+
+const resume = (out: string, more: string[] = [], runModel = 'sim:wrong') => toolgauge(['toolhop', '--model', runModel, '--limit', '2', '--out-dir', out, '--resume', ...more], EXEC);
+const oneLine = (s: string) => s.trim().split('\n').filter((l) => l.startsWith('toolgauge')).length === 1;
+
+describe('a resume checks what it continues', () => {
+  it('another model is refused, naming the field and both values, on --resume and on a -t re-run; nothing changes', async () => {
+    const out = await copyOfRun('other-model');
+    const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
+    for (const extra of [[], ['-t', 'toolhop']]) {
+      const args = ['toolhop', '--model', 'sim:oracle', '--limit', '2', '--out-dir', out, ...(extra.length ? extra : ['--resume'])];
+      const r = await toolgauge(args, EXEC);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/model "sim:wrong", but this run has model "sim:oracle"/);
+      expect(oneLine(r.stderr), r.stderr).toBe(true);
+    }
+    expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
+  });
+
+  it('under plain Vitest the refused run finalizes nothing: the journal and summary stay as they were, exit 2', async () => {
+    const out = await copyOfRun('plain-vitest');
+    const files = ['instances.jsonl', 'summary.json', 'results.jsonl'].map((f) => join(out, f));
+    const before = files.map((f) => readFileSync(f, 'utf8'));
+    const v = await execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'], {
+      cwd: fromRoot(),
+      env: cleanEnv({ ...EXEC, TOOLGAUGE_MODEL: 'sim:oracle', TOOLHOP_LIMIT: '2', TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_RESUME: '1' }),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(v.exitCode, String(v.stdout)).toBe(2);
+    expect(String(v.stdout)).toMatch(/toolgauge: toolhop: --resume: .* holds a run with model "sim:wrong", but this run has model "sim:oracle"/);
+    expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
+  });
+
+  it('a journal line edited to a correct, literal answer is refused by --resume and report, naming the file and line; the summary keeps the real accuracy', async () => {
+    const out = await copyOfRun('edited');
+    const journal = join(out, 'instances.jsonl');
+    const rows = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    // sim:wrong's answers are credited only when the gold is in the last tool result: a row wrong by the strict rule.
+    const wrong = rows.findIndex((m) => m.rule !== 'literal');
+    expect(wrong).toBeGreaterThanOrEqual(0);
+    rows[wrong] = { ...rows[wrong], correct: true, rule: 'literal', pass: true, reason: null };
+    writeFileSync(journal, rows.map((m) => JSON.stringify(m) + '\n').join(''));
+    const strict = () => readJson<{ metrics: { strict_accuracy: { value: number } } }>(join(out, 'summary.json')).metrics.strict_accuracy.value;
+    const before = strict();
+    expect(before).toBeLessThan(1);
+    const r = await resume(out);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${journal} line ${wrong + 1}`);
+    expect(r.stderr).toMatch(/edited/);
+    expect(strict()).toBe(before);
+    // `toolgauge report DIR` re-aggregates the journal: it checks it the same way.
+    const rep = await toolgauge(['report', out]);
+    expect(rep.code, rep.stdout + rep.stderr).toBe(2);
+    expect(rep.stderr).toContain(`${journal} line ${wrong + 1}`);
+    expect(strict()).toBe(before);
+  });
+
+  it('a journal line without usage is a clear error naming the line and field, and no summary is written from it', async () => {
+    const out = await copyOfRun('no-usage');
+    const journal = join(out, 'instances.jsonl');
+    const rows = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    delete rows[1]!.usage;
+    writeFileSync(journal, rows.map((m) => JSON.stringify(m) + '\n').join(''));
+    const summary = readFileSync(join(out, 'summary.json'), 'utf8');
+    const r = await resume(out);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toContain(`${journal} line 2: field usage`);
+    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(summary);
+  });
+
+  it('planted links (instances.jsonl, results.jsonl, summary.json, traces/) are refused on --resume; nothing is written through them', async () => {
+    for (const name of ['instances.jsonl', 'results.jsonl', 'summary.json', 'traces']) {
+      const out = await copyOfRun(`link-${name.replace('.', '-')}`);
+      const victim = join(tempDir('victim'), name);
+      renameSync(join(out, name), victim);
+      symlinkSync(victim, join(out, name));
+      const before = snapshot(victim);
+      // One more row than the earlier run: it runs, so it would append and write a trace.
+      const r = await toolgauge(['toolhop', '--model', 'sim:wrong', '--limit', '3', '--out-dir', out, '--resume'], EXEC);
+      expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`${join(out, name)} is a symbolic link`);
+      expect(snapshot(victim), name).toEqual(before);
+    }
+  });
+});
+
+describe('one run per output directory', () => {
+  it('a second run into a directory in use is refused with one line naming the first (its pid); the first finishes alone', async () => {
+    const out = tempDir('two-runs');
+    // Four rows one at a time, 400 ms per model call: seconds of run left after its first row, for the second to arrive.
+    const first = spawnToolgauge(['toolhop', '--model', 'sim:oracle?latency_ms=400', '--limit', '4', '--out-dir', out, '--concurrency', '1'], EXEC);
+    const deadline = Date.now() + 60_000;
+    while (lines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const second = await toolgauge(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out], EXEC);
+    const done = await first;
+    expect(second.code, second.stdout + second.stderr).toBe(2);
+    expect(second.stderr).toMatch(new RegExp(`in use by run \\S+ \\(pid ${first.pid},`));
+    expect(oneLine(second.stderr), second.stderr).toBe(true);
+    expect(done.exitCode, String(done.stdout) + String(done.stderr)).toBe(0);
+    const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
+    expect(rows).toHaveLength(4);
+    expect(rows.every((x) => x.correct)).toBe(true);
+  });
+
+  it('a lock left by a process that is gone is taken over, and released at the end', async () => {
+    const out = tempDir('stale-lock');
+    const gone = execa('node', ['-e', '']);
+    await gone;
+    writeFileSync(join(out, '.toolgauge-lock'), JSON.stringify({ run_id: 'killed-run', pid: gone.pid, boot_id: null, pid_start: null, started_at: '2026-01-01T00:00:00.000Z' }) + '\n');
+    const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '1', '--out-dir', out], EXEC);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(lines(join(out, 'results.jsonl'))).toBe(1);
+    expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
+  });
+});
+
+/** A file's bytes, or a folder's names and bytes. */
+function snapshot(p: string): Record<string, string> {
+  if (!statSync(p).isDirectory()) return { '.': readFileSync(p, 'base64') };
+  return Object.fromEntries(readdirSync(p).sort().map((f) => [f, readFileSync(join(p, f), 'base64')]));
 }

@@ -1,13 +1,15 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
-import { readJsonl, writeFileAtomic } from '../../core/jsonl.ts';
+import { writeFileAtomic } from '../../core/jsonl.ts';
 import { CompareRefused, comparisonChart, comparisonMarkdown, compareRuns, type RunOutcomes } from '../../report/compare.ts';
 import { flattenMetrics, SummarySchema, validSummary, type Summary } from '../../report/summary.ts';
 import '../../builtin/index.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
 import { genericAggregator } from '../../kit/generic.ts';
-import { JOURNAL } from '../../kit/journal.ts';
+import { JOURNAL, verifiedJournal } from '../../kit/journal.ts';
+import { acquireDirLock, releaseDirLock } from '../../kit/lock.ts';
+import { newRunId } from '../../kit/config.ts';
 import { suiteNamed } from '../../kit/registry.ts';
 import type { InstanceMetaBase, SuiteAggregator } from '../../kit/types.ts';
 import { flagSchemas, parseFlags } from '../flags.ts';
@@ -35,8 +37,17 @@ function loadRun(dir: string): SavedRun {
   }
   const parsed = SummarySchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(`toolgauge report: ${sp}: field ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
-  const metas = readJsonl<InstanceMetaBase>(join(dir, JOURNAL));
-  return { dir, summary: validSummary(raw), metas };
+  const summary = validSummary(raw);
+  // The journal is checked as a resume checks it (schema, seal, record files); lines from an older toolgauge, which
+  // have no seal, are re-aggregated as before, and counted on stderr.
+  let metas: InstanceMetaBase[];
+  try {
+    metas = [...verifiedJournal(dir, summary.suite, suiteNamed(summary.suite)?.metaSchema, { unsealed: (n) => process.stderr.write(`toolgauge report: ${join(dir, JOURNAL)}: ${n} line${n === 1 ? '' : 's'} without a seal (an older toolgauge, or rescore), not checked against the results files\n`) }).values()];
+  } catch (err) {
+    if (['JournalRefused', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge report: ${(err as Error).message}`);
+    throw err;
+  }
+  return { dir, summary, metas };
 }
 
 /**
@@ -58,6 +69,25 @@ export async function run(argv: string[]): Promise<number> {
     true,
   );
   if (!positionals.length) throw new UsageError('toolgauge report: give at least one run directory');
+  // Re-aggregating rewrites each directory's files: not while a run writes there (harness/kit/lock.ts).
+  const runId = newRunId();
+  const held: string[] = [];
+  try {
+    for (const d of positionals) {
+      if (!existsSync(join(resolve(d), 'summary.json'))) continue; // loadRun says what is missing
+      acquireDirLock(resolve(d), runId);
+      held.push(resolve(d));
+    }
+    return await reportOn(positionals, values);
+  } catch (err) {
+    if ((err as Error).name === 'DirLocked') throw new UsageError(`toolgauge report: ${(err as Error).message}`);
+    throw err;
+  } finally {
+    for (const d of held) releaseDirLock(d, runId);
+  }
+}
+
+async function reportOn(positionals: string[], values: Record<string, unknown>): Promise<number> {
   const runs = positionals.map((d) => loadRun(resolve(d)));
   let failed = false;
   for (const r of runs) {

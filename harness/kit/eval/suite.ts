@@ -94,6 +94,8 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
     failed: (inst, trial, message) => ({ suite: name, id: inst.id, trial, error: message, pass: false, reason: message, scores: Object.fromEntries(scorerNames.map((n) => [n, 0])) }),
     verdict: evalVerdict,
     aggregator: genericAggregator,
+    // What changes an instance's score (harness/kit/fingerprint.ts).
+    fingerprintOn: ['threshold', 'scorers', 'tools'],
     config: () => ({ threshold: o.threshold ?? 1, scorers: scorerNames, tools: (o.tools ?? []).map((t) => t.name) }),
     metricNames: () => ['pass_rate', 'error_rate', 'pass@*', 'pass^*', ...scorerNames],
   };

@@ -1,0 +1,52 @@
+import { join } from 'node:path';
+import type { RunConfig } from '../core/config.ts';
+import { refuseLink } from '../core/nofollow.ts';
+import { fingerprintDiff, runFingerprint, RUN_FILE, storedFingerprint, type Fingerprint } from './fingerprint.ts';
+import { JOURNAL, readJournal, verifiedJournal, type Seal } from './journal.ts';
+import { acquireDirLock, releaseDirLock } from './lock.ts';
+import { KIT_OUTPUTS, MARKER, type OutDirMode } from './outdir.ts';
+import type { AnySuite, DatasetInfo, InstanceMetaBase } from './types.ts';
+
+/** A resume or `-t` re-run that would mix another run's instances (or an edited journal) into this one's summary. */
+export class ResumeRefused extends Error {
+  override name = 'ResumeRefused';
+}
+
+const modeName = (mode: OutDirMode) => (mode === 'resume' ? '--resume' : 'a -t re-run');
+
+/**
+ * What a resume or merge checks before it trusts an output directory, in this order: no file or folder the run writes
+ * is a link (core/nofollow.ts); the stored fingerprint equals this run's (fingerprint.ts), naming the first field
+ * that differs; the journal passes verifiedJournal (schema, seal, record files). Returns the verified journal.
+ */
+export function checkResumable<M extends InstanceMetaBase>(dir: string, def: AnySuite, mode: OutDirMode, current: Fingerprint): Map<string, M & { seal: Seal }> {
+  for (const name of new Set([...KIT_OUTPUTS, ...def.outputs, ...(def.recordFiles ?? []), MARKER])) refuseLink(join(dir, name));
+  const stored = storedFingerprint(dir, def.name);
+  if (stored) {
+    const d = fingerprintDiff(stored, current);
+    if (d) throw new ResumeRefused(`${modeName(mode)}: ${dir} holds a run with ${d.field} ${d.stored}, but this run has ${d.field} ${d.current}; use another --out-dir, or run without ${mode === 'resume' ? '--resume' : '-t'} to start afresh`);
+  } else if (readJournal(dir, def.name).size) {
+    throw new ResumeRefused(`${modeName(mode)}: ${join(dir, JOURNAL)} has finished instances but ${join(dir, RUN_FILE)} holds no fingerprint for ${def.name}, so nothing says they come from this model and dataset; run without ${mode === 'resume' ? '--resume' : '-t'} to start afresh`);
+  }
+  return verifiedJournal<M>(dir, def.name, def.metaSchema);
+}
+
+/**
+ * The start of a run in its main process (the CLI): take the output directory's lock for the run, and for a resume
+ * or merge, check the directory (checkResumable) with the dataset loaded as the workers will load it. Returns the
+ * function that gives the directory back; on a refusal the lock is given back before the error is thrown.
+ */
+export async function claimOutDir(def: AnySuite, run: RunConfig, settings: unknown, o: { dir: string; runId: string; mode: OutDirMode }): Promise<() => void> {
+  acquireDirLock(o.dir, o.runId);
+  const release = () => releaseDirLock(o.dir, o.runId);
+  try {
+    if (o.mode !== 'fresh') {
+      const loaded = await def.load(run, settings);
+      checkResumable(o.dir, def, o.mode, runFingerprint(def, run, settings, (loaded.dataset as DatasetInfo | null) ?? null));
+    }
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return release;
+}
