@@ -38,6 +38,11 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     this.outDir = def.outDir(kc.run, settings);
     this.mode = kc.run.resume ? 'resume' : kc.filter ? 'merge' : 'fresh';
     this.order = new Map(instances.map((inst, i) => [inst.id, i]));
+    // Two instances with one id would merge in the journal, the records and the summary: the loader must rename.
+    if (this.order.size !== instances.length) {
+      const dup = instances.find((inst, i) => this.order.get(inst.id) !== i)!;
+      throw new Error(`suite ${def.name}: two instances share the id '${dup.id}' (its loader must give every row a distinct id)`);
+    }
   }
 
   private context(trial: number): RunContext<S> {
