@@ -32,12 +32,7 @@ export function assignIds(rows: readonly IdCandidate[]): AssignedId[] {
   const taken = new Set<string>();
   for (const r of rows) if (r.id !== undefined) taken.add(r.id);
   const first = new Map<string, number>();
-  const fresh = (base: string) => {
-    let id = base;
-    for (let k = 2; taken.has(id); k++) id = `${base}~${k}`;
-    taken.add(id);
-    return id;
-  };
+  const fresh = (base: string) => firstFree(taken, (k) => (k === 1 ? base : `${base}~${k}`), 1);
   return rows.map((r) => {
     if (r.id === undefined) return { id: fresh(`row#${r.row}`) };
     const prev = first.get(r.id);
@@ -47,4 +42,18 @@ export function assignIds(rows: readonly IdCandidate[]): AssignedId[] {
     }
     return { id: fresh(`${r.id}#dup${r.row}`), duplicateOf: prev };
   });
+}
+
+/**
+ * The first of `make(start)`, `make(start + 1)`, … that is not in `taken`; it is added to `taken`. Every renaming
+ * (instance ids, tool names shown to a model) goes through here, so a generated name never lands on a real one.
+ */
+export function firstFree(taken: Set<string>, make: (k: number) => string, start = 0): string {
+  for (let k = start; ; k++) {
+    const name = make(k);
+    if (!taken.has(name)) {
+      taken.add(name);
+      return name;
+    }
+  }
 }
