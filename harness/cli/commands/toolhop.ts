@@ -42,7 +42,7 @@ const FLAGS: FlagSpecs = {
   'team-temperature': { type: 'string', schema: z.coerce.number().min(0).max(2), description: 'sampling temperature of team members (they differ by seed)' },
   sandbox: { type: 'string', values: ['pyodide', 'python'] },
   python: { type: 'string', description: 'CPython for --sandbox python (default /usr/bin/python3)' },
-  'tool-timeout': { type: 'string', schema: flagSchemas.positiveInt, description: 'ms per tool call' },
+  'tool-timeout': { type: 'string', schema: flagSchemas.timeoutMs, description: 'ms per tool call' },
   'smoke-dataset': { type: 'boolean' },
   revision: { type: 'string' },
   'ci-cluster': { type: 'string', values: ['none', 'domain', 'hops'], description: 'cluster bootstrap of accuracy by domain or hop count' },
