@@ -2,6 +2,7 @@ import type { SerializedError } from '@vitest/utils';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSuite, Vitest } from 'vitest/node';
 import { loadBuiltinSuites } from '../harness/builtin/load.ts';
 import { redact } from '../harness/core/redact.ts';
+import { escapeTerminal } from '../harness/core/terminal.ts';
 import { parseKitConfig, type KitConfig } from '../harness/kit/config.ts';
 import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
@@ -52,8 +53,9 @@ export default class ToolgaugeReporter implements Reporter {
     if (end.exitCode !== undefined) process.exitCode = end.exitCode;
   }
 
+  /** Everything printed may carry ids, answers and errors from data or an endpoint: controls become escapes. */
   private log(msg: string): void {
-    const text = redact(msg);
+    const text = escapeTerminal(redact(msg), '\n\t');
     if (this.vitest) this.vitest.logger.log(text);
     else console.log(text);
   }

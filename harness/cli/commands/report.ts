@@ -1,3 +1,4 @@
+import { escapeTerminal } from '../../core/terminal.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
@@ -68,7 +69,7 @@ export async function run(argv: string[]): Promise<number> {
     });
     r.summary = f.summary;
     if (f.gate && !f.gate.passed) failed = true;
-    if (!values.compare) process.stdout.write(agg.terminal(f.summary, r.dir) + '\n');
+    if (!values.compare) process.stdout.write(escapeTerminal(agg.terminal(f.summary, r.dir), '\n\t') + '\n');
   }
   if (!values.compare) return failed ? 1 : 0;
 

@@ -1,3 +1,4 @@
+import { escapeTerminal } from '../../core/terminal.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -199,7 +200,7 @@ async function rescore(argv: string[]): Promise<number> {
       seed: old.header.seed,
       outDir: dir,
     });
-    process.stdout.write(toolhopAggregator.terminal(f.summary, dir) + '\n');
+    process.stdout.write(escapeTerminal(toolhopAggregator.terminal(f.summary, dir), '\n\t') + '\n');
   }
   return 0;
 }
