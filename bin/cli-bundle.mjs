@@ -5,7 +5,7 @@
 // size and mtime of every input it was built from, rebuilt (about 0.3 s) when any differs, and skipped entirely
 // (tsx loads the sources) when it cannot be built or written, or when TOOLGAUGE_CLI_BUNDLE=0.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -25,14 +25,36 @@ const MANIFEST = join(CACHE, 'manifest.json');
 // Part of the manifest: a bundle from another launcher version is rebuilt.
 const FORMAT = 2;
 
-/** The bundle's folder when every recorded input still has the size and mtime it had when it was built. */
-function fresh() {
+// The folder names rebuild() gives builds: a manifest naming anything else (`../x`, an absolute path) is not ours.
+const BUILD_DIR = /^b-\d+-\d+$/;
+
+/**
+ * Why the cache folder cannot be trusted to hold code this user runs, or null when it can (or does not exist yet):
+ * it must be a real folder (not a link), owned by this user, and closed to everyone else (0700).
+ */
+export function cacheProblem(cache = CACHE) {
+  let s;
   try {
-    const m = JSON.parse(readFileSync(MANIFEST, 'utf8'));
+    s = lstatSync(cache);
+  } catch {
+    return null;
+  }
+  if (!s.isDirectory()) return 'is not a folder';
+  if (typeof process.getuid === 'function' && s.uid !== process.getuid()) return `is owned by uid ${s.uid}, not ${process.getuid()}`;
+  if ((s.mode & 0o077) !== 0) return `has mode ${(s.mode & 0o777).toString(8)}, not 700`;
+  return null;
+}
+
+/** The bundle's folder when every recorded input still has the size and mtime it had when it was built. */
+export function fresh(cache = CACHE) {
+  try {
+    if (cacheProblem(cache)) return null;
+    const m = JSON.parse(readFileSync(join(cache, 'manifest.json'), 'utf8'));
     if (m.format !== FORMAT || m.node !== process.version || m.root !== ROOT) return null;
-    statSync(join(CACHE, m.dir, 'main.mjs'));
-    for (const name of Object.keys(WORKER_ENTRIES)) statSync(join(CACHE, m.dir, `${name}.mjs`));
-    statSync(join(CACHE, m.dir, 'worker-entries.json'));
+    if (typeof m.dir !== 'string' || !BUILD_DIR.test(m.dir)) return null;
+    statSync(join(cache, m.dir, 'main.mjs'));
+    for (const name of Object.keys(WORKER_ENTRIES)) statSync(join(cache, m.dir, `${name}.mjs`));
+    statSync(join(cache, m.dir, 'worker-entries.json'));
     for (const [file, size, mtime] of m.inputs) {
       const s = statSync(join(ROOT, file));
       if (s.size !== size || s.mtimeMs !== mtime) return null;
@@ -64,6 +86,8 @@ async function rebuild() {
   // manifest, replaced atomically, names the current one.
   const dir = `b-${Date.now()}-${process.pid}`;
   mkdirSync(CACHE, { recursive: true, mode: 0o700 });
+  const problem = cacheProblem();
+  if (problem) throw new Error(`${CACHE} ${problem}`);
   const r = await build({
     entryPoints: { main: ENTRY, ...Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [k, join(ROOT, v)])) },
     bundle: true,
@@ -126,12 +150,18 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
 
 /** The CLI's `main`, from the bundle when possible, else from source through tsx. */
 export async function loadCli() {
-  if (process.env.TOOLGAUGE_CLI_BUNDLE !== '0') {
+  // Only this launcher says where the worker bundle is: an inherited value could point the test worker anywhere.
+  delete process.env.TOOLGAUGE_WORKER_BUNDLE;
+  delete process.env.TOOLGAUGE_WORKER_BUNDLE_PID;
+  const problem = cacheProblem();
+  if (problem) process.stderr.write(`toolgauge: not using the CLI bundle: ${CACHE} ${problem}; loading the sources\n`);
+  if (process.env.TOOLGAUGE_CLI_BUNDLE !== '0' && !problem) {
     try {
       const dir = fresh() ?? buildInChild();
       // Stack traces point into the TypeScript sources.
       process.setSourceMapsEnabled(true);
       process.env.TOOLGAUGE_WORKER_BUNDLE = join(CACHE, dir);
+      process.env.TOOLGAUGE_WORKER_BUNDLE_PID = String(process.pid);
       return (await import(pathToFileURL(join(CACHE, dir, 'main.mjs')).href)).main;
     } catch {
       // Read-only install, esbuild missing: load from source.

@@ -5,6 +5,7 @@ import { UsageError } from '../harness/core/errors.ts';
 import { runFromBlobs, type BlobRun } from '../harness/kit/blob-run.ts';
 import { restoreTrace } from '../harness/kit/shard-traces.ts';
 import { redact } from '../harness/core/redact.ts';
+import { escapeTerminal } from '../harness/core/terminal.ts';
 import { parseKitConfig, type KitConfig } from '../harness/kit/config.ts';
 import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
@@ -74,8 +75,9 @@ export default class ToolgaugeReporter implements Reporter {
     if (end.exitCode !== undefined) process.exitCode = end.exitCode;
   }
 
+  /** Everything printed may carry ids, answers and errors from data or an endpoint: controls become escapes. */
   private log(msg: string): void {
-    const text = redact(msg);
+    const text = escapeTerminal(redact(msg), '\n\t');
     if (this.toStderr) process.stderr.write(`${text}\n`);
     else if (this.vitest) this.vitest.logger.log(text);
     else console.log(text);

@@ -3,10 +3,11 @@
 // entries by line, as BFCL pairs them) and `multi_turn_func_doc/<class file>.json`. Rows are validated with zod;
 // possible answers are read losslessly (5 and 5.0 stay different) and every line keeps its raw text, so the
 // multi-turn executor can hand `initial_config` to Python exactly as written.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DataError, dataErrorFromZod } from '../core/errors.ts';
+import { MAX_LINE_CHARS, streamLines } from '../core/jsonl.ts';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { ALL_CATEGORIES, isMultiTurn, isRelevanceOrIrrelevance, type BfclCategory } from './categories.ts';
 import type { FunctionDoc } from './checker/ast.ts';
@@ -119,10 +120,12 @@ export function answerFile(dir: string, category: string): string {
 /** Non-empty lines of a JSON-lines file with their 1-based line numbers. */
 function lines(file: string): Array<{ n: number; text: string }> {
   if (!existsSync(file)) throw new DataError(file, undefined, undefined, 'file not found');
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .map((text, k) => ({ n: k + 1, text }))
-    .filter((l) => l.text.trim() !== '');
+  const out: Array<{ n: number; text: string }> = [];
+  streamLines(file, ({ text, lineNo, tooLong }) => {
+    if (tooLong) throw new DataError(file, lineNo, undefined, `line longer than ${MAX_LINE_CHARS} characters`);
+    if (text.trim() !== '') out.push({ n: lineNo, text });
+  });
+  return out;
 }
 
 /** One JSON line, lossless. */
@@ -165,6 +168,7 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
     if (!docCache.has(cls)) docCache.set(cls, loadClassFuncDocs(dir, cls));
     return docCache.get(cls)!;
   };
+  const firstLine = new Map<string, number>();
   return lines(file).map(({ n, text }) => {
     const py = parsePyLine(file, n, text);
     const json = pyToPlain(py);
@@ -172,6 +176,7 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
       const parsed = multiTurnEntrySchema.safeParse(json);
       if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
       const e = parsed.data;
+      noDuplicate(file, firstLine, e.id, n);
       // populate_test_cases_with_predefined_functions: all docs of the involved classes, minus held-out ones.
       const functions = e.involved_classes.flatMap((c) => classDocs(c).map((d) => clonePlain(d)));
       const missedFunctions: Record<string, FunctionDoc[]> = {};
@@ -196,8 +201,16 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
     const parsed = singleTurnEntrySchema.safeParse(json);
     if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
     const e = parsed.data;
+    noDuplicate(file, firstLine, e.id, n);
     return { id: e.id, category, question: e.question, functions: e.function as unknown as FunctionDoc[], raw: text } satisfies BfclEntry;
   });
+}
+
+/** Ids name instances: a repeated one would merge two rows' results, so it is an error naming both lines. */
+function noDuplicate(file: string, firstLine: Map<string, number>, id: string, n: number): void {
+  const prev = firstLine.get(id);
+  if (prev !== undefined) throw new DataError(file, `${n} (${id})`, 'id', `duplicate id (first on line ${prev})`);
+  firstLine.set(id, n);
 }
 
 /** `initial_config` of a multi-turn line as JSON text that keeps each number's int or float form. */

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.ts';
+import { MAX_TIMER_MS } from '../core/config.ts';
 
 /**
  * One flag of a subcommand. `schema` validates (and coerces) the raw string; `values` lists accepted values for
@@ -63,6 +64,8 @@ export function parseFlags(command: string, argv: string[], specs: FlagSpecs, al
 export const flagSchemas = {
   nonNegativeInt: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(0, 'must be >= 0'),
   positiveInt: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1'),
+  /** Milliseconds for a timer: Node fires a longer one after 1 ms. */
+  timeoutMs: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_TIMER_MS, `must be <= ${MAX_TIMER_MS} (the longest timer Node honours)`),
   idList: z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
   /** A gate expression: `--gate ''` is a mistake (an unset CI variable), never a silent "no gate". */
   gate: z.string().refine((s) => s.trim() !== '', 'must not be empty (leave the flag out for no gate)'),

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { capStrings, capText } from './cap.ts';
+import { DepthError, MAX_NESTING } from './depth.ts';
+import { stableStringify } from './hash.ts';
 
 describe('bounded stored content', () => {
   it('cuts long strings anywhere in a value, keeping the original length in the marker', () => {
@@ -21,5 +23,13 @@ describe('bounded stored content', () => {
   it('keeps a data key such as __proto__', () => {
     const v = capStrings(JSON.parse('{"__proto__": "x"}') as Record<string, unknown>, 10);
     expect(Object.keys(v)).toEqual(['__proto__']);
+  });
+  it('refuses a value nested deeper than the bound with a DepthError (never a stack overflow); the bound itself is fine', () => {
+    const nest = (n: number) => JSON.parse(`${'['.repeat(n)}"x"${']'.repeat(n)}`) as unknown;
+    for (const walk of [(v: unknown) => capStrings(v, 10), (v: unknown) => stableStringify(v)]) {
+      expect(() => walk(nest(5000))).toThrow(DepthError);
+      expect(() => walk(nest(5000))).toThrow(/nested deeper than 256 levels/);
+      expect(() => walk(nest(MAX_NESTING))).not.toThrow();
+    }
   });
 });

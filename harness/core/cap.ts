@@ -1,4 +1,5 @@
 import { redact, redactCut } from './redact.ts';
+import { checkDepth } from './depth.ts';
 
 /**
  * Stored content is bounded: a model can answer with megabytes, and a run must not write gigabytes. Every string
@@ -11,12 +12,16 @@ export function capText(s: string, max = DEFAULT_STORED_CHARS): string {
   return redactCut(s, max, (length) => `… [truncated: ${length} characters]`);
 }
 
-export function capStrings<T>(value: T, max = DEFAULT_STORED_CHARS): T {
+export function capStrings<T>(value: T, max = DEFAULT_STORED_CHARS, depth = 0): T {
   if (typeof value === 'string') return capText(value, max) as T;
-  if (Array.isArray(value)) return value.map((v) => capStrings(v, max)) as T;
+  if (Array.isArray(value)) {
+    checkDepth(depth + 1, 'a value to store');
+    return value.map((v) => capStrings(v, max, depth + 1)) as T;
+  }
   if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    checkDepth(depth + 1, 'a value to store');
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k), { value: capStrings(v, max), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k), { value: capStrings(v, max, depth + 1), enumerable: true, writable: true, configurable: true });
     return out as T;
   }
   return value;

@@ -16,6 +16,18 @@ export const intFrom = (name: string, min = 0) =>
     .transform(Number)
     .refine((n) => n >= min, `${name} must be >= ${min}`);
 
+/**
+ * The longest delay a Node timer honours: setTimeout with more than 2^31−1 ms fires after 1 ms, so a larger
+ * timeout would make every call "time out" at once. Every timeout and deadline is bounded by it.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A timeout in ms from an environment variable: a whole number from 1 to MAX_TIMER_MS. */
+export const msFrom = (name: string) => intFrom(name, 1).refine((n) => n <= MAX_TIMER_MS, `${name} must be <= ${MAX_TIMER_MS} (the longest timer Node honours)`);
+
+/** A timeout in ms given as a number (library options, the sandbox socket's requests). */
+export const timerMs = z.number().int().min(1).max(MAX_TIMER_MS, `must be <= ${MAX_TIMER_MS} ms (the longest timer Node honours)`);
+
 export const bool01 = z.enum(['0', '1', 'true', 'false', '']).transform((v) => v === '1' || v === 'true');
 
 export const CacheMode = z.enum(['off', 'record', 'replay']);
@@ -26,9 +38,9 @@ const EnvSchema = z.object({
   OPENAI_BASE_URL: z.string().url('OPENAI_BASE_URL must be a URL').optional(),
   OPENAI_API_KEY: z.string().optional(),
   TOOLGAUGE_CONCURRENCY: intFrom('TOOLGAUGE_CONCURRENCY', 1).optional(),
-  TOOLGAUGE_REQUEST_TIMEOUT_MS: intFrom('TOOLGAUGE_REQUEST_TIMEOUT_MS', 1).optional(),
+  TOOLGAUGE_REQUEST_TIMEOUT_MS: msFrom('TOOLGAUGE_REQUEST_TIMEOUT_MS').optional(),
   TOOLGAUGE_RETRIES: intFrom('TOOLGAUGE_RETRIES').optional(),
-  TOOLGAUGE_REQUEST_DEADLINE_MS: intFrom('TOOLGAUGE_REQUEST_DEADLINE_MS', 1).optional(),
+  TOOLGAUGE_REQUEST_DEADLINE_MS: msFrom('TOOLGAUGE_REQUEST_DEADLINE_MS').optional(),
   TOOLGAUGE_CACHE: CacheMode.default('off'),
   TOOLGAUGE_CACHE_DIR: z.string().default('.cache/requests'),
   TOOLGAUGE_SEED: intFrom('TOOLGAUGE_SEED').default(0),
@@ -43,13 +55,13 @@ const EnvSchema = z.object({
   TOOLGAUGE_GATE: z.string().optional(),
   TOOLGAUGE_SANDBOX: SandboxBackendName.default('pyodide'),
   TOOLGAUGE_SANDBOX_POOL: intFrom('TOOLGAUGE_SANDBOX_POOL', 1).optional(),
-  TOOLGAUGE_TOOL_TIMEOUT_MS: intFrom('TOOLGAUGE_TOOL_TIMEOUT_MS', 1).default(10_000),
+  TOOLGAUGE_TOOL_TIMEOUT_MS: msFrom('TOOLGAUGE_TOOL_TIMEOUT_MS').default(10_000),
   TOOLGAUGE_PYTHON: z.string().default('/usr/bin/python3'),
   TOOLGAUGE_SIM_URL: z.string().url().optional(),
   HF_HOME: z.string().optional(),
   HF_TOKEN: z.string().optional(),
   HF_ENDPOINT: z.string().url().default('https://huggingface.co'),
-  TOOLGAUGE_HF_TIMEOUT_MS: intFrom('TOOLGAUGE_HF_TIMEOUT_MS', 1).default(300_000),
+  TOOLGAUGE_HF_TIMEOUT_MS: msFrom('TOOLGAUGE_HF_TIMEOUT_MS').default(300_000),
 });
 
 export type RunEnv = z.infer<typeof EnvSchema>;

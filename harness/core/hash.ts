@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { checkDepth } from './depth.ts';
 
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
@@ -14,13 +15,17 @@ export function stableStringify(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
 
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
+function sortKeys(v: unknown, depth = 0): unknown {
+  if (Array.isArray(v)) {
+    checkDepth(depth + 1, 'a value to hash');
+    return v.map((x) => sortKeys(x, depth + 1));
+  }
   if (v && typeof v === 'object') {
+    checkDepth(depth + 1, 'a value to hash');
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v as object).sort()) {
       const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) out[k] = sortKeys(x);
+      if (x !== undefined) Object.defineProperty(out, k, { value: sortKeys(x, depth + 1), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { constants, existsSync, readFileSync, mkdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { dirname } from 'node:path';
 import { closeQuietly, mkdirNoFollow, openNoFollow } from './nofollow.ts';
 import { redact } from './redact.ts';
@@ -26,6 +27,83 @@ function makeParent(path: string, root: string | undefined): void {
   else mkdirSync(dirname(path), { recursive: true });
 }
 
+/** The longest line a reader keeps (characters); a longer line is reported as too long, never held whole. */
+export const MAX_LINE_CHARS = 64 * 1024 * 1024;
+
+export interface Line {
+  /** The line without its `\n` (and without a trailing `\r`); cut at the limit when `tooLong`. */
+  text: string;
+  /** 1-based line number in the file. */
+  lineNo: number;
+  tooLong: boolean;
+}
+
+export interface StreamLinesOptions {
+  maxLineChars?: number;
+  /** Hash the whole file (sha256 of its bytes), also past the point where `onLine` stopped reading. */
+  hash?: boolean;
+  /** Bytes per read (tests use tiny chunks to cross every boundary). */
+  chunkBytes?: number;
+}
+
+const CHUNK = 1 << 20;
+
+/**
+ * Read a file line by line in bounded memory (one chunk plus one line): `onLine` returns `false` to stop. The
+ * one reader of line files — datasets, journals, record files — so none of them holds a whole file in memory.
+ * Returns the file's sha256 when asked (the bytes read after a stop are hashed, not split into lines).
+ */
+export function streamLines(path: string, onLine: (line: Line) => boolean | void, opts: StreamLinesOptions = {}): { sha256?: string } {
+  const max = opts.maxLineChars ?? MAX_LINE_CHARS;
+  const hash = opts.hash ? createHash('sha256') : undefined;
+  const decoder = new StringDecoder('utf8');
+  const chunk = opts.chunkBytes ?? CHUNK;
+  const buf = Buffer.allocUnsafe(chunk);
+  const fd = openSync(path, 'r');
+  let pending = '';
+  let tooLong = false;
+  let lineNo = 0;
+  let reading = true;
+  const emit = (text: string) => {
+    lineNo += 1;
+    if (reading && onLine({ text: text.endsWith('\r') ? text.slice(0, -1) : text, lineNo, tooLong }) === false) reading = false;
+    tooLong = false;
+  };
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, chunk, null);
+      if (n === 0) break;
+      hash?.update(buf.subarray(0, n));
+      if (!reading) {
+        if (!hash) break;
+        continue;
+      }
+      let text = decoder.write(buf.subarray(0, n));
+      let nl: number;
+      while (reading && (nl = text.indexOf('\n')) >= 0) {
+        emit(tooLong ? pending : pending + text.slice(0, nl));
+        pending = '';
+        text = text.slice(nl + 1);
+      }
+      if (!reading) continue;
+      if (!tooLong) {
+        pending += text;
+        if (pending.length > max) {
+          pending = pending.slice(0, max);
+          tooLong = true;
+        }
+      }
+    }
+    if (reading) {
+      if (!tooLong) pending += decoder.end();
+      if (pending || tooLong) emit(pending);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return hash ? { sha256: hash.digest('hex') } : {};
+}
+
 /**
  * Read a JSONL file. A killed run can leave a torn last line; it is reported through `onBadLine` and skipped
  * rather than failing the whole read.
@@ -33,13 +111,13 @@ function makeParent(path: string, root: string | undefined): void {
 export function readJsonl<T = unknown>(path: string, onBadLine?: (lineNo: number, text: string) => void): T[] {
   if (!existsSync(path)) return [];
   const out: T[] = [];
-  const lines = readFileSync(path, 'utf8').split('\n');
-  lines.forEach((line, i) => {
-    if (!line.trim()) return;
+  streamLines(path, ({ text, lineNo, tooLong }) => {
+    if (!text.trim()) return;
     try {
-      out.push(JSON.parse(line) as T);
+      if (tooLong) throw new Error('line too long');
+      out.push(JSON.parse(text) as T);
     } catch {
-      onBadLine?.(i + 1, line);
+      onBadLine?.(lineNo, text);
     }
   });
   return out;
@@ -60,8 +138,7 @@ export function writeFileAtomic(path: string, data: string, root?: string): void
     closeQuietly(fd);
     rmSync(tmp, { force: true });
     throw err;
-  } finally {
-    closeQuietly(fd);
   }
+  closeQuietly(fd);
   renameSync(tmp, path);
 }

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { escapeTerminal } from '../core/terminal.ts';
+import { runs } from '../core/testkit.ts';
 import { artifactName, printableId } from './names.ts';
 
 describe('file names from instance ids', () => {
@@ -19,5 +21,22 @@ describe('file names from instance ids', () => {
 
   it('test names show control characters as escapes, on one line', () => {
     expect(printableId('a\r\nb\u0000')).toBe('a\\x0d\\x0ab\\x00');
+  });
+
+  it('test names and printed text show C0/C1 controls and bidi overrides as escapes, whatever the text', () => {
+    const unsafe = (cp: number) => cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+    const special = fc.constantFrom('\x1b', '\x9b', '\x85', '\x80', '\x9f', '\u202a', '\u202e', '\u2066', '\u2069', '\u200f', 'a', 'é', '\u00a0', '[31m');
+    const text = fc.array(fc.oneof(special, fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 12 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(text, (s) => {
+        for (const out of [printableId(s), escapeTerminal(s, '\n')]) {
+          expect([...out].filter((c) => unsafe(c.codePointAt(0)!) && c !== '\n')).toEqual([]);
+        }
+        if (![...s].some((c) => unsafe(c.codePointAt(0)!))) expect(printableId(s)).toBe(s);
+      }),
+      { numRuns: runs(300) },
+    );
+    expect(printableId('a\x9b31mb\u202ec\u2067')).toBe('a\\x9b31mb\\u202ec\\u2067');
+    expect(escapeTerminal('x\ny\x1b', '\n')).toBe('x\ny\\x1b');
   });
 });

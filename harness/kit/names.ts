@@ -1,4 +1,5 @@
 import { sha256 } from '../core/hash.ts';
+import { escapeTerminal } from '../core/terminal.ts';
 
 /**
  * Names derived from instance ids. Ids come from data (any length, any characters). A short plain id (letters,
@@ -28,8 +29,7 @@ export function tracePath(id: string, trial: number, ext = 'json'): string {
   return `traces/${artifactName(id, trial, ext)}`;
 }
 
-/** Test names carry ids verbatim but on one line: control characters become visible escapes. */
+/** Test names carry ids verbatim but on one line: control characters and bidi overrides become visible escapes. */
 export function printableId(id: string): string {
-  // eslint-disable-next-line no-control-regex
-  return id.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return escapeTerminal(id);
 }

@@ -19,6 +19,13 @@ export interface InstanceResult<M extends InstanceMetaBase> {
   transcript?: string;
 }
 
+/** One instance's output, bounded and ready to write. */
+interface Stored<M> {
+  files: Array<[string, string]>;
+  records: Array<[string, unknown]>;
+  meta: M;
+}
+
 /**
  * One suite's run in one worker: everything between "this instance should run" and "its meta is on disk" that
  * every suite shares. The output directory is prepared when the first instance runs (never at collection);
@@ -45,6 +52,11 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     this.outDir = def.outDir(kc.run, settings);
     this.mode = kc.run.resume ? 'resume' : kc.filter ? 'merge' : 'fresh';
     this.order = new Map(instances.map((inst, i) => [inst.id, i]));
+    // Two instances with one id would merge in the journal, the records and the summary: the loader must rename.
+    if (this.order.size !== instances.length) {
+      const dup = instances.find((inst, i) => this.order.get(inst.id) !== i)!;
+      throw new Error(`suite ${def.name}: two instances share the id '${dup.id}' (its loader must give every row a distinct id)`);
+    }
   }
 
   private context(trial: number): RunContext<S> {
@@ -99,24 +111,44 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     } catch (err) {
       done = { meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`) };
     }
-    const meta: M = this.write(done, { ...done.meta, order: this.order.get(instance.id) ?? 0 });
+    const order = this.order.get(instance.id) ?? 0;
+    let stored: Stored<M>;
+    try {
+      stored = this.bound(done, { ...done.meta, order });
+    } catch (err) {
+      // What the run returned cannot be stored (a value nested too deep for any walker): the instance is an
+      // error, with the reason, and stays in the denominator.
+      done = { meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`) };
+      stored = this.bound(done, { ...done.meta, order });
+    }
+    const meta = this.write(stored);
     return { meta, verdict: this.def.verdict(meta), ...(done.transcript ? { transcript: redact(done.transcript) } : {}) };
   }
 
-  /** Everything written is redacted and bounded: strings longer than the run's limit are cut with a marker (core/cap.ts). */
-  private write(done: Finished<M>, meta: M): M {
+  /**
+   * Everything written is redacted and bounded: strings longer than the run's limit are cut with a marker
+   * (core/cap.ts). All of it is bounded before anything is written, so a value that cannot be stored leaves no
+   * partial lines behind.
+   */
+  private bound(done: Finished<M>, meta: M): Stored<M> {
     const max = this.kc.run.maxStoredChars;
-    for (const [path, content] of Object.entries(done.files ?? {})) {
-      writeFileAtomic(join(this.outDir, path), typeof content === 'string' ? capText(content, max * 10) : JSON.stringify(capStrings(content, max), null, 1), this.outDir);
-    }
+    return {
+      files: Object.entries(done.files ?? {}).map(([path, content]) => [path, typeof content === 'string' ? capText(content, max * 10) : JSON.stringify(capStrings(content, max), null, 1)]),
+      records: Object.entries(done.records ?? {}).map(([file, line]) => [file, capStrings(line, max)]),
+      meta: capStrings(meta, max),
+    };
+  }
+
+  /** Files first, then record lines, then the journal line sealed with the digests of the record lines. */
+  private write(stored: Stored<M>): M {
+    for (const [path, text] of stored.files) writeFileAtomic(join(this.outDir, path), text, this.outDir);
     const digests: Record<string, string> = {};
-    for (const [file, line] of Object.entries(done.records ?? {})) {
-      const capped = capStrings(line, max);
-      appendRecord(this.outDir, file, capped);
-      digests[file] = valueDigest(capped);
+    for (const [file, line] of stored.records) {
+      appendRecord(this.outDir, file, line);
+      digests[file] = valueDigest(line);
     }
-    const stored = sealMeta(capStrings(meta, max), digests);
-    appendJournal(this.outDir, stored);
-    return stored;
+    const meta = sealMeta(stored.meta, digests);
+    appendJournal(this.outDir, meta);
+    return meta;
   }
 }

@@ -3,6 +3,7 @@
 // pyodide) and 'python' (a CPython subprocess per slot). See README.md for the isolation layers.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { timerMs } from '../core/config.ts';
 import { confinement } from './confine.ts';
 import { WorkerPool, type PoolResult, type ReadyInfo } from './pool.ts';
 import { maxResponseBytes } from './protocol.ts';
@@ -32,12 +33,12 @@ export interface SandboxOptions {
 const OptionsSchema = z.object({
   backend: z.enum(['pyodide', 'python']),
   poolSize: z.number().int().min(1).max(64).optional(),
-  callTimeoutMs: z.number().positive().optional(),
+  callTimeoutMs: timerMs.optional(),
   memoryLimitMb: z.number().int().min(128).max(4096).optional(),
   pythonPath: z.string().optional(), // '' means unset
   maxContentChars: z.number().int().positive().optional(),
   snapshot: z.boolean().optional(),
-  startTimeoutMs: z.number().positive().optional(),
+  startTimeoutMs: timerMs.optional(),
 });
 
 export interface ToolRef {

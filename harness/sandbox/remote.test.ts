@@ -92,6 +92,14 @@ describe('a sandbox served over a socket', () => {
     expect(answers.filter((a) => !a.ok)).toHaveLength(2);
     expect(byId.get(2)).toMatchObject({ ok: true, value: { kind: 'ok', content: '2' } });
   });
+
+  it('refuses a per-call timeout beyond 2^31-1 ms (Node would fire it after 1 ms) instead of timing the call out', async () => {
+    const { remote } = await served();
+    const refused = await remote.call(tool('add', 1), '{"a": 1, "b": 1}', { timeoutMs: 2 ** 31 });
+    expect(refused.kind).toBe('crash');
+    expect(refused.kind !== 'ok' && refused.message).toMatch(/timeoutMs.*2147483647/s);
+    expect(shape(await remote.call(tool('add', 1), '{"a": 1, "b": 1}', { timeoutMs: 2 ** 31 - 1 }))).toEqual({ kind: 'ok', content: '2' });
+  });
 });
 
 /** What a raw connection receives before it is closed, or has a whole line when `line`, or `ms` pass. */

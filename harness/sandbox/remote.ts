@@ -17,6 +17,7 @@ import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { timerMs } from '../core/config.ts';
 import type { Sandbox, SandboxBackend, SandboxInfo, ToolOutcome, ToolRef } from './index.ts';
 
 /** Longest line either side holds (a tool answer is bounded far below this by the pool). */
@@ -24,7 +25,7 @@ const MAX_LINE = 256 * 2 ** 20;
 
 const ToolRefSchema = z.object({ rowId: z.union([z.string(), z.number()]), index: z.number().int(), name: z.string(), sources: z.array(z.string()) });
 const RequestSchema = z.discriminatedUnion('op', [
-  z.object({ id: z.number(), op: z.literal('call'), tool: ToolRefSchema, args: z.string(), timeoutMs: z.number().positive().optional() }),
+  z.object({ id: z.number(), op: z.literal('call'), tool: ToolRefSchema, args: z.string(), timeoutMs: timerMs.optional() }),
   z.object({ id: z.number(), op: z.literal('check'), tool: ToolRefSchema }),
   z.object({ id: z.number(), op: z.literal('warm') }),
 ]);
@@ -150,8 +151,10 @@ export async function serveSandbox(sandbox: Sandbox, opts: { bases?: readonly st
   const answer = async (line: string) => {
     let id = -1;
     try {
-      const req = RequestSchema.parse(JSON.parse(line));
-      id = req.id;
+      const raw: unknown = JSON.parse(line);
+      // The id first, so a request refused by the schema (a timeout beyond Node's timers) still gets its answer.
+      if (raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'number') id = (raw as { id: number }).id;
+      const req = RequestSchema.parse(raw);
       const value =
         req.op === 'call'
           ? await sandbox.call(req.tool, req.args, req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : undefined)

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FunctionSchema } from '../core/chat.ts';
+import { ownRecord } from '../core/own-record.ts';
 
 /** One ToolHop row, as published in `bytedance-research/ToolHop` `data/ToolHop.json`. */
 export const ToolhopRow = z.object({
@@ -7,14 +8,13 @@ export const ToolhopRow = z.object({
   question: z.string().min(1),
   answer: z.string(),
   /** sub-question → gold intermediate answer, one per hop, in hop order. */
-  sub_task: z.record(z.string(), z.string()),
+  sub_task: ownRecord(z.string()),
   /** sub-question → the tool for that hop (an OpenAI function schema), in hop order. */
-  tools: z.record(
-    z.string(),
+  tools: ownRecord(
     FunctionSchema.extend({
       description: z.string().default(''),
       parameters: z
-        .object({ type: z.literal('object', { message: 'parameters.type must be "object"' }), properties: z.record(z.string(), z.unknown()) })
+        .object({ type: z.literal('object', { message: 'parameters.type must be "object"' }), properties: ownRecord(z.unknown()) })
         .passthrough(),
     }),
   ),

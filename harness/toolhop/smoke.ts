@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { tryLiteralEval } from '../core/pyliteral/index.ts';
-import { loadDatasetFile, parseRows, selectEntries } from './dataset.ts';
+import { loadDatasetFile, parseRows } from './dataset.ts';
 
 /**
  * `--smoke-dataset`: a structural check of the first rows without calling a model or executing any tool — fields,
@@ -52,8 +52,8 @@ json.dump(out, sys.stdout)
 `;
 
 export async function smokeDataset(file: string, sel: { limit?: number; offset?: number; only?: string[] }, python: string): Promise<SmokeReport> {
-  const ds = loadDatasetFile(file);
-  const entries = selectEntries(ds.entries, sel);
+  const ds = loadDatasetFile(file, sel);
+  const entries = ds.entries;
   const rawRows = rawRowsOf(file);
   const rows = entries.map((e) => ({ entry: e, raw: (rawRows[e.index] ?? {}) as Record<string, unknown> }));
 
@@ -135,7 +135,7 @@ export function literalType(answer: string): string {
 
 function rawRowsOf(file: string): unknown[] {
   // The same reading as the loader; a JSONL line that does not parse counts as a row with no fields.
-  return parseRows(file, readFileSync(file, 'utf8')).map((r) => (r instanceof Error ? {} : r));
+  return parseRows(file).map((r) => (r instanceof Error ? {} : r));
 }
 
 async function parseWithPython(python: string, sources: Array<{ source: string; filename: string }>) {

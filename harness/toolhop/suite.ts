@@ -3,7 +3,7 @@ import type { ChatMessage } from '../core/chat.ts';
 import { defaultOutDir } from '../kit/outdir.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { toolhopAggregator } from './aggregator.ts';
-import { loadDatasetFile, selectEntries, type DatasetEntry } from './dataset.ts';
+import { loadDatasetFile, type DatasetEntry, type Selection } from './dataset.ts';
 import { fromRecords, metaFromOutcome, ToolhopMetaSchema, type ToolhopMeta } from './meta.ts';
 import { FILES } from './output.ts';
 import { predictionLine, resultLine, transcriptText, type LineContext } from './reference-files.ts';
@@ -28,9 +28,8 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   recordFiles: [FILES.predictions, FILES.results],
   async load(run, s) {
     const src = await resolveDataSource(run, s);
-    const ds = loadDatasetFile(src.path);
-    // As the reference: `--only` ignores `--limit`.
-    return { instances: selectEntries(ds.entries, { ...s, limit: s.only ? undefined : s.limit }), dataset: { file: src.path, sha256: ds.sha256, origin: src.origin } };
+    const ds = loadDatasetFile(src.path, selection(s));
+    return { instances: ds.entries, dataset: { file: src.path, sha256: ds.sha256, origin: src.origin } };
   },
   parts: 4,
   weight: (e) => (e.ok ? hopCount(e.row) : 0),
@@ -108,7 +107,7 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     turn: samplingJson(s.generation.turn),
     final_answer: samplingJson(s.generation.final),
   }),
-  responder: (run, s) => toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path))),
+  responder: (run, s) => toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path, selection(s)))),
   metricNames: () => ['accuracy', 'strict_accuracy', 'error_rate', 'tokens_per_correct', 'report_parse_rate', 'pass@*', 'pass^*'],
 };
 
@@ -192,4 +191,9 @@ function brokenRow(entry: DatasetEntry, trial: number, error: string): ToolhopOu
       error,
     },
   };
+}
+
+/** The run's rows: as the reference, `--only` ignores `--limit`. */
+function selection(s: ToolhopSettings): Selection {
+  return { only: s.only, offset: s.offset, limit: s.only ? undefined : s.limit };
 }

@@ -1,7 +1,12 @@
 import type { OpenAITool } from '../core/chat.ts';
+import { firstFree } from '../core/ids.ts';
 import type { ToolhopRow } from './row.ts';
 
-/** One hop's tool as the model sees it. Duplicate names get `__0`, `__1` suffixes so both stay callable. */
+/**
+ * One hop's tool as the model sees it. Duplicate names get `__0`, `__1` suffixes so both stay callable; a suffixed
+ * name is checked against every name of the row (a row may also have a tool called `f__0`), so no two tools sent
+ * to the model share a name.
+ */
 export interface ToolEntry {
   /** Position in `tools` (and in `functions`). */
   index: number;
@@ -21,14 +26,14 @@ export function toolEntries(row: ToolhopRow): ToolEntry[] {
   const counts = new Map<string, number>();
   for (const [, s] of schemas) counts.set(s.name, (counts.get(s.name) ?? 0) + 1);
   const seen = new Map<string, number>();
+  const taken = new Set(schemas.filter(([, s]) => counts.get(s.name) === 1).map(([, s]) => s.name));
   return schemas.map(([subQuestion, schema], index) => {
     const occurrence = seen.get(schema.name) ?? 0;
     seen.set(schema.name, occurrence + 1);
-    let runtimeName = schema.name;
-    if ((counts.get(schema.name) ?? 0) > 1) {
-      const suffix = `__${occurrence}`;
-      runtimeName = schema.name.slice(0, MAX_TOOL_NAME - suffix.length) + suffix;
-    }
+    const runtimeName =
+      counts.get(schema.name) === 1
+        ? schema.name
+        : firstFree(taken, (k) => schema.name.slice(0, MAX_TOOL_NAME - `__${k}`.length) + `__${k}`, occurrence);
     return { index, subQuestion, name: schema.name, runtimeName, schema };
   });
 }

@@ -39,4 +39,11 @@ describe('the eval files’ imports under the CLI', () => {
     expect(workerBundleAliases(dir).map((a) => a.replacement)).toEqual([join(dir, 'w-maze.mjs')]);
     expect(builtinEvalConfig({}).resolve.alias).toEqual([]);
   });
+
+  it('ignores an inherited TOOLGAUGE_WORKER_BUNDLE: only the launcher, in this process, names the bundle', () => {
+    const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs' }, ['w-toolhop.mjs']);
+    expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir }).resolve.alias).toEqual([]);
+    expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid + 1) }).resolve.alias).toEqual([]);
+    expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid) }).resolve.alias.map((a) => a.replacement)).toEqual([join(dir, 'w-toolhop.mjs')]);
+  });
 });

@@ -87,7 +87,7 @@ export function builtinEvalConfig(env: NodeJS.ProcessEnv = process.env, inline?:
   const project = builtinEvalProject(env);
   return {
     plugins: [toolgaugePlugin()],
-    resolve: { alias: workerBundleAliases(env.TOOLGAUGE_WORKER_BUNDLE) },
+    resolve: { alias: workerBundleAliases(launcherBundle(env)) },
     test: {
       ...project,
       ...(inline ? { globalSetup: [], provide: { toolgauge: inline.provide } } : {}),
@@ -95,6 +95,14 @@ export function builtinEvalConfig(env: NodeJS.ProcessEnv = process.env, inline?:
       reporters: [...(env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]), inline?.reporter ?? REPORTER_PATH] as never[],
     },
   };
+}
+
+/**
+ * The worker bundle the CLI's launcher named for this very process (bin/cli-bundle.mjs sets the folder and its own
+ * pid): a value inherited from the environment would let anyone who sets it choose the test worker's code.
+ */
+export function launcherBundle(env: NodeJS.ProcessEnv): string | undefined {
+  return env.TOOLGAUGE_WORKER_BUNDLE_PID === String(process.pid) ? env.TOOLGAUGE_WORKER_BUNDLE : undefined;
 }
 
 /**

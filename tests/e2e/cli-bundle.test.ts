@@ -1,5 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { toolgauge } from '../helpers/cli.ts';
@@ -48,5 +50,47 @@ describe('the CLI bundle', () => {
     const fromSource = await toolgauge(['--help'], { TOOLGAUGE_CLI_BUNDLE: '0' });
     expect(fromSource.code, fromSource.stderr).toBe(0);
     expect(fromSource.stdout).toBe(first.stdout);
+  });
+
+  it('trusts a cache only when it is a 0700 folder of this user, and a manifest only when it names a build folder inside it', async () => {
+    expect((await toolgauge(['--help'])).code).toBe(0);
+    const launcher = (await import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href)) as { fresh(cache: string): string | null; cacheProblem(cache: string): string | null };
+    const real = manifest();
+    const realDir = fromRoot('node_modules', '.cache', 'toolgauge-cli', real.dir);
+    const root = mkdtempSync(join(tmpdir(), 'tg-cache-'));
+    try {
+      const cache = join(root, 'toolgauge-cli');
+      mkdirSync(cache, { mode: 0o700 });
+      const withDir = (dir: string) => {
+        mkdirSync(dirname(join(cache, dir, 'x')), { recursive: true });
+        cpSync(realDir, join(cache, dir), { recursive: true });
+        writeFileSync(join(cache, 'manifest.json'), JSON.stringify({ ...JSON.parse(readFileSync(MANIFEST, 'utf8')), dir }));
+      };
+      withDir('b-1-2');
+      expect(launcher.cacheProblem(cache)).toBeNull();
+      expect(launcher.fresh(cache)).toBe('b-1-2');
+      // A manifest naming a folder outside the cache (or an absolute path) is not followed.
+      withDir('../planted');
+      expect(launcher.fresh(cache)).toBeNull();
+      withDir(join(root, 'abs'));
+      expect(launcher.fresh(cache)).toBeNull();
+      withDir('b-1-2');
+      // A cache others may write to, or a link, is not trusted.
+      chmodSync(cache, 0o755);
+      expect(launcher.cacheProblem(cache)).toMatch(/mode 755, not 700/);
+      expect(launcher.fresh(cache)).toBeNull();
+      chmodSync(cache, 0o700);
+      const link = join(root, 'link');
+      symlinkSync(cache, link);
+      expect(launcher.cacheProblem(link)).toMatch(/not a folder/);
+      expect(launcher.fresh(link)).toBeNull();
+      if (process.getuid?.() === 0) {
+        chownSync(cache, 4242, 4242);
+        expect(launcher.cacheProblem(cache)).toMatch(/owned by uid 4242/);
+        expect(launcher.fresh(cache)).toBeNull();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -41,4 +41,25 @@ describe('hostile rows', () => {
     const report = readFileSync(join(out, 'report.md'), 'utf8');
     expect(report).not.toMatch(/<script>|<img |!\[beacon\]\(/);
   });
+
+  it('a repeated id renamed onto a real id, and a null line, stay separate instances in the journal, records and summary', async () => {
+    const dir = tempDir('dup-ids');
+    const rows = JSON.parse(readFileSync(fromRoot('cases', 'toolhop', 'sample.json'), 'utf8')) as Array<Record<string, unknown>>;
+    // `5` twice, and a real `5#dup2`: a rename by 0-based position would land on it. `row#1` and `row#6` are the
+    // names a null line could get.
+    const lines = [{ ...rows[0], id: 5 }, { ...rows[1], id: 7 }, { ...rows[2], id: 5 }, { ...rows[3], id: '5#dup2' }, { ...rows[4], id: 'row#6' }, null, { ...rows[5], id: 'row#1' }];
+    const data = join(dir, 'dup.jsonl');
+    writeFileSync(data, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const out = join(dir, 'out');
+    const run = await runSuite(toolhopSuite, { TOOLHOP_DATA: data, TOOLHOP_LIMIT: '10', TOOLGAUGE_OUT_DIR: out });
+    const ids = run.metas.map((m) => m.id);
+    expect(ids).toHaveLength(lines.length);
+    expect(new Set(ids).size).toBe(lines.length);
+    expect(readLines<{ id: string }>(join(out, 'instances.jsonl'))).toHaveLength(lines.length);
+    expect(readLines(join(out, 'results.jsonl'))).toHaveLength(lines.length);
+    expect(validSummary(readJson(join(out, 'summary.json'))).counts).toMatchObject({ instances: lines.length });
+    // The renamed duplicate says where it is and where its id came first, by the row numbers of the file.
+    const dup = run.metas.find((m) => m.error?.includes('duplicate id'));
+    expect(dup?.error).toMatch(/dup\.jsonl: row 3 \(5, run as 5#dup3\): field id: duplicate id \(first at row 1\)/);
+  });
 });

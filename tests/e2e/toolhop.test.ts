@@ -158,6 +158,20 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     expect(c.stderr).toMatch(/--sandbox must be one of pyodide\|python/);
   });
 
+  it('a timeout beyond 2^31-1 ms (which Node would fire after 1 ms) exits 2 with one line, for every timeout flag and variable', async () => {
+    for (const [cmd, flag] of [['toolhop', 'tool-timeout'], ['toolhop', 'request-timeout'], ['toolhop', 'request-deadline'], ['optimize', 'tool-timeout'], ['optimize', 'request-timeout']] as const) {
+      const r = await inProcess([cmd, `--${flag}`, '2147483648'], {});
+      expect(r.code, `${cmd} --${flag}: ${r.stderr}`).toBe(2);
+      expect(r.stderr.trim()).toMatch(new RegExp(`^toolgauge ${cmd}: --${flag} must be <= 2147483647 .*\\(got '2147483648'\\)$`));
+    }
+    for (const v of ['TOOLGAUGE_TOOL_TIMEOUT_MS', 'TOOLGAUGE_REQUEST_TIMEOUT_MS', 'TOOLGAUGE_REQUEST_DEADLINE_MS']) {
+      const r = await inProcess(['toolhop', '--limit', '1'], { [v]: '2147483648' });
+      expect(r.code, `${v}: ${r.stderr}`).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`${v} must be <= 2147483647`));
+    }
+  });
+
   it('--smoke-dataset checks structure without a model or tool execution', async () => {
     const r = await inProcess(['toolhop', '--smoke-dataset', '--limit', '20'], {});
     expect(r.code, r.stderr).toBe(0);

@@ -1,3 +1,4 @@
+import { escapeTerminal } from '../../core/terminal.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
@@ -104,7 +105,7 @@ async function reportOn(positionals: string[], values: Record<string, unknown>):
     });
     r.summary = f.summary;
     if (f.gate && !f.gate.passed) failed = true;
-    if (!values.compare) process.stdout.write(agg.terminal(f.summary, r.dir) + '\n');
+    if (!values.compare) process.stdout.write(escapeTerminal(agg.terminal(f.summary, r.dir), '\n\t') + '\n');
   }
   if (!values.compare) return failed ? 1 : 0;
 

@@ -1,3 +1,4 @@
+import { escapeTerminal } from '../../core/terminal.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -42,7 +43,7 @@ const FLAGS: FlagSpecs = {
   'team-temperature': { type: 'string', schema: z.coerce.number().min(0).max(2), description: 'sampling temperature of team members (they differ by seed)' },
   sandbox: { type: 'string', values: ['pyodide', 'python'] },
   python: { type: 'string', description: 'CPython for --sandbox python (default /usr/bin/python3)' },
-  'tool-timeout': { type: 'string', schema: flagSchemas.positiveInt, description: 'ms per tool call' },
+  'tool-timeout': { type: 'string', schema: flagSchemas.timeoutMs, description: 'ms per tool call' },
   'smoke-dataset': { type: 'boolean' },
   revision: { type: 'string' },
   'ci-cluster': { type: 'string', values: ['none', 'domain', 'hops'], description: 'cluster bootstrap of accuracy by domain or hop count' },
@@ -199,7 +200,7 @@ async function rescore(argv: string[]): Promise<number> {
       seed: old.header.seed,
       outDir: dir,
     });
-    process.stdout.write(toolhopAggregator.terminal(f.summary, dir) + '\n');
+    process.stdout.write(escapeTerminal(toolhopAggregator.terminal(f.summary, dir), '\n\t') + '\n');
   }
   return 0;
 }

@@ -187,6 +187,15 @@ describe('checkTemplate never throws', () => {
     expect(Array.isArray(c.findings)).toBe(true);
   });
 
+  it('stops a template that stays under the per-render budget once all renders together pass the total budget', () => {
+    const slow = '{% for i in range(3000) %}{% endfor %}{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}';
+    const capped = checkTemplate(slow, { budget: { steps: 20_000, ms: 600_000 } });
+    const stop = capped.findings.find((f) => f.id === 'render_budget_exceeded');
+    expect(stop?.detail).toMatch(/more than 20000 evaluation steps in total/);
+    // The same template under the default total budget: each render is fine, and so is the check.
+    expect(checkTemplate(slow).findings.map((f) => f.id)).not.toContain('render_budget_exceeded');
+  });
+
   it('reports an unparseable template and nothing else', () => {
     const c = checkTemplate('{% if x %}');
     expect(c.findings.map((f) => f.id)).toEqual(['template_unparseable']);

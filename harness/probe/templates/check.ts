@@ -1,5 +1,5 @@
 import { sha256, stableStringify } from '../../core/hash.ts';
-import { BudgetExceeded, compileTemplate, RENDER_BUDGET } from './engine.ts';
+import { BudgetExceeded, CHECK_BUDGET, compileTemplate, RENDER_BUDGET, RenderAllowance } from './engine.ts';
 import { TemplateError } from './errors.ts';
 import { detectTemplateFamily, type FamilyDetection } from './family.ts';
 import { detectAttempt } from '../../parse/detect.ts';
@@ -76,6 +76,8 @@ export interface TemplateCheck {
 export interface CheckOptions {
   name?: string;
   now?: Date;
+  /** What all the check's renders may spend together (default CHECK_BUDGET). */
+  budget?: { steps: number; ms: number };
 }
 
 type Outcome = { ok: true; text: string } | { ok: false; error: TemplateError };
@@ -92,10 +94,15 @@ class Session {
   readonly limitations = new Set<string>();
   /** the first render that ran out of budget: every later render is refused at once (no hang, no repeat) */
   budget: { error: TemplateError; messages: ChatMessage[]; tools: OpenAITool[] | undefined } | null = null;
+  /** The budget of all renders together: a template just under the per-render budget cannot take minutes. */
+  readonly allowance: RenderAllowance;
   constructor(
     readonly source: string,
     readonly now: Date,
-  ) {}
+    budget: { steps: number; ms: number } = CHECK_BUDGET,
+  ) {
+    this.allowance = new RenderAllowance(budget);
+  }
 
   render(messages: ChatMessage[], tools: OpenAITool[] | undefined, opts: RenderOpts = {}): Outcome {
     if (this.budget) return { ok: false, error: this.budget.error };
@@ -112,6 +119,7 @@ class Session {
         addGenerationPrompt: true,
         now,
         extra: dateVariables ? undefined : { date_string: undefined },
+        allowance: this.allowance,
       });
       out = { ok: true, text };
     } catch (e) {
@@ -326,11 +334,11 @@ export function checkTemplate(source: string, opts: CheckOptions = {}): Template
 
 function runChecks(source: string, opts: CheckOptions, result: TemplateCheck): void {
   const now = opts.now instanceof Date && !Number.isNaN(opts.now.getTime()) ? opts.now : DEFAULT_NOW;
-  const session = new Session(source, now);
+  const session = new Session(source, now, opts.budget);
   try {
     checkWith(session, now, result);
     if (!session.budget) {
-      const d = detectTemplateFamily(source);
+      const d = detectTemplateFamily(source, session.allowance);
       result.family = d.family;
       result.familyDetection = { how: d.how, verified: d.verified, ...(d.call !== undefined ? { call: d.call } : {}) };
     }
@@ -344,7 +352,7 @@ function runChecks(source: string, opts: CheckOptions, result: TemplateCheck): v
       const b = session.budget;
       result.findings.unshift({
         id: 'render_budget_exceeded',
-        detail: `rendering stopped: ${b.error.message} (limits: ${RENDER_BUDGET.steps} evaluation steps, ${RENDER_BUDGET.ms} ms per render); later checks skipped`,
+        detail: `rendering stopped: ${b.error.message} (limits: ${RENDER_BUDGET.steps} evaluation steps, ${RENDER_BUDGET.ms} ms per render; ${session.allowance.limits.steps} steps, ${session.allowance.limits.ms} ms for all renders); later checks skipped`,
         repro: { messages: b.messages, ...(b.tools ? { tools: b.tools } : {}), addGenerationPrompt: true },
       });
     }

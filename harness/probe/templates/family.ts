@@ -10,6 +10,7 @@
 import { AUTO_ORDER, familyOfTemplate, parseToolCalls, type Family } from '../../parse/index.ts';
 import { PROBE_ARGUMENTS, PROBE_TOOL, PROBE_TOOL_NAME, PROBE_TOOL_PLAIN, userMessage } from './fixtures.ts';
 import { referenceTemplate } from './reference.ts';
+import type { RenderAllowance } from './engine.ts';
 import { renderChat } from './render.ts';
 import { applyShape, SHAPES } from './shapes.ts';
 import type { ChatMessage, OpenAITool } from './types.ts';
@@ -32,9 +33,9 @@ const callTurn = (): ChatMessage => ({
   tool_calls: [{ id: 'call0probe', type: 'function', function: { name: PROBE_TOOL_NAME, arguments: JSON.stringify(PROBE_ARGUMENTS) } }],
 });
 
-function render(source: string, messages: ChatMessage[], tools: OpenAITool[], addGenerationPrompt: boolean): string | null {
+function render(source: string, messages: ChatMessage[], tools: OpenAITool[], addGenerationPrompt: boolean, allowance?: RenderAllowance): string | null {
   try {
-    return renderChat(source, { messages, tools, addGenerationPrompt });
+    return renderChat(source, { messages, tools, addGenerationPrompt, ...(allowance ? { allowance } : {}) });
   } catch {
     return null;
   }
@@ -81,13 +82,13 @@ export function familyOfCall(text: string): Family | null {
  * Detect the family by rendering. Tries the standard message shapes in order (dict arguments first) and both
  * probe tools; the first render that shows the call decides.
  */
-export function detectTemplateFamily(source: string): FamilyDetection {
+export function detectTemplateFamily(source: string, allowance?: RenderAllowance): FamilyDetection {
   for (const tool of [PROBE_TOOL, PROBE_TOOL_PLAIN]) {
-    const prefix = render(source, [userMessage()], [tool], true);
+    const prefix = render(source, [userMessage()], [tool], true, allowance);
     if (prefix === null) continue;
     for (const shape of SHAPES) {
       const [user, call] = applyShape([userMessage(), callTurn()], shape);
-      const full = render(source, [user!, call!], [tool], false);
+      const full = render(source, [user!, call!], [tool], false, allowance);
       if (full === null) continue;
       const part = generatedPart(prefix, full);
       const family = familyOfCall(part);

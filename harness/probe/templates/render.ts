@@ -1,4 +1,4 @@
-import { compileTemplate, runTemplate } from './engine.ts';
+import { compileTemplate, runTemplate, type RenderAllowance } from './engine.ts';
 import { EngineUnsupported, TemplateRaise } from './errors.ts';
 import { strftime } from './strftime.ts';
 import type { ChatMessage, OpenAITool } from './types.ts';
@@ -19,6 +19,8 @@ export interface RenderInput {
    * including the injected globals; `{ date_string: undefined }` removes the default `date_string`.
    */
   extra?: Record<string, unknown>;
+  /** A budget shared with other renders (template check), besides the per-render one. */
+  allowance?: RenderAllowance;
 }
 
 const jsonCopy = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
@@ -77,5 +79,5 @@ export function renderChat(source: string, input: RenderInput): string {
     date_string: strftime(now, '%d %b %Y'),
     ...input.extra,
   };
-  return runTemplate(compiled, variables);
+  return runTemplate(compiled, variables, input.allowance);
 }
