@@ -62,7 +62,7 @@ describe('ToolHop dataset loading', () => {
     withFile(JSON.stringify(rows), (p) => {
       const errors = loadDatasetFile(p).entries.filter((e) => !e.ok).map((e) => (e as { error: string }).error);
       // The first of the two is the file's first row, counted from 1.
-      expect(errors.some((e) => /field id: duplicate id \(also row 1 of the file, counting from 1\)/.test(e))).toBe(true);
+      expect(errors.some((e) => /field id: duplicate id \(first at row 1\)/.test(e))).toBe(true);
       expect(errors.some((e) => /field functions: 3 functions for 4 tools/.test(e))).toBe(true);
     });
   });
