@@ -3,7 +3,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem, arch } from 'node:os';
 import { redactUrl, type RunConfig } from './config.ts';
-import { fromRoot } from './paths.ts';
+import { fromRoot, PACKAGE_JSON } from './paths.ts';
 
 /** The reproducibility header every summary.json carries (DESIGN §3.3). Extra fields from suites pass through. */
 export const ReproHeader = z
@@ -33,7 +33,7 @@ export type ReproHeader = z.infer<typeof ReproHeader>;
 
 export function toolgaugeVersion(): string {
   try {
-    return (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';
   }
