@@ -131,6 +131,10 @@ for (let rep = 0; rep < reps + 1; rep++) {
 sim.kill();
 
 const median = (xs: number[]) => round(quantiles(xs).median);
+// CPU against vitest-evals', round by round (the load of a shared machine changes between rounds, not within one).
+const baseline = runs.get('vitest-evals: npx vitest run');
+const cpuRatio = (rs: Array<{ cpu_s: number | null }>) =>
+  baseline && rs.every((r, i) => r.cpu_s !== null && baseline[i]?.cpu_s) ? median(rs.map((r, i) => r.cpu_s! / baseline[i]!.cpu_s!)) : null;
 const result = {
   node: process.version,
   cases: CASES.length,
@@ -142,6 +146,7 @@ const result = {
         wall_s: median(rs.map((r) => r.wall_s)),
         cpu_s: rs.every((r) => r.cpu_s !== null) ? median(rs.map((r) => r.cpu_s!)) : null,
         peak_tree_rss_mb: median(rs.map((r) => r.peak_tree_rss_mb)),
+        cpu_vs_vitest_evals: cpuRatio(rs),
         runs: rs,
       },
     ]),

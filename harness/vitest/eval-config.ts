@@ -96,6 +96,8 @@ export function builtinEvalConfig(env: NodeJS.ProcessEnv = process.env, inline?:
       // From the sources, transformed modules are cached on disk between runs. The package's dist/ is JavaScript the
       // worker loads natively, and a cache there would be written inside the installed package.
       experimental: { fsModuleCache: MODULE_EXT === '.ts' },
+      // Nor does Vitest keep its results (the order of the next run's files) inside the installed package.
+      ...(MODULE_EXT === '.js' ? { cache: false as const } : {}),
       reporters: [...(env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]), inline?.reporter ?? REPORTER_PATH] as never[],
     },
   };

@@ -123,6 +123,19 @@ describe('the packed package', () => {
     expect(tsc.exitCode).toBe(0);
   });
 
+  it('runs the built-in suites from dist/: ToolHop with its sandboxed tools (pyodide), Maze on its bundled cases', async () => {
+    const toolhop = await sh(cjs, 'npx toolgauge toolhop --limit 2 --out-dir results/toolhop', { TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    expect(toolhop.exitCode, `${toolhop.stdout}\n${toolhop.stderr}`).toBe(0);
+    const th = validSummary(readJson(join(cjs, 'results/toolhop/summary.json')));
+    expect(th.counts).toMatchObject({ runs: 2, errors: 0 });
+    const maze = await sh(cjs, 'npx toolgauge maze --categories c1 --modes P0 --out-dir results/maze');
+    expect(maze.exitCode, `${maze.stdout}\n${maze.stderr}`).toBe(0);
+    expect(validSummary(readJson(join(cjs, 'results/maze/summary.json'))).counts.errors).toBe(0);
+    // Nothing was written into the installed package.
+    const written = execFileSync('find', [join(cjs, 'node_modules', 'toolgauge'), '-newer', join(cjs, 'node_modules', 'toolgauge', 'package.json'), '-type', 'f'], { encoding: 'utf8' });
+    expect(written.trim()).toBe('');
+  });
+
   it("plain Node imports 'toolgauge' without registering a built-in suite; 'toolgauge/builtin' registers them", () => {
     const probe = `
       const api = await import('toolgauge');
