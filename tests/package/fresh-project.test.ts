@@ -68,6 +68,19 @@ describe('the packed package', () => {
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@vitest/ui', 'vitest']);
     expect(Object.keys(pkg.dependencies)).not.toEqual(expect.arrayContaining(['vitest']));
     for (const dev of ['tsx', 'esbuild', 'vitest', '@vitest/ui']) expect(pkg.dependencies).not.toHaveProperty(dev);
+    // Every package the shipped JavaScript imports is a dependency or a peer dependency (or part of Node).
+    const declared = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)]);
+    const imported = new Set<string>();
+    for (const f of files.filter((x) => /\.m?js$/.test(x))) {
+      // Statements start a line; comments (which quote imports as examples) are left out.
+      const text = readFileSync(join(esm, 'node_modules', 'toolgauge', f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      for (const m of text.matchAll(/^(?:import|export)\b[^\n]*?\bfrom\s*['"]([^'"./][^'"]*)['"]|\bimport\(\s*['"]([^'"./][^'"]*)['"]\s*\)/gm)) {
+        const spec = (m[1] ?? m[2])!;
+        if (!spec.startsWith('node:')) imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      }
+    }
+    expect([...imported].filter((p) => !declared.has(p)).sort()).toEqual([]);
+    expect(imported.has('openai') && imported.has('vitest')).toBe(true);
   });
 
   it("the README's commands in a fresh ESM project: eval with a gate (the first run after install), -t, a second model, report --compare, plain vitest run, tsc", async () => {
