@@ -30,6 +30,8 @@ export default defineConfig({
           // CPU-bound unit files on a 2-core machine.
           maxWorkers: Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 2) || 2,
           include: ['harness/**/*.test.ts', 'reporters/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
+          // The packed package's end-to-end test is its own project (npm run test:package, run by .ci/run).
+          exclude: ['tests/package/**', '**/node_modules/**'],
           // Generous: a busy machine slows every test; the suite's total time is what is budgeted (under 3 minutes).
           testTimeout: 300_000,
           hookTimeout: 120_000,
@@ -41,6 +43,11 @@ export default defineConfig({
           // heavily, and fewer scavenges cut about a tenth of their CPU time.
           execArgv: ['--max-semi-space-size=32'],
         },
+      },
+      // toolgauge as a user installs it (tests/package): packs, builds and installs it into fresh projects.
+      {
+        extends: true,
+        test: { name: 'package', include: ['tests/package/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 },
       },
       // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file).
       { extends: true, test: builtinEvalProject() },

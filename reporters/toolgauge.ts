@@ -35,8 +35,10 @@ export default class ToolgaugeReporter implements Reporter {
   async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>, reason: TestRunEndReason): Promise<void> {
     const evalModules = modules.filter((m) => /\.eval\.[cm]?[jt]s$/.test(m.moduleId));
     if (!evalModules.length) return;
-    // The suites' aggregators, reports and gates (the run's built-in suites; a user's suite falls back to the generic ones).
-    await loadBuiltinSuites();
+    // The aggregators, reports and gates of the built-in suites this run's tests belong to (a user's suite falls back
+    // to the generic ones): a run of a user's eval loads none of them.
+    const ended = evalModules.map(endedModule);
+    await loadBuiltinSuites({ TOOLGAUGE_SUITES: [...suitesOf(ended)].join(',') });
     let kc: KitConfig;
     try {
       // What the global setup provided; in `--merge-reports` (no global setup) the environment, parsed here.
@@ -48,7 +50,7 @@ export default class ToolgaugeReporter implements Reporter {
       return;
     }
     const merging = this.vitest?.config.mergeReports;
-    const end = endRun(evalModules.map(ended), kc, {
+    const end = endRun(ended, kc, {
       startedAt: this.startedAt,
       endedAt: new Date(),
       interrupted: reason === 'interrupted',
@@ -96,7 +98,14 @@ function blocks(modules: ReadonlyArray<TestModule>) {
   return [...seen.values()];
 }
 
-function ended(mod: TestModule): EndedModule {
+/** The suites the ended modules' tests belong to. */
+function suitesOf(modules: EndedModule[]): Set<string> {
+  const names = new Set<string>();
+  for (const m of modules) for (const t of m.tests) for (const name of [t.meta?.suite, t.ident?.suite]) if (name) names.add(name);
+  return names;
+}
+
+function endedModule(mod: TestModule): EndedModule {
   return {
     file: mod.relativeModuleId,
     // A suite block that failed while collecting (a bad setting, an unknown gate metric) reports on the block.

@@ -4,9 +4,10 @@
  *   import { describeEval, toolLoop, scorers } from 'toolgauge';
  *   describeEval('arith', { data, tools, task: toolLoop({ system, maxTurns: 5 }), scorers: [scorers.answerMatches()] });
  *
- * Everything exported here is kept stable; modules under harness/ that are not re-exported may change.
+ * Everything exported here is kept stable; modules under harness/ that are not re-exported may change. Importing it
+ * loads the kit and the eval API only: the built-in suites and their matchers are 'toolgauge/builtin' and
+ * 'toolgauge/matchers', loaded when named.
  */
-import './matchers.ts';
 
 export { describeEval } from '../vitest/describe-eval.ts';
 export { toolLoop, extractAnswer, type ToolLoopOptions } from '../kit/eval/tool-loop.ts';
@@ -35,6 +36,4 @@ export { estimateRate, pairedCompare, compareMany, type MetricEstimate, type Pai
 // Parsing tool calls from raw model output.
 export { parseToolCalls, renderToolCalls, FAMILIES, type Family, type ParsedCall, type ParseResult } from '../parse/index.ts';
 
-// Built-in suites, for programmatic use.
-export { BUILTIN_SUITES } from '../builtin/index.ts';
 export type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';

@@ -1,3 +1,4 @@
+// The built-in suites' matchers (the package subpath 'toolgauge/matchers'), registered with Vitest's expect on import.
 import { mazeVerdict } from '../maze/suite.ts';
 import type { MazeMeta } from '../maze/meta.ts';
 import { probeMatchers, type ProbeMatchers } from '../probe/matchers.ts';

@@ -3,7 +3,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem, arch } from 'node:os';
 import { redactUrl, type RunConfig } from './config.ts';
-import { fromRoot } from './paths.ts';
+import { fromRoot, MODULE_EXT, PACKAGE_JSON } from './paths.ts';
 
 /** The reproducibility header every summary.json carries (DESIGN §3.3). Extra fields from suites pass through. */
 export const ReproHeader = z
@@ -33,7 +33,7 @@ export type ReproHeader = z.infer<typeof ReproHeader>;
 
 export function toolgaugeVersion(): string {
   try {
-    return (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';
   }
@@ -55,6 +55,7 @@ let prefetched: GitState | undefined;
 
 /** The checkout's commit and status, read in the background while a run starts (the header then costs no git calls at the end). */
 export function prefetchGitState(): void {
+  if (!FROM_CHECKOUT) return;
   void (async () => {
     const commit = await gitAsync(['rev-parse', 'HEAD']);
     const status = commit ? await gitAsync(['status', '--porcelain', '--untracked-files=no']) : null;
@@ -62,7 +63,14 @@ export function prefetchGitState(): void {
   })();
 }
 
+/**
+ * Whether toolgauge runs from its sources. An installed package (built JavaScript) has no checkout of its own: its
+ * version identifies it, and git would only find the project it is installed in.
+ */
+const FROM_CHECKOUT = MODULE_EXT === '.ts';
+
 function gitState(): GitState {
+  if (!FROM_CHECKOUT) return { commit: null, status: null };
   if (prefetched) return prefetched;
   const commit = git(['rev-parse', 'HEAD']);
   return { commit, status: commit ? git(['status', '--porcelain', '--untracked-files=no']) : null };

@@ -1,9 +1,24 @@
 import { registerRunSecrets, type RunConfig } from '../core/config.ts';
 import { ModelClient } from '../model/client.ts';
-import { createSandbox, type Sandbox } from '../sandbox/index.ts';
-import { connectSandbox, type SandboxAddress } from '../sandbox/remote.ts';
+import type { Sandbox, SandboxBackend, SandboxOptions } from '../sandbox/index.ts';
+import type { SandboxAddress } from '../sandbox/remote.ts';
 import { sandboxOptionsOf } from './sandbox-options.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
+
+/**
+ * How a runtime makes its sandbox. The suites that run sandboxed tools provide it (by importing
+ * harness/kit/sandboxed.ts), so a process whose suites never do — a describeEval run's worker — does not load the
+ * sandbox (its pool, launchers and execa: about 120 modules).
+ */
+export interface SandboxFactory {
+  create(options: SandboxOptions): Sandbox;
+  connect(address: SandboxAddress, backend: SandboxBackend): Sandbox;
+}
+let sandboxFactory: SandboxFactory | undefined;
+
+export function provideSandbox(factory: SandboxFactory): void {
+  sandboxFactory = factory;
+}
 
 /**
  * The per-process singletons of an eval run: the model client (its concurrency limit is the run's) and the sandbox
@@ -58,7 +73,9 @@ export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: 
       }));
     },
     sandbox() {
-      return (sandbox ??= opts.sandboxSocket ? connectSandbox(opts.sandboxSocket, run.sandbox.backend) : createSandbox(sandboxOptionsOf(run)));
+      if (!sandboxFactory) throw new Error('no sandbox in this process: a suite that runs sandboxed tools imports harness/kit/sandboxed.ts');
+      const f = sandboxFactory;
+      return (sandbox ??= opts.sandboxSocket ? f.connect(opts.sandboxSocket, run.sandbox.backend) : f.create(sandboxOptionsOf(run)));
     },
     async close() {
       await sandbox?.close();

@@ -1,6 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { ResponseTooLarge } from './fetch.ts';
-import { describe } from './preflight.ts';
 
 /** How one failed attempt is classified; retryable kinds are retried with backoff, others fail at once. */
 export type FailureKind = 'rate_limit' | 'server' | 'timeout' | 'connection' | 'invalid_response' | 'client';
@@ -53,4 +52,21 @@ function causes(err: unknown): unknown[] {
   const out: unknown[] = [];
   for (let c = (err as { cause?: unknown }).cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) out.push(c);
   return out;
+}
+
+/** One line: the HTTP status and the server's message, or the network cause (ECONNREFUSED, ENOTFOUND, timeout). */
+export function describe(err: unknown): string {
+  if (err instanceof APIConnectionError) {
+    let c: unknown = err.cause;
+    const parts: string[] = [];
+    for (let i = 0; c && i < 4; i++) {
+      const e = c as { code?: string; message?: string; cause?: unknown };
+      if (e.code) parts.push(e.code);
+      else if (e.message && !/fetch failed/.test(e.message)) parts.push(e.message);
+      c = e.cause;
+    }
+    return `${err.message.replace(/\.$/, '')}${parts.length ? ` (${[...new Set(parts)].join(', ')})` : ''}`;
+  }
+  if (err instanceof APIError) return err.message;
+  return err instanceof Error ? err.message : String(err);
 }

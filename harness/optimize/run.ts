@@ -5,6 +5,7 @@ import { UsageError } from '../core/errors.ts';
 import { stableStringify } from '../core/hash.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { runtimeFor } from '../kit/runtime.ts';
+import '../kit/sandboxed.ts';
 import { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { isSimModel } from '../sim/policy-spec.ts';

@@ -2,6 +2,8 @@ import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
 import { defaultOutDir } from '../kit/outdir.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
+// Its tools run in the sandbox: the kit's runtimes make one (harness/kit/runtime.ts).
+import '../kit/sandboxed.ts';
 import { toolhopAggregator } from './aggregator.ts';
 import { loadDatasetFile, type DatasetEntry, type Selection } from './dataset.ts';
 import { fromRecords, metaFromOutcome, ToolhopMetaSchema, type ToolhopMeta } from './meta.ts';

@@ -1,10 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MODULE_EXT } from '../core/paths.ts';
 import type { KitConfig } from '../kit/config.ts';
 import { REPORTER_PATH, toolgaugePlugin } from './plugin.ts';
 
-const GLOBAL_SETUP = fileURLToPath(new URL('../builtin/global-setup.ts', import.meta.url));
+// Vitest loads global setup files by path: the built-in suites' (loads the suites the run names) and a project's own.
+const BUILTIN_GLOBAL_SETUP = fileURLToPath(new URL(`../builtin/global-setup${MODULE_EXT}`, import.meta.url));
+const EVAL_GLOBAL_SETUP = fileURLToPath(new URL(`./eval-global-setup${MODULE_EXT}`, import.meta.url));
 
 /**
  * Node flags of the eval worker: young-generation semi-spaces of 2 MiB instead of V8's 16. Over 182 ToolHop rows the
@@ -40,7 +43,7 @@ export function evalConfig(o: EvalConfigOptions = {}) {
     test: {
       include: o.include ?? ['**/*.eval.ts'],
       exclude: ['**/node_modules/**'],
-      globalSetup: [GLOBAL_SETUP],
+      globalSetup: [EVAL_GLOBAL_SETUP],
       execArgv: EVAL_WORKER_EXEC_ARGV,
       reporters: ['default', REPORTER_PATH],
       pool: 'forks' as const,
@@ -49,10 +52,8 @@ export function evalConfig(o: EvalConfigOptions = {}) {
       maxConcurrency: o.concurrency ?? 4,
       testTimeout: o.testTimeout ?? 1_800_000,
       hookTimeout: 600_000,
-      // Transformed modules are cached on disk between runs (toolgauge's own ~200 modules each time otherwise).
-      experimental: { fsModuleCache: true },
-      // toolgauge ships TypeScript: let Vite transform it when it is installed under node_modules.
-      server: { deps: { inline: [/[\\/]toolgauge[\\/]/] } },
+      // toolgauge itself is built JavaScript under node_modules, which the worker loads natively (Vite transforms
+      // only the eval files): no module cache on disk, which would only hold a few eval files.
     },
   };
 }
@@ -65,8 +66,9 @@ export function evalConfig(o: EvalConfigOptions = {}) {
 export function builtinEvalProject(env: NodeJS.ProcessEnv = process.env) {
   return {
     name: 'eval',
-    include: ['suites/**/*.eval.ts'],
-    globalSetup: [GLOBAL_SETUP],
+    // `.ts` in the repository, `.js` in the package's dist/.
+    include: [`suites/**/*.eval${MODULE_EXT}`],
+    globalSetup: [BUILTIN_GLOBAL_SETUP],
     execArgv: EVAL_WORKER_EXEC_ARGV,
     pool: 'forks' as const,
     maxWorkers: 1,
@@ -91,7 +93,11 @@ export function builtinEvalConfig(env: NodeJS.ProcessEnv = process.env, inline?:
     test: {
       ...project,
       ...(inline ? { globalSetup: [], provide: { toolgauge: inline.provide } } : {}),
-      experimental: { fsModuleCache: true },
+      // From the sources, transformed modules are cached on disk between runs. The package's dist/ is JavaScript the
+      // worker loads natively, and a cache there would be written inside the installed package.
+      experimental: { fsModuleCache: MODULE_EXT === '.ts' },
+      // Nor does Vitest keep its results (the order of the next run's files) inside the installed package.
+      ...(MODULE_EXT === '.js' ? { cache: false as const } : {}),
       reporters: [...(env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]), inline?.reporter ?? REPORTER_PATH] as never[],
     },
   };

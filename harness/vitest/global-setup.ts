@@ -3,11 +3,11 @@ import { prefetchGitState } from '../core/repro.ts';
 import { parseKitConfig, type KitConfig } from '../kit/config.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
-import { createSandbox } from '../sandbox/index.ts';
-import { serveSandbox } from '../sandbox/remote.ts';
-import { checkEndpoint } from '../model/preflight.ts';
 import type { AnySuite } from '../kit/types.ts';
-import { startSimServer, type Responder } from '../sim/server.ts';
+import type { Responder } from '../sim/server.ts';
+
+// The endpoint check, the simulator and the sandbox load only when the run uses them (a describeEval run against
+// an endpoint the CLI already checked needs none of them in this process).
 
 /**
  * What an eval run needs before its workers start (main process, once): parse the configuration once, check a real
@@ -32,13 +32,14 @@ export async function prepareEvalRun(
   let close = async () => undefined as void;
   if (kc.run.baseUrl) {
     // The CLI already checked; plain `vitest run` gets the same check here. Replay needs no endpoint.
-    if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1' && kc.run.cache !== 'replay') await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1' && kc.run.cache !== 'replay') await (await import('../model/preflight.ts')).checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
   } else if (!kc.simUrl) {
     const responders: Record<string, Responder> = {};
     for (const s of suites) {
       const set = kc.suites[s.name];
       if (set?.ok && s.responder) responders[s.name] = s.responder(kc.run, set.settings);
     }
+    const { startSimServer } = await import('../sim/server.ts');
     const sim = await startSimServer({ responders });
     kc.simUrl = sim.url;
     close = () => sim.close();
@@ -46,6 +47,7 @@ export async function prepareEvalRun(
   if (kc.prewarmSandbox) {
     // The sandbox boots now, in this process, while Vitest starts the test worker and the worker loads the suite; the
     // worker calls it over a socket. A pool the worker started itself would begin booting only after all that.
+    const [{ createSandbox }, { serveSandbox }] = await Promise.all([import('../sandbox/index.ts'), import('../sandbox/remote.ts')]);
     const pool = createSandbox(sandboxOptionsOf(kc.run));
     void pool.warm().catch(() => undefined); // a worker that cannot start fails the first call, with its reason
     try {

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { MODULE_EXT } from '../core/paths.ts';
 import type { Vitest } from 'vitest/node';
 
 /** The part of a Vite plugin Vitest calls (typed here so the library does not depend on Vite's types). */
@@ -8,7 +9,7 @@ export interface VitestPlugin {
 }
 
 /** The toolgauge reporter's module (Vitest loads reporters by path). */
-export const REPORTER_PATH = fileURLToPath(new URL('../../reporters/toolgauge.ts', import.meta.url));
+export const REPORTER_PATH = fileURLToPath(new URL(`../../reporters/toolgauge${MODULE_EXT}`, import.meta.url));
 
 /**
  * Keeps toolgauge's reporter registered next to whatever reporters the user asks for: `--reporter=junit` replaces

@@ -5,7 +5,8 @@ import { prepareEvalRun } from './global-setup.ts';
 import type { KitConfig } from '../kit/config.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { startVitest } from 'vitest/node';
-import { fromRoot, PACKAGE_ROOT } from '../core/paths.ts';
+import { PACKAGE_ROOT } from '../core/paths.ts';
+import { REPORTER_PATH } from './plugin.ts';
 
 /**
  * Run eval suites through Vitest's Node API — the project `vitest run --project eval <files>` runs (given inline, so
@@ -37,7 +38,7 @@ export async function runEvalSuites(
   const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
   const prepared = opts.inProcess && !opts.userRoot && !opts.mergeReports ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob }) : undefined;
   const inline = prepared ? { provide: prepared.kc, reporter: opts.inProcess!.reporter } : undefined;
-  const reporter = opts.inProcess?.reporter ?? fromRoot('reporters', 'toolgauge.ts');
+  const reporter = opts.inProcess?.reporter ?? REPORTER_PATH;
   try {
     return await runVitest(files, opts, where, blob, reporter, inline);
   } finally {

@@ -1,4 +1,5 @@
 import { UsageError } from '../../core/errors.ts';
+import { MODULE_EXT } from '../../core/paths.ts';
 import type { MazeConfig } from '../../maze/config.ts';
 import { mazeSuite } from '../../maze/suite.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
@@ -36,7 +37,7 @@ export function run(argv: string[]): Promise<number> {
         cases: 'TOOLGAUGE_MAZE_CASES',
       },
       files: ['cases'],
-      evalFiles: (m) => m.categories.map((c) => `suites/maze/${c}.eval.ts`),
+      evalFiles: (m) => m.categories.map((c) => `suites/maze/${c}.eval${MODULE_EXT}`),
       validate(kc) {
         if (kc.run.trials > 1) throw new UsageError('toolgauge maze: --trials is not available for maze yet (one run per task and mode)');
         if (kc.run.usesSimulator) {

@@ -1,0 +1,7 @@
+// Imported for its effect by the suites that run sandboxed tools (ToolHop, the optimizer): the kit's runtimes make
+// their sandbox with harness/sandbox. Other runs never load it (harness/kit/runtime.ts).
+import { createSandbox } from '../sandbox/index.ts';
+import { connectSandbox } from '../sandbox/remote.ts';
+import { provideSandbox } from './runtime.ts';
+
+provideSandbox({ create: createSandbox, connect: connectSandbox });

@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromRoot } from '../../harness/core/paths.ts';
+import { validSummary } from '../../harness/report/summary.ts';
+// @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
+import { freshProject, packToolgauge } from '../../scripts/fresh-project.mjs';
+import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
+
+// toolgauge as a user installs it: `npm pack` (which builds dist/), unpacked into fresh projects — one ESM, one
+// CommonJS — that get the README's "Your own eval" files, then the README's commands run there, in order. The
+// README is the source: its titled code blocks are written as the project's files and its command block is run.
+
+const README = readFileSync(fromRoot('README.md'), 'utf8');
+const SECTION = README.slice(README.indexOf('## Your own eval'), README.indexOf('\n## ', README.indexOf('## Your own eval') + 1));
+/** Code blocks of the section: ```lang [file]. */
+const BLOCKS = [...SECTION.matchAll(/```(\w+)(?: ([^\n]+))?\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, file: m[2], text: m[3]! }));
+const FILES = BLOCKS.filter((b) => b.file);
+const COMMANDS = BLOCKS.find((b) => b.lang === 'sh' && b.text.includes('npx toolgauge eval'))!.text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+
+const root = tempDir('package');
+let tarball = '';
+let files: string[] = [];
+let sim: ResultPromise;
+let baseUrl = '';
+
+function project(type: 'module' | 'commonjs'): string {
+  const dir = freshProject(join(root, type), { type, tarball }) as string;
+  for (const f of FILES) writeFileSync(join(dir, f.file!), f.text);
+  copyFileSync(fromRoot('examples', 'arith', 'sim.mjs'), join(dir, 'sim.mjs'));
+  return dir;
+}
+
+const sh = (dir: string, line: string, env: Record<string, string> = {}) =>
+  execa('sh', ['-c', line], { cwd: dir, env: cleanEnv({ BASE_URL: baseUrl, ...env }), extendEnv: false, reject: false, timeout: 240_000 });
+
+let esm = '';
+let cjs = '';
+beforeAll(async () => {
+  ({ tarball, files } = packToolgauge(root));
+  esm = project('module');
+  cjs = project('commonjs');
+  // The example's simulator, from the installed package in plain Node (no TypeScript loader).
+  sim = execa('node', ['sim.mjs'], { cwd: esm, env: cleanEnv(), extendEnv: false, reject: false });
+  baseUrl = await new Promise<string>((resolve, reject) => {
+    sim.stdout!.on('data', (d: Buffer) => resolve(String(d).trim()));
+    void sim.then((r) => reject(new Error(`sim.mjs exited: ${r.stderr}`)));
+  });
+}, 300_000);
+afterAll(() => {
+  sim?.kill();
+});
+
+describe('the packed package', () => {
+  it('ships the built JavaScript, declarations, runtime assets, bin, README and LICENSE, and nothing else', () => {
+    const outside = files.filter((f) => !/^(dist\/|bin\/toolgauge\.mjs$|README\.md$|LICENSE$|package\.json$)/.test(f));
+    expect(outside).toEqual([]);
+    expect(files.filter((f) => /\.test\.|(^|\/)(tests|bench|fixtures)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+    for (const f of ['dist/harness/api/index.js', 'dist/harness/api/index.d.ts', 'dist/harness/api/vitest-config.js', 'dist/reporters/toolgauge.js', 'dist/harness/cli/main.js', 'dist/suites/toolhop/part-1.eval.js', 'LICENSE'])
+      expect(files).toContain(f);
+    // What the runtime reads beside its modules (import.meta.url), each as the sources have it.
+    const assets = files.filter((f) => f.startsWith('dist/') && !/\.(js|d\.ts)$/.test(f)).map((f) => f.slice('dist/'.length));
+    expect(assets).toEqual(expect.arrayContaining(['harness/sandbox/pyodide-worker.mjs', 'harness/sandbox/runtime/toolhop_runtime.py', 'harness/bfcl/python/bfcl_exec.py', 'harness/probe/templates/reference/hermes.jinja', 'harness/core/pyliteral/data/unicode-names-14.0.0.txt.gz', 'cases/toolhop/sample.json', 'cases/maze/c1.json']));
+    for (const a of assets) expect(readFileSync(join(esm, 'node_modules', 'toolgauge', 'dist', a))).toEqual(readFileSync(fromRoot(a)));
+    const pkg = readJson<{ peerDependencies: Record<string, string>; dependencies: Record<string, string> }>(join(esm, 'node_modules', 'toolgauge', 'package.json'));
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@vitest/ui', 'vitest']);
+    expect(Object.keys(pkg.dependencies)).not.toEqual(expect.arrayContaining(['vitest']));
+    for (const dev of ['tsx', 'esbuild', 'vitest', '@vitest/ui']) expect(pkg.dependencies).not.toHaveProperty(dev);
+    // Every package the shipped JavaScript imports is a dependency or a peer dependency (or part of Node).
+    const declared = new Set([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)]);
+    const imported = new Set<string>();
+    for (const f of files.filter((x) => /\.m?js$/.test(x))) {
+      // Statements start a line; comments (which quote imports as examples) are left out.
+      const text = readFileSync(join(esm, 'node_modules', 'toolgauge', f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      for (const m of text.matchAll(/^(?:import|export)\b[^\n]*?\bfrom\s*['"]([^'"./][^'"]*)['"]|\bimport\(\s*['"]([^'"./][^'"]*)['"]\s*\)/gm)) {
+        const spec = (m[1] ?? m[2])!;
+        if (!spec.startsWith('node:')) imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      }
+    }
+    expect([...imported].filter((p) => !declared.has(p)).sort()).toEqual([]);
+    expect(imported.has('openai') && imported.has('vitest')).toBe(true);
+  });
+
+  it("the README's commands in a fresh ESM project: eval with a gate (the first run after install), -t, a second model, report --compare, plain vitest run, tsc", async () => {
+    const out: string[] = [];
+    for (const line of COMMANDS) {
+      const r = await sh(esm, line);
+      expect(r.exitCode, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      if (line.startsWith('npx tsc')) expect(r.stdout + r.stderr).toBe('');
+      out.push(String(r.stdout));
+    }
+    expect(out[0]).toMatch(/gate pass_rate>=1: PASSED/);
+    // (the plain `vitest run` wrote results/arith last)
+    const s = validSummary(readJson(join(esm, 'results/arith/summary.json')));
+    expect(s.metrics.pass_rate).toMatchObject({ value: 1, n: 3 });
+    expect(s.metrics.used_a_tool).toMatchObject({ value: 1, n: 3 });
+    // -t ran the multiplications only
+    expect(readLines<{ id: string }>(join(esm, 'results/arith-mul/instances.jsonl')).map((r) => r.id).sort()).toEqual(['mul-1', 'mul-2']);
+    const w = validSummary(readJson(join(esm, 'results/arith-wrong/summary.json')));
+    expect(w.metrics.pass_rate!.value).toBeCloseTo(2 / 3, 6);
+    expect(readFileSync(join(esm, 'results/arith-wrong/report.md'), 'utf8')).toMatch(/\*\*add-1\*\*: answer_matches: expected '42', answered '43'/);
+    expect(readFileSync(join(esm, 'results/compare/comparison.md'), 'utf8')).toMatch(/\| pass_rate \| 1\.000 \| 0\.667 \|/);
+    // Nothing is written inside the installed package, and no on-disk module cache is kept for the project.
+    expect(existsSync(join(esm, 'node_modules', '.experimental-vitest-cache'))).toBe(false);
+
+    // A failing gate fails the run.
+    const gated = await sh(esm, 'npx toolgauge eval arith.eval.ts --base-url "$BASE_URL" --model sim:wrong --gate "pass_rate>=1" --out-dir results/gated');
+    expect(gated.exitCode, gated.stdout).toBe(1);
+    expect(gated.stdout).toMatch(/gate pass_rate>=1: FAILED/);
+
+    // After an install changes the lockfile, the next run still finds and runs the eval.
+    writeFileSync(join(esm, 'node_modules', '.package-lock.json'), JSON.stringify({ name: 'my-evals', lockfileVersion: 3, packages: { changed: {} } }));
+    const again = await sh(esm, COMMANDS[0]!);
+    expect(again.exitCode, `${again.stdout}\n${again.stderr}`).toBe(0);
+
+    // The same eval type-checks with moduleResolution Bundler; and toolgauge's declarations (with every library's)
+    // type-check too, without skipLibCheck.
+    for (const flags of ['--module ESNext --moduleResolution Bundler', '--skipLibCheck false']) {
+      const tsc = await sh(esm, `npx tsc --noEmit ${flags}`);
+      expect(tsc.stdout + tsc.stderr, flags).toBe('');
+      expect(tsc.exitCode).toBe(0);
+    }
+  });
+
+  it('in a fresh CommonJS project: plain vitest run with the README config, toolgauge eval, tsc (NodeNext)', async () => {
+    const vitest = await sh(cjs, 'npx vitest run --reporter=dot', { OPENAI_BASE_URL: baseUrl, TOOLGAUGE_MODEL: 'sim:oracle' });
+    expect(vitest.exitCode, `${vitest.stdout}\n${vitest.stderr}`).toBe(0);
+    expect(validSummary(readJson(join(cjs, 'results/arith/summary.json'))).metrics.pass_rate).toMatchObject({ value: 1, n: 3 });
+    const tg = await sh(cjs, 'npx toolgauge eval arith.eval.ts --base-url "$BASE_URL" --model sim:wrong --out-dir results/wrong');
+    expect(tg.exitCode, tg.stderr).toBe(0);
+    expect(validSummary(readJson(join(cjs, 'results/wrong/summary.json'))).metrics.pass_rate!.value).toBeCloseTo(2 / 3, 6);
+    const tsc = await sh(cjs, 'npx tsc --noEmit');
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.exitCode).toBe(0);
+  });
+
+  it('runs the built-in suites from dist/: ToolHop with its sandboxed tools (pyodide), Maze on its bundled cases', async () => {
+    const toolhop = await sh(cjs, 'npx toolgauge toolhop --limit 2 --out-dir results/toolhop', { TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    expect(toolhop.exitCode, `${toolhop.stdout}\n${toolhop.stderr}`).toBe(0);
+    const th = validSummary(readJson(join(cjs, 'results/toolhop/summary.json')));
+    expect(th.counts).toMatchObject({ runs: 2, errors: 0 });
+    const maze = await sh(cjs, 'npx toolgauge maze --categories c1 --modes P0 --out-dir results/maze');
+    expect(maze.exitCode, `${maze.stdout}\n${maze.stderr}`).toBe(0);
+    expect(validSummary(readJson(join(cjs, 'results/maze/summary.json'))).counts.errors).toBe(0);
+    // Nothing was written into the installed package.
+    const written = execFileSync('find', [join(cjs, 'node_modules', 'toolgauge'), '-newer', join(cjs, 'node_modules', 'toolgauge', 'package.json'), '-type', 'f'], { encoding: 'utf8' });
+    expect(written.trim()).toBe('');
+  });
+
+  it("plain Node imports 'toolgauge' without registering a built-in suite; 'toolgauge/builtin' registers them", () => {
+    const probe = `
+      const api = await import('toolgauge');
+      const before = ['toolhop', 'maze', 'probe', 'bfcl'].filter((n) => api.suiteNamed(n));
+      await import('toolgauge/builtin');
+      const after = ['toolhop', 'maze', 'probe', 'bfcl'].filter((n) => api.suiteNamed(n));
+      console.log(JSON.stringify({ describeEval: typeof api.describeEval, before, after }));`;
+    for (const dir of [esm, cjs]) {
+      const out = execFileSync('node', ['--input-type=module', '-e', probe], { cwd: dir, encoding: 'utf8' });
+      expect(JSON.parse(out)).toEqual({ describeEval: 'function', before: [], after: ['toolhop', 'maze', 'probe', 'bfcl'] });
+    }
+  });
+});
