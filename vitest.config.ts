@@ -3,8 +3,8 @@ import { builtinEvalProject } from './harness/vitest/eval-config.ts';
 import { toolgaugePlugin } from './harness/vitest/plugin.ts';
 import LongFirstSequencer from './tests/helpers/sequencer.ts';
 
-// Two projects: `unit` (npm test: code beside its *.test.ts, plus tests/) and `eval` (the benchmark suites, one test
-// per benchmark instance). The toolgauge reporter aggregates eval runs into summary.json / report.md and applies the
+// Three projects: `unit` (code beside its *.test.ts, plus tests/), `package` (the packed package in fresh projects;
+// npm test runs both) and `eval` (the benchmark suites, one test per benchmark instance). The toolgauge reporter aggregates eval runs into summary.json / report.md and applies the
 // gate; it ignores unit tests. TOOLGAUGE_VITEST_JSON adds Vitest's JSON reporter (.ci/run counts tests with it).
 const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
 
@@ -30,7 +30,7 @@ export default defineConfig({
           // CPU-bound unit files on a 2-core machine.
           maxWorkers: Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 2) || 2,
           include: ['harness/**/*.test.ts', 'reporters/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
-          // The packed package's end-to-end test is its own project (npm run test:package, run by .ci/run).
+          // The packed package's end-to-end tests are their own project (tests/package: one npm pack for all of them).
           exclude: ['tests/package/**', '**/node_modules/**'],
           // Generous: a busy machine slows every test; the suite's total time is what is budgeted (under 3 minutes).
           testTimeout: 300_000,
@@ -47,7 +47,7 @@ export default defineConfig({
       // toolgauge as a user installs it (tests/package): packs, builds and installs it into fresh projects.
       {
         extends: true,
-        test: { name: 'package', include: ['tests/package/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 },
+        test: { name: 'package', include: ['tests/package/**/*.test.ts'], globalSetup: ['tests/package/global-setup.ts'], testTimeout: 600_000, hookTimeout: 600_000 },
       },
       // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file).
       { extends: true, test: builtinEvalProject() },

@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
 // @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
-import { freshProject, packToolgauge } from '../../scripts/fresh-project.mjs';
+import { freshProject } from '../../scripts/fresh-project.mjs';
 import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // toolgauge as a user installs it: `npm pack` (which builds dist/), unpacked into fresh projects — one ESM, one
@@ -21,8 +21,7 @@ const FILES = BLOCKS.filter((b) => b.file);
 const COMMANDS = BLOCKS.find((b) => b.lang === 'sh' && b.text.includes('npx toolgauge eval'))!.text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
 
 const root = tempDir('package');
-let tarball = '';
-let files: string[] = [];
+const { tarball, files } = inject('toolgaugePack');
 let sim: ResultPromise;
 let baseUrl = '';
 
@@ -39,7 +38,6 @@ const sh = (dir: string, line: string, env: Record<string, string> = {}) =>
 let esm = '';
 let cjs = '';
 beforeAll(async () => {
-  ({ tarball, files } = packToolgauge(root));
   esm = project('module');
   cjs = project('commonjs');
   // The example's simulator, from the installed package in plain Node (no TypeScript loader).

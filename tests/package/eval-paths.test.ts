@@ -1,11 +1,12 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ChatBody, SimReply } from '../../harness/api/index.ts';
-import { fromRoot } from '../../harness/core/paths.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
+// @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
+import { freshProject } from '../../scripts/fresh-project.mjs';
 import { cleanEnv, inProcess, readJson, tempDir } from '../helpers/cli.ts';
 
 // The everyday paths of a user's eval in a fresh folder: `toolgauge eval` with --concurrency, a request cache
@@ -48,20 +49,18 @@ let sim: SimServer;
 let dir: string;
 beforeAll(async () => {
   sim = await startSimServer({ responders: { paths: { chat: (_s, body) => respond(body) } } });
-  dir = tempDir('eval-paths');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-evals', private: true, type: 'module' }));
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(fromRoot(), join(dir, 'node_modules', 'toolgauge'));
+  // toolgauge installed from the packed tarball, as a user's project has it.
+  dir = freshProject(tempDir('eval-paths'), { type: 'module', tarball: inject('toolgaugePack').tarball }) as string;
   writeFileSync(join(dir, 'paths.eval.ts'), EVAL);
-  // Plain Vitest with toolgauge's eval configuration (by path: this checkout is not a built package).
-  writeFileSync(join(dir, 'vitest.config.ts'), `import { evalConfig } from ${JSON.stringify(fromRoot('harness', 'api', 'vitest-config.ts'))};\nexport default evalConfig({ include: ['paths.eval.ts'] });\n`);
+  // Plain Vitest with toolgauge's eval configuration, as the README has it.
+  writeFileSync(join(dir, 'vitest.config.ts'), `import { evalConfig } from 'toolgauge/vitest-config';\nexport default evalConfig({ include: ['paths.eval.ts'] });\n`);
   writeFileSync(join(dir, 'blocker'), 'a file where the output directory would go\n');
 });
 afterAll(() => sim.close());
 
-const cli = (args: string[]) => execa('node', [fromRoot('bin', 'toolgauge.mjs'), 'eval', 'paths.eval.ts', ...args], { cwd: dir, env: cleanEnv(), extendEnv: false, reject: false, timeout: 120_000 });
+const cli = (args: string[]) => execa('node', [join(dir, 'node_modules', 'toolgauge', 'bin', 'toolgauge.mjs'), 'eval', 'paths.eval.ts', ...args], { cwd: dir, env: cleanEnv(), extendEnv: false, reject: false, timeout: 120_000 });
 const vitest = (args: string[], env: Record<string, string>) =>
-  execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', ...args], { cwd: dir, env: cleanEnv(env), extendEnv: false, reject: false, timeout: 120_000 });
+  execa('node', [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...args], { cwd: dir, env: cleanEnv(env), extendEnv: false, reject: false, timeout: 120_000 });
 
 /** A loopback URL where nothing listens. */
 async function deadUrl(): Promise<string> {

@@ -1,11 +1,13 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ChatBody, SimReply } from '../../harness/api/index.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
+// @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
+import { freshProject } from '../../scripts/fresh-project.mjs';
 import { CHROMIUM, launchChromium, type Browser } from '../helpers/chromium.ts';
 import { cleanEnv, tempDir } from '../helpers/cli.ts';
 
@@ -58,17 +60,14 @@ let url: string;
 describe.skipIf(!CHROMIUM)('the Vitest UI shows a failing case\'s transcript (needs Debian chromium: scripts/install-system-deps.sh)', () => {
   beforeAll(async () => {
     sim = await startSimServer({ responders: { arith: { chat: (_s, body) => sloppyArithmetic(body) } } });
-    dir = tempDir('vitest-ui');
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-evals', private: true, type: 'module' }));
-    mkdirSync(join(dir, 'node_modules'));
-    symlinkSync(fromRoot(), join(dir, 'node_modules', 'toolgauge'));
-    writeFileSync(join(dir, 'arith.eval.ts'), (await import('node:fs')).readFileSync(fromRoot('examples', 'arith', 'arith.eval.ts'), 'utf8'));
-    // Toolgauge's eval configuration by path (this checkout is not a built package).
-    writeFileSync(join(dir, 'vitest.config.ts'), `import { evalConfig } from ${JSON.stringify(fromRoot('harness', 'api', 'vitest-config.ts'))};\nexport default evalConfig({ include: ['arith.eval.ts'] });\n`);
+    // toolgauge installed from the packed tarball, with the README's example eval and its Vitest configuration.
+    dir = freshProject(tempDir('vitest-ui'), { type: 'module', tarball: inject('toolgaugePack').tarball }) as string;
+    writeFileSync(join(dir, 'arith.eval.ts'), readFileSync(fromRoot('examples', 'arith', 'arith.eval.ts'), 'utf8'));
+    writeFileSync(join(dir, 'vitest.config.ts'), readFileSync(fromRoot('examples', 'arith', 'vitest.config.ts'), 'utf8'));
     const port = await freePort();
     url = `http://127.0.0.1:${port}/__vitest__/`;
     // `--watch`: without a terminal, `vitest --ui` would run once and exit (README, "Your own eval").
-    ui = execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), '--ui', '--watch', '--open=false', '--api.host=127.0.0.1', `--api.port=${port}`, '--api.strictPort'], {
+    ui = execa('node', [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), '--ui', '--watch', '--open=false', '--api.host=127.0.0.1', `--api.port=${port}`, '--api.strictPort'], {
       cwd: dir,
       env: cleanEnv({ OPENAI_BASE_URL: sim.url, TOOLGAUGE_MODEL: 'arith-model' }),
       extendEnv: false,
