@@ -7,6 +7,9 @@ import LongFirstSequencer from './tests/helpers/sequencer.ts';
 // npm test runs both) and `eval` (the benchmark suites, one test per benchmark instance). The toolgauge reporter aggregates eval runs into summary.json / report.md and applies the
 // gate; it ignores unit tests. TOOLGAUGE_VITEST_JSON adds Vitest's JSON reporter (.ci/run counts tests with it).
 const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
+// The end-to-end files mostly wait on the CLI processes they start; two workers overlap them with the CPU-bound unit
+// files on a 2-core machine.
+const TEST_WORKERS = Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 2) || 2;
 
 export default defineConfig({
   // Keeps toolgauge's reporter registered when `--reporter` replaces the configured ones.
@@ -26,9 +29,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          // The end-to-end files mostly wait on the CLI processes they start; two workers overlap them with the
-          // CPU-bound unit files on a 2-core machine.
-          maxWorkers: Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 2) || 2,
+          maxWorkers: TEST_WORKERS,
           include: ['harness/**/*.test.ts', 'reporters/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
           // The packed package's end-to-end tests are their own project (tests/package: one npm pack for all of them).
           exclude: ['tests/package/**', '**/node_modules/**'],
@@ -47,7 +48,8 @@ export default defineConfig({
       // toolgauge as a user installs it (tests/package): packs, builds and installs it into fresh projects.
       {
         extends: true,
-        test: { name: 'package', include: ['tests/package/**/*.test.ts'], globalSetup: ['tests/package/global-setup.ts'], testTimeout: 600_000, hookTimeout: 600_000 },
+        // Its files wait on the processes they start: they share the unit project's workers (one group, run together).
+        test: { name: 'package', include: ['tests/package/**/*.test.ts'], globalSetup: ['tests/package/global-setup.ts'], maxWorkers: TEST_WORKERS, testTimeout: 600_000, hookTimeout: 600_000 },
       },
       // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file).
       { extends: true, test: builtinEvalProject() },

@@ -31,7 +31,7 @@ export interface Browser {
 export function launchChromium(timeoutMs = 20_000): Browser {
   if (!CHROMIUM) throw new Error('no Chromium');
   const profile = mkdtempSync(join(tmpdir(), 'tg-chromium-'));
-  const child: ChildProcess = spawn(CHROMIUM, [...chromiumFlags(profile), '--remote-debugging-pipe', 'about:blank'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(CHROMIUM, [...chromiumFlags(profile), '--remote-debugging-pipe', 'about:blank'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true });
   const input = child.stdio[3] as Writable;
   const output = child.stdio[4] as Readable;
   let nextId = 1;
@@ -101,10 +101,15 @@ export function launchChromium(timeoutMs = 20_000): Browser {
       failAll('closed');
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGKILL');
+        // The whole process group: renderer and helper processes still write into the profile after the browser dies.
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
         await exited;
       }
-      rmSync(profile, { recursive: true, force: true });
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
   return browser;
