@@ -189,6 +189,22 @@ describe('a resume checks what it continues', () => {
     expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(summary);
   });
 
+  it('a rescored directory stays resumable: rescore seals the journal it writes, and holds the directory while it rewrites it', async () => {
+    const out = await copyOfRun('rescored');
+    const r = await toolgauge(['toolhop', 'rescore', '--out-dir', out]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const again = await resume(out);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(readJson<{ counts: { resumed: number } }>(join(out, 'summary.json')).counts.resumed).toBe(2);
+    // While another run holds the directory, rescore writes nothing.
+    writeFileSync(join(out, '.toolgauge-lock'), JSON.stringify({ run_id: 'running', pid: process.pid, boot_id: null, pid_start: null, started_at: '2026-01-01T00:00:00.000Z' }) + '\n');
+    const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
+    const locked = await toolgauge(['toolhop', 'rescore', '--out-dir', out]);
+    expect(locked.code, locked.stdout + locked.stderr).toBe(2);
+    expect(locked.stderr).toMatch(/toolgauge toolhop rescore: .* is in use by run running/);
+    expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
+  });
+
   it('planted links (instances.jsonl, results.jsonl, summary.json, traces/) are refused on --resume; nothing is written through them', async () => {
     for (const name of ['instances.jsonl', 'results.jsonl', 'summary.json', 'traces']) {
       const out = await copyOfRun(`link-${name.replace('.', '-')}`);
