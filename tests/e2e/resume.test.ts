@@ -239,6 +239,29 @@ describe('one run per output directory', () => {
     expect(rows.every((x) => x.correct)).toBe(true);
   });
 
+  it('plain Vitest runs with one inherited TOOLGAUGE_RUN_ID are separate runs: the second into a directory in use is refused', async () => {
+    const out = tempDir('inherited-run-id');
+    const plain = (m: string) =>
+      execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'], {
+        cwd: fromRoot(),
+        // A run id left in the environment (a shell, a parent run): only the toolgauge launcher's own counts.
+        env: cleanEnv({ ...EXEC, TOOLGAUGE_RUN_ID: 'inherited', TOOLGAUGE_MODEL: m, TOOLHOP_LIMIT: '4', TOOLGAUGE_CONCURRENCY: '1', TOOLGAUGE_OUT_DIR: out }),
+        extendEnv: false,
+        reject: false,
+      });
+    const first = plain('sim:oracle?latency_ms=400');
+    const deadline = Date.now() + 60_000;
+    while (lines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const second = await plain('sim:wrong');
+    const done = await first;
+    expect(second.exitCode, String(second.stdout)).toBe(2);
+    expect(String(second.stdout)).toMatch(new RegExp(`in use by run (?!inherited)\\S+ \\(pid ${first.pid},`));
+    expect(done.exitCode, String(done.stdout)).toBe(0);
+    const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
+    expect(rows).toHaveLength(4);
+    expect(rows.every((x) => x.correct)).toBe(true);
+  });
+
   it('a lock left by a process that is gone is taken over, and released at the end', async () => {
     const out = tempDir('stale-lock');
     const gone = execa('node', ['-e', '']);
