@@ -91,7 +91,7 @@ describe('a journal line without a field its aggregation reads is refused, namin
     await refusedWithout(out, 1, 'usage', { unsealed: true });
   });
 
-  it("describeEval: a scorer's score (which would count 0) is refused on resume", async () => {
+  it("describeEval: a scorer's score (which would count 0) is refused on resume and by report", async () => {
     const answer = (a: string): TaskOutput => ({ output: a, answer: a, toolCalls: [], messages: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, turns: 1 }) as unknown as TaskOutput;
     const def = evalSuite('schema-eval', {
       data: () => [{ input: 'a', expected: 'a' }, { input: 'b', expected: 'b' }],
@@ -101,6 +101,8 @@ describe('a journal line without a field its aggregation reads is refused, namin
     const out = tempDir('schema-eval');
     const env = { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_OUT_DIR: out };
     await runSuite(def, env);
+    // `report DIR` does not know the suite: its summary's config names the scorers.
+    await refusedWithout(out, 2, 'scores.exact', { unsealed: true });
     const j = { path: withoutField(out, 2, 'scores.exact') };
     const summary = readFileSync(join(out, 'summary.json'), 'utf8');
     await expect(runSuite(def, { ...env, TOOLGAUGE_RESUME: '1' })).rejects.toThrow(`${j.path} line 2: field scores.exact`);

@@ -7,7 +7,7 @@ import { CompareRefused, comparisonChart, comparisonMarkdown, compareRuns, type 
 import { flattenMetrics, SummarySchema, validSummary, type Summary } from '../../report/summary.ts';
 import '../../builtin/index.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
-import { genericAggregator } from '../../kit/generic.ts';
+import { genericAggregator, scoredMetaSchema } from '../../kit/generic.ts';
 import { JOURNAL, verifiedJournal } from '../../kit/journal.ts';
 import { withDirLocks } from '../../kit/lock.ts';
 import { suiteNamed } from '../../kit/registry.ts';
@@ -42,7 +42,9 @@ function loadRun(dir: string): SavedRun {
   // have no seal, are re-aggregated as before, and counted on stderr.
   let metas: InstanceMetaBase[];
   try {
-    metas = [...verifiedJournal(dir, summary.suite, suiteNamed(summary.suite)?.metaSchema, { unsealed: (n) => process.stderr.write(`toolgauge report: ${join(dir, JOURNAL)}: ${n} line${n === 1 ? '' : 's'} without a seal (an older toolgauge, or rescore), not checked against the results files\n`) }).values()];
+    // A suite this process does not know (a user's eval) is checked as its summary's config says it was scored.
+    const schema = suiteNamed(summary.suite)?.metaSchema ?? scoredMetaSchema(summary.config);
+    metas = [...verifiedJournal(dir, summary.suite, schema, { unsealed: (n) => process.stderr.write(`toolgauge report: ${join(dir, JOURNAL)}: ${n} line${n === 1 ? '' : 's'} without a seal (an older toolgauge, or rescore), not checked against the results files\n`) }).values()];
   } catch (err) {
     if (['JournalRefused', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge report: ${(err as Error).message}`);
     throw err;
