@@ -2,14 +2,17 @@
 // it, and beside it toolgauge's (the probe's layers per parser tier, the four-cause attribution, and the class of
 // any disagreement). The record lines written per case come from here too, so results.jsonl and beyond.jsonl
 // hold exactly what `toolgauge bfcl rescore` writes for the same outputs.
+import { z } from 'zod';
 import type { InstanceMetaBase } from '../kit/types.ts';
+import { CAUSES } from '../probe/attribute/index.ts';
 import type { Bit, LayeredScore } from '../probe/score/index.ts';
-import type { Beyond, Deviation } from './beyond.ts';
+import { DEVIATION_CLASSES, type Beyond, type Deviation } from './beyond.ts';
+import { ALL_CATEGORIES } from './categories.ts';
 import type { BfclCase } from './data.ts';
 import type { RescoreRecord } from './rescore.ts';
 import type { BfclRunOutcome, BfclUsage } from './run-case.ts';
 import type { BfclVerdict } from './score.ts';
-import { isUnpassable } from './unpassable.ts';
+import { isUnpassable, UNPASSABLE_KEYS } from './unpassable.ts';
 
 export const LAYERS = ['parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger'] as const;
 export type Layer = (typeof LAYERS)[number];
@@ -40,6 +43,39 @@ export interface BfclMeta extends InstanceMetaBase {
   usage: BfclUsage;
   wall_ms: number;
 }
+
+const Bit = z.union([z.literal(0), z.literal(1), z.null()]);
+const Bits = z.object(Object.fromEntries(LAYERS.map((k) => [k, Bit])) as Record<Layer, typeof Bit>);
+const Count = z.number().int().min(0);
+
+/**
+ * BfclMeta as a schema: what a journal line read back (resume, a -t re-run, `report DIR`) must hold — every field
+ * the aggregator reads (BFCL's verdict per category, the layers, toolgauge's verdict and cause, deviations, the
+ * unpassable keys, requests and tokens). The kit checks its own fields (harness/kit/journal.ts); extra fields pass.
+ */
+export const BfclMetaSchema = z
+  .object({
+    suite: z.literal('bfcl'),
+    category: z.enum(ALL_CATEGORIES),
+    valid: z.boolean(),
+    error_type: z.string(),
+    bfcl_error: z.string().nullable(),
+    crash: z.string().nullable(),
+    undecided: z.string().nullable(),
+    layers: z.object({ strict: Bits, lenient: Bits }).nullable(),
+    toolgauge: z.object({ pass: z.boolean(), pass_strict: z.boolean().optional(), cause: z.enum(CAUSES).nullable().optional(), kind: z.string().optional(), evidence: z.string().optional() }).passthrough().nullable(),
+    deviation: z.object({ class: z.enum(DEVIATION_CLASSES), bfcl: z.enum(['pass', 'fail']), toolgauge: z.enum(['pass', 'fail']), note: z.string() }).nullable(),
+    calls_on_abstention_turns: Count,
+    // The report explains each unpassable key from its entry: only a known one may be marked.
+    unpassable: z.boolean(),
+    requests: Count,
+    usage: z.object({ prompt_tokens: Count, completion_tokens: Count, total_tokens: Count }).passthrough(),
+    wall_ms: z.number().min(0),
+  })
+  .passthrough()
+  .superRefine((m, ctx) => {
+    if (m.unpassable && !Object.hasOwn(UNPASSABLE_KEYS, String(m.id))) ctx.addIssue({ code: 'custom', path: ['unpassable'], message: `true, but ${JSON.stringify(m.id)} is not a known unpassable key` });
+  });
 
 const bits = (s: LayeredScore): LayerBits => Object.fromEntries(LAYERS.map((k) => [k, s[k]])) as LayerBits;
 

@@ -1,7 +1,7 @@
 // `bfcl rescore` on BFCL result folders written in each format (fc, hermes, pythonic), with the simulator's
 // oracle and fault behaviours mixed in: every line's verdict must equal what BFCL's own checker says about it.
 // Plus the CLI on the self-written fixtures: the files it writes and their fields.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { rescoreResultDir } from './rescore.ts';
 import { simulatedResult, type Behaviour, type ResultStyle } from './responder.ts';
 import { run as runBfcl } from '../cli/commands/bfcl.ts';
 import { UsageError } from '../core/errors.ts';
+import { acquireDirLock, LOCK_FILE, releaseDirLock } from '../kit/lock.ts';
 import { BfclOracle, FIXTURE_DATA, hasReference, hasSharedData, SHARED_CLASSES, SHARED_DATA } from './testkit.ts';
 
 const HEAVY = process.env.TOOLGAUGE_BFCL_HEAVY === '1';
@@ -114,6 +115,39 @@ describe('toolgauge bfcl rescore (CLI, fixtures)', () => {
     // simple_python_2 answers with Hermes text in the content instead of tool_calls: BFCL cannot decode it,
     // toolgauge's lenient tier reads the right call (a parser gap, not the model's fault).
     expect(beyond.some((b) => b.toolgauge?.cause === 'framework_parser_gap')).toBe(true);
+  });
+
+  it("writes OUT as a run would: refused while another run holds OUT's lock; never through a link; the lock given back", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tg-bfcl-lock-'));
+    tmp.push(root);
+    writeResults(join(root, 'result'), 'fc', [['simple_python', loadCategory(FIXTURE_DATA, 'simple_python')]]);
+    const out = join(root, 'out');
+    const rescore = async () => {
+      const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      try {
+        return await runBfcl(['rescore', '--result-dir', join(root, 'result'), '--out-dir', out, '--data', FIXTURE_DATA]);
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    // A live run (this process, another run id) writes into OUT: nothing is written there.
+    acquireDirLock(out, 'another-run');
+    await expect(rescore()).rejects.toThrow(/toolgauge bfcl rescore: .* is in use by run another-run/);
+    expect(existsSync(join(out, 'summary.json'))).toBe(false);
+    releaseDirLock(out, 'another-run');
+    // Links planted in place of its files: replaced, the victims untouched.
+    const victims = mkdtempSync(join(tmpdir(), 'tg-bfcl-victim-'));
+    tmp.push(victims);
+    for (const f of ['report.md', 'summary.json']) {
+      writeFileSync(join(victims, f), 'victim\n');
+      symlinkSync(join(victims, f), join(out, f));
+    }
+    expect(await rescore()).toBe(0);
+    for (const f of ['report.md', 'summary.json']) {
+      expect(readFileSync(join(victims, f), 'utf8')).toBe('victim\n');
+      expect(lstatSync(join(out, f)).isSymbolicLink()).toBe(false);
+    }
+    expect(existsSync(join(out, LOCK_FILE))).toBe(false);
   });
 
   it('refuses a missing result folder, or one without result files, with a one-line usage error', async () => {

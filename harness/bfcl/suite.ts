@@ -6,7 +6,7 @@ import { ALL_CATEGORIES, checkKindOf, isMultiTurn } from './categories.ts';
 import type { BfclCase } from './data.ts';
 import { sharedExecutor } from './executors.ts';
 import { BFCL_HF_REPO } from './hf.ts';
-import { bfclMetaOf, failedBfclMeta, rescoreRecordOf, type BfclMeta } from './meta.ts';
+import { BfclMetaSchema, bfclMetaOf, failedBfclMeta, rescoreRecordOf, type BfclMeta } from './meta.ts';
 import { pyJsonDumps } from './pyjson.ts';
 import { resultLine } from './rescore.ts';
 import { bfclModelName, runBfclInstance } from './run-case.ts';
@@ -99,6 +99,7 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   },
   failed: (c, trial, message) => failedBfclMeta(c, trial, message),
   verdict: bfclVerdict,
+  metaSchema: BfclMetaSchema,
   aggregator: bfclAggregator,
   // With the aggregator's comparableOn (mode): what else changes a case's outcome (harness/kit/fingerprint.ts).
   fingerprintOn: ['underscore_to_dot', 'model_name'],

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import ToolgaugeReporter from '../../reporters/toolgauge.ts';
 import { loadBuiltinSuites } from '../builtin/load.ts';
 import { UsageError } from '../core/errors.ts';
-import { parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
+import { markRunId, parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { claimOutDir } from '../kit/resume-check.ts';
@@ -92,7 +92,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   // One writer per output directory, for the whole run (its workers join with the run id); a resume or -t re-run
   // checks the directory before anything runs. A refusal is one line, exit 2.
   const release = await claim(c, kc, settings, outDir, { filter: Boolean(values.filter), mergeReports: Boolean(values['merge-reports']) });
-  env.TOOLGAUGE_RUN_ID = kc.runId;
+  markRunId(env, kc.runId);
   try {
     return await runClaimed(c, kc, settings, outDir, values, env);
   } finally {

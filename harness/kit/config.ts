@@ -43,6 +43,21 @@ export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
 }
 
+/**
+ * The run id the toolgauge launcher (the CLI) chose, handed to Vitest's global setup in the same process. Only a value
+ * marked with this very process's pid counts: one inherited from the environment (a shell, a parent run) would make
+ * unrelated runs share a run id, and so join each other's output-directory lock (harness/kit/lock.ts).
+ */
+export function launcherRunId(env: NodeJS.ProcessEnv): string | undefined {
+  return env.TOOLGAUGE_RUN_ID && env.TOOLGAUGE_RUN_ID_PID === String(process.pid) ? env.TOOLGAUGE_RUN_ID : undefined;
+}
+
+/** Name `runId` as this process's run for launcherRunId. */
+export function markRunId(env: NodeJS.ProcessEnv, runId: string): void {
+  env.TOOLGAUGE_RUN_ID = runId;
+  env.TOOLGAUGE_RUN_ID_PID = String(process.pid);
+}
+
 export function parseKitConfig(env: NodeJS.ProcessEnv, suites: readonly AnySuite[], extra: { runId?: string; simUrl?: string; filter?: string | null; sharded?: boolean } = {}): KitConfig {
   const run = readConfig(env);
   const parsed: Record<string, SuiteSettings> = {};

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { compareIds, groupTrials, passMetrics, rateOf } from '../report/aggregate.ts';
 import { fmtEstimate, headerBlock, METRIC_HEADERS, metricRow, table } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
@@ -15,6 +16,17 @@ export interface ScoredMeta extends InstanceMetaBase {
   scores?: Record<string, number>;
   /** Group name → value, for breakdowns (e.g. `{ category: 'math' }`). */
   tags?: Record<string, string>;
+}
+
+/**
+ * What a journal line of a scored suite must hold for the generic aggregation: a score from every scorer its config
+ * names (`config.scorers`; a missing one would silently count 0) and string tags (the breakdowns). Used by
+ * describeEval's suites, and by `report DIR` for a suite this process does not know, from its summary's config.
+ */
+export function scoredMetaSchema(config: Record<string, unknown>): z.ZodType {
+  const names = Array.isArray(config.scorers) ? config.scorers.filter((n): n is string => typeof n === 'string') : [];
+  const scores = z.object(Object.fromEntries(names.map((n) => [n, z.number().min(0).max(1)]))).passthrough();
+  return z.object({ scores: names.length ? scores : scores.optional(), tags: z.record(z.string(), z.string()).optional() }).passthrough();
 }
 
 const DENOM = 'instances (harness errors count as failing)';

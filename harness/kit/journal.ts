@@ -116,17 +116,18 @@ export function verifiedJournal<M extends InstanceMetaBase>(
     const where = `${path} line ${i + 1}`;
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new JournalRefused(`${where}: not an instance's meta`);
     if ((raw as { suite?: unknown }).suite !== suite && typeof (raw as { suite?: unknown }).suite === 'string') return;
-    if (o.unsealed && !(raw as { seal?: unknown }).seal && MetaBase.safeParse(raw).success) {
-      unsealed++;
-      out.set(instanceKey((raw as M).id, (raw as M).trial), { meta: raw as M & { seal: Seal }, line: i + 1 });
-      return;
-    }
+    // Sealed or not, a line must hold what the aggregation reads.
     for (const s of [MetaBase, schema]) {
       const parsed = s.safeParse(raw);
       if (!parsed.success) {
         const { field, message } = firstZodIssue(parsed.error);
         throw new JournalRefused(`${where}: field ${field || '(line)'}: ${message}`);
       }
+    }
+    if (o.unsealed && !(raw as { seal?: unknown }).seal) {
+      unsealed++;
+      out.set(instanceKey((raw as M).id, (raw as M).trial), { meta: raw as M & { seal: Seal }, line: i + 1 });
+      return;
     }
     const meta = raw as M & { seal?: Seal };
     const which = `${where} (id ${JSON.stringify(meta.id)}${meta.trial ? `, trial ${meta.trial}` : ''})`;

@@ -137,3 +137,22 @@ export function releaseDirLock(dir: string, runId: string): void {
   const path = join(dir, LOCK_FILE);
   if (readLock(path).owner?.run_id === runId) rmSync(path, { force: true });
 }
+
+/**
+ * Rewrite saved output directories (`report DIR`, `rescore`) as a run of its own: hold each directory's lock, under
+ * a fresh run id, while `fn` runs, so no run writes there meanwhile; a directory in use throws DirLocked before
+ * anything is written. Every lock taken is given back, whatever `fn` does.
+ */
+export async function withDirLocks<T>(dirs: readonly string[], fn: () => T | Promise<T>): Promise<T> {
+  const runId = `rewrite-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const held: string[] = [];
+  try {
+    for (const d of dirs) {
+      acquireDirLock(d, runId);
+      held.push(d);
+    }
+    return await fn();
+  } finally {
+    for (const d of held) releaseDirLock(d, runId);
+  }
+}

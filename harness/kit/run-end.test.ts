@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../core/config.ts';
 import type { KitConfig } from './config.ts';
 import { appendJournal } from './journal.ts';
+import { acquireDirLock, LOCK_FILE } from './lock.ts';
 import { endRun, type EndedModule } from './run-end.ts';
 import type { InstanceMetaBase } from './types.ts';
 
@@ -47,6 +48,26 @@ describe('the end of an eval run', () => {
     expect(broken.suites[0]!.errors).toEqual(['y.eval.ts: cannot load data']);
     const empty = endRun([mod('x.eval.ts', [])], kit(join(root, 'e'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), { ...times, cli: false });
     expect(empty.exitCode).toBe(1);
+  });
+
+  it('the directory lock is given back on every way out: a usage error while collecting, a refused suite, a normal end', () => {
+    const ended = (out: string, m: EndedModule[]) => {
+      acquireDirLock(out, 'r');
+      expect(existsSync(join(out, LOCK_FILE))).toBe(true);
+      return endRun(m, kit(out), { ...times, cli: false });
+    };
+    // One file ran instances (and took the lock), another failed to collect with a usage error: the run stops early.
+    const usage = join(root, 'lock-usage');
+    expect(ended(usage, [mod('a.eval.ts', [meta('mine', 'a', true)]), mod('b.eval.ts', [], [{ name: 'UsageError', message: 'bad setting' }])]).exitCode).toBe(2);
+    expect(existsSync(join(usage, LOCK_FILE))).toBe(false);
+    const refusedDir = join(root, 'lock-refused');
+    const refusal = mod('a.eval.ts', [meta('mine', 'a', true)]);
+    refusal.tests.push({ name: 'mine › b', state: 'failed', meta: undefined, ident: { suite: 'mine', title: 'Mine', dataset: null, outDir: refusedDir }, error: 'journal refused', errorName: 'JournalRefused' });
+    expect(ended(refusedDir, [refusal]).exitCode).toBe(2);
+    expect(existsSync(join(refusedDir, LOCK_FILE))).toBe(false);
+    const normal = join(root, 'lock-normal');
+    ended(normal, [mod('a.eval.ts', [meta('mine', 'a', true)])]);
+    expect(existsSync(join(normal, LOCK_FILE))).toBe(false);
   });
 
   it('instances collected but never reported (a test worker that died) are taken from the journal when they finished, else counted with the cause; the run fails', () => {

@@ -60,7 +60,34 @@ export function endRun(
   kc: KitConfig,
   o: { startedAt: Date; endedAt: Date; interrupted: boolean; /** Vitest's unhandled errors (a test worker that died), as text. */ unhandled: readonly string[]; cli: boolean; /** Merged blob reports: output directories are this process's, not the shards'. */ merged?: boolean },
 ): RunEnd {
-  const runs = new Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[]; refused?: string }>();
+  const runs: Runs = new Map();
+  try {
+    return endRuns(modules, kc, o, runs);
+  } finally {
+    // The run is over for every directory it wrote, whatever the way out (a usage error while collecting, a refused
+    // suite, a failed aggregation, a throw): give back the lock its first instance took (harness/kit/lock.ts). Under
+    // plain Vitest in watch or UI mode the process lives on, and would hold the directory.
+    for (const [suite, run] of runs) {
+      try {
+        releaseDirLock(outDirOf(suite, run, kc, o.merged), kc.runId);
+      } catch {
+        // a lock that cannot be read is not this run's
+      }
+    }
+  }
+}
+
+type Runs = Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[]; refused?: string }>;
+
+/** Where a suite of the run wrote: its own rule when this process knows it, else what its tests said at collection. */
+function outDirOf(suite: string, run: { ident: EndedTest['ident'] | undefined }, kc: KitConfig, merged: boolean | undefined): string {
+  const def = suiteNamed(suite);
+  const set = kc.suites[suite];
+  const settings = set?.ok ? set.settings : undefined;
+  return def && settings !== undefined ? def.outDir(kc.run, settings) : ((!merged && run.ident?.outDir) || defaultOutDir(kc.run.outDir, suite));
+}
+
+function endRuns(modules: readonly EndedModule[], kc: KitConfig, o: Parameters<typeof endRun>[2], runs: Runs): RunEnd {
   const loose: string[] = [];
   const messages: string[] = [];
   let usage = false;
@@ -102,11 +129,10 @@ export function endRun(
     const set = kc.suites[suite];
     const settings = set?.ok ? set.settings : undefined;
     const known = !!def && settings !== undefined;
-    const outDir = known ? def.outDir(kc.run, settings) : ((!o.merged && run.ident?.outDir) || defaultOutDir(kc.run.outDir, suite));
+    const outDir = outDirOf(suite, run, kc, o.merged);
     if (run.refused !== undefined) {
       messages.push(`toolgauge: ${suite}: ${run.refused}`);
       refused = true;
-      releaseDirLock(outDir, kc.runId);
       continue;
     }
     const metas = kc.filter ? withJournal(run.metas, outDir, suite) : run.metas;
@@ -149,9 +175,6 @@ export function endRun(
       harnessError = true;
       gatePassed = false;
       continue;
-    } finally {
-      // The run is over for this directory: give back the lock its first instance took (harness/kit/lock.ts).
-      releaseDirLock(outDir, kc.runId);
     }
     if (finalized.harnessErrors) harnessError = true;
     if (finalized.gate && !finalized.gate.passed) gatePassed = false;

@@ -1,6 +1,9 @@
+import { z } from 'zod';
 import type { InstanceMetaBase } from '../kit/types.ts';
+import { RECOVERIES } from './judge.ts';
 import type { RunOutcome } from './metrics.ts';
 import type { EvaluationFile } from './output.ts';
+import { COMPLEXITIES, MODES } from './task.ts';
 
 /** What a Maze test leaves in `task.meta.toolgauge` (the id is `<task>:<mode>`): the judged outcome and costs. */
 export interface MazeMeta extends InstanceMetaBase, RunOutcome {
@@ -10,6 +13,28 @@ export interface MazeMeta extends InstanceMetaBase, RunOutcome {
   turns: number;
   tool_calls: number;
 }
+
+/**
+ * MazeMeta as a schema: what a journal line read back (resume, a -t re-run, `report DIR`) must hold — every field
+ * the aggregator (per mode and complexity: pass, hit, rc, recovery, failure reason) and the verdict line read. The
+ * kit checks its own fields (harness/kit/journal.ts); extra fields pass through.
+ */
+export const MazeMetaSchema = z
+  .object({
+    suite: z.literal('maze'),
+    task_id: z.string(),
+    complexity: z.enum(COMPLEXITIES),
+    mode: z.enum(MODES),
+    hit: z.boolean(),
+    rc: z.number().min(0).max(1),
+    recovery: z.enum(RECOVERIES),
+    failure_reason: z.string().nullable(),
+    c_act: z.number().int().min(0),
+    c_oracle: z.number().int().min(0),
+    turns: z.number().int().min(0),
+    tool_calls: z.number().int().min(0),
+  })
+  .passthrough();
 
 export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; turns: number; toolCalls: number; trial?: number; resumed?: boolean; trace?: string | null }): MazeMeta {
   return {

@@ -6,7 +6,7 @@ import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { mazeAggregator } from './aggregator.ts';
 import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
-import { mazeMetaOf, type MazeMeta } from './meta.ts';
+import { mazeMetaOf, MazeMetaSchema, type MazeMeta } from './meta.ts';
 import { EvaluationFile, evaluationPath, InferenceFile, inferencePath } from './output.ts';
 import { runMazeInstance } from './run-instance.ts';
 import { mazeSimResponder } from './sim-responder.ts';
@@ -77,6 +77,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
     tool_calls: 0,
   }),
   verdict: mazeVerdict,
+  metaSchema: MazeMetaSchema,
   aggregator: mazeAggregator,
   // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome (harness/kit/fingerprint.ts).
   fingerprintOn: ['max_turns'],

@@ -18,6 +18,7 @@ import { PROBE_FILES } from './run/output.ts';
 import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
 import { chatSampler } from './run/sampler.ts';
 import { resolveTemplate, type PreparedTemplate } from './run/template.ts';
+import { ProbeMetaSchema } from './run/meta-schema.ts';
 import type { ProbeMeta, ProbeRecord } from './run/types.ts';
 import { probeSimResponder } from './sim-responder.ts';
 
@@ -140,6 +141,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
     });
   },
   verdict: probeVerdict,
+  metaSchema: ProbeMetaSchema,
   aggregator: probeAggregator,
   // With the aggregator's comparableOn (transport): what else changes a case's outcome (harness/kit/fingerprint.ts).
   fingerprintOn: ['family', 'identity', 'axes'],

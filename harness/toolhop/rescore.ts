@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DataError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
+import { sealMeta, valueDigest } from '../kit/journal.ts';
 import { artifactName } from '../kit/names.ts';
 import { fromRecords, type ToolhopMeta } from './meta.ts';
 import { FILES, instanceKey } from './output.ts';
@@ -19,6 +20,9 @@ import { scoreAnswer } from './score.ts';
  *   answer may be null): the final message and last tool result come from its transcript `traces/<id>.txt`; without
  *   one, the predicted answer alone is scored (the third rule, gold in the last tool result, cannot apply). The gold
  *   answer comes from results.jsonl.
+ *
+ * Each meta is sealed with its prediction line and its new results line, as a run's session seals them
+ * (harness/kit/journal.ts), so the journal written from them lets a later `--resume` continue the directory.
  */
 
 const Id = z.union([z.string(), z.number()]);
@@ -114,11 +118,12 @@ export function rescoreDir(dir: string): Rescored {
     };
     if (before?.correct !== undefined && before.correct !== result.correct) changed++;
     results.push(result);
-    metas.push(fromRecords(result, undefined));
     // The reference's fields stay as they were (telemetry, style …); correctness and the answer are the new ones.
-    out.push({ ...extra, id: p.id, idx: p.idx ?? p.id, question: p.question ?? extra.question ?? '', gold_answer: gold, predicted_answer: s.predicted, answer_correct: s.correct ? 1 : 0, correct: s.correct, rule: s.rule, trial: p.trial, error: p.error });
+    const line = { ...extra, id: p.id, idx: p.idx ?? p.id, question: p.question ?? extra.question ?? '', gold_answer: gold, predicted_answer: s.predicted, answer_correct: s.correct ? 1 : 0, correct: s.correct, rule: s.rule, trial: p.trial, error: p.error };
+    out.push(line);
+    metas.push(sealMeta(fromRecords(result, undefined), { [FILES.predictions]: valueDigest(value), [FILES.results]: valueDigest(line) }));
   }
-  writeFileAtomic(resultsFile, out.map((r) => JSON.stringify(r) + '\n').join(''));
+  writeFileAtomic(resultsFile, out.map((r) => JSON.stringify(r) + '\n').join(''), dir);
   return { results, metas, changed, answerOnly };
 }
 

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { prefetchGitState } from '../core/repro.ts';
-import { parseKitConfig, type KitConfig } from '../kit/config.ts';
+import { launcherRunId, markRunId, parseKitConfig, type KitConfig } from '../kit/config.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
 import type { AnySuite } from '../kit/types.ts';
@@ -19,12 +19,10 @@ export async function prepareEvalRun(
   o: { filter: string | null; sharded: boolean; carryTraces?: boolean },
 ): Promise<{ kc: KitConfig; close: () => Promise<void> }> {
   prefetchGitState();
-  const kc = parseKitConfig(process.env, suites, {
-    ...(process.env.TOOLGAUGE_RUN_ID ? { runId: process.env.TOOLGAUGE_RUN_ID } : {}),
-    filter: o.filter,
-    sharded: o.sharded,
-  });
-  process.env.TOOLGAUGE_RUN_ID = kc.runId;
+  // The CLI's run id (it holds the directory's lock under it), never one inherited from the environment.
+  const runId = launcherRunId(process.env);
+  const kc = parseKitConfig(process.env, suites, { ...(runId ? { runId } : {}), filter: o.filter, sharded: o.sharded });
+  markRunId(process.env, kc.runId);
   if (o.carryTraces) kc.carryTraces = true;
   // Before the first request (the CLI checked already; plain `vitest run` is checked here): the run's out dir, or
   // `results/` under which each suite writes its own.

@@ -189,6 +189,22 @@ describe('a resume checks what it continues', () => {
     expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(summary);
   });
 
+  it('a rescored directory stays resumable: rescore seals the journal it writes, and holds the directory while it rewrites it', async () => {
+    const out = await copyOfRun('rescored');
+    const r = await toolgauge(['toolhop', 'rescore', '--out-dir', out]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const again = await resume(out);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(readJson<{ counts: { resumed: number } }>(join(out, 'summary.json')).counts.resumed).toBe(2);
+    // While another run holds the directory, rescore writes nothing.
+    writeFileSync(join(out, '.toolgauge-lock'), JSON.stringify({ run_id: 'running', pid: process.pid, boot_id: null, pid_start: null, started_at: '2026-01-01T00:00:00.000Z' }) + '\n');
+    const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
+    const locked = await toolgauge(['toolhop', 'rescore', '--out-dir', out]);
+    expect(locked.code, locked.stdout + locked.stderr).toBe(2);
+    expect(locked.stderr).toMatch(/toolgauge toolhop rescore: .* is in use by run running/);
+    expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
+  });
+
   it('planted links (instances.jsonl, results.jsonl, summary.json, traces/) are refused on --resume; nothing is written through them', async () => {
     for (const name of ['instances.jsonl', 'results.jsonl', 'summary.json', 'traces']) {
       const out = await copyOfRun(`link-${name.replace('.', '-')}`);
@@ -218,6 +234,29 @@ describe('one run per output directory', () => {
     expect(second.stderr).toMatch(new RegExp(`in use by run \\S+ \\(pid ${first.pid},`));
     expect(oneLine(second.stderr), second.stderr).toBe(true);
     expect(done.exitCode, String(done.stdout) + String(done.stderr)).toBe(0);
+    const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
+    expect(rows).toHaveLength(4);
+    expect(rows.every((x) => x.correct)).toBe(true);
+  });
+
+  it('plain Vitest runs with one inherited TOOLGAUGE_RUN_ID are separate runs: the second into a directory in use is refused', async () => {
+    const out = tempDir('inherited-run-id');
+    const plain = (m: string) =>
+      execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'], {
+        cwd: fromRoot(),
+        // A run id left in the environment (a shell, a parent run): only the toolgauge launcher's own counts.
+        env: cleanEnv({ ...EXEC, TOOLGAUGE_RUN_ID: 'inherited', TOOLGAUGE_MODEL: m, TOOLHOP_LIMIT: '4', TOOLGAUGE_CONCURRENCY: '1', TOOLGAUGE_OUT_DIR: out }),
+        extendEnv: false,
+        reject: false,
+      });
+    const first = plain('sim:oracle?latency_ms=400');
+    const deadline = Date.now() + 60_000;
+    while (lines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const second = await plain('sim:wrong');
+    const done = await first;
+    expect(second.exitCode, String(second.stdout)).toBe(2);
+    expect(String(second.stdout)).toMatch(new RegExp(`in use by run (?!inherited)\\S+ \\(pid ${first.pid},`));
+    expect(done.exitCode, String(done.stdout)).toBe(0);
     const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
     expect(rows).toHaveLength(4);
     expect(rows.every((x) => x.correct)).toBe(true);

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
@@ -11,6 +11,7 @@ import { findBfclSource, PythonBfclExecutor } from '../../bfcl/executor.ts';
 import { ensureBfclData } from '../../bfcl/hf.ts';
 import { markdownOf, summaryOf } from '../../bfcl/report.ts';
 import { findResultFiles, readResultFile, rescoreResultDir, resultLine } from '../../bfcl/rescore.ts';
+import { withDirLocks } from '../../kit/lock.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
 import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from '../../bfcl/settings.ts';
@@ -157,28 +158,43 @@ async function rescore(argv: string[]): Promise<number> {
     executor = new PythonBfclExecutor({ sourceDir: source, pythonPath: values.python as string | undefined });
   }
   const underscore = values['underscore-to-dot'] as string | undefined;
+  const out = resolve(outDir);
   try {
-    const report = await rescoreResultDir(resultDir, {
-      format,
-      dataDir,
-      executor,
-      categories,
-      underscoreToDot: underscore === undefined ? undefined : underscore === 'true',
-      modelName: values['model-name'] as string | undefined,
-    });
-    mkdirSync(outDir, { recursive: true });
-    writeFileAtomic(join(outDir, 'results.jsonl'), report.records.map((r) => JSON.stringify(resultLine(r))).join('\n') + (report.records.length ? '\n' : ''));
-    writeFileAtomic(join(outDir, 'beyond.jsonl'), report.records.map((r) => JSON.stringify(r)).join('\n') + (report.records.length ? '\n' : ''));
-    const est = withEstimates(report.leaderboard, { estimateRate });
-    const summary = summaryOf(report, est, { result_dir: resultDir, data_dir: dataDir, format, files: report.files.length });
-    writeFileAtomic(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
-    writeFileSync(join(outDir, 'report.md'), markdownOf(report, summary));
-    const valid = report.records.filter((r) => r.valid).length;
-    process.stdout.write(
-      `rescored ${report.records.length} BFCL results (${format}) from ${report.files.length} file(s): ${valid} valid; overall ${(100 * report.leaderboard.overall).toFixed(2)}% (BFCL's formula; ${ALL_CATEGORIES.length - report.leaderboard.missing.length}/${ALL_CATEGORIES.length} categories) → ${outDir}\n`,
-    );
-    return 0;
+    // OUT's files are rewritten as a run's are: under its lock (none while a run writes there), atomically, and never
+    // through a link (the folders from OUT down checked too).
+    return await withDirLocks([out], () => rescoreInto(out, resultDir, dataDir, format, { executor, categories, underscore, modelName: values['model-name'] as string | undefined, shown: outDir }));
+  } catch (err) {
+    if (['DirLocked', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge bfcl rescore: ${(err as Error).message}`);
+    throw err;
   } finally {
     await executor?.dispose();
   }
+}
+
+async function rescoreInto(
+  outDir: string,
+  resultDir: string,
+  dataDir: string,
+  format: ResultFormat,
+  o: { executor: PythonBfclExecutor | undefined; categories: BfclCategory[] | undefined; underscore: string | undefined; modelName: string | undefined; shown: string },
+): Promise<number> {
+  const report = await rescoreResultDir(resultDir, {
+    format,
+    dataDir,
+    executor: o.executor,
+    categories: o.categories,
+    underscoreToDot: o.underscore === undefined ? undefined : o.underscore === 'true',
+    modelName: o.modelName,
+  });
+  writeFileAtomic(join(outDir, 'results.jsonl'), report.records.map((r) => JSON.stringify(resultLine(r))).join('\n') + (report.records.length ? '\n' : ''), outDir);
+  writeFileAtomic(join(outDir, 'beyond.jsonl'), report.records.map((r) => JSON.stringify(r)).join('\n') + (report.records.length ? '\n' : ''), outDir);
+  const est = withEstimates(report.leaderboard, { estimateRate });
+  const summary = summaryOf(report, est, { result_dir: resultDir, data_dir: dataDir, format, files: report.files.length });
+  writeFileAtomic(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n', outDir);
+  writeFileAtomic(join(outDir, 'report.md'), markdownOf(report, summary), outDir);
+  const valid = report.records.filter((r) => r.valid).length;
+  process.stdout.write(
+    `rescored ${report.records.length} BFCL results (${format}) from ${report.files.length} file(s): ${valid} valid; overall ${(100 * report.leaderboard.overall).toFixed(2)}% (BFCL's formula; ${ALL_CATEGORIES.length - report.leaderboard.missing.length}/${ALL_CATEGORIES.length} categories) → ${o.shown}\n`,
+  );
+  return 0;
 }

@@ -7,10 +7,9 @@ import { CompareRefused, comparisonChart, comparisonMarkdown, compareRuns, type 
 import { flattenMetrics, SummarySchema, validSummary, type Summary } from '../../report/summary.ts';
 import '../../builtin/index.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
-import { genericAggregator } from '../../kit/generic.ts';
+import { genericAggregator, scoredMetaSchema } from '../../kit/generic.ts';
 import { JOURNAL, verifiedJournal } from '../../kit/journal.ts';
-import { acquireDirLock, releaseDirLock } from '../../kit/lock.ts';
-import { newRunId } from '../../kit/config.ts';
+import { withDirLocks } from '../../kit/lock.ts';
 import { suiteNamed } from '../../kit/registry.ts';
 import type { InstanceMetaBase, SuiteAggregator } from '../../kit/types.ts';
 import { flagSchemas, parseFlags } from '../flags.ts';
@@ -43,7 +42,9 @@ function loadRun(dir: string): SavedRun {
   // have no seal, are re-aggregated as before, and counted on stderr.
   let metas: InstanceMetaBase[];
   try {
-    metas = [...verifiedJournal(dir, summary.suite, suiteNamed(summary.suite)?.metaSchema, { unsealed: (n) => process.stderr.write(`toolgauge report: ${join(dir, JOURNAL)}: ${n} line${n === 1 ? '' : 's'} without a seal (an older toolgauge, or rescore), not checked against the results files\n`) }).values()];
+    // A suite this process does not know (a user's eval) is checked as its summary's config says it was scored.
+    const schema = suiteNamed(summary.suite)?.metaSchema ?? scoredMetaSchema(summary.config);
+    metas = [...verifiedJournal(dir, summary.suite, schema, { unsealed: (n) => process.stderr.write(`toolgauge report: ${join(dir, JOURNAL)}: ${n} line${n === 1 ? '' : 's'} without a seal (an older toolgauge, or rescore), not checked against the results files\n`) }).values()];
   } catch (err) {
     if (['JournalRefused', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge report: ${(err as Error).message}`);
     throw err;
@@ -70,21 +71,14 @@ export async function run(argv: string[]): Promise<number> {
     true,
   );
   if (!positionals.length) throw new UsageError('toolgauge report: give at least one run directory');
-  // Re-aggregating rewrites each directory's files: not while a run writes there (harness/kit/lock.ts).
-  const runId = newRunId();
-  const held: string[] = [];
+  // Re-aggregating rewrites each directory's files: not while a run writes there (harness/kit/lock.ts). A directory
+  // without summary.json is not locked: loadRun says what is missing.
+  const dirs = positionals.map((d) => resolve(d)).filter((d) => existsSync(join(d, 'summary.json')));
   try {
-    for (const d of positionals) {
-      if (!existsSync(join(resolve(d), 'summary.json'))) continue; // loadRun says what is missing
-      acquireDirLock(resolve(d), runId);
-      held.push(resolve(d));
-    }
-    return await reportOn(positionals, values);
+    return await withDirLocks(dirs, () => reportOn(positionals, values));
   } catch (err) {
     if ((err as Error).name === 'DirLocked') throw new UsageError(`toolgauge report: ${(err as Error).message}`);
     throw err;
-  } finally {
-    for (const d of held) releaseDirLock(d, runId);
   }
 }
 

@@ -8,6 +8,7 @@ import { FILES } from '../../toolhop/output.ts';
 import { rescoreDir, type Rescored } from '../../toolhop/rescore.ts';
 import { validSummary } from '../../report/summary.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
+import { withDirLocks } from '../../kit/lock.ts';
 import { toolhopAggregator } from '../../toolhop/aggregator.ts';
 import type { ToolhopSettings } from '../../toolhop/settings.ts';
 import { toolhopSuite } from '../../toolhop/suite.ts';
@@ -179,13 +180,18 @@ async function rescore(argv: string[]): Promise<number> {
   const dir = values['out-dir'] as string | undefined;
   if (!dir) throw new UsageError('toolgauge toolhop rescore: --out-dir DIR is required');
   if (!existsSync(join(dir, FILES.predictions))) throw new UsageError(`toolgauge toolhop rescore: ${join(dir, FILES.predictions)} not found`);
-  let r: Rescored;
   try {
-    r = rescoreDir(dir);
+    // Rescoring rewrites results.jsonl, the journal and the summary: not while a run writes there.
+    await withDirLocks([resolve(dir)], () => rescoreLocked(dir));
   } catch (err) {
-    if (err instanceof DataError) throw new UsageError(`toolgauge toolhop rescore: ${err.message}`);
+    if (err instanceof DataError || ['DirLocked', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge toolhop rescore: ${(err as Error).message}`);
     throw err;
   }
+  return 0;
+}
+
+function rescoreLocked(dir: string): void {
+  const r: Rescored = rescoreDir(dir);
   const correct = r.results.filter((x) => x.correct).length;
   process.stdout.write(
     `rescored ${r.results.length} predictions in ${dir}: ${correct} correct, ${r.changed} changed from the previous results.jsonl` +
@@ -202,5 +208,4 @@ async function rescore(argv: string[]): Promise<number> {
     });
     process.stdout.write(escapeTerminal(toolhopAggregator.terminal(f.summary, dir), '\n\t') + '\n');
   }
-  return 0;
 }

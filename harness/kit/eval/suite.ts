@@ -1,7 +1,7 @@
 import { renderTranscript } from '../../agent/transcript.ts';
 import { sha256 } from '../../core/hash.ts';
 import { UsageError } from '../../core/errors.ts';
-import { genericAggregator, type ScoredMeta } from '../generic.ts';
+import { genericAggregator, scoredMetaSchema, type ScoredMeta } from '../generic.ts';
 import { defaultOutDir } from '../outdir.ts';
 import type { SuiteDefinition, Verdict } from '../types.ts';
 import { scoreOf } from './scorers.ts';
@@ -93,6 +93,8 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
     },
     failed: (inst, trial, message) => ({ suite: name, id: inst.id, trial, error: message, pass: false, reason: message, scores: Object.fromEntries(scorerNames.map((n) => [n, 0])) }),
     verdict: evalVerdict,
+    // What a journal line read back must hold: a score from every scorer (the aggregation reads each).
+    metaSchema: scoredMetaSchema({ scorers: scorerNames }),
     aggregator: genericAggregator,
     // What changes an instance's score (harness/kit/fingerprint.ts).
     fingerprintOn: ['threshold', 'scorers', 'tools'],
