@@ -15,7 +15,8 @@ import { smokeDataset } from '../../toolhop/smoke.ts';
 import { resolveDataSource } from '../../toolhop/source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
-import { parseKitConfig, settingsOf } from '../../kit/config.ts';
+import { newRunId, parseKitConfig, settingsOf } from '../../kit/config.ts';
+import { acquireDirLock, releaseDirLock } from '../../kit/lock.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/settings.ts';
 import { runSweep, sweepGrid } from '../../toolhop/sweep.ts';
@@ -179,6 +180,22 @@ async function rescore(argv: string[]): Promise<number> {
   const dir = values['out-dir'] as string | undefined;
   if (!dir) throw new UsageError('toolgauge toolhop rescore: --out-dir DIR is required');
   if (!existsSync(join(dir, FILES.predictions))) throw new UsageError(`toolgauge toolhop rescore: ${join(dir, FILES.predictions)} not found`);
+  // Rescoring rewrites results.jsonl, the journal and the summary: not while a run writes there (harness/kit/lock.ts).
+  const runId = newRunId();
+  try {
+    acquireDirLock(resolve(dir), runId);
+  } catch (err) {
+    if ((err as Error).name === 'DirLocked') throw new UsageError(`toolgauge toolhop rescore: ${(err as Error).message}`);
+    throw err;
+  }
+  try {
+    return rescoreLocked(dir);
+  } finally {
+    releaseDirLock(resolve(dir), runId);
+  }
+}
+
+function rescoreLocked(dir: string): number {
   let r: Rescored;
   try {
     r = rescoreDir(dir);
