@@ -115,3 +115,25 @@ describe.skipIf(!oracle)(`prompt-mode decoding agrees with BFCL's ast_parse${ora
     });
   }
 });
+
+// A hostile or merely verbose model output must get BFCL's verdict, not a harness error: CPython parses a string
+// literal of any length, and refuses an expression nested beyond its recursion limit (RecursionError/MemoryError,
+// which BFCL's decoder treats as an output that is not a call). Both once overflowed the JavaScript stack.
+describe('prompt-mode decoding of very long and very deep outputs', () => {
+  it('decodes a call whose string argument is 300,000 characters long', () => {
+    const long = 'A'.repeat(300_000);
+    const calls = decodeExecutePrompting({ t: 'str', v: `[create_ticket(title='${long}', tag=b'${'b'.repeat(300_000)}')]` });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.startsWith(`create_ticket(title='${long}'`)).toBe(true);
+  });
+
+  it.each([
+    ['unary minus', `${'-'.repeat(100_000)}1`],
+    ['not', `${'not '.repeat(100_000)}1`],
+    ['power', `${'2**'.repeat(100_000)}2`],
+    ['conditional', `${'1 if 1 else '.repeat(100_000)}1`],
+    ['lambda', `${'lambda: '.repeat(100_000)}1`],
+  ])('refuses an argument nested 100,000 deep (%s) as an undecodable output', (_label, arg) => {
+    expect(() => decodeExecutePrompting({ t: 'str', v: `[create_ticket(title=${arg})]` })).toThrow(DecodeError);
+  });
+});

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { appendJsonl, streamLines, writeFileAtomic } from './jsonl.ts';
+import { refuseLink } from './nofollow.ts';
 import { runs } from './testkit.ts';
 
 const dirs: string[] = [];
@@ -24,6 +25,19 @@ describe('writing without following links', () => {
     writeFileSync(victim, 'keep\n');
     symlinkSync(victim, join(out, 'instances.jsonl'));
     expect(() => appendJsonl(join(out, 'instances.jsonl'), { id: 1 }, out)).toThrow(/instances\.jsonl is a symbolic link/);
+    expect(readFileSync(victim, 'utf8')).toBe('keep\n');
+  });
+
+  it('a hard link in the file\'s place is refused too (O_NOFOLLOW does not see it): the other name\'s file is untouched', () => {
+    const out = tmp();
+    const victim = join(tmp(), 'victim.txt');
+    writeFileSync(victim, 'keep\n');
+    linkSync(victim, join(out, 'instances.jsonl'));
+    expect(() => refuseLink(join(out, 'instances.jsonl'))).toThrow(/instances\.jsonl has other hard links/);
+    expect(() => appendJsonl(join(out, 'instances.jsonl'), { id: 1 }, out)).toThrow(/instances\.jsonl has other hard links/);
+    expect(readFileSync(victim, 'utf8')).toBe('keep\n');
+    // A whole-file write replaces the name (rename), so the other name keeps its content.
+    writeFileAtomic(join(out, 'instances.jsonl'), 'new\n', out);
     expect(readFileSync(victim, 'utf8')).toBe('keep\n');
   });
 

@@ -1,4 +1,4 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
 /**
@@ -13,6 +13,12 @@ export class LinkRefused extends Error {
 
 function refuse(p: string): never {
   throw new LinkRefused(`${p} is a symbolic link: toolgauge does not write through links (remove it, or choose another output directory)`);
+}
+
+// A hard link is the same file under a second name: O_NOFOLLOW and lstat see a plain file, and an append would
+// land in the other name's file too.
+function refuseHard(p: string): never {
+  throw new LinkRefused(`${p} has other hard links: toolgauge does not write into a file that is also elsewhere (remove it, or choose another output directory)`);
 }
 
 /** The folder `dir` and every folder between `root` and it, created when missing; a link or a file among them is refused. */
@@ -42,17 +48,26 @@ export function mkdirNoFollow(root: string, dir: string): void {
 
 /** Open a file for writing without following a link in its place (O_NOFOLLOW): `flags` are O_* constants besides. */
 export function openNoFollow(path: string, flags: number, mode = 0o644): number {
+  let fd: number;
   try {
-    return openSync(path, flags | constants.O_NOFOLLOW, mode);
+    fd = openSync(path, flags | constants.O_NOFOLLOW, mode);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') refuse(path);
     throw err;
   }
+  // Checked on the open descriptor, so a link made between a check and the open is seen too.
+  if (flags & (constants.O_WRONLY | constants.O_RDWR) && fstatSync(fd).nlink > 1) {
+    closeQuietly(fd);
+    refuseHard(path);
+  }
+  return fd;
 }
 
-/** Refuse when `path` exists as a link (lstat); a missing path is fine. */
+/** Refuse when `path` exists as a link, symbolic or hard (lstat); a missing path is fine. */
 export function refuseLink(path: string): void {
-  if (lstatOrNull(path)?.isSymbolicLink()) refuse(path);
+  const st = lstatOrNull(path);
+  if (st?.isSymbolicLink()) refuse(path);
+  if (st?.isFile() && st.nlink > 1) refuseHard(path);
 }
 
 export function lstatOrNull(p: string) {

@@ -23,7 +23,7 @@ import type { InstanceMetaBase } from './types.ts';
 export const JOURNAL = 'instances.jsonl';
 
 export interface Seal {
-  /** sha256 of the meta (without `seal` and `resumed`), keys sorted. */
+  /** sha256 of the meta (without `seal` and `resumed`) together with `records`, keys sorted. */
   meta: string;
   /** Record file → sha256 of the instance's line in it. */
   records: Record<string, string>;
@@ -52,14 +52,18 @@ export function valueDigest(value: unknown): string {
   return sha256(stableStringify(JSON.parse(redact(JSON.stringify(value)))));
 }
 
-function metaDigest(meta: object): string {
+/**
+ * The meta (without `seal` and `resumed`) and the digests of its record lines, hashed together: a line whose record
+ * digests were emptied or swapped no longer matches, so the record files' check cannot be skipped that way.
+ */
+function metaDigest(meta: object, records: unknown): string {
   const { seal: _seal, resumed: _resumed, ...rest } = meta as { seal?: unknown; resumed?: unknown };
-  return valueDigest(rest);
+  return valueDigest({ meta: rest, records });
 }
 
 /** The meta with its seal, given the digests of the record lines written for it. */
 export function sealMeta<M extends InstanceMetaBase>(meta: M, records: Record<string, string>): M & { seal: Seal } {
-  return { ...meta, seal: { meta: metaDigest(meta), records } };
+  return { ...meta, seal: { meta: metaDigest(meta, records), records } };
 }
 
 export function appendJournal(outDir: string, meta: InstanceMetaBase): void {
@@ -132,7 +136,7 @@ export function verifiedJournal<M extends InstanceMetaBase>(
     const meta = raw as M & { seal?: Seal };
     const which = `${where} (id ${JSON.stringify(meta.id)}${meta.trial ? `, trial ${meta.trial}` : ''})`;
     if (!meta.seal) throw new JournalRefused(`${which}: has no seal, so it cannot be checked against the results files (written by an older toolgauge, or edited)`);
-    if (meta.seal.meta !== metaDigest(meta)) throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
+    if (meta.seal.meta !== metaDigest(meta, meta.seal.records)) throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
     out.set(instanceKey(meta.id, meta.trial), { meta: meta as M & { seal: Seal }, line: i + 1 });
   });
   if (unsealed) o.unsealed?.(unsealed);

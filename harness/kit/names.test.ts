@@ -24,7 +24,7 @@ describe('file names from instance ids', () => {
   });
 
   it('test names and printed text show C0/C1 controls and bidi overrides as escapes, whatever the text', () => {
-    const unsafe = (cp: number) => cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+    const unsafe = (cp: number) => cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || [0x061c, 0x200e, 0x200f, 0x2028, 0x2029].includes(cp);
     const special = fc.constantFrom('\x1b', '\x9b', '\x85', '\x80', '\x9f', '\u202a', '\u202e', '\u2066', '\u2069', '\u200f', 'a', 'é', '\u00a0', '[31m');
     const text = fc.array(fc.oneof(special, fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 12 }).map((a) => a.join(''));
     fc.assert(
@@ -38,5 +38,7 @@ describe('file names from instance ids', () => {
     );
     expect(printableId('a\x9b31mb\u202ec\u2067')).toBe('a\\x9b31mb\\u202ec\\u2067');
     expect(escapeTerminal('x\ny\x1b', '\n')).toBe('x\ny\\x1b');
+    // Bidi marks (they too move neutral characters around) and the line and paragraph separators.
+    expect(printableId('a\u200fb\u061cc\u200ed\u2028e\u2029')).toBe('a\\u200fb\\u061cc\\u200ed\\u2028e\\u2029');
   });
 });

@@ -154,4 +154,19 @@ describe('SuiteSession', () => {
     await expect(linked.runOne(insts[2]!, 0)).rejects.toThrow(/traces is a symbolic link/);
     expect(readdirSync(victim)).toEqual([]);
   });
+
+  it('a record line edited together with its journal line\'s record digests (emptied, no hash computed) is refused', async () => {
+    const out = tmp();
+    const a = new SuiteSession(setup(out, []), kit('s1'), null, runtime, insts);
+    for (const i of insts) await a.runOne(i, 0);
+    releaseDirLock(out, 's1');
+    const rows = join(out, 'rows.jsonl');
+    writeFileSync(rows, readFileSync(rows, 'utf8').replace('"n":2', '"n":4'));
+    const journal = join(out, JOURNAL);
+    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seal: { records: object } });
+    for (const l of lines) l.seal.records = {};
+    writeFileSync(journal, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const resumed = new SuiteSession(setup(out, []), kit('s2', { TOOLGAUGE_RESUME: '1' }), null, runtime, insts);
+    await expect(resumed.runOne(insts[1]!, 0)).rejects.toThrow(/instances\.jsonl line 1 .*does not match its seal/);
+  });
 });

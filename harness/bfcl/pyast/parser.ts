@@ -23,7 +23,15 @@ function fail(msg = 'invalid syntax'): never {
 /** `ast.parse(source, mode="eval").body`. */
 export function parseEval(source: string): Node {
   const p = new Parser(tokenize(source));
-  const body = p.expressions();
+  let body: Node;
+  try {
+    body = p.expressions();
+  } catch (err) {
+    // The parser recurses once per nesting level (unary operators, `not`, `**`, conditionals, lambdas). Past the
+    // stack, CPython too refuses the input (RecursionError or MemoryError in ast.parse): a refusal, not a crash.
+    if (err instanceof RangeError && /call stack/i.test(err.message)) fail('too many nested expressions');
+    throw err;
+  }
   while (p.peek().kind === 'newline') p.pos++;
   if (p.peek().kind !== 'end') fail();
   return body;
@@ -572,7 +580,8 @@ class Parser {
       const data: number[] = [];
       for (const p of parts) {
         const d = decode(p.prefix.toLowerCase(), p.body);
-        if (d.bytes) data.push(...d.data);
+        // A loop, not push(...xs): spreading a long literal's elements as arguments overflows the stack.
+        if (d.bytes) for (const b of d.data) data.push(b);
       }
       return { k: 'Constant', value: { t: 'bytes', v: Uint8Array.from(data) } };
     }
@@ -581,7 +590,7 @@ class Parser {
       const d = decode(p.prefix.toLowerCase(), p.body);
       if (!d.bytes) {
         if (d.unsupported) throw new BfclUnsupported(`string literal: ${d.unsupported}`);
-        cps.push(...d.cps);
+        for (const c of d.cps) cps.push(c);
       }
     }
     const value = fromCps(cps);
