@@ -46,6 +46,26 @@ describe('lineup files are trusted input with limits', () => {
     expect(seen).toContain(`Bearer ${SESSION}`);
   });
 
+  it("the run's OPENAI_API_KEY never goes to an endpoint the lineup names; the entry's own allowed key does", async () => {
+    const dir = tempDir('lineup-default-key');
+    const file = join(dir, 'lineup.yaml');
+    const userKey = 'sk-user-own-key-5d1e0b9c';
+    // The run takes its model and endpoint from the first entry; the second entry uses that endpoint too.
+    writeFileSync(file, `models:\n  - label: a\n    model: m\n    base_url: ${base}\n  - label: b\n    model: n\n`);
+    const before = seen.length;
+    const r = await toolgauge(['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out')], { OPENAI_API_KEY: userKey });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(seen.length, 'the endpoint was asked').toBeGreaterThan(before);
+    expect(seen.slice(before).filter((h) => h.includes(userKey)), 'requests that carried the user key').toEqual([]);
+
+    // Naming its own key, the entry's endpoint gets that key.
+    writeFileSync(file, `models:\n  - label: a\n    model: m\n    base_url: ${base}\n    api_key_env: LINEUP_API_KEY\n`);
+    const mark = seen.length;
+    await toolgauge(['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out2')], { OPENAI_API_KEY: userKey, LINEUP_API_KEY: 'sk-lineup-entry-key-77' });
+    expect(seen.slice(mark)).toContain('Bearer sk-lineup-entry-key-77');
+    expect(seen.slice(mark).filter((h) => h.includes(userKey))).toEqual([]);
+  });
+
   it('a template outside the lineup file folder is refused before it is read; nothing of it is stored', async () => {
     const dir = tempDir('lineup-tpl');
     mkdirSync(join(dir, 'lineup'));

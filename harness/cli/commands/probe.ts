@@ -9,6 +9,7 @@ import { SERVERS } from '../../constrain/requests.ts';
 import { parseLineup } from '../../probe/axes/lineup.ts';
 import { checkAxes, onSimulator } from '../../probe/run/arms.ts';
 import { fetchEndpointIdentity } from '../../probe/run/endpoint.ts';
+import { API_KEY_ENV } from '../../probe/run/lineup-limits.ts';
 import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from '../../probe/run/env.ts';
 import { templateOf } from '../../probe/suite.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
@@ -111,26 +112,50 @@ export function expandModels(argv: readonly string[]): string[] {
     else out[i + 1] = first;
     out.push('--models', value);
   }
-  const lineupAt = out.findIndex((a) => a === '--lineup' || a.startsWith('--lineup='));
-  const has = (flag: string) => out.some((a) => a === flag || a.startsWith(`${flag}=`));
-  if (lineupAt >= 0 && !has('--model') && !has('--base-url')) {
-    const file = out[lineupAt]!.startsWith('--lineup=') ? out[lineupAt]!.slice('--lineup='.length) : out[lineupAt + 1];
-    if (file && existsSync(file)) {
-      try {
-        const first = parseLineup(readFileSync(file, 'utf8'), file).models[0]!;
-        out.push('--model', first.model, ...(first.base_url ? ['--base-url', first.base_url] : []));
-      } catch {
-        // the settings report the file's error with its entry and field
-      }
-    }
-  }
+  const first = lineupFirstEntry(out);
+  if (first) out.push('--model', first.model, ...(first.base_url ? ['--base-url', first.base_url] : []));
   return out;
+}
+
+/** The first entry of `--lineup FILE` when the run takes its model and endpoint from it (no --model, no --base-url). */
+function lineupFirstEntry(argv: readonly string[]): ReturnType<typeof parseLineup>['models'][number] | undefined {
+  const lineupAt = argv.findIndex((a) => a === '--lineup' || a.startsWith('--lineup='));
+  const has = (flag: string) => argv.some((a) => a === flag || a.startsWith(`${flag}=`));
+  if (lineupAt < 0 || has('--model') || has('--base-url')) return undefined;
+  const file = argv[lineupAt]!.startsWith('--lineup=') ? argv[lineupAt]!.slice('--lineup='.length) : argv[lineupAt + 1];
+  if (!file || !existsSync(file)) return undefined;
+  try {
+    return parseLineup(readFileSync(file, 'utf8'), file).models[0];
+  } catch {
+    // the settings report the file's error with its entry and field
+    return undefined;
+  }
+}
+
+/**
+ * The run's key when its endpoint comes from a lineup's first entry: that entry's own key (its `api_key_env`, when
+ * the name is allowed — run/lineup-limits.ts), else none. `OPENAI_API_KEY` belongs to the endpoint the user names;
+ * a lineup file must not have it sent to the URL the file names. `undefined`: the run's endpoint is the user's.
+ */
+export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): { key: string | undefined } | undefined {
+  const first = lineupFirstEntry(argv);
+  if (!first?.base_url) return undefined;
+  const name = first.api_key_env;
+  const allowAt = argv.findIndex((a) => a === '--allow-env' || a.startsWith('--allow-env='));
+  const allowFlag = allowAt < 0 ? undefined : argv[allowAt]!.startsWith('--allow-env=') ? argv[allowAt]!.slice('--allow-env='.length) : argv[allowAt + 1];
+  const allowed = (allowFlag ?? env.TOOLGAUGE_PROBE_ALLOW_ENV ?? '').split(',').map((x) => x.trim());
+  return { key: name && (API_KEY_ENV.test(name) || allowed.includes(name)) ? env[name] : undefined };
 }
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'lint') return lint(argv.slice(1));
   // Set only by the check below (endpoint identities for the workers): never inherited.
   delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
+  const fromLineup = lineupRunKey(argv, process.env);
+  if (fromLineup) {
+    if (fromLineup.key) process.env.OPENAI_API_KEY = fromLineup.key;
+    else delete process.env.OPENAI_API_KEY;
+  }
   return runSuiteCommand<ProbeSettings>(
     {
       command: 'probe',
