@@ -2,11 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatBody, SimReply } from '../../harness/api/index.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 // @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
 import { freshProject } from '../../scripts/fresh-project.mjs';
+import { packed } from './pack.ts';
 import { cleanEnv, inProcess, readJson, tempDir } from '../helpers/cli.ts';
 
 // The everyday paths of a user's eval in a fresh folder: `toolgauge eval` with --concurrency, a request cache
@@ -50,7 +51,7 @@ let dir: string;
 beforeAll(async () => {
   sim = await startSimServer({ responders: { paths: { chat: (_s, body) => respond(body) } } });
   // toolgauge installed from the packed tarball, as a user's project has it.
-  dir = freshProject(tempDir('eval-paths'), { type: 'module', tarball: inject('toolgaugePack').tarball }) as string;
+  dir = freshProject(tempDir('eval-paths'), { type: 'module', tarball: (await packed()).tarball }) as string;
   writeFileSync(join(dir, 'paths.eval.ts'), EVAL);
   // Plain Vitest with toolgauge's eval configuration, as the README has it.
   writeFileSync(join(dir, 'vitest.config.ts'), `import { evalConfig } from 'toolgauge/vitest-config';\nexport default evalConfig({ include: ['paths.eval.ts'] });\n`);

@@ -1,21 +1,34 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-// @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
-import { packToolgauge } from '../../scripts/fresh-project.mjs';
+import { fromRoot } from '../../harness/core/paths.ts';
 
-// The package tests share one `npm pack` (its prepack script builds dist/): each test file installs the same
-// tarball into fresh projects of its own.
+// The package tests share one `npm pack` (its prepack script builds dist/), started here in the background so the
+// build overlaps the unit tests; each package test file awaits it (tests/package/pack.ts) and installs the tarball
+// into fresh projects of its own.
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    toolgaugePack: { tarball: string; files: string[] };
+    /** The folder `npm pack` writes into; `pack.json` ({tarball, files} or {error}) appears there when it is done. */
+    toolgaugePackDir: string;
   }
 }
 
 export default function setup(project: TestProject): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'tg-pack-'));
-  project.provide('toolgaugePack', packToolgauge(dir) as { tarball: string; files: string[] });
-  return () => rmSync(dir, { recursive: true, force: true });
+  const script = `import(${JSON.stringify(fromRoot('scripts', 'fresh-project.mjs'))}).then((m) => {
+    const fs = require('node:fs');
+    let result;
+    try { result = m.packToolgauge(process.argv[1]); } catch (e) { result = { error: String(e && e.stack || e) }; }
+    fs.writeFileSync(process.argv[1] + '/pack.json.tmp', JSON.stringify(result));
+    fs.renameSync(process.argv[1] + '/pack.json.tmp', process.argv[1] + '/pack.json');
+  });`;
+  const child = spawn(process.execPath, ['-e', script, dir], { stdio: 'ignore' });
+  project.provide('toolgaugePackDir', dir);
+  return () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
 }

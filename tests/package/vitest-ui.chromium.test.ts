@@ -2,13 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatBody, SimReply } from '../../harness/api/index.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 // @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
 import { freshProject } from '../../scripts/fresh-project.mjs';
 import { CHROMIUM, launchChromium, type Browser } from '../helpers/chromium.ts';
+import { packed } from './pack.ts';
 import { cleanEnv, tempDir } from '../helpers/cli.ts';
 
 // What the README promises: `npx vitest --ui` in a project with toolgauge's eval configuration lists a failing case,
@@ -61,7 +62,7 @@ describe.skipIf(!CHROMIUM)('the Vitest UI shows a failing case\'s transcript (ne
   beforeAll(async () => {
     sim = await startSimServer({ responders: { arith: { chat: (_s, body) => sloppyArithmetic(body) } } });
     // toolgauge installed from the packed tarball, with the README's example eval and its Vitest configuration.
-    dir = freshProject(tempDir('vitest-ui'), { type: 'module', tarball: inject('toolgaugePack').tarball }) as string;
+    dir = freshProject(tempDir('vitest-ui'), { type: 'module', tarball: (await packed()).tarball }) as string;
     writeFileSync(join(dir, 'arith.eval.ts'), readFileSync(fromRoot('examples', 'arith', 'arith.eval.ts'), 'utf8'));
     writeFileSync(join(dir, 'vitest.config.ts'), readFileSync(fromRoot('examples', 'arith', 'vitest.config.ts'), 'utf8'));
     const port = await freePort();
