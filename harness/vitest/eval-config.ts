@@ -52,6 +52,9 @@ export function evalConfig(o: EvalConfigOptions = {}) {
       maxConcurrency: o.concurrency ?? 4,
       testTimeout: o.testTimeout ?? 1_800_000,
       hookTimeout: 600_000,
+      // `vitest --ui` keeps serving the UI without a terminal too (Vitest's own default watches only on a TTY, so
+      // from a script the UI ran once and exited); `vitest run --ui` still runs once.
+      ...(process.argv.includes('--ui') ? { watch: true } : {}),
       // toolgauge itself is built JavaScript under node_modules, which the worker loads natively (Vite transforms
       // only the eval files): no module cache on disk, which would only hold a few eval files.
     },

@@ -67,8 +67,8 @@ describe.skipIf(!CHROMIUM)('the Vitest UI shows a failing case\'s transcript (ne
     writeFileSync(join(dir, 'vitest.config.ts'), readFileSync(fromRoot('examples', 'arith', 'vitest.config.ts'), 'utf8'));
     const port = await freePort();
     url = `http://127.0.0.1:${port}/__vitest__/`;
-    // `--watch`: without a terminal, `vitest --ui` would run once and exit (README, "Your own eval").
-    ui = execa('node', [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), '--ui', '--watch', '--open=false', '--api.host=127.0.0.1', `--api.port=${port}`, '--api.strictPort'], {
+    // No terminal and no `--watch`: `evalConfig` keeps the UI serving (README, "Your own eval").
+    ui = execa('node', [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), '--ui', '--open=false', '--api.host=127.0.0.1', `--api.port=${port}`, '--api.strictPort'], {
       cwd: dir,
       env: cleanEnv({ OPENAI_BASE_URL: sim.url, TOOLGAUGE_MODEL: 'arith-model' }),
       extendEnv: false,
