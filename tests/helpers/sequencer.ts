@@ -7,20 +7,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * other processes (end-to-end runs, the sandbox, the probe over HTTP), then the rest in Vitest's order.
  */
 const SLOWEST = [
+  'tests/package/fresh-project.test.ts',
+  'tests/e2e/resume.test.ts',
   'tests/e2e/toolhop.test.ts',
   'tests/e2e/stats.test.ts',
   'tests/e2e/regression.test.ts',
-  'tests/e2e/user-eval.test.ts',
   'tests/e2e/kit.test.ts',
   'harness/sandbox/sandbox.test.ts',
   'tests/e2e/maze.test.ts',
-  'tests/e2e/resume.test.ts',
   'tests/probe/calibration.test.ts',
   'tests/probe/cli.test.ts',
   'harness/sandbox/realdata.test.ts',
   'harness/stats/bootstrap.test.ts',
 ];
-const WAITING = /[\\/](tests[\\/](e2e|probe)|harness[\\/]sandbox)[\\/]/;
+const WAITING = /[\\/](tests[\\/](e2e|probe|package)|harness[\\/]sandbox)[\\/]/;
 
 function rank(f: TestSpecification): number {
   const path = f.moduleId.replaceAll('\\', '/');
