@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { tryLiteralEval } from '../core/pyliteral/index.ts';
 import { loadDatasetFile, parseRows } from './dataset.ts';

@@ -1,5 +1,5 @@
 import { escapeTerminal } from '../../core/terminal.ts';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DataError, UsageError } from '../../core/errors.ts';
