@@ -5,7 +5,7 @@ import { UsageError } from '../core/errors.ts';
 import { markRunId, parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
-import { claimOutDir } from '../kit/resume-check.ts';
+import { claimOutDir, isDirRefusal } from '../kit/resume-check.ts';
 import { registeredSuites } from '../kit/registry.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
@@ -104,7 +104,7 @@ async function claim<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, dir: str
   try {
     return await claimOutDir(c.suite, kc.run, settings, { dir, runId: kc.runId, mode: o.mergeReports ? 'fresh' : kc.run.resume ? 'resume' : o.filter ? 'merge' : 'fresh' });
   } catch (err) {
-    if (['DirLocked', 'ResumeRefused', 'JournalRefused', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge ${c.command}: ${(err as Error).message}`);
+    if (isDirRefusal((err as Error).name)) throw new UsageError(`toolgauge ${c.command}: ${(err as Error).message}`);
     throw err;
   }
 }

@@ -4,6 +4,7 @@ import { finalizeSuite, type Finalized } from './finalize.ts';
 import { genericAggregator } from './generic.ts';
 import { readJournal } from './journal.ts';
 import { releaseDirLock } from './lock.ts';
+import { isDirRefusal } from './resume-check.ts';
 import { instanceKey } from './names.ts';
 import { defaultOutDir } from './outdir.ts';
 import { suiteNamed } from './registry.ts';
@@ -43,17 +44,13 @@ export interface RunEnd {
 const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
 
 /**
- * A session refused the output directory (another run holds it, another fingerprint, a journal that fails its checks,
- * a planted link): the suite is not finalized there — finalizing would rewrite another run's files or the very journal
- * that was refused — and the run exits 2 with the reason, once.
- */
-const REFUSALS = new Set(['DirLocked', 'ResumeRefused', 'JournalRefused', 'LinkRefused']);
-
-/**
  * The end of an eval run: group the tests' metas by suite (any suite, including one this process never saw),
  * finalize each (summary.json, report.md, charts, journal), and decide the exit code — with a gate, the gate and
  * harness errors alone; under the CLI without a gate, harness errors; under plain `vitest run`, Vitest's own rule.
- * A usage error raised while collecting (a bad setting, a gate naming an unknown metric) exits 2.
+ * A usage error raised while collecting (a bad setting, a gate naming an unknown metric) exits 2. A suite whose
+ * session was refused the output directory (another run holds it, another fingerprint, a journal that fails its
+ * checks, a planted link) is not finalized there — finalizing would rewrite another run's files or the very journal
+ * that was refused — and the run exits 2 with the reason, once.
  */
 export function endRun(
   modules: readonly EndedModule[],
@@ -102,7 +99,7 @@ function endRuns(modules: readonly EndedModule[], kc: KitConfig, o: Parameters<t
       const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [], planned: 0, unreported: [] }).get(suite)!;
       run.ident ??= t.ident;
       if (t.state !== 'skipped') run.planned++;
-      if (!t.meta && REFUSALS.has(t.errorName ?? '')) run.refused ??= t.error;
+      if (!t.meta && isDirRefusal(t.errorName)) run.refused ??= t.error;
       if (t.meta) run.metas.push(t.meta);
       else if (t.state === 'failed') run.errors.push(`${t.name}: ${t.error ?? 'failed without a score'}`);
       // Collected but never reported: the test worker died or the run was interrupted before (or just after) it ran.
