@@ -117,12 +117,18 @@ export function expandModels(argv: readonly string[]): string[] {
   return out;
 }
 
+/** A flag's value as given before parsing (`--flag V` or `--flag=V`); undefined when the flag is absent. */
+function flagValue(argv: readonly string[], flag: string): string | undefined {
+  const at = argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (at < 0) return undefined;
+  return argv[at]!.startsWith(`${flag}=`) ? argv[at]!.slice(flag.length + 1) : argv[at + 1];
+}
+
 /** The first entry of `--lineup FILE` when the run takes its model and endpoint from it (no --model, no --base-url). */
 function lineupFirstEntry(argv: readonly string[]): ReturnType<typeof parseLineup>['models'][number] | undefined {
-  const lineupAt = argv.findIndex((a) => a === '--lineup' || a.startsWith('--lineup='));
   const has = (flag: string) => argv.some((a) => a === flag || a.startsWith(`${flag}=`));
-  if (lineupAt < 0 || has('--model') || has('--base-url')) return undefined;
-  const file = argv[lineupAt]!.startsWith('--lineup=') ? argv[lineupAt]!.slice('--lineup='.length) : argv[lineupAt + 1];
+  if (has('--model') || has('--base-url')) return undefined;
+  const file = flagValue(argv, '--lineup');
   if (!file || !existsSync(file)) return undefined;
   try {
     return parseLineup(readFileSync(file, 'utf8'), file).models[0];
@@ -141,9 +147,7 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
   const first = lineupFirstEntry(argv);
   if (!first?.base_url) return undefined;
   const name = first.api_key_env;
-  const allowAt = argv.findIndex((a) => a === '--allow-env' || a.startsWith('--allow-env='));
-  const allowFlag = allowAt < 0 ? undefined : argv[allowAt]!.startsWith('--allow-env=') ? argv[allowAt]!.slice('--allow-env='.length) : argv[allowAt + 1];
-  const allowed = (allowFlag ?? env.TOOLGAUGE_PROBE_ALLOW_ENV ?? '').split(',').map((x) => x.trim());
+  const allowed = (flagValue(argv, '--allow-env') ?? env.TOOLGAUGE_PROBE_ALLOW_ENV ?? '').split(',').map((x) => x.trim());
   return { key: name && (API_KEY_ENV.test(name) || allowed.includes(name)) ? env[name] : undefined };
 }
 
