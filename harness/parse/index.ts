@@ -20,7 +20,7 @@
 import { coerceArgs } from './coerce.ts';
 import { contentOf } from './content.ts';
 import { detectAttempt, unbalancedTail } from './detect.ts';
-import { AUTO_ORDER, GATES, PARSERS, RENDERERS } from './families/registry.ts';
+import { AUTO_ORDER, GATES, PARSERS, RENDERERS, STRICT_GATES } from './families/registry.ts';
 import { genericScan } from './generic.ts';
 import { findTool } from './normalize.ts';
 import { splitReasoning } from './reasoning.ts';
@@ -72,7 +72,7 @@ interface Finish {
   rejected: string[];
 }
 
-function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): ParseResult {
+function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, looseOnly = false): ParseResult {
   const tier = opts.tier ?? 'lenient';
   const format = opts.format ?? 'auto';
   const families = format === 'auto' ? AUTO_ORDER : [format];
@@ -83,9 +83,13 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): Pa
   const scan = newScan(visible);
   if (out) out.scan = scan;
   const ctxOf = (loose: boolean): ParseCtx => ({ loose, notes: new Set(), tools, explicit, scan });
-  const lower = visible.toLowerCase();
-  const gated = families.filter((f) => GATES[f](lower));
-  let attempted = detectAttempt(visible);
+  // Gates are cheap necessary conditions (families/registry.ts): a family whose gate fails is not run. The strict
+  // loop usually ends at the first family, so the lower-cased text and the loose gates are computed only if needed.
+  let lowered: string | undefined;
+  const lower = () => (lowered ??= visible.toLowerCase());
+  const looseGate = (f: Family) => GATES[f](lower());
+  const strictGate = (f: Family) => (looseOnly ? GATES[f](lower()) : STRICT_GATES[f](visible));
+  let attempted = false;
   let truncated = false;
 
   const finish = (f: Finish): ParseResult => {
@@ -105,7 +109,8 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): Pa
     };
   };
 
-  for (const f of gated) {
+  for (const f of families) {
+    if (!strictGate(f)) continue;
     const r = PARSERS[f](visible, ctxOf(false));
     attempted ||= r.attempted;
     truncated ||= r.truncated;
@@ -120,6 +125,8 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): Pa
       return finish({ tier: 'strict', format: f, calls, attempted: true, truncated, notes: [], spans, rejected: r.rejected ?? [] });
     }
   }
+  // Nothing parsed: whether a call was tried at all, independent of the families.
+  attempted ||= detectAttempt(visible);
   if (tier === 'strict') {
     truncated ||= attempted && unbalancedTail(visible);
     return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes: [], spans: [], rejected: [] });
@@ -132,7 +139,8 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }): Pa
   const claimed: Array<[number, number]> = [];
   const taken = new SpanIndex();
   const frame: Array<[number, number]> = [];
-  for (const f of gated) {
+  for (const f of families) {
+    if (!looseGate(f)) continue;
     const ctx = ctxOf(true);
     const r = PARSERS[f](visible, ctx);
     attempted ||= r.attempted;
@@ -201,6 +209,14 @@ function hasProseOutside(text: string, spans: Array<[number, number]>): boolean 
 export function renderToolCalls(calls: ParsedCall[], family: Family): string {
   if (calls.length === 0) return '';
   return RENDERERS[family](calls);
+}
+
+/**
+ * For tests: the parse with the strict pass gated by the loose gates only (every family whose loose gate passes
+ * runs) — what the strict pass's sharper gates must never change.
+ */
+export function parseLooseGated(text: string, opts: ParseOptions = {}): ParseResult {
+  return parseInner(text, opts, undefined, true);
 }
 
 /** For tests and the bench: a parse plus the work its readers used (the linear bound is `limit`). */

@@ -75,12 +75,19 @@ function pyFloat(raw: string): number | undefined {
 }
 
 /** JSON first, then a Python literal (ast.literal_eval), as JSON-shaped values; undefined when neither reads. */
+/**
+ * Text that opens with a bare word other than True / False / None or a string prefix (`r'`, `b"`, `rb'`…) is a
+ * name or an expression, never a Python literal: skip the literal reader (a plain word is the common case in
+ * XML-style values, and a failed read costs an exception).
+ */
+const NOT_A_LITERAL = /^(?!(?:True|False|None)\b|[rRbBuU]{1,2}['"])[A-Za-z_]/;
+
 export function jsonOrPython(raw: string): unknown {
   const t = raw.trim();
   if (t === '') return undefined;
   const j = parseJsonish(t, 'json');
   if (j.ok) return j.value;
-  if (t.length > 100_000) return undefined;
+  if (t.length > 100_000 || NOT_A_LITERAL.test(t)) return undefined;
   const p = tryLiteralEval(t);
   return p === undefined ? undefined : pyToJson(p);
 }

@@ -119,6 +119,40 @@ export const GATES: Record<Family, (lower: string) => boolean> = {
 };
 
 /**
+ * The strict tier's sharper necessary condition, on the text as written: the exact marker the family's strict parser
+ * opens on (a strict parse matches its markers case-sensitively and without inner spaces), tested on the text as
+ * written, so the strict pass needs no lower-cased copy. `parse/gates.test.ts` checks on a generated corpus that
+ * skipping a family on these gates never changes a parse.
+ */
+export const STRICT_GATES: Record<Family, (text: string) => boolean> = {
+  hermes: (t) => t.includes('<tool_call>'),
+  qwen3_xml: (t) => t.includes('<function'),
+  llama_json: (t) => t.includes('{'),
+  llama_pythonic: (t) => t.includes('(') && t.includes('['),
+  mistral: (t) => t.includes('[TOOL_CALLS]'),
+  granite: (t) => t.includes('tool_call'),
+  gemma4: (t) => t.includes('<|tool_call>'),
+  deepseek: (t) => t.includes('tool▁call'),
+  functionary: (t) => t.includes('>>>') || t.includes('function') || t.includes('{'),
+  gpt_oss: (t) => t.includes('<|channel|>') || t.includes('functions.'),
+  glm: (t) => t.includes('<tool_call>'),
+  kimi_k2: (t) => t.includes('<|tool_call'),
+  deepseek_dsml: (t) => t.includes('DSML'),
+  minimax: (t) => t.includes('invoke'),
+  seed_oss: (t) => t.includes('<seed:tool_call>'),
+  lfm2: (t) => t.includes('<|tool_call_start|>'),
+  apertus: (t) => t.includes('<|tools_prefix|>'),
+  minicpm: (t) => t.includes('function'),
+  command_r: (t) => t.includes('<|START_ACTION|>') || t.includes('Action:'),
+  nemotron: (t) => t.includes('<TOOLCALL>'),
+  xlam: (t) => t.includes('['),
+  firefunction: (t) => t.includes('functools'),
+  phi4_mini: (t) => t.includes('<|/tool_call|>') || t.includes('functools'),
+  jamba: (t) => t.includes('<tool_calls>'),
+  internlm: (t) => t.includes('<|action_start|>'),
+};
+
+/**
  * Distinctive markers first; GLM before Qwen3 XML before Hermes (all open with `<tool_call>`); Phi-4-mini
  * (`<|tool_call|>…<|/tool_call|>`) before Granite (`<|tool_call|>[…]`); Hermes before Granite (Granite 4 writes
  * Hermes blocks; only its stringified arguments are Granite's own); bare formats last.
