@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark in turn (ToolHop, Maze, the probe suite, the parsers); each writes its figures
-// to results/bench/<name>.json and prints them. Not part of `npm test`: timings belong here, not in unit tests.
+// to results/bench/<name>.json (the parser bench to bench/records/, see bench/record.ts) and prints them. Not part of `npm test`: timings belong here, not in unit tests.
 import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { fromRoot } from '../harness/core/paths.ts';
