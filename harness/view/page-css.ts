@@ -25,6 +25,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .controls { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 8px 0; }
 .controls input[type=search] { width: 260px; padding: 4px 6px; font: inherit; }
 .controls select, .controls label { font: inherit; }
+.controls select { max-width: 260px; }
 .ledger { border: 1px solid var(--line); height: 420px; overflow: auto; position: relative; }
 .ledger .spacer { position: relative; }
 .ledger .row { position: absolute; left: 0; right: 0; height: 28px; display: flex; gap: 10px; align-items: center; padding: 0 8px; border-bottom: 1px solid #eef1f4; cursor: pointer; white-space: nowrap; overflow: hidden; }

@@ -11,7 +11,7 @@ import { applyQuery, decodeHash, encodeHash, facets, joinRuns, type Entry, type 
 type Child = Node | string | null | undefined | false;
 
 /** An element with text children (strings become text nodes) and a few DOM properties. */
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; title?: string; id?: string; onclick?: (e: MouseEvent) => void } = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; title?: string; id?: string; onclick?: () => void } = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props.className) el.className = props.className;
   if (props.title) el.title = props.title;
@@ -259,6 +259,7 @@ function main(): void {
     query = { text: search.value, status: status.value as Query['status'], tag: tag.value, cause: cause.value, changedOnly: changed.checked, sort: sort.value as Query['sort'] };
     shown = applyQuery(entries, query);
     spacer.style.height = `${shown.length * ROW}px`;
+    ledger.style.height = `${Math.min(420, Math.max(2, shown.length) * ROW + 2)}px`;
     count.textContent = `${shown.length} of ${entries.length} cases`;
     renderRows();
     history.replaceState(null, '', `#${encodeHash(query, caseKey)}`);
@@ -278,7 +279,9 @@ function main(): void {
     const side = h('div', { className: 'side' });
     side.style.setProperty('--cols', String(data.runs.length));
     data.runs.forEach((run, r) => side.append(caseColumn(run, entry.cells[r]!, details[r]!, details.filter((_, j) => j !== r))));
-    caseBox.append(h('h2', {}, 'Case ', h('span', { className: 'case-title' }, entry.id)), entry.changed && multi ? h('p', { className: 'notice' }, 'This case differs between the runs (outlined fields differ).') : null, side);
+    caseBox.append(h('h2', {}, 'Case ', h('span', { className: 'case-title' }, entry.id)));
+    if (entry.changed && multi) caseBox.append(h('p', { className: 'notice' }, 'This case differs between the runs (outlined fields differ).'));
+    caseBox.append(side);
     renderRows();
     history.replaceState(null, '', `#${encodeHash(query, caseKey)}`);
     caseBox.scrollIntoView({ block: 'start' });
