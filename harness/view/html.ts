@@ -36,8 +36,9 @@ export function viewHtml(data: ViewData, details: CaseDetail[][], script: string
     '</head><body>',
     '<div id="app"><p>Loading…</p></div>',
     `<script type="application/json" id="tg-data">${scriptJson(data)}</script>`,
-    ...blocks,
+    // The page draws the ledger before the parser reaches the (many) case blocks: first render does not wait for them.
     `<script>${script}</script>`,
+    ...blocks,
     '</body></html>',
     '',
   ].join('\n');

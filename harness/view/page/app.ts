@@ -275,6 +275,12 @@ function main(): void {
       caseBox.append(h('p', { className: 'muted' }, 'No such case.'));
       return;
     }
+    // The case blocks follow the page's script: until the parser has read them all, a case opens once it has.
+    if (document.readyState === 'loading') {
+      caseBox.append(h('p', { className: 'muted' }, 'Loading the case…'));
+      document.addEventListener('DOMContentLoaded', () => openCase(key), { once: true });
+      return;
+    }
     const details = entry.cells.map((c, r) => (c ? jsonBlock<CaseDetail>(`d${r}-${c.detail}`) : null));
     const side = h('div', { className: 'side' });
     side.style.setProperty('--cols', String(data.runs.length));
