@@ -37,7 +37,8 @@ export async function run(argv: string[]): Promise<number> {
   };
   // Read once before serving: a path that is not a run is a usage error now, not a broken page later.
   const first = await build();
-  const summary = `${first.runs} run${first.runs === 1 ? '' : 's'}, ${first.cases} cases${first.problems ? `, ${first.problems} problems shown in the page` : ''}`;
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
+  const summary = `${n(first.runs, 'run')}, ${n(first.cases, 'case')}${first.problems ? `, ${n(first.problems, 'problem')} shown in the page` : ''}`;
   if (values.export) {
     const file = resolve(String(values.export));
     writeFileAtomic(file, first.html);
