@@ -103,11 +103,26 @@ export function runView(run: LoadedRun, label: string): { view: RunView; details
     metrics,
     breakdowns: s ? breakdownViews(s) : [],
     gate: s?.gate ? { expression: s.gate.expression, passed: s.gate.passed, reasons: s.gate.reasons } : null,
+    causes: causeCounts(rows),
+    extra: s ? Object.entries(s.extra).filter(([k]) => k !== 'charts').map(([k, v]) => [k, JSON.stringify(v, null, 2)] as [string, string]) : [],
     charts: charts(run.dir, s, problems),
     rows,
     problems,
   };
   return { view, details };
+}
+
+/** Cases per cause, and how many of them did not pass; causes sorted by count. */
+export function causeCounts(rows: readonly CaseRow[]): Array<[string, number, number]> {
+  const m = new Map<string, [number, number]>();
+  for (const r of rows) {
+    if (!r.cause) continue;
+    const c = m.get(r.cause) ?? [0, 0];
+    c[0]++;
+    if (r.status !== 'pass') c[1]++;
+    m.set(r.cause, c);
+  }
+  return [...m.entries()].sort((a, b) => b[1][0] - a[1][0] || (a[0] < b[0] ? -1 : 1)).map(([k, [n, bad]]) => [k, n, bad]);
 }
 
 export function comparisonView(c: Comparison): ComparisonView {

@@ -107,6 +107,10 @@ export interface RunView {
   metrics: MetricView[];
   breakdowns: BreakdownView[];
   gate: { expression: string; passed: boolean; reasons: string[] } | null;
+  /** Cases per cause (attribution, recovery), counted from the ledger: cause → [cases, of them failing or erring]. */
+  causes: Array<[string, number, number]>;
+  /** The summary's suite-specific blocks (attribution tallies, activity, …) as pretty JSON, by name. */
+  extra: Array<[string, string]>;
   /** SVG charts, shown as images (an image's SVG runs no script). */
   charts: Array<{ label: string; svg: string }>;
   rows: CaseRow[];

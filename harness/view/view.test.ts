@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/paths.ts';
 import { mapCase, reasonsFrom } from './cases.ts';
 import { isTruncated, prettyArgs } from './conversation.ts';
-import { comparisons, viewData } from './data.ts';
+import { causeCounts, comparisons, viewData } from './data.ts';
 import { scriptJson } from './html.ts';
 import { insideDir, loadRunDir, mazeEvaluationPath, runDirs } from './load.ts';
 import type { CaseRow, Section } from './model.ts';
@@ -191,6 +191,7 @@ describe('comparisons and the page data', () => {
     expect(data.runs[0]!.metrics[0]).toMatchObject({ name: 'pass_rate', value: 0.5, n: 2 });
     expect(data.runs[0]!.breakdowns[0]).toMatchObject({ group: 'op', metrics: ['pass_rate'], rows: [{ key: 'add' }] });
     expect(details[0]!.length).toBe(3);
+    expect(causeCounts([{ cause: 'parser', status: 'fail' }, { cause: 'parser', status: 'pass' }, { cause: 'model', status: 'error' }, { cause: null, status: 'fail' }] as CaseRow[])).toEqual([['parser', 2, 1], ['model', 1, 1]]);
   });
 
   it('JSON in a script block: any string round-trips and no <, >, & or line separator is left to close it', () => {

@@ -81,6 +81,8 @@ function runSection(run: RunView): HTMLElement {
       ),
     );
   }
+  if (run.causes.length) s.append(h('details', {}, h('summary', {}, `By cause (${run.causes.length}, counted from the cases)`), table(['cause', 'cases', 'of them failed or erred'], run.causes.map(([c, n, bad]) => [c, String(n), String(bad)]), [1, 2])));
+  for (const [name, json] of run.extra) s.append(h('details', {}, h('summary', {}, `Summary extra: ${name}`), h('pre', {}, json)));
   if (run.charts.length) {
     s.append(
       h('h3', {}, 'Charts'),
