@@ -30,7 +30,7 @@ describe.skipIf(!CHROMIUM)('toolgauge view in headless Chromium (needs Debian ch
   beforeAll(async () => {
     await twoViewRuns(a, b);
     browser = launchChromium(60_000);
-    server = await serveView(async () => (await buildViewPage([a, b])).html);
+    server = await serveView(async () => (await buildViewPage([a, b], { labels: ['sim:oracle', 'sim:wrong'] })).html);
   });
   afterAll(async () => {
     await server?.close();
