@@ -76,6 +76,10 @@ describe.skipIf(!CHROMIUM)('toolgauge view in headless Chromium (needs Debian ch
       writeFileSync(process.env.TOOLGAUGE_VIEW_SCREENSHOT, png);
     }
 
+    // j opens the next case of the filtered ledger: the hostile one, its id as the title's text.
+    await browser.evaluate(page, `document.dispatchEvent(new KeyboardEvent('keydown', { key: 'j' }))`);
+    expect(await browser.evaluate<string>(page, `document.querySelector('#case .case-title').textContent`)).toBe(HOSTILE_ID);
+
     // The hostile case: found by searching its tag, opened; id, tag, question and answer are on the page as text.
     await browser.evaluate(page, `(() => { const s = document.getElementById('f-status'); s.value = 'all'; s.dispatchEvent(new Event('change')); const q = document.getElementById('search'); q.value = 'script'; q.dispatchEvent(new Event('input')); })()`);
     expect(await browser.evaluate<number>(page, `document.querySelectorAll('#ledger .row').length`)).toBe(1);

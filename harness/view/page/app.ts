@@ -223,7 +223,7 @@ function main(): void {
   const changed = h('input', { id: 'f-changed' });
   changed.type = 'checkbox';
   changed.checked = query.changedOnly;
-  const count = h('span', { className: 'count', id: 'count' });
+  const count = h('span', { className: 'count', id: 'count', title: 'keys: j / k next / previous case, / search' });
   const controls = h('div', { className: 'controls' }, search, status, tag, cause, multi ? h('label', { title: 'cases whose outcome or answer differs between the runs' }, changed, ' different only') : null, sort, count);
 
   const ROW = 28;
@@ -294,6 +294,24 @@ function main(): void {
     history.replaceState(null, '', `#${encodeHash(query, caseKey)}`);
     caseBox.scrollIntoView({ block: 'start' });
   };
+
+  // Keys: j / k open the next / previous case of the ledger, / goes to the search box.
+  document.addEventListener('keydown', (ev) => {
+    const t = ev.target as HTMLElement | null;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || (t && /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName))) return;
+    if (ev.key === '/') {
+      ev.preventDefault();
+      search.focus();
+      return;
+    }
+    if (ev.key !== 'j' && ev.key !== 'k') return;
+    const at = shown.findIndex((e) => e.key === caseKey);
+    const next = shown[ev.key === 'j' ? at + 1 : at < 0 ? 0 : at - 1];
+    if (!next) return;
+    openCase(next.key);
+    const i = shown.indexOf(next);
+    if (i * ROW < ledger.scrollTop || (i + 1) * ROW > ledger.scrollTop + ledger.clientHeight) ledger.scrollTop = Math.max(0, i * ROW - ledger.clientHeight / 2);
+  });
 
   const cmp = comparisonSection(data);
   const main = h('main', {}, runBox, cmp, h('h2', { id: 'cases' }, 'Cases'), controls, head, ledger, caseBox);
