@@ -11,7 +11,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 
 /** Files under harness/ that are not TypeScript but only serve tests or regenerate data: not shipped. */
-const DEV_ONLY = [/^harness\/sandbox\/hostile\//, /\.md$/, /^harness\/probe\/templates\/jinja2_render\.py$/, /^harness\/core\/pyliteral\/gen_unicode_data\.py$/];
+const DEV_ONLY = [/^harness\/view\/page\/tsconfig\.json$/, /^harness\/sandbox\/hostile\//, /\.md$/, /^harness\/probe\/templates\/jinja2_render\.py$/, /^harness\/core\/pyliteral\/gen_unicode_data\.py$/];
 
 function walk(dir) {
   return readdirSync(dir).flatMap((n) => {
@@ -47,4 +47,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT });
   rewriteDeclarations();
   for (const f of runtimeAssets()) cpSync(join(ROOT, f), join(DIST, f));
+  // The viewer's page (browser code), bundled once: an installed package never bundles at run time
+  // (harness/view/page-script.ts bundles the same entry with the same options in a checkout).
+  const { build } = await import('esbuild');
+  await build({ entryPoints: [join(ROOT, 'harness', 'view', 'page', 'app.ts')], bundle: true, outfile: join(DIST, 'harness', 'view', 'page.js'), format: 'iife', target: 'es2020', minify: true, legalComments: 'none', logLevel: 'warning' });
 }

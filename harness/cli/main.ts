@@ -15,6 +15,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge template check --template FILE [--json]
   toolgauge optimize --method gepa|mipro --topology T --model M --reflection-model M2 --budget N --out DIR   prompt optimization
   toolgauge report   DIR [DIR…] [--compare]
+  toolgauge view     [DIR …] [--port N] [--export FILE.html]   results viewer in the browser (runs side by side)
   toolgauge sim      [--port N] [--policy NAME]
 
 Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so.
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   eval: () => import('./commands/eval.ts'),
   bfcl: () => import('./commands/bfcl.ts'),
   optimize: () => import('./commands/optimize.ts'),
+  view: () => import('./commands/view.ts'),
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */

@@ -20,7 +20,8 @@ const LEVEL: Record<string, number> = {
   vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4,
   builtin: 5,
   optimize: 5,
-  api: 6, cli: 6,
+  api: 6, view: 6,
+  cli: 7,
 };
 const SUITES = new Set(['toolhop', 'maze', 'probe', 'bfcl']);
 /** Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict. */

@@ -62,9 +62,12 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
       const out = await o.task(inst.case.input, { client: ctx.client(), run: ctx.run, tools: o.tools ?? [], case: inst.case, trial: ctx.trial, suite: name });
       const scores: Record<string, number> = {};
       const reasons: string[] = [];
+      // Every scorer's reason, kept in the trace for the viewer (the meta's reason lists only those under 1).
+      const scorerReasons: Record<string, string> = {};
       for (const s of o.scorers) {
         const v = scoreOf(await s.score({ input: inst.case.input, expected: inst.case.expected, output: out, case: inst.case }));
         scores[s.name] = v.score;
+        if (v.reason) scorerReasons[s.name] = v.reason;
         if (v.reason && v.score < 1) reasons.push(`${s.name}: ${v.reason}`);
       }
       const mean = o.scorers.length ? Object.values(scores).reduce((a, b) => a + b, 0) / o.scorers.length : 0;
@@ -83,7 +86,7 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
       };
       return {
         meta,
-        files: { [trace]: { id: inst.id, trial: ctx.trial, input: inst.case.input, expected: inst.case.expected ?? null, output: out, scores } },
+        files: { [trace]: { id: inst.id, trial: ctx.trial, input: inst.case.input, expected: inst.case.expected ?? null, output: out, scores, reasons: scorerReasons } },
         transcript: renderTranscript({
           title: `${name} ${inst.id}`,
           messages: out.messages,

@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+import '../../builtin/index.ts';
+import { UsageError } from '../../core/errors.ts';
+import { writeFileAtomic } from '../../core/jsonl.ts';
+import { escapeTerminal } from '../../core/terminal.ts';
+import { buildViewPage, serveView, ViewFileError } from '../../view/index.ts';
+import { flagSchemas, parseFlags } from '../flags.ts';
+
+export const USAGE = `toolgauge view [DIR …] [--port N] [--label NAME …] [--allow-partial]
+  a results viewer in the browser, served on 127.0.0.1 (one self-contained page, nothing from the network): each
+  run's header, metrics with CIs, breakdowns, gate and charts; the case ledger (search, filters, sort); each case's
+  input, expected and predicted, scorers, transcript and evidence; two or more runs side by side with the paired
+  verdicts of report --compare. DIR: run directories, or folders of them (default: results)
+toolgauge view [DIR …] --export FILE.html   the same page as one static file (e.g. a CI artifact)`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    'view',
+    argv,
+    {
+      port: { type: 'string', schema: flagSchemas.nonNegativeInt.max(65535, 'must be <= 65535') },
+      export: { type: 'string' },
+      label: { type: 'string', multiple: true },
+      'allow-partial': { type: 'boolean' },
+    },
+    true,
+  );
+  const paths = positionals.length ? positionals : ['results'];
+  const opts = { labels: values.label as string[] | undefined, allowPartial: Boolean(values['allow-partial']) };
+  const build = async () => {
+    try {
+      return await buildViewPage(paths, opts);
+    } catch (err) {
+      if (err instanceof ViewFileError) throw new UsageError(`toolgauge view: ${err.message}`);
+      throw err;
+    }
+  };
+  // Read once before serving: a path that is not a run is a usage error now, not a broken page later.
+  const first = await build();
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
+  const summary = `${n(first.runs, 'run')}, ${n(first.cases, 'case')}${first.problems ? `, ${n(first.problems, 'problem')} shown in the page` : ''}`;
+  if (values.export) {
+    const file = resolve(String(values.export));
+    writeFileAtomic(file, first.html);
+    process.stdout.write(escapeTerminal(`written: ${file} (${summary})`) + '\n');
+    return 0;
+  }
+  let initial: string | null = first.html;
+  const server = await serveView(
+    async () => {
+      // The first load gets the page already built; every later one reads the directories again.
+      const html = initial ?? (await build()).html;
+      initial = null;
+      return html;
+    },
+    { port: values.port as number | undefined, onError: (e) => process.stderr.write(escapeTerminal(`toolgauge view: ${e.message}`) + '\n') },
+  );
+  process.stdout.write(escapeTerminal(`toolgauge view: ${server.url} (${summary}); Ctrl-C to stop`) + '\n');
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await server.close();
+  return 0;
+}

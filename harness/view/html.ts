@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import type { CaseDetail, ViewData } from './model.ts';
+import { PAGE_CSS } from './page-css.ts';
+
+/**
+ * The viewer as one self-contained HTML file: the data as JSON in `<script type="application/json">` blocks (never
+ * executed; every `<`, `>`, `&` and line separator in them escaped, so no string from a run can close the block), the
+ * page's script and style inline, and a Content-Security-Policy that allows only those two (by hash), images from
+ * data: URLs and nothing from the network. The same file is served by `toolgauge view` and written by `--export`.
+ */
+
+/** JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`, no U+2028/2029 surprises. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const hash = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+
+export function viewHtml(data: ViewData, details: CaseDetail[][], script: string): string {
+  // A script's text ends at the first `</script`: the bundle must not contain one (it would be a bug in the page's code).
+  if (/<\/script/i.test(script)) throw new Error('the page script contains </script');
+  const csp = [`default-src 'none'`, `script-src ${hash(script)}`, `style-src ${hash(PAGE_CSS)}`, `img-src data:`, `base-uri 'none'`, `form-action 'none'`].join('; ');
+  const title = `toolgauge view — ${data.runs.map((r) => r.label).join(' vs ')}`;
+  const blocks = details.flatMap((run, r) => run.map((d, i) => `<script type="application/json" id="d${r}-${i}">${scriptJson(d)}</script>`));
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${PAGE_CSS}</style>`,
+    '</head><body>',
+    '<div id="app"><p>Loading…</p></div>',
+    `<script type="application/json" id="tg-data">${scriptJson(data)}</script>`,
+    // The page draws the ledger before the parser reaches the (many) case blocks: first render does not wait for them.
+    `<script>${script}</script>`,
+    ...blocks,
+    '</body></html>',
+    '',
+  ].join('\n');
+}
