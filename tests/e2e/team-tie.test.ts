@@ -45,7 +45,7 @@ describe('an independent team on sim:coin with diverse wrong answers', () => {
     const spec = parsePolicySpec(MODEL);
     const kinds = { majority: 0, tieWonByFirst: 0, tieLostByFirst: 0, noneRight: 0 };
     for (const r of results) {
-      const right = Array.from({ length: AGENTS }, (_, i) => coinWins(spec, { instance: `toolhop:${headerId(r.id)}`, id: headerId(r.id), agent: `solver-${i}`, trial: r.trial, variant: undefined }));
+      const right = Array.from({ length: AGENTS }, (_, i) => coinWins(spec, { instance: `toolhop:${headerId(r.id)}`, agent: `solver-${i}`, trial: r.trial }));
       const k = right.filter(Boolean).length;
       const expected = k >= 2 || (k === 1 && right[0]!);
       if (k >= 2) kinds.majority++;
