@@ -79,6 +79,9 @@ export async function calibrate(rows: readonly ToolhopRow[], method: Method, see
     train: s.train,
     val: s.val,
     seed,
+    // Every method may use the whole budget: a search that keeps proposing candidates it has already seen is not
+    // stopped early (each such step costs no rollout).
+    maxIdleSteps: 500,
     ...SEARCH[method],
   });
   const best = engine.best()!;
