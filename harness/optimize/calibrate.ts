@@ -32,6 +32,11 @@ export interface CalibrationOptions {
   critic?: Partial<CriticOptions>;
   /** The fixture's per-prompt luck (tradeoff.ts LUCK). */
   luck?: number;
+  /**
+   * Steps in a row that ran nothing new before a search stops (default 500: every method may use the whole
+   * budget; such steps cost no rollout, only time).
+   */
+  maxIdleSteps?: number;
 }
 export const CALIBRATION_DEFAULTS: CalibrationOptions = { budget: 600, trainSize: 30, valSize: 20 };
 
@@ -79,9 +84,7 @@ export async function calibrate(rows: readonly ToolhopRow[], method: Method, see
     train: s.train,
     val: s.val,
     seed,
-    // Every method may use the whole budget: a search that keeps proposing candidates it has already seen is not
-    // stopped early (each such step costs no rollout).
-    maxIdleSteps: 500,
+    maxIdleSteps: o.maxIdleSteps ?? 500,
     ...SEARCH[method],
   });
   const best = engine.best()!;
