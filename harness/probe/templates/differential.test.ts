@@ -95,7 +95,7 @@ const turn = fc
     results: fc.array(text, { minLength: 2, maxLength: 2 }),
     answer: fc.option(text, { nil: undefined }),
   })
-  .map((t, ) => {
+  .map((t) => {
     const msgs: ChatMessage[] = [{ role: 'user', content: t.user }];
     if (t.calls.length) {
       const calls = t.calls.map((c, i) => ({
@@ -121,7 +121,7 @@ const conversationArb: fc.Arbitrary<Conversation> = fc
     tools: fc.constantFrom<OpenAITool[] | undefined>(undefined, [PROBE_TOOL], [PROBE_TOOL_PLAIN], [PROBE_TOOL, SECOND_TOOL]),
     addGenerationPrompt: fc.boolean(),
   })
-  .map((c, ) => ({
+  .map((c) => ({
     label: '',
     messages: [...(c.system !== undefined ? [{ role: 'system' as const, content: c.system }] : []), ...c.turns.flat()],
     ...(c.tools ? { tools: c.tools } : {}),
