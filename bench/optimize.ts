@@ -1,13 +1,24 @@
-// The optimizer on its calibration fixture, at full size: `npx tsx bench/optimize.ts [--data FILE] [--budget N]
-// [--train 30] [--val 30] [--seed 1] [--tools gold|sandbox] [--only single,independent,…] [--out FILE]`.
-// Every rollout is the real ToolHop runner against the simulator (sim:trait, reflection sim:reflect). Reported:
+// The optimizer on its calibration fixtures: `npx tsx bench/optimize.ts [--fixture tradeoff|trait] …`.
+//
+// `--fixture tradeoff` (default; harness/optimize/tradeoff.ts, in process, no HTTP): GEPA beside its baselines — the
+// seed prompt, a hand-written prompt (no search), random mutation and greedy hill-climbing with the same budget —
+// and its broken variants ("always accept", `>=` acceptance, no merge), on every seed of `--seeds` (default 0-29).
+// Each row of the table: the expected accuracy on the held-out rows (mean over seeds, 95% bootstrap CI over seeds),
+// what the search did (validated candidates, final Pareto front size, merges tried / kept and what a kept merge
+// added over its better parent on validation), and the paired comparison with GEPA over seeds (sign-flip test, Holm
+// over the table). Options: --budget 600 --train 30 --val 20 --luck 0.3 --overgeneral 0.35 --misread 0.15.
+//
+// `--fixture trait`: the older fixture over HTTP (sim:trait / sim:reflect), every topology, at full size:
+// `[--data FILE] [--budget N] [--train 30] [--val 30] [--seed 1] [--tools gold|sandbox] [--only single,…]`.
+// Every rollout is the real ToolHop runner against the simulator. Reported:
 //   - GEPA on every topology: seed → best validation accuracy with 95% CIs and the paired verdict, the same on all
 //     held-out rows (outside train, val and the eval ids), rollouts spent against the budget;
 //   - the broken variants on single (no reflection, inverted acceptance, validation rows in training on the
 //     row-unique trait, with the honest run on that trait beside it) and MIPRO;
 // `--tools gold` (default) answers each tool call with the hop's gold value instead of running dataset Python (the
 // fixture's answers do not depend on tool results); `--tools sandbox` runs the dataset's tools in pyodide.
-// Default data: the 182 real rows in ../shared/data. These are fixture figures, never model results.
+// Default data: the 182 real rows in ../shared/data (the trade-off fixture falls back to 182 synthetic rows without
+// them). These are fixture figures, never model results.
 import { existsSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,24 +31,37 @@ import { runOptimize, type OptimizeRequest } from '../harness/optimize/run.ts';
 import { loadDatasetFile } from '../harness/toolhop/dataset.ts';
 import { goldSandbox } from '../harness/toolhop/gold-sandbox.ts';
 import { readToolhopSettings, type Topology } from '../harness/toolhop/settings.ts';
-import type { MetricEstimate, PairedComparison } from '../harness/stats/index.ts';
+import { bootstrapRate, compareMany, type MetricEstimate, type PairedComparison } from '../harness/stats/index.ts';
+import { calibrate, CALIBRATION_DEFAULTS, METHODS, type CalibrationOptions, type CalibrationResult, type Method } from '../harness/optimize/calibrate.ts';
+import { CRITIC_DEFAULTS, LUCK, syntheticRows } from '../harness/optimize/tradeoff.ts';
+import { execFileSync } from 'node:child_process';
 
 const { values } = parseArgs({
   options: {
     data: { type: 'string', default: fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json') },
-    budget: { type: 'string', default: '300' },
+    fixture: { type: 'string', default: 'tradeoff' },
+    budget: { type: 'string' },
     train: { type: 'string', default: '30' },
-    val: { type: 'string', default: '30' },
+    val: { type: 'string' },
     seed: { type: 'string', default: '1' },
+    seeds: { type: 'string', default: '0-29' },
+    luck: { type: 'string' },
+    overgeneral: { type: 'string' },
+    misread: { type: 'string' },
     tools: { type: 'string', default: 'gold' },
     only: { type: 'string' },
     out: { type: 'string', default: fromRoot('results', 'bench', 'optimize.json') },
   },
 });
 const data = values.data!;
+if (values.fixture === 'tradeoff') {
+  await tradeoffBench();
+  process.exit(0);
+}
+if (values.fixture !== 'trait') throw new Error(`--fixture: expected tradeoff or trait, got ${values.fixture}`);
 if (!existsSync(data)) throw new Error(`${data} not found (pass --data FILE)`);
 const rows = new Map(loadDatasetFile(data).entries.flatMap((e) => (e.ok ? [[e.id, e.row] as const] : [])));
-const budget = Number(values.budget);
+const budget = Number(values.budget ?? 300);
 const seed = Number(values.seed);
 
 function request(o: { topology: Topology; model?: string; reflect?: string; method?: 'gepa' | 'mipro'; ablation?: OptimizeRequest['ablation'] }): OptimizeRequest {
@@ -48,7 +72,7 @@ function request(o: { topology: Topology; model?: string; reflect?: string; meth
     settings: readToolhopSettings({ TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLHOP_DATA: data, TOOLHOP_TOPOLOGY: o.topology }),
     reflection: { model: o.reflect ?? 'sim:reflect', baseUrl: undefined, apiKey: 'x', temperature: 0, timeoutMs: 10_000, retries: 2 },
     trainSize: Number(values.train),
-    valSize: Number(values.val),
+    valSize: Number(values.val ?? 30),
     budget,
     seed,
     out: mkdtempSync(join(tmpdir(), 'bench-optimize-')),
@@ -85,6 +109,84 @@ for (const [label, req] of runs) {
   if (s.spent > s.budget) throw new Error(`${label}: spent ${s.spent} > budget ${s.budget}`);
   results.push({ label, out: o.outDir, wall_s: wall, validation: s.validation, heldout: s.heldout, spent: s.spent, budget: s.budget, stop: s.stop_reason, best: s.best, lineage: s.lineage, tokens: s.tokens });
 }
-writeFileAtomic(values.out!, JSON.stringify({ data, budget, seed, tools: values.tools, notice: 'simulator calibration fixture (sim:trait / sim:reflect), not a model result', results }, null, 1) + '\n');
+writeFileAtomic(values.out!, JSON.stringify({ fixture: 'trait', data, budget, seed, tools: values.tools, notice: 'simulator calibration fixture (sim:trait / sim:reflect), not a model result', results }, null, 1) + '\n');
 console.log(`written ${values.out}`);
 process.exit(0);
+
+/** `--seeds 0-29` or `--seeds 0,3,7`. */
+function seedList(spec: string): number[] {
+  const range = /^(\d+)-(\d+)$/.exec(spec);
+  if (range) return Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, i) => Number(range[1]) + i);
+  return spec.split(',').map((x) => Number(x));
+}
+
+async function tradeoffBench(): Promise<void> {
+  const real = existsSync(data);
+  const rows = real ? loadDatasetFile(data).entries.flatMap((e) => (e.ok ? [e.row] : [])) : syntheticRows(182, 1);
+  const seeds = seedList(values.seeds!);
+  const o: CalibrationOptions = {
+    budget: Number(values.budget ?? CALIBRATION_DEFAULTS.budget),
+    trainSize: Number(values.train),
+    valSize: Number(values.val ?? CALIBRATION_DEFAULTS.valSize),
+    ...(values.luck ? { luck: Number(values.luck) } : {}),
+    critic: { ...(values.overgeneral ? { overgeneral: Number(values.overgeneral) } : {}), ...(values.misread ? { misread: Number(values.misread) } : {}) },
+  };
+  const t0 = performance.now();
+  const by = new Map<Method, CalibrationResult[]>();
+  for (const m of METHODS) {
+    const rs: CalibrationResult[] = [];
+    for (const s of seeds) rs.push(await calibrate(rows, m, s, o));
+    by.set(m, rs);
+  }
+  const perSeed = (m: Method) => new Map(by.get(m)!.map((r) => [String(r.seed), r.heldoutMean]));
+  const others = METHODS.filter((m) => m !== 'gepa');
+  const cmps = compareMany(others.map((m) => ({ metric: m, a: perSeed(m), b: perSeed('gepa') })), { seed: 0 });
+  const avg = (rs: CalibrationResult[], f: (r: CalibrationResult) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+  const source = real ? `${data} (${rows.length} real rows; answers and types only)` : `${rows.length} synthetic rows (${data} not found)`;
+  console.log(`trade-off fixture (tradeoff.ts, in process; a fixture, not a model result): ${source}`);
+  console.log(`budget ${o.budget} rollouts; train ${o.trainSize}, val ${o.valSize}; ${seeds.length} seeds (${values.seeds}); luck ${o.luck ?? LUCK}; critic ${JSON.stringify({ ...CRITIC_DEFAULTS, ...o.critic, seed: undefined })}`);
+  console.log('');
+  console.log('| method | held-out expected accuracy (mean over seeds) [95% CI] | val best | candidates | front | merges tried / kept | merge gain (val) | spent | GEPA − method [95% CI] | p (Holm) | GEPA better / worse / tied seeds | verdict |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  const json: unknown[] = [];
+  for (const m of METHODS) {
+    const rs = by.get(m)!;
+    const est = bootstrapRate(rs.map((r) => r.heldoutMean), { denominator: 'seeds', seed: 0 });
+    const searched = rs[0]!.valBest !== null;
+    const gains = rs.flatMap((r) => r.mergeGains);
+    const c = cmps[others.indexOf(m as never)];
+    const g = perSeed('gepa');
+    const mine = perSeed(m);
+    const better = [...g].filter(([k, v]) => v > mine.get(k)! + 1e-12).length;
+    const worse = [...g].filter(([k, v]) => v < mine.get(k)! - 1e-12).length;
+    const cells = [
+      m,
+      `${est.value.toFixed(3)} [${est.lo.toFixed(3)}, ${est.hi.toFixed(3)}]`,
+      searched ? avg(rs, (r) => r.valBest!).toFixed(3) : '',
+      searched ? avg(rs, (r) => r.candidates).toFixed(1) : '',
+      searched ? avg(rs, (r) => r.front).toFixed(1) : '',
+      searched ? `${avg(rs, (r) => r.mergesTried).toFixed(2)} / ${avg(rs, (r) => r.mergesKept).toFixed(2)}` : '',
+      gains.length ? `${(gains.reduce((a, b) => a + b, 0) / gains.length >= 0 ? '+' : '')}${(gains.reduce((a, b) => a + b, 0) / gains.length).toFixed(3)} (${gains.length} kept)` : '',
+      searched ? avg(rs, (r) => r.spent).toFixed(0) : '',
+      c ? `${c.diff >= 0 ? '+' : ''}${c.diff.toFixed(3)} [${c.lo.toFixed(3)}, ${c.hi.toFixed(3)}]` : '',
+      c ? c.pAdjusted.toPrecision(2) : '',
+      c ? `${better} / ${worse} / ${seeds.length - better - worse}` : '',
+      c ? (c.verdict === 'credible gain' ? 'GEPA credibly better' : c.verdict === 'credible harm' ? 'GEPA credibly worse' : 'no credible difference') : '(reference)',
+    ];
+    console.log(`| ${cells.join(' | ')} |`);
+    json.push({ method: m, heldout: est, per_seed: rs.map((r) => ({ seed: r.seed, heldout: r.heldoutMean, val_best: r.valBest, spent: r.spent, candidates: r.candidates, front: r.front, merges_tried: r.mergesTried, merges_kept: r.mergesKept, merge_gains: r.mergeGains })), vs_gepa: c ?? null });
+  }
+  const wall = (performance.now() - t0) / 1000;
+  console.log(`\n${wall.toFixed(1)} s`);
+  const out = values.out === fromRoot('results', 'bench', 'optimize.json') ? fromRoot('results', 'bench', 'optimize-tradeoff.json') : values.out!;
+  writeFileAtomic(out, JSON.stringify({ fixture: 'tradeoff', date: new Date().toISOString(), commit: gitHead(), rows: source, options: o, seeds, notice: 'simulator calibration fixture (harness/optimize/tradeoff.ts), not a model result', results: json }, null, 1) + '\n');
+  console.log(`written ${out}`);
+}
+
+function gitHead(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: fromRoot(), encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}

@@ -35,9 +35,12 @@ export interface GepaOptions extends SearchProblem {
   /**
    * Broken variants, for the calibration tests only (each must not produce a credible gain on held-out rows):
    * `reflection: 'none'` rewrites without feedback; `acceptance: 'inverted'` keeps children that do worse;
-   * `trainOn: 'val'` draws the minibatches from the validation rows (leakage).
+   * `trainOn: 'val'` draws the minibatches from the validation rows (leakage). `acceptance: 'always'` keeps every
+   * child, `'geq'` keeps children that merely tie (each then costs a full validation). `selection: 'best'` takes
+   * the parent with the best validation mean instead of drawing from the Pareto front: with `merge: false`, a
+   * reflective greedy hill-climber (a baseline, not a broken variant).
    */
-  ablation?: { reflection?: 'none'; acceptance?: 'inverted'; trainOn?: 'val' };
+  ablation?: { reflection?: 'none'; acceptance?: 'inverted' | 'always' | 'geq'; trainOn?: 'val'; selection?: 'best' };
 }
 
 export interface SearchResult {
@@ -75,7 +78,7 @@ export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchRes
       }
       const pool = engine.validated();
       const scores = pool.map((c) => o.val.map((r) => engine.valScores(c.id)!.get(r) ?? 0));
-      const parent = pool[selectFromFront(paretoFront(scores), new Rng(deriveSeed(o.seed, 'gepa-select', step)))]!;
+      const parent = o.ablation?.selection === 'best' ? engine.best()! : pool[selectFromFront(paretoFront(scores), new Rng(deriveSeed(o.seed, 'gepa-select', step)))]!;
       const turn = nextRole.get(parent.id) ?? 0;
       nextRole.set(parent.id, turn + 1);
       const role = o.roles[turn % o.roles.length]!;
@@ -104,7 +107,7 @@ export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchRes
       const child = made.candidate;
       const childRuns = await engine.evaluate(child, rows, 'minibatch');
       const childScore = sum(childRuns.map((r) => r.score));
-      const accepted = o.ablation?.acceptance === 'inverted' ? childScore < parentScore : childScore > parentScore;
+      const accepted = acceptChild(o.ablation?.acceptance, childScore, parentScore);
       engine.o.log.event(`step:${step}`, 'step', {
         step,
         parent: parent.id,
@@ -127,6 +130,14 @@ export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchRes
     if (err instanceof BudgetExhausted) return { stopReason: `budget: ${err.message}`, steps: step };
     throw err;
   }
+}
+
+/** GEPA's acceptance rule: a child must score strictly higher than its parent on the same minibatch. */
+function acceptChild(rule: NonNullable<GepaOptions['ablation']>['acceptance'], child: number, parent: number): boolean {
+  if (rule === 'inverted') return child < parent;
+  if (rule === 'always') return true;
+  if (rule === 'geq') return child >= parent;
+  return child > parent;
 }
 
 /** One merge attempt: true when a merged candidate was made (accepted or not). Exported for tests. */

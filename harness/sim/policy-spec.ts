@@ -28,7 +28,7 @@ const OptionSchemas = {
   naive: z.object({ ...common }).strict(),
   wrong: z.object({ ...common }).strict(),
   untagged: z.object({ ...common }).strict(),
-  coin: z.object({ ...common, p: num01.default(0.5) }).strict(),
+  coin: z.object({ ...common, p: num01.default(0.5), wrong: z.enum(['shared', 'diverse']).default('shared') }).strict(),
   fault: z.object({ ...common, cause: z.enum(FAULT_CAUSES) }).strict(),
   flaky: z.object({ ...common, rate: num01.default(0.2) }).strict(),
   trait: z
@@ -45,6 +45,11 @@ export interface PolicySpec {
   p: number;
   rate: number;
   cause?: (typeof FAULT_CAUSES)[number];
+  /**
+   * sim:coin's losing answer on a row: `shared` (default) — the same wrong value for every agent, so team votes
+   * follow binomial arithmetic; `diverse` — a different wrong value per agent, so votes can tie.
+   */
+  wrong?: 'shared' | 'diverse';
   /**
    * sim:trait / sim:reflect: the hidden trait; the chance to solve a row without / with an instruction about its
    * trait (sim:trait); how many new instructions one reflection writes at most (sim:reflect).
@@ -80,6 +85,7 @@ export function parsePolicySpec(model: string): PolicySpec {
     p: (o.p as number | undefined) ?? 0.5,
     rate: (o.rate as number | undefined) ?? 0,
     cause: o.cause as PolicySpec['cause'],
+    ...(name === 'coin' ? { wrong: o.wrong as PolicySpec['wrong'] } : {}),
     ...(name === 'trait' || name === 'reflect'
       ? { trait: { kind: o.trait as TraitKind, lo: (o.lo as number | undefined) ?? 0, hi: (o.hi as number | undefined) ?? 1, maxNew: (o.max as number | undefined) ?? 0 } }
       : {}),

@@ -1,5 +1,5 @@
 import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
-import { deriveSeed, Rng } from '../core/rng.ts';
+import { deriveSeed, hashString, Rng } from '../core/rng.ts';
 import type { PolicySpec } from '../sim/policy-spec.ts';
 import type { SimCallContext, SimReply } from '../sim/server.ts';
 import { plausibleArguments } from './oracle-args.ts';
@@ -55,7 +55,7 @@ export function finalAnswer(spec: PolicySpec, row: ToolhopRow, messages: ChatMes
     case 'wrong':
       return wrongAnswer(row.answer);
     case 'coin':
-      return coinWins(spec, ctx) ? row.answer : wrongAnswer(row.answer);
+      return coinWins(spec, ctx) ? row.answer : spec.wrong === 'diverse' ? agentWrongAnswer(row.answer, ctx.agent) : wrongAnswer(row.answer);
     case 'trait':
       return traitWins(spec, row, systemOf(messages), ctx) ? row.answer : wrongAnswer(row.answer);
     case 'naive': {
@@ -90,6 +90,20 @@ export function wrongAnswer(gold: string): string {
   if (filler) return filler;
   const spare = [...'qxzjkvw#~'].filter((c) => !lower.includes(c));
   return spare.slice(0, 3).join('') || '#';
+}
+
+/**
+ * `sim:coin?wrong=diverse`: a wrong answer of this agent's own — the shared one, then k copies of a character the
+ * gold does not contain, k from the agent id's trailing number (or its hash): no two agents of a team agree on a
+ * wrong value, and the gold can be neither equal to it nor inside it (the added character is not in the gold).
+ */
+export function agentWrongAnswer(gold: string, agent: string): string {
+  const base = wrongAnswer(gold);
+  const lower = gold.trim().toLowerCase();
+  const spare = [...'qxzjkvw#~'].find((c) => !lower.includes(c));
+  const n = /(\d+)$/.exec(agent);
+  const k = n ? Number(n[1]) : (hashString(agent) % 97) + 1;
+  return spare && k > 0 ? `${base}${spare.repeat(k)}` : base;
 }
 
 function unquote(s: string): string {

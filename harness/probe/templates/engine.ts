@@ -1,5 +1,6 @@
 import { Environment, Interpreter, Template } from '@huggingface/jinja';
 import { EngineUnsupported, PythonRuntimeError, TemplateError, TemplateRaise } from './errors.ts';
+import { isPySpace } from '../../core/pyliteral/unicode.ts';
 
 // @huggingface/jinja is the rendering engine. Hugging Face's transformers renders chat templates with Python's
 // jinja2, so wherever the two differ we either make this engine behave like jinja2 (when the Python behaviour is
@@ -480,6 +481,8 @@ class FaithfulInterpreter extends Interpreter {
   }
 
   private call(node: AnyNode, env: Environment): Value {
+    const stripped = this.pyStripCall(node, env);
+    if (stripped) return stripped;
     try {
       return super.evaluate(node as unknown as Node, env);
     } catch (e) {
@@ -510,6 +513,39 @@ class FaithfulInterpreter extends Interpreter {
       throw e;
     }
   }
+
+  /**
+   * `s.strip(chars)`, `s.lstrip(chars)`, `s.rstrip(chars)` on a str, as Python does them: the engine's own ignore
+   * their argument and strip JavaScript's whitespace (SmolLM3's `content.lstrip("\n")` dropped a leading space).
+   * Null when the call is not one of these on a str.
+   */
+  private pyStripCall(node: AnyNode, env: Environment): Value | null {
+    const callee = node.callee as AnyNode | undefined;
+    if (callee?.type !== 'MemberExpression' || callee.computed || callee.property?.type !== 'Identifier') return null;
+    const method = callee.property.value as string;
+    if (method !== 'strip' && method !== 'lstrip' && method !== 'rstrip') return null;
+    const object = this.evaluate(callee.object as Node, env) as Tagged;
+    if (object.type !== 'StringValue') return super.evaluate({ ...node, callee: { ...callee, object: pre(object) } } as unknown as Node, env);
+    const args = ((node.args as Node[] | undefined) ?? []).map((a) => this.evaluate(a, env));
+    if (args.length > 1) throw new PythonRuntimeError(`TypeError: ${method} expected at most 1 argument, got ${args.length}`);
+    const chars = args[0];
+    if (chars && chars.type !== 'StringValue' && chars.type !== 'NullValue' && chars.type !== 'UndefinedValue') throw new PythonRuntimeError(`TypeError: ${method} arg must be None or str`);
+    const set = chars?.type === 'StringValue' ? new Set(codePointsOf(chars.value as string)) : null;
+    const strips = (cp: number) => (set ? set.has(cp) : cp <= 0xffff && isPySpace(cp));
+    const cps = codePointsOf(object.value as string);
+    let a = 0;
+    let b = cps.length;
+    if (method !== 'rstrip') while (a < b && strips(cps[a]!)) a++;
+    if (method !== 'lstrip') while (b > a && strips(cps[b - 1]!)) b--;
+    const out = String.fromCodePoint(...cps.slice(a, b));
+    return object[MARKUP] ? markup(out) : toValue(out);
+  }
+}
+
+function codePointsOf(s: string): number[] {
+  const out: number[] = [];
+  for (const ch of s) out.push(ch.codePointAt(0)!);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------

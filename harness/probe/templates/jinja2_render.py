@@ -1,7 +1,9 @@
 """Reference renderer for the template differential tests: Python's jinja2 set up the way Hugging Face
 transformers renders chat templates (ImmutableSandboxedEnvironment, trim_blocks, lstrip_blocks, loopcontrols,
 the {% generation %} tag, tojson with ensure_ascii=False, raise_exception, strftime_now on an injected clock).
-Reads a JSON list of {"template", "now", "vars"} on stdin, prints a JSON list of {"ok", "text" | "error"}."""
+Reads a JSON list of {"template", "now", "vars"} on stdin, prints a JSON list of {"ok", "text" | "error", "class"}:
+the class of an error is "unparseable" (a syntax error), "raised" (the template's own raise_exception) or
+"render_error" (any other exception while rendering), the classes of toolgauge's TemplateError kinds."""
 import json
 import sys
 from datetime import datetime, timezone
@@ -10,6 +12,24 @@ import jinja2
 import jinja2.ext
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+
+class TemplateRaised(jinja2.exceptions.TemplateError):
+    """What the template's raise_exception(message) raises (transformers raises TemplateError: a subclass keeps
+    it apart from jinja2's own errors)."""
+
+
+def error_class(exc):
+    if isinstance(exc, jinja2.exceptions.TemplateSyntaxError):
+        return "unparseable"
+    if isinstance(exc, TemplateRaised):
+        return "raised"
+    return "render_error"
+
+
+def failure(exc):
+    message = exc.message if isinstance(exc, TemplateRaised) else str(exc)
+    return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "class": error_class(exc), "message": message}
 
 
 class GenerationTag(jinja2.ext.Extension):
@@ -39,12 +59,12 @@ def main():
                 if isinstance(tmpl, Exception):
                     raise tmpl
                 out.append({"ok": True, "text": tmpl.render(**item["vars"])})
-            except Exception as exc:  # the tests compare only whether both engines fail
-                out.append({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            except Exception as exc:
+                out.append(failure(exc))
             continue
 
         def raise_exception(message):
-            raise jinja2.exceptions.TemplateError(message)
+            raise TemplateRaised(message)
 
         def strftime_now(fmt):
             return now.strftime(fmt)
@@ -63,9 +83,9 @@ def main():
             compiled[key] = tmpl
             text = tmpl.render(**item["vars"])
             out.append({"ok": True, "text": text})
-        except Exception as exc:  # the tests compare only whether both engines fail
+        except Exception as exc:
             compiled.setdefault(key, exc)
-            out.append({"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            out.append(failure(exc))
     json.dump(out, sys.stdout)
 
 

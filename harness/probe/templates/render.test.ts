@@ -44,6 +44,15 @@ describe('renderChat: Python jinja2 semantics', () => {
     expect(r("{{ 'ab' + 'cd' }}|{{ 1 + 2 }}|{{ [1] + [2] }}")).toBe('abcd|3|[1, 2]');
   });
 
+  it('strip, lstrip and rstrip take the characters to strip, and strip only Python whitespace without them', () => {
+    // Python: ' \nx \n'.lstrip('\n') keeps the leading space; 'xxaxx'.strip('x') is 'a'; '\x1c'.strip() is ''.
+    expect(r('[{{ s.lstrip("\\n") }}]', { s: ' \nx \n' })).toBe('[ \nx \n]');
+    expect(r('[{{ s.rstrip("\\n") }}]', { s: ' \nx \n' })).toBe('[ \nx ]');
+    expect(r('[{{ s.strip("x") }}|{{ s.lstrip("x") }}|{{ s.rstrip("x") }}]', { s: 'xxaxx' })).toBe('[a|axx|xxa]');
+    expect(r('[{{ s.strip() }}|{{ s.strip(none) }}]', { s: '\x1c\u00a0 a \u00a0\x1c' })).toBe('[a|a]');
+    expect(r('[{{ s.strip() }}]', { s: '\ufeffa\ufeff' })).toBe('[\ufeffa\ufeff]');
+  });
+
   it('repeats strings and lists with *', () => {
     expect(r("{{ '-' * 3 }}|{{ 2 * 'ab' }}|{{ [0] * 2 }}")).toBe('---|abab|[0, 0]');
   });

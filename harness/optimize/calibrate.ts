@@ -1,0 +1,108 @@
+import type { ToolhopRow } from '../toolhop/row.ts';
+import { GEPA_DEFAULTS, runGepa, type GepaOptions } from './gepa.ts';
+import { paretoFront } from './pareto.ts';
+import { drawSplits, TOOLHOP_EVAL_IDS } from './splits.ts';
+import { fixtureEngine } from './testing.ts';
+import { criticReflector, HAND_WRITTEN, hiddenType, ROLES, SEED_PROMPTS, solveChance, tradeoffRunner, type CriticOptions } from './tradeoff.ts';
+import type { RolePrompts } from './types.ts';
+
+/**
+ * GEPA, its broken variants and the baselines on the trade-off fixture (tradeoff.ts), in process: one function per
+ * method and seed, returning the held-out accuracy of the prompts it ends with and what the search did. The same
+ * seed gives every method the same splits and the same per-row draws, so methods compare paired.
+ */
+export const METHODS = ['seed', 'hand-written', 'random', 'greedy', 'gepa', 'gepa, always accept', 'gepa, >= acceptance', 'gepa, no merge'] as const;
+export type Method = (typeof METHODS)[number];
+
+const SEARCH: Record<Exclude<Method, 'seed' | 'hand-written'>, Partial<GepaOptions>> = {
+  // Blind proposals (no examples, no feedback), kept on a strict minibatch gain, always from the best so far.
+  random: { merge: false, ablation: { reflection: 'none', selection: 'best' } },
+  // Reflective hill-climbing: the best candidate so far is always the parent; no Pareto front, no merge.
+  greedy: { merge: false, ablation: { selection: 'best' } },
+  gepa: {},
+  'gepa, always accept': { ablation: { acceptance: 'always' } },
+  'gepa, >= acceptance': { ablation: { acceptance: 'geq' } },
+  'gepa, no merge': { merge: false },
+};
+
+export interface CalibrationOptions {
+  budget: number;
+  trainSize: number;
+  valSize: number;
+  critic?: Partial<CriticOptions>;
+  /** The fixture's per-prompt luck (tradeoff.ts LUCK). */
+  luck?: number;
+  /**
+   * Steps in a row that ran nothing new before a search stops (default 500: every method may use the whole
+   * budget; such steps cost no rollout, only time).
+   */
+  maxIdleSteps?: number;
+}
+export const CALIBRATION_DEFAULTS: CalibrationOptions = { budget: 600, trainSize: 30, valSize: 20 };
+
+export interface CalibrationResult {
+  method: Method;
+  seed: number;
+  /** Per held-out row, its solve chance under the prompts the method ended with (the expected accuracy there). */
+  heldout: Map<string, number>;
+  heldoutMean: number;
+  valBest: number | null;
+  spent: number;
+  prompts: RolePrompts;
+  /** Validated candidates, the Pareto front's size over them at the end, merges tried and kept. */
+  candidates: number;
+  front: number;
+  mergesTried: number;
+  mergesKept: number;
+  /** Per kept merge: its validation mean minus the better parent's. */
+  mergeGains: number[];
+}
+
+export async function calibrate(rows: readonly ToolhopRow[], method: Method, seed: number, o: CalibrationOptions = CALIBRATION_DEFAULTS): Promise<CalibrationResult> {
+  const byId = new Map(rows.map((r) => [String(r.id), r]));
+  const s = drawSplits(
+    rows.map((r) => ({ id: String(r.id), stratum: r.answer_type })),
+    { trainSize: o.trainSize, valSize: o.valSize, seed, allowEvalIds: false, evalIds: TOOLHOP_EVAL_IDS },
+  );
+  // Held-out rows are scored by their solve chance (no draw): the prompts' true accuracy there, free of luck.
+  const score = (prompts: RolePrompts) => new Map(s.heldout.map((id) => [id, solveChance(prompts, hiddenType(byId.get(id)!))]));
+  const finish = (prompts: RolePrompts, rest: Omit<CalibrationResult, 'method' | 'seed' | 'heldout' | 'heldoutMean' | 'prompts'>): CalibrationResult => {
+    const heldout = score(prompts);
+    return { method, seed, heldout, heldoutMean: mean([...heldout.values()]), prompts, ...rest };
+  };
+  const none = { valBest: null, spent: 0, candidates: 0, front: 0, mergesTried: 0, mergesKept: 0, mergeGains: [] };
+  if (method === 'seed') return finish(SEED_PROMPTS, none);
+  if (method === 'hand-written') return finish(HAND_WRITTEN, none);
+
+  const { engine } = fixtureEngine({ runner: tradeoffRunner(byId, seed, o.luck), reflector: criticReflector({ ...o.critic, seed }), budget: o.budget, concurrency: 1 });
+  await runGepa(engine, {
+    ...GEPA_DEFAULTS,
+    topology: 'two-role fixture',
+    roles: ROLES,
+    answerer: 'verifier',
+    seedPrompts: SEED_PROMPTS,
+    train: s.train,
+    val: s.val,
+    seed,
+    maxIdleSteps: o.maxIdleSteps ?? 500,
+    ...SEARCH[method],
+  });
+  const best = engine.best()!;
+  const pool = engine.validated();
+  const front = paretoFront(pool.map((c) => s.val.map((r) => engine.valScores(c.id)!.get(r) ?? 0))).survivors.length;
+  const merges = engine.candidates.filter((c) => c.origin === 'merge');
+  const kept = merges.filter((c) => engine.valScores(c.id));
+  return finish(best.prompts, {
+    valBest: engine.valMean(best.id),
+    spent: engine.spent,
+    candidates: pool.length,
+    front,
+    mergesTried: merges.length,
+    mergesKept: kept.length,
+    mergeGains: kept.map((c) => engine.valMean(c.id) - Math.max(...c.parents.map((p) => engine.valMean(p)))),
+  });
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
+}
