@@ -16,6 +16,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge optimize --method gepa|mipro --topology T --model M --reflection-model M2 --budget N --out DIR   prompt optimization
   toolgauge report   DIR [DIR…] [--compare]
   toolgauge sim      [--port N] [--policy NAME]
+  toolgauge make-test-model OUT.gguf [--type f32|f16|q8_0] [--template hermes|llama3] [--seed N]   a random-weight GGUF for plumbing
 
 Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so.
 
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   eval: () => import('./commands/eval.ts'),
   bfcl: () => import('./commands/bfcl.ts'),
   optimize: () => import('./commands/optimize.ts'),
+  'make-test-model': () => import('./commands/make-test-model.ts'),
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */
