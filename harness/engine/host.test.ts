@@ -122,6 +122,18 @@ describe.skipIf(!installed)(`llama.cpp engine on test models${installed ? '' : '
     const target = (await f32.tokenize('Q', { specialTokens: false }))[0]!;
     const forced = await f32.complete({ prompt: PROMPT, maxTokens: 1, tokenBias: [{ token: 'Q', bias: 100 }] });
     expect(forced.tokens[0]).toBe(target);
+    // End-of-generation tokens too (node-llama-cpp's own TokenBias.set skips them), by their special text.
+    const ended = await f32.complete({ prompt: PROMPT, maxTokens: 20, tokenBias: [{ token: '<|im_end|>', bias: 100 }] });
+    expect(ended).toMatchObject({ text: '', finishReason: 'stop', tokens: [] });
+    await expect(f32.complete({ prompt: PROMPT, tokenBias: [{ token: 99999, bias: 1 }] })).rejects.toThrow(/token bias: token 99999 is not in the vocabulary/);
+  });
+
+  it('an aborted completion is a request error and frees its sequence', async () => {
+    const ac = new AbortController();
+    const long = f32.complete({ prompt: PROMPT, maxTokens: 400, temperature: 1, seed: 9 }, { onChunk: () => ac.abort(), signal: ac.signal });
+    await expect(long).rejects.toThrow('the request was aborted');
+    const after = await Promise.all([1, 2].map((seed) => f32.complete({ prompt: PROMPT, maxTokens: 3, temperature: 1, seed })));
+    expect(after.every((r) => r.tokens.length > 0)).toBe(true);
   });
 
   it('logprobs: one per token, the chosen token among its top-k, sorted; stop strings end the text before them', async () => {
@@ -139,8 +151,10 @@ describe.skipIf(!installed)(`llama.cpp engine on test models${installed ? '' : '
     expect(cut.text).toBe(whole.slice(0, whole.indexOf(stop)));
     expect(cut.finishReason).toBe('stop');
     const chunks: string[] = [];
-    const streamed = await f32.complete({ prompt: PROMPT, maxTokens: 30, temperature: 1, seed: 4, stop: [stop] }, { onChunk: (c) => chunks.push(c.text) });
+    const tokenChunks: number[][] = [];
+    const streamed = await f32.complete({ prompt: PROMPT, maxTokens: 30, temperature: 1, seed: 4, stop: [stop] }, { onChunk: (c) => (chunks.push(c.text), tokenChunks.push(c.tokens)) });
     expect(chunks.join('')).toBe(streamed.text);
+    expect(tokenChunks.flat()).toEqual(streamed.tokens);
     expect(streamed.text).toBe(cut.text);
   });
 
