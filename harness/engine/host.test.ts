@@ -31,6 +31,11 @@ describe('engine missing', () => {
       expect((err as Error).message).toMatch(/npm run setup:engine/);
       expect((err as Error).message).not.toContain('\n');
     }
+    // Bad requests are refused before anything starts, naming the field.
+    await expect(host.complete({ prompt: 'x', temperature: -1 })).rejects.toThrow(/^complete: field temperature: /);
+    await expect(host.complete({ prompt: 'x', topLogprobs: 21 })).rejects.toThrow(/^complete: field topLogprobs: /);
+    await expect(host.complete({ prompt: '' })).rejects.toThrow(/^complete: field prompt: /);
+    await expect(host.nextTokenDistributions({ prompt: 'x', continuation: [1.5] })).rejects.toThrow(/^nextTokenDistributions: field continuation/);
     const wrong = new EngineHost({ modelPath: '/x.gguf' }, { findEngine: () => ({ wrongVersions: ['3.18.0 in /somewhere'] }) });
     await expect(wrong.complete({ prompt: 'x' })).rejects.toThrow(/found 3\.18\.0 in \/somewhere, which is not 3\.21\.1/);
   });
