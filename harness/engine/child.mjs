@@ -279,6 +279,9 @@ async function handle(msg) {
       return complete(msg.id, msg.args);
     case 'distributions':
       return distributions(msg.args);
+    case 'grammar':
+      await grammarFor(msg.args.grammar);
+      return true;
     case 'crash':
       // For the host's tests: die the way a GGML assert does.
       process.abort();

@@ -108,6 +108,8 @@ describe.skipIf(!installed)(`llama.cpp engine on test models${installed ? '' : '
     expect((err as Error).message).toMatch(/^llama\.cpp refused the grammar: /);
     expect((err as Error).message).not.toContain('\n');
     expect((await f32.complete({ prompt: PROMPT, maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
+    await expect(f32.checkGrammar(CALL_GRAMMAR)).resolves.toBeUndefined();
+    await expect(f32.checkGrammar('root ::= undefinedrule')).rejects.toMatchObject({ kind: 'grammar', message: expect.stringMatching(/Undefined rule identifier 'undefinedrule'/) });
   });
 
   it('is deterministic: temperature 0 repeats, a sampling seed repeats, another seed differs; parallel sequences agree with serial', async () => {
@@ -180,6 +182,10 @@ describe.skipIf(!installed)(`llama.cpp engine on test models${installed ? '' : '
     expect(c.approximate).toBe(false);
     expect(c.top1Agreement).toBeGreaterThanOrEqual(0.8);
     expect(c.meanKl).toBeLessThan(0.05);
+    // An empty continuation: the one distribution after the prompt, whose top token is the greedy choice.
+    const after = await f32.nextTokenDistributions({ prompt: PROMPT, continuation: '', topK: 1 });
+    expect(after.steps).toHaveLength(1);
+    expect(after.steps[0]!.top[0]!.token).toBe((await f32.complete({ prompt: PROMPT, maxTokens: 1 })).tokens[0]);
     const self = compareDistributions(a!, a!);
     expect(self.meanKl).toBeCloseTo(0, 9);
   });

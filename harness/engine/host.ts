@@ -206,12 +206,13 @@ export class EngineHost implements Engine {
    * briefly for that line (it names the rule or the position).
    */
   private async grammarDetail(tail: string[]): Promise<string | undefined> {
-    const start = tail.length;
+    // The tail is emptied at every other answer and after each grammar error: what it holds is this request's.
     for (let i = 0; i < 10; i++) {
-      const line = tail.slice(Math.max(0, start - 2)).find((l) => /error parsing grammar/.test(l));
-      if (line) {
+      const at = tail.findLastIndex((l) => /error parsing grammar/.test(l));
+      if (at !== -1) {
+        const detail = tail[at]!.replace(/^.*error parsing grammar:\s*/, '');
         tail.length = 0;
-        return line.replace(/^.*error parsing grammar:\s*/, '').slice(0, 200);
+        return detail.slice(0, 200);
       }
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -295,6 +296,10 @@ export class EngineHost implements Engine {
 
   async nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult> {
     return this.request('distributions', checked(DISTRIBUTIONS, 'nextTokenDistributions', req));
+  }
+
+  async checkGrammar(grammar: string): Promise<void> {
+    await this.request('grammar', { grammar: checked(z.string().min(1), 'checkGrammar', grammar) });
   }
 
   /** For tests: make the child abort as a GGML assert would. */

@@ -154,7 +154,10 @@ export interface CompleteChunk {
 /** Teacher forcing: the model's next-token distribution at each step of a given continuation. */
 export interface DistributionsRequest {
   prompt: string;
-  /** Text (special-token texts are parsed as special tokens) or token ids. */
+  /**
+   * Text (tokenized on its own, special-token texts parsed as special tokens; empty: only the distribution after
+   * the prompt) or token ids.
+   */
   continuation: string | number[];
   /** How many of the most likely tokens to return per step; default 20. */
   topK?: number;
@@ -190,6 +193,8 @@ export interface Engine {
   /** One completion; `signal` aborts it (a `request` error "the request was aborted"), freeing its sequence. */
   complete(req: CompleteRequest, opts?: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal }): Promise<CompleteResult>;
   nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult>;
+  /** Compile a GBNF grammar with llama.cpp's parser without generating: resolves, or rejects with a `grammar` error. */
+  checkGrammar(grammar: string): Promise<void>;
   /** Stop the child; pending requests are rejected with a `closed` error. Idempotent. */
   close(): Promise<void>;
 }
