@@ -17,6 +17,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge report   DIR [DIR…] [--compare]
   toolgauge view     [DIR …] [--port N] [--export FILE.html]   results viewer in the browser (runs side by side)
   toolgauge sim      [--port N] [--policy NAME]
+  toolgauge make-test-model OUT.gguf [--type f32|f16|q8_0] [--template hermes|llama3] [--seed N]   a random-weight GGUF for plumbing
 
 Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so.
 
@@ -40,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   bfcl: () => import('./commands/bfcl.ts'),
   optimize: () => import('./commands/optimize.ts'),
   view: () => import('./commands/view.ts'),
+  'make-test-model': () => import('./commands/make-test-model.ts'),
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */
