@@ -16,6 +16,8 @@ import { checkAxes, familyFor, instancesOf, instanceTestName, modelEntry, onSimu
 import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
 import { PROBE_FILES } from './run/output.ts';
 import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
+import { ggufPathOf, ggufRunIdentity } from './run/gguf-lineup.ts';
+import { measureCaseDamage } from './run/quant-damage-run.ts';
 import { chatSampler } from './run/sampler.ts';
 import { resolveTemplate, type PreparedTemplate } from './run/template.ts';
 import { ProbeMetaSchema } from './run/meta-schema.ts';
@@ -68,8 +70,27 @@ function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelC
   return { name, prepare: (req) => bound.prepare(req, { sampler, seed }) };
 }
 
+/**
+ * A quantized lineup entry whose reference is also a local GGUF file: the case's damage figure (teacher-forced gold
+ * transcript through both files), measured once per case, in the reference decode and method arm.
+ */
+async function damageOf(i: Instance, m: ModelEntry, s: ProbeSettings, injectedDate: string): Promise<Pick<ProbeRecord, 'quant_damage' | 'quant_damage_error'>> {
+  const ref = m.quantizationOf !== undefined ? s.models.find((x) => x.label === m.quantizationOf) : undefined;
+  const quantPath = ggufPathOf(m.model);
+  const refPath = ref ? ggufPathOf(ref.model) : null;
+  if (!ref || quantPath === null || refPath === null || i.case.expected === null || i.arm.decode !== s.decode[0] || i.arm.method !== s.methods[0]) return {};
+  try {
+    return { quant_damage: await measureCaseDamage(i.case, { label: ref.label, path: refPath }, { path: quantPath }, injectedDate), quant_damage_error: null };
+  } catch (err) {
+    return { quant_damage: null, quant_damage_error: (err as Error).message.split('\n')[0]! };
+  }
+}
+
 /** What the quantization guard checks for a model: the template's hash and the tokenizer, with where each came from. */
 export function identityOf(m: ModelEntry, s: ProbeSettings, tpl: PreparedTemplate | null): RunIdentity {
+  // a local GGUF file says both itself (the server in front of it would only repeat them)
+  const own = ggufRunIdentity(m);
+  if (own) return own;
   const ep = s.endpoints[m.label];
   const template = tpl ? { sha256: tpl.sha256, source: '--template' as const } : ep?.template_sha256 ? { sha256: ep.template_sha256, source: 'server' as const } : null;
   const tokenizer = s.tokenizer && s.models.length === 1 ? { id: s.tokenizer, source: '--tokenizer' as const } : ep?.tokenizer ? { id: ep.tokenizer, source: 'server' as const } : null;
@@ -127,7 +148,8 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       ctx.trial,
       i.id,
     );
-    const meta = probeMeta(rec);
+    const damage = await damageOf(i, m, s, ctx.run.injectedDate);
+    const meta = probeMeta({ ...rec, ...damage });
     return { meta, records: { [PROBE_FILES.cases]: meta } };
   },
   failed: (i, trial, message) => {

@@ -55,6 +55,10 @@ export type ProbeRecord = {
   method_meta?: Record<string, unknown> | null;
   /** The output holds a degenerate repetition (a unit repeated back to back; see run/repetition.ts). */
   repetition?: boolean;
+  /** A quantized lineup entry on local engines: the case's damage against its reference (gold transcript, teacher-forced). */
+  quant_damage?: { reference: string; agreement: number; kl: number; steps: number; exact: boolean } | null;
+  /** Why that measurement failed (the case's own result stands). */
+  quant_damage_error?: string | null;
 };
 
 /** A case's record as the test's meta: the record plus the kit's verdict fields. */
