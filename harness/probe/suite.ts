@@ -18,6 +18,7 @@ import { PROBE_FILES } from './run/output.ts';
 import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
 import { ggufPathOf, ggufRunIdentity } from './run/gguf-lineup.ts';
 import { measureCaseDamage } from './run/quant-damage-run.ts';
+import { engineScorer } from './run/pa-tool-local.ts';
 import { chatSampler } from './run/sampler.ts';
 import { resolveTemplate, type PreparedTemplate } from './run/template.ts';
 import { ProbeMetaSchema } from './run/meta-schema.ts';
@@ -60,14 +61,17 @@ function clientFor(ctx: RunContext<ProbeSettings>, m: ModelEntry): ModelClient {
   return c;
 }
 
-function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelClient, seed: number): ProbeRunContext['method'] {
+function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelClient, seed: number, injectedDate: string): ProbeRunContext['method'] {
   if (name === 'baseline') return undefined;
   const key = `${name}|${m.label}|${s.paToolSamples ?? ''}|${JSON.stringify(client.opts.baseUrl)}`;
   let method = methods.get(key);
   if (!method) methods.set(key, (method = paTool(s.paToolSamples ? { n: s.paToolSamples } : {})));
   const sampler = chatSampler(client, name, s.topP);
   const bound = method;
-  return { name, prepare: (req) => bound.prepare(req, { sampler, seed }) };
+  // on a local GGUF file, PA-Tool reads the model's token probabilities instead of estimating them from samples
+  const path = ggufPathOf(m.model);
+  const scorer = path !== null ? engineScorer(path, injectedDate) : undefined;
+  return { name, prepare: (req) => bound.prepare(req, { sampler, seed, ...(scorer ? { scorer } : {}) }) };
 }
 
 /**
@@ -142,7 +146,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         maxTokens: ctx.run.maxTokens,
         ...(s.topP !== undefined ? { topP: s.topP } : {}),
         ...(i.arm.decode === 'constrained' && server ? { constrain: { server, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}) } } : {}),
-        ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed) } : {}),
+        ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed, ctx.run.injectedDate) } : {}),
         arm: i.arm,
       },
       ctx.trial,
