@@ -7,14 +7,14 @@ import { fromRoot } from '../../harness/core/paths.ts';
  * The layering DESIGN §6 promises, read from the source (not from a list kept beside the code):
  * core ← {model, stats, sandbox, parse, sim, match} ← {agent, report} ← kit ← {vitest adapter, suites} ← {builtin,
  * api, cli, reporters}. No import cycle between harness folders; only harness/model imports openai, only
- * harness/sandbox imports pyodide, only the Vitest adapter imports vitest; no library module imports a dev
+ * harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp, only the Vitest adapter imports vitest; no library module imports a dev
  * dependency. Test files are exempt (they may import anything).
  */
 
 const ROOT = fromRoot();
 const LEVEL: Record<string, number> = {
   core: 0,
-  model: 1, stats: 1, sandbox: 1, parse: 1, sim: 1, hub: 1,
+  model: 1, engine: 1, stats: 1, sandbox: 1, parse: 1, sim: 1, hub: 1,
   match: 2, agent: 2, report: 2, constrain: 2, methods: 2,
   kit: 3,
   vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4,
@@ -109,13 +109,14 @@ describe('layering of harness/ (DESIGN §6)', () => {
     expect(cycles).toEqual([]);
   });
 
-  it('only harness/model imports openai, only harness/sandbox imports pyodide, only the adapter imports vitest', () => {
+  it('only harness/model imports openai, only harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp, only the adapter imports vitest', () => {
     const bad: string[] = [];
     for (const i of all) {
       const f = folderOf(i.from);
       const where = relative(ROOT, i.from);
       if (/^openai(\/|$)/.test(i.spec) && f !== 'model') bad.push(`${where} imports ${i.spec}`);
       if (/^pyodide(\/|$)/.test(i.spec) && f !== 'sandbox') bad.push(`${where} imports ${i.spec}`);
+      if (/^(node-llama-cpp|@node-llama-cpp\/)/.test(i.spec) && f !== 'engine') bad.push(`${where} imports ${i.spec}`);
       if (/^(vitest|@vitest\/)/.test(i.spec) && f !== 'vitest' && !where.startsWith('reporters/')) bad.push(`${where} imports ${i.spec}`);
     }
     expect(bad).toEqual([]);

@@ -1,0 +1,182 @@
+// The engine interface: one local inference engine (llama.cpp embedded through node-llama-cpp) run in a child
+// process, spoken to with raw-text prompts. Callers (the OpenAI-compatible server, the probe's decode-time axes,
+// the quantization damage figure) render chat templates themselves; the engine never guesses a template.
+
+/** The exact node-llama-cpp release toolgauge is tested with (newer builds are not served for every platform). */
+export const NODE_LLAMA_CPP_VERSION = '3.21.1';
+
+/** The engine's name as reports print it. */
+export const ENGINE_NAME = `llama.cpp via node-llama-cpp ${NODE_LLAMA_CPP_VERSION}`;
+
+/** The one line every engine entry point fails with when node-llama-cpp cannot be loaded. */
+export const ENGINE_MISSING_MESSAGE =
+  `node-llama-cpp ${NODE_LLAMA_CPP_VERSION} is not installed (it is needed only for gguf: models and \`toolgauge serve\`): ` +
+  'run `npm run setup:engine` in a checkout, or `npm install node-llama-cpp@3.21.1` beside toolgauge';
+
+/** Why an engine request failed. `crash`: the child process died (the next request starts a new one). */
+export type EngineErrorKind = 'missing' | 'load' | 'crash' | 'grammar' | 'request' | 'closed' | 'timeout';
+
+/** Every failure of the engine is one of these, with a one-line message. */
+export class EngineError extends Error {
+  override name = 'EngineError';
+  constructor(
+    readonly kind: EngineErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How to start an engine on one GGUF file. */
+export interface EngineOptions {
+  /** The GGUF file. */
+  modelPath: string;
+  /** CPU threads for llama.cpp; default 1 (on 2 shared cores, 2 threads were slower under load). */
+  threads?: number;
+  /** Context size in tokens (explicit: node-llama-cpp would otherwise size it from free memory); default 2048. */
+  contextSize?: number;
+  /**
+   * Parallel sequences in the one context; default 1. Up to this many `complete` / `nextTokenDistributions`
+   * requests run at once; more wait in the child's queue in arrival order. Each sequence may hold up to
+   * `contextSize` tokens (prompt + output).
+   */
+  sequences?: number;
+  /** Batch size for prompt evaluation; default min(contextSize, 512). */
+  batchSize?: number;
+  /** Kill and restart the child when one request takes longer than this (ms); default none. */
+  requestTimeoutMs?: number;
+}
+
+/** What the engine says about the loaded file (read from the GGUF header and from the loaded model). */
+export interface EngineInfo {
+  /** `llama.cpp via node-llama-cpp 3.21.1`. */
+  engine: string;
+  /** llama.cpp's build id / release tag node-llama-cpp was built from, when it tells (e.g. "b6xxx"). */
+  llamaCppBuild?: string;
+  file: string;
+  /** sha256 of the whole file, hex. */
+  sha256: string;
+  /** File size in bytes. */
+  bytes: number;
+  /** `general.architecture`, e.g. `llama`. */
+  architecture: string;
+  /** The tensor type of the weights: `F32`, `F16`, `Q8_0`, … (`general.file_type` when set, else the most common 2-D tensor type). */
+  tensorType: string;
+  vocabSize: number;
+  /** The context size the engine runs with. */
+  contextSize: number;
+  sequences: number;
+  threads: number;
+  /** `tokenizer.chat_template` (Jinja), when the file has one. */
+  chatTemplate?: string;
+  /** sha256 of the chat template text, hex. */
+  chatTemplateSha256?: string;
+  /** True for a model `toolgauge make-test-model` wrote (random weights: never a model's result). */
+  testModel: boolean;
+  /** Special tokens' texts, when the file names them (BOS, EOS, EOT). */
+  bosToken?: string;
+  eosToken?: string;
+  /** Milliseconds the child took to load the model (after the process started). */
+  loadMs: number;
+}
+
+/** A bias on tokens: by id, or by text (every token the text tokenizes to). */
+export interface TokenBiasEntry {
+  token: number | string;
+  /** Added to the token's logit; `'never'` forbids the token. */
+  bias: number | 'never';
+}
+
+/** One raw-text completion. */
+export interface CompleteRequest {
+  /** The raw prompt text; special tokens written in it (e.g. `<|im_start|>`) are parsed as special tokens. */
+  prompt: string;
+  /** A GBNF grammar (llama.cpp's grammar format); output is constrained to it. An invalid grammar is a `grammar` error. */
+  grammar?: string;
+  tokenBias?: TokenBiasEntry[];
+  /** Seed of the sampler; same seed, prompt and settings → same output. Default 0. */
+  seed?: number;
+  /** 0 = greedy. Default 0. */
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  /** 1 = off. Default 1. */
+  repeatPenalty?: number;
+  /** Default 256. */
+  maxTokens?: number;
+  /** Stop strings; the text ends before the first one found (not included). */
+  stop?: string[];
+  /** When set (0..20), `logprobs` holds, per generated token, its logprob and the top-k alternatives. */
+  topLogprobs?: number;
+}
+
+export interface TokenLogprob {
+  token: number;
+  /** The token's text (may be part of a UTF-8 character). */
+  text: string;
+  /** Natural log of the probability the model gave it (after bias/grammar are NOT applied: the model's own distribution). */
+  logprob: number;
+}
+
+export interface GeneratedTokenLogprob extends TokenLogprob {
+  /** The top-k tokens of the model's distribution at this step, most likely first. */
+  top: TokenLogprob[];
+}
+
+export interface CompleteResult {
+  text: string;
+  /** The generated token ids (the stop string's tokens excluded when a stop string ended it). */
+  tokens: number[];
+  /** `stop`: an end-of-generation token, a stop string, or the grammar's end; `length`: maxTokens reached. */
+  finishReason: 'stop' | 'length';
+  usage: { promptTokens: number; completionTokens: number };
+  logprobs?: GeneratedTokenLogprob[];
+}
+
+/** Text and tokens as they are generated (for streaming answers). */
+export interface CompleteChunk {
+  text: string;
+  tokens: number[];
+}
+
+/** Teacher forcing: the model's next-token distribution at each step of a given continuation. */
+export interface DistributionsRequest {
+  prompt: string;
+  /** Text (special-token texts are parsed as special tokens) or token ids. */
+  continuation: string | number[];
+  /** How many of the most likely tokens to return per step; default 20. */
+  topK?: number;
+  /** Also return the full distribution (every vocabulary entry's logprob) per step: only for small vocabularies. */
+  full?: boolean;
+}
+
+export interface DistributionStep {
+  /** The continuation token this step predicts (absent on the last step, which predicts what follows). */
+  token?: number;
+  /** The model's logprob of that token. */
+  logprob?: number;
+  /** The most likely tokens, most likely first. */
+  top: TokenLogprob[];
+  /** Every token's logprob, indexed by token id (only with `full`). */
+  full?: number[];
+}
+
+export interface DistributionsResult {
+  promptTokens: number;
+  /** The continuation's tokens. */
+  tokens: number[];
+  /** `tokens.length + 1` steps: step i predicts tokens[i]; the last predicts the token after the continuation. */
+  steps: DistributionStep[];
+}
+
+/** The engine as callers use it. `EngineHost` (host.ts) implements it over a child process. */
+export interface Engine {
+  info(): Promise<EngineInfo>;
+  /** Token ids of a text; `specialTokens` (default true) parses special-token texts as their tokens. */
+  tokenize(text: string, opts?: { specialTokens?: boolean }): Promise<number[]>;
+  detokenize(tokens: number[]): Promise<string>;
+  complete(req: CompleteRequest, opts?: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal }): Promise<CompleteResult>;
+  nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult>;
+  /** Stop the child; pending requests are rejected with a `closed` error. Idempotent. */
+  close(): Promise<void>;
+}
