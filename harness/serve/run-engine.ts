@@ -79,9 +79,9 @@ export async function prepareRunEngine(run: Pick<RunConfig, 'model' | 'baseUrl' 
 
 async function factsOfFile(gguf: string, engine: string): Promise<EngineFacts> {
   const { ggufFacts } = await import('../engine/gguf/reader.ts');
-  let f: ReturnType<typeof ggufFacts>;
+  let f: Awaited<ReturnType<typeof ggufFacts>>;
   try {
-    f = ggufFacts(gguf);
+    f = await ggufFacts(gguf);
   } catch (err) {
     throw new UsageError(`--model gguf:${gguf}: ${(err as Error).message}`);
   }
