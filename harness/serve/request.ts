@@ -121,6 +121,9 @@ export const CompletionBody = z
   .strict();
 export type CompletionBody = z.infer<typeof CompletionBody>;
 
+export const TokenizeBody = z.object({ content: z.string(), parse_special: z.boolean().optional(), add_special: z.literal(false).optional() }).strict();
+export const DetokenizeBody = z.object({ tokens: z.array(z.number().int().min(0)) }).strict();
+
 /** Parse a body or throw a 400 naming the first bad field (an unknown field: "not supported"). */
 export function parseBody<S extends z.ZodType>(schema: S, json: unknown): z.infer<S> {
   const r = schema.safeParse(json);

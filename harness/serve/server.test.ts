@@ -270,3 +270,13 @@ describe('toolgauge serve: queue and crashes', () => {
     expect(again.json.choices[0].text).toBe('back');
   });
 });
+
+describe('toolgauge serve: tokenizer routes', () => {
+  it('POST /tokenize and /detokenize answer with the engine\'s tokens and text', async () => {
+    const base = server.url.replace(/\/v1$/, '');
+    const t = await fetch(`${base}/tokenize`, { method: 'POST', body: JSON.stringify({ content: 'hi' }) });
+    expect(await t.json()).toEqual({ tokens: [104, 105] });
+    const d = await fetch(`${base}/detokenize`, { method: 'POST', body: JSON.stringify({ tokens: [104, 105] }) });
+    expect(await d.json()).toEqual({ content: 'hi' });
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * `toolgauge serve`'s HTTP surface: an OpenAI-compatible server over one engine (llama.cpp through node-llama-cpp, in
  * a child process — harness/engine). Routes: GET /v1/models (with the file's facts under `meta`), GET /health,
+ * POST /tokenize and /detokenize (llama-server's),
  * POST /v1/chat/completions (the GGUF's own chat template, tool calls parsed into `tool_calls`, tool_choice auto /
  * none / required / named) and POST /v1/completions (a raw prompt). Bodies are checked with zod (request.ts); the
  * engine's crash is a 500 naming it, and the next request runs on a restarted engine.
@@ -12,7 +13,7 @@ import { detectFamily } from '../probe/templates/index.ts';
 import { chatPrompt, readReply, type TemplateInfo } from './chat.ts';
 import { chatConstraint, completionConstraint } from './constraint.ts';
 import { generate, type Sampling } from './generate.ts';
-import { ChatBody, checkCommon, CompletionBody, HttpError, parseBody } from './request.ts';
+import { ChatBody, checkCommon, CompletionBody, DetokenizeBody, HttpError, parseBody, TokenizeBody } from './request.ts';
 import { QueueFull, Slots } from './slots.ts';
 
 export interface ServeOptions {
@@ -65,6 +66,15 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
       return sendJson(res, 200, { object: 'list', data: [{ id: o.alias, object: 'model', owned_by: 'toolgauge-serve', meta: engineMeta(info) }] });
     }
     if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { status: 'ok' });
+    // llama-server's tokenizer routes: special-token texts are parsed as special tokens.
+    if (req.method === 'POST' && path === '/tokenize') {
+      const b = parseBody(TokenizeBody, parseJson(await readBody(req, maxBody)));
+      return sendJson(res, 200, { tokens: await o.engine.tokenize(b.content, { specialTokens: b.parse_special ?? true }) });
+    }
+    if (req.method === 'POST' && path === '/detokenize') {
+      const b = parseBody(DetokenizeBody, parseJson(await readBody(req, maxBody)));
+      return sendJson(res, 200, { content: await o.engine.detokenize(b.tokens) });
+    }
     const chat = path === '/v1/chat/completions' || path === '/chat/completions';
     const completion = path === '/v1/completions' || path === '/completions';
     if (!chat && !completion) throw new HttpError(404, `no route ${req.method} ${path}`);
