@@ -16,7 +16,7 @@ import { checkAxes, familyFor, instancesOf, instanceTestName, modelEntry, onSimu
 import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
 import { PROBE_FILES } from './run/output.ts';
 import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
-import { ggufPathOf, ggufRunIdentity } from './run/gguf-lineup.ts';
+import { ggufPathOf, ggufRunIdentity, ggufTemplate } from './run/gguf-lineup.ts';
 import { measureCaseDamage } from './run/quant-damage-run.ts';
 import { engineScorer } from './run/pa-tool-local.ts';
 import { chatSampler } from './run/sampler.ts';
@@ -34,7 +34,13 @@ export function probeMeta(rec: ProbeRecord): ProbeMeta {
 
 /** A model's template, prepared once per process (its own lineup template, else `--template`). */
 export function templateOf(m: ModelEntry, s: ProbeSettings, injectedDate: string): PreparedTemplate | null {
-  return resolveTemplate({ transport: s.transport, templateFile: templateFileOf(m, s) }, injectedDate);
+  const file = templateFileOf(m, s);
+  // a local GGUF file carries its own template (tokenizer.chat_template): the one its server renders chat with
+  if (file === undefined && ggufPathOf(m.model) !== null) {
+    const own = ggufTemplate(ggufPathOf(m.model)!, injectedDate);
+    if (own) return own;
+  }
+  return resolveTemplate({ transport: s.transport, templateFile: file }, injectedDate);
 }
 
 /** Probe instances carry their test name (the kit names a test from the instance alone). */

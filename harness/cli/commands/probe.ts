@@ -16,6 +16,7 @@ import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { flagsToEnv } from '../model-flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
 import { startLineupEngines, type LineupEngines } from '../probe-gguf.ts';
+import { ggufPathOf } from '../../probe/run/gguf-lineup.ts';
 import { probeSuite } from '../../probe/suite.ts';
 
 // toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE] [--split dev|test|all]
@@ -171,7 +172,7 @@ export async function run(argv: string[]): Promise<number> {
       env: ENV,
       files: ['cases', 'tools', 'template', 'lineup'],
       async validate(kc, settings) {
-        if (settings.transport === 'completions' && !settings.templateFile && !kc.run.usesSimulator) {
+        if (settings.transport === 'completions' && !settings.templateFile && !kc.run.usesSimulator && !settings.models.every((m) => ggufPathOf(m.model) !== null)) {
           // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
           throw new UsageError("toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE");
         }

@@ -10,6 +10,7 @@ import { metaString, readGgufHeader, tensorTypeOf } from '../../engine/gguf/read
 import type { GgufHeader } from '../../engine/gguf/types.ts';
 import type { RunIdentity } from '../axes/lineup.ts';
 import type { ModelEntry } from './env.ts';
+import { prepareTemplateSource, type PreparedTemplate } from './template.ts';
 
 /** The file a `gguf:PATH` model names, or null for any other model. */
 export function ggufPathOf(model: string): string | null {
@@ -85,4 +86,16 @@ export function withGgufQuantization(models: readonly ModelEntry[]): ModelEntry[
       .sort((a, b) => rank(a.id.tensorType) - rank(b.id.tensorType))[0];
     return { ...m, quantization, ...(ref ? { quantizationOf: ref.o.label } : {}) };
   });
+}
+
+const templates = new Map<string, PreparedTemplate | null>();
+
+/** The file's own chat template, prepared as a `--template` would be (memoised per process); null when it has none. */
+export function ggufTemplate(path: string, injectedDate: string): PreparedTemplate | null {
+  const key = `${path}\u0000${injectedDate}`;
+  if (!templates.has(key)) {
+    const source = metaString(readGgufHeader(path), 'tokenizer.chat_template');
+    templates.set(key, source === undefined ? null : prepareTemplateSource(source, `${path} (tokenizer.chat_template)`, new Date(`${injectedDate}T09:30:00Z`)));
+  }
+  return templates.get(key)!;
 }
