@@ -9,6 +9,7 @@ import { sampled } from '../core/testkit.ts';
 import { renderToolCalls, type Family, type ToolSchema } from '../parse/index.ts';
 import { callFormat, CONSTRAINABLE_FAMILIES as FAMILIES, lazyGbnf, tagGbnf } from './families.ts';
 import { firstTrigger } from './recognize.ts';
+import { constraintFor } from './requests.ts';
 import { readGoldCases } from './testing.ts';
 import { loadLlamaForTests, type TestLlama } from './llamacpp-testing.ts';
 
@@ -42,12 +43,12 @@ toolSets.set('rich', RICH);
 const SETS = sampled([...toolSets.values()], 3);
 
 describe.skipIf(!llama)('llama.cpp compiles every call grammar toolgauge builds (needs node-llama-cpp: npm run setup:engine)', () => {
-  it.each(FAMILIES)('%s: lazy grammar and structural-tag contents, strings unbounded and bounded', async (family: Family) => {
+  it.each(FAMILIES)('%s: lazy grammar and structural-tag contents, strings unbounded and bounded, one call or several', async (family: Family) => {
     const refused: string[] = [];
     let compiled = 0;
     for (const tools of SETS) {
-      for (const bound of [undefined, 64]) {
-        const f = callFormat(family, tools, bound === undefined ? {} : { maxStringLength: bound });
+      for (const [bound, singleCall] of [[undefined, false], [64, false], [16, true]] as const) {
+        const f = callFormat(family, tools, { ...(bound === undefined ? {} : { maxStringLength: bound }), ...(singleCall ? { singleCall } : {}) });
         for (const g of [lazyGbnf(f), ...f.tags.map((t) => tagGbnf(f, t))]) {
           try {
             await llama!.compile(g);
@@ -71,6 +72,17 @@ describe.skipIf(!llama)('llama.cpp compiles every call grammar toolgauge builds 
       if (!(await llama!.accepts(lazyGbnf(f), gold.slice(at)))) rejected.push(`${c.id}: ${JSON.stringify(gold.slice(at, at + 160))}`);
     }
     expect(rejected).toEqual([]);
+  });
+
+  it('a required call (--decode required): one call from the first token, no prose, no second call', async () => {
+    const k = constraintFor('llamacpp', 'hermes', RICH, { transport: 'completions', required: true });
+    expect(k.ok && k.body.grammar_lazy).toBeFalsy();
+    const g = k.ok ? String(k.body.grammar) : '';
+    const one = renderToolCalls([{ name: 'ping', arguments: {} }], 'hermes');
+    expect(await llama!.accepts(g, one)).toBe(true);
+    expect(await llama!.accepts(g, `${one}\n${one}`)).toBe(false);
+    expect(await llama!.accepts(g, `Sure. ${one}`)).toBe(false);
+    expect(constraintFor('vllm', 'hermes', RICH, { transport: 'chat', required: true }).ok).toBe(false);
   });
 
   it('the oracle can say no: a malformed call and another tool are rejected', async () => {

@@ -2,13 +2,12 @@
  * Test helper (imported only by *.test.ts): llama.cpp's own grammar parser and matcher, through node-llama-cpp,
  * as an oracle independent of toolgauge's recognizer. Null when node-llama-cpp is not installed.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { findNodeLlamaCpp } from '../engine/resolve.ts';
 
-/** node-llama-cpp where `npm run setup:engine` installs it (.engine/ beside the checkout), else null. */
+/** node-llama-cpp where the engine finds it (harness/engine/resolve.ts), else null. */
 async function loadNodeLlamaCpp(): Promise<unknown> {
-  const entry = fileURLToPath(new URL('../../.engine/node_modules/node-llama-cpp/dist/index.js', import.meta.url));
-  return existsSync(entry) ? import(pathToFileURL(entry).href) : null;
+  const { found } = findNodeLlamaCpp();
+  return found ? import(found.entry) : null;
 }
 
 export interface TestLlama {

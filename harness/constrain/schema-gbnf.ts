@@ -23,6 +23,8 @@ export type ValueSyntax = 'json' | 'python' | 'gemma' | 'xml';
 export interface SchemaGrammarOptions {
   /** Upper bound on every string's length (characters; an escape counts as one). */
   maxStringLength?: number;
+  /** One call only (no parallel calls): llama-server's grammar for `parallel_tool_calls: false`. */
+  singleCall?: boolean;
 }
 
 export const MAX_ORDER_FREE = 6;
@@ -40,6 +42,11 @@ export class SchemaGrammar {
     readonly rules: RuleSet,
     readonly opts: SchemaGrammarOptions = {},
   ) {}
+
+  /** Further calls after the first: any number, or none with `singleCall`. */
+  more(inner: string): string {
+    return this.opts.singleCall ? '' : `(${inner})*`;
+  }
 
   ws(): string {
     return this.rules.define('ws', '[ \\t\\n]{0,20}');

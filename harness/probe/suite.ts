@@ -151,7 +151,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         injectedDate: ctx.run.injectedDate,
         maxTokens: ctx.run.maxTokens,
         ...(s.topP !== undefined ? { topP: s.topP } : {}),
-        ...(i.arm.decode === 'constrained' && server ? { constrain: { server, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}) } } : {}),
+        ...(i.arm.decode !== 'free' && server ? { constrain: { server, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(i.arm.decode === 'required' ? { required: true } : {}) } } : {}),
         ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed, ctx.run.injectedDate) } : {}),
         arm: i.arm,
       },
@@ -205,7 +205,8 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       const sim = onSimulator(m, run);
       const family = familyFor(m, s, tpl?.family ?? null, sim);
       const server = serverFor(m, s, sim);
-      const k = s.decode.includes('constrained') && server ? constraintFor(server, family, [{ name: 'tool', parameters: { type: 'object', properties: {} } }], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}) }) : null;
+      const constrained = s.decode.find((d) => d !== 'free');
+      const k = constrained && server ? constraintFor(server, family, [{ name: 'tool', parameters: { type: 'object', properties: {} } }], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(constrained === 'required' ? { required: true } : {}) }) : null;
       return {
         label: m.label,
         model: m.model,
@@ -273,7 +274,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       seed: run.seed,
       decode: s.decode,
       method: s.methods,
-      ...(s.decode.includes('constrained') ? { max_string_length: s.maxStringLength ?? null } : {}),
+      ...(s.decode.some((d) => d !== 'free') ? { max_string_length: s.maxStringLength ?? null } : {}),
       endpoints,
     };
   },

@@ -77,7 +77,7 @@ const ENV = {
 
 export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
                 [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
-                [--decode free,constrained] [--method baseline,pa_tool] [--server auto|vllm|sglang|llamacpp|openai]
+                [--decode free,constrained,required] [--method baseline,pa_tool] [--server auto|vllm|sglang|llamacpp|openai]
                 [--max-string-length N] [--top-p P] [--pa-tool-samples N]
                 [--model NAME | --model A,B,C | --lineup FILE [--allow-env VAR,…]] [--label L] [--quantization Q --quantization-of L]
                 [--tokenizer FILE|ID] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]

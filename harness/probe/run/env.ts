@@ -23,7 +23,12 @@ import { checkKeyEnv, templateInLineupFolder } from './lineup-limits.ts';
 export const TRANSPORTS = ['chat', 'completions'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 export const SPLITS = ['dev', 'test', 'all'] as const;
-export const DECODES = ['free', 'constrained'] as const;
+/**
+ * `constrained`: a trigger-gated call grammar (the model may still answer in prose); `required`: the call grammar binds
+ * the output from its first token (llama.cpp's grammar without `grammar_lazy`, what `tool_choice: required` does), so
+ * every output is a call — abstention cases included.
+ */
+export const DECODES = ['free', 'constrained', 'required'] as const;
 export type Decode = (typeof DECODES)[number];
 export const METHODS = ['baseline', 'pa_tool'] as const;
 export type MethodName = (typeof METHODS)[number];

@@ -48,7 +48,7 @@ export type ProbeRecord = {
   /** The case's own id (`id` carries the arm when the run has axes); absent in records written before the axes. */
   case_id?: string;
   /** The arm this record ran in (decode, method, model label); absent = the reference arm of a run without axes. */
-  arm?: { decode: 'free' | 'constrained'; method: string; model: string };
+  arm?: { decode: 'free' | 'constrained' | 'required'; method: string; model: string };
   /** The constraint sent with `--decode constrained` (server, mechanism, one-line description). */
   constraint?: { server: string; mechanism: string; description: string } | null;
   /** What the method decided for this case (PA-Tool: the rename map); calls in `parse` are mapped back already. */
