@@ -117,7 +117,7 @@ async function present(c: ProbeCase, ctx: ProbeRunContext, family: Family | null
     return strict ? { ...back, arguments: unstrictArguments(back.arguments, original.get(back.name)?.parameters) } : back;
   };
   // The record keeps what the method decided for this case (PA-Tool: the rename map), not its sampling log.
-  const methodMeta = prepared ? { method: ctx.method!.name, ...('rename' in prepared.meta ? { rename: prepared.meta.rename } : {}) } : null;
+  const methodMeta = prepared ? { method: ctx.method!.name, ...('rename' in prepared.meta ? { rename: prepared.meta.rename } : {}), ...(typeof prepared.meta.selection === 'string' ? { selection: prepared.meta.selection } : {}) } : null;
   return { p: { tools, messages, toOriginal, extraBody: constraint?.body }, constraint, methodMeta };
 }
 
