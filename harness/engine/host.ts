@@ -1,12 +1,288 @@
-// EngineHost: node-llama-cpp in a child process (a GGML assert on a bad file aborts the process it runs in).
-import { EngineError, type Engine, type EngineOptions } from './types.ts';
+// EngineHost: node-llama-cpp in a child process. A GGML assert on a bad file aborts the process it runs in, so the
+// engine never runs in ours: a crash of the child rejects every pending request with a one-line `crash` error,
+// and the next request starts a new child. Requests carry ids; the child runs up to `sequences` at once.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { ggufFacts, type GgufFacts } from './gguf/reader.ts';
+import { requireNodeLlamaCpp, type EngineModule } from './resolve.ts';
+import {
+  ENGINE_NAME,
+  EngineError,
+  type CompleteChunk,
+  type CompleteRequest,
+  type CompleteResult,
+  type DistributionsRequest,
+  type DistributionsResult,
+  type Engine,
+  type EngineErrorKind,
+  type EngineInfo,
+  type EngineOptions,
+} from './types.ts';
+
+const CHILD = fileURLToPath(new URL('./child.mjs', import.meta.url));
+
+/** Test seams: where node-llama-cpp is (to simulate its absence) and which child script runs. */
+export interface EngineHostSeams {
+  findEngine?: () => { found?: EngineModule; wrongVersions: string[] };
+  childScript?: string;
+}
+
+interface Pending {
+  op: string;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  onChunk?: (c: CompleteChunk) => void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Runtime {
+  llamaCppBuild?: string;
+  contextSize: number;
+  loadMs: number;
+}
+
+interface Child {
+  proc: ChildProcess;
+  ready: Promise<Runtime>;
+  stderrTail: string[];
+}
+
+/** The last stderr line worth quoting (a GGML assert, an error), for a crash message. */
+function lastUsefulLine(lines: string[]): string | undefined {
+  return [...lines].reverse().find((l) => /GGML_ASSERT|assert|error|fail|abort/i.test(l)) ?? lines.at(-1);
+}
 
 export class EngineHost implements Engine {
-  constructor(readonly options: EngineOptions) {}
-  info(): never { throw new EngineError('request', 'EngineHost: not yet implemented'); }
-  tokenize(): never { throw new EngineError('request', 'EngineHost: not yet implemented'); }
-  detokenize(): never { throw new EngineError('request', 'EngineHost: not yet implemented'); }
-  complete(): never { throw new EngineError('request', 'EngineHost: not yet implemented'); }
-  nextTokenDistributions(): never { throw new EngineError('request', 'EngineHost: not yet implemented'); }
-  async close(): Promise<void> {}
+  readonly options: Required<Omit<EngineOptions, 'requestTimeoutMs' | 'batchSize'>> & Pick<EngineOptions, 'requestTimeoutMs' | 'batchSize'>;
+  private child: Child | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closed = false;
+  private facts: Promise<GgufFacts> | undefined;
+  private runtime: Runtime | undefined;
+  /** How many children have been started (1 + restarts after crashes). */
+  starts = 0;
+
+  constructor(options: EngineOptions, private readonly seams: EngineHostSeams = {}) {
+    const positive = (n: number | undefined, d: number, what: string): number => {
+      const v = n ?? d;
+      if (!Number.isInteger(v) || v < 1) throw new EngineError('request', `engine option ${what} must be a positive integer, got ${String(n)}`);
+      return v;
+    };
+    this.options = {
+      modelPath: options.modelPath,
+      threads: positive(options.threads, 1, 'threads'),
+      contextSize: positive(options.contextSize, 2048, 'contextSize'),
+      sequences: positive(options.sequences, 1, 'sequences'),
+      ...(options.batchSize !== undefined ? { batchSize: positive(options.batchSize, 512, 'batchSize') } : {}),
+      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: positive(options.requestTimeoutMs, 1, 'requestTimeoutMs') } : {}),
+    };
+  }
+
+  /** The GGUF facts (header, hashes), read once without loading the model. */
+  private gguf(): Promise<GgufFacts> {
+    this.facts ??= ggufFacts(this.options.modelPath);
+    this.facts.catch(() => (this.facts = undefined));
+    return this.facts;
+  }
+
+  /** Start the child (once; again after a crash) and wait for the model to load. */
+  async start(): Promise<void> {
+    await this.ensureChild();
+  }
+
+  private async ensureChild(): Promise<Child> {
+    if (this.closed) throw new EngineError('closed', 'the engine was closed');
+    if (this.child && !this.child.proc.connected) this.child = undefined; // exited; its exit handler is on its way
+    if (this.child) {
+      await this.child.ready;
+      return this.child;
+    }
+    const mod = requireNodeLlamaCpp(this.seams.findEngine);
+    const facts = await this.gguf();
+    if (this.child) return this.ensureChild(); // another request started it meanwhile
+    const o = this.options;
+    const proc = fork(this.seams.childScript ?? CHILD, [], {
+      execArgv: [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: {
+        ...process.env,
+        TOOLGAUGE_ENGINE_ENTRY: mod.entry,
+        TOOLGAUGE_ENGINE_OPTIONS: JSON.stringify({ modelPath: o.modelPath, threads: o.threads, contextSize: o.contextSize, sequences: o.sequences, batchSize: o.batchSize, vocabSize: facts.vocabSize }),
+      },
+    });
+    this.starts++;
+    const stderrTail: string[] = [];
+    proc.stderr!.setEncoding('utf8');
+    proc.stderr!.on('data', (d: string) => {
+      for (const l of d.split('\n')) if (l.trim()) stderrTail.push(l.trim());
+      if (stderrTail.length > 50) stderrTail.splice(0, stderrTail.length - 50);
+    });
+    let settleReady!: { resolve: (r: Runtime) => void; reject: (e: Error) => void };
+    const ready = new Promise<Runtime>((resolve, reject) => (settleReady = { resolve, reject }));
+    ready.catch(() => {});
+    const child: Child = { proc, ready, stderrTail };
+    this.child = child;
+    proc.on('message', (msg: Record<string, unknown>) => {
+      if ('ready' in msg) {
+        if (msg.ready) {
+          this.runtime = msg.runtime as Runtime;
+          settleReady.resolve(this.runtime);
+        } else {
+          settleReady.reject(new EngineError('load', `${o.modelPath}: llama.cpp could not load the model: ${String(msg.error)}`));
+        }
+        return;
+      }
+      const p = this.pending.get(msg.id as number);
+      if (!p) return;
+      if ('chunk' in msg) return p.onChunk?.(msg.chunk as CompleteChunk);
+      this.settle(msg.id as number);
+      if (msg.kind !== 'grammar') stderrTail.length = 0; // what came before an answer is not why the child dies later
+      if (msg.ok) p.resolve(msg.result);
+      else if (msg.kind === 'grammar') void this.grammarDetail(stderrTail).then((d) => p.reject(new EngineError('grammar', `${String(msg.message)}${d ? `: ${d}` : ''}`)));
+      else p.reject(new EngineError(msg.kind as EngineErrorKind, String(msg.message)));
+    });
+    proc.on('error', () => {}); // exit follows
+    proc.on('exit', (code, signal) => {
+      // Give stderr's last chunk a moment: it holds the assert that killed the child.
+      setImmediate(() => {
+        if (this.child === child) this.child = undefined;
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        // Source paths of the build machine say nothing to a user: keep `file.cpp:line: GGML_ASSERT(...)`.
+        const detail = lastUsefulLine(stderrTail)?.replace(/\S*\/(?=[\w.-]+:\d+:)/, '').slice(0, 300);
+        const what = `the llama.cpp engine process ${how}${detail ? `: ${detail}` : ''}`;
+        const err = new EngineError('crash', `${o.modelPath}: ${what}`);
+        settleReady.reject(this.closed ? new EngineError('closed', 'the engine was closed') : new EngineError('load', `${o.modelPath}: llama.cpp could not load the model: ${what}`));
+        for (const id of [...this.pending.keys()]) {
+          const p = this.pending.get(id)!;
+          this.settle(id);
+          p.reject(this.closed ? new EngineError('closed', `the engine was closed during ${p.op}`) : new EngineError('crash', `${err.message} while serving ${p.op}; the next request starts a new one`));
+        }
+      });
+    });
+    try {
+      await ready; // referenced until loaded: a caller awaiting start() keeps the process alive
+    } finally {
+      this.idle(child);
+    }
+    return child;
+  }
+
+  /**
+   * llama.cpp prints why it refused a grammar on the child's stderr, which may arrive just after the answer: wait
+   * briefly for that line (it names the rule or the position).
+   */
+  private async grammarDetail(tail: string[]): Promise<string | undefined> {
+    const start = tail.length;
+    for (let i = 0; i < 10; i++) {
+      const line = tail.slice(Math.max(0, start - 2)).find((l) => /error parsing grammar/.test(l));
+      if (line) {
+        tail.length = 0;
+        return line.replace(/^.*error parsing grammar:\s*/, '').slice(0, 200);
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return undefined;
+  }
+
+  /** The child keeps this process alive only while requests are pending. */
+  private idle(child: Child): void {
+    const busy = this.pending.size > 0;
+    const ref = (h: { ref?: () => void; unref?: () => void } | null | undefined) => (busy ? h?.ref?.() : h?.unref?.());
+    ref(child.proc);
+    ref(child.proc.channel as never);
+    ref(child.proc.stderr as never);
+  }
+
+  private settle(id: number): void {
+    const p = this.pending.get(id);
+    if (p?.timer) clearTimeout(p.timer);
+    this.pending.delete(id);
+    if (this.child) this.idle(this.child);
+  }
+
+  private async request<T>(op: string, args: unknown, extra: { onChunk?: (c: CompleteChunk) => void; signal?: AbortSignal } = {}): Promise<T> {
+    const child = await this.ensureChild();
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const p: Pending = { op, resolve: resolve as (v: unknown) => void, reject, ...(extra.onChunk ? { onChunk: extra.onChunk } : {}) };
+      this.pending.set(id, p);
+      this.idle(child);
+      if (this.options.requestTimeoutMs) {
+        p.timer = setTimeout(() => {
+          this.settle(id);
+          reject(new EngineError('timeout', `${op} took longer than ${this.options.requestTimeoutMs} ms; the engine process is restarted`));
+          child.proc.kill('SIGKILL');
+        }, this.options.requestTimeoutMs);
+      }
+      if (extra.signal) {
+        if (extra.signal.aborted) child.proc.send({ op: 'abort', target: id });
+        else extra.signal.addEventListener('abort', () => child.proc.connected && child.proc.send({ op: 'abort', target: id }), { once: true });
+      }
+      child.proc.send({ id, op, args });
+    });
+  }
+
+  async info(): Promise<EngineInfo> {
+    await this.ensureChild();
+    const f = await this.gguf();
+    const r = this.runtime!;
+    return {
+      engine: ENGINE_NAME,
+      ...(r.llamaCppBuild ? { llamaCppBuild: r.llamaCppBuild } : {}),
+      file: f.file,
+      sha256: f.sha256,
+      bytes: f.bytes,
+      architecture: f.architecture,
+      tensorType: f.tensorType,
+      vocabSize: f.vocabSize,
+      contextSize: r.contextSize,
+      sequences: this.options.sequences,
+      threads: this.options.threads,
+      ...(f.chatTemplate !== undefined ? { chatTemplate: f.chatTemplate, chatTemplateSha256: f.chatTemplateSha256! } : {}),
+      testModel: f.testModel,
+      ...(f.bosToken !== undefined ? { bosToken: f.bosToken } : {}),
+      ...(f.eosToken !== undefined ? { eosToken: f.eosToken } : {}),
+      loadMs: r.loadMs,
+    };
+  }
+
+  tokenize(text: string, opts: { specialTokens?: boolean } = {}): Promise<number[]> {
+    return this.request('tokenize', { text, specialTokens: opts.specialTokens ?? true });
+  }
+
+  detokenize(tokens: number[]): Promise<string> {
+    return this.request('detokenize', { tokens });
+  }
+
+  complete(req: CompleteRequest, opts: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal } = {}): Promise<CompleteResult> {
+    if (req.topLogprobs !== undefined && !(Number.isInteger(req.topLogprobs) && req.topLogprobs >= 0 && req.topLogprobs <= 20)) {
+      return Promise.reject(new EngineError('request', `topLogprobs must be an integer from 0 to 20, got ${req.topLogprobs}`));
+    }
+    return this.request('complete', { ...req, stream: !!opts.onChunk }, opts);
+  }
+
+  nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult> {
+    return this.request('distributions', req);
+  }
+
+  /** For tests: make the child abort as a GGML assert would. */
+  crashForTest(): Promise<never> {
+    return this.request('crash', {});
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
+    if (child.proc.exitCode === null && child.proc.signalCode === null) {
+      if (child.proc.connected) child.proc.send({ op: 'close' });
+      const t = setTimeout(() => child.proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(t);
+    }
+  }
 }
