@@ -4,9 +4,8 @@
  * json_schema, or — on chat — the call grammar `tool_choice: "required"` or a named function enforces. At most one
  * source per request: two would have to be intersected, which neither llama-server nor this server does. Pure.
  */
-import { callFormat, CONSTRAINABLE_FAMILIES, lazyGbnf } from '../constrain/families.ts';
-import { seq } from '../constrain/gbnf.ts';
-import { RuleSet } from '../constrain/gbnf.ts';
+import { callFormat, CONSTRAINABLE_FAMILIES, lazyGbnf, type CallFormat } from '../constrain/families.ts';
+import { alt, lit, RuleSet, seq } from '../constrain/gbnf.ts';
 import { SchemaGrammar } from '../constrain/schema-gbnf.ts';
 import type { Family, ToolSchema } from '../parse/index.ts';
 import { HttpError, type ChatBody, type CompletionBody } from './request.ts';
@@ -77,7 +76,18 @@ export function chatConstraint(b: ChatBody, family: Family | null): Constraint {
     if (!chosen.length) throw new HttpError(400, `invalid field 'tool_choice.function.name': no tool named '${named}' in 'tools'`);
     if (family === null) throw new HttpError(400, "invalid field 'tool_choice': the model's chat template writes no tool-call format toolgauge recognises, so a call cannot be enforced; use tool_choice auto");
     if (!CONSTRAINABLE_FAMILIES.includes(family)) throw new HttpError(400, `invalid field 'tool_choice': no call grammar for the ${family} format yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')}); use tool_choice auto`);
-    cs.push({ grammar: lazyGbnf(callFormat(family, chosen)), source: 'tool_choice' });
+    const f = callFormat(family, chosen);
+    cs.push({ grammar: (b.parallel_tool_calls === false ? singleCallGbnf(f) : null) ?? lazyGbnf(f), source: 'tool_choice' });
   }
   return one(cs);
+}
+
+/**
+ * Exactly one call (`parallel_tool_calls: false`): a call's begin, content and end, for families whose calls are
+ * closed by an end marker (Hermes `</tool_call>`, …). Null for the others: their grammar may then write more calls,
+ * and the reply keeps the first.
+ */
+export function singleCallGbnf(f: CallFormat): string | null {
+  if (!f.tags.length || f.tags.some((t) => t.end === '')) return null;
+  return f.rules.toGbnf(alt(f.tags.map((t) => seq(lit(t.begin), t.content, lit(t.end)))));
 }
