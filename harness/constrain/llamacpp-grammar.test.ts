@@ -85,6 +85,17 @@ describe.skipIf(!llama)('llama.cpp compiles every call grammar toolgauge builds 
     expect(constraintFor('vllm', 'hermes', RICH, { transport: 'chat', required: true }).ok).toBe(false);
   });
 
+  it('integer bounds are in the grammar (a narrow range written out), wide ranges are not', async () => {
+    const g = lazyGbnf(callFormat('hermes', RICH));
+    const trip = (nights: number) => renderToolCalls([{ name: 'book_trip', arguments: { city: 'Oslo', nights } }], 'hermes');
+    expect(await llama!.accepts(g, trip(1))).toBe(true);
+    expect(await llama!.accepts(g, trip(30))).toBe(true);
+    expect(await llama!.accepts(g, trip(0))).toBe(false);
+    expect(await llama!.accepts(g, trip(31))).toBe(false);
+    const wide: ToolSchema[] = [{ name: 'n', parameters: { type: 'object', properties: { x: { type: 'integer', minimum: 0, maximum: 100000 } }, required: ['x'] } }];
+    expect(await llama!.accepts(lazyGbnf(callFormat('hermes', wide)), renderToolCalls([{ name: 'n', arguments: { x: 100001 } }], 'hermes'))).toBe(true);
+  });
+
   it('the oracle can say no: a malformed call and another tool are rejected', async () => {
     const f = callFormat('hermes', RICH);
     const g = lazyGbnf(f);
