@@ -2,8 +2,8 @@
  * Lineups of local GGUF files (`--model gguf:a.gguf,gguf:b.gguf`): what the quantization guard checks comes from the
  * files themselves — the chat template (`tokenizer.chat_template`, hashed) and the tokenizer (every
  * `tokenizer.ggml.*` entry but the chat template, hashed) — and files of one model in several weight types are
- * paired as quantizations of the one stored at the widest type (F32, else BF16/F16), when the architecture and
- * tensor shapes agree. The guard still decides: pairing only names the pair. Reads file headers, never weights.
+ * paired as quantizations of the one stored at the widest type (F32, else BF16/F16), when the architecture, the
+ * tensor shapes and `general.basename` (where both have one) agree. The guard still decides: pairing only names the pair. Reads file headers, never weights.
  */
 import { sha256, stableStringify } from '../../core/hash.ts';
 import { metaString, readGgufHeader, tensorTypeOf } from '../../engine/gguf/reader.ts';
@@ -23,6 +23,8 @@ const REFERENCE_TYPES = ['F32', 'BF16', 'F16'];
 interface GgufIdentity {
   tensorType: string;
   architecture: string;
+  /** `general.basename`, when the file has one (two bases are not one model; `general.name` often names the type too). */
+  basename: string | null;
   templateSha256: string | null;
   tokenizerSha256: string;
   /** The tensors' names and shapes (a quantization keeps them). */
@@ -38,6 +40,7 @@ function identityOfHeader(h: GgufHeader): GgufIdentity {
   return {
     tensorType: tensorTypeOf(h),
     architecture: metaString(h, 'general.architecture') ?? 'unknown',
+    basename: metaString(h, 'general.basename') ?? null,
     templateSha256: tpl === undefined ? null : sha256(tpl),
     tokenizerSha256: sha256(stableStringify(tok)),
     shapeSha256: sha256(stableStringify(h.tensors.map((t) => [t.name, t.dims]))),
@@ -82,7 +85,7 @@ export function withGgufQuantization(models: readonly ModelEntry[]): ModelEntry[
     const ref = models
       .filter((o) => o.label !== m.label && ids.has(o.label))
       .map((o) => ({ o, id: ids.get(o.label)! }))
-      .filter((x) => x.id.architecture === id.architecture && x.id.shapeSha256 === id.shapeSha256 && rank(x.id.tensorType) < REFERENCE_TYPES.length && rank(x.id.tensorType) < rank(id.tensorType))
+      .filter((x) => x.id.architecture === id.architecture && x.id.shapeSha256 === id.shapeSha256 && (x.id.basename === null || id.basename === null || x.id.basename === id.basename) && rank(x.id.tensorType) < REFERENCE_TYPES.length && rank(x.id.tensorType) < rank(id.tensorType))
       .sort((a, b) => rank(a.id.tensorType) - rank(b.id.tensorType))[0];
     return { ...m, quantization, ...(ref ? { quantizationOf: ref.o.label } : {}) };
   });
