@@ -10,6 +10,8 @@ import { renderToolCalls, type Family, type ToolSchema } from '../parse/index.ts
 import { callFormat, CONSTRAINABLE_FAMILIES as FAMILIES, lazyGbnf, tagGbnf } from './families.ts';
 import { firstTrigger } from './recognize.ts';
 import { constraintFor } from './requests.ts';
+import { RuleSet, seq } from './gbnf.ts';
+import { SchemaGrammar } from './schema-gbnf.ts';
 import { readGoldCases } from './testing.ts';
 import { loadLlamaForTests, type TestLlama } from './llamacpp-testing.ts';
 
@@ -72,6 +74,25 @@ describe.skipIf(!llama)('llama.cpp compiles every call grammar toolgauge builds 
       if (!(await llama!.accepts(lazyGbnf(f), gold.slice(at)))) rejected.push(`${c.id}: ${JSON.stringify(gold.slice(at, at + 160))}`);
     }
     expect(rejected).toEqual([]);
+  });
+
+  it('JSON-Schema grammars (a json_schema / response_format request): every tool schema compiles, every gold argument object is accepted', async () => {
+    const refused: string[] = [];
+    const grammarOf = (schema: unknown) => {
+      const rules = new RuleSet();
+      const g = new SchemaGrammar(rules);
+      return rules.toGbnf(seq(g.value(schema, 'json'), g.ws()));
+    };
+    for (const c of sampled(ALL.filter((x) => x.expected !== null), 2)) {
+      for (const call of c.expected!) {
+        const tool = c.tools.find((t) => t.name === call.name)!;
+        const g = grammarOf(tool.parameters ?? { type: 'object' });
+        if (!(await llama!.accepts(g, JSON.stringify(call.arguments)))) refused.push(`${c.id}: ${JSON.stringify(call.arguments)}`);
+      }
+    }
+    for (const t of RICH) await llama!.compile(grammarOf(t.parameters));
+    expect(refused).toEqual([]);
+    expect(await llama!.accepts(grammarOf(RICH[0]!.parameters), '{"city": "Oslo", "nights": 1e1}')).toBe(false);
   });
 
   it('a required call (--decode required): one call from the first token, no prose, no second call', async () => {
