@@ -17,6 +17,7 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge report   DIR [DIR…] [--compare]
   toolgauge sim      [--port N] [--policy NAME]
   toolgauge serve    --gguf FILE [--port N] [--parallel N] [--threads N] [--ctx N]   OpenAI-compatible server over a local GGUF
+  toolgauge make-test-model OUT.gguf [--type f32|f16|q8_0] [--template hermes|llama3] [--seed N]   a random-weight GGUF for plumbing
 
 Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so. --model gguf:FILE
 runs a local GGUF model with no server: the run starts \`toolgauge serve\` on it and stops it after.
@@ -41,6 +42,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   eval: () => import('./commands/eval.ts'),
   bfcl: () => import('./commands/bfcl.ts'),
   optimize: () => import('./commands/optimize.ts'),
+  'make-test-model': () => import('./commands/make-test-model.ts'),
 };
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */

@@ -117,7 +117,7 @@ function topOf(probabilities, k) {
   const out = [];
   if (!probabilities || k <= 0) return out;
   for (const [token, p] of probabilities) {
-    if (out.length >= k) break;
+    if (out.length >= k || !(p > 0)) break; // sorted: the rest are impossible tokens (grammar, bias)
     out.push({ token, text: model.detokenize([token], true), logprob: Math.log(p) });
   }
   return out;

@@ -49,7 +49,8 @@ interface Child {
 
 /** The last stderr line worth quoting (a GGML assert, an error), for a crash message. */
 function lastUsefulLine(lines: string[]): string | undefined {
-  return [...lines].reverse().find((l) => /GGML_ASSERT|assert|error|fail|abort/i.test(l)) ?? lines.at(-1);
+  const useful = lines.filter((l) => !/^\s*\d+: /.test(l)); // not the frames of a native stack trace
+  return [...useful].reverse().find((l) => /GGML_ASSERT|GGML_ABORT/.test(l)) ?? [...useful].reverse().find((l) => /error|failed/i.test(l));
 }
 
 export class EngineHost implements Engine {

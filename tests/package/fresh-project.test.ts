@@ -63,10 +63,14 @@ describe('the packed package', () => {
       expect(files).toContain(f);
     // What the runtime reads beside its modules (import.meta.url), each as the sources have it.
     const assets = files.filter((f) => f.startsWith('dist/') && !/\.(js|d\.ts)$/.test(f)).map((f) => f.slice('dist/'.length));
-    expect(assets).toEqual(expect.arrayContaining(['harness/sandbox/pyodide-worker.mjs', 'harness/sandbox/runtime/toolhop_runtime.py', 'harness/bfcl/python/bfcl_exec.py', 'harness/probe/templates/reference/hermes.jinja', 'harness/core/pyliteral/data/unicode-names-14.0.0.txt.gz', 'cases/toolhop/sample.json', 'cases/maze/c1.json']));
+    expect(assets).toEqual(expect.arrayContaining(['harness/sandbox/pyodide-worker.mjs', 'harness/engine/child.mjs', 'harness/sandbox/runtime/toolhop_runtime.py', 'harness/bfcl/python/bfcl_exec.py', 'harness/probe/templates/reference/hermes.jinja', 'harness/core/pyliteral/data/unicode-names-14.0.0.txt.gz', 'cases/toolhop/sample.json', 'cases/maze/c1.json']));
     for (const a of assets) expect(readFileSync(join(esm, 'node_modules', 'toolgauge', 'dist', a))).toEqual(readFileSync(fromRoot(a)));
-    const pkg = readJson<{ peerDependencies: Record<string, string>; dependencies: Record<string, string> }>(join(esm, 'node_modules', 'toolgauge', 'package.json'));
-    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@vitest/ui', 'vitest']);
+    const pkg = readJson<{ peerDependencies: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }>; dependencies: Record<string, string> }>(join(esm, 'node_modules', 'toolgauge', 'package.json'));
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@vitest/ui', 'node-llama-cpp', 'vitest']);
+    // The local engine is optional: installing toolgauge never pulls node-llama-cpp's GPU builds.
+    expect(pkg.peerDependencies['node-llama-cpp']).toBe('3.21.1');
+    expect(pkg.peerDependenciesMeta?.['node-llama-cpp']?.optional).toBe(true);
+    expect(existsSync(join(esm, 'node_modules', 'node-llama-cpp'))).toBe(false);
     expect(Object.keys(pkg.dependencies)).not.toEqual(expect.arrayContaining(['vitest']));
     for (const dev of ['tsx', 'esbuild', 'vitest', '@vitest/ui']) expect(pkg.dependencies).not.toHaveProperty(dev);
     // Every package the shipped JavaScript imports is a dependency or a peer dependency (or part of Node).
