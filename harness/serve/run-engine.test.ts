@@ -7,7 +7,7 @@ import { reproHeader } from '../core/repro.ts';
 import type { Engine, EngineInfo } from '../engine/types.ts';
 import { runFingerprint } from '../kit/fingerprint.ts';
 import { headerBlock } from '../report/markdown.ts';
-import { buildSummary } from '../report/summary.ts';
+import { buildSummary, noticeTag } from '../report/summary.ts';
 import { toolhopSuite } from '../toolhop/suite.ts';
 import { prepareRunEngine } from './run-engine.ts';
 import { startServe } from './server.ts';
@@ -40,8 +40,11 @@ describe('gguf: models in the run configuration and its reports', () => {
     const md = headerBlock('t', s);
     expect(md).toContain('> **TEST MODEL RUN');
     expect(md).toMatch(/\| engine \| llama\.cpp via node-llama-cpp 3\.21\.1 \(llama\.cpp b1\); \/m\/q8\.gguf Q8_0; file sha256 cccccccccccccccc…; chat template sha256 dddddddddddddddd…; TOOLGAUGE TEST MODEL/);
+    expect(noticeTag(s)).toBe('  [TEST MODEL — random weights, not a model result]');
+    expect(noticeTag(summaryOf({ TOOLGAUGE_MODEL: 'sim:oracle' }))).toBe('  [SIMULATOR — not a model result]');
     const real = summaryOf({ ...env, TOOLGAUGE_ENGINE_INFO: JSON.stringify({ ...FACTS, test_model: false }) });
     expect(real.notice).toBeNull();
+    expect(noticeTag(real)).toBe('');
     expect(headerBlock('t', real)).toContain('not a test model');
   });
 
