@@ -58,6 +58,12 @@ export type Summary = z.infer<typeof SummarySchema>;
 export const SIMULATOR_NOTICE =
   'SIMULATOR RUN: these numbers come from toolgauge\'s built-in simulated model (a test fixture), not from a language model.';
 
+/** The tag a run's one-line terminal summary carries: the simulator's, a test model's, or none. */
+export function noticeTag(s: Pick<Summary, 'notice'>, simulator = 'SIMULATOR — not a model result'): string {
+  if (!s.notice) return '';
+  return s.notice === TEST_MODEL_NOTICE ? '  [TEST MODEL — random weights, not a model result]' : `  [${simulator}]`;
+}
+
 export function isEstimate(x: unknown): x is EstimateJson {
   return !!x && typeof x === 'object' && 'value' in x && 'n' in x && 'denominator' in x;
 }

@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import { EngineFacts, ggufPathOf } from '../core/engine-facts.ts';
 import type { RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
+import type { EngineHostSeams } from '../engine/host.ts';
 import { engineMeta, startServe, type ServeHandle } from './server.ts';
 
 export interface RunEngine {
@@ -25,7 +26,7 @@ export function defaultThreads(): number {
 }
 
 /** Start `toolgauge serve` on a GGUF file, in this process (the engine runs in its child). */
-export async function serveGguf(o: { gguf: string; host?: string; port?: number; parallel?: number; threads?: number; contextSize?: number; queue?: number; alias?: string; requestTimeoutMs?: number }): Promise<ServeHandle> {
+export async function serveGguf(o: { gguf: string; host?: string; port?: number; parallel?: number; threads?: number; contextSize?: number; queue?: number; alias?: string; requestTimeoutMs?: number; seams?: EngineHostSeams }): Promise<ServeHandle> {
   const { EngineHost } = await import('../engine/host.ts');
   const parallel = o.parallel ?? 1;
   const engine = new EngineHost({
@@ -34,7 +35,7 @@ export async function serveGguf(o: { gguf: string; host?: string; port?: number;
     sequences: parallel,
     ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
     ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
-  });
+  }, o.seams);
   try {
     return await startServe({ engine, alias: o.alias ?? `gguf:${o.gguf}`, host: o.host ?? '127.0.0.1', port: o.port ?? 0, parallel, ...(o.queue !== undefined ? { queue: o.queue } : {}) });
   } catch (err) {
@@ -60,7 +61,7 @@ async function factsOfServer(baseUrl: string): Promise<EngineFacts | null> {
  * What a gguf: run needs before its tests: null for any other model. `startRun` false: the endpoint is given, only
  * the facts are read. The error when the engine cannot start (node-llama-cpp missing, a bad file) is one line.
  */
-export async function prepareRunEngine(run: Pick<RunConfig, 'model' | 'baseUrl' | 'engine' | 'requestTimeoutMs'>, command: string): Promise<RunEngine | null> {
+export async function prepareRunEngine(run: Pick<RunConfig, 'model' | 'baseUrl' | 'engine'>, command: string, seams?: EngineHostSeams): Promise<RunEngine | null> {
   const gguf = ggufPathOf(run.model);
   if (gguf === null) return null;
   if (run.baseUrl) {
@@ -69,7 +70,7 @@ export async function prepareRunEngine(run: Pick<RunConfig, 'model' | 'baseUrl' 
   }
   let handle: ServeHandle;
   try {
-    handle = await serveGguf({ gguf, parallel: run.engine?.parallel ?? 1, ...(run.engine?.threads ? { threads: run.engine.threads } : {}), ...(run.engine?.contextSize ? { contextSize: run.engine.contextSize } : {}) });
+    handle = await serveGguf({ gguf, ...(seams ? { seams } : {}), parallel: run.engine?.parallel ?? 1, ...(run.engine?.threads ? { threads: run.engine.threads } : {}), ...(run.engine?.contextSize ? { contextSize: run.engine.contextSize } : {}) });
   } catch (err) {
     const e = err as Error & { kind?: string };
     throw new UsageError(`${command}: --model gguf:${gguf}: ${e.kind === 'missing' ? '' : 'the local engine did not start: '}${e.message}`);

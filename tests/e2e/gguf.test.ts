@@ -170,6 +170,7 @@ describe.skipIf(SKIP)(`gguf: models and toolgauge serve on a test model${SKIP ? 
     const r = await toolgauge(['eval', join(dir, 'arith.eval.ts'), '--model', `gguf:${file}`, '--max-tokens', '12', '--out-dir', out]);
     // Random weights answer nothing right: the instances fail their threshold; with no gate the run still exits 0.
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('[TEST MODEL — random weights, not a model result]');
     const s = expectEngineHeader(out);
     expect(s.errors).toEqual([]);
     expect(s.counts).toMatchObject({ instances: 3 });

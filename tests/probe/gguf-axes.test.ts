@@ -40,7 +40,7 @@ describe.skipIf(!ENGINE)('probe axes on gguf: test models (needs node-llama-cpp:
     expect(s.counts.errors).toBe(0);
     expect(JSON.stringify(s.header)).toMatch(/llama\.cpp via node-llama-cpp/);
     expect(s.notice).toMatch(/TEST MODEL/);
-    expect(run.stdout).toMatch(/TEST MODEL — random weights/);
+    expect(run.stdout).toMatch(/\[TEST MODEL — random weights/);
   });
 
   it('under the required-call grammar every output parses (strict tier); free outputs do not', () => {
