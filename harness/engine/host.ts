@@ -139,7 +139,8 @@ export class EngineHost implements Engine {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: {
-        ...process.env,
+        // Not the parent's NODE_OPTIONS (a test runner's or tsx's loaders): the child is plain JavaScript.
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS')),
         TOOLGAUGE_ENGINE_ENTRY: mod.entry,
         TOOLGAUGE_ENGINE_OPTIONS: JSON.stringify({ modelPath: o.modelPath, threads: o.threads, contextSize: o.contextSize, sequences: o.sequences, batchSize: o.batchSize, vocabSize: facts.vocabSize }),
       },

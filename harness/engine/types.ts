@@ -92,7 +92,10 @@ export interface TokenBiasEntry {
 
 /** One raw-text completion. */
 export interface CompleteRequest {
-  /** The raw prompt text; special tokens written in it (e.g. `<|im_start|>`) are parsed as special tokens. */
+  /**
+   * The raw prompt text; special tokens written in it (e.g. `<|im_start|>`) are parsed as special tokens. Nothing
+   * is added: no BOS unless the text has it (rendered chat templates write `bos_token` themselves).
+   */
   prompt: string;
   /** A GBNF grammar (llama.cpp's grammar format); output is constrained to it. An invalid grammar is a `grammar` error. */
   grammar?: string;
