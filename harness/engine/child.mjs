@@ -141,7 +141,18 @@ async function complete(id, req) {
   let tokenBias;
   if (req.tokenBias?.length) {
     tokenBias = new lib.TokenBias(model.tokenizer);
-    for (const { token, bias } of req.tokenBias) tokenBias.set(token, bias === 'never' ? 'never' : { logit: bias });
+    // TokenBias.set() of node-llama-cpp 3.21.1 silently skips end-of-generation tokens and tokenizes text without
+    // special tokens; its sampler applies whatever is in the bias map, so the ids go there directly (the version
+    // is pinned exactly, and this is checked).
+    const map = tokenBias._biases;
+    if (!(map instanceof Map)) throw new RequestError('request', 'token bias: this node-llama-cpp build has no bias map (expected 3.21.1)');
+    for (const { token, bias } of req.tokenBias) {
+      const ids = typeof token === 'number' ? [token] : model.tokenize(token, true);
+      for (const id of ids) {
+        if (!Number.isInteger(id) || id < 0 || id >= options.vocabSize) throw new RequestError('request', `token bias: token ${id} is not in the vocabulary (0 to ${options.vocabSize - 1})`);
+        map.set(id, bias === 'never' ? -Infinity : bias);
+      }
+    }
   }
   const maxTokens = Math.min(req.maxTokens ?? 256, context.contextSize - prompt.length);
   const stops = (req.stop ?? []).filter((s) => s.length > 0);
@@ -153,6 +164,7 @@ async function complete(id, req) {
     const logprobs = [];
     let text = '';
     let sent = 0;
+    let tokensSent = 0;
     let finishReason = 'stop';
     const grammarEvaluationState = grammar ? new lib.LlamaGrammarEvaluationState({ model, grammar }) : undefined;
     const penalty = req.repeatPenalty ?? 1;
@@ -184,8 +196,12 @@ async function complete(id, req) {
         let upTo = text.length - holdBack;
         while (upTo > sent && text.charCodeAt(upTo - 1) === 0xfffd) upTo--;
         if (upTo > sent) {
-          send({ id, chunk: { text: text.slice(sent, upTo), tokens: [] } });
+          // The tokens sent are those whose text is sent: none of a held-back stop string.
+          let n = tokensSent;
+          while (n < generated.length && model.detokenize(generated.slice(0, n + 1), true).length <= upTo) n++;
+          send({ id, chunk: { text: text.slice(sent, upTo), tokens: generated.slice(tokensSent, n) } });
           sent = upTo;
+          tokensSent = n;
         }
       }
       if (generated.length >= maxTokens) {
@@ -204,7 +220,7 @@ async function complete(id, req) {
       tokens = generated.slice(0, n);
       if (wantProbs) logprobs.length = n;
     }
-    if (req.stream && text.length > sent) send({ id, chunk: { text: text.slice(sent), tokens: [] } });
+    if (req.stream && (text.length > sent || tokens.length > tokensSent)) send({ id, chunk: { text: text.slice(sent), tokens: tokens.slice(tokensSent) } });
     return {
       text,
       tokens,
@@ -263,6 +279,9 @@ async function handle(msg) {
       return complete(msg.id, msg.args);
     case 'distributions':
       return distributions(msg.args);
+    case 'grammar':
+      await grammarFor(msg.args.grammar);
+      return true;
     case 'crash':
       // For the host's tests: die the way a GGML assert does.
       process.abort();

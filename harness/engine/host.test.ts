@@ -31,6 +31,11 @@ describe('engine missing', () => {
       expect((err as Error).message).toMatch(/npm run setup:engine/);
       expect((err as Error).message).not.toContain('\n');
     }
+    // Bad requests are refused before anything starts, naming the field.
+    await expect(host.complete({ prompt: 'x', temperature: -1 })).rejects.toThrow(/^complete: field temperature: /);
+    await expect(host.complete({ prompt: 'x', topLogprobs: 21 })).rejects.toThrow(/^complete: field topLogprobs: /);
+    await expect(host.complete({ prompt: '' })).rejects.toThrow(/^complete: field prompt: /);
+    await expect(host.nextTokenDistributions({ prompt: 'x', continuation: [1.5] })).rejects.toThrow(/^nextTokenDistributions: field continuation/);
     const wrong = new EngineHost({ modelPath: '/x.gguf' }, { findEngine: () => ({ wrongVersions: ['3.18.0 in /somewhere'] }) });
     await expect(wrong.complete({ prompt: 'x' })).rejects.toThrow(/found 3\.18\.0 in \/somewhere, which is not 3\.21\.1/);
   });
@@ -103,6 +108,8 @@ describe.skipIf(!installed)(`llama.cpp engine on test models${installed ? '' : '
     expect((err as Error).message).toMatch(/^llama\.cpp refused the grammar: /);
     expect((err as Error).message).not.toContain('\n');
     expect((await f32.complete({ prompt: PROMPT, maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
+    await expect(f32.checkGrammar(CALL_GRAMMAR)).resolves.toBeUndefined();
+    await expect(f32.checkGrammar('root ::= undefinedrule')).rejects.toMatchObject({ kind: 'grammar', message: expect.stringMatching(/Undefined rule identifier 'undefinedrule'/) });
   });
 
   it('is deterministic: temperature 0 repeats, a sampling seed repeats, another seed differs; parallel sequences agree with serial', async () => {
@@ -122,6 +129,18 @@ describe.skipIf(!installed)(`llama.cpp engine on test models${installed ? '' : '
     const target = (await f32.tokenize('Q', { specialTokens: false }))[0]!;
     const forced = await f32.complete({ prompt: PROMPT, maxTokens: 1, tokenBias: [{ token: 'Q', bias: 100 }] });
     expect(forced.tokens[0]).toBe(target);
+    // End-of-generation tokens too (node-llama-cpp's own TokenBias.set skips them), by their special text.
+    const ended = await f32.complete({ prompt: PROMPT, maxTokens: 20, tokenBias: [{ token: '<|im_end|>', bias: 100 }] });
+    expect(ended).toMatchObject({ text: '', finishReason: 'stop', tokens: [] });
+    await expect(f32.complete({ prompt: PROMPT, tokenBias: [{ token: 99999, bias: 1 }] })).rejects.toThrow(/token bias: token 99999 is not in the vocabulary/);
+  });
+
+  it('an aborted completion is a request error and frees its sequence', async () => {
+    const ac = new AbortController();
+    const long = f32.complete({ prompt: PROMPT, maxTokens: 400, temperature: 1, seed: 9 }, { onChunk: () => ac.abort(), signal: ac.signal });
+    await expect(long).rejects.toThrow('the request was aborted');
+    const after = await Promise.all([1, 2].map((seed) => f32.complete({ prompt: PROMPT, maxTokens: 3, temperature: 1, seed })));
+    expect(after.every((r) => r.tokens.length > 0)).toBe(true);
   });
 
   it('logprobs: one per token, the chosen token among its top-k, sorted; stop strings end the text before them', async () => {
@@ -139,8 +158,10 @@ describe.skipIf(!installed)(`llama.cpp engine on test models${installed ? '' : '
     expect(cut.text).toBe(whole.slice(0, whole.indexOf(stop)));
     expect(cut.finishReason).toBe('stop');
     const chunks: string[] = [];
-    const streamed = await f32.complete({ prompt: PROMPT, maxTokens: 30, temperature: 1, seed: 4, stop: [stop] }, { onChunk: (c) => chunks.push(c.text) });
+    const tokenChunks: number[][] = [];
+    const streamed = await f32.complete({ prompt: PROMPT, maxTokens: 30, temperature: 1, seed: 4, stop: [stop] }, { onChunk: (c) => (chunks.push(c.text), tokenChunks.push(c.tokens)) });
     expect(chunks.join('')).toBe(streamed.text);
+    expect(tokenChunks.flat()).toEqual(streamed.tokens);
     expect(streamed.text).toBe(cut.text);
   });
 
@@ -161,6 +182,10 @@ describe.skipIf(!installed)(`llama.cpp engine on test models${installed ? '' : '
     expect(c.approximate).toBe(false);
     expect(c.top1Agreement).toBeGreaterThanOrEqual(0.8);
     expect(c.meanKl).toBeLessThan(0.05);
+    // An empty continuation: the one distribution after the prompt, whose top token is the greedy choice.
+    const after = await f32.nextTokenDistributions({ prompt: PROMPT, continuation: '', topK: 1 });
+    expect(after.steps).toHaveLength(1);
+    expect(after.steps[0]!.top[0]!.token).toBe((await f32.complete({ prompt: PROMPT, maxTokens: 1 })).tokens[0]);
     const self = compareDistributions(a!, a!);
     expect(self.meanKl).toBeCloseTo(0, 9);
   });

@@ -3,6 +3,8 @@
 // and the next request starts a new child. Requests carry ids; the child runs up to `sequences` at once.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { firstZodIssue } from '../core/errors.ts';
 import { ggufFacts, type GgufFacts } from './gguf/reader.ts';
 import { requireNodeLlamaCpp, type EngineModule } from './resolve.ts';
 import {
@@ -20,6 +22,35 @@ import {
 } from './types.ts';
 
 const CHILD = fileURLToPath(new URL('./child.mjs', import.meta.url));
+
+const tokenId = z.number().int().nonnegative();
+const COMPLETE = z.strictObject({
+  prompt: z.string().min(1),
+  grammar: z.string().min(1).optional(),
+  tokenBias: z.array(z.strictObject({ token: z.union([tokenId, z.string().min(1)]), bias: z.union([z.number().finite(), z.literal('never')]) })).max(100_000).optional(),
+  seed: z.number().int().nonnegative().max(0xffffffff).optional(),
+  temperature: z.number().finite().min(0).max(100).optional(),
+  topP: z.number().gt(0).max(1).optional(),
+  topK: z.number().int().nonnegative().optional(),
+  repeatPenalty: z.number().finite().positive().optional(),
+  maxTokens: z.number().int().positive().optional(),
+  stop: z.array(z.string()).max(64).optional(),
+  topLogprobs: z.number().int().min(0).max(20).optional(),
+});
+const DISTRIBUTIONS = z.strictObject({
+  prompt: z.string().min(1),
+  continuation: z.union([z.string(), z.array(tokenId)]),
+  topK: z.number().int().min(0).max(1000).optional(),
+  full: z.boolean().optional(),
+});
+
+/** A request checked at the boundary: one line naming the field. */
+function checked<T>(schema: z.ZodType<T>, op: string, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const { field, message } = firstZodIssue(r.error);
+  throw new EngineError('request', `${op}: field ${field || '(request)'}: ${message}`);
+}
 
 /** Test seams: where node-llama-cpp is (to simulate its absence) and which child script runs. */
 export interface EngineHostSeams {
@@ -108,7 +139,8 @@ export class EngineHost implements Engine {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: {
-        ...process.env,
+        // Not the parent's NODE_OPTIONS (a test runner's or tsx's loaders): the child is plain JavaScript.
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS')),
         TOOLGAUGE_ENGINE_ENTRY: mod.entry,
         TOOLGAUGE_ENGINE_OPTIONS: JSON.stringify({ modelPath: o.modelPath, threads: o.threads, contextSize: o.contextSize, sequences: o.sequences, batchSize: o.batchSize, vocabSize: facts.vocabSize }),
       },
@@ -175,12 +207,13 @@ export class EngineHost implements Engine {
    * briefly for that line (it names the rule or the position).
    */
   private async grammarDetail(tail: string[]): Promise<string | undefined> {
-    const start = tail.length;
+    // The tail is emptied at every other answer and after each grammar error: what it holds is this request's.
     for (let i = 0; i < 10; i++) {
-      const line = tail.slice(Math.max(0, start - 2)).find((l) => /error parsing grammar/.test(l));
-      if (line) {
+      const at = tail.findLastIndex((l) => /error parsing grammar/.test(l));
+      if (at !== -1) {
+        const detail = tail[at]!.replace(/^.*error parsing grammar:\s*/, '');
         tail.length = 0;
-        return line.replace(/^.*error parsing grammar:\s*/, '').slice(0, 200);
+        return detail.slice(0, 200);
       }
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -257,15 +290,17 @@ export class EngineHost implements Engine {
     return this.request('detokenize', { tokens });
   }
 
-  complete(req: CompleteRequest, opts: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal } = {}): Promise<CompleteResult> {
-    if (req.topLogprobs !== undefined && !(Number.isInteger(req.topLogprobs) && req.topLogprobs >= 0 && req.topLogprobs <= 20)) {
-      return Promise.reject(new EngineError('request', `topLogprobs must be an integer from 0 to 20, got ${req.topLogprobs}`));
-    }
-    return this.request('complete', { ...req, stream: !!opts.onChunk }, opts);
+  async complete(req: CompleteRequest, opts: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal } = {}): Promise<CompleteResult> {
+    const ok = checked(COMPLETE, 'complete', req);
+    return this.request('complete', { ...ok, stream: !!opts.onChunk }, opts);
   }
 
-  nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult> {
-    return this.request('distributions', req);
+  async nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult> {
+    return this.request('distributions', checked(DISTRIBUTIONS, 'nextTokenDistributions', req));
+  }
+
+  async checkGrammar(grammar: string): Promise<void> {
+    await this.request('grammar', { grammar: checked(z.string().min(1), 'checkGrammar', grammar) });
   }
 
   /** For tests: make the child abort as a GGML assert would. */

@@ -80,16 +80,22 @@ export interface EngineInfo {
   loadMs: number;
 }
 
-/** A bias on tokens: by id, or by text (every token the text tokenizes to). */
+/**
+ * A bias on tokens: by id, or by text (every token the text tokenizes to, special-token texts parsed: `'<|im_end|>'`
+ * is that one token). End-of-generation tokens can be biased too (a large negative bias keeps the model talking).
+ */
 export interface TokenBiasEntry {
   token: number | string;
-  /** Added to the token's logit; `'never'` forbids the token. */
+  /** Added to the token's logit (as OpenAI's `logit_bias`); `'never'` forbids the token unless a grammar requires it. */
   bias: number | 'never';
 }
 
 /** One raw-text completion. */
 export interface CompleteRequest {
-  /** The raw prompt text; special tokens written in it (e.g. `<|im_start|>`) are parsed as special tokens. */
+  /**
+   * The raw prompt text; special tokens written in it (e.g. `<|im_start|>`) are parsed as special tokens. Nothing
+   * is added: no BOS unless the text has it (rendered chat templates write `bos_token` themselves).
+   */
   prompt: string;
   /** A GBNF grammar (llama.cpp's grammar format); output is constrained to it. An invalid grammar is a `grammar` error. */
   grammar?: string;
@@ -106,7 +112,7 @@ export interface CompleteRequest {
   maxTokens?: number;
   /** Stop strings; the text ends before the first one found (not included). */
   stop?: string[];
-  /** When set (0..20), `logprobs` holds, per generated token, its logprob and the top-k alternatives. */
+  /** When set (0..20), `logprobs` holds, per generated token, its logprob and the top-k alternatives (zero-probability ones left out). */
   topLogprobs?: number;
 }
 
@@ -114,7 +120,12 @@ export interface TokenLogprob {
   token: number;
   /** The token's text (may be part of a UTF-8 character). */
   text: string;
-  /** Natural log of the probability the model gave it (after bias/grammar are NOT applied: the model's own distribution). */
+  /**
+   * Natural log of its probability. In `complete`: in the distribution the token was drawn from, after the grammar
+   * and the bias (and, above temperature 0, temperature, top-k and top-p); at temperature 0 with neither grammar
+   * nor bias, the model's own softmax. In `nextTokenDistributions`: always the model's own softmax.
+   * `-Infinity` for a token that distribution forbids.
+   */
   logprob: number;
 }
 
@@ -133,7 +144,11 @@ export interface CompleteResult {
   logprobs?: GeneratedTokenLogprob[];
 }
 
-/** Text and tokens as they are generated (for streaming answers). */
+/**
+ * Text and tokens as they are generated (for streaming answers). Text that may be the start of a stop string or
+ * of a UTF-8 character is held back until it is not; `tokens` are the ones generated since the last chunk. The
+ * chunks' texts joined equal the result's text.
+ */
 export interface CompleteChunk {
   text: string;
   tokens: number[];
@@ -142,7 +157,10 @@ export interface CompleteChunk {
 /** Teacher forcing: the model's next-token distribution at each step of a given continuation. */
 export interface DistributionsRequest {
   prompt: string;
-  /** Text (special-token texts are parsed as special tokens) or token ids. */
+  /**
+   * Text (tokenized on its own, special-token texts parsed as special tokens; empty: only the distribution after
+   * the prompt) or token ids.
+   */
   continuation: string | number[];
   /** How many of the most likely tokens to return per step; default 20. */
   topK?: number;
@@ -175,8 +193,11 @@ export interface Engine {
   /** Token ids of a text; `specialTokens` (default true) parses special-token texts as their tokens. */
   tokenize(text: string, opts?: { specialTokens?: boolean }): Promise<number[]>;
   detokenize(tokens: number[]): Promise<string>;
+  /** One completion; `signal` aborts it (a `request` error "the request was aborted"), freeing its sequence. */
   complete(req: CompleteRequest, opts?: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal }): Promise<CompleteResult>;
   nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult>;
+  /** Compile a GBNF grammar with llama.cpp's parser without generating: resolves, or rejects with a `grammar` error. */
+  checkGrammar(grammar: string): Promise<void>;
   /** Stop the child; pending requests are rejected with a `closed` error. Idempotent. */
   close(): Promise<void>;
 }
