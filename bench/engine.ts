@@ -165,6 +165,7 @@ async function serverOnly(): Promise<Record<string, unknown>> {
     nextTokenDistributions: async () => {
       throw new Error('unused');
     },
+    checkGrammar: async () => undefined,
     close: async () => undefined,
   };
   const server: ServeHandle = await startServe({ engine, alias: 'scripted', parallel: 4, queue: 64 });
