@@ -178,7 +178,7 @@ describe.skipIf(SKIP)(`gguf: models and toolgauge serve on a test model${SKIP ? 
     expect(models.data[0]!.meta.sha256).toBe(sha);
     process.kill(p.pid!, 'SIGINT');
     const r = await p;
-    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     await expect(fetch(`${url}/models`)).rejects.toThrow();
   });
 
