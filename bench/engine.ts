@@ -9,7 +9,7 @@
 //   --gguf FILE     a model to measure (default: a test model written here: llama, 2 layers, width 64, F32)
 //   --requests N    requests per side and round (default 16); --tokens T generated per request (default 64)
 //   --rounds R      alternating rounds (default 3); --threads N (default 1); --server-only: the scripted engine only
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -58,58 +58,100 @@ async function pool<R>(n: number, p: number, job: (i: number) => Promise<R>): Pr
   return { ms: performance.now() - t0, results };
 }
 
-async function post(url: string, body: unknown): Promise<any> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`);
-  return r.json();
+/** CPU ms of a process so far, from /proc (user + system). */
+function cpuMsOf(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return ((Number(rest[11]) + Number(rest[12])) * 1000) / 100;
 }
 
-interface Side {
-  ms: number[];
-  tokens: number[];
+/** The engine's child process: this process's child running the engine's child script. */
+function engineChildPid(): number {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      if (Number(/PPid:\s+(\d+)/.exec(status)?.[1]) !== process.pid) continue;
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('child.mjs')) return Number(name);
+    } catch {
+      // gone
+    }
+  }
+  throw new Error('bench:engine: the engine child process was not found');
+}
+
+const selfCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+interface Sample {
+  wallMs: number;
+  tokens: number;
+  selfCpuMs: number;
+  engineCpuMs: number;
+}
+
+/** One side of one round: wall time, tokens, this process's CPU and the engine child's CPU. */
+async function sample(child: number, run: () => Promise<number>): Promise<Sample> {
+  const [s0, e0, t0] = [selfCpuMs(), cpuMsOf(child), performance.now()];
+  const tokens = await run();
+  return { wallMs: performance.now() - t0, tokens, selfCpuMs: selfCpuMs() - s0, engineCpuMs: cpuMsOf(child) - e0 };
 }
 
 async function measure(parallel: number): Promise<Record<string, unknown>> {
   const host = new EngineHost({ modelPath: file, threads: THREADS, sequences: parallel, contextSize: 2048 });
   const server = await startServe({ engine: host, alias: 'bench', parallel });
   const info = await host.info();
+  const child = engineChildPid();
   const template = { source: info.chatTemplate!, family: detectFamily(info.chatTemplate!), bosToken: info.bosToken, eosToken: info.eosToken };
-  const sides: Record<'direct' | 'serve' | 'direct_chat' | 'serve_chat', Side> = { direct: { ms: [], tokens: [] }, serve: { ms: [], tokens: [] }, direct_chat: { ms: [], tokens: [] }, serve_chat: { ms: [], tokens: [] } };
-  const base = (round_: number, i: number) => round_ * 10_000 + i;
-  const req = (i: number): CompleteRequest => ({ prompt: completionPrompt(i), maxTokens: T, temperature: 0, seed: i, topP: 0.95 });
-  // Warm-up: the child's start and model load, the server's first request.
-  await host.complete(req(-1));
-  await post(`${server.url}/completions`, { prompt: completionPrompt(-2), max_tokens: T, temperature: 0 });
+  // Every request of a side is the same (greedy: the same tokens), so both sides generate exactly the same work.
+  const completion = { prompt: completionPrompt(0), max_tokens: T, temperature: 0, seed: 0, top_p: 0.95 };
+  const direct: CompleteRequest = { prompt: completion.prompt, maxTokens: T, temperature: 0, seed: 0, topP: 0.95 };
+  const chat = { ...chatBody(0), temperature: 0, top_p: 0.95 };
+  const sides = {
+    direct: () => pool(N, parallel, async () => (await host.complete(direct)).usage.completionTokens).then((r) => sum(r.results)),
+    serve: () => loadClient(`${server.url}/completions`, completion, N, parallel, 1).then((r) => r.tokens),
+    // The engine given the rendered prompt, against the server rendering the template and parsing the reply.
+    direct_chat: () => pool(N, parallel, async () => (await host.complete({ ...direct, prompt: chatPrompt(template, ChatBody.parse(chat)) })).usage.completionTokens).then((r) => sum(r.results)),
+    serve_chat: () => loadClient(`${server.url}/chat/completions`, chat, N, parallel, 1).then((r) => r.tokens),
+  };
+  const samples: Record<keyof typeof sides, Sample[]> = { direct: [], serve: [], direct_chat: [], serve_chat: [] };
+  await sides.direct();
+  await sides.serve_chat();
   for (let r = 0; r < ROUNDS; r++) {
-    const runs: Array<[keyof typeof sides, () => Promise<{ ms: number; results: number[] }>]> = [
-      ['direct', () => pool(N, parallel, async (i) => (await host.complete(req(base(r, i)))).usage.completionTokens)],
-      ['serve', () => pool(N, parallel, async (i) => (await post(`${server.url}/completions`, { prompt: completionPrompt(base(r, i) + 5000), max_tokens: T, temperature: 0, seed: base(r, i), top_p: 0.95 })).usage.completion_tokens)],
-      ['direct_chat', () => pool(N, parallel, async (i) => (await host.complete({ ...req(0), prompt: chatPrompt(template, chatBody(base(r, i))) })).usage.completionTokens)],
-      ['serve_chat', () => pool(N, parallel, async (i) => (await post(`${server.url}/chat/completions`, { ...chatBody(base(r, i) + 5000), temperature: 0 })).usage.completion_tokens)],
-    ];
+    const names = Object.keys(sides) as Array<keyof typeof sides>;
     // Alternate which side goes first from round to round.
-    for (const [name, run] of r % 2 ? runs.reverse() : runs) {
-      const { ms, results } = await run();
-      sides[name].ms.push(ms);
-      sides[name].tokens.push(results.reduce((a, b) => a + b, 0));
-    }
+    for (const name of r % 2 ? names.reverse() : names) samples[name].push(await sample(child, sides[name]));
   }
   await server.close();
   const med = (xs: number[]) => quantiles(xs).median;
-  const summary = (s: Side) => ({ wall_ms: round(med(s.ms), 1), tokens: med(s.tokens), tokens_per_s: round(med(s.tokens.map((t, i) => (t / s.ms[i]!) * 1000)), 1) });
-  const overhead = (a: Side, b: Side) => {
-    // Per round: the server's extra time over the engine's, per request and per token; then the median.
-    const perReq = a.ms.map((ms, i) => (b.ms[i]! - ms) / N);
-    const perTok = a.ms.map((ms, i) => (b.ms[i]! - ms) / Math.max(1, b.tokens[i]!));
-    const share = a.ms.map((ms, i) => (b.ms[i]! - ms) / ms);
-    return { per_request_ms: round(med(perReq), 3), per_token_ms: round(med(perTok), 4), share_of_engine_time: round(med(share), 4) };
+  const summary = (s: Sample[]) => ({
+    wall_ms: round(med(s.map((x) => x.wallMs)), 1),
+    tokens: med(s.map((x) => x.tokens)),
+    tokens_per_s: round(med(s.map((x) => (x.tokens / x.wallMs) * 1000)), 1),
+    engine_cpu_ms_per_request: round(med(s.map((x) => x.engineCpuMs / N)), 3),
+    harness_process_cpu_ms_per_request: round(med(s.map((x) => x.selfCpuMs / N)), 3),
+  });
+  const overhead = (a: Sample[], b: Sample[]) => {
+    // Per round: the CPU the server adds in this process (the client is another process), per request and per
+    // generated token, and as a share of the engine's own CPU for the same requests; then the median.
+    const extra = a.map((x, i) => b[i]!.selfCpuMs - x.selfCpuMs);
+    return {
+      cpu_ms_per_request: round(med(extra.map((e) => e / N)), 3),
+      cpu_ms_per_token: round(med(extra.map((e, i) => e / Math.max(1, b[i]!.tokens))), 5),
+      share_of_engine_cpu: round(med(extra.map((e, i) => e / b[i]!.engineCpuMs)), 4),
+      wall_ms_per_request: round(med(a.map((x, i) => (b[i]!.wallMs - x.wallMs) / N)), 3),
+    };
   };
   return {
     parallel,
-    completions: { direct: summary(sides.direct), serve: summary(sides.serve), overhead: overhead(sides.direct, sides.serve) },
-    chat: { direct: summary(sides.direct_chat), serve: summary(sides.serve_chat), overhead: overhead(sides.direct_chat, sides.serve_chat) },
+    completions: { direct: summary(samples.direct), serve: summary(samples.serve), overhead: overhead(samples.direct, samples.serve) },
+    chat: { direct: summary(samples.direct_chat), serve: summary(samples.serve_chat), overhead: overhead(samples.direct_chat, samples.serve_chat) },
   };
 }
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** The server's own cost: an engine that answers at once, many requests over keep-alive HTTP. */
 async function serverOnly(): Promise<Record<string, unknown>> {
@@ -123,6 +165,7 @@ async function serverOnly(): Promise<Record<string, unknown>> {
     nextTokenDistributions: async () => {
       throw new Error('unused');
     },
+    checkGrammar: async () => undefined,
     close: async () => undefined,
   };
   const server: ServeHandle = await startServe({ engine, alias: 'scripted', parallel: 4, queue: 64 });
@@ -135,7 +178,7 @@ async function serverOnly(): Promise<Record<string, unknown>> {
     for (const inFlight of [1, 4]) {
       // The client runs in its own process (keep-alive node:http): this process's CPU time is the server's.
       const cpu0 = process.cpuUsage();
-      const wallMs = await loadClient(`${server.url}${path}`, body, n, inFlight);
+      const { ms: wallMs } = await loadClient(`${server.url}${path}`, body, n, inFlight);
       const cpu = process.cpuUsage(cpu0);
       out[`${name}_c${inFlight}_server_cpu_ms_per_request`] = round((cpu.user + cpu.system) / 1000 / n, 3);
       out[`${name}_c${inFlight}_wall_ms_per_request`] = round(wallMs / n, 3);
@@ -145,32 +188,25 @@ async function serverOnly(): Promise<Record<string, unknown>> {
   return { requests: n, ...out, note: 'server CPU: this process only (the HTTP client is another process); wall: as the client sees it, divided by the requests' };
 }
 
-/** `n` POSTs with `inFlight` at once from a child process over keep-alive; its wall time in ms. */
-async function loadClient(url: string, body: unknown, n: number, inFlight: number): Promise<number> {
+/** `n` POSTs with `inFlight` at once from a child process over keep-alive: its wall time (ms) and the tokens generated. */
+async function loadClient(url: string, body: unknown, n: number, inFlight: number, warmup = 100): Promise<{ ms: number; tokens: number }> {
   const script = `
     import http from 'node:http';
-    const [url, body, n, c] = [process.argv[1], process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+    const [url, body, n, c, warm] = [process.argv[1], process.argv[2], Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5])];
     const agent = new http.Agent({ keepAlive: true, maxSockets: c });
+    let tokens = 0;
     const one = () => new Promise((resolve, reject) => {
       const r = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume(); res.on('end', () => res.statusCode === 200 ? resolve() : reject(new Error(String(res.statusCode))));
+        const chunks = []; res.on('data', (d) => chunks.push(d));
+        res.on('end', () => { if (res.statusCode !== 200) return reject(new Error(String(res.statusCode) + Buffer.concat(chunks))); tokens += JSON.parse(Buffer.concat(chunks)).usage?.completion_tokens ?? 0; resolve(); });
       });
       r.on('error', reject); r.end(body);
     });
-    for (let i = 0; i < 100; i++) await one();
-    let next = 0; const t0 = performance.now();
+    for (let i = 0; i < warm; i++) await one();
+    tokens = 0; let next = 0; const t0 = performance.now();
     await Promise.all(Array.from({ length: c }, async () => { while (next++ < n) await one(); }));
-    process.stdout.write(String(performance.now() - t0)); agent.destroy();`;
+    process.stdout.write(JSON.stringify({ ms: performance.now() - t0, tokens })); agent.destroy();`;
   const { execa } = await import('execa');
-  const r = await execa('node', ['--input-type=module', '-e', script, url, JSON.stringify(body), String(n), String(inFlight)]);
-  return Number(r.stdout);
+  const r = await execa('node', ['--input-type=module', '-e', script, url, JSON.stringify(body), String(n), String(inFlight), String(warmup)]);
+  return JSON.parse(r.stdout) as { ms: number; tokens: number };
 }
-
-const t0 = Date.now();
-const runs = values['server-only'] ? [] : [await measure(1), await measure(2)];
-// The RSS sampler reads /proc every 50 ms: it stops before the server's own CPU is measured.
-clearInterval(sampler);
-const results = { model: file, requests_per_side: N, tokens_per_request: T, rounds: ROUNDS, threads: THREADS, runs, peak_tree_rss_mb: round(peakMb, 1), server_only: await serverOnly(), wall_s: round((Date.now() - t0) / 1000, 1) };
-const out = fromRoot('results', 'bench', 'engine.json');
-writeFileAtomic(out, JSON.stringify(results, null, 2) + '\n');
-process.stdout.write(JSON.stringify(results, null, 2) + `\nwritten to ${out}\n`);

@@ -5,6 +5,8 @@ import { readConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { reproHeader } from '../core/repro.ts';
 import type { Engine, EngineInfo } from '../engine/types.ts';
+import { blobRunOf, runFromBlobs } from '../kit/blob-run.ts';
+import { parseKitConfig } from '../kit/config.ts';
 import { runFingerprint } from '../kit/fingerprint.ts';
 import { headerBlock } from '../report/markdown.ts';
 import { buildSummary, noticeTag } from '../report/summary.ts';
@@ -57,6 +59,19 @@ describe('gguf: models in the run configuration and its reports', () => {
     expect(a).toMatchObject({ endpoint: 'local engine', 'engine.file_sha256': 'c'.repeat(64), 'engine.tensor_type': 'Q8_0', 'engine.chat_template_sha256': 'd'.repeat(64) });
     expect(fp('http://127.0.0.1:5123/v1', 'c'.repeat(64))).toEqual(a);
     expect(fp('http://127.0.0.1:4000/v1', 'e'.repeat(64))).not.toEqual(a);
+  });
+});
+
+describe("a gguf: run's shards", () => {
+  it('merge although each shard served the file on its own port; another file is another run', () => {
+    const shard = (port: number, sha: string) => {
+      const run = readConfig({ TOOLGAUGE_MODEL: 'gguf:/m/q8.gguf', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`, TOOLGAUGE_ENGINE_INFO: JSON.stringify({ ...FACTS, sha256: sha }) });
+      return { suite: 'toolhop', dataset: 'x', run: blobRunOf(run, {}) };
+    };
+    const kc = parseKitConfig({ TOOLGAUGE_MODEL: 'sim:oracle' }, []);
+    const merged = runFromBlobs(kc, [shard(4000, 'c'.repeat(64)), shard(5000, 'c'.repeat(64))]);
+    expect(merged.run.engine?.facts).toMatchObject({ sha256: 'c'.repeat(64) });
+    expect(() => runFromBlobs(kc, [shard(4000, 'c'.repeat(64)), shard(5000, 'e'.repeat(64))])).toThrow(/different runs \(baseUrl/);
   });
 });
 

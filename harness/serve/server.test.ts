@@ -45,6 +45,7 @@ class ScriptedEngine implements Engine {
   async nextTokenDistributions(): Promise<never> {
     throw new Error('not used');
   }
+  async checkGrammar(): Promise<void> {}
   async close(): Promise<void> {}
 }
 

@@ -16,7 +16,7 @@ import { probeSuite } from '../../harness/probe/suite.ts';
 import { SummarySchema, type Summary } from '../../harness/report/summary.ts';
 import { startServe, type ServeHandle } from '../../harness/serve/server.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { readJson, tempDir, toolgauge } from '../helpers/cli.ts';
+import { readJson, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // `gguf:` models and `toolgauge serve` on a real engine (llama.cpp through node-llama-cpp) and a test model the
 // project writes itself (random weights: its outputs are noise, only the plumbing is under test). One server, started
@@ -160,6 +160,26 @@ describe.skipIf(SKIP)(`gguf: models and toolgauge serve on a test model${SKIP ? 
 
     it('BFCL, every fixture category (single and multi-turn)', () =>
       run(bfclSuite, { TOOLGAUGE_BFCL_DATA: fromRoot('fixtures', 'bfcl', 'data'), TOOLGAUGE_BFCL_SOURCE: fromRoot('fixtures', 'bfcl', 'classes'), TOOLGAUGE_BFCL_CATEGORY: 'simple_python,simple_java,parallel,irrelevance,live_relevance,multi_turn_base,multi_turn_miss_param' }, 9));
+  });
+
+  it('toolgauge serve --port 0: prints its URL, answers, and stops cleanly on Ctrl-C', async () => {
+    const p = spawnToolgauge(['serve', '--gguf', file, '--port', '0', '--ctx', '512']);
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      p.stdout!.on('data', (d: Buffer) => {
+        out += String(d);
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      void p.then((r) => reject(new Error(`serve ended: ${r.stderr}`)));
+    });
+    expect(out).toContain('TOOLGAUGE TEST MODEL');
+    const models = (await (await fetch(`${url}/models`)).json()) as { data: Array<{ meta: { sha256: string } }> };
+    expect(models.data[0]!.meta.sha256).toBe(sha);
+    process.kill(p.pid!, 'SIGINT');
+    const r = await p;
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    await expect(fetch(`${url}/models`)).rejects.toThrow();
   });
 
   it('the describeEval example through the CLI with --model gguf:FILE: the run starts its own engine and stops it', async () => {
