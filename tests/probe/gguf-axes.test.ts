@@ -16,7 +16,7 @@ import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 // the next-token distributions a little), never a model's skill. Full-size figures: README, "The axes on a local GGUF".
 
 const ENGINE = findNodeLlamaCpp().found !== undefined;
-const IDS = ['c1_weather_dev_000', 'c1_stock_dev_000', 'c1_definition_dev_000', 'c2_sms_dev_000'];
+const IDS = ['c1_weather_dev_000', 'c1_stock_dev_000', 'c2_sms_dev_000'];
 
 describe.skipIf(!ENGINE)('probe axes on gguf: test models (needs node-llama-cpp: npm run setup:engine)', () => {
   let out = '';
