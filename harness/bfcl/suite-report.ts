@@ -2,7 +2,7 @@
 // renders the same): BFCL's scores with the leaderboard formula, the per-category table, toolgauge's layers and
 // attribution, the "BFCL verdict vs toolgauge verdict" table, and the answer keys BFCL itself cannot pass.
 import { fenced, fmtEstimate, headerBlock, mdText, table } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
+import { flattenMetrics, type EstimateJson, type Summary, noticeTag } from '../report/summary.ts';
 import { barChart, type Bar } from '../report/svg.ts';
 import type { Chart } from '../kit/types.ts';
 import { ALL_CATEGORIES } from './categories.ts';
@@ -151,7 +151,7 @@ export function bfclTerminal(s: Summary, outDir: string): string {
   const cats = categoryEstimates(flat);
   const lines = [
     '',
-    `toolgauge · BFCL · ${s.header.model} · ${String(s.config.mode)}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`,
+    `toolgauge · BFCL · ${s.header.model} · ${String(s.config.mode)}${noticeTag(s)}`,
     `  overall ${pct(flat.overall)} (BFCL's formula)  in scope ${pct(flat.overall_in_scope)}  ${c.runs} cases: ${c.valid} valid, ${c.invalid} invalid, ${c.errors} harness errors`,
     ...cats.map(([k, e]) => `  ${k.padEnd(26)} ${pct(e)}  n=${e.n}`),
     `  toolgauge's verdict ${pct(flat['toolgauge.accuracy'])}; deviations ${c.deviations}; undecided ${c.undecided}; unpassable keys ${c.unpassable}`,

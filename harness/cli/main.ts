@@ -17,9 +17,11 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge report   DIR [DIR…] [--compare]
   toolgauge view     [DIR …] [--port N] [--export FILE.html]   results viewer in the browser (runs side by side)
   toolgauge sim      [--port N] [--policy NAME]
+  toolgauge serve    --gguf FILE [--port N] [--parallel N] [--threads N] [--ctx N]   OpenAI-compatible server over a local GGUF
   toolgauge make-test-model OUT.gguf [--type f32|f16|q8_0] [--template hermes|llama3] [--seed N]   a random-weight GGUF for plumbing
 
-Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so.
+Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so. --model gguf:FILE
+runs a local GGUF model with no server: the run starts \`toolgauge serve\` on it and stops it after.
 
 Your own evals: a *.eval.ts file with describeEval, toolLoop and scorers from 'toolgauge' (one test per case;
 summary.json with pass_rate and each scorer with CIs; gates, trials, resume, shards, report --compare), run with
@@ -32,6 +34,7 @@ type Command = { run: (argv: string[]) => Promise<number>; USAGE?: string };
 const COMMANDS: Record<string, () => Promise<Command>> = {
   toolhop: () => import('./commands/toolhop.ts'),
   sim: () => import('./commands/sim.ts'),
+  serve: () => import('./commands/serve.ts'),
   parse: () => import('./commands/parse.ts'),
   template: () => import('./commands/template.ts'),
   report: () => import('./commands/report.ts'),

@@ -10,6 +10,7 @@ import { registeredSuites } from '../kit/registry.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
+import { closeRunEngine, engineEnv, prepareRunEngine } from '../serve/run-engine.ts';
 import { parseFlags, type FlagSpecs } from './flags.ts';
 import { flagsToEnv, MODEL_FLAGS } from './model-flags.ts';
 import { reportPathOf, runEvalSuites } from '../vitest/run.ts';
@@ -51,7 +52,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   flagsToEnv(values, c.env, env);
   // Vitest's main process loads only this suite (harness/builtin/load.ts).
   env.TOOLGAUGE_SUITES = c.suite.name;
-  const kc = parseKitConfig(env, [c.suite]);
+  let kc = parseKitConfig(env, [c.suite]);
   let settings: S;
   try {
     settings = settingsOf<S>(kc, c.suite.name);
@@ -73,6 +74,21 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
       throw err;
     }
   }
+  // A gguf: model: its local engine starts now (after every check that needs no model), for the whole run.
+  const engine = values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, `toolgauge ${c.command}`);
+  try {
+    if (engine) {
+      engineEnv(env, engine);
+      kc = parseKitConfig(env, [c.suite]);
+      settings = settingsOf<S>(kc, c.suite.name);
+    }
+    return await runChecked(c, kc, settings, values, env);
+  } finally {
+    if (engine) await closeRunEngine(engine);
+  }
+}
+
+async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
   await c.validate?.(kc, settings);
   const instead = await c.instead?.(kc, settings);
   if (instead !== undefined) return instead;

@@ -69,7 +69,7 @@ const hermes: Builder = (tools, g) => {
   const call = jsonCall(g, tools, 'arguments');
   const block = g.rules.define('tool-call-block', seq(lit('<tool_call>'), ws, call, ws, lit('</tool_call>')));
   return {
-    root: seq(block, `(${ws} ${block})*`, ws),
+    root: seq(block, g.more(`${ws} ${block}`), ws),
     triggers: ['<tool_call>'],
     preservedTokens: ['<tool_call>', '</tool_call>'],
     tags: [{ begin: '<tool_call>', content: seq(ws, call, ws), end: '</tool_call>' }],
@@ -97,7 +97,7 @@ const qwen3Xml: Builder = (tools, g) => {
   );
   const block = g.rules.define('xml-tool-call', seq(lit('<tool_call>'), ws, fn, ws, lit('</tool_call>')));
   return {
-    root: seq(block, `(${ws} ${block})*`, ws),
+    root: seq(block, g.more(`${ws} ${block}`), ws),
     triggers: ['<tool_call>'],
     preservedTokens: ['<tool_call>', '</tool_call>'],
     tags: [{ begin: '<tool_call>', content: seq(ws, fn, ws), end: '</tool_call>' }],
@@ -109,7 +109,7 @@ const llamaJson: Builder = (tools, g) => {
   const call = jsonCall(g, tools, 'parameters');
   const tag = `(${lit('<|python_tag|>')} ${ws})?`;
   const sep = g.rules.define('llama-sep', `${ws} ";" ${ws} | "\\n" ${ws}`);
-  const more = `(${sep} ${tag} ${call})*`;
+  const more = g.more(`${sep} ${tag} ${call}`);
   // after the `{"name"` trigger: the rest of the first call, then any further calls
   const tail = alt(tools.map((t) => seq(g.ws(), lit(':'), ws, lit(JSON.stringify(t.name)), ws, lit(','), ws, lit('"parameters"'), ws, lit(':'), ws, argsValue(g, t, 'json'), ws, lit('}'))));
   return {
@@ -134,12 +134,12 @@ const pythonic: Builder = (tools, g) => {
     return g.members(pairs, comma, `kwargs-${t.name}`);
   };
   const call = g.rules.define('py-call', alt(tools.map((t) => g.rules.define(`py-call-${t.name}`, seq(lit(`${t.name}(`), ws, argsOf(t), ws, lit(')'))))));
-  const list = g.rules.define('py-call-list', seq(lit('['), ws, call, `(${comma} ${call})*`, ws, lit(']')));
+  const list = g.rules.define('py-call-list', seq(lit('['), ws, call, g.more(`${comma} ${call}`), ws, lit(']')));
   return {
     root: seq(`(${lit('<|python_start|>')} ${ws})?`, list, ws, `(${lit('<|python_end|>')} ${ws})?`),
     triggers: ['<|python_start|>', ...tools.map((t) => `[${t.name}(`)],
     preservedTokens: ['<|python_start|>', '<|python_end|>'],
-    tags: tools.map((t) => ({ begin: `[${t.name}(`, content: seq(ws, argsOf(t), ws, lit(')'), `(${comma} ${call})*`, ws), end: ']' })),
+    tags: tools.map((t) => ({ begin: `[${t.name}(`, content: seq(ws, argsOf(t), ws, lit(')'), g.more(`${comma} ${call}`), ws), end: ']' })),
   };
 };
 
@@ -148,10 +148,10 @@ const mistral: Builder = (tools, g) => {
   const sep = seq(ws, lit(','), ws);
   const id = seq(sep, lit('"id"'), ws, lit(':'), ws, lit('"'), '[A-Za-z0-9]{9}', lit('"'));
   const call = jsonCall(g, tools, 'arguments', `(${id})?`);
-  const list = g.rules.define('mistral-list', seq(lit('['), ws, call, `(${sep} ${call})*`, ws, lit(']')));
+  const list = g.rules.define('mistral-list', seq(lit('['), ws, call, g.more(`${sep} ${call}`), ws, lit(']')));
   // v11+: NAME[ARGS]{…} (v13: NAME[CALL_ID]id[ARGS]{…}), repeated with [TOOL_CALLS]
   const v11 = g.rules.define('mistral-v11-call', alt(tools.map((t) => seq(lit(t.name), `(${lit('[CALL_ID]')} [A-Za-z0-9]+)?`, lit('[ARGS]'), argsValue(g, t, 'json')))));
-  const body = g.rules.define('mistral-body', alt([seq(ws, list), seq(v11, `(${ws} ${lit('[TOOL_CALLS]')} ${v11})*`)]));
+  const body = g.rules.define('mistral-body', alt([seq(ws, list), seq(v11, g.more(`${ws} ${lit('[TOOL_CALLS]')} ${v11}`))]));
   return {
     root: seq(lit('[TOOL_CALLS]'), body, ws),
     triggers: ['[TOOL_CALLS]'],
@@ -164,7 +164,7 @@ const granite: Builder = (tools, g) => {
   const ws = g.ws();
   const sep = seq(ws, lit(','), ws);
   const call = jsonCall(g, tools, 'arguments');
-  const list = g.rules.define('granite-list', seq(lit('['), ws, call, `(${sep} ${call})*`, ws, lit(']')));
+  const list = g.rules.define('granite-list', seq(lit('['), ws, call, g.more(`${sep} ${call}`), ws, lit(']')));
   return {
     root: seq(lit('<|tool_call|>'), ws, list, ws),
     triggers: ['<|tool_call|>'],
@@ -178,7 +178,7 @@ const gemma4: Builder = (tools, g) => {
   const inner = g.rules.define('gemma-call-body', alt(tools.map((t) => seq(lit(t.name), argsValue(g, t, 'gemma')))));
   const call = g.rules.define('gemma-call', seq(lit('<|tool_call>'), lit('call:'), inner, lit('<tool_call|>')));
   return {
-    root: seq(call, `(${ws} ${call})*`, ws),
+    root: seq(call, g.more(`${ws} ${call}`), ws),
     triggers: ['<|tool_call>'],
     preservedTokens: ['<|tool_call>', '<tool_call|>', '<|"|>'],
     tags: [{ begin: '<|tool_call>', content: seq(lit('call:'), inner), end: '<tool_call|>' }],
@@ -190,7 +190,7 @@ const deepseek: Builder = (tools, g) => {
   const v31 = tools.map((t) => seq(lit(DS.callBegin), lit(t.name), lit(DS.sep), argsValue(g, t, 'json'), lit(DS.callEnd)));
   const v3 = tools.map((t) => seq(lit(DS.callBegin), lit('function'), lit(DS.sep), lit(`${t.name}\n`), lit('```json\n'), argsValue(g, t, 'json'), lit('\n```'), lit(DS.callEnd)));
   const call = g.rules.define('deepseek-call', alt([...v31, ...v3]));
-  const content = seq(ws, call, `(${ws} ${call})*`, ws);
+  const content = seq(ws, call, g.more(`${ws} ${call}`), ws);
   return {
     root: seq(lit(DS.callsBegin), content, lit(DS.callsEnd), ws),
     triggers: [DS.callsBegin],
@@ -204,7 +204,7 @@ const functionary: Builder = (tools, g) => {
   const seg = g.rules.define('functionary-segment', alt(tools.map((t) => seq(lit(`${t.name}\n`), argsValue(g, t, 'json')))));
   const v31 = g.rules.define('functionary-v31', alt(tools.map((t) => seq(lit(`${t.name}>`), argsValue(g, t, 'json')))));
   return {
-    root: alt([seq(lit('>>>'), seg, `(${ws} ${lit('>>>')} ${seg})*`, ws), seq(lit('<function='), v31, lit('</function>'), `(${ws} ${lit('<function=')} ${v31} ${lit('</function>')})*`, ws)]),
+    root: alt([seq(lit('>>>'), seg, g.more(`${ws} ${lit('>>>')} ${seg}`), ws), seq(lit('<function='), v31, lit('</function>'), g.more(`${ws} ${lit('<function=')} ${v31} ${lit('</function>')}`), ws)]),
     triggers: ['>>>', '<function='],
     preservedTokens: [],
     tags: [

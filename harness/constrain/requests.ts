@@ -5,6 +5,7 @@
  * | server   | transport   | mechanism                                                                          |
  * |----------|-------------|------------------------------------------------------------------------------------|
  * | llamacpp | completions | `grammar` (GBNF) + `grammar_lazy: true` + `grammar_triggers` (words) + `preserved_tokens` |
+ * | llamacpp | completions, `required` | `grammar` (GBNF, not lazy: binds the output from its first token; one call) + `preserved_tokens` |
  * | llamacpp | chat        | refused: llama-server rejects a custom grammar with `tools` and already applies its own lazy tool grammar |
  * | vllm     | both        | `structured_outputs: {structural_tag: "<JSON>"}` — xgrammar triggered tags, grammar content |
  * | sglang   | chat        | `response_format: {type: "structural_tag", format: {...}}` (same triggered tags)   |
@@ -29,6 +30,8 @@ export interface ConstraintOptions {
   transport: Transport;
   /** Bound on every free string in the arguments (`--max-string-length`); default: unbounded. */
   maxStringLength?: number;
+  /** A call is required: the grammar binds the whole output (no trigger, no abstention). llama.cpp only. */
+  required?: boolean;
 }
 
 /** What the simulator (and the recognizer) needs to know about the constraint in force. */
@@ -49,7 +52,7 @@ export type Constraint =
       ok: true;
       server: Server;
       transport: Transport;
-      mechanism: 'llamacpp_lazy_grammar' | 'vllm_structural_tag' | 'sglang_structural_tag' | 'openai_strict_tools';
+      mechanism: 'llamacpp_lazy_grammar' | 'llamacpp_grammar' | 'vllm_structural_tag' | 'sglang_structural_tag' | 'openai_strict_tools';
       /** Fields to merge into the request body, after the client's own (they replace `tools` for openai). */
       body: Record<string, unknown>;
       /** One line for the report header. */
@@ -77,6 +80,7 @@ export function constraintFor(server: Server, family: Family | null, tools: read
   const refuse = (reason: string): Constraint => ({ ok: false, server, transport, reason });
   if (tools.length === 0) return refuse('the case offers no tools: there is nothing to constrain a call to');
   const maxStringLength = opts.maxStringLength ?? null;
+  if (opts.required && server !== 'llamacpp') return refuse(`a required call (--decode required) is written for --server llamacpp (a grammar binding the whole output) only; --server ${server} has no such request here`);
 
   if (server === 'openai') {
     if (transport !== 'chat') return refuse("OpenAI's completions endpoint has no tool or grammar constraint; use --transport chat");
@@ -101,7 +105,19 @@ export function constraintFor(server: Server, family: Family | null, tools: read
     return refuse("SGLang's completions constraints (json_schema, regex, ebnf) bind the whole output, which would take abstention away; its structural tags are documented for chat completions' response_format: use --transport chat");
 
   if (!CONSTRAINABLE_FAMILIES.includes(family)) return refuse(`no call grammar for the ${family} format yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')}); use --server openai or --decode free`);
-  const f = callFormat(family, tools, opts.maxStringLength === undefined ? {} : { maxStringLength: opts.maxStringLength });
+  const f = callFormat(family, tools, { ...(opts.maxStringLength === undefined ? {} : { maxStringLength: opts.maxStringLength }), ...(opts.required ? { singleCall: true } : {}) });
+  if (server === 'llamacpp' && opts.required) {
+    const grammar = lazyGbnf(f);
+    return {
+      ok: true,
+      server,
+      transport,
+      mechanism: 'llamacpp_grammar',
+      body: { grammar, preserved_tokens: f.preservedTokens },
+      description: `llama.cpp GBNF grammar binding the whole output (one call required: no abstention, no parallel calls), ${family} format; ${bound(opts)}`,
+      spec: { mode: 'lazy_grammar', family, tools: [...tools], maxStringLength, grammar, triggers: [] },
+    };
+  }
   if (server === 'llamacpp') {
     const grammar = lazyGbnf(f);
     return {

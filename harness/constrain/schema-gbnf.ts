@@ -23,9 +23,13 @@ export type ValueSyntax = 'json' | 'python' | 'gemma' | 'xml';
 export interface SchemaGrammarOptions {
   /** Upper bound on every string's length (characters; an escape counts as one). */
   maxStringLength?: number;
+  /** One call only (no parallel calls): llama-server's grammar for `parallel_tool_calls: false`. */
+  singleCall?: boolean;
 }
 
 export const MAX_ORDER_FREE = 6;
+/** Integer ranges up to this many values are enumerated in the grammar. */
+export const MAX_ENUMERATED_INTS = 256;
 const MAX_DEPTH = 12;
 
 type Schema = Record<string, unknown>;
@@ -40,6 +44,11 @@ export class SchemaGrammar {
     readonly rules: RuleSet,
     readonly opts: SchemaGrammarOptions = {},
   ) {}
+
+  /** Further calls after the first: any number, or none with `singleCall`. */
+  more(inner: string): string {
+    return this.opts.singleCall ? '' : `(${inner})*`;
+  }
 
   ws(): string {
     return this.rules.define('ws', '[ \\t\\n]{0,20}');
@@ -61,7 +70,7 @@ export class SchemaGrammar {
       case 'string':
         return this.string(syntax, schema);
       case 'integer':
-        return this.integer();
+        return this.integerIn(schema);
       case 'number':
         return this.number();
       case 'boolean':
@@ -112,6 +121,18 @@ export class SchemaGrammar {
         return this.rules.define('xml-text', repeat(ch, min, max));
       }
     }
+  }
+
+  /**
+   * An integer within the schema's bounds: a range of at most MAX_ENUMERATED_INTS values is written out value by
+   * value; a wider or open range is any integer (the bound is then checked after decoding, by the schema check).
+   */
+  integerIn(schema: Schema): string {
+    const lo = typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) + (schema.exclusiveMinimum === true ? 1 : 0) : typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : null;
+    const hi = typeof schema.maximum === 'number' ? Math.floor(schema.maximum) - (schema.exclusiveMaximum === true ? 1 : 0) : typeof schema.exclusiveMaximum === 'number' ? Math.ceil(schema.exclusiveMaximum) - 1 : null;
+    if (lo === null || hi === null || hi < lo || hi - lo + 1 > MAX_ENUMERATED_INTS) return this.integer();
+    const values = Array.from({ length: hi - lo + 1 }, (_, i) => String(lo + i));
+    return this.rules.define('int-range', alt(values.map((v) => JSON.stringify(v))));
   }
 
   integer(): string {

@@ -10,6 +10,9 @@
  *   what the lenient parser reads in the tail), projected onto the offered tools' schemas — a name not offered
  *   becomes the offered name closest to it, undeclared arguments go, missing required ones get a typed
  *   placeholder, values take the declared type — and rendered in the family's format.
+ * - Never outside the grammar: when that projected call is not one the constraint admits (a grammar that only
+ *   admits another tool, or other arguments), the output is the grammar's own shortest call (derive.ts), else no
+ *   call. A grammar sent without trigger words binds the whole output, prose included.
  * - The honest cost: a model pushed off its path inside a free string can loop. For a forced call, each
  *   unbounded string argument degenerates with probability `degeneration` (seeded by `key`): it repeats until
  *   the output budget runs out, so the call is cut off (truncated). With `--max-string-length` the repetition
@@ -19,7 +22,8 @@
 import { deriveSeed, Rng } from '../core/rng.ts';
 import { parseToolCalls, renderToolCalls, type Family, type ParsedCall, type ToolSchema } from '../parse/index.ts';
 import { callFormat, lazyGbnf } from './families.ts';
-import { acceptsLazy, acceptsTriggeredTags, firstTrigger } from './recognize.ts';
+import { shortestDerivation } from './derive.ts';
+import { accepts, acceptsLazy, acceptsTriggeredTags, firstTrigger } from './recognize.ts';
 import type { ConstraintSpec } from './requests.ts';
 
 export interface SimulateOptions {
@@ -57,8 +61,39 @@ type Schema = Record<string, unknown>;
 const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ATTEMPT = /<\|?\s*tool_call|\[TOOL_CALLS\]|<\|python_tag\|>|<function=|>>>|```(?:json|tool_call)?\s*\{|^\s*[[{]/;
 
+/** A grammar sent without trigger words binds the whole output from the first token (llama.cpp's non-lazy grammar). */
+function bindsWhole(spec: ConstraintSpec): boolean {
+  return spec.mode === 'lazy_grammar' && spec.grammar !== undefined && spec.triggers !== undefined && spec.triggers.length === 0;
+}
+
+function grammarOf(spec: ConstraintSpec, family: Family): string {
+  return spec.grammar ?? lazyGbnf(callFormat(family, spec.tools, spec.maxStringLength ? { maxStringLength: spec.maxStringLength } : {}));
+}
+
+/** Whether the constraint lets a decoder write this whole output. */
+function admits(text: string, spec: ConstraintSpec, family: Family): boolean {
+  if (spec.mode === 'triggered_tags' && spec.tags) return acceptsTriggeredTags(spec.tags, spec.triggers ?? spec.tags.map((t) => t.begin), text);
+  if (bindsWhole(spec)) return accepts(grammarOf(spec, family), text);
+  return acceptsLazy(grammarOf(spec, family), spec.triggers ?? callFormat(family, spec.tools).triggers, text).accepted;
+}
+
+/** A call the constraint's own grammar admits (its shortest derivation), for when the intended call is not one. */
+function derivedCall(spec: ConstraintSpec, family: Family): string | null {
+  try {
+    if (spec.mode === 'triggered_tags' && spec.tags) {
+      const t = spec.tags[0];
+      const body = t ? shortestDerivation(t.content) : null;
+      return t && body !== null ? t.begin + body + t.end : null;
+    }
+    return shortestDerivation(grammarOf(spec, family));
+  } catch {
+    return null;
+  }
+}
+
 /** Where the decoder would have switched on: the first trigger, else the start of a call attempt. */
 function triggerAt(text: string, spec: ConstraintSpec, family: Family): number | null {
+  if (bindsWhole(spec)) return 0;
   const triggers = spec.triggers ?? callFormat(family, spec.tools).triggers;
   const at = firstTrigger(text, triggers);
   if (at !== null) return at;
@@ -68,9 +103,9 @@ function triggerAt(text: string, spec: ConstraintSpec, family: Family): number |
 
 function conforms(tail: string, spec: ConstraintSpec, family: Family): boolean {
   if (spec.mode === 'triggered_tags' && spec.tags) return acceptsTriggeredTags(spec.tags, spec.triggers ?? spec.tags.map((t) => t.begin), tail);
-  const grammar = spec.grammar ?? lazyGbnf(callFormat(family, spec.tools, spec.maxStringLength ? { maxStringLength: spec.maxStringLength } : {}));
+  if (bindsWhole(spec)) return accepts(grammarOf(spec, family), tail);
   const triggers = spec.triggers ?? callFormat(family, spec.tools).triggers;
-  const r = acceptsLazy(grammar, triggers, tail);
+  const r = acceptsLazy(grammarOf(spec, family), triggers, tail);
   // an attempt that holds no trigger word cannot conform: the grammar would have forced the trigger
   return r.accepted && r.triggeredAt !== null;
 }
@@ -87,6 +122,9 @@ export function constrainedOutput(raw: string, spec: ConstraintSpec, opts: Simul
   const read = parseToolCalls(tail, { tier: 'lenient', tools: spec.tools }).calls;
   const meant = opts.intent && opts.intent.length > 0 ? opts.intent : read.length > 0 ? read : [{ name: spec.tools[0]!.name, arguments: {} }];
   let calls = meant.map((c) => projectCall(c, spec.tools));
+  // The decoder cannot write what its grammar forbids: a projected call outside it (a grammar admitting only
+  // another tool, say) gives way to a call the grammar does admit, or to no call at all.
+  if (!admits(prefix + renderToolCalls(calls, family), spec, family)) return insideGrammar(prefix, spec, family);
 
   // The honest cost: an unbounded free string in a forced call may loop.
   const rng = new Rng(deriveSeed(opts.seed ?? 0, 'constrained-degeneration', opts.key));
@@ -115,6 +153,13 @@ export function constrainedOutput(raw: string, spec: ConstraintSpec, opts: Simul
     }
   }
   return { text: prefix + renderToolCalls(calls, family), forced: true, truncated: false, repetition };
+}
+
+function insideGrammar(prefix: string, spec: ConstraintSpec, family: Family): SimulatedDecode {
+  const derived = derivedCall(spec, family);
+  const candidates = derived === null ? [prefix] : [prefix + derived, derived, prefix];
+  const text = candidates.find((t) => admits(t, spec, family)) ?? '';
+  return { text, forced: true, truncated: false, repetition: null };
 }
 
 // --- projection onto the schema ----------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UsageError } from './errors.ts';
 import { registerSecret } from './redact.ts';
+import { EngineFacts, ggufPathOf } from './engine-facts.ts';
 
 /**
  * The run configuration every suite shares, parsed from environment variables at the edge (the CLI turns flags into
@@ -58,6 +59,11 @@ const EnvSchema = z.object({
   TOOLGAUGE_TOOL_TIMEOUT_MS: msFrom('TOOLGAUGE_TOOL_TIMEOUT_MS').default(10_000),
   TOOLGAUGE_PYTHON: z.string().default('/usr/bin/python3'),
   TOOLGAUGE_SIM_URL: z.string().url().optional(),
+  // Set by the process that started (or asked) the local engine of a gguf: run, in that process only.
+  TOOLGAUGE_ENGINE_INFO: z.string().optional(),
+  TOOLGAUGE_ENGINE_THREADS: intFrom('TOOLGAUGE_ENGINE_THREADS', 1).optional(),
+  TOOLGAUGE_ENGINE_PARALLEL: intFrom('TOOLGAUGE_ENGINE_PARALLEL', 1).optional(),
+  TOOLGAUGE_ENGINE_CTX: intFrom('TOOLGAUGE_ENGINE_CTX', 64).optional(),
   HF_HOME: z.string().optional(),
   HF_TOKEN: z.string().optional(),
   HF_ENDPOINT: z.string().url().default('https://huggingface.co'),
@@ -94,6 +100,11 @@ export interface RunConfig {
   maxToolCallsPerTurn: number;
   sandbox: { backend: z.infer<typeof SandboxBackendName>; poolSize: number | undefined; toolTimeoutMs: number; pythonPath: string };
   simUrl: string | undefined;
+  /**
+   * A `gguf:PATH` model: the local engine toolgauge starts for the run (its settings), and once it is up (or the
+   * `--base-url` server serving the file answered) the facts the report header and the fingerprint name.
+   */
+  engine: { threads: number | undefined; parallel: number | undefined; contextSize: number | undefined; facts: EngineFacts | undefined } | undefined;
   hf: { home: string | undefined; token: string | undefined; endpoint: string; timeoutMs: number };
 }
 
@@ -121,10 +132,13 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
   // The reference runner's variables are honoured: a user who set only MODEL_ID and VLLM_BASE_URL gets that endpoint.
   const env = { ...envIn, TOOLGAUGE_MODEL: envIn.TOOLGAUGE_MODEL || envIn.MODEL_ID, OPENAI_BASE_URL: envIn.OPENAI_BASE_URL || envIn.VLLM_BASE_URL };
   const e = parseEnv(EnvSchema, env);
-  const usesSimulator = !e.OPENAI_BASE_URL;
+  const gguf = ggufPathOf(e.TOOLGAUGE_MODEL);
+  if (gguf === '') throw new UsageError("TOOLGAUGE_MODEL 'gguf:' names no file: give gguf:PATH");
+  // A gguf: model without an endpoint runs on a local engine the run starts (harness/serve/run-engine.ts).
+  const usesSimulator = !e.OPENAI_BASE_URL && gguf === null;
   if (usesSimulator && !e.TOOLGAUGE_MODEL.startsWith('sim:')) {
     throw new UsageError(
-      `TOOLGAUGE_MODEL '${e.TOOLGAUGE_MODEL}' needs an endpoint: pass --base-url (or OPENAI_BASE_URL), or use a sim:* model`,
+      `TOOLGAUGE_MODEL '${e.TOOLGAUGE_MODEL}' needs an endpoint: pass --base-url (or OPENAI_BASE_URL), or use a sim:* or gguf:PATH model`,
     );
   }
   const cfg: RunConfig = {
@@ -158,10 +172,24 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
       pythonPath: e.TOOLGAUGE_PYTHON,
     },
     simUrl: e.TOOLGAUGE_SIM_URL,
+    engine: gguf === null ? undefined : { threads: e.TOOLGAUGE_ENGINE_THREADS, parallel: e.TOOLGAUGE_ENGINE_PARALLEL, contextSize: e.TOOLGAUGE_ENGINE_CTX, facts: engineFactsFrom(e.TOOLGAUGE_ENGINE_INFO) },
     hf: { home: e.HF_HOME, token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT, timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS },
   };
   registerRunSecrets(cfg);
   return cfg;
+}
+
+function engineFactsFrom(json: string | undefined): EngineFacts | undefined {
+  if (!json) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    throw new UsageError('TOOLGAUGE_ENGINE_INFO: not valid JSON');
+  }
+  const r = EngineFacts.safeParse(raw);
+  if (!r.success) throw new UsageError(`TOOLGAUGE_ENGINE_INFO: field ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`);
+  return r.data;
 }
 
 /** Register the run's secrets for redaction (each process that handles the config: CLI, setup, workers). */

@@ -3,6 +3,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem, arch } from 'node:os';
 import { redactUrl, type RunConfig } from './config.ts';
+import { EngineFacts } from './engine-facts.ts';
 import { fromRoot, MODULE_EXT, PACKAGE_JSON } from './paths.ts';
 
 /** The reproducibility header every summary.json carries (DESIGN §3.3). Extra fields from suites pass through. */
@@ -19,6 +20,8 @@ export const ReproHeader = z
     endpoint: z.string(),
     model: z.string(),
     simulated: z.boolean(),
+    /** A gguf: run: the local engine and the file it ran (harness/core/engine-facts.ts). */
+    engine: EngineFacts.optional(),
     generation: z.record(z.string(), z.unknown()),
     dataset: z.object({ file: z.string(), sha256: z.string(), origin: z.string().optional() }).nullable(),
     template_sha256: z.string().nullable(),
@@ -93,6 +96,7 @@ export function reproHeader(
     endpoint: cfg.usesSimulator ? 'built-in simulator (127.0.0.1)' : (redactUrl(cfg.baseUrl) ?? ''),
     model: cfg.model,
     simulated: cfg.usesSimulator || cfg.model.startsWith('sim:'),
+    ...(cfg.engine?.facts ? { engine: cfg.engine.facts } : {}),
     generation: extra.generation ?? { temperature: cfg.temperature, max_tokens: cfg.maxTokens ?? null, seed: cfg.seed },
     dataset: extra.dataset ?? null,
     template_sha256: extra.templateSha256 ?? null,

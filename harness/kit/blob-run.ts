@@ -41,7 +41,9 @@ export function runFromBlobs(kc: KitConfig, blocks: ReadonlyArray<{ suite: strin
     const distinct = [...new Set(values.map((v) => JSON.stringify(v ?? null)))];
     if (distinct.length > 1) throw new UsageError(`toolgauge: the blob reports come from different runs (${what}: ${distinct.slice(0, 3).join(' vs ')}); merge the shards of one run only`);
   };
-  for (const field of SAME_RUN) differ(field, recorded.map((b) => b.run.config[field]));
+  // A gguf: run's shards each start their own engine on a port of its own: the engine and the file identify it.
+  const same = (c: BlobRun['config'], field: (typeof SAME_RUN)[number]) => (field === 'baseUrl' && c.engine?.facts ? { engine: c.engine.facts.engine, sha256: c.engine.facts.sha256, tensor_type: c.engine.facts.tensor_type } : c[field]);
+  for (const field of SAME_RUN) differ(field, recorded.map((b) => same(b.run.config, field)));
   for (const suite of new Set(recorded.map((b) => b.suite))) {
     const mine = recorded.filter((b) => b.suite === suite);
     differ(`${suite} settings`, mine.map((b) => b.run.settings));

@@ -21,7 +21,11 @@ export function runFingerprint(def: AnySuite, run: RunConfig, settings: unknown,
   const fp: Fingerprint = {
     suite: def.name,
     model: run.model,
-    endpoint: run.usesSimulator ? 'built-in simulator' : (redactUrl(run.baseUrl) ?? null),
+    // A gguf: run's server listens on a new port each time: the engine and the file identify it instead.
+    endpoint: run.usesSimulator ? 'built-in simulator' : run.engine ? 'local engine' : (redactUrl(run.baseUrl) ?? null),
+    ...(run.engine?.facts
+      ? { 'engine.name': run.engine.facts.engine, 'engine.llama_cpp_build': run.engine.facts.llama_cpp_build, 'engine.file_sha256': run.engine.facts.sha256, 'engine.tensor_type': run.engine.facts.tensor_type, 'engine.chat_template_sha256': run.engine.facts.chat_template_sha256 }
+      : {}),
     dataset_sha256: dataset?.sha256 ?? null,
     template_sha256: def.templateSha256?.(run, settings) ?? null,
   };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { compareIds, groupTrials, passMetrics, rateOf } from '../report/aggregate.ts';
 import { fmtEstimate, headerBlock, METRIC_HEADERS, metricRow, table } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
+import { flattenMetrics, type EstimateJson, type Summary, noticeTag } from '../report/summary.ts';
 import { barChart } from '../report/svg.ts';
 import type { MetricEstimate } from '../stats/index.ts';
 import type { Aggregate, InstanceMetaBase, SuiteAggregator } from './types.ts';
@@ -127,7 +127,7 @@ export const genericAggregator: SuiteAggregator = {
   },
   terminal(s: Summary, outDir: string) {
     const flat = flattenMetrics(s.metrics as never);
-    const lines = ['', `toolgauge · ${s.suite} · ${String((s.header as { model?: string }).model)}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`];
+    const lines = ['', `toolgauge · ${s.suite} · ${String((s.header as { model?: string }).model)}${noticeTag(s)}`];
     for (const [k, e] of Object.entries(flat)) lines.push(`  ${k} ${fmtEstimate(e)}  n=${e.n}`);
     lines.push(`  ${s.counts.runs ?? 0} runs, ${s.counts.passed ?? 0} passed, ${s.counts.errors ?? 0} harness errors`);
     if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);

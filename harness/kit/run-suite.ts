@@ -27,6 +27,13 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
   const kc: KitConfig = parseKitConfig(env, [def], o.runId ? { runId: o.runId } : {});
   const settings = settingsOf<S>(kc, def.name);
   const closers: Array<() => Promise<void>> = [];
+  if (kc.run.engine && !kc.run.engine.facts) {
+    const { prepareRunEngine } = await import('../serve/run-engine.ts');
+    const engine = (await prepareRunEngine(kc.run, 'toolgauge'))!;
+    kc.run.baseUrl = engine.url;
+    kc.run.engine.facts = engine.facts;
+    closers.push(() => engine.close());
+  }
   if (!kc.run.baseUrl && !kc.simUrl) {
     const responders: Record<string, Responder> = def.responder ? { [def.name]: def.responder(kc.run, settings) } : {};
     const sim = await startSimServer({ responders });

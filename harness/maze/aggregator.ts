@@ -1,5 +1,5 @@
 import { fmtEstimate } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson } from '../report/summary.ts';
+import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.ts';
 import { barChart } from '../report/svg.ts';
 import type { MetricEstimate } from '../stats/index.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
@@ -60,7 +60,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
   terminal(s, outDir) {
     const f = flattenMetrics(s.metrics as never);
     const cfg = s.config as { judge?: string; agent?: string };
-    const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent ?? 'fc'}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`];
+    const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent ?? 'fc'}${noticeTag(s)}`];
     for (const m of MODES) if (f[`tsr.${m}`]) lines.push(`  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`);
     lines.push(`  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors`);
     if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);

@@ -144,6 +144,24 @@ describe('PA-Tool', () => {
     await expect(m.prepare(req, { seed: 1 })).rejects.toThrow(/sampler/);
   });
 
+  it('with token probabilities (a local engine): the most probable candidate wins, not the most sampled one', async () => {
+    const scored: string[] = [];
+    // the model finds get_weather (the current name, sampled once in four) far likelier than the sampled mode
+    const lp: Record<string, number> = { weather_now: -4, weathr_now: -9, get_weather: -0.5, city: -2, citi: -6, place: -1, location: -3 };
+    const scorer = { name: 'fake', logprob: async (_p: string, a: string) => (scored.push(a), lp[a] ?? -20) };
+    const m = paTool({ n: 8 });
+    const p = await m.prepare({ tools, messages: [] }, { sampler: sampler([]), seed: 1, scorer });
+    expect(p.request.tools.map((t) => t.function.name)).toEqual(['get_weather', 'get_time']);
+    expect(p.request.tools[0]!.function.parameters).toMatchObject({ properties: { place: { type: 'string' } }, required: ['place'] });
+    expect(p.meta.selection).toMatch(/token probabilities/);
+    // each distinct candidate scored once per component, the current name among them
+    expect(scored.filter((a) => a === 'weather_now')).toHaveLength(1);
+    expect(scored).toContain('location');
+    // without a scorer the same samples give the peakedness choice
+    const q = await paTool({ n: 8 }).prepare({ tools, messages: [] }, { sampler: sampler([]), seed: 1 });
+    expect(q.request.tools[0]!.function.name).toBe('weather_now');
+  });
+
   it('the baseline presents the request as is', async () => {
     const req = { tools, messages: [] };
     const p = await baseline.prepare(req, { seed: 0 });

@@ -13,7 +13,10 @@
  * The call the model makes with the presented names is mapped back to the original names before scoring.
  *
  * Only sampling is needed — `n` samples at a temperature and one greedy sample, which any OpenAI-compatible
- * endpoint gives (chat `n` / per-request seeds); no step needs token likelihoods.
+ * endpoint gives (chat `n` / per-request seeds); no step needs token likelihoods. On a local engine (`gguf:`), where
+ * token probabilities are at hand, step 2–3 read them instead (`MethodContext.scorer`): every distinct candidate, the
+ * greedy answer and the current name are scored by the model's own log-probability of answering exactly that, and
+ * the most probable is chosen — the mode peakedness estimates from samples, read directly.
  *
  * Defaults N = 32, temperature 0.4, α = 0.2 follow Toolhound's reconstruction of the paper (the stored copies of
  * the paper reachable here hold its abstract and project page, not its hyperparameter table); all configurable.
@@ -25,7 +28,7 @@ import { sha256, stableStringify } from '../core/hash.ts';
 import { deriveSeed } from '../core/rng.ts';
 import type { OpenAITool } from '../core/chat.ts';
 import { originalCall, presentMessages, presentTools, type RenameMap } from './rename.ts';
-import type { Method, MethodContext, MethodRequest, PreparedMethod, Sampler } from './types.ts';
+import type { AnswerScorer, Method, MethodContext, MethodRequest, PreparedMethod, Sampler } from './types.ts';
 
 export interface PaToolOptions {
   n?: number;
@@ -90,15 +93,28 @@ export function paramPrompt(toolDescription: string, param: { name: string; type
   return `A function does this: ${toolDescription}\nOne of its arguments${param.type ? ` (type ${param.type})` : ''} needs a name. ${what}\nWhat would you call this argument? Answer with the argument name only, in snake_case.`;
 }
 
-async function pick(s: Sampler, prompt: string, o: Required<PaToolOptions>, seed: number): Promise<Picked> {
+async function pick(s: Sampler, prompt: string, o: Required<PaToolOptions>, seed: number, scorer?: AnswerScorer, current?: string): Promise<Picked> {
   const answers = await s.sample(prompt, { n: o.n, temperature: o.temperature, seed, maxTokens: o.maxTokens });
   const [greedy] = await s.sample(prompt, { n: 1, temperature: 0, seed, maxTokens: o.maxTokens });
   const candidates = answers.map(extractName).filter((x): x is string => x !== null);
   const reference = greedy === undefined ? null : extractName(greedy);
-  return { name: selectName(candidates, reference, o.alpha), candidates, reference };
+  if (!scorer) return { name: selectName(candidates, reference, o.alpha), candidates, reference };
+  const scored = await scoreCandidates(scorer, prompt, [...candidates, ...(reference ? [reference] : []), ...(current ? [current] : [])]);
+  return { name: scored[0]?.name ?? null, candidates, reference, scores: scored };
 }
 
-type Picked = { name: string | null; candidates: string[]; reference: string | null };
+/**
+ * The decode-time selection on a local engine: each distinct candidate (the samples, the greedy answer, the current
+ * name) scored by the model's own log-probability of writing exactly it as the answer; the most probable wins
+ * (ties: alphabetical). Peakedness over samples estimates the same mode; token probabilities read it directly.
+ */
+export async function scoreCandidates(scorer: AnswerScorer, prompt: string, names: readonly string[]): Promise<Array<{ name: string; logprob: number }>> {
+  const distinct = [...new Set(names)];
+  const out = await Promise.all(distinct.map(async (name) => ({ name, logprob: await scorer.logprob(prompt, name) })));
+  return out.sort((a, b) => b.logprob - a.logprob || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+type Picked = { name: string | null; candidates: string[]; reference: string | null; scores?: Array<{ name: string; logprob: number }> };
 
 /**
  * The rename map PA-Tool chooses for these tools (pure given the sampler's answers). Each component is asked with
@@ -111,36 +127,37 @@ export async function paToolRename(
   seed: number,
   opts: PaToolOptions = {},
   picks: Map<string, Promise<Picked>> = new Map(),
-): Promise<{ map: RenameMap; log: Array<{ component: string; chosen: string; candidates: number; reference: string | null }> }> {
+  scorer?: AnswerScorer,
+): Promise<{ map: RenameMap; log: Array<{ component: string; chosen: string; candidates: number; reference: string | null; scores?: Array<{ name: string; logprob: number }> }> }> {
   const o = { ...PA_TOOL_DEFAULTS, ...opts };
-  const ask = (prompt: string): Promise<Picked> => {
-    const key = `${seed}\u0000${prompt}`;
+  const ask = (prompt: string, current: string): Promise<Picked> => {
+    const key = `${seed}\u0000${prompt}${scorer ? `\u0000${current}` : ''}`;
     let p = picks.get(key);
-    if (!p) picks.set(key, (p = pick(sampler, prompt, o, deriveSeed(seed, 'pa_tool', prompt) % 2 ** 31)));
+    if (!p) picks.set(key, (p = pick(sampler, prompt, o, deriveSeed(seed, 'pa_tool', prompt) % 2 ** 31, scorer, current)));
     return p;
   };
   const map: RenameMap = { tools: {}, params: {} };
-  const log: Array<{ component: string; chosen: string; candidates: number; reference: string | null }> = [];
+  const log: Array<{ component: string; chosen: string; candidates: number; reference: string | null; scores?: Array<{ name: string; logprob: number }> }> = [];
   const originals = new Set(tools.map((t) => t.function.name));
   const usedTools = new Set<string>();
   for (const t of [...tools].sort((a, b) => (a.function.name < b.function.name ? -1 : 1))) {
     const f = t.function;
     const desc = f.description ?? f.name;
-    const r = await ask(toolPrompt(desc));
+    const r = await ask(toolPrompt(desc), f.name);
     const name = r.name && !usedTools.has(r.name) && (r.name === f.name || !originals.has(r.name)) ? r.name : f.name;
     usedTools.add(name);
     if (name !== f.name) map.tools[f.name] = name;
-    log.push({ component: f.name, chosen: name, candidates: r.candidates.length, reference: r.reference });
+    log.push({ component: f.name, chosen: name, candidates: r.candidates.length, reference: r.reference, ...(r.scores ? { scores: r.scores.slice(0, 5) } : {}) });
 
     const props = ((f.parameters as { properties?: Record<string, { type?: string; description?: string }> } | undefined)?.properties ?? {}) as Record<string, { type?: string; description?: string }>;
     const used = new Set<string>();
     const pmap: Record<string, string> = {};
     for (const [p, s] of Object.entries(props)) {
-      const r2 = await ask(paramPrompt(desc, { name: p, ...(typeof s?.type === 'string' ? { type: s.type } : {}), ...(s?.description ? { description: s.description } : {}) }));
+      const r2 = await ask(paramPrompt(desc, { name: p, ...(typeof s?.type === 'string' ? { type: s.type } : {}), ...(s?.description ? { description: s.description } : {}) }), p);
       const pn = r2.name && !used.has(r2.name) && (r2.name === p || !(r2.name in props)) ? r2.name : p;
       used.add(pn);
       if (pn !== p) pmap[p] = pn;
-      log.push({ component: `${f.name}.${p}`, chosen: pn, candidates: r2.candidates.length, reference: r2.reference });
+      log.push({ component: `${f.name}.${p}`, chosen: pn, candidates: r2.candidates.length, reference: r2.reference, ...(r2.scores ? { scores: r2.scores.slice(0, 5) } : {}) });
     }
     if (Object.keys(pmap).length) map.params[f.name] = pmap;
   }
@@ -159,14 +176,14 @@ export function paTool(opts: PaToolOptions = {}): Method {
     async prepare(req: MethodRequest, ctx: MethodContext): Promise<PreparedMethod> {
       if (!ctx.sampler) throw new Error('pa_tool needs the model endpoint to sample candidate names (no sampler was given)');
       const sampler = ctx.sampler;
-      const key = sha256(stableStringify({ tools: req.tools, seed: ctx.seed, opts }));
+      const key = sha256(stableStringify({ tools: req.tools, seed: ctx.seed, opts, scorer: ctx.scorer?.name ?? null }));
       let got = cache.get(key);
-      if (!got) cache.set(key, (got = paToolRename(req.tools, sampler, ctx.seed, opts, picks)));
+      if (!got) cache.set(key, (got = paToolRename(req.tools, sampler, ctx.seed, opts, picks, ctx.scorer)));
       const { map, log } = await got;
       return {
         request: { tools: presentTools(req.tools, map), messages: presentMessages(req.messages, map) },
         toOriginal: (c) => originalCall(c, map),
-        meta: { rename: map, log },
+        meta: { rename: map, log, selection: ctx.scorer ? `token probabilities (${ctx.scorer.name})` : 'peakedness of samples' },
       };
     },
   };

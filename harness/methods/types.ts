@@ -28,9 +28,21 @@ export interface Sampler {
   sample(prompt: string, opts: { n: number; temperature: number; seed: number; maxTokens: number }): Promise<string[]>;
 }
 
+/**
+ * The model's own probability of an answer, read token by token (a local engine, teacher-forced): the natural log
+ * of P(answer, then end of turn | prompt as a user message).
+ */
+export interface AnswerScorer {
+  /** What it is, for the record (e.g. the engine and file). */
+  readonly name: string;
+  logprob(prompt: string, answer: string): Promise<number>;
+}
+
 export interface MethodContext {
   /** The model's own sampler (methods that consult the model). */
   sampler?: Sampler;
+  /** The model's token probabilities (a local engine): methods that can use them act on them directly. */
+  scorer?: AnswerScorer;
   seed: number;
 }
 

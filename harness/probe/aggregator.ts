@@ -1,5 +1,5 @@
 import { fmtEstimate } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson } from '../report/summary.ts';
+import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.ts';
 import { barChart, type Bar } from '../report/svg.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
 import { aggregateAxes, armOfMeta, axesOfConfig, caseOutcomes, decodeMetrics, layerMetrics, referenceArm, templateSane, toolhoundMetrics } from './arms-report.ts';
@@ -68,7 +68,7 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
         .join(', ') || 'none';
     const lines = [
       '',
-      `toolgauge · probe · ${s.header.model} · ${String((s.config as { transport?: string }).transport)}${s.notice ? '  [SIMULATOR — calibration fixture, not a model result]' : ''}`,
+      `toolgauge · probe · ${s.header.model} · ${String((s.config as { transport?: string }).transport)}${noticeTag(s, 'SIMULATOR — calibration fixture, not a model result')}`,
       `  accuracy (strict) ${fmtEstimate(flat.accuracy)}  lenient ${fmtEstimate(flat['lenient.accuracy'])}  n=${flat.accuracy?.n ?? 0}  (${c.errors} errors)`,
       `  parse_ok ${fmtEstimate(flat.parse_ok)}  schema_valid ${fmtEstimate(flat.schema_valid)}  tool_correct ${fmtEstimate(flat.tool_correct)}  args_correct ${fmtEstimate(flat.args_correct)}`,
       `  abstained ${fmtEstimate(flat.abstained)}  false_trigger ${fmtEstimate(flat.false_trigger)}`,

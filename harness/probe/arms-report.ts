@@ -10,6 +10,7 @@ import type { MetricEstimate } from '../stats/index.ts';
 import { compareAttribution, REFINEMENTS, TOOLHOUND_CAUSES, toolhoundVerdict, type TreeRecord } from './axes/attribution-tree.ts';
 import { compareArms, type Arm as OutcomeArm, type ComparisonTable } from './axes/compare-tables.ts';
 import { checkQuantizationPair, type RunIdentity } from './axes/lineup.ts';
+import { damageSummary } from './axes/quant-damage.ts';
 import { CONDITION, conditionalName, LAYERS, layerOutcomes, toolhoundName } from './axes/rates.ts';
 import { CAUSES, TIERS, type Tier } from './attribute/index.ts';
 import { AXES, armKey, armSuffix, type Arm, type Axis } from './run/arms.ts';
@@ -163,6 +164,50 @@ export interface ComparisonJson {
   markdown: string;
   /** A pair the quantization guard refused: the reason, and no rows. */
   refused?: string;
+  /** A quantization pair measured on local engines: the damage figures beside the paired metrics. */
+  quant_damage?: QuantDamageJson;
+}
+
+export interface QuantDamageJson {
+  reference: string;
+  quantized: string;
+  top1_agreement: { value: number | null; lo: number | null; hi: number | null; n: number };
+  mean_kl: { value: number | null; lo: number | null; hi: number | null; n: number };
+  steps: number;
+  exact: boolean;
+  /** Cases whose measurement failed (the message of the first). */
+  errors: number;
+  first_error: string | null;
+}
+
+/** The damage figures of a quantized arm's records (those that carry one), with bootstrap CIs over the cases. */
+export function quantDamageOf(reference: string, quantized: string, metas: readonly ProbeMeta[], seed: number): QuantDamageJson | null {
+  const rows = metas.map((m) => (m as { quant_damage?: QuantDamageRecordLike | null; quant_damage_error?: string | null })).filter((m) => m.quant_damage || m.quant_damage_error);
+  if (rows.length === 0) return null;
+  const ok = rows.map((r) => r.quant_damage).filter((d): d is QuantDamageRecordLike => !!d);
+  const errs = rows.filter((r) => !r.quant_damage && r.quant_damage_error).map((r) => r.quant_damage_error!);
+  const d = damageSummary(ok, seed);
+  const e = (x: MetricEstimate) => ({ value: fin(x.value), lo: fin(x.lo), hi: fin(x.hi), n: x.n });
+  return { reference, quantized, top1_agreement: e(d.top1_agreement), mean_kl: e(d.mean_kl), steps: d.steps, exact: d.exact, errors: errs.length, first_error: errs[0] ?? null };
+}
+
+type QuantDamageRecordLike = { agreement: number; kl: number; steps: number; exact: boolean };
+
+function damageMarkdown(q: QuantDamageJson): string {
+  const f = (x: { value: number | null; lo: number | null; hi: number | null }, digits: number) =>
+    x.value === null ? '—' : `${x.value.toFixed(digits)}${x.lo !== null && x.hi !== null ? ` [${x.lo.toFixed(digits)}, ${x.hi.toFixed(digits)}]` : ''}`;
+  const lines = [
+    `#### Quantization damage: ${q.reference} → ${q.quantized}`,
+    '',
+    `Teacher-forced over the gold transcripts (each case's prompt with its tools, then the gold call): next-token distributions of ${q.quantized} against ${q.reference}. Per case the mean over the call's tokens; 95% CI: bootstrap over cases.`,
+    '',
+    '| figure | value [95% CI] | cases | tokens |',
+    '| --- | --- | --- | --- |',
+    `| top-1 agreement (higher = less damage) | ${f(q.top1_agreement, 3)} | ${q.top1_agreement.n} | ${q.steps} |`,
+    `| mean KL(${q.reference} ‖ ${q.quantized}), nats per token${q.exact ? '' : ' (lower bound: top-K lists)'} | ${f(q.mean_kl, 5)} | ${q.mean_kl.n} | ${q.steps} |`,
+  ];
+  if (q.errors > 0) lines.push('', `${q.errors} case(s) could not be measured: ${q.first_error}`);
+  return lines.join('\n') + '\n';
 }
 
 const fin = (x: number) => (Number.isFinite(x) ? x : null);
@@ -224,7 +269,7 @@ function axisComparisons(axis: 'decode' | 'method', ax: AxesConfig, outcomes: Ma
 }
 
 /** Every pair of models (at the reference decode and method), under the quantization guard for quantization pairs. */
-function lineupComparisons(ax: AxesConfig, outcomes: Map<string, Record<string, Map<string, number>>>, seed: number, simulated: boolean): ComparisonJson[] {
+function lineupComparisons(ax: AxesConfig, outcomes: Map<string, Record<string, Map<string, number>>>, seed: number, simulated: boolean, metasOf: (arm: Arm) => readonly ProbeMeta[]): ComparisonJson[] {
   if (ax.model.length < 2) return [];
   const ref = referenceArm(ax);
   const info = new Map(ax.models.map((m) => [m.label, m]));
@@ -250,7 +295,10 @@ function lineupComparisons(ax: AxesConfig, outcomes: Map<string, Record<string, 
       const b = outcomes.get(armKey({ ...ref, model: lb }));
       if (!a || !b) continue;
       const t = compareArms({ label: la, outcomes: a }, { label: lb, outcomes: b }, { title, metrics: COMPARISON_METRICS, seed, ...(simulated ? { note: SIM_NOTE } : {}) });
-      out.push(toJson('model', at, t));
+      const json = toJson('model', at, t);
+      const damage = quant ? quantDamageOf(quant[0]?.label ?? la, quant[1]?.label ?? lb, metasOf({ ...ref, model: quant[1]?.label ?? lb }), seed) : null;
+      if (damage) out.push({ ...json, quant_damage: damage, markdown: `${json.markdown.trimEnd()}\n\n${damageMarkdown(damage)}` });
+      else out.push(json);
     }
   }
   return out;
@@ -371,7 +419,7 @@ export function aggregateAxes(metas: readonly ProbeMeta[], seed: number, config:
       decode_comparisons: axisComparisons('decode', ax, outcomes, seed, simulated),
       method_comparisons: axisComparisons('method', ax, outcomes, seed, simulated),
       lineup,
-      model_comparisons: lineupComparisons(ax, outcomes, seed, simulated),
+      model_comparisons: lineupComparisons(ax, outcomes, seed, simulated, (arm) => groups.get(armKey(arm))?.metas ?? []),
       attribution_tree: { toolhound: tree.toolhound, refinements: tree.refinements, by_cause: byCause, crosstab: tree.crosstab, template_sane: sane },
     },
   };

@@ -263,6 +263,8 @@ export function probeMarkdown(s: Summary): string {
 const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
   function simulatorNote({ s }) {
     if (!s.notice) return [];
+    if (s.notice.startsWith('TEST MODEL'))
+      return ["> A test model has random weights: on a real engine it shows the axes' mechanics (what a grammar forces, what quantization changes in the next-token distributions), never how well a model calls tools.", ''];
     return ['> The simulator is a calibration fixture: it knows every expected call and plants one chosen behaviour (oracle, or one failure cause), so that the scoring and the attribution can be checked against a known truth. Its numbers describe the harness, not a model.', ''];
   },
   function settings({ s, cfg, tpl }) {

@@ -16,6 +16,9 @@ import { checkAxes, familyFor, instancesOf, instanceTestName, modelEntry, onSimu
 import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
 import { PROBE_FILES } from './run/output.ts';
 import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
+import { ggufPathOf, ggufRunIdentity, ggufTemplate } from './run/gguf-lineup.ts';
+import { measureCaseDamage } from './run/quant-damage-run.ts';
+import { engineScorer } from './run/pa-tool-local.ts';
 import { chatSampler } from './run/sampler.ts';
 import { resolveTemplate, type PreparedTemplate } from './run/template.ts';
 import { ProbeMetaSchema } from './run/meta-schema.ts';
@@ -31,7 +34,13 @@ export function probeMeta(rec: ProbeRecord): ProbeMeta {
 
 /** A model's template, prepared once per process (its own lineup template, else `--template`). */
 export function templateOf(m: ModelEntry, s: ProbeSettings, injectedDate: string): PreparedTemplate | null {
-  return resolveTemplate({ transport: s.transport, templateFile: templateFileOf(m, s) }, injectedDate);
+  const file = templateFileOf(m, s);
+  // a local GGUF file carries its own template (tokenizer.chat_template): the one its server renders chat with
+  if (file === undefined && ggufPathOf(m.model) !== null) {
+    const own = ggufTemplate(ggufPathOf(m.model)!, injectedDate);
+    if (own) return own;
+  }
+  return resolveTemplate({ transport: s.transport, templateFile: file }, injectedDate);
 }
 
 /** Probe instances carry their test name (the kit names a test from the instance alone). */
@@ -58,18 +67,40 @@ function clientFor(ctx: RunContext<ProbeSettings>, m: ModelEntry): ModelClient {
   return c;
 }
 
-function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelClient, seed: number): ProbeRunContext['method'] {
+function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelClient, seed: number, injectedDate: string): ProbeRunContext['method'] {
   if (name === 'baseline') return undefined;
   const key = `${name}|${m.label}|${s.paToolSamples ?? ''}|${JSON.stringify(client.opts.baseUrl)}`;
   let method = methods.get(key);
   if (!method) methods.set(key, (method = paTool(s.paToolSamples ? { n: s.paToolSamples } : {})));
   const sampler = chatSampler(client, name, s.topP);
   const bound = method;
-  return { name, prepare: (req) => bound.prepare(req, { sampler, seed }) };
+  // on a local GGUF file, PA-Tool reads the model's token probabilities instead of estimating them from samples
+  const path = ggufPathOf(m.model);
+  const scorer = path !== null ? engineScorer(path, injectedDate) : undefined;
+  return { name, prepare: (req) => bound.prepare(req, { sampler, seed, ...(scorer ? { scorer } : {}) }) };
+}
+
+/**
+ * A quantized lineup entry whose reference is also a local GGUF file: the case's damage figure (teacher-forced gold
+ * transcript through both files), measured once per case, in the reference decode and method arm.
+ */
+async function damageOf(i: Instance, m: ModelEntry, s: ProbeSettings, injectedDate: string): Promise<Pick<ProbeRecord, 'quant_damage' | 'quant_damage_error'>> {
+  const ref = m.quantizationOf !== undefined ? s.models.find((x) => x.label === m.quantizationOf) : undefined;
+  const quantPath = ggufPathOf(m.model);
+  const refPath = ref ? ggufPathOf(ref.model) : null;
+  if (!ref || quantPath === null || refPath === null || i.case.expected === null || i.arm.decode !== s.decode[0] || i.arm.method !== s.methods[0]) return {};
+  try {
+    return { quant_damage: await measureCaseDamage(i.case, { label: ref.label, path: refPath }, { path: quantPath }, injectedDate), quant_damage_error: null };
+  } catch (err) {
+    return { quant_damage: null, quant_damage_error: (err as Error).message.split('\n')[0]! };
+  }
 }
 
 /** What the quantization guard checks for a model: the template's hash and the tokenizer, with where each came from. */
 export function identityOf(m: ModelEntry, s: ProbeSettings, tpl: PreparedTemplate | null): RunIdentity {
+  // a local GGUF file says both itself (the server in front of it would only repeat them)
+  const own = ggufRunIdentity(m);
+  if (own) return own;
   const ep = s.endpoints[m.label];
   const template = tpl ? { sha256: tpl.sha256, source: '--template' as const } : ep?.template_sha256 ? { sha256: ep.template_sha256, source: 'server' as const } : null;
   const tokenizer = s.tokenizer && s.models.length === 1 ? { id: s.tokenizer, source: '--tokenizer' as const } : ep?.tokenizer ? { id: ep.tokenizer, source: 'server' as const } : null;
@@ -120,14 +151,15 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         injectedDate: ctx.run.injectedDate,
         maxTokens: ctx.run.maxTokens,
         ...(s.topP !== undefined ? { topP: s.topP } : {}),
-        ...(i.arm.decode === 'constrained' && server ? { constrain: { server, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}) } } : {}),
-        ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed) } : {}),
+        ...(i.arm.decode !== 'free' && server ? { constrain: { server, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(i.arm.decode === 'required' ? { required: true } : {}) } } : {}),
+        ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed, ctx.run.injectedDate) } : {}),
         arm: i.arm,
       },
       ctx.trial,
       i.id,
     );
-    const meta = probeMeta(rec);
+    const damage = await damageOf(i, m, s, ctx.run.injectedDate);
+    const meta = probeMeta({ ...rec, ...damage });
     return { meta, records: { [PROBE_FILES.cases]: meta } };
   },
   failed: (i, trial, message) => {
@@ -173,7 +205,8 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       const sim = onSimulator(m, run);
       const family = familyFor(m, s, tpl?.family ?? null, sim);
       const server = serverFor(m, s, sim);
-      const k = s.decode.includes('constrained') && server ? constraintFor(server, family, [{ name: 'tool', parameters: { type: 'object', properties: {} } }], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}) }) : null;
+      const constrained = s.decode.find((d) => d !== 'free');
+      const k = constrained && server ? constraintFor(server, family, [{ name: 'tool', parameters: { type: 'object', properties: {} } }], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(constrained === 'required' ? { required: true } : {}) }) : null;
       return {
         label: m.label,
         model: m.model,
@@ -241,7 +274,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       seed: run.seed,
       decode: s.decode,
       method: s.methods,
-      ...(s.decode.includes('constrained') ? { max_string_length: s.maxStringLength ?? null } : {}),
+      ...(s.decode.some((d) => d !== 'free') ? { max_string_length: s.maxStringLength ?? null } : {}),
       endpoints,
     };
   },

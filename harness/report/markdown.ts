@@ -58,6 +58,7 @@ export function headerBlock(title: string, s: Summary): string {
         ['model', String(h.model)],
         ['endpoint', String(h.endpoint)],
         ['simulated', String(h.simulated)],
+        ...(h.engine ? [['engine', engineLine(h.engine as Record<string, unknown>)]] : []),
         ['dataset', ds ? `${ds.origin ?? ds.file} (sha256 ${String(ds.sha256).slice(0, 16)}…)` : '—'],
         ...(h.template_sha256 ? [['template sha256', String(h.template_sha256)]] : []),
         ['generation', JSON.stringify(h.generation)],
@@ -77,6 +78,18 @@ export function headerBlock(title: string, s: Summary): string {
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/** A gguf: run's engine and file in one line: engine and build, tensor type, sha256s, test model or not. */
+export function engineLine(e: Record<string, unknown>): string {
+  const short = (x: unknown) => (typeof x === 'string' ? `${x.slice(0, 16)}…` : '—');
+  return [
+    `${String(e.engine)}${e.llama_cpp_build ? ` (llama.cpp ${String(e.llama_cpp_build)})` : ''}`,
+    `${String(e.file)} ${String(e.tensor_type)}`,
+    `file sha256 ${short(e.sha256)}`,
+    `chat template sha256 ${short(e.chat_template_sha256)}`,
+    e.test_model ? 'TOOLGAUGE TEST MODEL (random weights)' : 'not a test model',
+  ].join('; ');
 }
 
 export function breakdownTable(s: Summary, group: string, metric: string, label: string): string {

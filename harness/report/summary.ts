@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MetricEstimate } from '../stats/index.ts';
 import { ReproHeader } from '../core/repro.ts';
+import { TEST_MODEL_NOTICE } from '../core/engine-facts.ts';
 import { jsonSafe } from './aggregate.ts';
 
 /**
@@ -41,7 +42,7 @@ export type GateJson = z.infer<typeof GateJson>;
 export const SummarySchema = z.object({
   schema: z.literal(SUMMARY_SCHEMA_ID),
   suite: z.string().min(1),
-  /** Present on every simulator run: these numbers describe the simulator, not a model. */
+  /** Present on every simulator and test-model run: these numbers describe the simulator or random weights, not a model. */
   notice: z.string().nullable(),
   header: ReproHeader,
   config: z.record(z.string(), z.unknown()),
@@ -56,6 +57,12 @@ export type Summary = z.infer<typeof SummarySchema>;
 
 export const SIMULATOR_NOTICE =
   'SIMULATOR RUN: these numbers come from toolgauge\'s built-in simulated model (a test fixture), not from a language model.';
+
+/** The tag a run's one-line terminal summary carries: the simulator's, a test model's, or none. */
+export function noticeTag(s: Pick<Summary, 'notice'>, simulator = 'SIMULATOR — not a model result'): string {
+  if (!s.notice) return '';
+  return s.notice === TEST_MODEL_NOTICE ? '  [TEST MODEL — random weights, not a model result]' : `  [${simulator}]`;
+}
 
 export function isEstimate(x: unknown): x is EstimateJson {
   return !!x && typeof x === 'object' && 'value' in x && 'n' in x && 'denominator' in x;
@@ -98,7 +105,7 @@ export function buildSummary(input: {
   const summary: Summary = {
     schema: SUMMARY_SCHEMA_ID,
     suite: input.suite,
-    notice: input.header.simulated ? SIMULATOR_NOTICE : null,
+    notice: input.header.simulated ? SIMULATOR_NOTICE : input.header.engine?.test_model ? TEST_MODEL_NOTICE : null,
     header: input.header,
     config: input.config,
     counts: input.counts,

@@ -1,5 +1,5 @@
 import { fmtEstimate } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson } from '../report/summary.ts';
+import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.ts';
 import { barChart } from '../report/svg.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
 import type { ToolhopMeta } from './meta.ts';
@@ -49,7 +49,7 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
     const rules = s.extra.rules as { literal: number; substring: number; tool_result: number } | undefined;
     const lines = [
       '',
-      `toolgauge · ToolHop · ${s.header.model}${s.notice ? '  [SIMULATOR — not a model result]' : ''}`,
+      `toolgauge · ToolHop · ${s.header.model}${noticeTag(s)}`,
       `  accuracy ${fmtEstimate(acc)}  n=${acc?.n ?? 0}  (${s.counts.correct} correct, ${s.counts.wrong} wrong, ${s.counts.errors} errors)`,
     ];
     if (rules) lines.push(`  credited by rule: literal ${rules.literal}, substring ${rules.substring}, gold in the last tool result ${rules.tool_result}`);

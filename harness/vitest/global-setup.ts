@@ -28,6 +28,14 @@ export async function prepareEvalRun(
   // `results/` under which each suite writes its own.
   assertOutDirWritable('toolgauge', kc.run.outDir ?? 'results');
   let close = async () => undefined as void;
+  if (kc.run.engine && !kc.run.engine.facts && kc.run.cache !== 'replay') {
+    // A gguf: model the CLI did not start an engine for (plain `vitest run`): start it (or ask the --base-url server) here.
+    const { prepareRunEngine } = await import('../serve/run-engine.ts');
+    const engine = (await prepareRunEngine(kc.run, 'toolgauge'))!;
+    kc.run.baseUrl = engine.url;
+    kc.run.engine.facts = engine.facts;
+    close = () => engine.close();
+  }
   if (kc.run.baseUrl) {
     // The CLI already checked; plain `vitest run` gets the same check here. Replay needs no endpoint.
     if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1' && kc.run.cache !== 'replay') await (await import('../model/preflight.ts')).checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });

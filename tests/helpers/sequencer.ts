@@ -10,6 +10,7 @@ const SLOWEST = [
   'tests/package/fresh-project.test.ts',
   'tests/e2e/resume.test.ts',
   'tests/e2e/toolhop.test.ts',
+  'tests/e2e/gguf.test.ts',
   'tests/e2e/stats.test.ts',
   'tests/e2e/regression.test.ts',
   'tests/e2e/kit.test.ts',

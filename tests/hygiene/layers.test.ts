@@ -15,7 +15,9 @@ const ROOT = fromRoot();
 const LEVEL: Record<string, number> = {
   core: 0,
   model: 1, engine: 1, stats: 1, sandbox: 1, parse: 1, sim: 1, hub: 1,
-  match: 2, agent: 2, report: 2, constrain: 2, methods: 2,
+  match: 2, agent: 2, report: 2, constrain: 2, methods: 2, 'probe/templates': 2,
+  // `toolgauge serve` renders the GGUF's chat template and builds grammars; the kit's runSuite may start it.
+  serve: 2.5,
   kit: 3,
   vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4,
   builtin: 5,
@@ -51,10 +53,17 @@ function importsOf(file: string): Import[] {
   return [...src.matchAll(IMPORT)].map((m) => ({ from: file, spec: m[3]!, typeOnly: !!m[2] }));
 }
 
+/**
+ * Subfolders that are layers of their own: the chat-template renderer lives with the probe but imports only core and
+ * parse, and `toolgauge serve` (below the suites) renders templates with it.
+ */
+const OWN_LAYER = ['probe/templates'];
+
 const folderOf = (file: string): string | null => {
   const rel = relative(join(ROOT, 'harness'), file);
   if (rel.startsWith('..')) return null;
-  return rel.split('/')[0]!;
+  const own = OWN_LAYER.find((f) => rel.startsWith(`${f}/`));
+  return own ?? rel.split('/')[0]!;
 };
 
 const lib = [...files(join(ROOT, 'harness')), ...files(join(ROOT, 'reporters'))];

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
-import { parseKitConfig } from '../../kit/config.ts';
+import { parseKitConfig, type KitConfig } from '../../kit/config.ts';
+import { closeRunEngine, engineEnv, prepareRunEngine } from '../../serve/run-engine.ts';
 import { parseGate, GateSyntaxError } from '../../kit/gate.ts';
 import { assertOutDirWritable } from '../../kit/out-dir-check.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
@@ -21,7 +22,7 @@ export async function run(argv: string[]): Promise<number> {
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
   const env: NodeJS.ProcessEnv = { ...process.env };
   flagsToEnv(values, {}, env);
-  const kc = parseKitConfig(env, []);
+  let kc = parseKitConfig(env, []);
   if (kc.run.gate) {
     try {
       parseGate(kc.run.gate);
@@ -32,6 +33,20 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Before the first request: a run that cannot write its results must not pay for a single model call.
   assertOutDirWritable('toolgauge eval', kc.run.outDir ?? 'results');
+  // A gguf: model: its local engine starts now, for the whole run.
+  const engine = values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, 'toolgauge eval');
+  try {
+    if (engine) {
+      engineEnv(env, engine);
+      kc = parseKitConfig(env, []);
+    }
+    return await runChecked(kc, values, positionals, env);
+  } finally {
+    if (engine) await closeRunEngine(engine);
+  }
+}
+
+async function runChecked(kc: KitConfig, values: Record<string, unknown>, positionals: string[], env: NodeJS.ProcessEnv): Promise<number> {
   // Replay answers every request from the cache: the endpoint need not be up.
   if (kc.run.baseUrl && !values['merge-reports'] && kc.run.cache !== 'replay') {
     try {

@@ -15,6 +15,8 @@ import { templateOf } from '../../probe/suite.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { flagsToEnv } from '../model-flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { startLineupEngines, type LineupEngines } from '../probe-gguf.ts';
+import { ggufPathOf } from '../../probe/run/gguf-lineup.ts';
 import { probeSuite } from '../../probe/suite.ts';
 
 // toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE] [--split dev|test|all]
@@ -75,7 +77,7 @@ const ENV = {
 
 export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
                 [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
-                [--decode free,constrained] [--method baseline,pa_tool] [--server auto|vllm|sglang|llamacpp|openai]
+                [--decode free,constrained,required] [--method baseline,pa_tool] [--server auto|vllm|sglang|llamacpp|openai]
                 [--max-string-length N] [--top-p P] [--pa-tool-samples N]
                 [--model NAME | --model A,B,C | --lineup FILE [--allow-env VAR,…]] [--label L] [--quantization Q --quantization-of L]
                 [--tokenizer FILE|ID] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
@@ -153,8 +155,10 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'lint') return lint(argv.slice(1));
-  // Set only by the check below (endpoint identities for the workers): never inherited.
+  // Set only by the check below (endpoint identities, the lineup's own engines for the workers): never inherited.
   delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
+  delete process.env.TOOLGAUGE_PROBE_GGUF_URLS;
+  let engines: LineupEngines | null = null;
   const fromLineup = lineupRunKey(argv, process.env);
   if (fromLineup) {
     if (fromLineup.key) process.env.OPENAI_API_KEY = fromLineup.key;
@@ -168,7 +172,7 @@ export async function run(argv: string[]): Promise<number> {
       env: ENV,
       files: ['cases', 'tools', 'template', 'lineup'],
       async validate(kc, settings) {
-        if (settings.transport === 'completions' && !settings.templateFile && !kc.run.usesSimulator) {
+        if (settings.transport === 'completions' && !settings.templateFile && !kc.run.usesSimulator && !settings.models.every((m) => ggufPathOf(m.model) !== null)) {
           // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
           throw new UsageError("toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE");
         }
@@ -178,6 +182,7 @@ export async function run(argv: string[]): Promise<number> {
           throw new UsageError(`toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`);
         }
         const families = new Map(settings.models.map((m) => [m.label, asUsage(() => templateOf(m, settings, kc.run.injectedDate))?.family ?? null]));
+        engines = await startLineupEngines(settings, kc.run);
         // What each real endpoint says about itself (server kind and version, model revision, template, tokenizer):
         // the header records it, --server auto uses it, the quantization guard reads it.
         const endpoints: Record<string, EndpointIdentity> = {};
@@ -202,7 +207,7 @@ export async function run(argv: string[]): Promise<number> {
       },
     },
     expandModels(argv),
-  );
+  ).finally(() => (engines as LineupEngines | null)?.close());
 }
 
 async function lint(argv: string[]): Promise<number> {

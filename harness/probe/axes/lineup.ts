@@ -84,8 +84,8 @@ export function lineupFromModels(models: readonly string[], baseUrl?: string): L
 /** What identifies a run's prompt format and tokenizer, with where it came from. */
 export interface RunIdentity {
   label: string;
-  template: { sha256: string; source: 'server' | '--template' } | null;
-  tokenizer: { id: string; source: 'server' | '--tokenizer' } | null;
+  template: { sha256: string; source: 'server' | '--template' | 'gguf' } | null;
+  tokenizer: { id: string; source: 'server' | '--tokenizer' | 'gguf' } | null;
 }
 
 /**

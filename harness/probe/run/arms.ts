@@ -102,14 +102,14 @@ const PROBE_TOOL = { name: 'probe_tool', parameters: { type: 'object', propertie
  * constrain this transport or family, or whose kind is unknown. One line (UsageError, exit 2).
  */
 export function checkAxes(s: ProbeSettings, run: Pick<RunConfig, 'usesSimulator'>, templateFamily: (m: ModelEntry) => Family | null): void {
-  if (s.decode.includes('constrained')) {
+  for (const decode of s.decode.filter((d) => d !== 'free')) {
     for (const m of s.models) {
       const sim = onSimulator(m, run);
       const server = serverFor(m, s, sim);
       const who = s.models.length > 1 ? ` (model ${m.label})` : '';
-      if (!server) throw new UsageError(`--decode constrained${who}: cannot tell which server this endpoint is (detection found none); pass --server vllm|sglang|llamacpp|openai`);
-      const c = constraintFor(server, familyFor(m, s, templateFamily(m), sim), [PROBE_TOOL], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}) });
-      if (!c.ok) throw new UsageError(`--decode constrained with --server ${server}${who}: ${c.reason}`);
+      if (!server) throw new UsageError(`--decode ${decode}${who}: cannot tell which server this endpoint is (detection found none); pass --server vllm|sglang|llamacpp|openai`);
+      const c = constraintFor(server, familyFor(m, s, templateFamily(m), sim), [PROBE_TOOL], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(decode === 'required' ? { required: true } : {}) });
+      if (!c.ok) throw new UsageError(`--decode ${decode} with --server ${server}${who}: ${c.reason}`);
     }
   }
   const labels = new Set(s.models.map((m) => m.label));

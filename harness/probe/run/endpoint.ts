@@ -32,7 +32,8 @@ export interface EndpointAnswers {
   modelInfo?: unknown;
 }
 
-const OWNERS: Record<string, Server> = { vllm: 'vllm', llamacpp: 'llamacpp', 'llama.cpp': 'llamacpp', sglang: 'sglang', openai: 'openai', system: 'openai', 'openai-internal': 'openai' };
+// `toolgauge serve` (a local GGUF) takes llama-server's request fields: its constraints are llama.cpp's.
+const OWNERS: Record<string, Server> = { vllm: 'vllm', llamacpp: 'llamacpp', 'llama.cpp': 'llamacpp', 'toolgauge-serve': 'llamacpp', sglang: 'sglang', openai: 'openai', system: 'openai', 'openai-internal': 'openai' };
 
 export function identityFrom(a: EndpointAnswers, model: string): EndpointIdentity {
   const sources: string[] = [];

@@ -3,6 +3,7 @@ import { sha256File } from '../../core/hash.ts';
 import { z } from 'zod';
 import { intFrom, parseEnv } from '../../core/config.ts';
 import { DataError, UsageError } from '../../core/errors.ts';
+import { ggufPathOf, withGgufQuantization } from './gguf-lineup.ts';
 import { fromRoot } from '../../core/paths.ts';
 import { registerSecret } from '../../core/redact.ts';
 import { SERVERS, type Server } from '../../constrain/requests.ts';
@@ -22,7 +23,12 @@ import { checkKeyEnv, templateInLineupFolder } from './lineup-limits.ts';
 export const TRANSPORTS = ['chat', 'completions'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 export const SPLITS = ['dev', 'test', 'all'] as const;
-export const DECODES = ['free', 'constrained'] as const;
+/**
+ * `constrained`: a trigger-gated call grammar (the model may still answer in prose); `required`: the call grammar binds
+ * the output from its first token (llama.cpp's grammar without `grammar_lazy`, what `tool_choice: required` does), so
+ * every output is a call — abstention cases included.
+ */
+export const DECODES = ['free', 'constrained', 'required'] as const;
 export type Decode = (typeof DECODES)[number];
 export const METHODS = ['baseline', 'pa_tool'] as const;
 export type MethodName = (typeof METHODS)[number];
@@ -73,6 +79,8 @@ const ProbeEnvSchema = z.object({
   TOOLGAUGE_PROBE_PA_TOOL_SAMPLES: intFrom('TOOLGAUGE_PROBE_PA_TOOL_SAMPLES', 2).optional(),
   /** Internal: endpoint identities the CLI read before the run (JSON, label → identity). */
   TOOLGAUGE_PROBE_ENDPOINTS: z.string().optional(),
+  // Set by the CLI for the extra gguf: entries of a lineup (label → the URL of the server it started for each).
+  TOOLGAUGE_PROBE_GGUF_URLS: z.string().optional(),
 });
 
 /** One model of the run: the run's own (`--model`), each of `--model a,b,c`, or each entry of `--lineup FILE`. */
@@ -211,9 +219,38 @@ function tokenizerId(v: string | undefined): string | undefined {
   return existsSync(v) && statSync(v).isFile() ? `sha256:${sha256File(v)}` : v;
 }
 
+/** The servers the CLI started for a lineup's gguf: entries, by label. */
+function ggufUrlsOf(raw: string | undefined): Record<string, string> {
+  if (!raw) return {};
+  const r = z.record(z.string(), z.string().url()).safeParse((() => {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return null;
+    }
+  })());
+  if (!r.success) throw new UsageError('TOOLGAUGE_PROBE_GGUF_URLS: not a JSON object of URLs (it is set by the CLI; unset it)');
+  return r.data;
+}
+
+/** gguf: entries: their weight type and quantization pairing from the files, the server the CLI started for each extra one. */
+function withGguf(models: ModelEntry[], urls: Record<string, string>): ModelEntry[] {
+  if (!models.some((m) => ggufPathOf(m.model) !== null)) return models;
+  let out: ModelEntry[];
+  try {
+    out = models.length > 1 ? withGgufQuantization(models) : models;
+  } catch (err) {
+    if (err instanceof DataError) throw new UsageError(`--model gguf: ${err.message}`);
+    throw err;
+  }
+  return out.map((m) => (urls[m.label] && m.baseUrl === undefined ? { ...m, baseUrl: urls[m.label] } : m));
+}
+
 export function readProbeEnv(env: NodeJS.ProcessEnv, runModel = 'sim:oracle'): ProbeSettings {
   const e = parseEnv(ProbeEnvSchema, env);
-  const { models, lineupFile } = modelsOf(e, runModel);
+  const read = modelsOf(e, runModel);
+  const lineupFile = read.lineupFile;
+  const models = withGguf(read.models, ggufUrlsOf(e.TOOLGAUGE_PROBE_GGUF_URLS));
   const apiKeys: Record<string, string> = {};
   for (const m of models) {
     if (!m.apiKeyEnv) continue;

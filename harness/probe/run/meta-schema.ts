@@ -32,7 +32,7 @@ export const ProbeMetaSchema = z
     template_sha256: z.string().nullable(),
     counterfactual: z.object({ output: z.string(), passed: tiers(z.boolean()) }).passthrough().nullable(),
     case_id: z.string().optional(),
-    arm: z.object({ decode: z.enum(['free', 'constrained']), method: z.string(), model: z.string() }).optional(),
+    arm: z.object({ decode: z.enum(['free', 'constrained', 'required']), method: z.string(), model: z.string() }).optional(),
     constraint: z.object({ server: z.string(), mechanism: z.string(), description: z.string() }).nullable().optional(),
     repetition: z.boolean().optional(),
   })

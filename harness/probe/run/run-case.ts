@@ -34,7 +34,7 @@ export interface ProbeRunContext {
   maxTokens?: number;
   topP?: number;
   /** `--decode constrained`: the server the constraint is written for (absent: free decoding). */
-  constrain?: { server: Server; maxStringLength?: number };
+  constrain?: { server: Server; maxStringLength?: number; required?: boolean };
   /** A method other than the baseline: presents the request, maps calls back (bound to the model's sampler). */
   method?: { name: string; prepare(req: { tools: OpenAITool[]; messages: ChatMessage[] }): Promise<PreparedMethod> };
   /** The arm recorded with the result (runs with axes). */
@@ -106,7 +106,7 @@ async function present(c: ProbeCase, ctx: ProbeRunContext, family: Family | null
   const messages = prepared?.request.messages ?? c.messages;
   let constraint: Extract<Constraint, { ok: true }> | null = null;
   if (ctx.constrain) {
-    const k = constraintFor(ctx.constrain.server, family, tools.map((t) => t.function), { transport: ctx.transport, ...(ctx.constrain.maxStringLength !== undefined ? { maxStringLength: ctx.constrain.maxStringLength } : {}) });
+    const k = constraintFor(ctx.constrain.server, family, tools.map((t) => t.function), { transport: ctx.transport, ...(ctx.constrain.maxStringLength !== undefined ? { maxStringLength: ctx.constrain.maxStringLength } : {}), ...(ctx.constrain.required ? { required: true } : {}) });
     if (!k.ok) throw new ConstraintRefused(k.reason);
     constraint = k;
   }
@@ -117,7 +117,7 @@ async function present(c: ProbeCase, ctx: ProbeRunContext, family: Family | null
     return strict ? { ...back, arguments: unstrictArguments(back.arguments, original.get(back.name)?.parameters) } : back;
   };
   // The record keeps what the method decided for this case (PA-Tool: the rename map), not its sampling log.
-  const methodMeta = prepared ? { method: ctx.method!.name, ...('rename' in prepared.meta ? { rename: prepared.meta.rename } : {}) } : null;
+  const methodMeta = prepared ? { method: ctx.method!.name, ...('rename' in prepared.meta ? { rename: prepared.meta.rename } : {}), ...(typeof prepared.meta.selection === 'string' ? { selection: prepared.meta.selection } : {}) } : null;
   return { p: { tools, messages, toOriginal, extraBody: constraint?.body }, constraint, methodMeta };
 }
 

@@ -48,13 +48,17 @@ export type ProbeRecord = {
   /** The case's own id (`id` carries the arm when the run has axes); absent in records written before the axes. */
   case_id?: string;
   /** The arm this record ran in (decode, method, model label); absent = the reference arm of a run without axes. */
-  arm?: { decode: 'free' | 'constrained'; method: string; model: string };
+  arm?: { decode: 'free' | 'constrained' | 'required'; method: string; model: string };
   /** The constraint sent with `--decode constrained` (server, mechanism, one-line description). */
   constraint?: { server: string; mechanism: string; description: string } | null;
   /** What the method decided for this case (PA-Tool: the rename map); calls in `parse` are mapped back already. */
   method_meta?: Record<string, unknown> | null;
   /** The output holds a degenerate repetition (a unit repeated back to back; see run/repetition.ts). */
   repetition?: boolean;
+  /** A quantized lineup entry on local engines: the case's damage against its reference (gold transcript, teacher-forced). */
+  quant_damage?: { reference: string; agreement: number; kl: number; steps: number; exact: boolean } | null;
+  /** Why that measurement failed (the case's own result stands). */
+  quant_damage_error?: string | null;
 };
 
 /** A case's record as the test's meta: the record plus the kit's verdict fields. */

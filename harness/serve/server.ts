@@ -1,0 +1,256 @@
+/**
+ * `toolgauge serve`'s HTTP surface: an OpenAI-compatible server over one engine (llama.cpp through node-llama-cpp, in
+ * a child process — harness/engine). Routes: GET /v1/models (with the file's facts under `meta`), GET /health,
+ * POST /tokenize and /detokenize (llama-server's),
+ * POST /v1/chat/completions (the GGUF's own chat template, tool calls parsed into `tool_calls`, tool_choice auto /
+ * none / required / named) and POST /v1/completions (a raw prompt). Bodies are checked with zod (request.ts); the
+ * engine's crash is a 500 naming it, and the next request runs on a restarted engine.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { EngineError, type CompleteResult, type Engine, type EngineInfo, type GeneratedTokenLogprob } from '../engine/types.ts';
+import { detectFamily } from '../probe/templates/index.ts';
+import { chatPrompt, readReply, type TemplateInfo } from './chat.ts';
+import { chatConstraint, completionConstraint } from './constraint.ts';
+import { generate, type Sampling } from './generate.ts';
+import { ChatBody, checkCommon, CompletionBody, DetokenizeBody, HttpError, parseBody, TokenizeBody } from './request.ts';
+import { QueueFull, Slots } from './slots.ts';
+
+export interface ServeOptions {
+  engine: Engine;
+  /** The name /v1/models lists (requests may name any model: one file is served). */
+  alias: string;
+  host?: string;
+  port?: number;
+  parallel?: number;
+  /** Requests waiting beyond the parallel ones; default 256. */
+  queue?: number;
+  /** Largest request body, bytes; default 16 MiB. */
+  maxBodyBytes?: number;
+}
+
+export interface ServeHandle {
+  /** Base URL including `/v1`. */
+  url: string;
+  port: number;
+  info: EngineInfo;
+  close(): Promise<void>;
+}
+
+/** The engine facts /v1/models carries under `meta` (what a run's report header names). */
+export function engineMeta(info: EngineInfo): Record<string, unknown> {
+  return {
+    engine: info.engine,
+    llama_cpp_build: info.llamaCppBuild ?? null,
+    file: info.file,
+    sha256: info.sha256,
+    tensor_type: info.tensorType,
+    chat_template_sha256: info.chatTemplateSha256 ?? null,
+    test_model: info.testModel,
+    context_size: info.contextSize,
+    sequences: info.sequences,
+    threads: info.threads,
+  };
+}
+
+export async function startServe(o: ServeOptions): Promise<ServeHandle> {
+  const info = await o.engine.info();
+  const template: TemplateInfo | null = info.chatTemplate ? { source: info.chatTemplate, family: detectFamily(info.chatTemplate), bosToken: info.bosToken, eosToken: info.eosToken } : null;
+  const slots = new Slots(o.parallel ?? info.sequences ?? 1, o.queue ?? 256);
+  const maxBody = o.maxBodyBytes ?? 16 * 2 ** 20;
+  let seq = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
+    if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+      return sendJson(res, 200, { object: 'list', data: [{ id: o.alias, object: 'model', owned_by: 'toolgauge-serve', meta: engineMeta(info) }] });
+    }
+    if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { status: 'ok' });
+    // llama-server's tokenizer routes: special-token texts are parsed as special tokens.
+    if (req.method === 'POST' && path === '/tokenize') {
+      const b = parseBody(TokenizeBody, parseJson(await readBody(req, maxBody)));
+      return sendJson(res, 200, { tokens: await o.engine.tokenize(b.content, { specialTokens: b.parse_special ?? true }) });
+    }
+    if (req.method === 'POST' && path === '/detokenize') {
+      const b = parseBody(DetokenizeBody, parseJson(await readBody(req, maxBody)));
+      return sendJson(res, 200, { content: await o.engine.detokenize(b.tokens) });
+    }
+    const chat = path === '/v1/chat/completions' || path === '/chat/completions';
+    const completion = path === '/v1/completions' || path === '/completions';
+    if (!chat && !completion) throw new HttpError(404, `no route ${req.method} ${path}`);
+    if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
+    const json = parseJson(await readBody(req, maxBody));
+    const id = `${Date.now().toString(36)}${(seq++).toString(36)}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (chat) {
+      const b = parseBody(ChatBody, json);
+      checkCommon(b);
+      if (!template) throw new HttpError(400, `${info.file} has no chat template (tokenizer.chat_template): use /v1/completions with a raw prompt`);
+      const constraint = chatConstraint(b, template.family);
+      const prompt = chatPrompt(template, b);
+      const s = sampling(b, info, b.logprobs ? (b.top_logprobs ?? 0) : undefined, b.max_tokens ?? b.max_completion_tokens);
+      if (constraint.triggers && s.topLogprobs !== undefined) throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
+      const r = await slots.run(() => generate(o.engine, prompt, constraint, s));
+      const message = readReply(template, b, r.text, id);
+      return sendJson(res, 200, {
+        id: `chatcmpl-${id}`,
+        object: 'chat.completion',
+        created,
+        model: b.model ?? o.alias,
+        choices: [{ index: 0, message, logprobs: s.topLogprobs !== undefined ? chatLogprobs(r) : null, finish_reason: r.finishReason === 'length' ? 'length' : message.tool_calls ? 'tool_calls' : 'stop' }],
+        usage: usage(r),
+      });
+    }
+    const b = parseBody(CompletionBody, json);
+    checkCommon(b);
+    const constraint = completionConstraint(b);
+    const prompt = Array.isArray(b.prompt) ? b.prompt[0]! : b.prompt;
+    const s = sampling(b, info, b.logprobs ?? undefined, b.max_tokens);
+    if (constraint.triggers && s.topLogprobs !== undefined) throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
+    const r = await slots.run(() => generate(o.engine, prompt, constraint, s));
+    return sendJson(res, 200, {
+      id: `cmpl-${id}`,
+      object: 'text_completion',
+      created,
+      model: b.model ?? o.alias,
+      choices: [{ index: 0, text: r.text, logprobs: s.topLogprobs !== undefined ? completionLogprobs(r) : null, finish_reason: r.finishReason }],
+      usage: usage(r),
+    });
+  };
+
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const e = toHttpError(err);
+      if (!res.headersSent) sendJson(res, e.status, { error: { message: e.message, type: e.type, code: e.status } }, e.headers);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${host}:${addr.port}/v1`,
+    port: addr.port,
+    info,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+      await o.engine.close();
+    },
+  };
+}
+
+/** The engine's sampling settings from a request. Defaults follow llama-server's, except the seed (0: reproducible). */
+function sampling(b: ChatBody | CompletionBody, info: EngineInfo, topLogprobs: number | undefined, maxTokens: number | undefined): Sampling {
+  const tokenBias = Object.entries(b.logit_bias ?? {}).map(([k, v]) => {
+    const token = Number(k);
+    if (token >= info.vocabSize) throw new HttpError(400, `invalid field 'logit_bias.${k}': no such token (the vocabulary has ${info.vocabSize})`);
+    return { token, bias: v <= -100 ? ('never' as const) : v };
+  });
+  const stop = b.stop == null ? [] : typeof b.stop === 'string' ? [b.stop] : b.stop;
+  const repeat = b.repeat_penalty ?? b.repetition_penalty;
+  return {
+    temperature: b.temperature ?? 0.8,
+    topP: b.top_p ?? 0.95,
+    seed: b.seed ?? 0,
+    ...(repeat !== undefined ? { repeatPenalty: repeat } : {}),
+    // Unset: up to the context's end, as llama-server's n_predict -1.
+    maxTokens: maxTokens ?? info.contextSize,
+    ...(stop.length ? { stop: stop.filter((x) => x.length > 0) } : {}),
+    ...(tokenBias.length ? { tokenBias } : {}),
+    ...(topLogprobs !== undefined ? { topLogprobs } : {}),
+  };
+}
+
+const usage = (r: CompleteResult) => ({ prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.promptTokens + r.usage.completionTokens });
+
+const bytes = (s: string) => [...Buffer.from(s, 'utf8')];
+
+function chatLogprobs(r: CompleteResult) {
+  return {
+    content: (r.logprobs ?? []).map((t: GeneratedTokenLogprob) => ({
+      token: t.text,
+      logprob: t.logprob,
+      bytes: bytes(t.text),
+      top_logprobs: t.top.map((a) => ({ token: a.text, logprob: a.logprob, bytes: bytes(a.text) })),
+    })),
+  };
+}
+
+function completionLogprobs(r: CompleteResult) {
+  const steps = r.logprobs ?? [];
+  const offsets: number[] = [];
+  let at = 0;
+  for (const t of steps) {
+    offsets.push(at);
+    at += t.text.length;
+  }
+  return {
+    tokens: steps.map((t) => t.text),
+    token_logprobs: steps.map((t) => t.logprob),
+    top_logprobs: steps.map((t) => Object.fromEntries(t.top.map((a) => [a.text, a.logprob]))),
+    text_offset: offsets,
+  };
+}
+
+/** What the client is told about a failure: its own mistakes 4xx, a full queue 503, the engine's crash 500. */
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  if (err instanceof QueueFull) return new HttpError(503, `server busy: ${err.message}; retry later`, 'server_busy', { 'retry-after': '1' });
+  if (err instanceof EngineError) {
+    switch (err.kind) {
+      case 'crash':
+        return new HttpError(500, `engine crashed: ${err.message} (the engine restarts for the next request)`, 'engine_crash');
+      case 'grammar':
+        return new HttpError(400, `grammar rejected by llama.cpp: ${err.message}`);
+      case 'request':
+        return new HttpError(400, err.message);
+      case 'timeout':
+        return new HttpError(504, `engine timeout: ${err.message}`, 'engine_timeout');
+      case 'closed':
+        return new HttpError(503, `engine closed: ${err.message}`, 'engine_closed');
+      default:
+        return new HttpError(500, `engine error (${err.kind}): ${err.message}`, 'engine_error');
+    }
+  }
+  return new HttpError(500, `internal error: ${(err as Error)?.message ?? String(err)}`);
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new HttpError(400, 'request body is not JSON');
+  }
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      // Past the limit the rest is read and dropped, so the 413 answer reaches the client.
+      if (size > max) reject(new HttpError(413, `request body larger than ${max} bytes`));
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
