@@ -64,6 +64,12 @@ function valueVariants(v: PyValue): Array<[string, PyValue]> {
         ['none', NONE],
         ['int', I(5)],
         ['in-list', { t: 'list', items: [v] }],
+        ['accented', S(`${s}é`)],
+        ['sharp-s-upper', S(`${s}ß`.toUpperCase())],
+        ['tab-newline', S(`\t${s}\n`)],
+        ['float', F(2.5)],
+        ['true', { t: 'bool', v: true }],
+        ['dict', { t: 'dict', entries: [[S('name'), v]] }],
       ];
       if (words.length > 1) {
         out.push(['drop-last-word', S(words.slice(0, -1).join(' '))], ['first-word', S(words[0]!)], ['double-spaces', S(words.join('  '))]);
@@ -85,6 +91,10 @@ function valueVariants(v: PyValue): Array<[string, PyValue]> {
         ['str-spaced', S(` ${v.v} `)],
         ['none', NONE],
         ['word', S('two')],
+        ['str-float-zero', S(`${v.v}.0`)],
+        ['negative', I(-v.v - 1n)],
+        ['underscored', S(`1_${v.v}`)],
+        ['list', { t: 'list', items: [v] }],
       ];
     case 'float':
       return [
@@ -93,6 +103,10 @@ function valueVariants(v: PyValue): Array<[string, PyValue]> {
         ['plus-one', F(v.v + 1)],
         ['none', NONE],
         ['word', S('warm')],
+        ['str-exp', S('1e1')],
+        ['str-inf', S('inf')],
+        ['negative', F(-v.v)],
+        ['bool', { t: 'bool', v: true }],
       ];
     case 'bool':
       return [
@@ -110,6 +124,11 @@ function valueVariants(v: PyValue): Array<[string, PyValue]> {
         ['tuple', { t: 'tuple', items: v.items }],
         ['none', NONE],
         ['str', S('x')],
+        ['with-none', { t: 'list', items: [...v.items, NONE] }],
+        ['strs', { t: 'list', items: [S('a'), S('b')] }],
+        ['upper-dicts', { t: 'list', items: v.items.map(upperNames) }],
+        ['no-value', { t: 'list', items: v.items.map(dropKey('value')) }],
+        ['doubled', { t: 'list', items: [...v.items, ...v.items] }],
       ];
     case 'dict':
       return [
@@ -121,6 +140,19 @@ function valueVariants(v: PyValue): Array<[string, PyValue]> {
       return [['none', NONE]];
   }
 }
+
+/** A dict's 'name' value upper-cased (devices, health items); other values unchanged. */
+function upperNames(x: PyValue): PyValue {
+  if (x.t !== 'dict') return x;
+  return { t: 'dict', entries: x.entries.map(([k, v]) => [k, k.t === 'str' && k.v === 'name' && v.t === 'str' ? S(` ${v.v.toUpperCase()}`) : v]) };
+}
+const dropKey =
+  (key: string) =>
+  (x: PyValue): PyValue =>
+    x.t === 'dict' ? { t: 'dict', entries: x.entries.filter(([k]) => !(k.t === 'str' && k.v === key)) } : x;
+
+/** Calculator inputs, none with a '-' first in a parenthesised group (the reference loops forever on those). */
+const FORMULAS = ['(1+2)*3', '1/0', '((1+2))', '2*(3+4)', '1++2', '(1)+', '10/4', '7-2-1', '2*3-4/8', '1 + 2', '(1+2', '12', 'a+b', '3*(2+(4-1))', '2**3', ''];
 
 const KEYWORD_PHRASES = ['add a new schedule', 'check the weather', 'token', 'book hotel room', 'xyzzy'];
 
@@ -163,6 +195,14 @@ export function callCases(task: ApiBankTask, otherKeywords: readonly string[] = 
   if (name === 'ToolSearcher') {
     for (const [i, kw] of otherKeywords.entries()) add(`keywords:recorded-${i}`, name, [['keywords', S(kw)]]);
     for (const [i, kw] of KEYWORD_PHRASES.entries()) add(`keywords:phrase-${i}`, name, [['keywords', S(kw)]]);
+    const kw = gold.find(([k]) => k === 'keywords')?.[1];
+    if (kw?.t === 'str') {
+      add('keywords:shouted-spaced', name, [['keywords', S(`\t ${kw.v.toUpperCase().split(' ').join('   ')}\n`)]]);
+      add('keywords:in-list', name, [['keywords', { t: 'list', items: [kw] }]]);
+    }
+    add('keywords:none', name, [['keywords', NONE]]);
+    add('keywords:zero', name, [['keywords', I(0)]]);
   }
+  if (name === 'Calculator') for (const [i, f] of FORMULAS.entries()) add(`formula:${i}`, name, [['formula', S(f)]]);
   return cases;
 }
