@@ -1,6 +1,6 @@
 // API-Bank `apis/`: the service classes (registration, health, stock, history, scenes, switches, search-like
 // lookups, email, music, hotel) and the three that need the network or missing modules (undetermined here).
-import { at, OPAQUE, wrap, type ApiDef } from './api-kit.ts';
+import { at, wrap, type ApiDef } from './api-kit.ts';
 import { exactCheck } from './apis-account.ts';
 import { calculate } from './calculator.ts';
 import {
@@ -314,13 +314,12 @@ export const RecordHealthData: ApiDef = {
 /** QueryHealthData.format_check: (user id or None, start datetime or exception, end datetime or exception). */
 function healthFormat(uid: V, start: V, end: V): [string | null, DateTime | FmtErr, DateTime | FmtErr] {
   const u = pyStrip(upper(uid));
-  const s = padYearOrKeep(start);
+  const s = padYear(start);
   const st = pyCatch(() => strptime(S(s), TS));
-  const e = padYearOrKeep(end);
+  const e = padYear(end);
   const et = pyCatch(() => strptime(S(e), TS));
   return [u === '' ? null : u, st, et];
 }
-const padYearOrKeep = (v: V): string => padYear(v);
 
 export const QueryHealthData: ApiDef = {
   name: 'QueryHealthData',
@@ -934,4 +933,3 @@ export const Translate = external(
   true,
 );
 
-export { OPAQUE };
