@@ -839,12 +839,14 @@ export const SendEmail: ApiDef = {
         if (body === '') raise('Exception', 'Content cannot be empty.');
         return S('success');
       }),
-    check: (r, g) =>
-      pyLower(strip(at(r, 'input', 'receiver'))) === pyLower(strip(at(g, 'input', 'receiver'))) &&
-      strip(at(r, 'input', 'subject')) === strip(at(g, 'input', 'subject')) &&
-      strip(at(r, 'input', 'content')) === strip(at(g, 'input', 'content')) &&
-      eq(at(r, 'output'), at(g, 'output')) &&
-      eq(at(r, 'exception'), at(g, 'exception')),
+    check: (r, g) => {
+      // All six normalised before any comparison, as the class does (so a non-str content fails even when the
+      // receiver already differs).
+      const [rr, gr] = [pyLower(strip(at(r, 'input', 'receiver'))), pyLower(strip(at(g, 'input', 'receiver')))];
+      const [rs, gs] = [strip(at(r, 'input', 'subject')), strip(at(g, 'input', 'subject'))];
+      const [rc, gc] = [strip(at(r, 'input', 'content')), strip(at(g, 'input', 'content'))];
+      return rr === gr && rs === gs && rc === gc && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
+    },
   }),
 };
 
