@@ -4,7 +4,7 @@
 // APIBANK_TOOLSEARCHER_SCORER=keyword scores ToolSearcher rows with the offline keyword scorer on both sides;
 // TOOLGAUGE_APIBANK_ORACLE_EMBED=letters gives both sides the same stand-in embedding model, so cache misses are
 // scored through the embedding branch instead of being undetermined; TOOLGAUGE_APIBANK_DIFF_RANDOM=N adds N calls per
-// task with arguments replaced by random Python values.
+// task with arguments replaced by random Python values (seeded from TOOLGAUGE_APIBANK_DIFF_SEED, default 1000).
 import { join } from 'node:path';
 import { loadDatabases, loadFrozenToolSearcher, type ScoreOptions } from '../harness/apibank/env/index.ts';
 import { compareCases, emptyTally, EXTERNAL_APIS, letterEmbeddingFallback, ReferenceScorer } from '../harness/apibank/env/reference-oracle.ts';
@@ -36,7 +36,7 @@ for (const level of levels) {
   const random = Number(process.env['TOOLGAUGE_APIBANK_DIFF_RANDOM'] ?? 0);
   for (const [i, task] of tasks.entries()) {
     const cases = callCases(task, recorded.slice(i % recorded.length, (i % recorded.length) + 3));
-    await compareCases(ref, task, random > 0 ? [...cases, ...randomCases(task, 1000 + i, random)] : cases, opts, t);
+    await compareCases(ref, task, random > 0 ? [...cases, ...randomCases(task, Number(process.env['TOOLGAUGE_APIBANK_DIFF_SEED'] ?? 1000) + i, random)] : cases, opts, t);
   }
   const pct = (a: number, b: number): string => `${a}/${b} (${((100 * a) / Math.max(b, 1)).toFixed(2)}%)`;
   console.log(`level ${level} (ToolSearcher ${mode}${embed === 'letters' ? ', letter-count stand-in embeddings' : ''}): ${tasks.length} tasks, ${t.cases} calls in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
