@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { loadDatabases, loadFrozenToolSearcher, type ScoreOptions } from '../harness/apibank/env/index.ts';
 import { compareCases, emptyTally, EXTERNAL_APIS, letterEmbeddingFallback, ReferenceScorer } from '../harness/apibank/env/reference-oracle.ts';
 import { APIBANK_DATA, buildTasks, hasApibankData } from '../harness/apibank/env/testkit.ts';
-import { callCases, randomCases } from '../harness/apibank/env/variants.ts';
+import { randomCases } from '../harness/apibank/env/arbitraries.ts';
+import { callCases } from '../harness/apibank/env/variants.ts';
 
 if (!hasApibankData()) throw new Error(`no API-Bank data at ${APIBANK_DATA}`);
 const embed = process.env['TOOLGAUGE_APIBANK_ORACLE_EMBED'] === 'letters' ? 'letters' : 'none';
