@@ -19,15 +19,18 @@ const LEVEL: Record<string, number> = {
   // `toolgauge serve` renders the GGUF's chat template and builds grammars; the kit's runSuite may start it.
   serve: 2.5,
   kit: 3,
-  vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4,
+  vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4, apibank: 4,
   builtin: 5,
   optimize: 5,
   api: 6, view: 6,
   cli: 7,
 };
-const SUITES = new Set(['toolhop', 'maze', 'probe', 'bfcl']);
-/** Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict. */
-const SUITE_EDGES = new Set(['bfcl→probe']);
+const SUITES = new Set(['toolhop', 'maze', 'probe', 'bfcl', 'apibank']);
+/**
+ * Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict;
+ * API-Bank reads replies with BFCL's emulation of Python's `ast.parse` and its lossless `json.loads`.
+ */
+const SUITE_EDGES = new Set(['bfcl→probe', 'apibank→bfcl']);
 
 function files(dir: string): string[] {
   const out: string[] = [];
