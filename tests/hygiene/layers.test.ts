@@ -17,14 +17,17 @@ const LEVEL: Record<string, number> = {
   model: 1, stats: 1, sandbox: 1, parse: 1, sim: 1, hub: 1,
   match: 2, agent: 2, report: 2, constrain: 2, methods: 2,
   kit: 3,
-  vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4,
+  vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4, apibank: 4,
   builtin: 5,
   optimize: 5,
   api: 6, cli: 6,
 };
-const SUITES = new Set(['toolhop', 'maze', 'probe', 'bfcl']);
-/** Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict. */
-const SUITE_EDGES = new Set(['bfcl→probe']);
+const SUITES = new Set(['toolhop', 'maze', 'probe', 'bfcl', 'apibank']);
+/**
+ * Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict;
+ * API-Bank reads replies with BFCL's emulation of Python's `ast.parse` and its lossless `json.loads`.
+ */
+const SUITE_EDGES = new Set(['bfcl→probe', 'apibank→bfcl']);
 
 function files(dir: string): string[] {
   const out: string[] = [];
