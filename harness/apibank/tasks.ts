@@ -294,16 +294,20 @@ export interface Selection {
  */
 export function selectTasks(data: ApibankData, sel: Selection): ApibankTask[] {
   const path = sel.manifest ?? manifestPath(data.root, sel.level);
-  let ids = readManifest(path);
-  if (sel.only?.length) {
-    const wanted = new Set(sel.only);
-    ids = ids.filter((id) => wanted.has(id) || (sel.level === 'all' && (() => { const [l, src] = parseCombinedId(id); return !!l && wanted.has(src); })()));
-  }
-  ids = ids.slice(sel.offset ?? 0);
-  if (sel.limit !== undefined) ids = ids.slice(0, sel.limit);
+  const wanted = sel.only?.length ? new Set(sel.only) : undefined;
+  const matches = (id: string) => {
+    if (!wanted || wanted.has(id)) return true;
+    const [l, src] = parseCombinedId(id);
+    return !!l && wanted.has(src);
+  };
+  let indexed = readManifest(path).map((id, i) => [id, i] as const).filter(([id]) => matches(id));
+  indexed = indexed.slice(sel.offset ?? 0);
+  if (sel.limit !== undefined) indexed = indexed.slice(0, sel.limit);
+  const ids = indexed.map(([id]) => id);
+  const manifestIndex = indexed.map(([, i]) => i);
   return ids.map((id, i) => {
     const task = taskOfManifestId(data, sel.level, id);
-    if (!task) throw new DataError(path, i + (sel.offset ?? 0), 'ids', `'${id}' names no API-Bank task`);
+    if (!task) throw new DataError(path, undefined, `ids[${manifestIndex[i]}]`, `'${id}' names no API-Bank task`);
     return task;
   });
 }
