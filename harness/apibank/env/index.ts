@@ -35,14 +35,20 @@ export interface ApiCall {
   args: Record<string, PyValue>;
 }
 
-/** The 19 init databases keyed by file stem (Account, Agenda, ...). */
-export type Databases = Readonly<Record<string, Json>>;
+/** The init databases keyed by file stem (Account, Agenda, ...), as Python's json.load reads them (key order kept,
+ * `1.0` a float). Read with loadDatabases; scoring deep-copies a table per API object and never mutates these. */
+export interface Databases {
+  readonly dir: string;
+  readonly tables: ReadonlyMap<string, PyValue>;
+}
 
 /** The reference's frozen ToolSearcher data for one level (derived/toolsearcher_frozen_level{2,3}.json). */
 export interface FrozenToolSearcher {
   level: '2' | '3';
-  outputsByKeyword: Record<string, Json>;
-  catalog: Record<string, Json>;
+  /** Normalised keywords -> recorded output (the first occurrence), as Python values. */
+  outputsByKeyword: Record<string, PyValue>;
+  /** API name -> its description dict. */
+  catalog: Record<string, PyValue>;
   searchItems: Array<{ name: string; desc_for_search: string }>;
 }
 
@@ -61,7 +67,7 @@ export type ToolSearcherMode = 'official' | 'keyword';
 export interface ScoreOptions {
   /** ToolSearcher scorer for gold-ToolSearcher tasks: 'official' (frozen cache, then embeddings) or 'keyword'. */
   toolSearcher: ToolSearcherMode;
-  /** Databases from loadDatabases (deep-copied per scoring; never mutated). */
+  /** From loadDatabases. */
   databases: Databases;
   /** Frozen ToolSearcher data by level, needed by 'official' for L2/L3 ToolSearcher tasks. */
   frozen?: Partial<Record<'2' | '3', FrozenToolSearcher>>;
@@ -86,6 +92,7 @@ export interface ScoreResult {
 export { loadDatabases } from './databases.ts';
 export { loadFrozenToolSearcher } from './toolsearcher.ts';
 export { commandEmbeddingFallback } from './embedding-command.ts';
+export { normalizeKeywords } from './toolsearcher.ts';
 export { normalizeParams, normalizeValue } from './normalize.ts';
 export { scoreTask, replayGold, executeCall } from './score.ts';
 export { API_NAMES_BY_LEVEL } from './registry.ts';

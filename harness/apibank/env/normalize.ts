@@ -1,9 +1,16 @@
-import type { PyValue } from '../../core/pyliteral/index.ts';
+// The reference's parameter normalisation: a str value that starts with '[', '{' or '(' becomes its Python
+// literal when it is one, and stays the str otherwise.
+import { jsonToPy, tryLiteralEval, type PyValue } from '../../core/pyliteral/index.ts';
 import type { Json } from './index.ts';
-/** The reference's normalize_params over recorded JSON params. */
-export function normalizeParams(_params: Record<string, Json>): Record<string, PyValue> {
-  throw new Error('not implemented yet');
+
+export function normalizeValue(v: PyValue): PyValue {
+  if (v.t === 'str' && (v.v.startsWith('[') || v.v.startsWith('{') || v.v.startsWith('('))) {
+    return tryLiteralEval(v.v) ?? v;
+  }
+  return v;
 }
-export function normalizeValue(_v: PyValue): PyValue {
-  throw new Error('not implemented yet');
+
+/** normalize_params over recorded JSON params, in their order. */
+export function normalizeParams(params: Readonly<Record<string, Json>> | null | undefined): Array<[string, PyValue]> {
+  return Object.entries(params ?? {}).map(([k, v]) => [k, normalizeValue(jsonToPy(v))]);
 }
