@@ -16,11 +16,17 @@ interface Tables {
   byPrompt: Map<string, string | null>;
 }
 
+// One table per data folder and process: every run on the same data shares it (building it renders 753 prompts).
+const TABLES = new Map<string, Tables>();
+
 export function apibankSimResponder(root: () => string): Responder {
   let tables: Tables | undefined;
   const load = (): Tables => {
     if (tables) return tables;
-    const data = new ApibankData(root());
+    const dir = root();
+    const cached = TABLES.get(dir);
+    if (cached) return (tables = cached);
+    const data = new ApibankData(dir);
     const t: Tables = { byId: new Map(), byPrompt: new Map() };
     for (const level of LEVELS)
       for (const task of data.allTasks(level)) {
@@ -30,6 +36,7 @@ export function apibankSimResponder(root: () => string): Responder {
         const key = sha256(userPrompt(task));
         t.byPrompt.set(key, t.byPrompt.has(key) ? null : ids[1]!);
       }
+    TABLES.set(dir, t);
     return (tables = t);
   };
   return {
