@@ -45,7 +45,14 @@ export function apibankSimResponder(root: () => string): Responder {
       const text = typeof user?.content === 'string' ? user.content : '';
       if (!text.startsWith('Predict the next API call in the dialogue.')) return undefined;
       const cut = text.indexOf(CONTEXT_MARK);
-      return load().byPrompt.get(sha256(cut < 0 ? text : text.slice(0, cut))) ?? undefined;
+      let t: Tables;
+      try {
+        t = load();
+      } catch {
+        // No data folder given (a `toolgauge sim` for another suite): not a request this responder can place.
+        return undefined;
+      }
+      return t.byPrompt.get(sha256(cut < 0 ? text : text.slice(0, cut))) ?? undefined;
     },
     chat(spec, _body, ctx) {
       if (!(APIBANK_POLICIES as readonly string[]).includes(spec.name)) throw new HttpError(422, `simulator: policy sim:${spec.name} has no API-Bank behaviour (use sim:${APIBANK_POLICIES.join(', sim:')})`);
