@@ -12,7 +12,10 @@ const CONTEXT_MARK = '\n\nCONTEXT FROM OTHER AGENTS OR PRIOR STAGES:\n';
 
 interface Tables {
   byId: Map<string, ApibankTask>;
-  /** sha256 of a task's user prompt → its header id; null when two tasks share the prompt. */
+  /**
+   * sha256 of a task's user prompt → its header id. Tasks sharing a prompt (two dialogues that open alike) share an
+   * entry when their gold calls agree — every policy answers from the gold call alone — and none when they differ.
+   */
   byPrompt: Map<string, string | null>;
 }
 
@@ -34,7 +37,9 @@ export function apibankSimResponder(root: () => string): Responder {
         const ids = [task.id, combinedId(level, task.id)].map(headerId);
         for (const id of ids) t.byId.set(id, task);
         const key = sha256(userPrompt(task));
-        t.byPrompt.set(key, t.byPrompt.has(key) ? null : ids[1]!);
+        const prev = t.byPrompt.get(key);
+        if (prev === undefined) t.byPrompt.set(key, ids[1]!);
+        else if (prev !== null && t.byId.get(prev)!.gold_api_call !== task.gold_api_call) t.byPrompt.set(key, null);
       }
     TABLES.set(dir, t);
     return (tables = t);
