@@ -1,6 +1,6 @@
 // API-Bank's environment and scorer: the API classes over their init databases, each with its own correctness check,
 // the gold replay, and ToolSearcher's frozen-cache / keyword scorers. Semantics follow API-Bank's `apis/` and
-// `lv3_apis/` classes and the reference runner's score_prediction (see docs/ARCHITECTURE.md, API-Bank).
+// `lv3_apis/` classes and the reference runner's score_prediction (docs/apibank-environment.md).
 import type { PyValue } from '../../core/pyliteral/index.ts';
 
 /** A JSON value as read from the data files (dialogues, init databases, recorded results). */

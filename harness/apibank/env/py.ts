@@ -368,7 +368,8 @@ const daysIn = (y: number, m: number): number => [31, isLeap(y) ? 29 : 28, 31, 3
 
 /** datetime.datetime.strptime(v, fmt), for formats made of %Y %m %d %H %M %S, '-', ':' and spaces. */
 export function strptime(v: V, fmt: string): DateTime {
-  if (v.t !== 'str') return raise('TypeError', `strptime() argument 1 must be str, not ${typeName(v)}`);
+  // Argument Clinic's message names None as "None", other types by their type name.
+  if (v.t !== 'str') return raise('TypeError', `strptime() argument 1 must be str, not ${v.t === 'none' ? 'None' : typeName(v)}`);
   const s = (v as { v: string }).v;
   const { re, fields } = compileFormat(fmt);
   const m = re.exec(s);
