@@ -107,6 +107,12 @@ function sortedJson(x: unknown): string {
   return JSON.stringify(x);
 }
 
+function countKeys(keys: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of keys) out[k] = (out[k] ?? 0) + 1;
+  return out;
+}
+
 const NO_TOOLS: ToolExecutor = { tools: () => [], execute: async (c) => ({ content: `no tools: ${c.name}` }) };
 
 export interface TeamPlan {
@@ -174,7 +180,8 @@ export async function runTeamTask(task: ApibankTask, d: RunDeps, plan: TeamPlan)
       topology,
       n_rounds: r.rounds,
       winner: answering?.agent ?? null,
-      buckets: r.vote?.counts ?? null,
+      // The reference's buckets: votes per answer key (`_answer_key`: the parsed call as sorted JSON).
+      buckets: r.vote ? countKeys(r.vote.ballots.filter((b) => b.counted).map((b) => b.answer!)) : null,
       per_agent: r.runs.map((x) => ({ agent: x.agent, role: x.role, round: x.round, seed: x.seed, predicted_answer: extractApiCall(x.finalMessage), error: x.error })),
       runs: r.runs.map((x) => ({ agent: x.agent, role: x.role, round: x.round, phase: x.phase, messages: x.messages, error: x.error })),
     },
