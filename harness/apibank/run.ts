@@ -3,7 +3,9 @@
 // roles and seeds; their answer is the winning (or final) agent's extracted call, scored the same way.
 import type { ChatMessage, ToolExecutor } from '../core/chat.ts';
 import { pyToJson } from '../core/pyliteral/index.ts';
-import { loadRolePrompts, resolveTeamOptions, runTeam, type PromptSet, type Roster, type TeamOptions, type TeamTask } from '../agent/team/index.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveTeamOptions, runTeam, type Roster, type TeamOptions, type TeamTask } from '../agent/team/index.ts';
 import type { ModelClient } from '../model/client.ts';
 import { ModelCallError, type Sampling } from '../model/types.ts';
 import type { ScoreOptions } from './env/index.ts';
@@ -117,29 +119,29 @@ const NO_TOOLS: ToolExecutor = { tools: () => [], execute: async (c) => ({ conte
 
 export interface TeamPlan {
   options: TeamOptions;
-  prompts: PromptSet | null;
+  /** role → prompt text: the role's file in the reference's layout, or the reference's fallback prompt. */
+  prompts: Record<string, string>;
+  /** role → the file it was read from, or null for the fallback. */
+  sources: Record<string, string | null>;
 }
 
-/** A team topology's options (the reference's sizes) and its role prompts (the fallback prompt for a missing file). */
+/** A team topology's options (the reference's sizes) and its role prompts, each role's file or the fallback. */
 export function planTeam(topology: Exclude<ApibankTopology, 'single'>, promptsDir: string | undefined): TeamPlan {
   const options = resolveTeamOptions({ topology, ...APIBANK_TEAM_SIZES[topology], contextBudget: 5000, reportClip: 1200 }, APIBANK_ROSTER);
   const roles = options.lead ? [options.lead, ...options.roles] : options.roles;
-  let prompts: PromptSet | null = null;
-  if (promptsDir) {
-    try {
-      prompts = loadRolePrompts(promptsDir, topology, roles, { suite: 'apibank' });
-    } catch {
-      prompts = null;
-    }
+  const prompts: Record<string, string> = {};
+  const sources: Record<string, string | null> = {};
+  for (const r of roles) {
+    const file = promptsDir ? join(promptsDir, topology, 'apibank', `${r}.txt`) : null;
+    sources[r] = file && existsSync(file) ? file : null;
+    prompts[r] = loadRolePrompt(promptsDir, topology, r, styleOf(topology));
   }
-  return { options, prompts };
+  return { options, prompts, sources };
 }
 
 /** A team topology on one task; the answering agent's final message is extracted and scored as a single reply. */
 export async function runTeamTask(task: ApibankTask, d: RunDeps, plan: TeamPlan): Promise<TaskOutcome> {
   const topology = plan.options.topology;
-  const roles = plan.options.lead ? [plan.options.lead, ...plan.options.roles] : plan.options.roles;
-  const prompts = Object.fromEntries(roles.map((r) => [r, plan.prompts?.text[r] ?? loadRolePrompt(undefined, topology, r, styleOf(topology))]));
   const user = userPrompt(task);
   const team: TeamTask = {
     instance: `apibank:${task.id}`,
@@ -147,7 +149,7 @@ export async function runTeamTask(task: ApibankTask, d: RunDeps, plan: TeamPlan)
     client: d.client,
     executor: NO_TOOLS,
     maxTurns: 1,
-    prompts,
+    prompts: plan.prompts,
     comm: plan.options.comm,
     system: (spec, rolePrompt) => systemPrompt(rolePrompt || fallbackRolePrompt(styleOf(topology)), { topology, role: spec.role }),
     user: (context) => withContext(user, context),
