@@ -36,7 +36,7 @@ export interface RescoreResult {
 }
 
 /** Reads DIR/results.jsonl (else DIR/predictions.jsonl) and scores every row; a bad line is a one-line DataError. */
-export function rescoreFolder(dir: string, data: ApibankData, opts: ScoreOptions): RescoreResult {
+export function rescoreFolder(dir: string, data: ApibankData, opts: (level: Level) => ScoreOptions): RescoreResult {
   const file = [join(dir, 'results.jsonl'), join(dir, 'predictions.jsonl')].find(existsSync);
   if (!file) throw new DataError(dir, undefined, undefined, 'has neither results.jsonl nor predictions.jsonl');
   const rows: RescoredRow[] = [];
@@ -58,7 +58,7 @@ export function rescoreFolder(dir: string, data: ApibankData, opts: ScoreOptions
       const task = taskOfManifestId(data, r.data.id.startsWith('level-') && sub ? 'all' : level, r.data.id);
       if (!task) throw new DataError(file, i + 1, 'id', `'${r.data.id}' names no API-Bank task`);
       const predicted = r.data.predicted_answer ?? '';
-      const v = scoreExtracted(task, predicted, opts);
+      const v = scoreExtracted(task, predicted, opts(task.level));
       rows.push({ id: r.data.id, level, predicted_answer: predicted, correct: v.correct, stage: v.stage, error: v.error, previous: r.data.correct ?? null });
     });
   return { file, rows, summary: summarize(rows) };

@@ -43,7 +43,8 @@ export interface RunDeps {
   topology: ApibankTopology;
   /** Role prompts (the reference's layout); undefined: the reference's built-in fallback prompt. */
   promptsDir: string | undefined;
-  score: ScoreOptions;
+  /** The scorer's inputs for a task (the ToolSearcher scorer depends on the task's level). */
+  score: (t: ApibankTask) => ScoreOptions;
 }
 
 export interface TaskOutcome {
@@ -78,7 +79,7 @@ export async function runSingle(task: ApibankTask, d: RunDeps): Promise<TaskOutc
     return {
       raw,
       predicted_answer: predicted,
-      verdict: scoreExtracted(task, predicted, d.score),
+      verdict: scoreExtracted(task, predicted, d.score(task)),
       error: null,
       messages: [...messages, { role: 'assistant', content: raw }],
       usage: { ...r.usage, n_llm_calls: 1 },
@@ -172,7 +173,7 @@ export async function runTeamTask(task: ApibankTask, d: RunDeps, plan: TeamPlan)
   return {
     raw,
     predicted_answer: predicted,
-    verdict: answering ? scoreExtracted(task, predicted, d.score) : NO_VERDICT,
+    verdict: answering ? scoreExtracted(task, predicted, d.score(task)) : NO_VERDICT,
     error: answering ? null : (r.error ?? (errored[0]?.error ? `ModelCallError: ${errored[0].error}` : 'no agent answered')),
     messages: answering?.messages ?? [],
     usage,

@@ -41,6 +41,9 @@ export function scoreOptionsFor(root: string, toolSearcher: ToolSearcherMode, em
   return o;
 }
 
+/** `toolsearcher_scorer(level)`: the flag when given, else official for levels 2 and 3 and keyword for level 1. */
+export const toolSearcherModeOf = (flag: ToolSearcherMode | undefined, level: ApibankTask['level']): ToolSearcherMode => flag ?? (level === '1' ? 'keyword' : 'official');
+
 /** `score_prediction(task, extracted)`. */
 export function scoreExtracted(task: ApibankTask, extracted: string, opts: ScoreOptions): ReplyVerdict {
   let call: ApiCall;

@@ -44,7 +44,7 @@ const Env = z.object({
   TOOLGAUGE_APIBANK_ONLY: z.string().optional(),
   TOOLGAUGE_APIBANK_CURATED_PATH: z.string().min(1).optional(),
   TOOLGAUGE_APIBANK_PROMPTS: z.string().min(1).optional(),
-  TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER: z.enum(['official', 'keyword'], { message: 'TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER must be official or keyword' }).default('official'),
+  TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER: z.enum(['official', 'keyword'], { message: 'TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER must be official or keyword' }).optional(),
   TOOLGAUGE_APIBANK_TOOLSEARCHER_EMBEDDINGS: z.string().min(1).optional(),
   TOOLGAUGE_APIBANK_TOPOLOGY: z.enum(APIBANK_TOPOLOGIES, { message: `TOOLGAUGE_APIBANK_TOPOLOGY must be one of ${APIBANK_TOPOLOGIES.join('|')}` }).default('single'),
   TOOLGAUGE_APIBANK_PRESET: z.enum(APIBANK_PRESETS, { message: 'TOOLGAUGE_APIBANK_PRESET must be reference or none' }).default('reference'),
@@ -65,7 +65,8 @@ export interface ApibankSettings {
   only: string[] | undefined;
   /** Role prompts in the reference's layout (`<dir>/<topology>/apibank/<role>.txt`); default: the data folder's. */
   promptsDir: string | undefined;
-  toolSearcher: ToolSearcherMode;
+  /** undefined: the reference's default per task level — official for levels 2 and 3, keyword for level 1. */
+  toolSearcher: ToolSearcherMode | undefined;
   /** A command that answers the embedding fallback of a frozen-cache miss (argv, split on spaces). */
   embeddingCommand: string[] | undefined;
   topology: ApibankTopology;

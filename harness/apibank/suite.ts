@@ -7,7 +7,7 @@ import { apibankAggregator } from './aggregator.ts';
 import { ApibankMetaSchema, type ApibankMeta } from './meta.ts';
 import { APIBANK_FILES, predictionLine, referenceTracePath, resultSummary, traceText } from './records.ts';
 import { planTeam, runSingle, runTeamTask, styleOf, type TeamPlan } from './run.ts';
-import { scoreOptionsFor } from './scoring.ts';
+import { scoreOptionsFor, toolSearcherModeOf } from './scoring.ts';
 import { dataRootOf, readApibankSettings, type ApibankSettings } from './settings.ts';
 import { apibankSimResponder } from './sim-responder.ts';
 import { ApibankData, DATA_LAYOUT, manifestPath, selectTasks, type ApibankTask } from './tasks.ts';
@@ -54,7 +54,7 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
       trial: ctx.trial,
       topology: s.topology,
       promptsDir: promptsDirOf(s),
-      score: scoreOptionsFor(dataRootOf(s), s.toolSearcher, s.embeddingCommand),
+      score: (task: ApibankTask) => scoreOptionsFor(dataRootOf(s), toolSearcherModeOf(s.toolSearcher, task.level), s.embeddingCommand),
     };
     const o = s.topology === 'single' ? await runSingle(t, deps) : await runTeamTask(t, deps, teamPlanOf(s));
     const summary = resultSummary(t, o, { model: ctx.run.model, style: styleOf(s.topology) });
@@ -115,7 +115,7 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
     offset: s.offset,
     only: s.only ?? null,
     topology: s.topology,
-    toolsearcher_scorer: s.toolSearcher,
+    toolsearcher_scorer: s.toolSearcher ?? 'official (keyword for level-1 tasks)',
     embeddings: s.embeddingCommand?.join(' ') ?? null,
     prompts: s.promptsDir ?? null,
     concurrency: run.concurrency,

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toolSearcherModeOf } from './scoring.ts';
 import { readApibankSettings } from './settings.ts';
 import { ApibankData, DATA_LAYOUT, readDialogue, selectTasks } from './tasks.ts';
 import { HAS_SHARED_APIBANK, SHARED_APIBANK } from './testkit.ts';
@@ -32,6 +33,12 @@ describe('API-Bank data errors', () => {
     expect(() => readApibankSettings({ TOOLGAUGE_APIBANK_LEVEL: '4' })).toThrow(/unknown API-Bank level '4'/);
     expect(readApibankSettings({}).sampling).toEqual({ temperature: 0.2, topP: 0.9, maxTokens: 1024, extraBody: { repetition_penalty: 1.05, chat_template_kwargs: { enable_thinking: false } } });
     expect(readApibankSettings({ TOOLGAUGE_APIBANK_PRESET: 'none' }).sampling).toEqual({ temperature: 0 });
+  });
+
+  it("the ToolSearcher scorer defaults per task level as the reference's toolsearcher_scorer does; a flag wins", () => {
+    const unset = readApibankSettings({}).toolSearcher;
+    expect((['1', '2', '3'] as const).map((l) => toolSearcherModeOf(unset, l))).toEqual(['keyword', 'official', 'official']);
+    expect(toolSearcherModeOf(readApibankSettings({ TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER: 'official' }).toolSearcher, '1')).toBe('official');
   });
 });
 

@@ -53,7 +53,7 @@ describe.skipIf(!HAS_SHARED_APIBANK)(`toolgauge apibank on the simulator${HAS_SH
   });
 
   it('rescoring the written folder gives the same verdicts', () => {
-    const again = rescoreFolder(out, new ApibankData(SHARED_APIBANK), scoreOptionsFor(SHARED_APIBANK, 'official'));
+    const again = rescoreFolder(out, new ApibankData(SHARED_APIBANK), () => scoreOptionsFor(SHARED_APIBANK, 'official'));
     expect(again.summary).toMatchObject({ n: N, agreement_with_folder: { compared: N, same: N } });
   });
 

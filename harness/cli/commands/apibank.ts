@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { DataError, UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
 import { rescoreFolder } from '../../apibank/rescore.ts';
-import { scoreOptionsFor } from '../../apibank/scoring.ts';
+import { scoreOptionsFor, toolSearcherModeOf } from '../../apibank/scoring.ts';
 import { APIBANK_ENV, type ApibankSettings } from '../../apibank/settings.ts';
 import { APIBANK_POLICIES } from '../../apibank/sim-policy.ts';
 import { apibankSuite } from '../../apibank/suite.ts';
@@ -37,7 +37,8 @@ toolgauge apibank rescore DIR --data DIR [--out-dir OUT] [--toolsearcher-scorer 
   --topology     single (default) or a team: independent (4 vote), decentralized (4 × 2 rounds, vote),
                  centralized (3 workers + manager), sequential (4 stages)
   --prompts      role prompts as <dir>/<topology>/apibank/<role>.txt (default: DATA/mas-promptbench/prompts)
-  --toolsearcher-scorer   official (default): the reference's frozen keyword cache; a miss is undetermined,
+  --toolsearcher-scorer   official (the reference's default for level-2/3 tasks; keyword for level 1): the frozen
+                 keyword cache; a miss is undetermined,
                  counted apart, unless --toolsearcher-embeddings names a command that picks the nearest catalog
                  item (EmbeddingRequest JSON on stdin, {"name": …} out); keyword: exact normalized keywords
   --preset       reference (default): temperature 0.2, top_p 0.9, max_tokens 1024, seed 0, repetition_penalty
@@ -101,12 +102,12 @@ async function rescore(argv: string[]): Promise<number> {
   if (!existsSync(dir)) throw new UsageError(`toolgauge apibank rescore: '${dir}' does not exist`);
   if (!existsSync(data)) throw new UsageError(`toolgauge apibank rescore: --data '${data}' does not exist`);
   const out = resolve((values['out-dir'] as string | undefined) ?? join(dir, 'toolgauge-rescore'));
-  const scorer = ((values['toolsearcher-scorer'] as string | undefined) ?? 'official') as 'official' | 'keyword';
+  const scorer = values['toolsearcher-scorer'] as 'official' | 'keyword' | undefined;
   const embeddings = (values['toolsearcher-embeddings'] as string | undefined)?.split(/\s+/).filter(Boolean);
   try {
-    const r = rescoreFolder(resolve(dir), new ApibankData(resolve(data)), scoreOptionsFor(resolve(data), scorer, embeddings));
+    const r = rescoreFolder(resolve(dir), new ApibankData(resolve(data)), (level) => scoreOptionsFor(resolve(data), toolSearcherModeOf(scorer, level), embeddings));
     writeFileAtomic(join(out, 'results.jsonl'), r.rows.map((x) => JSON.stringify(x)).join('\n') + (r.rows.length ? '\n' : ''));
-    writeFileAtomic(join(out, 'rescore.json'), JSON.stringify({ source: r.file, toolsearcher_scorer: scorer, embeddings: embeddings?.join(' ') ?? null, ...r.summary }, null, 2) + '\n');
+    writeFileAtomic(join(out, 'rescore.json'), JSON.stringify({ source: r.file, toolsearcher_scorer: scorer ?? 'official (keyword for level-1 tasks)', embeddings: embeddings?.join(' ') ?? null, ...r.summary }, null, 2) + '\n');
     const s = r.summary as { n: number; correct: number; wrong: number; undetermined: number; accuracy: number | null; by_level: Record<string, { accuracy: number | null; n: number }>; agreement_with_folder: { compared: number; same: number } };
     const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
     process.stdout.write(
