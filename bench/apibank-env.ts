@@ -1,17 +1,23 @@
 // Differential agreement of the API-Bank environment with the reference runner: every task of each level (or
 // TOOLGAUGE_APIBANK_DIFF_TASKS per level), every generated call (variants.ts), scored both ways.
 //   TOOLGAUGE_APIBANK_REF=/path/to/MAS-PromptBench npx tsx bench/apibank-env.ts [1|2|3 ...]
+// APIBANK_TOOLSEARCHER_SCORER=keyword scores ToolSearcher rows with the offline keyword scorer on both sides;
+// TOOLGAUGE_APIBANK_ORACLE_EMBED=letters gives both sides the same stand-in embedding model, so cache misses are
+// scored through the embedding branch instead of being undetermined.
 import { join } from 'node:path';
 import { loadDatabases, loadFrozenToolSearcher, type ScoreOptions } from '../harness/apibank/env/index.ts';
-import { compareCases, emptyTally, EXTERNAL_APIS, ReferenceScorer } from '../harness/apibank/env/reference-oracle.ts';
+import { compareCases, emptyTally, EXTERNAL_APIS, letterEmbeddingFallback, ReferenceScorer } from '../harness/apibank/env/reference-oracle.ts';
 import { APIBANK_DATA, buildTasks, hasApibankData } from '../harness/apibank/env/testkit.ts';
 import { callCases } from '../harness/apibank/env/variants.ts';
 
 if (!hasApibankData()) throw new Error(`no API-Bank data at ${APIBANK_DATA}`);
-const ref = await ReferenceScorer.start();
+const embed = process.env['TOOLGAUGE_APIBANK_ORACLE_EMBED'] === 'letters' ? 'letters' : 'none';
+const ref = await ReferenceScorer.start(undefined, embed);
 if ('skip' in ref) throw new Error(ref.skip);
+const mode = process.env['APIBANK_TOOLSEARCHER_SCORER'] === 'keyword' ? 'keyword' : 'official';
 const opts: ScoreOptions = {
-  toolSearcher: 'official',
+  toolSearcher: mode,
+  ...(embed === 'letters' ? { embeddingFallback: letterEmbeddingFallback } : {}),
   databases: loadDatabases(join(APIBANK_DATA, 'api-bank/init_database')),
   frozen: {
     '2': loadFrozenToolSearcher(join(APIBANK_DATA, 'derived/toolsearcher_frozen_level2.json'), '2'),
@@ -28,7 +34,7 @@ for (const level of levels) {
   const t0 = Date.now();
   for (const [i, task] of tasks.entries()) await compareCases(ref, task, callCases(task, recorded.slice(i % recorded.length, (i % recorded.length) + 3)), opts, t);
   const pct = (a: number, b: number): string => `${a}/${b} (${((100 * a) / Math.max(b, 1)).toFixed(2)}%)`;
-  console.log(`level ${level}: ${tasks.length} tasks, ${t.cases} calls in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(`level ${level} (ToolSearcher ${mode}${embed === 'letters' ? ', letter-count stand-in embeddings' : ''}): ${tasks.length} tasks, ${t.cases} calls in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   console.log(`  verdicts agree where both determined: ${pct(t.agree, t.bothDetermined)}`);
   console.log(`  undetermined: ours ${t.oursUndetermined}, reference ${t.refUndetermined} (ToolSearcher cache misses without embeddings)`);
   console.log(`  stage agree ${pct(t.stageAgree, t.bothDetermined)}; error text agree ${pct(t.reasonAgree, t.reasonCompared)}; result repr agree ${pct(t.resultAgree, t.resultCompared)}`);

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDatabases, loadFrozenToolSearcher, type ScoreOptions } from './index.ts';
-import { compareCases, emptyTally, EXTERNAL_APIS, ReferenceScorer } from './reference-oracle.ts';
+import { compareCases, emptyTally, EXTERNAL_APIS, letterEmbeddingFallback, ReferenceScorer } from './reference-oracle.ts';
 import { APIBANK_DATA, buildTasks, hasApibankData } from './testkit.ts';
 import { callCases } from './variants.ts';
 
@@ -41,5 +41,35 @@ describe('environment vs reference runner on generated calls (sample)', () => {
     expect(t.agree).toBe(t.bothDetermined);
     expect(t.bothDetermined).toBeGreaterThan(40);
     expect(t.oursUndetermined).toBe(t.refUndetermined);
+  }, 60_000);
+});
+
+describe('ToolSearcher cache misses through the embedding branch (same stand-in model on both sides)', () => {
+  it('level 2 and 3 ToolSearcher tasks: same verdicts and results', async (ctx) => {
+    if (skip || !ref) return ctx.skip(skip);
+    const letters = await ReferenceScorer.start(undefined, 'letters');
+    if ('skip' in letters) return ctx.skip(letters.skip);
+    try {
+      const opts: ScoreOptions = {
+        toolSearcher: 'official',
+        embeddingFallback: letterEmbeddingFallback,
+        databases: loadDatabases(join(APIBANK_DATA, 'api-bank/init_database')),
+        frozen: {
+          '2': loadFrozenToolSearcher(join(APIBANK_DATA, 'derived/toolsearcher_frozen_level2.json'), '2'),
+          '3': loadFrozenToolSearcher(join(APIBANK_DATA, 'derived/toolsearcher_frozen_level3.json'), '3'),
+        },
+      };
+      const t = emptyTally();
+      for (const level of ['2', '3'] as const) {
+        const recorded = Object.keys(opts.frozen![level]!.outputsByKeyword).slice(0, 3);
+        const tasks = buildTasks(level).filter((x) => x.ground_truth.api_name === 'ToolSearcher').slice(0, 3);
+        for (const task of tasks) await compareCases(letters, task, callCases(task, recorded), opts, t);
+      }
+      expect(t.disagreements).toEqual([]);
+      expect(t.oursUndetermined + t.refUndetermined).toBe(0);
+      expect(t.bothDetermined).toBeGreaterThan(40);
+    } finally {
+      await letters.close();
+    }
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import { JSON_LINES_CHILD, JsonLinesChild } from '../../core/json-lines-child.ts
 import { pythonCommand } from '../../core/pyliteral/python-oracle.ts';
 import { scoreTask } from './score.ts';
 import type { CallCase } from './variants.ts';
-import type { ApiBankTask, ScoreOptions } from './index.ts';
+import type { ApiBankTask, EmbeddingFallback, ScoreOptions } from './index.ts';
 
 export const SCORE_ORACLE = fileURLToPath(new URL('../../../fixtures/apibank/score_oracle.py', import.meta.url));
 
@@ -22,7 +22,8 @@ export interface RefVerdict {
 }
 
 export class ReferenceScorer extends JsonLinesChild {
-  static async start(refDir = process.env['TOOLGAUGE_APIBANK_REF']): Promise<ReferenceScorer | { skip: string }> {
+  /** `embed: 'letters'` gives both sides the letter-count stand-in model (letterEmbeddingFallback). */
+  static async start(refDir = process.env['TOOLGAUGE_APIBANK_REF'], embed: 'none' | 'letters' = 'none'): Promise<ReferenceScorer | { skip: string }> {
     if (!refDir) return { skip: 'TOOLGAUGE_APIBANK_REF is not set (a MAS-PromptBench checkout)' };
     if (!existsSync(join(refDir, 'topologies/single/apibank/langgraph_apibank.py'))) {
       return { skip: `${refDir} has no topologies/single/apibank/langgraph_apibank.py` };
@@ -30,7 +31,8 @@ export class ReferenceScorer extends JsonLinesChild {
     const python = pythonCommand();
     const probe = await execa(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { reject: false });
     if (probe.failed || probe.stdout.trim() !== '3.11') return { skip: `${python} is not Python 3.11 (set TOOLGAUGE_PYTHON)` };
-    const s = new ReferenceScorer(execa(python, ['-X', 'utf8', SCORE_ORACLE, refDir], JSON_LINES_CHILD), 'API-Bank reference scorer');
+    const options = { ...JSON_LINES_CHILD, env: { ...JSON_LINES_CHILD.env, TOOLGAUGE_APIBANK_ORACLE_EMBED: embed } };
+    const s = new ReferenceScorer(execa(python, ['-X', 'utf8', SCORE_ORACLE, refDir], options), 'API-Bank reference scorer');
     const hello = await s.ask<{ ready: boolean; why?: string }>({ hello: true });
     if (!hello.ready) {
       await s.close();
@@ -42,6 +44,32 @@ export class ReferenceScorer extends JsonLinesChild {
     return this.ask<RefVerdict>({ task: { level: task.level, ground_truth: task.ground_truth, prior_api_turns: task.prior_api_turns }, call: text });
   }
 }
+
+/** The oracle's letter-count stand-in model, computed the same way: the first item of highest cosine above 0. */
+export const letterEmbeddingFallback: EmbeddingFallback = ({ keywords, items }) => {
+  const vec = (t: string): number[] => {
+    const v = new Array<number>(26).fill(0);
+    for (const ch of t.toLowerCase()) if (ch >= 'a' && ch <= 'z') v[ch.charCodeAt(0) - 97]!++;
+    return v;
+  };
+  const cos = (a: number[], b: number[]): number => {
+    let dot = 0;
+    let na = 0;
+    let nb = 0;
+    for (let k = 0; k < 26; k++) dot += a[k]! * b[k]!;
+    for (let k = 0; k < 26; k++) na += a[k]! * a[k]!;
+    for (let k = 0; k < 26; k++) nb += b[k]! * b[k]!;
+    return na === 0 || nb === 0 ? 0 : dot / (Math.sqrt(na) * Math.sqrt(nb));
+  };
+  const kw = vec(keywords);
+  let best: string | null = null;
+  let score = 0;
+  for (const it of items) {
+    const c = cos(kw, vec(it.desc_for_search));
+    if (c > score) [best, score] = [it.name, c];
+  }
+  return best;
+};
 
 /** Classes this environment reports undetermined (network or absent modules); tasks with them are left out. */
 export const EXTERNAL_APIS = new Set(['Dictionary', 'SearchEngine', 'Translate']);

@@ -4,7 +4,7 @@
 // 'keyword' is the reference's offline scorer: normalised predicted keywords equal to the normalised gold ones.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { pyEquals, pyLower, pyStrip, type PyValue } from '../../core/pyliteral/index.ts';
+import { pyEquals, pyLower, pyRepr, pyStrip, type PyValue } from '../../core/pyliteral/index.ts';
 import { parseJsonPy } from './json-py.ts';
 import { contains, getItem, L, NONE, S, str, truthy, D } from './py.ts';
 import type { ApiCall, ApiTurn, EmbeddingFallback, FrozenToolSearcher, ScoreResult, ToolSearcherMode } from './index.ts';
@@ -98,7 +98,7 @@ export function scoreToolSearcher(
     return {
       correct: ok,
       stage: 'score',
-      reason: ok ? null : `ToolSearcher keyword mismatch: '${p}' != '${g}'`,
+      reason: ok ? null : `ToolSearcher keyword mismatch: ${pyRepr(S(p))} != ${pyRepr(S(g))}`,
       ...(ok ? { predictedResult: goldResult } : {}),
       goldResult: gold.result,
     };
