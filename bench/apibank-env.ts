@@ -3,12 +3,13 @@
 //   TOOLGAUGE_APIBANK_REF=/path/to/MAS-PromptBench npx tsx bench/apibank-env.ts [1|2|3 ...]
 // APIBANK_TOOLSEARCHER_SCORER=keyword scores ToolSearcher rows with the offline keyword scorer on both sides;
 // TOOLGAUGE_APIBANK_ORACLE_EMBED=letters gives both sides the same stand-in embedding model, so cache misses are
-// scored through the embedding branch instead of being undetermined.
+// scored through the embedding branch instead of being undetermined; TOOLGAUGE_APIBANK_DIFF_RANDOM=N adds N calls per
+// task with arguments replaced by random Python values (seeded from TOOLGAUGE_APIBANK_DIFF_SEED, default 1000).
 import { join } from 'node:path';
 import { loadDatabases, loadFrozenToolSearcher, type ScoreOptions } from '../harness/apibank/env/index.ts';
 import { compareCases, emptyTally, EXTERNAL_APIS, letterEmbeddingFallback, ReferenceScorer } from '../harness/apibank/env/reference-oracle.ts';
 import { APIBANK_DATA, buildTasks, hasApibankData } from '../harness/apibank/env/testkit.ts';
-import { callCases } from '../harness/apibank/env/variants.ts';
+import { callCases, randomCases } from '../harness/apibank/env/variants.ts';
 
 if (!hasApibankData()) throw new Error(`no API-Bank data at ${APIBANK_DATA}`);
 const embed = process.env['TOOLGAUGE_APIBANK_ORACLE_EMBED'] === 'letters' ? 'letters' : 'none';
@@ -32,7 +33,11 @@ for (const level of levels) {
   const recorded = Object.keys(frozen.outputsByKeyword);
   const tasks = buildTasks(level).filter((x) => !EXTERNAL_APIS.has(x.ground_truth.api_name)).slice(0, limit);
   const t0 = Date.now();
-  for (const [i, task] of tasks.entries()) await compareCases(ref, task, callCases(task, recorded.slice(i % recorded.length, (i % recorded.length) + 3)), opts, t);
+  const random = Number(process.env['TOOLGAUGE_APIBANK_DIFF_RANDOM'] ?? 0);
+  for (const [i, task] of tasks.entries()) {
+    const cases = callCases(task, recorded.slice(i % recorded.length, (i % recorded.length) + 3));
+    await compareCases(ref, task, random > 0 ? [...cases, ...randomCases(task, Number(process.env['TOOLGAUGE_APIBANK_DIFF_SEED'] ?? 1000) + i, random)] : cases, opts, t);
+  }
   const pct = (a: number, b: number): string => `${a}/${b} (${((100 * a) / Math.max(b, 1)).toFixed(2)}%)`;
   console.log(`level ${level} (ToolSearcher ${mode}${embed === 'letters' ? ', letter-count stand-in embeddings' : ''}): ${tasks.length} tasks, ${t.cases} calls in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   console.log(`  verdicts agree where both determined: ${pct(t.agree, t.bothDetermined)}`);

@@ -1,6 +1,6 @@
 // The shape of one API-Bank API class and the helpers every class port shares: the result dict, the call wrapper
 // that turns a caught exception into `exception: str(e)`, the token checker, and the content-word Jaccard.
-import { D, excText, getItem, lower, NONE, raise, S, asStr, type V } from './py.ts';
+import { asStr, D, eq, excText, getItem, lower, NONE, raise, S, type V } from './py.ts';
 
 export interface ApiInstance {
   /** The class's `call(**kwargs)`: `args` holds the bound arguments (defaults filled), `extra` any **kwargs. */
@@ -48,9 +48,8 @@ export const at = (v: V, ...keys: string[]): V => keys.reduce<V>((x, k) => getIt
 
 /** `assert response['api_name'] == groundtruth['api_name'], ...` */
 export function assertSameName(response: V, groundtruth: V): void {
-  if (!eqv(at(response, 'api_name'), at(groundtruth, 'api_name'))) raise('AssertionError', 'The API name is not correct.');
+  if (!eq(at(response, 'api_name'), at(groundtruth, 'api_name'))) raise('AssertionError', 'The API name is not correct.');
 }
-import { eq as eqv } from './py.ts';
 
 /** len(set(a.split(' ')) & set(b.split(' '))) / len(union) > 0.5, with `.lower()` first when asked. */
 export function contentJaccard(a: V, b: V, lowerFirst: boolean): boolean {

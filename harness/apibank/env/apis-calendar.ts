@@ -1,7 +1,6 @@
 // API-Bank `apis/`: agenda, reminder and meeting classes (Add/Delete/Modify/Query of each).
 import { assertSameName, at, contentJaccard, OPAQUE, wrap, type ApiDef, type ApiInstance, type TokenChecker } from './api-kit.ts';
-import { exactCheck } from './apis-account.ts';
-import { D, delItem, eq, getItem, iter, len, NONE, pop, raise, S, setItem, str, strip, strptime, toInt, truthy, I, type V } from './py.ts';
+import { D, delItem, eq, getItem, iter, len, pop, raise, S, setItem, str, strip, strptime, toInt, truthy, I, type V } from './py.ts';
 
 const TS = '%Y-%m-%d %H:%M:%S';
 const db0 = (db: V | undefined): V => db ?? D({});
@@ -350,4 +349,3 @@ export const QueryMeeting = meetingDef(
   meetingCheck,
 );
 
-export { NONE, exactCheck };

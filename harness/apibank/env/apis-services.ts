@@ -1,6 +1,6 @@
 // API-Bank `apis/`: the service classes (registration, health, stock, history, scenes, switches, search-like
 // lookups, email, music, hotel) and the three that need the network or missing modules (undetermined here).
-import { at, OPAQUE, wrap, type ApiDef } from './api-kit.ts';
+import { at, wrap, type ApiDef } from './api-kit.ts';
 import { exactCheck } from './apis-account.ts';
 import { calculate } from './calculator.ts';
 import {
@@ -314,13 +314,12 @@ export const RecordHealthData: ApiDef = {
 /** QueryHealthData.format_check: (user id or None, start datetime or exception, end datetime or exception). */
 function healthFormat(uid: V, start: V, end: V): [string | null, DateTime | FmtErr, DateTime | FmtErr] {
   const u = pyStrip(upper(uid));
-  const s = padYearOrKeep(start);
+  const s = padYear(start);
   const st = pyCatch(() => strptime(S(s), TS));
-  const e = padYearOrKeep(end);
+  const e = padYear(end);
   const et = pyCatch(() => strptime(S(e), TS));
   return [u === '' ? null : u, st, et];
 }
-const padYearOrKeep = (v: V): string => padYear(v);
 
 export const QueryHealthData: ApiDef = {
   name: 'QueryHealthData',
@@ -840,12 +839,14 @@ export const SendEmail: ApiDef = {
         if (body === '') raise('Exception', 'Content cannot be empty.');
         return S('success');
       }),
-    check: (r, g) =>
-      pyLower(strip(at(r, 'input', 'receiver'))) === pyLower(strip(at(g, 'input', 'receiver'))) &&
-      strip(at(r, 'input', 'subject')) === strip(at(g, 'input', 'subject')) &&
-      strip(at(r, 'input', 'content')) === strip(at(g, 'input', 'content')) &&
-      eq(at(r, 'output'), at(g, 'output')) &&
-      eq(at(r, 'exception'), at(g, 'exception')),
+    check: (r, g) => {
+      // All six normalised before any comparison, as the class does (so a non-str content fails even when the
+      // receiver already differs).
+      const [rr, gr] = [pyLower(strip(at(r, 'input', 'receiver'))), pyLower(strip(at(g, 'input', 'receiver')))];
+      const [rs, gs] = [strip(at(r, 'input', 'subject')), strip(at(g, 'input', 'subject'))];
+      const [rc, gc] = [strip(at(r, 'input', 'content')), strip(at(g, 'input', 'content'))];
+      return rr === gr && rs === gs && rc === gc && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
+    },
   }),
 };
 
@@ -934,4 +935,3 @@ export const Translate = external(
   true,
 );
 
-export { OPAQUE };

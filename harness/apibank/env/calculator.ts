@@ -35,7 +35,7 @@ function operate(a: Item, op: Item, b: Item): Item {
       if (b === 0) raise('ZeroDivisionError', 'float division by zero');
       return a / b;
     }
-    return raise('Undetermined', 'operator'); // unreachable: index() only finds operator characters
+    throw new Error(`Calculator: ${String(op)} is not an operator`); // unreachable: index() only finds operators
   }
   if (op === '+') {
     if (typeof a === 'string' && typeof b === 'string') return a + b;

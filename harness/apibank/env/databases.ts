@@ -4,7 +4,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { PyValue } from '../../core/pyliteral/index.ts';
-import { pyToJson } from '../../core/pyliteral/index.ts';
 import { parseJsonPy } from './json-py.ts';
 import type { Databases } from './index.ts';
 
@@ -48,16 +47,22 @@ export function loadDatabases(dir: string): Databases {
   const tables = new Map<string, PyValue>();
   for (const f of names) {
     const file = join(dir, f);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new DatabaseError(`${file}: cannot read (${(err as Error).message})`);
+    }
     let v: PyValue;
     try {
-      v = parseJsonPy(readFileSync(file, 'utf8'));
+      v = parseJsonPy(text);
     } catch (err) {
       throw new DatabaseError(`${file}: not JSON (${(err as Error).message})`);
     }
     const stem = basename(f, '.json');
     const schema = SCHEMAS[stem];
     if (schema) {
-      const r = schema.safeParse(pyToJson(v));
+      const r = schema.safeParse(JSON.parse(text));
       if (!r.success) {
         const issue = r.error.issues[0]!;
         throw new DatabaseError(`${file}: field ${issue.path.map(String).join('.') || '(top)'}: ${issue.message}`);

@@ -78,7 +78,9 @@ export interface ScoreOptions {
 export type ScoreStage = 'parse' | 'api_name' | 'score';
 
 export interface ScoreResult {
-  /** true/false as the reference decides; null = undetermined (ToolSearcher cache miss without embeddings). */
+  /** true/false as the reference decides; null = undetermined: a ToolSearcher cache miss without embeddings, an
+   * API needing the network or absent modules (Dictionary, SearchEngine, Translate), or a Calculator formula the
+   * reference never finishes. `reason` then starts with "undetermined:". */
   correct: boolean | null;
   stage: ScoreStage;
   /** null when correct; else the reference's error text, e.g. "API result mismatch",

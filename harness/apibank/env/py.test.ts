@@ -74,6 +74,8 @@ describe('coercion of int and float parameters', () => {
   it('int() as Python applies it', () => {
     expect(toInt(S(' 2 '))).toEqual(I(2));
     expect(toInt(S('1_000'))).toEqual(I(1000));
+    expect(toInt(S('\u0f24'))).toEqual(I(4)); // Tibetan digit four
+    expect(toInt(S('\u{1d7d9}2'))).toEqual(I(12)); // mathematical double-struck one (a run of five digit blocks)
     expect(toInt({ t: 'float', v: 2.7 })).toEqual(I(2));
     expect(toInt({ t: 'bool', v: true })).toEqual(I(1));
     expect(err(() => toInt(S('2.5')))).toBe("ValueError: invalid literal for int() with base 10: '2.5'");
@@ -85,6 +87,7 @@ describe('coercion of int and float parameters', () => {
     expect(toFloat(S(' 1e3 '))).toEqual({ t: 'float', v: 1000 });
     expect(toFloat(S('-inf'))).toEqual({ t: 'float', v: -Infinity });
     expect(toFloat(I(3))).toEqual({ t: 'float', v: 3 });
+    expect(toFloat(S('\u0661.5'))).toEqual({ t: 'float', v: 1.5 }); // Arabic-Indic one
     expect(err(() => toFloat(S('warm')))).toBe("ValueError: could not convert string to float: 'warm'");
     expect(err(() => toFloat(L([])))).toBe("TypeError: float() argument must be a string or a real number, not 'list'");
   });

@@ -107,6 +107,24 @@ export function zfill(s: string, width: number): string {
   return pad + s;
 }
 
+/** Unicode decimal digits as ASCII ones, as int() and float() read them ('༤' is 4): each Nd run is 0-9 blocks. */
+function asciiDigits(s: string): string {
+  let out = '';
+  for (const ch of s) {
+    if (ch >= '0' && ch <= '9') out += ch;
+    else if (/\p{Nd}/u.test(ch)) {
+      let cp = ch.codePointAt(0)!;
+      let steps = 0;
+      while (/\p{Nd}/u.test(String.fromCodePoint(cp - 1))) {
+        cp--;
+        steps++;
+      }
+      out += String(steps % 10);
+    } else out += ch;
+  }
+  return out;
+}
+
 const INT_RE = /^[+-]?(?:0(?:_?0)*|[1-9](?:_?[0-9])*)$/;
 /** int(v) as api_call applies it to an `int` parameter. */
 export function toInt(v: V): V {
@@ -120,7 +138,7 @@ export function toInt(v: V): V {
       if (!Number.isFinite(v.v)) return raise('OverflowError', 'cannot convert float infinity to integer');
       return I(BigInt(Math.trunc(v.v)));
     case 'str': {
-      const s = pyStrip(v.v);
+      const s = asciiDigits(pyStrip(v.v));
       if (!INT_RE.test(s)) return raise('ValueError', `invalid literal for int() with base 10: ${pyRepr(v)}`);
       return I(BigInt(s.replaceAll('_', '')));
     }
@@ -144,7 +162,7 @@ export function toFloat(v: V): V {
     case 'bool':
       return F(v.v ? 1 : 0);
     case 'str': {
-      const s = pyStrip(v.v);
+      const s = asciiDigits(pyStrip(v.v));
       if (FLOAT_SPECIAL.test(s)) {
         const neg = s.startsWith('-');
         return F(/nan/i.test(s) ? NaN : neg ? -Infinity : Infinity);
