@@ -19,6 +19,7 @@ const WORKER_ENTRIES = {
   'w-maze': 'harness/maze/suite.ts',
   'w-probe': 'harness/probe/suite.ts',
   'w-bfcl': 'harness/bfcl/suite.ts',
+  'w-apibank': 'harness/apibank/suite.ts',
 };
 const CACHE = join(ROOT, 'node_modules', '.cache', 'toolgauge-cli');
 const MANIFEST = join(CACHE, 'manifest.json');

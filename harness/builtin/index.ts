@@ -1,3 +1,4 @@
+import { apibankSuite } from '../apibank/suite.ts';
 import { bfclSuite } from '../bfcl/suite.ts';
 import { registerSuite } from '../kit/registry.ts';
 import type { AnySuite } from '../kit/types.ts';
@@ -9,6 +10,6 @@ import { toolhopSuite } from '../toolhop/suite.ts';
  * The suites toolgauge ships, registered with the kit. Importing this module is what makes them known to the
  * reporter, `toolgauge report`, the global setup (settings and simulator responders) and the CLI.
  */
-export const BUILTIN_SUITES: readonly AnySuite[] = [toolhopSuite, mazeSuite, probeSuite, bfclSuite];
+export const BUILTIN_SUITES: readonly AnySuite[] = [toolhopSuite, mazeSuite, probeSuite, bfclSuite, apibankSuite];
 
 for (const s of BUILTIN_SUITES) registerSuite(s);

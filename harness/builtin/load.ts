@@ -10,6 +10,7 @@ const LOADERS: Record<string, () => Promise<AnySuite>> = {
   maze: async () => (await import('../maze/suite.ts')).mazeSuite as AnySuite,
   probe: async () => (await import('../probe/suite.ts')).probeSuite as AnySuite,
   bfcl: async () => (await import('../bfcl/suite.ts')).bfclSuite as AnySuite,
+  apibank: async () => (await import('../apibank/suite.ts')).apibankSuite as AnySuite,
 };
 
 export const BUILTIN_SUITE_NAMES: readonly string[] = Object.keys(LOADERS);

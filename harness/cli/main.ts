@@ -10,6 +10,8 @@ const USAGE = `toolgauge — measure how well language models call tools, and wh
   toolgauge eval     FILE.eval.ts …       your own evals (describeEval from 'toolgauge')
   toolgauge bfcl     [--category NAME|GROUP] [--mode fc|prompt]   BFCL, scored as BFCL scores it   toolgauge bfcl --help
   toolgauge bfcl rescore --result-dir DIR --out-dir OUT   re-score BFCL's own result files
+  toolgauge apibank  --data DIR [--level 1|2|3|all] [--topology T]   API-Bank, scored as its reference runner scores it
+  toolgauge apibank rescore DIR --data DIR   re-score the reference runner's API-Bank output folder
   toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
   toolgauge parse    --jsonl FILE|- [--tier …]   lines {id, output, format?} → lines {id, format, calls, content, reasoning}
   toolgauge template check --template FILE [--json]
@@ -42,6 +44,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   probe: () => import('./commands/probe.ts'),
   eval: () => import('./commands/eval.ts'),
   bfcl: () => import('./commands/bfcl.ts'),
+  apibank: () => import('./commands/apibank.ts'),
   optimize: () => import('./commands/optimize.ts'),
   view: () => import('./commands/view.ts'),
   'make-test-model': () => import('./commands/make-test-model.ts'),

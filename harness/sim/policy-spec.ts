@@ -4,7 +4,7 @@ import { z } from 'zod';
  * A simulator model name: `sim:<policy>[?opt=value&…]`, e.g. `sim:coin?p=0.6&seed=3`. Options are validated per
  * policy so a typo fails the run at once rather than silently meaning something else.
  */
-export const POLICIES = ['oracle', 'naive', 'wrong', 'untagged', 'coin', 'fault', 'flaky', 'trait', 'reflect'] as const;
+export const POLICIES = ['oracle', 'naive', 'wrong', 'untagged', 'coin', 'fault', 'flaky', 'trait', 'reflect', 'wrong_name', 'wrong_arg', 'no_call'] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
 export const FAULT_CAUSES = ['template_bug', 'parser_gap', 'format_failure', 'decision_failure'] as const;
@@ -36,6 +36,10 @@ const OptionSchemas = {
     .strict()
     .refine((o) => o.lo <= o.hi, { message: 'lo must not exceed hi', path: ['lo'] }),
   reflect: z.object({ ...common, trait: z.enum(TRAIT_KINDS).default('answer_type'), max: z.coerce.number().int().min(1).max(50).default(2) }).strict(),
+  // API-Bank's planted failures: another API's name, one argument changed, no call at all.
+  wrong_name: z.object({ ...common }).strict(),
+  wrong_arg: z.object({ ...common }).strict(),
+  no_call: z.object({ ...common }).strict(),
 } satisfies Record<PolicyName, z.ZodType>;
 
 export interface PolicySpec {

@@ -1,0 +1,5 @@
+// API-Bank, part 4 of 4: the selected tasks are dealt over four files so `--shard` spreads them.
+import { apibankSuite } from '../../harness/apibank/suite.ts';
+import { defineSuiteTests } from '../../harness/vitest/suite-tests.ts';
+
+defineSuiteTests(apibankSuite, { part: 4, parts: 4 });
