@@ -38,5 +38,7 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGTERM', resolve);
   });
   await server.close();
+  const { requests, unmatched } = server.stats;
+  process.stdout.write(`toolgauge simulator stopped: ${requests} requests${unmatched ? `, ${unmatched} matching no known instance (answered 422)` : ''}\n`);
   return 0;
 }
