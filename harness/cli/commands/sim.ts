@@ -25,6 +25,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const env: NodeJS.ProcessEnv = { ...process.env, TOOLGAUGE_MODEL: 'sim:oracle', OPENAI_BASE_URL: '' };
   if (values.data) env.TOOLHOP_DATA = String(values.data);
+  // The simulator knows every row of the file, whatever a run's selection (`--limit` defaults to 5) would be.
+  Object.assign(env, { TOOLHOP_LIMIT: String(2 ** 31 - 1), TOOLHOP_OFFSET: '0' });
+  delete env.TOOLHOP_ONLY;
   const kc = parseKitConfig(env, BUILTIN_SUITES);
   const responders: Record<string, Responder> = {};
   for (const s of BUILTIN_SUITES) {
