@@ -83,7 +83,8 @@ function toolgaugeArgs(bin: string, c: Config, o: SideBySideOptions, url: string
 
 async function runToolgauge(bin: string, c: Config, o: SideBySideOptions, url: string): Promise<Measured> {
   const out = mkdtempSync(join(tmpdir(), 'bench-side-tg-'));
-  const [cmd, ...args] = [process.execPath, ...toolgaugeArgs(bin, c, o, url, out)];
+  // The command itself, as `npx toolgauge` runs it (its shebang sets Node's flags).
+  const [cmd, ...args] = toolgaugeArgs(bin, c, o, url, out);
   const r = await accountedRun(cmd!, args, { ...o.env, FORCE_COLOR: '0' }, tmpdir());
   const m: Measured = { wall_s: round(r.wallMs / 1000), cpu_s: r.cpuS === null ? null : round(r.cpuS), peak_mib: r.peakTreeRssMb, code: r.code !== 0 ? r.code : completed(resultsOf(out), c.startsWith('5/') ? '5' : String(o.rows)) ? 0 : 1 };
   if (c === '182/200ms') Object.assign(m, spanOf(out));
