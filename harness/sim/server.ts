@@ -62,6 +62,8 @@ export interface SimServerOptions {
   /** Policy used when the request's model is not `sim:…` (`toolgauge sim --policy`). */
   defaultPolicy?: string;
   port?: number;
+  /** Told of every request refused because it names no known instance (`toolgauge sim` prints it). */
+  onUnmatched?: (message: string) => void;
 }
 
 export interface SimServer {
@@ -139,7 +141,9 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const routed = identified ?? instance;
     if (!routed) {
       stats.unmatched++;
-      throw new HttpError(UNMATCHED_STATUS, 'simulator: this request matches no registered suite instance (no known question in its messages, and no x-toolgauge-instance header)');
+      const message = 'simulator: this request matches no registered suite instance (no known question in its messages, and no x-toolgauge-instance header)';
+      opts.onUnmatched?.(`${message}; first user message: ${JSON.stringify(firstUserText(body).slice(0, 160))}`);
+      throw new HttpError(UNMATCHED_STATUS, message);
     }
     const sep = routed.indexOf(':');
     const suite = routed.slice(0, sep);
@@ -255,6 +259,12 @@ async function identify(responders: Record<string, Responder>, body: ChatBody): 
     if (id !== undefined) return `${suite}:${id}`;
   }
   return undefined;
+}
+
+function firstUserText(body: unknown): string {
+  const messages = (body as { messages?: Array<{ role?: unknown; content?: unknown }>; prompt?: unknown }).messages;
+  const user = messages?.find((m) => m.role === 'user')?.content ?? (body as { prompt?: unknown }).prompt;
+  return typeof user === 'string' ? user : JSON.stringify(user ?? '');
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -155,5 +155,6 @@ describe('toolgauge sim on its own', () => {
     }
     const r = await child;
     expect(r.stdout).toMatch(/stopped: 2 requests, 1 matching no known instance \(answered 422\)/);
+    expect(r.stderr).toMatch(/toolgauge sim: answered 422: .*first user message: "Question: What is the capital of Mars\?"/);
   });
 });

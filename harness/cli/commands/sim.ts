@@ -2,7 +2,7 @@ import { BUILTIN_SUITES } from '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
 import { parseKitConfig } from '../../kit/config.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
-import { startSimServer, type Responder } from '../../sim/server.ts';
+import { startSimServer, UNMATCHED_STATUS, type Responder } from '../../sim/server.ts';
 import { flagSchemas, parseFlags } from '../flags.ts';
 
 export const USAGE = `toolgauge sim [--port N] [--policy NAME] [--data FILE]
@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
     const set = kc.suites[s.name];
     if (set?.ok && s.responder) responders[s.name] = s.responder(kc.run, set.settings);
   }
-  const server = await startSimServer({ port: (values.port as number | undefined) ?? 0, defaultPolicy: spec, responders });
+  const server = await startSimServer({ port: (values.port as number | undefined) ?? 0, defaultPolicy: spec, responders, onUnmatched: (m) => process.stderr.write(`toolgauge sim: answered ${UNMATCHED_STATUS}: ${m}\n`) });
   process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
