@@ -136,8 +136,11 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     }
     // `<suite>:<id>` with the id as `headerId` (core/ids.ts) gives it; responders key their tables the same way.
     const instance = header(req, 'x-toolgauge-instance');
-    // The request's own content first (any runner), the header as a fallback (toolgauge's own hint).
-    const identified = isChat ? await identify(responders, body as unknown as ChatBody) : undefined;
+    // The request's own content first (any runner), the header as a fallback (toolgauge's own hint). A header names
+    // the suite, so only that suite's responder reads the content (a reflection prompt quoting ToolHop questions
+    // is the optimizer's, not a ToolHop row's).
+    const headerSuite = instance?.includes(':') ? instance.slice(0, instance.indexOf(':')) : undefined;
+    const identified = isChat ? await identify(responders, body as unknown as ChatBody, headerSuite) : undefined;
     const routed = identified ?? instance;
     if (!routed) {
       stats.unmatched++;
@@ -252,9 +255,10 @@ function approxTokens(s: string): number {
   return Math.max(1, Math.ceil(s.length / 4));
 }
 
-/** `<suite>:<id>` of the first responder that recognises the request, if any. */
-async function identify(responders: Record<string, Responder>, body: ChatBody): Promise<string | undefined> {
+/** `<suite>:<id>` of the first responder (of `only`, when given) that recognises the request, if any. */
+async function identify(responders: Record<string, Responder>, body: ChatBody, only?: string): Promise<string | undefined> {
   for (const [suite, r] of Object.entries(responders)) {
+    if (only !== undefined && suite !== only) continue;
     const id = await r.identify?.(body);
     if (id !== undefined) return `${suite}:${id}`;
   }

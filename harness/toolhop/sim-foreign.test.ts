@@ -177,6 +177,21 @@ describe('the simulator answers a foreign runner as it answers toolgauge', () =>
     }
   });
 
+  it("a header naming another suite keeps the request there, even when its content quotes a ToolHop question", async () => {
+    const sim = await startSimServer({ responders: { toolhop: toolhopResponder(async () => dataset), other: { chat: () => ({ content: 'from the other suite' }) } } });
+    try {
+      const row = [...rows.values()][0]!;
+      const body = JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'user', content: `Failing rows:\nQuestion: ${row.question}\nWrite a better instruction.` }] });
+      const r = await fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolgauge-instance': 'other:k1' }, body });
+      expect(readable(r.status, await r.text())).toMatchObject({ status: 200, message: { content: 'from the other suite' } });
+      // Without the header the same request is the row's.
+      expect(await foreign(sim, body)).toMatchObject({ status: 200 });
+      expect(((await foreign(sim, body)) as { message: { content: unknown } }).message.content).not.toBe('from the other suite');
+    } finally {
+      await sim.close();
+    }
+  });
+
   it('a request naming no known row gets 422 (not retried by any client), counted as unmatched', async () => {
     const sim = await simulator();
     try {
