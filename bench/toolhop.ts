@@ -7,6 +7,11 @@
 //     Vitest, configuration, simulator, sandbox start) and a 5-row run, each the median of 3, with the CPU time of the
 //     whole process tree; the per-row cost is (wall of the full run − wall of 5 rows) / (rows − 5). The 5-row run is
 //     timed again while two busy loops (outside the run's cgroup) compete for the two cores, as on a shared CI host.
+//  5. side by side with the reference runner (bench/toolhop-reference.ts): the same rows against one `toolgauge sim`,
+//     sides alternating, medians over --rounds (default 3), printed as a Markdown table. The reference is read from
+//     TOOLGAUGE_REF_TOOLHOP (a checkout outside this repository) and run with TOOLGAUGE_REF_PYTHON; without it that
+//     side is skipped, visibly. `--baseline DIR` adds another toolgauge checkout as a column; `--side-by-side` runs
+//     only this part; `--ref-latency` runs the reference at 200 ms too (minutes) instead of estimating it.
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +20,20 @@ import { execa } from 'execa';
 import { fromRoot } from '../harness/core/paths.ts';
 import { writeFileAtomic } from '../harness/core/jsonl.ts';
 import { accountedRun, round, timedToolgauge } from './lib.ts';
+import { sideBySide } from './toolhop-reference.ts';
 
 const shared = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
-const { values } = parseArgs({ options: { data: { type: 'string' }, limit: { type: 'string' }, 'skip-latency': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string' },
+    limit: { type: 'string' },
+    'skip-latency': { type: 'boolean' },
+    'side-by-side': { type: 'boolean' },
+    rounds: { type: 'string' },
+    baseline: { type: 'string' },
+    'ref-latency': { type: 'boolean' },
+  },
+});
 const data = values.data ?? (existsSync(shared) ? shared : fromRoot('cases', 'toolhop', 'sample.json'));
 const limit = values.limit ?? '182';
 const env = { ...process.env, TOOLHOP_ALLOW_DATASET_EXEC: '1' } as Record<string, string>;
@@ -114,15 +130,29 @@ async function sandbox() {
   }
 }
 
-const zero = await zeroLatency();
-const result = {
-  data,
-  limit: Number(limit),
-  node: process.version,
-  zero_latency: zero,
-  fixed_cost: await fixedCost(zero.exit === 0 ? zero.wall_s : null, zero.instances),
-  ...(values['skip-latency'] ? {} : { latency_200ms_concurrency_16: await latency200() }),
-  sandbox: await sandbox(),
-};
-writeFileAtomic(fromRoot('results', 'bench', 'toolhop.json'), JSON.stringify(result, null, 2) + '\n');
-console.log(JSON.stringify(result, null, 2));
+async function compared() {
+  const r = await sideBySide({ data, rows: Number(limit), rounds: Number(values.rounds ?? 3), baseline: values.baseline, referenceLatency: !!values['ref-latency'], env });
+  for (const s of r.skipped) console.log(`skipped: ${s}`);
+  console.log(`\nToolHop side by side (simulator, not a model result; ${new Date().toISOString().slice(0, 10)}, load average ${r.load.join(', ')}; medians of ${r.rounds} alternating rounds):\n\n${r.table}\n`);
+  return r;
+}
+
+if (values['side-by-side']) {
+  const r = await compared();
+  writeFileAtomic(fromRoot('results', 'bench', 'toolhop-side-by-side.json'), JSON.stringify({ data, node: process.version, ...r }, null, 2) + '\n');
+} else {
+  const zero = await zeroLatency();
+  const result = {
+    data,
+    limit: Number(limit),
+    node: process.version,
+    zero_latency: zero,
+    fixed_cost: await fixedCost(zero.exit === 0 ? zero.wall_s : null, zero.instances),
+    ...(values['skip-latency'] ? {} : { latency_200ms_concurrency_16: await latency200() }),
+    sandbox: await sandbox(),
+  };
+  writeFileAtomic(fromRoot('results', 'bench', 'toolhop.json'), JSON.stringify(result, null, 2) + '\n');
+  console.log(JSON.stringify(result, null, 2));
+  const r = await compared();
+  writeFileAtomic(fromRoot('results', 'bench', 'toolhop-side-by-side.json'), JSON.stringify({ data, node: process.version, ...r }, null, 2) + '\n');
+}

@@ -3,6 +3,7 @@ import { closeSync, constants, existsSync, mkdirSync, openSync, readSync, rename
 import { StringDecoder } from 'node:string_decoder';
 import { dirname } from 'node:path';
 import { closeQuietly, mkdirNoFollow, openNoFollow } from './nofollow.ts';
+import { stringifyJson } from './json-float.ts';
 import { redact } from './redact.ts';
 
 /**
@@ -12,7 +13,7 @@ import { redact } from './redact.ts';
  */
 export function appendJsonl(path: string, record: unknown, root?: string): string {
   makeParent(path, root);
-  const text = redact(JSON.stringify(record));
+  const text = redact(stringifyJson(record));
   const fd = openNoFollow(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
   try {
     writeSync(fd, text + '\n');

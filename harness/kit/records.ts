@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { appendJsonl, readJsonl, writeFileAtomic } from '../core/jsonl.ts';
+import { appendJsonl, streamLines, writeFileAtomic } from '../core/jsonl.ts';
 import { lstatOrNull, refuseLink } from '../core/nofollow.ts';
 import { instanceKey } from './names.ts';
 
@@ -22,29 +22,40 @@ export function appendRecord(outDir: string, file: string, line: unknown): void 
   appendJsonl(join(outDir, file), line, outDir);
 }
 
-/** The lines of a record file that name an instance, with its key (torn lines skipped). */
-export function recordLines(path: string): Array<{ key: string; line: unknown }> {
+/** The lines of a record file that name an instance, with its key and its text (torn lines skipped). */
+export function recordLines(path: string): Array<{ key: string; line: unknown; text: string }> {
   refuseLink(path);
-  const out: Array<{ key: string; line: unknown }> = [];
-  for (const line of readJsonl(path)) {
+  const out: Array<{ key: string; line: unknown; text: string }> = [];
+  if (!lstatOrNull(path)) return out;
+  streamLines(path, ({ text, tooLong }) => {
+    if (tooLong || !text.trim()) return;
+    let line: unknown;
+    try {
+      line = JSON.parse(text);
+    } catch {
+      return;
+    }
     const key = keyOf(line);
-    if (key !== null) out.push({ key, line });
-  }
+    if (key !== null) out.push({ key, line, text });
+  });
   return out;
 }
 
-/** Keep one line (the last accepted) per key, only lines `keep` accepts, ordered by `order` (unknown keys last). */
+/**
+ * Keep one line (the last accepted) per key, only lines `keep` accepts, ordered by `order` (unknown keys last).
+ * Each kept line is written back as it was (a float stays `2.0`, keys keep their order).
+ */
 export function rewriteRecords(path: string, keep: (key: string, line: unknown) => boolean, order: (key: string) => number = () => 0, root?: string): number {
   refuseLink(path);
   if (!lstatOrNull(path)) return 0;
-  const last = new Map<string, unknown>();
-  for (const { key, line } of recordLines(path)) {
+  const last = new Map<string, string>();
+  for (const { key, line, text } of recordLines(path)) {
     if (!keep(key, line)) continue;
     last.delete(key);
-    last.set(key, line);
+    last.set(key, text);
   }
   const sorted = [...last.entries()].map(([k, v], i) => ({ k, v, i })).sort((a, b) => order(a.k) - order(b.k) || a.i - b.i);
-  writeFileAtomic(path, sorted.map((e) => JSON.stringify(e.v) + '\n').join(''), root);
+  writeFileAtomic(path, sorted.map((e) => e.v + '\n').join(''), root);
   return sorted.length;
 }
 

@@ -150,7 +150,8 @@ export class ModelClient {
     schema: z.ZodType<T>,
     send: (signal: AbortSignal) => Promise<T>,
   ): Promise<T & { latencyMs: number; attempts: number; cached: boolean; retried: string[] }> {
-    const key = this.cache.key(kind, { body, variant: ctx.variant ?? null }, ctx.trial ?? 0);
+    // The key hashes the whole request: computed only when the cache is in use (it costs as much as the request).
+    const key = this.cache.mode === 'off' ? '' : this.cache.key(kind, { body, variant: ctx.variant ?? null }, ctx.trial ?? 0);
     if (this.cache.mode === 'replay') {
       const hit = this.cache.get(key, schema);
       if (!hit) throw new ModelCallError(`request cache miss in replay mode (${ctx.instance})`, 'cache_miss', 0);

@@ -1,4 +1,5 @@
 import { redactCut } from '../core/redact.ts';
+import { httpRequestCapped, sendsOverHttp } from './http-fetch.ts';
 
 /**
  * The fetch the SDK uses, with two fixes at the edge:
@@ -14,6 +15,14 @@ export class ResponseTooLarge extends Error {
 
 export function boundedFetch(maxBytes: number, inner: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : '';
+    // Plain HTTP (a local server, the simulator) through node:http: one write per request, a third of the CPU.
+    if (inner === fetch && sendsOverHttp(url, init)) {
+      const r = await httpRequestCapped(url, init, maxBytes, (bytes) => new ResponseTooLarge(bytes === null ? `response body exceeds the limit of ${maxBytes} bytes` : `response body of ${bytes} bytes exceeds the limit of ${maxBytes} bytes`));
+      const text = r.body.toString('utf8');
+      const nullBody = r.status === 101 || r.status === 204 || r.status === 205 || r.status === 304;
+      return new Response(nullBody ? null : r.status >= 200 && r.status < 300 ? text : reshapeError(text), { status: r.status, statusText: r.statusText, headers: r.headers });
+    }
     const res = await inner(input, init);
     const declared = Number(res.headers.get('content-length') ?? NaN);
     if (Number.isFinite(declared) && declared > maxBytes) {

@@ -46,6 +46,11 @@ export interface Responder {
    * the id as `headerId` gives it, or undefined when the request is not this suite's.
    */
   identify?(body: ChatBody): string | undefined | Promise<string | undefined>;
+  /**
+   * The agent a request without the `x-toolgauge-agent` header is answered as (seeded policies draw per agent), so
+   * another runner's request gets the draw toolgauge's own would; default `0`.
+   */
+  agentOf?(body: ChatBody): string | undefined;
 }
 
 export interface SimServerOptions {
@@ -57,13 +62,16 @@ export interface SimServerOptions {
   /** Policy used when the request's model is not `sim:…` (`toolgauge sim --policy`). */
   defaultPolicy?: string;
   port?: number;
+  /** Told of every request refused because it names no known instance (`toolgauge sim` prints it). */
+  onUnmatched?: (message: string) => void;
 }
 
 export interface SimServer {
   /** Base URL including `/v1`. */
   url: string;
   port: number;
-  stats: { requests: number; faults: Record<string, number> };
+  /** `unmatched`: requests refused because they name no known instance. */
+  stats: { requests: number; unmatched: number; faults: Record<string, number> };
   close(): Promise<void>;
 }
 
@@ -75,6 +83,13 @@ const ChatBodySchema = z
   })
   .passthrough();
 const CompletionBodySchema = z.object({ model: z.string(), prompt: z.string() }).passthrough();
+
+/**
+ * The answer to a request that names no known instance: 422, a client error, so no OpenAI client retries it (a
+ * miss is deterministic; 429, 408 and 5xx are retried) and every one raises it at once, so a runner that
+ * lets a failed request fail records an error for the row. See README, "The simulator for other runners".
+ */
+export const UNMATCHED_STATUS = 422;
 
 /** An error a responder throws to answer with an HTTP status (422: the simulator cannot answer this request). */
 export class HttpError extends Error {
@@ -91,7 +106,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const attempts = new Map<string, number>();
   const hung = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
-  const stats = { requests: 0, faults: {} as Record<string, number> };
+  const stats = { requests: 0, unmatched: 0, faults: {} as Record<string, number> };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     stats.requests++;
@@ -121,16 +136,24 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     }
     // `<suite>:<id>` with the id as `headerId` (core/ids.ts) gives it; responders key their tables the same way.
     const instance = header(req, 'x-toolgauge-instance');
-    // The request's own content first (any runner), the header as a fallback (toolgauge's own hint).
-    const identified = isChat ? await identify(responders, body as unknown as ChatBody) : undefined;
+    // The request's own content first (any runner), the header as a fallback (toolgauge's own hint). A header names
+    // the suite, so only that suite's responder reads the content (a reflection prompt quoting ToolHop questions
+    // is the optimizer's, not a ToolHop row's).
+    const headerSuite = instance?.includes(':') ? instance.slice(0, instance.indexOf(':')) : undefined;
+    const identified = isChat ? await identify(responders, body as unknown as ChatBody, headerSuite) : undefined;
     const routed = identified ?? instance;
-    if (!routed) throw new HttpError(422, 'simulator: this request matches no registered suite instance (no known question or tools, and no x-toolgauge-instance header)');
+    if (!routed) {
+      stats.unmatched++;
+      const message = 'simulator: this request matches no registered suite instance (no known question in its messages, and no x-toolgauge-instance header)';
+      opts.onUnmatched?.(`${message}; first user message: ${JSON.stringify(firstUserText(body).slice(0, 160))}`);
+      throw new HttpError(UNMATCHED_STATUS, message);
+    }
     const sep = routed.indexOf(':');
     const suite = routed.slice(0, sep);
     const ctx = {
       instance: routed,
       id: routed.slice(sep + 1),
-      agent: header(req, 'x-toolgauge-agent') ?? '0',
+      agent: header(req, 'x-toolgauge-agent') ?? (isChat ? responders[suite]?.agentOf?.(body as unknown as ChatBody) : undefined) ?? '0',
       trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
       variant: header(req, 'x-toolgauge-variant'),
     };
@@ -232,13 +255,20 @@ function approxTokens(s: string): number {
   return Math.max(1, Math.ceil(s.length / 4));
 }
 
-/** `<suite>:<id>` of the first responder that recognises the request, if any. */
-async function identify(responders: Record<string, Responder>, body: ChatBody): Promise<string | undefined> {
+/** `<suite>:<id>` of the first responder (of `only`, when given) that recognises the request, if any. */
+async function identify(responders: Record<string, Responder>, body: ChatBody, only?: string): Promise<string | undefined> {
   for (const [suite, r] of Object.entries(responders)) {
+    if (only !== undefined && suite !== only) continue;
     const id = await r.identify?.(body);
     if (id !== undefined) return `${suite}:${id}`;
   }
   return undefined;
+}
+
+function firstUserText(body: unknown): string {
+  const messages = (body as { messages?: Array<{ role?: unknown; content?: unknown }>; prompt?: unknown }).messages;
+  const user = messages?.find((m) => m.role === 'user')?.content ?? (body as { prompt?: unknown }).prompt;
+  return typeof user === 'string' ? user : JSON.stringify(user ?? '');
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

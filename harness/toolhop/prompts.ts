@@ -14,6 +14,9 @@ const GENERIC_PROMPT =
   "You are solving ToolHop, a multi-hop tool-use benchmark. Use the provided tools to answer the user's question. " +
   'Keep intermediate reasoning concise. Use tool outputs to continue the chain. The final response must be short.';
 
+/** The single agent's role: its agent id on the wire, and its prompt's name. */
+export const SINGLE_AGENT = 'solver';
+
 export const FINAL_ANSWER_ROLES = new Set(['solver', 'verifier', 'manager', 'debater']);
 
 /** A role's system prompt; roles whose output is the team's answer get the `<answer>` contract. */

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../core/chat.ts';
+import { JsonFloat } from '../core/json-float.ts';
 import type { ToolhopOutcome } from './run-instance.ts';
 
 /**
@@ -48,7 +49,8 @@ export function resultLine(o: ToolhopOutcome, c: LineContext) {
     question: o.prediction.question,
     gold_answer: r.gold_answer,
     style: `${c.topology}_toolgauge`,
-    solve_s: Math.round((o.trace.wall_ms / 1000) * 10) / 10,
+    // Rounded to 0.1 s and written as a float (`2.0`), as the reference writes `round(float(solve_s), 1)`.
+    solve_s: new JsonFloat(Math.round((o.trace.wall_ms / 1000) * 10) / 10),
     predicted_answer: r.predicted_answer,
     answer_correct: r.correct ? 1 : 0,
     correct: r.correct,
@@ -67,6 +69,16 @@ export function resultLine(o: ToolhopOutcome, c: LineContext) {
     domain: r.domain,
     answer_type: r.answer_type,
   };
+}
+
+/** The results fields the reference writes as Python floats: a rewritten line keeps them floats. */
+export const RESULT_FLOAT_FIELDS = ['solve_s'] as const;
+
+/** A results line read back, with its float fields marked again so that writing it keeps them floats. */
+export function withResultFloats<T extends Record<string, unknown>>(line: T): T {
+  const out: Record<string, unknown> = { ...line };
+  for (const k of RESULT_FLOAT_FIELDS) if (typeof out[k] === 'number') out[k] = new JsonFloat(out[k]);
+  return out as T;
 }
 
 /** The reference's text transcript (`traces/<id>.txt`): `=== ROLE ===`, the content, `[tool_call] {json}` lines. */

@@ -2,12 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DataError } from '../core/errors.ts';
+import { stringifyJson } from '../core/json-float.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { sealMeta, valueDigest } from '../kit/journal.ts';
 import { artifactName } from '../kit/names.ts';
 import { fromRecords, type ToolhopMeta } from './meta.ts';
 import { FILES, instanceKey } from './output.ts';
-import { readTranscript } from './reference-files.ts';
+import { readTranscript, withResultFloats } from './reference-files.ts';
 import type { Result } from './records.ts';
 import { scoreAnswer } from './score.ts';
 
@@ -73,7 +74,8 @@ export function rescoreDir(dir: string): Rescored {
   for (const { n, value } of lines(resultsFile)) {
     const r = ResultLine.safeParse(value);
     if (!r.success) throw new DataError(resultsFile, `line ${n}`, r.error.issues[0]?.path.join('.'), r.error.issues[0]?.message ?? 'invalid');
-    previous.set(instanceKey(String(r.data.id), r.data.trial), { gold: r.data.gold_answer ?? null, correct: r.data.correct, line: r.data });
+    // The line as written (not as parsed, which puts the schema's keys first), so a rewrite keeps its key order.
+    previous.set(instanceKey(String(r.data.id), r.data.trial), { gold: r.data.gold_answer ?? null, correct: r.data.correct, line: value as Record<string, unknown> });
   }
   const results: Result[] = [];
   const metas: ToolhopMeta[] = [];
@@ -119,12 +121,28 @@ export function rescoreDir(dir: string): Rescored {
     if (before?.correct !== undefined && before.correct !== result.correct) changed++;
     results.push(result);
     // The reference's fields stay as they were (telemetry, style …); correctness and the answer are the new ones.
-    const line = { ...extra, id: p.id, idx: p.idx ?? p.id, question: p.question ?? extra.question ?? '', gold_answer: gold, predicted_answer: s.predicted, answer_correct: s.correct ? 1 : 0, correct: s.correct, rule: s.rule, trial: p.trial, error: p.error };
+    const line = { ...withResultFloats(extra), id: p.id, idx: p.idx ?? p.id, question: p.question ?? extra.question ?? '', gold_answer: gold, predicted_answer: s.predicted, answer_correct: s.correct ? 1 : 0, correct: s.correct, rule: s.rule, trial: p.trial, error: p.error };
     out.push(line);
-    metas.push(sealMeta(fromRecords(result, undefined), { [FILES.predictions]: valueDigest(value), [FILES.results]: valueDigest(line) }));
+    // What the run spent stays in the meta (tokens per correct answer is aggregated from it): toolgauge's
+    // prediction line holds the usage, the reference's results line the token counts.
+    const meta = { ...fromRecords(result, undefined), ...costOf(p as Record<string, unknown>, extra) };
+    metas.push(sealMeta(meta, { [FILES.predictions]: valueDigest(value), [FILES.results]: valueDigest(line) }));
   }
-  writeFileAtomic(resultsFile, out.map((r) => JSON.stringify(r) + '\n').join(''), dir);
+  writeFileAtomic(resultsFile, out.map((r) => stringifyJson(r) + '\n').join(''), dir);
   return { results, metas, changed, answerOnly };
 }
 
 
+
+const Count = z.number().int().min(0);
+const UsageFields = z.object({ prompt_tokens: Count, completion_tokens: Count, total_tokens: Count });
+const Cost = z.object({ usage: UsageFields, turns: Count.optional(), tool_calls: Count.optional() });
+
+/** The usage, turns and tool calls a row's lines record (zero where neither holds them). */
+function costOf(prediction: Record<string, unknown>, result: Record<string, unknown>): { usage: z.infer<typeof UsageFields>; turns: number; tool_calls: number } {
+  const own = Cost.safeParse(prediction);
+  if (own.success) return { usage: own.data.usage, turns: own.data.turns ?? 0, tool_calls: own.data.tool_calls ?? 0 };
+  const ref = UsageFields.safeParse(result);
+  const count = (v: unknown) => (Count.safeParse(v).success ? (v as number) : 0);
+  return { usage: ref.success ? ref.data : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, turns: count(result.turns), tool_calls: count(result.tool_calls) };
+}

@@ -8,7 +8,7 @@ import type { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { lastAssistantContent, previousToolContent } from './answer.ts';
 import { ToolhopExecutor } from './executor.ts';
-import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, userPrompt, withOutputContract } from './prompts.ts';
+import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, SINGLE_AGENT, finalizationContext, userPrompt, withOutputContract } from './prompts.ts';
 import { hopCount, rowId, type ToolhopRow } from './row.ts';
 import { scoreAnswer } from './score.ts';
 import type { Prediction, Result, TraceFile } from './records.ts';
@@ -55,7 +55,7 @@ export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): P
     const system = withOutputContract(singlePrompt(deps.settings.promptsDir).text.solver!);
     const trace = await runToolLoop({
       client: deps.client,
-      ctx: { instance: `toolhop:${id}`, agent: 'solver', trial },
+      ctx: { instance: `toolhop:${id}`, agent: SINGLE_AGENT, trial },
       system,
       user: userPrompt(row.question),
       executor,

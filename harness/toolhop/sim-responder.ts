@@ -3,6 +3,8 @@ import { HttpError, type Responder } from '../sim/server.ts';
 import type { LoadedDataset } from './dataset.ts';
 import type { ToolhopRow } from './row.ts';
 import { teamToolhopReply } from './team-sim.ts';
+import { identifyRow, questionIndex, type QuestionIndex } from './sim-identify.ts';
+import { SINGLE_AGENT } from './prompts.ts';
 
 /**
  * The simulator's ToolHop behaviour: the rows come from the suite's own data source (loaded on the first request,
@@ -16,26 +18,15 @@ export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder 
       for (const e of ds.entries) if (e.ok) m.set(headerId(e.id), e.row);
       return m;
     }));
-  // Question → rows asking it (the first user message carries it after "Question: ").
-  let byQuestion: Promise<Map<string, Array<[string, ToolhopRow]>>> | undefined;
-  const questions = () =>
-    (byQuestion ??= table().then((m) => {
-      const q = new Map<string, Array<[string, ToolhopRow]>>();
-      for (const [id, row] of m) q.set(row.question.trim(), [...(q.get(row.question.trim()) ?? []), [id, row]]);
-      return q;
-    }));
+  let byQuestion: Promise<QuestionIndex> | undefined;
+  const questions = () => (byQuestion ??= table().then((m) => questionIndex(m)));
   return {
     async identify(body) {
-      const user = body.messages.find((m) => m.role === 'user');
-      const text = typeof user?.content === 'string' ? user.content : '';
-      const question = (/(?:^|\n)Question: ([\s\S]*?)(?:\n\nCONTEXT FROM OTHER AGENTS|$)/.exec(text)?.[1] ?? text).trim();
-      const candidates = (await questions()).get(question);
-      if (!candidates?.length) return undefined;
-      if (candidates.length === 1) return candidates[0]![0];
-      // Rows asking the same question differ by their tools.
-      const offered = new Set((body.tools ?? []).map((t) => t.function.name));
-      return candidates.find(([, row]) => Object.values(row.tools).every((t) => offered.has(t.name) || [...offered].some((o) => o.startsWith(`${t.name}__`))))?.[0] ?? candidates[0]![0];
+      return identifyRow(await questions(), body);
     },
+    // A request without toolgauge's agent header is a single agent's: the same role as toolgauge's own single
+    // agent, so a seeded policy draws the same coin for a row whichever runner asks.
+    agentOf: () => SINGLE_AGENT,
     async chat(spec, body, ctx) {
       if (spec.name === 'reflect') throw new HttpError(422, 'simulator: sim:reflect is a reflection model for `toolgauge optimize`, not a ToolHop task policy');
       const row = (await table()).get(ctx.id);

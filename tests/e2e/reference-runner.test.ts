@@ -7,7 +7,7 @@ import { fromRoot } from '../../harness/core/paths.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 import { loadDatasetFile } from '../../harness/toolhop/dataset.ts';
 import { toolhopResponder } from '../../harness/toolhop/sim-responder.ts';
-import { readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // toolgauge as a drop-in for the reference ToolHop runner (topologies/single/toolhop of the multi-agent framework):
 // the same request, the same files, the same flags, and a simulator any runner can be tested against.
@@ -125,5 +125,36 @@ describe('the simulator for other runners', () => {
     expect(body.choices[0]!.message.tool_calls?.[0]?.function.name).toBe(Object.values(row.row.tools)[0]!.name);
     const unknown = await fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'user', content: 'What is the capital of Mars?' }] }) });
     expect(unknown.status).toBe(422);
+  });
+});
+
+describe('toolgauge sim on its own', () => {
+  it('knows every row of --data (not the first five a run selects by default), and counts what it could not match', async () => {
+    const rows = loadDatasetFile(SAMPLE).entries.flatMap((e) => (e.ok ? [e.row] : []));
+    expect(rows.length).toBeGreaterThan(5);
+    const last = rows.at(-1)!;
+    const child = spawnToolgauge(['sim', '--data', SAMPLE, '--policy', 'sim:oracle']);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (c: Buffer) => {
+          out += c;
+          const m = /listening on (\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        void child.then((r) => reject(new Error(`toolgauge sim ended: ${r.stderr}`)));
+      });
+      const ask = (content: string) =>
+        fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'user', content }], tools: Object.values(last.tools).map((t) => ({ type: 'function', function: t })) }) });
+      const res = await ask(`Answer the question using the available tools.\n\nQuestion: ${last.question}`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string } }> } }> }).choices[0]!.message.tool_calls[0]!.function.name).toBe(Object.values(last.tools)[0]!.name);
+      expect((await ask('Question: What is the capital of Mars?')).status).toBe(422);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const r = await child;
+    expect(r.stdout).toMatch(/stopped: 2 requests, 1 matching no known instance \(answered 422\)/);
+    expect(r.stderr).toMatch(/toolgauge sim: answered 422: .*first user message: "Question: What is the capital of Mars\?"/);
   });
 });

@@ -2,7 +2,7 @@ import { BUILTIN_SUITES } from '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
 import { parseKitConfig } from '../../kit/config.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
-import { startSimServer, type Responder } from '../../sim/server.ts';
+import { startSimServer, UNMATCHED_STATUS, type Responder } from '../../sim/server.ts';
 import { flagSchemas, parseFlags } from '../flags.ts';
 
 export const USAGE = `toolgauge sim [--port N] [--policy NAME] [--data FILE]
@@ -25,18 +25,23 @@ export async function run(argv: string[]): Promise<number> {
   }
   const env: NodeJS.ProcessEnv = { ...process.env, TOOLGAUGE_MODEL: 'sim:oracle', OPENAI_BASE_URL: '' };
   if (values.data) env.TOOLHOP_DATA = String(values.data);
+  // The simulator knows every row of the file, whatever a run's selection (`--limit` defaults to 5) would be.
+  Object.assign(env, { TOOLHOP_LIMIT: String(2 ** 31 - 1), TOOLHOP_OFFSET: '0' });
+  delete env.TOOLHOP_ONLY;
   const kc = parseKitConfig(env, BUILTIN_SUITES);
   const responders: Record<string, Responder> = {};
   for (const s of BUILTIN_SUITES) {
     const set = kc.suites[s.name];
     if (set?.ok && s.responder) responders[s.name] = s.responder(kc.run, set.settings);
   }
-  const server = await startSimServer({ port: (values.port as number | undefined) ?? 0, defaultPolicy: spec, responders });
+  const server = await startSimServer({ port: (values.port as number | undefined) ?? 0, defaultPolicy: spec, responders, onUnmatched: (m) => process.stderr.write(`toolgauge sim: answered ${UNMATCHED_STATUS}: ${m}\n`) });
   process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
   await server.close();
+  const { requests, unmatched } = server.stats;
+  process.stdout.write(`toolgauge simulator stopped: ${requests} requests${unmatched ? `, ${unmatched} matching no known instance (answered 422)` : ''}\n`);
   return 0;
 }
