@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { frameworkAgreement, loadFrameworkCases } from './frameworks.ts';
+
+const cases = loadFrameworkCases();
+
+describe("the frameworks' own tool-parser tests, as fixtures", () => {
+  it('are present', () => {
+    expect(cases.length).toBeGreaterThan(0);
+  });
+  for (const fx of cases) {
+    const known = fx.case.known_difference;
+    it(`${fx.id} ${known ? '(known difference)' : ''} — ${fx.case.source}`, () => {
+      const a = frameworkAgreement(fx);
+      // a known difference that no longer differs is a stale mark
+      if (known) expect(a.agree, `${fx.id} now agrees: drop known_difference`).toBe(false);
+      else expect(a.why).toEqual([]);
+    });
+  }
+});
