@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { frameworkAgreement, loadFrameworkCases } from './frameworks.ts';
+import { parseToolCalls } from './index.ts';
 
 const cases = loadFrameworkCases();
 
@@ -14,6 +15,10 @@ describe("the frameworks' own tool-parser tests, as fixtures", () => {
       // a known difference that no longer differs is a stale mark
       if (known) expect(a.agree, `${fx.id} now agrees: drop known_difference`).toBe(false);
       else expect(a.why).toEqual([]);
+      // auto-detection finds the same calls as the named family
+      const named = parseToolCalls(fx.case.text, { tier: 'strict', format: fx.family, tools: fx.tools });
+      const auto = parseToolCalls(fx.case.text, { tier: 'strict', format: 'auto', tools: fx.tools });
+      expect(auto.calls).toEqual(named.calls);
     });
   }
 });
