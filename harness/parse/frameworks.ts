@@ -26,6 +26,8 @@ export const FrameworkCase = z.object({
   compare: z.enum(['full', 'names']).default('full'),
   /** the content the test asserts (null: the framework returns none); compared without surrounding whitespace */
   content: z.string().nullable().optional(),
+  /** the reasoning the test asserts (llama.cpp with a reasoning format), compared without surrounding whitespace */
+  reasoning: z.string().optional(),
   /** why toolgauge deliberately reads this case differently from the framework */
   known_difference: z.string().min(20).optional(),
 });
@@ -87,6 +89,9 @@ export function frameworkAgreement(fx: FrameworkFixture): Agreement {
   if (fx.case.content !== undefined) {
     const wantContent = (fx.case.content ?? '').trim();
     if (r.content.trim() !== wantContent) why.push(`content: want ${JSON.stringify(wantContent)}, got ${JSON.stringify(r.content)}`);
+  }
+  if (fx.case.reasoning !== undefined && r.reasoning.trim() !== fx.case.reasoning.trim()) {
+    why.push(`reasoning: want ${JSON.stringify(fx.case.reasoning)}, got ${JSON.stringify(r.reasoning)}`);
   }
   return { agree: why.length === 0, why };
 }
