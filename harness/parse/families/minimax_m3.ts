@@ -10,7 +10,7 @@
  * The same reading serves both tiers; the block's close may be cut off at the end of the text, a cut-off
  * invoke is truncated.
  */
-import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
+import { emptyResult, type FamilyResult, type Located, type ParseCtx } from '../types.ts';
 import { isPlainObject, skipWs } from '../util.ts';
 import { paramSchema, paramTypes, schemaTyped } from '../xmlvalue.ts';
 import { setOwn } from '../jsonish.ts';
@@ -101,7 +101,6 @@ function objectOf(children: Array<[string, Node]>, schemaOf: (key: string) => un
       setOwn(out, key, v);
     }
   }
-  // a key written once keeps its value; one written twice or more became the list of its values
   return out;
 }
 
@@ -113,7 +112,7 @@ export function parseMinimaxM3(text: string, ctx: ParseCtx): FamilyResult {
   for (let start = text.indexOf(opener, from); start >= 0; start = text.indexOf(opener, from)) {
     res.attempted = true;
     let p = start + opener.length;
-    const calls: ParsedCall[] = [];
+    const calls: Located[] = [];
     let end = -1;
     for (;;) {
       const close = closeAt(text, p, 'tool_call', true);

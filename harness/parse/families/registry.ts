@@ -222,7 +222,10 @@ export const STRICT_TIER: Record<Family, StrictTierDoc> = {
     framework: 'vLLM deepseekv32 / deepseekv4, llama.cpp',
     accepts: '`<｜DSML｜function_calls>` (V3.2) or `<｜DSML｜tool_calls>` (V4) with `invoke`/`parameter string="true|false"`',
   },
-  minimax: { framework: 'vLLM minimax_m2, llama.cpp', accepts: '`<minimax:tool_call><invoke name=…><parameter name=…>v</parameter></invoke></minimax:tool_call>`' },
+  minimax: {
+    framework: 'vLLM minimax_m2 / minimax_m3, llama.cpp',
+    accepts: '`<minimax:tool_call><invoke name=…><parameter name=…>v</parameter></invoke></minimax:tool_call>`; M3: `]<]minimax[>[<tool_call>` with nested elements typed by the schema',
+  },
   seed_oss: { framework: 'vLLM seed_oss, llama.cpp', accepts: 'Qwen3-XML function blocks inside `<seed:tool_call>`' },
   lfm2: { framework: 'vLLM lfm2, llama.cpp', accepts: '`<|tool_call_start|>[f(a=1), …]<|tool_call_end|>` (Python or JSON literals), or a JSON list there' },
   apertus: { framework: 'vLLM apertus, llama.cpp', accepts: '`<|tools_prefix|>[{"NAME": {…}}, …]<|tools_suffix|>`' },
