@@ -30,6 +30,10 @@ export const FrameworkCase = z.object({
   reasoning: z.string().optional(),
   /** why toolgauge deliberately reads this case differently from the framework */
   known_difference: z.string().min(20).optional(),
+  /** with a known difference: the lenient tier reads the case as the framework does */
+  lenient_agrees: z.boolean().optional(),
+  /** with a known difference: format 'auto' (strict) reads the case as the framework does, as another family's form */
+  auto_agrees: z.boolean().optional(),
 });
 export type FrameworkCase = z.infer<typeof FrameworkCase>;
 
@@ -77,9 +81,9 @@ export interface Agreement {
   why: string[];
 }
 
-/** Does toolgauge's strict tier (family named, the case's tools) give what the framework's test asserts? */
-export function frameworkAgreement(fx: FrameworkFixture): Agreement {
-  const r = parseToolCalls(fx.case.text, { tier: 'strict', format: fx.family, tools: fx.tools });
+/** Does toolgauge's strict tier (or the lenient one), family named (or auto) with the case's tools, give what the framework's test asserts? */
+export function frameworkAgreement(fx: FrameworkFixture, tier: 'strict' | 'lenient' = 'strict', format: Family | 'auto' = fx.family): Agreement {
+  const r = parseToolCalls(fx.case.text, { tier, format, tools: fx.tools });
   const why: string[] = [];
   const want = fx.case.calls;
   const got = r.calls;
