@@ -34,6 +34,8 @@ export const FrameworkCase = z.object({
   lenient_agrees: z.boolean().optional(),
   /** with a known difference: format 'auto' (strict) reads the case as the framework does, as another family's form */
   auto_agrees: z.boolean().optional(),
+  /** why format 'auto' deliberately reads this case differently from the named family (the auto check is skipped) */
+  auto_differs: z.string().min(20).optional(),
 });
 export type FrameworkCase = z.infer<typeof FrameworkCase>;
 
