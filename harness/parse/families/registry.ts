@@ -232,7 +232,10 @@ export const STRICT_TIER: Record<Family, StrictTierDoc> = {
   minicpm: { framework: 'vLLM minicpm5', accepts: '`<function name="NAME"><param name="K">v</param></function>`; unknown tools/parameters refused when tools are given' },
   command_r: { framework: 'vLLM cohere_command, llama.cpp', accepts: '`<|START_ACTION|>[{"tool_name", "parameters"}]<|END_ACTION|>` or `Action: ```json […]```' },
   nemotron: { framework: 'vLLM nemotron_json, llama.cpp', accepts: '`<TOOLCALL>[{"name", "arguments"}]</TOOLCALL>`' },
-  xlam: { framework: 'vLLM xlam', accepts: 'the whole output (or a ```json fence) one JSON list of `{"name", "arguments"}`' },
+  xlam: {
+    framework: 'vLLM xlam',
+    accepts: 'the whole output (or a ```json fence, or after `[TOOL_CALLS]`, or in `<tool_call>…</tool_call>`) one JSON list of `{"name", "arguments"}`',
+  },
   firefunction: { framework: 'llama.cpp firefunction_v2', accepts: '`functools[{"name", "arguments"}, …]` at the end of the output' },
   phi4_mini: { framework: 'vLLM phi4_mini_json, llama.cpp', accepts: '`<|tool_call|>{…}<|/tool_call|>` or `functools[…]`, `arguments` or `parameters`' },
   jamba: { framework: 'vLLM jamba', accepts: '`<tool_calls>[{"name", "arguments"}]</tool_calls>`' },
