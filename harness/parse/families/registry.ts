@@ -231,7 +231,7 @@ export const STRICT_TIER: Record<Family, StrictTierDoc> = {
   apertus: { framework: 'vLLM apertus, llama.cpp', accepts: '`<|tools_prefix|>[{"NAME": {…}}, …]<|tools_suffix|>`' },
   minicpm: { framework: 'vLLM minicpm5', accepts: '`<function name="NAME"><param name="K">v</param></function>`; unknown tools/parameters refused when tools are given' },
   command_r: { framework: 'vLLM cohere_command, llama.cpp', accepts: '`<|START_ACTION|>[{"tool_name", "parameters"}]<|END_ACTION|>` or `Action: ```json […]```' },
-  nemotron: { framework: 'vLLM nemotron_json, llama.cpp', accepts: '`<TOOLCALL>[{"name", "arguments"}]</TOOLCALL>`' },
+  nemotron: { framework: 'vLLM nemotron_json, llama.cpp', accepts: '`<TOOLCALL>[{"name", "arguments"}]</TOOLCALL>` (or one object)' },
   xlam: {
     framework: 'vLLM xlam',
     accepts: 'the whole output (or a ```json fence, or after `[TOOL_CALLS]`, or in `<tool_call>…</tool_call>`) one JSON list of `{"name", "arguments"}`',
