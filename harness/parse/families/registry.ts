@@ -237,7 +237,7 @@ export const STRICT_TIER: Record<Family, StrictTierDoc> = {
     accepts: 'the whole output (or a ```json fence, or after `[TOOL_CALLS]`, or in `<tool_call>…</tool_call>`) one JSON list of `{"name", "arguments"}`',
   },
   firefunction: { framework: 'llama.cpp firefunction_v2', accepts: '`functools[{"name", "arguments"}, …]` at the end of the output' },
-  phi4_mini: { framework: 'vLLM phi4_mini_json, llama.cpp', accepts: '`<|tool_call|>{…}<|/tool_call|>` or `functools[…]`, `arguments` or `parameters`' },
+  phi4_mini: { framework: 'vLLM phi4_mini_json, llama.cpp', accepts: '`<|tool_call|>{…}<|/tool_call|>` or `functools[…]` (prose around it), `arguments` or `parameters`' },
   jamba: { framework: 'vLLM jamba', accepts: '`<tool_calls>[{"name", "arguments"}]</tool_calls>`' },
   internlm: { framework: 'vLLM internlm2', accepts: '`<|action_start|><|plugin|>{"name", "parameters"}<|action_end|>`' },
 };
