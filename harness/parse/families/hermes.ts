@@ -2,7 +2,8 @@
  * Hermes-2-Pro / Qwen2.5 / Qwen3: `<tool_call>\n{"name": "f", "arguments": {…}}\n</tool_call>`, one block per call.
  *
  * Strict: each block holds exactly one JSON object `{name, arguments}` (arguments an object) and is closed
- * by `</tool_call>`; prose outside blocks is allowed (the server returns it as content). Any malformed block
+ * by `</tool_call>`, except that a complete last block may end the text without it (vLLM hermes reads
+ * `<tool_call>{…}` up to the end); prose outside blocks is allowed (the server returns it as content). Any malformed block
  * makes the strict tier return no call. The JSON is read sequentially, so `</tool_call>` inside an argument
  * string does not end the block.
  * Lenient: sloppy tag whitespace/case, loose JSON, alias keys / OpenAI shape / lists inside a block,
@@ -64,7 +65,10 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
     const cm = close.exec(text);
     let end: number;
     if (cm) end = p + cm[0].length;
-    else if (!ctx.loose) {
+    else if (!ctx.loose && onlyTrailer(text, p)) {
+      // the last block's `</tool_call>` may be missing when the complete JSON ends the text (vLLM hermes)
+      end = text.length;
+    } else if (!ctx.loose) {
       res.ok = false;
       continue;
     } else if (closeM && /^[\s}\]]*$/.test(text.slice(p, closeM.index))) {

@@ -50,6 +50,20 @@ export function parseKimiK2(text: string, ctx: ParseCtx): FamilyResult {
   const sec = sectionBegin.exec(text);
   if (sec) res.attempted = true;
   let m: RegExpExecArray | null;
+  // Strict, as vLLM: a call whose id or arguments are malformed but which is closed by its own
+  // `<|tool_call_end|>` is skipped (reported in `rejected`) and the other calls are kept; a call without its
+  // end marker (cut off) still fails the whole section.
+  const skipClosed = (start: number): boolean => {
+    if (ctx.loose) return false;
+    const end = text.indexOf(KIMI.callEnd, start);
+    const next = text.indexOf(KIMI.callBegin, start + KIMI.callBegin.length);
+    if (end < 0 || (next >= 0 && next < end)) return false;
+    const stop = end + KIMI.callEnd.length;
+    res.rejected = [...(res.rejected ?? []), text.slice(start, stop)];
+    res.spans.push([start, stop]);
+    callBegin.lastIndex = stop;
+    return true;
+  };
   while ((m = callBegin.exec(text))) {
     res.attempted = true;
     const start = m.index;
@@ -70,12 +84,14 @@ export function parseKimiK2(text: string, ctx: ParseCtx): FamilyResult {
     }
     const name = kimiName(text.slice(idStart, ai), ctx.loose);
     if (!name) {
+      if (skipClosed(start)) continue;
       res.ok = false;
       if (!ctx.loose) break;
       continue;
     }
     const r = readValueAt(text, ai + argLen, ctx);
     if (!r.ok) {
+      if (!r.truncated && skipClosed(start)) continue;
       res.ok = false;
       res.truncated ||= r.truncated;
       if (!ctx.loose) break;

@@ -33,7 +33,8 @@ export function parsePythonic(text: string, ctx: ParseCtx): FamilyResult {
       return res;
     }
     res.calls = r.calls.map((c) => ({ name: c.name, arguments: c.kwargs, start: p, end: r.end }));
-    res.spans.push([p, r.end]);
+    // the span covers the `<|python_start|>` before the list, so it is not left in the content
+    res.spans.push([0, r.end]);
     return res;
   }
   const re = /\[\s*[A-Za-z_][\w.]*\s*\(/g;
@@ -63,7 +64,9 @@ export function parsePythonic(text: string, ctx: ParseCtx): FamilyResult {
     const before = text.slice(0, m.index).replace(START, '').trim();
     if (before !== '' || !onlyTrailer(text, r.end)) ctx.notes.add('prose around call');
     for (const c of calls) res.calls.push({ ...c, start: m.index, end: r.end });
-    res.spans.push([m.index, r.end]);
+    const opener = text.lastIndexOf(START, m.index);
+    const from = opener >= 0 && text.slice(opener + START.length, m.index).trim() === '' ? opener : m.index;
+    res.spans.push([from, r.end]);
     re.lastIndex = r.end;
   }
   return res;

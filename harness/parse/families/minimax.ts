@@ -1,5 +1,5 @@
 /**
- * MiniMax-M2 (and M2.1/M2.5):
+ * MiniMax-M2 (and M2.1/M2.5; MiniMax-M3's namespaced nested elements are read by minimax_m3.ts):
  *   <minimax:tool_call>
  *   <invoke name="NAME">
  *   <parameter name="KEY">value</parameter>
@@ -16,6 +16,7 @@ import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '
 import { readInvokeBlock, readInvokeElement, type InvokeMarks } from '../invoke.ts';
 import { sticky } from '../util.ts';
 import { schemaTyped } from '../xmlvalue.ts';
+import { M3_NS, parseMinimaxM3 } from './minimax_m3.ts';
 
 interface Marks extends InvokeMarks {
   block: RegExp; // global: wrapper opener (loose also a bare <invoke)
@@ -45,6 +46,8 @@ const MINIMAX_ELEMENT = {
 };
 
 export function parseMinimax(text: string, ctx: ParseCtx): FamilyResult {
+  // MiniMax-M3 writes namespaced, nested elements (minimax_m3.ts)
+  if (text.includes(M3_NS)) return parseMinimaxM3(text, ctx);
   const res = emptyResult();
   const mk = ctx.loose ? LOOSE : STRICT;
   const block = new RegExp(mk.block);

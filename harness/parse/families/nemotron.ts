@@ -2,9 +2,10 @@
  * NVIDIA Nemotron (Llama-3.1/3.3-Nemotron, Nemotron-Nano-v2): `<TOOLCALL>[{"name": "f", "arguments": {…}}, …]</TOOLCALL>`.
  * (Nemotron-3 Nano writes the Qwen3 XML format instead: family qwen3_xml.)
  *
- * Strict (vLLM nemotron_json / llama.cpp): a JSON list of `{name, arguments}` between the markers, the closing
- * marker required; the arguments may also be a JSON string. Prose may surround the block.
- * Lenient: marker case/space, a missing `</TOOLCALL>`, loose JSON, alias keys, a single object.
+ * Strict (vLLM nemotron_json / llama.cpp): a JSON list of `{name, arguments}` between the markers, or a single such
+ * object (vLLM wraps it in a list), the closing marker required; the arguments may also be a JSON string. Prose may
+ * surround the block.
+ * Lenient: marker case/space, a missing `</TOOLCALL>`, loose JSON, alias keys.
  */
 import type { FamilyResult, ParseCtx, ParsedCall } from '../types.ts';
 import { jsonCalls, parseMarked, type MarkedSpec } from './marked.ts';
@@ -15,7 +16,7 @@ const SPEC: MarkedSpec = {
   close: '</TOOLCALL>',
   closeLoose: /<\s*\/\s*TOOLCALL\s*>/iy,
   closeRequired: true,
-  body: 'list',
+  body: 'either',
   shape: { argsKey: 'arguments', stringArgs: true },
 };
 

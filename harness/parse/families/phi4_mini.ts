@@ -3,7 +3,7 @@
  *   - `<|tool_call|>{"name": "f", "arguments": {…}}<|/tool_call|>` (the model's special tokens, as llama.cpp's
  *     template writes them; a list inside one block is accepted too);
  *   - `functools[{"name": "f", "arguments": {…}}]` (vLLM phi4_mini_json), where `parameters` may replace
- *     `arguments`. Only with the family named: under `format: 'auto'` this second spelling is firefunction's (the same wire form).
+ *     `arguments`, prose around it allowed. Only with the family named: under `format: 'auto'` this second spelling is firefunction's (the same wire form).
  * Strict requires `<|/tool_call|>` after each block (unlike Granite's unclosed `<|tool_call|>[…]`).
  * Lenient: marker case/space, a missing closing marker once the JSON is complete, loose JSON, alias keys.
  */
@@ -22,7 +22,8 @@ const TAGGED: MarkedSpec = {
   shape: { argsKey: ['arguments', 'parameters'] },
 };
 
-const FUNCTOOLS: MarkedSpec = { ...FUNCTOOLS_SPEC, shape: { argsKey: ['arguments', 'parameters'] } };
+// vLLM phi4_mini_json finds `functools[…]` anywhere: prose may follow it (FireFunction's must end the output)
+const FUNCTOOLS: MarkedSpec = { ...FUNCTOOLS_SPEC, nothingAfter: false, shape: { argsKey: ['arguments', 'parameters'] } };
 
 export function parsePhi4Mini(text: string, ctx: ParseCtx): FamilyResult {
   const tagged = text.includes('<|/tool_call|>') || (ctx.loose && /<\|\s*\/\s*tool_call\s*\|>/i.test(text)) ? parseMarked(text, ctx, TAGGED) : emptyResult();

@@ -3,7 +3,9 @@
  * ```json code fence (xLAM-2 often fences it).
  *
  * Strict (vLLM xlam): a non-empty list of `{name, arguments}` (arguments an object or a JSON string) that is the
- * whole visible output, or the content of the first JSON code fence.
+ * whole visible output, the content of the first JSON code fence, or the list ending the output after a
+ * `[TOOL_CALLS]` marker or inside `<tool_call>…</tool_call>` (prose before it is content) — those two only with the
+ * family named: under `auto` they are Mistral's and Granite 3.1's / Hermes' (lenient) forms.
  * Lenient (family named only; under `auto` bare JSON is the generic rescue's): loose JSON, alias keys, text after.
  */
 import { looseCalls, strictCall } from '../normalize.ts';
@@ -11,6 +13,7 @@ import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '
 import { onlyTrailer, readValueAt, skipWs, stripEndTokens } from '../util.ts';
 
 const FENCE = /```(?:json)?[ \t]*\r?\n/g;
+const WRAPPED = /\[TOOL_CALLS\]\s*(?=\[\s*\{)|(<tool_call>)\s*(?=\[\s*\{)/g;
 
 function strictList(v: unknown): ParsedCall[] | null {
   if (!Array.isArray(v) || v.length === 0) return null;
@@ -44,7 +47,33 @@ export function parseXlam(text: string, ctx: ParseCtx): FamilyResult {
     res.spans.push([p, r.end]);
     return res;
   }
-  // 2. a fenced list
+  // 2. a list after `[TOOL_CALLS]` or inside `<tool_call>…</tool_call>`, ending the output
+  WRAPPED.lastIndex = 0;
+  const w = ctx.explicit ? WRAPPED.exec(body) : null;
+  if (w) {
+    res.attempted = true;
+    const q = w.index + w[0].length;
+    const r = readValueAt(body, q, ctx);
+    if (!r.ok) return { ...res, ok: false, truncated: r.truncated };
+    const calls = ctx.loose ? looseCalls(r.value, ctx, { inMarker: true }) : strictList(r.value);
+    if (!calls) return { ...res, ok: false };
+    let end = r.end;
+    if (w[1] !== undefined) {
+      const close = /\s*<\/tool_call>/y;
+      close.lastIndex = end;
+      const cm = close.exec(body);
+      if (cm) end += cm[0].length;
+      else if (!ctx.loose) return { ...res, ok: false, truncated: onlyTrailer(body, end) };
+    }
+    if (!onlyTrailer(body, end)) {
+      if (!ctx.loose) return { ...res, ok: false };
+      ctx.notes.add('text after call');
+    }
+    res.calls = calls.map((c) => ({ ...c, start: w.index, end }));
+    res.spans.push([w.index, end]);
+    return res;
+  }
+  // 3. a fenced list
   FENCE.lastIndex = 0;
   const m = FENCE.exec(text);
   if (!m) return res;
