@@ -210,3 +210,16 @@ async function loadClient(url: string, body: unknown, n: number, inFlight: numbe
   const r = await execa('node', ['--input-type=module', '-e', script, url, JSON.stringify(body), String(n), String(inFlight), String(warmup)]);
   return JSON.parse(r.stdout) as { ms: number; tokens: number };
 }
+
+const t0 = Date.now();
+const runs: Array<Record<string, unknown>> = [];
+for (const parallel of values['server-only'] ? [] : [1, 2]) {
+  runs.push(await measure(parallel));
+  process.stderr.write(`parallel ${parallel}: ${JSON.stringify(runs.at(-1))}\n`);
+}
+// The RSS sampler reads /proc every 50 ms: it stops before the server's own CPU is measured.
+clearInterval(sampler);
+const results = { model: file, requests_per_side: N, tokens_per_request: T, rounds: ROUNDS, threads: THREADS, runs, peak_tree_rss_mb: round(peakMb, 1), server_only: await serverOnly(), wall_s: round((Date.now() - t0) / 1000, 1) };
+const out = fromRoot('results', 'bench', 'engine.json');
+writeFileAtomic(out, JSON.stringify(results, null, 2) + '\n');
+process.stdout.write(JSON.stringify(results, null, 2) + `\nwritten to ${out}\n`);
