@@ -30,6 +30,9 @@ const gold = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo",
 const dir = mkdtempSync(join(tmpdir(), 'toolgauge-bench-models-'));
 const rows: string[] = [];
 const dists: Record<string, DistributionsResult> = {};
+/** The F32 model's own sampled text (token ids), teacher-forced on every type: a longer, less peaked comparison. */
+let sampled: number[] = [];
+const sampledDists: Record<string, DistributionsResult> = {};
 try {
   for (const type of ['F32', 'F16', 'Q8_0'] as const) {
     const file = join(dir, `m-${type}.gguf`);
@@ -46,7 +49,11 @@ try {
       // Banning the end-of-turn token keeps every run at maxTokens.
       const res = await host.complete({ prompt, maxTokens, temperature: 1, seed: r, tokenBias: [{ token: '<|im_end|>', bias: 'never' }, { token: '<|endoftext|>', bias: 'never' }] });
       rates.push(res.tokens.length / ((performance.now() - t1) / 1000));
-      if (r === reps - 1) dists[type] = await host.nextTokenDistributions({ prompt, continuation: gold, topK: 5, full: true });
+      if (type === 'F32' && r === 0) sampled = res.tokens;
+      if (r === reps - 1) {
+        dists[type] = await host.nextTokenDistributions({ prompt, continuation: gold, topK: 5, full: true });
+        sampledDists[type] = await host.nextTokenDistributions({ prompt, continuation: sampled, topK: 5, full: true });
+      }
       await host.close();
     }
     rows.push(`| ${type} | ${statSync(file).size} | ${median(loads).toFixed(0)} | ${median(rates).toFixed(0)} |`);
@@ -55,8 +62,10 @@ try {
   console.log('| type | file bytes | start + load ms (child process) | tokens/s (1 thread) |\n|---|---|---|---|');
   for (const r of rows) console.log(r);
   for (const other of ['F16', 'Q8_0'] as const) {
-    const c = compareDistributions(dists.F32!, dists[other]!);
-    console.log(`\n${other} vs F32, teacher-forced over the gold call (${c.steps} steps): top-1 agreement ${(c.top1Agreement * 100).toFixed(1)}%, mean KL ${c.meanKl.toExponential(2)} nats, max KL ${c.maxKl.toExponential(2)}`);
+    for (const [what, d] of [['the gold call', dists], [`F32's own sampled text (temperature 1)`, sampledDists]] as const) {
+      const c = compareDistributions(d.F32!, d[other]!);
+      console.log(`\n${other} vs F32, teacher-forced over ${what} (${c.steps} steps): top-1 agreement ${(c.top1Agreement * 100).toFixed(1)}%, mean KL ${c.meanKl.toExponential(2)} nats, max KL ${c.maxKl.toExponential(2)}`);
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -177,8 +177,8 @@ export class EngineHost implements Engine {
       else p.reject(new EngineError(msg.kind as EngineErrorKind, String(msg.message)));
     });
     proc.on('error', () => {}); // exit follows
-    proc.on('exit', (code, signal) => {
-      // Give stderr's last chunk a moment: it holds the assert that killed the child.
+    // 'close', not 'exit': it comes after stderr has ended, and stderr's last line holds the assert that killed it.
+    proc.on('close', (code, signal) => {
       setImmediate(() => {
         if (this.child === child) this.child = undefined;
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
@@ -313,7 +313,7 @@ export class EngineHost implements Engine {
     this.closed = true;
     const child = this.child;
     if (!child) return;
-    const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
+    const exited = new Promise<void>((resolve) => child.proc.once('close', () => resolve()));
     if (child.proc.exitCode === null && child.proc.signalCode === null) {
       if (child.proc.connected) child.proc.send({ op: 'close' });
       const t = setTimeout(() => child.proc.kill('SIGKILL'), 5000);
