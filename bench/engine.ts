@@ -9,6 +9,7 @@
 //   --gguf FILE     a model to measure (default: a test model written here: llama, 2 layers, width 64, F32)
 //   --requests N    requests per side and round (default 16); --tokens T generated per request (default 64)
 //   --rounds R      alternating rounds (default 3); --threads N (default 1); --server-only: the scripted engine only
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,10 +94,11 @@ interface Sample {
 }
 
 /** One side of one round: wall time, tokens, this process's CPU and the engine child's CPU. */
-async function sample(child: number, run: () => Promise<number>): Promise<Sample> {
+async function sample(child: number, run: () => Promise<{ tokens: number; ms?: number }>): Promise<Sample> {
   const [s0, e0, t0] = [selfCpuMs(), cpuMsOf(child), performance.now()];
-  const tokens = await run();
-  return { wallMs: performance.now() - t0, tokens, selfCpuMs: selfCpuMs() - s0, engineCpuMs: cpuMsOf(child) - e0 };
+  const r = await run();
+  // The client's own wall time where it reports one (the message to and from it excluded).
+  return { wallMs: r.ms ?? performance.now() - t0, tokens: r.tokens, selfCpuMs: selfCpuMs() - s0, engineCpuMs: cpuMsOf(child) - e0 };
 }
 
 async function measure(parallel: number): Promise<Record<string, unknown>> {
@@ -110,11 +112,11 @@ async function measure(parallel: number): Promise<Record<string, unknown>> {
   const direct: CompleteRequest = { prompt: completion.prompt, maxTokens: T, temperature: 0, seed: 0, topP: 0.95 };
   const chat = { ...chatBody(0), temperature: 0, top_p: 0.95 };
   const sides = {
-    direct: () => pool(N, parallel, async () => (await host.complete(direct)).usage.completionTokens).then((r) => sum(r.results)),
-    serve: () => loadClient(`${server.url}/completions`, completion, N, parallel, 1).then((r) => r.tokens),
+    direct: () => pool(N, parallel, async () => (await host.complete(direct)).usage.completionTokens).then((r) => ({ tokens: sum(r.results) })),
+    serve: () => loadClient(`${server.url}/completions`, completion, N, parallel, 1),
     // The engine given the rendered prompt, against the server rendering the template and parsing the reply.
-    direct_chat: () => pool(N, parallel, async () => (await host.complete({ ...direct, prompt: chatPrompt(template, ChatBody.parse(chat)) })).usage.completionTokens).then((r) => sum(r.results)),
-    serve_chat: () => loadClient(`${server.url}/chat/completions`, chat, N, parallel, 1).then((r) => r.tokens),
+    direct_chat: () => pool(N, parallel, async () => (await host.complete({ ...direct, prompt: chatPrompt(template, ChatBody.parse(chat)) })).usage.completionTokens).then((r) => ({ tokens: sum(r.results) })),
+    serve_chat: () => loadClient(`${server.url}/chat/completions`, chat, N, parallel, 1),
   };
   const samples: Record<keyof typeof sides, Sample[]> = { direct: [], serve: [], direct_chat: [], serve_chat: [] };
   await sides.direct();
@@ -188,11 +190,13 @@ async function serverOnly(): Promise<Record<string, unknown>> {
   return { requests: n, ...out, note: 'server CPU: this process only (the HTTP client is another process); wall: as the client sees it, divided by the requests' };
 }
 
-/** `n` POSTs with `inFlight` at once from a child process over keep-alive: its wall time (ms) and the tokens generated. */
-async function loadClient(url: string, body: unknown, n: number, inFlight: number, warmup = 100): Promise<{ ms: number; tokens: number }> {
-  const script = `
-    import http from 'node:http';
-    const [url, body, n, c, warm] = [process.argv[1], process.argv[2], Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5])];
+/**
+ * The HTTP client: one child process for the whole bench (its start-up is not charged to any batch), running
+ * `n` POSTs with `inFlight` at once over keep-alive when asked, and answering with its own wall time and the tokens.
+ */
+const CLIENT = `
+  import http from 'node:http';
+  process.on('message', async ({ url, body, n, c, warm }) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: c });
     let tokens = 0;
     const one = () => new Promise((resolve, reject) => {
@@ -202,11 +206,39 @@ async function loadClient(url: string, body: unknown, n: number, inFlight: numbe
       });
       r.on('error', reject); r.end(body);
     });
-    for (let i = 0; i < warm; i++) await one();
-    tokens = 0; let next = 0; const t0 = performance.now();
-    await Promise.all(Array.from({ length: c }, async () => { while (next++ < n) await one(); }));
-    process.stdout.write(JSON.stringify({ ms: performance.now() - t0, tokens })); agent.destroy();`;
-  const { execa } = await import('execa');
-  const r = await execa('node', ['--input-type=module', '-e', script, url, JSON.stringify(body), String(n), String(inFlight), String(warmup)]);
-  return JSON.parse(r.stdout) as { ms: number; tokens: number };
+    try {
+      for (let i = 0; i < warm; i++) await one();
+      tokens = 0; let next = 0; const t0 = performance.now();
+      await Promise.all(Array.from({ length: c }, async () => { while (next++ < n) await one(); }));
+      process.send({ ms: performance.now() - t0, tokens });
+    } catch (err) { process.send({ error: String(err) }); }
+    agent.destroy();
+  });`;
+let client: ChildProcess | undefined;
+
+async function loadClient(url: string, body: unknown, n: number, inFlight: number, warmup = 100): Promise<{ ms: number; tokens: number }> {
+  if (!client) {
+    const script = join(mkdtempSync(join(tmpdir(), 'tg-bench-client-')), 'client.mjs');
+    writeFileSync(script, CLIENT);
+    client = fork(script, [], { stdio: 'inherit' });
+  }
+  const c = client;
+  return new Promise((resolve, reject) => {
+    c.once('message', (m: { ms: number; tokens: number; error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+    c.send({ url, body: JSON.stringify(body), n, c: inFlight, warm: warmup });
+  });
 }
+
+const t0 = Date.now();
+const runs: Array<Record<string, unknown>> = [];
+for (const parallel of values['server-only'] ? [] : [1, 2]) {
+  runs.push(await measure(parallel));
+  process.stderr.write(`parallel ${parallel}: ${JSON.stringify(runs.at(-1))}\n`);
+}
+// The RSS sampler reads /proc every 50 ms: it stops before the server's own CPU is measured.
+clearInterval(sampler);
+const results = { model: file, requests_per_side: N, tokens_per_request: T, rounds: ROUNDS, threads: THREADS, runs, peak_tree_rss_mb: round(peakMb, 1), server_only: await serverOnly(), wall_s: round((Date.now() - t0) / 1000, 1) };
+const out = fromRoot('results', 'bench', 'engine.json');
+writeFileAtomic(out, JSON.stringify(results, null, 2) + '\n');
+process.stdout.write(JSON.stringify(results, null, 2) + `\nwritten to ${out}\n`);
+client?.kill();
