@@ -9,61 +9,12 @@
  * coarsened to the tokens both lists hold plus one "everything else" bucket: KL of a coarsening never exceeds the
  * true KL (data processing), so the figure is then a lower bound, and says so (`exact: false`).
  */
+import { stepDamage, type StepDistribution } from '../../engine/compare.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import { bootstrapRate, DEFAULT_LEVEL, DEFAULT_RESAMPLES, type MetricEstimate } from '../../stats/index.ts';
 import { percentileInterval, resampleMeans } from '../../stats/resample.ts';
 
-/** One teacher-forced step: the most likely tokens (most likely first) and, when available, every token's logprob. */
-export interface StepDistribution {
-  top: ReadonlyArray<{ token: number; logprob: number }>;
-  full?: readonly number[];
-}
-
-export interface StepDamage {
-  agree: 0 | 1;
-  kl: number;
-  exact: boolean;
-}
-
-function argmax(xs: readonly number[]): number {
-  let best = 0;
-  for (let i = 1; i < xs.length; i++) if (xs[i]! > xs[best]!) best = i;
-  return best;
-}
-
-/** KL(p ‖ q) of two log-probability vectors over the same outcomes (terms with p = 0 vanish). */
-export function klFromLogprobs(lp: readonly number[], lq: readonly number[]): number {
-  if (lp.length !== lq.length) throw new Error(`klFromLogprobs: ${lp.length} vs ${lq.length} outcomes`);
-  let kl = 0;
-  for (let i = 0; i < lp.length; i++) {
-    const p = Math.exp(lp[i]!);
-    if (p > 0) kl += p * (lp[i]! - lq[i]!);
-  }
-  // rounding can leave a tiny negative sum for identical distributions
-  return Math.max(0, kl);
-}
-
-/** Renormalized log-probabilities (a distribution read back from a server may not sum to exactly 1). */
-function normalized(lp: readonly number[]): number[] {
-  const m = Math.max(...lp);
-  const z = m + Math.log(lp.reduce((s, x) => s + Math.exp(x - m), 0));
-  return lp.map((x) => x - z);
-}
-
-export function stepDamage(ref: StepDistribution, quant: StepDistribution): StepDamage {
-  if (ref.full && quant.full) {
-    const p = normalized(ref.full);
-    const q = normalized(quant.full);
-    return { agree: argmax(p) === argmax(q) ? 1 : 0, kl: klFromLogprobs(p, q), exact: true };
-  }
-  const agree = ref.top[0] !== undefined && quant.top[0] !== undefined && ref.top[0].token === quant.top[0].token ? 1 : 0;
-  const qOf = new Map(quant.top.map((t) => [t.token, t.logprob]));
-  const shared = ref.top.filter((t) => qOf.has(t.token));
-  const lp = shared.map((t) => t.logprob);
-  const lq = shared.map((t) => qOf.get(t.token)!);
-  const rest = (xs: number[]) => Math.log(Math.max(1e-300, 1 - xs.reduce((s, x) => s + Math.exp(x), 0)));
-  return { agree, kl: klFromLogprobs([...lp, rest(lp)], [...lq, rest(lq)]), exact: false };
-}
+export { klFromLogprobs, stepDamage, type StepDamage, type StepDistribution } from '../../engine/compare.ts';
 
 export interface CaseDamage {
   /** Share of the continuation's steps whose top-1 tokens agree. */
