@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEAM_TOPOLOGIES } from '../agent/team/index.ts';
 import { readConfig } from '../core/config.ts';
 import { headerId } from '../core/ids.ts';
