@@ -1,5 +1,6 @@
 import { LoopError, runToolLoop } from '../agent/loop.ts';
 import type { ModelClient } from '../model/client.ts';
+import type { Sampling } from '../model/types.ts';
 import { MazeSession } from './engine.ts';
 import { judge, type JudgeMode, type MazeVerdict } from './judge.ts';
 import { buildEvaluation, buildInference, type EvaluationFile, type InferenceFile } from './output.ts';
@@ -22,7 +23,7 @@ export interface MazeRunResult {
 export async function runMazeInstance(
   task: MazeTask,
   mode: Mode,
-  deps: { client: ModelClient; model: string; maxTurns: number; judgeMode: JudgeMode; callStyle: 'fc' | 'prompt'; trial?: number; maxToolCallsPerTurn?: number },
+  deps: { client: ModelClient; model: string; maxTurns: number; judgeMode: JudgeMode; callStyle: 'fc' | 'prompt'; trial?: number; maxToolCallsPerTurn?: number; sampling?: Sampling },
 ): Promise<MazeRunResult> {
   const session = new MazeSession(task, mode);
   let messages: unknown[] = [];
@@ -40,6 +41,7 @@ export async function runMazeInstance(
       maxTurns: deps.maxTurns,
       maxToolCallsPerTurn: deps.maxToolCallsPerTurn,
       callStyle: deps.callStyle,
+      ...(deps.sampling ? { sampling: deps.sampling, finalSampling: deps.sampling } : {}),
     });
     messages = trace.messages;
     turns = trace.modelCalls.length;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
+import type { RunConfig } from '../core/config.ts';
 import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { mazeAggregator } from './aggregator.ts';
@@ -11,6 +12,11 @@ import { EvaluationFile, evaluationPath, InferenceFile, inferencePath } from './
 import { runMazeInstance } from './run-instance.ts';
 import { mazeSimResponder } from './sim-responder.ts';
 import { COMPLEXITIES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
+
+/** The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. */
+export function mazeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>): { temperature: number; topP: number; seed: number } {
+  return { temperature: run.temperature, topP: 1, seed: run.seed };
+}
 
 /** One (task, mode) run: the id is `<task>:<mode>`. */
 export interface MazeInstance {
@@ -41,7 +47,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   partOf: (i) => COMPLEXITIES.indexOf(i.task.complexity) + 1,
   testName: (i) => `maze › ${i.task.complexity} › ${i.task.id} › ${i.mode}`,
   async run(i, ctx) {
-    const r = await runMazeInstance(i.task, i.mode, { client: ctx.client(), model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, callStyle: ctx.settings.agent, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn });
+    const r = await runMazeInstance(i.task, i.mode, { client: ctx.client(), model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, callStyle: ctx.settings.agent, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn, sampling: mazeSampling(ctx.run) });
     const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     return {
@@ -82,6 +88,8 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome (harness/kit/fingerprint.ts).
   fingerprintOn: ['max_turns'],
   config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries }),
+  // what every request carries (mazeSampling), recorded as sent
+  generation: (run) => ({ temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed }),
   responder: (_run, m) => mazeSimResponder(m.casesDir),
   metricNames: () => ['tsr.*', 'prr.*', 'rc.*'],
 };

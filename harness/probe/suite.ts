@@ -67,12 +67,21 @@ function clientFor(ctx: RunContext<ProbeSettings>, m: ModelEntry): ModelClient {
   return c;
 }
 
+/**
+ * The sampling every probe request carries and the header records: the run's temperature and seed, top_p 1 unless
+ * `--top-p` says otherwise (Toolhound fixes temperature 0, top_p 1 and a seed; a server's own default top_p is not
+ * always 1, so it is sent rather than left out).
+ */
+export function probeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>, s: Pick<ProbeSettings, 'topP'>): { temperature: number; topP: number; seed: number } {
+  return { temperature: run.temperature, topP: s.topP ?? 1, seed: run.seed };
+}
+
 function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelClient, seed: number, injectedDate: string): ProbeRunContext['method'] {
   if (name === 'baseline') return undefined;
   const key = `${name}|${m.label}|${s.paToolSamples ?? ''}|${JSON.stringify(client.opts.baseUrl)}`;
   let method = methods.get(key);
   if (!method) methods.set(key, (method = paTool(s.paToolSamples ? { n: s.paToolSamples } : {})));
-  const sampler = chatSampler(client, name, s.topP);
+  const sampler = chatSampler(client, name, probeSampling({ temperature: 0, seed }, s).topP);
   const bound = method;
   // on a local GGUF file, PA-Tool reads the model's token probabilities instead of estimating them from samples
   const path = ggufPathOf(m.model);
@@ -150,7 +159,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         model: m.model,
         injectedDate: ctx.run.injectedDate,
         maxTokens: ctx.run.maxTokens,
-        ...(s.topP !== undefined ? { topP: s.topP } : {}),
+        ...probeSampling(ctx.run, s),
         ...(i.arm.decode !== 'free' && server ? { constrain: { server, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(i.arm.decode === 'required' ? { required: true } : {}) } } : {}),
         ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed, ctx.run.injectedDate) } : {}),
         arm: i.arm,
@@ -268,10 +277,9 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       }),
     );
     return {
-      temperature: run.temperature,
-      top_p: s.topP ?? null,
+      // the same values every request carries (probeSampling)
+      ...(({ temperature, topP, seed }) => ({ temperature, top_p: topP, seed }))(probeSampling(run, s)),
       max_tokens: run.maxTokens ?? (s.transport === 'completions' ? 1024 : null),
-      seed: run.seed,
       decode: s.decode,
       method: s.methods,
       ...(s.decode.some((d) => d !== 'free') ? { max_string_length: s.maxStringLength ?? null } : {}),

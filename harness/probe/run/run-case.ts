@@ -32,7 +32,10 @@ export interface ProbeRunContext {
   injectedDate: string;
   /** Completion length; the completions default is kept high (OpenAI-style servers default to 16 tokens). */
   maxTokens?: number;
+  /** Sampling sent with every request (absent: the client's defaults). */
+  temperature?: number;
   topP?: number;
+  seed?: number;
   /** `--decode constrained`: the server the constraint is written for (absent: free decoding). */
   constrain?: { server: Server; maxStringLength?: number; required?: boolean };
   /** A method other than the baseline: presents the request, maps calls back (bound to the model's sampler). */
@@ -91,7 +94,12 @@ async function askChat(ctx: ProbeRunContext, c: ProbeCase, p: Presented, family:
   return { obs: mapObservation(observeChat(output, { family, tools: p.tools.map((t) => t.function) }), p.toOriginal), output, latencyMs: r.latencyMs, attempts: r.attempts, usage: r.usage };
 }
 
-const sampling = (ctx: ProbeRunContext, p: Presented) => ({ ...(ctx.topP !== undefined ? { topP: ctx.topP } : {}), ...(p.extraBody ? { extraBody: p.extraBody } : {}) });
+const sampling = (ctx: ProbeRunContext, p: Presented) => ({
+  ...(ctx.temperature !== undefined ? { temperature: ctx.temperature } : {}),
+  ...(ctx.topP !== undefined ? { topP: ctx.topP } : {}),
+  ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+  ...(p.extraBody ? { extraBody: p.extraBody } : {}),
+});
 
 /** Both tiers' calls on the case's own schema. */
 function mapObservation(obs: Observation, toOriginal: (c: ParsedCall) => ParsedCall): Observation {
