@@ -6,9 +6,14 @@
  * parser):
  *   abstention case: any call, framework or rescued → model_decision_failure, else pass
  *   A. the framework parsed a call → pass if it passes, else model_decision_failure
- *   B. the template fails a minimal sanity render → framework_template_bug (for the whole model: blanket)
+ *   B. the template fails a minimal sanity render → framework_template_bug (for the whole model: blanket); and,
+ *      per case, a template that drops prior assistant calls from the history (check finding
+ *      prior_tool_call_dropped) → framework_template_bug on the cases that hold a prior call
  *   C. the rescue parser finds a call → framework_parser_gap if it passes, else model_decision_failure
  *   D. otherwise → model_format_failure
+ *
+ * A case the template cannot render is not dropped: it goes through the tree with an empty output (no framework
+ * call, nothing to rescue), as Toolhound runs every case. Endpoint and harness errors stay out (not a model outcome).
  *
  * Refinement columns (toolgauge): truncated (the attempt ran into the end of the output), no_call_attempted
  * (nothing call-like at all), rescued_but_wrong (only the lenient tier found a call and it fails), template_flip
@@ -32,6 +37,11 @@ export interface TreeRecord {
   passed: Record<'strict' | 'lenient', boolean>;
   cause: Record<'strict' | 'lenient', { cause: string | null; kind: string }>;
   counterfactual: { passed: Record<'strict' | 'lenient', boolean> } | null;
+  template_findings?: readonly string[];
+  /** Assistant calls in the case's history. */
+  prior_calls?: number;
+  /** Set when the template under test could not render the case (it was not asked). */
+  render_error?: string | null;
 }
 
 export interface TreeVerdict {
@@ -47,20 +57,25 @@ export interface TreeVerdict {
  * per model; toolgauge's template check gives it: no finding that breaks tool rendering).
  */
 export function toolhoundVerdict(r: TreeRecord, templateSane: boolean): TreeVerdict | null {
-  if (r.error || !r.parse) return null;
-  const fw = r.parse.strict.calls.length > 0;
-  const rescued = r.parse.lenient.calls.length > 0;
-  const attempted = r.parse.strict.attempted || r.parse.lenient.attempted;
-  const truncated = r.parse.strict.truncated || r.parse.lenient.truncated;
+  const unrendered = !!r.render_error && !r.parse;
+  if (!unrendered && (r.error || !r.parse)) return null;
+  const none: TierParse = { calls: [], attempted: false, truncated: false };
+  const parse = r.parse ?? { strict: none, lenient: none };
+  const fw = parse.strict.calls.length > 0;
+  const rescued = parse.lenient.calls.length > 0;
+  const attempted = parse.strict.attempted || parse.lenient.attempted;
+  const truncated = parse.strict.truncated || parse.lenient.truncated;
+  const dropsPriorCall = (r.template_findings ?? []).includes('prior_tool_call_dropped') && (r.prior_calls ?? 0) > 0;
   let toolhound: ToolhoundCause;
   if (!r.expects_call) toolhound = fw || rescued ? 'model_decision_failure' : 'pass';
   else if (fw) toolhound = r.passed.strict ? 'pass' : 'model_decision_failure';
-  else if (!templateSane) toolhound = 'framework_template_bug';
+  else if (!templateSane || dropsPriorCall) toolhound = 'framework_template_bug';
   else if (rescued) toolhound = r.passed.lenient ? 'framework_parser_gap' : 'model_decision_failure';
   else toolhound = 'model_format_failure';
   const refinements: Record<Refinement, boolean> = {
     truncated: r.expects_call && !fw && !rescued && attempted && truncated,
-    no_call_attempted: r.expects_call && !fw && !rescued && !attempted,
+    // a case never asked attempted nothing: not the model's "no call"
+    no_call_attempted: !unrendered && r.expects_call && !fw && !rescued && !attempted,
     rescued_but_wrong: !fw && rescued && !r.passed.lenient,
     template_flip: !!r.counterfactual && (r.counterfactual.passed.strict || r.counterfactual.passed.lenient) && !r.passed.strict,
   };

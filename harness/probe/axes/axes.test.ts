@@ -106,6 +106,16 @@ describe('attribution: Toolhound tree with toolgauge refinements', () => {
     // harness errors are left out
     expect(toolhoundVerdict(base({ error: 'boom' }), true)).toBeNull();
   });
+  it('a case the template cannot render goes through the tree; a dropped prior call is a template break for that case only', () => {
+    const unrendered = base({ parse: null, error: 'the template cannot render this case', render_error: 'render_error: raised' });
+    expect(toolhoundVerdict(unrendered, false)).toMatchObject({ toolhound: 'framework_template_bug', refinements: { no_call_attempted: false } });
+    expect(toolhoundVerdict(unrendered, true)!.toolhound).toBe('model_format_failure');
+    const dropping = { template_findings: ['prior_tool_call_dropped'] };
+    expect(toolhoundVerdict(base({ ...dropping, prior_calls: 1 }), true)!.toolhound).toBe('framework_template_bug');
+    expect(toolhoundVerdict(base({ ...dropping, prior_calls: 0 }), true)!.toolhound).toBe('model_format_failure');
+    // a framework call that passes is still a pass (step A comes first)
+    expect(toolhoundVerdict(base({ ...dropping, prior_calls: 1, parse: { strict: { calls: call, attempted: true, truncated: false }, lenient: { calls: call, attempted: true, truncated: false } }, passed: { strict: true, lenient: true } }), true)!.toolhound).toBe('pass');
+  });
   it('the table counts causes, refinements and the cross-table', () => {
     const records = [
       base({ id: 'a' }),

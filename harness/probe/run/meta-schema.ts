@@ -30,6 +30,8 @@ export const ProbeMetaSchema = z
     passed: tiers(z.boolean()),
     cause: tiers(Verdict),
     template_sha256: z.string().nullable(),
+    prior_calls: z.number().int().nonnegative().optional(),
+    render_error: z.string().nullable().optional(),
     counterfactual: z.object({ output: z.string(), passed: tiers(z.boolean()) }).passthrough().nullable(),
     case_id: z.string().optional(),
     arm: z.object({ decode: z.enum(['free', 'constrained', 'required']), method: z.string(), model: z.string() }).optional(),

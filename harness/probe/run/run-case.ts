@@ -6,7 +6,7 @@ import type { PreparedMethod } from '../../methods/types.ts';
 import type { ModelClient } from '../../model/client.ts';
 import { ModelCallError } from '../../model/types.ts';
 import { attribute, TIERS, type Tier, type TierOutcome } from '../attribute/index.ts';
-import type { ProbeCase } from '../cases/types.ts';
+import { priorCalls, type ProbeCase } from '../cases/types.ts';
 import type { Family, ParsedCall } from '../../parse/index.ts';
 import { scoreTier, type LayeredScore } from '../score/index.ts';
 import { TemplateError } from '../templates/index.ts';
@@ -158,6 +158,8 @@ function base(c: ProbeCase, ctx: ProbeRunContext, trial: number): ProbeRecord {
     },
     template_sha256: ctx.template?.sha256 ?? null,
     template_findings: ctx.template?.check.findings.map((f) => f.id) ?? [],
+    prior_calls: priorCalls(c).length,
+    render_error: null,
     counterfactual: null,
     latency_ms: 0,
     attempts: 0,
@@ -280,6 +282,7 @@ export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0
     scores,
     passed: { strict: !!original?.strict.score.passed, lenient: !!original?.lenient.score.passed },
     cause,
+    render_error: renderError,
     counterfactual,
     latency_ms: asked?.latencyMs ?? 0,
     attempts: asked?.attempts ?? 0,

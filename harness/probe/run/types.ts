@@ -35,6 +35,10 @@ export type ProbeRecord = {
   cause: Record<Tier, Verdict>;
   template_sha256: string | null;
   template_findings: string[];
+  /** Assistant tool calls in the case's history (a template that drops them breaks exactly these cases). */
+  prior_calls?: number;
+  /** The template under test could not render this case (the case was not asked); null when it rendered. */
+  render_error?: string | null;
   counterfactual: {
     template_sha256: string;
     output: string;
