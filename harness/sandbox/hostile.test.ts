@@ -160,10 +160,12 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox: hostile rows',
 
   describe.runIf(isRoot && process.platform === 'linux' && process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0')('identity (needs root and the OS confinement)', () => {
     let bystander: ChildProcess;
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.runIf(…)(…) is its own scope; Biome takes it for the outer one
     beforeAll(() => {
       // Stands for any other process of the shared sandbox user of old: another checkout's worker.
       bystander = spawn('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', '/bin/sleep', '60'], { stdio: 'ignore' });
     });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.runIf(…)(…) is its own scope; Biome takes it for the outer one
     afterAll(() => {
       bystander?.kill('SIGKILL');
     });
