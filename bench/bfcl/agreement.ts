@@ -93,6 +93,7 @@ for (const [i, category] of SINGLE_TURN_CATEGORIES.entries()) {
   const byFormat = new Map<string, typeof pairs>();
   for (const p of pairs) byFormat.set(p.format, [...(byFormat.get(p.format) ?? []), p]);
   const rows = await Promise.all([...byFormat.values()].map((items) => compareSingle(category, items)));
+  // biome-ignore lint/performance/noAccumulatingSpread: one row per format (a handful), run once per bench
   const sum = rows.reduce((a, r) => ({ ...a, n: a.n + r.n, agree: a.agree + r.agree, disagree: a.disagree + r.disagree, undecided: a.undecided + r.undecided, bfclValid: a.bfclValid + r.bfclValid, examples: [...a.examples, ...r.examples] }), { category, format: 'all', n: 0, agree: 0, disagree: 0, undecided: 0, bfclValid: 0, examples: [] as string[] });
   out.mutations.push(sum);
 }

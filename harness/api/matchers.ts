@@ -30,6 +30,6 @@ interface SuiteMatchers<R = unknown> extends ProbeMatchers<R> {
 }
 
 declare module 'vitest' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  // biome-ignore lint/suspicious/noExplicitAny: a declaration merge must repeat Vitest's own `Matchers<T = any>`
   interface Matchers<T = any> extends SuiteMatchers<T> {}
 }

@@ -8,7 +8,7 @@ const name = fc.stringMatching(/^[A-Z][A-Za-z0-9]{0,10}$/);
 const key = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/).filter((k) => !['and', 'or', 'not', 'in', 'is', 'if', 'else', 'for', 'def', 'del', 'as', 'from', 'with', 'try', 'pass', 'elif', 'while', 'yield', 'raise', 'lambda', 'import', 'global', 'return', 'class', 'assert', 'async', 'await', 'break', 'except', 'finally', 'continue', 'nonlocal'].includes(k));
 // A value and its Python source: text without quotes or backslashes, ints, bools, None.
 const val: fc.Arbitrary<{ src: string; v: PyValue }> = fc.oneof(
-  fc.stringMatching(/^[A-Za-z0-9 :,.!?@-]{0,20}$/).filter((s) => !/^[\[{(]/.test(s)).chain((s) => fc.constantFrom({ src: `'${s}'`, v: { t: 'str', v: s } as PyValue }, { src: `"${s}"`, v: { t: 'str', v: s } as PyValue })),
+  fc.stringMatching(/^[A-Za-z0-9 :,.!?@-]{0,20}$/).filter((s) => !/^[[{(]/.test(s)).chain((s) => fc.constantFrom({ src: `'${s}'`, v: { t: 'str', v: s } as PyValue }, { src: `"${s}"`, v: { t: 'str', v: s } as PyValue })),
   fc.integer({ min: -1e6, max: 1e6 }).map((n) => ({ src: String(n), v: { t: 'int', v: BigInt(n) } as PyValue })),
   fc.boolean().map((b) => ({ src: b ? 'True' : 'False', v: { t: 'bool', v: b } as PyValue })),
   fc.constant({ src: 'None', v: { t: 'none' } as PyValue }),

@@ -20,12 +20,12 @@ export function callCandidates(text: string): string[] {
     let square = 0;
     let paren = 0;
     let quote: string | null = null;
-    let escape = false;
+    let escaped = false;
     for (let i = start; i < text.length; i++) {
       const c = text[i]!;
       if (quote !== null) {
-        if (escape) escape = false;
-        else if (c === '\\') escape = true;
+        if (escaped) escaped = false;
+        else if (c === '\\') escaped = true;
         else if (c === quote) quote = null;
         continue;
       }

@@ -7,7 +7,7 @@ import { DataError, dataErrorFromZod } from '../core/errors.ts';
 import { wilsonInterval } from '../stats/index.ts';
 import type { ScoreOptions } from './env/index.ts';
 import { scoreExtracted } from './scoring.ts';
-import { ApibankData, LEVELS, parseCombinedId, taskOfManifestId, type Level } from './tasks.ts';
+import { type ApibankData, LEVELS, parseCombinedId, taskOfManifestId, type Level } from './tasks.ts';
 
 const Row = z
   .object({

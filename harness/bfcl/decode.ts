@@ -114,9 +114,8 @@ export function resolveAstByType(n: Node): PyValue {
       if (v.t === 'bool') return { t: 'int', v: v.v ? -1n : 0n };
       if (v.t === 'float') return { t: 'float', v: -v.v };
       if (v.t === 'complex') return { t: 'complex', re: -v.re, im: -v.im };
-      fail(`TypeError: bad operand type for unary -: '${typeName(v)}'`);
+      return fail(`TypeError: bad operand type for unary -: '${typeName(v)}'`);
     }
-    // eslint-disable-next-line no-fallthrough
     case 'List':
       return { t: 'list', items: n.elts.map(resolveAstByType) };
     case 'Tuple':
@@ -151,8 +150,7 @@ export function resolveAstByType(n: Node): PyValue {
     case 'Call':
       return n.keywords.length === 0 ? { t: 'str', v: unparse(n) } : resolveAstCall(n);
     case 'Lambda':
-      fail("TypeError: 'expr' object is not subscriptable");
-    // eslint-disable-next-line no-fallthrough
+      return fail("TypeError: 'expr' object is not subscriptable");
     case 'Subscript':
       return { t: 'str', v: `${unparse(n.value)}[${unparse(n.slice)}]` };
     default:
@@ -253,7 +251,7 @@ export function decodeExecuteFc(result: PyValue): string[] {
 /** _extract_tool_calls: every `<tool_call>\n…\n</tool_call>` block that json.loads reads. */
 function hermesToolCalls(text: string): PyValue[] {
   const out: PyValue[] = [];
-  for (const m of text.matchAll(/<tool_call>\n([^]*?)\n<\/tool_call>/g)) {
+  for (const m of text.matchAll(/<tool_call>\n([\s\S]*?)\n<\/tool_call>/g)) {
     try {
       out.push(pyJsonLoads(m[1]!));
     } catch (err) {

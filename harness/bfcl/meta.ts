@@ -44,8 +44,8 @@ export interface BfclMeta extends InstanceMetaBase {
   wall_ms: number;
 }
 
-const Bit = z.union([z.literal(0), z.literal(1), z.null()]);
-const Bits = z.object(Object.fromEntries(LAYERS.map((k) => [k, Bit])) as Record<Layer, typeof Bit>);
+const BitSchema = z.union([z.literal(0), z.literal(1), z.null()]);
+const Bits = z.object(Object.fromEntries(LAYERS.map((k) => [k, BitSchema])) as Record<Layer, typeof BitSchema>);
 const Count = z.number().int().min(0);
 
 /**

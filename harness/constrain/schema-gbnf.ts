@@ -16,7 +16,7 @@
  * Strings are unbounded unless `maxStringLength` (or the schema's maxLength) bounds them: an unbounded string is
  * where a constrained decoder lets a model loop forever, so the bound is what `--max-string-length` sets.
  */
-import { alt, classChar, lit, repeat, RuleSet, seq } from './gbnf.ts';
+import { alt, classChar, lit, repeat, type RuleSet, seq } from './gbnf.ts';
 
 export type ValueSyntax = 'json' | 'python' | 'gemma' | 'xml';
 
@@ -173,7 +173,7 @@ export class SchemaGrammar {
 
   // --- containers ----------------------------------------------------------------------------------------
 
-  private delims(syntax: ValueSyntax): { open: string; close: string; colon: string; sep: string; aopen: string; aclose: string } {
+  private delims(_syntax: ValueSyntax): { open: string; close: string; colon: string; sep: string; aopen: string; aclose: string } {
     const ws = this.ws();
     const sep = seq(ws, lit(','), ws);
     return { open: seq(lit('{'), ws), close: seq(ws, lit('}')), colon: seq(ws, lit(':'), ws), sep, aopen: seq(lit('['), ws), aclose: seq(ws, lit(']')) };

@@ -5,7 +5,7 @@
  * bidi marks (U+061C, U+200E, U+200F) and the line and paragraph separators (U+2028, U+2029) —
  * becomes a visible escape (`\x1b`, `\x9b`, `\u202e`). `keep` names the controls left as they are (newline, tab).
  */
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's job
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u061c\u200e\u200f\u2028\u2029]/g;
 
 export function escapeTerminal(text: string, keep = ''): string {

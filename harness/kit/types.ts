@@ -167,5 +167,5 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
 }
 
 // Definitions are stored and passed around without their type parameters.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a definition of any settings, cases and results; `unknown` would reject them (parameter variance)
 export type AnySuite = SuiteDefinition<any, any, any>;

@@ -17,7 +17,7 @@ export interface RenameMap {
   params: Record<string, Record<string, string>>;
 }
 
-const own = (o: Record<string, string> | undefined, k: string): string | undefined => (o && Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined);
+const own = (o: Record<string, string> | undefined, k: string): string | undefined => (o && Object.hasOwn(o, k) ? o[k] : undefined);
 
 function invert(m: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};

@@ -7,7 +7,7 @@ import type { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { ApibankSettings } from '../apibank/settings.ts';
 import { apibankSuite } from '../apibank/suite.ts';
-import { ApibankData, combinedId, DATA_LAYOUT, LEVELS, readManifest, selectTasks, type ApibankTask } from '../apibank/tasks.ts';
+import { type ApibankData, combinedId, DATA_LAYOUT, LEVELS, readManifest, selectTasks, type ApibankTask } from '../apibank/tasks.ts';
 import { drawSplits, type SplitOptions, type Splits } from './splits.ts';
 import type { Candidate, RolePrompts, RolloutResult, RolloutRunner } from './types.ts';
 

@@ -89,7 +89,7 @@ export function coerceValue(v: unknown, schema: unknown, changed: { n: number },
     const props = propertiesOf(schema);
     let out: Record<string, unknown> | null = null;
     for (const [k, x] of Object.entries(v)) {
-      if (!Object.prototype.hasOwnProperty.call(props, k)) continue;
+      if (!Object.hasOwn(props, k)) continue;
       const before = changed.n;
       const y = coerceValue(x, props[k], changed, depth + 1);
       if (changed.n !== before) {
@@ -132,7 +132,7 @@ export function coerceArgs(args: Record<string, unknown>, parameters: unknown): 
   const props = propertiesOf(parameters);
   let out: Record<string, unknown> | null = null;
   for (const [k, v] of Object.entries(args)) {
-    if (!Object.prototype.hasOwnProperty.call(props, k)) continue;
+    if (!Object.hasOwn(props, k)) continue;
     const before = changed.n;
     const y = coerceValue(v, props[k], changed);
     if (changed.n !== before) {

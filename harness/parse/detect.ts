@@ -10,7 +10,7 @@ const MARKERS: RegExp[] = [
   /\[\s*TOOL_CALLS\s*\]|\[ARGS\]/i, // mistral
   /<\s*function\s*=/i, // qwen3_xml / functionary v3.1
   /<\s*[｜|]\s*tool[▁_ ]?calls?[▁_ ]?begin/i, // deepseek
-  /(?:^|\n)[ \t]*>>>[ \t]*(?!all\b)[A-Za-z_][\w.\-]*[ \t]*\n/, // functionary v3.2
+  /(?:^|\n)[ \t]*>>>[ \t]*(?!all\b)[A-Za-z_][\w.-]*[ \t]*\n/, // functionary v3.2
   /<\|\s*python_tag\s*\|>|<\|python_start\|>/, // llama
   /to\s*=\s*functions\./, // gpt-oss harmony recipient
   /<\s*\/?\s*arg_(?:key|value)\s*>/i, // glm

@@ -42,7 +42,7 @@ export function pyCallToCall(c: PyCall, ctx: ParseCtx, inList: boolean): ParsedC
     // f({"city": "Paris"}): the arguments passed as one dict, when its keys are the tool's parameters
     const props = propertiesOf(tool.parameters);
     const keys = Object.keys(only);
-    if (keys.length > 0 && keys.every((k) => Object.prototype.hasOwnProperty.call(props, k))) {
+    if (keys.length > 0 && keys.every((k) => Object.hasOwn(props, k))) {
       ctx.notes.add('arguments as one dict');
       return { name, arguments: only };
     }
@@ -54,7 +54,7 @@ export function pyCallToCall(c: PyCall, ctx: ParseCtx, inList: boolean): ParsedC
     args = {};
     c.positional.forEach((v, i) => setOwn(args, props[i]!, v));
     for (const [k, v] of Object.entries(c.kwargs)) {
-      if (Object.prototype.hasOwnProperty.call(args, k)) return null;
+      if (Object.hasOwn(args, k)) return null;
       setOwn(args, k, v);
     }
     ctx.notes.add('positional arguments');

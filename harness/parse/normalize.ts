@@ -28,7 +28,7 @@ export function strictCall(v: unknown, shape: StrictShape): ParsedCall | null {
   const nameKey = shape.nameKey ?? 'name';
   const name = v[nameKey];
   const argKeys = typeof shape.argsKey === 'string' ? [shape.argsKey] : shape.argsKey;
-  const present = argKeys.filter((k) => Object.prototype.hasOwnProperty.call(v, k));
+  const present = argKeys.filter((k) => Object.hasOwn(v, k));
   if (typeof name !== 'string' || name === '' || present.length > 1) return null;
   let args: unknown = present.length === 1 ? v[present[0]!] : shape.argsOptional ? {} : undefined;
   if (typeof args === 'string' && shape.stringArgs) {

@@ -358,7 +358,7 @@ class PyReader {
         if (s[j] === '=' && s[j + 1] !== '=') {
           isKw = true;
           this.i = j + 1;
-          if (Object.prototype.hasOwnProperty.call(kwargs, km[0])) this.fail(); // duplicate keyword is a SyntaxError
+          if (Object.hasOwn(kwargs, km[0])) this.fail(); // duplicate keyword is a SyntaxError
           setOwn(kwargs, km[0], this.value(depth + 1));
         }
       }

@@ -158,6 +158,6 @@ export function glmTyped(raw: string, schema: unknown): unknown {
 export function paramSchema(tools: Array<{ name: string; parameters?: Record<string, unknown> }> | undefined, tool: string, param: string): unknown {
   const t = tools?.find((x) => x.name === tool);
   const props = t && isPlainObject(t.parameters) && isPlainObject(t.parameters.properties) ? t.parameters.properties : undefined;
-  if (!props || !Object.prototype.hasOwnProperty.call(props, param)) return undefined;
+  if (!props || !Object.hasOwn(props, param)) return undefined;
   return props[param];
 }

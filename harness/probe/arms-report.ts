@@ -59,7 +59,7 @@ export function armLabel(arm: Arm, ax: AxesConfig): string {
 // Per-arm numbers
 
 /** The output ran into its budget (the endpoint said `length`, or the call text is cut off). */
-export const truncatedOf: Value = (m) => (m.output ? (m.output.finish_reason === 'length' || !!m.parse?.strict.truncated ? 1 : 0) : null);
+export const truncatedOf: Value = (m) => (m.output ? (m.output.finish_reason === 'length' || m.parse?.strict.truncated ? 1 : 0) : null);
 export const repetitionOf: Value = (m) => (m.output && m.repetition !== undefined ? (m.repetition ? 1 : 0) : null);
 
 const LAYER_DENOMINATOR: Record<string, string> = {

@@ -23,6 +23,7 @@ const VICTIMS: { name: string; args: Record<string, unknown>; expected: unknown 
   { name: 'v_json', args: { x: 7 }, expected: { x: 7, list: [1, 2.5, null], text: 'é' } },
   { name: 'v_datetime', args: {}, expected: ['2020-02-29T12:30:00', '2021-02-10', '04/03/2020', '2020-02-29'] },
   { name: 'v_re', args: {}, expected: ['a<1>b<22>', ['hello', 'big', 'world'], true] },
+  // biome-ignore lint/suspicious/noApproximativeNumericConstant: the sandbox's round(math.pi, 5), not π
   { name: 'v_math', args: {}, expected: [4, 2, 3.14159, 2.5] },
   { name: 'v_zones', args: {}, expected: ['2020-07-01T12:00:00+02:00', '2021-01-01T09:00:00+09:00', '02.01.2020'] },
   { name: 'v_decimal_calendar', args: {}, expected: ['0.125', [3, 29], 'March', 0] },
@@ -159,10 +160,12 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox: hostile rows',
 
   describe.runIf(isRoot && process.platform === 'linux' && process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0')('identity (needs root and the OS confinement)', () => {
     let bystander: ChildProcess;
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.runIf(…)(…) is its own scope; Biome takes it for the outer one
     beforeAll(() => {
       // Stands for any other process of the shared sandbox user of old: another checkout's worker.
       bystander = spawn('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', '/bin/sleep', '60'], { stdio: 'ignore' });
     });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.runIf(…)(…) is its own scope; Biome takes it for the outer one
     afterAll(() => {
       bystander?.kill('SIGKILL');
     });

@@ -1,4 +1,4 @@
-import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
+import type { ChatMessage, OpenAITool } from '../core/chat.ts';
 import { deriveSeed, hashString, Rng } from '../core/rng.ts';
 import type { PolicySpec } from '../sim/policy-spec.ts';
 import type { SimCallContext, SimReply } from '../sim/server.ts';

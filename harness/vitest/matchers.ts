@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { InstanceMetaBase, Verdict } from '../kit/types.ts';
 
 /** A matcher written as a pure function (suites define these without importing Vitest). */
+// biome-ignore lint/suspicious/noExplicitAny: the signature Vitest's expect.extend gives a matcher
 export type MatcherFn = (received: any, ...args: any[]) => { pass: boolean; message: () => string; actual?: unknown; expected?: unknown };
 
 /** Register matchers with Vitest's `expect` (the public API does this for every suite's matchers). */
@@ -24,6 +25,6 @@ interface KitMatchers<R = unknown> {
 }
 
 declare module 'vitest' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  // biome-ignore lint/suspicious/noExplicitAny: a declaration merge must repeat Vitest's own `Matchers<T = any>`
   interface Matchers<T = any> extends KitMatchers<T> {}
 }

@@ -29,7 +29,7 @@ describeEval('paths', {
 const requests = new Map<string, number>();
 const peak = new Map<string, number>();
 let inFlight = 0;
-let waiters: Array<() => void> = [];
+const waiters: Array<() => void> = [];
 async function respond(body: ChatBody): Promise<SimReply> {
   requests.set(body.model, (requests.get(body.model) ?? 0) + 1);
   const want = /^wait-(\d+)$/.exec(body.model)?.[1];

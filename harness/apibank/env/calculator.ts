@@ -64,7 +64,7 @@ function evaluate(list: Item[], budget: { n: number }): Item {
     while (list.includes(p) || list.includes(q)) {
       tick();
       let k: number;
-      if (list.includes(p) && list.includes(q)) k = index(list, p) < index(list, q) ? index(list, p) : index(list, q);
+      if (list.includes(p) && list.includes(q)) k = Math.min(index(list, p), index(list, q));
       else k = list.includes(p) ? index(list, p) : index(list, q);
       assignSlice(list, k - 1, k + 2, operate(get(list, k - 1), get(list, k), get(list, k + 1)));
     }

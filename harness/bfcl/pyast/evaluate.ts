@@ -174,7 +174,7 @@ function floatPow(x: number, y: number): Outcome {
   if (!Number.isFinite(x) || !Number.isFinite(y) || Number.isNaN(x) || Number.isNaN(y)) return unknown('pow with inf or nan');
   if (x === 0 && y < 0) return err('ZeroDivisionError');
   if (x < 0 && !Number.isInteger(y)) return unknown('negative base to a fractional power gives a complex');
-  const r = Math.pow(x, y);
+  const r = x ** y;
   if (!Number.isFinite(r)) return err('OverflowError');
   return ok({ t: 'float', v: r });
 }

@@ -128,7 +128,7 @@ function writeReferencePredictions(outDir: string, file: string): void {
   writeFileAtomic(file, lines.map((l) => JSON.stringify(l) + '\n').join(''));
 }
 
-const list = (name: string, allowed: readonly string[]) =>
+const list = (allowed: readonly string[]) =>
   z.string().transform((v, ctx) => {
     const xs = v.split(',').map((x) => x.trim()).filter(Boolean);
     const bad = xs.find((x) => !allowed.includes(x));
@@ -145,9 +145,9 @@ async function sweep(argv: string[]): Promise<number> {
   const { values } = parseFlags('toolhop sweep', argv, {
     ...MODEL_FLAGS,
     ...rest,
-    topologies: { type: 'string', schema: list('--topologies', TOPOLOGIES), description: 'default: all five' },
+    topologies: { type: 'string', schema: list(TOPOLOGIES), description: 'default: all five' },
     agents: { type: 'string', schema: z.string().regex(/^\d+(,\d+)*$/, 'must be numbers like 3,5').transform((v) => v.split(',').map(Number)) },
-    comms: { type: 'string', schema: list('--comms', COMMS), description: 'default: freeform' },
+    comms: { type: 'string', schema: list(COMMS), description: 'default: freeform' },
   });
   const env: NodeJS.ProcessEnv = { ...process.env };
   // The grid's own flags are not run settings: each cell sets topology, size and format itself.

@@ -25,7 +25,7 @@ const hasPython = (() => {
 })();
 
 /** ggml's quantize_row_q8_0_ref and IEEE half packing, in Python: hex bytes per input list. */
-const PY_ORACLE = String.raw`
+const PY_ORACLE = `
 import json, struct, sys, math
 f32 = lambda x: struct.unpack('<f', struct.pack('<f', x))[0]
 def half(x):
@@ -58,9 +58,9 @@ function halfToNumber(bits: number): number {
   const s = bits >> 15 ? -1 : 1;
   const e = (bits >> 10) & 31;
   const m = bits & 1023;
-  if (e === 0) return s * m * Math.pow(2, -24);
+  if (e === 0) return s * m * 2 ** -24;
   if (e === 31) return m ? NaN : s * Infinity;
-  return s * Math.pow(2, e - 15) * (1 + m / 1024);
+  return s * 2 ** (e - 15) * (1 + m / 1024);
 }
 
 describe('tensor encoders', () => {

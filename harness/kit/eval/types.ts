@@ -19,6 +19,7 @@ export interface EvalTool {
   name: string;
   description?: string;
   parameters?: Record<string, unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: a tool's own typed argument object must be assignable here
   run(args: Record<string, any>): unknown;
 }
 

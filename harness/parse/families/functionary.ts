@@ -17,7 +17,7 @@ import { isPlainObject } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import { onlyTrailer, readValueAt, skipWs, stripEndTokens } from '../util.ts';
 
-const NAME = /^[A-Za-z_][\w.\-]*$/;
+const NAME = /^[A-Za-z_][\w.-]*$/;
 
 function argsOf(v: unknown, name: string, ctx: ParseCtx): ParsedCall[] | null {
   if (isPlainObject(v)) return [{ name, arguments: v }];
@@ -30,9 +30,9 @@ function argsOf(v: unknown, name: string, ctx: ParseCtx): ParsedCall[] | null {
  * `>>>NAME` segment follows, or the first line names a listed tool and a JSON object follows it.
  */
 function impliedPrefix(body: string, p: number, ctx: ParseCtx): boolean {
-  const m = /^([A-Za-z_][\w.\-]*)[ \t]*\r?\n[ \t]*\{/.exec(body.slice(p, p + 200));
+  const m = /^([A-Za-z_][\w.-]*)[ \t]*\r?\n[ \t]*\{/.exec(body.slice(p, p + 200));
   if (!m || m[1] === 'all') return false;
-  if (/(?:^|[}\n])[ \t]*>>>[ \t]*[A-Za-z_][\w.\-]*[ \t]*\r?\n/.test(body.slice(p + m[0].length))) return true;
+  if (/(?:^|[}\n])[ \t]*>>>[ \t]*[A-Za-z_][\w.-]*[ \t]*\r?\n/.test(body.slice(p + m[0].length))) return true;
   return ctx.tools?.some((t) => t.name === m[1]) === true;
 }
 
@@ -119,7 +119,7 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
 }
 
 function parseV31(text: string, ctx: ParseCtx, res: FamilyResult): void {
-  const open = ctx.loose ? /<\s*function\s*=\s*["']?([\w.\-]+)["']?\s*>/gi : /<function=([A-Za-z_][\w.\-]*)>/g;
+  const open = ctx.loose ? /<\s*function\s*=\s*["']?([\w.-]+)["']?\s*>/gi : /<function=([A-Za-z_][\w.-]*)>/g;
   let m: RegExpExecArray | null;
   while ((m = open.exec(text))) {
     const start = m.index;

@@ -33,10 +33,10 @@ function at(re: RegExp, text: string, pos: number): number {
 
 /** `functions.get_weather:0` → get_weather; null when the id has no name. */
 export function kimiName(id: string, loose: boolean): string | null {
-  const m = /^(?:[\w-]+\.)*([\w\-]+):\d+$/.exec(id.trim());
+  const m = /^(?:[\w-]+\.)*([\w-]+):\d+$/.exec(id.trim());
   if (m) return m[1]!;
   if (!loose) return null;
-  const n = /^(?:[\w-]+\.)*([\w\-]+)(?::\w*)?$/.exec(id.trim());
+  const n = /^(?:[\w-]+\.)*([\w-]+)(?::\w*)?$/.exec(id.trim());
   return n ? n[1]! : null;
 }
 

@@ -64,11 +64,6 @@ function looseElements(v: unknown, spec: MarkedSpec, ctx: ParseCtx): ParsedCall[
   return calls;
 }
 
-function startsWithAny(text: string, at: number, marks: readonly string[]): string | null {
-  for (const m of marks) if (text.startsWith(m, at)) return m;
-  return null;
-}
-
 export function parseMarked(text: string, ctx: ParseCtx, spec: MarkedSpec): FamilyResult {
   const res = emptyResult();
   const openRe = ctx.loose ? new RegExp(spec.openLoose.source, spec.openLoose.flags.includes('g') ? spec.openLoose.flags : `${spec.openLoose.flags}g`) : null;

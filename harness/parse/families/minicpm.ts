@@ -70,8 +70,8 @@ export function parseMinicpm(text: string, ctx: ParseCtx): FamilyResult {
         }
         const closed = /^<\s*\/\s*param/i.test(pe[0]);
         if (!closed) ctx.notes.add('missing closing tag');
-        const dup = Object.prototype.hasOwnProperty.call(args, key);
-        const unknownParam = ctx.tools !== undefined && tool !== undefined && !Object.prototype.hasOwnProperty.call(props, key);
+        const dup = Object.hasOwn(args, key);
+        const unknownParam = ctx.tools !== undefined && tool !== undefined && !Object.hasOwn(props, key);
         if (!ctx.loose && (dup || unknownParam)) {
           res.ok = false;
           fn.lastIndex = pe.index + pe[0].length;

@@ -71,18 +71,18 @@ function readElement(text: string, p: number, tag: string, depth: number): Read<
 
 function propSchema(schema: unknown, key: string): unknown {
   if (!isPlainObject(schema)) return undefined;
-  if (isPlainObject(schema.properties) && Object.prototype.hasOwnProperty.call(schema.properties, key)) return schema.properties[key];
+  if (isPlainObject(schema.properties) && Object.hasOwn(schema.properties, key)) return schema.properties[key];
   return isPlainObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
 }
 
 /** A node's value, typed by its schema (undefined: none known). */
-function valueOf(node: Node, schema: unknown): unknown {
+function nodeValue(node: Node, schema: unknown): unknown {
   if ('text' in node) return schemaTyped(node.text, schema);
   const types = paramTypes(schema);
   const asList = types.has('array') ? !types.has('object') || node.children.every(([t]) => t === 'item') : types.size === 0 && node.children.length > 0 && node.children.every(([t]) => t === 'item');
   if (asList) {
     const items = isPlainObject(schema) ? schema.items : undefined;
-    return node.children.map(([, n]) => valueOf(n, items));
+    return node.children.map(([, n]) => nodeValue(n, items));
   }
   return objectOf(node.children, (key) => propSchema(schema, key));
 }
@@ -91,7 +91,7 @@ function objectOf(children: Array<[string, Node]>, schemaOf: (key: string) => un
   const out: Record<string, unknown> = {};
   const seen = new Map<string, unknown[]>();
   for (const [key, n] of children) {
-    const v = valueOf(n, schemaOf(key));
+    const v = nodeValue(n, schemaOf(key));
     const prev = seen.get(key);
     if (prev) {
       prev.push(v);

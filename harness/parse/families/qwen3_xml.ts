@@ -99,7 +99,7 @@ function findersFor(text: string, ctx: ParseCtx): Finders {
  * Where the value starting at `from` ends: its `</parameter>`, unless a line-starting `<parameter=` comes first
  * (then the close is missing and that parameter ends it), else the next `</function>` (close missing too).
  */
-function valueEnd(text: string, from: number, f: Finders): { end: number; after: number; closed: boolean } | null {
+function valueEnd(from: number, f: Finders): { end: number; after: number; closed: boolean } | null {
   const close = f.paramClose(from);
   const next = f.nextParam(from);
   if (close && (!next || close.index < next.index)) return { end: close.index, after: close.index + close.length, closed: true };
@@ -125,7 +125,7 @@ export function parseFunctionBlock(text: string, pos: number, ctx: ParseCtx, tag
     if (pm) {
       const pname = ctx.loose ? pm[1]!.trim() : pm[1]!;
       const vstart = p + pm[0].length;
-      const ve = valueEnd(text, vstart, finders);
+      const ve = valueEnd(vstart, finders);
       if (!ve) return { ok: false, truncated: true };
       if (!ve.closed) ctx.notes.add('missing closing tag');
       let raw = text.slice(vstart, ve.end);

@@ -64,7 +64,7 @@ export type TurnIn = z.infer<typeof TurnSchema>;
 
 export const CaseRowSchema = z
   .object({
-    id: z.string().min(1).regex(/^[\w.\-]+$/, 'ids use letters, digits, _ . - only'),
+    id: z.string().min(1).regex(/^[\w.-]+$/, 'ids use letters, digits, _ . - only'),
     cat: z.string().min(1),
     family: z.string().min(1).optional(),
     split: z.string().min(1).default('dev'),

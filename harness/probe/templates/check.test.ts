@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkTemplate, FINDING_IDS, type Finding, type FindingId, type TemplateCheck } from './check.ts';
-import { TemplateError } from './errors.ts';
+import type { TemplateError } from './errors.ts';
 import { PROBE_TOOL_DESCRIPTION, PROBE_TOOL_NAME } from './fixtures.ts';
 import { renderChat } from './render.ts';
 import { REFERENCE_FAMILIES, referenceTemplate } from './repair.ts';

@@ -18,6 +18,7 @@ import { isPySpace } from '../../core/pyliteral/unicode.ts';
 type Node = NonNullable<Parameters<Interpreter['evaluate']>[0]>;
 type Value = ReturnType<Interpreter['evaluate']>;
 /** Loose view of an AST node: the engine's node classes are not exported. */
+// biome-ignore lint/suspicious/noExplicitAny: the engine's node classes are not exported, so fields are read untyped
 type AnyNode = { type: string; [key: string]: any };
 
 const PRE = '__toolgauge_precomputed';
