@@ -64,12 +64,12 @@ const GUARD_DIR = fileURLToPath(new URL('../sandbox/runtime', import.meta.url));
 export interface PythonExecutorOptions {
   /** The folder with BFCL's class files (gorilla_file_system.py …); see findBfclSource. */
   sourceDir: string;
-  /** Default /usr/bin/python3 (Debian's, which has mpmath), or TOOLGAUGE_PYTHON. */
+  /** Default /usr/bin/python3 (Debian's, which has mpmath); a run passes its --python / TOOLGAUGE_PYTHON. */
   pythonPath?: string;
   /** Per request (default 30 000 ms): a hung call kills the worker. */
   timeoutMs?: number;
   memoryLimitMb?: number;
-  /** Off only for debugging (TOOLGAUGE_SANDBOX_CONFINE=0 also turns it off). */
+  /** Off only for debugging (a run's TOOLGAUGE_SANDBOX_CONFINE=0, passed in at its edge). */
   confine?: boolean;
 }
 
@@ -113,7 +113,7 @@ export class PythonBfclExecutor implements BfclExecutor {
   constructor(private readonly opts: PythonExecutorOptions) {}
 
   private launch(): Promise<void> {
-    const python = this.opts.pythonPath ?? (process.env.TOOLGAUGE_PYTHON || '/usr/bin/python3');
+    const python = this.opts.pythonPath ?? '/usr/bin/python3';
     const config = { sourceDir: this.opts.sourceDir, memoryLimitMb: this.opts.memoryLimitMb ?? 1024, runtimeDir: GUARD_DIR };
     const args = ['-I', '-B', EXEC_SCRIPT, JSON.stringify(config)];
     const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args, { privateProc: true });

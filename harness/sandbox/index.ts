@@ -26,6 +26,8 @@ export interface SandboxOptions {
   maxContentChars?: number;
   /** pyodide: start workers from a cached memory snapshot (default true). */
   snapshot?: boolean;
+  /** OS confinement of the workers (default true; false only for debugging — a run's TOOLGAUGE_SANDBOX_CONFINE=0). */
+  confine?: boolean;
   /** Worker start-up limit (default 60 000 ms). */
   startTimeoutMs?: number;
 }
@@ -38,6 +40,7 @@ const OptionsSchema = z.object({
   pythonPath: z.string().optional(), // '' means unset
   maxContentChars: z.number().int().positive().optional(),
   snapshot: z.boolean().optional(),
+  confine: z.boolean().optional(),
   startTimeoutMs: timerMs.optional(),
 });
 
@@ -117,7 +120,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let pool: WorkerPool;
   let pyodide: PyodideLauncher | null = null;
   if (opts.backend === 'pyodide') {
-    const launcher = new PyodideLauncher({ memoryLimitMb, snapshot: opts.snapshot ?? true, maxResponseBytes: maxResponse });
+    const launcher = new PyodideLauncher({ memoryLimitMb, snapshot: opts.snapshot ?? true, confine: opts.confine !== false, maxResponseBytes: maxResponse });
     pyodide = launcher;
     pool = new WorkerPool({
       size: opts.poolSize ?? defaultPyodidePool(),
@@ -132,7 +135,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const pythonPath = resolvePythonPath(opts.pythonPath);
     pool = new WorkerPool({
       size: opts.poolSize ?? 2,
-      launch: () => pythonLaunch(pythonPath, memoryLimitMb, maxResponse),
+      launch: () => pythonLaunch(pythonPath, memoryLimitMb, maxResponse, opts.confine !== false),
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
       // RLIMIT_AS binds first (per process); this backs it up for the server and its call's child together.
       rssLimitBytes: (2 * memoryLimitMb + 128) * 2 ** 20,
@@ -175,7 +178,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     info() {
       return {
         backend: opts.backend,
-        confinement: confinement().layers,
+        confinement: confinement({ enabled: opts.confine !== false }).layers,
         workerPids: pool.workerPids(),
         ...(pyodide ? { snapshot: pyodide.snapshotNote } : {}),
         lastReady: pool.lastReadyInfo,

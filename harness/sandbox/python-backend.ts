@@ -28,7 +28,7 @@ function dataRoots(): string[] {
   return out;
 }
 
-export function pythonLaunch(pythonPath: string, memoryLimitMb: number, maxResponseBytes: number): WorkerLaunch {
+export function pythonLaunch(pythonPath: string, memoryLimitMb: number, maxResponseBytes: number, confine = true): WorkerLaunch {
   const config = {
     runtimeDir: RUNTIME_DIR,
     memoryLimitMb,
@@ -37,7 +37,7 @@ export function pythonLaunch(pythonPath: string, memoryLimitMb: number, maxRespo
     // Imported once by the server, so that each call's fork starts warm (as the pyodide snapshot does).
     preimport: SNAPSHOT_PREIMPORTS,
   };
-  const { file, args, forks } = confined(pythonPath, ['-I', '-B', SERVER_FILE, JSON.stringify(config)]);
+  const { file, args, forks } = confined(pythonPath, ['-I', '-B', SERVER_FILE, JSON.stringify(config)], { enabled: confine });
   return {
     file,
     args,
