@@ -77,7 +77,7 @@ const CLASS_FILES = ['gorilla_file_system.py', 'math_api.py', 'message_api.py', 
 const hasClassFiles = (dir: string) => CLASS_FILES.some((f) => existsSync(join(dir, f)));
 
 /** Where BFCL's class files are: the option, TOOLGAUGE_BFCL_SOURCE, or an installed bfcl_eval package. */
-export async function findBfclSource(option?: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+export async function findBfclSource(option: string | undefined, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const candidates = [option, env.TOOLGAUGE_BFCL_SOURCE].filter((x): x is string => !!x);
   for (const c of candidates) {
     for (const dir of [c, join(c, 'eval_checker', 'multi_turn_eval', 'func_source_code'), join(c, 'bfcl_eval', 'eval_checker', 'multi_turn_eval', 'func_source_code')]) {

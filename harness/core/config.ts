@@ -68,6 +68,8 @@ const EnvSchema = z.object({
   TOOLGAUGE_ENGINE_PARALLEL: intFrom('TOOLGAUGE_ENGINE_PARALLEL', 1).optional(),
   TOOLGAUGE_ENGINE_CTX: intFrom('TOOLGAUGE_ENGINE_CTX', 64).optional(),
   HF_HOME: z.string().optional(),
+  // The hub cache's default place is under it (as huggingface_hub does) when HF_HOME is unset.
+  XDG_CACHE_HOME: z.string().optional(),
   HF_TOKEN: z.string().optional(),
   HF_ENDPOINT: z.string().url().default('https://huggingface.co'),
   TOOLGAUGE_HF_TIMEOUT_MS: msFrom('TOOLGAUGE_HF_TIMEOUT_MS').default(300_000),
@@ -178,7 +180,7 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
     },
     simUrl: e.TOOLGAUGE_SIM_URL,
     engine: gguf === null ? undefined : { threads: e.TOOLGAUGE_ENGINE_THREADS, parallel: e.TOOLGAUGE_ENGINE_PARALLEL, contextSize: e.TOOLGAUGE_ENGINE_CTX, facts: engineFactsFrom(e.TOOLGAUGE_ENGINE_INFO) },
-    hf: { home: e.HF_HOME, token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT, timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS },
+    hf: { home: e.HF_HOME ?? (e.XDG_CACHE_HOME ? `${e.XDG_CACHE_HOME}/huggingface` : undefined), token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT, timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS },
   };
   registerRunSecrets(cfg);
   return cfg;

@@ -85,7 +85,7 @@ export interface Sandbox {
 }
 
 /** The agent layer's gate: dataset code runs only when TOOLHOP_ALLOW_DATASET_EXEC=1. */
-export function assertDatasetExecAllowed(env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env): void {
+export function assertDatasetExecAllowed(env: NodeJS.ProcessEnv | Record<string, string | undefined>): void {
   if (env.TOOLHOP_ALLOW_DATASET_EXEC !== '1') {
     throw new Error(
       'ToolHop tools are Python code shipped with the dataset; running them requires TOOLHOP_ALLOW_DATASET_EXEC=1 ' +

@@ -19,17 +19,13 @@ export const ENV_EDGES: Record<string, string> = {
   'harness/vitest/context.ts': 'a worker without a provided KitConfig (a project\'s own eval file run by Vitest) parses its own at the edge',
   'harness/vitest/run.ts': 'starts Vitest for the CLI: marks the process and builds the eval config from the environment',
   'harness/vitest/eval-config.ts': 'a project\'s vitest.config: the environment is the edge there (default of builtinEvalConfig)',
+  'harness/builtin/global-setup.ts': 'the built-in suites\' Vitest global setup (an edge under plain `vitest run`): TOOLGAUGE_SUITES names the run\'s suites',
   'reporters/toolgauge.ts': 'the reporter runs in Vitest\'s main process, an edge of its own',
   'harness/engine/child.mjs': 'the entry point of the engine\'s child process: its options arrive in its environment',
   'harness/engine/host.ts': 'passes the parent\'s environment (minus NODE_OPTIONS) on to the engine child; reads no setting',
-  // Defaults of functions whose run callers pass the run's value (left as they were; see the issue's item 9 report).
-  'harness/sandbox/index.ts': 'default of assertDatasetExecAllowed(env); run callers pass their own',
+  // Defaults of functions for direct library callers; a run passes its own value (left for now: see the issue's item 9).
   'harness/sandbox/python-backend.ts': 'default of resolvePythonPath(option, env) for direct library callers; a run passes run.sandbox.pythonPath',
-  'harness/serve/run-engine.ts': 'default of closeRunEngine(e, env); the callers are edges',
   'harness/hub/hf.ts': 'default of defaultHfHome(env)',
-  'harness/builtin/load.ts': 'default of loadBuiltinSuites(env) (TOOLGAUGE_SUITES set by the CLI for its Vitest process)',
-  'harness/bfcl/hf.ts': 'default of ensureBfclData(…, env)',
-  'harness/bfcl/executor.ts': 'default of findBfclSource(option, env); a run passes its interpreter as a value',
   // Test support (not used by runs): interpreters and data locations of the tests.
   'harness/core/pyliteral/python-oracle.ts': 'test support: the tests\' reference interpreter (TOOLGAUGE_PYTHON)',
   'harness/apibank/env/reference-oracle.ts': 'test support: the reference scorer\'s checkout (TOOLGAUGE_APIBANK_REF)',

@@ -145,13 +145,13 @@ async function rescore(argv: string[]): Promise<number> {
 
   let dataDir = values.data as string | undefined;
   if (!dataDir) {
-    const got = await ensureBfclData([...new Set(present)], { revision: values.revision as string | undefined });
+    const got = await ensureBfclData([...new Set(present)], { revision: values.revision as string | undefined }, process.env);
     dataDir = got.dir;
   }
 
   let executor: PythonBfclExecutor | undefined;
   if (present.some((c) => checkKindOf(c) === 'multi_turn')) {
-    const source = await findBfclSource(values['bfcl-source'] as string | undefined);
+    const source = await findBfclSource(values['bfcl-source'] as string | undefined, process.env);
     if (!source) {
       throw new UsageError('toolgauge bfcl rescore: multi-turn results need BFCL\'s simulated API classes: pass --bfcl-source DIR (a BFCL checkout or bfcl_eval package), set TOOLGAUGE_BFCL_SOURCE, or pip install bfcl-eval');
     }
