@@ -20,7 +20,7 @@ export interface SandboxOptions {
   callTimeoutMs?: number;
   /** Memory bound per worker (default 1024 MiB): wasm heap maximum (pyodide) or RLIMIT_AS (python). */
   memoryLimitMb?: number;
-  /** CPython interpreter for backend 'python' (else TOOLGAUGE_PYTHON, else /usr/bin/python3). */
+  /** CPython interpreter for backend 'python' (default /usr/bin/python3; a run passes its --python / TOOLGAUGE_PYTHON). */
   pythonPath?: string;
   /** Content longer than this many characters is cut in the worker (default 1 000 000; see truncatedFrom). */
   maxContentChars?: number;
@@ -132,7 +132,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       maxLineBytes,
     });
   } else {
-    const pythonPath = resolvePythonPath(opts.pythonPath);
+    // The library reads no environment: a run passes its TOOLGAUGE_PYTHON as opts.pythonPath.
+    const pythonPath = resolvePythonPath(opts.pythonPath, {});
     pool = new WorkerPool({
       size: opts.poolSize ?? 2,
       launch: () => pythonLaunch(pythonPath, memoryLimitMb, maxResponse, opts.confine !== false),

@@ -11,7 +11,7 @@ import type { WorkerLaunch } from './pool.ts';
 export const SERVER_FILE = path.join(RUNTIME_DIR, 'cpython_server.py');
 
 /** The interpreter: option, then TOOLGAUGE_PYTHON, then Debian's /usr/bin/python3 (which has the packages). */
-export function resolvePythonPath(option?: string, env: NodeJS.ProcessEnv = process.env): string {
+export function resolvePythonPath(option: string | undefined, env: NodeJS.ProcessEnv | Record<string, string | undefined>): string {
   return option || env.TOOLGAUGE_PYTHON || '/usr/bin/python3';
 }
 

@@ -23,9 +23,6 @@ export const ENV_EDGES: Record<string, string> = {
   'reporters/toolgauge.ts': 'the reporter runs in Vitest\'s main process, an edge of its own',
   'harness/engine/child.mjs': 'the entry point of the engine\'s child process: its options arrive in its environment',
   'harness/engine/host.ts': 'passes the parent\'s environment (minus NODE_OPTIONS) on to the engine child; reads no setting',
-  // Defaults of functions for direct library callers; a run passes its own value (left for now: see the issue's item 9).
-  'harness/sandbox/python-backend.ts': 'default of resolvePythonPath(option, env) for direct library callers; a run passes run.sandbox.pythonPath',
-  'harness/hub/hf.ts': 'default of defaultHfHome(env)',
   // Test support (not used by runs): interpreters and data locations of the tests.
   'harness/core/pyliteral/python-oracle.ts': 'test support: the tests\' reference interpreter (TOOLGAUGE_PYTHON)',
   'harness/apibank/env/reference-oracle.ts': 'test support: the reference scorer\'s checkout (TOOLGAUGE_APIBANK_REF)',
