@@ -70,7 +70,7 @@ describe('process.env is read at the edges only', () => {
     expect(readsEnv('// TOOLGAUGE_X: process.env is read at the edge\n * process.env in a doc comment\nconst y = 1;')).toBe(false);
   });
 
-  it('the sandbox switches and BFCL'\''s interpreter are values, not environment reads (pyodide-backend, confine, executor)', () => {
+  it('the sandbox switches and BFCL\'s interpreter are values, not environment reads (pyodide-backend, confine, executor)', () => {
     for (const f of ['harness/sandbox/pyodide-backend.ts', 'harness/sandbox/confine.ts']) expect(readers).not.toContain(f);
     expect(readFileSync(join(ROOT, 'harness/bfcl/executor.ts'), 'utf8')).not.toMatch(/process\.env\.TOOLGAUGE_PYTHON/);
   });
