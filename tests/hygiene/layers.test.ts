@@ -8,8 +8,8 @@ import { fromRoot } from '../../harness/core/paths.ts';
  * statement of the layer order: a folder may reference only folders of a lower level (sideways only where
  * `SUITE_EDGES` or `SIDEWAYS` say so), and docs/ARCHITECTURE.md's diagram is checked to list the same folders at the
  * same levels. "Reference" means every way a module can reach another file: a static `import`/`export … from`, a
- * dynamic `import('…')` with a literal, and a `new URL('…', import.meta.url)` path (a file handed to Vitest, a worker,
- * a child process). No reference cycle between harness folders; only harness/model imports openai, only
+ * dynamic `import('…')` with a literal, a `new URL('…', import.meta.url)` path (a file handed to Vitest, a worker,
+ * a child process) and a `fromRoot('harness', '…')` path. No reference cycle between harness folders; only harness/model imports openai, only
  * harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp, only the Vitest adapter imports vitest;
  * no library module imports a dev dependency. Test files are exempt (they may import anything).
  */
@@ -60,7 +60,7 @@ export interface Ref {
   from: string;
   spec: string;
   typeOnly: boolean;
-  kind: 'static' | 'dynamic' | 'url';
+  kind: 'static' | 'dynamic' | 'url' | 'root';
 }
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
@@ -68,6 +68,9 @@ const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\s+from\s+)?['"]([^'"]
 const DYNAMIC = /(typeof\s+)?\bimport\(\s*(?:'([^']+)'|"([^"]+)"|`([^`$]*))/g;
 // `new URL('x', import.meta.url)`, also with a template literal (its literal part before the first `${`).
 const URL_REF = /new\s+URL\(\s*(?:'([^']*)'|"([^"]*)"|`([^`$]*)(?:\$\{[^}]*\}[^`]*)?`)\s*,\s*import\.meta\.url\s*\)/g;
+
+// `fromRoot('harness', 'x', …)` (harness/core/paths.ts): a path from the package root into a harness folder.
+const ROOT_REF = /\bfromRoot\(\s*'harness'((?:\s*,\s*'[^']*')+)\s*\)/g;
 
 /** Whether the match at `index` sits on a comment line (`//`, ` * `, `/*`): doc comments show example imports. */
 const inComment = (src: string, index: number) => /^\s*(\/\/|\*|\/\*)/.test(src.slice(src.lastIndexOf('\n', index) + 1, index));
@@ -82,6 +85,11 @@ export function referencesOf(from: string, src: string): Ref[] {
   for (const m of src.matchAll(URL_REF)) {
     const spec = m[1] ?? m[2] ?? m[3];
     if (spec && spec.startsWith('.') && !inComment(src, m.index)) out.push({ from, spec, typeOnly: false, kind: 'url' });
+  }
+  for (const m of src.matchAll(ROOT_REF)) {
+    const parts = [...m[1]!.matchAll(/'([^']*)'/g)].map((p) => p[1]!);
+    const spec = `./${relative(dirname(from), join(ROOT, 'harness', ...parts))}`;
+    if (!inComment(src, m.index)) out.push({ from, spec, typeOnly: false, kind: 'root' });
   }
   return out;
 }
@@ -148,18 +156,19 @@ describe('layering of harness/', () => {
     expect(layerViolations(all)).toEqual([]);
   });
 
-  it('catches an upward dynamic import, an upward new URL and an upward export … from (synthetic modules)', () => {
+  it('catches an upward dynamic import, new URL, fromRoot path and export … from (synthetic modules)', () => {
     const kit = join(ROOT, 'harness/kit/planted.ts');
     const src = [
       "export async function f() { return (await import('../cli/main.ts')).main; }",
       "const P = new URL(`../api/index${'.ts'}`, import.meta.url);",
       "export { x } from '../builtin/load.ts';",
       "// import('../cli/main.ts') in a comment is not a reference",
+      "const Q = fromRoot('harness', 'api', 'index.ts');",
     ].join('\n');
     const refs = referencesOf(kit, src);
-    expect(refs.map((r) => [r.kind, r.spec])).toEqual([['static', '../builtin/load.ts'], ['dynamic', '../cli/main.ts'], ['url', '../api/index']]);
+    expect(refs.map((r) => [r.kind, r.spec])).toEqual([['static', '../builtin/load.ts'], ['dynamic', '../cli/main.ts'], ['url', '../api/index'], ['root', './../api/index.ts']]);
     const bad = layerViolations(refs);
-    expect(bad).toHaveLength(3);
+    expect(bad).toHaveLength(4);
     expect(bad.join('\n')).toMatch(/imports dynamically cli/);
     expect(bad.join('\n')).toMatch(/names a path in api/);
     // The allowance for the adapter's path to the built-in global setup holds for that file only.
