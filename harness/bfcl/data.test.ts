@@ -46,7 +46,7 @@ describe('BFCL data', () => {
   it('downloads the files the categories need into the hub cache, then works offline from the cache', async () => {
     const home = mkdtempSync(join(tmpdir(), 'tg-bfcl-hf-'));
     tmp.push(home);
-    const got = await ensureBfclData(['simple_python', 'irrelevance', 'multi_turn_base'], { hfHome: home, endpoint });
+    const got = await ensureBfclData(['simple_python', 'irrelevance', 'multi_turn_base'], { hfHome: home, endpoint }, {});
     expect(got.commit).toBe(COMMIT);
     expect(relative(home, got.dir)).toBe(join('hub', `datasets--${BFCL_HF_REPO.replace('/', '--')}`, 'snapshots', COMMIT));
     // Irrelevance has no possible answers; multi-turn needs the class docs.
@@ -54,10 +54,10 @@ describe('BFCL data', () => {
     expect(fetched).toContain('multi_turn_func_doc/ticket_api.json');
     expect(loadCategory(got.dir, 'simple_python').map((c) => c.id)).toEqual(['simple_python_0', 'simple_python_1', 'simple_python_2']);
     const n = fetched.length;
-    const again = await ensureBfclData(['simple_python'], { hfHome: home, endpoint: 'http://127.0.0.1:9' });
+    const again = await ensureBfclData(['simple_python'], { hfHome: home, endpoint: 'http://127.0.0.1:9' }, {});
     expect(again.dir).toBe(got.dir);
     expect(fetched.length).toBe(n);
-    await expect(ensureBfclData(['parallel_multiple'], { hfHome: home, endpoint: 'http://127.0.0.1:9' })).rejects.toThrow(/--data/);
+    await expect(ensureBfclData(['parallel_multiple'], { hfHome: home, endpoint: 'http://127.0.0.1:9' }, {})).rejects.toThrow(/--data/);
   });
 
   it('names file, row and field for a bad row; pairs answers by line and refuses a count mismatch', () => {

@@ -64,12 +64,12 @@ const GUARD_DIR = fileURLToPath(new URL('../sandbox/runtime', import.meta.url));
 export interface PythonExecutorOptions {
   /** The folder with BFCL's class files (gorilla_file_system.py …); see findBfclSource. */
   sourceDir: string;
-  /** Default /usr/bin/python3 (Debian's, which has mpmath), or TOOLGAUGE_PYTHON. */
+  /** Default /usr/bin/python3 (Debian's, which has mpmath); a run passes its --python / TOOLGAUGE_PYTHON. */
   pythonPath?: string;
   /** Per request (default 30 000 ms): a hung call kills the worker. */
   timeoutMs?: number;
   memoryLimitMb?: number;
-  /** Off only for debugging (TOOLGAUGE_SANDBOX_CONFINE=0 also turns it off). */
+  /** Off only for debugging (a run's TOOLGAUGE_SANDBOX_CONFINE=0, passed in at its edge). */
   confine?: boolean;
 }
 
@@ -77,7 +77,7 @@ const CLASS_FILES = ['gorilla_file_system.py', 'math_api.py', 'message_api.py', 
 const hasClassFiles = (dir: string) => CLASS_FILES.some((f) => existsSync(join(dir, f)));
 
 /** Where BFCL's class files are: the option, TOOLGAUGE_BFCL_SOURCE, or an installed bfcl_eval package. */
-export async function findBfclSource(option?: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+export async function findBfclSource(option: string | undefined, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const candidates = [option, env.TOOLGAUGE_BFCL_SOURCE].filter((x): x is string => !!x);
   for (const c of candidates) {
     for (const dir of [c, join(c, 'eval_checker', 'multi_turn_eval', 'func_source_code'), join(c, 'bfcl_eval', 'eval_checker', 'multi_turn_eval', 'func_source_code')]) {
@@ -113,7 +113,7 @@ export class PythonBfclExecutor implements BfclExecutor {
   constructor(private readonly opts: PythonExecutorOptions) {}
 
   private launch(): Promise<void> {
-    const python = this.opts.pythonPath ?? (process.env.TOOLGAUGE_PYTHON || '/usr/bin/python3');
+    const python = this.opts.pythonPath ?? '/usr/bin/python3';
     const config = { sourceDir: this.opts.sourceDir, memoryLimitMb: this.opts.memoryLimitMb ?? 1024, runtimeDir: GUARD_DIR };
     const args = ['-I', '-B', EXEC_SCRIPT, JSON.stringify(config)];
     const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args, { privateProc: true });

@@ -8,11 +8,11 @@ import { PythonBfclExecutor } from './executor.ts';
 const pool = new Map<string, PythonBfclExecutor>();
 let hooked = false;
 
-export function sharedExecutor(sourceDir: string, pythonPath: string): PythonBfclExecutor {
-  const key = JSON.stringify([sourceDir, pythonPath]);
+export function sharedExecutor(sourceDir: string, pythonPath: string, confine = true): PythonBfclExecutor {
+  const key = JSON.stringify([sourceDir, pythonPath, confine]);
   let e = pool.get(key);
   if (!e) {
-    e = new PythonBfclExecutor({ sourceDir, pythonPath });
+    e = new PythonBfclExecutor({ sourceDir, pythonPath, confine });
     pool.set(key, e);
   }
   if (!hooked) {

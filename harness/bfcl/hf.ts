@@ -42,7 +42,7 @@ export function validateJsonLines(text: string): void {
  * holds them, as `--data DIR` would name it. Offline with a warm cache works; offline with a cold cache fails
  * with a message that says to pass --data.
  */
-export async function ensureBfclData(categories: readonly BfclCategory[], opts: BfclHfOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<{ dir: string; commit: string; downloaded: number }> {
+export async function ensureBfclData(categories: readonly BfclCategory[], opts: BfclHfOptions, env: NodeJS.ProcessEnv): Promise<{ dir: string; commit: string; downloaded: number }> {
   const revision = opts.revision ?? BFCL_HF_REVISION;
   let dir: string | undefined;
   let commit = '';

@@ -32,7 +32,7 @@ export function resolveBfclData(run: RunConfig, s: Pick<BfclSettings, 'data' | '
         return { dir: s.data, origin: s.data };
       }
       try {
-        const got = await ensureBfclData(s.categories, { revision: s.revision, hfHome: run.hf.home, token: run.hf.token, endpoint: run.hf.endpoint });
+        const got = await ensureBfclData(s.categories, { revision: s.revision, hfHome: run.hf.home, token: run.hf.token, endpoint: run.hf.endpoint }, {});
         return { dir: got.dir, origin: `${BFCL_HF_REPO}@${s.revision} (commit ${got.commit})` };
       } catch (err) {
         throw new UsageError(`BFCL data: ${(err as Error).message.replace(/Pass --data FILE\.?/, '')} Pass --data DIR (a folder with BFCL_v4_<category>.json and possible_answer/).`.replace(/\s+/g, ' '));

@@ -45,7 +45,7 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   testName: (c) => `bfcl › ${c.category} › ${c.id}`,
   async run(c, ctx) {
     const s = ctx.settings;
-    const executor = checkKindOf(c.category) === 'multi_turn' ? sharedExecutor(await resolveBfclSource(ctx.run, s), ctx.run.sandbox.pythonPath) : undefined;
+    const executor = checkKindOf(c.category) === 'multi_turn' ? sharedExecutor(await resolveBfclSource(ctx.run, s), ctx.run.sandbox.pythonPath, ctx.run.sandbox.confine) : undefined;
     const out = await runBfclInstance(c, {
       client: ctx.client(),
       mode: s.mode,

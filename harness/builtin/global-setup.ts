@@ -4,6 +4,6 @@ import { createGlobalSetup } from '../vitest/global-setup.ts';
 import { loadBuiltinSuites } from './load.ts';
 
 export default async function setup(project: Parameters<ReturnType<typeof createGlobalSetup>>[0]) {
-  await loadBuiltinSuites();
+  await loadBuiltinSuites(process.env);
   return createGlobalSetup(registeredSuites())(project);
 }

@@ -20,7 +20,7 @@ export const BUILTIN_SUITE_NAMES: readonly string[] = Object.keys(LOADERS);
  * command's suite), or all of them (plain `vitest run`, `--merge-reports`). Names it does not know are skipped:
  * a user's suite registers itself.
  */
-export async function loadBuiltinSuites(env: NodeJS.ProcessEnv = process.env): Promise<AnySuite[]> {
+export async function loadBuiltinSuites(env: NodeJS.ProcessEnv): Promise<AnySuite[]> {
   const names = env.TOOLGAUGE_SUITES === undefined ? BUILTIN_SUITE_NAMES : env.TOOLGAUGE_SUITES.split(',').map((s) => s.trim()).filter((s) => s in LOADERS);
   const defs = await Promise.all(names.map((n) => LOADERS[n]!()));
   for (const d of defs) registerSuite(d);

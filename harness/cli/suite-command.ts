@@ -84,7 +84,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
     }
     return await runChecked(c, kc, settings, values, env);
   } finally {
-    if (engine) await closeRunEngine(engine);
+    if (engine) await closeRunEngine(engine, process.env);
   }
 }
 
@@ -127,7 +127,7 @@ async function claim<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, dir: str
 
 async function runClaimed<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, outDir: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
   Object.assign(process.env, env);
-  await loadBuiltinSuites();
+  await loadBuiltinSuites(process.env);
   const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {
     // The global setup's work and the reporter from this process's modules (Vitest's main process then loads them
     // through Vite no more).

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './errors.ts';
 import { readConfig, redactUrl } from './config.ts';
+import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
+import { createSandbox } from '../sandbox/index.ts';
 
 describe('run configuration from the environment', () => {
+  it('reads the sandbox switches once (TOOLGAUGE_SANDBOX_CONFINE/SNAPSHOT=0) and hands them to the sandbox as values', async () => {
+    expect(readConfig({}).sandbox).toMatchObject({ confine: true, snapshot: true });
+    const off = readConfig({ TOOLGAUGE_SANDBOX_CONFINE: '0', TOOLGAUGE_SANDBOX_SNAPSHOT: '0' });
+    expect(off.sandbox).toMatchObject({ confine: false, snapshot: false });
+    expect(sandboxOptionsOf(off)).toMatchObject({ confine: false, snapshot: false });
+    // The library reads no environment: the option alone turns the confinement off.
+    const sb = createSandbox({ backend: 'python', confine: false });
+    expect(sb.info().confinement).toEqual([]);
+    await sb.close();
+  });
   it('defaults to the simulator', () => {
     const c = readConfig({});
     expect(c.usesSimulator).toBe(true);

@@ -58,6 +58,9 @@ const EnvSchema = z.object({
   TOOLGAUGE_SANDBOX_POOL: intFrom('TOOLGAUGE_SANDBOX_POOL', 1).optional(),
   TOOLGAUGE_TOOL_TIMEOUT_MS: msFrom('TOOLGAUGE_TOOL_TIMEOUT_MS').default(10_000),
   TOOLGAUGE_PYTHON: z.string().default('/usr/bin/python3'),
+  // 0 turns the sandbox's OS confinement off (debugging), and the pyodide memory snapshot.
+  TOOLGAUGE_SANDBOX_CONFINE: bool01.default(true),
+  TOOLGAUGE_SANDBOX_SNAPSHOT: bool01.default(true),
   TOOLGAUGE_SIM_URL: z.string().url().optional(),
   // Set by the process that started (or asked) the local engine of a gguf: run, in that process only.
   TOOLGAUGE_ENGINE_INFO: z.string().optional(),
@@ -65,6 +68,8 @@ const EnvSchema = z.object({
   TOOLGAUGE_ENGINE_PARALLEL: intFrom('TOOLGAUGE_ENGINE_PARALLEL', 1).optional(),
   TOOLGAUGE_ENGINE_CTX: intFrom('TOOLGAUGE_ENGINE_CTX', 64).optional(),
   HF_HOME: z.string().optional(),
+  // The hub cache's default place is under it (as huggingface_hub does) when HF_HOME is unset.
+  XDG_CACHE_HOME: z.string().optional(),
   HF_TOKEN: z.string().optional(),
   HF_ENDPOINT: z.string().url().default('https://huggingface.co'),
   TOOLGAUGE_HF_TIMEOUT_MS: msFrom('TOOLGAUGE_HF_TIMEOUT_MS').default(300_000),
@@ -98,7 +103,7 @@ export interface RunConfig {
   maxStoredChars: number;
   /** Tool calls run per model turn; further calls in the same turn are answered with an error, not run. */
   maxToolCallsPerTurn: number;
-  sandbox: { backend: z.infer<typeof SandboxBackendName>; poolSize: number | undefined; toolTimeoutMs: number; pythonPath: string };
+  sandbox: { backend: z.infer<typeof SandboxBackendName>; poolSize: number | undefined; toolTimeoutMs: number; pythonPath: string; confine: boolean; snapshot: boolean };
   simUrl: string | undefined;
   /**
    * A `gguf:PATH` model: the local engine toolgauge starts for the run (its settings), and once it is up (or the
@@ -170,10 +175,12 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
       poolSize: e.TOOLGAUGE_SANDBOX_POOL,
       toolTimeoutMs: e.TOOLGAUGE_TOOL_TIMEOUT_MS,
       pythonPath: e.TOOLGAUGE_PYTHON,
+      confine: e.TOOLGAUGE_SANDBOX_CONFINE,
+      snapshot: e.TOOLGAUGE_SANDBOX_SNAPSHOT,
     },
     simUrl: e.TOOLGAUGE_SIM_URL,
     engine: gguf === null ? undefined : { threads: e.TOOLGAUGE_ENGINE_THREADS, parallel: e.TOOLGAUGE_ENGINE_PARALLEL, contextSize: e.TOOLGAUGE_ENGINE_CTX, facts: engineFactsFrom(e.TOOLGAUGE_ENGINE_INFO) },
-    hf: { home: e.HF_HOME, token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT, timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS },
+    hf: { home: e.HF_HOME ?? (e.XDG_CACHE_HOME ? `${e.XDG_CACHE_HOME}/huggingface` : undefined), token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT, timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS },
   };
   registerRunSecrets(cfg);
   return cfg;

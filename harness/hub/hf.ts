@@ -31,7 +31,7 @@ export interface HfFile {
   downloaded: boolean;
 }
 
-export function defaultHfHome(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultHfHome(env: NodeJS.ProcessEnv | Record<string, string | undefined>): string {
   return env.HF_HOME ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'huggingface');
 }
 
@@ -43,7 +43,8 @@ export function defaultHfHome(env: NodeJS.ProcessEnv = process.env): string {
 export async function ensureHfFile(opts: HfOptions): Promise<HfFile> {
   const repo = opts.repo ?? HF_REPO;
   const file = opts.file ?? HF_FILE;
-  const root = join(opts.hfHome ?? defaultHfHome(), 'hub', `datasets--${repo.replace('/', '--')}`);
+  // The library reads no environment: a run's HF_HOME (or XDG_CACHE_HOME) arrives as opts.hfHome.
+  const root = join(opts.hfHome ?? defaultHfHome({}), 'hub', `datasets--${repo.replace('/', '--')}`);
   const refPath = join(root, 'refs', opts.revision);
   const isCommit = /^[0-9a-f]{40}$/.test(opts.revision);
   const knownCommit = isCommit ? opts.revision : existsSync(refPath) ? readFileSync(refPath, 'utf8').trim() : undefined;

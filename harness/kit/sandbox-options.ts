@@ -8,5 +8,7 @@ export function sandboxOptionsOf(run: RunConfig): SandboxOptions {
     poolSize: run.sandbox.poolSize,
     callTimeoutMs: run.sandbox.toolTimeoutMs,
     pythonPath: run.sandbox.pythonPath,
+    confine: run.sandbox.confine,
+    snapshot: run.sandbox.snapshot,
   };
 }

@@ -11,7 +11,7 @@
 // With `privateProc`, the PID namespace also gets a mount namespace of its own with a fresh /proc mounted in it
 // (`unshare --mount-proc`): /proc then lists only the worker's own processes, not the host's.
 // Without root, an unprivileged user namespace gives the network and PID namespaces (uid unchanged outside).
-// Where neither works (another OS, or TOOLGAUGE_SANDBOX_CONFINE=0) workers run as the invoking user and only the
+// Where neither works (another OS, or confinement turned off: TOOLGAUGE_SANDBOX_CONFINE=0 for a run) workers run as the invoking user and only the
 // in-process layers stay: say so to users (`layers` is empty).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -69,13 +69,15 @@ function candidates(privateProc: boolean): Confinement[] {
 export interface ConfineOptions {
   /** A mount namespace with a /proc of the worker's own PID namespace (where the host allows it). */
   privateProc?: boolean;
+  /** false: no OS confinement (debugging; a run sets it from TOOLGAUGE_SANDBOX_CONFINE=0 at its edge). Default true. */
+  enabled?: boolean;
 }
 
 const cached = new Map<boolean, Confinement>();
 
-/** The confinement prefix for worker command lines; TOOLGAUGE_SANDBOX_CONFINE=0 turns it off. */
+/** The confinement prefix for worker command lines; `enabled: false` turns it off. */
 export function confinement(opts: ConfineOptions = {}): Confinement {
-  if (process.env.TOOLGAUGE_SANDBOX_CONFINE === '0' || process.platform !== 'linux') return NONE;
+  if (opts.enabled === false || process.platform !== 'linux') return NONE;
   const privateProc = opts.privateProc === true;
   let c = cached.get(privateProc);
   if (!c) {

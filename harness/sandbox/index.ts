@@ -20,12 +20,14 @@ export interface SandboxOptions {
   callTimeoutMs?: number;
   /** Memory bound per worker (default 1024 MiB): wasm heap maximum (pyodide) or RLIMIT_AS (python). */
   memoryLimitMb?: number;
-  /** CPython interpreter for backend 'python' (else TOOLGAUGE_PYTHON, else /usr/bin/python3). */
+  /** CPython interpreter for backend 'python' (default /usr/bin/python3; a run passes its --python / TOOLGAUGE_PYTHON). */
   pythonPath?: string;
   /** Content longer than this many characters is cut in the worker (default 1 000 000; see truncatedFrom). */
   maxContentChars?: number;
   /** pyodide: start workers from a cached memory snapshot (default true). */
   snapshot?: boolean;
+  /** OS confinement of the workers (default true; false only for debugging — a run's TOOLGAUGE_SANDBOX_CONFINE=0). */
+  confine?: boolean;
   /** Worker start-up limit (default 60 000 ms). */
   startTimeoutMs?: number;
 }
@@ -38,6 +40,7 @@ const OptionsSchema = z.object({
   pythonPath: z.string().optional(), // '' means unset
   maxContentChars: z.number().int().positive().optional(),
   snapshot: z.boolean().optional(),
+  confine: z.boolean().optional(),
   startTimeoutMs: timerMs.optional(),
 });
 
@@ -82,7 +85,7 @@ export interface Sandbox {
 }
 
 /** The agent layer's gate: dataset code runs only when TOOLHOP_ALLOW_DATASET_EXEC=1. */
-export function assertDatasetExecAllowed(env: NodeJS.ProcessEnv | Record<string, string | undefined> = process.env): void {
+export function assertDatasetExecAllowed(env: NodeJS.ProcessEnv | Record<string, string | undefined>): void {
   if (env.TOOLHOP_ALLOW_DATASET_EXEC !== '1') {
     throw new Error(
       'ToolHop tools are Python code shipped with the dataset; running them requires TOOLHOP_ALLOW_DATASET_EXEC=1 ' +
@@ -117,7 +120,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let pool: WorkerPool;
   let pyodide: PyodideLauncher | null = null;
   if (opts.backend === 'pyodide') {
-    const launcher = new PyodideLauncher({ memoryLimitMb, snapshot: opts.snapshot ?? true, maxResponseBytes: maxResponse });
+    const launcher = new PyodideLauncher({ memoryLimitMb, snapshot: opts.snapshot ?? true, confine: opts.confine !== false, maxResponseBytes: maxResponse });
     pyodide = launcher;
     pool = new WorkerPool({
       size: opts.poolSize ?? defaultPyodidePool(),
@@ -129,10 +132,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       maxLineBytes,
     });
   } else {
-    const pythonPath = resolvePythonPath(opts.pythonPath);
+    // The library reads no environment: a run passes its TOOLGAUGE_PYTHON as opts.pythonPath.
+    const pythonPath = resolvePythonPath(opts.pythonPath, {});
     pool = new WorkerPool({
       size: opts.poolSize ?? 2,
-      launch: () => pythonLaunch(pythonPath, memoryLimitMb, maxResponse),
+      launch: () => pythonLaunch(pythonPath, memoryLimitMb, maxResponse, opts.confine !== false),
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
       // RLIMIT_AS binds first (per process); this backs it up for the server and its call's child together.
       rssLimitBytes: (2 * memoryLimitMb + 128) * 2 ** 20,
@@ -175,7 +179,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     info() {
       return {
         backend: opts.backend,
-        confinement: confinement().layers,
+        confinement: confinement({ enabled: opts.confine !== false }).layers,
         workerPids: pool.workerPids(),
         ...(pyodide ? { snapshot: pyodide.snapshotNote } : {}),
         lastReady: pool.lastReadyInfo,

@@ -23,8 +23,10 @@ const PYODIDE_READ_ROOTS = ['/lib', '/home/pyodide'];
 
 export interface PyodideLaunchOptions {
   memoryLimitMb: number;
-  /** Build and use a memory snapshot (default true; TOOLGAUGE_SANDBOX_SNAPSHOT=0 turns it off). */
+  /** Build and use a memory snapshot (a run's TOOLGAUGE_SANDBOX_SNAPSHOT=0 turns it off at its edge). */
   snapshot: boolean;
+  /** OS confinement of the workers (default true; a run's TOOLGAUGE_SANDBOX_CONFINE=0 turns it off at its edge). */
+  confine?: boolean;
   /** Longest response line a worker may send (see protocol.ts: maxResponseBytes). */
   maxResponseBytes: number;
   /** Where the per-user cache folder lives (default: the OS temporary folder). */
@@ -93,7 +95,7 @@ export class PyodideLauncher {
   }
 
   private command(config: WorkerConfig): WorkerLaunch {
-    const { file, args, forks } = confined(process.execPath, [...this.nodeArgs(), WORKER_FILE, JSON.stringify(config)]);
+    const { file, args, forks } = confined(process.execPath, [...this.nodeArgs(), WORKER_FILE, JSON.stringify(config)], { enabled: this.opts.confine !== false });
     return { file, args, env: {}, forked: forks };
   }
 
@@ -110,7 +112,7 @@ export class PyodideLauncher {
 
   /** Find or build the memory snapshot (cached per content); on failure, workers start without one. */
   async prepare(): Promise<void> {
-    if (!this.opts.snapshot || process.env.TOOLGAUGE_SANDBOX_SNAPSHOT === '0') {
+    if (!this.opts.snapshot) {
       this.snapshotNote = 'disabled';
       return;
     }

@@ -96,7 +96,7 @@ export function engineEnv(env: NodeJS.ProcessEnv, e: RunEngine): void {
 }
 
 /** Stop a run's engine, and take it out of this process's environment (a later run here must not find it). */
-export async function closeRunEngine(e: RunEngine, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function closeRunEngine(e: RunEngine, env: NodeJS.ProcessEnv): Promise<void> {
   if (env.OPENAI_BASE_URL === e.url) delete env.OPENAI_BASE_URL;
   if (env.TOOLGAUGE_ENGINE_INFO === JSON.stringify(e.facts)) delete env.TOOLGAUGE_ENGINE_INFO;
   await e.close();

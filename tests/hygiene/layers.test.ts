@@ -4,15 +4,18 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 
 /**
- * The layering DESIGN §6 promises, read from the source (not from a list kept beside the code):
- * core ← {model, stats, sandbox, parse, sim, match} ← {agent, report} ← kit ← {vitest adapter, suites} ← {builtin,
- * api, cli, reporters}. No import cycle between harness folders; only harness/model imports openai, only
- * harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp, only the Vitest adapter imports vitest; no library module imports a dev
- * dependency. Test files are exempt (they may import anything).
+ * The layering of harness/, read from the source (not from a list kept beside the code). `LEVEL` below is the one
+ * statement of the layer order: a folder may reference only folders of a lower level (sideways only where
+ * `SUITE_EDGES` or `SIDEWAYS` say so), and docs/ARCHITECTURE.md's diagram is checked to list the same folders at the
+ * same levels. "Reference" means every way a module can reach another file: a static `import`/`export … from`, a
+ * dynamic `import('…')` with a literal, a `new URL('…', import.meta.url)` path (a file handed to Vitest, a worker,
+ * a child process) and a `fromRoot('harness', '…')` path. No reference cycle between harness folders; only harness/model imports openai, only
+ * harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp, only the Vitest adapter imports vitest;
+ * no library module imports a dev dependency. Test files are exempt (they may import anything).
  */
 
 const ROOT = fromRoot();
-const LEVEL: Record<string, number> = {
+export const LEVEL: Record<string, number> = {
   core: 0,
   model: 1, engine: 1, stats: 1, sandbox: 1, parse: 1, sim: 1, hub: 1,
   match: 2, agent: 2, report: 2, constrain: 2, methods: 2, 'probe/templates': 2,
@@ -22,8 +25,18 @@ const LEVEL: Record<string, number> = {
   vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4, apibank: 4,
   builtin: 5,
   optimize: 5,
-  api: 6, view: 6,
+  // The Vitest reporter (reporters/, beside harness/) loads the built-in suites by name.
+  api: 6, view: 6, reporters: 6,
   cli: 7,
+};
+/**
+ * Upward path references that are not module edges, each with its reason. The Vitest adapter builds the config Vitest
+ * runs under, and Vitest loads global-setup files and reporters by path in its own module graph: the adapter names
+ * those files (it never imports them), so nothing of the adapter's module graph depends on a higher layer.
+ */
+export const UPWARD_PATHS: Record<string, string> = {
+  'harness/vitest/eval-config.ts → ../builtin/global-setup': 'Vitest loads this global setup by path; the adapter only names it',
+  'harness/vitest/plugin.ts → ../../reporters/toolgauge': 'Vitest loads reporters by path; the plugin only names it',
 };
 const SUITES = new Set(['toolhop', 'maze', 'probe', 'bfcl', 'apibank']);
 /**
@@ -43,17 +56,46 @@ function files(dir: string): string[] {
   return out;
 }
 
-interface Import {
+export interface Ref {
   from: string;
   spec: string;
   typeOnly: boolean;
+  kind: 'static' | 'dynamic' | 'url' | 'root';
 }
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
+// `import('x')`, `import(`x${…}`)` (the literal part before the first `${`); `typeof import('x')` is a type.
+const DYNAMIC = /(typeof\s+)?\bimport\(\s*(?:'([^']+)'|"([^"]+)"|`([^`$]*))/g;
+// `new URL('x', import.meta.url)`, also with a template literal (its literal part before the first `${`).
+const URL_REF = /new\s+URL\(\s*(?:'([^']*)'|"([^"]*)"|`([^`$]*)(?:\$\{[^}]*\}[^`]*)?`)\s*,\s*import\.meta\.url\s*\)/g;
 
-function importsOf(file: string): Import[] {
-  const src = readFileSync(file, 'utf8');
-  return [...src.matchAll(IMPORT)].map((m) => ({ from: file, spec: m[3]!, typeOnly: !!m[2] }));
+// `fromRoot('harness', 'x', …)` (harness/core/paths.ts): a path from the package root into a harness folder.
+const ROOT_REF = /\bfromRoot\(\s*'harness'((?:\s*,\s*'[^']*')+)\s*\)/g;
+
+/** Whether the match at `index` sits on a comment line (`//`, ` * `, `/*`): doc comments show example imports. */
+const inComment = (src: string, index: number) => /^\s*(\/\/|\*|\/\*)/.test(src.slice(src.lastIndexOf('\n', index) + 1, index));
+
+/** Every reference from one module's source to another module or file. */
+export function referencesOf(from: string, src: string): Ref[] {
+  const out: Ref[] = [...src.matchAll(IMPORT)].map((m) => ({ from, spec: m[3]!, typeOnly: !!m[2], kind: 'static' as const }));
+  for (const m of src.matchAll(DYNAMIC)) {
+    const spec = m[2] ?? m[3] ?? m[4];
+    if (spec && !inComment(src, m.index)) out.push({ from, spec, typeOnly: !!m[1], kind: 'dynamic' });
+  }
+  for (const m of src.matchAll(URL_REF)) {
+    const spec = m[1] ?? m[2] ?? m[3];
+    if (spec && spec.startsWith('.') && !inComment(src, m.index)) out.push({ from, spec, typeOnly: false, kind: 'url' });
+  }
+  for (const m of src.matchAll(ROOT_REF)) {
+    const parts = [...m[1]!.matchAll(/'([^']*)'/g)].map((p) => p[1]!);
+    const spec = `./${relative(dirname(from), join(ROOT, 'harness', ...parts))}`;
+    if (!inComment(src, m.index)) out.push({ from, spec, typeOnly: false, kind: 'root' });
+  }
+  return out;
+}
+
+function importsOf(file: string): Ref[] {
+  return referencesOf(file, readFileSync(file, 'utf8'));
 }
 
 /**
@@ -63,43 +105,87 @@ function importsOf(file: string): Import[] {
 const OWN_LAYER = ['probe/templates'];
 
 const folderOf = (file: string): string | null => {
+  if (relative(join(ROOT, 'reporters'), file).split('/')[0] !== '..') return 'reporters';
   const rel = relative(join(ROOT, 'harness'), file);
   if (rel.startsWith('..')) return null;
-  const own = OWN_LAYER.find((f) => rel.startsWith(`${f}/`));
+  const own = OWN_LAYER.find((f) => rel.startsWith(`${f}/`) || rel === f);
   return own ?? rel.split('/')[0]!;
 };
+
+/** A path reference `UPWARD_PATHS` allows (not a module edge). */
+const allowedPath = (i: Ref) => i.kind === 'url' && Object.keys(UPWARD_PATHS).some((k) => `${relative(ROOT, i.from)} → ${i.spec}`.startsWith(k));
+
+/** The layer rules over a list of references: one line per violation. */
+export function layerViolations(refs: readonly Ref[]): string[] {
+  const bad: string[] = [];
+  for (const i of refs) {
+    if (!i.spec.startsWith('.')) continue;
+    const a = folderOf(i.from);
+    const b = folderOf(resolve(dirname(i.from), i.spec));
+    if (!a || !b || a === b || !(a in LEVEL) || !(b in LEVEL)) continue;
+    const where = `${relative(ROOT, i.from)} → ${i.spec}`;
+    if (allowedPath(i)) continue;
+    const up = LEVEL[b]! > LEVEL[a]!;
+    const sideways = LEVEL[b] === LEVEL[a];
+    // Suites never import one another or the Vitest adapter; the adapter never imports a suite.
+    const designed = SUITE_EDGES.has(`${a}→${b}`);
+    const how = i.kind === 'static' ? 'imports' : i.kind === 'dynamic' ? 'imports dynamically' : 'names a path in';
+    if (up || (sideways && !designed && !(a === 'report' && b === 'match'))) bad.push(`${where} (${a} L${LEVEL[a]} ${how} ${b} L${LEVEL[b]})`);
+    if (SUITES.has(a) && ((SUITES.has(b) && !designed) || b === 'vitest')) bad.push(`${where} (suite ${a} ${how} ${b})`);
+  }
+  return bad;
+}
+
+/** The layer order as docs/ARCHITECTURE.md shows it: one line per level, its folders in `LEVEL`'s order. */
+export function renderLevels(): string {
+  const levels = [...new Set(Object.values(LEVEL))].sort((x, y) => x - y);
+  return levels.map((l) => `${String(l).padEnd(4)} ${Object.keys(LEVEL).filter((f) => LEVEL[f] === l).join(' ')}`).join('\n');
+}
 
 const lib = [...files(join(ROOT, 'harness')), ...files(join(ROOT, 'reporters'))];
 const all = lib.flatMap(importsOf);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; peerDependencies?: Record<string, string> };
 
-describe('layering of harness/ (DESIGN §6)', () => {
+describe('layering of harness/', () => {
   it('every harness folder has a layer', () => {
     const folders = new Set(lib.map(folderOf).filter((f): f is string => !!f && !f.includes('.')));
     expect([...folders].filter((f) => !(f in LEVEL))).toEqual([]);
   });
 
-  it('imports point down (or sideways within a layer only where allowed), never up', () => {
-    const bad: string[] = [];
-    for (const i of all) {
-      if (!i.spec.startsWith('.')) continue;
-      const a = folderOf(i.from);
-      const b = folderOf(resolve(dirname(i.from), i.spec));
-      if (!a || !b || a === b || !(a in LEVEL) || !(b in LEVEL)) continue;
-      const up = LEVEL[b]! > LEVEL[a]!;
-      const sideways = LEVEL[b] === LEVEL[a];
-      // Suites never import one another or the Vitest adapter; the adapter never imports a suite.
-      const designed = SUITE_EDGES.has(`${a}→${b}`);
-      if (up || (sideways && !designed && !(a === 'report' && b === 'match'))) bad.push(`${relative(ROOT, i.from)} → ${i.spec} (${a} L${LEVEL[a]} imports ${b} L${LEVEL[b]})`);
-      if (SUITES.has(a) && ((SUITES.has(b) && !designed) || b === 'vitest')) bad.push(`${relative(ROOT, i.from)} → ${i.spec} (suite ${a} imports ${b})`);
-    }
-    expect(bad).toEqual([]);
+  it('references point down (or sideways within a layer only where allowed), never up: static, dynamic and new URL', () => {
+    expect(layerViolations(all)).toEqual([]);
+  });
+
+  it('catches an upward dynamic import, new URL, fromRoot path and export … from (synthetic modules)', () => {
+    const kit = join(ROOT, 'harness/kit/planted.ts');
+    const src = [
+      "export async function f() { return (await import('../cli/main.ts')).main; }",
+      "const P = new URL(`../api/index${'.ts'}`, import.meta.url);",
+      "export { x } from '../builtin/load.ts';",
+      "// import('../cli/main.ts') in a comment is not a reference",
+      "const Q = fromRoot('harness', 'api', 'index.ts');",
+    ].join('\n');
+    const refs = referencesOf(kit, src);
+    expect(refs.map((r) => [r.kind, r.spec])).toEqual([['static', '../builtin/load.ts'], ['dynamic', '../cli/main.ts'], ['url', '../api/index'], ['root', './../api/index.ts']]);
+    const bad = layerViolations(refs);
+    expect(bad).toHaveLength(4);
+    expect(bad.join('\n')).toMatch(/imports dynamically cli/);
+    expect(bad.join('\n')).toMatch(/names a path in api/);
+    // The allowance for the adapter's path to the built-in global setup holds for that file only.
+    expect(layerViolations(referencesOf(join(ROOT, 'harness/vitest/other.ts'), "new URL('../builtin/global-setup.ts', import.meta.url)"))).toHaveLength(1);
+    expect(layerViolations(referencesOf(join(ROOT, 'harness/vitest/eval-config.ts'), "new URL('../builtin/global-setup.ts', import.meta.url)"))).toEqual([]);
+  });
+
+  it('docs/ARCHITECTURE.md shows the same order (its Layers diagram is this table, level by level)', () => {
+    const doc = readFileSync(join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
+    const block = /## Layers\n\n```\n([\s\S]*?)\n```/.exec(doc)?.[1];
+    expect(block).toBe(renderLevels());
   });
 
   it('has no import cycle between harness folders', () => {
     const edges = new Map<string, Set<string>>();
     for (const i of all) {
-      if (!i.spec.startsWith('.')) continue;
+      if (!i.spec.startsWith('.') || allowedPath(i)) continue;
       const a = folderOf(i.from);
       const b = folderOf(resolve(dirname(i.from), i.spec));
       if (!a || !b || a === b) continue;

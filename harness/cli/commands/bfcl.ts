@@ -145,17 +145,18 @@ async function rescore(argv: string[]): Promise<number> {
 
   let dataDir = values.data as string | undefined;
   if (!dataDir) {
-    const got = await ensureBfclData([...new Set(present)], { revision: values.revision as string | undefined });
+    const got = await ensureBfclData([...new Set(present)], { revision: values.revision as string | undefined }, process.env);
     dataDir = got.dir;
   }
 
   let executor: PythonBfclExecutor | undefined;
   if (present.some((c) => checkKindOf(c) === 'multi_turn')) {
-    const source = await findBfclSource(values['bfcl-source'] as string | undefined);
+    const source = await findBfclSource(values['bfcl-source'] as string | undefined, process.env);
     if (!source) {
       throw new UsageError('toolgauge bfcl rescore: multi-turn results need BFCL\'s simulated API classes: pass --bfcl-source DIR (a BFCL checkout or bfcl_eval package), set TOOLGAUGE_BFCL_SOURCE, or pip install bfcl-eval');
     }
-    executor = new PythonBfclExecutor({ sourceDir: source, pythonPath: values.python as string | undefined });
+    // The CLI is an edge: TOOLGAUGE_PYTHON and TOOLGAUGE_SANDBOX_CONFINE=0 are read here and passed as values.
+    executor = new PythonBfclExecutor({ sourceDir: source, pythonPath: (values.python as string | undefined) || process.env.TOOLGAUGE_PYTHON || undefined, confine: process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0' });
   }
   const underscore = values['underscore-to-dot'] as string | undefined;
   const out = resolve(outDir);

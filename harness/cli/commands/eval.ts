@@ -42,7 +42,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     return await runChecked(kc, values, positionals, env);
   } finally {
-    if (engine) await closeRunEngine(engine);
+    if (engine) await closeRunEngine(engine, process.env);
   }
 }
 
