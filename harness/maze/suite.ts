@@ -9,6 +9,7 @@ import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
 import { mazeMetaOf, MazeMetaSchema, type MazeMeta } from './meta.ts';
 import { EvaluationFile, evaluationPath, InferenceFile, inferencePath } from './output.ts';
 import { runMazeInstance } from './run-instance.ts';
+import { selectRuns } from './selection.ts';
 import { mazeSimResponder } from './sim-responder.ts';
 import { COMPLEXITIES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
 
@@ -30,10 +31,10 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   outDir: (run, m) => mazeOutDir(run, m),
   outputs: [...COMPLEXITIES],
   load(_run, m) {
-    const tasks = loadMazeTasks(m.casesDir, m.categories).filter((t) => !m.only || m.only.includes(t.id));
+    const { runs } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
     const files = COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
     return {
-      instances: tasks.flatMap((task) => m.modes.map((mode) => ({ id: `${task.id}:${mode}`, task, mode }))),
+      instances: runs.map(({ task, mode }) => ({ id: `${task.id}:${mode}`, task, mode })),
       dataset: { file: m.casesDir, sha256: sha256(files.map((f) => readFileSync(f, 'utf8')).join('\n')), origin: `maze task graphs (${files.length} files)` },
     };
   },
