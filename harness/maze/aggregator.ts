@@ -13,6 +13,32 @@ function outcomesOf(metas: readonly MazeMeta[]): RunOutcome[] {
   return metas.map((m) => ({ task_id: m.task_id, complexity: m.complexity, mode: m.mode, pass: m.pass, hit: m.hit, rc: m.rc, recovery: m.recovery, failure_reason: m.failure_reason }));
 }
 
+export interface TokenTotals {
+  runs: number;
+  /** Runs whose usage was recorded (a journal from before it was, or a run cut short before any call, has none). */
+  runs_with_usage: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Token totals per mode (in MODES order) and over all runs, summed from each run's recorded usage. */
+export function tokensByMode(metas: readonly MazeMeta[]): Record<string, TokenTotals> {
+  const out: Record<string, TokenTotals> = {};
+  const add = (key: string, m: MazeMeta) => {
+    const t = (out[key] ??= { runs: 0, runs_with_usage: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    t.runs++;
+    if (!m.usage) return;
+    t.runs_with_usage++;
+    t.prompt_tokens += m.usage.prompt_tokens;
+    t.completion_tokens += m.usage.completion_tokens;
+    t.total_tokens += m.usage.total_tokens;
+  };
+  for (const mode of MODES) for (const m of metas) if (m.mode === mode) add(mode, m);
+  for (const m of metas) add('all', m);
+  return out;
+}
+
 /** Flatten `{tsr: {P0: e}}` into `{'tsr.P0': e}`. */
 function flat(nested: Record<string, Partial<Record<string, MetricEstimate>>>): Record<string, MetricEstimate> {
   const out: Record<string, MetricEstimate> = {};
@@ -44,7 +70,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
       metrics: flat(shape.metrics),
       breakdowns,
       errors,
-      extra: { recovery, failure_reasons: failureTable(outcomes) },
+      extra: { recovery, failure_reasons: failureTable(outcomes), tokens: tokensByMode(ms) },
       harnessErrors: errors.length,
       instances: ms.length,
     };

@@ -46,11 +46,11 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
     const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     return {
-      meta: mazeMetaOf(r.evaluation, { error: r.error, turns: r.turns, toolCalls: r.toolCalls, trial: ctx.trial, trace: ip }),
+      meta: mazeMetaOf(r.evaluation, { error: r.error, turns: r.turns, toolCalls: r.toolCalls, trial: ctx.trial, trace: ip, usage: r.usage }),
       transcript: renderTranscript({
         title: `maze ${i.task.complexity} ${i.task.id} ${i.mode}: ${i.task.query}`,
         messages: (r.inference.messages ?? []) as ChatMessage[],
-        footer: [`verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery}`],
+        footer: [`verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery} · tokens ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion`],
       }),
       files: {
         [ip]: InferenceFile.parse(r.inference),
