@@ -53,9 +53,12 @@ function ids(...raws: Array<string | undefined>): string[] | undefined {
   return [...new Set(given.flatMap((r) => r.split(',').map((s) => s.trim()).filter(Boolean)))];
 }
 
-/** `--out-dir DIR`, else `results/<model>/<fc|prompt>/` (DESIGN §3.3). */
-export function mazeOutDir(cfg: RunConfig, m: MazeConfig): string {
+/**
+ * `--out-dir DIR`, else `results/<model>/<fc|mcp>/` as ToolMaze names its agent folders (`mcp` is its prompt-based
+ * tool calling, toolgauge's `--agent prompt`).
+ */
+export function mazeOutDir(cfg: Pick<RunConfig, 'outDir' | 'model'>, m: Pick<MazeConfig, 'agent'>): string {
   if (cfg.outDir) return resolve(cfg.outDir);
   const root = mazeRoot(resolve('results'), cfg.model);
-  return m.agent === 'fc' ? root : resolve(root, '..', 'prompt');
+  return m.agent === 'fc' ? root : resolve(root, '..', 'mcp');
 }
