@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
+import { UsageError } from '../core/errors.ts';
 import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { mazeAggregator } from './aggregator.ts';
@@ -31,7 +32,9 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   outDir: (run, m) => mazeOutDir(run, m),
   outputs: [...COMPLEXITIES],
   load(_run, m) {
-    const { runs } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
+    const { runs, unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
+    // The same refusal as the CLI's, for runs through the API or Vitest directly: an unknown id would run nothing.
+    if (unknown.length) throw new UsageError(`maze: TOOLGAUGE_MAZE_ONLY/TOOLGAUGE_MAZE_TASK_ID: no task ${unknown.join(', ')} in ${m.categories.join(',')}`);
     const files = COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
     return {
       instances: runs.map(({ task, mode }) => ({ id: `${task.id}:${mode}`, task, mode })),

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runSuite } from '../../harness/kit/run-suite.ts';
+import { mazeSuite } from '../../harness/maze/suite.ts';
 import { inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // Which runs `toolgauge maze` makes: an unknown id is refused (exit 2) instead of running nothing, and a
@@ -15,6 +17,8 @@ describe('toolgauge maze --only / --task-id', () => {
     // Exactly the unknown ones are named, not the known task given with them.
     expect(/no task (.*?) in /.exec(line!)?.[1]?.split(', ')).toEqual(['nope_1', 'C1_task_001_P9']);
     expect(readLines(join(out, 'instances.jsonl'))).toEqual([]);
+    // Through the API too (no CLI in front of the suite).
+    await expect(runSuite(mazeSuite, { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_MAZE_ONLY: 'nope_2', TOOLGAUGE_OUT_DIR: tempDir('maze-unknown-api') })).rejects.toThrow(/no task nope_2 in/);
     // A task of a category not selected is unknown too.
     const other = await inProcess(['maze', '--model', 'sim:oracle', '--categories', 'c2', '--task-id', 'C1_task_001', '--out-dir', tempDir('maze-unknown2')], {});
     expect(other.code).toBe(2);
