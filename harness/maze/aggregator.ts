@@ -89,6 +89,8 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent ?? 'fc'}${noticeTag(s)}`];
     for (const m of MODES) if (f[`tsr.${m}`]) lines.push(`  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`);
     lines.push(`  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors`);
+    const all = (s.extra.tokens as Record<string, TokenTotals> | undefined)?.all;
+    if (all?.runs_with_usage) lines.push(`  tokens: ${all.prompt_tokens} prompt + ${all.completion_tokens} completion over ${all.runs_with_usage} runs`);
     if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
     lines.push(`  report: ${outDir}/report.md`);
     return lines.join('\n');

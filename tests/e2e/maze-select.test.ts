@@ -49,6 +49,7 @@ describe('toolgauge maze --only / --task-id', () => {
       expect(tokens[mode]).toEqual({ runs: ms.length, runs_with_usage: ms.length, prompt_tokens: sum(ms, 'prompt_tokens'), completion_tokens: sum(ms, 'completion_tokens'), total_tokens: sum(ms, 'total_tokens') });
     }
     expect(tokens.all!.total_tokens).toBe(sum(metas, 'total_tokens'));
+    expect(r.stdout).toContain(`tokens: ${sum(metas, 'prompt_tokens')} prompt + ${sum(metas, 'completion_tokens')} completion over 3 runs`);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/## Tokens per mode[\s\S]*\| P2 \| 1 \| 1 \|/);
   });
 });
