@@ -13,6 +13,32 @@ function outcomesOf(metas: readonly MazeMeta[]): RunOutcome[] {
   return metas.map((m) => ({ task_id: m.task_id, complexity: m.complexity, mode: m.mode, pass: m.pass, hit: m.hit, rc: m.rc, recovery: m.recovery, failure_reason: m.failure_reason }));
 }
 
+export interface TokenTotals {
+  runs: number;
+  /** Runs whose usage was recorded (a journal from before it was, or a run cut short before any call, has none). */
+  runs_with_usage: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Token totals per mode (in MODES order) and over all runs, summed from each run's recorded usage. */
+export function tokensByMode(metas: readonly MazeMeta[]): Record<string, TokenTotals> {
+  const out: Record<string, TokenTotals> = {};
+  const add = (key: string, m: MazeMeta) => {
+    const t = (out[key] ??= { runs: 0, runs_with_usage: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    t.runs++;
+    if (!m.usage) return;
+    t.runs_with_usage++;
+    t.prompt_tokens += m.usage.prompt_tokens;
+    t.completion_tokens += m.usage.completion_tokens;
+    t.total_tokens += m.usage.total_tokens;
+  };
+  for (const mode of MODES) for (const m of metas) if (m.mode === mode) add(mode, m);
+  for (const m of metas) add('all', m);
+  return out;
+}
+
 /** Flatten `{tsr: {P0: e}}` into `{'tsr.P0': e}`. */
 function flat(nested: Record<string, Partial<Record<string, MetricEstimate>>>): Record<string, MetricEstimate> {
   const out: Record<string, MetricEstimate> = {};
@@ -44,7 +70,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
       metrics: flat(shape.metrics),
       breakdowns,
       errors,
-      extra: { recovery, failure_reasons: failureTable(outcomes) },
+      extra: { recovery, failure_reasons: failureTable(outcomes), tokens: tokensByMode(ms) },
       harnessErrors: errors.length,
       instances: ms.length,
     };
@@ -63,6 +89,8 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent ?? 'fc'}${noticeTag(s)}`];
     for (const m of MODES) if (f[`tsr.${m}`]) lines.push(`  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`);
     lines.push(`  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors`);
+    const all = (s.extra.tokens as Record<string, TokenTotals> | undefined)?.all;
+    if (all?.runs_with_usage) lines.push(`  tokens: ${all.prompt_tokens} prompt + ${all.completion_tokens} completion over ${all.runs_with_usage} runs`);
     if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
     lines.push(`  report: ${outDir}/report.md`);
     return lines.join('\n');

@@ -10,6 +10,7 @@ const Env = z.object({
   TOOLGAUGE_MAZE_CATEGORIES: z.string().default(COMPLEXITIES.join(',')),
   TOOLGAUGE_MAZE_MODES: z.string().default(MODES.join(',')),
   TOOLGAUGE_MAZE_ONLY: z.string().optional(),
+  TOOLGAUGE_MAZE_TASK_ID: z.string().optional(),
   TOOLGAUGE_MAZE_AGENT: z.enum(['fc', 'prompt']).default('fc'),
   TOOLGAUGE_MAZE_JUDGE: z.enum(['compat', 'strict']).default('compat'),
   TOOLGAUGE_MAZE_MAX_TURNS: z.string().regex(/^\d+$/).transform(Number).default(20),
@@ -19,6 +20,7 @@ const Env = z.object({
 export interface MazeConfig {
   categories: Complexity[];
   modes: Mode[];
+  /** `--only` and `--task-id` together: task ids or task-plus-mode run ids (harness/maze/selection.ts). */
   only: string[] | undefined;
   agent: 'fc' | 'prompt';
   judge: 'compat' | 'strict';
@@ -36,7 +38,7 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
   return {
     categories: list(e.TOOLGAUGE_MAZE_CATEGORIES.toLowerCase(), COMPLEXITIES, '--categories'),
     modes: list(e.TOOLGAUGE_MAZE_MODES.toUpperCase(), MODES, '--modes'),
-    only: e.TOOLGAUGE_MAZE_ONLY?.split(',').map((s) => s.trim()).filter(Boolean),
+    only: ids(e.TOOLGAUGE_MAZE_ONLY, e.TOOLGAUGE_MAZE_TASK_ID),
     agent: e.TOOLGAUGE_MAZE_AGENT,
     judge: e.TOOLGAUGE_MAZE_JUDGE,
     maxTurns: e.TOOLGAUGE_MAZE_MAX_TURNS,
@@ -44,9 +46,19 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
   };
 }
 
-/** `--out-dir DIR`, else `results/<model>/<fc|prompt>/` (DESIGN §3.3). */
-export function mazeOutDir(cfg: RunConfig, m: MazeConfig): string {
+/** The ids of `--only` and `--task-id` in the order given; undefined when neither is set. */
+function ids(...raws: Array<string | undefined>): string[] | undefined {
+  const given = raws.filter((r): r is string => r !== undefined);
+  if (given.length === 0) return undefined;
+  return [...new Set(given.flatMap((r) => r.split(',').map((s) => s.trim()).filter(Boolean)))];
+}
+
+/**
+ * `--out-dir DIR`, else `results/<model>/<fc|mcp>/` as ToolMaze names its agent folders (`mcp` is its prompt-based
+ * tool calling, toolgauge's `--agent prompt`).
+ */
+export function mazeOutDir(cfg: Pick<RunConfig, 'outDir' | 'model'>, m: Pick<MazeConfig, 'agent'>): string {
   if (cfg.outDir) return resolve(cfg.outDir);
   const root = mazeRoot(resolve('results'), cfg.model);
-  return m.agent === 'fc' ? root : resolve(root, '..', 'prompt');
+  return m.agent === 'fc' ? root : resolve(root, '..', 'mcp');
 }

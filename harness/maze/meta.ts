@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { InstanceMetaBase } from '../kit/types.ts';
+import { Usage } from '../model/types.ts';
 import { RECOVERIES } from './judge.ts';
 import type { RunOutcome } from './metrics.ts';
 import type { EvaluationFile } from './output.ts';
@@ -12,6 +13,8 @@ export interface MazeMeta extends InstanceMetaBase, RunOutcome {
   c_oracle: number;
   turns: number;
   tool_calls: number;
+  /** Tokens over the run's model calls; absent in journals written before it was recorded. */
+  usage?: Usage;
 }
 
 /**
@@ -33,10 +36,11 @@ export const MazeMetaSchema = z
     c_oracle: z.number().int().min(0),
     turns: z.number().int().min(0),
     tool_calls: z.number().int().min(0),
+    usage: Usage.optional(),
   })
   .passthrough();
 
-export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; turns: number; toolCalls: number; trial?: number; resumed?: boolean; trace?: string | null }): MazeMeta {
+export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; turns: number; toolCalls: number; trial?: number; resumed?: boolean; trace?: string | null; usage?: Usage }): MazeMeta {
   return {
     suite: 'maze',
     id: `${ev.task_id}:${ev.mode}`,
@@ -57,6 +61,7 @@ export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; tu
     failure_reason: extra.error ? 'harness_error' : ev.failure_reason,
     turns: extra.turns,
     tool_calls: extra.toolCalls,
+    ...(extra.usage ? { usage: extra.usage } : {}),
     ...(extra.resumed ? { resumed: true } : {}),
   };
 }

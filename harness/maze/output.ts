@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DataError, dataErrorFromZod } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
+import { Usage } from '../model/types.ts';
 import type { MazeTraceEntry } from './engine.ts';
 import { judge, type JudgeMode, type MazeVerdict } from './judge.ts';
 import { computeMetrics, type ModeMetrics, type RunOutcome } from './metrics.ts';
@@ -48,6 +49,8 @@ export const InferenceFile = z.object({
   /** Endpoint / harness error for this instance (counted and reported, never silently "wrong"). */
   error: z.string().nullable(),
   messages: z.array(z.unknown()).optional(),
+  /** Tokens over the run's model calls (absent in files written before it was recorded, and in local runs). */
+  usage: Usage.optional(),
 });
 export type InferenceFile = z.infer<typeof InferenceFile>;
 
@@ -121,6 +124,7 @@ export interface RunRecord {
   stopped: string;
   error?: string | null;
   messages?: unknown[];
+  usage?: Usage;
 }
 
 export function buildInference(task: MazeTask, mode: Mode, model: string, run: RunRecord): InferenceFile {
@@ -137,6 +141,7 @@ export function buildInference(task: MazeTask, mode: Mode, model: string, run: R
     stopped: run.stopped,
     error: run.error ?? null,
     ...(run.messages ? { messages: run.messages } : {}),
+    ...(run.usage ? { usage: run.usage } : {}),
   };
 }
 

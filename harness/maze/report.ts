@@ -41,6 +41,17 @@ export function mazeMarkdown(s: Summary): string {
   if (failures?.length) {
     parts.push('## Failures by reason', '', table(['failure reason', 'total', ...modes], failures.map((f) => [String(f.failure_reason), f.total ?? 0, ...modes.map((m) => f[m] ?? 0)])), '');
   }
+  const tokens = s.extra.tokens as Record<string, { runs: number; runs_with_usage: number; prompt_tokens: number; completion_tokens: number; total_tokens: number }> | undefined;
+  if (tokens && Object.keys(tokens).length) {
+    parts.push(
+      '## Tokens per mode',
+      '',
+      table(['mode', 'runs', 'with usage', 'prompt', 'completion', 'total'], Object.entries(tokens).map(([m, t]) => [m, t.runs, t.runs_with_usage, t.prompt_tokens, t.completion_tokens, t.total_tokens])),
+      '',
+      'As the endpoint reported them (summed over each run\'s model calls); per run in `instances.jsonl` and the inference files.',
+      '',
+    );
+  }
   if (s.errors.length) parts.push('## Harness errors', '', table(['run', 'error'], s.errors.slice(0, 50).map((e) => [e.id, e.error.slice(0, 200)])), '');
   parts.push('Files: `<c>/inferences/<task>_<mode>_inference.json`, `<c>/evaluations/<task>_<mode>_eval.json`, `<c>/metrics/metrics_report_<timestamp>.json`, `summary.json`, `instances.jsonl`.', '');
   return parts.join('\n');

@@ -1,6 +1,7 @@
 import { LoopError, runToolLoop } from '../agent/loop.ts';
 import type { ModelClient } from '../model/client.ts';
 import type { Sampling } from '../model/types.ts';
+import type { Usage } from '../model/types.ts';
 import { MazeSession } from './engine.ts';
 import { judge, type JudgeMode, type MazeVerdict } from './judge.ts';
 import { buildEvaluation, buildInference, type EvaluationFile, type InferenceFile } from './output.ts';
@@ -14,6 +15,8 @@ export interface MazeRunResult {
   error: string | null;
   turns: number;
   toolCalls: number;
+  /** Tokens over every model call of the run, as the endpoint reported them. */
+  usage: Usage;
 }
 
 /**
@@ -31,6 +34,7 @@ export async function runMazeInstance(
   let stopped = 'answer';
   let error: string | null = null;
   let finalAnswer: string | null = null;
+  let usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   try {
     const trace = await runToolLoop({
       client: deps.client,
@@ -45,16 +49,18 @@ export async function runMazeInstance(
     });
     messages = trace.messages;
     turns = trace.modelCalls.length;
+    usage = trace.usage;
     stopped = trace.exhausted ? 'max_turns' : 'answer';
     finalAnswer = trace.exhausted ? null : (trace.messages.at(-1)?.content ?? null);
   } catch (err) {
     if (!(err instanceof LoopError)) throw err;
     messages = err.trace.messages;
     turns = err.trace.modelCalls.length;
+    usage = err.trace.usage;
     stopped = 'error';
     error = err.message;
   }
   const verdict = judge(task, mode, session.trace(), finalAnswer, { mode: deps.judgeMode });
-  const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages });
-  return { verdict, inference, evaluation: buildEvaluation(verdict, deps.model), error, turns, toolCalls: session.trace().length };
+  const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages, usage });
+  return { verdict, inference, evaluation: buildEvaluation(verdict, deps.model), error, turns, toolCalls: session.trace().length, usage };
 }

@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
+import { UsageError } from '../core/errors.ts';
 import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { mazeAggregator } from './aggregator.ts';
@@ -10,6 +11,7 @@ import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
 import { mazeMetaOf, MazeMetaSchema, type MazeMeta } from './meta.ts';
 import { EvaluationFile, evaluationPath, InferenceFile, inferencePath } from './output.ts';
 import { runMazeInstance } from './run-instance.ts';
+import { selectRuns } from './selection.ts';
 import { mazeSimResponder } from './sim-responder.ts';
 import { COMPLEXITIES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
 
@@ -36,10 +38,12 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   outDir: (run, m) => mazeOutDir(run, m),
   outputs: [...COMPLEXITIES],
   load(_run, m) {
-    const tasks = loadMazeTasks(m.casesDir, m.categories).filter((t) => !m.only || m.only.includes(t.id));
+    const { runs, unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
+    // The same refusal as the CLI's, for runs through the API or Vitest directly: an unknown id would run nothing.
+    if (unknown.length) throw new UsageError(`maze: TOOLGAUGE_MAZE_ONLY/TOOLGAUGE_MAZE_TASK_ID: no task ${unknown.join(', ')} in ${m.categories.join(',')}`);
     const files = COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
     return {
-      instances: tasks.flatMap((task) => m.modes.map((mode) => ({ id: `${task.id}:${mode}`, task, mode }))),
+      instances: runs.map(({ task, mode }) => ({ id: `${task.id}:${mode}`, task, mode })),
       dataset: { file: m.casesDir, sha256: sha256(files.map((f) => readFileSync(f, 'utf8')).join('\n')), origin: `maze task graphs (${files.length} files)` },
     };
   },
@@ -51,11 +55,11 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
     const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     return {
-      meta: mazeMetaOf(r.evaluation, { error: r.error, turns: r.turns, toolCalls: r.toolCalls, trial: ctx.trial, trace: ip }),
+      meta: mazeMetaOf(r.evaluation, { error: r.error, turns: r.turns, toolCalls: r.toolCalls, trial: ctx.trial, trace: ip, usage: r.usage }),
       transcript: renderTranscript({
         title: `maze ${i.task.complexity} ${i.task.id} ${i.mode}: ${i.task.query}`,
         messages: (r.inference.messages ?? []) as ChatMessage[],
-        footer: [`verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery}`],
+        footer: [`verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery} · tokens ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion`],
       }),
       files: {
         [ip]: InferenceFile.parse(r.inference),

@@ -13,7 +13,7 @@ import { fromRoot } from '../../harness/core/paths.ts';
 const ROOT = fromRoot();
 
 /** Edges (a folder ends with '/'), each with the reason it may read the environment. */
-export const ENV_EDGES: Record<string, string> = {
+const ENV_EDGES: Record<string, string> = {
   'harness/cli/': 'the command line: flags and environment become a run configuration',
   'harness/vitest/global-setup.ts': 'the edge under plain `vitest run`: parses the KitConfig the workers receive',
   'harness/vitest/context.ts': 'a worker without a provided KitConfig (a project\'s own eval file run by Vitest) parses its own at the edge',
@@ -32,7 +32,7 @@ export const ENV_EDGES: Record<string, string> = {
 };
 
 /** Whether a module's source reads the environment (comment lines aside). */
-export function readsEnv(src: string): boolean {
+function readsEnv(src: string): boolean {
   const code = src.split('\n').filter((l) => !/^\s*(\/\/|\*|\/\*)/.test(l)).join('\n');
   return /\bprocess\s*\.\s*env\b|\bprocess\s*\[\s*['"`]env['"`]\s*\]|\{[^}]*\benv\b[^}]*\}\s*=\s*process\b/.test(code);
 }

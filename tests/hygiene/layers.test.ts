@@ -15,7 +15,7 @@ import { fromRoot } from '../../harness/core/paths.ts';
  */
 
 const ROOT = fromRoot();
-export const LEVEL: Record<string, number> = {
+const LEVEL: Record<string, number> = {
   core: 0,
   model: 1, engine: 1, stats: 1, sandbox: 1, parse: 1, sim: 1, hub: 1,
   match: 2, agent: 2, report: 2, constrain: 2, methods: 2, 'probe/templates': 2,
@@ -34,7 +34,7 @@ export const LEVEL: Record<string, number> = {
  * runs under, and Vitest loads global-setup files and reporters by path in its own module graph: the adapter names
  * those files (it never imports them), so nothing of the adapter's module graph depends on a higher layer.
  */
-export const UPWARD_PATHS: Record<string, string> = {
+const UPWARD_PATHS: Record<string, string> = {
   'harness/vitest/eval-config.ts → ../builtin/global-setup': 'Vitest loads this global setup by path; the adapter only names it',
   'harness/vitest/plugin.ts → ../../reporters/toolgauge': 'Vitest loads reporters by path; the plugin only names it',
 };
@@ -56,7 +56,7 @@ function files(dir: string): string[] {
   return out;
 }
 
-export interface Ref {
+interface Ref {
   from: string;
   spec: string;
   typeOnly: boolean;
@@ -76,7 +76,7 @@ const ROOT_REF = /\bfromRoot\(\s*'harness'((?:\s*,\s*'[^']*')+)\s*\)/g;
 const inComment = (src: string, index: number) => /^\s*(\/\/|\*|\/\*)/.test(src.slice(src.lastIndexOf('\n', index) + 1, index));
 
 /** Every reference from one module's source to another module or file. */
-export function referencesOf(from: string, src: string): Ref[] {
+function referencesOf(from: string, src: string): Ref[] {
   const out: Ref[] = [...src.matchAll(IMPORT)].map((m) => ({ from, spec: m[3]!, typeOnly: !!m[2], kind: 'static' as const }));
   for (const m of src.matchAll(DYNAMIC)) {
     const spec = m[2] ?? m[3] ?? m[4];
@@ -116,7 +116,7 @@ const folderOf = (file: string): string | null => {
 const allowedPath = (i: Ref) => i.kind === 'url' && Object.keys(UPWARD_PATHS).some((k) => `${relative(ROOT, i.from)} → ${i.spec}`.startsWith(k));
 
 /** The layer rules over a list of references: one line per violation. */
-export function layerViolations(refs: readonly Ref[]): string[] {
+function layerViolations(refs: readonly Ref[]): string[] {
   const bad: string[] = [];
   for (const i of refs) {
     if (!i.spec.startsWith('.')) continue;
@@ -137,7 +137,7 @@ export function layerViolations(refs: readonly Ref[]): string[] {
 }
 
 /** The layer order as docs/ARCHITECTURE.md shows it: one line per level, its folders in `LEVEL`'s order. */
-export function renderLevels(): string {
+function renderLevels(): string {
   const levels = [...new Set(Object.values(LEVEL))].sort((x, y) => x - y);
   return levels.map((l) => `${String(l).padEnd(4)} ${Object.keys(LEVEL).filter((f) => LEVEL[f] === l).join(' ')}`).join('\n');
 }
@@ -160,6 +160,7 @@ describe('layering of harness/', () => {
     const kit = join(ROOT, 'harness/kit/planted.ts');
     const src = [
       "export async function f() { return (await import('../cli/main.ts')).main; }",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the planted module's source holds a template literal
       "const P = new URL(`../api/index${'.ts'}`, import.meta.url);",
       "export { x } from '../builtin/load.ts';",
       "// import('../cli/main.ts') in a comment is not a reference",
