@@ -2,6 +2,8 @@
 // process, spoken to with raw-text prompts. Callers (the OpenAI-compatible server, the probe's decode-time axes,
 // the quantization damage figure) render chat templates themselves; the engine never guesses a template.
 
+import type { GgufFacts } from './gguf/reader.ts';
+
 /** The exact node-llama-cpp release toolgauge is tested with (newer builds are not served for every platform). */
 export const NODE_LLAMA_CPP_VERSION = '3.21.1';
 
@@ -47,35 +49,16 @@ export interface EngineOptions {
   requestTimeoutMs?: number;
 }
 
-/** What the engine says about the loaded file (read from the GGUF header and from the loaded model). */
-export interface EngineInfo {
+/** What the engine says about the loaded file: the header's facts (gguf/reader.ts) and the loaded engine's own. */
+export interface EngineInfo extends GgufFacts {
   /** `llama.cpp via node-llama-cpp 3.21.1`. */
   engine: string;
   /** llama.cpp's build id / release tag node-llama-cpp was built from, when it tells (e.g. "b6xxx"). */
   llamaCppBuild?: string;
-  file: string;
-  /** sha256 of the whole file, hex. */
-  sha256: string;
-  /** File size in bytes. */
-  bytes: number;
-  /** `general.architecture`, e.g. `llama`. */
-  architecture: string;
-  /** The tensor type of the weights: `F32`, `F16`, `Q8_0`, … (`general.file_type` when set, else the most common 2-D tensor type). */
-  tensorType: string;
-  vocabSize: number;
   /** The context size the engine runs with. */
   contextSize: number;
   sequences: number;
   threads: number;
-  /** `tokenizer.chat_template` (Jinja), when the file has one. */
-  chatTemplate?: string;
-  /** sha256 of the chat template text, hex. */
-  chatTemplateSha256?: string;
-  /** True for a model `toolgauge make-test-model` wrote (random weights: never a model's result). */
-  testModel: boolean;
-  /** Special tokens' texts, when the file names them (BOS, EOS, EOT). */
-  bosToken?: string;
-  eosToken?: string;
   /** Milliseconds the child took to load the model (after the process started). */
   loadMs: number;
 }

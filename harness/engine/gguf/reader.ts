@@ -236,16 +236,22 @@ function metaNumber(header: GgufHeader, key: string): number | undefined {
 /** The facts reports and the server print about a GGUF file, read without loading it. */
 export interface GgufFacts {
   file: string;
+  /** sha256 of the whole file, hex. */
   sha256: string;
+  /** File size in bytes. */
   bytes: number;
+  /** `general.architecture`, e.g. `llama`. */
   architecture: string;
   /** `F32`, `F16`, `Q8_0`, …: `general.file_type` when set, else the most common type of the 2-D tensors. */
   tensorType: string;
   vocabSize: number;
+  /** `tokenizer.chat_template` (Jinja), when the file has one. */
   chatTemplate?: string;
+  /** sha256 of the chat template text, hex. */
   chatTemplateSha256?: string;
-  /** `toolgauge.test_model` is true: random weights written by `toolgauge make-test-model`. */
+  /** `toolgauge.test_model` is true: random weights written by `toolgauge make-test-model` (never a model's result). */
   testModel: boolean;
+  /** Special tokens' texts, when the file names them. */
   bosToken?: string;
   eosToken?: string;
 }
