@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { readBody, sendJson } from '../core/http-json.ts';
 import { EngineError, type CompleteResult, type Engine, type EngineInfo, type GeneratedTokenLogprob } from '../engine/types.ts';
 import { detectFamily } from '../probe/templates/index.ts';
 import { chatPrompt, readReply, type TemplateInfo } from './chat.ts';
@@ -58,6 +59,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
   const template: TemplateInfo | null = info.chatTemplate ? { source: info.chatTemplate, family: detectFamily(info.chatTemplate), bosToken: info.bosToken, eosToken: info.eosToken } : null;
   const slots = new Slots(o.parallel ?? info.sequences ?? 1, o.queue ?? 256);
   const maxBody = o.maxBodyBytes ?? 16 * 2 ** 20;
+  const tooLarge = () => new HttpError(413, `request body larger than ${maxBody} bytes`);
   let seq = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -68,18 +70,18 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { status: 'ok' });
     // llama-server's tokenizer routes: special-token texts are parsed as special tokens.
     if (req.method === 'POST' && path === '/tokenize') {
-      const b = parseBody(TokenizeBody, parseJson(await readBody(req, maxBody)));
+      const b = parseBody(TokenizeBody, parseJson(await readBody(req, maxBody, tooLarge)));
       return sendJson(res, 200, { tokens: await o.engine.tokenize(b.content, { specialTokens: b.parse_special ?? true }) });
     }
     if (req.method === 'POST' && path === '/detokenize') {
-      const b = parseBody(DetokenizeBody, parseJson(await readBody(req, maxBody)));
+      const b = parseBody(DetokenizeBody, parseJson(await readBody(req, maxBody, tooLarge)));
       return sendJson(res, 200, { content: await o.engine.detokenize(b.tokens) });
     }
     const chat = path === '/v1/chat/completions' || path === '/chat/completions';
     const completion = path === '/v1/completions' || path === '/completions';
     if (!chat && !completion) throw new HttpError(404, `no route ${req.method} ${path}`);
     if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
-    const json = parseJson(await readBody(req, maxBody));
+    const json = parseJson(await readBody(req, maxBody, tooLarge));
     const id = `${Date.now().toString(36)}${(seq++).toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
     if (chat) {
@@ -234,23 +236,3 @@ function parseJson(raw: string): unknown {
   }
 }
 
-function readBody(req: IncomingMessage, max: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      // Past the limit the rest is read and dropped, so the 413 answer reaches the client.
-      if (size > max) reject(new HttpError(413, `request body larger than ${max} bytes`));
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}

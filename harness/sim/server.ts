@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { z } from 'zod';
 import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
 import { sha256, stableStringify } from '../core/hash.ts';
+import { readBody, sendJson } from '../core/http-json.ts';
 import { pickFault } from './faults.ts';
 import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
 
@@ -276,20 +277,6 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
