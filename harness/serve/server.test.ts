@@ -232,6 +232,18 @@ describe('toolgauge serve: refusals', () => {
       await bare.close();
     }
   });
+
+  it('a body over the size limit: 413 naming the limit, and the server keeps answering', async () => {
+    const small = await startServe({ engine: new ScriptedEngine(), alias: 'small', maxBodyBytes: 64 });
+    try {
+      const r = await post('/completions', { prompt: 'x'.repeat(200) }, small);
+      expect(r.status).toBe(413);
+      expect(r.json.error.message).toBe('request body larger than 64 bytes');
+      expect((await post('/completions', { prompt: 'p' }, small)).status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
 });
 
 describe('toolgauge serve: queue and crashes', () => {
