@@ -234,7 +234,7 @@ describe('toolgauge serve: refusals', () => {
   });
 
   it('a body over the size limit: 413 naming the limit, and the server keeps answering', async () => {
-    const small = await startServe({ engine: new ScriptedEngine(), alias: 'small', maxBodyBytes: 64 });
+    const small = await startServe({ engine: new ScriptedEngine(undefined), alias: 'small', maxBodyBytes: 64 });
     try {
       const r = await post('/completions', { prompt: 'x'.repeat(200) }, small);
       expect(r.status).toBe(413);
