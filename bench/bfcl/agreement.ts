@@ -1,4 +1,4 @@
-// `npx tsx bench/bfcl/agreement.ts [--per-category N]`: the figures of harness/bfcl/README.md, on ../shared/data/bfcl.
+// `npx tsx bench/bfcl/agreement.ts [--per-category N]`: the figures of docs/bfcl.md, on ../shared/data/bfcl.
 //   1. The oracle (the first allowed value of each answer-key parameter) in every category and format, checked by
 //      toolgauge and by BFCL's own Python: agreement, and the answer keys no output can pass.
 //   2. Generated outputs (mutated gold calls, arbitraries.ts) per category: agreement with BFCL's checker.

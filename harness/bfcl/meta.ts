@@ -26,7 +26,7 @@ export interface BfclMeta extends InstanceMetaBase {
   error_type: string;
   /** BFCL's first error message (the rest are in the trace). */
   bfcl_error: string | null;
-  /** BFCL's Python would have raised on this output (see README: crashes are recorded, not fatal). */
+  /** BFCL's Python would have raised on this output (see docs/bfcl.md: crashes are recorded, not fatal). */
   crash: string | null;
   /** This emulation cannot decide the output exactly (why); counted invalid and reported. */
   undecided: string | null;

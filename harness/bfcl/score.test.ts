@@ -1,5 +1,5 @@
 // BFCL's verdicts on the self-written fixtures (fixtures/bfcl/data), one behaviour per test: expected verdicts
-// are written from BFCL's rules as documented in README.md, not computed by the code under test.
+// are written from BFCL's rules as documented in docs/bfcl.md, not computed by the code under test.
 import { describe, expect, it } from 'vitest';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { expandCategories } from './categories.ts';

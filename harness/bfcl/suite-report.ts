@@ -127,7 +127,7 @@ export function bfclMarkdown(s: Summary): string {
   parts.push('## Answer keys BFCL itself cannot pass', '');
   const un = x.unpassable ?? [];
   if (un.length) {
-    parts.push(`No output passes these under BFCL's checker (a proof from the key and the schema; see harness/bfcl/README.md). ${un.length} of them are in this run and count against every model alike:`, '');
+    parts.push(`No output passes these under BFCL's checker (a proof from the key and the schema; see docs/bfcl.md). ${un.length} of them are in this run and count against every model alike:`, '');
     parts.push(table(['id', 'BFCL (this run)', 'why no output can pass'], un.map((u) => [u.id, u.valid ? 'valid (unexpected)' : u.error_type, u.why])), '');
   } else parts.push('None of the known unpassable keys is in this run.', '');
 
