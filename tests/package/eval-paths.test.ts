@@ -53,7 +53,7 @@ beforeAll(async () => {
   // toolgauge installed from the packed tarball, as a user's project has it.
   dir = freshProject(tempDir('eval-paths'), { type: 'module', tarball: (await packed()).tarball }) as string;
   writeFileSync(join(dir, 'paths.eval.ts'), EVAL);
-  // Plain Vitest with toolgauge's eval configuration, as the README has it.
+  // Plain Vitest with toolgauge's eval configuration, as docs/eval.md has it.
   writeFileSync(join(dir, 'vitest.config.ts'), `import { evalConfig } from 'toolgauge/vitest-config';\nexport default evalConfig({ include: ['paths.eval.ts'] });\n`);
   writeFileSync(join(dir, 'blocker'), 'a file where the output directory would go\n');
 });

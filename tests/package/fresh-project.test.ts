@@ -11,11 +11,14 @@ import { packed } from './pack.ts';
 import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // toolgauge as a user installs it: `npm pack` (which builds dist/), unpacked into fresh projects — one ESM, one
-// CommonJS — that get the README's "Your own eval" files, then the README's commands run there, in order. The
-// README is the source: its titled code blocks are written as the project's files and its command block is run.
+// CommonJS — that get the files of docs/eval.md ("The files and commands"), then that section's commands run there,
+// in order. The page is the source: its titled code blocks are written as the project's files and its command block
+// is run.
 
-const README = readFileSync(fromRoot('README.md'), 'utf8');
-const SECTION = README.slice(README.indexOf('## Your own eval'), README.indexOf('\n## ', README.indexOf('## Your own eval') + 1));
+const PAGE = readFileSync(fromRoot('docs', 'eval.md'), 'utf8');
+const HEADING = '## The files and commands';
+if (!PAGE.includes(HEADING)) throw new Error(`docs/eval.md has no "${HEADING}" section`);
+const SECTION = PAGE.slice(PAGE.indexOf(HEADING), PAGE.indexOf('\n## ', PAGE.indexOf(HEADING) + 1));
 /** Code blocks of the section: ```lang [file]. */
 const BLOCKS = [...SECTION.matchAll(/```(\w+)(?: ([^\n]+))?\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, file: m[2], text: m[3]! }));
 const FILES = BLOCKS.filter((b) => b.file);
@@ -88,7 +91,7 @@ describe('the packed package', () => {
     expect(imported.has('openai') && imported.has('vitest')).toBe(true);
   });
 
-  it("the README's commands in a fresh ESM project: eval with a gate (the first run after install), -t, a second model, report --compare, plain vitest run, tsc", async () => {
+  it("the commands of docs/eval.md in a fresh ESM project: eval with a gate (the first run after install), -t, a second model, report --compare, plain vitest run, tsc", async () => {
     const out: string[] = [];
     for (const line of COMMANDS) {
       const r = await sh(esm, line);
@@ -127,7 +130,7 @@ describe('the packed package', () => {
     expect(tsc.exitCode).toBe(0);
   });
 
-  it('in a fresh CommonJS project: plain vitest run with the README config, toolgauge eval, tsc (NodeNext)', async () => {
+  it('in a fresh CommonJS project: plain vitest run with the config of docs/eval.md, toolgauge eval, tsc (NodeNext)', async () => {
     const vitest = await sh(cjs, 'npx vitest run --reporter=dot', { OPENAI_BASE_URL: baseUrl, TOOLGAUGE_MODEL: 'sim:oracle' });
     expect(vitest.exitCode, `${vitest.stdout}\n${vitest.stderr}`).toBe(0);
     expect(validSummary(readJson(join(cjs, 'results/arith/summary.json'))).metrics.pass_rate).toMatchObject({ value: 1, n: 3 });

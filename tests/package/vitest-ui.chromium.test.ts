@@ -12,7 +12,7 @@ import { CHROMIUM, launchChromium, type Browser } from '../helpers/chromium.ts';
 import { packed } from './pack.ts';
 import { cleanEnv, tempDir } from '../helpers/cli.ts';
 
-// What the README promises: `npx vitest --ui` in a project with toolgauge's eval configuration lists a failing case,
+// What docs/eval.md promises: `npx vitest --ui` in a project with toolgauge's eval configuration lists a failing case,
 // and its report shows the readable transcript. A real Vitest UI on loopback, opened in headless Chromium: the
 // transcript's text is in the page, on screen (it paints pixels), and the Download link gives the same text.
 
@@ -61,13 +61,13 @@ let url: string;
 describe.skipIf(!CHROMIUM)('the Vitest UI shows a failing case\'s transcript (needs Debian chromium: scripts/install-system-deps.sh)', () => {
   beforeAll(async () => {
     sim = await startSimServer({ responders: { arith: { chat: (_s, body) => sloppyArithmetic(body) } } });
-    // toolgauge installed from the packed tarball, with the README's example eval and its Vitest configuration.
+    // toolgauge installed from the packed tarball, with the example eval of docs/eval.md and its Vitest configuration.
     dir = freshProject(tempDir('vitest-ui'), { type: 'module', tarball: (await packed()).tarball }) as string;
     writeFileSync(join(dir, 'arith.eval.ts'), readFileSync(fromRoot('examples', 'arith', 'arith.eval.ts'), 'utf8'));
     writeFileSync(join(dir, 'vitest.config.ts'), readFileSync(fromRoot('examples', 'arith', 'vitest.config.ts'), 'utf8'));
     const port = await freePort();
     url = `http://127.0.0.1:${port}/__vitest__/`;
-    // No terminal and no `--watch`: `evalConfig` keeps the UI serving (README, "Your own eval").
+    // No terminal and no `--watch`: `evalConfig` keeps the UI serving (docs/eval.md, "The files and commands").
     ui = execa('node', [join(dir, 'node_modules', 'vitest', 'vitest.mjs'), '--ui', '--open=false', '--api.host=127.0.0.1', `--api.port=${port}`, '--api.strictPort'], {
       cwd: dir,
       env: cleanEnv({ OPENAI_BASE_URL: sim.url, TOOLGAUGE_MODEL: 'arith-model' }),
