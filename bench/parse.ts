@@ -13,7 +13,7 @@
  *
  * `--dist` measures the built package (`npm run build` first): the JavaScript a user's install runs, without the
  * TypeScript loader's per-closure naming helper that the sources pay under tsx. The figures are written to
- * bench/records/parsers.json (parsers-dist.json), which README's figures are checked against.
+ * bench/records/parsers.json (parsers-dist.json), which the figures of docs/benchmarks.md are checked against.
  */
 import { loadFixtures } from '../harness/parse/fixtures.ts';
 import type * as ParseApi from '../harness/parse/index.ts';

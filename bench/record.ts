@@ -1,6 +1,7 @@
 /**
  * Bench records: the figures a benchmark measured, with when, on which commit and on what machine, committed under
- * bench/records/<name>.json. README figures are written from them and marked `<!-- bench:NAME.KEY -->`;
+ * bench/records/<name>.json. Figures in the documentation (docs/benchmarks.md) are written from them and marked
+ * `<!-- bench:NAME.KEY -->`;
  * tests/hygiene/bench-figures.test.ts fails when a marked figure has no record or differs from it.
  */
 import { execFileSync } from 'node:child_process';
@@ -23,7 +24,7 @@ export type BenchRecord = z.infer<typeof BenchRecord>;
 
 export const recordPath = (name: string) => fromRoot('bench', 'records', `${name}.json`);
 
-/** How README prints a figure: rounded to an integer, with thousands separators. */
+/** How the documentation prints a figure: rounded to an integer, with thousands separators. */
 export const formatFigure = (x: number) => Math.round(x).toLocaleString('en-US');
 
 const git = (args: string[]) => execFileSync('git', args, { cwd: fromRoot(), encoding: 'utf8' }).trim();

@@ -1,7 +1,7 @@
 /**
  * Test support: how much of an exhaustive check the default `npm test` runs. The default takes a deterministic
  * sample (every k-th item) so the whole suite fits its time budget on a busy machine; `TOOLGAUGE_HEAVY_TESTS=1`
- * runs everything (the figures in the README come from the heavy mode).
+ * runs everything (the figures in docs/ come from the heavy mode).
  */
 export const HEAVY_TESTS = process.env.TOOLGAUGE_HEAVY_TESTS === '1';
 
