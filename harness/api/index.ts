@@ -1,5 +1,5 @@
 /**
- * toolgauge's public API (`import { … } from 'toolgauge'`). The contract of a user's eval file (DESIGN §6):
+ * toolgauge's public API (`import { … } from 'toolgauge'`). The contract of a user's eval file (docs/eval.md):
  *
  *   import { describeEval, toolLoop, scorers } from 'toolgauge';
  *   describeEval('arith', { data, tools, task: toolLoop({ system, maxTurns: 5 }), scorers: [scorers.answerMatches()] });

@@ -6,7 +6,7 @@ import { redactUrl, type RunConfig } from './config.ts';
 import { EngineFacts } from './engine-facts.ts';
 import { fromRoot, MODULE_EXT, PACKAGE_JSON } from './paths.ts';
 
-/** The reproducibility header every summary.json carries (DESIGN §3.3). Extra fields from suites pass through. */
+/** The reproducibility header every summary.json carries (docs/outputs.md). Extra fields from suites pass through. */
 export const ReproHeader = z
   .object({
     toolgauge_version: z.string(),

@@ -1,5 +1,6 @@
 /**
- * CI gates (DESIGN §3.4): `accuracy>=0.9`, `accuracy.lo>=0.40`, `tsr.P2>=0.3`, several joined by `,`. A gate reads
+ * CI gates (docs/statistics.md, "Gates"): `accuracy>=0.9`, `accuracy.lo>=0.40`, `tsr.P2>=0.3`, several joined by
+ * `,`. A gate reads
  * `metrics.<name>` of a summary (the value, or one of its fields `.lo`, `.hi`, `.n`). Pure.
  */
 export type Op = '>=' | '<=' | '>' | '<' | '==' | '!=';

@@ -1,7 +1,7 @@
 import type { ArgRule } from './types.ts';
 
 /**
- * Argument comparison under per-argument rules (DESIGN §4.3): equivalents, set match, ISO datetime (with or
+ * Argument comparison under per-argument rules (docs/probe.md): equivalents, set match, ISO datetime (with or
  * without timezone), numeric tolerance, case-folding, and a deterministic fuzzy text match (Toolhound's
  * `semantic`, approximated by normalised token overlap — no model is asked). Pure.
  *

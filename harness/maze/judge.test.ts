@@ -214,7 +214,7 @@ describe('judge: helpers and purity', () => {
     expect(hasAbortPhrase('Here is the answer')).toBe(false);
   });
 
-  it('runRc follows DESIGN: 0 without a hit, 1 on hit ∧ fail, else 1 − C_oracle / max(C_act, C_oracle)', () => {
+  it('runRc follows docs/maze.md: 0 without a hit, 1 on hit ∧ fail, else 1 − C_oracle / max(C_act, C_oracle)', () => {
     expect(runRc(false, true, 0, 0)).toBe(0);
     expect(runRc(true, false, 3, 2)).toBe(1);
     expect(runRc(true, true, 4, 2)).toBe(0.5);

@@ -1,5 +1,5 @@
-// The Maze judge: a pure function of (task, mode, trace, final answer). "compat" applies the rules of DESIGN
-// 4.2 exactly; "strict" additionally checks argument bindings on the completed path, that no corrupted value
+// The Maze judge: a pure function of (task, mode, trace, final answer). "compat" applies ToolMaze's rules
+// (docs/maze.md) exactly; "strict" additionally checks argument bindings on the completed path, that no corrupted value
 // reaches a later argument or the answer, and the final answer's value (or the abort for C1 P2/P4).
 //
 // C_oracle — the cheapest recovery suffix, counted like C_act (tool results from the first hit, inclusive, to
@@ -218,7 +218,7 @@ interface JudgeRule {
 const hitAny = (f: Facts) => f.hits.length > 0;
 const toolsOf = (as: readonly Activation[]) => as.map((a) => a.victim.tool).join(', ');
 
-/** The compat rules per mode (DESIGN §4.2), most specific first. */
+/** The compat rules per mode (docs/maze.md), most specific first. */
 const MODE_RULES: readonly JudgeRule[] = [
   {
     name: 'P0: a valid path completed',

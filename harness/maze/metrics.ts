@@ -1,4 +1,4 @@
-// Maze metrics (DESIGN 4.2), per mode and per complexity × mode, from judged runs:
+// Maze metrics (docs/maze.md), per mode and per complexity × mode, from judged runs:
 //   TSR = passes / runs · PRR = (hit ∧ pass) / hits · RC_mode = mean over ALL runs of the per-run RC
 // (0 without a hit, 1 on hit ∧ fail, else 1 − C_oracle / max(C_act, C_oracle)). The per-run outcome arrays
 // are kept so intervals can be recomputed or compared; the intervals come from harness/stats `estimateRate`
@@ -112,7 +112,7 @@ export function failureTable(outcomes: readonly RunOutcome[]): Array<{ failure_r
 }
 
 /**
- * The `summary.json` shape of DESIGN 3.3: `metrics.<tsr|prr|rc>.<mode>` and
+ * The `summary.json` shape of docs/outputs.md: `metrics.<tsr|prr|rc>.<mode>` and
  * `breakdowns.complexity.<c>.<tsr|prr|rc>.<mode>`, each a MetricEstimate.
  */
 export function summaryShape(m: MazeMetrics): {

@@ -1,4 +1,4 @@
-// Maze output files (DESIGN 3.3), compatible with the ToolMaze layout:
+// Maze output files (docs/maze.md), compatible with the ToolMaze layout:
 //   <root>/<c1..c4>/inferences/<task>_<mode>_inference.json   what the agent did (trace, final answer)
 //   <root>/<c1..c4>/evaluations/<task>_<mode>_eval.json       the judge's verdict
 //   <root>/<c1..c4>/metrics/metrics_report_<timestamp>.json   TSR / PRR / RC per mode for that complexity
@@ -233,7 +233,8 @@ function readJson<T>(path: string, schema: z.ZodType<T>): T {
 
 /**
  * Recompute TSR / PRR / RC from `<root>/<c>/{inferences,evaluations}`. Independent of the in-memory path:
- * hit and C_act come from the saved trace, pass and C_oracle from the evaluation, RC from DESIGN's formula,
+ * hit and C_act come from the saved trace, pass and C_oracle from the evaluation, RC from ToolMaze's formula
+ * (docs/maze.md),
  * the means are summed here. With `tasks`, each run is also re-judged from the inference file alone and a
  * different verdict is reported as a discrepancy.
  */

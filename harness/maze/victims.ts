@@ -1,4 +1,4 @@
-// Victim selection (DESIGN 4.2), shared by the engine (live) and the judge (replaying a saved trace):
+// Victim selection (docs/maze.md), shared by the engine (live) and the judge (replaying a saved trace):
 // C1 — the fixed victim; C2 — first touch: the first candidate of the slot the agent calls becomes the victim,
 // the other candidates stay clean for the rest of the run; C3 — first touch among the paths' perturbed entry
 // tools; C4 — the same, independently per slot. Only calls that reach a tool count as touches (malformed

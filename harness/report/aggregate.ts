@@ -2,7 +2,7 @@ import { averageTrials, estimateRate, passAtKPerInstance, passHatKPerInstance, t
 
 /**
  * Shared aggregation: outcomes grouped per instance (one value per trial) → one estimate whose n counts instances.
- * Trials are averaged per instance before any interval (DESIGN §2), so k trials never inflate n.
+ * Trials are averaged per instance before any interval (docs/statistics.md), so k trials never inflate n.
  */
 export function groupTrials<T>(items: readonly T[], key: (t: T) => string, outcome: (t: T) => number): Map<string, number[]> {
   const out = new Map<string, number[]>();

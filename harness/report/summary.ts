@@ -5,7 +5,7 @@ import { TEST_MODEL_NOTICE } from '../core/engine-facts.ts';
 import { jsonSafe } from './aggregate.ts';
 
 /**
- * summary.json, the same envelope for every suite (DESIGN §3.3). Metrics are nested by their dotted names
+ * summary.json, the same envelope for every suite (docs/outputs.md). Metrics are nested by their dotted names
  * (`metrics.accuracy`, `metrics.tsr.P2`), each `{value, lo, hi, n, denominator, method, level, …}`; breakdowns
  * are `breakdowns.<group>.<key>.<metric>` in the same shape. NaN (no data) is written as null.
  */

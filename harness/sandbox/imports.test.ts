@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxBackend } from './index.ts';
 
-// The import allow-list of DESIGN §4.1: decimal is on it; of urllib only urllib.parse is.
+// The import allow-list of docs/toolhop.md ("Tools"): decimal is on it; of urllib only urllib.parse is.
 const fn = (body: string) => `def f():\n${body.split('\n').map((l) => `    ${l}`).join('\n')}\n`;
 
 describe.each<SandboxBackend>(['pyodide', 'python'])('import allow-list (%s)', (backend) => {

@@ -88,7 +88,7 @@ const CompletionBodySchema = z.object({ model: z.string(), prompt: z.string() })
 /**
  * The answer to a request that names no known instance: 422, a client error, so no OpenAI client retries it (a
  * miss is deterministic; 429, 408 and 5xx are retried) and every one raises it at once, so a runner that
- * lets a failed request fail records an error for the row. See README, "The simulator for other runners".
+ * lets a failed request fail records an error for the row. See docs/cli.md, "The simulator for other runners".
  */
 export const UNMATCHED_STATUS = 422;
 

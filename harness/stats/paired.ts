@@ -1,5 +1,5 @@
 // Paired comparison of two runs on the same instances: "is B better than A?" with an effect size, an interval
-// and a verdict a reviewer would accept (DESIGN §4.3, last bullet).
+// and a verdict a reviewer would accept (docs/statistics.md, "Paired comparisons").
 
 import { Rng, deriveSeed } from '../core/rng.ts';
 import { exactBinomialTwoSided } from './binomial.ts';

@@ -1,4 +1,4 @@
-// The one shape every report uses for a rate or mean with its uncertainty (DESIGN §3.3: `metrics.<name>`).
+// The one shape every report uses for a rate or mean with its uncertainty (docs/outputs.md: `metrics.<name>`).
 
 export type EstimateMethod = 'bootstrap' | 'cluster_bootstrap' | 'wilson' | 'none';
 

@@ -1,4 +1,4 @@
-/** The ToolHop output files (DESIGN §3.3); the kit writes them as each instance finishes. */
+/** The ToolHop output files (docs/toolhop.md, "Outputs"); the kit writes them as each instance finishes. */
 export const FILES = {
   predictions: 'predictions.jsonl',
   results: 'results.jsonl',

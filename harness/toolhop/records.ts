@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { Usage } from '../model/types.ts';
 
 /**
- * The ToolHop output files (DESIGN §3.3), names and fields compatible with the reference runner plus a few extra
+ * The ToolHop output files (docs/toolhop.md, "Outputs"), names and fields compatible with the reference runner plus
+ * a few extra
  * fields (trial, hops, domain, rule) that the reports break down by. Validated when read back (rescore, resume,
  * report), so a hand-edited or torn file fails with a clear message.
  */

@@ -2,7 +2,7 @@ import { evalSuite, type EvalOptions } from '../kit/eval/suite.ts';
 import { defineSuiteTests } from './suite-tests.ts';
 
 /**
- * A user's tool-calling eval as Vitest tests (DESIGN §6): one test per case named `<name> › <id>`, scored by each
+ * A user's tool-calling eval as Vitest tests (docs/eval.md): one test per case named `<name> › <id>`, scored by each
  * scorer, with summary.json, report.md, gates, trials, resume, shards and `report --compare` from the kit.
  *
  *   describeEval('arith', { data, tools, task: toolLoop({ system, maxTurns: 5 }), scorers: [scorers.answerMatches()] })

@@ -13,7 +13,7 @@ import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 // The probe's model-side axes on a real engine (llama.cpp through node-llama-cpp), on toolgauge's own random test
 // models: one CLI run of a lineup F32 / Q8_0 (same seed: one model, quantized) × free / required decoding on a
 // handful of cases. Random weights: this checks the mechanics (a grammar forces parseable calls; quantization moves
-// the next-token distributions a little), never a model's skill. Full-size figures: README, "The axes on a local GGUF".
+// the next-token distributions a little), never a model's skill. Full-size figures: docs/probe.md.
 
 const ENGINE = findNodeLlamaCpp().found !== undefined;
 const IDS = ['c1_weather_dev_000', 'c1_stock_dev_000', 'c2_sms_dev_000'];

@@ -85,7 +85,10 @@ export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--of
 toolgauge toolhop rescore --out-dir DIR
 toolgauge toolhop sweep [--topologies single,independent,…] [--agents 3,5] [--comms freeform,structured,…] [toolhop flags]`;
 
-/** The reference runner's `--batch` takes no value; DESIGN's `--batch [N]` may have one: drop a number after it. */
+/**
+ * The reference runner's `--batch` takes no value; toolgauge's `--batch [N]` (docs/toolhop.md) may have one: drop a
+ * number after it.
+ */
 export function normalizeArgv(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {

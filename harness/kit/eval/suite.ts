@@ -7,7 +7,7 @@ import type { SuiteDefinition, Verdict } from '../types.ts';
 import { scoreOf } from './scorers.ts';
 import type { EvalCase, EvalTool, Scorer, Task } from './types.ts';
 
-/** The options of `describeEval` (DESIGN §6). */
+/** The options of `describeEval` (docs/eval.md). */
 export interface EvalOptions {
   data: () => readonly EvalCase[] | Promise<readonly EvalCase[]>;
   tools?: readonly EvalTool[];

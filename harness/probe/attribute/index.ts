@@ -1,7 +1,7 @@
 import type { LayeredScore, TierObservation } from '../score/index.ts';
 
 /**
- * Four-cause attribution of one case under each parser tier (DESIGN §4.3). Pure: the case's expectation, what
+ * Four-cause attribution of one case under each parser tier (docs/probe.md). Pure: the case's expectation, what
  * each tier recovered and how it scored, the template findings and — when one was run — the outcome of the
  * counterfactual re-ask with a repaired template. The runner does the I/O.
  *

@@ -7,7 +7,7 @@ import type { ArgRule, CaseRow, Category } from './types.ts';
 
 /**
  * The generator of toolgauge's own probe cases (cases/probe/cases.jsonl). Deterministic from a seed:
- * families of cases per category (DESIGN §4.3), each with several phrasings that are all used in both splits,
+ * families of cases per category (docs/probe.md), each with several phrasings that are all used in both splits,
  * slot values drawn from pools that are disjoint between dev and test, and the catalog (the case's tool list)
  * shuffled with a per-case seed so the correct tool sits anywhere. Run `npx tsx harness/probe/cases/generate.ts`
  * to rewrite the files; a unit test checks the committed files equal what this produces.

@@ -3,7 +3,7 @@ import type { ChatMessage, OpenAITool } from '../../core/chat.ts';
 import { ArgRuleSchema, type ArgRule, type ExpectedCall } from '../../match/types.ts';
 
 /**
- * Probe cases (DESIGN §4.3): `{id, cat, tools, turns, expected|null, arg_rules, split}`, one JSON object per line.
+ * Probe cases (docs/probe.md): `{id, cat, tools, turns, expected|null, arg_rules, split}`, one JSON object per line.
  * The same schema reads toolgauge's own cases (cases/probe/cases.jsonl) and Toolhound's JSONL as is: tools are
  * names in a palette file (tools.yaml / tools.json) or inline OpenAI tools; `expected` is one call, a list of
  * calls (parallel / multiple) or null (an abstention case); an assistant turn holds `tool_call` or `tool_calls`.

@@ -6,7 +6,8 @@ import type { TierParse } from './observe.ts';
 import type { Transport } from './env.ts';
 
 /**
- * One probe case's result: a line of cases.jsonl (DESIGN §3.3 — raw output, transport, parse tier, layered
+ * One probe case's result: a line of cases.jsonl (docs/probe.md, "Outputs" — raw output, transport, parse tier,
+ * layered
  * scores, cause under each parser tier, template hash) and, as is, the test's `task.meta.toolgauge` (the
  * reporter aggregates only from it). A type alias, so it fits harness/vitest/meta.ts's open InstanceMeta.
  */

@@ -17,7 +17,7 @@ export interface TierObservation {
 export type Bit = 0 | 1 | null;
 
 /**
- * The layered scores of one case under one tier (DESIGN §4.3), each with its own denominator:
+ * The layered scores of one case under one tier (docs/probe.md), each with its own denominator:
  * - parse_ok: call-expected cases — a call was recovered;
  * - schema_valid: call-expected cases with a call — every call names a listed tool with schema-valid arguments;
  * - tool_correct: call-expected cases with a call — the called tools are the expected ones (as a multiset);

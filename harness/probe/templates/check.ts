@@ -312,7 +312,8 @@ function emptyCheck(source: string, name: string): TemplateCheck {
 }
 
 /**
- * Check a chat template for tool-calling defects (see DESIGN.md §4.3). Never throws: an internal failure of a
+ * Check a chat template for tool-calling defects (see docs/probe.md, "Templates"). Never throws: an internal
+ * failure of a
  * check becomes a note, and whatever the engine cannot render faithfully becomes an engine limitation.
  */
 export function checkTemplate(source: string, opts: CheckOptions = {}): TemplateCheck {

@@ -1,4 +1,4 @@
-// Chat templates: faithful rendering, message shapes, tool-calling defect checks, repairs (DESIGN.md §4.3).
+// Chat templates: faithful rendering, message shapes, tool-calling defect checks, repairs (docs/probe.md, "Templates").
 export type { ChatMessage, OpenAITool, TemplateToolCall } from './types.ts';
 export { TemplateError, type TemplateErrorKind } from './errors.ts';
 export { renderChat, DEFAULT_NOW, type RenderInput } from './render.ts';

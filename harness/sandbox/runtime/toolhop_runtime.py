@@ -74,7 +74,7 @@ SAFE_IMPORT_ROOTS = frozenset(
 
 
 def _urllib_ok(name, fromlist):
-    # Of urllib only urllib.parse is on the list (DESIGN 4.1); urllib.request would reach the network.
+    # Of urllib only urllib.parse is on the list (docs/toolhop.md, "Tools"); urllib.request would reach the network.
     if name.split(".", 1)[0] != "urllib":
         return True
     if name == "urllib":
