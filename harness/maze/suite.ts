@@ -6,6 +6,7 @@ import type { RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
+import { mazeAgent } from './agent.ts';
 import { mazeAggregator } from './aggregator.ts';
 import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
 import { mazeMetaOf, MazeMetaSchema, type MazeMeta } from './meta.ts';
@@ -15,9 +16,12 @@ import { selectRuns } from './selection.ts';
 import { mazeSimResponder } from './sim-responder.ts';
 import { COMPLEXITIES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
 
-/** The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. */
-export function mazeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>): { temperature: number; topP: number; seed: number } {
-  return { temperature: run.temperature, topP: 1, seed: run.seed };
+/**
+ * The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. With
+ * `--trials K`, trial t sends seed + t (as ToolHop does), so trials are distinct samples; trial 0 sends the seed.
+ */
+export function mazeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>, trial = 0): { temperature: number; topP: number; seed: number } {
+  return { temperature: run.temperature, topP: 1, seed: run.seed + trial };
 }
 
 /** One (task, mode) run: the id is `<task>:<mode>`. */
@@ -51,7 +55,8 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   partOf: (i) => COMPLEXITIES.indexOf(i.task.complexity) + 1,
   testName: (i) => `maze › ${i.task.complexity} › ${i.task.id} › ${i.mode}`,
   async run(i, ctx) {
-    const r = await runMazeInstance(i.task, i.mode, { client: ctx.client(), model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, callStyle: ctx.settings.agent, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn, sampling: mazeSampling(ctx.run) });
+    const agent = await mazeAgent(ctx.run, ctx.settings, () => ctx.client());
+    const r = await runMazeInstance(i.task, i.mode, { agent, model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn, sampling: mazeSampling(ctx.run, ctx.trial) });
     const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
     return {
@@ -90,8 +95,8 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   metaSchema: MazeMetaSchema,
   aggregator: mazeAggregator,
   // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome (harness/kit/fingerprint.ts).
-  fingerprintOn: ['max_turns'],
-  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries }),
+  fingerprintOn: ['max_turns', 'agent_type'],
+  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries, agent_type: m.agentType }),
   // what every request carries (mazeSampling), recorded as sent
   generation: (run) => ({ temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed }),
   responder: (_run, m) => mazeSimResponder(m.casesDir),
