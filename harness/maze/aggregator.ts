@@ -76,9 +76,13 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     };
   },
   outcomes(metas) {
-    const out: Record<string, Map<string, number>> = {};
-    for (const m of metas) (out[`tsr.${m.mode}`] ??= new Map()).set(m.task_id, m.pass ? 1 : 0);
-    return out;
+    // Per task and mode, the mean over its trials (one trial: its 0/1).
+    const runs: Record<string, Map<string, number[]>> = {};
+    for (const m of metas) {
+      const byTask = (runs[`tsr.${m.mode}`] ??= new Map());
+      byTask.set(m.task_id, [...(byTask.get(m.task_id) ?? []), m.pass ? 1 : 0]);
+    }
+    return Object.fromEntries(Object.entries(runs).map(([k, byTask]) => [k, new Map([...byTask].map(([id, xs]) => [id, xs.reduce((a, b) => a + b, 0) / xs.length]))]));
   },
   lowerIsBetter: ['rc.*'],
   comparableOn: ['judge', 'agent'],

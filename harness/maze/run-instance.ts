@@ -60,6 +60,6 @@ export async function runMazeInstance(
     error = err.message;
   }
   const verdict = judge(task, mode, session.trace(), finalAnswer, { mode: deps.judgeMode });
-  const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages, usage });
-  return { verdict, inference, evaluation: buildEvaluation(verdict, deps.model), error, turns, toolCalls: session.trace().length, usage };
+  const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages, usage, trial: deps.trial ?? 0 });
+  return { verdict, inference, evaluation: buildEvaluation(verdict, deps.model, deps.trial ?? 0), error, turns, toolCalls: session.trace().length, usage };
 }

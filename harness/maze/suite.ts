@@ -57,8 +57,8 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   async run(i, ctx) {
     const agent = await mazeAgent(ctx.run, ctx.settings, () => ctx.client());
     const r = await runMazeInstance(i.task, i.mode, { agent, model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn, sampling: mazeSampling(ctx.run, ctx.trial) });
-    const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
-    const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
+    const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode, ctx.trial));
+    const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode, ctx.trial));
     return {
       meta: mazeMetaOf(r.evaluation, { error: r.error, turns: r.turns, toolCalls: r.toolCalls, trial: ctx.trial, trace: ip, usage: r.usage }),
       transcript: renderTranscript({
@@ -100,7 +100,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   // what every request carries (mazeSampling), recorded as sent
   generation: (run) => ({ temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed }),
   responder: (_run, m) => mazeSimResponder(m.casesDir),
-  metricNames: () => ['tsr.*', 'prr.*', 'rc.*'],
+  metricNames: () => ['tsr.*', 'prr.*', 'rc.*', 'pass@*', 'pass^*'],
 };
 
 export function mazeVerdict(m: MazeMeta): Verdict {

@@ -57,7 +57,6 @@ export function run(argv: string[]): Promise<number> {
         await checkAgentModule(m);
         const { unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
         if (unknown.length) throw new UsageError(`toolgauge maze: --only/--task-id: no task ${unknown.join(', ')} in ${m.categories.join(',')} (ids are like C1_task_001, or C1_task_001_P0 for one mode)`);
-        if (kc.run.trials > 1) throw new UsageError('toolgauge maze: --trials is not available for maze yet (one run per task and mode)');
         if (kc.run.usesSimulator) {
           const spec = parsePolicySpec(kc.run.model);
           if (!['oracle', 'naive', 'flaky'].includes(spec.name)) throw new UsageError(`toolgauge maze: --model sim:${spec.name} has no Maze behaviour (use sim:oracle, sim:naive or sim:flaky)`);
