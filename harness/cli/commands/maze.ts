@@ -8,6 +8,7 @@ import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { flagSchemas, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
 import { checkAgentModule, mazePreflight } from './maze-agent.ts';
+import { isBatch, runMazeBatch } from './maze-batch.ts';
 
 const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },
@@ -24,11 +25,17 @@ const FLAGS: FlagSpecs = {
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
                [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
-               [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
+               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
 export function run(argv: string[]): Promise<number> {
+  // Several models: one run each, then paired comparisons (maze-batch.ts).
+  if (isBatch(argv)) return runMazeBatch(argv, runOne);
+  return runOne(argv);
+}
+
+function runOne(argv: string[]): Promise<number> {
   // The anthropic agent sends the run's key as x-api-key: ANTHROPIC_API_KEY serves when OPENAI_API_KEY is unset.
   if (argv.some((a, i) => (a === '--agent-type' && argv[i + 1] === 'anthropic') || a === '--agent-type=anthropic') && !process.env.OPENAI_API_KEY && process.env.ANTHROPIC_API_KEY) {
     process.env.OPENAI_API_KEY = process.env.ANTHROPIC_API_KEY;
