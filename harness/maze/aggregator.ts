@@ -89,8 +89,8 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
   markdown: mazeMarkdown,
   terminal(s, outDir) {
     const f = flattenMetrics(s.metrics as never);
-    const cfg = s.config as { judge?: string; agent?: string };
-    const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent ?? 'fc'}${noticeTag(s)}`];
+    const cfg = s.config as { judge?: string; agent?: string; agent_type?: string };
+    const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent_type ?? cfg.agent ?? 'fc'}${noticeTag(s)}`];
     for (const m of MODES) if (f[`tsr.${m}`]) lines.push(`  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`);
     lines.push(`  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors`);
     const all = (s.extra.tokens as Record<string, TokenTotals> | undefined)?.all;
