@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compareBatch } from '../../harness/maze/batch-compare.ts';
 import { inProcess, readJson, readLines, tempDir, type CliResult } from '../helpers/cli.ts';
 
-// A Maze batch over a lineup, in process (one CLI run for the file), real HTTP to the simulator: two models that
-// complete and one whose endpoint is down. (A model whose run ends in harness errors, and a retry that succeeds:
+// A Maze batch over a lineup, in process (one CLI run for the file), real HTTP to the simulator's Messages-API
+// front (--agent-type anthropic): two models that complete and one whose endpoint is down. (A model whose run ends in harness errors, and a retry that succeeds:
 // harness/cli/commands/maze-batch.test.ts, without Vitest runs.) Simulator runs: not a model's result.
 type Model = { label: string; status: string; attempts: number; dir: string; reason?: string; runs?: number };
 type Pair = { a: string; b: string; mode: string; tsr: { n: number; a: number; b: number; diff: number; lo: number; hi: number; p_holm: number }; prr: { n: number; diff: number | null } };
@@ -28,7 +28,7 @@ describe('toolgauge maze --lineup (a batch of models)', () => {
         '',
       ].join('\n'),
     );
-    r = await inProcess(['maze', '--lineup', lineup, '--task-id', 'C1_task_001,C2_task_001', '--modes', 'P0,P2', '--trials', '2', '--retries', '0', '--out-dir', out], {});
+    r = await inProcess(['maze', '--lineup', lineup, '--task-id', 'C1_task_001,C2_task_001', '--modes', 'P0,P2', '--trials', '2', '--retries', '0', '--agent-type', 'anthropic', '--out-dir', out], {});
     batch = readJson<Batch>(join(out, 'reports', 'maze_batch_fc.json'));
   }, 240_000);
 
@@ -38,8 +38,11 @@ describe('toolgauge maze --lineup (a batch of models)', () => {
       expect(readLines(join(dir, 'instances.jsonl'))).toHaveLength(2 * 2 * 2);
       expect(existsSync(join(dir, 'c1', 'inferences', 'C1_task_001_P0_inference.json'))).toBe(true);
       expect(existsSync(join(dir, 'c1', 'inferences', 'C1_task_001_P0_trial1_inference.json'))).toBe(true);
-      const s = readJson<{ metrics: Record<string, unknown> }>(join(dir, 'summary.json'));
+      const s = readJson<{ metrics: Record<string, unknown>; config: { agent_type: string }; extra: { tokens: { all: { runs_with_usage: number; total_tokens: number } } } }>(join(dir, 'summary.json'));
       expect(Object.keys(s.metrics)).toEqual(expect.arrayContaining(['pass@2', 'pass^2']));
+      expect(s.config.agent_type).toBe('anthropic');
+      expect(s.extra.tokens.all.runs_with_usage).toBe(8);
+      expect(s.extra.tokens.all.total_tokens).toBeGreaterThan(0);
     }
   });
 

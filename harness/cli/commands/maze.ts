@@ -62,6 +62,7 @@ function runOne(argv: string[]): Promise<number> {
       preflight: (kc, m) => mazePreflight(kc, m),
       async validate(kc, m) {
         await checkAgentModule(m);
+        if (m.agentType === 'anthropic' && kc.run.cache !== 'off') throw new UsageError(`toolgauge maze: --cache ${kc.run.cache} is not available with --agent-type anthropic (the request cache stores OpenAI-compatible requests only)`);
         const { unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
         if (unknown.length) throw new UsageError(`toolgauge maze: --only/--task-id: no task ${unknown.join(', ')} in ${m.categories.join(',')} (ids are like C1_task_001, or C1_task_001_P0 for one mode)`);
         if (kc.run.usesSimulator) {
