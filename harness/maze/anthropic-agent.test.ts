@@ -113,6 +113,8 @@ describe('AnthropicClient against a scripted stand-in', () => {
           ],
           tools: [{ type: 'function', function: { name: 'get_quote', description: 'a quote', parameters: { type: 'object', properties: { symbol: { type: 'string' } }, required: ['symbol'] } } }],
           temperature: 0,
+          topP: 1,
+          seed: 7,
         },
         { instance: 'maze:x', trial: 0 },
       );
@@ -130,6 +132,9 @@ describe('AnthropicClient against a scripted stand-in', () => {
       expect(b.system).toBe('be brief');
       expect(b.tools![0]!.input_schema.type).toBe('object');
       expect(b.tool_choice).toEqual({ type: 'auto' });
+      // No seed in the Messages API (the schema is strict: a seed would be refused); top_p 1 is its default, not sent.
+      expect(b.temperature).toBe(0);
+      expect(b.top_p).toBeUndefined();
     } finally {
       await s.close();
     }

@@ -4,6 +4,7 @@ import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
+import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../model/anthropic.ts';
 import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { mazeAgent } from './agent.ts';
@@ -98,7 +99,11 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   fingerprintOn: ['max_turns', 'agent_type'],
   config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries, agent_type: m.agentType }),
   // what every request carries (mazeSampling), recorded as sent
-  generation: (run) => ({ temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed }),
+  // (the Messages API has no seed: an anthropic run records none, and sends max_tokens 4096 when none is set)
+  generation: (run, m) =>
+    m.agentType === 'anthropic'
+      ? { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, seed: null }
+      : { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed },
   responder: (_run, m) => mazeSimResponder(m.casesDir),
   metricNames: () => ['tsr.*', 'prr.*', 'rc.*', 'pass@*', 'pass^*'],
 };

@@ -73,7 +73,8 @@ export function toMessagesBody(req: ChatRequest, o: Pick<AnthropicClientOptions,
     ...(system ? { system } : {}),
     messages,
     ...(temperature !== undefined ? { temperature } : {}),
-    ...(req.topP !== undefined ? { top_p: req.topP } : {}),
+    // top_p 1 is the API's own behaviour (no nucleus cut), and some models refuse temperature and top_p together.
+    ...(req.topP !== undefined && req.topP < 1 ? { top_p: req.topP } : {}),
     ...(tools ? { tools, tool_choice: { type: req.toolChoice === 'required' ? 'any' : req.toolChoice === 'none' ? 'none' : 'auto' } } : {}),
   };
 }

@@ -38,9 +38,10 @@ describe('toolgauge maze --lineup (a batch of models)', () => {
       expect(readLines(join(dir, 'instances.jsonl'))).toHaveLength(2 * 2 * 2);
       expect(existsSync(join(dir, 'c1', 'inferences', 'C1_task_001_P0_inference.json'))).toBe(true);
       expect(existsSync(join(dir, 'c1', 'inferences', 'C1_task_001_P0_trial1_inference.json'))).toBe(true);
-      const s = readJson<{ metrics: Record<string, unknown>; config: { agent_type: string }; extra: { tokens: { all: { runs_with_usage: number; total_tokens: number } } } }>(join(dir, 'summary.json'));
+      const s = readJson<{ metrics: Record<string, unknown>; config: { agent_type: string }; header: { generation: Record<string, unknown> }; extra: { tokens: { all: { runs_with_usage: number; total_tokens: number } } } }>(join(dir, 'summary.json'));
       expect(Object.keys(s.metrics)).toEqual(expect.arrayContaining(['pass@2', 'pass^2']));
       expect(s.config.agent_type).toBe('anthropic');
+      expect(s.header.generation).toMatchObject({ seed: null, max_tokens: 4096, top_p: 1 });
       expect(s.extra.tokens.all.runs_with_usage).toBe(8);
       expect(s.extra.tokens.all.total_tokens).toBeGreaterThan(0);
     }
