@@ -229,12 +229,13 @@ export class AnthropicClient {
 }
 
 function connectionMessage(e: Error): string {
-  const parts = [e.message];
+  const causes: string[] = [];
   for (let c = (e as { cause?: unknown }).cause, i = 0; c && i < 3; c = (c as { cause?: unknown }).cause, i++) {
     const x = c as { code?: string; message?: string };
-    if (x.code || x.message) parts.push(x.code ?? x.message!);
+    const what = x.code ?? x.message;
+    if (what && what !== e.message && !causes.includes(what)) causes.push(what);
   }
-  return [...new Set(parts)].join(' (') + ')'.repeat(Math.max(0, new Set(parts).size - 1));
+  return causes.length ? `${e.message} (${causes.join(', ')})` : e.message;
 }
 
 function headersFor(ctx: CallContext): Record<string, string> {
