@@ -30,6 +30,8 @@ export interface SuiteCommand<S> {
   validate?(kc: KitConfig, settings: S): void | Promise<void>;
   /** Run instead of the eval suites (e.g. `--smoke-dataset`); return an exit code, or undefined to go on. */
   instead?(kc: KitConfig, settings: S): Promise<number | undefined>;
+  /** The endpoint check before the first request, when the suite's requests are not OpenAI chat completions. */
+  preflight?(kc: KitConfig, settings: S): Promise<void>;
   /** After the run (e.g. the reference `--out` file). */
   after?(kc: KitConfig, settings: S, outDir: string): void;
 }
@@ -98,7 +100,8 @@ async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, val
   // Replay answers every request from the cache: the endpoint need not be up.
   if (kc.run.baseUrl && !values['merge-reports'] && kc.run.cache !== 'replay') {
     try {
-      await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+      if (c.preflight) await c.preflight(kc, settings);
+      else await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
     } catch (err) {
       if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge ${c.command}: ${err.message}`);
       throw err;

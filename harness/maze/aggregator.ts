@@ -76,17 +76,21 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     };
   },
   outcomes(metas) {
-    const out: Record<string, Map<string, number>> = {};
-    for (const m of metas) (out[`tsr.${m.mode}`] ??= new Map()).set(m.task_id, m.pass ? 1 : 0);
-    return out;
+    // Per task and mode, the mean over its trials (one trial: its 0/1).
+    const runs: Record<string, Map<string, number[]>> = {};
+    for (const m of metas) {
+      const byTask = (runs[`tsr.${m.mode}`] ??= new Map());
+      byTask.set(m.task_id, [...(byTask.get(m.task_id) ?? []), m.pass ? 1 : 0]);
+    }
+    return Object.fromEntries(Object.entries(runs).map(([k, byTask]) => [k, new Map([...byTask].map(([id, xs]) => [id, xs.reduce((a, b) => a + b, 0) / xs.length]))]));
   },
   lowerIsBetter: ['rc.*'],
   comparableOn: ['judge', 'agent'],
   markdown: mazeMarkdown,
   terminal(s, outDir) {
     const f = flattenMetrics(s.metrics as never);
-    const cfg = s.config as { judge?: string; agent?: string };
-    const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent ?? 'fc'}${noticeTag(s)}`];
+    const cfg = s.config as { judge?: string; agent?: string; agent_type?: string };
+    const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent_type ?? cfg.agent ?? 'fc'}${noticeTag(s)}`];
     for (const m of MODES) if (f[`tsr.${m}`]) lines.push(`  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`);
     lines.push(`  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors`);
     const all = (s.extra.tokens as Record<string, TokenTotals> | undefined)?.all;

@@ -11,10 +11,12 @@ const Env = z.object({
   TOOLGAUGE_MAZE_MODES: z.string().default(MODES.join(',')),
   TOOLGAUGE_MAZE_ONLY: z.string().optional(),
   TOOLGAUGE_MAZE_TASK_ID: z.string().optional(),
-  TOOLGAUGE_MAZE_AGENT: z.enum(['fc', 'prompt']).default('fc'),
+  TOOLGAUGE_MAZE_AGENT: z.enum(['fc', 'prompt']).optional(),
   TOOLGAUGE_MAZE_JUDGE: z.enum(['compat', 'strict']).default('compat'),
   TOOLGAUGE_MAZE_MAX_TURNS: z.string().regex(/^\d+$/).transform(Number).default(20),
   TOOLGAUGE_MAZE_CASES: z.string().optional(),
+  TOOLGAUGE_MAZE_AGENT_TYPE: z.string().regex(/^[A-Za-z0-9_-]+$/, 'an agent name: letters, digits, - and _').optional(),
+  TOOLGAUGE_MAZE_AGENT_MODULE: z.string().optional(),
 });
 
 export interface MazeConfig {
@@ -23,6 +25,10 @@ export interface MazeConfig {
   /** `--only` and `--task-id` together: task ids or task-plus-mode run ids (harness/maze/selection.ts). */
   only: string[] | undefined;
   agent: 'fc' | 'prompt';
+  /** `--agent-type`: openai | vllm | mcp | anthropic, or a user module's agent (harness/agent/registry.ts). */
+  agentType: string;
+  /** `--agent-module FILE`: an absolute path to the module registering `agentType`. */
+  agentModule: string | undefined;
   judge: 'compat' | 'strict';
   maxTurns: number;
   casesDir: string;
@@ -39,12 +45,30 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
     categories: list(e.TOOLGAUGE_MAZE_CATEGORIES.toLowerCase(), COMPLEXITIES, '--categories'),
     modes: list(e.TOOLGAUGE_MAZE_MODES.toUpperCase(), MODES, '--modes'),
     only: ids(e.TOOLGAUGE_MAZE_ONLY, e.TOOLGAUGE_MAZE_TASK_ID),
-    agent: e.TOOLGAUGE_MAZE_AGENT,
+    ...agentSettings(e.TOOLGAUGE_MAZE_AGENT, e.TOOLGAUGE_MAZE_AGENT_TYPE, e.TOOLGAUGE_MAZE_AGENT_MODULE),
     judge: e.TOOLGAUGE_MAZE_JUDGE,
     maxTurns: e.TOOLGAUGE_MAZE_MAX_TURNS,
     casesDir: e.TOOLGAUGE_MAZE_CASES ? resolve(e.TOOLGAUGE_MAZE_CASES) : DEFAULT_CASES_DIR,
   };
 }
+
+/**
+ * `--agent-type` and its older alias `--agent fc|prompt` (fc = openai, prompt = mcp): `agent` stays the call style
+ * (`fc` or `prompt`) reports and fingerprints name; a user module's agent needs `--agent-type` to name it.
+ */
+function agentSettings(agent: 'fc' | 'prompt' | undefined, type: string | undefined, module: string | undefined): Pick<MazeConfig, 'agent' | 'agentType' | 'agentModule'> {
+  const alias = agent === 'prompt' ? 'mcp' : agent === 'fc' ? 'openai' : undefined;
+  if (alias && type && alias !== type && !(agent === 'fc' && ['vllm', 'anthropic'].includes(type))) {
+    throw new UsageError(`--agent ${agent} and --agent-type ${type} disagree (--agent is the older name: fc = openai, prompt = mcp)`);
+  }
+  const agentType = type ?? alias ?? 'openai';
+  if (module === undefined && !BUILTIN_AGENT_TYPES.includes(agentType)) throw new UsageError(`--agent-type: '${agentType}' is not one of ${BUILTIN_AGENT_TYPES.join(',')} (another agent comes with --agent-module FILE)`);
+  if (module !== undefined && !type) throw new UsageError('--agent-module: name the agent it registers with --agent-type NAME');
+  return { agent: agentType === 'mcp' ? 'prompt' : 'fc', agentType, agentModule: module === undefined ? undefined : resolve(module) };
+}
+
+/** The agents toolgauge has built in (harness/agent/registry.ts), as ToolMaze names them. */
+export const BUILTIN_AGENT_TYPES: readonly string[] = ['openai', 'vllm', 'mcp', 'anthropic'];
 
 /** The ids of `--only` and `--task-id` in the order given; undefined when neither is set. */
 function ids(...raws: Array<string | undefined>): string[] | undefined {
@@ -55,10 +79,16 @@ function ids(...raws: Array<string | undefined>): string[] | undefined {
 
 /**
  * `--out-dir DIR`, else `results/<model>/<fc|mcp>/` as ToolMaze names its agent folders (`mcp` is its prompt-based
- * tool calling, toolgauge's `--agent prompt`).
+ * tool calling, toolgauge's `--agent-type mcp`; openai, vllm and anthropic call tools natively: `fc`). A user
+ * module's agent writes to a folder of its own name.
  */
-export function mazeOutDir(cfg: Pick<RunConfig, 'outDir' | 'model'>, m: Pick<MazeConfig, 'agent'>): string {
+export function mazeOutDir(cfg: Pick<RunConfig, 'outDir' | 'model'>, m: Pick<MazeConfig, 'agent'> & Partial<Pick<MazeConfig, 'agentType'>>): string {
   if (cfg.outDir) return resolve(cfg.outDir);
-  const root = mazeRoot(resolve('results'), cfg.model);
-  return m.agent === 'fc' ? root : resolve(root, '..', 'mcp');
+  return resolve(mazeRoot(resolve('results'), cfg.model), '..', agentFolder(m));
+}
+
+/** The agent's folder under `results/<model>/`: `fc`, `mcp`, or a user agent's name. */
+export function agentFolder(m: Pick<MazeConfig, 'agent'> & Partial<Pick<MazeConfig, 'agentType'>>): string {
+  if (m.agentType && !BUILTIN_AGENT_TYPES.includes(m.agentType)) return m.agentType;
+  return m.agent === 'prompt' ? 'mcp' : 'fc';
 }

@@ -6,7 +6,8 @@
 // always gets the bootstrap).
 
 import { deriveSeed } from '../core/rng.ts';
-import { estimateRate, type MetricEstimate } from '../stats/index.ts';
+import { passMetrics } from '../report/aggregate.ts';
+import { estimateRate, ratioEstimate, type MetricEstimate } from '../stats/index.ts';
 import { FAILURE_REASONS, RECOVERIES, type MazeVerdict, type Recovery } from './judge.ts';
 import { COMPLEXITIES, MODES, type Complexity, type Mode } from './task.ts';
 
@@ -33,8 +34,13 @@ export interface ModeMetrics {
   tsr: MetricEstimate;
   prr: MetricEstimate;
   rc: MetricEstimate;
-  /** Per-run outcome arrays in task-id order: tsr (1/0 per run), prr (1/0 per hit run), rc (per run). */
+  /**
+   * Per-run outcome arrays in task-id order: tsr (1/0 per run), prr (1/0 per hit run), rc (per run). With trials,
+   * one entry per task: its trials' mean (prr: its hit-and-pass runs over its hit runs, for tasks with a hit).
+   */
   outcomes: { task_ids: string[]; tsr: number[]; prr: number[]; rc: number[] };
+  /** With `--trials K` (K ≥ 2 for every task): pass@K and pass^K of the task's runs. */
+  trials?: { k: number; pass_at_k: MetricEstimate; pass_hat_k: MetricEstimate };
   recovery: Record<Recovery, number>;
   failure_reasons: Record<string, number>;
 }
@@ -52,6 +58,7 @@ export interface MetricsOptions {
 
 export function modeMetrics(runs: readonly RunOutcome[], label: string, opts: MetricsOptions = {}): ModeMetrics {
   const sorted = [...runs].sort((a, b) => (a.task_id < b.task_id ? -1 : a.task_id > b.task_id ? 1 : 0));
+  if (new Set(sorted.map((r) => r.task_id)).size < sorted.length) return trialMetrics(sorted, label, opts);
   const tsr: number[] = sorted.map((r) => (r.pass ? 1 : 0));
   const prr: number[] = sorted.filter((r) => r.hit).map((r) => (r.pass ? 1 : 0));
   const rc = sorted.map((r) => r.rc);
@@ -76,6 +83,50 @@ export function modeMetrics(runs: readonly RunOutcome[], label: string, opts: Me
     recovery,
     failure_reasons,
   };
+}
+
+/**
+ * The same metrics when tasks ran several trials: the unit is the task (trials of one task are correlated), so
+ * each interval resamples tasks — TSR and RC from each task's mean over its trials, PRR as the pooled ratio
+ * Σ(hit ∧ pass) / Σhit over the tasks with a hit (harness/stats ratioEstimate) — and n counts tasks.
+ */
+function trialMetrics(sorted: readonly RunOutcome[], label: string, opts: MetricsOptions): ModeMetrics {
+  const byTask = new Map<string, RunOutcome[]>();
+  for (const r of sorted) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
+  const ids = [...byTask.keys()];
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const tsr = ids.map((id) => mean(byTask.get(id)!.map((r) => (r.pass ? 1 : 0))));
+  const rc = ids.map((id) => mean(byTask.get(id)!.map((r) => r.rc)));
+  const hitIds = ids.filter((id) => byTask.get(id)!.some((r) => r.hit));
+  const num = hitIds.map((id) => byTask.get(id)!.filter((r) => r.hit && r.pass).length);
+  const den = hitIds.map((id) => byTask.get(id)!.filter((r) => r.hit).length);
+  const base = opts.seed ?? 0;
+  const seedOf = (what: string) => deriveSeed(base, 'maze', label, what);
+  const res = opts.resamples ? { resamples: opts.resamples } : {};
+  const recovery = Object.fromEntries(RECOVERIES.map((r) => [r, 0])) as Record<Recovery, number>;
+  const failure_reasons: Record<string, number> = {};
+  for (const r of sorted) {
+    recovery[r.recovery]++;
+    if (r.failure_reason) failure_reasons[r.failure_reason] = (failure_reasons[r.failure_reason] ?? 0) + 1;
+  }
+  const k = Math.min(...ids.map((id) => byTask.get(id)!.length));
+  const out: ModeMetrics = {
+    runs: sorted.length,
+    hits: sorted.filter((r) => r.hit).length,
+    passes: sorted.filter((r) => r.pass).length,
+    hit_passes: sorted.filter((r) => r.hit && r.pass).length,
+    tsr: estimateRate(tsr, { denominator: 'tasks (each the mean of its trials)', seed: seedOf('tsr'), ...res }),
+    prr: ratioEstimate(num, den, { denominator: 'runs with a perturbed result (hits), pooled; tasks resampled', seed: seedOf('prr'), ...res }),
+    rc: estimateRate(rc, { denominator: 'tasks (each the mean of its trials)', seed: seedOf('rc'), ...res }),
+    outcomes: { task_ids: ids, tsr, prr: hitIds.map((_, i) => num[i]! / den[i]!), rc },
+    recovery,
+    failure_reasons,
+  };
+  if (k > 1) {
+    const pm = passMetrics(new Map(ids.map((id) => [id, byTask.get(id)!.map((r) => (r.pass ? 1 : 0))])), k, 'tasks', seedOf('pass-k'));
+    out.trials = { k, pass_at_k: pm[`pass@${k}`]!, pass_hat_k: pm[`pass^${k}`]! };
+  }
+  return out;
 }
 
 export function computeMetrics(outcomes: readonly RunOutcome[], opts: MetricsOptions = {}): MazeMetrics {
@@ -121,10 +172,16 @@ export function summaryShape(m: MazeMetrics): {
 } {
   const pick = (mm: Partial<Record<Mode, ModeMetrics>>) => {
     const out: Record<'tsr' | 'prr' | 'rc', Partial<Record<Mode, MetricEstimate>>> = { tsr: {}, prr: {}, rc: {} };
+    const extra = out as Record<string, Partial<Record<Mode, MetricEstimate>>>;
     for (const [mode, x] of Object.entries(mm) as Array<[Mode, ModeMetrics]>) {
       out.tsr[mode] = x.tsr;
       out.prr[mode] = x.prr;
       out.rc[mode] = x.rc;
+      // With trials: `pass@K.P0` and `pass^K.P0`, as the other suites name them.
+      if (x.trials) {
+        (extra[`pass@${x.trials.k}`] ??= {})[mode] = x.trials.pass_at_k;
+        (extra[`pass^${x.trials.k}`] ??= {})[mode] = x.trials.pass_hat_k;
+      }
     }
     return out;
   };

@@ -49,6 +49,8 @@ export const InferenceFile = z.object({
   /** Endpoint / harness error for this instance (counted and reported, never silently "wrong"). */
   error: z.string().nullable(),
   messages: z.array(z.unknown()).optional(),
+  /** `--trials K`: which trial (absent for trial 0). */
+  trial: z.number().int().positive().optional(),
   /** Tokens over the run's model calls (absent in files written before it was recorded, and in local runs). */
   usage: Usage.optional(),
 });
@@ -68,6 +70,7 @@ export const EvaluationFile = z.object({
   c_oracle: z.number().int().nonnegative(),
   rc: z.number().min(0).max(1),
   trace_check: z.record(z.string(), z.unknown()),
+  trial: z.number().int().positive().optional(),
 });
 export type EvaluationFile = z.infer<typeof EvaluationFile>;
 
@@ -110,8 +113,10 @@ export function modelDirName(model: string): string {
   return model.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'model';
 }
 export const mazeRoot = (resultsDir: string, model: string) => join(resultsDir, modelDirName(model), 'fc');
-export const inferencePath = (root: string, c: Complexity, taskId: string, mode: Mode) => join(root, c, 'inferences', `${taskId}_${mode}_inference.json`);
-export const evaluationPath = (root: string, c: Complexity, taskId: string, mode: Mode) => join(root, c, 'evaluations', `${taskId}_${mode}_eval.json`);
+/** `--trials K`: trial 0 keeps ToolMaze's name, trial t ≥ 1 adds `_trial<t>` (ToolMaze runs one trial). */
+const trialTag = (trial = 0) => (trial > 0 ? `_trial${trial}` : '');
+export const inferencePath = (root: string, c: Complexity, taskId: string, mode: Mode, trial = 0) => join(root, c, 'inferences', `${taskId}_${mode}${trialTag(trial)}_inference.json`);
+export const evaluationPath = (root: string, c: Complexity, taskId: string, mode: Mode, trial = 0) => join(root, c, 'evaluations', `${taskId}_${mode}${trialTag(trial)}_eval.json`);
 export const metricsReportPath = (root: string, c: Complexity, timestamp: string) =>
   join(root, c, 'metrics', `metrics_report_${timestamp.replace(/[^0-9A-Za-z.-]+/g, '-')}.json`);
 
@@ -125,6 +130,7 @@ export interface RunRecord {
   error?: string | null;
   messages?: unknown[];
   usage?: Usage;
+  trial?: number;
 }
 
 export function buildInference(task: MazeTask, mode: Mode, model: string, run: RunRecord): InferenceFile {
@@ -142,10 +148,11 @@ export function buildInference(task: MazeTask, mode: Mode, model: string, run: R
     error: run.error ?? null,
     ...(run.messages ? { messages: run.messages } : {}),
     ...(run.usage ? { usage: run.usage } : {}),
+    ...(run.trial ? { trial: run.trial } : {}),
   };
 }
 
-export function buildEvaluation(v: MazeVerdict, model: string): EvaluationFile {
+export function buildEvaluation(v: MazeVerdict, model: string, trial = 0): EvaluationFile {
   return {
     task_id: v.task_id,
     complexity: v.complexity,
@@ -160,6 +167,7 @@ export function buildEvaluation(v: MazeVerdict, model: string): EvaluationFile {
     c_oracle: v.c_oracle,
     rc: v.rc,
     trace_check: v.trace_check as unknown as Record<string, unknown>,
+    ...(trial ? { trial } : {}),
   };
 }
 
@@ -182,8 +190,8 @@ export function buildMetricsReport(model: string, complexity: Complexity, outcom
 // ---- writers -----------------------------------------------------------------------------------------------
 
 export function writeRunFiles(root: string, inference: InferenceFile, evaluation: EvaluationFile): { inference: string; evaluation: string } {
-  const ip = inferencePath(root, inference.complexity, inference.task_id, inference.mode);
-  const ep = evaluationPath(root, evaluation.complexity, evaluation.task_id, evaluation.mode);
+  const ip = inferencePath(root, inference.complexity, inference.task_id, inference.mode, inference.trial);
+  const ep = evaluationPath(root, evaluation.complexity, evaluation.task_id, evaluation.mode, evaluation.trial);
   writeFileAtomic(ip, `${JSON.stringify(InferenceFile.parse(inference), null, 2)}\n`);
   writeFileAtomic(ep, `${JSON.stringify(EvaluationFile.parse(evaluation), null, 2)}\n`);
   return { inference: ip, evaluation: ep };
@@ -248,7 +256,7 @@ export function recomputeFromFiles(root: string, opts: { tasks?: readonly MazeTa
     if (!existsSync(idir)) continue;
     for (const f of readdirSync(idir).filter((x) => x.endsWith('_inference.json')).sort()) {
       const inf = readJson(join(idir, f), InferenceFile);
-      const ep = evaluationPath(root, c, inf.task_id, inf.mode);
+      const ep = evaluationPath(root, c, inf.task_id, inf.mode, inf.trial);
       if (!existsSync(ep)) {
         discrepancies.push(`${inf.task_id} ${inf.mode}: no evaluation file`);
         continue;

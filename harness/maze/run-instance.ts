@@ -1,5 +1,5 @@
-import { LoopError, runToolLoop } from '../agent/loop.ts';
-import type { ModelClient } from '../model/client.ts';
+import { LoopError } from '../agent/loop.ts';
+import type { Agent } from '../agent/registry.ts';
 import type { Sampling } from '../model/types.ts';
 import type { Usage } from '../model/types.ts';
 import { MazeSession } from './engine.ts';
@@ -20,13 +20,14 @@ export interface MazeRunResult {
 }
 
 /**
- * One (task, mode) run over HTTP: the agent loop against a fresh MazeSession (the perturbation engine), then the
- * deterministic judge. An endpoint failure keeps the partial trace, is judged as it stands, and is marked error.
+ * One (task, mode) run: the agent (harness/agent/registry.ts) against a fresh MazeSession (the perturbation engine),
+ * then the deterministic judge. An endpoint failure keeps the partial trace, is judged as it stands, and is marked
+ * error.
  */
 export async function runMazeInstance(
   task: MazeTask,
   mode: Mode,
-  deps: { client: ModelClient; model: string; maxTurns: number; judgeMode: JudgeMode; callStyle: 'fc' | 'prompt'; trial?: number; maxToolCallsPerTurn?: number; sampling?: Sampling },
+  deps: { agent: Agent; model: string; maxTurns: number; judgeMode: JudgeMode; trial?: number; maxToolCallsPerTurn?: number; sampling?: Sampling },
 ): Promise<MazeRunResult> {
   const session = new MazeSession(task, mode);
   let messages: unknown[] = [];
@@ -36,19 +37,17 @@ export async function runMazeInstance(
   let finalAnswer: string | null = null;
   let usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   try {
-    const trace = await runToolLoop({
-      client: deps.client,
+    const trace = await deps.agent.run({
       ctx: { instance: `maze:${task.id}:${mode}`, trial: deps.trial ?? 0 },
       system: MAZE_SYSTEM_PROMPT,
       user: task.query,
       executor: session,
       maxTurns: deps.maxTurns,
-      maxToolCallsPerTurn: deps.maxToolCallsPerTurn,
-      callStyle: deps.callStyle,
-      ...(deps.sampling ? { sampling: deps.sampling, finalSampling: deps.sampling } : {}),
+      ...(deps.maxToolCallsPerTurn !== undefined ? { maxToolCallsPerTurn: deps.maxToolCallsPerTurn } : {}),
+      ...(deps.sampling ? { sampling: deps.sampling } : {}),
     });
     messages = trace.messages;
-    turns = trace.modelCalls.length;
+    turns = trace.turns;
     usage = trace.usage;
     stopped = trace.exhausted ? 'max_turns' : 'answer';
     finalAnswer = trace.exhausted ? null : (trace.messages.at(-1)?.content ?? null);
@@ -61,6 +60,6 @@ export async function runMazeInstance(
     error = err.message;
   }
   const verdict = judge(task, mode, session.trace(), finalAnswer, { mode: deps.judgeMode });
-  const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages, usage });
-  return { verdict, inference, evaluation: buildEvaluation(verdict, deps.model), error, turns, toolCalls: session.trace().length, usage };
+  const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages, usage, trial: deps.trial ?? 0 });
+  return { verdict, inference, evaluation: buildEvaluation(verdict, deps.model, deps.trial ?? 0), error, turns, toolCalls: session.trace().length, usage };
 }

@@ -4,8 +4,10 @@ import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
+import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../model/anthropic.ts';
 import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
+import { mazeAgent } from './agent.ts';
 import { mazeAggregator } from './aggregator.ts';
 import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
 import { mazeMetaOf, MazeMetaSchema, type MazeMeta } from './meta.ts';
@@ -15,9 +17,12 @@ import { selectRuns } from './selection.ts';
 import { mazeSimResponder } from './sim-responder.ts';
 import { COMPLEXITIES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
 
-/** The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. */
-export function mazeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>): { temperature: number; topP: number; seed: number } {
-  return { temperature: run.temperature, topP: 1, seed: run.seed };
+/**
+ * The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. With
+ * `--trials K`, trial t sends seed + t (as ToolHop does), so trials are distinct samples; trial 0 sends the seed.
+ */
+export function mazeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>, trial = 0): { temperature: number; topP: number; seed: number } {
+  return { temperature: run.temperature, topP: 1, seed: run.seed + trial };
 }
 
 /** One (task, mode) run: the id is `<task>:<mode>`. */
@@ -51,9 +56,10 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   partOf: (i) => COMPLEXITIES.indexOf(i.task.complexity) + 1,
   testName: (i) => `maze › ${i.task.complexity} › ${i.task.id} › ${i.mode}`,
   async run(i, ctx) {
-    const r = await runMazeInstance(i.task, i.mode, { client: ctx.client(), model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, callStyle: ctx.settings.agent, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn, sampling: mazeSampling(ctx.run) });
-    const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
-    const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode));
+    const agent = await mazeAgent(ctx.run, ctx.settings, () => ctx.client());
+    const r = await runMazeInstance(i.task, i.mode, { agent, model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn, sampling: mazeSampling(ctx.run, ctx.trial) });
+    const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode, ctx.trial));
+    const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode, ctx.trial));
     return {
       meta: mazeMetaOf(r.evaluation, { error: r.error, turns: r.turns, toolCalls: r.toolCalls, trial: ctx.trial, trace: ip, usage: r.usage }),
       transcript: renderTranscript({
@@ -90,12 +96,16 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   metaSchema: MazeMetaSchema,
   aggregator: mazeAggregator,
   // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome (harness/kit/fingerprint.ts).
-  fingerprintOn: ['max_turns'],
-  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries }),
+  fingerprintOn: ['max_turns', 'agent_type'],
+  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries, agent_type: m.agentType }),
   // what every request carries (mazeSampling), recorded as sent
-  generation: (run) => ({ temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed }),
+  // (the Messages API has no seed: an anthropic run records none, and sends max_tokens 4096 when none is set)
+  generation: (run, m) =>
+    m.agentType === 'anthropic'
+      ? { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, seed: null }
+      : { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed },
   responder: (_run, m) => mazeSimResponder(m.casesDir),
-  metricNames: () => ['tsr.*', 'prr.*', 'rc.*'],
+  metricNames: () => ['tsr.*', 'prr.*', 'rc.*', 'pass@*', 'pass^*'],
 };
 
 export function mazeVerdict(m: MazeMeta): Verdict {

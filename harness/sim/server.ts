@@ -5,6 +5,7 @@ import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
 import { sha256, stableStringify } from '../core/hash.ts';
 import { readBody, sendJson } from '../core/http-json.ts';
 import { pickFault } from './faults.ts';
+import { chatBodyOfMessages, MessagesRequest, messagesError, messagesResponse } from './messages-api.ts';
 import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
 
 /** The next assistant message a responder gives. */
@@ -115,6 +116,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     if (req.method === 'GET' && path.endsWith('/models')) {
       return sendJson(res, 200, { object: 'list', data: [{ id: opts.defaultPolicy ?? 'sim:oracle', object: 'model', owned_by: 'toolgauge-simulator' }] });
     }
+    // Anthropic's Messages API: the same responders behind its own request and answer shapes (sim/messages-api.ts).
+    if (req.method === 'POST' && path.endsWith('/messages')) return handleMessages(req, res);
     const isChat = req.method === 'POST' && path.endsWith('/chat/completions');
     const isCompletion = req.method === 'POST' && !isChat && path.endsWith('/completions');
     if (!isChat && !isCompletion) throw new HttpError(404, `no route ${req.method} ${path}`);
@@ -200,6 +203,56 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       choices: [{ index: 0, text, finish_reason, logprobs: null }],
       usage: usage(approxTokens(prompt), approxTokens(text)),
     });
+  };
+
+  const handleMessages = async (req: IncomingMessage, res: ServerResponse) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readBody(req));
+    } catch {
+      return sendJson(res, 400, messagesError('invalid_request_error', 'request body is not JSON'));
+    }
+    if (!header(req, 'anthropic-version')) return sendJson(res, 400, messagesError('invalid_request_error', 'anthropic-version: header is required'));
+    const parsed = MessagesRequest.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return sendJson(res, 400, messagesError('invalid_request_error', `${issue.path.join('.')}: ${issue.message}`));
+    }
+    const body = parsed.data;
+    let spec: PolicySpec;
+    try {
+      spec = parsePolicySpec(body.model.startsWith('sim:') ? body.model : (opts.defaultPolicy ?? 'sim:oracle'));
+    } catch (err) {
+      return sendJson(res, 400, messagesError('invalid_request_error', (err as Error).message));
+    }
+    const chat = chatBodyOfMessages(body);
+    const instance = header(req, 'x-toolgauge-instance');
+    const headerSuite = instance?.includes(':') ? instance.slice(0, instance.indexOf(':')) : undefined;
+    const routed = (await identify(responders, chat, headerSuite)) ?? instance;
+    if (!routed) {
+      stats.unmatched++;
+      return sendJson(res, 404, messagesError('not_found_error', 'simulator: this request matches no registered suite instance'));
+    }
+    const sep = routed.indexOf(':');
+    const suite = routed.slice(0, sep);
+    const ctx = { instance: routed, id: routed.slice(sep + 1), agent: header(req, 'x-toolgauge-agent') ?? responders[suite]?.agentOf?.(chat) ?? '0', trial: Number(header(req, 'x-toolgauge-trial') ?? 0), variant: header(req, 'x-toolgauge-variant') };
+    if (spec.latencyMs > 0) await sleep(spec.latencyMs);
+    if (spec.name === 'flaky') {
+      const key = sha256(stableStringify(json));
+      const attempt = attempts.get(key) ?? 0;
+      attempts.set(key, attempt + 1);
+      const fault = pickFault(spec.rate, spec.seed, key, attempt);
+      if (fault !== 'none') {
+        stats.faults[fault] = (stats.faults[fault] ?? 0) + 1;
+        if (fault === 'rate_limit') return sendJson(res, 429, messagesError('rate_limit_error', 'simulated rate limit'), { 'retry-after': '0' });
+        // The API's 529: overloaded; any other fault is answered the same way here (the client's retry is what is tried).
+        return sendJson(res, 529, messagesError('overloaded_error', 'simulated overload'));
+      }
+    }
+    const responder = responders[suite];
+    if (!responder?.chat) return sendJson(res, 404, messagesError('not_found_error', `simulator: suite '${suite}' has no chat responder`));
+    const reply = await responder.chat(spec, chat, ctx);
+    return sendJson(res, 200, messagesResponse(body.model, reply, approxTokens(JSON.stringify(body.messages)), approxTokens(JSON.stringify(reply)), stats.requests));
   };
 
   const server: Server = createServer((req, res) => {

@@ -31,3 +31,4 @@ export {
   type Verdict,
 } from './paired.ts';
 export { normalQuantile } from './special.ts';
+export { pairedRatioDifference, type PairedRatioDifference, type RatioUnit } from './paired-ratio.ts';

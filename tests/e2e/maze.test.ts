@@ -35,7 +35,7 @@ describe('toolgauge maze on the simulator', () => {
     expect(readLines(join(out, 'instances.jsonl'))).toHaveLength(50);
     // The header names the modes the numbers depend on; the terminal summary too.
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/Judge mode: `compat` · agent mode: `fc`/);
-    expect(r.stdout).toMatch(/Maze · sim:oracle · judge compat · agent fc/);
+    expect(r.stdout).toMatch(/Maze · sim:oracle · judge compat · agent openai/);
   });
 
   it('sim:naive fails every perturbed run it hits, with prompt-based tool calling too', async () => {

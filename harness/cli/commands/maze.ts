@@ -7,24 +7,39 @@ import { loadMazeTasks } from '../../maze/task.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { flagSchemas, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { checkAgentModule, mazePreflight } from './maze-agent.ts';
+import { isBatch, runMazeBatch } from './maze-batch.ts';
 
 const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },
   modes: { type: 'string', description: 'P0,P1,P2,P3,P4' },
   only: { type: 'string', description: 'task ids (C1_task_001) or task-plus-mode run ids (C1_task_001_P0), comma-separated' },
   'task-id': { type: 'string', description: 'the same as --only, as ToolMaze names it' },
-  agent: { type: 'string', values: ['fc', 'prompt'], description: 'native tool calls, or tools described in the prompt' },
+  agent: { type: 'string', values: ['fc', 'prompt'], description: 'the older name of --agent-type: fc = openai, prompt = mcp' },
+  'agent-type': { type: 'string', description: 'openai | vllm | mcp | anthropic, as ToolMaze names its agents, or the agent of --agent-module' },
+  'agent-module': { type: 'string', description: 'a module (.mjs/.js) whose default export is an agent { name, create(endpoint) }' },
   judge: { type: 'string', values: ['compat', 'strict'] },
   'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
   cases: { type: 'string', description: 'a directory with c1.json … c4.json' },
 };
 
-export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…] [--agent fc|prompt]
-               [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
+export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
+               [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
+               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
 export function run(argv: string[]): Promise<number> {
+  // Several models: one run each, then paired comparisons (maze-batch.ts).
+  if (isBatch(argv)) return runMazeBatch(argv, runOne);
+  return runOne(argv);
+}
+
+function runOne(argv: string[]): Promise<number> {
+  // The anthropic agent sends the run's key as x-api-key: ANTHROPIC_API_KEY serves when OPENAI_API_KEY is unset.
+  if (argv.some((a, i) => (a === '--agent-type' && argv[i + 1] === 'anthropic') || a === '--agent-type=anthropic') && !process.env.OPENAI_API_KEY && process.env.ANTHROPIC_API_KEY) {
+    process.env.OPENAI_API_KEY = process.env.ANTHROPIC_API_KEY;
+  }
   return runSuiteCommand<MazeConfig>(
     {
       command: 'maze',
@@ -36,16 +51,20 @@ export function run(argv: string[]): Promise<number> {
         only: 'TOOLGAUGE_MAZE_ONLY',
         'task-id': 'TOOLGAUGE_MAZE_TASK_ID',
         agent: 'TOOLGAUGE_MAZE_AGENT',
+        'agent-type': 'TOOLGAUGE_MAZE_AGENT_TYPE',
+        'agent-module': 'TOOLGAUGE_MAZE_AGENT_MODULE',
         judge: 'TOOLGAUGE_MAZE_JUDGE',
         'max-turns': 'TOOLGAUGE_MAZE_MAX_TURNS',
         cases: 'TOOLGAUGE_MAZE_CASES',
       },
-      files: ['cases'],
+      files: ['cases', 'agent-module'],
       evalFiles: (m) => m.categories.map((c) => `suites/maze/${c}.eval${MODULE_EXT}`),
-      validate(kc, m) {
+      preflight: (kc, m) => mazePreflight(kc, m),
+      async validate(kc, m) {
+        await checkAgentModule(m);
+        if (m.agentType === 'anthropic' && kc.run.cache !== 'off') throw new UsageError(`toolgauge maze: --cache ${kc.run.cache} is not available with --agent-type anthropic (the request cache stores OpenAI-compatible requests only)`);
         const { unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
         if (unknown.length) throw new UsageError(`toolgauge maze: --only/--task-id: no task ${unknown.join(', ')} in ${m.categories.join(',')} (ids are like C1_task_001, or C1_task_001_P0 for one mode)`);
-        if (kc.run.trials > 1) throw new UsageError('toolgauge maze: --trials is not available for maze yet (one run per task and mode)');
         if (kc.run.usesSimulator) {
           const spec = parsePolicySpec(kc.run.model);
           if (!['oracle', 'naive', 'flaky'].includes(spec.name)) throw new UsageError(`toolgauge maze: --model sim:${spec.name} has no Maze behaviour (use sim:oracle, sim:naive or sim:flaky)`);
