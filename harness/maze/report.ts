@@ -83,7 +83,7 @@ function agreementSection(s: Summary, flat: Record<string, EstimateJson | undefi
     grid(a.pass_confusion),
     '',
   ];
-  if (a.judge_error_examples.length) out.push(table(['run', 'judge error'], a.judge_error_examples.slice(0, 10).map((e) => [mdText(e.id), mdText(e.error.slice(0, 200))])), '');
+  if (a.judge_error_examples.length) out.push(table(['run', 'judge error'], a.judge_error_examples.slice(0, 10).map((e) => [e.id, e.error.slice(0, 200)])), '');
   return out;
 }
 
