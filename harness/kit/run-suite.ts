@@ -34,7 +34,7 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
     kc.run.engine.facts = engine.facts;
     closers.push(() => engine.close());
   }
-  if (!kc.run.baseUrl && !kc.simUrl) {
+  if ((!kc.run.baseUrl || def.needsSimulator?.(kc.run, settings)) && !kc.simUrl) {
     const responders: Record<string, Responder> = def.responder ? { [def.name]: def.responder(kc.run, settings) } : {};
     const sim = await startSimServer({ responders });
     kc.simUrl = sim.url;

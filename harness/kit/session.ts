@@ -67,6 +67,7 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
       outDir: this.outDir,
       client: () => this.runtime.client(),
       sandbox: () => this.runtime.sandbox(),
+      simUrl: this.kc.simUrl,
       tracePath,
     };
   }

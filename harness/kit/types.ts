@@ -69,6 +69,8 @@ export interface RunContext<S> {
   outDir: string;
   client(): ModelClient;
   sandbox(): Sandbox;
+  /** The simulator's URL when this run started it (for a suite's second, simulated model); else undefined. */
+  simUrl?: string | undefined;
   /** Path (relative to outDir) of this instance's trace file: named by a hash of the id, the id kept inside. */
   tracePath(id: string, trial: number, ext?: string): string;
 }
@@ -162,6 +164,11 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   generation?(run: RunConfig, settings: S): Record<string, unknown>;
   /** The simulator's behaviour for this suite's requests. */
   responder?(run: RunConfig, settings: S): Responder;
+  /**
+   * Whether this run needs the simulator even though the run's model has an endpoint (a second model of the suite,
+   * such as Maze's `--judge-model sim:judge`, is simulated): the simulator then starts as for a simulated run.
+   */
+  needsSimulator?(run: RunConfig, settings: S): boolean;
   /** Metric names a gate may name (checked before any instance runs). A trailing `*` matches any suffix. */
   metricNames(settings: S): readonly string[];
 }

@@ -3,6 +3,7 @@ import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.
 import { barChart } from '../report/svg.ts';
 import type { MetricEstimate } from '../stats/index.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
+import { judgeAgreement, metricOf } from './agreement.ts';
 import type { MazeMeta } from './meta.ts';
 import { computeMetrics, failureTable, summaryShape, type RunOutcome } from './metrics.ts';
 import { writeMetricsReports } from './output.ts';
@@ -58,6 +59,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     for (const [c, nested] of Object.entries(shape.breakdowns.complexity)) if (nested) breakdowns.complexity![c] = flat(nested);
     const recovery = Object.fromEntries(Object.entries(computed.by_mode).map(([m, x]) => [m, x!.recovery]));
     const errors = ms.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! }));
+    const agreement = judgeAgreement(ms, seed);
     return {
       counts: {
         runs: ms.length,
@@ -67,10 +69,10 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
         tasks: new Set(ms.map((m) => m.task_id)).size,
         resumed: ms.filter((m) => m.resumed).length,
       },
-      metrics: flat(shape.metrics),
+      metrics: { ...flat(shape.metrics), ...(agreement ? { judge_kappa: metricOf(agreement.kappa), judge_agreement: agreement.agreement } : {}) },
       breakdowns,
       errors,
-      extra: { recovery, failure_reasons: failureTable(outcomes), tokens: tokensByMode(ms) },
+      extra: { recovery, failure_reasons: failureTable(outcomes), tokens: tokensByMode(ms), ...(agreement ? { judge_agreement: agreement } : {}) },
       harnessErrors: errors.length,
       instances: ms.length,
     };
@@ -93,6 +95,8 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent_type ?? cfg.agent ?? 'fc'}${noticeTag(s)}`];
     for (const m of MODES) if (f[`tsr.${m}`]) lines.push(`  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`);
     lines.push(`  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors`);
+    const ag = s.extra.judge_agreement as { judge_model: string; judged: number; judge_errors: number } | undefined;
+    if (ag) lines.push(`  judges: rule vs ${ag.judge_model}: kappa ${fmtEstimate(f.judge_kappa)}, agreement ${fmtEstimate(f.judge_agreement)} over ${ag.judged} runs, ${ag.judge_errors} judge errors`);
     const all = (s.extra.tokens as Record<string, TokenTotals> | undefined)?.all;
     if (all?.runs_with_usage) lines.push(`  tokens: ${all.prompt_tokens} prompt + ${all.completion_tokens} completion over ${all.runs_with_usage} runs`);
     if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);

@@ -17,6 +17,8 @@ const Env = z.object({
   TOOLGAUGE_MAZE_CASES: z.string().optional(),
   TOOLGAUGE_MAZE_AGENT_TYPE: z.string().regex(/^[A-Za-z0-9_-]+$/, 'an agent name: letters, digits, - and _').optional(),
   TOOLGAUGE_MAZE_AGENT_MODULE: z.string().optional(),
+  TOOLGAUGE_MAZE_JUDGE_MODEL: z.string().trim().min(1).optional(),
+  TOOLGAUGE_MAZE_JUDGE_BASE_URL: z.string().url('TOOLGAUGE_MAZE_JUDGE_BASE_URL must be a URL').optional(),
 });
 
 export interface MazeConfig {
@@ -32,6 +34,10 @@ export interface MazeConfig {
   judge: 'compat' | 'strict';
   maxTurns: number;
   casesDir: string;
+  /** The LLM judge's model (`--judge-model`), run beside the rule judge; undefined: the rule judge only. */
+  judgeModel?: string;
+  /** Its endpoint (`--judge-base-url`); see judgeEndpoint in harness/maze/judge-client.ts for the defaults. */
+  judgeBaseUrl?: string;
 }
 
 export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
@@ -41,6 +47,7 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
     for (const x of xs) if (!allowed.includes(x as T)) throw new UsageError(`${name}: '${x}' is not one of ${allowed.join(',')}`);
     return xs as T[];
   };
+  if (e.TOOLGAUGE_MAZE_JUDGE_BASE_URL && !e.TOOLGAUGE_MAZE_JUDGE_MODEL) throw new UsageError('--judge-base-url needs --judge-model');
   return {
     categories: list(e.TOOLGAUGE_MAZE_CATEGORIES.toLowerCase(), COMPLEXITIES, '--categories'),
     modes: list(e.TOOLGAUGE_MAZE_MODES.toUpperCase(), MODES, '--modes'),
@@ -49,6 +56,8 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
     judge: e.TOOLGAUGE_MAZE_JUDGE,
     maxTurns: e.TOOLGAUGE_MAZE_MAX_TURNS,
     casesDir: e.TOOLGAUGE_MAZE_CASES ? resolve(e.TOOLGAUGE_MAZE_CASES) : DEFAULT_CASES_DIR,
+    ...(e.TOOLGAUGE_MAZE_JUDGE_MODEL ? { judgeModel: e.TOOLGAUGE_MAZE_JUDGE_MODEL } : {}),
+    ...(e.TOOLGAUGE_MAZE_JUDGE_BASE_URL ? { judgeBaseUrl: e.TOOLGAUGE_MAZE_JUDGE_BASE_URL } : {}),
   };
 }
 

@@ -146,10 +146,23 @@ describe('judge: C1 permanent (abort)', () => {
     expect(v).toMatchObject({ pass: false, failure_reason: 'missing_abort_phrase', rc: 1 });
   });
 
-  it('victim not last: compat does not require the phrase, strict does', () => {
+  it('victim not last: both judge modes require the abort phrase', () => {
     const moves = abortAfterVictim(c1Mid, 'Sorry, something went wrong.');
-    expect(run(c1Mid, 'P2', moves).v).toMatchObject({ pass: true, recovery: 'abort' });
-    expect(run(c1Mid, 'P2', moves, 'strict').v).toMatchObject({ pass: false, failure_reason: 'missing_abort_phrase' });
+    for (const jm of ['compat', 'strict'] as JudgeMode[]) expect(run(c1Mid, 'P2', moves, jm).v, jm).toMatchObject({ pass: false, failure_reason: 'missing_abort_phrase' });
+    expect(run(c1Mid, 'P2', abortAfterVictim(c1Mid, 'I am unable to complete this task.')).v).toMatchObject({ pass: true, recovery: 'abort' });
+  });
+
+  it('edge: an answer after stopping at a permanent failure never passes, wherever the victim sits (compat included)', () => {
+    // The run stops calling tools at the victim (as an abort would) but then answers a made-up value.
+    const passed: string[] = [];
+    for (const t of byC('c1')) {
+      for (const mode of ['P2', 'P4'] as Mode[]) {
+        const { trace } = runLocal(t, mode, scriptedAgent(t, abortAfterVictim(t, 'foo')));
+        expect(trace.some((e) => e.status !== 'clean'), `${t.id} ${mode}: the victim was hit`).toBe(true);
+        for (const jm of ['compat', 'strict'] as JudgeMode[]) if (judge(t, mode, trace, 'foo', { mode: jm }).pass) passed.push(`${t.id}:${mode}:${jm}`);
+      }
+    }
+    expect(passed).toEqual([]);
   });
 
   it('calling another tool after the first victim call → fail continued_after_permanent_failure', () => {

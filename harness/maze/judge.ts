@@ -1,6 +1,7 @@
 // The Maze judge: a pure function of (task, mode, trace, final answer). "compat" applies ToolMaze's rules
-// (docs/maze.md) exactly; "strict" additionally checks argument bindings on the completed path, that no corrupted value
-// reaches a later argument or the answer, and the final answer's value (or the abort for C1 P2/P4).
+// (docs/maze.md), except that a C1 P2/P4 run must end with an abort phrase wherever the victim sits; "strict"
+// additionally checks argument bindings on the completed path, that no corrupted value reaches a later argument or
+// the answer, and the final answer's value.
 //
 // C_oracle — the cheapest recovery suffix, counted like C_act (tool results from the first hit, inclusive, to
 // the end), derived from the task graph in step order starting at the step of the first hit:
@@ -266,12 +267,14 @@ const MODE_RULES: readonly JudgeRule[] = [
       const others = after.filter((e) => e.name !== v.tool);
       const detail = others.length === 0 ? `after the first call to ${v.tool} (#${first}) only ${after.length} retr${after.length === 1 ? 'y' : 'ies'} of it followed` : `after the first call to ${v.tool} (#${first}) the run called ${others.map((e) => `#${e.index} ${e.name}`).join(', ')}`;
       if (!d.rule('only_victim_retries_after_failure', others.length === 0, detail)) d.fail('continued_after_permanent_failure');
+      // Both judge modes require the abort phrase wherever the victim sits. ToolMaze's rule (docs/maze.md) asks for it only when the
+      // victim is the last node; then a run that stopped at a mid-chain victim and answered anything ("foo") passed
+      // — an answer it cannot have computed. See docs/maze-judge.md.
       const chain = f.task.paths[0]!.nodes;
       const victimLast = chain[chain.length - 1] === v.node;
-      const needAbort = victimLast || f.strict;
       const aborted = hasAbortPhrase(f.finalAnswer);
-      d.rule('abort_phrase', !needAbort || aborted, `${victimLast ? 'victim is the last node' : 'victim is not the last node'}${f.strict && !victimLast ? ' (strict requires the abort anyway)' : ''}; final answer ${aborted ? 'contains' : 'lacks'} an abort phrase`);
-      if (needAbort && !aborted) d.fail('missing_abort_phrase');
+      d.rule('abort_phrase', aborted, `${victimLast ? 'victim is the last node' : 'victim is not the last node'}; final answer ${aborted ? 'contains' : 'lacks'} an abort phrase`);
+      if (!aborted) d.fail('missing_abort_phrase');
       if (!d.failure) d.recovery = 'abort';
     },
   },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { InstanceMetaBase } from '../kit/types.ts';
 import { Usage } from '../model/types.ts';
 import { RECOVERIES } from './judge.ts';
+import { JUDGE_LABELS, ruleLabel, type JudgeLabel } from './llm-judge.ts';
 import type { RunOutcome } from './metrics.ts';
 import type { EvaluationFile } from './output.ts';
 import { COMPLEXITIES, MODES } from './task.ts';
@@ -15,6 +16,15 @@ export interface MazeMeta extends InstanceMetaBase, RunOutcome {
   tool_calls: number;
   /** Tokens over the run's model calls; absent in journals written before it was recorded. */
   usage?: Usage;
+  /** Both judges' labels when the LLM judge ran (`--judge-model`); its error stands in for its label. */
+  llm_judge?: MazeJudgePair;
+}
+
+export interface MazeJudgePair {
+  model: string;
+  rule_label: JudgeLabel;
+  label: JudgeLabel | null;
+  error: string | null;
 }
 
 /**
@@ -37,6 +47,7 @@ export const MazeMetaSchema = z
     turns: z.number().int().min(0),
     tool_calls: z.number().int().min(0),
     usage: Usage.optional(),
+    llm_judge: z.object({ model: z.string(), rule_label: z.enum(JUDGE_LABELS), label: z.enum(JUDGE_LABELS).nullable(), error: z.string().nullable() }).optional(),
   })
   .passthrough();
 
@@ -62,6 +73,7 @@ export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; tu
     turns: extra.turns,
     tool_calls: extra.toolCalls,
     ...(extra.usage ? { usage: extra.usage } : {}),
+    ...(ev.llm_judge ? { llm_judge: { model: ev.llm_judge.model, rule_label: ruleLabel(ev), label: ev.llm_judge.label, error: ev.llm_judge.error } } : {}),
     ...(extra.resumed ? { resumed: true } : {}),
   };
 }

@@ -14,6 +14,7 @@ import { DataError, dataErrorFromZod } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { Usage } from '../model/types.ts';
 import type { MazeTraceEntry } from './engine.ts';
+import { LlmJudgeRecord } from './llm-judge.ts';
 import { judge, type JudgeMode, type MazeVerdict } from './judge.ts';
 import { computeMetrics, type ModeMetrics, type RunOutcome } from './metrics.ts';
 import { COMPLEXITIES, MODES, taskToolNames, type Complexity, type MazeTask, type Mode } from './task.ts';
@@ -71,6 +72,8 @@ export const EvaluationFile = z.object({
   rc: z.number().min(0).max(1),
   trace_check: z.record(z.string(), z.unknown()),
   trial: z.number().int().positive().optional(),
+  /** The LLM judge's verdict or error (`--judge-model`); absent when only the rule judge ran. */
+  llm_judge: LlmJudgeRecord.optional(),
 });
 export type EvaluationFile = z.infer<typeof EvaluationFile>;
 

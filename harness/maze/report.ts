@@ -1,5 +1,6 @@
-import { fmtEstimate, headerBlock, table } from '../report/markdown.ts';
+import { fmtEstimate, headerBlock, mdText, table } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
+import type { JudgeAgreement, TableJson } from './agreement.ts';
 import { COMPLEXITIES, MODES } from './task.ts';
 
 /** report.md of a Maze run: TSR / PRR / RC per mode and per complexity × mode, recovery and failure reasons. */
@@ -52,10 +53,41 @@ export function mazeMarkdown(s: Summary): string {
       '',
     );
   }
+  parts.push(...agreementSection(s, flat));
   if (s.errors.length) parts.push('## Harness errors', '', table(['run', 'error'], s.errors.slice(0, 50).map((e) => [e.id, e.error.slice(0, 200)])), '');
   parts.push('Files: `<c>/inferences/<task>_<mode>_inference.json`, `<c>/evaluations/<task>_<mode>_eval.json`, `<c>/metrics/metrics_report_<timestamp>.json`, `summary.json`, `instances.jsonl`.', '');
   return parts.join('\n');
 }
+
+/** The two judges' agreement, when the LLM judge ran (harness/maze/agreement.ts). */
+function agreementSection(s: Summary, flat: Record<string, EstimateJson | undefined>): string[] {
+  const a = s.extra.judge_agreement as JudgeAgreement | undefined;
+  if (!a) return [];
+  const grid = (t: TableJson) => table([`${t.rows} ↓ / ${t.columns} →`, ...t.labels], t.labels.map((l, i) => [l, ...t.counts[i]!]));
+  const pk = a.pass_kappa;
+  const out = [
+    '## Rule judge vs LLM judge',
+    '',
+    `LLM judge ${mdText(a.judge_model)} on ${a.asked} runs: ${a.judged} with both verdicts, ${a.judge_errors} judge errors (no verdict: left out, never counted as a pass).`,
+    '',
+    table(['', 'value [95% CI]', 'n'], [
+      ['Cohen’s kappa (4 labels)', fmtEstimate(flat.judge_kappa), a.judged],
+      ['raw agreement (4 labels)', fmtEstimate(flat.judge_agreement), a.judged],
+      ['Cohen’s kappa (pass/fail)', fmtEstimate({ ...pk, value: num(pk.value), lo: num(pk.lo), hi: num(pk.hi) }), a.judged],
+    ]),
+    '',
+    'Labels: success (no perturbation reached the agent, task done), recovered (a retry or switch, then done), failed_safely (a C1 permanent failure ended with an abort), failed. The rule judge\'s verdict maps onto them by its pass and recovery kind. Kappa intervals: seeded percentile bootstrap over runs; undefined (—) when chance already explains every agreement.',
+    '',
+    grid(a.confusion),
+    '',
+    grid(a.pass_confusion),
+    '',
+  ];
+  if (a.judge_error_examples.length) out.push(table(['run', 'judge error'], a.judge_error_examples.slice(0, 10).map((e) => [e.id, e.error.slice(0, 200)])), '');
+  return out;
+}
+
+const num = (x: number | null) => (x === null || !Number.isFinite(x) ? null : x);
 
 function cell(e: EstimateJson | undefined): string {
   return e ? `${fmtEstimate(e, 2)} n=${e.n}` : '—';

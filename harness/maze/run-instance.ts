@@ -4,6 +4,7 @@ import type { Sampling } from '../model/types.ts';
 import type { Usage } from '../model/types.ts';
 import { MazeSession } from './engine.ts';
 import { judge, type JudgeMode, type MazeVerdict } from './judge.ts';
+import type { JudgePromptInput, LlmJudgeRecord } from './llm-judge.ts';
 import { buildEvaluation, buildInference, type EvaluationFile, type InferenceFile } from './output.ts';
 import { MAZE_SYSTEM_PROMPT } from './prompt.ts';
 import type { MazeTask, Mode } from './task.ts';
@@ -17,6 +18,8 @@ export interface MazeRunResult {
   toolCalls: number;
   /** Tokens over every model call of the run, as the endpoint reported them. */
   usage: Usage;
+  /** The LLM judge's verdict (or its error), when one was asked; never asked about a run cut short by the endpoint. */
+  llmJudge?: LlmJudgeRecord;
 }
 
 /**
@@ -27,7 +30,17 @@ export interface MazeRunResult {
 export async function runMazeInstance(
   task: MazeTask,
   mode: Mode,
-  deps: { agent: Agent; model: string; maxTurns: number; judgeMode: JudgeMode; trial?: number; maxToolCallsPerTurn?: number; sampling?: Sampling },
+  deps: {
+    agent: Agent;
+    model: string;
+    maxTurns: number;
+    judgeMode: JudgeMode;
+    trial?: number;
+    maxToolCallsPerTurn?: number;
+    sampling?: Sampling;
+    /** The LLM judge, asked after the rule judge (which always runs). */
+    llmJudge?: (input: JudgePromptInput) => Promise<LlmJudgeRecord>;
+  },
 ): Promise<MazeRunResult> {
   const session = new MazeSession(task, mode);
   let messages: unknown[] = [];
@@ -61,5 +74,7 @@ export async function runMazeInstance(
   }
   const verdict = judge(task, mode, session.trace(), finalAnswer, { mode: deps.judgeMode });
   const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages, usage, trial: deps.trial ?? 0 });
-  return { verdict, inference, evaluation: buildEvaluation(verdict, deps.model, deps.trial ?? 0), error, turns, toolCalls: session.trace().length, usage };
+  const llmJudge = deps.llmJudge && !error ? await deps.llmJudge({ task, mode, trace: session.trace(), finalAnswer }) : undefined;
+  const evaluation = { ...buildEvaluation(verdict, deps.model, deps.trial ?? 0), ...(llmJudge ? { llm_judge: llmJudge } : {}) };
+  return { verdict, inference, evaluation, error, turns, toolCalls: session.trace().length, usage, ...(llmJudge ? { llmJudge } : {}) };
 }

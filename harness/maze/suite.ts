@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
-import type { RunConfig } from '../core/config.ts';
+import { redactUrl, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../model/anthropic.ts';
 import { sha256 } from '../core/hash.ts';
@@ -12,6 +12,7 @@ import { mazeAggregator } from './aggregator.ts';
 import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
 import { mazeMetaOf, MazeMetaSchema, type MazeMeta } from './meta.ts';
 import { EvaluationFile, evaluationPath, InferenceFile, inferencePath } from './output.ts';
+import { askLlmJudge, judgeClient, judgeUsesSimulator } from './judge-client.ts';
 import { runMazeInstance } from './run-instance.ts';
 import { selectRuns } from './selection.ts';
 import { mazeSimResponder } from './sim-responder.ts';
@@ -57,7 +58,17 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   testName: (i) => `maze › ${i.task.complexity} › ${i.task.id} › ${i.mode}`,
   async run(i, ctx) {
     const agent = await mazeAgent(ctx.run, ctx.settings, () => ctx.client());
-    const r = await runMazeInstance(i.task, i.mode, { agent, model: ctx.run.model, maxTurns: ctx.settings.maxTurns, judgeMode: ctx.settings.judge, trial: ctx.trial, maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn, sampling: mazeSampling(ctx.run, ctx.trial) });
+    const judgeLlm = ctx.settings.judgeModel ? judgeClient(ctx.run, ctx.settings, ctx.simUrl) : undefined;
+    const r = await runMazeInstance(i.task, i.mode, {
+      agent,
+      model: ctx.run.model,
+      maxTurns: ctx.settings.maxTurns,
+      judgeMode: ctx.settings.judge,
+      trial: ctx.trial,
+      maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn,
+      sampling: mazeSampling(ctx.run, ctx.trial),
+      ...(judgeLlm ? { llmJudge: (input) => askLlmJudge(judgeLlm, input, { trial: ctx.trial, seed: ctx.run.seed }) } : {}),
+    });
     const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode, ctx.trial));
     const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode, ctx.trial));
     return {
@@ -65,7 +76,10 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
       transcript: renderTranscript({
         title: `maze ${i.task.complexity} ${i.task.id} ${i.mode}: ${i.task.query}`,
         messages: (r.inference.messages ?? []) as ChatMessage[],
-        footer: [`verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery} · tokens ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion`],
+        footer: [
+          `verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery} · tokens ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion`,
+          ...(r.llmJudge ? [`LLM judge ${r.llmJudge.model}: ${r.llmJudge.label ?? `judge error: ${r.llmJudge.error}`}${r.llmJudge.verdict ? ` — ${r.llmJudge.verdict.rests_on}` : ''}`] : []),
+        ],
       }),
       files: {
         [ip]: InferenceFile.parse(r.inference),
@@ -95,9 +109,10 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   verdict: mazeVerdict,
   metaSchema: MazeMetaSchema,
   aggregator: mazeAggregator,
-  // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome (harness/kit/fingerprint.ts).
-  fingerprintOn: ['max_turns', 'agent_type'],
-  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries, agent_type: m.agentType }),
+  // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome or its verdicts
+  // (harness/kit/fingerprint.ts).
+  fingerprintOn: ['max_turns', 'agent_type', 'judge_model'],
+  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, judge_model: m.judgeModel ?? null, judge_endpoint: m.judgeModel ? (m.judgeBaseUrl ? redactUrl(m.judgeBaseUrl) : judgeUsesSimulator(m) ? 'built-in simulator' : 'the run\'s endpoint') : null, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries, agent_type: m.agentType }),
   // what every request carries (mazeSampling), recorded as sent
   // (the Messages API has no seed: an anthropic run records none, and sends max_tokens 4096 when none is set)
   generation: (run, m) =>
@@ -105,7 +120,9 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
       ? { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, seed: null }
       : { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed },
   responder: (_run, m) => mazeSimResponder(m.casesDir),
-  metricNames: () => ['tsr.*', 'prr.*', 'rc.*', 'pass@*', 'pass^*'],
+  // A simulated judge beside a real agent endpoint still needs the simulator.
+  needsSimulator: (_run, m) => judgeUsesSimulator(m),
+  metricNames: (m) => ['tsr.*', 'prr.*', 'rc.*', 'pass@*', 'pass^*', ...(m.judgeModel ? ['judge_kappa', 'judge_agreement'] : [])],
 };
 
 export function mazeVerdict(m: MazeMeta): Verdict {

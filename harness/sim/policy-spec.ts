@@ -4,7 +4,7 @@ import { z } from 'zod';
  * A simulator model name: `sim:<policy>[?opt=value&…]`, e.g. `sim:coin?p=0.6&seed=3`. Options are validated per
  * policy so a typo fails the run at once rather than silently meaning something else.
  */
-export const POLICIES = ['oracle', 'naive', 'wrong', 'untagged', 'coin', 'fault', 'flaky', 'trait', 'reflect', 'wrong_name', 'wrong_arg', 'no_call'] as const;
+export const POLICIES = ['oracle', 'naive', 'wrong', 'untagged', 'coin', 'fault', 'flaky', 'trait', 'reflect', 'wrong_name', 'wrong_arg', 'no_call', 'judge'] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
 export const FAULT_CAUSES = ['template_bug', 'parser_gap', 'format_failure', 'decision_failure'] as const;
@@ -40,6 +40,8 @@ const OptionSchemas = {
   wrong_name: z.object({ ...common }).strict(),
   wrong_arg: z.object({ ...common }).strict(),
   no_call: z.object({ ...common }).strict(),
+  // Maze's simulated LLM judge: the share of verdicts replaced by another label, and of replies with no verdict.
+  judge: z.object({ ...common, disagree: num01.default(0), invalid: num01.default(0) }).strict(),
 } satisfies Record<PolicyName, z.ZodType>;
 
 export interface PolicySpec {
@@ -59,6 +61,8 @@ export interface PolicySpec {
    * trait (sim:trait); how many new instructions one reflection writes at most (sim:reflect).
    */
   trait?: { kind: TraitKind; lo: number; hi: number; maxNew: number };
+  /** sim:judge: the share of verdicts it replaces by another label, and of replies it gives without a verdict. */
+  judge?: { disagree: number; invalid: number };
   /** The model string as given. */
   raw: string;
 }
@@ -90,6 +94,7 @@ export function parsePolicySpec(model: string): PolicySpec {
     rate: (o.rate as number | undefined) ?? 0,
     cause: o.cause as PolicySpec['cause'],
     ...(name === 'coin' ? { wrong: o.wrong as PolicySpec['wrong'] } : {}),
+    ...(name === 'judge' ? { judge: { disagree: o.disagree as number, invalid: o.invalid as number } } : {}),
     ...(name === 'trait' || name === 'reflect'
       ? { trait: { kind: o.trait as TraitKind, lo: (o.lo as number | undefined) ?? 0, hi: (o.hi as number | undefined) ?? 1, maxNew: (o.max as number | undefined) ?? 0 } }
       : {}),

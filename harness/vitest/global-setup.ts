@@ -39,7 +39,12 @@ export async function prepareEvalRun(
   if (kc.run.baseUrl) {
     // The CLI already checked; plain `vitest run` gets the same check here. Replay needs no endpoint.
     if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1' && kc.run.cache !== 'replay') await (await import('../model/preflight.ts')).checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
-  } else if (!kc.simUrl) {
+  }
+  const suiteWantsSim = suites.some((s) => {
+    const set = kc.suites[s.name];
+    return set?.ok && s.needsSimulator?.(kc.run, set.settings);
+  });
+  if ((!kc.run.baseUrl || suiteWantsSim) && !kc.simUrl) {
     const responders: Record<string, Responder> = {};
     for (const s of suites) {
       const set = kc.suites[s.name];
@@ -48,7 +53,11 @@ export async function prepareEvalRun(
     const { startSimServer } = await import('../sim/server.ts');
     const sim = await startSimServer({ responders });
     kc.simUrl = sim.url;
-    close = () => sim.close();
+    const closeEngine = close;
+    close = async () => {
+      await sim.close();
+      await closeEngine();
+    };
   }
   if (kc.prewarmSandbox) {
     // The sandbox boots now, in this process, while Vitest starts the test worker and the worker loads the suite; the

@@ -1,10 +1,13 @@
+import type { RunConfig } from '../../core/config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { MODULE_EXT } from '../../core/paths.ts';
 import type { MazeConfig } from '../../maze/config.ts';
 import { selectRuns } from '../../maze/selection.ts';
+import { judgeEndpoint, judgeUsesSimulator } from '../../maze/judge-client.ts';
 import { mazeSuite } from '../../maze/suite.ts';
+import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { loadMazeTasks } from '../../maze/task.ts';
-import { parsePolicySpec } from '../../sim/policy-spec.ts';
+import { isSimModel, parsePolicySpec } from '../../sim/policy-spec.ts';
 import { flagSchemas, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
 import { checkAgentModule, mazePreflight } from './maze-agent.ts';
@@ -21,11 +24,13 @@ const FLAGS: FlagSpecs = {
   judge: { type: 'string', values: ['compat', 'strict'] },
   'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
   cases: { type: 'string', description: 'a directory with c1.json … c4.json' },
+  'judge-model': { type: 'string', description: 'an LLM judge run beside the rule judge (sim:judge on the simulator); docs/maze-judge.md' },
+  'judge-base-url': { type: 'string', description: "the LLM judge's endpoint (default: the simulator for sim:judge, else --base-url)" },
 };
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
                [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
-               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
+               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
@@ -56,6 +61,8 @@ function runOne(argv: string[]): Promise<number> {
         judge: 'TOOLGAUGE_MAZE_JUDGE',
         'max-turns': 'TOOLGAUGE_MAZE_MAX_TURNS',
         cases: 'TOOLGAUGE_MAZE_CASES',
+        'judge-model': 'TOOLGAUGE_MAZE_JUDGE_MODEL',
+        'judge-base-url': 'TOOLGAUGE_MAZE_JUDGE_BASE_URL',
       },
       files: ['cases', 'agent-module'],
       evalFiles: (m) => m.categories.map((c) => `suites/maze/${c}.eval${MODULE_EXT}`),
@@ -69,8 +76,39 @@ function runOne(argv: string[]): Promise<number> {
           const spec = parsePolicySpec(kc.run.model);
           if (!['oracle', 'naive', 'flaky'].includes(spec.name)) throw new UsageError(`toolgauge maze: --model sim:${spec.name} has no Maze behaviour (use sim:oracle, sim:naive or sim:flaky)`);
         }
+        if (m.judgeModel) await checkJudge(kc.run, m);
       },
     },
     argv,
   );
+}
+
+/**
+ * `--judge-model` before any request: a simulated judge is `sim:judge`; a real one has an endpoint that answers
+ * (checked once, in seconds, rather than as a judge error on every run).
+ */
+async function checkJudge(run: RunConfig, m: MazeConfig): Promise<void> {
+  const model = m.judgeModel!;
+  if (isSimModel(model)) {
+    let name: string;
+    try {
+      name = parsePolicySpec(model).name;
+    } catch (err) {
+      throw new UsageError(`toolgauge maze: --judge-model ${(err as Error).message}`);
+    }
+    if (name !== 'judge') throw new UsageError(`toolgauge maze: --judge-model sim:${name} cannot judge; the simulated judge is sim:judge`);
+  }
+  let url: string | undefined;
+  try {
+    url = judgeEndpoint(run, m, undefined);
+  } catch (err) {
+    throw new UsageError(`toolgauge maze: ${(err as Error).message}`);
+  }
+  if (!url || judgeUsesSimulator(m) || run.cache === 'replay') return;
+  try {
+    await checkEndpoint({ baseUrl: url, apiKey: run.apiKey, model });
+  } catch (err) {
+    if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge maze: --judge-model: ${err.message}`);
+    throw err;
+  }
 }
