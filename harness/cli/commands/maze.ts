@@ -7,6 +7,8 @@ import { loadMazeTasks } from '../../maze/task.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { flagSchemas, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { MODEL_FLAGS } from '../model-flags.ts';
+import { applyConfig } from '../config-file.ts';
 
 const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },
@@ -21,7 +23,8 @@ const FLAGS: FlagSpecs = {
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…] [--agent fc|prompt]
                [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
-               [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]`;
+               [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
+               [--config FILE.yaml]   (every flag as a key; docs/config.md)`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
 export function run(argv: string[]): Promise<number> {
@@ -52,6 +55,6 @@ export function run(argv: string[]): Promise<number> {
         }
       },
     },
-    argv,
+    applyConfig('maze', argv, { ...MODEL_FLAGS, ...FLAGS }),
   );
 }

@@ -13,8 +13,9 @@ import { API_KEY_ENV } from '../../probe/run/lineup-limits.ts';
 import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from '../../probe/run/env.ts';
 import { templateOf } from '../../probe/suite.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { flagsToEnv } from '../model-flags.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { applyConfig } from '../config-file.ts';
 import { startLineupEngines, type LineupEngines } from '../probe-gguf.ts';
 import { ggufPathOf } from '../../probe/run/gguf-lineup.ts';
 import { probeSuite } from '../../probe/suite.ts';
@@ -82,7 +83,7 @@ export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport
                 [--model NAME | --model A,B,C | --lineup FILE [--allow-env VAR,…]] [--label L] [--quantization Q --quantization-of L]
                 [--tokenizer FILE|ID] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
                 [--seed N] [--date YYYY-MM-DD] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-                [--print-report]
+                [--print-report] [--config FILE.yaml]   (every flag as a key, models: [a, b] for --model a,b; docs/config.md)
 toolgauge probe lint [--cases FILE] [--tools FILE] [--json]`;
 
 function mustExist(flag: string, path: unknown): void {
@@ -153,8 +154,10 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
   return { key: name && (API_KEY_ENV.test(name) || allowed.includes(name)) ? env[name] : undefined };
 }
 
-export async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'lint') return lint(argv.slice(1));
+export async function run(argvIn: string[]): Promise<number> {
+  if (argvIn[0] === 'lint') return lint(argvIn.slice(1));
+  // `models: [a, b]` in a configuration file is `--model a,b` (a lineup on one endpoint).
+  const argv = applyConfig('probe', argvIn, { ...MODEL_FLAGS, ...FLAGS }, { aliases: { models: 'model' }, hidden: ['models'] });
   // Set only by the check below (endpoint identities, the lineup's own engines for the workers): never inherited.
   delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
   delete process.env.TOOLGAUGE_PROBE_GGUF_URLS;

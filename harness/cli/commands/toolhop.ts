@@ -16,6 +16,7 @@ import { smokeDataset } from '../../toolhop/smoke.ts';
 import { resolveDataSource } from '../../toolhop/source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { applyConfig } from '../config-file.ts';
 import { parseKitConfig, settingsOf } from '../../kit/config.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/settings.ts';
@@ -82,6 +83,7 @@ export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--of
                   [--topology single|independent|decentralized|centralized|sequential] [--agents N] [--rounds R]
                   [--comm freeform|semi_structured|structured] [--prompts DIR] [--team-temperature T]
                   [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
+                  [--config FILE.yaml]   (every flag as a key; docs/config.md)
 toolgauge toolhop rescore --out-dir DIR
 toolgauge toolhop sweep [--topologies single,independent,…] [--agents 3,5] [--comms freeform,structured,…] [toolhop flags]`;
 
@@ -98,7 +100,7 @@ export function normalizeArgv(argv: string[]): string[] {
 export async function run(argvIn: string[]): Promise<number> {
   if (argvIn[0] === 'rescore') return rescore(argvIn.slice(1));
   if (argvIn[0] === 'sweep') return sweep(normalizeArgv(argvIn.slice(1)));
-  const argv = normalizeArgv(argvIn);
+  const argv = applyConfig('toolhop', normalizeArgv(argvIn), { ...MODEL_FLAGS, ...FLAGS });
   return runSuiteCommand<ToolhopSettings>(
     {
       command: 'toolhop',
