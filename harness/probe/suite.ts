@@ -227,6 +227,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         constraint: k ? (k.ok ? k.mechanism : `refused: ${k.reason}`) : null,
         quantization: m.quantization ?? null,
         quantization_of: m.quantizationOf ?? null,
+        ...modelSource(m, s),
         identity: identityOf(m, s, tpl),
         endpoint: s.endpoints[m.label] ?? null,
       };
@@ -276,6 +277,9 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         return [m.label, e ? { server: e.server, server_version: e.server_version, model_revision: e.model_revision, from: e.sources } : onSimulator(m, run) ? { server: 'toolgauge simulator', server_version: null, model_revision: null } : null];
       }),
     );
+    // The models' repository and revision, where the registry, the lineup or the endpoint knows them.
+    const sources = Object.fromEntries(s.models.map((m) => [m.label, modelSource(m, s)]));
+    const known = Object.values(sources).some((x) => Object.values(x).some((v) => v !== null));
     return {
       // the same values every request carries (probeSampling)
       ...(({ temperature, topP, seed }) => ({ temperature, top_p: topP, seed }))(probeSampling(run, s)),
@@ -284,11 +288,17 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       method: s.methods,
       ...(s.decode.some((d) => d !== 'free') ? { max_string_length: s.maxStringLength ?? null } : {}),
       endpoints,
+      ...(known ? { model_sources: sources } : {}),
     };
   },
   responder: (run, s) => probeSimResponder(run, s),
   metricNames: () => [...PROBE_METRICS, 'lenient.*', 'layers.*', 'pass@*', 'pass^*'],
 };
+
+/** What is known of a model's weights: its registry key, repository and revision, and the endpoint's revision. */
+function modelSource(m: ModelEntry, s: ProbeSettings): { registry: string | null; repo: string | null; revision: string | null; endpoint_revision: string | null } {
+  return { registry: m.registry ?? null, repo: m.repo ?? null, revision: m.revision ?? null, endpoint_revision: s.endpoints[m.label]?.model_revision ?? null };
+}
 
 export function probeVerdict(m: ProbeMeta): Verdict {
   const r = probeMatchers.toPassProbeCase(m);
