@@ -14,6 +14,7 @@ import { defaultToolsFile, loadCases } from './cases/load.ts';
 import { probeMatchers } from './matchers.ts';
 import { checkAxes, familyFor, instancesOf, instanceTestName, modelEntry, onSimulator, serverFor, templateFileOf, varyingAxes, type ProbeInstance } from './run/arms.ts';
 import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
+import { bundledRegistry } from './registry/registry.ts';
 import { PROBE_FILES } from './run/output.ts';
 import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
 import { ggufPathOf, ggufRunIdentity, ggufTemplate } from './run/gguf-lineup.ts';
@@ -297,7 +298,14 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
 
 /** What is known of a model's weights: its registry key, repository and revision, and the endpoint's revision. */
 function modelSource(m: ModelEntry, s: ProbeSettings): { registry: string | null; repo: string | null; revision: string | null; endpoint_revision: string | null } {
-  return { registry: m.registry ?? null, repo: m.repo ?? null, revision: m.revision ?? null, endpoint_revision: s.endpoints[m.label]?.model_revision ?? null };
+  // A model named by its repository (`--model Qwen/Qwen2.5-7B-Instruct`) is the registry's entry for it.
+  const known = m.registry === undefined ? Object.entries(bundledRegistry().models).find(([, e]) => e.repo === m.model) : undefined;
+  return {
+    registry: m.registry ?? known?.[0] ?? null,
+    repo: m.repo ?? known?.[1].repo ?? null,
+    revision: m.revision ?? known?.[1].revision ?? null,
+    endpoint_revision: s.endpoints[m.label]?.model_revision ?? null,
+  };
 }
 
 export function probeVerdict(m: ProbeMeta): Verdict {

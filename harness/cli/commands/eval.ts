@@ -8,6 +8,7 @@ import { assertOutDirWritable } from '../../kit/out-dir-check.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { parseFlags } from '../flags.ts';
 import { applyConfig } from '../config-file.ts';
+import { runSmoke } from '../smoke.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 import { runEvalSuites } from '../../vitest/run.ts';
 
@@ -59,6 +60,7 @@ async function runChecked(kc: KitConfig, values: Record<string, unknown>, positi
       throw err;
     }
     env.TOOLGAUGE_PREFLIGHT_DONE = '1';
+    if (values.smoke) await runSmoke('eval', kc.run);
   }
   Object.assign(process.env, env);
   return runEvalSuites(positionals.map((f) => resolve(f)), {

@@ -7,6 +7,7 @@ import { loadCases } from '../../probe/cases/load.ts';
 import { FAMILIES } from '../../parse/index.ts';
 import { SERVERS } from '../../constrain/requests.ts';
 import { parseLineup } from '../../probe/axes/lineup.ts';
+import { testModelDirOf } from '../../probe/registry/registry.ts';
 import { checkAxes, onSimulator } from '../../probe/run/arms.ts';
 import { fetchEndpointIdentity } from '../../probe/run/endpoint.ts';
 import { API_KEY_ENV } from '../../probe/run/lineup-limits.ts';
@@ -134,7 +135,7 @@ function lineupFirstEntry(argv: readonly string[]): ReturnType<typeof parseLineu
   const file = flagValue(argv, '--lineup');
   if (!file || !existsSync(file)) return undefined;
   try {
-    return parseLineup(readFileSync(file, 'utf8'), file).models[0];
+    return parseLineup(readFileSync(file, 'utf8'), file, { testModelDir: testModelDirOf(process.env) }).models[0];
   } catch {
     // the settings report the file's error with its entry and field
     return undefined;

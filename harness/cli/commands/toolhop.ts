@@ -17,6 +17,7 @@ import { resolveDataSource } from '../../toolhop/source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
 import { applyConfig } from '../config-file.ts';
+import { runSmoke } from '../smoke.ts';
 import { parseKitConfig, settingsOf } from '../../kit/config.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/settings.ts';
@@ -168,6 +169,7 @@ async function sweep(argv: string[]): Promise<number> {
       if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge toolhop sweep: ${err.message}`);
       throw err;
     }
+    if (values.smoke) await runSmoke('toolhop sweep', kc.run);
   }
   const cells = sweepGrid((values.topologies as Topology[] | undefined) ?? [...TOPOLOGIES], (values.agents as number[] | undefined) ?? [3, 5], (values.comms as Comm[] | undefined) ?? ['freeform']);
   const outDir = resolve((values['out-dir'] as string | undefined) ?? join('results', 'toolhop', 'sweep'));

@@ -78,4 +78,11 @@ describe('lineups naming registry keys', () => {
       'qwen3-0.6b': { registry: 'qwen3-0.6b', repo: 'Qwen/Qwen3-0.6B', revision: '0123abc', endpoint_revision: null },
     });
   });
+  it('a plain run naming a registry repository records the registry entry', () => {
+    const kc = parseKitConfig({ TOOLGAUGE_MODEL: 'Qwen/Qwen3-0.6B', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [probeSuite]);
+    const g = probeSuite.generation!(kc.run, settingsOf<ProbeSettings>(kc, 'probe')) as { model_sources?: Record<string, unknown> };
+    expect(g.model_sources).toEqual({ 'Qwen_Qwen3-0.6B': { registry: 'qwen3-0.6b', repo: 'Qwen/Qwen3-0.6B', revision: null, endpoint_revision: null } });
+    const other = parseKitConfig({ TOOLGAUGE_MODEL: 'some-model', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [probeSuite]);
+    expect((probeSuite.generation!(other.run, settingsOf<ProbeSettings>(other, 'probe')) as Record<string, unknown>).model_sources).toBeUndefined();
+  });
 });
