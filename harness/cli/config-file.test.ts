@@ -136,3 +136,35 @@ describe('--config FILE', () => {
     expect(configTokens('maze', 'f', null, SPECS, {})).toEqual({ tokens: [], positionals: [] });
   });
 });
+
+describe('docs/config.md', () => {
+  it('each suite example is a valid configuration of its command', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { fromRoot } = await import('../core/paths.ts');
+    const { MODEL_FLAGS } = await import('./model-flags.ts');
+    const toolhop = await import('./commands/toolhop.ts');
+    const maze = await import('./commands/maze.ts');
+    const probe = await import('./commands/probe.ts');
+    const bfcl = await import('./commands/bfcl.ts');
+    const apibank = await import('./commands/apibank.ts');
+    const evalCmd = await import('./commands/eval.ts');
+    const commands: Record<string, [FlagSpecs, object]> = {
+      toolhop: [{ ...MODEL_FLAGS, ...toolhop.FLAGS }, {}],
+      maze: [{ ...MODEL_FLAGS, ...maze.FLAGS }, {}],
+      probe: [{ ...MODEL_FLAGS, ...probe.FLAGS }, probe.CONFIG_OPTIONS],
+      bfcl: [{ ...MODEL_FLAGS, ...bfcl.RUN_FLAGS }, {}],
+      apibank: [{ ...MODEL_FLAGS, ...apibank.RUN_FLAGS }, {}],
+      eval: [MODEL_FLAGS, evalCmd.CONFIG_OPTIONS],
+    };
+    const doc = readFileSync(fromRoot('docs', 'config.md'), 'utf8');
+    const examples = [...doc.matchAll(/^`(\w+)\.yaml` —[^\n]*\n\n```yaml\n([\s\S]*?)```/gm)];
+    expect(examples.map((m) => m[1]).sort()).toEqual(Object.keys(commands).sort());
+    const env = { VLLM_URL: 'http://127.0.0.1:8000/v1', MODEL: 'm', BASE_URL: 'http://127.0.0.1:8000/v1', APIBANK_DATA: 'data' };
+    for (const [, command, text] of examples) {
+      const [specs, o] = commands[command!]!;
+      const argv = applyConfig(command!, ['--config', `${command}.yaml`], specs, o, env, () => text!);
+      expect(() => parseFlags(command!, argv, specs, command === 'eval'), command).not.toThrow();
+      expect(argv.length, command).toBeGreaterThan(2);
+    }
+  });
+});

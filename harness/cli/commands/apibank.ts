@@ -52,7 +52,7 @@ toolgauge apibank rescore DIR --data DIR [--out-dir OUT] [--toolsearcher-scorer 
   OUT/rescore.json (accuracy per level with 95% Wilson intervals, undetermined apart, agreement with the folder).
   Default OUT: DIR/toolgauge-rescore.`;
 
-const RUN_FLAGS: FlagSpecs = {
+export const RUN_FLAGS: FlagSpecs = {
   data: { type: 'string', schema: z.string().min(1), description: 'the API-Bank data folder' },
   level: { type: 'string', description: '1, 2, 3 or all' },
   limit: { type: 'string', schema: flagSchemas.positiveInt },

@@ -70,7 +70,7 @@ const FLAGS: FlagSpecs = {
   python: { type: 'string', schema: z.string().min(1) },
 };
 
-const RUN_FLAGS: FlagSpecs = {
+export const RUN_FLAGS: FlagSpecs = {
   category: { type: 'string', multiple: true, description: 'BFCL categories or groups, comma-separated' },
   mode: { type: 'string', values: ['fc', 'prompt'] },
   data: { type: 'string', schema: z.string().min(1), description: "BFCL's data folder" },

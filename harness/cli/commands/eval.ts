@@ -7,7 +7,7 @@ import { parseGate, GateSyntaxError } from '../../kit/gate.ts';
 import { assertOutDirWritable } from '../../kit/out-dir-check.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { parseFlags } from '../flags.ts';
-import { applyConfig } from '../config-file.ts';
+import { applyConfig, type ConfigOptions } from '../config-file.ts';
 import { runSmoke } from '../smoke.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 import { runEvalSuites } from '../../vitest/run.ts';
@@ -18,9 +18,12 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--ba
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/, the gate decides the exit code.`;
 
+/** A configuration file's `files: [..]` are the eval files when the command line names none. */
+export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
+
 /** `toolgauge eval`: a user's `*.eval.ts` files, run from their folder on the suite kit. */
 export async function run(argvIn: string[]): Promise<number> {
-  const argv = applyConfig('eval', argvIn, MODEL_FLAGS, { positionals: 'files' });
+  const argv = applyConfig('eval', argvIn, MODEL_FLAGS, CONFIG_OPTIONS);
   const { values, positionals } = parseFlags('eval', argv, MODEL_FLAGS, true);
   if (!positionals.length && !values['merge-reports']) throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);

@@ -10,7 +10,7 @@ import { runSuiteCommand } from '../suite-command.ts';
 import { MODEL_FLAGS } from '../model-flags.ts';
 import { applyConfig } from '../config-file.ts';
 
-const FLAGS: FlagSpecs = {
+export const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },
   modes: { type: 'string', description: 'P0,P1,P2,P3,P4' },
   only: { type: 'string', description: 'task ids (C1_task_001) or task-plus-mode run ids (C1_task_001_P0), comma-separated' },

@@ -16,7 +16,7 @@ import { templateOf } from '../../probe/suite.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
-import { applyConfig } from '../config-file.ts';
+import { applyConfig, type ConfigOptions } from '../config-file.ts';
 import { startLineupEngines, type LineupEngines } from '../probe-gguf.ts';
 import { ggufPathOf } from '../../probe/run/gguf-lineup.ts';
 import { probeSuite } from '../../probe/suite.ts';
@@ -30,7 +30,7 @@ const CASE_FLAGS: FlagSpecs = {
   tools: { type: 'string', schema: z.string().min(1), description: 'tool palette (tools.yaml / tools.json); default: beside the cases file' },
 };
 
-const FLAGS: FlagSpecs = {
+export const FLAGS: FlagSpecs = {
   ...CASE_FLAGS,
   transport: { type: 'string', values: TRANSPORTS, description: 'chat (server template + parser) or completions (toolgauge renders and parses)' },
   template: { type: 'string', schema: z.string().min(1), description: "the model's chat template (.jinja); with chat: the server's template" },
@@ -76,6 +76,9 @@ const ENV = {
   tokenizer: 'TOOLGAUGE_PROBE_TOKENIZER',
   'pa-tool-samples': 'TOOLGAUGE_PROBE_PA_TOOL_SAMPLES',
 };
+
+/** A configuration file's `models: [a, b]` is `--model a,b` (a lineup on one endpoint); `--models` is internal. */
+export const CONFIG_OPTIONS: ConfigOptions = { aliases: { models: 'model' }, hidden: ['models'] };
 
 export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
                 [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
@@ -157,8 +160,7 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
 
 export async function run(argvIn: string[]): Promise<number> {
   if (argvIn[0] === 'lint') return lint(argvIn.slice(1));
-  // `models: [a, b]` in a configuration file is `--model a,b` (a lineup on one endpoint).
-  const argv = applyConfig('probe', argvIn, { ...MODEL_FLAGS, ...FLAGS }, { aliases: { models: 'model' }, hidden: ['models'] });
+  const argv = applyConfig('probe', argvIn, { ...MODEL_FLAGS, ...FLAGS }, CONFIG_OPTIONS);
   // Set only by the check below (endpoint identities, the lineup's own engines for the workers): never inherited.
   delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
   delete process.env.TOOLGAUGE_PROBE_GGUF_URLS;

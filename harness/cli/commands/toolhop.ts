@@ -24,7 +24,7 @@ import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/setti
 import { runSweep, sweepGrid } from '../../toolhop/sweep.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 
-const FLAGS: FlagSpecs = {
+export const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
   limit: { type: 'string', schema: flagSchemas.nonNegativeInt },
   offset: { type: 'string', schema: flagSchemas.nonNegativeInt },
