@@ -86,3 +86,19 @@ describe('lineups naming registry keys', () => {
     expect((probeSuite.generation!(other.run, settingsOf<ProbeSettings>(other, 'probe')) as Record<string, unknown>).model_sources).toBeUndefined();
   });
 });
+
+describe('docs/models.md', () => {
+  it('its lineup example parses, registry keys resolved', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { fromRoot } = await import('../../core/paths.ts');
+    const text = /```yaml\n(models:\n {2}- registry:[\s\S]*?)```/.exec(readFileSync(fromRoot('docs', 'models.md'), 'utf8'))?.[1];
+    expect(text).toBeDefined();
+    const l = parseLineup(text!, 'models.md', { testModelDir: dir });
+    expect(l.models.map((m) => [m.label, m.model.startsWith('gguf:') ? 'gguf' : m.model])).toEqual([
+      ['qwen2.5-7b-instruct', 'Qwen/Qwen2.5-7B-Instruct'],
+      ['llama', 'llama31'],
+      ['test-hermes', 'gguf'],
+      ['test-hermes-q8', 'gguf'],
+    ]);
+  });
+});
