@@ -129,6 +129,11 @@ describe('--config FILE', () => {
     expect(parseFlags('eval', withFile('files: [a.eval.ts, b.eval.ts]\nmodel: m\n', [], {}, 'run.yaml', p), SPECS, true).positionals).toEqual(['a.eval.ts', 'b.eval.ts']);
     expect(parseFlags('eval', withFile('files: [a.eval.ts]\n', ['c.eval.ts'], {}, 'run.yaml', p), SPECS, true).positionals).toEqual(['c.eval.ts']);
   });
+  it('reads YAML 1.2: on/off and dates stay the strings the flags take; numbers are numbers unless quoted', () => {
+    const specs: FlagSpecs = { thinking: { type: 'string', values: ['on', 'off'] }, date: { type: 'string' }, only: { type: 'string', multiple: true } };
+    const argv = applyConfig('toolhop', ['--config', 'f.yaml'], specs, {}, {}, () => 'thinking: off\ndate: 2025-06-01\nonly: [007, "007"]\n');
+    expect(parseFlags('toolhop', argv, specs).values).toEqual({ thinking: 'off', date: '2025-06-01', only: ['7', '007'] });
+  });
   it('a variable cannot add keys: values are interpolated after parsing', () => {
     expect(parsed(withFile('model: ${M}\n', [], { M: 'x\nresume: true' }))).toEqual({ model: 'x\nresume: true' });
   });
