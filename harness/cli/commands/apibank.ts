@@ -20,7 +20,7 @@ export const USAGE = `toolgauge apibank --data DIR [--level 1|2|3|all] [--limit 
                [--toolsearcher-scorer official|keyword] [--toolsearcher-embeddings CMD] [--preset reference|none]
                [--max-tokens N] [--model NAME] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume]
                [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
-               [--config FILE.yaml]   (every flag as a key; docs/config.md)
+               [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)
 toolgauge apibank rescore DIR --data DIR [--out-dir OUT] [--toolsearcher-scorer official|keyword]
                [--toolsearcher-embeddings CMD]
 

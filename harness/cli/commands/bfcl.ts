@@ -24,7 +24,7 @@ import { basename } from 'node:path';
 export const USAGE = `toolgauge bfcl [--category NAME|GROUP,…] [--mode fc|prompt] [--data DIR] [--bfcl-source DIR] [--limit N]
                [--only ID,…] [--revision REV] [--python PATH] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
-               [--config FILE.yaml]   (every flag as a key; docs/config.md)
+               [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)
 toolgauge bfcl rescore --result-dir DIR --out-dir OUT [--format auto|fc|hermes|pythonic] [--data DIR]
                [--category NAME|GROUP,…] [--underscore-to-dot true|false] [--model-name NAME] [--bfcl-source DIR]
                [--revision REV] [--python PATH]

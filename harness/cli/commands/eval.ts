@@ -14,7 +14,7 @@ import { runEvalSuites } from '../../vitest/run.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-               [--config FILE.yaml]   (every flag as a key, files: [..] for the eval files; docs/config.md)
+               [--config FILE.yaml] [--smoke]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/, the gate decides the exit code.`;
 

@@ -24,7 +24,7 @@ export const FLAGS: FlagSpecs = {
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…] [--agent fc|prompt]
                [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
-               [--config FILE.yaml]   (every flag as a key; docs/config.md)`;
+               [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
 export function run(argv: string[]): Promise<number> {

@@ -87,7 +87,7 @@ export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport
                 [--model NAME | --model A,B,C | --lineup FILE [--allow-env VAR,…]] [--label L] [--quantization Q --quantization-of L]
                 [--tokenizer FILE|ID] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
                 [--seed N] [--date YYYY-MM-DD] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-                [--print-report] [--config FILE.yaml]   (every flag as a key, models: [a, b] for --model a,b; docs/config.md)
+                [--print-report] [--config FILE.yaml] [--smoke]   (every flag as a key, models: [a, b] for --model a,b; docs/config.md)
 toolgauge probe lint [--cases FILE] [--tools FILE] [--json]`;
 
 function mustExist(flag: string, path: unknown): void {

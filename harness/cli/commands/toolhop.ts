@@ -84,7 +84,7 @@ export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--of
                   [--topology single|independent|decentralized|centralized|sequential] [--agents N] [--rounds R]
                   [--comm freeform|semi_structured|structured] [--prompts DIR] [--team-temperature T]
                   [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
-                  [--config FILE.yaml]   (every flag as a key; docs/config.md)
+                  [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)
 toolgauge toolhop rescore --out-dir DIR
 toolgauge toolhop sweep [--topologies single,independent,…] [--agents 3,5] [--comms freeform,structured,…] [toolhop flags]`;
 
