@@ -43,21 +43,25 @@ export function parseFlags(command: string, argv: string[], specs: FlagSpecs, al
   for (const [name, raw] of Object.entries(parsed.values)) {
     const spec = specs[name];
     if (!spec) continue;
-    if (spec.values && typeof raw === 'string' && !spec.values.includes(raw)) {
-      throw new UsageError(`toolgauge ${command}: --${name} must be one of ${spec.values.join('|')} (got '${raw}')`);
-    }
-    if (spec.schema) {
-      const r = spec.schema.safeParse(raw);
-      if (!r.success) {
-        const why = r.error.issues[0]?.message ?? 'invalid value';
-        throw new UsageError(`toolgauge ${command}: --${name} ${why} (got '${String(raw)}')`);
-      }
-      values[name] = r.data;
-    } else {
-      values[name] = raw;
-    }
+    const r = checkFlagValue(spec, raw);
+    if (!r.ok) throw new UsageError(`toolgauge ${command}: --${name} ${r.why}`);
+    values[name] = r.value;
   }
   return { values, positionals: parsed.positionals };
+}
+
+/**
+ * One flag's raw value checked against its spec: the accepted values, then the schema (which may coerce). The
+ * command line and a configuration file (harness/cli/config-file.ts) check values with this one function.
+ */
+export function checkFlagValue(spec: FlagSpec, raw: unknown): { ok: true; value: unknown } | { ok: false; why: string } {
+  if (spec.values && typeof raw === 'string' && !spec.values.includes(raw)) {
+    return { ok: false, why: `must be one of ${spec.values.join('|')} (got '${raw}')` };
+  }
+  if (!spec.schema) return { ok: true, value: raw };
+  const r = spec.schema.safeParse(raw);
+  if (r.success) return { ok: true, value: r.data };
+  return { ok: false, why: `${r.error.issues[0]?.message ?? 'invalid value'} (got '${String(raw)}')` };
 }
 
 /** Common zod coercions for flags. */

@@ -24,6 +24,7 @@ export const MODEL_FLAGS: FlagSpecs = {
   filter: { type: 'string', short: 't', description: 'only tests whose name matches (Vitest -t)' },
   'print-report': { type: 'boolean', description: 'print report.md at the end' },
   date: { type: 'string', description: 'injected date YYYY-MM-DD' },
+  smoke: { type: 'boolean', description: 'before the run, ask the endpoint for one tool call; stop (exit 2) if it cannot make one' },
 };
 
 const ENV_OF: Record<string, string> = {

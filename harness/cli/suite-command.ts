@@ -14,6 +14,7 @@ import { closeRunEngine, engineEnv, prepareRunEngine } from '../serve/run-engine
 import { parseFlags, type FlagSpecs } from './flags.ts';
 import { flagsToEnv, MODEL_FLAGS } from './model-flags.ts';
 import { reportPathOf, runEvalSuites } from '../vitest/run.ts';
+import { runSmoke } from './smoke.ts';
 
 export interface SuiteCommand<S> {
   /** The command name in messages (`toolhop`). */
@@ -107,6 +108,7 @@ async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, val
       throw err;
     }
     env.TOOLGAUGE_PREFLIGHT_DONE = '1';
+    if (values.smoke) await runSmoke(c.command, kc.run);
   }
   // One writer per output directory, for the whole run (its workers join with the run id); a resume or -t re-run
   // checks the directory before anything runs. A refusal is one line, exit 2.

@@ -106,3 +106,67 @@ function connectionError(err: Error & { code?: string; timedOut?: boolean }): Er
   for (let c: (Error & { code?: string; cause?: unknown }) | undefined = err, i = 0; c && i < 4; c = c.cause as typeof c, i++) codes.push(c.code ?? c.message);
   return new Error(`Connection error (${[...new Set(codes)].join(', ')})`);
 }
+
+/** The one tool the smoke test offers. */
+const SMOKE_TOOL = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Get the current weather for a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string', description: 'the city name' } }, required: ['city'] },
+  },
+} as const;
+
+/** What the smoke test's model produced: the call, name and raw arguments. */
+export interface SmokeCall {
+  name: string;
+  arguments: string;
+}
+
+/**
+ * `--smoke`: before a run, ask the endpoint for one tool call (one tool, a request that needs it, tool_choice auto,
+ * temperature 0) and check that the answer holds a native call of that tool with JSON arguments. A server that
+ * answers in text (no tool-call parser, a template without tools) or refuses the request fails here in one line,
+ * instead of after hours of a run in which every case fails the same way. Not a measurement: one request.
+ */
+export async function smokeToolCall(o: { baseUrl: string; apiKey: string; model: string; timeoutMs?: number; maxTokens?: number }): Promise<SmokeCall> {
+  const ep = parseEndpoint(o.baseUrl);
+  const fail = (why: string) => new EndpointUnavailable(`smoke test: model '${o.model}' at ${ep.display} ${why}`);
+  const u = new URL(`${ep.baseUrl}/chat/completions`);
+  for (const [k, v] of Object.entries(ep.query)) u.searchParams.set(k, v);
+  const body = JSON.stringify({
+    model: o.model,
+    messages: [{ role: 'user', content: 'What is the weather in Paris right now? Use the get_weather tool.' }],
+    tools: [SMOKE_TOOL],
+    tool_choice: 'auto',
+    temperature: 0,
+    max_tokens: o.maxTokens ?? 256,
+  });
+  let a: HttpAnswer;
+  try {
+    a = await send(u, 'POST', { authorization: `Bearer ${o.apiKey || 'not-needed'}`, accept: 'application/json', 'content-type': 'application/json', ...ep.headers }, body, o.timeoutMs ?? 120_000);
+  } catch (err) {
+    throw fail(`did not answer: ${(err as Error).message}`);
+  }
+  if (a.status < 200 || a.status >= 300) throw fail(`refused a request with tools: ${statusMessage(a)}`);
+  let message: { content?: unknown; tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }> } | undefined;
+  try {
+    message = (JSON.parse(a.text) as { choices?: Array<{ message?: typeof message }> }).choices?.[0]?.message;
+  } catch {
+    throw fail('answered with a body that is not JSON');
+  }
+  const call = message?.tool_calls?.[0]?.function;
+  if (!call) {
+    const text = typeof message?.content === 'string' ? message.content : '';
+    throw fail(`made no tool call${text ? ` (it answered ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)})` : ''}: check the server's tool-call parser and chat template (vLLM: --enable-auto-tool-choice --tool-call-parser NAME; llama.cpp: --jinja), or run without --smoke`);
+  }
+  const name = String(call.name ?? '');
+  const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? null);
+  if (name !== SMOKE_TOOL.function.name) throw fail(`called '${name}', not the one tool offered ('${SMOKE_TOOL.function.name}')`);
+  try {
+    JSON.parse(args);
+  } catch {
+    throw fail(`called ${name} with arguments that are not JSON: ${JSON.stringify(args.slice(0, 120))}`);
+  }
+  return { name, arguments: args };
+}

@@ -220,6 +220,8 @@ type ModelCfg = {
   quantization_of?: string | null;
   identity?: { tokenizer?: { id: string; source: string } | null } | null;
   endpoint?: { server_version?: string | null; model_revision?: string | null } | null;
+  repo?: string | null;
+  revision?: string | null;
 };
 
 /** The models and what their endpoints said about themselves (server version, model revision: where exposed). */
@@ -234,7 +236,7 @@ function endpointsTable(cfg: Record<string, unknown>): string[] {
         m.label === m.model ? m.model : `${m.label} (${m.model})`,
         m.simulated ? 'toolgauge simulator' : shown(m.server),
         shown(m.endpoint?.server_version),
-        shown(m.endpoint?.model_revision),
+        shown(m.endpoint?.model_revision ?? (m.repo ? `${m.repo}@${m.revision ?? 'unpinned'}` : m.revision)),
         m.template_sha256 ? `${m.template_sha256.slice(0, 16)}…` : '—',
         m.identity?.tokenizer ? `${m.identity.tokenizer.id} (${m.identity.tokenizer.source})` : '—',
         m.constraint ?? '—',

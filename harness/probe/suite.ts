@@ -14,6 +14,7 @@ import { defaultToolsFile, loadCases } from './cases/load.ts';
 import { probeMatchers } from './matchers.ts';
 import { checkAxes, familyFor, instancesOf, instanceTestName, modelEntry, onSimulator, serverFor, templateFileOf, varyingAxes, type ProbeInstance } from './run/arms.ts';
 import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
+import { bundledRegistry } from './registry/registry.ts';
 import { PROBE_FILES } from './run/output.ts';
 import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
 import { ggufPathOf, ggufRunIdentity, ggufTemplate } from './run/gguf-lineup.ts';
@@ -227,6 +228,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         constraint: k ? (k.ok ? k.mechanism : `refused: ${k.reason}`) : null,
         quantization: m.quantization ?? null,
         quantization_of: m.quantizationOf ?? null,
+        ...modelSource(m, s),
         identity: identityOf(m, s, tpl),
         endpoint: s.endpoints[m.label] ?? null,
       };
@@ -276,6 +278,9 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         return [m.label, e ? { server: e.server, server_version: e.server_version, model_revision: e.model_revision, from: e.sources } : onSimulator(m, run) ? { server: 'toolgauge simulator', server_version: null, model_revision: null } : null];
       }),
     );
+    // The models' repository and revision, where the registry, the lineup or the endpoint knows them.
+    const sources = Object.fromEntries(s.models.map((m) => [m.label, modelSource(m, s)]));
+    const known = Object.values(sources).some((x) => Object.values(x).some((v) => v !== null));
     return {
       // the same values every request carries (probeSampling)
       ...(({ temperature, topP, seed }) => ({ temperature, top_p: topP, seed }))(probeSampling(run, s)),
@@ -284,11 +289,24 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       method: s.methods,
       ...(s.decode.some((d) => d !== 'free') ? { max_string_length: s.maxStringLength ?? null } : {}),
       endpoints,
+      ...(known ? { model_sources: sources } : {}),
     };
   },
   responder: (run, s) => probeSimResponder(run, s),
   metricNames: () => [...PROBE_METRICS, 'lenient.*', 'layers.*', 'pass@*', 'pass^*'],
 };
+
+/** What is known of a model's weights: its registry key, repository and revision, and the endpoint's revision. */
+function modelSource(m: ModelEntry, s: ProbeSettings): { registry: string | null; repo: string | null; revision: string | null; endpoint_revision: string | null } {
+  // A model named by its repository (`--model Qwen/Qwen2.5-7B-Instruct`) is the registry's entry for it.
+  const known = m.registry === undefined ? Object.entries(bundledRegistry().models).find(([, e]) => e.repo === m.model) : undefined;
+  return {
+    registry: m.registry ?? known?.[0] ?? null,
+    repo: m.repo ?? known?.[1].repo ?? null,
+    revision: m.revision ?? known?.[1].revision ?? null,
+    endpoint_revision: s.endpoints[m.label]?.model_revision ?? null,
+  };
+}
 
 export function probeVerdict(m: ProbeMeta): Verdict {
   const r = probeMatchers.toPassProbeCase(m);

@@ -12,12 +12,15 @@ import { ApibankData } from '../../apibank/tasks.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { MODEL_FLAGS } from '../model-flags.ts';
+import { applyConfig } from '../config-file.ts';
 
 export const USAGE = `toolgauge apibank --data DIR [--level 1|2|3|all] [--limit N] [--offset N] [--only ID,…] [--curated-path FILE]
                [--topology single|independent|decentralized|centralized|sequential] [--prompts DIR]
                [--toolsearcher-scorer official|keyword] [--toolsearcher-embeddings CMD] [--preset reference|none]
                [--max-tokens N] [--model NAME] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume]
                [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
+               [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)
 toolgauge apibank rescore DIR --data DIR [--out-dir OUT] [--toolsearcher-scorer official|keyword]
                [--toolsearcher-embeddings CMD]
 
@@ -49,7 +52,7 @@ toolgauge apibank rescore DIR --data DIR [--out-dir OUT] [--toolsearcher-scorer 
   OUT/rescore.json (accuracy per level with 95% Wilson intervals, undetermined apart, agreement with the folder).
   Default OUT: DIR/toolgauge-rescore.`;
 
-const RUN_FLAGS: FlagSpecs = {
+export const RUN_FLAGS: FlagSpecs = {
   data: { type: 'string', schema: z.string().min(1), description: 'the API-Bank data folder' },
   level: { type: 'string', description: '1, 2, 3 or all' },
   limit: { type: 'string', schema: flagSchemas.positiveInt },
@@ -82,7 +85,7 @@ export async function run(argv: string[]): Promise<number> {
         if (kc.run.trials > 1) throw new UsageError('toolgauge apibank: --trials is not available (the reference writes one trace per task id)');
       },
     },
-    argv,
+    applyConfig('apibank', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }),
   );
 }
 

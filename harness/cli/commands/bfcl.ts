@@ -14,6 +14,8 @@ import { findResultFiles, readResultFile, rescoreResultDir, resultLine } from '.
 import { withDirLocks } from '../../kit/lock.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { MODEL_FLAGS } from '../model-flags.ts';
+import { applyConfig } from '../config-file.ts';
 import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from '../../bfcl/settings.ts';
 import { bfclSuite } from '../../bfcl/suite.ts';
 import { needsExecutor, resolveBfclData, resolveBfclSource } from '../../bfcl/source.ts';
@@ -22,6 +24,7 @@ import { basename } from 'node:path';
 export const USAGE = `toolgauge bfcl [--category NAME|GROUP,…] [--mode fc|prompt] [--data DIR] [--bfcl-source DIR] [--limit N]
                [--only ID,…] [--revision REV] [--python PATH] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
+               [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)
 toolgauge bfcl rescore --result-dir DIR --out-dir OUT [--format auto|fc|hermes|pythonic] [--data DIR]
                [--category NAME|GROUP,…] [--underscore-to-dot true|false] [--model-name NAME] [--bfcl-source DIR]
                [--revision REV] [--python PATH]
@@ -67,7 +70,7 @@ const FLAGS: FlagSpecs = {
   python: { type: 'string', schema: z.string().min(1) },
 };
 
-const RUN_FLAGS: FlagSpecs = {
+export const RUN_FLAGS: FlagSpecs = {
   category: { type: 'string', multiple: true, description: 'BFCL categories or groups, comma-separated' },
   mode: { type: 'string', values: ['fc', 'prompt'] },
   data: { type: 'string', schema: z.string().min(1), description: "BFCL's data folder" },
@@ -105,7 +108,7 @@ export async function run(argv: string[]): Promise<number> {
         }
       },
     },
-    argv,
+    applyConfig('bfcl', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }),
   );
 }
 

@@ -7,16 +7,23 @@ import { parseGate, GateSyntaxError } from '../../kit/gate.ts';
 import { assertOutDirWritable } from '../../kit/out-dir-check.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { parseFlags } from '../flags.ts';
+import { applyConfig, type ConfigOptions } from '../config-file.ts';
+import { runSmoke } from '../smoke.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 import { runEvalSuites } from '../../vitest/run.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
+               [--config FILE.yaml] [--smoke]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/, the gate decides the exit code.`;
 
+/** A configuration file's `files: [..]` are the eval files when the command line names none. */
+export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
+
 /** `toolgauge eval`: a user's `*.eval.ts` files, run from their folder on the suite kit. */
-export async function run(argv: string[]): Promise<number> {
+export async function run(argvIn: string[]): Promise<number> {
+  const argv = applyConfig('eval', argvIn, MODEL_FLAGS, CONFIG_OPTIONS);
   const { values, positionals } = parseFlags('eval', argv, MODEL_FLAGS, true);
   if (!positionals.length && !values['merge-reports']) throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
@@ -56,6 +63,7 @@ async function runChecked(kc: KitConfig, values: Record<string, unknown>, positi
       throw err;
     }
     env.TOOLGAUGE_PREFLIGHT_DONE = '1';
+    if (values.smoke) await runSmoke('eval', kc.run);
   }
   Object.assign(process.env, env);
   return runEvalSuites(positionals.map((f) => resolve(f)), {

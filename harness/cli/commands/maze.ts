@@ -12,8 +12,10 @@ import { flagSchemas, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
 import { checkAgentModule, mazePreflight } from './maze-agent.ts';
 import { isBatch, runMazeBatch } from './maze-batch.ts';
+import { MODEL_FLAGS } from '../model-flags.ts';
+import { applyConfig } from '../config-file.ts';
 
-const FLAGS: FlagSpecs = {
+export const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },
   modes: { type: 'string', description: 'P0,P1,P2,P3,P4' },
   only: { type: 'string', description: 'task ids (C1_task_001) or task-plus-mode run ids (C1_task_001_P0), comma-separated' },
@@ -31,13 +33,22 @@ const FLAGS: FlagSpecs = {
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
                [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
                [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
-               [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]`;
+               [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
+               [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
+/** The batch's own flags, so a --config file may give them too (maze-batch.ts reads them from the command line). */
+const BATCH_FLAG_SPECS: FlagSpecs = {
+  models: { type: 'string', description: 'several models, one run each, then paired comparisons; docs/maze-runs.md' },
+  lineup: { type: 'string', description: 'a lineup file (YAML or JSON) of the models to run; docs/maze-runs.md' },
+  'allow-env': { type: 'string', description: 'variables a lineup entry may name as its api_key_env' },
+};
+
 export function run(argv: string[]): Promise<number> {
+  const args = applyConfig('maze', argv, { ...MODEL_FLAGS, ...FLAGS, ...BATCH_FLAG_SPECS });
   // Several models: one run each, then paired comparisons (maze-batch.ts).
-  if (isBatch(argv)) return runMazeBatch(argv, runOne);
-  return runOne(argv);
+  if (isBatch(args)) return runMazeBatch(args, runOne);
+  return runOne(args);
 }
 
 function runOne(argv: string[]): Promise<number> {

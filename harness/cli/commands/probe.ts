@@ -7,14 +7,16 @@ import { loadCases } from '../../probe/cases/load.ts';
 import { FAMILIES } from '../../parse/index.ts';
 import { SERVERS } from '../../constrain/requests.ts';
 import { parseLineup } from '../../probe/axes/lineup.ts';
+import { testModelDirOf } from '../../probe/registry/registry.ts';
 import { checkAxes, onSimulator } from '../../probe/run/arms.ts';
 import { fetchEndpointIdentity } from '../../probe/run/endpoint.ts';
 import { API_KEY_ENV } from '../../probe/run/lineup-limits.ts';
 import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from '../../probe/run/env.ts';
 import { templateOf } from '../../probe/suite.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { flagsToEnv } from '../model-flags.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { applyConfig, type ConfigOptions } from '../config-file.ts';
 import { startLineupEngines, type LineupEngines } from '../probe-gguf.ts';
 import { ggufPathOf } from '../../probe/run/gguf-lineup.ts';
 import { probeSuite } from '../../probe/suite.ts';
@@ -28,7 +30,7 @@ const CASE_FLAGS: FlagSpecs = {
   tools: { type: 'string', schema: z.string().min(1), description: 'tool palette (tools.yaml / tools.json); default: beside the cases file' },
 };
 
-const FLAGS: FlagSpecs = {
+export const FLAGS: FlagSpecs = {
   ...CASE_FLAGS,
   transport: { type: 'string', values: TRANSPORTS, description: 'chat (server template + parser) or completions (toolgauge renders and parses)' },
   template: { type: 'string', schema: z.string().min(1), description: "the model's chat template (.jinja); with chat: the server's template" },
@@ -75,6 +77,9 @@ const ENV = {
   'pa-tool-samples': 'TOOLGAUGE_PROBE_PA_TOOL_SAMPLES',
 };
 
+/** A configuration file's `models: [a, b]` is `--model a,b` (a lineup on one endpoint); `--models` is internal. */
+export const CONFIG_OPTIONS: ConfigOptions = { aliases: { models: 'model' }, hidden: ['models'] };
+
 export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
                 [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
                 [--decode free,constrained,required] [--method baseline,pa_tool] [--server auto|vllm|sglang|llamacpp|openai]
@@ -82,7 +87,7 @@ export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport
                 [--model NAME | --model A,B,C | --lineup FILE [--allow-env VAR,…]] [--label L] [--quantization Q --quantization-of L]
                 [--tokenizer FILE|ID] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
                 [--seed N] [--date YYYY-MM-DD] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-                [--print-report]
+                [--print-report] [--config FILE.yaml] [--smoke]   (every flag as a key, models: [a, b] for --model a,b; docs/config.md)
 toolgauge probe lint [--cases FILE] [--tools FILE] [--json]`;
 
 function mustExist(flag: string, path: unknown): void {
@@ -133,7 +138,7 @@ function lineupFirstEntry(argv: readonly string[]): ReturnType<typeof parseLineu
   const file = flagValue(argv, '--lineup');
   if (!file || !existsSync(file)) return undefined;
   try {
-    return parseLineup(readFileSync(file, 'utf8'), file).models[0];
+    return parseLineup(readFileSync(file, 'utf8'), file, { testModelDir: testModelDirOf(process.env) }).models[0];
   } catch {
     // the settings report the file's error with its entry and field
     return undefined;
@@ -153,8 +158,9 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
   return { key: name && (API_KEY_ENV.test(name) || allowed.includes(name)) ? env[name] : undefined };
 }
 
-export async function run(argv: string[]): Promise<number> {
-  if (argv[0] === 'lint') return lint(argv.slice(1));
+export async function run(argvIn: string[]): Promise<number> {
+  if (argvIn[0] === 'lint') return lint(argvIn.slice(1));
+  const argv = applyConfig('probe', argvIn, { ...MODEL_FLAGS, ...FLAGS }, CONFIG_OPTIONS);
   // Set only by the check below (endpoint identities, the lineup's own engines for the workers): never inherited.
   delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
   delete process.env.TOOLGAUGE_PROBE_GGUF_URLS;

@@ -16,13 +16,15 @@ import { smokeDataset } from '../../toolhop/smoke.ts';
 import { resolveDataSource } from '../../toolhop/source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
+import { applyConfig } from '../config-file.ts';
+import { runSmoke } from '../smoke.ts';
 import { parseKitConfig, settingsOf } from '../../kit/config.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/settings.ts';
 import { runSweep, sweepGrid } from '../../toolhop/sweep.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
 
-const FLAGS: FlagSpecs = {
+export const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
   limit: { type: 'string', schema: flagSchemas.nonNegativeInt },
   offset: { type: 'string', schema: flagSchemas.nonNegativeInt },
@@ -82,6 +84,7 @@ export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--of
                   [--topology single|independent|decentralized|centralized|sequential] [--agents N] [--rounds R]
                   [--comm freeform|semi_structured|structured] [--prompts DIR] [--team-temperature T]
                   [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
+                  [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)
 toolgauge toolhop rescore --out-dir DIR
 toolgauge toolhop sweep [--topologies single,independent,…] [--agents 3,5] [--comms freeform,structured,…] [toolhop flags]`;
 
@@ -101,7 +104,7 @@ export function normalizeArgv(argv: string[]): string[] {
 export async function run(argvIn: string[]): Promise<number> {
   if (argvIn[0] === 'rescore') return rescore(argvIn.slice(1));
   if (argvIn[0] === 'sweep') return sweep(normalizeArgv(argvIn.slice(1)));
-  const argv = normalizeArgv(argvIn);
+  const argv = applyConfig('toolhop', normalizeArgv(argvIn), { ...MODEL_FLAGS, ...FLAGS });
   return runSuiteCommand<ToolhopSettings>(
     {
       command: 'toolhop',
@@ -169,6 +172,7 @@ async function sweep(argv: string[]): Promise<number> {
       if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge toolhop sweep: ${err.message}`);
       throw err;
     }
+    if (values.smoke) await runSmoke('toolhop sweep', kc.run);
   }
   const cells = sweepGrid((values.topologies as Topology[] | undefined) ?? [...TOPOLOGIES], (values.agents as number[] | undefined) ?? [3, 5], (values.comms as Comm[] | undefined) ?? ['freeform']);
   const outDir = resolve((values['out-dir'] as string | undefined) ?? join('results', 'toolhop', 'sweep'));

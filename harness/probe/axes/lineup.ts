@@ -17,6 +17,10 @@
  *       base_url: http://127.0.0.1:8080/v1
  *       quantization: Q4_K_M
  *       quantization_of: qwen-bf16  # compared with that entry under the template/tokenizer guard
+ *     - registry: llama-3.1-8b-instruct   # a key of the model registry (probe/registry): model, family,
+ *       base_url: http://127.0.0.1:8001/v1 #   quantization, repo and revision from there; label defaults to the key
+ *     - registry: test-hermes   # a test model toolgauge writes itself; `quant` picks its tensor type
+ *       quant: Q8_0
  */
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -24,6 +28,7 @@ import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
 import { SERVERS } from '../../constrain/requests.ts';
 import { FAMILIES } from '../../parse/index.ts';
+import { bundledRegistry, fromRegistry, testModelDirOf, type Registry } from '../registry/registry.ts';
 
 export const LineupEntrySchema = z
   .object({
@@ -37,9 +42,23 @@ export const LineupEntrySchema = z
     family: z.enum(FAMILIES).optional(),
     quantization: z.string().min(1).optional(),
     quantization_of: z.string().min(1).optional(),
+    /** A key of the model registry the entry was filled from. */
+    registry: z.string().min(1).optional(),
+    /** The weights' type the local engine must run (a gguf: file's tensor type; a registry test model's type). */
+    quant: z.string().min(1).optional(),
+    /** The model's repository and revision, for the header (from the registry, or given). */
+    repo: z.string().min(1).optional(),
+    revision: z.string().min(1).optional(),
   })
   .strict();
-export type LineupEntry = z.infer<typeof LineupEntrySchema>;
+export type LineupEntry = z.infer<typeof LineupEntrySchema> & {
+  /** A registry test model the run writes before it starts (harness/probe/run/gguf-lineup.ts). */
+  test_model?: { path: string; template: string; seed: number; type: string };
+};
+
+/** An entry as written: with `registry:`, label and model may be left to the registry. */
+const WrittenEntrySchema = LineupEntrySchema.extend({ label: LineupEntrySchema.shape.label.optional(), model: z.string().min(1).optional() }).strict();
+const WrittenLineupSchema = z.object({ models: z.array(WrittenEntrySchema).min(1) }).strict();
 
 export const LineupSchema = z
   .object({ models: z.array(LineupEntrySchema).min(1) })
@@ -55,23 +74,49 @@ export const LineupSchema = z
       else if (!labels.includes(m.quantization_of)) ctx.addIssue({ code: 'custom', path: ['models', i, 'quantization_of'], message: `no entry labelled '${m.quantization_of}'` });
     });
   });
-export type Lineup = z.infer<typeof LineupSchema>;
+export type Lineup = { models: LineupEntry[] };
+
+export interface LineupOptions {
+  /** Default: the bundled registry. */
+  registry?: Registry;
+  /** Where registry test models are written (default: testModelDirOf without TOOLGAUGE_TEST_MODEL_DIR). */
+  testModelDir?: string;
+}
 
 /** Read a lineup file's text (YAML or JSON); errors name the file, the entry and the field. */
-export function parseLineup(text: string, file: string): Lineup {
+export function parseLineup(text: string, file: string, o: LineupOptions = {}): Lineup {
   let raw: unknown;
   try {
     raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
     throw new DataError(file, undefined, undefined, `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
   }
-  const r = LineupSchema.safeParse(raw);
-  if (!r.success) {
-    const issue = r.error.issues[0]!;
-    const entry = issue.path[0] === 'models' && typeof issue.path[1] === 'number' ? `models[${issue.path[1]}]` : undefined;
-    throw dataErrorFromZod(file, entry, r.error);
-  }
-  return r.data;
+  const entryOf = (err: z.ZodError) => {
+    const issue = err.issues[0]!;
+    return issue.path[0] === 'models' && typeof issue.path[1] === 'number' ? `models[${issue.path[1]}]` : undefined;
+  };
+  const w = WrittenLineupSchema.safeParse(raw);
+  if (!w.success) throw dataErrorFromZod(file, entryOf(w.error), w.error);
+  const tests = new Map<number, NonNullable<LineupEntry['test_model']>>();
+  const resolved = w.data.models.map((m, i) => {
+    if (m.registry === undefined) {
+      for (const f of ['label', 'model'] as const) if (m[f] === undefined) throw new DataError(file, `models[${i}]`, `models[${i}].${f}`, 'required (or name a registry key with registry:)');
+      return { ...m, ...(m.quant !== undefined && m.quantization === undefined ? { quantization: m.quant } : {}) };
+    }
+    let r: ReturnType<typeof fromRegistry>;
+    try {
+      r = fromRegistry(o.registry ?? bundledRegistry(), m.registry, m.quant, o.testModelDir ?? testModelDirOf({}));
+    } catch (err) {
+      throw new DataError(file, `models[${i}]`, `models[${i}].${m.quant !== undefined && m.model === undefined ? 'quant' : 'registry'}`, (err as Error).message);
+    }
+    if (r.testModel && m.model === undefined) tests.set(i, r.testModel);
+    const defaults = { label: m.registry, model: r.model, family: r.family, quantization: r.quantization, repo: r.repo, revision: r.revision };
+    const kept = Object.fromEntries(Object.entries(defaults).filter(([, v]) => v !== undefined));
+    return { ...kept, ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) };
+  });
+  const r = LineupSchema.safeParse({ models: resolved });
+  if (!r.success) throw dataErrorFromZod(file, entryOf(r.error), r.error);
+  return { models: r.data.models.map((m, i) => (tests.has(i) ? { ...m, test_model: tests.get(i)! } : m)) };
 }
 
 /** `--model a,b,c` as a lineup (one endpoint for all). */

@@ -3,7 +3,8 @@ import { sha256File } from '../../core/hash.ts';
 import { z } from 'zod';
 import { intFrom, parseEnv } from '../../core/config.ts';
 import { DataError, UsageError } from '../../core/errors.ts';
-import { ggufPathOf, withGgufQuantization } from './gguf-lineup.ts';
+import { checkGgufQuant, ensureTestModel, ggufPathOf, withGgufQuantization } from './gguf-lineup.ts';
+import { testModelDirOf } from '../registry/registry.ts';
 import { fromRoot } from '../../core/paths.ts';
 import { registerSecret } from '../../core/redact.ts';
 import { SERVERS, type Server } from '../../constrain/requests.ts';
@@ -96,6 +97,11 @@ export interface ModelEntry {
   server: Server | undefined;
   quantization: string | undefined;
   quantizationOf: string | undefined;
+  /** The registry key the entry came from, the type the local engine must run, the repository and its revision. */
+  registry?: string;
+  quant?: string;
+  repo?: string;
+  revision?: string;
 }
 
 export interface ProbeSettings {
@@ -137,7 +143,7 @@ export const DEFAULT_CASES = 'cases/probe/cases.jsonl';
 
 const labelOf = (model: string) => model.replace(/[^\w.:+-]+/g, '_');
 
-function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string): { models: ModelEntry[]; lineupFile: string | undefined } {
+function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string, env: NodeJS.ProcessEnv): { models: ModelEntry[]; lineupFile: string | undefined } {
   const fromEntry = (m: LineupEntry): ModelEntry => ({
     label: m.label,
     model: m.model,
@@ -148,6 +154,10 @@ function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string): { models
     server: m.server,
     quantization: m.quantization,
     quantizationOf: m.quantization_of,
+    ...(m.registry !== undefined ? { registry: m.registry } : {}),
+    ...(m.quant !== undefined ? { quant: m.quant } : {}),
+    ...(m.repo !== undefined ? { repo: m.repo } : {}),
+    ...(m.revision !== undefined ? { revision: m.revision } : {}),
   });
   if (e.TOOLGAUGE_PROBE_LINEUP && e.TOOLGAUGE_PROBE_MODELS) throw new UsageError('give --lineup FILE or --model a,b,c, not both');
   if (e.TOOLGAUGE_PROBE_LINEUP) {
@@ -160,7 +170,9 @@ function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string): { models
     }
     let entries: LineupEntry[];
     try {
-      entries = parseLineup(text, file).models;
+      entries = parseLineup(text, file, { testModelDir: testModelDirOf(env) }).models;
+      // Registry test models: written once (the same seed and type is the same file), before any header is read.
+      for (const m of entries) if (m.test_model) ensureTestModel(m.test_model);
     } catch (err) {
       if (err instanceof DataError) throw new UsageError(`--lineup: ${err.message}`);
       throw err;
@@ -238,6 +250,7 @@ function withGguf(models: ModelEntry[], urls: Record<string, string>): ModelEntr
   if (!models.some((m) => ggufPathOf(m.model) !== null)) return models;
   let out: ModelEntry[];
   try {
+    for (const m of models) checkGgufQuant(m);
     out = models.length > 1 ? withGgufQuantization(models) : models;
   } catch (err) {
     if (err instanceof DataError) throw new UsageError(`--model gguf: ${err.message}`);
@@ -248,7 +261,7 @@ function withGguf(models: ModelEntry[], urls: Record<string, string>): ModelEntr
 
 export function readProbeEnv(env: NodeJS.ProcessEnv, runModel = 'sim:oracle'): ProbeSettings {
   const e = parseEnv(ProbeEnvSchema, env);
-  const read = modelsOf(e, runModel);
+  const read = modelsOf(e, runModel, env);
   const lineupFile = read.lineupFile;
   const models = withGguf(read.models, ggufUrlsOf(e.TOOLGAUGE_PROBE_GGUF_URLS));
   const apiKeys: Record<string, string> = {};
