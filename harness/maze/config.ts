@@ -15,6 +15,8 @@ const Env = z.object({
   TOOLGAUGE_MAZE_JUDGE: z.enum(['compat', 'strict']).default('compat'),
   TOOLGAUGE_MAZE_MAX_TURNS: z.string().regex(/^\d+$/).transform(Number).default(20),
   TOOLGAUGE_MAZE_CASES: z.string().optional(),
+  TOOLGAUGE_MAZE_TOOLS: z.string().optional(),
+  TOOLGAUGE_MAZE_TASKS: z.string().optional(),
 });
 
 export interface MazeConfig {
@@ -26,6 +28,10 @@ export interface MazeConfig {
   judge: 'compat' | 'strict';
   maxTurns: number;
   casesDir: string;
+  /** `--tools`: library files or folders added to the built-in tools (docs/maze-tools.md). */
+  toolPaths: string[];
+  /** `--tasks`: a user's task file, run instead of the built-in task graphs. */
+  tasksFile: string | undefined;
 }
 
 export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
@@ -43,6 +49,8 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
     judge: e.TOOLGAUGE_MAZE_JUDGE,
     maxTurns: e.TOOLGAUGE_MAZE_MAX_TURNS,
     casesDir: e.TOOLGAUGE_MAZE_CASES ? resolve(e.TOOLGAUGE_MAZE_CASES) : DEFAULT_CASES_DIR,
+    toolPaths: (e.TOOLGAUGE_MAZE_TOOLS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((p) => resolve(p)),
+    tasksFile: e.TOOLGAUGE_MAZE_TASKS ? resolve(e.TOOLGAUGE_MAZE_TASKS) : undefined,
   };
 }
 

@@ -1,7 +1,6 @@
 import { isPromptToolConversation, replyAsText, toNativeConversation, toolsFromPrompt } from '../agent/prompt-tools.ts';
 import { HttpError, type Responder } from '../sim/server.ts';
 import { mazePolicy, MAZE_POLICIES, type MazePolicyName } from './policies.ts';
-import { loadMazeTasks } from './task.ts';
 import type { MazeTask } from './task.ts';
 
 /**
@@ -9,10 +8,10 @@ import type { MazeTask } from './task.ts';
  * from the pure policies in policies.ts. Prompt-based conversations are read back as native calls and answered
  * as text in the Hermes format, like a model without native tool calling.
  */
-export function mazeSimResponder(casesDir: string): Responder {
+export function mazeSimResponder(load: () => MazeTask[], source: string): Responder {
   let tasks: Map<string, MazeTask> | undefined;
   const task = (id: string) => {
-    tasks ??= new Map(loadMazeTasks(casesDir).map((t) => [t.id, t]));
+    tasks ??= new Map(load().map((t) => [t.id, t]));
     return tasks.get(id);
   };
   return {
@@ -21,7 +20,7 @@ export function mazeSimResponder(casesDir: string): Responder {
       if (!MAZE_POLICIES.includes(name)) throw new HttpError(422, `simulator: policy sim:${spec.name} has no Maze behaviour (use sim:oracle or sim:naive)`);
       const taskId = ctx.id.slice(0, ctx.id.lastIndexOf(':'));
       const t = task(taskId);
-      if (!t) throw new HttpError(422, `simulator: no Maze task '${taskId}' in ${casesDir}`);
+      if (!t) throw new HttpError(422, `simulator: no Maze task '${taskId}' in ${source}`);
       if (isPromptToolConversation(body.messages, body.tools)) {
         const tools = toolsFromPrompt(String(body.messages.find((m) => m.role === 'system')?.content ?? ''));
         return { content: replyAsText(mazePolicy(name, t, toNativeConversation(body.messages, tools))) };

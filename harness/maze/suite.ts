@@ -1,10 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
-import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { mazeAggregator } from './aggregator.ts';
 import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
@@ -13,7 +11,8 @@ import { EvaluationFile, evaluationPath, InferenceFile, inferencePath } from './
 import { runMazeInstance } from './run-instance.ts';
 import { selectRuns } from './selection.ts';
 import { mazeSimResponder } from './sim-responder.ts';
-import { COMPLEXITIES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
+import { mazeDatasetOf, mazeTasksOf } from './tasks-of.ts';
+import { COMPLEXITIES, type MazeTask, type Mode } from './task.ts';
 
 /** The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. */
 export function mazeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>): { temperature: number; topP: number; seed: number } {
@@ -38,13 +37,12 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   outDir: (run, m) => mazeOutDir(run, m),
   outputs: [...COMPLEXITIES],
   load(_run, m) {
-    const { runs, unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
+    const { runs, unknown } = selectRuns(mazeTasksOf(m), m.modes, m.only);
     // The same refusal as the CLI's, for runs through the API or Vitest directly: an unknown id would run nothing.
     if (unknown.length) throw new UsageError(`maze: TOOLGAUGE_MAZE_ONLY/TOOLGAUGE_MAZE_TASK_ID: no task ${unknown.join(', ')} in ${m.categories.join(',')}`);
-    const files = COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
     return {
       instances: runs.map(({ task, mode }) => ({ id: `${task.id}:${mode}`, task, mode })),
-      dataset: { file: m.casesDir, sha256: sha256(files.map((f) => readFileSync(f, 'utf8')).join('\n')), origin: `maze task graphs (${files.length} files)` },
+      dataset: mazeDatasetOf(m),
     };
   },
   parts: 4,
@@ -91,10 +89,10 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   aggregator: mazeAggregator,
   // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome (harness/kit/fingerprint.ts).
   fingerprintOn: ['max_turns'],
-  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries }),
+  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, max_turns: m.maxTurns, tools: m.toolPaths, tasks: m.tasksFile ?? null, concurrency: run.concurrency, retries: run.retries }),
   // what every request carries (mazeSampling), recorded as sent
   generation: (run) => ({ temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed }),
-  responder: (_run, m) => mazeSimResponder(m.casesDir),
+  responder: (_run, m) => mazeSimResponder(() => mazeTasksOf(m), m.tasksFile ?? m.casesDir),
   metricNames: () => ['tsr.*', 'prr.*', 'rc.*'],
 };
 

@@ -3,7 +3,7 @@ import { MODULE_EXT } from '../../core/paths.ts';
 import type { MazeConfig } from '../../maze/config.ts';
 import { selectRuns } from '../../maze/selection.ts';
 import { mazeSuite } from '../../maze/suite.ts';
-import { loadMazeTasks } from '../../maze/task.ts';
+import { mazeTasksOf } from '../../maze/tasks-of.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { flagSchemas, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
@@ -17,10 +17,13 @@ const FLAGS: FlagSpecs = {
   judge: { type: 'string', values: ['compat', 'strict'] },
   'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
   cases: { type: 'string', description: 'a directory with c1.json … c4.json' },
+  tools: { type: 'string', description: 'tool library files or folders (YAML/JSON) added to the built-in tools, comma-separated (docs/maze-tools.md)' },
+  tasks: { type: 'string', description: 'a task file (YAML/JSON) to run instead of the built-in task graphs (docs/maze-tools.md)' },
 };
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…] [--agent fc|prompt]
-               [--judge compat|strict] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
+               [--judge compat|strict] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE]
+               [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
@@ -39,11 +42,13 @@ export function run(argv: string[]): Promise<number> {
         judge: 'TOOLGAUGE_MAZE_JUDGE',
         'max-turns': 'TOOLGAUGE_MAZE_MAX_TURNS',
         cases: 'TOOLGAUGE_MAZE_CASES',
+        tools: 'TOOLGAUGE_MAZE_TOOLS',
+        tasks: 'TOOLGAUGE_MAZE_TASKS',
       },
-      files: ['cases'],
+      files: ['cases', 'tasks'],
       evalFiles: (m) => m.categories.map((c) => `suites/maze/${c}.eval${MODULE_EXT}`),
       validate(kc, m) {
-        const { unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
+        const { unknown } = selectRuns(mazeTasksOf(m), m.modes, m.only);
         if (unknown.length) throw new UsageError(`toolgauge maze: --only/--task-id: no task ${unknown.join(', ')} in ${m.categories.join(',')} (ids are like C1_task_001, or C1_task_001_P0 for one mode)`);
         if (kc.run.trials > 1) throw new UsageError('toolgauge maze: --trials is not available for maze yet (one run per task and mode)');
         if (kc.run.usesSimulator) {

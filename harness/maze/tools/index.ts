@@ -36,11 +36,8 @@ export function useToolLibrary(paths: readonly string[] = []): readonly MazeTool
     active = BUILTIN;
     return active.tools;
   }
-  const extra = loadToolFiles(
-    paths.flatMap((p) => libraryFiles(p)),
-    TOOL_LIBRARY,
-  );
-  active = libraryOf(key, [...TOOL_LIBRARY, ...extra]);
+  // loaded with the built-in files, so a user's tools may use their functions and copy their tools (`like`)
+  active = libraryOf(key, loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), ...paths.flatMap((p) => libraryFiles(p))]));
   return active.tools;
 }
 

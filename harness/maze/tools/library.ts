@@ -171,7 +171,20 @@ export function supportedDetectors(t: Pick<MazeTool, 'checks' | 'entity' | 'prim
   return out;
 }
 
+// A parsed, validated file per path and version: a user's library is loaded with the built-in files again,
+// and a process may switch libraries between runs (docs are never mutated by the loader).
+const parsedFiles = new Map<string, z.infer<typeof LibraryFile>>();
 function readLibraryFile(path: string): z.infer<typeof LibraryFile> {
+  const st = statSync(path);
+  const key = `${path}\0${st.mtimeMs}\0${st.size}`;
+  const cached = parsedFiles.get(key);
+  if (cached) return cached;
+  const doc = parseLibraryFile(path);
+  parsedFiles.set(key, doc);
+  return doc;
+}
+
+function parseLibraryFile(path: string): z.infer<typeof LibraryFile> {
   let raw: unknown;
   const text = readFileSync(path, 'utf8');
   try {
@@ -203,18 +216,13 @@ export function libraryFiles(pathOrDir: string): string[] {
 }
 
 /**
- * Load library files into tools, in file order then tool order. `base` tools (the built-in library when a user
- * adds their own) can be named by `like` and are refused as duplicates.
+ * Load library files into tools, in file order then tool order. Files loaded together share their tables and
+ * functions, and `like` may name any earlier tool; a user's files are loaded after the built-in ones (index.ts).
  */
-export function loadToolFiles(files: readonly string[], base: readonly MazeTool[] = []): MazeTool[] {
+export function loadToolFiles(files: readonly string[]): MazeTool[] {
   const docs = files.map((f) => ({ file: f, doc: readLibraryFile(f) }));
   const env: LibraryEnv = { tables: { ...WORLD_TABLES }, functions: new Map() };
   const byName = new Map<string, { spec: ToolSpec; file: string }>();
-  for (const t of base) {
-    const spec = (t as MazeTool & { spec?: ToolSpec }).spec;
-    if (spec) byName.set(t.name, { spec, file: '(built-in)' });
-  }
-  const baseNames = new Set(base.map((t) => t.name));
   // tables and functions first, so any file's tools may use any file's definitions
   for (const { file, doc } of docs) {
     for (const [k, v] of Object.entries(doc.tables ?? {})) {
@@ -222,7 +230,7 @@ export function loadToolFiles(files: readonly string[], base: readonly MazeTool[
       env.tables[k] = v;
     }
     for (const k of Object.keys(doc.functions ?? {})) {
-      if (env.functions.has(k) || FUNCTION_NAMES.has(k)) fail(file, `functions.${k}`, `function '${k}' is already defined`);
+      if (env.functions.has(k) || FUNCTION_NAMES.has(k)) fail(file, `functions.${k}`, `function '${k}' is already defined${FUNCTION_NAMES.has(k) ? ' (a built-in function)' : ''}`);
       env.functions.set(k, { params: doc.functions![k]!.params, body: { k: 'lit', v: null } });
     }
   }
@@ -240,7 +248,7 @@ export function loadToolFiles(files: readonly string[], base: readonly MazeTool[
         return fail(file, `${label}${field ? `.${field}` : ''}`, message);
       }
       const { like, ...given } = entry.data;
-      if (byName.has(given.name) || baseNames.has(given.name)) fail(file, `${label}.name`, `tool '${given.name}' is already defined${byName.get(given.name) ? ` in ${byName.get(given.name)!.file}` : ''}`);
+      if (byName.has(given.name)) fail(file, `${label}.name`, `tool '${given.name}' is already defined in ${byName.get(given.name)!.file}`);
       let merged: Record<string, unknown> = { domain: doc.domain, ...given };
       if (like) {
         const src = byName.get(like);
@@ -260,13 +268,17 @@ export function loadToolFiles(files: readonly string[], base: readonly MazeTool[
 }
 
 const ajv = new Ajv({ strict: true, allErrors: false });
+const validSchemas = new Set<string>();
 function checkSchema(file: string, field: string, s: Record<string, unknown>): void {
   if (s.type !== 'object' || typeof s.properties !== 'object' || s.properties === null) fail(file, field, "must be a JSON Schema with type 'object' and properties");
+  const key = JSON.stringify(s);
+  if (validSchemas.has(key)) return;
   try {
     ajv.compile(s);
   } catch (e) {
     fail(file, field, `not a valid JSON Schema: ${(e as Error).message}`);
   }
+  validSchemas.add(key);
 }
 
 function buildTool(file: string, label: string, s: ToolSpec, env: LibraryEnv): MazeTool {
@@ -304,7 +316,7 @@ function buildTool(file: string, label: string, s: ToolSpec, env: LibraryEnv): M
 
   const steps = compileSteps(file, label, s.run, env);
   const entityValues = s.entity ? compile(file, `${label}.entity.values`, s.entity.values, env) : undefined;
-  const tool: MazeTool & { spec: ToolSpec } = {
+  const tool: MazeTool = {
     name: s.name,
     domain: s.domain,
     category: s.category,
@@ -340,7 +352,6 @@ function buildTool(file: string, label: string, s: ToolSpec, env: LibraryEnv): M
         throw e;
       }
     },
-    spec: s,
   };
   const supported = supportedDetectors(tool);
   for (const m of s.failure_modes ?? []) {
