@@ -84,6 +84,10 @@ interface UserFunction {
 interface LibraryEnv {
   tables: Record<string, unknown>;
   functions: Map<string, UserFunction>;
+  /** Built once every function is compiled. */
+  fns?: Record<string, ExprFn>;
+  globals: Scope;
+  current: CurrentCall;
 }
 
 function fail(file: string, field: string, problem: string): never {
@@ -129,20 +133,43 @@ function compileSteps(file: string, where: string, steps: StepSpec[], env: Libra
   return out;
 }
 
-/** The functions of one call: the built-ins, the history-reading ones, and the library's own. */
-function callFunctions(env: LibraryEnv, tool: string, args: ToolArgs, ctx: ToolContext, globals: Scope): Record<string, ExprFn> {
-  const fns: Record<string, ExprFn> = { ...PURE_FUNCTIONS, ...contextFunctions(tool, args, ctx) };
+/** The call a library's context functions read (tool calls run one at a time, synchronously). */
+interface CurrentCall {
+  tool: string;
+  args: ToolArgs;
+  ctx: ToolContext;
+}
+
+/**
+ * The functions of a library, built once: the built-ins, the history-reading ones (reading `env.current`) and the
+ * library's own.
+ */
+function libraryFunctions(env: LibraryEnv): Record<string, ExprFn> {
+  const globals = scopeOf(env.tables);
+  const ctxFns = (): Record<string, ExprFn> => contextFunctions(env.current.tool, env.current.args, env.current.ctx);
+  const fns: Record<string, ExprFn> = { ...PURE_FUNCTIONS };
+  for (const name of Object.keys(contextFunctions('', {}, { history: [] }))) fns[name] = (...xs) => ctxFns()[name]!(...xs);
   for (const [name, f] of env.functions) {
     fns[name] = (...xs) => evalExpr(f.body, scopeOf(Object.fromEntries(f.params.map((p, i) => [p, xs[i]])), globals), fns);
   }
   return fns;
 }
 
-function runSteps(env: LibraryEnv, toolName: string, steps: Compiled[], args: ToolArgs, ctx: ToolContext): ToolResult {
-  const globals = scopeOf(env.tables);
-  const fns = callFunctions(env, toolName, args, ctx, globals);
+/** Run `f` with `call` as the current call, restoring the previous one after. */
+function withCall<T>(env: LibraryEnv, call: CurrentCall, f: () => T): T {
+  const prev = env.current;
+  env.current = call;
+  try {
+    return f();
+  } finally {
+    env.current = prev;
+  }
+}
+
+function runSteps(env: LibraryEnv, steps: Compiled[], args: ToolArgs, ctx: ToolContext): ToolResult {
+  const fns = env.fns!;
   const vars: Record<string, unknown> = { args, history: ctx.history };
-  const scope = scopeOf(vars, globals);
+  const scope = scopeOf(vars, env.globals);
   for (const s of steps) {
     if (s.kind === 'let') for (const [k, e] of s.names) vars[k] = evalExpr(e, scope, fns);
     else if (s.kind === 'fail') {
@@ -221,7 +248,8 @@ export function libraryFiles(pathOrDir: string): string[] {
  */
 export function loadToolFiles(files: readonly string[]): MazeTool[] {
   const docs = files.map((f) => ({ file: f, doc: readLibraryFile(f) }));
-  const env: LibraryEnv = { tables: { ...WORLD_TABLES }, functions: new Map() };
+  const tables: Record<string, unknown> = { ...WORLD_TABLES };
+  const env: LibraryEnv = { tables, functions: new Map(), globals: scopeOf(tables), current: { tool: '', args: {}, ctx: { history: [] } } };
   const byName = new Map<string, { spec: ToolSpec; file: string }>();
   // tables and functions first, so any file's tools may use any file's definitions
   for (const { file, doc } of docs) {
@@ -237,6 +265,7 @@ export function loadToolFiles(files: readonly string[]): MazeTool[] {
   for (const { file, doc } of docs) {
     for (const [k, f] of Object.entries(doc.functions ?? {})) env.functions.set(k, { params: f.params, body: compile(file, `functions.${k}.body`, f.body, env) });
   }
+  env.fns = libraryFunctions(env);
 
   const out: MazeTool[] = [];
   for (const { file, doc } of docs) {
@@ -336,7 +365,7 @@ function buildTool(file: string, label: string, s: ToolSpec, env: LibraryEnv): M
           entity: {
             arg: s.entity.arg,
             values: () => {
-              const v = evalExpr(entityValues, scopeOf(env.tables), callFunctions(env, s.name, {}, { history: [] }, scopeOf(env.tables)));
+              const v = withCall(env, { tool: s.name, args: {}, ctx: { history: [] } }, () => evalExpr(entityValues, env.globals, env.fns!));
               if (!Array.isArray(v)) throw new ExprError(`tool ${s.name}: entity.values must give a list`);
               return v.map(String);
             },
@@ -346,7 +375,7 @@ function buildTool(file: string, label: string, s: ToolSpec, env: LibraryEnv): M
     ...(s.primary !== undefined ? { primary: s.primary } : {}),
     run(args, ctx) {
       try {
-        return runSteps(env, s.name, steps, args, ctx);
+        return withCall(env, { tool: s.name, args, ctx }, () => runSteps(env, steps, args, ctx));
       } catch (e) {
         if (e instanceof ExprError) return toolError(`tool ${s.name} could not run: ${e.message}`);
         throw e;
