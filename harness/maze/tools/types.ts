@@ -14,6 +14,8 @@ export const DOMAINS = [
   'shipping',
   'messaging',
   'math',
+  'crypto',
+  'geo',
 ] as const;
 export type Domain = (typeof DOMAINS)[number];
 
