@@ -10,8 +10,8 @@ import { useToolLibrary } from './tools/index.ts';
 import { loadUserTasks } from './user-tasks.ts';
 
 // A user's own tools and task graph, from files, through the Maze engine in process: the books domain of
-// tools/fixtures (two substitute price sources over a table) and a C2 task over it and a built-in math tool.
-const FIXTURES = new URL('./tools/fixtures/', import.meta.url).pathname;
+// tests/fixtures/maze-tools (two substitute price sources over a table) and a C2 task over it and a built-in math tool.
+const FIXTURES = new URL('../../tests/fixtures/maze-tools/', import.meta.url).pathname;
 const config = { casesDir: '', categories: ['c1', 'c2', 'c3', 'c4'] as const, toolPaths: [join(FIXTURES, 'books.yaml')], tasksFile: join(FIXTURES, 'books-tasks.yaml') };
 
 function tempTasks(text: string): string {

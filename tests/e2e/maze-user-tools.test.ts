@@ -5,7 +5,7 @@ import { readJson, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // `toolgauge maze --tools --tasks`: a user's tool file and task file (the books fixtures) through the CLI, the
 // simulator over HTTP, the engine and the judge — one run shared by the file's tests.
-const FIXTURES = fileURLToPath(new URL('../../harness/maze/tools/fixtures/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/maze-tools/', import.meta.url));
 type Summary = { counts: { runs: number; passes: number; hits: number; errors: number }; config: Record<string, unknown>; dataset: { origin: string } };
 
 describe('toolgauge maze with a user tool library and task file', () => {

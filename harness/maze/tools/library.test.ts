@@ -8,7 +8,7 @@ import { evalExpr, parseExpr, scopeOf } from './expr.ts';
 import { activeTools, callTool, getTool, TOOL_LIBRARY, useToolLibrary } from './index.ts';
 import { BUILTIN_TOOLS_DIR, libraryFiles, loadToolFiles } from './library.ts';
 
-const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+const FIXTURES = new URL('../../../tests/fixtures/maze-tools/', import.meta.url).pathname;
 let n = 0;
 function tempFile(name: string, text: string): string {
   const dir = join(tmpdir(), `toolgauge-maze-lib-${process.pid}-${n++}`);
