@@ -11,7 +11,8 @@ import { MessagesRequest } from '../sim/messages-api.ts';
 import { startSimServer, type SimServer } from '../sim/server.ts';
 import { runMazeInstance } from './run-instance.ts';
 import { mazeSimResponder } from './sim-responder.ts';
-import { DEFAULT_CASES_DIR, loadMazeTasks } from './task.ts';
+import { mazeTasksOf } from './tasks-of.ts';
+import { COMPLEXITIES, DEFAULT_CASES_DIR, loadMazeTasks } from './task.ts';
 
 const tasks = loadMazeTasks(DEFAULT_CASES_DIR, ['c1']);
 const task = tasks[0]!;
@@ -36,7 +37,7 @@ const anthropic = (e: AgentEndpoint): Agent => agentFactory('anthropic')!.create
 describe('anthropic agent against the simulator (Messages API front)', () => {
   let sim: SimServer;
   beforeAll(async () => {
-    sim = await startSimServer({ responders: { maze: mazeSimResponder(DEFAULT_CASES_DIR) } });
+    sim = await startSimServer({ responders: { maze: mazeSimResponder(() => mazeTasksOf({ casesDir: DEFAULT_CASES_DIR, categories: [...COMPLEXITIES], toolPaths: [], tasksFile: undefined }), DEFAULT_CASES_DIR) } });
   });
   afterAll(() => sim.close());
 

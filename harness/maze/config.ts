@@ -19,6 +19,8 @@ const Env = z.object({
   TOOLGAUGE_MAZE_AGENT_MODULE: z.string().optional(),
   TOOLGAUGE_MAZE_JUDGE_MODEL: z.string().trim().min(1).optional(),
   TOOLGAUGE_MAZE_JUDGE_BASE_URL: z.string().url('TOOLGAUGE_MAZE_JUDGE_BASE_URL must be a URL').optional(),
+  TOOLGAUGE_MAZE_TOOLS: z.string().optional(),
+  TOOLGAUGE_MAZE_TASKS: z.string().optional(),
 });
 
 export interface MazeConfig {
@@ -38,6 +40,10 @@ export interface MazeConfig {
   judgeModel?: string;
   /** Its endpoint (`--judge-base-url`); see judgeEndpoint in harness/maze/judge-client.ts for the defaults. */
   judgeBaseUrl?: string;
+  /** `--tools`: library files or folders added to the built-in tools (docs/maze-tools.md). */
+  toolPaths: string[];
+  /** `--tasks`: a user's task file, run instead of the built-in task graphs. */
+  tasksFile: string | undefined;
 }
 
 export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
@@ -58,6 +64,8 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
     casesDir: e.TOOLGAUGE_MAZE_CASES ? resolve(e.TOOLGAUGE_MAZE_CASES) : DEFAULT_CASES_DIR,
     ...(e.TOOLGAUGE_MAZE_JUDGE_MODEL ? { judgeModel: e.TOOLGAUGE_MAZE_JUDGE_MODEL } : {}),
     ...(e.TOOLGAUGE_MAZE_JUDGE_BASE_URL ? { judgeBaseUrl: e.TOOLGAUGE_MAZE_JUDGE_BASE_URL } : {}),
+    toolPaths: (e.TOOLGAUGE_MAZE_TOOLS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((p) => resolve(p)),
+    tasksFile: e.TOOLGAUGE_MAZE_TASKS ? resolve(e.TOOLGAUGE_MAZE_TASKS) : undefined,
   };
 }
 

@@ -24,6 +24,7 @@ function shiftYears(ts: string, years: number): string {
 export function corruptionsOf(detector: Detector, tool: MazeTool, args: ToolArgs, clean: ToolResult, history: readonly HistoryEntry[]): Corruption[] {
   const c = tool.checks;
   const out: Corruption[] = [];
+  if (tool.failureModes && !tool.failureModes.includes(detector)) return out;
   switch (detector) {
     case 'negative_value':
       for (const f of c.nonNegative ?? []) {

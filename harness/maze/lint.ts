@@ -28,7 +28,7 @@ import {
   taskToolNames,
   type MazeTask,
 } from './task.ts';
-import { TOOL_LIBRARY, checkOutput, getTool, mustGetTool } from './tools/index.ts';
+import { activeTools, checkOutput, getTool, mustGetTool } from './tools/index.ts';
 
 export interface LintIssue {
   task: string;
@@ -187,7 +187,7 @@ export function lintTask(task: MazeTask): LintIssue[] {
 
   // -- query ------------------------------------------------------------------------------------------------
   const q = task.query.toLowerCase();
-  for (const t of TOOL_LIBRARY) {
+  for (const t of activeTools()) {
     const forms = [t.name, t.name.replace(/_/g, ' ')];
     for (const f of forms) if (new RegExp(`(^|[^a-z0-9_])${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^a-z0-9_])`).test(q)) bad('query', `query names a tool: "${f}"`);
   }

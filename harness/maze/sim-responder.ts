@@ -2,7 +2,6 @@ import { isPromptToolConversation, replyAsText, toNativeConversation, toolsFromP
 import { HttpError, type Responder } from '../sim/server.ts';
 import { mazePolicy, MAZE_POLICIES, type MazePolicyName } from './policies.ts';
 import { simJudgeReply } from './sim-judge.ts';
-import { loadMazeTasks } from './task.ts';
 import type { MazeTask } from './task.ts';
 
 /**
@@ -10,10 +9,10 @@ import type { MazeTask } from './task.ts';
  * from the pure policies in policies.ts. Prompt-based conversations are read back as native calls and answered
  * as text in the Hermes format, like a model without native tool calling. `sim:judge` answers the LLM judge's requests.
  */
-export function mazeSimResponder(casesDir: string): Responder {
+export function mazeSimResponder(load: () => MazeTask[], source: string): Responder {
   let tasks: Map<string, MazeTask> | undefined;
   const task = (id: string) => {
-    tasks ??= new Map(loadMazeTasks(casesDir).map((t) => [t.id, t]));
+    tasks ??= new Map(load().map((t) => [t.id, t]));
     return tasks.get(id);
   };
   return {
@@ -24,7 +23,7 @@ export function mazeSimResponder(casesDir: string): Responder {
       if (!MAZE_POLICIES.includes(name)) throw new HttpError(422, `simulator: policy sim:${spec.name} has no Maze behaviour (use sim:oracle or sim:naive; sim:judge is the judge model of --judge-model)`);
       const taskId = ctx.id.slice(0, ctx.id.lastIndexOf(':'));
       const t = task(taskId);
-      if (!t) throw new HttpError(422, `simulator: no Maze task '${taskId}' in ${casesDir}`);
+      if (!t) throw new HttpError(422, `simulator: no Maze task '${taskId}' in ${source}`);
       if (isPromptToolConversation(body.messages, body.tools)) {
         const tools = toolsFromPrompt(String(body.messages.find((m) => m.role === 'system')?.content ?? ''));
         return { content: replyAsText(mazePolicy(name, t, toNativeConversation(body.messages, tools))) };

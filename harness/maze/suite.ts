@@ -1,11 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
 import { redactUrl, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../model/anthropic.ts';
-import { sha256 } from '../core/hash.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { mazeAgent } from './agent.ts';
 import { mazeAggregator } from './aggregator.ts';
@@ -16,7 +14,8 @@ import { askLlmJudge, judgeClient, judgeUsesSimulator } from './judge-client.ts'
 import { runMazeInstance } from './run-instance.ts';
 import { selectRuns } from './selection.ts';
 import { mazeSimResponder } from './sim-responder.ts';
-import { COMPLEXITIES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
+import { mazeDatasetOf, mazeTasksOf } from './tasks-of.ts';
+import { COMPLEXITIES, type MazeTask, type Mode } from './task.ts';
 
 /**
  * The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. With
@@ -44,13 +43,12 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   outDir: (run, m) => mazeOutDir(run, m),
   outputs: [...COMPLEXITIES],
   load(_run, m) {
-    const { runs, unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
+    const { runs, unknown } = selectRuns(mazeTasksOf(m), m.modes, m.only);
     // The same refusal as the CLI's, for runs through the API or Vitest directly: an unknown id would run nothing.
     if (unknown.length) throw new UsageError(`maze: TOOLGAUGE_MAZE_ONLY/TOOLGAUGE_MAZE_TASK_ID: no task ${unknown.join(', ')} in ${m.categories.join(',')}`);
-    const files = COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
     return {
       instances: runs.map(({ task, mode }) => ({ id: `${task.id}:${mode}`, task, mode })),
-      dataset: { file: m.casesDir, sha256: sha256(files.map((f) => readFileSync(f, 'utf8')).join('\n')), origin: `maze task graphs (${files.length} files)` },
+      dataset: mazeDatasetOf(m),
     };
   },
   parts: 4,
@@ -112,14 +110,14 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome or its verdicts
   // (harness/kit/fingerprint.ts).
   fingerprintOn: ['max_turns', 'agent_type', 'judge_model'],
-  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, judge_model: m.judgeModel ?? null, judge_endpoint: m.judgeModel ? (m.judgeBaseUrl ? redactUrl(m.judgeBaseUrl) : judgeUsesSimulator(m) ? 'built-in simulator' : 'the run\'s endpoint') : null, max_turns: m.maxTurns, concurrency: run.concurrency, retries: run.retries, agent_type: m.agentType }),
+  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, judge_model: m.judgeModel ?? null, judge_endpoint: m.judgeModel ? (m.judgeBaseUrl ? redactUrl(m.judgeBaseUrl) : judgeUsesSimulator(m) ? 'built-in simulator' : 'the run\'s endpoint') : null, max_turns: m.maxTurns, tools: m.toolPaths, tasks: m.tasksFile ?? null, concurrency: run.concurrency, retries: run.retries, agent_type: m.agentType }),
   // what every request carries (mazeSampling), recorded as sent
   // (the Messages API has no seed: an anthropic run records none, and sends max_tokens 4096 when none is set)
   generation: (run, m) =>
     m.agentType === 'anthropic'
       ? { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, seed: null }
       : { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed },
-  responder: (_run, m) => mazeSimResponder(m.casesDir),
+  responder: (_run, m) => mazeSimResponder(() => mazeTasksOf(m), m.tasksFile ?? m.casesDir),
   // A simulated judge beside a real agent endpoint still needs the simulator.
   needsSimulator: (_run, m) => judgeUsesSimulator(m),
   metricNames: (m) => ['tsr.*', 'prr.*', 'rc.*', 'pass@*', 'pass^*', ...(m.judgeModel ? ['judge_kappa', 'judge_agreement'] : [])],

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mazeSimResponder } from '../../harness/maze/sim-responder.ts';
-import { DEFAULT_CASES_DIR } from '../../harness/maze/task.ts';
+import { mazeTasksOf } from '../../harness/maze/tasks-of.ts';
+import { COMPLEXITIES, DEFAULT_CASES_DIR } from '../../harness/maze/task.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 import { inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
@@ -30,7 +31,7 @@ let out: string;
 let r: { code: number; stdout: string; stderr: string };
 
 beforeAll(async () => {
-  agent = await startSimServer({ responders: { maze: mazeSimResponder(DEFAULT_CASES_DIR) } });
+  agent = await startSimServer({ responders: { maze: mazeSimResponder(() => mazeTasksOf({ casesDir: DEFAULT_CASES_DIR, categories: [...COMPLEXITIES], toolPaths: [], tasksFile: undefined }), DEFAULT_CASES_DIR) } });
   out = tempDir('maze-llm-judge');
   r = await inProcess(
     ['maze', '--model', 'sim:oracle', '--base-url', agent.url, '--judge-model', JUDGE, '--only', 'C1_task_001,C3_task_001', '--modes', 'P0,P1,P2,P3,P4', '--out-dir', out],

@@ -6,7 +6,7 @@ import { selectRuns } from '../../maze/selection.ts';
 import { judgeEndpoint, judgeUsesSimulator } from '../../maze/judge-client.ts';
 import { mazeSuite } from '../../maze/suite.ts';
 import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
-import { loadMazeTasks } from '../../maze/task.ts';
+import { mazeTasksOf } from '../../maze/tasks-of.ts';
 import { isSimModel, parsePolicySpec } from '../../sim/policy-spec.ts';
 import { flagSchemas, type FlagSpecs } from '../flags.ts';
 import { runSuiteCommand } from '../suite-command.ts';
@@ -28,11 +28,13 @@ export const FLAGS: FlagSpecs = {
   cases: { type: 'string', description: 'a directory with c1.json … c4.json' },
   'judge-model': { type: 'string', description: 'an LLM judge run beside the rule judge (sim:judge on the simulator); docs/maze-judge.md' },
   'judge-base-url': { type: 'string', description: "the LLM judge's endpoint (default: the simulator for sim:judge, else --base-url)" },
+  tools: { type: 'string', description: 'tool library files or folders (YAML/JSON) added to the built-in tools, comma-separated (docs/maze-tools.md)' },
+  tasks: { type: 'string', description: 'a task file (YAML/JSON) to run instead of the built-in task graphs (docs/maze-tools.md)' },
 };
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
                [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
-               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--model NAME] [--base-url URL] [--concurrency N]
+               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
                [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)`;
 
@@ -74,14 +76,16 @@ function runOne(argv: string[]): Promise<number> {
         cases: 'TOOLGAUGE_MAZE_CASES',
         'judge-model': 'TOOLGAUGE_MAZE_JUDGE_MODEL',
         'judge-base-url': 'TOOLGAUGE_MAZE_JUDGE_BASE_URL',
+        tools: 'TOOLGAUGE_MAZE_TOOLS',
+        tasks: 'TOOLGAUGE_MAZE_TASKS',
       },
-      files: ['cases', 'agent-module'],
+      files: ['cases', 'agent-module', 'tasks'],
       evalFiles: (m) => m.categories.map((c) => `suites/maze/${c}.eval${MODULE_EXT}`),
       preflight: (kc, m) => mazePreflight(kc, m),
       async validate(kc, m) {
         await checkAgentModule(m);
         if (m.agentType === 'anthropic' && kc.run.cache !== 'off') throw new UsageError(`toolgauge maze: --cache ${kc.run.cache} is not available with --agent-type anthropic (the request cache stores OpenAI-compatible requests only)`);
-        const { unknown } = selectRuns(loadMazeTasks(m.casesDir, m.categories), m.modes, m.only);
+        const { unknown } = selectRuns(mazeTasksOf(m), m.modes, m.only);
         if (unknown.length) throw new UsageError(`toolgauge maze: --only/--task-id: no task ${unknown.join(', ')} in ${m.categories.join(',')} (ids are like C1_task_001, or C1_task_001_P0 for one mode)`);
         if (kc.run.usesSimulator) {
           const spec = parsePolicySpec(kc.run.model);

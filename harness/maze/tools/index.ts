@@ -1,39 +1,56 @@
-// The Maze tool library: registry, substitute sets, argument validation and the one entry point that runs a
-// tool (`callTool`). Arguments are checked against the tool's JSON Schema with ajv; invalid use is an
-// `{ error }` result, never an exception.
+// The Maze tool library: the built-in tools (library files under cases/maze/tools/, loaded by library.ts), a
+// user's own files added beside them (`--tools`), argument validation and the one entry point that runs a tool
+// (`callTool`). Arguments are checked against the tool's JSON Schema with ajv; invalid use is an `{ error }`
+// result, never an exception.
 
+import { resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { BANKING_TOOLS, RETAIL_TOOLS, SHIPPING_TOOLS } from './commerce.ts';
-import { FX_TOOLS, MARKET_TOOLS } from './markets.ts';
-import { CALENDAR_TOOLS, MATH_TOOLS, MESSAGING_TOOLS } from './office.ts';
-import { TRAVEL_TOOLS, WEATHER_TOOLS } from './weather-travel.ts';
+import { BUILTIN_TOOLS_DIR, libraryFiles, loadToolFiles } from './library.ts';
 import type { HistoryEntry, MazeTool, ToolArgs, ToolResult } from './types.ts';
 import type { OpenAITool } from '../../core/chat.ts';
 
 export * from './types.ts';
 export { LIBRARY_TODAY } from './data.ts';
 
-export const TOOL_LIBRARY: readonly MazeTool[] = [
-  ...MARKET_TOOLS,
-  ...FX_TOOLS,
-  ...WEATHER_TOOLS,
-  ...TRAVEL_TOOLS,
-  ...CALENDAR_TOOLS,
-  ...BANKING_TOOLS,
-  ...RETAIL_TOOLS,
-  ...SHIPPING_TOOLS,
-  ...MESSAGING_TOOLS,
-  ...MATH_TOOLS,
-];
+/** The built-in library, in file order (docs/maze-tools.md). */
+export const TOOL_LIBRARY: readonly MazeTool[] = loadToolFiles(libraryFiles(BUILTIN_TOOLS_DIR));
 
-const BY_NAME = new Map(TOOL_LIBRARY.map((t) => [t.name, t]));
-if (BY_NAME.size !== TOOL_LIBRARY.length) throw new Error('maze tool library: duplicate tool names');
+interface Library {
+  key: string;
+  tools: readonly MazeTool[];
+  byName: Map<string, MazeTool>;
+}
+const libraryOf = (key: string, tools: readonly MazeTool[]): Library => ({ key, tools, byName: new Map(tools.map((t) => [t.name, t])) });
+const BUILTIN = libraryOf('', TOOL_LIBRARY);
+let active: Library = BUILTIN;
+
+/**
+ * Make the built-in tools plus the tools of these library files or folders the ones every lookup sees (the
+ * process runs one Maze configuration at a time). Loading is checked in full first: a bad file throws a one-line
+ * DataError and leaves the library as it was. No paths: back to the built-in library.
+ */
+export function useToolLibrary(paths: readonly string[] = []): readonly MazeTool[] {
+  const key = paths.map((p) => resolve(p)).join('\n');
+  if (key === active.key) return active.tools;
+  if (key === '') {
+    active = BUILTIN;
+    return active.tools;
+  }
+  // loaded with the built-in files, so a user's tools may use their functions and copy their tools (`like`)
+  active = libraryOf(key, loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), ...paths.flatMap((p) => libraryFiles(p))]));
+  return active.tools;
+}
+
+/** The tools lookups see now: the built-in library, plus a user's after `useToolLibrary`. */
+export function activeTools(): readonly MazeTool[] {
+  return active.tools;
+}
 
 export function getTool(name: string): MazeTool | undefined {
-  return BY_NAME.get(name);
+  return active.byName.get(name);
 }
 export function mustGetTool(name: string): MazeTool {
-  const t = BY_NAME.get(name);
+  const t = active.byName.get(name);
   if (!t) throw new Error(`maze tool library: no tool "${name}"`);
   return t;
 }
@@ -41,14 +58,14 @@ export function mustGetTool(name: string): MazeTool {
 /** Substitute set name → member tool names (library order). */
 export function substituteSets(): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const t of TOOL_LIBRARY) if (t.substituteSet) (out[t.substituteSet] ??= []).push(t.name);
+  for (const t of active.tools) if (t.substituteSet) (out[t.substituteSet] ??= []).push(t.name);
   return out;
 }
 
 const ajv = new Ajv({ strict: true, allErrors: false });
-const paramValidators = new Map<string, ValidateFunction>();
-const outputValidators = new Map<string, ValidateFunction>();
-function validator(cache: Map<string, ValidateFunction>, key: string, schema: object): ValidateFunction {
+const paramValidators = new WeakMap<MazeTool, ValidateFunction>();
+const outputValidators = new WeakMap<MazeTool, ValidateFunction>();
+function validator(cache: WeakMap<MazeTool, ValidateFunction>, key: MazeTool, schema: object): ValidateFunction {
   let v = cache.get(key);
   if (!v) cache.set(key, (v = ajv.compile(schema)));
   return v;
@@ -56,7 +73,7 @@ function validator(cache: Map<string, ValidateFunction>, key: string, schema: ob
 
 /** `null` when valid, else a message naming the field. */
 export function checkArgs(tool: MazeTool, args: unknown): string | null {
-  const v = validator(paramValidators, tool.name, tool.parameters);
+  const v = validator(paramValidators, tool, tool.parameters);
   if (v(args)) return null;
   const e = v.errors?.[0];
   const where = e?.instancePath ? e.instancePath.slice(1) : e?.params && 'missingProperty' in e.params ? String(e.params.missingProperty) : '';
@@ -66,7 +83,7 @@ export function checkArgs(tool: MazeTool, args: unknown): string | null {
 
 /** `null` when the output matches the tool's output schema (used by the linter and tests). */
 export function checkOutput(tool: MazeTool, output: unknown): string | null {
-  const v = validator(outputValidators, tool.name, tool.output);
+  const v = validator(outputValidators, tool, tool.output);
   if (v(output)) return null;
   return `output of ${tool.name} ${v.errors?.[0]?.instancePath ?? ''} ${v.errors?.[0]?.message ?? 'invalid'}`.trim();
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import { findImplausibilities } from '../detectors.ts';
-import { ACCOUNTS, ACCOUNT_IDS, AIRPORT_CODES, CITY_NAMES, CURRENCIES, PERSON_NAMES, PRODUCTS, SAVINGS_PRODUCTS, SKUS, TICKERS, accountById, riskToken } from './data.ts';
+import { ACCOUNTS, ACCOUNT_IDS, AIRPORT_CODES, CITIES, CITY_NAMES, CURRENCIES, PERSON_NAMES, PRODUCTS, SAVINGS_PRODUCTS, SKUS, TICKERS, accountById, riskToken } from './data.ts';
 import { DOMAINS, TOOL_LIBRARY, callTool, checkOutput, getTool, openAITool, substituteSets, type HistoryEntry, type ToolArgs } from './index.ts';
 
 const day = fc.integer({ min: 0, max: 160 }).map((d) => new Date(Date.UTC(2025, 0, 2 + d)).toISOString().slice(0, 10));
@@ -23,6 +23,8 @@ const SET_ARGS: Record<string, fc.Arbitrary<ToolArgs>> = {
   product_price: fc.record({ sku: pick(SKUS) }),
   shipping_quote: fc.record({ weight_kg: fc.double({ min: 0.1, max: 60, noNaN: true }).map((x) => Math.round(x * 100) / 100), zone: pick(['Z1', 'Z2', 'Z3', 'Z4']) }),
   contact: fc.record({ name: pick(PERSON_NAMES) }),
+  crypto_price: fc.record({ symbol: fc.constantFrom('ORBT', 'NOVA', 'MOTH', 'QUIL', 'FERN', 'nova', 'XXXX'), date: day }),
+  city_distance: fc.record({ from_city: pick(CITY_NAMES), to_city: pick(CITY_NAMES) }),
   send_email: fc.record({ to: pick(PERSON_NAMES.map((n) => `${n.toLowerCase().replace(' ', '.')}@example.org`)), subject: fc.constantFrom('Hi', 'Plan'), body: fc.string() }),
 };
 
@@ -90,6 +92,21 @@ describe('maze tool library', () => {
         expect(c.converted).toBe(a.converted);
       }),
       { numRuns: 200, seed: 5 },
+    );
+  });
+
+  it('the geo distance sources agree with the flight tools to the kilometre', () => {
+    fc.assert(
+      fc.property(pick(CITIES), pick(CITIES), day, (a, b, date) => {
+        const d = callTool('city_distance', { from_city: a.name, to_city: b.name }, []);
+        if (a === b) {
+          expect(d.kind).toBe('invalid_use');
+          return;
+        }
+        const f = callTool('search_flights', { origin: a.airport, destination: b.airport, date }, []).result;
+        expect(d.result.distance_km).toBe(f.distance_km);
+      }),
+      { numRuns: 100, seed: 9 },
     );
   });
 

@@ -14,6 +14,8 @@ export const DOMAINS = [
   'shipping',
   'messaging',
   'math',
+  'crypto',
+  'geo',
 ] as const;
 export type Domain = (typeof DOMAINS)[number];
 
@@ -52,7 +54,8 @@ export interface ToolChecks {
 
 export interface MazeTool {
   name: string;
-  domain: Domain;
+  /** One of DOMAINS for the built-in tools; a user's library file may name its own. */
+  domain: string;
   category: ToolCategory;
   description: string;
   parameters: JsonSchema;
@@ -64,6 +67,8 @@ export interface MazeTool {
   entity?: { arg: string; values: () => readonly string[] };
   /** The main numeric output field (a stale snapshot carries an older value of it). */
   primary?: string;
+  /** Implicit corruptions (detector names) this tool may take in P3/P4; absent: every one its checks catch. */
+  failureModes?: readonly string[];
   run(args: ToolArgs, ctx: ToolContext): ToolResult;
 }
 
