@@ -1,22 +1,22 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { UsageError } from '../../core/errors.ts';
-import { writeFileAtomic } from '../../core/jsonl.ts';
-import { estimateRate } from '../../stats/index.ts';
-import { withEstimates } from '../../bfcl/aggregate.ts';
-import { ALL_CATEGORIES, categoryOfFileName, checkKindOf, expandCategories, GROUPS, isCategory, type BfclCategory } from '../../bfcl/categories.ts';
-import type { ResultFormat } from '../../bfcl/decode.ts';
-import { findBfclSource, PythonBfclExecutor } from '../../bfcl/executor.ts';
-import { ensureBfclData } from '../../bfcl/hf.ts';
-import { markdownOf, summaryOf } from '../../bfcl/report.ts';
-import { findResultFiles, readResultFile, rescoreResultDir, resultLine } from '../../bfcl/rescore.ts';
-import { withDirLocks } from '../../kit/lock.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { runSuiteCommand } from '../suite-command.ts';
-import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from '../../bfcl/settings.ts';
-import { bfclSuite } from '../../bfcl/suite.ts';
-import { needsExecutor, resolveBfclData, resolveBfclSource } from '../../bfcl/source.ts';
+import { UsageError } from '../core/errors.ts';
+import { writeFileAtomic } from '../core/jsonl.ts';
+import { estimateRate } from '../stats/index.ts';
+import { withEstimates } from './aggregate.ts';
+import { ALL_CATEGORIES, categoryOfFileName, checkKindOf, expandCategories, GROUPS, isCategory, type BfclCategory } from './categories.ts';
+import type { ResultFormat } from './decode.ts';
+import { findBfclSource, PythonBfclExecutor } from './executor.ts';
+import { ensureBfclData } from './hf.ts';
+import { markdownOf, summaryOf } from './report.ts';
+import { findResultFiles, readResultFile, rescoreResultDir, resultLine } from './rescore.ts';
+import { withDirLocks } from '../kit/lock.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
+import { runSuiteCommand } from '../cli/suite-command.ts';
+import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from './settings.ts';
+import { bfclSuite } from './suite.ts';
+import { needsExecutor, resolveBfclData, resolveBfclSource } from './source.ts';
 import { basename } from 'node:path';
 
 export const USAGE = `toolgauge bfcl [--category NAME|GROUP,…] [--mode fc|prompt] [--data DIR] [--bfcl-source DIR] [--limit N]

@@ -1,12 +1,12 @@
-import { UsageError } from '../../core/errors.ts';
-import { MODULE_EXT } from '../../core/paths.ts';
-import type { MazeConfig } from '../../maze/config.ts';
-import { selectRuns } from '../../maze/selection.ts';
-import { mazeSuite } from '../../maze/suite.ts';
-import { loadMazeTasks } from '../../maze/task.ts';
-import { parsePolicySpec } from '../../sim/policy-spec.ts';
-import { flagSchemas, type FlagSpecs } from '../flags.ts';
-import { runSuiteCommand } from '../suite-command.ts';
+import { UsageError } from '../core/errors.ts';
+import { MODULE_EXT } from '../core/paths.ts';
+import type { MazeConfig } from './config.ts';
+import { selectRuns } from './selection.ts';
+import { mazeSuite } from './suite.ts';
+import { loadMazeTasks } from './task.ts';
+import { parsePolicySpec } from '../sim/policy-spec.ts';
+import { flagSchemas, type FlagSpecs } from '../cli/flags.ts';
+import { runSuiteCommand } from '../cli/suite-command.ts';
 
 const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },

@@ -1,23 +1,23 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DataError, UsageError } from '../../core/errors.ts';
-import { phrasingInventory } from '../../probe/cases/generate.ts';
-import { lintCases } from '../../probe/cases/lint.ts';
-import { loadCases } from '../../probe/cases/load.ts';
-import { FAMILIES } from '../../parse/index.ts';
-import { SERVERS } from '../../constrain/requests.ts';
-import { parseLineup } from '../../probe/axes/lineup.ts';
-import { checkAxes, onSimulator } from '../../probe/run/arms.ts';
-import { fetchEndpointIdentity } from '../../probe/run/endpoint.ts';
-import { API_KEY_ENV } from '../../probe/run/lineup-limits.ts';
-import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from '../../probe/run/env.ts';
-import { templateOf } from '../../probe/suite.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { flagsToEnv } from '../model-flags.ts';
-import { runSuiteCommand } from '../suite-command.ts';
-import { startLineupEngines, type LineupEngines } from '../probe-gguf.ts';
-import { ggufPathOf } from '../../probe/run/gguf-lineup.ts';
-import { probeSuite } from '../../probe/suite.ts';
+import { DataError, UsageError } from '../core/errors.ts';
+import { phrasingInventory } from './cases/generate.ts';
+import { lintCases } from './cases/lint.ts';
+import { loadCases } from './cases/load.ts';
+import { FAMILIES } from '../parse/index.ts';
+import { SERVERS } from '../constrain/requests.ts';
+import { parseLineup } from './axes/lineup.ts';
+import { checkAxes, onSimulator } from './run/arms.ts';
+import { fetchEndpointIdentity } from './run/endpoint.ts';
+import { API_KEY_ENV } from './run/lineup-limits.ts';
+import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from './run/env.ts';
+import { templateOf } from './suite.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
+import { flagsToEnv } from '../cli/model-flags.ts';
+import { runSuiteCommand } from '../cli/suite-command.ts';
+import { startLineupEngines, type LineupEngines } from '../cli/probe-gguf.ts';
+import { ggufPathOf } from './run/gguf-lineup.ts';
+import { probeSuite } from './suite.ts';
 
 // toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE] [--split dev|test|all]
 //                 [--family NAME] [--only ID,ID] [--categories C1,C2] [model flags]

@@ -1,26 +1,26 @@
-import { escapeTerminal } from '../../core/terminal.ts';
+import { escapeTerminal } from '../core/terminal.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DataError, UsageError } from '../../core/errors.ts';
-import { readJsonl, writeFileAtomic } from '../../core/jsonl.ts';
-import { FILES } from '../../toolhop/output.ts';
-import { rescoreDir, type Rescored } from '../../toolhop/rescore.ts';
-import { validSummary } from '../../report/summary.ts';
-import { finalizeSuite } from '../../kit/finalize.ts';
-import { withDirLocks } from '../../kit/lock.ts';
-import { toolhopAggregator } from '../../toolhop/aggregator.ts';
-import type { ToolhopSettings } from '../../toolhop/settings.ts';
-import { toolhopSuite } from '../../toolhop/suite.ts';
-import { smokeDataset } from '../../toolhop/smoke.ts';
-import { resolveDataSource } from '../../toolhop/source.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { runSuiteCommand } from '../suite-command.ts';
-import { parseKitConfig, settingsOf } from '../../kit/config.ts';
-import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
-import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/settings.ts';
-import { runSweep, sweepGrid } from '../../toolhop/sweep.ts';
-import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
+import { DataError, UsageError } from '../core/errors.ts';
+import { readJsonl, writeFileAtomic } from '../core/jsonl.ts';
+import { FILES } from './output.ts';
+import { rescoreDir, type Rescored } from './rescore.ts';
+import { validSummary } from '../report/summary.ts';
+import { finalizeSuite } from '../kit/finalize.ts';
+import { withDirLocks } from '../kit/lock.ts';
+import { toolhopAggregator } from './aggregator.ts';
+import type { ToolhopSettings } from './settings.ts';
+import { toolhopSuite } from './suite.ts';
+import { smokeDataset } from './smoke.ts';
+import { resolveDataSource } from './source.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
+import { runSuiteCommand } from '../cli/suite-command.ts';
+import { parseKitConfig, settingsOf } from '../kit/config.ts';
+import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
+import { COMMS, TOPOLOGIES, type Comm, type Topology } from './settings.ts';
+import { runSweep, sweepGrid } from './sweep.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../cli/model-flags.ts';
 
 const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
+import { suiteFolders } from '../../harness/kit/suite-folders.ts';
 
 /**
  * Configuration is read from the environment at the edges only — the command line, the Vitest adapter's global setup
@@ -14,7 +15,7 @@ const ROOT = fromRoot();
 
 /** Edges (a folder ends with '/'), each with the reason it may read the environment. */
 const ENV_EDGES: Record<string, string> = {
-  'harness/cli/': 'the command line: flags and environment become a run configuration',
+  'harness/cli/': 'the command line (and each suite folder\'s command.ts): flags and environment become a run configuration',
   'harness/vitest/global-setup.ts': 'the edge under plain `vitest run`: parses the KitConfig the workers receive',
   'harness/vitest/context.ts': 'a worker without a provided KitConfig (a project\'s own eval file run by Vitest) parses its own at the edge',
   'harness/vitest/run.ts': 'starts Vitest for the CLI: marks the process and builds the eval config from the environment',
@@ -47,7 +48,9 @@ function files(dir: string): string[] {
   return out;
 }
 
-const edge = (rel: string) => Object.keys(ENV_EDGES).find((k) => (k.endsWith('/') ? rel.startsWith(k) : rel === k));
+/** A suite folder's `command.ts` is a module of the command line that lives with its suite (harness/kit/suite-folders.ts). */
+const SUITE_COMMANDS = new Set(suiteFolders(join(ROOT, 'harness')).map((f) => `harness/${f.name}/command.ts`));
+const edge = (rel: string) => (SUITE_COMMANDS.has(rel) ? 'harness/cli/' : Object.keys(ENV_EDGES).find((k) => (k.endsWith('/') ? rel.startsWith(k) : rel === k)));
 const readers = [...files(join(ROOT, 'harness')), ...files(join(ROOT, 'reporters'))]
   .filter((f) => readsEnv(readFileSync(f, 'utf8')))
   .map((f) => relative(ROOT, f));
