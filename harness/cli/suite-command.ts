@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import ToolgaugeReporter from '../../reporters/toolgauge.ts';
 import { loadBuiltinSuites } from '../builtin/load.ts';
 import { UsageError } from '../core/errors.ts';
-import { markRunId, parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
+import { parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { claimOutDir, isDirRefusal } from '../kit/resume-check.ts';
@@ -30,8 +30,8 @@ export interface SuiteCommand<S> {
   validate?(kc: KitConfig, settings: S): void | Promise<void>;
   /** Run instead of the eval suites (e.g. `--smoke-dataset`); return an exit code, or undefined to go on. */
   instead?(kc: KitConfig, settings: S): Promise<number | undefined>;
-  /** After the run (e.g. the reference `--out` file). */
-  after?(kc: KitConfig, settings: S, outDir: string): void;
+  /** After the run (e.g. the reference `--out` file); `values`: the parsed flags. */
+  after?(kc: KitConfig, settings: S, outDir: string, values: Record<string, unknown>): void;
 }
 
 /**
@@ -46,8 +46,8 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
     const v = values[f];
     if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
   }
-  // Flags become environment variables (the same run as plain `vitest run` with them set); they reach
-  // process.env — where Vitest's global setup reads them — only once every check has passed.
+  // Flags become environment variables (the same run as plain `vitest run` with them set), in a copy: the
+  // configuration parsed from it reaches Vitest and its workers as a value (runEvalSuites), never through process.env.
   const env: NodeJS.ProcessEnv = { ...process.env };
   flagsToEnv(values, c.env, env);
   // Vitest's main process loads only this suite (harness/builtin/load.ts).
@@ -84,7 +84,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
     }
     return await runChecked(c, kc, settings, values, env);
   } finally {
-    if (engine) await closeRunEngine(engine, process.env);
+    if (engine) await closeRunEngine(engine, env);
   }
 }
 
@@ -103,12 +103,10 @@ async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, val
       if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge ${c.command}: ${err.message}`);
       throw err;
     }
-    env.TOOLGAUGE_PREFLIGHT_DONE = '1';
   }
   // One writer per output directory, for the whole run (its workers join with the run id); a resume or -t re-run
   // checks the directory before anything runs. A refusal is one line, exit 2.
   const release = await claim(c, kc, settings, outDir, { filter: Boolean(values.filter), mergeReports: Boolean(values['merge-reports']) });
-  markRunId(env, kc.runId);
   try {
     return await runClaimed(c, kc, settings, outDir, values, env);
   } finally {
@@ -126,18 +124,18 @@ async function claim<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, dir: str
 }
 
 async function runClaimed<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, outDir: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
-  Object.assign(process.env, env);
-  await loadBuiltinSuites(process.env);
+  await loadBuiltinSuites(env);
   const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {
     // The global setup's work and the reporter from this process's modules (Vitest's main process then loads them
-    // through Vite no more).
-    inProcess: { suites: registeredSuites(), reporter: new ToolgaugeReporter() },
+    // through Vite no more), on the configuration parsed and checked above: the workers receive it as a value.
+    inProcess: { suites: registeredSuites(), reporter: new ToolgaugeReporter({ cli: true, kc }), kc, endpointChecked: Boolean(kc.run.baseUrl) && kc.run.cache !== 'replay' },
+    env,
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,
     mergeReports: values['merge-reports'] as string | undefined,
     reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
   });
-  c.after?.(kc, settings, outDir);
+  c.after?.(kc, settings, outDir, values);
   return code;
 }

@@ -155,7 +155,8 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'lint') return lint(argv.slice(1));
-  // Set only by the check below (endpoint identities, the lineup's own engines for the workers): never inherited.
+  // Set only by the CLI (endpoint identities, the lineup's own engines), which now hands them over in the settings
+  // themselves: an inherited value is never read.
   delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
   delete process.env.TOOLGAUGE_PROBE_GGUF_URLS;
   let engines: LineupEngines | null = null;
@@ -194,10 +195,8 @@ export async function run(argv: string[]): Promise<number> {
               if (url) endpoints[m.label] = await fetchEndpointIdentity(url, settings.apiKeys[m.label] ?? (m.baseUrl ? undefined : kc.run.apiKey), m.model);
             }),
         );
-        if (Object.keys(endpoints).length) {
-          settings.endpoints = endpoints;
-          process.env.TOOLGAUGE_PROBE_ENDPOINTS = JSON.stringify(endpoints);
-        }
+        // The settings object is the run configuration's own: the workers receive it with the identities in it.
+        if (Object.keys(endpoints).length) settings.endpoints = endpoints;
         try {
           checkAxes(settings, kc.run, (m) => families.get(m.label) ?? null);
         } catch (err) {

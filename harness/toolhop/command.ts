@@ -113,9 +113,9 @@ export async function run(argvIn: string[]): Promise<number> {
         process.stdout.write(JSON.stringify(report, null, 2) + '\n');
         return report.invalid_rows.length || report.source_parse_or_compile_errors ? 1 : 0;
       },
-      after(_kc, _settings, outDir) {
-        const out = process.env.TOOLHOP_OUT;
-        if (out) writeReferencePredictions(outDir, out);
+      after(_kc, _settings, outDir, values) {
+        const out = values.out;
+        if (typeof out === 'string' && out) writeReferencePredictions(outDir, out);
       },
     },
     argv,

@@ -10,7 +10,8 @@ import { REPORTER_PATH } from './plugin.ts';
 
 /**
  * Run eval suites through Vitest's Node API — the project `vitest run --project eval <files>` runs (given inline, so
- * vitest.config.ts is not loaded), or a user's eval files with evalConfig; the run's configuration is already in
+ * vitest.config.ts is not loaded), or a user's eval files with evalConfig. Built-in suites get their configuration as
+ * a value (`inProcess.kc`, provided to the workers); a user's eval files read theirs in the eval global setup, from
  * process.env. Returns the exit code the reporter decided.
  */
 export async function runEvalSuites(
@@ -28,16 +29,30 @@ export async function runEvalSuites(
      * from modules this process has already loaded, so Vitest's main process loads neither file through Vite before
      * it starts the test worker.
      */
-    inProcess?: { suites: readonly AnySuite[]; reporter: object };
+    inProcess?: {
+      suites: readonly AnySuite[];
+      reporter: object;
+      /** The run's configuration, parsed and checked by the CLI (harness/cli/suite-command.ts). */
+      kc: KitConfig;
+      /** The CLI has checked the endpoint already. */
+      endpointChecked: boolean;
+    };
+    /** The environment the eval config reads (concurrency, time limit, the launcher's worker bundle). Default: process.env. */
+    env?: NodeJS.ProcessEnv;
   },
 ): Promise<number> {
-  process.env.TOOLGAUGE_CLI = '1';
+  // The reporter a path names (a user's evals) learns it runs under the CLI from this variable, in this process.
+  if (!opts.inProcess) process.env.TOOLGAUGE_CLI = '1';
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
   const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
-  const prepared = opts.inProcess && !opts.userRoot && !opts.mergeReports ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob }) : undefined;
-  const inline = prepared ? { provide: prepared.kc, reporter: opts.inProcess!.reporter } : undefined;
+  const prepared =
+    opts.inProcess && !opts.userRoot && !opts.mergeReports
+      ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob, kc: opts.inProcess.kc, endpointChecked: opts.inProcess.endpointChecked })
+      : undefined;
+  // `--merge-reports` has no global setup: the reporter instance starts from the CLI's configuration and the blobs.
+  const inline = opts.inProcess && !opts.userRoot ? { reporter: opts.inProcess.reporter, ...(prepared ? { provide: prepared.kc } : {}) } : undefined;
   const reporter = opts.inProcess?.reporter ?? REPORTER_PATH;
   try {
     return await runVitest(files, opts, where, blob, reporter, inline);
@@ -52,7 +67,7 @@ async function runVitest(
   where: { root: string; config: false },
   blob: string | undefined,
   reporter: string | object,
-  inline: { provide: KitConfig; reporter: object } | undefined,
+  inline: { provide?: KitConfig; reporter: object } | undefined,
 ): Promise<number> {
   const vitest = await startVitest(
     'test',
@@ -65,7 +80,7 @@ async function runVitest(
       ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
       ...(blob ? { reporters: ['default', reporter, ['blob', { outputFile: blob }]] as never } : {}),
     },
-    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))), concurrency: concurrencyOf(process.env) }) : builtinEvalConfig(process.env, inline),
+    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))), concurrency: concurrencyOf(opts.env ?? process.env) }) : builtinEvalConfig(opts.env ?? process.env, inline),
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
