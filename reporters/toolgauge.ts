@@ -64,7 +64,7 @@ export default class ToolgaugeReporter implements Reporter {
       endedAt: new Date(),
       interrupted: reason === 'interrupted',
       unhandled: unhandled.map(unhandledText),
-      cli: this.options.cli ?? process.env.TOOLGAUGE_CLI === '1',
+      cli: this.options.cli === true,
       merged: !!merging,
     });
     // The shards' traces, carried in their blobs, into the merged folder the report links them from.

@@ -37,12 +37,10 @@ export async function runEvalSuites(
       /** The CLI has checked the endpoint already. */
       endpointChecked: boolean;
     };
-    /** The environment the eval config reads (concurrency, time limit, the launcher's worker bundle). Default: process.env. */
-    env?: NodeJS.ProcessEnv;
+    /** The environment the eval config reads (concurrency, time limit, the launcher's worker bundle). */
+    env: NodeJS.ProcessEnv;
   },
 ): Promise<number> {
-  // The reporter a path names (a user's evals) learns it runs under the CLI from this variable, in this process.
-  if (!opts.inProcess) process.env.TOOLGAUGE_CLI = '1';
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
@@ -53,7 +51,8 @@ export async function runEvalSuites(
       : undefined;
   // `--merge-reports` has no global setup: the reporter instance starts from the CLI's configuration and the blobs.
   const inline = opts.inProcess && !opts.userRoot ? { reporter: opts.inProcess.reporter, ...(prepared ? { provide: prepared.kc } : {}) } : undefined;
-  const reporter = opts.inProcess?.reporter ?? REPORTER_PATH;
+  // Loaded by path (a user's evals), the reporter learns from its options that it runs under the CLI.
+  const reporter = opts.inProcess?.reporter ?? [REPORTER_PATH, { cli: true }];
   try {
     return await runVitest(files, opts, where, blob, reporter, inline);
   } finally {
@@ -66,7 +65,7 @@ async function runVitest(
   opts: Parameters<typeof runEvalSuites>[1],
   where: { root: string; config: false },
   blob: string | undefined,
-  reporter: string | object,
+  reporter: object,
   inline: { provide?: KitConfig; reporter: object } | undefined,
 ): Promise<number> {
   const vitest = await startVitest(
@@ -80,12 +79,18 @@ async function runVitest(
       ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
       ...(blob ? { reporters: ['default', reporter, ['blob', { outputFile: blob }]] as never } : {}),
     },
-    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))), concurrency: concurrencyOf(opts.env ?? process.env) }) : builtinEvalConfig(opts.env ?? process.env, inline),
+    opts.userRoot ? userEvalConfig(files, opts.userRoot, opts.env, reporter) : builtinEvalConfig(opts.env, inline),
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
   if (opts.reportPath && existsSync(opts.reportPath)) process.stdout.write('\n' + readFileSync(opts.reportPath, 'utf8'));
   return code;
+}
+
+/** A user's eval files with toolgauge's eval configuration, its reporter told it runs under the CLI. */
+function userEvalConfig(files: string[], root: string, env: NodeJS.ProcessEnv, reporter: object) {
+  const config = evalConfig({ include: files.map((f) => relative(root, resolve(root, f))), concurrency: concurrencyOf(env) });
+  return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[] } };
 }
 
 export function reportPathOf(outDir: string): string {

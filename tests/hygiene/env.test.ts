@@ -18,8 +18,6 @@ const ENV_EDGES: Record<string, string> = {
   'harness/cli/': 'the command line (and each suite folder\'s command.ts): flags and environment become a run configuration',
   'harness/vitest/global-setup.ts': 'the edge under plain `vitest run`: parses the KitConfig the workers receive',
   'harness/vitest/context.ts': 'a worker without a provided KitConfig (a project\'s own eval file run by Vitest) parses its own at the edge',
-  'harness/vitest/run.ts': 'starts Vitest for the CLI: marks the process and builds the eval config from the environment',
-  'harness/vitest/eval-config.ts': 'a project\'s vitest.config: the environment is the edge there (default of builtinEvalConfig)',
   'harness/builtin/global-setup.ts': 'the built-in suites\' Vitest global setup (an edge under plain `vitest run`): TOOLGAUGE_SUITES names the run\'s suites',
   'reporters/toolgauge.ts': 'the reporter runs in Vitest\'s main process, an edge of its own',
   'harness/engine/child.mjs': 'the entry point of the engine\'s child process: its options arrive in its environment',
