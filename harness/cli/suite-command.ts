@@ -7,7 +7,7 @@ import { checkGate, GateSyntaxError } from '../kit/gate.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { claimOutDir, isDirRefusal } from '../kit/resume-check.ts';
 import { registeredSuites } from '../kit/registry.ts';
-import type { AnySuite } from '../kit/types.ts';
+import type { SuiteOf } from '../kit/types.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
 import { closeRunEngine, engineEnv, prepareRunEngine } from '../serve/run-engine.ts';
@@ -18,7 +18,8 @@ import { reportPathOf, runEvalSuites } from '../vitest/run.ts';
 export interface SuiteCommand<S> {
   /** The command name in messages (`toolhop`). */
   command: string;
-  suite: AnySuite;
+  /** The suite: its settings are the command's `S`. */
+  suite: SuiteOf<S>;
   /** The suite's own flags and the variable each maps onto. */
   flags: FlagSpecs;
   env: Record<string, string>;
@@ -55,7 +56,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   let kc = parseKitConfig(env, [c.suite]);
   let settings: S;
   try {
-    settings = settingsOf<S>(kc, c.suite.name);
+    settings = settingsOf(kc, c.suite);
   } catch (err) {
     throw new UsageError(`toolgauge ${c.command}: ${(err as Error).message}`);
   }
@@ -80,7 +81,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
     if (engine) {
       engineEnv(env, engine);
       kc = parseKitConfig(env, [c.suite]);
-      settings = settingsOf<S>(kc, c.suite.name);
+      settings = settingsOf(kc, c.suite);
     }
     return await runChecked(c, kc, settings, values, env);
   } finally {

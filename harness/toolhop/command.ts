@@ -155,7 +155,7 @@ async function sweep(argv: string[]): Promise<number> {
   flagsToEnv({ ...values, agents: undefined }, cellEnv, env);
   const kc = parseKitConfig(env, [toolhopSuite]);
   try {
-    settingsOf(kc, 'toolhop');
+    settingsOf(kc, toolhopSuite);
   } catch (err) {
     throw new UsageError(`toolgauge toolhop sweep: ${(err as Error).message}`);
   }

@@ -93,7 +93,7 @@ describe('a suite folder declares itself', () => {
     expect(loaded.map((s) => s.name)).toEqual(['demo']);
     expect(suiteNamed('demo')?.title).toBe('Demo');
     const kc = parseKitConfig({ DEMO_N: '7' }, loaded);
-    expect(settingsOf(kc, 'demo')).toEqual({ n: 7 });
+    expect(settingsOf(kc, loaded[0]!)).toEqual({ n: 7 });
   });
 
   it('the CLI bundle makes its definition a worker entry (what the eval files import)', () => {
