@@ -41,7 +41,7 @@ export interface SuiteCommand<S> {
  * play or a gate naming a metric the suite does not report is one line and exit code 2; a real endpoint is checked
  * once (seconds, with the URL and the cause). Then the suite's eval files run through Vitest's Node API.
  */
-export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Promise<number> {
+export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values } = parseFlags(c.command, argv, { ...MODEL_FLAGS, ...c.flags });
   for (const f of c.files ?? []) {
     const v = values[f];
@@ -49,7 +49,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
   }
   // Flags become environment variables (the same run as plain `vitest run` with them set), in a copy: the
   // configuration parsed from it reaches Vitest and its workers as a value (runEvalSuites), never through process.env.
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...baseEnv };
   flagsToEnv(values, c.env, env);
   // Vitest's main process loads only this suite (harness/builtin/load.ts).
   env.TOOLGAUGE_SUITES = c.suite.name;

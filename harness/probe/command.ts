@@ -155,15 +155,16 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
 
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === 'lint') return lint(argv.slice(1));
-  // Set only by the CLI (endpoint identities, the lineup's own engines), which now hands them over in the settings
-  // themselves: an inherited value is never read.
-  delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
-  delete process.env.TOOLGAUGE_PROBE_GGUF_URLS;
+  // The run's environment, a copy. The endpoint identities and the lineup's own engines reach the workers inside the
+  // settings (below): an inherited value of their variables is never read.
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.TOOLGAUGE_PROBE_ENDPOINTS;
+  delete env.TOOLGAUGE_PROBE_GGUF_URLS;
   let engines: LineupEngines | null = null;
-  const fromLineup = lineupRunKey(argv, process.env);
+  const fromLineup = lineupRunKey(argv, env);
   if (fromLineup) {
-    if (fromLineup.key) process.env.OPENAI_API_KEY = fromLineup.key;
-    else delete process.env.OPENAI_API_KEY;
+    if (fromLineup.key) env.OPENAI_API_KEY = fromLineup.key;
+    else delete env.OPENAI_API_KEY;
   }
   return runSuiteCommand<ProbeSettings>(
     {
@@ -206,6 +207,7 @@ export async function run(argv: string[]): Promise<number> {
       },
     },
     expandModels(argv),
+    env,
   ).finally(() => (engines as LineupEngines | null)?.close());
 }
 
@@ -213,8 +215,9 @@ async function lint(argv: string[]): Promise<number> {
   const { values } = parseFlags('probe lint', argv, { ...CASE_FLAGS, json: { type: 'boolean' } });
   mustExist('cases', values.cases);
   mustExist('tools', values.tools);
-  flagsToEnv(values, ENV);
-  const settings = readProbeEnv(process.env);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  flagsToEnv(values, ENV, env);
+  const settings = readProbeEnv(env);
   const loaded = asUsage(() => loadCases(settings.casesFile, settings.toolsFile ? { toolsFile: settings.toolsFile } : {}));
   const own = loaded.cases.some((c) => c.phrasing);
   const r = lintCases(loaded, own ? { phrasings: phrasingInventory() } : {});
