@@ -4,7 +4,7 @@
  * comparisons. Verdicts come worded from the aggregate (improved / worse / no credible change).
  */
 import { fmtEstimate, mdText, table } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
+import { flattenMetrics, type Summary } from '../report/summary.ts';
 import type { ComparisonJson, LineupRow } from './arms-report.ts';
 import { REFINEMENTS, TOOLHOUND_CAUSES } from './axes/attribution-tree.ts';
 import { CONDITION, conditionalName, LAYERS, toolhoundName } from './axes/rates.ts';
