@@ -19,7 +19,6 @@ export async function loadSuiteDefinition(folder: Pick<SuiteFolder, 'name' | 'di
   return def;
 }
 
-
 /** The built-in suites' names, in their folders' order. */
 export const BUILTIN_SUITE_NAMES: readonly string[] = suiteFolders().map((f) => f.name);
 
