@@ -53,7 +53,7 @@ export default defineConfig({
         test: { name: 'package', include: ['tests/package/**/*.test.ts'], globalSetup: ['tests/package/global-setup.ts'], maxWorkers: TEST_WORKERS, testTimeout: 600_000, hookTimeout: 600_000 },
       },
       // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file).
-      { extends: true, test: builtinEvalProject() },
+      { extends: true, test: builtinEvalProject(process.env) },
     ],
   },
 });

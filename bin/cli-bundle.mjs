@@ -5,7 +5,7 @@
 // size and mtime of every input it was built from, rebuilt (about 0.3 s) when any differs, and skipped entirely
 // (tsx loads the sources) when it cannot be built or written, or when TOOLGAUGE_CLI_BUNDLE=0.
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -13,18 +13,22 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'harness', 'cli', 'main.ts');
 // What the built-in eval files import: bundled too, so the CLI's test worker loads them natively in a few files
 // instead of ~200 modules one by one through Vite (harness/vitest/eval-config.ts aliases them under the CLI).
-const WORKER_ENTRIES = {
-  'w-suite-tests': 'harness/vitest/suite-tests.ts',
-  'w-toolhop': 'harness/toolhop/suite.ts',
-  'w-maze': 'harness/maze/suite.ts',
-  'w-probe': 'harness/probe/suite.ts',
-  'w-bfcl': 'harness/bfcl/suite.ts',
-  'w-apibank': 'harness/apibank/suite.ts',
-};
+// Each suite folder's definition (a folder of harness/ holding a suite.json: harness/kit/suite-folders.ts) is one.
+const WORKER_ENTRIES = workerEntries(ROOT);
+
+/** The worker bundle's entries: the eval files' test generator and every suite folder's `suite.ts`. */
+export function workerEntries(root) {
+  const harness = join(root, 'harness');
+  const suites = readdirSync(harness, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(harness, d.name, 'suite.json')))
+    .map((d) => d.name)
+    .sort();
+  return { 'w-suite-tests': 'harness/vitest/suite-tests.ts', ...Object.fromEntries(suites.map((n) => [`w-${n}`, `harness/${n}/suite.ts`])) };
+}
 const CACHE = join(ROOT, 'node_modules', '.cache', 'toolgauge-cli');
 const MANIFEST = join(CACHE, 'manifest.json');
 // Part of the manifest: a bundle from another launcher version is rebuilt.
-const FORMAT = 2;
+const FORMAT = 3;
 
 // The folder names rebuild() gives builds: a manifest naming anything else (`../x`, an absolute path) is not ours.
 const BUILD_DIR = /^b-\d+-\d+$/;
@@ -53,6 +57,8 @@ export function fresh(cache = CACHE) {
     const m = JSON.parse(readFileSync(join(cache, 'manifest.json'), 'utf8'));
     if (m.format !== FORMAT || m.node !== process.version || m.root !== ROOT) return null;
     if (typeof m.dir !== 'string' || !BUILD_DIR.test(m.dir)) return null;
+    // A suite folder added or removed since: the bundle's glob imports of harness/<suite>/… are out of date.
+    if (JSON.stringify(m.entries) !== JSON.stringify(WORKER_ENTRIES)) return null;
     statSync(join(cache, m.dir, 'main.mjs'));
     for (const name of Object.keys(WORKER_ENTRIES)) statSync(join(cache, m.dir, `${name}.mjs`));
     statSync(join(cache, m.dir, 'worker-entries.json'));
@@ -115,7 +121,7 @@ async function rebuild() {
     return [f, s.size, s.mtimeMs];
   });
   const mtmp = `${MANIFEST}.${process.pid}.tmp`;
-  writeFileSync(mtmp, JSON.stringify({ format: FORMAT, node: process.version, root: ROOT, dir, inputs }));
+  writeFileSync(mtmp, JSON.stringify({ format: FORMAT, node: process.version, root: ROOT, dir, entries: WORKER_ENTRIES, inputs }));
   renameSync(mtmp, MANIFEST);
   prune(dir);
   return dir;

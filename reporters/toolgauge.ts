@@ -17,9 +17,18 @@ import { stdoutIsADocument } from '../harness/vitest/stdout-reporters.ts';
  * every suite that ran — any suite, including ones this process has never seen — prints the terminal summaries
  * and sets the exit code (harness/kit/run-end.ts). Runs without eval files (unit tests) pass through untouched.
  */
+/** What the CLI hands the reporter instance it creates (a reporter Vitest loads by path has none). */
+export interface ToolgaugeReporterOptions {
+  /** Launched by the CLI (exit codes follow the CLI's rule). */
+  cli?: boolean;
+  /** The run's configuration as the CLI parsed it: what `--merge-reports` (no global setup provides one) starts from. */
+  kc?: KitConfig;
+}
+
 export default class ToolgaugeReporter implements Reporter {
   /** How the plugin recognises an instance (a bundled copy of this class may carry another name). */
   readonly toolgaugeReporter = true;
+  constructor(private readonly options: ToolgaugeReporterOptions = {}) {}
   private vitest?: Vitest;
   private startedAt = new Date();
 
@@ -43,7 +52,7 @@ export default class ToolgaugeReporter implements Reporter {
     try {
       // What the global setup provided; in `--merge-reports` (no global setup) the environment, parsed here.
       // Merged blobs: the run the shards made, as their suite blocks recorded it (model, endpoint, settings).
-      kc = evalModules[0]!.project.getProvidedContext().toolgauge ?? runFromBlobs(parseKitConfig(process.env, registeredSuites()), blocks(evalModules));
+      kc = evalModules[0]!.project.getProvidedContext().toolgauge ?? runFromBlobs(this.options.kc ?? parseKitConfig(process.env, registeredSuites()), blocks(evalModules));
     } catch (err) {
       this.log(err instanceof UsageError ? err.message : `toolgauge: cannot read the run configuration: ${(err as Error).message}`);
       process.exitCode = 2;
@@ -55,7 +64,7 @@ export default class ToolgaugeReporter implements Reporter {
       endedAt: new Date(),
       interrupted: reason === 'interrupted',
       unhandled: unhandled.map(unhandledText),
-      cli: process.env.TOOLGAUGE_CLI === '1',
+      cli: this.options.cli === true,
       merged: !!merging,
     });
     // The shards' traces, carried in their blobs, into the merged folder the report links them from.

@@ -63,7 +63,7 @@ export const apibankAggregator: SuiteAggregator<ApibankMeta> = {
   comparableOn: ['toolsearcher_scorer', 'topology'],
   markdown: apibankMarkdown,
   terminal(s, outDir) {
-    const f = flattenMetrics(s.metrics as never);
+    const f = flattenMetrics(s.metrics);
     const cfg = s.config as { level?: string; toolsearcher_scorer?: string; topology?: string };
     const lines = [
       '',
@@ -81,13 +81,13 @@ export const apibankAggregator: SuiteAggregator<ApibankMeta> = {
   charts(s) {
     const byLevel = (s.breakdowns.level ?? {}) as Record<string, Record<string, EstimateJson>>;
     const sim = s.notice ? ' — simulator' : '';
-    const bars = [bar('all', flattenMetrics(s.metrics as never).accuracy), ...Object.entries(byLevel).map(([l, m]) => bar(l, m.accuracy))];
+    const bars = [bar('all', flattenMetrics(s.metrics).accuracy), ...Object.entries(byLevel).map(([l, m]) => bar(l, m.accuracy))];
     return [{ file: 'charts/accuracy-by-level.svg', label: 'Accuracy per level', svg: barChart(bars, { title: `API-Bank accuracy per level (95% CI)${sim}`, axisLabel: 'accuracy (determined tasks)' }) }];
   },
 };
 
 export function apibankMarkdown(s: Summary): string {
-  const f = flattenMetrics(s.metrics as never);
+  const f = flattenMetrics(s.metrics);
   const byLevel = (s.breakdowns.level ?? {}) as Record<string, Record<string, EstimateJson>>;
   const lc = (s.extra.level_counts ?? {}) as Record<string, ReturnType<typeof countsOf>>;
   const cfg = s.config as { level?: string; toolsearcher_scorer?: string; topology?: string };

@@ -146,3 +146,6 @@ export function apibankVerdict(m: ApibankMeta): Verdict {
       : `${header}: gold ${m.gold_api_name}, predicted ${m.predicted_api_name ?? '(no call)'}\n  ${m.reason ?? ''}`;
   return { pass: m.pass, message, summary };
 }
+
+// The registry loads a suite folder's definition as its default export (harness/kit/suite-folders.ts).
+export default apibankSuite;

@@ -12,7 +12,7 @@ import { PythonBfclExecutor } from './executor.ts';
 import { pyJsonDumps } from './pyjson.ts';
 import { rescoreResultDir } from './rescore.ts';
 import { simulatedResult, type Behaviour, type ResultStyle } from './responder.ts';
-import { run as runBfcl } from '../cli/commands/bfcl.ts';
+import { run as runBfcl } from './command.ts';
 import { UsageError } from '../core/errors.ts';
 import { acquireDirLock, LOCK_FILE, releaseDirLock } from '../kit/lock.ts';
 import { BfclOracle, FIXTURE_DATA, hasReference, hasSharedData, SHARED_CLASSES, SHARED_DATA } from './testkit.ts';

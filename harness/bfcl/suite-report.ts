@@ -60,7 +60,7 @@ const modeLine = (cfg: Record<string, unknown>) =>
     : 'FC mode: native tool calls (`tools`); names with `.` are sent with `_`, as BFCL does for OpenAI-compatible endpoints';
 
 export function bfclMarkdown(s: Summary): string {
-  const flat = flattenMetrics(s.metrics as never);
+  const flat = flattenMetrics(s.metrics);
   const x = s.extra as Extra;
   const c = s.counts;
   const cfg = s.config;
@@ -146,7 +146,7 @@ export function bfclMarkdown(s: Summary): string {
 }
 
 export function bfclTerminal(s: Summary, outDir: string): string {
-  const flat = flattenMetrics(s.metrics as never);
+  const flat = flattenMetrics(s.metrics);
   const c = s.counts;
   const cats = categoryEstimates(flat);
   const lines = [
@@ -164,7 +164,7 @@ export function bfclTerminal(s: Summary, outDir: string): string {
 const bar = (label: string, e: EstimateJson | undefined): Bar => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
 
 export function bfclCharts(s: Summary): Chart[] {
-  const flat = flattenMetrics(s.metrics as never);
+  const flat = flattenMetrics(s.metrics);
   const sim = s.notice ? ' — simulator' : '';
   const cats = categoryEstimates(flat).map(([k, e]) => bar(k, e));
   return [{ file: 'charts/accuracy.svg', label: 'BFCL accuracy per category with 95% CI', svg: barChart(cats, { title: `BFCL accuracy per category (95% CI)${sim}`, axisLabel: 'accuracy' }) }];

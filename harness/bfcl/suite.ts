@@ -146,3 +146,6 @@ export function bfclVerdict(m: BfclMeta): Verdict {
       : `${header}: BFCL: ${m.error_type}${m.bfcl_error ? `\n  ${m.bfcl_error}` : ''}\n  toolgauge: ${toolgaugeLine(m)}${m.unpassable ? '\n  (this answer key cannot be passed by any output under BFCL\'s checker)' : ''}`;
   return { pass, message, summary };
 }
+
+// The registry loads a suite folder's definition as its default export (harness/kit/suite-folders.ts).
+export default bfclSuite;

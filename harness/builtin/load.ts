@@ -1,28 +1,35 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { MODULE_EXT } from '../core/paths.ts';
 import { registerSuite } from '../kit/registry.ts';
+import { isBuiltIn, suiteFolders, type SuiteFolder } from '../kit/suite-folders.ts';
 import type { AnySuite } from '../kit/types.ts';
 
 /**
- * The built-in suites by name, each loaded only when a run needs it: a `toolgauge toolhop` run does not load (or
- * transform) the probe's templates and parsers, BFCL's checker or Maze's tasks in Vitest's main process.
+ * A suite folder's definition (its `suite.ts`'s default export), loaded only when a run needs it: a `toolgauge
+ * toolhop` run does not load (or transform) the probe's templates and parsers, BFCL's checker or Maze's tasks in
+ * Vitest's main process. The specifier is a template over the folder's name, so the CLI bundle holds every
+ * `harness/<suite>/suite.ts` (esbuild's glob import) and the built package rewrites its extension (tsc). A folder
+ * outside this tree (a test's throwaway suite) loads by its path.
  */
-const LOADERS: Record<string, () => Promise<AnySuite>> = {
-  toolhop: async () => (await import('../toolhop/suite.ts')).toolhopSuite as AnySuite,
-  maze: async () => (await import('../maze/suite.ts')).mazeSuite as AnySuite,
-  probe: async () => (await import('../probe/suite.ts')).probeSuite as AnySuite,
-  bfcl: async () => (await import('../bfcl/suite.ts')).bfclSuite as AnySuite,
-  apibank: async () => (await import('../apibank/suite.ts')).apibankSuite as AnySuite,
-};
+export async function loadSuiteDefinition(folder: Pick<SuiteFolder, 'name' | 'dir'>): Promise<AnySuite> {
+  const mod = isBuiltIn(folder) ? await import(`../${folder.name}/suite.ts`) : await import(/* @vite-ignore */ pathToFileURL(join(folder.dir, `suite${MODULE_EXT}`)).href);
+  const def = (mod as { default?: AnySuite }).default;
+  if (!def || def.name !== folder.name) throw new Error(`${folder.dir}/suite: its default export is not the suite '${folder.name}'`);
+  return def;
+}
 
-export const BUILTIN_SUITE_NAMES: readonly string[] = Object.keys(LOADERS);
+/** The built-in suites' names, in their folders' order. */
+export const BUILTIN_SUITE_NAMES: readonly string[] = suiteFolders().map((f) => f.name);
 
 /**
- * Loads and registers the built-in suites a run uses: those named in TOOLGAUGE_SUITES (the CLI sets it to its
- * command's suite), or all of them (plain `vitest run`, `--merge-reports`). Names it does not know are skipped:
- * a user's suite registers itself.
+ * Loads and registers the suites a run uses: those named in TOOLGAUGE_SUITES (the CLI sets it to its command's
+ * suite), or all of them (plain `vitest run`, `--merge-reports`). Names it does not know are skipped: a user's suite
+ * registers itself. `folders` is the registry (default: this tree's suite folders).
  */
-export async function loadBuiltinSuites(env: NodeJS.ProcessEnv): Promise<AnySuite[]> {
-  const names = env.TOOLGAUGE_SUITES === undefined ? BUILTIN_SUITE_NAMES : env.TOOLGAUGE_SUITES.split(',').map((s) => s.trim()).filter((s) => s in LOADERS);
-  const defs = await Promise.all(names.map((n) => LOADERS[n]!()));
+export async function loadBuiltinSuites(env: NodeJS.ProcessEnv, folders: readonly SuiteFolder[] = suiteFolders()): Promise<AnySuite[]> {
+  const wanted = env.TOOLGAUGE_SUITES === undefined ? null : new Set(env.TOOLGAUGE_SUITES.split(',').map((s) => s.trim()));
+  const defs = await Promise.all(folders.filter((f) => !wanted || wanted.has(f.name)).map(loadSuiteDefinition));
   for (const d of defs) registerSuite(d);
   return defs;
 }

@@ -147,11 +147,11 @@ describe('docs/config.md', () => {
     const { readFileSync } = await import('node:fs');
     const { fromRoot } = await import('../core/paths.ts');
     const { MODEL_FLAGS } = await import('./model-flags.ts');
-    const toolhop = await import('./commands/toolhop.ts');
-    const maze = await import('./commands/maze.ts');
-    const probe = await import('./commands/probe.ts');
-    const bfcl = await import('./commands/bfcl.ts');
-    const apibank = await import('./commands/apibank.ts');
+    const toolhop = await import('../toolhop/command.ts');
+    const maze = await import('../maze/command.ts');
+    const probe = await import('../probe/command.ts');
+    const bfcl = await import('../bfcl/command.ts');
+    const apibank = await import('../apibank/command.ts');
     const evalCmd = await import('./commands/eval.ts');
     const commands: Record<string, [FlagSpecs, object]> = {
       toolhop: [{ ...MODEL_FLAGS, ...toolhop.FLAGS }, {}],

@@ -1,17 +1,14 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { UsageError } from '../core/errors.ts';
+import { MODULE_EXT } from '../core/paths.ts';
 import { redact } from '../core/redact.ts';
+import { isBuiltIn, suiteFolders, suiteUsageLines, type SuiteFolder } from '../kit/suite-folders.ts';
 
-const USAGE = `toolgauge — measure how well language models call tools, and why they fail
+const HEAD = 'toolgauge — measure how well language models call tools, and why they fail';
 
-  toolgauge toolhop  [flags]            multi-hop tool chains (ToolHop)          toolgauge toolhop --help
-  toolgauge toolhop rescore --out-dir DIR
-  toolgauge maze     [flags]            recovery from failing tools (TSR/PRR/RC)
-  toolgauge probe    [flags]            single-call diagnosis and attribution
-  toolgauge eval     FILE.eval.ts …       your own evals (describeEval from 'toolgauge')
-  toolgauge bfcl     [--category NAME|GROUP] [--mode fc|prompt]   BFCL, scored as BFCL scores it   toolgauge bfcl --help
-  toolgauge bfcl rescore --result-dir DIR --out-dir OUT   re-score BFCL's own result files
-  toolgauge apibank  --data DIR [--level 1|2|3|all] [--topology T]   API-Bank, scored as its reference runner scores it
-  toolgauge apibank rescore DIR --data DIR   re-score the reference runner's API-Bank output folder
+// The commands that are not suites; each suite's lines come from its folder's suite.json (harness/kit/suite-folders.ts).
+const OTHER_USAGE = `  toolgauge eval     FILE.eval.ts …       your own evals (describeEval from 'toolgauge')
   toolgauge parse    [--tier strict|lenient] [--format auto|NAME]   raw output on stdin → calls
   toolgauge parse    --jsonl FILE|- [--tier …]   lines {id, output, format?} → lines {id, format, calls, content, reasoning}
   toolgauge template check --template FILE [--json]
@@ -28,38 +25,54 @@ runs a local GGUF model with no server: the run starts \`toolgauge serve\` on it
 Your own evals: a *.eval.ts file with describeEval, toolLoop and scorers from 'toolgauge' (one test per case;
 summary.json with pass_rate and each scorer with CIs; gates, trials, resume, shards, report --compare), run with
 \`toolgauge eval FILE\` or with Vitest and evalConfig from 'toolgauge/vitest-config'. Built-in and new suites are
-SuiteDefinitions on the suite kit: see docs/ARCHITECTURE.md and CONTRIBUTING.md.`;
+SuiteDefinitions on the suite kit: see docs/ARCHITECTURE.md and docs/adding-a-suite.md.`;
+
+/** `toolgauge --help`: the suites (one folder each), then the other commands. */
+export function usageText(folders: readonly SuiteFolder[] = suiteFolders()): string {
+  return `${HEAD}\n\n${suiteUsageLines(folders).join('\n')}\n${OTHER_USAGE}`;
+}
 
 type Command = { run: (argv: string[]) => Promise<number>; USAGE?: string };
 
 // Static import specifiers: each command loads only when it is run, from source or from the CLI bundle.
 const COMMANDS: Record<string, () => Promise<Command>> = {
-  toolhop: () => import('./commands/toolhop.ts'),
   sim: () => import('./commands/sim.ts'),
   serve: () => import('./commands/serve.ts'),
   parse: () => import('./commands/parse.ts'),
   template: () => import('./commands/template.ts'),
   report: () => import('./commands/report.ts'),
-  maze: () => import('./commands/maze.ts'),
-  probe: () => import('./commands/probe.ts'),
   eval: () => import('./commands/eval.ts'),
-  bfcl: () => import('./commands/bfcl.ts'),
-  apibank: () => import('./commands/apibank.ts'),
   optimize: () => import('./commands/optimize.ts'),
   view: () => import('./commands/view.ts'),
   'make-test-model': () => import('./commands/make-test-model.ts'),
 };
 
-/** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * A suite folder's command (its `command.ts`). The specifier is a template over the folder's name, so the CLI bundle
+ * holds every `harness/<suite>/command.ts` (esbuild's glob import) and the built package rewrites its extension
+ * (tsc); a folder outside this tree (a test's throwaway suite) loads by its path.
+ */
+function suiteCommand(f: SuiteFolder): () => Promise<Command> {
+  return async () => (isBuiltIn(f) ? import(`../${f.name}/command.ts`) : import(/* @vite-ignore */ pathToFileURL(join(f.dir, `command${MODULE_EXT}`)).href));
+}
+
+/** Every command by name: the suite folders' and the others. */
+export function commandTable(folders: readonly SuiteFolder[] = suiteFolders()): Record<string, () => Promise<Command>> {
+  return { ...Object.fromEntries(folders.map((f) => [f.name, suiteCommand(f)])), ...COMMANDS };
+}
+
+/** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. `folders`: the suite registry (default: this tree's). */
+export async function main(argv: string[], folders: readonly SuiteFolder[] = suiteFolders()): Promise<number> {
   const [name, ...rest] = argv;
+  const USAGE = usageText(folders);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(USAGE + '\n');
     return name ? 0 : 2;
   }
-  const load = COMMANDS[name];
+  const commands = commandTable(folders);
+  const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
-    process.stderr.write(`toolgauge: unknown command '${name}' (expected one of ${Object.keys(COMMANDS).join(', ')})\n`);
+    process.stderr.write(`toolgauge: unknown command '${name}' (expected one of ${Object.keys(commands).join(', ')})\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {

@@ -46,8 +46,8 @@ const ENV_OF: Record<string, string> = {
   date: 'TOOLGAUGE_DATE',
 };
 
-/** Copy parsed flags into the environment (the run's configuration), with a suite's own mapping added. */
-export function flagsToEnv(values: Record<string, unknown>, extra: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): void {
+/** Copy parsed flags into `env` (the run's environment, a copy of the process's), with a suite's own mapping added. */
+export function flagsToEnv(values: Record<string, unknown>, extra: Record<string, string>, env: NodeJS.ProcessEnv): void {
   const map = { ...ENV_OF, ...extra };
   for (const [flag, v] of Object.entries(values)) {
     const name = map[flag];

@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import ToolgaugeReporter from '../../reporters/toolgauge.ts';
 import { loadBuiltinSuites } from '../builtin/load.ts';
 import { UsageError } from '../core/errors.ts';
-import { markRunId, parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
+import { parseKitConfig, settingsOf, type KitConfig } from '../kit/config.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { claimOutDir, isDirRefusal } from '../kit/resume-check.ts';
 import { registeredSuites } from '../kit/registry.ts';
-import type { AnySuite } from '../kit/types.ts';
+import type { SuiteOf } from '../kit/types.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
 import { closeRunEngine, engineEnv, prepareRunEngine } from '../serve/run-engine.ts';
@@ -19,7 +19,8 @@ import { runSmoke } from './smoke.ts';
 export interface SuiteCommand<S> {
   /** The command name in messages (`toolhop`). */
   command: string;
-  suite: AnySuite;
+  /** The suite: its settings are the command's `S`. */
+  suite: SuiteOf<S>;
   /** The suite's own flags and the variable each maps onto. */
   flags: FlagSpecs;
   env: Record<string, string>;
@@ -33,8 +34,8 @@ export interface SuiteCommand<S> {
   instead?(kc: KitConfig, settings: S): Promise<number | undefined>;
   /** The endpoint check before the first request, when the suite's requests are not OpenAI chat completions. */
   preflight?(kc: KitConfig, settings: S): Promise<void>;
-  /** After the run (e.g. the reference `--out` file). */
-  after?(kc: KitConfig, settings: S, outDir: string): void;
+  /** After the run (e.g. the reference `--out` file); `values`: the parsed flags. */
+  after?(kc: KitConfig, settings: S, outDir: string, values: Record<string, unknown>): void;
 }
 
 /**
@@ -43,22 +44,22 @@ export interface SuiteCommand<S> {
  * play or a gate naming a metric the suite does not report is one line and exit code 2; a real endpoint is checked
  * once (seconds, with the URL and the cause). Then the suite's eval files run through Vitest's Node API.
  */
-export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Promise<number> {
+export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values } = parseFlags(c.command, argv, { ...MODEL_FLAGS, ...c.flags });
   for (const f of c.files ?? []) {
     const v = values[f];
     if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
   }
-  // Flags become environment variables (the same run as plain `vitest run` with them set); they reach
-  // process.env — where Vitest's global setup reads them — only once every check has passed.
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  // Flags become environment variables (the same run as plain `vitest run` with them set), in a copy: the
+  // configuration parsed from it reaches Vitest and its workers as a value (runEvalSuites), never through process.env.
+  const env: NodeJS.ProcessEnv = { ...baseEnv };
   flagsToEnv(values, c.env, env);
   // Vitest's main process loads only this suite (harness/builtin/load.ts).
   env.TOOLGAUGE_SUITES = c.suite.name;
   let kc = parseKitConfig(env, [c.suite]);
   let settings: S;
   try {
-    settings = settingsOf<S>(kc, c.suite.name);
+    settings = settingsOf(kc, c.suite);
   } catch (err) {
     throw new UsageError(`toolgauge ${c.command}: ${(err as Error).message}`);
   }
@@ -83,11 +84,11 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
     if (engine) {
       engineEnv(env, engine);
       kc = parseKitConfig(env, [c.suite]);
-      settings = settingsOf<S>(kc, c.suite.name);
+      settings = settingsOf(kc, c.suite);
     }
     return await runChecked(c, kc, settings, values, env);
   } finally {
-    if (engine) await closeRunEngine(engine, process.env);
+    if (engine) await closeRunEngine(engine, env);
   }
 }
 
@@ -107,13 +108,11 @@ async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, val
       if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge ${c.command}: ${err.message}`);
       throw err;
     }
-    env.TOOLGAUGE_PREFLIGHT_DONE = '1';
     if (values.smoke) await runSmoke(c.command, kc.run);
   }
   // One writer per output directory, for the whole run (its workers join with the run id); a resume or -t re-run
   // checks the directory before anything runs. A refusal is one line, exit 2.
   const release = await claim(c, kc, settings, outDir, { filter: Boolean(values.filter), mergeReports: Boolean(values['merge-reports']) });
-  markRunId(env, kc.runId);
   try {
     return await runClaimed(c, kc, settings, outDir, values, env);
   } finally {
@@ -131,18 +130,18 @@ async function claim<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, dir: str
 }
 
 async function runClaimed<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, outDir: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
-  Object.assign(process.env, env);
-  await loadBuiltinSuites(process.env);
+  await loadBuiltinSuites(env);
   const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {
     // The global setup's work and the reporter from this process's modules (Vitest's main process then loads them
-    // through Vite no more).
-    inProcess: { suites: registeredSuites(), reporter: new ToolgaugeReporter() },
+    // through Vite no more), on the configuration parsed and checked above: the workers receive it as a value.
+    inProcess: { suites: registeredSuites(), reporter: new ToolgaugeReporter({ cli: true, kc }), kc, endpointChecked: Boolean(kc.run.baseUrl) && kc.run.cache !== 'replay' },
+    env,
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,
     mergeReports: values['merge-reports'] as string | undefined,
     reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
   });
-  c.after?.(kc, settings, outDir);
+  c.after?.(kc, settings, outDir, values);
   return code;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readConfig, type RunConfig } from '../core/config.ts';
 import type { SandboxAddress } from '../sandbox/remote.ts';
-import type { AnySuite } from './types.ts';
+import type { AnySuite, SuiteOf } from './types.ts';
 
 /**
  * The configuration of one eval run, parsed once at the edge (the CLI or Vitest's global setup) and handed to the
@@ -83,10 +83,14 @@ export function parseKitConfig(env: NodeJS.ProcessEnv, suites: readonly AnySuite
   };
 }
 
-/** A suite's settings from the run config, or its error as an exception (a test file that cannot load). */
-export function settingsOf<S>(kc: KitConfig, suite: string): S {
-  const s = kc.suites[suite];
-  if (!s) throw new Error(`toolgauge: suite '${suite}' has no settings in this run`);
+/**
+ * A suite's settings from the run config, typed by its definition, or its error as an exception (a test file that
+ * cannot load). The config holds every suite's settings as the definition's own `settings` parsed them (sent to the
+ * workers as one value): this is the one place that gives them their type back.
+ */
+export function settingsOf<S>(kc: KitConfig, def: Pick<SuiteOf<S>, 'name' | 'settings'>): S {
+  const s = kc.suites[def.name];
+  if (!s) throw new Error(`toolgauge: suite '${def.name}' has no settings in this run`);
   if (!s.ok) throw new Error(s.error);
   return s.settings as S;
 }

@@ -114,11 +114,11 @@ export const genericAggregator: SuiteAggregator = {
   },
   lowerIsBetter: ['error_rate'],
   markdown(s: Summary) {
-    const flat = flattenMetrics(s.metrics as never);
+    const flat = flattenMetrics(s.metrics);
     const lines = [headerBlock(`${s.suite} — ${String((s.header as { model?: string }).model)}`, s), '## Metrics', '', table(METRIC_HEADERS, Object.entries(flat).map(([k, e]) => metricRow(k, e))), ''];
     for (const [group, byKey] of Object.entries(s.breakdowns)) {
       const rows = Object.entries(byKey).map(([k, ms]) => {
-        const f = flattenMetrics(ms as never);
+        const f = flattenMetrics(ms);
         return [k, fmtEstimate(f.pass_rate), f.pass_rate?.n ?? 0];
       });
       lines.push(`### By ${group}`, '', table([group, 'pass_rate [95% CI]', 'n'], rows), '');
@@ -126,7 +126,7 @@ export const genericAggregator: SuiteAggregator = {
     return lines.join('\n');
   },
   terminal(s: Summary, outDir: string) {
-    const flat = flattenMetrics(s.metrics as never);
+    const flat = flattenMetrics(s.metrics);
     const lines = ['', `toolgauge · ${s.suite} · ${String((s.header as { model?: string }).model)}${noticeTag(s)}`];
     for (const [k, e] of Object.entries(flat)) lines.push(`  ${k} ${fmtEstimate(e)}  n=${e.n}`);
     lines.push(`  ${s.counts.runs ?? 0} runs, ${s.counts.passed ?? 0} passed, ${s.counts.errors ?? 0} harness errors`);
@@ -135,7 +135,7 @@ export const genericAggregator: SuiteAggregator = {
     return lines.join('\n');
   },
   charts(s: Summary) {
-    const flat = flattenMetrics(s.metrics as never);
+    const flat = flattenMetrics(s.metrics);
     const bars = Object.entries(flat).filter(([k]) => !k.startsWith('pass@') && !k.startsWith('pass^')).map(([k, e]) => bar(k, e));
     return [{ file: 'charts/metrics.svg', label: 'Metrics with 95% CI', svg: barChart(bars, { title: `${s.suite} metrics (95% CI)${s.notice ? ' — simulator' : ''}`, axisLabel: 'rate' }) }];
   },

@@ -25,7 +25,7 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
 ): Promise<InProcessRun<M>> {
   const started = new Date();
   const kc: KitConfig = parseKitConfig(env, [def], o.runId ? { runId: o.runId } : {});
-  const settings = settingsOf<S>(kc, def.name);
+  const settings = settingsOf(kc, def);
   const closers: Array<() => Promise<void>> = [];
   if (kc.run.engine && !kc.run.engine.facts) {
     const { prepareRunEngine } = await import('../serve/run-engine.ts');

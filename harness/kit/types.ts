@@ -173,6 +173,10 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   metricNames(settings: S): readonly string[];
 }
 
+/** A definition with settings `S`, of any instances and metas (where only the settings' type matters). */
+// biome-ignore lint/suspicious/noExplicitAny: instances and metas of any type; `unknown` would reject them (parameter variance)
+export type SuiteOf<S> = SuiteDefinition<any, any, S>;
+
 // Definitions are stored and passed around without their type parameters.
 // biome-ignore lint/suspicious/noExplicitAny: a definition of any settings, cases and results; `unknown` would reject them (parameter variance)
 export type AnySuite = SuiteDefinition<any, any, any>;

@@ -90,7 +90,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
   comparableOn: ['judge', 'agent'],
   markdown: mazeMarkdown,
   terminal(s, outDir) {
-    const f = flattenMetrics(s.metrics as never);
+    const f = flattenMetrics(s.metrics);
     const cfg = s.config as { judge?: string; agent?: string; agent_type?: string };
     const lines = ['', `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent_type ?? cfg.agent ?? 'fc'}${noticeTag(s)}`];
     for (const m of MODES) if (f[`tsr.${m}`]) lines.push(`  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`);
@@ -104,7 +104,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     return lines.join('\n');
   },
   charts(s) {
-    const f = flattenMetrics(s.metrics as never);
+    const f = flattenMetrics(s.metrics);
     const sim = s.notice ? ' — simulator' : '';
     return [
       { file: 'charts/tsr-by-mode.svg', label: 'TSR per mode', svg: barChart(MODES.filter((m) => f[`tsr.${m}`]).map((m) => bar(m, f[`tsr.${m}`])), { title: `Maze TSR per mode (95% CI)${sim}`, axisLabel: 'task success rate' }) },

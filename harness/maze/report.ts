@@ -5,7 +5,7 @@ import { COMPLEXITIES, MODES } from './task.ts';
 
 /** report.md of a Maze run: TSR / PRR / RC per mode and per complexity × mode, recovery and failure reasons. */
 export function mazeMarkdown(s: Summary): string {
-  const flat = flattenMetrics(s.metrics as never);
+  const flat = flattenMetrics(s.metrics);
   const modes = MODES.filter((m) => flat[`tsr.${m}`]);
   const cfg = s.config as { judge?: string; agent?: string; agent_type?: string };
   const parts = [
@@ -28,7 +28,7 @@ export function mazeMarkdown(s: Summary): string {
   parts.push('## Per complexity × mode', '');
   for (const metric of ['tsr', 'prr', 'rc'] as const) {
     const rows = COMPLEXITIES.filter((c) => s.breakdowns.complexity?.[c]).map((c) => {
-      const byMetric = flattenMetrics(s.breakdowns.complexity![c] as never);
+      const byMetric = flattenMetrics(s.breakdowns.complexity?.[c] ?? {});
       return [c.toUpperCase(), ...modes.map((m) => cell(byMetric[`${metric}.${m}`]))];
     });
     if (rows.length) parts.push(`### ${metric.toUpperCase()}`, '', table(['complexity', ...modes], rows), '');

@@ -134,3 +134,6 @@ export function mazeVerdict(m: MazeMeta): Verdict {
       : `${header}: ${m.failure_reason}\n  hit a perturbation: ${m.hit} · recovery: ${m.recovery} · RC ${m.rc.toFixed(2)} (C_act ${m.c_act}, C_oracle ${m.c_oracle}) · ${m.tool_calls} tool calls`;
   return { pass, message, summary };
 }
+
+// The registry loads a suite folder's definition as its default export (harness/kit/suite-folders.ts).
+export default mazeSuite;

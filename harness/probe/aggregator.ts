@@ -58,7 +58,7 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
   comparableOn: ['transport'],
   markdown: probeMarkdown,
   terminal(s, outDir) {
-    const flat = flattenMetrics(s.metrics as never);
+    const flat = flattenMetrics(s.metrics);
     const c = s.counts;
     const attribution = (s.extra.attribution ?? {}) as Record<string, Record<string, number>>;
     const causes = (tier: string) =>
@@ -88,7 +88,7 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
     return lines.join('\n');
   },
   charts(s) {
-    const flat = flattenMetrics(s.metrics as never);
+    const flat = flattenMetrics(s.metrics);
     const sim = s.notice ? ' — simulator' : '';
     const layered = ['accuracy', 'parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger'].flatMap((m) => [bar(`${m} (strict)`, flat[m]), bar(`${m} (lenient)`, flat[`lenient.${m}`])]);
     const causes = ['framework_template_bug', 'framework_parser_gap', 'model_format_failure', 'model_decision_failure'].flatMap((c) => [bar(`${c} (strict)`, flat[`attribution.strict.${c}`]), bar(`${c} (lenient)`, flat[`attribution.lenient.${c}`])]);
@@ -97,8 +97,8 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
       { file: 'charts/attribution.svg', label: 'Share of cases per attributed cause', svg: barChart(causes, { title: `Probe: cases per attributed cause (95% CI)${sim}`, axisLabel: 'share of cases' }) },
     ];
     const ax = s.extra.axes as { decode: string[]; varying: string[]; arms: Array<{ label: string; arm: { decode: string; method: string; model: string } }> } | undefined;
-    const byArm = (s.breakdowns.arm ?? {}) as Record<string, unknown>;
-    const armFlat = (label: string) => flattenMetrics((byArm[label] ?? {}) as never);
+    const byArm = s.breakdowns.arm ?? {};
+    const armFlat = (label: string) => flattenMetrics(byArm[label] ?? {});
     if (ax && ax.decode.length > 1) {
       // free vs constrained per layer, at the reference method and model
       const ref = ax.arms[0]!.arm;

@@ -4,7 +4,7 @@
  * comparisons. Verdicts come worded from the aggregate (improved / worse / no credible change).
  */
 import { fmtEstimate, mdText, table } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
+import { flattenMetrics, type Summary } from '../report/summary.ts';
 import type { ComparisonJson, LineupRow } from './arms-report.ts';
 import { REFINEMENTS, TOOLHOUND_CAUSES } from './axes/attribution-tree.ts';
 import { CONDITION, conditionalName, LAYERS, toolhoundName } from './axes/rates.ts';
@@ -21,7 +21,7 @@ const cellOf = (e: { value: number | null; lo: number | null; hi: number | null;
 
 /** Both readings of each layer side by side, strict tier (what the serving stack delivers). */
 export function layerReadingsSection(s: Summary): string[] {
-  const flat = flattenMetrics(s.metrics as never);
+  const flat = flattenMetrics(s.metrics);
   if (!flat[`layers.${toolhoundName('parse_ok')}`]) return [];
   return [
     '### Layer readings (named apart)',
@@ -74,8 +74,8 @@ export function axesSections(s: Summary): string[] {
   if (!ax || ax.varying.length === 0) return [];
   const charts = (s.extra.charts ?? {}) as Record<string, string>;
   const out: string[] = ['## Arms', '', `Each case ran once per arm (${ax.varying.map((v) => `${v}: ${(ax as unknown as Record<string, string[]>)[v]!.join(', ')}`).join('; ')}), so arms are compared on the same cases. The headline numbers above are the reference arm's (${mdText(ax.reference)}); every arm's numbers are under \`breakdowns.arm\` in summary.json.`, ''];
-  const byArm = (s.breakdowns.arm ?? {}) as Record<string, Record<string, unknown>>;
-  const cell = (label: string, k: string) => fmtEstimate(flattenMetrics((byArm[label] ?? {}) as never)[k] as EstimateJson | undefined);
+  const byArm = s.breakdowns.arm ?? {};
+  const cell = (label: string, k: string) => fmtEstimate(flattenMetrics(byArm[label] ?? {})[k]);
   out.push(
     table(
       ['arm', 'runs', 'errors', 'accuracy', 'parse_ok', 'args_correct.over_call_expected', 'no_call', 'false_trigger', 'truncated', 'constraint'],

@@ -258,7 +258,7 @@ interface ReportView {
 /** report.md of a probe run: a table of sections, each a small function of the summary. */
 export function probeMarkdown(s: Summary): string {
   const cfg = s.config as Record<string, unknown>;
-  const v: ReportView = { s, flat: flattenMetrics(s.metrics as never), cfg, tpl: cfg.template as Template | null | undefined };
+  const v: ReportView = { s, flat: flattenMetrics(s.metrics), cfg, tpl: cfg.template as Template | null | undefined };
   return [headerBlock(`Probe — ${s.header.model}`, s), ...PROBE_SECTIONS.flatMap((section) => section(v))].join('\n');
 }
 
@@ -339,11 +339,11 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
   },
   ({ s }) => toolhoundTreeSection(s),
   function byCategory({ s }) {
-    const byCat = (s.breakdowns.category ?? {}) as Record<string, Record<string, unknown>>;
+    const byCat = s.breakdowns.category ?? {};
     const names = (s.extra.categories ?? {}) as Record<string, string>;
     if (!Object.keys(byCat).length) return [];
-    const cell = (ms: Record<string, unknown>, k: string) => {
-      const e = flattenMetrics(ms as never)[k] as EstimateJson | undefined;
+    const cell = (ms: Summary['metrics'], k: string) => {
+      const e = flattenMetrics(ms)[k];
       return e && e.value !== null ? `${e.value.toFixed(2)} (${e.n})` : '—';
     };
     const cols = ['accuracy', 'parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger', 'lenient.accuracy'];

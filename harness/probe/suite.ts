@@ -317,3 +317,6 @@ export function probeVerdict(m: ProbeMeta): Verdict {
   return { pass: r.pass, message: r.message(), summary };
 }
 
+
+// The registry loads a suite folder's definition as its default export (harness/kit/suite-folders.ts).
+export default probeSuite;

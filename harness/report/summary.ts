@@ -132,7 +132,7 @@ export function validSummary(x: unknown): Summary {
 
 /** Gate metrics view: null (no data) becomes NaN so comparisons fail. */
 export function gateMetrics(summary: Pick<Summary, 'metrics'>) {
-  const flat = flattenMetrics(summary.metrics as Nested);
+  const flat = flattenMetrics(summary.metrics);
   return Object.fromEntries(
     Object.entries(flat).map(([k, e]) => [k, { value: e.value ?? NaN, lo: e.lo ?? NaN, hi: e.hi ?? NaN, n: e.n }]),
   );

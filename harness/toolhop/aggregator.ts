@@ -44,7 +44,7 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
   comparableOn: [],
   markdown: toolhopMarkdown,
   terminal(s, outDir) {
-    const flat = flattenMetrics(s.metrics as never);
+    const flat = flattenMetrics(s.metrics);
     const acc = flat.accuracy;
     const rules = s.extra.rules as { literal: number; substring: number; tool_result: number } | undefined;
     const lines = [
@@ -60,7 +60,7 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
   },
   charts(s) {
     const model = s.header.model;
-    const flat = flattenMetrics(s.metrics as never);
+    const flat = flattenMetrics(s.metrics);
     const sim = s.notice ? ' — simulator' : '';
     const charts = [
       { file: 'charts/accuracy.svg', label: 'Accuracy with 95% CI', svg: barChart([bar(`${model} (accuracy)`, flat.accuracy), bar(`${model} (strict)`, flat.strict_accuracy)], { title: `ToolHop accuracy (95% CI)${sim}`, axisLabel: 'accuracy' }) },

@@ -3,7 +3,7 @@ import { flattenMetrics, type Summary } from '../report/summary.ts';
 
 /** report.md of a ToolHop run. */
 export function toolhopMarkdown(s: Summary): string {
-  const flat = flattenMetrics(s.metrics as never);
+  const flat = flattenMetrics(s.metrics);
   const c = s.counts;
   const a = s.extra.activity as Record<string, number> | undefined;
   const parts = [

@@ -199,3 +199,6 @@ function brokenRow(entry: DatasetEntry, trial: number, error: string): ToolhopOu
 function selection(s: ToolhopSettings): Selection {
   return { only: s.only, offset: s.offset, limit: s.only ? undefined : s.limit };
 }
+
+// The registry loads a suite folder's definition as its default export (harness/kit/suite-folders.ts).
+export default toolhopSuite;

@@ -63,7 +63,7 @@ export async function runSweep(cells: readonly SweepCell[], env: NodeJS.ProcessE
     const t0 = performance.now();
     const run = await runSuite(toolhopSuite, cellEnv);
     const wallMs = performance.now() - t0;
-    const metrics = flattenMetrics(run.finalized.summary.metrics as never);
+    const metrics = flattenMetrics(run.finalized.summary.metrics);
     done.push({ cell, label, dir, metrics, metas: run.metas, wallMs });
     log(`  ${label.padEnd(36)} accuracy ${fmtEstimate(metrics.accuracy)}  tokens/correct ${fmtEstimate(metrics.tokens_per_correct, 0)}  ${(wallMs / 1000).toFixed(1)} s`);
   }

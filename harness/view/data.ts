@@ -14,7 +14,6 @@ import type { BreakdownView, CaseDetail, CaseRow, ComparisonView, MetricView, Ru
  * with the suites' own outcomes, so the page never shows a verdict the statistics did not make.
  */
 
-type Nested = Parameters<typeof flattenMetrics>[0];
 
 function aggregatorOf(suite: string): SuiteAggregator {
   return suiteNamed(suite)?.aggregator ?? genericAggregator;
@@ -51,7 +50,7 @@ export function settingsRows(s: Summary): Array<[string, string]> {
 
 export function breakdownViews(s: Summary): BreakdownView[] {
   return Object.entries(s.breakdowns).map(([group, byKey]) => {
-    const flat = Object.entries(byKey).map(([key, nested]) => ({ key, metrics: flattenMetrics(nested as Nested) }));
+    const flat = Object.entries(byKey).map(([key, nested]) => ({ key, metrics: flattenMetrics(nested) }));
     const metrics = [...new Set(flat.flatMap((f) => Object.keys(f.metrics)))];
     return { group, metrics, rows: flat.map((f) => ({ key: f.key, cells: metrics.map((m) => (f.metrics[m] ? metricView(m, f.metrics[m]!) : null)) })) };
   });
@@ -91,7 +90,7 @@ export function runView(run: LoadedRun, label: string): { view: RunView; details
     return { ...c.row, detail: details.length - 1 };
   });
   rows.sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.trial - b.trial);
-  const metrics = s ? Object.entries(flattenMetrics(s.metrics as Nested)).filter(([, e]) => isEstimate(e)).map(([n, e]) => metricView(n, e)) : [];
+  const metrics = s ? Object.entries(flattenMetrics(s.metrics)).filter(([, e]) => isEstimate(e)).map(([n, e]) => metricView(n, e)) : [];
   const view: RunView = {
     label,
     dir: run.dir,

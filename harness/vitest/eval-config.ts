@@ -66,7 +66,7 @@ export function evalConfig(o: EvalConfigOptions = {}) {
  * limit is the run's) and one sandbox pool across the suite's files; instances run concurrently inside each file.
  * vitest.config.ts uses it as its `eval` project, and the CLI runs it without loading that file (builtinEvalConfig).
  */
-export function builtinEvalProject(env: NodeJS.ProcessEnv = process.env) {
+export function builtinEvalProject(env: NodeJS.ProcessEnv) {
   return {
     name: 'eval',
     // `.ts` in the repository, `.js` in the package's dist/.
@@ -88,14 +88,14 @@ export function builtinEvalProject(env: NodeJS.ProcessEnv = process.env) {
  * (run.ts: prepareEvalRun) and the reporter is an instance: Vitest's main process then loads no toolgauge module
  * through Vite before it starts the test worker.
  */
-export function builtinEvalConfig(env: NodeJS.ProcessEnv = process.env, inline?: { provide: KitConfig; reporter: object }) {
+export function builtinEvalConfig(env: NodeJS.ProcessEnv, inline?: { provide?: KitConfig; reporter: object }) {
   const project = builtinEvalProject(env);
   return {
     plugins: [toolgaugePlugin()],
     resolve: { alias: workerBundleAliases(launcherBundle(env)) },
     test: {
       ...project,
-      ...(inline ? { globalSetup: [], provide: { toolgauge: inline.provide } } : {}),
+      ...(inline ? { globalSetup: [], ...(inline.provide ? { provide: { toolgauge: inline.provide } } : {}) } : {}),
       // From the sources, transformed modules are cached on disk between runs. The package's dist/ is JavaScript the
       // worker loads natively, and a cache there would be written inside the installed package.
       experimental: { fsModuleCache: MODULE_EXT === '.ts' },

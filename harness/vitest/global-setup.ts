@@ -16,13 +16,18 @@ import type { Responder } from '../sim/server.ts';
  */
 export async function prepareEvalRun(
   suites: readonly AnySuite[],
-  o: { filter: string | null; sharded: boolean; carryTraces?: boolean },
+  o: {
+    filter: string | null;
+    sharded: boolean;
+    carryTraces?: boolean;
+    /** The configuration the CLI parsed and checked (its run id holds the directory's lock); else parsed here. */
+    kc?: KitConfig;
+    /** The CLI checked the endpoint already. */
+    endpointChecked?: boolean;
+  },
 ): Promise<{ kc: KitConfig; close: () => Promise<void> }> {
   prefetchGitState();
-  // The CLI's run id (it holds the directory's lock under it), never one inherited from the environment.
-  const runId = launcherRunId(process.env);
-  const kc = parseKitConfig(process.env, suites, { ...(runId ? { runId } : {}), filter: o.filter, sharded: o.sharded });
-  markRunId(process.env, kc.runId);
+  const kc = o.kc ? { ...o.kc, filter: o.filter, sharded: o.sharded } : parseHere(suites, o);
   if (o.carryTraces) kc.carryTraces = true;
   // Before the first request (the CLI checked already; plain `vitest run` is checked here): the run's out dir, or
   // `results/` under which each suite writes its own.
@@ -38,7 +43,9 @@ export async function prepareEvalRun(
   }
   if (kc.run.baseUrl) {
     // The CLI already checked; plain `vitest run` gets the same check here. Replay needs no endpoint.
-    if (process.env.TOOLGAUGE_PREFLIGHT_DONE !== '1' && kc.run.cache !== 'replay') await (await import('../model/preflight.ts')).checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    // `toolgauge eval` checked it before Vitest loaded this setup, and says so in this process's environment.
+    const checked = o.endpointChecked ?? (!o.kc && process.env.TOOLGAUGE_PREFLIGHT_DONE === '1');
+    if (!checked && kc.run.cache !== 'replay') await (await import('../model/preflight.ts')).checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
   }
   const suiteWantsSim = suites.some((s) => {
     const set = kc.suites[s.name];
@@ -81,6 +88,15 @@ export async function prepareEvalRun(
     }
   }
   return { kc, close };
+}
+
+/** Under plain `vitest run` (the global setup is the edge): the configuration from the environment. */
+function parseHere(suites: readonly AnySuite[], o: { filter: string | null; sharded: boolean }): KitConfig {
+  // The CLI's run id (it holds the directory's lock under it), never one inherited from the environment.
+  const runId = launcherRunId(process.env);
+  const kc = parseKitConfig(process.env, suites, { ...(runId ? { runId } : {}), filter: o.filter, sharded: o.sharded });
+  markRunId(process.env, kc.runId);
+  return kc;
 }
 
 /** The eval run's global setup (`globalSetup` file): prepareEvalRun, then provide the configuration to the workers. */

@@ -10,7 +10,8 @@ import { REPORTER_PATH } from './plugin.ts';
 
 /**
  * Run eval suites through Vitest's Node API — the project `vitest run --project eval <files>` runs (given inline, so
- * vitest.config.ts is not loaded), or a user's eval files with evalConfig; the run's configuration is already in
+ * vitest.config.ts is not loaded), or a user's eval files with evalConfig. Built-in suites get their configuration as
+ * a value (`inProcess.kc`, provided to the workers); a user's eval files read theirs in the eval global setup, from
  * process.env. Returns the exit code the reporter decided.
  */
 export async function runEvalSuites(
@@ -28,17 +29,30 @@ export async function runEvalSuites(
      * from modules this process has already loaded, so Vitest's main process loads neither file through Vite before
      * it starts the test worker.
      */
-    inProcess?: { suites: readonly AnySuite[]; reporter: object };
+    inProcess?: {
+      suites: readonly AnySuite[];
+      reporter: object;
+      /** The run's configuration, parsed and checked by the CLI (harness/cli/suite-command.ts). */
+      kc: KitConfig;
+      /** The CLI has checked the endpoint already. */
+      endpointChecked: boolean;
+    };
+    /** The environment the eval config reads (concurrency, time limit, the launcher's worker bundle). */
+    env: NodeJS.ProcessEnv;
   },
 ): Promise<number> {
-  process.env.TOOLGAUGE_CLI = '1';
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
   const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
-  const prepared = opts.inProcess && !opts.userRoot && !opts.mergeReports ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob }) : undefined;
-  const inline = prepared ? { provide: prepared.kc, reporter: opts.inProcess!.reporter } : undefined;
-  const reporter = opts.inProcess?.reporter ?? REPORTER_PATH;
+  const prepared =
+    opts.inProcess && !opts.userRoot && !opts.mergeReports
+      ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob, kc: opts.inProcess.kc, endpointChecked: opts.inProcess.endpointChecked })
+      : undefined;
+  // `--merge-reports` has no global setup: the reporter instance starts from the CLI's configuration and the blobs.
+  const inline = opts.inProcess && !opts.userRoot ? { reporter: opts.inProcess.reporter, ...(prepared ? { provide: prepared.kc } : {}) } : undefined;
+  // Loaded by path (a user's evals), the reporter learns from its options that it runs under the CLI.
+  const reporter = opts.inProcess?.reporter ?? [REPORTER_PATH, { cli: true }];
   try {
     return await runVitest(files, opts, where, blob, reporter, inline);
   } finally {
@@ -51,8 +65,8 @@ async function runVitest(
   opts: Parameters<typeof runEvalSuites>[1],
   where: { root: string; config: false },
   blob: string | undefined,
-  reporter: string | object,
-  inline: { provide: KitConfig; reporter: object } | undefined,
+  reporter: object,
+  inline: { provide?: KitConfig; reporter: object } | undefined,
 ): Promise<number> {
   const vitest = await startVitest(
     'test',
@@ -65,12 +79,18 @@ async function runVitest(
       ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
       ...(blob ? { reporters: ['default', reporter, ['blob', { outputFile: blob }]] as never } : {}),
     },
-    opts.userRoot ? evalConfig({ include: files.map((f) => relative(opts.userRoot!, resolve(opts.userRoot!, f))), concurrency: concurrencyOf(process.env) }) : builtinEvalConfig(process.env, inline),
+    opts.userRoot ? userEvalConfig(files, opts.userRoot, opts.env, reporter) : builtinEvalConfig(opts.env, inline),
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
   if (opts.reportPath && existsSync(opts.reportPath)) process.stdout.write('\n' + readFileSync(opts.reportPath, 'utf8'));
   return code;
+}
+
+/** A user's eval files with toolgauge's eval configuration, its reporter told it runs under the CLI. */
+function userEvalConfig(files: string[], root: string, env: NodeJS.ProcessEnv, reporter: object) {
+  const config = evalConfig({ include: files.map((f) => relative(root, resolve(root, f))), concurrency: concurrencyOf(env) });
+  return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[] } };
 }
 
 export function reportPathOf(outDir: string): string {

@@ -43,7 +43,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
   // The block registers at once (so `describeEval(…)` works without `await`); its body loads the instances.
   describe(title, { meta: { toolgaugeSuite: ident } }, async () => {
     try {
-      const settings = opts.settings ?? settingsOf<S>(kc, def.name);
+      const settings = opts.settings ?? settingsOf(kc, def);
       // A gate that names a metric this suite never reports fails here, before any instance runs.
       if (kc.run.gate) checkGate(kc.run.gate, def.metricNames(settings));
       const key = `${def.name}\u0000${JSON.stringify(settings)}\u0000${kc.runId}`;

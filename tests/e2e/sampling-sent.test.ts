@@ -17,7 +17,7 @@ type Body = Record<string, unknown>;
 /** A simulator for the suite, behind a proxy that keeps every chat/completions request body it forwards. */
 async function recordingSim(def: SuiteDefinition<any, any, any>, env: NodeJS.ProcessEnv): Promise<{ url: string; bodies: Body[]; close(): Promise<void> }> {
   const kc = parseKitConfig(env, [def]);
-  const sim: SimServer = await startSimServer({ responders: { [def.name]: def.responder!(kc.run, settingsOf(kc, def.name)) } });
+  const sim: SimServer = await startSimServer({ responders: { [def.name]: def.responder!(kc.run, settingsOf(kc, def)) } });
   const bodies: Body[] = [];
   const proxy: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
+import { suiteFolders } from '../../harness/kit/suite-folders.ts';
 
 /**
  * Configuration is read from the environment at the edges only — the command line, the Vitest adapter's global setup
@@ -14,11 +15,9 @@ const ROOT = fromRoot();
 
 /** Edges (a folder ends with '/'), each with the reason it may read the environment. */
 const ENV_EDGES: Record<string, string> = {
-  'harness/cli/': 'the command line: flags and environment become a run configuration',
+  'harness/cli/': 'the command line (and each suite folder\'s command.ts): flags and environment become a run configuration',
   'harness/vitest/global-setup.ts': 'the edge under plain `vitest run`: parses the KitConfig the workers receive',
   'harness/vitest/context.ts': 'a worker without a provided KitConfig (a project\'s own eval file run by Vitest) parses its own at the edge',
-  'harness/vitest/run.ts': 'starts Vitest for the CLI: marks the process and builds the eval config from the environment',
-  'harness/vitest/eval-config.ts': 'a project\'s vitest.config: the environment is the edge there (default of builtinEvalConfig)',
   'harness/builtin/global-setup.ts': 'the built-in suites\' Vitest global setup (an edge under plain `vitest run`): TOOLGAUGE_SUITES names the run\'s suites',
   'reporters/toolgauge.ts': 'the reporter runs in Vitest\'s main process, an edge of its own',
   'harness/engine/child.mjs': 'the entry point of the engine\'s child process: its options arrive in its environment',
@@ -30,6 +29,21 @@ const ENV_EDGES: Record<string, string> = {
   'harness/bfcl/testkit.ts': 'test support',
   'harness/core/testkit.ts': 'test support',
 };
+
+/**
+ * The modules that may write process.env, each with its reason. The CLI hands a built-in suite's run its configuration
+ * as a value (the KitConfig Vitest provides to the workers); it never passes options by writing the environment.
+ */
+const ENV_WRITERS: Record<string, string> = {
+  'harness/cli/commands/eval.ts': "a user's eval files run with their own global setup, which parses this process's environment",
+  'harness/vitest/global-setup.ts': 'under plain `vitest run`: marks the run id it chose as this process\'s (harness/kit/config.ts, launcherRunId)',
+};
+
+/** Whether a module's source writes process.env: assigns, deletes or merges into it, hands it to a writer, or makes it a parameter's default (which the callee may write). */
+function writesEnv(src: string): boolean {
+  const code = src.split('\n').filter((l) => !/^\s*(\/\/|\*|\/\*)/.test(l)).join('\n');
+  return /\bprocess\.env(\.\w+|\[[^\]]+\])\s*(=(?!=)|\?\?=|\|\|=)|\bdelete\s+process\.env\b|Object\.assign\(\s*process\.env\b|\b(markRunId|flagsToEnv|engineEnv)\([^)]*\bprocess\.env\b|\benv\s*:\s*NodeJS\.ProcessEnv\s*=\s*process\.env\b/.test(code);
+}
 
 /** Whether a module's source reads the environment (comment lines aside). */
 function readsEnv(src: string): boolean {
@@ -47,7 +61,9 @@ function files(dir: string): string[] {
   return out;
 }
 
-const edge = (rel: string) => Object.keys(ENV_EDGES).find((k) => (k.endsWith('/') ? rel.startsWith(k) : rel === k));
+/** A suite folder's `command.ts` is a module of the command line that lives with its suite (harness/kit/suite-folders.ts). */
+const SUITE_COMMANDS = new Set(suiteFolders(join(ROOT, 'harness')).map((f) => `harness/${f.name}/command.ts`));
+const edge = (rel: string) => (SUITE_COMMANDS.has(rel) ? 'harness/cli/' : Object.keys(ENV_EDGES).find((k) => (k.endsWith('/') ? rel.startsWith(k) : rel === k)));
 const readers = [...files(join(ROOT, 'harness')), ...files(join(ROOT, 'reporters'))]
   .filter((f) => readsEnv(readFileSync(f, 'utf8')))
   .map((f) => relative(ROOT, f));
@@ -60,6 +76,18 @@ describe('process.env is read at the edges only', () => {
   it('every named edge still reads it (the list holds no stale entry)', () => {
     const stale = Object.keys(ENV_EDGES).filter((k) => !readers.some((r) => (k.endsWith('/') ? r.startsWith(k) : r === k)));
     expect(stale).toEqual([]);
+  });
+
+  it('only the named modules write process.env: the CLI passes a run its options as values', () => {
+    const writers = [...files(join(ROOT, 'harness')), ...files(join(ROOT, 'reporters'))].filter((f) => writesEnv(readFileSync(f, 'utf8'))).map((f) => relative(ROOT, f));
+    expect(writers.filter((w) => !(w in ENV_WRITERS) && !/(^|\/)testkit\.ts$/.test(w))).toEqual([]);
+    expect(Object.keys(ENV_WRITERS).filter((k) => !writers.includes(k))).toEqual([]);
+    expect(writesEnv('Object.assign(process.env, env);')).toBe(true);
+    expect(writesEnv("process.env.TOOLGAUGE_CLI = '1';")).toBe(true);
+    expect(writesEnv('delete process.env.OPENAI_API_KEY;')).toBe(true);
+    expect(writesEnv('markRunId(process.env, kc.runId);')).toBe(true);
+    expect(writesEnv('export function f(values, env: NodeJS.ProcessEnv = process.env) {}')).toBe(true);
+    expect(writesEnv("const x = process.env.A === '1';\nconst env = { ...process.env };\nenv.A = '1';")).toBe(false);
   });
 
   it('the check sees the ways a module reads the environment, and not a comment', () => {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
+import { suiteFolders } from '../../harness/kit/suite-folders.ts';
 
 /**
  * The layering of harness/, read from the source (not from a list kept beside the code). `LEVEL` below is the one
@@ -15,6 +16,9 @@ import { fromRoot } from '../../harness/core/paths.ts';
  */
 
 const ROOT = fromRoot();
+/** The suites: the registry's folders (harness/kit/suite-folders.ts), each at the suites' level. */
+const SUITE_LEVEL = 4;
+const REGISTRY = new Set(suiteFolders(join(ROOT, 'harness')).map((f) => f.name));
 const LEVEL: Record<string, number> = {
   core: 0,
   model: 1, engine: 1, stats: 1, sandbox: 1, parse: 1, sim: 1, hub: 1,
@@ -22,7 +26,7 @@ const LEVEL: Record<string, number> = {
   // `toolgauge serve` renders the GGUF's chat template and builds grammars; the kit's runSuite may start it.
   serve: 2.5,
   kit: 3,
-  vitest: 4, toolhop: 4, maze: 4, probe: 4, bfcl: 4, apibank: 4,
+  vitest: 4, ...Object.fromEntries([...REGISTRY].map((n) => [n, SUITE_LEVEL])),
   builtin: 5,
   optimize: 5,
   // The Vitest reporter (reporters/, beside harness/) loads the built-in suites by name.
@@ -38,7 +42,6 @@ const UPWARD_PATHS: Record<string, string> = {
   'harness/vitest/eval-config.ts → ../builtin/global-setup': 'Vitest loads this global setup by path; the adapter only names it',
   'harness/vitest/plugin.ts → ../../reporters/toolgauge': 'Vitest loads reporters by path; the plugin only names it',
 };
-const SUITES = new Set(['toolhop', 'maze', 'probe', 'bfcl', 'apibank']);
 /**
  * Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict;
  * API-Bank reads replies with BFCL's emulation of Python's `ast.parse` and its lossless `json.loads`.
@@ -104,10 +107,16 @@ function importsOf(file: string): Ref[] {
  */
 const OWN_LAYER = ['probe/templates'];
 
-const folderOf = (file: string): string | null => {
+/**
+ * The folder (layer) of a module. A suite folder's `command.ts` is its `toolgauge <suite>` command: a module of the
+ * CLI that lives with its suite (docs/adding-a-suite.md).
+ */
+const folderOf = (file: string, suites: ReadonlySet<string> = REGISTRY): string | null => {
   if (relative(join(ROOT, 'reporters'), file).split('/')[0] !== '..') return 'reporters';
   const rel = relative(join(ROOT, 'harness'), file);
   if (rel.startsWith('..')) return null;
+  const [top, name] = rel.split('/');
+  if (suites.has(top!) && name === 'command.ts') return 'cli';
   const own = OWN_LAYER.find((f) => rel.startsWith(`${f}/`) || rel === f);
   return own ?? rel.split('/')[0]!;
 };
@@ -115,22 +124,24 @@ const folderOf = (file: string): string | null => {
 /** A path reference `UPWARD_PATHS` allows (not a module edge). */
 const allowedPath = (i: Ref) => i.kind === 'url' && Object.keys(UPWARD_PATHS).some((k) => `${relative(ROOT, i.from)} → ${i.spec}`.startsWith(k));
 
-/** The layer rules over a list of references: one line per violation. */
-function layerViolations(refs: readonly Ref[]): string[] {
+/** The layer rules over a list of references: one line per violation. `suites`: the registry's folders. */
+function layerViolations(refs: readonly Ref[], suites: ReadonlySet<string> = REGISTRY): string[] {
   const bad: string[] = [];
+  const SUITES = suites;
+  const level = (f: string) => LEVEL[f] ?? (suites.has(f) ? SUITE_LEVEL : undefined);
   for (const i of refs) {
     if (!i.spec.startsWith('.')) continue;
-    const a = folderOf(i.from);
-    const b = folderOf(resolve(dirname(i.from), i.spec));
-    if (!a || !b || a === b || !(a in LEVEL) || !(b in LEVEL)) continue;
+    const a = folderOf(i.from, suites);
+    const b = folderOf(resolve(dirname(i.from), i.spec), suites);
+    if (!a || !b || a === b || level(a) === undefined || level(b) === undefined) continue;
     const where = `${relative(ROOT, i.from)} → ${i.spec}`;
     if (allowedPath(i)) continue;
-    const up = LEVEL[b]! > LEVEL[a]!;
-    const sideways = LEVEL[b] === LEVEL[a];
+    const up = level(b)! > level(a)!;
+    const sideways = level(b) === level(a);
     // Suites never import one another or the Vitest adapter; the adapter never imports a suite.
     const designed = SUITE_EDGES.has(`${a}→${b}`);
     const how = i.kind === 'static' ? 'imports' : i.kind === 'dynamic' ? 'imports dynamically' : 'names a path in';
-    if (up || (sideways && !designed && !(a === 'report' && b === 'match'))) bad.push(`${where} (${a} L${LEVEL[a]} ${how} ${b} L${LEVEL[b]})`);
+    if (up || (sideways && !designed && !(a === 'report' && b === 'match'))) bad.push(`${where} (${a} L${level(a)} ${how} ${b} L${level(b)})`);
     if (SUITES.has(a) && ((SUITES.has(b) && !designed) || b === 'vitest')) bad.push(`${where} (suite ${a} ${how} ${b})`);
   }
   return bad;
@@ -148,7 +159,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { de
 
 describe('layering of harness/', () => {
   it('every harness folder has a layer', () => {
-    const folders = new Set(lib.map(folderOf).filter((f): f is string => !!f && !f.includes('.')));
+    const folders = new Set(lib.map((f) => folderOf(f)).filter((f): f is string => !!f && !f.includes('.')));
     expect([...folders].filter((f) => !(f in LEVEL))).toEqual([]);
   });
 
@@ -175,6 +186,24 @@ describe('layering of harness/', () => {
     // The allowance for the adapter's path to the built-in global setup holds for that file only.
     expect(layerViolations(referencesOf(join(ROOT, 'harness/vitest/other.ts'), "new URL('../builtin/global-setup.ts', import.meta.url)"))).toHaveLength(1);
     expect(layerViolations(referencesOf(join(ROOT, 'harness/vitest/eval-config.ts'), "new URL('../builtin/global-setup.ts', import.meta.url)"))).toEqual([]);
+  });
+
+  it('a new suite folder is a suite as soon as it is in the registry: its references are checked, its command is the CLI\'s', () => {
+    const suites = new Set([...REGISTRY, 'demo']);
+    const refs = [
+      ...referencesOf(join(ROOT, 'harness/demo/suite.ts'), "import { x } from '../kit/types.ts';\nimport { y } from '../toolhop/output.ts';\nconst P = new URL('../cli/main.ts', import.meta.url);"),
+      ...referencesOf(join(ROOT, 'harness/demo/command.ts'), "import { runSuiteCommand } from '../cli/suite-command.ts';\nimport s from './suite.ts';"),
+      ...referencesOf(join(ROOT, 'harness/kit/planted.ts'), "import d from '../demo/suite.ts';"),
+    ];
+    const bad = layerViolations(refs, suites);
+    expect(bad.join('\n')).toMatch(/harness\/demo\/suite\.ts → \.\.\/toolhop\/output\.ts \(suite demo imports toolhop\)/);
+    expect(bad.join('\n')).toMatch(/harness\/demo\/suite\.ts → \.\.\/cli\/main\.ts \(demo L4 names a path in cli L7\)/);
+    expect(bad.join('\n')).toMatch(/harness\/kit\/planted\.ts → \.\.\/demo\/suite\.ts \(kit L3 imports demo L4\)/);
+    // its command module belongs to the CLI, which may import both the CLI's machinery and the suite
+    expect(bad.filter((l) => l.includes('demo/command.ts'))).toEqual([]);
+    expect(bad).toHaveLength(4);
+    // without the registry entry the folder is no layer at all (the "every folder has a layer" check then fails)
+    expect(layerViolations(refs)).toEqual([]);
   });
 
   it('docs/ARCHITECTURE.md shows the same order (its Layers diagram is this table, level by level)', () => {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run as probeCommand } from '../../harness/cli/commands/probe.ts';
+import { run as probeCommand } from '../../harness/probe/command.ts';
 import { readConfig } from '../../harness/core/config.ts';
 import { UsageError } from '../../harness/core/errors.ts';
 import type { RunContext } from '../../harness/kit/types.ts';

@@ -65,8 +65,11 @@ async function runChecked(kc: KitConfig, values: Record<string, unknown>, positi
     env.TOOLGAUGE_PREFLIGHT_DONE = '1';
     if (values.smoke) await runSmoke('eval', kc.run);
   }
+  // A user's eval files run with their own global setup (harness/vitest/eval-global-setup.ts, in this process), which
+  // parses the configuration from this process's environment: for them that is the channel.
   Object.assign(process.env, env);
   return runEvalSuites(positionals.map((f) => resolve(f)), {
+    env: process.env,
     userRoot: process.cwd(),
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,

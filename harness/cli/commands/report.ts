@@ -129,7 +129,7 @@ async function reportOn(positionals: string[], values: Record<string, unknown>):
   const chart = comparisonChart(
     runs.map((r, i) => ({
       label: outcomes[i]!.label,
-      estimate: flattenMetrics(r.summary.metrics as never)[headline] as never,
+      estimate: flattenMetrics(r.summary.metrics)[headline],
       note: i === 0 ? 'baseline' : comparisons[i - 1]!.results.find((x) => x.metric === headline)?.verdict,
     })),
     headline,

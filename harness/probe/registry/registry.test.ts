@@ -7,7 +7,6 @@ import { readGgufHeader, tensorTypeOf } from '../../engine/gguf/reader.ts';
 import { parseKitConfig, settingsOf } from '../../kit/config.ts';
 import { parseLineup } from '../axes/lineup.ts';
 import { checkGgufQuant, ensureTestModel } from '../run/gguf-lineup.ts';
-import type { ProbeSettings } from '../run/env.ts';
 import { probeSuite } from '../suite.ts';
 import { bundledRegistry, fromRegistry, parseRegistry, testModelDirOf, testModelPath } from './registry.ts';
 
@@ -69,7 +68,7 @@ describe('lineups naming registry keys', () => {
     const lineup = join(dir, 'lineup.yaml');
     writeFileSync(lineup, 'models:\n  - {registry: test-llama3, quant: F16}\n  - {registry: qwen3-0.6b, revision: 0123abc, base_url: "http://127.0.0.1:9/v1"}\n');
     const kc = parseKitConfig({ TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_PROBE_LINEUP: lineup, TOOLGAUGE_TEST_MODEL_DIR: testDir }, [probeSuite]);
-    const s = settingsOf<ProbeSettings>(kc, 'probe');
+    const s = settingsOf(kc, probeSuite);
     expect(existsSync(testModelPath(testDir, 'llama3', 0, 'F16'))).toBe(true);
     expect(s.models[0]).toMatchObject({ label: 'test-llama3', quant: 'F16', quantization: 'F16', family: 'llama_json' });
     const g = probeSuite.generation!(kc.run, s) as { model_sources?: Record<string, unknown> };
@@ -80,10 +79,10 @@ describe('lineups naming registry keys', () => {
   });
   it('a plain run naming a registry repository records the registry entry', () => {
     const kc = parseKitConfig({ TOOLGAUGE_MODEL: 'Qwen/Qwen3-0.6B', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [probeSuite]);
-    const g = probeSuite.generation!(kc.run, settingsOf<ProbeSettings>(kc, 'probe')) as { model_sources?: Record<string, unknown> };
+    const g = probeSuite.generation!(kc.run, settingsOf(kc, probeSuite)) as { model_sources?: Record<string, unknown> };
     expect(g.model_sources).toEqual({ 'Qwen_Qwen3-0.6B': { registry: 'qwen3-0.6b', repo: 'Qwen/Qwen3-0.6B', revision: null, endpoint_revision: null } });
     const other = parseKitConfig({ TOOLGAUGE_MODEL: 'some-model', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [probeSuite]);
-    expect((probeSuite.generation!(other.run, settingsOf<ProbeSettings>(other, 'probe')) as Record<string, unknown>).model_sources).toBeUndefined();
+    expect((probeSuite.generation!(other.run, settingsOf(other, probeSuite)) as Record<string, unknown>).model_sources).toBeUndefined();
   });
 });
 

@@ -1,25 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DataError, UsageError } from '../../core/errors.ts';
-import { phrasingInventory } from '../../probe/cases/generate.ts';
-import { lintCases } from '../../probe/cases/lint.ts';
-import { loadCases } from '../../probe/cases/load.ts';
-import { FAMILIES } from '../../parse/index.ts';
-import { SERVERS } from '../../constrain/requests.ts';
-import { parseLineup } from '../../probe/axes/lineup.ts';
-import { testModelDirOf } from '../../probe/registry/registry.ts';
-import { checkAxes, onSimulator } from '../../probe/run/arms.ts';
-import { fetchEndpointIdentity } from '../../probe/run/endpoint.ts';
-import { API_KEY_ENV } from '../../probe/run/lineup-limits.ts';
-import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from '../../probe/run/env.ts';
-import { templateOf } from '../../probe/suite.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
-import { runSuiteCommand } from '../suite-command.ts';
-import { applyConfig, type ConfigOptions } from '../config-file.ts';
-import { startLineupEngines, type LineupEngines } from '../probe-gguf.ts';
-import { ggufPathOf } from '../../probe/run/gguf-lineup.ts';
-import { probeSuite } from '../../probe/suite.ts';
+import { DataError, UsageError } from '../core/errors.ts';
+import { phrasingInventory } from './cases/generate.ts';
+import { lintCases } from './cases/lint.ts';
+import { loadCases } from './cases/load.ts';
+import { FAMILIES } from '../parse/index.ts';
+import { SERVERS } from '../constrain/requests.ts';
+import { parseLineup } from './axes/lineup.ts';
+import { testModelDirOf } from './registry/registry.ts';
+import { checkAxes, onSimulator } from './run/arms.ts';
+import { fetchEndpointIdentity } from './run/endpoint.ts';
+import { API_KEY_ENV } from './run/lineup-limits.ts';
+import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from './run/env.ts';
+import { templateOf } from './suite.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../cli/model-flags.ts';
+import { runSuiteCommand } from '../cli/suite-command.ts';
+import { applyConfig, type ConfigOptions } from '../cli/config-file.ts';
+import { startLineupEngines, type LineupEngines } from '../cli/probe-gguf.ts';
+import { ggufPathOf } from './run/gguf-lineup.ts';
+import { probeSuite } from './suite.ts';
 
 // toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE] [--split dev|test|all]
 //                 [--family NAME] [--only ID,ID] [--categories C1,C2] [model flags]
@@ -161,14 +161,16 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
 export async function run(argvIn: string[]): Promise<number> {
   if (argvIn[0] === 'lint') return lint(argvIn.slice(1));
   const argv = applyConfig('probe', argvIn, { ...MODEL_FLAGS, ...FLAGS }, CONFIG_OPTIONS);
-  // Set only by the check below (endpoint identities, the lineup's own engines for the workers): never inherited.
-  delete process.env.TOOLGAUGE_PROBE_ENDPOINTS;
-  delete process.env.TOOLGAUGE_PROBE_GGUF_URLS;
+  // The run's environment, a copy. The endpoint identities and the lineup's own engines reach the workers inside the
+  // settings (below): an inherited value of their variables is never read.
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.TOOLGAUGE_PROBE_ENDPOINTS;
+  delete env.TOOLGAUGE_PROBE_GGUF_URLS;
   let engines: LineupEngines | null = null;
-  const fromLineup = lineupRunKey(argv, process.env);
+  const fromLineup = lineupRunKey(argv, env);
   if (fromLineup) {
-    if (fromLineup.key) process.env.OPENAI_API_KEY = fromLineup.key;
-    else delete process.env.OPENAI_API_KEY;
+    if (fromLineup.key) env.OPENAI_API_KEY = fromLineup.key;
+    else delete env.OPENAI_API_KEY;
   }
   return runSuiteCommand<ProbeSettings>(
     {
@@ -200,10 +202,8 @@ export async function run(argvIn: string[]): Promise<number> {
               if (url) endpoints[m.label] = await fetchEndpointIdentity(url, settings.apiKeys[m.label] ?? (m.baseUrl ? undefined : kc.run.apiKey), m.model);
             }),
         );
-        if (Object.keys(endpoints).length) {
-          settings.endpoints = endpoints;
-          process.env.TOOLGAUGE_PROBE_ENDPOINTS = JSON.stringify(endpoints);
-        }
+        // The settings object is the run configuration's own: the workers receive it with the identities in it.
+        if (Object.keys(endpoints).length) settings.endpoints = endpoints;
         try {
           checkAxes(settings, kc.run, (m) => families.get(m.label) ?? null);
         } catch (err) {
@@ -213,6 +213,7 @@ export async function run(argvIn: string[]): Promise<number> {
       },
     },
     expandModels(argv),
+    env,
   ).finally(() => (engines as LineupEngines | null)?.close());
 }
 
@@ -220,8 +221,9 @@ async function lint(argv: string[]): Promise<number> {
   const { values } = parseFlags('probe lint', argv, { ...CASE_FLAGS, json: { type: 'boolean' } });
   mustExist('cases', values.cases);
   mustExist('tools', values.tools);
-  flagsToEnv(values, ENV);
-  const settings = readProbeEnv(process.env);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  flagsToEnv(values, ENV, env);
+  const settings = readProbeEnv(env);
   const loaded = asUsage(() => loadCases(settings.casesFile, settings.toolsFile ? { toolsFile: settings.toolsFile } : {}));
   const own = loaded.cases.some((c) => c.phrasing);
   const r = lintCases(loaded, own ? { phrasings: phrasingInventory() } : {});

@@ -1,28 +1,28 @@
-import { escapeTerminal } from '../../core/terminal.ts';
+import { escapeTerminal } from '../core/terminal.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DataError, UsageError } from '../../core/errors.ts';
-import { readJsonl, writeFileAtomic } from '../../core/jsonl.ts';
-import { FILES } from '../../toolhop/output.ts';
-import { rescoreDir, type Rescored } from '../../toolhop/rescore.ts';
-import { validSummary } from '../../report/summary.ts';
-import { finalizeSuite } from '../../kit/finalize.ts';
-import { withDirLocks } from '../../kit/lock.ts';
-import { toolhopAggregator } from '../../toolhop/aggregator.ts';
-import type { ToolhopSettings } from '../../toolhop/settings.ts';
-import { toolhopSuite } from '../../toolhop/suite.ts';
-import { smokeDataset } from '../../toolhop/smoke.ts';
-import { resolveDataSource } from '../../toolhop/source.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { runSuiteCommand } from '../suite-command.ts';
-import { applyConfig } from '../config-file.ts';
-import { runSmoke } from '../smoke.ts';
-import { parseKitConfig, settingsOf } from '../../kit/config.ts';
-import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
-import { COMMS, TOPOLOGIES, type Comm, type Topology } from '../../toolhop/settings.ts';
-import { runSweep, sweepGrid } from '../../toolhop/sweep.ts';
-import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
+import { DataError, UsageError } from '../core/errors.ts';
+import { readJsonl, writeFileAtomic } from '../core/jsonl.ts';
+import { FILES } from './output.ts';
+import { rescoreDir, type Rescored } from './rescore.ts';
+import { validSummary } from '../report/summary.ts';
+import { finalizeSuite } from '../kit/finalize.ts';
+import { withDirLocks } from '../kit/lock.ts';
+import { toolhopAggregator } from './aggregator.ts';
+import type { ToolhopSettings } from './settings.ts';
+import { toolhopSuite } from './suite.ts';
+import { smokeDataset } from './smoke.ts';
+import { resolveDataSource } from './source.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
+import { runSuiteCommand } from '../cli/suite-command.ts';
+import { applyConfig } from '../cli/config-file.ts';
+import { runSmoke } from '../cli/smoke.ts';
+import { parseKitConfig, settingsOf } from '../kit/config.ts';
+import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
+import { COMMS, TOPOLOGIES, type Comm, type Topology } from './settings.ts';
+import { runSweep, sweepGrid } from './sweep.ts';
+import { flagsToEnv, MODEL_FLAGS } from '../cli/model-flags.ts';
 
 export const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
@@ -119,9 +119,9 @@ export async function run(argvIn: string[]): Promise<number> {
         process.stdout.write(JSON.stringify(report, null, 2) + '\n');
         return report.invalid_rows.length || report.source_parse_or_compile_errors ? 1 : 0;
       },
-      after(_kc, _settings, outDir) {
-        const out = process.env.TOOLHOP_OUT;
-        if (out) writeReferencePredictions(outDir, out);
+      after(_kc, _settings, outDir, values) {
+        const out = values.out;
+        if (typeof out === 'string' && out) writeReferencePredictions(outDir, out);
       },
     },
     argv,
@@ -161,7 +161,7 @@ async function sweep(argv: string[]): Promise<number> {
   flagsToEnv({ ...values, agents: undefined }, cellEnv, env);
   const kc = parseKitConfig(env, [toolhopSuite]);
   try {
-    settingsOf(kc, 'toolhop');
+    settingsOf(kc, toolhopSuite);
   } catch (err) {
     throw new UsageError(`toolgauge toolhop sweep: ${(err as Error).message}`);
   }

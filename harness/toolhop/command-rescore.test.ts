@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireDirLock, releaseDirLock } from '../../kit/lock.ts';
-import { run } from './toolhop.ts';
+import { acquireDirLock, releaseDirLock } from '../kit/lock.ts';
+import { run } from './command.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

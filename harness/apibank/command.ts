@@ -1,19 +1,19 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DataError, UsageError } from '../../core/errors.ts';
-import { writeFileAtomic } from '../../core/jsonl.ts';
-import { rescoreFolder } from '../../apibank/rescore.ts';
-import { scoreOptionsFor, toolSearcherModeOf } from '../../apibank/scoring.ts';
-import { APIBANK_ENV, type ApibankSettings } from '../../apibank/settings.ts';
-import { APIBANK_POLICIES } from '../../apibank/sim-policy.ts';
-import { apibankSuite } from '../../apibank/suite.ts';
-import { ApibankData } from '../../apibank/tasks.ts';
-import { parsePolicySpec } from '../../sim/policy-spec.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { runSuiteCommand } from '../suite-command.ts';
-import { MODEL_FLAGS } from '../model-flags.ts';
-import { applyConfig } from '../config-file.ts';
+import { DataError, UsageError } from '../core/errors.ts';
+import { writeFileAtomic } from '../core/jsonl.ts';
+import { rescoreFolder } from './rescore.ts';
+import { scoreOptionsFor, toolSearcherModeOf } from './scoring.ts';
+import { APIBANK_ENV, type ApibankSettings } from './settings.ts';
+import { APIBANK_POLICIES } from './sim-policy.ts';
+import { apibankSuite } from './suite.ts';
+import { ApibankData } from './tasks.ts';
+import { parsePolicySpec } from '../sim/policy-spec.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
+import { runSuiteCommand } from '../cli/suite-command.ts';
+import { MODEL_FLAGS } from '../cli/model-flags.ts';
+import { applyConfig } from '../cli/config-file.ts';
 
 export const USAGE = `toolgauge apibank --data DIR [--level 1|2|3|all] [--limit N] [--offset N] [--only ID,…] [--curated-path FILE]
                [--topology single|independent|decentralized|centralized|sequential] [--prompts DIR]

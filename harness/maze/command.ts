@@ -1,19 +1,19 @@
-import type { RunConfig } from '../../core/config.ts';
-import { UsageError } from '../../core/errors.ts';
-import { MODULE_EXT } from '../../core/paths.ts';
-import type { MazeConfig } from '../../maze/config.ts';
-import { selectRuns } from '../../maze/selection.ts';
-import { judgeEndpoint, judgeUsesSimulator } from '../../maze/judge-client.ts';
-import { mazeSuite } from '../../maze/suite.ts';
-import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
-import { mazeTasksOf } from '../../maze/tasks-of.ts';
-import { isSimModel, parsePolicySpec } from '../../sim/policy-spec.ts';
-import { flagSchemas, type FlagSpecs } from '../flags.ts';
-import { runSuiteCommand } from '../suite-command.ts';
-import { checkAgentModule, mazePreflight } from './maze-agent.ts';
-import { isBatch, runMazeBatch } from './maze-batch.ts';
-import { MODEL_FLAGS } from '../model-flags.ts';
-import { applyConfig } from '../config-file.ts';
+import type { RunConfig } from '../core/config.ts';
+import { UsageError } from '../core/errors.ts';
+import { MODULE_EXT } from '../core/paths.ts';
+import type { MazeConfig } from './config.ts';
+import { selectRuns } from './selection.ts';
+import { judgeEndpoint, judgeUsesSimulator } from './judge-client.ts';
+import { mazeSuite } from './suite.ts';
+import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
+import { mazeTasksOf } from './tasks-of.ts';
+import { isSimModel, parsePolicySpec } from '../sim/policy-spec.ts';
+import { flagSchemas, type FlagSpecs } from '../cli/flags.ts';
+import { runSuiteCommand } from '../cli/suite-command.ts';
+import { checkAgentModule, mazePreflight } from '../cli/commands/maze-agent.ts';
+import { isBatch, runMazeBatch } from '../cli/commands/maze-batch.ts';
+import { MODEL_FLAGS } from '../cli/model-flags.ts';
+import { applyConfig } from '../cli/config-file.ts';
 
 export const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },

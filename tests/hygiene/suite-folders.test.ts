@@ -1,0 +1,113 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadBuiltinSuites } from '../../harness/builtin/load.ts';
+import { main } from '../../harness/cli/main.ts';
+import { fromRoot } from '../../harness/core/paths.ts';
+import { parseKitConfig, settingsOf } from '../../harness/kit/config.ts';
+import { suiteNamed } from '../../harness/kit/registry.ts';
+import { readSuiteFolder, suiteFolders, type SuiteFolder } from '../../harness/kit/suite-folders.ts';
+
+/**
+ * A suite is one folder that declares itself (docs/adding-a-suite.md): a throwaway suite `demo`, written to a
+ * temporary copy of the folder layout, is picked up by the CLI's usage and dispatch, the kit's registry, the run's
+ * configuration (its settings) and the CLI bundle's worker entries, with no list edited anywhere. (The layer check's
+ * side is in tests/hygiene/layers.test.ts.) All in process: no CLI child, no Vitest run.
+ */
+
+// The launcher is plain JavaScript (no declarations): its one function this test uses, typed here.
+const { workerEntries } = (await import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href)) as { workerEntries(root: string): Record<string, string> };
+const FLAGS_MODULE = pathToFileURL(fromRoot('harness', 'cli', 'flags.ts')).href;
+let root: string;
+let demo: SuiteFolder;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'tg-suite-folder-'));
+  const dir = join(root, 'harness', 'demo');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'suite.json'), JSON.stringify({ name: 'demo', order: 99, usage: ['demo     [--n N]   a throwaway suite'] }));
+  writeFileSync(
+    join(dir, 'suite.ts'),
+    `export default {
+  name: 'demo', title: 'Demo', outputs: [], parts: 1,
+  settings: (env) => ({ n: Number(env.DEMO_N ?? 1) }),
+  outDir: () => 'results/demo', load: () => ({ instances: [], dataset: null }), testName: (i) => i.id,
+  run: async () => { throw new Error('not run here'); }, failed: (i, trial, message) => ({ suite: 'demo', id: i.id, trial, error: message, pass: false }),
+  verdict: (m) => ({ pass: m.pass, message: '', summary: '' }), aggregator: {}, config: () => ({}), metricNames: () => ['pass_rate'],
+};
+`,
+  );
+  writeFileSync(
+    join(dir, 'command.ts'),
+    `import { parseFlags } from ${JSON.stringify(FLAGS_MODULE)};
+export const USAGE = 'toolgauge demo [--n N]';
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags('demo', argv, { n: { type: 'string' } });
+  return 40 + Number(values.n ?? 0);
+}
+`,
+  );
+  mkdirSync(join(root, 'harness', 'not-a-suite'));
+  demo = readSuiteFolder(dir);
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+afterEach(() => vi.restoreAllMocks());
+
+/** stdout and stderr of one in-process call of the CLI's main. */
+async function cli(argv: string[], folders: readonly SuiteFolder[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true));
+  const code = await main(argv, folders);
+  vi.restoreAllMocks();
+  return { code, out, err };
+}
+
+describe('a suite folder declares itself', () => {
+  it('the registry finds the folder by its suite.json (and nothing else), after the built-in ones', () => {
+    expect(suiteFolders(join(root, 'harness')).map((f) => f.name)).toEqual(['demo']);
+    expect(suiteFolders().map((f) => f.name)).toEqual(['toolhop', 'maze', 'probe', 'bfcl', 'apibank']);
+  });
+
+  it('the CLI lists it in its usage and dispatches to its command (flags parsed by the command)', async () => {
+    const folders = [...suiteFolders(), demo];
+    const help = await cli(['--help'], folders);
+    expect(help.out).toMatch(/^ {2}toolgauge demo {5}\[--n N\] {3}a throwaway suite$/m);
+    expect(help.out).toMatch(/^ {2}toolgauge toolhop /m);
+    expect((await cli(['demo', '--n', '2'], folders)).code).toBe(42);
+    expect((await cli(['demo', '--help'], folders)).out).toBe('toolgauge demo [--n N]\n');
+    const bad = await cli(['demo', '--m', '1'], folders);
+    expect([bad.code, bad.err]).toEqual([2, expect.stringMatching(/^toolgauge demo: .*--m/)]);
+    expect((await cli(['nope'], folders)).err).toMatch(/expected one of toolhop, maze, probe, bfcl, apibank, demo, /);
+    // without the folder in the registry, there is no such command
+    expect((await cli(['demo'], suiteFolders())).code).toBe(2);
+  });
+
+  it('the kit registers its definition and the run configuration parses its settings', async () => {
+    const loaded = await loadBuiltinSuites({ TOOLGAUGE_SUITES: 'demo' }, [...suiteFolders(), demo]);
+    expect(loaded.map((s) => s.name)).toEqual(['demo']);
+    expect(suiteNamed('demo')?.title).toBe('Demo');
+    const kc = parseKitConfig({ DEMO_N: '7' }, loaded);
+    expect(settingsOf(kc, loaded[0]!)).toEqual({ n: 7 });
+  });
+
+  it('the CLI bundle makes its definition a worker entry (what the eval files import)', () => {
+    expect(workerEntries(root)).toEqual({ 'w-suite-tests': 'harness/vitest/suite-tests.ts', 'w-demo': 'harness/demo/suite.ts' });
+    expect(Object.values(workerEntries(fromRoot()))).toContain('harness/toolhop/suite.ts');
+  });
+
+  it('a declaration that does not match its folder is one line naming the file and the field', () => {
+    const dir = join(root, 'harness', 'other');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'suite.json'), JSON.stringify({ name: 'demo', order: 1, usage: ['x'] }));
+    expect(() => readSuiteFolder(dir)).toThrow(`${join(dir, 'suite.json')}: name: 'demo' is not the folder's name 'other'`);
+    writeFileSync(join(dir, 'suite.json'), JSON.stringify({ name: 'other', order: 1, usage: [] }));
+    expect(() => readSuiteFolder(dir)).toThrow(/suite\.json: usage: /);
+    rmSync(dir, { recursive: true });
+  });
+});
