@@ -53,10 +53,11 @@ export function run(argv: string[]): Promise<number> {
   return runOne(args);
 }
 
-function runOne(argv: string[]): Promise<number> {
+function runOne(argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   // The anthropic agent sends the run's key as x-api-key: ANTHROPIC_API_KEY serves when OPENAI_API_KEY is unset.
-  if (argv.some((a, i) => (a === '--agent-type' && argv[i + 1] === 'anthropic') || a === '--agent-type=anthropic') && !process.env.OPENAI_API_KEY && process.env.ANTHROPIC_API_KEY) {
-    process.env.OPENAI_API_KEY = process.env.ANTHROPIC_API_KEY;
+  const env: NodeJS.ProcessEnv = { ...baseEnv };
+  if (argv.some((a, i) => (a === '--agent-type' && argv[i + 1] === 'anthropic') || a === '--agent-type=anthropic') && !env.OPENAI_API_KEY && env.ANTHROPIC_API_KEY) {
+    env.OPENAI_API_KEY = env.ANTHROPIC_API_KEY;
   }
   return runSuiteCommand<MazeConfig>(
     {
@@ -95,6 +96,7 @@ function runOne(argv: string[]): Promise<number> {
       },
     },
     argv,
+    env,
   );
 }
 

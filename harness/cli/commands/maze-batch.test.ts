@@ -84,9 +84,9 @@ describe('maze batch', () => {
     process.env.A_API_KEY = 'a-key';
     try {
       await quiet(() =>
-        runMazeBatch(['--lineup', lineup, '--base-url', 'http://127.0.0.1:2/v1', '--out-dir', join(root, 'd')], async (argv) => {
-          seen.push({ url: flag(argv, '--base-url'), key: process.env.OPENAI_API_KEY });
-          process.env.TOOLGAUGE_LEFTOVER = 'x';
+        runMazeBatch(['--lineup', lineup, '--base-url', 'http://127.0.0.1:2/v1', '--out-dir', join(root, 'd')], async (argv, env) => {
+          seen.push({ url: flag(argv, '--base-url'), key: env.OPENAI_API_KEY });
+          env.TOOLGAUGE_LEFTOVER = 'x';
           leave(flag(argv, '--out-dir')!, 0, [meta('T1', 'P0', true)]);
           return 0;
         }),

@@ -126,11 +126,12 @@ function judgeAttempt(dir: string, code: number | null, thrown: string | null): 
 const isEndpointRefusal = (message: string) => /endpoint .* (is not usable|does not serve)/.test(message);
 
 /**
- * Run the batch: `runOne(argv)` is the single-model `toolgauge maze`. Each model's run gets its own environment
- * (restored after it), `--model`, `--base-url` (a lineup entry's), `--out-dir <results>/<model>/<folder>`.
+ * Run the batch: `runOne(argv, env)` is the single-model `toolgauge maze`. Each model's run gets its own copy of the
+ * environment (its key), `--model`, `--base-url` (a lineup entry's), `--out-dir <results>/<model>/<folder>`; this
+ * process's environment is never written.
  */
-export async function runMazeBatch(argv: readonly string[], runOne: (argv: string[]) => Promise<number>): Promise<number> {
-  const entries = batchEntries(argv, process.env);
+export async function runMazeBatch(argv: readonly string[], runOne: (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>, baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const entries = batchEntries(argv, baseEnv);
   const rest = withoutFlags(argv, [...BATCH_FLAGS, '--out-dir']);
   const root = resolve(flagValue(argv, '--out-dir') ?? 'results');
   const folder = folderOf(argv);
@@ -144,23 +145,20 @@ export async function runMazeBatch(argv: readonly string[], runOne: (argv: strin
     // First attempt as asked; on failure, once more with --resume (ToolMaze retries a failed model once).
     for (const resume of [args.includes('--resume'), true]) {
       attempts++;
-      const saved = { ...process.env };
+      const env: NodeJS.ProcessEnv = { ...baseEnv };
+      if (e.apiKeyEnv) {
+        if (baseEnv[e.apiKeyEnv]) env.OPENAI_API_KEY = baseEnv[e.apiKeyEnv];
+        else delete env.OPENAI_API_KEY;
+      } else if (e.baseUrl) delete env.OPENAI_API_KEY; // the user's key belongs to the endpoint the user named
       let code: number | null = null;
       let thrown: string | null = null;
       try {
-        if (e.apiKeyEnv) {
-          if (process.env[e.apiKeyEnv]) process.env.OPENAI_API_KEY = process.env[e.apiKeyEnv];
-          else delete process.env.OPENAI_API_KEY;
-        } else if (e.baseUrl) delete process.env.OPENAI_API_KEY; // the user's key belongs to the endpoint the user named
         process.stdout.write(`\n── maze batch: ${e.label} (attempt ${attempts}${resume && attempts > 1 ? ', --resume' : ''}) → ${dir}\n`);
-        code = await runOne(resume && !args.includes('--resume') ? [...args, '--resume'] : args);
+        code = await runOne(resume && !args.includes('--resume') ? [...args, '--resume'] : args, env);
       } catch (err) {
         const msg = (err as Error).message;
         if (!(err instanceof UsageError) || !isEndpointRefusal(msg)) throw err;
         thrown = msg;
-      } finally {
-        for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-        Object.assign(process.env, saved);
       }
       verdict = judgeAttempt(dir, code, thrown);
       if (verdict.ok) break;
@@ -179,7 +177,7 @@ export async function runMazeBatch(argv: readonly string[], runOne: (argv: strin
     });
   }
   const complete = models.filter((m) => m.status === 'complete');
-  const seed = Number(flagValue(argv, '--seed') ?? process.env.TOOLGAUGE_SEED ?? 0) || 0;
+  const seed = Number(flagValue(argv, '--seed') ?? baseEnv.TOOLGAUGE_SEED ?? 0) || 0;
   const comparison = compareBatch(
     complete.map((m) => ({ label: m.label, metas: [...readJournal<MazeMeta>(m.dir, 'maze').values()] })),
     { seed },
