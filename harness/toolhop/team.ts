@@ -18,7 +18,7 @@ import {
   type TeamTask,
   type VoteRecord,
 } from '../agent/team/index.ts';
-import { extractAnswer, lastAssistantContent } from './answer.ts';
+import { lastAssistantContent, predictedAnswer } from './answer.ts';
 import { ToolhopExecutor } from './executor.ts';
 import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, OUTPUT_CONTRACT, userPrompt } from './prompts.ts';
 import type { TraceFile } from './records.ts';
@@ -168,7 +168,7 @@ export async function runToolhopTeam(row: ToolhopRow, deps: InstanceDeps, plan: 
     system: (spec, rolePrompt, comm) => roleSystemPrompt(rolePrompt, comm, spec.answers),
     user: (context) => userPrompt(row.question, context),
     finalizer: toolhopFinalizer,
-    answerOf: (m) => extractAnswer(m),
+    answerOf: predictedAnswer,
     reportPart: (m) => m.replace(ANSWER_BLOCK, '').trim(),
     baseSeed: deps.run.seed + trial,
     temperature: p.temperature,
