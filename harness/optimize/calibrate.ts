@@ -1,7 +1,7 @@
 import type { ToolhopRow } from '../toolhop/row.ts';
 import { GEPA_DEFAULTS, runGepa, type GepaOptions } from './gepa.ts';
 import { paretoFront } from './pareto.ts';
-import { drawSplits, TOOLHOP_EVAL_IDS } from './splits.ts';
+import { drawSplits, toolhopEvalIds } from './splits.ts';
 import { fixtureEngine } from './testing.ts';
 import { criticReflector, HAND_WRITTEN, hiddenType, ROLES, SEED_PROMPTS, solveChance, tradeoffRunner, type CriticOptions } from './tradeoff.ts';
 import type { RolePrompts } from './types.ts';
@@ -62,7 +62,7 @@ export async function calibrate(rows: readonly ToolhopRow[], method: Method, see
   const byId = new Map(rows.map((r) => [String(r.id), r]));
   const s = drawSplits(
     rows.map((r) => ({ id: String(r.id), stratum: r.answer_type })),
-    { trainSize: o.trainSize, valSize: o.valSize, seed, allowEvalIds: false, evalIds: TOOLHOP_EVAL_IDS },
+    { trainSize: o.trainSize, valSize: o.valSize, seed, allowEvalIds: false, evalIds: toolhopEvalIds() },
   );
   // Held-out rows are scored by their solve chance (no draw): the prompts' true accuracy there, free of luck.
   const score = (prompts: RolePrompts) => new Map(s.heldout.map((id) => [id, solveChance(prompts, hiddenType(byId.get(id)!))]));
