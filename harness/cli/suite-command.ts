@@ -42,17 +42,38 @@ export interface SuiteCommand<S> {
  */
 export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Promise<number> {
   const { values } = parseFlags(c.command, argv, { ...MODEL_FLAGS, ...c.flags });
-  for (const f of c.files ?? []) {
-    const v = values[f];
-    if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
-  }
   // Flags become environment variables (the same run as plain `vitest run` with them set); they reach
   // process.env — where Vitest's global setup reads them — only once every check has passed.
   const env: NodeJS.ProcessEnv = { ...process.env };
   flagsToEnv(values, c.env, env);
   // Vitest's main process loads only this suite (harness/builtin/load.ts).
   env.TOOLGAUGE_SUITES = c.suite.name;
-  let kc = parseKitConfig(env, [c.suite]);
+  let { kc, settings } = checkSuiteCommand(c, values, env);
+  // A gguf: model: its local engine starts now (after every check that needs no model), for the whole run.
+  const engine = values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, `toolgauge ${c.command}`);
+  try {
+    if (engine) {
+      engineEnv(env, engine);
+      kc = parseKitConfig(env, [c.suite]);
+      settings = settingsOf<S>(kc, c.suite.name);
+    }
+    return await runChecked(c, kc, settings, values, env);
+  } finally {
+    if (engine) await closeRunEngine(engine, process.env);
+  }
+}
+
+/**
+ * The checks every suite command makes before anything runs, on parsed flags and the environment they were turned
+ * into: files named by flags exist, the suite's settings parse, a simulator policy parses, a gate names only metrics
+ * the suite reports. Each failure is one UsageError line (exit 2). `toolhop sweep` runs them on every cell.
+ */
+export function checkSuiteCommand<S>(c: Pick<SuiteCommand<S>, 'command' | 'suite' | 'files'>, values: Record<string, unknown>, env: NodeJS.ProcessEnv): { kc: KitConfig; settings: S } {
+  for (const f of c.files ?? []) {
+    const v = values[f];
+    if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
+  }
+  const kc = parseKitConfig(env, [c.suite]);
   let settings: S;
   try {
     settings = settingsOf<S>(kc, c.suite.name);
@@ -74,18 +95,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[]): Pr
       throw err;
     }
   }
-  // A gguf: model: its local engine starts now (after every check that needs no model), for the whole run.
-  const engine = values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, `toolgauge ${c.command}`);
-  try {
-    if (engine) {
-      engineEnv(env, engine);
-      kc = parseKitConfig(env, [c.suite]);
-      settings = settingsOf<S>(kc, c.suite.name);
-    }
-    return await runChecked(c, kc, settings, values, env);
-  } finally {
-    if (engine) await closeRunEngine(engine, process.env);
-  }
+  return { kc, settings };
 }
 
 async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {

@@ -37,8 +37,8 @@ describe('ToolHop eval ids, read from their data file', () => {
   });
 
   it('a bad file is one line naming the file and the field', () => {
-    expect(() => readEvalIds(file('bad.json', { dataset: 'toolhop', ids: [1, -2] }))).toThrow(/bad\.json: ids\.1: /);
-    expect(() => readEvalIds(file('other.json', { dataset: 'bfcl', ids: [1] }))).toThrow(/other\.json: dataset: /);
+    expect(() => readEvalIds(file('bad.json', { dataset: 'toolhop', ids: [1, -2] }))).toThrow(/bad\.json: field ids\[1\]: /);
+    expect(() => readEvalIds(file('other.json', { dataset: 'bfcl', ids: [1] }))).toThrow(/other\.json: field dataset: /);
     expect(() => readEvalIds(file('broken.json', '{'))).toThrow(/broken\.json: /);
   });
 

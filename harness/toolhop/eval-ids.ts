@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DataError } from '../core/errors.ts';
+import { DataError, firstZodIssue } from '../core/errors.ts';
 import { fromRoot } from '../core/paths.ts';
 
 /**
@@ -21,12 +21,12 @@ export function readEvalIds(file: string): ReadonlySet<string> {
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new DataError(`${file}: ${(err as Error).message}`);
+    throw new DataError(file, undefined, undefined, (err as Error).message);
   }
   const parsed = EvalIdsFile.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new DataError(`${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+    const { field, message } = firstZodIssue(parsed.error);
+    throw new DataError(file, undefined, field || '(top level)', message);
   }
   return new Set(parsed.data.ids.map(String));
 }
