@@ -88,7 +88,8 @@ export async function calibrate(rows: readonly ToolhopRow[], method: Method, see
   });
   await runGepa(engine, {
     ...GEPA_DEFAULTS,
-    topology: merge ? 'merge fixture' : 'trade-off fixture',
+    // The topology's name is part of the reflection prompt, which seeds the critic: the trade-off fixture keeps its own.
+    topology: merge ? 'merge fixture' : 'two-role fixture',
     roles: merge ? MERGE_ROLES : ROLES,
     answerer: 'verifier',
     seedPrompts,
