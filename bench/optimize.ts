@@ -1,4 +1,4 @@
-// The optimizer on its calibration fixtures: `npx tsx bench/optimize.ts [--fixture tradeoff|trait] …`.
+// The optimizer on its calibration fixtures: `npx tsx bench/optimize.ts [--fixture tradeoff|merge|trait] …`.
 //
 // `--fixture tradeoff` (default; harness/optimize/tradeoff.ts, in process, no HTTP): GEPA beside its baselines — the
 // seed prompt, a hand-written prompt (no search), random mutation and greedy hill-climbing with the same budget —
@@ -7,6 +7,9 @@
 // what the search did (validated candidates, final Pareto front size, merges tried / kept and what a kept merge
 // added over its better parent on validation), and the paired comparison with GEPA over seeds (sign-flip test, Holm
 // over the table). Options: --budget 600 --train 30 --val 20 --luck 0.3 --overgeneral 0.35 --misread 0.15.
+//
+// `--fixture merge` (harness/optimize/merge-fixture.ts, in process): the same table on the fixture where one lineage
+// can fix only one of two row groups and a merge of two lineages is the way to both (what merge adds shows there).
 //
 // `--fixture trait`: the older fixture over HTTP (sim:trait / sim:reflect), every topology, at full size:
 // `[--data FILE] [--budget N] [--train 30] [--val 30] [--seed 1] [--tools gold|sandbox] [--only single,…]`.
@@ -35,6 +38,7 @@ import { bootstrapRate, compareMany, type MetricEstimate, type PairedComparison 
 import { calibrate, CALIBRATION_DEFAULTS, METHODS, type CalibrationOptions, type CalibrationResult, type Method } from '../harness/optimize/calibrate.ts';
 import { CRITIC_DEFAULTS, LUCK, syntheticRows } from '../harness/optimize/tradeoff.ts';
 import { execFileSync } from 'node:child_process';
+import { writeRecord } from './record.ts';
 
 const { values } = parseArgs({
   options: {
@@ -51,14 +55,16 @@ const { values } = parseArgs({
     tools: { type: 'string', default: 'gold' },
     only: { type: 'string' },
     out: { type: 'string', default: fromRoot('results', 'bench', 'optimize.json') },
+    // Also write bench/records/<NAME>.json (bench/record.ts): per method, held-out accuracy and GEPA − method in thousandths.
+    record: { type: 'string' },
   },
 });
 const data = values.data!;
-if (values.fixture === 'tradeoff') {
-  await tradeoffBench();
+if (values.fixture === 'tradeoff' || values.fixture === 'merge') {
+  await tradeoffBench(values.fixture);
   process.exit(0);
 }
-if (values.fixture !== 'trait') throw new Error(`--fixture: expected tradeoff or trait, got ${values.fixture}`);
+if (values.fixture !== 'trait') throw new Error(`--fixture: expected tradeoff, merge or trait, got ${values.fixture}`);
 if (!existsSync(data)) throw new Error(`${data} not found (pass --data FILE)`);
 const rows = new Map(loadDatasetFile(data).entries.flatMap((e) => (e.ok ? [[e.id, e.row] as const] : [])));
 const budget = Number(values.budget ?? 300);
@@ -120,11 +126,12 @@ function seedList(spec: string): number[] {
   return spec.split(',').map((x) => Number(x));
 }
 
-async function tradeoffBench(): Promise<void> {
+async function tradeoffBench(fixture: 'tradeoff' | 'merge'): Promise<void> {
   const real = existsSync(data);
   const rows = real ? loadDatasetFile(data).entries.flatMap((e) => (e.ok ? [e.row] : [])) : syntheticRows(182, 1);
   const seeds = seedList(values.seeds!);
   const o: CalibrationOptions = {
+    fixture,
     budget: Number(values.budget ?? CALIBRATION_DEFAULTS.budget),
     trainSize: Number(values.train),
     valSize: Number(values.val ?? CALIBRATION_DEFAULTS.valSize),
@@ -143,8 +150,8 @@ async function tradeoffBench(): Promise<void> {
   const cmps = compareMany(others.map((m) => ({ metric: m, a: perSeed(m), b: perSeed('gepa') })), { seed: 0 });
   const avg = (rs: CalibrationResult[], f: (r: CalibrationResult) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
   const source = real ? `${data} (${rows.length} real rows; answers and types only)` : `${rows.length} synthetic rows (${data} not found)`;
-  console.log(`trade-off fixture (tradeoff.ts, in process; a fixture, not a model result): ${source}`);
-  console.log(`budget ${o.budget} rollouts; train ${o.trainSize}, val ${o.valSize}; ${seeds.length} seeds (${values.seeds}); luck ${o.luck ?? LUCK}; critic ${JSON.stringify({ ...CRITIC_DEFAULTS, ...o.critic, seed: undefined })}`);
+  console.log(`${fixture === 'merge' ? 'merge fixture (merge-fixture.ts' : 'trade-off fixture (tradeoff.ts'}, in process; a fixture, not a model result): ${source}`);
+  console.log(`budget ${o.budget} rollouts; train ${o.trainSize}, val ${o.valSize}; ${seeds.length} seeds (${values.seeds}); luck ${o.luck ?? LUCK}; critic ${fixture === "merge" ? JSON.stringify({ misread: o.critic?.misread ?? 0.15 }) : JSON.stringify({ ...CRITIC_DEFAULTS, ...o.critic, seed: undefined })}`);
   console.log('');
   console.log('| method | held-out expected accuracy (mean over seeds) [95% CI] | val best | candidates | front | merges tried / kept | merge gain (val) | spent | GEPA − method [95% CI] | p (Holm) | GEPA better / worse / tied seeds | verdict |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
@@ -178,8 +185,24 @@ async function tradeoffBench(): Promise<void> {
   }
   const wall = (performance.now() - t0) / 1000;
   console.log(`\n${wall.toFixed(1)} s`);
-  const out = values.out === fromRoot('results', 'bench', 'optimize.json') ? fromRoot('results', 'bench', 'optimize-tradeoff.json') : values.out!;
-  writeFileAtomic(out, JSON.stringify({ fixture: 'tradeoff', date: new Date().toISOString(), commit: gitHead(), rows: source, options: o, seeds, notice: 'simulator calibration fixture (harness/optimize/tradeoff.ts), not a model result', results: json }, null, 1) + '\n');
+  if (values.record) {
+    const key = (m: Method) => m.replace(/[^a-z]+/g, '_').replace(/_$/, '');
+    const figures: Record<string, number> = { seeds: seeds.length, budget: o.budget };
+    for (const m of METHODS) {
+      const rs = by.get(m)!;
+      const est = bootstrapRate(rs.map((r) => r.heldoutMean), { denominator: 'seeds', seed: 0 });
+      figures[`${key(m)}_heldout_x1000`] = Math.round(est.value * 1000);
+      const c = cmps[others.indexOf(m as never)];
+      if (c) Object.assign(figures, { [`${key(m)}_gap_x1000`]: Math.round(c.diff * 1000), [`${key(m)}_gap_lo_x1000`]: Math.round(c.lo * 1000), [`${key(m)}_gap_hi_x1000`]: Math.round(c.hi * 1000) });
+    }
+    const g = by.get('gepa')!;
+    const gains = g.flatMap((r) => r.mergeGains);
+    Object.assign(figures, { gepa_merges_tried_x1000: Math.round((1000 * g.reduce((a, r) => a + r.mergesTried, 0)) / g.length), gepa_merges_kept_x1000: Math.round((1000 * g.reduce((a, r) => a + r.mergesKept, 0)) / g.length), gepa_merge_gain_x1000: gains.length ? Math.round((1000 * gains.reduce((a, b) => a + b, 0)) / gains.length) : 0 });
+    writeRecord(values.record, figures);
+    console.log(`recorded bench/records/${values.record}.json`);
+  }
+  const out = values.out === fromRoot('results', 'bench', 'optimize.json') ? fromRoot('results', 'bench', `optimize-${fixture}.json`) : values.out!;
+  writeFileAtomic(out, JSON.stringify({ fixture, date: new Date().toISOString(), commit: gitHead(), rows: source, options: o, seeds, notice: `simulator calibration fixture (harness/optimize/${fixture === 'merge' ? 'merge-fixture' : 'tradeoff'}.ts), not a model result`, results: json }, null, 1) + '\n');
   console.log(`written ${out}`);
 }
 

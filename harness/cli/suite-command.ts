@@ -46,17 +46,38 @@ export interface SuiteCommand<S> {
  */
 export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values } = parseFlags(c.command, argv, { ...MODEL_FLAGS, ...c.flags });
-  for (const f of c.files ?? []) {
-    const v = values[f];
-    if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
-  }
   // Flags become environment variables (the same run as plain `vitest run` with them set), in a copy: the
   // configuration parsed from it reaches Vitest and its workers as a value (runEvalSuites), never through process.env.
   const env: NodeJS.ProcessEnv = { ...baseEnv };
   flagsToEnv(values, c.env, env);
   // Vitest's main process loads only this suite (harness/builtin/load.ts).
   env.TOOLGAUGE_SUITES = c.suite.name;
-  let kc = parseKitConfig(env, [c.suite]);
+  let { kc, settings } = checkSuiteCommand(c, values, env);
+  // A gguf: model: its local engine starts now (after every check that needs no model), for the whole run.
+  const engine = values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, `toolgauge ${c.command}`);
+  try {
+    if (engine) {
+      engineEnv(env, engine);
+      kc = parseKitConfig(env, [c.suite]);
+      settings = settingsOf(kc, c.suite);
+    }
+    return await runChecked(c, kc, settings, values, env);
+  } finally {
+    if (engine) await closeRunEngine(engine, env);
+  }
+}
+
+/**
+ * The checks every suite command makes before anything runs, on parsed flags and the environment they were turned
+ * into: files named by flags exist, the suite's settings parse, a simulator policy parses, a gate names only metrics
+ * the suite reports. Each failure is one UsageError line (exit 2). `toolhop sweep` runs them on every cell.
+ */
+export function checkSuiteCommand<S>(c: Pick<SuiteCommand<S>, 'command' | 'suite' | 'files'>, values: Record<string, unknown>, env: NodeJS.ProcessEnv): { kc: KitConfig; settings: S } {
+  for (const f of c.files ?? []) {
+    const v = values[f];
+    if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
+  }
+  const kc = parseKitConfig(env, [c.suite]);
   let settings: S;
   try {
     settings = settingsOf(kc, c.suite);
@@ -78,18 +99,7 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[], bas
       throw err;
     }
   }
-  // A gguf: model: its local engine starts now (after every check that needs no model), for the whole run.
-  const engine = values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, `toolgauge ${c.command}`);
-  try {
-    if (engine) {
-      engineEnv(env, engine);
-      kc = parseKitConfig(env, [c.suite]);
-      settings = settingsOf(kc, c.suite);
-    }
-    return await runChecked(c, kc, settings, values, env);
-  } finally {
-    if (engine) await closeRunEngine(engine, env);
-  }
+  return { kc, settings };
 }
 
 async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {

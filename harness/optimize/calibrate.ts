@@ -1,8 +1,9 @@
 import type { ToolhopRow } from '../toolhop/row.ts';
 import { GEPA_DEFAULTS, runGepa, type GepaOptions } from './gepa.ts';
 import { paretoFront } from './pareto.ts';
-import { drawSplits, TOOLHOP_EVAL_IDS } from './splits.ts';
+import { drawSplits, toolhopEvalIds } from './splits.ts';
 import { fixtureEngine } from './testing.ts';
+import { MERGE_HAND_WRITTEN, MERGE_ROLES, MERGE_SEED, mergeCritic, mergeGroup, mergeRunner, mergeSolveChance } from './merge-fixture.ts';
 import { criticReflector, HAND_WRITTEN, hiddenType, ROLES, SEED_PROMPTS, solveChance, tradeoffRunner, type CriticOptions } from './tradeoff.ts';
 import type { RolePrompts } from './types.ts';
 
@@ -26,6 +27,8 @@ const SEARCH: Record<Exclude<Method, 'seed' | 'hand-written'>, Partial<GepaOptio
 };
 
 export interface CalibrationOptions {
+  /** `tradeoff` (tradeoff.ts, the default) or `merge` (merge-fixture.ts: one lineage fixes one group, merge both). */
+  fixture?: 'tradeoff' | 'merge';
   budget: number;
   trainSize: number;
   valSize: number;
@@ -62,25 +65,34 @@ export async function calibrate(rows: readonly ToolhopRow[], method: Method, see
   const byId = new Map(rows.map((r) => [String(r.id), r]));
   const s = drawSplits(
     rows.map((r) => ({ id: String(r.id), stratum: r.answer_type })),
-    { trainSize: o.trainSize, valSize: o.valSize, seed, allowEvalIds: false, evalIds: TOOLHOP_EVAL_IDS },
+    { trainSize: o.trainSize, valSize: o.valSize, seed, allowEvalIds: false, evalIds: toolhopEvalIds() },
   );
+  const merge = o.fixture === 'merge';
+  const chance = (prompts: RolePrompts, row: ToolhopRow) => (merge ? mergeSolveChance(prompts, mergeGroup(row)) : solveChance(prompts, hiddenType(row)));
+  const seedPrompts = merge ? MERGE_SEED : SEED_PROMPTS;
   // Held-out rows are scored by their solve chance (no draw): the prompts' true accuracy there, free of luck.
-  const score = (prompts: RolePrompts) => new Map(s.heldout.map((id) => [id, solveChance(prompts, hiddenType(byId.get(id)!))]));
+  const score = (prompts: RolePrompts) => new Map(s.heldout.map((id) => [id, chance(prompts, byId.get(id)!)]));
   const finish = (prompts: RolePrompts, rest: Omit<CalibrationResult, 'method' | 'seed' | 'heldout' | 'heldoutMean' | 'prompts'>): CalibrationResult => {
     const heldout = score(prompts);
     return { method, seed, heldout, heldoutMean: mean([...heldout.values()]), prompts, ...rest };
   };
   const none = { valBest: null, spent: 0, candidates: 0, front: 0, mergesTried: 0, mergesKept: 0, mergeGains: [] };
-  if (method === 'seed') return finish(SEED_PROMPTS, none);
-  if (method === 'hand-written') return finish(HAND_WRITTEN, none);
+  if (method === 'seed') return finish(seedPrompts, none);
+  if (method === 'hand-written') return finish(merge ? MERGE_HAND_WRITTEN : HAND_WRITTEN, none);
 
-  const { engine } = fixtureEngine({ runner: tradeoffRunner(byId, seed, o.luck), reflector: criticReflector({ ...o.critic, seed }), budget: o.budget, concurrency: 1 });
+  const { engine } = fixtureEngine({
+    runner: merge ? mergeRunner(byId, seed, o.luck) : tradeoffRunner(byId, seed, o.luck),
+    reflector: merge ? mergeCritic({ ...(o.critic?.misread !== undefined ? { misread: o.critic.misread } : {}), seed }) : criticReflector({ ...o.critic, seed }),
+    budget: o.budget,
+    concurrency: 1,
+  });
   await runGepa(engine, {
     ...GEPA_DEFAULTS,
-    topology: 'two-role fixture',
-    roles: ROLES,
+    // The topology's name is part of the reflection prompt, which seeds the critic: the trade-off fixture keeps its own.
+    topology: merge ? 'merge fixture' : 'two-role fixture',
+    roles: merge ? MERGE_ROLES : ROLES,
     answerer: 'verifier',
-    seedPrompts: SEED_PROMPTS,
+    seedPrompts,
     train: s.train,
     val: s.val,
     seed,

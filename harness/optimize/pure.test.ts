@@ -8,7 +8,7 @@ import { ancestorsOf, commonAncestor, mergePrompts } from './merge.ts';
 import { paretoFront, selectFromFront } from './pareto.ts';
 import { blindRewritePrompt, parseInstruction, proposalPrompt, reflectionPrompt, type ReflectionContext } from './reflection.ts';
 import { currentOf, examplesOf, reflectAnswer } from './sim-reflect.ts';
-import { drawSplits, TOOLHOP_EVAL_IDS, type SplitRow } from './splits.ts';
+import { drawSplits, toolhopEvalIds, type SplitRow } from './splits.ts';
 import type { Rollout } from './types.ts';
 
 describe('splits', () => {
@@ -21,7 +21,7 @@ describe('splits', () => {
       fc.property(rowsArb, fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 99 }), (rows, tr, va, seed) => {
         const outside = rows.filter((r) => Number(r.id) > 99);
         fc.pre(outside.length >= tr + va);
-        const s = drawSplits(rows, { trainSize: tr, valSize: va, seed, allowEvalIds: false, evalIds: TOOLHOP_EVAL_IDS });
+        const s = drawSplits(rows, { trainSize: tr, valSize: va, seed, allowEvalIds: false, evalIds: toolhopEvalIds() });
         expect(s.train).toHaveLength(tr);
         expect(s.val).toHaveLength(va);
         expect(s.train.filter((id) => s.val.includes(id))).toEqual([]);
@@ -30,7 +30,7 @@ describe('splits', () => {
         expect([...s.excludedEvalIds].sort()).toEqual(rows.filter((r) => Number(r.id) <= 99).map((r) => r.id).sort());
         expect(s.evalOverlap).toEqual([]);
         // Same seed, same splits.
-        expect(drawSplits(rows, { trainSize: tr, valSize: va, seed, allowEvalIds: false, evalIds: TOOLHOP_EVAL_IDS })).toEqual(s);
+        expect(drawSplits(rows, { trainSize: tr, valSize: va, seed, allowEvalIds: false, evalIds: toolhopEvalIds() })).toEqual(s);
       }),
     );
   });
@@ -39,7 +39,7 @@ describe('splits', () => {
     fc.assert(
       fc.property(rowsArb, fc.integer({ min: 1, max: 30 }), fc.integer({ min: 0, max: 99 }), (rows, tr, seed) => {
         fc.pre(rows.length >= tr + 1);
-        const s = drawSplits(rows, { trainSize: tr, valSize: 1, seed, allowEvalIds: true, evalIds: TOOLHOP_EVAL_IDS });
+        const s = drawSplits(rows, { trainSize: tr, valSize: 1, seed, allowEvalIds: true, evalIds: toolhopEvalIds() });
         const stratum = new Map(rows.map((r) => [r.id, r.stratum]));
         for (const k of new Set(rows.map((r) => r.stratum))) {
           const share = (rows.filter((r) => r.stratum === k).length * tr) / rows.length;
@@ -52,10 +52,10 @@ describe('splits', () => {
 
   it('refuses splits that need eval ids unless allowed, and records the overlap when allowed', () => {
     const rows: SplitRow[] = Array.from({ length: 30 }, (_, i) => ({ id: String(90 + i), stratum: 'x' }));
-    expect(() => drawSplits(rows, { trainSize: 15, valSize: 10, seed: 0, allowEvalIds: false, evalIds: TOOLHOP_EVAL_IDS })).toThrow(
+    expect(() => drawSplits(rows, { trainSize: 15, valSize: 10, seed: 0, allowEvalIds: false, evalIds: toolhopEvalIds() })).toThrow(
       /needs 25 rows, but only 20 valid rows are outside the eval ids 0–99 \(10 eval rows left out; --allow-eval-ids/,
     );
-    const s = drawSplits(rows, { trainSize: 15, valSize: 10, seed: 0, allowEvalIds: true, evalIds: TOOLHOP_EVAL_IDS });
+    const s = drawSplits(rows, { trainSize: 15, valSize: 10, seed: 0, allowEvalIds: true, evalIds: toolhopEvalIds() });
     expect(s.evalOverlap.length).toBeGreaterThan(0);
     expect(s.evalOverlap.every((id) => Number(id) <= 99)).toBe(true);
   });

@@ -4,6 +4,8 @@ import { lineChart } from './chart.ts';
 import type { EventLine } from './log.ts';
 import type { Splits } from './splits.ts';
 import type { Candidate, ProgressPoint, Tokens } from './types.ts';
+import { outsideReferenceGrid, resolveCell, TOOLHOP_TEAM_DEFAULTS } from '../toolhop/grid.ts';
+import type { Comm, Topology } from '../toolhop/settings.ts';
 
 /**
  * The optimization's report: seed vs best on validation with CIs and a paired test, the same on held-out rows when
@@ -267,7 +269,10 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
   out.push('## Judge the optimised prompts on other rows', '');
   const data = cfg.data ? ` --data ${cfg.data}` : '';
   const team = `${cfg.agents ? ` --agents ${cfg.agents}` : ''}${cfg.rounds ? ` --rounds ${cfg.rounds}` : ''}${cfg.comm && cfg.comm !== 'freeform' ? ` --comm ${cfg.comm}` : ''}`;
-  const base = `toolgauge toolhop --topology ${s.topology}${team}${data} --model ${cfg.model}${cfg.base_url ? ` --base-url ${cfg.base_url}` : ''} --only "$(cat ${outDir}/heldout-ids.txt)"`;
+  // The optimised cell may be one the reference's grid does not hold: the command must still run it.
+  const cell = s.topology in TOOLHOP_TEAM_DEFAULTS || s.topology === 'single' ? resolveCell({ topology: s.topology as Topology, teamSize: (cfg.agents as number | null) ?? undefined, rounds: (cfg.rounds as number | null) ?? undefined, comm: (cfg.comm as Comm | null) ?? undefined }) : null;
+  const anyCell = cell && outsideReferenceGrid(cell) ? ' --allow-any-cell' : '';
+  const base = `toolgauge toolhop --topology ${s.topology}${team}${data} --model ${cfg.model}${cfg.base_url ? ` --base-url ${cfg.base_url}` : ''} --only "$(cat ${outDir}/heldout-ids.txt)"${anyCell}`;
   if (!s.splits.heldout) out.push('Every row of the pool is in train or validation: there are no held-out rows left; use other data (`--data`).', '');
   out.push('```sh', `TOOLHOP_ALLOW_DATASET_EXEC=1 ${base} --prompts ${outDir}/candidates/${s.seed} --out-dir ${outDir}/eval/seed`, `TOOLHOP_ALLOW_DATASET_EXEC=1 ${base} --prompts ${outDir}/best --out-dir ${outDir}/eval/best`, `toolgauge report ${outDir}/eval/seed ${outDir}/eval/best --compare`, '```', '');
   return out.join('\n');

@@ -20,7 +20,7 @@ import { OptimizeLog } from './log.ts';
 import { MIPRO_DEFAULTS, runMipro, type MiproOptions } from './mipro.ts';
 import { buildSummary, progressChart, renderReport, type OptimizeSummary } from './report.ts';
 import { REFLECT_SUITE, reflectResponder } from './sim-reflect.ts';
-import { drawSplits, TOOLHOP_EVAL_IDS, type Splits } from './splits.ts';
+import { describeIds, drawSplits, toolhopEvalIds, type Splits } from './splits.ts';
 import { toolhopRunner, toolhopTarget, writePrompts } from './toolhop-runner.ts';
 import type { Candidate, ReflectionModel } from './types.ts';
 
@@ -90,7 +90,7 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
   const entries = new Map<string, DatasetEntry>(valid.map((e) => [e.id, e]));
   const splits = drawSplits(
     valid.map((e) => ({ id: e.id, stratum: e.row.answer_type.trim().toLowerCase() })),
-    { trainSize: req.trainSize, valSize: req.valSize, seed: req.seed, allowEvalIds: req.allowEvalIds, evalIds: TOOLHOP_EVAL_IDS },
+    { trainSize: req.trainSize, valSize: req.valSize, seed: req.seed, allowEvalIds: req.allowEvalIds, evalIds: toolhopEvalIds() },
   );
   const target = toolhopTarget(req.settings);
   const outDir = resolve(req.out);
@@ -162,7 +162,7 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
     };
     const log = OptimizeLog.open(join(outDir, 'log.jsonl'), JSON.parse(stableStringify(config)) as Record<string, unknown>, req.resume, { durable: deps.durableLog ?? true });
     if (log.resumed) say(`resuming from ${join(outDir, 'log.jsonl')}`);
-    writeFileAtomic(join(outDir, 'splits.json'), JSON.stringify({ ...splits, eval_ids: '0-99', data: src.origin, data_sha256: ds.sha256 }, null, 1) + '\n');
+    writeFileAtomic(join(outDir, 'splits.json'), JSON.stringify({ ...splits, eval_ids: describeIds(toolhopEvalIds()).replace('–', '-'), eval_ids_file: 'cases/toolhop/toolhop_eval_ids.json', data: src.origin, data_sha256: ds.sha256 }, null, 1) + '\n');
     writeFileSync(join(outDir, 'heldout-ids.txt'), splits.heldout.join(',') + '\n');
 
     const engine = new Engine({

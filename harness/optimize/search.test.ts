@@ -12,7 +12,7 @@ import type { Engine } from './engine.ts';
 import { GEPA_DEFAULTS, runGepa, tryMerge, type GepaOptions } from './gepa.ts';
 import { OptimizeLog, readLog } from './log.ts';
 import { MIPRO_DEFAULTS, runMipro } from './mipro.ts';
-import { drawSplits, TOOLHOP_EVAL_IDS } from './splits.ts';
+import { drawSplits, toolhopEvalIds } from './splits.ts';
 import { fixtureEngine, fixtureReflector, fixtureRunner } from './testing.ts';
 import type { RolloutRunner } from './types.ts';
 
@@ -49,7 +49,7 @@ interface Setup {
 function setup(rows: ToolhopRow[], seed: number, trainSize = 30, valSize = 30): Setup {
   const s = drawSplits(
     rows.map((r) => ({ id: String(r.id), stratum: r.answer_type })),
-    { trainSize, valSize, seed, allowEvalIds: false, evalIds: TOOLHOP_EVAL_IDS },
+    { trainSize, valSize, seed, allowEvalIds: false, evalIds: toolhopEvalIds() },
   );
   return { rows: new Map(rows.map((r) => [String(r.id), r])), train: s.train, val: s.val, heldout: s.heldout };
 }

@@ -1,8 +1,18 @@
 import { UsageError } from '../core/errors.ts';
 import { deriveSeed, Rng } from '../core/rng.ts';
 
-/** ToolHop's reported eval set: ids 0–99. Optimization never trains or selects on them unless told to. */
-export const TOOLHOP_EVAL_IDS: ReadonlySet<string> = new Set(Array.from({ length: 100 }, (_, i) => String(i)));
+/** ToolHop's reported eval set, read from its data file. Optimization never trains or selects on them unless told to. */
+export { toolhopEvalIds } from '../toolhop/eval-ids.ts';
+
+/** The eval ids as a short description for files and reports: `0-99` for a run of consecutive numbers, else the count. */
+export function describeIds(ids: ReadonlySet<string>): string {
+  const ns = [...ids].map(Number);
+  if (ns.every((n) => Number.isInteger(n))) {
+    ns.sort((a, b) => a - b);
+    if (ns.every((n, i) => n === ns[0]! + i)) return `${ns[0]}–${ns.at(-1)}`;
+  }
+  return `${ids.size} ids`;
+}
 
 export interface SplitRow {
   id: string;
@@ -43,7 +53,7 @@ export function drawSplits(rows: readonly SplitRow[], o: SplitOptions): Splits {
   const pool = o.allowEvalIds ? rows.slice() : rows.filter((r) => !o.evalIds.has(r.id));
   const need = o.trainSize + o.valSize;
   if (pool.length < need) {
-    const where = o.allowEvalIds ? 'in the data' : `outside the eval ids 0–99 (${excluded.length} eval rows left out; --allow-eval-ids draws from them too)`;
+    const where = o.allowEvalIds ? 'in the data' : `outside the eval ids ${describeIds(o.evalIds)} (${excluded.length} eval rows left out; --allow-eval-ids draws from them too)`;
     throw new UsageError(`toolgauge optimize: --train-size ${o.trainSize} + --val-size ${o.valSize} needs ${need} rows, but only ${pool.length} valid rows are ${where}`);
   }
   const shuffled = new Rng(deriveSeed(o.seed, 'optimize-split')).shuffle(pool);

@@ -34,6 +34,24 @@ export function extractAnswer(text: string): string {
 }
 
 /**
+ * The answer span the scorer reads (score_answer's first step): the text after the last "<answer>" up to the next
+ * "</answer>" (case-sensitive), or the whole text when there is no tag. The reference reports its
+ * `predicted_answer` with extract_answer (the first tag) but scores this span; toolgauge reports, scores and counts
+ * votes on this one span, so a message with two tags is read one way everywhere (docs/toolhop-reference.md).
+ */
+export function answerSpan(text: string): string {
+  let span = text;
+  if (span.includes('<answer>')) span = span.split('<answer>').at(-1)!;
+  if (span.includes('</answer>')) span = span.split('</answer>')[0]!;
+  return span;
+}
+
+/** The answer a message gives: the scorer's span, stripped. `predicted_answer`, team votes and scoring use it. */
+export function predictedAnswer(text: string): string {
+  return pyStrip(answerSpan(text));
+}
+
+/**
  * answer_key: (a or "").strip().removesuffix(".0").replace(",", "").lower() — the normalised answer used to
  * compare agents' answers. (As a JS string, two lone surrogates brought together by removing a comma read as one
  * pair; Python keeps them as two code points. Real model text has no lone surrogates.)

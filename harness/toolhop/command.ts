@@ -15,14 +15,16 @@ import { toolhopSuite } from './suite.ts';
 import { smokeDataset } from './smoke.ts';
 import { resolveDataSource } from './source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
-import { runSuiteCommand } from '../cli/suite-command.ts';
+import { checkSuiteCommand, runSuiteCommand } from '../cli/suite-command.ts';
 import { applyConfig } from '../cli/config-file.ts';
 import { runSmoke } from '../cli/smoke.ts';
 import { parseKitConfig, settingsOf } from '../kit/config.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from './settings.ts';
-import { runSweep, sweepGrid } from './sweep.ts';
+import { cellEnvOf, cellLabel, runSweep, sweepGrid, type SweepCell } from './sweep.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../cli/model-flags.ts';
+import { gridRefusal, resolveCell } from './grid.ts';
+import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 
 export const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
@@ -48,6 +50,7 @@ export const FLAGS: FlagSpecs = {
   python: { type: 'string', description: 'CPython for --sandbox python (default /usr/bin/python3)' },
   'tool-timeout': { type: 'string', schema: flagSchemas.timeoutMs, description: 'ms per tool call' },
   'smoke-dataset': { type: 'boolean' },
+  'allow-any-cell': { type: 'boolean', description: "run a topology × agents × rounds × format cell outside the reference's experiment grid" },
   revision: { type: 'string' },
   'ci-cluster': { type: 'string', values: ['none', 'domain', 'hops'], description: 'cluster bootstrap of accuracy by domain or hop count' },
 };
@@ -69,6 +72,7 @@ const ENV = {
   python: 'TOOLGAUGE_PYTHON',
   'tool-timeout': 'TOOLGAUGE_TOOL_TIMEOUT_MS',
   'smoke-dataset': 'TOOLHOP_SMOKE_DATASET',
+  'allow-any-cell': 'TOOLHOP_ALLOW_ANY_CELL',
   revision: 'TOOLHOP_REVISION',
   'ci-cluster': 'TOOLGAUGE_CI_CLUSTER',
   out: 'TOOLHOP_OUT',
@@ -83,7 +87,7 @@ export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--of
                   [--concurrency N] [--max-turns N] [--sandbox pyodide|python] [--out-dir DIR] [--resume] [--gate EXPR]
                   [--topology single|independent|decentralized|centralized|sequential] [--agents N] [--rounds R]
                   [--comm freeform|semi_structured|structured] [--prompts DIR] [--team-temperature T]
-                  [--smoke-dataset] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
+                  [--smoke-dataset] [--allow-any-cell] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
                   [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)
 toolgauge toolhop rescore --out-dir DIR
 toolgauge toolhop sweep [--topologies single,independent,…] [--agents 3,5] [--comms freeform,structured,…] [toolhop flags]`;
@@ -112,6 +116,7 @@ export async function run(argvIn: string[]): Promise<number> {
       flags: FLAGS,
       env: ENV,
       files: ['data', 'prompts'],
+      validate: (_kc, settings) => checkCell(settings, 'toolhop'),
       async instead(kc, settings) {
         if (!settings.smokeDataset) return undefined;
         const src = await resolveDataSource(kc.run, settings);
@@ -142,29 +147,61 @@ const list = (allowed: readonly string[]) =>
     return xs;
   });
 
+/** A cell outside the reference's experiment grid is one line, exit 2, unless `--allow-any-cell`. */
+function checkCell(s: ToolhopSettings, command: string): void {
+  if (s.allowAnyCell) return;
+  const refusal = gridRefusal(resolveCell(s), command);
+  if (refusal) throw new UsageError(refusal);
+}
+
+const SWEEP_COMMAND = { command: 'toolhop sweep', suite: toolhopSuite, files: ['data', 'prompts'] } as const;
+
+export interface SweepPlan {
+  cells: SweepCell[];
+  /** The environment every cell starts from (each sets its topology, size and format on top). */
+  env: NodeJS.ProcessEnv;
+  outDir: string;
+  /** `--smoke`: one tool call from the endpoint before the first cell. */
+  smoke: boolean;
+}
+
 /**
- * `toolgauge toolhop sweep`: topology × team size × communication format on the same rows, each cell a ToolHop
- * run through the kit (in this process), then one paired comparison against `single`.
+ * `toolhop sweep`'s flags → the cells and their environment, with the suite command's checks (checkSuiteCommand)
+ * and the grid check run on every cell before the first one runs. Like the reference's sweep scripts, it sets the
+ * dataset opt-in (TOOLHOP_ALLOW_DATASET_EXEC=1) unless the user set the variable.
  */
-async function sweep(argv: string[]): Promise<number> {
+export function planSweep(argv: string[], baseEnv: NodeJS.ProcessEnv): SweepPlan {
   const { agents: _agents, comm: _comm, topology: _topology, ...rest } = FLAGS;
   const { values } = parseFlags('toolhop sweep', argv, {
     ...MODEL_FLAGS,
     ...rest,
     topologies: { type: 'string', schema: list(TOPOLOGIES), description: 'default: all five' },
-    agents: { type: 'string', schema: z.string().regex(/^\d+(,\d+)*$/, 'must be numbers like 3,5').transform((v) => v.split(',').map(Number)) },
+    agents: { type: 'string', schema: z.string().regex(/^\d+(,\d+)*$/, 'must be numbers like 3,5').transform((v) => v.split(',').map(Number)), description: "default: each team's baseline size" },
     comms: { type: 'string', schema: list(COMMS), description: 'default: freeform' },
   });
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...baseEnv };
+  if (env.TOOLHOP_ALLOW_DATASET_EXEC === undefined) env.TOOLHOP_ALLOW_DATASET_EXEC = '1';
   // The grid's own flags are not run settings: each cell sets topology, size and format itself.
   const { agents: _a, comm: _c, topology: _t, ...cellEnv } = ENV;
   flagsToEnv({ ...values, agents: undefined }, cellEnv, env);
-  const kc = parseKitConfig(env, [toolhopSuite]);
-  try {
-    settingsOf(kc, toolhopSuite);
-  } catch (err) {
-    throw new UsageError(`toolgauge toolhop sweep: ${(err as Error).message}`);
+  env.TOOLGAUGE_SUITES = toolhopSuite.name;
+  const cells = sweepGrid((values.topologies as Topology[] | undefined) ?? [...TOPOLOGIES], values.agents as number[] | undefined, (values.comms as Comm[] | undefined) ?? ['freeform']);
+  for (const cell of cells) {
+    const { settings } = checkSuiteCommand<ToolhopSettings>(SWEEP_COMMAND, values, cellEnvOf(env, cell, ''));
+    checkCell(settings, `toolhop sweep (cell ${cellLabel(cell)})`);
   }
+  const outDir = resolve((values['out-dir'] as string | undefined) ?? join('results', 'toolhop', 'sweep'));
+  return { cells, env, outDir, smoke: Boolean(values.smoke) };
+}
+
+/**
+ * `toolgauge toolhop sweep`: topology × team size × communication format on the same rows, each cell a ToolHop
+ * run through the kit (in this process), then one paired comparison against `single`.
+ */
+async function sweep(argv: string[]): Promise<number> {
+  const { cells, env, outDir, smoke } = planSweep(argv, process.env);
+  const { kc } = checkSuiteCommand<ToolhopSettings>(SWEEP_COMMAND, {}, cellEnvOf(env, cells[0]!, ''));
+  assertOutDirWritable('toolgauge toolhop sweep', outDir);
   if (kc.run.baseUrl) {
     try {
       await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
@@ -172,10 +209,8 @@ async function sweep(argv: string[]): Promise<number> {
       if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge toolhop sweep: ${err.message}`);
       throw err;
     }
-    if (values.smoke) await runSmoke('toolhop sweep', kc.run);
+    if (smoke) await runSmoke('toolhop sweep', kc.run);
   }
-  const cells = sweepGrid((values.topologies as Topology[] | undefined) ?? [...TOPOLOGIES], (values.agents as number[] | undefined) ?? [3, 5], (values.comms as Comm[] | undefined) ?? ['freeform']);
-  const outDir = resolve((values['out-dir'] as string | undefined) ?? join('results', 'toolhop', 'sweep'));
   process.stdout.write(`toolgauge toolhop sweep: ${cells.length} cells on the same rows → ${outDir}\n`);
   const r = await runSweep(cells, env, outDir, (line) => process.stdout.write(line + '\n'));
   process.stdout.write(`\n${r.markdown}\nwritten: ${join(outDir, 'sweep.md')}\n`);

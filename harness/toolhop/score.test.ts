@@ -45,6 +45,14 @@ describe('scoreAnswer (score_answer of the reference runner)', () => {
     expect(scoreAnswer('x', '  no tags\n').predicted).toBe('no tags');
   });
 
+  it('reports the span it scored: with two tags, the last one (the one the verdict is about)', () => {
+    const r = scoreAnswer('42', 'First guess <answer>7</answer>, on reflection <answer> 42 </answer>');
+    expect(r.correct).toBe(true);
+    expect(r.predicted).toBe('42');
+    // An unclosed last tag: the scorer reads to the end of the text, and so does the report.
+    expect(scoreAnswer('x', '<answer>a</answer> then <answer>b').predicted).toBe('b');
+  });
+
   it('marks a literal comparison it cannot decide instead of guessing', () => {
     const r = scoreAnswer("'\\ud83d\\ude00'", "<answer>'\\ud83d\\ude00'</answer>");
     expect(r.undecided).toBe(true);

@@ -1,7 +1,7 @@
 // score_answer of the reference ToolHop runner (Python), replicated exactly with the pyliteral emulation.
 import { literalEval, pyEquals, PyLiteralError, PyLiteralUnsupported, type PyValue } from '../core/pyliteral/index.ts';
 import { codePoints, cpsIncludes, cpsLower, cpsRemoveSuffix, pyStrip } from '../core/pyliteral/pystr.ts';
-import { extractAnswer } from './answer.ts';
+import { answerSpan, predictedAnswer } from './answer.ts';
 
 export type ScoreRule = 'literal' | 'substring' | 'tool_result';
 
@@ -9,7 +9,7 @@ export interface ScoreResult {
   correct: boolean;
   /** Which of score_answer's `return True` fired; null when it returned False. */
   rule: ScoreRule | null;
-  /** extractAnswer(finalMessage), for reports. */
+  /** predictedAnswer(finalMessage): the span scored, stripped, for reports. */
   predicted: string;
   /**
    * Set when a literal's value could not be represented exactly (see PyLiteralUnsupported), so the literal
@@ -53,10 +53,8 @@ function looseContains(answer: string, text: string): boolean {
  *   ("tool_result").
  */
 export function scoreAnswer(goldAnswer: string, finalMessage: string, previousToolContent = ''): ScoreResult {
-  const predicted = extractAnswer(finalMessage);
-  let solution = finalMessage;
-  if (solution.includes('<answer>')) solution = solution.split('<answer>').at(-1)!;
-  if (solution.includes('</answer>')) solution = solution.split('</answer>')[0]!;
+  const predicted = predictedAnswer(finalMessage);
+  const solution = answerSpan(finalMessage);
 
   let undecided = false;
   const result = (rule: ScoreRule | null): ScoreResult => ({

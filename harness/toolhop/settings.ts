@@ -30,6 +30,7 @@ const Env = z.object({
   TOOLHOP_PROMPTS: z.string().optional(),
   TOOLHOP_TEAM_TEMPERATURE: z.coerce.number().min(0).max(2).optional(),
   TOOLHOP_SMOKE_DATASET: bool01.default(false),
+  TOOLHOP_ALLOW_ANY_CELL: bool01.default(false),
   TOOLGAUGE_CI_CLUSTER: z.enum(CLUSTERS).default('none'),
   TOOLHOP_PRESET: z.enum(PRESETS, { message: `TOOLHOP_PRESET must be one of ${PRESETS.join('|')}` }).default('reference'),
   TOOLHOP_TOP_P: z.coerce.number().gt(0).max(1).optional(),
@@ -93,6 +94,8 @@ export interface ToolhopSettings {
   /** Sampling temperature of every team member (members differ by seed; at 0 a seed-blind server gives clones). */
   teamTemperature: number | undefined;
   smokeDataset: boolean;
+  /** Run a cell outside the reference's experiment grid (grid.ts); the command line refuses one otherwise. */
+  allowAnyCell: boolean;
   ciCluster: ClusterBy;
   preset: Preset;
   generation: Generation;
@@ -121,6 +124,7 @@ export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
     promptsDir: e.TOOLHOP_PROMPTS,
     teamTemperature: e.TOOLHOP_TEAM_TEMPERATURE,
     smokeDataset: e.TOOLHOP_SMOKE_DATASET,
+    allowAnyCell: e.TOOLHOP_ALLOW_ANY_CELL,
     ciCluster: e.TOOLGAUGE_CI_CLUSTER,
     preset: e.TOOLHOP_PRESET,
     generation: resolveGeneration(e),

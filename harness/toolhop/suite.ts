@@ -1,3 +1,4 @@
+import { resolveCell, styleOf } from './grid.ts';
 import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
 import { defaultOutDir } from '../kit/outdir.ts';
@@ -25,7 +26,8 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   name: 'toolhop',
   title: 'ToolHop',
   settings: (env) => readToolhopSettings(env),
-  outDir: (run, s) => defaultOutDir(run.outDir, 'toolhop', s.topology),
+  // results/toolhop/<style>, the reference's folder name for the cell (grid.ts).
+  outDir: (run, s) => defaultOutDir(run.outDir, 'toolhop', styleOf(resolveCell(s))),
   outputs: [FILES.predictions, FILES.results],
   recordFiles: [FILES.predictions, FILES.results],
   async load(run, s) {

@@ -21,11 +21,23 @@ export function cellLabel(c: SweepCell): string {
   return c.topology === 'single' ? 'single' : `${c.topology}-${c.agents ?? 'default'}-${c.comm ?? 'freeform'}`;
 }
 
-/** The grid: `single` once (the baseline), then every team topology × size × format. */
-export function sweepGrid(topologies: readonly Topology[], agents: readonly number[], comms: readonly Comm[]): SweepCell[] {
+/** The grid: `single` once (the baseline), then every team topology × size × format (no sizes: each team's default). */
+export function sweepGrid(topologies: readonly Topology[], agents: readonly number[] | undefined, comms: readonly Comm[]): SweepCell[] {
   const cells: SweepCell[] = [{ topology: 'single' }];
-  for (const t of topologies) if (t !== 'single') for (const a of agents) for (const c of comms) cells.push({ topology: t, agents: a, comm: c });
+  const sizes: Array<number | undefined> = agents?.length ? [...agents] : [undefined];
+  for (const t of topologies) if (t !== 'single') for (const a of sizes) for (const c of comms) cells.push({ topology: t, ...(a !== undefined ? { agents: a } : {}), comm: c });
   return cells;
+}
+
+/** A cell's environment: the sweep's, with the cell's topology, size and format (and its folder) set. */
+export function cellEnvOf(env: NodeJS.ProcessEnv, cell: SweepCell, dir: string): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    TOOLHOP_TOPOLOGY: cell.topology,
+    TOOLGAUGE_OUT_DIR: dir || env.TOOLGAUGE_OUT_DIR,
+    ...(cell.agents !== undefined ? { TOOLHOP_TEAM_SIZE: String(cell.agents) } : { TOOLHOP_TEAM_SIZE: '' }),
+    ...(cell.comm && cell.topology !== 'single' ? { TOOLHOP_COMM: cell.comm } : { TOOLHOP_COMM: '' }),
+  };
 }
 
 interface CellRun {
@@ -53,13 +65,7 @@ export async function runSweep(cells: readonly SweepCell[], env: NodeJS.ProcessE
   for (const cell of cells) {
     const label = cellLabel(cell);
     const dir = join(outDir, label);
-    const cellEnv = {
-      ...env,
-      TOOLHOP_TOPOLOGY: cell.topology,
-      TOOLGAUGE_OUT_DIR: dir,
-      ...(cell.agents !== undefined ? { TOOLHOP_TEAM_SIZE: String(cell.agents) } : { TOOLHOP_TEAM_SIZE: '' }),
-      ...(cell.comm ? { TOOLHOP_COMM: cell.comm } : { TOOLHOP_COMM: '' }),
-    };
+    const cellEnv = cellEnvOf(env, cell, dir);
     const t0 = performance.now();
     const run = await runSuite(toolhopSuite, cellEnv);
     const wallMs = performance.now() - t0;

@@ -115,6 +115,21 @@ describe('sim:coin?p=0.6 with an independent team of 5', () => {
 });
 
 describe('runToolhopTeam', () => {
+  it('votes on the answer tag the scorer reads: the last of two, like predicted_answer', async () => {
+    const row = rows.get('1')!;
+    const twoTags = await startSimServer({ responders: { toolhop: { chat: () => ({ content: `Draft <answer>draft-value</answer>. Checked: <answer>${row.answer}</answer>` }) } } });
+    try {
+      const c = new ModelClient({ baseUrl: twoTags.url, model: 'sim:oracle', timeoutMs: 30_000, retries: 0, concurrency: 4 });
+      const o = await runToolhopTeam(row, { ...deps, client: c }, { topology: 'independent', agents: 2 });
+      expect(o.trace.team.vote!.ballots.map((b) => b.answer)).toEqual([String(row.answer), String(row.answer)]);
+      expect(o.prediction.predicted_answer).toBe(String(row.answer));
+      expect(o.result.correct).toBe(true);
+    } finally {
+      await twoTags.close();
+    }
+  });
+
+
   it('refuses to run dataset tools unless allowed, like the single agent', async () => {
     const row = rows.get('1')!;
     const o = await runToolhopTeam(row, { ...deps, settings: readToolhopSettings({}), client: client('sim:oracle') }, { topology: 'independent' });

@@ -18,7 +18,8 @@ import {
   type TeamTask,
   type VoteRecord,
 } from '../agent/team/index.ts';
-import { extractAnswer, lastAssistantContent } from './answer.ts';
+import { lastAssistantContent, predictedAnswer } from './answer.ts';
+import { TOOLHOP_TEAM_DEFAULTS } from './grid.ts';
 import { ToolhopExecutor } from './executor.ts';
 import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, OUTPUT_CONTRACT, userPrompt } from './prompts.ts';
 import type { TraceFile } from './records.ts';
@@ -95,8 +96,10 @@ export interface ToolhopTeamPlan {
   maxTurns?: number;
 }
 
+/** A ToolHop team; sizes default to the reference's baseline cell (grid.ts), not the team layer's own defaults. */
 export function planToolhopTeam(opts: ToolhopTeamOptions): ToolhopTeamPlan {
-  const options = resolveTeamOptions(opts, TOOLHOP_ROSTER);
+  const d = TOOLHOP_TEAM_DEFAULTS[opts.topology];
+  const options = resolveTeamOptions({ ...opts, agents: opts.agents ?? d.agents, rounds: opts.rounds ?? d.rounds }, TOOLHOP_ROSTER);
   const roles = options.lead ? [options.lead, ...options.roles] : options.roles;
   const prompts = loadRolePrompts(opts.promptsDir ?? BUNDLED_TEAM_PROMPTS, options.topology, roles, {
     suite: 'toolhop',
@@ -168,7 +171,7 @@ export async function runToolhopTeam(row: ToolhopRow, deps: InstanceDeps, plan: 
     system: (spec, rolePrompt, comm) => roleSystemPrompt(rolePrompt, comm, spec.answers),
     user: (context) => userPrompt(row.question, context),
     finalizer: toolhopFinalizer,
-    answerOf: (m) => extractAnswer(m),
+    answerOf: predictedAnswer,
     reportPart: (m) => m.replace(ANSWER_BLOCK, '').trim(),
     baseSeed: deps.run.seed + trial,
     temperature: p.temperature,

@@ -16,6 +16,17 @@ const without = (flag: string) => {
 };
 
 describe('toolgauge optimize flags', () => {
+  it('the seed command runs as written: the task model reflects, and sizes, budget and folder have defaults', () => {
+    const r = optimizeRequest(['--method', 'gepa', '--topology', 'centralized', '--model', 'qwen', '--base-url', 'http://127.0.0.1:9/v1'], ENV);
+    expect(r.reflection).toMatchObject({ model: 'qwen', baseUrl: undefined });
+    expect(r.run.baseUrl).toBe('http://127.0.0.1:9/v1');
+    expect([r.trainSize, r.valSize, r.budget]).toEqual([30, 30, 600]);
+    expect(r.out).toBe(join('results', 'optimize', 'centralized_toolhop_gepa'));
+    // The budget follows a smaller validation set; explicit values win.
+    expect(optimizeRequest(['--method', 'mipro', '--model', 'sim:trait', '--reflection-model', 'sim:reflect', '--val-size', '10'], ENV)).toMatchObject({ valSize: 10, budget: 200, out: join('results', 'optimize', 'single_toolhop_mipro') });
+  });
+
+
   it('map onto the run, the suite settings and the search', () => {
     const r = optimizeRequest([...BASE, '--topology', 'centralized', '--agents', '2', '--seed', '7', '--minibatch', '4', '--no-merge', '--heldout', '30', '--prompts', BUNDLED_SAMPLE.replace(/sample\.json$/, '')], ENV);
     expect(r.method).toBe('gepa');
@@ -34,8 +45,7 @@ describe('toolgauge optimize flags', () => {
   it.each([
     [without('--method'), /--method gepa\|mipro is required/],
     [[...without('--method'), '--method', 'tpe'], /--method must be one of gepa\|mipro \(got 'tpe'\)/],
-    [without('--reflection-model'), /--reflection-model is required/],
-    [without('--out'), /--out is required/],
+    [without('--reflection-model'), /--reflection-model \(default: --model\) sim:trait cannot reflect/],
     [[...without('--budget'), '--budget', '5'], /--budget 5 does not cover the seed's validation \(--val-size 6 rollouts\)/],
     [[...without('--budget'), '--budget', 'lots'], /--budget must be a number/],
     [[...without('--reflection-model'), '--reflection-model', 'sim:oracle'], /sim:oracle cannot reflect; the simulated reflection model is sim:reflect/],

@@ -11,8 +11,8 @@ import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
 import { flagsToEnv } from '../model-flags.ts';
 
 export const USAGE = `toolgauge optimize --method gepa|mipro [--suite toolhop] --topology T [--agents N] [--rounds R] [--comm C]
-                   --model M [--base-url URL] --reflection-model M2 [--reflection-base-url URL]
-                   --train-size K --val-size K --budget ROLLOUTS [--seed S] --out DIR
+                   --model M [--base-url URL] [--reflection-model M2] [--reflection-base-url URL]
+                   [--train-size K] [--val-size K] [--budget ROLLOUTS] [--seed S] [--out DIR]
                    [--data FILE|hf[:REV]] [--prompts SEED_DIR] [--allow-eval-ids] [--resume] [--heldout N]
                    [--minibatch N] [--no-merge] [--num-candidates K] [--num-trials T] [--reflection-temperature T]
                    [--concurrency N] [--max-turns N] [--sandbox pyodide|python] [--temperature T]
@@ -22,10 +22,19 @@ export const USAGE = `toolgauge optimize --method gepa|mipro [--suite toolhop] -
   seed layout: toolgauge toolhop --prompts DIR/best), report.md, summary.json, candidates/, log.jsonl.
   --resume continues a killed run from DIR/log.jsonl (a larger --budget goes on searching).
   --heldout N also judges seed and best on N held-out rows after the search (outside the budget).
+  Defaults: --reflection-model the task model, --train-size 30, --val-size 30, --budget 20 × --val-size,
+  --out results/optimize/<topology>_toolhop_<method>.
   Rollouts run the dataset's Python tools: set TOOLHOP_ALLOW_DATASET_EXEC=1.
   Simulator: --model sim:trait --reflection-model sim:reflect (calibration fixtures, labelled in every report).`;
 
 const int = flagSchemas.positiveInt;
+
+/**
+ * What an omitted flag means: 30 training and 30 validation rows, a budget of 20 rollouts per validation row (600
+ * by default: the seed's validation and then about 25 GEPA steps with their validations), the task model as the
+ * reflection model, and `results/optimize/<topology>_toolhop_<method>` (the reference's `<topology>_<dataset>_real_gepa`).
+ */
+export const OPTIMIZE_DEFAULTS = { trainSize: 30, valSize: 30, budgetPerValRow: 20 } as const;
 const FLAGS: FlagSpecs = {
   method: { type: 'string', values: ['gepa', 'mipro'] },
   suite: { type: 'string', values: ['toolhop'] },
@@ -90,11 +99,9 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
   };
   const method = need('method', ' gepa|mipro') as 'gepa' | 'mipro';
   if (v.suite && v.dataset && v.suite !== v.dataset) throw new UsageError('toolgauge optimize: --suite and --dataset name different suites');
-  const reflectionModel = need('reflection-model') as string;
-  const trainSize = need('train-size') as number;
-  const valSize = need('val-size') as number;
-  const budget = need('budget') as number;
-  const out = need('out') as string;
+  const trainSize = (v['train-size'] as number | undefined) ?? OPTIMIZE_DEFAULTS.trainSize;
+  const valSize = (v['val-size'] as number | undefined) ?? OPTIMIZE_DEFAULTS.valSize;
+  const budget = (v.budget as number | undefined) ?? OPTIMIZE_DEFAULTS.budgetPerValRow * valSize;
   if (method === 'gepa' && (v['num-candidates'] !== undefined || v['num-trials'] !== undefined)) {
     throw new UsageError('toolgauge optimize: --num-candidates and --num-trials are MIPRO settings (--method mipro)');
   }
@@ -115,6 +122,10 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
   } catch (err) {
     throw new UsageError(`toolgauge optimize: ${(err as Error).message}`);
   }
+  // The reference's optimizer reflects with a model of its own; without --reflection-model the task model reflects.
+  const reflectionDefaulted = v['reflection-model'] === undefined;
+  const reflectionModel = (v['reflection-model'] as string | undefined) ?? run.model;
+  const out = (v.out as string | undefined) ?? join('results', 'optimize', `${settings.topology}_toolhop_${method}`);
   if (isSimModel(run.model)) {
     let spec;
     try {
@@ -131,7 +142,7 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
     } catch (err) {
       throw new UsageError(`toolgauge optimize: --reflection-model ${(err as Error).message}`);
     }
-    if (spec.name !== 'reflect') throw new UsageError(`toolgauge optimize: --reflection-model sim:${spec.name} cannot reflect; the simulated reflection model is sim:reflect`);
+    if (spec.name !== 'reflect') throw new UsageError(`toolgauge optimize: --reflection-model ${reflectionDefaulted ? '(default: --model) ' : ''}sim:${spec.name} cannot reflect; the simulated reflection model is sim:reflect`);
   } else if (!v['reflection-base-url'] && !run.baseUrl) {
     throw new UsageError(`toolgauge optimize: --reflection-model '${reflectionModel}' needs an endpoint: pass --reflection-base-url (or --base-url), or use sim:reflect`);
   }
