@@ -13,7 +13,7 @@ import { propertiesOf } from './coerce.ts';
 import { readPyCall, readPyCallList, type PyCall } from './pycall.ts';
 import { findTool, looseCalls } from './normalize.ts';
 import type { Located, ParseCtx, ParsedCall } from './types.ts';
-import { readValueAt, skipWs, SpanIndex } from './util.ts';
+import { readValueAt, rewound, skipWs, SpanIndex } from './util.ts';
 import { isPlainObject, setOwn } from './jsonish.ts';
 
 export const CALL_LIKE = /["']?\b(?:name|function|tool|tool_name|function_name|action)\b["']?\s*:/;
@@ -147,7 +147,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
 
   // 2. Python calls in list brackets
   let m: RegExpExecArray | null;
-  const listRe = new RegExp(LIST_CALL);
+  const listRe = rewound(LIST_CALL);
   while ((m = listRe.exec(text)) && budget-- > 0 && !spent()) {
     if (spans.has(m.index)) continue;
     res.attempted = true;
@@ -167,7 +167,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
   }
 
   // 3. a Python call alone on its line
-  const lineRe = new RegExp(LINE_CALL);
+  const lineRe = rewound(LINE_CALL);
   while ((m = lineRe.exec(text)) && budget-- > 0 && !spent()) {
     const at = m.index + m[0].lastIndexOf(m[1]!); // the name ends the match (only `\s*(` after it)
     if (spans.has(at)) continue;

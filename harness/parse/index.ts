@@ -91,6 +91,8 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
   const strictGate = (f: Family) => (looseOnly ? GATES[f](lower()) : STRICT_GATES[f](visible));
   let attempted = false;
   let truncated = false;
+  // The strict pass keeps no notes, so its families share one context.
+  let strictCtx: ParseCtx | undefined;
 
   const finish = (f: Finish): ParseResult => {
     const notes = new Set(f.notes);
@@ -111,7 +113,7 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
 
   for (const f of families) {
     if (!strictGate(f)) continue;
-    const r = PARSERS[f](visible, ctxOf(false));
+    const r = PARSERS[f](visible, (strictCtx ??= ctxOf(false)));
     attempted ||= r.attempted;
     truncated ||= r.truncated;
     if (r.ok && r.calls.length > 0) {

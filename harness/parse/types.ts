@@ -94,7 +94,7 @@ export interface FamilyResult {
 export interface Scan {
   text: string;
   /** memoised JSON reads per reading mode (only for reads of `text` itself) */
-  memo: { json: Map<number, MemoEntry>; loose: Map<number, MemoEntry>; undouble: Map<number, MemoEntry> };
+  memo: { json?: Map<number, MemoEntry>; loose?: Map<number, MemoEntry>; undouble?: Map<number, MemoEntry> };
   budget: Budget;
 }
 

@@ -33,6 +33,25 @@ export function onlyTrailer(text: string, pos: number): boolean {
   return stripEndTokens(text.slice(pos)) === '';
 }
 
+/**
+ * A module's shared regex with its scan position set to `at`. A parser does not re-enter itself, so its loop can use
+ * the module's regex object directly: a RegExp copy per parse costs more than a short parse.
+ */
+export function rewound<T extends RegExp>(re: T, at = 0): T {
+  re.lastIndex = at;
+  return re;
+}
+
+const FLAGGED = new WeakMap<RegExp, Map<string, RegExp>>();
+/** A copy of `re` with `flag` added, made once per regex (callers set `lastIndex` before each use). */
+export function flagged(re: RegExp, flag: 'g' | 'y'): RegExp {
+  let byFlag = FLAGGED.get(re);
+  if (!byFlag) FLAGGED.set(re, (byFlag = new Map()));
+  let out = byFlag.get(flag);
+  if (!out) byFlag.set(flag, (out = new RegExp(re.source, re.flags.includes(flag) ? re.flags : `${re.flags}${flag}`)));
+  return out;
+}
+
 export function skipWs(text: string, pos: number): number {
   while (pos < text.length && /\s/.test(text[pos]!)) pos++;
   return pos;
@@ -51,7 +70,7 @@ export function workLimit(length: number): number {
 export function newScan(text: string): Scan {
   return {
     text,
-    memo: { json: new Map(), loose: new Map(), undouble: new Map() },
+    memo: {},
     budget: { work: 0, limit: workLimit(text.length), exhausted: false },
   };
 }
@@ -60,7 +79,7 @@ export function newScan(text: string): Scan {
 function readOpts(text: string, ctx: ParseCtx, mode: 'json' | 'loose' | 'undouble'): ReadOptions | undefined {
   const scan = ctx.scan;
   if (!scan) return undefined;
-  return { memo: scan.text === text ? scan.memo[mode] : undefined, budget: scan.budget, undouble: mode === 'undouble' };
+  return { memo: scan.text === text ? (scan.memo[mode] ??= new Map()) : undefined, budget: scan.budget, undouble: mode === 'undouble' };
 }
 
 /**

@@ -16,7 +16,7 @@
 import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import type { ElementRead } from '../invoke.ts';
-import { isToolName, skipWs, sticky } from '../util.ts';
+import { isToolName, rewound, skipWs, sticky } from '../util.ts';
 import { glmTyped, paramSchema } from '../xmlvalue.ts';
 
 const OPEN_STRICT = /<tool_call>/g;
@@ -92,7 +92,7 @@ function parseBlock(text: string, bodyStart: number, ctx: ParseCtx, mk: Marks): 
 export function parseGlm(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
   const mk = ctx.loose ? LOOSE : STRICT;
-  const open = new RegExp(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
+  const open = rewound(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
   let m: RegExpExecArray | null;
   while ((m = open.exec(text))) {
     const start = m.index;

@@ -12,7 +12,7 @@
  */
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 import { parseMarked, type MarkedSpec } from './marked.ts';
 
 const MARKS = ['<|tool_call|>', '<tool_call>'];
@@ -73,7 +73,7 @@ export function parseGranite(text: string, ctx: ParseCtx): FamilyResult {
     return parseMarked(text, ctx, GRANITE4);
   }
   const res = emptyResult();
-  const re = new RegExp(MARK_LOOSE);
+  const re = rewound(MARK_LOOSE);
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
     res.attempted = true;

@@ -11,7 +11,7 @@
  */
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 
 const OPEN_STRICT = /<tool_call>/g;
 const OPEN_LOOSE = /<\s*tool_call\s*>/gi;
@@ -21,11 +21,11 @@ const CLOSE_LOOSE_G = /<\s*\/\s*tool_call\s*>/gi;
 
 export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
-  const open = new RegExp(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
+  const open = rewound(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
   let m: RegExpExecArray | null;
   let resumeAt = 0;
   // The next closing tag at or after a position; positions only grow, so one forward scan serves all blocks.
-  const closeRe = new RegExp(CLOSE_LOOSE_G);
+  const closeRe = CLOSE_LOOSE_G;
   let pending: RegExpExecArray | null | undefined;
   const nextClose = (from: number): RegExpExecArray | null => {
     while (pending === undefined || (pending !== null && pending.index < from)) {
@@ -60,8 +60,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
       continue;
     }
     p = skipWs(text, r.end);
-    const close = new RegExp(ctx.loose ? CLOSE_LOOSE : CLOSE_STRICT);
-    close.lastIndex = p;
+    const close = rewound(ctx.loose ? CLOSE_LOOSE : CLOSE_STRICT, p);
     const cm = close.exec(text);
     let end: number;
     if (cm) end = p + cm[0].length;

@@ -12,7 +12,7 @@
 import { isPlainObject } from '../jsonish.ts';
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs, stripEndTokens } from '../util.ts';
+import { onlyTrailer, readValueAt, rewound, skipWs, stripEndTokens } from '../util.ts';
 
 const TAG = '<|python_tag|>';
 const TAG_LOOSE = /<\|\s*python_tag\s*\|>/gi;
@@ -50,7 +50,7 @@ export function parseLlamaJson(text: string, ctx: ParseCtx): FamilyResult {
   let p = skipWs(body, 0);
   if (ctx.loose) {
     // The tag may follow some prose; without a tag the output must start with the object.
-    const re = new RegExp(TAG_LOOSE);
+    const re = rewound(TAG_LOOSE);
     const m = re.exec(body);
     if (m) {
       if (body.slice(0, m.index).trim() !== '') ctx.notes.add('prose around JSON');

@@ -9,7 +9,7 @@
  */
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 import { isPlainObject } from '../jsonish.ts';
 
 const BOT = '[TOOL_CALLS]';
@@ -78,7 +78,7 @@ function parseStrict(text: string, ctx: ParseCtx): FamilyResult {
 
 function parseLoose(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
-  const re = new RegExp(BOT_LOOSE);
+  const re = rewound(BOT_LOOSE);
   let m: RegExpExecArray | null;
   let first = true;
   while ((m = re.exec(text))) {
