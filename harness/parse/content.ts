@@ -22,7 +22,10 @@ const FRAME = new RegExp(
 export function contentOf(visible: string, spans: Array<[number, number]>): string {
   let out = '';
   if (spans.length === 0) out = visible;
-  else {
+  else if (spans.length === 1) {
+    const [a, b] = spans[0]!;
+    out = a > 0 ? visible.slice(0, a) + visible.slice(Math.max(0, b)) : visible.slice(Math.max(0, b));
+  } else {
     const sorted = [...spans].sort((a, b) => a[0] - b[0]);
     let p = 0;
     for (const [a, b] of sorted) {

@@ -1,5 +1,5 @@
 import { isPlainObject, readJsonValue, type ReadOptions, type ReadResult } from './jsonish.ts';
-import type { ParseCtx, Scan } from './types.ts';
+import type { ParseCtx, ReadKind, Scan } from './types.ts';
 
 /** End-of-turn / end-of-message tokens that may trail a call in raw completions output. */
 export const END_TOKENS = [
@@ -70,16 +70,17 @@ export function workLimit(length: number): number {
 export function newScan(text: string): Scan {
   return {
     text,
-    memo: {},
+    reads: { own: {}, other: {} },
     budget: { work: 0, limit: workLimit(text.length), exhausted: false },
   };
 }
 
 /** The memo for `mode`, when `text` is the scanned text itself (other strings are read without one). */
-function readOpts(text: string, ctx: ParseCtx, mode: 'json' | 'loose' | 'undouble'): ReadOptions | undefined {
+function readOpts(text: string, ctx: ParseCtx, mode: ReadKind): ReadOptions | undefined {
   const scan = ctx.scan;
   if (!scan) return undefined;
-  return { memo: scan.text === text ? (scan.memo[mode] ??= new Map()) : undefined, budget: scan.budget, undouble: mode === 'undouble' };
+  if (scan.text === text) return (scan.reads.own[mode] ??= { memo: new Map(), budget: scan.budget, undouble: mode === 'undouble' });
+  return (scan.reads.other[mode] ??= { memo: undefined, budget: scan.budget, undouble: mode === 'undouble' });
 }
 
 /**
