@@ -165,7 +165,7 @@ export const STRICT_KEYS: Record<Family, readonly string[] | null> = {
   qwen3_xml: ['function'],
   llama_json: null,
   llama_pythonic: null,
-  mistral: ['TOOL_CALLS'],
+  mistral: ['[TOOL_CALLS]'],
   granite: ['tool_call'],
   gemma4: ['tool_call'],
   deepseek: ['tool▁call'],
@@ -177,15 +177,15 @@ export const STRICT_KEYS: Record<Family, readonly string[] | null> = {
   minimax: ['invoke'],
   seed_oss: ['tool_call'],
   lfm2: ['tool_call'],
-  apertus: ['tools_prefix'],
+  apertus: ['<|tools_prefix|>'],
   minicpm: ['function'],
-  command_r: ['START_ACTION', 'Action:'],
+  command_r: ['<|START_ACTION|>', 'Action:'],
   nemotron: ['TOOLCALL'],
   xlam: null,
   firefunction: ['functools'],
   phi4_mini: ['tool_call', 'functools'],
   jamba: ['tool_call'],
-  internlm: ['action_start'],
+  internlm: ['<|action_start|>'],
 };
 
 /** One bit per family (in FAMILIES order). */
