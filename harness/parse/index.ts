@@ -27,6 +27,7 @@ import { type ReasoningSplit, splitReasoning } from './reasoning.ts';
 import {
   FAMILIES,
   type Family,
+  type FamilyResult,
   type Located,
   type ParseCtx,
   type ParseOptions,
@@ -79,6 +80,19 @@ interface Finish {
 const STRICT_NOTES = new Set<string>();
 const NO_SPANS: Array<[number, number]> = [];
 
+/** A family with its parser and gates, looked up once (the parse loops index arrays instead of records by name). */
+interface Entry {
+  family: Family;
+  bit: number;
+  parse: (text: string, ctx: ParseCtx) => FamilyResult;
+  strictGate: (text: string) => boolean;
+  looseGate: (lower: string) => boolean;
+}
+const ENTRY = Object.fromEntries(
+  FAMILIES.map((f) => [f, { family: f, bit: FAMILY_BIT[f], parse: PARSERS[f], strictGate: STRICT_GATES[f], looseGate: GATES[f] }]),
+) as Record<Family, Entry>;
+const AUTO_ENTRIES: readonly Entry[] = AUTO_ORDER.map((f) => ENTRY[f]);
+
 function finish(f: Finish, split: ReasoningSplit, scan: Scan): ParseResult {
   let notes: string[];
   if (Array.isArray(f.notes) && f.notes.length === 0) {
@@ -108,7 +122,7 @@ function finish(f: Finish, split: ReasoningSplit, scan: Scan): ParseResult {
 function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, looseOnly = false): ParseResult {
   const tier = opts.tier ?? 'lenient';
   const format = opts.format ?? 'auto';
-  const families = format === 'auto' ? AUTO_ORDER : [format];
+  const entries = format === 'auto' ? AUTO_ENTRIES : [ENTRY[format]];
   const tools = opts.tools;
   const explicit = format !== 'auto';
   const split = splitReasoning(text);
@@ -124,13 +138,15 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
 
   // One scan says which families' strict gates can pass at all; only those gates are then tested.
   const mask = looseOnly ? -1 : strictGateMask(visible);
-  for (const f of families) {
-    if (looseOnly ? !GATES[f]((lowered ??= visible.toLowerCase())) : (mask & FAMILY_BIT[f]) === 0 || !STRICT_GATES[f](visible)) continue;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (looseOnly ? !e.looseGate((lowered ??= visible.toLowerCase())) : (mask & e.bit) === 0 || !e.strictGate(visible)) continue;
     if (strictCtx === undefined) {
-      STRICT_NOTES.clear();
+      if (STRICT_NOTES.size > 0) STRICT_NOTES.clear();
       strictCtx = { loose: false, notes: STRICT_NOTES, tools, explicit, scan };
     }
-    const r = PARSERS[f](visible, strictCtx);
+    const f = e.family;
+    const r = e.parse(visible, strictCtx);
     attempted ||= r.attempted;
     truncated ||= r.truncated;
     if (r.ok && r.calls.length > 0) {
@@ -158,12 +174,14 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
   const claimed: Array<[number, number]> = [];
   const taken = new SpanIndex();
   const frame: Array<[number, number]> = [];
-  const ctxOf = (): ParseCtx => ({ loose: true, notes: new Set(), tools, explicit, scan });
   const lower = (lowered ??= visible.toLowerCase());
-  for (const f of families) {
-    if (!GATES[f](lower)) continue;
-    const ctx = ctxOf();
-    const r = PARSERS[f](visible, ctx);
+  // one context for the loose family passes: its notes are taken only from a family that found calls, then cleared
+  const ctx: ParseCtx = { loose: true, notes: new Set(), tools, explicit, scan };
+  for (const e of entries) {
+    if (!e.looseGate(lower)) continue;
+    if (ctx.notes.size > 0) ctx.notes.clear();
+    const f = e.family;
+    const r = e.parse(visible, ctx);
     attempted ||= r.attempted;
     truncated ||= r.truncated;
     const fresh = r.calls.filter((c) => !taken.has(c.start));
@@ -175,7 +193,7 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
     frame.push(...(r.frame ?? []));
     rejected.push(...(r.rejected ?? []));
   }
-  const gctx = ctxOf();
+  const gctx: ParseCtx = { loose: true, notes: new Set(), tools, explicit, scan };
   const g = genericScan(visible, claimed, gctx);
   attempted ||= g.attempted;
   truncated ||= g.truncated;
