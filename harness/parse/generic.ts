@@ -140,7 +140,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
       continue;
     }
     for (const x of local.notes) ctx.notes.add(x);
-    for (const call of calls) res.calls.push({ ...call, start: i, end: r.end, format: 'json' });
+    for (const call of calls) res.calls.push({ name: call.name, arguments: call.arguments, start: i, end: r.end, format: 'json' });
     spans.add(i, r.end);
     i = r.end - 1;
   }
@@ -161,7 +161,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     if (calls.length === 0 || calls.some((x) => x === null)) continue;
     res.rejected.push(...r.rejected);
     for (const x of local.notes) ctx.notes.add(x);
-    for (const call of calls) res.calls.push({ ...call!, start: m.index, end: r.end, format: 'python' });
+    for (const call of calls) res.calls.push({ name: call!.name, arguments: call!.arguments, start: m.index, end: r.end, format: 'python' });
     spans.add(m.index, r.end);
     listRe.lastIndex = r.end;
   }
@@ -186,7 +186,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     if (!call) continue;
     res.attempted = true;
     for (const x of local.notes) ctx.notes.add(x);
-    res.calls.push({ ...call, start: at, end: r.call.end, format: 'python' });
+    res.calls.push({ name: call.name, arguments: call.arguments, start: at, end: r.call.end, format: 'python' });
     spans.add(at, r.call.end);
     lineRe.lastIndex = r.call.end;
   }

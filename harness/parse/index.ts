@@ -186,7 +186,7 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
     truncated ||= r.truncated;
     const fresh = r.calls.filter((c) => !taken.has(c.start));
     if (fresh.length === 0) continue;
-    for (const c of fresh) found.push({ ...c, format: f });
+    for (const c of fresh) found.push({ name: c.name, arguments: c.arguments, start: c.start, end: c.end, format: f });
     for (const x of ctx.notes) notes.add(x);
     claimed.push(...r.spans);
     for (const [a, b] of r.spans) taken.add(a, b);

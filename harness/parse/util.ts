@@ -1,5 +1,5 @@
 import { isPlainObject, readJsonValue, type ReadOptions, type ReadResult } from './jsonish.ts';
-import type { ParseCtx, ReadKind, Scan } from './types.ts';
+import type { Located, ParseCtx, ParsedCall, ReadKind, Scan } from './types.ts';
 
 /** End-of-turn / end-of-message tokens that may trail a call in raw completions output. */
 export const END_TOKENS = [
@@ -107,6 +107,11 @@ export function readValueAt(text: string, pos: number, ctx: ParseCtx): ReadResul
     if (r2.deep && !r.deep) return { ...r, deep: true, pos: Math.max(r.pos, r2.pos) };
   }
   return r;
+}
+
+/** A call at a place in the text, built field by field (an object spread per call costs more than a short parse). */
+export function located(c: ParsedCall, start: number, end: number): Located {
+  return { name: c.name, arguments: c.arguments, start, end };
 }
 
 export function overlaps(spans: Array<[number, number]>, pos: number): boolean {

@@ -16,7 +16,7 @@
 import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import type { ElementRead } from '../invoke.ts';
-import { isToolName, rewound, skipWs, sticky } from '../util.ts';
+import { isToolName, located, rewound, skipWs, sticky } from '../util.ts';
 import { glmTyped, paramSchema } from '../xmlvalue.ts';
 
 const OPEN_STRICT = /<tool_call>/g;
@@ -120,7 +120,7 @@ export function parseGlm(text: string, ctx: ParseCtx): FamilyResult {
       if (b.at !== undefined) open.lastIndex = Math.max(open.lastIndex, b.at);
       continue;
     }
-    res.calls.push({ ...b.call, start, end: b.end });
+    res.calls.push(located(b.call, start, b.end));
     res.spans.push([start, b.end]);
     open.lastIndex = b.end;
   }

@@ -11,7 +11,7 @@
  */
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
+import { located, onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 
 const OPEN_STRICT = /<tool_call>/g;
 const OPEN_LOOSE = /<\s*tool_call\s*>/gi;
@@ -77,7 +77,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
       ctx.notes.add('missing closing tag');
       end = onlyTrailer(text, p) ? text.length : p;
     }
-    for (const c of calls) res.calls.push({ ...c, start, end });
+    for (const c of calls) res.calls.push(located(c, start, end));
     res.spans.push([start, end]);
     resumeAt = end;
     open.lastIndex = end;

@@ -11,7 +11,7 @@
 import { isPlainObject } from '../jsonish.ts';
 import { looseCalls, strictCall, type StrictShape } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { flagged, onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { flagged, located, onlyTrailer, readValueAt, skipWs } from '../util.ts';
 
 export interface MarkedSpec {
   /** opening marker(s), as the model writes them */
@@ -125,7 +125,7 @@ export function parseMarked(text: string, ctx: ParseCtx, spec: MarkedSpec): Fami
         } else if (ctx.loose && spec.closeRequired) ctx.notes.add('missing closing tag');
       }
     }
-    for (const c of calls) res.calls.push({ ...c, start, end });
+    for (const c of calls) res.calls.push(located(c, start, end));
     res.spans.push([start, end]);
     lastEnd = end;
     from = end;

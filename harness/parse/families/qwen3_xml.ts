@@ -17,7 +17,7 @@
  */
 import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { flagged, rewound, skipWs } from '../util.ts';
+import { flagged, located, rewound, skipWs } from '../util.ts';
 import { paramSchema, schemaTyped } from '../xmlvalue.ts';
 
 export interface Tags {
@@ -183,7 +183,7 @@ export function parseXmlCalls(text: string, ctx: ParseCtx, strictTags: Tags, loo
     if (cm) end = q + cm[0].length;
     else if (wrapped) ctx.notes.add('missing closing tag');
     if (!wrapped) ctx.notes.add(wrapperNote);
-    res.calls.push({ ...fr.call, start, end });
+    res.calls.push(located(fr.call, start, end));
     res.spans.push([start, end]);
     search.lastIndex = end;
   }
