@@ -222,18 +222,19 @@ class Reader {
     const s = this.s;
     const re = this.loose ? LOOSE_NUMBER : JSON_NUMBER;
     re.lastIndex = this.i;
-    const m = re.exec(s);
-    if (!m) {
+    // `test` leaves the match's end in lastIndex (no match array)
+    if (!re.test(s)) {
       // A partial literal at the end of input ("tr", "-") is a truncation, not garbage.
       const rest = s.slice(this.i, this.i + 6);
       if (rest.length < 5 && this.i + rest.length >= s.length && ['true', 'false', 'null', '-'].some((w) => w.startsWith(rest)))
         return this.failAt(true, this.i);
       return this.fail();
     }
-    let text = m[0];
+    const end = re.lastIndex;
+    let text = s.slice(this.i, end);
     if (this.loose && !FULL_JSON_NUMBER.test(text)) this.repair('non-JSON number');
     if (text.startsWith('+')) text = text.slice(1);
-    this.i += m[0].length;
+    this.i = end;
     // Like JSON.parse, a literal beyond the double range reads as ±Infinity (1e400) or ±0 (1e-400).
     return Number(text);
   }

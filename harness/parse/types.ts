@@ -98,9 +98,10 @@ export interface Scan {
   text: string;
   /**
    * The reader options per reading mode, made on first use: for reads of `text` itself they carry the mode's memo of
-   * JSON reads (`own`), for reads of other strings only the budget (`other`).
+   * JSON reads; `otherReads`, for reads of other strings, only the budget.
    */
-  reads: { own: Partial<Record<ReadKind, ReadOptions>>; other: Partial<Record<ReadKind, ReadOptions>> };
+  reads: Partial<Record<ReadKind, ReadOptions>>;
+  otherReads?: Partial<Record<ReadKind, ReadOptions>>;
   budget: Budget;
 }
 

@@ -194,13 +194,24 @@ export const FAMILY_BIT = Object.fromEntries(FAMILIES.map((f, i) => [f, 1 << i])
 const ALWAYS = FAMILIES.reduce((m, f) => (STRICT_KEYS[f] === null ? m | FAMILY_BIT[f] : m), 0);
 const KEY_FAMILIES = new Map<string, number>();
 for (const f of FAMILIES) for (const k of STRICT_KEYS[f] ?? []) KEY_FAMILIES.set(k, (KEY_FAMILIES.get(k) ?? 0) | FAMILY_BIT[f]);
-const KEY_SCAN = new RegExp([...KEY_FAMILIES.keys()].map((k) => k.replace(/[|[\]{}()*+?.\\^$]/g, '\\$&')).join('|'), 'g');
+const KEYS = [...KEY_FAMILIES.keys()];
+const KEY_MASKS = KEYS.map((k) => KEY_FAMILIES.get(k)!);
+const KEY_SCAN = new RegExp(KEYS.map((k) => k.replace(/[|[\]{}()*+?.\\^$]/g, '\\$&')).join('|'), 'g');
 
 /** The families whose strict gate may pass on `text`, as a mask of FAMILY_BIT (a superset of the gates that pass). */
 export function strictGateMask(text: string): number {
   let mask = ALWAYS;
   KEY_SCAN.lastIndex = 0;
-  for (let m = KEY_SCAN.exec(text); m !== null; m = KEY_SCAN.exec(text)) mask |= KEY_FAMILIES.get(m[0])!;
+  // `test` moves past each match without building a match array; the key that ended there is the only one that does
+  // (no key ends another)
+  while (KEY_SCAN.test(text)) {
+    const end = KEY_SCAN.lastIndex;
+    for (let k = 0; k < KEYS.length; k++)
+      if (text.startsWith(KEYS[k]!, end - KEYS[k]!.length)) {
+        mask |= KEY_MASKS[k]!;
+        break;
+      }
+  }
   return mask;
 }
 
