@@ -21,6 +21,9 @@ import { glmTyped, paramSchema } from '../xmlvalue.ts';
 
 const OPEN_STRICT = /<tool_call>/g;
 const OPEN_LOOSE = /<\s*tool_call\s*>/gi;
+const FUNCTION_TAG = /^<\s*function/i;
+/** a name, then a newline, an <arg_key> or the closing tag: GLM's shape */
+const GLM_HEAD = /^[ \t]*([^\s<>{}[\]]+)[ \t]*(?:\n|<\s*arg_key|<\s*\/\s*tool_call)/i;
 
 interface Marks {
   keyOpen: RegExp;
@@ -97,11 +100,11 @@ export function parseGlm(text: string, ctx: ParseCtx): FamilyResult {
   while ((m = open.exec(text))) {
     const start = m.index;
     const bodyStart = start + m[0].length;
-    const first = text.slice(skipWs(text, bodyStart), skipWs(text, bodyStart) + 12);
+    const at = skipWs(text, bodyStart);
+    const c0 = text.charCodeAt(at);
     // <tool_call>{json} is hermes, <tool_call><function= is qwen3_xml
-    if (first.startsWith('{') || first.startsWith('[') || /^<\s*function/i.test(first)) continue;
-    // a name, then a newline, an <arg_key> or the closing tag: GLM's shape
-    const head = /^[ \t]*([^\s<>{}[\]]+)[ \t]*(?:\n|<\s*arg_key|<\s*\/\s*tool_call)/i.exec(text.slice(bodyStart, bodyStart + 300));
+    if (c0 === 0x7b || c0 === 0x5b || (c0 === 0x3c && FUNCTION_TAG.test(text.slice(at, at + 12)))) continue;
+    const head = GLM_HEAD.exec(text.slice(bodyStart, bodyStart + 300));
     if (!head) {
       if (text.length - bodyStart < 300 && !/[\n<]/.test(text.slice(bodyStart))) {
         res.attempted = true;

@@ -18,6 +18,8 @@ const OPEN_LOOSE = /<\s*tool_call\s*>/gi;
 const CLOSE_STRICT = /<\/tool_call>/y;
 const CLOSE_LOOSE = /<\s*\/\s*tool_call\s*>/iy;
 const CLOSE_LOOSE_G = /<\s*\/\s*tool_call\s*>/gi;
+const QWEN3_BLOCK = /^<\s*function\s*=/i;
+const STRAY_BEFORE_CLOSE = /^[\s}\]]*$/;
 
 export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
@@ -39,7 +41,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
     if (m.index < resumeAt) continue;
     const start = m.index;
     let p = skipWs(text, start + m[0].length);
-    if (/^<\s*function\s*=/i.test(text.slice(p, p + 16))) continue; // a qwen3_xml block, not ours
+    if (text.charCodeAt(p) === 0x3c && QWEN3_BLOCK.test(text.slice(p, p + 16))) continue; // a qwen3_xml block, not ours
     res.attempted = true;
     if (m[0] !== '<tool_call>') ctx.notes.add('sloppy markers');
     const closeM = ctx.loose ? nextClose(p) : null;
@@ -70,7 +72,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
     } else if (!ctx.loose) {
       res.ok = false;
       continue;
-    } else if (closeM && /^[\s}\]]*$/.test(text.slice(p, closeM.index))) {
+    } else if (closeM && STRAY_BEFORE_CLOSE.test(text.slice(p, closeM.index))) {
       ctx.notes.add('stray characters before closing tag');
       end = closeM.index + closeM[0].length;
     } else {
