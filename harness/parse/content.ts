@@ -18,12 +18,20 @@ const FRAME = new RegExp(
   'g',
 );
 
+function inOrder(spans: Array<[number, number]>): boolean {
+  for (let i = 1; i < spans.length; i++) if (spans[i]![0] < spans[i - 1]![0]) return false;
+  return true;
+}
+
 /** Remove `spans` from `visible`, then frame markup; trim. */
 export function contentOf(visible: string, spans: Array<[number, number]>): string {
   let out = '';
   if (spans.length === 0) out = visible;
-  else {
-    const sorted = [...spans].sort((a, b) => a[0] - b[0]);
+  else if (spans.length === 1) {
+    const [a, b] = spans[0]!;
+    out = a > 0 ? visible.slice(0, a) + visible.slice(Math.max(0, b)) : visible.slice(Math.max(0, b));
+  } else {
+    const sorted = inOrder(spans) ? spans : [...spans].sort((a, b) => a[0] - b[0]);
     let p = 0;
     for (const [a, b] of sorted) {
       if (a > p) out += visible.slice(p, a);

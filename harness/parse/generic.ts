@@ -13,7 +13,7 @@ import { propertiesOf } from './coerce.ts';
 import { readPyCall, readPyCallList, type PyCall } from './pycall.ts';
 import { findTool, looseCalls } from './normalize.ts';
 import type { Located, ParseCtx, ParsedCall } from './types.ts';
-import { readValueAt, skipWs, SpanIndex } from './util.ts';
+import { readValueAt, rewound, skipWs, SpanIndex } from './util.ts';
 import { isPlainObject, setOwn } from './jsonish.ts';
 
 export const CALL_LIKE = /["']?\b(?:name|function|tool|tool_name|function_name|action)\b["']?\s*:/;
@@ -140,14 +140,14 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
       continue;
     }
     for (const x of local.notes) ctx.notes.add(x);
-    for (const call of calls) res.calls.push({ ...call, start: i, end: r.end, format: 'json' });
+    for (const call of calls) res.calls.push({ name: call.name, arguments: call.arguments, start: i, end: r.end, format: 'json' });
     spans.add(i, r.end);
     i = r.end - 1;
   }
 
   // 2. Python calls in list brackets
   let m: RegExpExecArray | null;
-  const listRe = new RegExp(LIST_CALL);
+  const listRe = rewound(LIST_CALL);
   while ((m = listRe.exec(text)) && budget-- > 0 && !spent()) {
     if (spans.has(m.index)) continue;
     res.attempted = true;
@@ -161,13 +161,13 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     if (calls.length === 0 || calls.some((x) => x === null)) continue;
     res.rejected.push(...r.rejected);
     for (const x of local.notes) ctx.notes.add(x);
-    for (const call of calls) res.calls.push({ ...call!, start: m.index, end: r.end, format: 'python' });
+    for (const call of calls) res.calls.push({ name: call!.name, arguments: call!.arguments, start: m.index, end: r.end, format: 'python' });
     spans.add(m.index, r.end);
     listRe.lastIndex = r.end;
   }
 
   // 3. a Python call alone on its line
-  const lineRe = new RegExp(LINE_CALL);
+  const lineRe = rewound(LINE_CALL);
   while ((m = lineRe.exec(text)) && budget-- > 0 && !spent()) {
     const at = m.index + m[0].lastIndexOf(m[1]!); // the name ends the match (only `\s*(` after it)
     if (spans.has(at)) continue;
@@ -186,7 +186,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     if (!call) continue;
     res.attempted = true;
     for (const x of local.notes) ctx.notes.add(x);
-    res.calls.push({ ...call, start: at, end: r.call.end, format: 'python' });
+    res.calls.push({ name: call.name, arguments: call.arguments, start: at, end: r.call.end, format: 'python' });
     spans.add(at, r.call.end);
     lineRe.lastIndex = r.call.end;
   }

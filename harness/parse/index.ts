@@ -20,13 +20,14 @@
 import { coerceArgs } from './coerce.ts';
 import { contentOf } from './content.ts';
 import { detectAttempt, unbalancedTail } from './detect.ts';
-import { AUTO_ORDER, GATES, PARSERS, RENDERERS, STRICT_GATES } from './families/registry.ts';
+import { AUTO_ORDER, FAMILY_BIT, GATES, PARSERS, RENDERERS, STRICT_GATES, strictGateMask } from './families/registry.ts';
 import { genericScan } from './generic.ts';
 import { findTool } from './normalize.ts';
-import { splitReasoning } from './reasoning.ts';
+import { type ReasoningSplit, splitReasoning } from './reasoning.ts';
 import {
   FAMILIES,
   type Family,
+  type FamilyResult,
   type Located,
   type ParseCtx,
   type ParseOptions,
@@ -72,64 +73,98 @@ interface Finish {
   rejected: string[];
 }
 
+/**
+ * The strict pass keeps no notes: its families share one context whose note set is never read (cleared per parse
+ * so it stays small). A parse does not re-enter itself.
+ */
+const STRICT_NOTES = new Set<string>();
+const NO_SPANS: Array<[number, number]> = [];
+
+/** A family with its parser and gates, looked up once (the parse loops index arrays instead of records by name). */
+interface Entry {
+  family: Family;
+  bit: number;
+  parse: (text: string, ctx: ParseCtx) => FamilyResult;
+  strictGate: (text: string) => boolean;
+  looseGate: (lower: string) => boolean;
+}
+const ENTRY = Object.fromEntries(
+  FAMILIES.map((f) => [f, { family: f, bit: FAMILY_BIT[f], parse: PARSERS[f], strictGate: STRICT_GATES[f], looseGate: GATES[f] }]),
+) as Record<Family, Entry>;
+const AUTO_ENTRIES: readonly Entry[] = AUTO_ORDER.map((f) => ENTRY[f]);
+
+function finish(f: Finish, split: ReasoningSplit, scan: Scan): ParseResult {
+  let notes: string[];
+  if (Array.isArray(f.notes) && f.notes.length === 0) {
+    notes = [];
+    if (split.reasoning !== '' && detectAttempt(split.reasoning)) notes.push(REASONING_CALL_NOTE);
+    if (scan.budget.exhausted) notes.push(BUDGET_NOTE);
+  } else {
+    const all = new Set(f.notes);
+    if (split.reasoning !== '' && detectAttempt(split.reasoning)) all.add(REASONING_CALL_NOTE);
+    if (scan.budget.exhausted) all.add(BUDGET_NOTE);
+    notes = [...all];
+  }
+  const regions = split.regions;
+  return {
+    tier: f.tier,
+    format: f.format,
+    calls: f.calls,
+    attempted: f.attempted,
+    truncated: f.truncated,
+    notes,
+    content: contentOf(split.visible, regions.length === 0 ? f.spans : f.spans.length === 0 ? regions : [...f.spans, ...regions]),
+    reasoning: split.reasoning,
+    rejected: f.rejected,
+  };
+}
+
 function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, looseOnly = false): ParseResult {
   const tier = opts.tier ?? 'lenient';
   const format = opts.format ?? 'auto';
-  const families = format === 'auto' ? AUTO_ORDER : [format];
+  const entries = format === 'auto' ? AUTO_ENTRIES : [ENTRY[format]];
   const tools = opts.tools;
   const explicit = format !== 'auto';
   const split = splitReasoning(text);
   const visible = split.visible;
   const scan = newScan(visible);
   if (out) out.scan = scan;
-  const ctxOf = (loose: boolean): ParseCtx => ({ loose, notes: new Set(), tools, explicit, scan });
   // Gates are cheap necessary conditions (families/registry.ts): a family whose gate fails is not run. The strict
   // loop usually ends at the first family, so the lower-cased text and the loose gates are computed only if needed.
   let lowered: string | undefined;
-  const lower = () => (lowered ??= visible.toLowerCase());
-  const looseGate = (f: Family) => GATES[f](lower());
-  const strictGate = (f: Family) => (looseOnly ? GATES[f](lower()) : STRICT_GATES[f](visible));
   let attempted = false;
   let truncated = false;
+  let strictCtx: ParseCtx | undefined;
 
-  const finish = (f: Finish): ParseResult => {
-    const notes = new Set(f.notes);
-    if (split.reasoning !== '' && detectAttempt(split.reasoning)) notes.add(REASONING_CALL_NOTE);
-    if (scan.budget.exhausted) notes.add(BUDGET_NOTE);
-    return {
-      tier: f.tier,
-      format: f.format,
-      calls: f.calls,
-      attempted: f.attempted,
-      truncated: f.truncated,
-      notes: [...notes],
-      content: contentOf(visible, [...f.spans, ...split.regions]),
-      reasoning: split.reasoning,
-      rejected: f.rejected,
-    };
-  };
-
-  for (const f of families) {
-    if (!strictGate(f)) continue;
-    const r = PARSERS[f](visible, ctxOf(false));
+  // One scan says which families' strict gates can pass at all; only those gates are then tested.
+  const mask = looseOnly ? -1 : strictGateMask(visible);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (looseOnly ? !e.looseGate((lowered ??= visible.toLowerCase())) : (mask & e.bit) === 0 || !e.strictGate(visible)) continue;
+    if (strictCtx === undefined) {
+      if (STRICT_NOTES.size > 0) STRICT_NOTES.clear();
+      strictCtx = { loose: false, notes: STRICT_NOTES, tools, explicit, scan };
+    }
+    const f = e.family;
+    const r = e.parse(visible, strictCtx);
     attempted ||= r.attempted;
     truncated ||= r.truncated;
     if (r.ok && r.calls.length > 0) {
       const calls = plain(r.calls);
-      const spans = [...r.spans, ...(r.frame ?? [])];
+      const spans = r.frame === undefined || r.frame.length === 0 ? r.spans : [...r.spans, ...r.frame];
       if (tier === 'lenient' && tools) {
         const notes = new Set<string>();
         const coerced = coerceCalls(calls, tools, notes);
-        if (notes.size > 0) return finish({ tier: 'lenient', format: f, calls: coerced, attempted: true, truncated, notes, spans, rejected: r.rejected ?? [] });
+        if (notes.size > 0) return finish({ tier: 'lenient', format: f, calls: coerced, attempted: true, truncated, notes, spans, rejected: r.rejected ?? [] }, split, scan);
       }
-      return finish({ tier: 'strict', format: f, calls, attempted: true, truncated, notes: [], spans, rejected: r.rejected ?? [] });
+      return finish({ tier: 'strict', format: f, calls, attempted: true, truncated, notes: [], spans, rejected: r.rejected ?? [] }, split, scan);
     }
   }
   // Nothing parsed: whether a call was tried at all, independent of the families.
   attempted ||= detectAttempt(visible);
   if (tier === 'strict') {
     truncated ||= attempted && unbalancedTail(visible);
-    return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes: [], spans: [], rejected: [] });
+    return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes: [], spans: NO_SPANS, rejected: [] }, split, scan);
   }
 
   // Lenient: family parsers in loose mode, then the generic rescue on what they did not claim.
@@ -139,22 +174,26 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
   const claimed: Array<[number, number]> = [];
   const taken = new SpanIndex();
   const frame: Array<[number, number]> = [];
-  for (const f of families) {
-    if (!looseGate(f)) continue;
-    const ctx = ctxOf(true);
-    const r = PARSERS[f](visible, ctx);
+  const lower = (lowered ??= visible.toLowerCase());
+  // one context for the loose family passes: its notes are taken only from a family that found calls, then cleared
+  const ctx: ParseCtx = { loose: true, notes: new Set(), tools, explicit, scan };
+  for (const e of entries) {
+    if (!e.looseGate(lower)) continue;
+    if (ctx.notes.size > 0) ctx.notes.clear();
+    const f = e.family;
+    const r = e.parse(visible, ctx);
     attempted ||= r.attempted;
     truncated ||= r.truncated;
     const fresh = r.calls.filter((c) => !taken.has(c.start));
     if (fresh.length === 0) continue;
-    for (const c of fresh) found.push({ ...c, format: f });
+    for (const c of fresh) found.push({ name: c.name, arguments: c.arguments, start: c.start, end: c.end, format: f });
     for (const x of ctx.notes) notes.add(x);
     claimed.push(...r.spans);
     for (const [a, b] of r.spans) taken.add(a, b);
     frame.push(...(r.frame ?? []));
     rejected.push(...(r.rejected ?? []));
   }
-  const gctx = ctxOf(true);
+  const gctx: ParseCtx = { loose: true, notes: new Set(), tools, explicit, scan };
   const g = genericScan(visible, claimed, gctx);
   attempted ||= g.attempted;
   truncated ||= g.truncated;
@@ -179,8 +218,8 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
     }
     calls = coerceCalls(calls, tools, notes);
   }
-  if (calls.length === 0) return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes, spans: [], rejected });
-  return finish({ tier: 'lenient', format: found[0]!.format, calls, attempted: true, truncated, notes, spans, rejected });
+  if (calls.length === 0) return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes, spans: [], rejected }, split, scan);
+  return finish({ tier: 'lenient', format: found[0]!.format, calls, attempted: true, truncated, notes, spans, rejected }, split, scan);
 }
 
 function coerceCalls(calls: ParsedCall[], tools: ToolSchema[], notes: Set<string>): ParsedCall[] {

@@ -2,7 +2,7 @@
 // blocks): reading one element and one block of them, shared by the families that use them.
 import { setOwn } from './jsonish.ts';
 import type { FamilyResult, ParseCtx, ParsedCall } from './types.ts';
-import { skipWs, sticky } from './util.ts';
+import { located, skipWs, sticky } from './util.ts';
 import { paramSchema } from './xmlvalue.ts';
 
 /** One element of an XML-like call block read at a position: a call and where it ends, or where and how it broke. */
@@ -98,7 +98,7 @@ export function readInvokeBlock(
       p = el.truncated ? text.length : (el.at ?? p);
       break;
     }
-    res.calls.push({ ...el.call, start, end: el.end });
+    res.calls.push(located(el.call, start, el.end));
     n++;
     p = el.end;
   }

@@ -81,6 +81,9 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 const FAIL: unique symbol = Symbol('fail');
 type R<T> = T | typeof FAIL;
 
+/** The repairs of a container read without any (shared: entries are only read). */
+const NO_REPAIRS: string[] = [];
+
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
@@ -134,9 +137,11 @@ class Reader {
     return false;
   }
 
-  /** container starts being read (a failure fails all of them at once; see rememberFailure()) */
+  /**
+   * The containers being read, as pairs (start, length of the log at the start): a failure fails all of them at
+   * once (see rememberFailure()).
+   */
   private readonly open: number[] = [];
-  private readonly marks: number[] = [];
 
   /** A container read through the memo: a hit replays it, a miss reads and remembers it. */
   private container(depth: number, kind: '{' | '['): unknown {
@@ -150,13 +155,12 @@ class Reader {
       for (const r of hit.repairs) this.log.push(r);
       return hit.value;
     }
-    this.open.push(start);
-    this.marks.push(this.log.length);
+    this.open.push(start, this.log.length);
     const value = kind === '{' ? this.object(depth) : this.array(depth);
     if (value === FAIL) return FAIL; // the open containers are remembered once, by rememberFailure()
+    const mark = this.open.pop()!;
     this.open.pop();
-    const mark = this.marks.pop()!;
-    memo.set(start, { ok: true, value, end: this.i, repairs: this.log.length > mark ? [...new Set(this.log.slice(mark))] : [] });
+    memo.set(start, { ok: true, value, end: this.i, repairs: this.log.length > mark ? [...new Set(this.log.slice(mark))] : NO_REPAIRS });
     return value;
   }
 
@@ -165,7 +169,8 @@ class Reader {
     const memo = this.memo;
     const e = this.err;
     if (!memo || !e || e.deep || e.budget) return;
-    for (const start of this.open) if (!memo.has(start)) memo.set(start, { ok: false, truncated: e.truncated, pos: e.pos });
+    const open = this.open;
+    for (let k = 0; k < open.length; k += 2) if (!memo.has(open[k]!)) memo.set(open[k]!, { ok: false, truncated: e.truncated, pos: e.pos });
   }
 
   skipWs(): boolean {
@@ -217,18 +222,19 @@ class Reader {
     const s = this.s;
     const re = this.loose ? LOOSE_NUMBER : JSON_NUMBER;
     re.lastIndex = this.i;
-    const m = re.exec(s);
-    if (!m) {
+    // `test` leaves the match's end in lastIndex (no match array)
+    if (!re.test(s)) {
       // A partial literal at the end of input ("tr", "-") is a truncation, not garbage.
       const rest = s.slice(this.i, this.i + 6);
       if (rest.length < 5 && this.i + rest.length >= s.length && ['true', 'false', 'null', '-'].some((w) => w.startsWith(rest)))
         return this.failAt(true, this.i);
       return this.fail();
     }
-    let text = m[0];
+    const end = re.lastIndex;
+    let text = s.slice(this.i, end);
     if (this.loose && !FULL_JSON_NUMBER.test(text)) this.repair('non-JSON number');
     if (text.startsWith('+')) text = text.slice(1);
-    this.i += m[0].length;
+    this.i = end;
     // Like JSON.parse, a literal beyond the double range reads as ±Infinity (1e400) or ±0 (1e-400).
     return Number(text);
   }

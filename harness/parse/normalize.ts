@@ -27,17 +27,25 @@ export function strictCall(v: unknown, shape: StrictShape): ParsedCall | null {
   if (!isPlainObject(v)) return null;
   const nameKey = shape.nameKey ?? 'name';
   const name = v[nameKey];
-  const argKeys = typeof shape.argsKey === 'string' ? [shape.argsKey] : shape.argsKey;
-  const present = argKeys.filter((k) => Object.hasOwn(v, k));
-  if (typeof name !== 'string' || name === '' || present.length > 1) return null;
-  let args: unknown = present.length === 1 ? v[present[0]!] : shape.argsOptional ? {} : undefined;
+  // the arguments key present (no array per call: this runs for every block the strict tier reads)
+  let argKey: string | undefined;
+  if (typeof shape.argsKey === 'string') {
+    if (Object.hasOwn(v, shape.argsKey)) argKey = shape.argsKey;
+  } else
+    for (const k of shape.argsKey) {
+      if (!Object.hasOwn(v, k)) continue;
+      if (argKey !== undefined) return null;
+      argKey = k;
+    }
+  if (typeof name !== 'string' || name === '') return null;
+  let args: unknown = argKey !== undefined ? v[argKey] : shape.argsOptional ? {} : undefined;
   if (typeof args === 'string' && shape.stringArgs) {
     const r = parseJsonish(args, 'json');
     args = r.ok ? r.value : undefined;
   }
   if (!isPlainObject(args)) return null;
-  for (const k of Object.keys(v)) {
-    if (k === nameKey || present.includes(k)) continue;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k) || k === nameKey || k === argKey) continue;
     const ok = shape.extra?.[k];
     if (!ok || !ok(v[k])) return null;
   }

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { callsFor, nearMissArb, SCHEMA_TYPED, textArb, toolsFromCalls } from './arbitraries.ts';
+import { tryLiteralEval } from '../core/pyliteral/index.ts';
 import { gemmaValue } from './families/gemma4.ts';
 import { BUDGET_NOTE, FAMILIES, parseToolCalls, parseWork, renderToolCalls, type Family, type ParseResult } from './index.ts';
+import { cannotBeLiteral } from './xmlvalue.ts';
 
 const RUNS = 150;
 
@@ -216,5 +218,25 @@ describe('no invented calls', () => {
         }
       }
     }
+  });
+});
+
+describe('the literal reader is skipped only for text that cannot be a Python literal', () => {
+  // The oracle is the literal reader itself: whatever the cheap check skips, the reader must refuse too.
+  const pieces = fc.constantFrom('2025', '-', '03', '01', '東京', 'Paris', 'True', 'None', "'", '"', 'b', 'r', '[', ']', '{', '}', '(', ')', ',', ':', '1', '.', 'e', 'j', '+', ' ', '_', '@', '<', 'x');
+  const texts = fc.oneof(fc.string(), fc.array(pieces, { maxLength: 8 }).map((a) => a.join('')));
+  it('never skips a literal', () => {
+    fc.assert(
+      fc.property(texts, (raw) => {
+        const t = raw.trim();
+        if (t !== '' && cannotBeLiteral(t)) expect(tryLiteralEval(t), t).toBeUndefined();
+      }),
+      { numRuns: 3000 },
+    );
+  });
+  it('skips words, dates and non-ASCII names, and keeps every kind of literal', () => {
+    for (const t of ['Paris', '東京', '2025-03-01', '<x>', 'nullish']) expect(cannotBeLiteral(t), t).toBe(true);
+    for (const t of ['1', '-1.5', "'x'", '"x"', '[1]', "{'a': 1}", '(1,)', 'True', 'None', "b'x'", "rb'x'", '...', '1+2j', '.5'])
+      expect(cannotBeLiteral(t) || tryLiteralEval(t) === undefined, t).toBe(false);
   });
 });

@@ -47,10 +47,12 @@ const PAIRS: Pair[] = [
 /** Markers that end an unclosed think block (Kimi-K2 writes its calls there). */
 const SECTION_ENDS_THINK = ['<|tool_calls_section_begin|>', '<|tool_call_begin|>'];
 
+/** A necessary condition for any reasoning marker (one scan instead of one per marker). */
+const MAYBE_REASONING = /think|THINK|<\|inner_prefix\|>|<channel\|>|<\|channel\|>/;
+
 export function splitReasoning(text: string): ReasoningSplit {
   const regions: Array<[number, number, string]> = []; // start, end, reasoning text
-  const cheap = text.includes('think') || text.includes('THINK') || text.includes('<|inner_prefix|>') || text.includes('<channel|>') || text.includes('<|channel|>');
-  if (!cheap) return { visible: text, reasoning: '', regions: [] };
+  if (!MAYBE_REASONING.test(text)) return { visible: text, reasoning: '', regions: [] };
 
   const next = forwardFinder(text);
   for (const pair of PAIRS) {

@@ -1,4 +1,7 @@
-import type { Budget, MemoEntry } from './jsonish.ts';
+import type { Budget, ReadOptions } from './jsonish.ts';
+
+/** How a JSON value is read: exact JSON, loose, loose with doubled braces read as single ones. */
+export type ReadKind = 'json' | 'loose' | 'undouble';
 
 export const FAMILIES = [
   'hermes',
@@ -93,8 +96,12 @@ export interface FamilyResult {
  */
 export interface Scan {
   text: string;
-  /** memoised JSON reads per reading mode (only for reads of `text` itself) */
-  memo: { json: Map<number, MemoEntry>; loose: Map<number, MemoEntry>; undouble: Map<number, MemoEntry> };
+  /**
+   * The reader options per reading mode, made on first use: for reads of `text` itself they carry the mode's memo of
+   * JSON reads; `otherReads`, for reads of other strings, only the budget.
+   */
+  reads: Partial<Record<ReadKind, ReadOptions>>;
+  otherReads?: Partial<Record<ReadKind, ReadOptions>>;
   budget: Budget;
 }
 

@@ -1,5 +1,5 @@
 import { isPlainObject, readJsonValue, type ReadOptions, type ReadResult } from './jsonish.ts';
-import type { ParseCtx, Scan } from './types.ts';
+import type { Located, ParseCtx, ParsedCall, ReadKind, Scan } from './types.ts';
 
 /** End-of-turn / end-of-message tokens that may trail a call in raw completions output. */
 export const END_TOKENS = [
@@ -33,6 +33,25 @@ export function onlyTrailer(text: string, pos: number): boolean {
   return stripEndTokens(text.slice(pos)) === '';
 }
 
+/**
+ * A module's shared regex with its scan position set to `at`. A parser does not re-enter itself, so its loop can use
+ * the module's regex object directly: a RegExp copy per parse costs more than a short parse.
+ */
+export function rewound<T extends RegExp>(re: T, at = 0): T {
+  re.lastIndex = at;
+  return re;
+}
+
+const FLAGGED = new WeakMap<RegExp, Map<string, RegExp>>();
+/** A copy of `re` with `flag` added, made once per regex (callers set `lastIndex` before each use). */
+export function flagged(re: RegExp, flag: 'g' | 'y'): RegExp {
+  let byFlag = FLAGGED.get(re);
+  if (!byFlag) FLAGGED.set(re, (byFlag = new Map()));
+  let out = byFlag.get(flag);
+  if (!out) byFlag.set(flag, (out = new RegExp(re.source, re.flags.includes(flag) ? re.flags : `${re.flags}${flag}`)));
+  return out;
+}
+
 export function skipWs(text: string, pos: number): number {
   while (pos < text.length && /\s/.test(text[pos]!)) pos++;
   return pos;
@@ -51,16 +70,17 @@ export function workLimit(length: number): number {
 export function newScan(text: string): Scan {
   return {
     text,
-    memo: { json: new Map(), loose: new Map(), undouble: new Map() },
+    reads: {},
     budget: { work: 0, limit: workLimit(text.length), exhausted: false },
   };
 }
 
 /** The memo for `mode`, when `text` is the scanned text itself (other strings are read without one). */
-function readOpts(text: string, ctx: ParseCtx, mode: 'json' | 'loose' | 'undouble'): ReadOptions | undefined {
+function readOpts(text: string, ctx: ParseCtx, mode: ReadKind): ReadOptions | undefined {
   const scan = ctx.scan;
   if (!scan) return undefined;
-  return { memo: scan.text === text ? scan.memo[mode] : undefined, budget: scan.budget, undouble: mode === 'undouble' };
+  if (scan.text === text) return (scan.reads[mode] ??= { memo: new Map(), budget: scan.budget, undouble: mode === 'undouble' });
+  return ((scan.otherReads ??= {})[mode] ??= { memo: undefined, budget: scan.budget, undouble: mode === 'undouble' });
 }
 
 /**
@@ -87,6 +107,11 @@ export function readValueAt(text: string, pos: number, ctx: ParseCtx): ReadResul
     if (r2.deep && !r.deep) return { ...r, deep: true, pos: Math.max(r.pos, r2.pos) };
   }
   return r;
+}
+
+/** A call at a place in the text, built field by field (an object spread per call costs more than a short parse). */
+export function located(c: ParsedCall, start: number, end: number): Located {
+  return { name: c.name, arguments: c.arguments, start, end };
 }
 
 export function overlaps(spans: Array<[number, number]>, pos: number): boolean {

@@ -74,20 +74,27 @@ function pyFloat(raw: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** JSON first, then a Python literal (ast.literal_eval), as JSON-shaped values; undefined when neither reads. */
 /**
- * Text that opens with a bare word other than True / False / None or a string prefix (`r'`, `b"`, `rb'`…) is a
- * name or an expression, never a Python literal: skip the literal reader (a plain word is the common case in
- * XML-style values, and a failed read costs an exception).
+ * Text that can never be a Python literal, told apart cheaply so the literal reader (whose failures cost an exception)
+ * is skipped: a bare word other than True / False / None or a string prefix (`r'`, `b"`, `rb'`…) is a name; a first
+ * character no literal starts with (a non-ASCII letter, `<`, `@`…); an ISO date (`2025-03-01` is a leading-zero
+ * error in Python). Plain words, places and dates are the common XML-style values.
  */
-const NOT_A_LITERAL = /^(?!(?:True|False|None)\b|[rRbBuU]{1,2}['"])[A-Za-z_]/;
+const NOT_A_LITERAL = /^(?!(?:True|False|None)\b|[rRbBuU]{1,2}['"])[A-Za-z_]|^[^-+.\d'"[{(A-Za-z_]|^\d{4}-\d\d-\d\d/;
+
+/** True when `text` (trimmed) cannot be a Python literal (`parse/properties.test.ts` checks it never skips one). */
+export function cannotBeLiteral(text: string): boolean {
+  return NOT_A_LITERAL.test(text);
+}
+
+/** JSON first, then a Python literal (ast.literal_eval), as JSON-shaped values; undefined when neither reads. */
 
 export function jsonOrPython(raw: string): unknown {
   const t = raw.trim();
   if (t === '') return undefined;
   const j = parseJsonish(t, 'json');
   if (j.ok) return j.value;
-  if (t.length > 100_000 || NOT_A_LITERAL.test(t)) return undefined;
+  if (t.length > 100_000 || cannotBeLiteral(t)) return undefined;
   const p = tryLiteralEval(t);
   return p === undefined ? undefined : pyToJson(p);
 }

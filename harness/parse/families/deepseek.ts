@@ -10,7 +10,7 @@
  */
 import { namedArgumentCalls } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { located, onlyTrailer, readValueAt, skipWs } from '../util.ts';
 
 export const DS = {
   callsBegin: '<｜tool▁calls▁begin｜>',
@@ -139,7 +139,7 @@ export function parseDeepseek(text: string, ctx: ParseCtx): FamilyResult {
     if (ceLen >= 0) p += ceLen;
     else if (!ctx.loose) return fail(p >= text.length);
     else ctx.notes.add('missing closing tag');
-    for (const c of calls) res.calls.push({ ...c, start: callStart, end: p });
+    for (const c of calls) res.calls.push(located(c, callStart, p));
     if (ctx.loose && onlyTrailer(text, p)) {
       if (at(mk.callsEnd, text, skipWs(text, p)) < 0) ctx.notes.add('missing closing tag');
       break;

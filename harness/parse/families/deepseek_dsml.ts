@@ -17,7 +17,7 @@
 import { parseJsonish } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import { readInvokeBlock, readInvokeElement, type InvokeMarks } from '../invoke.ts';
-import { sticky } from '../util.ts';
+import { rewound, sticky } from '../util.ts';
 import { schemaTyped } from '../xmlvalue.ts';
 
 const D = '｜DSML｜';
@@ -63,7 +63,7 @@ const DSML_ELEMENT = {
 export function parseDeepseekDsml(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
   const mk = ctx.loose ? LOOSE : STRICT;
-  const container = new RegExp(mk.container);
+  const container = rewound(mk.container);
   let m: RegExpExecArray | null;
   while ((m = container.exec(text))) {
     res.attempted = true;

@@ -15,7 +15,7 @@
 import { looseCalls } from '../normalize.ts';
 import { isPlainObject } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs, stripEndTokens } from '../util.ts';
+import { located, onlyTrailer, readValueAt, skipWs, stripEndTokens } from '../util.ts';
 
 const NAME = /^[A-Za-z_][\w.-]*$/;
 
@@ -99,7 +99,7 @@ function parseV32(text: string, ctx: ParseCtx, res: FamilyResult): void {
       res.ok = false;
       break;
     }
-    for (const c of calls) res.calls.push({ ...c, start: segStart, end: r.end });
+    for (const c of calls) res.calls.push(located(c, segStart, r.end));
     spans.push([segStart, r.end]);
     p = skipWs(body, r.end);
     implicit = false;
@@ -150,7 +150,7 @@ function parseV31(text: string, ctx: ParseCtx, res: FamilyResult): void {
       res.ok = false;
       continue;
     }
-    for (const c of calls) res.calls.push({ ...c, start, end });
+    for (const c of calls) res.calls.push(located(c, start, end));
     res.spans.push([start, end]);
     open.lastIndex = end;
   }

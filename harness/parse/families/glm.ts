@@ -16,11 +16,14 @@
 import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import type { ElementRead } from '../invoke.ts';
-import { isToolName, skipWs, sticky } from '../util.ts';
+import { isToolName, located, rewound, skipWs, sticky } from '../util.ts';
 import { glmTyped, paramSchema } from '../xmlvalue.ts';
 
 const OPEN_STRICT = /<tool_call>/g;
 const OPEN_LOOSE = /<\s*tool_call\s*>/gi;
+const FUNCTION_TAG = /^<\s*function/i;
+/** a name, then a newline, an <arg_key> or the closing tag: GLM's shape */
+const GLM_HEAD = /^[ \t]*([^\s<>{}[\]]+)[ \t]*(?:\n|<\s*arg_key|<\s*\/\s*tool_call)/i;
 
 interface Marks {
   keyOpen: RegExp;
@@ -92,16 +95,16 @@ function parseBlock(text: string, bodyStart: number, ctx: ParseCtx, mk: Marks): 
 export function parseGlm(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
   const mk = ctx.loose ? LOOSE : STRICT;
-  const open = new RegExp(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
+  const open = rewound(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
   let m: RegExpExecArray | null;
   while ((m = open.exec(text))) {
     const start = m.index;
     const bodyStart = start + m[0].length;
-    const first = text.slice(skipWs(text, bodyStart), skipWs(text, bodyStart) + 12);
+    const at = skipWs(text, bodyStart);
+    const c0 = text.charCodeAt(at);
     // <tool_call>{json} is hermes, <tool_call><function= is qwen3_xml
-    if (first.startsWith('{') || first.startsWith('[') || /^<\s*function/i.test(first)) continue;
-    // a name, then a newline, an <arg_key> or the closing tag: GLM's shape
-    const head = /^[ \t]*([^\s<>{}[\]]+)[ \t]*(?:\n|<\s*arg_key|<\s*\/\s*tool_call)/i.exec(text.slice(bodyStart, bodyStart + 300));
+    if (c0 === 0x7b || c0 === 0x5b || (c0 === 0x3c && FUNCTION_TAG.test(text.slice(at, at + 12)))) continue;
+    const head = GLM_HEAD.exec(text.slice(bodyStart, bodyStart + 300));
     if (!head) {
       if (text.length - bodyStart < 300 && !/[\n<]/.test(text.slice(bodyStart))) {
         res.attempted = true;
@@ -120,7 +123,7 @@ export function parseGlm(text: string, ctx: ParseCtx): FamilyResult {
       if (b.at !== undefined) open.lastIndex = Math.max(open.lastIndex, b.at);
       continue;
     }
-    res.calls.push({ ...b.call, start, end: b.end });
+    res.calls.push(located(b.call, start, b.end));
     res.spans.push([start, b.end]);
     open.lastIndex = b.end;
   }

@@ -15,7 +15,7 @@
 import { harmonyMessages, looksHarmony } from '../harmony.ts';
 import { namedArgumentCalls } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { readValueAt, skipWs } from '../util.ts';
+import { located, readValueAt, skipWs } from '../util.ts';
 
 export function parseGptOss(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
@@ -50,7 +50,7 @@ export function parseGptOss(text: string, ctx: ParseCtx): FamilyResult {
       res.ok = false;
       continue;
     }
-    for (const c of calls) res.calls.push({ ...c, start: m.start, end: m.end });
+    for (const c of calls) res.calls.push(located(c, m.start, m.end));
     res.spans.push([m.start, m.end]);
   }
   res.frame = frame;

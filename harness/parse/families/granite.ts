@@ -12,7 +12,7 @@
  */
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { located, onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 import { parseMarked, type MarkedSpec } from './marked.ts';
 
 const MARKS = ['<|tool_call|>', '<tool_call>'];
@@ -58,7 +58,7 @@ function parseList(text: string, ctx: ParseCtx): FamilyResult {
   for (const el of r.value) {
     const c = strictCall(el, { argsKey: 'arguments' });
     if (!c) return fail();
-    res.calls.push({ ...c, start: idx, end: r.end });
+    res.calls.push(located(c, idx, r.end));
   }
   if (!onlyTrailer(text, r.end)) return fail();
   res.spans.push([idx, r.end]);
@@ -73,7 +73,7 @@ export function parseGranite(text: string, ctx: ParseCtx): FamilyResult {
     return parseMarked(text, ctx, GRANITE4);
   }
   const res = emptyResult();
-  const re = new RegExp(MARK_LOOSE);
+  const re = rewound(MARK_LOOSE);
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
     res.attempted = true;
@@ -94,7 +94,7 @@ export function parseGranite(text: string, ctx: ParseCtx): FamilyResult {
     const next = skipWs(text, r.end);
     if (next < text.length && !onlyTrailer(text, next) && !/^<\|\s*tool_call\s*\|>/i.test(text.slice(next, next + 20)))
       ctx.notes.add('text after call');
-    for (const c of calls) res.calls.push({ ...c, start: m.index, end: r.end });
+    for (const c of calls) res.calls.push(located(c, m.index, r.end));
     res.spans.push([m.index, r.end]);
     re.lastIndex = r.end;
   }

@@ -11,21 +11,23 @@
  */
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { located, onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 
 const OPEN_STRICT = /<tool_call>/g;
 const OPEN_LOOSE = /<\s*tool_call\s*>/gi;
 const CLOSE_STRICT = /<\/tool_call>/y;
 const CLOSE_LOOSE = /<\s*\/\s*tool_call\s*>/iy;
 const CLOSE_LOOSE_G = /<\s*\/\s*tool_call\s*>/gi;
+const QWEN3_BLOCK = /^<\s*function\s*=/i;
+const STRAY_BEFORE_CLOSE = /^[\s}\]]*$/;
 
 export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
-  const open = new RegExp(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
+  const open = rewound(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
   let m: RegExpExecArray | null;
   let resumeAt = 0;
   // The next closing tag at or after a position; positions only grow, so one forward scan serves all blocks.
-  const closeRe = new RegExp(CLOSE_LOOSE_G);
+  const closeRe = CLOSE_LOOSE_G;
   let pending: RegExpExecArray | null | undefined;
   const nextClose = (from: number): RegExpExecArray | null => {
     while (pending === undefined || (pending !== null && pending.index < from)) {
@@ -39,7 +41,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
     if (m.index < resumeAt) continue;
     const start = m.index;
     let p = skipWs(text, start + m[0].length);
-    if (/^<\s*function\s*=/i.test(text.slice(p, p + 16))) continue; // a qwen3_xml block, not ours
+    if (text.charCodeAt(p) === 0x3c && QWEN3_BLOCK.test(text.slice(p, p + 16))) continue; // a qwen3_xml block, not ours
     res.attempted = true;
     if (m[0] !== '<tool_call>') ctx.notes.add('sloppy markers');
     const closeM = ctx.loose ? nextClose(p) : null;
@@ -60,8 +62,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
       continue;
     }
     p = skipWs(text, r.end);
-    const close = new RegExp(ctx.loose ? CLOSE_LOOSE : CLOSE_STRICT);
-    close.lastIndex = p;
+    const close = rewound(ctx.loose ? CLOSE_LOOSE : CLOSE_STRICT, p);
     const cm = close.exec(text);
     let end: number;
     if (cm) end = p + cm[0].length;
@@ -71,14 +72,14 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
     } else if (!ctx.loose) {
       res.ok = false;
       continue;
-    } else if (closeM && /^[\s}\]]*$/.test(text.slice(p, closeM.index))) {
+    } else if (closeM && STRAY_BEFORE_CLOSE.test(text.slice(p, closeM.index))) {
       ctx.notes.add('stray characters before closing tag');
       end = closeM.index + closeM[0].length;
     } else {
       ctx.notes.add('missing closing tag');
       end = onlyTrailer(text, p) ? text.length : p;
     }
-    for (const c of calls) res.calls.push({ ...c, start, end });
+    for (const c of calls) res.calls.push(located(c, start, end));
     res.spans.push([start, end]);
     resumeAt = end;
     open.lastIndex = end;

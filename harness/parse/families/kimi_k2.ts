@@ -11,7 +11,7 @@
  */
 import { namedArgumentCalls } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { readValueAt, skipWs } from '../util.ts';
+import { located, readValueAt, skipWs } from '../util.ts';
 
 export const KIMI = {
   sectionBegin: '<|tool_calls_section_begin|>',
@@ -117,7 +117,7 @@ export function parseKimiK2(text: string, ctx: ParseCtx): FamilyResult {
     const se = at(sectionEnd, text, skipWs(text, end));
     if (se >= 0) end = skipWs(text, end) + se;
     const from = sec && sec.index < start && res.calls.length === 0 ? sec.index : start;
-    for (const c of calls) res.calls.push({ ...c, start: from, end });
+    for (const c of calls) res.calls.push(located(c, from, end));
     res.spans.push([from, end]);
     callBegin.lastIndex = end;
   }

@@ -12,7 +12,7 @@ import { looseCalls, strictCall } from '../normalize.ts';
 import { readPyCallList } from '../pycall.ts';
 import { pyRepr } from '../pycall.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { located, onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 import { pyCallToCall } from '../generic.ts';
 
 const OPEN_STRICT = /<\|tool_call_start\|>/g;
@@ -22,8 +22,8 @@ const CLOSE_LOOSE = /\s*<\|\s*tool_call_end\s*\|>/iy;
 
 export function parseLfm2(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
-  const open = new RegExp(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
-  const close = new RegExp(ctx.loose ? CLOSE_LOOSE : CLOSE_STRICT);
+  const open = rewound(ctx.loose ? OPEN_LOOSE : OPEN_STRICT);
+  const close = rewound(ctx.loose ? CLOSE_LOOSE : CLOSE_STRICT);
   let m: RegExpExecArray | null;
   while ((m = open.exec(text))) {
     res.attempted = true;
@@ -83,7 +83,7 @@ export function parseLfm2(text: string, ctx: ParseCtx): FamilyResult {
       }
       ctx.notes.add('missing closing tag');
     }
-    for (const c of calls) res.calls.push({ ...c, start, end });
+    for (const c of calls) res.calls.push(located(c, start, end));
     res.spans.push([start, end]);
     open.lastIndex = end;
   }

@@ -12,7 +12,7 @@
 import { isPlainObject } from '../jsonish.ts';
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs, stripEndTokens } from '../util.ts';
+import { located, onlyTrailer, readValueAt, rewound, skipWs, stripEndTokens } from '../util.ts';
 
 const TAG = '<|python_tag|>';
 const TAG_LOOSE = /<\|\s*python_tag\s*\|>/gi;
@@ -36,7 +36,7 @@ function parseAnywhere(text: string, ctx: ParseCtx): FamilyResult {
     res.attempted = true;
     const tagAt = text.slice(p, i).lastIndexOf(TAG);
     const start = tagAt >= 0 ? p + tagAt : i;
-    res.calls.push({ ...c, start, end: r.end });
+    res.calls.push(located(c, start, r.end));
     res.spans.push([start, r.end]);
     p = r.end;
   }
@@ -50,7 +50,7 @@ export function parseLlamaJson(text: string, ctx: ParseCtx): FamilyResult {
   let p = skipWs(body, 0);
   if (ctx.loose) {
     // The tag may follow some prose; without a tag the output must start with the object.
-    const re = new RegExp(TAG_LOOSE);
+    const re = rewound(TAG_LOOSE);
     const m = re.exec(body);
     if (m) {
       if (body.slice(0, m.index).trim() !== '') ctx.notes.add('prose around JSON');
@@ -90,7 +90,7 @@ export function parseLlamaJson(text: string, ctx: ParseCtx): FamilyResult {
       break;
     }
     res.attempted = true;
-    for (const c of got) calls.push({ ...c, start: callStart, end: r.end });
+    for (const c of got) calls.push(located(c, callStart, r.end));
     p = r.end;
     const q = skipWs(body, p);
     if (q >= body.length) break;

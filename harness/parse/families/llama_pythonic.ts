@@ -9,7 +9,7 @@
  */
 import { readPyCallList, pyRepr, type PyCall } from '../pycall.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, overlaps, skipWs, stripEndTokens } from '../util.ts';
+import { located, onlyTrailer, overlaps, skipWs, stripEndTokens } from '../util.ts';
 import { pyCallToCall } from '../generic.ts';
 
 const START = '<|python_start|>';
@@ -63,7 +63,7 @@ export function parsePythonic(text: string, ctx: ParseCtx): FamilyResult {
     for (const x of repairs) ctx.notes.add(x);
     const before = text.slice(0, m.index).replace(START, '').trim();
     if (before !== '' || !onlyTrailer(text, r.end)) ctx.notes.add('prose around call');
-    for (const c of calls) res.calls.push({ ...c, start: m.index, end: r.end });
+    for (const c of calls) res.calls.push(located(c, m.index, r.end));
     const opener = text.lastIndexOf(START, m.index);
     const from = opener >= 0 && text.slice(opener + START.length, m.index).trim() === '' ? opener : m.index;
     res.spans.push([from, r.end]);

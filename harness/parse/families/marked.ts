@@ -11,7 +11,7 @@
 import { isPlainObject } from '../jsonish.ts';
 import { looseCalls, strictCall, type StrictShape } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { flagged, located, onlyTrailer, readValueAt, skipWs } from '../util.ts';
 
 export interface MarkedSpec {
   /** opening marker(s), as the model writes them */
@@ -66,7 +66,7 @@ function looseElements(v: unknown, spec: MarkedSpec, ctx: ParseCtx): ParsedCall[
 
 export function parseMarked(text: string, ctx: ParseCtx, spec: MarkedSpec): FamilyResult {
   const res = emptyResult();
-  const openRe = ctx.loose ? new RegExp(spec.openLoose.source, spec.openLoose.flags.includes('g') ? spec.openLoose.flags : `${spec.openLoose.flags}g`) : null;
+  const openRe = ctx.loose ? flagged(spec.openLoose, 'g') : null;
   let from = 0;
   let lastEnd = -1;
   for (;;) {
@@ -111,7 +111,7 @@ export function parseMarked(text: string, ctx: ParseCtx, spec: MarkedSpec): Fami
       const q = skipWs(text, r.end);
       if (text.startsWith(spec.close, q)) end = q + spec.close.length;
       else {
-        const cl = spec.closeLoose ? new RegExp(spec.closeLoose.source, spec.closeLoose.flags.includes('y') ? spec.closeLoose.flags : `${spec.closeLoose.flags}y`) : null;
+        const cl = spec.closeLoose ? flagged(spec.closeLoose, 'y') : null;
         if (cl) cl.lastIndex = q;
         const cm = ctx.loose && cl ? cl.exec(text) : null;
         if (cm) {
@@ -125,7 +125,7 @@ export function parseMarked(text: string, ctx: ParseCtx, spec: MarkedSpec): Fami
         } else if (ctx.loose && spec.closeRequired) ctx.notes.add('missing closing tag');
       }
     }
-    for (const c of calls) res.calls.push({ ...c, start, end });
+    for (const c of calls) res.calls.push(located(c, start, end));
     res.spans.push([start, end]);
     lastEnd = end;
     from = end;

@@ -13,7 +13,7 @@
 import { setOwn } from '../jsonish.ts';
 import { findTool } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { skipWs, sticky } from '../util.ts';
+import { rewound, skipWs, sticky } from '../util.ts';
 import { paramSchema, schemaTyped } from '../xmlvalue.ts';
 import { propertiesOf } from '../coerce.ts';
 
@@ -39,7 +39,7 @@ function uncdata(raw: string): string {
 export function parseMinicpm(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
   const mk = ctx.loose ? LOOSE : STRICT;
-  const fn = new RegExp(mk.fn);
+  const fn = rewound(mk.fn);
   let m: RegExpExecArray | null;
   outer: while ((m = fn.exec(text))) {
     res.attempted = true;

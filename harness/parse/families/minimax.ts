@@ -14,7 +14,7 @@
  */
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import { readInvokeBlock, readInvokeElement, type InvokeMarks } from '../invoke.ts';
-import { sticky } from '../util.ts';
+import { rewound, sticky } from '../util.ts';
 import { schemaTyped } from '../xmlvalue.ts';
 import { M3_NS, parseMinimaxM3 } from './minimax_m3.ts';
 
@@ -50,7 +50,7 @@ export function parseMinimax(text: string, ctx: ParseCtx): FamilyResult {
   if (text.includes(M3_NS)) return parseMinimaxM3(text, ctx);
   const res = emptyResult();
   const mk = ctx.loose ? LOOSE : STRICT;
-  const block = new RegExp(mk.block);
+  const block = rewound(mk.block);
   let m: RegExpExecArray | null;
   while ((m = block.exec(text))) {
     res.attempted = true;

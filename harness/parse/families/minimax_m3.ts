@@ -11,7 +11,7 @@
  * invoke is truncated.
  */
 import { emptyResult, type FamilyResult, type Located, type ParseCtx } from '../types.ts';
-import { isPlainObject, skipWs } from '../util.ts';
+import { isPlainObject, located, skipWs } from '../util.ts';
 import { paramSchema, paramTypes, schemaTyped } from '../xmlvalue.ts';
 import { setOwn } from '../jsonish.ts';
 
@@ -161,7 +161,7 @@ export function parseMinimaxM3(text: string, ctx: ParseCtx): FamilyResult {
       from = start + opener.length;
       continue;
     }
-    for (const c of calls) res.calls.push({ ...c, end });
+    for (const c of calls) res.calls.push(located(c, c.start, end));
     res.spans.push([start, end]);
     from = end;
   }

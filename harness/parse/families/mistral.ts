@@ -9,7 +9,7 @@
  */
 import { looseCalls, strictCall } from '../normalize.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { onlyTrailer, readValueAt, skipWs } from '../util.ts';
+import { located, onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 import { isPlainObject } from '../jsonish.ts';
 
 const BOT = '[TOOL_CALLS]';
@@ -35,7 +35,7 @@ function parseStrict(text: string, ctx: ParseCtx): FamilyResult {
     for (const el of r.value) {
       const c = strictCall(el, { argsKey: 'arguments', extra: { id: ID_OK } });
       if (!c) return fail();
-      res.calls.push({ ...c, start: idx, end: r.end });
+      res.calls.push(located(c, idx, r.end));
     }
     if (!onlyTrailer(text, r.end)) return fail();
     res.spans.push([idx, r.end]);
@@ -78,7 +78,7 @@ function parseStrict(text: string, ctx: ParseCtx): FamilyResult {
 
 function parseLoose(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
-  const re = new RegExp(BOT_LOOSE);
+  const re = rewound(BOT_LOOSE);
   let m: RegExpExecArray | null;
   let first = true;
   while ((m = re.exec(text))) {
@@ -127,7 +127,7 @@ function parseLoose(text: string, ctx: ParseCtx): FamilyResult {
     const next = skipWs(text, end);
     if (next < text.length && !onlyTrailer(text, next) && !/^\[\s*TOOL_CALLS\s*\]/i.test(text.slice(next, next + 20)))
       ctx.notes.add('text after call');
-    for (const c of calls) res.calls.push({ ...c, start, end });
+    for (const c of calls) res.calls.push(located(c, start, end));
     res.spans.push([start, end]);
     re.lastIndex = end;
   }

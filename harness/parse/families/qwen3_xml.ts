@@ -17,7 +17,7 @@
  */
 import { setOwn } from '../jsonish.ts';
 import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
-import { skipWs } from '../util.ts';
+import { flagged, located, rewound, skipWs } from '../util.ts';
 import { paramSchema, schemaTyped } from '../xmlvalue.ts';
 
 export interface Tags {
@@ -56,7 +56,7 @@ type FnResult = { ok: true; call: ParsedCall; end: number } | { ok: false; trunc
 
 /** The next match of a global regex at or after a position; answers are reused while still ahead (linear). */
 export function regexFinder(text: string, re: RegExp): (from: number) => { index: number; length: number } | null {
-  const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
+  const g = flagged(re, 'g');
   let last: { index: number; length: number } | null | undefined;
   let lastFrom = -1;
   return (from) => {
@@ -149,7 +149,7 @@ export function parseFunctionBlock(text: string, pos: number, ctx: ParseCtx, tag
 export function parseXmlCalls(text: string, ctx: ParseCtx, strictTags: Tags, looseTags: Tags, wrapperNote: string): FamilyResult {
   const res = emptyResult();
   const tags = ctx.loose ? looseTags : strictTags;
-  const search = new RegExp(tags.search);
+  const search = rewound(tags.search);
   let m: RegExpExecArray | null;
   while ((m = search.exec(text))) {
     const start = m.index;
@@ -183,7 +183,7 @@ export function parseXmlCalls(text: string, ctx: ParseCtx, strictTags: Tags, loo
     if (cm) end = q + cm[0].length;
     else if (wrapped) ctx.notes.add('missing closing tag');
     if (!wrapped) ctx.notes.add(wrapperNote);
-    res.calls.push({ ...fr.call, start, end });
+    res.calls.push(located(fr.call, start, end));
     res.spans.push([start, end]);
     search.lastIndex = end;
   }

@@ -2,7 +2,7 @@
  * Every family's parser and renderer, the order `format: 'auto'` tries them in, and what each strict tier
  * accepts (the serving framework whose parser defines it).
  */
-import type { Family, FamilyResult, ParseCtx, ParsedCall } from '../types.ts';
+import { FAMILIES, type Family, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
 import { parseApertus, renderApertus } from './apertus.ts';
 import { parseCommandR, renderCommandR } from './command_r.ts';
 import { parseDeepseek, renderDeepseek } from './deepseek.ts';
@@ -151,6 +151,69 @@ export const STRICT_GATES: Record<Family, (text: string) => boolean> = {
   jamba: (t) => t.includes('<tool_calls>'),
   internlm: (t) => t.includes('<|action_start|>'),
 };
+
+/**
+ * What every strict gate above needs, found in one scan: a family's gate can pass only when one of its keys (a piece of
+ * each of its gate's markers) occurs in the text, so the strict pass evaluates the gates of those families alone instead
+ * of testing every family's markers one by one. `null`: the gate is always evaluated (the bare formats, whose gates are
+ * single characters, and Functionary, whose `>>>` can overlap the end of another marker). No key is part of another or
+ * overlaps another's start with its end, so one left-to-right scan sees every key that occurs
+ * (`parse/gates.test.ts` checks both).
+ */
+export const STRICT_KEYS: Record<Family, readonly string[] | null> = {
+  hermes: ['tool_call'],
+  qwen3_xml: ['function'],
+  llama_json: null,
+  llama_pythonic: null,
+  mistral: ['[TOOL_CALLS]'],
+  granite: ['tool_call'],
+  gemma4: ['tool_call'],
+  deepseek: ['tool▁call'],
+  functionary: null,
+  gpt_oss: ['<|channel|>', 'function'],
+  glm: ['tool_call'],
+  kimi_k2: ['tool_call'],
+  deepseek_dsml: ['DSML'],
+  minimax: ['invoke'],
+  seed_oss: ['tool_call'],
+  lfm2: ['tool_call'],
+  apertus: ['<|tools_prefix|>'],
+  minicpm: ['function'],
+  command_r: ['<|START_ACTION|>', 'Action:'],
+  nemotron: ['TOOLCALL'],
+  xlam: null,
+  firefunction: ['functools'],
+  phi4_mini: ['tool_call', 'functools'],
+  jamba: ['tool_call'],
+  internlm: ['<|action_start|>'],
+};
+
+/** One bit per family (in FAMILIES order). */
+export const FAMILY_BIT = Object.fromEntries(FAMILIES.map((f, i) => [f, 1 << i])) as Record<Family, number>;
+/** The families whose gate is always evaluated. */
+const ALWAYS = FAMILIES.reduce((m, f) => (STRICT_KEYS[f] === null ? m | FAMILY_BIT[f] : m), 0);
+const KEY_FAMILIES = new Map<string, number>();
+for (const f of FAMILIES) for (const k of STRICT_KEYS[f] ?? []) KEY_FAMILIES.set(k, (KEY_FAMILIES.get(k) ?? 0) | FAMILY_BIT[f]);
+const KEYS = [...KEY_FAMILIES.keys()];
+const KEY_MASKS = KEYS.map((k) => KEY_FAMILIES.get(k)!);
+const KEY_SCAN = new RegExp(KEYS.map((k) => k.replace(/[|[\]{}()*+?.\\^$]/g, '\\$&')).join('|'), 'g');
+
+/** The families whose strict gate may pass on `text`, as a mask of FAMILY_BIT (a superset of the gates that pass). */
+export function strictGateMask(text: string): number {
+  let mask = ALWAYS;
+  KEY_SCAN.lastIndex = 0;
+  // `test` moves past each match without building a match array; the key that ended there is the only one that does
+  // (no key ends another)
+  while (KEY_SCAN.test(text)) {
+    const end = KEY_SCAN.lastIndex;
+    for (let k = 0; k < KEYS.length; k++)
+      if (text.startsWith(KEYS[k]!, end - KEYS[k]!.length)) {
+        mask |= KEY_MASKS[k]!;
+        break;
+      }
+  }
+  return mask;
+}
 
 /**
  * Distinctive markers first; GLM before Qwen3 XML before Hermes (all open with `<tool_call>`); Phi-4-mini
