@@ -11,10 +11,10 @@
 import { hashKey, pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 import type { DecodedCall } from './checker/ast.ts';
 import { evaluate } from './pyast/evaluate.ts';
-import type { Keyword, Node } from './pyast/nodes.ts';
-import { parseEval, PySyntaxError } from './pyast/parser.ts';
+import type { Keyword, Node } from '../core/pyliteral/nodes.ts';
+import { parseEval, PySyntaxError } from '../core/pyliteral/parser.ts';
 import { unparse } from './pyast/unparse.ts';
-import { pyJsonLoads, PyJsonError } from './pyjson.ts';
+import { pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
 import { BfclCrash, BfclUnsupported, dictGet, typeName } from './py.ts';
 import { pyStrip } from '../core/pyliteral/index.ts';
 

@@ -6,10 +6,10 @@ import { floatRepr, pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 import { languageOf } from './categories.ts';
 import type { FunctionDoc, ParamDoc } from './checker/ast.ts';
 import type { BfclCase } from './data.ts';
-import type { Keyword } from './pyast/nodes.ts';
-import { parseEval } from './pyast/parser.ts';
+import type { Keyword } from '../core/pyliteral/nodes.ts';
+import { parseEval } from '../core/pyliteral/parser.ts';
 import { resolveAstByType } from './decode.ts';
-import { pyJsonDumps } from './pyjson.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { isStr, typeName } from './py.ts';
 
 export interface GoldCall {

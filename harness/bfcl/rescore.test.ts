@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ALL_CATEGORIES, isMultiTurn, languageOf, type BfclCategory } from './categories.ts';
 import { loadCategory, type BfclCase } from './data.ts';
 import { PythonBfclExecutor } from './executor.ts';
-import { pyJsonDumps } from './pyjson.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { rescoreResultDir } from './rescore.ts';
 import { simulatedResult, type Behaviour, type ResultStyle } from './responder.ts';
 import { run as runBfcl } from '../cli/commands/bfcl.ts';

@@ -14,7 +14,7 @@ import type { ResultFormat } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { dictGet, isStr } from './py.ts';
 import { rescoreRecordOf } from './meta.ts';
-import { pyJsonLoads, PyJsonError } from './pyjson.ts';
+import { pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
 import { checkCase, type BfclVerdict } from './score.ts';
 
 export interface RescoreOptions {

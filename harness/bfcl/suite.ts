@@ -7,7 +7,7 @@ import type { BfclCase } from './data.ts';
 import { sharedExecutor } from './executors.ts';
 import { BFCL_HF_REPO } from './hf.ts';
 import { BfclMetaSchema, bfclMetaOf, failedBfclMeta, rescoreRecordOf, type BfclMeta } from './meta.ts';
-import { pyJsonDumps } from './pyjson.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { resultLine } from './rescore.ts';
 import { bfclModelName, runBfclInstance } from './run-case.ts';
 import { readBfclSettings, underscoreToDotOf, type BfclSettings } from './settings.ts';

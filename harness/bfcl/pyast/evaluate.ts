@@ -4,7 +4,7 @@
 // `os` …), calls something, or uses an operation this emulation does not model; then the caller reports the
 // case as undecidable instead of guessing.
 import { hashKey, pyEquals, type PyValue } from '../../core/pyliteral/index.ts';
-import type { Node } from './nodes.ts';
+import type { Node } from '../../core/pyliteral/nodes.ts';
 
 export type Outcome = { ok: PyValue } | { err: string } | { unknown: string };
 
