@@ -15,7 +15,8 @@ import type { Keyword, Node } from '../core/pyliteral/nodes.ts';
 import { parseEval, PySyntaxError } from '../core/pyliteral/parser.ts';
 import { unparse } from './pyast/unparse.ts';
 import { pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
-import { BfclCrash, BfclUnsupported, dictGet, typeName } from './py.ts';
+import { typeName } from '../core/pyliteral/builtins.ts';
+import { BfclCrash, BfclUnsupported, dictGet } from './py.ts';
 import { pyStrip } from '../core/pyliteral/index.ts';
 
 export type ResultFormat = 'fc' | 'pythonic' | 'hermes';

@@ -10,7 +10,8 @@ import type { Keyword } from '../core/pyliteral/nodes.ts';
 import { parseEval } from '../core/pyliteral/parser.ts';
 import { resolveAstByType } from './decode.ts';
 import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
-import { isStr, typeName } from './py.ts';
+import { typeName } from '../core/pyliteral/builtins.ts';
+import { isStr } from './py.ts';
 
 export interface GoldCall {
   name: string;

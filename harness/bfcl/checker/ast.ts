@@ -3,7 +3,8 @@
 // matching, one-level nested type checks, the "variable" escape hatch, string standardisation). Where BFCL's
 // Python would raise (and abort its whole run), this throws BfclCrash.
 import type { Language } from '../categories.ts';
-import { BfclCrash, dictGet, isStr, itemsOf, pyEquals, pyIn, show, typeName, type PyValue } from '../py.ts';
+import { typeName } from '../../core/pyliteral/builtins.ts';
+import { BfclCrash, dictGet, isStr, itemsOf, pyEquals, pyIn, show, type PyValue } from '../py.ts';
 import { pyLower } from '../../core/pyliteral/index.ts';
 import { JAVA_TYPES, javaTypeConverter } from './java.ts';
 import { JS_TYPES, jsTypeConverter } from './js.ts';

@@ -614,7 +614,8 @@ class Parser {
       this.unsupported ??= 'a str with a high surrogate code point followed by a low one (a JS string would fuse them)';
     }
     const value = fromCps(cps);
-    const kind = parts[0]!.prefix.toLowerCase() === 'u' ? 'u' : undefined;
+    // CPython marks kind 'u' only for a lowercase `u` prefix on the first token (`U''` has no kind).
+    const kind = parts[0]!.prefix === 'u' ? 'u' : undefined;
     return kind ? { k: 'Constant', value: { t: 'str', v: value }, kind } : { k: 'Constant', value: { t: 'str', v: value } };
   }
 }
@@ -679,7 +680,15 @@ function checkFString(body: string, raw: boolean, quote: string, depth: number):
   if (depth >= 2) fail('f-string: expressions nested too deeply');
   let i = 0;
   const end = body.length;
+  // Literal text is decoded as a str literal's body would be: a bad escape (`\U0000004`) is a SyntaxError here too.
+  // A backslash right before a brace stays a backslash (3.11 warns), so the piece is checked as if a space followed.
+  const checkEscapes = (from: number): void => {
+    if (raw || i <= from) return;
+    const piece = body.slice(from, i);
+    decode('', /(^|[^\\])(\\\\)*\\$/.test(piece) ? `${piece} ` : piece);
+  };
   const literalUntil = (stopAtBrace: boolean): void => {
+    const from = i;
     while (i < end) {
       const c = body[i]!;
       if (!raw && c === '\\') {
@@ -696,10 +705,10 @@ function checkFString(body: string, raw: boolean, quote: string, depth: number):
           i += 2;
           continue;
         }
-        return;
+        return checkEscapes(from);
       }
       if (c === '}') {
-        if (stopAtBrace) return;
+        if (stopAtBrace) return checkEscapes(from);
         if (body[i + 1] === '}') {
           i += 2;
           continue;
@@ -708,6 +717,7 @@ function checkFString(body: string, raw: boolean, quote: string, depth: number):
       }
       i++;
     }
+    checkEscapes(from);
   };
   const field = (): void => {
     i++; // {

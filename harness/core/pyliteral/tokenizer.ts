@@ -155,14 +155,15 @@ function readNameOrString(s: string, start: number, tokens: Tok[]): number {
   return i;
 }
 
-/** verify_identifier: NFKC-normalise and check it is a Python identifier. */
+/**
+ * verify_identifier: the spelling itself must be an identifier (XID_Start or `_`, then XID_Continue — `ⓢ` is not,
+ * though its NFKC form `s` would be); the parser then names it by its NFKC form.
+ */
 function verifyIdentifier(raw: string): string {
-  const norm = raw.normalize('NFKC');
-  if (!/^[\p{ID_Start}_][\p{ID_Continue}]*$/u.test(norm)) {
-    const bad = Array.from(raw).find((ch, k) => (k === 0 ? !/[\p{ID_Start}_]/u.test(ch.normalize('NFKC')) : !/\p{ID_Continue}/u.test(ch.normalize('NFKC')))) ?? raw;
-    fail(`invalid character '${bad}' (U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
-  }
-  return norm;
+  const chars = Array.from(raw);
+  const bad = chars.find((ch, k) => !(k === 0 ? /[\p{XID_Start}_]/u : /\p{XID_Continue}/u).test(ch));
+  if (bad !== undefined) fail(`invalid character '${bad}' (U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
+  return raw.normalize('NFKC');
 }
 
 function readString(s: string, quotePos: number, prefix: string, tokens: Tok[]): number {
