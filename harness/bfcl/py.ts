@@ -29,8 +29,6 @@ export class BfclUnsupported extends Error {
 export const str = (v: string): PyValue => ({ t: 'str', v });
 export const int = (v: bigint | number): PyValue => ({ t: 'int', v: BigInt(v) });
 export const float = (v: number): PyValue => ({ t: 'float', v });
-export const bool = (v: boolean): PyValue => ({ t: 'bool', v });
-export const NONE: PyValue = { t: 'none' };
 export const list = (items: PyValue[]): PyValue => ({ t: 'list', items });
 export const dict = (entries: Array<[string, PyValue]>): PyValue => ({ t: 'dict', entries: entries.map(([k, v]) => [str(k), v]) });
 
@@ -51,8 +49,6 @@ export function dictGet(d: PyValue, key: PyValue | string): PyValue | undefined 
   }
   return undefined;
 }
-
-export const dictHas = (d: PyValue, key: PyValue | string): boolean => dictGet(d, key) !== undefined;
 
 /** `x in seq` for a list or tuple (Python ==: 1 == 1.0 == True). */
 export function pyIn(x: PyValue, seq: readonly PyValue[]): boolean {

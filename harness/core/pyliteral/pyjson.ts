@@ -24,16 +24,6 @@ export function pyJsonLoads(text: string): PyValue {
   return v;
 }
 
-/** pyJsonLoads, or undefined when Python would raise. */
-export function tryPyJsonLoads(text: string): PyValue | undefined {
-  try {
-    return pyJsonLoads(text);
-  } catch (err) {
-    if (err instanceof PyJsonError) return undefined;
-    throw err;
-  }
-}
-
 class Reader {
   i = 0;
   constructor(readonly s: string) {}

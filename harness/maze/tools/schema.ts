@@ -6,7 +6,6 @@ import type { JsonSchema } from './types.ts';
 export const str = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'string', description, ...extra });
 export const num = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'number', description, ...extra });
 export const int = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'integer', description, ...extra });
-export const bool = (description: string): JsonSchema => ({ type: 'boolean', description });
 export const date = (description: string): JsonSchema => ({
   type: 'string',
   description: `${description} (YYYY-MM-DD)`,
