@@ -26,6 +26,9 @@ export const resultFileOf = (category: string): string => `${BFCL_FILES.resultDi
  * and deviation class beside the verdict. The kit writes results.jsonl (`{id, category, valid, error_type}`, as
  * rescore does), beyond.jsonl, BFCL-format result files and one trace per case.
  */
+/** What a gate may name in a BFCL summary (a run's or a rescore's). */
+export const BFCL_METRIC_NAMES = ['overall', 'overall_in_scope', 'accuracy.*', 'group.*', 'layers.*', 'attribution.*', 'toolgauge.*', 'error_rate'];
+
 export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   name: 'bfcl',
   title: 'BFCL',
@@ -121,7 +124,7 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
     python: run.sandbox.pythonPath,
   }),
   responder: (run, s) => bfclSimResponder(run, s),
-  metricNames: () => ['overall', 'overall_in_scope', 'accuracy.*', 'group.*', 'layers.*', 'attribution.*', 'toolgauge.*', 'error_rate'],
+  metricNames: () => BFCL_METRIC_NAMES,
 };
 
 function toolgaugeLine(m: BfclMeta): string {
