@@ -5,8 +5,8 @@
 // emulated by the BFCL suite's `ast.parse`).
 import { hashKey, literalEval, pyStrip, PyLiteralError, type PyValue } from '../core/pyliteral/index.ts';
 import { UnhashableError } from '../core/pyliteral/equality.ts';
-import type { Node } from '../core/pyliteral/nodes.ts';
-import { parseEval, PySyntaxError } from '../core/pyliteral/parser.ts';
+import type { Node } from '../core/pyliteral/index.ts';
+import { parseEval, PySyntaxError } from '../core/pyliteral/index.ts';
 
 // Python's `\w` on str patterns: letters, digits (every Unicode number) and the underscore.
 const START = /\[[A-Za-z_][\p{L}\p{N}_]*\(/gu;

@@ -11,8 +11,8 @@
 import { hashKey, pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 import type { DecodedCall } from './checker/ast.ts';
 import { evaluate } from './pyast/evaluate.ts';
-import type { Keyword, Node } from '../core/pyliteral/nodes.ts';
-import { parseEval, PySyntaxError } from '../core/pyliteral/parser.ts';
+import type { Keyword, Node } from '../core/pyliteral/index.ts';
+import { parseEval, PySyntaxError } from '../core/pyliteral/index.ts';
 import { unparse } from './pyast/unparse.ts';
 import { pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
 import { typeName } from '../core/pyliteral/builtins.ts';

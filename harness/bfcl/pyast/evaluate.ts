@@ -5,7 +5,7 @@
 // case as undecidable instead of guessing.
 import { truthy } from '../../core/pyliteral/builtins.ts';
 import { hashKey, pyEquals, type PyValue } from '../../core/pyliteral/index.ts';
-import type { Node } from '../../core/pyliteral/nodes.ts';
+import type { Node } from '../../core/pyliteral/index.ts';
 
 export type Outcome = { ok: PyValue } | { err: string } | { unknown: string };
 

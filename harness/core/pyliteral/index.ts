@@ -2,8 +2,8 @@
 // `repr()` and `json.loads`/`dumps` on Python values (docs/python-literals.md).
 export type { PyValue } from './value.ts';
 export { PyLiteralError, PyLiteralUnsupported } from './value.ts';
-export type { BinOpName, CmpOpName, Comprehension, Keyword, Node, UnaryOpName } from './nodes.ts';
-export { parseEval, parseEvalTree, PySyntaxError } from './parser.ts';
+export type { Keyword, Node } from './nodes.ts';
+export { parseEval, PySyntaxError } from './parser.ts';
 export { literalEval, tryLiteralEval } from './literal.ts';
 export { pyEquals, hashKey } from './equality.ts';
 export { pyRepr, floatRepr } from './repr.ts';
