@@ -13,7 +13,8 @@ import { PyLiteralUnsupported, type PyValue } from './value.ts';
 const { oracle, skipReason } = await startOracle('python front-end');
 afterAll(async () => oracle?.close());
 
-const RUNS = 1000;
+// Cheap by default (a few seconds); TOOLGAUGE_PY_DIFF_RUNS=20000 for a thorough run.
+const RUNS = Number(process.env.TOOLGAUGE_PY_DIFF_RUNS || 400);
 
 type RefParse = { ok: true; tree: unknown } | { ok: false; err: string };
 type RefConverted = { ok: true; v: Tagged } | { ok: false; err: string };
