@@ -5,7 +5,6 @@ import { typeName } from '../core/pyliteral/builtins.ts';
 import { hashKey, pyEquals, pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 
 export type { PyValue };
-export { pyEquals, pyRepr };
 
 /**
  * BFCL's Python would raise here (KeyError, TypeError, NotImplementedError …) and, uncaught, end the whole
@@ -30,7 +29,6 @@ export const str = (v: string): PyValue => ({ t: 'str', v });
 export const int = (v: bigint | number): PyValue => ({ t: 'int', v: BigInt(v) });
 export const float = (v: number): PyValue => ({ t: 'float', v });
 export const list = (items: PyValue[]): PyValue => ({ t: 'list', items });
-export const dict = (entries: Array<[string, PyValue]>): PyValue => ({ t: 'dict', entries: entries.map(([k, v]) => [str(k), v]) });
 
 export function isStr(v: PyValue | undefined): v is { t: 'str'; v: string } {
   return v?.t === 'str';

@@ -8,4 +8,4 @@ export { literalEval, tryLiteralEval } from './literal.ts';
 export { pyEquals, hashKey } from './equality.ts';
 export { pyRepr, floatRepr } from './repr.ts';
 export { pyToJson, jsonToPy } from './json.ts';
-export { pyStrip, pyLower, removeSuffix, codePoints } from './pystr.ts';
+export { pyStrip, pyLower, removeSuffix } from './pystr.ts';

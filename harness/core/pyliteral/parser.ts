@@ -639,7 +639,7 @@ function decode(prefix: string, body: string) {
 const INT_MAX_STR_DIGITS = 4300;
 
 /** The value of a NUMBER token (its syntax already checked by the tokenizer). */
-export function numberValue(text: string): PyValue {
+function numberValue(text: string): PyValue {
   const t = text.replace(/_/g, '');
   const last = t[t.length - 1];
   if (last === 'j' || last === 'J') return { t: 'complex', re: 0, im: Number(t.slice(0, -1)) };
