@@ -1,4 +1,4 @@
-import type { SerializedError } from '@vitest/utils';
+import type { SerializedError } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSuite, Vitest } from 'vitest/node';
 import { loadBuiltinSuites } from '../harness/builtin/load.ts';
 import { UsageError } from '../harness/core/errors.ts';

@@ -14,7 +14,7 @@ import { outputFor } from '../../harness/bfcl/arbitraries.ts';
 import { ALL_CATEGORIES, isMultiTurn, languageOf, SINGLE_TURN_CATEGORIES, type BfclCategory } from '../../harness/bfcl/categories.ts';
 import { loadCategory, type BfclCase } from '../../harness/bfcl/data.ts';
 import { PythonBfclExecutor } from '../../harness/bfcl/executor.ts';
-import { pyJsonDumps } from '../../harness/bfcl/pyjson.ts';
+import { pyJsonDumps } from '../../harness/core/pyliteral/pyjson.ts';
 import { goldCallsOf, renderFc, renderPythonic, shapeValue, type GoldCall } from '../../harness/bfcl/render.ts';
 import { simulatedResult, type Behaviour } from '../../harness/bfcl/responder.ts';
 import { checkCase, checkSingleTurn } from '../../harness/bfcl/score.ts';

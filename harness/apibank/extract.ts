@@ -5,8 +5,8 @@
 // emulated by the BFCL suite's `ast.parse`).
 import { hashKey, literalEval, pyStrip, PyLiteralError, type PyValue } from '../core/pyliteral/index.ts';
 import { UnhashableError } from '../core/pyliteral/equality.ts';
-import type { Node } from '../bfcl/pyast/nodes.ts';
-import { parseEval } from '../bfcl/pyast/parser.ts';
+import type { Node } from '../core/pyliteral/index.ts';
+import { parseEval, PySyntaxError } from '../core/pyliteral/index.ts';
 
 // Python's `\w` on str patterns: letters, digits (every Unicode number) and the underscore.
 const START = /\[[A-Za-z_][\p{L}\p{N}_]*\(/gu;
@@ -49,9 +49,9 @@ function parseArgs(args: string): { node: Node } | { syntaxError: string } {
   try {
     return { node: parseEval(`_f(${args})`) };
   } catch (err) {
-    if (err instanceof Error && err.name === 'PySyntaxError') return { syntaxError: err.message };
-    // Anything else the emulation refuses (an unsupported construct) is treated as Python's refusal too.
-    if (err instanceof Error && (err.name === 'BfclUnsupported' || err instanceof PyLiteralError)) return { syntaxError: err.message };
+    if (err instanceof PySyntaxError) return { syntaxError: err.message };
+    // A str the emulation cannot hold exactly (PyLiteralUnsupported) is treated as Python's refusal too.
+    if (err instanceof PyLiteralError) return { syntaxError: err.message };
     throw err;
   }
 }

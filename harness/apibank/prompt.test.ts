@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pyJsonLoads, pyToPlain } from '../bfcl/pyjson.ts';
+import { pyJsonLoads, pyToPlain } from '../core/pyliteral/pyjson.ts';
 import { loadRolePrompt, pyJson, systemPrompt, userPrompt } from './prompt.ts';
 import { planTeam } from './run.ts';
 import { ApibankData, DATA_LAYOUT, taskOfManifestId } from './tasks.ts';

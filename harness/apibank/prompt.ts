@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { floatRepr } from '../core/pyliteral/index.ts';
-import { PyFloat } from '../bfcl/pyjson.ts';
+import { PyFloat } from '../core/pyliteral/pyjson.ts';
 import { API_DESCRIPTIONS } from './descriptions.ts';
 import type { ApibankTask, DialogueRow, Level } from './tasks.ts';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DataError, dataErrorFromZod } from '../core/errors.ts';
 import { jsonToPy, pyRepr, pyToJson, type PyValue } from '../core/pyliteral/index.ts';
-import { clonePlain, PyFloat, pyJsonLoads, PyJsonError, pyToPlain } from '../bfcl/pyjson.ts';
+import { clonePlain, PyFloat, pyJsonLoads, PyJsonError, pyToPlain } from '../core/pyliteral/pyjson.ts';
 import { normalizePy } from './extract.ts';
 
 export const LEVELS = ['1', '2', '3'] as const;

@@ -8,7 +8,7 @@ import { floatRepr, pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 import { languageOf } from './categories.ts';
 import type { BfclCase } from './data.ts';
 import { argumentsJson, goldCallsOf, renderPythonic, type GoldCall } from './render.ts';
-import { pyJsonDumps } from './pyjson.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { plausibleCall } from './responder.ts';
 
 const S = (v: string): PyValue => ({ t: 'str', v });

@@ -8,8 +8,8 @@
 // and a toolgauge refusal for anything else (a builtin, an attribute chain, an expression BFCL would evaluate).
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { evaluate } from './pyast/evaluate.ts';
-import type { Node } from './pyast/nodes.ts';
-import { parseEval, PySyntaxError } from './pyast/parser.ts';
+import type { Node } from '../core/pyliteral/index.ts';
+import { parseEval, PySyntaxError } from '../core/pyliteral/index.ts';
 
 /** The method names BFCL's evaluator refuses before evaluating a call. */
 export const REFUSED_NAMES: ReadonlySet<string> = new Set(['kill', 'exit', 'quit', 'remove', 'unlink', 'popen', 'Popen', 'run']);

@@ -57,7 +57,6 @@ export const isRelevanceOrIrrelevance = (c: string) => c.includes('relevance') |
 export const isIrrelevance = (c: string) => c.includes('irrelevance');
 export const isJs = (c: string) => c.includes('javascript');
 export const isJava = (c: string) => c.includes('java') && !isJs(c);
-export const isLive = (c: string) => c.includes('live');
 /** miss_func / miss_param turns whose ground truth is empty: the model must not call anything there. */
 export const containsMultiTurnIrrelevance = (c: string) => c.includes('miss_func') || c.includes('miss_param');
 export const isLongContext = (c: string) => c.includes('long_context') || c.includes('composite');

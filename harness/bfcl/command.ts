@@ -1,25 +1,27 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
-import { estimateRate } from '../stats/index.ts';
-import { withEstimates } from './aggregate.ts';
 import { ALL_CATEGORIES, categoryOfFileName, checkKindOf, expandCategories, GROUPS, isCategory, type BfclCategory } from './categories.ts';
 import type { ResultFormat } from './decode.ts';
 import { findBfclSource, PythonBfclExecutor } from './executor.ts';
 import { ensureBfclData } from './hf.ts';
-import { markdownOf, summaryOf } from './report.ts';
-import { findResultFiles, readResultFile, rescoreResultDir, resultLine } from './rescore.ts';
+import { findResultFiles, modelNameOf, readResultFile, rescoreResultDir, resultLine } from './rescore.ts';
 import { withDirLocks } from '../kit/lock.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
 import { runSuiteCommand } from '../cli/suite-command.ts';
+import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from './settings.ts';
+import { BFCL_METRIC_NAMES, bfclSuite } from './suite.ts';
+import { bfclAggregator } from './aggregator.ts';
+import { finalizeSuite } from '../kit/finalize.ts';
+import { checkGate, GateSyntaxError } from '../kit/gate.ts';
+import { sealMeta, valueDigest } from '../kit/journal.ts';
+import { rescoreHeader } from '../core/repro.ts';
+import { escapeTerminal } from '../core/terminal.ts';
+import { needsExecutor, resolveBfclData, resolveBfclSource } from './source.ts';
 import { MODEL_FLAGS } from '../cli/model-flags.ts';
 import { applyConfig } from '../cli/config-file.ts';
-import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from './settings.ts';
-import { bfclSuite } from './suite.ts';
-import { needsExecutor, resolveBfclData, resolveBfclSource } from './source.ts';
-import { basename } from 'node:path';
 
 export const USAGE = `toolgauge bfcl [--category NAME|GROUP,…] [--mode fc|prompt] [--data DIR] [--bfcl-source DIR] [--limit N]
                [--only ID,…] [--revision REV] [--python PATH] [--model NAME] [--base-url URL] [--concurrency N]
@@ -27,7 +29,7 @@ export const USAGE = `toolgauge bfcl [--category NAME|GROUP,…] [--mode fc|prom
                [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)
 toolgauge bfcl rescore --result-dir DIR --out-dir OUT [--format auto|fc|hermes|pythonic] [--data DIR]
                [--category NAME|GROUP,…] [--underscore-to-dot true|false] [--model-name NAME] [--bfcl-source DIR]
-               [--revision REV] [--python PATH]
+               [--revision REV] [--python PATH] [--gate EXPR]
 
   toolgauge bfcl runs a model on BFCL v4 (one test per case, named bfcl › <category> › <id>) through BFCL's own
   inference loop, scores every case exactly as BFCL's checker would, and reports BFCL's per-category accuracy and
@@ -49,7 +51,8 @@ toolgauge bfcl rescore --result-dir DIR --out-dir OUT [--format auto|fc|hermes|p
 
   rescore re-scores BFCL's own result files (BFCL_v4_<category>_result.json, lines {"id", "result"}) exactly as
   BFCL's checker would, and beside it toolgauge's layers and attribution. Writes OUT/results.jsonl ({id, category,
-  valid, error_type}), OUT/beyond.jsonl, OUT/summary.json and OUT/report.md.
+  valid, error_type}), OUT/beyond.jsonl, and, as a run does, OUT/instances.jsonl, summary.json (with the
+  reproducibility header), report.md and charts; --gate EXPR decides the exit code as it does for a run.
 
   --format       how the results were produced: fc (lists of {name: arguments}), hermes (<tool_call> text, as
                  BFCL's Qwen FC handler reads it), pythonic (BFCL's prompt mode, [func(a=1)]); auto (default)
@@ -68,6 +71,7 @@ const FLAGS: FlagSpecs = {
   'bfcl-source': { type: 'string', schema: z.string().min(1) },
   revision: { type: 'string', schema: z.string().min(1) },
   python: { type: 'string', schema: z.string().min(1) },
+  gate: { type: 'string', schema: flagSchemas.gate },
 };
 
 export const RUN_FLAGS: FlagSpecs = {
@@ -133,6 +137,15 @@ async function rescore(argv: string[]): Promise<number> {
   if (!resultDir) throw new UsageError('toolgauge bfcl rescore: --result-dir DIR is required');
   if (!outDir) throw new UsageError('toolgauge bfcl rescore: --out-dir OUT is required');
   if (!existsSync(resultDir)) throw new UsageError(`toolgauge bfcl rescore: --result-dir ${resultDir} does not exist`);
+  const gate = values.gate as string | undefined;
+  if (gate) {
+    try {
+      checkGate(gate, BFCL_METRIC_NAMES);
+    } catch (err) {
+      if (err instanceof GateSyntaxError) throw new UsageError(`toolgauge bfcl rescore: --gate: ${err.message}`);
+      throw err;
+    }
+  }
   let categories: BfclCategory[] | undefined;
   if (values.category) {
     try {
@@ -166,7 +179,7 @@ async function rescore(argv: string[]): Promise<number> {
   try {
     // OUT's files are rewritten as a run's are: under its lock (none while a run writes there), atomically, and never
     // through a link (the folders from OUT down checked too).
-    return await withDirLocks([out], () => rescoreInto(out, resultDir, dataDir, format, { executor, categories, underscore, modelName: values['model-name'] as string | undefined, shown: outDir }));
+    return await withDirLocks([out], () => rescoreInto(out, resultDir, dataDir, format, { executor, categories, underscore, modelName: values['model-name'] as string | undefined, shown: outDir, gate }));
   } catch (err) {
     if (['DirLocked', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge bfcl rescore: ${(err as Error).message}`);
     throw err;
@@ -180,8 +193,9 @@ async function rescoreInto(
   resultDir: string,
   dataDir: string,
   format: ResultFormat,
-  o: { executor: PythonBfclExecutor | undefined; categories: BfclCategory[] | undefined; underscore: string | undefined; modelName: string | undefined; shown: string },
+  o: { executor: PythonBfclExecutor | undefined; categories: BfclCategory[] | undefined; underscore: string | undefined; modelName: string | undefined; shown: string; gate: string | undefined },
 ): Promise<number> {
+  const startedAt = new Date();
   const report = await rescoreResultDir(resultDir, {
     format,
     dataDir,
@@ -190,15 +204,35 @@ async function rescoreInto(
     underscoreToDot: o.underscore === undefined ? undefined : o.underscore === 'true',
     modelName: o.modelName,
   });
-  writeFileAtomic(join(outDir, 'results.jsonl'), report.records.map((r) => JSON.stringify(resultLine(r))).join('\n') + (report.records.length ? '\n' : ''), outDir);
-  writeFileAtomic(join(outDir, 'beyond.jsonl'), report.records.map((r) => JSON.stringify(r)).join('\n') + (report.records.length ? '\n' : ''), outDir);
-  const est = withEstimates(report.leaderboard, { estimateRate });
-  const summary = summaryOf(report, est, { result_dir: resultDir, data_dir: dataDir, format, files: report.files.length });
-  writeFileAtomic(join(outDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n', outDir);
-  writeFileAtomic(join(outDir, 'report.md'), markdownOf(report, summary), outDir);
+  const results = report.records.map(resultLine);
+  writeFileAtomic(join(outDir, 'results.jsonl'), results.map((r) => JSON.stringify(r) + '\n').join(''), outDir);
+  writeFileAtomic(join(outDir, 'beyond.jsonl'), report.records.map((r) => JSON.stringify(r) + '\n').join(''), outDir);
+  // The summary, report, charts, journal and gate are the kit's, as a run's: identical metas give identical files.
+  const seed = 0;
+  const metas = report.metas.map((m, k) => sealMeta(m, { 'results.jsonl': valueDigest(results[k]), 'beyond.jsonl': valueDigest(report.records[k]) }));
+  const models = [...new Set(report.files.map((f) => o.modelName ?? modelNameOf(f.file, resultDir)))];
+  const f = finalizeSuite('bfcl', bfclAggregator, metas, {
+    header: rescoreHeader({ model: models.join(', ') || 'unknown', source: resultDir, dataset: null, seed, startedAt, endedAt: new Date() }),
+    config: {
+      rescore: true,
+      result_dir: resultDir,
+      data_dir: dataDir,
+      format,
+      // The suite's `mode`, which a comparison requires to agree: Hermes is one of BFCL's FC handlers.
+      mode: format === 'pythonic' ? 'prompt' : 'fc',
+      files: report.files.length,
+      skipped: report.skipped,
+      unknown_ids: report.unknownIds.length,
+      missing: report.missing,
+    },
+    seed,
+    gate: o.gate,
+    outDir,
+  });
   const valid = report.records.filter((r) => r.valid).length;
   process.stdout.write(
     `rescored ${report.records.length} BFCL results (${format}) from ${report.files.length} file(s): ${valid} valid; overall ${(100 * report.leaderboard.overall).toFixed(2)}% (BFCL's formula; ${ALL_CATEGORIES.length - report.leaderboard.missing.length}/${ALL_CATEGORIES.length} categories) → ${o.shown}\n`,
   );
-  return 0;
+  process.stdout.write(escapeTerminal(bfclAggregator.terminal(f.summary, outDir), '\n\t') + '\n');
+  return f.gate && !f.gate.passed ? 1 : 0;
 }

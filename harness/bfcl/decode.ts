@@ -11,11 +11,12 @@
 import { hashKey, pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 import type { DecodedCall } from './checker/ast.ts';
 import { evaluate } from './pyast/evaluate.ts';
-import type { Keyword, Node } from './pyast/nodes.ts';
-import { parseEval, PySyntaxError } from './pyast/parser.ts';
+import type { Keyword, Node } from '../core/pyliteral/index.ts';
+import { parseEval, PySyntaxError } from '../core/pyliteral/index.ts';
 import { unparse } from './pyast/unparse.ts';
-import { pyJsonLoads, PyJsonError } from './pyjson.ts';
-import { BfclCrash, BfclUnsupported, dictGet, typeName } from './py.ts';
+import { pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
+import { typeName } from '../core/pyliteral/builtins.ts';
+import { BfclCrash, BfclUnsupported, dictGet } from './py.ts';
 import { pyStrip } from '../core/pyliteral/index.ts';
 
 export type ResultFormat = 'fc' | 'pythonic' | 'hermes';

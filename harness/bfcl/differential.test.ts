@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { languageOf, SINGLE_TURN_CATEGORIES, type BfclCategory } from './categories.ts';
 import { loadCategory, type BfclCase } from './data.ts';
 import { outputFor, type GeneratedOutput } from './arbitraries.ts';
-import { pyJsonDumps } from './pyjson.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { checkSingleTurn } from './score.ts';
 import { BfclOracle, hasSharedData, SHARED_DATA, type OracleSingle } from './testkit.ts';
 

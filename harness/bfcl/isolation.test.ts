@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCategory } from './data.ts';
 import { PythonBfclExecutor } from './executor.ts';
-import { pyJsonLoads } from './pyjson.ts';
+import { pyJsonLoads } from '../core/pyliteral/pyjson.ts';
 import { checkMultiTurn } from './score.ts';
 import { FIXTURE_DATA } from './testkit.ts';
 

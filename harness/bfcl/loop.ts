@@ -11,7 +11,7 @@ import { functionNamesOf, type BfclCase } from './data.ts';
 import { decodeExecute, DecodeError, isEmptyExecuteResponse } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { executionResultsMessage, HOLDOUT_MESSAGE_FC, holdoutMessage, modelFacingDocs, toOpenAiTools, withSystemPrompt } from './prompt.ts';
-import { PyFloat } from './pyjson.ts';
+import { PyFloat } from '../core/pyliteral/pyjson.ts';
 
 export const MAXIMUM_STEP_LIMIT = 20;
 

@@ -97,18 +97,25 @@ export function rescoreRecordOf(c: Pick<BfclCase, 'id' | 'category'>, verdict: B
 }
 
 export function bfclMetaOf(c: BfclCase, out: BfclRunOutcome, o: { trial: number; trace: string }): BfclMeta {
-  const v = out.verdict;
-  const b = out.beyond;
+  return { ...verdictMetaOf(c, out.verdict, out.beyond, o.trial, o.trace), requests: out.requests, usage: out.usage, wall_ms: out.wallMs };
+}
+
+/** The meta of a result BFCL's own runner wrote, scored by `bfcl rescore` (no request of ours: no tokens, no time). */
+export function rescoredBfclMeta(c: Pick<BfclCase, 'id' | 'category'>, verdict: BfclVerdict, beyond: Beyond | undefined): BfclMeta {
+  return verdictMetaOf(c, verdict, beyond, 0);
+}
+
+function verdictMetaOf(c: Pick<BfclCase, 'id' | 'category'>, v: BfclVerdict, b: Beyond | undefined, trial: number, trace?: string): BfclMeta {
   const record = rescoreRecordOf(c, v, b);
   const reason = v.valid ? null : `${v.error_type}${v.error[0] ? `: ${v.error[0]}` : ''}`;
   return {
     suite: 'bfcl',
     id: c.id,
-    trial: o.trial,
+    trial,
     error: null,
     pass: v.valid,
     reason,
-    trace: o.trace,
+    ...(trace === undefined ? {} : { trace }),
     category: c.category,
     valid: v.valid,
     error_type: v.error_type,
@@ -120,9 +127,9 @@ export function bfclMetaOf(c: BfclCase, out: BfclRunOutcome, o: { trial: number;
     deviation: b?.deviation ?? null,
     calls_on_abstention_turns: b?.kind === 'multi_turn' ? b.callsOnAbstentionTurns.length : 0,
     unpassable: isUnpassable(c.id),
-    requests: out.requests,
-    usage: out.usage,
-    wall_ms: out.wallMs,
+    requests: 0,
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    wall_ms: 0,
   };
 }
 

@@ -8,7 +8,7 @@ import { MULTI_TURN_CATEGORIES } from './categories.ts';
 import { beyondMultiTurn } from './beyond.ts';
 import { loadCategory } from './data.ts';
 import { ExecutorError, PythonBfclExecutor } from './executor.ts';
-import { pyJsonDumps } from './pyjson.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { createBfclResponder, simulatedResult, turnAndStep, type Behaviour } from './responder.ts';
 import { checkMultiTurn } from './score.ts';
 import { BfclOracle, FIXTURE_DATA, hasReference, hasSharedData, SHARED_CLASSES, SHARED_DATA } from './testkit.ts';
@@ -112,7 +112,7 @@ describe('multi-turn on the toy ticket API (python3 only)', () => {
   });
 });
 
-import { pyJsonLoads } from './pyjson.ts';
+import { pyJsonLoads } from '../core/pyliteral/pyjson.ts';
 
 const oracleStart = hasSharedData() && hasReference() ? await BfclOracle.start() : { skip: 'no ../shared/data/bfcl' };
 const oracle = 'skip' in oracleStart ? undefined : oracleStart;

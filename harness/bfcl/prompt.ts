@@ -7,7 +7,7 @@ import type { ChatMessage, OpenAITool } from '../core/chat.ts';
 import { pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 import { categoryOfId, isJava, isJs } from './categories.ts';
 import type { FunctionDoc } from './checker/ast.ts';
-import { clonePlain, PyFloat } from './pyjson.ts';
+import { clonePlain, PyFloat } from '../core/pyliteral/pyjson.ts';
 import { floatRepr } from '../core/pyliteral/index.ts';
 
 /** GORILLA_TO_OPENAPI. */

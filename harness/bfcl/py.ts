@@ -1,9 +1,10 @@
-// Python value helpers for the BFCL emulation: type names as type() sees them, dict access with Python key
-// equality, `x in list`, int()/float() of a str, and the pieces of Python's `re` syntax that differ from JS.
+// Python value helpers for the BFCL emulation: dict access with Python key equality, `x in list`, and the pieces
+// of Python's `re` syntax that differ from JS. Type names and int()/float() of a str are the core's
+// (harness/core/pyliteral/builtins.ts).
+import { typeName } from '../core/pyliteral/builtins.ts';
 import { hashKey, pyEquals, pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 
 export type { PyValue };
-export { pyEquals, pyRepr };
 
 /**
  * BFCL's Python would raise here (KeyError, TypeError, NotImplementedError …) and, uncaught, end the whole
@@ -27,28 +28,7 @@ export class BfclUnsupported extends Error {
 export const str = (v: string): PyValue => ({ t: 'str', v });
 export const int = (v: bigint | number): PyValue => ({ t: 'int', v: BigInt(v) });
 export const float = (v: number): PyValue => ({ t: 'float', v });
-export const bool = (v: boolean): PyValue => ({ t: 'bool', v });
-export const NONE: PyValue = { t: 'none' };
 export const list = (items: PyValue[]): PyValue => ({ t: 'list', items });
-export const dict = (entries: Array<[string, PyValue]>): PyValue => ({ t: 'dict', entries: entries.map(([k, v]) => [str(k), v]) });
-
-const TYPE_NAMES: Record<PyValue['t'], string> = {
-  int: 'int',
-  float: 'float',
-  complex: 'complex',
-  bool: 'bool',
-  none: 'NoneType',
-  str: 'str',
-  bytes: 'bytes',
-  list: 'list',
-  tuple: 'tuple',
-  set: 'set',
-  dict: 'dict',
-  ellipsis: 'ellipsis',
-};
-
-/** `type(v).__name__`. */
-export const typeName = (v: PyValue): string => TYPE_NAMES[v.t];
 
 export function isStr(v: PyValue | undefined): v is { t: 'str'; v: string } {
   return v?.t === 'str';
@@ -67,8 +47,6 @@ export function dictGet(d: PyValue, key: PyValue | string): PyValue | undefined 
   }
   return undefined;
 }
-
-export const dictHas = (d: PyValue, key: PyValue | string): boolean => dictGet(d, key) !== undefined;
 
 /** `x in seq` for a list or tuple (Python ==: 1 == 1.0 == True). */
 export function pyIn(x: PyValue, seq: readonly PyValue[]): boolean {
@@ -148,52 +126,6 @@ export function reFindall(re: RegExp, s: string): string[][] {
   return [...s.matchAll(g)].map((m) => m.slice(1).map((x) => x ?? ''));
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// int(s) and float(s) of a str
-
-const isPySpaceChar = (c: string) => new RegExp(`^${PY_S}$`, 'u').test(c);
-
-function pyStripSpaces(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && isPySpaceChar(s[a]!)) a++;
-  while (b > a && isPySpaceChar(s[b - 1]!)) b--;
-  return s.slice(a, b);
-}
-
-/** Unicode decimal digits → ASCII (Nd digits come in runs of ten, zero first). */
-function asciiDigits(s: string): string {
-  let out = '';
-  for (const ch of s) {
-    if (/^\p{Nd}$/u.test(ch) && !/[0-9]/.test(ch)) {
-      let cp = ch.codePointAt(0)!;
-      let k = 0;
-      while (/^\p{Nd}$/u.test(String.fromCodePoint(cp - 1))) cp--, k++;
-      out += String(k % 10);
-    } else out += ch;
-  }
-  return out;
-}
-
-/** Python's int(s) for a str; undefined where it raises ValueError. */
-export function pyIntOfStr(s: string): bigint | undefined {
-  const t = asciiDigits(pyStripSpaces(s));
-  if (!/^[+-]?[0-9]+(?:_[0-9]+)*$/.test(t)) return undefined;
-  const digits = t.replace(/_/g, '').replace(/^[+-]/, '');
-  if (digits.replace(/^0+/, '').length > 4300) return undefined;
-  return BigInt(t.replace(/_/g, '').replace(/^\+/, ''));
-}
-
-/** Python's float(s) for a str; undefined where it raises ValueError. */
-export function pyFloatOfStr(s: string): number | undefined {
-  const t = asciiDigits(pyStripSpaces(s));
-  const m = /^([+-]?)(?:(inf|infinity)|(nan))$/i.exec(t);
-  if (m) return m[3] ? NaN : m[1] === '-' ? -Infinity : Infinity;
-  const d = '[0-9](?:_?[0-9])*';
-  if (!new RegExp(`^[+-]?(?:${d}(?:\\.(?:${d})?)?|\\.${d})(?:[eE][+-]?${d})?$`).test(t)) return undefined;
-  return Number(t.replace(/_/g, ''));
-}
-
 /** Python's str.strip(chars) for a set of characters. */
 export function stripChars(s: string, chars: string): string {
   let a = 0;
@@ -202,8 +134,6 @@ export function stripChars(s: string, chars: string): string {
   while (b > a && chars.includes(s[b - 1]!)) b--;
   return s.slice(a, b);
 }
-
-export { pyStripSpaces as pyStrip };
 
 /** A Python-ish rendering of a value for error messages (not compared with BFCL's text). */
 export const show = (v: PyValue): string => pyRepr(v);

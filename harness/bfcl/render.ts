@@ -6,11 +6,12 @@ import { floatRepr, pyRepr, type PyValue } from '../core/pyliteral/index.ts';
 import { languageOf } from './categories.ts';
 import type { FunctionDoc, ParamDoc } from './checker/ast.ts';
 import type { BfclCase } from './data.ts';
-import type { Keyword } from './pyast/nodes.ts';
-import { parseEval } from './pyast/parser.ts';
+import type { Keyword } from '../core/pyliteral/index.ts';
+import { parseEval } from '../core/pyliteral/index.ts';
 import { resolveAstByType } from './decode.ts';
-import { pyJsonDumps } from './pyjson.ts';
-import { isStr, typeName } from './py.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
+import { typeName } from '../core/pyliteral/builtins.ts';
+import { isStr } from './py.ts';
 
 export interface GoldCall {
   name: string;

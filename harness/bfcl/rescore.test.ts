@@ -9,10 +9,11 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ALL_CATEGORIES, isMultiTurn, languageOf, type BfclCategory } from './categories.ts';
 import { loadCategory, type BfclCase } from './data.ts';
 import { PythonBfclExecutor } from './executor.ts';
-import { pyJsonDumps } from './pyjson.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { rescoreResultDir } from './rescore.ts';
 import { simulatedResult, type Behaviour, type ResultStyle } from './responder.ts';
 import { run as runBfcl } from './command.ts';
+import { run as runReport } from '../cli/commands/report.ts';
 import { UsageError } from '../core/errors.ts';
 import { acquireDirLock, LOCK_FILE, releaseDirLock } from '../kit/lock.ts';
 import { BfclOracle, FIXTURE_DATA, hasReference, hasSharedData, SHARED_CLASSES, SHARED_DATA } from './testkit.ts';
@@ -85,7 +86,7 @@ describe.skipIf(!oracle)(`rescore reproduces BFCL's verdicts on result folders${
 });
 
 describe('toolgauge bfcl rescore (CLI, fixtures)', () => {
-  it('writes results.jsonl with exactly {id, category, valid, error_type}, beyond.jsonl, summary.json and report.md', async () => {
+  it('writes results.jsonl with exactly {id, category, valid, error_type}, beyond.jsonl, and the kit\'s summary.json (header, gate) and report.md', async () => {
     const root = mkdtempSync(join(tmpdir(), 'tg-bfcl-cli-'));
     tmp.push(root);
     const categories: BfclCategory[] = ['simple_python', 'parallel', 'irrelevance', 'live_relevance', 'simple_java', 'multi_turn_base', 'multi_turn_miss_param'];
@@ -95,11 +96,12 @@ describe('toolgauge bfcl rescore (CLI, fixtures)', () => {
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
     let code: number;
     try {
-      code = await runBfcl(['rescore', '--result-dir', join(root, 'result'), '--out-dir', out, '--data', FIXTURE_DATA, '--bfcl-source', TOY]);
+      code = await runBfcl(['rescore', '--result-dir', join(root, 'result'), '--out-dir', out, '--data', FIXTURE_DATA, '--bfcl-source', TOY, '--gate', 'overall_in_scope>=0.99']);
     } finally {
       spy.mockRestore();
     }
-    expect(code).toBe(0);
+    // The gate is the kit's, as for a run: the behaviours below fail some cases, so it fails and the exit code is 1.
+    expect(code).toBe(1);
     expect(printed.join('')).toMatch(/rescored 9 BFCL results \(fc\)/);
     const lines = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(9);
@@ -107,9 +109,31 @@ describe('toolgauge bfcl rescore (CLI, fixtures)', () => {
     // Results are scored in BFCL's order; behaviours cycle oracle, decision_failure, format_failure, parser_gap.
     expect(lines.find((l) => l.id === 'simple_python_0')).toEqual({ id: 'simple_python_0', category: 'simple_python', valid: true, error_type: '' });
     expect(lines.find((l) => l.id === 'simple_python_1')!.valid).toBe(false);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { metrics: Record<string, { value: number; n: number }>; counts: { cases: number } };
-    expect(summary.counts.cases).toBe(9);
-    expect(Object.keys(summary.metrics)).toEqual(expect.arrayContaining(['overall', 'overall_in_scope', 'non_live', 'live', 'irrelevance', 'multi_turn']));
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      header: { toolgauge_version: string; model: string; endpoint: string };
+      config: { format: string; mode: string };
+      metrics: Record<string, unknown>;
+      counts: { instances: number };
+      gate: { passed: boolean; expression: string } | null;
+    };
+    expect(summary.counts.instances).toBe(9);
+    expect(summary.header.toolgauge_version).toBeTruthy();
+    expect(summary.header.endpoint).toMatch(/^none \(rescored /);
+    expect(summary.config).toMatchObject({ format: 'fc', mode: 'fc' });
+    expect(summary.gate).toMatchObject({ expression: 'overall_in_scope>=0.99', passed: false });
+    expect(Object.keys(summary.metrics)).toEqual(expect.arrayContaining(['overall', 'overall_in_scope', 'group', 'accuracy']));
+    expect(Object.keys(summary.metrics.group as object)).toEqual(expect.arrayContaining(['non_live', 'live', 'irrelevance', 'multi_turn']));
+    // The journal the kit writes: `toolgauge report OUT` re-aggregates it to the same numbers and the same gate.
+    expect(readFileSync(join(out, 'instances.jsonl'), 'utf8').trim().split('\n')).toHaveLength(9);
+    const spy2 = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await runReport([out, '--gate', 'overall_in_scope>=0.99'])).toBe(1);
+    } finally {
+      spy2.mockRestore();
+    }
+    const again = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as typeof summary;
+    expect(again.metrics).toEqual(summary.metrics);
+    expect(again.header).toEqual(summary.header);
     expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/BFCL verdict vs toolgauge verdict/);
     const beyond = readFileSync(join(out, 'beyond.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; toolgauge?: { cause?: string } });
     // simple_python_2 answers with Hermes text in the content instead of tool_calls: BFCL cannot decode it,

@@ -13,8 +13,8 @@ import { loadCategory, type BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { dictGet, isStr } from './py.ts';
-import { rescoreRecordOf } from './meta.ts';
-import { pyJsonLoads, PyJsonError } from './pyjson.ts';
+import { rescoredBfclMeta, rescoreRecordOf, type BfclMeta } from './meta.ts';
+import { pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
 import { checkCase, type BfclVerdict } from './score.ts';
 
 export interface RescoreOptions {
@@ -56,6 +56,8 @@ export interface ResultFile {
 
 export interface RescoreReport {
   records: RescoreRecord[];
+  /** The same results as the suite's metas, in the same order (the kit's summary, report and gate read them). */
+  metas: BfclMeta[];
   files: ResultFile[];
   /** Result files not scored, and why (out-of-scope category, filtered out). */
   skipped: Array<{ file: string; reason: string }>;
@@ -105,7 +107,7 @@ export function readResultFile(file: string): Array<{ id: string; result: PyValu
 }
 
 /** BFCL's result tree is result/<model>/<group>/file: the model directory is the file's grandparent or parent. */
-function modelNameOf(file: string, root: string): string {
+export function modelNameOf(file: string, root: string): string {
   const rel = file.slice(root.length).split(/[\\/]/).filter(Boolean);
   if (rel.length >= 3) return rel[rel.length - 3]!;
   if (rel.length === 2) return rel[0]!;
@@ -116,6 +118,7 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
   const files: ResultFile[] = [];
   const skipped: RescoreReport['skipped'] = [];
   const records: RescoreRecord[] = [];
+  const metas: BfclMeta[] = [];
   const unknownIds: string[] = [];
   const missing: RescoreReport['missing'] = {};
   const underscoreToDot = opts.underscoreToDot ?? opts.format === 'fc';
@@ -158,13 +161,14 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
         const beyond = opts.beyond !== false && !verdict.undecided ? beyondBfcl(c, result, opts.format, verdict, { underscoreToDot }) : undefined;
         const record = rescoreRecordOf(c, verdict, beyond);
         records.push(record);
+        metas.push(rescoredBfclMeta(c, verdict, beyond));
         opts.onRecord?.(record);
       }
     }
     const absent = [...cases.keys()].filter((id) => !seen.has(id)).length;
     if (absent) missing[category] = absent;
   }
-  return { records, files, skipped, unknownIds, missing, leaderboard: aggregate(records) };
+  return { records, metas, files, skipped, unknownIds, missing, leaderboard: aggregate(records) };
 }
 
 /** The OUT/results.jsonl line: exactly BFCL's verdict fields. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { expandCategories } from './categories.ts';
 import { loadCategory, type BfclCase } from './data.ts';
-import { pyJsonLoads } from './pyjson.ts';
+import { pyJsonLoads } from '../core/pyliteral/pyjson.ts';
 import { checkSingleTurn } from './score.ts';
 import { FIXTURE_DATA } from './testkit.ts';
 

@@ -10,6 +10,7 @@ import { functionNamesOf, type BfclCase } from './data.ts';
 import { decodeAst, decodeExecute, DecodeError, isEmptyExecuteResponse, isEmptyOutput, isFunctionCallingFormat, toDecodedCalls, type ResultFormat } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { BfclCrash, BfclUnsupported } from './py.ts';
+import { PyLiteralUnsupported } from '../core/pyliteral/index.ts';
 
 export interface BfclVerdict {
   id: string;
@@ -48,7 +49,7 @@ function guard(c: BfclCase, fn: () => BfclVerdict): BfclVerdict {
     return fn();
   } catch (err) {
     if (err instanceof BfclCrash) return verdict(c, false, `checker_crash:${err.pyType}`, [err.message], { crash: err.message });
-    if (err instanceof BfclUnsupported) return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
+    if (err instanceof BfclUnsupported || err instanceof PyLiteralUnsupported) return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
     throw err;
   }
 }
@@ -120,7 +121,7 @@ export async function checkMultiTurn(c: BfclCase, result: PyValue, opts: ScoreOp
       decodedTurns.push(steps);
     }
   } catch (err) {
-    if (err instanceof BfclUnsupported) return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
+    if (err instanceof BfclUnsupported || err instanceof PyLiteralUnsupported) return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
     if (err instanceof BfclCrash) return verdict(c, false, `checker_crash:${err.pyType}`, [err.message], { crash: err.message });
     throw err;
   }

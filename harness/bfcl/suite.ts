@@ -7,7 +7,7 @@ import type { BfclCase } from './data.ts';
 import { sharedExecutor } from './executors.ts';
 import { BFCL_HF_REPO } from './hf.ts';
 import { BfclMetaSchema, bfclMetaOf, failedBfclMeta, rescoreRecordOf, type BfclMeta } from './meta.ts';
-import { pyJsonDumps } from './pyjson.ts';
+import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { resultLine } from './rescore.ts';
 import { bfclModelName, runBfclInstance } from './run-case.ts';
 import { readBfclSettings, underscoreToDotOf, type BfclSettings } from './settings.ts';
@@ -26,6 +26,9 @@ export const resultFileOf = (category: string): string => `${BFCL_FILES.resultDi
  * and deviation class beside the verdict. The kit writes results.jsonl (`{id, category, valid, error_type}`, as
  * rescore does), beyond.jsonl, BFCL-format result files and one trace per case.
  */
+/** What a gate may name in a BFCL summary (a run's or a rescore's). */
+export const BFCL_METRIC_NAMES = ['overall', 'overall_in_scope', 'accuracy.*', 'group.*', 'layers.*', 'attribution.*', 'toolgauge.*', 'error_rate'];
+
 export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   name: 'bfcl',
   title: 'BFCL',
@@ -121,7 +124,7 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
     python: run.sandbox.pythonPath,
   }),
   responder: (run, s) => bfclSimResponder(run, s),
-  metricNames: () => ['overall', 'overall_in_scope', 'accuracy.*', 'group.*', 'layers.*', 'attribution.*', 'toolgauge.*', 'error_rate'],
+  metricNames: () => BFCL_METRIC_NAMES,
 };
 
 function toolgaugeLine(m: BfclMeta): string {

@@ -7,7 +7,7 @@ import { decodeTagged, differs, type Tagged } from '../core/pyliteral/testkit.ts
 import { JAVA_TYPES, javaTypeConverter } from './checker/java.ts';
 import { JS_TYPES, jsTypeConverter } from './checker/js.ts';
 import { BfclCrash, type PyValue } from './py.ts';
-import { pyJsonDumps, pyJsonLoads, PyJsonError } from './pyjson.ts';
+import { pyJsonDumps, pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
 import { BfclOracle, hasReference } from './testkit.ts';
 
 const HEAVY = process.env.TOOLGAUGE_BFCL_HEAVY === '1';

@@ -83,16 +83,8 @@ export function reproHeader(
   cfg: RunConfig,
   extra: { dataset?: ReproHeader['dataset']; templateSha256?: string | null; generation?: Record<string, unknown>; startedAt: Date; endedAt: Date },
 ): ReproHeader {
-  const { commit, status } = gitState();
   return {
-    toolgauge_version: toolgaugeVersion(),
-    git_commit: commit,
-    git_dirty: status === null ? null : status.length > 0,
-    node: process.version,
-    os: `${platform()} ${release()} ${arch()}`,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cpus: cpus().length,
-    ram_gib: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    ...machineFacts(),
     endpoint: cfg.usesSimulator ? 'built-in simulator (127.0.0.1)' : (redactUrl(cfg.baseUrl) ?? ''),
     model: cfg.model,
     simulated: cfg.usesSimulator || cfg.model.startsWith('sim:'),
@@ -105,5 +97,40 @@ export function reproHeader(
     trials: cfg.trials,
     started_at: extra.startedAt.toISOString(),
     ended_at: extra.endedAt.toISOString(),
+  };
+}
+
+/**
+ * The header of a summary scored from another runner's outputs (`bfcl rescore`): toolgauge and the machine that
+ * scored them, the model as that runner named it, and no generation settings of ours (nothing was generated here).
+ */
+export function rescoreHeader(o: { model: string; source: string; dataset: ReproHeader['dataset']; seed: number; startedAt: Date; endedAt: Date }): ReproHeader {
+  return {
+    ...machineFacts(),
+    endpoint: `none (rescored ${o.source})`,
+    model: o.model,
+    simulated: false,
+    generation: {},
+    dataset: o.dataset,
+    template_sha256: null,
+    injected_date: '',
+    seed: o.seed,
+    trials: 1,
+    started_at: o.startedAt.toISOString(),
+    ended_at: o.endedAt.toISOString(),
+  };
+}
+
+function machineFacts() {
+  const { commit, status } = gitState();
+  return {
+    toolgauge_version: toolgaugeVersion(),
+    git_commit: commit,
+    git_dirty: status === null ? null : status.length > 0,
+    node: process.version,
+    os: `${platform()} ${release()} ${arch()}`,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cpus: cpus().length,
+    ram_gib: Math.round((totalmem() / 2 ** 30) * 10) / 10,
   };
 }

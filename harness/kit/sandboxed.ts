@@ -1,5 +1,5 @@
-// Imported for its effect by the suites that run sandboxed tools (ToolHop, the optimizer): the kit's runtimes make
-// their sandbox with harness/sandbox. Other runs never load it (harness/kit/runtime.ts).
+// Imported for its effect by what runs sandboxed tools (the ToolHop suite; the optimizer, a command that is not a
+// suite): the kit's runtimes make their sandbox with harness/sandbox. Other runs never load it (harness/kit/runtime.ts).
 import { createSandbox } from '../sandbox/index.ts';
 import { connectSandbox } from '../sandbox/remote.ts';
 import { provideSandbox } from './runtime.ts';

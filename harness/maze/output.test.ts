@@ -17,9 +17,9 @@ import {
   modelDirName,
   recomputeFromFiles,
   writeMetricsReports,
-  writeRunFiles,
 } from './output.ts';
 import { mazePolicy } from './policies.ts';
+import { writeRunFiles } from './testing.ts';
 import { runLocal, type MazeAgent } from './run-local.ts';
 import { MODES, loadMazeTasks, type MazeTask } from './task.ts';
 import { hashString } from '../core/rng.ts';

@@ -192,14 +192,6 @@ export function buildMetricsReport(model: string, complexity: Complexity, outcom
 
 // ---- writers -----------------------------------------------------------------------------------------------
 
-export function writeRunFiles(root: string, inference: InferenceFile, evaluation: EvaluationFile): { inference: string; evaluation: string } {
-  const ip = inferencePath(root, inference.complexity, inference.task_id, inference.mode, inference.trial);
-  const ep = evaluationPath(root, evaluation.complexity, evaluation.task_id, evaluation.mode, evaluation.trial);
-  writeFileAtomic(ip, `${JSON.stringify(InferenceFile.parse(inference), null, 2)}\n`);
-  writeFileAtomic(ep, `${JSON.stringify(EvaluationFile.parse(evaluation), null, 2)}\n`);
-  return { inference: ip, evaluation: ep };
-}
-
 /** One metrics report per complexity present in `outcomes`; returns the paths written. */
 export function writeMetricsReports(root: string, model: string, outcomes: readonly RunOutcome[], timestamp: string, judgeMode: JudgeMode): string[] {
   const out: string[] = [];

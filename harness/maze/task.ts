@@ -170,18 +170,6 @@ export function taskToolNames(task: MazeTask): string[] {
   return [...new Set([...nodeIndex(task).values()].map((l) => l.node.tool))].sort();
 }
 
-/** Edges of the DAG on one path: (from node, field) → (to node, argument). */
-export function pathEdges(task: MazeTask, path: TaskPath): Array<{ from: string; field: string; to: string; arg: string }> {
-  const idx = nodeIndex(task);
-  const out: Array<{ from: string; field: string; to: string; arg: string }> = [];
-  for (const id of path.nodes) {
-    for (const [arg, b] of Object.entries(idx.get(id)!.node.args)) {
-      if ('ref' in b) out.push({ from: resolveRef(task, path, b.ref) ?? `?${b.ref}`, field: b.field, to: id, arg });
-    }
-  }
-  return out;
-}
-
 /** Arguments of a node given the outputs seen so far (by node id); a missing field leaves the argument out. */
 export function bindArgs(task: MazeTask, path: TaskPath, node: TaskNode, outputs: ReadonlyMap<string, ToolResult>): ToolArgs {
   const args: ToolArgs = {};

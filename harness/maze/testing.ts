@@ -3,6 +3,8 @@
 // first, retry with bad arguments, pass a corrupted value downstream — through the real MazeSession.
 
 import type { ToolCall } from '../core/chat.ts';
+import { writeFileAtomic } from '../core/jsonl.ts';
+import { EvaluationFile, evaluationPath, InferenceFile, inferencePath } from './output.ts';
 import { looksGood, seenCalls } from './policies.ts';
 import type { MazeAgent } from './run-local.ts';
 import { bindArgs, nodeIndex, resolveRef, type MazeTask, type TaskPath } from './task.ts';
@@ -64,4 +66,16 @@ export function scriptedAgent(task: MazeTask, moves: readonly Move[]): MazeAgent
 export function walkPath(task: MazeTask, pathId: string, extra: { answer?: string } = {}): Move[] {
   const p = task.paths.find((x) => x.id === pathId)!;
   return [...p.nodes.map((n): Move => ({ call: n, path: pathId })), { answer: extra.answer ?? 'value', path: pathId }];
+}
+
+/**
+ * Stage one run's inference and evaluation files where a run puts them (the suite hands them to the kit, which
+ * writes them), for tests of the readers such as `recomputeFromFiles`.
+ */
+export function writeRunFiles(root: string, inference: InferenceFile, evaluation: EvaluationFile): { inference: string; evaluation: string } {
+  const ip = inferencePath(root, inference.complexity, inference.task_id, inference.mode, inference.trial);
+  const ep = evaluationPath(root, evaluation.complexity, evaluation.task_id, evaluation.mode, evaluation.trial);
+  writeFileAtomic(ip, `${JSON.stringify(InferenceFile.parse(inference), null, 2)}\n`);
+  writeFileAtomic(ep, `${JSON.stringify(EvaluationFile.parse(evaluation), null, 2)}\n`);
+  return { inference: ip, evaluation: ep };
 }

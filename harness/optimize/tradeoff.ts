@@ -97,11 +97,6 @@ export function tradeoffWins(prompts: RolePrompts, row: Pick<ToolhopRow, 'id' | 
   return u < solveChance(prompts, hiddenType(row));
 }
 
-/** The expected accuracy of these prompts over rows (the mean solve chance: no draw). */
-export function expectedAccuracy(prompts: RolePrompts, rows: readonly Pick<ToolhopRow, 'answer_type'>[]): number {
-  return rows.reduce((s, r) => s + solveChance(prompts, hiddenType(r)), 0) / rows.length;
-}
-
 /** The in-process task runner of the fixture (the feedback a ToolHop rollout gives: question, gold, prediction). */
 export function tradeoffRunner(rows: ReadonlyMap<string, ToolhopRow>, seed: number, luck = LUCK): RolloutRunner {
   return async (c, id) => {

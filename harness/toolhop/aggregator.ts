@@ -5,7 +5,7 @@ import type { SuiteAggregator } from '../kit/types.ts';
 import type { ToolhopMeta } from './meta.ts';
 import { toolhopMarkdown } from './report.ts';
 import type { ClusterBy } from './settings.ts';
-import { aggregateToolhop } from './summary.ts';
+import { aggregateToolhop } from './aggregate.ts';
 
 const bar = (label: string, e: EstimateJson | undefined) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
 

@@ -17,8 +17,6 @@ const GENERIC_PROMPT =
 /** The single agent's role: its agent id on the wire, and its prompt's name. */
 export const SINGLE_AGENT = 'solver';
 
-export const FINAL_ANSWER_ROLES = new Set(['solver', 'verifier', 'manager', 'debater']);
-
 /** A role's system prompt; roles whose output is the team's answer get the `<answer>` contract. */
 export function systemPrompt(style: string, opts: { withContract: boolean; extra?: string }): string {
   let prompt = `${GENERIC_PROMPT}\n\nImplementation style: ${style}.`;

@@ -9,7 +9,7 @@ import { FILES } from './output.ts';
 import { predictionLine, resultLine } from './reference-files.ts';
 import { rescoreDir } from './rescore.ts';
 import { instanceRecords } from './run-instance.ts';
-import { aggregateToolhop } from './summary.ts';
+import { aggregateToolhop } from './aggregate.ts';
 
 // A folder as toolgauge's own run writes it (its line builders and writer), then rescored: the lines keep their
 // key order and float fields, and the metas keep what the run spent.

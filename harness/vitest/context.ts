@@ -4,13 +4,11 @@ import type { CarriedTrace } from '../kit/shard-traces.ts';
 import { parseKitConfig, type KitConfig } from '../kit/config.ts';
 import type { DatasetInfo, InstanceMetaBase } from '../kit/types.ts';
 
+// Vitest re-exports @vitest/runner's TaskMeta; augmenting it through 'vitest' keeps to the one declared dependency.
 declare module 'vitest' {
   export interface ProvidedContext {
     toolgauge: KitConfig;
   }
-}
-
-declare module '@vitest/runner' {
   interface TaskMeta {
     /** An instance's result (tests). */
     toolgauge?: InstanceMetaBase;

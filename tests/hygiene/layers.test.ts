@@ -43,10 +43,10 @@ const UPWARD_PATHS: Record<string, string> = {
   'harness/vitest/plugin.ts → ../../reporters/toolgauge': 'Vitest loads reporters by path; the plugin only names it',
 };
 /**
- * Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict;
- * API-Bank reads replies with BFCL's emulation of Python's `ast.parse` and its lossless `json.loads`.
+ * Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict.
+ * (The Python front-end both BFCL and API-Bank read with is core's: harness/core/pyliteral.)
  */
-const SUITE_EDGES = new Set(['bfcl→probe', 'apibank→bfcl']);
+const SUITE_EDGES = new Set(['bfcl→probe']);
 
 function files(dir: string): string[] {
   const out: string[] = [];

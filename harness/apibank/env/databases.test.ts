@@ -37,7 +37,7 @@ describe('loadDatabases', () => {
   });
   it('refuses text that is not JSON, with its offset', () => {
     const d = folder({ Alarm: '{"1": {"time": "x", "username": "u"},}' });
-    expect(() => loadDatabases(d)).toThrow(`${join(d, 'Alarm.json')}: not JSON (expected key at offset 37)`);
+    expect(() => loadDatabases(d)).toThrow(`${join(d, 'Alarm.json')}: not JSON (Expecting property name enclosed in double quotes: char 37)`);
   });
   it('refuses a folder without a database a class reads', () => {
     const d = folder({ Stock: undefined });

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { PyValue } from '../../core/pyliteral/index.ts';
-import { parseJsonPy } from './json-py.ts';
+import { pyJsonLoads } from '../../core/pyliteral/pyjson.ts';
 import type { Databases } from './index.ts';
 
 const str = z.string();
@@ -55,7 +55,7 @@ export function loadDatabases(dir: string): Databases {
     }
     let v: PyValue;
     try {
-      v = parseJsonPy(text);
+      v = pyJsonLoads(text);
     } catch (err) {
       throw new DatabaseError(`${file}: not JSON (${(err as Error).message})`);
     }

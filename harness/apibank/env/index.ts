@@ -96,5 +96,4 @@ export { loadFrozenToolSearcher } from './toolsearcher.ts';
 export { commandEmbeddingFallback } from './embedding-command.ts';
 export { normalizeKeywords } from './toolsearcher.ts';
 export { normalizeParams, normalizeValue } from './normalize.ts';
-export { scoreTask, replayGold, executeCall } from './score.ts';
-export { API_NAMES_BY_LEVEL } from './registry.ts';
+export { scoreTask, replayGold } from './score.ts';

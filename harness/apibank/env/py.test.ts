@@ -74,6 +74,9 @@ describe('coercion of int and float parameters', () => {
   it('int() as Python applies it', () => {
     expect(toInt(S(' 2 '))).toEqual(I(2));
     expect(toInt(S('1_000'))).toEqual(I(1000));
+    expect(toInt(S('010'))).toEqual(I(10)); // int() of a str allows leading zeros (a literal does not)
+    expect(toInt(S(' 0_7 '))).toEqual(I(7));
+    expect(err(() => toInt(S('0'.repeat(4301))))).toMatch(/^ValueError: invalid literal for int\(\) with base 10/);
     expect(toInt(S('\u0f24'))).toEqual(I(4)); // Tibetan digit four
     expect(toInt(S('\u{1d7d9}2'))).toEqual(I(12)); // mathematical double-struck one (a run of five digit blocks)
     expect(toInt({ t: 'float', v: 2.7 })).toEqual(I(2));

@@ -2,7 +2,10 @@
 // methods, int()/float()/str(), truthiness, strptime/strftime) with Python's results and exception messages, so a
 // TypeScript port of a class produces the same result dict, including the `exception` text, as the class itself.
 import { hashKey, pyEquals, pyLower, pyRepr, pyStrip, type PyValue } from '../../core/pyliteral/index.ts';
+import { pyFloatOfStr, pyIntOfStr, truthy, typeName } from '../../core/pyliteral/builtins.ts';
 import { UnhashableError } from '../../core/pyliteral/equality.ts';
+
+export { truthy };
 
 export type V = PyValue;
 
@@ -44,50 +47,12 @@ export const D = (obj: Record<string, V>): V => ({ t: 'dict', entries: Object.en
 export const deepCopy = <X>(v: X): X => structuredClone(v);
 
 // ---- type names and conversions
-export function typeName(v: V): string {
-  switch (v.t) {
-    case 'none':
-      return 'NoneType';
-    case 'ellipsis':
-      return 'ellipsis';
-    default:
-      return v.t;
-  }
-}
-
 /** Python's str(v). */
 export function str(v: V): string {
   return v.t === 'str' ? v.v : pyRepr(v);
 }
 
 export const eq = (a: V, b: V): boolean => pyEquals(a, b);
-
-export function truthy(v: V): boolean {
-  switch (v.t) {
-    case 'none':
-      return false;
-    case 'bool':
-      return v.v;
-    case 'int':
-      return v.v !== 0n;
-    case 'float':
-      return v.v !== 0;
-    case 'complex':
-      return v.re !== 0 || v.im !== 0;
-    case 'str':
-      return v.v.length > 0;
-    case 'bytes':
-      return v.v.length > 0;
-    case 'list':
-    case 'tuple':
-    case 'set':
-      return v.items.length > 0;
-    case 'dict':
-      return v.entries.length > 0;
-    case 'ellipsis':
-      return true;
-  }
-}
 
 /** The JS string of a str value, or the AttributeError Python raises when calling str method `method` on it. */
 export function asStr(v: V, method: string): string {
@@ -107,25 +72,6 @@ export function zfill(s: string, width: number): string {
   return pad + s;
 }
 
-/** Unicode decimal digits as ASCII ones, as int() and float() read them ('༤' is 4): each Nd run is 0-9 blocks. */
-function asciiDigits(s: string): string {
-  let out = '';
-  for (const ch of s) {
-    if (ch >= '0' && ch <= '9') out += ch;
-    else if (/\p{Nd}/u.test(ch)) {
-      let cp = ch.codePointAt(0)!;
-      let steps = 0;
-      while (/\p{Nd}/u.test(String.fromCodePoint(cp - 1))) {
-        cp--;
-        steps++;
-      }
-      out += String(steps % 10);
-    } else out += ch;
-  }
-  return out;
-}
-
-const INT_RE = /^[+-]?(?:0(?:_?0)*|[1-9](?:_?[0-9])*)$/;
 /** int(v) as api_call applies it to an `int` parameter. */
 export function toInt(v: V): V {
   switch (v.t) {
@@ -138,17 +84,14 @@ export function toInt(v: V): V {
       if (!Number.isFinite(v.v)) return raise('OverflowError', 'cannot convert float infinity to integer');
       return I(BigInt(Math.trunc(v.v)));
     case 'str': {
-      const s = asciiDigits(pyStrip(v.v));
-      if (!INT_RE.test(s)) return raise('ValueError', `invalid literal for int() with base 10: ${pyRepr(v)}`);
-      return I(BigInt(s.replaceAll('_', '')));
+      const n = pyIntOfStr(v.v);
+      return n === undefined ? raise('ValueError', `invalid literal for int() with base 10: ${pyRepr(v)}`) : I(n);
     }
     default:
       return raise('TypeError', `int() argument must be a string, a bytes-like object or a real number, not '${typeName(v)}'`);
   }
 }
 
-const FLOAT_RE = /^[+-]?(?:(?:[0-9](?:_?[0-9])*)(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?$/;
-const FLOAT_SPECIAL = /^[+-]?(?:inf|infinity|nan)$/i;
 /** float(v) as api_call applies it to a `float` parameter. */
 export function toFloat(v: V): V {
   switch (v.t) {
@@ -162,14 +105,8 @@ export function toFloat(v: V): V {
     case 'bool':
       return F(v.v ? 1 : 0);
     case 'str': {
-      const s = asciiDigits(pyStrip(v.v));
-      if (FLOAT_SPECIAL.test(s)) {
-        const neg = s.startsWith('-');
-        return F(/nan/i.test(s) ? NaN : neg ? -Infinity : Infinity);
-      }
-      if (!FLOAT_RE.test(s)) return raise('ValueError', `could not convert string to float: ${pyRepr(v)}`);
-      const x = Number(s.replaceAll('_', ''));
-      return F(x);
+      const x = pyFloatOfStr(v.v);
+      return x === undefined ? raise('ValueError', `could not convert string to float: ${pyRepr(v)}`) : F(x);
     }
     default:
       return raise('TypeError', `float() argument must be a string or a real number, not '${typeName(v)}'`);

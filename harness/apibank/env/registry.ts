@@ -86,9 +86,3 @@ export const LV3_APIS: ReadonlyMap<string, ApiDef> = byName([
   lv3.UserWatchedMovies,
   lv3.UserMoviePreferences,
 ]);
-
-/** The class names each package defines (ToolSearcher aside). */
-export const API_NAMES_BY_LEVEL: Record<'apis' | 'lv3_apis', readonly string[]> = {
-  apis: [...APIS.keys()],
-  lv3_apis: [...LV3_APIS.keys()],
-};

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { pyRepr, type PyValue } from '../../core/pyliteral/index.ts';
 import { commandEmbeddingFallback, scoreTask, type ApiBankTask, type ApiCall, type ApiTurn, type Databases, type FrozenToolSearcher, type Json, type ScoreOptions } from './index.ts';
-import { parseJsonPy } from './json-py.ts';
+import { pyJsonLoads } from '../../core/pyliteral/pyjson.ts';
 
 const tables = new Map<string, PyValue>(
   Object.entries({
@@ -12,7 +12,7 @@ const tables = new Map<string, PyValue>(
     Agenda: '{"1": {"content": "Lunch", "time": "2023-03-18 12:00:00", "location": "Cafe", "username": "JohnDoe"}}',
     Hotel: '{}',
     Alarm: '{}',
-  }).map(([k, v]) => [k, parseJsonPy(v)]),
+  }).map(([k, v]) => [k, pyJsonLoads(v)]),
 );
 const databases: Databases = { dir: '(test)', tables };
 const opts: ScoreOptions = { toolSearcher: 'official', databases };
@@ -99,8 +99,8 @@ describe('ToolSearcher', () => {
   const agenda = { name: 'AddAgenda', description: 'Add agenda.', input_parameters: { token: {}, content: {} }, output_parameters: {} };
   const frozen: FrozenToolSearcher = {
     level: '2',
-    outputsByKeyword: { 'add schedule': parseJsonPy(JSON.stringify([token, agenda])) },
-    catalog: { GetUserToken: parseJsonPy(JSON.stringify(token)), AddAgenda: parseJsonPy(JSON.stringify(agenda)) },
+    outputsByKeyword: { 'add schedule': pyJsonLoads(JSON.stringify([token, agenda])) },
+    catalog: { GetUserToken: pyJsonLoads(JSON.stringify(token)), AddAgenda: pyJsonLoads(JSON.stringify(agenda)) },
     searchItems: [
       { name: 'GetUserToken', desc_for_search: 'get user tokenGet the user token.' },
       { name: 'AddAgenda', desc_for_search: 'add agendaAdd agenda.' },

@@ -7,14 +7,7 @@ import { ApiManager } from './manager.ts';
 import { normalizeParams, normalizeValue } from './normalize.ts';
 import { deepCopy, PyExc, Undetermined } from './py.ts';
 import { scoreToolSearcher } from './toolsearcher.ts';
-import type { ApiBankLevel, ApiBankTask, ApiCall, ApiTurn, Databases, ScoreOptions, ScoreResult } from './index.ts';
-
-/** Execute `call` on a fresh session after replaying `prior` (ToolSearcher rows skipped); throws PyExc/Undetermined. */
-export function executeCall(level: ApiBankLevel, dbs: Databases, prior: readonly ApiTurn[], call: ApiCall): PyValue {
-  const m = new ApiManager(level, dbs);
-  replay(m, prior);
-  return m.apiCall(call.name, Object.entries(call.args));
-}
+import type { ApiBankTask, ApiCall, ApiTurn, ScoreOptions, ScoreResult } from './index.ts';
 
 function replay(m: ApiManager, prior: readonly ApiTurn[]): void {
   for (const row of prior) if (row.api_name !== 'ToolSearcher') m.apiCall(row.api_name, normalizeParams(row.param_dict));

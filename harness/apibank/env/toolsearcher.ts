@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { pyEquals, pyLower, pyRepr, pyStrip, type PyValue } from '../../core/pyliteral/index.ts';
-import { parseJsonPy } from './json-py.ts';
+import { pyJsonLoads } from '../../core/pyliteral/pyjson.ts';
 import { contains, getItem, L, NONE, S, str, truthy, D } from './py.ts';
 import type { ApiCall, ApiTurn, EmbeddingFallback, FrozenToolSearcher, ScoreResult, ToolSearcherMode } from './index.ts';
 import { jsonToPy } from '../../core/pyliteral/index.ts';
@@ -46,7 +46,7 @@ export function loadFrozenToolSearcher(file: string, level: '2' | '3'): FrozenTo
     throw new Error(`${file}: field ${issue.path.map(String).join('.') || '(top)'}: ${issue.message}`);
   }
   // Re-read with Python's reading so key order and float-ness are kept for the equality with gold outputs.
-  const py = parseJsonPy(text);
+  const py = pyJsonLoads(text);
   const outputs = getItem(py, 'outputs_by_keyword');
   const catalog = getItem(py, 'catalog');
   const asRecord = (d: PyValue): Record<string, PyValue> =>

@@ -3,7 +3,9 @@
 // matching, one-level nested type checks, the "variable" escape hatch, string standardisation). Where BFCL's
 // Python would raise (and abort its whole run), this throws BfclCrash.
 import type { Language } from '../categories.ts';
-import { BfclCrash, dictGet, isStr, itemsOf, pyEquals, pyIn, show, typeName, type PyValue } from '../py.ts';
+import { typeName } from '../../core/pyliteral/builtins.ts';
+import { pyEquals } from '../../core/pyliteral/index.ts';
+import { BfclCrash, dictGet, isStr, itemsOf, pyIn, show, type PyValue } from '../py.ts';
 import { pyLower } from '../../core/pyliteral/index.ts';
 import { JAVA_TYPES, javaTypeConverter } from './java.ts';
 import { JS_TYPES, jsTypeConverter } from './js.ts';
@@ -399,5 +401,3 @@ function lenItems(v: PyValue): PyValue[] {
   if (v.t === 'list' || v.t === 'tuple' || v.t === 'set') return v.items;
   throw new BfclCrash('TypeError', `object of type '${typeName(v)}' has no len()`);
 }
-
-export { pyEquals };

@@ -2,7 +2,9 @@
 // Java argument as a string ("new int[]{1, 2}", "5L", "true"); the checker turns it into a Python value with
 // regular expressions and compares that. Its quirks are kept: a string that does not fit stays a string, `char`
 // never converts, and Set/Hashtable/Queue/Stack raise.
-import { BfclCrash, float, int, list, pyFloatOfStr, pyIntOfStr, pyRegex, reFindall, reMatch, reSearch, str, stripChars, pyStrip, type PyValue } from '../py.ts';
+import { pyFloatOfStr, pyIntOfStr } from '../../core/pyliteral/builtins.ts';
+import { pyStrip } from '../../core/pyliteral/index.ts';
+import { BfclCrash, float, int, list, pyRegex, reFindall, reMatch, reSearch, str, stripChars, type PyValue } from '../py.ts';
 
 export const JAVA_TYPES: Record<string, string> = {
   byte: 'int',

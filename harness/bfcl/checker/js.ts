@@ -1,7 +1,9 @@
 // BFCL's JavaScript type conversion (eval_checker/ast_eval/type_convertor/js_type_converter.py): every JavaScript
 // argument arrives as a string and is turned into a Python value with regular expressions. Kept as BFCL has it,
 // including that any error while reading an array or a dict leaves the string unconverted.
-import { BfclCrash, float, int, list, pyFloatOfStr, pyIntOfStr, pyRegex, pyStrip, reFindall, reMatch, str, stripChars, type PyValue } from '../py.ts';
+import { pyFloatOfStr, pyIntOfStr } from '../../core/pyliteral/builtins.ts';
+import { pyStrip } from '../../core/pyliteral/index.ts';
+import { BfclCrash, float, int, list, pyRegex, reFindall, reMatch, str, stripChars, type PyValue } from '../py.ts';
 
 export const JS_TYPES: Record<string, string> = {
   String: 'str',

@@ -3,8 +3,9 @@
 // (the decode fails), or "unknown" — the expression reads a name that exists in that module (a builtin, `json`,
 // `os` …), calls something, or uses an operation this emulation does not model; then the caller reports the
 // case as undecidable instead of guessing.
+import { truthy } from '../../core/pyliteral/builtins.ts';
 import { hashKey, pyEquals, type PyValue } from '../../core/pyliteral/index.ts';
-import type { Node } from './nodes.ts';
+import type { Node } from '../../core/pyliteral/index.ts';
 
 export type Outcome = { ok: PyValue } | { err: string } | { unknown: string };
 
@@ -39,33 +40,6 @@ function toFloat(n: Num): number | undefined {
   if (n.t === 'float') return n.v;
   const f = Number(n.v);
   return Number.isFinite(f) ? f : undefined;
-}
-
-export function truthy(v: PyValue): boolean | undefined {
-  switch (v.t) {
-    case 'int':
-      return v.v !== 0n;
-    case 'bool':
-      return v.v;
-    case 'float':
-      return v.v !== 0;
-    case 'complex':
-      return v.re !== 0 || v.im !== 0;
-    case 'none':
-      return false;
-    case 'ellipsis':
-      return true;
-    case 'str':
-      return v.v.length > 0;
-    case 'bytes':
-      return v.v.length > 0;
-    case 'list':
-    case 'tuple':
-    case 'set':
-      return v.items.length > 0;
-    case 'dict':
-      return v.entries.length > 0;
-  }
 }
 
 const floorDivBig = (a: bigint, b: bigint): bigint => {
@@ -222,10 +196,7 @@ function binop(op: string, a: PyValue, b: PyValue): Outcome {
 }
 
 function unary(op: string, v: PyValue): Outcome {
-  if (op === 'Not') {
-    const t = truthy(v);
-    return t === undefined ? unknown('truth value') : ok({ t: 'bool', v: !t });
-  }
+  if (op === 'Not') return ok({ t: 'bool', v: !truthy(v) });
   if (v.t === 'complex') return unknown('complex arithmetic');
   const n = asNum(v);
   if (!n) return err('TypeError');
@@ -328,7 +299,6 @@ export function evaluate(n: Node): Outcome {
         last = evaluate(v);
         if (!('ok' in last)) return last;
         const t = truthy(last.ok);
-        if (t === undefined) return unknown('truth value');
         if (n.op === 'And' ? !t : t) return last;
       }
       return last;

@@ -4,7 +4,7 @@
 // raise BfclUnsupported rather than guess.
 import { floatRepr, pyRepr } from '../../core/pyliteral/index.ts';
 import { BfclUnsupported } from '../py.ts';
-import type { Node } from './nodes.ts';
+import type { Node } from '../../core/pyliteral/index.ts';
 
 // _Precedence
 const P = { NAMED_EXPR: 1, TUPLE: 2, YIELD: 3, TEST: 4, OR: 5, AND: 6, NOT: 7, CMP: 8, EXPR: 9, BOR: 9, BXOR: 10, BAND: 11, SHIFT: 12, ARITH: 13, TERM: 14, FACTOR: 15, POWER: 16, AWAIT: 17, ATOM: 18 };

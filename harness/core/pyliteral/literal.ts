@@ -1,20 +1,21 @@
 // ast.literal_eval(str) of CPython 3.11: parse(src.lstrip(" \t"), mode="eval"), then the literal_eval walk.
-import { evaluate } from './evaluate.ts';
-import { parse } from './parser.ts';
+import { literalValue } from './evaluate.ts';
+import { parseEvalTree, PySyntaxError } from './parser.ts';
 import { pyLstripChars } from './pystr.ts';
-import { tokenize } from './tokenizer.ts';
 import { PyLiteralError, PyLiteralUnsupported, type PyValue } from './value.ts';
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Python's literal_eval of `src`; throws PyLiteralError exactly when Python raises. See PyLiteralUnsupported. */
 export function literalEval(src: string): PyValue {
-  const source = pyLstripChars(src, ' \t');
-  // compile() refuses NUL, and a str with a lone surrogate cannot be encoded to UTF-8.
-  if (source.includes('\0')) throw new PyLiteralError('source code string cannot contain null bytes');
-  if (LONE_SURROGATE.test(source)) throw new PyLiteralError("UnicodeEncodeError: 'utf-8' codec can't encode surrogates");
-  const { value, unsupported } = evaluate(parse(tokenize(source)));
-  if (unsupported) throw new PyLiteralUnsupported(`Python accepts this literal, but ${unsupported}`);
+  let tree: ReturnType<typeof parseEvalTree>;
+  try {
+    tree = parseEvalTree(pyLstripChars(src, ' \t'));
+  } catch (err) {
+    if (err instanceof PySyntaxError) throw new PyLiteralError(`SyntaxError: ${err.message}`);
+    throw err;
+  }
+  const value = literalValue(tree.body);
+  // Only after the whole source parsed and evaluated without a Python error.
+  if (tree.unsupported) throw new PyLiteralUnsupported(`Python accepts this literal, but ${tree.unsupported}`);
   return value;
 }
 

@@ -92,15 +92,6 @@ function onBoundaries(hay: string, start: number, end: number): boolean {
   return true;
 }
 
-/** Python's `needle in hay`: substring over code points (a match may not split a surrogate pair). */
-export function pyContains(hay: string, needle: string): boolean {
-  if (needle === '') return true;
-  for (let k = hay.indexOf(needle); k !== -1; k = hay.indexOf(needle, k + 1)) {
-    if (onBoundaries(hay, k, k + needle.length)) return true;
-  }
-  return false;
-}
-
 /** Python's str.removesuffix(suffix): removes one occurrence. */
 export function removeSuffix(s: string, suffix: string): string {
   if (suffix === '' || !s.endsWith(suffix)) return s;

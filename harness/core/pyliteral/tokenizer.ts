@@ -1,18 +1,21 @@
-// The part of CPython 3.11's tokenizer (Parser/tokenizer.c, string input, eval mode) that a literal can reach.
-// Anything a literal can never contain (operators other than the few below, keywords, unknown characters) ends
-// tokenizing with an error at once: `ast.literal_eval` fails on such input whether CPython's error would have
-// been a SyntaxError or a later ValueError, so the distinction does not matter here.
-import { PyLiteralError } from './value.ts';
+// CPython 3.11's tokenizer (Parser/tokenizer.c) for `ast.parse(source, mode="eval")`: everything an expression can
+// contain — names (NFKC, Unicode identifiers), numbers (with 3.11's keyword-after-number rule), all string prefixes,
+// every operator — plus indentation, comments, line continuations and bracket matching. It only has to say what
+// the tokens are and where Python would stop with a SyntaxError; it does not keep positions for messages.
 
-export type Token =
+export class PySyntaxError extends Error {
+  override name = 'PySyntaxError';
+}
+
+export type Tok =
+  | { kind: 'name'; text: string; raw: string }
   | { kind: 'number'; text: string }
-  | { kind: 'string'; prefix: string; body: string }
-  | { kind: 'name'; text: string }
-  | { kind: 'op'; text: '(' | ')' | '[' | ']' | '{' | '}' | ',' | ':' | '+' | '-' | '...' }
+  | { kind: 'string'; prefix: string; body: string; triple: boolean; quote: string }
+  | { kind: 'op'; text: string }
   | { kind: 'newline' }
   | { kind: 'end' };
 
-const MAXLEVEL = 200; // tokenizer.c: "too many nested parentheses"
+const MAXLEVEL = 200;
 const TABSIZE = 8;
 
 const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
@@ -20,23 +23,30 @@ const isHex = (c: string | undefined) => c !== undefined && /^[0-9a-fA-F]$/.test
 const isIdentStart = (c: string | undefined) =>
   c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_' || c.charCodeAt(0) >= 128);
 const isIdentChar = (c: string | undefined) => isIdentStart(c) || isDigit(c);
-const STRING_PREFIXES = new Set(['', 'b', 'r', 'u', 'f', 'br', 'rb', 'fr', 'rf']);
+const STRING_PREFIXES = new Set(['b', 'r', 'u', 'f', 'br', 'rb', 'fr', 'rf']);
+
+const OPS3 = new Set(['**=', '//=', '>>=', '<<=', '...', '!=']);
+const OPS2 = new Set(['!=', '%=', '&=', '**', '*=', '+=', '-=', '->', '//', '/=', ':=', '<<', '<=', '<>', '==', '>=', '>>', '@=', '^=', '|=']);
+const OPS1 = new Set(['%', '&', '(', ')', '*', '+', ',', '-', '.', '/', ':', ';', '<', '=', '>', '@', '[', ']', '^', '{', '|', '}', '~']);
 
 function fail(msg: string): never {
-  throw new PyLiteralError(msg);
+  throw new PySyntaxError(msg);
 }
 
-/** Tokenize source that has already had `lstrip(" \t")` applied, NUL and lone-surrogate checks done. */
-export function tokenize(source: string): Token[] {
-  // translate_newlines: \r\n and lone \r become \n (also inside string literals).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Tokenize a whole `ast.parse(..., mode="eval")` source. */
+export function tokenize(source: string): Tok[] {
+  if (source.includes('\0')) fail('source code string cannot contain null bytes');
+  if (LONE_SURROGATE.test(source)) fail("'utf-8' codec can't encode surrogates");
   const s = source.replace(/\r\n?/g, '\n');
   const n = s.length;
-  const tokens: Token[] = [];
+  const tokens: Tok[] = [];
   const brackets: string[] = [];
   let i = 0;
   let atbol = true;
+  let lineHasContent = false;
 
-  // tok_continuation_line: a backslash must be followed by a newline, and that newline by more input.
   const continuation = () => {
     if (s[i] !== '\n') fail('unexpected character after line continuation character');
     i++;
@@ -44,7 +54,6 @@ export function tokenize(source: string): Token[] {
   };
 
   for (;;) {
-    // nextline:
     let blankline = false;
     if (atbol) {
       atbol = false;
@@ -56,7 +65,6 @@ export function tokenize(source: string): Token[] {
         else if (c === '\t') col = (Math.floor(col / TABSIZE) + 1) * TABSIZE;
         else if (c === '\f') col = 0;
         else if (c === '\\') {
-          // CPython 3.11 keeps the column before the first backslash; a column of 0 counts as "not set".
           contLineCol = contLineCol || col;
           i++;
           continuation();
@@ -68,11 +76,9 @@ export function tokenize(source: string): Token[] {
       if (c === '#' || c === '\n') blankline = true;
       if (!blankline && brackets.length === 0) {
         col = contLineCol || col;
-        // The indent stack is [0] and no literal can follow an INDENT or DEDENT.
         if (col !== 0) fail('unexpected indent');
       }
     }
-    // again:
     for (;;) {
       while (s[i] === ' ' || s[i] === '\t' || s[i] === '\f') i++;
       let c = s[i];
@@ -82,26 +88,26 @@ export function tokenize(source: string): Token[] {
       }
       if (i >= n) {
         if (brackets.length > 0) fail('unexpected EOF in multi-line statement');
+        if (lineHasContent) tokens.push({ kind: 'newline' });
         tokens.push({ kind: 'end' });
         return tokens;
-      }
-      if (isIdentStart(c)) {
-        i = readNameOrString(s, i, tokens);
-        continue;
       }
       if (c === '\n') {
         i++;
         atbol = true;
-        if (!blankline && brackets.length === 0) tokens.push({ kind: 'newline' });
-        break; // to nextline
+        if (!blankline && brackets.length === 0 && lineHasContent) {
+          tokens.push({ kind: 'newline' });
+          lineHasContent = false;
+        }
+        break;
       }
-      if (c === '.') {
-        if (isDigit(s[i + 1])) {
-          i = readNumber(s, i, tokens);
-        } else if (s[i + 1] === '.' && s[i + 2] === '.') {
-          tokens.push({ kind: 'op', text: '...' });
-          i += 3;
-        } else fail('invalid syntax'); // attribute access or a lone dot: never part of a literal
+      lineHasContent = true;
+      if (isIdentStart(c)) {
+        i = readNameOrString(s, i, tokens);
+        continue;
+      }
+      if (c === '.' && isDigit(s[i + 1])) {
+        i = readNumber(s, i, tokens);
         continue;
       }
       if (isDigit(c)) {
@@ -117,94 +123,107 @@ export function tokenize(source: string): Token[] {
         continuation();
         continue;
       }
-      switch (c) {
-        case '(':
-        case '[':
-        case '{':
-          if (brackets.length >= MAXLEVEL) fail('too many nested parentheses');
-          brackets.push(c);
-          tokens.push({ kind: 'op', text: c });
-          i++;
-          continue;
-        case ')':
-        case ']':
-        case '}': {
-          const open = brackets.pop();
-          if (open === undefined) fail(`unmatched '${c}'`);
-          if ('([{'.indexOf(open) !== ')]}'.indexOf(c)) fail('closing parenthesis does not match');
-          tokens.push({ kind: 'op', text: c });
-          i++;
-          continue;
-        }
-        case ',':
-        case ':':
-        case '+':
-        case '-':
-          // "+=", "-=", "->", ":=" and the like are never part of a literal: the parser rejects what follows.
-          tokens.push({ kind: 'op', text: c });
-          i++;
-          continue;
-        default:
-          fail(`invalid syntax at ${JSON.stringify(c)}`);
+      const three = s.slice(i, i + 3);
+      const two = s.slice(i, i + 2);
+      let op: string | undefined;
+      if (OPS3.has(three) && three.length === 3) op = three;
+      else if (OPS2.has(two)) op = two;
+      else if (OPS1.has(c!)) op = c;
+      if (op === undefined) fail(c === '!' ? 'invalid syntax' : `invalid character '${c}'`);
+      if (op === '<>') fail('invalid syntax');
+      if (op === '(' || op === '[' || op === '{') {
+        if (brackets.length >= MAXLEVEL) fail('too many nested parentheses');
+        brackets.push(op);
+      } else if (op === ')' || op === ']' || op === '}') {
+        const open = brackets.pop();
+        if (open === undefined) fail(`unmatched '${op}'`);
+        if ('([{'.indexOf(open) !== ')]}'.indexOf(op)) fail('closing parenthesis does not match opening parenthesis');
       }
+      tokens.push({ kind: 'op', text: op });
+      i += op.length;
     }
   }
 }
 
-function readNameOrString(s: string, start: number, tokens: Token[]): number {
+function readNameOrString(s: string, start: number, tokens: Tok[]): number {
   let i = start;
   while (isIdentChar(s[i])) i++;
-  const text = s.slice(start, i);
-  if ((s[i] === "'" || s[i] === '"') && STRING_PREFIXES.has(text.toLowerCase())) {
-    return readString(s, i, text, tokens);
-  }
-  tokens.push({ kind: 'name', text });
+  const raw = s.slice(start, i);
+  if ((s[i] === "'" || s[i] === '"') && STRING_PREFIXES.has(raw.toLowerCase())) return readString(s, i, raw, tokens);
+  const text = /^[\x00-\x7f]*$/.test(raw) ? raw : verifyIdentifier(raw);
+  tokens.push({ kind: 'name', text, raw });
   return i;
 }
 
-function readString(s: string, quotePos: number, prefix: string, tokens: Token[]): number {
+/**
+ * verify_identifier: the spelling itself must be an identifier (XID_Start or `_`, then XID_Continue — `ⓢ` is not,
+ * though its NFKC form `s` would be); the parser then names it by its NFKC form.
+ */
+function verifyIdentifier(raw: string): string {
+  const chars = Array.from(raw);
+  const bad = chars.find((ch, k) => !(k === 0 ? /[\p{XID_Start}_]/u : /\p{XID_Continue}/u).test(ch));
+  if (bad !== undefined) fail(`invalid character '${bad}' (U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
+  return raw.normalize('NFKC');
+}
+
+function readString(s: string, quotePos: number, prefix: string, tokens: Tok[]): number {
   const quote = s[quotePos]!;
   let i = quotePos + 1;
-  let quoteSize = 1;
+  let triple = false;
   if (s[i] === quote && s[i + 1] === quote) {
-    quoteSize = 3;
+    triple = true;
     i += 2;
   }
   const bodyStart = i;
-  let endQuote = 0;
-  if (quoteSize === 1 && s[i] === quote) {
-    tokens.push({ kind: 'string', prefix, body: '' });
+  if (!triple && s[i] === quote) {
+    tokens.push({ kind: 'string', prefix, body: '', triple, quote });
     return i + 1;
   }
+  let endQuote = 0;
+  const size = triple ? 3 : 1;
   for (;;) {
     const c = s[i];
-    if (c === undefined || (quoteSize === 1 && c === '\n')) fail('unterminated string literal');
+    if (c === undefined) fail(triple ? 'unterminated triple-quoted string literal' : 'unterminated string literal');
+    if (!triple && c === '\n') fail('unterminated string literal');
     i++;
     if (c === quote) {
       endQuote++;
-      if (endQuote === quoteSize) break;
+      if (endQuote === size) break;
     } else {
       endQuote = 0;
       if (c === '\\') {
         if (i >= s.length) fail('unterminated string literal');
-        i++; // the escaped character, whatever it is (a newline included)
-        // A surrogate pair is one source character.
+        i++;
         const u = s.charCodeAt(i - 1);
         if (u >= 0xd800 && u <= 0xdbff) i++;
       }
     }
   }
-  tokens.push({ kind: 'string', prefix, body: s.slice(bodyStart, i - quoteSize) });
+  tokens.push({ kind: 'string', prefix, body: s.slice(bodyStart, i - size), triple, quote });
   return i;
 }
 
-// Port of the number branch of tok_get. `i` indexes the character just read (`c`); the token ends before it.
-function readNumber(s: string, start: number, tokens: Token[]): number {
+// The keywords 3.11 lets follow a number directly (with a warning): `1if x else y`, `0x1for …`.
+function keywordFollows(s: string, i: number): boolean {
+  const c = s[i];
+  if (c === 'a') return s.startsWith('nd', i + 1);
+  if (c === 'e') return s.startsWith('lse', i + 1);
+  if (c === 'f') return s.startsWith('or', i + 1);
+  if (c === 'i') return s[i + 1] === 'f' || s[i + 1] === 'n' || s[i + 1] === 's';
+  if (c === 'o') return s.startsWith('r', i + 1);
+  if (c === 'n') return s.startsWith('ot', i + 1);
+  return false;
+}
+
+function readNumber(s: string, start: number, tokens: Tok[]): number {
   let i = start;
-  // A function, not a variable, so TypeScript does not narrow it across next().
   const c = (): string | undefined => s[i];
   const next = () => {
     i++;
+  };
+  const verifyEnd = (kind: string) => {
+    if (keywordFollows(s, i)) return;
+    if (isIdentChar(c())) fail(`invalid ${kind} literal`);
   };
   const decimalTail = () => {
     for (;;) {
@@ -214,11 +233,6 @@ function readNumber(s: string, start: number, tokens: Token[]): number {
       next();
       if (!isDigit(c())) fail('invalid decimal literal');
     }
-  };
-  // verify_end_of_number: a letter, digit or underscore (or any non-ASCII character) right after a number is an
-  // error, or a keyword (1if ...) that no literal can contain.
-  const verifyEnd = () => {
-    if (isIdentChar(c())) fail('invalid literal');
   };
   let state: 'fraction' | 'afterFraction' | 'exponent' | 'imaginary' | 'done';
 
@@ -235,19 +249,20 @@ function readNumber(s: string, start: number, tokens: Token[]): number {
         do next();
         while (isHex(c()));
       } while (c() === '_');
-      verifyEnd();
+      verifyEnd('hexadecimal');
       state = 'done';
     } else if (c() === 'o' || c() === 'O' || c() === 'b' || c() === 'B') {
-      const isDig = c() === 'o' || c() === 'O' ? (d?: string) => d !== undefined && d >= '0' && d <= '7' : (d?: string) => d === '0' || d === '1';
+      const octal = c() === 'o' || c() === 'O';
+      const isDig = octal ? (d?: string) => d !== undefined && d >= '0' && d <= '7' : (d?: string) => d === '0' || d === '1';
       next();
       do {
         if (c() === '_') next();
-        if (!isDig(c())) fail('invalid digit in literal');
+        if (!isDig(c())) fail(isDigit(c()) ? `invalid digit '${c()}' in ${octal ? 'octal' : 'binary'} literal` : `invalid ${octal ? 'octal' : 'binary'} literal`);
         do next();
         while (isDig(c()));
       } while (c() === '_');
-      if (isDigit(c())) fail('invalid digit in literal');
-      verifyEnd();
+      if (isDigit(c())) fail(`invalid digit '${c()}' in ${octal ? 'octal' : 'binary'} literal`);
+      verifyEnd(octal ? 'octal' : 'binary');
       state = 'done';
     } else {
       let nonzero = false;
@@ -270,7 +285,7 @@ function readNumber(s: string, start: number, tokens: Token[]): number {
       else if (c() === 'j' || c() === 'J') state = 'imaginary';
       else if (nonzero) fail('leading zeros in decimal integer literals are not permitted');
       else {
-        verifyEnd();
+        verifyEnd('decimal');
         state = 'done';
       }
     }
@@ -290,30 +305,32 @@ function readNumber(s: string, start: number, tokens: Token[]): number {
     if (c() === 'e' || c() === 'E') state = 'exponent';
     else if (c() === 'j' || c() === 'J') state = 'imaginary';
     else {
-      verifyEnd();
+      verifyEnd('decimal');
       state = 'done';
     }
   }
   if (state === 'exponent') {
+    const ePos = i;
     next();
     if (c() === '+' || c() === '-') {
       next();
       if (!isDigit(c())) fail('invalid decimal literal');
     } else if (!isDigit(c())) {
-      // The number ends before the "e", which is then an identifier character right after it: an error
-      // (or the keyword "else", which no literal contains).
-      fail('invalid decimal literal');
+      // The number ends before the "e" ("1else"): allowed only when a keyword starts there.
+      if (!keywordFollows(s, ePos)) fail('invalid decimal literal');
+      tokens.push({ kind: 'number', text: s.slice(start, ePos) });
+      return ePos;
     }
     decimalTail();
     if (c() === 'j' || c() === 'J') state = 'imaginary';
     else {
-      verifyEnd();
+      verifyEnd('decimal');
       state = 'done';
     }
   }
   if (state === 'imaginary') {
     next();
-    verifyEnd();
+    verifyEnd('imaginary');
   }
   tokens.push({ kind: 'number', text: s.slice(start, i) });
   return i;

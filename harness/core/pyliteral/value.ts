@@ -27,6 +27,3 @@ export class PyLiteralError extends Error {
 export class PyLiteralUnsupported extends PyLiteralError {
   override name = 'PyLiteralUnsupported';
 }
-
-export const PY_NONE: PyValue = { t: 'none' };
-export const PY_ELLIPSIS: PyValue = { t: 'ellipsis' };

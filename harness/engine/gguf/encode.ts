@@ -34,16 +34,6 @@ export function f32ToF16Bits(x: number): number {
   return h;
 }
 
-/** The number an IEEE half's bits stand for. */
-export function f16BitsToF32(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >>> 10) & 0x1f;
-  const mant = h & 0x3ff;
-  if (exp === 0) return sign * mant * 2 ** -24;
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
-}
-
 export function encodeF32(values: Float32Array): Uint8Array {
   const out = new Uint8Array(values.length * 4);
   const view = new DataView(out.buffer);

@@ -75,8 +75,3 @@ export function compareArms(a: Arm, b: Arm, opts: CompareOptions): ComparisonTab
 export function decodeComparison(free: Arm, constrained: Arm, opts: Omit<CompareOptions, 'title'> & { title?: string } = {}): ComparisonTable {
   return compareArms(free, constrained, { title: opts.title ?? `Decode comparison: ${free.label} → ${constrained.label}`, ...opts });
 }
-
-/** baseline → method (e.g. PA-Tool), scored on the original schema after the method mapped calls back. */
-export function methodComparison(baseline: Arm, method: Arm, opts: Omit<CompareOptions, 'title'> & { title?: string } = {}): ComparisonTable {
-  return compareArms(baseline, method, { title: opts.title ?? `Method comparison: ${baseline.label} → ${method.label}`, ...opts });
-}

@@ -124,6 +124,3 @@ export async function fetchEndpointIdentity(baseUrl: string, apiKey: string | un
   ]);
   return identityFrom({ host: u.hostname, models, version, props, serverInfo, modelInfo }, model);
 }
-
-/** The simulator's identity (it exposes none of the above). */
-export const SIMULATOR_IDENTITY: EndpointIdentity = { server: null, server_version: 'toolgauge simulator', model_revision: null, template_sha256: null, tokenizer: null, sources: [] };

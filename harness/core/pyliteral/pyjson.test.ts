@@ -1,18 +1,18 @@
-// The database reader must read JSON as Python's json.load does: same values (ints stay ints, a '.' or exponent
+// json.loads as Python's json module does it (API-Bank's databases and BFCL's files are read with it): same values (ints stay ints, a '.' or exponent
 // makes a float), object keys in file order even when they look like integers, and damaged text refused.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonToPy, pyEquals, type PyValue } from '../../core/pyliteral/index.ts';
-import { JsonPyError, parseJsonPy } from './json-py.ts';
+import { jsonToPy, pyEquals, type PyValue } from './index.ts';
+import { PyJsonError, pyJsonLoads } from './pyjson.ts';
 
 const keysOf = (v: PyValue): string[] => (v.t === 'dict' ? v.entries.map(([k]) => (k as { v: string }).v) : []);
 
-describe('parseJsonPy', () => {
+describe('pyJsonLoads', () => {
   it('gives the values JSON.parse gives, as Python values', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (x) => {
         const text = JSON.stringify(x);
-        expect(pyEquals(parseJsonPy(text), jsonToPy(JSON.parse(text)))).toBe(true);
+        expect(pyEquals(pyJsonLoads(text), jsonToPy(JSON.parse(text)))).toBe(true);
       }),
     );
   });
@@ -23,7 +23,7 @@ describe('parseJsonPy', () => {
         const text = `{${pairs.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`;
         const order: string[] = [];
         for (const [k] of pairs) if (!order.includes(k)) order.push(k);
-        const got = parseJsonPy(text);
+        const got = pyJsonLoads(text);
         expect(keysOf(got)).toEqual(order);
         for (const k of order) {
           const last = pairs.filter(([kk]) => kk === k).at(-1)![1];
@@ -35,7 +35,7 @@ describe('parseJsonPy', () => {
   });
 
   it('reads 1.0 and 1e2 as floats and 10 as an int', () => {
-    expect(parseJsonPy('[1.0, 1e2, 10, -0]')).toEqual({
+    expect(pyJsonLoads('[1.0, 1e2, 10, -0]')).toEqual({
       t: 'list',
       items: [
         { t: 'float', v: 1 },
@@ -57,8 +57,8 @@ describe('parseJsonPy', () => {
         } catch {
           jsOk = false;
         }
-        if (jsOk) expect(() => parseJsonPy(text)).not.toThrow();
-        else expect(() => parseJsonPy(text)).toThrow(JsonPyError);
+        if (jsOk) expect(() => pyJsonLoads(text)).not.toThrow();
+        else expect(() => pyJsonLoads(text)).toThrow(PyJsonError);
       }),
     );
   });

@@ -1,5 +1,5 @@
 // The part of Python's `ast` module this emulation builds (CPython 3.11 node names and fields).
-import type { PyValue } from '../../core/pyliteral/index.ts';
+import type { PyValue } from './value.ts';
 
 export type BinOpName = 'Add' | 'Sub' | 'Mult' | 'MatMult' | 'Div' | 'Mod' | 'Pow' | 'LShift' | 'RShift' | 'BitOr' | 'BitXor' | 'BitAnd' | 'FloorDiv';
 export type UnaryOpName = 'Invert' | 'Not' | 'UAdd' | 'USub';
@@ -20,7 +20,7 @@ export interface Comprehension {
 export type Node =
   | { k: 'Constant'; value: PyValue; kind?: 'u' }
   | { k: 'JoinedStr' }
-  | { k: 'Name'; id: string }
+  | { k: 'Name'; id: string; raw?: string }
   | { k: 'Attribute'; value: Node; attr: string }
   | { k: 'Subscript'; value: Node; slice: Node }
   | { k: 'Slice'; lower?: Node; upper?: Node; step?: Node }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolhopMeta } from './meta.ts';
-import { aggregateToolhop } from './summary.ts';
+import { aggregateToolhop } from './aggregate.ts';
 
 function meta(id: string, trial: number, correct: boolean, extra: Partial<ToolhopMeta> = {}): ToolhopMeta {
   return {

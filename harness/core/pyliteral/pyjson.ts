@@ -1,8 +1,9 @@
 // Python's json.loads, losslessly: `5` is an int and `5.0` a float (JSON.parse cannot tell them apart, and BFCL's
 // checker does), ints keep every digit (bigint), NaN/Infinity/-Infinity are accepted, duplicate keys keep the
 // first key's position with the last value, and the errors fall where CPython's scanner raises.
-import type { PyValue } from '../core/pyliteral/index.ts';
-import { floatRepr, hashKey } from '../core/pyliteral/index.ts';
+import type { PyValue } from './value.ts';
+import { hashKey } from './equality.ts';
+import { floatRepr } from './repr.ts';
 
 export class PyJsonError extends Error {
   override name = 'PyJsonError';
@@ -21,16 +22,6 @@ export function pyJsonLoads(text: string): PyValue {
   r.ws();
   if (r.i !== text.length) r.fail('Extra data');
   return v;
-}
-
-/** pyJsonLoads, or undefined when Python would raise. */
-export function tryPyJsonLoads(text: string): PyValue | undefined {
-  try {
-    return pyJsonLoads(text);
-  } catch (err) {
-    if (err instanceof PyJsonError) return undefined;
-    throw err;
-  }
 }
 
 class Reader {
