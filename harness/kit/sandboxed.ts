@@ -1,7 +1,12 @@
 // Imported for its effect by the suites that run sandboxed tools (ToolHop, the optimizer): the kit's runtimes make
-// their sandbox with harness/sandbox. Other runs never load it (harness/kit/runtime.ts).
-import { createSandbox } from '../sandbox/index.ts';
+// their sandbox with harness/sandbox. Other runs never load it (harness/kit/runtime.ts). A run's test worker
+// connects to the sandbox its main process serves: the local pool (harness/sandbox/index.ts, with its launchers
+// and execa) loads only where one is made.
+import { deferredSandbox } from '../sandbox/deferred.ts';
 import { connectSandbox } from '../sandbox/remote.ts';
 import { provideSandbox } from './runtime.ts';
 
-provideSandbox({ create: createSandbox, connect: connectSandbox });
+provideSandbox({
+  create: (options) => deferredSandbox(options.backend, async () => (await import('../sandbox/index.ts')).createSandbox(options)),
+  connect: connectSandbox,
+});
