@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { z } from 'zod';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ChatMessage, ToolCall } from '../core/chat.ts';
@@ -51,12 +51,13 @@ export interface ModelClientOptions {
  * bounds the whole request — the SDK's timeout stops at the response headers, a hung body would wait forever.
  */
 export class ModelClient {
-  private readonly sdk: OpenAI;
+  private readonly options: ConstructorParameters<typeof OpenAI>[0];
+  private client: Promise<OpenAI> | undefined;
   private readonly limit: Semaphore;
   private readonly cache: RequestCache;
   constructor(readonly opts: ModelClientOptions) {
     const ep = parseEndpoint(opts.baseUrl);
-    this.sdk = new OpenAI({
+    this.options = {
       baseURL: ep.baseUrl,
       apiKey: opts.apiKey || 'not-needed',
       maxRetries: 0,
@@ -64,9 +65,17 @@ export class ModelClient {
       defaultHeaders: ep.headers,
       defaultQuery: ep.query,
       fetch: boundedFetch(opts.maxResponseBytes ?? 32 * 2 ** 20),
-    });
+    };
     this.limit = new Semaphore(opts.concurrency);
     this.cache = new RequestCache(opts.cache?.mode ?? 'off', opts.cache?.dir ?? '.cache/requests');
+  }
+
+  /**
+   * The SDK (about 80 modules) loads with the first request: a process that only holds a client — a run's main
+   * process, whose suites import the runtime — never loads it.
+   */
+  private sdk(): Promise<OpenAI> {
+    return (this.client ??= import('openai').then(({ default: SDK }) => new SDK(this.options)));
   }
 
   get inFlight(): number {
@@ -81,8 +90,8 @@ export class ModelClient {
       ...(req.tools && req.tools.length ? { tools: req.tools, tool_choice: req.toolChoice ?? 'auto' } : {}),
       ...this.extra(req),
     } as ChatCompletionCreateParamsNonStreaming;
-    return this.withPolicy('chat', body, ctx, CachedChat, async (signal) => {
-      const r = await this.sdk.chat.completions.create(body, { signal, headers: headersFor(ctx) });
+    return this.withPolicy('chat', body, ctx, CachedChat, async (sdk, signal) => {
+      const r = await sdk.chat.completions.create(body, { signal, headers: headersFor(ctx) });
       const choice = r.choices?.[0];
       if (!choice) throw new SyntaxError('response has no choices');
       const toolCalls: ToolCall[] = (choice.message.tool_calls ?? [])
@@ -111,8 +120,8 @@ export class ModelClient {
       ...(req.stop ? { stop: req.stop } : {}),
       ...this.extra(req),
     };
-    return this.withPolicy('completion', body, ctx, CachedCompletion, async (signal) => {
-      const r = await this.sdk.completions.create(body, { signal, headers: headersFor(ctx) });
+    return this.withPolicy('completion', body, ctx, CachedCompletion, async (sdk, signal) => {
+      const r = await sdk.completions.create(body, { signal, headers: headersFor(ctx) });
       const choice = r.choices?.[0];
       if (!choice) throw new SyntaxError('response has no choices');
       return {
@@ -148,7 +157,7 @@ export class ModelClient {
     body: unknown,
     ctx: CallContext,
     schema: z.ZodType<T>,
-    send: (signal: AbortSignal) => Promise<T>,
+    send: (sdk: OpenAI, signal: AbortSignal) => Promise<T>,
   ): Promise<T & { latencyMs: number; attempts: number; cached: boolean; retried: string[] }> {
     // The key hashes the whole request: computed only when the cache is in use (it costs as much as the request).
     const key = this.cache.mode === 'off' ? '' : this.cache.key(kind, { body, variant: ctx.variant ?? null }, ctx.trial ?? 0);
@@ -157,6 +166,8 @@ export class ModelClient {
       if (!hit) throw new ModelCallError(`request cache miss in replay mode (${ctx.instance})`, 'cache_miss', 0);
       return { ...hit, latencyMs: 0, attempts: 0, cached: true, retried: [] };
     }
+    // Loaded before any attempt's clock starts: loading the SDK is no part of a request's time limit.
+    const sdk = await this.sdk();
     return this.limit.run(async () => {
       const retried: string[] = [];
       const started = performance.now();
@@ -164,7 +175,7 @@ export class ModelClient {
         const ctl = new AbortController();
         const timer = setTimeout(() => ctl.abort(new Error('request timed out')), this.opts.timeoutMs);
         try {
-          const out = redactResponse(await send(ctl.signal));
+          const out = redactResponse(await send(sdk, ctl.signal));
           this.cache.put(key, body, out);
           return { ...out, latencyMs: performance.now() - started, attempts: attempt + 1, cached: false, retried };
         } catch (err) {

@@ -1,4 +1,5 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+// The SDK's error classes only (the same classes `openai` exports): loading them does not load the SDK.
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
 import { ResponseTooLarge } from './fetch.ts';
 
 /** How one failed attempt is classified; retryable kinds are retried with backoff, others fail at once. */

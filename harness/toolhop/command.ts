@@ -18,7 +18,6 @@ import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
 import { checkSuiteCommand, runSuiteCommand } from '../cli/suite-command.ts';
 import { applyConfig } from '../cli/config-file.ts';
 import { runSmoke } from '../cli/smoke.ts';
-import { parseKitConfig, settingsOf } from '../kit/config.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from './settings.ts';
 import { cellEnvOf, cellLabel, runSweep, sweepGrid, type SweepCell } from './sweep.ts';

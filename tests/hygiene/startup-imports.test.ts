@@ -1,0 +1,44 @@
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { fromRoot } from '../../harness/core/paths.ts';
+
+/**
+ * Every CLI run starts a test worker that loads the suite's modules, and a main process that loads the same suite
+ * (harness/vitest/run.ts): a package loaded there for nothing is paid on every run, and `npm test` makes about sixty.
+ * This test reads the static import graph (esbuild's metafile; nothing is written) and checks that the model SDK and
+ * the local sandbox pool with execa load only with their first use — a request, a pool made in this process — not
+ * with the modules a run's processes import.
+ */
+
+const ROOT = fromRoot();
+
+/** The packages reachable from `entry` through static imports only (a dynamic `import()` is not followed). */
+async function staticPackages(entry: string): Promise<Set<string>> {
+  const r = await build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', absWorkingDir: ROOT, logLevel: 'silent' });
+  const inputs: Metafile['inputs'] = r.metafile.inputs;
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const i of inputs[file]?.imports ?? []) {
+      if (i.kind !== 'import-statement') continue;
+      if (i.external) packages.add(i.path);
+      else visit(i.path);
+    }
+  };
+  visit(entry);
+  return packages;
+}
+
+describe('what a run loads at start', () => {
+  it.each(['harness/toolhop/suite.ts', 'harness/vitest/suite-tests.ts', 'harness/kit/runtime.ts', 'harness/kit/sandboxed.ts'])(
+    '%s loads neither the openai SDK nor execa before their first use',
+    async (entry) => {
+      const packages = [...(await staticPackages(entry))];
+      expect(packages).not.toContain('openai');
+      expect(packages).not.toContain('execa');
+      expect(packages.filter((p) => p.startsWith('openai/')).every((p) => p === 'openai/core/error')).toBe(true);
+    },
+  );
+});
