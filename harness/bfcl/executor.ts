@@ -115,9 +115,10 @@ export class PythonBfclExecutor implements BfclExecutor {
   private launch(): Promise<void> {
     const python = this.opts.pythonPath ?? '/usr/bin/python3';
     const config = { sourceDir: this.opts.sourceDir, memoryLimitMb: this.opts.memoryLimitMb ?? 1024, runtimeDir: GUARD_DIR };
-    const args = ['-I', '-B', EXEC_SCRIPT, JSON.stringify(config)];
+    // -s, not -I (whose -E would ignore PYTHONHASHSEED): the environment below is the whole environment.
+    const args = ['-s', '-B', EXEC_SCRIPT, JSON.stringify(config)];
     const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args, { privateProc: true });
-    const child = execa(cmd.file, cmd.args, { ...WORKER_OPTIONS, env: { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PYTHONHASHSEED: '0', PYTHONIOENCODING: 'utf-8', TZ: 'UTC' }, extendEnv: false });
+    const child = execa(cmd.file, cmd.args, { ...WORKER_OPTIONS, env: { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PYTHONHASHSEED: '0', PYTHONSAFEPATH: '1', PYTHONIOENCODING: 'utf-8', TZ: 'UTC' }, extendEnv: false });
     this.child = child;
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');

@@ -37,7 +37,7 @@ export function pythonLaunch(pythonPath: string, memoryLimitMb: number, maxRespo
     // Imported once by the server, so that each call's fork starts warm (as the pyodide snapshot does).
     preimport: SNAPSHOT_PREIMPORTS,
   };
-  const { file, args, forks } = confined(pythonPath, ['-I', '-B', SERVER_FILE, JSON.stringify(config)], { enabled: confine });
+  const { file, args, forks } = confined(pythonPath, ['-s', '-B', SERVER_FILE, JSON.stringify(config)], { enabled: confine });
   return {
     file,
     args,
@@ -45,7 +45,11 @@ export function pythonLaunch(pythonPath: string, memoryLimitMb: number, maxRespo
     env: {
       LANG: 'C.UTF-8',
       LC_ALL: 'C.UTF-8',
+      // Not -I: it implies -E, which would ignore PYTHONHASHSEED (set iteration order would change from run to run). The
+      // environment is this one and nothing else (extendEnv: false); -s drops the user site, PYTHONSAFEPATH the
+      // script's folder on sys.path (Python 3.11+, as -I's -P).
       PYTHONHASHSEED: '0',
+      PYTHONSAFEPATH: '1',
       PYTHONIOENCODING: 'utf-8',
       TZ: 'UTC',
       OPENBLAS_NUM_THREADS: '1',
