@@ -109,6 +109,15 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const hung = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const stats = { requests: 0, unmatched: 0, faults: {} as Record<string, number> };
+  /** sim:flaky's fault for this request body: the same body's attempts draw in turn (seeded), counted in stats. */
+  const drawFault = (spec: { rate: number; seed: number }, json: unknown) => {
+    const key = sha256(stableStringify(json));
+    const attempt = attempts.get(key) ?? 0;
+    attempts.set(key, attempt + 1);
+    const fault = pickFault(spec.rate, spec.seed, key, attempt);
+    if (fault !== 'none') stats.faults[fault] = (stats.faults[fault] ?? 0) + 1;
+    return fault;
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     stats.requests++;
@@ -164,12 +173,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
 
     if (spec.latencyMs > 0) await sleep(spec.latencyMs);
     if (spec.name === 'flaky') {
-      const key = sha256(stableStringify(json));
-      const attempt = attempts.get(key) ?? 0;
-      attempts.set(key, attempt + 1);
-      const fault = pickFault(spec.rate, spec.seed, key, attempt);
+      const fault = drawFault(spec, json);
       if (fault !== 'none') {
-        stats.faults[fault] = (stats.faults[fault] ?? 0) + 1;
         if (fault === 'rate_limit') return sendJson(res, 429, { error: { message: 'simulated rate limit', type: 'rate_limit' } }, { 'retry-after': '0' });
         if (fault === 'server_error') return sendJson(res, 500, { error: { message: 'simulated server error', type: 'server_error' } });
         if (fault === 'hang') {
@@ -238,12 +243,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const ctx = { instance: routed, id: routed.slice(sep + 1), agent: header(req, 'x-toolgauge-agent') ?? responders[suite]?.agentOf?.(chat) ?? '0', trial: Number(header(req, 'x-toolgauge-trial') ?? 0), variant: header(req, 'x-toolgauge-variant') };
     if (spec.latencyMs > 0) await sleep(spec.latencyMs);
     if (spec.name === 'flaky') {
-      const key = sha256(stableStringify(json));
-      const attempt = attempts.get(key) ?? 0;
-      attempts.set(key, attempt + 1);
-      const fault = pickFault(spec.rate, spec.seed, key, attempt);
+      const fault = drawFault(spec, json);
       if (fault !== 'none') {
-        stats.faults[fault] = (stats.faults[fault] ?? 0) + 1;
         if (fault === 'rate_limit') return sendJson(res, 429, messagesError('rate_limit_error', 'simulated rate limit'), { 'retry-after': '0' });
         // The API's 529: overloaded; any other fault is answered the same way here (the client's retry is what is tried).
         return sendJson(res, 529, messagesError('overloaded_error', 'simulated overload'));
