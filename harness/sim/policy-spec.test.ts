@@ -26,6 +26,8 @@ describe('simulator model names', () => {
     expect(() => parsePolicySpec('sim:genius')).toThrow(/unknown simulator policy 'genius'/);
     expect(() => parsePolicySpec('sim:coin?q=1')).toThrow(/option 'q'/);
     expect(() => parsePolicySpec('sim:coin?p=1.5')).toThrow(/option 'p'/);
+    expect(() => parsePolicySpec('sim:coin?tools=some')).toThrow(/option 'tools'/);
+    expect(parsePolicySpec('sim:coin?tools=none')).toMatchObject({ coinTools: 'none' });
     expect(() => parsePolicySpec('sim:fault?cause=bad')).toThrow(/option 'cause'/);
     expect(() => parsePolicySpec('sim:fault')).toThrow(/option 'cause'/);
   });

@@ -28,7 +28,7 @@ const OptionSchemas = {
   naive: z.object({ ...common }).strict(),
   wrong: z.object({ ...common }).strict(),
   untagged: z.object({ ...common }).strict(),
-  coin: z.object({ ...common, p: num01.default(0.5), wrong: z.enum(['shared', 'diverse']).default('shared') }).strict(),
+  coin: z.object({ ...common, p: num01.default(0.5), wrong: z.enum(['shared', 'diverse']).default('shared'), tools: z.enum(['chain', 'none']).default('chain') }).strict(),
   fault: z.object({ ...common, cause: z.enum(FAULT_CAUSES) }).strict(),
   flaky: z.object({ ...common, rate: num01.default(0.2) }).strict(),
   trait: z
@@ -56,6 +56,11 @@ export interface PolicySpec {
    * follow binomial arithmetic; `diverse` — a different wrong value per agent, so votes can tie.
    */
   wrong?: 'shared' | 'diverse';
+  /**
+   * sim:coin: `chain` (default) — a winning coin runs the row's tool chain before it answers; `none` — every answer
+   * comes at once, without tools (statistics checks that need the coin and not the tools run far cheaper).
+   */
+  coinTools?: 'chain' | 'none';
   /**
    * sim:trait / sim:reflect: the hidden trait; the chance to solve a row without / with an instruction about its
    * trait (sim:trait); how many new instructions one reflection writes at most (sim:reflect).
@@ -93,7 +98,7 @@ export function parsePolicySpec(model: string): PolicySpec {
     p: (o.p as number | undefined) ?? 0.5,
     rate: (o.rate as number | undefined) ?? 0,
     cause: o.cause as PolicySpec['cause'],
-    ...(name === 'coin' ? { wrong: o.wrong as PolicySpec['wrong'] } : {}),
+    ...(name === 'coin' ? { wrong: o.wrong as PolicySpec['wrong'], coinTools: o.tools as PolicySpec['coinTools'] } : {}),
     ...(name === 'judge' ? { judge: { disagree: o.disagree as number, invalid: o.invalid as number } } : {}),
     ...(name === 'trait' || name === 'reflect'
       ? { trait: { kind: o.trait as TraitKind, lo: (o.lo as number | undefined) ?? 0, hi: (o.hi as number | undefined) ?? 1, maxNew: (o.max as number | undefined) ?? 0 } }

@@ -24,8 +24,8 @@ export function toolhopReply(spec: PolicySpec, row: ToolhopRow, messages: ChatMe
 
   // A losing coin answers at once, without tools: ToolHop's third scoring rule counts an answer correct when the
   // gold appears in the last tool result (true for most rows once the chain ran), and a coin calibrates
-  // statistics only if its scored accuracy is exactly its p.
-  if (spec.name === 'coin' && !coinWins(spec, ctx)) return { content: `<answer>${final}</answer>` };
+  // statistics only if its scored accuracy is exactly its p. With tools=none a winning coin answers at once too.
+  if (spec.name === 'coin' && (spec.coinTools === 'none' || !coinWins(spec, ctx))) return { content: `<answer>${final}</answer>` };
   // The optimizer fixture loses the same way, on the draw its role prompt's instructions set (sim-trait.ts).
   if (spec.name === 'trait' && !traitWins(spec, row, systemOf(messages), ctx)) return { content: `<answer>${final}</answer>` };
   if (spec.name === 'naive' && results.length > 0) {

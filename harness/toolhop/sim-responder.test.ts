@@ -71,6 +71,11 @@ describe('the simulator over HTTP (ToolHop policies)', () => {
     expect(scoreAnswer(row.answer, lose.final, '').correct).toBe(false);
     const win = await converse('sim:coin?p=1', row);
     expect(win.final).toBe(`<answer>${row.answer}</answer>`);
+    expect(win.called.length).toBeGreaterThan(0);
+    // tools=none: the same coin, answered at once
+    const direct = await converse('sim:coin?p=1&tools=none', row);
+    expect(direct).toEqual({ final: `<answer>${row.answer}</answer>`, called: [] });
+    expect((await converse('sim:coin?p=0&tools=none', row)).final).toBe(lose.final);
   });
 
   it('sim:coin gives every agent the same wrong value for an instance (binomial votes)', async () => {

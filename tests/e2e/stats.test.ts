@@ -6,7 +6,8 @@ import { toolhopSuite } from '../../harness/toolhop/suite.ts';
 import { inProcess, readJson, readLines, SHARED_TOOLHOP, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // Statistics end to end: sim:coin's scored accuracy is Bernoulli(p) per row, which is what makes these checks
-// meaningful. Each test stands alone.
+// meaningful. Each test stands alone. The coin runs answer without tools (tools=none): the statistics need the coin,
+// not the tool chain, which the other end-to-end tests run.
 
 type Est = { value: number; lo: number; hi: number; n: number };
 
@@ -31,12 +32,12 @@ function harnessErrors(dir: string): string[] {
 describe.skipIf(!existsSync(SHARED_TOOLHOP))('statistics on the real ToolHop sample (needs ../shared/data)', () => {
   it('coin runs over 100 real rows: each CI contains its p; report --compare finds p=0.5 → 0.8 a credible gain, two seeds of 0.5 no change, and refuses other instances', async () => {
     const [a, b, c, small] = await Promise.all([
-      coin('sim:coin?p=0.5', 100, SHARED_TOOLHOP),
-      coin('sim:coin?p=0.8', 100, SHARED_TOOLHOP),
+      coin('sim:coin?p=0.5&tools=none', 100, SHARED_TOOLHOP),
+      coin('sim:coin?p=0.8&tools=none', 100, SHARED_TOOLHOP),
       // At alpha = 0.05 about one seed pair in twenty differs "credibly" by chance: seeds 0 and 7 (tried first) do,
       // 85 vs 105 correct, so this uses seeds 0 and 1. The false-positive rate itself is checked in harness/stats.
-      coin('sim:coin?p=0.5&seed=1', 100, SHARED_TOOLHOP),
-      coin('sim:coin?p=0.5', 40, SHARED_TOOLHOP),
+      coin('sim:coin?p=0.5&seed=1&tools=none', 100, SHARED_TOOLHOP),
+      coin('sim:coin?p=0.5&tools=none', 40, SHARED_TOOLHOP),
     ]);
     for (const [dir, p] of [[a!, 0.5], [b!, 0.8]] as const) {
       // A CI that misses p because rows errored says nothing about the statistics: errors first, by name.
@@ -66,7 +67,7 @@ describe.skipIf(!existsSync(SHARED_TOOLHOP))('statistics on the real ToolHop sam
 describe('shards', () => {
   it('shards 1/2 and 2/2 merged give byte-identical metrics to the whole run, with the shards\' model, settings and traces; shards of different runs are refused', async () => {
     const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
-    const args = ['toolhop', '--model', 'sim:coin?p=0.6', '--limit', '6', '--trials', '2'];
+    const args = ['toolhop', '--model', 'sim:coin?p=0.6&tools=none', '--limit', '6', '--trials', '2'];
     const whole = tempDir('whole');
     const blobs = tempDir('blobs');
     const otherBlobs = tempDir('blobs-other');
@@ -76,7 +77,7 @@ describe('shards', () => {
       toolgauge([...args, '--out-dir', shardDirs[0]!, '--shard', '1/2', '--blob-dir', blobs], exec),
       toolgauge([...args, '--out-dir', shardDirs[1]!, '--shard', '2/2', '--blob-dir', blobs], exec),
       // Shard 2/2 of another run (another model), to be merged with the first run's shard 1/2.
-      toolgauge(['toolhop', '--model', 'sim:coin?p=0.5', '--limit', '6', '--trials', '2', '--out-dir', tempDir('shard2-other'), '--shard', '2/2', '--blob-dir', otherBlobs], exec),
+      toolgauge(['toolhop', '--model', 'sim:coin?p=0.5&tools=none', '--limit', '6', '--trials', '2', '--out-dir', tempDir('shard2-other'), '--shard', '2/2', '--blob-dir', otherBlobs], exec),
     ]);
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
     // Sharded, the rows are dealt over the part files (unsharded, part 1 would hold them all and one shard run
@@ -96,7 +97,7 @@ describe('shards', () => {
     expect(JSON.stringify(b.metrics)).toBe(JSON.stringify(a.metrics));
     expect(JSON.stringify(b.breakdowns)).toBe(JSON.stringify(a.breakdowns));
     // The run the shards made, from their blobs: not the merging command's default simulator policy.
-    expect(b.header.model).toBe('sim:coin?p=0.6');
+    expect(b.header.model).toBe('sim:coin?p=0.6&tools=none');
     expect(b.config.allow_dataset_exec).toBe(true);
     // Every trace the merged report links is in the merged folder.
     const links = [...readFileSync(join(merged, 'report.md'), 'utf8').matchAll(/\]\((traces\/[^)]+)\)/g)].map((x) => decodeURI(x[1]!));
@@ -106,6 +107,6 @@ describe('shards', () => {
     copyFileSync(join(blobs, 'blob-1-2.json'), join(otherBlobs, 'blob-1-2.json'));
     const mixed = await toolgauge(['toolhop', '--limit', '6', '--trials', '2', '--out-dir', tempDir('merged-mixed'), '--merge-reports', otherBlobs], {});
     expect(mixed.code).toBe(2);
-    expect(mixed.stdout + mixed.stderr).toMatch(/the blob reports come from different runs \(model: "sim:coin\?p=0\.[56]" vs "sim:coin\?p=0\.[56]"\)/);
+    expect(mixed.stdout + mixed.stderr).toMatch(/the blob reports come from different runs \(model: "sim:coin\?p=0\.[56]&tools=none" vs "sim:coin\?p=0\.[56]&tools=none"\)/);
   });
 });
