@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { cleanEnv, readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
+import { cleanEnv, inProcess, readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
@@ -137,6 +137,8 @@ async function copyOfRun(prefix: string, runModel = 'sim:wrong'): Promise<string
 }
 
 const resume = (out: string, more: string[] = [], runModel = 'sim:wrong') => toolgauge(['toolhop', '--model', runModel, '--limit', '2', '--out-dir', out, '--resume', ...more], EXEC);
+/** A command that is refused before any run starts: in this process (the CLI's own code, without a process start). */
+const refusedHere = (args: string[]) => inProcess(args, EXEC);
 const oneLine = (s: string) => s.trim().split('\n').filter((l) => l.startsWith('toolgauge')).length === 1;
 
 describe('a resume checks what it continues', () => {
@@ -145,7 +147,7 @@ describe('a resume checks what it continues', () => {
     const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
     for (const extra of [[], ['-t', 'toolhop']]) {
       const args = ['toolhop', '--model', 'sim:oracle', '--limit', '2', '--out-dir', out, ...(extra.length ? extra : ['--resume'])];
-      const r = await toolgauge(args, EXEC);
+      const r = await refusedHere(args);
       expect(r.code, r.stdout + r.stderr).toBe(2);
       expect(r.stderr).toMatch(/model "sim:wrong", but this run has model "sim:oracle"/);
       expect(oneLine(r.stderr), r.stderr).toBe(true);
@@ -180,13 +182,13 @@ describe('a resume checks what it continues', () => {
     const strict = () => readJson<{ metrics: { strict_accuracy: { value: number } } }>(join(out, 'summary.json')).metrics.strict_accuracy.value;
     const before = strict();
     expect(before).toBeLessThan(1);
-    const r = await resume(out);
+    const r = await refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume']);
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toContain(`${journal} line ${wrong + 1}`);
     expect(r.stderr).toMatch(/edited/);
     expect(strict()).toBe(before);
     // `toolgauge report DIR` re-aggregates the journal: it checks it the same way.
-    const rep = await toolgauge(['report', out]);
+    const rep = await refusedHere(['report', out]);
     expect(rep.code, rep.stdout + rep.stderr).toBe(2);
     expect(rep.stderr).toContain(`${journal} line ${wrong + 1}`);
     expect(strict()).toBe(before);
@@ -199,7 +201,7 @@ describe('a resume checks what it continues', () => {
     delete rows[1]!.usage;
     writeFileSync(journal, rows.map((m) => JSON.stringify(m) + '\n').join(''));
     const summary = readFileSync(join(out, 'summary.json'), 'utf8');
-    const r = await resume(out);
+    const r = await refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume']);
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toContain(`${journal} line 2: field usage`);
     expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(summary);
@@ -207,7 +209,7 @@ describe('a resume checks what it continues', () => {
 
   it('a rescored directory stays resumable: rescore seals the journal it writes, and holds the directory while it rewrites it', async () => {
     const out = await copyOfRun('rescored');
-    const r = await toolgauge(['toolhop', 'rescore', '--out-dir', out]);
+    const r = await inProcess(['toolhop', 'rescore', '--out-dir', out], {});
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const again = await resume(out);
     expect(again.code, again.stdout + again.stderr).toBe(0);
@@ -215,7 +217,7 @@ describe('a resume checks what it continues', () => {
     // While another run holds the directory, rescore writes nothing.
     writeFileSync(join(out, '.toolgauge-lock'), JSON.stringify({ run_id: 'running', pid: process.pid, boot_id: null, pid_start: null, started_at: '2026-01-01T00:00:00.000Z' }) + '\n');
     const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
-    const locked = await toolgauge(['toolhop', 'rescore', '--out-dir', out]);
+    const locked = await inProcess(['toolhop', 'rescore', '--out-dir', out], {});
     expect(locked.code, locked.stdout + locked.stderr).toBe(2);
     expect(locked.stderr).toMatch(/toolgauge toolhop rescore: .* is in use by run running/);
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
@@ -229,7 +231,7 @@ describe('a resume checks what it continues', () => {
       symlinkSync(victim, join(out, name));
       const before = snapshot(victim);
       // One more row than the earlier run: it runs, so it would append and write a trace.
-      const r = await toolgauge(['toolhop', '--model', 'sim:wrong', '--limit', '3', '--out-dir', out, '--resume'], EXEC);
+      const r = await refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '3', '--out-dir', out, '--resume']);
       expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(2);
       expect(r.stderr).toContain(`${join(out, name)} is a symbolic link`);
       expect(snapshot(victim), name).toEqual(before);
@@ -246,7 +248,7 @@ describe('one run per output directory', () => {
     while (lines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     // The first run is stopped (alive, holding its lock) while the second tries: on a loaded machine the second's
     // start-up can otherwise outlast the first's remaining rows.
-    const second = await whileStopped(first.pid!, () => toolgauge(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out], EXEC));
+    const second = await whileStopped(first.pid!, () => refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out]));
     const done = await first;
     expect(second.code, second.stdout + second.stderr).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`in use by run \\S+ \\(pid ${first.pid},`));
