@@ -11,7 +11,7 @@ import { aggregate, OVERALL_WEIGHTS, withEstimates, type Leaderboard } from './a
 import { DEVIATION_CLASSES } from './beyond.ts';
 import { ALL_CATEGORIES } from './categories.ts';
 import { LAYERS, type BfclMeta } from './meta.ts';
-import { bfclCharts, bfclMarkdown, bfclTerminal } from './suite-report.ts';
+import { bfclCharts, bfclMarkdown, bfclTerminal } from './report.ts';
 import { UNPASSABLE_KEYS } from './unpassable.ts';
 
 /** Deviation examples kept in summary.json (the per-case records are in beyond.jsonl). */

@@ -5,7 +5,7 @@ import type { MetricEstimate } from '../stats/index.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
 import { judgeAgreement, metricOf } from './agreement.ts';
 import type { MazeMeta } from './meta.ts';
-import { computeMetrics, failureTable, summaryShape, type RunOutcome } from './metrics.ts';
+import { computeMetrics, failureTable, summaryShape, type RunOutcome } from './aggregate.ts';
 import { writeMetricsReports } from './output.ts';
 import { mazeMarkdown } from './report.ts';
 import { MODES } from './task.ts';

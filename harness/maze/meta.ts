@@ -3,7 +3,7 @@ import type { InstanceMetaBase } from '../kit/types.ts';
 import { Usage } from '../model/types.ts';
 import { RECOVERIES } from './judge.ts';
 import { JUDGE_LABELS, ruleLabel, type JudgeLabel } from './llm-judge.ts';
-import type { RunOutcome } from './metrics.ts';
+import type { RunOutcome } from './aggregate.ts';
 import type { EvaluationFile } from './output.ts';
 import { COMPLEXITIES, MODES } from './task.ts';
 

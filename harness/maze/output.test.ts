@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { judge, type JudgeMode } from './judge.ts';
-import { computeMetrics, failureTable, outcomeOf, summaryShape, type RunOutcome } from './metrics.ts';
+import { computeMetrics, failureTable, outcomeOf, summaryShape, type RunOutcome } from './aggregate.ts';
 import {
   EvaluationFile,
   InferenceFile,

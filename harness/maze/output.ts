@@ -16,7 +16,7 @@ import { Usage } from '../model/types.ts';
 import type { MazeTraceEntry } from './engine.ts';
 import { LlmJudgeRecord } from './llm-judge.ts';
 import { judge, type JudgeMode, type MazeVerdict } from './judge.ts';
-import { computeMetrics, type ModeMetrics, type RunOutcome } from './metrics.ts';
+import { computeMetrics, type ModeMetrics, type RunOutcome } from './aggregate.ts';
 import { COMPLEXITIES, MODES, taskToolNames, type Complexity, type MazeTask, type Mode } from './task.ts';
 
 const ModeZ = z.enum(MODES);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mazeAggregator } from './aggregator.ts';
-import { computeMetrics, summaryShape, type RunOutcome } from './metrics.ts';
+import { computeMetrics, summaryShape, type RunOutcome } from './aggregate.ts';
 
 const run = (task_id: string, pass: boolean, hit: boolean, rc = 0): RunOutcome => ({ task_id, complexity: 'c1', mode: 'P1', pass, hit, rc, recovery: 'none', failure_reason: pass ? null : 'x' });
 
