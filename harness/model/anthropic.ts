@@ -10,6 +10,7 @@ import { parseEndpoint } from './endpoint.ts';
 import { boundedFetch } from './fetch.ts';
 import { EndpointUnavailable } from './preflight.ts';
 import { backoffMs } from './retry.ts';
+import type { ModelClientOptions } from './client.ts';
 import { Semaphore } from './semaphore.ts';
 import { ModelCallError, type CallContext, type ChatRequest, type ChatResponse, type Usage } from './types.ts';
 
@@ -18,20 +19,11 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 /** `max_tokens` is required by the Messages API; sent when the run sets none. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
-export interface AnthropicClientOptions {
-  /** Up to the version segment, as for OpenAI endpoints: `https://api.anthropic.com/v1`. */
-  baseUrl: string;
-  apiKey?: string;
-  model: string;
-  timeoutMs: number;
-  retries: number;
-  deadlineMs?: number;
-  concurrency: number;
-  backoff?: { baseMs: number; maxMs: number };
-  temperature?: number;
-  maxTokens?: number;
-  maxResponseBytes?: number;
-}
+/**
+ * The OpenAI client's options that mean the same here (baseUrl up to the version segment, as for OpenAI endpoints:
+ * `https://api.anthropic.com/v1`); the Messages API has no seed, top_p default or request cache.
+ */
+export type AnthropicClientOptions = Pick<ModelClientOptions, 'baseUrl' | 'apiKey' | 'model' | 'timeoutMs' | 'retries' | 'deadlineMs' | 'concurrency' | 'backoff' | 'temperature' | 'maxTokens' | 'maxResponseBytes'>;
 
 type Block =
   | { type: 'text'; text: string }
