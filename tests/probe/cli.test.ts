@@ -5,7 +5,7 @@ import { fromRoot } from '../../harness/core/paths.ts';
 import type { ProbeRecord } from '../../harness/probe/run/types.ts';
 import { SIM_DROPPING_TEMPLATE } from '../../harness/probe/sim-responder.ts';
 import { SummarySchema } from '../../harness/report/summary.ts';
-import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 
 describe('toolgauge probe (CLI)', () => {
@@ -13,13 +13,12 @@ describe('toolgauge probe (CLI)', () => {
     const dir = tempDir('probe-bad');
     writeFileSync(join(dir, 'tools.json'), JSON.stringify([{ name: 'f', parameters: { type: 'object', properties: {} } }]));
     writeFileSync(join(dir, 'cases.jsonl'), `${JSON.stringify({ id: 'a', cat: 'C1', tools: ['f'], turns: [{ role: 'user', content: 'q' }], expected: null })}\n${JSON.stringify({ id: 'b', cat: 'C1', tools: ['f'], turns: [{ role: 'robot', content: 'q' }], expected: null })}\n`);
-    const [transport, missing, bad, real, model] = await Promise.all([
-      toolgauge(['probe', '--transport', 'grpc']),
-      toolgauge(['probe', '--cases', '/nonexistent/cases.jsonl']),
-      toolgauge(['probe', '--cases', join(dir, 'cases.jsonl')]),
-      toolgauge(['probe', '--transport', 'completions', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'some-model']),
-      toolgauge(['probe', '--model', 'sim:fault?cause=typo']),
-    ]);
+    // Each is refused before any run starts: the CLI's own code, in this process, one after the other.
+    const transport = await inProcess(['probe', '--transport', 'grpc'], {});
+    const missing = await inProcess(['probe', '--cases', '/nonexistent/cases.jsonl'], {});
+    const bad = await inProcess(['probe', '--cases', join(dir, 'cases.jsonl')], {});
+    const real = await inProcess(['probe', '--transport', 'completions', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'some-model'], {});
+    const model = await inProcess(['probe', '--model', 'sim:fault?cause=typo'], {});
     expect([transport.code, transport.stderr.trim()]).toEqual([2, "toolgauge probe: --transport must be one of chat|completions (got 'grpc')"]);
     expect([missing.code, missing.stderr.trim()]).toEqual([2, "toolgauge probe: --cases '/nonexistent/cases.jsonl' does not exist"]);
     expect(bad.code).toBe(2);
@@ -30,13 +29,13 @@ describe('toolgauge probe (CLI)', () => {
   });
 
   it('probe lint: the bundled cases are clean; a leaking set fails with the offending value', async () => {
-    const ok = await toolgauge(['probe', 'lint']);
+    const ok = await inProcess(['probe', 'lint'], {});
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/312 cases; 0 error\(s\), 0 warning\(s\)/);
     const dir = tempDir('probe-lint');
     const row = (id: string, split: string, city: string) => ({ id, cat: 'C1', split, tools: ['get_weather'], turns: [{ role: 'user', content: `Weather in ${city} (${id})?` }], expected: { tool: 'get_weather', args: { location: city } }, slots: { city } });
     writeFileSync(join(dir, 'cases.jsonl'), [row('a', 'dev', 'Oslo'), row('b', 'test', 'Oslo')].map((r) => JSON.stringify(r)).join('\n'));
-    const leak = await toolgauge(['probe', 'lint', '--cases', join(dir, 'cases.jsonl'), '--tools', fromRoot('cases', 'probe', 'tools.json')]);
+    const leak = await inProcess(['probe', 'lint', '--cases', join(dir, 'cases.jsonl'), '--tools', fromRoot('cases', 'probe', 'tools.json')]);
     expect(leak.code).toBe(1);
     expect(leak.stdout).toMatch(/error \[leakage\] a: value 'oslo' appears in dev \(a\) and test \(b\)/);
   });
