@@ -62,7 +62,7 @@ describe('toolgauge maze on the simulator', () => {
     const only = pick('c3', 2).join(',');
     const first = await runSuite(mazeSuite, { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_MAZE_ONLY: only, TOOLGAUGE_MAZE_MODES: 'P1', TOOLGAUGE_OUT_DIR: out });
     expect(first.finalized.harnessErrors).toBe(0);
-    const r = await toolgauge(['maze', '--model', 'sim:oracle', '--only', only, '--modes', 'P1,P3', '--out-dir', out, '--resume']);
+    const r = await inProcess(['maze', '--model', 'sim:oracle', '--only', only, '--modes', 'P1,P3', '--out-dir', out, '--resume'], {});
     expect(r.code).toBe(0);
     const metas = readLines<{ id: string; resumed?: boolean }>(join(out, 'instances.jsonl'));
     expect(metas.filter((m) => m.resumed).map((m) => m.id).sort()).toEqual(only.split(',').map((id) => `${id}:P1`).sort());

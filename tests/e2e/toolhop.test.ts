@@ -126,7 +126,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     // Unsharded, all five rows are in part 1 (four filtered out); parts 2–4 each hold one skipped placeholder.
     expect(String(v.stdout)).toMatch(/Tests\s+1 passed \| 7 skipped \(8\)/);
     expect(readLines<Result>(join(direct, 'results.jsonl')).map((x) => x.id)).toEqual([11]);
-    const empty = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '0', '--out-dir', tempDir('empty'), '--gate', 'accuracy>=0'], CPY);
+    const empty = await inProcess(['toolhop', '--model', 'sim:oracle', '--limit', '0', '--out-dir', tempDir('empty'), '--gate', 'accuracy>=0'], CPY);
     expect(empty.code).not.toBe(0);
   });
 

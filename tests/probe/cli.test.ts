@@ -35,7 +35,7 @@ describe('toolgauge probe (CLI)', () => {
     const dir = tempDir('probe-lint');
     const row = (id: string, split: string, city: string) => ({ id, cat: 'C1', split, tools: ['get_weather'], turns: [{ role: 'user', content: `Weather in ${city} (${id})?` }], expected: { tool: 'get_weather', args: { location: city } }, slots: { city } });
     writeFileSync(join(dir, 'cases.jsonl'), [row('a', 'dev', 'Oslo'), row('b', 'test', 'Oslo')].map((r) => JSON.stringify(r)).join('\n'));
-    const leak = await inProcess(['probe', 'lint', '--cases', join(dir, 'cases.jsonl'), '--tools', fromRoot('cases', 'probe', 'tools.json')]);
+    const leak = await inProcess(['probe', 'lint', '--cases', join(dir, 'cases.jsonl'), '--tools', fromRoot('cases', 'probe', 'tools.json')], {});
     expect(leak.code).toBe(1);
     expect(leak.stdout).toMatch(/error \[leakage\] a: value 'oslo' appears in dev \(a\) and test \(b\)/);
   });
