@@ -211,7 +211,7 @@ describe('a resume checks what it continues', () => {
     const out = await copyOfRun('rescored');
     const r = await inProcess(['toolhop', 'rescore', '--out-dir', out], {});
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const again = await resume(out);
+    const again = await inProcess(['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume'], EXEC);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(readJson<{ counts: { resumed: number } }>(join(out, 'summary.json')).counts.resumed).toBe(2);
     // While another run holds the directory, rescore writes nothing.
@@ -288,7 +288,7 @@ describe('one run per output directory', () => {
     const gone = execa('node', ['-e', '']);
     await gone;
     writeFileSync(join(out, '.toolgauge-lock'), JSON.stringify({ run_id: 'killed-run', pid: gone.pid, boot_id: null, pid_start: null, started_at: '2026-01-01T00:00:00.000Z' }) + '\n');
-    const r = await toolgauge(['toolhop', '--model', 'sim:oracle', '--limit', '1', '--out-dir', out], EXEC);
+    const r = await inProcess(['toolhop', '--model', 'sim:oracle', '--limit', '1', '--out-dir', out], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(lines(join(out, 'results.jsonl'))).toBe(1);
     expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
