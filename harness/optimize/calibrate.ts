@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { ToolhopRow } from '../toolhop/row.ts';
 import { GEPA_DEFAULTS, runGepa, type GepaOptions } from './gepa.ts';
 import { paretoFront } from './pareto.ts';
@@ -80,39 +81,45 @@ export async function calibrate(rows: readonly ToolhopRow[], method: Method, see
   if (method === 'seed') return finish(seedPrompts, none);
   if (method === 'hand-written') return finish(merge ? MERGE_HAND_WRITTEN : HAND_WRITTEN, none);
 
-  const { engine } = fixtureEngine({
+  const { engine, log, dir } = fixtureEngine({
     runner: merge ? mergeRunner(byId, seed, o.luck) : tradeoffRunner(byId, seed, o.luck),
     reflector: merge ? mergeCritic({ ...(o.critic?.misread !== undefined ? { misread: o.critic.misread } : {}), seed }) : criticReflector({ ...o.critic, seed }),
     budget: o.budget,
     concurrency: 1,
   });
-  await runGepa(engine, {
-    ...GEPA_DEFAULTS,
-    // The topology's name is part of the reflection prompt, which seeds the critic: the trade-off fixture keeps its own.
-    topology: merge ? 'merge fixture' : 'two-role fixture',
-    roles: merge ? MERGE_ROLES : ROLES,
-    answerer: 'verifier',
-    seedPrompts,
-    train: s.train,
-    val: s.val,
-    seed,
-    maxIdleSteps: o.maxIdleSteps ?? 500,
-    ...SEARCH[method],
-  });
-  const best = engine.best()!;
-  const pool = engine.validated();
-  const front = paretoFront(pool.map((c) => s.val.map((r) => engine.valScores(c.id)!.get(r) ?? 0))).survivors.length;
-  const merges = engine.candidates.filter((c) => c.origin === 'merge');
-  const kept = merges.filter((c) => engine.valScores(c.id));
-  return finish(best.prompts, {
-    valBest: engine.valMean(best.id),
-    spent: engine.spent,
-    candidates: pool.length,
-    front,
-    mergesTried: merges.length,
-    mergesKept: kept.length,
-    mergeGains: kept.map((c) => engine.valMean(c.id) - Math.max(...c.parents.map((p) => engine.valMean(p)))),
-  });
+  // The search's log is scratch here: its folder goes when the run ends (a bench makes thousands of them).
+  try {
+    await runGepa(engine, {
+      ...GEPA_DEFAULTS,
+      // The topology's name is part of the reflection prompt, which seeds the critic: the trade-off fixture keeps its own.
+      topology: merge ? 'merge fixture' : 'two-role fixture',
+      roles: merge ? MERGE_ROLES : ROLES,
+      answerer: 'verifier',
+      seedPrompts,
+      train: s.train,
+      val: s.val,
+      seed,
+      maxIdleSteps: o.maxIdleSteps ?? 500,
+      ...SEARCH[method],
+    });
+    const best = engine.best()!;
+    const pool = engine.validated();
+    const front = paretoFront(pool.map((c) => s.val.map((r) => engine.valScores(c.id)!.get(r) ?? 0))).survivors.length;
+    const merges = engine.candidates.filter((c) => c.origin === 'merge');
+    const kept = merges.filter((c) => engine.valScores(c.id));
+    return finish(best.prompts, {
+      valBest: engine.valMean(best.id),
+      spent: engine.spent,
+      candidates: pool.length,
+      front,
+      mergesTried: merges.length,
+      mergesKept: kept.length,
+      mergeGains: kept.map((c) => engine.valMean(c.id) - Math.max(...c.parents.map((p) => engine.valMean(p)))),
+    });
+  } finally {
+    log.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function mean(xs: readonly number[]): number {

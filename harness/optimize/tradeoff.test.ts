@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pairedCompare } from '../stats/index.ts';
 import { calibrate, type Method } from './calibrate.ts';
@@ -60,6 +63,23 @@ describe('GEPA on the trade-off fixture: the acceptance rule matters', () => {
       const c = pairedCompare(await heldout(broken), gepa, { metric: broken, seed: 0 });
       expect(c.diff, `${broken}: GEPA − variant`).toBeGreaterThan(0.04);
       expect(c.verdict, `${broken}: ${JSON.stringify({ diff: c.diff, lo: c.lo, hi: c.hi, p: c.pValue })}`).toBe('credible gain');
+    }
+  });
+});
+
+describe('a calibration run leaves nothing behind', () => {
+  it("the search's scratch log folder is removed when the run ends", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'tg-calibrate-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = scratch; // where the run's own temporary folder goes
+    try {
+      const r = await calibrate(syntheticRows(182, 1), 'random', 0, { budget: 60, trainSize: 30, valSize: 20 });
+      expect(r.spent).toBeGreaterThan(0);
+      expect(readdirSync(scratch)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 });

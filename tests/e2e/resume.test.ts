@@ -136,7 +136,6 @@ async function copyOfRun(prefix: string, runModel = 'sim:wrong'): Promise<string
   return copy;
 }
 
-const resume = (out: string, more: string[] = [], runModel = 'sim:wrong') => toolgauge(['toolhop', '--model', runModel, '--limit', '2', '--out-dir', out, '--resume', ...more], EXEC);
 /** A command that is refused before any run starts: in this process (the CLI's own code, without a process start). */
 const refusedHere = (args: string[]) => inProcess(args, EXEC);
 const oneLine = (s: string) => s.trim().split('\n').filter((l) => l.startsWith('toolgauge')).length === 1;
