@@ -1,6 +1,7 @@
 import { deriveSeed, hashString, Rng } from '../core/rng.ts';
 import type { ToolhopRow } from '../toolhop/row.ts';
 import { wrongAnswer } from '../toolhop/sim-policy.ts';
+import { fixtureRollout } from './fixture-rollout.ts';
 import { currentOf, examplesOf } from './sim-reflect.ts';
 import type { ReflectionModel, RolePrompts, RolloutRunner } from './types.ts';
 
@@ -105,29 +106,17 @@ export function mergeRunner(rows: ReadonlyMap<string, ToolhopRow>, seed: number,
     const g = mergeGroup(row);
     const breaker = won ? MERGE_ROLES.length : MERGE_ROLES.findIndex((r) => stagesIn(c.prompts[r] ?? '', other(g)) === 1 || r === MERGE_HOME[g]);
     const shown = (i: number) => (i < breaker ? row.answer : predicted);
-    return {
-      score: won ? 1 : 0,
-      error: null,
-      tokens: { prompt: 100, completion: 10, total: 110 },
-      feedback: {
-        question: row.question,
-        gold: row.answer,
-        predicted,
-        correct: won,
-        rule: won ? 'literal' : null,
-        error: null,
-        toolCalls: Object.keys(row.tools).length,
-        toolErrors: [],
-        answeredBy: 'verifier',
-        runs: [
-          { role: 'caller', agent: 'caller', final: `The chain ends with ${shown(0)}.`, toolErrors: 0, error: null },
-          { role: 'checker', agent: 'checker', final: `Checked: ${shown(1)}.`, toolErrors: 0, error: null },
-          { role: 'verifier', agent: 'verifier', final: `<answer>${shown(2)}</answer>`, toolErrors: 0, error: null },
-        ],
-        vote: null,
-        forcedFinal: false,
-      },
-    };
+    return fixtureRollout(row, {
+      predicted,
+      correct: won,
+      toolCalls: Object.keys(row.tools).length,
+      answeredBy: 'verifier',
+      runs: [
+        { role: 'caller', final: `The chain ends with ${shown(0)}.` },
+        { role: 'checker', final: `Checked: ${shown(1)}.` },
+        { role: 'verifier', final: `<answer>${shown(2)}</answer>` },
+      ],
+    });
   };
 }
 

@@ -5,6 +5,7 @@ import { parsePolicySpec } from '../sim/policy-spec.ts';
 import type { ToolhopRow } from '../toolhop/row.ts';
 import { traitWins } from '../toolhop/sim-trait.ts';
 import { Engine } from './engine.ts';
+import { fixtureRollout } from './fixture-rollout.ts';
 import { OptimizeLog } from './log.ts';
 import { reflectAnswer } from './sim-reflect.ts';
 import type { ReflectionModel, RolloutRunner } from './types.ts';
@@ -21,25 +22,14 @@ export function fixtureRunner(rows: ReadonlyMap<string, ToolhopRow>, taskModel =
     const row = rows.get(id);
     if (!row) throw new Error(`no row ${id}`);
     const won = traitWins(spec, row, c.prompts.solver ?? '', { instance: `toolhop:${id}`, agent: 'solver', trial: 0 });
-    return {
-      score: won ? 1 : 0,
-      error: null,
-      tokens: { prompt: 100, completion: 10, total: 110 },
-      feedback: {
-        question: row.question,
-        gold: row.answer,
-        predicted: won ? row.answer : 'wrong',
-        correct: won,
-        rule: won ? 'literal' : null,
-        error: null,
-        toolCalls: won ? Object.keys(row.tools).length : 0,
-        toolErrors: [],
-        answeredBy: 'solver',
-        runs: [{ role: 'solver', agent: 'solver', final: won ? `<answer>${row.answer}</answer>` : '<answer>wrong</answer>', toolErrors: 0, error: null }],
-        vote: null,
-        forcedFinal: false,
-      },
-    };
+    const predicted = won ? row.answer : 'wrong';
+    return fixtureRollout(row, {
+      predicted,
+      correct: won,
+      toolCalls: won ? Object.keys(row.tools).length : 0,
+      answeredBy: 'solver',
+      runs: [{ role: 'solver', final: `<answer>${predicted}</answer>` }],
+    });
   };
 }
 

@@ -1,6 +1,7 @@
 import { deriveSeed, hashString, Rng } from '../core/rng.ts';
 import type { ToolhopRow } from '../toolhop/row.ts';
 import { wrongAnswer } from '../toolhop/sim-policy.ts';
+import { fixtureRollout } from './fixture-rollout.ts';
 import { currentOf, examplesOf } from './sim-reflect.ts';
 import type { ReflectionModel, RolePrompts, RolloutRunner } from './types.ts';
 
@@ -104,28 +105,16 @@ export function tradeoffRunner(rows: ReadonlyMap<string, ToolhopRow>, seed: numb
     if (!row) throw new Error(`no row ${id}`);
     const won = tradeoffWins(c.prompts, row, seed, 0, luck);
     const predicted = won ? row.answer : wrongAnswer(row.answer);
-    return {
-      score: won ? 1 : 0,
-      error: null,
-      tokens: { prompt: 100, completion: 10, total: 110 },
-      feedback: {
-        question: row.question,
-        gold: row.answer,
-        predicted,
-        correct: won,
-        rule: won ? 'literal' : null,
-        error: null,
-        toolCalls: Object.keys(row.tools).length,
-        toolErrors: [],
-        answeredBy: 'verifier',
-        runs: [
-          { role: 'caller', agent: 'caller', final: `The chain ends with ${predicted}.`, toolErrors: 0, error: null },
-          { role: 'verifier', agent: 'verifier', final: `<answer>${predicted}</answer>`, toolErrors: 0, error: null },
-        ],
-        vote: null,
-        forcedFinal: false,
-      },
-    };
+    return fixtureRollout(row, {
+      predicted,
+      correct: won,
+      toolCalls: Object.keys(row.tools).length,
+      answeredBy: 'verifier',
+      runs: [
+        { role: 'caller', final: `The chain ends with ${predicted}.` },
+        { role: 'verifier', final: `<answer>${predicted}</answer>` },
+      ],
+    });
   };
 }
 
