@@ -3,16 +3,9 @@
 // replace), the resident-memory bound (polled from /proc over the worker's process tree, kill and replace)
 // and the length of a response line (the host never holds more than that of one worker's output).
 import { readFileSync } from 'node:fs';
-import { execa, type ResultPromise } from 'execa';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { MAX_REQUEST_BYTES, ReadyMessage, ResponseMessage, rowKey, type WorkerRequest } from './protocol.ts';
-
-const SPAWN_OPTIONS = {
-  extendEnv: false,
-  buffer: false,
-  reject: false,
-  cleanup: true,
-  encoding: 'utf8',
-} as const;
+import { spawnWorker, type WorkerExit } from './spawn-worker.ts';
 
 export interface WorkerLaunch {
   file: string;
@@ -58,7 +51,9 @@ const STDERR_TAIL = 4000;
 const RSS_POLL_MS = 50;
 
 class WorkerProcess {
-  readonly proc: ResultPromise<typeof SPAWN_OPTIONS & { stdio: ['pipe', 'pipe', 'pipe']; env: Record<string, string> }>;
+  readonly proc: ChildProcessWithoutNullStreams;
+  /** Settles when the process has ended (never rejects). */
+  readonly exited: Promise<WorkerExit>;
   readonly ready: Promise<ReadyInfo>;
   peakRssBytes = 0;
   /** Longest incomplete line held so far (for tests of the bound). */
@@ -84,9 +79,7 @@ class WorkerProcess {
   ) {
     const spawnedAt = performance.now();
     this.forked = launch.forked ?? false;
-    // Extra descriptors are plain numbers (execa's types do not list them past stdio[2], Node takes them).
-    const stdio = ['pipe', 'pipe', 'pipe', ...(launch.fds ?? [])] as unknown as ['pipe', 'pipe', 'pipe'];
-    this.proc = execa(launch.file, launch.args, { ...SPAWN_OPTIONS, stdio, env: launch.env });
+    ({ child: this.proc, exited: this.exited } = spawnWorker(launch.file, launch.args, launch.env, launch.fds));
     this.proc.stdout.setEncoding('utf8');
     this.proc.stderr.setEncoding('utf8');
     this.proc.stdin.on('error', () => {}); // EPIPE after the worker died: exit handling reports it
@@ -94,11 +87,9 @@ class WorkerProcess {
       this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
     });
     this.proc.stdout.on('data', (chunk: string) => this.take(chunk));
-    void this.proc.then((result) => {
-      // A command that could not be spawned at all has no stderr: keep execa's explanation.
-      if (result.exitCode === undefined && result.signal === undefined && 'shortMessage' in result) {
-        this.stderrTail = (this.stderrTail + String(result.shortMessage)).slice(-STDERR_TAIL);
-      }
+    void this.exited.then((result) => {
+      // A command that could not be spawned at all has no stderr: keep the reason it could not.
+      if (result.spawnError) this.stderrTail = (this.stderrTail + result.spawnError).slice(-STDERR_TAIL);
       this.dead = true;
       // Also when the pool ended the worker's input before it was ready (endInput clears onExit): the start-up
       // timer would otherwise hold the host process for startTimeoutMs.
@@ -317,7 +308,7 @@ export class WorkerPool {
       else w.endInput();
     }
     const stragglers = setTimeout(() => procs.forEach((w) => w.kill()), 1000);
-    await Promise.all(procs.map((w) => w.proc.catch(() => undefined)));
+    await Promise.all(procs.map((w) => w.exited));
     clearTimeout(stragglers);
   }
 
@@ -345,7 +336,7 @@ export class WorkerPool {
       },
       () => {},
     );
-    void w.proc.then(() => {
+    void w.exited.then(() => {
       // A worker that dies while idle leaves its slot empty; the next call starts a new one.
       if (this.slots[slot] === w && !w.busy) this.slots[slot] = null;
     });

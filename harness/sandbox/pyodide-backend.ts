@@ -8,7 +8,6 @@ import { closeSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } fro
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { openCachedFile, privateCacheDir, writeCachedFile } from './cache-dir.ts';
 import { confined } from './confine.ts';
 import { DIST_PACKAGES, hostPythonPaths, PYODIDE_PREIMPORTS, type HostPath } from './packages.ts';
@@ -127,6 +126,8 @@ export class PyodideLauncher {
         return;
       }
       const launch = this.builderLaunch();
+      // Loaded here, the one time a snapshot is built: a run whose snapshot is cached never needs execa.
+      const { execa } = await import('execa');
       const r = await execa(launch.file, launch.args, {
         env: launch.env,
         extendEnv: false,

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { execa } from 'execa';
 import { tryLiteralEval } from '../core/pyliteral/index.ts';
 import { loadDatasetFile, parseRows } from './dataset.ts';
 
@@ -140,6 +139,7 @@ function rawRowsOf(file: string): unknown[] {
 
 async function parseWithPython(python: string, sources: Array<{ source: string; filename: string }>) {
   const exe = existsSync(python) ? python : 'python3';
+  const { execa } = await import('execa'); // only a smoke check runs it: not loaded by every ToolHop run
   const r = await execa(exe, ['-c', PARSE_SCRIPT], { input: JSON.stringify(sources), timeout: 120_000, reject: false });
   if (r.exitCode !== 0) throw new Error(`smoke-dataset: ${exe} failed: ${String(r.stderr).slice(0, 300)}`);
   return JSON.parse(String(r.stdout)) as Array<{ ok: boolean; names: string[]; type?: string; error?: string }>;
