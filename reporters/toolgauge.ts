@@ -9,7 +9,7 @@ import { escapeTerminal } from '../harness/core/terminal.ts';
 import { parseKitConfig, type KitConfig } from '../harness/kit/config.ts';
 import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
-import '../harness/vitest/context.ts';
+import type {} from '../harness/vitest/task-meta.ts';
 import { stdoutIsADocument } from '../harness/vitest/stdout-reporters.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { parseDocument } from 'yaml';
 import { UsageError } from '../core/errors.ts';
 import { checkFlagValue, type FlagSpecs } from './flags.ts';
 
@@ -171,6 +171,9 @@ export function readConfigFile(command: string, file: string, read: (f: string) 
       throw new UsageError(`toolgauge ${command}: ${file}: not valid JSON: ${(err as Error).message.split('\n')[0]}`);
     }
   }
+  // The YAML parser is loaded only when a run names a YAML file (every suite command loads this module; applyConfig
+  // is synchronous, hence require).
+  const { parseDocument } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const doc = parseDocument(text, { uniqueKeys: true });
   const e = doc.errors[0];
   if (e) throw new UsageError(`toolgauge ${command}: ${file}: not valid YAML: ${e.message.split('\n')[0]}`);
