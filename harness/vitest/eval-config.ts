@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { MODULE_EXT } from '../core/paths.ts';
 import type { KitConfig } from '../kit/config.ts';
 import { REPORTER_PATH, toolgaugePlugin } from './plugin.ts';
+import { preforkedPool, type Prefork } from './prefork.ts';
 
 // Vitest loads global setup files by path: the built-in suites' (loads the suites the run names) and a project's own.
 const BUILTIN_GLOBAL_SETUP = fileURLToPath(new URL(`../builtin/global-setup${MODULE_EXT}`, import.meta.url));
@@ -88,7 +89,7 @@ export function builtinEvalProject(env: NodeJS.ProcessEnv) {
  * (run.ts: prepareEvalRun) and the reporter is an instance: Vitest's main process then loads no toolgauge module
  * through Vite before it starts the test worker.
  */
-export function builtinEvalConfig(env: NodeJS.ProcessEnv, inline?: { provide?: KitConfig; reporter: object }) {
+export function builtinEvalConfig(env: NodeJS.ProcessEnv, inline?: { provide?: KitConfig; reporter: object; prefork?: Prefork }) {
   const project = builtinEvalProject(env);
   return {
     plugins: [toolgaugePlugin()],
@@ -96,6 +97,8 @@ export function builtinEvalConfig(env: NodeJS.ProcessEnv, inline?: { provide?: K
     test: {
       ...project,
       ...(inline ? { globalSetup: [], ...(inline.provide ? { provide: { toolgauge: inline.provide } } : {}) } : {}),
+      // A worker started before Vitest (prefork.ts) becomes the run's worker when it is exactly what Vitest asks for.
+      ...(inline?.prefork ? { pool: preforkedPool(inline.prefork) } : {}),
       // From the sources, transformed modules are cached on disk between runs. The package's dist/ is JavaScript the
       // worker loads natively, and a cache there would be written inside the installed package.
       experimental: { fsModuleCache: MODULE_EXT === '.ts' },

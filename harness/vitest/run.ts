@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { builtinEvalConfig, evalConfig } from './eval-config.ts';
+import { builtinEvalConfig, EVAL_WORKER_EXEC_ARGV, evalConfig } from './eval-config.ts';
 import { prepareEvalRun } from './global-setup.ts';
 import type { KitConfig } from '../kit/config.ts';
 import type { AnySuite } from '../kit/types.ts';
-import { startVitest } from 'vitest/node';
 import { PACKAGE_ROOT } from '../core/paths.ts';
 import { REPORTER_PATH } from './plugin.ts';
+import { discardPrefork, preforkVitestWorker, type Prefork } from './prefork.ts';
 
 /**
  * Run eval suites through Vitest's Node API — the project `vitest run --project eval <files>` runs (given inline, so
@@ -45,18 +45,24 @@ export async function runEvalSuites(
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
   const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
-  const prepared =
-    opts.inProcess && !opts.userRoot && !opts.mergeReports
-      ? await prepareEvalRun(opts.inProcess.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob, kc: opts.inProcess.kc, endpointChecked: opts.inProcess.endpointChecked })
-      : undefined;
-  // `--merge-reports` has no global setup: the reporter instance starts from the CLI's configuration and the blobs.
-  const inline = opts.inProcess && !opts.userRoot ? { reporter: opts.inProcess.reporter, ...(prepared ? { provide: prepared.kc } : {}) } : undefined;
-  // Loaded by path (a user's evals), the reporter learns from its options that it runs under the CLI.
-  const reporter = opts.inProcess?.reporter ?? [REPORTER_PATH, { cli: true }];
+  const builtin = opts.inProcess && !opts.userRoot && !opts.mergeReports ? opts.inProcess : undefined;
+  // The test worker starts first, so that it loads while this process prepares the run and loads Vitest.
+  const early = builtin ? preforkVitestWorker(EVAL_WORKER_EXEC_ARGV) : undefined;
   try {
-    return await runVitest(files, opts, where, blob, reporter, inline);
+    const prepared = builtin
+      ? await prepareEvalRun(builtin.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob, kc: builtin.kc, endpointChecked: builtin.endpointChecked })
+      : undefined;
+    // `--merge-reports` has no global setup: the reporter instance starts from the CLI's configuration and the blobs.
+    const inline = opts.inProcess && !opts.userRoot ? { reporter: opts.inProcess.reporter, ...(prepared ? { provide: prepared.kc } : {}), ...(early ? { prefork: early } : {}) } : undefined;
+    // Loaded by path (a user's evals), the reporter learns from its options that it runs under the CLI.
+    const reporter = opts.inProcess?.reporter ?? [REPORTER_PATH, { cli: true }];
+    try {
+      return await runVitest(files, opts, where, blob, reporter, inline);
+    } finally {
+      await prepared?.close();
+    }
   } finally {
-    await prepared?.close();
+    if (early) discardPrefork(early);
   }
 }
 
@@ -66,8 +72,11 @@ async function runVitest(
   where: { root: string; config: false },
   blob: string | undefined,
   reporter: object,
-  inline: { provide?: KitConfig; reporter: object } | undefined,
+  inline: { provide?: KitConfig; reporter: object; prefork?: Prefork } | undefined,
 ): Promise<number> {
+  // Vitest's Node API is loaded only now, after prepareEvalRun has started the sandbox's workers: they boot on the
+  // other core while this process spends about 0.3 s loading Vite and Vitest.
+  const { startVitest } = await import('vitest/node');
   const vitest = await startVitest(
     'test',
     opts.mergeReports ? [] : files,

@@ -20,6 +20,7 @@ const ENV_EDGES: Record<string, string> = {
   'harness/vitest/context.ts': 'a worker without a provided KitConfig (a project\'s own eval file run by Vitest) parses its own at the edge',
   'harness/builtin/global-setup.ts': 'the built-in suites\' Vitest global setup (an edge under plain `vitest run`): TOOLGAUGE_SUITES names the run\'s suites',
   'reporters/toolgauge.ts': 'the reporter runs in Vitest\'s main process, an edge of its own',
+  'harness/vitest/prefork.ts': 'starts Vitest\'s test worker early with the environment Vitest gives it, which Vitest takes from this process\'s own',
   'harness/engine/child.mjs': 'the entry point of the engine\'s child process: its options arrive in its environment',
   'harness/engine/host.ts': 'passes the parent\'s environment (minus NODE_OPTIONS) on to the engine child; reads no setting',
   // Test support (not used by runs): interpreters and data locations of the tests.
