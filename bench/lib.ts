@@ -2,8 +2,12 @@ import { mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { execa } from 'execa';
 import { fromRoot } from '../harness/core/paths.ts';
 
-/** Resident set size (MiB) of a process and all its descendants right now, from /proc. */
-export function treeRssMb(root: number): number {
+/**
+ * Memory (MiB) of a process and all its descendants right now, from /proc: `rss` sums each process's resident set, so
+ * a page several processes share (Node's own code, in every Node process) counts once per process; `pss` gives each
+ * process its proportional share of such pages, so the sum counts every page once (the tree's real footprint).
+ */
+export function treeMemoryMb(root: number): { rss: number; pss: number } {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
@@ -17,14 +21,25 @@ export function treeRssMb(root: number): number {
       // the process ended while we looked
     }
   }
-  let kb = 0;
+  let rssKb = 0;
+  let pssKb = 0;
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop()!;
-    kb += rss.get(pid) ?? 0;
+    rssKb += rss.get(pid) ?? 0;
+    try {
+      pssKb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // ended, or a kernel without smaps_rollup: its share is not counted
+    }
     stack.push(...(children.get(pid) ?? []));
   }
-  return kb / 1024;
+  return { rss: rssKb / 1024, pss: pssKb / 1024 };
+}
+
+/** Resident set size (MiB) of a process and all its descendants right now (each process's RSS, summed). */
+export function treeRssMb(root: number): number {
+  return treeMemoryMb(root).rss;
 }
 
 export interface TimedRun {
@@ -53,7 +68,7 @@ export const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
  * after the main process — from a cgroup-v1 cpuacct group (needs root and /sys/fs/cgroup/cpuacct); `cpuS` is null
  * where that is not available.
  */
-export async function accountedRun(cmd: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number; wallMs: number; cpuS: number | null; peakTreeRssMb: number; stdout: string; stderr: string }> {
+export async function accountedRun(cmd: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number; wallMs: number; cpuS: number | null; peakTreeRssMb: number; peakTreePssMb: number; stdout: string; stderr: string }> {
   const group = `/sys/fs/cgroup/cpuacct/toolgauge-bench-${process.pid}-${++groups}`;
   let accounted = true;
   try {
@@ -67,8 +82,12 @@ export async function accountedRun(cmd: string, args: string[], env: Record<stri
     ? execa('sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', group, cmd, ...args], { env, reject: false, cwd })
     : execa(cmd, args, { env, reject: false, cwd });
   let peak = 0;
+  let peakPss = 0;
   const timer = setInterval(() => {
-    if (child.pid) peak = Math.max(peak, treeRssMb(child.pid));
+    if (!child.pid) return;
+    const m = treeMemoryMb(child.pid);
+    peak = Math.max(peak, m.rss);
+    peakPss = Math.max(peakPss, m.pss);
   }, 50);
   const r = await child;
   clearInterval(timer);
@@ -84,6 +103,6 @@ export async function accountedRun(cmd: string, args: string[], env: Record<stri
       // a process is still in it; the group stays behind, harmless
     }
   }
-  return { code: r.exitCode ?? -1, wallMs, cpuS, peakTreeRssMb: Math.round(peak), stdout: String(r.stdout), stderr: String(r.stderr) };
+  return { code: r.exitCode ?? -1, wallMs, cpuS, peakTreeRssMb: Math.round(peak), peakTreePssMb: Math.round(peakPss), stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 let groups = 0;

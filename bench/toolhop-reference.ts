@@ -26,7 +26,10 @@ export interface SideBySideOptions {
 interface Measured {
   wall_s: number;
   cpu_s: number | null;
+  /** Peak of the process tree's summed resident sets. */
   peak_mib: number;
+  /** Peak of the tree's proportional set sizes: each shared page counted once (bench/lib.ts, treeMemoryMb). */
+  peak_pss_mib: number;
   code: number;
   /** Model requests made (from the run's own files). */
   calls?: number;
@@ -86,7 +89,7 @@ async function runToolgauge(bin: string, c: Config, o: SideBySideOptions, url: s
   // The command itself, as `npx toolgauge` runs it (its shebang sets Node's flags).
   const [cmd, ...args] = toolgaugeArgs(bin, c, o, url, out);
   const r = await accountedRun(cmd!, args, { ...o.env, FORCE_COLOR: '0' }, tmpdir());
-  const m: Measured = { wall_s: round(r.wallMs / 1000), cpu_s: r.cpuS === null ? null : round(r.cpuS), peak_mib: r.peakTreeRssMb, code: r.code !== 0 ? r.code : completed(resultsOf(out), c.startsWith('5/') ? '5' : String(o.rows)) ? 0 : 1 };
+  const m: Measured = { wall_s: round(r.wallMs / 1000), cpu_s: r.cpuS === null ? null : round(r.cpuS), peak_mib: r.peakTreeRssMb, peak_pss_mib: r.peakTreePssMb, code: r.code !== 0 ? r.code : completed(resultsOf(out), c.startsWith('5/') ? '5' : String(o.rows)) ? 0 : 1 };
   if (c === '182/200ms') Object.assign(m, spanOf(out));
   return m;
 }
@@ -120,6 +123,7 @@ async function runReference(ref: string, c: Config, o: SideBySideOptions, url: s
     wall_s: round(r.wallMs / 1000),
     cpu_s: r.cpuS === null ? null : round(r.cpuS),
     peak_mib: r.peakTreeRssMb,
+    peak_pss_mib: r.peakTreePssMb,
     code: r.code !== 0 ? r.code : completed(results, rows) ? 0 : 1,
     calls: results.reduce((s, x) => s + (x.n_llm_calls ?? 0), 0),
   };
@@ -169,7 +173,7 @@ export async function sideBySide(o: SideBySideOptions): Promise<SideBySide> {
   const once = async (side: Side, c: Config) => {
     const m = side === 'reference' ? await runReference(ref!, c, o, sim.url, hf) : await runToolgauge(bins[side], c, o, sim.url);
     (runs[side][c] ??= []).push(m);
-    process.stderr.write(`  ${side.padEnd(9)} ${c.padEnd(12)} ${m.wall_s.toFixed(2)} s wall, ${m.cpu_s ?? '?'} CPU-s, ${m.peak_mib} MiB${m.code ? ` (exit ${m.code})` : ''}${m.span_over_ideal ? `, span ${m.span_over_ideal}× ideal` : ''}\n`);
+    process.stderr.write(`  ${side.padEnd(9)} ${c.padEnd(12)} ${m.wall_s.toFixed(2)} s wall, ${m.cpu_s ?? '?'} CPU-s, ${m.peak_mib} MiB (PSS ${m.peak_pss_mib})${m.code ? ` (exit ${m.code})` : ''}${m.span_over_ideal ? `, span ${m.span_over_ideal}× ideal` : ''}\n`);
   };
   try {
     for (let r = 0; r < o.rounds; r++) {
@@ -209,10 +213,12 @@ function table(runs: SideBySide['runs'], sides: Side[], o: SideBySideOptions): s
   row(`${o.rows} rows, 0 ms, pyodide sandbox (default), c16`, '182/pyodide', (m) => m.wall_s, ' s');
   row(`${o.rows} rows, 0 ms, CPython sandbox, c16`, '182/python', (m) => m.wall_s, ' s');
   row('5 rows', '5/pyodide', (m) => m.wall_s, ' s');
-  row('5 rows, peak memory', '5/pyodide', (m) => m.peak_mib, ' MiB', 0);
+  row('5 rows, peak memory (RSS summed)', '5/pyodide', (m) => m.peak_mib, ' MiB', 0);
+  row('5 rows, peak memory (PSS)', '5/pyodide', (m) => m.peak_pss_mib, ' MiB', 0);
   row(`CPU for ${o.rows} rows (pyodide)`, '182/pyodide', (m) => m.cpu_s, ' CPU-s');
   row(`CPU for ${o.rows} rows (CPython)`, '182/python', (m) => m.cpu_s, ' CPU-s');
-  row(`peak memory, ${o.rows} rows (pyodide)`, '182/pyodide', (m) => m.peak_mib, ' MiB', 0);
+  row(`peak memory, ${o.rows} rows (pyodide, RSS summed)`, '182/pyodide', (m) => m.peak_mib, ' MiB', 0);
+  row(`peak memory, ${o.rows} rows (pyodide, PSS)`, '182/pyodide', (m) => m.peak_pss_mib, ' MiB', 0);
   // At 200 ms: the reference runs one row after another; without --ref-latency its time is estimated as its 0 ms
   // run plus 0.2 s per model request it made.
   const lat = (s: Side) => runs[s]['182/200ms']?.[0];

@@ -59,6 +59,7 @@ async function zeroLatency() {
     tool_calls: toolCalls,
     tool_calls_per_s: round(toolCalls / (r.wallMs / 1000)),
     peak_tree_rss_mb: r.peakTreeRssMb,
+    peak_tree_pss_mb: r.peakTreePssMb,
   };
 }
 
