@@ -7,7 +7,7 @@ import { fromRoot } from '../harness/core/paths.ts';
  * a page several processes share (Node's own code, in every Node process) counts once per process; `pss` gives each
  * process its proportional share of such pages, so the sum counts every page once (the tree's real footprint).
  */
-export function treeMemoryMb(root: number): { rss: number; pss: number } {
+export function treeMemoryMb(root: number, withPss = true): { rss: number; pss: number } {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
@@ -27,7 +27,7 @@ export function treeMemoryMb(root: number): { rss: number; pss: number } {
   while (stack.length) {
     const pid = stack.pop()!;
     rssKb += rss.get(pid) ?? 0;
-    try {
+    if (withPss) try {
       pssKb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
     } catch {
       // ended, or a kernel without smaps_rollup: its share is not counted
@@ -39,7 +39,7 @@ export function treeMemoryMb(root: number): { rss: number; pss: number } {
 
 /** Resident set size (MiB) of a process and all its descendants right now (each process's RSS, summed). */
 export function treeRssMb(root: number): number {
-  return treeMemoryMb(root).rss;
+  return treeMemoryMb(root, false).rss;
 }
 
 export interface TimedRun {
@@ -83,9 +83,12 @@ export async function accountedRun(cmd: string, args: string[], env: Record<stri
     : execa(cmd, args, { env, reject: false, cwd });
   let peak = 0;
   let peakPss = 0;
+  let samples = 0;
+  // RSS every 50 ms; PSS every 250 ms: reading it walks each process's page tables (about 8 ms of CPU for a run's
+  // tree), which at every sample took a sixth of a core from the run being measured.
   const timer = setInterval(() => {
     if (!child.pid) return;
-    const m = treeMemoryMb(child.pid);
+    const m = treeMemoryMb(child.pid, samples++ % 5 === 0);
     peak = Math.max(peak, m.rss);
     peakPss = Math.max(peakPss, m.pss);
   }, 50);
