@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtinEvalConfig, workerBundleAliases } from './eval-config.ts';
+import { builtinEvalConfig, workerBundleAliases, workerPreload } from './eval-config.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -45,5 +46,16 @@ describe('the eval files’ imports under the CLI', () => {
     expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir }).resolve.alias).toEqual([]);
     expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid + 1) }).resolve.alias).toEqual([]);
     expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid) }).resolve.alias.map((a) => a.replacement)).toEqual([join(dir, 'w-toolhop.mjs')]);
+  });
+});
+
+describe('what an early test worker preloads', () => {
+  it("each running suite's bundled definition and the model SDK; not a suite the run does not hold, not a missing file, nothing from an inherited bundle", () => {
+    const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs', 'harness/maze/suite.ts': 'w-maze.mjs', 'harness/vitest/suite-tests.ts': 'w-suite-tests.mjs' }, ['w-toolhop.mjs', 'w-suite-tests.mjs']);
+    const env = { TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid) };
+    const urls = workerPreload(env, ['toolhop', 'maze']);
+    expect(urls[0]).toBe(pathToFileURL(join(dir, 'w-toolhop.mjs')).href);
+    expect(urls.slice(1)).toEqual([expect.stringMatching(/^file:.*\/node_modules\/openai\/.*\.m?js$/)]); // w-maze.mjs is missing
+    expect(workerPreload({ ...env, TOOLGAUGE_WORKER_BUNDLE_PID: '1' }, ['toolhop']).some((u) => u.includes(dir))).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MODULE_EXT } from '../core/paths.ts';
 import type { KitConfig } from '../kit/config.ts';
 import { REPORTER_PATH, toolgaugePlugin } from './plugin.ts';
@@ -115,6 +115,32 @@ export function builtinEvalConfig(env: NodeJS.ProcessEnv, inline?: { provide?: K
  */
 export function launcherBundle(env: NodeJS.ProcessEnv): string | undefined {
   return env.TOOLGAUGE_WORKER_BUNDLE_PID === String(process.pid) ? env.TOOLGAUGE_WORKER_BUNDLE : undefined;
+}
+
+/**
+ * What an early test worker (prefork.ts) may load before the run starts: each suite's definition module as the worker
+ * will import it (the CLI bundle's file, or the package's built JavaScript; none from TypeScript sources, which only
+ * Vite's runner loads) and the model client's SDK. File URLs; a module not found is left out.
+ */
+export function workerPreload(env: NodeJS.ProcessEnv, suites: readonly string[]): string[] {
+  const out: string[] = [];
+  const dir = launcherBundle(env);
+  let entries: Record<string, string> = {};
+  try {
+    if (dir) entries = JSON.parse(readFileSync(join(dir, 'worker-entries.json'), 'utf8')) as Record<string, string>;
+  } catch {
+    // no bundle manifest: nothing from it
+  }
+  for (const name of suites) {
+    const file = dir ? (entries[`harness/${name}/suite.ts`] ? join(dir, entries[`harness/${name}/suite.ts`]!) : null) : MODULE_EXT === '.js' ? fileURLToPath(new URL(`../${name}/suite.js`, import.meta.url)) : null;
+    if (file && existsSync(file)) out.push(pathToFileURL(file).href);
+  }
+  try {
+    out.push(import.meta.resolve('openai'));
+  } catch {
+    // not resolvable from here: the client loads it itself
+  }
+  return out;
 }
 
 /**

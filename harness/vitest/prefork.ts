@@ -15,6 +15,7 @@ import type { PoolOptions, PoolRunnerInitializer, PoolWorker } from 'vitest/node
 export interface Prefork {
   readonly child: ChildProcess;
   readonly entrypoint: string;
+  /** The node flags Vitest would give the worker (a preload's `--import` comes on top). */
   readonly execArgv: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether a pool took the process (else it is ended when the run's Vitest has closed). */
@@ -59,11 +60,26 @@ export function expectedWorkerLaunch(projectExecArgv: readonly string[], env: No
 
 let hooked = false;
 
-/** Fork Vitest's worker program now, as Vitest would. */
-export function preforkVitestWorker(projectExecArgv: readonly string[]): Prefork {
+/**
+ * The `--import` module that loads `modules` (file URLs) in the early worker while it waits for Vitest: modules the
+ * run's worker imports anyway, none of which imports Vitest (whose test API needs the worker's set-up first). One
+ * that fails to load is left for the run to load and report. It also touches `Headers`, which Node loads on first
+ * use (the model client's first request).
+ */
+export function preloadModule(modules: readonly string[]): string {
+  const code = `for (const u of ${JSON.stringify(modules)}) { try { await import(u); } catch {} } void globalThis.Headers;`;
+  return `data:text/javascript,${encodeURIComponent(code)}`;
+}
+
+/**
+ * Fork Vitest's worker program now, as Vitest would, and have it load `preload` (file URLs: modules the run will
+ * import, see preloadModule) while it waits; the flag that does so is the one difference from Vitest's own fork.
+ */
+export function preforkVitestWorker(projectExecArgv: readonly string[], preload: readonly string[] = []): Prefork {
   // Vitest builds its workers' environment from this process's own, so that is the one to start from.
   const launch = expectedWorkerLaunch(projectExecArgv, process.env);
-  const child = fork(launch.entrypoint, [], { env: launch.env, execArgv: launch.execArgv, stdio: 'pipe', serialization: 'advanced' });
+  const execArgv = preload.length ? [...launch.execArgv, '--import', preloadModule(preload)] : launch.execArgv;
+  const child = fork(launch.entrypoint, [], { env: launch.env, execArgv, stdio: 'pipe', serialization: 'advanced' });
   const p: Prefork = { child, ...launch, adopted: false };
   if (!hooked) {
     hooked = true;

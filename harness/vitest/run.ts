@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { builtinEvalConfig, EVAL_WORKER_EXEC_ARGV, evalConfig } from './eval-config.ts';
+import { builtinEvalConfig, EVAL_WORKER_EXEC_ARGV, evalConfig, workerPreload } from './eval-config.ts';
 import { prepareEvalRun } from './global-setup.ts';
 import type { KitConfig } from '../kit/config.ts';
 import type { AnySuite } from '../kit/types.ts';
@@ -47,7 +47,7 @@ export async function runEvalSuites(
   const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
   const builtin = opts.inProcess && !opts.userRoot && !opts.mergeReports ? opts.inProcess : undefined;
   // The test worker starts first, so that it loads while this process prepares the run and loads Vitest.
-  const early = builtin ? preforkVitestWorker(EVAL_WORKER_EXEC_ARGV) : undefined;
+  const early = builtin ? preforkVitestWorker(EVAL_WORKER_EXEC_ARGV, workerPreload(opts.env, builtin.suites.map((s) => s.name))) : undefined;
   try {
     const prepared = builtin
       ? await prepareEvalRun(builtin.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob, kc: builtin.kc, endpointChecked: builtin.endpointChecked })
