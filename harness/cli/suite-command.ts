@@ -10,7 +10,7 @@ import { registeredSuites } from '../kit/registry.ts';
 import type { SuiteOf } from '../kit/types.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
-import { closeRunEngine, engineEnv, prepareRunEngine } from '../serve/run-engine.ts';
+import { ggufPathOf } from '../core/engine-facts.ts';
 import { parseFlags, type FlagSpecs } from './flags.ts';
 import { flagsToEnv, MODEL_FLAGS } from './model-flags.ts';
 import { reportPathOf, runEvalSuites } from '../vitest/run.ts';
@@ -53,17 +53,19 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[], bas
   // Vitest's main process loads only this suite (harness/builtin/load.ts).
   env.TOOLGAUGE_SUITES = c.suite.name;
   let { kc, settings } = checkSuiteCommand(c, values, env);
-  // A gguf: model: its local engine starts now (after every check that needs no model), for the whole run.
-  const engine = values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, `toolgauge ${c.command}`);
+  // A gguf: model: its local engine starts now (after every check that needs no model), for the whole run. Its modules
+  // (the server, chat templates, parsers: a third of the CLI's code) load only for such a model.
+  const engines = ggufPathOf(kc.run.model) === null || values['merge-reports'] || kc.run.cache === 'replay' ? null : await import('../serve/run-engine.ts');
+  const engine = engines ? await engines.prepareRunEngine(kc.run, `toolgauge ${c.command}`) : null;
   try {
     if (engine) {
-      engineEnv(env, engine);
+      engines!.engineEnv(env, engine);
       kc = parseKitConfig(env, [c.suite]);
       settings = settingsOf(kc, c.suite);
     }
     return await runChecked(c, kc, settings, values, env);
   } finally {
-    if (engine) await closeRunEngine(engine, env);
+    if (engine) await engines!.closeRunEngine(engine, env);
   }
 }
 

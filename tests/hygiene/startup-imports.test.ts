@@ -41,4 +41,13 @@ describe('what a run loads at start', () => {
       expect(packages.filter((p) => p.startsWith('openai/')).every((p) => p === 'openai/core/error')).toBe(true);
     },
   );
+
+  // Vitest's main process under the CLI: what it loads before Vitest starts the test worker is on every run's path.
+  it.each(['harness/toolhop/command.ts', 'harness/cli/suite-command.ts', 'harness/vitest/run.ts', 'reporters/toolgauge.ts', 'harness/sandbox/pool.ts'])(
+    '%s loads neither Vitest (its Node API loads after the sandbox starts; its test runner never) nor execa, YAML or the local engine\'s chat templates',
+    async (entry) => {
+      const packages = [...(await staticPackages(entry))];
+      for (const p of ['vitest', 'vitest/node', 'vite', 'execa', 'yaml', '@huggingface/jinja']) expect(packages, p).not.toContain(p);
+    },
+  );
 });
