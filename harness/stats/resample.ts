@@ -4,7 +4,7 @@
 
 import type { Rng } from '../core/rng.ts';
 import { BinomialSampler, VaryingBinomial } from './binomial.ts';
-import { quantile } from './describe.ts';
+import { quantilesBySelection } from './select.ts';
 
 const TWO32 = 4294967296;
 
@@ -187,9 +187,9 @@ export function bootstrapMeans(sorted: Float64Array, resamples: number, rng: Rng
   }
 }
 
-/** Percentile interval of bootstrap statistics (sorts `stats` in place): type-7 quantiles at (1 ∓ level)/2. */
+/** Percentile interval of bootstrap statistics (reorders `stats` in place): type-7 quantiles at (1 ∓ level)/2. */
 export function percentileInterval(stats: Float64Array, level: number): { lo: number; hi: number } {
-  stats.sort();
   const a = (1 - level) / 2;
-  return { lo: quantile(stats, a), hi: quantile(stats, 1 - a) };
+  const [lo, hi] = quantilesBySelection(stats, [a, 1 - a]) as [number, number];
+  return { lo, hi };
 }
