@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { cleanEnv, inProcess, readJson, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
+import { cleanEnv, inProcess, readJson, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
@@ -30,7 +30,8 @@ describe('a killed run resumes', () => {
     await child;
     expect(lines(results)).toBeLessThan(11);
 
-    const r = await toolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'], EXEC);
+    // The resume in process: the same main() as the command, minus a process start (the killed run was a real one).
+    const r = await inProcess(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const ids = readLines<{ id: string }>(results).map((x) => x.id);
     expect(ids).toHaveLength(11);
@@ -70,7 +71,7 @@ describe('a killed run resumes', () => {
     expect(report.slice(0, report.indexOf('## Result'))).toContain(line);
     expect(String(r.stdout)).toContain(`harness error: ${line}`);
 
-    const again = await toolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'], EXEC);
+    const again = await inProcess(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'], EXEC);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     const ids = readLines<{ id: string }>(results).map((x) => x.id);
     expect(ids).toHaveLength(Number(planned)); // each row once: none lost, none run twice
@@ -127,7 +128,7 @@ let baseRun: Promise<string> | undefined;
 async function copyOfRun(prefix: string, runModel = 'sim:wrong'): Promise<string> {
   baseRun ??= (async () => {
     const out = tempDir('base');
-    const r = await toolgauge(['toolhop', '--model', runModel, '--limit', '2', '--out-dir', out], EXEC);
+    const r = await inProcess(['toolhop', '--model', runModel, '--limit', '2', '--out-dir', out], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     return out;
   })();

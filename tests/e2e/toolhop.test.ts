@@ -138,7 +138,8 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     preds[0]!.final_message = '<answer>qqq</answer>'; // contains none of the sample's gold answers
     preds[0]!.previous_tool_content = '';
     writeFileSync(path, preds.map((p) => JSON.stringify(p) + '\n').join(''));
-    const r = await toolgauge(['toolhop', 'rescore', '--out-dir', out]);
+    // In process: rescore reads and writes files only (the command's own start is covered by the other CLI runs).
+    const r = await inProcess(['toolhop', 'rescore', '--out-dir', out], {});
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/rescored 3 predictions.*2 correct, 1 changed/);
     const results = readLines<Result>(join(out, 'results.jsonl'));
