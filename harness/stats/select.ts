@@ -10,7 +10,7 @@ function selectInPlace(a: Float64Array, k: number, lo: number, hi: number): void
     const y = a[(lo + hi) >>> 1]!;
     const z = a[hi]!;
     // The median of three as the pivot: sorted or constant runs (common in bootstrap statistics) stay linear.
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    const pivot = Math.max(Math.min(x, y), Math.min(Math.max(x, y), z));
     let i = lo;
     let j = hi;
     while (i <= j) {
@@ -40,7 +40,7 @@ function minFrom(a: Float64Array, from: number): number {
 function needsSort(a: Float64Array): boolean {
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
-    if (x !== x || (x === 0 && 1 / x < 0)) return true;
+    if (Number.isNaN(x) || (x === 0 && 1 / x < 0)) return true;
   }
   return false;
 }
