@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -13,27 +13,28 @@ const manifest = () => JSON.parse(readFileSync(MANIFEST, 'utf8')) as { dir: stri
 
 describe('the CLI bundle', () => {
   it('is rebuilt when a source file changes, and the sources still load without it', async () => {
-    const first = await toolgauge(['--help']);
+    // A cache of this test's own: the checkout's stays fresh for the CLI runs of other tests meanwhile.
+    const cache = join(mkdtempSync(join(tmpdir(), 'tg-cli-cache-')), 'cache');
+    const own = { TOOLGAUGE_CLI_CACHE: cache };
+    const ownManifest = () => JSON.parse(readFileSync(join(cache, 'manifest.json'), 'utf8')) as { dir: string; inputs: Array<[string, number, number]> };
+    const first = await toolgauge(['--help'], own);
     expect(first.code, first.stderr).toBe(0);
-    const before = manifest();
+    const before = ownManifest();
     expect(before.inputs.map(([f]) => f)).toContain('harness/cli/main.ts');
 
-    // A newer mtime on one input (same content) makes the bundle stale.
-    const src = fromRoot('harness', 'cli', 'flags.ts');
-    const { atime, mtime } = statSync(src);
-    try {
-      utimesSync(src, atime, new Date(mtime.getTime() + 5_000));
-      const again = await toolgauge(['--help']);
-      expect(again.code, again.stderr).toBe(0);
-      expect(again.stdout).toBe(first.stdout);
-      expect(manifest().dir).not.toBe(before.dir);
-    } finally {
-      utimesSync(src, atime, mtime);
-    }
+    // An input whose mtime is not the one recorded (here the record is changed, not the file, which other tests'
+    // runs read meanwhile) makes the bundle stale.
+    const stale = { ...before, inputs: before.inputs.map(([f, size, mtime]) => [f, size, f === 'harness/cli/flags.ts' ? mtime - 5_000 : mtime]) };
+    writeFileSync(join(cache, 'manifest.json'), JSON.stringify(stale));
+    const again = await toolgauge(['--help'], own);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(ownManifest().dir).not.toBe(before.dir);
+    expect(ownManifest().inputs).toContainEqual(before.inputs.find(([f]) => f === 'harness/cli/flags.ts'));
 
     // Every module a built-in eval file imports has a bundled worker file (else the CLI's test worker would load
     // it and its ~200 dependencies through Vite).
-    const dir = fromRoot('node_modules', '.cache', 'toolgauge-cli', manifest().dir);
+    const dir = join(cache, ownManifest().dir);
     const entries = JSON.parse(readFileSync(join(dir, 'worker-entries.json'), 'utf8')) as Record<string, string>;
     const imported = new Set<string>();
     for (const suite of readdirSync(fromRoot('suites'))) {
@@ -50,6 +51,7 @@ describe('the CLI bundle', () => {
     const fromSource = await toolgauge(['--help'], { TOOLGAUGE_CLI_BUNDLE: '0' });
     expect(fromSource.code, fromSource.stderr).toBe(0);
     expect(fromSource.stdout).toBe(first.stdout);
+    rmSync(dirname(cache), { recursive: true, force: true });
   });
 
   it('trusts a cache only when it is a 0700 folder of this user, and a manifest only when it names a build folder inside it', async () => {
