@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
 import { pairedCompare } from '../stats/index.ts';
 import { loadDatasetFile } from '../toolhop/dataset.ts';
@@ -13,8 +13,19 @@ import { GEPA_DEFAULTS, runGepa, tryMerge, type GepaOptions } from './gepa.ts';
 import { OptimizeLog, readLog } from './log.ts';
 import { MIPRO_DEFAULTS, runMipro } from './mipro.ts';
 import { drawSplits, toolhopEvalIds } from './splits.ts';
-import { fixtureEngine, fixtureReflector, fixtureRunner } from './testing.ts';
+import { fixtureEngine as makeEngine, fixtureReflector, fixtureRunner } from './testing.ts';
 import type { RolloutRunner } from './types.ts';
+
+// Each engine logs to a folder of its own under the OS temporary folder: removed once this file's tests are done.
+const made = new Set<string>();
+const fixtureEngine = (o: Parameters<typeof makeEngine>[0]) => {
+  const r = makeEngine(o);
+  made.add(r.dir);
+  return r;
+};
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 // The searches on the calibration fixture without HTTP (testing.ts; optimize.test.ts checks it agrees with the real
 // runner): a working GEPA finds instructions that also help on rows it never saw; its broken variants do not.
