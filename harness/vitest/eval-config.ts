@@ -125,12 +125,7 @@ export function launcherBundle(env: NodeJS.ProcessEnv): string | undefined {
 export function workerPreload(env: NodeJS.ProcessEnv, suites: readonly string[]): string[] {
   const out: string[] = [];
   const dir = launcherBundle(env);
-  let entries: Record<string, string> = {};
-  try {
-    if (dir) entries = JSON.parse(readFileSync(join(dir, 'worker-entries.json'), 'utf8')) as Record<string, string>;
-  } catch {
-    // no bundle manifest: nothing from it
-  }
+  const entries = dir ? bundleEntries(dir) : {};
   for (const name of suites) {
     const file = dir ? (entries[`harness/${name}/suite.ts`] ? join(dir, entries[`harness/${name}/suite.ts`]!) : null) : MODULE_EXT === '.js' ? fileURLToPath(new URL(`../${name}/suite.js`, import.meta.url)) : null;
     if (file && existsSync(file)) out.push(pathToFileURL(file).href);
@@ -151,13 +146,16 @@ export function workerPreload(env: NodeJS.ProcessEnv, suites: readonly string[])
  */
 export function workerBundleAliases(dir: string | undefined): Array<{ find: RegExp; replacement: string }> {
   if (!dir) return [];
-  let entries: Record<string, string>;
-  try {
-    entries = JSON.parse(readFileSync(join(dir, 'worker-entries.json'), 'utf8')) as Record<string, string>;
-  } catch {
-    return [];
-  }
-  return Object.entries(entries)
+  return Object.entries(bundleEntries(dir))
     .filter(([, file]) => existsSync(join(dir, file)))
     .map(([source, file]) => ({ find: new RegExp(`^(\\.\\./)+${source.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`), replacement: join(dir, file) }));
+}
+
+/** The bundle's worker files by the source each stands for (`worker-entries.json`); none when it cannot be read. */
+function bundleEntries(dir: string): Record<string, string> {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'worker-entries.json'), 'utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
 }
