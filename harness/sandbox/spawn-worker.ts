@@ -2,7 +2,7 @@
 // descriptors, an exact environment, the exit); execa, which the pool used before, is about a hundred modules
 // that cost a run's main process 0.1 s to load before its first worker could start.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { onExit } from 'signal-exit';
+import { endWithHost } from '../core/end-with-host.ts';
 
 export interface WorkerExit {
   exitCode: number | null;
@@ -17,23 +17,14 @@ export interface SpawnedWorker {
   exited: Promise<WorkerExit>;
 }
 
-const live = new Set<ChildProcessWithoutNullStreams>();
-let hooked = false;
-
 /**
  * Spawn `file args` with exactly `env` (nothing inherited), pipes for stdin, stdout and stderr, and `fds` passed on as
  * descriptors 3, 4, …. A worker still running when the host process exits — or dies of a signal — is killed with it.
  */
 export function spawnWorker(file: string, args: string[], env: Record<string, string>, fds: number[] = []): SpawnedWorker {
-  if (!hooked) {
-    hooked = true;
-    onExit(() => {
-      for (const c of live) c.kill('SIGKILL');
-    });
-  }
   const stdio = ['pipe', 'pipe', 'pipe', ...fds] as unknown as ['pipe', 'pipe', 'pipe'];
   const child = spawn(file, args, { env, stdio });
-  live.add(child);
+  endWithHost(child);
   const exited = new Promise<WorkerExit>((resolve) => {
     let spawned = false;
     child.once('spawn', () => {
@@ -41,11 +32,9 @@ export function spawnWorker(file: string, args: string[], env: Record<string, st
     });
     child.once('error', (err) => {
       if (spawned) return; // a failed kill: the process is still there, and 'close' will follow its end
-      live.delete(child);
       resolve({ exitCode: null, signal: null, spawnError: `could not start ${file}: ${err.message}` });
     });
     child.once('close', (exitCode, signal) => {
-      live.delete(child);
       resolve({ exitCode, signal });
     });
   });

@@ -8,7 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { isatty } from 'node:tty';
-import { onExit } from 'signal-exit';
+import { endWithHost } from '../core/end-with-host.ts';
 import type { PoolOptions, PoolRunnerInitializer, PoolWorker } from 'vitest/node';
 
 /** A worker process started early, and what it was started with. */
@@ -58,8 +58,6 @@ export function expectedWorkerLaunch(projectExecArgv: readonly string[], env: No
   };
 }
 
-let hooked = false;
-
 /**
  * The `--import` module that loads `modules` (file URLs) in the early worker while it waits for Vitest: modules the
  * run's worker imports anyway, none of which imports Vitest (whose test API needs the worker's set-up first). One
@@ -80,23 +78,14 @@ export function preforkVitestWorker(projectExecArgv: readonly string[], preload:
   const launch = expectedWorkerLaunch(projectExecArgv, process.env);
   const execArgv = preload.length ? [...launch.execArgv, '--import', preloadModule(preload)] : launch.execArgv;
   const child = fork(launch.entrypoint, [], { env: launch.env, execArgv, stdio: 'pipe', serialization: 'advanced' });
-  const p: Prefork = { child, ...launch, adopted: false };
-  if (!hooked) {
-    hooked = true;
-    onExit(() => {
-      if (live && !live.adopted) live.child.kill('SIGKILL');
-    });
-  }
-  live = p;
-  return p;
+  // Adopted or not, it ends with this process (Vitest has normally stopped an adopted one by then).
+  endWithHost(child);
+  return { child, ...launch, adopted: false };
 }
-
-let live: Prefork | null = null;
 
 /** End the early worker unless a pool took it (a run that ended before Vitest started one, or that asked otherwise). */
 export function discardPrefork(p: Prefork): void {
   if (!p.adopted) p.child.kill('SIGKILL');
-  if (live === p) live = null;
 }
 
 function sameArgs(a: readonly string[], b: readonly string[]): boolean {
