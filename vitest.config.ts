@@ -31,7 +31,13 @@ export default defineConfig({
         test: {
           name: 'unit',
           maxWorkers: TEST_WORKERS,
-          include: ['harness/**/*.test.ts', 'reporters/**/*.test.ts', 'scripts/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
+          include: [
+            'harness/**/*.test.ts',
+            'reporters/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'tests/**/*.test.ts',
+            'bench/**/*.test.ts',
+          ],
           // The packed package's end-to-end tests are their own project (tests/package: one npm pack for all of them).
           exclude: ['tests/package/**', '**/node_modules/**'],
           // Generous: a busy machine slows every test; the suite's total time is what is budgeted (under 3 minutes).
@@ -50,7 +56,14 @@ export default defineConfig({
       {
         extends: true,
         // Its files wait on the processes they start: they share the unit project's workers (one group, run together).
-        test: { name: 'package', include: ['tests/package/**/*.test.ts'], globalSetup: ['tests/package/global-setup.ts'], maxWorkers: TEST_WORKERS, testTimeout: 600_000, hookTimeout: 600_000 },
+        test: {
+          name: 'package',
+          include: ['tests/package/**/*.test.ts'],
+          globalSetup: ['tests/package/global-setup.ts'],
+          maxWorkers: TEST_WORKERS,
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+        },
       },
       // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file).
       { extends: true, test: builtinEvalProject(process.env) },

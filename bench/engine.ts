@@ -27,7 +27,16 @@ import { startServe, type ServeHandle } from '../harness/serve/server.ts';
 import { detectFamily } from '../harness/probe/templates/index.ts';
 import { quantiles, round, treeRssMb } from './lib.ts';
 
-const { values } = parseArgs({ options: { gguf: { type: 'string' }, requests: { type: 'string', default: '16' }, tokens: { type: 'string', default: '64' }, rounds: { type: 'string', default: '3' }, threads: { type: 'string', default: '1' }, 'server-only': { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    gguf: { type: 'string' },
+    requests: { type: 'string', default: '16' },
+    tokens: { type: 'string', default: '64' },
+    rounds: { type: 'string', default: '3' },
+    threads: { type: 'string', default: '1' },
+    'server-only': { type: 'boolean' },
+  },
+});
 const N = Number(values.requests);
 const T = Number(values.tokens);
 const ROUNDS = Number(values.rounds);
@@ -44,18 +53,37 @@ const sampler = setInterval(() => (peakMb = Math.max(peakMb, treeRssMb(process.p
 const file = values.gguf ?? join(mkdtempSync(join(tmpdir(), 'tg-bench-engine-')), 'test-f32.gguf');
 if (!values.gguf) writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 1 }));
 
-const TOOLS = [{ type: 'function' as const, function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
-const chatBody = (i: number) => ChatBody.parse({ messages: [{ role: 'user', content: `Request ${i}: what is the weather in Paris?` }], tools: TOOLS, max_tokens: T, temperature: 0, seed: i });
-const completionPrompt = (i: number) => `<|im_start|>user\nRequest ${i}: what is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n`;
+const TOOLS = [
+  {
+    type: 'function' as const,
+    function: {
+      name: 'get_weather',
+      description: 'Weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  },
+];
+const chatBody = (i: number) =>
+  ChatBody.parse({
+    messages: [{ role: 'user', content: `Request ${i}: what is the weather in Paris?` }],
+    tools: TOOLS,
+    max_tokens: T,
+    temperature: 0,
+    seed: i,
+  });
+const completionPrompt = (i: number) =>
+  `<|im_start|>user\nRequest ${i}: what is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n`;
 
 /** Run `n` jobs with `p` in flight; the wall time in ms and the results. */
 async function pool<R>(n: number, p: number, job: (i: number) => Promise<R>): Promise<{ ms: number; results: R[] }> {
   const results: R[] = new Array(n);
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: p }, async () => {
-    for (let i = next++; i < n; i = next++) results[i] = await job(i);
-  }));
+  await Promise.all(
+    Array.from({ length: p }, async () => {
+      for (let i = next++; i < n; i = next++) results[i] = await job(i);
+    }),
+  );
   return { ms: performance.now() - t0, results };
 }
 
@@ -98,7 +126,12 @@ async function sample(child: number, run: () => Promise<{ tokens: number; ms?: n
   const [s0, e0, t0] = [selfCpuMs(), cpuMsOf(child), performance.now()];
   const r = await run();
   // The client's own wall time where it reports one (the message to and from it excluded).
-  return { wallMs: r.ms ?? performance.now() - t0, tokens: r.tokens, selfCpuMs: selfCpuMs() - s0, engineCpuMs: cpuMsOf(child) - e0 };
+  return {
+    wallMs: r.ms ?? performance.now() - t0,
+    tokens: r.tokens,
+    selfCpuMs: selfCpuMs() - s0,
+    engineCpuMs: cpuMsOf(child) - e0,
+  };
 }
 
 async function measure(parallel: number): Promise<Record<string, unknown>> {
@@ -106,16 +139,31 @@ async function measure(parallel: number): Promise<Record<string, unknown>> {
   const server = await startServe({ engine: host, alias: 'bench', parallel });
   const info = await host.info();
   const child = engineChildPid();
-  const template = { source: info.chatTemplate!, family: detectFamily(info.chatTemplate!), bosToken: info.bosToken, eosToken: info.eosToken };
+  const template = {
+    source: info.chatTemplate!,
+    family: detectFamily(info.chatTemplate!),
+    bosToken: info.bosToken,
+    eosToken: info.eosToken,
+  };
   // Every request of a side is the same (greedy: the same tokens), so both sides generate exactly the same work.
   const completion = { prompt: completionPrompt(0), max_tokens: T, temperature: 0, seed: 0, top_p: 0.95 };
   const direct: CompleteRequest = { prompt: completion.prompt, maxTokens: T, temperature: 0, seed: 0, topP: 0.95 };
   const chat = { ...chatBody(0), temperature: 0, top_p: 0.95 };
   const sides = {
-    direct: () => pool(N, parallel, async () => (await host.complete(direct)).usage.completionTokens).then((r) => ({ tokens: sum(r.results) })),
+    direct: () =>
+      pool(N, parallel, async () => (await host.complete(direct)).usage.completionTokens).then((r) => ({
+        tokens: sum(r.results),
+      })),
     serve: () => loadClient(`${server.url}/completions`, completion, N, parallel, 1),
     // The engine given the rendered prompt, against the server rendering the template and parsing the reply.
-    direct_chat: () => pool(N, parallel, async () => (await host.complete({ ...direct, prompt: chatPrompt(template, ChatBody.parse(chat)) })).usage.completionTokens).then((r) => ({ tokens: sum(r.results) })),
+    direct_chat: () =>
+      pool(
+        N,
+        parallel,
+        async () =>
+          (await host.complete({ ...direct, prompt: chatPrompt(template, ChatBody.parse(chat)) })).usage
+            .completionTokens,
+      ).then((r) => ({ tokens: sum(r.results) })),
     serve_chat: () => loadClient(`${server.url}/chat/completions`, chat, N, parallel, 1),
   };
   const samples: Record<keyof typeof sides, Sample[]> = { direct: [], serve: [], direct_chat: [], serve_chat: [] };
@@ -148,8 +196,16 @@ async function measure(parallel: number): Promise<Record<string, unknown>> {
   };
   return {
     parallel,
-    completions: { direct: summary(samples.direct), serve: summary(samples.serve), overhead: overhead(samples.direct, samples.serve) },
-    chat: { direct: summary(samples.direct_chat), serve: summary(samples.serve_chat), overhead: overhead(samples.direct_chat, samples.serve_chat) },
+    completions: {
+      direct: summary(samples.direct),
+      serve: summary(samples.serve),
+      overhead: overhead(samples.direct, samples.serve),
+    },
+    chat: {
+      direct: summary(samples.direct_chat),
+      serve: summary(samples.serve_chat),
+      overhead: overhead(samples.direct_chat, samples.serve_chat),
+    },
   };
 }
 
@@ -157,13 +213,32 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** The server's own cost: an engine that answers at once, many requests over keep-alive HTTP. */
 async function serverOnly(): Promise<Record<string, unknown>> {
-  const info: EngineInfo = { engine: 'scripted', file: 'none', sha256: '0', bytes: 0, architecture: 'none', tensorType: 'F32', vocabSize: 300, contextSize: 2048, sequences: 1, threads: 1, testModel: true, loadMs: 0, chatTemplate: (await ggufFacts(file)).chatTemplate ?? '' };
+  const info: EngineInfo = {
+    engine: 'scripted',
+    file: 'none',
+    sha256: '0',
+    bytes: 0,
+    architecture: 'none',
+    tensorType: 'F32',
+    vocabSize: 300,
+    contextSize: 2048,
+    sequences: 1,
+    threads: 1,
+    testModel: true,
+    loadMs: 0,
+    chatTemplate: (await ggufFacts(file)).chatTemplate ?? '',
+  };
   const text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>';
   const engine: Engine = {
     info: async () => info,
     tokenize: async (t) => [...t].map((c) => c.charCodeAt(0)),
     detokenize: async (ts) => String.fromCharCode(...ts),
-    complete: async (): Promise<CompleteResult> => ({ text, tokens: [1], finishReason: 'stop', usage: { promptTokens: 1, completionTokens: 1 } }),
+    complete: async (): Promise<CompleteResult> => ({
+      text,
+      tokens: [1],
+      finishReason: 'stop',
+      usage: { promptTokens: 1, completionTokens: 1 },
+    }),
     nextTokenDistributions: async () => {
       throw new Error('unused');
     },
@@ -187,7 +262,11 @@ async function serverOnly(): Promise<Record<string, unknown>> {
     }
   }
   await server.close();
-  return { requests: n, ...out, note: 'server CPU: this process only (the HTTP client is another process); wall: as the client sees it, divided by the requests' };
+  return {
+    requests: n,
+    ...out,
+    note: 'server CPU: this process only (the HTTP client is another process); wall: as the client sees it, divided by the requests',
+  };
 }
 
 /**
@@ -216,7 +295,13 @@ const CLIENT = `
   });`;
 let client: ChildProcess | undefined;
 
-async function loadClient(url: string, body: unknown, n: number, inFlight: number, warmup = 100): Promise<{ ms: number; tokens: number }> {
+async function loadClient(
+  url: string,
+  body: unknown,
+  n: number,
+  inFlight: number,
+  warmup = 100,
+): Promise<{ ms: number; tokens: number }> {
   if (!client) {
     const script = join(mkdtempSync(join(tmpdir(), 'tg-bench-client-')), 'client.mjs');
     writeFileSync(script, CLIENT);
@@ -224,7 +309,9 @@ async function loadClient(url: string, body: unknown, n: number, inFlight: numbe
   }
   const c = client;
   return new Promise((resolve, reject) => {
-    c.once('message', (m: { ms: number; tokens: number; error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+    c.once('message', (m: { ms: number; tokens: number; error?: string }) =>
+      m.error ? reject(new Error(m.error)) : resolve(m),
+    );
     c.send({ url, body: JSON.stringify(body), n, c: inFlight, warm: warmup });
   });
 }
@@ -237,7 +324,17 @@ for (const parallel of values['server-only'] ? [] : [1, 2]) {
 }
 // The RSS sampler reads /proc every 50 ms: it stops before the server's own CPU is measured.
 clearInterval(sampler);
-const results = { model: file, requests_per_side: N, tokens_per_request: T, rounds: ROUNDS, threads: THREADS, runs, peak_tree_rss_mb: round(peakMb, 1), server_only: await serverOnly(), wall_s: round((Date.now() - t0) / 1000, 1) };
+const results = {
+  model: file,
+  requests_per_side: N,
+  tokens_per_request: T,
+  rounds: ROUNDS,
+  threads: THREADS,
+  runs,
+  peak_tree_rss_mb: round(peakMb, 1),
+  server_only: await serverOnly(),
+  wall_s: round((Date.now() - t0) / 1000, 1),
+};
 const out = fromRoot('results', 'bench', 'engine.json');
 writeFileAtomic(out, JSON.stringify(results, null, 2) + '\n');
 process.stdout.write(JSON.stringify(results, null, 2) + `\nwritten to ${out}\n`);

@@ -17,7 +17,9 @@ import { writeFileAtomic } from '../harness/core/jsonl.ts';
 import { freshProject, packToolgauge } from '../scripts/fresh-project.mjs';
 import { accountedRun, quantiles, round } from './lib.ts';
 
-const { values } = parseArgs({ options: { reps: { type: 'string', default: '3' }, 'vitest-evals': { type: 'string' }, before: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { reps: { type: 'string', default: '3' }, 'vitest-evals': { type: 'string' }, before: { type: 'string' } },
+});
 const reps = Number(values.reps);
 const vitestEvalsDir = values['vitest-evals'] ?? process.env.TOOLGAUGE_BENCH_VITEST_EVALS;
 const beforeDir = values.before ? resolve(values.before) : undefined;
@@ -25,7 +27,9 @@ const beforeDir = values.before ? resolve(values.before) : undefined;
 // The 10 cases, the same for both harnesses.
 const CASES = Array.from({ length: 10 }, (_, i) => {
   const [a, b] = [3 + i, 7 + 2 * i];
-  return i % 2 ? { id: `add-${i}`, input: `What is ${a} plus ${b}?`, expected: String(a + b) } : { id: `mul-${i}`, input: `What is ${a} times ${b}?`, expected: String(a * b) };
+  return i % 2
+    ? { id: `add-${i}`, input: `What is ${a} plus ${b}?`, expected: String(a + b) }
+    : { id: `mul-${i}`, input: `What is ${a} times ${b}?`, expected: String(a * b) };
 });
 const SYSTEM = 'Use the tools for arithmetic. End with <answer>…</answer>.';
 const TOOLS = `[
@@ -91,20 +95,43 @@ const baseUrl = await new Promise<string>((res) => sim.stdout!.once('data', (d: 
 
 type Side = { name: string; cwd: string; cmd: string; args: string[]; env?: Record<string, string> };
 const sides: Side[] = [
-  { name: 'toolgauge: npx vitest run (evalConfig)', cwd: tg, cmd: join(tg, 'node_modules', '.bin', 'vitest'), args: ['run'], env: { OPENAI_BASE_URL: baseUrl, TOOLGAUGE_MODEL: 'sim:oracle' } },
-  { name: 'toolgauge: npx toolgauge eval', cwd: tg, cmd: join(tg, 'node_modules', '.bin', 'toolgauge'), args: ['eval', 'arith10.eval.ts', '--base-url', baseUrl, '--model', 'sim:oracle'] },
+  {
+    name: 'toolgauge: npx vitest run (evalConfig)',
+    cwd: tg,
+    cmd: join(tg, 'node_modules', '.bin', 'vitest'),
+    args: ['run'],
+    env: { OPENAI_BASE_URL: baseUrl, TOOLGAUGE_MODEL: 'sim:oracle' },
+  },
+  {
+    name: 'toolgauge: npx toolgauge eval',
+    cwd: tg,
+    cmd: join(tg, 'node_modules', '.bin', 'toolgauge'),
+    args: ['eval', 'arith10.eval.ts', '--base-url', baseUrl, '--model', 'sim:oracle'],
+  },
 ];
 
 if (vitestEvalsDir && existsSync(join(vitestEvalsDir, 'node_modules', 'vitest-evals'))) {
   const ve = join(root, 'vitest-evals');
   mkdirSync(join(ve, 'node_modules'), { recursive: true });
   writeFileSync(join(ve, 'package.json'), JSON.stringify({ name: 've', private: true, type: 'module' }));
-  for (const n of readdirSync(join(vitestEvalsDir, 'node_modules'))) if (!n.startsWith('.')) symlinkSync(join(vitestEvalsDir, 'node_modules', n), join(ve, 'node_modules', n));
+  for (const n of readdirSync(join(vitestEvalsDir, 'node_modules')))
+    if (!n.startsWith('.')) symlinkSync(join(vitestEvalsDir, 'node_modules', n), join(ve, 'node_modules', n));
   writeFileSync(join(ve, 'arith10.eval.ts'), VITEST_EVALS_EVAL);
-  writeFileSync(join(ve, 'vitest.config.ts'), `import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['**/*.eval.ts'] } });\n`);
-  sides.push({ name: 'vitest-evals: npx vitest run', cwd: ve, cmd: join(vitestEvalsDir, 'node_modules', '.bin', 'vitest'), args: ['run'], env: { ARITH_URL: baseUrl } });
+  writeFileSync(
+    join(ve, 'vitest.config.ts'),
+    `import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['**/*.eval.ts'] } });\n`,
+  );
+  sides.push({
+    name: 'vitest-evals: npx vitest run',
+    cwd: ve,
+    cmd: join(vitestEvalsDir, 'node_modules', '.bin', 'vitest'),
+    args: ['run'],
+    env: { ARITH_URL: baseUrl },
+  });
 } else {
-  console.log('vitest-evals: SKIPPED (not installed: run `npm install vitest-evals@0.16.1 vitest@4.1.12 ai zod tinyrainbow` in a folder outside the repository and pass --vitest-evals DIR)');
+  console.log(
+    'vitest-evals: SKIPPED (not installed: run `npm install vitest-evals@0.16.1 vitest@4.1.12 ai zod tinyrainbow` in a folder outside the repository and pass --vitest-evals DIR)',
+  );
 }
 
 if (beforeDir) {
@@ -114,18 +141,35 @@ if (beforeDir) {
   writeFileSync(join(old, 'package.json'), JSON.stringify({ name: 'before', private: true, type: 'module' }));
   symlinkSync(beforeDir, join(old, 'node_modules', 'toolgauge'));
   writeFileSync(join(old, 'arith10.eval.ts'), TOOLGAUGE_EVAL);
-  sides.push({ name: 'toolgauge before: toolgauge eval (TypeScript sources)', cwd: old, cmd: join(beforeDir, 'bin', 'toolgauge.mjs'), args: ['eval', 'arith10.eval.ts', '--base-url', baseUrl, '--model', 'sim:oracle'] });
+  sides.push({
+    name: 'toolgauge before: toolgauge eval (TypeScript sources)',
+    cwd: old,
+    cmd: join(beforeDir, 'bin', 'toolgauge.mjs'),
+    args: ['eval', 'arith10.eval.ts', '--base-url', baseUrl, '--model', 'sim:oracle'],
+  });
 }
 
 const runs = new Map<string, Array<{ wall_s: number; cpu_s: number | null; peak_tree_rss_mb: number }>>();
 for (let rep = 0; rep < reps + 1; rep++) {
   // The first round warms each side's caches (a first run after an install is not what is measured).
   for (const s of rep % 2 ? [...sides].reverse() : sides) {
-    const r = await accountedRun(s.cmd, s.args, { ...(process.env as Record<string, string>), FORCE_COLOR: '0', ...s.env }, s.cwd);
-    const passed = /Tests\s+10 passed/.test(r.stdout.replace(/\x1b\[[0-9;]*m/g, ""));
+    const r = await accountedRun(
+      s.cmd,
+      s.args,
+      { ...(process.env as Record<string, string>), FORCE_COLOR: '0', ...s.env },
+      s.cwd,
+    );
+    const passed = /Tests\s+10 passed/.test(r.stdout.replace(/\x1b\[[0-9;]*m/g, ''));
     if (r.code !== 0 || !passed) throw new Error(`${s.name}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
     if (rep === 0) continue;
-    runs.set(s.name, [...(runs.get(s.name) ?? []), { wall_s: round(r.wallMs / 1000), cpu_s: r.cpuS === null ? null : round(r.cpuS), peak_tree_rss_mb: r.peakTreeRssMb }]);
+    runs.set(s.name, [
+      ...(runs.get(s.name) ?? []),
+      {
+        wall_s: round(r.wallMs / 1000),
+        cpu_s: r.cpuS === null ? null : round(r.cpuS),
+        peak_tree_rss_mb: r.peakTreeRssMb,
+      },
+    ]);
   }
 }
 sim.kill();
@@ -134,7 +178,9 @@ const median = (xs: number[]) => round(quantiles(xs).median);
 // CPU against vitest-evals', round by round (the load of a shared machine changes between rounds, not within one).
 const baseline = runs.get('vitest-evals: npx vitest run');
 const cpuRatio = (rs: Array<{ cpu_s: number | null }>) =>
-  baseline && rs.every((r, i) => r.cpu_s !== null && baseline[i]?.cpu_s) ? median(rs.map((r, i) => r.cpu_s! / baseline[i]!.cpu_s!)) : null;
+  baseline && rs.every((r, i) => r.cpu_s !== null && baseline[i]?.cpu_s)
+    ? median(rs.map((r, i) => r.cpu_s! / baseline[i]!.cpu_s!))
+    : null;
 const result = {
   node: process.version,
   cases: CASES.length,

@@ -27,11 +27,12 @@ export function treeMemoryMb(root: number, withPss = true): { rss: number; pss: 
   while (stack.length) {
     const pid = stack.pop()!;
     rssKb += rss.get(pid) ?? 0;
-    if (withPss) try {
-      pssKb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      // ended, or a kernel without smaps_rollup: its share is not counted
-    }
+    if (withPss)
+      try {
+        pssKb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+      } catch {
+        // ended, or a kernel without smaps_rollup: its share is not counted
+      }
     stack.push(...(children.get(pid) ?? []));
   }
   return { rss: rssKb / 1024, pss: pssKb / 1024 };
@@ -51,7 +52,12 @@ export interface TimedRun {
 
 /** Run `toolgauge ARGS`, sampling the whole process tree's RSS every 50 ms (and its CPU where a cgroup allows). */
 export async function timedToolgauge(args: string[], env: Record<string, string>): Promise<TimedRun> {
-  const r = await accountedRun(fromRoot('bin', 'toolgauge.mjs'), [...args], { ...env, FORCE_COLOR: '0' }, process.cwd());
+  const r = await accountedRun(
+    fromRoot('bin', 'toolgauge.mjs'),
+    [...args],
+    { ...env, FORCE_COLOR: '0' },
+    process.cwd(),
+  );
   return { code: r.code, wallMs: r.wallMs, peakTreeRssMb: r.peakTreeRssMb, stdout: r.stdout };
 }
 
@@ -68,7 +74,20 @@ export const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
  * after the main process — from a cgroup-v1 cpuacct group (needs root and /sys/fs/cgroup/cpuacct); `cpuS` is null
  * where that is not available.
  */
-export async function accountedRun(cmd: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number; wallMs: number; cpuS: number | null; peakTreeRssMb: number; peakTreePssMb: number; stdout: string; stderr: string }> {
+export async function accountedRun(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{
+  code: number;
+  wallMs: number;
+  cpuS: number | null;
+  peakTreeRssMb: number;
+  peakTreePssMb: number;
+  stdout: string;
+  stderr: string;
+}> {
   const group = `/sys/fs/cgroup/cpuacct/toolgauge-bench-${process.pid}-${++groups}`;
   let accounted = true;
   try {
@@ -98,7 +117,8 @@ export async function accountedRun(cmd: string, args: string[], env: Record<stri
   let cpuS: number | null = null;
   if (accounted) {
     // Wait (up to 15 s) for the processes that outlive the command, then read the group's total.
-    for (let i = 0; i < 300 && readFileSync(`${group}/cgroup.procs`, 'utf8').trim() !== ''; i++) await new Promise((res) => setTimeout(res, 50));
+    for (let i = 0; i < 300 && readFileSync(`${group}/cgroup.procs`, 'utf8').trim() !== ''; i++)
+      await new Promise((res) => setTimeout(res, 50));
     cpuS = Number(readFileSync(`${group}/cpuacct.usage`, 'utf8')) / 1e9;
     try {
       rmdirSync(group);
@@ -106,6 +126,14 @@ export async function accountedRun(cmd: string, args: string[], env: Record<stri
       // a process is still in it; the group stays behind, harmless
     }
   }
-  return { code: r.exitCode ?? -1, wallMs, cpuS, peakTreeRssMb: Math.round(peak), peakTreePssMb: Math.round(peakPss), stdout: String(r.stdout), stderr: String(r.stderr) };
+  return {
+    code: r.exitCode ?? -1,
+    wallMs,
+    cpuS,
+    peakTreeRssMb: Math.round(peak),
+    peakTreePssMb: Math.round(peakPss),
+    stdout: String(r.stdout),
+    stderr: String(r.stderr),
+  };
 }
 let groups = 0;

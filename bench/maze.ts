@@ -9,9 +9,16 @@ import { writeFileAtomic } from '../harness/core/jsonl.ts';
 import { round, timedToolgauge } from './lib.ts';
 
 const out = mkdtempSync(join(tmpdir(), 'bench-maze-'));
-const r = await timedToolgauge(['maze', '--model', 'sim:oracle', '--concurrency', '16', '--out-dir', out], { ...process.env } as Record<string, string>);
-const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { counts: { runs: number; passes: number; errors: number } };
-const inMemory = await execa('npx', ['tsx', fromRoot('harness', 'maze', 'bench.ts'), '--reps', '3'], { reject: false, cwd: fromRoot() });
+const r = await timedToolgauge(['maze', '--model', 'sim:oracle', '--concurrency', '16', '--out-dir', out], {
+  ...process.env,
+} as Record<string, string>);
+const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+  counts: { runs: number; passes: number; errors: number };
+};
+const inMemory = await execa('npx', ['tsx', fromRoot('harness', 'maze', 'bench.ts'), '--reps', '3'], {
+  reject: false,
+  cwd: fromRoot(),
+});
 const result = {
   node: process.version,
   http_sim_oracle: {

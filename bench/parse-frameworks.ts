@@ -28,5 +28,6 @@ if (process.argv.includes('--json')) {
   console.log('family\tsource\tagree/cases');
   for (const [k, r] of [...rows].sort()) console.log(`${k}\t${r.agree}/${r.total}`);
   console.log(`all\t\t${agree}/${cases.length} (${((100 * agree) / cases.length).toFixed(1)}%)`);
-  for (const m of misses) console.log(`${m.known ? 'known difference' : 'MISS'}\t${m.id}\t${m.why.join(' | ').slice(0, 160)}`);
+  for (const m of misses)
+    console.log(`${m.known ? 'known difference' : 'MISS'}\t${m.id}\t${m.why.join(' | ').slice(0, 160)}`);
 }

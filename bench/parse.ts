@@ -23,7 +23,9 @@ import { formatFigure, writeRecord } from './record.ts';
 
 const dist = process.argv.includes('--dist');
 const from = (rel: string) => (dist ? fromRoot('dist', `${rel}.js`) : fromRoot(`${rel}.ts`));
-const { FAMILIES, parseToolCalls, parseWork, renderToolCalls } = (await import(from('harness/parse/index'))) as typeof ParseApi;
+const { FAMILIES, parseToolCalls, parseWork, renderToolCalls } = (await import(
+  from('harness/parse/index')
+)) as typeof ParseApi;
 const { batchLine } = (await import(from('harness/cli/commands/parse'))) as typeof ParseCommand;
 type ParsedCall = ParseApi.ParsedCall;
 
@@ -32,13 +34,25 @@ function corpus(): string[] {
   const lists: ParsedCall[][] = [
     [{ name: 'get_weather', arguments: { city: 'Paris', unit: 'c' } }],
     [
-      { name: 'search_flights', arguments: { from: 'ZRH', to: '東京', date: '2025-03-01', passengers: 2, flexible: true } },
-      { name: 'book_hotel', arguments: { city: 'Tokyo', nights: 3, prefs: { smoking: false, floors: [3, 4, 5] }, note: 'quiet "room", {late} check-in\nplease' } },
+      {
+        name: 'search_flights',
+        arguments: { from: 'ZRH', to: '東京', date: '2025-03-01', passengers: 2, flexible: true },
+      },
+      {
+        name: 'book_hotel',
+        arguments: {
+          city: 'Tokyo',
+          nights: 3,
+          prefs: { smoking: false, floors: [3, 4, 5] },
+          note: 'quiet "room", {late} check-in\nplease',
+        },
+      },
     ],
     [{ name: 'noop', arguments: {} }],
   ];
   for (const f of FAMILIES) for (const l of lists) out.push(renderToolCalls(l, f));
-  const prose = 'The capital of France is Paris. It has been the capital since the 10th century, with a short interruption. ';
+  const prose =
+    'The capital of France is Paris. It has been the capital since the 10th century, with a short interruption. ';
   out.push(prose.repeat(20), `${prose.repeat(10)}\nThe answer is 42.`);
   out.push(`<think>${prose.repeat(15)}</think>\nNow I will call the tool:\n${renderToolCalls(lists[1]!, 'hermes')}`);
   out.push(`${prose.repeat(15)}\n\`\`\`json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n\`\`\``);
@@ -72,7 +86,9 @@ const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) || 2 : 2;
 const texts = corpus();
 const chars = texts.reduce((n, t) => n + t.length, 0);
 const w = (s: string) => process.stdout.write(s);
-w(`corpus: ${texts.length} outputs, mean ${Math.round(chars / texts.length)} chars (${FAMILIES.length} families); code: ${dist ? 'dist/ (built)' : 'sources under tsx'}\n\n`);
+w(
+  `corpus: ${texts.length} outputs, mean ${Math.round(chars / texts.length)} chars (${FAMILIES.length} families); code: ${dist ? 'dist/ (built)' : 'sources under tsx'}\n\n`,
+);
 w('| measure | result |\n|---|---|\n');
 for (const tier of ['strict', 'lenient'] as const) {
   const rate = perCpuSecond(seconds, () => {
@@ -107,9 +123,13 @@ for (const [label, unit] of hostile) {
     const { result, work } = parseWork(t, { tier: 'lenient' });
     const ms = performance.now() - start;
     const note = result.notes.find((n) => n.startsWith('input too complex')) ? 'stopped at the work budget' : '';
-    w(`| ${label} | ${(t.length / 1024).toFixed(0)} KiB | ${(ms / 1000).toFixed(2)} s | ${(work / t.length).toFixed(1)} | ${note} |\n`);
+    w(
+      `| ${label} | ${(t.length / 1024).toFixed(0)} KiB | ${(ms / 1000).toFixed(2)} s | ${(work / t.length).toFixed(1)} | ${note} |\n`,
+    );
   }
 }
 
 const rec = writeRecord(dist ? 'parsers-dist' : 'parsers', figures);
-w(`\nrecord: bench/records/${rec.bench}.json (${rec.date}, ${rec.commit.slice(0, 10)}${rec.dirty ? ', uncommitted changes' : ''}, load ${rec.machine.load1})\n`);
+w(
+  `\nrecord: bench/records/${rec.bench}.json (${rec.date}, ${rec.commit.slice(0, 10)}${rec.dirty ? ', uncommitted changes' : ''}, load ${rec.machine.load1})\n`,
+);

@@ -35,7 +35,12 @@ export function writeRecord(bench: string, figures: Record<string, number>): Ben
     date: new Date().toISOString(),
     commit: git(['rev-parse', 'HEAD']),
     dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',
-    machine: { cpu: cpus()[0]?.model ?? 'unknown', cpus: cpus().length, node: process.version, load1: Math.round(loadavg()[0]! * 100) / 100 },
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cpus: cpus().length,
+      node: process.version,
+      load1: Math.round(loadavg()[0]! * 100) / 100,
+    },
     figures,
   });
   writeFileAtomic(recordPath(bench), JSON.stringify(rec, null, 2) + '\n');

@@ -50,7 +50,11 @@ const rows = new Map(loadDatasetFile(data).entries.flatMap((e) => (e.ok ? [[e.id
 const cfg = readConfig({ TOOLGAUGE_SANDBOX: values.sandbox });
 const settings = readToolhopSettings({ TOOLHOP_ALLOW_DATASET_EXEC: '1' });
 const sim = await startSimServer({ responders: { toolhop: toolhopTeamResponder((id) => rows.get(id)) } });
-const sandbox = createSandbox({ backend: cfg.sandbox.backend, callTimeoutMs: cfg.sandbox.toolTimeoutMs, pythonPath: cfg.sandbox.pythonPath });
+const sandbox = createSandbox({
+  backend: cfg.sandbox.backend,
+  callTimeoutMs: cfg.sandbox.toolTimeoutMs,
+  pythonPath: cfg.sandbox.pythonPath,
+});
 const deps = { sandbox: () => sandbox, run: cfg, settings };
 const plan = planToolhopTeam({ topology: 'independent', agents });
 
@@ -105,16 +109,24 @@ async function oracleMatrix() {
         rounds: plan.options.rounds,
         completed: res.filter((o) => o.result.error === null).length,
         harness_errors: res.filter((o) => o.prediction.error_kind === 'harness').length,
-        errors: res.filter((o) => o.result.error).slice(0, 3).map((o) => `${o.result.id}: ${o.result.error}`),
+        errors: res
+          .filter((o) => o.result.error)
+          .slice(0, 3)
+          .map((o) => `${o.result.id}: ${o.result.error}`),
         correct: res.filter((o) => o.result.correct).length,
         every_role_in_every_trace: res.every((o) => roles.every((r) => o.trace.team.runs.some((x) => x.role === r))),
         parse_rate: reports ? round(parsed / reports, 4) : null,
         tokens_per_instance: round(res.reduce((s, o) => s + o.prediction.usage.total_tokens, 0) / res.length, 0),
-        model_calls_per_instance: round(res.reduce((s, o) => s + (o.team?.cost.total.modelCalls ?? 0), 0) / res.length, 1),
+        model_calls_per_instance: round(
+          res.reduce((s, o) => s + (o.team?.cost.total.modelCalls ?? 0), 0) / res.length,
+          1,
+        ),
         tool_calls_per_instance: round(res.reduce((s, o) => s + o.prediction.tool_calls, 0) / res.length, 1),
         wall_s: round(wall),
       };
-      process.stderr.write(`${topology}/${comm}: ${row.completed}/${list.length} completed, ${row.correct} correct, parse ${row.parse_rate}, ${row.wall_s}s\n`);
+      process.stderr.write(
+        `${topology}/${comm}: ${row.completed}/${list.length} completed, ${row.correct} correct, parse ${row.parse_rate}, ${row.wall_s}s\n`,
+      );
       out.push(row);
     }
   }
@@ -122,7 +134,13 @@ async function oracleMatrix() {
 }
 
 if (values.matrix) {
-  const result = { data, rows: rows.size, sandbox: cfg.sandbox.backend, node: process.version, matrix: await oracleMatrix() };
+  const result = {
+    data,
+    rows: rows.size,
+    sandbox: cfg.sandbox.backend,
+    node: process.version,
+    matrix: await oracleMatrix(),
+  };
   const text = JSON.stringify(result, null, 2);
   if (values.out) writeFileAtomic(values.out, text + '\n');
   process.stdout.write(text + '\n');
@@ -148,8 +166,11 @@ for (const seed of seeds) {
   const b = new Map(team.map((o) => [o.result.id, o.result.correct ? 1 : 0]));
   const cmp = pairedCompare(a, b, { metric: 'accuracy', seed: 0 });
   // Per instance, how many of the team's agents were right (the vote should follow: right iff > N/2).
-  const agentsRight = team.map((o, i) =>
-    (o.trace.team.vote?.ballots ?? []).filter((x) => x.counted && scoreAnswer(list[i]!.answer, `<answer>${x.answer}</answer>`).correct).length,
+  const agentsRight = team.map(
+    (o, i) =>
+      (o.trace.team.vote?.ballots ?? []).filter(
+        (x) => x.counted && scoreAnswer(list[i]!.answer, `<answer>${x.answer}</answer>`).correct,
+      ).length,
   );
   const tokens = team.reduce((s, o) => s + o.prediction.usage.total_tokens, 0);
   const singleTokens = single.reduce((s, o) => s + o.prediction.usage.total_tokens, 0);
@@ -160,12 +181,19 @@ for (const seed of seeds) {
     rows: list.length,
     harness_errors: errors.length,
     error_examples: errors.slice(0, 3),
-    single: { accuracy: estimate([...a.values()]), tokens: singleTokens, tokens_per_correct: round(singleTokens / correctSingle, 1), wall_s: round(singleS) },
+    single: {
+      accuracy: estimate([...a.values()]),
+      tokens: singleTokens,
+      tokens_per_correct: round(singleTokens / correctSingle, 1),
+      wall_s: round(singleS),
+    },
     team: {
       topology: `independent-${agents}`,
       accuracy: estimate([...b.values()]),
       agent_accuracy: round(agentsRight.reduce((s, k) => s + k, 0) / (agents * list.length), 4),
-      vote_follows_majority: team.every((o, i) => (o.result.correct ? 1 : 0) === (2 * agentsRight[i]! > agents ? 1 : 0)),
+      vote_follows_majority: team.every(
+        (o, i) => (o.result.correct ? 1 : 0) === (2 * agentsRight[i]! > agents ? 1 : 0),
+      ),
       tokens,
       tokens_per_correct: round(tokens / correctTeam, 1),
       model_calls: team.reduce((s, o) => s + (o.team?.cost.total.modelCalls ?? 0), 0),
@@ -181,10 +209,20 @@ for (const seed of seeds) {
       verdict: cmp.verdict,
     },
   });
-  process.stderr.write(`seed ${seed}: single ${correctSingle}/${list.length}, team ${correctTeam}/${list.length}, ${cmp.verdict}\n`);
+  process.stderr.write(
+    `seed ${seed}: single ${correctSingle}/${list.length}, team ${correctTeam}/${list.length}, ${cmp.verdict}\n`,
+  );
 }
 
-const result = { data, rows: rows.size, p, agents, sandbox: cfg.sandbox.backend, node: process.version, seeds: perSeed };
+const result = {
+  data,
+  rows: rows.size,
+  p,
+  agents,
+  sandbox: cfg.sandbox.backend,
+  node: process.version,
+  seeds: perSeed,
+};
 const text = JSON.stringify(result, null, 2);
 if (values.out) writeFileAtomic(values.out, text + '\n');
 process.stdout.write(text + '\n');

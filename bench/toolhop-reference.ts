@@ -58,7 +58,11 @@ function hubCache(data: string): string {
 
 /** One `toolgauge sim` process for the whole comparison; its URL once it listens. */
 async function startSim(data: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [fromRoot('bin', 'toolgauge.mjs'), 'sim', '--data', data, '--policy', 'sim:oracle'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [fromRoot('bin', 'toolgauge.mjs'), 'sim', '--data', data, '--policy', 'sim:oracle'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -81,7 +85,24 @@ async function startSim(data: string): Promise<{ url: string; stop(): Promise<vo
 function toolgaugeArgs(bin: string, c: Config, o: SideBySideOptions, url: string, out: string): string[] {
   const rows = c.startsWith('5/') ? '5' : String(o.rows);
   const model = c === '182/200ms' ? 'sim:oracle?latency_ms=200' : 'sim:oracle';
-  return [bin, 'toolhop', '--data', o.data, '--limit', rows, '--base-url', url, '--model', model, '--concurrency', '16', '--sandbox', c === '182/python' ? 'python' : 'pyodide', '--out-dir', out];
+  return [
+    bin,
+    'toolhop',
+    '--data',
+    o.data,
+    '--limit',
+    rows,
+    '--base-url',
+    url,
+    '--model',
+    model,
+    '--concurrency',
+    '16',
+    '--sandbox',
+    c === '182/python' ? 'python' : 'pyodide',
+    '--out-dir',
+    out,
+  ];
 }
 
 async function runToolgauge(bin: string, c: Config, o: SideBySideOptions, url: string): Promise<Measured> {
@@ -89,7 +110,13 @@ async function runToolgauge(bin: string, c: Config, o: SideBySideOptions, url: s
   // The command itself, as `npx toolgauge` runs it (its shebang sets Node's flags).
   const [cmd, ...args] = toolgaugeArgs(bin, c, o, url, out);
   const r = await accountedRun(cmd!, args, { ...o.env, FORCE_COLOR: '0' }, tmpdir());
-  const m: Measured = { wall_s: round(r.wallMs / 1000), cpu_s: r.cpuS === null ? null : round(r.cpuS), peak_mib: r.peakTreeRssMb, peak_pss_mib: r.peakTreePssMb, code: r.code !== 0 ? r.code : completed(resultsOf(out), c.startsWith('5/') ? '5' : String(o.rows)) ? 0 : 1 };
+  const m: Measured = {
+    wall_s: round(r.wallMs / 1000),
+    cpu_s: r.cpuS === null ? null : round(r.cpuS),
+    peak_mib: r.peakTreeRssMb,
+    peak_pss_mib: r.peakTreePssMb,
+    code: r.code !== 0 ? r.code : completed(resultsOf(out), c.startsWith('5/') ? '5' : String(o.rows)) ? 0 : 1,
+  };
   if (c === '182/200ms') Object.assign(m, spanOf(out));
   return m;
 }
@@ -99,11 +126,23 @@ function spanOf(out: string): Pick<Measured, 'span_s' | 'ideal_s' | 'span_over_i
   const dir = join(out, 'traces');
   const ts = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { started_at: string; wall_ms: number; model_calls: Array<{ latencyMs: number }> });
+    .map(
+      (f) =>
+        JSON.parse(readFileSync(join(dir, f), 'utf8')) as {
+          started_at: string;
+          wall_ms: number;
+          model_calls: Array<{ latencyMs: number }>;
+        },
+    );
   const ideal = ts.reduce((s, t) => s + t.model_calls.reduce((a, c) => a + c.latencyMs, 0), 0) / 16;
   const start = Math.min(...ts.map((t) => Date.parse(t.started_at)));
   const end = Math.max(...ts.map((t) => Date.parse(t.started_at) + t.wall_ms));
-  return { span_s: round((end - start) / 1000), ideal_s: round(ideal / 1000), span_over_ideal: round((end - start) / ideal), calls: ts.reduce((s, t) => s + t.model_calls.length, 0) };
+  return {
+    span_s: round((end - start) / 1000),
+    ideal_s: round(ideal / 1000),
+    span_over_ideal: round((end - start) / ideal),
+    calls: ts.reduce((s, t) => s + t.model_calls.length, 0),
+  };
 }
 
 async function runReference(ref: string, c: Config, o: SideBySideOptions, url: string, hf: string): Promise<Measured> {
@@ -117,7 +156,12 @@ async function runReference(ref: string, c: Config, o: SideBySideOptions, url: s
     MODEL_ID: c === '182/200ms' ? 'sim:oracle?latency_ms=200' : 'sim:oracle',
     TOOLHOP_ALLOW_DATASET_EXEC: '1',
   };
-  const r = await accountedRun(o.env.TOOLGAUGE_REF_PYTHON ?? 'python3', [join(ref, REF_RUNNER), '--limit', rows, '--out-dir', out], env, ref);
+  const r = await accountedRun(
+    o.env.TOOLGAUGE_REF_PYTHON ?? 'python3',
+    [join(ref, REF_RUNNER), '--limit', rows, '--out-dir', out],
+    env,
+    ref,
+  );
   const results = resultsOf(out);
   return {
     wall_s: round(r.wallMs / 1000),
@@ -133,7 +177,13 @@ type ResultRow = { correct?: boolean; n_llm_calls?: number };
 
 function resultsOf(out: string): ResultRow[] {
   const file = join(out, 'results.jsonl');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ResultRow) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as ResultRow)
+    : [];
 }
 
 /**
@@ -161,19 +211,35 @@ export async function sideBySide(o: SideBySideOptions): Promise<SideBySide> {
   const ref = o.env.TOOLGAUGE_REF_TOOLHOP;
   const skipped: string[] = [];
   const haveRef = !!ref && existsSync(join(ref, REF_RUNNER));
-  if (!ref) skipped.push('reference: TOOLGAUGE_REF_TOOLHOP is not set (a checkout of the reference framework), so that side is skipped');
+  if (!ref)
+    skipped.push(
+      'reference: TOOLGAUGE_REF_TOOLHOP is not set (a checkout of the reference framework), so that side is skipped',
+    );
   else if (!haveRef) skipped.push(`reference: ${join(ref, REF_RUNNER)} not found, so that side is skipped`);
-  const sides: Side[] = [...(haveRef ? (['reference'] as const) : []), 'toolgauge', ...(o.baseline ? (['baseline'] as const) : [])];
-  const bins: Record<Side, string> = { reference: '', toolgauge: fromRoot('bin', 'toolgauge.mjs'), baseline: o.baseline ? join(o.baseline, 'bin', 'toolgauge.mjs') : '' };
+  const sides: Side[] = [
+    ...(haveRef ? (['reference'] as const) : []),
+    'toolgauge',
+    ...(o.baseline ? (['baseline'] as const) : []),
+  ];
+  const bins: Record<Side, string> = {
+    reference: '',
+    toolgauge: fromRoot('bin', 'toolgauge.mjs'),
+    baseline: o.baseline ? join(o.baseline, 'bin', 'toolgauge.mjs') : '',
+  };
   const configs: Config[] = ['182/pyodide', '182/python', '5/pyodide'];
   const runs: SideBySide['runs'] = { reference: {}, toolgauge: {}, baseline: {} };
   const load: number[] = [];
   const sim = await startSim(o.data);
   const hf = haveRef ? hubCache(o.data) : '';
   const once = async (side: Side, c: Config) => {
-    const m = side === 'reference' ? await runReference(ref!, c, o, sim.url, hf) : await runToolgauge(bins[side], c, o, sim.url);
+    const m =
+      side === 'reference'
+        ? await runReference(ref!, c, o, sim.url, hf)
+        : await runToolgauge(bins[side], c, o, sim.url);
     (runs[side][c] ??= []).push(m);
-    process.stderr.write(`  ${side.padEnd(9)} ${c.padEnd(12)} ${m.wall_s.toFixed(2)} s wall, ${m.cpu_s ?? '?'} CPU-s, ${m.peak_mib} MiB (PSS ${m.peak_pss_mib})${m.code ? ` (exit ${m.code})` : ''}${m.span_over_ideal ? `, span ${m.span_over_ideal}× ideal` : ''}\n`);
+    process.stderr.write(
+      `  ${side.padEnd(9)} ${c.padEnd(12)} ${m.wall_s.toFixed(2)} s wall, ${m.cpu_s ?? '?'} CPU-s, ${m.peak_mib} MiB (PSS ${m.peak_pss_mib})${m.code ? ` (exit ${m.code})` : ''}${m.span_over_ideal ? `, span ${m.span_over_ideal}× ideal` : ''}\n`,
+    );
   };
   try {
     for (let r = 0; r < o.rounds; r++) {
@@ -181,7 +247,8 @@ export async function sideBySide(o: SideBySideOptions): Promise<SideBySide> {
       process.stderr.write(`round ${r + 1}/${o.rounds} (load ${load.at(-1)})\n`);
       // Sides alternate within each configuration, and their order flips every round.
       const order = r % 2 ? [...sides].reverse() : sides;
-      for (const c of configs) for (const side of order) if (side !== 'reference' || c !== '182/python') await once(side, c);
+      for (const c of configs)
+        for (const side of order) if (side !== 'reference' || c !== '182/python') await once(side, c);
     }
     // The reference has no sandbox setting: its one 182-row run stands for both rows of the table.
     runs.reference['182/python'] = runs.reference['182/pyodide'];
@@ -202,13 +269,19 @@ function table(runs: SideBySide['runs'], sides: Side[], o: SideBySideOptions): s
   const fmt = (x: number | null, unit: string, d = 2) => (x === null ? 'n/a' : `${x.toFixed(d)}${unit}`);
   const cols = sides.filter((s) => s !== 'reference');
   const hasRef = sides.includes('reference');
-  const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? 'n/a' : `${(a / b).toFixed(1)}×`);
+  const ratio = (a: number | null, b: number | null) =>
+    a === null || b === null || b === 0 ? 'n/a' : `${(a / b).toFixed(1)}×`;
   const head = `| | ${hasRef ? 'reference | ' : ''}${cols.map((s) => (s === 'baseline' ? 'toolgauge (baseline)' : 'toolgauge')).join(' | ')}${hasRef ? ` | ${cols.map((s) => (s === 'baseline' ? 'ratio (baseline)' : 'ratio')).join(' | ')}` : ''} |`;
-  const lines = [head, `|---|${hasRef ? '---|' : ''}${cols.map(() => '---|').join('')}${hasRef ? cols.map(() => '---|').join('') : ''}`];
+  const lines = [
+    head,
+    `|---|${hasRef ? '---|' : ''}${cols.map(() => '---|').join('')}${hasRef ? cols.map(() => '---|').join('') : ''}`,
+  ];
   const row = (label: string, c: Config, f: (m: Measured) => number | null | undefined, unit: string, d = 2) => {
     const ref = hasRef ? med('reference', c, f) : null;
     const cells = cols.map((s) => `${fmt(med(s, c, f), unit, d)}${failed(s, c) ? ' (failed)' : ''}`);
-    lines.push(`| ${label} | ${hasRef ? `${fmt(ref, unit, d)}${failed('reference', c) ? ' (failed)' : ''} | ` : ''}${cells.join(' | ')}${hasRef ? ` | ${cols.map((s) => ratio(med(s, c, f), ref)).join(' | ')}` : ''} |`);
+    lines.push(
+      `| ${label} | ${hasRef ? `${fmt(ref, unit, d)}${failed('reference', c) ? ' (failed)' : ''} | ` : ''}${cells.join(' | ')}${hasRef ? ` | ${cols.map((s) => ratio(med(s, c, f), ref)).join(' | ')}` : ''} |`,
+    );
   };
   row(`${o.rows} rows, 0 ms, pyodide sandbox (default), c16`, '182/pyodide', (m) => m.wall_s, ' s');
   row(`${o.rows} rows, 0 ms, CPython sandbox, c16`, '182/python', (m) => m.wall_s, ' s');
@@ -222,12 +295,17 @@ function table(runs: SideBySide['runs'], sides: Side[], o: SideBySideOptions): s
   // At 200 ms: the reference runs one row after another; without --ref-latency its time is estimated as its 0 ms
   // run plus 0.2 s per model request it made.
   const lat = (s: Side) => runs[s]['182/200ms']?.[0];
-  const refLat = hasRef ? (lat('reference')?.wall_s ?? ((): number | null => {
-    const calls = med('reference', '182/pyodide', (m) => m.calls);
-    const wall = med('reference', '182/pyodide', (m) => m.wall_s);
-    return calls === null || wall === null ? null : wall + calls * 0.2;
-  })()) : null;
-  const refLabel = hasRef ? `${fmt(refLat, ' s', 1)}${lat('reference') ? '' : ' (estimated: 0 ms run + 0.2 s × its requests)'}` : '';
+  const refLat = hasRef
+    ? (lat('reference')?.wall_s ??
+      ((): number | null => {
+        const calls = med('reference', '182/pyodide', (m) => m.calls);
+        const wall = med('reference', '182/pyodide', (m) => m.wall_s);
+        return calls === null || wall === null ? null : wall + calls * 0.2;
+      })())
+    : null;
+  const refLabel = hasRef
+    ? `${fmt(refLat, ' s', 1)}${lat('reference') ? '' : ' (estimated: 0 ms run + 0.2 s × its requests)'}`
+    : '';
   lines.push(
     `| ${o.rows} rows at 200 ms, c16 | ${hasRef ? `${refLabel} | ` : ''}${cols.map((s) => (lat(s) ? `${lat(s)!.wall_s.toFixed(1)} s (run span ${lat(s)!.span_over_ideal}× the ideal)` : 'n/a')).join(' | ')}${hasRef ? ` | ${cols.map((s) => ratio(lat(s)?.wall_s ?? null, refLat)).join(' | ')}` : ''} |`,
   );

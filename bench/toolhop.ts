@@ -38,14 +38,26 @@ const data = values.data ?? (existsSync(shared) ? shared : fromRoot('cases', 'to
 const limit = values.limit ?? '182';
 const env = { ...process.env, TOOLHOP_ALLOW_DATASET_EXEC: '1' } as Record<string, string>;
 
-function traces(out: string): Array<{ started_at: string; wall_ms: number; tool_executions: unknown[]; model_calls: Array<{ latencyMs: number }> }> {
+function traces(out: string): Array<{
+  started_at: string;
+  wall_ms: number;
+  tool_executions: unknown[];
+  model_calls: Array<{ latencyMs: number }>;
+}> {
   const dir = join(out, 'traces');
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
 }
 
 async function zeroLatency() {
   const out = mkdtempSync(join(tmpdir(), 'bench-th-'));
-  const r = await accountedRun(fromRoot('bin', 'toolgauge.mjs'), ['toolhop', '--data', data, '--limit', limit, '--model', 'sim:oracle', '--concurrency', '16', '--out-dir', out], { ...env, FORCE_COLOR: '0' }, tmpdir());
+  const r = await accountedRun(
+    fromRoot('bin', 'toolgauge.mjs'),
+    ['toolhop', '--data', data, '--limit', limit, '--model', 'sim:oracle', '--concurrency', '16', '--out-dir', out],
+    { ...env, FORCE_COLOR: '0' },
+    tmpdir(),
+  );
   const ts = traces(out);
   const toolCalls = ts.reduce((s, t) => s + t.tool_executions.length, 0);
   const acc = /accuracy ([\d.]+)/.exec(r.stdout)?.[1];
@@ -65,7 +77,22 @@ async function zeroLatency() {
 
 async function latency200() {
   const out = mkdtempSync(join(tmpdir(), 'bench-th-lat-'));
-  const r = await timedToolgauge(['toolhop', '--data', data, '--limit', limit, '--model', 'sim:oracle?latency_ms=200', '--concurrency', '16', '--out-dir', out], env);
+  const r = await timedToolgauge(
+    [
+      'toolhop',
+      '--data',
+      data,
+      '--limit',
+      limit,
+      '--model',
+      'sim:oracle?latency_ms=200',
+      '--concurrency',
+      '16',
+      '--out-dir',
+      out,
+    ],
+    env,
+  );
   const ts = traces(out);
   const latencySum = ts.reduce((s, t) => s + t.model_calls.reduce((a, c) => a + c.latencyMs, 0), 0);
   const ideal = latencySum / 16;
@@ -92,7 +119,11 @@ async function median3(args: () => string[]) {
   const runs = [];
   for (let i = 0; i < 3; i++) runs.push(await cpuTimed(args()));
   const mid = <T>(xs: T[], f: (x: T) => number) => [...xs].map(f).sort((a, b) => a - b)[1]!;
-  return { wall_s: mid(runs, (x) => x.wall_s), cpu_s: runs.some((x) => x.cpu_s === null) ? null : mid(runs, (x) => x.cpu_s!), exit: runs.map((x) => x.code) };
+  return {
+    wall_s: mid(runs, (x) => x.wall_s),
+    cpu_s: runs.some((x) => x.cpu_s === null) ? null : mid(runs, (x) => x.cpu_s!),
+    exit: runs.map((x) => x.code),
+  };
 }
 
 /** Run `f` while `n` processes spin on the CPU; they are killed however `f` ends. */
@@ -107,7 +138,17 @@ async function underBusyLoops<T>(n: number, f: () => Promise<T>): Promise<T> {
 }
 
 async function fixedCost(fullWallS: number | null, rows: number) {
-  const run = (n: number) => () => ['toolhop', '--data', data, '--limit', String(n), '--model', 'sim:oracle', '--out-dir', mkdtempSync(join(tmpdir(), 'bench-th-fixed-'))];
+  const run = (n: number) => () => [
+    'toolhop',
+    '--data',
+    data,
+    '--limit',
+    String(n),
+    '--model',
+    'sim:oracle',
+    '--out-dir',
+    mkdtempSync(join(tmpdir(), 'bench-th-fixed-')),
+  ];
   const help = await median3(() => ['--help']);
   const empty = await median3(run(0));
   const five = await median3(run(5));
@@ -122,7 +163,11 @@ async function fixedCost(fullWallS: number | null, rows: number) {
 }
 
 async function sandbox() {
-  const r = await execa('npx', ['tsx', fromRoot('harness', 'sandbox', 'bench.ts'), '--calls', '1000', '--starts', '3', '--backend', 'pyodide'], { reject: false, cwd: fromRoot() });
+  const r = await execa(
+    'npx',
+    ['tsx', fromRoot('harness', 'sandbox', 'bench.ts'), '--calls', '1000', '--starts', '3', '--backend', 'pyodide'],
+    { reject: false, cwd: fromRoot() },
+  );
   const text = String(r.stdout);
   try {
     return JSON.parse(text.slice(text.indexOf('{'))) as unknown;
@@ -132,15 +177,27 @@ async function sandbox() {
 }
 
 async function compared() {
-  const r = await sideBySide({ data, rows: Number(limit), rounds: Number(values.rounds ?? 3), baseline: values.baseline, referenceLatency: !!values['ref-latency'], env });
+  const r = await sideBySide({
+    data,
+    rows: Number(limit),
+    rounds: Number(values.rounds ?? 3),
+    baseline: values.baseline,
+    referenceLatency: !!values['ref-latency'],
+    env,
+  });
   for (const s of r.skipped) console.log(`skipped: ${s}`);
-  console.log(`\nToolHop side by side (simulator, not a model result; ${new Date().toISOString().slice(0, 10)}, load average ${r.load.join(', ')}; medians of ${r.rounds} alternating rounds):\n\n${r.table}\n`);
+  console.log(
+    `\nToolHop side by side (simulator, not a model result; ${new Date().toISOString().slice(0, 10)}, load average ${r.load.join(', ')}; medians of ${r.rounds} alternating rounds):\n\n${r.table}\n`,
+  );
   return r;
 }
 
 if (values['side-by-side']) {
   const r = await compared();
-  writeFileAtomic(fromRoot('results', 'bench', 'toolhop-side-by-side.json'), JSON.stringify({ data, node: process.version, ...r }, null, 2) + '\n');
+  writeFileAtomic(
+    fromRoot('results', 'bench', 'toolhop-side-by-side.json'),
+    JSON.stringify({ data, node: process.version, ...r }, null, 2) + '\n',
+  );
 } else {
   const zero = await zeroLatency();
   const result = {
@@ -155,5 +212,8 @@ if (values['side-by-side']) {
   writeFileAtomic(fromRoot('results', 'bench', 'toolhop.json'), JSON.stringify(result, null, 2) + '\n');
   console.log(JSON.stringify(result, null, 2));
   const r = await compared();
-  writeFileAtomic(fromRoot('results', 'bench', 'toolhop-side-by-side.json'), JSON.stringify({ data, node: process.version, ...r }, null, 2) + '\n');
+  writeFileAtomic(
+    fromRoot('results', 'bench', 'toolhop-side-by-side.json'),
+    JSON.stringify({ data, node: process.version, ...r }, null, 2) + '\n',
+  );
 }

@@ -13,13 +13,32 @@ import { buildViewPage, serveView } from '../harness/view/index.ts';
 import { CHROMIUM, launchChromium } from '../tests/helpers/chromium.ts';
 import { quantiles, round } from './lib.ts';
 
-const { values } = parseArgs({ options: { cases: { type: 'string', default: '10000' }, reps: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { cases: { type: 'string', default: '10000' }, reps: { type: 'string', default: '3' } },
+});
 const N = Number(values.cases);
 const reps = Number(values.reps);
 
 const header = {
-  toolgauge_version: 'bench', git_commit: null, git_dirty: null, node: process.version, os: 'bench', cpu: 'bench', cpus: 1, ram_gib: 1, endpoint: 'built-in simulator', model: 'sim:bench',
-  simulated: true, generation: { temperature: 0 }, dataset: { file: 'bench', sha256: 'b'.repeat(64) }, template_sha256: null, injected_date: '2026-01-01', seed: 0, trials: 1, started_at: 't0', ended_at: 't1',
+  toolgauge_version: 'bench',
+  git_commit: null,
+  git_dirty: null,
+  node: process.version,
+  os: 'bench',
+  cpu: 'bench',
+  cpus: 1,
+  ram_gib: 1,
+  endpoint: 'built-in simulator',
+  model: 'sim:bench',
+  simulated: true,
+  generation: { temperature: 0 },
+  dataset: { file: 'bench', sha256: 'b'.repeat(64) },
+  template_sha256: null,
+  injected_date: '2026-01-01',
+  seed: 0,
+  trials: 1,
+  started_at: 't0',
+  ended_at: 't1',
 };
 
 /** A run whose case i fails when `fails(i)`: tags by operation and size, a 5-message conversation per case. */
@@ -35,7 +54,20 @@ function writeRun(dir: string, model: string, fails: (i: number) => boolean): vo
     passed += Number(pass);
     const answer = String(pass ? want : want + 1);
     const trace = `traces/case-${i}.json`;
-    lines.push(JSON.stringify({ suite: 'bench', id: `case-${i}`, trial: 0, error: i % 1000 === 999 ? 'endpoint down after retries' : null, pass, reason: pass ? null : `exact: expected '${want}', answered '${answer}'`, trace, order: i, scores: { exact: pass ? 1 : 0 }, tags: { op, size: a > 50 ? 'big' : 'small' } }));
+    lines.push(
+      JSON.stringify({
+        suite: 'bench',
+        id: `case-${i}`,
+        trial: 0,
+        error: i % 1000 === 999 ? 'endpoint down after retries' : null,
+        pass,
+        reason: pass ? null : `exact: expected '${want}', answered '${answer}'`,
+        trace,
+        order: i,
+        scores: { exact: pass ? 1 : 0 },
+        tags: { op, size: a > 50 ? 'big' : 'small' },
+      }),
+    );
     const q = `What is ${a} ${op === 'add' ? 'plus' : 'times'} ${b}?`;
     writeFileSync(
       join(dir, trace),
@@ -48,20 +80,65 @@ function writeRun(dir: string, model: string, fails: (i: number) => boolean): vo
           messages: [
             { role: 'system', content: 'Use the tools for arithmetic. End with <answer>…</answer>.' },
             { role: 'user', content: q },
-            { role: 'assistant', content: null, tool_calls: [{ id: 'c0', type: 'function', function: { name: op, arguments: JSON.stringify({ a, b }) } }] },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'c0', type: 'function', function: { name: op, arguments: JSON.stringify({ a, b }) } }],
+            },
             { role: 'tool', tool_call_id: 'c0', content: String(want) },
             { role: 'assistant', content: `The result is <answer>${answer}</answer>` },
           ],
           toolCalls: [{ name: op, argumentsJson: JSON.stringify({ a, b }), result: String(want), error: null }],
           usage: { prompt_tokens: 60, completion_tokens: 20, total_tokens: 80 },
           turns: 2,
-          modelCalls: [{ turn: 0, purpose: 'turn', latencyMs: 40, attempts: 1, retried: [], cached: false, finishReason: 'tool_calls', usage: { prompt_tokens: 30, completion_tokens: 12 } }, { turn: 1, purpose: 'turn', latencyMs: 30, attempts: 1, retried: [], cached: false, finishReason: 'stop', usage: { prompt_tokens: 30, completion_tokens: 8 } }],
+          modelCalls: [
+            {
+              turn: 0,
+              purpose: 'turn',
+              latencyMs: 40,
+              attempts: 1,
+              retried: [],
+              cached: false,
+              finishReason: 'tool_calls',
+              usage: { prompt_tokens: 30, completion_tokens: 12 },
+            },
+            {
+              turn: 1,
+              purpose: 'turn',
+              latencyMs: 30,
+              attempts: 1,
+              retried: [],
+              cached: false,
+              finishReason: 'stop',
+              usage: { prompt_tokens: 30, completion_tokens: 8 },
+            },
+          ],
         },
       }),
     );
   }
-  const est = (v: number) => ({ value: v, lo: v, hi: v, n: N, denominator: 'instances', method: 'wilson', level: 0.95 });
-  const summary = { schema: 'toolgauge.summary/1', suite: 'bench', notice: 'SIMULATOR RUN (benchmark data)', header: { ...header, model }, config: { scorers: ['exact'] }, counts: { instances: N }, metrics: { pass_rate: est(passed / N), exact: est(passed / N) }, breakdowns: {}, errors: [], extra: {}, gate: null };
+  const est = (v: number) => ({
+    value: v,
+    lo: v,
+    hi: v,
+    n: N,
+    denominator: 'instances',
+    method: 'wilson',
+    level: 0.95,
+  });
+  const summary = {
+    schema: 'toolgauge.summary/1',
+    suite: 'bench',
+    notice: 'SIMULATOR RUN (benchmark data)',
+    header: { ...header, model },
+    config: { scorers: ['exact'] },
+    counts: { instances: N },
+    metrics: { pass_rate: est(passed / N), exact: est(passed / N) },
+    breakdowns: {},
+    errors: [],
+    extra: {},
+    gate: null,
+  };
   writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary));
   writeFileSync(join(dir, 'instances.jsonl'), lines.join('\n') + '\n');
 }
@@ -79,9 +156,13 @@ async function main() {
     t = performance.now();
     const page = await buildViewPage([a, b]);
     const buildMs = performance.now() - t;
-    console.log(`toolgauge view bench: 2 runs × ${N} cases (generated in ${ms(genMs)} ms); page built in ${ms(buildMs)} ms, ${round(page.html.length / 1048576, 1)} MiB`);
+    console.log(
+      `toolgauge view bench: 2 runs × ${N} cases (generated in ${ms(genMs)} ms); page built in ${ms(buildMs)} ms, ${round(page.html.length / 1048576, 1)} MiB`,
+    );
     if (!CHROMIUM) {
-      console.log('browser figures skipped: no Chromium (/usr/bin/chromium; scripts/install-system-deps.sh installs it)');
+      console.log(
+        'browser figures skipped: no Chromium (/usr/bin/chromium; scripts/install-system-deps.sh installs it)',
+      );
       return;
     }
     const server = await serveView(async () => page.html);
@@ -91,20 +172,44 @@ async function main() {
     try {
       for (let r = 0; r < reps; r++) {
         const s = await browser.open(server.url);
-        note('first render (navigation → ledger drawn)', await browser.waitFor<number>(s, 'window.__tgRendered', 120_000));
+        note(
+          'first render (navigation → ledger drawn)',
+          await browser.waitFor<number>(s, 'window.__tgRendered', 120_000),
+        );
         // Each filter: from the event to the next frame after the ledger is redrawn.
         const filter = (js: string) =>
-          browser.evaluate<number>(s, `new Promise((done) => { const t0 = performance.now(); ${js}; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))); })`);
-        const set = (id: string, v: string, ev: string) => `(() => { const el = document.getElementById('${id}'); el.value = ${JSON.stringify(v)}; el.dispatchEvent(new Event('${ev}')); })()`;
+          browser.evaluate<number>(
+            s,
+            `new Promise((done) => { const t0 = performance.now(); ${js}; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))); })`,
+          );
+        const set = (id: string, v: string, ev: string) =>
+          `(() => { const el = document.getElementById('${id}'); el.value = ${JSON.stringify(v)}; el.dispatchEvent(new Event('${ev}')); })()`;
         note('filter: search "case-12"', await filter(set('search', 'case-12', 'input')));
         note('filter: clear search', await filter(set('search', '', 'input')));
         note('filter: failed', await filter(set('f-status', 'failed', 'change')));
         note('filter: tag op=add', await filter(set('f-tag', 'op=add', 'change')));
-        note('filter: different only', await filter(`(() => { const el = document.getElementById('f-changed'); el.checked = true; el.dispatchEvent(new Event('change')); })()`));
-        note('sort: worst status first (all cases)', await filter(`${set('f-status', 'all', 'change')}; ${set('f-tag', '', 'change')}; document.getElementById('f-changed').checked = false; ${set('sort', 'status', 'change')}`));
+        note(
+          'filter: different only',
+          await filter(
+            `(() => { const el = document.getElementById('f-changed'); el.checked = true; el.dispatchEvent(new Event('change')); })()`,
+          ),
+        );
+        note(
+          'sort: worst status first (all cases)',
+          await filter(
+            `${set('f-status', 'all', 'change')}; ${set('f-tag', '', 'change')}; document.getElementById('f-changed').checked = false; ${set('sort', 'status', 'change')}`,
+          ),
+        );
         note('open a case (side by side)', await filter(`document.querySelector('#ledger .row').click()`));
-        note('rows in the ledger after the sort (all cases)', await browser.evaluate<number>(s, `Number(document.getElementById('count').textContent.split(' ')[0])`));
-        await browser.send('Target.closeTarget', { targetId: (await browser.send<{ targetInfos: Array<{ targetId: string; type: string }> }>('Target.getTargets')).targetInfos.find((x) => x.type === 'page')!.targetId });
+        note(
+          'rows in the ledger after the sort (all cases)',
+          await browser.evaluate<number>(s, `Number(document.getElementById('count').textContent.split(' ')[0])`),
+        );
+        await browser.send('Target.closeTarget', {
+          targetId: (
+            await browser.send<{ targetInfos: Array<{ targetId: string; type: string }> }>('Target.getTargets')
+          ).targetInfos.find((x) => x.type === 'page')!.targetId,
+        });
       }
     } finally {
       await browser.close();

@@ -5,7 +5,17 @@
 // size and mtime of every input it was built from, rebuilt (about 0.3 s) when any differs, and skipped entirely
 // (tsx loads the sources) when it cannot be built or written, or when TOOLGAUGE_CLI_BUNDLE=0.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -23,11 +33,16 @@ export function workerEntries(root) {
     .filter((d) => d.isDirectory() && existsSync(join(harness, d.name, 'suite.json')))
     .map((d) => d.name)
     .sort();
-  return { 'w-suite-tests': 'harness/vitest/suite-tests.ts', ...Object.fromEntries(suites.map((n) => [`w-${n}`, `harness/${n}/suite.ts`])) };
+  return {
+    'w-suite-tests': 'harness/vitest/suite-tests.ts',
+    ...Object.fromEntries(suites.map((n) => [`w-${n}`, `harness/${n}/suite.ts`])),
+  };
 }
 // TOOLGAUGE_CLI_CACHE names another folder (tests: a build of their own that leaves the checkout's cache alone); it
 // is trusted on the same terms (cacheProblem).
-const CACHE = process.env.TOOLGAUGE_CLI_CACHE ? resolve(process.env.TOOLGAUGE_CLI_CACHE) : join(ROOT, 'node_modules', '.cache', 'toolgauge-cli');
+const CACHE = process.env.TOOLGAUGE_CLI_CACHE
+  ? resolve(process.env.TOOLGAUGE_CLI_CACHE)
+  : join(ROOT, 'node_modules', '.cache', 'toolgauge-cli');
 const MANIFEST = join(CACHE, 'manifest.json');
 // Part of the manifest: a bundle from another launcher version is rebuilt.
 const FORMAT = 5;
@@ -47,7 +62,8 @@ export function cacheProblem(cache = CACHE) {
     return null;
   }
   if (!s.isDirectory()) return 'is not a folder';
-  if (typeof process.getuid === 'function' && s.uid !== process.getuid()) return `is owned by uid ${s.uid}, not ${process.getuid()}`;
+  if (typeof process.getuid === 'function' && s.uid !== process.getuid())
+    return `is owned by uid ${s.uid}, not ${process.getuid()}`;
   if ((s.mode & 0o077) !== 0) return `has mode ${(s.mode & 0o777).toString(8)}, not 700`;
   return null;
 }
@@ -84,7 +100,10 @@ const ownUrl = {
     b.onLoad({ filter: /\.ts$/ }, (args) => {
       seen.set(args.path, statSync(args.path));
       const text = readFileSync(args.path, 'utf8');
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' };
+      return {
+        contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+        loader: 'ts',
+      };
     });
   },
 };
@@ -92,7 +111,12 @@ const ownUrl = {
 /** Every package the bundle may import (and its subpaths), zod excepted. */
 function externalPackages() {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  const names = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.peerDependencies, ...pkg.optionalDependencies }).filter((n) => n !== 'zod');
+  const names = Object.keys({
+    ...pkg.dependencies,
+    ...pkg.devDependencies,
+    ...pkg.peerDependencies,
+    ...pkg.optionalDependencies,
+  }).filter((n) => n !== 'zod');
   return names.flatMap((n) => [n, `${n}/*`]);
 }
 
@@ -105,7 +129,11 @@ const zodEnglishOnly = {
       if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
       return { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' };
     });
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.path)};`, loader: 'js', resolveDir: dirname(args.path) }));
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      loader: 'js',
+      resolveDir: dirname(args.path),
+    }));
   },
 };
 
@@ -118,7 +146,10 @@ async function rebuild() {
   const problem = cacheProblem();
   if (problem) throw new Error(`${CACHE} ${problem}`);
   const r = await build({
-    entryPoints: { main: ENTRY, ...Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [k, join(ROOT, v)])) },
+    entryPoints: {
+      main: ENTRY,
+      ...Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [k, join(ROOT, v)])),
+    },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -141,14 +172,22 @@ async function rebuild() {
   // esbuild's service process (about 90 MiB) would otherwise live as long as the run.
   await stop();
   // Which source each worker file stands for (read by harness/vitest/eval-config.ts).
-  writeFileSync(join(CACHE, dir, 'worker-entries.json'), JSON.stringify(Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [v, `${k}.mjs`]))));
+  writeFileSync(
+    join(CACHE, dir, 'worker-entries.json'),
+    JSON.stringify(Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([k, v]) => [v, `${k}.mjs`]))),
+  );
   // A plugin's virtual module (`namespace:path`) is no file: the file it stands for is an input of its own.
-  const inputs = Object.keys(r.metafile.inputs).filter((f) => !/^[\w-]+:/.test(f)).map((f) => {
-    const s = seen.get(join(ROOT, f)) ?? statSync(join(ROOT, f));
-    return [f, s.size, s.mtimeMs];
-  });
+  const inputs = Object.keys(r.metafile.inputs)
+    .filter((f) => !/^[\w-]+:/.test(f))
+    .map((f) => {
+      const s = seen.get(join(ROOT, f)) ?? statSync(join(ROOT, f));
+      return [f, s.size, s.mtimeMs];
+    });
   const mtmp = `${MANIFEST}.${process.pid}.tmp`;
-  writeFileSync(mtmp, JSON.stringify({ format: FORMAT, node: process.version, root: ROOT, dir, entries: WORKER_ENTRIES, inputs }));
+  writeFileSync(
+    mtmp,
+    JSON.stringify({ format: FORMAT, node: process.version, root: ROOT, dir, entries: WORKER_ENTRIES, inputs }),
+  );
   renameSync(mtmp, MANIFEST);
   prune(dir);
   return dir;
@@ -159,7 +198,8 @@ function prune(keep) {
   for (const d of readdirSync(CACHE)) {
     if (!d.startsWith('b-') || d === keep) continue;
     try {
-      if (Date.now() - statSync(join(CACHE, d)).mtimeMs > 86_400_000) rmSync(join(CACHE, d), { recursive: true, force: true });
+      if (Date.now() - statSync(join(CACHE, d)).mtimeMs > 86_400_000)
+        rmSync(join(CACHE, d), { recursive: true, force: true });
     } catch {
       // already gone
     }
@@ -171,7 +211,10 @@ function prune(keep) {
  * Vitest main process) would then carry to the end. Throws when the build fails.
  */
 function buildInChild() {
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--build'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--build'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
   const dir = r.status === 0 ? r.stdout.trim() : '';
   if (!dir) throw new Error(`CLI bundle build failed (exit ${r.status})`);
   return dir;

@@ -6,5 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const fromSource = existsSync(fileURLToPath(new URL('../harness/cli/main.ts', import.meta.url)));
-const main = fromSource ? await (await import('./cli-bundle.mjs')).loadCli() : (await import('../dist/harness/cli/main.js')).main;
+const main = fromSource
+  ? await (await import('./cli-bundle.mjs')).loadCli()
+  : (await import('../dist/harness/cli/main.js')).main;
 process.exitCode = await main(process.argv.slice(2));

@@ -38,10 +38,17 @@ export default class ToolgaugeReporter implements Reporter {
   onInit(vitest: Vitest): void {
     this.vitest = vitest;
     this.startedAt = new Date();
-    this.toStderr = stdoutIsADocument(vitest.config.reporters as unknown[], vitest.config.outputFile as string | Record<string, string> | undefined);
+    this.toStderr = stdoutIsADocument(
+      vitest.config.reporters as unknown[],
+      vitest.config.outputFile as string | Record<string, string> | undefined,
+    );
   }
 
-  async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>, reason: TestRunEndReason): Promise<void> {
+  async onTestRunEnd(
+    modules: ReadonlyArray<TestModule>,
+    unhandled: ReadonlyArray<SerializedError>,
+    reason: TestRunEndReason,
+  ): Promise<void> {
     const evalModules = modules.filter((m) => /\.eval\.[cm]?[jt]s$/.test(m.moduleId));
     if (!evalModules.length) return;
     // The aggregators, reports and gates of the built-in suites this run's tests belong to (a user's suite falls back
@@ -52,9 +59,15 @@ export default class ToolgaugeReporter implements Reporter {
     try {
       // What the global setup provided; in `--merge-reports` (no global setup) the environment, parsed here.
       // Merged blobs: the run the shards made, as their suite blocks recorded it (model, endpoint, settings).
-      kc = evalModules[0]!.project.getProvidedContext().toolgauge ?? runFromBlobs(this.options.kc ?? parseKitConfig(process.env, registeredSuites()), blocks(evalModules));
+      kc =
+        evalModules[0]!.project.getProvidedContext().toolgauge ??
+        runFromBlobs(this.options.kc ?? parseKitConfig(process.env, registeredSuites()), blocks(evalModules));
     } catch (err) {
-      this.log(err instanceof UsageError ? err.message : `toolgauge: cannot read the run configuration: ${(err as Error).message}`);
+      this.log(
+        err instanceof UsageError
+          ? err.message
+          : `toolgauge: cannot read the run configuration: ${(err as Error).message}`,
+      );
       process.exitCode = 2;
       return;
     }
@@ -101,7 +114,13 @@ function blocks(modules: ReadonlyArray<TestModule>) {
   for (const mod of modules) {
     for (const s of mod.children.allSuites()) {
       const m = s.meta().toolgaugeSuite;
-      if (m) seen.set(JSON.stringify([m.suite, m.dataset?.sha256 ?? null, m.run ?? null]), { suite: m.suite, dataset: m.dataset?.sha256 ?? null, outDir: m.outDir, run: m.run });
+      if (m)
+        seen.set(JSON.stringify([m.suite, m.dataset?.sha256 ?? null, m.run ?? null]), {
+          suite: m.suite,
+          dataset: m.dataset?.sha256 ?? null,
+          outDir: m.outDir,
+          run: m.run,
+        });
     }
   }
   return [...seen.values()];
@@ -110,7 +129,8 @@ function blocks(modules: ReadonlyArray<TestModule>) {
 /** The suites the ended modules' tests belong to. */
 function suitesOf(modules: EndedModule[]): Set<string> {
   const names = new Set<string>();
-  for (const m of modules) for (const t of m.tests) for (const name of [t.meta?.suite, t.ident?.suite]) if (name) names.add(name);
+  for (const m of modules)
+    for (const t of m.tests) for (const name of [t.meta?.suite, t.ident?.suite]) if (name) names.add(name);
   return names;
 }
 
@@ -118,7 +138,10 @@ function endedModule(mod: TestModule): EndedModule {
   return {
     file: mod.relativeModuleId,
     // A suite block that failed while collecting (a bad setting, an unknown gate metric) reports on the block.
-    errors: [...mod.errors(), ...[...mod.children.allSuites()].flatMap((s) => s.errors())].map((e) => ({ name: e.name, message: e.message })),
+    errors: [...mod.errors(), ...[...mod.children.allSuites()].flatMap((s) => s.errors())].map((e) => ({
+      name: e.name,
+      message: e.message,
+    })),
     tests: [...mod.children.allTests()].map((t) => ({
       name: t.name,
       state: t.result().state,

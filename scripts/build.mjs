@@ -11,7 +11,13 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 
 /** Files under harness/ that are not TypeScript but only serve tests or regenerate data: not shipped. */
-const DEV_ONLY = [/^harness\/view\/page\/tsconfig\.json$/, /^harness\/sandbox\/hostile\//, /\.md$/, /^harness\/probe\/templates\/jinja2_render\.py$/, /^harness\/core\/pyliteral\/gen_unicode_data\.py$/];
+const DEV_ONLY = [
+  /^harness\/view\/page\/tsconfig\.json$/,
+  /^harness\/sandbox\/hostile\//,
+  /\.md$/,
+  /^harness\/probe\/templates\/jinja2_render\.py$/,
+  /^harness\/core\/pyliteral\/gen_unicode_data\.py$/,
+];
 
 function walk(dir) {
   return readdirSync(dir).flatMap((n) => {
@@ -23,8 +29,12 @@ function walk(dir) {
 /** The runtime assets, relative to the root: every non-TypeScript file under harness/ but the dev-only ones, and cases/. */
 export function runtimeAssets(root = ROOT) {
   const rel = (p) => relative(root, p).split(sep).join('/');
-  const harness = walk(join(root, 'harness')).map(rel).filter((f) => !f.endsWith('.ts') && !DEV_ONLY.some((r) => r.test(f)));
-  const cases = walk(join(root, 'cases')).map(rel).filter((f) => !f.endsWith('.md'));
+  const harness = walk(join(root, 'harness'))
+    .map(rel)
+    .filter((f) => !f.endsWith('.ts') && !DEV_ONLY.some((r) => r.test(f)));
+  const cases = walk(join(root, 'cases'))
+    .map(rel)
+    .filter((f) => !f.endsWith('.md'));
   return [...harness, ...cases].sort();
 }
 
@@ -50,5 +60,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // The viewer's page (browser code), bundled once: an installed package never bundles at run time
   // (harness/view/page-script.ts bundles the same entry with the same options in a checkout).
   const { build } = await import('esbuild');
-  await build({ entryPoints: [join(ROOT, 'harness', 'view', 'page', 'app.ts')], bundle: true, outfile: join(DIST, 'harness', 'view', 'page.js'), format: 'iife', target: 'es2020', minify: true, legalComments: 'none', logLevel: 'warning' });
+  await build({
+    entryPoints: [join(ROOT, 'harness', 'view', 'page', 'app.ts')],
+    bundle: true,
+    outfile: join(DIST, 'harness', 'view', 'page.js'),
+    format: 'iife',
+    target: 'es2020',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
 }

@@ -11,7 +11,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** `npm pack` into `dest`; returns the tarball's path. */
 export function packToolgauge(dest) {
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dest], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // The prepack build's own output, if any, comes first on the same stream; the JSON array is last.
   const [info] = JSON.parse(out.slice(out.lastIndexOf('\n[') + 1));
   return { tarball: join(dest, info.filename), files: info.files.map((f) => f.path) };

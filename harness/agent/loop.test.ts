@@ -15,12 +15,20 @@ function recorder(): ToolExecutor & { ran: ToolInvocation[] } {
     },
   };
 }
-const call = (id: string, args: string) => ({ id, type: 'function' as const, function: { name: 'f', arguments: args } });
+const call = (id: string, args: string) => ({
+  id,
+  type: 'function' as const,
+  function: { name: 'f', arguments: args },
+});
 const ctx = { instance: 't:1' };
 
 describe('the tool loop', () => {
   it('runs every call of a turn in order, feeds results back by id, and stops at the first answer without calls', async () => {
-    const { client, calls } = scriptedClient((c) => (c.messages.filter((m) => m.role === 'tool').length === 0 ? { tool_calls: [call('a', '{"x":1}'), call('b', '{"x":2}')] } : { content: '<answer>3</answer>' }));
+    const { client, calls } = scriptedClient((c) =>
+      c.messages.filter((m) => m.role === 'tool').length === 0
+        ? { tool_calls: [call('a', '{"x":1}'), call('b', '{"x":2}')] }
+        : { content: '<answer>3</answer>' },
+    );
     const ex = recorder();
     const t = await runToolLoop({ client, ctx, system: 'S', user: 'U', executor: ex, maxTurns: 5 });
     expect(ex.ran.map((r) => r.id)).toEqual(['a', 'b']);
@@ -32,7 +40,9 @@ describe('the tool loop', () => {
   });
 
   it('passes raw malformed arguments to the executor but keeps the history valid JSON', async () => {
-    const { client, calls } = scriptedClient((c) => (c.messages.some((m) => m.role === 'tool') ? { content: 'done' } : { tool_calls: [call('a', '{"x": 1,')] }));
+    const { client, calls } = scriptedClient((c) =>
+      c.messages.some((m) => m.role === 'tool') ? { content: 'done' } : { tool_calls: [call('a', '{"x": 1,')] },
+    );
     const ex = recorder();
     await runToolLoop({ client, ctx, system: 'S', user: 'U', executor: ex, maxTurns: 3 });
     expect(ex.ran[0]!.argumentsJson).toBe('{"x": 1,');
@@ -41,7 +51,11 @@ describe('the tool loop', () => {
   });
 
   it('uses at most maxTurns requests, then asks the finalizer when it says so', async () => {
-    const { client, calls } = scriptedClient((c) => (c.messages[0]!.content === 'FINAL' ? { content: '<answer>x</answer>' } : { tool_calls: [call(`c${c.messages.length}`, '{}')] }));
+    const { client, calls } = scriptedClient((c) =>
+      c.messages[0]!.content === 'FINAL'
+        ? { content: '<answer>x</answer>' }
+        : { tool_calls: [call(`c${c.messages.length}`, '{}')] },
+    );
     const t = await runToolLoop({
       client,
       ctx,
@@ -49,7 +63,16 @@ describe('the tool loop', () => {
       user: 'U',
       executor: recorder(),
       maxTurns: 3,
-      finalizer: { needed: (_m, exhausted) => exhausted, request: (m) => ({ pending: { role: 'user', content: 'answer now' }, call: [{ role: 'system', content: 'FINAL' }, { role: 'user', content: String(m.length) }] }) },
+      finalizer: {
+        needed: (_m, exhausted) => exhausted,
+        request: (m) => ({
+          pending: { role: 'user', content: 'answer now' },
+          call: [
+            { role: 'system', content: 'FINAL' },
+            { role: 'user', content: String(m.length) },
+          ],
+        }),
+      },
     });
     expect(calls).toHaveLength(4);
     expect(t.exhausted).toBe(true);
@@ -59,14 +82,22 @@ describe('the tool loop', () => {
   });
 
   it('an endpoint that fails for good raises LoopError with the partial trace', async () => {
-    const { client } = scriptedClient((c) => (c.messages.some((m) => m.role === 'tool') ? 'fail' : { tool_calls: [call('a', '{}')] }));
-    const err = await runToolLoop({ client, ctx, system: 'S', user: 'U', executor: recorder(), maxTurns: 5 }).catch((e: unknown) => e);
+    const { client } = scriptedClient((c) =>
+      c.messages.some((m) => m.role === 'tool') ? 'fail' : { tool_calls: [call('a', '{}')] },
+    );
+    const err = await runToolLoop({ client, ctx, system: 'S', user: 'U', executor: recorder(), maxTurns: 5 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LoopError);
     expect((err as LoopError).trace.tools).toHaveLength(1);
   });
 
   it('prompt-based tool calling: tools in the system prompt, calls parsed from text, results in one user message', async () => {
-    const { client, calls } = scriptedClient((c) => (c.messages.length > 2 ? { content: 'ok' } : { content: '<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>' }));
+    const { client, calls } = scriptedClient((c) =>
+      c.messages.length > 2
+        ? { content: 'ok' }
+        : { content: '<tool_call>\n{"name": "f", "arguments": {"x": 1}}\n</tool_call>' },
+    );
     const ex = recorder();
     await runToolLoop({ client, ctx, system: 'S', user: 'U', executor: ex, maxTurns: 3, callStyle: 'prompt' });
     expect(calls[0]!.tools).toBeUndefined();
@@ -84,9 +115,19 @@ describe('the tool loop', () => {
 describe('bounds', () => {
   it('runs at most maxToolCallsPerTurn calls of one turn and answers the rest with an error (every call id answered)', async () => {
     const many = Array.from({ length: 50 }, (_, i) => call(`c${i}`, '{}'));
-    const { client, calls } = scriptedClient((c) => (c.messages.some((m) => m.role === 'tool') ? { content: 'done' } : { tool_calls: many }));
+    const { client, calls } = scriptedClient((c) =>
+      c.messages.some((m) => m.role === 'tool') ? { content: 'done' } : { tool_calls: many },
+    );
     const ex = recorder();
-    const t = await runToolLoop({ client, ctx, system: 'S', user: 'U', executor: ex, maxTurns: 3, maxToolCallsPerTurn: 4 });
+    const t = await runToolLoop({
+      client,
+      ctx,
+      system: 'S',
+      user: 'U',
+      executor: ex,
+      maxTurns: 3,
+      maxToolCallsPerTurn: 4,
+    });
     expect(ex.ran).toHaveLength(4);
     const answered = calls[1]!.messages.filter((m) => m.role === 'tool');
     expect(answered).toHaveLength(50);

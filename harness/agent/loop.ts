@@ -85,7 +85,10 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
   const tools = o.executor.tools();
   const prompt = o.callStyle === 'prompt';
   const sampling: Sampling = o.sampling ?? {};
-  const finalSampling: Sampling = o.finalSampling ?? { ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}), temperature: 0 };
+  const finalSampling: Sampling = o.finalSampling ?? {
+    ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
+    temperature: 0,
+  };
   const trace: LoopTrace = {
     messages: [
       { role: 'system', content: prompt ? `${o.system}\n\n${promptToolInstructions(tools)}` : o.system },
@@ -101,7 +104,9 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
   try {
     for (let turn = 0; turn < o.maxTurns; turn++) {
       const r = await o.client.chat(
-        prompt ? { messages: trace.messages, ...sampling } : { messages: trace.messages, tools, toolChoice: 'auto', ...sampling },
+        prompt
+          ? { messages: trace.messages, ...sampling }
+          : { messages: trace.messages, tools, toolChoice: 'auto', ...sampling },
         o.ctx,
       );
       record(trace, turn, 'turn', r);
@@ -120,8 +125,15 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
         const t0 = performance.now();
         const out =
           i < limit
-            ? await o.executor.execute({ id: call.id, name: call.function.name, argumentsJson: call.function.arguments })
-            : { content: `error: not run: this turn made ${calls.length} tool calls and at most ${limit} run per turn`, meta: { outcome: 'refused_over_limit' } };
+            ? await o.executor.execute({
+                id: call.id,
+                name: call.function.name,
+                argumentsJson: call.function.arguments,
+              })
+            : {
+                content: `error: not run: this turn made ${calls.length} tool calls and at most ${limit} run per turn`,
+                meta: { outcome: 'refused_over_limit' },
+              };
         trace.tools.push({
           turn,
           id: call.id,
@@ -153,7 +165,12 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
   return trace;
 }
 
-function record(trace: LoopTrace, turn: number, purpose: ModelCallRecord['purpose'], r: Awaited<ReturnType<ModelClient['chat']>>) {
+function record(
+  trace: LoopTrace,
+  turn: number,
+  purpose: ModelCallRecord['purpose'],
+  r: Awaited<ReturnType<ModelClient['chat']>>,
+) {
   trace.modelCalls.push({
     turn,
     purpose,

@@ -24,13 +24,19 @@ export function promptToolInstructions(tools: OpenAITool[]): string {
 export function callsFromText(text: string | null | undefined, tools: OpenAITool[], turn: number): ToolCall[] {
   if (!text) return [];
   const r = parseToolCalls(text, { tier: 'lenient', tools: tools.map((t) => t.function) });
-  return r.calls.map((c, i) => ({ id: `call_${turn}_${i}`, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+  return r.calls.map((c, i) => ({
+    id: `call_${turn}_${i}`,
+    type: 'function' as const,
+    function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+  }));
 }
 
 export function toolResponseMessage(results: Array<{ name: string; content: string }>): ChatMessage {
   return {
     role: 'user',
-    content: results.map((r) => `<tool_response>\n${JSON.stringify({ name: r.name, content: r.content })}\n</tool_response>`).join('\n'),
+    content: results
+      .map((r) => `<tool_response>\n${JSON.stringify({ name: r.name, content: r.content })}\n</tool_response>`)
+      .join('\n'),
   };
 }
 
@@ -49,7 +55,10 @@ export function parseToolResponses(text: string): Array<{ name: string; content:
 }
 
 export function isPromptToolConversation(messages: ChatMessage[], tools: unknown[] | undefined): boolean {
-  return (!tools || tools.length === 0) && messages.some((m) => m.role === 'system' && String(m.content ?? '').includes(TOOLS_OPEN));
+  return (
+    (!tools || tools.length === 0) &&
+    messages.some((m) => m.role === 'system' && String(m.content ?? '').includes(TOOLS_OPEN))
+  );
 }
 
 /**
@@ -65,7 +74,11 @@ export function toNativeConversation(messages: ChatMessage[], tools: OpenAITool[
       turn++;
       const calls = callsFromText(m.content, tools, turn);
       pending = calls;
-      out.push(calls.length ? { role: 'assistant', content: null, tool_calls: calls } : { role: 'assistant', content: m.content ?? null });
+      out.push(
+        calls.length
+          ? { role: 'assistant', content: null, tool_calls: calls }
+          : { role: 'assistant', content: m.content ?? null },
+      );
     } else if (m.role === 'user' && pending.length && String(m.content ?? '').includes('<tool_response>')) {
       parseToolResponses(String(m.content)).forEach((r, i) => {
         const call = pending[i];
@@ -81,7 +94,10 @@ export function toNativeConversation(messages: ChatMessage[], tools: OpenAITool[
 export function replyAsText(reply: { content: string | null; tool_calls?: ToolCall[] }): string {
   if (!reply.tool_calls?.length) return reply.content ?? '';
   return renderToolCalls(
-    reply.tool_calls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments || '{}') as Record<string, unknown> })),
+    reply.tool_calls.map((c) => ({
+      name: c.function.name,
+      arguments: JSON.parse(c.function.arguments || '{}') as Record<string, unknown>,
+    })),
     'hermes',
   );
 }

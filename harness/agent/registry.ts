@@ -62,7 +62,12 @@ export interface AgentFactory {
   create(endpoint: AgentEndpoint): Agent;
 }
 
-const resultOf = (t: LoopTrace): AgentResult => ({ messages: t.messages, turns: t.modelCalls.length, usage: t.usage, exhausted: t.exhausted });
+const resultOf = (t: LoopTrace): AgentResult => ({
+  messages: t.messages,
+  turns: t.modelCalls.length,
+  usage: t.usage,
+  exhausted: t.exhausted,
+});
 
 /** The tool loop on a client with the chat call of ModelClient. */
 function loopAgent(client: () => Pick<ModelClient, 'chat'>, callStyle: 'fc' | 'prompt'): Agent {
@@ -85,13 +90,22 @@ function loopAgent(client: () => Pick<ModelClient, 'chat'>, callStyle: 'fc' | 'p
 }
 
 export const BUILTIN_AGENTS: readonly AgentFactory[] = [
-  { name: 'openai', description: 'native tool calls over OpenAI chat completions (tools / tool_calls)', create: (e) => loopAgent(() => e.openai(), 'fc') },
   {
-    name: 'vllm',
-    description: "native tool calls over a vLLM server's chat completions (its --enable-auto-tool-choice --tool-call-parser)",
+    name: 'openai',
+    description: 'native tool calls over OpenAI chat completions (tools / tool_calls)',
     create: (e) => loopAgent(() => e.openai(), 'fc'),
   },
-  { name: 'mcp', description: 'tools described in the system prompt, calls parsed from the text (ToolMaze: MCP-style prompting)', create: (e) => loopAgent(() => e.openai(), 'prompt') },
+  {
+    name: 'vllm',
+    description:
+      "native tool calls over a vLLM server's chat completions (its --enable-auto-tool-choice --tool-call-parser)",
+    create: (e) => loopAgent(() => e.openai(), 'fc'),
+  },
+  {
+    name: 'mcp',
+    description: 'tools described in the system prompt, calls parsed from the text (ToolMaze: MCP-style prompting)',
+    create: (e) => loopAgent(() => e.openai(), 'prompt'),
+  },
   {
     name: 'anthropic',
     description: "Anthropic's Messages API (tool_use / tool_result blocks, x-api-key)",

@@ -13,27 +13,67 @@ export { describeEval } from '../vitest/describe-eval.ts';
 export { toolLoop, extractAnswer, type ToolLoopOptions } from '../kit/eval/tool-loop.ts';
 export { scorers, normalizeAnswer, type AnswerOptions } from '../kit/eval/scorers.ts';
 export type { EvalOptions } from '../kit/eval/suite.ts';
-export type { EvalCase, EvalTool, Scorer, ScoreArgs, ScoreValue, Task, TaskContext, TaskOutput, ToolCallRecord } from '../kit/eval/types.ts';
+export type {
+  EvalCase,
+  EvalTool,
+  Scorer,
+  ScoreArgs,
+  ScoreValue,
+  Task,
+  TaskContext,
+  TaskOutput,
+  ToolCallRecord,
+} from '../kit/eval/types.ts';
 
 // The suite kit, for suites beyond describeEval.
 export { defineSuiteTests } from '../vitest/suite-tests.ts';
 export { extendMatchers, type MatcherFn } from '../vitest/matchers.ts';
 export { registerSuite, suiteNamed } from '../kit/registry.ts';
-export type { SuiteDefinition, SuiteAggregator, InstanceMetaBase, Finished, Verdict, RunContext, Loaded } from '../kit/types.ts';
+export type {
+  SuiteDefinition,
+  SuiteAggregator,
+  InstanceMetaBase,
+  Finished,
+  Verdict,
+  RunContext,
+  Loaded,
+} from '../kit/types.ts';
 export { genericAggregator, type ScoredMeta } from '../kit/generic.ts';
 
 // The model client and the simulator.
 export { ModelClient, type ModelClientOptions } from '../model/client.ts';
 export { ModelCallError, type ChatRequest, type ChatResponse, type CallContext } from '../model/types.ts';
 export { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
-export { startSimServer, HttpError, type Responder, type SimServer, type SimServerOptions, type SimReply, type ChatBody, type SimRequestContext } from '../sim/server.ts';
+export {
+  startSimServer,
+  HttpError,
+  type Responder,
+  type SimServer,
+  type SimServerOptions,
+  type SimReply,
+  type ChatBody,
+  type SimRequestContext,
+} from '../sim/server.ts';
 export { parsePolicySpec, type PolicySpec } from '../sim/policy-spec.ts';
 export { runToolLoop, type LoopTrace } from '../agent/loop.ts';
 
 // Statistics.
-export { estimateRate, pairedCompare, compareMany, type MetricEstimate, type PairedComparison } from '../stats/index.ts';
+export {
+  estimateRate,
+  pairedCompare,
+  compareMany,
+  type MetricEstimate,
+  type PairedComparison,
+} from '../stats/index.ts';
 
 // Parsing tool calls from raw model output.
-export { parseToolCalls, renderToolCalls, FAMILIES, type Family, type ParsedCall, type ParseResult } from '../parse/index.ts';
+export {
+  parseToolCalls,
+  renderToolCalls,
+  FAMILIES,
+  type Family,
+  type ParsedCall,
+  type ParseResult,
+} from '../parse/index.ts';
 
 export type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';

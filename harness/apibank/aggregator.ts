@@ -15,10 +15,22 @@ function rates(ms: readonly ApibankMeta[], seed: number): Record<string, MetricE
   // A harness error stays in every denominator as wrong; an undetermined verdict leaves `accuracy`'s.
   const determined = ms.filter((m) => m.error || m.correct !== null);
   return {
-    accuracy: estimateRate(determined.map((m) => (m.correct === true && !m.error ? 1 : 0)), { seed, denominator: 'determined API-Bank tasks' }),
-    accuracy_undetermined_wrong: estimateRate(ms.map((m) => (m.correct === true && !m.error ? 1 : 0)), { seed, denominator: 'API-Bank tasks (undetermined counted wrong)' }),
-    undetermined_rate: estimateRate(ms.map((m) => (!m.error && m.correct === null ? 1 : 0)), { seed, denominator: 'API-Bank tasks' }),
-    error_rate: estimateRate(ms.map((m) => (m.error ? 1 : 0)), { seed, denominator: 'API-Bank tasks' }),
+    accuracy: estimateRate(
+      determined.map((m) => (m.correct === true && !m.error ? 1 : 0)),
+      { seed, denominator: 'determined API-Bank tasks' },
+    ),
+    accuracy_undetermined_wrong: estimateRate(
+      ms.map((m) => (m.correct === true && !m.error ? 1 : 0)),
+      { seed, denominator: 'API-Bank tasks (undetermined counted wrong)' },
+    ),
+    undetermined_rate: estimateRate(
+      ms.map((m) => (!m.error && m.correct === null ? 1 : 0)),
+      { seed, denominator: 'API-Bank tasks' },
+    ),
+    error_rate: estimateRate(
+      ms.map((m) => (m.error ? 1 : 0)),
+      { seed, denominator: 'API-Bank tasks' },
+    ),
   };
 }
 
@@ -31,7 +43,13 @@ const countsOf = (ms: readonly ApibankMeta[]) => ({
   resumed: ms.filter((m) => m.resumed).length,
 });
 
-const bar = (label: string, e: EstimateJson | undefined) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
+const bar = (label: string, e: EstimateJson | undefined) => ({
+  label,
+  value: e?.value ?? null,
+  lo: e?.lo ?? null,
+  hi: e?.hi ?? null,
+  n: e?.n ?? 0,
+});
 
 export const apibankAggregator: SuiteAggregator<ApibankMeta> = {
   aggregate(ms, seed) {
@@ -44,7 +62,8 @@ export const apibankAggregator: SuiteAggregator<ApibankMeta> = {
       levelCounts[`L${l}`] = countsOf(sub);
     }
     const stages: Record<string, number> = {};
-    for (const m of ms) if (m.correct === false && !m.error) stages[m.stage ?? 'none'] = (stages[m.stage ?? 'none'] ?? 0) + 1;
+    for (const m of ms)
+      if (m.correct === false && !m.error) stages[m.stage ?? 'none'] = (stages[m.stage ?? 'none'] ?? 0) + 1;
     const errors = ms.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! }));
     return {
       counts: countsOf(ms),
@@ -57,7 +76,11 @@ export const apibankAggregator: SuiteAggregator<ApibankMeta> = {
     };
   },
   outcomes(ms) {
-    return { accuracy: new Map(ms.filter((m) => m.error || m.correct !== null).map((m) => [m.id, m.correct === true && !m.error ? 1 : 0])) };
+    return {
+      accuracy: new Map(
+        ms.filter((m) => m.error || m.correct !== null).map((m) => [m.id, m.correct === true && !m.error ? 1 : 0]),
+      ),
+    };
   },
   lowerIsBetter: ['error_rate', 'undetermined_rate'],
   comparableOn: ['toolsearcher_scorer', 'topology'],
@@ -74,15 +97,30 @@ export const apibankAggregator: SuiteAggregator<ApibankMeta> = {
       const e = (s.breakdowns.level as Record<string, Record<string, EstimateJson>> | undefined)?.[`L${l}`]?.accuracy;
       if (e) lines.push(`  L${l} ${fmtEstimate(e)}  n=${e.n}`);
     }
-    if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
+    if (s.gate)
+      lines.push(
+        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
+      );
     lines.push(`  report: ${outDir}/report.md`);
     return lines.join('\n');
   },
   charts(s) {
     const byLevel = (s.breakdowns.level ?? {}) as Record<string, Record<string, EstimateJson>>;
     const sim = s.notice ? ' — simulator' : '';
-    const bars = [bar('all', flattenMetrics(s.metrics).accuracy), ...Object.entries(byLevel).map(([l, m]) => bar(l, m.accuracy))];
-    return [{ file: 'charts/accuracy-by-level.svg', label: 'Accuracy per level', svg: barChart(bars, { title: `API-Bank accuracy per level (95% CI)${sim}`, axisLabel: 'accuracy (determined tasks)' }) }];
+    const bars = [
+      bar('all', flattenMetrics(s.metrics).accuracy),
+      ...Object.entries(byLevel).map(([l, m]) => bar(l, m.accuracy)),
+    ];
+    return [
+      {
+        file: 'charts/accuracy-by-level.svg',
+        label: 'Accuracy per level',
+        svg: barChart(bars, {
+          title: `API-Bank accuracy per level (95% CI)${sim}`,
+          axisLabel: 'accuracy (determined tasks)',
+        }),
+      },
+    ];
   },
 };
 
@@ -91,7 +129,11 @@ export function apibankMarkdown(s: Summary): string {
   const byLevel = (s.breakdowns.level ?? {}) as Record<string, Record<string, EstimateJson>>;
   const lc = (s.extra.level_counts ?? {}) as Record<string, ReturnType<typeof countsOf>>;
   const cfg = s.config as { level?: string; toolsearcher_scorer?: string; topology?: string };
-  const row = (label: string, m: Record<string, EstimateJson | undefined>, c: ReturnType<typeof countsOf> | undefined) => [
+  const row = (
+    label: string,
+    m: Record<string, EstimateJson | undefined>,
+    c: ReturnType<typeof countsOf> | undefined,
+  ) => [
     label,
     fmtEstimate(m.accuracy),
     m.accuracy?.n ?? 0,
@@ -107,16 +149,41 @@ export function apibankMarkdown(s: Summary): string {
     '',
     table(
       ['set', 'accuracy [95% CI]', 'determined', 'undetermined', 'harness errors', 'undetermined counted wrong'],
-      [row('all', f, s.counts as ReturnType<typeof countsOf>), ...Object.entries(byLevel).map(([l, m]) => row(l, m, lc[l]))],
+      [
+        row('all', f, s.counts as ReturnType<typeof countsOf>),
+        ...Object.entries(byLevel).map(([l, m]) => row(l, m, lc[l])),
+      ],
     ),
     '',
     'Accuracy is over the determined tasks. A task is undetermined when the model searched with keywords the frozen ToolSearcher cache does not hold and no embedding model was given (`--toolsearcher-embeddings`); the last column counts those wrong, as the reference records them without its model.',
     '',
   ];
   const stages = (s.extra.wrong_by_stage ?? {}) as Record<string, number>;
-  if (Object.keys(stages).length) parts.push('## Wrong answers by stage', '', table(['stage', 'tasks'], Object.entries(stages).map(([k, v]) => [k, v])), '');
-  for (const [label, file] of Object.entries((s.extra.charts as Record<string, string>) ?? {})) parts.push(`![${label}](${file})`, '');
-  if (s.errors.length) parts.push('## Harness errors', '', table(['task', 'error'], s.errors.slice(0, 50).map((e) => [e.id, e.error.slice(0, 200)])), '');
-  parts.push('Files: `predictions.jsonl`, `results.jsonl` and `traces/` as the reference writes them; `summary.json`, `instances.jsonl`.', '');
+  if (Object.keys(stages).length)
+    parts.push(
+      '## Wrong answers by stage',
+      '',
+      table(
+        ['stage', 'tasks'],
+        Object.entries(stages).map(([k, v]) => [k, v]),
+      ),
+      '',
+    );
+  for (const [label, file] of Object.entries((s.extra.charts as Record<string, string>) ?? {}))
+    parts.push(`![${label}](${file})`, '');
+  if (s.errors.length)
+    parts.push(
+      '## Harness errors',
+      '',
+      table(
+        ['task', 'error'],
+        s.errors.slice(0, 50).map((e) => [e.id, e.error.slice(0, 200)]),
+      ),
+      '',
+    );
+  parts.push(
+    'Files: `predictions.jsonl`, `results.jsonl` and `traces/` as the reference writes them; `summary.json`, `instances.jsonl`.',
+    '',
+  );
   return parts.join('\n');
 }

@@ -77,12 +77,21 @@ export async function run(argv: string[]): Promise<number> {
       env: APIBANK_ENV,
       files: ['data', 'curated-path', 'prompts'],
       validate(kc, s) {
-        if (!s.data) throw new UsageError('toolgauge apibank: --data DIR is required (the API-Bank data folder, or TOOLGAUGE_APIBANK_DATA)');
+        if (!s.data)
+          throw new UsageError(
+            'toolgauge apibank: --data DIR is required (the API-Bank data folder, or TOOLGAUGE_APIBANK_DATA)',
+          );
         if (kc.run.usesSimulator) {
           const spec = parsePolicySpec(kc.run.model);
-          if (!(APIBANK_POLICIES as readonly string[]).includes(spec.name)) throw new UsageError(`toolgauge apibank: --model sim:${spec.name} has no API-Bank behaviour (use sim:${APIBANK_POLICIES.join(', sim:')})`);
+          if (!(APIBANK_POLICIES as readonly string[]).includes(spec.name))
+            throw new UsageError(
+              `toolgauge apibank: --model sim:${spec.name} has no API-Bank behaviour (use sim:${APIBANK_POLICIES.join(', sim:')})`,
+            );
         }
-        if (kc.run.trials > 1) throw new UsageError('toolgauge apibank: --trials is not available (the reference writes one trace per task id)');
+        if (kc.run.trials > 1)
+          throw new UsageError(
+            'toolgauge apibank: --trials is not available (the reference writes one trace per task id)',
+          );
       },
     },
     applyConfig('apibank', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }),
@@ -98,7 +107,10 @@ const RESCORE_FLAGS: FlagSpecs = {
 
 async function rescore(argv: string[]): Promise<number> {
   const dir = argv[0] && !argv[0].startsWith('-') ? argv[0] : undefined;
-  if (!dir) throw new UsageError('toolgauge apibank rescore: give the reference output folder: toolgauge apibank rescore DIR --data DATA');
+  if (!dir)
+    throw new UsageError(
+      'toolgauge apibank rescore: give the reference output folder: toolgauge apibank rescore DIR --data DATA',
+    );
   const { values } = parseFlags('apibank rescore', argv.slice(1), RESCORE_FLAGS);
   const data = (values.data as string | undefined) ?? process.env.TOOLGAUGE_APIBANK_DATA;
   if (!data) throw new UsageError('toolgauge apibank rescore: --data DIR is required (the API-Bank data folder)');
@@ -108,14 +120,41 @@ async function rescore(argv: string[]): Promise<number> {
   const scorer = values['toolsearcher-scorer'] as 'official' | 'keyword' | undefined;
   const embeddings = (values['toolsearcher-embeddings'] as string | undefined)?.split(/\s+/).filter(Boolean);
   try {
-    const r = rescoreFolder(resolve(dir), new ApibankData(resolve(data)), (level) => scoreOptionsFor(resolve(data), toolSearcherModeOf(scorer, level), embeddings));
-    writeFileAtomic(join(out, 'results.jsonl'), r.rows.map((x) => JSON.stringify(x)).join('\n') + (r.rows.length ? '\n' : ''));
-    writeFileAtomic(join(out, 'rescore.json'), JSON.stringify({ source: r.file, toolsearcher_scorer: scorer ?? 'official (keyword for level-1 tasks)', embeddings: embeddings?.join(' ') ?? null, ...r.summary }, null, 2) + '\n');
-    const s = r.summary as { n: number; correct: number; wrong: number; undetermined: number; accuracy: number | null; by_level: Record<string, { accuracy: number | null; n: number }>; agreement_with_folder: { compared: number; same: number } };
+    const r = rescoreFolder(resolve(dir), new ApibankData(resolve(data)), (level) =>
+      scoreOptionsFor(resolve(data), toolSearcherModeOf(scorer, level), embeddings),
+    );
+    writeFileAtomic(
+      join(out, 'results.jsonl'),
+      r.rows.map((x) => JSON.stringify(x)).join('\n') + (r.rows.length ? '\n' : ''),
+    );
+    writeFileAtomic(
+      join(out, 'rescore.json'),
+      JSON.stringify(
+        {
+          source: r.file,
+          toolsearcher_scorer: scorer ?? 'official (keyword for level-1 tasks)',
+          embeddings: embeddings?.join(' ') ?? null,
+          ...r.summary,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+    const s = r.summary as {
+      n: number;
+      correct: number;
+      wrong: number;
+      undetermined: number;
+      accuracy: number | null;
+      by_level: Record<string, { accuracy: number | null; n: number }>;
+      agreement_with_folder: { compared: number; same: number };
+    };
     const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
     process.stdout.write(
       `rescored ${s.n} rows of ${r.file}: ${s.correct} correct, ${s.wrong} wrong, ${s.undetermined} undetermined; accuracy ${pct(s.accuracy)} of determined` +
-        `${Object.entries(s.by_level).map(([l, x]) => `; ${l} ${pct(x.accuracy)} (n=${x.n})`).join('')}` +
+        `${Object.entries(s.by_level)
+          .map(([l, x]) => `; ${l} ${pct(x.accuracy)} (n=${x.n})`)
+          .join('')}` +
         `; same verdict as the folder on ${s.agreement_with_folder.same}/${s.agreement_with_folder.compared}\n  written: ${out}/results.jsonl, ${out}/rescore.json\n`,
     );
     return 0;

@@ -109,7 +109,8 @@ function literalOrName(n: Node): PyValue {
   try {
     return literalOfNode(n);
   } catch (err) {
-    if (err instanceof NotLiteral || err instanceof UnhashableError) throw new ApiCallParseError(`unsupported argument expression: ${n.k}`);
+    if (err instanceof NotLiteral || err instanceof UnhashableError)
+      throw new ApiCallParseError(`unsupported argument expression: ${n.k}`);
     throw err;
   }
 }
@@ -128,7 +129,8 @@ export function literalOfNode(n: Node): PyValue {
     case 'Set':
       return { t: 'set', items: dedupe(n.elts.map(literalOfNode)) };
     case 'Call':
-      if (n.func.k === 'Name' && n.func.id === 'set' && !n.args.length && !n.keywords.length) return { t: 'set', items: [] };
+      if (n.func.k === 'Name' && n.func.id === 'set' && !n.args.length && !n.keywords.length)
+        return { t: 'set', items: [] };
       throw new NotLiteral();
     case 'Dict': {
       if (n.keys.length !== n.values.length || n.keys.some((k) => k === null)) throw new NotLiteral();
@@ -147,7 +149,9 @@ export function literalOfNode(n: Node): PyValue {
       const left = signedNum(n.left);
       const right = num(n.right);
       if (right.t !== 'complex') throw new NotLiteral();
-      const re = (left.t === 'complex' ? left.re : Number(left.t === 'int' ? left.v : (left as { v: number }).v)) + (n.op === 'Add' ? right.re : -right.re);
+      const re =
+        (left.t === 'complex' ? left.re : Number(left.t === 'int' ? left.v : (left as { v: number }).v)) +
+        (n.op === 'Add' ? right.re : -right.re);
       const im = (left.t === 'complex' ? left.im : 0) + (n.op === 'Add' ? right.im : -right.im);
       return { t: 'complex', re, im };
     }

@@ -12,30 +12,39 @@ import { ApibankData, combinedId, DATA_LAYOUT, LEVELS, readManifest } from './ta
 const FULL = process.env.TOOLGAUGE_APIBANK_E2E_FULL === '1';
 import { HAS_SHARED_APIBANK, SHARED_APIBANK } from './testkit.ts';
 
-describe.skipIf(!HAS_SHARED_APIBANK)(`API-Bank gold calls read and scored as replies${HAS_SHARED_APIBANK ? '' : ' — SKIPPED: needs ../shared/data/apibank'}`, () => {
-  it("every determined verdict equals the reference's gold replay; only the network APIs are undetermined", () => {
-    const gold = JSON.parse(readFileSync(join(SHARED_APIBANK, DATA_LAYOUT.goldReplay), 'utf8')) as Record<string, { correct: boolean }>;
-    const data = new ApibankData(SHARED_APIBANK);
-    const opts = scoreOptionsFor(SHARED_APIBANK, 'official');
-    const evalIds = new Set(readManifest(join(SHARED_APIBANK, DATA_LAYOUT.evalIds)));
-    const diffs: string[] = [];
-    const undetermined = new Set<string>();
-    let n = 0;
-    for (const level of LEVELS)
-      for (const t of data.allTasks(level)) {
-        const id = combinedId(level, t.id);
-        if (!FULL && !evalIds.has(id)) continue;
-        n++;
-        const v = scoreExtracted(t, extractApiCall(`Sure.\n${t.gold_api_call}`), opts);
-        // Dictionary, SearchEngine, Translate need the network or modules the reference lacked too (it recorded
-        // false); toolgauge says undetermined. They are outside every default set.
-        if (v.correct === null) undetermined.add(t.ground_truth.api_name);
-        else if (v.correct !== gold[id]?.correct) diffs.push(`${id}: ours ${v.correct} (${v.stage}: ${v.error}), reference ${gold[id]?.correct}`);
-      }
-    console.info(`[apibank gold replay] ${n - diffs.length}/${n} verdicts equal or undetermined (undetermined APIs: ${[...undetermined].join(', ')})`);
-    expect(n).toBe(FULL ? 753 : 100);
-    expect(diffs).toEqual([]);
-    // The network APIs are outside the frozen 100.
-    expect([...undetermined].sort()).toEqual(FULL ? ['Dictionary', 'SearchEngine', 'Translate'] : []);
-  });
-});
+describe.skipIf(!HAS_SHARED_APIBANK)(
+  `API-Bank gold calls read and scored as replies${HAS_SHARED_APIBANK ? '' : ' — SKIPPED: needs ../shared/data/apibank'}`,
+  () => {
+    it("every determined verdict equals the reference's gold replay; only the network APIs are undetermined", () => {
+      const gold = JSON.parse(readFileSync(join(SHARED_APIBANK, DATA_LAYOUT.goldReplay), 'utf8')) as Record<
+        string,
+        { correct: boolean }
+      >;
+      const data = new ApibankData(SHARED_APIBANK);
+      const opts = scoreOptionsFor(SHARED_APIBANK, 'official');
+      const evalIds = new Set(readManifest(join(SHARED_APIBANK, DATA_LAYOUT.evalIds)));
+      const diffs: string[] = [];
+      const undetermined = new Set<string>();
+      let n = 0;
+      for (const level of LEVELS)
+        for (const t of data.allTasks(level)) {
+          const id = combinedId(level, t.id);
+          if (!FULL && !evalIds.has(id)) continue;
+          n++;
+          const v = scoreExtracted(t, extractApiCall(`Sure.\n${t.gold_api_call}`), opts);
+          // Dictionary, SearchEngine, Translate need the network or modules the reference lacked too (it recorded
+          // false); toolgauge says undetermined. They are outside every default set.
+          if (v.correct === null) undetermined.add(t.ground_truth.api_name);
+          else if (v.correct !== gold[id]?.correct)
+            diffs.push(`${id}: ours ${v.correct} (${v.stage}: ${v.error}), reference ${gold[id]?.correct}`);
+        }
+      console.info(
+        `[apibank gold replay] ${n - diffs.length}/${n} verdicts equal or undetermined (undetermined APIs: ${[...undetermined].join(', ')})`,
+      );
+      expect(n).toBe(FULL ? 753 : 100);
+      expect(diffs).toEqual([]);
+      // The network APIs are outside the frozen 100.
+      expect([...undetermined].sort()).toEqual(FULL ? ['Dictionary', 'SearchEngine', 'Translate'] : []);
+    });
+  },
+);

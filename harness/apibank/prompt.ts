@@ -23,14 +23,17 @@ export function pyJson(x: unknown): string {
       return JSON.stringify(x);
     case 'object':
       if (Array.isArray(x)) return `[${x.map(pyJson).join(', ')}]`;
-      return `{${Object.entries(x as Record<string, unknown>).map(([k, v]) => `${JSON.stringify(k)}: ${pyJson(v)}`).join(', ')}}`;
+      return `{${Object.entries(x as Record<string, unknown>)
+        .map(([k, v]) => `${JSON.stringify(k)}: ${pyJson(v)}`)
+        .join(', ')}}`;
     default:
       // json.dumps(..., default=str)
       return JSON.stringify(String(x));
   }
 }
 
-const pyJsonFloat = (x: number): string => (Number.isNaN(x) ? 'NaN' : x === Infinity ? 'Infinity' : x === -Infinity ? '-Infinity' : floatRepr(x));
+const pyJsonFloat = (x: number): string =>
+  Number.isNaN(x) ? 'NaN' : x === Infinity ? 'Infinity' : x === -Infinity ? '-Infinity' : floatRepr(x);
 
 /** Levels whose prompt never lists these APIs (`_skip_apis_for_level`). */
 const SKIP_L1 = new Set(['SearchEngine', 'Translate', 'ToolSearcher']);
@@ -41,15 +44,24 @@ export const skipApisOf = (level: Level): ReadonlySet<string> => (level === '1' 
 const TOOLSEARCHER_DESCRIPTION = {
   name: 'ToolSearcher',
   description: 'Searches for relevant tools in the API library based on concise keywords.',
-  input_parameters: { keywords: { type: 'str', description: "Concise keywords describing the user request, such as 'add schedule'." } },
-  output_parameters: { best_matchs: { type: 'Union[List[dict], dict]', description: 'The best matching API description or descriptions.' } },
+  input_parameters: {
+    keywords: { type: 'str', description: "Concise keywords describing the user request, such as 'add schedule'." },
+  },
+  output_parameters: {
+    best_matchs: { type: 'Union[List[dict], dict]', description: 'The best matching API description or descriptions.' },
+  },
 };
 
 export function apiDescriptionLine(name: string): string {
   if (name === 'ToolSearcher') return pyJson(TOOLSEARCHER_DESCRIPTION);
   const d = API_DESCRIPTIONS[name];
   if (!d) throw new Error(`API-Bank: no description of API '${name}' (not an API-Bank class)`);
-  return pyJson({ name, description: d.description, input_parameters: d.input_parameters, output_parameters: d.output_parameters });
+  return pyJson({
+    name,
+    description: d.description,
+    input_parameters: d.input_parameters,
+    output_parameters: d.output_parameters,
+  });
 }
 
 /** `_description_names_for_task`: L1 lists the dialogue's APIs, L2/L3 only ToolSearcher. */
@@ -58,7 +70,9 @@ export const descriptionNames = (t: Pick<ApibankTask, 'level' | 'api_names'>): s
 
 function compactToolSearchOutput(output: unknown): unknown {
   const clean = (item: unknown) =>
-    item && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'desc_for_search')) : item;
+    item && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).filter(([k]) => k !== 'desc_for_search'))
+      : item;
   return Array.isArray(output) ? output.map(clean) : clean(output);
 }
 
@@ -71,7 +85,9 @@ export function formatChatHistory(rows: readonly DialogueRow[]): string {
     else if (row.role === 'API') {
       const result = (row.result ?? {}) as Record<string, unknown>;
       const output = row.api_name === 'ToolSearcher' ? compactToolSearchOutput(result.output) : result.output;
-      lines.push('API_RESULT: ' + pyJson({ api_name: row.api_name, input: result.input, output, exception: result.exception }));
+      lines.push(
+        'API_RESULT: ' + pyJson({ api_name: row.api_name, input: result.input, output, exception: result.exception }),
+      );
     }
   }
   return lines.join('\n');
@@ -79,10 +95,8 @@ export function formatChatHistory(rows: readonly DialogueRow[]): string {
 
 const LEVEL_NOTE: Record<Level, string> = {
   '1': '',
-  '2':
-    '\nFor Level 2, use ToolSearcher first when the dialogue has not yet searched for a tool. If ToolSearcher output already appears in the history, use the returned API descriptions from that API_RESULT.',
-  '3':
-    '\nFor Level 3, the user requirement may require multiple API calls. Predict only the next API call for the current step. Use ToolSearcher when the needed tool has not yet been searched. If ToolSearcher output already appears in the history, use those returned API descriptions.',
+  '2': '\nFor Level 2, use ToolSearcher first when the dialogue has not yet searched for a tool. If ToolSearcher output already appears in the history, use the returned API descriptions from that API_RESULT.',
+  '3': '\nFor Level 3, the user requirement may require multiple API calls. Predict only the next API call for the current step. Use ToolSearcher when the needed tool has not yet been searched. If ToolSearcher output already appears in the history, use those returned API descriptions.',
 };
 
 /** `format_prompt`: the user message. */
@@ -111,12 +125,20 @@ const FINAL_ROLES: Record<string, ReadonlySet<string>> = {
   independent: new Set(['solver', 'caller', 'coder', 'patcher', 'planner']),
   decentralized: new Set(['debater']),
   sequential: new Set(['verifier']),
-  centralized: new Set(['manager', 'manager_r8', 'manager_r10', 'caller_worker', 'validator_worker', 'call_normalizer_worker']),
+  centralized: new Set([
+    'manager',
+    'manager_r8',
+    'manager_r10',
+    'caller_worker',
+    'validator_worker',
+    'call_normalizer_worker',
+  ]),
 };
 const CONTRACT =
   "PROTECTED FINAL OUTPUT CONTRACT:\nEnd with exactly one API call in square brackets, e.g. [ApiName(arg='value')].\n" +
   'This contract is not optional. Keep reasoning concise enough that the response reaches the required final artifact. If uncertain, still provide your best valid final artifact in the required format.';
-const REMINDER = 'Final reminder: satisfy the protected final output contract above exactly; do not stop before emitting the required final artifact.';
+const REMINDER =
+  'Final reminder: satisfy the protected final output contract above exactly; do not stop before emitting the required final artifact.';
 
 const HARD_RULE =
   "API-BANK HARD RULE: Every evaluated row requires one complete, parseable bracketed API call. Never answer with a refusal, blocker, analysis-only response, or missing final call. If a required value appears unavailable, still choose the best next API and fill every required keyword with the best-supported value; use 'UNKNOWN' only when no value can be inferred. Wrong arguments are model errors, but unparseable or absent calls are invalid.";

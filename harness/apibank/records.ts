@@ -7,7 +7,8 @@ import { questionOf, type TaskOutcome } from './run.ts';
 export const APIBANK_FILES = { predictions: 'predictions.jsonl', results: 'results.jsonl', traces: 'traces' } as const;
 
 /** `traces/<id>.json` with `/` and `:` replaced by `_`, as the reference names them. */
-export const referenceTracePath = (id: string) => `${APIBANK_FILES.traces}/${id.replace(/\//g, '_').replace(/:/g, '_')}.json`;
+export const referenceTracePath = (id: string) =>
+  `${APIBANK_FILES.traces}/${id.replace(/\//g, '_').replace(/:/g, '_')}.json`;
 
 export interface LineContext {
   model: string;
@@ -39,7 +40,8 @@ export function resultSummary(t: ApibankTask, o: TaskOutcome, c: LineContext): R
     tool_calls: 0,
     n_agents: o.n_agents,
   };
-  if (o.team) for (const k of ['n_rounds', 'winner', 'buckets', 'per_agent'] as const) if (k in o.team) base[k] = o.team[k];
+  if (o.team)
+    for (const k of ['n_rounds', 'winner', 'buckets', 'per_agent'] as const) if (k in o.team) base[k] = o.team[k];
   return {
     ...base,
     prompt_tokens: o.usage.prompt_tokens,
@@ -50,9 +52,19 @@ export function resultSummary(t: ApibankTask, o: TaskOutcome, c: LineContext): R
   };
 }
 
-export const predictionLine = (t: ApibankTask, o: TaskOutcome, c: LineContext) => ({ idx: t.id, id: t.id, question: questionOf(t), predicted_answer: o.predicted_answer, model_name_or_path: c.model });
+export const predictionLine = (t: ApibankTask, o: TaskOutcome, c: LineContext) => ({
+  idx: t.id,
+  id: t.id,
+  question: questionOf(t),
+  predicted_answer: o.predicted_answer,
+  model_name_or_path: c.model,
+});
 
 /** The trace as the reference writes it (JSON, indent 2), plus the team's runs when there is a team. */
 export function traceText(t: ApibankTask, o: TaskOutcome, summary: Record<string, unknown>): string {
-  return JSON.stringify({ summary, messages: o.messages, ground_truth: toPlainJson(t.ground_truth), ...(o.team ? { team: o.team } : {}) }, null, 2);
+  return JSON.stringify(
+    { summary, messages: o.messages, ground_truth: toPlainJson(t.ground_truth), ...(o.team ? { team: o.team } : {}) },
+    null,
+    2,
+  );
 }

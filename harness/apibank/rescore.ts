@@ -54,12 +54,21 @@ export function rescoreFolder(dir: string, data: ApibankData, opts: (level: Leve
       if (!r.success) throw dataErrorFromZod(file, i + 1, r.error);
       const [sub] = parseCombinedId(r.data.id);
       const level = (sub || r.data.level) as Level | undefined;
-      if (!level || !LEVELS.includes(level)) throw new DataError(file, i + 1, 'level', `cannot tell the level of '${r.data.id}'`);
+      if (!level || !LEVELS.includes(level))
+        throw new DataError(file, i + 1, 'level', `cannot tell the level of '${r.data.id}'`);
       const task = taskOfManifestId(data, r.data.id.startsWith('level-') && sub ? 'all' : level, r.data.id);
       if (!task) throw new DataError(file, i + 1, 'id', `'${r.data.id}' names no API-Bank task`);
       const predicted = r.data.predicted_answer ?? '';
       const v = scoreExtracted(task, predicted, opts(task.level));
-      rows.push({ id: r.data.id, level, predicted_answer: predicted, correct: v.correct, stage: v.stage, error: v.error, previous: r.data.correct ?? null });
+      rows.push({
+        id: r.data.id,
+        level,
+        predicted_answer: predicted,
+        correct: v.correct,
+        stage: v.stage,
+        error: v.error,
+        previous: r.data.correct ?? null,
+      });
     });
   return { file, rows, summary: summarize(rows) };
 }
@@ -83,7 +92,12 @@ export function summarize(rows: readonly RescoredRow[]): Record<string, unknown>
   const compared = rows.filter((r) => r.previous !== null && r.correct !== null);
   return {
     ...rate(rows),
-    by_level: Object.fromEntries(LEVELS.filter((l) => rows.some((r) => r.level === l)).map((l) => [`L${l}`, rate(rows.filter((r) => r.level === l))])),
+    by_level: Object.fromEntries(
+      LEVELS.filter((l) => rows.some((r) => r.level === l)).map((l) => [
+        `L${l}`,
+        rate(rows.filter((r) => r.level === l)),
+      ]),
+    ),
     agreement_with_folder: { compared: compared.length, same: compared.filter((r) => r.previous === r.correct).length },
   };
 }

@@ -10,7 +10,14 @@ import type { ModelClient } from '../model/client.ts';
 import { ModelCallError, type Sampling } from '../model/types.ts';
 import type { ScoreOptions } from './env/index.ts';
 import { extractApiCall, parseApiCall } from './extract.ts';
-import { fallbackRolePrompt, formatChatHistory, loadRolePrompt, systemPrompt, userPrompt, withContext } from './prompt.ts';
+import {
+  fallbackRolePrompt,
+  formatChatHistory,
+  loadRolePrompt,
+  systemPrompt,
+  userPrompt,
+  withContext,
+} from './prompt.ts';
 import { scoreExtracted, type ReplyVerdict } from './scoring.ts';
 import type { ApibankTopology } from './settings.ts';
 import type { ApibankTask } from './tasks.ts';
@@ -20,7 +27,10 @@ export const APIBANK_ROSTER: Roster = {
   independent: 'solver',
   decentralized: 'debater',
   centralized: { manager: 'manager', pool: ['inspector_worker', 'caller_worker', 'validator_worker'] },
-  sequential: { pool: ['dialogue_reader', 'schema_mapper', 'argument_planner', 'verifier'], order: ['dialogue_reader', 'schema_mapper', 'argument_planner', 'verifier'] },
+  sequential: {
+    pool: ['dialogue_reader', 'schema_mapper', 'argument_planner', 'verifier'],
+    order: ['dialogue_reader', 'schema_mapper', 'argument_planner', 'verifier'],
+  },
 };
 
 /** The reference's team sizes: 4 voters; 4 peers × 2 rounds; 3 workers + manager; 4 stages. */
@@ -62,18 +72,30 @@ export interface TaskOutcome {
   team?: Record<string, unknown>;
 }
 
-const NO_VERDICT: ReplyVerdict = { correct: false, stage: 'parse', error: null, predicted_api_name: null, predicted_params: {} };
+const NO_VERDICT: ReplyVerdict = {
+  correct: false,
+  stage: 'parse',
+  error: null,
+  predicted_api_name: null,
+  predicted_params: {},
+};
 
 /** The single topology: the solver's one completion. */
 export async function runSingle(task: ApibankTask, d: RunDeps): Promise<TaskOutcome> {
-  const system = systemPrompt(loadRolePrompt(d.promptsDir, 'single', 'solver', styleOf('single')), { topology: 'single', role: 'solver' });
+  const system = systemPrompt(loadRolePrompt(d.promptsDir, 'single', 'solver', styleOf('single')), {
+    topology: 'single',
+    role: 'solver',
+  });
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
     { role: 'user', content: userPrompt(task) },
   ];
   const started = performance.now();
   try {
-    const r = await d.client.chat({ messages, ...d.sampling, seed: d.seed + d.trial }, { instance: `apibank:${task.id}`, agent: 'solver', trial: d.trial });
+    const r = await d.client.chat(
+      { messages, ...d.sampling, seed: d.seed + d.trial },
+      { instance: `apibank:${task.id}`, agent: 'solver', trial: d.trial },
+    );
     const raw = r.content ?? '';
     const predicted = extractApiCall(raw);
     return {
@@ -88,7 +110,16 @@ export async function runSingle(task: ApibankTask, d: RunDeps): Promise<TaskOutc
     };
   } catch (err) {
     if (!(err instanceof ModelCallError)) throw err;
-    return { raw: '', predicted_answer: '', verdict: NO_VERDICT, error: `${err.name}: ${err.message}`, messages, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, n_llm_calls: 0 }, solve_s: round1((performance.now() - started) / 1000), n_agents: 1 };
+    return {
+      raw: '',
+      predicted_answer: '',
+      verdict: NO_VERDICT,
+      error: `${err.name}: ${err.message}`,
+      messages,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, n_llm_calls: 0 },
+      solve_s: round1((performance.now() - started) / 1000),
+      n_agents: 1,
+    };
   }
 }
 
@@ -106,7 +137,11 @@ export function answerKey(answer: string): string {
 
 function sortedJson(x: unknown): string {
   if (Array.isArray(x)) return `[${x.map(sortedJson).join(', ')}]`;
-  if (x && typeof x === 'object') return `{${Object.keys(x).sort().map((k) => `${JSON.stringify(k)}: ${sortedJson((x as Record<string, unknown>)[k])}`).join(', ')}}`;
+  if (x && typeof x === 'object')
+    return `{${Object.keys(x)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}: ${sortedJson((x as Record<string, unknown>)[k])}`)
+      .join(', ')}}`;
   return JSON.stringify(x);
 }
 
@@ -128,7 +163,10 @@ export interface TeamPlan {
 
 /** A team topology's options (the reference's sizes) and its role prompts, each role's file or the fallback. */
 export function planTeam(topology: Exclude<ApibankTopology, 'single'>, promptsDir: string | undefined): TeamPlan {
-  const options = resolveTeamOptions({ topology, ...APIBANK_TEAM_SIZES[topology], contextBudget: 5000, reportClip: 1200 }, APIBANK_ROSTER);
+  const options = resolveTeamOptions(
+    { topology, ...APIBANK_TEAM_SIZES[topology], contextBudget: 5000, reportClip: 1200 },
+    APIBANK_ROSTER,
+  );
   const roles = options.lead ? [options.lead, ...options.roles] : options.roles;
   const prompts: Record<string, string> = {};
   const sources: Record<string, string | null> = {};
@@ -152,7 +190,8 @@ export async function runTeamTask(task: ApibankTask, d: RunDeps, plan: TeamPlan)
     maxTurns: 1,
     prompts: plan.prompts,
     comm: plan.options.comm,
-    system: (spec, rolePrompt) => systemPrompt(rolePrompt || fallbackRolePrompt(styleOf(topology)), { topology, role: spec.role }),
+    system: (spec, rolePrompt) =>
+      systemPrompt(rolePrompt || fallbackRolePrompt(styleOf(topology)), { topology, role: spec.role }),
     user: (context) => withContext(user, context),
     answerOf: (final) => (final.trim() ? answerKey(extractApiCall(final)) : null),
     reportPart: (final) => final,
@@ -167,14 +206,21 @@ export async function runTeamTask(task: ApibankTask, d: RunDeps, plan: TeamPlan)
   const predicted = extractApiCall(raw);
   const errored = r.runs.filter((x) => x.error);
   const usage = r.runs.reduce(
-    (a, x) => ({ prompt_tokens: a.prompt_tokens + x.cost.promptTokens, completion_tokens: a.completion_tokens + x.cost.completionTokens, total_tokens: a.total_tokens + x.cost.totalTokens, n_llm_calls: a.n_llm_calls + x.cost.modelCalls }),
+    (a, x) => ({
+      prompt_tokens: a.prompt_tokens + x.cost.promptTokens,
+      completion_tokens: a.completion_tokens + x.cost.completionTokens,
+      total_tokens: a.total_tokens + x.cost.totalTokens,
+      n_llm_calls: a.n_llm_calls + x.cost.modelCalls,
+    }),
     { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, n_llm_calls: 0 },
   );
   return {
     raw,
     predicted_answer: predicted,
     verdict: answering ? scoreExtracted(task, predicted, d.score(task)) : NO_VERDICT,
-    error: answering ? null : (r.error ?? (errored[0]?.error ? `ModelCallError: ${errored[0].error}` : 'no agent answered')),
+    error: answering
+      ? null
+      : (r.error ?? (errored[0]?.error ? `ModelCallError: ${errored[0].error}` : 'no agent answered')),
     messages: answering?.messages ?? [],
     usage,
     solve_s: round1((performance.now() - started) / 1000),
@@ -185,8 +231,22 @@ export async function runTeamTask(task: ApibankTask, d: RunDeps, plan: TeamPlan)
       winner: answering?.agent ?? null,
       // The reference's buckets: votes per answer key (`_answer_key`: the parsed call as sorted JSON).
       buckets: r.vote ? countKeys(r.vote.ballots.filter((b) => b.counted).map((b) => b.answer!)) : null,
-      per_agent: r.runs.map((x) => ({ agent: x.agent, role: x.role, round: x.round, seed: x.seed, predicted_answer: extractApiCall(x.finalMessage), error: x.error })),
-      runs: r.runs.map((x) => ({ agent: x.agent, role: x.role, round: x.round, phase: x.phase, messages: x.messages, error: x.error })),
+      per_agent: r.runs.map((x) => ({
+        agent: x.agent,
+        role: x.role,
+        round: x.round,
+        seed: x.seed,
+        predicted_answer: extractApiCall(x.finalMessage),
+        error: x.error,
+      })),
+      runs: r.runs.map((x) => ({
+        agent: x.agent,
+        role: x.role,
+        round: x.round,
+        phase: x.phase,
+        messages: x.messages,
+        error: x.error,
+      })),
     },
   };
 }

@@ -3,7 +3,16 @@
 // environment (env/). A frozen-cache miss without embeddings is undetermined (correct: null), never a silent false.
 import { join } from 'node:path';
 import { pyToJson } from '../core/pyliteral/index.ts';
-import { commandEmbeddingFallback, loadDatabases, loadFrozenToolSearcher, scoreTask, type ApiBankTask, type ApiCall, type ScoreOptions, type ToolSearcherMode } from './env/index.ts';
+import {
+  commandEmbeddingFallback,
+  loadDatabases,
+  loadFrozenToolSearcher,
+  scoreTask,
+  type ApiBankTask,
+  type ApiCall,
+  type ScoreOptions,
+  type ToolSearcherMode,
+} from './env/index.ts';
 import { ApiCallParseError, parseApiCall } from './extract.ts';
 import { DATA_LAYOUT, toPlainJson, type ApibankTask } from './tasks.ts';
 
@@ -18,12 +27,22 @@ export interface ReplyVerdict {
 
 /** The task as the environment takes it: plain JSON (floats read as `45.0` become numbers). */
 export const envTaskOf = (t: ApibankTask): ApiBankTask =>
-  toPlainJson({ id: t.id, level: t.level, prior_api_turns: t.prior_api_turns, ground_truth: t.ground_truth, api_names: t.api_names }) as unknown as ApiBankTask;
+  toPlainJson({
+    id: t.id,
+    level: t.level,
+    prior_api_turns: t.prior_api_turns,
+    ground_truth: t.ground_truth,
+    api_names: t.api_names,
+  }) as unknown as ApiBankTask;
 
 const scoringCache = new Map<string, ScoreOptions>();
 
 /** The environment's inputs for a data folder (read once per process and setting). */
-export function scoreOptionsFor(root: string, toolSearcher: ToolSearcherMode, embeddingCommand?: string[]): ScoreOptions {
+export function scoreOptionsFor(
+  root: string,
+  toolSearcher: ToolSearcherMode,
+  embeddingCommand?: string[],
+): ScoreOptions {
   const key = JSON.stringify([root, toolSearcher, embeddingCommand ?? null]);
   let o = scoringCache.get(key);
   if (!o) {
@@ -42,7 +61,8 @@ export function scoreOptionsFor(root: string, toolSearcher: ToolSearcherMode, em
 }
 
 /** `toolsearcher_scorer(level)`: the flag when given, else official for levels 2 and 3 and keyword for level 1. */
-export const toolSearcherModeOf = (flag: ToolSearcherMode | undefined, level: ApibankTask['level']): ToolSearcherMode => flag ?? (level === '1' ? 'keyword' : 'official');
+export const toolSearcherModeOf = (flag: ToolSearcherMode | undefined, level: ApibankTask['level']): ToolSearcherMode =>
+  flag ?? (level === '1' ? 'keyword' : 'official');
 
 /** `score_prediction(task, extracted)`. */
 export function scoreExtracted(task: ApibankTask, extracted: string, opts: ScoreOptions): ReplyVerdict {
@@ -52,11 +72,29 @@ export function scoreExtracted(task: ApibankTask, extracted: string, opts: Score
     call = { name: p.name, args: Object.fromEntries(p.params) };
   } catch (err) {
     if (!(err instanceof ApiCallParseError)) throw err;
-    return { correct: false, stage: 'parse', error: `ValueError: ${err.message}`, predicted_api_name: null, predicted_params: {} };
+    return {
+      correct: false,
+      stage: 'parse',
+      error: `ValueError: ${err.message}`,
+      predicted_api_name: null,
+      predicted_params: {},
+    };
   }
   const params = Object.fromEntries(Object.entries(call.args).map(([k, v]) => [k, pyToJson(v)]));
   if (call.name !== task.ground_truth.api_name)
-    return { correct: false, stage: 'api_name', error: `API name mismatch: ${call.name} != ${task.ground_truth.api_name}`, predicted_api_name: call.name, predicted_params: params };
+    return {
+      correct: false,
+      stage: 'api_name',
+      error: `API name mismatch: ${call.name} != ${task.ground_truth.api_name}`,
+      predicted_api_name: call.name,
+      predicted_params: params,
+    };
   const r = scoreTask(envTaskOf(task), call, opts);
-  return { correct: r.correct, stage: r.stage, error: r.correct === true ? null : (r.reason ?? (r.correct === null ? 'undetermined' : 'API result mismatch')), predicted_api_name: call.name, predicted_params: params };
+  return {
+    correct: r.correct,
+    stage: r.stage,
+    error: r.correct === true ? null : (r.reason ?? (r.correct === null ? 'undetermined' : 'API result mismatch')),
+    predicted_api_name: call.name,
+    predicted_params: params,
+  };
 }

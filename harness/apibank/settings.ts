@@ -30,10 +30,29 @@ export const APIBANK_ENV = {
 
 // normalize_level's aliases.
 const LEVEL_ALIASES: Record<string, LevelArg> = {
-  all: 'all', combined: 'all', 'api-bank': 'all', apibank: 'all',
-  '1': '1', l1: '1', level1: '1', 'level-1': '1', level_1: '1', 'level-1-given-desc': '1', level_1_given_desc: '1',
-  '2': '2', l2: '2', level2: '2', 'level-2': '2', level_2: '2', 'level-2-toolsearcher': '2', level_2_toolsearcher: '2',
-  '3': '3', l3: '3', level3: '3', 'level-3': '3', level_3: '3',
+  all: 'all',
+  combined: 'all',
+  'api-bank': 'all',
+  apibank: 'all',
+  '1': '1',
+  l1: '1',
+  level1: '1',
+  'level-1': '1',
+  level_1: '1',
+  'level-1-given-desc': '1',
+  level_1_given_desc: '1',
+  '2': '2',
+  l2: '2',
+  level2: '2',
+  'level-2': '2',
+  level_2: '2',
+  'level-2-toolsearcher': '2',
+  level_2_toolsearcher: '2',
+  '3': '3',
+  l3: '3',
+  level3: '3',
+  'level-3': '3',
+  level_3: '3',
 };
 
 const Env = z.object({
@@ -44,10 +63,16 @@ const Env = z.object({
   TOOLGAUGE_APIBANK_ONLY: z.string().optional(),
   TOOLGAUGE_APIBANK_CURATED_PATH: z.string().min(1).optional(),
   TOOLGAUGE_APIBANK_PROMPTS: z.string().min(1).optional(),
-  TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER: z.enum(['official', 'keyword'], { message: 'TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER must be official or keyword' }).optional(),
+  TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER: z
+    .enum(['official', 'keyword'], { message: 'TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER must be official or keyword' })
+    .optional(),
   TOOLGAUGE_APIBANK_TOOLSEARCHER_EMBEDDINGS: z.string().min(1).optional(),
-  TOOLGAUGE_APIBANK_TOPOLOGY: z.enum(APIBANK_TOPOLOGIES, { message: `TOOLGAUGE_APIBANK_TOPOLOGY must be one of ${APIBANK_TOPOLOGIES.join('|')}` }).default('single'),
-  TOOLGAUGE_APIBANK_PRESET: z.enum(APIBANK_PRESETS, { message: 'TOOLGAUGE_APIBANK_PRESET must be reference or none' }).default('reference'),
+  TOOLGAUGE_APIBANK_TOPOLOGY: z
+    .enum(APIBANK_TOPOLOGIES, { message: `TOOLGAUGE_APIBANK_TOPOLOGY must be one of ${APIBANK_TOPOLOGIES.join('|')}` })
+    .default('single'),
+  TOOLGAUGE_APIBANK_PRESET: z
+    .enum(APIBANK_PRESETS, { message: 'TOOLGAUGE_APIBANK_PRESET must be reference or none' })
+    .default('reference'),
   TOOLGAUGE_APIBANK_MAX_TOKENS: intFrom('TOOLGAUGE_APIBANK_MAX_TOKENS', 1).optional(),
   TOOLGAUGE_TEMPERATURE: z.coerce.number().min(0).max(2).optional(),
   TOOLGAUGE_MAX_TOKENS: intFrom('TOOLGAUGE_MAX_TOKENS', 1).optional(),
@@ -84,7 +109,9 @@ export function apibankSampling(e: z.infer<typeof Env>): Omit<Sampling, 'seed'> 
   const maxTokens = e.TOOLGAUGE_APIBANK_MAX_TOKENS ?? e.TOOLGAUGE_MAX_TOKENS ?? (ref ? 1024 : undefined);
   return {
     temperature: e.TOOLGAUGE_TEMPERATURE ?? (ref ? 0.2 : 0),
-    ...(ref ? { topP: 0.9, extraBody: { repetition_penalty: 1.05, chat_template_kwargs: { enable_thinking: false } } } : {}),
+    ...(ref
+      ? { topP: 0.9, extraBody: { repetition_penalty: 1.05, chat_template_kwargs: { enable_thinking: false } } }
+      : {}),
     ...(maxTokens ? { maxTokens } : {}),
   };
 }
@@ -92,14 +119,17 @@ export function apibankSampling(e: z.infer<typeof Env>): Omit<Sampling, 'seed'> 
 export function readApibankSettings(env: NodeJS.ProcessEnv): ApibankSettings {
   const e = parseEnv(Env, env);
   const level = LEVEL_ALIASES[e.TOOLGAUGE_APIBANK_LEVEL.trim().toLowerCase()];
-  if (!level) throw new UsageError(`--level: unknown API-Bank level '${e.TOOLGAUGE_APIBANK_LEVEL}' (expected 1, 2, 3 or all)`);
+  if (!level)
+    throw new UsageError(`--level: unknown API-Bank level '${e.TOOLGAUGE_APIBANK_LEVEL}' (expected 1, 2, 3 or all)`);
   return {
     data: e.TOOLGAUGE_APIBANK_DATA ? resolve(e.TOOLGAUGE_APIBANK_DATA) : undefined,
     level,
     curatedPath: e.TOOLGAUGE_APIBANK_CURATED_PATH ? resolve(e.TOOLGAUGE_APIBANK_CURATED_PATH) : undefined,
     limit: e.TOOLGAUGE_APIBANK_LIMIT,
     offset: e.TOOLGAUGE_APIBANK_OFFSET,
-    only: e.TOOLGAUGE_APIBANK_ONLY?.split(',').map((s) => s.trim()).filter(Boolean),
+    only: e.TOOLGAUGE_APIBANK_ONLY?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     promptsDir: e.TOOLGAUGE_APIBANK_PROMPTS ? resolve(e.TOOLGAUGE_APIBANK_PROMPTS) : undefined,
     toolSearcher: e.TOOLGAUGE_APIBANK_TOOLSEARCHER_SCORER,
     embeddingCommand: e.TOOLGAUGE_APIBANK_TOOLSEARCHER_EMBEDDINGS?.split(/\s+/).filter(Boolean),
@@ -111,6 +141,9 @@ export function readApibankSettings(env: NodeJS.ProcessEnv): ApibankSettings {
 
 /** The data folder, or a one-line usage error saying how to give it. */
 export function dataRootOf(s: Pick<ApibankSettings, 'data'>): string {
-  if (!s.data) throw new UsageError('API-Bank: no data folder: pass --data DIR (or TOOLGAUGE_APIBANK_DATA) — a folder with api-bank/, derived/ and mas-promptbench/');
+  if (!s.data)
+    throw new UsageError(
+      'API-Bank: no data folder: pass --data DIR (or TOOLGAUGE_APIBANK_DATA) — a folder with api-bank/, derived/ and mas-promptbench/',
+    );
   return s.data;
 }

@@ -60,7 +60,11 @@ export function apibankSimResponder(root: () => string): Responder {
       return t.byPrompt.get(sha256(cut < 0 ? text : text.slice(0, cut))) ?? undefined;
     },
     chat(spec, _body, ctx) {
-      if (!(APIBANK_POLICIES as readonly string[]).includes(spec.name)) throw new HttpError(422, `simulator: policy sim:${spec.name} has no API-Bank behaviour (use sim:${APIBANK_POLICIES.join(', sim:')})`);
+      if (!(APIBANK_POLICIES as readonly string[]).includes(spec.name))
+        throw new HttpError(
+          422,
+          `simulator: policy sim:${spec.name} has no API-Bank behaviour (use sim:${APIBANK_POLICIES.join(', sim:')})`,
+        );
       const task = load().byId.get(ctx.id);
       if (!task) throw new HttpError(422, `simulator: no API-Bank task '${ctx.id}' in the data folder`);
       return { content: apibankReply(spec.name as ApibankPolicy, task) };

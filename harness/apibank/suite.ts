@@ -40,7 +40,14 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
     const data = new ApibankData(root);
     const manifest = s.curatedPath ?? manifestPath(root, s.level);
     const instances = selectTasks(data, { level: s.level, manifest, only: s.only, offset: s.offset, limit: s.limit });
-    return { instances, dataset: { file: manifest, sha256: createHash('sha256').update(readFileSync(manifest)).digest('hex'), origin: `API-Bank level ${s.level} (${instances.length} tasks)` } };
+    return {
+      instances,
+      dataset: {
+        file: manifest,
+        sha256: createHash('sha256').update(readFileSync(manifest)).digest('hex'),
+        origin: `API-Bank level ${s.level} (${instances.length} tasks)`,
+      },
+    };
   },
   parts: 4,
   testName: (t) => `apibank › L${t.level} › ${t.id}`,
@@ -54,7 +61,8 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
       trial: ctx.trial,
       topology: s.topology,
       promptsDir: promptsDirOf(s),
-      score: (task: ApibankTask) => scoreOptionsFor(dataRootOf(s), toolSearcherModeOf(s.toolSearcher, task.level), s.embeddingCommand),
+      score: (task: ApibankTask) =>
+        scoreOptionsFor(dataRootOf(s), toolSearcherModeOf(s.toolSearcher, task.level), s.embeddingCommand),
     };
     const o = s.topology === 'single' ? await runSingle(t, deps) : await runTeamTask(t, deps, teamPlanOf(s));
     const summary = resultSummary(t, o, { model: ctx.run.model, style: styleOf(s.topology) });
@@ -65,7 +73,13 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
       trial: ctx.trial,
       error: o.error,
       pass: !o.error && o.verdict.correct === true,
-      reason: o.error ? o.error : o.verdict.correct === true ? null : o.verdict.correct === null ? `undetermined: ${o.verdict.error}` : `${o.verdict.stage}: ${o.verdict.error}`,
+      reason: o.error
+        ? o.error
+        : o.verdict.correct === true
+          ? null
+          : o.verdict.correct === null
+            ? `undetermined: ${o.verdict.error}`
+            : `${o.verdict.stage}: ${o.verdict.error}`,
       trace,
       level: t.level,
       gold_api_name: t.ground_truth.api_name,
@@ -78,12 +92,19 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
     };
     return {
       meta,
-      records: { [APIBANK_FILES.predictions]: predictionLine(t, o, { model: ctx.run.model, style: styleOf(s.topology) }), [APIBANK_FILES.results]: summary },
+      records: {
+        [APIBANK_FILES.predictions]: predictionLine(t, o, { model: ctx.run.model, style: styleOf(s.topology) }),
+        [APIBANK_FILES.results]: summary,
+      },
       files: { [trace]: traceText(t, o, summary) },
       transcript: renderTranscript({
         title: `apibank L${t.level} ${t.id}`,
         messages: o.messages,
-        footer: [`gold:      ${t.gold_api_call}`, `predicted: ${o.predicted_answer}`, `verdict:   ${meta.reason ?? 'correct'}`],
+        footer: [
+          `gold:      ${t.gold_api_call}`,
+          `predicted: ${o.predicted_answer}`,
+          `verdict:   ${meta.reason ?? 'correct'}`,
+        ],
       }),
     };
   },
@@ -138,7 +159,13 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
 
 export function apibankVerdict(m: ApibankMeta): Verdict {
   const header = `apibank L${m.level} ${m.id}${m.trial ? ` (trial ${m.trial})` : ''}`;
-  const summary = m.error ? `error: ${m.error}` : m.correct === true ? `correct (${m.gold_api_name})` : m.correct === null ? `undetermined: ${m.reason ?? ''}` : `wrong at ${m.stage}: ${m.reason ?? ''}`;
+  const summary = m.error
+    ? `error: ${m.error}`
+    : m.correct === true
+      ? `correct (${m.gold_api_name})`
+      : m.correct === null
+        ? `undetermined: ${m.reason ?? ''}`
+        : `wrong at ${m.stage}: ${m.reason ?? ''}`;
   const message = m.pass
     ? `${header}: expected a wrong call, but the reference's check accepts it`
     : m.error

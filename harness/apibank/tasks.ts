@@ -28,27 +28,39 @@ export const DATA_LAYOUT = {
 
 const Json: z.ZodType<unknown> = z.unknown();
 
-export const ApiResult = z.object({
-  api_name: z.string().nullable().optional(),
-  input: Json.optional(),
-  output: Json.optional(),
-  exception: Json.optional(),
-}).passthrough();
+export const ApiResult = z
+  .object({
+    api_name: z.string().nullable().optional(),
+    input: Json.optional(),
+    output: Json.optional(),
+    exception: Json.optional(),
+  })
+  .passthrough();
 
 const UserRow = z.object({ role: z.literal('User'), text: z.string() }).passthrough();
 const AiRow = z.object({ role: z.literal('AI'), text: z.string() }).passthrough();
-const ApiRow = z.object({
-  role: z.literal('API'),
-  api_name: z.string().min(1),
-  param_dict: z.record(z.string(), Json),
-  result: ApiResult,
-}).passthrough();
+const ApiRow = z
+  .object({
+    role: z.literal('API'),
+    api_name: z.string().min(1),
+    param_dict: z.record(z.string(), Json),
+    result: ApiResult,
+  })
+  .passthrough();
 export const DialogueRow = z.discriminatedUnion('role', [UserRow, AiRow, ApiRow]);
 export type DialogueRow = z.infer<typeof DialogueRow>;
 export type ApiRow = z.infer<typeof ApiRow>;
 
-const Level3Step = z.object({ api_name: z.string().min(1), input: z.record(z.string(), Json).nullable().optional(), output: Json }).passthrough();
-const Level3Sample = z.object({ requirement: z.string().nullable().optional(), response: Json.optional(), apis: z.array(Level3Step).nullable().optional() }).passthrough();
+const Level3Step = z
+  .object({ api_name: z.string().min(1), input: z.record(z.string(), Json).nullable().optional(), output: Json })
+  .passthrough();
+const Level3Sample = z
+  .object({
+    requirement: z.string().nullable().optional(),
+    response: Json.optional(),
+    apis: z.array(Level3Step).nullable().optional(),
+  })
+  .passthrough();
 
 const Manifest = z.object({ ids: z.array(z.union([z.string(), z.number()]).transform(String)) }).passthrough();
 
@@ -81,7 +93,8 @@ export function apiCallString(name: string, params: Array<[string, PyValue]>): s
 export function plainToPy(x: unknown): PyValue {
   if (x instanceof PyFloat) return { t: 'float', v: x.value };
   if (Array.isArray(x)) return { t: 'list', items: x.map(plainToPy) };
-  if (x && typeof x === 'object') return { t: 'dict', entries: Object.entries(x).map(([k, v]) => [{ t: 'str', v: k }, plainToPy(v)]) };
+  if (x && typeof x === 'object')
+    return { t: 'dict', entries: Object.entries(x).map(([k, v]) => [{ t: 'str', v: k }, plainToPy(v)]) };
   return jsonToPy(x);
 }
 
@@ -110,7 +123,12 @@ function readJson(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new DataError(path, undefined, undefined, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new DataError(
+      path,
+      undefined,
+      undefined,
+      `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   try {
     return parseJsonText(text);
@@ -125,7 +143,12 @@ export function readDialogue(path: string): DialogueRow[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new DataError(path, undefined, undefined, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new DataError(
+      path,
+      undefined,
+      undefined,
+      `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   const rows: DialogueRow[] = [];
   text.split('\n').forEach((line, i) => {
@@ -171,7 +194,9 @@ export class ApibankData {
   }
 
   dialogueFiles(level: '1' | '2'): string[] {
-    return readdirSync(join(this.root, level === '1' ? DATA_LAYOUT.level1 : DATA_LAYOUT.level2)).filter((f) => f.endsWith('.jsonl')).sort();
+    return readdirSync(join(this.root, level === '1' ? DATA_LAYOUT.level1 : DATA_LAYOUT.level2))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
   }
 
   /** `_task_from_file` of levels 1 and 2: null for an odd sample id or one past the file's API rows. */
@@ -208,8 +233,19 @@ export class ApibankData {
     if (apiId < 0 || apiId >= apis.length) return null;
     const rowOf = (s: z.infer<typeof Level3Step>): ApiRow => {
       const result = ApiResult.safeParse(s.output ?? {});
-      if (!result.success) throw dataErrorFromZod(join(this.root, DATA_LAYOUT.level3), `${sampleId}.apis[${apiId}]`, result.error, 'output');
-      return { role: 'API', api_name: s.api_name, param_dict: normalizeParams(s.input), result: clonePlain(result.data) };
+      if (!result.success)
+        throw dataErrorFromZod(
+          join(this.root, DATA_LAYOUT.level3),
+          `${sampleId}.apis[${apiId}]`,
+          result.error,
+          'output',
+        );
+      return {
+        role: 'API',
+        api_name: s.api_name,
+        param_dict: normalizeParams(s.input),
+        result: clonePlain(result.data),
+      };
     };
     const prior = apis.slice(0, apiId).map(rowOf);
     const ground = rowOf(apis[apiId]!);
@@ -270,7 +306,8 @@ export function parseCombinedId(id: string): [Level | '', string] {
 export const combinedId = (level: Level, sourceId: string) => `level-${level}::${sourceId}`;
 
 /** The default manifest of a level: the 100 frozen eval ids for `all`, the derived curated lists per level. */
-export const manifestPath = (root: string, level: LevelArg): string => join(root, level === 'all' ? DATA_LAYOUT.evalIds : DATA_LAYOUT.curated(level));
+export const manifestPath = (root: string, level: LevelArg): string =>
+  join(root, level === 'all' ? DATA_LAYOUT.evalIds : DATA_LAYOUT.curated(level));
 
 export function readManifest(path: string): string[] {
   const r = Manifest.safeParse(readJson(path));
@@ -300,7 +337,9 @@ export function selectTasks(data: ApibankData, sel: Selection): ApibankTask[] {
     const [l, src] = parseCombinedId(id);
     return !!l && wanted.has(src);
   };
-  let indexed = readManifest(path).map((id, i) => [id, i] as const).filter(([id]) => matches(id));
+  let indexed = readManifest(path)
+    .map((id, i) => [id, i] as const)
+    .filter(([id]) => matches(id));
   indexed = indexed.slice(sel.offset ?? 0);
   if (sel.limit !== undefined) indexed = indexed.slice(0, sel.limit);
   const ids = indexed.map(([id]) => id);

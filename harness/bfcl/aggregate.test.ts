@@ -5,7 +5,8 @@ import { estimateRate } from '../stats/index.ts';
 import { aggregate, leaderboardOf, withEstimates } from './aggregate.ts';
 import type { BfclCategory } from './categories.ts';
 
-const rec = (category: string, correct: number, total: number) => Array.from({ length: total }, (_, i) => ({ category, valid: i < correct }));
+const rec = (category: string, correct: number, total: number) =>
+  Array.from({ length: total }, (_, i) => ({ category, valid: i < correct }));
 
 describe('BFCL leaderboard aggregation', () => {
   it('mixes unweighted and count-weighted means as BFCL does', () => {
@@ -35,11 +36,18 @@ describe('BFCL leaderboard aggregation', () => {
     const overall = (10 * 0.5625 + 10 * 0.7 + 10 * 0.625 + 30 * 0.125 + 40 * 0) / 100;
     expect(b.overall).toBeCloseTo(overall, 12);
     expect(b.overall_in_scope).toBeCloseTo((10 * 0.5625 + 10 * 0.7 + 10 * 0.625 + 30 * 0.125) / 60, 12);
-    expect(b.missing).toEqual(['live_parallel', 'live_parallel_multiple', 'multi_turn_miss_param', 'multi_turn_long_context']);
+    expect(b.missing).toEqual([
+      'live_parallel',
+      'live_parallel_multiple',
+      'multi_turn_miss_param',
+      'multi_turn_long_context',
+    ]);
   });
 
   it('a live category that was not run still weighs with its dataset size (at accuracy 0)', () => {
-    const cats = { live_simple: { correct: 10, total: 10, accuracy: 1 } } as Partial<Record<BfclCategory, { correct: number; total: number; accuracy: number }>>;
+    const cats = { live_simple: { correct: 10, total: 10, accuracy: 1 } } as Partial<
+      Record<BfclCategory, { correct: number; total: number; accuracy: number }>
+    >;
     expect(leaderboardOf(cats).groups.live).toBe(1);
     expect(leaderboardOf(cats, { live_multiple: 30 }).groups.live).toBeCloseTo(10 / 40, 12);
   });

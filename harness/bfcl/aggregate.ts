@@ -48,7 +48,9 @@ export const OVERALL_WEIGHTS = { non_live: 10, live: 10, irrelevance: 10, multi_
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Per-category counts from verdicts (each `{category, valid}`). */
-export function tally(records: ReadonlyArray<{ category: string; valid: boolean }>): Partial<Record<BfclCategory, CategoryTally>> {
+export function tally(
+  records: ReadonlyArray<{ category: string; valid: boolean }>,
+): Partial<Record<BfclCategory, CategoryTally>> {
   const out: Partial<Record<BfclCategory, CategoryTally>> = {};
   for (const r of records) {
     if (!(ALL_CATEGORIES as readonly string[]).includes(r.category)) continue;
@@ -76,23 +78,46 @@ export function leaderboardOf(
   const liveN = liveCats.reduce((s, c) => s + size(c), 0);
   const live = liveN ? liveCats.reduce((s, c) => s + acc(c) * size(c), 0) / liveN : 0;
   const irrelevance = mean([acc('irrelevance'), acc('live_irrelevance')]);
-  const multiTurn = mean([acc('multi_turn_base'), acc('multi_turn_miss_func'), acc('multi_turn_miss_param'), acc('multi_turn_long_context')]);
+  const multiTurn = mean([
+    acc('multi_turn_base'),
+    acc('multi_turn_miss_func'),
+    acc('multi_turn_miss_param'),
+    acc('multi_turn_long_context'),
+  ]);
   const agentic = 0;
   const w = OVERALL_WEIGHTS;
   const total = w.non_live + w.live + w.irrelevance + w.multi_turn + w.agentic;
-  const overall = (w.non_live * nonLive + w.live * live + w.irrelevance * irrelevance + w.multi_turn * multiTurn + w.agentic * agentic) / total;
+  const overall =
+    (w.non_live * nonLive +
+      w.live * live +
+      w.irrelevance * irrelevance +
+      w.multi_turn * multiTurn +
+      w.agentic * agentic) /
+    total;
   const inScope = w.non_live + w.live + w.irrelevance + w.multi_turn;
-  const overallInScope = (w.non_live * nonLive + w.live * live + w.irrelevance * irrelevance + w.multi_turn * multiTurn) / inScope;
+  const overallInScope =
+    (w.non_live * nonLive + w.live * live + w.irrelevance * irrelevance + w.multi_turn * multiTurn) / inScope;
   return {
     missing: ALL_CATEGORIES.filter((c) => !categories[c]),
-    groups: { simple_non_live: simple, non_live: nonLive, live, irrelevance, relevance: acc('live_relevance'), multi_turn: multiTurn, agentic },
+    groups: {
+      simple_non_live: simple,
+      non_live: nonLive,
+      live,
+      irrelevance,
+      relevance: acc('live_relevance'),
+      multi_turn: multiTurn,
+      agentic,
+    },
     overall,
     overall_in_scope: overallInScope,
   };
 }
 
 /** BFCL's leaderboard from verdicts. */
-export function aggregate(records: ReadonlyArray<{ category: string; valid: boolean }>, datasetSizes: Partial<Record<BfclCategory, number>> = {}): Leaderboard {
+export function aggregate(
+  records: ReadonlyArray<{ category: string; valid: boolean }>,
+  datasetSizes: Partial<Record<BfclCategory, number>> = {},
+): Leaderboard {
   const categories = tally(records);
   return { categories, ...leaderboardOf(categories, datasetSizes) };
 }
@@ -138,19 +163,44 @@ export function withEstimates(board: Leaderboard, deps: EstimateDeps): Leaderboa
     draws.push(leaderboardOf(cats));
   }
   const n = entries.reduce((s, [, t]) => s + t.total, 0);
-  const interval = (value: number, pick: (d: Omit<Leaderboard, 'categories'>) => number, denominator: string): MetricEstimate => {
+  const interval = (
+    value: number,
+    pick: (d: Omit<Leaderboard, 'categories'>) => number,
+    denominator: string,
+  ): MetricEstimate => {
     if (n === 0) return { value, lo: NaN, hi: NaN, n: 0, denominator, method: 'none', level };
     const xs = draws.map(pick).sort((a, b) => a - b);
     const q = (p: number) => xs[Math.min(xs.length - 1, Math.max(0, Math.floor(p * xs.length)))]!;
-    return { value, lo: q((1 - level) / 2), hi: q(1 - (1 - level) / 2), n, denominator, method: 'bootstrap', level, seed, resamples };
+    return {
+      value,
+      lo: q((1 - level) / 2),
+      hi: q(1 - (1 - level) / 2),
+      n,
+      denominator,
+      method: 'bootstrap',
+      level,
+      seed,
+      resamples,
+    };
   };
   const groups = Object.fromEntries(
-    (Object.keys(board.groups) as Array<keyof Leaderboard['groups']>).map((g) => [g, interval(board.groups[g], (d) => d.groups[g], `BFCL cases (${g}, stratified bootstrap over categories)`)]),
+    (Object.keys(board.groups) as Array<keyof Leaderboard['groups']>).map((g) => [
+      g,
+      interval(board.groups[g], (d) => d.groups[g], `BFCL cases (${g}, stratified bootstrap over categories)`),
+    ]),
   ) as LeaderboardEstimates['groups'];
   return {
     categories,
     groups,
-    overall: interval(board.overall, (d) => d.overall, 'BFCL cases (overall as the leaderboard weighs it; agentic not run counts 0)'),
-    overall_in_scope: interval(board.overall_in_scope, (d) => d.overall_in_scope, 'BFCL cases (overall over the categories toolgauge runs)'),
+    overall: interval(
+      board.overall,
+      (d) => d.overall,
+      'BFCL cases (overall as the leaderboard weighs it; agentic not run counts 0)',
+    ),
+    overall_in_scope: interval(
+      board.overall_in_scope,
+      (d) => d.overall_in_scope,
+      'BFCL cases (overall over the categories toolgauge runs)',
+    ),
   };
 }

@@ -28,7 +28,8 @@ const LAYER_DENOMINATORS: Record<(typeof LAYERS)[number], string> = {
 
 export const GROUP_METRICS = ['simple_non_live', 'non_live', 'live', 'irrelevance', 'relevance', 'multi_turn'] as const;
 
-const only = (metas: readonly unknown[]): BfclMeta[] => metas.filter((m): m is BfclMeta => (m as BfclMeta).suite === 'bfcl');
+const only = (metas: readonly unknown[]): BfclMeta[] =>
+  metas.filter((m): m is BfclMeta => (m as BfclMeta).suite === 'bfcl');
 
 export interface BfclAggregate {
   metrics: Record<string, MetricEstimate>;
@@ -51,13 +52,18 @@ export function aggregateBfcl(all: readonly unknown[], seed: number): BfclAggreg
   for (const g of GROUP_METRICS) metrics[`group.${g}`] = est.groups[g];
   for (const [c, e] of Object.entries(est.categories)) metrics[`accuracy.${c}`] = e!;
 
-  const rate = (xs: number[], denominator: string, tag: string) => estimateRate(xs, { denominator, seed: deriveSeed(seed, 'bfcl-metric', tag) });
+  const rate = (xs: number[], denominator: string, tag: string) =>
+    estimateRate(xs, { denominator, seed: deriveSeed(seed, 'bfcl-metric', tag) });
   const scored = metas.filter((m) => !m.error);
   const single = scored.filter((m) => m.layers);
   for (const tier of ['strict', 'lenient'] as const) {
     for (const layer of LAYERS) {
       const xs = single.map((m) => m.layers![tier][layer]).filter((x): x is 0 | 1 => x !== null);
-      metrics[`layers.${tier === 'strict' ? '' : 'lenient.'}${layer}`] = rate(xs, `${LAYER_DENOMINATORS[layer]} (${tier} parser tier)`, `${tier}.${layer}`);
+      metrics[`layers.${tier === 'strict' ? '' : 'lenient.'}${layer}`] = rate(
+        xs,
+        `${LAYER_DENOMINATORS[layer]} (${tier} parser tier)`,
+        `${tier}.${layer}`,
+      );
     }
   }
   for (const cause of CAUSES) {
@@ -67,17 +73,31 @@ export function aggregateBfcl(all: readonly unknown[], seed: number): BfclAggreg
       `attribution.${cause}`,
     );
   }
-  metrics['toolgauge.accuracy'] = rate(metas.map((m) => (m.toolgauge?.pass && !m.error ? 1 : 0)), "cases (toolgauge's verdict, lenient tier; harness errors count as failed)", 'toolgauge');
-  metrics.error_rate = rate(metas.map((m) => (m.error ? 1 : 0)), 'cases', 'error_rate');
+  metrics['toolgauge.accuracy'] = rate(
+    metas.map((m) => (m.toolgauge?.pass && !m.error ? 1 : 0)),
+    "cases (toolgauge's verdict, lenient tier; harness errors count as failed)",
+    'toolgauge',
+  );
+  metrics.error_rate = rate(
+    metas.map((m) => (m.error ? 1 : 0)),
+    'cases',
+    'error_rate',
+  );
 
-  const categories = [...new Set(metas.map((m) => m.category))].sort((a, b) => ALL_CATEGORIES.indexOf(a as never) - ALL_CATEGORIES.indexOf(b as never));
+  const categories = [...new Set(metas.map((m) => m.category))].sort(
+    (a, b) => ALL_CATEGORIES.indexOf(a as never) - ALL_CATEGORIES.indexOf(b as never),
+  );
   const category: Record<string, Record<string, MetricEstimate>> = {};
   const perCategory: Record<string, Record<string, number>> = {};
   for (const c of categories) {
     const ms = metas.filter((m) => m.category === c);
     category[c] = {
       accuracy: est.categories[c as keyof typeof est.categories]!,
-      'toolgauge.accuracy': rate(ms.map((m) => (m.toolgauge?.pass && !m.error ? 1 : 0)), `${c} cases (toolgauge's verdict)`, `toolgauge.${c}`),
+      'toolgauge.accuracy': rate(
+        ms.map((m) => (m.toolgauge?.pass && !m.error ? 1 : 0)),
+        `${c} cases (toolgauge's verdict)`,
+        `toolgauge.${c}`,
+      ),
     };
     perCategory[c] = {
       cases: ms.length,
@@ -134,12 +154,29 @@ export function aggregateBfcl(all: readonly unknown[], seed: number): BfclAggreg
       deviation_examples: metas
         .filter((m) => m.deviation)
         .slice(0, DEVIATION_EXAMPLES)
-        .map((m) => ({ id: m.id, category: m.category, bfcl: m.deviation!.bfcl, toolgauge: m.deviation!.toolgauge, class: m.deviation!.class, note: m.deviation!.note })),
+        .map((m) => ({
+          id: m.id,
+          category: m.category,
+          bfcl: m.deviation!.bfcl,
+          toolgauge: m.deviation!.toolgauge,
+          class: m.deviation!.class,
+          note: m.deviation!.note,
+        })),
       attribution,
       unpassable: metas
         .filter((m) => m.unpassable)
-        .map((m) => ({ id: m.id, category: m.category, valid: m.valid, error_type: m.error_type, expected_error: UNPASSABLE_KEYS[m.id]!.error_type, why: UNPASSABLE_KEYS[m.id]!.why })),
-      undecided_examples: metas.filter((m) => m.undecided).slice(0, 10).map((m) => ({ id: m.id, why: m.undecided })),
+        .map((m) => ({
+          id: m.id,
+          category: m.category,
+          valid: m.valid,
+          error_type: m.error_type,
+          expected_error: UNPASSABLE_KEYS[m.id]!.error_type,
+          why: UNPASSABLE_KEYS[m.id]!.why,
+        })),
+      undecided_examples: metas
+        .filter((m) => m.undecided)
+        .slice(0, 10)
+        .map((m) => ({ id: m.id, why: m.undecided })),
     },
     leaderboard: board,
   };
@@ -148,12 +185,24 @@ export function aggregateBfcl(all: readonly unknown[], seed: number): BfclAggreg
 export const bfclAggregator: SuiteAggregator<BfclMeta> = {
   aggregate(metas, seed) {
     const a = aggregateBfcl(metas, seed);
-    return { counts: a.counts, metrics: a.metrics, breakdowns: a.breakdowns, errors: a.errors, extra: a.extra, harnessErrors: a.counts.errors!, instances: a.counts.instances! };
+    return {
+      counts: a.counts,
+      metrics: a.metrics,
+      breakdowns: a.breakdowns,
+      errors: a.errors,
+      extra: a.extra,
+      harnessErrors: a.counts.errors!,
+      instances: a.counts.instances!,
+    };
   },
   outcomes(metas) {
     // Per category (a comparison pairs runs on the same cases), then toolgauge's verdict over all.
     const out: Record<string, Map<string, number>> = {};
-    const sorted = only(metas).sort((a, b) => ALL_CATEGORIES.indexOf(a.category as never) - ALL_CATEGORIES.indexOf(b.category as never) || compareIds(a.id, b.id));
+    const sorted = only(metas).sort(
+      (a, b) =>
+        ALL_CATEGORIES.indexOf(a.category as never) - ALL_CATEGORIES.indexOf(b.category as never) ||
+        compareIds(a.id, b.id),
+    );
     const sums = new Map<string, Map<string, { s: number; k: number }>>();
     const add = (metric: string, id: string, x: number) => {
       const m = sums.get(metric) ?? new Map<string, { s: number; k: number }>();

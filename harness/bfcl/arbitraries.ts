@@ -18,28 +18,72 @@ export function valueVariants(v: PyValue): PyValue[] {
   const out: PyValue[] = [];
   switch (v.t) {
     case 'int':
-      out.push({ t: 'float', v: Number(v.v) }, S(v.v.toString()), { t: 'int', v: v.v + 1n }, { t: 'int', v: -v.v }, { t: 'bool', v: v.v !== 0n });
+      out.push(
+        { t: 'float', v: Number(v.v) },
+        S(v.v.toString()),
+        { t: 'int', v: v.v + 1n },
+        { t: 'int', v: -v.v },
+        { t: 'bool', v: v.v !== 0n },
+      );
       break;
     case 'float':
       if (Number.isInteger(v.v)) out.push({ t: 'int', v: BigInt(v.v) });
       out.push(S(floatRepr(v.v)), { t: 'float', v: v.v + 0.5 }, { t: 'float', v: -v.v });
       break;
     case 'bool':
-      out.push({ t: 'bool', v: !v.v }, { t: 'int', v: v.v ? 1n : 0n }, S(v.v ? 'true' : 'false'), S(v.v ? 'True' : 'False'));
+      out.push(
+        { t: 'bool', v: !v.v },
+        { t: 'int', v: v.v ? 1n : 0n },
+        S(v.v ? 'true' : 'false'),
+        S(v.v ? 'True' : 'False'),
+      );
       break;
     case 'str':
-      out.push(S(v.v.toUpperCase()), S(v.v.toLowerCase()), S(` ${v.v}`), S(v.v.replace(/ /g, '')), S(`${v.v}.`), S(v.v.replace(/ /g, '_')), S(v.v.replace(/ /g, '-')), S(`${v.v}!`), S(v.v.slice(0, -1)), S(`'${v.v}'`));
+      out.push(
+        S(v.v.toUpperCase()),
+        S(v.v.toLowerCase()),
+        S(` ${v.v}`),
+        S(v.v.replace(/ /g, '')),
+        S(`${v.v}.`),
+        S(v.v.replace(/ /g, '_')),
+        S(v.v.replace(/ /g, '-')),
+        S(`${v.v}!`),
+        S(v.v.slice(0, -1)),
+        S(`'${v.v}'`),
+      );
       // Java/JavaScript source strings: suffixes, quotes and spacing the type converters care about.
-      out.push(S(`${v.v}L`), S(`${v.v}f`), S(`${v.v}n`), S(v.v.replace(/[lLfFn]$/, '')), S(v.v.replace(/, /g, ',')), S(v.v.replace(/"/g, "'")), S(`"${v.v}"`), S(`${v.v}.0`));
+      out.push(
+        S(`${v.v}L`),
+        S(`${v.v}f`),
+        S(`${v.v}n`),
+        S(v.v.replace(/[lLfFn]$/, '')),
+        S(v.v.replace(/, /g, ',')),
+        S(v.v.replace(/"/g, "'")),
+        S(`"${v.v}"`),
+        S(`${v.v}.0`),
+      );
       if (/^-?\d+$/.test(v.v)) out.push({ t: 'int', v: BigInt(v.v) });
       if (/^-?\d+\.\d+$/.test(v.v)) out.push({ t: 'float', v: Number(v.v) });
       break;
     case 'list':
-      out.push({ t: 'tuple', items: v.items }, { t: 'list', items: [...v.items].reverse() }, { t: 'list', items: v.items.slice(1) }, { t: 'list', items: [...v.items, ...v.items.slice(0, 1)] });
-      if (v.items.length) out.push({ t: 'list', items: [valueVariants(v.items[0]!)[0] ?? v.items[0]!, ...v.items.slice(1)] });
+      out.push(
+        { t: 'tuple', items: v.items },
+        { t: 'list', items: [...v.items].reverse() },
+        { t: 'list', items: v.items.slice(1) },
+        { t: 'list', items: [...v.items, ...v.items.slice(0, 1)] },
+      );
+      if (v.items.length)
+        out.push({ t: 'list', items: [valueVariants(v.items[0]!)[0] ?? v.items[0]!, ...v.items.slice(1)] });
       break;
     case 'dict':
-      if (v.entries.length) out.push({ t: 'dict', entries: v.entries.slice(1) }, { t: 'dict', entries: [[v.entries[0]![0], valueVariants(v.entries[0]![1])[0] ?? S('x')], ...v.entries.slice(1)] });
+      if (v.entries.length)
+        out.push(
+          { t: 'dict', entries: v.entries.slice(1) },
+          {
+            t: 'dict',
+            entries: [[v.entries[0]![0], valueVariants(v.entries[0]![1])[0] ?? S('x')], ...v.entries.slice(1)],
+          },
+        );
       out.push({ t: 'dict', entries: [...v.entries, [S('extra_key'), S('x')]] });
       break;
     default:
@@ -55,7 +99,9 @@ function allowedValues(c: BfclCase): Array<{ call: number; param: string; values
   if (!pa || pa.t !== 'list') return [];
   return pa.items.flatMap((item, call) => {
     if (item.t !== 'dict' || !item.entries[0] || item.entries[0][1].t !== 'dict') return [];
-    return item.entries[0][1].entries.flatMap(([k, allowed]) => (k.t === 'str' && allowed.t === 'list' ? [{ call, param: k.v, values: allowed.items }] : []));
+    return item.entries[0][1].entries.flatMap(([k, allowed]) =>
+      k.t === 'str' && allowed.t === 'list' ? [{ call, param: k.v, values: allowed.items }] : [],
+    );
   });
 }
 
@@ -76,7 +122,17 @@ const MUTATIONS: Record<string, Mutation> = {
     if (!slot) return calls;
     const value = at(slot.values, k >> 4);
     if (value === undefined) return calls;
-    return calls.map((x, i) => (i !== slot.call ? x : { ...x, args: [...x.args.filter(([p]) => p !== slot.param), ...(value.t === 'str' && value.v === '' ? [] : [[slot.param, value] as [string, PyValue]])] }));
+    return calls.map((x, i) =>
+      i !== slot.call
+        ? x
+        : {
+            ...x,
+            args: [
+              ...x.args.filter(([p]) => p !== slot.param),
+              ...(value.t === 'str' && value.v === '' ? [] : [[slot.param, value] as [string, PyValue]]),
+            ],
+          },
+    );
   },
   dropArg(calls, _c, k) {
     const call = at(calls, k);
@@ -90,7 +146,11 @@ const MUTATIONS: Record<string, Mutation> = {
     const doc = c.entry.functions.find((f) => f.name === call.name);
     const unused = Object.keys(doc?.parameters.properties ?? {}).filter((p) => !call.args.some(([a]) => a === p));
     const name = at(unused, k >> 3) ?? 'unknown_param';
-    return calls.map((x) => (x === call ? { ...x, args: [...x.args, [name, at([S('x'), { t: 'int', v: 1n }, { t: 'bool', v: true }], k >> 5)!]] } : x));
+    return calls.map((x) =>
+      x === call
+        ? { ...x, args: [...x.args, [name, at([S('x'), { t: 'int', v: 1n }, { t: 'bool', v: true }], k >> 5)!]] }
+        : x,
+    );
   },
   reorderCalls(calls, _c, k) {
     if (calls.length < 2) return calls;
@@ -103,7 +163,12 @@ const MUTATIONS: Record<string, Mutation> = {
   renameFunction(calls, c, k) {
     const call = at(calls, k);
     if (!call) return calls;
-    const names = [...c.entry.functions.map((f) => f.name).filter((n) => n !== call.name), call.name.replace(/\./g, '_'), `${call.name}s`, call.name.toUpperCase()];
+    const names = [
+      ...c.entry.functions.map((f) => f.name).filter((n) => n !== call.name),
+      call.name.replace(/\./g, '_'),
+      `${call.name}s`,
+      call.name.toUpperCase(),
+    ];
     const name = at(names, k >> 3)!;
     return calls.map((x) => (x === call ? { ...x, name } : x));
   },
@@ -150,7 +215,20 @@ function pythonicText(calls: GoldCall[], damage: string, k: number): string {
     case 'kwargs':
       return `[${calls.map((c) => `${c.name}(**${pyRepr({ t: 'dict', entries: c.args.map(([a, v]) => [S(a), v]) })})`).join(', ')}]`;
     case 'text':
-      return at(['I cannot help with that.', 'None of the functions apply.', '[]', '', 'None', '[None]', 'get_weather', 'Error: missing city', '[x]'], k)!;
+      return at(
+        [
+          'I cannot help with that.',
+          'None of the functions apply.',
+          '[]',
+          '',
+          'None',
+          '[None]',
+          'get_weather',
+          'Error: missing city',
+          '[x]',
+        ],
+        k,
+      )!;
     default:
       return base;
   }
@@ -160,12 +238,38 @@ function fcResult(calls: GoldCall[], damage: string, k: number): PyValue {
   const list = (items: PyValue[]): PyValue => ({ t: 'list', items });
   switch (damage) {
     case 'objectArgs':
-      return list(calls.map((c) => ({ t: 'dict', entries: [[S(c.name), { t: 'dict', entries: c.args.map(([a, v]) => [S(a), v]) }]] })));
+      return list(
+        calls.map((c) => ({
+          t: 'dict',
+          entries: [[S(c.name), { t: 'dict', entries: c.args.map(([a, v]) => [S(a), v]) }]],
+        })),
+      );
     case 'badJson':
-      return list(calls.map((c, i) => ({ t: 'dict', entries: [[S(c.name), S(i === 0 ? argumentsJson(c.args).slice(0, -1) : argumentsJson(c.args))]] })));
+      return list(
+        calls.map((c, i) => ({
+          t: 'dict',
+          entries: [[S(c.name), S(i === 0 ? argumentsJson(c.args).slice(0, -1) : argumentsJson(c.args))]],
+        })),
+      );
     case 'jsFloats':
       // What JSON.stringify would send: 5.0 written as 5.
-      return list(calls.map((c) => ({ t: 'dict', entries: [[S(c.name), S(JSON.stringify(Object.fromEntries(c.args.map(([a, v]) => [a, JSON.parse(pyJsonDumps(v).replace(/NaN|-?Infinity/g, 'null'))]))))]] })));
+      return list(
+        calls.map((c) => ({
+          t: 'dict',
+          entries: [
+            [
+              S(c.name),
+              S(
+                JSON.stringify(
+                  Object.fromEntries(
+                    c.args.map(([a, v]) => [a, JSON.parse(pyJsonDumps(v).replace(/NaN|-?Infinity/g, 'null'))]),
+                  ),
+                ),
+              ),
+            ],
+          ],
+        })),
+      );
     case 'text':
       return S(at(['I cannot help with that.', 'Calling the tool now.', ''], k)!);
     case 'emptyArgs':
@@ -176,7 +280,8 @@ function fcResult(calls: GoldCall[], damage: string, k: number): PyValue {
 }
 
 function hermesText(calls: GoldCall[], damage: string, k: number): string {
-  const block = (c: GoldCall) => `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.args)}}\n</tool_call>`;
+  const block = (c: GoldCall) =>
+    `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.args)}}\n</tool_call>`;
   switch (damage) {
     case 'noNewline':
       return calls.map((c) => block(c).replace(/\n/g, '')).join('');
@@ -185,16 +290,44 @@ function hermesText(calls: GoldCall[], damage: string, k: number): string {
     case 'badJson':
       return calls.map((c, i) => (i === 0 ? block(c).replace('}}', '}') : block(c))).join('\n');
     case 'stringArgs':
-      return calls.map((c) => `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${JSON.stringify(argumentsJson(c.args))}}\n</tool_call>`).join('\n');
+      return calls
+        .map(
+          (c) =>
+            `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${JSON.stringify(argumentsJson(c.args))}}\n</tool_call>`,
+        )
+        .join('\n');
     case 'text':
-      return at(['I cannot help with that.', '<tool_call>\n"oops"\n</tool_call>', '<tool_call>\n{"arguments": {}}\n</tool_call>'], k)!;
+      return at(
+        [
+          'I cannot help with that.',
+          '<tool_call>\n"oops"\n</tool_call>',
+          '<tool_call>\n{"arguments": {}}\n</tool_call>',
+        ],
+        k,
+      )!;
     default:
       return calls.map(block).join('\n');
   }
 }
 
 const DAMAGE = {
-  pythonic: ['none', 'none', 'none', 'fence', 'plainFence', 'noBrackets', 'prose', 'quoted', 'truncate', 'positional', 'doubleQuotes', 'newlines', 'arith', 'kwargs', 'text'],
+  pythonic: [
+    'none',
+    'none',
+    'none',
+    'fence',
+    'plainFence',
+    'noBrackets',
+    'prose',
+    'quoted',
+    'truncate',
+    'positional',
+    'doubleQuotes',
+    'newlines',
+    'arith',
+    'kwargs',
+    'text',
+  ],
   fc: ['none', 'none', 'none', 'objectArgs', 'badJson', 'jsFloats', 'text', 'emptyArgs'],
   hermes: ['none', 'none', 'none', 'noNewline', 'prose', 'badJson', 'stringArgs', 'text'],
 } as const;
@@ -209,7 +342,10 @@ export interface GeneratedOutput {
 }
 
 /** Mutated outputs for one case in the formats that apply to it (prompt-mode Java/JavaScript is not decodable here). */
-export function outputFor(c: BfclCase, formats: readonly OutputFormat[] = ['pythonic', 'fc', 'hermes']): fc.Arbitrary<GeneratedOutput> {
+export function outputFor(
+  c: BfclCase,
+  formats: readonly OutputFormat[] = ['pythonic', 'fc', 'hermes'],
+): fc.Arbitrary<GeneratedOutput> {
   const allowed = formats.filter((f) => f !== 'pythonic' || languageOf(c.category) === 'python');
   // Relevance cases have no answer key: start from a plausible call, which abstaining mutations then remove.
   const gold = c.possibleAnswer ? goldCallsOf(c) : plausibleCall(c.entry.functions);
@@ -226,7 +362,11 @@ export function outputFor(c: BfclCase, formats: readonly OutputFormat[] = ['pyth
       const damages = DAMAGE[format];
       const damage = damages[damageIndex % damages.length]!;
       const result: PyValue =
-        format === 'pythonic' ? S(pythonicText(calls, damage, k)) : format === 'fc' ? fcResult(calls, damage, k) : S(hermesText(calls, damage, k));
+        format === 'pythonic'
+          ? S(pythonicText(calls, damage, k))
+          : format === 'fc'
+            ? fcResult(calls, damage, k)
+            : S(hermesText(calls, damage, k));
       return { format, result, recipe: `${format}/${damage} ${mutations.map(([m]) => m).join('+') || 'gold'}` };
     });
 }

@@ -8,7 +8,8 @@ import { checkSingleTurn } from './score.ts';
 import { FIXTURE_DATA, hasSharedData, SHARED_DATA } from './testkit.ts';
 
 const text = (v: string): PyValue => ({ t: 'str', v });
-const load = (dir: string, c: 'simple_python' | 'parallel' | 'irrelevance') => new Map(loadCategory(dir, c).map((x) => [x.id, x] as [string, BfclCase]));
+const load = (dir: string, c: 'simple_python' | 'parallel' | 'irrelevance') =>
+  new Map(loadCategory(dir, c).map((x) => [x.id, x] as [string, BfclCase]));
 const both = (c: BfclCase, v: string, format: 'pythonic' | 'fc' = 'pythonic') => {
   const result = text(v);
   const bfcl = checkSingleTurn(c, result, { format });
@@ -18,7 +19,10 @@ const both = (c: BfclCase, v: string, format: 'pythonic' | 'fc' = 'pythonic') =>
 describe('BFCL verdict vs toolgauge verdict (fixtures)', () => {
   it("greedy parallel matching: a correct answer in another order fails BFCL and passes toolgauge's optimal pairing", () => {
     const c = load(FIXTURE_DATA, 'parallel').get('parallel_0')!;
-    const { bfcl, beyond } = both(c, "[get_price(company='Zeta', date='2024-01-01'), get_price(company='Acme', date='2024-01-01')]");
+    const { bfcl, beyond } = both(
+      c,
+      "[get_price(company='Zeta', date='2024-01-01'), get_price(company='Acme', date='2024-01-01')]",
+    );
     expect(bfcl.error_type).toBe('parallel_function_checker_no_order:cannot_find_match');
     expect(beyond.bfclWithOptimalMatching).toBe(true);
     expect(beyond.toolgaugePass).toBe(true);
@@ -55,16 +59,28 @@ describe('BFCL verdict vs toolgauge verdict (fixtures)', () => {
 
   it('the answer key becomes expected calls with alternatives as equivalents and "" as optional', () => {
     const c = load(FIXTURE_DATA, 'simple_python').get('simple_python_0')!;
-    expect(expectedCallsOf(c)).toEqual([{ name: 'weather.get', arguments: { city: 'Paris' }, rules: { city: { equiv: ['Paris, France'] }, unit: { optional: true } } }]);
+    expect(expectedCallsOf(c)).toEqual([
+      {
+        name: 'weather.get',
+        arguments: { city: 'Paris' },
+        rules: { city: { equiv: ['Paris, France'] }, unit: { optional: true } },
+      },
+    ]);
   });
 });
 
-describe.skipIf(!hasSharedData())(`the issue's examples on BFCL's data${hasSharedData() ? '' : ' — SKIPPED: needs ../shared/data/bfcl'}`, () => {
-  it('parallel_178: Apple before Microsoft fails BFCL, passes with an optimal pairing', () => {
-    const c = load(SHARED_DATA, 'parallel').get('parallel_178')!;
-    const call = (co: string, d: string) => `get_stock_price(company_name='${co}', date='${d}', exchange='NASDAQ')`;
-    const { bfcl, beyond } = both(c, `[${call('Apple', '2022-01-01')}, ${call('Microsoft', '2022-01-01')}, ${call('Microsoft', '2022-02-01')}, ${call('Apple', '2022-02-01')}]`);
-    expect(bfcl.valid).toBe(false);
-    expect(beyond.deviation?.class).toBe('greedy_parallel_matching');
-  });
-});
+describe.skipIf(!hasSharedData())(
+  `the issue's examples on BFCL's data${hasSharedData() ? '' : ' — SKIPPED: needs ../shared/data/bfcl'}`,
+  () => {
+    it('parallel_178: Apple before Microsoft fails BFCL, passes with an optimal pairing', () => {
+      const c = load(SHARED_DATA, 'parallel').get('parallel_178')!;
+      const call = (co: string, d: string) => `get_stock_price(company_name='${co}', date='${d}', exchange='NASDAQ')`;
+      const { bfcl, beyond } = both(
+        c,
+        `[${call('Apple', '2022-01-01')}, ${call('Microsoft', '2022-01-01')}, ${call('Microsoft', '2022-02-01')}, ${call('Apple', '2022-02-01')}]`,
+      );
+      expect(bfcl.valid).toBe(false);
+      expect(beyond.deviation?.class).toBe('greedy_parallel_matching');
+    });
+  },
+);

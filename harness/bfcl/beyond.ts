@@ -80,7 +80,11 @@ export function expectedCallsOf(c: BfclCase): ExpectedCall[] | null {
       if (allowed.items.some(isEmptyStr)) rule.optional = true;
       const pdoc = doc?.parameters.properties[k.v];
       const render = (v: PyValue): unknown =>
-        language === 'java' ? javaSource(v, pdoc?.type ?? 'any', pdoc?.items?.type) : language === 'javascript' ? jsSource(v, pdoc?.type ?? 'any', pdoc?.items?.type) : plainJson(v);
+        language === 'java'
+          ? javaSource(v, pdoc?.type ?? 'any', pdoc?.items?.type)
+          : language === 'javascript'
+            ? jsSource(v, pdoc?.type ?? 'any', pdoc?.items?.type)
+            : plainJson(v);
       const others = allowed.items.filter((v) => !isEmptyStr(v)).slice(1);
       if (others.length) rule.equiv = others.map(render);
       if (Object.keys(rule).length) rules[k.v] = rule;
@@ -101,10 +105,16 @@ function restoreDotted(calls: ParsedCall[], names: readonly string[]): ParsedCal
 }
 
 /** Strict and lenient observations of one raw result in one format. */
-export function observe(result: PyValue, format: ResultFormat, tools: readonly OpenAITool[], underscoreToDot = false): Record<Tier, TierObservation> {
+export function observe(
+  result: PyValue,
+  format: ResultFormat,
+  tools: readonly OpenAITool[],
+  underscoreToDot = false,
+): Record<Tier, TierObservation> {
   const names = tools.map((t) => t.function.name);
   // Only FC names sent with dots replaced by underscores are mapped back; elsewhere `a_b` for `a.b` is a wrong name.
-  const restoreDots = (calls: ParsedCall[], docNames: readonly string[]) => (underscoreToDot ? restoreDotted(calls, docNames) : calls);
+  const restoreDots = (calls: ParsedCall[], docNames: readonly string[]) =>
+    underscoreToDot ? restoreDotted(calls, docNames) : calls;
   const schemas = tools.map((t) => t.function);
   if (format === 'fc' && result.t === 'list') {
     // tool_calls: each {name: arguments}; arguments that are not a JSON object are an unreadable call.
@@ -129,15 +139,26 @@ export function observe(result: PyValue, format: ResultFormat, tools: readonly O
       }
       calls.push({ name: first[0].v, arguments: args as Record<string, unknown> });
     }
-    const obs = { calls: broken ? [] : restoreDots(calls, names), attempted: result.items.length > 0, truncated: false };
+    const obs = {
+      calls: broken ? [] : restoreDots(calls, names),
+      attempted: result.items.length > 0,
+      truncated: false,
+    };
     return { strict: obs, lenient: { ...obs, calls: restoreDots(calls, names) } };
   }
   const text = isStr(result) ? result.v : JSON.stringify(plainJson(result));
   const family = format === 'hermes' ? 'hermes' : 'llama_pythonic';
-  const strict = format === 'fc' ? { calls: [], attempted: false, truncated: false } : parseToolCalls(text, { tier: 'strict', format: family, tools: schemas });
+  const strict =
+    format === 'fc'
+      ? { calls: [], attempted: false, truncated: false }
+      : parseToolCalls(text, { tier: 'strict', format: family, tools: schemas });
   const lenient = parseToolCalls(text, { tier: 'lenient', tools: schemas });
   return {
-    strict: { calls: restoreDots(strict.calls, names), attempted: strict.attempted || lenient.attempted, truncated: strict.truncated },
+    strict: {
+      calls: restoreDots(strict.calls, names),
+      attempted: strict.attempted || lenient.attempted,
+      truncated: strict.truncated,
+    },
     lenient: { calls: restoreDots(lenient.calls, names), attempted: lenient.attempted, truncated: lenient.truncated },
   };
 }
@@ -192,14 +213,26 @@ function withoutFormats(v: unknown): unknown {
   return v;
 }
 
-export function beyondSingleTurn(c: BfclCase, result: PyValue, format: ResultFormat, bfcl: BfclVerdict, opts: { underscoreToDot?: boolean } = {}): BeyondSingleTurn {
-  const tools = (withoutFormats(JSON.parse(JSON.stringify(toOpenAiTools(modelFacingDocs(c.id, c.entry.functions), { underscores: false })))) as OpenAITool[]);
+export function beyondSingleTurn(
+  c: BfclCase,
+  result: PyValue,
+  format: ResultFormat,
+  bfcl: BfclVerdict,
+  opts: { underscoreToDot?: boolean } = {},
+): BeyondSingleTurn {
+  const tools = withoutFormats(
+    JSON.parse(JSON.stringify(toOpenAiTools(modelFacingDocs(c.id, c.entry.functions), { underscores: false }))),
+  ) as OpenAITool[];
   const obs = observe(result, format, tools, opts.underscoreToDot ?? false);
   // live_relevance has no answer key: any call counts, so the expected calls are the model's own (only the parse
   // and schema layers can fail).
   const relevance = checkKindOf(c.category) === 'relevance' && !isIrrelevance(c.category);
   const own = obs.lenient.calls.length ? obs.lenient.calls : obs.strict.calls;
-  const expected = relevance ? (own.length ? own.map((x) => ({ name: x.name, arguments: x.arguments })) : [{ name: c.entry.functions[0]?.name ?? '', arguments: {} }]) : expectedCallsOf(c);
+  const expected = relevance
+    ? own.length
+      ? own.map((x) => ({ name: x.name, arguments: x.arguments }))
+      : [{ name: c.entry.functions[0]?.name ?? '', arguments: {} }]
+    : expectedCallsOf(c);
   const caseLike = { expected, tools, rules: {} };
   const strict = scoreTier(caseLike, obs.strict);
   const lenient = scoreTier(caseLike, obs.lenient);
@@ -220,7 +253,11 @@ export function beyondSingleTurn(c: BfclCase, result: PyValue, format: ResultFor
     toolgaugePass: strict.passed,
     toolgaugePassLenient: lenient.passed,
   };
-  if (!bfcl.valid && bfcl.error_type === 'parallel_function_checker_no_order:cannot_find_match' && bfcl.decoded?.t === 'list') {
+  if (
+    !bfcl.valid &&
+    bfcl.error_type === 'parallel_function_checker_no_order:cannot_find_match' &&
+    bfcl.decoded?.t === 'list'
+  ) {
     const calls = bfcl.decoded.items.map((item) => {
       const [name, params] = (item as { entries: Array<[PyValue, PyValue]> }).entries[0]!;
       return { name, params: (params as { entries: Array<[PyValue, PyValue]> }).entries };
@@ -240,16 +277,32 @@ function classify(c: BfclCase, bfcl: BfclVerdict, b: BeyondSingleTurn): Deviatio
   const tg = b.toolgaugePassLenient ? 'pass' : 'fail';
   const bf = bfcl.valid ? 'pass' : 'fail';
   if (b.bfclWithOptimalMatching) {
-    return { class: 'greedy_parallel_matching', bfcl: 'fail', toolgauge: 'pass', note: 'BFCL pairs each answer with the first output it accepts; another pairing accepts every call' };
+    return {
+      class: 'greedy_parallel_matching',
+      bfcl: 'fail',
+      toolgauge: 'pass',
+      note: 'BFCL pairs each answer with the first output it accepts; another pairing accepts every call',
+    };
   }
-  const triggered = b.calls.lenient.length > 0 || b.layers.strict.false_trigger === 1 || b.layers.lenient.false_trigger === 1;
+  const triggered =
+    b.calls.lenient.length > 0 || b.layers.strict.false_trigger === 1 || b.layers.lenient.false_trigger === 1;
   if (isIrrelevance(c.category) && bfcl.valid && triggered) {
     const seen = b.calls.lenient.length ? b.calls.lenient.map((x) => x.name).join(', ') : 'an attempted call';
-    return { class: 'malformed_call_counted_as_abstention', bfcl: 'pass', toolgauge: 'fail', note: `BFCL's decoder found no call it could read and counted that as an abstention; toolgauge sees ${seen}` };
+    return {
+      class: 'malformed_call_counted_as_abstention',
+      bfcl: 'pass',
+      toolgauge: 'fail',
+      note: `BFCL's decoder found no call it could read and counted that as an abstention; toolgauge sees ${seen}`,
+    };
   }
   const bfclSawNoCall = bfcl.decoded === undefined || (bfcl.decoded.t === 'list' && bfcl.decoded.items.length === 0);
   if (!bfcl.valid && bfclSawNoCall && b.toolgaugePassLenient) {
-    return { class: 'bfcl_decoder_refuses', bfcl: 'fail', toolgauge: 'pass', note: `BFCL's decoder reads no call (${bfcl.error_type}); ${b.attribution.strict.cause === 'framework_parser_gap' ? 'a lenient parser finds the right call (parser gap)' : 'toolgauge reads the right call'}` };
+    return {
+      class: 'bfcl_decoder_refuses',
+      bfcl: 'fail',
+      toolgauge: 'pass',
+      note: `BFCL's decoder reads no call (${bfcl.error_type}); ${b.attribution.strict.cause === 'framework_parser_gap' ? 'a lenient parser finds the right call (parser gap)' : 'toolgauge reads the right call'}`,
+    };
   }
   if (bf === tg) return undefined;
   const why = (bf === 'pass' ? b.layers.lenient.problems : [bfcl.error_type, ...bfcl.error]).join('; ');
@@ -278,6 +331,14 @@ export function beyondMultiTurn(c: BfclCase, bfcl: BfclVerdict): BeyondMultiTurn
 }
 
 /** The beyond-BFCL view of any case. */
-export function beyondBfcl(c: BfclCase, result: PyValue, format: ResultFormat, bfcl: BfclVerdict, opts: { underscoreToDot?: boolean } = {}): Beyond {
-  return checkKindOf(c.category) === 'multi_turn' ? beyondMultiTurn(c, bfcl) : beyondSingleTurn(c, result, format, bfcl, opts);
+export function beyondBfcl(
+  c: BfclCase,
+  result: PyValue,
+  format: ResultFormat,
+  bfcl: BfclVerdict,
+  opts: { underscoreToDot?: boolean } = {},
+): Beyond {
+  return checkKindOf(c.category) === 'multi_turn'
+    ? beyondMultiTurn(c, bfcl)
+    : beyondSingleTurn(c, result, format, bfcl, opts);
 }

@@ -15,11 +15,43 @@ const scope: CallScope = { methodToVar, allowed: new Set(['cd', 'post']) };
 
 // Tokens that stress `\b`, `\w` and `\s` in Python's Unicode sense: letters and digits beyond ASCII, separators
 // JavaScript and Python disagree on, a combining mark, an astral character.
-const TOKENS = ['cd', 'ls', 'post', 'x', '_', '1', 'é', 'ß', '一', '٣', '²', '\u0301', '😀', ' ', '\t', '\x1c', '\x85', '\u00a0', '\ufeff', '\u2028', '(', ')', "'", '"', '.', '=', ',', '\\'];
+const TOKENS = [
+  'cd',
+  'ls',
+  'post',
+  'x',
+  '_',
+  '1',
+  'é',
+  'ß',
+  '一',
+  '٣',
+  '²',
+  '\u0301',
+  '😀',
+  ' ',
+  '\t',
+  '\x1c',
+  '\x85',
+  '\u00a0',
+  '\ufeff',
+  '\u2028',
+  '(',
+  ')',
+  "'",
+  '"',
+  '.',
+  '=',
+  ',',
+  '\\',
+];
 
-describe('prefixMethods is BFCL\'s re.sub', () => {
+describe("prefixMethods is BFCL's re.sub", () => {
   it('agrees with CPython on generated strings', async () => {
-    const samples = fc.sample(fc.array(fc.constantFrom(...TOKENS), { maxLength: 14 }).map((t) => t.join('')), { numRuns: 1500, seed: 21 });
+    const samples = fc.sample(
+      fc.array(fc.constantFrom(...TOKENS), { maxLength: 14 }).map((t) => t.join('')),
+      { numRuns: 1500, seed: 21 },
+    );
     const script = [
       'import json, re, sys',
       'm = json.loads(sys.argv[1])',
@@ -30,13 +62,17 @@ describe('prefixMethods is BFCL\'s re.sub', () => {
       '    print(json.dumps(re.sub(r"\\b([a-zA-Z_]\\w*)\\s*(?=\\()", repl, json.loads(line))))',
     ].join('\n');
     const python = process.env.TOOLGAUGE_PYTHON || '/usr/bin/python3';
-    const r = await execa(python, ['-c', script, JSON.stringify(Object.fromEntries(methodToVar))], { input: samples.map((s) => JSON.stringify(s)).join('\n') + '\n' });
+    const r = await execa(python, ['-c', script, JSON.stringify(Object.fromEntries(methodToVar))], {
+      input: samples.map((s) => JSON.stringify(s)).join('\n') + '\n',
+    });
     const expected = r.stdout.split('\n').map((l) => JSON.parse(l) as string);
     samples.forEach((s, i) => expect(prefixMethods(s, methodToVar), JSON.stringify(s)).toBe(expected[i]));
   });
 
   it('rewrites method names in string contents too, and drops the whitespace before "("', () => {
-    expect(prefixMethods("cd (folder='ls(x)', y='ls (z)')", methodToVar)).toBe("m_GorillaFileSystem_instance.cd(folder='m_GorillaFileSystem_instance.ls(x)', y='m_GorillaFileSystem_instance.ls(z)')");
+    expect(prefixMethods("cd (folder='ls(x)', y='ls (z)')", methodToVar)).toBe(
+      "m_GorillaFileSystem_instance.cd(folder='m_GorillaFileSystem_instance.ls(x)', y='m_GorillaFileSystem_instance.ls(z)')",
+    );
   });
 });
 
@@ -50,7 +86,9 @@ const literal: fc.Arbitrary<PyValue> = fc.letrec<{ v: PyValue }>((tie) => ({
     fc.string({ unit: 'grapheme', maxLength: 12 }).map((v): PyValue => ({ t: 'str', v })),
     fc.array(tie('v'), { maxLength: 3 }).map((items): PyValue => ({ t: 'list', items })),
     fc.array(tie('v'), { maxLength: 3 }).map((items): PyValue => ({ t: 'tuple', items })),
-    fc.array(fc.tuple(fc.string({ maxLength: 5 }), tie('v')), { maxLength: 3 }).map((es): PyValue => ({ t: 'dict', entries: es.map(([k, x]): [PyValue, PyValue] => [{ t: 'str', v: k }, x]) })),
+    fc
+      .array(fc.tuple(fc.string({ maxLength: 5 }), tie('v')), { maxLength: 3 })
+      .map((es): PyValue => ({ t: 'dict', entries: es.map(([k, x]): [PyValue, PyValue] => [{ t: 'str', v: k }, x]) })),
   ),
 })).v;
 
@@ -60,14 +98,25 @@ describe('prepareCall', () => {
       fc.property(fc.array(literal, { maxLength: 3 }), (values) => {
         const src = `post(${values.map((v, i) => `a${i}=${pyRepr(v)}`).join(',')})`;
         const p = prepareCall(src, scope);
-        expect(p).toEqual({ call: { name: 'post', args: [], kwargs: values.map((v, i) => [`a${i}`, encodeValue(v)]) } });
+        expect(p).toEqual({
+          call: { name: 'post', args: [], kwargs: values.map((v, i) => [`a${i}`, encodeValue(v)]) },
+        });
       }),
       { numRuns: 300, seed: 8 },
     );
   });
 
   it('positional arguments stay positional', () => {
-    expect(prepareCall("cd('docs', 2)", scope)).toEqual({ call: { name: 'cd', args: [['s', 'docs'], ['i', '2']], kwargs: [] } });
+    expect(prepareCall("cd('docs', 2)", scope)).toEqual({
+      call: {
+        name: 'cd',
+        args: [
+          ['s', 'docs'],
+          ['i', '2'],
+        ],
+        kwargs: [],
+      },
+    });
   });
 
   it('answers without running: refused names, unknown and undocumented functions, code, non-literal arguments', () => {
@@ -81,9 +130,15 @@ describe('prepareCall', () => {
     expect(result('cd(folder=inf)')).toBe("Error during execution: name 'inf' is not defined");
     expect(result('cd(folder=-inf)')).toBe("Error during execution: name 'inf' is not defined");
     expect(result('ls(a=1)')).toMatch(/^Error during execution: "ls" is not one of this case's functions/);
-    expect(result("__import__('os').system('id') or print()")).toMatch(/^Error during execution: .* is not one of this case's functions/);
-    expect(result("(lambda g={}: exec('x=1', g) or 'ok')()")).toMatch(/^Error during execution: .* is not one of this case's functions/);
-    expect(result("cd(folder=exec('import os'))")).toMatch(/^Error during execution: .* is not one of this case's functions/);
+    expect(result("__import__('os').system('id') or print()")).toMatch(
+      /^Error during execution: .* is not one of this case's functions/,
+    );
+    expect(result("(lambda g={}: exec('x=1', g) or 'ok')()")).toMatch(
+      /^Error during execution: .* is not one of this case's functions/,
+    );
+    expect(result("cd(folder=exec('import os'))")).toMatch(
+      /^Error during execution: .* is not one of this case's functions/,
+    );
     expect(result('cd(**{"folder": 1})')).toMatch(/^Error during execution: .* is not one of this case's functions/);
     expect(result('my tool(a=1)')).toMatch(/^Error during execution: .*\(<string>, line 1\)$/);
     // The instance variable itself, or a method reached through it under another name, is no function of the case.
@@ -91,6 +146,8 @@ describe('prepareCall', () => {
   });
 
   it('arithmetic in an argument is evaluated as Python would', () => {
-    expect(prepareCall('cd(folder=2*3)', scope)).toEqual({ call: { name: 'cd', args: [], kwargs: [['folder', ['i', '6']]] } });
+    expect(prepareCall('cd(folder=2*3)', scope)).toEqual({
+      call: { name: 'cd', args: [], kwargs: [['folder', ['i', '6']]] },
+    });
   });
 });

@@ -12,7 +12,16 @@ import type { Node } from '../core/pyliteral/index.ts';
 import { parseEval, PySyntaxError } from '../core/pyliteral/index.ts';
 
 /** The method names BFCL's evaluator refuses before evaluating a call. */
-export const REFUSED_NAMES: ReadonlySet<string> = new Set(['kill', 'exit', 'quit', 'remove', 'unlink', 'popen', 'Popen', 'run']);
+export const REFUSED_NAMES: ReadonlySet<string> = new Set([
+  'kill',
+  'exit',
+  'quit',
+  'remove',
+  'unlink',
+  'popen',
+  'Popen',
+  'run',
+]);
 
 /** A Python value as tagged JSON (bfcl_exec.py's value_of builds it back; nothing else is ever built). */
 export type TaggedValue =
@@ -111,7 +120,10 @@ export function prefixMethods(call: string, methodToVar: ReadonlyMap<string, str
 
 const error = (message: string): PreparedCall => ({ result: `Error during execution: ${message}` });
 const clip = (s: string) => (s.length > 80 ? `${s.slice(0, 80)}…` : s);
-const notRun = (what: string): PreparedCall => error(`${JSON.stringify(clip(what))} is not one of this case's functions; toolgauge runs only those, with literal arguments`);
+const notRun = (what: string): PreparedCall =>
+  error(
+    `${JSON.stringify(clip(what))} is not one of this case's functions; toolgauge runs only those, with literal arguments`,
+  );
 
 type Literal = { ok: PyValue } | { stop: PreparedCall };
 

@@ -2,9 +2,29 @@
 // at the pinned commit), restricted to the categories toolgauge scores: memory, web search and format sensitivity
 // need a network or an embedding model and are out of scope.
 
-export const NON_LIVE_CATEGORIES = ['simple_python', 'simple_java', 'simple_javascript', 'multiple', 'parallel', 'parallel_multiple', 'irrelevance'] as const;
-export const LIVE_CATEGORIES = ['live_simple', 'live_multiple', 'live_parallel', 'live_parallel_multiple', 'live_irrelevance', 'live_relevance'] as const;
-export const MULTI_TURN_CATEGORIES = ['multi_turn_base', 'multi_turn_miss_func', 'multi_turn_miss_param', 'multi_turn_long_context'] as const;
+export const NON_LIVE_CATEGORIES = [
+  'simple_python',
+  'simple_java',
+  'simple_javascript',
+  'multiple',
+  'parallel',
+  'parallel_multiple',
+  'irrelevance',
+] as const;
+export const LIVE_CATEGORIES = [
+  'live_simple',
+  'live_multiple',
+  'live_parallel',
+  'live_parallel_multiple',
+  'live_irrelevance',
+  'live_relevance',
+] as const;
+export const MULTI_TURN_CATEGORIES = [
+  'multi_turn_base',
+  'multi_turn_miss_func',
+  'multi_turn_miss_param',
+  'multi_turn_long_context',
+] as const;
 
 export const SINGLE_TURN_CATEGORIES = [...NON_LIVE_CATEGORIES, ...LIVE_CATEGORIES] as const;
 export const ALL_CATEGORIES = [...SINGLE_TURN_CATEGORIES, ...MULTI_TURN_CATEGORIES] as const;
@@ -25,7 +45,18 @@ export const GROUPS: Record<string, readonly BfclCategory[]> = {
 };
 
 /** Categories BFCL has but toolgauge leaves out, so a user naming one gets a clear refusal rather than "unknown". */
-export const OUT_OF_SCOPE = ['memory', 'memory_kv', 'memory_vector', 'memory_rec_sum', 'web_search', 'web_search_base', 'web_search_no_snippet', 'agentic', 'format_sensitivity', 'all'] as const;
+export const OUT_OF_SCOPE = [
+  'memory',
+  'memory_kv',
+  'memory_vector',
+  'memory_rec_sum',
+  'web_search',
+  'web_search_base',
+  'web_search_no_snippet',
+  'agentic',
+  'format_sensitivity',
+  'all',
+] as const;
 
 export function isCategory(name: string): name is BfclCategory {
   return (ALL_CATEGORIES as readonly string[]).includes(name);
@@ -43,9 +74,13 @@ export function expandCategories(names: readonly string[]): BfclCategory[] {
     if (GROUPS[name]) for (const c of GROUPS[name]!) out.add(c);
     else if (isCategory(name)) out.add(name);
     else if ((OUT_OF_SCOPE as readonly string[]).includes(name)) {
-      throw new Error(`BFCL category '${name}' is out of scope for toolgauge (memory, web search and format sensitivity need a network or an embedding model)`);
+      throw new Error(
+        `BFCL category '${name}' is out of scope for toolgauge (memory, web search and format sensitivity need a network or an embedding model)`,
+      );
     } else {
-      throw new Error(`unknown BFCL category '${name}' (expected a category: ${ALL_CATEGORIES.join(', ')}; or a group: ${Object.keys(GROUPS).join(', ')})`);
+      throw new Error(
+        `unknown BFCL category '${name}' (expected a category: ${ALL_CATEGORIES.join(', ')}; or a group: ${Object.keys(GROUPS).join(', ')})`,
+      );
     }
   }
   return [...out].sort();

@@ -3,7 +3,15 @@ import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
-import { ALL_CATEGORIES, categoryOfFileName, checkKindOf, expandCategories, GROUPS, isCategory, type BfclCategory } from './categories.ts';
+import {
+  ALL_CATEGORIES,
+  categoryOfFileName,
+  checkKindOf,
+  expandCategories,
+  GROUPS,
+  isCategory,
+  type BfclCategory,
+} from './categories.ts';
 import type { ResultFormat } from './decode.ts';
 import { findBfclSource, PythonBfclExecutor } from './executor.ts';
 import { ensureBfclData } from './hf.ts';
@@ -78,10 +86,18 @@ export const RUN_FLAGS: FlagSpecs = {
   category: { type: 'string', multiple: true, description: 'BFCL categories or groups, comma-separated' },
   mode: { type: 'string', values: ['fc', 'prompt'] },
   data: { type: 'string', schema: z.string().min(1), description: "BFCL's data folder" },
-  'bfcl-source': { type: 'string', schema: z.string().min(1), description: "BFCL's simulated API classes (multi-turn)" },
+  'bfcl-source': {
+    type: 'string',
+    schema: z.string().min(1),
+    description: "BFCL's simulated API classes (multi-turn)",
+  },
   limit: { type: 'string', schema: flagSchemas.positiveInt, description: 'the first N cases of each category' },
   only: { type: 'string', schema: flagSchemas.idList },
-  revision: { type: 'string', schema: z.string().min(1), description: 'the Hugging Face revision of the default download' },
+  revision: {
+    type: 'string',
+    schema: z.string().min(1),
+    description: 'the Hugging Face revision of the default download',
+  },
   python: { type: 'string', schema: z.string().min(1), description: "the CPython that runs BFCL's classes" },
 };
 
@@ -95,7 +111,10 @@ export async function run(argv: string[]): Promise<number> {
       env: { ...BFCL_ENV, python: 'TOOLGAUGE_PYTHON' },
       files: ['data', 'bfcl-source'],
       async validate(kc, settings) {
-        if (kc.run.trials > 1) throw new UsageError('toolgauge bfcl: --trials is not available for BFCL (one result per case, as BFCL scores it)');
+        if (kc.run.trials > 1)
+          throw new UsageError(
+            'toolgauge bfcl: --trials is not available for BFCL (one result per case, as BFCL scores it)',
+          );
         try {
           // Download (or find in the cache) now: offline with a cold cache is one line and exit 2, not a failed run.
           await resolveBfclData(kc.run, settings);
@@ -155,13 +174,23 @@ async function rescore(argv: string[]): Promise<number> {
     }
   }
   const files = findResultFiles(resultDir);
-  if (files.length === 0) throw new UsageError(`toolgauge bfcl rescore: no BFCL_v4_<category>_result.json under ${resultDir}`);
-  const present = files.map((f) => categoryOfFileName(basename(f))).filter((c): c is BfclCategory => !!c && isCategory(c) && (!categories || categories.includes(c)));
-  const format = (values.format as string | undefined) && values.format !== 'auto' ? (values.format as ResultFormat) : detectFormat(files);
+  if (files.length === 0)
+    throw new UsageError(`toolgauge bfcl rescore: no BFCL_v4_<category>_result.json under ${resultDir}`);
+  const present = files
+    .map((f) => categoryOfFileName(basename(f)))
+    .filter((c): c is BfclCategory => !!c && isCategory(c) && (!categories || categories.includes(c)));
+  const format =
+    (values.format as string | undefined) && values.format !== 'auto'
+      ? (values.format as ResultFormat)
+      : detectFormat(files);
 
   let dataDir = values.data as string | undefined;
   if (!dataDir) {
-    const got = await ensureBfclData([...new Set(present)], { revision: values.revision as string | undefined }, process.env);
+    const got = await ensureBfclData(
+      [...new Set(present)],
+      { revision: values.revision as string | undefined },
+      process.env,
+    );
     dataDir = got.dir;
   }
 
@@ -169,19 +198,35 @@ async function rescore(argv: string[]): Promise<number> {
   if (present.some((c) => checkKindOf(c) === 'multi_turn')) {
     const source = await findBfclSource(values['bfcl-source'] as string | undefined, process.env);
     if (!source) {
-      throw new UsageError('toolgauge bfcl rescore: multi-turn results need BFCL\'s simulated API classes: pass --bfcl-source DIR (a BFCL checkout or bfcl_eval package), set TOOLGAUGE_BFCL_SOURCE, or pip install bfcl-eval');
+      throw new UsageError(
+        "toolgauge bfcl rescore: multi-turn results need BFCL's simulated API classes: pass --bfcl-source DIR (a BFCL checkout or bfcl_eval package), set TOOLGAUGE_BFCL_SOURCE, or pip install bfcl-eval",
+      );
     }
     // The CLI is an edge: TOOLGAUGE_PYTHON and TOOLGAUGE_SANDBOX_CONFINE=0 are read here and passed as values.
-    executor = new PythonBfclExecutor({ sourceDir: source, pythonPath: (values.python as string | undefined) || process.env.TOOLGAUGE_PYTHON || undefined, confine: process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0' });
+    executor = new PythonBfclExecutor({
+      sourceDir: source,
+      pythonPath: (values.python as string | undefined) || process.env.TOOLGAUGE_PYTHON || undefined,
+      confine: process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0',
+    });
   }
   const underscore = values['underscore-to-dot'] as string | undefined;
   const out = resolve(outDir);
   try {
     // OUT's files are rewritten as a run's are: under its lock (none while a run writes there), atomically, and never
     // through a link (the folders from OUT down checked too).
-    return await withDirLocks([out], () => rescoreInto(out, resultDir, dataDir, format, { executor, categories, underscore, modelName: values['model-name'] as string | undefined, shown: outDir, gate }));
+    return await withDirLocks([out], () =>
+      rescoreInto(out, resultDir, dataDir, format, {
+        executor,
+        categories,
+        underscore,
+        modelName: values['model-name'] as string | undefined,
+        shown: outDir,
+        gate,
+      }),
+    );
   } catch (err) {
-    if (['DirLocked', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge bfcl rescore: ${(err as Error).message}`);
+    if (['DirLocked', 'LinkRefused'].includes((err as Error).name))
+      throw new UsageError(`toolgauge bfcl rescore: ${(err as Error).message}`);
     throw err;
   } finally {
     await executor?.dispose();
@@ -193,7 +238,14 @@ async function rescoreInto(
   resultDir: string,
   dataDir: string,
   format: ResultFormat,
-  o: { executor: PythonBfclExecutor | undefined; categories: BfclCategory[] | undefined; underscore: string | undefined; modelName: string | undefined; shown: string; gate: string | undefined },
+  o: {
+    executor: PythonBfclExecutor | undefined;
+    categories: BfclCategory[] | undefined;
+    underscore: string | undefined;
+    modelName: string | undefined;
+    shown: string;
+    gate: string | undefined;
+  },
 ): Promise<number> {
   const startedAt = new Date();
   const report = await rescoreResultDir(resultDir, {
@@ -209,10 +261,19 @@ async function rescoreInto(
   writeFileAtomic(join(outDir, 'beyond.jsonl'), report.records.map((r) => JSON.stringify(r) + '\n').join(''), outDir);
   // The summary, report, charts, journal and gate are the kit's, as a run's: identical metas give identical files.
   const seed = 0;
-  const metas = report.metas.map((m, k) => sealMeta(m, { 'results.jsonl': valueDigest(results[k]), 'beyond.jsonl': valueDigest(report.records[k]) }));
+  const metas = report.metas.map((m, k) =>
+    sealMeta(m, { 'results.jsonl': valueDigest(results[k]), 'beyond.jsonl': valueDigest(report.records[k]) }),
+  );
   const models = [...new Set(report.files.map((f) => o.modelName ?? modelNameOf(f.file, resultDir)))];
   const f = finalizeSuite('bfcl', bfclAggregator, metas, {
-    header: rescoreHeader({ model: models.join(', ') || 'unknown', source: resultDir, dataset: null, seed, startedAt, endedAt: new Date() }),
+    header: rescoreHeader({
+      model: models.join(', ') || 'unknown',
+      source: resultDir,
+      dataset: null,
+      seed,
+      startedAt,
+      endedAt: new Date(),
+    }),
     config: {
       rescore: true,
       result_dir: resultDir,

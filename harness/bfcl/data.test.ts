@@ -46,18 +46,30 @@ describe('BFCL data', () => {
   it('downloads the files the categories need into the hub cache, then works offline from the cache', async () => {
     const home = mkdtempSync(join(tmpdir(), 'tg-bfcl-hf-'));
     tmp.push(home);
-    const got = await ensureBfclData(['simple_python', 'irrelevance', 'multi_turn_base'], { hfHome: home, endpoint }, {});
+    const got = await ensureBfclData(
+      ['simple_python', 'irrelevance', 'multi_turn_base'],
+      { hfHome: home, endpoint },
+      {},
+    );
     expect(got.commit).toBe(COMMIT);
-    expect(relative(home, got.dir)).toBe(join('hub', `datasets--${BFCL_HF_REPO.replace('/', '--')}`, 'snapshots', COMMIT));
+    expect(relative(home, got.dir)).toBe(
+      join('hub', `datasets--${BFCL_HF_REPO.replace('/', '--')}`, 'snapshots', COMMIT),
+    );
     // Irrelevance has no possible answers; multi-turn needs the class docs.
     expect(filesFor(['irrelevance'])).toEqual(['BFCL_v4_irrelevance.json']);
     expect(fetched).toContain('multi_turn_func_doc/ticket_api.json');
-    expect(loadCategory(got.dir, 'simple_python').map((c) => c.id)).toEqual(['simple_python_0', 'simple_python_1', 'simple_python_2']);
+    expect(loadCategory(got.dir, 'simple_python').map((c) => c.id)).toEqual([
+      'simple_python_0',
+      'simple_python_1',
+      'simple_python_2',
+    ]);
     const n = fetched.length;
     const again = await ensureBfclData(['simple_python'], { hfHome: home, endpoint: 'http://127.0.0.1:9' }, {});
     expect(again.dir).toBe(got.dir);
     expect(fetched.length).toBe(n);
-    await expect(ensureBfclData(['parallel_multiple'], { hfHome: home, endpoint: 'http://127.0.0.1:9' }, {})).rejects.toThrow(/--data/);
+    await expect(
+      ensureBfclData(['parallel_multiple'], { hfHome: home, endpoint: 'http://127.0.0.1:9' }, {}),
+    ).rejects.toThrow(/--data/);
   });
 
   it('names file, row and field for a bad row; pairs answers by line and refuses a count mismatch', () => {
@@ -66,8 +78,15 @@ describe('BFCL data', () => {
     cpSync(FIXTURE_DATA, dir, { recursive: true });
     const file = join(dir, 'BFCL_v4_simple_python.json');
     const lines = readFileSync(file, 'utf8').trim().split('\n');
-    writeFileSync(file, [lines[0], lines[1]!.replace('"function": [{"name": "circle_area"', '"function": [{"name": 5'), lines[2]].join('\n'));
-    expect(() => loadCategory(dir, 'simple_python')).toThrow(/BFCL_v4_simple_python\.json: row simple_python_1: field function\[0\]\.name/);
+    writeFileSync(
+      file,
+      [lines[0], lines[1]!.replace('"function": [{"name": "circle_area"', '"function": [{"name": 5'), lines[2]].join(
+        '\n',
+      ),
+    );
+    expect(() => loadCategory(dir, 'simple_python')).toThrow(
+      /BFCL_v4_simple_python\.json: row simple_python_1: field function\[0\]\.name/,
+    );
     writeFileSync(file, lines.slice(0, 2).join('\n'));
     expect(() => loadCategory(dir, 'simple_python')).toThrow(/3 possible answers for 2 entries/);
     expect(() => loadCategory(dir, 'multiple')).toThrow(/BFCL_v4_multiple\.json: file not found/);
@@ -75,7 +94,9 @@ describe('BFCL data', () => {
 
   it('keeps int and float literals of answers and initial configs apart', () => {
     const sp = loadCategory(FIXTURE_DATA, 'simple_python')[1]!;
-    expect(JSON.stringify(sp.possibleAnswer, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))).toContain('{"t":"float","v":5}');
+    expect(JSON.stringify(sp.possibleAnswer, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))).toContain(
+      '{"t":"float","v":5}',
+    );
     const mt = loadCategory(FIXTURE_DATA, 'multi_turn_base')[0]!;
     expect(mt.entry.initialConfigJson).toBe('{"TicketAPI": {"tickets": [], "next_id": 1}}');
     expect(mt.entry.functions.map((f) => f.name)).toEqual(['create_ticket', 'close_ticket', 'get_ticket']);

@@ -31,18 +31,28 @@ export const CLASS_FUNC_DOC_FILES: Record<string, string> = {
 // checker reads, and the rest passes through untouched.
 const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 const messageSchema = z.custom<{ role: string; content: string }>(
-  (v) => isObject(v) && typeof (v as { role?: unknown }).role === 'string' && typeof (v as { content?: unknown }).content === 'string',
+  (v) =>
+    isObject(v) &&
+    typeof (v as { role?: unknown }).role === 'string' &&
+    typeof (v as { content?: unknown }).content === 'string',
   'a message needs string role and content',
 );
 const paramSchema = z.custom<Record<string, unknown>>(
-  (v) => isObject(v) && ((v as { type?: unknown }).type === undefined || typeof (v as { type?: unknown }).type === 'string'),
+  (v) =>
+    isObject(v) && ((v as { type?: unknown }).type === undefined || typeof (v as { type?: unknown }).type === 'string'),
   'a parameter must be an object whose type is a string',
 );
 export const functionDocSchema = z
   .object({
     name: z.string().min(1),
     description: z.string().optional(),
-    parameters: z.object({ type: z.string().optional(), properties: z.record(z.string(), paramSchema), required: z.array(z.string()).optional() }).passthrough(),
+    parameters: z
+      .object({
+        type: z.string().optional(),
+        properties: z.record(z.string(), paramSchema),
+        required: z.array(z.string()).optional(),
+      })
+      .passthrough(),
   })
   .passthrough();
 
@@ -151,7 +161,8 @@ function parseJsonLine(file: string, n: number, text: string): unknown {
 /** The function docs of one simulated class (multi_turn_func_doc). */
 export function loadClassFuncDocs(dir: string, className: string): FunctionDoc[] {
   const fileName = CLASS_FUNC_DOC_FILES[className];
-  if (!fileName) throw new DataError(join(dir, 'multi_turn_func_doc'), undefined, 'involved_classes', `unknown class ${className}`);
+  if (!fileName)
+    throw new DataError(join(dir, 'multi_turn_func_doc'), undefined, 'involved_classes', `unknown class ${className}`);
   const file = join(dir, 'multi_turn_func_doc', fileName);
   return lines(file).map(({ n, text }) => {
     const parsed = functionDocSchema.safeParse(parseJsonLine(file, n, text));
@@ -202,7 +213,13 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
     if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
     const e = parsed.data;
     noDuplicate(file, firstLine, e.id, n);
-    return { id: e.id, category, question: e.question, functions: e.function as unknown as FunctionDoc[], raw: text } satisfies BfclEntry;
+    return {
+      id: e.id,
+      category,
+      question: e.question,
+      functions: e.function as unknown as FunctionDoc[],
+      raw: text,
+    } satisfies BfclEntry;
   });
 }
 
@@ -215,7 +232,8 @@ function noDuplicate(file: string, firstLine: Map<string, number>, id: string, n
 
 /** `initial_config` of a multi-turn line as JSON text that keeps each number's int or float form. */
 function initialConfigText(line: PyValue): string {
-  const cfg = line.t === 'dict' ? line.entries.find(([k]) => k.t === 'str' && k.v === 'initial_config')?.[1] : undefined;
+  const cfg =
+    line.t === 'dict' ? line.entries.find(([k]) => k.t === 'str' && k.v === 'initial_config')?.[1] : undefined;
   return cfg ? pyJsonDumps(cfg) : '{}';
 }
 
@@ -226,7 +244,12 @@ export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
   const file = answerFile(dir, category);
   const answerLines = lines(file);
   if (answerLines.length !== entries.length) {
-    throw new DataError(file, undefined, undefined, `${answerLines.length} possible answers for ${entries.length} entries in ${dataFile(dir, category)}`);
+    throw new DataError(
+      file,
+      undefined,
+      undefined,
+      `${answerLines.length} possible answers for ${entries.length} entries in ${dataFile(dir, category)}`,
+    );
   }
   return entries.map((entry, k) => {
     const { n, text } = answerLines[k]!;
@@ -235,7 +258,12 @@ export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
       const parsed = multiTurnAnswerSchema.safeParse(json);
       if (!parsed.success) throw dataErrorFromZod(file, entry.id, parsed.error);
       if (parsed.data.ground_truth.length !== entry.question.length) {
-        throw new DataError(file, entry.id, 'ground_truth', `${parsed.data.ground_truth.length} turns for ${entry.question.length} in the question`);
+        throw new DataError(
+          file,
+          entry.id,
+          'ground_truth',
+          `${parsed.data.ground_truth.length} turns for ${entry.question.length} in the question`,
+        );
       }
       return { id: entry.id, category, entry, groundTruth: parsed.data.ground_truth, answerRaw: text };
     }
@@ -248,7 +276,10 @@ export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
       if (err instanceof PyJsonError) throw new DataError(file, n, undefined, err.message);
       throw err;
     }
-    const gt = lossless.t === 'dict' ? lossless.entries.find(([key]) => key.t === 'str' && key.v === 'ground_truth')?.[1] : undefined;
+    const gt =
+      lossless.t === 'dict'
+        ? lossless.entries.find(([key]) => key.t === 'str' && key.v === 'ground_truth')?.[1]
+        : undefined;
     if (!gt) throw new DataError(file, entry.id, 'ground_truth', 'missing');
     return { id: entry.id, category, entry, possibleAnswer: gt, answerRaw: text };
   });

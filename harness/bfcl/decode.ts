@@ -67,7 +67,8 @@ export function astParsePython(input: string): Decoded {
   const extracted: PyValue[] = [];
   if (body.k === 'Call') extracted.push(resolveAstCall(body));
   else {
-    if (body.k !== 'List' && body.k !== 'Tuple' && body.k !== 'Set') fail(`AttributeError: '${body.k}' object has no attribute 'elts'`);
+    if (body.k !== 'List' && body.k !== 'Tuple' && body.k !== 'Set')
+      fail(`AttributeError: '${body.k}' object has no attribute 'elts'`);
     for (const elem of body.elts) {
       if (elem.k !== 'Call') fail('AssertionError');
       extracted.push(resolveAstCall(elem));
@@ -109,7 +110,17 @@ export function resolveAstByType(n: Node): PyValue {
     case 'UnaryOp': {
       // `-value.operand.value`, whatever the operator: +5, ~5 and `not 5` all give -5.
       const o = n.operand;
-      if (o.k !== 'Constant') fail(o.k === 'Attribute' || o.k === 'Subscript' || o.k === 'NamedExpr' || o.k === 'Await' || o.k === 'Yield' || o.k === 'YieldFrom' ? 'TypeError: bad operand type for unary -' : `AttributeError: '${o.k}' object has no attribute 'value'`);
+      if (o.k !== 'Constant')
+        fail(
+          o.k === 'Attribute' ||
+            o.k === 'Subscript' ||
+            o.k === 'NamedExpr' ||
+            o.k === 'Await' ||
+            o.k === 'Yield' ||
+            o.k === 'YieldFrom'
+            ? 'TypeError: bad operand type for unary -'
+            : `AttributeError: '${o.k}' object has no attribute 'value'`,
+        );
       const v = o.value;
       if (v.t === 'int') return { t: 'int', v: -v.v };
       if (v.t === 'bool') return { t: 'int', v: v.v ? -1n : 0n };

@@ -29,7 +29,9 @@ function refKey(r: OracleSingle): string {
 async function compare(category: BfclCategory, seed: number) {
   const cases = loadCategory(SHARED_DATA, category);
   const pairs = fc.sample(
-    fc.integer({ min: 0, max: cases.length - 1 }).chain((i) => outputFor(cases[i]!).map((o): [BfclCase, GeneratedOutput] => [cases[i]!, o])),
+    fc
+      .integer({ min: 0, max: cases.length - 1 })
+      .chain((i) => outputFor(cases[i]!).map((o): [BfclCase, GeneratedOutput] => [cases[i]!, o])),
     { seed, numRuns: PER_CATEGORY },
   );
   const problems: string[] = [];
@@ -39,7 +41,15 @@ async function compare(category: BfclCategory, seed: number) {
   for (let start = 0; start < pairs.length; start += BATCH) {
     const batch = pairs.slice(start, start + BATCH);
     const refs = await oracle!.ask<OracleSingle[]>(
-      batch.map(([c, o]) => ({ op: 'single', category, entry: c.entry.raw, answer: c.answerRaw ?? '{}', result: pyJsonDumps(o.result), fmt: o.format, language: languageOf(category) })),
+      batch.map(([c, o]) => ({
+        op: 'single',
+        category,
+        entry: c.entry.raw,
+        answer: c.answerRaw ?? '{}',
+        result: pyJsonDumps(o.result),
+        fmt: o.format,
+        language: languageOf(category),
+      })),
     );
     batch.forEach(([c, o], k) => {
       const ours = checkSingleTurn(c, o.result, { format: o.format });
@@ -48,23 +58,34 @@ async function compare(category: BfclCategory, seed: number) {
         return;
       }
       if (ours.valid) valid++;
-      const mine = ours.crash ? `crash:${ours.error_type.slice('checker_crash:'.length)}` : `${ours.valid}:${ours.error_type}`;
+      const mine = ours.crash
+        ? `crash:${ours.error_type.slice('checker_crash:'.length)}`
+        : `${ours.valid}:${ours.error_type}`;
       const theirs = refKey(refs[k]!);
-      if (mine !== theirs) problems.push(`${c.id} [${o.recipe}] ours ${mine} vs BFCL ${theirs}: ${JSON.stringify(pyJsonDumps(o.result)).slice(0, 200)}`);
+      if (mine !== theirs)
+        problems.push(
+          `${c.id} [${o.recipe}] ours ${mine} vs BFCL ${theirs}: ${JSON.stringify(pyJsonDumps(o.result)).slice(0, 200)}`,
+        );
     });
   }
   return { n: pairs.length, undecided, valid, problems };
 }
 
-describe.skipIf(!oracle)(`BFCL checker agrees with BFCL's Python on mutated gold calls${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`, () => {
-  for (const [i, category] of SINGLE_TURN_CATEGORIES.entries()) {
-    it(`${category}: ${PER_CATEGORY} generated outputs, same valid/error_type`, { timeout: HEAVY ? 600_000 : 30_000 }, async () => {
-      const r = await compare(category, 1000 + i);
-      if (r.problems.length) throw new Error(`${r.problems.length} disagreements, e.g.\n${r.problems.slice(0, 8).join('\n')}`);
-      // The generator must exercise both outcomes, and undecidable outputs must stay rare.
-      expect(r.undecided).toBeLessThan(r.n * 0.02);
-      if (!category.includes('relevance')) expect(r.valid).toBeGreaterThan(0);
-      expect(r.valid).toBeLessThan(r.n);
-    });
-  }
-});
+describe.skipIf(!oracle)(
+  `BFCL checker agrees with BFCL's Python on mutated gold calls${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
+  () => {
+    for (const [i, category] of SINGLE_TURN_CATEGORIES.entries()) {
+      it(`${category}: ${PER_CATEGORY} generated outputs, same valid/error_type`, {
+        timeout: HEAVY ? 600_000 : 30_000,
+      }, async () => {
+        const r = await compare(category, 1000 + i);
+        if (r.problems.length)
+          throw new Error(`${r.problems.length} disagreements, e.g.\n${r.problems.slice(0, 8).join('\n')}`);
+        // The generator must exercise both outcomes, and undecidable outputs must stay rare.
+        expect(r.undecided).toBeLessThan(r.n * 0.02);
+        if (!category.includes('relevance')) expect(r.valid).toBeGreaterThan(0);
+        expect(r.valid).toBeLessThan(r.n);
+      });
+    }
+  },
+);

@@ -73,19 +73,34 @@ export interface PythonExecutorOptions {
   confine?: boolean;
 }
 
-const CLASS_FILES = ['gorilla_file_system.py', 'math_api.py', 'message_api.py', 'posting_api.py', 'ticket_api.py', 'trading_bot.py', 'travel_booking.py', 'vehicle_control.py'];
+const CLASS_FILES = [
+  'gorilla_file_system.py',
+  'math_api.py',
+  'message_api.py',
+  'posting_api.py',
+  'ticket_api.py',
+  'trading_bot.py',
+  'travel_booking.py',
+  'vehicle_control.py',
+];
 const hasClassFiles = (dir: string) => CLASS_FILES.some((f) => existsSync(join(dir, f)));
 
 /** Where BFCL's class files are: the option, TOOLGAUGE_BFCL_SOURCE, or an installed bfcl_eval package. */
 export async function findBfclSource(option: string | undefined, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const candidates = [option, env.TOOLGAUGE_BFCL_SOURCE].filter((x): x is string => !!x);
   for (const c of candidates) {
-    for (const dir of [c, join(c, 'eval_checker', 'multi_turn_eval', 'func_source_code'), join(c, 'bfcl_eval', 'eval_checker', 'multi_turn_eval', 'func_source_code')]) {
+    for (const dir of [
+      c,
+      join(c, 'eval_checker', 'multi_turn_eval', 'func_source_code'),
+      join(c, 'bfcl_eval', 'eval_checker', 'multi_turn_eval', 'func_source_code'),
+    ]) {
       if (hasClassFiles(dir)) return dir;
     }
   }
   const python = env.TOOLGAUGE_PYTHON || '/usr/bin/python3';
-  const probe = await execa(python, ['-c', 'import bfcl_eval, os; print(os.path.dirname(bfcl_eval.__file__))'], { reject: false });
+  const probe = await execa(python, ['-c', 'import bfcl_eval, os; print(os.path.dirname(bfcl_eval.__file__))'], {
+    reject: false,
+  });
   if (probe.exitCode === 0) {
     const dir = join(probe.stdout.trim(), 'eval_checker', 'multi_turn_eval', 'func_source_code');
     if (existsSync(join(dir, 'gorilla_file_system.py'))) return dir;
@@ -114,11 +129,26 @@ export class PythonBfclExecutor implements BfclExecutor {
 
   private launch(): Promise<void> {
     const python = this.opts.pythonPath ?? '/usr/bin/python3';
-    const config = { sourceDir: this.opts.sourceDir, memoryLimitMb: this.opts.memoryLimitMb ?? 1024, runtimeDir: GUARD_DIR };
+    const config = {
+      sourceDir: this.opts.sourceDir,
+      memoryLimitMb: this.opts.memoryLimitMb ?? 1024,
+      runtimeDir: GUARD_DIR,
+    };
     // -s, not -I (whose -E would ignore PYTHONHASHSEED): the environment below is the whole environment.
     const args = ['-s', '-B', EXEC_SCRIPT, JSON.stringify(config)];
     const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args, { privateProc: true });
-    const child = execa(cmd.file, cmd.args, { ...WORKER_OPTIONS, env: { LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', PYTHONHASHSEED: '0', PYTHONSAFEPATH: '1', PYTHONIOENCODING: 'utf-8', TZ: 'UTC' }, extendEnv: false });
+    const child = execa(cmd.file, cmd.args, {
+      ...WORKER_OPTIONS,
+      env: {
+        LANG: 'C.UTF-8',
+        LC_ALL: 'C.UTF-8',
+        PYTHONHASHSEED: '0',
+        PYTHONSAFEPATH: '1',
+        PYTHONIOENCODING: 'utf-8',
+        TZ: 'UTC',
+      },
+      extendEnv: false,
+    });
     this.child = child;
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
@@ -143,7 +173,8 @@ export class PythonBfclExecutor implements BfclExecutor {
     });
     // Only the current worker's exit matters: a worker killed on timeout exits after its replacement started.
     void child.then(() => {
-      if (this.child === child) this.fail(new ExecutorError(`BFCL executor exited${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`));
+      if (this.child === child)
+        this.fail(new ExecutorError(`BFCL executor exited${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`));
     });
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ resolve: () => resolve(), reject });
@@ -171,7 +202,11 @@ export class PythonBfclExecutor implements BfclExecutor {
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
           this.buffer = '';
-          this.fail(new ExecutorError(`BFCL executor: ${String(req.op)} took longer than ${this.opts.timeoutMs ?? 30_000} ms (worker killed; its instances are lost)`));
+          this.fail(
+            new ExecutorError(
+              `BFCL executor: ${String(req.op)} took longer than ${this.opts.timeoutMs ?? 30_000} ms (worker killed; its instances are lost)`,
+            ),
+          );
         }, this.opts.timeoutMs ?? 30_000);
         this.waiting.push({ resolve, reject, timer });
         child.stdin.write(`${JSON.stringify(req)}\n`);
@@ -187,7 +222,15 @@ export class PythonBfclExecutor implements BfclExecutor {
 
   async start(spec: InstanceSpec): Promise<Handle> {
     const handle = `h${this.nextHandle++}`;
-    const answer = await this.request<unknown>({ op: 'start', handle, classes: spec.classes, initial_config: spec.initialConfigJson, long_context: spec.longContext, label: spec.label, functions: spec.functions });
+    const answer = await this.request<unknown>({
+      op: 'start',
+      handle,
+      classes: spec.classes,
+      initial_config: spec.initialConfigJson,
+      long_context: spec.longContext,
+      label: spec.label,
+      functions: spec.functions,
+    });
     const { methods } = startSchema.parse(answer);
     const methodToVar = new Map(Object.entries(methods));
     const allowed = new Set(spec.functions.filter((f) => methodToVar.has(f) && !REFUSED_NAMES.has(f)));
@@ -202,8 +245,11 @@ export class PythonBfclExecutor implements BfclExecutor {
     if (!scope) throw new ExecutorError(`BFCL executor: no instance ${handle}`);
     const prepared = calls.map((c) => prepareCall(c, scope));
     const data = prepared.flatMap((p): CallData[] => ('call' in p ? [p.call] : []));
-    const ran = data.length ? resultsSchema.parse(await this.request<unknown>({ op: 'call', handle, calls: data })).results : [];
-    if (ran.length !== data.length) throw new ExecutorError(`BFCL executor: ${data.length} calls sent, ${ran.length} results`);
+    const ran = data.length
+      ? resultsSchema.parse(await this.request<unknown>({ op: 'call', handle, calls: data })).results
+      : [];
+    if (ran.length !== data.length)
+      throw new ExecutorError(`BFCL executor: ${data.length} calls sent, ${ran.length} results`);
     let next = 0;
     return prepared.map((p) => ('call' in p ? ran[next++]! : p.result));
   }

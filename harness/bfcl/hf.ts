@@ -42,7 +42,11 @@ export function validateJsonLines(text: string): void {
  * holds them, as `--data DIR` would name it. Offline with a warm cache works; offline with a cold cache fails
  * with a message that says to pass --data.
  */
-export async function ensureBfclData(categories: readonly BfclCategory[], opts: BfclHfOptions, env: NodeJS.ProcessEnv): Promise<{ dir: string; commit: string; downloaded: number }> {
+export async function ensureBfclData(
+  categories: readonly BfclCategory[],
+  opts: BfclHfOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<{ dir: string; commit: string; downloaded: number }> {
   const revision = opts.revision ?? BFCL_HF_REVISION;
   let dir: string | undefined;
   let commit = '';
@@ -59,7 +63,10 @@ export async function ensureBfclData(categories: readonly BfclCategory[], opts: 
       validate: validateJsonLines,
     });
     const root = file.includes('/') ? dirname(dirname(got.path)) : dirname(got.path);
-    if (dir && root !== dir) throw new Error(`${BFCL_HF_REPO}@${revision} changed while downloading (${got.commit} vs ${commit}); pin --revision to a commit`);
+    if (dir && root !== dir)
+      throw new Error(
+        `${BFCL_HF_REPO}@${revision} changed while downloading (${got.commit} vs ${commit}); pin --revision to a commit`,
+      );
     dir = root;
     commit = got.commit;
     if (got.downloaded) downloaded++;

@@ -55,24 +55,47 @@ describe("a model's tool names are checked against the case's docs, never evalua
     expect(v.valid, v.error_type).toBe(true);
 
     // Prompt mode: the same through BFCL's text decoder.
-    const text = pyJsonLoads(JSON.stringify([[`[open(file='${opened}', mode='w'), create_ticket(title='Printer jam', priority=2)]`], ['[close_ticket(ticket_id=1)]']]));
+    const text = pyJsonLoads(
+      JSON.stringify([
+        [`[open(file='${opened}', mode='w'), create_ticket(title='Printer jam', priority=2)]`],
+        ['[close_ticket(ticket_id=1)]'],
+      ]),
+    );
     const p = await checkMultiTurn(base, text, { format: 'pythonic', executor: toyExec });
     expect(existsSync(opened)).toBe(false);
     expect(p.multiTurn!.execution[0]!.model[0]![0]).toBe("Error during execution: name 'open' is not defined");
   });
 
   it("a method the instance has but the case's docs leave out does not run", async () => {
-    const narrowed = { ...base, entry: { ...base.entry, functions: base.entry.functions.filter((f) => f.name !== 'get_ticket') } };
-    const result = fcResult([[['create_ticket', { title: 'Printer jam', priority: 2 }], ['get_ticket', { ticket_id: 1 }]], [['close_ticket', { ticket_id: 1 }]]]);
+    const narrowed = {
+      ...base,
+      entry: { ...base.entry, functions: base.entry.functions.filter((f) => f.name !== 'get_ticket') },
+    };
+    const result = fcResult([
+      [
+        ['create_ticket', { title: 'Printer jam', priority: 2 }],
+        ['get_ticket', { ticket_id: 1 }],
+      ],
+      [['close_ticket', { ticket_id: 1 }]],
+    ]);
     const v = await checkMultiTurn(narrowed, result, { format: 'fc', executor: toyExec });
-    expect(v.multiTurn!.execution[0]!.model[0]![1]).toMatch(/^Error during execution: "get_ticket" is not one of this case's functions/);
+    expect(v.multiTurn!.execution[0]!.model[0]![1]).toMatch(
+      /^Error during execution: "get_ticket" is not one of this case's functions/,
+    );
   });
 
   it('a ground truth that rewrites the checker runs nothing, and the verdicts of later cases stand', async () => {
     // Replaces the old worker's compare function and every call's result: with it, any later case would pass.
-    const code = "import sys;m=sys.modules['__main__'];m.compare=lambda a,b:{'valid':True,'differences':{}};m.Handle.run=lambda s,c:'ok'";
-    const poisoned = { ...base, groundTruth: [[`(lambda g={}: exec(${JSON.stringify(code)}, g) or 'ok')()`], ...base.groundTruth!.slice(1)] };
-    const wrong = fcResult([[['create_ticket', { title: 'Wrong', priority: 3 }]], [['close_ticket', { ticket_id: 9 }]]]);
+    const code =
+      "import sys;m=sys.modules['__main__'];m.compare=lambda a,b:{'valid':True,'differences':{}};m.Handle.run=lambda s,c:'ok'";
+    const poisoned = {
+      ...base,
+      groundTruth: [[`(lambda g={}: exec(${JSON.stringify(code)}, g) or 'ok')()`], ...base.groundTruth!.slice(1)],
+    };
+    const wrong = fcResult([
+      [['create_ticket', { title: 'Wrong', priority: 3 }]],
+      [['close_ticket', { ticket_id: 9 }]],
+    ]);
     const first = await checkMultiTurn(poisoned, wrong, { format: 'fc', executor: toyExec });
     for (let i = 0; i < 3; i++) {
       const later = await checkMultiTurn(base, wrong, { format: 'fc', executor: toyExec });
@@ -83,11 +106,23 @@ describe("a model's tool names are checked against the case's docs, never evalua
   });
 });
 
-const ROOT_LINUX = process.platform === 'linux' && process.getuid?.() === 0 && process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0';
+const ROOT_LINUX =
+  process.platform === 'linux' && process.getuid?.() === 0 && process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0';
 
 describe('inside the worker: what an instance can reach (hostile class code)', () => {
-  const functions = ['read_file', 'list_proc', 'proc_has', 'fork', 'process_limit', 'connect', 'plant', 'stash', 'open_fds'];
-  const start = (label: string) => hostileExec.start({ classes: ['TicketAPI'], initialConfigJson: '{}', longContext: false, label, functions });
+  const functions = [
+    'read_file',
+    'list_proc',
+    'proc_has',
+    'fork',
+    'process_limit',
+    'connect',
+    'plant',
+    'stash',
+    'open_fds',
+  ];
+  const start = (label: string) =>
+    hostileExec.start({ classes: ['TicketAPI'], initialConfigJson: '{}', longContext: false, label, functions });
 
   it('files outside the allowed folders cannot be read, nor files planted', async () => {
     const secretDir = join(open, 'readable');
@@ -96,7 +131,10 @@ describe('inside the worker: what an instance can reach (hostile class code)', (
     writeFileSync(secret, 'host secret', { mode: 0o644 });
     const planted = join(open, 'planted');
     const h = await start('m_files');
-    const [read, plant] = await hostileExec.call(h, [`read_file(path=${JSON.stringify(secret)})`, `plant(path=${JSON.stringify(planted)})`]);
+    const [read, plant] = await hostileExec.call(h, [
+      `read_file(path=${JSON.stringify(secret)})`,
+      `plant(path=${JSON.stringify(planted)})`,
+    ]);
     expect(read).toMatch(/^blocked: PermissionError/);
     expect(read).not.toContain('host secret');
     expect(plant).toMatch(/^blocked: PermissionError/);
@@ -129,13 +167,16 @@ describe('inside the worker: what an instance can reach (hostile class code)', (
     }
   });
 
-  it.skipIf(!ROOT_LINUX)('/proc lists only the worker\'s own processes (private /proc; needs root on Linux)', async () => {
-    const h = await start('m_proc');
-    const [list, host] = await hostileExec.call(h, ['list_proc()', `proc_has(pid=${process.pid})`]);
-    // stat is not audited: this is the mount namespace's own /proc, where the host's pids do not exist.
-    expect(host).toBe('done: False');
-    expect(list).toMatch(/^blocked: PermissionError/);
-  });
+  it.skipIf(!ROOT_LINUX)(
+    "/proc lists only the worker's own processes (private /proc; needs root on Linux)",
+    async () => {
+      const h = await start('m_proc');
+      const [list, host] = await hostileExec.call(h, ['list_proc()', `proc_has(pid=${process.pid})`]);
+      // stat is not audited: this is the mount namespace's own /proc, where the host's pids do not exist.
+      expect(host).toBe('done: False');
+      expect(list).toMatch(/^blocked: PermissionError/);
+    },
+  );
 
   it("an instance holds no descriptor but its own two pipes (none of the worker's protocol, none of another instance's)", async () => {
     const others = [await start('m_o1'), await start('m_o2')];

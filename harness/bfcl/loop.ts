@@ -10,7 +10,14 @@ import { checkKindOf, isLongContext } from './categories.ts';
 import { functionNamesOf, type BfclCase } from './data.ts';
 import { decodeExecute, DecodeError, isEmptyExecuteResponse } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
-import { executionResultsMessage, HOLDOUT_MESSAGE_FC, holdoutMessage, modelFacingDocs, toOpenAiTools, withSystemPrompt } from './prompt.ts';
+import {
+  executionResultsMessage,
+  HOLDOUT_MESSAGE_FC,
+  holdoutMessage,
+  modelFacingDocs,
+  toOpenAiTools,
+  withSystemPrompt,
+} from './prompt.ts';
 import { PyFloat } from '../core/pyliteral/pyjson.ts';
 
 export const MAXIMUM_STEP_LIMIT = 20;
@@ -33,7 +40,20 @@ export interface LoopOptions {
 /** One step's model_responses as BFCL stores it: FC `[{name: arguments}]` (or the text), prompt mode the text. */
 function stepResponse(reply: ModelReply, mode: 'fc' | 'prompt'): PyValue {
   if (mode === 'fc' && reply.tool_calls?.length) {
-    return { t: 'list', items: reply.tool_calls.map((tc): PyValue => ({ t: 'dict', entries: [[{ t: 'str', v: tc.function.name }, { t: 'str', v: tc.function.arguments }]] })) };
+    return {
+      t: 'list',
+      items: reply.tool_calls.map(
+        (tc): PyValue => ({
+          t: 'dict',
+          entries: [
+            [
+              { t: 'str', v: tc.function.name },
+              { t: 'str', v: tc.function.arguments },
+            ],
+          ],
+        }),
+      ),
+    };
   }
   return { t: 'str', v: reply.content ?? '' };
 }
@@ -46,7 +66,13 @@ function plainToPy(v: unknown): PyValue {
   if (typeof v === 'number') return Number.isInteger(v) ? { t: 'int', v: BigInt(v) } : { t: 'float', v };
   if (typeof v === 'string') return { t: 'str', v };
   if (Array.isArray(v)) return { t: 'list', items: v.map(plainToPy) };
-  return { t: 'dict', entries: Object.entries(v as Record<string, unknown>).map(([k, x]): [PyValue, PyValue] => [{ t: 'str', v: k }, plainToPy(x)]) };
+  return {
+    t: 'dict',
+    entries: Object.entries(v as Record<string, unknown>).map(([k, x]): [PyValue, PyValue] => [
+      { t: 'str', v: k },
+      plainToPy(x),
+    ]),
+  };
 }
 
 /** Run one case the way BFCL's handler would and return its `result`. */
@@ -77,7 +103,11 @@ export async function runBfclCase(c: BfclCase, ask: AskModel, opts: LoopOptions)
       if (held) {
         const heldDocs = modelFacingDocs(c.id, held);
         functions.push(...heldDocs);
-        userMessages = [opts.mode === 'fc' ? { role: 'user', content: HOLDOUT_MESSAGE_FC } : holdoutMessage('prompt', heldDocs.map(plainToPy))];
+        userMessages = [
+          opts.mode === 'fc'
+            ? { role: 'user', content: HOLDOUT_MESSAGE_FC }
+            : holdoutMessage('prompt', heldDocs.map(plainToPy)),
+        ];
       }
       if (turn === 0 && opts.mode === 'prompt') userMessages = withSystemPrompt(userMessages, docs);
       messages.push(...userMessages);
@@ -87,7 +117,11 @@ export async function runBfclCase(c: BfclCase, ask: AskModel, opts: LoopOptions)
         const reply = await ask([...messages], opts.mode === 'fc' ? toOpenAiTools(functions) : []);
         const response = stepResponse(reply, opts.mode);
         steps.push(response);
-        messages.push({ role: 'assistant', content: reply.content, ...(opts.mode === 'fc' && reply.tool_calls?.length ? { tool_calls: reply.tool_calls } : {}) });
+        messages.push({
+          role: 'assistant',
+          content: reply.content,
+          ...(opts.mode === 'fc' && reply.tool_calls?.length ? { tool_calls: reply.tool_calls } : {}),
+        });
         let calls: string[];
         try {
           calls = decodeExecute(opts.mode === 'fc' ? 'fc' : 'pythonic', response);
@@ -98,7 +132,9 @@ export async function runBfclCase(c: BfclCase, ask: AskModel, opts: LoopOptions)
         if (isEmptyExecuteResponse(calls)) break;
         const results = await exec.call(handle, calls);
         if (opts.mode === 'fc') {
-          results.forEach((content, i) => messages.push({ role: 'tool', content, tool_call_id: reply.tool_calls?.[i]?.id ?? `call_${i}` }));
+          results.forEach((content, i) =>
+            messages.push({ role: 'tool', content, tool_call_id: reply.tool_calls?.[i]?.id ?? `call_${i}` }),
+          );
         } else messages.push(executionResultsMessage(calls, results));
         count++;
         if (count > MAXIMUM_STEP_LIMIT) {

@@ -14,7 +14,14 @@ import type { BfclRunOutcome, BfclUsage } from './run-case.ts';
 import type { BfclVerdict } from './score.ts';
 import { isUnpassable, UNPASSABLE_KEYS } from './unpassable.ts';
 
-export const LAYERS = ['parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger'] as const;
+export const LAYERS = [
+  'parse_ok',
+  'schema_valid',
+  'tool_correct',
+  'args_correct',
+  'abstained',
+  'false_trigger',
+] as const;
 export type Layer = (typeof LAYERS)[number];
 export type LayerBits = Record<Layer, Bit>;
 
@@ -63,8 +70,24 @@ export const BfclMetaSchema = z
     crash: z.string().nullable(),
     undecided: z.string().nullable(),
     layers: z.object({ strict: Bits, lenient: Bits }).nullable(),
-    toolgauge: z.object({ pass: z.boolean(), pass_strict: z.boolean().optional(), cause: z.enum(CAUSES).nullable().optional(), kind: z.string().optional(), evidence: z.string().optional() }).passthrough().nullable(),
-    deviation: z.object({ class: z.enum(DEVIATION_CLASSES), bfcl: z.enum(['pass', 'fail']), toolgauge: z.enum(['pass', 'fail']), note: z.string() }).nullable(),
+    toolgauge: z
+      .object({
+        pass: z.boolean(),
+        pass_strict: z.boolean().optional(),
+        cause: z.enum(CAUSES).nullable().optional(),
+        kind: z.string().optional(),
+        evidence: z.string().optional(),
+      })
+      .passthrough()
+      .nullable(),
+    deviation: z
+      .object({
+        class: z.enum(DEVIATION_CLASSES),
+        bfcl: z.enum(['pass', 'fail']),
+        toolgauge: z.enum(['pass', 'fail']),
+        note: z.string(),
+      })
+      .nullable(),
     calls_on_abstention_turns: Count,
     // The report explains each unpassable key from its entry: only a known one may be marked.
     unpassable: z.boolean(),
@@ -74,22 +97,45 @@ export const BfclMetaSchema = z
   })
   .passthrough()
   .superRefine((m, ctx) => {
-    if (m.unpassable && !Object.hasOwn(UNPASSABLE_KEYS, String(m.id))) ctx.addIssue({ code: 'custom', path: ['unpassable'], message: `true, but ${JSON.stringify(m.id)} is not a known unpassable key` });
+    if (m.unpassable && !Object.hasOwn(UNPASSABLE_KEYS, String(m.id)))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['unpassable'],
+        message: `true, but ${JSON.stringify(m.id)} is not a known unpassable key`,
+      });
   });
 
 const bits = (s: LayeredScore): LayerBits => Object.fromEntries(LAYERS.map((k) => [k, s[k]])) as LayerBits;
 
 /** The rescore record of a verdict and its beyond-BFCL view (rescore.ts writes the same for a result file). */
-export function rescoreRecordOf(c: Pick<BfclCase, 'id' | 'category'>, verdict: BfclVerdict, beyond: Beyond | undefined): RescoreRecord {
-  const record: RescoreRecord = { id: c.id, category: c.category, valid: verdict.valid, error_type: verdict.error_type };
+export function rescoreRecordOf(
+  c: Pick<BfclCase, 'id' | 'category'>,
+  verdict: BfclVerdict,
+  beyond: Beyond | undefined,
+): RescoreRecord {
+  const record: RescoreRecord = {
+    id: c.id,
+    category: c.category,
+    valid: verdict.valid,
+    error_type: verdict.error_type,
+  };
   if (verdict.crash) record.crash = verdict.crash;
   if (verdict.undecided) record.undecided = verdict.undecided;
   if (beyond) {
     if (beyond.kind === 'single_turn') {
       const v = beyond.attribution.strict;
-      record.toolgauge = { pass: beyond.toolgaugePassLenient, pass_strict: beyond.toolgaugePass, cause: v.cause, kind: v.kind, evidence: v.evidence };
+      record.toolgauge = {
+        pass: beyond.toolgaugePassLenient,
+        pass_strict: beyond.toolgaugePass,
+        cause: v.cause,
+        kind: v.kind,
+        evidence: v.evidence,
+      };
     } else {
-      record.toolgauge = { pass: verdict.valid && !beyond.deviation, kind: beyond.callsOnAbstentionTurns.length ? 'calls_on_abstention_turn' : verdict.valid ? 'pass' : 'bfcl_fail' };
+      record.toolgauge = {
+        pass: verdict.valid && !beyond.deviation,
+        kind: beyond.callsOnAbstentionTurns.length ? 'calls_on_abstention_turn' : verdict.valid ? 'pass' : 'bfcl_fail',
+      };
     }
     if (beyond.deviation) record.deviation = beyond.deviation;
   }
@@ -97,15 +143,30 @@ export function rescoreRecordOf(c: Pick<BfclCase, 'id' | 'category'>, verdict: B
 }
 
 export function bfclMetaOf(c: BfclCase, out: BfclRunOutcome, o: { trial: number; trace: string }): BfclMeta {
-  return { ...verdictMetaOf(c, out.verdict, out.beyond, o.trial, o.trace), requests: out.requests, usage: out.usage, wall_ms: out.wallMs };
+  return {
+    ...verdictMetaOf(c, out.verdict, out.beyond, o.trial, o.trace),
+    requests: out.requests,
+    usage: out.usage,
+    wall_ms: out.wallMs,
+  };
 }
 
 /** The meta of a result BFCL's own runner wrote, scored by `bfcl rescore` (no request of ours: no tokens, no time). */
-export function rescoredBfclMeta(c: Pick<BfclCase, 'id' | 'category'>, verdict: BfclVerdict, beyond: Beyond | undefined): BfclMeta {
+export function rescoredBfclMeta(
+  c: Pick<BfclCase, 'id' | 'category'>,
+  verdict: BfclVerdict,
+  beyond: Beyond | undefined,
+): BfclMeta {
   return verdictMetaOf(c, verdict, beyond, 0);
 }
 
-function verdictMetaOf(c: Pick<BfclCase, 'id' | 'category'>, v: BfclVerdict, b: Beyond | undefined, trial: number, trace?: string): BfclMeta {
+function verdictMetaOf(
+  c: Pick<BfclCase, 'id' | 'category'>,
+  v: BfclVerdict,
+  b: Beyond | undefined,
+  trial: number,
+  trace?: string,
+): BfclMeta {
   const record = rescoreRecordOf(c, v, b);
   const reason = v.valid ? null : `${v.error_type}${v.error[0] ? `: ${v.error[0]}` : ''}`;
   return {

@@ -59,8 +59,10 @@ export function modelFacingDocs(id: string, docs: readonly FunctionDoc[]): Funct
     const props = item.parameters.properties as Record<string, Json>;
     if (isJava(category)) {
       for (const value of Object.values(props)) {
-        if (value.type === 'any') value.description = `${value.description ?? ''} This parameter can be of any type of Java object in string representation.`;
-        else value.description = `${value.description ?? ''} This is Java ${String(value.type)} type parameter in string representation.`;
+        if (value.type === 'any')
+          value.description = `${value.description ?? ''} This parameter can be of any type of Java object in string representation.`;
+        else
+          value.description = `${value.description ?? ''} This is Java ${String(value.type)} type parameter in string representation.`;
         if (value.type === 'ArrayList' || value.type === 'Array') {
           value.description = `${String(value.description)} The list elements are of type ${String((value.items as Json).type)}; they are not in string representation.`;
           delete value.items;
@@ -69,8 +71,10 @@ export function modelFacingDocs(id: string, docs: readonly FunctionDoc[]): Funct
       }
     } else if (isJs(category)) {
       for (const value of Object.values(props)) {
-        if (value.type === 'any') value.description = `${value.description ?? ''} This parameter can be of any type of JavaScript object in string representation.`;
-        else value.description = `${value.description ?? ''} This is JavaScript ${String(value.type)} type parameter in string representation.`;
+        if (value.type === 'any')
+          value.description = `${value.description ?? ''} This parameter can be of any type of JavaScript object in string representation.`;
+        else
+          value.description = `${value.description ?? ''} This is JavaScript ${String(value.type)} type parameter in string representation.`;
         if (value.type === 'array') {
           value.description = `${String(value.description)} The list elements are of type ${String((value.items as Json).type)}; they are not in string representation.`;
           delete value.items;
@@ -103,8 +107,10 @@ function castProperties(properties: Record<string, Json>): Record<string, Json> 
       else if ('items' in value) {
         const items = value.items as Json;
         items.type = GORILLA_TO_OPENAPI[String(items.type)];
-        if (items.type === 'array' && 'items' in items) (items.items as Json).type = GORILLA_TO_OPENAPI[String((items.items as Json).type)];
-        else if (items.type === 'object' && 'properties' in items) items.properties = castProperties(items.properties as Record<string, Json>);
+        if (items.type === 'array' && 'items' in items)
+          (items.items as Json).type = GORILLA_TO_OPENAPI[String((items.items as Json).type)];
+        else if (items.type === 'object' && 'properties' in items)
+          items.properties = castProperties(items.properties as Record<string, Json>);
       }
     }
   }
@@ -139,13 +145,23 @@ export function pythonJsonDumps(v: unknown, indent?: number, level = 0): string 
   const sep = indent === undefined ? ', ' : ',';
   if (v === null) return 'null';
   if (typeof v === 'string') return asciiJson(v);
-  if (v instanceof PyFloat) return Number.isNaN(v.value) ? 'NaN' : v.value === Infinity ? 'Infinity' : v.value === -Infinity ? '-Infinity' : floatRepr(v.value);
+  if (v instanceof PyFloat)
+    return Number.isNaN(v.value)
+      ? 'NaN'
+      : v.value === Infinity
+        ? 'Infinity'
+        : v.value === -Infinity
+          ? '-Infinity'
+          : floatRepr(v.value);
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : floatRepr(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (Array.isArray(v)) return v.length ? `[${nl}${v.map((x) => pythonJsonDumps(x, indent, level + 1)).join(sep + nl)}${end}]` : '[]';
+  if (Array.isArray(v))
+    return v.length ? `[${nl}${v.map((x) => pythonJsonDumps(x, indent, level + 1)).join(sep + nl)}${end}]` : '[]';
   if (typeof v === 'object') {
     const entries = Object.entries(v as Json);
-    return entries.length ? `{${nl}${entries.map(([k, x]) => `${asciiJson(k)}: ${pythonJsonDumps(x, indent, level + 1)}`).join(sep + nl)}${end}}` : '{}';
+    return entries.length
+      ? `{${nl}${entries.map(([k, x]) => `${asciiJson(k)}: ${pythonJsonDumps(x, indent, level + 1)}`).join(sep + nl)}${end}}`
+      : '{}';
   }
   return 'null';
 }
@@ -154,7 +170,8 @@ function asciiJson(s: string): string {
   return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-const OUTPUT_FORMAT_PYTHON = '[func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]';
+const OUTPUT_FORMAT_PYTHON =
+  '[func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]';
 
 /** BFCL's default system prompt (ret_fmt=python, no tag, JSON docs, plaintext, classic style). */
 export function defaultSystemPrompt(docs: readonly FunctionDoc[]): string {
@@ -190,10 +207,22 @@ export function executionResultsMessage(decodedCalls: readonly string[], results
   const items: PyValue[] = results.map((content, i) => ({
     t: 'dict',
     entries: [
-      [{ t: 'str', v: 'role' }, { t: 'str', v: 'tool' }],
-      [{ t: 'str', v: 'name' }, { t: 'str', v: decodedCalls[i] ?? '' }],
-      [{ t: 'str', v: 'content' }, { t: 'str', v: content }],
+      [
+        { t: 'str', v: 'role' },
+        { t: 'str', v: 'tool' },
+      ],
+      [
+        { t: 'str', v: 'name' },
+        { t: 'str', v: decodedCalls[i] ?? '' },
+      ],
+      [
+        { t: 'str', v: 'content' },
+        { t: 'str', v: content },
+      ],
     ],
   }));
-  return { role: 'user', content: pyRepr({ t: 'list', items: items.slice(0, Math.min(results.length, decodedCalls.length)) }) };
+  return {
+    role: 'user',
+    content: pyRepr({ t: 'list', items: items.slice(0, Math.min(results.length, decodedCalls.length)) }),
+  };
 }

@@ -83,7 +83,10 @@ export function pyRegex(pattern: string, flags = '', dotall = false): RegExp {
       if (e === 'd') out += inClass ? '\\p{Nd}' : PY_D;
       else if (e === 's') out += inClass ? PY_S.slice(1, -1) : PY_S;
       else if (e === 'w') out += inClass ? '\\p{L}\\p{N}_' : PY_W;
-      else if (e === 'b') out += inClass ? '\\x08' : '(?:(?<=[\\p{L}\\p{N}_])(?![\\p{L}\\p{N}_])|(?<![\\p{L}\\p{N}_])(?=[\\p{L}\\p{N}_]))';
+      else if (e === 'b')
+        out += inClass
+          ? '\\x08'
+          : '(?:(?<=[\\p{L}\\p{N}_])(?![\\p{L}\\p{N}_])|(?<![\\p{L}\\p{N}_])(?=[\\p{L}\\p{N}_]))';
       else if (/[A-Za-z0-9]/.test(e)) out += `\\${e}`;
       else if ('^$\\.*+?()[]{}|/'.includes(e) || (inClass && e === '-')) out += `\\${e}`;
       else out += e;

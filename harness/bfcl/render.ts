@@ -28,7 +28,8 @@ export function goldCallsOf(c: BfclCase): GoldCall[] {
   if (!pa || (pa.t !== 'list' && pa.t !== 'tuple')) return [];
   const language = languageOf(c.category);
   return pa.items.map((item) => {
-    if (item.t !== 'dict' || item.entries.length === 0) throw new RenderError(`${c.id}: a possible answer is not {name: {...}}`);
+    if (item.t !== 'dict' || item.entries.length === 0)
+      throw new RenderError(`${c.id}: a possible answer is not {name: {...}}`);
     const [nameV, params] = item.entries[0]!;
     if (!isStr(nameV) || params.t !== 'dict') throw new RenderError(`${c.id}: a possible answer is not {name: {...}}`);
     const doc = c.entry.functions.find((f) => f.name === nameV.v);
@@ -68,7 +69,8 @@ export function shapeValue(v: PyValue, doc: ParamDoc | undefined): PyValue {
   const type = doc?.type ?? '';
   const itemType = doc?.items?.type ?? '';
   if (DICT_TYPES.has(type) && v.t === 'dict') return firstOfEachKey(v);
-  if (itemType === 'dict' && v.t === 'list') return { t: 'list', items: v.items.map((x) => (x.t === 'dict' ? firstOfEachKey(x) : x)) };
+  if (itemType === 'dict' && v.t === 'list')
+    return { t: 'list', items: v.items.map((x) => (x.t === 'dict' ? firstOfEachKey(x) : x)) };
   return v;
 }
 
@@ -92,7 +94,18 @@ function sourceFor(language: 'java' | 'javascript', v: PyValue, doc: ParamDoc | 
   return language === 'java' ? javaSource(v, type, nested) : jsSource(v, type, nested);
 }
 
-const plain = (v: PyValue): string => (v.t === 'str' ? v.v : v.t === 'bool' ? (v.v ? 'true' : 'false') : v.t === 'float' ? floatRepr(v.v) : v.t === 'int' ? v.v.toString() : pyRepr(v));
+const plain = (v: PyValue): string =>
+  v.t === 'str'
+    ? v.v
+    : v.t === 'bool'
+      ? v.v
+        ? 'true'
+        : 'false'
+      : v.t === 'float'
+        ? floatRepr(v.v)
+        : v.t === 'int'
+          ? v.v.toString()
+          : pyRepr(v);
 
 /** A double/float without an exponent BFCL's patterns refuse ("1e-05" → "0.00001"). */
 function decimal(x: number): string {
@@ -126,7 +139,8 @@ export function javaSource(v: PyValue, type: string, nested?: string): string {
       if (v.t !== 'list' && v.t !== 'tuple') return plain(v);
       const items = v.items;
       // Element strings lose their first and last character for String and char: write them quoted.
-      const el = (x: PyValue) => (nested === 'String' || nested === 'char' ? `"${plain(x)}"` : nested ? javaSource(x, nested) : javaLiteral(x));
+      const el = (x: PyValue) =>
+        nested === 'String' || nested === 'char' ? `"${plain(x)}"` : nested ? javaSource(x, nested) : javaLiteral(x);
       return items.length ? `new ArrayList<>(Arrays.asList(${items.map(el).join(', ')}))` : 'new ArrayList<>()';
     }
     case 'HashMap': {
@@ -142,7 +156,8 @@ function jsLiteral(v: PyValue): string {
   if (v.t === 'str') return JSON.stringify(v.v);
   if (v.t === 'float') return decimal(v.v);
   if (v.t === 'list' || v.t === 'tuple') return `[${v.items.map(jsLiteral).join(', ')}]`;
-  if (v.t === 'dict') return `{${v.entries.map(([k, x]) => `${JSON.stringify(plain(k))}: ${jsLiteral(x)}`).join(', ')}}`;
+  if (v.t === 'dict')
+    return `{${v.entries.map(([k, x]) => `${JSON.stringify(plain(k))}: ${jsLiteral(x)}`).join(', ')}}`;
   return plain(v);
 }
 
@@ -213,10 +228,25 @@ export function fcName(name: string, underscores: boolean): string {
 
 /** A BFCL FC result: `[{name: arguments-json}]`. */
 export function renderFc(calls: readonly GoldCall[], underscores = false): PyValue {
-  return { t: 'list', items: calls.map((c): PyValue => ({ t: 'dict', entries: [[{ t: 'str', v: fcName(c.name, underscores) }, { t: 'str', v: argumentsJson(c.args) }]] })) };
+  return {
+    t: 'list',
+    items: calls.map(
+      (c): PyValue => ({
+        t: 'dict',
+        entries: [
+          [
+            { t: 'str', v: fcName(c.name, underscores) },
+            { t: 'str', v: argumentsJson(c.args) },
+          ],
+        ],
+      }),
+    ),
+  };
 }
 
 /** Hermes / Qwen: one `<tool_call>\n{json}\n</tool_call>` block per call. */
 export function renderHermes(calls: readonly GoldCall[]): string {
-  return calls.map((c) => `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.args)}}\n</tool_call>`).join('\n');
+  return calls
+    .map((c) => `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${argumentsJson(c.args)}}\n</tool_call>`)
+    .join('\n');
 }

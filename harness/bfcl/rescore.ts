@@ -8,7 +8,14 @@ import { DataError } from '../core/errors.ts';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { aggregate, type Leaderboard } from './aggregate.ts';
 import { beyondBfcl, type Deviation } from './beyond.ts';
-import { ALL_CATEGORIES, categoryOfFileName, checkKindOf, idIndex, isCategory, type BfclCategory } from './categories.ts';
+import {
+  ALL_CATEGORIES,
+  categoryOfFileName,
+  checkKindOf,
+  idIndex,
+  isCategory,
+  type BfclCategory,
+} from './categories.ts';
 import { loadCategory, type BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
@@ -158,7 +165,10 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
           executor: opts.executor,
           modelName: opts.modelName ?? modelNameOf(file, dir),
         });
-        const beyond = opts.beyond !== false && !verdict.undecided ? beyondBfcl(c, result, opts.format, verdict, { underscoreToDot }) : undefined;
+        const beyond =
+          opts.beyond !== false && !verdict.undecided
+            ? beyondBfcl(c, result, opts.format, verdict, { underscoreToDot })
+            : undefined;
         const record = rescoreRecordOf(c, verdict, beyond);
         records.push(record);
         metas.push(rescoredBfclMeta(c, verdict, beyond));

@@ -7,20 +7,32 @@ import { behaviourFor, createBfclResponder, simulatedResult, type Behaviour } fr
 import { checkSingleTurn } from './score.ts';
 import { FIXTURE_DATA } from './testkit.ts';
 
-const cases = new Map<string, BfclCase>((['simple_python', 'parallel', 'irrelevance', 'live_relevance'] as const).flatMap((c) => loadCategory(FIXTURE_DATA, c).map((x) => [x.id, x] as [string, BfclCase])));
+const cases = new Map<string, BfclCase>(
+  (['simple_python', 'parallel', 'irrelevance', 'live_relevance'] as const).flatMap((c) =>
+    loadCategory(FIXTURE_DATA, c).map((x) => [x.id, x] as [string, BfclCase]),
+  ),
+);
 const ctx = (id: string) => ({ id: `bfcl:${id}`, instance: `bfcl:${id}`, agent: 'a', trial: 0 });
 const ask = (mode: 'fc' | 'prompt', model: string, id: string) =>
-  createBfclResponder({ mode, underscores: true, lookup: (k) => cases.get(k) }).chat!(parsePolicySpec(model), { model, messages: [{ role: 'user', content: 'q' }] }, ctx(id)) as {
+  createBfclResponder({ mode, underscores: true, lookup: (k) => cases.get(k) }).chat!(
+    parsePolicySpec(model),
+    { model, messages: [{ role: 'user', content: 'q' }] },
+    ctx(id),
+  ) as {
     content: string | null;
     tool_calls?: Array<{ function: { name: string; arguments: string } }>;
   };
 
 describe('BFCL responder', () => {
-  it('oracle: FC tool calls with underscored names and lossless arguments; prompt mode in BFCL\'s [func(...)] text', () => {
-    expect(ask('fc', 'sim:oracle', 'simple_python_1').tool_calls?.map((t) => [t.function.name, t.function.arguments])).toEqual([['circle_area', '{"radius": 5.0}']]);
+  it("oracle: FC tool calls with underscored names and lossless arguments; prompt mode in BFCL's [func(...)] text", () => {
+    expect(
+      ask('fc', 'sim:oracle', 'simple_python_1').tool_calls?.map((t) => [t.function.name, t.function.arguments]),
+    ).toEqual([['circle_area', '{"radius": 5.0}']]);
     expect(ask('fc', 'sim:oracle', 'simple_python_0').tool_calls?.[0]?.function.name).toBe('weather_get');
     expect(ask('prompt', 'sim:oracle', 'simple_python_0').content).toBe("[weather.get(city='Paris')]");
-    expect(ask('prompt', 'sim:oracle', 'parallel_0').content).toBe("[get_price(company='Acme', date='2024-01-01'), get_price(company='Zeta', date='2024-01-01')]");
+    expect(ask('prompt', 'sim:oracle', 'parallel_0').content).toBe(
+      "[get_price(company='Acme', date='2024-01-01'), get_price(company='Zeta', date='2024-01-01')]",
+    );
     expect(ask('fc', 'sim:oracle', 'irrelevance_0')).toMatchObject({ content: expect.any(String) });
     expect(ask('fc', 'sim:oracle', 'irrelevance_0').tool_calls).toBeUndefined();
   });
@@ -28,7 +40,10 @@ describe('BFCL responder', () => {
   it('each behaviour gets the BFCL outcome it plants', () => {
     const outcome = (id: string, b: Behaviour, style: 'fc' | 'pythonic') => {
       const c = cases.get(id)!;
-      const v = checkSingleTurn(c, simulatedResult(c, style, b, { underscores: style === 'fc' }), { format: style, underscoreToDot: style === 'fc' });
+      const v = checkSingleTurn(c, simulatedResult(c, style, b, { underscores: style === 'fc' }), {
+        format: style,
+        underscoreToDot: style === 'fc',
+      });
       return v.valid ? 'valid' : v.error_type;
     };
     for (const style of ['fc', 'pythonic'] as const) {

@@ -14,7 +14,15 @@ import type { SimReply } from '../sim/server.ts';
 import { checkKindOf, isIrrelevance } from './categories.ts';
 import type { FunctionDoc, ParamDoc } from './checker/ast.ts';
 import type { BfclCase } from './data.ts';
-import { argumentsJson, fcName, goldCallsOf, parseCallString, renderHermes, renderPythonic, type GoldCall } from './render.ts';
+import {
+  argumentsJson,
+  fcName,
+  goldCallsOf,
+  parseCallString,
+  renderHermes,
+  renderPythonic,
+  type GoldCall,
+} from './render.ts';
 
 export type BfclMode = 'fc' | 'prompt';
 export type Behaviour = 'oracle' | 'decision_failure' | 'format_failure' | 'parser_gap';
@@ -30,7 +38,11 @@ export interface ResponderOptions {
 }
 
 /** Which behaviour a policy plants on a case (coin: oracle with probability p, seeded per case and trial). */
-export function behaviourFor(spec: Pick<PolicySpec, 'name' | 'cause' | 'p' | 'seed'>, caseId: string, trial: number): Behaviour {
+export function behaviourFor(
+  spec: Pick<PolicySpec, 'name' | 'cause' | 'p' | 'seed'>,
+  caseId: string,
+  trial: number,
+): Behaviour {
   switch (spec.name) {
     case 'fault':
       return spec.cause === 'template_bug' || !spec.cause ? 'oracle' : spec.cause;
@@ -128,7 +140,12 @@ export function oraclePlan(c: BfclCase, turn: number, step: number): PlannedOutp
 }
 
 /** The plan under a behaviour. */
-export function plannedOutput(c: BfclCase, behaviour: Behaviour, turn: number, step: number): PlannedOutput & { garble?: 'format' | 'fence' } {
+export function plannedOutput(
+  c: BfclCase,
+  behaviour: Behaviour,
+  turn: number,
+  step: number,
+): PlannedOutput & { garble?: 'format' | 'fence' } {
   const plan = oraclePlan(c, turn, step);
   if (behaviour === 'oracle') return plan;
   if (behaviour === 'decision_failure') {
@@ -151,7 +168,10 @@ export function renderReply(out: ReturnType<typeof plannedOutput>, opts: Respond
   if (out.garble === 'format') {
     // The call begins but never closes its argument list: nothing can read it.
     const text = pythonic.slice(0, Math.max(2, pythonic.indexOf('(') + 1));
-    return { content: opts.mode === 'fc' ? `<tool_call>\n{"name": ${JSON.stringify(out.calls[0]!.name)}, "arguments": {` : `${text}` };
+    return {
+      content:
+        opts.mode === 'fc' ? `<tool_call>\n{"name": ${JSON.stringify(out.calls[0]!.name)}, "arguments": {` : `${text}`,
+    };
   }
   if (out.garble === 'fence') {
     return { content: opts.mode === 'fc' ? renderHermes(out.calls) : `\`\`\`python\n${pythonic}\n\`\`\`` };
@@ -214,7 +234,20 @@ export type ResultStyle = 'fc' | 'pythonic' | 'hermes';
 /** One step's model_responses in a result file: FC `[{name: args}]` (or the text), else the raw text. */
 function stepResult(reply: SimReply, style: ResultStyle): PyValue {
   if (style === 'fc' && reply.tool_calls?.length) {
-    return { t: 'list', items: reply.tool_calls.map((tc): PyValue => ({ t: 'dict', entries: [[{ t: 'str', v: tc.function.name }, { t: 'str', v: tc.function.arguments }]] })) };
+    return {
+      t: 'list',
+      items: reply.tool_calls.map(
+        (tc): PyValue => ({
+          t: 'dict',
+          entries: [
+            [
+              { t: 'str', v: tc.function.name },
+              { t: 'str', v: tc.function.arguments },
+            ],
+          ],
+        }),
+      ),
+    };
   }
   return { t: 'str', v: reply.content ?? '' };
 }
@@ -223,7 +256,12 @@ function stepResult(reply: SimReply, style: ResultStyle): PyValue {
  * The `result` field BFCL would write for this case if the model followed `behaviour`: single-turn, one step;
  * multi-turn, per turn the steps until the model stops calling (a text reply ends the turn, as BFCL's loop does).
  */
-export function simulatedResult(c: BfclCase, style: ResultStyle, behaviour: Behaviour = 'oracle', opts: { underscores?: boolean } = {}): PyValue {
+export function simulatedResult(
+  c: BfclCase,
+  style: ResultStyle,
+  behaviour: Behaviour = 'oracle',
+  opts: { underscores?: boolean } = {},
+): PyValue {
   const mode: BfclMode = style === 'fc' ? 'fc' : 'prompt';
   const reply = (turn: number, step: number): SimReply => {
     const out = plannedOutput(c, behaviour, turn, step);

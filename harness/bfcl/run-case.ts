@@ -66,9 +66,23 @@ export async function runBfclInstance(c: BfclCase, deps: BfclRunDeps): Promise<B
   const underscoreToDot = deps.mode === 'fc';
   const format = formatOf(deps.mode);
   const result = await runBfclCase(c, ask, { mode: deps.mode, executor: deps.executor, modelName: deps.modelName });
-  const verdict = await checkCase(c, result, { format, underscoreToDot, executor: deps.executor, modelName: deps.modelName });
+  const verdict = await checkCase(c, result, {
+    format,
+    underscoreToDot,
+    executor: deps.executor,
+    modelName: deps.modelName,
+  });
   const beyond = verdict.undecided ? undefined : beyondBfcl(c, result, format, verdict, { underscoreToDot });
-  return { result, format, verdict, beyond, messages, requests, usage, wallMs: Math.round(performance.now() - started) };
+  return {
+    result,
+    format,
+    verdict,
+    beyond,
+    messages,
+    requests,
+    usage,
+    wallMs: Math.round(performance.now() - started),
+  };
 }
 
 /** BFCL sanitises model names into directory and instance names the same way: `/` becomes `_`. */

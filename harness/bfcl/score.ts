@@ -7,7 +7,16 @@ import { checkKindOf, languageOf } from './categories.ts';
 import { astChecker } from './checker/ast.ts';
 import { multiTurnChecker, type MultiTurnResult } from './checker/multi-turn.ts';
 import { functionNamesOf, type BfclCase } from './data.ts';
-import { decodeAst, decodeExecute, DecodeError, isEmptyExecuteResponse, isEmptyOutput, isFunctionCallingFormat, toDecodedCalls, type ResultFormat } from './decode.ts';
+import {
+  decodeAst,
+  decodeExecute,
+  DecodeError,
+  isEmptyExecuteResponse,
+  isEmptyOutput,
+  isFunctionCallingFormat,
+  toDecodedCalls,
+  type ResultFormat,
+} from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { BfclCrash, BfclUnsupported } from './py.ts';
 import { PyLiteralUnsupported } from '../core/pyliteral/index.ts';
@@ -40,16 +49,31 @@ export interface ScoreOptions {
   modelName?: string;
 }
 
-function verdict(c: BfclCase, valid: boolean, error_type: string, error: string[], extra: Partial<BfclVerdict> = {}): BfclVerdict {
-  return { id: c.id, category: c.category, valid, error_type: valid ? '' : error_type, error: valid ? [] : error, ...extra };
+function verdict(
+  c: BfclCase,
+  valid: boolean,
+  error_type: string,
+  error: string[],
+  extra: Partial<BfclVerdict> = {},
+): BfclVerdict {
+  return {
+    id: c.id,
+    category: c.category,
+    valid,
+    error_type: valid ? '' : error_type,
+    error: valid ? [] : error,
+    ...extra,
+  };
 }
 
 function guard(c: BfclCase, fn: () => BfclVerdict): BfclVerdict {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof BfclCrash) return verdict(c, false, `checker_crash:${err.pyType}`, [err.message], { crash: err.message });
-    if (err instanceof BfclUnsupported || err instanceof PyLiteralUnsupported) return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
+    if (err instanceof BfclCrash)
+      return verdict(c, false, `checker_crash:${err.pyType}`, [err.message], { crash: err.message });
+    if (err instanceof BfclUnsupported || err instanceof PyLiteralUnsupported)
+      return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
     throw err;
   }
 }
@@ -74,11 +98,25 @@ export function checkSingleTurn(c: BfclCase, result: PyValue, opts: ScoreOptions
       const irrelevance = c.category.includes('irrelevance');
       const ok = irrelevance ? !contains : contains;
       return irrelevance
-        ? verdict(c, ok, 'irrelevance_error:decoder_success', ['Valid syntax. Successfully decode AST when it should not.'], { decoded })
-        : verdict(c, ok, 'relevance_error:decoder_failed', [`Invalid syntax. Failed to decode AST when it should have. ${decodeError ?? ''}`.trim()], { decoded });
+        ? verdict(
+            c,
+            ok,
+            'irrelevance_error:decoder_success',
+            ['Valid syntax. Successfully decode AST when it should not.'],
+            { decoded },
+          )
+        : verdict(
+            c,
+            ok,
+            'relevance_error:decoder_failed',
+            [`Invalid syntax. Failed to decode AST when it should have. ${decodeError ?? ''}`.trim()],
+            { decoded },
+          );
     }
     if (opts.format === 'pythonic' && language !== 'python') {
-      throw new BfclUnsupported(`BFCL decodes prompt-mode ${language} output with its tree-sitter ${language} parser, which toolgauge does not emulate`);
+      throw new BfclUnsupported(
+        `BFCL decodes prompt-mode ${language} output with its tree-sitter ${language} parser, which toolgauge does not emulate`,
+      );
     }
     let decoded: PyValue;
     try {
@@ -88,10 +126,14 @@ export function checkSingleTurn(c: BfclCase, result: PyValue, opts: ScoreOptions
       return verdict(c, false, 'ast_decoder:decoder_failed', [`Invalid syntax. Failed to decode AST. ${err.message}`]);
     }
     if (!isFunctionCallingFormat(decoded)) {
-      return verdict(c, false, 'ast_decoder:decoder_wrong_output_format', ['Did not output in the specified format.'], { decoded });
+      return verdict(c, false, 'ast_decoder:decoder_wrong_output_format', ['Did not output in the specified format.'], {
+        decoded,
+      });
     }
     if (!c.possibleAnswer) throw new BfclCrash('KeyError', `no possible answer for ${c.id}`);
-    const r = astChecker(c.entry.functions, toDecodedCalls(decoded), c.possibleAnswer, language, c.category, { underscoreToDot: opts.underscoreToDot });
+    const r = astChecker(c.entry.functions, toDecodedCalls(decoded), c.possibleAnswer, language, c.category, {
+      underscoreToDot: opts.underscoreToDot,
+    });
     return verdict(c, r.valid, r.error_type, r.error, { decoded });
   });
 }
@@ -100,9 +142,14 @@ export function checkSingleTurn(c: BfclCase, result: PyValue, opts: ScoreOptions
 export async function checkMultiTurn(c: BfclCase, result: PyValue, opts: ScoreOptions): Promise<BfclVerdict> {
   const gt = c.groundTruth;
   if (!gt) return verdict(c, false, 'checker_crash:KeyError', ['no ground truth'], { crash: 'no ground truth' });
-  if (result.t !== 'list') return verdict(c, false, 'multi_turn:inference_error', ['Error during inference phase. Model did not output a list of model responses.']);
+  if (result.t !== 'list')
+    return verdict(c, false, 'multi_turn:inference_error', [
+      'Error during inference phase. Model did not output a list of model responses.',
+    ]);
   if (result.items.length !== gt.length) {
-    return verdict(c, false, 'multi_turn:force_terminated', [`Model was force-terminated during inference phase (${result.items.length} turns for ${gt.length}).`]);
+    return verdict(c, false, 'multi_turn:force_terminated', [
+      `Model was force-terminated during inference phase (${result.items.length} turns for ${gt.length}).`,
+    ]);
   }
   const decodedTurns: string[][][] = [];
   try {
@@ -121,8 +168,10 @@ export async function checkMultiTurn(c: BfclCase, result: PyValue, opts: ScoreOp
       decodedTurns.push(steps);
     }
   } catch (err) {
-    if (err instanceof BfclUnsupported || err instanceof PyLiteralUnsupported) return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
-    if (err instanceof BfclCrash) return verdict(c, false, `checker_crash:${err.pyType}`, [err.message], { crash: err.message });
+    if (err instanceof BfclUnsupported || err instanceof PyLiteralUnsupported)
+      return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
+    if (err instanceof BfclCrash)
+      return verdict(c, false, `checker_crash:${err.pyType}`, [err.message], { crash: err.message });
     throw err;
   }
   if (!opts.executor) throw new Error('checkMultiTurn needs an executor (BfclExecutor) for multi-turn cases');

@@ -61,7 +61,9 @@ export const underscoreToDotOf = (s: Pick<BfclSettings, 'mode'>): boolean => s.m
 
 export function readBfclSettings(env: NodeJS.ProcessEnv): BfclSettings {
   const e = parseEnv(Env, env);
-  const requested = e.TOOLGAUGE_BFCL_CATEGORY.split(',').map((s) => s.trim()).filter(Boolean);
+  const requested = e.TOOLGAUGE_BFCL_CATEGORY.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   let categories: BfclCategory[];
   try {
     categories = expandCategories(requested);
@@ -76,7 +78,9 @@ export function readBfclSettings(env: NodeJS.ProcessEnv): BfclSettings {
     revision: e.TOOLGAUGE_BFCL_REVISION,
     mode: e.TOOLGAUGE_BFCL_MODE,
     bfclSource: e.TOOLGAUGE_BFCL_SOURCE ? resolve(e.TOOLGAUGE_BFCL_SOURCE) : undefined,
-    only: e.TOOLGAUGE_BFCL_ONLY?.split(',').map((s) => s.trim()).filter(Boolean),
+    only: e.TOOLGAUGE_BFCL_ONLY?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     limit: e.TOOLGAUGE_BFCL_LIMIT,
   };
 }

@@ -21,21 +21,36 @@ export interface BfclDataSource {
 const dataDirs = new Map<string, Promise<BfclDataSource>>();
 
 /** The data folder holding every selected category's files. */
-export function resolveBfclData(run: RunConfig, s: Pick<BfclSettings, 'data' | 'revision' | 'categories'>): Promise<BfclDataSource> {
+export function resolveBfclData(
+  run: RunConfig,
+  s: Pick<BfclSettings, 'data' | 'revision' | 'categories'>,
+): Promise<BfclDataSource> {
   const key = JSON.stringify([s.data, s.revision, s.categories, run.hf.home, run.hf.endpoint]);
   let p = dataDirs.get(key);
   if (!p) {
     p = (async () => {
       if (s.data) {
         const missing = missingFiles(s.data, s.categories);
-        if (missing.length) throw new UsageError(`--data ${s.data} lacks ${missing.length} file(s) the selected categories need: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}`);
+        if (missing.length)
+          throw new UsageError(
+            `--data ${s.data} lacks ${missing.length} file(s) the selected categories need: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}`,
+          );
         return { dir: s.data, origin: s.data };
       }
       try {
-        const got = await ensureBfclData(s.categories, { revision: s.revision, hfHome: run.hf.home, token: run.hf.token, endpoint: run.hf.endpoint }, {});
+        const got = await ensureBfclData(
+          s.categories,
+          { revision: s.revision, hfHome: run.hf.home, token: run.hf.token, endpoint: run.hf.endpoint },
+          {},
+        );
         return { dir: got.dir, origin: `${BFCL_HF_REPO}@${s.revision} (commit ${got.commit})` };
       } catch (err) {
-        throw new UsageError(`BFCL data: ${(err as Error).message.replace(/Pass --data FILE\.?/, '')} Pass --data DIR (a folder with BFCL_v4_<category>.json and possible_answer/).`.replace(/\s+/g, ' '));
+        throw new UsageError(
+          `BFCL data: ${(err as Error).message.replace(/Pass --data FILE\.?/, '')} Pass --data DIR (a folder with BFCL_v4_<category>.json and possible_answer/).`.replace(
+            /\s+/g,
+            ' ',
+          ),
+        );
       }
     })();
     dataDirs.set(key, p);
@@ -58,7 +73,13 @@ export function selectCases(dir: string, s: Pick<BfclSettings, 'categories' | 'l
   if (s.only) {
     const known = new Set(cases.map((c) => c.id));
     const unknown = s.only.filter((id) => !known.has(id));
-    if (unknown.length) throw new UsageError(`--only: no case ${unknown.slice(0, 3).map((x) => `'${x}'`).join(', ')} in the selected categories (${s.categories.join(', ')})`);
+    if (unknown.length)
+      throw new UsageError(
+        `--only: no case ${unknown
+          .slice(0, 3)
+          .map((x) => `'${x}'`)
+          .join(', ')} in the selected categories (${s.categories.join(', ')})`,
+      );
     const only = new Set(s.only);
     cases = cases.filter((c) => only.has(c.id));
   }
@@ -71,7 +92,11 @@ export function datasetInfo(src: BfclDataSource, s: Pick<BfclSettings, 'categori
   const files = [...s.categories]
     .sort((a, b) => order.indexOf(a) - order.indexOf(b))
     .flatMap((c) => [dataFile(src.dir, c), ...(isRelevanceOrIrrelevance(c) ? [] : [answerFile(src.dir, c)])]);
-  return { file: src.dir, sha256: sha256(files.map((f) => readFileSync(f, 'utf8')).join('\n')), origin: `BFCL v4, ${s.categories.length} categor${s.categories.length === 1 ? 'y' : 'ies'} from ${src.origin}` };
+  return {
+    file: src.dir,
+    sha256: sha256(files.map((f) => readFileSync(f, 'utf8')).join('\n')),
+    origin: `BFCL v4, ${s.categories.length} categor${s.categories.length === 1 ? 'y' : 'ies'} from ${src.origin}`,
+  };
 }
 
 const sources = new Map<string, Promise<string>>();

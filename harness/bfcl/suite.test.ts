@@ -37,9 +37,24 @@ function simClient(settings: BfclSettings, model: string): ModelClient {
   const spec = parsePolicySpec(model);
   const chat: ModelClient['chat'] = async (req, ctx) => {
     const id = ctx.instance.slice(ctx.instance.indexOf(':') + 1);
-    const r = await responder.chat!(spec, { model, messages: req.messages, tools: req.tools }, { id, instance: ctx.instance, agent: '0', trial: ctx.trial ?? 0 });
+    const r = await responder.chat!(
+      spec,
+      { model, messages: req.messages, tools: req.tools },
+      { id, instance: ctx.instance, agent: '0', trial: ctx.trial ?? 0 },
+    );
     const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
-    return { kind: 'chat', content: r.content, tool_calls: r.tool_calls ?? [], finish_reason: 'stop', usage, model, latencyMs: 0, attempts: 1, cached: false, retried: [] };
+    return {
+      kind: 'chat',
+      content: r.content,
+      tool_calls: r.tool_calls ?? [],
+      finish_reason: 'stop',
+      usage,
+      model,
+      latencyMs: 0,
+      attempts: 1,
+      cached: false,
+      retried: [],
+    };
   };
   return { chat } as unknown as ModelClient;
 }
@@ -71,7 +86,13 @@ describe('BFCL suite settings', () => {
   it('defaults to simple_python in FC mode; expands groups; refuses unknown and out-of-scope categories in one line', () => {
     const d = settingsOf({});
     expect(d).toMatchObject({ categories: ['simple_python'], mode: 'fc', data: undefined, limit: undefined });
-    expect(settingsOf({ TOOLGAUGE_BFCL_CATEGORY: 'multi_turn,simple_python' }).categories).toEqual(['multi_turn_base', 'multi_turn_long_context', 'multi_turn_miss_func', 'multi_turn_miss_param', 'simple_python']);
+    expect(settingsOf({ TOOLGAUGE_BFCL_CATEGORY: 'multi_turn,simple_python' }).categories).toEqual([
+      'multi_turn_base',
+      'multi_turn_long_context',
+      'multi_turn_miss_func',
+      'multi_turn_miss_param',
+      'simple_python',
+    ]);
     expect(() => settingsOf({ TOOLGAUGE_BFCL_CATEGORY: 'simple_pyhton' })).toThrow(UsageError);
     expect(() => settingsOf({ TOOLGAUGE_BFCL_CATEGORY: 'web_search' })).toThrow(/out of scope/);
     expect(() => settingsOf({ TOOLGAUGE_BFCL_MODE: 'hermes' })).toThrow(/fc or prompt/);
@@ -83,7 +104,9 @@ describe('BFCL suite settings', () => {
     const picked = selectCases(FIXTURE_DATA, s);
     expect(picked.map((c) => c.id)).toEqual(['simple_python_0', 'simple_python_1', 'parallel_0']);
     expect(selectCases(FIXTURE_DATA, { ...s, only: ['parallel_0'] }).map((c) => c.id)).toEqual(['parallel_0']);
-    expect(() => selectCases(FIXTURE_DATA, { ...s, only: ['simple_python_2'] })).toThrow(/--only: no case 'simple_python_2'/);
+    expect(() => selectCases(FIXTURE_DATA, { ...s, only: ['simple_python_2'] })).toThrow(
+      /--only: no case 'simple_python_2'/,
+    );
     expect(bfclSuite.testName(picked[2]!)).toBe('bfcl › parallel › parallel_0');
   });
 
@@ -95,11 +118,17 @@ describe('BFCL suite settings', () => {
 });
 
 describe('BFCL suite run path on the fixtures (python3 for the toy multi-turn API)', () => {
-  const CATEGORIES = 'simple_python,parallel,irrelevance,live_relevance,simple_java,multi_turn_base,multi_turn_miss_param';
+  const CATEGORIES =
+    'simple_python,parallel,irrelevance,live_relevance,simple_java,multi_turn_base,multi_turn_miss_param';
 
   it('sim:oracle: every case valid in FC mode; in prompt mode too, except Java (undecided, never guessed)', async () => {
     for (const mode of ['fc', 'prompt'] as const) {
-      const s = settingsOf({ TOOLGAUGE_BFCL_CATEGORY: CATEGORIES, TOOLGAUGE_BFCL_DATA: FIXTURE_DATA, TOOLGAUGE_BFCL_SOURCE: TOY, TOOLGAUGE_BFCL_MODE: mode });
+      const s = settingsOf({
+        TOOLGAUGE_BFCL_CATEGORY: CATEGORIES,
+        TOOLGAUGE_BFCL_DATA: FIXTURE_DATA,
+        TOOLGAUGE_BFCL_SOURCE: TOY,
+        TOOLGAUGE_BFCL_MODE: mode,
+      });
       const cases = selectCases(FIXTURE_DATA, s);
       const done = await runAll(cases, ctxFor(s, 'sim:oracle'));
       for (const [k, d] of done.entries()) {
@@ -112,17 +141,25 @@ describe('BFCL suite run path on the fixtures (python3 for the toy multi-turn AP
         // The records are what rescore writes; the result line is BFCL's own result format.
         expect(d.records!['results.jsonl']).toEqual({ id: m.id, category: m.category, valid: true, error_type: '' });
         expect(Object.keys(d.records!)).toContain(resultFileOf(m.category));
-        const trace = JSON.parse(String(d.files![m.trace!])) as { bfcl: { multi_turn: { execution: unknown[] } | null }; messages: unknown[] };
+        const trace = JSON.parse(String(d.files![m.trace!])) as {
+          bfcl: { multi_turn: { execution: unknown[] } | null };
+          messages: unknown[];
+        };
         expect(trace.messages.length).toBeGreaterThan(1);
         // Multi-turn: both runs executed and compared turn by turn, in the executor.
-        if (isMultiTurn(m.category)) expect(trace.bfcl.multi_turn!.execution).toHaveLength(cases[k]!.groundTruth!.length);
+        if (isMultiTurn(m.category))
+          expect(trace.bfcl.multi_turn!.execution).toHaveLength(cases[k]!.groundTruth!.length);
         else expect(m.layers).not.toBeNull();
       }
     }
   });
 
   it('state-based checking: a wrong argument fails the multi-turn case at the state comparison; a harness error stays an error', async () => {
-    const s = settingsOf({ TOOLGAUGE_BFCL_CATEGORY: 'multi_turn_base,simple_python', TOOLGAUGE_BFCL_DATA: FIXTURE_DATA, TOOLGAUGE_BFCL_SOURCE: TOY });
+    const s = settingsOf({
+      TOOLGAUGE_BFCL_CATEGORY: 'multi_turn_base,simple_python',
+      TOOLGAUGE_BFCL_DATA: FIXTURE_DATA,
+      TOOLGAUGE_BFCL_SOURCE: TOY,
+    });
     const [mt] = selectCases(FIXTURE_DATA, { ...s, only: ['multi_turn_base_0'] });
     const wrong = (await bfclSuite.run(mt!, ctxFor(s, 'sim:wrong'))).meta;
     expect(wrong).toMatchObject({ valid: false, pass: false, error_type: 'multi_turn:instance_state_mismatch' });
@@ -133,10 +170,20 @@ describe('BFCL suite run path on the fixtures (python3 for the toy multi-turn AP
   });
 
   it("a parser gap in prompt mode: BFCL fails the fenced call, toolgauge reads it — reported beside BFCL's verdict", async () => {
-    const s = settingsOf({ TOOLGAUGE_BFCL_CATEGORY: 'simple_python', TOOLGAUGE_BFCL_DATA: FIXTURE_DATA, TOOLGAUGE_BFCL_MODE: 'prompt' });
-    const metas = (await runAll(selectCases(FIXTURE_DATA, s), ctxFor(s, 'sim:fault?cause=parser_gap'))).map((d) => d.meta);
+    const s = settingsOf({
+      TOOLGAUGE_BFCL_CATEGORY: 'simple_python',
+      TOOLGAUGE_BFCL_DATA: FIXTURE_DATA,
+      TOOLGAUGE_BFCL_MODE: 'prompt',
+    });
+    const metas = (await runAll(selectCases(FIXTURE_DATA, s), ctxFor(s, 'sim:fault?cause=parser_gap'))).map(
+      (d) => d.meta,
+    );
     for (const m of metas) {
-      expect(m).toMatchObject({ valid: false, error_type: 'ast_decoder:decoder_failed', deviation: { class: 'bfcl_decoder_refuses', bfcl: 'fail', toolgauge: 'pass' } });
+      expect(m).toMatchObject({
+        valid: false,
+        error_type: 'ast_decoder:decoder_failed',
+        deviation: { class: 'bfcl_decoder_refuses', bfcl: 'fail', toolgauge: 'pass' },
+      });
     }
     const a = aggregateBfcl(metas, 0);
     expect(a.metrics['accuracy.simple_python']!.value).toBe(0);
@@ -149,12 +196,35 @@ describe('BFCL suite run path on the fixtures (python3 for the toy multi-turn AP
 // the aggregator
 
 function meta(id: string, category: BfclCategory, valid: boolean, extra: Partial<BfclMeta> = {}): BfclMeta {
-  const bits = (x: 0 | 1) => ({ parse_ok: x, schema_valid: x, tool_correct: x, args_correct: x, abstained: null, false_trigger: null });
+  const bits = (x: 0 | 1) => ({
+    parse_ok: x,
+    schema_valid: x,
+    tool_correct: x,
+    args_correct: x,
+    abstained: null,
+    false_trigger: null,
+  });
   return {
-    suite: 'bfcl', id, trial: 0, error: null, pass: valid, reason: valid ? null : 'x', category, valid, error_type: valid ? '' : 'value_error:string', bfcl_error: null, crash: null, undecided: null,
+    suite: 'bfcl',
+    id,
+    trial: 0,
+    error: null,
+    pass: valid,
+    reason: valid ? null : 'x',
+    category,
+    valid,
+    error_type: valid ? '' : 'value_error:string',
+    bfcl_error: null,
+    crash: null,
+    undecided: null,
     layers: isMultiTurn(category) ? null : { strict: bits(valid ? 1 : 0), lenient: bits(valid ? 1 : 0) },
     toolgauge: { pass: valid, kind: valid ? 'pass' : 'wrong_args', cause: valid ? null : 'model_decision_failure' },
-    deviation: null, calls_on_abstention_turns: 0, unpassable: false, requests: 1, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, wall_ms: 1,
+    deviation: null,
+    calls_on_abstention_turns: 0,
+    unpassable: false,
+    requests: 1,
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    wall_ms: 1,
     ...extra,
   };
 }
@@ -165,13 +235,23 @@ describe('BFCL aggregator', () => {
     meta('simple_python_1', 'simple_python', true),
     meta('simple_python_2', 'simple_python', false),
     // A harness error is invalid for BFCL (as BFCL scores a case whose inference failed) and counted apart.
-    meta('simple_python_3', 'simple_python', false, { error: 'endpoint down', error_type: 'toolgauge:harness_error', layers: null, toolgauge: null }),
+    meta('simple_python_3', 'simple_python', false, {
+      error: 'endpoint down',
+      error_type: 'toolgauge:harness_error',
+      layers: null,
+      toolgauge: null,
+    }),
     meta('multi_turn_base_0', 'multi_turn_base', true),
     meta('multi_turn_base_1', 'multi_turn_base', false),
     meta('live_simple_106-63-0', 'live_simple', false, {
       unpassable: true,
       error_type: 'simple_function_checker:missing_required',
-      deviation: { class: 'bfcl_rejects_what_toolgauge_accepts', bfcl: 'fail', toolgauge: 'pass', note: 'a required parameter the key lacks' },
+      deviation: {
+        class: 'bfcl_rejects_what_toolgauge_accepts',
+        bfcl: 'fail',
+        toolgauge: 'pass',
+        note: 'a required parameter the key lacks',
+      },
       toolgauge: { pass: true, kind: 'pass', cause: null },
     }),
   ];
@@ -186,7 +266,15 @@ describe('BFCL aggregator', () => {
     expect(a.metrics.overall!.value).toBeCloseTo(0.1 / 24 + 0.3 / 8, 12);
     expect(a.metrics.overall_in_scope!.value).toBeCloseTo((1 / 24 + 3 / 8) / 6, 12);
     expect(a.metrics['group.multi_turn']!.value).toBeCloseTo(1 / 8, 12);
-    expect(a.counts).toMatchObject({ runs: 7, valid: 3, invalid: 3, errors: 1, unpassable: 1, deviations: 1, categories_run: 3 });
+    expect(a.counts).toMatchObject({
+      runs: 7,
+      valid: 3,
+      invalid: 3,
+      errors: 1,
+      unpassable: 1,
+      deviations: 1,
+      categories_run: 3,
+    });
     expect(a.metrics.error_rate!.value).toBeCloseTo(1 / 7, 12);
     // The layers count single-turn cases that were scored (not the harness error, not multi-turn).
     expect(a.metrics['layers.parse_ok']).toMatchObject({ value: 2 / 4, n: 4 });
@@ -204,18 +292,39 @@ describe('BFCL aggregator', () => {
   it('report.md: the per-category table, the formula, the deviations and the unpassable keys of this run', () => {
     const agg = bfclAggregator.aggregate(metas, 7, {});
     const summary = {
-      schema: 'toolgauge.summary/1', suite: 'bfcl', notice: null, header: { model: 'm' }, config: { mode: 'fc', categories: ['simple_python'] },
-      counts: agg.counts, metrics: nestMetrics(agg.metrics), breakdowns: { category: Object.fromEntries(Object.entries(agg.breakdowns.category!).map(([k, v]) => [k, nestMetrics(v)])) },
-      errors: agg.errors, extra: agg.extra, gate: null,
+      schema: 'toolgauge.summary/1',
+      suite: 'bfcl',
+      notice: null,
+      header: { model: 'm' },
+      config: { mode: 'fc', categories: ['simple_python'] },
+      counts: agg.counts,
+      metrics: nestMetrics(agg.metrics),
+      breakdowns: {
+        category: Object.fromEntries(Object.entries(agg.breakdowns.category!).map(([k, v]) => [k, nestMetrics(v)])),
+      },
+      errors: agg.errors,
+      extra: agg.extra,
+      gate: null,
     } as never;
     const md = bfclAggregator.markdown(summary);
-    expect(md).toContain('overall            = 0.10·non_live + 0.10·live + 0.10·irrelevance + 0.30·multi_turn + 0.40·agentic');
+    expect(md).toContain(
+      'overall            = 0.10·non_live + 0.10·live + 0.10·irrelevance + 0.30·multi_turn + 0.40·agentic',
+    );
     expect(md).toMatch(/\| simple_python \| 4 \| 2 \| 50\.00% /);
-    expect(md).toMatch(/\| live_simple_106-63-0 \| live_simple \| fail \| pass \| bfcl_rejects_what_toolgauge_accepts \|/);
-    expect(md).toContain(`| live_simple_106-63-0 | simple_function_checker:missing_required | ${UNPASSABLE_KEYS['live_simple_106-63-0']!.why} |`);
+    expect(md).toMatch(
+      /\| live_simple_106-63-0 \| live_simple \| fail \| pass \| bfcl_rejects_what_toolgauge_accepts \|/,
+    );
+    expect(md).toContain(
+      `| live_simple_106-63-0 | simple_function_checker:missing_required | ${UNPASSABLE_KEYS['live_simple_106-63-0']!.why} |`,
+    );
     expect(md).toMatch(/## Harness errors[\s\S]*simple_python_3/);
     const outcomes = bfclAggregator.outcomes(metas);
-    expect([...outcomes['accuracy.simple_python']!.entries()]).toEqual([['simple_python_0', 1], ['simple_python_1', 1], ['simple_python_2', 0], ['simple_python_3', 0]]);
+    expect([...outcomes['accuracy.simple_python']!.entries()]).toEqual([
+      ['simple_python_0', 1],
+      ['simple_python_1', 1],
+      ['simple_python_2', 0],
+      ['simple_python_3', 0],
+    ]);
   });
 });
 
@@ -237,9 +346,19 @@ function sampleOfSharedData(): string {
   mkdirSync(join(dir, 'possible_answer'));
   symlinkSync(join(SHARED_DATA, 'multi_turn_func_doc'), join(dir, 'multi_turn_func_doc'));
   for (const c of ALL_CATEGORIES) {
-    const lines = readFileSync(dataFile(SHARED_DATA, c), 'utf8').split('\n').filter((l) => l.trim());
-    const answers = isRelevanceOrIrrelevance(c) ? undefined : readFileSync(answerFile(SHARED_DATA, c), 'utf8').split('\n').filter((l) => l.trim());
-    const keep = lines.map((l, k) => k < (isMultiTurn(c) ? PER_MULTI_TURN : PER_CATEGORY) || Object.keys(UNPASSABLE_KEYS).some((id) => l.includes(`"id": "${id}"`)));
+    const lines = readFileSync(dataFile(SHARED_DATA, c), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim());
+    const answers = isRelevanceOrIrrelevance(c)
+      ? undefined
+      : readFileSync(answerFile(SHARED_DATA, c), 'utf8')
+          .split('\n')
+          .filter((l) => l.trim());
+    const keep = lines.map(
+      (l, k) =>
+        k < (isMultiTurn(c) ? PER_MULTI_TURN : PER_CATEGORY) ||
+        Object.keys(UNPASSABLE_KEYS).some((id) => l.includes(`"id": "${id}"`)),
+    );
     writeFileSync(dataFile(dir, c), lines.filter((_, k) => keep[k]).join('\n') + '\n');
     if (answers) writeFileSync(answerFile(dir, c), answers.filter((_, k) => keep[k]).join('\n') + '\n');
   }
@@ -251,26 +370,42 @@ afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
-describe.skipIf(!SHARED)(`sim:oracle on BFCL's data scores 100% except the answer keys BFCL cannot pass${SHARED ? '' : ' — SKIPPED: needs ../shared/data/bfcl'}`, () => {
-  const data = SHARED ? sampleOfSharedData() : '';
+describe.skipIf(!SHARED)(
+  `sim:oracle on BFCL's data scores 100% except the answer keys BFCL cannot pass${SHARED ? '' : ' — SKIPPED: needs ../shared/data/bfcl'}`,
+  () => {
+    const data = SHARED ? sampleOfSharedData() : '';
 
-  for (const mode of ['fc', 'prompt'] as const) {
-    it(`${mode}: ${HEAVY ? 'every case' : `${PER_CATEGORY} cases per single-turn category, ${PER_MULTI_TURN} per multi-turn one, and every unpassable key`}`, { timeout: HEAVY ? 1_800_000 : 60_000 }, async () => {
-      const s = settingsOf({ TOOLGAUGE_BFCL_CATEGORY: 'all_scoring', TOOLGAUGE_BFCL_DATA: data, TOOLGAUGE_BFCL_SOURCE: SHARED_CLASSES, TOOLGAUGE_BFCL_MODE: mode });
-      const cases = selectCases(data, s);
-      expect(cases.filter((c) => Object.hasOwn(UNPASSABLE_KEYS, c.id))).toHaveLength(Object.keys(UNPASSABLE_KEYS).length);
-      const metas = (await runAll(cases, ctxFor(s, 'sim:oracle'))).map((d) => d.meta);
-      // Prompt-mode Java / JavaScript output is decoded by BFCL with tree-sitter: undecided here, never guessed.
-      const undecided = metas.filter((m) => m.undecided).map((m) => m.category);
-      expect(new Set(undecided)).toEqual(new Set(mode === 'prompt' ? ['simple_java', 'simple_javascript'] : []));
-      const failures = metas.filter((m) => !m.valid && !m.undecided);
-      const expected = Object.entries(UNPASSABLE_KEYS).filter(([id]) => mode === 'fc' || !id.startsWith('simple_java'));
-      expect(failures.map((m) => `${m.id}: ${m.error_type}`).sort()).toEqual(expected.map(([id, u]) => `${id}: ${u.error_type}`).sort());
-      expect(metas.every((m) => !m.error)).toBe(true);
-      // The report lists exactly those keys, with BFCL's verdict on them.
-      const un = aggregateBfcl(metas, 0).extra.unpassable as Array<{ id: string; valid: boolean }>;
-      expect(un.map((u) => u.id).sort()).toEqual(Object.keys(UNPASSABLE_KEYS).sort());
-      expect(un.every((u) => !u.valid)).toBe(true);
-    });
-  }
-});
+    for (const mode of ['fc', 'prompt'] as const) {
+      it(`${mode}: ${HEAVY ? 'every case' : `${PER_CATEGORY} cases per single-turn category, ${PER_MULTI_TURN} per multi-turn one, and every unpassable key`}`, {
+        timeout: HEAVY ? 1_800_000 : 60_000,
+      }, async () => {
+        const s = settingsOf({
+          TOOLGAUGE_BFCL_CATEGORY: 'all_scoring',
+          TOOLGAUGE_BFCL_DATA: data,
+          TOOLGAUGE_BFCL_SOURCE: SHARED_CLASSES,
+          TOOLGAUGE_BFCL_MODE: mode,
+        });
+        const cases = selectCases(data, s);
+        expect(cases.filter((c) => Object.hasOwn(UNPASSABLE_KEYS, c.id))).toHaveLength(
+          Object.keys(UNPASSABLE_KEYS).length,
+        );
+        const metas = (await runAll(cases, ctxFor(s, 'sim:oracle'))).map((d) => d.meta);
+        // Prompt-mode Java / JavaScript output is decoded by BFCL with tree-sitter: undecided here, never guessed.
+        const undecided = metas.filter((m) => m.undecided).map((m) => m.category);
+        expect(new Set(undecided)).toEqual(new Set(mode === 'prompt' ? ['simple_java', 'simple_javascript'] : []));
+        const failures = metas.filter((m) => !m.valid && !m.undecided);
+        const expected = Object.entries(UNPASSABLE_KEYS).filter(
+          ([id]) => mode === 'fc' || !id.startsWith('simple_java'),
+        );
+        expect(failures.map((m) => `${m.id}: ${m.error_type}`).sort()).toEqual(
+          expected.map(([id, u]) => `${id}: ${u.error_type}`).sort(),
+        );
+        expect(metas.every((m) => !m.error)).toBe(true);
+        // The report lists exactly those keys, with BFCL's verdict on them.
+        const un = aggregateBfcl(metas, 0).extra.unpassable as Array<{ id: string; valid: boolean }>;
+        expect(un.map((u) => u.id).sort()).toEqual(Object.keys(UNPASSABLE_KEYS).sort());
+        expect(un.every((u) => !u.valid)).toBe(true);
+      });
+    }
+  },
+);

@@ -27,7 +27,16 @@ export const resultFileOf = (category: string): string => `${BFCL_FILES.resultDi
  * rescore does), beyond.jsonl, BFCL-format result files and one trace per case.
  */
 /** What a gate may name in a BFCL summary (a run's or a rescore's). */
-export const BFCL_METRIC_NAMES = ['overall', 'overall_in_scope', 'accuracy.*', 'group.*', 'layers.*', 'attribution.*', 'toolgauge.*', 'error_rate'];
+export const BFCL_METRIC_NAMES = [
+  'overall',
+  'overall_in_scope',
+  'accuracy.*',
+  'group.*',
+  'layers.*',
+  'attribution.*',
+  'toolgauge.*',
+  'error_rate',
+];
 
 export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   name: 'bfcl',
@@ -48,7 +57,10 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   testName: (c) => `bfcl › ${c.category} › ${c.id}`,
   async run(c, ctx) {
     const s = ctx.settings;
-    const executor = checkKindOf(c.category) === 'multi_turn' ? sharedExecutor(await resolveBfclSource(ctx.run, s), ctx.run.sandbox.pythonPath, ctx.run.sandbox.confine) : undefined;
+    const executor =
+      checkKindOf(c.category) === 'multi_turn'
+        ? sharedExecutor(await resolveBfclSource(ctx.run, s), ctx.run.sandbox.pythonPath, ctx.run.sandbox.confine)
+        : undefined;
     const out = await runBfclInstance(c, {
       client: ctx.client(),
       mode: s.mode,
@@ -79,7 +91,15 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
             trial: ctx.trial,
             model: ctx.run.model,
             result,
-            bfcl: { valid: out.verdict.valid, error_type: out.verdict.error_type, error: out.verdict.error, crash: out.verdict.crash ?? null, undecided: out.verdict.undecided ?? null, decoded_turns: out.verdict.decodedTurns ?? null, multi_turn: out.verdict.multiTurn ?? null },
+            bfcl: {
+              valid: out.verdict.valid,
+              error_type: out.verdict.error_type,
+              error: out.verdict.error,
+              crash: out.verdict.crash ?? null,
+              undecided: out.verdict.undecided ?? null,
+              decoded_turns: out.verdict.decodedTurns ?? null,
+              multi_turn: out.verdict.multiTurn ?? null,
+            },
             toolgauge: out.beyond ?? null,
             requests: out.requests,
             usage: out.usage,
@@ -146,7 +166,7 @@ export function bfclVerdict(m: BfclMeta): Verdict {
     ? `${header}: expected an invalid result, but BFCL's checker accepts it`
     : m.error
       ? `${header}: harness error: ${m.error}`
-      : `${header}: BFCL: ${m.error_type}${m.bfcl_error ? `\n  ${m.bfcl_error}` : ''}\n  toolgauge: ${toolgaugeLine(m)}${m.unpassable ? '\n  (this answer key cannot be passed by any output under BFCL\'s checker)' : ''}`;
+      : `${header}: BFCL: ${m.error_type}${m.bfcl_error ? `\n  ${m.bfcl_error}` : ''}\n  toolgauge: ${toolgaugeLine(m)}${m.unpassable ? "\n  (this answer key cannot be passed by any output under BFCL's checker)" : ''}`;
   return { pass, message, summary };
 }
 

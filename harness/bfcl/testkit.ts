@@ -26,10 +26,19 @@ export class BfclOracle extends JsonLinesChild {
   static async start(): Promise<BfclOracle | { skip: string }> {
     if (!hasReference()) return { skip: `BFCL reference Python not found under ${SHARED_REFERENCE}` };
     const python = referencePython();
-    const probe = await execa(python, ['-c', 'import mpmath, sys; print("%d.%d" % sys.version_info[:2])'], { reject: false });
-    if (probe.exitCode !== 0) return { skip: `${python} cannot run BFCL's code (needs Python 3 with mpmath): set TOOLGAUGE_PYTHON` };
-    return new BfclOracle(execa(python, ['-X', 'utf8', ORACLE_SCRIPT, SHARED_REFERENCE], JSON_LINES_CHILD), 'BFCL oracle');
+    const probe = await execa(python, ['-c', 'import mpmath, sys; print("%d.%d" % sys.version_info[:2])'], {
+      reject: false,
+    });
+    if (probe.exitCode !== 0)
+      return { skip: `${python} cannot run BFCL's code (needs Python 3 with mpmath): set TOOLGAUGE_PYTHON` };
+    return new BfclOracle(
+      execa(python, ['-X', 'utf8', ORACLE_SCRIPT, SHARED_REFERENCE], JSON_LINES_CHILD),
+      'BFCL oracle',
+    );
   }
 }
 
-export type OracleSingle = { valid: boolean; error_type: string; detail?: string } | { crash: string; detail?: string } | { oracle_error: string };
+export type OracleSingle =
+  | { valid: boolean; error_type: string; detail?: string }
+  | { crash: string; detail?: string }
+  | { oracle_error: string };

@@ -13,9 +13,12 @@ import type { AnySuite } from '../kit/types.ts';
  * outside this tree (a test's throwaway suite) loads by its path.
  */
 export async function loadSuiteDefinition(folder: Pick<SuiteFolder, 'name' | 'dir'>): Promise<AnySuite> {
-  const mod = isBuiltIn(folder) ? await import(`../${folder.name}/suite.ts`) : await import(/* @vite-ignore */ pathToFileURL(join(folder.dir, `suite${MODULE_EXT}`)).href);
+  const mod = isBuiltIn(folder)
+    ? await import(`../${folder.name}/suite.ts`)
+    : await import(/* @vite-ignore */ pathToFileURL(join(folder.dir, `suite${MODULE_EXT}`)).href);
   const def = (mod as { default?: AnySuite }).default;
-  if (!def || def.name !== folder.name) throw new Error(`${folder.dir}/suite: its default export is not the suite '${folder.name}'`);
+  if (!def || def.name !== folder.name)
+    throw new Error(`${folder.dir}/suite: its default export is not the suite '${folder.name}'`);
   return def;
 }
 
@@ -27,8 +30,12 @@ export const BUILTIN_SUITE_NAMES: readonly string[] = suiteFolders().map((f) => 
  * suite), or all of them (plain `vitest run`, `--merge-reports`). Names it does not know are skipped: a user's suite
  * registers itself. `folders` is the registry (default: this tree's suite folders).
  */
-export async function loadBuiltinSuites(env: NodeJS.ProcessEnv, folders: readonly SuiteFolder[] = suiteFolders()): Promise<AnySuite[]> {
-  const wanted = env.TOOLGAUGE_SUITES === undefined ? null : new Set(env.TOOLGAUGE_SUITES.split(',').map((s) => s.trim()));
+export async function loadBuiltinSuites(
+  env: NodeJS.ProcessEnv,
+  folders: readonly SuiteFolder[] = suiteFolders(),
+): Promise<AnySuite[]> {
+  const wanted =
+    env.TOOLGAUGE_SUITES === undefined ? null : new Set(env.TOOLGAUGE_SUITES.split(',').map((s) => s.trim()));
   const defs = await Promise.all(folders.filter((f) => !wanted || wanted.has(f.name)).map(loadSuiteDefinition));
   for (const d of defs) registerSuite(d);
   return defs;

@@ -34,17 +34,29 @@ describe('interpolate', () => {
     fc.assert(fc.property(text, (s) => interpolate(s, {}, 'w') === s));
   });
   it('puts the value of a set variable in, around any text', () => {
-    fc.assert(fc.property(name, fc.string(), text, text, (n, v, a, b) => interpolate(`${a}\${${n}}${b}`, { [n]: v }, 'w') === a + v + b));
+    fc.assert(
+      fc.property(
+        name,
+        fc.string(),
+        text,
+        text,
+        (n, v, a, b) => interpolate(`${a}\${${n}}${b}`, { [n]: v }, 'w') === a + v + b,
+      ),
+    );
   });
   it('takes the default of ${VAR:-d} when the variable is unset or empty, and of ${VAR-d} only when unset', () => {
     fc.assert(
-      fc.property(name, text.filter((s) => !s.includes('}')), (n, d) => {
-        expect(interpolate(`\${${n}:-${d}}`, {}, 'w')).toBe(d);
-        expect(interpolate(`\${${n}:-${d}}`, { [n]: '' }, 'w')).toBe(d);
-        expect(interpolate(`\${${n}-${d}}`, { [n]: '' }, 'w')).toBe('');
-        expect(interpolate(`\${${n}-${d}}`, {}, 'w')).toBe(d);
-        expect(interpolate(`\${${n}:-${d}}`, { [n]: 'set' }, 'w')).toBe('set');
-      }),
+      fc.property(
+        name,
+        text.filter((s) => !s.includes('}')),
+        (n, d) => {
+          expect(interpolate(`\${${n}:-${d}}`, {}, 'w')).toBe(d);
+          expect(interpolate(`\${${n}:-${d}}`, { [n]: '' }, 'w')).toBe(d);
+          expect(interpolate(`\${${n}-${d}}`, { [n]: '' }, 'w')).toBe('');
+          expect(interpolate(`\${${n}-${d}}`, {}, 'w')).toBe(d);
+          expect(interpolate(`\${${n}:-${d}}`, { [n]: 'set' }, 'w')).toBe('set');
+        },
+      ),
     );
   });
   it('reads $${ as a literal ${ and never interpolates a value twice', () => {
@@ -52,7 +64,9 @@ describe('interpolate', () => {
     expect(interpolate('${A}', { A: '${B}', B: 'no' }, 'w')).toBe('${B}');
   });
   it('refuses an unset variable without default and a malformed placeholder, naming where', () => {
-    expect(() => interpolate('http://${HOST}/v1', {}, "run.yaml: key 'base-url'")).toThrow("run.yaml: key 'base-url': environment variable HOST is not set (give a default with ${HOST:-…})");
+    expect(() => interpolate('http://${HOST}/v1', {}, "run.yaml: key 'base-url'")).toThrow(
+      "run.yaml: key 'base-url': environment variable HOST is not set (give a default with ${HOST:-…})",
+    );
     expect(() => interpolate('${HOST', {}, 'w')).toThrow(/malformed placeholder/);
     expect(() => interpolate('${1X}', {}, 'w')).toThrow(/malformed placeholder/);
     expect(() => interpolate('${X:?e}', { X: 'a' }, 'w')).toThrow(/malformed placeholder/);
@@ -75,11 +89,39 @@ describe('keys', () => {
 
 describe('--config FILE', () => {
   it('gives the same values as the flags, with every spelling of a key', () => {
-    const argv = withFile('model: m1\nbaseUrl: http://127.0.0.1:9/v1\nmax_turns: 4\nresume: true\njudge: strict\ncategories: [c1, c2]\nonly: [a, b]\n', []);
-    expect(parsed(argv)).toEqual(parsed(['--model', 'm1', '--base-url', 'http://127.0.0.1:9/v1', '--max-turns', '4', '--resume', '--judge', 'strict', '--categories', 'c1,c2', '--only', 'a', '--only', 'b']));
+    const argv = withFile(
+      'model: m1\nbaseUrl: http://127.0.0.1:9/v1\nmax_turns: 4\nresume: true\njudge: strict\ncategories: [c1, c2]\nonly: [a, b]\n',
+      [],
+    );
+    expect(parsed(argv)).toEqual(
+      parsed([
+        '--model',
+        'm1',
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+        '--max-turns',
+        '4',
+        '--resume',
+        '--judge',
+        'strict',
+        '--categories',
+        'c1,c2',
+        '--only',
+        'a',
+        '--only',
+        'b',
+      ]),
+    );
   });
   it('lets the command line win, a repeatable flag included, and keeps the rest of the file', () => {
-    const argv = withFile('model: m1\nonly: [a, b]\nmax-turns: 4\nfilter: x\n', ['--model', 'm2', '--only', 'c', '-t', 'y']);
+    const argv = withFile('model: m1\nonly: [a, b]\nmax-turns: 4\nfilter: x\n', [
+      '--model',
+      'm2',
+      '--only',
+      'c',
+      '-t',
+      'y',
+    ]);
     expect(parsed(argv)).toEqual({ model: 'm2', only: ['c'], 'max-turns': 4, filter: 'y' });
   });
   it("applies the command's own section over the top level and skips other commands' sections", () => {
@@ -87,33 +129,55 @@ describe('--config FILE', () => {
     expect(parsed(argv)).toEqual({ model: 'm1', 'max-turns': 9 });
   });
   it('interpolates the environment into values, and a missing variable is one line naming file and key', () => {
-    expect(parsed(withFile('base-url: ${URL:-http://127.0.0.1:8000/v1}\nmodel: ${M}\n', [], { M: 'qwen' }))).toEqual({ 'base-url': 'http://127.0.0.1:8000/v1', model: 'qwen' });
-    expect(() => withFile('maze:\n  model: ${MODEL_NAME}\n', [])).toThrow("toolgauge maze: run.yaml: key 'maze.model': environment variable MODEL_NAME is not set (give a default with ${MODEL_NAME:-…})");
+    expect(parsed(withFile('base-url: ${URL:-http://127.0.0.1:8000/v1}\nmodel: ${M}\n', [], { M: 'qwen' }))).toEqual({
+      'base-url': 'http://127.0.0.1:8000/v1',
+      model: 'qwen',
+    });
+    expect(() => withFile('maze:\n  model: ${MODEL_NAME}\n', [])).toThrow(
+      "toolgauge maze: run.yaml: key 'maze.model': environment variable MODEL_NAME is not set (give a default with ${MODEL_NAME:-…})",
+    );
   });
   it('refuses an unknown key, naming the file and the key, with a suggestion', () => {
-    expect(() => withFile('modle: x\n', [])).toThrow("toolgauge maze: run.yaml: unknown key 'modle' (did you mean 'model'?)");
-    expect(() => withFile('maze:\n  nothing_like_it: 1\n', [])).toThrow("toolgauge maze: run.yaml: unknown key 'maze.nothing_like_it'");
+    expect(() => withFile('modle: x\n', [])).toThrow(
+      "toolgauge maze: run.yaml: unknown key 'modle' (did you mean 'model'?)",
+    );
+    expect(() => withFile('maze:\n  nothing_like_it: 1\n', [])).toThrow(
+      "toolgauge maze: run.yaml: unknown key 'maze.nothing_like_it'",
+    );
     expect(() => withFile('config: other.yaml\n', [])).toThrow(/unknown key 'config'/);
   });
   it('refuses a bad value as the flag would, naming file and key', () => {
-    expect(() => withFile('judge: loose\n', [])).toThrow("toolgauge maze: run.yaml: key 'judge' must be one of compat|strict (got 'loose')");
-    expect(() => withFile('max-turns: 0\n', [])).toThrow("toolgauge maze: run.yaml: key 'max-turns' must be >= 1 (got '0')");
+    expect(() => withFile('judge: loose\n', [])).toThrow(
+      "toolgauge maze: run.yaml: key 'judge' must be one of compat|strict (got 'loose')",
+    );
+    expect(() => withFile('max-turns: 0\n', [])).toThrow(
+      "toolgauge maze: run.yaml: key 'max-turns' must be >= 1 (got '0')",
+    );
     expect(() => withFile('base-url: nope\n', [])).toThrow(/key 'base-url' must be a URL/);
     expect(() => withFile('resume: "yes"\n', [])).toThrow("key 'resume' must be true or false");
     expect(() => withFile('model:\n', [])).toThrow("key 'model' has no value");
     expect(() => withFile('model: {a: 1}\n', [])).toThrow(/key 'model' must be a string, number, boolean or a list/);
-    expect(() => withFile('base-url: http://a/v1\nbase_url: http://b/v1\n', [])).toThrow("keys 'base-url' and 'base_url' both set 'base-url'");
+    expect(() => withFile('base-url: http://a/v1\nbase_url: http://b/v1\n', [])).toThrow(
+      "keys 'base-url' and 'base_url' both set 'base-url'",
+    );
   });
   it('refuses a file that is not a mapping, is not valid YAML or JSON, or does not exist', () => {
-    expect(() => withFile('- a\n- b\n', [])).toThrow('toolgauge maze: run.yaml: the file must be a mapping of flag names to values');
+    expect(() => withFile('- a\n- b\n', [])).toThrow(
+      'toolgauge maze: run.yaml: the file must be a mapping of flag names to values',
+    );
     expect(() => withFile('model: [a\n', [])).toThrow(/run\.yaml: not valid YAML/);
     expect(() => withFile('model: a\nmodel: b\n', [])).toThrow(/not valid YAML/);
     expect(() => withFile('{"model": ', [], {}, 'run.json')).toThrow(/run\.json: not valid JSON/);
-    expect(() => applyConfig('maze', ['--config', '/nonexistent/x.yaml'], SPECS)).toThrow("toolgauge maze: --config '/nonexistent/x.yaml' does not exist");
+    expect(() => applyConfig('maze', ['--config', '/nonexistent/x.yaml'], SPECS)).toThrow(
+      "toolgauge maze: --config '/nonexistent/x.yaml' does not exist",
+    );
     expect(() => applyConfig('maze', ['--config'], SPECS)).toThrow(UsageError);
   });
   it('reads JSON and returns a command line without --config unchanged', () => {
-    expect(parsed(withFile('{"model": "m", "maxTurns": 2}', [], {}, 'run.json'))).toEqual({ model: 'm', 'max-turns': 2 });
+    expect(parsed(withFile('{"model": "m", "maxTurns": 2}', [], {}, 'run.json'))).toEqual({
+      model: 'm',
+      'max-turns': 2,
+    });
     expect(applyConfig('maze', ['--model', 'x'], SPECS)).toEqual(['--model', 'x']);
   });
   it('applies several files in order (a later one wins)', () => {
@@ -124,15 +188,37 @@ describe('--config FILE', () => {
   it('takes aliases (models: → --model a,b) and positionals (eval files) when the command line has none', () => {
     const o = { aliases: { models: 'model' }, hidden: ['models'] };
     expect(parsed(withFile('models: [a, b]\n', [], {}, 'run.yaml', o))).toEqual({ model: 'a,b' });
-    expect(() => withFile('models: [a]\nmodel: b\n', [], {}, 'run.yaml', o)).toThrow("keys 'models' and 'model' both set 'model'");
+    expect(() => withFile('models: [a]\nmodel: b\n', [], {}, 'run.yaml', o)).toThrow(
+      "keys 'models' and 'model' both set 'model'",
+    );
     const p = { positionals: 'files' };
-    expect(parseFlags('eval', withFile('files: [a.eval.ts, b.eval.ts]\nmodel: m\n', [], {}, 'run.yaml', p), SPECS, true).positionals).toEqual(['a.eval.ts', 'b.eval.ts']);
-    expect(parseFlags('eval', withFile('files: [a.eval.ts]\n', ['c.eval.ts'], {}, 'run.yaml', p), SPECS, true).positionals).toEqual(['c.eval.ts']);
+    expect(
+      parseFlags('eval', withFile('files: [a.eval.ts, b.eval.ts]\nmodel: m\n', [], {}, 'run.yaml', p), SPECS, true)
+        .positionals,
+    ).toEqual(['a.eval.ts', 'b.eval.ts']);
+    expect(
+      parseFlags('eval', withFile('files: [a.eval.ts]\n', ['c.eval.ts'], {}, 'run.yaml', p), SPECS, true).positionals,
+    ).toEqual(['c.eval.ts']);
   });
   it('reads YAML 1.2: on/off and dates stay the strings the flags take; numbers are numbers unless quoted', () => {
-    const specs: FlagSpecs = { thinking: { type: 'string', values: ['on', 'off'] }, date: { type: 'string' }, only: { type: 'string', multiple: true } };
-    const argv = applyConfig('toolhop', ['--config', 'f.yaml'], specs, {}, {}, () => 'thinking: off\ndate: 2025-06-01\nonly: [007, "007"]\n');
-    expect(parseFlags('toolhop', argv, specs).values).toEqual({ thinking: 'off', date: '2025-06-01', only: ['7', '007'] });
+    const specs: FlagSpecs = {
+      thinking: { type: 'string', values: ['on', 'off'] },
+      date: { type: 'string' },
+      only: { type: 'string', multiple: true },
+    };
+    const argv = applyConfig(
+      'toolhop',
+      ['--config', 'f.yaml'],
+      specs,
+      {},
+      {},
+      () => 'thinking: off\ndate: 2025-06-01\nonly: [007, "007"]\n',
+    );
+    expect(parseFlags('toolhop', argv, specs).values).toEqual({
+      thinking: 'off',
+      date: '2025-06-01',
+      only: ['7', '007'],
+    });
   });
   it('a variable cannot add keys: values are interpolated after parsing', () => {
     expect(parsed(withFile('model: ${M}\n', [], { M: 'x\nresume: true' }))).toEqual({ model: 'x\nresume: true' });
@@ -164,7 +250,12 @@ describe('docs/config.md', () => {
     const doc = readFileSync(fromRoot('docs', 'config.md'), 'utf8');
     const examples = [...doc.matchAll(/^`(\w+)\.yaml` —[^\n]*\n\n```yaml\n([\s\S]*?)```/gm)];
     expect(examples.map((m) => m[1]).sort()).toEqual(Object.keys(commands).sort());
-    const env = { VLLM_URL: 'http://127.0.0.1:8000/v1', MODEL: 'm', BASE_URL: 'http://127.0.0.1:8000/v1', APIBANK_DATA: 'data' };
+    const env = {
+      VLLM_URL: 'http://127.0.0.1:8000/v1',
+      MODEL: 'm',
+      BASE_URL: 'http://127.0.0.1:8000/v1',
+      APIBANK_DATA: 'data',
+    };
     for (const [, command, text] of examples) {
       const [specs, o] = commands[command!]!;
       const argv = applyConfig(command!, ['--config', `${command}.yaml`], specs, o, env, () => text!);

@@ -32,15 +32,22 @@ const PLACEHOLDER = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}|\$\{
  * error naming the file and key. Values are interpolated after YAML parsing, so a variable can never add keys.
  */
 export function interpolate(value: string, env: Readonly<Record<string, string | undefined>>, where: string): string {
-  return value.replace(PLACEHOLDER, (whole, name: string | undefined, op: string | undefined, fallback: string | undefined) => {
-    if (whole === '$${') return '${';
-    if (name === undefined) throw new UsageError(`${where}: malformed placeholder '${whole}' (use \${VAR} or \${VAR:-default}; $\${ for a literal \${)`);
-    const v = env[name];
-    if (op === ':-') return v === undefined || v === '' ? fallback! : v;
-    if (op === '-') return v === undefined ? fallback! : v;
-    if (v === undefined) throw new UsageError(`${where}: environment variable ${name} is not set (give a default with \${${name}:-…})`);
-    return v;
-  });
+  return value.replace(
+    PLACEHOLDER,
+    (whole, name: string | undefined, op: string | undefined, fallback: string | undefined) => {
+      if (whole === '$${') return '${';
+      if (name === undefined)
+        throw new UsageError(
+          `${where}: malformed placeholder '${whole}' (use \${VAR} or \${VAR:-default}; $\${ for a literal \${)`,
+        );
+      const v = env[name];
+      if (op === ':-') return v === undefined || v === '' ? fallback! : v;
+      if (op === '-') return v === undefined ? fallback! : v;
+      if (v === undefined)
+        throw new UsageError(`${where}: environment variable ${name} is not set (give a default with \${${name}:-…})`);
+      return v;
+    },
+  );
 }
 
 /** `baseUrl` and `base_url` are `base-url`. */
@@ -82,7 +89,14 @@ type Scalar = string | number | boolean;
  * A parsed configuration document → flag tokens for `command`, and the positional arguments it names. Pure: the
  * environment is passed in. Every problem is one UsageError naming the file and the key.
  */
-export function configTokens(command: string, file: string, doc: unknown, specs: FlagSpecs, env: Readonly<Record<string, string | undefined>>, o: ConfigOptions = {}): { tokens: string[]; positionals: string[] } {
+export function configTokens(
+  command: string,
+  file: string,
+  doc: unknown,
+  specs: FlagSpecs,
+  env: Readonly<Record<string, string | undefined>>,
+  o: ConfigOptions = {},
+): { tokens: string[]; positionals: string[] } {
   const head = `toolgauge ${command}: ${file}`;
   if (doc === null || doc === undefined) return { tokens: [], positionals: [] };
   if (!isMapping(doc)) throw new UsageError(`${head}: the file must be a mapping of flag names to values`);
@@ -90,7 +104,8 @@ export function configTokens(command: string, file: string, doc: unknown, specs:
   const entries: Array<[string, string, unknown]> = [];
   for (const [key, value] of Object.entries(doc)) {
     if ((CONFIG_SECTIONS as readonly string[]).includes(key)) {
-      if (!isMapping(value)) throw new UsageError(`${head}: section '${key}' must be a mapping of flag names to values`);
+      if (!isMapping(value))
+        throw new UsageError(`${head}: section '${key}' must be a mapping of flag names to values`);
       if (key === sectionName) for (const [k, v] of Object.entries(value)) entries.push([`${key}.${k}`, k, v]);
       continue;
     }
@@ -126,7 +141,8 @@ export function configTokens(command: string, file: string, doc: unknown, specs:
     }
     const spec = specs[flag]!;
     if (spec.type === 'boolean') {
-      if (values.length !== 1 || typeof values[0] !== 'boolean') throw new UsageError(`${at} must be true or false (got ${JSON.stringify(value)})`);
+      if (values.length !== 1 || typeof values[0] !== 'boolean')
+        throw new UsageError(`${at} must be true or false (got ${JSON.stringify(value)})`);
       if (values[0]) tokens.push(`--${flag}`);
       continue;
     }
@@ -150,19 +166,26 @@ function scalars(value: unknown, at: string): Scalar[] {
   if (list.length === 0) throw new UsageError(`${at} is an empty list (remove the key to leave it unset)`);
   for (const v of list) {
     if (v === null || v === undefined) throw new UsageError(`${at} has no value (remove the key to leave it unset)`);
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw new UsageError(`${at} must be a string, number, boolean or a list of them`);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      throw new UsageError(`${at} must be a string, number, boolean or a list of them`);
   }
   return list as Scalar[];
 }
 
 /** Read a configuration file (YAML; JSON is read as JSON) with its syntax error's line. */
-export function readConfigFile(command: string, file: string, read: (f: string) => string = (f) => readFileSync(f, 'utf8')): unknown {
+export function readConfigFile(
+  command: string,
+  file: string,
+  read: (f: string) => string = (f) => readFileSync(f, 'utf8'),
+): unknown {
   let text: string;
   try {
     text = read(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`toolgauge ${command}: --config '${file}' ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (err as Error).message})`}`);
+    throw new UsageError(
+      `toolgauge ${command}: --config '${file}' ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (err as Error).message})`}`,
+    );
   }
   if (file.endsWith('.json')) {
     try {
@@ -183,9 +206,13 @@ export function readConfigFile(command: string, file: string, read: (f: string) 
 /** What the command line gives itself: its flags (long names; `-t` is read as its long name) and positionals. */
 function commandLine(argv: readonly string[], specs: FlagSpecs): { flags: Set<string>; positionals: number } {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
-  for (const [name, s] of Object.entries(specs)) options[name] = { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) };
+  for (const [name, s] of Object.entries(specs))
+    options[name] = { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) };
   const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
-  return { flags: new Set(tokens.flatMap((t) => (t.kind === 'option' ? [t.name] : []))), positionals: tokens.filter((t) => t.kind === 'positional').length };
+  return {
+    flags: new Set(tokens.flatMap((t) => (t.kind === 'option' ? [t.name] : []))),
+    positionals: tokens.filter((t) => t.kind === 'positional').length,
+  };
 }
 
 /**
@@ -193,7 +220,14 @@ function commandLine(argv: readonly string[], specs: FlagSpecs): { flags: Set<st
  * one wins); flags the command line gives itself are taken from the command line only (a repeatable flag is not
  * added to the file's values). A command line without `--config` is returned unchanged.
  */
-export function applyConfig(command: string, argv: readonly string[], specs: FlagSpecs, o: ConfigOptions = {}, env: Readonly<Record<string, string | undefined>> = process.env, read?: (f: string) => string): string[] {
+export function applyConfig(
+  command: string,
+  argv: readonly string[],
+  specs: FlagSpecs,
+  o: ConfigOptions = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  read?: (f: string) => string,
+): string[] {
   const files: string[] = [];
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -204,7 +238,8 @@ export function applyConfig(command: string, argv: readonly string[], specs: Fla
     }
     if (a === '--config') {
       const f = argv[i + 1];
-      if (f === undefined || f.startsWith('-')) throw new UsageError(`toolgauge ${command}: --config needs a file (YAML or JSON)`);
+      if (f === undefined || f.startsWith('-'))
+        throw new UsageError(`toolgauge ${command}: --config needs a file (YAML or JSON)`);
       files.push(f);
       i++;
     } else if (a.startsWith('--config=')) files.push(a.slice('--config='.length));

@@ -12,7 +12,9 @@ describe('CLI flags', () => {
     filter: { type: 'string' as const, short: 't' },
   };
   it('parses and coerces values', () => {
-    expect(parseFlags('x', ['--limit', '7', '--tier', 'strict', '--resume', '-t', 'toolhop › 11 '], specs).values).toEqual({
+    expect(
+      parseFlags('x', ['--limit', '7', '--tier', 'strict', '--resume', '-t', 'toolhop › 11 '], specs).values,
+    ).toEqual({
       limit: 7,
       tier: 'strict',
       resume: true,
@@ -23,7 +25,9 @@ describe('CLI flags', () => {
     expect(() => parseFlags('x', ['--lmit', '3'], specs)).toThrow(UsageError);
     expect(() => parseFlags('x', ['--limit', 'many'], specs)).toThrow(/--limit must be a number \(got 'many'\)/);
     expect(() => parseFlags('x', ['--limit', '-1'], specs)).toThrow(/--limit/);
-    expect(() => parseFlags('x', ['--tier', 'loose'], specs)).toThrow("toolgauge x: --tier must be one of strict|lenient (got 'loose')");
+    expect(() => parseFlags('x', ['--tier', 'loose'], specs)).toThrow(
+      "toolgauge x: --tier must be one of strict|lenient (got 'loose')",
+    );
     expect(() => parseFlags('x', ['--url', 'nope'], specs)).toThrow(/--url must be a URL/);
     expect(() => parseFlags('x', ['extra'], specs)).toThrow(/unexpected argument 'extra'/);
   });

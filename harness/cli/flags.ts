@@ -54,7 +54,10 @@ export function parseFlags(command: string, argv: string[], specs: FlagSpecs, al
  * One flag's raw value checked against its spec: the accepted values, then the schema (which may coerce). The
  * command line and a configuration file (harness/cli/config-file.ts) check values with this one function.
  */
-export function checkFlagValue(spec: FlagSpec, raw: unknown): { ok: true; value: unknown } | { ok: false; why: string } {
+export function checkFlagValue(
+  spec: FlagSpec,
+  raw: unknown,
+): { ok: true; value: unknown } | { ok: false; why: string } {
   if (spec.values && typeof raw === 'string' && !spec.values.includes(raw)) {
     return { ok: false, why: `must be one of ${spec.values.join('|')} (got '${raw}')` };
   }
@@ -69,8 +72,17 @@ export const flagSchemas = {
   nonNegativeInt: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(0, 'must be >= 0'),
   positiveInt: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1'),
   /** Milliseconds for a timer: Node fires a longer one after 1 ms. */
-  timeoutMs: z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_TIMER_MS, `must be <= ${MAX_TIMER_MS} (the longest timer Node honours)`),
-  idList: z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean)),
+  timeoutMs: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be an integer')
+    .min(1, 'must be >= 1')
+    .max(MAX_TIMER_MS, `must be <= ${MAX_TIMER_MS} (the longest timer Node honours)`),
+  idList: z.string().transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  ),
   /** A gate expression: `--gate ''` is a mistake (an unset CI variable), never a silent "no gate". */
   gate: z.string().refine((s) => s.trim() !== '', 'must not be empty (leave the flag out for no gate)'),
 };

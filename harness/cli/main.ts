@@ -53,7 +53,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
  * (tsc); a folder outside this tree (a test's throwaway suite) loads by its path.
  */
 function suiteCommand(f: SuiteFolder): () => Promise<Command> {
-  return async () => (isBuiltIn(f) ? import(`../${f.name}/command.ts`) : import(/* @vite-ignore */ pathToFileURL(join(f.dir, `command${MODULE_EXT}`)).href));
+  return async () =>
+    isBuiltIn(f)
+      ? import(`../${f.name}/command.ts`)
+      : import(/* @vite-ignore */ pathToFileURL(join(f.dir, `command${MODULE_EXT}`)).href);
 }
 
 /** Every command by name: the suite folders' and the others. */
@@ -72,7 +75,9 @@ export async function main(argv: string[], folders: readonly SuiteFolder[] = sui
   const commands = commandTable(folders);
   const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!load) {
-    process.stderr.write(`toolgauge: unknown command '${name}' (expected one of ${Object.keys(commands).join(', ')})\n`);
+    process.stderr.write(
+      `toolgauge: unknown command '${name}' (expected one of ${Object.keys(commands).join(', ')})\n`,
+    );
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {

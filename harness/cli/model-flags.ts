@@ -4,10 +4,22 @@ import { flagSchemas, type FlagSpecs } from './flags.ts';
 /** Flags every suite command shares; each maps onto one environment variable of harness/core/config.ts. */
 export const MODEL_FLAGS: FlagSpecs = {
   model: { type: 'string', description: 'model id, or sim:<policy>[?opts] for the built-in simulator' },
-  'base-url': { type: 'string', schema: z.string().url('must be a URL'), description: 'OpenAI-compatible endpoint (omit for the simulator)' },
+  'base-url': {
+    type: 'string',
+    schema: z.string().url('must be a URL'),
+    description: 'OpenAI-compatible endpoint (omit for the simulator)',
+  },
   concurrency: { type: 'string', schema: flagSchemas.positiveInt, description: 'requests in flight at once' },
-  'request-timeout': { type: 'string', schema: flagSchemas.timeoutMs, description: 'ms per request attempt (default 300000; simulator 5000)' },
-  'request-deadline': { type: 'string', schema: flagSchemas.timeoutMs, description: 'ms for all attempts of one request (default 900000)' },
+  'request-timeout': {
+    type: 'string',
+    schema: flagSchemas.timeoutMs,
+    description: 'ms per request attempt (default 300000; simulator 5000)',
+  },
+  'request-deadline': {
+    type: 'string',
+    schema: flagSchemas.timeoutMs,
+    description: 'ms for all attempts of one request (default 900000)',
+  },
   retries: { type: 'string', schema: flagSchemas.nonNegativeInt, description: 'retries on 429/5xx/timeouts' },
   cache: { type: 'string', values: ['off', 'record', 'replay'], description: 'request cache mode' },
   'cache-dir': { type: 'string' },
@@ -18,13 +30,20 @@ export const MODEL_FLAGS: FlagSpecs = {
   'out-dir': { type: 'string' },
   resume: { type: 'boolean', description: 'skip instances already in the output files' },
   gate: { type: 'string', schema: flagSchemas.gate, description: 'e.g. "accuracy.lo>=0.4,accuracy>=0.5"' },
-  shard: { type: 'string', schema: z.string().regex(/^\d+\/\d+$/, 'must be i/n'), description: 'run shard i of n (Vitest --shard)' },
-  'blob-dir': { type: 'string', description: 'with --shard: also write the shard\'s Vitest blob report here' },
+  shard: {
+    type: 'string',
+    schema: z.string().regex(/^\d+\/\d+$/, 'must be i/n'),
+    description: 'run shard i of n (Vitest --shard)',
+  },
+  'blob-dir': { type: 'string', description: "with --shard: also write the shard's Vitest blob report here" },
   'merge-reports': { type: 'string', description: 'aggregate the blob reports in DIR instead of running' },
   filter: { type: 'string', short: 't', description: 'only tests whose name matches (Vitest -t)' },
   'print-report': { type: 'boolean', description: 'print report.md at the end' },
   date: { type: 'string', description: 'injected date YYYY-MM-DD' },
-  smoke: { type: 'boolean', description: 'before the run, ask the endpoint for one tool call; stop (exit 2) if it cannot make one' },
+  smoke: {
+    type: 'boolean',
+    description: 'before the run, ask the endpoint for one tool call; stop (exit 2) if it cannot make one',
+  },
 };
 
 const ENV_OF: Record<string, string> = {
@@ -47,7 +66,11 @@ const ENV_OF: Record<string, string> = {
 };
 
 /** Copy parsed flags into `env` (the run's environment, a copy of the process's), with a suite's own mapping added. */
-export function flagsToEnv(values: Record<string, unknown>, extra: Record<string, string>, env: NodeJS.ProcessEnv): void {
+export function flagsToEnv(
+  values: Record<string, unknown>,
+  extra: Record<string, string>,
+  env: NodeJS.ProcessEnv,
+): void {
   const map = { ...ENV_OF, ...extra };
   for (const [flag, v] of Object.entries(values)) {
     const name = map[flag];

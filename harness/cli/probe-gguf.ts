@@ -13,8 +13,13 @@ export interface LineupEngines {
   close(): Promise<void>;
 }
 
-export async function startLineupEngines(settings: ProbeSettings, run: Pick<RunConfig, 'model' | 'engine'>): Promise<LineupEngines> {
-  const extra = settings.models.filter((m) => ggufPathOf(m.model) !== null && m.model !== run.model && m.baseUrl === undefined);
+export async function startLineupEngines(
+  settings: ProbeSettings,
+  run: Pick<RunConfig, 'model' | 'engine'>,
+): Promise<LineupEngines> {
+  const extra = settings.models.filter(
+    (m) => ggufPathOf(m.model) !== null && m.model !== run.model && m.baseUrl === undefined,
+  );
   const handles: Array<{ close(): Promise<void> }> = [];
   const close = async () => void (await Promise.all(handles.splice(0).map((h) => h.close().catch(() => undefined))));
   if (extra.length === 0) return { close };
@@ -23,11 +28,19 @@ export async function startLineupEngines(settings: ProbeSettings, run: Pick<RunC
     for (const m of extra) {
       const gguf = ggufPathOf(m.model)!;
       try {
-        const h = await serveGguf({ gguf, alias: m.model, parallel: run.engine?.parallel ?? 1, ...(run.engine?.threads ? { threads: run.engine.threads } : {}), ...(run.engine?.contextSize ? { contextSize: run.engine.contextSize } : {}) });
+        const h = await serveGguf({
+          gguf,
+          alias: m.model,
+          parallel: run.engine?.parallel ?? 1,
+          ...(run.engine?.threads ? { threads: run.engine.threads } : {}),
+          ...(run.engine?.contextSize ? { contextSize: run.engine.contextSize } : {}),
+        });
         handles.push(h);
         m.baseUrl = h.url;
       } catch (err) {
-        throw new UsageError(`toolgauge probe: --model ${m.model}: the local engine did not start: ${(err as Error).message.split('\n')[0]}`);
+        throw new UsageError(
+          `toolgauge probe: --model ${m.model}: the local engine did not start: ${(err as Error).message.split('\n')[0]}`,
+        );
       }
     }
   } catch (err) {

@@ -7,11 +7,60 @@ import { EndpointUnavailable, smokeToolCall } from '../model/preflight.ts';
 // `--smoke`: one tool call before a run, against a stand-in server (real HTTP on loopback) whose answer each test
 // picks by model name.
 const ANSWERS: Record<string, { status: number; body: unknown }> = {
-  caller: { status: 200, body: { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } }] } }] } },
-  talker: { status: 200, body: { choices: [{ message: { role: 'assistant', content: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>' } }] } },
-  wrong: { status: 200, body: { choices: [{ message: { role: 'assistant', tool_calls: [{ function: { name: 'search', arguments: '{}' } }] } }] } },
-  broken: { status: 200, body: { choices: [{ message: { role: 'assistant', tool_calls: [{ function: { name: 'get_weather', arguments: '{"city": Par' } }] } }] } },
-  refuses: { status: 400, body: { error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set' } } },
+  caller: {
+    status: 200,
+    body: {
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
+            ],
+          },
+        },
+      ],
+    },
+  },
+  talker: {
+    status: 200,
+    body: {
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+          },
+        },
+      ],
+    },
+  },
+  wrong: {
+    status: 200,
+    body: {
+      choices: [{ message: { role: 'assistant', tool_calls: [{ function: { name: 'search', arguments: '{}' } }] } }],
+    },
+  },
+  broken: {
+    status: 200,
+    body: {
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            tool_calls: [{ function: { name: 'get_weather', arguments: '{"city": Par' } }],
+          },
+        },
+      ],
+    },
+  },
+  refuses: {
+    status: 400,
+    body: {
+      error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set' },
+    },
+  },
 };
 
 let server: Server;
@@ -24,7 +73,10 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
       res.setHeader('content-type', 'application/json');
-      if (req.method === 'GET' && req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: Object.keys(ANSWERS).map((id) => ({ id, object: 'model' })) }));
+      if (req.method === 'GET' && req.url?.endsWith('/models'))
+        return res.end(
+          JSON.stringify({ object: 'list', data: Object.keys(ANSWERS).map((id) => ({ id, object: 'model' })) }),
+        );
       const body = JSON.parse(text) as Record<string, unknown>;
       bodies.push(body);
       const a = ANSWERS[String(body.model)]!;
@@ -57,14 +109,21 @@ describe('smoke test', () => {
       expect(msg).toContain(`smoke test: model '${model}' at http://127.0.0.1:`);
       return msg;
     };
-    expect(await failure('talker')).toMatch(/made no tool call \(it answered "<tool_call>\\n\{\\"name\\": \\"get_weather\\".*\): check the server's tool-call parser/);
+    expect(await failure('talker')).toMatch(
+      /made no tool call \(it answered "<tool_call>\\n\{\\"name\\": \\"get_weather\\".*\): check the server's tool-call parser/,
+    );
     expect(await failure('wrong')).toMatch(/called 'search', not the one tool offered \('get_weather'\)/);
     expect(await failure('broken')).toMatch(/called get_weather with arguments that are not JSON/);
-    expect(await failure('refuses')).toMatch(/refused a request with tools: 400 "auto" tool choice requires --enable-auto-tool-choice/);
+    expect(await failure('refuses')).toMatch(
+      /refused a request with tools: 400 "auto" tool choice requires --enable-auto-tool-choice/,
+    );
   });
   it('`--smoke` stops a suite command before the run with exit 2 and one line', async () => {
     const out = tempDir('smoke');
-    const r = await inProcess(['maze', '--base-url', url, '--model', 'talker', '--only', 'C1_task_001_P0', '--out-dir', out, '--smoke'], {});
+    const r = await inProcess(
+      ['maze', '--base-url', url, '--model', 'talker', '--only', 'C1_task_001_P0', '--out-dir', out, '--smoke'],
+      {},
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^toolgauge maze: smoke test: model 'talker' at .* made no tool call/);

@@ -44,7 +44,11 @@ export interface SuiteCommand<S> {
  * play or a gate naming a metric the suite does not report is one line and exit code 2; a real endpoint is checked
  * once (seconds, with the URL and the cause). Then the suite's eval files run through Vitest's Node API.
  */
-export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runSuiteCommand<S>(
+  c: SuiteCommand<S>,
+  argv: string[],
+  baseEnv: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const { values } = parseFlags(c.command, argv, { ...MODEL_FLAGS, ...c.flags });
   // Flags become environment variables (the same run as plain `vitest run` with them set), in a copy: the
   // configuration parsed from it reaches Vitest and its workers as a value (runEvalSuites), never through process.env.
@@ -55,7 +59,10 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[], bas
   let { kc, settings } = checkSuiteCommand(c, values, env);
   // A gguf: model: its local engine starts now (after every check that needs no model), for the whole run. Its modules
   // (the server, chat templates, parsers: a third of the CLI's code) load only for such a model.
-  const engines = ggufPathOf(kc.run.model) === null || values['merge-reports'] || kc.run.cache === 'replay' ? null : await import('../serve/run-engine.ts');
+  const engines =
+    ggufPathOf(kc.run.model) === null || values['merge-reports'] || kc.run.cache === 'replay'
+      ? null
+      : await import('../serve/run-engine.ts');
   const engine = engines ? await engines.prepareRunEngine(kc.run, `toolgauge ${c.command}`) : null;
   try {
     if (engine) {
@@ -74,10 +81,15 @@ export async function runSuiteCommand<S>(c: SuiteCommand<S>, argv: string[], bas
  * into: files named by flags exist, the suite's settings parse, a simulator policy parses, a gate names only metrics
  * the suite reports. Each failure is one UsageError line (exit 2). `toolhop sweep` runs them on every cell.
  */
-export function checkSuiteCommand<S>(c: Pick<SuiteCommand<S>, 'command' | 'suite' | 'files'>, values: Record<string, unknown>, env: NodeJS.ProcessEnv): { kc: KitConfig; settings: S } {
+export function checkSuiteCommand<S>(
+  c: Pick<SuiteCommand<S>, 'command' | 'suite' | 'files'>,
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): { kc: KitConfig; settings: S } {
   for (const f of c.files ?? []) {
     const v = values[f];
-    if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v)) throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
+    if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v))
+      throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
   }
   const kc = parseKitConfig(env, [c.suite]);
   let settings: S;
@@ -104,7 +116,13 @@ export function checkSuiteCommand<S>(c: Pick<SuiteCommand<S>, 'command' | 'suite
   return { kc, settings };
 }
 
-async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
+async function runChecked<S>(
+  c: SuiteCommand<S>,
+  kc: KitConfig,
+  settings: S,
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   await c.validate?.(kc, settings);
   const instead = await c.instead?.(kc, settings);
   if (instead !== undefined) return instead;
@@ -124,7 +142,10 @@ async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, val
   }
   // One writer per output directory, for the whole run (its workers join with the run id); a resume or -t re-run
   // checks the directory before anything runs. A refusal is one line, exit 2.
-  const release = await claim(c, kc, settings, outDir, { filter: Boolean(values.filter), mergeReports: Boolean(values['merge-reports']) });
+  const release = await claim(c, kc, settings, outDir, {
+    filter: Boolean(values.filter),
+    mergeReports: Boolean(values['merge-reports']),
+  });
   try {
     return await runClaimed(c, kc, settings, outDir, values, env);
   } finally {
@@ -132,21 +153,43 @@ async function runChecked<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, val
   }
 }
 
-async function claim<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, dir: string, o: { filter: boolean; mergeReports: boolean }): Promise<() => void> {
+async function claim<S>(
+  c: SuiteCommand<S>,
+  kc: KitConfig,
+  settings: S,
+  dir: string,
+  o: { filter: boolean; mergeReports: boolean },
+): Promise<() => void> {
   try {
-    return await claimOutDir(c.suite, kc.run, settings, { dir, runId: kc.runId, mode: o.mergeReports ? 'fresh' : kc.run.resume ? 'resume' : o.filter ? 'merge' : 'fresh' });
+    return await claimOutDir(c.suite, kc.run, settings, {
+      dir,
+      runId: kc.runId,
+      mode: o.mergeReports ? 'fresh' : kc.run.resume ? 'resume' : o.filter ? 'merge' : 'fresh',
+    });
   } catch (err) {
     if (isDirRefusal((err as Error).name)) throw new UsageError(`toolgauge ${c.command}: ${(err as Error).message}`);
     throw err;
   }
 }
 
-async function runClaimed<S>(c: SuiteCommand<S>, kc: KitConfig, settings: S, outDir: string, values: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
+async function runClaimed<S>(
+  c: SuiteCommand<S>,
+  kc: KitConfig,
+  settings: S,
+  outDir: string,
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   await loadBuiltinSuites(env);
   const code = await runEvalSuites(c.evalFiles?.(settings) ?? [`suites/${c.suite.name}/`], {
     // The global setup's work and the reporter from this process's modules (Vitest's main process then loads them
     // through Vite no more), on the configuration parsed and checked above: the workers receive it as a value.
-    inProcess: { suites: registeredSuites(), reporter: new ToolgaugeReporter({ cli: true, kc }), kc, endpointChecked: Boolean(kc.run.baseUrl) && kc.run.cache !== 'replay' },
+    inProcess: {
+      suites: registeredSuites(),
+      reporter: new ToolgaugeReporter({ cli: true, kc }),
+      kc,
+      endpointChecked: Boolean(kc.run.baseUrl) && kc.run.cache !== 'replay',
+    },
     env,
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,

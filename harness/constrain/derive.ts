@@ -13,7 +13,9 @@ function allows(m: Matcher, cp: number): boolean {
 }
 
 // letters first, then digits, then the rest of printable ASCII: a derived string reads as text
-const PREFERRED = [...'abcdefghijklmnopqrstuvwxyz0123456789'].map((c) => c.codePointAt(0)!).concat([...Array(95).keys()].map((i) => i + 32));
+const PREFERRED = [...'abcdefghijklmnopqrstuvwxyz0123456789']
+  .map((c) => c.codePointAt(0)!)
+  .concat([...Array(95).keys()].map((i) => i + 32));
 
 function charFor(m: Matcher): number | null {
   for (const cp of PREFERRED) if (allows(m, cp)) return cp;
@@ -32,7 +34,8 @@ export function shortestDerivation(grammar: Grammar | string): string | null {
     if (!chars.has(m)) chars.set(m, charFor(m));
     return chars.get(m) === null ? INF : 1;
   };
-  const prodCost = (p: number): number => g.prods[p]!.rhs.reduce((s, x) => s + ('nt' in x ? cost[x.nt]! : termCost(x.t)), 0);
+  const prodCost = (p: number): number =>
+    g.prods[p]!.rhs.reduce((s, x) => s + ('nt' in x ? cost[x.nt]! : termCost(x.t)), 0);
   // Relaxation (Knuth's shortest derivation): costs only fall; each rule keeps the production that last lowered its
   // cost, and those choices never form a cycle, so expanding them terminates
   const best = new Array<number>(g.byLhs.length).fill(-1);

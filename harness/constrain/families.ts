@@ -60,7 +60,27 @@ function jsonCall(g: SchemaGrammar, tools: readonly ToolSchema[], argsKey: strin
   const sep = seq(ws, lit(','), ws);
   return g.rules.define(
     `call-${argsKey}`,
-    alt(tools.map((t) => g.rules.define(`call-${t.name}`, seq(lit('{'), ws, lit('"name"'), colon, lit(JSON.stringify(t.name)), sep, lit(JSON.stringify(argsKey)), colon, argsValue(g, t, 'json'), extra, ws, lit('}'))))),
+    alt(
+      tools.map((t) =>
+        g.rules.define(
+          `call-${t.name}`,
+          seq(
+            lit('{'),
+            ws,
+            lit('"name"'),
+            colon,
+            lit(JSON.stringify(t.name)),
+            sep,
+            lit(JSON.stringify(argsKey)),
+            colon,
+            argsValue(g, t, 'json'),
+            extra,
+            ws,
+            lit('}'),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
@@ -88,10 +108,16 @@ const qwen3Xml: Builder = (tools, g) => {
         const required = new Set(Array.isArray(p.required) ? p.required : []);
         const pairs = Object.entries(props).map(([k, s]) => ({
           k,
-          pair: g.rules.define(`param-${t.name}-${k}`, seq(lit(`<parameter=${k}>`), nl, g.value(s, 'xml'), nl, lit('</parameter>'))),
+          pair: g.rules.define(
+            `param-${t.name}-${k}`,
+            seq(lit(`<parameter=${k}>`), nl, g.value(s, 'xml'), nl, lit('</parameter>')),
+          ),
           required: required.has(k),
         }));
-        return g.rules.define(`function-${t.name}`, seq(lit(`<function=${t.name}>`), ws, g.members(pairs, ws, `params-${t.name}`), ws, lit('</function>')));
+        return g.rules.define(
+          `function-${t.name}`,
+          seq(lit(`<function=${t.name}>`), ws, g.members(pairs, ws, `params-${t.name}`), ws, lit('</function>')),
+        );
       }),
     ),
   );
@@ -111,7 +137,26 @@ const llamaJson: Builder = (tools, g) => {
   const sep = g.rules.define('llama-sep', `${ws} ";" ${ws} | "\\n" ${ws}`);
   const more = g.more(`${sep} ${tag} ${call}`);
   // after the `{"name"` trigger: the rest of the first call, then any further calls
-  const tail = alt(tools.map((t) => seq(g.ws(), lit(':'), ws, lit(JSON.stringify(t.name)), ws, lit(','), ws, lit('"parameters"'), ws, lit(':'), ws, argsValue(g, t, 'json'), ws, lit('}'))));
+  const tail = alt(
+    tools.map((t) =>
+      seq(
+        g.ws(),
+        lit(':'),
+        ws,
+        lit(JSON.stringify(t.name)),
+        ws,
+        lit(','),
+        ws,
+        lit('"parameters"'),
+        ws,
+        lit(':'),
+        ws,
+        argsValue(g, t, 'json'),
+        ws,
+        lit('}'),
+      ),
+    ),
+  );
   return {
     root: seq(tag, call, more, ws),
     triggers: ['<|python_tag|>', '{"name"'],
@@ -130,16 +175,27 @@ const pythonic: Builder = (tools, g) => {
     const p = params(t) as { properties?: Record<string, unknown>; required?: unknown };
     const props = p.properties && typeof p.properties === 'object' ? p.properties : {};
     const required = new Set(Array.isArray(p.required) ? p.required : []);
-    const pairs = Object.entries(props).map(([k, s]) => ({ k, pair: seq(lit(k), ws, lit('='), ws, g.value(s, 'python')), required: required.has(k) }));
+    const pairs = Object.entries(props).map(([k, s]) => ({
+      k,
+      pair: seq(lit(k), ws, lit('='), ws, g.value(s, 'python')),
+      required: required.has(k),
+    }));
     return g.members(pairs, comma, `kwargs-${t.name}`);
   };
-  const call = g.rules.define('py-call', alt(tools.map((t) => g.rules.define(`py-call-${t.name}`, seq(lit(`${t.name}(`), ws, argsOf(t), ws, lit(')'))))));
+  const call = g.rules.define(
+    'py-call',
+    alt(tools.map((t) => g.rules.define(`py-call-${t.name}`, seq(lit(`${t.name}(`), ws, argsOf(t), ws, lit(')'))))),
+  );
   const list = g.rules.define('py-call-list', seq(lit('['), ws, call, g.more(`${comma} ${call}`), ws, lit(']')));
   return {
     root: seq(`(${lit('<|python_start|>')} ${ws})?`, list, ws, `(${lit('<|python_end|>')} ${ws})?`),
     triggers: ['<|python_start|>', ...tools.map((t) => `[${t.name}(`)],
     preservedTokens: ['<|python_start|>', '<|python_end|>'],
-    tags: tools.map((t) => ({ begin: `[${t.name}(`, content: seq(ws, argsOf(t), ws, lit(')'), g.more(`${comma} ${call}`), ws), end: ']' })),
+    tags: tools.map((t) => ({
+      begin: `[${t.name}(`,
+      content: seq(ws, argsOf(t), ws, lit(')'), g.more(`${comma} ${call}`), ws),
+      end: ']',
+    })),
   };
 };
 
@@ -150,8 +206,16 @@ const mistral: Builder = (tools, g) => {
   const call = jsonCall(g, tools, 'arguments', `(${id})?`);
   const list = g.rules.define('mistral-list', seq(lit('['), ws, call, g.more(`${sep} ${call}`), ws, lit(']')));
   // v11+: NAME[ARGS]{…} (v13: NAME[CALL_ID]id[ARGS]{…}), repeated with [TOOL_CALLS]
-  const v11 = g.rules.define('mistral-v11-call', alt(tools.map((t) => seq(lit(t.name), `(${lit('[CALL_ID]')} [A-Za-z0-9]+)?`, lit('[ARGS]'), argsValue(g, t, 'json')))));
-  const body = g.rules.define('mistral-body', alt([seq(ws, list), seq(v11, g.more(`${ws} ${lit('[TOOL_CALLS]')} ${v11}`))]));
+  const v11 = g.rules.define(
+    'mistral-v11-call',
+    alt(
+      tools.map((t) => seq(lit(t.name), `(${lit('[CALL_ID]')} [A-Za-z0-9]+)?`, lit('[ARGS]'), argsValue(g, t, 'json'))),
+    ),
+  );
+  const body = g.rules.define(
+    'mistral-body',
+    alt([seq(ws, list), seq(v11, g.more(`${ws} ${lit('[TOOL_CALLS]')} ${v11}`))]),
+  );
   return {
     root: seq(lit('[TOOL_CALLS]'), body, ws),
     triggers: ['[TOOL_CALLS]'],
@@ -187,8 +251,21 @@ const gemma4: Builder = (tools, g) => {
 
 const deepseek: Builder = (tools, g) => {
   const ws = g.ws();
-  const v31 = tools.map((t) => seq(lit(DS.callBegin), lit(t.name), lit(DS.sep), argsValue(g, t, 'json'), lit(DS.callEnd)));
-  const v3 = tools.map((t) => seq(lit(DS.callBegin), lit('function'), lit(DS.sep), lit(`${t.name}\n`), lit('```json\n'), argsValue(g, t, 'json'), lit('\n```'), lit(DS.callEnd)));
+  const v31 = tools.map((t) =>
+    seq(lit(DS.callBegin), lit(t.name), lit(DS.sep), argsValue(g, t, 'json'), lit(DS.callEnd)),
+  );
+  const v3 = tools.map((t) =>
+    seq(
+      lit(DS.callBegin),
+      lit('function'),
+      lit(DS.sep),
+      lit(`${t.name}\n`),
+      lit('```json\n'),
+      argsValue(g, t, 'json'),
+      lit('\n```'),
+      lit(DS.callEnd),
+    ),
+  );
   const call = g.rules.define('deepseek-call', alt([...v31, ...v3]));
   const content = seq(ws, call, g.more(`${ws} ${call}`), ws);
   return {
@@ -201,10 +278,22 @@ const deepseek: Builder = (tools, g) => {
 
 const functionary: Builder = (tools, g) => {
   const ws = g.ws();
-  const seg = g.rules.define('functionary-segment', alt(tools.map((t) => seq(lit(`${t.name}\n`), argsValue(g, t, 'json')))));
+  const seg = g.rules.define(
+    'functionary-segment',
+    alt(tools.map((t) => seq(lit(`${t.name}\n`), argsValue(g, t, 'json')))),
+  );
   const v31 = g.rules.define('functionary-v31', alt(tools.map((t) => seq(lit(`${t.name}>`), argsValue(g, t, 'json')))));
   return {
-    root: alt([seq(lit('>>>'), seg, g.more(`${ws} ${lit('>>>')} ${seg}`), ws), seq(lit('<function='), v31, lit('</function>'), g.more(`${ws} ${lit('<function=')} ${v31} ${lit('</function>')}`), ws)]),
+    root: alt([
+      seq(lit('>>>'), seg, g.more(`${ws} ${lit('>>>')} ${seg}`), ws),
+      seq(
+        lit('<function='),
+        v31,
+        lit('</function>'),
+        g.more(`${ws} ${lit('<function=')} ${v31} ${lit('</function>')}`),
+        ws,
+      ),
+    ]),
     triggers: ['>>>', '<function='],
     preservedTokens: [],
     tags: [
@@ -235,7 +324,10 @@ export function callFormat(family: Family, tools: readonly ToolSchema[], opts: S
   const rules = new RuleSet();
   const g = new SchemaGrammar(rules, opts);
   const build = BUILDERS[family];
-  if (!build) throw new Error(`callFormat: no call grammar for the ${family} family yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')})`);
+  if (!build)
+    throw new Error(
+      `callFormat: no call grammar for the ${family} family yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')})`,
+    );
   return { family, rules, ...build(tools, g) };
 }
 

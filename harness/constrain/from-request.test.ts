@@ -13,14 +13,23 @@ describe('the constraint a request carries, read back from its body', () => {
         for (const c of gold) {
           const k = constraintFor(server, 'hermes', c.tools, { transport, maxStringLength: 64 });
           if (!k.ok) continue;
-          const body = { model: 'm', ...(transport === 'chat' ? { messages: [], tools: c.tools.map((t) => ({ type: 'function', function: t })) } : { prompt: 'p' }), ...k.body };
+          const body = {
+            model: 'm',
+            ...(transport === 'chat'
+              ? { messages: [], tools: c.tools.map((t) => ({ type: 'function', function: t })) }
+              : { prompt: 'p' }),
+            ...k.body,
+          };
           const spec = constraintOfRequest(body, 'hermes', c.tools);
           expect(spec?.mode, `${server}/${transport}`).toBe(k.spec.mode);
           // the string bound travels inside the grammar (OpenAI strict mode has none)
           expect(spec?.maxStringLength, `${server}/${transport}`).toBe(k.spec.mode === 'strict_tools' ? null : 64);
-          if (k.spec.mode === 'lazy_grammar') expect([spec!.grammar, spec!.triggers]).toEqual([k.spec.grammar, k.spec.triggers]);
-          if (k.spec.mode === 'triggered_tags') expect([spec!.tags, spec!.triggers]).toEqual([k.spec.tags, k.spec.triggers]);
-          if (k.spec.mode === 'strict_tools') expect(spec!.tools.map((t) => t.name)).toEqual(c.tools.map((t) => t.name));
+          if (k.spec.mode === 'lazy_grammar')
+            expect([spec!.grammar, spec!.triggers]).toEqual([k.spec.grammar, k.spec.triggers]);
+          if (k.spec.mode === 'triggered_tags')
+            expect([spec!.tags, spec!.triggers]).toEqual([k.spec.tags, k.spec.triggers]);
+          if (k.spec.mode === 'strict_tools')
+            expect(spec!.tools.map((t) => t.name)).toEqual(c.tools.map((t) => t.name));
           checked++;
         }
       }
@@ -38,9 +47,19 @@ describe('the constraint a request carries, read back from its body', () => {
   it('no constraint: a plain body, plain tools, an unparseable structural tag; a grammar that is not lazy has no triggers', () => {
     const tools = gold[0]!.tools;
     expect(constraintOfRequest({ model: 'm', prompt: 'x', temperature: 0 }, 'hermes', tools)).toBeNull();
-    expect(constraintOfRequest({ model: 'm', messages: [], tools: tools.map((t) => ({ type: 'function', function: t })) }, 'hermes', tools)).toBeNull();
+    expect(
+      constraintOfRequest(
+        { model: 'm', messages: [], tools: tools.map((t) => ({ type: 'function', function: t })) },
+        'hermes',
+        tools,
+      ),
+    ).toBeNull();
     expect(constraintOfRequest({ structured_outputs: { structural_tag: '{not json' } }, 'hermes', tools)).toBeNull();
-    const eager = constraintOfRequest({ grammar: 'root ::= "x"', grammar_triggers: [{ type: 1, value: '<tool_call>' }] }, 'hermes', tools);
+    const eager = constraintOfRequest(
+      { grammar: 'root ::= "x"', grammar_triggers: [{ type: 1, value: '<tool_call>' }] },
+      'hermes',
+      tools,
+    );
     expect(eager).toMatchObject({ mode: 'lazy_grammar', triggers: [] });
   });
 });

@@ -18,12 +18,21 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 /** Triggered tags (xgrammar's structural tag) → the spec's tags and triggers; null when the shape is not that. */
 function triggeredTags(tag: unknown): Pick<ConstraintSpec, 'tags' | 'triggers'> | null {
-  if (!isObj(tag) || tag.type !== 'structural_tag' || !isObj(tag.format) || tag.format.type !== 'triggered_tags') return null;
+  if (!isObj(tag) || tag.type !== 'structural_tag' || !isObj(tag.format) || tag.format.type !== 'triggered_tags')
+    return null;
   const f = tag.format;
   if (!Array.isArray(f.tags) || !Array.isArray(f.triggers)) return null;
   const tags: NonNullable<ConstraintSpec['tags']> = [];
   for (const t of f.tags) {
-    if (!isObj(t) || typeof t.begin !== 'string' || typeof t.end !== 'string' || !isObj(t.content) || t.content.type !== 'grammar' || typeof t.content.grammar !== 'string') return null;
+    if (
+      !isObj(t) ||
+      typeof t.begin !== 'string' ||
+      typeof t.end !== 'string' ||
+      !isObj(t.content) ||
+      t.content.type !== 'grammar' ||
+      typeof t.content.grammar !== 'string'
+    )
+      return null;
     tags.push({ begin: t.begin, content: t.content.grammar, end: t.end });
   }
   return { tags, triggers: f.triggers.filter((x): x is string => typeof x === 'string') };
@@ -43,13 +52,29 @@ export function stringBoundOf(grammars: readonly string[]): number | null {
   return bound;
 }
 
-export function constraintOfRequest(body: Obj, family: Family | null, tools: readonly ToolSchema[]): ConstraintSpec | null {
+export function constraintOfRequest(
+  body: Obj,
+  family: Family | null,
+  tools: readonly ToolSchema[],
+): ConstraintSpec | null {
   if (typeof body.grammar === 'string' && body.grammar !== '') {
     const triggers = Array.isArray(body.grammar_triggers)
-      ? body.grammar_triggers.filter((t): t is { type: number; value: string } => isObj(t) && t.type === LLAMACPP_TRIGGER_WORD && typeof t.value === 'string').map((t) => t.value)
+      ? body.grammar_triggers
+          .filter(
+            (t): t is { type: number; value: string } =>
+              isObj(t) && t.type === LLAMACPP_TRIGGER_WORD && typeof t.value === 'string',
+          )
+          .map((t) => t.value)
       : [];
     // A grammar that is not lazy binds the whole output from the first token: triggers then mean nothing.
-    return { mode: 'lazy_grammar', family, tools: [...tools], maxStringLength: stringBoundOf([body.grammar]), grammar: body.grammar, triggers: body.grammar_lazy === true ? triggers : [] };
+    return {
+      mode: 'lazy_grammar',
+      family,
+      tools: [...tools],
+      maxStringLength: stringBoundOf([body.grammar]),
+      grammar: body.grammar,
+      triggers: body.grammar_lazy === true ? triggers : [],
+    };
   }
   const so = isObj(body.structured_outputs) ? body.structured_outputs : null;
   if (so && typeof so.structural_tag === 'string') {
@@ -60,16 +85,36 @@ export function constraintOfRequest(body: Obj, family: Family | null, tools: rea
       return null;
     }
     const t = triggeredTags(parsed);
-    if (t) return { mode: 'triggered_tags', family, tools: [...tools], maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)), ...t };
+    if (t)
+      return {
+        mode: 'triggered_tags',
+        family,
+        tools: [...tools],
+        maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)),
+        ...t,
+      };
   }
   if (isObj(body.response_format)) {
     const t = triggeredTags(body.response_format);
-    if (t) return { mode: 'triggered_tags', family, tools: [...tools], maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)), ...t };
+    if (t)
+      return {
+        mode: 'triggered_tags',
+        family,
+        tools: [...tools],
+        maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)),
+        ...t,
+      };
   }
   if (Array.isArray(body.tools)) {
     const fns = body.tools.map((t) => (isObj(t) && isObj(t.function) ? t.function : null));
     if (fns.some((f) => f?.strict === true)) {
-      const strictTools = fns.filter((f): f is Obj => f !== null && typeof f.name === 'string').map((f) => ({ name: f.name as string, ...(typeof f.description === 'string' ? { description: f.description } : {}), ...(isObj(f.parameters) ? { parameters: f.parameters } : {}) }));
+      const strictTools = fns
+        .filter((f): f is Obj => f !== null && typeof f.name === 'string')
+        .map((f) => ({
+          name: f.name as string,
+          ...(typeof f.description === 'string' ? { description: f.description } : {}),
+          ...(isObj(f.parameters) ? { parameters: f.parameters } : {}),
+        }));
       return { mode: 'strict_tools', family, tools: strictTools, maxStringLength: null };
     }
   }

@@ -65,7 +65,11 @@ export class RuleSet {
   define(hint: string, body: string): string {
     const have = this.byBody.get(body);
     if (have) return have;
-    const base = hint.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').toLowerCase() || 'r';
+    const base =
+      hint
+        .replace(/[^A-Za-z0-9-]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .toLowerCase() || 'r';
     let name = base;
     for (let i = 2; this.used.has(name) || name === 'root'; i++) name = `${base}-${i}`;
     this.used.add(name);
@@ -76,7 +80,11 @@ export class RuleSet {
 
   /** A rule defined before its body is known (recursive schemas). */
   reserve(hint: string): string {
-    const base = hint.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').toLowerCase() || 'r';
+    const base =
+      hint
+        .replace(/[^A-Za-z0-9-]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .toLowerCase() || 'r';
     let name = base;
     for (let i = 2; this.used.has(name) || name === 'root'; i++) name = `${base}-${i}`;
     this.used.add(name);

@@ -31,7 +31,14 @@ const RICH: ToolSchema[] = [
         budget: { type: 'number' },
         refundable: { type: 'boolean' },
         class: { type: 'string', enum: ['economy', 'business'] },
-        guests: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, age: { type: ['integer', 'null'] } }, required: ['name'] } },
+        guests: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, age: { type: ['integer', 'null'] } },
+            required: ['name'],
+          },
+        },
         note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
       },
       required: ['city', 'nights'],
@@ -44,84 +51,122 @@ for (const c of ALL) toolSets.set(c.tools.map((t) => t.name).join(','), c.tools)
 toolSets.set('rich', RICH);
 const SETS = sampled([...toolSets.values()], 3);
 
-describe.skipIf(!llama)('llama.cpp compiles every call grammar toolgauge builds (needs node-llama-cpp: npm run setup:engine)', () => {
-  it.each(FAMILIES)('%s: lazy grammar and structural-tag contents, strings unbounded and bounded, one call or several', async (family: Family) => {
-    const refused: string[] = [];
-    let compiled = 0;
-    for (const tools of SETS) {
-      for (const [bound, singleCall] of [[undefined, false], [64, false], [16, true]] as const) {
-        const f = callFormat(family, tools, { ...(bound === undefined ? {} : { maxStringLength: bound }), ...(singleCall ? { singleCall } : {}) });
-        for (const g of [lazyGbnf(f), ...f.tags.map((t) => tagGbnf(f, t))]) {
-          try {
-            await llama!.compile(g);
-            compiled++;
-          } catch (e) {
-            refused.push(`${tools.map((t) => t.name).join(',')} bound=${bound}: ${(e as Error).message}\n${g.slice(0, 300)}`);
+describe.skipIf(!llama)(
+  'llama.cpp compiles every call grammar toolgauge builds (needs node-llama-cpp: npm run setup:engine)',
+  () => {
+    it.each(FAMILIES)(
+      '%s: lazy grammar and structural-tag contents, strings unbounded and bounded, one call or several',
+      async (family: Family) => {
+        const refused: string[] = [];
+        let compiled = 0;
+        for (const tools of SETS) {
+          for (const [bound, singleCall] of [
+            [undefined, false],
+            [64, false],
+            [16, true],
+          ] as const) {
+            const f = callFormat(family, tools, {
+              ...(bound === undefined ? {} : { maxStringLength: bound }),
+              ...(singleCall ? { singleCall } : {}),
+            });
+            for (const g of [lazyGbnf(f), ...f.tags.map((t) => tagGbnf(f, t))]) {
+              try {
+                await llama!.compile(g);
+                compiled++;
+              } catch (e) {
+                refused.push(
+                  `${tools.map((t) => t.name).join(',')} bound=${bound}: ${(e as Error).message}\n${g.slice(0, 300)}`,
+                );
+              }
+            }
           }
         }
+        expect(refused).toEqual([]);
+        expect(compiled).toBeGreaterThan(SETS.length);
+      },
+    );
+
+    it.each(FAMILIES)('%s: llama.cpp accepts every gold call from its trigger on', async (family: Family) => {
+      const rejected: string[] = [];
+      for (const c of sampled(
+        ALL.filter((x) => x.expected !== null),
+        4,
+      )) {
+        const f = callFormat(family, c.tools);
+        const gold = renderToolCalls(c.expected!, family);
+        const at = firstTrigger(gold, f.triggers) ?? 0;
+        if (!(await llama!.accepts(lazyGbnf(f), gold.slice(at))))
+          rejected.push(`${c.id}: ${JSON.stringify(gold.slice(at, at + 160))}`);
       }
-    }
-    expect(refused).toEqual([]);
-    expect(compiled).toBeGreaterThan(SETS.length);
-  });
+      expect(rejected).toEqual([]);
+    });
 
-  it.each(FAMILIES)('%s: llama.cpp accepts every gold call from its trigger on', async (family: Family) => {
-    const rejected: string[] = [];
-    for (const c of sampled(ALL.filter((x) => x.expected !== null), 4)) {
-      const f = callFormat(family, c.tools);
-      const gold = renderToolCalls(c.expected!, family);
-      const at = firstTrigger(gold, f.triggers) ?? 0;
-      if (!(await llama!.accepts(lazyGbnf(f), gold.slice(at)))) rejected.push(`${c.id}: ${JSON.stringify(gold.slice(at, at + 160))}`);
-    }
-    expect(rejected).toEqual([]);
-  });
-
-  it('JSON-Schema grammars (a json_schema / response_format request): every tool schema compiles, every gold argument object is accepted', async () => {
-    const refused: string[] = [];
-    const grammarOf = (schema: unknown) => {
-      const rules = new RuleSet();
-      const g = new SchemaGrammar(rules);
-      return rules.toGbnf(seq(g.value(schema, 'json'), g.ws()));
-    };
-    for (const c of sampled(ALL.filter((x) => x.expected !== null), 2)) {
-      for (const call of c.expected!) {
-        const tool = c.tools.find((t) => t.name === call.name)!;
-        const g = grammarOf(tool.parameters ?? { type: 'object' });
-        if (!(await llama!.accepts(g, JSON.stringify(call.arguments)))) refused.push(`${c.id}: ${JSON.stringify(call.arguments)}`);
+    it('JSON-Schema grammars (a json_schema / response_format request): every tool schema compiles, every gold argument object is accepted', async () => {
+      const refused: string[] = [];
+      const grammarOf = (schema: unknown) => {
+        const rules = new RuleSet();
+        const g = new SchemaGrammar(rules);
+        return rules.toGbnf(seq(g.value(schema, 'json'), g.ws()));
+      };
+      for (const c of sampled(
+        ALL.filter((x) => x.expected !== null),
+        2,
+      )) {
+        for (const call of c.expected!) {
+          const tool = c.tools.find((t) => t.name === call.name)!;
+          const g = grammarOf(tool.parameters ?? { type: 'object' });
+          if (!(await llama!.accepts(g, JSON.stringify(call.arguments))))
+            refused.push(`${c.id}: ${JSON.stringify(call.arguments)}`);
+        }
       }
-    }
-    for (const t of RICH) await llama!.compile(grammarOf(t.parameters));
-    expect(refused).toEqual([]);
-    expect(await llama!.accepts(grammarOf(RICH[0]!.parameters), '{"city": "Oslo", "nights": 1e1}')).toBe(false);
-  });
+      for (const t of RICH) await llama!.compile(grammarOf(t.parameters));
+      expect(refused).toEqual([]);
+      expect(await llama!.accepts(grammarOf(RICH[0]!.parameters), '{"city": "Oslo", "nights": 1e1}')).toBe(false);
+    });
 
-  it('a required call (--decode required): one call from the first token, no prose, no second call', async () => {
-    const k = constraintFor('llamacpp', 'hermes', RICH, { transport: 'completions', required: true });
-    expect(k.ok && k.body.grammar_lazy).toBeFalsy();
-    const g = k.ok ? String(k.body.grammar) : '';
-    const one = renderToolCalls([{ name: 'ping', arguments: {} }], 'hermes');
-    expect(await llama!.accepts(g, one)).toBe(true);
-    expect(await llama!.accepts(g, `${one}\n${one}`)).toBe(false);
-    expect(await llama!.accepts(g, `Sure. ${one}`)).toBe(false);
-    expect(constraintFor('vllm', 'hermes', RICH, { transport: 'chat', required: true }).ok).toBe(false);
-  });
+    it('a required call (--decode required): one call from the first token, no prose, no second call', async () => {
+      const k = constraintFor('llamacpp', 'hermes', RICH, { transport: 'completions', required: true });
+      expect(k.ok && k.body.grammar_lazy).toBeFalsy();
+      const g = k.ok ? String(k.body.grammar) : '';
+      const one = renderToolCalls([{ name: 'ping', arguments: {} }], 'hermes');
+      expect(await llama!.accepts(g, one)).toBe(true);
+      expect(await llama!.accepts(g, `${one}\n${one}`)).toBe(false);
+      expect(await llama!.accepts(g, `Sure. ${one}`)).toBe(false);
+      expect(constraintFor('vllm', 'hermes', RICH, { transport: 'chat', required: true }).ok).toBe(false);
+    });
 
-  it('integer bounds are in the grammar (a narrow range written out), wide ranges are not', async () => {
-    const g = lazyGbnf(callFormat('hermes', RICH));
-    const trip = (nights: number) => renderToolCalls([{ name: 'book_trip', arguments: { city: 'Oslo', nights } }], 'hermes');
-    expect(await llama!.accepts(g, trip(1))).toBe(true);
-    expect(await llama!.accepts(g, trip(30))).toBe(true);
-    expect(await llama!.accepts(g, trip(0))).toBe(false);
-    expect(await llama!.accepts(g, trip(31))).toBe(false);
-    const wide: ToolSchema[] = [{ name: 'n', parameters: { type: 'object', properties: { x: { type: 'integer', minimum: 0, maximum: 100000 } }, required: ['x'] } }];
-    expect(await llama!.accepts(lazyGbnf(callFormat('hermes', wide)), renderToolCalls([{ name: 'n', arguments: { x: 100001 } }], 'hermes'))).toBe(true);
-  });
+    it('integer bounds are in the grammar (a narrow range written out), wide ranges are not', async () => {
+      const g = lazyGbnf(callFormat('hermes', RICH));
+      const trip = (nights: number) =>
+        renderToolCalls([{ name: 'book_trip', arguments: { city: 'Oslo', nights } }], 'hermes');
+      expect(await llama!.accepts(g, trip(1))).toBe(true);
+      expect(await llama!.accepts(g, trip(30))).toBe(true);
+      expect(await llama!.accepts(g, trip(0))).toBe(false);
+      expect(await llama!.accepts(g, trip(31))).toBe(false);
+      const wide: ToolSchema[] = [
+        {
+          name: 'n',
+          parameters: {
+            type: 'object',
+            properties: { x: { type: 'integer', minimum: 0, maximum: 100000 } },
+            required: ['x'],
+          },
+        },
+      ];
+      expect(
+        await llama!.accepts(
+          lazyGbnf(callFormat('hermes', wide)),
+          renderToolCalls([{ name: 'n', arguments: { x: 100001 } }], 'hermes'),
+        ),
+      ).toBe(true);
+    });
 
-  it('the oracle can say no: a malformed call and another tool are rejected', async () => {
-    const f = callFormat('hermes', RICH);
-    const g = lazyGbnf(f);
-    expect(await llama!.accepts(g, renderToolCalls([{ name: 'ping', arguments: {} }], 'hermes'))).toBe(true);
-    expect(await llama!.accepts(g, renderToolCalls([{ name: 'other', arguments: {} }], 'hermes'))).toBe(false);
-    expect(await llama!.accepts(g, '<tool_call>\n{"name": "ping", "arguments": {}\n</tool_call>')).toBe(false);
-  });
-});
+    it('the oracle can say no: a malformed call and another tool are rejected', async () => {
+      const f = callFormat('hermes', RICH);
+      const g = lazyGbnf(f);
+      expect(await llama!.accepts(g, renderToolCalls([{ name: 'ping', arguments: {} }], 'hermes'))).toBe(true);
+      expect(await llama!.accepts(g, renderToolCalls([{ name: 'other', arguments: {} }], 'hermes'))).toBe(false);
+      expect(await llama!.accepts(g, '<tool_call>\n{"name": "ping", "arguments": {}\n</tool_call>')).toBe(false);
+    });
+  },
+);

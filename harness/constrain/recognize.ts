@@ -394,7 +394,8 @@ export function rootEnds(grammar: Grammar | string, text: string, start = 0): nu
         if (g.nullable[s.nt]) add(i, p, d + 1, o);
       } else if (i < n && matches(s.t, cps[i]!)) add(i + 1, p, d + 1, o);
     }
-    if (set.some(([p, d, o]) => o === 0 && g.prods[p]!.lhs === g.root && d === g.prods[p]!.rhs.length)) ends.push(offs[i]!);
+    if (set.some(([p, d, o]) => o === 0 && g.prods[p]!.lhs === g.root && d === g.prods[p]!.rhs.length))
+      ends.push(offs[i]!);
     if (set.length === 0) break;
   }
   return ends;
@@ -410,7 +411,11 @@ export function accepts(grammar: Grammar | string, text: string): boolean {
  * llama.cpp lazy-grammar semantics: the output is free until the first trigger word; from the trigger on, the
  * rest of the output must derive from root. An output without a trigger is free text (the model declined).
  */
-export function acceptsLazy(grammar: Grammar | string, triggers: readonly string[], text: string): { accepted: boolean; triggeredAt: number | null } {
+export function acceptsLazy(
+  grammar: Grammar | string,
+  triggers: readonly string[],
+  text: string,
+): { accepted: boolean; triggeredAt: number | null } {
   const at = firstTrigger(text, triggers);
   if (at === null) return { accepted: true, triggeredAt: null };
   const ends = rootEnds(grammar, text, at);
@@ -432,7 +437,11 @@ export function firstTrigger(text: string, triggers: readonly string[]): number 
  * of the tags whose begin starts there must follow — begin literal, content (its grammar), end literal — after
  * which the text is free again. `content` grammars are GBNF texts.
  */
-export function acceptsTriggeredTags(tags: ReadonlyArray<{ begin: string; content: string; end: string }>, triggers: readonly string[], text: string): boolean {
+export function acceptsTriggeredTags(
+  tags: ReadonlyArray<{ begin: string; content: string; end: string }>,
+  triggers: readonly string[],
+  text: string,
+): boolean {
   const memo = new Map<number, boolean>();
   const from = (pos: number): boolean => {
     const m = memo.get(pos);

@@ -24,7 +24,13 @@ const LlamaCppCompletion = z
     grammar: z.string().min(1),
     grammar_lazy: z.literal(true),
     grammar_triggers: z
-      .array(z.union([z.object({ type: z.literal(1), value: z.string().min(1) }).strict(), z.object({ type: z.literal(0), value: z.string(), token: z.number().int() }).strict(), z.object({ type: z.union([z.literal(2), z.literal(3)]), value: z.string().min(1) }).strict()]))
+      .array(
+        z.union([
+          z.object({ type: z.literal(1), value: z.string().min(1) }).strict(),
+          z.object({ type: z.literal(0), value: z.string(), token: z.number().int() }).strict(),
+          z.object({ type: z.union([z.literal(2), z.literal(3)]), value: z.string().min(1) }).strict(),
+        ]),
+      )
       .min(1),
     preserved_tokens: z.array(z.string()),
   })
@@ -46,22 +52,49 @@ const TriggeredTags = z
       .object({
         type: z.literal('triggered_tags'),
         triggers: z.array(z.string().min(1)).min(1),
-        tags: z.array(z.object({ type: z.literal('tag'), begin: z.string().min(1), content: z.object({ type: z.literal('grammar'), grammar: z.string().min(1) }).strict(), end: z.string() }).strict()).min(1),
+        tags: z
+          .array(
+            z
+              .object({
+                type: z.literal('tag'),
+                begin: z.string().min(1),
+                content: z.object({ type: z.literal('grammar'), grammar: z.string().min(1) }).strict(),
+                end: z.string(),
+              })
+              .strict(),
+          )
+          .min(1),
       })
       .strict()
       // xgrammar: each tag's begin starts with one of the triggers
-      .refine((f) => f.tags.every((t) => f.triggers.some((tr) => t.begin.startsWith(tr))), 'a tag begin that no trigger starts'),
+      .refine(
+        (f) => f.tags.every((t) => f.triggers.some((tr) => t.begin.startsWith(tr))),
+        'a tag begin that no trigger starts',
+      ),
   })
   .strict();
 const StructuredOutputs = z
-  .object({ json: z.unknown(), regex: z.string(), choice: z.array(z.string()), grammar: z.string(), json_object: z.boolean(), structural_tag: z.string() })
+  .object({
+    json: z.unknown(),
+    regex: z.string(),
+    choice: z.array(z.string()),
+    grammar: z.string(),
+    json_object: z.boolean(),
+    structural_tag: z.string(),
+  })
   .partial()
   .strict()
   .refine((o) => Object.keys(o).length === 1, 'exactly one structured-outputs constraint');
 const VllmBody = z
   .object({ structured_outputs: StructuredOutputs })
   .loose()
-  .refine((b) => !['guided_json', 'guided_regex', 'guided_choice', 'guided_grammar', 'guided_decoding_backend'].some((k) => k in b), 'guided_* fields were removed in vLLM 0.12');
+  .refine(
+    (b) =>
+      !['guided_json', 'guided_regex', 'guided_choice', 'guided_grammar', 'guided_decoding_backend'].some(
+        (k) => k in b,
+      ),
+    'guided_* fields were removed in vLLM 0.12',
+  );
 
 /**
  * SGLang, POST /v1/chat/completions: python/sglang/srt/entrypoints/openai/protocol.py —
@@ -96,11 +129,33 @@ function strictModeProblems(s: unknown, path = '$'): string[] {
 const OpenAIChat = z
   .object({
     messages: z.array(z.unknown()),
-    tools: z.array(z.object({ type: z.literal('function'), function: z.object({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()), strict: z.literal(true) }).strict() }).strict()).min(1),
-    tool_choice: z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]),
+    tools: z
+      .array(
+        z
+          .object({
+            type: z.literal('function'),
+            function: z
+              .object({
+                name: z.string(),
+                description: z.string().optional(),
+                parameters: z.record(z.string(), z.unknown()),
+                strict: z.literal(true),
+              })
+              .strict(),
+          })
+          .strict(),
+      )
+      .min(1),
+    tool_choice: z.union([
+      z.enum(['auto', 'none', 'required']),
+      z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) }),
+    ]),
   })
   .loose()
-  .refine((b) => b.tools.every((t) => strictModeProblems(t.function.parameters).length === 0), 'strict-mode schema rules');
+  .refine(
+    (b) => b.tools.every((t) => strictModeProblems(t.function.parameters).length === 0),
+    'strict-mode schema rules',
+  );
 
 // --- fixtures ----------------------------------------------------------------------------------------------
 
@@ -108,19 +163,45 @@ const TOOLS: ToolSchema[] = [
   {
     name: 'get_weather',
     description: 'Get the current weather',
-    parameters: { type: 'object', properties: { location: { type: 'string', minLength: 1 }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] },
+    parameters: {
+      type: 'object',
+      properties: {
+        location: { type: 'string', minLength: 1 },
+        unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+      },
+      required: ['location'],
+    },
   },
   {
     name: 'book_table',
     parameters: {
       type: 'object',
-      properties: { guests: { type: 'integer', minimum: 1 }, tags: { type: 'array', items: { type: 'string' } }, contact: { type: 'object', properties: { phone: { type: 'string' }, email: { type: 'string' } }, required: ['phone'] } },
+      properties: {
+        guests: { type: 'integer', minimum: 1 },
+        tags: { type: 'array', items: { type: 'string' } },
+        contact: {
+          type: 'object',
+          properties: { phone: { type: 'string' }, email: { type: 'string' } },
+          required: ['phone'],
+        },
+      },
       required: ['guests'],
     },
   },
 ];
-const chatBase = { model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: TOOLS.map((t) => ({ type: 'function', function: t })), tool_choice: 'auto', temperature: 0 };
-const completionBase = { model: 'm', prompt: '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n', temperature: 0, max_tokens: 512 };
+const chatBase = {
+  model: 'm',
+  messages: [{ role: 'user', content: 'hi' }],
+  tools: TOOLS.map((t) => ({ type: 'function', function: t })),
+  tool_choice: 'auto',
+  temperature: 0,
+};
+const completionBase = {
+  model: 'm',
+  prompt: '<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n',
+  temperature: 0,
+  max_tokens: 512,
+};
 
 function ok(c: Constraint): Extract<Constraint, { ok: true }> {
   if (!c.ok) throw new Error(`refused: ${c.reason}`);
@@ -149,7 +230,9 @@ describe('captured request bodies match each server’s documented shape', () =>
       const c = ok(constraintFor('vllm', family, TOOLS, { transport }));
       const body = withConstraint(transport === 'chat' ? chatBase : completionBase, c);
       expect(() => VllmBody.parse(body)).not.toThrow();
-      const tag = TriggeredTags.parse(JSON.parse((body.structured_outputs as { structural_tag: string }).structural_tag));
+      const tag = TriggeredTags.parse(
+        JSON.parse((body.structured_outputs as { structural_tag: string }).structural_tag),
+      );
       for (const t of tag.format.tags) expect(() => compileGrammar(t.content.grammar)).not.toThrow();
     }
   });
@@ -177,7 +260,8 @@ describe('captured request bodies match each server’s documented shape', () =>
   });
 
   it('a server that constrains raw text needs the family; no tools means nothing to constrain', () => {
-    for (const server of SERVERS.filter((s) => s !== 'openai')) expect(constraintFor(server, null, TOOLS, { transport: 'chat' }).ok).toBe(false);
+    for (const server of SERVERS.filter((s) => s !== 'openai'))
+      expect(constraintFor(server, null, TOOLS, { transport: 'chat' }).ok).toBe(false);
     expect(constraintFor('vllm', 'hermes', [], { transport: 'chat' }).ok).toBe(false);
   });
 
@@ -200,7 +284,15 @@ describe('the constraint a server receives accepts the gold call and keeps abste
     const triggers = (lc.body.grammar_triggers as Array<{ value: string }>).map((t) => t.value);
     expect(acceptsLazy(g, triggers, text).accepted).toBe(true);
     expect(acceptsLazy(g, triggers, prose)).toEqual({ accepted: true, triggeredAt: null });
-    const tag = TriggeredTags.parse(JSON.parse((ok(constraintFor('vllm', family, TOOLS, { transport: 'chat' })).body.structured_outputs as { structural_tag: string }).structural_tag));
+    const tag = TriggeredTags.parse(
+      JSON.parse(
+        (
+          ok(constraintFor('vllm', family, TOOLS, { transport: 'chat' })).body.structured_outputs as {
+            structural_tag: string;
+          }
+        ).structural_tag,
+      ),
+    );
     const tags = tag.format.tags.map((t) => ({ begin: t.begin, end: t.end, content: t.content.grammar }));
     expect(acceptsTriggeredTags(tags, tag.format.triggers, text)).toBe(true);
     expect(acceptsTriggeredTags(tags, tag.format.triggers, prose)).toBe(true);
@@ -215,6 +307,9 @@ describe('strict schemas and back', () => {
     expect((s.properties as S).location).toEqual({ type: 'string' });
     expect(unstrictArguments({ location: 'Oslo', unit: null }, TOOLS[0]!.parameters)).toEqual({ location: 'Oslo' });
     // a null for a required parameter is the model's value and stays (scoring will flag it)
-    expect(unstrictArguments({ location: null, unit: 'celsius' }, TOOLS[0]!.parameters)).toEqual({ location: null, unit: 'celsius' });
+    expect(unstrictArguments({ location: null, unit: 'celsius' }, TOOLS[0]!.parameters)).toEqual({
+      location: null,
+      unit: 'celsius',
+    });
   });
 });

@@ -52,7 +52,12 @@ export type Constraint =
       ok: true;
       server: Server;
       transport: Transport;
-      mechanism: 'llamacpp_lazy_grammar' | 'llamacpp_grammar' | 'vllm_structural_tag' | 'sglang_structural_tag' | 'openai_strict_tools';
+      mechanism:
+        | 'llamacpp_lazy_grammar'
+        | 'llamacpp_grammar'
+        | 'vllm_structural_tag'
+        | 'sglang_structural_tag'
+        | 'openai_strict_tools';
       /** Fields to merge into the request body, after the client's own (they replace `tools` for openai). */
       body: Record<string, unknown>;
       /** One line for the report header. */
@@ -68,23 +73,46 @@ export function structuralTag(f: CallFormat): Record<string, unknown> {
     format: {
       type: 'triggered_tags',
       triggers: [...new Set(f.tags.map((t) => t.begin))],
-      tags: f.tags.map((t) => ({ type: 'tag', begin: t.begin, content: { type: 'grammar', grammar: tagGbnf(f, t) }, end: t.end })),
+      tags: f.tags.map((t) => ({
+        type: 'tag',
+        begin: t.begin,
+        content: { type: 'grammar', grammar: tagGbnf(f, t) },
+        end: t.end,
+      })),
     },
   };
 }
 
-const bound = (o: ConstraintOptions) => (o.maxStringLength === undefined ? 'strings unbounded' : `strings ≤ ${o.maxStringLength} chars`);
+const bound = (o: ConstraintOptions) =>
+  o.maxStringLength === undefined ? 'strings unbounded' : `strings ≤ ${o.maxStringLength} chars`;
 
-export function constraintFor(server: Server, family: Family | null, tools: readonly ToolSchema[], opts: ConstraintOptions): Constraint {
+export function constraintFor(
+  server: Server,
+  family: Family | null,
+  tools: readonly ToolSchema[],
+  opts: ConstraintOptions,
+): Constraint {
   const { transport } = opts;
   const refuse = (reason: string): Constraint => ({ ok: false, server, transport, reason });
   if (tools.length === 0) return refuse('the case offers no tools: there is nothing to constrain a call to');
   const maxStringLength = opts.maxStringLength ?? null;
-  if (opts.required && server !== 'llamacpp') return refuse(`a required call (--decode required) is written for --server llamacpp (a grammar binding the whole output) only; --server ${server} has no such request here`);
+  if (opts.required && server !== 'llamacpp')
+    return refuse(
+      `a required call (--decode required) is written for --server llamacpp (a grammar binding the whole output) only; --server ${server} has no such request here`,
+    );
 
   if (server === 'openai') {
-    if (transport !== 'chat') return refuse("OpenAI's completions endpoint has no tool or grammar constraint; use --transport chat");
-    const strict = tools.map((t) => ({ type: 'function', function: { name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: strictToolSchema(t.parameters), strict: true } }));
+    if (transport !== 'chat')
+      return refuse("OpenAI's completions endpoint has no tool or grammar constraint; use --transport chat");
+    const strict = tools.map((t) => ({
+      type: 'function',
+      function: {
+        name: t.name,
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        parameters: strictToolSchema(t.parameters),
+        strict: true,
+      },
+    }));
     return {
       ok: true,
       server,
@@ -96,16 +124,27 @@ export function constraintFor(server: Server, family: Family | null, tools: read
     };
   }
 
-  if (family === null) return refuse(`--server ${server} constrains the model's own output text, so it needs the model family (give --template or --family)`);
+  if (family === null)
+    return refuse(
+      `--server ${server} constrains the model's own output text, so it needs the model family (give --template or --family)`,
+    );
   if (server === 'llamacpp' && transport === 'chat')
     return refuse(
       "llama-server refuses a custom grammar together with tools ('Cannot use custom grammar constraints with tools.'), and with --jinja it already applies its own lazy tool-call grammar whenever tools are sent, so free and constrained decoding cannot be told apart on the chat transport; use --transport completions",
     );
   if (server === 'sglang' && transport === 'completions')
-    return refuse("SGLang's completions constraints (json_schema, regex, ebnf) bind the whole output, which would take abstention away; its structural tags are documented for chat completions' response_format: use --transport chat");
+    return refuse(
+      "SGLang's completions constraints (json_schema, regex, ebnf) bind the whole output, which would take abstention away; its structural tags are documented for chat completions' response_format: use --transport chat",
+    );
 
-  if (!CONSTRAINABLE_FAMILIES.includes(family)) return refuse(`no call grammar for the ${family} format yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')}); use --server openai or --decode free`);
-  const f = callFormat(family, tools, { ...(opts.maxStringLength === undefined ? {} : { maxStringLength: opts.maxStringLength }), ...(opts.required ? { singleCall: true } : {}) });
+  if (!CONSTRAINABLE_FAMILIES.includes(family))
+    return refuse(
+      `no call grammar for the ${family} format yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')}); use --server openai or --decode free`,
+    );
+  const f = callFormat(family, tools, {
+    ...(opts.maxStringLength === undefined ? {} : { maxStringLength: opts.maxStringLength }),
+    ...(opts.required ? { singleCall: true } : {}),
+  });
   if (server === 'llamacpp' && opts.required) {
     const grammar = lazyGbnf(f);
     return {
@@ -125,14 +164,26 @@ export function constraintFor(server: Server, family: Family | null, tools: read
       server,
       transport,
       mechanism: 'llamacpp_lazy_grammar',
-      body: { grammar, grammar_lazy: true, grammar_triggers: f.triggers.map((value) => ({ type: LLAMACPP_TRIGGER_WORD, value })), preserved_tokens: f.preservedTokens },
+      body: {
+        grammar,
+        grammar_lazy: true,
+        grammar_triggers: f.triggers.map((value) => ({ type: LLAMACPP_TRIGGER_WORD, value })),
+        preserved_tokens: f.preservedTokens,
+      },
       description: `llama.cpp lazy GBNF grammar, ${family} format, triggers ${f.triggers.map((t) => JSON.stringify(t)).join(', ')}; ${bound(opts)}`,
       spec: { mode: 'lazy_grammar', family, tools: [...tools], maxStringLength, grammar, triggers: f.triggers },
     };
   }
   const tag = structuralTag(f);
   const tags = f.tags.map((t) => ({ begin: t.begin, content: tagGbnf(f, t), end: t.end }));
-  const spec: ConstraintSpec = { mode: 'triggered_tags', family, tools: [...tools], maxStringLength, tags, triggers: [...new Set(f.tags.map((t) => t.begin))] };
+  const spec: ConstraintSpec = {
+    mode: 'triggered_tags',
+    family,
+    tools: [...tools],
+    maxStringLength,
+    tags,
+    triggers: [...new Set(f.tags.map((t) => t.begin))],
+  };
   if (server === 'vllm')
     return {
       ok: true,

@@ -59,13 +59,19 @@ export class SchemaGrammar {
     if (depth > MAX_DEPTH || !isObj(schema)) return this.any(syntax === 'xml' ? 'json' : syntax);
     if ('const' in schema) return this.literalAlt([schema.const], syntax, 'const');
     if (Array.isArray(schema.enum)) return this.literalAlt(schema.enum, syntax, 'enum');
-    const union = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : null) as unknown[] | null;
+    const union = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : null) as
+      | unknown[]
+      | null;
     if (union && union.length > 0) {
       const { anyOf: _a, oneOf: _o, ...rest } = schema;
-      return this.rules.define('union', alt(union.map((s) => this.value(isObj(s) ? { ...rest, ...s } : s, syntax, depth + 1))));
+      return this.rules.define(
+        'union',
+        alt(union.map((s) => this.value(isObj(s) ? { ...rest, ...s } : s, syntax, depth + 1))),
+      );
     }
     const t = schema.type;
-    if (Array.isArray(t)) return this.rules.define('multi', alt(t.map((x) => this.value({ ...schema, type: x }, syntax, depth + 1))));
+    if (Array.isArray(t))
+      return this.rules.define('multi', alt(t.map((x) => this.value({ ...schema, type: x }, syntax, depth + 1))));
     switch (t) {
       case 'string':
         return this.string(syntax, schema);
@@ -108,7 +114,10 @@ export class SchemaGrammar {
       case 'python': {
         const sq = this.rules.define('py-char-sq', `[^'\\\\\\n] | "\\\\" [^\\n]`);
         const dq = this.rules.define('py-char-dq', `[^"\\\\\\n] | "\\\\" [^\\n]`);
-        return this.rules.define('py-string', alt([seq(lit("'"), repeat(sq, min, max), lit("'")), seq(lit('"'), repeat(dq, min, max), lit('"'))]));
+        return this.rules.define(
+          'py-string',
+          alt([seq(lit("'"), repeat(sq, min, max), lit("'")), seq(lit('"'), repeat(dq, min, max), lit('"'))]),
+        );
       }
       case 'gemma': {
         // anything but the delimiter `<|"|>` (the format has no escape)
@@ -128,8 +137,18 @@ export class SchemaGrammar {
    * value; a wider or open range is any integer (the bound is then checked after decoding, by the schema check).
    */
   integerIn(schema: Schema): string {
-    const lo = typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) + (schema.exclusiveMinimum === true ? 1 : 0) : typeof schema.exclusiveMinimum === 'number' ? Math.floor(schema.exclusiveMinimum) + 1 : null;
-    const hi = typeof schema.maximum === 'number' ? Math.floor(schema.maximum) - (schema.exclusiveMaximum === true ? 1 : 0) : typeof schema.exclusiveMaximum === 'number' ? Math.ceil(schema.exclusiveMaximum) - 1 : null;
+    const lo =
+      typeof schema.minimum === 'number'
+        ? Math.ceil(schema.minimum) + (schema.exclusiveMinimum === true ? 1 : 0)
+        : typeof schema.exclusiveMinimum === 'number'
+          ? Math.floor(schema.exclusiveMinimum) + 1
+          : null;
+    const hi =
+      typeof schema.maximum === 'number'
+        ? Math.floor(schema.maximum) - (schema.exclusiveMaximum === true ? 1 : 0)
+        : typeof schema.exclusiveMaximum === 'number'
+          ? Math.ceil(schema.exclusiveMaximum) - 1
+          : null;
     if (lo === null || hi === null || hi < lo || hi - lo + 1 > MAX_ENUMERATED_INTS) return this.integer();
     const values = Array.from({ length: hi - lo + 1 }, (_, i) => String(lo + i));
     return this.rules.define('int-range', alt(values.map((v) => JSON.stringify(v))));
@@ -145,7 +164,9 @@ export class SchemaGrammar {
   }
 
   boolean(syntax: ValueSyntax): string {
-    return syntax === 'python' ? this.rules.define('py-bool', '"True" | "False"') : this.rules.define('boolean', '"true" | "false"');
+    return syntax === 'python'
+      ? this.rules.define('py-bool', '"True" | "False"')
+      : this.rules.define('boolean', '"true" | "false"');
   }
 
   null(syntax: ValueSyntax): string {
@@ -173,10 +194,24 @@ export class SchemaGrammar {
 
   // --- containers ----------------------------------------------------------------------------------------
 
-  private delims(_syntax: ValueSyntax): { open: string; close: string; colon: string; sep: string; aopen: string; aclose: string } {
+  private delims(_syntax: ValueSyntax): {
+    open: string;
+    close: string;
+    colon: string;
+    sep: string;
+    aopen: string;
+    aclose: string;
+  } {
     const ws = this.ws();
     const sep = seq(ws, lit(','), ws);
-    return { open: seq(lit('{'), ws), close: seq(ws, lit('}')), colon: seq(ws, lit(':'), ws), sep, aopen: seq(lit('['), ws), aclose: seq(ws, lit(']')) };
+    return {
+      open: seq(lit('{'), ws),
+      close: seq(ws, lit('}')),
+      colon: seq(ws, lit(':'), ws),
+      sep,
+      aopen: seq(lit('['), ws),
+      aclose: seq(ws, lit(']')),
+    };
   }
 
   keyOf(k: string, syntax: ValueSyntax): string {
@@ -187,7 +222,9 @@ export class SchemaGrammar {
       case 'python':
         return alt([lit(pyQuoted(k, "'")), lit(pyQuoted(k, '"'))]);
       case 'gemma':
-        return GEMMA_BARE_KEY.test(k) ? alt([lit(k), lit(`${GEMMA_Q}${k}${GEMMA_Q}`)]) : lit(`${GEMMA_Q}${k}${GEMMA_Q}`);
+        return GEMMA_BARE_KEY.test(k)
+          ? alt([lit(k), lit(`${GEMMA_Q}${k}${GEMMA_Q}`)])
+          : lit(`${GEMMA_Q}${k}${GEMMA_Q}`);
     }
   }
 
@@ -210,11 +247,18 @@ export class SchemaGrammar {
     const d = this.delims(syntax);
     const props = isObj(schema.properties) ? schema.properties : null;
     if (!props || Object.keys(props).length === 0) {
-      if (props && schema.additionalProperties === false) return this.rules.define('empty-object', seq(d.open, d.close));
+      if (props && schema.additionalProperties === false)
+        return this.rules.define('empty-object', seq(d.open, d.close));
       return this.any(syntax, 'object');
     }
-    const required = new Set(Array.isArray(schema.required) ? schema.required.filter((x): x is string => typeof x === 'string') : []);
-    const pairs = Object.entries(props).map(([k, s]) => ({ k, pair: seq(this.keyOf(k, syntax), d.colon, this.value(s, syntax, depth + 1)), required: required.has(k) }));
+    const required = new Set(
+      Array.isArray(schema.required) ? schema.required.filter((x): x is string => typeof x === 'string') : [],
+    );
+    const pairs = Object.entries(props).map(([k, s]) => ({
+      k,
+      pair: seq(this.keyOf(k, syntax), d.colon, this.value(s, syntax, depth + 1)),
+      required: required.has(k),
+    }));
     return this.rules.define('object', seq(d.open, this.members(pairs, d.sep, 'obj'), d.close));
   }
 
@@ -257,8 +301,16 @@ export class SchemaGrammar {
     const s = syntax === 'xml' ? 'json' : syntax;
     const d = this.delims(s);
     const name = this.rules.reserve(`any-${s}-value`);
-    const key = s === 'json' ? this.string('json') : s === 'python' ? this.string('python') : this.rules.define('gemma-key', `[A-Za-z_] [A-Za-z0-9_]* | ${this.string('gemma')}`);
-    const obj = this.rules.define(`any-${s}-object`, seq(d.open, `(${key} ${d.colon} ${name} (${d.sep} ${key} ${d.colon} ${name})*)?`, d.close));
+    const key =
+      s === 'json'
+        ? this.string('json')
+        : s === 'python'
+          ? this.string('python')
+          : this.rules.define('gemma-key', `[A-Za-z_] [A-Za-z0-9_]* | ${this.string('gemma')}`);
+    const obj = this.rules.define(
+      `any-${s}-object`,
+      seq(d.open, `(${key} ${d.colon} ${name} (${d.sep} ${key} ${d.colon} ${name})*)?`, d.close),
+    );
     const arr = this.rules.define(`any-${s}-array`, seq(d.aopen, `(${name} (${d.sep} ${name})*)?`, d.aclose));
     this.rules.fill(name, alt([obj, arr, this.string(s), this.number(), this.boolean(s), this.null(s)]));
     return only === 'object' ? obj : name;

@@ -5,13 +5,30 @@ import { constraintFor, type ConstraintSpec } from './requests.ts';
 import { constrainedOutput, projectCall } from './simulate.ts';
 
 const TOOLS: ToolSchema[] = [
-  { name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] } },
-  { name: 'get_time', parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] } },
+  {
+    name: 'get_weather',
+    parameters: {
+      type: 'object',
+      properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+      required: ['location'],
+    },
+  },
+  {
+    name: 'get_time',
+    parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] },
+  },
 ];
 const gold = [{ name: 'get_weather', arguments: { location: 'Paris' } }];
 
-function spec(family: (typeof FAMILIES)[number], server: 'llamacpp' | 'vllm' = 'llamacpp', maxStringLength?: number): ConstraintSpec {
-  const c = constraintFor(server, family, TOOLS, { transport: server === 'llamacpp' ? 'completions' : 'chat', ...(maxStringLength ? { maxStringLength } : {}) });
+function spec(
+  family: (typeof FAMILIES)[number],
+  server: 'llamacpp' | 'vllm' = 'llamacpp',
+  maxStringLength?: number,
+): ConstraintSpec {
+  const c = constraintFor(server, family, TOOLS, {
+    transport: server === 'llamacpp' ? 'completions' : 'chat',
+    ...(maxStringLength ? { maxStringLength } : {}),
+  });
   if (!c.ok) throw new Error(c.reason);
   return c.spec;
 }
@@ -38,18 +55,32 @@ describe('constrained decoding in the simulator', () => {
   });
 
   it('under structural tags too (vLLM / SGLang)', () => {
-    const out = constrainedOutput('<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris",}}\n</tool_call>', spec('hermes', 'vllm'), { key: 'd', intent: null, degeneration: 0 });
+    const out = constrainedOutput(
+      '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris",}}\n</tool_call>',
+      spec('hermes', 'vllm'),
+      { key: 'd', intent: null, degeneration: 0 },
+    );
     expect(out.forced).toBe(true);
     expect(parseToolCalls(out.text, { tier: 'strict', format: 'hermes', tools: TOOLS }).calls).toEqual(gold);
   });
 
   it('projection keeps a decision: an unlisted name goes to the closest listed one, values take the declared types', () => {
-    expect(projectCall({ name: 'get_weather_now', arguments: { location: 7, unit: 'Celsius', extra: 1 } }, TOOLS)).toEqual({ name: 'get_weather', arguments: { location: '7', unit: 'celsius' } });
-    expect(projectCall({ name: 'get_time', arguments: {} }, TOOLS)).toEqual({ name: 'get_time', arguments: { timezone: '' } });
+    expect(
+      projectCall({ name: 'get_weather_now', arguments: { location: 7, unit: 'Celsius', extra: 1 } }, TOOLS),
+    ).toEqual({ name: 'get_weather', arguments: { location: '7', unit: 'celsius' } });
+    expect(projectCall({ name: 'get_time', arguments: {} }, TOOLS)).toEqual({
+      name: 'get_time',
+      arguments: { timezone: '' },
+    });
   });
 
   it('unbounded strings in a forced call can loop until the budget: truncated, reported', () => {
-    const out = constrainedOutput('<tool_call>\nname=get_weather\n</tool_call>', spec('hermes'), { key: 'e', intent: gold, degeneration: 1, maxChars: 300 });
+    const out = constrainedOutput('<tool_call>\nname=get_weather\n</tool_call>', spec('hermes'), {
+      key: 'e',
+      intent: gold,
+      degeneration: 1,
+      maxChars: 300,
+    });
     expect(out.truncated).toBe(true);
     expect(out.text.length).toBe(300);
     expect(out.repetition).toMatchObject({ tool: 'get_weather', argument: 'location', unit: 'Paris ', bounded: false });
@@ -57,7 +88,11 @@ describe('constrained decoding in the simulator', () => {
   });
 
   it('a string bound stops the loop: the call closes, well-formed, with the looped value', () => {
-    const out = constrainedOutput('<tool_call>\nname=get_weather\n</tool_call>', spec('hermes', 'llamacpp', 16), { key: 'e', intent: gold, degeneration: 1 });
+    const out = constrainedOutput('<tool_call>\nname=get_weather\n</tool_call>', spec('hermes', 'llamacpp', 16), {
+      key: 'e',
+      intent: gold,
+      degeneration: 1,
+    });
     expect(out.truncated).toBe(false);
     expect(out.repetition).toMatchObject({ bounded: true });
     const calls = parseToolCalls(out.text, { tier: 'strict', format: 'hermes', tools: TOOLS }).calls;
@@ -66,7 +101,9 @@ describe('constrained decoding in the simulator', () => {
 
   it('the degeneration draw is seeded: same key, same outcome; the rate follows the probability', () => {
     const s = spec('hermes');
-    const run = (k: string) => constrainedOutput('<tool_call>\nx\n</tool_call>', s, { key: k, intent: gold, degeneration: 0.3 }).repetition !== null;
+    const run = (k: string) =>
+      constrainedOutput('<tool_call>\nx\n</tool_call>', s, { key: k, intent: gold, degeneration: 0.3 }).repetition !==
+      null;
     expect(run('k1')).toBe(run('k1'));
     const n = 400;
     const hits = [...Array(n).keys()].filter((i) => run(`case-${i}`)).length;

@@ -63,16 +63,25 @@ const ATTEMPT = /<\|?\s*tool_call|\[TOOL_CALLS\]|<\|python_tag\|>|<function=|>>>
 
 /** A grammar sent without trigger words binds the whole output from the first token (llama.cpp's non-lazy grammar). */
 function bindsWhole(spec: ConstraintSpec): boolean {
-  return spec.mode === 'lazy_grammar' && spec.grammar !== undefined && spec.triggers !== undefined && spec.triggers.length === 0;
+  return (
+    spec.mode === 'lazy_grammar' &&
+    spec.grammar !== undefined &&
+    spec.triggers !== undefined &&
+    spec.triggers.length === 0
+  );
 }
 
 function grammarOf(spec: ConstraintSpec, family: Family): string {
-  return spec.grammar ?? lazyGbnf(callFormat(family, spec.tools, spec.maxStringLength ? { maxStringLength: spec.maxStringLength } : {}));
+  return (
+    spec.grammar ??
+    lazyGbnf(callFormat(family, spec.tools, spec.maxStringLength ? { maxStringLength: spec.maxStringLength } : {}))
+  );
 }
 
 /** Whether the constraint lets a decoder write this whole output. */
 function admits(text: string, spec: ConstraintSpec, family: Family): boolean {
-  if (spec.mode === 'triggered_tags' && spec.tags) return acceptsTriggeredTags(spec.tags, spec.triggers ?? spec.tags.map((t) => t.begin), text);
+  if (spec.mode === 'triggered_tags' && spec.tags)
+    return acceptsTriggeredTags(spec.tags, spec.triggers ?? spec.tags.map((t) => t.begin), text);
   if (bindsWhole(spec)) return accepts(grammarOf(spec, family), text);
   return acceptsLazy(grammarOf(spec, family), spec.triggers ?? callFormat(family, spec.tools).triggers, text).accepted;
 }
@@ -98,11 +107,14 @@ function triggerAt(text: string, spec: ConstraintSpec, family: Family): number |
   const at = firstTrigger(text, triggers);
   if (at !== null) return at;
   const m = ATTEMPT.exec(text);
-  return m && parseToolCalls(text, { tier: 'lenient', tools: spec.tools }).attempted ? m.index + (m[0].length - m[0].trimStart().length) : null;
+  return m && parseToolCalls(text, { tier: 'lenient', tools: spec.tools }).attempted
+    ? m.index + (m[0].length - m[0].trimStart().length)
+    : null;
 }
 
 function conforms(tail: string, spec: ConstraintSpec, family: Family): boolean {
-  if (spec.mode === 'triggered_tags' && spec.tags) return acceptsTriggeredTags(spec.tags, spec.triggers ?? spec.tags.map((t) => t.begin), tail);
+  if (spec.mode === 'triggered_tags' && spec.tags)
+    return acceptsTriggeredTags(spec.tags, spec.triggers ?? spec.tags.map((t) => t.begin), tail);
   if (bindsWhole(spec)) return accepts(grammarOf(spec, family), tail);
   const triggers = spec.triggers ?? callFormat(family, spec.tools).triggers;
   const r = acceptsLazy(grammarOf(spec, family), triggers, tail);
@@ -120,7 +132,12 @@ export function constrainedOutput(raw: string, spec: ConstraintSpec, opts: Simul
   if (conforms(tail, spec, family)) return unchanged;
 
   const read = parseToolCalls(tail, { tier: 'lenient', tools: spec.tools }).calls;
-  const meant = opts.intent && opts.intent.length > 0 ? opts.intent : read.length > 0 ? read : [{ name: spec.tools[0]!.name, arguments: {} }];
+  const meant =
+    opts.intent && opts.intent.length > 0
+      ? opts.intent
+      : read.length > 0
+        ? read
+        : [{ name: spec.tools[0]!.name, arguments: {} }];
   let calls = meant.map((c) => projectCall(c, spec.tools));
   // The decoder cannot write what its grammar forbids: a projected call outside it (a grammar admitting only
   // another tool, say) gives way to a call the grammar does admit, or to no call at all.
@@ -135,7 +152,15 @@ export function constrainedOutput(raw: string, spec: ConstraintSpec, opts: Simul
     const props = propertiesOf(spec.tools.find((t) => t.name === c.name));
     for (const [k, v] of Object.entries(c.arguments)) {
       const s = props[k];
-      if (repetition || typeof v !== 'string' || !isObj(s) || s.type !== 'string' || Array.isArray(s.enum) || typeof s.maxLength === 'number') continue;
+      if (
+        repetition ||
+        typeof v !== 'string' ||
+        !isObj(s) ||
+        s.type !== 'string' ||
+        Array.isArray(s.enum) ||
+        typeof s.maxLength === 'number'
+      )
+        continue;
       if (!rng.chance(p)) continue;
       const unit = v.length > 0 ? `${v} ` : 'ha ';
       const bound = spec.maxStringLength;
@@ -146,9 +171,17 @@ export function constrainedOutput(raw: string, spec: ConstraintSpec, opts: Simul
       } else {
         // the string never closes: the output is cut at the budget inside it
         const looped = unit.repeat(Math.ceil(budget / unit.length) + 1);
-        const withLoop = renderToolCalls(calls.map((x, i) => (i === ci ? { ...x, arguments: { ...x.arguments, [k]: looped } } : x)), family);
+        const withLoop = renderToolCalls(
+          calls.map((x, i) => (i === ci ? { ...x, arguments: { ...x.arguments, [k]: looped } } : x)),
+          family,
+        );
         const text = (prefix + withLoop).slice(0, budget);
-        return { text, forced: true, truncated: true, repetition: { tool: c.name, argument: k, unit, times: Math.floor(budget / unit.length), bounded: false } };
+        return {
+          text,
+          forced: true,
+          truncated: true,
+          repetition: { tool: c.name, argument: k, unit, times: Math.floor(budget / unit.length), bounded: false },
+        };
       }
     }
   }
@@ -192,7 +225,10 @@ export function closestTool(name: string, tools: readonly ToolSchema[]): ToolSch
 
 export function projectCall(call: ParsedCall, tools: readonly ToolSchema[]): ParsedCall {
   const tool = closestTool(call.name, tools);
-  return { name: tool.name, arguments: projectObject(call.arguments, tool.parameters ?? { type: 'object', properties: {} }) };
+  return {
+    name: tool.name,
+    arguments: projectObject(call.arguments, tool.parameters ?? { type: 'object', properties: {} }),
+  };
 }
 
 function projectObject(v: unknown, schema: Schema): Record<string, unknown> {
@@ -233,11 +269,22 @@ function projectValue(v: unknown, s: unknown): unknown {
   if (Array.isArray(s.enum) && s.enum.length > 0) {
     if (s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) return v;
     const text = String(v).toLowerCase();
-    return s.enum.find((e) => String(e).toLowerCase() === text) ?? s.enum.reduce((a, b) => (commonPrefix(String(b).toLowerCase(), text) > commonPrefix(String(a).toLowerCase(), text) ? b : a));
+    return (
+      s.enum.find((e) => String(e).toLowerCase() === text) ??
+      s.enum.reduce((a, b) =>
+        commonPrefix(String(b).toLowerCase(), text) > commonPrefix(String(a).toLowerCase(), text) ? b : a,
+      )
+    );
   }
   switch (s.type) {
     case 'string':
-      return typeof v === 'string' ? v : v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+      return typeof v === 'string'
+        ? v
+        : v === null || v === undefined
+          ? ''
+          : typeof v === 'object'
+            ? JSON.stringify(v)
+            : String(v);
     case 'integer': {
       const n = typeof v === 'number' ? v : Number.parseFloat(String(v));
       return Number.isFinite(n) ? Math.round(n) : placeholder(s);

@@ -12,7 +12,18 @@
 type Schema = Record<string, unknown>;
 const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const KEEP = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', 'description', 'title']);
+const KEEP = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'anyOf',
+  'description',
+  'title',
+]);
 
 function nullable(s: Schema): Schema {
   if (Array.isArray(s.anyOf)) return { ...s, anyOf: [...s.anyOf, { type: 'null' }] };
@@ -35,7 +46,9 @@ function strictify(s: unknown): Schema {
     const props = isObj(s.properties) ? s.properties : {};
     const required = new Set(Array.isArray(s.required) ? s.required : []);
     out.type = s.type ?? 'object';
-    out.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, required.has(k) ? strictify(v) : nullable(strictify(v))]));
+    out.properties = Object.fromEntries(
+      Object.entries(props).map(([k, v]) => [k, required.has(k) ? strictify(v) : nullable(strictify(v))]),
+    );
     out.required = Object.keys(props);
     out.additionalProperties = false;
   }
@@ -48,7 +61,10 @@ export function strictToolSchema(parameters: Record<string, unknown> | undefined
 }
 
 /** A strict call's arguments read back against the original schema: `null` for an optional parameter = absent. */
-export function unstrictArguments(args: Record<string, unknown>, parameters: Record<string, unknown> | undefined): Record<string, unknown> {
+export function unstrictArguments(
+  args: Record<string, unknown>,
+  parameters: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   const required = new Set(Array.isArray(parameters?.required) ? (parameters.required as string[]) : []);
   const props = isObj(parameters?.properties) ? parameters.properties : {};
   const out: Record<string, unknown> = {};

@@ -18,14 +18,22 @@ export const TOOLS_FILE = fileURLToPath(new URL('../../cases/probe/tools.json', 
 export const TOOLHOUND_CASES = fileURLToPath(new URL('../../../shared/data/toolhound/dev.jsonl', import.meta.url));
 export const TOOLHOUND_TOOLS = fileURLToPath(new URL('../../../shared/data/toolhound/tools.yaml', import.meta.url));
 
-type Row = { id: string; tools: Array<string | { function?: ToolSchema } | ToolSchema>; expected: null | Call | Call[] };
+type Row = {
+  id: string;
+  tools: Array<string | { function?: ToolSchema } | ToolSchema>;
+  expected: null | Call | Call[];
+};
 type Call = { tool?: string; args?: Record<string, unknown>; name?: string; arguments?: Record<string, unknown> };
 
 function palette(file: string): Map<string, ToolSchema> {
-  const raw: unknown = file.endsWith('.json') ? JSON.parse(readFileSync(file, 'utf8')) : parseYaml(readFileSync(file, 'utf8'));
+  const raw: unknown = file.endsWith('.json')
+    ? JSON.parse(readFileSync(file, 'utf8'))
+    : parseYaml(readFileSync(file, 'utf8'));
   const out = new Map<string, ToolSchema>();
   if (Array.isArray(raw)) for (const t of raw as Array<{ function: ToolSchema }>) out.set(t.function.name, t.function);
-  else for (const [name, v] of Object.entries(raw as Record<string, Omit<ToolSchema, 'name'>>)) out.set(name, { name, ...v });
+  else
+    for (const [name, v] of Object.entries(raw as Record<string, Omit<ToolSchema, 'name'>>))
+      out.set(name, { name, ...v });
   return out;
 }
 
@@ -44,7 +52,13 @@ export function readGoldCases(casesFile = CASES_FILE, toolsFile = TOOLS_FILE): G
         }
         return 'function' in t && t.function ? t.function : (t as ToolSchema);
       });
-      const calls = r.expected === null ? null : (Array.isArray(r.expected) ? r.expected : [r.expected]).map((c) => ({ name: (c.tool ?? c.name)!, arguments: c.args ?? c.arguments ?? {} }));
+      const calls =
+        r.expected === null
+          ? null
+          : (Array.isArray(r.expected) ? r.expected : [r.expected]).map((c) => ({
+              name: (c.tool ?? c.name)!,
+              arguments: c.args ?? c.arguments ?? {},
+            }));
       return { id: r.id, tools, expected: calls };
     });
 }

@@ -14,11 +14,13 @@ describe('bounded stored content', () => {
     expect(v.e).toBeNull();
   });
   it('never grows a string beyond max plus the marker, and leaves short ones unchanged', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 300 }), fc.integer({ min: 1, max: 200 }), (s, max) => {
-      const c = capText(s, max);
-      if (s.length <= max) expect(c).toBe(s);
-      else expect(c.startsWith(s.slice(0, max)) && c.length <= max + 40).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), fc.integer({ min: 1, max: 200 }), (s, max) => {
+        const c = capText(s, max);
+        if (s.length <= max) expect(c).toBe(s);
+        else expect(c.startsWith(s.slice(0, max)) && c.length <= max + 40).toBe(true);
+      }),
+    );
   });
   it('keeps a data key such as __proto__', () => {
     const v = capStrings(JSON.parse('{"__proto__": "x"}') as Record<string, unknown>, 10);

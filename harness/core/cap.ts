@@ -21,7 +21,13 @@ export function capStrings<T>(value: T, max = DEFAULT_STORED_CHARS, depth = 0): 
   if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     checkDepth(depth + 1, 'a value to store');
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k), { value: capStrings(v, max, depth + 1), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, redact(k), {
+        value: capStrings(v, max, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out as T;
   }
   return value;

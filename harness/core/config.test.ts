@@ -23,14 +23,24 @@ describe('run configuration from the environment', () => {
   });
   it('reads a real endpoint and its longer timeout', () => {
     const c = readConfig({ OPENAI_BASE_URL: 'http://localhost:8000/v1', TOOLGAUGE_MODEL: 'qwen' });
-    expect(c).toMatchObject({ usesSimulator: false, model: 'qwen', requestTimeoutMs: 300_000, requestDeadlineMs: 900_000, retries: 3 });
+    expect(c).toMatchObject({
+      usesSimulator: false,
+      model: 'qwen',
+      requestTimeoutMs: 300_000,
+      requestDeadlineMs: 900_000,
+      retries: 3,
+    });
   });
   it('rejects bad values with one line naming the variable', () => {
-    expect(() => readConfig({ TOOLGAUGE_SEED: 'five' })).toThrow(new UsageError("TOOLGAUGE_SEED: TOOLGAUGE_SEED must be a whole number (got 'five')"));
+    expect(() => readConfig({ TOOLGAUGE_SEED: 'five' })).toThrow(
+      new UsageError("TOOLGAUGE_SEED: TOOLGAUGE_SEED must be a whole number (got 'five')"),
+    );
     expect(() => readConfig({ TOOLGAUGE_SANDBOX: 'docker' })).toThrow(/TOOLGAUGE_SANDBOX/);
     expect(() => readConfig({ TOOLGAUGE_MODEL: 'gpt-4o' })).toThrow(/needs an endpoint/);
   });
   it('strips credentials from URLs in reports', () => {
-    expect(redactUrl('https://user:secret@api.example.com/v1?api_key=abc&x=1')).toBe('https://api.example.com/v1?api_key=REDACTED&x=1');
+    expect(redactUrl('https://user:secret@api.example.com/v1?api_key=abc&x=1')).toBe(
+      'https://api.example.com/v1?api_key=REDACTED&x=1',
+    );
   });
 });

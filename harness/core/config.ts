@@ -24,10 +24,18 @@ export const intFrom = (name: string, min = 0) =>
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A timeout in ms from an environment variable: a whole number from 1 to MAX_TIMER_MS. */
-export const msFrom = (name: string) => intFrom(name, 1).refine((n) => n <= MAX_TIMER_MS, `${name} must be <= ${MAX_TIMER_MS} (the longest timer Node honours)`);
+export const msFrom = (name: string) =>
+  intFrom(name, 1).refine(
+    (n) => n <= MAX_TIMER_MS,
+    `${name} must be <= ${MAX_TIMER_MS} (the longest timer Node honours)`,
+  );
 
 /** A timeout in ms given as a number (library options, the sandbox socket's requests). */
-export const timerMs = z.number().int().min(1).max(MAX_TIMER_MS, `must be <= ${MAX_TIMER_MS} ms (the longest timer Node honours)`);
+export const timerMs = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_TIMER_MS, `must be <= ${MAX_TIMER_MS} ms (the longest timer Node honours)`);
 
 export const bool01 = z.enum(['0', '1', 'true', 'false', '']).transform((v) => v === '1' || v === 'true');
 
@@ -48,7 +56,10 @@ const EnvSchema = z.object({
   TOOLGAUGE_TRIALS: intFrom('TOOLGAUGE_TRIALS', 1).default(1),
   TOOLGAUGE_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
   TOOLGAUGE_MAX_TOKENS: intFrom('TOOLGAUGE_MAX_TOKENS', 1).optional(),
-  TOOLGAUGE_DATE: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'TOOLGAUGE_DATE must be YYYY-MM-DD').default('2026-01-15'),
+  TOOLGAUGE_DATE: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'TOOLGAUGE_DATE must be YYYY-MM-DD')
+    .default('2026-01-15'),
   TOOLGAUGE_OUT_DIR: z.string().optional(),
   TOOLGAUGE_RESUME: bool01.default(false),
   TOOLGAUGE_MAX_STORED_CHARS: intFrom('TOOLGAUGE_MAX_STORED_CHARS', 1000).default(100_000),
@@ -103,13 +114,27 @@ export interface RunConfig {
   maxStoredChars: number;
   /** Tool calls run per model turn; further calls in the same turn are answered with an error, not run. */
   maxToolCallsPerTurn: number;
-  sandbox: { backend: z.infer<typeof SandboxBackendName>; poolSize: number | undefined; toolTimeoutMs: number; pythonPath: string; confine: boolean; snapshot: boolean };
+  sandbox: {
+    backend: z.infer<typeof SandboxBackendName>;
+    poolSize: number | undefined;
+    toolTimeoutMs: number;
+    pythonPath: string;
+    confine: boolean;
+    snapshot: boolean;
+  };
   simUrl: string | undefined;
   /**
    * A `gguf:PATH` model: the local engine toolgauge starts for the run (its settings), and once it is up (or the
    * `--base-url` server serving the file answered) the facts the report header and the fingerprint name.
    */
-  engine: { threads: number | undefined; parallel: number | undefined; contextSize: number | undefined; facts: EngineFacts | undefined } | undefined;
+  engine:
+    | {
+        threads: number | undefined;
+        parallel: number | undefined;
+        contextSize: number | undefined;
+        facts: EngineFacts | undefined;
+      }
+    | undefined;
   hf: { home: string | undefined; token: string | undefined; endpoint: string; timeoutMs: number };
 }
 
@@ -135,7 +160,11 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
 /** Parse the environment into the run configuration. */
 export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
   // The reference runner's variables are honoured: a user who set only MODEL_ID and VLLM_BASE_URL gets that endpoint.
-  const env = { ...envIn, TOOLGAUGE_MODEL: envIn.TOOLGAUGE_MODEL || envIn.MODEL_ID, OPENAI_BASE_URL: envIn.OPENAI_BASE_URL || envIn.VLLM_BASE_URL };
+  const env = {
+    ...envIn,
+    TOOLGAUGE_MODEL: envIn.TOOLGAUGE_MODEL || envIn.MODEL_ID,
+    OPENAI_BASE_URL: envIn.OPENAI_BASE_URL || envIn.VLLM_BASE_URL,
+  };
   const e = parseEnv(EnvSchema, env);
   const gguf = ggufPathOf(e.TOOLGAUGE_MODEL);
   if (gguf === '') throw new UsageError("TOOLGAUGE_MODEL 'gguf:' names no file: give gguf:PATH");
@@ -179,8 +208,21 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
       snapshot: e.TOOLGAUGE_SANDBOX_SNAPSHOT,
     },
     simUrl: e.TOOLGAUGE_SIM_URL,
-    engine: gguf === null ? undefined : { threads: e.TOOLGAUGE_ENGINE_THREADS, parallel: e.TOOLGAUGE_ENGINE_PARALLEL, contextSize: e.TOOLGAUGE_ENGINE_CTX, facts: engineFactsFrom(e.TOOLGAUGE_ENGINE_INFO) },
-    hf: { home: e.HF_HOME ?? (e.XDG_CACHE_HOME ? `${e.XDG_CACHE_HOME}/huggingface` : undefined), token: e.HF_TOKEN, endpoint: e.HF_ENDPOINT, timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS },
+    engine:
+      gguf === null
+        ? undefined
+        : {
+            threads: e.TOOLGAUGE_ENGINE_THREADS,
+            parallel: e.TOOLGAUGE_ENGINE_PARALLEL,
+            contextSize: e.TOOLGAUGE_ENGINE_CTX,
+            facts: engineFactsFrom(e.TOOLGAUGE_ENGINE_INFO),
+          },
+    hf: {
+      home: e.HF_HOME ?? (e.XDG_CACHE_HOME ? `${e.XDG_CACHE_HOME}/huggingface` : undefined),
+      token: e.HF_TOKEN,
+      endpoint: e.HF_ENDPOINT,
+      timeoutMs: e.TOOLGAUGE_HF_TIMEOUT_MS,
+    },
   };
   registerRunSecrets(cfg);
   return cfg;
@@ -195,7 +237,10 @@ function engineFactsFrom(json: string | undefined): EngineFacts | undefined {
     throw new UsageError('TOOLGAUGE_ENGINE_INFO: not valid JSON');
   }
   const r = EngineFacts.safeParse(raw);
-  if (!r.success) throw new UsageError(`TOOLGAUGE_ENGINE_INFO: field ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`);
+  if (!r.success)
+    throw new UsageError(
+      `TOOLGAUGE_ENGINE_INFO: field ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`,
+    );
   return r.data;
 }
 
@@ -215,7 +260,10 @@ function urlSecrets(url: string | undefined): string[] {
     const pass = decodeURIComponent(u.password);
     // The credentials also travel as a Basic authorization header, which an endpoint may echo.
     const basic = user || pass ? [pass, Buffer.from(`${user}:${pass}`).toString('base64')] : [];
-    return [...basic, ...[...u.searchParams].filter(([k]) => /key|token|secret|auth|pass|sig/i.test(k)).map(([, v]) => v)];
+    return [
+      ...basic,
+      ...[...u.searchParams].filter(([k]) => /key|token|secret|auth|pass|sig/i.test(k)).map(([, v]) => v),
+    ];
   } catch {
     return [];
   }

@@ -22,12 +22,20 @@ export class DataError extends Error {
 export function firstZodIssue(err: ZodError): { field: string; message: string } {
   const issue = err.issues[0];
   if (!issue) return { field: '', message: err.message };
-  const field = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  const field = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
   return { field, message: issue.message };
 }
 
 /** Turn a zod failure for one row of a file into a DataError. */
-export function dataErrorFromZod(file: string, row: string | number | undefined, err: ZodError, prefix = ''): DataError {
+export function dataErrorFromZod(
+  file: string,
+  row: string | number | undefined,
+  err: ZodError,
+  prefix = '',
+): DataError {
   const { field, message } = firstZodIssue(err);
   return new DataError(file, row, prefix && field ? `${prefix}.${field}` : prefix || field, message);
 }

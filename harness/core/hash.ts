@@ -25,7 +25,13 @@ function sortKeys(v: unknown, depth = 0): unknown {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v as object).sort()) {
       const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) Object.defineProperty(out, k, { value: sortKeys(x, depth + 1), enumerable: true, writable: true, configurable: true });
+      if (x !== undefined)
+        Object.defineProperty(out, k, {
+          value: sortKeys(x, depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     }
     return out;
   }

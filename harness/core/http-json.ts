@@ -6,7 +6,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * The request body as text. Past `max` bytes the promise rejects with `tooLarge()`, and the rest is read and
  * dropped, so that an error answer still reaches the client.
  */
-export function readBody(req: IncomingMessage, max = Number.POSITIVE_INFINITY, tooLarge: () => Error = () => new Error(`request body larger than ${max} bytes`)): Promise<string> {
+export function readBody(
+  req: IncomingMessage,
+  max = Number.POSITIVE_INFINITY,
+  tooLarge: () => Error = () => new Error(`request body larger than ${max} bytes`),
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -20,7 +24,12 @@ export function readBody(req: IncomingMessage, max = Number.POSITIVE_INFINITY, t
   });
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);

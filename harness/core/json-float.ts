@@ -17,7 +17,8 @@ export function stringifyJson(value: unknown): string {
   let token: string | undefined;
   const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
     const raw = this[key];
-    if (raw instanceof JsonFloat && Number.isInteger(raw.value)) return `${(token ??= `\u0000float-${randomUUID()}:`)}${raw.value}`;
+    if (raw instanceof JsonFloat && Number.isInteger(raw.value))
+      return `${(token ??= `\u0000float-${randomUUID()}:`)}${raw.value}`;
     return v;
   });
   if (token === undefined) return text;

@@ -3,7 +3,13 @@
 import type { ResultPromise } from 'execa';
 
 /** How such a child is started: pipes, stderr passed through, a fixed hash seed so Python's answers repeat. */
-export const JSON_LINES_CHILD = { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit', buffer: false, env: { PYTHONHASHSEED: '0' } } as const;
+export const JSON_LINES_CHILD = {
+  stdin: 'pipe',
+  stdout: 'pipe',
+  stderr: 'inherit',
+  buffer: false,
+  env: { PYTHONHASHSEED: '0' },
+} as const;
 
 export class JsonLinesChild {
   private buffer = '';

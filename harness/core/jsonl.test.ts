@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -19,22 +28,26 @@ function tmp(): string {
 }
 
 describe('writing without following links', () => {
-  it('appendJsonl refuses a link in the file\'s place; the linked file is untouched', () => {
+  it("appendJsonl refuses a link in the file's place; the linked file is untouched", () => {
     const out = tmp();
     const victim = join(tmp(), 'victim.txt');
     writeFileSync(victim, 'keep\n');
     symlinkSync(victim, join(out, 'instances.jsonl'));
-    expect(() => appendJsonl(join(out, 'instances.jsonl'), { id: 1 }, out)).toThrow(/instances\.jsonl is a symbolic link/);
+    expect(() => appendJsonl(join(out, 'instances.jsonl'), { id: 1 }, out)).toThrow(
+      /instances\.jsonl is a symbolic link/,
+    );
     expect(readFileSync(victim, 'utf8')).toBe('keep\n');
   });
 
-  it('a hard link in the file\'s place is refused too (O_NOFOLLOW does not see it): the other name\'s file is untouched', () => {
+  it("a hard link in the file's place is refused too (O_NOFOLLOW does not see it): the other name's file is untouched", () => {
     const out = tmp();
     const victim = join(tmp(), 'victim.txt');
     writeFileSync(victim, 'keep\n');
     linkSync(victim, join(out, 'instances.jsonl'));
     expect(() => refuseLink(join(out, 'instances.jsonl'))).toThrow(/instances\.jsonl has other hard links/);
-    expect(() => appendJsonl(join(out, 'instances.jsonl'), { id: 1 }, out)).toThrow(/instances\.jsonl has other hard links/);
+    expect(() => appendJsonl(join(out, 'instances.jsonl'), { id: 1 }, out)).toThrow(
+      /instances\.jsonl has other hard links/,
+    );
     expect(readFileSync(victim, 'utf8')).toBe('keep\n');
     // A whole-file write replaces the name (rename), so the other name keeps its content.
     writeFileAtomic(join(out, 'instances.jsonl'), 'new\n', out);
@@ -50,7 +63,7 @@ describe('writing without following links', () => {
     expect(readdirSync(victim)).toEqual([]);
   });
 
-  it('writeFileAtomic writes through no link: neither one planted at a predictable temporary name nor one in the file\'s place', () => {
+  it("writeFileAtomic writes through no link: neither one planted at a predictable temporary name nor one in the file's place", () => {
     const out = tmp();
     const victim = join(tmp(), 'victim.txt');
     writeFileSync(victim, 'keep');
@@ -71,15 +84,19 @@ describe('streamLines', () => {
   it('yields the lines of any text, whatever the chunk size, and hashes the whole file', () => {
     const file = join(dir, 'any.txt');
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', 'é', '東', '🙂', '\n', '\r', ' '), maxLength: 60 }), fc.integer({ min: 1, max: 9 }), (text, chunkBytes) => {
-        writeFileSync(file, text);
-        const got: string[] = [];
-        const { sha256 } = streamLines(file, ({ text: t }) => void got.push(t), { chunkBytes, hash: true });
-        const want = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-        if (text.endsWith('\n') || text === '') want.pop();
-        expect(got).toEqual(want);
-        expect(sha256).toBe(createHash('sha256').update(text).digest('hex'));
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'é', '東', '🙂', '\n', '\r', ' '), maxLength: 60 }),
+        fc.integer({ min: 1, max: 9 }),
+        (text, chunkBytes) => {
+          writeFileSync(file, text);
+          const got: string[] = [];
+          const { sha256 } = streamLines(file, ({ text: t }) => void got.push(t), { chunkBytes, hash: true });
+          const want = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+          if (text.endsWith('\n') || text === '') want.pop();
+          expect(got).toEqual(want);
+          expect(sha256).toBe(createHash('sha256').update(text).digest('hex'));
+        },
+      ),
       { numRuns: runs(300) },
     );
   });
@@ -89,8 +106,16 @@ describe('streamLines', () => {
     const text = `a\n${'x'.repeat(50)}\nb\nc\n`;
     writeFileSync(file, text);
     const seen: Array<[number, string, boolean]> = [];
-    const { sha256 } = streamLines(file, ({ text: t, lineNo, tooLong }) => (seen.push([lineNo, t, tooLong]), lineNo < 3), { maxLineChars: 10, chunkBytes: 4, hash: true });
-    expect(seen).toEqual([[1, 'a', false], [2, 'x'.repeat(10), true], [3, 'b', false]]);
+    const { sha256 } = streamLines(
+      file,
+      ({ text: t, lineNo, tooLong }) => (seen.push([lineNo, t, tooLong]), lineNo < 3),
+      { maxLineChars: 10, chunkBytes: 4, hash: true },
+    );
+    expect(seen).toEqual([
+      [1, 'a', false],
+      [2, 'x'.repeat(10), true],
+      [3, 'b', false],
+    ]);
     expect(sha256).toBe(createHash('sha256').update(text).digest('hex'));
   });
 });

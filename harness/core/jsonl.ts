@@ -1,5 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { dirname } from 'node:path';
 import { closeQuietly, mkdirNoFollow, openNoFollow } from './nofollow.ts';
@@ -54,7 +64,11 @@ const CHUNK = 1 << 20;
  * one reader of line files — datasets, journals, record files — so none of them holds a whole file in memory.
  * Returns the file's sha256 when asked (the bytes read after a stop are hashed, not split into lines).
  */
-export function streamLines(path: string, onLine: (line: Line) => boolean | void, opts: StreamLinesOptions = {}): { sha256?: string } {
+export function streamLines(
+  path: string,
+  onLine: (line: Line) => boolean | void,
+  opts: StreamLinesOptions = {},
+): { sha256?: string } {
   const max = opts.maxLineChars ?? MAX_LINE_CHARS;
   const hash = opts.hash ? createHash('sha256') : undefined;
   const decoder = new StringDecoder('utf8');
@@ -67,7 +81,8 @@ export function streamLines(path: string, onLine: (line: Line) => boolean | void
   let reading = true;
   const emit = (text: string) => {
     lineNo += 1;
-    if (reading && onLine({ text: text.endsWith('\r') ? text.slice(0, -1) : text, lineNo, tooLong }) === false) reading = false;
+    if (reading && onLine({ text: text.endsWith('\r') ? text.slice(0, -1) : text, lineNo, tooLong }) === false)
+      reading = false;
     tooLong = false;
   };
   try {

@@ -12,13 +12,17 @@ export class LinkRefused extends Error {
 }
 
 function refuse(p: string): never {
-  throw new LinkRefused(`${p} is a symbolic link: toolgauge does not write through links (remove it, or choose another output directory)`);
+  throw new LinkRefused(
+    `${p} is a symbolic link: toolgauge does not write through links (remove it, or choose another output directory)`,
+  );
 }
 
 // A hard link is the same file under a second name: O_NOFOLLOW and lstat see a plain file, and an append would
 // land in the other name's file too.
 function refuseHard(p: string): never {
-  throw new LinkRefused(`${p} has other hard links: toolgauge does not write into a file that is also elsewhere (remove it, or choose another output directory)`);
+  throw new LinkRefused(
+    `${p} has other hard links: toolgauge does not write into a file that is also elsewhere (remove it, or choose another output directory)`,
+  );
 }
 
 /** The folder `dir` and every folder between `root` and it, created when missing; a link or a file among them is refused. */

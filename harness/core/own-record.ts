@@ -7,7 +7,9 @@ import { z } from 'zod';
  */
 export function ownRecord<V extends z.ZodType>(value: V) {
   return z
-    .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'expected an object' })
+    .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), {
+      message: 'expected an object',
+    })
     .transform((obj, ctx) => {
       const out: Record<string, z.output<V>> = {};
       let ok = true;
@@ -15,7 +17,8 @@ export function ownRecord<V extends z.ZodType>(value: V) {
         const r = value.safeParse(obj[key]);
         if (!r.success) {
           ok = false;
-          for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [key, ...issue.path] });
+          for (const issue of r.error.issues)
+            ctx.addIssue({ code: 'custom', message: issue.message, path: [key, ...issue.path] });
           continue;
         }
         Object.defineProperty(out, key, { value: r.data, enumerable: true, writable: true, configurable: true });

@@ -13,7 +13,9 @@ export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 export const MODULE_EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 /** package.json: at the root of the sources, one level above `dist/` in the package. */
-export const PACKAGE_JSON = existsSync(resolve(PACKAGE_ROOT, 'package.json')) ? resolve(PACKAGE_ROOT, 'package.json') : resolve(PACKAGE_ROOT, '..', 'package.json');
+export const PACKAGE_JSON = existsSync(resolve(PACKAGE_ROOT, 'package.json'))
+  ? resolve(PACKAGE_ROOT, 'package.json')
+  : resolve(PACKAGE_ROOT, '..', 'package.json');
 
 export function fromRoot(...parts: string[]): string {
   return resolve(PACKAGE_ROOT, ...parts);

@@ -6,8 +6,17 @@ import { clearSecrets, redactDeep, registerSecret } from './redact.ts';
 // The oracle: a secret's first 8 characters. Any longer beginning contains them, so their absence means no
 // beginning of 8 or more characters survived anywhere. Secrets are `sk-` and letters or digits, the text around
 // them is drawn from other characters, so the only place a beginning can come from is the planted secret.
-const secret = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), minLength: 9, maxLength: 40 }).map((s) => `sk-${s}`);
-const filler = fc.string({ unit: fc.constantFrom(' ', '.', ',', '"', '{', '}', ':', '\n', 'é', '→', '#'), maxLength: 60 });
+const secret = fc
+  .string({
+    unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'),
+    minLength: 9,
+    maxLength: 40,
+  })
+  .map((s) => `sk-${s}`);
+const filler = fc.string({
+  unit: fc.constantFrom(' ', '.', ',', '"', '{', '}', ':', '\n', 'é', '→', '#'),
+  maxLength: 60,
+});
 const leaks = (out: string, s: string) => out.includes(s.slice(0, 8));
 
 beforeEach(() => clearSecrets());
@@ -37,7 +46,12 @@ describe('redaction before the cut', () => {
         registerSecret(s);
         const across = pad + s + pad;
         const max = pad.length + Math.min(k, s.length - 1);
-        const value = { id: across, finish_reason: s, tool_calls: [{ id: across, function: { name: s, arguments: across } }], [s]: 1 };
+        const value = {
+          id: across,
+          finish_reason: s,
+          tool_calls: [{ id: across, function: { name: s, arguments: across } }],
+          [s]: 1,
+        };
         const out = JSON.stringify(capStrings(value, max));
         expect(leaks(out, s), out).toBe(false);
         expect(leaks(JSON.stringify(redactDeep(value)), s)).toBe(false);

@@ -43,7 +43,13 @@ export function redactDeep<T>(value: T): T {
   if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};
     // defineProperty keeps a data key such as `__proto__` as an own key.
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k), { value: redactDeep(v), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, redact(k), {
+        value: redactDeep(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out as T;
   }
   return value;

@@ -44,14 +44,18 @@ export function toolgaugeVersion(): string {
 
 function git(args: string[]): string | null {
   try {
-    return execFileSync('git', args, { cwd: fromRoot(), stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).toString().trim();
+    return execFileSync('git', args, { cwd: fromRoot(), stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
+      .toString()
+      .trim();
   } catch {
     return null;
   }
 }
 
 const gitAsync = (args: string[]) =>
-  new Promise<string | null>((res) => execFile('git', args, { cwd: fromRoot(), timeout: 5000 }, (err, out) => res(err ? null : String(out).trim())));
+  new Promise<string | null>((res) =>
+    execFile('git', args, { cwd: fromRoot(), timeout: 5000 }, (err, out) => res(err ? null : String(out).trim())),
+  );
 
 type GitState = { commit: string | null; status: string | null };
 let prefetched: GitState | undefined;
@@ -81,7 +85,13 @@ function gitState(): GitState {
 
 export function reproHeader(
   cfg: RunConfig,
-  extra: { dataset?: ReproHeader['dataset']; templateSha256?: string | null; generation?: Record<string, unknown>; startedAt: Date; endedAt: Date },
+  extra: {
+    dataset?: ReproHeader['dataset'];
+    templateSha256?: string | null;
+    generation?: Record<string, unknown>;
+    startedAt: Date;
+    endedAt: Date;
+  },
 ): ReproHeader {
   return {
     ...machineFacts(),
@@ -104,7 +114,14 @@ export function reproHeader(
  * The header of a summary scored from another runner's outputs (`bfcl rescore`): toolgauge and the machine that
  * scored them, the model as that runner named it, and no generation settings of ours (nothing was generated here).
  */
-export function rescoreHeader(o: { model: string; source: string; dataset: ReproHeader['dataset']; seed: number; startedAt: Date; endedAt: Date }): ReproHeader {
+export function rescoreHeader(o: {
+  model: string;
+  source: string;
+  dataset: ReproHeader['dataset'];
+  seed: number;
+  startedAt: Date;
+  endedAt: Date;
+}): ReproHeader {
   return {
     ...machineFacts(),
     endpoint: `none (rescored ${o.source})`,

@@ -104,7 +104,8 @@ async function grammarFor(text) {
     try {
       g = await llama.createGrammar({ grammar: text });
     } catch (err) {
-      const detail = recentLog.slice(before).find((l) => /error parsing grammar|parse:/.test(l)) ?? recentLog.slice(before).at(-1);
+      const detail =
+        recentLog.slice(before).find((l) => /error parsing grammar|parse:/.test(l)) ?? recentLog.slice(before).at(-1);
       throw new RequestError('grammar', `llama.cpp refused the grammar: ${oneLine(detail ?? err.message)}`);
     }
     if (grammars.size >= 32) grammars.delete(grammars.keys().next().value);
@@ -136,7 +137,11 @@ function stopAt(text, stops) {
 async function complete(id, req) {
   const prompt = tokenize(req.prompt);
   if (prompt.length === 0) throw new RequestError('request', 'the prompt is empty');
-  if (prompt.length >= context.contextSize) throw new RequestError('request', `the prompt is ${prompt.length} tokens; the context holds ${context.contextSize}`);
+  if (prompt.length >= context.contextSize)
+    throw new RequestError(
+      'request',
+      `the prompt is ${prompt.length} tokens; the context holds ${context.contextSize}`,
+    );
   const grammar = req.grammar !== undefined ? await grammarFor(req.grammar) : undefined;
   let tokenBias;
   if (req.tokenBias?.length) {
@@ -145,11 +150,16 @@ async function complete(id, req) {
     // special tokens; its sampler applies whatever is in the bias map, so the ids go there directly (the version
     // is pinned exactly, and this is checked).
     const map = tokenBias._biases;
-    if (!(map instanceof Map)) throw new RequestError('request', 'token bias: this node-llama-cpp build has no bias map (expected 3.21.1)');
+    if (!(map instanceof Map))
+      throw new RequestError('request', 'token bias: this node-llama-cpp build has no bias map (expected 3.21.1)');
     for (const { token, bias } of req.tokenBias) {
       const ids = typeof token === 'number' ? [token] : model.tokenize(token, true);
       for (const id of ids) {
-        if (!Number.isInteger(id) || id < 0 || id >= options.vocabSize) throw new RequestError('request', `token bias: token ${id} is not in the vocabulary (0 to ${options.vocabSize - 1})`);
+        if (!Number.isInteger(id) || id < 0 || id >= options.vocabSize)
+          throw new RequestError(
+            'request',
+            `token bias: token ${id} is not in the vocabulary (0 to ${options.vocabSize - 1})`,
+          );
         map.set(id, bias === 'never' ? -Infinity : bias);
       }
     }
@@ -168,23 +178,32 @@ async function complete(id, req) {
     let finishReason = 'stop';
     const grammarEvaluationState = grammar ? new lib.LlamaGrammarEvaluationState({ model, grammar }) : undefined;
     const penalty = req.repeatPenalty ?? 1;
-    const it = seq.evaluateWithMetadata(await reuse(seq, prompt), { probabilities: wantProbs }, {
-      temperature: req.temperature ?? 0,
-      topK: req.topK ?? 0,
-      topP: req.topP ?? 1,
-      minP: 0,
-      seed: req.seed ?? 0,
-      grammarEvaluationState,
-      tokenBias,
-      repeatPenalty: penalty !== 1 ? { punishTokens: () => generated.slice(-64), penalty } : undefined,
-    });
+    const it = seq.evaluateWithMetadata(
+      await reuse(seq, prompt),
+      { probabilities: wantProbs },
+      {
+        temperature: req.temperature ?? 0,
+        topK: req.topK ?? 0,
+        topP: req.topP ?? 1,
+        minP: 0,
+        seed: req.seed ?? 0,
+        grammarEvaluationState,
+        tokenBias,
+        repeatPenalty: penalty !== 1 ? { punishTokens: () => generated.slice(-64), penalty } : undefined,
+      },
+    );
     let cut = -1;
     for await (const step of it) {
       if (aborted.has(id)) break;
       generated.push(step.token);
       if (wantProbs) {
         const p = step.probabilities?.get(step.token);
-        logprobs.push({ token: step.token, text: model.detokenize([step.token], true), logprob: p ? Math.log(p) : -Infinity, top: topOf(step.probabilities, topK) });
+        logprobs.push({
+          token: step.token,
+          text: model.detokenize([step.token], true),
+          logprob: p ? Math.log(p) : -Infinity,
+          top: topOf(step.probabilities, topK),
+        });
       }
       text = model.detokenize(generated, true);
       if (stops.length) {
@@ -220,7 +239,8 @@ async function complete(id, req) {
       tokens = generated.slice(0, n);
       if (wantProbs) logprobs.length = n;
     }
-    if (req.stream && (text.length > sent || tokens.length > tokensSent)) send({ id, chunk: { text: text.slice(sent), tokens: tokens.slice(tokensSent) } });
+    if (req.stream && (text.length > sent || tokens.length > tokensSent))
+      send({ id, chunk: { text: text.slice(sent), tokens: tokens.slice(tokensSent) } });
     return {
       text,
       tokens,
@@ -236,9 +256,15 @@ async function distributions(req) {
   if (prompt.length === 0) throw new RequestError('request', 'the prompt is empty');
   const cont = typeof req.continuation === 'string' ? tokenize(req.continuation) : req.continuation;
   const all = [...prompt, ...cont];
-  if (all.length > context.contextSize) throw new RequestError('request', `prompt and continuation are ${all.length} tokens; the context holds ${context.contextSize}`);
+  if (all.length > context.contextSize)
+    throw new RequestError(
+      'request',
+      `prompt and continuation are ${all.length} tokens; the context holds ${context.contextSize}`,
+    );
   const vocab = options.vocabSize;
-  for (const t of cont) if (!Number.isInteger(t) || t < 0 || (vocab !== undefined && t >= vocab)) throw new RequestError('request', `continuation token ${t} is not in the vocabulary`);
+  for (const t of cont)
+    if (!Number.isInteger(t) || t < 0 || (vocab !== undefined && t >= vocab))
+      throw new RequestError('request', `continuation token ${t} is not in the vocabulary`);
   const topK = req.topK ?? 20;
   return withSequence(async (seq) => {
     const rest = await reuse(seq, all, prompt.length - 1); // the prompt's last token must be evaluated here
@@ -311,6 +337,9 @@ process.on('message', (msg) => {
 
 start().catch((err) => {
   const detail = recentLog.filter((l) => /error|fail|missing|key not found/i.test(l)).at(-1);
-  send({ ready: false, error: oneLine(`${err.message ?? err}${detail && !String(err.message).includes(detail) ? ` (${detail})` : ''}`) });
+  send({
+    ready: false,
+    error: oneLine(`${err.message ?? err}${detail && !String(err.message).includes(detail) ? ` (${detail})` : ''}`),
+  });
   setTimeout(() => process.exit(1), 50);
 });

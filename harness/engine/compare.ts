@@ -62,7 +62,8 @@ export function stepDamage(ref: StepDistribution, quant: StepDistribution): Step
     const q = normalized(quant.full);
     return { agree: argmax(p) === argmax(q) ? 1 : 0, kl: klFromLogprobs(p, q), exact: true };
   }
-  const agree = ref.top[0] !== undefined && quant.top[0] !== undefined && ref.top[0].token === quant.top[0].token ? 1 : 0;
+  const agree =
+    ref.top[0] !== undefined && quant.top[0] !== undefined && ref.top[0].token === quant.top[0].token ? 1 : 0;
   const qOf = new Map(quant.top.map((t) => [t.token, t.logprob]));
   const shared = ref.top.filter((t) => qOf.has(t.token));
   const lp = shared.map((t) => t.logprob);
@@ -71,7 +72,10 @@ export function stepDamage(ref: StepDistribution, quant: StepDistribution): Step
   return { agree, kl: klFromLogprobs([...lp, rest(lp)], [...lq, rest(lq)]), exact: false };
 }
 
-export function compareDistributions(reference: DistributionsResult, other: DistributionsResult): DistributionComparison {
+export function compareDistributions(
+  reference: DistributionsResult,
+  other: DistributionsResult,
+): DistributionComparison {
   if (reference.steps.length !== other.steps.length || reference.tokens.some((t, i) => other.tokens[i] !== t)) {
     throw new Error('compareDistributions: the two results are not over the same tokens (tokenizers or texts differ)');
   }

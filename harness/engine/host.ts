@@ -27,7 +27,15 @@ const tokenId = z.number().int().nonnegative();
 const COMPLETE = z.strictObject({
   prompt: z.string().min(1),
   grammar: z.string().min(1).optional(),
-  tokenBias: z.array(z.strictObject({ token: z.union([tokenId, z.string().min(1)]), bias: z.union([z.number().finite(), z.literal('never')]) })).max(100_000).optional(),
+  tokenBias: z
+    .array(
+      z.strictObject({
+        token: z.union([tokenId, z.string().min(1)]),
+        bias: z.union([z.number().finite(), z.literal('never')]),
+      }),
+    )
+    .max(100_000)
+    .optional(),
   seed: z.number().int().nonnegative().max(0xffffffff).optional(),
   temperature: z.number().finite().min(0).max(100).optional(),
   topP: z.number().gt(0).max(1).optional(),
@@ -81,11 +89,15 @@ interface Child {
 /** The last stderr line worth quoting (a GGML assert, an error), for a crash message. */
 function lastUsefulLine(lines: string[]): string | undefined {
   const useful = lines.filter((l) => !/^\s*\d+: /.test(l)); // not the frames of a native stack trace
-  return [...useful].reverse().find((l) => /GGML_ASSERT|GGML_ABORT/.test(l)) ?? [...useful].reverse().find((l) => /error|failed/i.test(l));
+  return (
+    [...useful].reverse().find((l) => /GGML_ASSERT|GGML_ABORT/.test(l)) ??
+    [...useful].reverse().find((l) => /error|failed/i.test(l))
+  );
 }
 
 export class EngineHost implements Engine {
-  readonly options: Required<Omit<EngineOptions, 'requestTimeoutMs' | 'batchSize'>> & Pick<EngineOptions, 'requestTimeoutMs' | 'batchSize'>;
+  readonly options: Required<Omit<EngineOptions, 'requestTimeoutMs' | 'batchSize'>> &
+    Pick<EngineOptions, 'requestTimeoutMs' | 'batchSize'>;
   private child: Child | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -95,10 +107,14 @@ export class EngineHost implements Engine {
   /** How many children have been started (1 + restarts after crashes). */
   starts = 0;
 
-  constructor(options: EngineOptions, private readonly seams: EngineHostSeams = {}) {
+  constructor(
+    options: EngineOptions,
+    private readonly seams: EngineHostSeams = {},
+  ) {
     const positive = (n: number | undefined, d: number, what: string): number => {
       const v = n ?? d;
-      if (!Number.isInteger(v) || v < 1) throw new EngineError('request', `engine option ${what} must be a positive integer, got ${String(n)}`);
+      if (!Number.isInteger(v) || v < 1)
+        throw new EngineError('request', `engine option ${what} must be a positive integer, got ${String(n)}`);
       return v;
     };
     this.options = {
@@ -107,7 +123,9 @@ export class EngineHost implements Engine {
       contextSize: positive(options.contextSize, 2048, 'contextSize'),
       sequences: positive(options.sequences, 1, 'sequences'),
       ...(options.batchSize !== undefined ? { batchSize: positive(options.batchSize, 512, 'batchSize') } : {}),
-      ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: positive(options.requestTimeoutMs, 1, 'requestTimeoutMs') } : {}),
+      ...(options.requestTimeoutMs !== undefined
+        ? { requestTimeoutMs: positive(options.requestTimeoutMs, 1, 'requestTimeoutMs') }
+        : {}),
     };
   }
 
@@ -142,7 +160,14 @@ export class EngineHost implements Engine {
         // Not the parent's NODE_OPTIONS (a test runner's or tsx's loaders): the child is plain JavaScript.
         ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS')),
         TOOLGAUGE_ENGINE_ENTRY: mod.entry,
-        TOOLGAUGE_ENGINE_OPTIONS: JSON.stringify({ modelPath: o.modelPath, threads: o.threads, contextSize: o.contextSize, sequences: o.sequences, batchSize: o.batchSize, vocabSize: facts.vocabSize }),
+        TOOLGAUGE_ENGINE_OPTIONS: JSON.stringify({
+          modelPath: o.modelPath,
+          threads: o.threads,
+          contextSize: o.contextSize,
+          sequences: o.sequences,
+          batchSize: o.batchSize,
+          vocabSize: facts.vocabSize,
+        }),
       },
     });
     this.starts++;
@@ -163,7 +188,9 @@ export class EngineHost implements Engine {
           this.runtime = msg.runtime as Runtime;
           settleReady.resolve(this.runtime);
         } else {
-          settleReady.reject(new EngineError('load', `${o.modelPath}: llama.cpp could not load the model: ${String(msg.error)}`));
+          settleReady.reject(
+            new EngineError('load', `${o.modelPath}: llama.cpp could not load the model: ${String(msg.error)}`),
+          );
         }
         return;
       }
@@ -173,7 +200,10 @@ export class EngineHost implements Engine {
       this.settle(msg.id as number);
       if (msg.kind !== 'grammar') stderrTail.length = 0; // what came before an answer is not why the child dies later
       if (msg.ok) p.resolve(msg.result);
-      else if (msg.kind === 'grammar') void this.grammarDetail(stderrTail).then((d) => p.reject(new EngineError('grammar', `${String(msg.message)}${d ? `: ${d}` : ''}`)));
+      else if (msg.kind === 'grammar')
+        void this.grammarDetail(stderrTail).then((d) =>
+          p.reject(new EngineError('grammar', `${String(msg.message)}${d ? `: ${d}` : ''}`)),
+        );
       else p.reject(new EngineError(msg.kind as EngineErrorKind, String(msg.message)));
     });
     proc.on('error', () => {}); // exit follows
@@ -183,14 +213,24 @@ export class EngineHost implements Engine {
         if (this.child === child) this.child = undefined;
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         // Source paths of the build machine say nothing to a user: keep `file.cpp:line: GGML_ASSERT(...)`.
-        const detail = lastUsefulLine(stderrTail)?.replace(/\S*\/(?=[\w.-]+:\d+:)/, '').slice(0, 300);
+        const detail = lastUsefulLine(stderrTail)
+          ?.replace(/\S*\/(?=[\w.-]+:\d+:)/, '')
+          .slice(0, 300);
         const what = `the llama.cpp engine process ${how}${detail ? `: ${detail}` : ''}`;
         const err = new EngineError('crash', `${o.modelPath}: ${what}`);
-        settleReady.reject(this.closed ? new EngineError('closed', 'the engine was closed') : new EngineError('load', `${o.modelPath}: llama.cpp could not load the model: ${what}`));
+        settleReady.reject(
+          this.closed
+            ? new EngineError('closed', 'the engine was closed')
+            : new EngineError('load', `${o.modelPath}: llama.cpp could not load the model: ${what}`),
+        );
         for (const id of [...this.pending.keys()]) {
           const p = this.pending.get(id)!;
           this.settle(id);
-          p.reject(this.closed ? new EngineError('closed', `the engine was closed during ${p.op}`) : new EngineError('crash', `${err.message} while serving ${p.op}; the next request starts a new one`));
+          p.reject(
+            this.closed
+              ? new EngineError('closed', `the engine was closed during ${p.op}`)
+              : new EngineError('crash', `${err.message} while serving ${p.op}; the next request starts a new one`),
+          );
         }
       });
     });
@@ -236,23 +276,42 @@ export class EngineHost implements Engine {
     if (this.child) this.idle(this.child);
   }
 
-  private async request<T>(op: string, args: unknown, extra: { onChunk?: (c: CompleteChunk) => void; signal?: AbortSignal } = {}): Promise<T> {
+  private async request<T>(
+    op: string,
+    args: unknown,
+    extra: { onChunk?: (c: CompleteChunk) => void; signal?: AbortSignal } = {},
+  ): Promise<T> {
     const child = await this.ensureChild();
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      const p: Pending = { op, resolve: resolve as (v: unknown) => void, reject, ...(extra.onChunk ? { onChunk: extra.onChunk } : {}) };
+      const p: Pending = {
+        op,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        ...(extra.onChunk ? { onChunk: extra.onChunk } : {}),
+      };
       this.pending.set(id, p);
       this.idle(child);
       if (this.options.requestTimeoutMs) {
         p.timer = setTimeout(() => {
           this.settle(id);
-          reject(new EngineError('timeout', `${op} took longer than ${this.options.requestTimeoutMs} ms; the engine process is restarted`));
+          reject(
+            new EngineError(
+              'timeout',
+              `${op} took longer than ${this.options.requestTimeoutMs} ms; the engine process is restarted`,
+            ),
+          );
           child.proc.kill('SIGKILL');
         }, this.options.requestTimeoutMs);
       }
       if (extra.signal) {
         if (extra.signal.aborted) child.proc.send({ op: 'abort', target: id });
-        else extra.signal.addEventListener('abort', () => child.proc.connected && child.proc.send({ op: 'abort', target: id }), { once: true });
+        else
+          extra.signal.addEventListener(
+            'abort',
+            () => child.proc.connected && child.proc.send({ op: 'abort', target: id }),
+            { once: true },
+          );
       }
       child.proc.send({ id, op, args });
     });
@@ -274,7 +333,9 @@ export class EngineHost implements Engine {
       contextSize: r.contextSize,
       sequences: this.options.sequences,
       threads: this.options.threads,
-      ...(f.chatTemplate !== undefined ? { chatTemplate: f.chatTemplate, chatTemplateSha256: f.chatTemplateSha256! } : {}),
+      ...(f.chatTemplate !== undefined
+        ? { chatTemplate: f.chatTemplate, chatTemplateSha256: f.chatTemplateSha256! }
+        : {}),
       testModel: f.testModel,
       ...(f.bosToken !== undefined ? { bosToken: f.bosToken } : {}),
       ...(f.eosToken !== undefined ? { eosToken: f.eosToken } : {}),
@@ -290,7 +351,10 @@ export class EngineHost implements Engine {
     return this.request('detokenize', { tokens });
   }
 
-  async complete(req: CompleteRequest, opts: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal } = {}): Promise<CompleteResult> {
+  async complete(
+    req: CompleteRequest,
+    opts: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal } = {},
+  ): Promise<CompleteResult> {
     const ok = checked(COMPLETE, 'complete', req);
     return this.request('complete', { ...ok, stream: !!opts.onChunk }, opts);
   }

@@ -20,7 +20,10 @@ function candidates(): string[] {
     out.push(join(d, 'node_modules', 'node-llama-cpp'));
     if (dirname(d) === d) break;
   }
-  out.push(fromRoot('.engine', 'node_modules', 'node-llama-cpp'), resolve(fromRoot(), '..', '.engine', 'node_modules', 'node-llama-cpp'));
+  out.push(
+    fromRoot('.engine', 'node_modules', 'node-llama-cpp'),
+    resolve(fromRoot(), '..', '.engine', 'node_modules', 'node-llama-cpp'),
+  );
   return out;
 }
 
@@ -48,8 +51,15 @@ export function findNodeLlamaCpp(dirs: string[] = candidates()): { found?: Engin
 }
 
 /** node-llama-cpp, or the one-line error saying how to get it. */
-export function requireNodeLlamaCpp(find: () => { found?: EngineModule; wrongVersions: string[] } = () => findNodeLlamaCpp()): EngineModule {
+export function requireNodeLlamaCpp(
+  find: () => { found?: EngineModule; wrongVersions: string[] } = () => findNodeLlamaCpp(),
+): EngineModule {
   const { found, wrongVersions: wrong } = find();
   if (found) return found;
-  throw new EngineError('missing', wrong.length ? `${ENGINE_MISSING_MESSAGE} (found ${wrong[0]}, which is not ${NODE_LLAMA_CPP_VERSION})` : ENGINE_MISSING_MESSAGE);
+  throw new EngineError(
+    'missing',
+    wrong.length
+      ? `${ENGINE_MISSING_MESSAGE} (found ${wrong[0]}, which is not ${NODE_LLAMA_CPP_VERSION})`
+      : ENGINE_MISSING_MESSAGE,
+  );
 }

@@ -177,7 +177,10 @@ export interface Engine {
   tokenize(text: string, opts?: { specialTokens?: boolean }): Promise<number[]>;
   detokenize(tokens: number[]): Promise<string>;
   /** One completion; `signal` aborts it (a `request` error "the request was aborted"), freeing its sequence. */
-  complete(req: CompleteRequest, opts?: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal }): Promise<CompleteResult>;
+  complete(
+    req: CompleteRequest,
+    opts?: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal },
+  ): Promise<CompleteResult>;
   nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult>;
   /** Compile a GBNF grammar with llama.cpp's parser without generating: resolves, or rejects with a `grammar` error. */
   checkGrammar(grammar: string): Promise<void>;

@@ -70,13 +70,19 @@ export async function ensureHfFile(opts: HfOptions): Promise<HfFile> {
     stall = setTimeout(() => abort(`no data for ${secs(stallMs)} s`), stallMs);
   };
   const fail = (err: unknown): never => {
-    throw new Error(`could not download ${repo}/${file}@${opts.revision} from ${opts.endpoint}: ${why || (err as Error).message}. Offline? Pass --data FILE.`);
+    throw new Error(
+      `could not download ${repo}/${file}@${opts.revision} from ${opts.endpoint}: ${why || (err as Error).message}. Offline? Pass --data FILE.`,
+    );
   };
   let body: Buffer;
   let res: Response;
   try {
     try {
-      res = await doFetch(url, { headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {}, signal: ctl.signal, redirect: 'follow' });
+      res = await doFetch(url, {
+        headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+        signal: ctl.signal,
+        redirect: 'follow',
+      });
     } catch (err) {
       return fail(err);
     }

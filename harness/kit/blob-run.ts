@@ -15,7 +15,10 @@ export interface BlobRun {
 
 export function blobRunOf(run: RunConfig, settings: unknown): BlobRun {
   const { apiKey: _k, hf: _h, simUrl: _s, outDir: _o, gate: _g, resume: _r, ...config } = run;
-  return { config: { ...config, baseUrl: redactUrl(config.baseUrl) }, settings: redactDeep(JSON.parse(JSON.stringify(settings ?? null)) as unknown) };
+  return {
+    config: { ...config, baseUrl: redactUrl(config.baseUrl) },
+    settings: redactDeep(JSON.parse(JSON.stringify(settings ?? null)) as unknown),
+  };
 }
 
 /** Every string of a JSON value through the redactor (a suite's settings are data; a key must not reach a blob). */
@@ -27,27 +30,56 @@ function redactDeep(v: unknown): unknown {
 }
 
 /** The fields in which two shards of one run may not differ (timeouts, concurrency, caches may). */
-const SAME_RUN: ReadonlyArray<keyof BlobRun['config']> = ['model', 'baseUrl', 'usesSimulator', 'seed', 'trials', 'temperature', 'maxTokens', 'injectedDate', 'maxToolCallsPerTurn'];
+const SAME_RUN: ReadonlyArray<keyof BlobRun['config']> = [
+  'model',
+  'baseUrl',
+  'usesSimulator',
+  'seed',
+  'trials',
+  'temperature',
+  'maxTokens',
+  'injectedDate',
+  'maxToolCallsPerTurn',
+];
 
 /**
  * The configuration of a merged run from its blobs: every suite block's recorded run must agree (else a usage error
  * naming what differs — shards of different runs never make one report); the merge command keeps only its own
  * output directory, gate and key. Blobs without a record (older ones) leave the configuration as parsed.
  */
-export function runFromBlobs(kc: KitConfig, blocks: ReadonlyArray<{ suite: string; dataset: string | null; run: BlobRun | undefined }>): KitConfig {
+export function runFromBlobs(
+  kc: KitConfig,
+  blocks: ReadonlyArray<{ suite: string; dataset: string | null; run: BlobRun | undefined }>,
+): KitConfig {
   const recorded = blocks.filter((b): b is { suite: string; dataset: string | null; run: BlobRun } => !!b.run);
   if (!recorded.length) return kc;
   const differ = (what: string, values: readonly unknown[]) => {
     const distinct = [...new Set(values.map((v) => JSON.stringify(v ?? null)))];
-    if (distinct.length > 1) throw new UsageError(`toolgauge: the blob reports come from different runs (${what}: ${distinct.slice(0, 3).join(' vs ')}); merge the shards of one run only`);
+    if (distinct.length > 1)
+      throw new UsageError(
+        `toolgauge: the blob reports come from different runs (${what}: ${distinct.slice(0, 3).join(' vs ')}); merge the shards of one run only`,
+      );
   };
   // A gguf: run's shards each start their own engine on a port of its own: the engine and the file identify it.
-  const same = (c: BlobRun['config'], field: (typeof SAME_RUN)[number]) => (field === 'baseUrl' && c.engine?.facts ? { engine: c.engine.facts.engine, sha256: c.engine.facts.sha256, tensor_type: c.engine.facts.tensor_type } : c[field]);
-  for (const field of SAME_RUN) differ(field, recorded.map((b) => same(b.run.config, field)));
+  const same = (c: BlobRun['config'], field: (typeof SAME_RUN)[number]) =>
+    field === 'baseUrl' && c.engine?.facts
+      ? { engine: c.engine.facts.engine, sha256: c.engine.facts.sha256, tensor_type: c.engine.facts.tensor_type }
+      : c[field];
+  for (const field of SAME_RUN)
+    differ(
+      field,
+      recorded.map((b) => same(b.run.config, field)),
+    );
   for (const suite of new Set(recorded.map((b) => b.suite))) {
     const mine = recorded.filter((b) => b.suite === suite);
-    differ(`${suite} settings`, mine.map((b) => b.run.settings));
-    differ(`${suite} dataset sha256`, mine.map((b) => b.dataset));
+    differ(
+      `${suite} settings`,
+      mine.map((b) => b.run.settings),
+    );
+    differ(
+      `${suite} dataset sha256`,
+      mine.map((b) => b.dataset),
+    );
   }
   const first = recorded[0]!.run.config;
   const suites = { ...kc.suites };

@@ -58,7 +58,11 @@ export function markRunId(env: NodeJS.ProcessEnv, runId: string): void {
   env.TOOLGAUGE_RUN_ID_PID = String(process.pid);
 }
 
-export function parseKitConfig(env: NodeJS.ProcessEnv, suites: readonly AnySuite[], extra: { runId?: string; simUrl?: string; filter?: string | null; sharded?: boolean } = {}): KitConfig {
+export function parseKitConfig(
+  env: NodeJS.ProcessEnv,
+  suites: readonly AnySuite[],
+  extra: { runId?: string; simUrl?: string; filter?: string | null; sharded?: boolean } = {},
+): KitConfig {
   const run = readConfig(env);
   const parsed: Record<string, SuiteSettings> = {};
   let prewarmSandbox = false;

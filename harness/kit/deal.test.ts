@@ -8,7 +8,12 @@ describe('dealToPart', () => {
       fc.property(fc.array(fc.nat(9), { maxLength: 40 }), fc.integer({ min: 1, max: 6 }), (weights, parts) => {
         const items = weights.map((w, i) => ({ i, w }));
         const dealt = Array.from({ length: parts }, (_, k) => dealToPart(items, k + 1, parts, (x) => x.w));
-        expect(dealt.flat().map((x) => x.i).sort((a, b) => a - b)).toEqual(items.map((x) => x.i));
+        expect(
+          dealt
+            .flat()
+            .map((x) => x.i)
+            .sort((a, b) => a - b),
+        ).toEqual(items.map((x) => x.i));
         for (const part of dealt) expect(part.map((x) => x.i)).toEqual([...part.map((x) => x.i)].sort((a, b) => a - b));
         // Round-robin over the heaviest-first order: part sizes differ by at most one.
         const sizes = dealt.map((p) => p.length);

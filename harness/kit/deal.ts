@@ -3,7 +3,12 @@
  * then round-robin, so every part gets a similar mix. Pure; every part computes the same dealing. Each part keeps
  * its instances in dataset order.
  */
-export function dealToPart<I>(instances: readonly I[], part: number, parts: number, weight: (i: I) => number = () => 1): I[] {
+export function dealToPart<I>(
+  instances: readonly I[],
+  part: number,
+  parts: number,
+  weight: (i: I) => number = () => 1,
+): I[] {
   if (parts <= 1) return part <= 1 ? [...instances] : [];
   const order = instances.map((inst, i) => ({ inst, i, w: weight(inst) })).sort((a, b) => b.w - a.w || a.i - b.i);
   return order

@@ -60,7 +60,15 @@ function finalizeUnguarded(
   suite: string,
   agg: SuiteAggregator,
   metas: readonly InstanceMetaBase[],
-  o: { header: ReproHeader; config: Record<string, unknown>; seed: number; gate?: string; outDir: string; collectionErrors?: string[]; recordFiles?: readonly string[] },
+  o: {
+    header: ReproHeader;
+    config: Record<string, unknown>;
+    seed: number;
+    gate?: string;
+    outDir: string;
+    collectionErrors?: string[];
+    recordFiles?: readonly string[];
+  },
 ): Finalized {
   const latest = new Map<string, InstanceMetaBase>();
   for (const m of metas) latest.set(instanceKey(m.id, m.trial), m);
@@ -98,7 +106,12 @@ function finalizeUnguarded(
   writeFileAtomic(join(o.outDir, REPORT_FILE), markdown, o.outDir);
   if (o.recordFiles?.length) {
     const order = new Map(sorted.map((m) => [instanceKey(m.id, m.trial), (m.order ?? 0) * 1e4 + m.trial]));
-    rewriteRecordFiles(o.outDir, o.recordFiles, () => true, (k) => order.get(k) ?? Number.MAX_SAFE_INTEGER);
+    rewriteRecordFiles(
+      o.outDir,
+      o.recordFiles,
+      () => true,
+      (k) => order.get(k) ?? Number.MAX_SAFE_INTEGER,
+    );
   }
   return { summary, gate, harnessErrors, instances: a.instances };
 }
@@ -109,22 +122,34 @@ function finalizeUnguarded(
  */
 export function withRunErrors(markdown: string, errors: readonly string[], cap = 10): string {
   if (!errors.length) return markdown;
-  const lines = [`> **${errors.length} harness error${errors.length === 1 ? '' : 's'} outside the scored instances: the figures below cover only the instances that finished.**`, '>'];
+  const lines = [
+    `> **${errors.length} harness error${errors.length === 1 ? '' : 's'} outside the scored instances: the figures below cover only the instances that finished.**`,
+    '>',
+  ];
   for (const e of errors.slice(0, cap)) lines.push(`> - ${e.replace(/\s+/g, ' ').slice(0, 500)}`);
   if (errors.length > cap) lines.push(`> - and ${errors.length - cap} more (summary.json, extra.collection_errors)`);
   const nl = markdown.indexOf('\n');
-  return nl < 0 ? `${markdown}\n\n${lines.join('\n')}` : `${markdown.slice(0, nl)}\n\n${lines.join('\n')}${markdown.slice(nl)}`;
+  return nl < 0
+    ? `${markdown}\n\n${lines.join('\n')}`
+    : `${markdown.slice(0, nl)}\n\n${lines.join('\n')}${markdown.slice(nl)}`;
 }
 
 /** The failing instances, by id: a short reason and a link to the trace; capped, with the count of the rest. */
 export function failingSection(metas: readonly InstanceMetaBase[], cap = FAILING_LIST_CAP): string {
   const failing = metas.filter((m) => m.error || !m.pass);
   if (!failing.length) return '## Failing instances\n\nNone.\n';
-  const lines = ['## Failing instances', '', `${failing.length} of ${metas.length} runs did not pass${failing.length > cap ? ` (the first ${cap} by id are listed)` : ''}.`, ''];
+  const lines = [
+    '## Failing instances',
+    '',
+    `${failing.length} of ${metas.length} runs did not pass${failing.length > cap ? ` (the first ${cap} by id are listed)` : ''}.`,
+    '',
+  ];
   for (const m of failing.slice(0, cap)) {
     const reason = m.error ? `harness error: ${m.error}` : (m.reason ?? 'failed');
     const trace = m.trace ? ` ([trace](${encodeURI(m.trace)}))` : '';
-    lines.push(`- **${mdText(oneLine(m.id, 80))}**${m.trial ? ` (trial ${m.trial})` : ''}: ${mdText(oneLine(reason, 160))}${trace}`);
+    lines.push(
+      `- **${mdText(oneLine(m.id, 80))}**${m.trial ? ` (trial ${m.trial})` : ''}: ${mdText(oneLine(reason, 160))}${trace}`,
+    );
   }
   if (failing.length > cap) lines.push(`- … and ${failing.length - cap} more (see instances.jsonl)`);
   return lines.join('\n') + '\n';

@@ -17,28 +17,47 @@ export const RUN_FILE = 'run.json';
 
 export type Fingerprint = Record<string, unknown>;
 
-export function runFingerprint(def: AnySuite, run: RunConfig, settings: unknown, dataset: DatasetInfo | null): Fingerprint {
+export function runFingerprint(
+  def: AnySuite,
+  run: RunConfig,
+  settings: unknown,
+  dataset: DatasetInfo | null,
+): Fingerprint {
   const fp: Fingerprint = {
     suite: def.name,
     model: run.model,
     // A gguf: run's server listens on a new port each time: the engine and the file identify it instead.
     endpoint: run.usesSimulator ? 'built-in simulator' : run.engine ? 'local engine' : (redactUrl(run.baseUrl) ?? null),
     ...(run.engine?.facts
-      ? { 'engine.name': run.engine.facts.engine, 'engine.llama_cpp_build': run.engine.facts.llama_cpp_build, 'engine.file_sha256': run.engine.facts.sha256, 'engine.tensor_type': run.engine.facts.tensor_type, 'engine.chat_template_sha256': run.engine.facts.chat_template_sha256 }
+      ? {
+          'engine.name': run.engine.facts.engine,
+          'engine.llama_cpp_build': run.engine.facts.llama_cpp_build,
+          'engine.file_sha256': run.engine.facts.sha256,
+          'engine.tensor_type': run.engine.facts.tensor_type,
+          'engine.chat_template_sha256': run.engine.facts.chat_template_sha256,
+        }
       : {}),
     dataset_sha256: dataset?.sha256 ?? null,
     template_sha256: def.templateSha256?.(run, settings) ?? null,
   };
-  const generation = def.generation?.(run, settings) ?? { temperature: run.temperature, max_tokens: run.maxTokens ?? null, seed: run.seed };
+  const generation = def.generation?.(run, settings) ?? {
+    temperature: run.temperature,
+    max_tokens: run.maxTokens ?? null,
+    seed: run.seed,
+  };
   for (const [k, v] of Object.entries(generation)) fp[`generation.${k}`] = v ?? null;
   const config = def.config(run, settings);
-  for (const k of new Set([...(def.aggregator.comparableOn ?? []), ...(def.fingerprintOn ?? [])])) fp[`config.${k}`] = config[k] ?? null;
+  for (const k of new Set([...(def.aggregator.comparableOn ?? []), ...(def.fingerprintOn ?? [])]))
+    fp[`config.${k}`] = config[k] ?? null;
   // Through JSON, as it is stored: `undefined` and key order never count as a difference.
   return JSON.parse(JSON.stringify(fp)) as Fingerprint;
 }
 
 /** The first field whose values differ, with both values as JSON; null when the fingerprints agree. */
-export function fingerprintDiff(stored: Fingerprint, current: Fingerprint): { field: string; stored: string; current: string } | null {
+export function fingerprintDiff(
+  stored: Fingerprint,
+  current: Fingerprint,
+): { field: string; stored: string; current: string } | null {
   for (const field of new Set([...Object.keys(stored), ...Object.keys(current)])) {
     const a = JSON.stringify(stored[field] ?? null);
     const b = JSON.stringify(current[field] ?? null);

@@ -29,7 +29,9 @@ describe('gates', () => {
   });
 
   it('fails an empty run, harness errors, unknown metrics and undefined values', () => {
-    expect(evaluateGate('accuracy>=0', metrics, { instances: 0, harnessErrors: 0 }).reasons).toContain('empty run: no instances were evaluated');
+    expect(evaluateGate('accuracy>=0', metrics, { instances: 0, harnessErrors: 0 }).reasons).toContain(
+      'empty run: no instances were evaluated',
+    );
     expect(evaluateGate('accuracy>=0', metrics, { instances: 5, harnessErrors: 2 }).passed).toBe(false);
     expect(evaluateGate('tsr>=0', metrics, run).reasons[0]).toMatch(/no metric 'tsr'/);
     expect(evaluateGate('args_correct>=0', metrics, run).reasons[0]).toMatch(/undefined \(n=0\)/);

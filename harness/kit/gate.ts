@@ -33,11 +33,17 @@ export class GateSyntaxError extends Error {
 }
 
 export function parseGate(expression: string): GateClause[] {
-  const parts = expression.split(',').map((s) => s.trim()).filter(Boolean);
+  const parts = expression
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!parts.length) throw new GateSyntaxError(`gate '${expression}' is empty`);
   return parts.map((text) => {
     const m = CLAUSE.exec(text);
-    if (!m) throw new GateSyntaxError(`gate clause '${text}' is not METRIC[.lo|.hi|.n] OP NUMBER (OP one of >= <= > < == !=)`);
+    if (!m)
+      throw new GateSyntaxError(
+        `gate clause '${text}' is not METRIC[.lo|.hi|.n] OP NUMBER (OP one of >= <= > < == !=)`,
+      );
     let metric = m[1]!;
     let field: GateClause['field'] = 'value';
     const suffix = /\.(lo|hi|n|value)$/.exec(metric);
@@ -58,9 +64,16 @@ export function evaluateGate(
 ): GateVerdict {
   const checks = parseGate(expression).map((c): GateCheck => {
     const m = metrics[c.metric];
-    if (!m) return { ...c, actual: null, passed: false, reason: `no metric '${c.metric}' in this run (have: ${Object.keys(metrics).join(', ') || 'none'})` };
+    if (!m)
+      return {
+        ...c,
+        actual: null,
+        passed: false,
+        reason: `no metric '${c.metric}' in this run (have: ${Object.keys(metrics).join(', ') || 'none'})`,
+      };
     const actual = m[c.field];
-    if (typeof actual !== 'number' || Number.isNaN(actual)) return { ...c, actual: null, passed: false, reason: `${c.metric}.${c.field} is undefined (n=${m.n})` };
+    if (typeof actual !== 'number' || Number.isNaN(actual))
+      return { ...c, actual: null, passed: false, reason: `${c.metric}.${c.field} is undefined (n=${m.n})` };
     return { ...c, actual, passed: compare(actual, c.op, c.threshold) };
   });
   const reasons: string[] = [];
@@ -95,7 +108,10 @@ export function checkGate(expression: string, names: readonly string[]): GateCla
   const clauses = parseGate(expression);
   for (const c of clauses) {
     const known = names.some((n) => (n.endsWith('*') ? c.metric.startsWith(n.slice(0, -1)) : c.metric === n));
-    if (!known) throw new GateSyntaxError(`gate clause '${c.text}' names metric '${c.metric}', which this suite does not report (it reports: ${names.join(', ')})`);
+    if (!known)
+      throw new GateSyntaxError(
+        `gate clause '${c.text}' names metric '${c.metric}', which this suite does not report (it reports: ${names.join(', ')})`,
+      );
   }
   return clauses;
 }

@@ -26,7 +26,9 @@ export interface ScoredMeta extends InstanceMetaBase {
 export function scoredMetaSchema(config: Record<string, unknown>): z.ZodType {
   const names = Array.isArray(config.scorers) ? config.scorers.filter((n): n is string => typeof n === 'string') : [];
   const scores = z.object(Object.fromEntries(names.map((n) => [n, z.number().min(0).max(1)]))).passthrough();
-  return z.object({ scores: names.length ? scores : scores.optional(), tags: z.record(z.string(), z.string()).optional() }).passthrough();
+  return z
+    .object({ scores: names.length ? scores : scores.optional(), tags: z.record(z.string(), z.string()).optional() })
+    .passthrough();
 }
 
 const DENOM = 'instances (harness errors count as failing)';
@@ -42,11 +44,19 @@ function metricsOf(metas: readonly ScoredMeta[], seed: number, withTrials: boole
   const passed = groupTrials(metas, key, (m) => (m.pass && !m.error ? 1 : 0));
   const out: Record<string, MetricEstimate> = {
     pass_rate: rateOf(passed, DENOM, seed),
-    error_rate: rateOf(groupTrials(metas, key, (m) => (m.error ? 1 : 0)), 'instances', seed),
+    error_rate: rateOf(
+      groupTrials(metas, key, (m) => (m.error ? 1 : 0)),
+      'instances',
+      seed,
+    ),
   };
   for (const name of scorerNames(metas)) {
     if (name in out) continue;
-    out[name] = rateOf(groupTrials(metas, key, (m) => (m.error ? 0 : clamp01(m.scores?.[name] ?? 0))), `${DENOM}; mean score`, seed);
+    out[name] = rateOf(
+      groupTrials(metas, key, (m) => (m.error ? 0 : clamp01(m.scores?.[name] ?? 0))),
+      `${DENOM}; mean score`,
+      seed,
+    );
   }
   if (withTrials) {
     const k = Math.min(...[...passed.values()].map((t) => t.length));
@@ -95,7 +105,13 @@ export function aggregateGeneric(all: readonly InstanceMetaBase[], seed: number)
   };
 }
 
-const bar = (label: string, e: EstimateJson | undefined) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
+const bar = (label: string, e: EstimateJson | undefined) => ({
+  label,
+  value: e?.value ?? null,
+  lo: e?.lo ?? null,
+  hi: e?.hi ?? null,
+  n: e?.n ?? 0,
+});
 
 export const genericAggregator: SuiteAggregator = {
   aggregate: (metas, seed) => aggregateGeneric(metas, seed),
@@ -110,12 +126,26 @@ export const genericAggregator: SuiteAggregator = {
       push('pass_rate', m.id, m.pass && !m.error ? 1 : 0);
       for (const [k, v] of Object.entries(m.scores ?? {})) push(k, m.id, m.error ? 0 : clamp01(v));
     }
-    return Object.fromEntries(Object.entries(lists).map(([metric, m]) => [metric, new Map([...m].map(([id, xs]) => [id, xs.reduce((s, x) => s + x, 0) / xs.length]))]));
+    return Object.fromEntries(
+      Object.entries(lists).map(([metric, m]) => [
+        metric,
+        new Map([...m].map(([id, xs]) => [id, xs.reduce((s, x) => s + x, 0) / xs.length])),
+      ]),
+    );
   },
   lowerIsBetter: ['error_rate'],
   markdown(s: Summary) {
     const flat = flattenMetrics(s.metrics);
-    const lines = [headerBlock(`${s.suite} — ${String((s.header as { model?: string }).model)}`, s), '## Metrics', '', table(METRIC_HEADERS, Object.entries(flat).map(([k, e]) => metricRow(k, e))), ''];
+    const lines = [
+      headerBlock(`${s.suite} — ${String((s.header as { model?: string }).model)}`, s),
+      '## Metrics',
+      '',
+      table(
+        METRIC_HEADERS,
+        Object.entries(flat).map(([k, e]) => metricRow(k, e)),
+      ),
+      '',
+    ];
     for (const [group, byKey] of Object.entries(s.breakdowns)) {
       const rows = Object.entries(byKey).map(([k, ms]) => {
         const f = flattenMetrics(ms);
@@ -130,13 +160,27 @@ export const genericAggregator: SuiteAggregator = {
     const lines = ['', `toolgauge · ${s.suite} · ${String((s.header as { model?: string }).model)}${noticeTag(s)}`];
     for (const [k, e] of Object.entries(flat)) lines.push(`  ${k} ${fmtEstimate(e)}  n=${e.n}`);
     lines.push(`  ${s.counts.runs ?? 0} runs, ${s.counts.passed ?? 0} passed, ${s.counts.errors ?? 0} harness errors`);
-    if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
+    if (s.gate)
+      lines.push(
+        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
+      );
     lines.push(`  report: ${outDir}/report.md`);
     return lines.join('\n');
   },
   charts(s: Summary) {
     const flat = flattenMetrics(s.metrics);
-    const bars = Object.entries(flat).filter(([k]) => !k.startsWith('pass@') && !k.startsWith('pass^')).map(([k, e]) => bar(k, e));
-    return [{ file: 'charts/metrics.svg', label: 'Metrics with 95% CI', svg: barChart(bars, { title: `${s.suite} metrics (95% CI)${s.notice ? ' — simulator' : ''}`, axisLabel: 'rate' }) }];
+    const bars = Object.entries(flat)
+      .filter(([k]) => !k.startsWith('pass@') && !k.startsWith('pass^'))
+      .map(([k, e]) => bar(k, e));
+    return [
+      {
+        file: 'charts/metrics.svg',
+        label: 'Metrics with 95% CI',
+        svg: barChart(bars, {
+          title: `${s.suite} metrics (95% CI)${s.notice ? ' — simulator' : ''}`,
+          axisLabel: 'rate',
+        }),
+      },
+    ];
   },
 };

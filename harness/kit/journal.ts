@@ -72,11 +72,20 @@ export function appendJournal(outDir: string, meta: InstanceMetaBase): void {
 
 function isMeta(x: unknown): x is InstanceMetaBase {
   const m = x as Partial<InstanceMetaBase> | null;
-  return !!m && typeof m === 'object' && typeof m.suite === 'string' && typeof m.id === 'string' && typeof m.trial === 'number';
+  return (
+    !!m &&
+    typeof m === 'object' &&
+    typeof m.suite === 'string' &&
+    typeof m.id === 'string' &&
+    typeof m.trial === 'number'
+  );
 }
 
 /** The latest meta per key, in first-seen order; torn or foreign lines are skipped (the run's own bookkeeping). */
-export function readJournal<M extends InstanceMetaBase = InstanceMetaBase>(outDir: string, suite?: string): Map<string, M> {
+export function readJournal<M extends InstanceMetaBase = InstanceMetaBase>(
+  outDir: string,
+  suite?: string,
+): Map<string, M> {
   const out = new Map<string, M>();
   for (const raw of readJsonl(join(outDir, JOURNAL))) {
     if (!isMeta(raw) || (suite && raw.suite !== suite)) continue;
@@ -118,7 +127,8 @@ export function verifiedJournal<M extends InstanceMetaBase>(
       return;
     }
     const where = `${path} line ${i + 1}`;
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new JournalRefused(`${where}: not an instance's meta`);
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+      throw new JournalRefused(`${where}: not an instance's meta`);
     if ((raw as { suite?: unknown }).suite !== suite && typeof (raw as { suite?: unknown }).suite === 'string') return;
     // Sealed or not, a line must hold what the aggregation reads.
     for (const s of [MetaBase, schema]) {
@@ -135,8 +145,12 @@ export function verifiedJournal<M extends InstanceMetaBase>(
     }
     const meta = raw as M & { seal?: Seal };
     const which = `${where} (id ${JSON.stringify(meta.id)}${meta.trial ? `, trial ${meta.trial}` : ''})`;
-    if (!meta.seal) throw new JournalRefused(`${which}: has no seal, so it cannot be checked against the results files (written by an older toolgauge, or edited)`);
-    if (meta.seal.meta !== metaDigest(meta, meta.seal.records)) throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
+    if (!meta.seal)
+      throw new JournalRefused(
+        `${which}: has no seal, so it cannot be checked against the results files (written by an older toolgauge, or edited)`,
+      );
+    if (meta.seal.meta !== metaDigest(meta, meta.seal.records))
+      throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
     out.set(instanceKey(meta.id, meta.trial), { meta: meta as M & { seal: Seal }, line: i + 1 });
   });
   if (unsealed) o.unsealed?.(unsealed);
@@ -147,7 +161,9 @@ export function verifiedJournal<M extends InstanceMetaBase>(
     for (const [file, digest] of Object.entries(meta.seal.records)) {
       if (!files.has(file)) files.set(file, digestsByKey(outDir, file));
       if (!files.get(file)!.get(instanceKey(meta.id, meta.trial))?.has(digest)) {
-        throw new JournalRefused(`${join(outDir, file)}: no line for id ${JSON.stringify(meta.id)}${meta.trial ? ` (trial ${meta.trial})` : ''} matches ${path} line ${line}: the results file was edited or lost lines`);
+        throw new JournalRefused(
+          `${join(outDir, file)}: no line for id ${JSON.stringify(meta.id)}${meta.trial ? ` (trial ${meta.trial})` : ''} matches ${path} line ${line}: the results file was edited or lost lines`,
+        );
       }
     }
   }

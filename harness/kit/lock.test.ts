@@ -16,7 +16,8 @@ function tmp(): string {
 }
 /** The pid of a process that has exited. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
-const lockOf = (dir: string) => JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as { run_id: string; pid: number };
+const lockOf = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as { run_id: string; pid: number };
 
 describe('the output directory lock', () => {
   it('is taken by the first run, joined by the same run (its workers), refused to another live run, and released by its run only', () => {

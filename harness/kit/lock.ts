@@ -28,7 +28,9 @@ export class DirLocked extends Error {
     readonly dir: string,
     readonly holder: LockOwner,
   ) {
-    super(`${dir} is in use by run ${holder.run_id} (pid ${holder.pid}, started ${holder.started_at}); wait for it to end or choose another --out-dir`);
+    super(
+      `${dir} is in use by run ${holder.run_id} (pid ${holder.pid}, started ${holder.started_at}); wait for it to end or choose another --out-dir`,
+    );
   }
 }
 

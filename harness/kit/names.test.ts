@@ -7,12 +7,17 @@ import { artifactName, printableId } from './names.ts';
 describe('file names from instance ids', () => {
   it('are short, safe and distinct whatever the id (length, slashes, control characters)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), fc.string({ unit: 'binary', maxLength: 400 }), fc.nat(3), (a, b, t) => {
-        const na = artifactName(a, t);
-        expect(na.length).toBeLessThan(80);
-        expect(na).toMatch(/^[A-Za-z0-9._+-]+$/);
-        if (a !== b) expect(na).not.toBe(artifactName(b, t));
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 400 }),
+        fc.string({ unit: 'binary', maxLength: 400 }),
+        fc.nat(3),
+        (a, b, t) => {
+          const na = artifactName(a, t);
+          expect(na.length).toBeLessThan(80);
+          expect(na).toMatch(/^[A-Za-z0-9._+-]+$/);
+          if (a !== b) expect(na).not.toBe(artifactName(b, t));
+        },
+      ),
       { numRuns: 300 },
     );
     expect(artifactName('a/b', 0)).not.toBe(artifactName('a_b', 0));
@@ -24,9 +29,31 @@ describe('file names from instance ids', () => {
   });
 
   it('test names and printed text show C0/C1 controls and bidi overrides as escapes, whatever the text', () => {
-    const unsafe = (cp: number) => cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || [0x061c, 0x200e, 0x200f, 0x2028, 0x2029].includes(cp);
-    const special = fc.constantFrom('\x1b', '\x9b', '\x85', '\x80', '\x9f', '\u202a', '\u202e', '\u2066', '\u2069', '\u200f', 'a', 'é', '\u00a0', '[31m');
-    const text = fc.array(fc.oneof(special, fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 12 }).map((a) => a.join(''));
+    const unsafe = (cp: number) =>
+      cp <= 0x1f ||
+      (cp >= 0x7f && cp <= 0x9f) ||
+      (cp >= 0x202a && cp <= 0x202e) ||
+      (cp >= 0x2066 && cp <= 0x2069) ||
+      [0x061c, 0x200e, 0x200f, 0x2028, 0x2029].includes(cp);
+    const special = fc.constantFrom(
+      '\x1b',
+      '\x9b',
+      '\x85',
+      '\x80',
+      '\x9f',
+      '\u202a',
+      '\u202e',
+      '\u2066',
+      '\u2069',
+      '\u200f',
+      'a',
+      'é',
+      '\u00a0',
+      '[31m',
+    );
+    const text = fc
+      .array(fc.oneof(special, fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 12 })
+      .map((a) => a.join(''));
     fc.assert(
       fc.property(text, (s) => {
         for (const out of [printableId(s), escapeTerminal(s, '\n')]) {

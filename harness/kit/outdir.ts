@@ -27,7 +27,13 @@ export type OutDirMode = 'fresh' | 'resume' | 'merge';
  * claims the run with an exclusive-create lock file. Called when the first instance runs, never at collection, so
  * `vitest list` and UI discovery leave results alone. Returns true for the caller that prepared it.
  */
-export function prepareOutDir(dir: string, runId: string, mode: OutDirMode, outputs: readonly string[], onResume?: (dir: string) => void): boolean {
+export function prepareOutDir(
+  dir: string,
+  runId: string,
+  mode: OutDirMode,
+  outputs: readonly string[],
+  onResume?: (dir: string) => void,
+): boolean {
   mkdirSync(dir, { recursive: true });
   const marker = join(dir, MARKER);
   refuseLink(marker);

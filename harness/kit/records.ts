@@ -45,7 +45,12 @@ export function recordLines(path: string): Array<{ key: string; line: unknown; t
  * Keep one line (the last accepted) per key, only lines `keep` accepts, ordered by `order` (unknown keys last).
  * Each kept line is written back as it was (a float stays `2.0`, keys keep their order).
  */
-export function rewriteRecords(path: string, keep: (key: string, line: unknown) => boolean, order: (key: string) => number = () => 0, root?: string): number {
+export function rewriteRecords(
+  path: string,
+  keep: (key: string, line: unknown) => boolean,
+  order: (key: string) => number = () => 0,
+  root?: string,
+): number {
   refuseLink(path);
   if (!lstatOrNull(path)) return 0;
   const last = new Map<string, string>();
@@ -54,11 +59,18 @@ export function rewriteRecords(path: string, keep: (key: string, line: unknown) 
     last.delete(key);
     last.set(key, text);
   }
-  const sorted = [...last.entries()].map(([k, v], i) => ({ k, v, i })).sort((a, b) => order(a.k) - order(b.k) || a.i - b.i);
+  const sorted = [...last.entries()]
+    .map(([k, v], i) => ({ k, v, i }))
+    .sort((a, b) => order(a.k) - order(b.k) || a.i - b.i);
   writeFileAtomic(path, sorted.map((e) => e.v + '\n').join(''), root);
   return sorted.length;
 }
 
-export function rewriteRecordFiles(outDir: string, files: readonly string[], keep: (key: string, line: unknown, file: string) => boolean, order?: (key: string) => number): void {
+export function rewriteRecordFiles(
+  outDir: string,
+  files: readonly string[],
+  keep: (key: string, line: unknown, file: string) => boolean,
+  order?: (key: string) => number,
+): void {
   for (const f of files) rewriteRecords(join(outDir, f), (k, l) => keep(k, l, f), order, outDir);
 }

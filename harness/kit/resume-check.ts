@@ -29,14 +29,25 @@ const modeName = (mode: OutDirMode) => (mode === 'resume' ? '--resume' : 'a -t r
  * is a link (core/nofollow.ts); the stored fingerprint equals this run's (fingerprint.ts), naming the first field
  * that differs; the journal passes verifiedJournal (schema, seal, record files). Returns the verified journal.
  */
-export function checkResumable<M extends InstanceMetaBase>(dir: string, def: AnySuite, mode: OutDirMode, current: Fingerprint): Map<string, M & { seal: Seal }> {
-  for (const name of new Set([...KIT_OUTPUTS, ...def.outputs, ...(def.recordFiles ?? []), MARKER])) refuseLink(join(dir, name));
+export function checkResumable<M extends InstanceMetaBase>(
+  dir: string,
+  def: AnySuite,
+  mode: OutDirMode,
+  current: Fingerprint,
+): Map<string, M & { seal: Seal }> {
+  for (const name of new Set([...KIT_OUTPUTS, ...def.outputs, ...(def.recordFiles ?? []), MARKER]))
+    refuseLink(join(dir, name));
   const stored = storedFingerprint(dir, def.name);
   if (stored) {
     const d = fingerprintDiff(stored, current);
-    if (d) throw new ResumeRefused(`${modeName(mode)}: ${dir} holds a run with ${d.field} ${d.stored}, but this run has ${d.field} ${d.current}; use another --out-dir, or run without ${mode === 'resume' ? '--resume' : '-t'} to start afresh`);
+    if (d)
+      throw new ResumeRefused(
+        `${modeName(mode)}: ${dir} holds a run with ${d.field} ${d.stored}, but this run has ${d.field} ${d.current}; use another --out-dir, or run without ${mode === 'resume' ? '--resume' : '-t'} to start afresh`,
+      );
   } else if (readJournal(dir, def.name).size) {
-    throw new ResumeRefused(`${modeName(mode)}: ${join(dir, JOURNAL)} has finished instances but ${join(dir, RUN_FILE)} holds no fingerprint for ${def.name}, so nothing says they come from this model and dataset; run without ${mode === 'resume' ? '--resume' : '-t'} to start afresh`);
+    throw new ResumeRefused(
+      `${modeName(mode)}: ${join(dir, JOURNAL)} has finished instances but ${join(dir, RUN_FILE)} holds no fingerprint for ${def.name}, so nothing says they come from this model and dataset; run without ${mode === 'resume' ? '--resume' : '-t'} to start afresh`,
+    );
   }
   return verifiedJournal<M>(dir, def.name, def.metaSchema);
 }
@@ -46,13 +57,23 @@ export function checkResumable<M extends InstanceMetaBase>(dir: string, def: Any
  * or merge, check the directory (checkResumable) with the dataset loaded as the workers will load it. Returns the
  * function that gives the directory back; on a refusal the lock is given back before the error is thrown.
  */
-export async function claimOutDir(def: AnySuite, run: RunConfig, settings: unknown, o: { dir: string; runId: string; mode: OutDirMode }): Promise<() => void> {
+export async function claimOutDir(
+  def: AnySuite,
+  run: RunConfig,
+  settings: unknown,
+  o: { dir: string; runId: string; mode: OutDirMode },
+): Promise<() => void> {
   acquireDirLock(o.dir, o.runId);
   const release = () => releaseDirLock(o.dir, o.runId);
   try {
     if (o.mode !== 'fresh') {
       const loaded = await def.load(run, settings);
-      checkResumable(o.dir, def, o.mode, runFingerprint(def, run, settings, (loaded.dataset as DatasetInfo | null) ?? null));
+      checkResumable(
+        o.dir,
+        def,
+        o.mode,
+        runFingerprint(def, run, settings, (loaded.dataset as DatasetInfo | null) ?? null),
+      );
     }
   } catch (err) {
     release();

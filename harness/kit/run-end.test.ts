@@ -12,41 +12,88 @@ import type { InstanceMetaBase } from './types.ts';
 const root = mkdtempSync(join(tmpdir(), 'tg-runend-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const times = { startedAt: new Date(0), endedAt: new Date(1), interrupted: false, unhandled: [] as string[] };
-const kit = (outDir: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({ runId: 'r', run: readConfig({ TOOLGAUGE_OUT_DIR: outDir, ...env }), suites: {}, simUrl: undefined, filter, sharded: true, prewarmSandbox: false });
-const meta = (suite: string, id: string, pass: boolean, error: string | null = null): InstanceMetaBase => ({ suite, id, trial: 0, error, pass });
+const kit = (outDir: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({
+  runId: 'r',
+  run: readConfig({ TOOLGAUGE_OUT_DIR: outDir, ...env }),
+  suites: {},
+  simUrl: undefined,
+  filter,
+  sharded: true,
+  prewarmSandbox: false,
+});
+const meta = (suite: string, id: string, pass: boolean, error: string | null = null): InstanceMetaBase => ({
+  suite,
+  id,
+  trial: 0,
+  error,
+  pass,
+});
 const mod = (file: string, metas: InstanceMetaBase[], errors: EndedModule['errors'] = []): EndedModule => ({
   file,
   errors,
-  tests: metas.map((m) => ({ name: `${m.suite} › ${m.id}`, state: m.pass ? 'passed' : 'failed', meta: m, ident: undefined, error: undefined })),
+  tests: metas.map((m) => ({
+    name: `${m.suite} › ${m.id}`,
+    state: m.pass ? 'passed' : 'failed',
+    meta: m,
+    ident: undefined,
+    error: undefined,
+  })),
 });
 
 describe('the end of an eval run', () => {
   it('finalizes a suite it has never seen with the generic aggregation; without a gate, plain Vitest keeps its own exit code', () => {
     const out = join(root, 'plain');
-    const end = endRun([mod('my.eval.ts', [meta('mine', 'a', true), meta('mine', 'b', false)])], kit(out), { ...times, cli: false });
+    const end = endRun([mod('my.eval.ts', [meta('mine', 'a', true), meta('mine', 'b', false)])], kit(out), {
+      ...times,
+      cli: false,
+    });
     expect(end.exitCode).toBeUndefined();
     expect(end.suites.map((s) => s.suite)).toEqual(['mine']);
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { metrics: { pass_rate: { value: number; n: number } } };
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      metrics: { pass_rate: { value: number; n: number } };
+    };
     expect(summary.metrics.pass_rate).toMatchObject({ value: 0.5, n: 2 });
   });
 
   it('with a gate the gate and harness errors decide; under the CLI harness errors decide', () => {
     const pass = [mod('x.eval.ts', [meta('mine', 'a', true), meta('mine', 'b', true)])];
     const withError = [mod('x.eval.ts', [meta('mine', 'a', true), meta('mine', 'b', false, 'endpoint down')])];
-    expect(endRun(pass, kit(join(root, 'g1'), { TOOLGAUGE_GATE: 'pass_rate>=1' }), { ...times, cli: false }).exitCode).toBe(0);
-    expect(endRun(pass, kit(join(root, 'g2'), { TOOLGAUGE_GATE: 'pass_rate>=1.5' }), { ...times, cli: false }).exitCode).toBe(1);
-    expect(endRun(withError, kit(join(root, 'g3'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), { ...times, cli: false }).exitCode).toBe(1);
+    expect(
+      endRun(pass, kit(join(root, 'g1'), { TOOLGAUGE_GATE: 'pass_rate>=1' }), { ...times, cli: false }).exitCode,
+    ).toBe(0);
+    expect(
+      endRun(pass, kit(join(root, 'g2'), { TOOLGAUGE_GATE: 'pass_rate>=1.5' }), { ...times, cli: false }).exitCode,
+    ).toBe(1);
+    expect(
+      endRun(withError, kit(join(root, 'g3'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), { ...times, cli: false }).exitCode,
+    ).toBe(1);
     expect(endRun(withError, kit(join(root, 'g4')), { ...times, cli: true }).exitCode).toBe(1);
-    expect(endRun([mod('x.eval.ts', [meta('mine', 'a', false)])], kit(join(root, 'g5')), { ...times, cli: true }).exitCode).toBe(0);
+    expect(
+      endRun([mod('x.eval.ts', [meta('mine', 'a', false)])], kit(join(root, 'g5')), { ...times, cli: true }).exitCode,
+    ).toBe(0);
   });
 
   it('a usage error while collecting exits 2; a file that failed to load is a harness error; an empty run fails', () => {
-    const usage = endRun([mod('x.eval.ts', [], [{ name: 'GateSyntaxError', message: "gate clause 'x>=1' names metric 'x'" }])], kit(join(root, 'u')), { ...times, cli: true });
+    const usage = endRun(
+      [mod('x.eval.ts', [], [{ name: 'GateSyntaxError', message: "gate clause 'x>=1' names metric 'x'" }])],
+      kit(join(root, 'u')),
+      { ...times, cli: true },
+    );
     expect(usage.exitCode).toBe(2);
-    const broken = endRun([mod('x.eval.ts', [meta('mine', 'a', true)]), mod('y.eval.ts', [], [{ name: 'Error', message: 'cannot load data' }])], kit(join(root, 'b')), { ...times, cli: true });
+    const broken = endRun(
+      [
+        mod('x.eval.ts', [meta('mine', 'a', true)]),
+        mod('y.eval.ts', [], [{ name: 'Error', message: 'cannot load data' }]),
+      ],
+      kit(join(root, 'b')),
+      { ...times, cli: true },
+    );
     expect(broken.exitCode).toBe(1);
     expect(broken.suites[0]!.errors).toEqual(['y.eval.ts: cannot load data']);
-    const empty = endRun([mod('x.eval.ts', [])], kit(join(root, 'e'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), { ...times, cli: false });
+    const empty = endRun([mod('x.eval.ts', [])], kit(join(root, 'e'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), {
+      ...times,
+      cli: false,
+    });
     expect(empty.exitCode).toBe(1);
   });
 
@@ -58,11 +105,23 @@ describe('the end of an eval run', () => {
     };
     // One file ran instances (and took the lock), another failed to collect with a usage error: the run stops early.
     const usage = join(root, 'lock-usage');
-    expect(ended(usage, [mod('a.eval.ts', [meta('mine', 'a', true)]), mod('b.eval.ts', [], [{ name: 'UsageError', message: 'bad setting' }])]).exitCode).toBe(2);
+    expect(
+      ended(usage, [
+        mod('a.eval.ts', [meta('mine', 'a', true)]),
+        mod('b.eval.ts', [], [{ name: 'UsageError', message: 'bad setting' }]),
+      ]).exitCode,
+    ).toBe(2);
     expect(existsSync(join(usage, LOCK_FILE))).toBe(false);
     const refusedDir = join(root, 'lock-refused');
     const refusal = mod('a.eval.ts', [meta('mine', 'a', true)]);
-    refusal.tests.push({ name: 'mine › b', state: 'failed', meta: undefined, ident: { suite: 'mine', title: 'Mine', dataset: null, outDir: refusedDir }, error: 'journal refused', errorName: 'JournalRefused' });
+    refusal.tests.push({
+      name: 'mine › b',
+      state: 'failed',
+      meta: undefined,
+      ident: { suite: 'mine', title: 'Mine', dataset: null, outDir: refusedDir },
+      error: 'journal refused',
+      errorName: 'JournalRefused',
+    });
     expect(ended(refusedDir, [refusal]).exitCode).toBe(2);
     expect(existsSync(join(refusedDir, LOCK_FILE))).toBe(false);
     const normal = join(root, 'lock-normal');
@@ -77,24 +136,52 @@ describe('the end of an eval run', () => {
       const m = mod('x.eval.ts', [meta('mine', 'a', true)]);
       m.tests = [
         { ...m.tests[0]!, ident, instance: { id: 'a', trial: 0 } },
-        ...['b', 'c', 'd'].map((id) => ({ name: `mine › ${id}`, state: 'pending' as const, meta: undefined, ident, instance: { id, trial: 0 }, error: undefined })),
-        { name: 'mine › e', state: 'skipped' as const, meta: undefined, ident, instance: { id: 'e', trial: 0 }, error: undefined },
+        ...['b', 'c', 'd'].map((id) => ({
+          name: `mine › ${id}`,
+          state: 'pending' as const,
+          meta: undefined,
+          ident,
+          instance: { id, trial: 0 },
+          error: undefined,
+        })),
+        {
+          name: 'mine › e',
+          state: 'skipped' as const,
+          meta: undefined,
+          ident,
+          instance: { id: 'e', trial: 0 },
+          error: undefined,
+        },
       ];
       return m;
     };
     const out = join(root, 'died');
     // b finished (its files and journal line written) but the worker died before Vitest heard of it.
     appendJournal(out, meta('mine', 'b', false));
-    const end = endRun([killed(out)], kit(out), { ...times, unhandled: ['Worker forks emitted error.: Worker exited unexpectedly'], cli: true });
+    const end = endRun([killed(out)], kit(out), {
+      ...times,
+      unhandled: ['Worker forks emitted error.: Worker exited unexpectedly'],
+      cli: true,
+    });
     expect(end.exitCode).toBe(1);
     const errors = end.suites[0]!.errors;
-    expect(errors).toContain('2 of 4 instances did not run (the run ended with an error: Worker forks emitted error.: Worker exited unexpectedly)');
+    expect(errors).toContain(
+      '2 of 4 instances did not run (the run ended with an error: Worker forks emitted error.: Worker exited unexpectedly)',
+    );
     expect(errors).toContain('Vitest: Worker forks emitted error.: Worker exited unexpectedly');
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { metrics: { pass_rate: { value: number; n: number } }; extra: { collection_errors: string[] } };
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      metrics: { pass_rate: { value: number; n: number } };
+      extra: { collection_errors: string[] };
+    };
     expect(summary.metrics.pass_rate).toMatchObject({ value: 0.5, n: 2 });
     expect(summary.extra.collection_errors).toEqual(errors);
     // The rewritten journal keeps b, so --resume does not run it again.
-    expect(readFileSync(join(out, 'instances.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['a', 'b']);
+    expect(
+      readFileSync(join(out, 'instances.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual(['a', 'b']);
     const report = readFileSync(join(out, 'report.md'), 'utf8');
     const notice = report.indexOf('harness errors outside the scored instances');
     expect(notice).toBeGreaterThan(0);
@@ -105,7 +192,10 @@ describe('the end of an eval run', () => {
     const interrupted = endRun([killed(ctrlC)], kit(ctrlC), { ...times, interrupted: true, cli: true });
     expect(interrupted.suites[0]!.errors).toEqual(['3 of 4 instances did not run (the run was interrupted)']);
     // A run where every collected instance finished reports none of this.
-    const whole = endRun([mod('x.eval.ts', [meta('mine', 'a', true)])], kit(join(root, 'whole')), { ...times, cli: true });
+    const whole = endRun([mod('x.eval.ts', [meta('mine', 'a', true)])], kit(join(root, 'whole')), {
+      ...times,
+      cli: true,
+    });
     expect(whole.suites[0]!.errors).toEqual([]);
     expect(readFileSync(join(root, 'whole', 'report.md'), 'utf8')).not.toContain('outside the scored instances');
   });
@@ -113,7 +203,10 @@ describe('the end of an eval run', () => {
   it('a filtered re-run reports the journal’s finished instances with the re-run ones replacing theirs', () => {
     const out = join(root, 'filtered');
     for (const m of [meta('mine', 'a', true), meta('mine', 'b', false), meta('mine', 'c', true)]) appendJournal(out, m);
-    const end = endRun([mod('x.eval.ts', [meta('mine', 'b', true)])], kit(out, {}, 'mine › b'), { ...times, cli: true });
+    const end = endRun([mod('x.eval.ts', [meta('mine', 'b', true)])], kit(out, {}, 'mine › b'), {
+      ...times,
+      cli: true,
+    });
     expect(end.suites[0]!.finalized.summary.metrics.pass_rate).toMatchObject({ value: 1, n: 3 });
   });
 });

@@ -55,7 +55,14 @@ const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
 export function endRun(
   modules: readonly EndedModule[],
   kc: KitConfig,
-  o: { startedAt: Date; endedAt: Date; interrupted: boolean; /** Vitest's unhandled errors (a test worker that died), as text. */ unhandled: readonly string[]; cli: boolean; /** Merged blob reports: output directories are this process's, not the shards'. */ merged?: boolean },
+  o: {
+    startedAt: Date;
+    endedAt: Date;
+    interrupted: boolean /** Vitest's unhandled errors (a test worker that died), as text. */;
+    unhandled: readonly string[];
+    cli: boolean /** Merged blob reports: output directories are this process's, not the shards'. */;
+    merged?: boolean;
+  },
 ): RunEnd {
   const runs: Runs = new Map();
   try {
@@ -74,14 +81,31 @@ export function endRun(
   }
 }
 
-type Runs = Map<string, { ident: EndedTest['ident'] | undefined; metas: InstanceMetaBase[]; errors: string[]; planned: number; unreported: EndedTest[]; refused?: string }>;
+type Runs = Map<
+  string,
+  {
+    ident: EndedTest['ident'] | undefined;
+    metas: InstanceMetaBase[];
+    errors: string[];
+    planned: number;
+    unreported: EndedTest[];
+    refused?: string;
+  }
+>;
 
 /** Where a suite of the run wrote: its own rule when this process knows it, else what its tests said at collection. */
-function outDirOf(suite: string, run: { ident: EndedTest['ident'] | undefined }, kc: KitConfig, merged: boolean | undefined): string {
+function outDirOf(
+  suite: string,
+  run: { ident: EndedTest['ident'] | undefined },
+  kc: KitConfig,
+  merged: boolean | undefined,
+): string {
   const def = suiteNamed(suite);
   const set = kc.suites[suite];
   const settings = set?.ok ? set.settings : undefined;
-  return def && settings !== undefined ? def.outDir(kc.run, settings) : ((!merged && run.ident?.outDir) || defaultOutDir(kc.run.outDir, suite));
+  return def && settings !== undefined
+    ? def.outDir(kc.run, settings)
+    : (!merged && run.ident?.outDir) || defaultOutDir(kc.run.outDir, suite);
 }
 
 function endRuns(modules: readonly EndedModule[], kc: KitConfig, o: Parameters<typeof endRun>[2], runs: Runs): RunEnd {
@@ -96,7 +120,9 @@ function endRuns(modules: readonly EndedModule[], kc: KitConfig, o: Parameters<t
     for (const t of mod.tests) {
       const suite = t.meta?.suite ?? t.ident?.suite;
       if (!suite) continue;
-      const run = runs.get(suite) ?? runs.set(suite, { ident: undefined, metas: [], errors: [], planned: 0, unreported: [] }).get(suite)!;
+      const run =
+        runs.get(suite) ??
+        runs.set(suite, { ident: undefined, metas: [], errors: [], planned: 0, unreported: [] }).get(suite)!;
       run.ident ??= t.ident;
       if (t.state !== 'skipped') run.planned++;
       if (!t.meta && isDirRefusal(t.errorName)) run.refused ??= t.error;
@@ -109,7 +135,11 @@ function endRuns(modules: readonly EndedModule[], kc: KitConfig, o: Parameters<t
   // Errors Vitest caught outside any test (a test worker that exited unexpectedly) belong to the run.
   for (const u of o.unhandled.slice(0, 5)) loose.push(`Vitest: ${u}`);
   if (o.unhandled.length > 5) loose.push(`Vitest: ${o.unhandled.length - 5} more unhandled errors`);
-  const cause = o.interrupted ? 'the run was interrupted' : o.unhandled.length ? `the run ended with an error: ${o.unhandled[0]}` : 'the run ended before them';
+  const cause = o.interrupted
+    ? 'the run was interrupted'
+    : o.unhandled.length
+      ? `the run ended with an error: ${o.unhandled[0]}`
+      : 'the run ended before them';
   if (usage) return { suites: [], messages: loose.map((e) => `toolgauge: ${e}`), exitCode: 2 };
   // A module that failed to load belongs to no suite we can name: a harness error of the run.
   const first = runs.values().next().value;
@@ -182,7 +212,15 @@ function endRuns(modules: readonly EndedModule[], kc: KitConfig, o: Parameters<t
     gatePassed = false;
   }
   if (refused) return { suites, messages, exitCode: 2 };
-  const exitCode = kc.run.gate ? (gatePassed && !harnessError && runs.size ? 0 : 1) : o.cli ? (harnessError || !runs.size ? 1 : 0) : undefined;
+  const exitCode = kc.run.gate
+    ? gatePassed && !harnessError && runs.size
+      ? 0
+      : 1
+    : o.cli
+      ? harnessError || !runs.size
+        ? 1
+        : 0
+      : undefined;
   return { suites, messages, exitCode };
 }
 

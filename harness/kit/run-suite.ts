@@ -47,11 +47,14 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
     const session = new SuiteSession(def, kc, settings, runtime, loaded.instances, loaded.dataset);
     // The session takes the output directory's lock with the first instance; this run gives it back at its end.
     closers.push(async () => releaseDirLock(session.outDir, kc.runId));
-    const jobs = loaded.instances.flatMap((inst) => Array.from({ length: kc.run.trials }, (_, trial) => ({ inst, trial })));
+    const jobs = loaded.instances.flatMap((inst) =>
+      Array.from({ length: kc.run.trials }, (_, trial) => ({ inst, trial })),
+    );
     const metas: M[] = new Array(jobs.length);
     let next = 0;
     const worker = async () => {
-      for (let j = next++; j < jobs.length; j = next++) metas[j] = (await session.runOne(jobs[j]!.inst, jobs[j]!.trial)).meta;
+      for (let j = next++; j < jobs.length; j = next++)
+        metas[j] = (await session.runOne(jobs[j]!.inst, jobs[j]!.trial)).meta;
     };
     await Promise.all(Array.from({ length: Math.max(1, o.concurrency ?? kc.run.concurrency) }, worker));
     const header = reproHeader(kc.run, {
@@ -61,7 +64,14 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
       startedAt: started,
       endedAt: new Date(),
     });
-    const finalized = finalizeSuite(def.name, def.aggregator, metas, { header, config: def.config(kc.run, settings), seed: kc.run.seed, gate: kc.run.gate, outDir: session.outDir, recordFiles: def.recordFiles });
+    const finalized = finalizeSuite(def.name, def.aggregator, metas, {
+      header,
+      config: def.config(kc.run, settings),
+      seed: kc.run.seed,
+      gate: kc.run.gate,
+      outDir: session.outDir,
+      recordFiles: def.recordFiles,
+    });
     return { metas, outDir: session.outDir, finalized };
   } finally {
     for (const close of closers.reverse()) await close();

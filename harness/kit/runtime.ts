@@ -48,7 +48,11 @@ export function runtimeFor(run: RunConfig, simUrl: string | undefined, sandboxSo
 }
 
 /** A runtime of its own (an in-process run beside others): the caller closes it. */
-export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: { sandboxSocket?: SandboxAddress | undefined } = {}): Runtime {
+export function createRuntime(
+  run: RunConfig,
+  simUrl: string | undefined,
+  opts: { sandboxSocket?: SandboxAddress | undefined } = {},
+): Runtime {
   const baseUrl = run.baseUrl ?? simUrl;
   // This process may have the config from the global setup rather than from parsing it: register its secrets here.
   registerRunSecrets(run);
@@ -56,7 +60,8 @@ export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: 
   let sandbox: Sandbox | undefined;
   const runtime: Runtime = {
     client() {
-      if (!baseUrl) throw new Error('no endpoint: the simulator was not started by the global setup and no --base-url was given');
+      if (!baseUrl)
+        throw new Error('no endpoint: the simulator was not started by the global setup and no --base-url was given');
       return (client ??= new ModelClient({
         baseUrl,
         apiKey: run.apiKey,
@@ -73,9 +78,14 @@ export function createRuntime(run: RunConfig, simUrl: string | undefined, opts: 
       }));
     },
     sandbox() {
-      if (!sandboxFactory) throw new Error('no sandbox in this process: a suite that runs sandboxed tools imports harness/kit/sandboxed.ts');
+      if (!sandboxFactory)
+        throw new Error(
+          'no sandbox in this process: a suite that runs sandboxed tools imports harness/kit/sandboxed.ts',
+        );
       const f = sandboxFactory;
-      return (sandbox ??= opts.sandboxSocket ? f.connect(opts.sandboxSocket, run.sandbox.backend) : f.create(sandboxOptionsOf(run)));
+      return (sandbox ??= opts.sandboxSocket
+        ? f.connect(opts.sandboxSocket, run.sandbox.backend)
+        : f.create(sandboxOptionsOf(run)));
     },
     async close() {
       await sandbox?.close();

@@ -7,6 +7,7 @@ import { connectSandbox } from '../sandbox/remote.ts';
 import { provideSandbox } from './runtime.ts';
 
 provideSandbox({
-  create: (options) => deferredSandbox(options.backend, async () => (await import('../sandbox/index.ts')).createSandbox(options)),
+  create: (options) =>
+    deferredSandbox(options.backend, async () => (await import('../sandbox/index.ts')).createSandbox(options)),
   connect: connectSandbox,
 });

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,8 +59,24 @@ function setup(outDir: string, runs: string[], endpoint = { down: true }) {
   return def;
 }
 
-const runtime: Runtime = { client: () => { throw new Error('no client'); }, sandbox: () => { throw new Error('no sandbox'); }, close: async () => undefined };
-const kit = (runId: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({ runId, run: readConfig(env), suites: {}, simUrl: undefined, filter, sharded: true, prewarmSandbox: false });
+const runtime: Runtime = {
+  client: () => {
+    throw new Error('no client');
+  },
+  sandbox: () => {
+    throw new Error('no sandbox');
+  },
+  close: async () => undefined,
+};
+const kit = (runId: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({
+  runId,
+  run: readConfig(env),
+  suites: {},
+  simUrl: undefined,
+  filter,
+  sharded: true,
+  prewarmSandbox: false,
+});
 const insts: Inst[] = [2, 3, 7, 13].map((n) => ({ id: String(n), n }));
 
 function tmp(): string {
@@ -107,14 +132,26 @@ describe('SuiteSession', () => {
     for (const i of insts) await a.runOne(i, 0);
     releaseDirLock(out, 'r1'); // the first run ended (or was killed)
     // A torn line and an orphan record, as a killed run leaves them.
-    writeFileSync(join(out, 'rows.jsonl'), readFileSync(join(out, 'rows.jsonl'), 'utf8') + '{"id":"99","trial":0,"n":99}\n{"id":');
+    writeFileSync(
+      join(out, 'rows.jsonl'),
+      readFileSync(join(out, 'rows.jsonl'), 'utf8') + '{"id":"99","trial":0,"n":99}\n{"id":',
+    );
     const second: string[] = [];
-    const b = new SuiteSession(setup(out, second, { down: false }), kit('r2', { TOOLGAUGE_RESUME: '1' }), null, runtime, insts);
+    const b = new SuiteSession(
+      setup(out, second, { down: false }),
+      kit('r2', { TOOLGAUGE_RESUME: '1' }),
+      null,
+      runtime,
+      insts,
+    );
     const results = await Promise.all(insts.map((i) => b.runOne(i, 0)));
     expect(second.sort()).toEqual(['13/0', '7/0']);
     expect(results.find((r) => r.meta.id === '2')!.meta.resumed).toBe(true);
     expect(results.find((r) => r.meta.id === '7')!.meta.error).toBeNull();
-    const rows = readFileSync(join(out, 'rows.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const rows = readFileSync(join(out, 'rows.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
     expect(rows.map((r) => r.id).sort()).toEqual(['2', '3', '7']);
   });
 
@@ -130,21 +167,31 @@ describe('SuiteSession', () => {
     expect(readFileSync(join(out, JOURNAL), 'utf8').trim().split('\n')).toHaveLength(5);
   });
 
-  it('--resume and a -t re-run refuse another run\'s directory (fingerprint), an edited record line, and a planted link', async () => {
+  it("--resume and a -t re-run refuse another run's directory (fingerprint), an edited record line, and a planted link", async () => {
     const out = tmp();
     const a = new SuiteSession(setup(out, []), kit('r1'), null, runtime, insts);
     for (const i of insts) await a.runOne(i, 0);
     releaseDirLock(out, 'r1');
     // Another seed: another generation, so another run.
-    const seed = new SuiteSession(setup(out, []), kit('r2', { TOOLGAUGE_RESUME: '1', TOOLGAUGE_SEED: '1' }), null, runtime, insts);
-    await expect(seed.runOne(insts[0]!, 0)).rejects.toThrow(/--resume: .* holds a run with generation\.seed 0, but this run has generation\.seed 1/);
+    const seed = new SuiteSession(
+      setup(out, []),
+      kit('r2', { TOOLGAUGE_RESUME: '1', TOOLGAUGE_SEED: '1' }),
+      null,
+      runtime,
+      insts,
+    );
+    await expect(seed.runOne(insts[0]!, 0)).rejects.toThrow(
+      /--resume: .* holds a run with generation\.seed 0, but this run has generation\.seed 1/,
+    );
     releaseDirLock(out, 'r2');
     // A record line changed after the run wrote it.
     const rows = join(out, 'rows.jsonl');
     const original = readFileSync(rows, 'utf8');
     writeFileSync(rows, original.replace('"n":2', '"n":4'));
     const edited = new SuiteSession(setup(out, []), kit('r3', {}, 'nums › 3'), null, runtime, insts);
-    await expect(edited.runOne(insts[1]!, 0)).rejects.toThrow(/rows\.jsonl: no line for id "2" matches .*instances\.jsonl line 1/);
+    await expect(edited.runOne(insts[1]!, 0)).rejects.toThrow(
+      /rows\.jsonl: no line for id "2" matches .*instances\.jsonl line 1/,
+    );
     releaseDirLock(out, 'r3');
     writeFileSync(rows, original);
     rmSync(join(out, 'traces'), { recursive: true });
@@ -155,7 +202,7 @@ describe('SuiteSession', () => {
     expect(readdirSync(victim)).toEqual([]);
   });
 
-  it('a record line edited together with its journal line\'s record digests (emptied, no hash computed) is refused', async () => {
+  it("a record line edited together with its journal line's record digests (emptied, no hash computed) is refused", async () => {
     const out = tmp();
     const a = new SuiteSession(setup(out, []), kit('s1'), null, runtime, insts);
     for (const i of insts) await a.runOne(i, 0);
@@ -163,7 +210,10 @@ describe('SuiteSession', () => {
     const rows = join(out, 'rows.jsonl');
     writeFileSync(rows, readFileSync(rows, 'utf8').replace('"n":2', '"n":4'));
     const journal = join(out, JOURNAL);
-    const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seal: { records: object } });
+    const lines = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seal: { records: object } });
     for (const l of lines) l.seal.records = {};
     writeFileSync(journal, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const resumed = new SuiteSession(setup(out, []), kit('s2', { TOOLGAUGE_RESUME: '1' }), null, runtime, insts);

@@ -55,7 +55,9 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     // Two instances with one id would merge in the journal, the records and the summary: the loader must rename.
     if (this.order.size !== instances.length) {
       const dup = instances.find((inst, i) => this.order.get(inst.id) !== i)!;
-      throw new Error(`suite ${def.name}: two instances share the id '${dup.id}' (its loader must give every row a distinct id)`);
+      throw new Error(
+        `suite ${def.name}: two instances share the id '${dup.id}' (its loader must give every row a distinct id)`,
+      );
     }
   }
 
@@ -94,7 +96,8 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
         return !!m && !m.error && (sealed === undefined || valueDigest(line) === sealed);
       });
     });
-    if (this.mode === 'fresh' || !storedFingerprint(this.outDir, this.def.name)) writeFingerprint(this.outDir, this.def.name, this.kc.runId, fp);
+    if (this.mode === 'fresh' || !storedFingerprint(this.outDir, this.def.name))
+      writeFingerprint(this.outDir, this.def.name, this.kc.runId, fp);
     this.finished = this.mode === 'resume' ? new Map([...journal].filter(([, m]) => !m.error)) : new Map<string, M>();
     return this.finished;
   }
@@ -110,7 +113,9 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     try {
       done = await this.def.run(instance, this.context(trial));
     } catch (err) {
-      done = { meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`) };
+      done = {
+        meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`),
+      };
     }
     const order = this.order.get(instance.id) ?? 0;
     let stored: Stored<M>;
@@ -119,11 +124,17 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     } catch (err) {
       // What the run returned cannot be stored (a value nested too deep for any walker): the instance is an
       // error, with the reason, and stays in the denominator.
-      done = { meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`) };
+      done = {
+        meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`),
+      };
       stored = this.bound(done, { ...done.meta, order });
     }
     const meta = this.write(stored);
-    return { meta, verdict: this.def.verdict(meta), ...(done.transcript ? { transcript: redact(done.transcript) } : {}) };
+    return {
+      meta,
+      verdict: this.def.verdict(meta),
+      ...(done.transcript ? { transcript: redact(done.transcript) } : {}),
+    };
   }
 
   /**
@@ -134,7 +145,10 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
   private bound(done: Finished<M>, meta: M): Stored<M> {
     const max = this.kc.run.maxStoredChars;
     return {
-      files: Object.entries(done.files ?? {}).map(([path, content]) => [path, typeof content === 'string' ? capText(content, max * 10) : JSON.stringify(capStrings(content, max), null, 1)]),
+      files: Object.entries(done.files ?? {}).map(([path, content]) => [
+        path,
+        typeof content === 'string' ? capText(content, max * 10) : JSON.stringify(capStrings(content, max), null, 1),
+      ]),
       records: Object.entries(done.records ?? {}).map(([file, line]) => [file, capStrings(line, max)]),
       meta: capStrings(meta, max),
     };

@@ -22,7 +22,13 @@ export function carryTrace(outDir: string, trace: string | undefined): CarriedTr
 
 /** Write a carried trace under the merged output directory; a path that would leave `traces/` is ignored (blobs are input). */
 export function restoreTrace(outDir: string, carried: CarriedTrace | undefined): void {
-  if (!carried || typeof carried.path !== 'string' || typeof carried.content !== 'string' || !safeRelative(carried.path)) return;
+  if (
+    !carried ||
+    typeof carried.path !== 'string' ||
+    typeof carried.content !== 'string' ||
+    !safeRelative(carried.path)
+  )
+    return;
   writeFileAtomic(join(outDir, carried.path), carried.content);
 }
 

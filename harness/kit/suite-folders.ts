@@ -34,7 +34,8 @@ export interface SuiteFolder extends z.infer<typeof Declaration> {
 export const HARNESS_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 /** A folder of this tree's harness/ (the other kind: a test's throwaway suite elsewhere, loaded by its path). */
-export const isBuiltIn = (f: Pick<SuiteFolder, 'name' | 'dir'>): boolean => resolve(f.dir) === join(HARNESS_DIR, f.name);
+export const isBuiltIn = (f: Pick<SuiteFolder, 'name' | 'dir'>): boolean =>
+  resolve(f.dir) === join(HARNESS_DIR, f.name);
 
 /** One folder's declaration; a bad one is one line naming the file and the field. */
 export function readSuiteFolder(dir: string): SuiteFolder {
@@ -50,8 +51,12 @@ export function readSuiteFolder(dir: string): SuiteFolder {
     const issue = r.error.issues[0]!;
     throw new UsageError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
-  const folder = dir.replace(/[\\/]+$/, '').split(/[\\/]/).at(-1);
-  if (r.data.name !== folder) throw new UsageError(`${file}: name: '${r.data.name}' is not the folder's name '${folder}'`);
+  const folder = dir
+    .replace(/[\\/]+$/, '')
+    .split(/[\\/]/)
+    .at(-1);
+  if (r.data.name !== folder)
+    throw new UsageError(`${file}: name: '${r.data.name}' is not the folder's name '${folder}'`);
   return { ...r.data, dir };
 }
 

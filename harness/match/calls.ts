@@ -25,7 +25,11 @@ const names = (calls: ReadonlyArray<{ name: string }>) => calls.map((c) => c.nam
  * Compare all actual calls with all expected calls — not only the first. Calls are paired by tool name; among
  * same-name calls every assignment is tried (case files hold a handful of calls), and the best one is kept.
  */
-export function matchCalls(expected: readonly ExpectedCall[], actual: readonly ParsedCall[], rules: Record<string, ArgRule> = {}): CallMatch {
+export function matchCalls(
+  expected: readonly ExpectedCall[],
+  actual: readonly ParsedCall[],
+  rules: Record<string, ArgRule> = {},
+): CallMatch {
   const en = names(expected);
   const an = names(actual);
   if (en.length !== an.length || en.some((n, i) => n !== an[i])) {
@@ -45,7 +49,15 @@ export function matchCalls(expected: readonly ExpectedCall[], actual: readonly P
   const mm = (i: number, j: number) => {
     const k = `${i}:${j}`;
     let v = cost.get(k);
-    if (!v) cost.set(k, (v = compareArgs(expected[i]!.arguments, actual[j]!.arguments, expected[i]!.rules ? { ...rules, ...expected[i]!.rules } : rules)));
+    if (!v)
+      cost.set(
+        k,
+        (v = compareArgs(
+          expected[i]!.arguments,
+          actual[j]!.arguments,
+          expected[i]!.rules ? { ...rules, ...expected[i]!.rules } : rules,
+        )),
+      );
     return v;
   };
   const go = (i: number, sofar: number) => {
@@ -71,7 +83,11 @@ export function matchCalls(expected: readonly ExpectedCall[], actual: readonly P
   const reason = argsCorrect
     ? null
     : pairs
-        .flatMap((p) => p.mismatches.map((m) => `${p.expected.name}.${m.path}: ${m.reason} (expected ${short(m.expected)}, got ${short(m.actual)})`))
+        .flatMap((p) =>
+          p.mismatches.map(
+            (m) => `${p.expected.name}.${m.path}: ${m.reason} (expected ${short(m.expected)}, got ${short(m.actual)})`,
+          ),
+        )
         .join('; ');
   return { toolCorrect: true, argsCorrect, pairs, reason };
 }

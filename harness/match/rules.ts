@@ -28,13 +28,24 @@ const EPS = 1e-9;
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** Compare a call's arguments with the expected ones; [] means they match. */
-export function compareArgs(expected: Record<string, unknown>, actual: Record<string, unknown>, rules: Record<string, ArgRule> = {}): Mismatch[] {
+export function compareArgs(
+  expected: Record<string, unknown>,
+  actual: Record<string, unknown>,
+  rules: Record<string, ArgRule> = {},
+): Mismatch[] {
   const out: Mismatch[] = [];
   compareObject(expected, actual, '', rules, { casefold: false, tolerance: EPS }, out);
   return out;
 }
 
-function compareObject(e: Record<string, unknown>, a: Record<string, unknown>, prefix: string, rules: Record<string, ArgRule>, inh: Inherited, out: Mismatch[]): void {
+function compareObject(
+  e: Record<string, unknown>,
+  a: Record<string, unknown>,
+  prefix: string,
+  rules: Record<string, ArgRule>,
+  inh: Inherited,
+  out: Mismatch[],
+): void {
   for (const [k, ev] of Object.entries(e)) {
     const path = prefix ? `${prefix}.${k}` : k;
     const rule = rules[path];
@@ -48,7 +59,13 @@ function compareObject(e: Record<string, unknown>, a: Record<string, unknown>, p
 }
 
 /** null when `a` is acceptable for expected `e` at `path`, else the mismatch (against `e` itself). */
-export function compareValue(e: unknown, a: unknown, path: string, rules: Record<string, ArgRule>, inh: Inherited = { casefold: false, tolerance: EPS }): Mismatch | null {
+export function compareValue(
+  e: unknown,
+  a: unknown,
+  path: string,
+  rules: Record<string, ArgRule>,
+  inh: Inherited = { casefold: false, tolerance: EPS },
+): Mismatch | null {
   const rule = rules[path];
   const eff: Inherited = { casefold: rule?.casefold ?? inh.casefold, tolerance: rule?.tolerance ?? inh.tolerance };
   let first: Mismatch | null = null;
@@ -62,8 +79,23 @@ export function compareValue(e: unknown, a: unknown, path: string, rules: Record
 }
 
 /** null when equal, else why not. */
-function equalUnder(e: unknown, a: unknown, path: string, rule: ArgRule | undefined, rules: Record<string, ArgRule>, inh: Inherited): string | null {
-  const precision = rule?.datetime ?? (rule?.normalize === 'iso8601_date' ? 'day' : rule?.normalize === 'iso8601_second' ? 'second' : rule?.normalize ? 'minute' : undefined);
+function equalUnder(
+  e: unknown,
+  a: unknown,
+  path: string,
+  rule: ArgRule | undefined,
+  rules: Record<string, ArgRule>,
+  inh: Inherited,
+): string | null {
+  const precision =
+    rule?.datetime ??
+    (rule?.normalize === 'iso8601_date'
+      ? 'day'
+      : rule?.normalize === 'iso8601_second'
+        ? 'second'
+        : rule?.normalize
+          ? 'minute'
+          : undefined);
   if (precision) return compareDatetime(e, a, precision, rule?.timezone ?? 'ignore');
   if (rule?.match === 'fuzzy' || rule?.match === 'semantic') {
     if (typeof a !== 'string') return `expected text, got ${typeName(a)}`;
@@ -89,15 +121,25 @@ function equalUnder(e: unknown, a: unknown, path: string, rule: ArgRule | undefi
   if (typeof e === 'number') {
     const n = typeof a === 'number' ? a : typeof a === 'string' && a.trim() !== '' ? Number(a) : NaN;
     if (!Number.isFinite(n)) return `expected a number, got ${typeName(a)}`;
-    return Math.abs(n - e) <= Math.max(inh.tolerance, EPS) ? null : `${n} is not ${e}${inh.tolerance > EPS ? ` ± ${inh.tolerance}` : ''}`;
+    return Math.abs(n - e) <= Math.max(inh.tolerance, EPS)
+      ? null
+      : `${n} is not ${e}${inh.tolerance > EPS ? ` ± ${inh.tolerance}` : ''}`;
   }
   if (typeof e === 'boolean') {
-    const b = typeof a === 'boolean' ? a : a === 'true' || a === 'True' ? true : a === 'false' || a === 'False' ? false : undefined;
+    const b =
+      typeof a === 'boolean'
+        ? a
+        : a === 'true' || a === 'True'
+          ? true
+          : a === 'false' || a === 'False'
+            ? false
+            : undefined;
     return b === e ? null : `expected ${e}, got ${JSON.stringify(a)}`;
   }
   if (e === null) return a === null ? null : `expected null, got ${typeName(a)}`;
   if (typeof e === 'string') {
-    if (typeof a !== 'string' && typeof a !== 'number' && typeof a !== 'boolean') return `expected text, got ${typeName(a)}`;
+    if (typeof a !== 'string' && typeof a !== 'number' && typeof a !== 'boolean')
+      return `expected text, got ${typeName(a)}`;
     const norm = (s: string) => {
       const t = s.normalize('NFKC').trim().replace(/\s+/g, ' ');
       return inh.casefold ? t.toLowerCase() : t;
@@ -161,8 +203,17 @@ export function parseIsoDatetime(s: string): Dt | null {
       offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0'));
     }
   }
-  const dt: Dt = { y: Number(m[1]), mo: Number(m[2]), d: Number(m[3]), h: num(m[4]), mi: num(m[5]), s: num(m[6]), offset };
-  if (dt.mo < 1 || dt.mo > 12 || dt.d < 1 || dt.d > 31 || (dt.h ?? 0) > 23 || (dt.mi ?? 0) > 59 || (dt.s ?? 0) > 60) return null;
+  const dt: Dt = {
+    y: Number(m[1]),
+    mo: Number(m[2]),
+    d: Number(m[3]),
+    h: num(m[4]),
+    mi: num(m[5]),
+    s: num(m[6]),
+    offset,
+  };
+  if (dt.mo < 1 || dt.mo > 12 || dt.d < 1 || dt.d > 31 || (dt.h ?? 0) > 23 || (dt.mi ?? 0) > 59 || (dt.s ?? 0) > 60)
+    return null;
   return dt;
 }
 
@@ -172,8 +223,14 @@ function stamp(dt: Dt, precision: 'minute' | 'second', toUtc: boolean): number {
   return ms / 1000 - (toUtc && dt.offset !== null ? dt.offset * 60 : 0);
 }
 
-function compareDatetime(e: unknown, a: unknown, precision: 'day' | 'minute' | 'second', timezone: 'required' | 'ignore'): string | null {
-  if (typeof a !== 'string') return `expected an ISO 8601 ${precision === 'day' ? 'date' : 'datetime'}, got ${typeName(a)}`;
+function compareDatetime(
+  e: unknown,
+  a: unknown,
+  precision: 'day' | 'minute' | 'second',
+  timezone: 'required' | 'ignore',
+): string | null {
+  if (typeof a !== 'string')
+    return `expected an ISO 8601 ${precision === 'day' ? 'date' : 'datetime'}, got ${typeName(a)}`;
   const ed = typeof e === 'string' ? parseIsoDatetime(e) : null;
   const ad = parseIsoDatetime(a);
   if (!ed) return 'the expected value is not ISO 8601';
@@ -183,13 +240,43 @@ function compareDatetime(e: unknown, a: unknown, precision: 'day' | 'minute' | '
   if (timezone === 'required' && ad.offset === null) return 'no timezone offset';
   // Same instant when both carry offsets; otherwise the wall clock as written.
   const both = ed.offset !== null && ad.offset !== null;
-  return stamp(ed, precision, both) === stamp(ad, precision, both) ? null : both ? 'a different instant' : 'a different time';
+  return stamp(ed, precision, both) === stamp(ad, precision, both)
+    ? null
+    : both
+      ? 'a different instant'
+      : 'a different time';
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Fuzzy text
 
-const STOP = new Set(['a', 'an', 'the', 'to', 'for', 'of', 'please', 'my', 'me', 'about', 'on', 'in', 'at', 'and', 'is', 'it', 'that', 'this', 'with', 'by', 'i', 'you', 'your', 'saying', 'say']);
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'to',
+  'for',
+  'of',
+  'please',
+  'my',
+  'me',
+  'about',
+  'on',
+  'in',
+  'at',
+  'and',
+  'is',
+  'it',
+  'that',
+  'this',
+  'with',
+  'by',
+  'i',
+  'you',
+  'your',
+  'saying',
+  'say',
+]);
 
 export function textTokens(s: string): string[] {
   return s

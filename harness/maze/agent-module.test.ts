@@ -45,7 +45,17 @@ describe('an agent from a user module', () => {
     expect(await loadAgentModule(pathToFileURL(file).href)).toBe('throwaway');
     expect(agentNames()).toEqual(expect.arrayContaining(['openai', 'vllm', 'mcp', 'anthropic', 'throwaway']));
     const task = loadMazeTasks(DEFAULT_CASES_DIR, ['c1'])[0]!;
-    const agent = agentFactory('throwaway')!.create({ model: 'my-model', baseUrl: 'http://127.0.0.1:1/v1', apiKey: 'k', timeoutMs: 1, retries: 0, concurrency: 1, openai: () => { throw new Error('unused'); } });
+    const agent = agentFactory('throwaway')!.create({
+      model: 'my-model',
+      baseUrl: 'http://127.0.0.1:1/v1',
+      apiKey: 'k',
+      timeoutMs: 1,
+      retries: 0,
+      concurrency: 1,
+      openai: () => {
+        throw new Error('unused');
+      },
+    });
     const r = await runMazeInstance(task, 'P0', { agent, model: 'my-model', maxTurns: 5, judgeMode: 'compat' });
     expect(r.error).toBeNull();
     expect(r.inference.trace).toHaveLength(1);
@@ -59,7 +69,19 @@ describe('an agent from a user module', () => {
     const empty = join(dir, 'empty.mjs');
     writeFileSync(empty, 'export const x = 1;\n');
     await expect(loadAgentModule(pathToFileURL(empty).href)).rejects.toThrow(/no default export/);
-    expect(() => registerAgent({ name: 'openai', create: () => ({ run: async () => ({ messages: [], turns: 0, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, exhausted: true }) }) })).toThrow(/built in/);
+    expect(() =>
+      registerAgent({
+        name: 'openai',
+        create: () => ({
+          run: async () => ({
+            messages: [],
+            turns: 0,
+            usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+            exhausted: true,
+          }),
+        }),
+      }),
+    ).toThrow(/built in/);
     expect(() => registerAgent({ name: 'a b', create: () => ({}) as never })).toThrow(/letters, digits/);
   });
 });

@@ -9,7 +9,11 @@ import type { MazeConfig } from './config.ts';
 const agents = new Map<string, Promise<Agent>>();
 
 /** The run's agent: `--agent-type`, loading `--agent-module` first when it names one (docs/maze-runs.md). */
-export function mazeAgent(run: RunConfig, m: Pick<MazeConfig, 'agentType' | 'agentModule'>, client: () => ModelClient): Promise<Agent> {
+export function mazeAgent(
+  run: RunConfig,
+  m: Pick<MazeConfig, 'agentType' | 'agentModule'>,
+  client: () => ModelClient,
+): Promise<Agent> {
   const openai = client();
   const key = JSON.stringify([m.agentType, m.agentModule ?? null, openai.opts.baseUrl, run.model, run.apiKey]);
   let a = agents.get(key);
@@ -17,7 +21,8 @@ export function mazeAgent(run: RunConfig, m: Pick<MazeConfig, 'agentType' | 'age
     a = (async () => {
       if (m.agentModule && !agentFactory(m.agentType)) {
         const name = await loadAgentModule(pathToFileURL(m.agentModule).href);
-        if (name !== m.agentType) throw new Error(`--agent-module ${m.agentModule} registers the agent '${name}', not '${m.agentType}'`);
+        if (name !== m.agentType)
+          throw new Error(`--agent-module ${m.agentModule} registers the agent '${name}', not '${m.agentType}'`);
       }
       const f = agentFactory(m.agentType);
       if (!f) throw new Error(`no agent '${m.agentType}' is registered`);

@@ -23,7 +23,16 @@ export interface RunOutcome {
 }
 
 export function outcomeOf(v: MazeVerdict): RunOutcome {
-  return { task_id: v.task_id, complexity: v.complexity, mode: v.mode, pass: v.pass, hit: v.hit, rc: v.rc, recovery: v.recovery, failure_reason: v.failure_reason };
+  return {
+    task_id: v.task_id,
+    complexity: v.complexity,
+    mode: v.mode,
+    pass: v.pass,
+    hit: v.hit,
+    rc: v.rc,
+    recovery: v.recovery,
+    failure_reason: v.failure_reason,
+  };
 }
 
 export interface ModeMetrics {
@@ -64,7 +73,11 @@ export function modeMetrics(runs: readonly RunOutcome[], label: string, opts: Me
   const rc = sorted.map((r) => r.rc);
   const base = opts.seed ?? 0;
   const est = (xs: number[], what: string, denominator: string) =>
-    estimateRate(xs, { denominator, seed: deriveSeed(base, 'maze', label, what), ...(opts.resamples ? { resamples: opts.resamples } : {}) });
+    estimateRate(xs, {
+      denominator,
+      seed: deriveSeed(base, 'maze', label, what),
+      ...(opts.resamples ? { resamples: opts.resamples } : {}),
+    });
   const recovery = Object.fromEntries(RECOVERIES.map((r) => [r, 0])) as Record<Recovery, number>;
   const failure_reasons: Record<string, number> = {};
   for (const r of sorted) {
@@ -116,14 +129,23 @@ function trialMetrics(sorted: readonly RunOutcome[], label: string, opts: Metric
     passes: sorted.filter((r) => r.pass).length,
     hit_passes: sorted.filter((r) => r.hit && r.pass).length,
     tsr: estimateRate(tsr, { denominator: 'tasks (each the mean of its trials)', seed: seedOf('tsr'), ...res }),
-    prr: ratioEstimate(num, den, { denominator: 'runs with a perturbed result (hits), pooled; tasks resampled', seed: seedOf('prr'), ...res }),
+    prr: ratioEstimate(num, den, {
+      denominator: 'runs with a perturbed result (hits), pooled; tasks resampled',
+      seed: seedOf('prr'),
+      ...res,
+    }),
     rc: estimateRate(rc, { denominator: 'tasks (each the mean of its trials)', seed: seedOf('rc'), ...res }),
     outcomes: { task_ids: ids, tsr, prr: hitIds.map((_, i) => num[i]! / den[i]!), rc },
     recovery,
     failure_reasons,
   };
   if (k > 1) {
-    const pm = passMetrics(new Map(ids.map((id) => [id, byTask.get(id)!.map((r) => (r.pass ? 1 : 0))])), k, 'tasks', seedOf('pass-k'));
+    const pm = passMetrics(
+      new Map(ids.map((id) => [id, byTask.get(id)!.map((r) => (r.pass ? 1 : 0))])),
+      k,
+      'tasks',
+      seedOf('pass-k'),
+    );
     out.trials = { k, pass_at_k: pm[`pass@${k}`]!, pass_hat_k: pm[`pass^${k}`]! };
   }
   return out;
@@ -146,13 +168,20 @@ export function computeMetrics(outcomes: readonly RunOutcome[], opts: MetricsOpt
 }
 
 /** Failure reasons × mode counts (rows only for reasons that occurred). */
-export function failureTable(outcomes: readonly RunOutcome[]): Array<{ failure_reason: string; total: number } & Partial<Record<Mode, number>>> {
+export function failureTable(
+  outcomes: readonly RunOutcome[],
+): Array<{ failure_reason: string; total: number } & Partial<Record<Mode, number>>> {
   const rows: Array<{ failure_reason: string; total: number } & Partial<Record<Mode, number>>> = [];
-  const reasons = [...new Set([...FAILURE_REASONS, ...outcomes.map((o) => o.failure_reason).filter((r): r is string => !!r)])];
+  const reasons = [
+    ...new Set([...FAILURE_REASONS, ...outcomes.map((o) => o.failure_reason).filter((r): r is string => !!r)]),
+  ];
   for (const reason of reasons) {
     const hits = outcomes.filter((o) => o.failure_reason === reason);
     if (hits.length === 0) continue;
-    const row: { failure_reason: string; total: number } & Partial<Record<Mode, number>> = { failure_reason: reason, total: hits.length };
+    const row: { failure_reason: string; total: number } & Partial<Record<Mode, number>> = {
+      failure_reason: reason,
+      total: hits.length,
+    };
     for (const m of MODES) {
       const n = hits.filter((o) => o.mode === m).length;
       if (n > 0) row[m] = n;
@@ -168,7 +197,9 @@ export function failureTable(outcomes: readonly RunOutcome[]): Array<{ failure_r
  */
 export function summaryShape(m: MazeMetrics): {
   metrics: Record<'tsr' | 'prr' | 'rc', Partial<Record<Mode, MetricEstimate>>>;
-  breakdowns: { complexity: Partial<Record<Complexity, Record<'tsr' | 'prr' | 'rc', Partial<Record<Mode, MetricEstimate>>>>> };
+  breakdowns: {
+    complexity: Partial<Record<Complexity, Record<'tsr' | 'prr' | 'rc', Partial<Record<Mode, MetricEstimate>>>>>;
+  };
 } {
   const pick = (mm: Partial<Record<Mode, ModeMetrics>>) => {
     const out: Record<'tsr' | 'prr' | 'rc', Partial<Record<Mode, MetricEstimate>>> = { tsr: {}, prr: {}, rc: {} };
@@ -185,7 +216,9 @@ export function summaryShape(m: MazeMetrics): {
     }
     return out;
   };
-  const complexity: Partial<Record<Complexity, Record<'tsr' | 'prr' | 'rc', Partial<Record<Mode, MetricEstimate>>>>> = {};
-  for (const [c, mm] of Object.entries(m.by_complexity) as Array<[Complexity, Partial<Record<Mode, ModeMetrics>>]>) complexity[c] = pick(mm);
+  const complexity: Partial<Record<Complexity, Record<'tsr' | 'prr' | 'rc', Partial<Record<Mode, MetricEstimate>>>>> =
+    {};
+  for (const [c, mm] of Object.entries(m.by_complexity) as Array<[Complexity, Partial<Record<Mode, ModeMetrics>>]>)
+    complexity[c] = pick(mm);
   return { metrics: pick(m.by_mode), breakdowns: { complexity } };
 }

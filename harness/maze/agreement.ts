@@ -3,7 +3,13 @@
 // four labels and on pass/fail. Runs with a harness error were not judged by the LLM; runs whose LLM verdict is a
 // judge error are counted apart and left out of the agreement (an error is no label, and never a pass).
 
-import { confusionTable, estimateRate, kappaEstimate, type KappaEstimate, type MetricEstimate } from '../stats/index.ts';
+import {
+  confusionTable,
+  estimateRate,
+  kappaEstimate,
+  type KappaEstimate,
+  type MetricEstimate,
+} from '../stats/index.ts';
 import { JUDGE_LABELS, type JudgeLabel } from './llm-judge.ts';
 import type { MazeMeta } from './meta.ts';
 
@@ -38,9 +44,14 @@ export function judgeAgreement(metas: readonly MazeMeta[], seed: number): JudgeA
   const asked = metas.filter((m) => m.llm_judge);
   if (asked.length === 0) return undefined;
   const errors = asked.filter((m) => m.llm_judge!.label === null);
-  const pairs = asked.filter((m) => m.llm_judge!.label !== null).map((m) => [m.llm_judge!.rule_label, m.llm_judge!.label!] as [JudgeLabel, JudgeLabel]);
+  const pairs = asked
+    .filter((m) => m.llm_judge!.label !== null)
+    .map((m) => [m.llm_judge!.rule_label, m.llm_judge!.label!] as [JudgeLabel, JudgeLabel]);
   const table = confusionTable(pairs, JUDGE_LABELS);
-  const passTable = confusionTable(pairs.map(([a, b]) => [passOf(a), passOf(b)] as [string, string]), ['pass', 'fail']);
+  const passTable = confusionTable(
+    pairs.map(([a, b]) => [passOf(a), passOf(b)] as [string, string]),
+    ['pass', 'fail'],
+  );
   const denominator = 'runs judged by both judges';
   return {
     judge_model: asked[0]!.llm_judge!.model,
@@ -49,7 +60,10 @@ export function judgeAgreement(metas: readonly MazeMeta[], seed: number): JudgeA
     judge_errors: errors.length,
     judge_error_examples: errors.slice(0, 20).map((m) => ({ id: m.id, error: m.llm_judge!.error ?? 'no verdict' })),
     kappa: kappaEstimate(table, { denominator, seed }),
-    agreement: estimateRate(pairs.map(([a, b]) => (a === b ? 1 : 0)), { denominator, seed }),
+    agreement: estimateRate(
+      pairs.map(([a, b]) => (a === b ? 1 : 0)),
+      { denominator, seed },
+    ),
     confusion: { rows: 'rule judge', columns: 'LLM judge', ...table },
     pass_kappa: kappaEstimate(passTable, { denominator, seed }),
     pass_confusion: { rows: 'rule judge', columns: 'LLM judge', ...passTable },

@@ -37,13 +37,31 @@ const anthropic = (e: AgentEndpoint): Agent => agentFactory('anthropic')!.create
 describe('anthropic agent against the simulator (Messages API front)', () => {
   let sim: SimServer;
   beforeAll(async () => {
-    sim = await startSimServer({ responders: { maze: mazeSimResponder(() => mazeTasksOf({ casesDir: DEFAULT_CASES_DIR, categories: [...COMPLEXITIES], toolPaths: [], tasksFile: undefined }), DEFAULT_CASES_DIR) } });
+    sim = await startSimServer({
+      responders: {
+        maze: mazeSimResponder(
+          () =>
+            mazeTasksOf({
+              casesDir: DEFAULT_CASES_DIR,
+              categories: [...COMPLEXITIES],
+              toolPaths: [],
+              tasksFile: undefined,
+            }),
+          DEFAULT_CASES_DIR,
+        ),
+      },
+    });
   });
   afterAll(() => sim.close());
 
   it('sim:oracle passes a C1 task in every mode through tool_use / tool_result turns; tokens are the sums of input and output tokens', async () => {
     for (const mode of ['P0', 'P1', 'P2'] as const) {
-      const r = await runMazeInstance(task, mode, { agent: anthropic(endpoint(sim.url, 'sim:oracle')), model: 'sim:oracle', maxTurns: 20, judgeMode: 'compat' });
+      const r = await runMazeInstance(task, mode, {
+        agent: anthropic(endpoint(sim.url, 'sim:oracle')),
+        model: 'sim:oracle',
+        maxTurns: 20,
+        judgeMode: 'compat',
+      });
       expect(r.error, `${mode}`).toBeNull();
       expect(r.verdict.pass, `${mode}: ${r.verdict.failure_reason}`).toBe(true);
       expect(r.toolCalls).toBeGreaterThan(0);
@@ -53,7 +71,12 @@ describe('anthropic agent against the simulator (Messages API front)', () => {
   });
 
   it('sim:flaky answers 429 / 529 overloaded in the API shape; the client retries them and the run still passes', async () => {
-    const r = await runMazeInstance(task, 'P0', { agent: anthropic(endpoint(sim.url, 'sim:flaky?rate=0.5&seed=3', { retries: 12 })), model: 'sim:flaky', maxTurns: 20, judgeMode: 'compat' });
+    const r = await runMazeInstance(task, 'P0', {
+      agent: anthropic(endpoint(sim.url, 'sim:flaky?rate=0.5&seed=3', { retries: 12 })),
+      model: 'sim:flaky',
+      maxTurns: 20,
+      judgeMode: 'compat',
+    });
     expect(r.error).toBeNull();
     expect(r.verdict.pass).toBe(true);
     expect(Object.keys(sim.stats.faults).length).toBeGreaterThan(0);
@@ -63,7 +86,13 @@ describe('anthropic agent against the simulator (Messages API front)', () => {
     const res = await fetch(`${sim.url}/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'anthropic-version': ANTHROPIC_VERSION },
-      body: JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'system', content: 'x' }, { role: 'user', content: 'y' }] }),
+      body: JSON.stringify({
+        model: 'sim:oracle',
+        messages: [
+          { role: 'system', content: 'x' },
+          { role: 'user', content: 'y' },
+        ],
+      }),
     });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { type: string; error: { type: string; message: string } };
@@ -73,7 +102,9 @@ describe('anthropic agent against the simulator (Messages API front)', () => {
 });
 
 /** A scripted Messages-API stand-in: each request is checked with the schema and answered by the next script step. */
-async function standIn(script: Array<(body: MessagesRequest) => { status: number; body: unknown; headers?: Record<string, string> }>) {
+async function standIn(
+  script: Array<(body: MessagesRequest) => { status: number; body: unknown; headers?: Record<string, string> }>,
+) {
   const seen: Array<{ headers: IncomingMessage['headers']; body: MessagesRequest }> = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -82,7 +113,15 @@ async function standIn(script: Array<(body: MessagesRequest) => { status: number
       const parsed = MessagesRequest.safeParse(JSON.parse(raw));
       if (req.url !== '/v1/messages' || !parsed.success) {
         res.writeHead(400, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: parsed.success ? `path ${req.url}` : JSON.stringify(parsed.error.issues[0]) } }));
+        return res.end(
+          JSON.stringify({
+            type: 'error',
+            error: {
+              type: 'invalid_request_error',
+              message: parsed.success ? `path ${req.url}` : JSON.stringify(parsed.error.issues[0]),
+            },
+          }),
+        );
       }
       seen.push({ headers: req.headers, body: parsed.data });
       const step = script[Math.min(seen.length - 1, script.length - 1)]!(parsed.data);
@@ -95,24 +134,65 @@ async function standIn(script: Array<(body: MessagesRequest) => { status: number
   return { url, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-const message = (content: unknown[], stop: string, usage: Record<string, number>) => ({ status: 200, body: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content, stop_reason: stop, stop_sequence: null, usage } });
+const message = (content: unknown[], stop: string, usage: Record<string, number>) => ({
+  status: 200,
+  body: {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-x',
+    content,
+    stop_reason: stop,
+    stop_sequence: null,
+    usage,
+  },
+});
 
 describe('AnthropicClient against a scripted stand-in', () => {
   it('retries 529 overloaded and 429 (honouring retry-after), sends the API headers, and sums usage with cache tokens', async () => {
     const s = await standIn([
       () => ({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }),
-      () => ({ status: 429, body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, headers: { 'retry-after': '0' } }),
-      () => message([{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', id: 'toolu_01', name: 'get_quote', input: { symbol: 'ACME' } }], 'tool_use', { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 30 }),
+      () => ({
+        status: 429,
+        body: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } },
+        headers: { 'retry-after': '0' },
+      }),
+      () =>
+        message(
+          [
+            { type: 'text', text: 'Let me look.' },
+            { type: 'tool_use', id: 'toolu_01', name: 'get_quote', input: { symbol: 'ACME' } },
+          ],
+          'tool_use',
+          { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 30 },
+        ),
     ]);
     try {
-      const c = new AnthropicClient({ baseUrl: s.url, apiKey: 'sk-ant-k', model: 'claude-x', timeoutMs: 5_000, retries: 3, concurrency: 1, backoff: { baseMs: 1, maxMs: 5 } });
+      const c = new AnthropicClient({
+        baseUrl: s.url,
+        apiKey: 'sk-ant-k',
+        model: 'claude-x',
+        timeoutMs: 5_000,
+        retries: 3,
+        concurrency: 1,
+        backoff: { baseMs: 1, maxMs: 5 },
+      });
       const r = await c.chat(
         {
           messages: [
             { role: 'system', content: 'be brief' },
             { role: 'user', content: 'quote ACME' },
           ],
-          tools: [{ type: 'function', function: { name: 'get_quote', description: 'a quote', parameters: { type: 'object', properties: { symbol: { type: 'string' } }, required: ['symbol'] } } }],
+          tools: [
+            {
+              type: 'function',
+              function: {
+                name: 'get_quote',
+                description: 'a quote',
+                parameters: { type: 'object', properties: { symbol: { type: 'string' } }, required: ['symbol'] },
+              },
+            },
+          ],
           temperature: 0,
           topP: 1,
           seed: 7,
@@ -122,7 +202,9 @@ describe('AnthropicClient against a scripted stand-in', () => {
       expect(r.attempts).toBe(3);
       expect(r.retried).toEqual(['529', '429']);
       expect(r.content).toBe('Let me look.');
-      expect(r.tool_calls).toEqual([{ id: 'toolu_01', type: 'function', function: { name: 'get_quote', arguments: '{"symbol":"ACME"}' } }]);
+      expect(r.tool_calls).toEqual([
+        { id: 'toolu_01', type: 'function', function: { name: 'get_quote', arguments: '{"symbol":"ACME"}' } },
+      ]);
       expect(r.finish_reason).toBe('tool_use');
       expect(r.usage).toEqual({ prompt_tokens: 130, completion_tokens: 20, total_tokens: 150 });
       const h = s.seen[0]!.headers;
@@ -142,13 +224,35 @@ describe('AnthropicClient against a scripted stand-in', () => {
   });
 
   it('a 400 is not retried and fails with the API error type; retries stop at the limit', async () => {
-    const bad = await standIn([() => ({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too big' } } })]);
-    const busy = await standIn([() => ({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } })]);
+    const bad = await standIn([
+      () => ({
+        status: 400,
+        body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: too big' } },
+      }),
+    ]);
+    const busy = await standIn([
+      () => ({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }),
+    ]);
     try {
-      const opts = { apiKey: 'k', model: 'm', timeoutMs: 5_000, retries: 2, concurrency: 1, backoff: { baseMs: 1, maxMs: 5 } };
+      const opts = {
+        apiKey: 'k',
+        model: 'm',
+        timeoutMs: 5_000,
+        retries: 2,
+        concurrency: 1,
+        backoff: { baseMs: 1, maxMs: 5 },
+      };
       const req = { messages: [{ role: 'user' as const, content: 'hi' }] };
-      await expect(new AnthropicClient({ ...opts, baseUrl: bad.url }).chat(req, { instance: 'maze:x' })).rejects.toMatchObject({ attempts: 1, kind: 'client', message: expect.stringContaining('invalid_request_error') });
-      await expect(new AnthropicClient({ ...opts, baseUrl: busy.url }).chat(req, { instance: 'maze:x' })).rejects.toMatchObject({ attempts: 3, status: 529 });
+      await expect(
+        new AnthropicClient({ ...opts, baseUrl: bad.url }).chat(req, { instance: 'maze:x' }),
+      ).rejects.toMatchObject({
+        attempts: 1,
+        kind: 'client',
+        message: expect.stringContaining('invalid_request_error'),
+      });
+      await expect(
+        new AnthropicClient({ ...opts, baseUrl: busy.url }).chat(req, { instance: 'maze:x' }),
+      ).rejects.toMatchObject({ attempts: 3, status: 529 });
       expect(bad.seen).toHaveLength(1);
       expect(busy.seen).toHaveLength(3);
     } finally {
@@ -158,21 +262,32 @@ describe('AnthropicClient against a scripted stand-in', () => {
   });
 
   it('a multi-turn conversation goes out as alternating turns: tool results of one turn in one user message', async () => {
-    const s = await standIn([() => message([{ type: 'text', text: 'done' }], 'end_turn', { input_tokens: 5, output_tokens: 1 })]);
+    const s = await standIn([
+      () => message([{ type: 'text', text: 'done' }], 'end_turn', { input_tokens: 5, output_tokens: 1 }),
+    ]);
     try {
       const c = new AnthropicClient({ baseUrl: s.url, model: 'm', timeoutMs: 5_000, retries: 0, concurrency: 1 });
       const r = await c.chat(
         {
           messages: [
             { role: 'user', content: 'two quotes' },
-            { role: 'assistant', content: null, tool_calls: [
-              { id: 'a', type: 'function', function: { name: 'q', arguments: '{"s":"A"}' } },
-              { id: 'b', type: 'function', function: { name: 'q', arguments: '{"s":"B"}' } },
-            ] },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { id: 'a', type: 'function', function: { name: 'q', arguments: '{"s":"A"}' } },
+                { id: 'b', type: 'function', function: { name: 'q', arguments: '{"s":"B"}' } },
+              ],
+            },
             { role: 'tool', tool_call_id: 'a', content: '{"p":1}' },
             { role: 'tool', tool_call_id: 'b', content: '{"p":2}' },
           ],
-          tools: [{ type: 'function', function: { name: 'q', parameters: { type: 'object', properties: { s: { type: 'string' } } } } }],
+          tools: [
+            {
+              type: 'function',
+              function: { name: 'q', parameters: { type: 'object', properties: { s: { type: 'string' } } } },
+            },
+          ],
         },
         { instance: 'maze:x' },
       );

@@ -8,7 +8,11 @@ import { runLocal } from './run-local.ts';
 import { MODES, loadMazeTasks } from './task.ts';
 import type { MazePolicyName } from './policies.ts';
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { reps: { type: 'string' }, policy: { type: 'string' } }, strict: true });
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { reps: { type: 'string' }, policy: { type: 'string' } },
+  strict: true,
+});
 const reps = Number(values.reps ?? 5);
 const policy = (values.policy ?? 'oracle') as MazePolicyName;
 if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps must be a positive integer');

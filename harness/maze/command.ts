@@ -18,18 +18,44 @@ import { applyConfig } from '../cli/config-file.ts';
 export const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },
   modes: { type: 'string', description: 'P0,P1,P2,P3,P4' },
-  only: { type: 'string', description: 'task ids (C1_task_001) or task-plus-mode run ids (C1_task_001_P0), comma-separated' },
+  only: {
+    type: 'string',
+    description: 'task ids (C1_task_001) or task-plus-mode run ids (C1_task_001_P0), comma-separated',
+  },
   'task-id': { type: 'string', description: 'the same as --only, as ToolMaze names it' },
-  agent: { type: 'string', values: ['fc', 'prompt'], description: 'the older name of --agent-type: fc = openai, prompt = mcp' },
-  'agent-type': { type: 'string', description: 'openai | vllm | mcp | anthropic, as ToolMaze names its agents, or the agent of --agent-module' },
-  'agent-module': { type: 'string', description: 'a module (.mjs/.js) whose default export is an agent { name, create(endpoint) }' },
+  agent: {
+    type: 'string',
+    values: ['fc', 'prompt'],
+    description: 'the older name of --agent-type: fc = openai, prompt = mcp',
+  },
+  'agent-type': {
+    type: 'string',
+    description: 'openai | vllm | mcp | anthropic, as ToolMaze names its agents, or the agent of --agent-module',
+  },
+  'agent-module': {
+    type: 'string',
+    description: 'a module (.mjs/.js) whose default export is an agent { name, create(endpoint) }',
+  },
   judge: { type: 'string', values: ['compat', 'strict'] },
   'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
   cases: { type: 'string', description: 'a directory with c1.json … c4.json' },
-  'judge-model': { type: 'string', description: 'an LLM judge run beside the rule judge (sim:judge on the simulator); docs/maze-judge.md' },
-  'judge-base-url': { type: 'string', description: "the LLM judge's endpoint (default: the simulator for sim:judge, else --base-url)" },
-  tools: { type: 'string', description: 'tool library files or folders (YAML/JSON) added to the built-in tools, comma-separated (docs/maze-tools.md)' },
-  tasks: { type: 'string', description: 'a task file (YAML/JSON) to run instead of the built-in task graphs (docs/maze-tools.md)' },
+  'judge-model': {
+    type: 'string',
+    description: 'an LLM judge run beside the rule judge (sim:judge on the simulator); docs/maze-judge.md',
+  },
+  'judge-base-url': {
+    type: 'string',
+    description: "the LLM judge's endpoint (default: the simulator for sim:judge, else --base-url)",
+  },
+  tools: {
+    type: 'string',
+    description:
+      'tool library files or folders (YAML/JSON) added to the built-in tools, comma-separated (docs/maze-tools.md)',
+  },
+  tasks: {
+    type: 'string',
+    description: 'a task file (YAML/JSON) to run instead of the built-in task graphs (docs/maze-tools.md)',
+  },
 };
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
@@ -56,7 +82,11 @@ export function run(argv: string[]): Promise<number> {
 function runOne(argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   // The anthropic agent sends the run's key as x-api-key: ANTHROPIC_API_KEY serves when OPENAI_API_KEY is unset.
   const env: NodeJS.ProcessEnv = { ...baseEnv };
-  if (argv.some((a, i) => (a === '--agent-type' && argv[i + 1] === 'anthropic') || a === '--agent-type=anthropic') && !env.OPENAI_API_KEY && env.ANTHROPIC_API_KEY) {
+  if (
+    argv.some((a, i) => (a === '--agent-type' && argv[i + 1] === 'anthropic') || a === '--agent-type=anthropic') &&
+    !env.OPENAI_API_KEY &&
+    env.ANTHROPIC_API_KEY
+  ) {
     env.OPENAI_API_KEY = env.ANTHROPIC_API_KEY;
   }
   return runSuiteCommand<MazeConfig>(
@@ -85,12 +115,21 @@ function runOne(argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promi
       preflight: (kc, m) => mazePreflight(kc, m),
       async validate(kc, m) {
         await checkAgentModule(m);
-        if (m.agentType === 'anthropic' && kc.run.cache !== 'off') throw new UsageError(`toolgauge maze: --cache ${kc.run.cache} is not available with --agent-type anthropic (the request cache stores OpenAI-compatible requests only)`);
+        if (m.agentType === 'anthropic' && kc.run.cache !== 'off')
+          throw new UsageError(
+            `toolgauge maze: --cache ${kc.run.cache} is not available with --agent-type anthropic (the request cache stores OpenAI-compatible requests only)`,
+          );
         const { unknown } = selectRuns(mazeTasksOf(m), m.modes, m.only);
-        if (unknown.length) throw new UsageError(`toolgauge maze: --only/--task-id: no task ${unknown.join(', ')} in ${m.categories.join(',')} (ids are like C1_task_001, or C1_task_001_P0 for one mode)`);
+        if (unknown.length)
+          throw new UsageError(
+            `toolgauge maze: --only/--task-id: no task ${unknown.join(', ')} in ${m.categories.join(',')} (ids are like C1_task_001, or C1_task_001_P0 for one mode)`,
+          );
         if (kc.run.usesSimulator) {
           const spec = parsePolicySpec(kc.run.model);
-          if (!['oracle', 'naive', 'flaky'].includes(spec.name)) throw new UsageError(`toolgauge maze: --model sim:${spec.name} has no Maze behaviour (use sim:oracle, sim:naive or sim:flaky)`);
+          if (!['oracle', 'naive', 'flaky'].includes(spec.name))
+            throw new UsageError(
+              `toolgauge maze: --model sim:${spec.name} has no Maze behaviour (use sim:oracle, sim:naive or sim:flaky)`,
+            );
         }
         if (m.judgeModel) await checkJudge(kc.run, m);
       },
@@ -113,7 +152,8 @@ async function checkJudge(run: RunConfig, m: MazeConfig): Promise<void> {
     } catch (err) {
       throw new UsageError(`toolgauge maze: --judge-model ${(err as Error).message}`);
     }
-    if (name !== 'judge') throw new UsageError(`toolgauge maze: --judge-model sim:${name} cannot judge; the simulated judge is sim:judge`);
+    if (name !== 'judge')
+      throw new UsageError(`toolgauge maze: --judge-model sim:${name} cannot judge; the simulated judge is sim:judge`);
   }
   let url: string | undefined;
   try {

@@ -4,8 +4,12 @@ import { mazeOutDir, readMazeConfig } from './config.ts';
 
 describe('mazeOutDir', () => {
   it('lays runs out as results/<model>/<fc|mcp>/ (ToolMaze: mcp = prompt-based tool calling), unless --out-dir says otherwise', () => {
-    expect(mazeOutDir({ outDir: undefined, model: 'sim:oracle' }, { agent: 'fc' })).toBe(resolve('results', 'sim_oracle', 'fc'));
-    expect(mazeOutDir({ outDir: undefined, model: 'org/m-7b' }, { agent: 'prompt' })).toBe(resolve('results', 'org_m-7b', 'mcp'));
+    expect(mazeOutDir({ outDir: undefined, model: 'sim:oracle' }, { agent: 'fc' })).toBe(
+      resolve('results', 'sim_oracle', 'fc'),
+    );
+    expect(mazeOutDir({ outDir: undefined, model: 'org/m-7b' }, { agent: 'prompt' })).toBe(
+      resolve('results', 'org_m-7b', 'mcp'),
+    );
     expect(mazeOutDir({ outDir: join('x', 'y'), model: 'm' }, { agent: 'prompt' })).toBe(resolve('x', 'y'));
   });
 });
@@ -24,7 +28,9 @@ describe('--agent-type', () => {
   });
   it('keeps --agent fc|prompt as an alias, and refuses one that disagrees', () => {
     expect(cfg({ TOOLGAUGE_MAZE_AGENT: 'prompt' })).toMatchObject({ agentType: 'mcp', agent: 'prompt' });
-    expect(cfg({ TOOLGAUGE_MAZE_AGENT: 'fc', TOOLGAUGE_MAZE_AGENT_TYPE: 'anthropic' })).toMatchObject({ agentType: 'anthropic' });
+    expect(cfg({ TOOLGAUGE_MAZE_AGENT: 'fc', TOOLGAUGE_MAZE_AGENT_TYPE: 'anthropic' })).toMatchObject({
+      agentType: 'anthropic',
+    });
     expect(() => cfg({ TOOLGAUGE_MAZE_AGENT: 'prompt', TOOLGAUGE_MAZE_AGENT_TYPE: 'openai' })).toThrow(/disagree/);
   });
   it('an unknown agent needs --agent-module; a module needs --agent-type; a user agent writes to its own folder', () => {

@@ -15,7 +15,10 @@ const Env = z.object({
   TOOLGAUGE_MAZE_JUDGE: z.enum(['compat', 'strict']).default('compat'),
   TOOLGAUGE_MAZE_MAX_TURNS: z.string().regex(/^\d+$/).transform(Number).default(20),
   TOOLGAUGE_MAZE_CASES: z.string().optional(),
-  TOOLGAUGE_MAZE_AGENT_TYPE: z.string().regex(/^[A-Za-z0-9_-]+$/, 'an agent name: letters, digits, - and _').optional(),
+  TOOLGAUGE_MAZE_AGENT_TYPE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'an agent name: letters, digits, - and _')
+    .optional(),
   TOOLGAUGE_MAZE_AGENT_MODULE: z.string().optional(),
   TOOLGAUGE_MAZE_JUDGE_MODEL: z.string().trim().min(1).optional(),
   TOOLGAUGE_MAZE_JUDGE_BASE_URL: z.string().url('TOOLGAUGE_MAZE_JUDGE_BASE_URL must be a URL').optional(),
@@ -49,11 +52,16 @@ export interface MazeConfig {
 export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
   const e = parseEnv(Env, env);
   const list = <T extends string>(raw: string, allowed: readonly T[], name: string): T[] => {
-    const xs = raw.split(',').map((s) => s.trim()).filter(Boolean);
-    for (const x of xs) if (!allowed.includes(x as T)) throw new UsageError(`${name}: '${x}' is not one of ${allowed.join(',')}`);
+    const xs = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const x of xs)
+      if (!allowed.includes(x as T)) throw new UsageError(`${name}: '${x}' is not one of ${allowed.join(',')}`);
     return xs as T[];
   };
-  if (e.TOOLGAUGE_MAZE_JUDGE_BASE_URL && !e.TOOLGAUGE_MAZE_JUDGE_MODEL) throw new UsageError('--judge-base-url needs --judge-model');
+  if (e.TOOLGAUGE_MAZE_JUDGE_BASE_URL && !e.TOOLGAUGE_MAZE_JUDGE_MODEL)
+    throw new UsageError('--judge-base-url needs --judge-model');
   return {
     categories: list(e.TOOLGAUGE_MAZE_CATEGORIES.toLowerCase(), COMPLEXITIES, '--categories'),
     modes: list(e.TOOLGAUGE_MAZE_MODES.toUpperCase(), MODES, '--modes'),
@@ -64,7 +72,11 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
     casesDir: e.TOOLGAUGE_MAZE_CASES ? resolve(e.TOOLGAUGE_MAZE_CASES) : DEFAULT_CASES_DIR,
     ...(e.TOOLGAUGE_MAZE_JUDGE_MODEL ? { judgeModel: e.TOOLGAUGE_MAZE_JUDGE_MODEL } : {}),
     ...(e.TOOLGAUGE_MAZE_JUDGE_BASE_URL ? { judgeBaseUrl: e.TOOLGAUGE_MAZE_JUDGE_BASE_URL } : {}),
-    toolPaths: (e.TOOLGAUGE_MAZE_TOOLS ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((p) => resolve(p)),
+    toolPaths: (e.TOOLGAUGE_MAZE_TOOLS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((p) => resolve(p)),
     tasksFile: e.TOOLGAUGE_MAZE_TASKS ? resolve(e.TOOLGAUGE_MAZE_TASKS) : undefined,
   };
 }
@@ -73,15 +85,29 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
  * `--agent-type` and its older alias `--agent fc|prompt` (fc = openai, prompt = mcp): `agent` stays the call style
  * (`fc` or `prompt`) reports and fingerprints name; a user module's agent needs `--agent-type` to name it.
  */
-function agentSettings(agent: 'fc' | 'prompt' | undefined, type: string | undefined, module: string | undefined): Pick<MazeConfig, 'agent' | 'agentType' | 'agentModule'> {
+function agentSettings(
+  agent: 'fc' | 'prompt' | undefined,
+  type: string | undefined,
+  module: string | undefined,
+): Pick<MazeConfig, 'agent' | 'agentType' | 'agentModule'> {
   const alias = agent === 'prompt' ? 'mcp' : agent === 'fc' ? 'openai' : undefined;
   if (alias && type && alias !== type && !(agent === 'fc' && ['vllm', 'anthropic'].includes(type))) {
-    throw new UsageError(`--agent ${agent} and --agent-type ${type} disagree (--agent is the older name: fc = openai, prompt = mcp)`);
+    throw new UsageError(
+      `--agent ${agent} and --agent-type ${type} disagree (--agent is the older name: fc = openai, prompt = mcp)`,
+    );
   }
   const agentType = type ?? alias ?? 'openai';
-  if (module === undefined && !BUILTIN_AGENT_TYPES.includes(agentType)) throw new UsageError(`--agent-type: '${agentType}' is not one of ${BUILTIN_AGENT_TYPES.join(',')} (another agent comes with --agent-module FILE)`);
-  if (module !== undefined && !type) throw new UsageError('--agent-module: name the agent it registers with --agent-type NAME');
-  return { agent: agentType === 'mcp' ? 'prompt' : 'fc', agentType, agentModule: module === undefined ? undefined : resolve(module) };
+  if (module === undefined && !BUILTIN_AGENT_TYPES.includes(agentType))
+    throw new UsageError(
+      `--agent-type: '${agentType}' is not one of ${BUILTIN_AGENT_TYPES.join(',')} (another agent comes with --agent-module FILE)`,
+    );
+  if (module !== undefined && !type)
+    throw new UsageError('--agent-module: name the agent it registers with --agent-type NAME');
+  return {
+    agent: agentType === 'mcp' ? 'prompt' : 'fc',
+    agentType,
+    agentModule: module === undefined ? undefined : resolve(module),
+  };
 }
 
 /** The agents toolgauge has built in (harness/agent/registry.ts), as ToolMaze names them. */
@@ -91,7 +117,16 @@ export const BUILTIN_AGENT_TYPES: readonly string[] = ['openai', 'vllm', 'mcp', 
 function ids(...raws: Array<string | undefined>): string[] | undefined {
   const given = raws.filter((r): r is string => r !== undefined);
   if (given.length === 0) return undefined;
-  return [...new Set(given.flatMap((r) => r.split(',').map((s) => s.trim()).filter(Boolean)))];
+  return [
+    ...new Set(
+      given.flatMap((r) =>
+        r
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ),
+  ];
 }
 
 /**
@@ -99,7 +134,10 @@ function ids(...raws: Array<string | undefined>): string[] | undefined {
  * tool calling, toolgauge's `--agent-type mcp`; openai, vllm and anthropic call tools natively: `fc`). A user
  * module's agent writes to a folder of its own name.
  */
-export function mazeOutDir(cfg: Pick<RunConfig, 'outDir' | 'model'>, m: Pick<MazeConfig, 'agent'> & Partial<Pick<MazeConfig, 'agentType'>>): string {
+export function mazeOutDir(
+  cfg: Pick<RunConfig, 'outDir' | 'model'>,
+  m: Pick<MazeConfig, 'agent'> & Partial<Pick<MazeConfig, 'agentType'>>,
+): string {
   if (cfg.outDir) return resolve(cfg.outDir);
   return resolve(mazeRoot(resolve('results'), cfg.model), '..', agentFolder(m));
 }

@@ -21,7 +21,13 @@ function shiftYears(ts: string, years: number): string {
 }
 
 /** Candidate corruptions of `detector` for one clean result (may be empty when the tool has no such check). */
-export function corruptionsOf(detector: Detector, tool: MazeTool, args: ToolArgs, clean: ToolResult, history: readonly HistoryEntry[]): Corruption[] {
+export function corruptionsOf(
+  detector: Detector,
+  tool: MazeTool,
+  args: ToolArgs,
+  clean: ToolResult,
+  history: readonly HistoryEntry[],
+): Corruption[] {
   const c = tool.checks;
   const out: Corruption[] = [];
   if (tool.failureModes && !tool.failureModes.includes(detector)) return out;
@@ -47,7 +53,12 @@ export function corruptionsOf(detector: Detector, tool: MazeTool, args: ToolArgs
     case 'sum_mismatch':
       for (const s of c.sums ?? []) {
         const t = clean[s.total];
-        if (isNum(t)) out.push({ detector, field: s.total, payload: { ...clean, [s.total]: round2(t + Math.max(5, Math.abs(t) * 0.137)) } });
+        if (isNum(t))
+          out.push({
+            detector,
+            field: s.total,
+            payload: { ...clean, [s.total]: round2(t + Math.max(5, Math.abs(t) * 0.137)) },
+          });
       }
       break;
     case 'stale_timestamp': {
@@ -88,7 +99,8 @@ export function changedLeaves(clean: unknown, payload: unknown): Array<string | 
   const out: Array<string | number> = [];
   const walk = (a: unknown, b: unknown) => {
     if (b && typeof b === 'object') {
-      for (const [k, v] of Object.entries(b as Record<string, unknown>)) walk(a && typeof a === 'object' ? (a as Record<string, unknown>)[k] : undefined, v);
+      for (const [k, v] of Object.entries(b as Record<string, unknown>))
+        walk(a && typeof a === 'object' ? (a as Record<string, unknown>)[k] : undefined, v);
       return;
     }
     if ((typeof b === 'number' || typeof b === 'string') && a !== b) out.push(b);

@@ -33,11 +33,18 @@ describe('MazeSession: victim selection by first touch', () => {
         for (const first of slot.choices) {
           const others = slot.choices.filter((c) => c !== first);
           // Call the first pick twice, then each other alternative twice.
-          const moves: Move[] = [...prefix(t), ...[first, first, ...others.flatMap((c) => [c, c])].map((c) => ({ call: c.nodes[0]!.id }))];
+          const moves: Move[] = [
+            ...prefix(t),
+            ...[first, first, ...others.flatMap((c) => [c, c])].map((c) => ({ call: c.nodes[0]!.id })),
+          ];
           const { trace } = runLocal(t, mode, scriptedAgent(t, moves));
           const transient = mode === 'P1' || mode === 'P3';
-          expect(statusOf(trace, first.nodes[0]!.tool), `${t.id} ${mode} ${first.id}`).toEqual([perturbed(mode), transient ? 'clean' : perturbed(mode)]);
-          for (const o of others) expect(statusOf(trace, o.nodes[0]!.tool), `${t.id} ${mode} other ${o.id}`).toEqual(['clean', 'clean']);
+          expect(statusOf(trace, first.nodes[0]!.tool), `${t.id} ${mode} ${first.id}`).toEqual([
+            perturbed(mode),
+            transient ? 'clean' : perturbed(mode),
+          ]);
+          for (const o of others)
+            expect(statusOf(trace, o.nodes[0]!.tool), `${t.id} ${mode} other ${o.id}`).toEqual(['clean', 'clean']);
           if (mode === 'P3' || mode === 'P4') {
             const v = t.victims.find((x) => x.tool === first.nodes[0]!.tool)!;
             const firstCall = trace.find((e) => e.name === v.tool)!;
@@ -92,8 +99,15 @@ describe('MazeSession: victim selection by first touch', () => {
       const moves: Move[] = [{ call: v.node }, { call: v.node }, { call: v.node }];
       const st = (m: Mode) => runLocal(t, m, scriptedAgent(t, moves)).trace.map((e) => e.status);
       // Without its inputs the victim may reject the call (tool_error); what matters is that P0 perturbs nothing.
-      expect(st('P0').filter((s) => s === 'explicit_error' || s === 'implicit_corruption'), t.id).toEqual([]);
-      expect(st('P1')).toEqual(['explicit_error', expect.stringMatching(/clean|tool_error/), expect.stringMatching(/clean|tool_error/)]);
+      expect(
+        st('P0').filter((s) => s === 'explicit_error' || s === 'implicit_corruption'),
+        t.id,
+      ).toEqual([]);
+      expect(st('P1')).toEqual([
+        'explicit_error',
+        expect.stringMatching(/clean|tool_error/),
+        expect.stringMatching(/clean|tool_error/),
+      ]);
       expect(st('P2')).toEqual(['explicit_error', 'explicit_error', 'explicit_error']);
       expect(st('P3')[0]).toBe('implicit_corruption');
       expect(st('P3').slice(1)).not.toContain('implicit_corruption');
@@ -122,7 +136,9 @@ describe('MazeSession: calls that never reach a tool', () => {
     const offTask = await s.execute({ id: 'c3', name: 'send_sms', argumentsJson: '{}' });
     expect(offTask.meta).toMatchObject({ error_kind: 'unknown_tool' });
     // b was never reached, so a well-formed call to a activates a as the victim.
-    const args = JSON.stringify(Object.fromEntries(Object.entries(a.args).map(([k, v]) => [k, 'literal' in v ? v.literal : 0])));
+    const args = JSON.stringify(
+      Object.fromEntries(Object.entries(a.args).map(([k, v]) => [k, 'literal' in v ? v.literal : 0])),
+    );
     const first = await s.execute({ id: 'c4', name: a.tool, argumentsJson: args });
     expect(first.meta).toMatchObject({ perturbation_status: 'explicit_error', victim_group: slot.id });
     const second = await s.execute({ id: 'c5', name: b.tool, argumentsJson: args });
@@ -156,7 +172,13 @@ describe('MazeSession: a perturbed call changes no state', () => {
     const move = idx.get('move')!.node;
     t.victims = [{ ...t.victims[0]!, node: 'move', tool: move.tool }];
     const bal = idx.get('bal')!.node;
-    const moves: Move[] = [{ call: 'bal' }, { call: 'share' }, { call: 'move' }, { call: 'move' }, { call: 'bal', args: {} }];
+    const moves: Move[] = [
+      { call: 'bal' },
+      { call: 'share' },
+      { call: 'move' },
+      { call: 'move' },
+      { call: 'bal', args: {} },
+    ];
     const { trace } = runLocal(t, 'P1', scriptedAgent(t, moves));
     expect(trace.map((e) => e.status)).toEqual(['clean', 'clean', 'explicit_error', 'clean', 'clean']);
     const before = trace[0]!.result.balance as number;

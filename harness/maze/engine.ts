@@ -75,7 +75,12 @@ export class MazeSession implements ToolExecutor {
     this.entries.push(e);
     return {
       content: JSON.stringify(e.result),
-      meta: { perturbation_status: e.status, index: e.index, ...(e.error_kind ? { error_kind: e.error_kind } : {}), ...(e.victim ? { victim_group: e.victim.group } : {}) },
+      meta: {
+        perturbation_status: e.status,
+        index: e.index,
+        ...(e.error_kind ? { error_kind: e.error_kind } : {}),
+        ...(e.victim ? { victim_group: e.victim.group } : {}),
+      },
     };
   }
 
@@ -83,10 +88,22 @@ export class MazeSession implements ToolExecutor {
     const base = { index: this.entries.length, call_id: call.id, name: call.name, arguments_json: call.argumentsJson };
     const args = parseArguments(call.argumentsJson);
     if (args === null) {
-      return { ...base, args: null, result: { error: `arguments are not a valid JSON object: ${truncate(call.argumentsJson)}` }, status: 'tool_error', error_kind: 'malformed_arguments' };
+      return {
+        ...base,
+        args: null,
+        result: { error: `arguments are not a valid JSON object: ${truncate(call.argumentsJson)}` },
+        status: 'tool_error',
+        error_kind: 'malformed_arguments',
+      };
     }
     if (!this.visible.has(call.name)) {
-      return { ...base, args, result: { error: `unknown tool "${call.name}"` }, status: 'tool_error', error_kind: 'unknown_tool' };
+      return {
+        ...base,
+        args,
+        result: { error: `unknown tool "${call.name}"` },
+        status: 'tool_error',
+        error_kind: 'unknown_tool',
+      };
     }
     const victim = this.tracker.touch(call.name, base.index);
     if (victim) {
@@ -99,7 +116,13 @@ export class MazeSession implements ToolExecutor {
           const msg = this.mode === 'P1' ? victim.explicit.P1 : victim.explicit.P2;
           return { ...base, args, result: { error: msg }, status: 'explicit_error', victim: tag };
         }
-        return { ...base, args, result: structuredClone(victim.implicit.payload), status: 'implicit_corruption', victim: tag };
+        return {
+          ...base,
+          args,
+          result: structuredClone(victim.implicit.payload),
+          status: 'implicit_corruption',
+          victim: tag,
+        };
       }
       return { ...this.real(call.name, args, base), victim: tag };
     }
@@ -112,7 +135,13 @@ export class MazeSession implements ToolExecutor {
       this.history.push({ name, args, result: r.result });
       return { ...base, args, result: r.result, status: 'clean' };
     }
-    return { ...base, args, result: r.result, status: 'tool_error', error_kind: r.kind === 'invalid_arguments' ? 'invalid_arguments' : 'invalid_use' };
+    return {
+      ...base,
+      args,
+      result: r.result,
+      status: 'tool_error',
+      error_kind: r.kind === 'invalid_arguments' ? 'invalid_arguments' : 'invalid_use',
+    };
   }
 
   /** Every call so far, in order (a copy). */

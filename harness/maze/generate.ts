@@ -58,7 +58,10 @@ export function scalarLeaves(v: unknown, out: Array<string | number> = []): Arra
 }
 
 /** Clean values a corruption must not coincide with (so the strict judge can tell corrupted from clean). */
-export function forbiddenValues(runs: CleanRun[], query: string): { leaves: Array<string | number>; queryNumbers: number[]; queryLower: string } {
+export function forbiddenValues(
+  runs: CleanRun[],
+  query: string,
+): { leaves: Array<string | number>; queryNumbers: number[]; queryLower: string } {
   const leaves: Array<string | number> = [];
   for (const r of runs) {
     for (const a of r.args.values()) scalarLeaves(a, leaves);
@@ -72,7 +75,9 @@ export function corruptionIsDistinct(values: Array<string | number>, f: ReturnTy
   return values.every(
     (v) =>
       !f.leaves.some((x) => valuesEqual(x, v)) &&
-      (typeof v === 'number' ? !f.queryNumbers.some((n) => valuesEqual(n, v)) : !f.queryLower.includes(v.toLowerCase())),
+      (typeof v === 'number'
+        ? !f.queryNumbers.some((n) => valuesEqual(n, v))
+        : !f.queryLower.includes(v.toLowerCase())),
   );
 }
 
@@ -89,7 +94,12 @@ function victimContext(task: MazeTask, runs: CleanRun[], nodeId: string) {
   return { args: run.args.get(nodeId)!, clean: run.outputs.get(nodeId)!, history: run.history.slice(0, pos) };
 }
 
-function pickCorruption(rng: Rng, task: MazeTask, runs: CleanRun[], nodeId: string): (Corruption & { corrupted_values: Array<string | number> }) | null {
+function pickCorruption(
+  rng: Rng,
+  task: MazeTask,
+  runs: CleanRun[],
+  nodeId: string,
+): (Corruption & { corrupted_values: Array<string | number> }) | null {
   const tool = mustGetTool(nodeIndex(task).get(nodeId)!.node.tool);
   const ctx = victimContext(task, runs, nodeId);
   const forbidden = forbiddenValues(runs, task.query);
@@ -102,7 +112,14 @@ function pickCorruption(rng: Rng, task: MazeTask, runs: CleanRun[], nodeId: stri
   return rng.pick(rng.pick(byDetector));
 }
 
-function makeVictim(rng: Rng, task: MazeTask, runs: CleanRun[], group: string, choice: string | null, nodeId: string): Victim | null {
+function makeVictim(
+  rng: Rng,
+  task: MazeTask,
+  runs: CleanRun[],
+  group: string,
+  choice: string | null,
+  nodeId: string,
+): Victim | null {
   const c = pickCorruption(rng, task, runs, nodeId);
   if (!c) return null;
   return {
@@ -116,7 +133,14 @@ function makeVictim(rng: Rng, task: MazeTask, runs: CleanRun[], group: string, c
 }
 
 /** Turn a template instance into a task, or null when this draw is unusable (then the caller redraws). */
-export function assembleTask(spec: TemplateSpec, id: string, complexity: Complexity, template: string, index: number, rng: Rng): MazeTask | null {
+export function assembleTask(
+  spec: TemplateSpec,
+  id: string,
+  complexity: Complexity,
+  template: string,
+  index: number,
+  rng: Rng,
+): MazeTask | null {
   const task: MazeTask = {
     id,
     complexity,
@@ -140,7 +164,8 @@ export function assembleTask(spec: TemplateSpec, id: string, complexity: Complex
   // A clean result that looks implausible would make careful agents distrust the truth: redraw.
   const idx = nodeIndex(task);
   for (const r of runs) {
-    for (const [nid, out] of r.outputs) if (detectImplausible(mustGetTool(idx.get(nid)!.node.tool), r.args.get(nid)!, out)) return null;
+    for (const [nid, out] of r.outputs)
+      if (detectImplausible(mustGetTool(idx.get(nid)!.node.tool), r.args.get(nid)!, out)) return null;
   }
 
   const victims: Victim[] = [];
@@ -208,11 +233,16 @@ export function writeTaskFiles(dir: string, seed: number, count = TASKS_PER_COMP
 }
 
 function main(argv: string[]): void {
-  const { values } = parseArgs({ args: argv, options: { seed: { type: 'string' }, out: { type: 'string' }, count: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { seed: { type: 'string' }, out: { type: 'string' }, count: { type: 'string' } },
+    strict: true,
+  });
   const seed = values.seed === undefined ? DEFAULT_SEED : Number(values.seed);
   const count = values.count === undefined ? TASKS_PER_COMPLEXITY : Number(values.count);
   if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer (got '${values.seed}')`);
-  if (!Number.isInteger(count) || count < 1) throw new Error(`--count must be a positive integer (got '${values.count}')`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`--count must be a positive integer (got '${values.count}')`);
   const dir = values.out ?? DEFAULT_CASES_DIR;
   const counts = writeTaskFiles(dir, seed, count);
   console.log(`maze generate: seed ${seed} → ${dir}: ${COMPLEXITIES.map((c) => `${c}=${counts[c]}`).join(' ')}`);

@@ -10,16 +10,22 @@ import { isSimModel } from '../sim/policy-spec.ts';
 import type { MazeConfig } from './config.ts';
 import { buildJudgePrompt, parseLlmVerdict, type JudgePromptInput, type LlmJudgeRecord } from './llm-judge.ts';
 
-
 /**
  * The judge's endpoint: `--judge-base-url`; else a `sim:` judge asks the simulator; else the run's own `--base-url`
  * (as `--reflection-model` does). A real judge model with neither is a usage error.
  */
-export function judgeEndpoint(run: Pick<RunConfig, 'baseUrl'>, m: Pick<MazeConfig, 'judgeModel' | 'judgeBaseUrl'>, simUrl: string | undefined): string | undefined {
+export function judgeEndpoint(
+  run: Pick<RunConfig, 'baseUrl'>,
+  m: Pick<MazeConfig, 'judgeModel' | 'judgeBaseUrl'>,
+  simUrl: string | undefined,
+): string | undefined {
   if (!m.judgeModel) return undefined;
   if (m.judgeBaseUrl) return m.judgeBaseUrl;
   if (isSimModel(m.judgeModel)) return simUrl;
-  if (!run.baseUrl) throw new UsageError(`--judge-model '${m.judgeModel}' needs an endpoint: pass --judge-base-url (or --base-url), or use sim:judge`);
+  if (!run.baseUrl)
+    throw new UsageError(
+      `--judge-model '${m.judgeModel}' needs an endpoint: pass --judge-base-url (or --base-url), or use sim:judge`,
+    );
   return run.baseUrl;
 }
 
@@ -57,23 +63,50 @@ export function judgeClient(run: RunConfig, m: MazeConfig, simUrl: string | unde
 const REPLY_CAP = 4000;
 
 /** Ask the judge about one run (temperature 0, top_p 1, the run's seed) and read its verdict. Never throws. */
-export async function askLlmJudge(client: ModelClient, input: JudgePromptInput, ctx: { trial: number; seed: number }): Promise<LlmJudgeRecord> {
+export async function askLlmJudge(
+  client: ModelClient,
+  input: JudgePromptInput,
+  ctx: { trial: number; seed: number },
+): Promise<LlmJudgeRecord> {
   const { system, user } = buildJudgePrompt(input);
   const model = client.opts.model;
   let reply: string | null = null;
   let usage: Usage | undefined;
   try {
     const r = await client.chat(
-      { messages: [{ role: 'system', content: system }, { role: 'user', content: user }], temperature: 0, topP: 1, seed: ctx.seed },
+      {
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        temperature: 0,
+        topP: 1,
+        seed: ctx.seed,
+      },
       { instance: `maze:${input.task.id}:${input.mode}`, agent: 'judge', trial: ctx.trial },
     );
     reply = r.content ?? '';
     usage = r.usage;
   } catch (err) {
-    return { model, label: null, verdict: null, error: `judge request failed: ${(err as Error).message.split('\n')[0]}`, reply: null };
+    return {
+      model,
+      label: null,
+      verdict: null,
+      error: `judge request failed: ${(err as Error).message.split('\n')[0]}`,
+      reply: null,
+    };
   }
   const parsed = parseLlmVerdict(reply);
-  const kept = reply.length > REPLY_CAP ? `${reply.slice(0, REPLY_CAP)}… [${reply.length - REPLY_CAP} more characters]` : reply;
-  if (!parsed.ok) return { model, label: null, verdict: null, error: parsed.error, reply: kept, ...(usage ? { usage } : {}) };
-  return { model, label: parsed.verdict.label, verdict: parsed.verdict, error: null, reply: kept, ...(usage ? { usage } : {}) };
+  const kept =
+    reply.length > REPLY_CAP ? `${reply.slice(0, REPLY_CAP)}… [${reply.length - REPLY_CAP} more characters]` : reply;
+  if (!parsed.ok)
+    return { model, label: null, verdict: null, error: parsed.error, reply: kept, ...(usage ? { usage } : {}) };
+  return {
+    model,
+    label: parsed.verdict.label,
+    verdict: parsed.verdict,
+    error: null,
+    reply: kept,
+    ...(usage ? { usage } : {}),
+  };
 }

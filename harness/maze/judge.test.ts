@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { MazeTraceEntry } from './engine.ts';
-import { answerMatches, answerText, cOracle, hasAbortPhrase, judge, numbersIn, replayActivations, runRc, type JudgeMode } from './judge.ts';
+import {
+  answerMatches,
+  answerText,
+  cOracle,
+  hasAbortPhrase,
+  judge,
+  numbersIn,
+  replayActivations,
+  runRc,
+  type JudgeMode,
+} from './judge.ts';
 import { runLocal } from './run-local.ts';
 import { loadMazeTasks, slotSteps, type MazeTask, type Mode } from './task.ts';
 import { scriptedAgent, walkPath, type Move } from './testing.ts';
@@ -8,7 +18,9 @@ import { scriptedAgent, walkPath, type Move } from './testing.ts';
 const tasks = loadMazeTasks();
 const byC = (c: string) => tasks.filter((t) => t.complexity === c);
 const c1Last = byC('c1').find((t) => t.paths[0]!.nodes.at(-1) === t.victims[0]!.node && t.paths[0]!.nodes.length >= 3)!;
-const c1Mid = byC('c1').find((t) => t.paths[0]!.nodes.indexOf(t.victims[0]!.node) === 0 && t.paths[0]!.nodes.length >= 3)!;
+const c1Mid = byC('c1').find(
+  (t) => t.paths[0]!.nodes.indexOf(t.victims[0]!.node) === 0 && t.paths[0]!.nodes.length >= 3,
+)!;
 const c2 = byC('c2').find((t) => t.template === 'c2_transfer_share')!;
 const c4 = byC('c4').find((t) => t.template === 'c4_trip_cost')!;
 
@@ -19,7 +31,17 @@ function run(task: MazeTask, mode: Mode, moves: Move[], judgeMode: JudgeMode = '
 /** Moves that call every node of the chain, retrying `victim` right after its first call. */
 function chainWithRetry(task: MazeTask, victim: string, pathId = 'p0'): Move[] {
   const p = task.paths.find((x) => x.id === pathId)!;
-  return [...p.nodes.flatMap((n): Move[] => (n === victim ? [{ call: n, path: pathId }, { call: n, path: pathId }] : [{ call: n, path: pathId }])), { answer: 'value', path: pathId }];
+  return [
+    ...p.nodes.flatMap((n): Move[] =>
+      n === victim
+        ? [
+            { call: n, path: pathId },
+            { call: n, path: pathId },
+          ]
+        : [{ call: n, path: pathId }],
+    ),
+    { answer: 'value', path: pathId },
+  ];
 }
 const slotChoiceNodes = (t: MazeTask, slot = 0) => slotSteps(t)[slot]!.choices.map((c) => c.nodes[0]!.id);
 
@@ -55,7 +77,13 @@ describe('judge: transient modes (P1/P3)', () => {
 
   it('switch: an alternative that was not perturbed completes the task → pass, recovery switch', () => {
     const [a, b] = slotChoiceNodes(c2);
-    const moves: Move[] = [{ call: a! }, { call: b!, path: 'p1' }, { call: 'share', path: 'p1' }, { call: 'move', path: 'p1' }, { answer: 'value', path: 'p1' }];
+    const moves: Move[] = [
+      { call: a! },
+      { call: b!, path: 'p1' },
+      { call: 'share', path: 'p1' },
+      { call: 'move', path: 'p1' },
+      { answer: 'value', path: 'p1' },
+    ];
     const { v } = run(c2, 'P1', moves);
     expect(v).toMatchObject({ pass: true, recovery: 'switch', hit: true });
   });
@@ -68,9 +96,17 @@ describe('judge: transient modes (P1/P3)', () => {
   it('edge: a retry with 2 calls but none clean is not a recovery', () => {
     const victim = c1Mid.victims[0]!.node;
     const p = c1Mid.paths[0]!.nodes;
-    const moves: Move[] = [{ call: victim }, { call: victim, args: { not_a_parameter: 1 } }, ...p.filter((n) => n !== victim).map((n): Move => ({ call: n })), { answer: 'value' }];
+    const moves: Move[] = [
+      { call: victim },
+      { call: victim, args: { not_a_parameter: 1 } },
+      ...p.filter((n) => n !== victim).map((n): Move => ({ call: n })),
+      { answer: 'value' },
+    ];
     const { v, trace } = run(c1Mid, 'P1', moves);
-    expect(trace.filter((e) => e.name === c1Mid.victims[0]!.tool).map((e) => e.status)).toEqual(['explicit_error', 'tool_error']);
+    expect(trace.filter((e) => e.name === c1Mid.victims[0]!.tool).map((e) => e.status)).toEqual([
+      'explicit_error',
+      'tool_error',
+    ]);
     expect(v).toMatchObject({ pass: false, failure_reason: 'no_retry_or_switch' });
     expect(v.trace_check.rules.find((r) => r.rule === 'recovered:main')).toMatchObject({ ok: false });
   });
@@ -93,7 +129,14 @@ describe('judge: transient modes (P1/P3)', () => {
 describe('judge: permanent modes (P2/P4), C2–C4', () => {
   it('a complete path that avoids the victim → pass, recovery switch; C_oracle = hit + shortest alternative + rest', () => {
     const [a, b] = slotChoiceNodes(c2);
-    const moves: Move[] = [{ call: a! }, { call: a! }, { call: b!, path: 'p1' }, { call: 'share', path: 'p1' }, { call: 'move', path: 'p1' }, { answer: 'value', path: 'p1' }];
+    const moves: Move[] = [
+      { call: a! },
+      { call: a! },
+      { call: b!, path: 'p1' },
+      { call: 'share', path: 'p1' },
+      { call: 'move', path: 'p1' },
+      { answer: 'value', path: 'p1' },
+    ];
     for (const mode of ['P2', 'P4'] as Mode[]) {
       const { v } = run(c2, mode, moves);
       expect(v, mode).toMatchObject({ pass: true, recovery: 'switch', c_act: 5, c_oracle: 4 });
@@ -103,16 +146,36 @@ describe('judge: permanent modes (P2/P4), C2–C4', () => {
 
   it('retrying the victim forever never passes', () => {
     const [a] = slotChoiceNodes(c2);
-    const { v } = run(c2, 'P2', [{ call: a! }, { call: a! }, { call: a! }, { call: 'share' }, { call: 'move' }, { answer: 'value' }]);
+    const { v } = run(c2, 'P2', [
+      { call: a! },
+      { call: a! },
+      { call: a! },
+      { call: 'share' },
+      { call: 'move' },
+      { answer: 'value' },
+    ]);
     expect(v).toMatchObject({ pass: false, failure_reason: 'no_valid_path_completed', recovery: 'unrecovered', rc: 1 });
   });
 
   it('edge: C4 — switching in one slot but keeping the other slot’s (perturbed) victim fails', () => {
     const [f1, f2] = slotChoiceNodes(c4, 0);
     const [h1] = slotChoiceNodes(c4, 1);
-    const moves: Move[] = [{ call: f1! }, { call: f2! }, { call: h1! }, { call: h1! }, { call: 'trip' }, { answer: 'value' }];
+    const moves: Move[] = [
+      { call: f1! },
+      { call: f2! },
+      { call: h1! },
+      { call: h1! },
+      { call: 'trip' },
+      { answer: 'value' },
+    ];
     const { v, trace } = run(c4, 'P2', moves);
-    expect(trace.map((e) => e.status)).toEqual(['explicit_error', 'clean', 'explicit_error', 'explicit_error', 'tool_error']);
+    expect(trace.map((e) => e.status)).toEqual([
+      'explicit_error',
+      'clean',
+      'explicit_error',
+      'explicit_error',
+      'tool_error',
+    ]);
     expect(v).toMatchObject({ pass: false, failure_reason: 'no_valid_path_completed' });
     expect(v.trace_check.activated_victims.map((x) => x.group)).toEqual(['flight', 'hotel']);
   });
@@ -120,7 +183,14 @@ describe('judge: permanent modes (P2/P4), C2–C4', () => {
   it('C4: switching in every slot passes; C_oracle counts one hit + switch per slot', () => {
     const [f1, f2] = slotChoiceNodes(c4, 0);
     const [h1, h2] = slotChoiceNodes(c4, 1);
-    const moves: Move[] = [{ call: f1! }, { call: f2! }, { call: h1! }, { call: h2! }, { call: 'trip', path: 'p3' }, { answer: 'value', path: 'p3' }];
+    const moves: Move[] = [
+      { call: f1! },
+      { call: f2! },
+      { call: h1! },
+      { call: h2! },
+      { call: 'trip', path: 'p3' },
+      { answer: 'value', path: 'p3' },
+    ];
     const { v } = run(c4, 'P2', moves);
     expect(v).toMatchObject({ pass: true, recovery: 'switch', c_act: 5, c_oracle: 5, rc: 0 });
   });
@@ -135,7 +205,11 @@ describe('judge: C1 permanent (abort)', () => {
 
   it('only victim retries after its first call + abort phrase → pass, recovery abort, C_oracle 1', () => {
     for (const mode of ['P2', 'P4'] as Mode[]) {
-      const { v } = run(c1Last, mode, abortAfterVictim(c1Last, 'The service keeps failing, so I am unable to complete this. Task aborted.'));
+      const { v } = run(
+        c1Last,
+        mode,
+        abortAfterVictim(c1Last, 'The service keeps failing, so I am unable to complete this. Task aborted.'),
+      );
       expect(v, mode).toMatchObject({ pass: true, recovery: 'abort', c_oracle: 1, c_act: 2 });
       expect(v.rc).toBeCloseTo(0.5, 12);
     }
@@ -148,8 +222,12 @@ describe('judge: C1 permanent (abort)', () => {
 
   it('victim not last: both judge modes require the abort phrase', () => {
     const moves = abortAfterVictim(c1Mid, 'Sorry, something went wrong.');
-    for (const jm of ['compat', 'strict'] as JudgeMode[]) expect(run(c1Mid, 'P2', moves, jm).v, jm).toMatchObject({ pass: false, failure_reason: 'missing_abort_phrase' });
-    expect(run(c1Mid, 'P2', abortAfterVictim(c1Mid, 'I am unable to complete this task.')).v).toMatchObject({ pass: true, recovery: 'abort' });
+    for (const jm of ['compat', 'strict'] as JudgeMode[])
+      expect(run(c1Mid, 'P2', moves, jm).v, jm).toMatchObject({ pass: false, failure_reason: 'missing_abort_phrase' });
+    expect(run(c1Mid, 'P2', abortAfterVictim(c1Mid, 'I am unable to complete this task.')).v).toMatchObject({
+      pass: true,
+      recovery: 'abort',
+    });
   });
 
   it('edge: an answer after stopping at a permanent failure never passes, wherever the victim sits (compat included)', () => {
@@ -158,8 +236,12 @@ describe('judge: C1 permanent (abort)', () => {
     for (const t of byC('c1')) {
       for (const mode of ['P2', 'P4'] as Mode[]) {
         const { trace } = runLocal(t, mode, scriptedAgent(t, abortAfterVictim(t, 'foo')));
-        expect(trace.some((e) => e.status !== 'clean'), `${t.id} ${mode}: the victim was hit`).toBe(true);
-        for (const jm of ['compat', 'strict'] as JudgeMode[]) if (judge(t, mode, trace, 'foo', { mode: jm }).pass) passed.push(`${t.id}:${mode}:${jm}`);
+        expect(
+          trace.some((e) => e.status !== 'clean'),
+          `${t.id} ${mode}: the victim was hit`,
+        ).toBe(true);
+        for (const jm of ['compat', 'strict'] as JudgeMode[])
+          if (judge(t, mode, trace, 'foo', { mode: jm }).pass) passed.push(`${t.id}:${mode}:${jm}`);
       }
     }
     expect(passed).toEqual([]);
@@ -183,17 +265,29 @@ describe('judge: strict mode', () => {
       const [a] = slotChoiceNodes(t);
       const k = t.steps.findIndex((s) => s.kind === 'slot');
       const pre = t.steps.slice(0, k).flatMap((s): Move[] => (s.kind === 'node' ? [{ call: s.node.id }] : []));
-      const post = t.steps.slice(k + 1).flatMap((s): Move[] => (s.kind === 'node' ? [{ call: s.node.id, bind: 'first' }] : []));
+      const post = t.steps
+        .slice(k + 1)
+        .flatMap((s): Move[] => (s.kind === 'node' ? [{ call: s.node.id, bind: 'first' }] : []));
       // Retry the victim (so compat sees a recovery) but bind downstream arguments from the first, corrupted result.
       const moves: Move[] = [...pre, { call: a! }, { call: a! }, ...post, { answer: 'value' }];
       const r = runLocal(t, 'P3', scriptedAgent(t, moves));
       const compat = judge(t, 'P3', r.trace, r.finalAnswer, { mode: 'compat' });
       if (!compat.pass || post.length === 0) continue;
       const strict = judge(t, 'P3', r.trace, r.finalAnswer, { mode: 'strict' });
-      const leaked = r.trace.some((e, i) => i > 1 && e.args && JSON.stringify(e.args) !== JSON.stringify(runLocal(t, 'P0', scriptedAgent(t, walkPath(t, 'p0'))).trace.find((x) => x.name === e.name)?.args));
+      const leaked = r.trace.some(
+        (e, i) =>
+          i > 1 &&
+          e.args &&
+          JSON.stringify(e.args) !==
+            JSON.stringify(
+              runLocal(t, 'P0', scriptedAgent(t, walkPath(t, 'p0'))).trace.find((x) => x.name === e.name)?.args,
+            ),
+      );
       if (!leaked) continue;
       expect(strict, t.id).toMatchObject({ pass: false, failure_reason: 'corrupted_value_propagated' });
-      expect(strict.trace_check.rules.find((x) => x.rule === 'strict:no_corrupted_value_downstream')!.detail).toMatch(/passed to/);
+      expect(strict.trace_check.rules.find((x) => x.rule === 'strict:no_corrupted_value_downstream')!.detail).toMatch(
+        /passed to/,
+      );
       caught++;
     }
     expect(caught).toBeGreaterThan(5);
@@ -201,7 +295,11 @@ describe('judge: strict mode', () => {
 
   it('binding mismatch: a literal argument changed by the agent', () => {
     const t = byC('c2').find((x) => x.template === 'c2_position_value')!;
-    const moves: Move[] = [{ call: slotChoiceNodes(t)[0]! }, { call: 'value', args: { shares: 1 } }, { answer: 'value' }];
+    const moves: Move[] = [
+      { call: slotChoiceNodes(t)[0]! },
+      { call: 'value', args: { shares: 1 } },
+      { answer: 'value' },
+    ];
     expect(run(t, 'P0', moves).v.pass).toBe(true);
     const s = run(t, 'P0', moves, 'strict').v;
     expect(s).toMatchObject({ pass: false, failure_reason: 'binding_mismatch' });
@@ -219,9 +317,18 @@ describe('judge: helpers and purity', () => {
   it('answer matching: <answer> tag, thousands separators, tolerance, case-insensitive text', () => {
     expect(answerText('blah <answer>1,234.50</answer> tail')).toBe('1,234.50');
     expect(numbersIn('a 1,234.5 and -3 and .5')).toEqual([1234.5, -3, 0.5]);
-    expect(answerMatches({ ref: 'x', field: 'y', value: 1234.5, match: 'number', tolerance: 0.01 }, 'It is <answer>1,234.51</answer>')).toBe(true);
-    expect(answerMatches({ ref: 'x', field: 'y', value: 1234.5, match: 'number', tolerance: 0.01 }, 'It is 1,234.52')).toBe(false);
-    expect(answerMatches({ ref: 'x', field: 'y', value: 'Ada@Example.org', match: 'text' }, 'sent to ada@example.org')).toBe(true);
+    expect(
+      answerMatches(
+        { ref: 'x', field: 'y', value: 1234.5, match: 'number', tolerance: 0.01 },
+        'It is <answer>1,234.51</answer>',
+      ),
+    ).toBe(true);
+    expect(
+      answerMatches({ ref: 'x', field: 'y', value: 1234.5, match: 'number', tolerance: 0.01 }, 'It is 1,234.52'),
+    ).toBe(false);
+    expect(
+      answerMatches({ ref: 'x', field: 'y', value: 'Ada@Example.org', match: 'text' }, 'sent to ada@example.org'),
+    ).toBe(true);
     expect(hasAbortPhrase('I can’t complete this')).toBe(true);
     expect(hasAbortPhrase('TASK ABORTED')).toBe(true);
     expect(hasAbortPhrase('Here is the answer')).toBe(false);
@@ -238,7 +345,17 @@ describe('judge: helpers and purity', () => {
     const t = byC('c3').find((x) => x.template === 'c3_holding_fx')!;
     const slot = slotSteps(t)[0]!;
     const long = slot.choices.find((c) => c.nodes.length === 2)!;
-    const act = replayActivations(t, [{ index: 0, call_id: 'a', name: long.nodes[0]!.tool, arguments_json: '{}', args: {}, result: {}, status: 'explicit_error' }]);
+    const act = replayActivations(t, [
+      {
+        index: 0,
+        call_id: 'a',
+        name: long.nodes[0]!.tool,
+        arguments_json: '{}',
+        args: {},
+        result: {},
+        status: 'explicit_error',
+      },
+    ]);
     expect(cOracle(t, 'P1', act, slot.id)).toBe(1 + 2); // slot is the last step
     expect(cOracle(t, 'P2', act, slot.id)).toBe(1 + 1); // the one-tool converter is the shortest alternative
     expect(cOracle(t, 'P0', act, slot.id)).toBe(0);

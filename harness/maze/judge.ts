@@ -124,7 +124,16 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
     return Math.abs(na - nb) <= 1e-9 * Math.max(1, Math.abs(na), Math.abs(nb));
   }
   if (typeof a === 'boolean' || typeof b === 'boolean') return a === b;
-  return String(a ?? '').trim().toLowerCase() === String(b ?? '').trim().toLowerCase() && a !== undefined && b !== undefined;
+  return (
+    String(a ?? '')
+      .trim()
+      .toLowerCase() ===
+      String(b ?? '')
+        .trim()
+        .toLowerCase() &&
+    a !== undefined &&
+    b !== undefined
+  );
 }
 
 function leaves(v: unknown, out: unknown[] = []): unknown[] {
@@ -146,7 +155,12 @@ export function replayActivations(task: MazeTask, trace: readonly MazeTraceEntry
 const reached = (e: MazeTraceEntry) => e.error_kind !== 'malformed_arguments' && e.error_kind !== 'unknown_tool';
 
 /** C_oracle for a run whose first hit fell in `firstHitGroup` (see the header comment). */
-export function cOracle(task: MazeTask, mode: Mode, activations: readonly Activation[], firstHitGroup: string | null): number {
+export function cOracle(
+  task: MazeTask,
+  mode: Mode,
+  activations: readonly Activation[],
+  firstHitGroup: string | null,
+): number {
   if (mode === 'P0' || firstHitGroup === null) return 0;
   if (task.complexity === 'c1') {
     if (isPermanent(mode)) return 1;
@@ -233,7 +247,11 @@ const MODE_RULES: readonly JudgeRule[] = [
     name: 'the perturbation was exercised',
     applies: (f) => !hitAny(f),
     check(f, d) {
-      d.rule('perturbation_reached', false, 'the run never called an activated victim, so the perturbation was not exercised');
+      d.rule(
+        'perturbation_reached',
+        false,
+        'the run never called an activated victim, so the perturbation was not exercised',
+      );
       d.fail('victim_not_reached');
       d.winning = f.completed[0] ?? null;
     },
@@ -247,14 +265,26 @@ const MODE_RULES: readonly JudgeRule[] = [
         const clean = calls.filter((e) => e.status === 'clean').length;
         const retried = calls.length >= 2 && clean > 0;
         const switched = f.completed.some((p) => !p.tools.includes(a.victim.tool));
-        d.rule(`recovered:${a.group}`, retried || switched, `${a.victim.tool}: ${calls.length} call(s), ${clean} clean → ` + (retried ? 'retried' : switched ? 'switched to a clean alternative' : 'neither retried (≥2 calls, ≥1 clean) nor switched'));
+        d.rule(
+          `recovered:${a.group}`,
+          retried || switched,
+          `${a.victim.tool}: ${calls.length} call(s), ${clean} clean → ` +
+            (retried
+              ? 'retried'
+              : switched
+                ? 'switched to a clean alternative'
+                : 'neither retried (≥2 calls, ≥1 clean) nor switched'),
+        );
         return { a, retried, switched };
       });
-      const candidates = f.completed.filter((p) => recovered.every((r) => (p.tools.includes(r.a.victim.tool) ? r.retried : true)));
+      const candidates = f.completed.filter((p) =>
+        recovered.every((r) => (p.tools.includes(r.a.victim.tool) ? r.retried : true)),
+      );
       if (recovered.some((r) => !r.retried && !r.switched)) d.fail('no_retry_or_switch');
       else if (candidates.length === 0) d.fail('no_valid_path_completed');
       d.winning = candidates[0] ?? null;
-      if (!d.failure && d.winning) d.recovery = d.winning.tools.includes(f.hitVictims[0]!.victim.tool) ? 'retry' : 'switch';
+      if (!d.failure && d.winning)
+        d.recovery = d.winning.tools.includes(f.hitVictims[0]!.victim.tool) ? 'retry' : 'switch';
     },
   },
   {
@@ -265,15 +295,23 @@ const MODE_RULES: readonly JudgeRule[] = [
       const first = f.activations[0]!.at;
       const after = f.trace.filter((e) => e.index > first);
       const others = after.filter((e) => e.name !== v.tool);
-      const detail = others.length === 0 ? `after the first call to ${v.tool} (#${first}) only ${after.length} retr${after.length === 1 ? 'y' : 'ies'} of it followed` : `after the first call to ${v.tool} (#${first}) the run called ${others.map((e) => `#${e.index} ${e.name}`).join(', ')}`;
-      if (!d.rule('only_victim_retries_after_failure', others.length === 0, detail)) d.fail('continued_after_permanent_failure');
+      const detail =
+        others.length === 0
+          ? `after the first call to ${v.tool} (#${first}) only ${after.length} retr${after.length === 1 ? 'y' : 'ies'} of it followed`
+          : `after the first call to ${v.tool} (#${first}) the run called ${others.map((e) => `#${e.index} ${e.name}`).join(', ')}`;
+      if (!d.rule('only_victim_retries_after_failure', others.length === 0, detail))
+        d.fail('continued_after_permanent_failure');
       // Both judge modes require the abort phrase wherever the victim sits. ToolMaze's rule (docs/maze.md) asks for it only when the
       // victim is the last node; then a run that stopped at a mid-chain victim and answered anything ("foo") passed
       // — an answer it cannot have computed. See docs/maze-judge.md.
       const chain = f.task.paths[0]!.nodes;
       const victimLast = chain[chain.length - 1] === v.node;
       const aborted = hasAbortPhrase(f.finalAnswer);
-      d.rule('abort_phrase', aborted, `${victimLast ? 'victim is the last node' : 'victim is not the last node'}; final answer ${aborted ? 'contains' : 'lacks'} an abort phrase`);
+      d.rule(
+        'abort_phrase',
+        aborted,
+        `${victimLast ? 'victim is the last node' : 'victim is not the last node'}; final answer ${aborted ? 'contains' : 'lacks'} an abort phrase`,
+      );
       if (!aborted) d.fail('missing_abort_phrase');
       if (!d.failure) d.recovery = 'abort';
     },
@@ -283,7 +321,13 @@ const MODE_RULES: readonly JudgeRule[] = [
     applies: () => true,
     check(f, d) {
       const avoiding = f.completed.filter((p) => f.hitVictims.every((a) => !p.tools.includes(a.victim.tool)));
-      d.rule('completed_path_avoids_victim', avoiding.length > 0, avoiding.length > 0 ? `${avoiding[0]!.id} avoids ${toolsOf(f.hitVictims)}` : `no completed valid path avoids ${toolsOf(f.hitVictims)}`);
+      d.rule(
+        'completed_path_avoids_victim',
+        avoiding.length > 0,
+        avoiding.length > 0
+          ? `${avoiding[0]!.id} avoids ${toolsOf(f.hitVictims)}`
+          : `no completed valid path avoids ${toolsOf(f.hitVictims)}`,
+      );
       if (avoiding.length === 0) d.fail('no_valid_path_completed');
       d.winning = avoiding[0] ?? null;
       if (!d.failure) d.recovery = 'switch';
@@ -298,7 +342,14 @@ const STRICT_RULES: readonly JudgeRule[] = [
     applies: (f) => isImplicit(f.mode),
     check(f, d) {
       const leaks = corruptionLeaks(f.task, f.trace, f.finalAnswer);
-      if (!d.rule('strict:no_corrupted_value_downstream', leaks.length === 0, leaks.length === 0 ? 'no corrupted value reached a later argument or the answer' : leaks.join('; '))) d.fail('corrupted_value_propagated');
+      if (
+        !d.rule(
+          'strict:no_corrupted_value_downstream',
+          leaks.length === 0,
+          leaks.length === 0 ? 'no corrupted value reached a later argument or the answer' : leaks.join('; '),
+        )
+      )
+        d.fail('corrupted_value_propagated');
     },
   },
   {
@@ -307,7 +358,16 @@ const STRICT_RULES: readonly JudgeRule[] = [
     check(f, d) {
       if (!d.winning) return;
       const bad = bindingProblems(f.task, d.winning, f.trace);
-      if (!d.rule('strict:bindings', bad.length === 0, bad.length === 0 ? `every node on ${d.winning.id} has a clean call with correctly bound arguments` : bad.join('; '))) d.fail('binding_mismatch');
+      if (
+        !d.rule(
+          'strict:bindings',
+          bad.length === 0,
+          bad.length === 0
+            ? `every node on ${d.winning.id} has a clean call with correctly bound arguments`
+            : bad.join('; '),
+        )
+      )
+        d.fail('binding_mismatch');
     },
   },
   {
@@ -315,7 +375,14 @@ const STRICT_RULES: readonly JudgeRule[] = [
     applies: (f) => !(f.task.complexity === 'c1' && isPermanent(f.mode)),
     check(f, d) {
       const ok = answerMatches(f.task.answer, f.finalAnswer);
-      if (!d.rule('strict:answer_value', ok, `expected ${String(f.task.answer.value)} (${f.task.answer.match}); got ${JSON.stringify(answerText(f.finalAnswer).slice(0, 200))}`)) d.fail('wrong_answer');
+      if (
+        !d.rule(
+          'strict:answer_value',
+          ok,
+          `expected ${String(f.task.answer.value)} (${f.task.answer.match}); got ${JSON.stringify(answerText(f.finalAnswer).slice(0, 200))}`,
+        )
+      )
+        d.fail('wrong_answer');
     },
   },
 ];
@@ -352,11 +419,19 @@ export function judge(
     fail: (r) => void (d.failure ??= r),
   };
 
-  d.rule('hit', true, hitAny(f) ? `perturbed results at ${hits.map((e) => `#${e.index} ${e.name} (${e.status})`).join(', ')}` : 'no perturbed result');
+  d.rule(
+    'hit',
+    true,
+    hitAny(f)
+      ? `perturbed results at ${hits.map((e) => `#${e.index} ${e.name} (${e.status})`).join(', ')}`
+      : 'no perturbed result',
+  );
   d.rule(
     'valid_path_completed',
     f.completed.length > 0,
-    f.completed.length > 0 ? `every tool succeeded at least once on ${f.completed.map((p) => `${p.id} [${p.tools.join(' → ')}]`).join('; ')}` : `no valid path has every tool succeeded; clean tools: ${[...succeeded].join(', ') || 'none'}`,
+    f.completed.length > 0
+      ? `every tool succeeded at least once on ${f.completed.map((p) => `${p.id} [${p.tools.join(' → ')}]`).join('; ')}`
+      : `no valid path has every tool succeeded; clean tools: ${[...succeeded].join(', ') || 'none'}`,
   );
   MODE_RULES.find((r) => r.applies(f))!.check(f, d);
   if (f.strict) for (const r of STRICT_RULES) if (r.applies(f)) r.check(f, d);
@@ -366,7 +441,8 @@ export function judge(
   const recovery: Recovery = !pass ? (hit ? 'unrecovered' : 'none') : !hit ? 'none' : d.recovery;
   const firstHit = hits[0]?.index ?? null;
   const c_act = firstHit === null ? 0 : trace.length - trace.findIndex((e) => e.index === firstHit);
-  const firstHitGroup = firstHit === null ? null : (activations.find((a) => a.victim.tool === hits[0]!.name)?.group ?? null);
+  const firstHitGroup =
+    firstHit === null ? null : (activations.find((a) => a.victim.tool === hits[0]!.name)?.group ?? null);
   const c_or = hit ? cOracle(task, mode, activations, firstHitGroup) : 0;
   return {
     task_id: task.id,
@@ -378,7 +454,12 @@ export function judge(
     trace_check: {
       judge_mode: opts.mode,
       rules,
-      activated_victims: activations.map((a) => ({ group: a.group, tool: a.victim.tool, node: a.victim.node, at: a.at })),
+      activated_victims: activations.map((a) => ({
+        group: a.group,
+        tool: a.victim.tool,
+        node: a.victim.node,
+        at: a.at,
+      })),
       hit_indices: hits.map((e) => e.index),
       first_hit: firstHit,
       completed_paths: f.completed.map((p) => p.id),
@@ -405,7 +486,9 @@ export function bindingProblems(task: MazeTask, path: TaskPath, trace: readonly 
         if ('literal' in b) return b.free ? got !== undefined : valuesEqual(got, b.literal);
         const srcNode = resolveRef(task, path, b.ref);
         const srcTool = srcNode ? idx.get(srcNode)?.node.tool : undefined;
-        return trace.some((s) => s.index < c.index && s.name === srcTool && s.status === 'clean' && valuesEqual(got, s.result[b.field]));
+        return trace.some(
+          (s) => s.index < c.index && s.name === srcTool && s.status === 'clean' && valuesEqual(got, s.result[b.field]),
+        );
       }),
     );
     if (!ok) problems.push(`${id} (${node.tool}): no clean call with arguments bound as the graph requires`);
@@ -414,7 +497,11 @@ export function bindingProblems(task: MazeTask, path: TaskPath, trace: readonly 
 }
 
 /** Corrupted values (from implicit perturbations the agent received) found in later arguments or the answer. */
-export function corruptionLeaks(task: MazeTask, trace: readonly MazeTraceEntry[], finalAnswer: string | null): string[] {
+export function corruptionLeaks(
+  task: MazeTask,
+  trace: readonly MazeTraceEntry[],
+  finalAnswer: string | null,
+): string[] {
   const out: string[] = [];
   const answerNums = numbersIn(answerText(finalAnswer));
   const answerLower = answerText(finalAnswer).toLowerCase();
@@ -425,10 +512,17 @@ export function corruptionLeaks(task: MazeTask, trace: readonly MazeTraceEntry[]
     for (const bad of v.implicit.corrupted_values) {
       for (const later of trace) {
         if (later.index <= e.index || !later.args) continue;
-        if (leaves(later.args).some((x) => valuesEqual(x, bad))) out.push(`corrupted ${e.name}→${JSON.stringify(bad)} (from #${e.index}) passed to #${later.index} ${later.name}`);
+        if (leaves(later.args).some((x) => valuesEqual(x, bad)))
+          out.push(
+            `corrupted ${e.name}→${JSON.stringify(bad)} (from #${e.index}) passed to #${later.index} ${later.name}`,
+          );
       }
-      const inAnswer = typeof bad === 'number' ? answerNums.some((n) => valuesEqual(n, bad)) : bad.length >= 3 && answerLower.includes(bad.toLowerCase());
-      if (inAnswer) out.push(`corrupted ${e.name}→${JSON.stringify(bad)} (from #${e.index}) appears in the final answer`);
+      const inAnswer =
+        typeof bad === 'number'
+          ? answerNums.some((n) => valuesEqual(n, bad))
+          : bad.length >= 3 && answerLower.includes(bad.toLowerCase());
+      if (inAnswer)
+        out.push(`corrupted ${e.name}→${JSON.stringify(bad)} (from #${e.index}) appears in the final answer`);
     }
   }
   return [...new Set(out)];

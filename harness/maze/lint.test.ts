@@ -5,7 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { DataError } from '../core/errors.ts';
 import { buildTaskFile, renderTaskFile, generateTasks } from './generate.ts';
 import { lintTask, lintTasks } from './lint.ts';
-import { COMPLEXITIES, DEFAULT_CASES_DIR, enumeratePaths, loadMazeTasks, loadTaskFile, runCleanPath, taskFilePath, type MazeTask } from './task.ts';
+import {
+  COMPLEXITIES,
+  DEFAULT_CASES_DIR,
+  enumeratePaths,
+  loadMazeTasks,
+  loadTaskFile,
+  runCleanPath,
+  taskFilePath,
+  type MazeTask,
+} from './task.ts';
 
 const tasks = loadMazeTasks();
 const byC = (c: string) => tasks.filter((t) => t.complexity === c);
@@ -32,7 +41,11 @@ describe('maze task files', () => {
 
   it('a different seed gives different, still lint-clean tasks', () => {
     const other = generateTasks(12345, 'c3', 12);
-    expect(other.map((t) => t.query)).not.toEqual(byC('c3').slice(0, 12).map((t) => t.query));
+    expect(other.map((t) => t.query)).not.toEqual(
+      byC('c3')
+        .slice(0, 12)
+        .map((t) => t.query),
+    );
     expect(lintTasks(other)).toEqual([]);
   });
 

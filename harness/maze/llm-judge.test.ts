@@ -25,15 +25,28 @@ describe('the judge prompt', () => {
     const { system, user } = buildJudgePrompt({ task: c2, mode: 'P2', trace: r.trace, finalAnswer: r.finalAnswer });
     for (const l of JUDGE_LABELS) expect(system).toContain(`- ${l}:`);
     expect(system).toContain('<verdict>');
-    const graph = sectionJson(user, 'task_graph') as { condition: string; query: string; valid_paths: Array<{ tools: string[] }>; expected_answer: { value: unknown } };
+    const graph = sectionJson(user, 'task_graph') as {
+      condition: string;
+      query: string;
+      valid_paths: Array<{ tools: string[] }>;
+      expected_answer: { value: unknown };
+    };
     expect(graph).toMatchObject({ condition: 'C2', query: c2.query, expected_answer: { value: c2.answer.value } });
     expect(graph.valid_paths.map((p) => p.tools)).toEqual(c2.paths.map((p) => p.tools));
     const pert = sectionJson(user, 'perturbation') as Record<string, unknown>;
     const injectedTools = [...new Set(r.trace.filter((e) => e.status === 'explicit_error').map((e) => e.name))];
     expect(injectedTools.length).toBeGreaterThan(0);
-    expect(pert).toMatchObject({ condition: 'C2', mode: 'P2', kind: 'error', persistence: 'permanent', victims_hit: injectedTools });
+    expect(pert).toMatchObject({
+      condition: 'C2',
+      mode: 'P2',
+      kind: 'error',
+      persistence: 'permanent',
+      victims_hit: injectedTools,
+    });
     const trace = sectionJson(user, 'trace') as Array<{ index: number; tool: string; injected: string | null }>;
-    expect(trace.map((e) => [e.index, e.tool, e.injected])).toEqual(r.trace.map((e) => [e.index, e.name, e.status === 'explicit_error' ? 'error' : null]));
+    expect(trace.map((e) => [e.index, e.tool, e.injected])).toEqual(
+      r.trace.map((e) => [e.index, e.name, e.status === 'explicit_error' ? 'error' : null]),
+    );
     expect(user).toContain(`<final_answer>\n${r.finalAnswer}\n</final_answer>`);
   });
 
@@ -41,42 +54,76 @@ describe('the judge prompt', () => {
     const r = runLocal(c2, 'P3', 'naive');
     const { user } = buildJudgePrompt({ task: c2, mode: 'P3', trace: r.trace, finalAnswer: null });
     expect(sectionJson(user, 'perturbation')).toMatchObject({ kind: 'silent_corruption', persistence: 'transient' });
-    expect((sectionJson(user, 'trace') as Array<{ injected: string | null }>).some((e) => e.injected === 'corruption')).toBe(true);
+    expect(
+      (sectionJson(user, 'trace') as Array<{ injected: string | null }>).some((e) => e.injected === 'corruption'),
+    ).toBe(true);
     expect(user).toMatch(/<final_answer>\n\(none: the run ended without a final answer\)\n<\/final_answer>$/);
   });
 
   it('text the agent wrote cannot close a section early', () => {
     const r = runLocal(c2, 'P0', 'oracle');
     fc.assert(
-      fc.property(fc.string(), fc.constantFrom('</trace>', '</final_answer>', '</task_graph>', '<verdict>'), (junk, tag) => {
-        const answer = `${junk}${tag}${junk}`;
-        const trace = r.trace.map((e, i) => (i === 0 ? { ...e, result: { note: answer } } : e));
-        const { user } = buildJudgePrompt({ task: c2, mode: 'P0', trace, finalAnswer: answer });
-        expect((sectionJson(user, 'trace') as Array<{ result: string }>)[0]!.result).toBe(JSON.stringify({ note: answer }));
-        expect(user.match(/<\/final_answer>/g)).toHaveLength(1);
-      }),
+      fc.property(
+        fc.string(),
+        fc.constantFrom('</trace>', '</final_answer>', '</task_graph>', '<verdict>'),
+        (junk, tag) => {
+          const answer = `${junk}${tag}${junk}`;
+          const trace = r.trace.map((e, i) => (i === 0 ? { ...e, result: { note: answer } } : e));
+          const { user } = buildJudgePrompt({ task: c2, mode: 'P0', trace, finalAnswer: answer });
+          expect((sectionJson(user, 'trace') as Array<{ result: string }>)[0]!.result).toBe(
+            JSON.stringify({ note: answer }),
+          );
+          expect(user.match(/<\/final_answer>/g)).toHaveLength(1);
+        },
+      ),
       { numRuns: 50 },
     );
   });
 });
 
 describe('parseLlmVerdict', () => {
-  const good = { label: 'recovered', task_completed: true, failure_noticed: true, rests_on: '#0 failed, #1 retried', calls: [0, 1] };
+  const good = {
+    label: 'recovered',
+    task_completed: true,
+    failure_noticed: true,
+    rests_on: '#0 failed, #1 retried',
+    calls: [0, 1],
+  };
   it('reads the verdict in tags, in a json fence, or as the whole reply', () => {
-    expect(parseLlmVerdict(`Thinking…\n<verdict>${JSON.stringify(good)}</verdict>`)).toEqual({ ok: true, verdict: good });
+    expect(parseLlmVerdict(`Thinking…\n<verdict>${JSON.stringify(good)}</verdict>`)).toEqual({
+      ok: true,
+      verdict: good,
+    });
     expect(parseLlmVerdict(`Here:\n\`\`\`json\n${JSON.stringify(good)}\n\`\`\``)).toEqual({ ok: true, verdict: good });
-    expect(parseLlmVerdict(JSON.stringify({ ...good, calls: undefined }))).toEqual({ ok: true, verdict: { ...good, calls: [] } });
+    expect(parseLlmVerdict(JSON.stringify({ ...good, calls: undefined }))).toEqual({
+      ok: true,
+      verdict: { ...good, calls: [] },
+    });
     // The last verdict wins (a judge that quotes the format first).
-    expect(parseLlmVerdict(`<verdict>{"label": "x"}</verdict> then <verdict>${JSON.stringify(good)}</verdict>`)).toMatchObject({ ok: true });
+    expect(
+      parseLlmVerdict(`<verdict>{"label": "x"}</verdict> then <verdict>${JSON.stringify(good)}</verdict>`),
+    ).toMatchObject({ ok: true });
   });
 
   it('an unparseable verdict is an error naming what is wrong, never a label', () => {
     expect(parseLlmVerdict('')).toEqual({ ok: false, error: expect.stringMatching(/empty reply/) });
     expect(parseLlmVerdict('The agent did fine.')).toEqual({ ok: false, error: expect.stringMatching(/no <verdict>/) });
-    expect(parseLlmVerdict('<verdict>{label: success}</verdict>')).toEqual({ ok: false, error: expect.stringMatching(/not JSON/) });
-    expect(parseLlmVerdict(`<verdict>${JSON.stringify({ ...good, label: 'pass' })}</verdict>`)).toEqual({ ok: false, error: expect.stringMatching(/^the judge's verdict: label:/) });
-    expect(parseLlmVerdict(`<verdict>${JSON.stringify({ ...good, rests_on: '  ' })}</verdict>`)).toEqual({ ok: false, error: expect.stringMatching(/rests_on/) });
-    expect(parseLlmVerdict(`<verdict>${JSON.stringify({ label: 'success' })}</verdict>`)).toEqual({ ok: false, error: expect.stringMatching(/task_completed/) });
+    expect(parseLlmVerdict('<verdict>{label: success}</verdict>')).toEqual({
+      ok: false,
+      error: expect.stringMatching(/not JSON/),
+    });
+    expect(parseLlmVerdict(`<verdict>${JSON.stringify({ ...good, label: 'pass' })}</verdict>`)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^the judge's verdict: label:/),
+    });
+    expect(parseLlmVerdict(`<verdict>${JSON.stringify({ ...good, rests_on: '  ' })}</verdict>`)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/rests_on/),
+    });
+    expect(parseLlmVerdict(`<verdict>${JSON.stringify({ label: 'success' })}</verdict>`)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/task_completed/),
+    });
   });
 
   it('property: never throws; any valid verdict written in tags reads back as itself', () => {
@@ -90,7 +137,9 @@ describe('parseLlmVerdict', () => {
     });
     fc.assert(
       fc.property(verdict, fc.string(), (v, before) => {
-        expect(parseLlmVerdict(`${before.replace(/<verdict>/g, '')}\n<verdict>${JSON.stringify(v)}</verdict>`)).toEqual({ ok: true, verdict: v });
+        expect(parseLlmVerdict(`${before.replace(/<verdict>/g, '')}\n<verdict>${JSON.stringify(v)}</verdict>`)).toEqual(
+          { ok: true, verdict: v },
+        );
       }),
     );
   });
@@ -121,7 +170,13 @@ describe('sim:judge (planted behaviour, never a model result)', () => {
   // What the policies do (harness/maze/policies.ts), written down as the labels' definitions give them: the oracle
   // retries or switches and finishes, and aborts in C1 under a permanent failure; the naive agent never recovers.
   const expected = (task: MazeTask, mode: Mode, policy: 'oracle' | 'naive'): JudgeLabel =>
-    mode === 'P0' ? 'success' : policy === 'naive' ? 'failed' : task.complexity === 'c1' && isPermanent(mode) ? 'failed_safely' : 'recovered';
+    mode === 'P0'
+      ? 'success'
+      : policy === 'naive'
+        ? 'failed'
+        : task.complexity === 'c1' && isPermanent(mode)
+          ? 'failed_safely'
+          : 'recovered';
   const sample = ['c1', 'c2', 'c3', 'c4'].flatMap((c) => tasks.filter((t) => t.complexity === c).slice(0, 6));
 
   it('labels the oracle and the naive agent as the label definitions say', () => {
@@ -131,7 +186,8 @@ describe('sim:judge (planted behaviour, never a model result)', () => {
         for (const policy of ['oracle', 'naive'] as const) {
           const v = ask('sim:judge', task, mode, policy);
           if (!v.ok) throw new Error(`${task.id} ${mode} ${policy}: ${v.error}`);
-          if (v.verdict.label !== expected(task, mode, policy)) wrong.push(`${task.id} ${mode} ${policy}: ${v.verdict.label} (${v.verdict.rests_on})`);
+          if (v.verdict.label !== expected(task, mode, policy))
+            wrong.push(`${task.id} ${mode} ${policy}: ${v.verdict.label} (${v.verdict.rests_on})`);
         }
       }
     }
@@ -163,18 +219,41 @@ describe('sim:judge (planted behaviour, never a model result)', () => {
   it('does not use the rule judge: its module imports neither judge.ts nor anything that does', () => {
     const src = readFileSync(new URL('./sim-judge.ts', import.meta.url), 'utf8');
     const imports = [...src.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
-    expect(imports.filter((p) => /judge\.ts$|judge-client|agreement|engine|policies/.test(p!) && !p!.endsWith('llm-judge.ts'))).toEqual([]);
+    expect(
+      imports.filter(
+        (p) => /judge\.ts$|judge-client|agreement|engine|policies/.test(p!) && !p!.endsWith('llm-judge.ts'),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('judgeAgreement', () => {
   const meta = (id: string, rule: JudgeLabel, llm: JudgeLabel | null): MazeMeta =>
-    ({ suite: 'maze', id, trial: 0, error: null, pass: rule !== 'failed', llm_judge: { model: 'sim:judge', rule_label: rule, label: llm, error: llm ? null : 'no verdict' } }) as unknown as MazeMeta;
+    ({
+      suite: 'maze',
+      id,
+      trial: 0,
+      error: null,
+      pass: rule !== 'failed',
+      llm_judge: { model: 'sim:judge', rule_label: rule, label: llm, error: llm ? null : 'no verdict' },
+    }) as unknown as MazeMeta;
 
   it('tabulates rule (rows) against LLM (columns), leaves judge errors out and counts them', () => {
-    const ms = [meta('a', 'success', 'success'), meta('b', 'failed', 'recovered'), meta('c', 'recovered', 'recovered'), meta('d', 'failed', null), meta('e', 'failed_safely', 'failed')];
+    const ms = [
+      meta('a', 'success', 'success'),
+      meta('b', 'failed', 'recovered'),
+      meta('c', 'recovered', 'recovered'),
+      meta('d', 'failed', null),
+      meta('e', 'failed_safely', 'failed'),
+    ];
     const a = judgeAgreement(ms, 0)!;
-    expect(a).toMatchObject({ judge_model: 'sim:judge', asked: 5, judged: 4, judge_errors: 1, judge_error_examples: [{ id: 'd', error: 'no verdict' }] });
+    expect(a).toMatchObject({
+      judge_model: 'sim:judge',
+      asked: 5,
+      judged: 4,
+      judge_errors: 1,
+      judge_error_examples: [{ id: 'd', error: 'no verdict' }],
+    });
     expect(a.confusion.labels).toEqual(['success', 'recovered', 'failed_safely', 'failed']);
     expect(a.confusion.counts).toEqual([
       [1, 0, 0, 0],

@@ -58,12 +58,19 @@ export function parseLlmVerdict(reply: string | null | undefined): ParsedVerdict
   const text = (reply ?? '').trim();
   if (!text) return { ok: false, error: 'the judge gave an empty reply' };
   const raw = tagged(text) ?? fenced(text) ?? (text.startsWith('{') ? text : undefined);
-  if (raw === undefined) return { ok: false, error: `no <verdict>{…}</verdict> in the judge's reply: ${JSON.stringify(text.slice(0, 120))}` };
+  if (raw === undefined)
+    return {
+      ok: false,
+      error: `no <verdict>{…}</verdict> in the judge's reply: ${JSON.stringify(text.slice(0, 120))}`,
+    };
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch (err) {
-    return { ok: false, error: `the judge's verdict is not JSON (${(err as Error).message.split('\n')[0]}): ${JSON.stringify(raw.slice(0, 120))}` };
+    return {
+      ok: false,
+      error: `the judge's verdict is not JSON (${(err as Error).message.split('\n')[0]}): ${JSON.stringify(raw.slice(0, 120))}`,
+    };
   }
   const r = LlmVerdictSchema.safeParse(json);
   if (!r.success) {
@@ -115,14 +122,26 @@ export function judgeTaskGraph(task: MazeTask): Record<string, unknown> {
   return {
     condition: task.complexity.toUpperCase(),
     query: task.query,
-    steps: task.steps.map((s) => (s.kind === 'node' ? node(s.node) : { slot: s.id, choices: s.choices.map((c) => ({ choice: c.id, nodes: c.nodes.map(node) })) })),
+    steps: task.steps.map((s) =>
+      s.kind === 'node'
+        ? node(s.node)
+        : { slot: s.id, choices: s.choices.map((c) => ({ choice: c.id, nodes: c.nodes.map(node) })) },
+    ),
     valid_paths: task.paths.map((p) => ({ id: p.id, tools: p.tools })),
-    expected_answer: { value: task.answer.value, match: task.answer.match, ...(task.answer.tolerance !== undefined ? { tolerance: task.answer.tolerance } : {}) },
+    expected_answer: {
+      value: task.answer.value,
+      match: task.answer.match,
+      ...(task.answer.tolerance !== undefined ? { tolerance: task.answer.tolerance } : {}),
+    },
   };
 }
 
 /** The perturbation as the judge sees it: condition, mode, kind, persistence, the candidate victims and those hit. */
-export function judgePerturbation(task: MazeTask, mode: Mode, trace: readonly MazeTraceEntry[]): Record<string, unknown> {
+export function judgePerturbation(
+  task: MazeTask,
+  mode: Mode,
+  trace: readonly MazeTraceEntry[],
+): Record<string, unknown> {
   const injected = trace.filter((e) => e.status === 'explicit_error' || e.status === 'implicit_corruption');
   return {
     condition: task.complexity.toUpperCase(),
@@ -182,7 +201,9 @@ export function buildJudgePrompt(input: JudgePromptInput): { system: string; use
     '</trace>',
     '',
     '<final_answer>',
-    finalAnswer === null ? '(none: the run ended without a final answer)' : capped(finalAnswer, ANSWER_CAP).replace(/<\/final_answer>/gi, '</final answer>'),
+    finalAnswer === null
+      ? '(none: the run ended without a final answer)'
+      : capped(finalAnswer, ANSWER_CAP).replace(/<\/final_answer>/gi, '</final answer>'),
     '</final_answer>',
   ].join('\n');
   return { system: JUDGE_SYSTEM_PROMPT, user };

@@ -47,11 +47,29 @@ export const MazeMetaSchema = z
     turns: z.number().int().min(0),
     tool_calls: z.number().int().min(0),
     usage: Usage.optional(),
-    llm_judge: z.object({ model: z.string(), rule_label: z.enum(JUDGE_LABELS), label: z.enum(JUDGE_LABELS).nullable(), error: z.string().nullable() }).optional(),
+    llm_judge: z
+      .object({
+        model: z.string(),
+        rule_label: z.enum(JUDGE_LABELS),
+        label: z.enum(JUDGE_LABELS).nullable(),
+        error: z.string().nullable(),
+      })
+      .optional(),
   })
   .passthrough();
 
-export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; turns: number; toolCalls: number; trial?: number; resumed?: boolean; trace?: string | null; usage?: Usage }): MazeMeta {
+export function mazeMetaOf(
+  ev: EvaluationFile,
+  extra: {
+    error: string | null;
+    turns: number;
+    toolCalls: number;
+    trial?: number;
+    resumed?: boolean;
+    trace?: string | null;
+    usage?: Usage;
+  },
+): MazeMeta {
   return {
     suite: 'maze',
     id: `${ev.task_id}:${ev.mode}`,
@@ -73,7 +91,16 @@ export function mazeMetaOf(ev: EvaluationFile, extra: { error: string | null; tu
     turns: extra.turns,
     tool_calls: extra.toolCalls,
     ...(extra.usage ? { usage: extra.usage } : {}),
-    ...(ev.llm_judge ? { llm_judge: { model: ev.llm_judge.model, rule_label: ruleLabel(ev), label: ev.llm_judge.label, error: ev.llm_judge.error } } : {}),
+    ...(ev.llm_judge
+      ? {
+          llm_judge: {
+            model: ev.llm_judge.model,
+            rule_label: ruleLabel(ev),
+            label: ev.llm_judge.label,
+            error: ev.llm_judge.error,
+          },
+        }
+      : {}),
     ...(extra.resumed ? { resumed: true } : {}),
   };
 }

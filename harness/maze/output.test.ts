@@ -40,7 +40,11 @@ function runAll(root: string, judgeMode: JudgeMode, subset: MazeTask[]): RunOutc
     for (const mode of MODES) {
       const r = runLocal(task, mode, mixedAgent(task, mode));
       const v = judge(task, mode, r.trace, r.finalAnswer, { mode: judgeMode });
-      writeRunFiles(root, buildInference(task, mode, 'sim:mixed', { ...r, messages: r.messages }), buildEvaluation(v, 'sim:mixed'));
+      writeRunFiles(
+        root,
+        buildInference(task, mode, 'sim:mixed', { ...r, messages: r.messages }),
+        buildEvaluation(v, 'sim:mixed'),
+      );
       outcomes.push(outcomeOf(v));
     }
   }
@@ -60,7 +64,12 @@ describe('metrics: definitions', () => {
   });
 
   it('TSR = passes / runs; PRR = (hit ∧ pass) / hits; RC = mean over all runs', () => {
-    const runs = [o('a', 'P1', true, true, 0.25), o('b', 'P1', false, true, 1), o('c', 'P1', true, false, 0), o('d', 'P1', false, false, 0)];
+    const runs = [
+      o('a', 'P1', true, true, 0.25),
+      o('b', 'P1', false, true, 1),
+      o('c', 'P1', true, false, 0),
+      o('d', 'P1', false, false, 0),
+    ];
     const m = computeMetrics(runs).by_mode.P1!;
     expect(m.tsr.value).toBe(0.5);
     expect(m.prr.value).toBe(0.5);
@@ -142,7 +151,10 @@ describe('output files and recomputeFromFiles', () => {
     expect(evaluationPath(root, 'c3', task.id, 'P2')).toBe(paths.evaluation);
     const inf = InferenceFile.parse(JSON.parse(readFileSync(paths.inference, 'utf8')));
     expect(inf.trace).toEqual(r.trace);
-    expect(EvaluationFile.parse(JSON.parse(readFileSync(paths.evaluation, 'utf8')))).toMatchObject({ pass: true, recovery: 'switch' });
+    expect(EvaluationFile.parse(JSON.parse(readFileSync(paths.evaluation, 'utf8')))).toMatchObject({
+      pass: true,
+      recovery: 'switch',
+    });
     const written = writeMetricsReports(root, 'sim:oracle', [outcomeOf(v)], '2025-06-16T12:00:00Z', 'compat');
     expect(written).toEqual([metricsReportPath(root, 'c3', '2025-06-16T12:00:00Z')]);
     expect(written[0]).toMatch(/metrics_report_2025-06-16T12-00-00Z\.json$/);

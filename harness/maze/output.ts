@@ -96,7 +96,12 @@ const ModeReportZ = z.object({
   tsr: EstimateZ,
   prr: EstimateZ,
   rc: EstimateZ,
-  outcomes: z.object({ task_ids: z.array(z.string()), tsr: z.array(z.number()), prr: z.array(z.number()), rc: z.array(z.number()) }),
+  outcomes: z.object({
+    task_ids: z.array(z.string()),
+    tsr: z.array(z.number()),
+    prr: z.array(z.number()),
+    rc: z.array(z.number()),
+  }),
   recovery: z.record(z.string(), z.number()),
   failure_reasons: z.record(z.string(), z.number()),
 });
@@ -118,8 +123,10 @@ export function modelDirName(model: string): string {
 export const mazeRoot = (resultsDir: string, model: string) => join(resultsDir, modelDirName(model), 'fc');
 /** `--trials K`: trial 0 keeps ToolMaze's name, trial t ≥ 1 adds `_trial<t>` (ToolMaze runs one trial). */
 const trialTag = (trial = 0) => (trial > 0 ? `_trial${trial}` : '');
-export const inferencePath = (root: string, c: Complexity, taskId: string, mode: Mode, trial = 0) => join(root, c, 'inferences', `${taskId}_${mode}${trialTag(trial)}_inference.json`);
-export const evaluationPath = (root: string, c: Complexity, taskId: string, mode: Mode, trial = 0) => join(root, c, 'evaluations', `${taskId}_${mode}${trialTag(trial)}_eval.json`);
+export const inferencePath = (root: string, c: Complexity, taskId: string, mode: Mode, trial = 0) =>
+  join(root, c, 'inferences', `${taskId}_${mode}${trialTag(trial)}_inference.json`);
+export const evaluationPath = (root: string, c: Complexity, taskId: string, mode: Mode, trial = 0) =>
+  join(root, c, 'evaluations', `${taskId}_${mode}${trialTag(trial)}_eval.json`);
 export const metricsReportPath = (root: string, c: Complexity, timestamp: string) =>
   join(root, c, 'metrics', `metrics_report_${timestamp.replace(/[^0-9A-Za-z.-]+/g, '-')}.json`);
 
@@ -179,26 +186,47 @@ function jsonNumber(x: number | undefined): number | null {
   return x === undefined || !Number.isFinite(x) ? null : x;
 }
 function reportMode(m: ModeMetrics): z.infer<typeof ModeReportZ> {
-  const est = (e: ModeMetrics['tsr']) => ({ ...e, value: jsonNumber(e.value), lo: jsonNumber(e.lo), hi: jsonNumber(e.hi) });
+  const est = (e: ModeMetrics['tsr']) => ({
+    ...e,
+    value: jsonNumber(e.value),
+    lo: jsonNumber(e.lo),
+    hi: jsonNumber(e.hi),
+  });
   return { ...m, tsr: est(m.tsr), prr: est(m.prr), rc: est(m.rc) };
 }
 
-export function buildMetricsReport(model: string, complexity: Complexity, outcomes: readonly RunOutcome[], timestamp: string, judgeMode: JudgeMode): MetricsReportFile {
+export function buildMetricsReport(
+  model: string,
+  complexity: Complexity,
+  outcomes: readonly RunOutcome[],
+  timestamp: string,
+  judgeMode: JudgeMode,
+): MetricsReportFile {
   const m = computeMetrics(outcomes.filter((o) => o.complexity === complexity));
   const per_mode: MetricsReportFile['per_mode'] = {};
-  for (const [mode, mm] of Object.entries(m.by_complexity[complexity] ?? {}) as Array<[Mode, ModeMetrics]>) per_mode[mode] = reportMode(mm);
+  for (const [mode, mm] of Object.entries(m.by_complexity[complexity] ?? {}) as Array<[Mode, ModeMetrics]>)
+    per_mode[mode] = reportMode(mm);
   return { model, complexity, timestamp, judge_mode: judgeMode, per_mode };
 }
 
 // ---- writers -----------------------------------------------------------------------------------------------
 
 /** One metrics report per complexity present in `outcomes`; returns the paths written. */
-export function writeMetricsReports(root: string, model: string, outcomes: readonly RunOutcome[], timestamp: string, judgeMode: JudgeMode): string[] {
+export function writeMetricsReports(
+  root: string,
+  model: string,
+  outcomes: readonly RunOutcome[],
+  timestamp: string,
+  judgeMode: JudgeMode,
+): string[] {
   const out: string[] = [];
   for (const c of COMPLEXITIES) {
     if (!outcomes.some((o) => o.complexity === c)) continue;
     const p = metricsReportPath(root, c, timestamp);
-    writeFileAtomic(p, `${JSON.stringify(MetricsReportFile.parse(buildMetricsReport(model, c, outcomes, timestamp, judgeMode)), null, 2)}\n`);
+    writeFileAtomic(
+      p,
+      `${JSON.stringify(MetricsReportFile.parse(buildMetricsReport(model, c, outcomes, timestamp, judgeMode)), null, 2)}\n`,
+    );
     out.push(p);
   }
   return out;
@@ -241,7 +269,10 @@ function readJson<T>(path: string, schema: z.ZodType<T>): T {
  * the means are summed here. With `tasks`, each run is also re-judged from the inference file alone and a
  * different verdict is reported as a discrepancy.
  */
-export function recomputeFromFiles(root: string, opts: { tasks?: readonly MazeTask[]; judgeMode?: JudgeMode } = {}): Recomputed {
+export function recomputeFromFiles(
+  root: string,
+  opts: { tasks?: readonly MazeTask[]; judgeMode?: JudgeMode } = {},
+): Recomputed {
   type Row = { c: Complexity; mode: Mode; pass: boolean; hit: boolean; rc: number };
   const rows: Row[] = [];
   const discrepancies: string[] = [];
@@ -249,7 +280,9 @@ export function recomputeFromFiles(root: string, opts: { tasks?: readonly MazeTa
   for (const c of COMPLEXITIES) {
     const idir = join(root, c, 'inferences');
     if (!existsSync(idir)) continue;
-    for (const f of readdirSync(idir).filter((x) => x.endsWith('_inference.json')).sort()) {
+    for (const f of readdirSync(idir)
+      .filter((x) => x.endsWith('_inference.json'))
+      .sort()) {
       const inf = readJson(join(idir, f), InferenceFile);
       const ep = evaluationPath(root, c, inf.task_id, inf.mode, inf.trial);
       if (!existsSync(ep)) {
@@ -261,12 +294,17 @@ export function recomputeFromFiles(root: string, opts: { tasks?: readonly MazeTa
       const hit = firstHit >= 0;
       const cAct = hit ? inf.trace.length - firstHit : 0;
       const rc = !hit ? 0 : !ev.pass ? 1 : 1 - ev.c_oracle / Math.max(cAct, ev.c_oracle);
-      if (ev.hit !== hit) discrepancies.push(`${inf.task_id} ${inf.mode}: evaluation says hit=${ev.hit}, trace says ${hit}`);
-      if (ev.c_act !== cAct) discrepancies.push(`${inf.task_id} ${inf.mode}: evaluation c_act=${ev.c_act}, trace gives ${cAct}`);
+      if (ev.hit !== hit)
+        discrepancies.push(`${inf.task_id} ${inf.mode}: evaluation says hit=${ev.hit}, trace says ${hit}`);
+      if (ev.c_act !== cAct)
+        discrepancies.push(`${inf.task_id} ${inf.mode}: evaluation c_act=${ev.c_act}, trace gives ${cAct}`);
       const task = taskById.get(inf.task_id);
       if (task) {
-        const again = judge(task, inf.mode, inf.trace as MazeTraceEntry[], inf.final_answer, { mode: opts.judgeMode ?? ev.judge_mode });
-        if (again.pass !== ev.pass) discrepancies.push(`${inf.task_id} ${inf.mode}: re-judged pass=${again.pass}, file says ${ev.pass}`);
+        const again = judge(task, inf.mode, inf.trace as MazeTraceEntry[], inf.final_answer, {
+          mode: opts.judgeMode ?? ev.judge_mode,
+        });
+        if (again.pass !== ev.pass)
+          discrepancies.push(`${inf.task_id} ${inf.mode}: re-judged pass=${again.pass}, file says ${ev.pass}`);
       }
       rows.push({ c, mode: inf.mode, pass: ev.pass, hit, rc });
     }
@@ -282,7 +320,14 @@ export function recomputeFromFiles(root: string, opts: { tasks?: readonly MazeTa
       if (r.hit && r.pass) hitPasses++;
       rcSum += r.rc;
     }
-    return { runs: rs.length, hits, passes, tsr: rs.length ? passes / rs.length : null, prr: hits ? hitPasses / hits : null, rc: rs.length ? rcSum / rs.length : null };
+    return {
+      runs: rs.length,
+      hits,
+      passes,
+      tsr: rs.length ? passes / rs.length : null,
+      prr: hits ? hitPasses / hits : null,
+      rc: rs.length ? rcSum / rs.length : null,
+    };
   };
   const by_mode: Recomputed['by_mode'] = {};
   const by_complexity: Recomputed['by_complexity'] = {};

@@ -8,7 +8,14 @@ import { MODES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
 
 const tasks = loadMazeTasks();
 
-type Row = { task: MazeTask; mode: Mode; compat: MazeVerdict; strict: MazeVerdict; final: string | null; calls: number };
+type Row = {
+  task: MazeTask;
+  mode: Mode;
+  compat: MazeVerdict;
+  strict: MazeVerdict;
+  final: string | null;
+  calls: number;
+};
 function sweep(policy: 'oracle' | 'naive'): Row[] {
   const rows: Row[] = [];
   for (const task of tasks) {
@@ -27,13 +34,21 @@ function sweep(policy: 'oracle' | 'naive'): Row[] {
   }
   return rows;
 }
-const failures = (rows: Row[], pred: (r: Row) => boolean) => rows.filter((r) => !pred(r)).map((r) => `${r.task.id} ${r.mode}: ${r.compat.failure_reason ?? r.strict.failure_reason}`);
+const failures = (rows: Row[], pred: (r: Row) => boolean) =>
+  rows
+    .filter((r) => !pred(r))
+    .map((r) => `${r.task.id} ${r.mode}: ${r.compat.failure_reason ?? r.strict.failure_reason}`);
 
 describe('sim oracle policy (in memory, every task × every mode)', () => {
   const rows = sweep('oracle');
 
   it('passes every task on P0, in compat and strict mode', () => {
-    expect(failures(rows.filter((r) => r.mode === 'P0'), (r) => r.compat.pass && r.strict.pass)).toEqual([]);
+    expect(
+      failures(
+        rows.filter((r) => r.mode === 'P0'),
+        (r) => r.compat.pass && r.strict.pass,
+      ),
+    ).toEqual([]);
   });
 
   it('passes every P1/P3 run by retrying (one perturbed result, then the real one)', () => {
@@ -77,7 +92,12 @@ describe('sim naive policy', () => {
   const rows = sweep('naive');
 
   it('passes P0 (compat) and fails every P1–P4 run that hits a perturbation', () => {
-    expect(failures(rows.filter((r) => r.mode === 'P0'), (r) => r.compat.pass)).toEqual([]);
+    expect(
+      failures(
+        rows.filter((r) => r.mode === 'P0'),
+        (r) => r.compat.pass,
+      ),
+    ).toEqual([]);
     const perturbed = rows.filter((r) => r.mode !== 'P0');
     expect(perturbed.every((r) => r.compat.hit)).toBe(true);
     expect(perturbed.filter((r) => r.compat.pass || r.strict.pass).map((r) => `${r.task.id} ${r.mode}`)).toEqual([]);
@@ -97,6 +117,8 @@ describe('mazePolicy is a pure function of (task, messages)', () => {
     expect(mazePolicy('oracle', task, msgs)).toEqual(a);
     expect(a.tool_calls?.[0]?.id).toBe('call_0_0');
     const r = runLocal(task, 'P2', 'oracle');
-    expect(r.messages.filter((m) => m.role === 'assistant' && m.tool_calls).map((m) => m.tool_calls![0]!.id)).toEqual(r.trace.map((_, i) => `call_${i}_0`));
+    expect(r.messages.filter((m) => m.role === 'assistant' && m.tool_calls).map((m) => m.tool_calls![0]!.id)).toEqual(
+      r.trace.map((_, i) => `call_${i}_0`),
+    );
   });
 });

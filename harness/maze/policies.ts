@@ -57,7 +57,8 @@ function call(turn: number, i: number, name: string, args: ToolArgs): ToolCall {
   return { id: `call_${turn}_${i}`, type: 'function', function: { name, arguments: JSON.stringify(args) } };
 }
 
-const formatValue = (v: unknown) => (typeof v === 'number' || typeof v === 'string' ? String(v) : JSON.stringify(v ?? null));
+const formatValue = (v: unknown) =>
+  typeof v === 'number' || typeof v === 'string' ? String(v) : JSON.stringify(v ?? null);
 
 export function mazePolicy(name: MazePolicyName, task: MazeTask, messages: readonly ChatMessage[]): AssistantTurn {
   const turn = messages.filter((m) => m.role === 'assistant').length;

@@ -18,13 +18,21 @@ export function mazeMarkdown(s: Summary): string {
   parts.push(
     table(
       ['mode', 'TSR [95% CI]', 'n', 'PRR [95% CI]', 'hits', 'RC [95% CI]'],
-      modes.map((m) => [m, fmtEstimate(flat[`tsr.${m}`]), flat[`tsr.${m}`]?.n ?? 0, fmtEstimate(flat[`prr.${m}`]), flat[`prr.${m}`]?.n ?? 0, fmtEstimate(flat[`rc.${m}`])]),
+      modes.map((m) => [
+        m,
+        fmtEstimate(flat[`tsr.${m}`]),
+        flat[`tsr.${m}`]?.n ?? 0,
+        fmtEstimate(flat[`prr.${m}`]),
+        flat[`prr.${m}`]?.n ?? 0,
+        fmtEstimate(flat[`rc.${m}`]),
+      ]),
     ),
     '',
     'TSR = passes / runs; PRR = runs that hit a perturbation and passed / runs that hit one; RC = mean recovery cost over all runs (0 without a hit, 1 on a failed hit, else 1 − C_oracle / max(C_act, C_oracle)). Intervals: Wilson for small or lopsided pass/fail samples, seeded bootstrap otherwise.',
     '',
   );
-  for (const [label, file] of Object.entries((s.extra.charts as Record<string, string>) ?? {})) parts.push(`![${label}](${file})`, '');
+  for (const [label, file] of Object.entries((s.extra.charts as Record<string, string>) ?? {}))
+    parts.push(`![${label}](${file})`, '');
   parts.push('## Per complexity × mode', '');
   for (const metric of ['tsr', 'prr', 'rc'] as const) {
     const rows = COMPLEXITIES.filter((c) => s.breakdowns.complexity?.[c]).map((c) => {
@@ -36,26 +44,75 @@ export function mazeMarkdown(s: Summary): string {
   const recovery = s.extra.recovery as Record<string, Record<string, number>> | undefined;
   if (recovery) {
     const kinds = ['retry', 'switch', 'abort', 'none', 'unrecovered'];
-    parts.push('## Recovery', '', table(['mode', ...kinds], Object.entries(recovery).map(([m, r]) => [m, ...kinds.map((k) => r[k] ?? 0)])), '');
+    parts.push(
+      '## Recovery',
+      '',
+      table(
+        ['mode', ...kinds],
+        Object.entries(recovery).map(([m, r]) => [m, ...kinds.map((k) => r[k] ?? 0)]),
+      ),
+      '',
+    );
   }
   const failures = s.extra.failure_reasons as Array<Record<string, number | string>> | undefined;
   if (failures?.length) {
-    parts.push('## Failures by reason', '', table(['failure reason', 'total', ...modes], failures.map((f) => [String(f.failure_reason), f.total ?? 0, ...modes.map((m) => f[m] ?? 0)])), '');
+    parts.push(
+      '## Failures by reason',
+      '',
+      table(
+        ['failure reason', 'total', ...modes],
+        failures.map((f) => [String(f.failure_reason), f.total ?? 0, ...modes.map((m) => f[m] ?? 0)]),
+      ),
+      '',
+    );
   }
-  const tokens = s.extra.tokens as Record<string, { runs: number; runs_with_usage: number; prompt_tokens: number; completion_tokens: number; total_tokens: number }> | undefined;
+  const tokens = s.extra.tokens as
+    | Record<
+        string,
+        {
+          runs: number;
+          runs_with_usage: number;
+          prompt_tokens: number;
+          completion_tokens: number;
+          total_tokens: number;
+        }
+      >
+    | undefined;
   if (tokens && Object.keys(tokens).length) {
     parts.push(
       '## Tokens per mode',
       '',
-      table(['mode', 'runs', 'with usage', 'prompt', 'completion', 'total'], Object.entries(tokens).map(([m, t]) => [m, t.runs, t.runs_with_usage, t.prompt_tokens, t.completion_tokens, t.total_tokens])),
+      table(
+        ['mode', 'runs', 'with usage', 'prompt', 'completion', 'total'],
+        Object.entries(tokens).map(([m, t]) => [
+          m,
+          t.runs,
+          t.runs_with_usage,
+          t.prompt_tokens,
+          t.completion_tokens,
+          t.total_tokens,
+        ]),
+      ),
       '',
-      'As the endpoint reported them (summed over each run\'s model calls); per run in `instances.jsonl` and the inference files.',
+      "As the endpoint reported them (summed over each run's model calls); per run in `instances.jsonl` and the inference files.",
       '',
     );
   }
   parts.push(...agreementSection(s, flat));
-  if (s.errors.length) parts.push('## Harness errors', '', table(['run', 'error'], s.errors.slice(0, 50).map((e) => [e.id, e.error.slice(0, 200)])), '');
-  parts.push('Files: `<c>/inferences/<task>_<mode>_inference.json`, `<c>/evaluations/<task>_<mode>_eval.json`, `<c>/metrics/metrics_report_<timestamp>.json`, `summary.json`, `instances.jsonl`.', '');
+  if (s.errors.length)
+    parts.push(
+      '## Harness errors',
+      '',
+      table(
+        ['run', 'error'],
+        s.errors.slice(0, 50).map((e) => [e.id, e.error.slice(0, 200)]),
+      ),
+      '',
+    );
+  parts.push(
+    'Files: `<c>/inferences/<task>_<mode>_inference.json`, `<c>/evaluations/<task>_<mode>_eval.json`, `<c>/metrics/metrics_report_<timestamp>.json`, `summary.json`, `instances.jsonl`.',
+    '',
+  );
   return parts.join('\n');
 }
 
@@ -63,27 +120,45 @@ export function mazeMarkdown(s: Summary): string {
 function agreementSection(s: Summary, flat: Record<string, EstimateJson | undefined>): string[] {
   const a = s.extra.judge_agreement as JudgeAgreement | undefined;
   if (!a) return [];
-  const grid = (t: TableJson) => table([`${t.rows} ↓ / ${t.columns} →`, ...t.labels], t.labels.map((l, i) => [l, ...t.counts[i]!]));
+  const grid = (t: TableJson) =>
+    table(
+      [`${t.rows} ↓ / ${t.columns} →`, ...t.labels],
+      t.labels.map((l, i) => [l, ...t.counts[i]!]),
+    );
   const pk = a.pass_kappa;
   const out = [
     '## Rule judge vs LLM judge',
     '',
     `LLM judge ${mdText(a.judge_model)} on ${a.asked} runs: ${a.judged} with both verdicts, ${a.judge_errors} judge errors (no verdict: left out, never counted as a pass).`,
     '',
-    table(['', 'value [95% CI]', 'n'], [
-      ['Cohen’s kappa (4 labels)', fmtEstimate(flat.judge_kappa), a.judged],
-      ['raw agreement (4 labels)', fmtEstimate(flat.judge_agreement), a.judged],
-      ['Cohen’s kappa (pass/fail)', fmtEstimate({ ...pk, value: num(pk.value), lo: num(pk.lo), hi: num(pk.hi) }), a.judged],
-    ]),
+    table(
+      ['', 'value [95% CI]', 'n'],
+      [
+        ['Cohen’s kappa (4 labels)', fmtEstimate(flat.judge_kappa), a.judged],
+        ['raw agreement (4 labels)', fmtEstimate(flat.judge_agreement), a.judged],
+        [
+          'Cohen’s kappa (pass/fail)',
+          fmtEstimate({ ...pk, value: num(pk.value), lo: num(pk.lo), hi: num(pk.hi) }),
+          a.judged,
+        ],
+      ],
+    ),
     '',
-    'Labels: success (no perturbation reached the agent, task done), recovered (a retry or switch, then done), failed_safely (a C1 permanent failure ended with an abort), failed. The rule judge\'s verdict maps onto them by its pass and recovery kind. Kappa intervals: seeded percentile bootstrap over runs; undefined (—) when chance already explains every agreement.',
+    "Labels: success (no perturbation reached the agent, task done), recovered (a retry or switch, then done), failed_safely (a C1 permanent failure ended with an abort), failed. The rule judge's verdict maps onto them by its pass and recovery kind. Kappa intervals: seeded percentile bootstrap over runs; undefined (—) when chance already explains every agreement.",
     '',
     grid(a.confusion),
     '',
     grid(a.pass_confusion),
     '',
   ];
-  if (a.judge_error_examples.length) out.push(table(['run', 'judge error'], a.judge_error_examples.slice(0, 10).map((e) => [e.id, e.error.slice(0, 200)])), '');
+  if (a.judge_error_examples.length)
+    out.push(
+      table(
+        ['run', 'judge error'],
+        a.judge_error_examples.slice(0, 10).map((e) => [e.id, e.error.slice(0, 200)]),
+      ),
+      '',
+    );
   return out;
 }
 

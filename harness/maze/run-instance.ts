@@ -73,8 +73,30 @@ export async function runMazeInstance(
     error = err.message;
   }
   const verdict = judge(task, mode, session.trace(), finalAnswer, { mode: deps.judgeMode });
-  const inference = buildInference(task, mode, deps.model, { trace: session.trace(), finalAnswer, turns, stopped, error, messages, usage, trial: deps.trial ?? 0 });
-  const llmJudge = deps.llmJudge && !error ? await deps.llmJudge({ task, mode, trace: session.trace(), finalAnswer }) : undefined;
-  const evaluation = { ...buildEvaluation(verdict, deps.model, deps.trial ?? 0), ...(llmJudge ? { llm_judge: llmJudge } : {}) };
-  return { verdict, inference, evaluation, error, turns, toolCalls: session.trace().length, usage, ...(llmJudge ? { llmJudge } : {}) };
+  const inference = buildInference(task, mode, deps.model, {
+    trace: session.trace(),
+    finalAnswer,
+    turns,
+    stopped,
+    error,
+    messages,
+    usage,
+    trial: deps.trial ?? 0,
+  });
+  const llmJudge =
+    deps.llmJudge && !error ? await deps.llmJudge({ task, mode, trace: session.trace(), finalAnswer }) : undefined;
+  const evaluation = {
+    ...buildEvaluation(verdict, deps.model, deps.trial ?? 0),
+    ...(llmJudge ? { llm_judge: llmJudge } : {}),
+  };
+  return {
+    verdict,
+    inference,
+    evaluation,
+    error,
+    turns,
+    toolCalls: session.trace().length,
+    usage,
+    ...(llmJudge ? { llmJudge } : {}),
+  };
 }

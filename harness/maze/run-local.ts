@@ -19,7 +19,12 @@ export interface LocalRun {
   stopped: 'answer' | 'max_turns';
 }
 
-export function runLocal(task: MazeTask, mode: Mode, agent: MazePolicyName | MazeAgent, opts: { maxTurns?: number } = {}): LocalRun {
+export function runLocal(
+  task: MazeTask,
+  mode: Mode,
+  agent: MazePolicyName | MazeAgent,
+  opts: { maxTurns?: number } = {},
+): LocalRun {
   const maxTurns = opts.maxTurns ?? 30;
   const next: MazeAgent = typeof agent === 'string' ? (m) => mazePolicy(agent, task, m) : agent;
   const session = new MazeSession(task, mode);

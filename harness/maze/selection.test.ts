@@ -10,11 +10,15 @@ describe('selectRuns', () => {
   it('selects exactly the named runs (task plus mode), in any order and with repeats', () => {
     const all = tasks.flatMap((t) => MODES.map((m) => `${t.id}_${m}`));
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...all), { minLength: 1, maxLength: 12 }), fc.subarray([...MODES]), (ids, modes) => {
-        const s = selectRuns(tasks, modes, ids);
-        expect(s.unknown).toEqual([]);
-        expect(s.runs.map(key).sort()).toEqual([...new Set(ids)].sort());
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...all), { minLength: 1, maxLength: 12 }),
+        fc.subarray([...MODES]),
+        (ids, modes) => {
+          const s = selectRuns(tasks, modes, ids);
+          expect(s.unknown).toEqual([]);
+          expect(s.runs.map(key).sort()).toEqual([...new Set(ids)].sort());
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -19,7 +19,11 @@ export interface MazeSelection {
 const RUN_ID = new RegExp(`^(.+)_(${MODES.join('|')})$`);
 
 /** The runs `ids` select among `tasks` (every task × `modes` when `ids` is undefined), in task then mode order. */
-export function selectRuns(tasks: readonly MazeTask[], modes: readonly Mode[], ids: readonly string[] | undefined): MazeSelection {
+export function selectRuns(
+  tasks: readonly MazeTask[],
+  modes: readonly Mode[],
+  ids: readonly string[] | undefined,
+): MazeSelection {
   if (!ids) return { runs: tasks.flatMap((task) => modes.map((mode) => ({ task, mode }))), unknown: [] };
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const wanted = new Map<string, Set<Mode>>();
@@ -40,6 +44,8 @@ export function selectRuns(tasks: readonly MazeTask[], modes: readonly Mode[], i
     }
     unknown.push(id);
   }
-  const runs = tasks.flatMap((task) => MODES.filter((mode) => wanted.get(task.id)?.has(mode)).map((mode) => ({ task, mode })));
+  const runs = tasks.flatMap((task) =>
+    MODES.filter((mode) => wanted.get(task.id)?.has(mode)).map((mode) => ({ task, mode })),
+  );
   return { runs, unknown };
 }

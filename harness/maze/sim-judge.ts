@@ -13,11 +13,26 @@ import { JUDGE_LABELS, type JudgeLabel, type LlmVerdict } from './llm-judge.ts';
 const Graph = z.object({
   condition: z.string(),
   valid_paths: z.array(z.object({ id: z.string(), tools: z.array(z.string()) })),
-  expected_answer: z.object({ value: z.union([z.string(), z.number()]), match: z.enum(['number', 'text']), tolerance: z.number().optional() }),
+  expected_answer: z.object({
+    value: z.union([z.string(), z.number()]),
+    match: z.enum(['number', 'text']),
+    tolerance: z.number().optional(),
+  }),
 });
-const Perturbation = z.object({ mode: z.string(), persistence: z.enum(['none', 'transient', 'permanent']), victims_hit: z.array(z.string()) });
+const Perturbation = z.object({
+  mode: z.string(),
+  persistence: z.enum(['none', 'transient', 'permanent']),
+  victims_hit: z.array(z.string()),
+});
 const Trace = z.array(
-  z.object({ index: z.number(), tool: z.string(), arguments: z.unknown(), result: z.string(), injected: z.enum(['error', 'corruption']).nullable(), rejected: z.string().optional() }),
+  z.object({
+    index: z.number(),
+    tool: z.string(),
+    arguments: z.unknown(),
+    result: z.string(),
+    injected: z.enum(['error', 'corruption']).nullable(),
+    rejected: z.string().optional(),
+  }),
 );
 type Call = z.infer<typeof Trace>[number];
 
@@ -96,7 +111,9 @@ function corruptionCarried(r: JudgeReading): boolean {
     }
     const known = new Set(leafValues(c.arguments).map(String));
     for (const g of r.trace) if (genuine(g)) for (const x of leafValues(JSON.parse(g.result))) known.add(String(x));
-    const suspect = leafValues(payload).filter((x): x is number => typeof x === 'number' && x !== 0 && !known.has(String(x)));
+    const suspect = leafValues(payload).filter(
+      (x): x is number => typeof x === 'number' && x !== 0 && !known.has(String(x)),
+    );
     const later = r.trace.filter((x) => x.index > c.index).flatMap((x) => leafValues(x.arguments));
     const answerNumbers = (r.finalAnswer?.match(NUMBER) ?? []).map((m) => Number(m.replace(/,/g, '')));
     if (suspect.some((x) => later.some((y) => Number(y) === x) || answerNumbers.includes(x))) return true;
@@ -105,7 +122,13 @@ function corruptionCarried(r: JudgeReading): boolean {
 }
 
 /** The label the prompt's definitions give this run, and the trace indices it rests on. */
-export function simJudgeLabel(r: JudgeReading): { label: JudgeLabel; completed: boolean; noticed: boolean | null; because: string; calls: number[] } {
+export function simJudgeLabel(r: JudgeReading): {
+  label: JudgeLabel;
+  completed: boolean;
+  noticed: boolean | null;
+  because: string;
+  calls: number[];
+} {
   const ok = new Set(r.trace.filter(genuine).map((c) => c.tool));
   const completedPaths = r.graph.valid_paths.filter((p) => p.tools.every((t) => ok.has(t)));
   const completed = completedPaths.length > 0;
@@ -114,7 +137,13 @@ export function simJudgeLabel(r: JudgeReading): { label: JudgeLabel; completed: 
   const injectedAt = injected.map((c) => c.index);
   if (injected.length === 0) {
     const label = completed && value ? 'success' : 'failed';
-    return { label, completed, noticed: null, because: `nothing injected reached the agent; ${completed ? `path ${completedPaths[0]!.id} completed` : 'no valid path completed'}; the final answer ${value ? 'states' : 'does not state'} the expected value`, calls: [] };
+    return {
+      label,
+      completed,
+      noticed: null,
+      because: `nothing injected reached the agent; ${completed ? `path ${completedPaths[0]!.id} completed` : 'no valid path completed'}; the final answer ${value ? 'states' : 'does not state'} the expected value`,
+      calls: [],
+    };
   }
   const hitTools = [...new Set(injected.map((c) => c.tool))];
   const first = Math.min(...injectedAt);
@@ -123,15 +152,27 @@ export function simJudgeLabel(r: JudgeReading): { label: JudgeLabel; completed: 
     const others = r.trace.filter((c) => c.index > first && !hitTools.includes(c.tool));
     const gaveUp = GIVES_UP.test(r.finalAnswer ?? '');
     const label = others.length === 0 && gaveUp ? 'failed_safely' : 'failed';
-    return { label, completed: false, noticed: others.length === 0 && gaveUp, because: `permanent failure of ${hitTools.join(', ')} at #${first} with no alternative; ${others.length ? `the agent went on to call ${others.map((c) => `#${c.index} ${c.tool}`).join(', ')}` : 'no other tool was called after it'}; the final answer ${gaveUp ? 'says it cannot complete the task' : 'does not say it cannot complete the task'}`, calls: [...injectedAt, ...others.map((c) => c.index)] };
+    return {
+      label,
+      completed: false,
+      noticed: others.length === 0 && gaveUp,
+      because: `permanent failure of ${hitTools.join(', ')} at #${first} with no alternative; ${others.length ? `the agent went on to call ${others.map((c) => `#${c.index} ${c.tool}`).join(', ')}` : 'no other tool was called after it'}; the final answer ${gaveUp ? 'says it cannot complete the task' : 'does not say it cannot complete the task'}`,
+      calls: [...injectedAt, ...others.map((c) => c.index)],
+    };
   }
   const avoiding = completedPaths.filter((p) => !p.tools.some((t) => hitTools.includes(t)));
-  const handled = hitTools.every((t) => avoiding.length > 0 || (!permanent && r.trace.some((c) => c.tool === t && c.index > first && genuine(c))));
+  const handled = hitTools.every(
+    (t) => avoiding.length > 0 || (!permanent && r.trace.some((c) => c.tool === t && c.index > first && genuine(c))),
+  );
   const carried = corruptionCarried(r);
   const label = handled && completed && value && !carried ? 'recovered' : 'failed';
   const why = [
     `${r.perturbation.persistence} ${injected[0]!.injected} from ${hitTools.join(', ')} at ${injectedAt.map((i) => `#${i}`).join(', ')}`,
-    handled ? (avoiding.length ? `switched to ${avoiding[0]!.id}, which avoids it` : 'retried until a genuine result came back') : 'neither retried to a genuine result nor switched to a path that avoids it',
+    handled
+      ? avoiding.length
+        ? `switched to ${avoiding[0]!.id}, which avoids it`
+        : 'retried until a genuine result came back'
+      : 'neither retried to a genuine result nor switched to a path that avoids it',
     completed ? 'a valid path completed' : 'no valid path completed',
     ...(carried ? ['a corrupted value was carried forward'] : []),
     `the final answer ${value ? 'states' : 'does not state'} the expected value`,

@@ -18,9 +18,19 @@ export function mazeSimResponder(load: () => MazeTask[], source: string): Respon
   return {
     chat(spec, body, ctx) {
       // The LLM judge's requests: answered from the judge prompt alone (harness/maze/sim-judge.ts).
-      if (spec.name === 'judge') return { content: simJudgeReply(spec, body.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n')) };
+      if (spec.name === 'judge')
+        return {
+          content: simJudgeReply(
+            spec,
+            body.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n'),
+          ),
+        };
       const name = (spec.name === 'flaky' ? 'oracle' : spec.name) as MazePolicyName;
-      if (!MAZE_POLICIES.includes(name)) throw new HttpError(422, `simulator: policy sim:${spec.name} has no Maze behaviour (use sim:oracle or sim:naive; sim:judge is the judge model of --judge-model)`);
+      if (!MAZE_POLICIES.includes(name))
+        throw new HttpError(
+          422,
+          `simulator: policy sim:${spec.name} has no Maze behaviour (use sim:oracle or sim:naive; sim:judge is the judge model of --judge-model)`,
+        );
       const taskId = ctx.id.slice(0, ctx.id.lastIndexOf(':'));
       const t = task(taskId);
       if (!t) throw new HttpError(422, `simulator: no Maze task '${taskId}' in ${source}`);

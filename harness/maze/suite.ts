@@ -21,7 +21,10 @@ import { COMPLEXITIES, type MazeTask, type Mode } from './task.ts';
  * The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. With
  * `--trials K`, trial t sends seed + t (as ToolHop does), so trials are distinct samples; trial 0 sends the seed.
  */
-export function mazeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>, trial = 0): { temperature: number; topP: number; seed: number } {
+export function mazeSampling(
+  run: Pick<RunConfig, 'temperature' | 'seed'>,
+  trial = 0,
+): { temperature: number; topP: number; seed: number } {
   return { temperature: run.temperature, topP: 1, seed: run.seed + trial };
 }
 
@@ -45,7 +48,10 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   load(_run, m) {
     const { runs, unknown } = selectRuns(mazeTasksOf(m), m.modes, m.only);
     // The same refusal as the CLI's, for runs through the API or Vitest directly: an unknown id would run nothing.
-    if (unknown.length) throw new UsageError(`maze: TOOLGAUGE_MAZE_ONLY/TOOLGAUGE_MAZE_TASK_ID: no task ${unknown.join(', ')} in ${m.categories.join(',')}`);
+    if (unknown.length)
+      throw new UsageError(
+        `maze: TOOLGAUGE_MAZE_ONLY/TOOLGAUGE_MAZE_TASK_ID: no task ${unknown.join(', ')} in ${m.categories.join(',')}`,
+      );
     return {
       instances: runs.map(({ task, mode }) => ({ id: `${task.id}:${mode}`, task, mode })),
       dataset: mazeDatasetOf(m),
@@ -65,18 +71,31 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
       trial: ctx.trial,
       maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn,
       sampling: mazeSampling(ctx.run, ctx.trial),
-      ...(judgeLlm ? { llmJudge: (input) => askLlmJudge(judgeLlm, input, { trial: ctx.trial, seed: ctx.run.seed }) } : {}),
+      ...(judgeLlm
+        ? { llmJudge: (input) => askLlmJudge(judgeLlm, input, { trial: ctx.trial, seed: ctx.run.seed }) }
+        : {}),
     });
     const ip = relative(ctx.outDir, inferencePath(ctx.outDir, i.task.complexity, i.task.id, i.mode, ctx.trial));
     const ep = relative(ctx.outDir, evaluationPath(ctx.outDir, i.task.complexity, i.task.id, i.mode, ctx.trial));
     return {
-      meta: mazeMetaOf(r.evaluation, { error: r.error, turns: r.turns, toolCalls: r.toolCalls, trial: ctx.trial, trace: ip, usage: r.usage }),
+      meta: mazeMetaOf(r.evaluation, {
+        error: r.error,
+        turns: r.turns,
+        toolCalls: r.toolCalls,
+        trial: ctx.trial,
+        trace: ip,
+        usage: r.usage,
+      }),
       transcript: renderTranscript({
         title: `maze ${i.task.complexity} ${i.task.id} ${i.mode}: ${i.task.query}`,
         messages: (r.inference.messages ?? []) as ChatMessage[],
         footer: [
           `verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery} · tokens ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion`,
-          ...(r.llmJudge ? [`LLM judge ${r.llmJudge.model}: ${r.llmJudge.label ?? `judge error: ${r.llmJudge.error}`}${r.llmJudge.verdict ? ` — ${r.llmJudge.verdict.rests_on}` : ''}`] : []),
+          ...(r.llmJudge
+            ? [
+                `LLM judge ${r.llmJudge.model}: ${r.llmJudge.label ?? `judge error: ${r.llmJudge.error}`}${r.llmJudge.verdict ? ` — ${r.llmJudge.verdict.rests_on}` : ''}`,
+              ]
+            : []),
         ],
       }),
       files: {
@@ -110,17 +129,54 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome or its verdicts
   // (harness/kit/fingerprint.ts).
   fingerprintOn: ['max_turns', 'agent_type', 'judge_model'],
-  config: (run, m) => ({ categories: m.categories, modes: m.modes, only: m.only ?? null, agent: m.agent, judge: m.judge, judge_model: m.judgeModel ?? null, judge_endpoint: m.judgeModel ? (m.judgeBaseUrl ? redactUrl(m.judgeBaseUrl) : judgeUsesSimulator(m) ? 'built-in simulator' : 'the run\'s endpoint') : null, max_turns: m.maxTurns, tools: m.toolPaths, tasks: m.tasksFile ?? null, concurrency: run.concurrency, retries: run.retries, agent_type: m.agentType }),
+  config: (run, m) => ({
+    categories: m.categories,
+    modes: m.modes,
+    only: m.only ?? null,
+    agent: m.agent,
+    judge: m.judge,
+    judge_model: m.judgeModel ?? null,
+    judge_endpoint: m.judgeModel
+      ? m.judgeBaseUrl
+        ? redactUrl(m.judgeBaseUrl)
+        : judgeUsesSimulator(m)
+          ? 'built-in simulator'
+          : "the run's endpoint"
+      : null,
+    max_turns: m.maxTurns,
+    tools: m.toolPaths,
+    tasks: m.tasksFile ?? null,
+    concurrency: run.concurrency,
+    retries: run.retries,
+    agent_type: m.agentType,
+  }),
   // what every request carries (mazeSampling), recorded as sent
   // (the Messages API has no seed: an anthropic run records none, and sends max_tokens 4096 when none is set)
   generation: (run, m) =>
     m.agentType === 'anthropic'
-      ? { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS, seed: null }
-      : { temperature: run.temperature, top_p: mazeSampling(run).topP, max_tokens: run.maxTokens ?? null, seed: run.seed },
+      ? {
+          temperature: run.temperature,
+          top_p: mazeSampling(run).topP,
+          max_tokens: run.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+          seed: null,
+        }
+      : {
+          temperature: run.temperature,
+          top_p: mazeSampling(run).topP,
+          max_tokens: run.maxTokens ?? null,
+          seed: run.seed,
+        },
   responder: (_run, m) => mazeSimResponder(() => mazeTasksOf(m), m.tasksFile ?? m.casesDir),
   // A simulated judge beside a real agent endpoint still needs the simulator.
   needsSimulator: (_run, m) => judgeUsesSimulator(m),
-  metricNames: (m) => ['tsr.*', 'prr.*', 'rc.*', 'pass@*', 'pass^*', ...(m.judgeModel ? ['judge_kappa', 'judge_agreement'] : [])],
+  metricNames: (m) => [
+    'tsr.*',
+    'prr.*',
+    'rc.*',
+    'pass@*',
+    'pass^*',
+    ...(m.judgeModel ? ['judge_kappa', 'judge_agreement'] : []),
+  ],
 };
 
 export function mazeVerdict(m: MazeMeta): Verdict {

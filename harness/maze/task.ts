@@ -29,7 +29,9 @@ export const Binding = z.union([
 ]);
 export type Binding = z.infer<typeof Binding>;
 
-export const TaskNode = z.object({ id: z.string().min(1), tool: z.string().min(1), args: z.record(z.string(), Binding) }).strict();
+export const TaskNode = z
+  .object({ id: z.string().min(1), tool: z.string().min(1), args: z.record(z.string(), Binding) })
+  .strict();
 export type TaskNode = z.infer<typeof TaskNode>;
 
 export const Choice = z
@@ -133,7 +135,9 @@ export function nodeIndex(task: MazeTask): Map<string, NodeLocation> {
   const out = new Map<string, NodeLocation>();
   task.steps.forEach((s, stepIndex) => {
     if (s.kind === 'node') out.set(s.node.id, { node: s.node, stepIndex, slot: null, choice: null });
-    else for (const c of s.choices) for (const n of c.nodes) out.set(n.id, { node: n, stepIndex, slot: s.id, choice: c.id });
+    else
+      for (const c of s.choices)
+        for (const n of c.nodes) out.set(n.id, { node: n, stepIndex, slot: s.id, choice: c.id });
   });
   return out;
 }
@@ -146,14 +150,23 @@ export function slotSteps(task: MazeTask): Array<Extract<Step, { kind: 'slot' }>
 export function enumeratePaths(task: Pick<MazeTask, 'steps'>): TaskPath[] {
   let partial: Array<{ nodes: TaskNode[]; group_choices: string[] }> = [{ nodes: [], group_choices: [] }];
   for (const s of task.steps) {
-    if (s.kind === 'node') partial = partial.map((p) => ({ nodes: [...p.nodes, s.node], group_choices: p.group_choices }));
+    if (s.kind === 'node')
+      partial = partial.map((p) => ({ nodes: [...p.nodes, s.node], group_choices: p.group_choices }));
     else {
       partial = partial.flatMap((p) =>
-        s.choices.map((c) => ({ nodes: [...p.nodes, ...c.nodes], group_choices: [...p.group_choices, `${s.id}:${c.id}`] })),
+        s.choices.map((c) => ({
+          nodes: [...p.nodes, ...c.nodes],
+          group_choices: [...p.group_choices, `${s.id}:${c.id}`],
+        })),
       );
     }
   }
-  return partial.map((p, i) => ({ id: `p${i}`, nodes: p.nodes.map((n) => n.id), tools: p.nodes.map((n) => n.tool), group_choices: p.group_choices }));
+  return partial.map((p, i) => ({
+    id: `p${i}`,
+    nodes: p.nodes.map((n) => n.id),
+    tools: p.nodes.map((n) => n.tool),
+    group_choices: p.group_choices,
+  }));
 }
 
 /** The node a reference names on a path: a node id stands for itself, a slot id for the path's choice output. */
@@ -171,7 +184,12 @@ export function taskToolNames(task: MazeTask): string[] {
 }
 
 /** Arguments of a node given the outputs seen so far (by node id); a missing field leaves the argument out. */
-export function bindArgs(task: MazeTask, path: TaskPath, node: TaskNode, outputs: ReadonlyMap<string, ToolResult>): ToolArgs {
+export function bindArgs(
+  task: MazeTask,
+  path: TaskPath,
+  node: TaskNode,
+  outputs: ReadonlyMap<string, ToolResult>,
+): ToolArgs {
   const args: ToolArgs = {};
   for (const [k, b] of Object.entries(node.args)) {
     if ('literal' in b) args[k] = b.literal;
@@ -201,13 +219,28 @@ export function runCleanPath(task: MazeTask, path: TaskPath): CleanRun {
   const history: HistoryEntry[] = [];
   for (const id of path.nodes) {
     const node = idx.get(id)?.node;
-    if (!node) return { ok: false, error: `path ${path.id}: unknown node ${id}`, args: argsBy, outputs, history, answer: undefined };
+    if (!node)
+      return {
+        ok: false,
+        error: `path ${path.id}: unknown node ${id}`,
+        args: argsBy,
+        outputs,
+        history,
+        answer: undefined,
+      };
     const args = bindArgs(task, path, node, outputs);
     const r = callTool(node.tool, args, history);
     argsBy.set(id, args);
     outputs.set(id, r.result);
     if (r.kind !== 'clean') {
-      return { ok: false, error: `path ${path.id}: ${id} (${node.tool}) failed: ${String(r.result.error)}`, args: argsBy, outputs, history, answer: undefined };
+      return {
+        ok: false,
+        error: `path ${path.id}: ${id} (${node.tool}) failed: ${String(r.result.error)}`,
+        args: argsBy,
+        outputs,
+        history,
+        answer: undefined,
+      };
     }
     history.push({ name: node.tool, args, result: r.result });
   }
@@ -230,7 +263,10 @@ export function loadTaskFile(path: string): TaskFile {
     throw new DataError(path, undefined, undefined, `invalid JSON: ${(e as Error).message}`);
   }
   // Validate task by task so the error names the task id.
-  const head = z.object({ tasks: z.array(z.unknown()) }).passthrough().safeParse(raw);
+  const head = z
+    .object({ tasks: z.array(z.unknown()) })
+    .passthrough()
+    .safeParse(raw);
   if (!head.success) throw dataErrorFromZod(path, undefined, head.error);
   head.data.tasks.forEach((t, i) => {
     const r = MazeTask.safeParse(t);

@@ -21,7 +21,9 @@ export function mazeTasksOf(m: TaskSource): MazeTask[] {
 
 /** The dataset's identity: the task files and any user tool files (they change results too). */
 export function mazeDatasetOf(m: TaskSource): { file: string; sha256: string; origin: string } {
-  const taskFiles = m.tasksFile ? [m.tasksFile] : COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
+  const taskFiles = m.tasksFile
+    ? [m.tasksFile]
+    : COMPLEXITIES.map((c) => join(m.casesDir, `${c}.json`)).filter(existsSync);
   const toolFiles = m.toolPaths.flatMap((p) => libraryFiles(p));
   const text = [...taskFiles, ...toolFiles].map((f) => readFileSync(f, 'utf8')).join('\n');
   const origin = m.tasksFile ? 'maze task graphs (a user task file)' : `maze task graphs (${taskFiles.length} files)`;

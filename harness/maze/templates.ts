@@ -41,7 +41,10 @@ const L = (v: string | number | boolean): Binding => ({ literal: v });
 const F = (v: string): Binding => ({ literal: v, free: true });
 const R = (ref: string, field: string): Binding => ({ ref, field });
 const tn = (id: string, tool: string, args: Record<string, Binding>): TaskNode => ({ id, tool, args });
-const node = (id: string, tool: string, args: Record<string, Binding>): Step => ({ kind: 'node', node: tn(id, tool, args) });
+const node = (id: string, tool: string, args: Record<string, Binding>): Step => ({
+  kind: 'node',
+  node: tn(id, tool, args),
+});
 const SETS = substituteSets();
 const members = (set: string): string[] => {
   const m = SETS[set];
@@ -53,12 +56,20 @@ function setSlot(id: string, set: string, args: Record<string, Binding>): Step {
   return {
     kind: 'slot',
     id,
-    choices: members(set).map((tool, k) => ({ id: tool, nodes: [tn(`${id}_${k + 1}`, tool, args)], output: `${id}_${k + 1}` })),
+    choices: members(set).map((tool, k) => ({
+      id: tool,
+      nodes: [tn(`${id}_${k + 1}`, tool, args)],
+      output: `${id}_${k + 1}`,
+    })),
   };
 }
 /** A slot whose choices are whole sub-chains (C3). */
 function chainSlot(id: string, choices: Array<{ id: string; nodes: TaskNode[] }>): Step {
-  return { kind: 'slot', id, choices: choices.map((c): Choice => ({ id: c.id, nodes: c.nodes, output: c.nodes[c.nodes.length - 1]!.id })) };
+  return {
+    kind: 'slot',
+    id,
+    choices: choices.map((c): Choice => ({ id: c.id, nodes: c.nodes, output: c.nodes[c.nodes.length - 1]!.id })),
+  };
 }
 const one = (rng: Rng, set: string) => rng.pick(members(set));
 
@@ -83,10 +94,33 @@ const two = <T>(rng: Rng, xs: readonly T[]): [T, T] => {
   return [a as T, b as T];
 };
 const COUNTRY_NAMES: Record<string, string> = {
-  NO: 'Norway', PT: 'Portugal', US: 'the United States', KE: 'Kenya', JP: 'Japan', CA: 'Canada', CL: 'Chile', AT: 'Austria', AU: 'Australia', IS: 'Iceland',
+  NO: 'Norway',
+  PT: 'Portugal',
+  US: 'the United States',
+  KE: 'Kenya',
+  JP: 'Japan',
+  CA: 'Canada',
+  CL: 'Chile',
+  AT: 'Austria',
+  AU: 'Australia',
+  IS: 'Iceland',
 };
-const SUBJECTS = ['Quarterly review', 'Offsite logistics', 'Budget sign-off', 'Contract renewal', 'Onboarding plan', 'Release checklist'];
-const TITLES = ['Design sync', 'Vendor call', 'Hiring debrief', 'Roadmap review', 'Security walkthrough', 'Customer follow-up'];
+const SUBJECTS = [
+  'Quarterly review',
+  'Offsite logistics',
+  'Budget sign-off',
+  'Contract renewal',
+  'Onboarding plan',
+  'Release checklist',
+];
+const TITLES = [
+  'Design sync',
+  'Vendor call',
+  'Hiring debrief',
+  'Roadmap review',
+  'Security walkthrough',
+  'Customer follow-up',
+];
 const MONEY = { match: 'number' as const, tolerance: 0.01 };
 
 // ---- C1: one chain -----------------------------------------------------------------------------------------
@@ -140,7 +174,11 @@ const C1: Template[] = [
       return {
         domains: ['travel'],
         steps: [
-          node('flight', one(rng, 'flight_search'), { origin: L(from.airport), destination: L(to.airport), date: L(d) }),
+          node('flight', one(rng, 'flight_search'), {
+            origin: L(from.airport),
+            destination: L(to.airport),
+            date: L(d),
+          }),
           node('hotel', one(rng, 'hotel_search'), { city: L(to.name), nights: L(nights) }),
           node('trip', 'compute_trip_cost', { flight_fare: R('flight', 'fare'), hotel_total: R('hotel', 'total') }),
         ],
@@ -161,7 +199,11 @@ const C1: Template[] = [
         steps: [
           node('price', one(rng, 'product_price'), { sku: L(p.sku) }),
           node('tax', 'get_tax_rate', { country: L(country) }),
-          node('invoice', 'build_invoice', { unit_price: R('price', 'unit_price'), quantity: L(q), tax_rate_pct: R('tax', 'tax_rate_pct') }),
+          node('invoice', 'build_invoice', {
+            unit_price: R('price', 'unit_price'),
+            quantity: L(q),
+            tax_rate_pct: R('tax', 'tax_rate_pct'),
+          }),
         ],
         answer: { ref: 'invoice', field: 'total', ...MONEY },
         query: `What is the invoice total, tax included, for ${q} units of ${p.sku} (${p.name}) sold in ${COUNTRY_NAMES[country]}?`,
@@ -198,7 +240,11 @@ const C1: Template[] = [
         domains: ['messaging'],
         steps: [
           node('contact', one(rng, 'contact'), { name: L(p.name) }),
-          node('mail', one(rng, 'send_email'), { to: R('contact', 'email'), subject: L(subject), body: F(`Hi ${p.name.split(' ')[0]}, please see the notes for "${subject}".`) }),
+          node('mail', one(rng, 'send_email'), {
+            to: R('contact', 'email'),
+            subject: L(subject),
+            body: F(`Hi ${p.name.split(' ')[0]}, please see the notes for "${subject}".`),
+          }),
         ],
         answer: { ref: 'mail', field: 'to', match: 'text' },
         query: `Email ${p.name} with the subject "${subject}" and a one-line note pointing to the notes, then tell me which address it went to.`,
@@ -235,7 +281,12 @@ const C1: Template[] = [
         steps: [
           node('contact', one(rng, 'contact'), { name: L(p.name) }),
           node('slot', one(rng, 'free_slot'), { person: L(p.name), date: L(d) }),
-          node('event', 'create_event', { title: L(title), date: L(d), start: R('slot', 'start'), attendee: R('contact', 'email') }),
+          node('event', 'create_event', {
+            title: L(title),
+            date: L(d),
+            start: R('slot', 'start'),
+            attendee: R('contact', 'email'),
+          }),
         ],
         answer: { ref: 'event', field: 'start', match: 'text' },
         query: `Put a one-hour "${title}" with ${p.name} in the calendar on ${d}, in their first free hour. What time does it start?`,
@@ -297,7 +348,11 @@ const C1: Template[] = [
         domains: ['banking'],
         steps: [
           node('rate', one(rng, 'savings_rate'), { product: L(product) }),
-          node('interest', 'calc_interest', { principal: L(principal), rate_pct: R('rate', 'rate_pct'), years: L(years) }),
+          node('interest', 'calc_interest', {
+            principal: L(principal),
+            rate_pct: R('rate', 'rate_pct'),
+            years: L(years),
+          }),
         ],
         answer: { ref: 'interest', field: 'interest', ...MONEY },
         query: `How much interest would ${principal} USD earn in the ${product} savings product over ${years} year${years > 1 ? 's' : ''}, compounded yearly?`,
@@ -314,7 +369,11 @@ const C1: Template[] = [
         domains: ['weather'],
         steps: [
           node('wx', one(rng, 'city_weather'), { city: L(city.name), date: L(d) }),
-          node('score', 'assess_outdoor_conditions', { temp_c: R('wx', 'temp_c'), precip_mm: R('wx', 'precip_mm'), wind_kph: R('wx', 'wind_kph') }),
+          node('score', 'assess_outdoor_conditions', {
+            temp_c: R('wx', 'temp_c'),
+            precip_mm: R('wx', 'precip_mm'),
+            wind_kph: R('wx', 'wind_kph'),
+          }),
         ],
         answer: { ref: 'score', field: 'score', match: 'number', tolerance: 0 },
         query: `We're planning an outdoor lunch in ${city.name} on ${d}. What suitability score (1–100) do the weather conditions get?`,
@@ -335,7 +394,10 @@ const C2: Template[] = [
       const shares = 5 + rng.int(500);
       return {
         domains: ['markets'],
-        steps: [setSlot('quote', 'stock_quote', { ticker: L(c.ticker), date: L(d) }), node('value', 'compute_position_value', { price: R('quote', 'price'), shares: L(shares) })],
+        steps: [
+          setSlot('quote', 'stock_quote', { ticker: L(c.ticker), date: L(d) }),
+          node('value', 'compute_position_value', { price: R('quote', 'price'), shares: L(shares) }),
+        ],
         answer: { ref: 'value', field: 'value', ...MONEY },
         query: `What was a position of ${shares} ${c.name} (${c.ticker}) shares worth at the close on ${d}?`,
       };
@@ -350,7 +412,10 @@ const C2: Template[] = [
       const d = marketDay(rng);
       return {
         domains: ['fx'],
-        steps: [setSlot('rate', 'fx_rate', { base: L(b), quote: L(q), date: L(d) }), node('convert', 'convert_amount', { amount: L(amount), rate: R('rate', 'rate') })],
+        steps: [
+          setSlot('rate', 'fx_rate', { base: L(b), quote: L(q), date: L(d) }),
+          node('convert', 'convert_amount', { amount: L(amount), rate: R('rate', 'rate') }),
+        ],
         answer: { ref: 'convert', field: 'converted', ...MONEY },
         query: `Convert ${amount} ${b} to ${q} at the reference rate of ${d}.`,
       };
@@ -364,7 +429,10 @@ const C2: Template[] = [
       const d = futureDay(rng);
       return {
         domains: ['weather'],
-        steps: [setSlot('wx', 'city_weather', { city: L(city.name), date: L(d) }), node('temp', 'celsius_to_fahrenheit', { temp_c: R('wx', 'temp_c') })],
+        steps: [
+          setSlot('wx', 'city_weather', { city: L(city.name), date: L(d) }),
+          node('temp', 'celsius_to_fahrenheit', { temp_c: R('wx', 'temp_c') }),
+        ],
         answer: { ref: 'temp', field: 'temp_f', match: 'number', tolerance: 0.05 },
         query: `How warm will it be in ${city.name} at midday on ${d}, in °F?`,
       };
@@ -435,7 +503,11 @@ const C2: Template[] = [
         domains: ['retail'],
         steps: [
           setSlot('price', 'product_price', { sku: L(p.sku) }),
-          node('invoice', 'build_invoice', { unit_price: R('price', 'unit_price'), quantity: L(q), tax_rate_pct: L(tax) }),
+          node('invoice', 'build_invoice', {
+            unit_price: R('price', 'unit_price'),
+            quantity: L(q),
+            tax_rate_pct: L(tax),
+          }),
         ],
         answer: { ref: 'invoice', field: 'total', ...MONEY },
         query: `Prepare an invoice for ${q} × ${p.sku} at list price with ${tax}% tax. What is the total?`,
@@ -455,7 +527,12 @@ const C2: Template[] = [
         domains: ['messaging', 'calendar'],
         steps: [
           setSlot('contact', 'contact', { name: L(p.name) }),
-          node('event', 'create_event', { title: L(title), date: L(d), start: L(start), attendee: R('contact', 'email') }),
+          node('event', 'create_event', {
+            title: L(title),
+            date: L(d),
+            start: L(start),
+            attendee: R('contact', 'email'),
+          }),
         ],
         answer: { ref: 'event', field: 'event_id', match: 'text' },
         query: `Invite ${p.name} to "${title}" on ${d} at ${start}. What is the new event's identifier?`,
@@ -473,7 +550,12 @@ const C2: Template[] = [
         domains: ['calendar'],
         steps: [
           setSlot('slot', 'free_slot', { person: L(p.name), date: L(d) }),
-          node('event', 'create_event', { title: L(title), date: L(d), start: R('slot', 'start'), attendee: L(p.email) }),
+          node('event', 'create_event', {
+            title: L(title),
+            date: L(d),
+            start: R('slot', 'start'),
+            attendee: L(p.email),
+          }),
         ],
         answer: { ref: 'event', field: 'start', match: 'text' },
         query: `Schedule "${title}" for ${p.name} (${p.email}) on ${d} at the first hour they have free. When does it start?`,
@@ -491,7 +573,11 @@ const C2: Template[] = [
         domains: ['banking'],
         steps: [
           setSlot('rate', 'savings_rate', { product: L(product) }),
-          node('interest', 'calc_interest', { principal: L(principal), rate_pct: R('rate', 'rate_pct'), years: L(years) }),
+          node('interest', 'calc_interest', {
+            principal: L(principal),
+            rate_pct: R('rate', 'rate_pct'),
+            years: L(years),
+          }),
         ],
         answer: { ref: 'interest', field: 'total', ...MONEY },
         query: `If I deposit ${principal} USD in ${product} for ${years} year${years > 1 ? 's' : ''} with yearly compounding, what will the account hold at the end?`,
@@ -523,7 +609,10 @@ const C2: Template[] = [
       const target = p.stock + 20 + rng.int(400);
       return {
         domains: ['retail'],
-        steps: [setSlot('stock', 'stock_level', { sku: L(p.sku) }), node('gap', 'subtract_values', { a: L(target), b: R('stock', 'available') })],
+        steps: [
+          setSlot('stock', 'stock_level', { sku: L(p.sku) }),
+          node('gap', 'subtract_values', { a: L(target), b: R('stock', 'available') }),
+        ],
         answer: { ref: 'gap', field: 'difference', match: 'number', tolerance: 0 },
         query: `We want ${target} units of ${p.sku} available to sell. How many more units do we need to order?`,
       };
@@ -537,7 +626,10 @@ const C2: Template[] = [
       const zone = rng.pick(['Z1', 'Z2', 'Z3', 'Z4']);
       return {
         domains: ['retail', 'shipping'],
-        steps: [node('weight', 'get_product_weight', { sku: L(p.sku) }), setSlot('ship', 'shipping_quote', { weight_kg: R('weight', 'weight_kg'), zone: L(zone) })],
+        steps: [
+          node('weight', 'get_product_weight', { sku: L(p.sku) }),
+          setSlot('ship', 'shipping_quote', { weight_kg: R('weight', 'weight_kg'), zone: L(zone) }),
+        ],
         answer: { ref: 'ship', field: 'cost', ...MONEY },
         query: `What would it cost to send a single ${p.name} (${p.sku}) to shipping zone ${zone}?`,
       };
@@ -553,7 +645,11 @@ const C2: Template[] = [
         domains: ['messaging'],
         steps: [
           node('contact', 'lookup_contact', { name: L(p.name) }),
-          setSlot('mail', 'send_email', { to: R('contact', 'email'), subject: L(subject), body: F(`Hello ${p.name.split(' ')[0]}, a quick note about "${subject}".`) }),
+          setSlot('mail', 'send_email', {
+            to: R('contact', 'email'),
+            subject: L(subject),
+            body: F(`Hello ${p.name.split(' ')[0]}, a quick note about "${subject}".`),
+          }),
         ],
         answer: { ref: 'mail', field: 'to', match: 'text' },
         query: `Send ${p.name} a short email titled "${subject}" and confirm the address it was delivered to.`,
@@ -617,10 +713,24 @@ const C3: Template[] = [
               id: 'cross',
               nodes: [
                 tn('fx_c1', 'get_cross_rate_table', { base: L('USD'), quote: L(cur), date: L(d) }),
-                tn('fx_c2', 'cross_convert', { amount: R('value', 'value'), base_per_usd: R('fx_c1', 'base_per_usd'), quote_per_usd: R('fx_c1', 'quote_per_usd') }),
+                tn('fx_c2', 'cross_convert', {
+                  amount: R('value', 'value'),
+                  base_per_usd: R('fx_c1', 'base_per_usd'),
+                  quote_per_usd: R('fx_c1', 'quote_per_usd'),
+                }),
               ],
             },
-            { id: 'converter', nodes: [tn('fx_v1', 'currency_converter', { amount: R('value', 'value'), base: L('USD'), quote: L(cur), date: L(d) })] },
+            {
+              id: 'converter',
+              nodes: [
+                tn('fx_v1', 'currency_converter', {
+                  amount: R('value', 'value'),
+                  base: L('USD'),
+                  quote: L(cur),
+                  date: L(d),
+                }),
+              ],
+            },
           ]),
         ],
         answer: { ref: 'fx', field: 'converted', ...MONEY },
@@ -640,7 +750,10 @@ const C3: Template[] = [
           chainSlot('wx', [
             {
               id: 'station',
-              nodes: [tn('wx_g1', 'geocode_city', { city: L(city.name) }), tn('wx_g2', 'forecast_by_coordinates', { lat: R('wx_g1', 'lat'), lon: R('wx_g1', 'lon'), date: L(d) })],
+              nodes: [
+                tn('wx_g1', 'geocode_city', { city: L(city.name) }),
+                tn('wx_g2', 'forecast_by_coordinates', { lat: R('wx_g1', 'lat'), lon: R('wx_g1', 'lon'), date: L(d) }),
+              ],
             },
             { id: 'city', nodes: [tn('wx_c1', one(rng, 'city_weather'), { city: L(city.name), date: L(d) })] },
           ]),
@@ -664,10 +777,17 @@ const C3: Template[] = [
             { id: 'city', nodes: [tn('wx_c1', one(rng, 'city_weather'), { city: L(city.name), date: L(d) })] },
             {
               id: 'station',
-              nodes: [tn('wx_g1', 'geocode_city', { city: L(city.name) }), tn('wx_g2', 'forecast_by_coordinates', { lat: R('wx_g1', 'lat'), lon: R('wx_g1', 'lon'), date: L(d) })],
+              nodes: [
+                tn('wx_g1', 'geocode_city', { city: L(city.name) }),
+                tn('wx_g2', 'forecast_by_coordinates', { lat: R('wx_g1', 'lat'), lon: R('wx_g1', 'lon'), date: L(d) }),
+              ],
             },
           ]),
-          node('score', 'assess_outdoor_conditions', { temp_c: R('wx', 'temp_c'), precip_mm: R('wx', 'precip_mm'), wind_kph: R('wx', 'wind_kph') }),
+          node('score', 'assess_outdoor_conditions', {
+            temp_c: R('wx', 'temp_c'),
+            precip_mm: R('wx', 'precip_mm'),
+            wind_kph: R('wx', 'wind_kph'),
+          }),
         ],
         answer: { ref: 'score', field: 'score', match: 'number', tolerance: 0 },
         query: `Rate (1–100) how suitable the weather in ${city.name} on ${d} is for an outdoor event.`,
@@ -687,7 +807,10 @@ const C3: Template[] = [
             { id: 'feed', nodes: [tn('stock_f1', one(rng, 'stock_level'), { sku: L(p.sku) })] },
             {
               id: 'warehouse',
-              nodes: [tn('stock_w1', 'locate_warehouse', { sku: L(p.sku) }), tn('stock_w2', 'warehouse_bin_count', { warehouse_id: R('stock_w1', 'warehouse_id'), sku: L(p.sku) })],
+              nodes: [
+                tn('stock_w1', 'locate_warehouse', { sku: L(p.sku) }),
+                tn('stock_w2', 'warehouse_bin_count', { warehouse_id: R('stock_w1', 'warehouse_id'), sku: L(p.sku) }),
+              ],
             },
           ]),
           node('gap', 'subtract_values', { a: L(target), b: R('stock', 'available') }),
@@ -708,9 +831,19 @@ const C3: Template[] = [
         steps: [
           chainSlot('who', [
             { id: 'directory', nodes: [tn('who_d1', one(rng, 'contact'), { name: L(p.name) })] },
-            { id: 'hr', nodes: [tn('who_h1', 'get_employee_id', { name: L(p.name) }), tn('who_h2', 'hr_record', { employee_id: R('who_h1', 'employee_id') })] },
+            {
+              id: 'hr',
+              nodes: [
+                tn('who_h1', 'get_employee_id', { name: L(p.name) }),
+                tn('who_h2', 'hr_record', { employee_id: R('who_h1', 'employee_id') }),
+              ],
+            },
           ]),
-          node('mail', one(rng, 'send_email'), { to: R('who', 'email'), subject: L(subject), body: F(`Dear ${p.name.split(' ')[0]}, following up on "${subject}".`) }),
+          node('mail', one(rng, 'send_email'), {
+            to: R('who', 'email'),
+            subject: L(subject),
+            body: F(`Dear ${p.name.split(' ')[0]}, following up on "${subject}".`),
+          }),
         ],
         answer: { ref: 'mail', field: 'to', match: 'text' },
         query: `Write to ${p.name} by email (subject "${subject}") and tell me which address received it.`,
@@ -728,7 +861,16 @@ const C3: Template[] = [
         domains: ['travel'],
         steps: [
           chainSlot('flight', [
-            { id: 'search', nodes: [tn('fl_s1', one(rng, 'flight_search'), { origin: L(from.airport), destination: L(to.airport), date: L(d) })] },
+            {
+              id: 'search',
+              nodes: [
+                tn('fl_s1', one(rng, 'flight_search'), {
+                  origin: L(from.airport),
+                  destination: L(to.airport),
+                  date: L(d),
+                }),
+              ],
+            },
             {
               id: 'route',
               nodes: [
@@ -759,7 +901,10 @@ const C3: Template[] = [
               id: 'statement',
               nodes: [
                 tn('bal_s1', 'get_account_statement', { account_id: L(a.id) }),
-                tn('bal_s2', 'compute_closing_balance', { opening_balance: R('bal_s1', 'opening_balance'), net_movements: R('bal_s1', 'net_movements') }),
+                tn('bal_s2', 'compute_closing_balance', {
+                  opening_balance: R('bal_s1', 'opening_balance'),
+                  net_movements: R('bal_s1', 'net_movements'),
+                }),
               ],
             },
           ]),
@@ -829,7 +974,11 @@ const C4: Template[] = [
           setSlot('stock', 'stock_level', { sku: L(p.sku) }),
           node('gap', 'subtract_values', { a: L(target), b: R('stock', 'available') }),
           setSlot('price', 'product_price', { sku: L(p.sku) }),
-          node('invoice', 'build_invoice', { unit_price: R('price', 'unit_price'), quantity: R('gap', 'difference'), tax_rate_pct: L(tax) }),
+          node('invoice', 'build_invoice', {
+            unit_price: R('price', 'unit_price'),
+            quantity: R('gap', 'difference'),
+            tax_rate_pct: L(tax),
+          }),
         ],
         answer: { ref: 'invoice', field: 'total', ...MONEY },
         query: `We need ${target} units of ${p.sku} on hand. Invoice the missing units at list price plus ${tax}% tax: what is the total?`,
@@ -848,7 +997,12 @@ const C4: Template[] = [
         steps: [
           setSlot('contact', 'contact', { name: L(p.name) }),
           setSlot('slot', 'free_slot', { person: L(p.name), date: L(d) }),
-          node('event', 'create_event', { title: L(title), date: L(d), start: R('slot', 'start'), attendee: R('contact', 'email') }),
+          node('event', 'create_event', {
+            title: L(title),
+            date: L(d),
+            start: R('slot', 'start'),
+            attendee: R('contact', 'email'),
+          }),
         ],
         answer: { ref: 'event', field: 'start', match: 'text' },
         query: `Find ${p.name}'s first free hour on ${d} and book "${title}" with them then. At what time is it?`,
@@ -905,7 +1059,11 @@ const C4: Template[] = [
         steps: [
           setSlot('rate', 'savings_rate', { product: L(product) }),
           setSlot('bal', 'account_balance', { account_id: L(acc.id) }),
-          node('interest', 'calc_interest', { principal: R('bal', 'balance'), rate_pct: R('rate', 'rate_pct'), years: L(years) }),
+          node('interest', 'calc_interest', {
+            principal: R('bal', 'balance'),
+            rate_pct: R('rate', 'rate_pct'),
+            years: L(years),
+          }),
         ],
         answer: { ref: 'interest', field: 'interest', ...MONEY },
         query: `If the whole current balance of ${acc.id} went into ${product} for ${years} year${years > 1 ? 's' : ''} (compounded yearly), how much interest would it earn?`,

@@ -49,11 +49,22 @@ export function scriptedAgent(task: MazeTask, moves: readonly Move[]): MazeAgent
     const mk = (nodeId: string, i: number, m?: Extract<Move, { call: string }>): ToolCall => {
       const node = idx.get(nodeId)!.node;
       const path = pathOf(nodeId, m?.path);
-      const args = { ...bindArgs(task, path, node, m?.bind === 'first' ? new Map([...good, ...first]) : good), ...(m?.args ?? {}) };
-      return { id: `call_${turn}_${i}`, type: 'function', function: { name: m?.tool ?? node.tool, arguments: m?.raw ?? JSON.stringify(args) } };
+      const args = {
+        ...bindArgs(task, path, node, m?.bind === 'first' ? new Map([...good, ...first]) : good),
+        ...(m?.args ?? {}),
+      };
+      return {
+        id: `call_${turn}_${i}`,
+        type: 'function',
+        function: { name: m?.tool ?? node.tool, arguments: m?.raw ?? JSON.stringify(args) },
+      };
     };
     if ('call' in move) return { content: null, tool_calls: [mk(move.call, 0, move)] };
-    if ('parallel' in move) return { content: null, tool_calls: move.parallel.map((n, i) => mk(n, i, { call: n, ...(move.path ? { path: move.path } : {}) })) };
+    if ('parallel' in move)
+      return {
+        content: null,
+        tool_calls: move.parallel.map((n, i) => mk(n, i, { call: n, ...(move.path ? { path: move.path } : {}) })),
+      };
     if (move.answer !== 'value') return { content: move.answer };
     const path = move.path ? task.paths.find((p) => p.id === move.path)! : task.paths[0]!;
     const src = resolveRef(task, path, task.answer.ref);
@@ -72,7 +83,11 @@ export function walkPath(task: MazeTask, pathId: string, extra: { answer?: strin
  * Stage one run's inference and evaluation files where a run puts them (the suite hands them to the kit, which
  * writes them), for tests of the readers such as `recomputeFromFiles`.
  */
-export function writeRunFiles(root: string, inference: InferenceFile, evaluation: EvaluationFile): { inference: string; evaluation: string } {
+export function writeRunFiles(
+  root: string,
+  inference: InferenceFile,
+  evaluation: EvaluationFile,
+): { inference: string; evaluation: string } {
   const ip = inferencePath(root, inference.complexity, inference.task_id, inference.mode, inference.trial);
   const ep = evaluationPath(root, evaluation.complexity, evaluation.task_id, evaluation.mode, evaluation.trial);
   writeFileAtomic(ip, `${JSON.stringify(InferenceFile.parse(inference), null, 2)}\n`);

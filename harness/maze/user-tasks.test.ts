@@ -12,7 +12,12 @@ import { loadUserTasks } from './user-tasks.ts';
 // A user's own tools and task graph, from files, through the Maze engine in process: the books domain of
 // tests/fixtures/maze-tools (two substitute price sources over a table) and a C2 task over it and a built-in math tool.
 const FIXTURES = new URL('../../tests/fixtures/maze-tools/', import.meta.url).pathname;
-const config = { casesDir: '', categories: ['c1', 'c2', 'c3', 'c4'] as const, toolPaths: [join(FIXTURES, 'books.yaml')], tasksFile: join(FIXTURES, 'books-tasks.yaml') };
+const config = {
+  casesDir: '',
+  categories: ['c1', 'c2', 'c3', 'c4'] as const,
+  toolPaths: [join(FIXTURES, 'books.yaml')],
+  tasksFile: join(FIXTURES, 'books-tasks.yaml'),
+};
 
 function tempTasks(text: string): string {
   const dir = join(tmpdir(), `toolgauge-maze-tasks-${process.pid}`);
@@ -43,7 +48,8 @@ describe("a user's task graph over a user's tools", () => {
       ['price', 'bookshop_catalogue_lookup'],
     ]);
     // the corruption differs from the clean price somewhere the agent can see it
-    for (const v of task.victims) expect(v.implicit.payload).not.toEqual({ isbn: '978-1-00-000001-1', title: 'The Quiet Orchard', price: 18.5 });
+    for (const v of task.victims)
+      expect(v.implicit.payload).not.toEqual({ isbn: '978-1-00-000001-1', title: 'The Quiet Orchard', price: 18.5 });
   });
 
   it('runs through the engine and the judge: the oracle recovers in every mode, the naive policy only when nothing fails', () => {
@@ -51,7 +57,9 @@ describe("a user's task graph over a user's tools", () => {
       const oracle = runLocal(task, mode, 'oracle');
       expect(judge(task, mode, oracle.trace, oracle.finalAnswer, { mode: 'strict' }).pass, `oracle ${mode}`).toBe(true);
       const naive = runLocal(task, mode, 'naive');
-      expect(judge(task, mode, naive.trace, naive.finalAnswer, { mode: 'strict' }).pass, `naive ${mode}`).toBe(mode === 'P0');
+      expect(judge(task, mode, naive.trace, naive.finalAnswer, { mode: 'strict' }).pass, `naive ${mode}`).toBe(
+        mode === 'P0',
+      );
     }
     // P2 takes the victim's error, then the other price source
     const p2 = runLocal(task, 'P2', 'oracle').trace.map((e) => [e.name, e.status]);
@@ -60,13 +68,27 @@ describe("a user's task graph over a user's tools", () => {
   });
 
   it('a file whose task cannot run is refused with one line naming the file, the task and the field', () => {
-    const bad = (over: string) => tempTasks(`version: 1\ncomplexity: c1\ntasks:\n  - {id: T1, domains: [retail, math], query: "What is the sales tax in Norway on a purchase of 200 dollars?", ${over}}\n`);
-    const steps = "steps: [{kind: node, node: {id: t, tool: get_tax_rate, args: {country: {literal: 'NO'}}}}, {kind: node, node: {id: s, tool: percent_of, args: {value: {literal: 200}, percent: {ref: t, field: tax_rate_pct}}}}]";
+    const bad = (over: string) =>
+      tempTasks(
+        `version: 1\ncomplexity: c1\ntasks:\n  - {id: T1, domains: [retail, math], query: "What is the sales tax in Norway on a purchase of 200 dollars?", ${over}}\n`,
+      );
+    const steps =
+      "steps: [{kind: node, node: {id: t, tool: get_tax_rate, args: {country: {literal: 'NO'}}}}, {kind: node, node: {id: s, tool: percent_of, args: {value: {literal: 200}, percent: {ref: t, field: tax_rate_pct}}}}]";
     expect(loadUserTasks(bad(`${steps}, answer: {ref: s, field: result, match: number}`))[0]!.answer.value).toBe(50);
-    expect(() => loadUserTasks(bad(`${steps.replace('percent_of', 'no_such_tool')}, answer: {ref: s, field: result, match: number}`))).toThrow(/t\w+\.yaml: task T1: field steps: no tool 'no_such_tool'/);
-    expect(() => loadUserTasks(bad(`${steps}, answer: {ref: s, field: result, match: number, value: 60}`))).toThrow(/task T1: field answer\.value: the paths give 50, not 60/);
-    expect(() => loadUserTasks(bad(`${steps}, answer: {ref: s, field: result, match: numeric}`))).toThrow(/task T1: field answer\.match: /);
-    expect(() => loadUserTasks(bad(`${steps.replace("'NO'", "'XX'")}, answer: {ref: s, field: result, match: number}`))).toThrow(/task T1: field steps: path .*get_tax_rate\) failed: no tax rate for "XX"/);
+    expect(() =>
+      loadUserTasks(
+        bad(`${steps.replace('percent_of', 'no_such_tool')}, answer: {ref: s, field: result, match: number}`),
+      ),
+    ).toThrow(/t\w+\.yaml: task T1: field steps: no tool 'no_such_tool'/);
+    expect(() => loadUserTasks(bad(`${steps}, answer: {ref: s, field: result, match: number, value: 60}`))).toThrow(
+      /task T1: field answer\.value: the paths give 50, not 60/,
+    );
+    expect(() => loadUserTasks(bad(`${steps}, answer: {ref: s, field: result, match: numeric}`))).toThrow(
+      /task T1: field answer\.match: /,
+    );
+    expect(() =>
+      loadUserTasks(bad(`${steps.replace("'NO'", "'XX'")}, answer: {ref: s, field: result, match: number}`)),
+    ).toThrow(/task T1: field steps: path .*get_tax_rate\) failed: no tax rate for "XX"/);
     expect(() => loadUserTasks(tempTasks('version: 1\ntasks: []\n'))).toThrow(/field tasks: /);
   });
 });

@@ -74,7 +74,12 @@ export function loadUserTasks(file: string, categories: readonly Complexity[] = 
   try {
     raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
-    return fail(file, undefined, '', `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
+    return fail(
+      file,
+      undefined,
+      '',
+      `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
   const head = UserTaskFile.safeParse(raw);
   if (!head.success) {
@@ -95,7 +100,8 @@ export function loadUserTasks(file: string, categories: readonly Complexity[] = 
       }
       task = r.data;
       const missing = unknownTool(task.steps);
-      if (missing) return fail(file, label, 'steps', `no tool '${missing}' in the library (the built-in tools and --tools files)`);
+      if (missing)
+        return fail(file, label, 'steps', `no tool '${missing}' in the library (the built-in tools and --tools files)`);
     } else {
       const r = AuthoredTask.safeParse(t);
       if (!r.success) {
@@ -104,10 +110,22 @@ export function loadUserTasks(file: string, categories: readonly Complexity[] = 
       }
       const a = r.data;
       const complexity = a.complexity ?? head.data.complexity;
-      if (!complexity) return fail(file, label, 'complexity', 'give the task (or the file) a complexity: c1, c2, c3 or c4');
+      if (!complexity)
+        return fail(file, label, 'complexity', 'give the task (or the file) a complexity: c1, c2, c3 or c4');
       const missing = unknownTool(a.steps);
-      if (missing) return fail(file, label, 'steps', `no tool '${missing}' in the library (the built-in tools and --tools files)`);
-      const draft: MazeTask = { id: a.id, complexity, template: a.template ?? 'user', domains: a.domains, query: a.query, steps: a.steps, answer: { ...a.answer, value: 0 }, paths: [], victims: [] };
+      if (missing)
+        return fail(file, label, 'steps', `no tool '${missing}' in the library (the built-in tools and --tools files)`);
+      const draft: MazeTask = {
+        id: a.id,
+        complexity,
+        template: a.template ?? 'user',
+        domains: a.domains,
+        query: a.query,
+        steps: a.steps,
+        answer: { ...a.answer, value: 0 },
+        paths: [],
+        victims: [],
+      };
       try {
         draft.paths = enumeratePaths(draft);
       } catch (e) {
@@ -115,13 +133,43 @@ export function loadUserTasks(file: string, categories: readonly Complexity[] = 
       }
       const bad = pathProblem(draft);
       if (bad) return fail(file, label, 'steps', bad);
-      const spec = { steps: a.steps, answer: { ref: a.answer.ref, field: a.answer.field, match: a.answer.match, ...(a.answer.tolerance !== undefined ? { tolerance: a.answer.tolerance } : {}) }, query: a.query, domains: a.domains };
-      const built = assembleTask(spec, a.id, complexity, draft.template, i, new Rng(deriveSeed(head.data.seed, 'maze-user', a.id)));
+      const spec = {
+        steps: a.steps,
+        answer: {
+          ref: a.answer.ref,
+          field: a.answer.field,
+          match: a.answer.match,
+          ...(a.answer.tolerance !== undefined ? { tolerance: a.answer.tolerance } : {}),
+        },
+        query: a.query,
+        domains: a.domains,
+      };
+      const built = assembleTask(
+        spec,
+        a.id,
+        complexity,
+        draft.template,
+        i,
+        new Rng(deriveSeed(head.data.seed, 'maze-user', a.id)),
+      );
       if (!built) {
-        return fail(file, label, '', 'cannot be completed: its paths disagree on the answer, the query contains the answer, a clean result looks implausible to the detectors, or a victim tool has no corruption its checks would catch');
+        return fail(
+          file,
+          label,
+          '',
+          'cannot be completed: its paths disagree on the answer, the query contains the answer, a clean result looks implausible to the detectors, or a victim tool has no corruption its checks would catch',
+        );
       }
-      if (a.answer.value !== undefined && String(a.answer.value).toLowerCase() !== String(built.answer.value).toLowerCase()) {
-        return fail(file, label, 'answer.value', `the paths give ${String(built.answer.value)}, not ${String(a.answer.value)}`);
+      if (
+        a.answer.value !== undefined &&
+        String(a.answer.value).toLowerCase() !== String(built.answer.value).toLowerCase()
+      ) {
+        return fail(
+          file,
+          label,
+          'answer.value',
+          `the paths give ${String(built.answer.value)}, not ${String(a.answer.value)}`,
+        );
       }
       task = built;
     }

@@ -9,16 +9,40 @@ const ident = fc.stringMatching(/^[a-z][a-z0-9_]{0,10}$/);
 
 /** Tools with unique names and unique parameters, plus an injective rename of both namespaces. */
 const renamedTools = fc
-  .uniqueArray(fc.tuple(ident, fc.uniqueArray(ident, { maxLength: 5 })), { minLength: 1, maxLength: 5, selector: (t) => t[0] })
+  .uniqueArray(fc.tuple(ident, fc.uniqueArray(ident, { maxLength: 5 })), {
+    minLength: 1,
+    maxLength: 5,
+    selector: (t) => t[0],
+  })
   .chain((spec) =>
     fc.tuple(
       fc.constant(spec),
-      fc.uniqueArray(ident.map((s) => `t_${s}`), { minLength: spec.length, maxLength: spec.length }),
-      fc.tuple(...spec.map(([, ps]) => fc.uniqueArray(ident.map((s) => `p_${s}`), { minLength: ps.length, maxLength: ps.length }))),
+      fc.uniqueArray(
+        ident.map((s) => `t_${s}`),
+        { minLength: spec.length, maxLength: spec.length },
+      ),
+      fc.tuple(
+        ...spec.map(([, ps]) =>
+          fc.uniqueArray(
+            ident.map((s) => `p_${s}`),
+            { minLength: ps.length, maxLength: ps.length },
+          ),
+        ),
+      ),
     ),
   )
   .map(([spec, newTools, newParams]) => {
-    const tools: OpenAITool[] = spec.map(([name, ps]) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: Object.fromEntries(ps.map((p) => [p, { type: 'string' }])), required: ps.slice(0, 1) } } }));
+    const tools: OpenAITool[] = spec.map(([name, ps]) => ({
+      type: 'function',
+      function: {
+        name,
+        parameters: {
+          type: 'object',
+          properties: Object.fromEntries(ps.map((p) => [p, { type: 'string' }])),
+          required: ps.slice(0, 1),
+        },
+      },
+    }));
     const map: RenameMap = { tools: {}, params: {} };
     spec.forEach(([name, ps], i) => {
       map.tools[name] = newTools[i]!;
@@ -65,14 +89,23 @@ describe('renaming and mapping back', () => {
     const msgs = presentMessages(
       [
         { role: 'user', content: 'Weather in Oslo?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Oslo"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Oslo"}' } },
+          ],
+        },
         { role: 'tool', content: '3C', name: 'get_weather', tool_call_id: 'a' },
       ],
       map,
     );
     expect(msgs[1]!.tool_calls![0]!.function).toEqual({ name: 'weather_lookup', arguments: '{"city":"Oslo"}' });
     expect(msgs[2]!.name).toBe('weather_lookup');
-    expect(originalCall({ name: 'mystery', arguments: { z: 1 } }, map)).toEqual({ name: 'mystery', arguments: { z: 1 } });
+    expect(originalCall({ name: 'mystery', arguments: { z: 1 } }, map)).toEqual({
+      name: 'mystery',
+      arguments: { z: 1 },
+    });
   });
 
   it('validRename finds collisions', () => {
@@ -109,14 +142,38 @@ describe('PA-Tool', () => {
   });
 
   const tools: OpenAITool[] = [
-    { type: 'function', function: { name: 'get_weather', description: 'Get the current weather for a location.', parameters: { type: 'object', properties: { location: { type: 'string', description: 'City name' } }, required: ['location'] } } },
-    { type: 'function', function: { name: 'get_time', description: 'Get the local time in a timezone.', parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] } } },
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'Get the current weather for a location.',
+        parameters: {
+          type: 'object',
+          properties: { location: { type: 'string', description: 'City name' } },
+          required: ['location'],
+        },
+      },
+    },
+    {
+      type: 'function',
+      function: {
+        name: 'get_time',
+        description: 'Get the local time in a timezone.',
+        parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] },
+      },
+    },
   ];
   /** A model that, asked about weather, mostly says weather_now (with typos); about the city, mostly city. */
   const sampler = (calls: string[]): Sampler => ({
     async sample(prompt, { n, temperature }) {
       calls.push(`${temperature}`);
-      const pool = prompt.includes('City name') ? ['city', 'city', 'citi', 'place'] : prompt.includes('weather') ? ['weather_now', 'weather_now', 'weathr_now', 'get_weather'] : prompt.includes('timezone') ? ['the', 'for'] : ['clock_time', 'local_time'];
+      const pool = prompt.includes('City name')
+        ? ['city', 'city', 'citi', 'place']
+        : prompt.includes('weather')
+          ? ['weather_now', 'weather_now', 'weathr_now', 'get_weather']
+          : prompt.includes('timezone')
+            ? ['the', 'for']
+            : ['clock_time', 'local_time'];
       return Array.from({ length: n }, (_, i) => (temperature === 0 ? pool[0]! : pool[i % pool.length]!));
     },
   });
@@ -137,7 +194,10 @@ describe('PA-Tool', () => {
     const p = await m.prepare(req, { sampler: sampler(asked), seed: 1 });
     // get_time's description mentions a timezone, so this sampler answers junk for it: the name stays
     expect(p.request.tools.map((t) => t.function.name)).toEqual(['weather_now', 'get_time']);
-    expect(p.toOriginal({ name: 'weather_now', arguments: { city: 'Oslo' } })).toEqual({ name: 'get_weather', arguments: { location: 'Oslo' } });
+    expect(p.toOriginal({ name: 'weather_now', arguments: { city: 'Oslo' } })).toEqual({
+      name: 'get_weather',
+      arguments: { location: 'Oslo' },
+    });
     const before = asked.length;
     await m.prepare(req, { sampler: sampler(asked), seed: 1 });
     expect(asked.length).toBe(before);
@@ -147,12 +207,23 @@ describe('PA-Tool', () => {
   it('with token probabilities (a local engine): the most probable candidate wins, not the most sampled one', async () => {
     const scored: string[] = [];
     // the model finds get_weather (the current name, sampled once in four) far likelier than the sampled mode
-    const lp: Record<string, number> = { weather_now: -4, weathr_now: -9, get_weather: -0.5, city: -2, citi: -6, place: -1, location: -3 };
+    const lp: Record<string, number> = {
+      weather_now: -4,
+      weathr_now: -9,
+      get_weather: -0.5,
+      city: -2,
+      citi: -6,
+      place: -1,
+      location: -3,
+    };
     const scorer = { name: 'fake', logprob: async (_p: string, a: string) => (scored.push(a), lp[a] ?? -20) };
     const m = paTool({ n: 8 });
     const p = await m.prepare({ tools, messages: [] }, { sampler: sampler([]), seed: 1, scorer });
     expect(p.request.tools.map((t) => t.function.name)).toEqual(['get_weather', 'get_time']);
-    expect(p.request.tools[0]!.function.parameters).toMatchObject({ properties: { place: { type: 'string' } }, required: ['place'] });
+    expect(p.request.tools[0]!.function.parameters).toMatchObject({
+      properties: { place: { type: 'string' } },
+      required: ['place'],
+    });
     expect(p.meta.selection).toMatch(/token probabilities/);
     // each distinct candidate scored once per component, the current name among them
     expect(scored.filter((a) => a === 'weather_now')).toHaveLength(1);

@@ -44,7 +44,8 @@ export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    for (let j = 1; j <= b.length; j++)
+      cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
     prev = cur;
   }
   return prev[b.length]!;
@@ -58,7 +59,11 @@ export function peakedness(cands: readonly string[], alpha: number = PA_TOOL_DEF
 }
 
 /** The highest-peakedness candidate; ties: closest to the greedy reference, then alphabetical. */
-export function selectName(cands: readonly string[], reference: string | null, alpha: number = PA_TOOL_DEFAULTS.alpha): string | null {
+export function selectName(
+  cands: readonly string[],
+  reference: string | null,
+  alpha: number = PA_TOOL_DEFAULTS.alpha,
+): string | null {
   if (cands.length === 0) return null;
   const p = peakedness(cands, alpha);
   const best = Math.max(...p);
@@ -68,8 +73,49 @@ export function selectName(cands: readonly string[], reference: string | null, a
   return tied[0]!;
 }
 
-const GENERIC = new Set(['the', 'a', 'an', 'name', 'function', 'tool', 'parameter', 'param', 'arg', 'argument', 'value', 'input', 'here', 'this', 'it', 'sure', 'answer']);
-const KEYWORDS = new Set(['and', 'or', 'not', 'if', 'else', 'for', 'while', 'def', 'class', 'return', 'import', 'from', 'in', 'is', 'none', 'true', 'false', 'null', 'function', 'var', 'let', 'const']);
+const GENERIC = new Set([
+  'the',
+  'a',
+  'an',
+  'name',
+  'function',
+  'tool',
+  'parameter',
+  'param',
+  'arg',
+  'argument',
+  'value',
+  'input',
+  'here',
+  'this',
+  'it',
+  'sure',
+  'answer',
+]);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'not',
+  'if',
+  'else',
+  'for',
+  'while',
+  'def',
+  'class',
+  'return',
+  'import',
+  'from',
+  'in',
+  'is',
+  'none',
+  'true',
+  'false',
+  'null',
+  'function',
+  'var',
+  'let',
+  'const',
+]);
 
 /** The name in a model's answer: its first identifier-like word (code spans and quotes ignored), snake_case. */
 export function extractName(answer: string): string | null {
@@ -88,18 +134,32 @@ export function toolPrompt(description: string): string {
   return `Here is what a function does: ${description}\nWhat would you call this function? Answer with the function name only, in snake_case.`;
 }
 
-export function paramPrompt(toolDescription: string, param: { name: string; type?: string; description?: string }): string {
+export function paramPrompt(
+  toolDescription: string,
+  param: { name: string; type?: string; description?: string },
+): string {
   const what = param.description ? `It holds: ${param.description}` : `It is currently called "${param.name}".`;
   return `A function does this: ${toolDescription}\nOne of its arguments${param.type ? ` (type ${param.type})` : ''} needs a name. ${what}\nWhat would you call this argument? Answer with the argument name only, in snake_case.`;
 }
 
-async function pick(s: Sampler, prompt: string, o: Required<PaToolOptions>, seed: number, scorer?: AnswerScorer, current?: string): Promise<Picked> {
+async function pick(
+  s: Sampler,
+  prompt: string,
+  o: Required<PaToolOptions>,
+  seed: number,
+  scorer?: AnswerScorer,
+  current?: string,
+): Promise<Picked> {
   const answers = await s.sample(prompt, { n: o.n, temperature: o.temperature, seed, maxTokens: o.maxTokens });
   const [greedy] = await s.sample(prompt, { n: 1, temperature: 0, seed, maxTokens: o.maxTokens });
   const candidates = answers.map(extractName).filter((x): x is string => x !== null);
   const reference = greedy === undefined ? null : extractName(greedy);
   if (!scorer) return { name: selectName(candidates, reference, o.alpha), candidates, reference };
-  const scored = await scoreCandidates(scorer, prompt, [...candidates, ...(reference ? [reference] : []), ...(current ? [current] : [])]);
+  const scored = await scoreCandidates(scorer, prompt, [
+    ...candidates,
+    ...(reference ? [reference] : []),
+    ...(current ? [current] : []),
+  ]);
   return { name: scored[0]?.name ?? null, candidates, reference, scores: scored };
 }
 
@@ -108,13 +168,22 @@ async function pick(s: Sampler, prompt: string, o: Required<PaToolOptions>, seed
  * name) scored by the model's own log-probability of writing exactly it as the answer; the most probable wins
  * (ties: alphabetical). Peakedness over samples estimates the same mode; token probabilities read it directly.
  */
-export async function scoreCandidates(scorer: AnswerScorer, prompt: string, names: readonly string[]): Promise<Array<{ name: string; logprob: number }>> {
+export async function scoreCandidates(
+  scorer: AnswerScorer,
+  prompt: string,
+  names: readonly string[],
+): Promise<Array<{ name: string; logprob: number }>> {
   const distinct = [...new Set(names)];
   const out = await Promise.all(distinct.map(async (name) => ({ name, logprob: await scorer.logprob(prompt, name) })));
   return out.sort((a, b) => b.logprob - a.logprob || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-type Picked = { name: string | null; candidates: string[]; reference: string | null; scores?: Array<{ name: string; logprob: number }> };
+type Picked = {
+  name: string | null;
+  candidates: string[];
+  reference: string | null;
+  scores?: Array<{ name: string; logprob: number }>;
+};
 
 /**
  * The rename map PA-Tool chooses for these tools (pure given the sampler's answers). Each component is asked with
@@ -128,16 +197,32 @@ export async function paToolRename(
   opts: PaToolOptions = {},
   picks: Map<string, Promise<Picked>> = new Map(),
   scorer?: AnswerScorer,
-): Promise<{ map: RenameMap; log: Array<{ component: string; chosen: string; candidates: number; reference: string | null; scores?: Array<{ name: string; logprob: number }> }> }> {
+): Promise<{
+  map: RenameMap;
+  log: Array<{
+    component: string;
+    chosen: string;
+    candidates: number;
+    reference: string | null;
+    scores?: Array<{ name: string; logprob: number }>;
+  }>;
+}> {
   const o = { ...PA_TOOL_DEFAULTS, ...opts };
   const ask = (prompt: string, current: string): Promise<Picked> => {
     const key = `${seed}\u0000${prompt}${scorer ? `\u0000${current}` : ''}`;
     let p = picks.get(key);
-    if (!p) picks.set(key, (p = pick(sampler, prompt, o, deriveSeed(seed, 'pa_tool', prompt) % 2 ** 31, scorer, current)));
+    if (!p)
+      picks.set(key, (p = pick(sampler, prompt, o, deriveSeed(seed, 'pa_tool', prompt) % 2 ** 31, scorer, current)));
     return p;
   };
   const map: RenameMap = { tools: {}, params: {} };
-  const log: Array<{ component: string; chosen: string; candidates: number; reference: string | null; scores?: Array<{ name: string; logprob: number }> }> = [];
+  const log: Array<{
+    component: string;
+    chosen: string;
+    candidates: number;
+    reference: string | null;
+    scores?: Array<{ name: string; logprob: number }>;
+  }> = [];
   const originals = new Set(tools.map((t) => t.function.name));
   const usedTools = new Set<string>();
   for (const t of [...tools].sort((a, b) => (a.function.name < b.function.name ? -1 : 1))) {
@@ -147,17 +232,38 @@ export async function paToolRename(
     const name = r.name && !usedTools.has(r.name) && (r.name === f.name || !originals.has(r.name)) ? r.name : f.name;
     usedTools.add(name);
     if (name !== f.name) map.tools[f.name] = name;
-    log.push({ component: f.name, chosen: name, candidates: r.candidates.length, reference: r.reference, ...(r.scores ? { scores: r.scores.slice(0, 5) } : {}) });
+    log.push({
+      component: f.name,
+      chosen: name,
+      candidates: r.candidates.length,
+      reference: r.reference,
+      ...(r.scores ? { scores: r.scores.slice(0, 5) } : {}),
+    });
 
-    const props = ((f.parameters as { properties?: Record<string, { type?: string; description?: string }> } | undefined)?.properties ?? {}) as Record<string, { type?: string; description?: string }>;
+    const props = ((
+      f.parameters as { properties?: Record<string, { type?: string; description?: string }> } | undefined
+    )?.properties ?? {}) as Record<string, { type?: string; description?: string }>;
     const used = new Set<string>();
     const pmap: Record<string, string> = {};
     for (const [p, s] of Object.entries(props)) {
-      const r2 = await ask(paramPrompt(desc, { name: p, ...(typeof s?.type === 'string' ? { type: s.type } : {}), ...(s?.description ? { description: s.description } : {}) }), p);
+      const r2 = await ask(
+        paramPrompt(desc, {
+          name: p,
+          ...(typeof s?.type === 'string' ? { type: s.type } : {}),
+          ...(s?.description ? { description: s.description } : {}),
+        }),
+        p,
+      );
       const pn = r2.name && !used.has(r2.name) && (r2.name === p || !(r2.name in props)) ? r2.name : p;
       used.add(pn);
       if (pn !== p) pmap[p] = pn;
-      log.push({ component: `${f.name}.${p}`, chosen: pn, candidates: r2.candidates.length, reference: r2.reference, ...(r2.scores ? { scores: r2.scores.slice(0, 5) } : {}) });
+      log.push({
+        component: `${f.name}.${p}`,
+        chosen: pn,
+        candidates: r2.candidates.length,
+        reference: r2.reference,
+        ...(r2.scores ? { scores: r2.scores.slice(0, 5) } : {}),
+      });
     }
     if (Object.keys(pmap).length) map.params[f.name] = pmap;
   }
@@ -174,7 +280,8 @@ export function paTool(opts: PaToolOptions = {}): Method {
   return {
     name: 'pa_tool',
     async prepare(req: MethodRequest, ctx: MethodContext): Promise<PreparedMethod> {
-      if (!ctx.sampler) throw new Error('pa_tool needs the model endpoint to sample candidate names (no sampler was given)');
+      if (!ctx.sampler)
+        throw new Error('pa_tool needs the model endpoint to sample candidate names (no sampler was given)');
       const sampler = ctx.sampler;
       const key = sha256(stableStringify({ tools: req.tools, seed: ctx.seed, opts, scorer: ctx.scorer?.name ?? null }));
       let got = cache.get(key);
@@ -183,7 +290,11 @@ export function paTool(opts: PaToolOptions = {}): Method {
       return {
         request: { tools: presentTools(req.tools, map), messages: presentMessages(req.messages, map) },
         toOriginal: (c) => originalCall(c, map),
-        meta: { rename: map, log, selection: ctx.scorer ? `token probabilities (${ctx.scorer.name})` : 'peakedness of samples' },
+        meta: {
+          rename: map,
+          log,
+          selection: ctx.scorer ? `token probabilities (${ctx.scorer.name})` : 'peakedness of samples',
+        },
       };
     },
   };

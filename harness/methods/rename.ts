@@ -17,7 +17,8 @@ export interface RenameMap {
   params: Record<string, Record<string, string>>;
 }
 
-const own = (o: Record<string, string> | undefined, k: string): string | undefined => (o && Object.hasOwn(o, k) ? o[k] : undefined);
+const own = (o: Record<string, string> | undefined, k: string): string | undefined =>
+  o && Object.hasOwn(o, k) ? o[k] : undefined;
 
 function invert(m: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -32,7 +33,9 @@ export function validRename(tools: readonly OpenAITool[], map: RenameMap): strin
   const dup = presented.filter((n, i) => presented.indexOf(n) !== i);
   if (dup.length) problems.push(`two tools presented as ${[...new Set(dup)].join(', ')}`);
   for (const t of tools) {
-    const props = Object.keys(((t.function.parameters as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}) as object);
+    const props = Object.keys(
+      ((t.function.parameters as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}) as object,
+    );
     const names = props.map((p) => own(map.params[t.function.name], p) ?? p);
     const d = names.filter((n, i) => names.indexOf(n) !== i);
     if (d.length) problems.push(`${t.function.name}: two parameters presented as ${[...new Set(d)].join(', ')}`);
@@ -65,11 +68,20 @@ export function presentTools(tools: readonly OpenAITool[], map: RenameMap): Open
     const parameters = p
       ? {
           ...p,
-          ...(p.properties ? { properties: Object.fromEntries(Object.entries(p.properties).map(([k, v]) => [own(m, k) ?? k, v])) } : {}),
+          ...(p.properties
+            ? { properties: Object.fromEntries(Object.entries(p.properties).map(([k, v]) => [own(m, k) ?? k, v])) }
+            : {}),
           ...(Array.isArray(p.required) ? { required: p.required.map((k) => own(m, k) ?? k) } : {}),
         }
       : undefined;
-    return { type: 'function', function: { ...t.function, name: own(map.tools, t.function.name) ?? t.function.name, ...(parameters ? { parameters } : {}) } };
+    return {
+      type: 'function',
+      function: {
+        ...t.function,
+        name: own(map.tools, t.function.name) ?? t.function.name,
+        ...(parameters ? { parameters } : {}),
+      },
+    };
   });
 }
 
@@ -86,7 +98,10 @@ export function presentMessages(messages: readonly ChatMessage[], map: RenameMap
             args = null;
           }
           const name = tc.function.name;
-          const renamed = args && typeof args === 'object' && !Array.isArray(args) ? JSON.stringify(renameArgs(args as Record<string, unknown>, map.params[name])) : tc.function.arguments;
+          const renamed =
+            args && typeof args === 'object' && !Array.isArray(args)
+              ? JSON.stringify(renameArgs(args as Record<string, unknown>, map.params[name]))
+              : tc.function.arguments;
           return { ...tc, function: { name: own(map.tools, name) ?? name, arguments: renamed } };
         }),
       };

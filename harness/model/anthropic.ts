@@ -23,7 +23,20 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
  * The OpenAI client's options that mean the same here (baseUrl up to the version segment, as for OpenAI endpoints:
  * `https://api.anthropic.com/v1`); the Messages API has no seed, top_p default or request cache.
  */
-export type AnthropicClientOptions = Pick<ModelClientOptions, 'baseUrl' | 'apiKey' | 'model' | 'timeoutMs' | 'retries' | 'deadlineMs' | 'concurrency' | 'backoff' | 'temperature' | 'maxTokens' | 'maxResponseBytes'>;
+export type AnthropicClientOptions = Pick<
+  ModelClientOptions,
+  | 'baseUrl'
+  | 'apiKey'
+  | 'model'
+  | 'timeoutMs'
+  | 'retries'
+  | 'deadlineMs'
+  | 'concurrency'
+  | 'backoff'
+  | 'temperature'
+  | 'maxTokens'
+  | 'maxResponseBytes'
+>;
 
 type Block =
   | { type: 'text'; text: string }
@@ -35,8 +48,14 @@ interface AnthropicMessage {
 }
 
 /** The Messages-API body for an OpenAI-shaped request (pure; exported for tests). */
-export function toMessagesBody(req: ChatRequest, o: Pick<AnthropicClientOptions, 'model' | 'temperature' | 'maxTokens'>): Record<string, unknown> {
-  const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content ?? '').join('\n\n');
+export function toMessagesBody(
+  req: ChatRequest,
+  o: Pick<AnthropicClientOptions, 'model' | 'temperature' | 'maxTokens'>,
+): Record<string, unknown> {
+  const system = req.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content ?? '')
+    .join('\n\n');
   const messages: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage['role'], blocks: Block[]) => {
     if (!blocks.length) return;
@@ -48,11 +67,13 @@ export function toMessagesBody(req: ChatRequest, o: Pick<AnthropicClientOptions,
   for (const m of req.messages) {
     if (m.role === 'system') continue;
     if (m.role === 'user') push('user', [{ type: 'text', text: m.content ?? '' }]);
-    else if (m.role === 'tool') push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: m.content ?? '' }]);
+    else if (m.role === 'tool')
+      push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: m.content ?? '' }]);
     else {
       const blocks: Block[] = [];
       if (m.content) blocks.push({ type: 'text', text: m.content });
-      for (const c of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.function.name, input: inputOf(c.function.arguments) });
+      for (const c of m.tool_calls ?? [])
+        blocks.push({ type: 'tool_use', id: c.id, name: c.function.name, input: inputOf(c.function.arguments) });
       // An empty assistant turn is refused by the API; keep the turn with an empty text.
       push('assistant', blocks.length ? blocks : [{ type: 'text', text: '' }]);
     }
@@ -67,7 +88,12 @@ export function toMessagesBody(req: ChatRequest, o: Pick<AnthropicClientOptions,
     ...(temperature !== undefined ? { temperature } : {}),
     // top_p 1 is the API's own behaviour (no nucleus cut), and some models refuse temperature and top_p together.
     ...(req.topP !== undefined && req.topP < 1 ? { top_p: req.topP } : {}),
-    ...(tools ? { tools, tool_choice: { type: req.toolChoice === 'required' ? 'any' : req.toolChoice === 'none' ? 'none' : 'auto' } } : {}),
+    ...(tools
+      ? {
+          tools,
+          tool_choice: { type: req.toolChoice === 'required' ? 'any' : req.toolChoice === 'none' ? 'none' : 'auto' },
+        }
+      : {}),
   };
 }
 
@@ -101,24 +127,43 @@ export function usageFromMessages(u: unknown): Usage {
   const unknown: string[] = [];
   const get = (k: string, required: boolean) => {
     const n = count(raw[k]);
-    if (n === null && (required || raw[k] !== undefined && raw[k] !== null)) unknown.push(k);
+    if (n === null && (required || (raw[k] !== undefined && raw[k] !== null))) unknown.push(k);
     return n ?? 0;
   };
-  const prompt = get('input_tokens', true) + get('cache_creation_input_tokens', false) + get('cache_read_input_tokens', false);
+  const prompt =
+    get('input_tokens', true) + get('cache_creation_input_tokens', false) + get('cache_read_input_tokens', false);
   const completion = get('output_tokens', true);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, ...(unknown.length ? { unknown } : {}) };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    ...(unknown.length ? { unknown } : {}),
+  };
 }
 
 /** A Messages-API response as the loop's ChatResponse fields (pure; throws SyntaxError on a malformed body). */
-export function fromMessagesResponse(json: unknown): Omit<ChatResponse, 'latencyMs' | 'attempts' | 'cached' | 'retried'> {
-  const r = json as { type?: unknown; content?: unknown; stop_reason?: unknown; usage?: unknown; model?: unknown } | null;
-  if (!r || typeof r !== 'object' || r.type !== 'message' || !Array.isArray(r.content)) throw new SyntaxError('response is not a Messages-API message (type "message" with a content array)');
+export function fromMessagesResponse(
+  json: unknown,
+): Omit<ChatResponse, 'latencyMs' | 'attempts' | 'cached' | 'retried'> {
+  const r = json as {
+    type?: unknown;
+    content?: unknown;
+    stop_reason?: unknown;
+    usage?: unknown;
+    model?: unknown;
+  } | null;
+  if (!r || typeof r !== 'object' || r.type !== 'message' || !Array.isArray(r.content))
+    throw new SyntaxError('response is not a Messages-API message (type "message" with a content array)');
   const texts: string[] = [];
   const calls: ToolCall[] = [];
   for (const b of r.content as Array<Record<string, unknown>>) {
     if (b?.type === 'text' && typeof b.text === 'string') texts.push(b.text);
     else if (b?.type === 'tool_use' && typeof b.name === 'string') {
-      calls.push({ id: typeof b.id === 'string' && b.id ? b.id : `toolu_${calls.length}`, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+      calls.push({
+        id: typeof b.id === 'string' && b.id ? b.id : `toolu_${calls.length}`,
+        type: 'function',
+        function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) },
+      });
     }
   }
   return {
@@ -151,8 +196,15 @@ export function classifyStatus(status: number, bodyText: string, retryAfter: str
   } catch {
     // a plain-text error body is its own message
   }
-  const retryable = status === 429 || status === 408 || status >= 500 || type === 'overloaded_error' || type === 'rate_limit_error';
-  return { retryable, label: String(status), status, message: `${status}${type ? ` ${type}` : ''}: ${message}`, ...(retryAfter !== null ? { retryAfterMs: parseRetryAfter(retryAfter) } : {}) };
+  const retryable =
+    status === 429 || status === 408 || status >= 500 || type === 'overloaded_error' || type === 'rate_limit_error';
+  return {
+    retryable,
+    label: String(status),
+    status,
+    message: `${status}${type ? ` ${type}` : ''}: ${message}`,
+    ...(retryAfter !== null ? { retryAfterMs: parseRetryAfter(retryAfter) } : {}),
+  };
 }
 
 function parseRetryAfter(v: string): number | undefined {
@@ -172,7 +224,13 @@ export class AnthropicClient {
     const u = new URL(`${ep.baseUrl}/messages`);
     for (const [k, v] of Object.entries(ep.query)) u.searchParams.set(k, v);
     this.url = u.toString();
-    this.headers = { ...ep.headers, 'content-type': 'application/json', accept: 'application/json', 'anthropic-version': ANTHROPIC_VERSION, ...(opts.apiKey && opts.apiKey !== 'not-needed' ? { 'x-api-key': opts.apiKey } : {}) };
+    this.headers = {
+      ...ep.headers,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'anthropic-version': ANTHROPIC_VERSION,
+      ...(opts.apiKey && opts.apiKey !== 'not-needed' ? { 'x-api-key': opts.apiKey } : {}),
+    };
     this.limit = new Semaphore(opts.concurrency);
     this.fetch = boundedFetch(opts.maxResponseBytes ?? 32 * 2 ** 20);
   }
@@ -187,14 +245,23 @@ export class AnthropicClient {
         const timer = setTimeout(() => ctl.abort(new Error('request timed out')), this.opts.timeoutMs);
         let failure: AnthropicFailure;
         try {
-          const res = await this.fetch(this.url, { method: 'POST', headers: { ...this.headers, ...headersFor(ctx) }, body, signal: ctl.signal });
+          const res = await this.fetch(this.url, {
+            method: 'POST',
+            headers: { ...this.headers, ...headersFor(ctx) },
+            body,
+            signal: ctl.signal,
+          });
           const text = await res.text();
           if (res.ok) {
             try {
               const out = redactDeep(fromMessagesResponse(JSON.parse(text)));
               return { ...out, latencyMs: performance.now() - started, attempts: attempt + 1, cached: false, retried };
             } catch (err) {
-              failure = { retryable: true, label: 'invalid_response', message: `invalid response: ${(err as Error).message}` };
+              failure = {
+                retryable: true,
+                label: 'invalid_response',
+                message: `invalid response: ${(err as Error).message}`,
+              };
             }
           } else failure = classifyStatus(res.status, text, res.headers.get('retry-after'));
         } catch (err) {
@@ -209,9 +276,15 @@ export class AnthropicClient {
         }
         const b = this.opts.backoff ?? { baseMs: 500, maxMs: 20_000 };
         const wait = backoffMs(attempt, { ...b, retryAfterMs: failure.retryAfterMs });
-        const pastDeadline = this.opts.deadlineMs !== undefined && performance.now() - started + wait > this.opts.deadlineMs;
+        const pastDeadline =
+          this.opts.deadlineMs !== undefined && performance.now() - started + wait > this.opts.deadlineMs;
         if (!failure.retryable || attempt >= this.opts.retries || pastDeadline) {
-          throw new ModelCallError(redact(`endpoint failed after ${attempt + 1} attempt(s): ${failure.message}`), failure.retryable ? failure.label : 'client', attempt + 1, failure.status);
+          throw new ModelCallError(
+            redact(`endpoint failed after ${attempt + 1} attempt(s): ${failure.message}`),
+            failure.retryable ? failure.label : 'client',
+            attempt + 1,
+            failure.status,
+          );
         }
         retried.push(failure.label);
         await new Promise((r) => setTimeout(r, wait));
@@ -232,7 +305,8 @@ function connectionMessage(e: Error): string {
 
 function headersFor(ctx: CallContext): Record<string, string> {
   const sep = ctx.instance.indexOf(':');
-  const instance = sep < 0 ? headerId(ctx.instance) : `${ctx.instance.slice(0, sep)}:${headerId(ctx.instance.slice(sep + 1))}`;
+  const instance =
+    sep < 0 ? headerId(ctx.instance) : `${ctx.instance.slice(0, sep)}:${headerId(ctx.instance.slice(sep + 1))}`;
   return {
     'x-toolgauge-instance': instance,
     ...(ctx.agent !== undefined ? { 'x-toolgauge-agent': ctx.agent } : {}),
@@ -246,16 +320,31 @@ export type { ChatMessage };
  * The Messages-API endpoint answers before a run: GET {base}/models with the API's headers (the Models API lists
  * what the key may use). A closed port or a refused key is one line with the URL (credentials hidden) and the cause.
  */
-export async function checkAnthropicEndpoint(o: { baseUrl: string; apiKey: string; timeoutMs?: number }): Promise<void> {
+export async function checkAnthropicEndpoint(o: {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+}): Promise<void> {
   const ep = parseEndpoint(o.baseUrl);
   const u = new URL(`${ep.baseUrl}/models`);
   for (const [k, v] of Object.entries(ep.query)) u.searchParams.set(k, v);
-  const headers = { ...ep.headers, accept: 'application/json', 'anthropic-version': ANTHROPIC_VERSION, ...(o.apiKey && o.apiKey !== 'not-needed' ? { 'x-api-key': o.apiKey } : {}) };
+  const headers = {
+    ...ep.headers,
+    accept: 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+    ...(o.apiKey && o.apiKey !== 'not-needed' ? { 'x-api-key': o.apiKey } : {}),
+  };
   let res: Response;
   try {
-    res = await boundedFetch(8 * 2 ** 20)(u.toString(), { headers, signal: AbortSignal.timeout(o.timeoutMs ?? 10_000) });
+    res = await boundedFetch(8 * 2 ** 20)(u.toString(), {
+      headers,
+      signal: AbortSignal.timeout(o.timeoutMs ?? 10_000),
+    });
   } catch (err) {
     throw new EndpointUnavailable(redact(`endpoint ${ep.display} is not usable: ${connectionMessage(err as Error)}`));
   }
-  if (!res.ok) throw new EndpointUnavailable(redact(`endpoint ${ep.display} is not usable: ${classifyStatus(res.status, await res.text(), null).message}`));
+  if (!res.ok)
+    throw new EndpointUnavailable(
+      redact(`endpoint ${ep.display} is not usable: ${classifyStatus(res.status, await res.text(), null).message}`),
+    );
 }

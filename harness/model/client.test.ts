@@ -40,9 +40,16 @@ beforeAll(async () => {
         if (b === 'hang') return void res.on('close', done);
         done();
         if (b === 'reset') return void req.socket.destroy();
-        if (b === '429') return void res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' }).end('{"error":{"message":"slow down"}}');
-        if (b === '500') return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"boom"}}');
-        if (b === '400') return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad request"}}');
+        if (b === '429')
+          return void res
+            .writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' })
+            .end('{"error":{"message":"slow down"}}');
+        if (b === '500')
+          return void res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"boom"}}');
+        if (b === '400')
+          return void res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end('{"error":{"message":"bad request"}}');
         const body = okBody(`reply ${received}`);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(b === 'truncated' ? body.slice(0, 40) : body);
@@ -58,7 +65,15 @@ afterAll(async () => {
 });
 
 function client(over: Partial<ConstructorParameters<typeof ModelClient>[0]> = {}) {
-  return new ModelClient({ baseUrl: url, model: 'm', timeoutMs: 400, retries: 4, concurrency: 4, backoff: { baseMs: 1, maxMs: 5 }, ...over });
+  return new ModelClient({
+    baseUrl: url,
+    model: 'm',
+    timeoutMs: 400,
+    retries: 4,
+    concurrency: 4,
+    backoff: { baseMs: 1, maxMs: 5 },
+    ...over,
+  });
 }
 const req = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
@@ -78,7 +93,9 @@ describe('ModelClient over real HTTP', () => {
 
   it('gives up after the retry budget with a ModelCallError naming the failure', async () => {
     script = ['500', '500', '500'];
-    const err = await client({ retries: 2 }).chat(req, { instance: 't:2' }).catch((e) => e);
+    const err = await client({ retries: 2 })
+      .chat(req, { instance: 't:2' })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ModelCallError);
     expect(err.attempts).toBe(3);
     expect(err.message).toMatch(/after 3 attempt\(s\): 500/);
@@ -87,7 +104,9 @@ describe('ModelClient over real HTTP', () => {
   it('does not retry a 400', async () => {
     script = ['400', 'ok'];
     const before = received;
-    const err = await client().chat(req, { instance: 't:3' }).catch((e) => e);
+    const err = await client()
+      .chat(req, { instance: 't:3' })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ModelCallError);
     // The status once, then the server's message.
     expect((err as Error).message).toMatch(/attempt\(s\): 400 bad request$/);
@@ -109,12 +128,17 @@ describe('ModelClient over real HTTP', () => {
       script = [];
       const rec = await client({ cache: { mode: 'record', dir } }).chat(req, { instance: 't:4', trial: 1 });
       const before = received;
-      const rep = await client({ baseUrl: 'http://127.0.0.1:9/v1', cache: { mode: 'replay', dir } }).chat(req, { instance: 't:4', trial: 1 });
+      const rep = await client({ baseUrl: 'http://127.0.0.1:9/v1', cache: { mode: 'replay', dir } }).chat(req, {
+        instance: 't:4',
+        trial: 1,
+      });
       expect(received).toBe(before);
       expect(rep.content).toBe(rec.content);
       expect(rep.cached).toBe(true);
       // A different trial index is a different request.
-      const miss = await client({ cache: { mode: 'replay', dir } }).chat(req, { instance: 't:4', trial: 2 }).catch((e) => e);
+      const miss = await client({ cache: { mode: 'replay', dir } })
+        .chat(req, { instance: 't:4', trial: 2 })
+        .catch((e) => e);
       expect(miss).toBeInstanceOf(ModelCallError);
       expect(miss.kind).toBe('cache_miss');
     } finally {

@@ -160,7 +160,8 @@ export class ModelClient {
     send: (sdk: OpenAI, signal: AbortSignal) => Promise<T>,
   ): Promise<T & { latencyMs: number; attempts: number; cached: boolean; retried: string[] }> {
     // The key hashes the whole request: computed only when the cache is in use (it costs as much as the request).
-    const key = this.cache.mode === 'off' ? '' : this.cache.key(kind, { body, variant: ctx.variant ?? null }, ctx.trial ?? 0);
+    const key =
+      this.cache.mode === 'off' ? '' : this.cache.key(kind, { body, variant: ctx.variant ?? null }, ctx.trial ?? 0);
     if (this.cache.mode === 'replay') {
       const hit = this.cache.get(key, schema);
       if (!hit) throw new ModelCallError(`request cache miss in replay mode (${ctx.instance})`, 'cache_miss', 0);
@@ -179,14 +180,19 @@ export class ModelClient {
           this.cache.put(key, body, out);
           return { ...out, latencyMs: performance.now() - started, attempts: attempt + 1, cached: false, retried };
         } catch (err) {
-          const f = ctl.signal.aborted ? { kind: 'timeout' as const, message: `no complete response within ${this.opts.timeoutMs} ms` } : classifyFailure(err);
+          const f = ctl.signal.aborted
+            ? { kind: 'timeout' as const, message: `no complete response within ${this.opts.timeoutMs} ms` }
+            : classifyFailure(err);
           const label = 'status' in f && f.status ? String(f.status) : f.kind;
           const b = this.opts.backoff ?? { baseMs: 500, maxMs: 20_000 };
           const wait = backoffMs(attempt, { ...b, retryAfterMs: 'retryAfterMs' in f ? f.retryAfterMs : undefined });
-          const pastDeadline = this.opts.deadlineMs !== undefined && performance.now() - started + wait > this.opts.deadlineMs;
+          const pastDeadline =
+            this.opts.deadlineMs !== undefined && performance.now() - started + wait > this.opts.deadlineMs;
           if (!isRetryable(f.kind) || attempt >= this.opts.retries || pastDeadline) {
             throw new ModelCallError(
-              redact(`endpoint failed after ${attempt + 1} attempt(s)${pastDeadline && attempt < this.opts.retries ? ` (request deadline of ${this.opts.deadlineMs} ms)` : ''}: ${labelled(label, f.message)}`),
+              redact(
+                `endpoint failed after ${attempt + 1} attempt(s)${pastDeadline && attempt < this.opts.retries ? ` (request deadline of ${this.opts.deadlineMs} ms)` : ''}: ${labelled(label, f.message)}`,
+              ),
               f.kind,
               attempt + 1,
               'status' in f ? f.status : undefined,
@@ -229,7 +235,6 @@ function headersFor(ctx: CallContext): Record<string, string> {
     ...(ctx.variant !== undefined ? { 'x-toolgauge-variant': ctx.variant } : {}),
   };
 }
-
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

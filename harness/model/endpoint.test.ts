@@ -29,7 +29,14 @@ beforeAll(async () => {
         return void res.end(`{"choices":[{"message":{"content":"${'x'.repeat(200_000)}"}}]}`);
       }
       res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'error', message: "This model's maximum context length is 4096 tokens", type: 'BadRequestError', code: 400 }));
+      res.end(
+        JSON.stringify({
+          object: 'error',
+          message: "This model's maximum context length is 4096 tokens",
+          type: 'BadRequestError',
+          code: 400,
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -63,7 +70,9 @@ describe('error bodies and sizes', () => {
   it("shows a flat (vLLM-style) error body's message, not '400 status code (no body)'", async () => {
     mode = 'flat';
     const c = new ModelClient({ baseUrl: base, model: 'm', timeoutMs: 2000, retries: 0, concurrency: 1 });
-    const err = await c.chat({ messages: [{ role: 'user', content: 'x' }] }, { instance: 't:1' }).catch((e: unknown) => e);
+    const err = await c
+      .chat({ messages: [{ role: 'user', content: 'x' }] }, { instance: 't:1' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ModelCallError);
     expect((err as Error).message).toMatch(/400 This model's maximum context length is 4096 tokens/);
   });
@@ -79,10 +88,16 @@ describe('error bodies and sizes', () => {
     const key = 'sk-straddle-0123456789';
     registerSecret(key);
     try {
-      for (const body of [`${'e'.repeat(1999)}${key}`, JSON.stringify({ note: `${'e'.repeat(1980)}${key}` }), `${'e'.repeat(1990)}${key}`]) {
+      for (const body of [
+        `${'e'.repeat(1999)}${key}`,
+        JSON.stringify({ note: `${'e'.repeat(1980)}${key}` }),
+        `${'e'.repeat(1990)}${key}`,
+      ]) {
         const out = reshapeError(body);
         expect(out.includes(key.slice(0, 8)), out.slice(-60)).toBe(false);
-        expect((JSON.parse(out) as { error: { message: string } }).error.message.length).toBeLessThanOrEqual(2000 + REDACTED.length);
+        expect((JSON.parse(out) as { error: { message: string } }).error.message.length).toBeLessThanOrEqual(
+          2000 + REDACTED.length,
+        );
       }
     } finally {
       clearSecrets();
@@ -92,8 +107,17 @@ describe('error bodies and sizes', () => {
   it('refuses a response larger than the limit at once (no retries of a giant body)', async () => {
     mode = 'huge';
     seen.length = 0;
-    const c = new ModelClient({ baseUrl: base, model: 'm', timeoutMs: 2000, retries: 3, concurrency: 1, maxResponseBytes: 50_000 });
-    const err = await c.chat({ messages: [{ role: 'user', content: 'x' }] }, { instance: 't:1' }).catch((e: unknown) => e);
+    const c = new ModelClient({
+      baseUrl: base,
+      model: 'm',
+      timeoutMs: 2000,
+      retries: 3,
+      concurrency: 1,
+      maxResponseBytes: 50_000,
+    });
+    const err = await c
+      .chat({ messages: [{ role: 'user', content: 'x' }] }, { instance: 't:1' })
+      .catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/exceeds the limit of 50000 bytes/);
     expect(seen).toHaveLength(1);
   });
@@ -113,11 +137,29 @@ describe('the endpoint check before a run', () => {
 describe('usage fields at the boundary', () => {
   it('garbage becomes 0 and is named; numeric strings count; a missing total is the sum', async () => {
     const { usageFromEndpoint, Usage } = await import('./types.ts');
-    expect(usageFromEndpoint({ prompt_tokens: 'NaN', completion_tokens: null, total_tokens: 'many' })).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, unknown: ['prompt_tokens', 'completion_tokens', 'total_tokens'] });
-    expect(usageFromEndpoint({ prompt_tokens: -3, completion_tokens: '7' })).toEqual({ prompt_tokens: 0, completion_tokens: 7, total_tokens: 7, unknown: ['prompt_tokens'] });
-    expect(usageFromEndpoint({ prompt_tokens: 5, completion_tokens: 2 })).toEqual({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });
+    expect(usageFromEndpoint({ prompt_tokens: 'NaN', completion_tokens: null, total_tokens: 'many' })).toEqual({
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      unknown: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+    });
+    expect(usageFromEndpoint({ prompt_tokens: -3, completion_tokens: '7' })).toEqual({
+      prompt_tokens: 0,
+      completion_tokens: 7,
+      total_tokens: 7,
+      unknown: ['prompt_tokens'],
+    });
+    expect(usageFromEndpoint({ prompt_tokens: 5, completion_tokens: 2 })).toEqual({
+      prompt_tokens: 5,
+      completion_tokens: 2,
+      total_tokens: 7,
+    });
     expect(usageFromEndpoint(undefined)).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
     // A file written before the boundary check (garbage concatenated into a string) still reads.
-    expect(Usage.parse({ prompt_tokens: '00many0many', completion_tokens: 3, total_tokens: NaN })).toMatchObject({ prompt_tokens: 0, completion_tokens: 3, total_tokens: 0 });
+    expect(Usage.parse({ prompt_tokens: '00many0many', completion_tokens: 3, total_tokens: NaN })).toMatchObject({
+      prompt_tokens: 0,
+      completion_tokens: 3,
+      total_tokens: 0,
+    });
   });
 });

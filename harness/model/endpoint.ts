@@ -39,5 +39,11 @@ export function parseEndpoint(raw: string): Endpoint {
   const shown = new URL(base.toString());
   for (const [k, v] of Object.entries(query)) shown.searchParams.set(k, SECRET_PARAM.test(k) ? 'REDACTED' : v);
   if (u.username) shown.username = 'REDACTED';
-  return { baseUrl: base.toString().replace(/\/$/, ''), headers, query, display: shown.toString(), secrets: [...new Set(secrets.filter((s) => s.length >= 4))] };
+  return {
+    baseUrl: base.toString().replace(/\/$/, ''),
+    headers,
+    query,
+    display: shown.toString(),
+    secrets: [...new Set(secrets.filter((s) => s.length >= 4))],
+  };
 }

@@ -18,10 +18,24 @@ export function boundedFetch(maxBytes: number, inner: typeof fetch = fetch): typ
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : '';
     // Plain HTTP (a local server, the simulator) through node:http: one write per request, a third of the CPU.
     if (inner === fetch && sendsOverHttp(url, init)) {
-      const r = await httpRequestCapped(url, init, maxBytes, (bytes) => new ResponseTooLarge(bytes === null ? `response body exceeds the limit of ${maxBytes} bytes` : `response body of ${bytes} bytes exceeds the limit of ${maxBytes} bytes`));
+      const r = await httpRequestCapped(
+        url,
+        init,
+        maxBytes,
+        (bytes) =>
+          new ResponseTooLarge(
+            bytes === null
+              ? `response body exceeds the limit of ${maxBytes} bytes`
+              : `response body of ${bytes} bytes exceeds the limit of ${maxBytes} bytes`,
+          ),
+      );
       const text = r.body.toString('utf8');
       const nullBody = r.status === 101 || r.status === 204 || r.status === 205 || r.status === 304;
-      return new Response(nullBody ? null : r.status >= 200 && r.status < 300 ? text : reshapeError(text), { status: r.status, statusText: r.statusText, headers: r.headers });
+      return new Response(nullBody ? null : r.status >= 200 && r.status < 300 ? text : reshapeError(text), {
+        status: r.status,
+        statusText: r.statusText,
+        headers: r.headers,
+      });
     }
     const res = await inner(input, init);
     const declared = Number(res.headers.get('content-length') ?? NaN);
@@ -69,8 +83,21 @@ export function reshapeError(text: string): string {
   if (json && typeof json === 'object' && !Array.isArray(json)) {
     const o = json as Record<string, unknown>;
     if (o.error && typeof o.error === 'object') return text;
-    const message = typeof o.message === 'string' ? o.message : typeof o.detail === 'string' ? o.detail : typeof o.error === 'string' ? o.error : cutMessage(JSON.stringify(o));
-    return JSON.stringify({ error: { message, ...(typeof o.type === 'string' ? { type: o.type } : {}), ...(o.code !== undefined ? { code: o.code } : {}) } });
+    const message =
+      typeof o.message === 'string'
+        ? o.message
+        : typeof o.detail === 'string'
+          ? o.detail
+          : typeof o.error === 'string'
+            ? o.error
+            : cutMessage(JSON.stringify(o));
+    return JSON.stringify({
+      error: {
+        message,
+        ...(typeof o.type === 'string' ? { type: o.type } : {}),
+        ...(o.code !== undefined ? { code: o.code } : {}),
+      },
+    });
   }
   return JSON.stringify({ error: { message: cutMessage(String(text)) } });
 }

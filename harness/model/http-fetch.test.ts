@@ -15,7 +15,10 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c));
     req.on('end', () => {
       seen.push({ headers: req.headers, body });
-      if (req.url === '/gzip') return void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync('{"ok":"gzip"}'));
+      if (req.url === '/gzip')
+        return void res
+          .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+          .end(gzipSync('{"ok":"gzip"}'));
       if (req.url === '/stream') {
         res.writeHead(200, { 'content-type': 'application/json' });
         for (let i = 0; i < 64; i++) res.write('x'.repeat(1024));
@@ -23,7 +26,9 @@ beforeAll(async () => {
       }
       if (req.url === '/hang') return; // never answers
       if (req.url === '/empty') return void res.writeHead(204).end();
-      res.writeHead(200, { 'content-type': 'application/json', 'x-two': ['a', 'b'] }).end(`{"echo":${JSON.stringify(body)}}`);
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'x-two': ['a', 'b'] })
+        .end(`{"echo":${JSON.stringify(body)}}`);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -31,7 +36,13 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
 
-const post = (path: string, init: RequestInit = {}, max = 1 << 20) => boundedFetch(max)(`${base}${path}`, { method: 'POST', body: '{"a":"é"}', headers: { 'content-type': 'application/json' }, ...init });
+const post = (path: string, init: RequestInit = {}, max = 1 << 20) =>
+  boundedFetch(max)(`${base}${path}`, {
+    method: 'POST',
+    body: '{"a":"é"}',
+    headers: { 'content-type': 'application/json' },
+    ...init,
+  });
 
 describe('plain HTTP through node:http', () => {
   it('sends the body with its length in bytes, and reads the answer, its status and every header value', async () => {

@@ -25,7 +25,12 @@ export function sendsOverHttp(url: string, init: RequestInit | undefined): boole
   return body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
 }
 
-export function httpRequestCapped(url: string, init: RequestInit | undefined, maxBytes: number, tooLarge: (bytes: number | null) => Error): Promise<RawResponse> {
+export function httpRequestCapped(
+  url: string,
+  init: RequestInit | undefined,
+  maxBytes: number,
+  tooLarge: (bytes: number | null) => Error,
+): Promise<RawResponse> {
   const signal = init?.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(abortError(signal));
   const headers: Record<string, string> = {};
@@ -33,7 +38,12 @@ export function httpRequestCapped(url: string, init: RequestInit | undefined, ma
     headers[k] = v;
   });
   const raw = init?.body;
-  const body = raw === undefined || raw === null ? undefined : typeof raw === 'string' ? Buffer.from(raw, 'utf8') : Buffer.from(raw as Uint8Array);
+  const body =
+    raw === undefined || raw === null
+      ? undefined
+      : typeof raw === 'string'
+        ? Buffer.from(raw, 'utf8')
+        : Buffer.from(raw as Uint8Array);
   if (body) headers['content-length'] = String(body.byteLength);
   // Compressed bodies are decoded below; asking for them only when the caller did.
   headers['accept-encoding'] ??= 'identity';
@@ -66,12 +76,19 @@ export function httpRequestCapped(url: string, init: RequestInit | undefined, ma
       });
       stream.on('error', (err: Error) => fail(err));
       res.on('error', (err: Error) => fail(err));
-      res.on('aborted', () => fail(Object.assign(new Error('terminated: the response ended early'), { code: 'ECONNRESET' })));
+      res.on('aborted', () =>
+        fail(Object.assign(new Error('terminated: the response ended early'), { code: 'ECONNRESET' })),
+      );
       stream.on('end', () => {
         if (settled) return;
         settled = true;
         signal?.removeEventListener('abort', onAbort);
-        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: headersOf(res), body: Buffer.concat(chunks) });
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          headers: headersOf(res),
+          body: Buffer.concat(chunks),
+        });
       });
     });
     req.on('error', (err) => fail(err));
@@ -81,7 +98,9 @@ export function httpRequestCapped(url: string, init: RequestInit | undefined, ma
 }
 
 function decoded(res: IncomingMessage): Readable {
-  const enc = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const enc = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (enc === 'gzip' || enc === 'x-gzip') return res.pipe(createGunzip());
   if (enc === 'deflate') return res.pipe(createInflate());
   if (enc === 'br') return res.pipe(createBrotliDecompress());

@@ -17,7 +17,12 @@ const MAX_BYTES = 8 * 2 ** 20;
  * hidden) and the cause, instead of every instance retrying for a quarter of a minute. It runs in the run's main
  * process with node:http, which then loads neither the OpenAI SDK nor undici (about 0.15 CPU-s of every run).
  */
-export async function checkEndpoint(o: { baseUrl: string; apiKey: string; model: string; timeoutMs?: number }): Promise<{ models: string[] | null }> {
+export async function checkEndpoint(o: {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  timeoutMs?: number;
+}): Promise<{ models: string[] | null }> {
   const ep = parseEndpoint(o.baseUrl);
   const where = ep.display;
   const headers = { authorization: `Bearer ${o.apiKey || 'not-needed'}`, accept: 'application/json', ...ep.headers };
@@ -38,12 +43,19 @@ export async function checkEndpoint(o: { baseUrl: string; apiKey: string; model:
     if (ids) return { models: ids };
     throw new EndpointUnavailable(`endpoint ${where} is not usable: its models list is not an OpenAI-style JSON list`);
   }
-  if (models.status !== 404 && models.status !== 405) throw new EndpointUnavailable(`endpoint ${where} is not usable: ${statusMessage(models)}`);
+  if (models.status !== 404 && models.status !== 405)
+    throw new EndpointUnavailable(`endpoint ${where} is not usable: ${statusMessage(models)}`);
   // No models route (some servers): a 1-token request tells whether the endpoint serves the model.
   let chat: HttpAnswer;
   try {
     const body = JSON.stringify({ model: o.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
-    chat = await send(url('chat/completions'), 'POST', { ...headers, 'content-type': 'application/json' }, body, timeoutMs);
+    chat = await send(
+      url('chat/completions'),
+      'POST',
+      { ...headers, 'content-type': 'application/json' },
+      body,
+      timeoutMs,
+    );
   } catch (err) {
     throw new EndpointUnavailable(`endpoint ${where} does not serve model '${o.model}': ${(err as Error).message}`);
   }
@@ -80,20 +92,33 @@ function statusMessage(a: HttpAnswer): string {
 }
 
 /** One request; a network failure rejects with "Connection error (CODE…)", a slow answer with "Request timed out". */
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<HttpAnswer> {
+function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
-    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers }, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BYTES) req.destroy(new Error(`response body exceeds the limit of ${MAX_BYTES} bytes`));
-        else chunks.push(c);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (err) => reject(connectionError(err)));
-    });
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('Request timed out'), { timedOut: true })), timeoutMs);
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      { method, headers },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_BYTES) req.destroy(new Error(`response body exceeds the limit of ${MAX_BYTES} bytes`));
+          else chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (err) => reject(connectionError(err)));
+      },
+    );
+    const timer = setTimeout(
+      () => req.destroy(Object.assign(new Error('Request timed out'), { timedOut: true })),
+      timeoutMs,
+    );
     req.on('error', (err) => reject(connectionError(err)));
     req.on('close', () => clearTimeout(timer));
     req.end(body);
@@ -103,7 +128,12 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
 function connectionError(err: Error & { code?: string; timedOut?: boolean }): Error {
   if (err.timedOut) return new Error('Request timed out');
   const codes: string[] = [];
-  for (let c: (Error & { code?: string; cause?: unknown }) | undefined = err, i = 0; c && i < 4; c = c.cause as typeof c, i++) codes.push(c.code ?? c.message);
+  for (
+    let c: (Error & { code?: string; cause?: unknown }) | undefined = err, i = 0;
+    c && i < 4;
+    c = c.cause as typeof c, i++
+  )
+    codes.push(c.code ?? c.message);
   return new Error(`Connection error (${[...new Set(codes)].join(', ')})`);
 }
 
@@ -113,7 +143,11 @@ const SMOKE_TOOL = {
   function: {
     name: 'get_weather',
     description: 'Get the current weather for a city.',
-    parameters: { type: 'object', properties: { city: { type: 'string', description: 'the city name' } }, required: ['city'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string', description: 'the city name' } },
+      required: ['city'],
+    },
   },
 } as const;
 
@@ -129,7 +163,13 @@ export interface SmokeCall {
  * answers in text (no tool-call parser, a template without tools) or refuses the request fails here in one line,
  * instead of after hours of a run in which every case fails the same way. Not a measurement: one request.
  */
-export async function smokeToolCall(o: { baseUrl: string; apiKey: string; model: string; timeoutMs?: number; maxTokens?: number }): Promise<SmokeCall> {
+export async function smokeToolCall(o: {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  timeoutMs?: number;
+  maxTokens?: number;
+}): Promise<SmokeCall> {
   const ep = parseEndpoint(o.baseUrl);
   const fail = (why: string) => new EndpointUnavailable(`smoke test: model '${o.model}' at ${ep.display} ${why}`);
   const u = new URL(`${ep.baseUrl}/chat/completions`);
@@ -144,12 +184,25 @@ export async function smokeToolCall(o: { baseUrl: string; apiKey: string; model:
   });
   let a: HttpAnswer;
   try {
-    a = await send(u, 'POST', { authorization: `Bearer ${o.apiKey || 'not-needed'}`, accept: 'application/json', 'content-type': 'application/json', ...ep.headers }, body, o.timeoutMs ?? 120_000);
+    a = await send(
+      u,
+      'POST',
+      {
+        authorization: `Bearer ${o.apiKey || 'not-needed'}`,
+        accept: 'application/json',
+        'content-type': 'application/json',
+        ...ep.headers,
+      },
+      body,
+      o.timeoutMs ?? 120_000,
+    );
   } catch (err) {
     throw fail(`did not answer: ${(err as Error).message}`);
   }
   if (a.status < 200 || a.status >= 300) throw fail(`refused a request with tools: ${statusMessage(a)}`);
-  let message: { content?: unknown; tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }> } | undefined;
+  let message:
+    | { content?: unknown; tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }> }
+    | undefined;
   try {
     message = (JSON.parse(a.text) as { choices?: Array<{ message?: typeof message }> }).choices?.[0]?.message;
   } catch {
@@ -158,11 +211,14 @@ export async function smokeToolCall(o: { baseUrl: string; apiKey: string; model:
   const call = message?.tool_calls?.[0]?.function;
   if (!call) {
     const text = typeof message?.content === 'string' ? message.content : '';
-    throw fail(`made no tool call${text ? ` (it answered ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)})` : ''}: check the server's tool-call parser and chat template (vLLM: --enable-auto-tool-choice --tool-call-parser NAME; llama.cpp: --jinja), or run without --smoke`);
+    throw fail(
+      `made no tool call${text ? ` (it answered ${JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text)})` : ''}: check the server's tool-call parser and chat template (vLLM: --enable-auto-tool-choice --tool-call-parser NAME; llama.cpp: --jinja), or run without --smoke`,
+    );
   }
   const name = String(call.name ?? '');
   const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? null);
-  if (name !== SMOKE_TOOL.function.name) throw fail(`called '${name}', not the one tool offered ('${SMOKE_TOOL.function.name}')`);
+  if (name !== SMOKE_TOOL.function.name)
+    throw fail(`called '${name}', not the one tool offered ('${SMOKE_TOOL.function.name}')`);
   try {
     JSON.parse(args);
   } catch {

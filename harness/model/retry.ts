@@ -5,12 +5,18 @@ import { ResponseTooLarge } from './fetch.ts';
 /** How one failed attempt is classified; retryable kinds are retried with backoff, others fail at once. */
 export type FailureKind = 'rate_limit' | 'server' | 'timeout' | 'connection' | 'invalid_response' | 'client';
 
-export function classifyFailure(err: unknown): { kind: FailureKind; status?: number; retryAfterMs?: number; message: string } {
+export function classifyFailure(err: unknown): {
+  kind: FailureKind;
+  status?: number;
+  retryAfterMs?: number;
+  message: string;
+} {
   const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
   if (err instanceof APIConnectionTimeoutError) return { kind: 'timeout', message };
   if (err instanceof APIConnectionError) {
     // A response refused for its size is not worth asking for again.
-    if (causes(err).some((c) => c instanceof ResponseTooLarge)) return { kind: 'client', message: causes(err).find((c) => c instanceof ResponseTooLarge)!.message };
+    if (causes(err).some((c) => c instanceof ResponseTooLarge))
+      return { kind: 'client', message: causes(err).find((c) => c instanceof ResponseTooLarge)!.message };
     return { kind: 'connection', message: describe(err) };
   }
   if (err instanceof APIError) {
@@ -23,7 +29,8 @@ export function classifyFailure(err: unknown): { kind: FailureKind; status?: num
   }
   // A body that is not valid JSON (a truncated response) surfaces as a SyntaxError from the SDK.
   if (err instanceof SyntaxError) return { kind: 'invalid_response', message };
-  if (err instanceof Error && (err.name === 'AbortError' || /timed? ?out/i.test(err.message))) return { kind: 'timeout', message };
+  if (err instanceof Error && (err.name === 'AbortError' || /timed? ?out/i.test(err.message)))
+    return { kind: 'timeout', message };
   if (err instanceof Error && /ECONNRESET|socket hang up|ECONNREFUSED|EPIPE|terminated/i.test(err.message)) {
     return { kind: 'connection', message };
   }
@@ -43,7 +50,10 @@ function parseRetryAfter(v: string | undefined): number | undefined {
 }
 
 /** Exponential backoff with full jitter, capped; honours Retry-After when the server sends one. */
-export function backoffMs(attempt: number, opts: { baseMs: number; maxMs: number; retryAfterMs?: number; random?: () => number }): number {
+export function backoffMs(
+  attempt: number,
+  opts: { baseMs: number; maxMs: number; retryAfterMs?: number; random?: () => number },
+): number {
   if (opts.retryAfterMs !== undefined) return Math.min(opts.retryAfterMs, opts.maxMs);
   const ceiling = Math.min(opts.maxMs, opts.baseMs * 2 ** attempt);
   return Math.round((opts.random ?? Math.random)() * ceiling);
@@ -51,7 +61,8 @@ export function backoffMs(attempt: number, opts: { baseMs: number; maxMs: number
 
 function causes(err: unknown): unknown[] {
   const out: unknown[] = [];
-  for (let c = (err as { cause?: unknown }).cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) out.push(c);
+  for (let c = (err as { cause?: unknown }).cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++)
+    out.push(c);
   return out;
 }
 

@@ -22,7 +22,8 @@ export class Semaphore {
   }
   private release(): void {
     const next = this.waiting.shift();
-    if (next) next(); // hand the slot over directly; `active` stays the same
+    if (next)
+      next(); // hand the slot over directly; `active` stays the same
     else this.active--;
   }
   get inFlight(): number {

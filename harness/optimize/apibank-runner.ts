@@ -7,7 +7,15 @@ import type { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { ApibankSettings } from '../apibank/settings.ts';
 import { apibankSuite } from '../apibank/suite.ts';
-import { type ApibankData, combinedId, DATA_LAYOUT, LEVELS, readManifest, selectTasks, type ApibankTask } from '../apibank/tasks.ts';
+import {
+  type ApibankData,
+  combinedId,
+  DATA_LAYOUT,
+  LEVELS,
+  readManifest,
+  selectTasks,
+  type ApibankTask,
+} from '../apibank/tasks.ts';
 import { drawSplits, type SplitOptions, type Splits } from './splits.ts';
 import type { Candidate, RolePrompts, RolloutResult, RolloutRunner } from './types.ts';
 
@@ -17,9 +25,15 @@ import type { Candidate, RolePrompts, RolloutResult, RolloutRunner } from './typ
  * train and val, and the metric is the suite's own scorer (1 when correct, else 0; an undetermined verdict is 0 and
  * says so in the feedback).
  */
-export function apibankPool(data: ApibankData): { rows: Array<{ id: string; stratum: string }>; evalIds: ReadonlySet<string>; tasks: Map<string, ApibankTask> } {
+export function apibankPool(data: ApibankData): {
+  rows: Array<{ id: string; stratum: string }>;
+  evalIds: ReadonlySet<string>;
+  tasks: Map<string, ApibankTask>;
+} {
   const tasks = new Map<string, ApibankTask>();
-  for (const level of LEVELS) for (const t of selectTasks(data, { level })) tasks.set(combinedId(level, t.id), { ...t, id: combinedId(level, t.id) });
+  for (const level of LEVELS)
+    for (const t of selectTasks(data, { level }))
+      tasks.set(combinedId(level, t.id), { ...t, id: combinedId(level, t.id) });
   const evalIds = new Set(readManifest(join(data.root, DATA_LAYOUT.evalIds)));
   return { rows: [...tasks.values()].map((t) => ({ id: t.id, stratum: `L${t.level}` })), evalIds, tasks };
 }
@@ -56,7 +70,15 @@ export function apibankRunner(o: ApibankRunnerOptions): RolloutRunner {
     const task = o.tasks.get(rowId);
     if (!task) throw new Error(`no API-Bank task '${rowId}'`);
     const promptsDir = writeApibankPrompts(join(o.candidatesDir, c.id), o.settings.topology, c.prompts);
-    const ctx: RunContext<ApibankSettings> = { run: o.run, settings: { ...o.settings, promptsDir }, trial: 0, outDir: o.outDir, client: o.client, sandbox: o.sandbox, tracePath };
+    const ctx: RunContext<ApibankSettings> = {
+      run: o.run,
+      settings: { ...o.settings, promptsDir },
+      trial: 0,
+      outDir: o.outDir,
+      client: o.client,
+      sandbox: o.sandbox,
+      tracePath,
+    };
     const done = await apibankSuite.run(task, ctx);
     const m = done.meta;
     const results = done.records?.['results.jsonl'] as { predicted_answer?: string; question?: string } | undefined;

@@ -4,8 +4,25 @@ import { GEPA_DEFAULTS, runGepa, type GepaOptions } from './gepa.ts';
 import { paretoFront } from './pareto.ts';
 import { drawSplits, toolhopEvalIds } from './splits.ts';
 import { fixtureEngine } from './testing.ts';
-import { MERGE_HAND_WRITTEN, MERGE_ROLES, MERGE_SEED, mergeCritic, mergeGroup, mergeRunner, mergeSolveChance } from './merge-fixture.ts';
-import { criticReflector, HAND_WRITTEN, hiddenType, ROLES, SEED_PROMPTS, solveChance, tradeoffRunner, type CriticOptions } from './tradeoff.ts';
+import {
+  MERGE_HAND_WRITTEN,
+  MERGE_ROLES,
+  MERGE_SEED,
+  mergeCritic,
+  mergeGroup,
+  mergeRunner,
+  mergeSolveChance,
+} from './merge-fixture.ts';
+import {
+  criticReflector,
+  HAND_WRITTEN,
+  hiddenType,
+  ROLES,
+  SEED_PROMPTS,
+  solveChance,
+  tradeoffRunner,
+  type CriticOptions,
+} from './tradeoff.ts';
 import type { RolePrompts } from './types.ts';
 
 /**
@@ -13,7 +30,16 @@ import type { RolePrompts } from './types.ts';
  * method and seed, returning the held-out accuracy of the prompts it ends with and what the search did. The same
  * seed gives every method the same splits and the same per-row draws, so methods compare paired.
  */
-export const METHODS = ['seed', 'hand-written', 'random', 'greedy', 'gepa', 'gepa, always accept', 'gepa, >= acceptance', 'gepa, no merge'] as const;
+export const METHODS = [
+  'seed',
+  'hand-written',
+  'random',
+  'greedy',
+  'gepa',
+  'gepa, always accept',
+  'gepa, >= acceptance',
+  'gepa, no merge',
+] as const;
 export type Method = (typeof METHODS)[number];
 
 const SEARCH: Record<Exclude<Method, 'seed' | 'hand-written'>, Partial<GepaOptions>> = {
@@ -62,18 +88,27 @@ export interface CalibrationResult {
   mergeGains: number[];
 }
 
-export async function calibrate(rows: readonly ToolhopRow[], method: Method, seed: number, o: CalibrationOptions = CALIBRATION_DEFAULTS): Promise<CalibrationResult> {
+export async function calibrate(
+  rows: readonly ToolhopRow[],
+  method: Method,
+  seed: number,
+  o: CalibrationOptions = CALIBRATION_DEFAULTS,
+): Promise<CalibrationResult> {
   const byId = new Map(rows.map((r) => [String(r.id), r]));
   const s = drawSplits(
     rows.map((r) => ({ id: String(r.id), stratum: r.answer_type })),
     { trainSize: o.trainSize, valSize: o.valSize, seed, allowEvalIds: false, evalIds: toolhopEvalIds() },
   );
   const merge = o.fixture === 'merge';
-  const chance = (prompts: RolePrompts, row: ToolhopRow) => (merge ? mergeSolveChance(prompts, mergeGroup(row)) : solveChance(prompts, hiddenType(row)));
+  const chance = (prompts: RolePrompts, row: ToolhopRow) =>
+    merge ? mergeSolveChance(prompts, mergeGroup(row)) : solveChance(prompts, hiddenType(row));
   const seedPrompts = merge ? MERGE_SEED : SEED_PROMPTS;
   // Held-out rows are scored by their solve chance (no draw): the prompts' true accuracy there, free of luck.
   const score = (prompts: RolePrompts) => new Map(s.heldout.map((id) => [id, chance(prompts, byId.get(id)!)]));
-  const finish = (prompts: RolePrompts, rest: Omit<CalibrationResult, 'method' | 'seed' | 'heldout' | 'heldoutMean' | 'prompts'>): CalibrationResult => {
+  const finish = (
+    prompts: RolePrompts,
+    rest: Omit<CalibrationResult, 'method' | 'seed' | 'heldout' | 'heldoutMean' | 'prompts'>,
+  ): CalibrationResult => {
     const heldout = score(prompts);
     return { method, seed, heldout, heldoutMean: mean([...heldout.values()]), prompts, ...rest };
   };
@@ -83,7 +118,9 @@ export async function calibrate(rows: readonly ToolhopRow[], method: Method, see
 
   const { engine, log, dir } = fixtureEngine({
     runner: merge ? mergeRunner(byId, seed, o.luck) : tradeoffRunner(byId, seed, o.luck),
-    reflector: merge ? mergeCritic({ ...(o.critic?.misread !== undefined ? { misread: o.critic.misread } : {}), seed }) : criticReflector({ ...o.critic, seed }),
+    reflector: merge
+      ? mergeCritic({ ...(o.critic?.misread !== undefined ? { misread: o.critic.misread } : {}), seed })
+      : criticReflector({ ...o.critic, seed }),
     budget: o.budget,
     concurrency: 1,
   });

@@ -45,11 +45,17 @@ export function lineChart(dots: LinePoint[], step: LinePoint[], opts: LineChartO
   }
   out.push(`<line x1="${LEFT}" y1="${TOP + ph}" x2="${W - RIGHT}" y2="${TOP + ph}" stroke="#555"/>`);
   out.push(`<text x="${LEFT + pw / 2}" y="${H - 12}" text-anchor="middle" fill="#333">${esc(opts.xLabel)}</text>`);
-  out.push(`<text x="16" y="${TOP + ph / 2}" text-anchor="middle" fill="#333" transform="rotate(-90 16 ${TOP + ph / 2})">${esc(opts.yLabel)}</text>`);
+  out.push(
+    `<text x="16" y="${TOP + ph / 2}" text-anchor="middle" fill="#333" transform="rotate(-90 16 ${TOP + ph / 2})">${esc(opts.yLabel)}</text>`,
+  );
   if (opts.reference) {
     const ry = y(opts.reference.value);
-    out.push(`<line x1="${LEFT}" y1="${ry}" x2="${W - RIGHT}" y2="${ry}" stroke="#d62728" stroke-dasharray="5,4" stroke-width="1.5"/>`);
-    out.push(`<text x="${W - RIGHT - 4}" y="${ry - 6}" text-anchor="end" fill="#d62728">${esc(opts.reference.label)}</text>`);
+    out.push(
+      `<line x1="${LEFT}" y1="${ry}" x2="${W - RIGHT}" y2="${ry}" stroke="#d62728" stroke-dasharray="5,4" stroke-width="1.5"/>`,
+    );
+    out.push(
+      `<text x="${W - RIGHT - 4}" y="${ry - 6}" text-anchor="end" fill="#d62728">${esc(opts.reference.label)}</text>`,
+    );
   }
   if (step.length) {
     const pts: string[] = [];
@@ -61,7 +67,9 @@ export function lineChart(dots: LinePoint[], step: LinePoint[], opts: LineChartO
     out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="#4c78a8" stroke-width="2"/>`);
   }
   for (const p of dots) {
-    out.push(`<circle cx="${x(p.x)}" cy="${y(p.y)}" r="3.5" fill="#f58518"><title>${esc(p.label ?? '')} ${p.y.toFixed(3)} after ${p.x}</title></circle>`);
+    out.push(
+      `<circle cx="${x(p.x)}" cy="${y(p.y)}" r="3.5" fill="#f58518"><title>${esc(p.label ?? '')} ${p.y.toFixed(3)} after ${p.x}</title></circle>`,
+    );
   }
   out.push('</svg>');
   return out.join('\n') + '\n';

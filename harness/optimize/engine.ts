@@ -1,6 +1,18 @@
 import { sha256, stableStringify } from '../core/hash.ts';
 import type { OptimizeLog } from './log.ts';
-import { addTokens, ZERO_TOKENS, type Candidate, type CandidateOrigin, type ProgressPoint, type ReflectionModel, type RolePrompts, type Rollout, type RolloutFeedback, type RolloutRunner, type Tokens } from './types.ts';
+import {
+  addTokens,
+  ZERO_TOKENS,
+  type Candidate,
+  type CandidateOrigin,
+  type ProgressPoint,
+  type ReflectionModel,
+  type RolePrompts,
+  type Rollout,
+  type RolloutFeedback,
+  type RolloutRunner,
+  type Tokens,
+} from './types.ts';
 
 /** The next batch of rollouts does not fit in the budget: the search stops here. */
 export class BudgetExhausted extends Error {
@@ -72,14 +84,39 @@ export class Engine {
   }
 
   /** A candidate for these prompts: a new one, or the existing one with the same prompts (`fresh` false). */
-  candidate(prompts: RolePrompts, parents: string[], role: string | null, origin: CandidateOrigin, step: number, choice?: Record<string, number>): { candidate: Candidate; fresh: boolean } {
+  candidate(
+    prompts: RolePrompts,
+    parents: string[],
+    role: string | null,
+    origin: CandidateOrigin,
+    step: number,
+    choice?: Record<string, number>,
+  ): { candidate: Candidate; fresh: boolean } {
     const sha = promptsSha(prompts);
     const known = this.bySha.get(sha);
     if (known) return { candidate: known, fresh: false };
-    const c: Candidate = { id: `c${this.candidates.length}`, prompts, sha, parents, role, origin, step, ...(choice ? { choice } : {}) };
+    const c: Candidate = {
+      id: `c${this.candidates.length}`,
+      prompts,
+      sha,
+      parents,
+      role,
+      origin,
+      step,
+      ...(choice ? { choice } : {}),
+    };
     this.candidates.push(c);
     this.bySha.set(sha, c);
-    this.o.log.event(`cand:${c.id}`, 'candidate', { id: c.id, sha, parents, role, origin, step, ...(choice ? { choice } : {}), prompts });
+    this.o.log.event(`cand:${c.id}`, 'candidate', {
+      id: c.id,
+      sha,
+      parents,
+      role,
+      origin,
+      step,
+      ...(choice ? { choice } : {}),
+      prompts,
+    });
     return { candidate: c, fresh: true };
   }
 
@@ -101,11 +138,18 @@ export class Engine {
    * as a whole (else BudgetExhausted, before anything runs). Logged rollouts are taken from the log; the others run
    * `concurrency` at a time and are logged as each finishes.
    */
-  async evaluate(c: Candidate, rows: readonly string[], purpose: string, opts: EvaluateOptions = {}): Promise<Rollout[]> {
+  async evaluate(
+    c: Candidate,
+    rows: readonly string[],
+    purpose: string,
+    opts: EvaluateOptions = {},
+  ): Promise<Rollout[]> {
     const budgeted = opts.budgeted ?? true;
     const need = this.missing(c, rows);
     if (budgeted && this.spent + need.length > this.o.budget) {
-      throw new BudgetExhausted(`${need.length} more rollouts for ${c.id} (${purpose}) do not fit: ${this.spent} of ${this.o.budget} spent`);
+      throw new BudgetExhausted(
+        `${need.length} more rollouts for ${c.id} (${purpose}) do not fit: ${this.spent} of ${this.o.budget} spent`,
+      );
     }
     const toRun: string[] = [];
     for (const row of need) {
@@ -114,9 +158,20 @@ export class Engine {
         toRun.push(row);
         continue;
       }
-      if (logged.sha !== c.sha) throw new LogMismatch(`the log's rollout ${logged.key} was made with other prompts than ${c.id} has now`);
+      if (logged.sha !== c.sha)
+        throw new LogMismatch(`the log's rollout ${logged.key} was made with other prompts than ${c.id} has now`);
       this.replayed++;
-      this.take({ candidate: c.id, row, score: logged.score, error: null, tokens: logged.tokens, feedback: logged.feedback as unknown as RolloutFeedback }, budgeted);
+      this.take(
+        {
+          candidate: c.id,
+          row,
+          score: logged.score,
+          error: null,
+          tokens: logged.tokens,
+          feedback: logged.feedback as unknown as RolloutFeedback,
+        },
+        budgeted,
+      );
     }
     const failures: string[] = [];
     await mapLimit(toRun, this.o.concurrency, async (row) => {
@@ -124,7 +179,12 @@ export class Engine {
       try {
         result = await this.o.runner(c, row);
       } catch (err) {
-        result = { score: 0, error: `${(err as Error).name}: ${(err as Error).message}`, tokens: ZERO_TOKENS, feedback: emptyFeedback(`${(err as Error).message}`) };
+        result = {
+          score: 0,
+          error: `${(err as Error).name}: ${(err as Error).message}`,
+          tokens: ZERO_TOKENS,
+          feedback: emptyFeedback(`${(err as Error).message}`),
+        };
       }
       this.o.log.appendRollout({
         key: this.key(c, row),
@@ -142,7 +202,8 @@ export class Engine {
       if (result.error !== null) failures.push(`${c.id} on row ${row}: ${result.error}`);
       else this.take({ candidate: c.id, row, ...result }, budgeted);
     });
-    if (failures.length) throw new HarnessFailure(`${failures.length} rollout(s) ended in a harness error, first: ${failures[0]}`);
+    if (failures.length)
+      throw new HarnessFailure(`${failures.length} rollout(s) ended in a harness error, first: ${failures[0]}`);
     return rows.map((r) => this.memo.get(this.key(c, r))!);
   }
 
@@ -162,7 +223,8 @@ export class Engine {
     let answer: string;
     let tokens: Tokens;
     if (logged) {
-      if (logged.prompt_sha !== promptSha) throw new LogMismatch(`the log's reflection ${key} was asked with another prompt than this run builds`);
+      if (logged.prompt_sha !== promptSha)
+        throw new LogMismatch(`the log's reflection ${key} was asked with another prompt than this run builds`);
       ({ answer, tokens } = logged);
     } else {
       ({ answer, tokens } = await this.o.reflector(prompt, key));
@@ -180,8 +242,19 @@ export class Engine {
     this.val.set(c.id, scores);
     const mean = meanOf(rs.map((r) => r.score));
     const best = this.best();
-    this.progress.push({ spent: this.spent, candidate: c.id, val: mean, best: best ? this.valMean(best.id) : mean, bestCandidate: best?.id ?? c.id });
-    this.o.log.event(`val:${c.id}`, 'validation', { id: c.id, mean, spent: this.spent, scores: Object.fromEntries(scores) });
+    this.progress.push({
+      spent: this.spent,
+      candidate: c.id,
+      val: mean,
+      best: best ? this.valMean(best.id) : mean,
+      bestCandidate: best?.id ?? c.id,
+    });
+    this.o.log.event(`val:${c.id}`, 'validation', {
+      id: c.id,
+      mean,
+      spent: this.spent,
+      scores: Object.fromEntries(scores),
+    });
     return mean;
   }
 
@@ -221,7 +294,20 @@ export function meanOf(xs: readonly number[]): number {
 }
 
 function emptyFeedback(error: string): RolloutFeedback {
-  return { question: '', gold: '', predicted: '', correct: false, rule: null, error, toolCalls: 0, toolErrors: [], answeredBy: null, runs: [], vote: null, forcedFinal: false };
+  return {
+    question: '',
+    gold: '',
+    predicted: '',
+    correct: false,
+    rule: null,
+    error,
+    toolCalls: 0,
+    toolErrors: [],
+    answeredBy: null,
+    runs: [],
+    vote: null,
+    forcedFinal: false,
+  };
 }
 
 /** Run `fn` over `items`, at most `limit` at a time; resolves when all have finished. */

@@ -9,7 +9,13 @@ import type { RolloutFeedback } from './types.ts';
  * scored answer — per run of a team, so a reflection on one role can see what that role did. Pure.
  */
 
-const Tool = z.object({ name: z.string().default('?'), content: z.string().default(''), meta: z.object({ outcome: z.string().optional() }).passthrough().optional() }).passthrough();
+const Tool = z
+  .object({
+    name: z.string().default('?'),
+    content: z.string().default(''),
+    meta: z.object({ outcome: z.string().optional() }).passthrough().optional(),
+  })
+  .passthrough();
 const Message = z.object({ role: z.string(), content: z.unknown().optional() }).passthrough();
 const Run = z
   .object({
@@ -29,7 +35,11 @@ const Trace = z
       .object({
         answered_by: z.string().nullable().default(null),
         runs: z.array(Run).default([]),
-        vote: z.object({ counts: z.record(z.string(), z.number()) }).passthrough().nullable().default(null),
+        vote: z
+          .object({ counts: z.record(z.string(), z.number()) })
+          .passthrough()
+          .nullable()
+          .default(null),
       })
       .passthrough()
       .optional(),
@@ -51,7 +61,13 @@ export function toolhopFeedback(meta: ToolhopMeta, traceJson: unknown, singleRol
   const trace = parsed.success ? parsed.data : Trace.parse({});
   const team = trace.team;
   const runs = team
-    ? team.runs.map((r) => ({ role: r.role, agent: r.agent, final: clip(r.finalMessage), toolErrors: r.tool_executions.filter(isToolError).length, error: r.error }))
+    ? team.runs.map((r) => ({
+        role: r.role,
+        agent: r.agent,
+        final: clip(r.finalMessage),
+        toolErrors: r.tool_executions.filter(isToolError).length,
+        error: r.error,
+      }))
     : [
         {
           role: singleRole,
@@ -71,7 +87,10 @@ export function toolhopFeedback(meta: ToolhopMeta, traceJson: unknown, singleRol
     rule: meta.rule,
     error: meta.error,
     toolCalls: meta.tool_calls,
-    toolErrors: trace.tool_executions.filter(isToolError).slice(0, 3).map((t) => clip(`${t.name}: ${t.content}`, 200)),
+    toolErrors: trace.tool_executions
+      .filter(isToolError)
+      .slice(0, 3)
+      .map((t) => clip(`${t.name}: ${t.content}`, 200)),
     answeredBy,
     runs,
     vote: team?.vote?.counts ?? null,

@@ -6,7 +6,16 @@ import type { RolloutResult } from './types.ts';
  * it and each role's last message (one agent per role, no tool errors, no vote). Token counts are fixed: the
  * fixtures measure accuracy, not cost.
  */
-export function fixtureRollout(row: ToolhopRow, o: { predicted: string; correct: boolean; toolCalls: number; answeredBy: string; runs: Array<{ role: string; final: string }> }): RolloutResult {
+export function fixtureRollout(
+  row: ToolhopRow,
+  o: {
+    predicted: string;
+    correct: boolean;
+    toolCalls: number;
+    answeredBy: string;
+    runs: Array<{ role: string; final: string }>;
+  },
+): RolloutResult {
   return {
     score: o.correct ? 1 : 0,
     error: null,

@@ -48,7 +48,14 @@ export interface SearchResult {
   steps: number;
 }
 
-export const GEPA_DEFAULTS = { minibatch: 3, merge: true, maxMerges: 5, mergeSubsample: 5, skipPerfect: true, maxIdleSteps: 30 } as const;
+export const GEPA_DEFAULTS = {
+  minibatch: 3,
+  merge: true,
+  maxMerges: 5,
+  mergeSubsample: 5,
+  skipPerfect: true,
+  maxIdleSteps: 30,
+} as const;
 
 export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchResult> {
   const say = o.say ?? (() => undefined);
@@ -56,7 +63,11 @@ export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchRes
   try {
     await engine.validate(seed, o.val);
   } catch (err) {
-    if (err instanceof BudgetExhausted) return { stopReason: `the budget (${engine.budget}) does not cover the seed's validation (${o.val.length} rollouts)`, steps: 0 };
+    if (err instanceof BudgetExhausted)
+      return {
+        stopReason: `the budget (${engine.budget}) does not cover the seed's validation (${o.val.length} rollouts)`,
+        steps: 0,
+      };
     throw err;
   }
   say(`seed ${seed.id}: validation ${engine.valMean(seed.id).toFixed(3)} (${engine.spent}/${engine.budget} rollouts)`);
@@ -78,7 +89,10 @@ export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchRes
       }
       const pool = engine.validated();
       const scores = pool.map((c) => o.val.map((r) => engine.valScores(c.id)!.get(r) ?? 0));
-      const parent = o.ablation?.selection === 'best' ? engine.best()! : pool[selectFromFront(paretoFront(scores), new Rng(deriveSeed(o.seed, 'gepa-select', step)))]!;
+      const parent =
+        o.ablation?.selection === 'best'
+          ? engine.best()!
+          : pool[selectFromFront(paretoFront(scores), new Rng(deriveSeed(o.seed, 'gepa-select', step)))]!;
       const turn = nextRole.get(parent.id) ?? 0;
       nextRole.set(parent.id, turn + 1);
       const role = o.roles[turn % o.roles.length]!;
@@ -86,21 +100,45 @@ export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchRes
       const parentRuns = await engine.evaluate(parent, rows, 'minibatch');
       const parentScore = sum(parentRuns.map((r) => r.score));
       if (o.skipPerfect && parentScore === rows.length) {
-        engine.o.log.event(`step:${step}`, 'step', { step, parent: parent.id, role, rows, outcome: 'parent solved the whole minibatch' });
+        engine.o.log.event(`step:${step}`, 'step', {
+          step,
+          parent: parent.id,
+          role,
+          rows,
+          outcome: 'parent solved the whole minibatch',
+        });
         idle = engine.spent === before ? idle + 1 : 0;
         continue;
       }
-      const ctx: ReflectionContext = { topology: o.topology, role, roles: o.roles, answerer: o.answerer, current: parent.prompts[role]! };
+      const ctx: ReflectionContext = {
+        topology: o.topology,
+        role,
+        roles: o.roles,
+        answerer: o.answerer,
+        current: parent.prompts[role]!,
+      };
       const prompt = o.ablation?.reflection === 'none' ? blindRewritePrompt(ctx) : reflectionPrompt(ctx, parentRuns);
       const text = parseInstruction(await engine.reflect(`reflect:${step}`, prompt));
       if (!text || text === parent.prompts[role]!.trim()) {
-        engine.o.log.event(`step:${step}`, 'step', { step, parent: parent.id, role, rows, outcome: 'the reflection proposed no change' });
+        engine.o.log.event(`step:${step}`, 'step', {
+          step,
+          parent: parent.id,
+          role,
+          rows,
+          outcome: 'the reflection proposed no change',
+        });
         idle = engine.spent === before ? idle + 1 : 0;
         continue;
       }
       const made = engine.candidate({ ...parent.prompts, [role]: text }, [parent.id], role, 'reflection', step);
       if (!made.fresh) {
-        engine.o.log.event(`step:${step}`, 'step', { step, parent: parent.id, role, rows, outcome: `the reflection proposed ${made.candidate.id} again` });
+        engine.o.log.event(`step:${step}`, 'step', {
+          step,
+          parent: parent.id,
+          role,
+          rows,
+          outcome: `the reflection proposed ${made.candidate.id} again`,
+        });
         idle = engine.spent === before ? idle + 1 : 0;
         continue;
       }
@@ -120,7 +158,9 @@ export async function runGepa(engine: Engine, o: GepaOptions): Promise<SearchRes
       });
       if (accepted) {
         const mean = await engine.validate(child, o.val);
-        say(`step ${step}: ${child.id} (${role} of ${parent.id}) accepted ${childScore}/${rows.length} > ${parentScore}/${rows.length}; validation ${mean.toFixed(3)} (${engine.spent}/${engine.budget} rollouts)`);
+        say(
+          `step ${step}: ${child.id} (${role} of ${parent.id}) accepted ${childScore}/${rows.length} > ${parentScore}/${rows.length}; validation ${mean.toFixed(3)} (${engine.spent}/${engine.budget} rollouts)`,
+        );
         mergeDue = true;
       }
       idle = engine.spent === before ? idle + 1 : 0;
@@ -153,7 +193,12 @@ export async function tryMerge(engine: Engine, o: GepaOptions, step: number): Pr
       const b = front[j]!;
       const anc = commonAncestor(a.id, b.id, parentsOf);
       if (!anc) continue;
-      const prompts = mergePrompts(engine.byId(anc).prompts, a.prompts, b.prompts, engine.valMean(a.id) >= engine.valMean(b.id) ? 'a' : 'b');
+      const prompts = mergePrompts(
+        engine.byId(anc).prompts,
+        a.prompts,
+        b.prompts,
+        engine.valMean(a.id) >= engine.valMean(b.id) ? 'a' : 'b',
+      );
       if (prompts) options.push({ a, b, prompts });
     }
   }
@@ -173,10 +218,22 @@ export async function tryMerge(engine: Engine, o: GepaOptions, step: number): Pr
   const as = sum(rows.map((r) => sa.get(r) ?? 0));
   const bs = sum(rows.map((r) => sb.get(r) ?? 0));
   const accepted = ms >= Math.max(as, bs);
-  engine.o.log.event(`merge:${step}`, 'merge', { step, a: pick.a.id, b: pick.b.id, merged: merged.id, rows, merged_score: ms, a_score: as, b_score: bs, accepted });
+  engine.o.log.event(`merge:${step}`, 'merge', {
+    step,
+    a: pick.a.id,
+    b: pick.b.id,
+    merged: merged.id,
+    rows,
+    merged_score: ms,
+    a_score: as,
+    b_score: bs,
+    accepted,
+  });
   if (accepted) {
     const mean = await engine.validate(merged, o.val);
-    o.say?.(`step ${step}: merge ${merged.id} of ${pick.a.id} and ${pick.b.id}; validation ${mean.toFixed(3)} (${engine.spent}/${engine.budget} rollouts)`);
+    o.say?.(
+      `step ${step}: merge ${merged.id} of ${pick.a.id} and ${pick.b.id}; validation ${mean.toFixed(3)} (${engine.spent}/${engine.budget} rollouts)`,
+    );
   }
   return true;
 }

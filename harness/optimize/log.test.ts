@@ -27,7 +27,14 @@ describe('the optimizer log', () => {
   it('keeps rollouts, reflections and decisions across a reopen; decisions are written once', () => {
     const { path, log } = fresh();
     log.appendRollout(line('r:c0:1'));
-    log.appendReflection({ key: 'reflect:1', prompt_sha: 'p', prompt: 'P', answer: 'A', tokens: { prompt: 1, completion: 1, total: 2 }, at: 'now' });
+    log.appendReflection({
+      key: 'reflect:1',
+      prompt_sha: 'p',
+      prompt: 'P',
+      answer: 'A',
+      tokens: { prompt: 1, completion: 1, total: 2 },
+      at: 'now',
+    });
     log.event('cand:c0', 'candidate', { id: 'c0' });
     log.event('cand:c0', 'candidate', { id: 'c0', again: true });
     log.close();
@@ -68,7 +75,9 @@ describe('the optimizer log', () => {
   it('refuses a log from other settings, a foreign file, and an edited line, naming the file and line', () => {
     const { path, log } = fresh();
     log.close();
-    expect(() => OptimizeLog.open(path, { seed: 2, budget: 5 }, true)).toThrow(/--resume: .*log\.jsonl was written with seed=1, this run has 2/);
+    expect(() => OptimizeLog.open(path, { seed: 2, budget: 5 }, true)).toThrow(
+      /--resume: .*log\.jsonl was written with seed=1, this run has 2/,
+    );
     expect(() => OptimizeLog.open(path, { seed: 1, budget: 50, concurrency: 9 }, true).close()).not.toThrow();
     const other = join(mkdtempSync(join(tmpdir(), 'optlog-')), 'log.jsonl');
     writeFileSync(other, '{"type":"rollout"}\n');

@@ -1,4 +1,14 @@
-import { closeSync, existsSync, openSync, readFileSync, truncateSync, writeFileSync, mkdirSync, fsyncSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+  writeFileSync,
+  mkdirSync,
+  fsyncSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { DataError, UsageError } from '../core/errors.ts';
@@ -14,7 +24,12 @@ import { stableStringify } from '../core/hash.ts';
 
 const TokensSchema = z.object({ prompt: z.number(), completion: z.number(), total: z.number() });
 
-const Header = z.object({ type: z.literal('header'), version: z.literal(1), config: z.record(z.string(), z.unknown()), created_at: z.string() });
+const Header = z.object({
+  type: z.literal('header'),
+  version: z.literal(1),
+  config: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+});
 
 export const RolloutLine = z.object({
   type: z.literal('rollout'),
@@ -44,7 +59,13 @@ export const ReflectionLine = z.object({
 });
 export type ReflectionLine = z.infer<typeof ReflectionLine>;
 
-export const EventLine = z.object({ type: z.literal('event'), key: z.string(), kind: z.string(), data: z.record(z.string(), z.unknown()), at: z.string() });
+export const EventLine = z.object({
+  type: z.literal('event'),
+  key: z.string(),
+  kind: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  at: z.string(),
+});
 export type EventLine = z.infer<typeof EventLine>;
 
 const Line = z.discriminatedUnion('type', [Header, RolloutLine, ReflectionLine, EventLine]);
@@ -74,16 +95,25 @@ export class OptimizeLog {
    * Open the log of a run: fresh (an earlier log is replaced) or resumed (its header must match `config` except
    * for the budget and concurrency; a resumed run may be given a larger budget to go on).
    */
-  static open(path: string, config: Record<string, unknown>, resume: boolean, opts: { durable?: boolean } = {}): OptimizeLog {
+  static open(
+    path: string,
+    config: Record<string, unknown>,
+    resume: boolean,
+    opts: { durable?: boolean } = {},
+  ): OptimizeLog {
     mkdirSync(dirname(path), { recursive: true });
     const durable = opts.durable ?? true;
     if (!resume || !existsSync(path)) {
-      writeFileSync(path, JSON.stringify({ type: 'header', version: 1, config, created_at: new Date().toISOString() }) + '\n');
+      writeFileSync(
+        path,
+        JSON.stringify({ type: 'header', version: 1, config, created_at: new Date().toISOString() }) + '\n',
+      );
       return new OptimizeLog(path, false, [], durable);
     }
     const lines = readLog(path);
     const header = lines[0];
-    if (!header || header.type !== 'header') throw new DataError(path, 'line 1', 'type', 'not an optimizer log (no header)');
+    if (!header || header.type !== 'header')
+      throw new DataError(path, 'line 1', 'type', 'not an optimizer log (no header)');
     const diff = firstDifference(header.config, config);
     if (diff) {
       throw new UsageError(
@@ -126,7 +156,8 @@ export class OptimizeLog {
   }
 
   appendRollout(l: Omit<RolloutLine, 'type'>): void {
-    if (l.error === null && this.rollouts.has(l.key)) throw new Error(`optimize log: rollout ${l.key} is already logged`);
+    if (l.error === null && this.rollouts.has(l.key))
+      throw new Error(`optimize log: rollout ${l.key} is already logged`);
     this.write({ type: 'rollout', ...l });
   }
 
@@ -170,16 +201,26 @@ export function readLog(path: string): Line[] {
       throw new DataError(path, `line ${i + 1}`, undefined, 'not valid JSON (the log was edited or corrupted)');
     }
     const r = Line.safeParse(json);
-    if (!r.success) throw new DataError(path, `line ${i + 1}`, r.error.issues[0]?.path.join('.'), r.error.issues[0]?.message ?? 'invalid line');
+    if (!r.success)
+      throw new DataError(
+        path,
+        `line ${i + 1}`,
+        r.error.issues[0]?.path.join('.'),
+        r.error.issues[0]?.message ?? 'invalid line',
+      );
     out.push(r.data);
   });
   return out;
 }
 
-function firstDifference(was: Record<string, unknown>, now: Record<string, unknown>): { key: string; was: unknown; now: unknown } | null {
+function firstDifference(
+  was: Record<string, unknown>,
+  now: Record<string, unknown>,
+): { key: string; was: unknown; now: unknown } | null {
   for (const key of [...new Set([...Object.keys(was), ...Object.keys(now)])].sort()) {
     if (MAY_CHANGE.has(key)) continue;
-    if (stableStringify(was[key] ?? null) !== stableStringify(now[key] ?? null)) return { key, was: was[key], now: now[key] };
+    if (stableStringify(was[key] ?? null) !== stableStringify(now[key] ?? null))
+      return { key, was: was[key], now: now[key] };
   }
   return null;
 }

@@ -29,7 +29,10 @@ describe('the merge fixture', () => {
     expect([mergeSolveChance(valley, 'number'), mergeSolveChance(valley, 'text')]).toEqual([0, 0.6]);
     // The merge of two refined lineages: both groups at 0.9.
     const both = withRules([NUM_BROAD, NUM_REFINE], [TEXT_BROAD, TEXT_REFINE]);
-    expect([mergeSolveChance(both, 'number'), mergeSolveChance(both, 'text')].map((x) => x.toFixed(2))).toEqual(['0.90', '0.90']);
+    expect([mergeSolveChance(both, 'number'), mergeSolveChance(both, 'text')].map((x) => x.toFixed(2))).toEqual([
+      '0.90',
+      '0.90',
+    ]);
     // A refined rule in a role that is not its home: no help, and clutter for every row.
     const misplaced = withRules([], [], [NUM_BROAD, NUM_REFINE]);
     expect(mergeSolveChance(misplaced, 'number')).toBeCloseTo(0.14);
@@ -43,23 +46,51 @@ describe('the merge fixture', () => {
       score: 0,
       error: null,
       tokens: { prompt: 0, completion: 0, total: 0 },
-      feedback: { question: `What is ${gold}?`, gold, predicted: 'zzz', correct: false, rule: null, error: null, toolCalls: 1, toolErrors: [], answeredBy: 'verifier', runs: [{ role: 'caller', agent: 'caller', final: `The chain ends with ${roleSaid}.`, toolErrors: 0, error: null }], vote: null, forcedFinal: false },
+      feedback: {
+        question: `What is ${gold}?`,
+        gold,
+        predicted: 'zzz',
+        correct: false,
+        rule: null,
+        error: null,
+        toolCalls: 1,
+        toolErrors: [],
+        answeredBy: 'verifier',
+        runs: [
+          { role: 'caller', agent: 'caller', final: `The chain ends with ${roleSaid}.`, toolErrors: 0, error: null },
+        ],
+        vote: null,
+        forcedFinal: false,
+      },
     });
-    const prompt = (current: string, rs: Rollout[]) => `<current_instruction>\n${current}\n</current_instruction>\n\n${rs.map((r, i) => exampleBlock(r, i + 1, 'caller')).join('\n\n')}`;
+    const prompt = (current: string, rs: Rollout[]) =>
+      `<current_instruction>\n${current}\n</current_instruction>\n\n${rs.map((r, i) => exampleBlock(r, i + 1, 'caller')).join('\n\n')}`;
     const o = { misread: 0, seed: 0 };
     // Word answers broken at the caller, whose instruction has the broad number rule: the refinement.
-    expect(mergeCriticAnswer(prompt(`Call.\n${NUM_BROAD}`, [rollout('Paris', '17'), rollout('Oslo', '3')]), 'k', o)).toContain(NUM_REFINE.slice(2));
+    expect(
+      mergeCriticAnswer(prompt(`Call.\n${NUM_BROAD}`, [rollout('Paris', '17'), rollout('Oslo', '3')]), 'k', o),
+    ).toContain(NUM_REFINE.slice(2));
     // Word answers the caller passed on right are not the caller's to fix: no change.
-    expect(mergeCriticAnswer(prompt('Call.', [rollout('Paris', 'Paris')]), 'k', o)).toBe('<instruction>\nCall.\n</instruction>');
+    expect(mergeCriticAnswer(prompt('Call.', [rollout('Paris', 'Paris')]), 'k', o)).toBe(
+      '<instruction>\nCall.\n</instruction>',
+    );
     // Numbers broken at the caller: the broad number rule. ToolHop's binary codes look like numbers to it.
-    expect(mergeCriticAnswer(prompt('Call.', [rollout('412', '419'), rollout('1101111', '7')]), 'k', o)).toContain(NUM_BROAD.slice(2));
+    expect(mergeCriticAnswer(prompt('Call.', [rollout('412', '419'), rollout('1101111', '7')]), 'k', o)).toContain(
+      NUM_BROAD.slice(2),
+    );
   });
 
   it('GEPA merges two lineages into both groups; without merge it ends lower (3 seeds, expected accuracy held out)', async () => {
     const rows = syntheticRows(182, 1);
     const seeds = [0, 1, 2];
-    const gepa = await Promise.all(seeds.map((s) => calibrate(rows, 'gepa', s, { fixture: 'merge', budget: 600, trainSize: 30, valSize: 20 })));
-    const noMerge = await Promise.all(seeds.map((s) => calibrate(rows, 'gepa, no merge', s, { fixture: 'merge', budget: 600, trainSize: 30, valSize: 20 })));
+    const gepa = await Promise.all(
+      seeds.map((s) => calibrate(rows, 'gepa', s, { fixture: 'merge', budget: 600, trainSize: 30, valSize: 20 })),
+    );
+    const noMerge = await Promise.all(
+      seeds.map((s) =>
+        calibrate(rows, 'gepa, no merge', s, { fixture: 'merge', budget: 600, trainSize: 30, valSize: 20 }),
+      ),
+    );
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     expect(gepa.reduce((n, r) => n + r.mergesKept, 0)).toBeGreaterThan(0);
     expect(mean(gepa.flatMap((r) => r.mergeGains))).toBeGreaterThan(0.1);

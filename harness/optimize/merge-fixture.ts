@@ -46,8 +46,14 @@ export const LUCK = 0.3;
 
 /** Each group's rules in order: the broad rule, then its refinement. */
 export const MERGE_RULES: Record<MergeGroup, readonly [broad: string, refinement: string]> = {
-  number: ['- Always answer with a bare integer.', '- Apply the integer rule only when the question asks for a number.'],
-  text: ['- Always answer with a word, never with a number.', '- Apply the word rule only when the question asks for a name, a code or a date.'],
+  number: [
+    '- Always answer with a bare integer.',
+    '- Apply the integer rule only when the question asks for a number.',
+  ],
+  text: [
+    '- Always answer with a word, never with a number.',
+    '- Apply the word rule only when the question asks for a name, a code or a date.',
+  ],
 };
 
 export const MERGE_SEED: RolePrompts = {
@@ -56,7 +62,9 @@ export const MERGE_SEED: RolePrompts = {
   verifier: 'Check the chain of results and state the final value.',
 };
 /** The hand-written prompt, no search: the broad number rule in every role (most ToolHop answers are numbers). */
-export const MERGE_HAND_WRITTEN: RolePrompts = Object.fromEntries(Object.entries(MERGE_SEED).map(([role, text]) => [role, `${text}\n${MERGE_RULES.number[0]}`]));
+export const MERGE_HAND_WRITTEN: RolePrompts = Object.fromEntries(
+  Object.entries(MERGE_SEED).map(([role, text]) => [role, `${text}\n${MERGE_RULES.number[0]}`]),
+);
 
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
 const has = (prompt: string, line: string) => norm(prompt).includes(norm(line.replace(/^- /, '')));
@@ -85,8 +93,16 @@ export function mergeSolveChance(prompts: RolePrompts, g: MergeGroup): number {
 }
 
 /** Whether the fixture solves this row (the row's draw, or with probability `luck` one of these prompts' own). */
-export function mergeWins(prompts: RolePrompts, row: Pick<ToolhopRow, 'id' | 'answer_type'>, seed: number, luck = LUCK): boolean {
-  const key = Object.keys(prompts).sort().map((r) => `${r}=${norm(prompts[r]!)}`).join('\n');
+export function mergeWins(
+  prompts: RolePrompts,
+  row: Pick<ToolhopRow, 'id' | 'answer_type'>,
+  seed: number,
+  luck = LUCK,
+): boolean {
+  const key = Object.keys(prompts)
+    .sort()
+    .map((r) => `${r}=${norm(prompts[r]!)}`)
+    .join('\n');
   const own = new Rng(deriveSeed(seed, 'merge-fixture', String(row.id), hashString(key)));
   const u = own.chance(luck) ? own.next() : new Rng(deriveSeed(seed, 'merge-fixture', String(row.id))).next();
   return u < mergeSolveChance(prompts, mergeGroup(row));
@@ -104,7 +120,9 @@ export function mergeRunner(rows: ReadonlyMap<string, ToolhopRow>, seed: number,
     const won = mergeWins(c.prompts, row, seed, luck);
     const predicted = won ? row.answer : wrongAnswer(row.answer);
     const g = mergeGroup(row);
-    const breaker = won ? MERGE_ROLES.length : MERGE_ROLES.findIndex((r) => stagesIn(c.prompts[r] ?? '', other(g)) === 1 || r === MERGE_HOME[g]);
+    const breaker = won
+      ? MERGE_ROLES.length
+      : MERGE_ROLES.findIndex((r) => stagesIn(c.prompts[r] ?? '', other(g)) === 1 || r === MERGE_HOME[g]);
     const shown = (i: number) => (i < breaker ? row.answer : predicted);
     return fixtureRollout(row, {
       predicted,
@@ -137,7 +155,10 @@ function blocksOf(prompt: string): Array<{ gold: string; roleOutput: string | nu
   return prompt
     .split(/^### Example /m)
     .slice(1)
-    .map((b) => ({ gold: /^Gold answer: (.*)$/m.exec(b)?.[1]?.trim() ?? '', roleOutput: /^Role "[^"]*" \([^)]*\) ended with: (.*)$/m.exec(b)?.[1] ?? null }));
+    .map((b) => ({
+      gold: /^Gold answer: (.*)$/m.exec(b)?.[1]?.trim() ?? '',
+      roleOutput: /^Role "[^"]*" \([^)]*\) ended with: (.*)$/m.exec(b)?.[1] ?? null,
+    }));
 }
 
 const WORDINGS = ['', 'Important: ', 'Remember: ', 'Note: ', 'Rule: ', 'Always check this: '];
@@ -190,5 +211,8 @@ export function mergeCriticAnswer(prompt: string, key: string, o: MergeCriticOpt
 
 export function mergeCritic(o: Partial<MergeCriticOptions> = {}): ReflectionModel {
   const opts = { ...MERGE_CRITIC_DEFAULTS, ...o };
-  return async (prompt, key) => ({ answer: mergeCriticAnswer(prompt, key, opts), tokens: { prompt: 50, completion: 20, total: 70 } });
+  return async (prompt, key) => ({
+    answer: mergeCriticAnswer(prompt, key, opts),
+    tokens: { prompt: 50, completion: 20, total: 70 },
+  });
 }

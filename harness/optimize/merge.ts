@@ -6,12 +6,18 @@ import type { RolePrompts } from './types.ts';
  * takes the version of `prefer` (the candidate with the better validation score). Null when the merge would be one
  * of the two (nothing to combine).
  */
-export function mergePrompts(ancestor: RolePrompts, a: RolePrompts, b: RolePrompts, prefer: 'a' | 'b'): RolePrompts | null {
+export function mergePrompts(
+  ancestor: RolePrompts,
+  a: RolePrompts,
+  b: RolePrompts,
+  prefer: 'a' | 'b',
+): RolePrompts | null {
   const out: RolePrompts = {};
   for (const role of Object.keys(ancestor)) {
     const fromA = a[role] !== ancestor[role];
     const fromB = b[role] !== ancestor[role];
-    out[role] = fromA && fromB ? (prefer === 'a' ? a[role]! : b[role]!) : fromA ? a[role]! : fromB ? b[role]! : ancestor[role]!;
+    out[role] =
+      fromA && fromB ? (prefer === 'a' ? a[role]! : b[role]!) : fromA ? a[role]! : fromB ? b[role]! : ancestor[role]!;
   }
   const same = (x: RolePrompts) => Object.keys(out).every((r) => out[r] === x[r]);
   return same(a) || same(b) ? null : out;

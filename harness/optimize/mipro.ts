@@ -28,17 +28,35 @@ export interface MiproOptions extends SearchProblem {
   examplesPerProposal: number;
 }
 
-export const MIPRO_DEFAULTS = { numCandidates: 4, numTrials: 12, minibatch: 5, fullEvalEvery: 4, bootstrapRows: 8, examplesPerProposal: 4 } as const;
+export const MIPRO_DEFAULTS = {
+  numCandidates: 4,
+  numTrials: 12,
+  minibatch: 5,
+  fullEvalEvery: 4,
+  bootstrapRows: 8,
+  examplesPerProposal: 4,
+} as const;
 
 export async function runMipro(engine: Engine, o: MiproOptions): Promise<SearchResult> {
   const say = o.say ?? (() => undefined);
-  const seed = engine.candidate(o.seedPrompts, [], null, 'seed', 0, Object.fromEntries(o.roles.map((r) => [r, 0]))).candidate;
+  const seed = engine.candidate(
+    o.seedPrompts,
+    [],
+    null,
+    'seed',
+    0,
+    Object.fromEntries(o.roles.map((r) => [r, 0])),
+  ).candidate;
   let trial = 0;
   try {
     await engine.validate(seed, o.val);
-    say(`seed ${seed.id}: validation ${engine.valMean(seed.id).toFixed(3)} (${engine.spent}/${engine.budget} rollouts)`);
+    say(
+      `seed ${seed.id}: validation ${engine.valMean(seed.id).toFixed(3)} (${engine.spent}/${engine.budget} rollouts)`,
+    );
 
-    const bootRows = new Rng(deriveSeed(o.seed, 'mipro-bootstrap')).shuffle(o.train).slice(0, Math.min(o.bootstrapRows, o.train.length));
+    const bootRows = new Rng(deriveSeed(o.seed, 'mipro-bootstrap'))
+      .shuffle(o.train)
+      .slice(0, Math.min(o.bootstrapRows, o.train.length));
     const boot = await engine.evaluate(seed, bootRows, 'bootstrap');
 
     const options: Record<string, string[]> = {};
@@ -47,9 +65,23 @@ export async function runMipro(engine: Engine, o: MiproOptions): Promise<SearchR
       for (let k = 0; k < o.numCandidates; k++) {
         const rng = new Rng(deriveSeed(o.seed, 'mipro-propose', role, k));
         // Failures first: they are what a new instruction can fix.
-        const sample = [...rng.shuffle(boot.filter((r) => r.score === 0)), ...rng.shuffle(boot.filter((r) => r.score !== 0))].slice(0, o.examplesPerProposal);
-        const ctx: ReflectionContext = { topology: o.topology, role, roles: o.roles, answerer: o.answerer, current: o.seedPrompts[role]! };
-        const text = parseInstruction(await engine.reflect(`propose:${role}:${k}`, proposalPrompt(ctx, rng.shuffle(sample), PROPOSAL_TIPS[k % PROPOSAL_TIPS.length]!)));
+        const sample = [
+          ...rng.shuffle(boot.filter((r) => r.score === 0)),
+          ...rng.shuffle(boot.filter((r) => r.score !== 0)),
+        ].slice(0, o.examplesPerProposal);
+        const ctx: ReflectionContext = {
+          topology: o.topology,
+          role,
+          roles: o.roles,
+          answerer: o.answerer,
+          current: o.seedPrompts[role]!,
+        };
+        const text = parseInstruction(
+          await engine.reflect(
+            `propose:${role}:${k}`,
+            proposalPrompt(ctx, rng.shuffle(sample), PROPOSAL_TIPS[k % PROPOSAL_TIPS.length]!),
+          ),
+        );
         if (text && !options[role]!.includes(text)) options[role]!.push(text);
       }
       engine.o.log.event(`proposals:${role}`, 'proposals', { role, options: options[role]! });
@@ -59,7 +91,9 @@ export async function runMipro(engine: Engine, o: MiproOptions): Promise<SearchR
     const byCombo = new Map<string, { c: Candidate; n: number; s: number }>();
     const sampler = new MinibatchSampler(o.val, o.minibatch, deriveSeed(o.seed, 'mipro-minibatch'));
     const validateBestUnvalidated = async () => {
-      const pick = [...byCombo.values()].filter((x) => !engine.valScores(x.c.id)).sort((a, b) => b.s / b.n - a.s / a.n)[0];
+      const pick = [...byCombo.values()]
+        .filter((x) => !engine.valScores(x.c.id))
+        .sort((a, b) => b.s / b.n - a.s / a.n)[0];
       if (!pick) return;
       const mean = await engine.validate(pick.c, o.val);
       say(`trial ${trial}: ${pick.c.id} validation ${mean.toFixed(3)} (${engine.spent}/${engine.budget} rollouts)`);
@@ -78,7 +112,12 @@ export async function runMipro(engine: Engine, o: MiproOptions): Promise<SearchR
           return st && st.n ? st.s / st.n + Math.sqrt((2 * Math.log(Math.max(2, totalN))) / st.n) : Infinity;
         });
         const top = Math.max(...ucb);
-        choice[role] = rng.pick(ucb.map((u, i) => [u, i] as const).filter(([u]) => u === top).map(([, i]) => i));
+        choice[role] = rng.pick(
+          ucb
+            .map((u, i) => [u, i] as const)
+            .filter(([u]) => u === top)
+            .map(([, i]) => i),
+        );
       }
       const prompts = Object.fromEntries(o.roles.map((r) => [r, options[r]![choice[r]!]!]));
       const c = engine.candidate(prompts, [seed.id], null, 'proposal', trial, choice).candidate;
@@ -92,7 +131,13 @@ export async function runMipro(engine: Engine, o: MiproOptions): Promise<SearchR
       }
       const combo = byCombo.get(c.id) ?? { c, n: 0, s: 0 };
       byCombo.set(c.id, { c, n: combo.n + rows.length, s: combo.s + s });
-      engine.o.log.event(`trial:${trial}`, 'trial', { trial, candidate: c.id, choice, rows, scores: runs.map((r) => r.score) });
+      engine.o.log.event(`trial:${trial}`, 'trial', {
+        trial,
+        candidate: c.id,
+        choice,
+        rows,
+        scores: runs.map((r) => r.score),
+      });
       if (trial % o.fullEvalEvery === 0 || trial === o.numTrials) await validateBestUnvalidated();
     }
     return { stopReason: `ran ${o.numTrials} trials`, steps: o.numTrials };

@@ -23,7 +23,10 @@ import { fixtureRunner } from './testing.ts';
 // gold-answer sandbox (the fixture's winners call them; what they return does not change its answers).
 
 const REAL = fileURLToPath(new URL('../../../shared/data/toolhop/ToolHop.sample.json', import.meta.url));
-const datasets: LoadedDataset[] = [loadDatasetFile(BUNDLED_SAMPLE), ...(existsSync(REAL) ? [loadDatasetFile(REAL)] : [])];
+const datasets: LoadedDataset[] = [
+  loadDatasetFile(BUNDLED_SAMPLE),
+  ...(existsSync(REAL) ? [loadDatasetFile(REAL)] : []),
+];
 const entries: DatasetEntry[] = datasets.flatMap((d) => d.entries);
 const rows = new Map(entries.flatMap((e) => (e.ok ? [[e.id, e.row] as const] : [])));
 const sandbox = goldSandbox((id) => rows.get(id));
@@ -39,13 +42,29 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-function request(o: { data?: string; topology?: Topology; team?: Record<string, string>; train: number; val: number; budget: number; seed?: number; heldout?: number; method?: 'gepa' | 'mipro'; model?: string }): OptimizeRequest {
+function request(o: {
+  data?: string;
+  topology?: Topology;
+  team?: Record<string, string>;
+  train: number;
+  val: number;
+  budget: number;
+  seed?: number;
+  heldout?: number;
+  method?: 'gepa' | 'mipro';
+  model?: string;
+}): OptimizeRequest {
   const data = o.data ?? BUNDLED_SAMPLE;
   return {
     method: o.method ?? 'gepa',
     suite: 'toolhop',
     run: readConfig({ TOOLGAUGE_MODEL: o.model ?? 'sim:trait', TOOLGAUGE_CONCURRENCY: '6' }),
-    settings: readToolhopSettings({ TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLHOP_DATA: data, TOOLHOP_TOPOLOGY: o.topology ?? 'single', ...o.team }),
+    settings: readToolhopSettings({
+      TOOLHOP_ALLOW_DATASET_EXEC: '1',
+      TOOLHOP_DATA: data,
+      TOOLHOP_TOPOLOGY: o.topology ?? 'single',
+      ...o.team,
+    }),
     reflection: { model: 'sim:reflect', baseUrl: undefined, apiKey: 'x', temperature: 0, timeoutMs: 5000, retries: 1 },
     trainSize: o.train,
     valSize: o.val,
@@ -59,7 +78,8 @@ function request(o: { data?: string; topology?: Topology; team?: Record<string, 
   };
 }
 
-const optimize = (req: OptimizeRequest) => runOptimize(req, { sandbox: () => sandbox, simUrl: sim.url, durableLog: false });
+const optimize = (req: OptimizeRequest) =>
+  runOptimize(req, { sandbox: () => sandbox, simUrl: sim.url, durableLog: false });
 
 describe('GEPA on single, the bundled sample (11 rows, --allow-eval-ids)', () => {
   let o: OptimizeOutcome;
@@ -77,35 +97,61 @@ describe('GEPA on single, the bundled sample (11 rows, --allow-eval-ids)', () =>
 
   it('writes the candidate tree, the best prompts in the seed layout, the splits, a labelled report and a chart', () => {
     const d = o.outDir;
-    for (const f of ['log.jsonl', 'splits.json', 'candidates.json', 'summary.json', 'report.md', 'charts/progress.svg', 'best/single/solver.txt']) expect(existsSync(join(d, f)), f).toBe(true);
-    for (const c of o.engine.candidates) expect(singlePrompt(join(d, 'candidates', c.id)).text.solver).toBe(c.prompts.solver);
+    for (const f of [
+      'log.jsonl',
+      'splits.json',
+      'candidates.json',
+      'summary.json',
+      'report.md',
+      'charts/progress.svg',
+      'best/single/solver.txt',
+    ])
+      expect(existsSync(join(d, f)), f).toBe(true);
+    for (const c of o.engine.candidates)
+      expect(singlePrompt(join(d, 'candidates', c.id)).text.solver).toBe(c.prompts.solver);
     expect(singlePrompt(join(d, 'best')).text.solver).toBe(o.best.prompts.solver);
-    const splits = JSON.parse(readFileSync(join(d, 'splits.json'), 'utf8')) as { train: string[]; val: string[]; evalOverlap: string[] };
+    const splits = JSON.parse(readFileSync(join(d, 'splits.json'), 'utf8')) as {
+      train: string[];
+      val: string[];
+      evalOverlap: string[];
+    };
     expect(splits.train).toEqual(o.splits.train);
     expect(splits.evalOverlap.length).toBe(11);
     const report = readFileSync(join(d, 'report.md'), 'utf8');
     expect(report).toContain(SIMULATOR_NOTICE);
     expect(report).toContain('calibration fixtures');
     expect(readFileSync(join(d, 'charts/progress.svg'), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\n$/);
-    const tree = JSON.parse(readFileSync(join(d, 'candidates.json'), 'utf8')) as Array<{ id: string; parents: string[]; val: number | null }>;
+    const tree = JSON.parse(readFileSync(join(d, 'candidates.json'), 'utf8')) as Array<{
+      id: string;
+      parents: string[];
+      val: number | null;
+    }>;
     expect(tree.map((c) => c.id)).toEqual(o.engine.candidates.map((c) => c.id));
     const lineage = o.summary.lineage.map((l) => l.id);
     expect(lineage[0]).toBe('c0');
     expect(lineage.at(-1)).toBe(o.best.id);
-    for (let i = 1; i < lineage.length; i++) expect(tree.find((c) => c.id === lineage[i])!.parents).toContain(lineage[i - 1]);
+    for (let i = 1; i < lineage.length; i++)
+      expect(tree.find((c) => c.id === lineage[i])!.parents).toContain(lineage[i - 1]);
     expect(o.summary.tokens.task.total).toBeGreaterThan(0);
     expect(o.summary.tokens.reflection.calls).toBeGreaterThan(0);
   });
 
   it('logs every candidate with its parent, minibatch and validation scores, and every reflection prompt and answer', () => {
-    const lines = readFileSync(join(o.outDir, 'log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(join(o.outDir, 'log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const events = lines.filter((l) => l.type === 'event') as Array<{ kind: string; data: Record<string, unknown> }>;
     for (const c of o.engine.candidates) {
       const made = events.find((e) => e.kind === 'candidate' && e.data.id === c.id)!;
       expect(made.data.parents).toEqual(c.parents);
-      if (c.origin === 'reflection') expect(events.some((e) => e.kind === 'step' && e.data.child === c.id && Array.isArray(e.data.child_scores))).toBe(true);
+      if (c.origin === 'reflection')
+        expect(
+          events.some((e) => e.kind === 'step' && e.data.child === c.id && Array.isArray(e.data.child_scores)),
+        ).toBe(true);
     }
-    for (const c of o.engine.validated()) expect(events.some((e) => e.kind === 'validation' && e.data.id === c.id)).toBe(true);
+    for (const c of o.engine.validated())
+      expect(events.some((e) => e.kind === 'validation' && e.data.id === c.id)).toBe(true);
     const reflections = lines.filter((l) => l.type === 'reflection');
     expect(reflections.length).toBe(o.engine.reflectionCalls);
     for (const r of reflections) expect(r.prompt).toContain('<current_instruction>');
@@ -131,7 +177,8 @@ describe('GEPA on single, the bundled sample (11 rows, --allow-eval-ids)', () =>
 
   it('the fixture without HTTP (testing.ts) scores every rollout exactly as the real runner did', async () => {
     const pure = fixtureRunner(rows);
-    for (const r of o.engine.rollouts()) expect((await pure(o.engine.byId(r.candidate), r.row)).score, `${r.candidate} row ${r.row}`).toBe(r.score);
+    for (const r of o.engine.rollouts())
+      expect((await pure(o.engine.byId(r.candidate), r.row)).score, `${r.candidate} row ${r.row}`).toBe(r.score);
   });
 });
 
@@ -142,20 +189,28 @@ describe('GEPA runs for every team topology (bundled sample, small teams)', () =
     ['centralized', { TOOLHOP_TEAM_SIZE: '2' }],
     ['sequential', { TOOLHOP_TEAM_SIZE: '2' }],
   ];
-  it.each(cases)('%s: improves validation within the budget; best/ holds every role in the seed layout', async (topology, team) => {
-    const req = request({ topology, team, train: 5, val: 6, budget: 30, seed: 2 });
-    const o = await optimize(req);
-    expect(o.summary.spent).toBeLessThanOrEqual(30);
-    expect(o.summary.validation.best.value).toBeGreaterThan(o.summary.validation.seed.value);
-    const roles = Object.keys(o.seed.prompts);
-    expect(roles.length).toBe(topology === 'centralized' ? 3 : topology === 'sequential' ? 2 : 1);
-    const loaded = loadRolePrompts(join(o.outDir, 'best'), topology, roles, { suite: 'toolhop' });
-    expect(loaded.text).toEqual(o.best.prompts);
-    // The feedback says which role gave the scored answer; the search rewrites that role first.
-    const answerer = { independent: 'solver', decentralized: 'debater', centralized: 'manager', sequential: 'verifier' }[topology as Exclude<Topology, 'single'>];
-    for (const r of o.engine.rollouts()) expect(r.feedback.answeredBy).toBe(answerer);
-    expect(o.engine.candidates.find((c) => c.origin === 'reflection')!.role).toBe(answerer);
-  });
+  it.each(cases)(
+    '%s: improves validation within the budget; best/ holds every role in the seed layout',
+    async (topology, team) => {
+      const req = request({ topology, team, train: 5, val: 6, budget: 30, seed: 2 });
+      const o = await optimize(req);
+      expect(o.summary.spent).toBeLessThanOrEqual(30);
+      expect(o.summary.validation.best.value).toBeGreaterThan(o.summary.validation.seed.value);
+      const roles = Object.keys(o.seed.prompts);
+      expect(roles.length).toBe(topology === 'centralized' ? 3 : topology === 'sequential' ? 2 : 1);
+      const loaded = loadRolePrompts(join(o.outDir, 'best'), topology, roles, { suite: 'toolhop' });
+      expect(loaded.text).toEqual(o.best.prompts);
+      // The feedback says which role gave the scored answer; the search rewrites that role first.
+      const answerer = {
+        independent: 'solver',
+        decentralized: 'debater',
+        centralized: 'manager',
+        sequential: 'verifier',
+      }[topology as Exclude<Topology, 'single'>];
+      for (const r of o.engine.rollouts()) expect(r.feedback.answeredBy).toBe(answerer);
+      expect(o.engine.candidates.find((c) => c.origin === 'reflection')!.role).toBe(answerer);
+    },
+  );
 });
 
 describe('MIPRO on single, the bundled sample', () => {
@@ -167,17 +222,19 @@ describe('MIPRO on single, the bundled sample', () => {
   });
 });
 
-describe.skipIf(!existsSync(REAL))('GEPA on single with train/val from the 182 real rows (needs ../shared/data)', () => {
-  it('improves validation accuracy credibly within the budget, and the gain holds on held-out rows (paired)', async () => {
-    const o = await optimize(request({ data: REAL, train: 24, val: 24, budget: 110, seed: 1, heldout: 50 }));
-    const s = o.summary;
-    expect(s.splits.excluded_eval_ids).toBe(0);
-    expect(s.spent).toBeLessThanOrEqual(110);
-    expect(s.validation.comparison.verdict).toBe('credible gain');
-    expect(s.heldout!.comparison.n).toBe(50);
-    expect(s.heldout!.comparison.verdict).toBe('credible gain');
-    const seen = new Set([...o.splits.train, ...o.splits.val]);
-    expect(o.splits.heldout.filter((id) => seen.has(id))).toEqual([]);
-  });
-});
-
+describe.skipIf(!existsSync(REAL))(
+  'GEPA on single with train/val from the 182 real rows (needs ../shared/data)',
+  () => {
+    it('improves validation accuracy credibly within the budget, and the gain holds on held-out rows (paired)', async () => {
+      const o = await optimize(request({ data: REAL, train: 24, val: 24, budget: 110, seed: 1, heldout: 50 }));
+      const s = o.summary;
+      expect(s.splits.excluded_eval_ids).toBe(0);
+      expect(s.spent).toBeLessThanOrEqual(110);
+      expect(s.validation.comparison.verdict).toBe('credible gain');
+      expect(s.heldout!.comparison.n).toBe(50);
+      expect(s.heldout!.comparison.verdict).toBe('credible gain');
+      const seen = new Set([...o.splits.train, ...o.splits.val]);
+      expect(o.splits.heldout.filter((id) => seen.has(id))).toEqual([]);
+    });
+  },
+);

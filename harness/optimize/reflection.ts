@@ -33,14 +33,26 @@ export function exampleBlock(r: Rollout, n: number, role: string): string {
     `Tool calls: ${f.toolCalls}${f.toolErrors.length ? ` (errors: ${f.toolErrors.join(' | ')})` : ''}`,
   ];
   if (f.answeredBy) lines.push(`The scored answer came from role "${f.answeredBy}".`);
-  if (f.vote) lines.push(`Vote: ${Object.entries(f.vote).map(([k, v]) => `'${k}' ×${v}`).join(', ')}`);
+  if (f.vote)
+    lines.push(
+      `Vote: ${Object.entries(f.vote)
+        .map(([k, v]) => `'${k}' ×${v}`)
+        .join(', ')}`,
+    );
   if (f.forcedFinal) lines.push('The final answer had to be forced (no <answer> tag at the end of the run).');
   for (const run of f.runs.filter((x) => x.role === role).slice(0, 3)) {
-    const extra = [run.toolErrors ? `${run.toolErrors} tool errors` : '', run.error ? `error: ${run.error}` : ''].filter(Boolean).join('; ');
-    lines.push(`Role "${role}" (${run.agent}) ended with: ${run.final ? JSON.stringify(run.final) : '(nothing)'}${extra ? ` — ${extra}` : ''}`);
+    const extra = [run.toolErrors ? `${run.toolErrors} tool errors` : '', run.error ? `error: ${run.error}` : '']
+      .filter(Boolean)
+      .join('; ');
+    lines.push(
+      `Role "${role}" (${run.agent}) ended with: ${run.final ? JSON.stringify(run.final) : '(nothing)'}${extra ? ` — ${extra}` : ''}`,
+    );
   }
   const others = f.runs.filter((x) => x.role !== role && (x.error || x.toolErrors));
-  if (others.length) lines.push(`Other roles with problems: ${others.map((x) => `${x.role} (${x.error ? 'error' : `${x.toolErrors} tool errors`})`).join(', ')}`);
+  if (others.length)
+    lines.push(
+      `Other roles with problems: ${others.map((x) => `${x.role} (${x.error ? 'error' : `${x.toolErrors} tool errors`})`).join(', ')}`,
+    );
   return lines.join('\n');
 }
 

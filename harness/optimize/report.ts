@@ -66,7 +66,14 @@ export interface OptimizeSummary {
   topology: string;
   config: Record<string, unknown>;
   dataset: ReportInput['dataset'];
-  splits: { train: number; val: number; heldout: number; pool: number; excluded_eval_ids: number; eval_overlap: string[] };
+  splits: {
+    train: number;
+    val: number;
+    heldout: number;
+    pool: number;
+    excluded_eval_ids: number;
+    eval_overlap: string[];
+  };
   budget: number;
   spent: number;
   stop_reason: string;
@@ -78,7 +85,14 @@ export interface OptimizeSummary {
   best: string;
   validation: { seed: MetricEstimate; best: MetricEstimate; comparison: PairedComparison };
   heldout: { seed: MetricEstimate; best: MetricEstimate; comparison: PairedComparison } | null;
-  lineage: Array<{ id: string; parents: string[]; origin: string; role: string | null; step: number; val: number | null }>;
+  lineage: Array<{
+    id: string;
+    parents: string[];
+    origin: string;
+    role: string | null;
+    step: number;
+    val: number | null;
+  }>;
   progress: ProgressPoint[];
   tokens: { task: Tokens & { rollouts: number }; reflection: Tokens & { calls: number } };
   candidates: CandidateRow[];
@@ -86,7 +100,7 @@ export interface OptimizeSummary {
 
 const FIXTURE_NOTE =
   'The task policy sim:trait and the reflection model sim:reflect are calibration fixtures of the optimizer (a row is solved ' +
-  'more often when its role prompt carries an instruction about the row\'s hidden trait, and sim:reflect writes such ' +
+  "more often when its role prompt carries an instruction about the row's hidden trait, and sim:reflect writes such " +
   'instructions from feedback about failing rows). They show that the optimizer finds what is there to find; they say ' +
   'nothing about any language model.';
 
@@ -95,16 +109,26 @@ export function buildSummary(r: ReportInput): OptimizeSummary {
     const s = r.valScores(id);
     return new Map(rows.map((row) => [row, s?.get(row) ?? 0]));
   };
-  const est = (m: ReadonlyMap<string, number>, what: string) => estimateRate([...m.values()], { denominator: what, seed: r.seed });
+  const est = (m: ReadonlyMap<string, number>, what: string) =>
+    estimateRate([...m.values()], { denominator: what, seed: r.seed });
   const seedVal = scores(r.seedId, r.splits.val);
   const bestVal = scores(r.bestId, r.splits.val);
   const byId = new Map(r.candidates.map((c) => [c.id, c]));
   const minibatch = new Map<string, CandidateRow['minibatch']>();
   for (const e of r.events) {
     const d = e.data as Record<string, unknown>;
-    if (e.kind === 'step' && typeof d.child === 'string') minibatch.set(d.child, { parent: d.parent_scores as number[], child: d.child_scores as number[], accepted: d.accepted as boolean });
+    if (e.kind === 'step' && typeof d.child === 'string')
+      minibatch.set(d.child, {
+        parent: d.parent_scores as number[],
+        child: d.child_scores as number[],
+        accepted: d.accepted as boolean,
+      });
     if (e.kind === 'merge' && typeof d.merged === 'string')
-      minibatch.set(d.merged, { parent: [Math.max(d.a_score as number, d.b_score as number)], child: [d.merged_score as number], accepted: d.accepted as boolean });
+      minibatch.set(d.merged, {
+        parent: [Math.max(d.a_score as number, d.b_score as number)],
+        child: [d.merged_score as number],
+        accepted: d.accepted as boolean,
+      });
   }
   const valOf = (id: string) => {
     const s = r.valScores(id);
@@ -124,7 +148,8 @@ export function buildSummary(r: ReportInput): OptimizeSummary {
     : null;
   return {
     notice: r.simulated ? SIMULATOR_NOTICE : null,
-    fixture: /^sim:(trait|reflect)\b/.test(r.taskModel) || /^sim:reflect\b/.test(r.reflectionModel) ? FIXTURE_NOTE : null,
+    fixture:
+      /^sim:(trait|reflect)\b/.test(r.taskModel) || /^sim:reflect\b/.test(r.reflectionModel) ? FIXTURE_NOTE : null,
     method: r.method,
     suite: r.suite,
     topology: r.topology,
@@ -155,7 +180,10 @@ export function buildSummary(r: ReportInput): OptimizeSummary {
     heldout,
     lineage,
     progress: r.progress,
-    tokens: { task: { ...r.tokens.task, rollouts: r.tokens.taskRollouts }, reflection: { ...r.tokens.reflection, calls: r.tokens.reflectionCalls } },
+    tokens: {
+      task: { ...r.tokens.task, rollouts: r.tokens.taskRollouts },
+      reflection: { ...r.tokens.reflection, calls: r.tokens.reflectionCalls },
+    },
     candidates: r.candidates.map((c) => ({
       id: c.id,
       origin: c.origin,
@@ -189,25 +217,40 @@ const ci = (m: MetricEstimate) => `[${f3(m.lo)}, ${f3(m.hi)}]`;
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${f3(x)}`;
 
 function compareLine(c: PairedComparison): string {
-  const mc = c.mcnemar ? `; ${c.mcnemar.b01} rows gained, ${c.mcnemar.b10} lost (exact McNemar p = ${c.pValue.toPrecision(3)})` : `; p = ${c.pValue.toPrecision(3)}`;
+  const mc = c.mcnemar
+    ? `; ${c.mcnemar.b01} rows gained, ${c.mcnemar.b10} lost (exact McNemar p = ${c.pValue.toPrecision(3)})`
+    : `; p = ${c.pValue.toPrecision(3)}`;
   return `Paired difference (best − seed) ${signed(c.diff)}, 95% CI [${f3(c.lo)}, ${f3(c.hi)}], n = ${c.n}${mc}: **${c.verdict}**.`;
 }
 
 export function renderReport(s: OptimizeSummary, outDir: string): string {
   const out: string[] = [];
-  out.push(`# toolgauge optimize · ${s.method.toUpperCase()} · ${s.suite === 'toolhop' ? 'ToolHop' : s.suite} · ${s.topology}`, '');
+  out.push(
+    `# toolgauge optimize · ${s.method.toUpperCase()} · ${s.suite === 'toolhop' ? 'ToolHop' : s.suite} · ${s.topology}`,
+    '',
+  );
   if (s.notice) out.push(`> **${s.notice}**`, '');
   if (s.fixture) out.push(`> ${s.fixture}`, '');
-  if (s.harness_failure) out.push(`> **Stopped early at a harness error:** ${s.harness_failure} Fix the endpoint and rerun with \`--resume\`; nothing finished is lost.`, '');
+  if (s.harness_failure)
+    out.push(
+      `> **Stopped early at a harness error:** ${s.harness_failure} Fix the endpoint and rerun with \`--resume\`; nothing finished is lost.`,
+      '',
+    );
   const cfg = s.config as Record<string, unknown>;
   out.push('| | |', '|---|---|');
   const row = (k: string, v: unknown) => out.push(`| ${k} | ${String(v).replace(/\|/g, '\\|')} |`);
   row('method', s.method);
-  row('topology', `${s.topology}${cfg.agents ? ` (${cfg.agents} agents)` : ''}; mutable roles: ${(cfg.roles as string[] | undefined)?.join(', ') ?? ''}`);
+  row(
+    'topology',
+    `${s.topology}${cfg.agents ? ` (${cfg.agents} agents)` : ''}; mutable roles: ${(cfg.roles as string[] | undefined)?.join(', ') ?? ''}`,
+  );
   row('task model', `${cfg.model}${cfg.base_url ? ` at ${cfg.base_url}` : ' (simulator)'}`);
   row('reflection model', `${cfg.reflection_model}${cfg.reflection_base_url ? ` at ${cfg.reflection_base_url}` : ''}`);
   row('data', `${s.dataset.origin ?? s.dataset.file} (sha256 ${s.dataset.sha256.slice(0, 12)}…)`);
-  row('splits', `train ${s.splits.train}, validation ${s.splits.val}, held out ${s.splits.heldout} (pool ${s.splits.pool}; ${s.splits.excluded_eval_ids} eval-id rows kept out${s.splits.eval_overlap.length ? `; **${s.splits.eval_overlap.length} eval ids used (--allow-eval-ids)**` : ''}) — ids in splits.json`);
+  row(
+    'splits',
+    `train ${s.splits.train}, validation ${s.splits.val}, held out ${s.splits.heldout} (pool ${s.splits.pool}; ${s.splits.excluded_eval_ids} eval-id rows kept out${s.splits.eval_overlap.length ? `; **${s.splits.eval_overlap.length} eval ids used (--allow-eval-ids)**` : ''}) — ids in splits.json`,
+  );
   row('seed', cfg.seed);
   row('budget', `${s.spent} of ${s.budget} rollouts spent; ${s.steps} steps; stopped: ${s.stop_reason}`);
   if (s.resumed) row('resumed', `yes: ${s.replayed_rollouts} rollouts taken from the log`);
@@ -231,9 +274,15 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
     out.push('', compareLine(s.heldout.comparison), '');
   }
 
-  out.push('## Validation accuracy against rollouts spent', '', '![validation accuracy against rollouts spent](charts/progress.svg)', '');
+  out.push(
+    '## Validation accuracy against rollouts spent',
+    '',
+    '![validation accuracy against rollouts spent](charts/progress.svg)',
+    '',
+  );
   out.push('| rollouts spent | candidate | validation | best so far |', '|---|---|---|---|');
-  for (const p of s.progress) out.push(`| ${p.spent} | ${p.candidate} | ${f3(p.val)} | ${f3(p.best)} (${p.bestCandidate}) |`);
+  for (const p of s.progress)
+    out.push(`| ${p.spent} | ${p.candidate} | ${f3(p.val)} | ${f3(p.best)} (${p.bestCandidate}) |`);
   out.push('');
 
   out.push('## Lineage of the best candidate', '');
@@ -247,34 +296,74 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
             ? `a combination of proposed instructions (trial ${l.step})`
             : `${l.parents[0]} with \`${l.role}\` rewritten by reflection at step ${l.step}`;
     const mb = s.candidates.find((c) => c.id === l.id)?.minibatch;
-    out.push(`${i + 1}. **${l.id}** — ${how}${mb ? ` (minibatch ${sum(mb.parent)} → ${sum(mb.child)})` : ''}; validation ${l.val === null ? '–' : f3(l.val)}`);
+    out.push(
+      `${i + 1}. **${l.id}** — ${how}${mb ? ` (minibatch ${sum(mb.parent)} → ${sum(mb.child)})` : ''}; validation ${l.val === null ? '–' : f3(l.val)}`,
+    );
   });
   out.push('', `The best prompts are in \`${outDir}/best/\` (the seed layout: \`best/${s.topology}/<role>.txt\`).`, '');
 
   out.push('## Tokens', '');
   out.push('| model | requests | prompt | completion | total |', '|---|---|---|---|---|');
-  out.push(`| task (${cfg.model}) | ${s.tokens.task.rollouts} rollouts | ${s.tokens.task.prompt} | ${s.tokens.task.completion} | ${s.tokens.task.total} |`);
-  out.push(`| reflection (${cfg.reflection_model}) | ${s.tokens.reflection.calls} calls | ${s.tokens.reflection.prompt} | ${s.tokens.reflection.completion} | ${s.tokens.reflection.total} |`);
+  out.push(
+    `| task (${cfg.model}) | ${s.tokens.task.rollouts} rollouts | ${s.tokens.task.prompt} | ${s.tokens.task.completion} | ${s.tokens.task.total} |`,
+  );
+  out.push(
+    `| reflection (${cfg.reflection_model}) | ${s.tokens.reflection.calls} calls | ${s.tokens.reflection.prompt} | ${s.tokens.reflection.completion} | ${s.tokens.reflection.total} |`,
+  );
   out.push('');
 
   out.push('## Candidates', '');
-  out.push('| id | origin | parents | role | step | minibatch parent → child | accepted | validation |', '|---|---|---|---|---|---|---|---|');
+  out.push(
+    '| id | origin | parents | role | step | minibatch parent → child | accepted | validation |',
+    '|---|---|---|---|---|---|---|---|',
+  );
   for (const c of s.candidates) {
     const mb = c.minibatch ? `${c.minibatch.parent.join('')} → ${c.minibatch.child.join('')}` : '';
-    const role = c.role ?? (c.choice ? Object.entries(c.choice).map(([r, k]) => `${r}:${k}`).join(' ') : '');
-    out.push(`| ${c.id} | ${c.origin} | ${c.parents.join(', ')} | ${role} | ${c.step} | ${mb} | ${c.minibatch ? (c.minibatch.accepted ? 'yes' : 'no') : ''} | ${c.val === null ? '' : f3(c.val)} |`);
+    const role =
+      c.role ??
+      (c.choice
+        ? Object.entries(c.choice)
+            .map(([r, k]) => `${r}:${k}`)
+            .join(' ')
+        : '');
+    out.push(
+      `| ${c.id} | ${c.origin} | ${c.parents.join(', ')} | ${role} | ${c.step} | ${mb} | ${c.minibatch ? (c.minibatch.accepted ? 'yes' : 'no') : ''} | ${c.val === null ? '' : f3(c.val)} |`,
+    );
   }
-  out.push('', 'Every candidate\'s prompts are in `candidates/<id>/`, every rollout, reflection prompt and answer in `log.jsonl`.', '');
+  out.push(
+    '',
+    "Every candidate's prompts are in `candidates/<id>/`, every rollout, reflection prompt and answer in `log.jsonl`.",
+    '',
+  );
 
   out.push('## Judge the optimised prompts on other rows', '');
   const data = cfg.data ? ` --data ${cfg.data}` : '';
   const team = `${cfg.agents ? ` --agents ${cfg.agents}` : ''}${cfg.rounds ? ` --rounds ${cfg.rounds}` : ''}${cfg.comm && cfg.comm !== 'freeform' ? ` --comm ${cfg.comm}` : ''}`;
   // The optimised cell may be one the reference's grid does not hold: the command must still run it.
-  const cell = s.topology in TOOLHOP_TEAM_DEFAULTS || s.topology === 'single' ? resolveCell({ topology: s.topology as Topology, teamSize: (cfg.agents as number | null) ?? undefined, rounds: (cfg.rounds as number | null) ?? undefined, comm: (cfg.comm as Comm | null) ?? undefined }) : null;
+  const cell =
+    s.topology in TOOLHOP_TEAM_DEFAULTS || s.topology === 'single'
+      ? resolveCell({
+          topology: s.topology as Topology,
+          teamSize: (cfg.agents as number | null) ?? undefined,
+          rounds: (cfg.rounds as number | null) ?? undefined,
+          comm: (cfg.comm as Comm | null) ?? undefined,
+        })
+      : null;
   const anyCell = cell && outsideReferenceGrid(cell) ? ' --allow-any-cell' : '';
   const base = `toolgauge toolhop --topology ${s.topology}${team}${data} --model ${cfg.model}${cfg.base_url ? ` --base-url ${cfg.base_url}` : ''} --only "$(cat ${outDir}/heldout-ids.txt)"${anyCell}`;
-  if (!s.splits.heldout) out.push('Every row of the pool is in train or validation: there are no held-out rows left; use other data (`--data`).', '');
-  out.push('```sh', `TOOLHOP_ALLOW_DATASET_EXEC=1 ${base} --prompts ${outDir}/candidates/${s.seed} --out-dir ${outDir}/eval/seed`, `TOOLHOP_ALLOW_DATASET_EXEC=1 ${base} --prompts ${outDir}/best --out-dir ${outDir}/eval/best`, `toolgauge report ${outDir}/eval/seed ${outDir}/eval/best --compare`, '```', '');
+  if (!s.splits.heldout)
+    out.push(
+      'Every row of the pool is in train or validation: there are no held-out rows left; use other data (`--data`).',
+      '',
+    );
+  out.push(
+    '```sh',
+    `TOOLHOP_ALLOW_DATASET_EXEC=1 ${base} --prompts ${outDir}/candidates/${s.seed} --out-dir ${outDir}/eval/seed`,
+    `TOOLHOP_ALLOW_DATASET_EXEC=1 ${base} --prompts ${outDir}/best --out-dir ${outDir}/eval/best`,
+    `toolgauge report ${outDir}/eval/seed ${outDir}/eval/best --compare`,
+    '```',
+    '',
+  );
   return out.join('\n');
 }
 

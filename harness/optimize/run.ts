@@ -37,7 +37,14 @@ export interface OptimizeRequest {
   run: RunConfig;
   /** The suite's settings: topology, team size, data, seed prompts folder (`promptsDir`), max turns … */
   settings: ToolhopSettings;
-  reflection: { model: string; baseUrl: string | undefined; apiKey: string; temperature: number; timeoutMs: number; retries: number };
+  reflection: {
+    model: string;
+    baseUrl: string | undefined;
+    apiKey: string;
+    temperature: number;
+    timeoutMs: number;
+    retries: number;
+  };
   trainSize: number;
   valSize: number;
   budget: number;
@@ -47,8 +54,18 @@ export interface OptimizeRequest {
   resume: boolean;
   /** Held-out rows to judge seed and best on after the search (0: none); outside the budget. */
   heldout: number;
-  gepa?: Partial<Pick<GepaOptions, 'minibatch' | 'merge' | 'maxMerges' | 'mergeSubsample' | 'skipPerfect' | 'maxIdleSteps' | 'maxSteps'>>;
-  mipro?: Partial<Pick<MiproOptions, 'numCandidates' | 'numTrials' | 'minibatch' | 'fullEvalEvery' | 'bootstrapRows' | 'examplesPerProposal'>>;
+  gepa?: Partial<
+    Pick<
+      GepaOptions,
+      'minibatch' | 'merge' | 'maxMerges' | 'mergeSubsample' | 'skipPerfect' | 'maxIdleSteps' | 'maxSteps'
+    >
+  >;
+  mipro?: Partial<
+    Pick<
+      MiproOptions,
+      'numCandidates' | 'numTrials' | 'minibatch' | 'fullEvalEvery' | 'bootstrapRows' | 'examplesPerProposal'
+    >
+  >;
   /** Broken variants for calibration tests (GEPA only). */
   ablation?: GepaOptions['ablation'];
 }
@@ -77,12 +94,24 @@ export interface OptimizeOutcome {
 }
 
 /** Files and folders this command writes in its output folder (a fresh run removes only these). */
-export const OPTIMIZE_OUTPUTS = ['log.jsonl', 'candidates', 'best', 'splits.json', 'candidates.json', 'summary.json', 'report.md', 'charts', 'heldout-ids.txt'] as const;
+export const OPTIMIZE_OUTPUTS = [
+  'log.jsonl',
+  'candidates',
+  'best',
+  'splits.json',
+  'candidates.json',
+  'summary.json',
+  'report.md',
+  'charts',
+  'heldout-ids.txt',
+] as const;
 
 export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {}): Promise<OptimizeOutcome> {
   const say = deps.say ?? (() => undefined);
   if (!req.settings.allowDatasetExec) {
-    throw new UsageError('toolgauge optimize: every rollout runs the dataset\'s Python tools; set TOOLHOP_ALLOW_DATASET_EXEC=1 when you intend to run them');
+    throw new UsageError(
+      "toolgauge optimize: every rollout runs the dataset's Python tools; set TOOLHOP_ALLOW_DATASET_EXEC=1 when you intend to run them",
+    );
   }
   const src = await resolveDataSource(req.run, req.settings);
   const ds = loadDatasetFile(src.path);
@@ -90,7 +119,13 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
   const entries = new Map<string, DatasetEntry>(valid.map((e) => [e.id, e]));
   const splits = drawSplits(
     valid.map((e) => ({ id: e.id, stratum: e.row.answer_type.trim().toLowerCase() })),
-    { trainSize: req.trainSize, valSize: req.valSize, seed: req.seed, allowEvalIds: req.allowEvalIds, evalIds: toolhopEvalIds() },
+    {
+      trainSize: req.trainSize,
+      valSize: req.valSize,
+      seed: req.seed,
+      allowEvalIds: req.allowEvalIds,
+      evalIds: toolhopEvalIds(),
+    },
   );
   const target = toolhopTarget(req.settings);
   const outDir = resolve(req.out);
@@ -98,7 +133,9 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
 
   const reflectionBase = req.reflection.baseUrl ?? (isSimModel(req.reflection.model) ? undefined : req.run.baseUrl);
   if (!reflectionBase && !isSimModel(req.reflection.model)) {
-    throw new UsageError(`toolgauge optimize: --reflection-model '${req.reflection.model}' needs an endpoint: pass --reflection-base-url (or --base-url), or use sim:reflect`);
+    throw new UsageError(
+      `toolgauge optimize: --reflection-model '${req.reflection.model}' needs an endpoint: pass --reflection-base-url (or --base-url), or use sim:reflect`,
+    );
   }
   const needSim = (!req.run.baseUrl && isSimModel(req.run.model)) || !reflectionBase;
   let sim: SimServer | undefined;
@@ -126,8 +163,14 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
       backoff: reflectionBase ? { baseMs: 500, maxMs: 20_000 } : { baseMs: 20, maxMs: 200 },
     });
     const reflector: ReflectionModel = async (prompt, key) => {
-      const r = await reflectionClient.chat({ messages: [{ role: 'user', content: prompt }] }, { instance: `${REFLECT_SUITE}:${key}` });
-      return { answer: r.content ?? '', tokens: { prompt: r.usage.prompt_tokens, completion: r.usage.completion_tokens, total: r.usage.total_tokens } };
+      const r = await reflectionClient.chat(
+        { messages: [{ role: 'user', content: prompt }] },
+        { instance: `${REFLECT_SUITE}:${key}` },
+      );
+      return {
+        answer: r.content ?? '',
+        tokens: { prompt: r.usage.prompt_tokens, completion: r.usage.completion_tokens, total: r.usage.total_tokens },
+      };
     };
 
     const config = {
@@ -160,9 +203,27 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
       concurrency: req.run.concurrency,
       heldout: req.heldout,
     };
-    const log = OptimizeLog.open(join(outDir, 'log.jsonl'), JSON.parse(stableStringify(config)) as Record<string, unknown>, req.resume, { durable: deps.durableLog ?? true });
+    const log = OptimizeLog.open(
+      join(outDir, 'log.jsonl'),
+      JSON.parse(stableStringify(config)) as Record<string, unknown>,
+      req.resume,
+      { durable: deps.durableLog ?? true },
+    );
     if (log.resumed) say(`resuming from ${join(outDir, 'log.jsonl')}`);
-    writeFileAtomic(join(outDir, 'splits.json'), JSON.stringify({ ...splits, eval_ids: describeIds(toolhopEvalIds()).replace('–', '-'), eval_ids_file: 'cases/toolhop/toolhop_eval_ids.json', data: src.origin, data_sha256: ds.sha256 }, null, 1) + '\n');
+    writeFileAtomic(
+      join(outDir, 'splits.json'),
+      JSON.stringify(
+        {
+          ...splits,
+          eval_ids: describeIds(toolhopEvalIds()).replace('–', '-'),
+          eval_ids_file: 'cases/toolhop/toolhop_eval_ids.json',
+          data: src.origin,
+          data_sha256: ds.sha256,
+        },
+        null,
+        1,
+      ) + '\n',
+    );
     writeFileSync(join(outDir, 'heldout-ids.txt'), splits.heldout.join(',') + '\n');
 
     const engine = new Engine({
@@ -180,17 +241,33 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
         outDir,
       }),
     });
-    const common = { topology: target.topology, roles: target.roles, answerer: target.answerer, seedPrompts: target.seedPrompts, train: splits.train, val: splits.val, seed: req.seed, say };
+    const common = {
+      topology: target.topology,
+      roles: target.roles,
+      answerer: target.answerer,
+      seedPrompts: target.seedPrompts,
+      train: splits.train,
+      val: splits.val,
+      seed: req.seed,
+      say,
+    };
     let search: SearchResult = { stopReason: 'not started', steps: 0 };
     let harnessFailure: string | null = null;
     try {
       search =
         req.method === 'gepa'
-          ? await runGepa(engine, { ...common, ...GEPA_DEFAULTS, ...req.gepa, ...(req.ablation ? { ablation: req.ablation } : {}) })
+          ? await runGepa(engine, {
+              ...common,
+              ...GEPA_DEFAULTS,
+              ...req.gepa,
+              ...(req.ablation ? { ablation: req.ablation } : {}),
+            })
           : await runMipro(engine, { ...common, ...MIPRO_DEFAULTS, ...req.mipro });
     } catch (err) {
       if (err instanceof LogMismatch) {
-        throw new UsageError(`toolgauge optimize: --resume: ${err.message}; the code or the inputs changed since ${join(outDir, 'log.jsonl')} was written: use another --out`);
+        throw new UsageError(
+          `toolgauge optimize: --resume: ${err.message}; the code or the inputs changed since ${join(outDir, 'log.jsonl')} was written: use another --out`,
+        );
       }
       if (!(err instanceof HarnessFailure)) throw err;
       harnessFailure = err.message;
@@ -205,7 +282,11 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
       try {
         const s = await engine.evaluate(seedC, rows, 'heldout', { budgeted: false });
         const b = best === seedC ? s : await engine.evaluate(best, rows, 'heldout', { budgeted: false });
-        heldout = { rows, seed: new Map(s.map((r) => [r.row, r.score])), best: new Map(b.map((r) => [r.row, r.score])) };
+        heldout = {
+          rows,
+          seed: new Map(s.map((r) => [r.row, r.score])),
+          best: new Map(b.map((r) => [r.row, r.score])),
+        };
       } catch (err) {
         if (!(err instanceof HarnessFailure)) throw err;
         harnessFailure = err.message;
@@ -244,7 +325,12 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
       seedId: seedC.id,
       bestId: best.id,
       heldout,
-      tokens: { task: engine.taskTokens, taskRollouts: engine.spent + engine.extra, reflection: engine.reflectionTokens, reflectionCalls: engine.reflectionCalls },
+      tokens: {
+        task: engine.taskTokens,
+        taskRollouts: engine.spent + engine.extra,
+        reflection: engine.reflectionTokens,
+        reflectionCalls: engine.reflectionCalls,
+      },
       outDir,
       config,
     });

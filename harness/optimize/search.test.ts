@@ -66,25 +66,46 @@ function setup(rows: ToolhopRow[], seed: number, trainSize = 30, valSize = 30): 
 }
 
 function gepaOptions(s: Setup, seed: number, extra: Partial<GepaOptions> = {}): GepaOptions {
-  return { ...GEPA_DEFAULTS, topology: 'single', roles: ['solver'], answerer: 'solver', seedPrompts: { solver: SEED_PROMPT }, train: s.train, val: s.val, seed, ...extra };
+  return {
+    ...GEPA_DEFAULTS,
+    topology: 'single',
+    roles: ['solver'],
+    answerer: 'solver',
+    seedPrompts: { solver: SEED_PROMPT },
+    train: s.train,
+    val: s.val,
+    seed,
+    ...extra,
+  };
 }
 
 async function heldoutComparison(engine: Engine, runner: RolloutRunner, s: Setup) {
   const seed = engine.candidates[0]!;
   const best = engine.best()!;
-  const on = async (id: string) => new Map(await Promise.all(s.heldout.map(async (r) => [r, (await runner(engine.byId(id), r)).score] as const)));
+  const on = async (id: string) =>
+    new Map(await Promise.all(s.heldout.map(async (r) => [r, (await runner(engine.byId(id), r)).score] as const)));
   return { best, seed, comparison: pairedCompare(await on(seed.id), await on(best.id), { metric: 'accuracy' }) };
 }
 
 function valComparison(engine: Engine) {
   const seed = engine.candidates[0]!;
   const best = engine.best()!;
-  return pairedCompare(new Map(engine.valScores(seed.id)!), new Map(engine.valScores(best.id)!), { metric: 'accuracy' });
+  return pairedCompare(new Map(engine.valScores(seed.id)!), new Map(engine.valScores(best.id)!), {
+    metric: 'accuracy',
+  });
 }
 
-async function gepaRun(s: Setup, seed: number, o: { task?: string; reflect?: string; budget?: number; extra?: Partial<GepaOptions> } = {}) {
+async function gepaRun(
+  s: Setup,
+  seed: number,
+  o: { task?: string; reflect?: string; budget?: number; extra?: Partial<GepaOptions> } = {},
+) {
   const runner = fixtureRunner(s.rows, o.task);
-  const { engine } = fixtureEngine({ runner, reflector: fixtureReflector(s.rows.values(), o.reflect), budget: o.budget ?? 300 });
+  const { engine } = fixtureEngine({
+    runner,
+    reflector: fixtureReflector(s.rows.values(), o.reflect),
+    budget: o.budget ?? 300,
+  });
   const result = await runGepa(engine, gepaOptions(s, seed, o.extra));
   return { engine, result, runner, held: await heldoutComparison(engine, runner, s), val: valComparison(engine) };
 }
@@ -140,8 +161,21 @@ describe('MIPRO on the trait fixture', () => {
   it('finds a credibly better combination on validation that holds on held-out rows, within the budget', async () => {
     const s = setup(syntheticRows(200), 7);
     const runner = fixtureRunner(s.rows);
-    const { engine } = fixtureEngine({ runner, reflector: fixtureReflector(s.rows.values(), 'sim:reflect?max=3'), budget: 250 });
-    await runMipro(engine, { ...MIPRO_DEFAULTS, topology: 'single', roles: ['solver'], answerer: 'solver', seedPrompts: { solver: SEED_PROMPT }, train: s.train, val: s.val, seed: 7 });
+    const { engine } = fixtureEngine({
+      runner,
+      reflector: fixtureReflector(s.rows.values(), 'sim:reflect?max=3'),
+      budget: 250,
+    });
+    await runMipro(engine, {
+      ...MIPRO_DEFAULTS,
+      topology: 'single',
+      roles: ['solver'],
+      answerer: 'solver',
+      seedPrompts: { solver: SEED_PROMPT },
+      train: s.train,
+      val: s.val,
+      seed: 7,
+    });
     expect(engine.spent).toBeLessThanOrEqual(250);
     expect(valComparison(engine).verdict).toBe('credible gain');
     expect((await heldoutComparison(engine, runner, s)).comparison.verdict).toBe('credible gain');
@@ -160,29 +194,52 @@ describe('the budget', () => {
   const s = setup(syntheticRows(120), 8, 20, 15);
   it('is never exceeded, and every rollout it counts is logged exactly once (any budget, minibatch, seed, method)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 15, max: 160 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom('gepa', 'mipro'), fc.boolean(), async (budget, minibatch, seed, method, merge) => {
-        let calls = 0;
-        const inner = fixtureRunner(s.rows);
-        const runner: RolloutRunner = (c, r) => {
-          calls++;
-          return inner(c, r);
-        };
-        const { engine, dir, log } = fixtureEngine({ runner, reflector: fixtureReflector(s.rows.values()), budget });
-        if (method === 'gepa') await runGepa(engine, gepaOptions(s, seed, { minibatch, merge }));
-        else await runMipro(engine, { ...MIPRO_DEFAULTS, topology: 'single', roles: ['solver'], answerer: 'solver', seedPrompts: { solver: SEED_PROMPT }, train: s.train, val: s.val, seed, minibatch, numTrials: 8 });
-        log.close();
-        const logged = loggedRollouts(dir);
-        expect(engine.spent).toBeLessThanOrEqual(budget);
-        expect(calls).toBe(engine.spent);
-        expect(logged.count).toBe(engine.spent);
-        expect(logged.unique).toBe(logged.count);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 15, max: 160 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.constantFrom('gepa', 'mipro'),
+        fc.boolean(),
+        async (budget, minibatch, seed, method, merge) => {
+          let calls = 0;
+          const inner = fixtureRunner(s.rows);
+          const runner: RolloutRunner = (c, r) => {
+            calls++;
+            return inner(c, r);
+          };
+          const { engine, dir, log } = fixtureEngine({ runner, reflector: fixtureReflector(s.rows.values()), budget });
+          if (method === 'gepa') await runGepa(engine, gepaOptions(s, seed, { minibatch, merge }));
+          else
+            await runMipro(engine, {
+              ...MIPRO_DEFAULTS,
+              topology: 'single',
+              roles: ['solver'],
+              answerer: 'solver',
+              seedPrompts: { solver: SEED_PROMPT },
+              train: s.train,
+              val: s.val,
+              seed,
+              minibatch,
+              numTrials: 8,
+            });
+          log.close();
+          const logged = loggedRollouts(dir);
+          expect(engine.spent).toBeLessThanOrEqual(budget);
+          expect(calls).toBe(engine.spent);
+          expect(logged.count).toBe(engine.spent);
+          expect(logged.unique).toBe(logged.count);
+        },
+      ),
       { numRuns: 25 },
     );
   });
 
   it('below one validation of the seed, nothing runs', async () => {
-    const { engine } = fixtureEngine({ runner: fixtureRunner(s.rows), reflector: fixtureReflector(s.rows.values()), budget: 14 });
+    const { engine } = fixtureEngine({
+      runner: fixtureRunner(s.rows),
+      reflector: fixtureReflector(s.rows.values()),
+      budget: 14,
+    });
     const r = await runGepa(engine, gepaOptions(s, 1));
     expect(engine.spent).toBe(0);
     expect(r.stopReason).toMatch(/does not cover the seed's validation/);
@@ -195,10 +252,12 @@ class Killed extends Error {}
 function killAfter(log: OptimizeLog, k: number): void {
   let n = 0;
   let dead = false;
-  const guard = <A extends unknown[]>(f: (...a: A) => void) => (...a: A) => {
-    if (dead) throw new Killed('killed');
-    f(...a);
-  };
+  const guard =
+    <A extends unknown[]>(f: (...a: A) => void) =>
+    (...a: A) => {
+      if (dead) throw new Killed('killed');
+      f(...a);
+    };
   const appendRollout = log.appendRollout.bind(log);
   log.appendRollout = (l) => {
     if (dead) throw new Killed('killed');
@@ -214,51 +273,80 @@ describe('resuming after a kill', () => {
   const search = (method: 'gepa' | 'mipro', engine: Engine, seed: number) =>
     method === 'gepa'
       ? runGepa(engine, gepaOptions(s, seed))
-      : runMipro(engine, { ...MIPRO_DEFAULTS, topology: 'single', roles: ['solver'], answerer: 'solver', seedPrompts: { solver: SEED_PROMPT }, train: s.train, val: s.val, seed, numTrials: 10 });
+      : runMipro(engine, {
+          ...MIPRO_DEFAULTS,
+          topology: 'single',
+          roles: ['solver'],
+          answerer: 'solver',
+          seedPrompts: { solver: SEED_PROMPT },
+          train: s.train,
+          val: s.val,
+          seed,
+          numTrials: 10,
+        });
 
   it('loses and repeats no rollout: the resumed run ends where an uninterrupted one does', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom<'gepa' | 'mipro'>('gepa', 'mipro'), fc.integer({ min: 1, max: 150 }), fc.integer({ min: 0, max: 50 }), async (method, k, seed) => {
-        const budget = 160;
-        const whole = fixtureEngine({ runner: fixtureRunner(s.rows), reflector: fixtureReflector(s.rows.values()), budget });
-        await search(method, whole.engine, seed);
-        whole.log.close();
+      fc.asyncProperty(
+        fc.constantFrom<'gepa' | 'mipro'>('gepa', 'mipro'),
+        fc.integer({ min: 1, max: 150 }),
+        fc.integer({ min: 0, max: 50 }),
+        async (method, k, seed) => {
+          const budget = 160;
+          const whole = fixtureEngine({
+            runner: fixtureRunner(s.rows),
+            reflector: fixtureReflector(s.rows.values()),
+            budget,
+          });
+          await search(method, whole.engine, seed);
+          whole.log.close();
 
-        let calls = 0;
-        const inner = fixtureRunner(s.rows);
-        const counting: RolloutRunner = (c, r) => {
-          calls++;
-          return inner(c, r);
-        };
-        const first = fixtureEngine({ runner: counting, reflector: fixtureReflector(s.rows.values()), budget });
-        killAfter(first.log, k);
-        const killed = await search(method, first.engine, seed).then(
-          () => false,
-          (e) => (e instanceof Killed ? true : Promise.reject(e)),
-        );
-        first.log.close();
-        const before = loggedRollouts(first.dir);
-        const again = fixtureEngine({ runner: counting, reflector: fixtureReflector(s.rows.values()), budget, dir: first.dir, resume: true });
-        await search(method, again.engine, seed);
-        again.log.close();
-        const after = loggedRollouts(first.dir);
+          let calls = 0;
+          const inner = fixtureRunner(s.rows);
+          const counting: RolloutRunner = (c, r) => {
+            calls++;
+            return inner(c, r);
+          };
+          const first = fixtureEngine({ runner: counting, reflector: fixtureReflector(s.rows.values()), budget });
+          killAfter(first.log, k);
+          const killed = await search(method, first.engine, seed).then(
+            () => false,
+            (e) => (e instanceof Killed ? true : Promise.reject(e)),
+          );
+          first.log.close();
+          const before = loggedRollouts(first.dir);
+          const again = fixtureEngine({
+            runner: counting,
+            reflector: fixtureReflector(s.rows.values()),
+            budget,
+            dir: first.dir,
+            resume: true,
+          });
+          await search(method, again.engine, seed);
+          again.log.close();
+          const after = loggedRollouts(first.dir);
 
-        expect(after.unique, 'no key logged twice').toBe(after.count);
-        expect(after.keys).toEqual(loggedRollouts(whole.dir).keys);
-        expect(again.engine.spent).toBe(whole.engine.spent);
-        expect(again.engine.replayed).toBe(before.count);
-        expect(again.engine.candidates.map((c) => c.sha)).toEqual(whole.engine.candidates.map((c) => c.sha));
-        expect(again.engine.best()!.sha).toBe(whole.engine.best()!.sha);
-        // Every logged rollout ran once; only rollouts in flight at the kill (never logged) ran again.
-        if (!killed) expect(calls).toBe(whole.engine.spent);
-        expect(calls - after.count).toBeLessThanOrEqual(4);
-      }),
+          expect(after.unique, 'no key logged twice').toBe(after.count);
+          expect(after.keys).toEqual(loggedRollouts(whole.dir).keys);
+          expect(again.engine.spent).toBe(whole.engine.spent);
+          expect(again.engine.replayed).toBe(before.count);
+          expect(again.engine.candidates.map((c) => c.sha)).toEqual(whole.engine.candidates.map((c) => c.sha));
+          expect(again.engine.best()!.sha).toBe(whole.engine.best()!.sha);
+          // Every logged rollout ran once; only rollouts in flight at the kill (never logged) ran again.
+          if (!killed) expect(calls).toBe(whole.engine.spent);
+          expect(calls - after.count).toBeLessThanOrEqual(4);
+        },
+      ),
       { numRuns: 25 },
     );
   });
 
   it('stops at a harness error without counting it, and a resumed run tries that rollout again', async () => {
-    const whole = fixtureEngine({ runner: fixtureRunner(s.rows), reflector: fixtureReflector(s.rows.values()), budget: 120 });
+    const whole = fixtureEngine({
+      runner: fixtureRunner(s.rows),
+      reflector: fixtureReflector(s.rows.values()),
+      budget: 120,
+    });
     await runGepa(whole.engine, gepaOptions(s, 3));
     const inner = fixtureRunner(s.rows);
     let failed = false;
@@ -270,12 +358,20 @@ describe('resuming after a kill', () => {
       return inner(c, r);
     };
     const first = fixtureEngine({ runner: flaky, reflector: fixtureReflector(s.rows.values()), budget: 120 });
-    await expect(runGepa(first.engine, gepaOptions(s, 3))).rejects.toThrow(/1 rollout\(s\) ended in a harness error, first: c1 on row \S+: endpoint failed/);
+    await expect(runGepa(first.engine, gepaOptions(s, 3))).rejects.toThrow(
+      /1 rollout\(s\) ended in a harness error, first: c1 on row \S+: endpoint failed/,
+    );
     first.log.close();
     const erroredKeys = readLog(join(first.dir, 'log.jsonl')).filter((l) => l.type === 'rollout' && l.error !== null);
     expect(erroredKeys).toHaveLength(1);
     expect(first.engine.spent).toBe(loggedRollouts(first.dir).count);
-    const again = fixtureEngine({ runner: inner, reflector: fixtureReflector(s.rows.values()), budget: 120, dir: first.dir, resume: true });
+    const again = fixtureEngine({
+      runner: inner,
+      reflector: fixtureReflector(s.rows.values()),
+      budget: 120,
+      dir: first.dir,
+      resume: true,
+    });
     await runGepa(again.engine, gepaOptions(s, 3));
     expect(again.engine.spent).toBe(whole.engine.spent);
     expect(again.engine.best()!.sha).toBe(whole.engine.best()!.sha);
@@ -283,9 +379,16 @@ describe('resuming after a kill', () => {
   });
 
   it('refuses a log written with other settings', () => {
-    const { dir, log } = fixtureEngine({ runner: fixtureRunner(new Map()), reflector: fixtureReflector([]), budget: 10, config: { seed: 1, budget: 10 } });
+    const { dir, log } = fixtureEngine({
+      runner: fixtureRunner(new Map()),
+      reflector: fixtureReflector([]),
+      budget: 10,
+      config: { seed: 1, budget: 10 },
+    });
     log.close();
-    expect(() => OptimizeLog.open(join(dir, 'log.jsonl'), { seed: 2, budget: 10 }, true)).toThrow(/written with seed=1, this run has 2/);
+    expect(() => OptimizeLog.open(join(dir, 'log.jsonl'), { seed: 2, budget: 10 }, true)).toThrow(
+      /written with seed=1, this run has 2/,
+    );
     // A larger budget is allowed: the search goes on.
     expect(() => OptimizeLog.open(join(dir, 'log.jsonl'), { seed: 1, budget: 99 }, true).close()).not.toThrow();
     expect(readFileSync(join(dir, 'log.jsonl'), 'utf8').split('\n')[0]).toContain('"seed":1');
@@ -296,23 +399,50 @@ describe('GEPA merge', () => {
   // Two roles: a row is solved when role A carries its answer type or role B carries its previous answer type. Two
   // children of the seed, one improving A and one improving B, are each best on rows of their own: both stay on the
   // Pareto front, and a merge takes A from one and B from the other.
-  const rows = syntheticRows(160, 11).map((r, i) => ({ ...r, previous_answer_type: ['person', 'date', 'year', 'place'][i % 4]! }));
+  const rows = syntheticRows(160, 11).map((r, i) => ({
+    ...r,
+    previous_answer_type: ['person', 'date', 'year', 'place'][i % 4]!,
+  }));
   const s = setup(rows, 11, 30, 30);
   const runner: RolloutRunner = async (c, id) => {
     const row = s.rows.get(id)!;
-    const ok = carriesTrait(c.prompts.A!, 'answer_type', traitValue(row, 'answer_type')) || carriesTrait(c.prompts.B!, 'previous_answer_type', traitValue(row, 'previous_answer_type'));
+    const ok =
+      carriesTrait(c.prompts.A!, 'answer_type', traitValue(row, 'answer_type')) ||
+      carriesTrait(c.prompts.B!, 'previous_answer_type', traitValue(row, 'previous_answer_type'));
     const base = await fixtureRunner(s.rows)(c, id);
     return { ...base, score: ok ? 1 : 0, feedback: { ...base.feedback, correct: ok } };
   };
-  const options = (merge: boolean): GepaOptions => ({ ...GEPA_DEFAULTS, topology: 'sequential', roles: ['A', 'B'], answerer: 'B', seedPrompts: { A: 'Seed A.', B: 'Seed B.' }, train: s.train, val: s.val, seed: 11, merge });
+  const options = (merge: boolean): GepaOptions => ({
+    ...GEPA_DEFAULTS,
+    topology: 'sequential',
+    roles: ['A', 'B'],
+    answerer: 'B',
+    seedPrompts: { A: 'Seed A.', B: 'Seed B.' },
+    train: s.train,
+    val: s.val,
+    seed: 11,
+    merge,
+  });
 
   it('combines, role by role, two front candidates that improved different roles, and keeps the merge when it does at least as well', async () => {
     const { engine, log } = fixtureEngine({ runner, reflector: fixtureReflector([]), budget: 400 });
     const o = options(true);
     const seed = engine.candidate(o.seedPrompts, [], null, 'seed', 0).candidate;
     await engine.validate(seed, o.val);
-    const a = engine.candidate({ A: 'Seed A.\n- When the answer type is "number": x', B: 'Seed B.' }, [seed.id], 'A', 'reflection', 1).candidate;
-    const b = engine.candidate({ A: 'Seed A.', B: 'Seed B.\n- When the previous answer type is "person": x' }, [seed.id], 'B', 'reflection', 2).candidate;
+    const a = engine.candidate(
+      { A: 'Seed A.\n- When the answer type is "number": x', B: 'Seed B.' },
+      [seed.id],
+      'A',
+      'reflection',
+      1,
+    ).candidate;
+    const b = engine.candidate(
+      { A: 'Seed A.', B: 'Seed B.\n- When the previous answer type is "person": x' },
+      [seed.id],
+      'B',
+      'reflection',
+      2,
+    ).candidate;
     await engine.validate(a, o.val);
     await engine.validate(b, o.val);
     expect(await tryMerge(engine, o, 3)).toBe(true);

@@ -49,7 +49,11 @@ export function currentOf(prompt: string): string {
 }
 
 /** sim:reflect's answer to one reflection prompt. Pure. */
-export function reflectAnswer(spec: PolicySpec, prompt: string, rowOf: (question: string) => ToolhopRow | undefined): string {
+export function reflectAnswer(
+  spec: PolicySpec,
+  prompt: string,
+  rowOf: (question: string) => ToolhopRow | undefined,
+): string {
   const kind: TraitKind = spec.trait?.kind ?? 'answer_type';
   const max = spec.trait?.maxNew || 2;
   const current = currentOf(prompt);
@@ -68,7 +72,9 @@ export function reflectAnswer(spec: PolicySpec, prompt: string, rowOf: (question
   if (!added.length) {
     // Nothing to learn from: reword with a tip the current instruction does not have yet (or change nothing).
     const start = hashString(`${spec.seed}|${current}`) % GENERIC_TIPS.length;
-    const tip = [...GENERIC_TIPS.slice(start), ...GENERIC_TIPS.slice(0, start)].find((t) => !norm(current).includes(norm(t)));
+    const tip = [...GENERIC_TIPS.slice(start), ...GENERIC_TIPS.slice(0, start)].find(
+      (t) => !norm(current).includes(norm(t)),
+    );
     added = tip ? [tip] : [];
   }
   const body = [current, ...added].filter(Boolean).join('\n');
@@ -81,7 +87,11 @@ export function reflectResponder(rows: () => readonly ToolhopRow[] | Promise<rea
   const lookup = () => (table ??= Promise.resolve(rows()).then((rs) => new Map(rs.map((r) => [norm(r.question), r]))));
   return {
     async chat(spec, body) {
-      if (spec.name !== 'reflect') throw new HttpError(422, `simulator: sim:${spec.name} has no reflection behaviour (use sim:reflect as the reflection model)`);
+      if (spec.name !== 'reflect')
+        throw new HttpError(
+          422,
+          `simulator: sim:${spec.name} has no reflection behaviour (use sim:reflect as the reflection model)`,
+        );
       const t = await lookup();
       const prompt = body.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
       return { content: reflectAnswer(spec, prompt, (q) => t.get(norm(q))) };

@@ -48,18 +48,26 @@ export interface Splits {
  * proportion to the pool (largest remainders), rows chosen in a seeded shuffle; the two splits never share a row.
  */
 export function drawSplits(rows: readonly SplitRow[], o: SplitOptions): Splits {
-  if (o.trainSize < 1 || o.valSize < 1) throw new UsageError('toolgauge optimize: --train-size and --val-size must be at least 1');
+  if (o.trainSize < 1 || o.valSize < 1)
+    throw new UsageError('toolgauge optimize: --train-size and --val-size must be at least 1');
   const excluded = o.allowEvalIds ? [] : rows.filter((r) => o.evalIds.has(r.id)).map((r) => r.id);
   const pool = o.allowEvalIds ? rows.slice() : rows.filter((r) => !o.evalIds.has(r.id));
   const need = o.trainSize + o.valSize;
   if (pool.length < need) {
-    const where = o.allowEvalIds ? 'in the data' : `outside the eval ids ${describeIds(o.evalIds)} (${excluded.length} eval rows left out; --allow-eval-ids draws from them too)`;
-    throw new UsageError(`toolgauge optimize: --train-size ${o.trainSize} + --val-size ${o.valSize} needs ${need} rows, but only ${pool.length} valid rows are ${where}`);
+    const where = o.allowEvalIds
+      ? 'in the data'
+      : `outside the eval ids ${describeIds(o.evalIds)} (${excluded.length} eval rows left out; --allow-eval-ids draws from them too)`;
+    throw new UsageError(
+      `toolgauge optimize: --train-size ${o.trainSize} + --val-size ${o.valSize} needs ${need} rows, but only ${pool.length} valid rows are ${where}`,
+    );
   }
   const shuffled = new Rng(deriveSeed(o.seed, 'optimize-split')).shuffle(pool);
   const train = take(shuffled, o.trainSize);
   const trainIds = new Set(train.map((r) => r.id));
-  const val = take(shuffled.filter((r) => !trainIds.has(r.id)), o.valSize);
+  const val = take(
+    shuffled.filter((r) => !trainIds.has(r.id)),
+    o.valSize,
+  );
   const used = new Set([...trainIds, ...val.map((r) => r.id)]);
   const order = new Rng(deriveSeed(o.seed, 'optimize-split-order'));
   return {
@@ -77,10 +85,16 @@ export function drawSplits(rows: readonly SplitRow[], o: SplitOptions): Splits {
 function take(rows: readonly SplitRow[], size: number): SplitRow[] {
   const by = new Map<string, SplitRow[]>();
   for (const r of rows) by.set(r.stratum, [...(by.get(r.stratum) ?? []), r]);
-  const quota = [...by].map(([k, rs]) => ({ k, exact: (rs.length * size) / rows.length, n: Math.floor((rs.length * size) / rows.length) }));
+  const quota = [...by].map(([k, rs]) => ({
+    k,
+    exact: (rs.length * size) / rows.length,
+    n: Math.floor((rs.length * size) / rows.length),
+  }));
   let left = size - quota.reduce((s, q) => s + q.n, 0);
   // Ties in the remainder go to the larger stratum, then the stratum seen first.
-  for (const q of [...quota].sort((a, b) => b.exact - b.n - (a.exact - a.n) || by.get(b.k)!.length - by.get(a.k)!.length)) {
+  for (const q of [...quota].sort(
+    (a, b) => b.exact - b.n - (a.exact - a.n) || by.get(b.k)!.length - by.get(a.k)!.length,
+  )) {
     if (left <= 0) break;
     q.n++;
     left--;

@@ -36,12 +36,35 @@ export function fixtureRunner(rows: ReadonlyMap<string, ToolhopRow>, taskModel =
 export function fixtureReflector(rows: Iterable<ToolhopRow>, model = 'sim:reflect'): ReflectionModel {
   const spec = parsePolicySpec(model);
   const byQuestion = new Map([...rows].map((r) => [r.question.replace(/\s+/g, ' ').trim().toLowerCase(), r]));
-  return async (prompt) => ({ answer: reflectAnswer(spec, prompt, (q) => byQuestion.get(q.replace(/\s+/g, ' ').trim().toLowerCase())), tokens: { prompt: 50, completion: 20, total: 70 } });
+  return async (prompt) => ({
+    answer: reflectAnswer(spec, prompt, (q) => byQuestion.get(q.replace(/\s+/g, ' ').trim().toLowerCase())),
+    tokens: { prompt: 50, completion: 20, total: 70 },
+  });
 }
 
 /** An engine over a fresh (or resumed) log in a temporary folder. */
-export function fixtureEngine(o: { runner: RolloutRunner; reflector: ReflectionModel; budget: number; dir?: string; resume?: boolean; config?: Record<string, unknown>; concurrency?: number }): { engine: Engine; log: OptimizeLog; dir: string } {
+export function fixtureEngine(o: {
+  runner: RolloutRunner;
+  reflector: ReflectionModel;
+  budget: number;
+  dir?: string;
+  resume?: boolean;
+  config?: Record<string, unknown>;
+  concurrency?: number;
+}): { engine: Engine; log: OptimizeLog; dir: string } {
   const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'optimize-'));
-  const log = OptimizeLog.open(join(dir, 'log.jsonl'), o.config ?? { test: true }, o.resume ?? false, { durable: false });
-  return { engine: new Engine({ log, runner: o.runner, reflector: o.reflector, budget: o.budget, concurrency: o.concurrency ?? 4 }), log, dir };
+  const log = OptimizeLog.open(join(dir, 'log.jsonl'), o.config ?? { test: true }, o.resume ?? false, {
+    durable: false,
+  });
+  return {
+    engine: new Engine({
+      log,
+      runner: o.runner,
+      reflector: o.reflector,
+      budget: o.budget,
+      concurrency: o.concurrency ?? 4,
+    }),
+    log,
+    dir,
+  };
 }

@@ -48,7 +48,13 @@ export function toolhopTarget(settings: ToolhopSettings): ToolhopTarget {
   // is the one scored, then the others in team order.
   const answerer = plan.options.lead ?? members[members.length - 1]!;
   const roles = [answerer, ...members.filter((r) => r !== answerer)];
-  return { topology: settings.topology, roles, answerer, seedPrompts: plan.prompts.text, seedSources: plan.prompts.source };
+  return {
+    topology: settings.topology,
+    roles,
+    answerer,
+    seedPrompts: plan.prompts.text,
+    seedSources: plan.prompts.source,
+  };
 }
 
 /** Write a prompt set as files in the seed layout (idempotent: a candidate's files never change). */

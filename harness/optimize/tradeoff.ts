@@ -32,7 +32,13 @@ import type { ReflectionModel, RolePrompts, RolloutRunner } from './types.ts';
 export const TYPES = ['number', 'date', 'datetime', 'string', 'letter'] as const;
 export type AnswerType = (typeof TYPES)[number];
 export const ROLES = ['caller', 'checker', 'verifier'] as const;
-export const HOME: Record<AnswerType, (typeof ROLES)[number]> = { number: 'caller', date: 'checker', datetime: 'checker', string: 'verifier', letter: 'verifier' };
+export const HOME: Record<AnswerType, (typeof ROLES)[number]> = {
+  number: 'caller',
+  date: 'checker',
+  datetime: 'checker',
+  string: 'verifier',
+  letter: 'verifier',
+};
 export const LO = 0.2;
 export const HI = 0.9;
 export const HARM = 0.5;
@@ -91,8 +97,17 @@ export const LUCK = 0.3;
  * a model's luck differs from one prompt to the next, so no candidate dominates another by construction and the
  * Pareto front holds several.
  */
-export function tradeoffWins(prompts: RolePrompts, row: Pick<ToolhopRow, 'id' | 'answer_type'>, seed: number, trial = 0, luck = LUCK): boolean {
-  const key = Object.keys(prompts).sort().map((r) => `${r}=${norm(prompts[r]!)}`).join('\n');
+export function tradeoffWins(
+  prompts: RolePrompts,
+  row: Pick<ToolhopRow, 'id' | 'answer_type'>,
+  seed: number,
+  trial = 0,
+  luck = LUCK,
+): boolean {
+  const key = Object.keys(prompts)
+    .sort()
+    .map((r) => `${r}=${norm(prompts[r]!)}`)
+    .join('\n');
   const own = new Rng(deriveSeed(seed, 'tradeoff', String(row.id), trial, hashString(key)));
   const u = own.chance(luck) ? own.next() : new Rng(deriveSeed(seed, 'tradeoff', String(row.id), trial)).next();
   return u < solveChance(prompts, hiddenType(row));
@@ -172,10 +187,26 @@ export function criticAnswer(prompt: string, key: string, o: CriticOptions = CRI
 
 export function criticReflector(o: Partial<CriticOptions> = {}): ReflectionModel {
   const opts = { ...CRITIC_DEFAULTS, ...o };
-  return async (prompt, key) => ({ answer: criticAnswer(prompt, key, opts), tokens: { prompt: 50, completion: 20, total: 70 } });
+  return async (prompt, key) => ({
+    answer: criticAnswer(prompt, key, opts),
+    tokens: { prompt: 50, completion: 20, total: 70 },
+  });
 }
 
-const TYPE_MIX: AnswerType[] = ['number', 'number', 'number', 'number', 'number', 'number', 'string', 'string', 'date', 'date', 'letter', 'datetime'];
+const TYPE_MIX: AnswerType[] = [
+  'number',
+  'number',
+  'number',
+  'number',
+  'number',
+  'number',
+  'string',
+  'string',
+  'date',
+  'date',
+  'letter',
+  'datetime',
+];
 
 /** Rows with ToolHop's answer types in about its proportions and golds of each type's form (ids outside 0–99). */
 export function syntheticRows(n: number, seed = 1): ToolhopRow[] {

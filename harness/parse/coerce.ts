@@ -21,7 +21,8 @@ export function schemaTypes(schema: unknown): Set<string> {
     const alts = schema[k];
     if (Array.isArray(alts)) for (const a of alts) for (const x of schemaTypes(a)) out.add(x);
   }
-  if (out.size === 0 && Array.isArray(schema.enum) && schema.enum.every((e) => typeof e === 'string')) out.add('string');
+  if (out.size === 0 && Array.isArray(schema.enum) && schema.enum.every((e) => typeof e === 'string'))
+    out.add('string');
   if (out.size === 0 && isPlainObject(schema.properties)) out.add('object');
   if (out.size === 0 && isPlainObject(schema.items)) out.add('array');
   return out;
@@ -127,7 +128,10 @@ function coerceScalar(v: unknown, types: Set<string>): { ok: true; value: unknow
 }
 
 /** Coerce a call's arguments by its tool's `parameters` schema; returns how many values changed. */
-export function coerceArgs(args: Record<string, unknown>, parameters: unknown): { args: Record<string, unknown>; changed: number } {
+export function coerceArgs(
+  args: Record<string, unknown>,
+  parameters: unknown,
+): { args: Record<string, unknown>; changed: number } {
   const changed = { n: 0 };
   const props = propertiesOf(parameters);
   let out: Record<string, unknown> | null = null;

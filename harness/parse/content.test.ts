@@ -12,8 +12,13 @@ function byMask(text: string, spans: Array<[number, number]>): string {
   return out;
 }
 
-const textArb = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n', '<', '|', 'e', 'n', 'd', '>', '<|end|>', '</s>'), maxLength: 40 });
-const spanArb = fc.tuple(fc.integer({ min: -2, max: 45 }), fc.nat({ max: 12 })).map(([a, n]): [number, number] => [a, a + n]);
+const textArb = fc.string({
+  unit: fc.constantFrom('a', 'b', ' ', '\n', '<', '|', 'e', 'n', 'd', '>', '<|end|>', '</s>'),
+  maxLength: 40,
+});
+const spanArb = fc
+  .tuple(fc.integer({ min: -2, max: 45 }), fc.nat({ max: 12 }))
+  .map(([a, n]): [number, number] => [a, a + n]);
 
 describe('contentOf', () => {
   it('removes exactly the union of the spans, whatever their number and order', () => {

@@ -29,7 +29,8 @@ const MARKERS: RegExp[] = [
 ];
 
 /** A fence that holds JSON / a call, or is labelled as a tool call. */
-const FENCE = /```[ \t]*(?:(?:tool_call|tool_code|tool_use|function_call|functions?)\b[^\n]*\n|(?:[\w-]+[ \t]*)?\r?\n\s*(?:[[{]|[A-Za-z_][\w.]*\s*\())/i;
+const FENCE =
+  /```[ \t]*(?:(?:tool_call|tool_code|tool_use|function_call|functions?)\b[^\n]*\n|(?:[\w-]+[ \t]*)?\r?\n\s*(?:[[{]|[A-Za-z_][\w.]*\s*\())/i;
 const PY_LIST = /\[\s*[A-Za-z_][\w.]*\s*\(\s*(?:[A-Za-z_]\w*\s*=|\))/;
 const PY_LINE = /(?:^|\n)[ \t]*`{0,3}[A-Za-z_][\w.]*[ \t]*\([ \t]*(?:[A-Za-z_]\w*[ \t]*=|\{)/;
 const JSON_NAME = /[{,]\s*["']?(?:name|function|tool|tool_name|function_name|action)["']?\s*:\s*["'{]/;
@@ -62,5 +63,9 @@ export function unbalancedTail(text: string): boolean {
   if (stack.length === 0 && !inStr) return false;
   const from = stack.length > 0 ? stack[0]! : 0;
   const tail = text.slice(Math.max(0, from - 1));
-  return CALL_LIKE.test(tail) || PY_LIST.test(tail) || /^\s*\[?\s*[A-Za-z_][\w.]*\s*\(\s*[A-Za-z_]\w*\s*=/.test(text.slice(Math.max(0, from - 64)));
+  return (
+    CALL_LIKE.test(tail) ||
+    PY_LIST.test(tail) ||
+    /^\s*\[?\s*[A-Za-z_][\w.]*\s*\(\s*[A-Za-z_]\w*\s*=/.test(text.slice(Math.max(0, from - 64)))
+  );
 }

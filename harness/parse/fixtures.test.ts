@@ -58,9 +58,18 @@ describe('parse fixtures', () => {
   it('cover every family with strict, lenient and truncated cases', () => {
     for (const f of FAMILIES) {
       const mine = fixtures.filter((x) => x.family === f);
-      expect(mine.some((x) => x.exp.recover === 'strict'), `${f}: a strict fixture`).toBe(true);
-      expect(mine.some((x) => x.exp.recover === 'lenient'), `${f}: a lenient fixture`).toBe(true);
-      expect(mine.some((x) => x.exp.recover === 'none' && x.exp.truncated), `${f}: a truncated fixture`).toBe(true);
+      expect(
+        mine.some((x) => x.exp.recover === 'strict'),
+        `${f}: a strict fixture`,
+      ).toBe(true);
+      expect(
+        mine.some((x) => x.exp.recover === 'lenient'),
+        `${f}: a lenient fixture`,
+      ).toBe(true);
+      expect(
+        mine.some((x) => x.exp.recover === 'none' && x.exp.truncated),
+        `${f}: a truncated fixture`,
+      ).toBe(true);
     }
   });
 
@@ -89,11 +98,16 @@ describe('parse fixtures', () => {
       /MiniMax-M3 namespaced nested-element calls were not read/,
     ];
     const fixes = fixtures.map((f) => f.exp.fixes ?? '');
-    for (const c of classes) expect(fixes.some((x) => c.test(x)), String(c)).toBe(true);
+    for (const c of classes)
+      expect(
+        fixes.some((x) => c.test(x)),
+        String(c),
+      ).toBe(true);
   });
 
   it('say why auto detection differs wherever it does', () => {
-    for (const fx of fixtures) if (typeof fx.exp.auto === 'object') expect(fx.exp.auto.reason.length, fx.id).toBeGreaterThan(10);
+    for (const fx of fixtures)
+      if (typeof fx.exp.auto === 'object') expect(fx.exp.auto.reason.length, fx.id).toBeGreaterThan(10);
   });
 
   for (const fx of fixtures) {

@@ -47,7 +47,12 @@ export const Expected = z.object({
     .union([
       z.literal(false),
       z.literal(true),
-      z.object({ recover: Recover.optional(), format: z.string().optional(), calls: z.array(Call).optional(), reason: z.string() }),
+      z.object({
+        recover: Recover.optional(),
+        format: z.string().optional(),
+        calls: z.array(Call).optional(),
+        reason: z.string(),
+      }),
     ])
     .optional(),
 });
@@ -97,7 +102,10 @@ export function loadFixtures(root = FIXTURE_ROOT): Fixture[] {
         const file = join(root, dir, f);
         const parsed = CaseFile.safeParse(readJson(file));
         if (!parsed.success) {
-          const row = typeof parsed.error.issues[0]?.path[0] === 'number' ? (parsed.error.issues[0].path[0] as number) : undefined;
+          const row =
+            typeof parsed.error.issues[0]?.path[0] === 'number'
+              ? (parsed.error.issues[0].path[0] as number)
+              : undefined;
           throw dataErrorFromZod(file, row, parsed.error);
         }
         for (const c of parsed.data) {

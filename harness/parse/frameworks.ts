@@ -52,7 +52,8 @@ export function loadFrameworkCases(root = FIXTURE_ROOT): FrameworkFixture[] {
   for (const dir of readdirSync(root).sort()) {
     const file = join(root, dir, 'frameworks.json');
     if (!existsSync(file)) continue;
-    if (!(FAMILIES as readonly string[]).includes(dir)) throw new DataError(file, undefined, undefined, `${dir} is not a family`);
+    if (!(FAMILIES as readonly string[]).includes(dir))
+      throw new DataError(file, undefined, undefined, `${dir} is not a family`);
     let raw: unknown;
     try {
       raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -84,17 +85,24 @@ export interface Agreement {
 }
 
 /** Does toolgauge's strict tier (or the lenient one), family named (or auto) with the case's tools, give what the framework's test asserts? */
-export function frameworkAgreement(fx: FrameworkFixture, tier: 'strict' | 'lenient' = 'strict', format: Family | 'auto' = fx.family): Agreement {
+export function frameworkAgreement(
+  fx: FrameworkFixture,
+  tier: 'strict' | 'lenient' = 'strict',
+  format: Family | 'auto' = fx.family,
+): Agreement {
   const r = parseToolCalls(fx.case.text, { tier, format, tools: fx.tools });
   const why: string[] = [];
   const want = fx.case.calls;
   const got = r.calls;
   const norm = (cs: Array<{ name: string; arguments?: unknown }>) =>
-    JSON.stringify(fx.case.compare === 'names' ? cs.map((c) => c.name) : cs.map((c) => ({ name: c.name, arguments: c.arguments })));
+    JSON.stringify(
+      fx.case.compare === 'names' ? cs.map((c) => c.name) : cs.map((c) => ({ name: c.name, arguments: c.arguments })),
+    );
   if (norm(got) !== norm(want)) why.push(`calls: want ${norm(want)}, got ${norm(got)}`);
   if (fx.case.content !== undefined) {
     const wantContent = (fx.case.content ?? '').trim();
-    if (r.content.trim() !== wantContent) why.push(`content: want ${JSON.stringify(wantContent)}, got ${JSON.stringify(r.content)}`);
+    if (r.content.trim() !== wantContent)
+      why.push(`content: want ${JSON.stringify(wantContent)}, got ${JSON.stringify(r.content)}`);
   }
   if (fx.case.reasoning !== undefined && r.reasoning.trim() !== fx.case.reasoning.trim()) {
     why.push(`reasoning: want ${JSON.stringify(fx.case.reasoning)}, got ${JSON.stringify(r.reasoning)}`);

@@ -16,14 +16,20 @@ function same(text: string, opts: ParseOptions = {}) {
     const o = { ...opts, tier };
     const [got, want] = [parseToolCalls(text, o), parseLooseGated(text, o)];
     // (a cheap comparison first: the prefix test makes tens of thousands of them)
-    if (JSON.stringify(got) !== JSON.stringify(want)) expect(got, `${tier}: ${JSON.stringify(text).slice(0, 300)}`).toEqual(want);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      expect(got, `${tier}: ${JSON.stringify(text).slice(0, 300)}`).toEqual(want);
   }
 }
 
 /** Damage a rendering the way models and servers do: sloppy marker spacing and case, cuts, prose, doubling. */
 const damaged = (family: Family) =>
   fc
-    .tuple(callsFor(family), textArb, fc.nat(), fc.constantFrom('clean', 'spaces', 'upper', 'lower', 'cut', 'prose', 'dup', 'think'))
+    .tuple(
+      callsFor(family),
+      textArb,
+      fc.nat(),
+      fc.constantFrom('clean', 'spaces', 'upper', 'lower', 'cut', 'prose', 'dup', 'think'),
+    )
     .map(([calls, prose, k, how]) => {
       const t = renderToolCalls(calls, family);
       switch (how) {
@@ -53,16 +59,18 @@ describe('family gates never change a parse (format auto vs every family run)', 
     for (const f of loadFixtures()) same(f.text);
   });
 
-  it('on clean and damaged renderings of every family, with and without the calls\' tools', () => {
+  it("on clean and damaged renderings of every family, with and without the calls' tools", () => {
     fc.assert(
-      fc.property(anyFamily.chain((f) => fc.tuple(damaged(f), callsFor(f))), fc.boolean(), ([text, calls], withTools) =>
-        same(text, withTools ? { tools: toolsFromCalls(calls) } : {}),
+      fc.property(
+        anyFamily.chain((f) => fc.tuple(damaged(f), callsFor(f))),
+        fc.boolean(),
+        ([text, calls], withTools) => same(text, withTools ? { tools: toolsFromCalls(calls) } : {}),
       ),
       { numRuns: 400 },
     );
   });
 
-  it('on every prefix of every family\'s rendering (a cut-off call must be read the same)', () => {
+  it("on every prefix of every family's rendering (a cut-off call must be read the same)", () => {
     const calls = [
       { name: 'f', arguments: {} },
       { name: 'get_weather', arguments: { a: [1, 'x'], b: { c: null } } },
@@ -78,7 +86,10 @@ describe('family gates never change a parse (format auto vs every family run)', 
       fc.property(anyFamily.chain(damaged), anyFamily.chain(damaged), (a, b) => same(`${a}\n${b}`)),
       { numRuns: 200 },
     );
-    fc.assert(fc.property(nearMissArb, (t) => same(t)), { numRuns: 300 });
+    fc.assert(
+      fc.property(nearMissArb, (t) => same(t)),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -86,15 +97,37 @@ describe('family gates never change a parse (format auto vs every family run)', 
 // STRICT_KEYS): that prefilter must never hide a gate that passes. The oracle is the gates themselves, on text made of
 // every strict marker (whole, cut, joined so that one marker's end runs into the next one's start) and the fixtures.
 const STRICT_MARKERS = [
-  '<tool_call>', '<function', '[TOOL_CALLS]', 'tool_call', '<|tool_call>', 'tool▁call', '>>>', 'function', '<|channel|>',
-  'functions.', '<|tool_call', 'DSML', 'invoke', '<seed:tool_call>', '<|tool_call_start|>', '<|tools_prefix|>',
-  '<|START_ACTION|>', 'Action:', '<TOOLCALL>', 'functools', '<|/tool_call|>', '<tool_calls>', '<|action_start|>',
+  '<tool_call>',
+  '<function',
+  '[TOOL_CALLS]',
+  'tool_call',
+  '<|tool_call>',
+  'tool▁call',
+  '>>>',
+  'function',
+  '<|channel|>',
+  'functions.',
+  '<|tool_call',
+  'DSML',
+  'invoke',
+  '<seed:tool_call>',
+  '<|tool_call_start|>',
+  '<|tools_prefix|>',
+  '<|START_ACTION|>',
+  'Action:',
+  '<TOOLCALL>',
+  'functools',
+  '<|/tool_call|>',
+  '<tool_calls>',
+  '<|action_start|>',
 ];
 const markerSoup = fc
   .array(
     fc.oneof(
       fc.constantFrom(...STRICT_MARKERS),
-      fc.tuple(fc.constantFrom(...STRICT_MARKERS), fc.nat(), fc.boolean()).map(([m, k, head]) => (head ? m.slice(0, k % m.length) : m.slice(k % m.length))),
+      fc
+        .tuple(fc.constantFrom(...STRICT_MARKERS), fc.nat(), fc.boolean())
+        .map(([m, k, head]) => (head ? m.slice(0, k % m.length) : m.slice(k % m.length))),
       fc.constantFrom('<', '|', '>', '[', ']', '{', '(', ':', '_', 's', '.', ' ', '\n', 'x'),
     ),
     { maxLength: 12 },
@@ -103,13 +136,17 @@ const markerSoup = fc
 
 function gatesKept(text: string) {
   const mask = strictGateMask(text);
-  for (const f of FAMILIES) if (STRICT_GATES[f](text)) expect((mask & FAMILY_BIT[f]) !== 0, `${f} on ${JSON.stringify(text)}`).toBe(true);
+  for (const f of FAMILIES)
+    if (STRICT_GATES[f](text)) expect((mask & FAMILY_BIT[f]) !== 0, `${f} on ${JSON.stringify(text)}`).toBe(true);
 }
 
 describe('the one-scan prefilter of the strict gates', () => {
   it('keeps every family whose strict gate passes (fixtures and marker soup)', () => {
     for (const f of loadFixtures()) gatesKept(f.text);
-    fc.assert(fc.property(markerSoup, (t) => gatesKept(t)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(markerSoup, (t) => gatesKept(t)),
+      { numRuns: 3000 },
+    );
   });
 
   it('scans keys that neither contain nor overlap one another (so no occurrence is hidden by another match)', () => {
@@ -118,7 +155,8 @@ describe('the one-scan prefilter of the strict gates', () => {
       for (const b of keys) {
         if (a === b) continue;
         expect(a.includes(b), `${a} contains ${b}`).toBe(false);
-        for (let k = 1; k < Math.min(a.length, b.length); k++) expect(a.endsWith(b.slice(0, k)), `${a} ends with the start of ${b}`).toBe(false);
+        for (let k = 1; k < Math.min(a.length, b.length); k++)
+          expect(a.endsWith(b.slice(0, k)), `${a} ends with the start of ${b}`).toBe(false);
       }
   });
 });

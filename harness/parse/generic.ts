@@ -92,7 +92,10 @@ function fenceRegions(text: string): Array<[number, number]> {
 // long blank stretches): each optional part starts with a non-blank character and owns the blanks after it.
 const OPEN_MARK = String.raw`(?:(?:<\s*tool_call\s*>|<\|python_tag\|>|\[TOOL_CALLS\]|>>>)[ \t]*)?`;
 const CLOSE_MARK = String.raw`(?:(?:<\s*\/\s*tool_call\s*>|<\|eot_id\|>|<\|eom_id\|>|<\|im_end\|>|<\/s>)[ \t]*)?`;
-const LINE_CALL = new RegExp(String.raw`^[ \t]*(?:(?:[-*]|\d+[.)])[ \t]+)?${OPEN_MARK}(?:\`{1,3})?([A-Za-z_][\w.]*)[ \t]*\(`, 'gm');
+const LINE_CALL = new RegExp(
+  String.raw`^[ \t]*(?:(?:[-*]|\d+[.)])[ \t]+)?${OPEN_MARK}(?:\`{1,3})?([A-Za-z_][\w.]*)[ \t]*\(`,
+  'gm',
+);
 const LINE_REST = new RegExp(String.raw`[ \t]*(?:;[ \t]*)?(?:\`{1,3}[ \t]*)?${CLOSE_MARK}(?:\r?\n|$)`, 'y');
 const LIST_CALL = /\[\s*[A-Za-z_][\w.]*\s*\(/g;
 
@@ -118,7 +121,12 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     if (spans.has(i)) continue;
     const n = skipWs(text, i + 1);
     // only what can open a call-shaped value: `[{`, `{"`, `{'`, `{key` (loose), `{{"` (doubled braces)
-    if (c === '[' ? text[n] !== '{' : !KEY_START.test(text[n] ?? '') && !(text[n] === '{' && /["']/.test(text[skipWs(text, n + 1)] ?? ''))) continue;
+    if (
+      c === '['
+        ? text[n] !== '{'
+        : !KEY_START.test(text[n] ?? '') && !(text[n] === '{' && /["']/.test(text[skipWs(text, n + 1)] ?? ''))
+    )
+      continue;
     const local: ParseCtx = { ...ctx, notes: new Set() };
     const r = readValueAt(text, i, local);
     if (!r.ok) {
@@ -136,11 +144,13 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     }
     const calls = looseCalls(r.value, local, { inMarker: false });
     if (!calls) {
-      if (CALL_LIKE.test(text.slice(i, r.end))) res.attempted ||= /^\s*[[{]\s*["']?(?:name|function|tool)/.test(text.slice(i, i + 40));
+      if (CALL_LIKE.test(text.slice(i, r.end)))
+        res.attempted ||= /^\s*[[{]\s*["']?(?:name|function|tool)/.test(text.slice(i, i + 40));
       continue;
     }
     for (const x of local.notes) ctx.notes.add(x);
-    for (const call of calls) res.calls.push({ name: call.name, arguments: call.arguments, start: i, end: r.end, format: 'json' });
+    for (const call of calls)
+      res.calls.push({ name: call.name, arguments: call.arguments, start: i, end: r.end, format: 'json' });
     spans.add(i, r.end);
     i = r.end - 1;
   }
@@ -161,7 +171,8 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
     if (calls.length === 0 || calls.some((x) => x === null)) continue;
     res.rejected.push(...r.rejected);
     for (const x of local.notes) ctx.notes.add(x);
-    for (const call of calls) res.calls.push({ name: call!.name, arguments: call!.arguments, start: m.index, end: r.end, format: 'python' });
+    for (const call of calls)
+      res.calls.push({ name: call!.name, arguments: call!.arguments, start: m.index, end: r.end, format: 'python' });
     spans.add(m.index, r.end);
     listRe.lastIndex = r.end;
   }

@@ -20,7 +20,15 @@
 import { coerceArgs } from './coerce.ts';
 import { contentOf } from './content.ts';
 import { detectAttempt, unbalancedTail } from './detect.ts';
-import { AUTO_ORDER, FAMILY_BIT, GATES, PARSERS, RENDERERS, STRICT_GATES, strictGateMask } from './families/registry.ts';
+import {
+  AUTO_ORDER,
+  FAMILY_BIT,
+  GATES,
+  PARSERS,
+  RENDERERS,
+  STRICT_GATES,
+  strictGateMask,
+} from './families/registry.ts';
 import { genericScan } from './generic.ts';
 import { findTool } from './normalize.ts';
 import { type ReasoningSplit, splitReasoning } from './reasoning.ts';
@@ -58,7 +66,17 @@ export function parseToolCalls(text: string, opts: ParseOptions = {}): ParseResu
     return parseInner(input, opts);
   } catch {
     // Defensive: the parsers are written not to throw; a bug must not take a benchmark run down.
-    return { tier: 'none', format: null, calls: [], attempted: false, truncated: false, notes: ['parser error'], content: input.trim(), reasoning: '', rejected: [] };
+    return {
+      tier: 'none',
+      format: null,
+      calls: [],
+      attempted: false,
+      truncated: false,
+      notes: ['parser error'],
+      content: input.trim(),
+      reasoning: '',
+      rejected: [],
+    };
   }
 }
 
@@ -89,7 +107,10 @@ interface Entry {
   looseGate: (lower: string) => boolean;
 }
 const ENTRY = Object.fromEntries(
-  FAMILIES.map((f) => [f, { family: f, bit: FAMILY_BIT[f], parse: PARSERS[f], strictGate: STRICT_GATES[f], looseGate: GATES[f] }]),
+  FAMILIES.map((f) => [
+    f,
+    { family: f, bit: FAMILY_BIT[f], parse: PARSERS[f], strictGate: STRICT_GATES[f], looseGate: GATES[f] },
+  ]),
 ) as Record<Family, Entry>;
 const AUTO_ENTRIES: readonly Entry[] = AUTO_ORDER.map((f) => ENTRY[f]);
 
@@ -113,7 +134,10 @@ function finish(f: Finish, split: ReasoningSplit, scan: Scan): ParseResult {
     attempted: f.attempted,
     truncated: f.truncated,
     notes,
-    content: contentOf(split.visible, regions.length === 0 ? f.spans : f.spans.length === 0 ? regions : [...f.spans, ...regions]),
+    content: contentOf(
+      split.visible,
+      regions.length === 0 ? f.spans : f.spans.length === 0 ? regions : [...f.spans, ...regions],
+    ),
     reasoning: split.reasoning,
     rejected: f.rejected,
   };
@@ -140,7 +164,8 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
   const mask = looseOnly ? -1 : strictGateMask(visible);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    if (looseOnly ? !e.looseGate((lowered ??= visible.toLowerCase())) : (mask & e.bit) === 0 || !e.strictGate(visible)) continue;
+    if (looseOnly ? !e.looseGate((lowered ??= visible.toLowerCase())) : (mask & e.bit) === 0 || !e.strictGate(visible))
+      continue;
     if (strictCtx === undefined) {
       if (STRICT_NOTES.size > 0) STRICT_NOTES.clear();
       strictCtx = { loose: false, notes: STRICT_NOTES, tools, explicit, scan };
@@ -155,16 +180,38 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
       if (tier === 'lenient' && tools) {
         const notes = new Set<string>();
         const coerced = coerceCalls(calls, tools, notes);
-        if (notes.size > 0) return finish({ tier: 'lenient', format: f, calls: coerced, attempted: true, truncated, notes, spans, rejected: r.rejected ?? [] }, split, scan);
+        if (notes.size > 0)
+          return finish(
+            {
+              tier: 'lenient',
+              format: f,
+              calls: coerced,
+              attempted: true,
+              truncated,
+              notes,
+              spans,
+              rejected: r.rejected ?? [],
+            },
+            split,
+            scan,
+          );
       }
-      return finish({ tier: 'strict', format: f, calls, attempted: true, truncated, notes: [], spans, rejected: r.rejected ?? [] }, split, scan);
+      return finish(
+        { tier: 'strict', format: f, calls, attempted: true, truncated, notes: [], spans, rejected: r.rejected ?? [] },
+        split,
+        scan,
+      );
     }
   }
   // Nothing parsed: whether a call was tried at all, independent of the families.
   attempted ||= detectAttempt(visible);
   if (tier === 'strict') {
     truncated ||= attempted && unbalancedTail(visible);
-    return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes: [], spans: NO_SPANS, rejected: [] }, split, scan);
+    return finish(
+      { tier: 'none', format: null, calls: [], attempted, truncated, notes: [], spans: NO_SPANS, rejected: [] },
+      split,
+      scan,
+    );
   }
 
   // Lenient: family parsers in loose mode, then the generic rescue on what they did not claim.
@@ -198,11 +245,18 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
   attempted ||= g.attempted;
   truncated ||= g.truncated;
   rejected.push(...g.rejected);
-  const spans: Array<[number, number]> = [...claimed, ...frame, ...g.calls.map((c) => [c.start, c.end] as [number, number])];
+  const spans: Array<[number, number]> = [
+    ...claimed,
+    ...frame,
+    ...g.calls.map((c) => [c.start, c.end] as [number, number]),
+  ];
   if (g.calls.length > 0) {
     for (const x of gctx.notes) notes.add(x);
     found.push(...g.calls);
-    if (g.calls.some((c) => c.format === 'json') && hasProseOutside(visible, [...claimed, ...g.calls.map((c) => [c.start, c.end] as [number, number])]))
+    if (
+      g.calls.some((c) => c.format === 'json') &&
+      hasProseOutside(visible, [...claimed, ...g.calls.map((c) => [c.start, c.end] as [number, number])])
+    )
       notes.add('prose around JSON');
   }
   found.sort((a, b) => a.start - b.start);
@@ -218,8 +272,17 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
     }
     calls = coerceCalls(calls, tools, notes);
   }
-  if (calls.length === 0) return finish({ tier: 'none', format: null, calls: [], attempted, truncated, notes, spans: [], rejected }, split, scan);
-  return finish({ tier: 'lenient', format: found[0]!.format, calls, attempted: true, truncated, notes, spans, rejected }, split, scan);
+  if (calls.length === 0)
+    return finish(
+      { tier: 'none', format: null, calls: [], attempted, truncated, notes, spans: [], rejected },
+      split,
+      scan,
+    );
+  return finish(
+    { tier: 'lenient', format: found[0]!.format, calls, attempted: true, truncated, notes, spans, rejected },
+    split,
+    scan,
+  );
 }
 
 function coerceCalls(calls: ParsedCall[], tools: ToolSchema[], notes: Set<string>): ParsedCall[] {

@@ -32,7 +32,11 @@ export function readInvokeElement(
   pos: number,
   ctx: ParseCtx,
   mk: InvokeMarks,
-  how: { cutWithin: number; closesParam: (tag: string) => boolean; value: (raw: string, param: RegExpExecArray, schema: unknown) => unknown },
+  how: {
+    cutWithin: number;
+    closesParam: (tag: string) => boolean;
+    value: (raw: string, param: RegExpExecArray, schema: unknown) => unknown;
+  },
 ): ElementRead {
   const im = sticky(mk.invoke, text, pos);
   if (!im) return { ok: false, truncated: text.length - pos < how.cutWithin };

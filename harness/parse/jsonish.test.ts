@@ -23,12 +23,12 @@ describe('jsonish reader, json mode', () => {
   });
 
   it('agrees with JSON.parse on arbitrary and damaged text (accepts exactly the same strings)', () => {
-    const damaged = fc.tuple(fc.json({ maxDepth: 3 }), fc.nat(), fc.constantFrom('', ',', "'", '}', ']', 'True', '\n', '\\', '"', ' ')).map(
-      ([s, k, ins]) => {
+    const damaged = fc
+      .tuple(fc.json({ maxDepth: 3 }), fc.nat(), fc.constantFrom('', ',', "'", '}', ']', 'True', '\n', '\\', '"', ' '))
+      .map(([s, k, ins]) => {
         const at = s.length === 0 ? 0 : k % s.length;
         return s.slice(0, at) + ins + s.slice(at + (k % 2));
-      },
-    );
+      });
     fc.assert(
       fc.property(fc.oneof(fc.string({ maxLength: 40 }), damaged), (s) => {
         const mine = parseJsonish(s, 'json');

@@ -43,7 +43,9 @@ export interface Budget {
 }
 
 /** A remembered read of the container starting at a position (a JSON value reads the same whoever asks). */
-export type MemoEntry = { ok: true; value: unknown; end: number; repairs: string[] } | { ok: false; truncated: boolean; pos: number };
+export type MemoEntry =
+  | { ok: true; value: unknown; end: number; repairs: string[] }
+  | { ok: false; truncated: boolean; pos: number };
 
 export interface ReadOptions {
   /** container reads by start position, for this text and mode only */
@@ -64,7 +66,8 @@ class Fail {
 
 /** Assign without letting a `__proto__` key change the prototype (JSON.parse makes it an own property). */
 export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -160,7 +163,12 @@ class Reader {
     if (value === FAIL) return FAIL; // the open containers are remembered once, by rememberFailure()
     const mark = this.open.pop()!;
     this.open.pop();
-    memo.set(start, { ok: true, value, end: this.i, repairs: this.log.length > mark ? [...new Set(this.log.slice(mark))] : NO_REPAIRS });
+    memo.set(start, {
+      ok: true,
+      value,
+      end: this.i,
+      repairs: this.log.length > mark ? [...new Set(this.log.slice(mark))] : NO_REPAIRS,
+    });
     return value;
   }
 
@@ -170,7 +178,8 @@ class Reader {
     const e = this.err;
     if (!memo || !e || e.deep || e.budget) return;
     const open = this.open;
-    for (let k = 0; k < open.length; k += 2) if (!memo.has(open[k]!)) memo.set(open[k]!, { ok: false, truncated: e.truncated, pos: e.pos });
+    for (let k = 0; k < open.length; k += 2)
+      if (!memo.has(open[k]!)) memo.set(open[k]!, { ok: false, truncated: e.truncated, pos: e.pos });
   }
 
   skipWs(): boolean {
@@ -226,7 +235,11 @@ class Reader {
     if (!re.test(s)) {
       // A partial literal at the end of input ("tr", "-") is a truncation, not garbage.
       const rest = s.slice(this.i, this.i + 6);
-      if (rest.length < 5 && this.i + rest.length >= s.length && ['true', 'false', 'null', '-'].some((w) => w.startsWith(rest)))
+      if (
+        rest.length < 5 &&
+        this.i + rest.length >= s.length &&
+        ['true', 'false', 'null', '-'].some((w) => w.startsWith(rest))
+      )
         return this.failAt(true, this.i);
       return this.fail();
     }
@@ -432,7 +445,13 @@ class Reader {
 }
 
 /** Read one JSON value starting at `pos` (leading whitespace skipped). Never throws. */
-export function readJsonValue(src: string, pos: number, mode: ReadMode, repairs?: Set<string>, opts?: ReadOptions): ReadResult {
+export function readJsonValue(
+  src: string,
+  pos: number,
+  mode: ReadMode,
+  repairs?: Set<string>,
+  opts?: ReadOptions,
+): ReadResult {
   const r = new Reader(src, pos, mode === 'loose', opts);
   const value = r.value(0);
   if (value === FAIL) {

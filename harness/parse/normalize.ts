@@ -53,7 +53,17 @@ export function strictCall(v: unknown, shape: StrictShape): ParsedCall | null {
 }
 
 const NAME_KEYS = ['name', 'function', 'tool', 'tool_name', 'function_name', 'toolName', 'functionName', 'action'];
-const ARG_KEYS = ['arguments', 'parameters', 'args', 'params', 'input', 'kwargs', 'tool_input', 'action_input', 'argument'];
+const ARG_KEYS = [
+  'arguments',
+  'parameters',
+  'args',
+  'params',
+  'input',
+  'kwargs',
+  'tool_input',
+  'action_input',
+  'argument',
+];
 const WRAPPER_LIST_KEYS = ['tool_calls', 'calls', 'function_calls', 'toolCalls'];
 const WRAPPER_ONE_KEYS = ['tool_call', 'function_call', 'functionCall', 'toolCall'];
 const META_KEYS = new Set(['id', 'type', 'index', 'call_id']);

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { callsFor, nearMissArb, SCHEMA_TYPED, textArb, toolsFromCalls } from './arbitraries.ts';
 import { tryLiteralEval } from '../core/pyliteral/index.ts';
 import { gemmaValue } from './families/gemma4.ts';
-import { BUDGET_NOTE, FAMILIES, parseToolCalls, parseWork, renderToolCalls, type Family, type ParseResult } from './index.ts';
+import {
+  BUDGET_NOTE,
+  FAMILIES,
+  parseToolCalls,
+  parseWork,
+  renderToolCalls,
+  type Family,
+  type ParseResult,
+} from './index.ts';
 import { cannotBeLiteral } from './xmlvalue.ts';
 
 const RUNS = 150;
@@ -19,7 +27,8 @@ function wellFormed(r: ParseResult): void {
   else {
     for (const c of r.calls) {
       if (typeof c.name !== 'string') problems.push(`a call's name is ${typeof c.name}`);
-      if (!(c.arguments !== null && typeof c.arguments === 'object' && !Array.isArray(c.arguments))) problems.push(`a call's arguments are not an object`);
+      if (!(c.arguments !== null && typeof c.arguments === 'object' && !Array.isArray(c.arguments)))
+        problems.push(`a call's arguments are not an object`);
     }
     if ((r.tier === 'none') !== (r.calls.length === 0)) problems.push(`tier ${r.tier} with ${r.calls.length} calls`);
     if (r.calls.length > 0 && r.attempted !== true) problems.push('calls found but attempted is not true');
@@ -54,7 +63,12 @@ describe('round trip with keys that are object-prototype names', () => {
     it(family, () => {
       const args: Record<string, unknown> = {};
       for (const k of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-        Object.defineProperty(args, k, { value: { __proto__x: 1, k }, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(args, k, {
+          value: { __proto__x: 1, k },
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       const calls = [{ name: 'f', arguments: args }];
       const tools = SCHEMA_TYPED.includes(family) ? toolsFromCalls(calls) : undefined;
@@ -69,7 +83,13 @@ describe('round trip with keys that are object-prototype names', () => {
 /** Rendered calls with prose, end tokens or damage around them: inputs near the strict tier's boundary. */
 function variants(family: Family) {
   return fc
-    .tuple(callsFor(family), textArb, fc.constantFrom('', '<|eot_id|>', '\n', '</s>'), fc.nat(), fc.constantFrom('clean', 'prefix', 'suffix', 'cut', 'dup'))
+    .tuple(
+      callsFor(family),
+      textArb,
+      fc.constantFrom('', '<|eot_id|>', '\n', '</s>'),
+      fc.nat(),
+      fc.constantFrom('clean', 'prefix', 'suffix', 'cut', 'dup'),
+    )
     .map(([calls, prose, end, k, how]) => {
       const t = renderToolCalls(calls, family);
       switch (how) {
@@ -91,15 +111,19 @@ describe('the lenient tier accepts everything the strict tier accepts (same call
   for (const family of FAMILIES) {
     it(family, () => {
       fc.assert(
-        fc.property(fc.oneof(variants(family), textArb, nearMissArb), fc.constantFrom<'auto' | Family>('auto', family), (text, format) => {
-          const strict = parseToolCalls(text, { tier: 'strict', format });
-          const lenient = parseToolCalls(text, { tier: 'lenient', format });
-          if (strict.calls.length > 0) {
-            expect(lenient.calls).toEqual(strict.calls);
-            expect(lenient.tier).toBe('strict');
-            expect(lenient.format).toBe(strict.format);
-          }
-        }),
+        fc.property(
+          fc.oneof(variants(family), textArb, nearMissArb),
+          fc.constantFrom<'auto' | Family>('auto', family),
+          (text, format) => {
+            const strict = parseToolCalls(text, { tier: 'strict', format });
+            const lenient = parseToolCalls(text, { tier: 'lenient', format });
+            if (strict.calls.length > 0) {
+              expect(lenient.calls).toEqual(strict.calls);
+              expect(lenient.tier).toBe('strict');
+              expect(lenient.format).toBe(strict.format);
+            }
+          },
+        ),
         { numRuns: RUNS },
       );
     });
@@ -116,15 +140,37 @@ describe('no parser throws, on any string', () => {
   it('fc.string()', () => fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 80 }));
   it('full unicode (binary units, incl. lone surrogates)', () =>
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), check), { numRuns: 80 }));
-  it('near-miss strings from family markers, braces and quotes', () => fc.assert(fc.property(nearMissArb, check), { numRuns: 150 }));
+  it('near-miss strings from family markers, braces and quotes', () =>
+    fc.assert(fc.property(nearMissArb, check), { numRuns: 150 }));
   it('damaged renderings of every family', () =>
-    fc.assert(fc.property(fc.constantFrom(...FAMILIES).chain((f) => variants(f)), check), { numRuns: 100 }));
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...FAMILIES).chain((f) => variants(f)),
+        check,
+      ),
+      { numRuns: 100 },
+    ));
   it('hostile repetitive inputs use work linear in their length (counted, not timed)', () => {
     const units = [
-      '{"a": "', '{"name": "f", ', '{"name": "a", "arguments": {', '<tool_call>{', '[f(a=', '>>>f\n{', '<|tool_call>call:f{a:',
-      '<function=f>\n<parameter=a>\n', 'f(a=1)\n', '```json\n{"name": "f", "arguments": {}}\n```\n', '[TOOL_CALLS]f[ARGS]{',
-      '<｜tool▁call▁begin｜>f<｜tool▁sep｜>{', '{{"a": {{', '<tool_call>f\n<arg_key>a</arg_key><arg_value>', '<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{',
-      '<|channel|>commentary to=functions.f<|message|>{', '<minimax:tool_call><invoke name="f"><parameter name="a">', '<think>', '</think>',
+      '{"a": "',
+      '{"name": "f", ',
+      '{"name": "a", "arguments": {',
+      '<tool_call>{',
+      '[f(a=',
+      '>>>f\n{',
+      '<|tool_call>call:f{a:',
+      '<function=f>\n<parameter=a>\n',
+      'f(a=1)\n',
+      '```json\n{"name": "f", "arguments": {}}\n```\n',
+      '[TOOL_CALLS]f[ARGS]{',
+      '<｜tool▁call▁begin｜>f<｜tool▁sep｜>{',
+      '{{"a": {{',
+      '<tool_call>f\n<arg_key>a</arg_key><arg_value>',
+      '<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{',
+      '<|channel|>commentary to=functions.f<|message|>{',
+      '<minimax:tool_call><invoke name="f"><parameter name="a">',
+      '<think>',
+      '</think>',
     ];
     for (const u of units) {
       for (const size of [8_000, 32_000]) {
@@ -201,7 +247,11 @@ describe('no invented calls', () => {
       const tools = SCHEMA_TYPED.includes(family) ? toolsFromCalls([call]) : undefined;
       // index just after the serialised arguments: any shorter prefix leaves them incomplete
       const closers: Partial<Record<Family, string>> = {
-        qwen3_xml: '</function>', seed_oss: '</function>', minicpm: '</function>', minimax: '</invoke>', deepseek_dsml: '</｜DSML｜invoke>',
+        qwen3_xml: '</function>',
+        seed_oss: '</function>',
+        minicpm: '</function>',
+        minimax: '</invoke>',
+        deepseek_dsml: '</｜DSML｜invoke>',
         glm: '</tool_call>',
       };
       const closer = closers[family];
@@ -229,8 +279,42 @@ describe('no invented calls', () => {
 
 describe('the literal reader is skipped only for text that cannot be a Python literal', () => {
   // The oracle is the literal reader itself: whatever the cheap check skips, the reader must refuse too.
-  const pieces = fc.constantFrom('2025', '-', '03', '01', '東京', 'Paris', 'True', 'None', "'", '"', 'b', 'r', '[', ']', '{', '}', '(', ')', ',', ':', '1', '.', 'e', 'j', '+', ' ', '_', '@', '<', 'x');
-  const texts = fc.oneof(fc.string(), fc.array(pieces, { maxLength: 8 }).map((a) => a.join('')));
+  const pieces = fc.constantFrom(
+    '2025',
+    '-',
+    '03',
+    '01',
+    '東京',
+    'Paris',
+    'True',
+    'None',
+    "'",
+    '"',
+    'b',
+    'r',
+    '[',
+    ']',
+    '{',
+    '}',
+    '(',
+    ')',
+    ',',
+    ':',
+    '1',
+    '.',
+    'e',
+    'j',
+    '+',
+    ' ',
+    '_',
+    '@',
+    '<',
+    'x',
+  );
+  const texts = fc.oneof(
+    fc.string(),
+    fc.array(pieces, { maxLength: 8 }).map((a) => a.join('')),
+  );
   it('never skips a literal', () => {
     fc.assert(
       fc.property(texts, (raw) => {
@@ -242,7 +326,22 @@ describe('the literal reader is skipped only for text that cannot be a Python li
   });
   it('skips words, dates and non-ASCII names, and keeps every kind of literal', () => {
     for (const t of ['Paris', '東京', '2025-03-01', '<x>', 'nullish']) expect(cannotBeLiteral(t), t).toBe(true);
-    for (const t of ['1', '-1.5', "'x'", '"x"', '[1]', "{'a': 1}", '(1,)', 'True', 'None', "b'x'", "rb'x'", '...', '1+2j', '.5'])
+    for (const t of [
+      '1',
+      '-1.5',
+      "'x'",
+      '"x"',
+      '[1]',
+      "{'a': 1}",
+      '(1,)',
+      'True',
+      'None',
+      "b'x'",
+      "rb'x'",
+      '...',
+      '1+2j',
+      '.5',
+    ])
       expect(cannotBeLiteral(t) || tryLiteralEval(t) === undefined, t).toBe(false);
   });
 });

@@ -36,7 +36,20 @@ describe('Python literal reader', () => {
       expect(r).toEqual({ ok: true, value });
     });
   }
-  const strictBad = ['(1, 2)', '{1, 2}', "b'x'", "f'x'", '1j', '012', '1__0', 'true', 'null', "{1: 'a'}", "'\\N{DASH}'", "'unterminated"];
+  const strictBad = [
+    '(1, 2)',
+    '{1, 2}',
+    "b'x'",
+    "f'x'",
+    '1j',
+    '012',
+    '1__0',
+    'true',
+    'null',
+    "{1: 'a'}",
+    "'\\N{DASH}'",
+    "'unterminated",
+  ];
   for (const src of strictBad) {
     it(`refuses ${src} in strict mode`, () => expect(lit(src).ok).toBe(false));
   }
@@ -110,7 +123,10 @@ print(json.dumps(out))
 
 function pythonEval(sources: string[]): Array<{ ok: boolean; v?: unknown }> {
   const input = sources.map((s) => JSON.stringify(s)).join('\n') + '\n';
-  return JSON.parse(execFileSync('python3', ['-c', PY], { input, encoding: 'utf8', maxBuffer: 64 << 20 })) as Array<{ ok: boolean; v?: unknown }>;
+  return JSON.parse(execFileSync('python3', ['-c', PY], { input, encoding: 'utf8', maxBuffer: 64 << 20 })) as Array<{
+    ok: boolean;
+    v?: unknown;
+  }>;
 }
 
 /** Well-formed text (no lone surrogates: CPython cannot compile source that holds one). */
@@ -126,7 +142,12 @@ function escapeAll(s: string): string {
   let out = '';
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
-    out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, '0')}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, '0')}` : `\\U${cp.toString(16).padStart(8, '0')}`;
+    out +=
+      cp < 0x100
+        ? `\\x${cp.toString(16).padStart(2, '0')}`
+        : cp < 0x10000
+          ? `\\u${cp.toString(16).padStart(4, '0')}`
+          : `\\U${cp.toString(16).padStart(8, '0')}`;
   }
   return out;
 }
@@ -138,7 +159,9 @@ const pySource: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => ({
     text.map(pyStr),
     text.map((s) => `"${escapeAll(s)}"`),
     text.filter((s) => !/['\\\r\n]/.test(s)).map((s) => `r'${s}'`),
-    text.filter((s) => !s.includes("'''") && !s.endsWith("'") && !s.includes('\\') && !s.includes('\r')).map((s) => `'''${s}'''`),
+    text
+      .filter((s) => !s.includes("'''") && !s.endsWith("'") && !s.includes('\\') && !s.includes('\r'))
+      .map((s) => `'''${s}'''`),
     fc.tuple(text, text).map(([a, b]) => `${pyStr(a)} ${pyStr(b)}`),
     fc.integer({ min: -(2 ** 40), max: 2 ** 40 }).map(String),
     fc.integer({ min: 0, max: 2 ** 40 }).map((n) => `0x${n.toString(16)}`),
@@ -148,7 +171,9 @@ const pySource: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => ({
     fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => (Object.is(d, -0) ? '0.0' : String(d))),
     fc.constantFrom('True', 'False', 'None', '5.', '.5', '1e3', '- 7', '-0x10', '1_0.0_1', '0_0'),
     fc.array(tie('v'), { maxLength: 3 }).map((xs) => `[${xs.join(', ')}]`),
-    fc.array(fc.tuple(text.map(pyStr), tie('v')), { maxLength: 3 }).map((kv) => `{${kv.map(([k, v]) => `${k}: ${v}`).join(', ')}}`),
+    fc
+      .array(fc.tuple(text.map(pyStr), tie('v')), { maxLength: 3 })
+      .map((kv) => `{${kv.map(([k, v]) => `${k}: ${v}`).join(', ')}}`),
   ),
 })).v;
 
@@ -166,7 +191,35 @@ describe.skipIf(!hasPython())('Python literal reader vs python3 ast.literal_eval
 
   it('never accepts what Python refuses, nor reads it differently (arbitrary text)', () => {
     const junk = fc.string({
-      unit: fc.constantFrom("'", '"', '\\', 'x', 'u', 'N', '{', '}', '[', ']', '(', ')', ',', ':', '1', '0', '_', '.', 'e', '-', ' ', 'r', 'b', 'j', 'True', 'None', '\n'),
+      unit: fc.constantFrom(
+        "'",
+        '"',
+        '\\',
+        'x',
+        'u',
+        'N',
+        '{',
+        '}',
+        '[',
+        ']',
+        '(',
+        ')',
+        ',',
+        ':',
+        '1',
+        '0',
+        '_',
+        '.',
+        'e',
+        '-',
+        ' ',
+        'r',
+        'b',
+        'j',
+        'True',
+        'None',
+        '\n',
+      ),
       maxLength: 16,
     });
     const sources = fc.sample(junk, { numRuns: 3000, seed: 7 });

@@ -27,7 +27,12 @@ export interface PyCall {
 
 export type PyCallResult = { ok: true; call: PyCall } | { ok: false; truncated: boolean; pos: number };
 export type PyListResult =
-  | { ok: true; calls: PyCall[]; end: number; /** loose mode: calls that could not be read (their text) */ rejected: string[] }
+  | {
+      ok: true;
+      calls: PyCall[];
+      end: number /** loose mode: calls that could not be read (their text) */;
+      rejected: string[];
+    }
   | { ok: false; truncated: boolean; pos: number };
 
 class Fail {
@@ -43,9 +48,41 @@ const DOTTED = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*/y;
 const PY_NUMBER =
   /(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:\d(?:_?\d)*)?\.\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.?(?:[eE][+-]?\d(?:_?\d)*)?)([jJ])?/y;
 const PY_KEYWORDS = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del',
-  'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal',
-  'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
 ]);
 
 export function isPyIdentifier(s: string): boolean {
@@ -187,7 +224,14 @@ class PyReader {
     const s = this.s;
     const pm = /^[rRuUbBfF]{0,2}/.exec(s.slice(this.i, this.i + 2))!;
     const prefix = pm[0].toLowerCase();
-    if (prefix.includes('b') || prefix.includes('f') || prefix === 'ur' || prefix === 'ru' || prefix === 'uu' || prefix === 'rr')
+    if (
+      prefix.includes('b') ||
+      prefix.includes('f') ||
+      prefix === 'ur' ||
+      prefix === 'ru' ||
+      prefix === 'uu' ||
+      prefix === 'rr'
+    )
       this.fail(); // bytes and f-strings are not literals of a JSON value
     const raw = prefix.includes('r');
     this.i += pm[0].length;
@@ -230,7 +274,17 @@ class PyReader {
     const e = s[this.i + 1]!;
     this.i += 2;
     const simple: Record<string, string> = {
-      '\n': '', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v',
+      '\n': '',
+      '\\': '\\',
+      "'": "'",
+      '"': '"',
+      a: '\x07',
+      b: '\b',
+      f: '\f',
+      n: '\n',
+      r: '\r',
+      t: '\t',
+      v: '\v',
     };
     if (e in simple) return simple[e]!;
     const hex = (len: number): string => {
@@ -399,8 +453,7 @@ class PyReader {
       if (c === "'" || c === '"') quote = c;
       else if (c === '(' || c === '[' || c === '{') {
         if (++depth > SKIP_DEPTH) return -1; // a call nested this deep in a call list is not a call worth keeping
-      }
-      else if (c === ')' || c === '}') depth--;
+      } else if (c === ')' || c === '}') depth--;
       else if (c === ']') {
         if (depth === 0) return j;
         depth--;
@@ -448,7 +501,8 @@ function wrap<T>(fn: () => T): T | { ok: false; truncated: boolean; pos: number;
   try {
     return fn();
   } catch (err) {
-    if (err instanceof Fail) return { ok: false, truncated: err.truncated, pos: err.pos, ...(err.budget ? { budget: true } : {}) };
+    if (err instanceof Fail)
+      return { ok: false, truncated: err.truncated, pos: err.pos, ...(err.budget ? { budget: true } : {}) };
     return { ok: false, truncated: false, pos: 0 };
   }
 }
@@ -462,14 +516,26 @@ export function readPyValue(src: string, pos: number, mode: PyMode, repairs = ne
   });
 }
 
-export function readPyCall(src: string, pos: number, mode: PyMode, repairs = new Set<string>(), budget?: Budget): PyCallResult {
+export function readPyCall(
+  src: string,
+  pos: number,
+  mode: PyMode,
+  repairs = new Set<string>(),
+  budget?: Budget,
+): PyCallResult {
   return wrap(() => {
     const r = new PyReader(src, pos, mode === 'loose', repairs, budget);
     return { ok: true as const, call: r.call(0) };
   });
 }
 
-export function readPyCallList(src: string, pos: number, mode: PyMode, repairs = new Set<string>(), budget?: Budget): PyListResult {
+export function readPyCallList(
+  src: string,
+  pos: number,
+  mode: PyMode,
+  repairs = new Set<string>(),
+  budget?: Budget,
+): PyListResult {
   return wrap(() => {
     const r = new PyReader(src, pos, mode === 'loose', repairs, budget);
     const calls = r.callList();

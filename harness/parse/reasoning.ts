@@ -90,7 +90,8 @@ export function splitReasoning(text: string): ReasoningSplit {
 
   if (looksHarmony(text)) {
     for (const m of harmonyMessages(text)) {
-      if (m.channel === 'analysis' && m.recipient === null) regions.push([m.start, m.end, text.slice(m.bodyStart, m.bodyEnd)]);
+      if (m.channel === 'analysis' && m.recipient === null)
+        regions.push([m.start, m.end, text.slice(m.bodyStart, m.bodyEnd)]);
     }
   }
 

@@ -27,7 +27,10 @@ describe('familyOfTemplate on marker snippets', () => {
   const cases: Array<[string, string | null]> = [
     ['{{- "<|tool_call>call:" + name + "{" }}…{{- "<tool_call|>" }}', 'gemma4'],
     ['{{- "<|tool_call|>" + tool_calls | tojson }}', 'granite'],
-    ['<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n</parameter>', 'qwen3_xml'],
+    [
+      '<tool_call>\n<function=example_function_name>\n<parameter=example_parameter_1>\nvalue_1\n</parameter>',
+      'qwen3_xml',
+    ],
     ['{{- "<tool_call>\\n" + tool_call | tojson + "\\n</tool_call>" }}', 'hermes'],
     ['Use the format [func_name1(params_name1=params_value1, params_name2=params_value2...)]', 'llama_pythonic'],
     ['{{- "<|python_start|>" }}', 'llama_pythonic'],

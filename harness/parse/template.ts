@@ -30,10 +30,7 @@ const RULES: Array<[Family, (t: string) => boolean]> = [
   ['functionary', (t) => (t.includes('>>>') && /recipient|>>>all/.test(t)) || t.includes('<function=')],
   ['firefunction', (t) => t.includes('functools[')],
   ['hermes', (t) => t.includes('<tool_call>')],
-  [
-    'llama_pythonic',
-    (t) => t.includes('<|python_start|>') || /\[func_name1\(|\[func_name\(|func_name1\(param/.test(t),
-  ],
+  ['llama_pythonic', (t) => t.includes('<|python_start|>') || /\[func_name1\(|\[func_name\(|func_name1\(param/.test(t)],
   ['llama_json', (t) => t.includes('<|python_tag|>') || /"parameters": dictionary of argument name/.test(t)],
 ];
 

@@ -79,7 +79,8 @@ export function newScan(text: string): Scan {
 function readOpts(text: string, ctx: ParseCtx, mode: ReadKind): ReadOptions | undefined {
   const scan = ctx.scan;
   if (!scan) return undefined;
-  if (scan.text === text) return (scan.reads[mode] ??= { memo: new Map(), budget: scan.budget, undouble: mode === 'undouble' });
+  if (scan.text === text)
+    return (scan.reads[mode] ??= { memo: new Map(), budget: scan.budget, undouble: mode === 'undouble' });
   return ((scan.otherReads ??= {})[mode] ??= { memo: undefined, budget: scan.budget, undouble: mode === 'undouble' });
 }
 

@@ -19,13 +19,36 @@ import { pyToJson, tryLiteralEval } from '../core/pyliteral/index.ts';
 import { isPlainObject, parseJsonish } from './jsonish.ts';
 
 const ALIASES: Record<string, string> = {
-  integer: 'integer', int: 'integer', long: 'integer', short: 'integer', uint: 'integer', int32: 'integer', int64: 'integer',
-  number: 'number', float: 'number', double: 'number', num: 'number', decimal: 'number',
-  boolean: 'boolean', bool: 'boolean', binary: 'boolean',
-  object: 'object', dict: 'object', map: 'object',
-  array: 'array', list: 'array', arr: 'array', tuple: 'array',
-  string: 'string', str: 'string', text: 'string', varchar: 'string', char: 'string', enum: 'string',
-  null: 'null', none: 'null',
+  integer: 'integer',
+  int: 'integer',
+  long: 'integer',
+  short: 'integer',
+  uint: 'integer',
+  int32: 'integer',
+  int64: 'integer',
+  number: 'number',
+  float: 'number',
+  double: 'number',
+  num: 'number',
+  decimal: 'number',
+  boolean: 'boolean',
+  bool: 'boolean',
+  binary: 'boolean',
+  object: 'object',
+  dict: 'object',
+  map: 'object',
+  array: 'array',
+  list: 'array',
+  arr: 'array',
+  tuple: 'array',
+  string: 'string',
+  str: 'string',
+  text: 'string',
+  varchar: 'string',
+  char: 'string',
+  enum: 'string',
+  null: 'null',
+  none: 'null',
 };
 
 /** The JSON Schema types a parameter schema allows, normalised (empty = nothing known). */
@@ -114,7 +137,8 @@ export function schemaTyped(raw: string, schema: unknown): unknown {
   if (schema === undefined) return raw;
   const types = paramTypes(schema);
   const lower = raw.trim().toLowerCase();
-  if ((lower === 'null' || lower === 'none') && (types.has('null') || (types.size > 0 && !types.has('string')))) return null;
+  if ((lower === 'null' || lower === 'none') && (types.has('null') || (types.size > 0 && !types.has('string'))))
+    return null;
   if (types.size === 0 || (types.size === 1 && types.has('null'))) return raw;
   for (const t of ORDER) {
     if (!types.has(t)) continue;
@@ -162,9 +186,14 @@ export function glmTyped(raw: string, schema: unknown): unknown {
 }
 
 /** The schema of one parameter of one tool, or undefined (no tools, unknown tool or unknown parameter). */
-export function paramSchema(tools: Array<{ name: string; parameters?: Record<string, unknown> }> | undefined, tool: string, param: string): unknown {
+export function paramSchema(
+  tools: Array<{ name: string; parameters?: Record<string, unknown> }> | undefined,
+  tool: string,
+  param: string,
+): unknown {
   const t = tools?.find((x) => x.name === tool);
-  const props = t && isPlainObject(t.parameters) && isPlainObject(t.parameters.properties) ? t.parameters.properties : undefined;
+  const props =
+    t && isPlainObject(t.parameters) && isPlainObject(t.parameters.properties) ? t.parameters.properties : undefined;
   if (!props || !Object.hasOwn(props, param)) return undefined;
   return props[param];
 }

@@ -2,7 +2,17 @@ import { fmtEstimate } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.ts';
 import { barChart, type Bar } from '../report/svg.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
-import { aggregateAxes, armOfMeta, axesOfConfig, caseOutcomes, decodeMetrics, layerMetrics, referenceArm, templateSane, toolhoundMetrics } from './arms-report.ts';
+import {
+  aggregateAxes,
+  armOfMeta,
+  axesOfConfig,
+  caseOutcomes,
+  decodeMetrics,
+  layerMetrics,
+  referenceArm,
+  templateSane,
+  toolhoundMetrics,
+} from './arms-report.ts';
 import { TOOLHOUND_CAUSES } from './axes/attribution-tree.ts';
 import { lowerIsBetterOf } from './axes/direction.ts';
 import { conditionalName, LAYERS, toolhoundName } from './axes/rates.ts';
@@ -13,12 +23,31 @@ import type { ProbeMeta } from './run/types.ts';
 import { quantizationRefusal, type SavedRunConfig } from './quant-guard.ts';
 import { LAYERED_METRICS } from './score/index.ts';
 
-const bar = (label: string, e: EstimateJson | undefined): Bar => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
+const bar = (label: string, e: EstimateJson | undefined): Bar => ({
+  label,
+  value: e?.value ?? null,
+  lo: e?.lo ?? null,
+  hi: e?.hi ?? null,
+  n: e?.n ?? 0,
+});
 
 /** Every metric name the probe reports (patterns end in `.*`): the direction registry words them all. */
 export const PROBE_METRICS: readonly string[] = (() => {
-  const tier = ['accuracy', ...LAYERED_METRICS, ...LAYERS.flatMap((l) => [`layers.${toolhoundName(l)}`, `layers.${conditionalName(l)}`])];
-  return [...tier, ...tier.map((m) => `lenient.${m}`), 'error_rate', 'truncated', 'repetition', ...TIERS.flatMap((t) => CAUSES.map((c) => `attribution.${t}.${c}`)), ...TOOLHOUND_CAUSES.filter((c) => c !== 'pass').map((c) => `attribution.toolhound.${c}`), 'attribution.*'];
+  const tier = [
+    'accuracy',
+    ...LAYERED_METRICS,
+    ...LAYERS.flatMap((l) => [`layers.${toolhoundName(l)}`, `layers.${conditionalName(l)}`]),
+  ];
+  return [
+    ...tier,
+    ...tier.map((m) => `lenient.${m}`),
+    'error_rate',
+    'truncated',
+    'repetition',
+    ...TIERS.flatMap((t) => CAUSES.map((c) => `attribution.${t}.${c}`)),
+    ...TOOLHOUND_CAUSES.filter((c) => c !== 'pass').map((c) => `attribution.toolhound.${c}`),
+    'attribution.*',
+  ];
 })();
 
 /**
@@ -34,14 +63,25 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
   aggregate(all, seed, config) {
     const metas = only(all);
     const ax = axesOfConfig(config);
-    const refMetas = ax ? metas.filter((m) => armKey(armOfMeta(m, referenceArm(ax))) === armKey(referenceArm(ax))) : metas;
+    const refMetas = ax
+      ? metas.filter((m) => armKey(armOfMeta(m, referenceArm(ax))) === armKey(referenceArm(ax)))
+      : metas;
     const a = aggregateProbe(refMetas, seed);
     const axes = aggregateAxes(metas, seed, config, config.simulated === true);
     const errors = metas.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! }));
     const multi = Object.keys(axes.arms).length > 0;
     return {
-      counts: { ...a.counts, errors: errors.length, ...(multi ? { arms: Object.keys(axes.arms).length, arm_runs: metas.length } : {}) },
-      metrics: { ...a.metrics, ...layerMetrics(refMetas, seed), ...decodeMetrics(refMetas, seed), ...toolhoundMetrics(refMetas, seed, templateSane(config)) },
+      counts: {
+        ...a.counts,
+        errors: errors.length,
+        ...(multi ? { arms: Object.keys(axes.arms).length, arm_runs: metas.length } : {}),
+      },
+      metrics: {
+        ...a.metrics,
+        ...layerMetrics(refMetas, seed),
+        ...decodeMetrics(refMetas, seed),
+        ...toolhoundMetrics(refMetas, seed, templateSane(config)),
+      },
       breakdowns: { ...a.breakdowns, ...(multi ? { arm: axes.arms } : {}) },
       errors,
       extra: { ...a.extra, ...axes.extra },
@@ -78,39 +118,119 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
     const ax = s.extra.axes as { varying?: string[]; arms?: unknown[] } | undefined;
     if (ax?.varying?.length) {
       const words = (key: string, metrics: string[]) =>
-        ((s.extra[key] ?? []) as Array<{ title: string; rows: Array<{ metric: string; verdict: string }> }>).map((c) => `    ${c.title.replace(/ — simulator$/, '')}: ${metrics.map((m) => `${m} ${c.rows.find((r) => r.metric === m)?.verdict ?? '—'}`).join(', ')}`);
+        ((s.extra[key] ?? []) as Array<{ title: string; rows: Array<{ metric: string; verdict: string }> }>).map(
+          (c) =>
+            `    ${c.title.replace(/ — simulator$/, '')}: ${metrics.map((m) => `${m} ${c.rows.find((r) => r.metric === m)?.verdict ?? '—'}`).join(', ')}`,
+        );
       lines.push(`  arms: ${ax.arms?.length ?? 0} (${ax.varying.join(' × ')}); headline = reference arm`);
-      lines.push(...words('decode_comparisons', ['parse_ok', 'layers.schema_valid.over_call_expected', 'layers.args_correct.given_tool_correct']));
+      lines.push(
+        ...words('decode_comparisons', [
+          'parse_ok',
+          'layers.schema_valid.over_call_expected',
+          'layers.args_correct.given_tool_correct',
+        ]),
+      );
       lines.push(...words('method_comparisons', ['accuracy', 'parse_ok']));
     }
-    if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
+    if (s.gate)
+      lines.push(
+        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
+      );
     lines.push(`  report: ${outDir}/report.md`);
     return lines.join('\n');
   },
   charts(s) {
     const flat = flattenMetrics(s.metrics);
     const sim = s.notice ? ' — simulator' : '';
-    const layered = ['accuracy', 'parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger'].flatMap((m) => [bar(`${m} (strict)`, flat[m]), bar(`${m} (lenient)`, flat[`lenient.${m}`])]);
-    const causes = ['framework_template_bug', 'framework_parser_gap', 'model_format_failure', 'model_decision_failure'].flatMap((c) => [bar(`${c} (strict)`, flat[`attribution.strict.${c}`]), bar(`${c} (lenient)`, flat[`attribution.lenient.${c}`])]);
+    const layered = [
+      'accuracy',
+      'parse_ok',
+      'schema_valid',
+      'tool_correct',
+      'args_correct',
+      'abstained',
+      'false_trigger',
+    ].flatMap((m) => [bar(`${m} (strict)`, flat[m]), bar(`${m} (lenient)`, flat[`lenient.${m}`])]);
+    const causes = [
+      'framework_template_bug',
+      'framework_parser_gap',
+      'model_format_failure',
+      'model_decision_failure',
+    ].flatMap((c) => [
+      bar(`${c} (strict)`, flat[`attribution.strict.${c}`]),
+      bar(`${c} (lenient)`, flat[`attribution.lenient.${c}`]),
+    ]);
     const out = [
-      { file: 'charts/layered.svg', label: 'Layered scores with 95% CI', svg: barChart(layered, { title: `Probe layered scores (95% CI)${sim}`, axisLabel: 'rate' }) },
-      { file: 'charts/attribution.svg', label: 'Share of cases per attributed cause', svg: barChart(causes, { title: `Probe: cases per attributed cause (95% CI)${sim}`, axisLabel: 'share of cases' }) },
+      {
+        file: 'charts/layered.svg',
+        label: 'Layered scores with 95% CI',
+        svg: barChart(layered, { title: `Probe layered scores (95% CI)${sim}`, axisLabel: 'rate' }),
+      },
+      {
+        file: 'charts/attribution.svg',
+        label: 'Share of cases per attributed cause',
+        svg: barChart(causes, {
+          title: `Probe: cases per attributed cause (95% CI)${sim}`,
+          axisLabel: 'share of cases',
+        }),
+      },
     ];
-    const ax = s.extra.axes as { decode: string[]; varying: string[]; arms: Array<{ label: string; arm: { decode: string; method: string; model: string } }> } | undefined;
+    const ax = s.extra.axes as
+      | {
+          decode: string[];
+          varying: string[];
+          arms: Array<{ label: string; arm: { decode: string; method: string; model: string } }>;
+        }
+      | undefined;
     const byArm = s.breakdowns.arm ?? {};
     const armFlat = (label: string) => flattenMetrics(byArm[label] ?? {});
     if (ax && ax.decode.length > 1) {
       // free vs constrained per layer, at the reference method and model
       const ref = ax.arms[0]!.arm;
       const arms = ax.arms.filter((a) => a.arm.method === ref.method && a.arm.model === ref.model);
-      const rows = ['parse_ok', 'layers.schema_valid.over_call_expected', 'layers.tool_correct.over_call_expected', 'layers.args_correct.over_call_expected', 'no_call', 'false_trigger', 'truncated'];
-      const bars = rows.flatMap((m) => arms.map((a) => bar(`${m.replace('layers.', '').replace('.over_call_expected', '')} (${a.arm.decode})`, armFlat(a.label)[m])));
-      out.push({ file: 'charts/decode.svg', label: 'Decode comparison: free vs constrained, per layer', svg: barChart(bars, { title: `Decode comparison per layer (95% CI; layers over call-expected cases)${sim}`, axisLabel: 'rate' }) });
+      const rows = [
+        'parse_ok',
+        'layers.schema_valid.over_call_expected',
+        'layers.tool_correct.over_call_expected',
+        'layers.args_correct.over_call_expected',
+        'no_call',
+        'false_trigger',
+        'truncated',
+      ];
+      const bars = rows.flatMap((m) =>
+        arms.map((a) =>
+          bar(`${m.replace('layers.', '').replace('.over_call_expected', '')} (${a.arm.decode})`, armFlat(a.label)[m]),
+        ),
+      );
+      out.push({
+        file: 'charts/decode.svg',
+        label: 'Decode comparison: free vs constrained, per layer',
+        svg: barChart(bars, {
+          title: `Decode comparison per layer (95% CI; layers over call-expected cases)${sim}`,
+          axisLabel: 'rate',
+        }),
+      });
     }
-    const lineup = s.extra.lineup as Array<{ label: string; metrics: Record<string, { value: number | null; lo: number | null; hi: number | null; n: number }> }> | null | undefined;
+    const lineup = s.extra.lineup as
+      | Array<{
+          label: string;
+          metrics: Record<string, { value: number | null; lo: number | null; hi: number | null; n: number }>;
+        }>
+      | null
+      | undefined;
     if (lineup?.length) {
-      const bars = lineup.map((r) => ({ label: r.label, value: r.metrics.accuracy?.value ?? null, lo: r.metrics.accuracy?.lo ?? null, hi: r.metrics.accuracy?.hi ?? null, n: r.metrics.accuracy?.n ?? 0 }));
-      out.push({ file: 'charts/lineup.svg', label: 'Lineup: accuracy per model', svg: barChart(bars, { title: `Lineup: accuracy per model (95% CI)${sim}`, axisLabel: 'accuracy (strict)' }) });
+      const bars = lineup.map((r) => ({
+        label: r.label,
+        value: r.metrics.accuracy?.value ?? null,
+        lo: r.metrics.accuracy?.lo ?? null,
+        hi: r.metrics.accuracy?.hi ?? null,
+        n: r.metrics.accuracy?.n ?? 0,
+      }));
+      out.push({
+        file: 'charts/lineup.svg',
+        label: 'Lineup: accuracy per model',
+        svg: barChart(bars, { title: `Lineup: accuracy per model (95% CI)${sim}`, axisLabel: 'accuracy (strict)' }),
+      });
     }
     return out;
   },

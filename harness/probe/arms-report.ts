@@ -7,7 +7,13 @@
  */
 import { compareIds } from '../report/aggregate.ts';
 import type { MetricEstimate } from '../stats/index.ts';
-import { compareAttribution, REFINEMENTS, TOOLHOUND_CAUSES, toolhoundVerdict, type TreeRecord } from './axes/attribution-tree.ts';
+import {
+  compareAttribution,
+  REFINEMENTS,
+  TOOLHOUND_CAUSES,
+  toolhoundVerdict,
+  type TreeRecord,
+} from './axes/attribution-tree.ts';
 import { compareArms, type Arm as OutcomeArm, type ComparisonTable } from './axes/compare-tables.ts';
 import { checkQuantizationPair, type RunIdentity } from './axes/lineup.ts';
 import { damageSummary } from './axes/quant-damage.ts';
@@ -31,20 +37,35 @@ export interface AxesConfig {
 
 /** The axes a run was configured with; a run without (older, or a plain run) has one arm. */
 export function axesOfConfig(config: Record<string, unknown>): AxesConfig | null {
-  const a = config.axes as Partial<{ decode: string[]; method: string[]; models: Array<{ label: string; quantization_of?: string | null; identity?: RunIdentity | null }> }> | undefined;
+  const a = config.axes as
+    | Partial<{
+        decode: string[];
+        method: string[];
+        models: Array<{ label: string; quantization_of?: string | null; identity?: RunIdentity | null }>;
+      }>
+    | undefined;
   if (!a || !Array.isArray(a.decode) || !Array.isArray(a.method) || !Array.isArray(a.models)) return null;
   return {
     decode: a.decode,
     method: a.method,
     model: a.models.map((m) => m.label),
-    models: a.models.map((m) => ({ label: m.label, quantization_of: m.quantization_of ?? null, identity: m.identity ?? null })),
+    models: a.models.map((m) => ({
+      label: m.label,
+      quantization_of: m.quantization_of ?? null,
+      identity: m.identity ?? null,
+    })),
   };
 }
 
-export const referenceArm = (ax: AxesConfig): Arm => ({ decode: ax.decode[0] as Arm['decode'], method: ax.method[0]!, model: ax.model[0]! });
+export const referenceArm = (ax: AxesConfig): Arm => ({
+  decode: ax.decode[0] as Arm['decode'],
+  method: ax.method[0]!,
+  model: ax.model[0]!,
+});
 
 /** A meta's arm; a meta without one belongs to the reference arm. */
-export const armOfMeta = (m: ProbeMeta, ref: Arm): Arm => (m.arm ? { decode: m.arm.decode, method: m.arm.method, model: m.arm.model } : ref);
+export const armOfMeta = (m: ProbeMeta, ref: Arm): Arm =>
+  m.arm ? { decode: m.arm.decode, method: m.arm.method, model: m.arm.model } : ref;
 
 export function varying(ax: AxesConfig): Axis[] {
   return AXES.filter((a) => (a === 'decode' ? ax.decode : a === 'method' ? ax.method : ax.model).length > 1);
@@ -59,7 +80,8 @@ export function armLabel(arm: Arm, ax: AxesConfig): string {
 // Per-arm numbers
 
 /** The output ran into its budget (the endpoint said `length`, or the call text is cut off). */
-export const truncatedOf: Value = (m) => (m.output ? (m.output.finish_reason === 'length' || m.parse?.strict.truncated ? 1 : 0) : null);
+export const truncatedOf: Value = (m) =>
+  m.output ? (m.output.finish_reason === 'length' || m.parse?.strict.truncated ? 1 : 0) : null;
 export const repetitionOf: Value = (m) => (m.output && m.repetition !== undefined ? (m.repetition ? 1 : 0) : null);
 
 const LAYER_DENOMINATOR: Record<string, string> = {
@@ -77,7 +99,11 @@ export function layerMetrics(metas: readonly ProbeMeta[], seed: number): Record<
     for (const l of LAYERS) {
       for (const name of [toolhoundName(l), conditionalName(l)]) {
         const items = [...(per[name]?.entries() ?? [])].map(([id, x]) => ({ id, family: fam.get(id) ?? id, x }));
-        const denom = name.endsWith('over_call_expected') ? LAYER_DENOMINATOR.over_call_expected! : CONDITION[l] ? LAYER_DENOMINATOR.given! : 'call-expected cases';
+        const denom = name.endsWith('over_call_expected')
+          ? LAYER_DENOMINATOR.over_call_expected!
+          : CONDITION[l]
+            ? LAYER_DENOMINATOR.given!
+            : 'call-expected cases';
         out[`${prefix}layers.${name}`] = probeRate(items, denom, seed);
       }
     }
@@ -87,8 +113,11 @@ export function layerMetrics(metas: readonly ProbeMeta[], seed: number): Record<
 
 /** Decode health: truncated outputs and degenerate repetition, over every case with an output. */
 export function decodeMetrics(metas: readonly ProbeMeta[], seed: number): Record<string, MetricEstimate> {
-  const out: Record<string, MetricEstimate> = { truncated: probeRate(perCase(metas, truncatedOf), 'cases with an output', seed) };
-  if (metas.some((m) => m.repetition !== undefined)) out.repetition = probeRate(perCase(metas, repetitionOf), 'cases with an output', seed);
+  const out: Record<string, MetricEstimate> = {
+    truncated: probeRate(perCase(metas, truncatedOf), 'cases with an output', seed),
+  };
+  if (metas.some((m) => m.repetition !== undefined))
+    out.repetition = probeRate(perCase(metas, repetitionOf), 'cases with an output', seed);
   return out;
 }
 
@@ -96,23 +125,36 @@ export function decodeMetrics(metas: readonly ProbeMeta[], seed: number): Record
  * Attribution rates under Toolhound's decision tree (`attribution.toolhound.<cause>`, over cases that ran), the
  * numbers comparable with Toolhound's; toolgauge's own per-tier verdicts stay `attribution.<tier>.<cause>`.
  */
-export function toolhoundMetrics(metas: readonly ProbeMeta[], seed: number, sane: boolean): Record<string, MetricEstimate> {
+export function toolhoundMetrics(
+  metas: readonly ProbeMeta[],
+  seed: number,
+  sane: boolean,
+): Record<string, MetricEstimate> {
   // per meta (each trial has its own verdict), averaged per case by perCase
   const verdict = (m: ProbeMeta) => toolhoundVerdict(m as unknown as TreeRecord, sane)?.toolhound ?? null;
   const out: Record<string, MetricEstimate> = {};
   for (const cause of TOOLHOUND_CAUSES) {
     if (cause === 'pass') continue;
-    out[`attribution.toolhound.${cause}`] = probeRate(perCase(metas, (m) => {
-      const v = verdict(m);
-      return v === null ? null : v === cause ? 1 : 0;
-    }), "cases (Toolhound's decision tree)", seed);
+    out[`attribution.toolhound.${cause}`] = probeRate(
+      perCase(metas, (m) => {
+        const v = verdict(m);
+        return v === null ? null : v === cause ? 1 : 0;
+      }),
+      "cases (Toolhound's decision tree)",
+      seed,
+    );
   }
   return out;
 }
 
 /** Every number of one arm (strict and lenient layers, both readings, decode health). */
 export function armMetrics(metas: readonly ProbeMeta[], seed: number): Record<string, MetricEstimate> {
-  return { ...tierMetrics(metas, 'strict', seed, ''), ...tierMetrics(metas, 'lenient', seed, 'lenient.'), ...layerMetrics(metas, seed), ...decodeMetrics(metas, seed) };
+  return {
+    ...tierMetrics(metas, 'strict', seed, ''),
+    ...tierMetrics(metas, 'lenient', seed, 'lenient.'),
+    ...layerMetrics(metas, seed),
+    ...decodeMetrics(metas, seed),
+  };
 }
 
 /** Per-case outcomes of one arm keyed by the case's own id (so arms pair on cases). */
@@ -160,7 +202,19 @@ export interface ComparisonJson {
   b: string;
   /** The other axes' values this comparison holds fixed. */
   at: Partial<Arm>;
-  rows: Array<{ metric: string; better: 'higher' | 'lower'; a: number | null; b: number | null; diff: number | null; lo: number | null; hi: number | null; n: number; test: string; p_adjusted: number | null; verdict: string }>;
+  rows: Array<{
+    metric: string;
+    better: 'higher' | 'lower';
+    a: number | null;
+    b: number | null;
+    diff: number | null;
+    lo: number | null;
+    hi: number | null;
+    n: number;
+    test: string;
+    p_adjusted: number | null;
+    verdict: string;
+  }>;
   markdown: string;
   /** A pair the quantization guard refused: the reason, and no rows. */
   refused?: string;
@@ -181,21 +235,39 @@ export interface QuantDamageJson {
 }
 
 /** The damage figures of a quantized arm's records (those that carry one), with bootstrap CIs over the cases. */
-export function quantDamageOf(reference: string, quantized: string, metas: readonly ProbeMeta[], seed: number): QuantDamageJson | null {
-  const rows = metas.map((m) => (m as { quant_damage?: QuantDamageRecordLike | null; quant_damage_error?: string | null })).filter((m) => m.quant_damage || m.quant_damage_error);
+export function quantDamageOf(
+  reference: string,
+  quantized: string,
+  metas: readonly ProbeMeta[],
+  seed: number,
+): QuantDamageJson | null {
+  const rows = metas
+    .map((m) => m as { quant_damage?: QuantDamageRecordLike | null; quant_damage_error?: string | null })
+    .filter((m) => m.quant_damage || m.quant_damage_error);
   if (rows.length === 0) return null;
   const ok = rows.map((r) => r.quant_damage).filter((d): d is QuantDamageRecordLike => !!d);
   const errs = rows.filter((r) => !r.quant_damage && r.quant_damage_error).map((r) => r.quant_damage_error!);
   const d = damageSummary(ok, seed);
   const e = (x: MetricEstimate) => ({ value: fin(x.value), lo: fin(x.lo), hi: fin(x.hi), n: x.n });
-  return { reference, quantized, top1_agreement: e(d.top1_agreement), mean_kl: e(d.mean_kl), steps: d.steps, exact: d.exact, errors: errs.length, first_error: errs[0] ?? null };
+  return {
+    reference,
+    quantized,
+    top1_agreement: e(d.top1_agreement),
+    mean_kl: e(d.mean_kl),
+    steps: d.steps,
+    exact: d.exact,
+    errors: errs.length,
+    first_error: errs[0] ?? null,
+  };
 }
 
 type QuantDamageRecordLike = { agreement: number; kl: number; steps: number; exact: boolean };
 
 function damageMarkdown(q: QuantDamageJson): string {
   const f = (x: { value: number | null; lo: number | null; hi: number | null }, digits: number) =>
-    x.value === null ? '—' : `${x.value.toFixed(digits)}${x.lo !== null && x.hi !== null ? ` [${x.lo.toFixed(digits)}, ${x.hi.toFixed(digits)}]` : ''}`;
+    x.value === null
+      ? '—'
+      : `${x.value.toFixed(digits)}${x.lo !== null && x.hi !== null ? ` [${x.lo.toFixed(digits)}, ${x.hi.toFixed(digits)}]` : ''}`;
   const lines = [
     `#### Quantization damage: ${q.reference} → ${q.quantized}`,
     '',
@@ -236,19 +308,28 @@ function toJson(axis: Axis, at: Partial<Arm>, t: ComparisonTable): ComparisonJso
   };
 }
 
-const SIM_NOTE = '> Simulator run: a calibration fixture plants one failure cause; these numbers describe the harness, not a model.';
+const SIM_NOTE =
+  '> Simulator run: a calibration fixture plants one failure cause; these numbers describe the harness, not a model.';
 
 /**
  * Along one axis, the first value → each other value, at every combination of the other axes (so a lineup with
  * `--decode free,constrained` gets one decode table per model).
  */
-function axisComparisons(axis: 'decode' | 'method', ax: AxesConfig, outcomes: Map<string, Record<string, Map<string, number>>>, seed: number, simulated: boolean): ComparisonJson[] {
+function axisComparisons(
+  axis: 'decode' | 'method',
+  ax: AxesConfig,
+  outcomes: Map<string, Record<string, Map<string, number>>>,
+  seed: number,
+  simulated: boolean,
+): ComparisonJson[] {
   const values = axis === 'decode' ? ax.decode : ax.method;
   if (values.length < 2) return [];
   const out: ComparisonJson[] = [];
   const others = axis === 'decode' ? { method: ax.method, model: ax.model } : { decode: ax.decode, model: ax.model };
   const combos: Array<Partial<Arm>> = [];
-  for (const m of ax.model) for (const o of axis === 'decode' ? others.method! : others.decode!) combos.push(axis === 'decode' ? { model: m, method: o } : { model: m, decode: o as Arm['decode'] });
+  for (const m of ax.model)
+    for (const o of axis === 'decode' ? others.method! : others.decode!)
+      combos.push(axis === 'decode' ? { model: m, method: o } : { model: m, decode: o as Arm['decode'] });
   for (const at of combos) {
     for (const v of values.slice(1)) {
       const armA = { ...at, [axis]: values[0] } as Arm;
@@ -261,7 +342,11 @@ function axisComparisons(axis: 'decode' | 'method', ax: AxesConfig, outcomes: Ma
         .map((x) => `${x} ${at[x]}`)
         .join(', ');
       const title = `${axis === 'decode' ? 'Decode' : 'Method'} comparison: ${values[0]} → ${v}${where ? ` (${where})` : ''}${simulated ? ' — simulator' : ''}`;
-      const t = compareArms({ label: values[0]!, outcomes: a }, { label: v, outcomes: b }, { title, metrics: COMPARISON_METRICS, seed, ...(simulated ? { note: SIM_NOTE } : {}) });
+      const t = compareArms(
+        { label: values[0]!, outcomes: a },
+        { label: v, outcomes: b },
+        { title, metrics: COMPARISON_METRICS, seed, ...(simulated ? { note: SIM_NOTE } : {}) },
+      );
       out.push(toJson(axis, at, t));
     }
   }
@@ -269,7 +354,13 @@ function axisComparisons(axis: 'decode' | 'method', ax: AxesConfig, outcomes: Ma
 }
 
 /** Every pair of models (at the reference decode and method), under the quantization guard for quantization pairs. */
-function lineupComparisons(ax: AxesConfig, outcomes: Map<string, Record<string, Map<string, number>>>, seed: number, simulated: boolean, metasOf: (arm: Arm) => readonly ProbeMeta[]): ComparisonJson[] {
+function lineupComparisons(
+  ax: AxesConfig,
+  outcomes: Map<string, Record<string, Map<string, number>>>,
+  seed: number,
+  simulated: boolean,
+  metasOf: (arm: Arm) => readonly ProbeMeta[],
+): ComparisonJson[] {
   if (ax.model.length < 2) return [];
   const ref = referenceArm(ax);
   const info = new Map(ax.models.map((m) => [m.label, m]));
@@ -284,20 +375,49 @@ function lineupComparisons(ax: AxesConfig, outcomes: Map<string, Record<string, 
       const qb = info.get(lb);
       const quant = qb?.quantization_of === la ? [qa, qb] : qa?.quantization_of === lb ? [qb, qa] : null;
       if (quant) {
-        const ident = (m: typeof qa, label: string): RunIdentity => m?.identity ?? { label, template: null, tokenizer: null };
-        const check = checkQuantizationPair(ident(quant[0], quant[0]?.label ?? la), ident(quant[1], quant[1]?.label ?? lb));
+        const ident = (m: typeof qa, label: string): RunIdentity =>
+          m?.identity ?? { label, template: null, tokenizer: null };
+        const check = checkQuantizationPair(
+          ident(quant[0], quant[0]?.label ?? la),
+          ident(quant[1], quant[1]?.label ?? lb),
+        );
         if (!check.ok) {
-          out.push({ axis: 'model', title, a: la, b: lb, at, rows: [], markdown: `### ${title}\n\n**Not compared:** ${check.reason}.\n`, refused: check.reason });
+          out.push({
+            axis: 'model',
+            title,
+            a: la,
+            b: lb,
+            at,
+            rows: [],
+            markdown: `### ${title}\n\n**Not compared:** ${check.reason}.\n`,
+            refused: check.reason,
+          });
           continue;
         }
       }
       const a = outcomes.get(armKey({ ...ref, model: la }));
       const b = outcomes.get(armKey({ ...ref, model: lb }));
       if (!a || !b) continue;
-      const t = compareArms({ label: la, outcomes: a }, { label: lb, outcomes: b }, { title, metrics: COMPARISON_METRICS, seed, ...(simulated ? { note: SIM_NOTE } : {}) });
+      const t = compareArms(
+        { label: la, outcomes: a },
+        { label: lb, outcomes: b },
+        { title, metrics: COMPARISON_METRICS, seed, ...(simulated ? { note: SIM_NOTE } : {}) },
+      );
       const json = toJson('model', at, t);
-      const damage = quant ? quantDamageOf(quant[0]?.label ?? la, quant[1]?.label ?? lb, metasOf({ ...ref, model: quant[1]?.label ?? lb }), seed) : null;
-      if (damage) out.push({ ...json, quant_damage: damage, markdown: `${json.markdown.trimEnd()}\n\n${damageMarkdown(damage)}` });
+      const damage = quant
+        ? quantDamageOf(
+            quant[0]?.label ?? la,
+            quant[1]?.label ?? lb,
+            metasOf({ ...ref, model: quant[1]?.label ?? lb }),
+            seed,
+          )
+        : null;
+      if (damage)
+        out.push({
+          ...json,
+          quant_damage: damage,
+          markdown: `${json.markdown.trimEnd()}\n\n${damageMarkdown(damage)}`,
+        });
       else out.push(json);
     }
   }
@@ -329,12 +449,18 @@ export interface LineupRow {
   toolgauge: Record<string, number>;
 }
 
-const est = (e: MetricEstimate | undefined) => (e ? { value: fin(e.value), lo: fin(e.lo), hi: fin(e.hi), n: e.n } : { value: null, lo: null, hi: null, n: 0 });
+const est = (e: MetricEstimate | undefined) =>
+  e ? { value: fin(e.value), lo: fin(e.lo), hi: fin(e.hi), n: e.n } : { value: null, lo: null, hi: null, n: 0 };
 
 /** Toolhound's step B from the run's template check: no finding that stops a minimal tool render. */
 export function templateSane(config: Record<string, unknown>): boolean {
   const t = config.template as { findings?: Array<{ id: string }> } | null | undefined;
-  const breaking = new Set(['template_unparseable', 'raises_on_standard_shape', 'tools_not_rendered', 'render_budget_exceeded']);
+  const breaking = new Set([
+    'template_unparseable',
+    'raises_on_standard_shape',
+    'tools_not_rendered',
+    'render_budget_exceeded',
+  ]);
   return !(t?.findings ?? []).some((f) => breaking.has(f.id));
 }
 
@@ -356,7 +482,14 @@ function lineupRow(label: string, metas: readonly ProbeMeta[], seed: number, san
     const k = x.cause.strict.cause ?? (x.passed.strict ? 'pass' : x.cause.strict.kind);
     toolgauge[k] = (toolgauge[k] ?? 0) + 1;
   }
-  return { label, metrics: Object.fromEntries(LINEUP_METRICS.map((k) => [k, est(m[k])])), categories, toolhound: tree.toolhound, refinements: tree.refinements, toolgauge };
+  return {
+    label,
+    metrics: Object.fromEntries(LINEUP_METRICS.map((k) => [k, est(m[k])])),
+    categories,
+    toolhound: tree.toolhound,
+    refinements: tree.refinements,
+    toolgauge,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -366,17 +499,40 @@ export interface AxesAggregate {
   /** Per arm (by label): every metric, for breakdowns. */
   arms: Record<string, Record<string, MetricEstimate>>;
   extra: {
-    axes: { decode: string[]; method: string[]; model: string[]; reference: string; varying: Axis[]; arms: Array<{ label: string; key: string; arm: Arm; runs: number; errors: number; mechanisms: string[] }> };
+    axes: {
+      decode: string[];
+      method: string[];
+      model: string[];
+      reference: string;
+      varying: Axis[];
+      arms: Array<{ label: string; key: string; arm: Arm; runs: number; errors: number; mechanisms: string[] }>;
+    };
     decode_comparisons: ComparisonJson[];
     method_comparisons: ComparisonJson[];
     lineup: LineupRow[] | null;
     model_comparisons: ComparisonJson[];
-    attribution_tree: { toolhound: Record<string, number>; refinements: Record<string, number>; by_cause: Record<string, Record<string, number>>; crosstab: Record<string, Record<string, number>>; template_sane: boolean };
+    attribution_tree: {
+      toolhound: Record<string, number>;
+      refinements: Record<string, number>;
+      by_cause: Record<string, Record<string, number>>;
+      crosstab: Record<string, Record<string, number>>;
+      template_sane: boolean;
+    };
   };
 }
 
-export function aggregateAxes(metas: readonly ProbeMeta[], seed: number, config: Record<string, unknown>, simulated: boolean): AxesAggregate {
-  const ax = axesOfConfig(config) ?? { decode: ['free'], method: ['baseline'], model: [String(metas[0]?.arm?.model ?? 'model')], models: [] };
+export function aggregateAxes(
+  metas: readonly ProbeMeta[],
+  seed: number,
+  config: Record<string, unknown>,
+  simulated: boolean,
+): AxesAggregate {
+  const ax = axesOfConfig(config) ?? {
+    decode: ['free'],
+    method: ['baseline'],
+    model: [String(metas[0]?.arm?.model ?? 'model')],
+    models: [],
+  };
   const ref = referenceArm(ax);
   const groups = new Map<string, { arm: Arm; metas: ProbeMeta[] }>();
   for (const m of metas) {
@@ -393,7 +549,9 @@ export function aggregateAxes(metas: readonly ProbeMeta[], seed: number, config:
   const refMetas = groups.get(armKey(ref))?.metas ?? [];
   const tree = compareAttribution(refMetas as unknown as TreeRecord[], sane);
   const byCause: Record<string, Record<string, number>> = {};
-  for (const v of tree.verdicts) for (const k of REFINEMENTS) if (v.refinements[k]) (byCause[v.toolhound] ??= {})[k] = (byCause[v.toolhound]?.[k] ?? 0) + 1;
+  for (const v of tree.verdicts)
+    for (const k of REFINEMENTS)
+      if (v.refinements[k]) (byCause[v.toolhound] ??= {})[k] = (byCause[v.toolhound]?.[k] ?? 0) + 1;
   const lineup =
     ax.model.length > 1
       ? ax.model.map((label) => lineupRow(label, groups.get(armKey({ ...ref, model: label }))?.metas ?? [], seed, sane))
@@ -419,8 +577,20 @@ export function aggregateAxes(metas: readonly ProbeMeta[], seed: number, config:
       decode_comparisons: axisComparisons('decode', ax, outcomes, seed, simulated),
       method_comparisons: axisComparisons('method', ax, outcomes, seed, simulated),
       lineup,
-      model_comparisons: lineupComparisons(ax, outcomes, seed, simulated, (arm) => groups.get(armKey(arm))?.metas ?? []),
-      attribution_tree: { toolhound: tree.toolhound, refinements: tree.refinements, by_cause: byCause, crosstab: tree.crosstab, template_sane: sane },
+      model_comparisons: lineupComparisons(
+        ax,
+        outcomes,
+        seed,
+        simulated,
+        (arm) => groups.get(armKey(arm))?.metas ?? [],
+      ),
+      attribution_tree: {
+        toolhound: tree.toolhound,
+        refinements: tree.refinements,
+        by_cause: byCause,
+        crosstab: tree.crosstab,
+        template_sane: sane,
+      },
     },
   };
 }

@@ -11,7 +11,16 @@ import { testModelDirOf } from './registry/registry.ts';
 import { checkAxes, onSimulator } from './run/arms.ts';
 import { fetchEndpointIdentity } from './run/endpoint.ts';
 import { API_KEY_ENV } from './run/lineup-limits.ts';
-import { DECODES, METHODS, readProbeEnv, selectCases, SPLITS, TRANSPORTS, type EndpointIdentity, type ProbeSettings } from './run/env.ts';
+import {
+  DECODES,
+  METHODS,
+  readProbeEnv,
+  selectCases,
+  SPLITS,
+  TRANSPORTS,
+  type EndpointIdentity,
+  type ProbeSettings,
+} from './run/env.ts';
 import { templateOf } from './suite.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
 import { flagsToEnv, MODEL_FLAGS } from '../cli/model-flags.ts';
@@ -26,31 +35,84 @@ import { probeSuite } from './suite.ts';
 // toolgauge probe lint [--cases FILE] [--tools FILE] [--json]
 
 const CASE_FLAGS: FlagSpecs = {
-  cases: { type: 'string', schema: z.string().min(1), description: 'probe cases (JSONL; toolgauge or Toolhound format)' },
-  tools: { type: 'string', schema: z.string().min(1), description: 'tool palette (tools.yaml / tools.json); default: beside the cases file' },
+  cases: {
+    type: 'string',
+    schema: z.string().min(1),
+    description: 'probe cases (JSONL; toolgauge or Toolhound format)',
+  },
+  tools: {
+    type: 'string',
+    schema: z.string().min(1),
+    description: 'tool palette (tools.yaml / tools.json); default: beside the cases file',
+  },
 };
 
 export const FLAGS: FlagSpecs = {
   ...CASE_FLAGS,
-  transport: { type: 'string', values: TRANSPORTS, description: 'chat (server template + parser) or completions (toolgauge renders and parses)' },
-  template: { type: 'string', schema: z.string().min(1), description: "the model's chat template (.jinja); with chat: the server's template" },
+  transport: {
+    type: 'string',
+    values: TRANSPORTS,
+    description: 'chat (server template + parser) or completions (toolgauge renders and parses)',
+  },
+  template: {
+    type: 'string',
+    schema: z.string().min(1),
+    description: "the model's chat template (.jinja); with chat: the server's template",
+  },
   split: { type: 'string', values: SPLITS },
-  family: { type: 'string', values: ['auto', ...FAMILIES], description: 'tool-call format for the parsers (default: from the template)' },
+  family: {
+    type: 'string',
+    values: ['auto', ...FAMILIES],
+    description: 'tool-call format for the parsers (default: from the template)',
+  },
   only: { type: 'string', schema: flagSchemas.idList },
   categories: { type: 'string', schema: flagSchemas.idList },
-  decode: { type: 'string', description: `decoding arms, comma-separated: ${DECODES.join(',')} (paired on the same cases)` },
+  decode: {
+    type: 'string',
+    description: `decoding arms, comma-separated: ${DECODES.join(',')} (paired on the same cases)`,
+  },
   method: { type: 'string', description: `method arms, comma-separated: ${METHODS.join(',')}` },
-  server: { type: 'string', values: ['auto', ...SERVERS], description: 'how --decode constrained constrains (auto: detected from the endpoint)' },
-  'max-string-length': { type: 'string', schema: flagSchemas.positiveInt, description: 'bound every free string of a constrained call' },
-  'top-p': { type: 'string', schema: z.coerce.number().gt(0).max(1), description: 'top_p sent with every request (recorded in the header)' },
+  server: {
+    type: 'string',
+    values: ['auto', ...SERVERS],
+    description: 'how --decode constrained constrains (auto: detected from the endpoint)',
+  },
+  'max-string-length': {
+    type: 'string',
+    schema: flagSchemas.positiveInt,
+    description: 'bound every free string of a constrained call',
+  },
+  'top-p': {
+    type: 'string',
+    schema: z.coerce.number().gt(0).max(1),
+    description: 'top_p sent with every request (recorded in the header)',
+  },
   models: { type: 'string', description: '(internal: --model a,b,c becomes this)' },
-  lineup: { type: 'string', schema: z.string().min(1), description: 'a lineup file (YAML/JSON): models with base URL, template, label, quantization' },
-  'allow-env': { type: 'string', schema: flagSchemas.idList, description: "variables a lineup's api_key_env may name besides *_API_KEY (comma-separated)" },
+  lineup: {
+    type: 'string',
+    schema: z.string().min(1),
+    description: 'a lineup file (YAML/JSON): models with base URL, template, label, quantization',
+  },
+  'allow-env': {
+    type: 'string',
+    schema: flagSchemas.idList,
+    description: "variables a lineup's api_key_env may name besides *_API_KEY (comma-separated)",
+  },
   label: { type: 'string', description: "this run's label (what --quantization-of of another run names)" },
   quantization: { type: 'string', description: 'this run is a quantization (e.g. Q4_K_M)…' },
-  'quantization-of': { type: 'string', description: '…of the run labelled so: report --compare checks template and tokenizer first' },
-  tokenizer: { type: 'string', description: "the tokenizer's identity (a tokenizer.json, hashed, or any id) when the server does not expose it" },
-  'pa-tool-samples': { type: 'string', schema: z.coerce.number().int().min(2), description: `PA-Tool samples per component (default ${32})` },
+  'quantization-of': {
+    type: 'string',
+    description: '…of the run labelled so: report --compare checks template and tokenizer first',
+  },
+  tokenizer: {
+    type: 'string',
+    description: "the tokenizer's identity (a tokenizer.json, hashed, or any id) when the server does not expose it",
+  },
+  'pa-tool-samples': {
+    type: 'string',
+    schema: z.coerce.number().int().min(2),
+    description: `PA-Tool samples per component (default ${32})`,
+  },
 };
 
 const ENV = {
@@ -91,7 +153,8 @@ export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport
 toolgauge probe lint [--cases FILE] [--tools FILE] [--json]`;
 
 function mustExist(flag: string, path: unknown): void {
-  if (typeof path === 'string' && !existsSync(path)) throw new UsageError(`toolgauge probe: --${flag} '${path}' does not exist`);
+  if (typeof path === 'string' && !existsSync(path))
+    throw new UsageError(`toolgauge probe: --${flag} '${path}' does not exist`);
 }
 
 function asUsage<T>(fn: () => T): T {
@@ -154,7 +217,9 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
   const first = lineupFirstEntry(argv);
   if (!first?.base_url) return undefined;
   const name = first.api_key_env;
-  const allowed = (flagValue(argv, '--allow-env') ?? env.TOOLGAUGE_PROBE_ALLOW_ENV ?? '').split(',').map((x) => x.trim());
+  const allowed = (flagValue(argv, '--allow-env') ?? env.TOOLGAUGE_PROBE_ALLOW_ENV ?? '')
+    .split(',')
+    .map((x) => x.trim());
   return { key: name && (API_KEY_ENV.test(name) || allowed.includes(name)) ? env[name] : undefined };
 }
 
@@ -180,16 +245,35 @@ export async function run(argvIn: string[]): Promise<number> {
       env: ENV,
       files: ['cases', 'tools', 'template', 'lineup'],
       async validate(kc, settings) {
-        if (settings.transport === 'completions' && !settings.templateFile && !kc.run.usesSimulator && !settings.models.every((m) => ggufPathOf(m.model) !== null)) {
+        if (
+          settings.transport === 'completions' &&
+          !settings.templateFile &&
+          !kc.run.usesSimulator &&
+          !settings.models.every((m) => ggufPathOf(m.model) !== null)
+        ) {
           // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
-          throw new UsageError("toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE");
+          throw new UsageError(
+            "toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE",
+          );
         }
         // Validate the inputs before starting Vitest: a bad case file is one line naming the file, line and field.
-        const loaded = asUsage(() => loadCases(settings.casesFile, { ...(settings.toolsFile ? { toolsFile: settings.toolsFile } : {}), dateContext: kc.run.injectedDate }));
+        const loaded = asUsage(() =>
+          loadCases(settings.casesFile, {
+            ...(settings.toolsFile ? { toolsFile: settings.toolsFile } : {}),
+            dateContext: kc.run.injectedDate,
+          }),
+        );
         if (selectCases(loaded.cases, settings).length === 0) {
-          throw new UsageError(`toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`);
+          throw new UsageError(
+            `toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`,
+          );
         }
-        const families = new Map(settings.models.map((m) => [m.label, asUsage(() => templateOf(m, settings, kc.run.injectedDate))?.family ?? null]));
+        const families = new Map(
+          settings.models.map((m) => [
+            m.label,
+            asUsage(() => templateOf(m, settings, kc.run.injectedDate))?.family ?? null,
+          ]),
+        );
         engines = await startLineupEngines(settings, kc.run);
         // What each real endpoint says about itself (server kind and version, model revision, template, tokenizer):
         // the header records it, --server auto uses it, the quantization guard reads it.
@@ -199,7 +283,12 @@ export async function run(argvIn: string[]): Promise<number> {
             .filter((m) => !onSimulator(m, kc.run))
             .map(async (m) => {
               const url = m.baseUrl ?? kc.run.baseUrl;
-              if (url) endpoints[m.label] = await fetchEndpointIdentity(url, settings.apiKeys[m.label] ?? (m.baseUrl ? undefined : kc.run.apiKey), m.model);
+              if (url)
+                endpoints[m.label] = await fetchEndpointIdentity(
+                  url,
+                  settings.apiKeys[m.label] ?? (m.baseUrl ? undefined : kc.run.apiKey),
+                  m.model,
+                );
             }),
         );
         // The settings object is the run configuration's own: the workers receive it with the identities in it.
@@ -224,13 +313,22 @@ async function lint(argv: string[]): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   flagsToEnv(values, ENV, env);
   const settings = readProbeEnv(env);
-  const loaded = asUsage(() => loadCases(settings.casesFile, settings.toolsFile ? { toolsFile: settings.toolsFile } : {}));
+  const loaded = asUsage(() =>
+    loadCases(settings.casesFile, settings.toolsFile ? { toolsFile: settings.toolsFile } : {}),
+  );
   const own = loaded.cases.some((c) => c.phrasing);
   const r = lintCases(loaded, own ? { phrasings: phrasingInventory() } : {});
   if (values.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
   else {
-    const lines = [`${settings.casesFile}: ${r.stats.cases} cases; ${r.errors.length} error(s), ${r.warnings.length} warning(s)`];
-    for (const [split, cats] of Object.entries(r.stats.bySplit)) lines.push(`  ${split}: ${Object.entries(cats).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+    const lines = [
+      `${settings.casesFile}: ${r.stats.cases} cases; ${r.errors.length} error(s), ${r.warnings.length} warning(s)`,
+    ];
+    for (const [split, cats] of Object.entries(r.stats.bySplit))
+      lines.push(
+        `  ${split}: ${Object.entries(cats)
+          .map(([c, n]) => `${c} ${n}`)
+          .join(', ')}`,
+      );
     for (const e of r.errors) lines.push(`  error [${e.rule}]${e.id ? ` ${e.id}` : ''}: ${e.message}`);
     for (const w of r.warnings) lines.push(`  warning [${w.rule}]${w.id ? ` ${w.id}` : ''}: ${w.message}`);
     process.stdout.write(lines.join('\n') + '\n');

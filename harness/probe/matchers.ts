@@ -16,7 +16,9 @@ import { matchCalls } from './score/index.ts';
  */
 
 const fmtCalls = (calls: ReadonlyArray<{ name: string; arguments: unknown }> | null | undefined): string =>
-  !calls || calls.length === 0 ? '(no call)' : calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join('\n             ');
+  !calls || calls.length === 0
+    ? '(no call)'
+    : calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join('\n             ');
 
 const asList = <T>(x: T | readonly T[]): T[] => (Array.isArray(x) ? [...(x as readonly T[])] : [x as T]);
 
@@ -28,7 +30,12 @@ export const probeMatchers = {
   toBeParsedCall(received: string | ParseResult, opts: ParseOptions = {}) {
     const r: ParseResult = typeof received === 'string' ? parseToolCalls(received, opts) : received;
     const pass = r.calls.length > 0;
-    const text = typeof received === 'string' ? (received.length > 300 ? `${received.slice(0, 300)}…` : received) : '(a parse result)';
+    const text =
+      typeof received === 'string'
+        ? received.length > 300
+          ? `${received.slice(0, 300)}…`
+          : received
+        : '(a parse result)';
     return {
       pass,
       message: () =>
@@ -38,7 +45,11 @@ export const probeMatchers = {
     };
   },
 
-  toMatchCall(received: ParsedCall | readonly ParsedCall[], expected: ExpectedCall | readonly ExpectedCall[], rules: Record<string, ArgRule> = {}) {
+  toMatchCall(
+    received: ParsedCall | readonly ParsedCall[],
+    expected: ExpectedCall | readonly ExpectedCall[],
+    rules: Record<string, ArgRule> = {},
+  ) {
     const actual = asList(received);
     const want = asList(expected);
     const m = matchCalls(want, actual, rules);
@@ -55,7 +66,10 @@ export const probeMatchers = {
   },
 
   toBeAttributedTo(received: ProbeMeta | Record<Tier, Verdict>, cause: Cause | null, tier: Tier = 'strict') {
-    const verdicts = 'cause' in received && typeof (received as ProbeMeta).suite === 'string' ? (received as ProbeMeta).cause : (received as Record<Tier, Verdict>);
+    const verdicts =
+      'cause' in received && typeof (received as ProbeMeta).suite === 'string'
+        ? (received as ProbeMeta).cause
+        : (received as Record<Tier, Verdict>);
     const v = verdicts[tier];
     const pass = v.cause === cause;
     return {
@@ -85,9 +99,13 @@ export const probeMatchers = {
           `  actual:   ${actual ? fmtCalls(actual) : '(not asked)'}${tier === 'strict' && received.parse?.lenient.calls.length && !actual?.length ? `\n  lenient:  ${fmtCalls(received.parse.lenient.calls)}` : ''}`,
           `  cause (strict):  ${verdictLine(received.cause.strict)}`,
           `  cause (lenient): ${verdictLine(received.cause.lenient)}`,
-          ...(received.scores?.[tier].problems.length ? [`  problems: ${received.scores[tier].problems.join('; ')}`] : []),
+          ...(received.scores?.[tier].problems.length
+            ? [`  problems: ${received.scores[tier].problems.join('; ')}`]
+            : []),
           ...(out ? [`  raw output: ${out.length > 300 ? `${out.slice(0, 300)}…` : out}`] : []),
-          ...(received.output?.tool_calls.length ? [`  server tool_calls: ${JSON.stringify(received.output.tool_calls)}`] : []),
+          ...(received.output?.tool_calls.length
+            ? [`  server tool_calls: ${JSON.stringify(received.output.tool_calls)}`]
+            : []),
         ].join('\n');
       },
       expected: received.expected,
@@ -95,7 +113,6 @@ export const probeMatchers = {
     };
   },
 };
-
 
 export interface ProbeMatchers<R = unknown> {
   toBeParsedCall(opts?: ParseOptions): R;

@@ -15,7 +15,9 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 
 function identityOf(r: SavedRunConfig): RunIdentity {
   const id = r.config.identity as RunIdentity | undefined;
-  return id && typeof id === 'object' ? { ...id, label: str(r.config.label) ?? r.dir } : { label: str(r.config.label) ?? r.dir, template: null, tokenizer: null };
+  return id && typeof id === 'object'
+    ? { ...id, label: str(r.config.label) ?? r.dir }
+    : { label: str(r.config.label) ?? r.dir, template: null, tokenizer: null };
 }
 
 /** Whether two runs are labelled as quantizations of one model. */

@@ -23,7 +23,8 @@ export interface ProbeAggregate {
   extra: Record<string, unknown>;
 }
 
-export const only = (metas: readonly unknown[]): ProbeMeta[] => metas.filter((m): m is ProbeMeta => (m as ProbeMeta).suite === 'probe');
+export const only = (metas: readonly unknown[]): ProbeMeta[] =>
+  metas.filter((m): m is ProbeMeta => (m as ProbeMeta).suite === 'probe');
 
 export type Value = (m: ProbeMeta) => number | null;
 
@@ -38,7 +39,9 @@ export function perCase(metas: readonly ProbeMeta[], value: Value): Array<{ id: 
     e.xs.push(x);
     by.set(m.id, e);
   }
-  return [...by.entries()].sort(([a], [b]) => compareIds(a, b)).map(([id, e]) => ({ id, family: e.family, x: e.xs.reduce((s, v) => s + v, 0) / e.xs.length }));
+  return [...by.entries()]
+    .sort(([a], [b]) => compareIds(a, b))
+    .map(([id, e]) => ({ id, family: e.family, x: e.xs.reduce((s, v) => s + v, 0) / e.xs.length }));
 }
 
 /**
@@ -46,24 +49,41 @@ export function perCase(metas: readonly ProbeMeta[], value: Value): Array<{ id: 
  * enough families the interval is a cluster bootstrap over families; otherwise estimateRate's rule (Wilson for
  * small or extreme 0/1 data, else the percentile bootstrap) — which treats cases as independent.
  */
-export function probeRate(items: ReadonlyArray<{ family: string; x: number }>, denominator: string, seed: number): MetricEstimate {
+export function probeRate(
+  items: ReadonlyArray<{ family: string; x: number }>,
+  denominator: string,
+  seed: number,
+): MetricEstimate {
   const xs = items.map((i) => i.x);
   const fams = items.map((i) => i.family);
   const groups = new Set(fams).size;
   const binary = xs.every((x) => x === 0 || x === 1);
   const k = xs.reduce((s, x) => s + x, 0);
   const extreme = binary && Math.min(k, xs.length - k) < 10;
-  if (groups >= 5 && groups < xs.length && !extreme) return clusterBootstrapRate(xs, fams, { denominator: `${denominator}; clustered by case family`, seed });
+  if (groups >= 5 && groups < xs.length && !extreme)
+    return clusterBootstrapRate(xs, fams, { denominator: `${denominator}; clustered by case family`, seed });
   return estimateRate(xs, { denominator, seed });
 }
 
-const scoreOf = (tier: Tier, metric: LayeredMetric): Value => (m) => m.scores?.[tier][metric] ?? null;
-const passedOf = (tier: Tier): Value => (m) => (m.passed[tier] ? 1 : 0);
+const scoreOf =
+  (tier: Tier, metric: LayeredMetric): Value =>
+  (m) =>
+    m.scores?.[tier][metric] ?? null;
+const passedOf =
+  (tier: Tier): Value =>
+  (m) =>
+    m.passed[tier] ? 1 : 0;
 
-export function tierMetrics(metas: readonly ProbeMeta[], tier: Tier, seed: number, prefix: string): Record<string, MetricEstimate> {
+export function tierMetrics(
+  metas: readonly ProbeMeta[],
+  tier: Tier,
+  seed: number,
+  prefix: string,
+): Record<string, MetricEstimate> {
   const out: Record<string, MetricEstimate> = {};
   out[`${prefix}accuracy`] = probeRate(perCase(metas, passedOf(tier)), 'cases (call-expected and abstention)', seed);
-  for (const metric of LAYERED_METRICS) out[`${prefix}${metric}`] = probeRate(perCase(metas, scoreOf(tier, metric)), METRIC_DENOMINATORS[metric], seed);
+  for (const metric of LAYERED_METRICS)
+    out[`${prefix}${metric}`] = probeRate(perCase(metas, scoreOf(tier, metric)), METRIC_DENOMINATORS[metric], seed);
   return out;
 }
 
@@ -84,7 +104,12 @@ export function aggregateProbe(all: readonly unknown[], seed: number): ProbeAggr
     ),
   };
   for (const tier of TIERS) {
-    for (const cause of CAUSES) metrics[`attribution.${tier}.${cause}`] = probeRate(perCase(metas, (m) => (m.cause[tier].cause === cause ? 1 : 0)), 'cases', seed);
+    for (const cause of CAUSES)
+      metrics[`attribution.${tier}.${cause}`] = probeRate(
+        perCase(metas, (m) => (m.cause[tier].cause === cause ? 1 : 0)),
+        'cases',
+        seed,
+      );
   }
 
   const cats = [...new Set(metas.map((m) => m.cat))].sort(compareIds);
@@ -123,7 +148,16 @@ export function aggregateProbe(all: readonly unknown[], seed: number): ProbeAggr
   const examples: Record<string, unknown> = {};
   for (const cause of CAUSES) {
     const m = ok.find((x) => x.cause.strict.cause === cause) ?? ok.find((x) => x.cause.lenient.cause === cause);
-    if (m) examples[cause] = { id: m.id, cat: m.cat, evidence: (m.cause.strict.cause === cause ? m.cause.strict : m.cause.lenient).evidence, output: excerpt(m.output?.content ?? null, 800), tool_calls: m.output?.tool_calls ?? [], expected: m.expected, counterfactual_output: m.counterfactual ? excerpt(m.counterfactual.output, 400) : null };
+    if (m)
+      examples[cause] = {
+        id: m.id,
+        cat: m.cat,
+        evidence: (m.cause.strict.cause === cause ? m.cause.strict : m.cause.lenient).evidence,
+        output: excerpt(m.output?.content ?? null, 800),
+        tool_calls: m.output?.tool_calls ?? [],
+        expected: m.expected,
+        counterfactual_output: m.counterfactual ? excerpt(m.counterfactual.output, 400) : null,
+      };
   }
 
   const ids = new Set(metas.map((m) => m.id));
@@ -140,7 +174,9 @@ export function aggregateProbe(all: readonly unknown[], seed: number): ProbeAggr
       call_expected: ok.filter((m) => m.expects_call).length,
       abstention: ok.filter((m) => !m.expects_call).length,
       counterfactuals: ok.filter((m) => m.counterfactual).length,
-      template_flips: ok.filter((m) => m.cause.strict.kind === 'template_flip' || m.cause.lenient.kind === 'template_flip').length,
+      template_flips: ok.filter(
+        (m) => m.cause.strict.kind === 'template_flip' || m.cause.lenient.kind === 'template_flip',
+      ).length,
       not_rendered: ok.filter((m) => !m.output).length,
       resumed: metas.filter((m) => m.resumed).length,
     },
@@ -207,7 +243,14 @@ const short = (v: unknown, max = 120): string => {
 const callsText = (calls: Array<{ name: string; arguments: unknown }> | null | undefined) =>
   !calls || calls.length === 0 ? '(none)' : calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
 
-type Template = { file?: string; sha256?: string; family?: string | null; findings?: Array<{ id: string; detail: string; repro?: unknown }>; repaired_sha256?: string | null; engine_limitations?: string[] };
+type Template = {
+  file?: string;
+  sha256?: string;
+  family?: string | null;
+  findings?: Array<{ id: string; detail: string; repro?: unknown }>;
+  repaired_sha256?: string | null;
+  engine_limitations?: string[];
+};
 
 type ModelCfg = {
   label: string;
@@ -231,7 +274,16 @@ function endpointsTable(cfg: Record<string, unknown>): string[] {
   const shown = (v: string | null | undefined) => (v ? v : '—');
   return [
     table(
-      ['model', 'server', 'server version', 'model revision', 'template sha256', 'tokenizer', 'constraint', 'quantization'],
+      [
+        'model',
+        'server',
+        'server version',
+        'model revision',
+        'template sha256',
+        'tokenizer',
+        'constraint',
+        'quantization',
+      ],
       models.map((m) => [
         m.label === m.model ? m.model : `${m.label} (${m.model})`,
         m.simulated ? 'toolgauge simulator' : shown(m.server),
@@ -266,8 +318,14 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
   function simulatorNote({ s }) {
     if (!s.notice) return [];
     if (s.notice.startsWith('TEST MODEL'))
-      return ["> A test model has random weights: on a real engine it shows the axes' mechanics (what a grammar forces, what quantization changes in the next-token distributions), never how well a model calls tools.", ''];
-    return ['> The simulator is a calibration fixture: it knows every expected call and plants one chosen behaviour (oracle, or one failure cause), so that the scoring and the attribution can be checked against a known truth. Its numbers describe the harness, not a model.', ''];
+      return [
+        "> A test model has random weights: on a real engine it shows the axes' mechanics (what a grammar forces, what quantization changes in the next-token distributions), never how well a model calls tools.",
+        '',
+      ];
+    return [
+      '> The simulator is a calibration fixture: it knows every expected call and plants one chosen behaviour (oracle, or one failure cause), so that the scoring and the attribution can be checked against a known truth. Its numbers describe the harness, not a model.',
+      '',
+    ];
   },
   function settings({ s, cfg, tpl }) {
     const c = s.counts;
@@ -276,9 +334,19 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
         ['setting', 'value'],
         [
           ['transport', String(cfg.transport ?? '—')],
-          ['cases', `${String(cfg.cases_file ?? '—')}${cfg.split && cfg.split !== 'all' ? ` (split ${String(cfg.split)})` : ''}`],
+          [
+            'cases',
+            `${String(cfg.cases_file ?? '—')}${cfg.split && cfg.split !== 'all' ? ` (split ${String(cfg.split)})` : ''}`,
+          ],
           ['tool palette', String(cfg.tools_file ?? '—')],
-          ['template', tpl ? `${tpl.file} (sha256 ${String(tpl.sha256).slice(0, 16)}…, family ${tpl.family ?? 'unknown'})` : cfg.transport === 'chat' ? "the server's (unknown to toolgauge: no counterfactual re-asks)" : '—'],
+          [
+            'template',
+            tpl
+              ? `${tpl.file} (sha256 ${String(tpl.sha256).slice(0, 16)}…, family ${tpl.family ?? 'unknown'})`
+              : cfg.transport === 'chat'
+                ? "the server's (unknown to toolgauge: no counterfactual re-asks)"
+                : '—',
+          ],
           ['parser family', String(cfg.family ?? 'auto')],
         ],
       ),
@@ -312,7 +380,10 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
     const c = s.counts;
     const attribution = (s.extra.attribution ?? {}) as Record<Tier, Record<string, number>>;
     const kinds = (s.extra.attribution_kinds ?? {}) as Record<Tier, Record<string, number>>;
-    const failed = (t: Tier) => Object.entries(attribution[t] ?? {}).filter(([k]) => k !== 'passed').reduce((a, [, n]) => a + n, 0);
+    const failed = (t: Tier) =>
+      Object.entries(attribution[t] ?? {})
+        .filter(([k]) => k !== 'passed')
+        .reduce((a, [, n]) => a + n, 0);
     const share = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(1)}%` : '—');
     return [
       '## Attribution',
@@ -320,17 +391,33 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
       'The cause of each failing case, decided per case under each parser tier. A template is blamed only when re-rendering the case with the repaired template flips its outcome (counterfactual), never for a whole model.',
       '',
       table(
-        ['cause', 'strict: cases', 'share of failures', 'lenient: cases', 'share of failures', 'rate (strict) [95% CI]'],
+        [
+          'cause',
+          'strict: cases',
+          'share of failures',
+          'lenient: cases',
+          'share of failures',
+          'rate (strict) [95% CI]',
+        ],
         CAUSES.map((cause) => {
           const a = attribution.strict?.[cause] ?? 0;
           const b = attribution.lenient?.[cause] ?? 0;
-          return [CAUSE_LABEL[cause]!, a, share(a, failed('strict')), b, share(b, failed('lenient')), fmtEstimate(flat[`attribution.strict.${cause}`])];
+          return [
+            CAUSE_LABEL[cause]!,
+            a,
+            share(a, failed('strict')),
+            b,
+            share(b, failed('lenient')),
+            fmtEstimate(flat[`attribution.strict.${cause}`]),
+          ];
         }),
       ),
       '',
       table(
         ['detail', 'strict', 'lenient'],
-        VERDICT_KINDS.filter((k) => k !== 'pass' && ((kinds.strict?.[k] ?? 0) > 0 || (kinds.lenient?.[k] ?? 0) > 0)).map((k) => [KIND_LABEL[k] ?? k, kinds.strict?.[k] ?? 0, kinds.lenient?.[k] ?? 0]),
+        VERDICT_KINDS.filter(
+          (k) => k !== 'pass' && ((kinds.strict?.[k] ?? 0) > 0 || (kinds.lenient?.[k] ?? 0) > 0),
+        ).map((k) => [KIND_LABEL[k] ?? k, kinds.strict?.[k] ?? 0, kinds.lenient?.[k] ?? 0]),
       ),
       '',
       `Counterfactual re-asks: ${c.counterfactuals ?? 0}; outcome flipped by the repaired template: ${c.template_flips ?? 0}.${c.not_rendered ? ` Cases the template could not render: ${c.not_rendered}.` : ''}`,
@@ -346,24 +433,60 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
       const e = flattenMetrics(ms)[k];
       return e && e.value !== null ? `${e.value.toFixed(2)} (${e.n})` : '—';
     };
-    const cols = ['accuracy', 'parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger', 'lenient.accuracy'];
+    const cols = [
+      'accuracy',
+      'parse_ok',
+      'schema_valid',
+      'tool_correct',
+      'args_correct',
+      'abstained',
+      'false_trigger',
+      'lenient.accuracy',
+    ];
     return [
       '## By category',
       '',
       'Value (n) per layer, strict tier; the last column is the lenient accuracy.',
       '',
-      table(['category', ...cols.slice(0, -1), 'lenient accuracy'], Object.entries(byCat).map(([cat, ms]) => [`${cat} ${names[cat] ?? ''}`.trim(), ...cols.map((k) => cell(ms, k))])),
+      table(
+        ['category', ...cols.slice(0, -1), 'lenient accuracy'],
+        Object.entries(byCat).map(([cat, ms]) => [
+          `${cat} ${names[cat] ?? ''}`.trim(),
+          ...cols.map((k) => cell(ms, k)),
+        ]),
+      ),
       '',
     ];
   },
   function template({ tpl }) {
     if (!tpl) return [];
-    const out = ['## Chat template', '', `\`${tpl.file}\` — sha256 \`${tpl.sha256}\`, family ${tpl.family ?? 'unknown'}.`, ''];
+    const out = [
+      '## Chat template',
+      '',
+      `\`${tpl.file}\` — sha256 \`${tpl.sha256}\`, family ${tpl.family ?? 'unknown'}.`,
+      '',
+    ];
     if (tpl.findings?.length) {
-      out.push(table(['finding', 'detail'], tpl.findings.map((f) => [f.id, short(f.detail, 300)])), '');
-      out.push(tpl.repaired_sha256 ? `Repaired template for counterfactual re-asks: sha256 \`${tpl.repaired_sha256}\`.` : 'No repaired template is available for this family: failing cases cannot be re-asked, and the template is never blamed without that evidence.', '');
-    } else out.push('No findings: the template keeps prior calls, renders tools, injects no date and renders every standard shape.', '');
-    if (tpl.engine_limitations?.length) out.push(`Engine limitations (not template defects): ${mdText(tpl.engine_limitations.join('; '))}`, '');
+      out.push(
+        table(
+          ['finding', 'detail'],
+          tpl.findings.map((f) => [f.id, short(f.detail, 300)]),
+        ),
+        '',
+      );
+      out.push(
+        tpl.repaired_sha256
+          ? `Repaired template for counterfactual re-asks: sha256 \`${tpl.repaired_sha256}\`.`
+          : 'No repaired template is available for this family: failing cases cannot be re-asked, and the template is never blamed without that evidence.',
+        '',
+      );
+    } else
+      out.push(
+        'No findings: the template keeps prior calls, renders tools, injects no date and renders every standard shape.',
+        '',
+      );
+    if (tpl.engine_limitations?.length)
+      out.push(`Engine limitations (not template defects): ${mdText(tpl.engine_limitations.join('; '))}`, '');
     return out;
   },
   ({ s }) => axesSections(s),
@@ -374,27 +497,50 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
       .flatMap(([label, file]) => [`![${label}](${file})`, '']);
   },
   function failing({ s }) {
-    const failures = (s.extra.failures ?? []) as Array<{ id: string; cat: string; strict: { cause: string | null; kind: string }; lenient: { cause: string | null; kind: string }; expected: unknown; actual: { strict: Array<{ name: string; arguments: unknown }>; lenient: Array<{ name: string; arguments: unknown }> } | null }>;
+    const failures = (s.extra.failures ?? []) as Array<{
+      id: string;
+      cat: string;
+      strict: { cause: string | null; kind: string };
+      lenient: { cause: string | null; kind: string };
+      expected: unknown;
+      actual: {
+        strict: Array<{ name: string; arguments: unknown }>;
+        lenient: Array<{ name: string; arguments: unknown }>;
+      } | null;
+    }>;
     if (!failures.length) return [];
     return [
       '## Failing cases',
       '',
       table(
         ['case', 'cause (strict)', 'cause (lenient)', 'expected', 'actual (strict / lenient)'],
-        failures.slice(0, 60).map((f) => [
-          `${f.cat} ${f.id}`,
-          `${f.strict.cause ?? '—'} / ${f.strict.kind}`,
-          `${f.lenient.cause ?? '—'} / ${f.lenient.kind}`,
-          f.expected === null ? '(no call)' : short(callsText(f.expected as never), 100),
-          f.actual ? `${short(callsText(f.actual.strict), 80)} / ${short(callsText(f.actual.lenient), 80)}` : '(not asked)',
-        ]),
+        failures
+          .slice(0, 60)
+          .map((f) => [
+            `${f.cat} ${f.id}`,
+            `${f.strict.cause ?? '—'} / ${f.strict.kind}`,
+            `${f.lenient.cause ?? '—'} / ${f.lenient.kind}`,
+            f.expected === null ? '(no call)' : short(callsText(f.expected as never), 100),
+            f.actual
+              ? `${short(callsText(f.actual.strict), 80)} / ${short(callsText(f.actual.lenient), 80)}`
+              : '(not asked)',
+          ]),
       ),
       ...(failures.length > 60 ? ['', '… and more in cases.jsonl.'] : []),
       '',
     ];
   },
   function repros({ s, tpl }) {
-    const examples = (s.extra.examples ?? {}) as Record<string, { id: string; evidence: string; output: string | null; tool_calls: unknown[]; counterfactual_output: string | null }>;
+    const examples = (s.extra.examples ?? {}) as Record<
+      string,
+      {
+        id: string;
+        evidence: string;
+        output: string | null;
+        tool_calls: unknown[];
+        counterfactual_output: string | null;
+      }
+    >;
     if (!Object.keys(examples).length) return [];
     const out = ['## Minimal repros to file upstream', ''];
     for (const cause of CAUSES) {
@@ -403,19 +549,45 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
       out.push(`### ${CAUSE_LABEL[cause]} — ${mdText(e.id)}`, '', mdText(e.evidence), '');
       if (cause === 'framework_template_bug' && tpl?.findings?.length) {
         const f = tpl.findings[0]!;
-        out.push(`Template finding \`${f.id}\` with its minimal repro (messages and tools rendered by the template):`, '', fenced(JSON.stringify(f.repro ?? null, null, 1).slice(0, 2000), 'json'), '');
+        out.push(
+          `Template finding \`${f.id}\` with its minimal repro (messages and tools rendered by the template):`,
+          '',
+          fenced(JSON.stringify(f.repro ?? null, null, 1).slice(0, 2000), 'json'),
+          '',
+        );
       }
-      if (e.output !== null) out.push(cause === 'framework_parser_gap' ? 'Model output the strict parser / server did not turn into a call:' : 'Model output:', '', fenced(e.output || '(empty)', 'text'), '');
+      if (e.output !== null)
+        out.push(
+          cause === 'framework_parser_gap'
+            ? 'Model output the strict parser / server did not turn into a call:'
+            : 'Model output:',
+          '',
+          fenced(e.output || '(empty)', 'text'),
+          '',
+        );
       if (e.tool_calls.length) out.push('Server tool_calls:', '', fenced(JSON.stringify(e.tool_calls), 'json'), '');
-      if (e.counterfactual_output) out.push('Output with the repaired template:', '', fenced(e.counterfactual_output, 'text'), '');
+      if (e.counterfactual_output)
+        out.push('Output with the repaired template:', '', fenced(e.counterfactual_output, 'text'), '');
     }
     return out;
   },
   function harnessErrors({ s }) {
     if (!s.errors.length) return [];
-    return ['## Harness errors', '', table(['id', 'trial', 'error'], s.errors.slice(0, 50).map((e) => [e.id, e.trial, e.error.slice(0, 200)])), ...(s.errors.length > 50 ? ['', `… and ${s.errors.length - 50} more (see cases.jsonl).`] : []), ''];
+    return [
+      '## Harness errors',
+      '',
+      table(
+        ['id', 'trial', 'error'],
+        s.errors.slice(0, 50).map((e) => [e.id, e.trial, e.error.slice(0, 200)]),
+      ),
+      ...(s.errors.length > 50 ? ['', `… and ${s.errors.length - 50} more (see cases.jsonl).`] : []),
+      '',
+    ];
   },
   function files() {
-    return ['Files: `cases.jsonl` (per case: raw output, transport, parse tier, layered scores, cause under each tier, template hash), `summary.json`, `instances.jsonl`.', ''];
+    return [
+      'Files: `cases.jsonl` (per case: raw output, transport, parse tier, layered scores, cause under each tier, template hash), `summary.json`, `instances.jsonl`.',
+      '',
+    ];
   },
 ];

@@ -36,7 +36,11 @@ describe('the probe simulator reads the prompt like a model', () => {
   it('sees the tools and its own prior call in a faithful render, misses the call when the template drops it', () => {
     const good = renderChat(hermes, { messages: carry.messages, tools: carry.tools, addGenerationPrompt: true });
     expect(readPrompt(carry, good)).toEqual({ missingTools: [], missingCalls: [] });
-    const dropped = renderChat(SIM_DROPPING_TEMPLATE, { messages: carry.messages, tools: carry.tools, addGenerationPrompt: true });
+    const dropped = renderChat(SIM_DROPPING_TEMPLATE, {
+      messages: carry.messages,
+      tools: carry.tools,
+      addGenerationPrompt: true,
+    });
     expect(readPrompt(carry, dropped)).toEqual({ missingTools: [], missingCalls: ['convert_currency'] });
     expect(modelOutput('oracle', carry, dropped, 'hermes')).toBe(CONFUSED_TEXT);
     const noTools = renderChat(hermes, { messages: carry.messages, addGenerationPrompt: true });
@@ -56,7 +60,8 @@ describe('planted behaviours, on every case of the set', () => {
 
   it('oracle: the native format of every family parses back, strictly, to a passing call', () => {
     for (const family of FAMILIES) {
-      for (const c of callCases) expect(passes(c, renderToolCalls(c.expected!, family), 'strict', family), `${family} ${c.id}`).toBe(true);
+      for (const c of callCases)
+        expect(passes(c, renderToolCalls(c.expected!, family), 'strict', family), `${family} ${c.id}`).toBe(true);
     }
   });
 
@@ -64,7 +69,10 @@ describe('planted behaviours, on every case of the set', () => {
     for (const c of callCases) {
       const text = nearMiss(c.expected!, c.id);
       for (const family of ['hermes', 'llama_json', 'mistral'] as const) {
-        expect(parseToolCalls(text, { tier: 'strict', format: family, tools: tools(c) }).calls, `${family} ${c.id}`).toEqual([]);
+        expect(
+          parseToolCalls(text, { tier: 'strict', format: family, tools: tools(c) }).calls,
+          `${family} ${c.id}`,
+        ).toEqual([]);
         expect(passes(c, text, 'lenient', family), `${family} ${c.id}: ${text}`).toBe(true);
       }
     }
@@ -84,7 +92,15 @@ describe('planted behaviours, on every case of the set', () => {
       expect(scoreTier(c, obs).passed, c.id).toBe(false);
       if (calls) expect(passes(c, renderToolCalls(calls, 'hermes'), 'strict', 'hermes'), c.id).toBe(false);
     }
-    const kinds = new Set(cases.map((c) => (wrongDecision(c) === null ? 'none' : c.expected && wrongDecision(c)![0]!.name !== c.expected[0]!.name ? 'tool' : 'args')));
+    const kinds = new Set(
+      cases.map((c) =>
+        wrongDecision(c) === null
+          ? 'none'
+          : c.expected && wrongDecision(c)![0]!.name !== c.expected[0]!.name
+            ? 'tool'
+            : 'args',
+      ),
+    );
     expect(kinds).toEqual(new Set(['none', 'tool', 'args']));
   });
 
@@ -94,7 +110,14 @@ describe('planted behaviours, on every case of the set', () => {
     const abst = cases.find((c) => c.expected === null)!;
     expect(faultAffects(abst, 'parser_gap')).toBe(false);
     expect(faultAffects(abst, 'decision_failure')).toBe(true);
-    expect(modelOutput('parser_gap', abst, 'get_weather get_forecast book_hotel send_email send_sms post_chat_message get_definition translate_text search_web create_reminder add_todo set_alarm calculate convert_units', 'hermes')).toBe(ABSTAIN_TEXT);
+    expect(
+      modelOutput(
+        'parser_gap',
+        abst,
+        'get_weather get_forecast book_hotel send_email send_sms post_chat_message get_definition translate_text search_web create_reminder add_todo set_alarm calculate convert_units',
+        'hermes',
+      ),
+    ).toBe(ABSTAIN_TEXT);
   });
 
   it('policies: fault → its cause, wrong → decision failure, coin → seeded per case and trial', () => {
@@ -112,10 +135,18 @@ describe('planted behaviours, on every case of the set', () => {
 
 describe('the simulated server (chat transport)', () => {
   it('its strict parser turns native calls into tool_calls and leaves anything else in content', () => {
-    const r = serverReply('<tool_call>\n{"name": "get_time", "arguments": {"timezone": "Asia/Dubai"}}\n</tool_call>', 'hermes', 'x');
+    const r = serverReply(
+      '<tool_call>\n{"name": "get_time", "arguments": {"timezone": "Asia/Dubai"}}\n</tool_call>',
+      'hermes',
+      'x',
+    );
     expect(r.content).toBeNull();
-    expect(r.tool_calls?.map((t) => [t.function.name, JSON.parse(t.function.arguments)])).toEqual([['get_time', { timezone: 'Asia/Dubai' }]]);
-    expect(serverReply('```json\n{"name": "get_time", "arguments": {}}\n```', 'hermes', 'x')).toEqual({ content: '```json\n{"name": "get_time", "arguments": {}}\n```' });
+    expect(r.tool_calls?.map((t) => [t.function.name, JSON.parse(t.function.arguments)])).toEqual([
+      ['get_time', { timezone: 'Asia/Dubai' }],
+    ]);
+    expect(serverReply('```json\n{"name": "get_time", "arguments": {}}\n```', 'hermes', 'x')).toEqual({
+      content: '```json\n{"name": "get_time", "arguments": {}}\n```',
+    });
   });
 
   it('under fault=template_bug its own template drops the prior call, so the oracle is confused; otherwise it answers', async () => {
@@ -126,6 +157,8 @@ describe('the simulated server (chat transport)', () => {
     expect(ok.tool_calls?.[0]?.function.name).toBe('convert_currency');
     const bug = await responder.chat!(parsePolicySpec('sim:fault?cause=template_bug'), body, ctx);
     expect(bug).toEqual({ content: CONFUSED_TEXT });
-    expect(() => responder.completion!(parsePolicySpec('sim:oracle'), 'x', { ...ctx, id: 'nope' })).toThrow(/no probe case 'nope'/);
+    expect(() => responder.completion!(parsePolicySpec('sim:oracle'), 'x', { ...ctx, id: 'nope' })).toThrow(
+      /no probe case 'nope'/,
+    );
   });
 });

@@ -14,7 +14,15 @@ import { constraintOfRequest } from '../constrain/from-request.ts';
 import { constrainedOutput } from '../constrain/simulate.ts';
 import { familyOfTemplate, parseToolCalls, renderToolCalls, type Family, type ToolSchema } from '../parse/index.ts';
 import { selectCases, type ProbeSettings } from './run/env.ts';
-import { applyShape, chooseShape, detectFamily, referenceTemplate, renderChat, SHAPES, type MessageShape } from './templates/index.ts';
+import {
+  applyShape,
+  chooseShape,
+  detectFamily,
+  referenceTemplate,
+  renderChat,
+  SHAPES,
+  type MessageShape,
+} from './templates/index.ts';
 
 /**
  * The simulated model on probe cases — a CALIBRATION FIXTURE, not a model. It knows each case's expected calls
@@ -55,7 +63,8 @@ export const SIM_DROPPING_TEMPLATE = readFileSync(SIM_DROPPING_TEMPLATE_FILE, 'u
 
 export type Behaviour = 'oracle' | 'template_bug' | 'parser_gap' | 'format_failure' | 'decision_failure';
 
-export const CONFUSED_TEXT = "I'm not sure what you are referring to, I can't see that earlier request. Could you give me the details again?";
+export const CONFUSED_TEXT =
+  "I'm not sure what you are referring to, I can't see that earlier request. Could you give me the details again?";
 export const NO_TOOLS_TEXT = "I'm sorry, I don't have a way to do that from here.";
 export const ABSTAIN_TEXT = 'Happy to help with that directly, no tool is needed here.';
 export const NO_TOOL_TEXT = "I don't think I need a tool for this one.";
@@ -79,7 +88,10 @@ export function behaviourFor(spec: PolicySpec, caseId: string, trial: number): B
  * call can go missing, a parser gap or a format failure only where a call is expected, a decision failure on
  * every case.
  */
-export function faultAffects(c: Pick<ProbeCase, 'expected' | 'messages'>, cause: Exclude<Behaviour, 'oracle'>): boolean {
+export function faultAffects(
+  c: Pick<ProbeCase, 'expected' | 'messages'>,
+  cause: Exclude<Behaviour, 'oracle'>,
+): boolean {
   if (cause === 'template_bug') return priorCalls(c).length > 0;
   if (cause === 'decision_failure') return true;
   return c.expected !== null;
@@ -140,7 +152,8 @@ export function readPrompt(c: Pick<ProbeCase, 'tools' | 'messages'>, prompt: str
         }
       }
       const region = prompt.slice(pos, end);
-      for (const p of priorCalls({ messages: [m] })) if (!callVisible(region, p.name, p.arguments)) missingCalls.push(p.name);
+      for (const p of priorCalls({ messages: [m] }))
+        if (!callVisible(region, p.name, p.arguments)) missingCalls.push(p.name);
       pos = end;
       return;
     }
@@ -176,14 +189,22 @@ export function nearMiss(calls: readonly ExpectedCall[], key: string): string {
 
 function flat(v: unknown): string {
   if (Array.isArray(v)) return v.map(flat).join(' and ');
-  if (v && typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k} ${flat(x)}`).join(' and ');
+  if (v && typeof v === 'object')
+    return Object.entries(v)
+      .map(([k, x]) => `${k} ${flat(x)}`)
+      .join(' and ');
   return String(v);
 }
 
 /** A call attempt with the family's markers that no parser can recover: no JSON, no call syntax. */
 export function garbled(calls: readonly ExpectedCall[]): string {
   return calls
-    .map((c) => `<tool_call>\nname=${c.name}; arguments: ${Object.entries(c.arguments).map(([k, v]) => `${k} -> ${flat(v)}`).join(', ')}\n</tool_call>`)
+    .map(
+      (c) =>
+        `<tool_call>\nname=${c.name}; arguments: ${Object.entries(c.arguments)
+          .map(([k, v]) => `${k} -> ${flat(v)}`)
+          .join(', ')}\n</tool_call>`,
+    )
     .join('\n');
 }
 
@@ -200,11 +221,22 @@ function wrongValue(v: unknown): unknown {
 
 /** Placeholder arguments for a tool's required parameters (a false trigger needs some call). */
 function placeholderArgs(tool: OpenAITool): Record<string, unknown> {
-  const params = tool.function.parameters as { properties?: Record<string, { type?: string }>; required?: string[] } | undefined;
+  const params = tool.function.parameters as
+    | { properties?: Record<string, { type?: string }>; required?: string[] }
+    | undefined;
   const out: Record<string, unknown> = {};
   for (const k of params?.required ?? []) {
     const t = params?.properties?.[k]?.type;
-    out[k] = t === 'number' || t === 'integer' ? 1 : t === 'boolean' ? true : t === 'array' ? [] : t === 'object' ? {} : 'something';
+    out[k] =
+      t === 'number' || t === 'integer'
+        ? 1
+        : t === 'boolean'
+          ? true
+          : t === 'array'
+            ? []
+            : t === 'object'
+              ? {}
+              : 'something';
   }
   return out;
 }
@@ -251,14 +283,47 @@ export function serverReply(text: string, family: Family, caseId: string): SimRe
   if (r.calls.length === 0) return { content: text };
   return {
     content: null,
-    tool_calls: r.calls.map((call, i) => ({ id: `call_${hashString(`${caseId}|${i}`).toString(36)}`, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } })),
+    tool_calls: r.calls.map((call, i) => ({
+      id: `call_${hashString(`${caseId}|${i}`).toString(36)}`,
+      type: 'function' as const,
+      function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+    })),
   };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Methods: the simulated model's own names, and the case as it is presented
 
-const STOP = new Set(['a', 'an', 'the', 'of', 'for', 'to', 'in', 'on', 'at', 'by', 'with', 'and', 'or', 'it', 'its', 'is', 'be', 'get', 'gets', 'this', 'that', 'from', 'as', 'optionally', 'followed', 'given', 'some', 'one']);
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'for',
+  'to',
+  'in',
+  'on',
+  'at',
+  'by',
+  'with',
+  'and',
+  'or',
+  'it',
+  'its',
+  'is',
+  'be',
+  'get',
+  'gets',
+  'this',
+  'that',
+  'from',
+  'as',
+  'optionally',
+  'followed',
+  'given',
+  'some',
+  'one',
+]);
 
 /** The name this simulated model gives what a text describes: its first two content words, snake_case; null when none. */
 export function simName(text: string): string | null {
@@ -284,10 +349,14 @@ export interface PresentedView {
   params: Record<string, Record<string, string>>;
 }
 
-const propsOf = (t: Pick<ToolSchema, 'parameters'> | undefined): string[] => Object.keys(((t?.parameters as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}) as object);
+const propsOf = (t: Pick<ToolSchema, 'parameters'> | undefined): string[] =>
+  Object.keys(((t?.parameters as { properties?: Record<string, unknown> } | undefined)?.properties ?? {}) as object);
 
 /** Chat: the request's tools are the case's, in order, perhaps renamed — read the names position by position. */
-export function viewFromTools(c: Pick<ProbeCase, 'tools'>, tools: readonly OpenAITool[] | undefined): PresentedView | null {
+export function viewFromTools(
+  c: Pick<ProbeCase, 'tools'>,
+  tools: readonly OpenAITool[] | undefined,
+): PresentedView | null {
   if (!tools || tools.length !== c.tools.length) return null;
   const view: PresentedView = { tools: {}, params: {} };
   c.tools.forEach((t, i) => {
@@ -313,7 +382,8 @@ export function viewFromPrompt(c: Pick<ProbeCase, 'tools'>, prompt: string): Pre
     const f = t.function;
     const pref = simName(f.description ?? f.name);
     if (!quoted(f.name) && pref && quoted(pref)) view.tools[f.name] = pref;
-    const props = ((f.parameters as { properties?: Record<string, { description?: string }> } | undefined)?.properties ?? {}) as Record<string, { description?: string }>;
+    const props = ((f.parameters as { properties?: Record<string, { description?: string }> } | undefined)
+      ?.properties ?? {}) as Record<string, { description?: string }>;
     const m: Record<string, string> = {};
     for (const [k, s] of Object.entries(props)) {
       const pp = simName(s?.description ?? k);
@@ -326,7 +396,11 @@ export function viewFromPrompt(c: Pick<ProbeCase, 'tools'>, prompt: string): Pre
 
 function renameCall<T extends { name: string; arguments: Record<string, unknown> }>(call: T, v: PresentedView): T {
   const pm = v.params[call.name] ?? {};
-  return { ...call, name: v.tools[call.name] ?? call.name, arguments: Object.fromEntries(Object.entries(call.arguments).map(([k, x]) => [pm[k] ?? k, x])) };
+  return {
+    ...call,
+    name: v.tools[call.name] ?? call.name,
+    arguments: Object.fromEntries(Object.entries(call.arguments).map(([k, x]) => [pm[k] ?? k, x])),
+  };
 }
 
 /** The case as the model sees it: tools, prior calls and the calls it means under their presented names. */
@@ -335,8 +409,23 @@ export function presentCase(c: ProbeCase, v: PresentedView | null): ProbeCase {
   const tools = c.tools.map((t) => {
     const pm = v.params[t.function.name] ?? {};
     const p = t.function.parameters as { properties?: Record<string, unknown>; required?: string[] } | undefined;
-    const parameters = p ? { ...p, ...(p.properties ? { properties: Object.fromEntries(Object.entries(p.properties).map(([k, x]) => [pm[k] ?? k, x])) } : {}), ...(p.required ? { required: p.required.map((k) => pm[k] ?? k) } : {}) } : undefined;
-    return { ...t, function: { ...t.function, name: v.tools[t.function.name] ?? t.function.name, ...(parameters ? { parameters } : {}) } };
+    const parameters = p
+      ? {
+          ...p,
+          ...(p.properties
+            ? { properties: Object.fromEntries(Object.entries(p.properties).map(([k, x]) => [pm[k] ?? k, x])) }
+            : {}),
+          ...(p.required ? { required: p.required.map((k) => pm[k] ?? k) } : {}),
+        }
+      : undefined;
+    return {
+      ...t,
+      function: {
+        ...t.function,
+        name: v.tools[t.function.name] ?? t.function.name,
+        ...(parameters ? { parameters } : {}),
+      },
+    };
   });
   const messages = c.messages.map((m) => {
     if (m.role !== 'assistant' || !m.tool_calls?.length) return m;
@@ -358,7 +447,10 @@ export function presentCase(c: ProbeCase, v: PresentedView | null): ProbeCase {
 }
 
 /** What the model meant to call under its behaviour (the simulator knows; the constrained decoder keeps it). */
-export function intentOf(behaviour: Behaviour, c: ProbeCase): Array<{ name: string; arguments: Record<string, unknown> }> | null {
+export function intentOf(
+  behaviour: Behaviour,
+  c: ProbeCase,
+): Array<{ name: string; arguments: Record<string, unknown> }> | null {
   if (behaviour === 'decision_failure') return wrongDecision(c);
   return c.expected ? asParsed(c.expected) : null;
 }
@@ -389,11 +481,25 @@ export function serverTemplate(cfg: Pick<ProbeSimConfig, 'template'>, behaviour:
 }
 
 /** The policy's text through the constrained decoder the request asks for (unchanged without a constraint). */
-function decode(text: string, body: Record<string, unknown>, family: Family, tools: ToolSchema[], behaviour: Behaviour, c: ProbeCase, spec: PolicySpec, trial: number): { text: string; cut: boolean } {
+function decode(
+  text: string,
+  body: Record<string, unknown>,
+  family: Family,
+  tools: ToolSchema[],
+  behaviour: Behaviour,
+  c: ProbeCase,
+  spec: PolicySpec,
+  trial: number,
+): { text: string; cut: boolean } {
   const k = constraintOfRequest(body, family, tools);
   if (!k) return { text, cut: false };
   const maxTokens = typeof body.max_tokens === 'number' ? body.max_tokens : null;
-  const d = constrainedOutput(text, k, { key: `${c.id}|${trial}`, seed: spec.seed, intent: intentOf(behaviour, c), ...(maxTokens ? { maxChars: maxTokens * 4 } : {}) });
+  const d = constrainedOutput(text, k, {
+    key: `${c.id}|${trial}`,
+    seed: spec.seed,
+    intent: intentOf(behaviour, c),
+    ...(maxTokens ? { maxChars: maxTokens * 4 } : {}),
+  });
   return { text: d.text, cut: d.truncated };
 }
 
@@ -414,26 +520,59 @@ export function createProbeResponder(cfg: ProbeSimConfig): Responder {
       if (ctx.variant === 'pa_tool') {
         const last = body.messages.at(-1);
         const prompt = typeof last?.content === 'string' ? last.content : '';
-        return { content: namingAnswer(prompt, typeof raw.temperature === 'number' ? raw.temperature : 0, (typeof raw.seed === 'number' ? raw.seed : 0) + spec.seed) };
+        return {
+          content: namingAnswer(
+            prompt,
+            typeof raw.temperature === 'number' ? raw.temperature : 0,
+            (typeof raw.seed === 'number' ? raw.seed : 0) + spec.seed,
+          ),
+        };
       }
       const c = need(ctx.id);
       const behaviour = behaviourFor(spec, c.id, ctx.trial);
       const source = serverTemplate({ template: templateOf(body.model) }, behaviour);
       const family = detectFamily(source) ?? 'hermes';
       const pc = presentCase(c, viewFromTools(c, body.tools));
-      const prompt = renderChat(source, { messages: applyShape(body.messages, shapeFor(source)), tools: body.tools, addGenerationPrompt: true });
-      const d = decode(modelOutput(behaviour, pc, prompt, family), raw, family, (body.tools ?? []).map((t) => t.function), behaviour, pc, spec, ctx.trial);
+      const prompt = renderChat(source, {
+        messages: applyShape(body.messages, shapeFor(source)),
+        tools: body.tools,
+        addGenerationPrompt: true,
+      });
+      const d = decode(
+        modelOutput(behaviour, pc, prompt, family),
+        raw,
+        family,
+        (body.tools ?? []).map((t) => t.function),
+        behaviour,
+        pc,
+        spec,
+        ctx.trial,
+      );
       const reply = serverReply(d.text, family, c.id);
       return d.cut ? { ...reply, finish_reason: 'length' } : reply;
     },
-    completion(spec: PolicySpec, prompt: string, ctx: SimRequestContext, body?: Record<string, unknown>): SimCompletion {
+    completion(
+      spec: PolicySpec,
+      prompt: string,
+      ctx: SimRequestContext,
+      body?: Record<string, unknown>,
+    ): SimCompletion {
       const c = need(ctx.id);
       const behaviour = behaviourFor(spec, c.id, ctx.trial);
       const family = modelFamily(typeof body?.model === 'string' ? body.model : '', prompt);
       const pc = presentCase(c, viewFromPrompt(c, prompt));
       const text = modelOutput(behaviour, pc, prompt, family);
       if (!body) return text;
-      const d = decode(text, body, family, pc.tools.map((t) => t.function), behaviour, pc, spec, ctx.trial);
+      const d = decode(
+        text,
+        body,
+        family,
+        pc.tools.map((t) => t.function),
+        behaviour,
+        pc,
+        spec,
+        ctx.trial,
+      );
       return d.cut ? { text: d.text, finish_reason: 'length' } : d.text;
     },
   };
@@ -447,9 +586,19 @@ export function probeSimResponder(run: RunConfig, s: ProbeSettings): Responder {
   let state: { byId: Map<string, ProbeCase>; template: string | null; templates: Record<string, string> } | undefined;
   const load = () => {
     if (state) return state;
-    const loaded = loadCases(s.casesFile, { ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}), dateContext: run.injectedDate });
-    const byId = new Map(selectCases(loaded.cases, { split: 'all', only: undefined, categories: undefined }).map((c) => [headerId(c.id), c]));
-    const templates = Object.fromEntries(s.models.filter((m) => m.template).map((m) => [m.model, readFileSync(m.template!, 'utf8')]));
+    const loaded = loadCases(s.casesFile, {
+      ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}),
+      dateContext: run.injectedDate,
+    });
+    const byId = new Map(
+      selectCases(loaded.cases, { split: 'all', only: undefined, categories: undefined }).map((c) => [
+        headerId(c.id),
+        c,
+      ]),
+    );
+    const templates = Object.fromEntries(
+      s.models.filter((m) => m.template).map((m) => [m.model, readFileSync(m.template!, 'utf8')]),
+    );
     state = { byId, template: s.templateFile ? readFileSync(s.templateFile, 'utf8') : null, templates };
     return state;
   };

@@ -12,7 +12,18 @@ import type { RunIdentity } from './axes/lineup.ts';
 import { probeAggregator, PROBE_METRICS } from './aggregator.ts';
 import { defaultToolsFile, loadCases } from './cases/load.ts';
 import { probeMatchers } from './matchers.ts';
-import { checkAxes, familyFor, instancesOf, instanceTestName, modelEntry, onSimulator, serverFor, templateFileOf, varyingAxes, type ProbeInstance } from './run/arms.ts';
+import {
+  checkAxes,
+  familyFor,
+  instancesOf,
+  instanceTestName,
+  modelEntry,
+  onSimulator,
+  serverFor,
+  templateFileOf,
+  varyingAxes,
+  type ProbeInstance,
+} from './run/arms.ts';
 import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
 import { bundledRegistry } from './registry/registry.ts';
 import { PROBE_FILES } from './run/output.ts';
@@ -73,11 +84,21 @@ function clientFor(ctx: RunContext<ProbeSettings>, m: ModelEntry): ModelClient {
  * `--top-p` says otherwise (Toolhound fixes temperature 0, top_p 1 and a seed; a server's own default top_p is not
  * always 1, so it is sent rather than left out).
  */
-export function probeSampling(run: Pick<RunConfig, 'temperature' | 'seed'>, s: Pick<ProbeSettings, 'topP'>): { temperature: number; topP: number; seed: number } {
+export function probeSampling(
+  run: Pick<RunConfig, 'temperature' | 'seed'>,
+  s: Pick<ProbeSettings, 'topP'>,
+): { temperature: number; topP: number; seed: number } {
   return { temperature: run.temperature, topP: s.topP ?? 1, seed: run.seed };
 }
 
-function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelClient, seed: number, injectedDate: string): ProbeRunContext['method'] {
+function methodFor(
+  name: string,
+  m: ModelEntry,
+  s: ProbeSettings,
+  client: ModelClient,
+  seed: number,
+  injectedDate: string,
+): ProbeRunContext['method'] {
   if (name === 'baseline') return undefined;
   const key = `${name}|${m.label}|${s.paToolSamples ?? ''}|${JSON.stringify(client.opts.baseUrl)}`;
   let method = methods.get(key);
@@ -94,13 +115,34 @@ function methodFor(name: string, m: ModelEntry, s: ProbeSettings, client: ModelC
  * A quantized lineup entry whose reference is also a local GGUF file: the case's damage figure (teacher-forced gold
  * transcript through both files), measured once per case, in the reference decode and method arm.
  */
-async function damageOf(i: Instance, m: ModelEntry, s: ProbeSettings, injectedDate: string): Promise<Pick<ProbeRecord, 'quant_damage' | 'quant_damage_error'>> {
+async function damageOf(
+  i: Instance,
+  m: ModelEntry,
+  s: ProbeSettings,
+  injectedDate: string,
+): Promise<Pick<ProbeRecord, 'quant_damage' | 'quant_damage_error'>> {
   const ref = m.quantizationOf !== undefined ? s.models.find((x) => x.label === m.quantizationOf) : undefined;
   const quantPath = ggufPathOf(m.model);
   const refPath = ref ? ggufPathOf(ref.model) : null;
-  if (!ref || quantPath === null || refPath === null || i.case.expected === null || i.arm.decode !== s.decode[0] || i.arm.method !== s.methods[0]) return {};
+  if (
+    !ref ||
+    quantPath === null ||
+    refPath === null ||
+    i.case.expected === null ||
+    i.arm.decode !== s.decode[0] ||
+    i.arm.method !== s.methods[0]
+  )
+    return {};
   try {
-    return { quant_damage: await measureCaseDamage(i.case, { label: ref.label, path: refPath }, { path: quantPath }, injectedDate), quant_damage_error: null };
+    return {
+      quant_damage: await measureCaseDamage(
+        i.case,
+        { label: ref.label, path: refPath },
+        { path: quantPath },
+        injectedDate,
+      ),
+      quant_damage_error: null,
+    };
   } catch (err) {
     return { quant_damage: null, quant_damage_error: (err as Error).message.split('\n')[0]! };
   }
@@ -112,12 +154,22 @@ export function identityOf(m: ModelEntry, s: ProbeSettings, tpl: PreparedTemplat
   const own = ggufRunIdentity(m);
   if (own) return own;
   const ep = s.endpoints[m.label];
-  const template = tpl ? { sha256: tpl.sha256, source: '--template' as const } : ep?.template_sha256 ? { sha256: ep.template_sha256, source: 'server' as const } : null;
-  const tokenizer = s.tokenizer && s.models.length === 1 ? { id: s.tokenizer, source: '--tokenizer' as const } : ep?.tokenizer ? { id: ep.tokenizer, source: 'server' as const } : null;
+  const template = tpl
+    ? { sha256: tpl.sha256, source: '--template' as const }
+    : ep?.template_sha256
+      ? { sha256: ep.template_sha256, source: 'server' as const }
+      : null;
+  const tokenizer =
+    s.tokenizer && s.models.length === 1
+      ? { id: s.tokenizer, source: '--tokenizer' as const }
+      : ep?.tokenizer
+        ? { id: ep.tokenizer, source: 'server' as const }
+        : null;
   return { label: m.label, template, tokenizer };
 }
 
-const simulated = (run: RunConfig, s: ProbeSettings) => s.models.some((m) => onSimulator(m, run) || isSimModel(m.model));
+const simulated = (run: RunConfig, s: ProbeSettings) =>
+  s.models.some((m) => onSimulator(m, run) || isSimModel(m.model));
 
 /**
  * Probe on the suite kit: each case × arm (decode, method, model) asks once through the chosen transport, is parsed
@@ -131,14 +183,25 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
   outputs: [PROBE_FILES.cases],
   recordFiles: [PROBE_FILES.cases],
   load(run, s) {
-    const loaded = loadCases(s.casesFile, { ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}), dateContext: run.injectedDate });
+    const loaded = loadCases(s.casesFile, {
+      ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}),
+      dateContext: run.injectedDate,
+    });
     // Prepare each template once, while collecting (its check runs here, not in the first test), and refuse an
     // axis the run cannot honour before any instance runs.
     const families = new Map(s.models.map((m) => [m.label, templateOf(m, s, run.injectedDate)?.family ?? null]));
     checkAxes(s, run, (m) => families.get(m.label) ?? null);
     const axes = varyingAxes(s);
-    const instances = instancesOf(selectCases(loaded.cases, s), s).map((i) => ({ ...i, name: instanceTestName(i, axes) }));
-    return { instances, dataset: existsSync(s.casesFile) ? { file: s.casesFile, sha256: sha256File(s.casesFile), origin: 'probe cases' } : null };
+    const instances = instancesOf(selectCases(loaded.cases, s), s).map((i) => ({
+      ...i,
+      name: instanceTestName(i, axes),
+    }));
+    return {
+      instances,
+      dataset: existsSync(s.casesFile)
+        ? { file: s.casesFile, sha256: sha256File(s.casesFile), origin: 'probe cases' }
+        : null,
+    };
   },
   parts: 4,
   testName: (i) => i.name,
@@ -161,8 +224,18 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         injectedDate: ctx.run.injectedDate,
         maxTokens: ctx.run.maxTokens,
         ...probeSampling(ctx.run, s),
-        ...(i.arm.decode !== 'free' && server ? { constrain: { server, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(i.arm.decode === 'required' ? { required: true } : {}) } } : {}),
-        ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed, ctx.run.injectedDate) } : {}),
+        ...(i.arm.decode !== 'free' && server
+          ? {
+              constrain: {
+                server,
+                ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}),
+                ...(i.arm.decode === 'required' ? { required: true } : {}),
+              },
+            }
+          : {}),
+        ...(i.arm.method !== 'baseline'
+          ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed, ctx.run.injectedDate) }
+          : {}),
         arm: i.arm,
       },
       ctx.trial,
@@ -176,10 +249,33 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
     const c = i.case;
     const v = { cause: null, kind: 'not_rendered' as const, evidence: message };
     return probeMeta({
-      suite: 'probe', id: i.id, trial, cat: c.cat, family: c.family, split: c.split, error: message, transport: 'chat', model: '', expects_call: c.expected !== null,
-      expected: c.expected, output: null, prompt_sha256: null, parse: null, parse_tier: 'none', scores: null, passed: { strict: false, lenient: false },
-      cause: { strict: v, lenient: v }, template_sha256: null, template_findings: [], counterfactual: null, latency_ms: 0, attempts: 0,
-      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, wall_ms: 0, case_id: c.id, arm: i.arm,
+      suite: 'probe',
+      id: i.id,
+      trial,
+      cat: c.cat,
+      family: c.family,
+      split: c.split,
+      error: message,
+      transport: 'chat',
+      model: '',
+      expects_call: c.expected !== null,
+      expected: c.expected,
+      output: null,
+      prompt_sha256: null,
+      parse: null,
+      parse_tier: 'none',
+      scores: null,
+      passed: { strict: false, lenient: false },
+      cause: { strict: v, lenient: v },
+      template_sha256: null,
+      template_findings: [],
+      counterfactual: null,
+      latency_ms: 0,
+      attempts: 0,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      wall_ms: 0,
+      case_id: c.id,
+      arm: i.arm,
     });
   },
   verdict: probeVerdict,
@@ -216,7 +312,14 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       const family = familyFor(m, s, tpl?.family ?? null, sim);
       const server = serverFor(m, s, sim);
       const constrained = s.decode.find((d) => d !== 'free');
-      const k = constrained && server ? constraintFor(server, family, [{ name: 'tool', parameters: { type: 'object', properties: {} } }], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(constrained === 'required' ? { required: true } : {}) }) : null;
+      const k =
+        constrained && server
+          ? constraintFor(server, family, [{ name: 'tool', parameters: { type: 'object', properties: {} } }], {
+              transport: s.transport,
+              ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}),
+              ...(constrained === 'required' ? { required: true } : {}),
+            })
+          : null;
       return {
         label: m.label,
         model: m.model,
@@ -248,7 +351,9 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         method: s.methods,
         server: s.server,
         max_string_length: s.maxStringLength ?? null,
-        pa_tool: s.methods.includes('pa_tool') ? { ...PA_TOOL_DEFAULTS, ...(s.paToolSamples ? { n: s.paToolSamples } : {}) } : null,
+        pa_tool: s.methods.includes('pa_tool')
+          ? { ...PA_TOOL_DEFAULTS, ...(s.paToolSamples ? { n: s.paToolSamples } : {}) }
+          : null,
         lineup_file: s.lineupFile ?? null,
         models,
       },
@@ -275,7 +380,14 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
     const endpoints = Object.fromEntries(
       s.models.map((m) => {
         const e = s.endpoints[m.label];
-        return [m.label, e ? { server: e.server, server_version: e.server_version, model_revision: e.model_revision, from: e.sources } : onSimulator(m, run) ? { server: 'toolgauge simulator', server_version: null, model_revision: null } : null];
+        return [
+          m.label,
+          e
+            ? { server: e.server, server_version: e.server_version, model_revision: e.model_revision, from: e.sources }
+            : onSimulator(m, run)
+              ? { server: 'toolgauge simulator', server_version: null, model_revision: null }
+              : null,
+        ];
       }),
     );
     // The models' repository and revision, where the registry, the lineup or the endpoint knows them.
@@ -297,9 +409,13 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
 };
 
 /** What is known of a model's weights: its registry key, repository and revision, and the endpoint's revision. */
-function modelSource(m: ModelEntry, s: ProbeSettings): { registry: string | null; repo: string | null; revision: string | null; endpoint_revision: string | null } {
+function modelSource(
+  m: ModelEntry,
+  s: ProbeSettings,
+): { registry: string | null; repo: string | null; revision: string | null; endpoint_revision: string | null } {
   // A model named by its repository (`--model Qwen/Qwen2.5-7B-Instruct`) is the registry's entry for it.
-  const known = m.registry === undefined ? Object.entries(bundledRegistry().models).find(([, e]) => e.repo === m.model) : undefined;
+  const known =
+    m.registry === undefined ? Object.entries(bundledRegistry().models).find(([, e]) => e.repo === m.model) : undefined;
   return {
     registry: m.registry ?? known?.[0] ?? null,
     repo: m.repo ?? known?.[1].repo ?? null,
@@ -310,13 +426,13 @@ function modelSource(m: ModelEntry, s: ProbeSettings): { registry: string | null
 
 export function probeVerdict(m: ProbeMeta): Verdict {
   const r = probeMatchers.toPassProbeCase(m);
-  const v = (t: 'strict' | 'lenient') => (m.passed[t] ? 'pass' : `${m.cause[t].cause ?? m.cause[t].kind} (${m.cause[t].kind})`);
+  const v = (t: 'strict' | 'lenient') =>
+    m.passed[t] ? 'pass' : `${m.cause[t].cause ?? m.cause[t].kind} (${m.cause[t].kind})`;
   const summary = m.error
     ? `error: ${m.error}`
     : `strict: ${v('strict')} · lenient: ${v('lenient')} · parse tier ${m.parse_tier} · ${m.transport}${m.constraint ? ` · constrained (${m.constraint.mechanism})` : ''}${m.counterfactual ? ` · counterfactual ${m.counterfactual.passed.strict ? 'passes' : 'fails'}` : ''}${m.resumed ? ' · resumed' : ''}`;
   return { pass: r.pass, message: r.message(), summary };
 }
-
 
 // The registry loads a suite folder's definition as its default export (harness/kit/suite-folders.ts).
 export default probeSuite;

@@ -1,10 +1,20 @@
-import { averageTrials, estimateRate, passAtKPerInstance, passHatKPerInstance, type MetricEstimate } from '../stats/index.ts';
+import {
+  averageTrials,
+  estimateRate,
+  passAtKPerInstance,
+  passHatKPerInstance,
+  type MetricEstimate,
+} from '../stats/index.ts';
 
 /**
  * Shared aggregation: outcomes grouped per instance (one value per trial) → one estimate whose n counts instances.
  * Trials are averaged per instance before any interval (docs/statistics.md), so k trials never inflate n.
  */
-export function groupTrials<T>(items: readonly T[], key: (t: T) => string, outcome: (t: T) => number): Map<string, number[]> {
+export function groupTrials<T>(
+  items: readonly T[],
+  key: (t: T) => string,
+  outcome: (t: T) => number,
+): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const it of [...items].sort((a, b) => compareIds(key(a), key(b)))) {
     const k = key(it);
@@ -15,13 +25,22 @@ export function groupTrials<T>(items: readonly T[], key: (t: T) => string, outco
   return out;
 }
 
-export function rateOf(trials: ReadonlyMap<string, readonly number[]>, denominator: string, seed: number): MetricEstimate {
+export function rateOf(
+  trials: ReadonlyMap<string, readonly number[]>,
+  denominator: string,
+  seed: number,
+): MetricEstimate {
   const perInstance = averageTrials(trials);
   return estimateRate([...perInstance.values()], { denominator, seed });
 }
 
 /** pass@k and pass^k over instances with k trials each (only when every instance has at least k trials). */
-export function passMetrics(trials: ReadonlyMap<string, readonly number[]>, k: number, denominator: string, seed: number) {
+export function passMetrics(
+  trials: ReadonlyMap<string, readonly number[]>,
+  k: number,
+  denominator: string,
+  seed: number,
+) {
   const at = passAtKPerInstance(trials, k);
   const hat = passHatKPerInstance(trials, k);
   return {
@@ -34,7 +53,8 @@ export function passMetrics(trials: ReadonlyMap<string, readonly number[]>, k: n
 export function compareIds(a: string, b: string): number {
   const na = Number(a);
   const nb = Number(b);
-  if (Number.isFinite(na) && Number.isFinite(nb) && a.trim() !== '' && b.trim() !== '') return na - nb || a.localeCompare(b);
+  if (Number.isFinite(na) && Number.isFinite(nb) && a.trim() !== '' && b.trim() !== '')
+    return na - nb || a.localeCompare(b);
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

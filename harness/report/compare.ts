@@ -34,17 +34,26 @@ export class CompareRefused extends Error {
  */
 export function compareRuns(
   runs: RunOutcomes[],
-  opts: { allowPartial?: boolean; seed?: number; alpha?: number; comparableOn?: readonly string[]; lowerIsBetter?: readonly string[] } = {},
+  opts: {
+    allowPartial?: boolean;
+    seed?: number;
+    alpha?: number;
+    comparableOn?: readonly string[];
+    lowerIsBetter?: readonly string[];
+  } = {},
 ): Comparison[] {
   if (runs.length < 2) throw new CompareRefused('--compare needs at least two runs');
   const [base, ...rest] = runs as [RunOutcomes, ...RunOutcomes[]];
   for (const r of rest) {
-    if (r.suite !== base.suite) throw new CompareRefused(`cannot compare a ${base.suite} run (${base.dir}) with a ${r.suite} run (${r.dir})`);
+    if (r.suite !== base.suite)
+      throw new CompareRefused(`cannot compare a ${base.suite} run (${base.dir}) with a ${r.suite} run (${r.dir})`);
     for (const key of opts.comparableOn ?? []) {
       const a = JSON.stringify(base.config?.[key] ?? null);
       const b = JSON.stringify(r.config?.[key] ?? null);
       if (a !== b && !opts.allowPartial) {
-        throw new CompareRefused(`${r.dir} ran with ${key} ${b} but ${base.dir} with ${a}: their numbers are not comparable; pass --allow-partial to compare anyway`);
+        throw new CompareRefused(
+          `${r.dir} ran with ${key} ${b} but ${base.dir} with ${a}: their numbers are not comparable; pass --allow-partial to compare anyway`,
+        );
       }
     }
     if (!opts.allowPartial && base.datasetSha256 !== r.datasetSha256) {
@@ -121,10 +130,24 @@ export function comparisonMarkdown(cs: Comparison[], notice: string | null): str
     '',
   );
   for (const c of cs) {
-    lines.push(`## ${c.candidate} vs ${c.baseline}`, '', `${c.shared} shared instances${c.onlyInBaseline || c.onlyInCandidate ? ` (${c.onlyInBaseline} only in the baseline, ${c.onlyInCandidate} only in the candidate — left out)` : ''}.`, '');
+    lines.push(
+      `## ${c.candidate} vs ${c.baseline}`,
+      '',
+      `${c.shared} shared instances${c.onlyInBaseline || c.onlyInCandidate ? ` (${c.onlyInBaseline} only in the baseline, ${c.onlyInCandidate} only in the candidate — left out)` : ''}.`,
+      '',
+    );
     lines.push(
       table(
-        ['metric', 'baseline', 'candidate', 'difference [95% CI]', 'test', 'discordant (gain/loss)', 'p (Holm)', 'verdict'],
+        [
+          'metric',
+          'baseline',
+          'candidate',
+          'difference [95% CI]',
+          'test',
+          'discordant (gain/loss)',
+          'p (Holm)',
+          'verdict',
+        ],
         c.results.map((r) => [
           r.metric,
           r.meanA.toFixed(3),
@@ -143,8 +166,23 @@ export function comparisonMarkdown(cs: Comparison[], notice: string | null): str
 }
 
 /** A chart of each run's value of `metric` with its CI, one bar per run. */
-export function comparisonChart(runs: Array<{ label: string; estimate: { value: number | null; lo: number | null; hi: number | null; n: number } | undefined; note?: string }>, metric: string, simulated: boolean): string {
-  const bars: Bar[] = runs.map((r) => ({ label: r.label, value: r.estimate?.value ?? null, lo: r.estimate?.lo ?? null, hi: r.estimate?.hi ?? null, n: r.estimate?.n ?? 0, note: r.note }));
+export function comparisonChart(
+  runs: Array<{
+    label: string;
+    estimate: { value: number | null; lo: number | null; hi: number | null; n: number } | undefined;
+    note?: string;
+  }>,
+  metric: string,
+  simulated: boolean,
+): string {
+  const bars: Bar[] = runs.map((r) => ({
+    label: r.label,
+    value: r.estimate?.value ?? null,
+    lo: r.estimate?.lo ?? null,
+    hi: r.estimate?.hi ?? null,
+    n: r.estimate?.n ?? 0,
+    note: r.note,
+  }));
   return barChart(bars, { title: `${metric} per run (95% CI)${simulated ? ' — simulator' : ''}`, axisLabel: metric });
 }
 

@@ -40,7 +40,13 @@ export function table(headers: string[], rows: Array<Array<string | number>>): s
 }
 
 export function metricRow(name: string, e: EstimateJson | undefined): Array<string | number> {
-  return [name, fmtEstimate(e), e?.n ?? 0, e?.denominator ?? '', e ? `${e.method}${e.seed !== undefined ? `, seed ${e.seed}` : ''}` : ''];
+  return [
+    name,
+    fmtEstimate(e),
+    e?.n ?? 0,
+    e?.denominator ?? '',
+    e ? `${e.method}${e.seed !== undefined ? `, seed ${e.seed}` : ''}` : '',
+  ];
 }
 
 export const METRIC_HEADERS = ['metric', 'value [95% CI]', 'n', 'denominator', 'interval'];
@@ -64,7 +70,10 @@ export function headerBlock(title: string, s: Summary): string {
         ['generation', JSON.stringify(h.generation)],
         ['seed / trials', `${h.seed} / ${h.trials}`],
         ['injected date', String(h.injected_date)],
-        ['toolgauge', `${h.toolgauge_version} (${h.git_commit ? String(h.git_commit).slice(0, 12) : 'no git'}${h.git_dirty ? ', dirty' : ''})`],
+        [
+          'toolgauge',
+          `${h.toolgauge_version} (${h.git_commit ? String(h.git_commit).slice(0, 12) : 'no git'}${h.git_dirty ? ', dirty' : ''})`,
+        ],
         ['machine', `${h.os}; ${h.cpu} ×${h.cpus}; ${h.ram_gib} GiB; Node ${h.node}`],
         ['time', `${h.started_at} → ${h.ended_at}`],
       ],
@@ -73,7 +82,20 @@ export function headerBlock(title: string, s: Summary): string {
   );
   if (s.gate) {
     lines.push(`**Gate \`${s.gate.expression}\`: ${s.gate.passed ? 'PASSED' : 'FAILED'}**`, '');
-    lines.push(table(['clause', 'actual', 'verdict'], s.gate.checks.map((c) => [c.text, c.actual === null ? '—' : (typeof c.threshold === 'number' ? gateActual(c.actual, c.threshold) : c.actual.toFixed(4)), c.passed ? 'pass' : 'fail'])));
+    lines.push(
+      table(
+        ['clause', 'actual', 'verdict'],
+        s.gate.checks.map((c) => [
+          c.text,
+          c.actual === null
+            ? '—'
+            : typeof c.threshold === 'number'
+              ? gateActual(c.actual, c.threshold)
+              : c.actual.toFixed(4),
+          c.passed ? 'pass' : 'fail',
+        ]),
+      ),
+    );
     if (s.gate.reasons.length) lines.push('', ...s.gate.reasons.map((r) => `- ${r}`));
     lines.push('');
   }

@@ -42,20 +42,38 @@ describe('summary.json', () => {
 describe('the gate table in report.md', () => {
   it('shows a value just under the threshold with its digits, not rounded onto the threshold', () => {
     const header = reproHeader(readConfig({}), { startedAt: new Date(0), endedAt: new Date(0) });
-    const s = buildSummary({ suite: 'x', header, config: {}, counts: { instances: 1 }, metrics: {}, breakdowns: {}, errors: [], gate: null });
-    const gate = evaluateGate('pass_rate>=0.3', { pass_rate: { value: 0.299993, lo: 0.2, hi: 0.4, n: 10 } }, { instances: 10, harnessErrors: 0 });
+    const s = buildSummary({
+      suite: 'x',
+      header,
+      config: {},
+      counts: { instances: 1 },
+      metrics: {},
+      breakdowns: {},
+      errors: [],
+      gate: null,
+    });
+    const gate = evaluateGate(
+      'pass_rate>=0.3',
+      { pass_rate: { value: 0.299993, lo: 0.2, hi: 0.4, n: 10 } },
+      { instances: 10, harnessErrors: 0 },
+    );
     s.gate = { ...gate, checks: gate.checks.map((c) => ({ ...c })) };
     expect(headerBlock('T', s)).toMatch(/\| pass_rate&gt;=0\.3 \| 0\.299993 \| fail \|/);
   });
 
   it('never puts the shown value on the other side of the threshold (or on it) from the actual one', () => {
     fc.assert(
-      fc.property(fc.double({ min: -10, max: 10, noNaN: true }), fc.double({ min: -10, max: 10, noNaN: true }), fc.integer({ min: -6, max: 6 }), (a, t, nudge) => {
-        // Values at and a few ulps around the threshold, where rounding misleads.
-        const actual = nudge === 0 ? a : t + nudge * 1e-6;
-        const shown = Number(gateActual(actual, t));
-        expect(Math.sign(shown - t)).toBe(Math.sign(actual - t));
-      }),
+      fc.property(
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        fc.integer({ min: -6, max: 6 }),
+        (a, t, nudge) => {
+          // Values at and a few ulps around the threshold, where rounding misleads.
+          const actual = nudge === 0 ? a : t + nudge * 1e-6;
+          const shown = Number(gateActual(actual, t));
+          expect(Math.sign(shown - t)).toBe(Math.sign(actual - t));
+        },
+      ),
     );
   });
 });
@@ -79,21 +97,38 @@ describe('SVG charts', () => {
   });
   it('keeps every coordinate inside the canvas for any rate', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.double({ min: -1, max: 2, noNaN: true }), fc.double({ min: -1, max: 2, noNaN: true })), { minLength: 1, maxLength: 8 }), (pairs) => {
-        const svg = barChart(pairs.map(([v, w], i) => ({ label: `x${i}`, value: v, lo: Math.min(v, w), hi: Math.max(v, w), n: 1 })), { title: 't' });
-        const xs = [...svg.matchAll(/ x[12]?="(-?[\d.]+)"/g)].map((m) => Number(m[1]));
-        const width = Number(/width="(\d+)"/.exec(svg)![1]);
-        return xs.every((x) => x >= 0 && x <= width);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.double({ min: -1, max: 2, noNaN: true }), fc.double({ min: -1, max: 2, noNaN: true })), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        (pairs) => {
+          const svg = barChart(
+            pairs.map(([v, w], i) => ({ label: `x${i}`, value: v, lo: Math.min(v, w), hi: Math.max(v, w), n: 1 })),
+            { title: 't' },
+          );
+          const xs = [...svg.matchAll(/ x[12]?="(-?[\d.]+)"/g)].map((m) => Number(m[1]));
+          const width = Number(/width="(\d+)"/.exec(svg)![1]);
+          return xs.every((x) => x >= 0 && x <= width);
+        },
+      ),
     );
   });
 });
 
 describe('paired comparison of saved runs', () => {
-  const run = (label: string, outcomes: Record<string, number>, sha = 'abc'): RunOutcomes => ({ label, dir: label, suite: 'toolhop', datasetSha256: sha, outcomes: { accuracy: new Map(Object.entries(outcomes)) } });
+  const run = (label: string, outcomes: Record<string, number>, sha = 'abc'): RunOutcomes => ({
+    label,
+    dir: label,
+    suite: 'toolhop',
+    datasetSha256: sha,
+    outcomes: { accuracy: new Map(Object.entries(outcomes)) },
+  });
   it('refuses different datasets and instance sets unless partial comparisons are allowed', () => {
     expect(() => compareRuns([run('a', { '1': 1 }), run('b', { '1': 1 }, 'def')])).toThrow(CompareRefused);
-    expect(() => compareRuns([run('a', { '1': 1, '2': 0 }), run('b', { '1': 1 })])).toThrow(/1 only in the first, 0 only in the second/);
+    expect(() => compareRuns([run('a', { '1': 1, '2': 0 }), run('b', { '1': 1 })])).toThrow(
+      /1 only in the first, 0 only in the second/,
+    );
     const c = compareRuns([run('a', { '1': 1, '2': 0 }), run('b', { '1': 1 })], { allowPartial: true });
     expect(c[0]).toMatchObject({ shared: 1, onlyInBaseline: 1, onlyInCandidate: 0 });
     expect(() => compareRuns([run('a', {})])).toThrow(/at least two runs/);
@@ -110,16 +145,53 @@ describe('paired comparison of saved runs', () => {
 });
 
 describe('report --compare refuses what is not comparable', () => {
-  const run = (dir: string, config: Record<string, unknown>) => ({ label: dir, dir, suite: 'maze', datasetSha256: 'd', outcomes: { 'tsr.P1': new Map([['t1', 1], ['t2', 0]]) }, config });
+  const run = (dir: string, config: Record<string, unknown>) => ({
+    label: dir,
+    dir,
+    suite: 'maze',
+    datasetSha256: 'd',
+    outcomes: {
+      'tsr.P1': new Map([
+        ['t1', 1],
+        ['t2', 0],
+      ]),
+    },
+    config,
+  });
   it('runs whose judge or agent mode differ, unless --allow-partial', () => {
-    expect(() => compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'strict', agent: 'fc' })], { comparableOn: ['judge', 'agent'] })).toThrow(/ran with judge "strict" but a with "compat"/);
-    expect(() => compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'compat', agent: 'prompt' })], { comparableOn: ['judge', 'agent'] })).toThrow(/agent "prompt"/);
-    expect(compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'strict', agent: 'fc' })], { comparableOn: ['judge', 'agent'], allowPartial: true })).toHaveLength(1);
+    expect(() =>
+      compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'strict', agent: 'fc' })], {
+        comparableOn: ['judge', 'agent'],
+      }),
+    ).toThrow(/ran with judge "strict" but a with "compat"/);
+    expect(() =>
+      compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'compat', agent: 'prompt' })], {
+        comparableOn: ['judge', 'agent'],
+      }),
+    ).toThrow(/agent "prompt"/);
+    expect(
+      compareRuns([run('a', { judge: 'compat', agent: 'fc' }), run('b', { judge: 'strict', agent: 'fc' })], {
+        comparableOn: ['judge', 'agent'],
+        allowPartial: true,
+      }),
+    ).toHaveLength(1);
   });
   it('words a rise of a lower-is-better metric as worse, never as a gain', () => {
     const ids = Array.from({ length: 40 }, (_, i) => `i${i}`);
-    const a = { label: 'a', dir: 'a', suite: 'probe', datasetSha256: 'd', outcomes: { false_trigger: new Map(ids.map((id) => [id, 0])), accuracy: new Map(ids.map((id) => [id, 0])) } };
-    const b = { label: 'b', dir: 'b', suite: 'probe', datasetSha256: 'd', outcomes: { false_trigger: new Map(ids.map((id) => [id, 1])), accuracy: new Map(ids.map((id) => [id, 1])) } };
+    const a = {
+      label: 'a',
+      dir: 'a',
+      suite: 'probe',
+      datasetSha256: 'd',
+      outcomes: { false_trigger: new Map(ids.map((id) => [id, 0])), accuracy: new Map(ids.map((id) => [id, 0])) },
+    };
+    const b = {
+      label: 'b',
+      dir: 'b',
+      suite: 'probe',
+      datasetSha256: 'd',
+      outcomes: { false_trigger: new Map(ids.map((id) => [id, 1])), accuracy: new Map(ids.map((id) => [id, 1])) },
+    };
     const [c] = compareRuns([a, b], { lowerIsBetter: ['false_trigger'] });
     expect(c!.results.find((r) => r.metric === 'false_trigger')!.verdict).toBe('credible rise (worse)');
     expect(c!.results.find((r) => r.metric === 'accuracy')!.verdict).toBe('credible gain');

@@ -56,7 +56,7 @@ export const SummarySchema = z.object({
 export type Summary = z.infer<typeof SummarySchema>;
 
 export const SIMULATOR_NOTICE =
-  'SIMULATOR RUN: these numbers come from toolgauge\'s built-in simulated model (a test fixture), not from a language model.';
+  "SIMULATOR RUN: these numbers come from toolgauge's built-in simulated model (a test fixture), not from a language model.";
 
 /** The tag a run's one-line terminal summary carries: the simulator's, a test model's, or none. */
 export function noticeTag(s: Pick<Summary, 'notice'>, simulator = 'SIMULATOR — not a model result'): string {
@@ -111,7 +111,10 @@ export function buildSummary(input: {
     counts: input.counts,
     metrics: nestMetrics(input.metrics),
     breakdowns: Object.fromEntries(
-      Object.entries(input.breakdowns).map(([g, byKey]) => [g, Object.fromEntries(Object.entries(byKey).map(([k, ms]) => [k, nestMetrics(ms)]))]),
+      Object.entries(input.breakdowns).map(([g, byKey]) => [
+        g,
+        Object.fromEntries(Object.entries(byKey).map(([k, ms]) => [k, nestMetrics(ms)])),
+      ]),
     ),
     errors: input.errors,
     extra: input.extra ?? {},

@@ -35,28 +35,43 @@ export function barChart(bars: Bar[], opts: ChartOptions): string {
   for (let t = 0; t <= 4; t++) {
     const v = t / 4;
     out.push(`<line x1="${x(v)}" y1="${TOP - 6}" x2="${x(v)}" y2="${TOP + bars.length * ROW}" stroke="#e3e3e3"/>`);
-    out.push(`<text x="${x(v)}" y="${TOP + bars.length * ROW + 16}" text-anchor="middle" fill="#555">${v.toFixed(2)}</text>`);
+    out.push(
+      `<text x="${x(v)}" y="${TOP + bars.length * ROW + 16}" text-anchor="middle" fill="#555">${v.toFixed(2)}</text>`,
+    );
   }
-  if (opts.axisLabel) out.push(`<text x="${LABEL_W + PLOT_W / 2}" y="${TOP + bars.length * ROW + 34}" text-anchor="middle" fill="#333">${esc(opts.axisLabel)}</text>`);
+  if (opts.axisLabel)
+    out.push(
+      `<text x="${LABEL_W + PLOT_W / 2}" y="${TOP + bars.length * ROW + 34}" text-anchor="middle" fill="#333">${esc(opts.axisLabel)}</text>`,
+    );
   bars.forEach((b, i) => {
     const y = TOP + i * ROW;
-    out.push(`<text x="${LABEL_W - 8}" y="${y + 16}" text-anchor="end" fill="#222">${esc(truncate(b.label, 30))}</text>`);
+    out.push(
+      `<text x="${LABEL_W - 8}" y="${y + 16}" text-anchor="end" fill="#222">${esc(truncate(b.label, 30))}</text>`,
+    );
     if (b.value === null) {
       out.push(`<text x="${LABEL_W + 4}" y="${y + 16}" fill="#888">no data (n=${b.n})</text>`);
       return;
     }
-    out.push(`<rect x="${LABEL_W}" y="${y + 5}" width="${Math.max(0, x(b.value) - LABEL_W)}" height="${ROW - 10}" fill="#4c78a8" rx="2"/>`);
+    out.push(
+      `<rect x="${LABEL_W}" y="${y + 5}" width="${Math.max(0, x(b.value) - LABEL_W)}" height="${ROW - 10}" fill="#4c78a8" rx="2"/>`,
+    );
     if (b.lo !== null && b.hi !== null) {
       const cy = y + ROW / 2;
       out.push(`<line x1="${x(b.lo)}" y1="${cy}" x2="${x(b.hi)}" y2="${cy}" stroke="#1a1a1a" stroke-width="1.6"/>`);
-      out.push(`<line x1="${x(b.lo)}" y1="${cy - 6}" x2="${x(b.lo)}" y2="${cy + 6}" stroke="#1a1a1a" stroke-width="1.6"/>`);
-      out.push(`<line x1="${x(b.hi)}" y1="${cy - 6}" x2="${x(b.hi)}" y2="${cy + 6}" stroke="#1a1a1a" stroke-width="1.6"/>`);
+      out.push(
+        `<line x1="${x(b.lo)}" y1="${cy - 6}" x2="${x(b.lo)}" y2="${cy + 6}" stroke="#1a1a1a" stroke-width="1.6"/>`,
+      );
+      out.push(
+        `<line x1="${x(b.hi)}" y1="${cy - 6}" x2="${x(b.hi)}" y2="${cy + 6}" stroke="#1a1a1a" stroke-width="1.6"/>`,
+      );
     }
     out.push(`<text x="${LABEL_W + PLOT_W + 10}" y="${y + 16}" fill="#222">${esc(valueText(b))}</text>`);
   });
   if (opts.reference) {
     const rx = x(opts.reference.value);
-    out.push(`<line x1="${rx}" y1="${TOP - 8}" x2="${rx}" y2="${TOP + bars.length * ROW}" stroke="#d62728" stroke-dasharray="5,4" stroke-width="1.5"/>`);
+    out.push(
+      `<line x1="${rx}" y1="${TOP - 8}" x2="${rx}" y2="${TOP + bars.length * ROW}" stroke="#d62728" stroke-dasharray="5,4" stroke-width="1.5"/>`,
+    );
     out.push(`<text x="${rx + 4}" y="${TOP - 10}" fill="#d62728">${esc(opts.reference.label)}</text>`);
   }
   out.push('</svg>');

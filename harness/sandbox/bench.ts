@@ -48,9 +48,22 @@ function rowsToCall(): { source: string; rows: RowTools[] } {
     const rows = JSON.parse(readFileSync(samplePath, 'utf8')) as {
       id: number;
       functions: string[];
-      tools: Record<string, { name: string; parameters: { required?: string[]; properties?: Record<string, { type?: unknown; enum?: unknown[] }> } }>;
+      tools: Record<
+        string,
+        {
+          name: string;
+          parameters: { required?: string[]; properties?: Record<string, { type?: unknown; enum?: unknown[] }> };
+        }
+      >;
     }[];
-    const dummy: Record<string, unknown> = { string: 'test', integer: 1, number: 1.5, boolean: true, array: [], object: {} };
+    const dummy: Record<string, unknown> = {
+      string: 'test',
+      integer: 1,
+      number: 1.5,
+      boolean: true,
+      array: [],
+      object: {},
+    };
     return {
       source: samplePath,
       rows: rows.map((r) => {
@@ -62,14 +75,22 @@ function rowsToCall(): { source: string; rows: RowTools[] } {
             return [k, p?.enum?.length ? p.enum[0] : (dummy[String(t)] ?? null)];
           }),
         );
-        return { id: r.id, first: { rowId: r.id, index: 0, name: schema.name, sources: r.functions }, args: JSON.stringify(args) };
+        return {
+          id: r.id,
+          first: { rowId: r.id, index: 0, name: schema.name, sources: r.functions },
+          args: JSON.stringify(args),
+        };
       }),
     };
   }
   const src = readFileSync(path.resolve(here, '../../fixtures/sandbox/tools/reduce.py'), 'utf8');
   return {
     source: 'fixtures (../shared/data absent)',
-    rows: Array.from({ length: 50 }, (_, i) => ({ id: i, first: { rowId: `bench${i}`, index: 0, name: 'double', sources: [src] }, args: '{"x": 1}' })),
+    rows: Array.from({ length: 50 }, (_, i) => ({
+      id: i,
+      first: { rowId: `bench${i}`, index: 0, name: 'double', sources: [src] },
+      args: '{"x": 1}',
+    })),
   };
 }
 
@@ -88,7 +109,11 @@ async function startTimes(backend: SandboxBackend, n: number, snapshot: boolean)
     note = info.snapshot ?? '';
     await sb.close();
   }
-  return { spawnToReadyMs: stats(host), ...(worker.length ? { insideWorkerMs: stats(worker) } : {}), ...(note ? { snapshot: note } : {}) };
+  return {
+    spawnToReadyMs: stats(host),
+    ...(worker.length ? { insideWorkerMs: stats(worker) } : {}),
+    ...(note ? { snapshot: note } : {}),
+  };
 }
 
 async function bench(backend: SandboxBackend) {
@@ -107,7 +132,12 @@ async function bench(backend: SandboxBackend) {
   const sb = createSandbox({ backend, poolSize: 1 });
   await sb.warm();
   const pid = sb.info().workerPids[0]; // the host pid (the worker is pid 1 of its own namespace)
-  const warmTool: ToolRef = { rowId: 'warm', index: 0, name: 'f', sources: ['def f(city, days=3):\n    return {"city": city.title(), "days": [d * 2 for d in range(days)]}\n'] };
+  const warmTool: ToolRef = {
+    rowId: 'warm',
+    index: 0,
+    name: 'f',
+    sources: ['def f(city, days=3):\n    return {"city": city.title(), "days": [d * 2 for d in range(days)]}\n'],
+  };
   await sb.call(warmTool, '{"city": "paris"}');
   const warm: number[] = [];
   for (let i = 0; i < Number(values.calls); i++) {

@@ -1,6 +1,19 @@
 // The sandbox cache folder against other users of the machine: planted symlinks, loose modes, foreign owners,
 // and files swapped for links. The snapshot builder runs confined like the workers.
-import { chownSync, chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,7 +105,12 @@ describe('cached files', () => {
 
 describe('pyodide snapshot builder', () => {
   it('runs under the same confinement as the workers, with no write permission', () => {
-    const launcher = new PyodideLauncher({ memoryLimitMb: 512, snapshot: true, maxResponseBytes: 2 ** 20, cacheRoot: root });
+    const launcher = new PyodideLauncher({
+      memoryLimitMb: 512,
+      snapshot: true,
+      maxResponseBytes: 2 ** 20,
+      cacheRoot: root,
+    });
     const worker = launcher.launch();
     const builder = launcher.builderLaunch();
     const prefix = confined(process.execPath, []);

@@ -3,7 +3,19 @@
 // access for anyone else; files are read with O_NOFOLLOW and checked the same way, and written to an exclusive
 // temporary name (O_CREAT|O_EXCL|O_NOFOLLOW) that is then renamed into place. When the per-user folder cannot
 // be trusted, a fresh private folder (mkdtemp) serves this process instead.
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -37,7 +49,8 @@ export function privateCacheDir(root: string = tmpdir(), name = 'toolgauge-sandb
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return fallback(root, name, `${dir}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+      return fallback(root, name, `${dir}: ${(err as Error).message}`);
   }
   const reason = untrustedReason(dir);
   return reason ? fallback(root, name, `${dir} ${reason}`) : { path: dir };

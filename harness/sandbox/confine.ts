@@ -28,7 +28,8 @@ export interface Confinement {
 export const WORKER_UID_BASE = 0x7f000000;
 
 // Absolute paths: workers start with an empty environment (no PATH).
-const bin = (name: string) => ['/usr/bin', '/bin', '/usr/sbin', '/sbin'].map((d) => `${d}/${name}`).find((p) => existsSync(p));
+const bin = (name: string) =>
+  ['/usr/bin', '/bin', '/usr/sbin', '/sbin'].map((d) => `${d}/${name}`).find((p) => existsSync(p));
 
 const NONE: Confinement = { prefix: [], layers: [], forks: false };
 
@@ -82,7 +83,9 @@ export function confinement(opts: ConfineOptions = {}): Confinement {
   let c = cached.get(privateProc);
   if (!c) {
     // Where a private /proc cannot be mounted, the usual layers still apply.
-    const list = privateProc ? [...candidates(true).filter((x) => x.layers.includes('proc')), ...candidates(false)] : candidates(false);
+    const list = privateProc
+      ? [...candidates(true).filter((x) => x.layers.includes('proc')), ...candidates(false)]
+      : candidates(false);
     c = list.find((x) => works(x)) ?? NONE;
     cached.set(privateProc, c);
   }
@@ -100,7 +103,11 @@ function works(c: Confinement): boolean {
 }
 
 /** Turn a command into its confined form. */
-export function confined(file: string, args: string[], opts: ConfineOptions = {}): { file: string; args: string[]; forks: boolean } {
+export function confined(
+  file: string,
+  args: string[],
+  opts: ConfineOptions = {},
+): { file: string; args: string[]; forks: boolean } {
   const { prefix, forks } = confinement(opts);
   if (prefix.length === 0) return { file, args, forks: false };
   return { file: prefix[0]!, args: [...prefix.slice(1), file, ...args], forks };

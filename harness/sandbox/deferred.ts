@@ -16,7 +16,8 @@ export function deferredSandbox(backend: SandboxBackend, load: () => Promise<San
     checkLoad: async (tool) => (await sandbox()).checkLoad(tool),
     warm: async () => (await sandbox()).warm(),
     stats: () => made?.stats() ?? { workers: 0, starts: 0, restarts: 0, calls: 0, recycled: 0 },
-    info: (): SandboxInfo => made?.info() ?? { backend, confinement: [], workerPids: [], lastReady: null, peakRssBytes: 0 },
+    info: (): SandboxInfo =>
+      made?.info() ?? { backend, confinement: [], workerPids: [], lastReady: null, peakRssBytes: 0 },
     async close() {
       // Nothing was made: nothing to close. One being made is closed once it is.
       const s = await making?.catch(() => undefined);

@@ -25,13 +25,16 @@ describe('the sandbox hashes str with seed 0', () => {
 
   it("two fresh CPython sandboxes give a set's order as python3 with PYTHONHASHSEED=0 does", async () => {
     const python = resolvePythonPath(undefined, {});
-    const oracle = await execa(python, ['-c', `print(list(set(${JSON.stringify(WORDS)})))`], { env: { PYTHONHASHSEED: '0' }, extendEnv: false });
+    const oracle = await execa(python, ['-c', `print(list(set(${JSON.stringify(WORDS)})))`], {
+      env: { PYTHONHASHSEED: '0' },
+      extendEnv: false,
+    });
     const want = JSON.parse(oracle.stdout.replace(/'/g, '"')) as string[];
     expect(await setOrder('python')).toEqual(want);
     expect(await setOrder('python')).toEqual(want);
   });
 
-  it("two fresh pyodide sandboxes give the same set order (a 32-bit hash: its own order, fixed)", async () => {
+  it('two fresh pyodide sandboxes give the same set order (a 32-bit hash: its own order, fixed)', async () => {
     expect(await setOrder('pyodide')).toEqual(await setOrder('pyodide'));
   });
 });

@@ -17,7 +17,12 @@ const payload = (file: string) => readFileSync(path.join(here, 'hostile', file),
 const REACH = payload('reach.py');
 
 /** A hostile row: the shared helpers, then the payload; index 99 makes the lookup use both sources. */
-const hostile = (file: string, name: string, rowId = `hostile-${file}`): ToolRef => ({ rowId, index: 99, name, sources: [REACH, payload(file)] });
+const hostile = (file: string, name: string, rowId = `hostile-${file}`): ToolRef => ({
+  rowId,
+  index: 99,
+  name,
+  sources: [REACH, payload(file)],
+});
 
 const VICTIMS: { name: string; args: Record<string, unknown>; expected: unknown }[] = [
   { name: 'v_json', args: { x: 7 }, expected: { x: 7, list: [1, 2.5, null], text: 'é' } },
@@ -76,7 +81,10 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox: hostile rows',
 
   async function victimsStillCorrect(after: string): Promise<void> {
     for (const v of VICTIMS) {
-      const o = await sb.call({ rowId: `victim-${v.name}`, index: 99, name: v.name, sources: [payload('victims.py')] }, JSON.stringify(v.args));
+      const o = await sb.call(
+        { rowId: `victim-${v.name}`, index: 99, name: v.name, sources: [payload('victims.py')] },
+        JSON.stringify(v.args),
+      );
       expect(o.kind === 'ok' ? JSON.parse(o.content) : o, `${v.name} after ${after}`).toEqual(v.expected);
     }
   }
@@ -88,7 +96,15 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox: hostile rows',
   it('cannot rewrite the guard, and what the guard stops stays stopped', async () => {
     const out = okJson(await sb.call(hostile('guard_rewrite.py', 'attack'), JSON.stringify({ marker })));
     expect(out.guard_in_sys_modules).toBe(false);
-    for (const step of ['read_passwd', 'os_open_passwd', 'import_ctypes', 'gc_objects', 'write_tmp', 'listdir_root', 'add_audit_hook']) {
+    for (const step of [
+      'read_passwd',
+      'os_open_passwd',
+      'import_ctypes',
+      'gc_objects',
+      'write_tmp',
+      'listdir_root',
+      'add_audit_hook',
+    ]) {
       expect(out[step], step).toMatch(/^refused: /);
     }
     expect(existsSync(marker)).toBe(false);
@@ -98,7 +114,9 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox: hostile rows',
   it('module and runtime monkeypatching does not reach the next row', async () => {
     const changed: string[] = okJson(await sb.call(hostile('poison.py', 'attack'), '{}'));
     // The attack itself works inside its own call: that is what must not leak.
-    expect(changed).toEqual(expect.arrayContaining(['json.dumps', 're.sub', 'math.sqrt', 'runtime.handle', 'builtins.len']));
+    expect(changed).toEqual(
+      expect.arrayContaining(['json.dumps', 're.sub', 'math.sqrt', 'runtime.handle', 'builtins.len']),
+    );
     await victimsStillCorrect('module poisoning');
   });
 
@@ -152,51 +170,63 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox: hostile rows',
 
   it('cannot plant symlinks or files for a later root process', async () => {
     const cacheDir = path.join(work, 'cache');
-    const out = okJson(await sb.call(hostile('symlink_plant.py', 'attack'), JSON.stringify({ cache_dir: cacheDir, victim: '/etc/hostname' })));
+    const out = okJson(
+      await sb.call(
+        hostile('symlink_plant.py', 'attack'),
+        JSON.stringify({ cache_dir: cacheDir, victim: '/etc/hostname' }),
+      ),
+    );
     for (const step of ['symlink', 'mkdir', 'open_create']) expect(out[step], step).toMatch(/^refused: /);
     expect(existsSync(path.join(cacheDir, 'planted.snapshot'))).toBe(false);
     expect(existsSync(`${cacheDir}-planted`)).toBe(false);
   });
 
-  describe.runIf(isRoot && process.platform === 'linux' && process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0')('identity (needs root and the OS confinement)', () => {
-    let bystander: ChildProcess;
-    // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.runIf(…)(…) is its own scope; Biome takes it for the outer one
-    beforeAll(() => {
-      // Stands for any other process of the shared sandbox user of old: another checkout's worker.
-      bystander = spawn('/usr/bin/setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', '/bin/sleep', '60'], { stdio: 'ignore' });
-    });
-    // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.runIf(…)(…) is its own scope; Biome takes it for the outer one
-    afterAll(() => {
-      bystander?.kill('SIGKILL');
-    });
+  describe.runIf(isRoot && process.platform === 'linux' && process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0')(
+    'identity (needs root and the OS confinement)',
+    () => {
+      let bystander: ChildProcess;
+      // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.runIf(…)(…) is its own scope; Biome takes it for the outer one
+      beforeAll(() => {
+        // Stands for any other process of the shared sandbox user of old: another checkout's worker.
+        bystander = spawn(
+          '/usr/bin/setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', '--', '/bin/sleep', '60'],
+          { stdio: 'ignore' },
+        );
+      });
+      // biome-ignore lint/suspicious/noDuplicateTestHooks: describe.runIf(…)(…) is its own scope; Biome takes it for the outer one
+      afterAll(() => {
+        bystander?.kill('SIGKILL');
+      });
 
-    it('gives each worker its own uid and pid namespace', () => {
-      const pids = [...sb.info().workerPids, ...neighbour.info().workerPids];
-      expect(pids).toHaveLength(2);
-      const [a, b] = pids.map(identity);
-      const host = identity(process.pid);
-      for (const w of [a!, b!]) {
-        expect(w.uid).not.toBe(65534);
-        expect(w.uid).not.toBe(host.uid);
-        expect(w.pidns).not.toBe(host.pidns);
-      }
-      expect(a!.uid).not.toBe(b!.uid);
-      expect(a!.pidns).not.toBe(b!.pidns);
-      expect(confinement().layers).toEqual(expect.arrayContaining(['netns', 'pidns', 'uid']));
-    });
+      it('gives each worker its own uid and pid namespace', () => {
+        const pids = [...sb.info().workerPids, ...neighbour.info().workerPids];
+        expect(pids).toHaveLength(2);
+        const [a, b] = pids.map(identity);
+        const host = identity(process.pid);
+        for (const w of [a!, b!]) {
+          expect(w.uid).not.toBe(65534);
+          expect(w.uid).not.toBe(host.uid);
+          expect(w.pidns).not.toBe(host.pidns);
+        }
+        expect(a!.uid).not.toBe(b!.uid);
+        expect(a!.pidns).not.toBe(b!.pidns);
+        expect(confinement().layers).toEqual(expect.arrayContaining(['netns', 'pidns', 'uid']));
+      });
 
-    it('cannot signal a bystander or another sandbox\'s worker', async () => {
-      await new Promise((r) => setTimeout(r, 100));
-      const other = neighbour.info().workerPids?.[0];
-      const targets = [bystander.pid, ...(other ? [other] : [])];
-      const out = okJson(await sb.call(hostile('signals.py', 'attack'), JSON.stringify({ pids: targets })));
-      for (const [step, result] of Object.entries(out)) expect(result, step).toMatch(/^refused: /);
-      await new Promise((r) => setTimeout(r, 200));
-      expect(alive(bystander)).toBe(true);
-      expect(other).toBeDefined();
-      expect(existsSync(`/proc/${other}`)).toBe(true);
-      expect(neighbour.info().workerPids).toContain(other);
-      await victimsStillCorrect('signals');
-    });
-  });
+      it("cannot signal a bystander or another sandbox's worker", async () => {
+        await new Promise((r) => setTimeout(r, 100));
+        const other = neighbour.info().workerPids?.[0];
+        const targets = [bystander.pid, ...(other ? [other] : [])];
+        const out = okJson(await sb.call(hostile('signals.py', 'attack'), JSON.stringify({ pids: targets })));
+        for (const [step, result] of Object.entries(out)) expect(result, step).toMatch(/^refused: /);
+        await new Promise((r) => setTimeout(r, 200));
+        expect(alive(bystander)).toBe(true);
+        expect(other).toBeDefined();
+        expect(existsSync(`/proc/${other}`)).toBe(true);
+        expect(neighbour.info().workerPids).toContain(other);
+        await victimsStillCorrect('signals');
+      });
+    },
+  );
 });

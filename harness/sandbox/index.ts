@@ -54,8 +54,19 @@ export interface ToolRef {
 }
 
 export type ToolOutcome =
-  | { kind: 'ok'; content: string; durationMs: number; /** Python length before the worker cut it. */ truncatedFrom?: number }
-  | { kind: 'exception'; excType: string; message: string; durationMs: number; /** Python length of the message before the cut. */ truncatedFrom?: number }
+  | {
+      kind: 'ok';
+      content: string;
+      durationMs: number /** Python length before the worker cut it. */;
+      truncatedFrom?: number;
+    }
+  | {
+      kind: 'exception';
+      excType: string;
+      message: string;
+      durationMs: number /** Python length of the message before the cut. */;
+      truncatedFrom?: number;
+    }
   | { kind: 'timeout' | 'memory' | 'crash' | 'load_error' | 'not_found'; message: string; durationMs: number };
 
 export interface SandboxInfo {
@@ -120,7 +131,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let pool: WorkerPool;
   let pyodide: PyodideLauncher | null = null;
   if (opts.backend === 'pyodide') {
-    const launcher = new PyodideLauncher({ memoryLimitMb, snapshot: opts.snapshot ?? true, confine: opts.confine !== false, maxResponseBytes: maxResponse });
+    const launcher = new PyodideLauncher({
+      memoryLimitMb,
+      snapshot: opts.snapshot ?? true,
+      confine: opts.confine !== false,
+      maxResponseBytes: maxResponse,
+    });
     pyodide = launcher;
     pool = new WorkerPool({
       size: opts.poolSize ?? defaultPyodidePool(),
@@ -174,7 +190,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       await pool.warm();
     },
     stats() {
-      return { workers: pool.liveWorkers, starts: pool.starts, restarts: pool.restarts, calls, recycled: pool.recycled };
+      return {
+        workers: pool.liveWorkers,
+        starts: pool.starts,
+        restarts: pool.restarts,
+        calls,
+        recycled: pool.recycled,
+      };
     },
     info() {
       return {
@@ -198,7 +220,12 @@ function toOutcome(r: PoolResult): ToolOutcome {
   const { response: res, durationMs } = r;
   switch (res.kind) {
     case 'ok':
-      return { kind: 'ok', content: res.content ?? '', durationMs, ...(res.truncatedFrom !== undefined ? { truncatedFrom: res.truncatedFrom } : {}) };
+      return {
+        kind: 'ok',
+        content: res.content ?? '',
+        durationMs,
+        ...(res.truncatedFrom !== undefined ? { truncatedFrom: res.truncatedFrom } : {}),
+      };
     case 'exception':
       return {
         kind: 'exception',

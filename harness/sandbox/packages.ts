@@ -34,7 +34,8 @@ export function hostPythonPaths(distPackages = DIST_PACKAGES): HostPath[] {
   const out: HostPath[] = [];
   for (const name of PACKAGE_DIRS) {
     const host = `${distPackages}/${name}`;
-    if (existsSync(host)) out.push({ host, path: `${DIST_PACKAGES}/${name}`, kind: name.endsWith('.py') ? 'file' : 'dir' });
+    if (existsSync(host))
+      out.push({ host, path: `${DIST_PACKAGES}/${name}`, kind: name.endsWith('.py') ? 'file' : 'dir' });
   }
   for (const dir of DATA_DIRS) {
     if (existsSync(dir)) out.push({ host: realpathSync(dir), path: dir, kind: 'dir' });

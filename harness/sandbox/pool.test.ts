@@ -54,7 +54,14 @@ function pool(overrides: Partial<PoolConfig> & { mode?: string } = {}): WorkerPo
   return p;
 }
 
-const req = (name: string, sources: string[] = [], args?: string) => ({ op: 'call' as const, row: 1, index: 0, name, sources, ...(args ? { args } : {}) });
+const req = (name: string, sources: string[] = [], args?: string) => ({
+  op: 'call' as const,
+  row: 1,
+  index: 0,
+  name,
+  sources,
+  ...(args ? { args } : {}),
+});
 
 function content(r: PoolResult): unknown {
   if (r.kind !== 'response' || r.response.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(r)}`);
@@ -99,7 +106,10 @@ describe('WorkerPool', () => {
   it('holds at most the line bound of a worker that never ends its line, and replaces it', async () => {
     const p = pool({ maxLineBytes: 2 ** 20 });
     const r = await p.run(req('huge-line'), 20_000);
-    expect(r).toMatchObject({ kind: 'crash', message: expect.stringMatching(/more than 1048576 bytes exceeds the sandbox limit/) });
+    expect(r).toMatchObject({
+      kind: 'crash',
+      message: expect.stringMatching(/more than 1048576 bytes exceeds the sandbox limit/),
+    });
     expect(p.peakLineBytes).toBeLessThanOrEqual(2 * 2 ** 20); // the bound plus at most one pipe read
     expect(p.restarts).toBe(1);
     expect(content(await p.run(req('long-answer', [], String(2 ** 19)), 5000))).toHaveLength(2 ** 19);

@@ -94,7 +94,11 @@ class WorkerProcess {
       // Also when the pool ended the worker's input before it was ready (endInput clears onExit): the start-up
       // timer would otherwise hold the host process for startTimeoutMs.
       clearTimeout(this.startTimer);
-      failStart?.(new Error(`sandbox worker exited during start-up${this.overLength ? ' (ready line too long)' : ''}${this.tail()}`));
+      failStart?.(
+        new Error(
+          `sandbox worker exited during start-up${this.overLength ? ' (ready line too long)' : ''}${this.tail()}`,
+        ),
+      );
       this.onExit?.();
     });
     let failStart: ((err: Error) => void) | null = null;
@@ -399,7 +403,11 @@ export class WorkerPool {
     const id = this.nextId++;
     const line = JSON.stringify({ ...job.request, id });
     if (line.length > MAX_REQUEST_BYTES) {
-      return { kind: 'crash', message: `request of ${line.length} bytes (sources and arguments) exceeds the sandbox limit of ${MAX_REQUEST_BYTES}`, durationMs: 0 };
+      return {
+        kind: 'crash',
+        message: `request of ${line.length} bytes (sources and arguments) exceeds the sandbox limit of ${MAX_REQUEST_BYTES}`,
+        durationMs: 0,
+      };
     }
     const started = performance.now();
     const elapsed = () => performance.now() - started;
@@ -415,13 +423,21 @@ export class WorkerPool {
       };
       const timer = setTimeout(() => {
         this.replace(slot, w);
-        finish({ kind: 'timeout', message: `tool call exceeded ${job.timeoutMs} ms; worker killed`, durationMs: elapsed() });
+        finish({
+          kind: 'timeout',
+          message: `tool call exceeded ${job.timeoutMs} ms; worker killed`,
+          durationMs: elapsed(),
+        });
       }, job.timeoutMs);
       const onExit = () => {
         this.replace(slot, w);
         if (w.overMemory) {
           const mib = Math.round(this.config.rssLimitBytes / 2 ** 20);
-          finish({ kind: 'memory', message: `worker exceeded the memory bound (${mib} MiB resident); killed`, durationMs: elapsed() });
+          finish({
+            kind: 'memory',
+            message: `worker exceeded the memory bound (${mib} MiB resident); killed`,
+            durationMs: elapsed(),
+          });
         } else if (w.overLength) {
           const message = `tool response of more than ${this.config.maxLineBytes} bytes exceeds the sandbox limit; worker killed`;
           finish({ kind: 'crash', message, durationMs: elapsed() });
@@ -435,12 +451,20 @@ export class WorkerPool {
           response = ResponseMessage.parse(JSON.parse(line));
         } catch {
           this.replace(slot, w);
-          finish({ kind: 'crash', message: `sandbox worker sent a bad response: ${line.slice(0, 200)}`, durationMs: elapsed() });
+          finish({
+            kind: 'crash',
+            message: `sandbox worker sent a bad response: ${line.slice(0, 200)}`,
+            durationMs: elapsed(),
+          });
           return;
         }
         if (response.id !== id && response.kind !== 'crash') {
           this.replace(slot, w);
-          finish({ kind: 'crash', message: `sandbox worker answered request ${response.id}, expected ${id}`, durationMs: elapsed() });
+          finish({
+            kind: 'crash',
+            message: `sandbox worker answered request ${response.id}, expected ${id}`,
+            durationMs: elapsed(),
+          });
           return;
         }
         if (response.recycle) this.recycled++;

@@ -94,7 +94,11 @@ export class PyodideLauncher {
   }
 
   private command(config: WorkerConfig): WorkerLaunch {
-    const { file, args, forks } = confined(process.execPath, [...this.nodeArgs(), WORKER_FILE, JSON.stringify(config)], { enabled: this.opts.confine !== false });
+    const { file, args, forks } = confined(
+      process.execPath,
+      [...this.nodeArgs(), WORKER_FILE, JSON.stringify(config)],
+      { enabled: this.opts.confine !== false },
+    );
     return { file, args, env: {}, forked: forks };
   }
 
@@ -106,7 +110,11 @@ export class PyodideLauncher {
 
   /** The snapshot builder's command line: a worker like any other (same confinement), writing to descriptor 3. */
   builderLaunch(): WorkerLaunch {
-    return this.command({ ...this.baseConfig(), preimport: PYODIDE_PREIMPORTS, snapshot: { mode: 'make', fd: SNAPSHOT_FD } });
+    return this.command({
+      ...this.baseConfig(),
+      preimport: PYODIDE_PREIMPORTS,
+      snapshot: { mode: 'make', fd: SNAPSHOT_FD },
+    });
   }
 
   /** Find or build the memory snapshot (cached per content); on failure, workers start without one. */
@@ -167,7 +175,8 @@ export class PyodideLauncher {
     const h = createHash('sha256');
     h.update(readFileSync(path.join(this.indexURL, 'package.json')));
     h.update(readFileSync(WORKER_FILE));
-    for (const f of readdirSync(RUNTIME_DIR).sort()) if (f.endsWith('.py')) h.update(f).update(readFileSync(path.join(RUNTIME_DIR, f)));
+    for (const f of readdirSync(RUNTIME_DIR).sort())
+      if (f.endsWith('.py')) h.update(f).update(readFileSync(path.join(RUNTIME_DIR, f)));
     h.update(JSON.stringify({ paths: this.paths, pre: PYODIDE_PREIMPORTS, node: process.version }));
     for (const p of this.paths) h.update(String(statSync(p.host).mtimeMs));
     return h.digest('hex').slice(0, 24);

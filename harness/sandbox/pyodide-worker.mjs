@@ -267,15 +267,24 @@ function serve(line) {
   const { text, bytes } = answerText(res);
   let out = text;
   const refuse = (message) => JSON.stringify({ id: safeId(line), kind: 'crash', message });
-  if (bytes > maxResponseChars) out = refuse(`tool response of ${bytes} bytes exceeds the limit of ${maxResponseChars}`);
+  if (bytes > maxResponseChars)
+    out = refuse(`tool response of ${bytes} bytes exceeds the limit of ${maxResponseChars}`);
   else if (out.includes('\n')) out = refuse('tool response spans several lines');
-  else if (!out.startsWith('{') || !out.endsWith('}')) out = refuse('the runtime answered with something other than a JSON object');
+  else if (!out.startsWith('{') || !out.endsWith('}'))
+    out = refuse('the runtime answered with something other than a JSON object');
   const heapBytes = heap ? heap.buffer.byteLength : 0;
   // Wasm memory never shrinks: ask to be replaced once a call has grown it past half the bound.
-  const problem = saved === null ? 'no saved state' : heapBytes > (limitPages * 65536) / 2 ? 'heap grew past half the bound' : unrestorable();
+  const problem =
+    saved === null
+      ? 'no saved state'
+      : heapBytes > (limitPages * 65536) / 2
+        ? 'heap grew past half the bound'
+        : unrestorable();
   if (problem) {
     retire();
-    stdout.write(`${out.slice(0, -1)},"recycle":true,"recycleReason":${JSON.stringify(problem)},"heapBytes":${heapBytes}}\n`);
+    stdout.write(
+      `${out.slice(0, -1)},"recycle":true,"recycleReason":${JSON.stringify(problem)},"heapBytes":${heapBytes}}\n`,
+    );
     return;
   }
   stdout.write(`${out}\n`);
@@ -290,7 +299,10 @@ function answerText(res) {
   try {
     buf = res.getBuffer('u8');
     if (buf.nbytes > maxResponseChars) return { text: '', bytes: buf.nbytes };
-    return { text: Buffer.from(buf.data.buffer, buf.data.byteOffset, buf.data.byteLength).toString('latin1'), bytes: buf.nbytes };
+    return {
+      text: Buffer.from(buf.data.buffer, buf.data.byteOffset, buf.data.byteLength).toString('latin1'),
+      bytes: buf.nbytes,
+    };
   } catch {
     return { text: '', bytes: 0 };
   } finally {
@@ -327,13 +339,18 @@ function openFds() {
 function saveState() {
   if (!heap || typeof Module._sbrk !== 'function') return null;
   const now = new Uint8Array(heap.buffer);
-  const copy = spare && spare.byteLength >= now.length ? new Uint8Array(spare.buffer, spare.byteOffset, now.length) : new Uint8Array(now.length);
+  const copy =
+    spare && spare.byteLength >= now.length
+      ? new Uint8Array(spare.buffer, spare.byteOffset, now.length)
+      : new Uint8Array(now.length);
   spare = null;
   copy.set(now);
   // Everything a program allocates lies below the break; above it the saved heap is zero (checked here, else
   // the whole heap is compared), so a restore compares up to the break and zeroes the rest.
   const top = Module._sbrk(0) >>> 0;
-  const zeroAbove = top <= copy.length && Buffer.from(copy.buffer, copy.byteOffset + top, copy.length - top).equals(Buffer.alloc(copy.length - top));
+  const zeroAbove =
+    top <= copy.length &&
+    Buffer.from(copy.buffer, copy.byteOffset + top, copy.length - top).equals(Buffer.alloc(copy.length - top));
   return {
     heap: copy,
     compareEnd: zeroAbove ? top : copy.length,
@@ -422,7 +439,16 @@ function hardenJs() {
       process[name] = deny;
     } catch {}
   }
-  for (const name of ['mountNodeFS', 'mountNativeFS', 'loadPackage', 'loadPackagesFromImports', 'registerJsModule', 'runPython', 'runPythonAsync', 'pyimport']) {
+  for (const name of [
+    'mountNodeFS',
+    'mountNativeFS',
+    'loadPackage',
+    'loadPackagesFromImports',
+    'registerJsModule',
+    'runPython',
+    'runPythonAsync',
+    'pyimport',
+  ]) {
     try {
       delete pyodide[name];
     } catch {}

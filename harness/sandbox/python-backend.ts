@@ -11,7 +11,10 @@ import type { WorkerLaunch } from './pool.ts';
 export const SERVER_FILE = path.join(RUNTIME_DIR, 'cpython_server.py');
 
 /** The interpreter: option, then TOOLGAUGE_PYTHON, then Debian's /usr/bin/python3 (which has the packages). */
-export function resolvePythonPath(option: string | undefined, env: NodeJS.ProcessEnv | Record<string, string | undefined>): string {
+export function resolvePythonPath(
+  option: string | undefined,
+  env: NodeJS.ProcessEnv | Record<string, string | undefined>,
+): string {
   return option || env.TOOLGAUGE_PYTHON || '/usr/bin/python3';
 }
 
@@ -28,7 +31,12 @@ function dataRoots(): string[] {
   return out;
 }
 
-export function pythonLaunch(pythonPath: string, memoryLimitMb: number, maxResponseBytes: number, confine = true): WorkerLaunch {
+export function pythonLaunch(
+  pythonPath: string,
+  memoryLimitMb: number,
+  maxResponseBytes: number,
+  confine = true,
+): WorkerLaunch {
   const config = {
     runtimeDir: RUNTIME_DIR,
     memoryLimitMb,
@@ -37,7 +45,9 @@ export function pythonLaunch(pythonPath: string, memoryLimitMb: number, maxRespo
     // Imported once by the server, so that each call's fork starts warm (as the pyodide snapshot does).
     preimport: SNAPSHOT_PREIMPORTS,
   };
-  const { file, args, forks } = confined(pythonPath, ['-s', '-B', SERVER_FILE, JSON.stringify(config)], { enabled: confine });
+  const { file, args, forks } = confined(pythonPath, ['-s', '-B', SERVER_FILE, JSON.stringify(config)], {
+    enabled: confine,
+  });
   return {
     file,
     args,

@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, type ToolOutcome, type ToolRef } from './index.ts';
 
-const samplePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/data/toolhop/ToolHop.sample.json');
+const samplePath = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../shared/data/toolhop/ToolHop.sample.json',
+);
 
 interface JsonSchema {
   type?: string | string[];
@@ -18,7 +21,14 @@ interface Row {
   functions: string[];
 }
 
-const DUMMIES: Record<string, unknown> = { string: 'test', integer: 1, number: 1.5, boolean: true, array: [], object: {} };
+const DUMMIES: Record<string, unknown> = {
+  string: 'test',
+  integer: 1,
+  number: 1.5,
+  boolean: true,
+  array: [],
+  object: {},
+};
 
 /** Simple type-based dummies for the required parameters (the first enum value where there is one). */
 function dummyArguments(schema: Row['tools'][string]): Record<string, unknown> {
@@ -27,7 +37,9 @@ function dummyArguments(schema: Row['tools'][string]): Record<string, unknown> {
     const t = Array.isArray(p?.type) ? p.type[0] : p?.type;
     return DUMMIES[t ?? ''] ?? null;
   };
-  return Object.fromEntries((schema.parameters.required ?? []).map((k) => [k, value(schema.parameters.properties?.[k])]));
+  return Object.fromEntries(
+    (schema.parameters.required ?? []).map((k) => [k, value(schema.parameters.properties?.[k])]),
+  );
 }
 
 /** Tool results up to the order of set iteration, which differs between pyodide (32-bit) and CPython hashes. */
@@ -79,7 +91,10 @@ describe.skipIf(!existsSync(samplePath))('real ToolHop rows (needs ../shared/dat
         if (!r.ok) failures.push(`row ${ref.rowId} tool ${ref.index} ${ref.name}: ${r.message}`);
       }),
     );
-    console.info(`ToolHop sample: ${tools.length} tools in ${rows.length} rows, ${failures.length} do not load`, failures);
+    console.info(
+      `ToolHop sample: ${tools.length} tools in ${rows.length} rows, ${failures.length} do not load`,
+      failures,
+    );
     expect(tools.length).toBeGreaterThan(0);
     expect(failures).toEqual([]);
   });
@@ -108,7 +123,8 @@ describe.skipIf(!existsSync(samplePath))('real ToolHop rows (needs ../shared/dat
       await Promise.all(
         compared.slice(i, i + 8).map(async ({ ref, args }) => {
           const [a, b] = await Promise.all([pyodide.call(ref, args), python.call(ref, args)]);
-          if (summary(a) !== summary(b)) differences.push(`row ${ref.rowId} tool ${ref.index}: ${summary(a)} | ${summary(b)}`);
+          if (summary(a) !== summary(b))
+            differences.push(`row ${ref.rowId} tool ${ref.index}: ${summary(a)} | ${summary(b)}`);
         }),
       );
     }

@@ -82,7 +82,9 @@ describe('a sandbox served over a socket', () => {
     });
     socket.write(`${JSON.stringify({ hello: server.token })}\n`);
     socket.write('not json\n');
-    socket.write(`${JSON.stringify({ id: 1, op: 'call', tool: { rowId: 1, index: 'zero', name: 'add', sources: [SRC] }, args: '{}' })}\n`);
+    socket.write(
+      `${JSON.stringify({ id: 1, op: 'call', tool: { rowId: 1, index: 'zero', name: 'add', sources: [SRC] }, args: '{}' })}\n`,
+    );
     socket.write(`${JSON.stringify({ id: 2, op: 'call', tool: tool('add', 1), args: '{"a": 1, "b": 1}' })}\n`);
     while (lines.length < 3) await new Promise((r) => setTimeout(r, 20));
     socket.destroy();
@@ -98,12 +100,19 @@ describe('a sandbox served over a socket', () => {
     const refused = await remote.call(tool('add', 1), '{"a": 1, "b": 1}', { timeoutMs: 2 ** 31 });
     expect(refused.kind).toBe('crash');
     expect(refused.kind !== 'ok' && refused.message).toMatch(/timeoutMs.*2147483647/s);
-    expect(shape(await remote.call(tool('add', 1), '{"a": 1, "b": 1}', { timeoutMs: 2 ** 31 - 1 }))).toEqual({ kind: 'ok', content: '2' });
+    expect(shape(await remote.call(tool('add', 1), '{"a": 1, "b": 1}', { timeoutMs: 2 ** 31 - 1 }))).toEqual({
+      kind: 'ok',
+      content: '2',
+    });
   });
 });
 
 /** What a raw connection receives before it is closed, or has a whole line when `line`, or `ms` pass. */
-function rawExchange(path: string, lines: string[], opts: { line?: boolean; ms?: number } = {}): Promise<{ received: string; closed: boolean }> {
+function rawExchange(
+  path: string,
+  lines: string[],
+  opts: { line?: boolean; ms?: number } = {},
+): Promise<{ received: string; closed: boolean }> {
   return new Promise((resolve) => {
     const socket = createConnection(path);
     let received = '';
@@ -155,7 +164,14 @@ describe('who can reach the served sandbox', () => {
     const request = JSON.stringify({ id: 1, op: 'call', tool: tool('add', 1), args: '{"a": 1, "b": 2}' });
     const wrong = JSON.stringify({ hello: 'f'.repeat(64) });
     const right = JSON.stringify({ hello: server.token });
-    for (const first of [[request], [wrong], [JSON.stringify({ hello: server.token.slice(0, -1) })], ['{}'], [wrong, right], ['x'.repeat(100_000)]]) {
+    for (const first of [
+      [request],
+      [wrong],
+      [JSON.stringify({ hello: server.token.slice(0, -1) })],
+      ['{}'],
+      [wrong, right],
+      ['x'.repeat(100_000)],
+    ]) {
       const r = await rawExchange(server.path, [...first, request]);
       expect(r.received, first.join(' + ').slice(0, 80)).toBe('');
       expect(r.closed, first.join(' + ').slice(0, 80)).toBe(true);
@@ -223,7 +239,10 @@ describe('who can reach the served sandbox', () => {
     writeFileSync(join(staleDir, 's'), '');
     writeFileSync(join(liveDir, 'pid'), String(process.pid));
     // A process that listened and was gone without closing leaves its socket file behind.
-    spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(join(oldDead, 's'))}, () => process.exit(0))`]);
+    spawnSync(process.execPath, [
+      '-e',
+      `require('node:net').createServer().listen(${JSON.stringify(join(oldDead, 's'))}, () => process.exit(0))`,
+    ]);
     expect(lstatSync(join(oldDead, 's')).isSocket()).toBe(true);
     const listener = createServer((c) => c.destroy());
     await new Promise<void>((r) => listener.listen(join(oldLive, 's'), r));

@@ -23,9 +23,20 @@ import type { Sandbox, SandboxBackend, SandboxInfo, ToolOutcome, ToolRef } from 
 /** Longest line either side holds (a tool answer is bounded far below this by the pool). */
 const MAX_LINE = 256 * 2 ** 20;
 
-const ToolRefSchema = z.object({ rowId: z.union([z.string(), z.number()]), index: z.number().int(), name: z.string(), sources: z.array(z.string()) });
+const ToolRefSchema = z.object({
+  rowId: z.union([z.string(), z.number()]),
+  index: z.number().int(),
+  name: z.string(),
+  sources: z.array(z.string()),
+});
 const RequestSchema = z.discriminatedUnion('op', [
-  z.object({ id: z.number(), op: z.literal('call'), tool: ToolRefSchema, args: z.string(), timeoutMs: timerMs.optional() }),
+  z.object({
+    id: z.number(),
+    op: z.literal('call'),
+    tool: ToolRefSchema,
+    args: z.string(),
+    timeoutMs: timerMs.optional(),
+  }),
   z.object({ id: z.number(), op: z.literal('check'), tool: ToolRefSchema }),
   z.object({ id: z.number(), op: z.literal('warm') }),
 ]);
@@ -62,7 +73,9 @@ const UNMARKED_STALE_MS = 24 * 3600_000;
  * A fresh private folder for the socket, in the temporary folder or, when the socket path would be too long
  * there, in /tmp; refused when it is too long in both. Stale folders of dead runs in those places go first.
  */
-export async function socketFolder(bases: readonly string[] = [tmpdir(), '/tmp']): Promise<{ dir: string; path: string }> {
+export async function socketFolder(
+  bases: readonly string[] = [tmpdir(), '/tmp'],
+): Promise<{ dir: string; path: string }> {
   for (const base of new Set(bases)) {
     // mkdtemp adds 6 characters; the socket is `/s` inside.
     if (Buffer.byteLength(join(base, `${PREFIX}XXXXXX`, 's')) > MAX_SOCKET_PATH) continue;
@@ -71,7 +84,9 @@ export async function socketFolder(bases: readonly string[] = [tmpdir(), '/tmp']
     writeFileSync(join(dir, 'pid'), String(process.pid), { mode: 0o600, flag: 'wx' });
     return { dir, path: join(dir, 's') };
   }
-  throw new Error(`no folder for the sandbox socket: its path would exceed ${MAX_SOCKET_PATH} bytes in ${[...new Set(bases)].join(' and ')} (set TMPDIR to a shorter folder)`);
+  throw new Error(
+    `no folder for the sandbox socket: its path would exceed ${MAX_SOCKET_PATH} bytes in ${[...new Set(bases)].join(' and ')} (set TMPDIR to a shorter folder)`,
+  );
 }
 
 /**
@@ -153,17 +168,34 @@ export async function serveSandbox(sandbox: Sandbox, opts: { bases?: readonly st
     try {
       const raw: unknown = JSON.parse(line);
       // The id first, so a request refused by the schema (a timeout beyond Node's timers) still gets its answer.
-      if (raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'number') id = (raw as { id: number }).id;
+      if (raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'number')
+        id = (raw as { id: number }).id;
       const req = RequestSchema.parse(raw);
       const value =
         req.op === 'call'
-          ? await sandbox.call(req.tool, req.args, req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : undefined)
+          ? await sandbox.call(
+              req.tool,
+              req.args,
+              req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : undefined,
+            )
           : req.op === 'check'
             ? await sandbox.checkLoad(req.tool)
             : await sandbox.warm();
-      return { id, ok: true, value: value ?? null, stats: sandbox.stats(), ...(req.op === 'warm' ? { info: sandbox.info() } : {}) };
+      return {
+        id,
+        ok: true,
+        value: value ?? null,
+        stats: sandbox.stats(),
+        ...(req.op === 'warm' ? { info: sandbox.info() } : {}),
+      };
     } catch (err) {
-      return { id, ok: false, error: err instanceof Error ? err.message : String(err), stats: sandbox.stats(), info: sandbox.info() };
+      return {
+        id,
+        ok: false,
+        error: err instanceof Error ? err.message : String(err),
+        stats: sandbox.stats(),
+        info: sandbox.info(),
+      };
     }
   };
   const server = createServer((socket) => {
@@ -171,16 +203,20 @@ export async function serveSandbox(sandbox: Sandbox, opts: { bases?: readonly st
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     let greeted = false;
-    readLines(socket, (line) => {
-      if (socket.destroyed) return; // lines already read after a refusal
-      if (!greeted) {
-        // The first line is the token; a connection without it gets nothing and is closed.
-        greeted = tokenMatches((safeJson(line) as { hello?: unknown } | null)?.hello, token);
-        if (!greeted) socket.destroy();
-        return;
-      }
-      void answer(line).then((out) => socket.writable && socket.write(`${JSON.stringify(out)}\n`));
-    }, () => (greeted ? MAX_LINE : HELLO_LINE));
+    readLines(
+      socket,
+      (line) => {
+        if (socket.destroyed) return; // lines already read after a refusal
+        if (!greeted) {
+          // The first line is the token; a connection without it gets nothing and is closed.
+          greeted = tokenMatches((safeJson(line) as { hello?: unknown } | null)?.hello, token);
+          if (!greeted) socket.destroy();
+          return;
+        }
+        void answer(line).then((out) => socket.writable && socket.write(`${JSON.stringify(out)}\n`));
+      },
+      () => (greeted ? MAX_LINE : HELLO_LINE),
+    );
   });
   server.unref(); // the run's end, not this server, decides when the process exits
   try {
@@ -259,7 +295,12 @@ export function connectSandbox({ path, token }: SandboxAddress, backend: Sandbox
     async call(tool: ToolRef, argumentsJson: string, opts?: { timeoutMs?: number }): Promise<ToolOutcome> {
       const started = performance.now();
       try {
-        return (await request({ op: 'call', tool, args: argumentsJson, ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) })) as ToolOutcome;
+        return (await request({
+          op: 'call',
+          tool,
+          args: argumentsJson,
+          ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+        })) as ToolOutcome;
       } catch (err) {
         return { kind: 'crash', message: (err as Error).message, durationMs: performance.now() - started };
       }

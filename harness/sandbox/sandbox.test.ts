@@ -5,12 +5,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertDatasetExecAllowed, createSandbox, type Sandbox, type SandboxBackend, type ToolOutcome, type ToolRef } from './index.ts';
+import {
+  assertDatasetExecAllowed,
+  createSandbox,
+  type Sandbox,
+  type SandboxBackend,
+  type ToolOutcome,
+  type ToolRef,
+} from './index.ts';
 import { resolvePythonPath } from './python-backend.ts';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/sandbox');
 const source = (rel: string) => readFileSync(path.join(fixtures, rel), 'utf8');
-const tool = (rel: string, name: string, rowId: string | number = rel): ToolRef => ({ rowId, index: 0, name, sources: [source(rel)] });
+const tool = (rel: string, name: string, rowId: string | number = rel): ToolRef => ({
+  rowId,
+  index: 0,
+  name,
+  sources: [source(rel)],
+});
 
 const RESTRICTED_BUILTINS = (
   '__build_class__ __import__ abs all any ascii bin bool bytearray chr complex dict divmod enumerate Exception ' +
@@ -35,7 +47,9 @@ function expectException(o: ToolOutcome, excType: string | RegExp, message?: str
 describe('assertDatasetExecAllowed', () => {
   it('names TOOLHOP_ALLOW_DATASET_EXEC unless it is exactly 1', () => {
     expect(() => assertDatasetExecAllowed({})).toThrow(/TOOLHOP_ALLOW_DATASET_EXEC/);
-    expect(() => assertDatasetExecAllowed({ TOOLHOP_ALLOW_DATASET_EXEC: 'true' })).toThrow(/TOOLHOP_ALLOW_DATASET_EXEC/);
+    expect(() => assertDatasetExecAllowed({ TOOLHOP_ALLOW_DATASET_EXEC: 'true' })).toThrow(
+      /TOOLHOP_ALLOW_DATASET_EXEC/,
+    );
     expect(() => assertDatasetExecAllowed({ TOOLHOP_ALLOW_DATASET_EXEC: '1' })).not.toThrow();
   });
 });
@@ -78,8 +92,16 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
   describe('loading (reference semantics)', () => {
     it('keeps functions and docstrings, drops imports, assignments and example calls', async () => {
       expect(expectOk(await sb.call(tool('tools/reduce.py', 'double'), '{"x": 21}'))).toBe('42');
-      expectException(await sb.call(tool('tools/reduce.py', 'uses_dropped_import'), '{"value": 1}'), 'NameError', /'json'/);
-      expectException(await sb.call(tool('tools/reduce.py', 'uses_dropped_from_import'), '{"value": 4}'), 'NameError', /'sqrt'/);
+      expectException(
+        await sb.call(tool('tools/reduce.py', 'uses_dropped_import'), '{"value": 1}'),
+        'NameError',
+        /'json'/,
+      );
+      expectException(
+        await sb.call(tool('tools/reduce.py', 'uses_dropped_from_import'), '{"value": 4}'),
+        'NameError',
+        /'sqrt'/,
+      );
       expectException(await sb.call(tool('tools/reduce.py', 'uses_dropped_constant'), '{}'), 'NameError', /'CONSTANT'/);
     });
 
@@ -142,26 +164,61 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
           `import of '${name}' is not allowed in ToolHop snippets`,
         );
       }
-      expectException(await sb.call(tool('tools/imports.py', 'relative'), '{}'), 'ImportError', 'relative imports are not allowed in ToolHop snippets');
+      expectException(
+        await sb.call(tool('tools/imports.py', 'relative'), '{}'),
+        'ImportError',
+        'relative imports are not allowed in ToolHop snippets',
+      );
     });
 
     it('keeps trivial exception classes only', async () => {
-      expectException(await sb.call(tool('tools/exceptions.py', 'raise_trivial'), '{"message": "bad input"}'), 'ToolError', 'bad input');
-      expectException(await sb.call(tool('tools/exceptions.py', 'raise_two_bases'), '{}'), 'ValidationError', 'two bases');
-      expectException(await sb.call(tool('tools/exceptions.py', 'raise_not_trivial'), '{}'), 'NameError', /'NotTrivial'/);
-      expectException(await sb.call(tool('tools/exceptions.py', 'divide'), '{"a": 1, "b": 0}'), 'ZeroDivisionError', 'division by zero');
+      expectException(
+        await sb.call(tool('tools/exceptions.py', 'raise_trivial'), '{"message": "bad input"}'),
+        'ToolError',
+        'bad input',
+      );
+      expectException(
+        await sb.call(tool('tools/exceptions.py', 'raise_two_bases'), '{}'),
+        'ValidationError',
+        'two bases',
+      );
+      expectException(
+        await sb.call(tool('tools/exceptions.py', 'raise_not_trivial'), '{}'),
+        'NameError',
+        /'NotTrivial'/,
+      );
+      expectException(
+        await sb.call(tool('tools/exceptions.py', 'divide'), '{"a": 1, "b": 0}'),
+        'ZeroDivisionError',
+        'division by zero',
+      );
     });
 
     it('reports sources that do not load', async () => {
       const none = { rowId: 5, index: 0, name: 'f', sources: ['import math\nresult = math.pi\nprint(result)\n'] };
-      expect(await sb.call(none, '{}')).toMatchObject({ kind: 'load_error', message: 'RuntimeError: ToolHop function source 5/0 defines no function' });
-      expect(await sb.checkLoad(none)).toEqual({ ok: false, message: 'load_error: RuntimeError: ToolHop function source 5/0 defines no function' });
+      expect(await sb.call(none, '{}')).toMatchObject({
+        kind: 'load_error',
+        message: 'RuntimeError: ToolHop function source 5/0 defines no function',
+      });
+      expect(await sb.checkLoad(none)).toEqual({
+        ok: false,
+        message: 'load_error: RuntimeError: ToolHop function source 5/0 defines no function',
+      });
       const syntax = { rowId: 'x', index: 0, name: 'f', sources: ['def f(:\n    pass\n'] };
-      expect(await sb.call(syntax, '{}')).toMatchObject({ kind: 'load_error', message: expect.stringMatching(/^SyntaxError: /) });
+      expect(await sb.call(syntax, '{}')).toMatchObject({
+        kind: 'load_error',
+        message: expect.stringMatching(/^SyntaxError: /),
+      });
       const badDefault = { rowId: 'x', index: 0, name: 'f', sources: ['def f(x=1/0):\n    return x\n'] };
-      expect(await sb.call(badDefault, '{}')).toMatchObject({ kind: 'load_error', message: 'ZeroDivisionError: division by zero' });
+      expect(await sb.call(badDefault, '{}')).toMatchObject({
+        kind: 'load_error',
+        message: 'ZeroDivisionError: division by zero',
+      });
       expect(await sb.checkLoad(tool('tools/reduce.py', 'double'))).toEqual({ ok: true });
-      expect(await sb.checkLoad(tool('tools/reduce.py', 'absent'))).toEqual({ ok: false, message: expect.stringMatching(/^not_found: /) });
+      expect(await sb.checkLoad(tool('tools/reduce.py', 'absent'))).toEqual({
+        ok: false,
+        message: expect.stringMatching(/^not_found: /),
+      });
     });
   });
 
@@ -194,10 +251,14 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
 
     it('encodes like json.dumps(result, ensure_ascii=False, default=str)', async () => {
       expect(expectOk(await sb.call(r('unicode_text'), '{}'))).toBe('"Zürich – 東京"');
-      expect(expectOk(await sb.call(r('mixed'), '{}'))).toBe('{"d": "2020-01-02", "t": [1, 2], "1": "int key", "nan": NaN, "none": null}');
+      expect(expectOk(await sb.call(r('mixed'), '{}'))).toBe(
+        '{"d": "2020-01-02", "t": [1, 2], "1": "int key", "nan": NaN, "none": null}',
+      );
       expect(expectOk(await sb.call(r('nothing'), '{}'))).toBe('null');
       expect(expectOk(await sb.call(r('surrogate'), '{}'))).toBe('"\ud800"');
-      expect(expectOk(await sb.call(r('echo'), '{"a": [1, {"b": null}], "é": 1.5}'))).toBe('{"a": [1, {"b": null}], "é": 1.5}');
+      expect(expectOk(await sb.call(r('echo'), '{"a": [1, {"b": null}], "é": 1.5}'))).toBe(
+        '{"a": [1, {"b": null}], "é": 1.5}',
+      );
       expectException(await sb.call(r('unserializable'), '{}'), 'TypeError', /keys must be/);
     });
 
@@ -218,7 +279,11 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
     });
 
     it('serves concurrent calls across the pool', async () => {
-      const outs = await Promise.all(Array.from({ length: 12 }, (_, i) => sb.call(tool('tools/reduce.py', 'double', `c${i % 4}`), JSON.stringify({ x: i }))));
+      const outs = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          sb.call(tool('tools/reduce.py', 'double', `c${i % 4}`), JSON.stringify({ x: i })),
+        ),
+      );
       expect(outs.map(expectOk)).toEqual(Array.from({ length: 12 }, (_, i) => String(2 * i)));
     });
   });
@@ -227,7 +292,10 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
     it('kills a call over its time limit, replaces the worker, and leaves the other worker alone', async () => {
       const before = sb.stats();
       const loop = sb.call(tool('escapes/busy_loop.py', 'escape'), '{}', { timeoutMs: 1500 });
-      const other = sb.call({ rowId: 'slow', index: 0, name: 'f', sources: ['def f():\n    return sum(range(3_000_000))\n'] }, '{}');
+      const other = sb.call(
+        { rowId: 'slow', index: 0, name: 'f', sources: ['def f():\n    return sum(range(3_000_000))\n'] },
+        '{}',
+      );
       const [l, o] = await Promise.all([loop, other]);
       expect(l).toMatchObject({ kind: 'timeout' });
       expect(l.durationMs).toBeGreaterThanOrEqual(1400);
@@ -239,7 +307,8 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
     it('turns huge allocations into tool errors', async () => {
       for (const f of ['escapes/memory_str.py', 'escapes/memory_bytearray.py', 'escapes/memory_over_bound.py']) {
         const o = await sb.call(tool(f, 'escape'), '{}');
-        if (o.kind === 'exception') expect(o.excType).toMatch(backend === 'pyodide' ? /^(MemoryError|OverflowError)$/ : /^MemoryError$/);
+        if (o.kind === 'exception')
+          expect(o.excType).toMatch(backend === 'pyodide' ? /^(MemoryError|OverflowError)$/ : /^MemoryError$/);
         else expect(o.kind).toBe('memory');
       }
       // The bounded heap stops the over-bound allocation as a MemoryError, not as a killed process.
@@ -256,15 +325,31 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
   });
 
   describe('escapes', () => {
-    const walk = (target: string) => sb.call(tool('escapes/subclasses_walk.py', 'escape'), JSON.stringify({ target, marker }));
+    const walk = (target: string) =>
+      sb.call(tool('escapes/subclasses_walk.py', 'escape'), JSON.stringify({ target, marker }));
 
     it('refuses forbidden imports and host files in the plain ways', async () => {
-      expectException(await sb.call(tool('escapes/import_os.py', 'escape'), '{}'), 'ImportError', "import of 'os' is not allowed in ToolHop snippets");
-      expectException(await sb.call(tool('escapes/import_subprocess.py', 'escape'), JSON.stringify({ marker })), 'ImportError');
+      expectException(
+        await sb.call(tool('escapes/import_os.py', 'escape'), '{}'),
+        'ImportError',
+        "import of 'os' is not allowed in ToolHop snippets",
+      );
+      expectException(
+        await sb.call(tool('escapes/import_subprocess.py', 'escape'), JSON.stringify({ marker })),
+        'ImportError',
+      );
       expectException(await sb.call(tool('escapes/open_passwd.py', 'escape'), '{}'), 'NameError', /'open'/);
       expectException(await sb.call(tool('escapes/io_open_passwd.py', 'escape'), '{}'), 'PermissionError');
-      expectException(await sb.call(tool('escapes/import_js.py', 'escape'), '{}'), 'ImportError', "import of 'js' is not allowed in ToolHop snippets");
-      expectException(await sb.call(tool('escapes/pyodide_ffi.py', 'escape'), '{}'), 'ImportError', "import of 'pyodide.ffi' is not allowed in ToolHop snippets");
+      expectException(
+        await sb.call(tool('escapes/import_js.py', 'escape'), '{}'),
+        'ImportError',
+        "import of 'js' is not allowed in ToolHop snippets",
+      );
+      expectException(
+        await sb.call(tool('escapes/pyodide_ffi.py', 'escape'), '{}'),
+        'ImportError',
+        "import of 'pyodide.ffi' is not allowed in ToolHop snippets",
+      );
     });
 
     it('the __subclasses__ walk reaches real globals, but no JavaScript bridge is left in sys.modules', async () => {
@@ -315,11 +400,14 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
     expect(ready).toMatchObject({ snapshot: true, heapBounded: true, heapLimitBytes: 512 * 2 ** 20 });
   });
 
-  it.runIf(backend === 'pyodide')('leaves Python no reference to JavaScript, no NODEFS, and restores its heap between rows', () => {
-    // jsHandles: references to JS objects (JsProxy values, _pyodide_core functions, bridge modules) that gc can
-    // still find from Python after hardening; the review found 326 after a guard rewrite.
-    expect(sb.info().lastReady).toMatchObject({ jsHandles: 0, nodefs: false, restore: true });
-  });
+  it.runIf(backend === 'pyodide')(
+    'leaves Python no reference to JavaScript, no NODEFS, and restores its heap between rows',
+    () => {
+      // jsHandles: references to JS objects (JsProxy values, _pyodide_core functions, bridge modules) that gc can
+      // still find from Python after hardening; the review found 326 after a guard rewrite.
+      expect(sb.info().lastReady).toMatchObject({ jsHandles: 0, nodefs: false, restore: true });
+    },
+  );
 
   it.runIf(backend === 'python')('serves every call in a child of the worker', () => {
     expect(sb.info().lastReady).toMatchObject({ restore: true });

@@ -49,9 +49,14 @@ describe('spawnWorker', () => {
   it('a worker still running when its host dies of SIGTERM is killed with it', async () => {
     const script = join(dir, 'host.mts');
     const module = fileURLToPath(new URL('./spawn-worker.ts', import.meta.url));
-    writeFileSync(script, `import { spawnWorker } from ${JSON.stringify(module)};\nconst w = spawnWorker('/bin/sleep', ['60'], {});\nconsole.log(w.child.pid);\nsetInterval(() => {}, 1000);\n`);
+    writeFileSync(
+      script,
+      `import { spawnWorker } from ${JSON.stringify(module)};\nconst w = spawnWorker('/bin/sleep', ['60'], {});\nconsole.log(w.child.pid);\nsetInterval(() => {}, 1000);\n`,
+    );
     const host = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const pid = await new Promise<number>((resolve) => host.stdout.once('data', (c: Buffer) => resolve(Number(String(c).trim()))));
+    const pid = await new Promise<number>((resolve) =>
+      host.stdout.once('data', (c: Buffer) => resolve(Number(String(c).trim()))),
+    );
     expect(ended(pid)).toBe(false);
     const hostGone = new Promise((resolve) => host.once('exit', resolve));
     host.kill('SIGTERM');

@@ -21,7 +21,12 @@ export interface SpawnedWorker {
  * Spawn `file args` with exactly `env` (nothing inherited), pipes for stdin, stdout and stderr, and `fds` passed on as
  * descriptors 3, 4, …. A worker still running when the host process exits — or dies of a signal — is killed with it.
  */
-export function spawnWorker(file: string, args: string[], env: Record<string, string>, fds: number[] = []): SpawnedWorker {
+export function spawnWorker(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  fds: number[] = [],
+): SpawnedWorker {
   const stdio = ['pipe', 'pipe', 'pipe', ...fds] as unknown as ['pipe', 'pipe', 'pipe'];
   const child = spawn(file, args, { env, stdio });
   endWithHost(child);

@@ -59,7 +59,8 @@ export function chatPrompt(t: TemplateInfo, b: ChatBody): string {
       ...(b.chat_template_kwargs ? { extra: b.chat_template_kwargs } : {}),
     });
   } catch (err) {
-    if (err instanceof TemplateError) throw new HttpError(400, `the model's chat template cannot render this request: ${err.message}`);
+    if (err instanceof TemplateError)
+      throw new HttpError(400, `the model's chat template cannot render this request: ${err.message}`);
     throw err;
   }
 }
@@ -83,6 +84,10 @@ export function readReply(t: TemplateInfo, b: ChatBody, generated: string, idBas
   return {
     role: 'assistant',
     content: r.content.length ? r.content : null,
-    tool_calls: calls.map((c, i) => ({ id: `call_${idBase}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+    tool_calls: calls.map((c, i) => ({
+      id: `call_${idBase}_${i}`,
+      type: 'function',
+      function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+    })),
   };
 }

@@ -30,14 +30,20 @@ export function jsonSchemaGbnf(schema: Record<string, unknown>): string {
 const TRIGGER_NAMES = ['token', 'word', 'pattern', 'pattern_full'] as const;
 
 /** The grammar fields every endpoint shares: grammar (+ lazy), json_schema, response_format. */
-function rawConstraint(b: Pick<CompletionBody, 'grammar' | 'grammar_lazy' | 'grammar_triggers' | 'json_schema' | 'response_format'>): Constraint[] {
+function rawConstraint(
+  b: Pick<CompletionBody, 'grammar' | 'grammar_lazy' | 'grammar_triggers' | 'json_schema' | 'response_format'>,
+): Constraint[] {
   const out: Constraint[] = [];
   if (b.grammar !== undefined) {
     if (b.grammar_lazy) {
       const triggers = (b.grammar_triggers ?? []).map((t, i) => {
         const type = typeof t.type === 'number' ? TRIGGER_NAMES[t.type]! : t.type;
         // A token trigger names its token by its text too; both match the generated text.
-        if (type === 'pattern' || type === 'pattern_full') throw new HttpError(400, `invalid field 'grammar_triggers.${i}.type': ${type} triggers are not supported by toolgauge serve (word and token triggers are)`);
+        if (type === 'pattern' || type === 'pattern_full')
+          throw new HttpError(
+            400,
+            `invalid field 'grammar_triggers.${i}.type': ${type} triggers are not supported by toolgauge serve (word and token triggers are)`,
+          );
         return t.value;
       });
       out.push({ grammar: b.grammar, triggers, source: 'grammar (lazy)' });
@@ -45,13 +51,19 @@ function rawConstraint(b: Pick<CompletionBody, 'grammar' | 'grammar_lazy' | 'gra
   }
   if (b.json_schema !== undefined) out.push({ grammar: jsonSchemaGbnf(b.json_schema), source: 'json_schema' });
   const rf = b.response_format;
-  if (rf?.type === 'json_object') out.push({ grammar: jsonSchemaGbnf(rf.schema ?? { type: 'object' }), source: 'response_format' });
-  if (rf?.type === 'json_schema') out.push({ grammar: jsonSchemaGbnf(rf.json_schema.schema ?? { type: 'object' }), source: 'response_format' });
+  if (rf?.type === 'json_object')
+    out.push({ grammar: jsonSchemaGbnf(rf.schema ?? { type: 'object' }), source: 'response_format' });
+  if (rf?.type === 'json_schema')
+    out.push({ grammar: jsonSchemaGbnf(rf.json_schema.schema ?? { type: 'object' }), source: 'response_format' });
   return out;
 }
 
 function one(cs: Constraint[]): Constraint {
-  if (cs.length > 1) throw new HttpError(400, `conflicting constraints: ${cs.map((c) => `'${c.source}'`).join(' and ')} each constrain the output; send one`);
+  if (cs.length > 1)
+    throw new HttpError(
+      400,
+      `conflicting constraints: ${cs.map((c) => `'${c.source}'`).join(' and ')} each constrain the output; send one`,
+    );
   return cs[0] ?? { source: 'none' };
 }
 
@@ -59,7 +71,12 @@ export function completionConstraint(b: CompletionBody): Constraint {
   return one(rawConstraint(b));
 }
 
-export const toolSchemas = (b: Pick<ChatBody, 'tools'>): ToolSchema[] => (b.tools ?? []).map((t) => ({ name: t.function.name, ...(t.function.description !== undefined ? { description: t.function.description } : {}), ...(t.function.parameters ? { parameters: t.function.parameters } : {}) }));
+export const toolSchemas = (b: Pick<ChatBody, 'tools'>): ToolSchema[] =>
+  (b.tools ?? []).map((t) => ({
+    name: t.function.name,
+    ...(t.function.description !== undefined ? { description: t.function.description } : {}),
+    ...(t.function.parameters ? { parameters: t.function.parameters } : {}),
+  }));
 
 /**
  * A chat request's constraint. `tool_choice` required / named forces a call in the template's own format from the
@@ -70,14 +87,27 @@ export function chatConstraint(b: ChatBody, family: Family | null): Constraint {
   const choice = b.tool_choice ?? 'auto';
   const tools = toolSchemas(b);
   if (choice !== 'auto' && choice !== 'none') {
-    if (!tools.length) throw new HttpError(400, "invalid field 'tool_choice': it asks for a tool call but the request has no 'tools'");
+    if (!tools.length)
+      throw new HttpError(400, "invalid field 'tool_choice': it asks for a tool call but the request has no 'tools'");
     const named = typeof choice === 'object' ? choice.function.name : null;
     const chosen = named === null ? tools : tools.filter((t) => t.name === named);
-    if (!chosen.length) throw new HttpError(400, `invalid field 'tool_choice.function.name': no tool named '${named}' in 'tools'`);
-    if (family === null) throw new HttpError(400, "invalid field 'tool_choice': the model's chat template writes no tool-call format toolgauge recognises, so a call cannot be enforced; use tool_choice auto");
-    if (!CONSTRAINABLE_FAMILIES.includes(family)) throw new HttpError(400, `invalid field 'tool_choice': no call grammar for the ${family} format yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')}); use tool_choice auto`);
+    if (!chosen.length)
+      throw new HttpError(400, `invalid field 'tool_choice.function.name': no tool named '${named}' in 'tools'`);
+    if (family === null)
+      throw new HttpError(
+        400,
+        "invalid field 'tool_choice': the model's chat template writes no tool-call format toolgauge recognises, so a call cannot be enforced; use tool_choice auto",
+      );
+    if (!CONSTRAINABLE_FAMILIES.includes(family))
+      throw new HttpError(
+        400,
+        `invalid field 'tool_choice': no call grammar for the ${family} format yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')}); use tool_choice auto`,
+      );
     const f = callFormat(family, chosen);
-    cs.push({ grammar: (b.parallel_tool_calls === false ? singleCallGbnf(f) : null) ?? lazyGbnf(f), source: 'tool_choice' });
+    cs.push({
+      grammar: (b.parallel_tool_calls === false ? singleCallGbnf(f) : null) ?? lazyGbnf(f),
+      source: 'tool_choice',
+    });
   }
   return one(cs);
 }

@@ -29,7 +29,8 @@ export function firstTrigger(text: string, triggers: readonly string[]): number 
 }
 
 export async function generate(engine: Engine, prompt: string, c: Constraint, s: Sampling): Promise<CompleteResult> {
-  if (!c.grammar || !c.triggers?.length) return engine.complete({ ...s, prompt, ...(c.grammar ? { grammar: c.grammar } : {}) });
+  if (!c.grammar || !c.triggers?.length)
+    return engine.complete({ ...s, prompt, ...(c.grammar ? { grammar: c.grammar } : {}) });
   const triggers = c.triggers;
   const abort = new AbortController();
   let streamed = '';
@@ -58,11 +59,19 @@ export async function generate(engine: Engine, prompt: string, c: Constraint, s:
     streamed = free.text;
   }
   const before = streamed.slice(0, cut);
-  const [promptTokens, beforeTokens] = await Promise.all([engine.tokenize(prompt), before ? engine.tokenize(before, { specialTokens: true }) : Promise.resolve([] as number[])]);
+  const [promptTokens, beforeTokens] = await Promise.all([
+    engine.tokenize(prompt),
+    before ? engine.tokenize(before, { specialTokens: true }) : Promise.resolve([] as number[]),
+  ]);
   const budget = s.maxTokens ?? 256;
   const left = budget - beforeTokens.length;
   if (left <= 0) {
-    return { text: before, tokens: beforeTokens, finishReason: 'length', usage: { promptTokens: promptTokens.length, completionTokens: beforeTokens.length } };
+    return {
+      text: before,
+      tokens: beforeTokens,
+      finishReason: 'length',
+      usage: { promptTokens: promptTokens.length, completionTokens: beforeTokens.length },
+    };
   }
   const rest = await engine.complete({ ...s, prompt: prompt + before, grammar: c.grammar, maxTokens: left });
   return {

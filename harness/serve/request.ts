@@ -26,7 +26,9 @@ const ToolCall = z
   .object({
     id: z.string().optional(),
     type: z.literal('function').optional(),
-    function: z.object({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]) }).passthrough(),
+    function: z
+      .object({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]) })
+      .passthrough(),
   })
   .passthrough();
 
@@ -44,7 +46,12 @@ const Message = z
 const Tool = z.object({
   type: z.literal('function'),
   function: z
-    .object({ name: z.string().min(1), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().optional() })
+    .object({
+      name: z.string().min(1),
+      description: z.string().optional(),
+      parameters: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().optional(),
+    })
     .passthrough(),
 });
 
@@ -65,7 +72,14 @@ const ResponseFormat = z.discriminatedUnion('type', [
   z.object({ type: z.literal('json_object'), schema: z.record(z.string(), z.unknown()).optional() }),
   z.object({
     type: z.literal('json_schema'),
-    json_schema: z.object({ name: z.string().optional(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().optional(), description: z.string().optional() }).passthrough(),
+    json_schema: z
+      .object({
+        name: z.string().optional(),
+        schema: z.record(z.string(), z.unknown()).optional(),
+        strict: z.boolean().optional(),
+        description: z.string().optional(),
+      })
+      .passthrough(),
   }),
 ]);
 
@@ -74,11 +88,19 @@ const common = {
   model: z.string().optional(),
   temperature: z.number().min(0).max(2).optional(),
   top_p: z.number().gt(0).max(1).optional(),
-  seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
   repeat_penalty: z.number().positive().optional(),
   repetition_penalty: z.number().positive().optional(),
   max_tokens: z.number().int().min(1).optional(),
-  stop: z.union([z.string(), z.array(z.string()).max(16)]).nullable().optional(),
+  stop: z
+    .union([z.string(), z.array(z.string()).max(16)])
+    .nullable()
+    .optional(),
   n: z.number().int().optional(),
   stream: z.literal(false, { message: 'streaming is not supported by toolgauge serve: send stream false' }).optional(),
   grammar: z.string().optional(),
@@ -87,7 +109,9 @@ const common = {
   json_schema: z.record(z.string(), z.unknown()).optional(),
   response_format: ResponseFormat.optional(),
   // Token ids as keys (the OpenAI form). -100 forbids the token.
-  logit_bias: z.record(z.string().regex(/^\d+$/, 'logit_bias keys must be token ids'), z.number().min(-100).max(100)).optional(),
+  logit_bias: z
+    .record(z.string().regex(/^\d+$/, 'logit_bias keys must be token ids'), z.number().min(-100).max(100))
+    .optional(),
   frequency_penalty: z.literal(0, { message: 'frequency_penalty is not supported (only 0)' }).optional(),
   presence_penalty: z.literal(0, { message: 'presence_penalty is not supported (only 0)' }).optional(),
   // Accepted and ignored: they cannot change the output.
@@ -121,7 +145,9 @@ export const CompletionBody = z
   .strict();
 export type CompletionBody = z.infer<typeof CompletionBody>;
 
-export const TokenizeBody = z.object({ content: z.string(), parse_special: z.boolean().optional(), add_special: z.literal(false).optional() }).strict();
+export const TokenizeBody = z
+  .object({ content: z.string(), parse_special: z.boolean().optional(), add_special: z.literal(false).optional() })
+  .strict();
 export const DetokenizeBody = z.object({ tokens: z.array(z.number().int().min(0)) }).strict();
 
 /** Parse a body or throw a 400 naming the first bad field (an unknown field: "not supported"). */
@@ -131,16 +157,31 @@ export function parseBody<S extends z.ZodType>(schema: S, json: unknown): z.infe
   const issue = r.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
     const keys = (issue as { keys: string[] }).keys;
-    throw new HttpError(400, `unsupported field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k}'`).join(', ')}: toolgauge serve does not implement ${keys.length > 1 ? 'them' : 'it'}, and ignoring ${keys.length > 1 ? 'them' : 'it'} could change the result`);
+    throw new HttpError(
+      400,
+      `unsupported field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `'${k}'`).join(', ')}: toolgauge serve does not implement ${keys.length > 1 ? 'them' : 'it'}, and ignoring ${keys.length > 1 ? 'them' : 'it'} could change the result`,
+    );
   }
   const path = issue.path.join('.') || '(body)';
   throw new HttpError(400, `invalid field '${path}': ${issue.message}`);
 }
 
 /** Checks across fields (the schema checks each alone). */
-export function checkCommon(b: { n?: number | undefined; grammar_lazy?: boolean | undefined; grammar?: string | undefined; grammar_triggers?: unknown[] | undefined }): void {
-  if (b.n !== undefined && b.n !== 1) throw new HttpError(400, `invalid field 'n': toolgauge serve generates one choice per request (n must be 1, got ${b.n})`);
-  if (b.grammar_lazy && !b.grammar) throw new HttpError(400, "invalid field 'grammar_lazy': a lazy grammar needs 'grammar'");
-  if (b.grammar_lazy && !b.grammar_triggers?.length) throw new HttpError(400, "invalid field 'grammar_triggers': a lazy grammar needs at least one trigger");
-  if (!b.grammar_lazy && b.grammar_triggers?.length) throw new HttpError(400, "invalid field 'grammar_triggers': triggers apply only with grammar_lazy true");
+export function checkCommon(b: {
+  n?: number | undefined;
+  grammar_lazy?: boolean | undefined;
+  grammar?: string | undefined;
+  grammar_triggers?: unknown[] | undefined;
+}): void {
+  if (b.n !== undefined && b.n !== 1)
+    throw new HttpError(
+      400,
+      `invalid field 'n': toolgauge serve generates one choice per request (n must be 1, got ${b.n})`,
+    );
+  if (b.grammar_lazy && !b.grammar)
+    throw new HttpError(400, "invalid field 'grammar_lazy': a lazy grammar needs 'grammar'");
+  if (b.grammar_lazy && !b.grammar_triggers?.length)
+    throw new HttpError(400, "invalid field 'grammar_triggers': a lazy grammar needs at least one trigger");
+  if (!b.grammar_lazy && b.grammar_triggers?.length)
+    throw new HttpError(400, "invalid field 'grammar_triggers': triggers apply only with grammar_lazy true");
 }

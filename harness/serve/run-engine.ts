@@ -26,18 +26,39 @@ export function defaultThreads(): number {
 }
 
 /** Start `toolgauge serve` on a GGUF file, in this process (the engine runs in its child). */
-export async function serveGguf(o: { gguf: string; host?: string; port?: number; parallel?: number; threads?: number; contextSize?: number; queue?: number; alias?: string; requestTimeoutMs?: number; seams?: EngineHostSeams }): Promise<ServeHandle> {
+export async function serveGguf(o: {
+  gguf: string;
+  host?: string;
+  port?: number;
+  parallel?: number;
+  threads?: number;
+  contextSize?: number;
+  queue?: number;
+  alias?: string;
+  requestTimeoutMs?: number;
+  seams?: EngineHostSeams;
+}): Promise<ServeHandle> {
   const { EngineHost } = await import('../engine/host.ts');
   const parallel = o.parallel ?? 1;
-  const engine = new EngineHost({
-    modelPath: o.gguf,
-    threads: o.threads ?? defaultThreads(),
-    sequences: parallel,
-    ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
-    ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
-  }, o.seams);
+  const engine = new EngineHost(
+    {
+      modelPath: o.gguf,
+      threads: o.threads ?? defaultThreads(),
+      sequences: parallel,
+      ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
+      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
+    },
+    o.seams,
+  );
   try {
-    return await startServe({ engine, alias: o.alias ?? `gguf:${o.gguf}`, host: o.host ?? '127.0.0.1', port: o.port ?? 0, parallel, ...(o.queue !== undefined ? { queue: o.queue } : {}) });
+    return await startServe({
+      engine,
+      alias: o.alias ?? `gguf:${o.gguf}`,
+      host: o.host ?? '127.0.0.1',
+      port: o.port ?? 0,
+      parallel,
+      ...(o.queue !== undefined ? { queue: o.queue } : {}),
+    });
   } catch (err) {
     await engine.close().catch(() => undefined);
     throw err;
@@ -61,19 +82,32 @@ async function factsOfServer(baseUrl: string): Promise<EngineFacts | null> {
  * What a gguf: run needs before its tests: null for any other model. `startRun` false: the endpoint is given, only
  * the facts are read. The error when the engine cannot start (node-llama-cpp missing, a bad file) is one line.
  */
-export async function prepareRunEngine(run: Pick<RunConfig, 'model' | 'baseUrl' | 'engine'>, command: string, seams?: EngineHostSeams): Promise<RunEngine | null> {
+export async function prepareRunEngine(
+  run: Pick<RunConfig, 'model' | 'baseUrl' | 'engine'>,
+  command: string,
+  seams?: EngineHostSeams,
+): Promise<RunEngine | null> {
   const gguf = ggufPathOf(run.model);
   if (gguf === null) return null;
   if (run.baseUrl) {
-    const facts = (await factsOfServer(run.baseUrl)) ?? (await factsOfFile(gguf, 'external server (not toolgauge serve)'));
+    const facts =
+      (await factsOfServer(run.baseUrl)) ?? (await factsOfFile(gguf, 'external server (not toolgauge serve)'));
     return { url: run.baseUrl, facts, close: async () => undefined };
   }
   let handle: ServeHandle;
   try {
-    handle = await serveGguf({ gguf, ...(seams ? { seams } : {}), parallel: run.engine?.parallel ?? 1, ...(run.engine?.threads ? { threads: run.engine.threads } : {}), ...(run.engine?.contextSize ? { contextSize: run.engine.contextSize } : {}) });
+    handle = await serveGguf({
+      gguf,
+      ...(seams ? { seams } : {}),
+      parallel: run.engine?.parallel ?? 1,
+      ...(run.engine?.threads ? { threads: run.engine.threads } : {}),
+      ...(run.engine?.contextSize ? { contextSize: run.engine.contextSize } : {}),
+    });
   } catch (err) {
     const e = err as Error & { kind?: string };
-    throw new UsageError(`${command}: --model gguf:${gguf}: ${e.kind === 'missing' ? '' : 'the local engine did not start: '}${e.message}`);
+    throw new UsageError(
+      `${command}: --model gguf:${gguf}: ${e.kind === 'missing' ? '' : 'the local engine did not start: '}${e.message}`,
+    );
   }
   return { url: handle.url, facts: EngineFacts.parse(engineMeta(handle.info)), close: () => handle.close() };
 }
@@ -86,7 +120,15 @@ async function factsOfFile(gguf: string, engine: string): Promise<EngineFacts> {
   } catch (err) {
     throw new UsageError(`--model gguf:${gguf}: ${(err as Error).message}`);
   }
-  return { engine, llama_cpp_build: null, file: f.file, sha256: f.sha256, tensor_type: f.tensorType, chat_template_sha256: f.chatTemplateSha256 ?? null, test_model: f.testModel };
+  return {
+    engine,
+    llama_cpp_build: null,
+    file: f.file,
+    sha256: f.sha256,
+    tensor_type: f.tensorType,
+    chat_template_sha256: f.chatTemplateSha256 ?? null,
+    test_model: f.testModel,
+  };
 }
 
 /** Put a started (or asked) engine into a run's environment: the endpoint and the facts, for every later parse. */

@@ -9,12 +9,26 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { readBody, sendJson } from '../core/http-json.ts';
-import { EngineError, type CompleteResult, type Engine, type EngineInfo, type GeneratedTokenLogprob } from '../engine/types.ts';
+import {
+  EngineError,
+  type CompleteResult,
+  type Engine,
+  type EngineInfo,
+  type GeneratedTokenLogprob,
+} from '../engine/types.ts';
 import { detectFamily } from '../probe/templates/index.ts';
 import { chatPrompt, readReply, type TemplateInfo } from './chat.ts';
 import { chatConstraint, completionConstraint } from './constraint.ts';
 import { generate, type Sampling } from './generate.ts';
-import { ChatBody, checkCommon, CompletionBody, DetokenizeBody, HttpError, parseBody, TokenizeBody } from './request.ts';
+import {
+  ChatBody,
+  checkCommon,
+  CompletionBody,
+  DetokenizeBody,
+  HttpError,
+  parseBody,
+  TokenizeBody,
+} from './request.ts';
 import { QueueFull, Slots } from './slots.ts';
 
 export interface ServeOptions {
@@ -56,7 +70,14 @@ export function engineMeta(info: EngineInfo): Record<string, unknown> {
 
 export async function startServe(o: ServeOptions): Promise<ServeHandle> {
   const info = await o.engine.info();
-  const template: TemplateInfo | null = info.chatTemplate ? { source: info.chatTemplate, family: detectFamily(info.chatTemplate), bosToken: info.bosToken, eosToken: info.eosToken } : null;
+  const template: TemplateInfo | null = info.chatTemplate
+    ? {
+        source: info.chatTemplate,
+        family: detectFamily(info.chatTemplate),
+        bosToken: info.bosToken,
+        eosToken: info.eosToken,
+      }
+    : null;
   const slots = new Slots(o.parallel ?? info.sequences ?? 1, o.queue ?? 256);
   const maxBody = o.maxBodyBytes ?? 16 * 2 ** 20;
   const tooLarge = () => new HttpError(413, `request body larger than ${maxBody} bytes`);
@@ -65,13 +86,18 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
-      return sendJson(res, 200, { object: 'list', data: [{ id: o.alias, object: 'model', owned_by: 'toolgauge-serve', meta: engineMeta(info) }] });
+      return sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: o.alias, object: 'model', owned_by: 'toolgauge-serve', meta: engineMeta(info) }],
+      });
     }
     if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { status: 'ok' });
     // llama-server's tokenizer routes: special-token texts are parsed as special tokens.
     if (req.method === 'POST' && path === '/tokenize') {
       const b = parseBody(TokenizeBody, parseJson(await readBody(req, maxBody, tooLarge)));
-      return sendJson(res, 200, { tokens: await o.engine.tokenize(b.content, { specialTokens: b.parse_special ?? true }) });
+      return sendJson(res, 200, {
+        tokens: await o.engine.tokenize(b.content, { specialTokens: b.parse_special ?? true }),
+      });
     }
     if (req.method === 'POST' && path === '/detokenize') {
       const b = parseBody(DetokenizeBody, parseJson(await readBody(req, maxBody, tooLarge)));
@@ -87,11 +113,21 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     if (chat) {
       const b = parseBody(ChatBody, json);
       checkCommon(b);
-      if (!template) throw new HttpError(400, `${info.file} has no chat template (tokenizer.chat_template): use /v1/completions with a raw prompt`);
+      if (!template)
+        throw new HttpError(
+          400,
+          `${info.file} has no chat template (tokenizer.chat_template): use /v1/completions with a raw prompt`,
+        );
       const constraint = chatConstraint(b, template.family);
       const prompt = chatPrompt(template, b);
-      const s = sampling(b, info, b.logprobs ? (b.top_logprobs ?? 0) : undefined, b.max_tokens ?? b.max_completion_tokens);
-      if (constraint.triggers && s.topLogprobs !== undefined) throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
+      const s = sampling(
+        b,
+        info,
+        b.logprobs ? (b.top_logprobs ?? 0) : undefined,
+        b.max_tokens ?? b.max_completion_tokens,
+      );
+      if (constraint.triggers && s.topLogprobs !== undefined)
+        throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
       const r = await slots.run(() => generate(o.engine, prompt, constraint, s));
       const message = readReply(template, b, r.text, id);
       return sendJson(res, 200, {
@@ -99,7 +135,14 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
         object: 'chat.completion',
         created,
         model: b.model ?? o.alias,
-        choices: [{ index: 0, message, logprobs: s.topLogprobs !== undefined ? chatLogprobs(r) : null, finish_reason: r.finishReason === 'length' ? 'length' : message.tool_calls ? 'tool_calls' : 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message,
+            logprobs: s.topLogprobs !== undefined ? chatLogprobs(r) : null,
+            finish_reason: r.finishReason === 'length' ? 'length' : message.tool_calls ? 'tool_calls' : 'stop',
+          },
+        ],
         usage: usage(r),
       });
     }
@@ -108,14 +151,22 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     const constraint = completionConstraint(b);
     const prompt = Array.isArray(b.prompt) ? b.prompt[0]! : b.prompt;
     const s = sampling(b, info, b.logprobs ?? undefined, b.max_tokens);
-    if (constraint.triggers && s.topLogprobs !== undefined) throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
+    if (constraint.triggers && s.topLogprobs !== undefined)
+      throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
     const r = await slots.run(() => generate(o.engine, prompt, constraint, s));
     return sendJson(res, 200, {
       id: `cmpl-${id}`,
       object: 'text_completion',
       created,
       model: b.model ?? o.alias,
-      choices: [{ index: 0, text: r.text, logprobs: s.topLogprobs !== undefined ? completionLogprobs(r) : null, finish_reason: r.finishReason }],
+      choices: [
+        {
+          index: 0,
+          text: r.text,
+          logprobs: s.topLogprobs !== undefined ? completionLogprobs(r) : null,
+          finish_reason: r.finishReason,
+        },
+      ],
       usage: usage(r),
     });
   };
@@ -124,7 +175,8 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       const e = toHttpError(err);
-      if (!res.headersSent) sendJson(res, e.status, { error: { message: e.message, type: e.type, code: e.status } }, e.headers);
+      if (!res.headersSent)
+        sendJson(res, e.status, { error: { message: e.message, type: e.type, code: e.status } }, e.headers);
       else res.destroy();
     });
   });
@@ -153,10 +205,16 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
 }
 
 /** The engine's sampling settings from a request. Defaults follow llama-server's, except the seed (0: reproducible). */
-function sampling(b: ChatBody | CompletionBody, info: EngineInfo, topLogprobs: number | undefined, maxTokens: number | undefined): Sampling {
+function sampling(
+  b: ChatBody | CompletionBody,
+  info: EngineInfo,
+  topLogprobs: number | undefined,
+  maxTokens: number | undefined,
+): Sampling {
   const tokenBias = Object.entries(b.logit_bias ?? {}).map(([k, v]) => {
     const token = Number(k);
-    if (token >= info.vocabSize) throw new HttpError(400, `invalid field 'logit_bias.${k}': no such token (the vocabulary has ${info.vocabSize})`);
+    if (token >= info.vocabSize)
+      throw new HttpError(400, `invalid field 'logit_bias.${k}': no such token (the vocabulary has ${info.vocabSize})`);
     return { token, bias: v <= -100 ? ('never' as const) : v };
   });
   const stop = b.stop == null ? [] : typeof b.stop === 'string' ? [b.stop] : b.stop;
@@ -174,7 +232,11 @@ function sampling(b: ChatBody | CompletionBody, info: EngineInfo, topLogprobs: n
   };
 }
 
-const usage = (r: CompleteResult) => ({ prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.promptTokens + r.usage.completionTokens });
+const usage = (r: CompleteResult) => ({
+  prompt_tokens: r.usage.promptTokens,
+  completion_tokens: r.usage.completionTokens,
+  total_tokens: r.usage.promptTokens + r.usage.completionTokens,
+});
 
 const bytes = (s: string) => [...Buffer.from(s, 'utf8')];
 
@@ -208,11 +270,16 @@ function completionLogprobs(r: CompleteResult) {
 /** What the client is told about a failure: its own mistakes 4xx, a full queue 503, the engine's crash 500. */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
-  if (err instanceof QueueFull) return new HttpError(503, `server busy: ${err.message}; retry later`, 'server_busy', { 'retry-after': '1' });
+  if (err instanceof QueueFull)
+    return new HttpError(503, `server busy: ${err.message}; retry later`, 'server_busy', { 'retry-after': '1' });
   if (err instanceof EngineError) {
     switch (err.kind) {
       case 'crash':
-        return new HttpError(500, `engine crashed: ${err.message} (the engine restarts for the next request)`, 'engine_crash');
+        return new HttpError(
+          500,
+          `engine crashed: ${err.message} (the engine restarts for the next request)`,
+          'engine_crash',
+        );
       case 'grammar':
         return new HttpError(400, `grammar rejected by llama.cpp: ${err.message}`);
       case 'request':
@@ -235,4 +302,3 @@ function parseJson(raw: string): unknown {
     throw new HttpError(400, 'request body is not JSON');
   }
 }
-

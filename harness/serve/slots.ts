@@ -23,7 +23,8 @@ export class Slots {
   /** Run `fn` in a slot; throws QueueFull when every slot is taken and the queue is full. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.running >= this.parallel) {
-      if (this.waiting.length >= this.queue) throw new QueueFull(`all ${this.parallel} sequence(s) busy and ${this.queue} request(s) queued`);
+      if (this.waiting.length >= this.queue)
+        throw new QueueFull(`all ${this.parallel} sequence(s) busy and ${this.queue} request(s) queued`);
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else this.running++;
     try {

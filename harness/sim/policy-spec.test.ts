@@ -8,11 +8,18 @@ describe('simulator model names', () => {
     expect(parsePolicySpec('sim:flaky?rate=0.2')).toMatchObject({ name: 'flaky', rate: 0.2 });
     expect(parsePolicySpec('sim:fault?cause=parser_gap')).toMatchObject({ name: 'fault', cause: 'parser_gap' });
     expect(parsePolicySpec('sim:trait').trait).toEqual({ kind: 'answer_type', lo: 0.2, hi: 0.9, maxNew: 0 });
-    expect(parsePolicySpec('sim:trait?trait=domain&lo=0.1&hi=0.8').trait).toMatchObject({ kind: 'domain', lo: 0.1, hi: 0.8 });
+    expect(parsePolicySpec('sim:trait?trait=domain&lo=0.1&hi=0.8').trait).toMatchObject({
+      kind: 'domain',
+      lo: 0.1,
+      hi: 0.8,
+    });
     expect(parsePolicySpec('sim:reflect?trait=question&max=3').trait).toMatchObject({ kind: 'question', maxNew: 3 });
     expect(parsePolicySpec('sim:oracle').trait).toBeUndefined();
     expect(parsePolicySpec('sim:judge').judge).toEqual({ disagree: 0, invalid: 0 });
-    expect(parsePolicySpec('sim:judge?disagree=0.25&invalid=0.1&seed=4')).toMatchObject({ seed: 4, judge: { disagree: 0.25, invalid: 0.1 } });
+    expect(parsePolicySpec('sim:judge?disagree=0.25&invalid=0.1&seed=4')).toMatchObject({
+      seed: 4,
+      judge: { disagree: 0.25, invalid: 0.1 },
+    });
     expect(() => parsePolicySpec('sim:judge?disagree=2')).toThrow(/sim:judge: option 'disagree'/);
   });
   it('checks the trait fixture options', () => {

@@ -4,7 +4,21 @@ import { z } from 'zod';
  * A simulator model name: `sim:<policy>[?opt=value&…]`, e.g. `sim:coin?p=0.6&seed=3`. Options are validated per
  * policy so a typo fails the run at once rather than silently meaning something else.
  */
-export const POLICIES = ['oracle', 'naive', 'wrong', 'untagged', 'coin', 'fault', 'flaky', 'trait', 'reflect', 'wrong_name', 'wrong_arg', 'no_call', 'judge'] as const;
+export const POLICIES = [
+  'oracle',
+  'naive',
+  'wrong',
+  'untagged',
+  'coin',
+  'fault',
+  'flaky',
+  'trait',
+  'reflect',
+  'wrong_name',
+  'wrong_arg',
+  'no_call',
+  'judge',
+] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
 export const FAULT_CAUSES = ['template_bug', 'parser_gap', 'format_failure', 'decision_failure'] as const;
@@ -28,14 +42,32 @@ const OptionSchemas = {
   naive: z.object({ ...common }).strict(),
   wrong: z.object({ ...common }).strict(),
   untagged: z.object({ ...common }).strict(),
-  coin: z.object({ ...common, p: num01.default(0.5), wrong: z.enum(['shared', 'diverse']).default('shared'), tools: z.enum(['chain', 'none']).default('chain') }).strict(),
+  coin: z
+    .object({
+      ...common,
+      p: num01.default(0.5),
+      wrong: z.enum(['shared', 'diverse']).default('shared'),
+      tools: z.enum(['chain', 'none']).default('chain'),
+    })
+    .strict(),
   fault: z.object({ ...common, cause: z.enum(FAULT_CAUSES) }).strict(),
   flaky: z.object({ ...common, rate: num01.default(0.2) }).strict(),
   trait: z
-    .object({ ...common, trait: z.enum(TRAIT_KINDS).default('answer_type'), lo: num01.default(0.2), hi: num01.default(0.9) })
+    .object({
+      ...common,
+      trait: z.enum(TRAIT_KINDS).default('answer_type'),
+      lo: num01.default(0.2),
+      hi: num01.default(0.9),
+    })
     .strict()
     .refine((o) => o.lo <= o.hi, { message: 'lo must not exceed hi', path: ['lo'] }),
-  reflect: z.object({ ...common, trait: z.enum(TRAIT_KINDS).default('answer_type'), max: z.coerce.number().int().min(1).max(50).default(2) }).strict(),
+  reflect: z
+    .object({
+      ...common,
+      trait: z.enum(TRAIT_KINDS).default('answer_type'),
+      max: z.coerce.number().int().min(1).max(50).default(2),
+    })
+    .strict(),
   // API-Bank's planted failures: another API's name, one argument changed, no call at all.
   wrong_name: z.object({ ...common }).strict(),
   wrong_arg: z.object({ ...common }).strict(),
@@ -82,7 +114,8 @@ export function parsePolicySpec(model: string): PolicySpec {
   const rest = model.slice(4);
   const q = rest.indexOf('?');
   const name = (q < 0 ? rest : rest.slice(0, q)) as PolicyName;
-  if (!POLICIES.includes(name)) throw new Error(`unknown simulator policy '${name}' (expected one of ${POLICIES.join(', ')})`);
+  if (!POLICIES.includes(name))
+    throw new Error(`unknown simulator policy '${name}' (expected one of ${POLICIES.join(', ')})`);
   const params = Object.fromEntries(new URLSearchParams(q < 0 ? '' : rest.slice(q + 1)));
   const r = OptionSchemas[name].safeParse(params);
   if (!r.success) {
@@ -98,10 +131,19 @@ export function parsePolicySpec(model: string): PolicySpec {
     p: (o.p as number | undefined) ?? 0.5,
     rate: (o.rate as number | undefined) ?? 0,
     cause: o.cause as PolicySpec['cause'],
-    ...(name === 'coin' ? { wrong: o.wrong as PolicySpec['wrong'], coinTools: o.tools as PolicySpec['coinTools'] } : {}),
+    ...(name === 'coin'
+      ? { wrong: o.wrong as PolicySpec['wrong'], coinTools: o.tools as PolicySpec['coinTools'] }
+      : {}),
     ...(name === 'judge' ? { judge: { disagree: o.disagree as number, invalid: o.invalid as number } } : {}),
     ...(name === 'trait' || name === 'reflect'
-      ? { trait: { kind: o.trait as TraitKind, lo: (o.lo as number | undefined) ?? 0, hi: (o.hi as number | undefined) ?? 1, maxNew: (o.max as number | undefined) ?? 0 } }
+      ? {
+          trait: {
+            kind: o.trait as TraitKind,
+            lo: (o.lo as number | undefined) ?? 0,
+            hi: (o.hi as number | undefined) ?? 1,
+            maxNew: (o.max as number | undefined) ?? 0,
+          },
+        }
       : {}),
     raw: model,
   };

@@ -41,7 +41,12 @@ export interface SimRequestContext extends SimCallContext {
 export interface Responder {
   chat?(spec: PolicySpec, body: ChatBody, ctx: SimRequestContext): SimReply | Promise<SimReply>;
   /** `body` is the whole request (server-specific fields such as a grammar included). */
-  completion?(spec: PolicySpec, prompt: string, ctx: SimRequestContext, body?: Record<string, unknown>): SimCompletion | Promise<SimCompletion>;
+  completion?(
+    spec: PolicySpec,
+    prompt: string,
+    ctx: SimRequestContext,
+    body?: Record<string, unknown>,
+  ): SimCompletion | Promise<SimCompletion>;
   /**
    * Which of the suite's instances a request is about, read from the request itself (the question, the offered
    * tools), so a runner that sends no toolgauge header — the reference runner, anyone's — is answered too. Returns
@@ -81,7 +86,9 @@ const ChatBodySchema = z
   .object({
     model: z.string(),
     messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']) }).passthrough()).min(1),
-    tools: z.array(z.object({ type: z.literal('function'), function: z.object({ name: z.string() }).passthrough() })).optional(),
+    tools: z
+      .array(z.object({ type: z.literal('function'), function: z.object({ name: z.string() }).passthrough() }))
+      .optional(),
   })
   .passthrough();
 const CompletionBodySchema = z.object({ model: z.string(), prompt: z.string() }).passthrough();
@@ -123,7 +130,10 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     stats.requests++;
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
     if (req.method === 'GET' && path.endsWith('/models')) {
-      return sendJson(res, 200, { object: 'list', data: [{ id: opts.defaultPolicy ?? 'sim:oracle', object: 'model', owned_by: 'toolgauge-simulator' }] });
+      return sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: opts.defaultPolicy ?? 'sim:oracle', object: 'model', owned_by: 'toolgauge-simulator' }],
+      });
     }
     // Anthropic's Messages API: the same responders behind its own request and answer shapes (sim/messages-api.ts).
     if (req.method === 'POST' && path.endsWith('/messages')) return handleMessages(req, res);
@@ -139,7 +149,11 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       throw new HttpError(400, 'request body is not JSON');
     }
     const parsed = (isChat ? ChatBodySchema : CompletionBodySchema).safeParse(json);
-    if (!parsed.success) throw new HttpError(400, `invalid request: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+    if (!parsed.success)
+      throw new HttpError(
+        400,
+        `invalid request: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+      );
     const body = parsed.data as { model: string };
     let spec: PolicySpec;
     try {
@@ -157,7 +171,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const routed = identified ?? instance;
     if (!routed) {
       stats.unmatched++;
-      const message = 'simulator: this request matches no registered suite instance (no known question in its messages, and no x-toolgauge-instance header)';
+      const message =
+        'simulator: this request matches no registered suite instance (no known question in its messages, and no x-toolgauge-instance header)';
       opts.onUnmatched?.(`${message}; first user message: ${JSON.stringify(firstUserText(body).slice(0, 160))}`);
       throw new HttpError(UNMATCHED_STATUS, message);
     }
@@ -166,7 +181,10 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const ctx = {
       instance: routed,
       id: routed.slice(sep + 1),
-      agent: header(req, 'x-toolgauge-agent') ?? (isChat ? responders[suite]?.agentOf?.(body as unknown as ChatBody) : undefined) ?? '0',
+      agent:
+        header(req, 'x-toolgauge-agent') ??
+        (isChat ? responders[suite]?.agentOf?.(body as unknown as ChatBody) : undefined) ??
+        '0',
       trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
       variant: header(req, 'x-toolgauge-variant'),
     };
@@ -175,8 +193,15 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     if (spec.name === 'flaky') {
       const fault = drawFault(spec, json);
       if (fault !== 'none') {
-        if (fault === 'rate_limit') return sendJson(res, 429, { error: { message: 'simulated rate limit', type: 'rate_limit' } }, { 'retry-after': '0' });
-        if (fault === 'server_error') return sendJson(res, 500, { error: { message: 'simulated server error', type: 'server_error' } });
+        if (fault === 'rate_limit')
+          return sendJson(
+            res,
+            429,
+            { error: { message: 'simulated rate limit', type: 'rate_limit' } },
+            { 'retry-after': '0' },
+          );
+        if (fault === 'server_error')
+          return sendJson(res, 500, { error: { message: 'simulated server error', type: 'server_error' } });
         if (fault === 'hang') {
           hung.add(res);
           res.on('close', () => hung.delete(res));
@@ -194,7 +219,16 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       if (!responder.chat) throw new HttpError(422, `simulator: suite '${suite}' has no chat responder`);
       const chat = body as unknown as ChatBody;
       const reply = await responder.chat(spec, chat, ctx);
-      return sendJson(res, 200, chatResponse(body.model, reply, approxTokens(JSON.stringify(chat.messages)), approxTokens(JSON.stringify(reply))));
+      return sendJson(
+        res,
+        200,
+        chatResponse(
+          body.model,
+          reply,
+          approxTokens(JSON.stringify(chat.messages)),
+          approxTokens(JSON.stringify(reply)),
+        ),
+      );
     }
     if (!responder.completion) throw new HttpError(422, `simulator: suite '${suite}' has no completions responder`);
     const prompt = (body as unknown as { prompt: string }).prompt;
@@ -217,7 +251,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     } catch {
       return sendJson(res, 400, messagesError('invalid_request_error', 'request body is not JSON'));
     }
-    if (!header(req, 'anthropic-version')) return sendJson(res, 400, messagesError('invalid_request_error', 'anthropic-version: header is required'));
+    if (!header(req, 'anthropic-version'))
+      return sendJson(res, 400, messagesError('invalid_request_error', 'anthropic-version: header is required'));
     const parsed = MessagesRequest.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -236,30 +271,53 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const routed = (await identify(responders, chat, headerSuite)) ?? instance;
     if (!routed) {
       stats.unmatched++;
-      return sendJson(res, 404, messagesError('not_found_error', 'simulator: this request matches no registered suite instance'));
+      return sendJson(
+        res,
+        404,
+        messagesError('not_found_error', 'simulator: this request matches no registered suite instance'),
+      );
     }
     const sep = routed.indexOf(':');
     const suite = routed.slice(0, sep);
-    const ctx = { instance: routed, id: routed.slice(sep + 1), agent: header(req, 'x-toolgauge-agent') ?? responders[suite]?.agentOf?.(chat) ?? '0', trial: Number(header(req, 'x-toolgauge-trial') ?? 0), variant: header(req, 'x-toolgauge-variant') };
+    const ctx = {
+      instance: routed,
+      id: routed.slice(sep + 1),
+      agent: header(req, 'x-toolgauge-agent') ?? responders[suite]?.agentOf?.(chat) ?? '0',
+      trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
+      variant: header(req, 'x-toolgauge-variant'),
+    };
     if (spec.latencyMs > 0) await sleep(spec.latencyMs);
     if (spec.name === 'flaky') {
       const fault = drawFault(spec, json);
       if (fault !== 'none') {
-        if (fault === 'rate_limit') return sendJson(res, 429, messagesError('rate_limit_error', 'simulated rate limit'), { 'retry-after': '0' });
+        if (fault === 'rate_limit')
+          return sendJson(res, 429, messagesError('rate_limit_error', 'simulated rate limit'), { 'retry-after': '0' });
         // The API's 529: overloaded; any other fault is answered the same way here (the client's retry is what is tried).
         return sendJson(res, 529, messagesError('overloaded_error', 'simulated overload'));
       }
     }
     const responder = responders[suite];
-    if (!responder?.chat) return sendJson(res, 404, messagesError('not_found_error', `simulator: suite '${suite}' has no chat responder`));
+    if (!responder?.chat)
+      return sendJson(res, 404, messagesError('not_found_error', `simulator: suite '${suite}' has no chat responder`));
     const reply = await responder.chat(spec, chat, ctx);
-    return sendJson(res, 200, messagesResponse(body.model, reply, approxTokens(JSON.stringify(body.messages)), approxTokens(JSON.stringify(reply)), stats.requests));
+    return sendJson(
+      res,
+      200,
+      messagesResponse(
+        body.model,
+        reply,
+        approxTokens(JSON.stringify(body.messages)),
+        approxTokens(JSON.stringify(reply)),
+        stats.requests,
+      ),
+    );
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err) => {
       const status = err instanceof HttpError ? err.status : 500;
-      if (!res.headersSent) sendJson(res, status, { error: { message: (err as Error).message, type: 'simulator_error' } });
+      if (!res.headersSent)
+        sendJson(res, status, { error: { message: (err as Error).message, type: 'simulator_error' } });
       else res.destroy();
     });
   });
@@ -311,7 +369,11 @@ function approxTokens(s: string): number {
 }
 
 /** `<suite>:<id>` of the first responder (of `only`, when given) that recognises the request, if any. */
-async function identify(responders: Record<string, Responder>, body: ChatBody, only?: string): Promise<string | undefined> {
+async function identify(
+  responders: Record<string, Responder>,
+  body: ChatBody,
+  only?: string,
+): Promise<string | undefined> {
   for (const [suite, r] of Object.entries(responders)) {
     if (only !== undefined && suite !== only) continue;
     const id = await r.identify?.(body);
@@ -330,7 +392,6 @@ function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
-
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

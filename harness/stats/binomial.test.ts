@@ -95,7 +95,10 @@ function chiSquareBinomial(draw: (rng: Rng) => number, n: number, a: number, b: 
 
 describe('BinomialSampler', () => {
   it('draws Binomial(n, p): chi-square goodness of fit on 200,000 seeded draws', () => {
-    for (const [n, a, b] of [[20, 3, 10], [150, 9, 10]] as const) {
+    for (const [n, a, b] of [
+      [20, 3, 10],
+      [150, 9, 10],
+    ] as const) {
       const s = new BinomialSampler(n, a / b);
       const { chi, crit } = chiSquareBinomial((rng) => s.draw(rng), n, a, b, 200_000);
       expect(chi).toBeLessThan(crit);
@@ -114,7 +117,14 @@ describe('BinomialSampler', () => {
 
 describe('binomialDraw (parameters change per draw)', () => {
   it('draws Binomial(n, p): chi-square goodness of fit, from tiny to large n and p near 0 and 1', () => {
-    const cases: Array<[number, number, number]> = [[1, 1, 2], [20, 3, 10], [1000, 1, 50], [500, 97, 100], [3000, 1, 2], [7, 1, 3]];
+    const cases: Array<[number, number, number]> = [
+      [1, 1, 2],
+      [20, 3, 10],
+      [1000, 1, 50],
+      [500, 97, 100],
+      [3000, 1, 2],
+      [7, 1, 3],
+    ];
     for (const [n, a, b] of cases) {
       const { chi, crit } = chiSquareBinomial((rng) => binomialDraw(n, a / b, rng), n, a, b, 100_000);
       expect(chi, `n=${n}, p=${a}/${b}`).toBeLessThan(crit);
@@ -133,7 +143,10 @@ describe('binomialDraw (parameters change per draw)', () => {
       vb.draw(10, rng);
       return vb.draw(200, rng);
     };
-    for (const [f, n] of [[draw10, 10], [draw200, 200]] as const) {
+    for (const [f, n] of [
+      [draw10, 10],
+      [draw200, 200],
+    ] as const) {
       const { chi, crit } = chiSquareBinomial(f, n, 3, 10, 50_000);
       expect(chi, `n=${n}`).toBeLessThan(crit);
     }

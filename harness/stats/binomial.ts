@@ -47,7 +47,10 @@ export function exactBinomialTwoSided(k: number, n: number, p = 0.5): number {
 export class BinomialSampler {
   private readonly cdf: Float64Array;
   private readonly total: number;
-  constructor(readonly n: number, readonly p: number) {
+  constructor(
+    readonly n: number,
+    readonly p: number,
+  ) {
     assertCount(0, n, 'BinomialSampler');
     if (!(p >= 0 && p <= 1)) throw new RangeError(`BinomialSampler: p must be in [0, 1], got ${p}`);
     this.cdf = new Float64Array(n + 1);

@@ -13,7 +13,8 @@ import {
 } from './resample.ts';
 import { normalQuantile } from './special.ts';
 
-const bernoulli = (n: number, p: number, rng: Rng): number[] => Array.from({ length: n }, () => (rng.chance(p) ? 1 : 0));
+const bernoulli = (n: number, p: number, rng: Rng): number[] =>
+  Array.from({ length: n }, () => (rng.chance(p) ? 1 : 0));
 
 describe('bootstrapRate: basics', () => {
   it('is reproducible for a seed and moves with the seed', () => {
@@ -25,11 +26,26 @@ describe('bootstrapRate: basics', () => {
     expect(b).toEqual(a);
     expect([c.lo, c.hi]).not.toEqual([a.lo, a.hi]);
     const bin = bernoulli(300, 0.6, rng);
-    expect(bootstrapRate(bin, { denominator: 'x', seed: 5 })).toEqual(bootstrapRate(bin, { denominator: 'x', seed: 5 }));
+    expect(bootstrapRate(bin, { denominator: 'x', seed: 5 })).toEqual(
+      bootstrapRate(bin, { denominator: 'x', seed: 5 }),
+    );
   });
   it('records value, n, denominator, method, level, seed and resamples', () => {
-    const e = bootstrapRate([1, 0, 1, 1, 0, 1, 1, 1], { denominator: 'call-expected cases', seed: 4, resamples: 500, level: 0.9 });
-    expect(e).toMatchObject({ value: 0.75, n: 8, denominator: 'call-expected cases', method: 'bootstrap', level: 0.9, seed: 4, resamples: 500 });
+    const e = bootstrapRate([1, 0, 1, 1, 0, 1, 1, 1], {
+      denominator: 'call-expected cases',
+      seed: 4,
+      resamples: 500,
+      level: 0.9,
+    });
+    expect(e).toMatchObject({
+      value: 0.75,
+      n: 8,
+      denominator: 'call-expected cases',
+      method: 'bootstrap',
+      level: 0.9,
+      seed: 4,
+      resamples: 500,
+    });
     expect(e.lo).toBeLessThanOrEqual(e.value);
     expect(e.hi).toBeGreaterThanOrEqual(e.value);
     const d = bootstrapRate([0.5, 1], { denominator: 'x' });
@@ -54,7 +70,10 @@ describe('bootstrapRate: basics', () => {
   it('depends only on the multiset of outcomes, not their order (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.integer({ min: 0, max: 4 }).map((k) => k / 4), { minLength: 2, maxLength: 60 }),
+        fc.array(
+          fc.integer({ min: 0, max: 4 }).map((k) => k / 4),
+          { minLength: 2, maxLength: 60 },
+        ),
         fc.integer({ min: 0, max: 2 ** 31 }),
         (xs, s) => {
           const shuffled = new Rng(s).shuffle(xs);
@@ -127,7 +146,7 @@ describe('resampling engines', () => {
     const theory = Math.sqrt(xs.reduce((a, b) => a + (b - mu) ** 2, 0) / 600 / 600); // sd of a resample mean
     for (const v of [chain, plain]) {
       const { m, sd } = moments(v);
-      expect(Math.abs(m - mu)).toBeLessThan(4 * theory / Math.sqrt(20_000));
+      expect(Math.abs(m - mu)).toBeLessThan((4 * theory) / Math.sqrt(20_000));
       expect(sd / theory).toBeGreaterThan(0.97);
       expect(sd / theory).toBeLessThan(1.03);
     }

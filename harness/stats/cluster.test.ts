@@ -74,7 +74,11 @@ describe('clusterBootstrapRate', () => {
     const cl = ['a', 'a', 'b', 'b', 'c', 'c', 'd', 'd', 'e', 'e', 'f', 'f'];
     const perm = new Rng(5).shuffle(xs.map((_, i) => i));
     const a = clusterBootstrapRate(xs, cl, { denominator: 'x', seed: 3 });
-    const b = clusterBootstrapRate(perm.map((i) => xs[i]!), perm.map((i) => cl[i]!), { denominator: 'x', seed: 3 });
+    const b = clusterBootstrapRate(
+      perm.map((i) => xs[i]!),
+      perm.map((i) => cl[i]!),
+      { denominator: 'x', seed: 3 },
+    );
     expect(b).toEqual(a);
     expect(clusterBootstrapRate(xs, cl, { denominator: 'x', seed: 4 })).not.toEqual(a);
   });

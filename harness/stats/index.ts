@@ -7,7 +7,14 @@ export { mean, quantile, formatEstimate, isBinary } from './describe.ts';
 export { bootstrapRate, emptyEstimate } from './bootstrap.ts';
 export { clusterBootstrapRate } from './cluster.ts';
 export { ratioEstimate } from './ratio.ts';
-export { cohenKappa, confusionTable, kappaEstimate, kappaOfCounts, type ConfusionTable, type KappaEstimate } from './kappa.ts';
+export {
+  cohenKappa,
+  confusionTable,
+  kappaEstimate,
+  kappaOfCounts,
+  type ConfusionTable,
+  type KappaEstimate,
+} from './kappa.ts';
 export { wilsonInterval } from './wilson.ts';
 export { estimateRate, DEFAULT_SMALL_N, DEFAULT_MIN_EACH, type EstimateRateOptions } from './estimate.ts';
 export {

@@ -17,7 +17,10 @@ export interface ConfusionTable {
  * The confusion table of labelled pairs. `labels` fixes the order (and may list labels nobody used); without it,
  * the labels seen, in order of first appearance. A pair with a label outside a given `labels` throws.
  */
-export function confusionTable(pairs: ReadonlyArray<readonly [string, string]>, labels?: readonly string[]): ConfusionTable {
+export function confusionTable(
+  pairs: ReadonlyArray<readonly [string, string]>,
+  labels?: readonly string[],
+): ConfusionTable {
   const order = labels ? [...labels] : [...new Set(pairs.flat())];
   const at = new Map(order.map((l, i) => [l, i]));
   if (at.size !== order.length) throw new RangeError('confusionTable: labels repeat');
@@ -25,7 +28,8 @@ export function confusionTable(pairs: ReadonlyArray<readonly [string, string]>, 
   for (const [a, b] of pairs) {
     const i = at.get(a);
     const j = at.get(b);
-    if (i === undefined || j === undefined) throw new RangeError(`confusionTable: label '${i === undefined ? a : b}' is not one of ${order.join(', ')}`);
+    if (i === undefined || j === undefined)
+      throw new RangeError(`confusionTable: label '${i === undefined ? a : b}' is not one of ${order.join(', ')}`);
     counts[i]![j]!++;
   }
   return { labels: order, counts };
@@ -100,7 +104,8 @@ export function kappaEstimate(table: ConfusionTable, opts: EstimateOptions): Kap
     let mass = n;
     for (let c = 0; c < cells.length; c++) {
       const x = cells[c]!;
-      const d = x === 0 || left === 0 ? 0 : c === cells.length - 1 || x === mass ? left : binomialDraw(left, x / mass, rng);
+      const d =
+        x === 0 || left === 0 ? 0 : c === cells.length - 1 || x === mass ? left : binomialDraw(left, x / mass, rng);
       draw[c] = d;
       left -= d;
       mass -= x;
@@ -111,5 +116,16 @@ export function kappaEstimate(table: ConfusionTable, opts: EstimateOptions): Kap
   }
   if (stats.length === 0) return none;
   const { lo, hi } = percentileInterval(Float64Array.from(stats), level);
-  return { value, lo, hi, n, denominator: opts.denominator, method: 'bootstrap', level, seed, resamples, ...(degenerate ? { degenerate_resamples: degenerate } : {}) };
+  return {
+    value,
+    lo,
+    hi,
+    n,
+    denominator: opts.denominator,
+    method: 'bootstrap',
+    level,
+    seed,
+    resamples,
+    ...(degenerate ? { degenerate_resamples: degenerate } : {}),
+  };
 }

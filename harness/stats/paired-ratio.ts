@@ -50,14 +50,30 @@ export function pairedRatioDifference(
   const ad = ids.map((id) => a.get(id)!.den);
   const bn = ids.map((id) => b.get(id)!.num);
   const bd = ids.map((id) => b.get(id)!.den);
-  for (const [xs, what] of [[an, 'A num'], [ad, 'A den'], [bn, 'B num'], [bd, 'B den']] as const) {
-    if (xs.some((x) => !(Number.isFinite(x) && x >= 0))) throw new RangeError(`pairedRatioDifference: ${what}: every value must be a finite number ≥ 0`);
+  for (const [xs, what] of [
+    [an, 'A num'],
+    [ad, 'A den'],
+    [bn, 'B num'],
+    [bd, 'B den'],
+  ] as const) {
+    if (xs.some((x) => !(Number.isFinite(x) && x >= 0)))
+      throw new RangeError(`pairedRatioDifference: ${what}: every value must be a finite number ≥ 0`);
   }
   const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
   const ratio = (num: number, den: number) => (den === 0 ? NaN : num / den);
   const valueA = ratio(sum(an), sum(ad));
   const valueB = ratio(sum(bn), sum(bd));
-  const base = { n, onlyInA: a.size - n, onlyInB: b.size - n, valueA, valueB, diff: valueB - valueA, level, seed, resamples };
+  const base = {
+    n,
+    onlyInA: a.size - n,
+    onlyInB: b.size - n,
+    valueA,
+    valueB,
+    diff: valueB - valueA,
+    level,
+    seed,
+    resamples,
+  };
   if (n < 2 || !Number.isFinite(valueA) || !Number.isFinite(valueB)) return { ...base, lo: NaN, hi: NaN, dropped: 0 };
   const rng = new Rng(deriveSeed(seed, 'paired-ratio-bootstrap'));
   const { digits, limit } = indexDigits(n);

@@ -49,7 +49,14 @@ describe('pairedCompare on 0/1 outcomes (exact McNemar)', () => {
   it('flags a planted 10-point gain on 300 shared instances, and the reverse as harm', () => {
     const { a, b } = plantedRuns(300, 180, 45, 15, 1); // 60% → 70%
     const r = pairedCompare(a, b, { metric: 'accuracy', seed: 1 });
-    expect(r).toMatchObject({ metric: 'accuracy', n: 300, onlyInA: 0, onlyInB: 0, test: 'mcnemar_exact', verdict: 'credible gain' });
+    expect(r).toMatchObject({
+      metric: 'accuracy',
+      n: 300,
+      onlyInA: 0,
+      onlyInB: 0,
+      test: 'mcnemar_exact',
+      verdict: 'credible gain',
+    });
     expect(r.meanA).toBeCloseTo(0.6, 12);
     expect(r.meanB).toBeCloseTo(0.7, 12);
     expect(r.diff).toBeCloseTo(0.1, 12);
@@ -102,7 +109,8 @@ describe('pairedCompare on 0/1 outcomes (exact McNemar)', () => {
         b0.set(id, rng.chance(p) ? 1 : 0);
         b1.set(id, rng.chance(Math.min(1, p + 0.1)) ? 1 : 0);
       }
-      if (pairedCompare(a, b0, { metric: 'm', seed: s, resamples: 2000 }).verdict !== 'no credible change') falsePositives++;
+      if (pairedCompare(a, b0, { metric: 'm', seed: s, resamples: 2000 }).verdict !== 'no credible change')
+        falsePositives++;
       if (pairedCompare(a, b1, { metric: 'm', seed: s, resamples: 2000 }).verdict === 'credible gain') detected++;
     }
     expect(falsePositives / sims).toBeLessThanOrEqual(0.07); // nominal 0.05; exact McNemar is conservative
@@ -133,8 +141,14 @@ describe('pairedCompare on fractional outcomes (paired sign-flip test)', () => {
     expect(same).toMatchObject({ verdict: 'no credible change', pValue: 1, diff: 0 });
   });
   it('is not fooled by tiny samples: 2 instances that both improve are no evidence', () => {
-    const a = new Map([['x', 0.2], ['y', 0.4]]);
-    const b = new Map([['x', 0.5], ['y', 0.9]]);
+    const a = new Map([
+      ['x', 0.2],
+      ['y', 0.4],
+    ]);
+    const b = new Map([
+      ['x', 0.5],
+      ['y', 0.9],
+    ]);
     const r = pairedCompare(a, b, { metric: 'm' });
     expect(r.lo).toBeGreaterThan(0); // the bootstrap CI alone would call this a gain
     expect(r.pValue).toBeGreaterThan(0.4); // exact sign-flip p = 2/4
@@ -188,8 +202,19 @@ describe('pairedCompare on fractional outcomes (paired sign-flip test)', () => {
 
 describe('pairedCompare bookkeeping', () => {
   it('compares only shared instances and counts the rest', () => {
-    const a = new Map([['1', 1], ['2', 0], ['3', 1], ['only-a', 1]]);
-    const b = new Map([['3', 1], ['2', 1], ['1', 1], ['only-b', 0], ['only-b2', 0]]);
+    const a = new Map([
+      ['1', 1],
+      ['2', 0],
+      ['3', 1],
+      ['only-a', 1],
+    ]);
+    const b = new Map([
+      ['3', 1],
+      ['2', 1],
+      ['1', 1],
+      ['only-b', 0],
+      ['only-b2', 0],
+    ]);
     const r = pairedCompare(a, b, { metric: 'm' });
     expect(r).toMatchObject({ n: 3, onlyInA: 1, onlyInB: 2, mcnemar: { b01: 1, b10: 0 } });
     expect(r.meanA).toBeCloseTo(2 / 3, 15);
@@ -212,7 +237,9 @@ describe('pairedCompare bookkeeping', () => {
     expect(r).toMatchObject({ n: 0, onlyInA: 1, onlyInB: 1, verdict: 'no credible change', test: 'none' });
     expect(r.diff).toBeNaN();
     expect(r.pValue).toBeNaN();
-    expect(() => pairedCompare(new Map([['x', NaN]]), new Map([['x', 1]]), { metric: 'm' })).toThrow(/run A, instance x/);
+    expect(() => pairedCompare(new Map([['x', NaN]]), new Map([['x', 1]]), { metric: 'm' })).toThrow(
+      /run A, instance x/,
+    );
     expect(() => pairedCompare(new Map([['x', 1]]), new Map([['x', 1]]), { metric: 'm', alpha: 0 })).toThrow(/alpha/);
   });
   it('the CI level follows alpha unless given', () => {
@@ -252,6 +279,8 @@ describe('compareMany (Holm across the family)', () => {
   });
   it('a family of one is pairedCompare', () => {
     const { a, b } = plantedRuns(300, 180, 45, 15, 1);
-    expect(compareMany([{ metric: 'accuracy', a, b }], { seed: 2 })).toEqual([pairedCompare(a, b, { metric: 'accuracy', seed: 2 })]);
+    expect(compareMany([{ metric: 'accuracy', a, b }], { seed: 2 })).toEqual([
+      pairedCompare(a, b, { metric: 'accuracy', seed: 2 }),
+    ]);
   });
 });

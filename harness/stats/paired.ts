@@ -9,7 +9,12 @@ import { bootstrapMeans, percentileInterval } from './resample.ts';
 import { DEFAULT_RESAMPLES } from './types.ts';
 
 /** A rise or fall is worded for metrics where lower is better (harness/report/compare.ts). */
-export type Verdict = 'credible gain' | 'credible harm' | 'no credible change' | 'credible rise (worse)' | 'credible fall (improved)';
+export type Verdict =
+  | 'credible gain'
+  | 'credible harm'
+  | 'no credible change'
+  | 'credible rise (worse)'
+  | 'credible fall (improved)';
 
 export interface PairedOptions {
   /** Name of the metric compared (copied into the result). */
@@ -151,8 +156,10 @@ export function pairedCompare(
   ids.forEach((id, i) => {
     const x = a.get(id) as number;
     const y = b.get(id) as number;
-    if (!Number.isFinite(x)) throw new RangeError(`pairedCompare(${opts.metric}): run A, instance ${id}: ${x} is not a finite number`);
-    if (!Number.isFinite(y)) throw new RangeError(`pairedCompare(${opts.metric}): run B, instance ${id}: ${y} is not a finite number`);
+    if (!Number.isFinite(x))
+      throw new RangeError(`pairedCompare(${opts.metric}): run A, instance ${id}: ${x} is not a finite number`);
+    if (!Number.isFinite(y))
+      throw new RangeError(`pairedCompare(${opts.metric}): run B, instance ${id}: ${y} is not a finite number`);
     sumA += x;
     sumB += y;
     diffs[i] = y - x;

@@ -25,7 +25,9 @@ export function ratioEstimate(num: readonly number[], den: readonly number[], op
   const sd = den.reduce((s, x) => s + x, 0);
   const value = sd === 0 ? NaN : sn / sd;
   if (n === 1 || sd === 0) return { value, lo: NaN, hi: NaN, n, denominator: opts.denominator, method: 'none', level };
-  const stats = resampleRatios(num, den, resamples, new Rng(deriveSeed(seed, 'bootstrap-ratio'))).filter(Number.isFinite).sort();
+  const stats = resampleRatios(num, den, resamples, new Rng(deriveSeed(seed, 'bootstrap-ratio')))
+    .filter(Number.isFinite)
+    .sort();
   const { lo, hi } = percentileInterval(stats, level);
   return { value, lo, hi, n, denominator: opts.denominator, method: 'bootstrap', level, seed, resamples };
 }

@@ -9,15 +9,26 @@ function bySort(xs: number[], qs: number[]): number[] {
   return qs.map((q) => quantile(s, q));
 }
 
-const probabilities = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 4 }).map((qs) => qs.sort((a, b) => a - b));
+const probabilities = fc
+  .array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 4 })
+  .map((qs) => qs.sort((a, b) => a - b));
 
 describe('quantilesBySelection', () => {
   it('gives exactly the quantiles of the sorted sample (few distinct values, as bootstrap statistics of 0/1 outcomes have)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 6 }).map((k) => k / 6), { minLength: 1, maxLength: 300 }), probabilities, (xs, qs) => {
-        const got = quantilesBySelection(Float64Array.from(xs), qs);
-        bySort(xs, qs).forEach((want, k) => expect(Object.is(got[k], want), `q=${qs[k]}: ${got[k]} vs ${want}`).toBe(true));
-      }),
+      fc.property(
+        fc.array(
+          fc.integer({ min: 0, max: 6 }).map((k) => k / 6),
+          { minLength: 1, maxLength: 300 },
+        ),
+        probabilities,
+        (xs, qs) => {
+          const got = quantilesBySelection(Float64Array.from(xs), qs);
+          bySort(xs, qs).forEach((want, k) =>
+            expect(Object.is(got[k], want), `q=${qs[k]}: ${got[k]} vs ${want}`).toBe(true),
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -27,7 +38,9 @@ describe('quantilesBySelection', () => {
       fc.property(fc.array(fc.double(), { minLength: 1, maxLength: 200 }), probabilities, (xs, qs) => {
         const a = Float64Array.from(xs);
         const got = quantilesBySelection(a, qs);
-        bySort(xs, qs).forEach((want, k) => expect(Object.is(got[k], want), `q=${qs[k]}: ${got[k]} vs ${want}`).toBe(true));
+        bySort(xs, qs).forEach((want, k) =>
+          expect(Object.is(got[k], want), `q=${qs[k]}: ${got[k]} vs ${want}`).toBe(true),
+        );
         expect(Array.from(Float64Array.from(a).sort())).toEqual(Array.from(Float64Array.from(xs).sort()));
       }),
       { numRuns: 300 },

@@ -39,7 +39,10 @@ describe('binomialLogPmf', () => {
     }
   });
   it('matches exact BigInt values for p = 3/4 and p = 1/1000', () => {
-    for (const [n, a, b] of [[925, 3, 4], [2000, 1, 1000]] as const) {
+    for (const [n, a, b] of [
+      [925, 3, 4],
+      [2000, 1, 1000],
+    ] as const) {
       const row = binomialRow(n);
       for (const k of [0, 1, 2, 10, Math.round((n * a) / b), n - 3, n]) {
         const num = (row[k] as bigint) * BigInt(a) ** BigInt(k) * BigInt(b - a) ** BigInt(n - k);

@@ -57,13 +57,20 @@ describe('passAtK / passHatK', () => {
         const k = 1 + (k0 % n);
         const ok1 = Math.abs(passAtK(n, c, 1) - c / n) < 1e-12 && Math.abs(passHatK(n, c, 1) - c / n) < 1e-12;
         const okEdge = (n - c < k ? passAtK(n, c, k) === 1 : true) && (c < k ? passHatK(n, c, k) === 0 : true);
-        const inRange = passAtK(n, c, k) >= 0 && passAtK(n, c, k) <= 1 && passHatK(n, c, k) >= 0 && passHatK(n, c, k) <= 1;
+        const inRange =
+          passAtK(n, c, k) >= 0 && passAtK(n, c, k) <= 1 && passHatK(n, c, k) >= 0 && passHatK(n, c, k) <= 1;
         return ok1 && okEdge && inRange && passHatK(n, c, k) <= c / n + 1e-12 && passAtK(n, c, k) >= c / n - 1e-12;
       }),
     );
   });
   it('stay accurate where the binomial coefficients are huge (exact BigInt reference, n = 200)', () => {
-    for (const [c, k] of [[3, 50], [1, 1], [100, 100], [150, 20], [199, 2]] as const) {
+    for (const [c, k] of [
+      [3, 50],
+      [1, 1],
+      [100, 100],
+      [150, 20],
+      [199, 2],
+    ] as const) {
       const atK = 1 - ratio(choose(200 - c, k), choose(200, k));
       const hatK = ratio(choose(c, k), choose(200, k));
       expect(Math.abs(passAtK(200, c, k) - atK)).toBeLessThan(1e-12);
@@ -86,7 +93,11 @@ describe('per-instance trials', () => {
   ]);
   it('averageTrials averages within each instance (n counts instances, not trials)', () => {
     const m = averageTrials(trials);
-    expect([...m.entries()]).toEqual([['a', 1], ['b', 0.25], ['c', 0]]);
+    expect([...m.entries()]).toEqual([
+      ['a', 1],
+      ['b', 0.25],
+      ['c', 0],
+    ]);
     expect(averageTrials(new Map([['x', [0.5, 1]]])).get('x')).toBe(0.75);
     expect(() => averageTrials(new Map([['x', []]]))).toThrow(/instance x has no trials/);
     expect(() => averageTrials(new Map([['x', [2]]]))).toThrow(/instance x, trial 0/);

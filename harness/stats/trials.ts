@@ -4,7 +4,8 @@
 
 function assertTrialCounts(n: number, c: number, k: number, what: string): void {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`${what}: n (trials) must be an integer ≥ 1, got ${n}`);
-  if (!Number.isInteger(c) || c < 0 || c > n) throw new RangeError(`${what}: c (passes) must be an integer in [0, n], got ${c}`);
+  if (!Number.isInteger(c) || c < 0 || c > n)
+    throw new RangeError(`${what}: c (passes) must be an integer in [0, n], got ${c}`);
   if (!Number.isInteger(k) || k < 1 || k > n) throw new RangeError(`${what}: k must be an integer in [1, n], got ${k}`);
 }
 

@@ -4,9 +4,27 @@ import { aggregateToolhop } from './aggregate.ts';
 
 function meta(id: string, trial: number, correct: boolean, extra: Partial<ToolhopMeta> = {}): ToolhopMeta {
   return {
-    suite: 'toolhop', id, trial, error: null, correct, pass: correct, rule: correct ? 'literal' : null, hops: 3, domain: 'd', answer_type: 'number',
-    gold: '1', predicted: correct ? '1' : '2', turns: 4, tool_calls: 3, tool_errors: 0, forced_final: false,
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, model_latency_ms: 0, wall_ms: 0, retries: 0, ...extra,
+    suite: 'toolhop',
+    id,
+    trial,
+    error: null,
+    correct,
+    pass: correct,
+    rule: correct ? 'literal' : null,
+    hops: 3,
+    domain: 'd',
+    answer_type: 'number',
+    gold: '1',
+    predicted: correct ? '1' : '2',
+    turns: 4,
+    tool_calls: 3,
+    tool_errors: 0,
+    forced_final: false,
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    model_latency_ms: 0,
+    wall_ms: 0,
+    retries: 0,
+    ...extra,
   };
 }
 
@@ -26,7 +44,11 @@ describe('ToolHop aggregation', () => {
   });
 
   it('counts harness errors as wrong in accuracy, reports them apart, and breaks down by hops, domain and type', () => {
-    const metas = [meta('1', 0, true), meta('2', 0, false, { error: 'endpoint failed', hops: 4, domain: 'e' }), meta('3', 0, false, { hops: 4 })];
+    const metas = [
+      meta('1', 0, true),
+      meta('2', 0, false, { error: 'endpoint failed', hops: 4, domain: 'e' }),
+      meta('3', 0, false, { hops: 4 }),
+    ];
     const a = aggregateToolhop(metas, 0);
     expect(a.metrics.accuracy!.value).toBeCloseTo(1 / 3, 10);
     expect(a.metrics.error_rate!.value).toBeCloseTo(1 / 3, 10);
@@ -45,7 +67,9 @@ describe('ToolHop aggregation', () => {
   });
 
   it('with clustering by domain, resamples whole domains: a wider interval when domains differ', () => {
-    const metas = Array.from({ length: 120 }, (_, i) => meta(String(i), 0, i % 4 === 0 ? true : i % 4 === 1, { domain: `d${i % 4}` }));
+    const metas = Array.from({ length: 120 }, (_, i) =>
+      meta(String(i), 0, i % 4 === 0 ? true : i % 4 === 1, { domain: `d${i % 4}` }),
+    );
     const plain = aggregateToolhop(metas, 1).metrics.accuracy!;
     const clustered = aggregateToolhop(metas, 1, 'domain').metrics.accuracy!;
     expect(clustered.method).toBe('cluster_bootstrap');

@@ -9,7 +9,15 @@ export interface ToolhopAggregate {
   errors: Array<{ id: string; trial: number; error: string }>;
   /** Correct rows by the scoring rule that credited them. */
   rules: { literal: number; substring: number; tool_result: number };
-  activity: { mean_turns: number; mean_tool_calls: number; tool_error_rate: number; forced_final_rate: number; total_tokens: number; retries: number; mean_model_calls: number };
+  activity: {
+    mean_turns: number;
+    mean_tool_calls: number;
+    tool_error_rate: number;
+    forced_final_rate: number;
+    total_tokens: number;
+    retries: number;
+    mean_model_calls: number;
+  };
 }
 
 const DENOM = 'ToolHop rows (harness errors count as wrong)';
@@ -18,14 +26,19 @@ import type { ClusterBy } from './settings.ts';
 export type { ClusterBy };
 
 /** Rules 1–2 of the reference scoring: what the model itself answered (rule 3 credits the gold in a tool result). */
-export const strictlyCorrect = (m: Pick<ToolhopMeta, 'correct' | 'error' | 'rule'>): boolean => m.correct && !m.error && m.rule !== 'tool_result';
+export const strictlyCorrect = (m: Pick<ToolhopMeta, 'correct' | 'error' | 'rule'>): boolean =>
+  m.correct && !m.error && m.rule !== 'tool_result';
 
 /**
  * ToolHop numbers from the tests' meta: accuracy (+ pass@k / pass^k with trials), by hop count, domain and answer
  * type. `clusterBy` resamples whole domains (or hop counts) for the overall accuracy's interval, for when rows of
  * one domain are not independent draws.
  */
-export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, clusterBy: ClusterBy = 'none'): ToolhopAggregate {
+export function aggregateToolhop(
+  metas: readonly ToolhopMeta[],
+  seed: number,
+  clusterBy: ClusterBy = 'none',
+): ToolhopAggregate {
   const sorted = [...metas].sort((a, b) => compareIds(a.id, b.id) || a.trial - b.trial);
   const key = (m: ToolhopMeta) => m.id;
   const correct = groupTrials(sorted, key, (m) => (m.correct && !m.error ? 1 : 0));
@@ -36,8 +49,16 @@ export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, cl
     accuracy:
       clusterBy === 'none'
         ? rateOf(correct, DENOM, seed)
-        : clusterBootstrapRate(perInstance.map(([, v]) => v), perInstance.map(([id]) => clusterOf.get(id)!), { denominator: `${DENOM}; clusters: ${clusterBy}`, seed }),
-    strict_accuracy: rateOf(groupTrials(sorted, key, (m) => (strictlyCorrect(m) ? 1 : 0)), `${DENOM}; rules 1–2 only: the final answer itself, not the gold in a tool result`, seed),
+        : clusterBootstrapRate(
+            perInstance.map(([, v]) => v),
+            perInstance.map(([id]) => clusterOf.get(id)!),
+            { denominator: `${DENOM}; clusters: ${clusterBy}`, seed },
+          ),
+    strict_accuracy: rateOf(
+      groupTrials(sorted, key, (m) => (strictlyCorrect(m) ? 1 : 0)),
+      `${DENOM}; rules 1–2 only: the final answer itself, not the gold in a tool result`,
+      seed,
+    ),
     error_rate: rateOf(errored, 'ToolHop rows', seed),
   };
   // Cost: total tokens per correct answer, pooled over rows (a row's trials summed), with a row bootstrap.
@@ -51,7 +72,11 @@ export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, cl
   if (sorted.some((m) => m.team)) {
     const reports = groupTrials(sorted, key, (m) => m.team?.reports ?? 0);
     const parsed = groupTrials(sorted, key, (m) => m.team?.parsed ?? 0);
-    metrics.report_parse_rate = ratioEstimate(ids.map((id) => sum(parsed.get(id)!)), ids.map((id) => sum(reports.get(id)!)), { denominator: 'team hand-off reports that parsed in the requested format; rows resampled', seed });
+    metrics.report_parse_rate = ratioEstimate(
+      ids.map((id) => sum(parsed.get(id)!)),
+      ids.map((id) => sum(reports.get(id)!)),
+      { denominator: 'team hand-off reports that parsed in the requested format; rows resampled', seed },
+    );
   }
   const trialCounts = [...correct.values()].map((t) => t.length);
   const minTrials = trialCounts.length ? Math.min(...trialCounts) : 0;
@@ -68,7 +93,16 @@ export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, cl
     breakdowns[group] = Object.fromEntries(
       [...byKey.entries()]
         .sort(([a], [b]) => compareIds(a, b))
-        .map(([k, ms]) => [k, { accuracy: rateOf(groupTrials(ms, key, (m) => (m.correct && !m.error ? 1 : 0)), DENOM, seed) }]),
+        .map(([k, ms]) => [
+          k,
+          {
+            accuracy: rateOf(
+              groupTrials(ms, key, (m) => (m.correct && !m.error ? 1 : 0)),
+              DENOM,
+              seed,
+            ),
+          },
+        ]),
     );
   }
 
@@ -93,7 +127,12 @@ export function aggregateToolhop(metas: readonly ToolhopMeta[], seed: number, cl
     activity: {
       mean_turns: sorted.reduce((s, m) => s + m.turns, 0) / n,
       mean_tool_calls: sorted.reduce((s, m) => s + m.tool_calls, 0) / n,
-      tool_error_rate: sorted.reduce((s, m) => s + m.tool_errors, 0) / Math.max(1, sorted.reduce((s, m) => s + m.tool_calls, 0)),
+      tool_error_rate:
+        sorted.reduce((s, m) => s + m.tool_errors, 0) /
+        Math.max(
+          1,
+          sorted.reduce((s, m) => s + m.tool_calls, 0),
+        ),
       forced_final_rate: sorted.filter((m) => m.forced_final).length / n,
       total_tokens: sorted.reduce((s, m) => s + m.usage.total_tokens, 0),
       retries: sorted.reduce((s, m) => s + m.retries, 0),

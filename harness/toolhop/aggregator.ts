@@ -7,7 +7,13 @@ import { toolhopMarkdown } from './report.ts';
 import type { ClusterBy } from './settings.ts';
 import { aggregateToolhop } from './aggregate.ts';
 
-const bar = (label: string, e: EstimateJson | undefined) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0 });
+const bar = (label: string, e: EstimateJson | undefined) => ({
+  label,
+  value: e?.value ?? null,
+  lo: e?.lo ?? null,
+  hi: e?.hi ?? null,
+  n: e?.n ?? 0,
+});
 
 /** ToolHop's numbers, report, terminal summary and charts from the tests' metas. */
 export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
@@ -52,9 +58,15 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
       `toolgauge · ToolHop · ${s.header.model}${noticeTag(s)}`,
       `  accuracy ${fmtEstimate(acc)}  n=${acc?.n ?? 0}  (${s.counts.correct} correct, ${s.counts.wrong} wrong, ${s.counts.errors} errors)`,
     ];
-    if (rules) lines.push(`  credited by rule: literal ${rules.literal}, substring ${rules.substring}, gold in the last tool result ${rules.tool_result}`);
+    if (rules)
+      lines.push(
+        `  credited by rule: literal ${rules.literal}, substring ${rules.substring}, gold in the last tool result ${rules.tool_result}`,
+      );
     for (const [k, e] of Object.entries(flat)) if (k !== 'accuracy') lines.push(`  ${k} ${fmtEstimate(e)}  n=${e.n}`);
-    if (s.gate) lines.push(`  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`);
+    if (s.gate)
+      lines.push(
+        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
+      );
     lines.push(`  report: ${outDir}/report.md`);
     return lines.join('\n');
   },
@@ -63,13 +75,27 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
     const flat = flattenMetrics(s.metrics);
     const sim = s.notice ? ' — simulator' : '';
     const charts = [
-      { file: 'charts/accuracy.svg', label: 'Accuracy with 95% CI', svg: barChart([bar(`${model} (accuracy)`, flat.accuracy), bar(`${model} (strict)`, flat.strict_accuracy)], { title: `ToolHop accuracy (95% CI)${sim}`, axisLabel: 'accuracy' }) },
+      {
+        file: 'charts/accuracy.svg',
+        label: 'Accuracy with 95% CI',
+        svg: barChart([bar(`${model} (accuracy)`, flat.accuracy), bar(`${model} (strict)`, flat.strict_accuracy)], {
+          title: `ToolHop accuracy (95% CI)${sim}`,
+          axisLabel: 'accuracy',
+        }),
+      },
     ];
-    for (const [group, title] of [['hops', 'by hop count'], ['domain', 'by domain']] as const) {
+    for (const [group, title] of [
+      ['hops', 'by hop count'],
+      ['domain', 'by domain'],
+    ] as const) {
       const byKey = s.breakdowns[group] as Record<string, Record<string, EstimateJson>> | undefined;
       if (!byKey || Object.keys(byKey).length < 2) continue;
       const bars = Object.entries(byKey).map(([k, ms]) => bar(group === 'hops' ? `${k} hops` : k, ms.accuracy));
-      charts.push({ file: `charts/accuracy-by-${group}.svg`, label: `Accuracy ${title}`, svg: barChart(bars, { title: `ToolHop accuracy ${title} (95% CI)${sim}`, axisLabel: 'accuracy' }) });
+      charts.push({
+        file: `charts/accuracy-by-${group}.svg`,
+        label: `Accuracy ${title}`,
+        svg: barChart(bars, { title: `ToolHop accuracy ${title} (95% CI)${sim}`, axisLabel: 'accuracy' }),
+      });
     }
     return charts;
   },

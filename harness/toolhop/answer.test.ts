@@ -55,7 +55,12 @@ describe('message helpers', () => {
     expect(previousToolContent(msgs)).toBe('T5');
     expect(previousToolContent(msgs.slice(0, 5))).toBe('T3');
     expect(previousToolContent(msgs.slice(0, 4))).toBe(''); // tool messages after the last assistant do not count
-    expect(previousToolContent([{ role: 'tool', content: 'T0' }, { role: 'assistant', content: 'a' }])).toBe('');
+    expect(
+      previousToolContent([
+        { role: 'tool', content: 'T0' },
+        { role: 'assistant', content: 'a' },
+      ]),
+    ).toBe('');
   });
 });
 
@@ -63,33 +68,39 @@ const { oracle, skipReason } = await startOracle('toolhop/answer');
 afterAll(async () => oracle?.close());
 const units = (s: string) => Array.from({ length: s.length }, (_, k) => s.charCodeAt(k));
 
-describe.skipIf(skipReason !== undefined)(`answer helpers agree with the Python reference${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`, () => {
-  it('extract_answer and answer_key', async () => {
-    await fc.assert(
-      fc.asyncProperty(messageText, async (text) => {
-        const [extract, key] = await oracle!.ask<[number[], number[]]>([
-          { op: 'extract', text },
-          { op: 'key', text },
-        ]);
-        expect(units(extractAnswer(text)), `extract ${JSON.stringify(text)}`).toEqual(extract);
-        expect(units(answerKey(text)), `key ${JSON.stringify(text)}`).toEqual(key);
-      }),
-      { numRuns: 2500 },
-    );
-  });
+describe.skipIf(skipReason !== undefined)(
+  `answer helpers agree with the Python reference${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
+  () => {
+    it('extract_answer and answer_key', async () => {
+      await fc.assert(
+        fc.asyncProperty(messageText, async (text) => {
+          const [extract, key] = await oracle!.ask<[number[], number[]]>([
+            { op: 'extract', text },
+            { op: 'key', text },
+          ]);
+          expect(units(extractAnswer(text)), `extract ${JSON.stringify(text)}`).toEqual(extract);
+          expect(units(answerKey(text)), `key ${JSON.stringify(text)}`).toEqual(key);
+        }),
+        { numRuns: 2500 },
+      );
+    });
 
-  it('last_assistant_content and previous_tool_content', async () => {
-    const message = fc.record(
-      { role: fc.constantFrom('assistant', 'tool', 'user', 'system'), content: fc.oneof(fc.constantFrom(null, '', 'x', 'y'), fc.string({ maxLength: 3 })) },
-      { requiredKeys: ['role'] },
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.array(message, { maxLength: 8 }), async (messages) => {
-        const ref = await oracle!.ask<{ last: number[]; tool: number[] }>({ op: 'messages', messages });
-        expect(units(lastAssistantContent(messages))).toEqual(ref.last);
-        expect(units(previousToolContent(messages))).toEqual(ref.tool);
-      }),
-      { numRuns: 1000 },
-    );
-  });
-});
+    it('last_assistant_content and previous_tool_content', async () => {
+      const message = fc.record(
+        {
+          role: fc.constantFrom('assistant', 'tool', 'user', 'system'),
+          content: fc.oneof(fc.constantFrom(null, '', 'x', 'y'), fc.string({ maxLength: 3 })),
+        },
+        { requiredKeys: ['role'] },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(message, { maxLength: 8 }), async (messages) => {
+          const ref = await oracle!.ask<{ last: number[]; tool: number[] }>({ op: 'messages', messages });
+          expect(units(lastAssistantContent(messages))).toEqual(ref.last);
+          expect(units(previousToolContent(messages))).toEqual(ref.tool);
+        }),
+        { numRuns: 1000 },
+      );
+    });
+  },
+);

@@ -3,7 +3,6 @@
 import { ANSWER_IGNORECASE } from '../core/pyliteral/unicode-tables.ts';
 import { pyLower, pyStrip, removeSuffix } from '../core/pyliteral/pystr.ts';
 
-
 /** A chat message as the runner sees it; only role and content matter here. */
 export interface MessageLike {
   role: string;

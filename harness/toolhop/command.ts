@@ -30,28 +30,65 @@ export const FLAGS: FlagSpecs = {
   limit: { type: 'string', schema: flagSchemas.nonNegativeInt },
   offset: { type: 'string', schema: flagSchemas.nonNegativeInt },
   only: { type: 'string', multiple: true, description: 'row ids (repeatable, or comma-separated); ignores --limit' },
-  batch: { type: 'boolean', description: 'accepted with or without a number, for the reference runner\'s scripts; no effect' },
-  preset: { type: 'string', values: ['reference', 'none'], description: "generation settings: the reference runner's (default) or only what is set" },
+  batch: {
+    type: 'boolean',
+    description: "accepted with or without a number, for the reference runner's scripts; no effect",
+  },
+  preset: {
+    type: 'string',
+    values: ['reference', 'none'],
+    description: "generation settings: the reference runner's (default) or only what is set",
+  },
   'top-p': { type: 'string', schema: z.coerce.number().gt(0).max(1) },
   'repetition-penalty': { type: 'string', schema: z.coerce.number().positive() },
-  thinking: { type: 'string', values: ['on', 'off'], description: 'chat_template_kwargs.enable_thinking (the reference: off)' },
-  'final-max-tokens': { type: 'string', schema: flagSchemas.positiveInt, description: 'max_tokens of the final-answer call (the reference: 64)' },
+  thinking: {
+    type: 'string',
+    values: ['on', 'off'],
+    description: 'chat_template_kwargs.enable_thinking (the reference: off)',
+  },
+  'final-max-tokens': {
+    type: 'string',
+    schema: flagSchemas.positiveInt,
+    description: 'max_tokens of the final-answer call (the reference: 64)',
+  },
   out: { type: 'string', description: 'also write the reference-style predictions file here' },
   'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
   'tool-result-budget': { type: 'string', schema: flagSchemas.positiveInt },
   topology: { type: 'string', values: ['single', 'independent', 'decentralized', 'centralized', 'sequential'] },
   agents: { type: 'string', schema: flagSchemas.positiveInt, description: 'team size (default per topology)' },
-  rounds: { type: 'string', schema: flagSchemas.positiveInt, description: 'debate (decentralized) or delegation (centralized) rounds' },
-  comm: { type: 'string', values: ['freeform', 'semi_structured', 'structured'], description: 'how team members report to each other' },
-  prompts: { type: 'string', description: "role prompts folder (toolgauge's or the reference runner's <topology>/toolhop/<role>.txt layout)" },
-  'team-temperature': { type: 'string', schema: z.coerce.number().min(0).max(2), description: 'sampling temperature of team members (they differ by seed)' },
+  rounds: {
+    type: 'string',
+    schema: flagSchemas.positiveInt,
+    description: 'debate (decentralized) or delegation (centralized) rounds',
+  },
+  comm: {
+    type: 'string',
+    values: ['freeform', 'semi_structured', 'structured'],
+    description: 'how team members report to each other',
+  },
+  prompts: {
+    type: 'string',
+    description: "role prompts folder (toolgauge's or the reference runner's <topology>/toolhop/<role>.txt layout)",
+  },
+  'team-temperature': {
+    type: 'string',
+    schema: z.coerce.number().min(0).max(2),
+    description: 'sampling temperature of team members (they differ by seed)',
+  },
   sandbox: { type: 'string', values: ['pyodide', 'python'] },
   python: { type: 'string', description: 'CPython for --sandbox python (default /usr/bin/python3)' },
   'tool-timeout': { type: 'string', schema: flagSchemas.timeoutMs, description: 'ms per tool call' },
   'smoke-dataset': { type: 'boolean' },
-  'allow-any-cell': { type: 'boolean', description: "run a topology × agents × rounds × format cell outside the reference's experiment grid" },
+  'allow-any-cell': {
+    type: 'boolean',
+    description: "run a topology × agents × rounds × format cell outside the reference's experiment grid",
+  },
   revision: { type: 'string' },
-  'ci-cluster': { type: 'string', values: ['none', 'domain', 'hops'], description: 'cluster bootstrap of accuracy by domain or hop count' },
+  'ci-cluster': {
+    type: 'string',
+    values: ['none', 'domain', 'hops'],
+    description: 'cluster bootstrap of accuracy by domain or hop count',
+  },
 };
 
 const ENV = {
@@ -119,7 +156,11 @@ export async function run(argvIn: string[]): Promise<number> {
       async instead(kc, settings) {
         if (!settings.smokeDataset) return undefined;
         const src = await resolveDataSource(kc.run, settings);
-        const report = await smokeDataset(src.path, { ...settings, limit: settings.only ? undefined : settings.limit }, kc.run.sandbox.pythonPath);
+        const report = await smokeDataset(
+          src.path,
+          { ...settings, limit: settings.only ? undefined : settings.limit },
+          kc.run.sandbox.pythonPath,
+        );
         process.stdout.write(JSON.stringify(report, null, 2) + '\n');
         return report.invalid_rows.length || report.source_parse_or_compile_errors ? 1 : 0;
       },
@@ -134,13 +175,21 @@ export async function run(argvIn: string[]): Promise<number> {
 
 /** The reference runner's `--out` file: one `{idx, id, question, predicted_answer}` per row, ids as in the dataset. */
 function writeReferencePredictions(outDir: string, file: string): void {
-  const lines = readJsonl<Record<string, unknown>>(join(outDir, FILES.predictions)).map((p) => ({ idx: p.idx ?? p.id, id: p.id, question: p.question, predicted_answer: p.predicted_answer }));
+  const lines = readJsonl<Record<string, unknown>>(join(outDir, FILES.predictions)).map((p) => ({
+    idx: p.idx ?? p.id,
+    id: p.id,
+    question: p.question,
+    predicted_answer: p.predicted_answer,
+  }));
   writeFileAtomic(file, lines.map((l) => JSON.stringify(l) + '\n').join(''));
 }
 
 const list = (allowed: readonly string[]) =>
   z.string().transform((v, ctx) => {
-    const xs = v.split(',').map((x) => x.trim()).filter(Boolean);
+    const xs = v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     const bad = xs.find((x) => !allowed.includes(x));
     if (bad) ctx.addIssue({ code: 'custom', message: `has '${bad}', not one of ${allowed.join('|')}` });
     return xs;
@@ -175,7 +224,14 @@ export function planSweep(argv: string[], baseEnv: NodeJS.ProcessEnv): SweepPlan
     ...MODEL_FLAGS,
     ...rest,
     topologies: { type: 'string', schema: list(TOPOLOGIES), description: 'default: all five' },
-    agents: { type: 'string', schema: z.string().regex(/^\d+(,\d+)*$/, 'must be numbers like 3,5').transform((v) => v.split(',').map(Number)), description: "default: each team's baseline size" },
+    agents: {
+      type: 'string',
+      schema: z
+        .string()
+        .regex(/^\d+(,\d+)*$/, 'must be numbers like 3,5')
+        .transform((v) => v.split(',').map(Number)),
+      description: "default: each team's baseline size",
+    },
     comms: { type: 'string', schema: list(COMMS), description: 'default: freeform' },
   });
   const env: NodeJS.ProcessEnv = { ...baseEnv };
@@ -184,7 +240,11 @@ export function planSweep(argv: string[], baseEnv: NodeJS.ProcessEnv): SweepPlan
   const { agents: _a, comm: _c, topology: _t, ...cellEnv } = ENV;
   flagsToEnv({ ...values, agents: undefined }, cellEnv, env);
   env.TOOLGAUGE_SUITES = toolhopSuite.name;
-  const cells = sweepGrid((values.topologies as Topology[] | undefined) ?? [...TOPOLOGIES], values.agents as number[] | undefined, (values.comms as Comm[] | undefined) ?? ['freeform']);
+  const cells = sweepGrid(
+    (values.topologies as Topology[] | undefined) ?? [...TOPOLOGIES],
+    values.agents as number[] | undefined,
+    (values.comms as Comm[] | undefined) ?? ['freeform'],
+  );
   for (const cell of cells) {
     const { settings } = checkSuiteCommand<ToolhopSettings>(SWEEP_COMMAND, values, cellEnvOf(env, cell, ''));
     checkCell(settings, `toolhop sweep (cell ${cellLabel(cell)})`);
@@ -220,12 +280,14 @@ async function rescore(argv: string[]): Promise<number> {
   const { values } = parseFlags('toolhop rescore', argv, { 'out-dir': { type: 'string', schema: z.string().min(1) } });
   const dir = values['out-dir'] as string | undefined;
   if (!dir) throw new UsageError('toolgauge toolhop rescore: --out-dir DIR is required');
-  if (!existsSync(join(dir, FILES.predictions))) throw new UsageError(`toolgauge toolhop rescore: ${join(dir, FILES.predictions)} not found`);
+  if (!existsSync(join(dir, FILES.predictions)))
+    throw new UsageError(`toolgauge toolhop rescore: ${join(dir, FILES.predictions)} not found`);
   try {
     // Rescoring rewrites results.jsonl, the journal and the summary: not while a run writes there.
     await withDirLocks([resolve(dir)], () => rescoreLocked(dir));
   } catch (err) {
-    if (err instanceof DataError || ['DirLocked', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge toolhop rescore: ${(err as Error).message}`);
+    if (err instanceof DataError || ['DirLocked', 'LinkRefused'].includes((err as Error).name))
+      throw new UsageError(`toolgauge toolhop rescore: ${(err as Error).message}`);
     throw err;
   }
   return 0;

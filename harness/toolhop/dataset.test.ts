@@ -26,19 +26,29 @@ describe('ToolHop dataset loading', () => {
     expect(ds.entries.every((e) => e.ok)).toBe(true);
     const row4 = ds.entries.find((e) => e.id === '4');
     expect(row4?.ok).toBe(true);
-    if (row4?.ok) expect(toolEntries(row4.row).map((t) => t.runtimeName)).toEqual(['genealogy_query__0', 'genealogy_query__1', 'extract_last_name', 'first_letter']);
+    if (row4?.ok)
+      expect(toolEntries(row4.row).map((t) => t.runtimeName)).toEqual([
+        'genealogy_query__0',
+        'genealogy_query__1',
+        'extract_last_name',
+        'first_letter',
+      ]);
     expect(ds.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('contains a broken row and names the file, the row and the field; other rows still load', () => {
     const rows = structuredClone(sample);
     delete (rows[2] as Record<string, unknown>).answer;
-    (rows[5] as { tools: Record<string, { parameters: { type: string } }> }).tools[Object.keys((rows[5] as { tools: object }).tools)[0]!]!.parameters.type = 'array';
+    (rows[5] as { tools: Record<string, { parameters: { type: string } }> }).tools[
+      Object.keys((rows[5] as { tools: object }).tools)[0]!
+    ]!.parameters.type = 'array';
     withFile(JSON.stringify(rows), (p) => {
       const ds = loadDatasetFile(p);
       const bad = ds.entries.filter((e) => !e.ok);
       expect(bad.map((e) => e.id)).toEqual(['11', '5']);
-      expect((bad[0] as { error: string }).error).toMatch(new RegExp(`${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: row 3 \\(11\\): field answer: `));
+      expect((bad[0] as { error: string }).error).toMatch(
+        new RegExp(`${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: row 3 \\(11\\): field answer: `),
+      );
       expect((bad[1] as { error: string }).error).toMatch(/row 6 \(5\): field tools\..*parameters\.type/);
       expect(ds.entries.filter((e) => e.ok)).toHaveLength(rows.length - 2);
     });
@@ -60,7 +70,9 @@ describe('ToolHop dataset loading', () => {
     rows[1]!.id = rows[0]!.id;
     (rows[2]!.functions as string[]).pop();
     withFile(JSON.stringify(rows), (p) => {
-      const errors = loadDatasetFile(p).entries.filter((e) => !e.ok).map((e) => (e as { error: string }).error);
+      const errors = loadDatasetFile(p)
+        .entries.filter((e) => !e.ok)
+        .map((e) => (e as { error: string }).error);
       // The first of the two is the file's first row, counted from 1.
       expect(errors.some((e) => /field id: duplicate id \(first at row 1\)/.test(e))).toBe(true);
       expect(errors.some((e) => /field functions: 3 functions for 4 tools/.test(e))).toBe(true);
@@ -80,7 +92,9 @@ describe('ToolHop dataset loading', () => {
     for (const rows of layouts) {
       withFile(rows.map((r) => JSON.stringify(r)).join('\n') + '\n', (p) => {
         const ids = loadDatasetFile(p).entries.map((e) => e.id);
-        expect(ids, JSON.stringify(rows.map((r) => (r as { id?: unknown } | null)?.id ?? null))).toHaveLength(rows.length);
+        expect(ids, JSON.stringify(rows.map((r) => (r as { id?: unknown } | null)?.id ?? null))).toHaveLength(
+          rows.length,
+        );
         expect(new Set(ids).size, ids.join(' ')).toBe(rows.length);
       });
     }
@@ -91,7 +105,9 @@ describe('ToolHop dataset loading', () => {
     withFile(`${line}\n\n${line}\n`, (p) => {
       const bad = loadDatasetFile(p).entries.filter((e) => !e.ok);
       expect(bad).toHaveLength(1);
-      expect((bad[0] as { error: string }).error).toMatch(/: row 3 \(1, run as 1#dup3\): field id: duplicate id \(first at row 1\)$/);
+      expect((bad[0] as { error: string }).error).toMatch(
+        /: row 3 \(1, run as 1#dup3\): field id: duplicate id \(first at row 1\)$/,
+      );
     });
     withFile(JSON.stringify([sample[1], sample[0], sample[0]]), (p) => {
       const bad = loadDatasetFile(p).entries.filter((e) => !e.ok);
@@ -100,13 +116,21 @@ describe('ToolHop dataset loading', () => {
   });
 
   it('selects rows before validating them: with --limit 2 a broken third row is neither read nor reported', () => {
-    const lines = [JSON.stringify(sample[0]), JSON.stringify(sample[1]), '{"id": 3, "question": ', ...sample.slice(2).map((r) => JSON.stringify(r))];
+    const lines = [
+      JSON.stringify(sample[0]),
+      JSON.stringify(sample[1]),
+      '{"id": 3, "question": ',
+      ...sample.slice(2).map((r) => JSON.stringify(r)),
+    ];
     const text = lines.join('\n') + '\n';
     withFile(text, (p) => {
       const validate = vi.spyOn(ToolhopRow, 'safeParse');
       try {
         const ds = loadDatasetFile(p, { limit: 2 });
-        expect(ds.entries.map((e) => [e.id, e.ok])).toEqual([[String(sample[0]!.id), true], [String(sample[1]!.id), true]]);
+        expect(ds.entries.map((e) => [e.id, e.ok])).toEqual([
+          [String(sample[0]!.id), true],
+          [String(sample[1]!.id), true],
+        ]);
         expect(validate).toHaveBeenCalledTimes(2);
         // The dataset's identity still covers every byte of the file.
         expect(ds.sha256).toBe(createHash('sha256').update(text).digest('hex'));

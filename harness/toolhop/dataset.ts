@@ -51,7 +51,9 @@ export function loadDatasetFile(file: string, sel: Selection = {}): LoadedDatase
 
 /** Every row of the file (all of them), for tools that inspect rows as written. */
 export function parseRows(file: string): unknown[] {
-  return readRawRows(file, Infinity).rows.map((r) => (r.broken !== undefined ? new DataError(file, `line ${r.row}`, undefined, r.broken) : r.value));
+  return readRawRows(file, Infinity).rows.map((r) =>
+    r.broken !== undefined ? new DataError(file, `line ${r.row}`, undefined, r.broken) : r.value,
+  );
 }
 
 function readRawRows(file: string, stopAfter: number): { rows: RawRow[]; sha256: string } {
@@ -72,7 +74,8 @@ function readRawRows(file: string, stopAfter: number): { rows: RawRow[]; sha256:
     file,
     ({ text, lineNo, tooLong }) => {
       if (!text.trim()) return;
-      if (tooLong) rows.push({ value: undefined, row: lineNo, broken: `line longer than ${MAX_LINE_CHARS} characters` });
+      if (tooLong)
+        rows.push({ value: undefined, row: lineNo, broken: `line longer than ${MAX_LINE_CHARS} characters` });
       else {
         try {
           rows.push({ value: JSON.parse(text) as unknown, row: lineNo });
@@ -90,12 +93,16 @@ function readRawRows(file: string, stopAfter: number): { rows: RawRow[]; sha256:
 /** Whether the file's first non-blank character is `[` (the original JSON array) rather than a JSONL row. */
 function startsWithBracket(file: string): boolean {
   let first: string | undefined;
-  streamLines(file, ({ text }) => {
-    const t = text.trimStart();
-    if (!t) return;
-    first = t[0];
-    return false;
-  }, { maxLineChars: 4096 });
+  streamLines(
+    file,
+    ({ text }) => {
+      const t = text.trimStart();
+      if (!t) return;
+      first = t[0];
+      return false;
+    },
+    { maxLineChars: 4096 },
+  );
   return first === '[';
 }
 
@@ -108,14 +115,26 @@ function ownId(value: unknown): string | undefined {
 function entryOf(file: string, r: RawRow, index: number, assigned: AssignedId): DatasetEntry {
   const id = assigned.id;
   const where = id === ownId(r.value) ? `${r.row} (${id})` : r.row;
-  if (r.broken !== undefined) return { ok: false, index, id, error: new DataError(file, where, undefined, r.broken).message };
+  if (r.broken !== undefined)
+    return { ok: false, index, id, error: new DataError(file, where, undefined, r.broken).message };
   if (assigned.duplicateOf !== undefined) {
-    return { ok: false, index, id, error: new DataError(file, `${r.row} (${ownId(r.value)}, run as ${id})`, 'id', `duplicate id (first at row ${assigned.duplicateOf})`).message };
+    return {
+      ok: false,
+      index,
+      id,
+      error: new DataError(
+        file,
+        `${r.row} (${ownId(r.value)}, run as ${id})`,
+        'id',
+        `duplicate id (first at row ${assigned.duplicateOf})`,
+      ).message,
+    };
   }
   const v = ToolhopRow.safeParse(r.value);
   if (!v.success) return { ok: false, index, id, error: dataErrorFromZod(file, where, v.error).message };
   const problem = crossCheck(v.data);
-  if (problem) return { ok: false, index, id, error: new DataError(file, where, problem.field, problem.message).message };
+  if (problem)
+    return { ok: false, index, id, error: new DataError(file, where, problem.field, problem.message).message };
   return { ok: true, index, id, row: v.data };
 }
 
@@ -123,7 +142,8 @@ function entryOf(file: string, r: RawRow, index: number, assigned: AssignedId): 
 function crossCheck(row: ToolhopRow): { field: string; message: string } | undefined {
   const hops = Object.keys(row.tools).length;
   if (hops === 0) return { field: 'tools', message: 'no tools' };
-  if (row.functions.length !== hops) return { field: 'functions', message: `${row.functions.length} functions for ${hops} tools` };
+  if (row.functions.length !== hops)
+    return { field: 'functions', message: `${row.functions.length} functions for ${hops} tools` };
   return undefined;
 }
 

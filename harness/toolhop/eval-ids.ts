@@ -37,4 +37,3 @@ export function toolhopEvalIds(): ReadonlySet<string> {
   cached ??= readEvalIds(TOOLHOP_EVAL_IDS_FILE);
   return cached;
 }
-

@@ -30,7 +30,9 @@ describe('ToolHop tool messages', () => {
       fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.integer({ min: 1, max: 40 }), (s, n) => {
         const out = truncateResult(s, n);
         const len = Array.from(s).length;
-        return len <= n ? out === s : out.startsWith(Array.from(s).slice(0, n).join('')) && out.endsWith(`[truncated tool result: ${len} chars]`);
+        return len <= n
+          ? out === s
+          : out.startsWith(Array.from(s).slice(0, n).join('')) && out.endsWith(`[truncated tool result: ${len} chars]`);
       }),
     );
   });
@@ -56,14 +58,24 @@ describe('ToolHop tool messages', () => {
 describe('ToolhopExecutor', () => {
   it('cuts a huge exception message at the budget with the marker and the full length', async () => {
     const message = 'm'.repeat(1_000_000);
-    const exec = new ToolhopExecutor(ROW, sandboxAnswering({ kind: 'exception', excType: 'ValueError', message, durationMs: 1, truncatedFrom: 5_000_000 }), 100);
+    const exec = new ToolhopExecutor(
+      ROW,
+      sandboxAnswering({ kind: 'exception', excType: 'ValueError', message, durationMs: 1, truncatedFrom: 5_000_000 }),
+      100,
+    );
     const out = await exec.execute({ id: 'c1', name: 'f', argumentsJson: '{}' });
     const prefix = 'an error occurred when calling f: ';
-    expect(out.content).toBe(`${(prefix + 'm'.repeat(100)).slice(0, 100)}\n... [truncated tool result: ${prefix.length + 5_000_000} chars]`);
+    expect(out.content).toBe(
+      `${(prefix + 'm'.repeat(100)).slice(0, 100)}\n... [truncated tool result: ${prefix.length + 5_000_000} chars]`,
+    );
   });
 
   it('keeps short error messages whole', async () => {
-    const exec = new ToolhopExecutor(ROW, sandboxAnswering({ kind: 'timeout', message: 'tool call exceeded 10 ms', durationMs: 10 }), 6000);
+    const exec = new ToolhopExecutor(
+      ROW,
+      sandboxAnswering({ kind: 'timeout', message: 'tool call exceeded 10 ms', durationMs: 10 }),
+      6000,
+    );
     const out = await exec.execute({ id: 'c1', name: 'f', argumentsJson: '{}' });
     expect(out.content).toBe('an error occurred when calling f: tool call exceeded 10 ms');
   });

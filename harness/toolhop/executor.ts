@@ -28,17 +28,24 @@ export class ToolhopExecutor implements ToolExecutor {
     const name = call.name;
     const parsed = parseArguments(call.argumentsJson);
     if ('error' in parsed) {
-      return { content: `an error occurred when parsing arguments for ${name}: ${parsed.error}`, meta: { outcome: 'bad_arguments' } };
+      return {
+        content: `an error occurred when parsing arguments for ${name}: ${parsed.error}`,
+        meta: { outcome: 'bad_arguments' },
+      };
     }
     const entry = this.byName.get(name);
-    if (!entry) return { content: `an error occurred when calling ${name}: unknown tool`, meta: { outcome: 'unknown_tool' } };
+    if (!entry)
+      return { content: `an error occurred when calling ${name}: unknown tool`, meta: { outcome: 'unknown_tool' } };
     const outcome = await this.sandbox.call(
       { rowId: this.row.id, index: entry.index, name: entry.name, sources: this.row.functions },
       // The raw text goes to Python's json.loads, so 1.0 stays a float and big ints stay exact.
       call.argumentsJson === '' ? '{}' : call.argumentsJson,
       this.timeoutMs ? { timeoutMs: this.timeoutMs } : undefined,
     );
-    return { content: contentOf(name, outcome, this.charBudget), meta: { outcome: outcome.kind, durationMs: outcome.durationMs } };
+    return {
+      content: contentOf(name, outcome, this.charBudget),
+      meta: { outcome: outcome.kind, durationMs: outcome.durationMs },
+    };
   }
 }
 
@@ -47,7 +54,8 @@ function contentOf(name: string, o: ToolOutcome, budget: number): string {
   if (o.kind === 'ok') return truncateResult(o.content, budget, o.truncatedFrom);
   // Error text is stored too: the same budget and marker (a row controls its exception messages).
   const prefix = `an error occurred when calling ${name}: `;
-  const full = o.kind === 'exception' && o.truncatedFrom !== undefined ? Array.from(prefix).length + o.truncatedFrom : undefined;
+  const full =
+    o.kind === 'exception' && o.truncatedFrom !== undefined ? Array.from(prefix).length + o.truncatedFrom : undefined;
   return truncateResult(prefix + o.message, budget, full);
 }
 
@@ -74,7 +82,14 @@ export function parseArguments(raw: string): { args: Record<string, unknown> } |
     return { error: (err as Error).message };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    const t = value === null ? 'NoneType' : Array.isArray(value) ? 'list' : Number.isInteger(value) ? 'int' : (PY_TYPE[typeof value] ?? typeof value);
+    const t =
+      value === null
+        ? 'NoneType'
+        : Array.isArray(value)
+          ? 'list'
+          : Number.isInteger(value)
+            ? 'int'
+            : (PY_TYPE[typeof value] ?? typeof value);
     return { error: `expected a JSON object, got ${t}` };
   }
   return { args: value as Record<string, unknown> };

@@ -14,7 +14,8 @@ export function goldSandbox(rows: (id: string) => ToolhopRow | undefined): Sandb
       calls++;
       const row = rows(String(tool.rowId));
       const value = row ? Object.values(row.sub_task)[tool.index] : undefined;
-      if (value === undefined) return { kind: 'not_found', message: `no hop ${tool.index} in row ${tool.rowId}`, durationMs: 0 };
+      if (value === undefined)
+        return { kind: 'not_found', message: `no hop ${tool.index} in row ${tool.rowId}`, durationMs: 0 };
       return { kind: 'ok', content: JSON.stringify(value), durationMs: 0 };
     },
     async checkLoad() {

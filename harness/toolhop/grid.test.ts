@@ -20,16 +20,26 @@ describe("the default out dir names the cell's style as the reference names its 
     [{ TOOLHOP_TOPOLOGY: 'sequential', TOOLHOP_TEAM_SIZE: '8' }, 'sequential_toolhop_r8'],
     [{ TOOLHOP_TOPOLOGY: 'decentralized', TOOLHOP_TEAM_SIZE: '10' }, 'decentralized_toolhop_r10'],
     [{ TOOLHOP_TOPOLOGY: 'centralized', TOOLHOP_TEAM_SIZE: '1' }, 'centralized_toolhop_r2'],
-    [{ TOOLHOP_TOPOLOGY: 'independent', TOOLHOP_COMM: 'structured' }, 'independent_langgraph_communications_structured_soft'],
-    [{ TOOLHOP_TOPOLOGY: 'sequential', TOOLHOP_COMM: 'semi_structured' }, 'sequential_langgraph_communications_semi_structured'],
+    [
+      { TOOLHOP_TOPOLOGY: 'independent', TOOLHOP_COMM: 'structured' },
+      'independent_langgraph_communications_structured_soft',
+    ],
+    [
+      { TOOLHOP_TOPOLOGY: 'sequential', TOOLHOP_COMM: 'semi_structured' },
+      'sequential_langgraph_communications_semi_structured',
+    ],
   ])('%j → results/toolhop/%s', (env, style) => {
     expect(outDirOf(env as Record<string, string>)).toBe(dir(style));
   });
 
   it('a cell outside the grid gets a name in the same pattern, never the name of a grid cell', () => {
     expect(outDirOf({ TOOLHOP_TOPOLOGY: 'independent', TOOLHOP_TEAM_SIZE: '5' })).toBe(dir('independent_toolhop_r5'));
-    expect(outDirOf({ TOOLHOP_TOPOLOGY: 'decentralized', TOOLHOP_ROUNDS: '3' })).toBe(dir('decentralized_toolhop_r4_rounds3'));
-    expect(outDirOf({ TOOLHOP_TOPOLOGY: 'sequential', TOOLHOP_TEAM_SIZE: '2', TOOLHOP_COMM: 'structured' })).toBe(dir('sequential_toolhop_r2_structured_soft'));
+    expect(outDirOf({ TOOLHOP_TOPOLOGY: 'decentralized', TOOLHOP_ROUNDS: '3' })).toBe(
+      dir('decentralized_toolhop_r4_rounds3'),
+    );
+    expect(outDirOf({ TOOLHOP_TOPOLOGY: 'sequential', TOOLHOP_TEAM_SIZE: '2', TOOLHOP_COMM: 'structured' })).toBe(
+      dir('sequential_toolhop_r2_structured_soft'),
+    );
   });
 });
 
@@ -53,8 +63,18 @@ describe("the reference's experiment grid", () => {
   it("ToolHop's default team is the reference's baseline cell", () => {
     for (const topology of ['independent', 'decentralized', 'centralized', 'sequential'] as const) {
       const plan = planToolhopTeam({ topology });
-      expect(outsideReferenceGrid({ topology, agents: plan.options.agents, rounds: plan.options.rounds, comm: plan.options.comm }), topology).toBeNull();
-      expect(styleOf({ topology, agents: plan.options.agents, rounds: plan.options.rounds, comm: 'freeform' })).toBe(`${topology}_langgraph`);
+      expect(
+        outsideReferenceGrid({
+          topology,
+          agents: plan.options.agents,
+          rounds: plan.options.rounds,
+          comm: plan.options.comm,
+        }),
+        topology,
+      ).toBeNull();
+      expect(styleOf({ topology, agents: plan.options.agents, rounds: plan.options.rounds, comm: 'freeform' })).toBe(
+        `${topology}_langgraph`,
+      );
     }
     expect(planToolhopTeam({ topology: 'independent' }).options.agents).toBe(4);
     expect(planToolhopTeam({ topology: 'decentralized' }).options).toMatchObject({ agents: 4, rounds: 2 });

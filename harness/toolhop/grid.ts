@@ -13,7 +13,11 @@ import type { Comm, Topology } from './settings.ts';
 export const REFERENCE_SIZES = [2, 4, 8, 10] as const;
 export const REFERENCE_BASELINE = 4;
 /** The reference's format names; toolgauge's `structured` is its `structured_soft`. */
-const REFERENCE_FORMAT: Record<Comm, string> = { freeform: 'freeform', semi_structured: 'semi_structured', structured: 'structured_soft' };
+const REFERENCE_FORMAT: Record<Comm, string> = {
+  freeform: 'freeform',
+  semi_structured: 'semi_structured',
+  structured: 'structured_soft',
+};
 
 type Team = Exclude<Topology, 'single'>;
 
@@ -38,7 +42,12 @@ export interface Cell {
   comm: Comm;
 }
 
-export function resolveCell(s: { topology: Topology; teamSize?: number | undefined; rounds?: number | undefined; comm?: Comm | undefined }): Cell {
+export function resolveCell(s: {
+  topology: Topology;
+  teamSize?: number | undefined;
+  rounds?: number | undefined;
+  comm?: Comm | undefined;
+}): Cell {
   if (s.topology === 'single') return { topology: 'single', agents: 1, rounds: 1, comm: 'freeform' };
   const d = TOOLHOP_TEAM_DEFAULTS[s.topology];
   const rounds = TEAM_DEFAULTS[s.topology].usesRounds ? (s.rounds ?? d.rounds) : 1;
@@ -50,8 +59,12 @@ export function outsideReferenceGrid(c: Cell): string | null {
   if (c.topology === 'single') return null;
   const r = sizeOfAgents(c.topology, c.agents);
   const problems: string[] = [];
-  if (!(REFERENCE_SIZES as readonly number[]).includes(r)) problems.push(`team size ${r}${c.topology === 'centralized' ? ` (manager + ${c.agents})` : ''} (the reference runs ${REFERENCE_SIZES.join(', ')})`);
-  else if (c.comm !== 'freeform' && r !== REFERENCE_BASELINE) problems.push(`format ${c.comm} at team size ${r} (the reference runs the formats at ${REFERENCE_BASELINE})`);
+  if (!(REFERENCE_SIZES as readonly number[]).includes(r))
+    problems.push(
+      `team size ${r}${c.topology === 'centralized' ? ` (manager + ${c.agents})` : ''} (the reference runs ${REFERENCE_SIZES.join(', ')})`,
+    );
+  else if (c.comm !== 'freeform' && r !== REFERENCE_BASELINE)
+    problems.push(`format ${c.comm} at team size ${r} (the reference runs the formats at ${REFERENCE_BASELINE})`);
   const rounds = TOOLHOP_TEAM_DEFAULTS[c.topology].rounds;
   if (c.rounds !== rounds) problems.push(`${c.rounds} rounds (the reference runs ${rounds})`);
   return problems.length ? problems.join('; ') : null;
@@ -79,6 +92,9 @@ export function styleOf(c: Cell): string {
   if (c.topology === 'single') return 'single_langgraph';
   const r = sizeOfAgents(c.topology, c.agents);
   const defaultRounds = c.rounds === TOOLHOP_TEAM_DEFAULTS[c.topology].rounds;
-  if (defaultRounds && r === REFERENCE_BASELINE) return c.comm === 'freeform' ? `${c.topology}_langgraph` : `${c.topology}_langgraph_communications_${REFERENCE_FORMAT[c.comm]}`;
+  if (defaultRounds && r === REFERENCE_BASELINE)
+    return c.comm === 'freeform'
+      ? `${c.topology}_langgraph`
+      : `${c.topology}_langgraph_communications_${REFERENCE_FORMAT[c.comm]}`;
   return `${c.topology}_toolhop_r${r}${c.comm === 'freeform' ? '' : `_${REFERENCE_FORMAT[c.comm]}`}${defaultRounds ? '' : `_rounds${c.rounds}`}`;
 }

@@ -51,7 +51,16 @@ export const ToolhopMetaSchema = z
     wall_ms: z.number().min(0),
     retries: z.number().int().min(0),
     model_calls: z.number().int().min(0).optional(),
-    team: z.object({ topology: z.string(), agents: z.number(), answered_by: z.string().nullable(), reports: z.number(), parsed: z.number() }).nullable().optional(),
+    team: z
+      .object({
+        topology: z.string(),
+        agents: z.number(),
+        answered_by: z.string().nullable(),
+        reports: z.number(),
+        parsed: z.number(),
+      })
+      .nullable()
+      .optional(),
   })
   .passthrough();
 

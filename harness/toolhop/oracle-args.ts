@@ -8,7 +8,11 @@ import type { ToolEntry } from './tools.ts';
  * `def` signature. Otherwise every required parameter gets a type-appropriate value built from the previous hop's
  * gold answer. Pure: source text in, JSON arguments out.
  */
-export function plausibleArguments(entry: ToolEntry, source: string, previousAnswer: string | undefined): Record<string, unknown> {
+export function plausibleArguments(
+  entry: ToolEntry,
+  source: string,
+  previousAnswer: string | undefined,
+): Record<string, unknown> {
   const props = (entry.schema.parameters.properties ?? {}) as Record<string, { type?: string; enum?: unknown[] }>;
   const required = (entry.schema.parameters as { required?: string[] }).required ?? [];
   const signature = defParameters(source, entry.name);
@@ -100,7 +104,9 @@ export function exampleCalls(source: string, name: string): string[] {
 
 function bindCall(argsText: string, signature: string[]): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
-  const parts = splitTopLevel(argsText).map((p) => p.trim()).filter(Boolean);
+  const parts = splitTopLevel(argsText)
+    .map((p) => p.trim())
+    .filter(Boolean);
   let position = 0;
   for (const part of parts) {
     const kw = /^([A-Za-z_]\w*)\s*=(?!=)([\s\S]*)$/.exec(part);

@@ -104,7 +104,7 @@ export function readTranscript(text: string): { finalMessage: string; previousTo
   const content = (b: { lines: string[] }) => b.lines.join('\n').replace(/\n+$/, '');
   // As the reference scores: the last assistant message with content, and the last tool result before the final
   // assistant turn.
-  const finalMessage = [...blocks].reverse().find((b) => b.role === 'assistant' && content(b)) ;
+  const finalMessage = [...blocks].reverse().find((b) => b.role === 'assistant' && content(b));
   let previousToolContent = '';
   let seenAssistant = false;
   for (let i = blocks.length - 1; i > 0; i--) {

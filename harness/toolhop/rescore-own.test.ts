@@ -14,7 +14,9 @@ import { aggregateToolhop } from './aggregate.ts';
 // A folder as toolgauge's own run writes it (its line builders and writer), then rescored: the lines keep their
 // key order and float fields, and the metas keep what the run spent.
 
-const rows = loadDatasetFile(BUNDLED_SAMPLE).entries.flatMap((e) => (e.ok ? [e.row] : [])).slice(0, 4);
+const rows = loadDatasetFile(BUNDLED_SAMPLE)
+  .entries.flatMap((e) => (e.ok ? [e.row] : []))
+  .slice(0, 4);
 const dir = mkdtempSync(join(tmpdir(), 'tg-rescore-own-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -22,7 +24,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const WALL_MS = [2000, 1234, 0, 2960];
 const outcomes = rows.map((row, i) =>
   instanceRecords(row, 0, new Date(0), {
-    messages: [{ role: 'system', content: 's' }, { role: 'user', content: row.question }, { role: 'assistant', content: `<answer>${i === 1 ? 'nope' : row.answer}</answer>` }],
+    messages: [
+      { role: 'system', content: 's' },
+      { role: 'user', content: row.question },
+      { role: 'assistant', content: `<answer>${i === 1 ? 'nope' : row.answer}</answer>` },
+    ],
     answered: true,
     turns: 1,
     toolCalls: 0,
@@ -50,7 +56,11 @@ describe('toolgauge results lines', () => {
     const file = join(dir, 'rewrite.jsonl');
     const lines = ['{"id":"b","trial":0,"solve_s":2.0,"a":1}', '{"z":0,"id":"a","solve_s":1e-7}'];
     writeFileSync(file, lines.join('\n') + '\n');
-    rewriteRecords(file, () => true, (k) => (k.startsWith('a') ? 0 : 1));
+    rewriteRecords(
+      file,
+      () => true,
+      (k) => (k.startsWith('a') ? 0 : 1),
+    );
     expect(readFileSync(file, 'utf8')).toBe(`${lines[1]}\n${lines[0]}\n`);
   });
 
@@ -70,11 +80,34 @@ describe('toolgauge results lines', () => {
     const ref = mkdtempSync(join(tmpdir(), 'tg-rescore-ref-'));
     try {
       const row = rows[0]!;
-      appendJsonl(join(ref, FILES.predictions), { idx: row.id, id: row.id, question: row.question, predicted_answer: row.answer, model_name_or_path: 'm' });
-      appendJsonl(join(ref, FILES.results), { id: row.id, idx: row.id, gold_answer: row.answer, style: 'single_langgraph', solve_s: 4, correct: false, turns: 2, prompt_tokens: 700, completion_tokens: 50, total_tokens: 750 });
+      appendJsonl(join(ref, FILES.predictions), {
+        idx: row.id,
+        id: row.id,
+        question: row.question,
+        predicted_answer: row.answer,
+        model_name_or_path: 'm',
+      });
+      appendJsonl(join(ref, FILES.results), {
+        id: row.id,
+        idx: row.id,
+        gold_answer: row.answer,
+        style: 'single_langgraph',
+        solve_s: 4,
+        correct: false,
+        turns: 2,
+        prompt_tokens: 700,
+        completion_tokens: 50,
+        total_tokens: 750,
+      });
       const r = rescoreDir(ref);
-      expect(r.metas[0]).toMatchObject({ correct: true, turns: 2, usage: { prompt_tokens: 700, completion_tokens: 50, total_tokens: 750 } });
-      expect(readFileSync(join(ref, FILES.results), 'utf8')).toMatch(/^\{"id":[^,]+,"idx":[^,]+,"gold_answer":[^,]+,"style":"single_langgraph","solve_s":4\.0,/);
+      expect(r.metas[0]).toMatchObject({
+        correct: true,
+        turns: 2,
+        usage: { prompt_tokens: 700, completion_tokens: 50, total_tokens: 750 },
+      });
+      expect(readFileSync(join(ref, FILES.results), 'utf8')).toMatch(
+        /^\{"id":[^,]+,"idx":[^,]+,"gold_answer":[^,]+,"style":"single_langgraph","solve_s":4\.0,/,
+      );
     } finally {
       rmSync(ref, { recursive: true, force: true });
     }

@@ -40,7 +40,14 @@ const PredictionLine = z
     error: z.string().nullable().default(null),
   })
   .passthrough();
-const ResultLine = z.object({ id: Id, trial: z.number().int().min(0).default(0), gold_answer: z.string().nullable().optional(), correct: z.boolean().optional() }).passthrough();
+const ResultLine = z
+  .object({
+    id: Id,
+    trial: z.number().int().min(0).default(0),
+    gold_answer: z.string().nullable().optional(),
+    correct: z.boolean().optional(),
+  })
+  .passthrough();
 
 export interface Rescored {
   results: Result[];
@@ -70,12 +77,25 @@ function lines(file: string): Array<{ n: number; value: unknown }> {
 export function rescoreDir(dir: string): Rescored {
   const predictionsFile = join(dir, FILES.predictions);
   const resultsFile = join(dir, FILES.results);
-  const previous = new Map<string, { gold: string | null; correct: boolean | undefined; line: Record<string, unknown> }>();
+  const previous = new Map<
+    string,
+    { gold: string | null; correct: boolean | undefined; line: Record<string, unknown> }
+  >();
   for (const { n, value } of lines(resultsFile)) {
     const r = ResultLine.safeParse(value);
-    if (!r.success) throw new DataError(resultsFile, `line ${n}`, r.error.issues[0]?.path.join('.'), r.error.issues[0]?.message ?? 'invalid');
+    if (!r.success)
+      throw new DataError(
+        resultsFile,
+        `line ${n}`,
+        r.error.issues[0]?.path.join('.'),
+        r.error.issues[0]?.message ?? 'invalid',
+      );
     // The line as written (not as parsed, which puts the schema's keys first), so a rewrite keeps its key order.
-    previous.set(instanceKey(String(r.data.id), r.data.trial), { gold: r.data.gold_answer ?? null, correct: r.data.correct, line: value as Record<string, unknown> });
+    previous.set(instanceKey(String(r.data.id), r.data.trial), {
+      gold: r.data.gold_answer ?? null,
+      correct: r.data.correct,
+      line: value as Record<string, unknown>,
+    });
   }
   const results: Result[] = [];
   const metas: ToolhopMeta[] = [];
@@ -85,7 +105,13 @@ export function rescoreDir(dir: string): Rescored {
   let answerOnly = 0;
   for (const { n, value } of lines(predictionsFile)) {
     const parsed = PredictionLine.safeParse(value);
-    if (!parsed.success) throw new DataError(predictionsFile, `line ${n}`, parsed.error.issues[0]?.path.join('.'), parsed.error.issues[0]?.message ?? 'invalid');
+    if (!parsed.success)
+      throw new DataError(
+        predictionsFile,
+        `line ${n}`,
+        parsed.error.issues[0]?.path.join('.'),
+        parsed.error.issues[0]?.message ?? 'invalid',
+      );
     const p = parsed.data;
     const id = String(p.id);
     const key = instanceKey(id, p.trial);
@@ -93,18 +119,29 @@ export function rescoreDir(dir: string): Rescored {
     seen.add(key);
     const before = previous.get(key);
     const gold = p.gold_answer ?? before?.gold ?? null;
-    if (gold === null) throw new DataError(predictionsFile, `line ${n}`, 'gold_answer', `no gold answer for id ${id} (neither in predictions.jsonl nor in results.jsonl)`);
+    if (gold === null)
+      throw new DataError(
+        predictionsFile,
+        `line ${n}`,
+        'gold_answer',
+        `no gold answer for id ${id} (neither in predictions.jsonl nor in results.jsonl)`,
+      );
     let final = p.final_message;
     let prevTool = p.previous_tool_content ?? '';
     if (final === undefined) {
-      const transcript = [join(dir, 'traces', `${id}.txt`), join(dir, 'traces', artifactName(id, p.trial, 'txt'))].find(existsSync);
-      if (transcript) ({ finalMessage: final, previousToolContent: prevTool } = readTranscript(readFileSync(transcript, 'utf8')));
+      const transcript = [join(dir, 'traces', `${id}.txt`), join(dir, 'traces', artifactName(id, p.trial, 'txt'))].find(
+        existsSync,
+      );
+      if (transcript)
+        ({ finalMessage: final, previousToolContent: prevTool } = readTranscript(readFileSync(transcript, 'utf8')));
       else {
         final = p.predicted_answer === null ? '' : `<answer>${p.predicted_answer}</answer>`;
         answerOnly++;
       }
     }
-    const s = p.error ? { correct: false, rule: null, predicted: p.predicted_answer ?? '' } : scoreAnswer(gold, final, prevTool);
+    const s = p.error
+      ? { correct: false, rule: null, predicted: p.predicted_answer ?? '' }
+      : scoreAnswer(gold, final, prevTool);
     const extra = (before?.line ?? {}) as Record<string, unknown>;
     const result: Result = {
       id,
@@ -121,7 +158,19 @@ export function rescoreDir(dir: string): Rescored {
     if (before?.correct !== undefined && before.correct !== result.correct) changed++;
     results.push(result);
     // The reference's fields stay as they were (telemetry, style …); correctness and the answer are the new ones.
-    const line = { ...withResultFloats(extra), id: p.id, idx: p.idx ?? p.id, question: p.question ?? extra.question ?? '', gold_answer: gold, predicted_answer: s.predicted, answer_correct: s.correct ? 1 : 0, correct: s.correct, rule: s.rule, trial: p.trial, error: p.error };
+    const line = {
+      ...withResultFloats(extra),
+      id: p.id,
+      idx: p.idx ?? p.id,
+      question: p.question ?? extra.question ?? '',
+      gold_answer: gold,
+      predicted_answer: s.predicted,
+      answer_correct: s.correct ? 1 : 0,
+      correct: s.correct,
+      rule: s.rule,
+      trial: p.trial,
+      error: p.error,
+    };
     out.push(line);
     // What the run spent stays in the meta (tokens per correct answer is aggregated from it): toolgauge's
     // prediction line holds the usage, the reference's results line the token counts.
@@ -132,17 +181,22 @@ export function rescoreDir(dir: string): Rescored {
   return { results, metas, changed, answerOnly };
 }
 
-
-
 const Count = z.number().int().min(0);
 const UsageFields = z.object({ prompt_tokens: Count, completion_tokens: Count, total_tokens: Count });
 const Cost = z.object({ usage: UsageFields, turns: Count.optional(), tool_calls: Count.optional() });
 
 /** The usage, turns and tool calls a row's lines record (zero where neither holds them). */
-function costOf(prediction: Record<string, unknown>, result: Record<string, unknown>): { usage: z.infer<typeof UsageFields>; turns: number; tool_calls: number } {
+function costOf(
+  prediction: Record<string, unknown>,
+  result: Record<string, unknown>,
+): { usage: z.infer<typeof UsageFields>; turns: number; tool_calls: number } {
   const own = Cost.safeParse(prediction);
   if (own.success) return { usage: own.data.usage, turns: own.data.turns ?? 0, tool_calls: own.data.tool_calls ?? 0 };
   const ref = UsageFields.safeParse(result);
   const count = (v: unknown) => (Count.safeParse(v).success ? (v as number) : 0);
-  return { usage: ref.success ? ref.data : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, turns: count(result.turns), tool_calls: count(result.tool_calls) };
+  return {
+    usage: ref.success ? ref.data : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    turns: count(result.turns),
+    tool_calls: count(result.tool_calls),
+  };
 }

@@ -5,19 +5,31 @@ import { ToolhopRow } from './row.ts';
 import { toolEntries, toolsPayload } from './tools.ts';
 
 /** A JSON object text with these keys in this order (an object literal would treat `__proto__` specially). */
-const objectText = (entries: Array<[string, unknown]>) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+const objectText = (entries: Array<[string, unknown]>) =>
+  `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
 
 function rowText(keys: string[], names: string[]): string {
-  const tools = keys.map((k, i): [string, unknown] => [k, { name: names[i]!, description: '', parameters: { type: 'object', properties: {} } }]);
+  const tools = keys.map((k, i): [string, unknown] => [
+    k,
+    { name: names[i]!, description: '', parameters: { type: 'object', properties: {} } },
+  ]);
   return `{"id":1,"question":"q","answer":"a","sub_task":${objectText(keys.map((k) => [k, 'x']))},"tools":${objectText(tools)},"functions":${JSON.stringify(names.map((n) => `def ${n}(): pass`))}}`;
 }
 
 describe('ToolHop row maps and tool names', () => {
   it('keeps every key of the sub-question maps, __proto__ and constructor included', () => {
-    const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '0', 'a b'), fc.string({ minLength: 0, maxLength: 8 }));
+    const key = fc.oneof(
+      fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '0', 'a b'),
+      fc.string({ minLength: 0, maxLength: 8 }),
+    );
     fc.assert(
       fc.property(fc.uniqueArray(key, { minLength: 1, maxLength: 6 }), (keys) => {
-        const raw = JSON.parse(rowText(keys, keys.map((_, i) => `t${i}`))) as Record<string, object>;
+        const raw = JSON.parse(
+          rowText(
+            keys,
+            keys.map((_, i) => `t${i}`),
+          ),
+        ) as Record<string, object>;
         const r = ToolhopRow.safeParse(raw);
         expect(r.success, r.success ? '' : r.error.message).toBe(true);
         if (!r.success) return;
@@ -50,7 +62,14 @@ describe('ToolHop row maps and tool names', () => {
     const name = fc.constantFrom('f', 'f__0', 'f__1', 'f__2', 'g', 'g__0', 'x'.repeat(64), `${'x'.repeat(61)}__0`);
     fc.assert(
       fc.property(fc.array(name, { minLength: 1, maxLength: 6 }), (names) => {
-        const row = ToolhopRow.parse(JSON.parse(rowText(names.map((_, i) => `q${i}`), names)));
+        const row = ToolhopRow.parse(
+          JSON.parse(
+            rowText(
+              names.map((_, i) => `q${i}`),
+              names,
+            ),
+          ),
+        );
         const sent = toolEntries(row).map((e) => e.runtimeName);
         expect(new Set(sent).size).toBe(names.length);
         sent.forEach((s, i) => {

@@ -14,7 +14,10 @@ export const ToolhopRow = z.object({
     FunctionSchema.extend({
       description: z.string().default(''),
       parameters: z
-        .object({ type: z.literal('object', { message: 'parameters.type must be "object"' }), properties: ownRecord(z.unknown()) })
+        .object({
+          type: z.literal('object', { message: 'parameters.type must be "object"' }),
+          properties: ownRecord(z.unknown()),
+        })
         .passthrough(),
     }),
   ),

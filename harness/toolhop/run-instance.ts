@@ -8,7 +8,14 @@ import type { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { lastAssistantContent, previousToolContent } from './answer.ts';
 import { ToolhopExecutor } from './executor.ts';
-import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, SINGLE_AGENT, finalizationContext, userPrompt, withOutputContract } from './prompts.ts';
+import {
+  BUDGET_EXHAUSTED_PROMPT,
+  FINALIZER_SYSTEM_PROMPT,
+  SINGLE_AGENT,
+  finalizationContext,
+  userPrompt,
+  withOutputContract,
+} from './prompts.ts';
 import { hopCount, rowId, type ToolhopRow } from './row.ts';
 import { scoreAnswer } from './score.ts';
 import type { Prediction, Result, TraceFile } from './records.ts';
@@ -25,7 +32,10 @@ const BUNDLED_PROMPTS = fromRoot('harness', 'toolhop', 'prompts');
  * `<dir>/single/solver.txt` or the reference layout `<dir>/single/toolhop/solver.txt`, else the bundled one.
  */
 export function singlePrompt(promptsDir: string | undefined): PromptSet {
-  return loadRolePrompts(promptsDir ?? BUNDLED_PROMPTS, 'single', ['solver'], { suite: 'toolhop', fallbackDir: BUNDLED_PROMPTS });
+  return loadRolePrompts(promptsDir ?? BUNDLED_PROMPTS, 'single', ['solver'], {
+    suite: 'toolhop',
+    fallbackDir: BUNDLED_PROMPTS,
+  });
 }
 
 export interface InstanceDeps {
@@ -50,7 +60,12 @@ export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): P
   if (!deps.settings.allowDatasetExec) {
     return outcome(row, trial, started, undefined, { message: DATASET_EXEC_ERROR, kind: 'dataset_exec_disabled' });
   }
-  const executor = new ToolhopExecutor(row, deps.sandbox(), deps.settings.toolResultCharBudget, deps.run.sandbox.toolTimeoutMs);
+  const executor = new ToolhopExecutor(
+    row,
+    deps.sandbox(),
+    deps.settings.toolResultCharBudget,
+    deps.run.sandbox.toolTimeoutMs,
+  );
   try {
     const system = withOutputContract(singlePrompt(deps.settings.promptsDir).text.solver!);
     const trace = await runToolLoop({
@@ -70,15 +85,22 @@ export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): P
           pending: { role: 'user', content: BUDGET_EXHAUSTED_PROMPT },
           call: [
             { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
-            { role: 'user', content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]) },
+            {
+              role: 'user',
+              content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]),
+            },
           ],
         }),
       },
     });
     return outcome(row, trial, started, trace);
   } catch (err) {
-    if (err instanceof LoopError) return outcome(row, trial, started, err.trace, { message: err.message, kind: 'endpoint' });
-    return outcome(row, trial, started, undefined, { message: `${(err as Error).name}: ${(err as Error).message}`, kind: 'harness' });
+    if (err instanceof LoopError)
+      return outcome(row, trial, started, err.trace, { message: err.message, kind: 'endpoint' });
+    return outcome(row, trial, started, undefined, {
+      message: `${(err as Error).name}: ${(err as Error).message}`,
+      kind: 'harness',
+    });
   }
 }
 
@@ -90,18 +112,24 @@ function outcome(
   error?: InstanceError,
 ): ToolhopOutcome {
   const messages: ChatMessage[] = trace?.messages ?? [];
-  return instanceRecords(row, trial, started, {
-    messages,
-    answered: !error,
-    turns: messages.filter((m) => m.role === 'assistant').length,
-    toolCalls: trace?.tools.length ?? 0,
-    usage: trace?.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    wallMs: trace?.wallMs ?? 0,
-    forcedFinal: trace?.forcedFinal ?? false,
-    exhausted: trace?.exhausted ?? false,
-    toolExecutions: trace?.tools ?? [],
-    modelCalls: trace?.modelCalls ?? [],
-  }, error);
+  return instanceRecords(
+    row,
+    trial,
+    started,
+    {
+      messages,
+      answered: !error,
+      turns: messages.filter((m) => m.role === 'assistant').length,
+      toolCalls: trace?.tools.length ?? 0,
+      usage: trace?.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      wallMs: trace?.wallMs ?? 0,
+      forcedFinal: trace?.forcedFinal ?? false,
+      exhausted: trace?.exhausted ?? false,
+      toolExecutions: trace?.tools ?? [],
+      modelCalls: trace?.modelCalls ?? [],
+    },
+    error,
+  );
 }
 
 export type InstanceError = { message: string; kind: 'endpoint' | 'dataset_exec_disabled' | 'harness' };
@@ -123,10 +151,18 @@ export interface ScoredRun {
 }
 
 /** The prediction, result and trace of one instance, scored by the reference's rules; the same for every topology. */
-export function instanceRecords(row: ToolhopRow, trial: number, started: Date, r: ScoredRun, error?: InstanceError): ToolhopOutcome {
+export function instanceRecords(
+  row: ToolhopRow,
+  trial: number,
+  started: Date,
+  r: ScoredRun,
+  error?: InstanceError,
+): ToolhopOutcome {
   const finalMessage = r.answered ? lastAssistantContent(r.messages) : '';
   const prevTool = r.answered ? previousToolContent(r.messages) : '';
-  const score = r.answered ? scoreAnswer(row.answer, finalMessage, prevTool) : { correct: false, rule: null, predicted: '' };
+  const score = r.answered
+    ? scoreAnswer(row.answer, finalMessage, prevTool)
+    : { correct: false, rule: null, predicted: '' };
   const common = { id: rowId(row), trial, hops: hopCount(row), domain: row.domain, answer_type: row.answer_type };
   return {
     prediction: {

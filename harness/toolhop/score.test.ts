@@ -63,23 +63,27 @@ describe('scoreAnswer (score_answer of the reference runner)', () => {
 const { oracle, skipReason } = await startOracle('toolhop/score');
 afterAll(async () => oracle?.close());
 
-describe.skipIf(skipReason !== undefined)(`scoreAnswer agrees with the Python reference${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`, () => {
-  it('on generated (gold, final message, tool result) triples', async () => {
-    let fired = { literal: 0, substring: 0, tool_result: 0, none: 0 };
-    await fc.assert(
-      fc.asyncProperty(scoreTriple, async ([gold, message, tool]) => {
-        const ref = await oracle!.ask<{ rule: string | null }>({ op: 'score', gold, msg: message, tool });
-        const ours = scoreAnswer(gold, message, tool);
-        if (ours.undecided) return;
-        fired = { ...fired, [ref.rule ?? 'none']: fired[(ref.rule ?? 'none') as keyof typeof fired] + 1 };
-        if (ours.rule !== ref.rule) throw new Error(`${JSON.stringify([gold, message, tool])}: ${ours.rule} vs python ${ref.rule}`);
-      }),
-      { numRuns: 3000 },
-    );
-    // Every branch of score_answer was exercised (guards against generators drifting into one case).
-    expect(Math.min(fired.literal, fired.substring, fired.tool_result, fired.none)).toBeGreaterThan(20);
-  });
-});
+describe.skipIf(skipReason !== undefined)(
+  `scoreAnswer agrees with the Python reference${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
+  () => {
+    it('on generated (gold, final message, tool result) triples', async () => {
+      let fired = { literal: 0, substring: 0, tool_result: 0, none: 0 };
+      await fc.assert(
+        fc.asyncProperty(scoreTriple, async ([gold, message, tool]) => {
+          const ref = await oracle!.ask<{ rule: string | null }>({ op: 'score', gold, msg: message, tool });
+          const ours = scoreAnswer(gold, message, tool);
+          if (ours.undecided) return;
+          fired = { ...fired, [ref.rule ?? 'none']: fired[(ref.rule ?? 'none') as keyof typeof fired] + 1 };
+          if (ours.rule !== ref.rule)
+            throw new Error(`${JSON.stringify([gold, message, tool])}: ${ours.rule} vs python ${ref.rule}`);
+        }),
+        { numRuns: 3000 },
+      );
+      // Every branch of score_answer was exercised (guards against generators drifting into one case).
+      expect(Math.min(fired.literal, fired.substring, fired.tool_result, fired.none)).toBeGreaterThan(20);
+    });
+  },
+);
 
 const SAMPLE = fileURLToPath(new URL('../../../shared/data/toolhop/ToolHop.sample.json', import.meta.url));
 
@@ -87,7 +91,10 @@ describe.skipIf(!existsSync(SAMPLE) || skipReason !== undefined)(
   `literalEval on the real ToolHop answers matches python3${!existsSync(SAMPLE) ? ' (needs ../shared/data)' : skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
   () => {
     it('accepts and rejects every answer and sub_task value exactly as ast.literal_eval(x.strip()) does', async () => {
-      const rows = JSON.parse(readFileSync(SAMPLE, 'utf8')) as Array<{ answer: unknown; sub_task: Record<string, unknown> }>;
+      const rows = JSON.parse(readFileSync(SAMPLE, 'utf8')) as Array<{
+        answer: unknown;
+        sub_task: Record<string, unknown>;
+      }>;
       const values = rows.flatMap((r) => [r.answer, ...Object.values(r.sub_task)]).map((v) => String(v));
       expect(values.length).toBeGreaterThan(rows.length);
       const refs = await oracle!.ask<Array<{ ok: boolean }>>(values.map((v) => ({ op: 'eval', src: pyStrip(v) })));

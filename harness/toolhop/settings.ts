@@ -23,7 +23,9 @@ const Env = z.object({
   TOOLHOP_MAX_TURNS: intFrom('TOOLHOP_MAX_TURNS', 1).default(9),
   TOOLHOP_TOOL_RESULT_CHAR_BUDGET: intFrom('TOOLHOP_TOOL_RESULT_CHAR_BUDGET', 1).default(6000),
   TOOLHOP_ALLOW_DATASET_EXEC: z.string().optional(),
-  TOOLHOP_TOPOLOGY: z.enum(TOPOLOGIES, { message: `TOOLHOP_TOPOLOGY must be one of ${TOPOLOGIES.join('|')}` }).default('single'),
+  TOOLHOP_TOPOLOGY: z
+    .enum(TOPOLOGIES, { message: `TOOLHOP_TOPOLOGY must be one of ${TOPOLOGIES.join('|')}` })
+    .default('single'),
   TOOLHOP_TEAM_SIZE: intFrom('TOOLHOP_TEAM_SIZE', 1).optional(),
   TOOLHOP_ROUNDS: intFrom('TOOLHOP_ROUNDS', 1).optional(),
   TOOLHOP_COMM: z.enum(COMMS, { message: `TOOLHOP_COMM must be one of ${COMMS.join('|')}` }).default('freeform'),
@@ -32,7 +34,9 @@ const Env = z.object({
   TOOLHOP_SMOKE_DATASET: bool01.default(false),
   TOOLHOP_ALLOW_ANY_CELL: bool01.default(false),
   TOOLGAUGE_CI_CLUSTER: z.enum(CLUSTERS).default('none'),
-  TOOLHOP_PRESET: z.enum(PRESETS, { message: `TOOLHOP_PRESET must be one of ${PRESETS.join('|')}` }).default('reference'),
+  TOOLHOP_PRESET: z
+    .enum(PRESETS, { message: `TOOLHOP_PRESET must be one of ${PRESETS.join('|')}` })
+    .default('reference'),
   TOOLHOP_TOP_P: z.coerce.number().gt(0).max(1).optional(),
   TOOLHOP_REPETITION_PENALTY: z.coerce.number().positive().optional(),
   TOOLHOP_THINKING: z.enum(['on', 'off'], { message: 'TOOLHOP_THINKING must be on or off' }).optional(),
@@ -65,11 +69,18 @@ export function resolveGeneration(e: z.infer<typeof Env>): Generation {
   if (penalty !== undefined) extra.repetition_penalty = penalty;
   const thinking = e.TOOLHOP_THINKING ?? (ref ? 'off' : undefined);
   if (thinking) extra.chat_template_kwargs = { enable_thinking: thinking === 'on' };
-  const common = { ...(topP !== undefined ? { topP } : {}), ...(Object.keys(extra).length ? { extraBody: extra } : {}) };
+  const common = {
+    ...(topP !== undefined ? { topP } : {}),
+    ...(Object.keys(extra).length ? { extraBody: extra } : {}),
+  };
   const turnMax = e.TOOLHOP_MAX_TOKENS ?? e.TOOLGAUGE_MAX_TOKENS ?? (ref ? 512 : undefined);
   const finalMax = e.TOOLHOP_FINAL_MAX_TOKENS ?? (ref ? 64 : undefined);
   return {
-    turn: { temperature: e.TOOLGAUGE_TEMPERATURE ?? (ref ? 0.2 : 0), ...(turnMax ? { maxTokens: turnMax } : {}), ...common },
+    turn: {
+      temperature: e.TOOLGAUGE_TEMPERATURE ?? (ref ? 0.2 : 0),
+      ...(turnMax ? { maxTokens: turnMax } : {}),
+      ...common,
+    },
     final: { temperature: 0, ...(finalMax ? { maxTokens: finalMax } : {}), ...common },
   };
 }
@@ -105,15 +116,24 @@ export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
   const e = parseEnv(Env, env);
   // Team settings on a single agent would be recorded but not run: refuse them rather than mislead.
   if (e.TOOLHOP_TOPOLOGY === 'single') {
-    const team = [e.TOOLHOP_TEAM_SIZE !== undefined && 'TOOLHOP_TEAM_SIZE (--agents)', e.TOOLHOP_ROUNDS !== undefined && 'TOOLHOP_ROUNDS (--rounds)', env.TOOLHOP_COMM && 'TOOLHOP_COMM (--comm)'].filter(Boolean);
-    if (team.length) throw new UsageError(`${team.join(', ')}: team settings need a team topology (--topology independent|decentralized|centralized|sequential)`);
+    const team = [
+      e.TOOLHOP_TEAM_SIZE !== undefined && 'TOOLHOP_TEAM_SIZE (--agents)',
+      e.TOOLHOP_ROUNDS !== undefined && 'TOOLHOP_ROUNDS (--rounds)',
+      env.TOOLHOP_COMM && 'TOOLHOP_COMM (--comm)',
+    ].filter(Boolean);
+    if (team.length)
+      throw new UsageError(
+        `${team.join(', ')}: team settings need a team topology (--topology independent|decentralized|centralized|sequential)`,
+      );
   }
   return {
     data: e.TOOLHOP_DATA,
     revision: e.TOOLHOP_REVISION,
     limit: e.TOOLHOP_LIMIT,
     offset: e.TOOLHOP_OFFSET,
-    only: e.TOOLHOP_ONLY?.split(',').map((s) => s.trim()).filter(Boolean),
+    only: e.TOOLHOP_ONLY?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     maxTurns: e.TOOLHOP_MAX_TURNS,
     toolResultCharBudget: e.TOOLHOP_TOOL_RESULT_CHAR_BUDGET,
     allowDatasetExec: e.TOOLHOP_ALLOW_DATASET_EXEC === '1',

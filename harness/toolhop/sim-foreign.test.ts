@@ -32,7 +32,12 @@ const sandbox = goldSandbox((id) => rows.get(id));
 const HANG_MS = 2500;
 /** Rows per policy: enough for sim:coin to both win and lose. */
 const ROWS = 6;
-const SIZE = { independent: { agents: 2 }, decentralized: { agents: 2, rounds: 2 }, centralized: {}, sequential: {} } as const;
+const SIZE = {
+  independent: { agents: 2 },
+  decentralized: { agents: 2, rounds: 2 },
+  centralized: {},
+  sequential: {},
+} as const;
 
 /** Every policy, with the options that make its draws differ by row, agent and trial. */
 const POLICIES = [
@@ -67,17 +72,29 @@ async function recordingProxy(target: string): Promise<{ url: string; log: Excha
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await read(req);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('x-toolgauge-') || k === 'content-type').map(([k, v]) => [k, String(v)]));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers)
+          .filter(([k]) => k.startsWith('x-toolgauge-') || k === 'content-type')
+          .map(([k, v]) => [k, String(v)]),
+      );
       const entry: Exchange = { body, headers, status: 'hang', response: '' };
       log.push(entry);
       // A request the client gave up on (its time limit: a hung answer) stays `hang`.
       const ctl = new AbortController();
       res.on('close', () => ctl.abort());
       try {
-        const upstream = await fetch(`${target}${req.url!.replace(/^\/v1/, '')}`, { method: req.method, headers, body, signal: ctl.signal });
+        const upstream = await fetch(`${target}${req.url!.replace(/^\/v1/, '')}`, {
+          method: req.method,
+          headers,
+          body,
+          signal: ctl.signal,
+        });
         entry.status = upstream.status;
         entry.response = await upstream.text();
-        res.writeHead(upstream.status, { 'content-type': 'application/json', ...(upstream.headers.get('retry-after') ? { 'retry-after': upstream.headers.get('retry-after')! } : {}) });
+        res.writeHead(upstream.status, {
+          'content-type': 'application/json',
+          ...(upstream.headers.get('retry-after') ? { 'retry-after': upstream.headers.get('retry-after')! } : {}),
+        });
         res.end(entry.response);
       } catch {
         res.destroy();
@@ -103,7 +120,10 @@ const simulator = () => startSimServer({ responders: { toolhop: toolhopResponder
 function readable(status: number | 'hang', response: string): unknown {
   if (status === 'hang') return 'hang';
   try {
-    const j = JSON.parse(response) as { choices?: Array<{ message: unknown; finish_reason: unknown }>; error?: unknown };
+    const j = JSON.parse(response) as {
+      choices?: Array<{ message: unknown; finish_reason: unknown }>;
+      error?: unknown;
+    };
     return { status, message: j.choices?.[0]?.message, finish: j.choices?.[0]?.finish_reason, error: j.error };
   } catch {
     return { status, truncated: true };
@@ -113,7 +133,12 @@ function readable(status: number | 'hang', response: string): unknown {
 /** The same request as a runner without toolgauge's headers sends it (given up on after `waitMs`: a hang). */
 async function foreign(sim: SimServer, body: string, waitMs = 60_000): Promise<unknown> {
   try {
-    const r = await fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(waitMs) });
+    const r = await fetch(`${sim.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(waitMs),
+    });
     return readable(r.status, await r.text());
   } catch {
     return 'hang';
@@ -121,52 +146,86 @@ async function foreign(sim: SimServer, body: string, waitMs = 60_000): Promise<u
 }
 
 describe('the simulator answers a foreign runner as it answers toolgauge', () => {
-  it.each(POLICIES)('%s: every request of six sample rows, headers stripped, gets the same answer', { timeout: 120_000 }, async (policy) => {
-    const own = await simulator();
-    const proxy = await recordingProxy(own.url);
-    const fresh = await simulator(); // its own request counts, so sim:flaky's faults replay in the same order
-    try {
-      const client = new ModelClient({ baseUrl: proxy.url, model: policy, timeoutMs: policy.startsWith('sim:flaky') ? HANG_MS : 60_000, retries: 3, concurrency: 16, backoff: { baseMs: 1, maxMs: 2 } });
-      const outcomes = await Promise.all([...rows.values()].slice(0, ROWS).map((row) => runToolhopInstance(row, { client, sandbox: () => sandbox, run, settings })));
-      expect(proxy.log.length).toBeGreaterThan(0);
-      // Each distinct body in its own chain, in the order it was sent (the same body twice is a retry and must
-      // meet the same fault); the chains side by side.
-      const chains = new Map<string, Array<[number, Exchange]>>();
-      for (const [i, x] of proxy.log.entries()) chains.set(x.body, [...(chains.get(x.body) ?? []), [i, x]]);
-      const seen: Array<[number, unknown, unknown, string]> = [];
-      await Promise.all(
-        [...chains.values()].map(async (chain) => {
-          for (const [i, x] of chain) seen.push([i, await foreign(fresh, x.body, x.status === 'hang' ? HANG_MS : 60_000), readable(x.status, x.response), x.headers['x-toolgauge-agent'] ?? '']);
-        }),
-      );
-      for (const [i, got, want, agent] of seen.sort((a, b) => a[0] - b[0])) {
-        expect(agent, `request ${i}`).toBe('solver');
-        expect(got, `${policy} request ${i}: ${proxy.log[i]!.body.slice(0, 160)}`).toEqual(want);
+  it.each(POLICIES)(
+    '%s: every request of six sample rows, headers stripped, gets the same answer',
+    { timeout: 120_000 },
+    async (policy) => {
+      const own = await simulator();
+      const proxy = await recordingProxy(own.url);
+      const fresh = await simulator(); // its own request counts, so sim:flaky's faults replay in the same order
+      try {
+        const client = new ModelClient({
+          baseUrl: proxy.url,
+          model: policy,
+          timeoutMs: policy.startsWith('sim:flaky') ? HANG_MS : 60_000,
+          retries: 3,
+          concurrency: 16,
+          backoff: { baseMs: 1, maxMs: 2 },
+        });
+        const outcomes = await Promise.all(
+          [...rows.values()]
+            .slice(0, ROWS)
+            .map((row) => runToolhopInstance(row, { client, sandbox: () => sandbox, run, settings })),
+        );
+        expect(proxy.log.length).toBeGreaterThan(0);
+        // Each distinct body in its own chain, in the order it was sent (the same body twice is a retry and must
+        // meet the same fault); the chains side by side.
+        const chains = new Map<string, Array<[number, Exchange]>>();
+        for (const [i, x] of proxy.log.entries()) chains.set(x.body, [...(chains.get(x.body) ?? []), [i, x]]);
+        const seen: Array<[number, unknown, unknown, string]> = [];
+        await Promise.all(
+          [...chains.values()].map(async (chain) => {
+            for (const [i, x] of chain)
+              seen.push([
+                i,
+                await foreign(fresh, x.body, x.status === 'hang' ? HANG_MS : 60_000),
+                readable(x.status, x.response),
+                x.headers['x-toolgauge-agent'] ?? '',
+              ]);
+          }),
+        );
+        for (const [i, got, want, agent] of seen.sort((a, b) => a[0] - b[0])) {
+          expect(agent, `request ${i}`).toBe('solver');
+          expect(got, `${policy} request ${i}: ${proxy.log[i]!.body.slice(0, 160)}`).toEqual(want);
+        }
+        if (policy === 'sim:untagged') {
+          // The final-answer call was made and answered for every row (the request most runners could not be
+          // told apart by before: its question is followed by the observations).
+          expect(outcomes.every((o) => o.trace.forced_final)).toBe(true);
+          expect(outcomes.every((o) => o.result.correct)).toBe(true);
+        }
+        if (policy === 'sim:coin') expect(new Set(outcomes.map((o) => o.result.correct)).size).toBe(2);
+      } finally {
+        await proxy.close();
+        await Promise.all([own.close(), fresh.close()]);
       }
-      if (policy === 'sim:untagged') {
-        // The final-answer call was made and answered for every row (the request most runners could not be
-        // told apart by before: its question is followed by the observations).
-        expect(outcomes.every((o) => o.trace.forced_final)).toBe(true);
-        expect(outcomes.every((o) => o.result.correct)).toBe(true);
-      }
-      if (policy === 'sim:coin') expect(new Set(outcomes.map((o) => o.result.correct)).size).toBe(2);
-    } finally {
-      await proxy.close();
-      await Promise.all([own.close(), fresh.close()]);
-    }
-  });
+    },
+  );
 
   it('recognises every team member request (each turn, with or without tools, and the final-answer call) by content', async () => {
     const own = await simulator();
     const proxy = await recordingProxy(own.url);
     try {
-      const client = new ModelClient({ baseUrl: proxy.url, model: 'sim:untagged', timeoutMs: 5000, retries: 0, concurrency: 16 });
+      const client = new ModelClient({
+        baseUrl: proxy.url,
+        model: 'sim:untagged',
+        timeoutMs: 5000,
+        retries: 0,
+        concurrency: 16,
+      });
       const some = [...rows.values()].slice(0, 2);
       for (const topology of TEAM_TOPOLOGIES) {
-        await Promise.all(some.map((row) => runToolhopTeam(row, { client, sandbox: () => sandbox, run, settings }, { topology, ...SIZE[topology] })));
+        await Promise.all(
+          some.map((row) =>
+            runToolhopTeam(row, { client, sandbox: () => sandbox, run, settings }, { topology, ...SIZE[topology] }),
+          ),
+        );
       }
       const index = questionIndex([...rows].map(([id, row]) => [headerId(id), row]));
-      const bodies = proxy.log.map((x) => ({ body: JSON.parse(x.body) as { messages: Array<{ role: string; content: string }>; tools?: unknown[] }, instance: x.headers['x-toolgauge-instance'] }));
+      const bodies = proxy.log.map((x) => ({
+        body: JSON.parse(x.body) as { messages: Array<{ role: string; content: string }>; tools?: unknown[] },
+        instance: x.headers['x-toolgauge-instance'],
+      }));
       expect(bodies.some((b) => !b.body.tools)).toBe(true);
       expect(bodies.some((b) => /^You are a strict answer extractor/.test(b.body.messages[0]!.content))).toBe(true);
       for (const b of bodies) expect(`toolhop:${identifyRow(index, b.body as never)}`).toBe(b.instance);
@@ -177,16 +236,33 @@ describe('the simulator answers a foreign runner as it answers toolgauge', () =>
     }
   });
 
-  it("a header naming another suite keeps the request there, even when its content quotes a ToolHop question", async () => {
-    const sim = await startSimServer({ responders: { toolhop: toolhopResponder(async () => dataset), other: { chat: () => ({ content: 'from the other suite' }) } } });
+  it('a header naming another suite keeps the request there, even when its content quotes a ToolHop question', async () => {
+    const sim = await startSimServer({
+      responders: {
+        toolhop: toolhopResponder(async () => dataset),
+        other: { chat: () => ({ content: 'from the other suite' }) },
+      },
+    });
     try {
       const row = [...rows.values()][0]!;
-      const body = JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'user', content: `Failing rows:\nQuestion: ${row.question}\nWrite a better instruction.` }] });
-      const r = await fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolgauge-instance': 'other:k1' }, body });
-      expect(readable(r.status, await r.text())).toMatchObject({ status: 200, message: { content: 'from the other suite' } });
+      const body = JSON.stringify({
+        model: 'sim:oracle',
+        messages: [{ role: 'user', content: `Failing rows:\nQuestion: ${row.question}\nWrite a better instruction.` }],
+      });
+      const r = await fetch(`${sim.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-toolgauge-instance': 'other:k1' },
+        body,
+      });
+      expect(readable(r.status, await r.text())).toMatchObject({
+        status: 200,
+        message: { content: 'from the other suite' },
+      });
       // Without the header the same request is the row's.
       expect(await foreign(sim, body)).toMatchObject({ status: 200 });
-      expect(((await foreign(sim, body)) as { message: { content: unknown } }).message.content).not.toBe('from the other suite');
+      expect(((await foreign(sim, body)) as { message: { content: unknown } }).message.content).not.toBe(
+        'from the other suite',
+      );
     } finally {
       await sim.close();
     }
@@ -195,7 +271,10 @@ describe('the simulator answers a foreign runner as it answers toolgauge', () =>
   it('a request naming no known row gets 422 (not retried by any client), counted as unmatched', async () => {
     const sim = await simulator();
     try {
-      const body = JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'user', content: 'Question: What is the capital of Mars?' }] });
+      const body = JSON.stringify({
+        model: 'sim:oracle',
+        messages: [{ role: 'user', content: 'Question: What is the capital of Mars?' }],
+      });
       expect(await foreign(sim, body)).toMatchObject({ status: 422 });
       expect(sim.stats.unmatched).toBe(1);
     } finally {

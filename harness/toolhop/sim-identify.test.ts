@@ -10,7 +10,9 @@ const row = (id: string, question: string, tools: string[] = ['t']): ToolhopRow 
   question,
   answer: 'a',
   sub_task: {},
-  tools: Object.fromEntries(tools.map((name) => [name, { name, description: '', parameters: { type: 'object', properties: {} } }])),
+  tools: Object.fromEntries(
+    tools.map((name) => [name, { name, description: '', parameters: { type: 'object', properties: {} } }]),
+  ),
   functions: [],
   domain: '',
   answer_type: '',
@@ -23,20 +25,41 @@ const question = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ,.'?-]{4,60}[A-Za-z0-
 describe('identifyRow: a request names its row by content', () => {
   it('finds the row from every request a runner makes: a turn, with context, and the final-answer call', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(question, { minLength: 2, maxLength: 6 }), fc.nat(), fc.string({ maxLength: 80 }), (qs, k, observation) => {
-        const rows = qs.map((q, i) => [`r${i}`, row(`r${i}`, q)] as [string, ToolhopRow]);
-        const index = questionIndex(rows);
-        const i = k % qs.length;
-        const want = `r${i}`;
-        const turn: ChatMessage[] = [{ role: 'system', content: 's' }, { role: 'user', content: userPrompt(qs[i]!) }];
-        expect(identifyRow(index, { messages: turn })).toBe(want);
-        expect(identifyRow(index, { messages: [turn[0]!, { role: 'user', content: userPrompt(qs[i]!, `agent 1: ${observation}`) }] })).toBe(want);
-        const history: ChatMessage[] = [...turn, { role: 'assistant', content: observation }, { role: 'tool', tool_call_id: 'c', content: observation }];
-        const final: ChatMessage[] = [{ role: 'system', content: FINALIZER_SYSTEM_PROMPT }, { role: 'user', content: finalizationContext(history) }];
-        expect(identifyRow(index, { messages: final })).toBe(want);
-        // A runner that words its task otherwise, the question on its own line.
-        expect(identifyRow(index, { messages: [{ role: 'user', content: `Please solve:\n${qs[i]}\nThanks.` }] })).toBe(want);
-      }),
+      fc.property(
+        fc.uniqueArray(question, { minLength: 2, maxLength: 6 }),
+        fc.nat(),
+        fc.string({ maxLength: 80 }),
+        (qs, k, observation) => {
+          const rows = qs.map((q, i) => [`r${i}`, row(`r${i}`, q)] as [string, ToolhopRow]);
+          const index = questionIndex(rows);
+          const i = k % qs.length;
+          const want = `r${i}`;
+          const turn: ChatMessage[] = [
+            { role: 'system', content: 's' },
+            { role: 'user', content: userPrompt(qs[i]!) },
+          ];
+          expect(identifyRow(index, { messages: turn })).toBe(want);
+          expect(
+            identifyRow(index, {
+              messages: [turn[0]!, { role: 'user', content: userPrompt(qs[i]!, `agent 1: ${observation}`) }],
+            }),
+          ).toBe(want);
+          const history: ChatMessage[] = [
+            ...turn,
+            { role: 'assistant', content: observation },
+            { role: 'tool', tool_call_id: 'c', content: observation },
+          ];
+          const final: ChatMessage[] = [
+            { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
+            { role: 'user', content: finalizationContext(history) },
+          ];
+          expect(identifyRow(index, { messages: final })).toBe(want);
+          // A runner that words its task otherwise, the question on its own line.
+          expect(
+            identifyRow(index, { messages: [{ role: 'user', content: `Please solve:\n${qs[i]}\nThanks.` }] }),
+          ).toBe(want);
+        },
+      ),
     );
   });
 
@@ -47,13 +70,19 @@ describe('identifyRow: a request names its row by content', () => {
       ['x', row('x', 'Same question?', ['alpha'])],
       ['y', row('y', 'Same question?', ['beta'])],
     ]);
-    const ask = (q: string, tools?: string[]) => identifyRow(index, { messages: [{ role: 'user', content: userPrompt(q) }], tools: tools?.map((name) => ({ type: 'function', function: { name, parameters: {} } })) });
+    const ask = (q: string, tools?: string[]) =>
+      identifyRow(index, {
+        messages: [{ role: 'user', content: userPrompt(q) }],
+        tools: tools?.map((name) => ({ type: 'function', function: { name, parameters: {} } })),
+      });
     expect(ask('Who wrote it? And when?')).toBe('long');
     expect(ask('Who wrote it?')).toBe('short');
     expect(ask('Same question?', ['beta'])).toBe('y');
     expect(ask('Same question?', ['alpha__0'])).toBe('x');
     expect(ask('Who wrote it? Twice')).toBeUndefined();
     expect(ask('Who wrote')).toBeUndefined();
-    expect(identifyRow(index, { messages: [{ role: 'user', content: 'Question: What is the capital of Mars?' }] })).toBeUndefined();
+    expect(
+      identifyRow(index, { messages: [{ role: 'user', content: 'Question: What is the capital of Mars?' }] }),
+    ).toBeUndefined();
   });
 });

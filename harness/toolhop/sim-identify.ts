@@ -97,13 +97,19 @@ function pick(found: Entry[], body: IdentifiableRequest): string {
   if (candidates.length === 1) return candidates[0]!.id;
   const offered = (body.tools ?? []).map((t) => t.function.name);
   const text = body.messages.map((m) => textOf(m.content)).join('\n');
-  const named = (name: string) => offered.some((o) => o === name || o.startsWith(`${name}__`)) || (!offered.length && text.includes(name));
+  const named = (name: string) =>
+    offered.some((o) => o === name || o.startsWith(`${name}__`)) || (!offered.length && text.includes(name));
   return (candidates.find((e) => Object.values(e.row.tools).every((t) => named(t.name))) ?? candidates[0]!).id;
 }
 
 /** A message's text; content sent as parts (`[{type: 'text', text}]`) is joined. */
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p: unknown) => (typeof p === 'object' && p !== null && 'text' in p ? String((p as { text: unknown }).text) : '')).join('');
+  if (Array.isArray(content))
+    return content
+      .map((p: unknown) =>
+        typeof p === 'object' && p !== null && 'text' in p ? String((p as { text: unknown }).text) : '',
+      )
+      .join('');
   return '';
 }

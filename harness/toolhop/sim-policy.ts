@@ -13,7 +13,13 @@ import { toolEntries } from './tools.ts';
  * decides from the conversation so far: hop k's tool is called once k tool results are in the history, then it
  * answers. Pure: same row, messages and seed give the same reply.
  */
-export function toolhopReply(spec: PolicySpec, row: ToolhopRow, messages: ChatMessage[], tools: OpenAITool[] | undefined, ctx: SimCallContext): SimReply {
+export function toolhopReply(
+  spec: PolicySpec,
+  row: ToolhopRow,
+  messages: ChatMessage[],
+  tools: OpenAITool[] | undefined,
+  ctx: SimCallContext,
+): SimReply {
   const final = finalAnswer(spec, row, messages, ctx);
   if (isFinalizerCall(messages)) return { content: `<answer>${final}</answer>` };
 
@@ -25,9 +31,11 @@ export function toolhopReply(spec: PolicySpec, row: ToolhopRow, messages: ChatMe
   // A losing coin answers at once, without tools: ToolHop's third scoring rule counts an answer correct when the
   // gold appears in the last tool result (true for most rows once the chain ran), and a coin calibrates
   // statistics only if its scored accuracy is exactly its p. With tools=none a winning coin answers at once too.
-  if (spec.name === 'coin' && (spec.coinTools === 'none' || !coinWins(spec, ctx))) return { content: `<answer>${final}</answer>` };
+  if (spec.name === 'coin' && (spec.coinTools === 'none' || !coinWins(spec, ctx)))
+    return { content: `<answer>${final}</answer>` };
   // The optimizer fixture loses the same way, on the draw its role prompt's instructions set (sim-trait.ts).
-  if (spec.name === 'trait' && !traitWins(spec, row, systemOf(messages), ctx)) return { content: `<answer>${final}</answer>` };
+  if (spec.name === 'trait' && !traitWins(spec, row, systemOf(messages), ctx))
+    return { content: `<answer>${final}</answer>` };
   if (spec.name === 'naive' && results.length > 0) {
     // Answers after the first tool result, trusting it as the answer.
     return { content: `<answer>${unquote(String(results[0]!.content ?? ''))}</answer>` };
@@ -38,7 +46,13 @@ export function toolhopReply(spec: PolicySpec, row: ToolhopRow, messages: ChatMe
     const args = plausibleArguments(next, row.functions[next.index] ?? '', previous);
     return {
       content: null,
-      tool_calls: [{ id: `call_${ctx.agent}_${hop}`, type: 'function', function: { name: next.runtimeName, arguments: JSON.stringify(args) } }],
+      tool_calls: [
+        {
+          id: `call_${ctx.agent}_${hop}`,
+          type: 'function',
+          function: { name: next.runtimeName, arguments: JSON.stringify(args) },
+        },
+      ],
     };
   }
   if (spec.name === 'untagged') return { content: `The answer is ${final}.` };
@@ -55,7 +69,11 @@ export function finalAnswer(spec: PolicySpec, row: ToolhopRow, messages: ChatMes
     case 'wrong':
       return wrongAnswer(row.answer);
     case 'coin':
-      return coinWins(spec, ctx) ? row.answer : spec.wrong === 'diverse' ? agentWrongAnswer(row.answer, ctx.agent) : wrongAnswer(row.answer);
+      return coinWins(spec, ctx)
+        ? row.answer
+        : spec.wrong === 'diverse'
+          ? agentWrongAnswer(row.answer, ctx.agent)
+          : wrongAnswer(row.answer);
     case 'trait':
       return traitWins(spec, row, systemOf(messages), ctx) ? row.answer : wrongAnswer(row.answer);
     case 'naive': {

@@ -16,11 +16,14 @@ import { toolEntries, toolsPayload } from './tools.ts';
 const rows = new Map(loadDatasetFile(BUNDLED_SAMPLE).entries.flatMap((e) => (e.ok ? [[e.id, e.row] as const] : [])));
 let sim: SimServer;
 beforeAll(async () => {
-  sim = await startSimServer({ responders: { toolhop: toolhopResponder(async () => loadDatasetFile(BUNDLED_SAMPLE)) } });
+  sim = await startSimServer({
+    responders: { toolhop: toolhopResponder(async () => loadDatasetFile(BUNDLED_SAMPLE)) },
+  });
 });
 afterAll(() => sim.close());
 
-const client = (model: string) => new ModelClient({ baseUrl: sim.url, model, timeoutMs: 2000, retries: 0, concurrency: 4 });
+const client = (model: string) =>
+  new ModelClient({ baseUrl: sim.url, model, timeoutMs: 2000, retries: 0, concurrency: 4 });
 
 /** Drive the simulator like the agent loop does, answering each tool call with a placeholder result. */
 async function converse(model: string, row: ToolhopRow, agent = '0') {
@@ -33,7 +36,11 @@ async function converse(model: string, row: ToolhopRow, agent = '0') {
   const called: string[] = [];
   for (let turn = 0; turn < 12; turn++) {
     const r = await c.chat({ messages, tools }, { instance: `toolhop:${row.id}`, agent });
-    messages.push({ role: 'assistant', content: r.content, ...(r.tool_calls.length ? { tool_calls: r.tool_calls } : {}) });
+    messages.push({
+      role: 'assistant',
+      content: r.content,
+      ...(r.tool_calls.length ? { tool_calls: r.tool_calls } : {}),
+    });
     if (!r.tool_calls.length) return { final: r.content ?? '', called };
     for (const tc of r.tool_calls) {
       called.push(tc.function.name);
@@ -57,7 +64,15 @@ describe('the simulator over HTTP (ToolHop policies)', () => {
     const row = rows.get('7')!;
     const { final } = await converse('sim:untagged', row);
     expect(final).not.toMatch(/<answer>/);
-    const r = await client('sim:untagged').chat({ messages: [{ role: 'system', content: FINALIZER_SYSTEM_PROMPT }, { role: 'user', content: 'x' }] }, { instance: 'toolhop:7' });
+    const r = await client('sim:untagged').chat(
+      {
+        messages: [
+          { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
+          { role: 'user', content: 'x' },
+        ],
+      },
+      { instance: 'toolhop:7' },
+    );
     expect(r.content).toBe(`<answer>${row.answer}</answer>`);
   });
 
@@ -89,23 +104,34 @@ describe('the simulator over HTTP (ToolHop policies)', () => {
   });
 
   it('refuses an unknown instance (422, not retried) and serves /v1/models', async () => {
-    const err = await client('sim:oracle').chat({ messages: [{ role: 'user', content: 'x' }] }, { instance: 'toolhop:nope' }).catch((e) => e);
+    const err = await client('sim:oracle')
+      .chat({ messages: [{ role: 'user', content: 'x' }] }, { instance: 'toolhop:nope' })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ModelCallError);
     expect(err.message).toMatch(/422.*no ToolHop row 'nope'/);
     const models = (await (await fetch(`${sim.url}/models`)).json()) as { data: Array<{ id: string }> };
     expect(models.data[0]!.id).toBe('sim:oracle');
   });
-
 });
 
 describe('wrong answers', () => {
   const shared = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
   const golds = [
     ...[...rows.values()].map((r) => r.answer),
-    ...(existsSync(shared) ? (JSON.parse(readFileSync(shared, 'utf8')) as Array<{ answer: string }>).map((r) => r.answer) : []),
-    's', '0', '1.0', '-3', '2017-10-13', "O'Sullivan", '[1, 2]', '',
+    ...(existsSync(shared)
+      ? (JSON.parse(readFileSync(shared, 'utf8')) as Array<{ answer: string }>).map((r) => r.answer)
+      : []),
+    's',
+    '0',
+    '1.0',
+    '-3',
+    '2017-10-13',
+    "O'Sullivan",
+    '[1, 2]',
+    '',
   ];
   it('are never scored correct by the literal or substring rules', () => {
-    for (const g of golds) if (g) expect(scoreAnswer(g, `<answer>${wrongAnswer(g)}</answer>`, '').correct, g).toBe(false);
+    for (const g of golds)
+      if (g) expect(scoreAnswer(g, `<answer>${wrongAnswer(g)}</answer>`, '').correct, g).toBe(false);
   });
 });

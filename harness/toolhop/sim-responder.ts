@@ -28,7 +28,11 @@ export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder 
     // agent, so a seeded policy draws the same coin for a row whichever runner asks.
     agentOf: () => SINGLE_AGENT,
     async chat(spec, body, ctx) {
-      if (spec.name === 'reflect') throw new HttpError(422, 'simulator: sim:reflect is a reflection model for `toolgauge optimize`, not a ToolHop task policy');
+      if (spec.name === 'reflect')
+        throw new HttpError(
+          422,
+          'simulator: sim:reflect is a reflection model for `toolgauge optimize`, not a ToolHop task policy',
+        );
       const row = (await table()).get(ctx.id);
       if (!row) throw new HttpError(422, `simulator: no ToolHop row '${ctx.id}' in the suite's data`);
       // Single agents and every team role: the team policy answers single-agent requests exactly as the plain one.

@@ -13,15 +13,21 @@ const ctx = (i: number, agent = 'solver') => ({ instance: `toolhop:${i}`, agent,
 describe('sim:trait instructions', () => {
   it('an instruction written for a trait value is carried for that value and no other', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...TRAIT_KINDS), fc.string({ minLength: 1, maxLength: 20 }), fc.string({ minLength: 1, maxLength: 20 }), fc.string(), (kind, a, b, around) => {
-        const va = a.replace(/\s+/g, ' ').trim().toLowerCase();
-        const vb = b.replace(/\s+/g, ' ').trim().toLowerCase();
-        fc.pre(va !== '' && vb !== '' && !`"${va}"`.includes(`"${vb}"`) && !around.toLowerCase().includes(vb));
-        const prompt = `${around}\n${traitInstruction(kind, va)}\n`;
-        expect(carriesTrait(prompt, kind, va)).toBe(true);
-        expect(carriesTrait(prompt.toUpperCase().replace(/ /g, '  '), kind, va)).toBe(true);
-        expect(carriesTrait(prompt, kind, vb)).toBe(false);
-      }),
+      fc.property(
+        fc.constantFrom(...TRAIT_KINDS),
+        fc.string({ minLength: 1, maxLength: 20 }),
+        fc.string({ minLength: 1, maxLength: 20 }),
+        fc.string(),
+        (kind, a, b, around) => {
+          const va = a.replace(/\s+/g, ' ').trim().toLowerCase();
+          const vb = b.replace(/\s+/g, ' ').trim().toLowerCase();
+          fc.pre(va !== '' && vb !== '' && !`"${va}"`.includes(`"${vb}"`) && !around.toLowerCase().includes(vb));
+          const prompt = `${around}\n${traitInstruction(kind, va)}\n`;
+          expect(carriesTrait(prompt, kind, va)).toBe(true);
+          expect(carriesTrait(prompt.toUpperCase().replace(/ /g, '  '), kind, va)).toBe(true);
+          expect(carriesTrait(prompt, kind, vb)).toBe(false);
+        },
+      ),
     );
   });
 
@@ -33,7 +39,12 @@ describe('sim:trait instructions', () => {
   });
 
   it("a row's values: normalised fields, and the whole question", () => {
-    const row = { question: '  What  is the\nbirth year of the author of a very long book title here?', answer_type: 'Number', previous_answer_type: 'person', domain: 'Film History' };
+    const row = {
+      question: '  What  is the\nbirth year of the author of a very long book title here?',
+      answer_type: 'Number',
+      previous_answer_type: 'person',
+      domain: 'Film History',
+    };
     expect(traitValue(row, 'answer_type')).toBe('number');
     expect(traitValue(row, 'domain')).toBe('film history');
     expect(traitValue(row, 'question')).toBe('what is the birth year of the author of a very long book title here?');
@@ -56,7 +67,8 @@ describe('sim:trait solves a row on its instructions', () => {
 
   it('wins at rate lo without the instruction and hi with it (binomial bounds over 4000 instances)', () => {
     const n = 4000;
-    const rate = (prompt: string) => Array.from({ length: n }, (_, i) => traitWins(spec, row, prompt, ctx(i))).filter(Boolean).length / n;
+    const rate = (prompt: string) =>
+      Array.from({ length: n }, (_, i) => traitWins(spec, row, prompt, ctx(i))).filter(Boolean).length / n;
     // 5 standard errors: a fixture whose rates drift from its options fails; noise does not.
     const tol = (p: number) => 5 * Math.sqrt((p * (1 - p)) / n);
     expect(Math.abs(rate(`Seed.\n${other}`) - 0.2)).toBeLessThan(tol(0.2));
@@ -69,7 +81,16 @@ describe('sim:trait solves a row on its instructions', () => {
     for (let i = 0; i < 40; i++) {
       const c = ctx(i);
       for (const prompt of [withIt, other]) {
-        const reply = toolhopReply(spec, row as ToolhopRow, [{ role: 'system', content: prompt }, { role: 'user', content: row.question }], [{ type: 'function', function: { name: Object.values(row.tools)[0]!.name, parameters: {} } }], c);
+        const reply = toolhopReply(
+          spec,
+          row as ToolhopRow,
+          [
+            { role: 'system', content: prompt },
+            { role: 'user', content: row.question },
+          ],
+          [{ type: 'function', function: { name: Object.values(row.tools)[0]!.name, parameters: {} } }],
+          c,
+        );
         if (traitWins(spec, row, prompt, c)) {
           sawWin = true;
           expect(reply.tool_calls?.length).toBe(1);

@@ -27,7 +27,10 @@ const LABEL: Record<TraitKind, string> = {
 const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
 
 /** The row's value of a trait, normalised (lowercase, single spaces). */
-export function traitValue(row: Pick<ToolhopRow, 'question' | 'answer_type' | 'previous_answer_type' | 'domain'>, kind: TraitKind): string {
+export function traitValue(
+  row: Pick<ToolhopRow, 'question' | 'answer_type' | 'previous_answer_type' | 'domain'>,
+  kind: TraitKind,
+): string {
   // The whole question: ToolHop's questions share long templated beginnings, so no prefix is unique to a row.
   return norm(String(row[kind] ?? ''));
 }

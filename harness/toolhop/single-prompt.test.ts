@@ -28,6 +28,8 @@ describe('the single agent reads its role prompt from a file', () => {
     writeFileSync(join(ref, 'single', 'toolhop', 'solver.txt'), 'Reference words.');
     expect(singlePrompt(ref).text.solver).toBe('Reference words.');
     // A folder without a single prompt falls back to the bundled one.
-    expect(singlePrompt(mkdtempSync(join(tmpdir(), 'single-none-'))).text.solver).toBe(singlePrompt(undefined).text.solver);
+    expect(singlePrompt(mkdtempSync(join(tmpdir(), 'single-none-'))).text.solver).toBe(
+      singlePrompt(undefined).text.solver,
+    );
   });
 });

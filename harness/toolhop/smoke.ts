@@ -50,7 +50,11 @@ for item in json.load(sys.stdin):
 json.dump(out, sys.stdout)
 `;
 
-export async function smokeDataset(file: string, sel: { limit?: number; offset?: number; only?: string[] }, python: string): Promise<SmokeReport> {
+export async function smokeDataset(
+  file: string,
+  sel: { limit?: number; offset?: number; only?: string[] },
+  python: string,
+): Promise<SmokeReport> {
   const ds = loadDatasetFile(file, sel);
   const entries = ds.entries;
   const rawRows = rawRowsOf(file);
@@ -59,7 +63,9 @@ export async function smokeDataset(file: string, sel: { limit?: number; offset?:
   const sources: Array<{ id: string; index: number; source: string; filename: string }> = [];
   for (const { entry, raw } of rows) {
     const fns = Array.isArray(raw.functions) ? raw.functions : [];
-    fns.forEach((source, index) => sources.push({ id: entry.id, index, source: String(source), filename: `toolhop_${entry.id}_${index}.py` }));
+    fns.forEach((source, index) =>
+      sources.push({ id: entry.id, index, source: String(source), filename: `toolhop_${entry.id}_${index}.py` }),
+    );
   }
   const parsed = await parseWithPython(python, sources);
 
@@ -92,14 +98,16 @@ export async function smokeDataset(file: string, sel: { limit?: number; offset?:
       }
       const s = schema as { name?: string; parameters?: { type?: string; properties?: unknown } };
       schemaNames.push(String(s.name));
-      if (!s.parameters || s.parameters.type !== 'object' || !('properties' in s.parameters)) schemaErrors.push([entry.id, String(s.name), 'bad_parameters']);
+      if (!s.parameters || s.parameters.type !== 'object' || !('properties' in s.parameters))
+        schemaErrors.push([entry.id, String(s.name), 'bad_parameters']);
     }
     const a = new Set(schemaNames);
     const b = new Set(fnNames);
     const onlySchema = [...a].filter((x) => !b.has(x)).sort();
     const onlyFn = [...b].filter((x) => !a.has(x)).sort();
     if (onlySchema.length || onlyFn.length) mismatches.push([entry.id, onlySchema.slice(0, 5), onlyFn.slice(0, 5)]);
-    if (a.size !== schemaNames.length) dupNames.push({ id: entry.id, names: schemaNames.filter((n, i) => schemaNames.indexOf(n) !== i) });
+    if (a.size !== schemaNames.length)
+      dupNames.push({ id: entry.id, names: schemaNames.filter((n, i) => schemaNames.indexOf(n) !== i) });
     const t = literalType(String(raw.answer ?? ''));
     answerTypes[t] = (answerTypes[t] ?? 0) + 1;
   }
@@ -129,7 +137,20 @@ export async function smokeDataset(file: string, sel: { limit?: number; offset?:
 export function literalType(answer: string): string {
   const v = tryLiteralEval(answer.trim());
   if (v === undefined) return 'raw_string';
-  return { int: 'int', float: 'float', complex: 'complex', bool: 'bool', none: 'NoneType', str: 'str', bytes: 'bytes', list: 'list', tuple: 'tuple', set: 'set', dict: 'dict', ellipsis: 'ellipsis' }[v.t];
+  return {
+    int: 'int',
+    float: 'float',
+    complex: 'complex',
+    bool: 'bool',
+    none: 'NoneType',
+    str: 'str',
+    bytes: 'bytes',
+    list: 'list',
+    tuple: 'tuple',
+    set: 'set',
+    dict: 'dict',
+    ellipsis: 'ellipsis',
+  }[v.t];
 }
 
 function rawRowsOf(file: string): unknown[] {

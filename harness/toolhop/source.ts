@@ -15,7 +15,10 @@ export interface DataSource {
  * Hugging Face dataset for a real endpoint and the bundled sample for the simulator (so a fresh offline machine
  * can run end to end).
  */
-export async function resolveDataSource(run: RunConfig, settings: Pick<ToolhopSettings, 'data' | 'revision'>): Promise<DataSource> {
+export async function resolveDataSource(
+  run: RunConfig,
+  settings: Pick<ToolhopSettings, 'data' | 'revision'>,
+): Promise<DataSource> {
   const spec = settings.data ?? (run.usesSimulator ? 'bundled' : 'hf');
   if (spec === 'bundled') return { kind: 'bundled', path: BUNDLED_SAMPLE, origin: 'cases/toolhop/sample.json' };
   if (spec === 'hf' || spec.startsWith('hf:')) {
@@ -26,7 +29,10 @@ export async function resolveDataSource(run: RunConfig, settings: Pick<ToolhopSe
       token: run.hf.token,
       endpoint: run.hf.endpoint,
       timeoutMs: run.hf.timeoutMs,
-      onProgress: (got, total) => process.stderr.write(`toolgauge: downloading ${HF_REPO}/${HF_FILE}: ${mib(got)}${total ? ` of ${mib(total)}` : ''} MiB\n`),
+      onProgress: (got, total) =>
+        process.stderr.write(
+          `toolgauge: downloading ${HF_REPO}/${HF_FILE}: ${mib(got)}${total ? ` of ${mib(total)}` : ''} MiB\n`,
+        ),
     });
     return { kind: 'hf', path: f.path, origin: `${HF_REPO}/${HF_FILE}@${revision} (commit ${f.commit})` };
   }

@@ -42,7 +42,11 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   callsTools: (s) => s.allowDatasetExec && (s.only !== undefined || s.limit !== 0),
   warm(ctx, instances) {
     // Start the sandbox workers while Vitest is still collecting, not on the first tool call.
-    if (ctx.settings.allowDatasetExec && instances.some((e) => e.ok)) void ctx.sandbox().warm().catch(() => undefined);
+    if (ctx.settings.allowDatasetExec && instances.some((e) => e.ok))
+      void ctx
+        .sandbox()
+        .warm()
+        .catch(() => undefined);
   },
   async run(entry, ctx) {
     const trace = ctx.tracePath(entry.id, ctx.trial);
@@ -58,19 +62,38 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     }
     const meta = metaFromOutcome(outcome, trace);
     if (team) {
-      meta.team = { topology: team.topology, agents: team.agents, answered_by: team.answered_by, reports: team.parse.reports, parsed: team.parse.parsed };
+      meta.team = {
+        topology: team.topology,
+        agents: team.agents,
+        answered_by: team.answered_by,
+        reports: team.parse.reports,
+        parsed: team.parse.parsed,
+      };
       meta.model_calls = team.cost.total.modelCalls;
     }
-    const line: LineContext = { rawId: entry.ok ? entry.row.id : entry.id, model: ctx.run.model, topology: ctx.settings.topology, agents: team?.agents ?? 1, modelCalls: meta.model_calls ?? 0 };
+    const line: LineContext = {
+      rawId: entry.ok ? entry.row.id : entry.id,
+      model: ctx.run.model,
+      topology: ctx.settings.topology,
+      agents: team?.agents ?? 1,
+      modelCalls: meta.model_calls ?? 0,
+    };
     return {
       meta,
       records: { [FILES.predictions]: predictionLine(outcome, line), [FILES.results]: resultLine(outcome, line) },
       // The JSON trace, and the reference's text transcript beside it.
-      files: { [trace]: outcome.trace, [ctx.tracePath(entry.id, ctx.trial, 'txt')]: transcriptText(outcome.trace.messages as ChatMessage[]) },
+      files: {
+        [trace]: outcome.trace,
+        [ctx.tracePath(entry.id, ctx.trial, 'txt')]: transcriptText(outcome.trace.messages as ChatMessage[]),
+      },
       transcript: renderTranscript({
         title: `toolhop ${entry.id}: ${outcome.trace.question}`,
         messages: outcome.trace.messages as ChatMessage[],
-        footer: [`gold:      ${meta.gold}`, `predicted: ${meta.predicted}`, `verdict:   ${meta.error ? `harness error: ${meta.error}` : meta.correct ? `correct (${meta.rule})` : 'wrong'}`],
+        footer: [
+          `gold:      ${meta.gold}`,
+          `predicted: ${meta.predicted}`,
+          `verdict:   ${meta.error ? `harness error: ${meta.error}` : meta.correct ? `correct (${meta.rule})` : 'wrong'}`,
+        ],
       }),
     };
   },
@@ -79,7 +102,18 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   metaSchema: ToolhopMetaSchema,
   aggregator: toolhopAggregator,
   // Besides the generation settings (in the fingerprint already): what shapes an instance's run and score.
-  fingerprintOn: ['topology', 'prompts', 'agents', 'rounds', 'comm', 'roles', 'team_temperature', 'max_turns', 'tool_result_char_budget', 'allow_dataset_exec'],
+  fingerprintOn: [
+    'topology',
+    'prompts',
+    'agents',
+    'rounds',
+    'comm',
+    'roles',
+    'team_temperature',
+    'max_turns',
+    'tool_result_char_budget',
+    'allow_dataset_exec',
+  ],
   config: (run, s) => ({
     topology: s.topology,
     ...(s.topology === 'single'
@@ -88,7 +122,14 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
         : {}
       : (() => {
           const p = teamPlan(s);
-          return { agents: p.options.agents, rounds: p.options.rounds, comm: p.options.comm, roles: p.options.lead ? [p.options.lead, ...p.options.roles] : p.options.roles, team_temperature: s.teamTemperature ?? null, prompts: p.prompts.source };
+          return {
+            agents: p.options.agents,
+            rounds: p.options.rounds,
+            comm: p.options.comm,
+            roles: p.options.lead ? [p.options.lead, ...p.options.roles] : p.options.roles,
+            team_temperature: s.teamTemperature ?? null,
+            prompts: p.prompts.source,
+          };
         })()),
     data: s.data ?? null,
     limit: s.limit,
@@ -111,8 +152,17 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     turn: samplingJson(s.generation.turn),
     final_answer: samplingJson(s.generation.final),
   }),
-  responder: (run, s) => toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path, selection(s)))),
-  metricNames: () => ['accuracy', 'strict_accuracy', 'error_rate', 'tokens_per_correct', 'report_parse_rate', 'pass@*', 'pass^*'],
+  responder: (run, s) =>
+    toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path, selection(s)))),
+  metricNames: () => [
+    'accuracy',
+    'strict_accuracy',
+    'error_rate',
+    'tokens_per_correct',
+    'report_parse_rate',
+    'pass@*',
+    'pass^*',
+  ],
 };
 
 /** Sampling as the request body names it. */
@@ -163,7 +213,13 @@ export function toolhopVerdict(m: ToolhopMeta): Verdict {
 
 function brokenRow(entry: DatasetEntry, trial: number, error: string): ToolhopOutcome {
   const row = entry.ok ? entry.row : undefined;
-  const common = { id: entry.id, trial, hops: row ? hopCount(row) : 0, domain: row?.domain ?? '', answer_type: row?.answer_type ?? '' };
+  const common = {
+    id: entry.id,
+    trial,
+    hops: row ? hopCount(row) : 0,
+    domain: row?.domain ?? '',
+    answer_type: row?.answer_type ?? '',
+  };
   const question = row?.question ?? '';
   const gold = row?.answer ?? '';
   return {

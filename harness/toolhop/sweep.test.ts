@@ -8,14 +8,23 @@ import { runSweep, sweepGrid } from './sweep.ts';
 // each team paired against `single`.
 
 interface SweepJson {
-  cells: Array<{ label: string; metrics: Record<string, { value: number | null; lo: number | null; hi: number | null; n: number }> }>;
+  cells: Array<{
+    label: string;
+    metrics: Record<string, { value: number | null; lo: number | null; hi: number | null; n: number }>;
+  }>;
   comparisons: Array<{ candidate: string; results: Array<{ metric: string; diff: number; verdict: string }> }>;
 }
 
 describe('toolhop sweep', () => {
   it('single and an independent team of 3 on sim:oracle: both cells complete, the team costs credibly more tokens for no change in accuracy', async () => {
     const out = tempDir('sweep');
-    const env = { TOOLGAUGE_MODEL: 'sim:oracle', TOOLHOP_LIMIT: '11', TOOLGAUGE_SANDBOX: 'python', TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_CONCURRENCY: '8' };
+    const env = {
+      TOOLGAUGE_MODEL: 'sim:oracle',
+      TOOLHOP_LIMIT: '11',
+      TOOLGAUGE_SANDBOX: 'python',
+      TOOLHOP_ALLOW_DATASET_EXEC: '1',
+      TOOLGAUGE_CONCURRENCY: '8',
+    };
     const r = await runSweep(sweepGrid(['single', 'independent'], [3], ['freeform']), env, out);
     const json = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as SweepJson;
     expect(json.cells.map((c) => c.label)).toEqual(r.cells.map((c) => c.label));

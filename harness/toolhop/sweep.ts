@@ -22,10 +22,17 @@ export function cellLabel(c: SweepCell): string {
 }
 
 /** The grid: `single` once (the baseline), then every team topology × size × format (no sizes: each team's default). */
-export function sweepGrid(topologies: readonly Topology[], agents: readonly number[] | undefined, comms: readonly Comm[]): SweepCell[] {
+export function sweepGrid(
+  topologies: readonly Topology[],
+  agents: readonly number[] | undefined,
+  comms: readonly Comm[],
+): SweepCell[] {
   const cells: SweepCell[] = [{ topology: 'single' }];
   const sizes: Array<number | undefined> = agents?.length ? [...agents] : [undefined];
-  for (const t of topologies) if (t !== 'single') for (const a of sizes) for (const c of comms) cells.push({ topology: t, ...(a !== undefined ? { agents: a } : {}), comm: c });
+  for (const t of topologies)
+    if (t !== 'single')
+      for (const a of sizes)
+        for (const c of comms) cells.push({ topology: t, ...(a !== undefined ? { agents: a } : {}), comm: c });
   return cells;
 }
 
@@ -60,7 +67,12 @@ export interface SweepResult {
  * through the suite kit), then one comparison: accuracy, strict accuracy and tokens per correct answer per cell with
  * CIs, each team paired against `single` on the shared rows (Holm over the whole table), and a chart.
  */
-export async function runSweep(cells: readonly SweepCell[], env: NodeJS.ProcessEnv, outDir: string, log: (line: string) => void = () => undefined): Promise<SweepResult> {
+export async function runSweep(
+  cells: readonly SweepCell[],
+  env: NodeJS.ProcessEnv,
+  outDir: string,
+  log: (line: string) => void = () => undefined,
+): Promise<SweepResult> {
   const done: SweepResult['cells'] = [];
   for (const cell of cells) {
     const label = cellLabel(cell);
@@ -71,17 +83,49 @@ export async function runSweep(cells: readonly SweepCell[], env: NodeJS.ProcessE
     const wallMs = performance.now() - t0;
     const metrics = flattenMetrics(run.finalized.summary.metrics);
     done.push({ cell, label, dir, metrics, metas: run.metas, wallMs });
-    log(`  ${label.padEnd(36)} accuracy ${fmtEstimate(metrics.accuracy)}  tokens/correct ${fmtEstimate(metrics.tokens_per_correct, 0)}  ${(wallMs / 1000).toFixed(1)} s`);
+    log(
+      `  ${label.padEnd(36)} accuracy ${fmtEstimate(metrics.accuracy)}  tokens/correct ${fmtEstimate(metrics.tokens_per_correct, 0)}  ${(wallMs / 1000).toFixed(1)} s`,
+    );
   }
-  const runs = done.map((d) => ({ label: d.label, dir: d.dir, suite: 'toolhop', datasetSha256: null, outcomes: toolhopAggregator.outcomes(d.metas) }));
+  const runs = done.map((d) => ({
+    label: d.label,
+    dir: d.dir,
+    suite: 'toolhop',
+    datasetSha256: null,
+    outcomes: toolhopAggregator.outcomes(d.metas),
+  }));
   const comparisons = compareRuns(runs, { lowerIsBetter: toolhopAggregator.lowerIsBetter ?? [] });
   const simulated = String(env.TOOLGAUGE_MODEL ?? '').startsWith('sim:') && !env.OPENAI_BASE_URL;
   const md = sweepMarkdown(done, comparisons, simulated);
   writeFileAtomic(join(outDir, 'sweep.md'), md);
-  writeFileAtomic(join(outDir, 'sweep.json'), JSON.stringify({ cells: done.map((d) => ({ label: d.label, cell: d.cell, dir: d.dir, wall_ms: d.wallMs, metrics: d.metrics })), comparisons }, null, 2) + '\n');
-  const bar = (label: string, e: EstimateJson | undefined, note?: string) => ({ label, value: e?.value ?? null, lo: e?.lo ?? null, hi: e?.hi ?? null, n: e?.n ?? 0, ...(note ? { note } : {}) });
-  const verdictOf = (label: string) => comparisons.find((c) => c.candidate === label)?.results.find((r) => r.metric === 'accuracy')?.verdict;
-  writeFileAtomic(join(outDir, 'sweep.svg'), barChart(done.map((d) => bar(d.label, d.metrics.accuracy, d.label === 'single' ? 'baseline' : verdictOf(d.label))), { title: `ToolHop sweep: accuracy per cell (95% CI)${simulated ? ' — simulator' : ''}`, axisLabel: 'accuracy' }));
+  writeFileAtomic(
+    join(outDir, 'sweep.json'),
+    JSON.stringify(
+      {
+        cells: done.map((d) => ({ label: d.label, cell: d.cell, dir: d.dir, wall_ms: d.wallMs, metrics: d.metrics })),
+        comparisons,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  const bar = (label: string, e: EstimateJson | undefined, note?: string) => ({
+    label,
+    value: e?.value ?? null,
+    lo: e?.lo ?? null,
+    hi: e?.hi ?? null,
+    n: e?.n ?? 0,
+    ...(note ? { note } : {}),
+  });
+  const verdictOf = (label: string) =>
+    comparisons.find((c) => c.candidate === label)?.results.find((r) => r.metric === 'accuracy')?.verdict;
+  writeFileAtomic(
+    join(outDir, 'sweep.svg'),
+    barChart(
+      done.map((d) => bar(d.label, d.metrics.accuracy, d.label === 'single' ? 'baseline' : verdictOf(d.label))),
+      { title: `ToolHop sweep: accuracy per cell (95% CI)${simulated ? ' — simulator' : ''}`, axisLabel: 'accuracy' },
+    ),
+  );
   return { cells: done, comparisons, markdown: md };
 }
 
@@ -96,7 +140,16 @@ function sweepMarkdown(cells: CellRun[], comparisons: Comparison[], simulated: b
     'Every cell ran on the same rows. Teams are paired against `single` row by row (paired bootstrap CI of the difference and exact McNemar for accuracy, sign-flip for tokens; Holm over the whole table). `tokens` is the tokens a row cost (all agents); lower is better.',
     '',
     table(
-      ['cell', 'accuracy [95% CI]', 'strict accuracy', 'tokens / correct [95% CI]', 'report parse rate', 'wall', 'accuracy vs single', 'tokens vs single'],
+      [
+        'cell',
+        'accuracy [95% CI]',
+        'strict accuracy',
+        'tokens / correct [95% CI]',
+        'report parse rate',
+        'wall',
+        'accuracy vs single',
+        'tokens vs single',
+      ],
       cells.map((d) => [
         d.label,
         fmtEstimate(d.metrics.accuracy),

@@ -15,14 +15,23 @@ const rows = loadDatasetFile(BUNDLED_SAMPLE).entries.flatMap((e) => (e.ok ? [e.r
 const ctx = (agent = 'solver') => ({ instance: 'toolhop:x', agent, trial: 0 });
 
 /** Drive a reply function like the tool loop does, answering each tool call with a placeholder. */
-function converse(reply: (messages: ChatMessage[]) => SimReply, system: string, row: ToolhopRow, user = userPrompt(row.question)): ChatMessage[] {
+function converse(
+  reply: (messages: ChatMessage[]) => SimReply,
+  system: string,
+  row: ToolhopRow,
+  user = userPrompt(row.question),
+): ChatMessage[] {
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
     { role: 'user', content: user },
   ];
   for (let turn = 0; turn < 10; turn++) {
     const r = reply(messages);
-    messages.push({ role: 'assistant', content: r.content, ...(r.tool_calls?.length ? { tool_calls: r.tool_calls } : {}) });
+    messages.push({
+      role: 'assistant',
+      content: r.content,
+      ...(r.tool_calls?.length ? { tool_calls: r.tool_calls } : {}),
+    });
     if (!r.tool_calls?.length) return messages;
     for (const c of r.tool_calls) messages.push({ role: 'tool', tool_call_id: c.id, content: '"r"' });
   }
@@ -32,7 +41,14 @@ function converse(reply: (messages: ChatMessage[]) => SimReply, system: string, 
 describe('teamToolhopReply', () => {
   it('answers a single-agent conversation exactly as the single-agent policy does, under every ToolHop policy', () => {
     const single = systemPrompt('single', { withContract: true });
-    for (const model of ['sim:oracle', 'sim:wrong', 'sim:untagged', 'sim:naive', 'sim:coin?p=0.5', 'sim:flaky?rate=0']) {
+    for (const model of [
+      'sim:oracle',
+      'sim:wrong',
+      'sim:untagged',
+      'sim:naive',
+      'sim:coin?p=0.5',
+      'sim:flaky?rate=0',
+    ]) {
       const spec = parsePolicySpec(model);
       for (const row of rows) {
         const tools = toolsPayload(toolEntries(row));
@@ -45,7 +61,9 @@ describe('teamToolhopReply', () => {
       { role: 'system' as const, content: FINALIZER_SYSTEM_PROMPT },
       { role: 'user' as const, content: 'x' },
     ];
-    expect(teamToolhopReply(parsePolicySpec('sim:oracle'), rows[0]!, finalizer, [], ctx())).toEqual({ content: `<answer>${rows[0]!.answer}</answer>` });
+    expect(teamToolhopReply(parsePolicySpec('sim:oracle'), rows[0]!, finalizer, [], ctx())).toEqual({
+      content: `<answer>${rows[0]!.answer}</answer>`,
+    });
   });
 
   it('writes the requested report, with the answer after it only for a role that answers', () => {
@@ -54,7 +72,11 @@ describe('teamToolhopReply', () => {
       const tools = toolsPayload(toolEntries(row));
       for (const fmt of COMM_FORMATS) {
         for (const answers of [true, false]) {
-          const system = roleSystemPrompt('Any role text, however an optimizer rewrote it.', commContract(fmt), answers);
+          const system = roleSystemPrompt(
+            'Any role text, however an optimizer rewrote it.',
+            commContract(fmt),
+            answers,
+          );
           const final = converse((m) => teamToolhopReply(spec, row, m, tools, ctx('w')), system, row).at(-1)!.content!;
           const where = `${fmt} answers=${answers} row ${row.id}`;
           expect(final.includes('<answer>'), where).toBe(answers);
@@ -80,7 +102,13 @@ describe('teamToolhopReply', () => {
     const found = parseDelegations(ok.content!, workers);
     expect([...found.keys()]).toEqual(workers);
     for (const e of toolEntries(row)) expect(found.get('caller_worker')).toContain(e.runtimeName);
-    const garbled = teamToolhopReply(parsePolicySpec('sim:fault?cause=format_failure'), row, msgs, undefined, ctx('manager'));
+    const garbled = teamToolhopReply(
+      parsePolicySpec('sim:fault?cause=format_failure'),
+      row,
+      msgs,
+      undefined,
+      ctx('manager'),
+    );
     expect(parseDelegations(garbled.content!, workers).size).toBe(0);
   });
 
@@ -89,7 +117,11 @@ describe('teamToolhopReply', () => {
     const row = rows[2]!;
     const tools = toolsPayload(toolEntries(row));
     for (const fmt of ['semi_structured', 'structured'] as const) {
-      const final = converse((m) => teamToolhopReply(spec, row, m, tools, ctx()), roleSystemPrompt('r', commContract(fmt), true), row).at(-1)!.content!;
+      const final = converse(
+        (m) => teamToolhopReply(spec, row, m, tools, ctx()),
+        roleSystemPrompt('r', commContract(fmt), true),
+        row,
+      ).at(-1)!.content!;
       expect(parseReport(final.replace(/<answer>[\s\S]*<\/answer>/, ''), fmt).ok, fmt).toBe(false);
       expect(final.endsWith(`<answer>${row.answer}</answer>`)).toBe(true);
     }

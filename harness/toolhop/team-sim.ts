@@ -1,5 +1,11 @@
 import type { ChatMessage, OpenAITool } from '../core/chat.ts';
-import { delegationWorkers, renderReport, requestedCommFormat, type CommFormat, type Report } from '../agent/team/index.ts';
+import {
+  delegationWorkers,
+  renderReport,
+  requestedCommFormat,
+  type CommFormat,
+  type Report,
+} from '../agent/team/index.ts';
 import { HttpError, type Responder } from '../sim/server.ts';
 import type { PolicySpec } from '../sim/policy-spec.ts';
 import type { SimCallContext, SimReply } from '../sim/server.ts';
@@ -25,7 +31,13 @@ import { toolEntries } from './tools.ts';
  * Malformed reports (the parse-rate path): `sim:fault?cause=format_failure`, or a `sim:garbled` policy once it is
  * registered, answers like the oracle but writes every report and delegation so that it does not parse.
  */
-export function teamToolhopReply(spec: PolicySpec, row: ToolhopRow, messages: ChatMessage[], tools: OpenAITool[] | undefined, ctx: SimCallContext): SimReply {
+export function teamToolhopReply(
+  spec: PolicySpec,
+  row: ToolhopRow,
+  messages: ChatMessage[],
+  tools: OpenAITool[] | undefined,
+  ctx: SimCallContext,
+): SimReply {
   const garble = garbles(spec);
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const workers = delegationWorkers(String(lastUser?.content ?? ''));
@@ -52,7 +64,9 @@ export function garbles(spec: PolicySpec): boolean {
 }
 
 function delegations(row: ToolhopRow, workers: string[], garble: boolean): string {
-  const chain = toolEntries(row).map((e) => e.runtimeName).join(', then ');
+  const chain = toolEntries(row)
+    .map((e) => e.runtimeName)
+    .join(', then ');
   return workers
     .map((w) => {
       const body = `Answer "${row.question}" by calling ${chain}, each with the previous result, and report every result.`;
@@ -64,12 +78,18 @@ function delegations(row: ToolhopRow, workers: string[], garble: boolean): strin
 
 /** The report the oracle writes: the tool chain it ran and the value it leads to. */
 function reportOf(messages: ChatMessage[], value: string): Report {
-  const called = messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.function.name) : []));
+  const called = messages.flatMap((m) =>
+    m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.function.name) : [],
+  );
   const results = messages.filter((m) => m.role === 'tool').map((m) => String(m.content ?? '').slice(0, 200));
   return {
     status: 'completed',
-    summary: called.length ? `Ran the chain ${called.join(' → ')}; it leads to ${value}.` : `Answered ${value} without calling tools.`,
-    evidence: results.length ? results.map((r, i) => `${called[i] ?? 'tool'} returned ${r}`).join('\n') : 'No tool results.',
+    summary: called.length
+      ? `Ran the chain ${called.join(' → ')}; it leads to ${value}.`
+      : `Answered ${value} without calling tools.`,
+    evidence: results.length
+      ? results.map((r, i) => `${called[i] ?? 'tool'} returned ${r}`).join('\n')
+      : 'No tool results.',
     confidence: called.length ? 'high' : 'low',
     next: `Use ${value} as the answer.`,
     answer_candidate: value,
@@ -85,7 +105,9 @@ function reportText(format: CommFormat, r: Report, garble: boolean): string {
 }
 
 /** A ToolHop responder for the simulator server that answers single-agent and team requests alike. */
-export function toolhopTeamResponder(rows: (id: string) => ToolhopRow | undefined | Promise<ToolhopRow | undefined>): Responder {
+export function toolhopTeamResponder(
+  rows: (id: string) => ToolhopRow | undefined | Promise<ToolhopRow | undefined>,
+): Responder {
   return {
     chat: async (spec, body, ctx) => {
       const row = await rows(ctx.id);

@@ -26,18 +26,45 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-const client = (model: string) => new ModelClient({ baseUrl: sim.url, model, timeoutMs: 30_000, retries: 2, concurrency: 16, backoff: { baseMs: 5, maxMs: 20 } });
+const client = (model: string) =>
+  new ModelClient({
+    baseUrl: sim.url,
+    model,
+    timeoutMs: 30_000,
+    retries: 2,
+    concurrency: 16,
+    backoff: { baseMs: 5, maxMs: 20 },
+  });
 
-async function runAllRows(model: string, opts: ToolhopTeamOptions, trials = 1, limit = rows.size): Promise<Array<{ row: ToolhopRow; o: ToolhopTeamOutcome }>> {
+async function runAllRows(
+  model: string,
+  opts: ToolhopTeamOptions,
+  trials = 1,
+  limit = rows.size,
+): Promise<Array<{ row: ToolhopRow; o: ToolhopTeamOutcome }>> {
   const plan = planToolhopTeam(opts);
   const c = client(model);
-  const jobs = [...rows.values()].slice(0, limit).flatMap((row) => Array.from({ length: trials }, (_, trial) => ({ row, trial })));
-  return Promise.all(jobs.map(async ({ row, trial }) => ({ row, o: await runToolhopTeam(row, { ...deps, client: c, trial }, plan) })));
+  const jobs = [...rows.values()]
+    .slice(0, limit)
+    .flatMap((row) => Array.from({ length: trials }, (_, trial) => ({ row, trial })));
+  return Promise.all(
+    jobs.map(async ({ row, trial }) => ({ row, o: await runToolhopTeam(row, { ...deps, client: c, trial }, plan) })),
+  );
 }
 
-const ANSWERER = { independent: 'solver', decentralized: 'debater', centralized: 'manager', sequential: 'verifier' } as const;
+const ANSWERER = {
+  independent: 'solver',
+  decentralized: 'debater',
+  centralized: 'manager',
+  sequential: 'verifier',
+} as const;
 /** Small teams keep the matrix quick; every role of the default centralized and sequential teams still runs. */
-const SIZE = { independent: { agents: 3 }, decentralized: { agents: 2, rounds: 2 }, centralized: {}, sequential: {} } as const;
+const SIZE = {
+  independent: { agents: 3 },
+  decentralized: { agents: 2, rounds: 2 },
+  centralized: {},
+  sequential: {},
+} as const;
 
 describe.each(TEAM_TOPOLOGIES)('%s on sim:oracle', (topology) => {
   // Every format on 4 of the 11 sample rows by default (all 11 with TOOLGAUGE_HEAVY_TESTS=1).
@@ -57,9 +84,15 @@ describe.each(TEAM_TOPOLOGIES)('%s on sim:oracle', (topology) => {
       expect(new Set(team.runs.map((r) => r.role)), where).toEqual(new Set(roles));
       for (const r of team.runs) {
         expect(r.error, where).toBeNull();
-        expect(r.messages.map((m) => m.role).slice(0, 3), `${where} ${r.agent}`).toEqual(['system', 'user', 'assistant']);
+        expect(r.messages.map((m) => m.role).slice(0, 3), `${where} ${r.agent}`).toEqual([
+          'system',
+          'user',
+          'assistant',
+        ]);
         // Every tool-loop run followed the chain; the delegation step has no tools.
-        expect(r.tool_executions.length, `${where} ${r.agent} ${r.phase}`).toBe(r.phase === 'delegate' ? 0 : Object.keys(row.tools).length);
+        expect(r.tool_executions.length, `${where} ${r.agent} ${r.phase}`).toBe(
+          r.phase === 'delegate' ? 0 : Object.keys(row.tools).length,
+        );
       }
       expect(o.team!.parse.rate, where).toBe(1);
       expect(o.team!.parse.reports, where).toBeGreaterThan(0);
@@ -117,9 +150,21 @@ describe('sim:coin?p=0.6 with an independent team of 5', () => {
 describe('runToolhopTeam', () => {
   it('votes on the answer tag the scorer reads: the last of two, like predicted_answer', async () => {
     const row = rows.get('1')!;
-    const twoTags = await startSimServer({ responders: { toolhop: { chat: () => ({ content: `Draft <answer>draft-value</answer>. Checked: <answer>${row.answer}</answer>` }) } } });
+    const twoTags = await startSimServer({
+      responders: {
+        toolhop: {
+          chat: () => ({ content: `Draft <answer>draft-value</answer>. Checked: <answer>${row.answer}</answer>` }),
+        },
+      },
+    });
     try {
-      const c = new ModelClient({ baseUrl: twoTags.url, model: 'sim:oracle', timeoutMs: 30_000, retries: 0, concurrency: 4 });
+      const c = new ModelClient({
+        baseUrl: twoTags.url,
+        model: 'sim:oracle',
+        timeoutMs: 30_000,
+        retries: 0,
+        concurrency: 4,
+      });
       const o = await runToolhopTeam(row, { ...deps, client: c }, { topology: 'independent', agents: 2 });
       expect(o.trace.team.vote!.ballots.map((b) => b.answer)).toEqual([String(row.answer), String(row.answer)]);
       expect(o.prediction.predicted_answer).toBe(String(row.answer));
@@ -129,10 +174,13 @@ describe('runToolhopTeam', () => {
     }
   });
 
-
   it('refuses to run dataset tools unless allowed, like the single agent', async () => {
     const row = rows.get('1')!;
-    const o = await runToolhopTeam(row, { ...deps, settings: readToolhopSettings({}), client: client('sim:oracle') }, { topology: 'independent' });
+    const o = await runToolhopTeam(
+      row,
+      { ...deps, settings: readToolhopSettings({}), client: client('sim:oracle') },
+      { topology: 'independent' },
+    );
     expect(o.result).toMatchObject({ correct: false, error: expect.stringMatching(/TOOLHOP_ALLOW_DATASET_EXEC=1/) });
     expect(o.prediction.error_kind).toBe('dataset_exec_disabled');
     expect(o.team).toBeNull();
@@ -140,7 +188,13 @@ describe('runToolhopTeam', () => {
 
   it('an endpoint that fails every request is an error, not a wrong answer', async () => {
     // Port 1 on loopback: nothing listens, every request is refused.
-    const down = new ModelClient({ baseUrl: 'http://127.0.0.1:1/v1', model: 'sim:oracle', timeoutMs: 2000, retries: 0, concurrency: 4 });
+    const down = new ModelClient({
+      baseUrl: 'http://127.0.0.1:1/v1',
+      model: 'sim:oracle',
+      timeoutMs: 2000,
+      retries: 0,
+      concurrency: 4,
+    });
     const o = await runToolhopTeam(rows.get('1')!, { ...deps, client: down }, { topology: 'sequential' });
     expect(o.result.error).toMatch(/last stage \(verifier\) failed/);
     expect(o.prediction.error_kind).toBe('endpoint');

@@ -21,10 +21,22 @@ import {
 import { lastAssistantContent, predictedAnswer } from './answer.ts';
 import { TOOLHOP_TEAM_DEFAULTS } from './grid.ts';
 import { ToolhopExecutor } from './executor.ts';
-import { BUDGET_EXHAUSTED_PROMPT, FINALIZER_SYSTEM_PROMPT, finalizationContext, OUTPUT_CONTRACT, userPrompt } from './prompts.ts';
+import {
+  BUDGET_EXHAUSTED_PROMPT,
+  FINALIZER_SYSTEM_PROMPT,
+  finalizationContext,
+  OUTPUT_CONTRACT,
+  userPrompt,
+} from './prompts.ts';
 import type { TraceFile } from './records.ts';
 import { rowId, type ToolhopRow } from './row.ts';
-import { DATASET_EXEC_ERROR, instanceRecords, type InstanceDeps, type InstanceError, type ToolhopOutcome } from './run-instance.ts';
+import {
+  DATASET_EXEC_ERROR,
+  instanceRecords,
+  type InstanceDeps,
+  type InstanceError,
+  type ToolhopOutcome,
+} from './run-instance.ts';
 
 /** The bundled role prompts: `harness/toolhop/prompts/<topology>/<role>.txt`. */
 export const BUNDLED_TEAM_PROMPTS = fromRoot('harness', 'toolhop', 'prompts');
@@ -99,7 +111,10 @@ export interface ToolhopTeamPlan {
 /** A ToolHop team; sizes default to the reference's baseline cell (grid.ts), not the team layer's own defaults. */
 export function planToolhopTeam(opts: ToolhopTeamOptions): ToolhopTeamPlan {
   const d = TOOLHOP_TEAM_DEFAULTS[opts.topology];
-  const options = resolveTeamOptions({ ...opts, agents: opts.agents ?? d.agents, rounds: opts.rounds ?? d.rounds }, TOOLHOP_ROSTER);
+  const options = resolveTeamOptions(
+    { ...opts, agents: opts.agents ?? d.agents, rounds: opts.rounds ?? d.rounds },
+    TOOLHOP_ROSTER,
+  );
   const roles = options.lead ? [options.lead, ...options.roles] : options.roles;
   const prompts = loadRolePrompts(opts.promptsDir ?? BUNDLED_TEAM_PROMPTS, options.topology, roles, {
     suite: 'toolhop',
@@ -131,7 +146,12 @@ export interface ToolhopTeamTrace extends TraceFile {
     roles: string[];
     prompt_sources: Record<string, string>;
     answered_by: string | null;
-    runs: Array<Omit<MemberRun, 'tools' | 'modelCalls'> & { tool_executions: MemberRun['tools']; model_calls: MemberRun['modelCalls'] }>;
+    runs: Array<
+      Omit<MemberRun, 'tools' | 'modelCalls'> & {
+        tool_executions: MemberRun['tools'];
+        model_calls: MemberRun['modelCalls'];
+      }
+    >;
     handoffs: Handoff[];
     vote: VoteRecord | null;
     cost: TeamCost;
@@ -153,18 +173,30 @@ const HAS_ANSWER_TAG = /<answer>\s*([\s\S]*?)\s*<\/answer>/i;
  * final message of the run the topology designates (the vote's winner, the manager's synthesis, the last stage),
  * with that run's last tool result for the third scoring rule. Team costs and the whole team trace come along.
  */
-export async function runToolhopTeam(row: ToolhopRow, deps: InstanceDeps, plan: ToolhopTeamPlan | ToolhopTeamOptions): Promise<ToolhopTeamOutcome> {
+export async function runToolhopTeam(
+  row: ToolhopRow,
+  deps: InstanceDeps,
+  plan: ToolhopTeamPlan | ToolhopTeamOptions,
+): Promise<ToolhopTeamOutcome> {
   const p = 'prompts' in plan && 'options' in plan ? plan : planToolhopTeam(plan);
   const trial = deps.trial ?? 0;
   const started = new Date();
   if (!deps.settings.allowDatasetExec) {
-    return teamOutcome(row, trial, started, p, undefined, { message: DATASET_EXEC_ERROR, kind: 'dataset_exec_disabled' });
+    return teamOutcome(row, trial, started, p, undefined, {
+      message: DATASET_EXEC_ERROR,
+      kind: 'dataset_exec_disabled',
+    });
   }
   const task: TeamTask = {
     instance: `toolhop:${rowId(row)}`,
     trial,
     client: deps.client,
-    executor: new ToolhopExecutor(row, deps.sandbox(), deps.settings.toolResultCharBudget, deps.run.sandbox.toolTimeoutMs),
+    executor: new ToolhopExecutor(
+      row,
+      deps.sandbox(),
+      deps.settings.toolResultCharBudget,
+      deps.run.sandbox.toolTimeoutMs,
+    ),
     maxTurns: p.maxTurns ?? deps.settings.maxTurns,
     prompts: p.prompts.text,
     comm: p.options.comm,
@@ -180,9 +212,19 @@ export async function runToolhopTeam(row: ToolhopRow, deps: InstanceDeps, plan: 
   };
   try {
     const team = await runTeam(task, p.options);
-    return teamOutcome(row, trial, started, p, team, team.error === null ? undefined : { message: team.error, kind: 'endpoint' });
+    return teamOutcome(
+      row,
+      trial,
+      started,
+      p,
+      team,
+      team.error === null ? undefined : { message: team.error, kind: 'endpoint' },
+    );
   } catch (err) {
-    return teamOutcome(row, trial, started, p, undefined, { message: `${(err as Error).name}: ${(err as Error).message}`, kind: 'harness' });
+    return teamOutcome(row, trial, started, p, undefined, {
+      message: `${(err as Error).name}: ${(err as Error).message}`,
+      kind: 'harness',
+    });
   }
 }
 
@@ -202,12 +244,16 @@ export function roleSystemPrompt(rolePrompt: string, commContract: string, answe
  */
 function toolhopFinalizer(spec: MemberSpec): ToolLoopOptions['finalizer'] {
   return {
-    needed: (messages, exhausted) => !HAS_ANSWER_TAG.test(lastAssistantContent(messages)) && (exhausted || spec.answers),
+    needed: (messages, exhausted) =>
+      !HAS_ANSWER_TAG.test(lastAssistantContent(messages)) && (exhausted || spec.answers),
     request: (messages) => ({
       pending: { role: 'user', content: BUDGET_EXHAUSTED_PROMPT },
       call: [
         { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
-        { role: 'user', content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]) },
+        {
+          role: 'user',
+          content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]),
+        },
       ],
     }),
   };
@@ -224,19 +270,29 @@ function teamOutcome(
   const final = team && team.final !== null ? team.runs[team.final]! : undefined;
   const runs = team?.runs ?? [];
   const total: Cost | undefined = team?.cost.total;
-  const base = instanceRecords(row, trial, started, {
-    // The scored conversation; every agent's is under trace.team.runs.
-    messages: final?.messages ?? [],
-    answered: !error && final !== undefined,
-    turns: runs.reduce((s, r) => s + r.messages.filter((m) => m.role === 'assistant').length, 0),
-    toolCalls: total?.toolCalls ?? 0,
-    usage: { prompt_tokens: total?.promptTokens ?? 0, completion_tokens: total?.completionTokens ?? 0, total_tokens: total?.totalTokens ?? 0 },
-    wallMs: team?.wallMs ?? 0,
-    forcedFinal: final?.forcedFinal ?? false,
-    exhausted: final?.exhausted ?? false,
-    toolExecutions: runs.flatMap((r) => r.tools.map((t) => ({ agent: r.agent, ...t }))),
-    modelCalls: runs.flatMap((r) => r.modelCalls.map((c) => ({ agent: r.agent, ...c }))),
-  }, error);
+  const base = instanceRecords(
+    row,
+    trial,
+    started,
+    {
+      // The scored conversation; every agent's is under trace.team.runs.
+      messages: final?.messages ?? [],
+      answered: !error && final !== undefined,
+      turns: runs.reduce((s, r) => s + r.messages.filter((m) => m.role === 'assistant').length, 0),
+      toolCalls: total?.toolCalls ?? 0,
+      usage: {
+        prompt_tokens: total?.promptTokens ?? 0,
+        completion_tokens: total?.completionTokens ?? 0,
+        total_tokens: total?.totalTokens ?? 0,
+      },
+      wallMs: team?.wallMs ?? 0,
+      forcedFinal: final?.forcedFinal ?? false,
+      exhausted: final?.exhausted ?? false,
+      toolExecutions: runs.flatMap((r) => r.tools.map((t) => ({ agent: r.agent, ...t }))),
+      modelCalls: runs.flatMap((r) => r.modelCalls.map((c) => ({ agent: r.agent, ...c }))),
+    },
+    error,
+  );
   const summary: ToolhopTeamSummary | null = team
     ? {
         topology: team.topology,
@@ -247,7 +303,11 @@ function teamOutcome(
         cost: team.cost,
         parse: team.parse,
         vote: team.vote
-          ? { counts: team.vote.counts, winner_key: team.vote.winnerKey, voters: team.vote.ballots.filter((b) => b.counted).length }
+          ? {
+              counts: team.vote.counts,
+              winner_key: team.vote.winnerKey,
+              voters: team.vote.ballots.filter((b) => b.counted).length,
+            }
           : null,
       }
     : null;
@@ -268,7 +328,11 @@ function teamOutcome(
         runs: runs.map(({ tools, modelCalls, ...r }) => ({ ...r, tool_executions: tools, model_calls: modelCalls })),
         handoffs: team?.handoffs ?? [],
         vote: team?.vote ?? null,
-        cost: team?.cost ?? { total: { modelCalls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, toolCalls: 0, wallMs: 0 }, byAgent: {}, wallMs: 0 },
+        cost: team?.cost ?? {
+          total: { modelCalls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, toolCalls: 0, wallMs: 0 },
+          byAgent: {},
+          wallMs: 0,
+        },
         parse: team?.parse ?? { reports: 0, parsed: 0, rate: null, delegations: 0, delegationsParsed: 0 },
         error: team?.error ?? error?.message ?? null,
       },

@@ -36,7 +36,14 @@ export function text(x: unknown): string | null {
   if (x === null || x === undefined) return null;
   return typeof x === 'string' ? x : JSON.stringify(x);
 }
-const num = (x: unknown): string => (typeof x === 'number' ? (Number.isInteger(x) ? String(x) : x.toFixed(3)) : x === null || x === undefined ? '—' : String(x));
+const num = (x: unknown): string =>
+  typeof x === 'number'
+    ? Number.isInteger(x)
+      ? String(x)
+      : x.toFixed(3)
+    : x === null || x === undefined
+      ? '—'
+      : String(x);
 const pretty = (x: unknown): string => (typeof x === 'string' ? x : JSON.stringify(x ?? null, null, 2));
 
 export function statusOf(meta: Obj): CaseStatus {
@@ -63,7 +70,13 @@ const Messages = z.array(MessageJson);
 const ModelCalls = z.array(ModelCallJson);
 
 /** The conversation of one agent: messages, and the requests that produced its assistant turns. */
-function conversation(title: string, messages: unknown, modelCalls: unknown, prefix: string, problems: MappedCase['problems']): Section[] {
+function conversation(
+  title: string,
+  messages: unknown,
+  modelCalls: unknown,
+  prefix: string,
+  problems: MappedCase['problems'],
+): Section[] {
   if (messages === undefined) return [];
   const ms = read(Messages, messages, `${prefix}.messages`, problems);
   const calls = modelCalls === undefined ? [] : (read(ModelCalls, modelCalls, `${prefix}.model_calls`, problems) ?? []);
@@ -89,10 +102,16 @@ function tagsOf(pairs: Array<[string, unknown]>): string[] {
   return pairs.filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => `${k}=${text(v)}`);
 }
 
-function finish(input: CaseInput, row: Omit<CaseRow, 'detail'>, detail: Omit<CaseDetail, 'key'>, problems: MappedCase['problems']): MappedCase {
+function finish(
+  input: CaseInput,
+  row: Omit<CaseRow, 'detail'>,
+  detail: Omit<CaseDetail, 'key'>,
+  problems: MappedCase['problems'],
+): MappedCase {
   const sections = [...detail.sections];
   if (input.meta.error) sections.unshift({ kind: 'text', title: 'Harness error', text: String(input.meta.error) });
-  for (const [file, line] of Object.entries(input.records ?? {})) sections.push({ kind: 'json', title: `${file} line`, json: pretty(line) });
+  for (const [file, line] of Object.entries(input.records ?? {}))
+    sections.push({ kind: 'json', title: `${file} line`, json: pretty(line) });
   sections.push({ kind: 'json', title: 'Journal line (instances.jsonl)', json: pretty(input.meta) });
   return { row, detail: { key: row.key, ...detail, sections }, problems };
 }
@@ -121,14 +140,29 @@ function toolhopCase(input: CaseInput): MappedCase {
   ];
   const team = obj(t.team);
   if (input.trace && t.team) {
-    sections.push({ kind: 'pairs', title: 'Team', rows: [['topology', text(team.topology) ?? ''], ['communication', text(team.comm) ?? ''], ['agents', num(team.agents)], ['rounds', num(team.rounds)], ['answered by', text(team.answered_by) ?? '—']] });
+    sections.push({
+      kind: 'pairs',
+      title: 'Team',
+      rows: [
+        ['topology', text(team.topology) ?? ''],
+        ['communication', text(team.comm) ?? ''],
+        ['agents', num(team.agents)],
+        ['rounds', num(team.rounds)],
+        ['answered by', text(team.answered_by) ?? '—'],
+      ],
+    });
     const vote = obj(team.vote);
     if (team.vote) {
       sections.push({
         kind: 'table',
         title: `Vote (winner: ${text(vote.winnerKey) ?? 'none'})`,
         head: ['agent', 'answer', 'normalised', 'counted'],
-        rows: arr(vote.ballots).map((b) => [text(obj(b).agent) ?? '', text(obj(b).answer) ?? '', text(obj(b).key) ?? '', obj(b).counted ? 'yes' : 'no']),
+        rows: arr(vote.ballots).map((b) => [
+          text(obj(b).agent) ?? '',
+          text(obj(b).answer) ?? '',
+          text(obj(b).key) ?? '',
+          obj(b).counted ? 'yes' : 'no',
+        ]),
       });
     }
     arr(team.runs).forEach((r, i) => {
@@ -139,9 +173,29 @@ function toolhopCase(input: CaseInput): MappedCase {
   } else if (input.trace) {
     sections.push(...conversation('Transcript', t.messages, t.model_calls, 'trace', problems));
   }
-  const row = { ...base(input), tags: tagsOf([['hops', m.hops], ['domain', m.domain], ['answer_type', m.answer_type]]), cause: m.forced_final ? 'forced final answer' : null, predicted: text(m.predicted) };
-  const scorers: ScorerView[] = [{ name: 'correct', value: m.error ? 'error' : m.correct ? '1' : '0', reason: m.correct ? `credited by rule: ${text(m.rule)}` : (text(m.reason) ?? null) }];
-  return finish(input, row, { input: text(t.question), expected: text(m.gold), predicted: text(m.predicted), scorers, sections }, problems);
+  const row = {
+    ...base(input),
+    tags: tagsOf([
+      ['hops', m.hops],
+      ['domain', m.domain],
+      ['answer_type', m.answer_type],
+    ]),
+    cause: m.forced_final ? 'forced final answer' : null,
+    predicted: text(m.predicted),
+  };
+  const scorers: ScorerView[] = [
+    {
+      name: 'correct',
+      value: m.error ? 'error' : m.correct ? '1' : '0',
+      reason: m.correct ? `credited by rule: ${text(m.rule)}` : (text(m.reason) ?? null),
+    },
+  ];
+  return finish(
+    input,
+    row,
+    { input: text(t.question), expected: text(m.gold), predicted: text(m.predicted), scorers, sections },
+    problems,
+  );
 }
 
 /** Maze: the task, the perturbation the tools applied, the judge's reading of the trace, the conversation. */
@@ -151,7 +205,18 @@ function mazeCase(input: CaseInput): MappedCase {
   const ev = obj(obj(input.evaluation).trace_check);
   const problems: MappedCase['problems'] = [];
   const sections: Section[] = [
-    { kind: 'pairs', title: 'Task', rows: [['task', text(m.task_id) ?? ''], ['complexity', text(m.complexity) ?? ''], ['perturbation mode', text(m.mode) ?? ''], ['tools', arr(t.tools).map(String).join(', ')], ['turns', num(m.turns)], ['tool calls', num(m.tool_calls)]] },
+    {
+      kind: 'pairs',
+      title: 'Task',
+      rows: [
+        ['task', text(m.task_id) ?? ''],
+        ['complexity', text(m.complexity) ?? ''],
+        ['perturbation mode', text(m.mode) ?? ''],
+        ['tools', arr(t.tools).map(String).join(', ')],
+        ['turns', num(m.turns)],
+        ['tool calls', num(m.tool_calls)],
+      ],
+    },
   ];
   if (Array.isArray(t.trace)) {
     sections.push({
@@ -161,13 +226,37 @@ function mazeCase(input: CaseInput): MappedCase {
       rows: t.trace.map((c) => {
         const call = obj(c);
         const victim = obj(call.victim);
-        return [num(call.index), text(call.name) ?? '', prettyArgs(call.arguments_json ?? call.args), text(call.status) ?? '', call.victim ? `${text(victim.node) ?? ''} (${text(victim.group) ?? ''}, call ${num(victim.call_number)})` : '', pretty(call.result)];
+        return [
+          num(call.index),
+          text(call.name) ?? '',
+          prettyArgs(call.arguments_json ?? call.args),
+          text(call.status) ?? '',
+          call.victim
+            ? `${text(victim.node) ?? ''} (${text(victim.group) ?? ''}, call ${num(victim.call_number)})`
+            : '',
+          pretty(call.result),
+        ];
       }),
     });
   }
   if (input.evaluation) {
-    sections.push({ kind: 'table', title: `Judge's reading (${text(ev.judge_mode) ?? 'judge'})`, head: ['rule', 'holds', 'detail'], rows: arr(ev.rules).map((r) => [text(obj(r).rule) ?? '', obj(r).ok ? 'yes' : 'no', text(obj(r).detail) ?? '']) });
-    sections.push({ kind: 'pairs', title: 'Judge: where the perturbation hit', rows: [['hit indices', text(ev.hit_indices) ?? '—'], ['first hit', num(ev.first_hit)], ['activated victims', text(ev.activated_victims) ?? '—'], ['completed paths', text(ev.completed_paths) ?? '—'], ['winning path', text(ev.winning_path) ?? '—']] });
+    sections.push({
+      kind: 'table',
+      title: `Judge's reading (${text(ev.judge_mode) ?? 'judge'})`,
+      head: ['rule', 'holds', 'detail'],
+      rows: arr(ev.rules).map((r) => [text(obj(r).rule) ?? '', obj(r).ok ? 'yes' : 'no', text(obj(r).detail) ?? '']),
+    });
+    sections.push({
+      kind: 'pairs',
+      title: 'Judge: where the perturbation hit',
+      rows: [
+        ['hit indices', text(ev.hit_indices) ?? '—'],
+        ['first hit', num(ev.first_hit)],
+        ['activated victims', text(ev.activated_victims) ?? '—'],
+        ['completed paths', text(ev.completed_paths) ?? '—'],
+        ['winning path', text(ev.winning_path) ?? '—'],
+      ],
+    });
   }
   if (input.trace) sections.push(...conversation('Transcript', t.messages, t.model_calls, 'trace', problems));
   const scorers: ScorerView[] = [
@@ -176,8 +265,21 @@ function mazeCase(input: CaseInput): MappedCase {
     { name: 'recovery', value: text(m.recovery) ?? '—', reason: null },
     { name: 'rc (cost ratio)', value: num(m.rc), reason: `actual ${num(m.c_act)} / oracle ${num(m.c_oracle)}` },
   ];
-  const row = { ...base(input), tags: tagsOf([['complexity', m.complexity], ['mode', m.mode]]), cause: text(m.recovery), predicted: text(t.final_answer) };
-  return finish(input, row, { input: text(t.query), expected: null, predicted: text(t.final_answer), scorers, sections }, problems);
+  const row = {
+    ...base(input),
+    tags: tagsOf([
+      ['complexity', m.complexity],
+      ['mode', m.mode],
+    ]),
+    cause: text(m.recovery),
+    predicted: text(t.final_answer),
+  };
+  return finish(
+    input,
+    row,
+    { input: text(t.query), expected: null, predicted: text(t.final_answer), scorers, sections },
+    problems,
+  );
 }
 
 const TIERS = ['strict', 'lenient'] as const;
@@ -188,12 +290,26 @@ function layerScorers(layers: Obj): ScorerView[] {
     const l = obj(layers[tier]);
     if (!layers[tier]) return [];
     const why = [...arr(l.problems), ...arr(l.mismatches)].map((p) => text(p)).join('; ');
-    return LAYERS.filter((k) => l[k] !== undefined).map((k) => ({ name: `${tier} ${k}`, value: num(l[k]), reason: why || null }));
+    return LAYERS.filter((k) => l[k] !== undefined).map((k) => ({
+      name: `${tier} ${k}`,
+      value: num(l[k]),
+      reason: why || null,
+    }));
   });
 }
 
 function attributionTable(cause: Obj): Section {
-  return { kind: 'table', title: 'Attribution per tier, with its evidence', head: ['tier', 'cause', 'kind', 'evidence'], rows: TIERS.filter((t) => cause[t]).map((t) => [t, text(obj(cause[t]).cause) ?? '—', text(obj(cause[t]).kind) ?? '', text(obj(cause[t]).evidence) ?? '']) };
+  return {
+    kind: 'table',
+    title: 'Attribution per tier, with its evidence',
+    head: ['tier', 'cause', 'kind', 'evidence'],
+    rows: TIERS.filter((t) => cause[t]).map((t) => [
+      t,
+      text(obj(cause[t]).cause) ?? '—',
+      text(obj(cause[t]).kind) ?? '',
+      text(obj(cause[t]).evidence) ?? '',
+    ]),
+  };
 }
 
 /** Probe: the raw output, its parse per tier, the layers scored, and the attribution with its evidence. */
@@ -202,7 +318,13 @@ function probeCase(input: CaseInput): MappedCase {
   const out = obj(m.output);
   const parse = obj(m.parse);
   const problems: MappedCase['problems'] = [];
-  const raw = [text(out.content) ? `content:\n${text(out.content)}` : 'content: (none)', out.tool_calls ? `tool_calls:\n${pretty(out.tool_calls)}` : null, out.finish_reason ? `finish_reason: ${text(out.finish_reason)}` : null].filter(Boolean).join('\n\n');
+  const raw = [
+    text(out.content) ? `content:\n${text(out.content)}` : 'content: (none)',
+    out.tool_calls ? `tool_calls:\n${pretty(out.tool_calls)}` : null,
+    out.finish_reason ? `finish_reason: ${text(out.finish_reason)}` : null,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   const sections: Section[] = [
     { kind: 'text', title: 'Raw output', text: raw },
     {
@@ -211,19 +333,56 @@ function probeCase(input: CaseInput): MappedCase {
       head: ['tier', 'attempted', 'truncated', 'parsed by', 'format', 'calls', 'notes'],
       rows: TIERS.filter((t) => parse[t]).map((t) => {
         const p = obj(parse[t]);
-        return [t, String(p.attempted ?? ''), String(p.truncated ?? ''), text(p.tier) ?? '', text(p.format) ?? '', callsText(p.calls) || '(no call)', arr(p.notes).map((n) => text(n)).join('; ')];
+        return [
+          t,
+          String(p.attempted ?? ''),
+          String(p.truncated ?? ''),
+          text(p.tier) ?? '',
+          text(p.format) ?? '',
+          callsText(p.calls) || '(no call)',
+          arr(p.notes)
+            .map((n) => text(n))
+            .join('; '),
+        ];
       }),
     },
     attributionTable(obj(m.cause)),
-    { kind: 'pairs', title: 'Request', rows: [['model', text(m.model) ?? ''], ['transport', text(m.transport) ?? ''], ['arm', text(m.arm) ?? ''], ['latency ms', num(m.latency_ms)], ['attempts', num(m.attempts)], ['tokens', `${num(obj(m.usage).prompt_tokens)} + ${num(obj(m.usage).completion_tokens)}`], ['template sha256', text(m.template_sha256) ?? '—']] },
+    {
+      kind: 'pairs',
+      title: 'Request',
+      rows: [
+        ['model', text(m.model) ?? ''],
+        ['transport', text(m.transport) ?? ''],
+        ['arm', text(m.arm) ?? ''],
+        ['latency ms', num(m.latency_ms)],
+        ['attempts', num(m.attempts)],
+        ['tokens', `${num(obj(m.usage).prompt_tokens)} + ${num(obj(m.usage).completion_tokens)}`],
+        ['template sha256', text(m.template_sha256) ?? '—'],
+      ],
+    },
   ];
-  if (arr(m.template_findings).length) sections.push({ kind: 'json', title: 'Template findings', json: pretty(m.template_findings) });
+  if (arr(m.template_findings).length)
+    sections.push({ kind: 'json', title: 'Template findings', json: pretty(m.template_findings) });
   if (m.counterfactual) sections.push({ kind: 'json', title: 'Counterfactual', json: pretty(m.counterfactual) });
   const strict = obj(obj(m.cause).strict);
   const cause = text(strict.cause) ?? (strict.kind && strict.kind !== 'pass' ? text(strict.kind) : null);
-  const row = { ...base(input), tags: tagsOf([['cat', m.cat], ['family', m.family], ['split', m.split]]), cause, predicted: callsText(obj(parse.strict).calls) || (text(out.content) ?? '') };
+  const row = {
+    ...base(input),
+    tags: tagsOf([
+      ['cat', m.cat],
+      ['family', m.family],
+      ['split', m.split],
+    ]),
+    cause,
+    predicted: callsText(obj(parse.strict).calls) || (text(out.content) ?? ''),
+  };
   const expected = m.expects_call === false ? '(no call expected)' : callsText(m.expected);
-  return finish(input, row, { input: null, expected, predicted: row.predicted, scorers: layerScorers(obj(m.scores)), sections }, problems);
+  return finish(
+    input,
+    row,
+    { input: null, expected, predicted: row.predicted, scorers: layerScorers(obj(m.scores)), sections },
+    problems,
+  );
 }
 
 /** BFCL: BFCL's own verdict beside toolgauge's layers and attribution, and the conversation. */
@@ -233,22 +392,53 @@ function bfclCase(input: CaseInput): MappedCase {
   const tg = obj(t.toolgauge);
   const problems: MappedCase['problems'] = [];
   const sections: Section[] = [
-    { kind: 'pairs', title: "BFCL's verdict", rows: [['valid', String(m.valid ?? '—')], ['error type', text(m.error_type) || '—'], ['error', text(m.bfcl_error) ?? '—'], ['crash', text(m.crash) ?? '—'], ['undecided', text(m.undecided) ?? '—'], ['deviation from toolgauge', text(m.deviation) ?? '—']] },
+    {
+      kind: 'pairs',
+      title: "BFCL's verdict",
+      rows: [
+        ['valid', String(m.valid ?? '—')],
+        ['error type', text(m.error_type) || '—'],
+        ['error', text(m.bfcl_error) ?? '—'],
+        ['crash', text(m.crash) ?? '—'],
+        ['undecided', text(m.undecided) ?? '—'],
+        ['deviation from toolgauge', text(m.deviation) ?? '—'],
+      ],
+    },
   ];
   if (tg.attribution) sections.push(attributionTable(obj(tg.attribution)));
-  if (tg.calls) sections.push({ kind: 'table', title: 'Calls parsed per tier', head: ['tier', 'calls'], rows: TIERS.filter((x) => obj(tg.calls)[x]).map((x) => [x, callsText(obj(tg.calls)[x]) || '(no call)']) });
+  if (tg.calls)
+    sections.push({
+      kind: 'table',
+      title: 'Calls parsed per tier',
+      head: ['tier', 'calls'],
+      rows: TIERS.filter((x) => obj(tg.calls)[x]).map((x) => [x, callsText(obj(tg.calls)[x]) || '(no call)']),
+    });
   if (input.trace) sections.push(...conversation('Transcript', t.messages, t.model_calls, 'trace', problems));
   const msgs = arr(t.messages);
   const firstUser = msgs.find((x) => obj(x).role === 'user');
   const verdict = obj(m.toolgauge);
   const scorers: ScorerView[] = [
-    { name: 'BFCL valid', value: m.error ? 'error' : m.valid ? '1' : '0', reason: [text(m.error_type), text(m.bfcl_error)].filter(Boolean).join(': ') || null },
+    {
+      name: 'BFCL valid',
+      value: m.error ? 'error' : m.valid ? '1' : '0',
+      reason: [text(m.error_type), text(m.bfcl_error)].filter(Boolean).join(': ') || null,
+    },
     { name: "toolgauge's verdict", value: verdict.pass ? '1' : '0', reason: text(verdict.evidence) },
     ...layerScorers(obj(m.layers)),
   ];
   const predicted = t.result === undefined ? null : JSON.stringify(t.result);
-  const row = { ...base(input), tags: tagsOf([['category', m.category]]), cause: text(verdict.cause) ?? (verdict.kind && verdict.kind !== 'pass' ? text(verdict.kind) : null), predicted };
-  return finish(input, row, { input: firstUser ? text(obj(firstUser).content) : null, expected: null, predicted, scorers, sections }, problems);
+  const row = {
+    ...base(input),
+    tags: tagsOf([['category', m.category]]),
+    cause: text(verdict.cause) ?? (verdict.kind && verdict.kind !== 'pass' ? text(verdict.kind) : null),
+    predicted,
+  };
+  return finish(
+    input,
+    row,
+    { input: firstUser ? text(obj(firstUser).content) : null, expected: null, predicted, scorers, sections },
+    problems,
+  );
 }
 
 /** `scorer: reason; scorer: reason`, as describeEval joins the reasons of the scores under 1. */
@@ -275,27 +465,67 @@ function scoredCase(input: CaseInput): MappedCase {
   const scores = obj(m.scores);
   const stored = obj(t.reasons);
   const parsed = reasonsFrom(text(m.reason), Object.keys(scores));
-  const scorers: ScorerView[] = Object.entries(scores).map(([name, v]) => ({ name, value: num(v), reason: text(stored[name]) ?? parsed[name] ?? null }));
+  const scorers: ScorerView[] = Object.entries(scores).map(([name, v]) => ({
+    name,
+    value: num(v),
+    reason: text(stored[name]) ?? parsed[name] ?? null,
+  }));
   const sections: Section[] = [];
   if (input.trace) {
     sections.push(...conversation('Transcript', output.messages, output.modelCalls, 'trace.output', problems));
     const toolCalls = arr(output.toolCalls);
     if (toolCalls.length) {
-      sections.push({ kind: 'table', title: 'Tool calls', head: ['tool', 'arguments', 'result', 'error'], rows: toolCalls.map((c) => [text(obj(c).name) ?? '', prettyArgs(obj(c).argumentsJson ?? obj(c).arguments), text(obj(c).result) ?? '', text(obj(c).error) ?? '']) });
+      sections.push({
+        kind: 'table',
+        title: 'Tool calls',
+        head: ['tool', 'arguments', 'result', 'error'],
+        rows: toolCalls.map((c) => [
+          text(obj(c).name) ?? '',
+          prettyArgs(obj(c).argumentsJson ?? obj(c).arguments),
+          text(obj(c).result) ?? '',
+          text(obj(c).error) ?? '',
+        ]),
+      });
     }
-    sections.push({ kind: 'pairs', title: 'Run', rows: [['turns', num(output.turns)], ['tokens', `${num(obj(output.usage).prompt_tokens)} + ${num(obj(output.usage).completion_tokens)}`]] });
+    sections.push({
+      kind: 'pairs',
+      title: 'Run',
+      rows: [
+        ['turns', num(output.turns)],
+        ['tokens', `${num(obj(output.usage).prompt_tokens)} + ${num(obj(output.usage).completion_tokens)}`],
+      ],
+    });
   } else if (!input.meta.error) {
     sections.push({ kind: 'text', title: 'Trace', text: 'no trace file for this case' });
   }
   const tags = Object.entries(obj(m.tags)).map(([k, v]) => `${k}=${text(v)}`);
   const row = { ...base(input), tags, cause: null, predicted: text(output.answer) };
-  return finish(input, row, { input: text(t.input), expected: t.expected === undefined ? null : pretty(t.expected), predicted: text(output.answer), scorers, sections }, problems);
+  return finish(
+    input,
+    row,
+    {
+      input: text(t.input),
+      expected: t.expected === undefined ? null : pretty(t.expected),
+      predicted: text(output.answer),
+      scorers,
+      sections,
+    },
+    problems,
+  );
 }
 
 /** A suite the viewer has no mapping for: the journal line and the trace, as JSON. */
 function genericCase(input: CaseInput): MappedCase {
-  const sections: Section[] = input.trace === undefined || input.trace === null ? [] : [{ kind: 'json', title: 'Trace', json: pretty(input.trace) }];
-  return finish(input, { ...base(input), tags: [], cause: null, predicted: null }, { input: null, expected: null, predicted: null, scorers: [], sections }, []);
+  const sections: Section[] =
+    input.trace === undefined || input.trace === null
+      ? []
+      : [{ kind: 'json', title: 'Trace', json: pretty(input.trace) }];
+  return finish(
+    input,
+    { ...base(input), tags: [], cause: null, predicted: null },
+    { input: null, expected: null, predicted: null, scorers: [], sections },
+    [],
+  );
 }
 
 export function mapCase(input: CaseInput): MappedCase {

@@ -36,7 +36,14 @@ export const ModelCallJson = z
     retried: z.array(z.string()).optional(),
     cached: z.boolean().optional(),
     finishReason: z.string().nullable().optional(),
-    usage: z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional(), total_tokens: z.number().optional() }).passthrough().optional(),
+    usage: z
+      .object({
+        prompt_tokens: z.number().optional(),
+        completion_tokens: z.number().optional(),
+        total_tokens: z.number().optional(),
+      })
+      .passthrough()
+      .optional(),
   })
   .passthrough();
 export type ModelCallJson = z.infer<typeof ModelCallJson>;
@@ -62,7 +69,10 @@ export function prettyArgs(args: unknown): string {
 export function contentText(content: unknown): string | null {
   if (content === null || content === undefined) return null;
   if (typeof content === 'string') return content;
-  if (Array.isArray(content) && content.every((p) => p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string')) {
+  if (
+    Array.isArray(content) &&
+    content.every((p) => p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string')
+  ) {
     return content.map((p) => (p as { text: string }).text).join('');
   }
   return JSON.stringify(content, null, 2);
@@ -73,7 +83,10 @@ export function callStats(c: ModelCallJson): string {
   const parts: string[] = [];
   if (c.usage) parts.push(`${c.usage.prompt_tokens ?? '?'} + ${c.usage.completion_tokens ?? '?'} tokens`);
   if (c.latencyMs !== undefined) parts.push(`${Math.round(c.latencyMs)} ms`);
-  if (c.attempts !== undefined) parts.push(`${c.attempts} attempt${c.attempts === 1 ? '' : 's'}${c.retried?.length ? ` (retried: ${c.retried.join(', ')})` : ''}`);
+  if (c.attempts !== undefined)
+    parts.push(
+      `${c.attempts} attempt${c.attempts === 1 ? '' : 's'}${c.retried?.length ? ` (retried: ${c.retried.join(', ')})` : ''}`,
+    );
   if (c.cached) parts.push('cached');
   if (c.purpose && c.purpose !== 'turn') parts.push(c.purpose.replace('_', ' '));
   if (c.finishReason) parts.push(`finish ${c.finishReason}`);
@@ -88,7 +101,11 @@ export function turnsOf(messages: readonly MessageJson[], modelCalls: readonly M
   let assistant = 0;
   return messages.map((m) => {
     const text = contentText(m.content);
-    const calls: ToolCallView[] = (m.tool_calls ?? []).map((c) => ({ name: c.function.name, args: prettyArgs(c.function.arguments), ...(c.id ? { id: c.id } : {}) }));
+    const calls: ToolCallView[] = (m.tool_calls ?? []).map((c) => ({
+      name: c.function.name,
+      args: prettyArgs(c.function.arguments),
+      ...(c.id ? { id: c.id } : {}),
+    }));
     const turn: TurnView = { role: m.role, text, calls, truncated: m.role === 'tool' && isTruncated(text) };
     if (m.tool_call_id) turn.toolCallId = m.tool_call_id;
     if (m.role === 'assistant') {
@@ -105,7 +122,18 @@ export function modelCallsTable(calls: readonly ModelCallJson[], title = 'Model 
   return {
     kind: 'table',
     title,
-    head: [...(withAgent ? ['agent'] : []), 'turn', 'purpose', 'prompt tokens', 'completion tokens', 'latency ms', 'attempts', 'retried', 'cached', 'finish'],
+    head: [
+      ...(withAgent ? ['agent'] : []),
+      'turn',
+      'purpose',
+      'prompt tokens',
+      'completion tokens',
+      'latency ms',
+      'attempts',
+      'retried',
+      'cached',
+      'finish',
+    ],
     rows: calls.map((c) => [
       ...(withAgent ? [c.agent ?? ''] : []),
       String(c.turn ?? ''),

@@ -14,7 +14,6 @@ import type { BreakdownView, CaseDetail, CaseRow, ComparisonView, MetricView, Ru
  * with the suites' own outcomes, so the page never shows a verdict the statistics did not make.
  */
 
-
 function aggregatorOf(suite: string): SuiteAggregator {
   return suiteNamed(suite)?.aggregator ?? genericAggregator;
 }
@@ -39,30 +38,51 @@ export function headerRows(s: Summary): Array<[string, string]> {
     ['trials', String(h.trials)],
     ['started', h.started_at],
     ['ended', h.ended_at],
-    ['toolgauge', `${h.toolgauge_version}${h.git_commit ? ` (${h.git_commit.slice(0, 12)}${h.git_dirty ? ', dirty' : ''})` : ''}`],
+    [
+      'toolgauge',
+      `${h.toolgauge_version}${h.git_commit ? ` (${h.git_commit.slice(0, 12)}${h.git_dirty ? ', dirty' : ''})` : ''}`,
+    ],
     ['machine', `${h.os} · ${h.cpu} · ${h.cpus} cpus · ${h.ram_gib} GiB · node ${h.node}`],
   ];
 }
 
 export function settingsRows(s: Summary): Array<[string, string]> {
-  return [...Object.entries(s.header.generation).map(([k, v]) => [`generation.${k}`, show(v)] as [string, string]), ...Object.entries(s.config).map(([k, v]) => [k, show(v)] as [string, string])];
+  return [
+    ...Object.entries(s.header.generation).map(([k, v]) => [`generation.${k}`, show(v)] as [string, string]),
+    ...Object.entries(s.config).map(([k, v]) => [k, show(v)] as [string, string]),
+  ];
 }
 
 export function breakdownViews(s: Summary): BreakdownView[] {
   return Object.entries(s.breakdowns).map(([group, byKey]) => {
     const flat = Object.entries(byKey).map(([key, nested]) => ({ key, metrics: flattenMetrics(nested) }));
     const metrics = [...new Set(flat.flatMap((f) => Object.keys(f.metrics)))];
-    return { group, metrics, rows: flat.map((f) => ({ key: f.key, cells: metrics.map((m) => (f.metrics[m] ? metricView(m, f.metrics[m]!) : null)) })) };
+    return {
+      group,
+      metrics,
+      rows: flat.map((f) => ({
+        key: f.key,
+        cells: metrics.map((m) => (f.metrics[m] ? metricView(m, f.metrics[m]!) : null)),
+      })),
+    };
   });
 }
 
 /** The run's SVG charts: those its summary names, else every chart in charts/. */
 function charts(dir: string, s: Summary | null, problems: RunView['problems']): RunView['charts'] {
-  const named = s?.extra.charts && typeof s.extra.charts === 'object' ? Object.entries(s.extra.charts as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string') : null;
+  const named =
+    s?.extra.charts && typeof s.extra.charts === 'object'
+      ? Object.entries(s.extra.charts as Record<string, unknown>).filter(
+          (e): e is [string, string] => typeof e[1] === 'string',
+        )
+      : null;
   let list: Array<[string, string]> = named ?? [];
   if (!named) {
     try {
-      list = readdirSync(join(dir, 'charts')).filter((f) => f.endsWith('.svg')).sort().map((f) => [f.replace(/\.svg$/, ''), `charts/${f}`]);
+      list = readdirSync(join(dir, 'charts'))
+        .filter((f) => f.endsWith('.svg'))
+        .sort()
+        .map((f) => [f.replace(/\.svg$/, ''), `charts/${f}`]);
     } catch {
       list = [];
     }
@@ -90,7 +110,11 @@ export function runView(run: LoadedRun, label: string): { view: RunView; details
     return { ...c.row, detail: details.length - 1 };
   });
   rows.sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) || a.trial - b.trial);
-  const metrics = s ? Object.entries(flattenMetrics(s.metrics)).filter(([, e]) => isEstimate(e)).map(([n, e]) => metricView(n, e)) : [];
+  const metrics = s
+    ? Object.entries(flattenMetrics(s.metrics))
+        .filter(([, e]) => isEstimate(e))
+        .map(([n, e]) => metricView(n, e))
+    : [];
   const view: RunView = {
     label,
     dir: run.dir,
@@ -103,7 +127,11 @@ export function runView(run: LoadedRun, label: string): { view: RunView; details
     breakdowns: s ? breakdownViews(s) : [],
     gate: s?.gate ? { expression: s.gate.expression, passed: s.gate.passed, reasons: s.gate.reasons } : null,
     causes: causeCounts(rows),
-    extra: s ? Object.entries(s.extra).filter(([k]) => k !== 'charts').map(([k, v]) => [k, JSON.stringify(v, null, 2)] as [string, string]) : [],
+    extra: s
+      ? Object.entries(s.extra)
+          .filter(([k]) => k !== 'charts')
+          .map(([k, v]) => [k, JSON.stringify(v, null, 2)] as [string, string])
+      : [],
     charts: charts(run.dir, s, problems),
     rows,
     problems,
@@ -121,7 +149,9 @@ export function causeCounts(rows: readonly CaseRow[]): Array<[string, number, nu
     if (r.status !== 'pass') c[1]++;
     m.set(r.cause, c);
   }
-  return [...m.entries()].sort((a, b) => b[1][0] - a[1][0] || (a[0] < b[0] ? -1 : 1)).map(([k, [n, bad]]) => [k, n, bad]);
+  return [...m.entries()]
+    .sort((a, b) => b[1][0] - a[1][0] || (a[0] < b[0] ? -1 : 1))
+    .map(([k, [n, bad]]) => [k, n, bad]);
 }
 
 export function comparisonView(c: Comparison): ComparisonView {
@@ -155,10 +185,15 @@ export function defaultLabel(run: LoadedRun): string {
  * Every run against the first, as `toolgauge report … --compare` computes it (the same refusals: another suite,
  * dataset, instance set or comparable setting, unless `allowPartial`).
  */
-export function comparisons(runs: LoadedRun[], labels: string[], allowPartial: boolean): { comparisons: ComparisonView[]; refused: string | null } {
+export function comparisons(
+  runs: LoadedRun[],
+  labels: string[],
+  allowPartial: boolean,
+): { comparisons: ComparisonView[]; refused: string | null } {
   if (runs.length < 2) return { comparisons: [], refused: null };
   const missing = runs.find((r) => !r.summary);
-  if (missing) return { comparisons: [], refused: `no comparison: ${join(missing.dir, 'summary.json')} is missing or unreadable` };
+  if (missing)
+    return { comparisons: [], refused: `no comparison: ${join(missing.dir, 'summary.json')} is missing or unreadable` };
   const outcomes: RunOutcomes[] = runs.map((r, i) => ({
     label: labels[i]!,
     dir: r.dir,
@@ -169,10 +204,16 @@ export function comparisons(runs: LoadedRun[], labels: string[], allowPartial: b
   }));
   try {
     const agg = aggregatorOf(runs[0]!.summary!.suite);
-    const guard = (agg as { compareGuard?: (runs: Array<{ dir: string; config: Record<string, unknown> }>) => string | null }).compareGuard;
+    const guard = (
+      agg as { compareGuard?: (runs: Array<{ dir: string; config: Record<string, unknown> }>) => string | null }
+    ).compareGuard;
     const refusal = guard?.(runs.map((r) => ({ dir: r.dir, config: r.summary!.config })));
     if (refusal) throw new CompareRefused(refusal);
-    const cs = compareRuns(outcomes, { allowPartial, comparableOn: agg.comparableOn ?? [], lowerIsBetter: agg.lowerIsBetter ?? [] });
+    const cs = compareRuns(outcomes, {
+      allowPartial,
+      comparableOn: agg.comparableOn ?? [],
+      lowerIsBetter: agg.lowerIsBetter ?? [],
+    });
     return { comparisons: cs.map(comparisonView), refused: null };
   } catch (err) {
     if (err instanceof CompareRefused) return { comparisons: [], refused: err.message };
@@ -180,12 +221,21 @@ export function comparisons(runs: LoadedRun[], labels: string[], allowPartial: b
   }
 }
 
-export function viewData(runs: LoadedRun[], o: { labels?: string[]; allowPartial?: boolean } = {}): { data: ViewData; details: CaseDetail[][] } {
+export function viewData(
+  runs: LoadedRun[],
+  o: { labels?: string[]; allowPartial?: boolean } = {},
+): { data: ViewData; details: CaseDetail[][] } {
   const labels = runs.map((r, i) => o.labels?.[i] ?? defaultLabel(r));
   const views = runs.map((r, i) => runView(r, labels[i]!));
   const cmp = comparisons(runs, labels, o.allowPartial ?? false);
   return {
-    data: { schema: 'toolgauge.view/1', runs: views.map((v) => v.view), comparisons: cmp.comparisons, comparisonRefused: cmp.refused, problems: [] },
+    data: {
+      schema: 'toolgauge.view/1',
+      runs: views.map((v) => v.view),
+      comparisons: cmp.comparisons,
+      comparisonRefused: cmp.refused,
+      problems: [],
+    },
     details: views.map((v) => v.details),
   };
 }

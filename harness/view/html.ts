@@ -11,7 +11,10 @@ import { PAGE_CSS } from './page-css.ts';
 
 /** JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`, no U+2028/2029 surprises. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 export function escapeHtml(s: string): string {
@@ -23,9 +26,18 @@ const hash = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').di
 export function viewHtml(data: ViewData, details: CaseDetail[][], script: string): string {
   // A script's text ends at the first `</script`: the bundle must not contain one (it would be a bug in the page's code).
   if (/<\/script/i.test(script)) throw new Error('the page script contains </script');
-  const csp = [`default-src 'none'`, `script-src ${hash(script)}`, `style-src ${hash(PAGE_CSS)}`, `img-src data:`, `base-uri 'none'`, `form-action 'none'`].join('; ');
+  const csp = [
+    `default-src 'none'`,
+    `script-src ${hash(script)}`,
+    `style-src ${hash(PAGE_CSS)}`,
+    `img-src data:`,
+    `base-uri 'none'`,
+    `form-action 'none'`,
+  ].join('; ');
   const title = `toolgauge view — ${data.runs.map((r) => r.label).join(' vs ')}`;
-  const blocks = details.flatMap((run, r) => run.map((d, i) => `<script type="application/json" id="d${r}-${i}">${scriptJson(d)}</script>`));
+  const blocks = details.flatMap((run, r) =>
+    run.map((d, i) => `<script type="application/json" id="d${r}-${i}">${scriptJson(d)}</script>`),
+  );
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',

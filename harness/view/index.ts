@@ -15,10 +15,18 @@ export interface ViewOptions {
  * The viewer's page over the given paths (run directories, or folders of them): read, mapped, compared and written
  * as one self-contained HTML document. The suites a run names must be registered (the CLI loads the built-in ones).
  */
-export async function buildViewPage(paths: readonly string[], o: ViewOptions = {}): Promise<{ html: string; runs: number; cases: number; problems: number }> {
+export async function buildViewPage(
+  paths: readonly string[],
+  o: ViewOptions = {},
+): Promise<{ html: string; runs: number; cases: number; problems: number }> {
   const dirs = runDirs(paths);
   const loaded = dirs.map((d) => loadRunDir(d));
   const { data, details } = viewData(loaded, o);
   const html = viewHtml(data, details, await pageScript());
-  return { html, runs: data.runs.length, cases: data.runs.reduce((n, r) => n + r.rows.length, 0), problems: data.runs.reduce((n, r) => n + r.problems.length, 0) };
+  return {
+    html,
+    runs: data.runs.length,
+    cases: data.runs.reduce((n, r) => n + r.rows.length, 0),
+    problems: data.runs.reduce((n, r) => n + r.problems.length, 0),
+  };
 }

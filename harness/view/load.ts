@@ -81,7 +81,11 @@ function problemOf(file: string, line: number | undefined, err: unknown): LoadPr
 function readJsonFile(dir: string, rel: string, problems: LoadProblem[], field?: string): unknown {
   const path = insideDir(dir, rel);
   if (!path) {
-    problems.push({ file: join(dir, JOURNAL), ...(field ? { field } : {}), message: `the path ${JSON.stringify(rel)} leaves the run directory: not read` });
+    problems.push({
+      file: join(dir, JOURNAL),
+      ...(field ? { field } : {}),
+      message: `the path ${JSON.stringify(rel)} leaves the run directory: not read`,
+    });
     return undefined;
   }
   try {
@@ -92,13 +96,20 @@ function readJsonFile(dir: string, rel: string, problems: LoadProblem[], field?:
     }
     return JSON.parse(text);
   } catch (err) {
-    problems.push({ file: path, message: err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message });
+    problems.push({
+      file: path,
+      message: err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message,
+    });
     return undefined;
   }
 }
 
 /** The lines of a JSONL file: each parsed, or a problem naming the line. */
-function jsonLines(path: string, problems: LoadProblem[], onLine: (value: unknown, line: number, text: string) => void): boolean {
+function jsonLines(
+  path: string,
+  problems: LoadProblem[],
+  onLine: (value: unknown, line: number, text: string) => void,
+): boolean {
   let text: string | null;
   try {
     text = readTextNoFollow(path);
@@ -136,14 +147,18 @@ export function loadRunDir(dir: string): LoadedRun {
   let summary: Summary | null = null;
   try {
     const text = readTextNoFollow(summaryPath);
-    if (text === null) problems.push({ file: summaryPath, message: 'not found (no metrics to show; the cases come from the journal)' });
+    if (text === null)
+      problems.push({ file: summaryPath, message: 'not found (no metrics to show; the cases come from the journal)' });
     else {
       const parsed = SummarySchema.safeParse(JSON.parse(text));
       if (parsed.success) summary = JSON.parse(text) as Summary;
       else problems.push(problemOf(summaryPath, undefined, parsed.error));
     }
   } catch (err) {
-    problems.push({ file: summaryPath, message: err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message });
+    problems.push({
+      file: summaryPath,
+      message: err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message,
+    });
   }
 
   const journal = join(dir, JOURNAL);
@@ -151,7 +166,11 @@ export function loadRunDir(dir: string): LoadedRun {
   const broken = new Map<string, { id: string; trial: number; line: number; text: string; problem: LoadProblem }>();
   const schemas = new Map<string, ZodType | null>();
   const schemaOf = (suite: string): ZodType | null => {
-    if (!schemas.has(suite)) schemas.set(suite, suiteNamed(suite)?.metaSchema ?? (summary && summary.suite === suite ? scoredMetaSchema(summary.config) : null));
+    if (!schemas.has(suite))
+      schemas.set(
+        suite,
+        suiteNamed(suite)?.metaSchema ?? (summary && summary.suite === suite ? scoredMetaSchema(summary.config) : null),
+      );
     return schemas.get(suite)!;
   };
   const found = jsonLines(journal, problems, (v, line, text) => {
@@ -168,7 +187,8 @@ export function loadRunDir(dir: string): LoadedRun {
     const key = `${String(raw?.id)}#${Number(raw?.trial ?? 0)}`;
     if (problem) {
       problems.push(problem);
-      if (typeof raw?.id === 'string') broken.set(key, { id: raw.id, trial: typeof raw.trial === 'number' ? raw.trial : 0, line, text, problem });
+      if (typeof raw?.id === 'string')
+        broken.set(key, { id: raw.id, trial: typeof raw.trial === 'number' ? raw.trial : 0, line, text, problem });
       return;
     }
     broken.delete(key);
@@ -205,11 +225,13 @@ export function loadRunDir(dir: string): LoadedRun {
       caseProblems.push({ file: journal, line, message: `could not be shown: ${(err as Error).message}` });
       mapped = brokenCase(meta.id, meta.trial, JSON.stringify(meta), caseProblems[caseProblems.length - 1]!);
     }
-    for (const p of mapped.problems) caseProblems.push({ file: tracePath ? join(dir, tracePath) : journal, field: p.field, message: p.message });
+    for (const p of mapped.problems)
+      caseProblems.push({ file: tracePath ? join(dir, tracePath) : journal, field: p.field, message: p.message });
     problems.push(...caseProblems);
     cases.push(mapped);
   }
-  for (const b of broken.values()) if (!latest.has(`${b.id}#${b.trial}`)) cases.push(brokenCase(b.id, b.trial, b.text, b.problem));
+  for (const b of broken.values())
+    if (!latest.has(`${b.id}#${b.trial}`)) cases.push(brokenCase(b.id, b.trial, b.text, b.problem));
   return { dir, summary, metas: [...latest.values()].map((x) => x.meta), cases, problems };
 }
 
@@ -218,8 +240,27 @@ export function brokenCase(id: string, trial: number, lineText: string, problem:
   const where = `${problem.file}${problem.line ? ` line ${problem.line}` : ''}${problem.field ? `: field ${problem.field}` : ''}`;
   const key = `${id}#${trial}`;
   return {
-    row: { key, id, trial, order: Number.MAX_SAFE_INTEGER, status: 'error', reason: `unreadable journal line: ${where}: ${problem.message}`, tags: [], cause: null, predicted: null },
-    detail: { key, input: null, expected: null, predicted: null, scorers: [], sections: [{ kind: 'text', title: 'Unreadable journal line', text: `${where}: ${problem.message}\n\n${lineText}` }] },
+    row: {
+      key,
+      id,
+      trial,
+      order: Number.MAX_SAFE_INTEGER,
+      status: 'error',
+      reason: `unreadable journal line: ${where}: ${problem.message}`,
+      tags: [],
+      cause: null,
+      predicted: null,
+    },
+    detail: {
+      key,
+      input: null,
+      expected: null,
+      predicted: null,
+      scorers: [],
+      sections: [
+        { kind: 'text', title: 'Unreadable journal line', text: `${where}: ${problem.message}\n\n${lineText}` },
+      ],
+    },
     problems: [],
   };
 }
@@ -238,12 +279,20 @@ export function runDirs(paths: readonly string[]): string[] {
     }
     let subs: string[] = [];
     try {
-      subs = readdirSync(p, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(p, e.name)).sort();
+      subs = readdirSync(p, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => join(p, e.name))
+        .sort();
     } catch (err) {
-      throw new ViewFileError(`${p}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (err as Error).message}`);
+      throw new ViewFileError(
+        `${p}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (err as Error).message}`,
+      );
     }
     const runs = subs.filter(isRun);
-    if (!runs.length) throw new ViewFileError(`${p}: no toolgauge output here (no summary.json or instances.jsonl, nor in a folder inside)`);
+    if (!runs.length)
+      throw new ViewFileError(
+        `${p}: no toolgauge output here (no summary.json or instances.jsonl, nor in a folder inside)`,
+      );
     out.push(...runs);
   }
   return out;

@@ -18,9 +18,19 @@ let cached: string | null = null;
 export async function pageScript(): Promise<string> {
   if (cached) return cached;
   if (existsSync(BUILT_PAGE)) return (cached = readFileSync(BUILT_PAGE, 'utf8'));
-  if (!existsSync(PAGE_ENTRY)) throw new Error(`toolgauge view: neither ${BUILT_PAGE} nor ${PAGE_ENTRY} exists (a broken install?)`);
+  if (!existsSync(PAGE_ENTRY))
+    throw new Error(`toolgauge view: neither ${BUILT_PAGE} nor ${PAGE_ENTRY} exists (a broken install?)`);
   const esbuild = 'esbuild';
   const { build } = (await import(esbuild)) as typeof import('esbuild');
-  const out = await build({ entryPoints: [PAGE_ENTRY], bundle: true, write: false, format: 'iife', target: 'es2020', minify: true, legalComments: 'none', logLevel: 'silent' });
+  const out = await build({
+    entryPoints: [PAGE_ENTRY],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    target: 'es2020',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
   return (cached = out.outputFiles[0]!.text);
 }

@@ -12,7 +12,10 @@ import { serveView } from './server.ts';
 const root = mkdtempSync(join(tmpdir(), 'tg-view-server-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function get(url: string, o: { host?: string; method?: string } = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function get(
+  url: string,
+  o: { host?: string; method?: string } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: o.method ?? 'GET', headers: o.host ? { host: o.host } : {} }, (res) => {
       let body = '';
@@ -53,7 +56,10 @@ describe('toolgauge view: the server and the command line', () => {
     expect(r.stderr.trim()).toBe(`toolgauge view: ${join(root, 'missing')}: not found`);
     // A journal alone (no summary.json: a run still writing) is enough to be shown.
     mkdirSync(join(root, 'runs', 'one'), { recursive: true });
-    writeFileSync(join(root, 'runs', 'one', 'instances.jsonl'), JSON.stringify({ suite: 'x', id: 'a', trial: 0, error: null, pass: false, reason: 'nope' }) + '\n');
+    writeFileSync(
+      join(root, 'runs', 'one', 'instances.jsonl'),
+      JSON.stringify({ suite: 'x', id: 'a', trial: 0, error: null, pass: false, reason: 'nope' }) + '\n',
+    );
     const file = join(root, 'out.html');
     const e = await inProcess(['view', join(root, 'runs'), '--export', file], {});
     expect(e.code, e.stderr).toBe(0);

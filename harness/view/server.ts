@@ -12,12 +12,17 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-export async function serveView(page: () => Promise<string>, o: { port?: number; onError?: (err: Error) => void } = {}): Promise<ViewServer> {
+export async function serveView(
+  page: () => Promise<string>,
+  o: { port?: number; onError?: (err: Error) => void } = {},
+): Promise<ViewServer> {
   let port = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const host = req.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('toolgauge view answers only on its loopback address\n');
+      res
+        .writeHead(421, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('toolgauge view answers only on its loopback address\n');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -38,12 +43,15 @@ export async function serveView(page: () => Promise<string>, o: { port?: number;
         'referrer-policy': 'no-referrer',
         'x-frame-options': 'DENY',
         // The page's own policy (by hash) is in its <meta>; this one forbids everything that is not inline or data:.
-        'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        'content-security-policy':
+          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       });
       res.end(req.method === 'HEAD' ? undefined : html);
     } catch (err) {
       o.onError?.(err as Error);
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`toolgauge view: ${(err as Error).message}\n`);
+      res
+        .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`toolgauge view: ${(err as Error).message}\n`);
     }
   };
   const server = createServer((req, res) => void handle(req, res));

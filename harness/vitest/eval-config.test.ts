@@ -19,11 +19,15 @@ function bundle(entries: Record<string, string>, present: string[]): string {
 }
 
 /** What Vite's alias step would turn `spec` into (first matching entry), or the spec unchanged. */
-const resolveWith = (aliases: Array<{ find: RegExp; replacement: string }>, spec: string) => aliases.find((a) => a.find.test(spec))?.replacement ?? spec;
+const resolveWith = (aliases: Array<{ find: RegExp; replacement: string }>, spec: string) =>
+  aliases.find((a) => a.find.test(spec))?.replacement ?? spec;
 
 describe('the eval files’ imports under the CLI', () => {
   it('resolve to the bundled worker files, and only the eval files’ own import paths do', () => {
-    const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs', 'harness/vitest/suite-tests.ts': 'w-suite-tests.mjs' }, ['w-toolhop.mjs', 'w-suite-tests.mjs']);
+    const dir = bundle(
+      { 'harness/toolhop/suite.ts': 'w-toolhop.mjs', 'harness/vitest/suite-tests.ts': 'w-suite-tests.mjs' },
+      ['w-toolhop.mjs', 'w-suite-tests.mjs'],
+    );
     const aliases = workerBundleAliases(dir);
     expect(resolveWith(aliases, '../../harness/toolhop/suite.ts')).toBe(join(dir, 'w-toolhop.mjs'));
     expect(resolveWith(aliases, '../../harness/vitest/suite-tests.ts')).toBe(join(dir, 'w-suite-tests.mjs'));
@@ -36,7 +40,9 @@ describe('the eval files’ imports under the CLI', () => {
   it('without a bundle (or with a file missing from it) the sources load', () => {
     expect(workerBundleAliases(undefined)).toEqual([]);
     expect(workerBundleAliases(join(tmpdir(), 'no-such-bundle-dir'))).toEqual([]);
-    const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs', 'harness/maze/suite.ts': 'w-maze.mjs' }, ['w-maze.mjs']);
+    const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs', 'harness/maze/suite.ts': 'w-maze.mjs' }, [
+      'w-maze.mjs',
+    ]);
     expect(workerBundleAliases(dir).map((a) => a.replacement)).toEqual([join(dir, 'w-maze.mjs')]);
     expect(builtinEvalConfig({}).resolve.alias).toEqual([]);
   });
@@ -44,18 +50,35 @@ describe('the eval files’ imports under the CLI', () => {
   it('ignores an inherited TOOLGAUGE_WORKER_BUNDLE: only the launcher, in this process, names the bundle', () => {
     const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs' }, ['w-toolhop.mjs']);
     expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir }).resolve.alias).toEqual([]);
-    expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid + 1) }).resolve.alias).toEqual([]);
-    expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid) }).resolve.alias.map((a) => a.replacement)).toEqual([join(dir, 'w-toolhop.mjs')]);
+    expect(
+      builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid + 1) }).resolve
+        .alias,
+    ).toEqual([]);
+    expect(
+      builtinEvalConfig({
+        TOOLGAUGE_WORKER_BUNDLE: dir,
+        TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid),
+      }).resolve.alias.map((a) => a.replacement),
+    ).toEqual([join(dir, 'w-toolhop.mjs')]);
   });
 });
 
 describe('what an early test worker preloads', () => {
   it("each running suite's bundled definition and the model SDK; not a suite the run does not hold, not a missing file, nothing from an inherited bundle", () => {
-    const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs', 'harness/maze/suite.ts': 'w-maze.mjs', 'harness/vitest/suite-tests.ts': 'w-suite-tests.mjs' }, ['w-toolhop.mjs', 'w-suite-tests.mjs']);
+    const dir = bundle(
+      {
+        'harness/toolhop/suite.ts': 'w-toolhop.mjs',
+        'harness/maze/suite.ts': 'w-maze.mjs',
+        'harness/vitest/suite-tests.ts': 'w-suite-tests.mjs',
+      },
+      ['w-toolhop.mjs', 'w-suite-tests.mjs'],
+    );
     const env = { TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid) };
     const urls = workerPreload(env, ['toolhop', 'maze']);
     expect(urls[0]).toBe(pathToFileURL(join(dir, 'w-toolhop.mjs')).href);
     expect(urls.slice(1)).toEqual([expect.stringMatching(/^file:.*\/node_modules\/openai\/.*\.m?js$/)]); // w-maze.mjs is missing
-    expect(workerPreload({ ...env, TOOLGAUGE_WORKER_BUNDLE_PID: '1' }, ['toolhop']).some((u) => u.includes(dir))).toBe(false);
+    expect(workerPreload({ ...env, TOOLGAUGE_WORKER_BUNDLE_PID: '1' }, ['toolhop']).some((u) => u.includes(dir))).toBe(
+      false,
+    );
   });
 });

@@ -17,7 +17,6 @@ const EVAL_GLOBAL_SETUP = fileURLToPath(new URL(`./eval-global-setup${MODULE_EXT
  */
 export const EVAL_WORKER_EXEC_ARGV = ['--max-semi-space-size=2'];
 
-
 export interface EvalConfigOptions {
   /** Eval files (globs); default `**\/*.eval.ts`. */
   include?: string[];
@@ -89,7 +88,10 @@ export function builtinEvalProject(env: NodeJS.ProcessEnv) {
  * (run.ts: prepareEvalRun) and the reporter is an instance: Vitest's main process then loads no toolgauge module
  * through Vite before it starts the test worker.
  */
-export function builtinEvalConfig(env: NodeJS.ProcessEnv, inline?: { provide?: KitConfig; reporter: object; prefork?: Prefork }) {
+export function builtinEvalConfig(
+  env: NodeJS.ProcessEnv,
+  inline?: { provide?: KitConfig; reporter: object; prefork?: Prefork },
+) {
   const project = builtinEvalProject(env);
   return {
     plugins: [toolgaugePlugin()],
@@ -104,7 +106,10 @@ export function builtinEvalConfig(env: NodeJS.ProcessEnv, inline?: { provide?: K
       experimental: { fsModuleCache: MODULE_EXT === '.ts' },
       // Nor does Vitest keep its results (the order of the next run's files) inside the installed package.
       ...(MODULE_EXT === '.js' ? { cache: false as const } : {}),
-      reporters: [...(env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]), inline?.reporter ?? REPORTER_PATH] as never[],
+      reporters: [
+        ...(env.TOOLGAUGE_QUIET_DEFAULT_REPORTER ? [] : ['default' as const]),
+        inline?.reporter ?? REPORTER_PATH,
+      ] as never[],
     },
   };
 }
@@ -127,7 +132,13 @@ export function workerPreload(env: NodeJS.ProcessEnv, suites: readonly string[])
   const dir = launcherBundle(env);
   const entries = dir ? bundleEntries(dir) : {};
   for (const name of suites) {
-    const file = dir ? (entries[`harness/${name}/suite.ts`] ? join(dir, entries[`harness/${name}/suite.ts`]!) : null) : MODULE_EXT === '.js' ? fileURLToPath(new URL(`../${name}/suite.js`, import.meta.url)) : null;
+    const file = dir
+      ? entries[`harness/${name}/suite.ts`]
+        ? join(dir, entries[`harness/${name}/suite.ts`]!)
+        : null
+      : MODULE_EXT === '.js'
+        ? fileURLToPath(new URL(`../${name}/suite.js`, import.meta.url))
+        : null;
     if (file && existsSync(file)) out.push(pathToFileURL(file).href);
   }
   try {
@@ -148,7 +159,10 @@ export function workerBundleAliases(dir: string | undefined): Array<{ find: RegE
   if (!dir) return [];
   return Object.entries(bundleEntries(dir))
     .filter(([, file]) => existsSync(join(dir, file)))
-    .map(([source, file]) => ({ find: new RegExp(`^(\\.\\./)+${source.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`), replacement: join(dir, file) }));
+    .map(([source, file]) => ({
+      find: new RegExp(`^(\\.\\./)+${source.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`),
+      replacement: join(dir, file),
+    }));
 }
 
 /** The bundle's worker files by the source each stands for (`worker-entries.json`); none when it cannot be read. */

@@ -45,7 +45,12 @@ export async function prepareEvalRun(
     // The CLI already checked; plain `vitest run` gets the same check here. Replay needs no endpoint.
     // `toolgauge eval` checked it before Vitest loaded this setup, and says so in this process's environment.
     const checked = o.endpointChecked ?? (!o.kc && process.env.TOOLGAUGE_PREFLIGHT_DONE === '1');
-    if (!checked && kc.run.cache !== 'replay') await (await import('../model/preflight.ts')).checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
+    if (!checked && kc.run.cache !== 'replay')
+      await (await import('../model/preflight.ts')).checkEndpoint({
+        baseUrl: kc.run.baseUrl,
+        apiKey: kc.run.apiKey,
+        model: kc.run.model,
+      });
   }
   const suiteWantsSim = suites.some((s) => {
     const set = kc.suites[s.name];
@@ -69,7 +74,10 @@ export async function prepareEvalRun(
   if (kc.prewarmSandbox) {
     // The sandbox boots now, in this process, while Vitest starts the test worker and the worker loads the suite; the
     // worker calls it over a socket. A pool the worker started itself would begin booting only after all that.
-    const [{ createSandbox }, { serveSandbox }] = await Promise.all([import('../sandbox/index.ts'), import('../sandbox/remote.ts')]);
+    const [{ createSandbox }, { serveSandbox }] = await Promise.all([
+      import('../sandbox/index.ts'),
+      import('../sandbox/remote.ts'),
+    ]);
     const pool = createSandbox(sandboxOptionsOf(kc.run));
     void pool.warm().catch(() => undefined); // a worker that cannot start fails the first call, with its reason
     try {
@@ -103,8 +111,14 @@ function parseHere(suites: readonly AnySuite[], o: { filter: string | null; shar
 export function createGlobalSetup(suites: readonly AnySuite[]) {
   return async function setup(project: TestProject) {
     const pattern = project.vitest.config.testNamePattern;
-    const carryTraces = (project.vitest.config.reporters as unknown[]).some((r) => (Array.isArray(r) ? r[0] : r) === 'blob');
-    const { kc, close } = await prepareEvalRun(suites, { filter: pattern ? String(pattern) : null, sharded: project.vitest.config.shard !== undefined, carryTraces });
+    const carryTraces = (project.vitest.config.reporters as unknown[]).some(
+      (r) => (Array.isArray(r) ? r[0] : r) === 'blob',
+    );
+    const { kc, close } = await prepareEvalRun(suites, {
+      filter: pattern ? String(pattern) : null,
+      sharded: project.vitest.config.shard !== undefined,
+      carryTraces,
+    });
     project.provide('toolgauge', kc);
     return close;
   };

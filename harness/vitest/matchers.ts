@@ -2,8 +2,12 @@ import { expect } from 'vitest';
 import type { InstanceMetaBase, Verdict } from '../kit/types.ts';
 
 /** A matcher written as a pure function (suites define these without importing Vitest). */
-// biome-ignore lint/suspicious/noExplicitAny: the signature Vitest's expect.extend gives a matcher
-export type MatcherFn = (received: any, ...args: any[]) => { pass: boolean; message: () => string; actual?: unknown; expected?: unknown };
+export type MatcherFn = (
+  // biome-ignore lint/suspicious/noExplicitAny: the signature Vitest's expect.extend gives a matcher
+  received: any,
+  // biome-ignore lint/suspicious/noExplicitAny: likewise
+  ...args: any[]
+) => { pass: boolean; message: () => string; actual?: unknown; expected?: unknown };
 
 /** Register matchers with Vitest's `expect` (the public API does this for every suite's matchers). */
 export function extendMatchers(matchers: Record<string, MatcherFn>): void {
@@ -15,7 +19,8 @@ extendMatchers({
   toPassInstance(received: InstanceMetaBase, verdict: Verdict) {
     return {
       pass: verdict.pass,
-      message: () => (verdict.pass ? `${received.suite} ${received.id}: expected a failure, but it passed` : verdict.message),
+      message: () =>
+        verdict.pass ? `${received.suite} ${received.id}: expected a failure, but it passed` : verdict.message,
     };
   },
 });

@@ -23,7 +23,9 @@ export function toolgaugePlugin(): VitestPlugin {
       const reporters = vitest.config.reporters as unknown[];
       const has = reporters.some((r) => {
         const name = Array.isArray(r) ? r[0] : r;
-        return typeof name === 'string' ? name.includes('reporters/toolgauge') : !!name && (name as { toolgaugeReporter?: unknown }).toolgaugeReporter === true;
+        return typeof name === 'string'
+          ? name.includes('reporters/toolgauge')
+          : !!name && (name as { toolgaugeReporter?: unknown }).toolgaugeReporter === true;
       });
       if (!has) reporters.push([REPORTER_PATH, {}]);
     },

@@ -36,12 +36,27 @@ function vitestDist(): string {
  * process's environment with Vite's and Vitest's variables added. Rebuilt here from Vitest's pool (vitest 4.1); adoption
  * compares it with what Vitest actually asks for, so a difference costs time, never correctness.
  */
-export function expectedWorkerLaunch(projectExecArgv: readonly string[], env: NodeJS.ProcessEnv): { entrypoint: string; execArgv: string[]; env: Record<string, string | undefined> } {
+export function expectedWorkerLaunch(
+  projectExecArgv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): { entrypoint: string; execArgv: string[]; env: Record<string, string | undefined> } {
   const dist = vitestDist();
-  const profiling = process.execArgv.filter((a) => a.startsWith('--cpu-prof') || a.startsWith('--heap-prof') || a.startsWith('--diagnostic-dir'));
+  const profiling = process.execArgv.filter(
+    (a) => a.startsWith('--cpu-prof') || a.startsWith('--heap-prof') || a.startsWith('--diagnostic-dir'),
+  );
   return {
     entrypoint: join(dist, 'workers', 'forks.js'),
-    execArgv: [...profiling, '--experimental-import-meta-resolve', '--require', join(dist, '..', 'suppress-warnings.cjs'), '--conditions', 'node', '--conditions', 'development', ...projectExecArgv],
+    execArgv: [
+      ...profiling,
+      '--experimental-import-meta-resolve',
+      '--require',
+      join(dist, '..', 'suppress-warnings.cjs'),
+      '--conditions',
+      'node',
+      '--conditions',
+      'development',
+      ...projectExecArgv,
+    ],
     env: {
       // Vite's import.meta.env, which Vitest puts on its own process.env where unset (no .env files in the run's root).
       PROD: '',
@@ -92,14 +107,20 @@ function sameArgs(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function sameEnv(a: Readonly<Record<string, string | undefined>>, b: Readonly<Record<string, string | undefined>>): boolean {
+function sameEnv(
+  a: Readonly<Record<string, string | undefined>>,
+  b: Readonly<Record<string, string | undefined>>,
+): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => a[k] !== undefined || b[k] !== undefined));
   for (const k of keys) if (a[k] !== b[k]) return false;
   return true;
 }
 
 /** Why Vitest's request differs from what was started, or '' when the early worker is exactly it. */
-export function preforkMismatch(p: Prefork, want: { entrypoint: string; execArgv: readonly string[]; env: Partial<NodeJS.ProcessEnv> }): string {
+export function preforkMismatch(
+  p: Prefork,
+  want: { entrypoint: string; execArgv: readonly string[]; env: Partial<NodeJS.ProcessEnv> },
+): string {
   if (p.adopted) return 'already taken';
   if (p.child.exitCode !== null || p.child.signalCode !== null || !p.child.connected) return 'it has exited';
   if (p.entrypoint !== want.entrypoint) return `worker program ${want.entrypoint}`;
@@ -150,7 +171,12 @@ class PreforkedPoolWorker implements PoolWorker {
       this.proc = this.early.child;
     } else {
       discardPrefork(this.early);
-      this.proc = fork(this.entrypoint, [], { env: this.options.env, execArgv: this.options.execArgv, stdio: 'pipe', serialization: 'advanced' });
+      this.proc = fork(this.entrypoint, [], {
+        env: this.options.env,
+        execArgv: this.options.execArgv,
+        stdio: 'pipe',
+        serialization: 'advanced',
+      });
     }
     const logger = this.options.project.vitest.logger;
     for (const [from, to] of [

@@ -43,17 +43,39 @@ export async function runEvalSuites(
 ): Promise<number> {
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
-  const blob = opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
+  const blob =
+    opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
   const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
   const builtin = opts.inProcess && !opts.userRoot && !opts.mergeReports ? opts.inProcess : undefined;
   // The test worker starts first, so that it loads while this process prepares the run and loads Vitest.
-  const early = builtin ? preforkVitestWorker(EVAL_WORKER_EXEC_ARGV, workerPreload(opts.env, builtin.suites.map((s) => s.name))) : undefined;
+  const early = builtin
+    ? preforkVitestWorker(
+        EVAL_WORKER_EXEC_ARGV,
+        workerPreload(
+          opts.env,
+          builtin.suites.map((s) => s.name),
+        ),
+      )
+    : undefined;
   try {
     const prepared = builtin
-      ? await prepareEvalRun(builtin.suites, { filter: opts.filter ?? null, sharded: !!opts.shard, carryTraces: !!blob, kc: builtin.kc, endpointChecked: builtin.endpointChecked })
+      ? await prepareEvalRun(builtin.suites, {
+          filter: opts.filter ?? null,
+          sharded: !!opts.shard,
+          carryTraces: !!blob,
+          kc: builtin.kc,
+          endpointChecked: builtin.endpointChecked,
+        })
       : undefined;
     // `--merge-reports` has no global setup: the reporter instance starts from the CLI's configuration and the blobs.
-    const inline = opts.inProcess && !opts.userRoot ? { reporter: opts.inProcess.reporter, ...(prepared ? { provide: prepared.kc } : {}), ...(early ? { prefork: early } : {}) } : undefined;
+    const inline =
+      opts.inProcess && !opts.userRoot
+        ? {
+            reporter: opts.inProcess.reporter,
+            ...(prepared ? { provide: prepared.kc } : {}),
+            ...(early ? { prefork: early } : {}),
+          }
+        : undefined;
     // Loaded by path (a user's evals), the reporter learns from its options that it runs under the CLI.
     const reporter = opts.inProcess?.reporter ?? [REPORTER_PATH, { cli: true }];
     try {
@@ -92,13 +114,17 @@ async function runVitest(
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
-  if (opts.reportPath && existsSync(opts.reportPath)) process.stdout.write('\n' + readFileSync(opts.reportPath, 'utf8'));
+  if (opts.reportPath && existsSync(opts.reportPath))
+    process.stdout.write('\n' + readFileSync(opts.reportPath, 'utf8'));
   return code;
 }
 
 /** A user's eval files with toolgauge's eval configuration, its reporter told it runs under the CLI. */
 function userEvalConfig(files: string[], root: string, env: NodeJS.ProcessEnv, reporter: object) {
-  const config = evalConfig({ include: files.map((f) => relative(root, resolve(root, f))), concurrency: concurrencyOf(env) });
+  const config = evalConfig({
+    include: files.map((f) => relative(root, resolve(root, f))),
+    concurrency: concurrencyOf(env),
+  });
   return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[] } };
 }
 

@@ -5,7 +5,10 @@
  */
 const DOCUMENT_REPORTERS = new Set(['json', 'junit', 'tap', 'tap-flat']);
 
-export function stdoutIsADocument(reporters: readonly unknown[], outputFile: string | Record<string, string> | undefined): boolean {
+export function stdoutIsADocument(
+  reporters: readonly unknown[],
+  outputFile: string | Record<string, string> | undefined,
+): boolean {
   return reporters.some((r) => {
     const name = Array.isArray(r) ? r[0] : r;
     if (typeof name !== 'string' || !DOCUMENT_REPORTERS.has(name)) return false;

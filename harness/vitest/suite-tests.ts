@@ -36,7 +36,13 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
   const title = parts > 1 ? `${def.name} (part ${part}/${parts})` : def.name;
   // Filled in once the instances are loaded; Vitest keeps this object as the block's meta.
   // `run` is what a shard's blob report carries of the run (harness/kit/blob-run.ts).
-  const ident = { suite: def.name, title: def.title, dataset: null as Loaded<I>['dataset'], outDir: '', run: undefined as BlobRun | undefined };
+  const ident = {
+    suite: def.name,
+    title: def.title,
+    dataset: null as Loaded<I>['dataset'],
+    outDir: '',
+    run: undefined as BlobRun | undefined,
+  };
   let done!: () => void;
   let failed!: (e: unknown) => void;
   const collected = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
@@ -47,26 +53,38 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       // A gate that names a metric this suite never reports fails here, before any instance runs.
       if (kc.run.gate) checkGate(kc.run.gate, def.metricNames(settings));
       const key = `${def.name}\u0000${JSON.stringify(settings)}\u0000${kc.runId}`;
-      if (!loads.has(key)) loads.set(key, Promise.resolve(def.load(kc.run, settings)) as Promise<Loaded<{ id: string }>>);
+      if (!loads.has(key))
+        loads.set(key, Promise.resolve(def.load(kc.run, settings)) as Promise<Loaded<{ id: string }>>);
       const loaded = (await loads.get(key)!) as Loaded<I>;
       const mine = def.partOf
         ? loaded.instances.filter((i) => def.partOf!(i) === part)
-        : dealToPart(loaded.instances, part, kc.sharded === false ? 1 : parts, def.weight ? (i) => def.weight!(i) : undefined);
+        : dealToPart(
+            loaded.instances,
+            part,
+            kc.sharded === false ? 1 : parts,
+            def.weight ? (i) => def.weight!(i) : undefined,
+          );
       const runtime = runtimeFor(kc.run, kc.simUrl, kc.sandboxSocket);
-      if (!sessions.has(key)) sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances, loaded.dataset) as never);
+      if (!sessions.has(key))
+        sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances, loaded.dataset) as never);
       const session = sessions.get(key)! as unknown as SuiteSession<I, M, S>;
       ident.dataset = loaded.dataset;
       ident.outDir = session.outDir;
       ident.run = blobRunOf(kc.run, settings);
       if (mine.length) def.warm?.(session.warmContext(), mine);
       // Vitest fails a file without tests; a small selection can leave a part empty.
-      if (!mine.length) test.skip(`${def.name} › (no instances in part ${part}/${parts}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
+      if (!mine.length)
+        test.skip(`${def.name} › (no instances in part ${part}/${parts}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
       for (const instance of mine) {
         for (let trial = 0; trial < kc.run.trials; trial++) {
           const name = `${printableId(def.testName(instance))}${kc.run.trials > 1 ? ` › trial=${trial}` : ''}`;
           // Vitest copies the block's meta into each test's: the block's identity stays on the block (the reporter
           // reads it there), and the transcript's key comes first, so the UI's "Test Meta" shows it above the JSON.
-          const meta = { transcript: undefined, toolgaugeSuite: undefined, toolgaugeInstance: { id: instance.id, trial } };
+          const meta = {
+            transcript: undefined,
+            toolgaugeSuite: undefined,
+            toolgaugeInstance: { id: instance.id, trial },
+          };
           test.concurrent(name, { meta }, async ({ task, annotate }) => {
             const r = await session.runOne(instance, trial);
             task.meta.toolgauge = r.meta;
@@ -77,7 +95,9 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
               cap(r.verdict.summary, SUMMARY_CAP),
               r.meta.error ? 'error' : r.meta.pass ? 'pass' : 'fail',
               // A string body is base64 unless it says otherwise: without utf-8 the UI's Download link is garbage.
-              r.transcript ? { body: cap(r.transcript, TRANSCRIPT_CAP), contentType: 'text/plain', bodyEncoding: 'utf-8' } : undefined,
+              r.transcript
+                ? { body: cap(r.transcript, TRANSCRIPT_CAP), contentType: 'text/plain', bodyEncoding: 'utf-8' }
+                : undefined,
             );
             expect(r.meta).toPassInstance(r.verdict);
           });

@@ -10,25 +10,55 @@ import { readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 // verdict a wrong model earns.
 const DATA = fromRoot('fixtures', 'bfcl', 'data');
 const CLASSES = fromRoot('fixtures', 'bfcl', 'classes');
-const POISON = "import sys;m=sys.modules['__main__'];m.compare=lambda a,b:{'valid':True,'differences':{}};m.Handle.run=lambda s,c:'ok'";
+const POISON =
+  "import sys;m=sys.modules['__main__'];m.compare=lambda a,b:{'valid':True,'differences':{}};m.Handle.run=lambda s,c:'ok'";
 
 describe('toolgauge bfcl: a hostile ground truth in one row', () => {
   it('changes no verdict of the rows after it (sim:wrong stays wrong on every row)', async () => {
     const dir = tempDir('bfcl-poison');
     const data = join(dir, 'data');
     cpSync(DATA, data, { recursive: true });
-    const [entry] = readFileSync(join(DATA, 'BFCL_v4_multi_turn_base.json'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const [answer] = readFileSync(join(DATA, 'possible_answer', 'BFCL_v4_multi_turn_base.json'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ground_truth: string[][] });
+    const [entry] = readFileSync(join(DATA, 'BFCL_v4_multi_turn_base.json'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [answer] = readFileSync(join(DATA, 'possible_answer', 'BFCL_v4_multi_turn_base.json'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ground_truth: string[][] });
     const ids = [0, 1, 2, 3, 4].map((i) => `multi_turn_base_${i}`);
     // The code sits in an argument: the simulator reads it as text (BFCL's decoder unparses a call argument), so
     // row 0 runs to its checker like any other row.
-    const gt = (i: number) => (i === 0 ? [[`create_ticket(title=exec(${JSON.stringify(POISON)}), priority=2)`], ...answer!.ground_truth.slice(1)] : answer!.ground_truth);
-    writeFileSync(join(data, 'BFCL_v4_multi_turn_base.json'), ids.map((id) => JSON.stringify({ ...entry, id })).join('\n') + '\n');
-    writeFileSync(join(data, 'possible_answer', 'BFCL_v4_multi_turn_base.json'), ids.map((id, i) => JSON.stringify({ id, ground_truth: gt(i) })).join('\n') + '\n');
+    const gt = (i: number) =>
+      i === 0
+        ? [[`create_ticket(title=exec(${JSON.stringify(POISON)}), priority=2)`], ...answer!.ground_truth.slice(1)]
+        : answer!.ground_truth;
+    writeFileSync(
+      join(data, 'BFCL_v4_multi_turn_base.json'),
+      ids.map((id) => JSON.stringify({ ...entry, id })).join('\n') + '\n',
+    );
+    writeFileSync(
+      join(data, 'possible_answer', 'BFCL_v4_multi_turn_base.json'),
+      ids.map((id, i) => JSON.stringify({ id, ground_truth: gt(i) })).join('\n') + '\n',
+    );
 
     const out = join(dir, 'out');
     // One row at a time, in order: the poisoned row is scored before every other one.
-    const r = await toolgauge(['bfcl', '--model', 'sim:wrong', '--data', data, '--bfcl-source', CLASSES, '--category', 'multi_turn_base', '--concurrency', '1', '--out-dir', out]);
+    const r = await toolgauge([
+      'bfcl',
+      '--model',
+      'sim:wrong',
+      '--data',
+      data,
+      '--bfcl-source',
+      CLASSES,
+      '--category',
+      'multi_turn_base',
+      '--concurrency',
+      '1',
+      '--out-dir',
+      out,
+    ]);
     expect(r.stdout).toMatch(/5 cases: 0 valid, 5 invalid, 0 harness errors/);
     const results = readLines<{ id: string; valid: boolean; error_type: string }>(join(out, 'results.jsonl'));
     expect(results.map((x) => x.id).sort()).toEqual(ids);

@@ -1,4 +1,16 @@
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -9,14 +21,19 @@ import { toolgauge } from '../helpers/cli.ts';
 // The CLI starts from a cached bundle of its sources; the cache must never serve code older than the sources.
 
 const MANIFEST = fromRoot('node_modules', '.cache', 'toolgauge-cli', 'manifest.json');
-const manifest = () => JSON.parse(readFileSync(MANIFEST, 'utf8')) as { dir: string; inputs: Array<[string, number, number]> };
+const manifest = () =>
+  JSON.parse(readFileSync(MANIFEST, 'utf8')) as { dir: string; inputs: Array<[string, number, number]> };
 
 describe('the CLI bundle', () => {
   it('is rebuilt when a source file changes, and the sources still load without it', async () => {
     // A cache of this test's own: the checkout's stays fresh for the CLI runs of other tests meanwhile.
     const cache = join(mkdtempSync(join(tmpdir(), 'tg-cli-cache-')), 'cache');
     const own = { TOOLGAUGE_CLI_CACHE: cache };
-    const ownManifest = () => JSON.parse(readFileSync(join(cache, 'manifest.json'), 'utf8')) as { dir: string; inputs: Array<[string, number, number]> };
+    const ownManifest = () =>
+      JSON.parse(readFileSync(join(cache, 'manifest.json'), 'utf8')) as {
+        dir: string;
+        inputs: Array<[string, number, number]>;
+      };
     const first = await toolgauge(['--help'], own);
     expect(first.code, first.stderr).toBe(0);
     const before = ownManifest();
@@ -24,7 +41,10 @@ describe('the CLI bundle', () => {
 
     // An input whose mtime is not the one recorded (here the record is changed, not the file, which other tests'
     // runs read meanwhile) makes the bundle stale.
-    const stale = { ...before, inputs: before.inputs.map(([f, size, mtime]) => [f, size, f === 'harness/cli/flags.ts' ? mtime - 5_000 : mtime]) };
+    const stale = {
+      ...before,
+      inputs: before.inputs.map(([f, size, mtime]) => [f, size, f === 'harness/cli/flags.ts' ? mtime - 5_000 : mtime]),
+    };
     writeFileSync(join(cache, 'manifest.json'), JSON.stringify(stale));
     const again = await toolgauge(['--help'], own);
     expect(again.code, again.stderr).toBe(0);
@@ -39,7 +59,10 @@ describe('the CLI bundle', () => {
     const imported = new Set<string>();
     for (const suite of readdirSync(fromRoot('suites'))) {
       for (const f of readdirSync(fromRoot('suites', suite)).filter((n) => n.endsWith('.eval.ts'))) {
-        for (const m of readFileSync(fromRoot('suites', suite, f), 'utf8').matchAll(/from '\.\.\/\.\.\/(harness\/[^']+)'/g)) imported.add(m[1]!);
+        for (const m of readFileSync(fromRoot('suites', suite, f), 'utf8').matchAll(
+          /from '\.\.\/\.\.\/(harness\/[^']+)'/g,
+        ))
+          imported.add(m[1]!);
       }
     }
     expect(imported.size).toBeGreaterThan(1);
@@ -56,7 +79,10 @@ describe('the CLI bundle', () => {
 
   it('trusts a cache only when it is a 0700 folder of this user, and a manifest only when it names a build folder inside it', async () => {
     expect((await toolgauge(['--help'])).code).toBe(0);
-    const launcher = (await import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href)) as { fresh(cache: string): string | null; cacheProblem(cache: string): string | null };
+    const launcher = (await import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href)) as {
+      fresh(cache: string): string | null;
+      cacheProblem(cache: string): string | null;
+    };
     const real = manifest();
     const realDir = fromRoot('node_modules', '.cache', 'toolgauge-cli', real.dir);
     const root = mkdtempSync(join(tmpdir(), 'tg-cache-'));
@@ -66,7 +92,10 @@ describe('the CLI bundle', () => {
       const withDir = (dir: string) => {
         mkdirSync(dirname(join(cache, dir, 'x')), { recursive: true });
         cpSync(realDir, join(cache, dir), { recursive: true });
-        writeFileSync(join(cache, 'manifest.json'), JSON.stringify({ ...JSON.parse(readFileSync(MANIFEST, 'utf8')), dir }));
+        writeFileSync(
+          join(cache, 'manifest.json'),
+          JSON.stringify({ ...JSON.parse(readFileSync(MANIFEST, 'utf8')), dir }),
+        );
       };
       withDir('b-1-2');
       expect(launcher.cacheProblem(cache)).toBeNull();

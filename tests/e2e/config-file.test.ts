@@ -11,9 +11,22 @@ describe('toolgauge <suite> --config FILE', () => {
   it('runs with the file’s settings, the environment interpolated and the command line winning', async () => {
     const dir = tempDir('config');
     const file = join(dir, 'run.yaml');
-    writeFileSync(file, ['model: ${TG_TEST_MODEL}', 'seed: 3', 'maze:', '  taskId: C1_task_001_P2', '  modes: [P0, P3]', '  out-dir: ignored-because-the-flag-wins', ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'model: ${TG_TEST_MODEL}',
+        'seed: 3',
+        'maze:',
+        '  taskId: C1_task_001_P2',
+        '  modes: [P0, P3]',
+        '  out-dir: ignored-because-the-flag-wins',
+        '',
+      ].join('\n'),
+    );
     const out = join(dir, 'out');
-    const r = await inProcess(['maze', '--config', file, '--out-dir', out, '--modes', 'P2'], { TG_TEST_MODEL: 'sim:oracle' });
+    const r = await inProcess(['maze', '--config', file, '--out-dir', out, '--modes', 'P2'], {
+      TG_TEST_MODEL: 'sim:oracle',
+    });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readLines<{ id: string }>(join(out, 'instances.jsonl')).map((m) => m.id)).toEqual(['C1_task_001:P2']);
     const summary = readJson<{ header: { model: string; seed: number } }>(join(out, 'summary.json'));
@@ -25,10 +38,22 @@ describe('toolgauge <suite> --config FILE', () => {
     const dir = tempDir('config-bad');
     const cases: Array<[string, string, RegExp]> = [
       ['toolhop', 'limt: 3\n', /^toolgauge toolhop: .*t\.yaml: unknown key 'limt' \(did you mean 'limit'\?\)$/],
-      ['probe', 'probe:\n  decode: free\n  top_p: 7\n', /^toolgauge probe: .*t\.yaml: key 'probe\.top_p' Too big.*<=1 \(got '7'\)$/],
+      [
+        'probe',
+        'probe:\n  decode: free\n  top_p: 7\n',
+        /^toolgauge probe: .*t\.yaml: key 'probe\.top_p' Too big.*<=1 \(got '7'\)$/,
+      ],
       ['bfcl', 'mode: yaml\n', /^toolgauge bfcl: .*t\.yaml: key 'mode' must be one of fc\|prompt \(got 'yaml'\)$/],
-      ['apibank', 'base-url: ${TG_UNSET_URL}\n', /^toolgauge apibank: .*t\.yaml: key 'base-url': environment variable TG_UNSET_URL is not set/],
-      ['eval', 'files: [a.eval.ts]\ngate: accuracy>=x\nmodle: m\n', /^toolgauge eval: .*t\.yaml: unknown key 'modle' \(did you mean 'model'\?\)$/],
+      [
+        'apibank',
+        'base-url: ${TG_UNSET_URL}\n',
+        /^toolgauge apibank: .*t\.yaml: key 'base-url': environment variable TG_UNSET_URL is not set/,
+      ],
+      [
+        'eval',
+        'files: [a.eval.ts]\ngate: accuracy>=x\nmodle: m\n',
+        /^toolgauge eval: .*t\.yaml: unknown key 'modle' \(did you mean 'model'\?\)$/,
+      ],
     ];
     for (const [command, text, message] of cases) {
       const file = join(dir, `${command}-t.yaml`);

@@ -21,12 +21,26 @@ beforeAll(async () => {
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
       const messages = (JSON.parse(body) as { messages: Array<{ role: string; content: string }> }).messages;
-      const deep = messages.some((m) => m.role === 'user' && m.content === 'deep') && !messages.some((m) => m.role === 'tool');
+      const deep =
+        messages.some((m) => m.role === 'user' && m.content === 'deep') && !messages.some((m) => m.role === 'tool');
       const message = deep
-        ? { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: deepArgs } }] }
+        ? {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: deepArgs } }],
+          }
         : { role: 'assistant', content: '<answer>ok</answer>' };
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ id: 'r', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message, finish_reason: deep ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      res.end(
+        JSON.stringify({
+          id: 'r',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, message, finish_reason: deep ? 'tool_calls' : 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -38,12 +52,18 @@ describe('a response nested 5,000 deep', () => {
   it('becomes an instance recorded as an error with a clear message; the other instances and the denominator stay', async () => {
     const out = tempDir('deep');
     const suite = evalSuite('deep', {
-      data: () => [{ id: 'calm', input: 'calm', expected: 'ok' }, { id: 'deep', input: 'deep', expected: 'ok' }],
+      data: () => [
+        { id: 'calm', input: 'calm', expected: 'ok' },
+        { id: 'deep', input: 'deep', expected: 'ok' },
+      ],
       tools: [{ name: 'echo', parameters: { type: 'object', properties: { x: {} } }, run: () => 'done' }],
       task: toolLoop(),
       scorers: [scorers.answerMatches()],
     });
-    const run = await runSuite(suite, cleanEnv({ OPENAI_BASE_URL: baseUrl, TOOLGAUGE_MODEL: 'm', TOOLGAUGE_OUT_DIR: out }));
+    const run = await runSuite(
+      suite,
+      cleanEnv({ OPENAI_BASE_URL: baseUrl, TOOLGAUGE_MODEL: 'm', TOOLGAUGE_OUT_DIR: out }),
+    );
     const byId = new Map(run.metas.map((m) => [m.id, m]));
     expect(byId.get('calm')).toMatchObject({ error: null, pass: true });
     expect(byId.get('deep')?.error).toMatch(/nested deeper than \d+ levels/);

@@ -16,13 +16,29 @@ const IDS = [LONG, 'a/b', 'a_b', 'line\r\nbreak\u0000', '<img src=x onerror=aler
 describe('hostile rows', () => {
   it('long, colliding and control-character ids, a __proto__ domain and markup in the data', async () => {
     const dir = tempDir('hostile');
-    const rows = JSON.parse(readFileSync(fromRoot('cases', 'toolhop', 'sample.json'), 'utf8')) as Array<Record<string, unknown>>;
-    const hostile = IDS.map((id, i) => ({ ...rows[i]!, id, domain: i === 0 ? '__proto__' : i === 1 ? '![beacon](http://example.invalid/p.png) | <script>x</script>' : rows[i]!.domain }));
+    const rows = JSON.parse(readFileSync(fromRoot('cases', 'toolhop', 'sample.json'), 'utf8')) as Array<
+      Record<string, unknown>
+    >;
+    const hostile = IDS.map((id, i) => ({
+      ...rows[i]!,
+      id,
+      domain:
+        i === 0
+          ? '__proto__'
+          : i === 1
+            ? '![beacon](http://example.invalid/p.png) | <script>x</script>'
+            : rows[i]!.domain,
+    }));
     const data = join(dir, 'hostile.json');
     writeFileSync(data, JSON.stringify(hostile));
     const out = join(dir, 'out');
     // In process: the kit's sessions, names, files and finalize, over HTTP to the simulator, tools in the sandbox.
-    const run = await runSuite(toolhopSuite, { TOOLHOP_DATA: data, TOOLHOP_LIMIT: '10', TOOLGAUGE_OUT_DIR: out, TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    const run = await runSuite(toolhopSuite, {
+      TOOLHOP_DATA: data,
+      TOOLHOP_LIMIT: '10',
+      TOOLGAUGE_OUT_DIR: out,
+      TOOLHOP_ALLOW_DATASET_EXEC: '1',
+    });
     expect(run.finalized.harnessErrors).toBe(0);
     // Every row is in the results and in the denominator, each under its own id.
     const results = readLines<{ id: string; correct: boolean; error: string | null }>(join(out, 'results.jsonl'));
@@ -44,10 +60,20 @@ describe('hostile rows', () => {
 
   it('a repeated id renamed onto a real id, and a null line, stay separate instances in the journal, records and summary', async () => {
     const dir = tempDir('dup-ids');
-    const rows = JSON.parse(readFileSync(fromRoot('cases', 'toolhop', 'sample.json'), 'utf8')) as Array<Record<string, unknown>>;
+    const rows = JSON.parse(readFileSync(fromRoot('cases', 'toolhop', 'sample.json'), 'utf8')) as Array<
+      Record<string, unknown>
+    >;
     // `5` twice, and a real `5#dup2`: a rename by 0-based position would land on it. `row#1` and `row#6` are the
     // names a null line could get.
-    const lines = [{ ...rows[0], id: 5 }, { ...rows[1], id: 7 }, { ...rows[2], id: 5 }, { ...rows[3], id: '5#dup2' }, { ...rows[4], id: 'row#6' }, null, { ...rows[5], id: 'row#1' }];
+    const lines = [
+      { ...rows[0], id: 5 },
+      { ...rows[1], id: 7 },
+      { ...rows[2], id: 5 },
+      { ...rows[3], id: '5#dup2' },
+      { ...rows[4], id: 'row#6' },
+      null,
+      { ...rows[5], id: 'row#1' },
+    ];
     const data = join(dir, 'dup.jsonl');
     writeFileSync(data, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const out = join(dir, 'out');

@@ -22,8 +22,16 @@ import { inProcess, tempDir } from '../helpers/cli.ts';
 /** The journal's lines, and a writer for an edited copy. */
 function journalOf(out: string) {
   const path = join(out, 'instances.jsonl');
-  const rows = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { path, rows, write: (rs: Array<Record<string, unknown>>) => writeFileSync(path, rs.map((r) => JSON.stringify(r) + '\n').join('')) };
+  const rows = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return {
+    path,
+    rows,
+    write: (rs: Array<Record<string, unknown>>) =>
+      writeFileSync(path, rs.map((r) => JSON.stringify(r) + '\n').join('')),
+  };
 }
 
 /**
@@ -39,7 +47,9 @@ function withoutField(dir: string, line: number, field: string, o: { unsealed?: 
   for (const k of keys.slice(0, -1)) at = at[k] as Record<string, unknown>;
   expect(at, field).toHaveProperty(keys.at(-1)!);
   delete at[keys.at(-1)!];
-  j.rows[line - 1] = o.unsealed ? row : (sealMeta(row as unknown as InstanceMetaBase, seal.records) as unknown as Record<string, unknown>);
+  j.rows[line - 1] = o.unsealed
+    ? row
+    : (sealMeta(row as unknown as InstanceMetaBase, seal.records) as unknown as Record<string, unknown>);
   j.write(j.rows);
   return j.path;
 }
@@ -70,7 +80,10 @@ async function finishedRun(def: AnySuite, env: Record<string, string>): Promise<
 
 describe('a journal line without a field its aggregation reads is refused, naming file, line and field', () => {
   it('maze: the run cost ratio, the recovery, the complexity', async () => {
-    const only = loadMazeTasks(undefined, ['c1']).slice(0, 2).map((t) => t.id).join(',');
+    const only = loadMazeTasks(undefined, ['c1'])
+      .slice(0, 2)
+      .map((t) => t.id)
+      .join(',');
     const out = await finishedRun(mazeSuite, { TOOLGAUGE_MAZE_ONLY: only, TOOLGAUGE_MAZE_MODES: 'P0' });
     await refusedWithout(out, 2, 'rc');
     await refusedWithout(out, 1, 'recovery');
@@ -85,16 +98,31 @@ describe('a journal line without a field its aggregation reads is refused, namin
   });
 
   it("bfcl: the category, BFCL's verdict, the usage", async () => {
-    const out = await finishedRun(bfclSuite, { TOOLGAUGE_BFCL_DATA: fromRoot('fixtures', 'bfcl', 'data'), TOOLGAUGE_BFCL_CATEGORY: 'simple_python', TOOLGAUGE_BFCL_LIMIT: '2' });
+    const out = await finishedRun(bfclSuite, {
+      TOOLGAUGE_BFCL_DATA: fromRoot('fixtures', 'bfcl', 'data'),
+      TOOLGAUGE_BFCL_CATEGORY: 'simple_python',
+      TOOLGAUGE_BFCL_LIMIT: '2',
+    });
     await refusedWithout(out, 1, 'category');
     await refusedWithout(out, 2, 'valid');
     await refusedWithout(out, 1, 'usage', { unsealed: true });
   });
 
   it("describeEval: a scorer's score (which would count 0) is refused on resume and by report", async () => {
-    const answer = (a: string): TaskOutput => ({ output: a, answer: a, toolCalls: [], messages: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, turns: 1 }) as unknown as TaskOutput;
+    const answer = (a: string): TaskOutput =>
+      ({
+        output: a,
+        answer: a,
+        toolCalls: [],
+        messages: [],
+        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        turns: 1,
+      }) as unknown as TaskOutput;
     const def = evalSuite('schema-eval', {
-      data: () => [{ input: 'a', expected: 'a' }, { input: 'b', expected: 'b' }],
+      data: () => [
+        { input: 'a', expected: 'a' },
+        { input: 'b', expected: 'b' },
+      ],
       task: async (input) => answer(input),
       scorers: [{ name: 'exact', score: ({ output, expected }) => output.answer === expected }],
     });
@@ -105,7 +133,9 @@ describe('a journal line without a field its aggregation reads is refused, namin
     await refusedWithout(out, 2, 'scores.exact', { unsealed: true });
     const j = { path: withoutField(out, 2, 'scores.exact') };
     const summary = readFileSync(join(out, 'summary.json'), 'utf8');
-    await expect(runSuite(def, { ...env, TOOLGAUGE_RESUME: '1' })).rejects.toThrow(`${j.path} line 2: field scores.exact`);
+    await expect(runSuite(def, { ...env, TOOLGAUGE_RESUME: '1' })).rejects.toThrow(
+      `${j.path} line 2: field scores.exact`,
+    );
     expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(summary);
   });
 });

@@ -15,7 +15,13 @@ const VITEST = fromRoot('node_modules', 'vitest', 'vitest.mjs');
 
 /** Plain `vitest …` on the repository's config, as a user runs it (no toolgauge CLI in between). */
 async function vitest(args: string[], env: Record<string, string>, cwd: string) {
-  const r = await execa('node', [VITEST, ...args, '--root', fromRoot()], { env: cleanEnv(env), extendEnv: false, reject: false, cwd, timeout: 240_000 });
+  const r = await execa('node', [VITEST, ...args, '--root', fromRoot()], {
+    env: cleanEnv(env),
+    extendEnv: false,
+    reject: false,
+    cwd,
+    timeout: 240_000,
+  });
   return { code: r.exitCode ?? -1, out: `${r.stdout}\n${r.stderr}` };
 }
 
@@ -31,7 +37,11 @@ describe('Vitest as people type it', () => {
   it('`vitest run suites/toolhop --reporter=junit` without TOOLHOP_ALLOW_DATASET_EXEC: every test names the variable, toolgauge still reports and gates', async () => {
     const dir = tempDir('plain');
     const out = join(dir, 'out');
-    const r = await vitest(['run', '--project', 'eval', 'suites/toolhop', '--reporter=junit'], { TOOLHOP_LIMIT: '2', TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_GATE: 'accuracy>=0.5' }, dir);
+    const r = await vitest(
+      ['run', '--project', 'eval', 'suites/toolhop', '--reporter=junit'],
+      { TOOLHOP_LIMIT: '2', TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_GATE: 'accuracy>=0.5' },
+      dir,
+    );
     expect(r.code, r.out).toBe(1);
     expect(r.out).toContain('<testsuites');
     expect(r.out).toMatch(/TOOLHOP_ALLOW_DATASET_EXEC=1/);
@@ -51,7 +61,11 @@ describe('Vitest as people type it', () => {
     mkdirSync(out);
     writeFileSync(join(out, 'results.jsonl'), '{"id":"1","correct":true}\n');
     writeFileSync(join(out, 'summary.json'), '{"earlier":"run"}\n');
-    const r = await vitest(['list', '--project', 'eval', 'suites/toolhop'], { TOOLHOP_LIMIT: '3', TOOLGAUGE_OUT_DIR: out }, dir);
+    const r = await vitest(
+      ['list', '--project', 'eval', 'suites/toolhop'],
+      { TOOLHOP_LIMIT: '3', TOOLGAUGE_OUT_DIR: out },
+      dir,
+    );
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/toolhop › 1 › hops=3/);
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe('{"id":"1","correct":true}\n');
@@ -70,7 +84,11 @@ describe('Vitest as people type it', () => {
     const s = validSummary(readJson(join(out, 'summary.json')));
     expect(s.metrics.accuracy).toMatchObject({ n: 3 });
     // One line per instance in every record file, the re-run one replaced, in dataset order.
-    expect(readLines<{ id: number | string }>(join(out, 'results.jsonl')).map((x) => String(x.id))).toEqual(['1', '2', '11']);
+    expect(readLines<{ id: number | string }>(join(out, 'results.jsonl')).map((x) => String(x.id))).toEqual([
+      '1',
+      '2',
+      '11',
+    ]);
     expect(readLines(join(out, 'predictions.jsonl'))).toHaveLength(3);
     expect(readFileSync(join(out, 'keep.txt'), 'utf8')).toBe('mine');
     expect(existsSync(join(out, 'notes'))).toBe(true);
@@ -83,9 +101,17 @@ describe('failing fast, saying why', () => {
     const port = await closedPort();
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [['toolhop', '--gate', 'accuracy=>0.5'], {}, /--gate: .*not METRIC/],
-      [['toolhop', '--gate', 'accurracy>=0.5'], {}, /names metric 'accurracy', which this suite does not report \(it reports: accuracy/],
+      [
+        ['toolhop', '--gate', 'accurracy>=0.5'],
+        {},
+        /names metric 'accurracy', which this suite does not report \(it reports: accuracy/,
+      ],
       [['toolhop', '--data', join(out, 'missing.json')], {}, /--data '.*missing\.json' does not exist/],
-      [['maze', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm'], {}, new RegExp(`endpoint http://127\\.0\\.0\\.1:${port}/v1 is not usable: Connection error \\(.*ECONNREFUSED`)],
+      [
+        ['maze', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm'],
+        {},
+        new RegExp(`endpoint http://127\\.0\\.0\\.1:${port}/v1 is not usable: Connection error \\(.*ECONNREFUSED`),
+      ],
       [['toolhop', '--agents', '5'], {}, /team settings need a team topology/],
       [['toolhop'], { TOOLHOP_TOPOLOGY: 'mesh' }, /TOOLHOP_TOPOLOGY must be one of/],
     ];
@@ -102,7 +128,9 @@ describe('failing fast, saying why', () => {
     const r = await inProcess(['maze', '--out-dir', join(out, 'blocker', 'run')], {});
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^toolgauge maze: cannot write the output directory \S*blocker\/run: \S*blocker is not a directory$/m);
+    expect(r.stderr).toMatch(
+      /^toolgauge maze: cannot write the output directory \S*blocker\/run: \S*blocker is not a directory$/m,
+    );
   });
 
   it('probe --only one case passes and exits 0 (empty part files are not harness errors)', async () => {

@@ -8,8 +8,18 @@ import { inProcess, readJson, readLines, tempDir, type CliResult } from '../help
 // front (--agent-type anthropic): two models that complete and one whose endpoint is down. (A model whose run ends in harness errors, and a retry that succeeds:
 // harness/cli/commands/maze-batch.test.ts, without Vitest runs.) Simulator runs: not a model's result.
 type Model = { label: string; status: string; attempts: number; dir: string; reason?: string; runs?: number };
-type Pair = { a: string; b: string; mode: string; tsr: { n: number; a: number; b: number; diff: number; lo: number; hi: number; p_holm: number }; prr: { n: number; diff: number } };
-type Batch = { models: Model[]; comparison: { pairs: Pair[]; seed: number; resamples: number; level: number }; notice?: string };
+type Pair = {
+  a: string;
+  b: string;
+  mode: string;
+  tsr: { n: number; a: number; b: number; diff: number; lo: number; hi: number; p_holm: number };
+  prr: { n: number; diff: number };
+};
+type Batch = {
+  models: Model[];
+  comparison: { pairs: Pair[]; seed: number; resamples: number; level: number };
+  notice?: string;
+};
 
 describe('toolgauge maze --lineup (a batch of models)', () => {
   let out: string;
@@ -28,7 +38,26 @@ describe('toolgauge maze --lineup (a batch of models)', () => {
         '',
       ].join('\n'),
     );
-    r = await inProcess(['maze', '--lineup', lineup, '--task-id', 'C1_task_001,C2_task_001', '--modes', 'P2', '--trials', '2', '--retries', '0', '--agent-type', 'anthropic', '--out-dir', out], {});
+    r = await inProcess(
+      [
+        'maze',
+        '--lineup',
+        lineup,
+        '--task-id',
+        'C1_task_001,C2_task_001',
+        '--modes',
+        'P2',
+        '--trials',
+        '2',
+        '--retries',
+        '0',
+        '--agent-type',
+        'anthropic',
+        '--out-dir',
+        out,
+      ],
+      {},
+    );
     batch = readJson<Batch>(join(out, 'reports', 'maze_batch_fc.json'));
   }, 240_000);
 
@@ -38,7 +67,12 @@ describe('toolgauge maze --lineup (a batch of models)', () => {
       expect(readLines(join(dir, 'instances.jsonl'))).toHaveLength(2 * 2);
       expect(existsSync(join(dir, 'c1', 'inferences', 'C1_task_001_P2_inference.json'))).toBe(true);
       expect(existsSync(join(dir, 'c1', 'inferences', 'C1_task_001_P2_trial1_inference.json'))).toBe(true);
-      const s = readJson<{ metrics: Record<string, unknown>; config: { agent_type: string }; header: { generation: Record<string, unknown> }; extra: { tokens: { all: { runs_with_usage: number; total_tokens: number } } } }>(join(dir, 'summary.json'));
+      const s = readJson<{
+        metrics: Record<string, unknown>;
+        config: { agent_type: string };
+        header: { generation: Record<string, unknown> };
+        extra: { tokens: { all: { runs_with_usage: number; total_tokens: number } } };
+      }>(join(dir, 'summary.json'));
       expect(Object.keys(s.metrics)).toEqual(expect.arrayContaining(['pass@2', 'pass^2']));
       expect(s.config.agent_type).toBe('anthropic');
       expect(s.header.generation).toMatchObject({ seed: null, max_tokens: 4096, top_p: 1 });
@@ -62,16 +96,27 @@ describe('toolgauge maze --lineup (a batch of models)', () => {
     // Independent check of the TSR means: the journals' pass fields, averaged per task then over tasks.
     for (const p of batch.comparison.pairs) {
       const mean = (label: string) => {
-        const ms = readLines<{ task_id: string; mode: string; pass: boolean; error: string | null }>(join(out, label, 'fc', 'instances.jsonl')).filter((m) => m.mode === p.mode);
+        const ms = readLines<{ task_id: string; mode: string; pass: boolean; error: string | null }>(
+          join(out, label, 'fc', 'instances.jsonl'),
+        ).filter((m) => m.mode === p.mode);
         const tasks = [...new Set(ms.map((m) => m.task_id))];
-        return tasks.reduce((s, t) => s + ms.filter((m) => m.task_id === t && m.pass && !m.error).length / ms.filter((m) => m.task_id === t).length, 0) / tasks.length;
+        return (
+          tasks.reduce(
+            (s, t) =>
+              s +
+              ms.filter((m) => m.task_id === t && m.pass && !m.error).length / ms.filter((m) => m.task_id === t).length,
+            0,
+          ) / tasks.length
+        );
       };
       expect(p.tsr.n).toBe(2);
       expect(p.tsr.a).toBeCloseTo(mean('oracle'), 12);
       expect(p.tsr.b).toBeCloseTo(mean('naive'), 12);
       // PRR pooled over each model's hit runs of this mode, from its journal.
       const prr = (label: string) => {
-        const ms = readLines<{ mode: string; pass: boolean; hit: boolean; error: string | null }>(join(out, label, 'fc', 'instances.jsonl')).filter((m) => m.mode === p.mode && m.hit);
+        const ms = readLines<{ mode: string; pass: boolean; hit: boolean; error: string | null }>(
+          join(out, label, 'fc', 'instances.jsonl'),
+        ).filter((m) => m.mode === p.mode && m.hit);
         return ms.filter((m) => m.pass && !m.error).length / ms.length;
       };
       expect(p.prr.diff).toBeCloseTo(prr('naive') - prr('oracle'), 12);
@@ -84,7 +129,13 @@ describe('toolgauge maze --lineup (a batch of models)', () => {
 
   it('the comparison is a pure function of the journals (same seed, same numbers)', () => {
     const metas = (l: string) => readLines<never>(join(out, l, 'fc', 'instances.jsonl'));
-    const again = compareBatch([{ label: 'oracle', metas: metas('oracle') }, { label: 'naive', metas: metas('naive') }], { seed: batch.comparison.seed, resamples: batch.comparison.resamples, level: batch.comparison.level });
+    const again = compareBatch(
+      [
+        { label: 'oracle', metas: metas('oracle') },
+        { label: 'naive', metas: metas('naive') },
+      ],
+      { seed: batch.comparison.seed, resamples: batch.comparison.resamples, level: batch.comparison.level },
+    );
     expect(JSON.parse(JSON.stringify(again.pairs))).toEqual(batch.comparison.pairs);
   });
 });

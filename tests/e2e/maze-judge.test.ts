@@ -14,8 +14,18 @@ import { inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 type Label = 'success' | 'recovered' | 'failed_safely' | 'failed';
 const LABELS: Label[] = ['success', 'recovered', 'failed_safely', 'failed'];
-type Meta = { id: string; pass: boolean; recovery: string; error: string | null; llm_judge?: { model: string; rule_label: Label; label: Label | null; error: string | null } };
-type Eval = { pass: boolean; recovery: string; llm_judge?: { label: Label | null; error: string | null; reply: string | null; verdict: { rests_on: string } | null } };
+type Meta = {
+  id: string;
+  pass: boolean;
+  recovery: string;
+  error: string | null;
+  llm_judge?: { model: string; rule_label: Label; label: Label | null; error: string | null };
+};
+type Eval = {
+  pass: boolean;
+  recovery: string;
+  llm_judge?: { label: Label | null; error: string | null; reply: string | null; verdict: { rests_on: string } | null };
+};
 type Agreement = {
   judge_model: string;
   asked: number;
@@ -31,10 +41,37 @@ let out: string;
 let r: { code: number; stdout: string; stderr: string };
 
 beforeAll(async () => {
-  agent = await startSimServer({ responders: { maze: mazeSimResponder(() => mazeTasksOf({ casesDir: DEFAULT_CASES_DIR, categories: [...COMPLEXITIES], toolPaths: [], tasksFile: undefined }), DEFAULT_CASES_DIR) } });
+  agent = await startSimServer({
+    responders: {
+      maze: mazeSimResponder(
+        () =>
+          mazeTasksOf({
+            casesDir: DEFAULT_CASES_DIR,
+            categories: [...COMPLEXITIES],
+            toolPaths: [],
+            tasksFile: undefined,
+          }),
+        DEFAULT_CASES_DIR,
+      ),
+    },
+  });
   out = tempDir('maze-llm-judge');
   r = await inProcess(
-    ['maze', '--model', 'sim:oracle', '--base-url', agent.url, '--judge-model', JUDGE, '--only', 'C1_task_001,C3_task_001', '--modes', 'P0,P1,P2,P3,P4', '--out-dir', out],
+    [
+      'maze',
+      '--model',
+      'sim:oracle',
+      '--base-url',
+      agent.url,
+      '--judge-model',
+      JUDGE,
+      '--only',
+      'C1_task_001,C3_task_001',
+      '--modes',
+      'P0,P1,P2,P3,P4',
+      '--out-dir',
+      out,
+    ],
     {},
   );
 }, 120_000);
@@ -54,7 +91,13 @@ describe('toolgauge maze --judge-model (simulator)', () => {
       const j = ev.llm_judge!;
       expect(m.llm_judge, m.id).toMatchObject({ model: JUDGE, label: j.label, error: j.error });
       // The rule label from the rule judge's own verdict, mapped here by the documented table.
-      const rule: Label = !ev.pass ? 'failed' : ev.recovery === 'abort' ? 'failed_safely' : ev.recovery === 'none' ? 'success' : 'recovered';
+      const rule: Label = !ev.pass
+        ? 'failed'
+        : ev.recovery === 'abort'
+          ? 'failed_safely'
+          : ev.recovery === 'none'
+            ? 'success'
+            : 'recovered';
       expect(m.llm_judge!.rule_label, m.id).toBe(rule);
       if (j.label === null) {
         errors++;
@@ -72,17 +115,29 @@ describe('toolgauge maze --judge-model (simulator)', () => {
   });
 
   it('summary.json reports kappa with a CI, raw agreement and the confusion tables, matching the runs', () => {
-    const s = readJson<{ metrics: Record<string, { value: number | null; lo: number | null; hi: number | null; n: number; method: string }>; extra: { judge_agreement: Agreement }; config: Record<string, unknown> }>(join(out, 'summary.json'));
+    const s = readJson<{
+      metrics: Record<
+        string,
+        { value: number | null; lo: number | null; hi: number | null; n: number; method: string }
+      >;
+      extra: { judge_agreement: Agreement };
+      config: Record<string, unknown>;
+    }>(join(out, 'summary.json'));
     expect(s.config).toMatchObject({ judge_model: JUDGE, judge_endpoint: 'built-in simulator' });
     const a = s.extra.judge_agreement;
     const metas = readLines<Meta>(join(out, 'instances.jsonl')).filter((m) => m.llm_judge!.label !== null);
     expect(a).toMatchObject({ judge_model: JUDGE, asked: 10, judged: metas.length, judge_errors: 10 - metas.length });
     // The table and kappa computed here from the journal, by the textbook formula.
-    const counts = LABELS.map((x) => LABELS.map((y) => metas.filter((m) => m.llm_judge!.rule_label === x && m.llm_judge!.label === y).length));
+    const counts = LABELS.map((x) =>
+      LABELS.map((y) => metas.filter((m) => m.llm_judge!.rule_label === x && m.llm_judge!.label === y).length),
+    );
     expect(a.confusion).toMatchObject({ labels: LABELS, counts });
     const n = metas.length;
     const po = LABELS.reduce((t, _, i) => t + counts[i]![i]!, 0) / n;
-    const pe = LABELS.reduce((t, _, i) => t + (counts[i]!.reduce((x, y) => x + y, 0) / n) * (counts.reduce((x, row) => x + row[i]!, 0) / n), 0);
+    const pe = LABELS.reduce(
+      (t, _, i) => t + (counts[i]!.reduce((x, y) => x + y, 0) / n) * (counts.reduce((x, row) => x + row[i]!, 0) / n),
+      0,
+    );
     const k = s.metrics.judge_kappa!;
     expect(k.value).toBeCloseTo((po - pe) / (1 - pe), 5);
     expect(k).toMatchObject({ n, method: 'bootstrap' });
@@ -91,8 +146,14 @@ describe('toolgauge maze --judge-model (simulator)', () => {
     expect(s.metrics.judge_agreement!.value).toBeCloseTo(po, 5);
     const passed = (l: Label) => l !== 'failed';
     expect(a.pass_confusion.counts).toEqual([
-      [metas.filter((m) => passed(m.llm_judge!.rule_label) && passed(m.llm_judge!.label!)).length, metas.filter((m) => passed(m.llm_judge!.rule_label) && !passed(m.llm_judge!.label!)).length],
-      [metas.filter((m) => !passed(m.llm_judge!.rule_label) && passed(m.llm_judge!.label!)).length, metas.filter((m) => !passed(m.llm_judge!.rule_label) && !passed(m.llm_judge!.label!)).length],
+      [
+        metas.filter((m) => passed(m.llm_judge!.rule_label) && passed(m.llm_judge!.label!)).length,
+        metas.filter((m) => passed(m.llm_judge!.rule_label) && !passed(m.llm_judge!.label!)).length,
+      ],
+      [
+        metas.filter((m) => !passed(m.llm_judge!.rule_label) && passed(m.llm_judge!.label!)).length,
+        metas.filter((m) => !passed(m.llm_judge!.rule_label) && !passed(m.llm_judge!.label!)).length,
+      ],
     ]);
   });
 

@@ -20,8 +20,23 @@ const SAMPLE = fromRoot('cases', 'toolhop', 'sample.json');
  * and chat_template_kwargs.enable_thinking False), with `tools` and `tool_choice: "auto"`; and for the forced final
  * answer the same kwargs with temperature 0.0 and max_tokens 64 (TOOLHOP_FINAL_MAX_TOKENS), without tools.
  */
-const REFERENCE_TURN = { temperature: 0.2, top_p: 0.9, seed: 0, max_tokens: 512, repetition_penalty: 1.05, chat_template_kwargs: { enable_thinking: false }, tool_choice: 'auto' };
-const REFERENCE_FINAL = { temperature: 0, top_p: 0.9, seed: 0, max_tokens: 64, repetition_penalty: 1.05, chat_template_kwargs: { enable_thinking: false } };
+const REFERENCE_TURN = {
+  temperature: 0.2,
+  top_p: 0.9,
+  seed: 0,
+  max_tokens: 512,
+  repetition_penalty: 1.05,
+  chat_template_kwargs: { enable_thinking: false },
+  tool_choice: 'auto',
+};
+const REFERENCE_FINAL = {
+  temperature: 0,
+  top_p: 0.9,
+  seed: 0,
+  max_tokens: 64,
+  repetition_penalty: 1.05,
+  chat_template_kwargs: { enable_thinking: false },
+};
 
 let server: Server;
 let base: string;
@@ -33,12 +48,24 @@ beforeAll(async () => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c));
     req.on('end', () => {
-      if (req.url?.includes('/models')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[{"id":"Qwen/Qwen3-8B"}]}');
+      if (req.url?.includes('/models'))
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"object":"list","data":[{"id":"Qwen/Qwen3-8B"}]}');
       const body = JSON.parse(raw) as Record<string, unknown>;
       bodies.push(body);
       const content = body.tools ? 'I think it is 7' : '<answer>7</answer>';
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } }));
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -46,14 +73,18 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const pick = (b: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => k in b).map((k) => [k, b[k]]));
+const pick = (b: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.filter((k) => k in b).map((k) => [k, b[k]]));
 
 describe('a drop-in for the reference ToolHop runner', () => {
   it("--preset reference sends the reference's request, field by field; its variables and files work unchanged", async () => {
     const out = tempDir('ref-request');
     bodies.length = 0;
     // Only the reference's own variables name the endpoint and the model.
-    const r = await toolgauge(['toolhop', '--data', SAMPLE, '--only', '1', '--out-dir', out, '--out', join(out, 'ref-preds.jsonl')], { VLLM_BASE_URL: base, MODEL_ID: 'Qwen/Qwen3-8B', TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    const r = await toolgauge(
+      ['toolhop', '--data', SAMPLE, '--only', '1', '--out-dir', out, '--out', join(out, 'ref-preds.jsonl')],
+      { VLLM_BASE_URL: base, MODEL_ID: 'Qwen/Qwen3-8B', TOOLHOP_ALLOW_DATASET_EXEC: '1' },
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(bodies).toHaveLength(2);
     const [turn, final] = bodies as [Record<string, unknown>, Record<string, unknown>];
@@ -70,14 +101,39 @@ describe('a drop-in for the reference ToolHop runner', () => {
     const preds = readLines<Record<string, unknown>>(join(out, 'predictions.jsonl'));
     const row = results[0]!;
     expect(typeof row.id).toBe('number');
-    for (const k of ['idx', 'question', 'gold_answer', 'style', 'solve_s', 'predicted_answer', 'answer_correct', 'correct', 'turns', 'tool_calls', 'n_agents', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'n_llm_calls', 'n_tool_calls']) expect(row, k).toHaveProperty(k);
+    for (const k of [
+      'idx',
+      'question',
+      'gold_answer',
+      'style',
+      'solve_s',
+      'predicted_answer',
+      'answer_correct',
+      'correct',
+      'turns',
+      'tool_calls',
+      'n_agents',
+      'prompt_tokens',
+      'completion_tokens',
+      'total_tokens',
+      'n_llm_calls',
+      'n_tool_calls',
+    ])
+      expect(row, k).toHaveProperty(k);
     expect(row).toMatchObject({ id: 1, idx: 1, n_agents: 1, n_llm_calls: 2, total_tokens: 24, predicted_answer: '7' });
     const accuracy = results.reduce((s, x) => s + Number(x.answer_correct), 0) / results.length;
     expect(accuracy).toBe(0);
     expect(preds[0]).toMatchObject({ idx: 1, id: 1, model_name_or_path: 'Qwen/Qwen3-8B', predicted_answer: '7' });
-    expect(readLines(join(out, 'ref-preds.jsonl'))[0]).toEqual({ idx: 1, id: 1, question: preds[0]!.question, predicted_answer: '7' });
+    expect(readLines(join(out, 'ref-preds.jsonl'))[0]).toEqual({
+      idx: 1,
+      id: 1,
+      question: preds[0]!.question,
+      predicted_answer: '7',
+    });
     // The text transcript, where the reference writes it.
-    expect(readFileSync(join(out, 'traces', '1.txt'), 'utf8')).toMatch(/^=== SYSTEM ===\n[\s\S]*=== ASSISTANT ===\n<answer>7<\/answer>/);
+    expect(readFileSync(join(out, 'traces', '1.txt'), 'utf8')).toMatch(
+      /^=== SYSTEM ===\n[\s\S]*=== ASSISTANT ===\n<answer>7<\/answer>/,
+    );
   });
 
   it("rescore reads the reference's own folder: integer ids, null answers, transcripts for the final message", async () => {
@@ -85,16 +141,53 @@ describe('a drop-in for the reference ToolHop runner', () => {
     const rows = loadDatasetFile(SAMPLE).entries.flatMap((e) => (e.ok ? [e.row] : []));
     const [a, b, c] = rows as [(typeof rows)[0], (typeof rows)[0], (typeof rows)[0]];
     // As the reference writes them: predictions without the final message; results with the gold answer.
-    writeFileSync(join(dir, 'predictions.jsonl'), [a, b, c].map((r, i) => JSON.stringify({ idx: Number(r.id), id: Number(r.id), question: r.question, predicted_answer: i === 1 ? null : i === 0 ? r.answer : 'nope', model_name_or_path: 'm' })).join('\n') + '\n');
-    writeFileSync(join(dir, 'results.jsonl'), [a, b, c].map((r) => JSON.stringify({ id: Number(r.id), idx: Number(r.id), gold_answer: r.answer, style: 'single_langgraph', correct: false, answer_correct: 0, total_tokens: 5 })).join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'predictions.jsonl'),
+      [a, b, c]
+        .map((r, i) =>
+          JSON.stringify({
+            idx: Number(r.id),
+            id: Number(r.id),
+            question: r.question,
+            predicted_answer: i === 1 ? null : i === 0 ? r.answer : 'nope',
+            model_name_or_path: 'm',
+          }),
+        )
+        .join('\n') + '\n',
+    );
+    writeFileSync(
+      join(dir, 'results.jsonl'),
+      [a, b, c]
+        .map((r) =>
+          JSON.stringify({
+            id: Number(r.id),
+            idx: Number(r.id),
+            gold_answer: r.answer,
+            style: 'single_langgraph',
+            correct: false,
+            answer_correct: 0,
+            total_tokens: 5,
+          }),
+        )
+        .join('\n') + '\n',
+    );
     mkdirSync(join(dir, 'traces'));
     // Row c's transcript: a wrong final answer after a tool result that holds the gold (the third rule credits it).
-    writeFileSync(join(dir, 'traces', `${c.id}.txt`), `=== SYSTEM ===\ns\n\n=== USER ===\nq\n\n=== ASSISTANT ===\n[tool_call] {"id":"t"}\n\n=== TOOL ===\n"${c.answer}"\n\n=== ASSISTANT ===\n<answer>nope</answer>\n\n`);
+    writeFileSync(
+      join(dir, 'traces', `${c.id}.txt`),
+      `=== SYSTEM ===\ns\n\n=== USER ===\nq\n\n=== ASSISTANT ===\n[tool_call] {"id":"t"}\n\n=== TOOL ===\n"${c.answer}"\n\n=== ASSISTANT ===\n<answer>nope</answer>\n\n`,
+    );
     const r = await toolgauge(['toolhop', 'rescore', '--out-dir', dir]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/rescored 3 predictions .*: 2 correct, 2 changed/);
     const res = readLines<Record<string, unknown>>(join(dir, 'results.jsonl'));
-    expect(res.map((x) => [x.id, x.correct, x.rule])).toEqual([[Number(a.id), true, 'literal'], [Number(b.id), false, null], [Number(c.id), true, 'tool_result']].map(([id, ok, rule]) => [id, ok, rule === 'literal' ? expect.stringMatching(/literal|substring/) : rule]));
+    expect(res.map((x) => [x.id, x.correct, x.rule])).toEqual(
+      [
+        [Number(a.id), true, 'literal'],
+        [Number(b.id), false, null],
+        [Number(c.id), true, 'tool_result'],
+      ].map(([id, ok, rule]) => [id, ok, rule === 'literal' ? expect.stringMatching(/literal|substring/) : rule]),
+    );
     expect(res[0]).toMatchObject({ style: 'single_langgraph', total_tokens: 5 });
     // A malformed file is one line naming the file and the line.
     writeFileSync(join(dir, 'predictions.jsonl'), '{"id": 1, "predicted_answer": "x"}\n{"id": \n');
@@ -118,12 +211,28 @@ describe('the simulator for other runners', () => {
     const res = await fetch(`${sim.url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'system', content: 'x' }, { role: 'user', content: `Answer the question using the available tools.\n\nQuestion: ${row.row.question}` }], tools: Object.values(row.row.tools).map((t) => ({ type: 'function', function: t })) }),
+      body: JSON.stringify({
+        model: 'sim:oracle',
+        messages: [
+          { role: 'system', content: 'x' },
+          { role: 'user', content: `Answer the question using the available tools.\n\nQuestion: ${row.row.question}` },
+        ],
+        tools: Object.values(row.row.tools).map((t) => ({ type: 'function', function: t })),
+      }),
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { choices: Array<{ message: { tool_calls?: Array<{ function: { name: string } }> } }> };
+    const body = (await res.json()) as {
+      choices: Array<{ message: { tool_calls?: Array<{ function: { name: string } }> } }>;
+    };
     expect(body.choices[0]!.message.tool_calls?.[0]?.function.name).toBe(Object.values(row.row.tools)[0]!.name);
-    const unknown = await fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'user', content: 'What is the capital of Mars?' }] }) });
+    const unknown = await fetch(`${sim.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'sim:oracle',
+        messages: [{ role: 'user', content: 'What is the capital of Mars?' }],
+      }),
+    });
     expect(unknown.status).toBe(422);
   });
 });
@@ -145,16 +254,29 @@ describe('toolgauge sim on its own', () => {
         void child.then((r) => reject(new Error(`toolgauge sim ended: ${r.stderr}`)));
       });
       const ask = (content: string) =>
-        fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim:oracle', messages: [{ role: 'user', content }], tools: Object.values(last.tools).map((t) => ({ type: 'function', function: t })) }) });
+        fetch(`${url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: 'sim:oracle',
+            messages: [{ role: 'user', content }],
+            tools: Object.values(last.tools).map((t) => ({ type: 'function', function: t })),
+          }),
+        });
       const res = await ask(`Answer the question using the available tools.\n\nQuestion: ${last.question}`);
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string } }> } }> }).choices[0]!.message.tool_calls[0]!.function.name).toBe(Object.values(last.tools)[0]!.name);
+      expect(
+        ((await res.json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string } }> } }> })
+          .choices[0]!.message.tool_calls[0]!.function.name,
+      ).toBe(Object.values(last.tools)[0]!.name);
       expect((await ask('Question: What is the capital of Mars?')).status).toBe(422);
     } finally {
       child.kill('SIGTERM');
     }
     const r = await child;
     expect(r.stdout).toMatch(/stopped: 2 requests, 1 matching no known instance \(answered 422\)/);
-    expect(r.stderr).toMatch(/toolgauge sim: answered 422: .*first user message: "Question: What is the capital of Mars\?"/);
+    expect(r.stderr).toMatch(
+      /toolgauge sim: answered 422: .*first user message: "Question: What is the capital of Mars\?"/,
+    );
   });
 });

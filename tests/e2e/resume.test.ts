@@ -1,4 +1,13 @@
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -7,13 +16,21 @@ import { cleanEnv, inProcess, readJson, readLines, spawnToolgauge, tempDir } fro
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
-const lines = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8').split('\n').filter((l) => l.trim()).length : 0);
+const lines = (p: string) =>
+  existsSync(p)
+    ? readFileSync(p, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
 
 const model = 'sim:oracle?latency_ms=250';
 
 /** Start a 20-row run (11 rows in the bundled sample) and wait until `n` rows have finished. */
 async function startUntilFinished(out: string, n: number) {
-  const child = spawnToolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'], EXEC);
+  const child = spawnToolgauge(
+    ['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'],
+    EXEC,
+  );
   const results = join(out, 'results.jsonl');
   const deadline = Date.now() + 60_000;
   while (lines(results) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -31,7 +48,10 @@ describe('a killed run resumes', () => {
     expect(lines(results)).toBeLessThan(11);
 
     // The resume in process: the same main() as the command, minus a process start (the killed run was a real one).
-    const r = await inProcess(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'], EXEC);
+    const r = await inProcess(
+      ['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'],
+      EXEC,
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const ids = readLines<{ id: string }>(results).map((x) => x.id);
     expect(ids).toHaveLength(11);
@@ -52,9 +72,13 @@ describe('a killed run resumes', () => {
     const r = await child;
     expect(r.exitCode).toBe(1);
     const done = lines(results);
-    const summary = readJson<{ counts: { runs: number }; extra: { collection_errors: string[] } }>(join(out, 'summary.json'));
+    const summary = readJson<{ counts: { runs: number }; extra: { collection_errors: string[] } }>(
+      join(out, 'summary.json'),
+    );
     expect(summary.counts.runs).toBe(done);
-    const notRun = summary.extra.collection_errors.map((e) => /^(\d+) of (\d+) instances did not run \((.*)\)$/.exec(e)).find(Boolean);
+    const notRun = summary.extra.collection_errors
+      .map((e) => /^(\d+) of (\d+) instances did not run \((.*)\)$/.exec(e))
+      .find(Boolean);
     expect(notRun, summary.extra.collection_errors.join('\n')).toBeDefined();
     const [, missing, planned, cause] = notRun!;
     // The cause is the worker's death as Vitest reported it (the first of the run's unhandled errors, also listed on
@@ -71,7 +95,10 @@ describe('a killed run resumes', () => {
     expect(report.slice(0, report.indexOf('## Result'))).toContain(line);
     expect(String(r.stdout)).toContain(`harness error: ${line}`);
 
-    const again = await inProcess(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'], EXEC);
+    const again = await inProcess(
+      ['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'],
+      EXEC,
+    );
     expect(again.code, again.stdout + again.stderr).toBe(0);
     const ids = readLines<{ id: string }>(results).map((x) => x.id);
     expect(ids).toHaveLength(Number(planned)); // each row once: none lost, none run twice
@@ -139,14 +166,27 @@ async function copyOfRun(prefix: string, runModel = 'sim:wrong'): Promise<string
 
 /** A command that is refused before any run starts: in this process (the CLI's own code, without a process start). */
 const refusedHere = (args: string[]) => inProcess(args, EXEC);
-const oneLine = (s: string) => s.trim().split('\n').filter((l) => l.startsWith('toolgauge')).length === 1;
+const oneLine = (s: string) =>
+  s
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('toolgauge')).length === 1;
 
 describe('a resume checks what it continues', () => {
   it('another model is refused, naming the field and both values, on --resume and on a -t re-run; nothing changes', async () => {
     const out = await copyOfRun('other-model');
     const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
     for (const extra of [[], ['-t', 'toolhop']]) {
-      const args = ['toolhop', '--model', 'sim:oracle', '--limit', '2', '--out-dir', out, ...(extra.length ? extra : ['--resume'])];
+      const args = [
+        'toolhop',
+        '--model',
+        'sim:oracle',
+        '--limit',
+        '2',
+        '--out-dir',
+        out,
+        ...(extra.length ? extra : ['--resume']),
+      ];
       const r = await refusedHere(args);
       expect(r.code, r.stdout + r.stderr).toBe(2);
       expect(r.stderr).toMatch(/model "sim:wrong", but this run has model "sim:oracle"/);
@@ -159,27 +199,44 @@ describe('a resume checks what it continues', () => {
     const out = await copyOfRun('plain-vitest');
     const files = ['instances.jsonl', 'summary.json', 'results.jsonl'].map((f) => join(out, f));
     const before = files.map((f) => readFileSync(f, 'utf8'));
-    const v = await execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'], {
-      cwd: fromRoot(),
-      env: cleanEnv({ ...EXEC, TOOLGAUGE_MODEL: 'sim:oracle', TOOLHOP_LIMIT: '2', TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_RESUME: '1' }),
-      extendEnv: false,
-      reject: false,
-    });
+    const v = await execa(
+      'node',
+      [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'],
+      {
+        cwd: fromRoot(),
+        env: cleanEnv({
+          ...EXEC,
+          TOOLGAUGE_MODEL: 'sim:oracle',
+          TOOLHOP_LIMIT: '2',
+          TOOLGAUGE_OUT_DIR: out,
+          TOOLGAUGE_RESUME: '1',
+        }),
+        extendEnv: false,
+        reject: false,
+      },
+    );
     expect(v.exitCode, String(v.stdout)).toBe(2);
-    expect(String(v.stdout)).toMatch(/toolgauge: toolhop: --resume: .* holds a run with model "sim:wrong", but this run has model "sim:oracle"/);
+    expect(String(v.stdout)).toMatch(
+      /toolgauge: toolhop: --resume: .* holds a run with model "sim:wrong", but this run has model "sim:oracle"/,
+    );
     expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
   });
 
   it('a journal line edited to a correct, literal answer is refused by --resume and report, naming the file and line; the summary keeps the real accuracy', async () => {
     const out = await copyOfRun('edited');
     const journal = join(out, 'instances.jsonl');
-    const rows = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     // sim:wrong's answers are credited only when the gold is in the last tool result: a row wrong by the strict rule.
     const wrong = rows.findIndex((m) => m.rule !== 'literal');
     expect(wrong).toBeGreaterThanOrEqual(0);
     rows[wrong] = { ...rows[wrong], correct: true, rule: 'literal', pass: true, reason: null };
     writeFileSync(journal, rows.map((m) => JSON.stringify(m) + '\n').join(''));
-    const strict = () => readJson<{ metrics: { strict_accuracy: { value: number } } }>(join(out, 'summary.json')).metrics.strict_accuracy.value;
+    const strict = () =>
+      readJson<{ metrics: { strict_accuracy: { value: number } } }>(join(out, 'summary.json')).metrics.strict_accuracy
+        .value;
     const before = strict();
     expect(before).toBeLessThan(1);
     const r = await refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume']);
@@ -197,7 +254,10 @@ describe('a resume checks what it continues', () => {
   it('a journal line without usage is a clear error naming the line and field, and no summary is written from it', async () => {
     const out = await copyOfRun('no-usage');
     const journal = join(out, 'instances.jsonl');
-    const rows = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     delete rows[1]!.usage;
     writeFileSync(journal, rows.map((m) => JSON.stringify(m) + '\n').join(''));
     const summary = readFileSync(join(out, 'summary.json'), 'utf8');
@@ -211,11 +271,23 @@ describe('a resume checks what it continues', () => {
     const out = await copyOfRun('rescored');
     const r = await inProcess(['toolhop', 'rescore', '--out-dir', out], {});
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const again = await inProcess(['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume'], EXEC);
+    const again = await inProcess(
+      ['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume'],
+      EXEC,
+    );
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(readJson<{ counts: { resumed: number } }>(join(out, 'summary.json')).counts.resumed).toBe(2);
     // While another run holds the directory, rescore writes nothing.
-    writeFileSync(join(out, '.toolgauge-lock'), JSON.stringify({ run_id: 'running', pid: process.pid, boot_id: null, pid_start: null, started_at: '2026-01-01T00:00:00.000Z' }) + '\n');
+    writeFileSync(
+      join(out, '.toolgauge-lock'),
+      JSON.stringify({
+        run_id: 'running',
+        pid: process.pid,
+        boot_id: null,
+        pid_start: null,
+        started_at: '2026-01-01T00:00:00.000Z',
+      }) + '\n',
+    );
     const before = readFileSync(join(out, 'results.jsonl'), 'utf8');
     const locked = await inProcess(['toolhop', 'rescore', '--out-dir', out], {});
     expect(locked.code, locked.stdout + locked.stderr).toBe(2);
@@ -243,12 +315,17 @@ describe('one run per output directory', () => {
   it('a second run into a directory in use is refused with one line naming the first (its pid); the first finishes alone', async () => {
     const out = tempDir('two-runs');
     // Four rows one at a time, 400 ms per model call: seconds of run left after its first row, for the second to arrive.
-    const first = spawnToolgauge(['toolhop', '--model', 'sim:oracle?latency_ms=400', '--limit', '4', '--out-dir', out, '--concurrency', '1'], EXEC);
+    const first = spawnToolgauge(
+      ['toolhop', '--model', 'sim:oracle?latency_ms=400', '--limit', '4', '--out-dir', out, '--concurrency', '1'],
+      EXEC,
+    );
     const deadline = Date.now() + 60_000;
     while (lines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     // The first run is stopped (alive, holding its lock) while the second tries: on a loaded machine the second's
     // start-up can otherwise outlast the first's remaining rows.
-    const second = await whileStopped(first.pid!, () => refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out]));
+    const second = await whileStopped(first.pid!, () =>
+      refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out]),
+    );
     const done = await first;
     expect(second.code, second.stdout + second.stderr).toBe(2);
     expect(second.stderr).toMatch(new RegExp(`in use by run \\S+ \\(pid ${first.pid},`));
@@ -265,7 +342,14 @@ describe('one run per output directory', () => {
       execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'], {
         cwd: fromRoot(),
         // A run id left in the environment (a shell, a parent run): only the toolgauge launcher's own counts.
-        env: cleanEnv({ ...EXEC, TOOLGAUGE_RUN_ID: 'inherited', TOOLGAUGE_MODEL: m, TOOLHOP_LIMIT: '4', TOOLGAUGE_CONCURRENCY: '1', TOOLGAUGE_OUT_DIR: out }),
+        env: cleanEnv({
+          ...EXEC,
+          TOOLGAUGE_RUN_ID: 'inherited',
+          TOOLGAUGE_MODEL: m,
+          TOOLHOP_LIMIT: '4',
+          TOOLGAUGE_CONCURRENCY: '1',
+          TOOLGAUGE_OUT_DIR: out,
+        }),
         extendEnv: false,
         reject: false,
         detached: true,
@@ -287,7 +371,16 @@ describe('one run per output directory', () => {
     const out = tempDir('stale-lock');
     const gone = execa('node', ['-e', '']);
     await gone;
-    writeFileSync(join(out, '.toolgauge-lock'), JSON.stringify({ run_id: 'killed-run', pid: gone.pid, boot_id: null, pid_start: null, started_at: '2026-01-01T00:00:00.000Z' }) + '\n');
+    writeFileSync(
+      join(out, '.toolgauge-lock'),
+      JSON.stringify({
+        run_id: 'killed-run',
+        pid: gone.pid,
+        boot_id: null,
+        pid_start: null,
+        started_at: '2026-01-01T00:00:00.000Z',
+      }) + '\n',
+    );
     const r = await inProcess(['toolhop', '--model', 'sim:oracle', '--limit', '1', '--out-dir', out], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(lines(join(out, 'results.jsonl'))).toBe(1);
@@ -298,5 +391,9 @@ describe('one run per output directory', () => {
 /** A file's bytes, or a folder's names and bytes. */
 function snapshot(p: string): Record<string, string> {
   if (!statSync(p).isDirectory()) return { '.': readFileSync(p, 'base64') };
-  return Object.fromEntries(readdirSync(p).sort().map((f) => [f, readFileSync(join(p, f), 'base64')]));
+  return Object.fromEntries(
+    readdirSync(p)
+      .sort()
+      .map((f) => [f, readFileSync(join(p, f), 'base64')]),
+  );
 }

@@ -15,9 +15,14 @@ import { tempDir } from '../helpers/cli.ts';
 type Body = Record<string, unknown>;
 
 /** A simulator for the suite, behind a proxy that keeps every chat/completions request body it forwards. */
-async function recordingSim(def: SuiteDefinition<any, any, any>, env: NodeJS.ProcessEnv): Promise<{ url: string; bodies: Body[]; close(): Promise<void> }> {
+async function recordingSim(
+  def: SuiteDefinition<any, any, any>,
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; bodies: Body[]; close(): Promise<void> }> {
   const kc = parseKitConfig(env, [def]);
-  const sim: SimServer = await startSimServer({ responders: { [def.name]: def.responder!(kc.run, settingsOf(kc, def)) } });
+  const sim: SimServer = await startSimServer({
+    responders: { [def.name]: def.responder!(kc.run, settingsOf(kc, def)) },
+  });
   const bodies: Body[] = [];
   const proxy: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -25,17 +30,35 @@ async function recordingSim(def: SuiteDefinition<any, any, any>, env: NodeJS.Pro
     req.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       if (req.method === 'POST' && /completions$/.test(req.url ?? '')) bodies.push(JSON.parse(raw) as Body);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)).map(([k, v]) => [k, String(v)]));
-      const r = await fetch(sim.url.replace(/\/v1$/, '') + req.url, { method: req.method!, headers, ...(req.method === 'POST' ? { body: raw } : {}) });
-      res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await r.arrayBuffer()));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers)
+          .filter(([k]) => !['host', 'content-length', 'connection'].includes(k))
+          .map(([k, v]) => [k, String(v)]),
+      );
+      const r = await fetch(sim.url.replace(/\/v1$/, '') + req.url, {
+        method: req.method!,
+        headers,
+        ...(req.method === 'POST' ? { body: raw } : {}),
+      });
+      res
+        .writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' })
+        .end(Buffer.from(await r.arrayBuffer()));
     });
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
-  return { url, bodies, close: async () => (await new Promise<void>((r) => proxy.close(() => r())), await sim.close()) };
+  return {
+    url,
+    bodies,
+    close: async () => (await new Promise<void>((r) => proxy.close(() => r())), await sim.close()),
+  };
 }
 
-function expectEverySent(bodies: Body[], generation: Record<string, unknown>, want: { temperature: number; top_p: number; seed: number }) {
+function expectEverySent(
+  bodies: Body[],
+  generation: Record<string, unknown>,
+  want: { temperature: number; top_p: number; seed: number },
+) {
   // the header records the run's settings …
   expect({ temperature: generation.temperature, top_p: generation.top_p, seed: generation.seed }).toEqual(want);
   // … and every request carries exactly those
@@ -51,14 +74,23 @@ describe('the generation settings in the header are the ones sent', () => {
 
   describe('probe (chat and completions)', () => {
     for (const transport of ['chat', 'completions'] as const) {
-      const env = { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_SEED: '11', TOOLGAUGE_PROBE_TRANSPORT: transport, TOOLGAUGE_PROBE_ONLY: 'c1_weather_dev_000,c1_weather_dev_001' };
+      const env = {
+        TOOLGAUGE_MODEL: 'sim:oracle',
+        TOOLGAUGE_SEED: '11',
+        TOOLGAUGE_PROBE_TRANSPORT: transport,
+        TOOLGAUGE_PROBE_ONLY: 'c1_weather_dev_000,c1_weather_dev_001',
+      };
       let rec: Awaited<ReturnType<typeof recordingSim>>;
       beforeAll(async () => {
         rec = await recordingSim(probeSuite, env);
         servers.push(rec);
       });
       it(`${transport}: seed, top_p and temperature in every request equal the header's`, async () => {
-        const run = await runSuite(probeSuite, { ...env, TOOLGAUGE_SIM_URL: rec.url, TOOLGAUGE_OUT_DIR: tempDir(`sampling-probe-${transport}`) });
+        const run = await runSuite(probeSuite, {
+          ...env,
+          TOOLGAUGE_SIM_URL: rec.url,
+          TOOLGAUGE_OUT_DIR: tempDir(`sampling-probe-${transport}`),
+        });
         expect(run.finalized.harnessErrors).toBe(0);
         expectEverySent(rec.bodies, run.finalized.summary.header.generation, { temperature: 0, top_p: 1, seed: 11 });
       });
@@ -66,14 +98,24 @@ describe('the generation settings in the header are the ones sent', () => {
   });
 
   describe('maze', () => {
-    const env = { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_SEED: '5', TOOLGAUGE_TEMPERATURE: '0.3', TOOLGAUGE_MAZE_ONLY: 'C1_task_001', TOOLGAUGE_MAZE_MODES: 'P0,P1' };
+    const env = {
+      TOOLGAUGE_MODEL: 'sim:oracle',
+      TOOLGAUGE_SEED: '5',
+      TOOLGAUGE_TEMPERATURE: '0.3',
+      TOOLGAUGE_MAZE_ONLY: 'C1_task_001',
+      TOOLGAUGE_MAZE_MODES: 'P0,P1',
+    };
     let rec: Awaited<ReturnType<typeof recordingSim>>;
     beforeAll(async () => {
       rec = await recordingSim(mazeSuite, env);
       servers.push(rec);
     });
-    it('seed, top_p and temperature in every request equal the header\'s', async () => {
-      const run = await runSuite(mazeSuite, { ...env, TOOLGAUGE_SIM_URL: rec.url, TOOLGAUGE_OUT_DIR: tempDir('sampling-maze') });
+    it("seed, top_p and temperature in every request equal the header's", async () => {
+      const run = await runSuite(mazeSuite, {
+        ...env,
+        TOOLGAUGE_SIM_URL: rec.url,
+        TOOLGAUGE_OUT_DIR: tempDir('sampling-maze'),
+      });
       expect(run.finalized.harnessErrors).toBe(0);
       expectEverySent(rec.bodies, run.finalized.summary.header.generation, { temperature: 0.3, top_p: 1, seed: 5 });
     });

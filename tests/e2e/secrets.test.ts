@@ -25,26 +25,62 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (req.url?.includes('/models')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm' }] }));
+      if (req.url?.includes('/models'))
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data: [{ id: 'm' }] }));
       calls++;
       // The key itself (this endpoint knows it; the header carries the URL's Basic credentials).
       const key = KEY;
       if (calls % 4 === 1) {
         res.writeHead(400, { 'content-type': 'application/json' });
-        return void res.end(JSON.stringify({ object: 'error', message: `bad request; you sent authorization=${req.headers.authorization} and x-api-key=${req.headers['x-api-key'] ?? ''}` }));
+        return void res.end(
+          JSON.stringify({
+            object: 'error',
+            message: `bad request; you sent authorization=${req.headers.authorization} and x-api-key=${req.headers['x-api-key'] ?? ''}`,
+          }),
+        );
       }
       if (calls % 4 === 3) {
         const id = `${'i'.repeat(STORE_CUT - 10)}${key}-after`;
-        const toolCalls = [{ id, type: 'function', function: { name: `tool_${key}`, arguments: JSON.stringify({ q: key }) } }];
+        const toolCalls = [
+          { id, type: 'function', function: { name: `tool_${key}`, arguments: JSON.stringify({ q: key }) } },
+        ];
         res.writeHead(200, { 'content-type': 'application/json' });
-        return void res.end(JSON.stringify({ id: key, object: 'chat.completion', created: 0, model: key, choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: key }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+        return void res.end(
+          JSON.stringify({
+            id: key,
+            object: 'chat.completion',
+            created: 0,
+            model: key,
+            choices: [
+              { index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: key },
+            ],
+            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          }),
+        );
       }
       if (calls % 4 === 0) {
         res.writeHead(400, { 'content-type': 'text/plain' });
         return void res.end(`${'e'.repeat(ERROR_CUT - 10)}${key} was refused`);
       }
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: `<answer>${req.url} ${req.headers.authorization}</answer>` }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: `<answer>${req.url} ${req.headers.authorization}</answer>` },
+              finish_reason: 'stop',
+            },
+          ],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -63,7 +99,24 @@ describe('secrets', () => {
   it('an endpoint that echoes the key: no output file and no printed line contains a secret', async () => {
     const out = tempDir('secrets');
     const url = base.replace('http://', `http://user:${PASS}@`) + `?api_key=${QKEY}`;
-    const r = await toolgauge(['toolhop', '--base-url', url, '--model', 'm', '--limit', '4', '--retries', '0', '--out-dir', out, '--data', 'cases/toolhop/sample.json'.replace(/^/, process.cwd() + '/')], { OPENAI_API_KEY: KEY, TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    const r = await toolgauge(
+      [
+        'toolhop',
+        '--base-url',
+        url,
+        '--model',
+        'm',
+        '--limit',
+        '4',
+        '--retries',
+        '0',
+        '--out-dir',
+        out,
+        '--data',
+        'cases/toolhop/sample.json'.replace(/^/, process.cwd() + '/'),
+      ],
+      { OPENAI_API_KEY: KEY, TOOLHOP_ALLOW_DATASET_EXEC: '1' },
+    );
     expect(calls).toBeGreaterThan(4);
     const files = allFiles(out);
     expect(files.length).toBeGreaterThan(4);
@@ -71,9 +124,13 @@ describe('secrets', () => {
     const beginnings = [KEY, PASS, QKEY, Buffer.from(`user:${PASS}`).toString('base64')].map((s) => s.slice(0, 8));
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
-      for (const s of beginnings) expect(text.includes(s), `${f} contains the beginning of a secret ${s.slice(0, 6)}…`).toBe(false);
+      for (const s of beginnings)
+        expect(text.includes(s), `${f} contains the beginning of a secret ${s.slice(0, 6)}…`).toBe(false);
     }
-    for (const s of beginnings) expect((r.stdout + r.stderr).includes(s), `the output contains the beginning of a secret ${s.slice(0, 6)}…`).toBe(false);
+    for (const s of beginnings)
+      expect((r.stdout + r.stderr).includes(s), `the output contains the beginning of a secret ${s.slice(0, 6)}…`).toBe(
+        false,
+      );
     // The cut strings were stored: the tool call id to the store cut, the error body to the error cut.
     const stored = files.map((f) => readFileSync(f, 'utf8')).join('\n');
     expect(stored).toContain('i'.repeat(STORE_CUT - 10));

@@ -14,18 +14,29 @@ type Est = { value: number; lo: number; hi: number; n: number };
 /** A ToolHop run in process (the kit's sessions and finalize, real HTTP to the simulator, CPython tools). */
 async function coin(model: string, limit: number, data?: string): Promise<string> {
   const out = tempDir('coin');
-  const env = { TOOLGAUGE_MODEL: model, TOOLHOP_LIMIT: String(limit), ...(data ? { TOOLHOP_DATA: data } : {}), TOOLGAUGE_SANDBOX: 'python', TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_CONCURRENCY: '16' };
+  const env = {
+    TOOLGAUGE_MODEL: model,
+    TOOLHOP_LIMIT: String(limit),
+    ...(data ? { TOOLHOP_DATA: data } : {}),
+    TOOLGAUGE_SANDBOX: 'python',
+    TOOLHOP_ALLOW_DATASET_EXEC: '1',
+    TOOLGAUGE_OUT_DIR: out,
+    TOOLGAUGE_CONCURRENCY: '16',
+  };
   await runSuite(toolhopSuite, env);
   // A row that errored (a timeout on a loaded machine) counts as wrong and would pull the estimate off p: --resume
   // runs exactly those rows again. sim:coin draws each row's coin from (seed, row, trial), so a re-run row gets the
   // draw it would have had; the statistics are those of one clean run.
-  for (let i = 0; i < 2 && harnessErrors(out).length; i++) await runSuite(toolhopSuite, { ...env, TOOLGAUGE_RESUME: '1' });
+  for (let i = 0; i < 2 && harnessErrors(out).length; i++)
+    await runSuite(toolhopSuite, { ...env, TOOLGAUGE_RESUME: '1' });
   return out;
 }
 
 /** The run's harness errors: errored rows and run-level errors (collection, workers). */
 function harnessErrors(dir: string): string[] {
-  const s = readJson<{ errors: Array<{ id: string; error: string }>; extra: { collection_errors?: string[] } }>(join(dir, 'summary.json'));
+  const s = readJson<{ errors: Array<{ id: string; error: string }>; extra: { collection_errors?: string[] } }>(
+    join(dir, 'summary.json'),
+  );
   return [...s.errors.map((e) => `${e.id}: ${e.error}`), ...(s.extra.collection_errors ?? [])];
 }
 
@@ -39,7 +50,10 @@ describe.skipIf(!existsSync(SHARED_TOOLHOP))('statistics on the real ToolHop sam
       coin('sim:coin?p=0.5&seed=1&tools=none', 100, SHARED_TOOLHOP),
       coin('sim:coin?p=0.5&tools=none', 40, SHARED_TOOLHOP),
     ]);
-    for (const [dir, p] of [[a!, 0.5], [b!, 0.8]] as const) {
+    for (const [dir, p] of [
+      [a!, 0.5],
+      [b!, 0.8],
+    ] as const) {
       // A CI that misses p because rows errored says nothing about the statistics: errors first, by name.
       expect(harnessErrors(dir)).toEqual([]);
       const acc = readJson<{ metrics: { accuracy: Est } }>(join(dir, 'summary.json')).metrics.accuracy;
@@ -59,13 +73,16 @@ describe.skipIf(!existsSync(SHARED_TOOLHOP))('statistics on the real ToolHop sam
     const refused = await inProcess(['report', a!, small!, '--compare'], {});
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/cover different instances \(60 only in the first, 0 only in the second/);
-    const partial = await inProcess(['report', a!, small!, '--compare', '--allow-partial', '--out-dir', tempDir('cmp-out4')], {});
+    const partial = await inProcess(
+      ['report', a!, small!, '--compare', '--allow-partial', '--out-dir', tempDir('cmp-out4')],
+      {},
+    );
     expect(partial.stdout).toMatch(/40 shared instances \(60 only in the baseline/);
   });
 });
 
 describe('shards', () => {
-  it('shards 1/2 and 2/2 merged give byte-identical metrics to the whole run, with the shards\' model, settings and traces; shards of different runs are refused', async () => {
+  it("shards 1/2 and 2/2 merged give byte-identical metrics to the whole run, with the shards' model, settings and traces; shards of different runs are refused", async () => {
     const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
     const args = ['toolhop', '--model', 'sim:coin?p=0.6&tools=none', '--limit', '6', '--trials', '2'];
     const whole = tempDir('whole');
@@ -77,20 +94,48 @@ describe('shards', () => {
       toolgauge([...args, '--out-dir', shardDirs[0]!, '--shard', '1/2', '--blob-dir', blobs], exec),
       toolgauge([...args, '--out-dir', shardDirs[1]!, '--shard', '2/2', '--blob-dir', blobs], exec),
       // Shard 2/2 of another run (another model), to be merged with the first run's shard 1/2.
-      toolgauge(['toolhop', '--model', 'sim:coin?p=0.5&tools=none', '--limit', '6', '--trials', '2', '--out-dir', tempDir('shard2-other'), '--shard', '2/2', '--blob-dir', otherBlobs], exec),
+      toolgauge(
+        [
+          'toolhop',
+          '--model',
+          'sim:coin?p=0.5&tools=none',
+          '--limit',
+          '6',
+          '--trials',
+          '2',
+          '--out-dir',
+          tempDir('shard2-other'),
+          '--shard',
+          '2/2',
+          '--blob-dir',
+          otherBlobs,
+        ],
+        exec,
+      ),
     ]);
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
     // Sharded, the rows are dealt over the part files (unsharded, part 1 would hold them all and one shard run
     // nothing): each shard ran some of the rows, and no row ran in both.
-    const shardIds = shardDirs.map((d) => [...new Set(readLines<{ id: number }>(join(d, 'results.jsonl')).map((x) => x.id))]);
+    const shardIds = shardDirs.map((d) => [
+      ...new Set(readLines<{ id: number }>(join(d, 'results.jsonl')).map((x) => x.id)),
+    ]);
     for (const ids of shardIds) expect(ids.length).toBeGreaterThan(0);
     expect(shardIds[0]!.length + shardIds[1]!.length).toBe(6);
     expect(new Set(shardIds.flat()).size).toBe(6);
     const merged = tempDir('merged');
     // Merged as in CI's gate job: neither the model nor the dataset-exec permission is given again.
-    const m = await toolgauge(['toolhop', '--limit', '6', '--trials', '2', '--out-dir', merged, '--merge-reports', blobs], {});
+    const m = await toolgauge(
+      ['toolhop', '--limit', '6', '--trials', '2', '--out-dir', merged, '--merge-reports', blobs],
+      {},
+    );
     expect(m.code, m.stdout + m.stderr).toBe(0);
-    type S = { metrics: unknown; breakdowns: unknown; counts: { instances: number }; header: { model: string }; config: { allow_dataset_exec: boolean } };
+    type S = {
+      metrics: unknown;
+      breakdowns: unknown;
+      counts: { instances: number };
+      header: { model: string };
+      config: { allow_dataset_exec: boolean };
+    };
     const a = readJson<S>(join(whole, 'summary.json'));
     const b = readJson<S>(join(merged, 'summary.json'));
     expect(b.counts.instances).toBe(6);
@@ -100,13 +145,20 @@ describe('shards', () => {
     expect(b.header.model).toBe('sim:coin?p=0.6&tools=none');
     expect(b.config.allow_dataset_exec).toBe(true);
     // Every trace the merged report links is in the merged folder.
-    const links = [...readFileSync(join(merged, 'report.md'), 'utf8').matchAll(/\]\((traces\/[^)]+)\)/g)].map((x) => decodeURI(x[1]!));
+    const links = [...readFileSync(join(merged, 'report.md'), 'utf8').matchAll(/\]\((traces\/[^)]+)\)/g)].map((x) =>
+      decodeURI(x[1]!),
+    );
     expect(links.length).toBeGreaterThan(0);
     for (const l of links) expect(existsSync(join(merged, l)), l).toBe(true);
 
     copyFileSync(join(blobs, 'blob-1-2.json'), join(otherBlobs, 'blob-1-2.json'));
-    const mixed = await toolgauge(['toolhop', '--limit', '6', '--trials', '2', '--out-dir', tempDir('merged-mixed'), '--merge-reports', otherBlobs], {});
+    const mixed = await toolgauge(
+      ['toolhop', '--limit', '6', '--trials', '2', '--out-dir', tempDir('merged-mixed'), '--merge-reports', otherBlobs],
+      {},
+    );
     expect(mixed.code).toBe(2);
-    expect(mixed.stdout + mixed.stderr).toMatch(/the blob reports come from different runs \(model: "sim:coin\?p=0\.[56]&tools=none" vs "sim:coin\?p=0\.[56]&tools=none"\)/);
+    expect(mixed.stdout + mixed.stderr).toMatch(
+      /the blob reports come from different runs \(model: "sim:coin\?p=0\.[56]&tools=none" vs "sim:coin\?p=0\.[56]&tools=none"\)/,
+    );
   });
 });

@@ -32,7 +32,22 @@ let results: Result[] = [];
 beforeAll(async () => {
   out = tempDir('team-tie');
   const r = await toolgauge(
-    ['toolhop', '--model', MODEL, '--limit', '20', '--trials', String(TRIALS), '--topology', 'independent', '--agents', String(AGENTS), '--allow-any-cell', '--out-dir', out],
+    [
+      'toolhop',
+      '--model',
+      MODEL,
+      '--limit',
+      '20',
+      '--trials',
+      String(TRIALS),
+      '--topology',
+      'independent',
+      '--agents',
+      String(AGENTS),
+      '--allow-any-cell',
+      '--out-dir',
+      out,
+    ],
     { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' },
   );
   expect([0, 1], r.stdout + r.stderr).toContain(r.code); // 1: a gate-less run with wrong answers is still a run
@@ -40,12 +55,14 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('an independent team on sim:coin with diverse wrong answers', () => {
-  it('every instance: the team is right exactly as the agents\' coins and the earliest-agent tie-break say', () => {
+  it("every instance: the team is right exactly as the agents' coins and the earliest-agent tie-break say", () => {
     expect(results.length).toBe(11 * TRIALS);
     const spec = parsePolicySpec(MODEL);
     const kinds = { majority: 0, tieWonByFirst: 0, tieLostByFirst: 0, noneRight: 0 };
     for (const r of results) {
-      const right = Array.from({ length: AGENTS }, (_, i) => coinWins(spec, { instance: `toolhop:${headerId(r.id)}`, agent: `solver-${i}`, trial: r.trial }));
+      const right = Array.from({ length: AGENTS }, (_, i) =>
+        coinWins(spec, { instance: `toolhop:${headerId(r.id)}`, agent: `solver-${i}`, trial: r.trial }),
+      );
       const k = right.filter(Boolean).length;
       const expected = k >= 2 || (k === 1 && right[0]!);
       if (k >= 2) kinds.majority++;

@@ -9,7 +9,17 @@ export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
 
 /** Headless, no network beyond what a page asks for, no first-run or background work; a throwaway profile. */
 export function chromiumFlags(profileDir: string): string[] {
-  return ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profileDir}`];
+  return [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${profileDir}`,
+  ];
 }
 
 /**
@@ -31,11 +41,17 @@ export interface Browser {
 export function launchChromium(timeoutMs = 20_000): Browser {
   if (!CHROMIUM) throw new Error('no Chromium');
   const profile = mkdtempSync(join(tmpdir(), 'tg-chromium-'));
-  const child: ChildProcess = spawn(CHROMIUM, [...chromiumFlags(profile), '--remote-debugging-pipe', 'about:blank'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], detached: true });
+  const child: ChildProcess = spawn(CHROMIUM, [...chromiumFlags(profile), '--remote-debugging-pipe', 'about:blank'], {
+    stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const input = child.stdio[3] as Writable;
   const output = child.stdio[4] as Readable;
   let nextId = 1;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  const pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
   let buffered = '';
   output.on('data', (chunk: Buffer) => {
     buffered += chunk.toString('utf8');
@@ -77,13 +93,24 @@ export function launchChromium(timeoutMs = 20_000): Browser {
     },
     async open(url, size = { width: 1400, height: 1000 }) {
       const { targetId } = await browser.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank' });
-      const { sessionId } = await browser.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-      await browser.send('Emulation.setDeviceMetricsOverride', { ...size, deviceScaleFactor: 1, mobile: false }, sessionId);
+      const { sessionId } = await browser.send<{ sessionId: string }>('Target.attachToTarget', {
+        targetId,
+        flatten: true,
+      });
+      await browser.send(
+        'Emulation.setDeviceMetricsOverride',
+        { ...size, deviceScaleFactor: 1, mobile: false },
+        sessionId,
+      );
       await browser.send('Page.navigate', { url }, sessionId);
       return sessionId;
     },
     async evaluate<T>(sessionId: string, expression: string): Promise<T> {
-      const r = await browser.send<{ result: { value?: T }; exceptionDetails?: { text: string } }>('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
+      const r = await browser.send<{ result: { value?: T }; exceptionDetails?: { text: string } }>(
+        'Runtime.evaluate',
+        { expression, returnByValue: true, awaitPromise: true },
+        sessionId,
+      );
       if (r.exceptionDetails) throw new Error(`in the page: ${r.exceptionDetails.text}`);
       return r.result.value as T;
     },

@@ -23,13 +23,29 @@ export interface CliResult {
 }
 
 /** Run `toolgauge …` as a user would (a real process: real HTTP to the simulator, real sandbox). */
-export async function toolgauge(args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): Promise<CliResult> {
-  const r = await execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { env: cleanEnv(env), extendEnv: false, reject: false, timeout: timeoutMs, cwd: tmpdir() });
+export async function toolgauge(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 180_000,
+): Promise<CliResult> {
+  const r = await execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], {
+    env: cleanEnv(env),
+    extendEnv: false,
+    reject: false,
+    timeout: timeoutMs,
+    cwd: tmpdir(),
+  });
   return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
 export function spawnToolgauge(args: string[], env: Record<string, string> = {}): ResultPromise {
-  return execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], { env: cleanEnv(env), extendEnv: false, reject: false, cwd: tmpdir(), detached: true });
+  return execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], {
+    env: cleanEnv(env),
+    extendEnv: false,
+    reject: false,
+    cwd: tmpdir(),
+    detached: true,
+  });
 }
 
 const made: string[] = [];
@@ -77,4 +93,3 @@ export async function inProcess(args: string[], env: Record<string, string>) {
     Object.assign(process.env, saved);
   }
 }
-

@@ -18,7 +18,8 @@ export const HOSTILE_ANSWER = `<img src=y onerror="${PWN('answer')}">`;
 export const SUITE = 'viewdemo';
 export const FAILING = { id: 'add-1', question: 'What is 19 plus 23?' };
 
-const question = (body: ChatBody) => /(-?\d+)\s+(times|plus)\s+(-?\d+)/.exec(String(body.messages.find((m) => m.role === 'user')?.content ?? ''));
+const question = (body: ChatBody) =>
+  /(-?\d+)\s+(times|plus)\s+(-?\d+)/.exec(String(body.messages.find((m) => m.role === 'user')?.content ?? ''));
 
 export async function twoViewRuns(dirA: string, dirB: string): Promise<void> {
   const sim = await startSimServer({
@@ -30,7 +31,16 @@ export async function twoViewRuns(dirA: string, dirB: string): Promise<void> {
           const result = [...body.messages].reverse().find((x) => x.role === 'tool');
           if (!result) {
             const name = m[2] === 'times' ? 'multiply' : 'add';
-            return { content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name, arguments: JSON.stringify({ a: Number(m[1]), b: Number(m[3]) }) } }] };
+            return {
+              content: null,
+              tool_calls: [
+                {
+                  id: 'call_0',
+                  type: 'function',
+                  function: { name, arguments: JSON.stringify({ a: Number(m[1]), b: Number(m[3]) }) },
+                },
+              ],
+            };
           }
           if (spec.name === 'wrong' && m[2] === 'plus') {
             const hostile = Number(m[1]) === 2 ? ` ${HOSTILE_ANSWER}` : '';
@@ -49,8 +59,16 @@ export async function twoViewRuns(dirA: string, dirB: string): Promise<void> {
       { id: HOSTILE_ID, input: `What is 2 plus 2? ${HOSTILE_TAG}`, expected: '4', tags: { op: HOSTILE_TAG } },
     ],
     tools: [
-      { name: 'multiply', parameters: { type: 'object', properties: { a: number, b: number } }, run: ({ a, b }) => String(a * b) },
-      { name: 'add', parameters: { type: 'object', properties: { a: number, b: number } }, run: ({ a, b }) => String(a + b) },
+      {
+        name: 'multiply',
+        parameters: { type: 'object', properties: { a: number, b: number } },
+        run: ({ a, b }) => String(a * b),
+      },
+      {
+        name: 'add',
+        parameters: { type: 'object', properties: { a: number, b: number } },
+        run: ({ a, b }) => String(a + b),
+      },
     ],
     task: toolLoop({ system: 'Use the tools for arithmetic. End with <answer>…</answer>.', maxTurns: 4 }),
     scorers: [scorers.answerMatches()],

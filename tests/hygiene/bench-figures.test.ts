@@ -12,22 +12,30 @@ import { fromRoot } from '../../harness/core/paths.ts';
 const MARK = /([\d][\d,]*(?:\.\d+)?)<!-- bench:([\w-]+)\.(\w+) -->/g;
 
 function documents(): Array<[string, string]> {
-  const docs = readdirSync(fromRoot('docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f));
+  const docs = readdirSync(fromRoot('docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f));
   return ['README.md', ...docs].map((f) => [f, readFileSync(fromRoot(f), 'utf8')]);
 }
 
 describe('benchmark figures in the documentation', () => {
-  const marked = documents().flatMap(([file, text]) => [...text.matchAll(MARK)].map((m) => ({ file, printed: m[1]!, bench: m[2]!, key: m[3]! })));
+  const marked = documents().flatMap(([file, text]) =>
+    [...text.matchAll(MARK)].map((m) => ({ file, printed: m[1]!, bench: m[2]!, key: m[3]! })),
+  );
 
   it('the parser throughput in docs/benchmarks.md is marked (it comes from bench/parse.ts)', () => {
-    expect(marked.filter((m) => m.file === join('docs', 'benchmarks.md') && m.bench.startsWith('parsers')).length).toBeGreaterThanOrEqual(2);
+    expect(
+      marked.filter((m) => m.file === join('docs', 'benchmarks.md') && m.bench.startsWith('parsers')).length,
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it('every marked figure equals its bench record, and the record says when and on which commit it was measured', () => {
     for (const m of marked) {
       const rec = readRecord(m.bench);
       expect(rec.figures, `${m.file}: bench:${m.bench}.${m.key}`).toHaveProperty(m.key);
-      expect(m.printed, `${m.file}: bench:${m.bench}.${m.key} (record of ${rec.date}, ${rec.commit})`).toBe(formatFigure(rec.figures[m.key]!));
+      expect(m.printed, `${m.file}: bench:${m.bench}.${m.key} (record of ${rec.date}, ${rec.commit})`).toBe(
+        formatFigure(rec.figures[m.key]!),
+      );
     }
   });
 

@@ -80,7 +80,8 @@ function linksOf(md: string): Array<{ line: number; target: string }> {
   const out: Array<{ line: number; target: string }> = [];
   withoutFences(md).forEach((raw, i) => {
     const line = raw.replace(/(`+)[^`]*?\1/g, '');
-    for (const m of line.matchAll(/!?\[(?:[^\][]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) out.push({ line: i + 1, target: m[1]! });
+    for (const m of line.matchAll(/!?\[(?:[^\][]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+      out.push({ line: i + 1, target: m[1]! });
     const def = /^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/.exec(line);
     if (def) out.push({ line: i + 1, target: def[1]! });
   });
@@ -122,7 +123,8 @@ function brokenLinks(file: string, md: string, files: Files, reserved: readonly 
 // ---------------------------------------------------------------- the repository's files
 
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'results', '.cache', '.engine', 'tmp']);
-const TEXT = /\.(ts|mts|cts|mjs|cjs|js|py|md|json|jsonc|jsonl|yaml|yml|sh|txt|jinja|html|css|toml)$|^run$|^\.gitignore$/;
+const TEXT =
+  /\.(ts|mts|cts|mjs|cjs|js|py|md|json|jsonc|jsonl|yaml|yml|sh|txt|jinja|html|css|toml)$|^run$|^\.gitignore$/;
 
 function walk(dir: string): string[] {
   const out: string[] = [];
@@ -150,15 +152,31 @@ function markdownPages(): string[] {
 describe('the checkers, on small strings', () => {
   it('a DESIGN citation, a ../shared path other than the data folder and a machine path are found; the data folder is not', () => {
     expect(outsideCitations('// the judge (DESIGN §4.2)').map((c) => c.found)).toEqual(['DESIGN']);
-    expect(outsideCitations('see ../shared/DESIGN.md, §6').map((c) => c.what)).toEqual([OUTSIDE[0]!.what, OUTSIDE[1]!.what]);
-    expect(outsideCitations('x\n// from ../shared/hooks/run.sh')).toEqual([{ line: 2, what: OUTSIDE[1]!.what, found: '../shared/hooks' }]);
+    expect(outsideCitations('see ../shared/DESIGN.md, §6').map((c) => c.what)).toEqual([
+      OUTSIDE[0]!.what,
+      OUTSIDE[1]!.what,
+    ]);
+    expect(outsideCitations('x\n// from ../shared/hooks/run.sh')).toEqual([
+      { line: 2, what: OUTSIDE[1]!.what, found: '../shared/hooks' },
+    ]);
     expect(outsideCitations('const p = "/work/ref/bfcl";')).toHaveLength(1);
-    expect(outsideCitations('reads ../shared/data/bfcl and skips without it; see docs/maze.md; a design choice')).toEqual([]);
+    expect(
+      outsideCitations('reads ../shared/data/bfcl and skips without it; see docs/maze.md; a design choice'),
+    ).toEqual([]);
   });
 
   it('GitHub anchors: punctuation dropped, spaces as hyphens, repeats numbered, code and link text kept', () => {
-    const a = anchorsOf("# Top\n## BFCL's semantics, as emulated\n## Running a model: `toolgauge bfcl`\n## Notes\n## Notes\n### [Link](x.md) text\n```\n## not a heading\n```\n");
-    expect([...a]).toEqual(['top', 'bfcls-semantics-as-emulated', 'running-a-model-toolgauge-bfcl', 'notes', 'notes-1', 'link-text']);
+    const a = anchorsOf(
+      "# Top\n## BFCL's semantics, as emulated\n## Running a model: `toolgauge bfcl`\n## Notes\n## Notes\n### [Link](x.md) text\n```\n## not a heading\n```\n",
+    );
+    expect([...a]).toEqual([
+      'top',
+      'bfcls-semantics-as-emulated',
+      'running-a-model-toolgauge-bfcl',
+      'notes',
+      'notes-1',
+      'link-text',
+    ]);
   });
 
   it('a link to a missing file or a missing heading is broken; one to an existing page, folder or heading, or inside code, is not', () => {
@@ -189,7 +207,9 @@ describe('the repository', () => {
   it('no file cites a document outside the repository (only ../shared/data, which tests skip without)', () => {
     const found = walk(ROOT)
       .filter((f) => f !== THIS_FILE)
-      .flatMap((f) => outsideCitations(readFileSync(join(ROOT, f), 'utf8')).map((c) => `${f}:${c.line}: ${c.found} (${c.what})`));
+      .flatMap((f) =>
+        outsideCitations(readFileSync(join(ROOT, f), 'utf8')).map((c) => `${f}:${c.line}: ${c.found} (${c.what})`),
+      );
     expect(found).toEqual([]);
   });
 
@@ -203,7 +223,8 @@ describe('the repository', () => {
   it('the README is a front door: under 200 lines, with every suite in its one table', () => {
     const readme = repoFiles.read('README.md');
     expect(readme.split('\n').length).toBeLessThan(200);
-    for (const suite of ['toolhop', 'maze', 'probe', 'bfcl', 'apibank']) expect(readme).toContain(`| \`toolgauge ${suite}\` | [docs/${suite}.md](docs/${suite}.md) |`);
+    for (const suite of ['toolhop', 'maze', 'probe', 'bfcl', 'apibank'])
+      expect(readme).toContain(`| \`toolgauge ${suite}\` | [docs/${suite}.md](docs/${suite}.md) |`);
   });
 
   it('the list of pages created by parallel work holds none that exists yet (empty it once they are merged)', () => {

@@ -21,16 +21,30 @@ const SUITE_LEVEL = 4;
 const REGISTRY = new Set(suiteFolders(join(ROOT, 'harness')).map((f) => f.name));
 const LEVEL: Record<string, number> = {
   core: 0,
-  model: 1, engine: 1, stats: 1, sandbox: 1, parse: 1, sim: 1, hub: 1,
-  match: 2, agent: 2, report: 2, constrain: 2, methods: 2, 'probe/templates': 2,
+  model: 1,
+  engine: 1,
+  stats: 1,
+  sandbox: 1,
+  parse: 1,
+  sim: 1,
+  hub: 1,
+  match: 2,
+  agent: 2,
+  report: 2,
+  constrain: 2,
+  methods: 2,
+  'probe/templates': 2,
   // `toolgauge serve` renders the GGUF's chat template and builds grammars; the kit's runSuite may start it.
   serve: 2.5,
   kit: 3,
-  vitest: 4, ...Object.fromEntries([...REGISTRY].map((n) => [n, SUITE_LEVEL])),
+  vitest: 4,
+  ...Object.fromEntries([...REGISTRY].map((n) => [n, SUITE_LEVEL])),
   builtin: 5,
   optimize: 5,
   // The Vitest reporter (reporters/, beside harness/) loads the built-in suites by name.
-  api: 6, view: 6, reporters: 6,
+  api: 6,
+  view: 6,
+  reporters: 6,
   cli: 7,
 };
 /**
@@ -39,7 +53,8 @@ const LEVEL: Record<string, number> = {
  * those files (it never imports them), so nothing of the adapter's module graph depends on a higher layer.
  */
 const UPWARD_PATHS: Record<string, string> = {
-  'harness/vitest/eval-config.ts → ../builtin/global-setup': 'Vitest loads this global setup by path; the adapter only names it',
+  'harness/vitest/eval-config.ts → ../builtin/global-setup':
+    'Vitest loads this global setup by path; the adapter only names it',
   'harness/vitest/plugin.ts → ../../reporters/toolgauge': 'Vitest loads reporters by path; the plugin only names it',
 };
 /**
@@ -54,7 +69,8 @@ function files(dir: string): string[] {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) out.push(...files(p));
     // Test files and test-support modules (testkit.ts, arbitraries.ts: fast-check generators) may import anything.
-    else if (/\.(ts|mjs)$/.test(name) && !/\.test\.ts$|\.d\.ts$|(^|\/)(testkit|arbitraries)\.ts$/.test(name)) out.push(p);
+    else if (/\.(ts|mjs)$/.test(name) && !/\.test\.ts$|\.d\.ts$|(^|\/)(testkit|arbitraries)\.ts$/.test(name))
+      out.push(p);
   }
   return out;
 }
@@ -76,18 +92,25 @@ const URL_REF = /new\s+URL\(\s*(?:'([^']*)'|"([^"]*)"|`([^`$]*)(?:\$\{[^}]*\}[^`
 const ROOT_REF = /\bfromRoot\(\s*'harness'((?:\s*,\s*'[^']*')+)\s*\)/g;
 
 /** Whether the match at `index` sits on a comment line (`//`, ` * `, `/*`): doc comments show example imports. */
-const inComment = (src: string, index: number) => /^\s*(\/\/|\*|\/\*)/.test(src.slice(src.lastIndexOf('\n', index) + 1, index));
+const inComment = (src: string, index: number) =>
+  /^\s*(\/\/|\*|\/\*)/.test(src.slice(src.lastIndexOf('\n', index) + 1, index));
 
 /** Every reference from one module's source to another module or file. */
 function referencesOf(from: string, src: string): Ref[] {
-  const out: Ref[] = [...src.matchAll(IMPORT)].map((m) => ({ from, spec: m[3]!, typeOnly: !!m[2], kind: 'static' as const }));
+  const out: Ref[] = [...src.matchAll(IMPORT)].map((m) => ({
+    from,
+    spec: m[3]!,
+    typeOnly: !!m[2],
+    kind: 'static' as const,
+  }));
   for (const m of src.matchAll(DYNAMIC)) {
     const spec = m[2] ?? m[3] ?? m[4];
     if (spec && !inComment(src, m.index)) out.push({ from, spec, typeOnly: !!m[1], kind: 'dynamic' });
   }
   for (const m of src.matchAll(URL_REF)) {
     const spec = m[1] ?? m[2] ?? m[3];
-    if (spec && spec.startsWith('.') && !inComment(src, m.index)) out.push({ from, spec, typeOnly: false, kind: 'url' });
+    if (spec && spec.startsWith('.') && !inComment(src, m.index))
+      out.push({ from, spec, typeOnly: false, kind: 'url' });
   }
   for (const m of src.matchAll(ROOT_REF)) {
     const parts = [...m[1]!.matchAll(/'([^']*)'/g)].map((p) => p[1]!);
@@ -122,7 +145,8 @@ const folderOf = (file: string, suites: ReadonlySet<string> = REGISTRY): string 
 };
 
 /** A path reference `UPWARD_PATHS` allows (not a module edge). */
-const allowedPath = (i: Ref) => i.kind === 'url' && Object.keys(UPWARD_PATHS).some((k) => `${relative(ROOT, i.from)} → ${i.spec}`.startsWith(k));
+const allowedPath = (i: Ref) =>
+  i.kind === 'url' && Object.keys(UPWARD_PATHS).some((k) => `${relative(ROOT, i.from)} → ${i.spec}`.startsWith(k));
 
 /** The layer rules over a list of references: one line per violation. `suites`: the registry's folders. */
 function layerViolations(refs: readonly Ref[], suites: ReadonlySet<string> = REGISTRY): string[] {
@@ -141,8 +165,10 @@ function layerViolations(refs: readonly Ref[], suites: ReadonlySet<string> = REG
     // Suites never import one another or the Vitest adapter; the adapter never imports a suite.
     const designed = SUITE_EDGES.has(`${a}→${b}`);
     const how = i.kind === 'static' ? 'imports' : i.kind === 'dynamic' ? 'imports dynamically' : 'names a path in';
-    if (up || (sideways && !designed && !(a === 'report' && b === 'match'))) bad.push(`${where} (${a} L${level(a)} ${how} ${b} L${level(b)})`);
-    if (SUITES.has(a) && ((SUITES.has(b) && !designed) || b === 'vitest')) bad.push(`${where} (suite ${a} ${how} ${b})`);
+    if (up || (sideways && !designed && !(a === 'report' && b === 'match')))
+      bad.push(`${where} (${a} L${level(a)} ${how} ${b} L${level(b)})`);
+    if (SUITES.has(a) && ((SUITES.has(b) && !designed) || b === 'vitest'))
+      bad.push(`${where} (suite ${a} ${how} ${b})`);
   }
   return bad;
 }
@@ -150,12 +176,22 @@ function layerViolations(refs: readonly Ref[], suites: ReadonlySet<string> = REG
 /** The layer order as docs/ARCHITECTURE.md shows it: one line per level, its folders in `LEVEL`'s order. */
 function renderLevels(): string {
   const levels = [...new Set(Object.values(LEVEL))].sort((x, y) => x - y);
-  return levels.map((l) => `${String(l).padEnd(4)} ${Object.keys(LEVEL).filter((f) => LEVEL[f] === l).join(' ')}`).join('\n');
+  return levels
+    .map(
+      (l) =>
+        `${String(l).padEnd(4)} ${Object.keys(LEVEL)
+          .filter((f) => LEVEL[f] === l)
+          .join(' ')}`,
+    )
+    .join('\n');
 }
 
 const lib = [...files(join(ROOT, 'harness')), ...files(join(ROOT, 'reporters'))];
 const all = lib.flatMap(importsOf);
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; peerDependencies?: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  devDependencies: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+};
 
 describe('layering of harness/', () => {
   it('every harness folder has a layer', () => {
@@ -178,25 +214,49 @@ describe('layering of harness/', () => {
       "const Q = fromRoot('harness', 'api', 'index.ts');",
     ].join('\n');
     const refs = referencesOf(kit, src);
-    expect(refs.map((r) => [r.kind, r.spec])).toEqual([['static', '../builtin/load.ts'], ['dynamic', '../cli/main.ts'], ['url', '../api/index'], ['root', './../api/index.ts']]);
+    expect(refs.map((r) => [r.kind, r.spec])).toEqual([
+      ['static', '../builtin/load.ts'],
+      ['dynamic', '../cli/main.ts'],
+      ['url', '../api/index'],
+      ['root', './../api/index.ts'],
+    ]);
     const bad = layerViolations(refs);
     expect(bad).toHaveLength(4);
     expect(bad.join('\n')).toMatch(/imports dynamically cli/);
     expect(bad.join('\n')).toMatch(/names a path in api/);
     // The allowance for the adapter's path to the built-in global setup holds for that file only.
-    expect(layerViolations(referencesOf(join(ROOT, 'harness/vitest/other.ts'), "new URL('../builtin/global-setup.ts', import.meta.url)"))).toHaveLength(1);
-    expect(layerViolations(referencesOf(join(ROOT, 'harness/vitest/eval-config.ts'), "new URL('../builtin/global-setup.ts', import.meta.url)"))).toEqual([]);
+    expect(
+      layerViolations(
+        referencesOf(join(ROOT, 'harness/vitest/other.ts'), "new URL('../builtin/global-setup.ts', import.meta.url)"),
+      ),
+    ).toHaveLength(1);
+    expect(
+      layerViolations(
+        referencesOf(
+          join(ROOT, 'harness/vitest/eval-config.ts'),
+          "new URL('../builtin/global-setup.ts', import.meta.url)",
+        ),
+      ),
+    ).toEqual([]);
   });
 
-  it('a new suite folder is a suite as soon as it is in the registry: its references are checked, its command is the CLI\'s', () => {
+  it("a new suite folder is a suite as soon as it is in the registry: its references are checked, its command is the CLI's", () => {
     const suites = new Set([...REGISTRY, 'demo']);
     const refs = [
-      ...referencesOf(join(ROOT, 'harness/demo/suite.ts'), "import { x } from '../kit/types.ts';\nimport { y } from '../toolhop/output.ts';\nconst P = new URL('../cli/main.ts', import.meta.url);"),
-      ...referencesOf(join(ROOT, 'harness/demo/command.ts'), "import { runSuiteCommand } from '../cli/suite-command.ts';\nimport s from './suite.ts';"),
+      ...referencesOf(
+        join(ROOT, 'harness/demo/suite.ts'),
+        "import { x } from '../kit/types.ts';\nimport { y } from '../toolhop/output.ts';\nconst P = new URL('../cli/main.ts', import.meta.url);",
+      ),
+      ...referencesOf(
+        join(ROOT, 'harness/demo/command.ts'),
+        "import { runSuiteCommand } from '../cli/suite-command.ts';\nimport s from './suite.ts';",
+      ),
       ...referencesOf(join(ROOT, 'harness/kit/planted.ts'), "import d from '../demo/suite.ts';"),
     ];
     const bad = layerViolations(refs, suites);
-    expect(bad.join('\n')).toMatch(/harness\/demo\/suite\.ts → \.\.\/toolhop\/output\.ts \(suite demo imports toolhop\)/);
+    expect(bad.join('\n')).toMatch(
+      /harness\/demo\/suite\.ts → \.\.\/toolhop\/output\.ts \(suite demo imports toolhop\)/,
+    );
     expect(bad.join('\n')).toMatch(/harness\/demo\/suite\.ts → \.\.\/cli\/main\.ts \(demo L4 names a path in cli L7\)/);
     expect(bad.join('\n')).toMatch(/harness\/kit\/planted\.ts → \.\.\/demo\/suite\.ts \(kit L3 imports demo L4\)/);
     // its command module belongs to the CLI, which may import both the CLI's machinery and the suite
@@ -246,14 +306,17 @@ describe('layering of harness/', () => {
       if (/^openai(\/|$)/.test(i.spec) && f !== 'model') bad.push(`${where} imports ${i.spec}`);
       if (/^pyodide(\/|$)/.test(i.spec) && f !== 'sandbox') bad.push(`${where} imports ${i.spec}`);
       if (/^(node-llama-cpp|@node-llama-cpp\/)/.test(i.spec) && f !== 'engine') bad.push(`${where} imports ${i.spec}`);
-      if (/^(vitest|@vitest\/)/.test(i.spec) && f !== 'vitest' && !where.startsWith('reporters/')) bad.push(`${where} imports ${i.spec}`);
+      if (/^(vitest|@vitest\/)/.test(i.spec) && f !== 'vitest' && !where.startsWith('reporters/'))
+        bad.push(`${where} imports ${i.spec}`);
     }
     expect(bad).toEqual([]);
   });
 
-  it('no library module imports a dev dependency (the peer dependencies, vitest and @vitest/ui, are the user\'s)', () => {
+  it("no library module imports a dev dependency (the peer dependencies, vitest and @vitest/ui, are the user's)", () => {
     const dev = Object.keys(pkg.devDependencies).filter((d) => !(d in (pkg.peerDependencies ?? {})));
-    const bad = all.filter((i) => !i.typeOnly && dev.some((d) => i.spec === d || i.spec.startsWith(`${d}/`))).map((i) => `${relative(ROOT, i.from)} imports ${i.spec}`);
+    const bad = all
+      .filter((i) => !i.typeOnly && dev.some((d) => i.spec === d || i.spec.startsWith(`${d}/`)))
+      .map((i) => `${relative(ROOT, i.from)} imports ${i.spec}`);
     expect(bad).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ describe('the own-eval files of docs/eval.md', () => {
     const section = page.slice(start, page.indexOf('\n## ', start + 1));
     const blocks = [...section.matchAll(/```\w+ ([^\n]+)\n([\s\S]*?)```/g)].map((m) => [m[1]!, m[2]!] as const);
     expect(blocks.map(([f]) => f)).toEqual(['arith.eval.ts', 'vitest.config.ts', 'tsconfig.json']);
-    for (const [file, text] of blocks) expect(text, file).toBe(readFileSync(fromRoot('examples', 'arith', file), 'utf8'));
+    for (const [file, text] of blocks)
+      expect(text, file).toBe(readFileSync(fromRoot('examples', 'arith', file), 'utf8'));
   });
 });

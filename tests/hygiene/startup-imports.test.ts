@@ -14,7 +14,17 @@ const ROOT = fromRoot();
 
 /** The packages reachable from `entry` through static imports only (a dynamic `import()` is not followed). */
 async function staticPackages(entry: string): Promise<Set<string>> {
-  const r = await build({ entryPoints: [entry], bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', absWorkingDir: ROOT, logLevel: 'silent' });
+  const r = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    absWorkingDir: ROOT,
+    logLevel: 'silent',
+  });
   const inputs: Metafile['inputs'] = r.metafile.inputs;
   const seen = new Set<string>();
   const packages = new Set<string>();
@@ -32,22 +42,31 @@ async function staticPackages(entry: string): Promise<Set<string>> {
 }
 
 describe('what a run loads at start', () => {
-  it.each(['harness/toolhop/suite.ts', 'harness/vitest/suite-tests.ts', 'harness/kit/runtime.ts', 'harness/kit/sandboxed.ts'])(
-    '%s loads neither the openai SDK nor execa before their first use',
-    async (entry) => {
-      const packages = [...(await staticPackages(entry))];
-      expect(packages).not.toContain('openai');
-      expect(packages).not.toContain('execa');
-      expect(packages.filter((p) => p.startsWith('openai/')).every((p) => p === 'openai/core/error')).toBe(true);
-    },
-  );
+  it.each([
+    'harness/toolhop/suite.ts',
+    'harness/vitest/suite-tests.ts',
+    'harness/kit/runtime.ts',
+    'harness/kit/sandboxed.ts',
+  ])('%s loads neither the openai SDK nor execa before their first use', async (entry) => {
+    const packages = [...(await staticPackages(entry))];
+    expect(packages).not.toContain('openai');
+    expect(packages).not.toContain('execa');
+    expect(packages.filter((p) => p.startsWith('openai/')).every((p) => p === 'openai/core/error')).toBe(true);
+  });
 
   // Vitest's main process under the CLI: what it loads before Vitest starts the test worker is on every run's path.
-  it.each(['harness/toolhop/command.ts', 'harness/cli/suite-command.ts', 'harness/vitest/run.ts', 'reporters/toolgauge.ts', 'harness/sandbox/pool.ts'])(
-    '%s loads neither Vitest (its Node API loads after the sandbox starts; its test runner never) nor execa, YAML or the local engine\'s chat templates',
+  it.each([
+    'harness/toolhop/command.ts',
+    'harness/cli/suite-command.ts',
+    'harness/vitest/run.ts',
+    'reporters/toolgauge.ts',
+    'harness/sandbox/pool.ts',
+  ])(
+    "%s loads neither Vitest (its Node API loads after the sandbox starts; its test runner never) nor execa, YAML or the local engine's chat templates",
     async (entry) => {
       const packages = [...(await staticPackages(entry))];
-      for (const p of ['vitest', 'vitest/node', 'vite', 'execa', 'yaml', '@huggingface/jinja']) expect(packages, p).not.toContain(p);
+      for (const p of ['vitest', 'vitest/node', 'vite', 'execa', 'yaml', '@huggingface/jinja'])
+        expect(packages, p).not.toContain(p);
     },
   );
 });

@@ -18,7 +18,9 @@ import { readSuiteFolder, suiteFolders, type SuiteFolder } from '../../harness/k
  */
 
 // The launcher is plain JavaScript (no declarations): its one function this test uses, typed here.
-const { workerEntries } = (await import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href)) as { workerEntries(root: string): Record<string, string> };
+const { workerEntries } = (await import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href)) as {
+  workerEntries(root: string): Record<string, string>;
+};
 const FLAGS_MODULE = pathToFileURL(fromRoot('harness', 'cli', 'flags.ts')).href;
 let root: string;
 let demo: SuiteFolder;
@@ -27,7 +29,10 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'tg-suite-folder-'));
   const dir = join(root, 'harness', 'demo');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'suite.json'), JSON.stringify({ name: 'demo', order: 99, usage: ['demo     [--n N]   a throwaway suite'] }));
+  writeFileSync(
+    join(dir, 'suite.json'),
+    JSON.stringify({ name: 'demo', order: 99, usage: ['demo     [--n N]   a throwaway suite'] }),
+  );
   writeFileSync(
     join(dir, 'suite.ts'),
     `export default {
@@ -58,7 +63,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
 /** stdout and stderr of one in-process call of the CLI's main. */
-async function cli(argv: string[], folders: readonly SuiteFolder[]): Promise<{ code: number; out: string; err: string }> {
+async function cli(
+  argv: string[],
+  folders: readonly SuiteFolder[],
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
@@ -97,7 +105,10 @@ describe('a suite folder declares itself', () => {
   });
 
   it('the CLI bundle makes its definition a worker entry (what the eval files import)', () => {
-    expect(workerEntries(root)).toEqual({ 'w-suite-tests': 'harness/vitest/suite-tests.ts', 'w-demo': 'harness/demo/suite.ts' });
+    expect(workerEntries(root)).toEqual({
+      'w-suite-tests': 'harness/vitest/suite-tests.ts',
+      'w-demo': 'harness/demo/suite.ts',
+    });
     expect(Object.values(workerEntries(fromRoot()))).toContain('harness/toolhop/suite.ts');
   });
 
@@ -105,7 +116,9 @@ describe('a suite folder declares itself', () => {
     const dir = join(root, 'harness', 'other');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'suite.json'), JSON.stringify({ name: 'demo', order: 1, usage: ['x'] }));
-    expect(() => readSuiteFolder(dir)).toThrow(`${join(dir, 'suite.json')}: name: 'demo' is not the folder's name 'other'`);
+    expect(() => readSuiteFolder(dir)).toThrow(
+      `${join(dir, 'suite.json')}: name: 'demo' is not the folder's name 'other'`,
+    );
     writeFileSync(join(dir, 'suite.json'), JSON.stringify({ name: 'other', order: 1, usage: [] }));
     expect(() => readSuiteFolder(dir)).toThrow(/suite\.json: usage: /);
     rmSync(dir, { recursive: true });

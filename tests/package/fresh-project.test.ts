@@ -20,9 +20,15 @@ const HEADING = '## The files and commands';
 if (!PAGE.includes(HEADING)) throw new Error(`docs/eval.md has no "${HEADING}" section`);
 const SECTION = PAGE.slice(PAGE.indexOf(HEADING), PAGE.indexOf('\n## ', PAGE.indexOf(HEADING) + 1));
 /** Code blocks of the section: ```lang [file]. */
-const BLOCKS = [...SECTION.matchAll(/```(\w+)(?: ([^\n]+))?\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, file: m[2], text: m[3]! }));
+const BLOCKS = [...SECTION.matchAll(/```(\w+)(?: ([^\n]+))?\n([\s\S]*?)```/g)].map((m) => ({
+  lang: m[1]!,
+  file: m[2],
+  text: m[3]!,
+}));
 const FILES = BLOCKS.filter((b) => b.file);
-const COMMANDS = BLOCKS.find((b) => b.lang === 'sh' && b.text.includes('npx toolgauge eval'))!.text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+const COMMANDS = BLOCKS.find((b) => b.lang === 'sh' && b.text.includes('npx toolgauge eval'))!
+  .text.split('\n')
+  .filter((l) => l.trim() && !l.startsWith('#'));
 
 const root = tempDir('package');
 let tarball = '';
@@ -42,7 +48,13 @@ function project(type: 'module' | 'commonjs'): string {
  * installed package, without npx's own start (about 0.4 CPU-s a command).
  */
 const sh = (dir: string, line: string, env: Record<string, string> = {}) =>
-  execa('sh', ['-c', line.replace(/(^|[\s;&|(])npx (?=[\w@])/g, `$1${join(dir, 'node_modules', '.bin')}/`)], { cwd: dir, env: cleanEnv({ BASE_URL: baseUrl, ...env }), extendEnv: false, reject: false, timeout: 240_000 });
+  execa('sh', ['-c', line.replace(/(^|[\s;&|(])npx (?=[\w@])/g, `$1${join(dir, 'node_modules', '.bin')}/`)], {
+    cwd: dir,
+    env: cleanEnv({ BASE_URL: baseUrl, ...env }),
+    extendEnv: false,
+    reject: false,
+    timeout: 240_000,
+  });
 
 let esm = '';
 let cjs = '';
@@ -65,15 +77,48 @@ describe('the packed package', () => {
   it('ships the built JavaScript, declarations, runtime assets, bin, README and LICENSE, and nothing else', () => {
     const outside = files.filter((f) => !/^(dist\/|bin\/toolgauge\.mjs$|README\.md$|LICENSE$|package\.json$)/.test(f));
     expect(outside).toEqual([]);
-    expect(files.filter((f) => /\.test\.|(^|\/)(tests|bench|fixtures)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
-    for (const f of ['dist/harness/api/index.js', 'dist/harness/api/index.d.ts', 'dist/harness/api/vitest-config.js', 'dist/reporters/toolgauge.js', 'dist/harness/cli/main.js', 'dist/suites/toolhop/part-1.eval.js', 'LICENSE'])
+    expect(
+      files.filter(
+        (f) => /\.test\.|(^|\/)(tests|bench|fixtures)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')),
+      ),
+    ).toEqual([]);
+    for (const f of [
+      'dist/harness/api/index.js',
+      'dist/harness/api/index.d.ts',
+      'dist/harness/api/vitest-config.js',
+      'dist/reporters/toolgauge.js',
+      'dist/harness/cli/main.js',
+      'dist/suites/toolhop/part-1.eval.js',
+      'LICENSE',
+    ])
       expect(files).toContain(f);
     // What the runtime reads beside its modules (import.meta.url), each as the sources have it.
-    const assets = files.filter((f) => f.startsWith('dist/') && !/\.(js|d\.ts)$/.test(f)).map((f) => f.slice('dist/'.length));
-    expect(assets).toEqual(expect.arrayContaining(['harness/sandbox/pyodide-worker.mjs', 'harness/engine/child.mjs', 'harness/sandbox/runtime/toolhop_runtime.py', 'harness/bfcl/python/bfcl_exec.py', 'harness/probe/templates/reference/hermes.jinja', 'harness/core/pyliteral/data/unicode-names-14.0.0.txt.gz', 'cases/toolhop/sample.json', 'cases/maze/c1.json']));
+    const assets = files
+      .filter((f) => f.startsWith('dist/') && !/\.(js|d\.ts)$/.test(f))
+      .map((f) => f.slice('dist/'.length));
+    expect(assets).toEqual(
+      expect.arrayContaining([
+        'harness/sandbox/pyodide-worker.mjs',
+        'harness/engine/child.mjs',
+        'harness/sandbox/runtime/toolhop_runtime.py',
+        'harness/bfcl/python/bfcl_exec.py',
+        'harness/probe/templates/reference/hermes.jinja',
+        'harness/core/pyliteral/data/unicode-names-14.0.0.txt.gz',
+        'cases/toolhop/sample.json',
+        'cases/maze/c1.json',
+      ]),
+    );
     // Buffer#equals, not toEqual: Vitest's deep equality walks a Buffer byte by byte (about 4 CPU-s for these 1.6 MB).
-    for (const a of assets) expect(readFileSync(join(esm, 'node_modules', 'toolgauge', 'dist', a)).equals(readFileSync(fromRoot(a))), `dist/${a} differs from ${a}`).toBe(true);
-    const pkg = readJson<{ peerDependencies: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }>; dependencies: Record<string, string> }>(join(esm, 'node_modules', 'toolgauge', 'package.json'));
+    for (const a of assets)
+      expect(
+        readFileSync(join(esm, 'node_modules', 'toolgauge', 'dist', a)).equals(readFileSync(fromRoot(a))),
+        `dist/${a} differs from ${a}`,
+      ).toBe(true);
+    const pkg = readJson<{
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+      dependencies: Record<string, string>;
+    }>(join(esm, 'node_modules', 'toolgauge', 'package.json'));
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@vitest/ui', 'node-llama-cpp', 'vitest']);
     // The local engine is optional: installing toolgauge never pulls node-llama-cpp's GPU builds.
     expect(pkg.peerDependencies['node-llama-cpp']).toBe('3.21.1');
@@ -86,17 +131,22 @@ describe('the packed package', () => {
     const imported = new Set<string>();
     for (const f of files.filter((x) => /\.m?js$/.test(x))) {
       // Statements start a line; comments (which quote imports as examples) are left out.
-      const text = readFileSync(join(esm, 'node_modules', 'toolgauge', f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-      for (const m of text.matchAll(/^(?:import|export)\b[^\n]*?\bfrom\s*['"]([^'"./][^'"]*)['"]|\bimport\(\s*['"]([^'"./][^'"]*)['"]\s*\)/gm)) {
+      const text = readFileSync(join(esm, 'node_modules', 'toolgauge', f), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
+      for (const m of text.matchAll(
+        /^(?:import|export)\b[^\n]*?\bfrom\s*['"]([^'"./][^'"]*)['"]|\bimport\(\s*['"]([^'"./][^'"]*)['"]\s*\)/gm,
+      )) {
         const spec = (m[1] ?? m[2])!;
-        if (!spec.startsWith('node:')) imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+        if (!spec.startsWith('node:'))
+          imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
       }
     }
     expect([...imported].filter((p) => !declared.has(p)).sort()).toEqual([]);
     expect(imported.has('openai') && imported.has('vitest')).toBe(true);
   });
 
-  it("the commands of docs/eval.md in a fresh ESM project: eval with a gate (the first run after install), -t, a second model, report --compare, plain vitest run, tsc", async () => {
+  it('the commands of docs/eval.md in a fresh ESM project: eval with a gate (the first run after install), -t, a second model, report --compare, plain vitest run, tsc', async () => {
     const out: string[] = [];
     for (const line of COMMANDS) {
       const r = await sh(esm, line);
@@ -110,18 +160,32 @@ describe('the packed package', () => {
     expect(s.metrics.pass_rate).toMatchObject({ value: 1, n: 3 });
     expect(s.metrics.used_a_tool).toMatchObject({ value: 1, n: 3 });
     // -t ran the multiplications only
-    expect(readLines<{ id: string }>(join(esm, 'results/arith-mul/instances.jsonl')).map((r) => r.id).sort()).toEqual(['mul-1', 'mul-2']);
+    expect(
+      readLines<{ id: string }>(join(esm, 'results/arith-mul/instances.jsonl'))
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['mul-1', 'mul-2']);
     const w = validSummary(readJson(join(esm, 'results/arith-wrong/summary.json')));
     expect(w.metrics.pass_rate!.value).toBeCloseTo(2 / 3, 6);
-    expect(readFileSync(join(esm, 'results/arith-wrong/report.md'), 'utf8')).toMatch(/\*\*add-1\*\*: answer_matches: expected '42', answered '43'/);
-    expect(readFileSync(join(esm, 'results/compare/comparison.md'), 'utf8')).toMatch(/\| pass_rate \| 1\.000 \| 0\.667 \|/);
+    expect(readFileSync(join(esm, 'results/arith-wrong/report.md'), 'utf8')).toMatch(
+      /\*\*add-1\*\*: answer_matches: expected '42', answered '43'/,
+    );
+    expect(readFileSync(join(esm, 'results/compare/comparison.md'), 'utf8')).toMatch(
+      /\| pass_rate \| 1\.000 \| 0\.667 \|/,
+    );
     // Nothing is written inside the installed package, and no on-disk module cache is kept for the project.
     expect(existsSync(join(esm, 'node_modules', '.experimental-vitest-cache'))).toBe(false);
 
     // After an install changes the lockfile, the next run still finds and runs the eval (all three instances); that
     // run's failing gate fails it (one run checks both, instead of a run for each).
-    writeFileSync(join(esm, 'node_modules', '.package-lock.json'), JSON.stringify({ name: 'my-evals', lockfileVersion: 3, packages: { changed: {} } }));
-    const gated = await sh(esm, 'npx toolgauge eval arith.eval.ts --base-url "$BASE_URL" --model sim:wrong --gate "pass_rate>=1" --out-dir results/gated');
+    writeFileSync(
+      join(esm, 'node_modules', '.package-lock.json'),
+      JSON.stringify({ name: 'my-evals', lockfileVersion: 3, packages: { changed: {} } }),
+    );
+    const gated = await sh(
+      esm,
+      'npx toolgauge eval arith.eval.ts --base-url "$BASE_URL" --model sim:wrong --gate "pass_rate>=1" --out-dir results/gated',
+    );
     expect(gated.exitCode, `${gated.stdout}\n${gated.stderr}`).toBe(1);
     expect(gated.stdout).toMatch(/gate pass_rate>=1: FAILED/);
     const g = validSummary(readJson(join(esm, 'results/gated/summary.json')));
@@ -136,27 +200,54 @@ describe('the packed package', () => {
   });
 
   it('in a fresh CommonJS project: plain vitest run with the config of docs/eval.md, toolgauge eval, tsc (NodeNext)', async () => {
-    const vitest = await sh(cjs, 'npx vitest run --reporter=dot', { OPENAI_BASE_URL: baseUrl, TOOLGAUGE_MODEL: 'sim:oracle' });
+    const vitest = await sh(cjs, 'npx vitest run --reporter=dot', {
+      OPENAI_BASE_URL: baseUrl,
+      TOOLGAUGE_MODEL: 'sim:oracle',
+    });
     expect(vitest.exitCode, `${vitest.stdout}\n${vitest.stderr}`).toBe(0);
-    expect(validSummary(readJson(join(cjs, 'results/arith/summary.json'))).metrics.pass_rate).toMatchObject({ value: 1, n: 3 });
-    const tg = await sh(cjs, 'npx toolgauge eval arith.eval.ts --base-url "$BASE_URL" --model sim:wrong --out-dir results/wrong');
+    expect(validSummary(readJson(join(cjs, 'results/arith/summary.json'))).metrics.pass_rate).toMatchObject({
+      value: 1,
+      n: 3,
+    });
+    const tg = await sh(
+      cjs,
+      'npx toolgauge eval arith.eval.ts --base-url "$BASE_URL" --model sim:wrong --out-dir results/wrong',
+    );
     expect(tg.exitCode, tg.stderr).toBe(0);
-    expect(validSummary(readJson(join(cjs, 'results/wrong/summary.json'))).metrics.pass_rate!.value).toBeCloseTo(2 / 3, 6);
+    expect(validSummary(readJson(join(cjs, 'results/wrong/summary.json'))).metrics.pass_rate!.value).toBeCloseTo(
+      2 / 3,
+      6,
+    );
     const tsc = await sh(cjs, 'npx tsc --noEmit');
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.exitCode).toBe(0);
   });
 
   it('runs the built-in suites from dist/: ToolHop with its sandboxed tools (pyodide), Maze on its bundled cases', async () => {
-    const toolhop = await sh(cjs, 'npx toolgauge toolhop --limit 2 --out-dir results/toolhop', { TOOLHOP_ALLOW_DATASET_EXEC: '1' });
+    const toolhop = await sh(cjs, 'npx toolgauge toolhop --limit 2 --out-dir results/toolhop', {
+      TOOLHOP_ALLOW_DATASET_EXEC: '1',
+    });
     expect(toolhop.exitCode, `${toolhop.stdout}\n${toolhop.stderr}`).toBe(0);
     const th = validSummary(readJson(join(cjs, 'results/toolhop/summary.json')));
     expect(th.counts).toMatchObject({ runs: 2, errors: 0 });
-    const maze = await sh(cjs, 'npx toolgauge maze --categories c1 --modes P0 --only C1_task_001,C1_task_002 --out-dir results/maze');
+    const maze = await sh(
+      cjs,
+      'npx toolgauge maze --categories c1 --modes P0 --only C1_task_001,C1_task_002 --out-dir results/maze',
+    );
     expect(maze.exitCode, `${maze.stdout}\n${maze.stderr}`).toBe(0);
     expect(validSummary(readJson(join(cjs, 'results/maze/summary.json'))).counts).toMatchObject({ runs: 2, errors: 0 });
     // Nothing was written into the installed package.
-    const written = execFileSync('find', [join(cjs, 'node_modules', 'toolgauge'), '-newer', join(cjs, 'node_modules', 'toolgauge', 'package.json'), '-type', 'f'], { encoding: 'utf8' });
+    const written = execFileSync(
+      'find',
+      [
+        join(cjs, 'node_modules', 'toolgauge'),
+        '-newer',
+        join(cjs, 'node_modules', 'toolgauge', 'package.json'),
+        '-type',
+        'f',
+      ],
+      { encoding: 'utf8' },
+    );
     expect(written.trim()).toBe('');
   });
 
@@ -169,7 +260,11 @@ describe('the packed package', () => {
       console.log(JSON.stringify({ describeEval: typeof api.describeEval, before, after }));`;
     for (const dir of [esm, cjs]) {
       const out = execFileSync('node', ['--input-type=module', '-e', probe], { cwd: dir, encoding: 'utf8' });
-      expect(JSON.parse(out)).toEqual({ describeEval: 'function', before: [], after: ['toolhop', 'maze', 'probe', 'bfcl'] });
+      expect(JSON.parse(out)).toEqual({
+        describeEval: 'function',
+        before: [],
+        after: ['toolhop', 'maze', 'probe', 'bfcl'],
+      });
     }
   });
 });

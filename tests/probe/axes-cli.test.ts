@@ -10,10 +10,26 @@ import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 // baseline/PA-Tool on 20 cases (16 that expect a call, 4 abstention traps) = 240 tests, one report.
 
 const IDS = [
-  'c1_weather_test_000', 'c1_weather_test_001', 'c1_weather_test_002', 'c1_weather_test_003', 'c1_weather_test_004', 'c1_stock_test_000',
-  'c2_sms_test_000', 'c2_sms_test_001', 'c2_sms_test_002', 'c2_sms_test_003',
-  'c3_currency_test_000', 'c3_currency_test_001', 'c3_currency_test_002', 'c3_currency_test_003', 'c3_flight_test_000', 'c3_flight_test_001',
-  'c5_gratitude_test_000', 'c5_gratitude_test_001', 'c5_gratitude_test_002', 'c5_gratitude_test_003',
+  'c1_weather_test_000',
+  'c1_weather_test_001',
+  'c1_weather_test_002',
+  'c1_weather_test_003',
+  'c1_weather_test_004',
+  'c1_stock_test_000',
+  'c2_sms_test_000',
+  'c2_sms_test_001',
+  'c2_sms_test_002',
+  'c2_sms_test_003',
+  'c3_currency_test_000',
+  'c3_currency_test_001',
+  'c3_currency_test_002',
+  'c3_currency_test_003',
+  'c3_flight_test_000',
+  'c3_flight_test_001',
+  'c5_gratitude_test_000',
+  'c5_gratitude_test_001',
+  'c5_gratitude_test_002',
+  'c5_gratitude_test_003',
 ];
 const FORMAT = 'sim:fault?cause=format_failure';
 const DECISION = 'sim:fault?cause=decision_failure';
@@ -21,39 +37,89 @@ const DECISION = 'sim:fault?cause=decision_failure';
 describe('toolgauge probe with axes (CLI, simulator)', () => {
   it('--model a,b,c --decode free,constrained --method baseline,pa_tool: paired arms, one lineup table, worded verdicts', async () => {
     const out = tempDir('probe-axes');
-    const r = await toolgauge(['probe', '--model', `${FORMAT},${DECISION},sim:oracle`, '--decode', 'free,constrained', '--method', 'baseline,pa_tool', '--pa-tool-samples', '4', '--top-p', '0.95', '--only', IDS.join(','), '--out-dir', out]);
+    const r = await toolgauge([
+      'probe',
+      '--model',
+      `${FORMAT},${DECISION},sim:oracle`,
+      '--decode',
+      'free,constrained',
+      '--method',
+      'baseline,pa_tool',
+      '--pa-tool-samples',
+      '4',
+      '--top-p',
+      '0.95',
+      '--only',
+      IDS.join(','),
+      '--out-dir',
+      out,
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     // each case × arm is one test, its name carries the arm
-    expect(r.stdout + r.stderr).toMatch(/probe › C3 › c3_currency_test_001 › decode=constrained › method=pa_tool › model=sim:fault_cause_format_failure/);
+    expect(r.stdout + r.stderr).toMatch(
+      /probe › C3 › c3_currency_test_001 › decode=constrained › method=pa_tool › model=sim:fault_cause_format_failure/,
+    );
 
     const recs = readLines<ProbeRecord>(join(out, 'cases.jsonl'));
     expect(recs).toHaveLength(IDS.length * 12);
     expect(recs.every((x) => !x.error)).toBe(true);
     // PA-Tool: the model was asked (and answered) in presented names, the record is scored in the original ones
-    const pa = recs.filter((x) => x.arm?.method === 'pa_tool' && x.arm.model === 'sim:oracle' && x.arm.decode === 'free' && x.expected);
+    const pa = recs.filter(
+      (x) => x.arm?.method === 'pa_tool' && x.arm.model === 'sim:oracle' && x.arm.decode === 'free' && x.expected,
+    );
     expect(pa.every((x) => x.passed.strict)).toBe(true);
-    expect(pa.filter((x) => x.output!.tool_calls.some((t, i) => t.name !== x.parse!.strict.calls[i]?.name)).length).toBeGreaterThan(pa.length / 2);
+    expect(
+      pa.filter((x) => x.output!.tool_calls.some((t, i) => t.name !== x.parse!.strict.calls[i]?.name)).length,
+    ).toBeGreaterThan(pa.length / 2);
 
     const s = SummarySchema.parse(readJson(join(out, 'summary.json')));
-    expect(s.header.generation).toMatchObject({ top_p: 0.95, decode: ['free', 'constrained'], method: ['baseline', 'pa_tool'] });
+    expect(s.header.generation).toMatchObject({
+      top_p: 0.95,
+      decode: ['free', 'constrained'],
+      method: ['baseline', 'pa_tool'],
+    });
     expect(Object.keys(s.breakdowns.arm ?? {})).toHaveLength(12);
     const decode = s.extra.decode_comparisons as ComparisonJson[];
-    const word = (model: string, method: string, metric: string) => decode.find((c) => c.at.model === model && c.at.method === method)!.rows.find((x) => x.metric === metric)?.verdict;
+    const word = (model: string, method: string, metric: string) =>
+      decode.find((c) => c.at.model === model && c.at.method === method)!.rows.find((x) => x.metric === metric)
+        ?.verdict;
     for (const method of ['baseline', 'pa_tool']) {
       expect(word('sim:fault_cause_format_failure', method, 'parse_ok'), method).toBe('improved');
-      expect(word('sim:fault_cause_format_failure', method, 'layers.schema_valid.over_call_expected'), method).toBe('improved');
-      for (const m of ['layers.tool_correct.given_parse_ok', 'layers.args_correct.given_tool_correct', 'layers.args_correct.over_call_expected']) expect(word('sim:fault_cause_decision_failure', method, m), `${method} ${m}`).toBe('no credible change');
+      expect(word('sim:fault_cause_format_failure', method, 'layers.schema_valid.over_call_expected'), method).toBe(
+        'improved',
+      );
+      for (const m of [
+        'layers.tool_correct.given_parse_ok',
+        'layers.args_correct.given_tool_correct',
+        'layers.args_correct.over_call_expected',
+      ])
+        expect(word('sim:fault_cause_decision_failure', method, m), `${method} ${m}`).toBe('no credible change');
     }
     // the method arm changes nothing for the oracle: its calls map back
-    const method = (s.extra.method_comparisons as ComparisonJson[]).find((c) => c.at.model === 'sim:oracle' && c.at.decode === 'free')!;
-    expect(method.rows.find((x) => x.metric === 'accuracy')).toMatchObject({ a: 1, b: 1, verdict: 'no credible change' });
+    const method = (s.extra.method_comparisons as ComparisonJson[]).find(
+      (c) => c.at.model === 'sim:oracle' && c.at.decode === 'free',
+    )!;
+    expect(method.rows.find((x) => x.metric === 'accuracy')).toMatchObject({
+      a: 1,
+      b: 1,
+      verdict: 'no credible change',
+    });
     // one lineup table, three rows; pairwise comparisons worded by direction (a rising false_trigger is worse)
     const lineup = s.extra.lineup as LineupRow[];
-    expect(lineup.map((x) => x.label)).toEqual(['sim:fault_cause_format_failure', 'sim:fault_cause_decision_failure', 'sim:oracle']);
+    expect(lineup.map((x) => x.label)).toEqual([
+      'sim:fault_cause_format_failure',
+      'sim:fault_cause_decision_failure',
+      'sim:oracle',
+    ]);
     const pairs = s.extra.model_comparisons as ComparisonJson[];
     expect(pairs).toHaveLength(3);
     expect(pairs[0]!.rows.find((x) => x.metric === 'false_trigger')).toMatchObject({ a: 0, b: 1, better: 'lower' });
-    expect(pairs[2]!.rows.find((x) => x.metric === 'accuracy')).toMatchObject({ a: 0, b: 1, better: 'higher', verdict: 'improved' });
+    expect(pairs[2]!.rows.find((x) => x.metric === 'accuracy')).toMatchObject({
+      a: 0,
+      b: 1,
+      better: 'higher',
+      verdict: 'improved',
+    });
 
     // Toolhound's decision tree, over the reference arm (the format-failure model): every failing call-expecting
     // case is a format failure, nothing is blamed on the framework
@@ -61,7 +127,8 @@ describe('toolgauge probe with axes (CLI, simulator)', () => {
     const th = (c: string) => flat[`attribution.toolhound.${c}`];
     expect(th('model_format_failure')).toMatchObject({ n: IDS.length });
     expect(th('model_format_failure')!.value).toBeGreaterThan(0.5);
-    for (const c of ['framework_template_bug', 'framework_parser_gap', 'model_decision_failure']) expect(th(c)?.value, c).toBe(0);
+    for (const c of ['framework_template_bug', 'framework_parser_gap', 'model_decision_failure'])
+      expect(th(c)?.value, c).toBe(0);
     // the terminal summary names the arms and the verdicts
     expect(r.stdout).toMatch(/arms: 12 \(decode × method × model\); headline = reference arm/);
     expect(r.stdout).toMatch(/Decode comparison: free → constrained.*parse_ok improved/);

@@ -28,7 +28,9 @@ const byId = new Map(all.map((c) => [c.id, c]));
 const some = all.filter((c) => c.split === 'test' && c.cat === 'C1').slice(0, 6);
 let sim: SimServer;
 beforeAll(async () => {
-  sim = await startSimServer({ responders: { probe: createProbeResponder({ lookup: (id) => byId.get(id), template: null }) } });
+  sim = await startSimServer({
+    responders: { probe: createProbeResponder({ lookup: (id) => byId.get(id), template: null }) },
+  });
 });
 afterAll(() => sim.close());
 
@@ -42,10 +44,17 @@ writeFileSync(OTHER, SIM_DROPPING_TEMPLATE);
 async function savedRun(env: Record<string, string>): Promise<string> {
   const dir = tempDir('quant-run');
   const run = readConfig({ TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_DATE: DATE });
-  const settings = probeSuite.settings({ TOOLGAUGE_PROBE_TRANSPORT: 'completions', TOOLGAUGE_PROBE_TOKENIZER: 'qwen2.5-tokenizer', ...env }, run) as ProbeSettings;
+  const settings = probeSuite.settings(
+    { TOOLGAUGE_PROBE_TRANSPORT: 'completions', TOOLGAUGE_PROBE_TOKENIZER: 'qwen2.5-tokenizer', ...env },
+    run,
+  ) as ProbeSettings;
   const template = templateOf(settings.models[0]!, settings, DATE);
   const client = new ModelClient({ baseUrl: sim.url, model: run.model, timeoutMs: 5000, retries: 1, concurrency: 6 });
-  const recs = await runProbeCases(some, { client, transport: 'completions', template, family: 'auto', model: run.model, injectedDate: DATE }, 6);
+  const recs = await runProbeCases(
+    some,
+    { client, transport: 'completions', template, family: 'auto', model: run.model, injectedDate: DATE },
+    6,
+  );
   const now = new Date();
   finalizeSuite('probe', probeSuite.aggregator, recs.map(probeMeta), {
     header: reproHeader(run, { templateSha256: template?.sha256 ?? null, startedAt: now, endedAt: now }),
@@ -60,15 +69,27 @@ describe('report --compare of quantizations checks template and tokenizer first'
   it('refuses a pair with different chat templates; compares the same pair with the same template', async () => {
     const [bf16, q4Other, q4Same] = await Promise.all([
       savedRun({ TOOLGAUGE_PROBE_TEMPLATE: HERMES, TOOLGAUGE_PROBE_LABEL: 'qwen-bf16' }),
-      savedRun({ TOOLGAUGE_PROBE_TEMPLATE: OTHER, TOOLGAUGE_PROBE_LABEL: 'qwen-q4', TOOLGAUGE_PROBE_QUANTIZATION: 'Q4_K_M', TOOLGAUGE_PROBE_QUANTIZATION_OF: 'qwen-bf16' }),
-      savedRun({ TOOLGAUGE_PROBE_TEMPLATE: HERMES, TOOLGAUGE_PROBE_LABEL: 'qwen-q4', TOOLGAUGE_PROBE_QUANTIZATION: 'Q4_K_M', TOOLGAUGE_PROBE_QUANTIZATION_OF: 'qwen-bf16' }),
+      savedRun({
+        TOOLGAUGE_PROBE_TEMPLATE: OTHER,
+        TOOLGAUGE_PROBE_LABEL: 'qwen-q4',
+        TOOLGAUGE_PROBE_QUANTIZATION: 'Q4_K_M',
+        TOOLGAUGE_PROBE_QUANTIZATION_OF: 'qwen-bf16',
+      }),
+      savedRun({
+        TOOLGAUGE_PROBE_TEMPLATE: HERMES,
+        TOOLGAUGE_PROBE_LABEL: 'qwen-q4',
+        TOOLGAUGE_PROBE_QUANTIZATION: 'Q4_K_M',
+        TOOLGAUGE_PROBE_QUANTIZATION_OF: 'qwen-bf16',
+      }),
     ]);
     const out = tempDir('quant-compare');
     // the command prints its comparison; keep the test output quiet
     const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     const refused = reportCommand([bf16, q4Other, '--compare', '--out-dir', out]);
     await expect(refused).rejects.toThrow(UsageError);
-    await expect(reportCommand([bf16, q4Other, '--compare', '--out-dir', out])).rejects.toThrow(/refusing to compare qwen-q4 with qwen-bf16 as a quantization: the chat templates differ/);
+    await expect(reportCommand([bf16, q4Other, '--compare', '--out-dir', out])).rejects.toThrow(
+      /refusing to compare qwen-q4 with qwen-bf16 as a quantization: the chat templates differ/,
+    );
     expect(existsSync(join(out, 'comparison.md'))).toBe(false);
     // the same two labels with one template: compared
     expect(await reportCommand([bf16, q4Same, '--compare', '--out-dir', out])).toBe(0);
@@ -79,12 +100,26 @@ describe('report --compare of quantizations checks template and tokenizer first'
   it('the guard on configs: tokenizers must agree and be known; unrelated runs are not checked', () => {
     const cfg = (label: string, quantOf: string | null, tpl: string, tok: string | null) => ({
       dir: label,
-      config: { label, quantization_of: quantOf, identity: { label, template: { sha256: tpl, source: '--template' }, tokenizer: tok ? { id: tok, source: '--tokenizer' } : null } },
+      config: {
+        label,
+        quantization_of: quantOf,
+        identity: {
+          label,
+          template: { sha256: tpl, source: '--template' },
+          tokenizer: tok ? { id: tok, source: '--tokenizer' } : null,
+        },
+      },
     });
-    expect(quantizationRefusal([cfg('a', null, 't1', 'k1'), cfg('b', 'a', 't1', 'k2')])).toMatch(/the tokenizers differ/);
-    expect(quantizationRefusal([cfg('a', null, 't1', 'k1'), cfg('b', 'a', 't1', null)])).toMatch(/the tokenizer of b is unknown/);
+    expect(quantizationRefusal([cfg('a', null, 't1', 'k1'), cfg('b', 'a', 't1', 'k2')])).toMatch(
+      /the tokenizers differ/,
+    );
+    expect(quantizationRefusal([cfg('a', null, 't1', 'k1'), cfg('b', 'a', 't1', null)])).toMatch(
+      /the tokenizer of b is unknown/,
+    );
     // two quantizations of one model compared with each other are checked too
-    expect(quantizationRefusal([cfg('q8', 'a', 't1', 'k1'), cfg('q4', 'a', 't2', 'k1')])).toMatch(/the chat templates differ/);
+    expect(quantizationRefusal([cfg('q8', 'a', 't1', 'k1'), cfg('q4', 'a', 't2', 'k1')])).toMatch(
+      /the chat templates differ/,
+    );
     expect(quantizationRefusal([cfg('a', null, 't1', 'k1'), cfg('b', 'a', 't1', 'k1')])).toBeNull();
     // a different model (no quantization label) is compared freely, templates or not
     expect(quantizationRefusal([cfg('a', null, 't1', 'k1'), cfg('other', null, 't9', null)])).toBeNull();

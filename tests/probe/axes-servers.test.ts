@@ -34,8 +34,22 @@ const server = createServer((req, res) => {
     captured.push({ path, body: JSON.parse(raw) as Record<string, unknown> });
     const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
     const body = path.endsWith('/chat/completions')
-      ? { id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'No tool needed.' }, finish_reason: 'stop' }], usage }
-      : { id: 'x', object: 'text_completion', created: 0, model: 'm', choices: [{ index: 0, text: 'No tool needed.', finish_reason: 'stop' }], usage };
+      ? {
+          id: 'x',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'No tool needed.' }, finish_reason: 'stop' }],
+          usage,
+        }
+      : {
+          id: 'x',
+          object: 'text_completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, text: 'No tool needed.', finish_reason: 'stop' }],
+          usage,
+        };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   });
@@ -50,7 +64,15 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 /** One constrained case through the suite's own load and run, against the loopback endpoint. */
 async function captureOne(env: Record<string, string>): Promise<{ path: string; body: Record<string, unknown> }> {
   const run = readConfig({ OPENAI_BASE_URL: url, TOOLGAUGE_MODEL: 'served-model', TOOLGAUGE_RETRIES: '0' });
-  const settings = probeSuite.settings({ TOOLGAUGE_PROBE_DECODE: 'constrained', TOOLGAUGE_PROBE_ONLY: 'c1_weather_test_000', TOOLGAUGE_PROBE_TOP_P: '0.9', ...env }, run) as ProbeSettings;
+  const settings = probeSuite.settings(
+    {
+      TOOLGAUGE_PROBE_DECODE: 'constrained',
+      TOOLGAUGE_PROBE_ONLY: 'c1_weather_test_000',
+      TOOLGAUGE_PROBE_TOP_P: '0.9',
+      ...env,
+    },
+    run,
+  ) as ProbeSettings;
   const loaded = await probeSuite.load(run, settings);
   expect(loaded.instances).toHaveLength(1);
   const client = new ModelClient({ baseUrl: url, model: run.model, timeoutMs: 5000, retries: 0, concurrency: 1 });
@@ -75,7 +97,10 @@ async function captureOne(env: Record<string, string>): Promise<{ path: string; 
 describe('a request from each --server mode, through the probe suite, has the server’s documented shape', () => {
   it('llama.cpp (completions): a lazy GBNF grammar with WORD triggers, a raw prompt, top_p', async () => {
     // no --template: toolgauge renders its reference Hermes template (the simulator's stand-in; fine for the shape)
-    const { path, body } = await captureOne({ TOOLGAUGE_PROBE_SERVER: 'llamacpp', TOOLGAUGE_PROBE_TRANSPORT: 'completions' });
+    const { path, body } = await captureOne({
+      TOOLGAUGE_PROBE_SERVER: 'llamacpp',
+      TOOLGAUGE_PROBE_TRANSPORT: 'completions',
+    });
     expect(path).toBe('/v1/completions');
     expect(typeof body.prompt).toBe('string');
     expect(body.top_p).toBe(0.9);
@@ -95,10 +120,21 @@ describe('a request from each --server mode, through the probe suite, has the se
     const so = body.structured_outputs as { structural_tag: unknown };
     expect(Object.keys(so)).toEqual(['structural_tag']);
     expect(typeof so.structural_tag).toBe('string');
-    const tag = JSON.parse(so.structural_tag as string) as { type: string; format: { type: string; triggers: string[]; tags: Array<{ begin: string; content: { type: string; grammar: string }; end: string }> } };
+    const tag = JSON.parse(so.structural_tag as string) as {
+      type: string;
+      format: {
+        type: string;
+        triggers: string[];
+        tags: Array<{ begin: string; content: { type: string; grammar: string }; end: string }>;
+      };
+    };
     expect(tag.type).toBe('structural_tag');
     expect(tag.format.type).toBe('triggered_tags');
-    expect(tag.format.tags.every((t) => tag.format.triggers.some((tr) => t.begin.startsWith(tr)) && t.content.type === 'grammar')).toBe(true);
+    expect(
+      tag.format.tags.every(
+        (t) => tag.format.triggers.some((tr) => t.begin.startsWith(tr)) && t.content.type === 'grammar',
+      ),
+    ).toBe(true);
     expect((body.tools as unknown[]).length).toBeGreaterThan(0);
     expect(body.tool_choice).toBe('auto');
     expect(body.top_p).toBe(0.9);
@@ -114,7 +150,18 @@ describe('a request from each --server mode, through the probe suite, has the se
 
   it('OpenAI (chat): strict function schemas, closed objects, every property required, tool_choice auto', async () => {
     const { body } = await captureOne({ TOOLGAUGE_PROBE_SERVER: 'openai' });
-    const tools = body.tools as Array<{ type: string; function: { strict: unknown; parameters: { type: string; additionalProperties: unknown; required: string[]; properties: Record<string, unknown> } } }>;
+    const tools = body.tools as Array<{
+      type: string;
+      function: {
+        strict: unknown;
+        parameters: {
+          type: string;
+          additionalProperties: unknown;
+          required: string[];
+          properties: Record<string, unknown>;
+        };
+      };
+    }>;
     expect(tools.length).toBeGreaterThan(0);
     for (const t of tools) {
       expect(t.type).toBe('function');
@@ -131,7 +178,15 @@ describe('a request from each --server mode, through the probe suite, has the se
 describe('a server that cannot constrain is refused before anything runs', () => {
   it('one line (a UsageError: exit 2), naming the server and the reason; detection that finds nothing asks for --server', async () => {
     const refuse = async (args: string[]) => {
-      const e = await probeCommand(['--decode', 'free,constrained', '--model', 'some-model', '--base-url', url, ...args]).then(
+      const e = await probeCommand([
+        '--decode',
+        'free,constrained',
+        '--model',
+        'some-model',
+        '--base-url',
+        url,
+        ...args,
+      ]).then(
         () => null,
         (err: unknown) => err,
       );
@@ -141,8 +196,21 @@ describe('a server that cannot constrain is refused before anything runs', () =>
       return msg;
     };
     const n = captured.length;
-    expect(await refuse(['--server', 'llamacpp', '--family', 'hermes'])).toMatch(/^toolgauge probe: --decode constrained with --server llamacpp: llama-server refuses a custom grammar together with tools/);
-    expect(await refuse(['--server', 'sglang', '--family', 'hermes', '--transport', 'completions', '--template', fromRoot('cases', 'probe', 'templates', 'sim-dropping-hermes.jinja')])).toMatch(/SGLang's completions constraints/);
+    expect(await refuse(['--server', 'llamacpp', '--family', 'hermes'])).toMatch(
+      /^toolgauge probe: --decode constrained with --server llamacpp: llama-server refuses a custom grammar together with tools/,
+    );
+    expect(
+      await refuse([
+        '--server',
+        'sglang',
+        '--family',
+        'hermes',
+        '--transport',
+        'completions',
+        '--template',
+        fromRoot('cases', 'probe', 'templates', 'sim-dropping-hermes.jinja'),
+      ]),
+    ).toMatch(/SGLang's completions constraints/);
     // this loopback endpoint says nothing about itself
     expect(await refuse([])).toMatch(/cannot tell which server this endpoint is .*pass --server/);
     expect(captured.length).toBe(n); // no request was sent

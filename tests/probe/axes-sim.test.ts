@@ -27,19 +27,41 @@ import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 const DATE = '2026-01-15';
 const all = loadCases(fromRoot('cases', 'probe', 'cases.jsonl'), { dateContext: DATE }).cases;
 // 40 call cases of two categories and 8 abstention traps (test split): enough pairs for a credible verdict.
-const cases = [...all.filter((c) => c.split === 'test' && ['C1', 'C3'].includes(c.cat)), ...all.filter((c) => c.split === 'test' && c.cat === 'C5').slice(0, 8)];
+const cases = [
+  ...all.filter((c) => c.split === 'test' && ['C1', 'C3'].includes(c.cat)),
+  ...all.filter((c) => c.split === 'test' && c.cat === 'C5').slice(0, 8),
+];
 const byId = new Map(all.map((c) => [c.id, c]));
 let sim: SimServer;
 beforeAll(async () => {
-  sim = await startSimServer({ responders: { probe: createProbeResponder({ lookup: (id) => byId.get(id), template: null }) } });
+  sim = await startSimServer({
+    responders: { probe: createProbeResponder({ lookup: (id) => byId.get(id), template: null }) },
+  });
 });
 afterAll(() => sim.close());
 
-const client = (model: string) => new ModelClient({ baseUrl: sim.url, model, timeoutMs: 10_000, retries: 1, concurrency: 16, backoff: { baseMs: 5, maxMs: 20 } });
+const client = (model: string) =>
+  new ModelClient({
+    baseUrl: sim.url,
+    model,
+    timeoutMs: 10_000,
+    retries: 1,
+    concurrency: 16,
+    backoff: { baseMs: 5, maxMs: 20 },
+  });
 
-async function arm(model: string, transport: 'chat' | 'completions', extra: Partial<ProbeRunContext>, set: readonly ProbeCase[] = cases): Promise<ProbeRecord[]> {
+async function arm(
+  model: string,
+  transport: 'chat' | 'completions',
+  extra: Partial<ProbeRunContext>,
+  set: readonly ProbeCase[] = cases,
+): Promise<ProbeRecord[]> {
   const template = resolveTemplate({ transport, templateFile: undefined }, DATE);
-  return runProbeCases(set, { client: client(model), transport, template, family: 'hermes', model, injectedDate: DATE, ...extra }, 16);
+  return runProbeCases(
+    set,
+    { client: client(model), transport, template, family: 'hermes', model, injectedDate: DATE, ...extra },
+    16,
+  );
 }
 
 const constrained = (server: Server, model: string, maxStringLength?: number): Partial<ProbeRunContext> => ({
@@ -48,7 +70,11 @@ const constrained = (server: Server, model: string, maxStringLength?: number): P
 });
 const outcomes = (recs: ProbeRecord[]) => caseOutcomes(recs.map(probeMeta));
 const verdicts = (free: ProbeRecord[], con: ProbeRecord[]) => {
-  const t = decodeComparison({ label: 'free', outcomes: outcomes(free) }, { label: 'constrained', outcomes: outcomes(con) }, { seed: 1 });
+  const t = decodeComparison(
+    { label: 'free', outcomes: outcomes(free) },
+    { label: 'constrained', outcomes: outcomes(con) },
+    { seed: 1 },
+  );
   return Object.fromEntries(t.rows.map((r) => [r.metric, r.word]));
 };
 
@@ -60,32 +86,57 @@ describe('constrained decoding on the simulator, over HTTP (paired verdicts)', (
     ['openai', 'chat'],
   ];
 
-  it.each(modes)('format_failure with --server %s (%s): parse_ok and schema_valid credibly improve', async (server, transport) => {
-    const model = 'sim:fault?cause=format_failure';
-    const [free, con] = await Promise.all([arm(model, transport, {}), arm(model, transport, constrained(server, model))]);
-    expect(con.every((r) => !r.error && r.constraint?.server === server)).toBe(true);
-    const v = verdicts(free, con);
-    expect(v.parse_ok).toBe('improved');
-    expect(v['layers.schema_valid.over_call_expected']).toBe('improved');
-    // the forced calls are the intended ones: arguments follow
-    expect(v['layers.args_correct.over_call_expected']).toBe('improved');
-    expect(v.false_trigger).toBe('no credible change');
-  });
+  it.each(modes)(
+    'format_failure with --server %s (%s): parse_ok and schema_valid credibly improve',
+    async (server, transport) => {
+      const model = 'sim:fault?cause=format_failure';
+      const [free, con] = await Promise.all([
+        arm(model, transport, {}),
+        arm(model, transport, constrained(server, model)),
+      ]);
+      expect(con.every((r) => !r.error && r.constraint?.server === server)).toBe(true);
+      const v = verdicts(free, con);
+      expect(v.parse_ok).toBe('improved');
+      expect(v['layers.schema_valid.over_call_expected']).toBe('improved');
+      // the forced calls are the intended ones: arguments follow
+      expect(v['layers.args_correct.over_call_expected']).toBe('improved');
+      expect(v.false_trigger).toBe('no credible change');
+    },
+  );
 
-  it.each(modes)('decision_failure with --server %s (%s): no credible change in tool or arguments', async (server, transport) => {
-    const model = 'sim:fault?cause=decision_failure';
-    const [free, con] = await Promise.all([arm(model, transport, {}), arm(model, transport, constrained(server, model))]);
-    const v = verdicts(free, con);
-    for (const m of ['accuracy', 'layers.tool_correct.given_parse_ok', 'layers.args_correct.given_tool_correct', 'layers.args_correct.over_call_expected', 'no_call', 'false_trigger']) expect(v[m], m).toBe('no credible change');
-  });
+  it.each(modes)(
+    'decision_failure with --server %s (%s): no credible change in tool or arguments',
+    async (server, transport) => {
+      const model = 'sim:fault?cause=decision_failure';
+      const [free, con] = await Promise.all([
+        arm(model, transport, {}),
+        arm(model, transport, constrained(server, model)),
+      ]);
+      const v = verdicts(free, con);
+      for (const m of [
+        'accuracy',
+        'layers.tool_correct.given_parse_ok',
+        'layers.args_correct.given_tool_correct',
+        'layers.args_correct.over_call_expected',
+        'no_call',
+        'false_trigger',
+      ])
+        expect(v[m], m).toBe('no credible change');
+    },
+  );
 
   it('an unbounded forced string may loop (truncated, repetition); --max-string-length closes it (a wrong value instead)', async () => {
     const model = 'sim:fault?cause=format_failure';
     const set = all.filter((c) => c.expected !== null).slice(0, 80);
-    const [open, bounded] = await Promise.all([arm(model, 'completions', constrained('llamacpp', model), set), arm(model, 'completions', constrained('llamacpp', model, 24), set)]);
+    const [open, bounded] = await Promise.all([
+      arm(model, 'completions', constrained('llamacpp', model), set),
+      arm(model, 'completions', constrained('llamacpp', model, 24), set),
+    ]);
     const loops = open.filter((r) => r.repetition);
     expect(loops.length).toBeGreaterThan(0);
-    expect(loops.every((r) => r.output?.finish_reason === 'length' && r.parse?.strict.truncated && !r.passed.strict)).toBe(true);
+    expect(
+      loops.every((r) => r.output?.finish_reason === 'length' && r.parse?.strict.truncated && !r.passed.strict),
+    ).toBe(true);
     // bounded: no call is cut off; the cases that looped now close their call, with the looped (wrong) value
     expect(bounded.filter((r) => r.output?.finish_reason === 'length')).toEqual([]);
     const byId = new Map(bounded.map((r) => [r.id, r]));
@@ -102,8 +153,18 @@ describe('PA-Tool over HTTP: the model names the tools, is asked in its names, i
     const c = client(model);
     const method = paTool({ n: 4 });
     const sampler = chatSampler(c, 'pa_tool');
-    const recs = await arm(model, 'chat', { method: { name: 'pa_tool', prepare: (req) => method.prepare(req, { sampler, seed: 0 }) }, arm: { decode: 'free', method: 'pa_tool', model } }, set);
-    expect(recs.filter((r) => r.error || !r.passed.strict).map((r) => `${r.id}: ${r.error ?? r.cause.strict.evidence}`)).toEqual([]);
+    const recs = await arm(
+      model,
+      'chat',
+      {
+        method: { name: 'pa_tool', prepare: (req) => method.prepare(req, { sampler, seed: 0 }) },
+        arm: { decode: 'free', method: 'pa_tool', model },
+      },
+      set,
+    );
+    expect(
+      recs.filter((r) => r.error || !r.passed.strict).map((r) => `${r.id}: ${r.error ?? r.cause.strict.evidence}`),
+    ).toEqual([]);
     let renamed = 0;
     for (const r of recs) {
       const rename = (r.method_meta as { rename: { tools: Record<string, string> } }).rename;
@@ -113,7 +174,9 @@ describe('PA-Tool over HTTP: the model names the tools, is asked in its names, i
       expect(sent).toEqual(original.map((n) => rename.tools[n] ?? n));
       // presented → original: the scored calls are in the case's own names and argument keys
       expect(r.parse!.strict.calls.map((x) => x.name)).toEqual(original);
-      expect(r.parse!.strict.calls.map((x) => Object.keys(x.arguments).sort())).toEqual(r.expected!.map((e) => Object.keys(e.arguments).sort()));
+      expect(r.parse!.strict.calls.map((x) => Object.keys(x.arguments).sort())).toEqual(
+        r.expected!.map((e) => Object.keys(e.arguments).sort()),
+      );
       if (sent.some((n, i) => n !== original[i])) renamed++;
     }
     expect(renamed).toBeGreaterThan(set.length / 2);
@@ -123,12 +186,19 @@ describe('PA-Tool over HTTP: the model names the tools, is asked in its names, i
 describe('every reported metric declares a direction, and the kit words it the same way', () => {
   it('lowerIsBetter is the registry: a metric is in it exactly when its declared direction is lower-is-better', async () => {
     const model = 'sim:coin?p=0.5';
-    const recs = await arm(model, 'completions', { arm: { decode: 'free', method: 'baseline', model } }, cases.slice(0, 30));
+    const recs = await arm(
+      model,
+      'completions',
+      { arm: { decode: 'free', method: 'baseline', model } },
+      cases.slice(0, 30),
+    );
     const metas: ProbeMeta[] = recs.map(probeMeta);
     const a = probeAggregator.aggregate(metas, 0, {});
     const names = Object.keys(flattenMetrics(JSON.parse(JSON.stringify(a.metrics)) as never));
     expect(names.length).toBeGreaterThan(40);
-    for (const n of names) expect(isLowerBetter(n, probeAggregator.lowerIsBetter ?? []), n).toBe(directionOf(n) === 'lower_is_better');
-    for (const n of ['no_call', 'false_trigger', 'lenient.no_call', 'lenient.false_trigger', 'truncated', 'error_rate']) expect(isLowerBetter(n, probeAggregator.lowerIsBetter ?? []), n).toBe(true);
+    for (const n of names)
+      expect(isLowerBetter(n, probeAggregator.lowerIsBetter ?? []), n).toBe(directionOf(n) === 'lower_is_better');
+    for (const n of ['no_call', 'false_trigger', 'lenient.no_call', 'lenient.false_trigger', 'truncated', 'error_rate'])
+      expect(isLowerBetter(n, probeAggregator.lowerIsBetter ?? []), n).toBe(true);
   });
 });

@@ -31,7 +31,14 @@ const raw = new Map(
   readFileSync(CASES_FILE, 'utf8')
     .split('\n')
     .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { id: string; expected: unknown; turns: Array<{ role: string; tool_call?: unknown; tool_calls?: unknown[] }> })
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          id: string;
+          expected: unknown;
+          turns: Array<{ role: string; tool_call?: unknown; tool_calls?: unknown[] }>;
+        },
+    )
     .map((r) => [r.id, r]),
 );
 /**
@@ -42,7 +49,10 @@ const cases = allCases.filter((c, i) => plantedOn(c.id, 'template_bug') || i % 3
 
 function plantedOn(id: string, fault: Fault): boolean {
   const r = raw.get(id)!;
-  if (fault === 'template_bug') return r.turns.some((t) => t.role === 'assistant' && (t.tool_call !== undefined || (t.tool_calls?.length ?? 0) > 0));
+  if (fault === 'template_bug')
+    return r.turns.some(
+      (t) => t.role === 'assistant' && (t.tool_call !== undefined || (t.tool_calls?.length ?? 0) > 0),
+    );
   if (fault === 'decision_failure') return true;
   return r.expected !== null;
 }
@@ -70,14 +80,44 @@ interface Scenario {
 
 const SCENARIOS: Scenario[] = [
   { label: 'sim:oracle, faithful template', model: 'sim:oracle', template: 'none', cause: null },
-  { label: 'sim:oracle, template dropping prior calls', model: 'sim:oracle', template: 'dropping', cause: 'template_bug' },
-  { label: 'fault template_bug (template dropping prior calls)', model: 'sim:fault?cause=template_bug', template: 'dropping', cause: 'template_bug' },
+  {
+    label: 'sim:oracle, template dropping prior calls',
+    model: 'sim:oracle',
+    template: 'dropping',
+    cause: 'template_bug',
+  },
+  {
+    label: 'fault template_bug (template dropping prior calls)',
+    model: 'sim:fault?cause=template_bug',
+    template: 'dropping',
+    cause: 'template_bug',
+  },
   { label: 'fault parser_gap', model: 'sim:fault?cause=parser_gap', template: 'none', cause: 'parser_gap' },
   { label: 'fault format_failure', model: 'sim:fault?cause=format_failure', template: 'none', cause: 'format_failure' },
-  { label: 'fault decision_failure', model: 'sim:fault?cause=decision_failure', template: 'none', cause: 'decision_failure' },
-  { label: 'fault parser_gap, template with an injected date', model: 'sim:fault?cause=parser_gap', template: 'dated', cause: 'parser_gap' },
-  { label: 'fault format_failure, template with an injected date', model: 'sim:fault?cause=format_failure', template: 'dated', cause: 'format_failure' },
-  { label: 'fault decision_failure, template with an injected date', model: 'sim:fault?cause=decision_failure', template: 'dated', cause: 'decision_failure' },
+  {
+    label: 'fault decision_failure',
+    model: 'sim:fault?cause=decision_failure',
+    template: 'none',
+    cause: 'decision_failure',
+  },
+  {
+    label: 'fault parser_gap, template with an injected date',
+    model: 'sim:fault?cause=parser_gap',
+    template: 'dated',
+    cause: 'parser_gap',
+  },
+  {
+    label: 'fault format_failure, template with an injected date',
+    model: 'sim:fault?cause=format_failure',
+    template: 'dated',
+    cause: 'format_failure',
+  },
+  {
+    label: 'fault decision_failure, template with an injected date',
+    model: 'sim:fault?cause=decision_failure',
+    template: 'dated',
+    cause: 'decision_failure',
+  },
 ];
 const DATED = readFileSync(fromRoot('fixtures', 'probe', 'cases', 'templates', 'dated-hermes.jinja'), 'utf8');
 
@@ -90,15 +130,33 @@ function tally(key: string, planted: Planted, attributed: Cause | null) {
   row[attributed ?? 'none'] = (row[attributed ?? 'none'] ?? 0) + 1;
 }
 
-async function runScenario(transport: Transport, s: Scenario): Promise<Array<{ c: ProbeCase; r: ProbeRecord; planted: Planted }>> {
+async function runScenario(
+  transport: Transport,
+  s: Scenario,
+): Promise<Array<{ c: ProbeCase; r: ProbeRecord; planted: Planted }>> {
   const simTemplate = s.template === 'dropping' ? SIM_DROPPING_TEMPLATE : s.template === 'dated' ? DATED : null;
-  const sim = await startSimServer({ responders: { probe: createProbeResponder({ lookup: (id) => byId.get(id), template: simTemplate }) } });
+  const sim = await startSimServer({
+    responders: { probe: createProbeResponder({ lookup: (id) => byId.get(id), template: simTemplate }) },
+  });
   try {
-    const client = new ModelClient({ baseUrl: sim.url, model: s.model, timeoutMs: 10_000, retries: 2, concurrency: 8, backoff: { baseMs: 5, maxMs: 20 } });
+    const client = new ModelClient({
+      baseUrl: sim.url,
+      model: s.model,
+      timeoutMs: 10_000,
+      retries: 2,
+      concurrency: 8,
+      backoff: { baseMs: 5, maxMs: 20 },
+    });
     const now = new Date(`${DATE}T09:30:00Z`);
-    const template = simTemplate ? prepareTemplateSource(simTemplate, `${s.template}.jinja`, now) : resolveTemplate({ transport, templateFile: undefined }, DATE);
+    const template = simTemplate
+      ? prepareTemplateSource(simTemplate, `${s.template}.jinja`, now)
+      : resolveTemplate({ transport, templateFile: undefined }, DATE);
     if (s.template !== 'none') expect(template?.repaired, 'the template has findings and a repair').toBeTruthy();
-    const records = await runProbeCases(cases, { client, transport, template, family: 'auto', model: s.model, injectedDate: DATE }, 8);
+    const records = await runProbeCases(
+      cases,
+      { client, transport, template, family: 'auto', model: s.model, injectedDate: DATE },
+      8,
+    );
     return records.map((r, i) => {
       const c = cases[i]!;
       const planted: Planted = s.cause && plantedOn(c.id, s.cause) ? PLANT[s.cause]! : 'none';
@@ -133,23 +191,41 @@ describe.each(['completions', 'chat'] as const)('attribution calibration over HT
     expect(unaffected.filter((x) => !x.r.passed.strict || !x.r.passed.lenient).map((x) => x.c.id)).toEqual([]);
     expect(affected.length).toBeGreaterThanOrEqual(s.cause === 'template_bug' ? 40 : 90);
     const hits = affected.filter((x) => x.r.cause.strict.cause === want).length;
-    expect(hits / affected.length, `${hits} of ${affected.length}: ${affected.filter((x) => x.r.cause.strict.cause !== want).slice(0, 3).map((x) => `${x.c.id} → ${x.r.cause.strict.cause}`).join('; ')}`).toBeGreaterThanOrEqual(0.95);
+    expect(
+      hits / affected.length,
+      `${hits} of ${affected.length}: ${affected
+        .filter((x) => x.r.cause.strict.cause !== want)
+        .slice(0, 3)
+        .map((x) => `${x.c.id} → ${x.r.cause.strict.cause}`)
+        .join('; ')}`,
+    ).toBeGreaterThanOrEqual(0.95);
     // The lenient tier rescues a parser gap (no cause there); every other planted cause shows under it too.
     const lenientWant = s.cause === 'parser_gap' ? null : want;
-    expect(affected.filter((x) => x.r.cause.lenient.cause === lenientWant).length / affected.length).toBeGreaterThanOrEqual(0.95);
+    expect(
+      affected.filter((x) => x.r.cause.lenient.cause === lenientWant).length / affected.length,
+    ).toBeGreaterThanOrEqual(0.95);
     // Unaffected cases are not blamed on anything.
     expect(unaffected.filter((x) => x.r.cause.strict.cause !== null).map((x) => x.c.id)).toEqual([]);
     // The counterfactual is asked only where the template is known, has findings and the case failed.
     const asked = rows.filter((x) => x.r.counterfactual).length;
-    expect(asked).toBe(s.template !== 'none' ? rows.filter((x) => !x.r.passed.strict || !x.r.passed.lenient).length : 0);
+    expect(asked).toBe(
+      s.template !== 'none' ? rows.filter((x) => !x.r.passed.strict || !x.r.passed.lenient).length : 0,
+    );
     if (s.template === 'dated') expect(asked).toBeGreaterThanOrEqual(affected.length);
   });
 });
 
 afterAll(() => {
-  const lines: string[] = ['', 'Attribution confusion matrices (rows: planted cause; columns: attributed cause; cells: cases over all scenarios)'];
+  const lines: string[] = [
+    '',
+    'Attribution confusion matrices (rows: planted cause; columns: attributed cause; cells: cases over all scenarios)',
+  ];
   for (const [key, m] of Object.entries(matrices)) {
-    lines.push('', `${key}:`, `  ${'planted \\ attributed'.padEnd(24)}${COLS.map((c) => c.replace(/^(framework|model)_/, '').padStart(17)).join('')}`);
+    lines.push(
+      '',
+      `${key}:`,
+      `  ${'planted \\ attributed'.padEnd(24)}${COLS.map((c) => c.replace(/^(framework|model)_/, '').padStart(17)).join('')}`,
+    );
     for (const planted of [...CAUSES, 'none'] as Planted[]) {
       const row = m[planted];
       if (!row) continue;

@@ -7,23 +7,40 @@ import { SIM_DROPPING_TEMPLATE } from '../../harness/probe/sim-responder.ts';
 import { SummarySchema } from '../../harness/report/summary.ts';
 import { inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
-
 describe('toolgauge probe (CLI)', () => {
   it('bad flags and bad case files: one line naming the flag, the file, line and field; exit 2', async () => {
     const dir = tempDir('probe-bad');
-    writeFileSync(join(dir, 'tools.json'), JSON.stringify([{ name: 'f', parameters: { type: 'object', properties: {} } }]));
-    writeFileSync(join(dir, 'cases.jsonl'), `${JSON.stringify({ id: 'a', cat: 'C1', tools: ['f'], turns: [{ role: 'user', content: 'q' }], expected: null })}\n${JSON.stringify({ id: 'b', cat: 'C1', tools: ['f'], turns: [{ role: 'robot', content: 'q' }], expected: null })}\n`);
+    writeFileSync(
+      join(dir, 'tools.json'),
+      JSON.stringify([{ name: 'f', parameters: { type: 'object', properties: {} } }]),
+    );
+    writeFileSync(
+      join(dir, 'cases.jsonl'),
+      `${JSON.stringify({ id: 'a', cat: 'C1', tools: ['f'], turns: [{ role: 'user', content: 'q' }], expected: null })}\n${JSON.stringify({ id: 'b', cat: 'C1', tools: ['f'], turns: [{ role: 'robot', content: 'q' }], expected: null })}\n`,
+    );
     // Each is refused before any run starts: the CLI's own code, in this process, one after the other.
     const transport = await inProcess(['probe', '--transport', 'grpc'], {});
     const missing = await inProcess(['probe', '--cases', '/nonexistent/cases.jsonl'], {});
     const bad = await inProcess(['probe', '--cases', join(dir, 'cases.jsonl')], {});
-    const real = await inProcess(['probe', '--transport', 'completions', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'some-model'], {});
+    const real = await inProcess(
+      ['probe', '--transport', 'completions', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'some-model'],
+      {},
+    );
     const model = await inProcess(['probe', '--model', 'sim:fault?cause=typo'], {});
-    expect([transport.code, transport.stderr.trim()]).toEqual([2, "toolgauge probe: --transport must be one of chat|completions (got 'grpc')"]);
-    expect([missing.code, missing.stderr.trim()]).toEqual([2, "toolgauge probe: --cases '/nonexistent/cases.jsonl' does not exist"]);
+    expect([transport.code, transport.stderr.trim()]).toEqual([
+      2,
+      "toolgauge probe: --transport must be one of chat|completions (got 'grpc')",
+    ]);
+    expect([missing.code, missing.stderr.trim()]).toEqual([
+      2,
+      "toolgauge probe: --cases '/nonexistent/cases.jsonl' does not exist",
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim()).toMatch(/^toolgauge probe: .*cases\.jsonl: row 2 \(b\): field turns\[0\]\.role: /);
-    expect([real.code, real.stderr.trim()]).toEqual([2, "toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE"]);
+    expect([real.code, real.stderr.trim()]).toEqual([
+      2,
+      "toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE",
+    ]);
     expect(model.code).toBe(2);
     expect(model.stderr).toMatch(/--model sim:fault: option 'cause'/);
   });
@@ -33,9 +50,23 @@ describe('toolgauge probe (CLI)', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/312 cases; 0 error\(s\), 0 warning\(s\)/);
     const dir = tempDir('probe-lint');
-    const row = (id: string, split: string, city: string) => ({ id, cat: 'C1', split, tools: ['get_weather'], turns: [{ role: 'user', content: `Weather in ${city} (${id})?` }], expected: { tool: 'get_weather', args: { location: city } }, slots: { city } });
-    writeFileSync(join(dir, 'cases.jsonl'), [row('a', 'dev', 'Oslo'), row('b', 'test', 'Oslo')].map((r) => JSON.stringify(r)).join('\n'));
-    const leak = await inProcess(['probe', 'lint', '--cases', join(dir, 'cases.jsonl'), '--tools', fromRoot('cases', 'probe', 'tools.json')], {});
+    const row = (id: string, split: string, city: string) => ({
+      id,
+      cat: 'C1',
+      split,
+      tools: ['get_weather'],
+      turns: [{ role: 'user', content: `Weather in ${city} (${id})?` }],
+      expected: { tool: 'get_weather', args: { location: city } },
+      slots: { city },
+    });
+    writeFileSync(
+      join(dir, 'cases.jsonl'),
+      [row('a', 'dev', 'Oslo'), row('b', 'test', 'Oslo')].map((r) => JSON.stringify(r)).join('\n'),
+    );
+    const leak = await inProcess(
+      ['probe', 'lint', '--cases', join(dir, 'cases.jsonl'), '--tools', fromRoot('cases', 'probe', 'tools.json')],
+      {},
+    );
     expect(leak.code).toBe(1);
     expect(leak.stdout).toMatch(/error \[leakage\] a: value 'oslo' appears in dev \(a\) and test \(b\)/);
   });
@@ -45,7 +76,19 @@ describe('toolgauge probe (CLI)', () => {
     // Not inside --out-dir: a fresh run empties it.
     const tpl = join(tempDir('probe-cf-template'), 'server-template.jinja');
     writeFileSync(tpl, SIM_DROPPING_TEMPLATE);
-    const r = await toolgauge(['probe', '--model', 'sim:fault?cause=template_bug', '--template', tpl, '--categories', 'C6,C1', '--split', 'test', '--out-dir', out]);
+    const r = await toolgauge([
+      'probe',
+      '--model',
+      'sim:fault?cause=template_bug',
+      '--template',
+      tpl,
+      '--categories',
+      'C6,C1',
+      '--split',
+      'test',
+      '--out-dir',
+      out,
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const recs = readLines<ProbeRecord>(join(out, 'cases.jsonl'));
     expect(recs).toHaveLength(40);

@@ -30,7 +30,23 @@ describe.skipIf(!ENGINE)('probe axes on gguf: test models (needs node-llama-cpp:
     writeFileSync(f32, buildTestModel({ type: 'F32', template: 'hermes', seed: 3 }));
     writeFileSync(q8, buildTestModel({ type: 'Q8_0', template: 'hermes', seed: 3 }));
     out = join(dir, 'run');
-    run = await toolgauge(['probe', '--model', `gguf:${f32},gguf:${q8}`, '--transport', 'completions', '--decode', 'free,required', '--only', IDS.join(','), '--max-tokens', '400', '--max-string-length', '8', '--out-dir', out]);
+    run = await toolgauge([
+      'probe',
+      '--model',
+      `gguf:${f32},gguf:${q8}`,
+      '--transport',
+      'completions',
+      '--decode',
+      'free,required',
+      '--only',
+      IDS.join(','),
+      '--max-tokens',
+      '400',
+      '--max-string-length',
+      '8',
+      '--out-dir',
+      out,
+    ]);
   }, 300_000);
   afterAll(() => closeLocalEngines());
 
@@ -46,10 +62,13 @@ describe.skipIf(!ENGINE)('probe axes on gguf: test models (needs node-llama-cpp:
   it('under the required-call grammar every output parses (strict tier); free outputs do not', () => {
     const recs = readLines<ProbeRecord>(join(out, 'cases.jsonl'));
     expect(recs).toHaveLength(IDS.length * 4);
-    const parsed = (decode: string) => recs.filter((r) => r.arm?.decode === decode).map((r) => r.scores!.strict.parse_ok);
+    const parsed = (decode: string) =>
+      recs.filter((r) => r.arm?.decode === decode).map((r) => r.scores!.strict.parse_ok);
     expect(parsed('required')).toEqual(Array(IDS.length * 2).fill(1));
     expect(parsed('free').filter((x) => x === 1).length).toBeLessThan(IDS.length);
-    expect(recs.filter((r) => r.arm?.decode === 'required').every((r) => r.constraint?.mechanism === 'llamacpp_grammar')).toBe(true);
+    expect(
+      recs.filter((r) => r.arm?.decode === 'required').every((r) => r.constraint?.mechanism === 'llamacpp_grammar'),
+    ).toBe(true);
   });
 
   it('the F32 / Q8_0 pair passes the quantization guard and reports agreement and KL beside the paired metrics', () => {

@@ -27,21 +27,48 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 function allText(dir: string): string {
-  return readdirSync(dir).map((n) => join(dir, n)).map((p) => (statSync(p).isDirectory() ? allText(p) : readFileSync(p, 'utf8'))).join('\n');
+  return readdirSync(dir)
+    .map((n) => join(dir, n))
+    .map((p) => (statSync(p).isDirectory() ? allText(p) : readFileSync(p, 'utf8')))
+    .join('\n');
 }
 
 describe('lineup files are trusted input with limits', () => {
   it('api_key_env naming a variable that is not an API key is refused, and its value is never sent; --allow-env lets it', async () => {
     const dir = tempDir('lineup-env');
     const file = join(dir, 'lineup.yaml');
-    writeFileSync(file, `models:\n  - label: a\n    model: m\n    base_url: ${base}\n    api_key_env: TG_SESSION_TOKEN\n`);
-    const r = await toolgauge(['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out')], { TG_SESSION_TOKEN: SESSION });
-    expect(seen.some((h) => h.includes(SESSION)), 'the endpoint received the variable').toBe(false);
+    writeFileSync(
+      file,
+      `models:\n  - label: a\n    model: m\n    base_url: ${base}\n    api_key_env: TG_SESSION_TOKEN\n`,
+    );
+    const r = await toolgauge(
+      ['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out')],
+      { TG_SESSION_TOKEN: SESSION },
+    );
+    expect(
+      seen.some((h) => h.includes(SESSION)),
+      'the endpoint received the variable',
+    ).toBe(false);
     expect(r.code, r.stdout + r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/models\[0\]\.api_key_env: TG_SESSION_TOKEN is not an API key variable.*--allow-env TG_SESSION_TOKEN/);
+    expect(r.stderr).toMatch(
+      /models\[0\]\.api_key_env: TG_SESSION_TOKEN is not an API key variable.*--allow-env TG_SESSION_TOKEN/,
+    );
 
     // Allowed by name, the key goes to the entry's endpoint (and only then).
-    const allowed = await toolgauge(['probe', '--lineup', file, '--allow-env', 'TG_SESSION_TOKEN', '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out2')], { TG_SESSION_TOKEN: SESSION });
+    const allowed = await toolgauge(
+      [
+        'probe',
+        '--lineup',
+        file,
+        '--allow-env',
+        'TG_SESSION_TOKEN',
+        '--only',
+        'c1_weather_test_000',
+        '--out-dir',
+        join(dir, 'out2'),
+      ],
+      { TG_SESSION_TOKEN: SESSION },
+    );
     expect(allowed.stderr).not.toMatch(/api_key_env/);
     expect(seen).toContain(`Bearer ${SESSION}`);
   });
@@ -53,15 +80,27 @@ describe('lineup files are trusted input with limits', () => {
     // The run takes its model and endpoint from the first entry; the second entry uses that endpoint too.
     writeFileSync(file, `models:\n  - label: a\n    model: m\n    base_url: ${base}\n  - label: b\n    model: n\n`);
     const before = seen.length;
-    const r = await toolgauge(['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out')], { OPENAI_API_KEY: userKey });
+    const r = await toolgauge(
+      ['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out')],
+      { OPENAI_API_KEY: userKey },
+    );
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(seen.length, 'the endpoint was asked').toBeGreaterThan(before);
-    expect(seen.slice(before).filter((h) => h.includes(userKey)), 'requests that carried the user key').toEqual([]);
+    expect(
+      seen.slice(before).filter((h) => h.includes(userKey)),
+      'requests that carried the user key',
+    ).toEqual([]);
 
     // Naming its own key, the entry's endpoint gets that key.
-    writeFileSync(file, `models:\n  - label: a\n    model: m\n    base_url: ${base}\n    api_key_env: LINEUP_API_KEY\n`);
+    writeFileSync(
+      file,
+      `models:\n  - label: a\n    model: m\n    base_url: ${base}\n    api_key_env: LINEUP_API_KEY\n`,
+    );
     const mark = seen.length;
-    await toolgauge(['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out2')], { OPENAI_API_KEY: userKey, LINEUP_API_KEY: 'sk-lineup-entry-key-77' });
+    await toolgauge(['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out2')], {
+      OPENAI_API_KEY: userKey,
+      LINEUP_API_KEY: 'sk-lineup-entry-key-77',
+    });
     expect(seen.slice(mark)).toContain('Bearer sk-lineup-entry-key-77');
     expect(seen.slice(mark).filter((h) => h.includes(userKey))).toEqual([]);
   });
@@ -71,13 +110,26 @@ describe('lineup files are trusted input with limits', () => {
     mkdirSync(join(dir, 'lineup'));
     mkdirSync(join(dir, 'private'));
     const marker = 'PRIVATE-FILE-7c2e91';
-    writeFileSync(join(dir, 'private', 'secret.jinja'), `${marker}\n${readFileSync(fromRoot('harness/probe/templates/reference/hermes.jinja'), 'utf8')}`);
+    writeFileSync(
+      join(dir, 'private', 'secret.jinja'),
+      `${marker}\n${readFileSync(fromRoot('harness/probe/templates/reference/hermes.jinja'), 'utf8')}`,
+    );
     const file = join(dir, 'lineup', 'lineup.yaml');
     // An absolute path, and the same file through ../ (relative paths are relative to the lineup's folder).
     const out = join(dir, 'out');
     for (const template of [join(dir, 'private', 'secret.jinja'), '../private/secret.jinja']) {
       writeFileSync(file, `models:\n  - label: a\n    model: sim:oracle\n    template: ${template}\n`);
-      const r = await toolgauge(['probe', '--lineup', file, '--transport', 'completions', '--only', 'c1_weather_test_000', '--out-dir', out]);
+      const r = await toolgauge([
+        'probe',
+        '--lineup',
+        file,
+        '--transport',
+        'completions',
+        '--only',
+        'c1_weather_test_000',
+        '--out-dir',
+        out,
+      ]);
       let stored = '';
       try {
         stored = allText(out);

@@ -18,9 +18,23 @@ const GRANITE = fromRoot('fixtures', 'templates', 'ibm-granite-granite-3.3-2B-In
 const rows = readFileSync(CASES_FILE, 'utf8')
   .split('\n')
   .filter((l) => l.trim())
-  .map((l) => JSON.parse(l) as { id: string; expected: unknown; turns: Array<{ role: string; tool_call?: unknown; tool_calls?: unknown[] }> });
-const withPriorCall = rows.filter((r) => r.turns.some((t) => t.role === 'assistant' && (t.tool_call !== undefined || (t.tool_calls?.length ?? 0) > 0))).map((r) => r.id);
-const others = rows.filter((r) => !withPriorCall.includes(r.id)).filter((_, i) => i % 25 === 0).map((r) => r.id);
+  .map(
+    (l) =>
+      JSON.parse(l) as {
+        id: string;
+        expected: unknown;
+        turns: Array<{ role: string; tool_call?: unknown; tool_calls?: unknown[] }>;
+      },
+  );
+const withPriorCall = rows
+  .filter((r) =>
+    r.turns.some((t) => t.role === 'assistant' && (t.tool_call !== undefined || (t.tool_calls?.length ?? 0) > 0)),
+  )
+  .map((r) => r.id);
+const others = rows
+  .filter((r) => !withPriorCall.includes(r.id))
+  .filter((_, i) => i % 25 === 0)
+  .map((r) => r.id);
 
 describe('Toolhound tree on the call-dropping Granite 3.3 template (simulator)', () => {
   let metas: ProbeMeta[];

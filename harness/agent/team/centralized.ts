@@ -28,7 +28,8 @@ export async function runCentralized(task: TeamTask, o: TeamOptions): Promise<To
       { withoutTools: true, commContract: '' },
     );
     runs.push(delegate);
-    if (delegate.error !== null) return failed(runs, handoffs, `the manager failed while delegating: ${delegate.error}`);
+    if (delegate.error !== null)
+      return failed(runs, handoffs, `the manager failed while delegating: ${delegate.error}`);
     const found = parseDelegations(delegate.finalMessage, workers);
     for (const w of workers) {
       handoffs.push({
@@ -71,7 +72,9 @@ function failed(runs: MemberRun[], handoffs: Handoff[], error: string): Topology
 }
 
 function delegationRequest(task: TeamTask, workers: readonly string[], round: number, earlier: string): string {
-  const tools = task.executor.tools().map((t) => `- ${t.function.name}: ${(t.function.description ?? '').split('\n')[0]}`);
+  const tools = task.executor
+    .tools()
+    .map((t) => `- ${t.function.name}: ${(t.function.description ?? '').split('\n')[0]}`);
   return [
     DELEGATION_MARKER,
     `Round ${round}. Do not solve the task in this step: write one instruction for each of your workers.`,
@@ -98,5 +101,10 @@ export function parseDelegations(text: string, workers: readonly string[]): Map<
 export function delegationWorkers(request: string): string[] | undefined {
   if (!request.includes(DELEGATION_MARKER)) return undefined;
   const line = /^Workers: (.*)$/m.exec(request)?.[1];
-  return line ? line.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  return line
+    ? line
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }

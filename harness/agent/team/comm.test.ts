@@ -1,11 +1,34 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMM_FORMATS, CONFIDENCES, STATUSES, commContract, parseReport, renderReport, requestedCommFormat, type Report } from './comm.ts';
+import {
+  COMM_FORMATS,
+  CONFIDENCES,
+  STATUSES,
+  commContract,
+  parseReport,
+  renderReport,
+  requestedCommFormat,
+  type Report,
+} from './comm.ts';
 
 /** Report text fields: any text, including lines that look like tags or escapes, trimmed and non-blank. */
 const line = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.constantFrom('[STATUS]', '[NEXT]', '  [EVIDENCE]  ', '\\[SUMMARY]', '\\', '\\\\x', '[ANSWER_CANDIDATE]', '[X]\r', '<report>', '{"a": "}"}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '[STATUS]',
+      '[NEXT]',
+      '  [EVIDENCE]  ',
+      '\\[SUMMARY]',
+      '\\',
+      '\\\\x',
+      '[ANSWER_CANDIDATE]',
+      '[X]\r',
+      '<report>',
+      '{"a": "}"}',
+    ),
+  },
 );
 const text = fc
   .array(line, { minLength: 1, maxLength: 4 })
@@ -36,15 +59,18 @@ describe('report round trip', () => {
     );
   });
 
-  it.each(['semi_structured', 'structured'] as const)('%s: the report is found with the answer and other text around it', (fmt) => {
-    fc.assert(
-      fc.property(report, fc.string({ maxLength: 20 }), (r, prefix) => {
-        const t = `${fmt === 'structured' ? prefix.replaceAll('<report>', '') : ''}\n${renderReport(r, fmt)}\n`;
-        expect(parseReport(t, fmt).report).toEqual(r);
-      }),
-      { numRuns: 200 },
-    );
-  });
+  it.each(['semi_structured', 'structured'] as const)(
+    '%s: the report is found with the answer and other text around it',
+    (fmt) => {
+      fc.assert(
+        fc.property(report, fc.string({ maxLength: 20 }), (r, prefix) => {
+          const t = `${fmt === 'structured' ? prefix.replaceAll('<report>', '') : ''}\n${renderReport(r, fmt)}\n`;
+          expect(parseReport(t, fmt).report).toEqual(r);
+        }),
+        { numRuns: 200 },
+      );
+    },
+  );
 
   it('no format throws on arbitrary text', () => {
     fc.assert(
@@ -58,12 +84,20 @@ describe('report round trip', () => {
 });
 
 describe('semi_structured parsing', () => {
-  const good = '[STATUS]\ncompleted\n\n[SUMMARY]\nIt is 47.\n\n[EVIDENCE]\nyear_difference returned 47\n\n[CONFIDENCE]\nhigh - two tools agree\n\n[NEXT]\nAnswer 47.';
+  const good =
+    '[STATUS]\ncompleted\n\n[SUMMARY]\nIt is 47.\n\n[EVIDENCE]\nyear_difference returned 47\n\n[CONFIDENCE]\nhigh - two tools agree\n\n[NEXT]\nAnswer 47.';
 
   it('reads the five tags; confidence and status by their first word', () => {
     const r = parseReport(`${good}\n[ANSWER_CANDIDATE]\n47`, 'semi_structured');
     expect(r.ok).toBe(true);
-    expect(r.report).toEqual({ status: 'completed', summary: 'It is 47.', evidence: 'year_difference returned 47', confidence: 'high', next: 'Answer 47.', answer_candidate: '47' });
+    expect(r.report).toEqual({
+      status: 'completed',
+      summary: 'It is 47.',
+      evidence: 'year_difference returned 47',
+      confidence: 'high',
+      next: 'Answer 47.',
+      answer_candidate: '47',
+    });
     expect(parseReport(good.replace('completed', 'Completed.'), 'semi_structured').report?.status).toBe('completed');
   });
 

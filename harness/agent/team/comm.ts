@@ -43,7 +43,8 @@ export function commContract(fmt: CommFormat): string {
   const common =
     'Everything you pass on to another agent (a peer, the manager, the next stage of the pipeline, or the vote) is ' +
     'one report, written as follows.';
-  const tail = 'If your instructions ask you for the final answer, write it after the report, in the format they require.';
+  const tail =
+    'If your instructions ask you for the final answer, write it after the report, in the format they require.';
   if (fmt === 'semi_structured') {
     return [
       `${COMM_MARKER} semi_structured`,
@@ -140,7 +141,8 @@ function parseSemi(text: string): ParsedReport {
   const status = firstToken(get('STATUS') ?? '');
   const confidence = firstToken(get('CONFIDENCE') ?? '');
   if (status && !(STATUSES as readonly string[]).includes(status)) errors.push(`invalid status '${status}'`);
-  if (confidence && !(CONFIDENCES as readonly string[]).includes(confidence)) errors.push(`invalid confidence '${confidence}'`);
+  if (confidence && !(CONFIDENCES as readonly string[]).includes(confidence))
+    errors.push(`invalid confidence '${confidence}'`);
   if (errors.length) return { ok: false, errors };
   const candidate = sections.get(ANSWER_TAG)?.join('\n').trim();
   const report: Report = {
@@ -166,7 +168,8 @@ function parseStructured(text: string): ParsedReport {
     return { ok: false, errors: [`malformed JSON: ${(err as Error).message}`] };
   }
   const r = Report.safeParse(value);
-  if (!r.success) return { ok: false, errors: r.error.issues.map((i) => `${i.path.join('.') || '(report)'}: ${i.message}`) };
+  if (!r.success)
+    return { ok: false, errors: r.error.issues.map((i) => `${i.path.join('.') || '(report)'}: ${i.message}`) };
   return { ok: true, errors: [], report: r.data };
 }
 

@@ -44,7 +44,10 @@ describe('fitChunks', () => {
   it('stays within budget and accounts for every chunk exactly once', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ maxLength: 40 }), { maxLength: 8 }), fc.nat(120), (texts, budget) => {
-        const f = fitChunks(texts.map((text, from) => ({ from, text })), budget);
+        const f = fitChunks(
+          texts.map((text, from) => ({ from, text })),
+          budget,
+        );
         expect(len(f.text)).toBeLessThanOrEqual(budget);
         expect([...f.included, ...f.dropped].sort((a, b) => a - b)).toEqual(texts.map((_, i) => i));
         expect(f.included).toEqual([...f.included].sort((a, b) => a - b));

@@ -29,7 +29,13 @@ export async function runDecentralized(task: TeamTask, o: TeamOptions): Promise<
       if (round === 1) return '';
       const own = previous[i];
       const others = reports.filter((r) => r.run.agent !== s.agent);
-      return debateContext(round, o.rounds, own?.error === null ? own.finalMessage : '', deliver(others, s.agent, o.contextBudget), o.reportClip);
+      return debateContext(
+        round,
+        o.rounds,
+        own?.error === null ? own.finalMessage : '',
+        deliver(others, s.agent, o.contextBudget),
+        o.reportClip,
+      );
     });
     handoffs.push(...reports.map((r) => r.record));
     const runs = await runAll(o.parallel, specs, (s, i) => runMember(task, s, contexts[i]!));

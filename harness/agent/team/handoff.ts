@@ -37,7 +37,16 @@ export function prepareReport(task: TeamTask, run: MemberRun, reportClip: number
   const head = run.answers ? `=== ${who} · answer: ${clipTail(run.answer ?? '(none)', 200)} ===` : `=== ${who} ===`;
   return {
     run,
-    record: { from: run.agent, role: run.role, round: run.round, kind: 'report', to: [], format: task.comm, ok: parsed.ok, errors: parsed.errors },
+    record: {
+      from: run.agent,
+      role: run.role,
+      round: run.round,
+      kind: 'report',
+      to: [],
+      format: task.comm,
+      ok: parsed.ok,
+      errors: parsed.errors,
+    },
     text: `${head}\n${clipTail(body, reportClip)}`,
   };
 }

@@ -20,7 +20,13 @@ export async function runIndependent(task: TeamTask, o: TeamOptions): Promise<To
 }
 
 /** The vote over `voters` (the last round), their reports recorded as handed to it. */
-export function voteOn(task: TeamTask, o: TeamOptions, runs: TopologyResult['runs'], voters: TopologyResult['runs'], handoffs: TopologyResult['handoffs'] = []): TopologyResult {
+export function voteOn(
+  task: TeamTask,
+  o: TeamOptions,
+  runs: TopologyResult['runs'],
+  voters: TopologyResult['runs'],
+  handoffs: TopologyResult['handoffs'] = [],
+): TopologyResult {
   const reports = prepareReports(task, voters, o.reportClip);
   for (const r of reports) r.record.to.push('vote');
   const vote = majorityVote(voters.map((r) => ({ agent: r.agent, answer: r.answer, errored: r.error !== null })));
@@ -30,6 +36,8 @@ export function voteOn(task: TeamTask, o: TeamOptions, runs: TopologyResult['run
     handoffs: [...handoffs, ...reports.map((r) => r.record)],
     vote,
     final: winner ? runs.indexOf(winner) : null,
-    error: winner ? null : `no agent gave an answer (${voters.filter((r) => r.error).length} of ${voters.length} failed)`,
+    error: winner
+      ? null
+      : `no agent gave an answer (${voters.filter((r) => r.error).length} of ${voters.length} failed)`,
   };
 }

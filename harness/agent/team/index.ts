@@ -2,7 +2,15 @@
 // supplies a TeamTask (prompts, answer extraction, tools) and a Roster.
 export { runTeam, type TeamRun } from './team.ts';
 export { runMember, type MemberRun, type MemberSpec, type TeamTask } from './member.ts';
-export { resolveTeamOptions, TEAM_DEFAULTS, TEAM_TOPOLOGIES, TeamOptionsInput, type Roster, type TeamOptions, type TeamTopology } from './options.ts';
+export {
+  resolveTeamOptions,
+  TEAM_DEFAULTS,
+  TEAM_TOPOLOGIES,
+  TeamOptionsInput,
+  type Roster,
+  type TeamOptions,
+  type TeamTopology,
+} from './options.ts';
 export { majorityVote, voteKey, type Ballot, type VoteRecord } from './vote.ts';
 export {
   COMM_FORMATS,

@@ -1,7 +1,14 @@
 import type { ChatMessage, ToolExecutor } from '../../core/chat.ts';
 import type { ModelClient } from '../../model/client.ts';
 import type { Sampling } from '../../model/types.ts';
-import { LoopError, runToolLoop, type LoopTrace, type ModelCallRecord, type ToolLoopOptions, type ToolRecord } from '../loop.ts';
+import {
+  LoopError,
+  runToolLoop,
+  type LoopTrace,
+  type ModelCallRecord,
+  type ToolLoopOptions,
+  type ToolRecord,
+} from '../loop.ts';
 import { commContract, type CommFormat } from './comm.ts';
 import { costOfLoop, type Cost } from './cost.ts';
 
@@ -78,7 +85,12 @@ export interface MemberRunOptions {
   commContract?: string;
 }
 
-export async function runMember(task: TeamTask, spec: MemberSpec, context: string, o: MemberRunOptions = {}): Promise<MemberRun> {
+export async function runMember(
+  task: TeamTask,
+  spec: MemberSpec,
+  context: string,
+  o: MemberRunOptions = {},
+): Promise<MemberRun> {
   const rolePrompt = task.prompts[spec.role];
   if (rolePrompt === undefined) throw new Error(`team: no prompt loaded for role '${spec.role}'`);
   const system = task.system(spec, rolePrompt, o.commContract ?? commContract(task.comm));
@@ -94,8 +106,14 @@ export async function runMember(task: TeamTask, spec: MemberSpec, context: strin
       maxTurns: o.withoutTools ? 1 : task.maxTurns,
       callStyle: task.callStyle,
       finalizer: o.withoutTools ? undefined : task.finalizer?.(spec),
-      sampling: { ...task.sampling, seed: (task.baseSeed ?? 0) + spec.seed, ...(task.temperature !== undefined ? { temperature: task.temperature } : {}) },
-      ...(task.finalSampling ? { finalSampling: { ...task.finalSampling, seed: (task.baseSeed ?? 0) + spec.seed } } : {}),
+      sampling: {
+        ...task.sampling,
+        seed: (task.baseSeed ?? 0) + spec.seed,
+        ...(task.temperature !== undefined ? { temperature: task.temperature } : {}),
+      },
+      ...(task.finalSampling
+        ? { finalSampling: { ...task.finalSampling, seed: (task.baseSeed ?? 0) + spec.seed } }
+        : {}),
     });
   } catch (err) {
     if (!(err instanceof LoopError)) throw err;
@@ -126,7 +144,11 @@ export function lastAssistantContent(messages: readonly ChatMessage[]): string {
 }
 
 /** Run members one after another or all at once; results keep the order of `specs`. */
-export async function runAll<T>(parallel: boolean, items: readonly T[], run: (item: T, index: number) => Promise<MemberRun>): Promise<MemberRun[]> {
+export async function runAll<T>(
+  parallel: boolean,
+  items: readonly T[],
+  run: (item: T, index: number) => Promise<MemberRun>,
+): Promise<MemberRun[]> {
   if (parallel) return Promise.all(items.map(run));
   const out: MemberRun[] = [];
   for (let i = 0; i < items.length; i++) out.push(await run(items[i]!, i));

@@ -76,7 +76,11 @@ export function resolveTeamOptions(input: TeamOptionsInput, roster: Roster): Tea
     case 'decentralized':
       return { ...base, roles: [roster.decentralized] };
     case 'centralized':
-      return { ...base, roles: take(roster.centralized.pool, agents, 'centralized workers'), lead: roster.centralized.manager };
+      return {
+        ...base,
+        roles: take(roster.centralized.pool, agents, 'centralized workers'),
+        lead: roster.centralized.manager,
+      };
     case 'sequential': {
       const taken = new Set(take(roster.sequential.pool, agents, 'sequential stages'));
       return { ...base, roles: roster.sequential.order.filter((r) => taken.has(r)) };

@@ -22,7 +22,9 @@ describe('loadRolePrompts', () => {
       text: { planner: 'plan it' },
       source: { planner: join(own, 'sequential', 'planner.txt') },
     });
-    expect(loadRolePrompts(ref, 'sequential', ['planner'], { suite: 'toolhop' }).text.planner).toBe('reference planner');
+    expect(loadRolePrompts(ref, 'sequential', ['planner'], { suite: 'toolhop' }).text.planner).toBe(
+      'reference planner',
+    );
     // Another suite's prompts in the reference layout are not this suite's.
     expect(() => loadRolePrompts(ref, 'sequential', ['planner'], { suite: 'bfcl' })).toThrow(DataError);
   });
@@ -39,6 +41,8 @@ describe('loadRolePrompts', () => {
   it('refuses a missing or empty prompt, naming the file', () => {
     const d = dir({ 'independent/solver.txt': '  \n' });
     expect(() => loadRolePrompts(d, 'independent', ['solver'], { suite: 'toolhop' })).toThrow(/solver\.txt.*empty/);
-    expect(() => loadRolePrompts(d, 'independent', ['judge'], { suite: 'toolhop' })).toThrow(/independent\/judge\.txt.*no prompt for role 'judge'/);
+    expect(() => loadRolePrompts(d, 'independent', ['judge'], { suite: 'toolhop' })).toThrow(
+      /independent\/judge\.txt.*no prompt for role 'judge'/,
+    );
   });
 });

@@ -24,16 +24,29 @@ export interface LoadPromptsOptions {
 }
 
 export function promptPath(dir: string, topology: string, role: string, suite: string): string | undefined {
-  for (const p of [join(dir, topology, `${role}.txt`), join(dir, topology, suite, `${role}.txt`)]) if (existsSync(p)) return p;
+  for (const p of [join(dir, topology, `${role}.txt`), join(dir, topology, suite, `${role}.txt`)])
+    if (existsSync(p)) return p;
   return undefined;
 }
 
-export function loadRolePrompts(dir: string, topology: string, roles: readonly string[], opts: LoadPromptsOptions): PromptSet {
+export function loadRolePrompts(
+  dir: string,
+  topology: string,
+  roles: readonly string[],
+  opts: LoadPromptsOptions,
+): PromptSet {
   const set: PromptSet = { text: {}, source: {} };
   for (const role of new Set(roles)) {
-    const path = promptPath(dir, topology, role, opts.suite) ?? (opts.fallbackDir ? promptPath(opts.fallbackDir, topology, role, opts.suite) : undefined);
+    const path =
+      promptPath(dir, topology, role, opts.suite) ??
+      (opts.fallbackDir ? promptPath(opts.fallbackDir, topology, role, opts.suite) : undefined);
     if (!path) {
-      throw new DataError(join(dir, topology, `${role}.txt`), undefined, undefined, `no prompt for role '${role}' of topology '${topology}'`);
+      throw new DataError(
+        join(dir, topology, `${role}.txt`),
+        undefined,
+        undefined,
+        `no prompt for role '${role}' of topology '${topology}'`,
+      );
     }
     const text = readFileSync(path, 'utf8').trim();
     if (!text) throw new DataError(path, undefined, undefined, `the prompt for role '${role}' is empty`);

@@ -16,7 +16,9 @@ export async function runSequential(task: TeamTask, o: TeamOptions): Promise<Top
     const earlier = deliver(reports, role, o.contextBudget);
     const context =
       `You are stage ${k + 1} of ${o.roles.length} in a pipeline (${o.roles.join(' → ')}).` +
-      (k === 0 ? ' You are the first stage.' : `\n\nReports from the earlier stages, oldest first:\n${earlier || '(none available)'}`);
+      (k === 0
+        ? ' You are the first stage.'
+        : `\n\nReports from the earlier stages, oldest first:\n${earlier || '(none available)'}`);
     const run = await runMember(task, { agent: role, role, answers: last, round: 1, phase: 'solve', seed: k }, context);
     runs.push(run);
     if (!last && run.error === null) reports.push(prepareReport(task, run, o.reportClip));

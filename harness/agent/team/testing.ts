@@ -23,7 +23,13 @@ export function scriptedClient(script: (call: SeenCall) => Scripted): { client: 
   const calls: SeenCall[] = [];
   const client = {
     async chat(req: ChatRequest, ctx: CallContext): Promise<ChatResponse> {
-      const call: SeenCall = { agent: ctx.agent ?? '', messages: structuredClone(req.messages), tools: req.tools, seed: req.seed, temperature: req.temperature };
+      const call: SeenCall = {
+        agent: ctx.agent ?? '',
+        messages: structuredClone(req.messages),
+        tools: req.tools,
+        seed: req.seed,
+        temperature: req.temperature,
+      };
       calls.push(call);
       const r = script(call);
       if (r === 'fail') throw new ModelCallError('simulated endpoint failure', 'server_error', 1, 500);
@@ -44,7 +50,11 @@ export function scriptedClient(script: (call: SeenCall) => Scripted): { client: 
   return { client: client as unknown as ModelClient, calls };
 }
 
-export const toolCall = (name: string, id = `c_${name}`): ToolCall => ({ id, type: 'function', function: { name, arguments: '{}' } });
+export const toolCall = (name: string, id = `c_${name}`): ToolCall => ({
+  id,
+  type: 'function',
+  function: { name, arguments: '{}' },
+});
 
 /** The tool messages so far in a conversation. */
 export const toolResults = (call: SeenCall) => call.messages.filter((m) => m.role === 'tool').length;

@@ -3,30 +3,46 @@ import { DELEGATION_MARKER } from './centralized.ts';
 import { renderReport } from './comm.ts';
 import { resolveTeamOptions, type Roster, type TeamOptionsInput } from './options.ts';
 import { runTeam } from './team.ts';
-import { scriptedClient, systemText, testTask, toolCall, toolResults, userText, type SeenCall, type Scripted } from './testing.ts';
+import {
+  scriptedClient,
+  systemText,
+  testTask,
+  toolCall,
+  toolResults,
+  userText,
+  type SeenCall,
+  type Scripted,
+} from './testing.ts';
 
 const ROSTER: Roster = {
   independent: 'solver',
   decentralized: 'debater',
   centralized: { manager: 'manager', pool: ['w1', 'w2', 'w3'] },
-  sequential: { pool: ['verifier', 'planner', 'caller', 'checker'], order: ['planner', 'caller', 'checker', 'verifier'] },
+  sequential: {
+    pool: ['verifier', 'planner', 'caller', 'checker'],
+    order: ['planner', 'caller', 'checker', 'verifier'],
+  },
 };
 const opts = (o: TeamOptionsInput) => resolveTeamOptions(o, ROSTER);
 
 /** One tool call, then a final message: the shape of every agent in these tests. */
-const solve = (call: SeenCall, final: string): Scripted => (toolResults(call) === 0 && call.tools?.length ? { tool_calls: [toolCall('lookup')] } : { content: final });
+const solve = (call: SeenCall, final: string): Scripted =>
+  toolResults(call) === 0 && call.tools?.length ? { tool_calls: [toolCall('lookup')] } : { content: final };
 const roundOf = (call: SeenCall) => Number(/Debate round (\d+)/.exec(userText(call))?.[1] ?? 1);
 
 describe('independent', () => {
   it('N agents solve alone with their own seeds; the team answers the majority', async () => {
     const answers = ['x', 'y', 'y', 'z', 'y'];
-    const { client, calls } = scriptedClient((c) => solve(c, `<answer>${answers[Number(c.agent.split('-')[1])]}</answer>`));
+    const { client, calls } = scriptedClient((c) =>
+      solve(c, `<answer>${answers[Number(c.agent.split('-')[1])]}</answer>`),
+    );
     const team = await runTeam(testTask(client), opts({ topology: 'independent' }));
     expect(team.runs.map((r) => r.agent)).toEqual(['solver-0', 'solver-1', 'solver-2', 'solver-3', 'solver-4']);
     // Nobody sees anybody: every request's user message is the bare task.
     expect(new Set(calls.map(userText))).toEqual(new Set(['Q?']));
     expect(calls.every((c) => systemText(c).includes('[ANSWERS]'))).toBe(true);
-    for (const r of team.runs) expect(new Set(calls.filter((c) => c.agent === r.agent).map((c) => c.seed))).toEqual(new Set([100 + r.seed]));
+    for (const r of team.runs)
+      expect(new Set(calls.filter((c) => c.agent === r.agent).map((c) => c.seed))).toEqual(new Set([100 + r.seed]));
     expect(new Set(team.runs.map((r) => r.seed)).size).toBe(5);
     expect(team.vote!.counts).toEqual({ x: 1, y: 3, z: 1 });
     expect(team.runs[team.final!]!.agent).toBe('solver-1');
@@ -36,7 +52,9 @@ describe('independent', () => {
   it('failed agents do not vote; if all fail the team fails', async () => {
     const answers = ['x', 'y', 'y', 'x', 'x'];
     const down = new Set(['solver-0', 'solver-3']);
-    const { client } = scriptedClient((c) => (down.has(c.agent) ? 'fail' : solve(c, `<answer>${answers[Number(c.agent.split('-')[1])]}</answer>`)));
+    const { client } = scriptedClient((c) =>
+      down.has(c.agent) ? 'fail' : solve(c, `<answer>${answers[Number(c.agent.split('-')[1])]}</answer>`),
+    );
     const team = await runTeam(testTask(client), opts({ topology: 'independent' }));
     expect(team.error).toBeNull();
     expect(team.vote!.counts).toEqual({ y: 2, x: 1 });
@@ -54,18 +72,42 @@ describe('independent', () => {
     const { client } = scriptedClient((c) => solve(c, '<answer>1</answer>'));
     const team = await runTeam(testTask(client), opts({ topology: 'independent', agents: 3 }));
     for (const id of ['solver-0', 'solver-1', 'solver-2']) {
-      expect(team.cost.byAgent[id]).toMatchObject({ modelCalls: 2, promptTokens: 20, completionTokens: 6, totalTokens: 26, toolCalls: 1 });
+      expect(team.cost.byAgent[id]).toMatchObject({
+        modelCalls: 2,
+        promptTokens: 20,
+        completionTokens: 6,
+        totalTokens: 26,
+        toolCalls: 1,
+      });
     }
-    expect(team.cost.total).toMatchObject({ modelCalls: 6, promptTokens: 60, completionTokens: 18, totalTokens: 78, toolCalls: 3 });
+    expect(team.cost.total).toMatchObject({
+      modelCalls: 6,
+      promptTokens: 60,
+      completionTokens: 18,
+      totalTokens: 78,
+      toolCalls: 3,
+    });
   });
 });
 
 describe('decentralized', () => {
   it('from round 2 each debater sees its own previous answer and the others’, and the last round votes', async () => {
     const byRound: Record<number, string[]> = { 1: ['a', 'b', 'b'], 2: ['a', 'a', 'c'] };
-    const { client, calls } = scriptedClient((c) => solve(c, `reasoning of ${c.agent} in round ${roundOf(c)}\n<answer>${byRound[roundOf(c)]![Number(c.agent.split('-')[1])]}</answer>`));
+    const { client, calls } = scriptedClient((c) =>
+      solve(
+        c,
+        `reasoning of ${c.agent} in round ${roundOf(c)}\n<answer>${byRound[roundOf(c)]![Number(c.agent.split('-')[1])]}</answer>`,
+      ),
+    );
     const team = await runTeam(testTask(client), opts({ topology: 'decentralized' }));
-    expect(team.runs.map((r) => `${r.agent}@${r.round}`)).toEqual(['debater-0@1', 'debater-1@1', 'debater-2@1', 'debater-0@2', 'debater-1@2', 'debater-2@2']);
+    expect(team.runs.map((r) => `${r.agent}@${r.round}`)).toEqual([
+      'debater-0@1',
+      'debater-1@1',
+      'debater-2@1',
+      'debater-0@2',
+      'debater-1@2',
+      'debater-2@2',
+    ]);
     const firstRound = calls.filter((c) => roundOf(c) === 1);
     expect(new Set(firstRound.map(userText))).toEqual(new Set(['Q?']));
     const second = calls.find((c) => c.agent === 'debater-1' && roundOf(c) === 2)!;
@@ -91,9 +133,14 @@ describe('decentralized', () => {
   it('cuts what a debater sees to the report clip and the context budget, and records who saw what', async () => {
     const long = (agent: string) => `${agent}:${'x'.repeat(300)}END`;
     const { client, calls } = scriptedClient((c) => solve(c, `${long(c.agent)}\n<answer>v</answer>`));
-    const team = await runTeam(testTask(client), opts({ topology: 'decentralized', agents: 4, rounds: 3, reportClip: 100, contextBudget: 300 }));
+    const team = await runTeam(
+      testTask(client),
+      opts({ topology: 'decentralized', agents: 4, rounds: 3, reportClip: 100, contextBudget: 300 }),
+    );
     for (const c of calls.filter((x) => roundOf(x) > 1 && toolResults(x) === 0)) {
-      const others = userText(c).split("The other agents' answers in the previous round:\n")[1]!.split('\n\nCheck their evidence')[0]!;
+      const others = userText(c)
+        .split("The other agents' answers in the previous round:\n")[1]!
+        .split('\n\nCheck their evidence')[0]!;
       expect(Array.from(others).length).toBeLessThanOrEqual(300);
       expect(others).toContain('END'); // clipped from the front: the end of a report (its answer) survives
       expect((others.match(/===/g) ?? []).length / 2).toBe(2); // 2 of the 3 others (about 130 characters each) fit in 300
@@ -115,7 +162,8 @@ describe('centralized', () => {
 
   it('the manager delegates without tools, each worker sees only its own delegation, and the manager answers', async () => {
     const { client, calls } = scriptedClient((c) => {
-      if (delegation(c)) return { content: '<delegate to="w1">ONLY-FOR-W1</delegate>\n<delegate to="w2">ONLY-FOR-W2</delegate>' };
+      if (delegation(c))
+        return { content: '<delegate to="w1">ONLY-FOR-W1</delegate>\n<delegate to="w2">ONLY-FOR-W2</delegate>' };
       if (c.agent === 'manager') return solve(c, '<answer>final</answer>');
       return solve(c, `report of ${c.agent}`);
     });
@@ -163,7 +211,13 @@ describe('centralized', () => {
     expect(userText(delegations[0]!)).not.toContain('report of');
     expect(userText(delegations[1]!)).toContain('report of w1');
     expect(team.runs.map((r) => `${r.agent}:${r.phase}@${r.round}`)).toEqual([
-      'manager:delegate@1', 'w1:solve@1', 'w2:solve@1', 'manager:delegate@2', 'w1:solve@2', 'w2:solve@2', 'manager:synthesize@2',
+      'manager:delegate@1',
+      'w1:solve@1',
+      'w2:solve@1',
+      'manager:delegate@2',
+      'w1:solve@2',
+      'w2:solve@2',
+      'manager:synthesize@2',
     ]);
   });
 
@@ -173,7 +227,9 @@ describe('centralized', () => {
     expect(t1.final).toBeNull();
     expect(t1.error).toMatch(/manager failed while delegating/);
 
-    const { client, calls } = scriptedClient((c) => (c.agent === 'w2' ? 'fail' : delegation(c) ? { content: '' } : { content: `<answer>ok</answer> from ${c.agent}` }));
+    const { client, calls } = scriptedClient((c) =>
+      c.agent === 'w2' ? 'fail' : delegation(c) ? { content: '' } : { content: `<answer>ok</answer> from ${c.agent}` },
+    );
     const t2 = await runTeam(testTask(client), opts({ topology: 'centralized' }));
     expect(t2.error).toBeNull();
     const synth = userText(calls.at(-1)!);
@@ -184,7 +240,9 @@ describe('centralized', () => {
 
 describe('sequential', () => {
   it('each stage sees the reports of the stages before it, and the last one answers', async () => {
-    const { client, calls } = scriptedClient((c) => solve(c, c.agent === 'verifier' ? 'checked\n<answer>42</answer>' : `report of ${c.agent}`));
+    const { client, calls } = scriptedClient((c) =>
+      solve(c, c.agent === 'verifier' ? 'checked\n<answer>42</answer>' : `report of ${c.agent}`),
+    );
     const team = await runTeam(testTask(client), opts({ topology: 'sequential' }));
     expect(team.runs.map((r) => r.agent)).toEqual(['planner', 'caller', 'checker', 'verifier']);
     const order = ['planner', 'caller', 'checker', 'verifier'];
@@ -218,7 +276,13 @@ describe('sequential', () => {
 });
 
 describe('communication formats in hand-offs', () => {
-  const report = { status: 'completed', summary: 'found it', evidence: 'lookup returned v', confidence: 'high', next: 'use v' } as const;
+  const report = {
+    status: 'completed',
+    summary: 'found it',
+    evidence: 'lookup returned v',
+    confidence: 'high',
+    next: 'use v',
+  } as const;
 
   it('asks every role for the format, records each report’s parse, and passes parsed reports on canonically', async () => {
     const { client, calls } = scriptedClient((c) => {
@@ -226,7 +290,10 @@ describe('communication formats in hand-offs', () => {
       if (c.agent === 'caller') return { content: '[STATUS]\nsort of\n[SUMMARY]\nx' };
       return { content: '<answer>v</answer>' };
     });
-    const team = await runTeam(testTask(client, { comm: 'semi_structured' }), opts({ topology: 'sequential', agents: 3 }));
+    const team = await runTeam(
+      testTask(client, { comm: 'semi_structured' }),
+      opts({ topology: 'sequential', agents: 3 }),
+    );
     expect(calls.every((c) => systemText(c).includes('INTER-AGENT REPORT FORMAT: semi_structured'))).toBe(true);
     expect(team.handoffs.map((h) => [h.from, h.ok])).toEqual([
       ['planner', true],
@@ -249,10 +316,25 @@ describe('communication formats in hand-offs', () => {
 
 describe('resolveTeamOptions', () => {
   it('applies per-topology defaults and ignores rounds where a topology has none', () => {
-    expect(opts({ topology: 'independent' })).toMatchObject({ agents: 5, rounds: 1, roles: ['solver'], comm: 'freeform', contextBudget: 5000, reportClip: 1200 });
+    expect(opts({ topology: 'independent' })).toMatchObject({
+      agents: 5,
+      rounds: 1,
+      roles: ['solver'],
+      comm: 'freeform',
+      contextBudget: 5000,
+      reportClip: 1200,
+    });
     expect(opts({ topology: 'decentralized' })).toMatchObject({ agents: 3, rounds: 2, roles: ['debater'] });
-    expect(opts({ topology: 'centralized' })).toMatchObject({ agents: 3, rounds: 1, roles: ['w1', 'w2', 'w3'], lead: 'manager' });
-    expect(opts({ topology: 'sequential' })).toMatchObject({ agents: 4, roles: ['planner', 'caller', 'checker', 'verifier'] });
+    expect(opts({ topology: 'centralized' })).toMatchObject({
+      agents: 3,
+      rounds: 1,
+      roles: ['w1', 'w2', 'w3'],
+      lead: 'manager',
+    });
+    expect(opts({ topology: 'sequential' })).toMatchObject({
+      agents: 4,
+      roles: ['planner', 'caller', 'checker', 'verifier'],
+    });
     expect(opts({ topology: 'independent', rounds: 3 }).rounds).toBe(1);
     expect(opts({ topology: 'decentralized', rounds: 3 }).rounds).toBe(3);
   });

@@ -6,7 +6,9 @@ import { majorityVote, voteKey, type Ballot } from './vote.ts';
 
 const ballots = (...answers: Array<string | null | { err: string }>): Ballot[] =>
   answers.map((a, i) =>
-    typeof a === 'object' && a !== null ? { agent: `a${i}`, answer: a.err, errored: true } : { agent: `a${i}`, answer: a, errored: false },
+    typeof a === 'object' && a !== null
+      ? { agent: `a${i}`, answer: a.err, errored: true }
+      : { agent: `a${i}`, answer: a, errored: false },
   );
 
 describe('majorityVote', () => {
@@ -59,13 +61,16 @@ describe('majorityVote', () => {
     fc.assert(
       fc.property(fc.array(ballot, { maxLength: 9 }), (bs) => {
         const v = majorityVote(bs);
-        const voters = bs.map((b, i) => ({ i, k: b.errored || b.answer === null ? null : voteKey(b.answer) })).filter((x) => x.k !== null);
+        const voters = bs
+          .map((b, i) => ({ i, k: b.errored || b.answer === null ? null : voteKey(b.answer) }))
+          .filter((x) => x.k !== null);
         if (!voters.length) {
           expect(v.winner).toBeNull();
           return;
         }
         // Every voter's key scored as (count, -first index); the best is the winner.
-        const score = (k: string) => [voters.filter((x) => x.k === k).length, -voters.find((x) => x.k === k)!.i] as const;
+        const score = (k: string) =>
+          [voters.filter((x) => x.k === k).length, -voters.find((x) => x.k === k)!.i] as const;
         const best = voters.map((x) => x.k!).sort((p, q) => score(q)[0] - score(p)[0] || score(q)[1] - score(p)[1])[0]!;
         expect(v.winnerKey).toBe(best);
         expect(v.winner).toBe(voters.find((x) => x.k === best)!.i);
@@ -95,13 +100,16 @@ const { oracle, skipReason } = await startOracle('agent/team/vote');
 afterAll(async () => oracle?.close());
 const units = (s: string) => Array.from({ length: s.length }, (_, k) => s.charCodeAt(k));
 
-describe.skipIf(skipReason !== undefined)(`voteKey agrees with Python's (a or "").strip().removesuffix(".0").replace(",", "").lower()${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`, () => {
-  it('on generated answers', async () => {
-    await fc.assert(
-      fc.asyncProperty(messageText, async (text) => {
-        expect(units(voteKey(text)), JSON.stringify(text)).toEqual(await oracle!.ask<number[]>({ op: 'key', text }));
-      }),
-      { numRuns: 1500 },
-    );
-  });
-});
+describe.skipIf(skipReason !== undefined)(
+  `voteKey agrees with Python's (a or "").strip().removesuffix(".0").replace(",", "").lower()${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
+  () => {
+    it('on generated answers', async () => {
+      await fc.assert(
+        fc.asyncProperty(messageText, async (text) => {
+          expect(units(voteKey(text)), JSON.stringify(text)).toEqual(await oracle!.ask<number[]>({ op: 'key', text }));
+        }),
+        { numRuns: 1500 },
+      );
+    });
+  },
+);

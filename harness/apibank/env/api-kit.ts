@@ -48,7 +48,8 @@ export const at = (v: V, ...keys: string[]): V => keys.reduce<V>((x, k) => getIt
 
 /** `assert response['api_name'] == groundtruth['api_name'], ...` */
 export function assertSameName(response: V, groundtruth: V): void {
-  if (!eq(at(response, 'api_name'), at(groundtruth, 'api_name'))) raise('AssertionError', 'The API name is not correct.');
+  if (!eq(at(response, 'api_name'), at(groundtruth, 'api_name')))
+    raise('AssertionError', 'The API name is not correct.');
 }
 
 /** len(set(a.split(' ')) & set(b.split(' '))) / len(union) > 0.5, with `.lower()` first when asked. */

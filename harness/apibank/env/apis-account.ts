@@ -1,14 +1,35 @@
 // API-Bank `apis/`: account, token, bank and alarm classes (CheckToken, GetUserToken, RegisterUser, DeleteAccount,
 // ModifyPassword, ForgotPassword, OpenBankAccount, QueryBalance, AddAlarm, DeleteAlarm, ModifyAlarm, QueryAlarm).
 import { at, wrap, type ApiDef, type TokenChecker } from './api-kit.ts';
-import { PyExc, str as strOf, contains, D, delItem, eq, getItem, I, iter, len, NONE, raise, S, setItem, strip, strptime, truthy, type V } from './py.ts';
+import {
+  PyExc,
+  str as strOf,
+  contains,
+  D,
+  delItem,
+  eq,
+  getItem,
+  I,
+  iter,
+  len,
+  NONE,
+  raise,
+  S,
+  setItem,
+  strip,
+  strptime,
+  truthy,
+  type V,
+} from './py.ts';
 
 const TS = '%Y-%m-%d %H:%M:%S';
 const db0 = (db: V | undefined): V => db ?? D({});
 
 /** The exact check shared by many classes: input, output and exception all equal. */
 export const exactCheck = (r: V, g: V): boolean =>
-  eq(at(r, 'input'), at(g, 'input')) && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
+  eq(at(r, 'input'), at(g, 'input')) &&
+  eq(at(r, 'output'), at(g, 'output')) &&
+  eq(at(r, 'exception'), at(g, 'exception'));
 
 export function makeTokenChecker(db: V): TokenChecker & { call(token: V): V } {
   const checkToken = (token: V): V => {
@@ -127,12 +148,15 @@ export const ModifyPassword: ApiDef = {
       call: ({ token, old_password, new_password }) =>
         wrap('ModifyPassword', D({ token: token!, old_password: old_password!, new_password: new_password! }), () => {
           const username = needChecker(tc).checkToken(token!);
-          if (!eq(at(getItem(db, username), 'password'), old_password!)) raise('Exception', 'The old password is incorrect.');
+          if (!eq(at(getItem(db, username), 'password'), old_password!))
+            raise('Exception', 'The old password is incorrect.');
           setItem(getItem(db, username), 'password', new_password!);
           return D({ status: S('success') });
         }),
       check: (r, g) =>
-        eq(at(r, 'input'), at(g, 'input')) && eq(at(r, 'exception'), at(g, 'exception')) && eq(at(r, 'output'), at(g, 'output')),
+        eq(at(r, 'input'), at(g, 'input')) &&
+        eq(at(r, 'exception'), at(g, 'exception')) &&
+        eq(at(r, 'output'), at(g, 'output')),
     };
   },
 };

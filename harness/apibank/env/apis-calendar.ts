@@ -1,6 +1,33 @@
 // API-Bank `apis/`: agenda, reminder and meeting classes (Add/Delete/Modify/Query of each).
-import { assertSameName, at, contentJaccard, OPAQUE, wrap, type ApiDef, type ApiInstance, type TokenChecker } from './api-kit.ts';
-import { D, delItem, eq, getItem, iter, len, pop, raise, S, setItem, str, strip, strptime, toInt, truthy, I, type V } from './py.ts';
+import {
+  assertSameName,
+  at,
+  contentJaccard,
+  OPAQUE,
+  wrap,
+  type ApiDef,
+  type ApiInstance,
+  type TokenChecker,
+} from './api-kit.ts';
+import {
+  D,
+  delItem,
+  eq,
+  getItem,
+  iter,
+  len,
+  pop,
+  raise,
+  S,
+  setItem,
+  str,
+  strip,
+  strptime,
+  toInt,
+  truthy,
+  I,
+  type V,
+} from './py.ts';
 
 const TS = '%Y-%m-%d %H:%M:%S';
 const db0 = (db: V | undefined): V => db ?? D({});
@@ -51,7 +78,11 @@ const deleteCheck = (r: V, g: V): boolean => {
   return eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
 };
 
-function agendaDef(name: string, body: (db: V, tc: TokenChecker | undefined, a: Record<string, V>) => V, check: ApiInstance['check']): ApiDef {
+function agendaDef(
+  name: string,
+  body: (db: V, tc: TokenChecker | undefined, a: Record<string, V>) => V,
+  check: ApiInstance['check'],
+): ApiDef {
   return {
     name,
     inputParameters: agendaParams,
@@ -60,7 +91,10 @@ function agendaDef(name: string, body: (db: V, tc: TokenChecker | undefined, a: 
     make: (d, tc) => {
       const db = db0(d);
       return {
-        call: (a) => wrap(name, D({ token: a.token!, content: a.content!, time: a.time!, location: a.location! }), () => body(db, tc, a)),
+        call: (a) =>
+          wrap(name, D({ token: a.token!, content: a.content!, time: a.time!, location: a.location! }), () =>
+            body(db, tc, a),
+          ),
         check,
       };
     },
@@ -143,7 +177,11 @@ const reminderCheck = (r: V, g: V): boolean =>
   eq(at(r, 'output'), at(g, 'output')) &&
   eq(at(r, 'exception'), at(g, 'exception'));
 
-function reminderDef(name: string, body: (db: V, tc: TokenChecker | undefined, a: Record<string, V>) => V, check: ApiInstance['check']): ApiDef {
+function reminderDef(
+  name: string,
+  body: (db: V, tc: TokenChecker | undefined, a: Record<string, V>) => V,
+  check: ApiInstance['check'],
+): ApiDef {
   return {
     name,
     inputParameters: reminderParams,
@@ -151,7 +189,10 @@ function reminderDef(name: string, body: (db: V, tc: TokenChecker | undefined, a
     required: ['token', 'content', 'time'],
     make: (d, tc) => {
       const db = db0(d);
-      return { call: (a) => wrap(name, D({ token: a.token!, content: a.content!, time: a.time! }), () => body(db, tc, a)), check };
+      return {
+        call: (a) => wrap(name, D({ token: a.token!, content: a.content!, time: a.time! }), () => body(db, tc, a)),
+        check,
+      };
     },
   };
 }
@@ -234,10 +275,19 @@ export const meetingCheck = (r: V, g: V): boolean => {
   const ok = contentJaccard(at(r, 'input', 'meeting_topic'), at(g, 'input', 'meeting_topic'), false);
   pop(at(r, 'input'), 'meeting_topic');
   pop(at(g, 'input'), 'meeting_topic');
-  return ok && eq(at(r, 'input'), at(g, 'input')) && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
+  return (
+    ok &&
+    eq(at(r, 'input'), at(g, 'input')) &&
+    eq(at(r, 'output'), at(g, 'output')) &&
+    eq(at(r, 'exception'), at(g, 'exception'))
+  );
 };
 
-function meetingDef(name: string, body: (db: V, tc: TokenChecker | undefined, a: Record<string, V>) => V, check: ApiInstance['check']): ApiDef {
+function meetingDef(
+  name: string,
+  body: (db: V, tc: TokenChecker | undefined, a: Record<string, V>) => V,
+  check: ApiInstance['check'],
+): ApiDef {
   return {
     name,
     inputParameters: meetingParams,
@@ -348,4 +398,3 @@ export const QueryMeeting = meetingDef(
   },
   meetingCheck,
 );
-

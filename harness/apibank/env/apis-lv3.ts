@@ -32,7 +32,11 @@ const DATE = '%Y-%m-%d';
 /** output, exception and input all equal, after the api_name assertion. */
 const fullCheck = (r: V, g: V): boolean => {
   assertSameName(r, g);
-  return eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception')) && eq(at(r, 'input'), at(g, 'input'));
+  return (
+    eq(at(r, 'output'), at(g, 'output')) &&
+    eq(at(r, 'exception'), at(g, 'exception')) &&
+    eq(at(r, 'input'), at(g, 'input'))
+  );
 };
 const strs = (...xs: string[]): V => L(xs.map(S));
 
@@ -131,7 +135,13 @@ export const AddMeetingL3: ApiDef = {
     call: (a) =>
       wrap(
         'AddMeeting',
-        D({ meeting_topic: a.meeting_topic!, start_time: a.start_time!, end_time: a.end_time!, location: a.location!, attendees: a.attendees! }),
+        D({
+          meeting_topic: a.meeting_topic!,
+          start_time: a.start_time!,
+          end_time: a.end_time!,
+          location: a.location!,
+          attendees: a.attendees!,
+        }),
         () => {
           strptime(a.start_time!, TS);
           strptime(a.end_time!, TS);
@@ -179,7 +189,11 @@ export const EmailReminder = simple(
     assertSameName(r, g);
     pop(at(r, 'input'), 'content');
     pop(at(g, 'input'), 'content');
-    return eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception')) && eq(at(r, 'input'), at(g, 'input'));
+    return (
+      eq(at(r, 'output'), at(g, 'output')) &&
+      eq(at(r, 'exception'), at(g, 'exception')) &&
+      eq(at(r, 'input'), at(g, 'input'))
+    );
   },
 );
 
@@ -276,7 +290,10 @@ export const GetWeatherForCoordinates: ApiDef = {
         exception: NONE,
       });
     },
-    check: (r, g) => eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception')) && eq(at(r, 'input'), at(g, 'input')),
+    check: (r, g) =>
+      eq(at(r, 'output'), at(g, 'output')) &&
+      eq(at(r, 'exception'), at(g, 'exception')) &&
+      eq(at(r, 'input'), at(g, 'input')),
   }),
 };
 
@@ -293,24 +310,28 @@ export const HotelAvailability: ApiDef = {
     const hotels = [1, 2, 3, 4, 5].map((k) => ({ k, returned: false }));
     return {
       call: ({ destination, check_in_date, check_out_date }) =>
-        wrap('HotelAvailability', D({ destination: destination!, check_in_date: check_in_date!, check_out_date: check_out_date! }), () => {
-          strptime(check_in_date!, DATE);
-          strptime(check_out_date!, DATE);
-          const out: V[] = [];
-          for (const h of hotels) {
-            if (!eq(S('San Francisco'), destination!)) continue;
-            const hin = dtKey({ y: 2022, mo: 1, d: h.k, h: 0, mi: 0, s: 0 });
-            const hout = dtKey({ y: 2022, mo: 1, d: h.k + 1, h: 0, mi: 0, s: 0 });
-            const uin = dtKey(strptime(check_in_date!, DATE));
-            const uout = dtKey(strptime(check_out_date!, DATE));
-            if (uin >= hin && uout <= hout) {
-              h.returned = true;
-              const fmt = (d: number): V => S(strftime({ y: 2022, mo: 1, d, h: 0, mi: 0, s: 0 }, DATE));
-              out.push(D({ destination: S('San Francisco'), check_in_date: fmt(h.k), check_out_date: fmt(h.k + 1) }));
+        wrap(
+          'HotelAvailability',
+          D({ destination: destination!, check_in_date: check_in_date!, check_out_date: check_out_date! }),
+          () => {
+            strptime(check_in_date!, DATE);
+            strptime(check_out_date!, DATE);
+            const out: V[] = [];
+            for (const h of hotels) {
+              if (!eq(S('San Francisco'), destination!)) continue;
+              const hin = dtKey({ y: 2022, mo: 1, d: h.k, h: 0, mi: 0, s: 0 });
+              const hout = dtKey({ y: 2022, mo: 1, d: h.k + 1, h: 0, mi: 0, s: 0 });
+              const uin = dtKey(strptime(check_in_date!, DATE));
+              const uout = dtKey(strptime(check_out_date!, DATE));
+              if (uin >= hin && uout <= hout) {
+                h.returned = true;
+                const fmt = (d: number): V => S(strftime({ y: 2022, mo: 1, d, h: 0, mi: 0, s: 0 }, DATE));
+                out.push(D({ destination: S('San Francisco'), check_in_date: fmt(h.k), check_out_date: fmt(h.k + 1) }));
+              }
             }
-          }
-          return D({ hotels: L(out) });
-        }),
+            return D({ hotels: L(out) });
+          },
+        ),
       check: (r, g) => {
         assertSameName(r, g);
         return (
@@ -393,7 +414,11 @@ const meeting = (id: number, name: string, day: number, room: string, who: strin
 export const QueryMeetingL3 = simple('QueryMeeting', [['user_name', 'str']], ({ user_name }) => {
   const three = ['John', 'Mary', 'Peter'];
   const pair = ['Tom', 'Jerry'];
-  const big = (): V => L([meeting(1, 'Meeting with the client', 1, 'Room 1', three), meeting(2, 'Meeting about the new project', 2, 'Room 2', three)]);
+  const big = (): V =>
+    L([
+      meeting(1, 'Meeting with the client', 1, 'Room 1', three),
+      meeting(2, 'Meeting about the new project', 2, 'Room 2', three),
+    ]);
   const small = (): V => L([meeting(1, 'Meeting', 1, 'Room 1', pair)]);
   return D({ meetings: lookup({ John: big(), Mary: big(), Peter: big(), Tom: small(), Jerry: small() }, user_name!) });
 });

@@ -92,27 +92,32 @@ export const AppointmentRegistration: ApiDef = {
     let next = 10000000;
     return {
       call: ({ patient_name, date, doctor_name }) =>
-        wrap('AppointmentRegistration', D({ patient_name: patient_name!, date: date!, doctor_name: doctor_name! }), () => {
-          const patient = strip(patient_name!);
-          const doctor = strip(doctor_name!);
-          if (patient === '' || doctor === '') raise('Exception', 'Patient name or doctor name cannot be empty.');
-          const day = raiseIf(reformat(date!, DATE));
-          for (const k of iter(db)) {
-            const row = getItem(db, k);
-            if (eq(at(row, 'patient_name'), S(patient))) {
-              const rowDay = reformat(at(row, 'date'), DATE);
-              if (!ne(rowDay, day)) {
-                if (eq(at(row, 'doctor_name'), S(doctor))) raise('Exception', 'This appointment has already been registered.');
-                raise('Exception', 'This patient has already been registered in this day.');
+        wrap(
+          'AppointmentRegistration',
+          D({ patient_name: patient_name!, date: date!, doctor_name: doctor_name! }),
+          () => {
+            const patient = strip(patient_name!);
+            const doctor = strip(doctor_name!);
+            if (patient === '' || doctor === '') raise('Exception', 'Patient name or doctor name cannot be empty.');
+            const day = raiseIf(reformat(date!, DATE));
+            for (const k of iter(db)) {
+              const row = getItem(db, k);
+              if (eq(at(row, 'patient_name'), S(patient))) {
+                const rowDay = reformat(at(row, 'date'), DATE);
+                if (!ne(rowDay, day)) {
+                  if (eq(at(row, 'doctor_name'), S(doctor)))
+                    raise('Exception', 'This appointment has already been registered.');
+                  raise('Exception', 'This patient has already been registered in this day.');
+                }
               }
             }
-          }
-          // The class draws a random 8-digit id; its check ignores the id unless the gold one is None.
-          while (contains(db, S(String(next)))) next++;
-          const id = S(String(next++));
-          setItem(db, id, D({ patient_name: S(patient), date: S(day), doctor_name: S(doctor) }));
-          return id;
-        }),
+            // The class draws a random 8-digit id; its check ignores the id unless the gold one is None.
+            while (contains(db, S(String(next)))) next++;
+            const id = S(String(next++));
+            setItem(db, id, D({ patient_name: S(patient), date: S(day), doctor_name: S(doctor) }));
+            return id;
+          },
+        ),
       check: (r, g) => {
         const rp = strip(at(r, 'input', 'patient_name'));
         const rd = reformat(at(r, 'input', 'date'), DATE);
@@ -146,7 +151,8 @@ export const QueryRegistration: ApiDef = {
           const found = D({});
           for (const k of iter(db)) {
             const row = getItem(db, k);
-            if (eq(at(row, 'patient_name'), S(patient)) && !ne(reformat(at(row, 'date'), DATE), day)) setItem(found, k, row);
+            if (eq(at(row, 'patient_name'), S(patient)) && !ne(reformat(at(row, 'date'), DATE), day))
+              setItem(found, k, row);
           }
           if (len(found) === 0) raise('Exception', 'No appointments found.');
           return found;
@@ -156,7 +162,9 @@ export const QueryRegistration: ApiDef = {
         const gp = strip(at(g, 'input', 'patient_name'));
         const rd = reformat(at(r, 'input', 'date'), DATE);
         const gd = reformat(at(g, 'input', 'date'), DATE);
-        return rp === gp && !ne(rd, gd) && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
+        return (
+          rp === gp && !ne(rd, gd) && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'))
+        );
       },
     };
   },
@@ -178,7 +186,11 @@ export const ModifyRegistration: ApiDef = {
       call: ({ appointment_id, new_appointment_date, new_appointment_doctor }) =>
         wrap(
           'ModifyRegistration',
-          D({ appointment_id: appointment_id!, new_appointment_date: new_appointment_date!, new_appointment_doctor: new_appointment_doctor! }),
+          D({
+            appointment_id: appointment_id!,
+            new_appointment_date: new_appointment_date!,
+            new_appointment_doctor: new_appointment_doctor!,
+          }),
           () => {
             const id = S(strip(appointment_id!));
             if (!contains(db, id)) raise('Exception', 'The appointment ID does not exist.');
@@ -202,7 +214,8 @@ export const ModifyRegistration: ApiDef = {
               if (eq(newDate, at(row, 'date'))) raise('Exception', 'Fail because date is not changed.');
               setItem(row, 'date', newDate);
             } else {
-              if (eq(newDate, at(row, 'date')) && eq(doctor, at(row, 'doctor_name'))) raise('Exception', 'Fail because no modification is made.');
+              if (eq(newDate, at(row, 'date')) && eq(doctor, at(row, 'doctor_name')))
+                raise('Exception', 'Fail because no modification is made.');
               if (eq(newDate, at(row, 'date'))) raise('Exception', 'Fail because date is not changed.');
               if (eq(doctor, at(row, 'doctor_name'))) raise('Exception', 'Fail because doctor is not changed.');
               setItem(row, 'date', newDate);
@@ -351,8 +364,16 @@ export const QueryHealthData: ApiDef = {
           return L(out);
         }),
       check: (r, g) => {
-        const [ru, rs, re] = healthFormat(at(r, 'input', 'user_id'), at(r, 'input', 'start_time'), at(r, 'input', 'end_time'));
-        const [gu, gs, ge] = healthFormat(at(g, 'input', 'user_id'), at(g, 'input', 'start_time'), at(g, 'input', 'end_time'));
+        const [ru, rs, re] = healthFormat(
+          at(r, 'input', 'user_id'),
+          at(r, 'input', 'start_time'),
+          at(r, 'input', 'end_time'),
+        );
+        const [gu, gs, ge] = healthFormat(
+          at(g, 'input', 'user_id'),
+          at(g, 'input', 'start_time'),
+          at(g, 'input', 'end_time'),
+        );
         if (ru !== gu || ne(rs, gs) || ne(re, ge)) return false;
         return eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
       },
@@ -384,13 +405,16 @@ export const QueryStock: ApiDef = {
           if (code === null) raise('Exception', 'The stock code cannot be empty.');
           const dd = raiseIf(day);
           if (!contains(db, S(code!))) raise('Exception', 'The stock code does not exist.');
-          if (!contains(getItem(db, S(code!)), S(dd))) raise('Exception', 'The stock price of this date is not maintained.');
+          if (!contains(getItem(db, S(code!)), S(dd)))
+            raise('Exception', 'The stock price of this date is not maintained.');
           return getItem(getItem(db, S(code!)), S(dd));
         }),
       check: (r, g) => {
         const [rc, rd] = stockFormat(at(r, 'input', 'stock_code'), at(r, 'input', 'date'));
         const [gc, gd] = stockFormat(at(g, 'input', 'stock_code'), at(g, 'input', 'date'));
-        return rc === gc && !ne(rd, gd) && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
+        return (
+          rc === gc && !ne(rd, gd) && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'))
+        );
       },
     };
   },
@@ -420,7 +444,9 @@ export const QueryHistoryToday: ApiDef = {
           const rows = iter(getItem(db, S(day)));
           return L(
             rows.map((h) =>
-              S(`Title: ${strip(at(h, 'Title'))}, Date: ${strip(at(h, 'Date'))}, Description: ${strip(at(h, 'Description'))}`),
+              S(
+                `Title: ${strip(at(h, 'Title'))}, Date: ${strip(at(h, 'Date'))}, Description: ${strip(at(h, 'Description'))}`,
+              ),
             ),
           );
         }),
@@ -438,7 +464,8 @@ export const QueryHistoryToday: ApiDef = {
 function normaliseDevices(devices: V, validate: boolean): void {
   const names = new Set<string>();
   for (const dev of iter(devices)) {
-    if (validate && (!contains(dev, 'name') || !contains(dev, 'description'))) raise('Exception', 'Invalid device format.');
+    if (validate && (!contains(dev, 'name') || !contains(dev, 'description')))
+      raise('Exception', 'Invalid device format.');
     setItem(dev, 'name', S(pyLower(strip(getItem(dev, 'name')))));
     setItem(dev, 'description', S(strip(getItem(dev, 'description'))));
     if (validate) {
@@ -673,7 +700,11 @@ const symptomDb = (name: string, fields: [string, string]): ApiDef => ({
         wrap(name, D({ symptom: symptom! }), () => {
           const s = S(fmt(symptom!));
           if (!contains(db, s)) raise('Exception', 'The symptom does not exist.');
-          return L(iter(getItem(db, s)).map((item) => D({ name: getItem(item, 'name'), [fields[1]]: getItem(item, fields[1]) })));
+          return L(
+            iter(getItem(db, s)).map((item) =>
+              D({ name: getItem(item, 'name'), [fields[1]]: getItem(item, fields[1]) }),
+            ),
+          );
         }),
       check: (r, g) => {
         const a = fmt(at(r, 'input', 'symptom'));
@@ -716,7 +747,9 @@ export const DocumentQA: ApiDef = {
 };
 
 const inputOutputExc = (r: V, g: V): boolean =>
-  eq(at(r, 'input'), at(g, 'input')) && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
+  eq(at(r, 'input'), at(g, 'input')) &&
+  eq(at(r, 'output'), at(g, 'output')) &&
+  eq(at(r, 'exception'), at(g, 'exception'));
 
 export const ImageCaption: ApiDef = {
   name: 'ImageCaption',
@@ -729,7 +762,8 @@ export const ImageCaption: ApiDef = {
       call: ({ url }) =>
         wrap('ImageCaption', D({ url: url! }), () => {
           const u = strip(url!);
-          if (!u.endsWith('.jpg') && !u.endsWith('.jpeg') && !u.endsWith('.png')) raise('Exception', 'The url should end with .jpg, .jpeg or .png.');
+          if (!u.endsWith('.jpg') && !u.endsWith('.jpeg') && !u.endsWith('.png'))
+            raise('Exception', 'The url should end with .jpg, .jpeg or .png.');
           for (const item of iter(db)) if (eq(getItem(item, 'url'), S(u))) return getItem(item, 'caption');
           return raise('Exception', 'The image of this url failed to be processed.');
         }),
@@ -774,7 +808,9 @@ export const Wiki: ApiDef = {
           return D({ url: getItem(row, 'url'), summary: getItem(row, 'summary') });
         }),
       check: (r, g) =>
-        eq(at(r, 'api_name'), at(g, 'api_name')) && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception')),
+        eq(at(r, 'api_name'), at(g, 'api_name')) &&
+        eq(at(r, 'output'), at(g, 'output')) &&
+        eq(at(r, 'exception'), at(g, 'exception')),
     };
   },
 };
@@ -787,7 +823,8 @@ export const Calculator: ApiDef = {
   make: () => ({
     call: ({ formula }) => wrap('Calculator', D({ formula: formula! }), () => calculate(formula!)),
     check: (r, g) =>
-      asStr(at(r, 'input', 'formula'), 'replace').replaceAll(' ', '') === asStr(at(g, 'input', 'formula'), 'replace').replaceAll(' ', '') &&
+      asStr(at(r, 'input', 'formula'), 'replace').replaceAll(' ', '') ===
+        asStr(at(g, 'input', 'formula'), 'replace').replaceAll(' ', '') &&
       eq(at(r, 'output'), at(g, 'output')) &&
       eq(at(r, 'exception'), at(g, 'exception')),
   }),
@@ -845,7 +882,13 @@ export const SendEmail: ApiDef = {
       const [rr, gr] = [pyLower(strip(at(r, 'input', 'receiver'))), pyLower(strip(at(g, 'input', 'receiver')))];
       const [rs, gs] = [strip(at(r, 'input', 'subject')), strip(at(g, 'input', 'subject'))];
       const [rc, gc] = [strip(at(r, 'input', 'content')), strip(at(g, 'input', 'content'))];
-      return rr === gr && rs === gs && rc === gc && eq(at(r, 'output'), at(g, 'output')) && eq(at(r, 'exception'), at(g, 'exception'));
+      return (
+        rr === gr &&
+        rs === gs &&
+        rc === gc &&
+        eq(at(r, 'output'), at(g, 'output')) &&
+        eq(at(r, 'exception'), at(g, 'exception'))
+      );
     },
   }),
 };
@@ -887,7 +930,8 @@ export const BookHotel: ApiDef = {
             if (eq(at(o, 'hotel_name'), a.hotel_name!)) {
               const oin = dtKey(strptime(at(o, 'check_in_time'), DATE));
               const oout = dtKey(strptime(at(o, 'check_out_time'), DATE));
-              if ((cin >= oin && cin < oout) || (cout > oin && cout <= oout)) raise('Exception', 'The room is not available.');
+              if ((cin >= oin && cin < oout) || (cout > oin && cout <= oout))
+                raise('Exception', 'The room is not available.');
             }
           }
           const id = S(String(len(db) + 1));
@@ -912,7 +956,13 @@ export const BookHotel: ApiDef = {
 };
 
 /** Classes whose behaviour needs the network or modules absent here: any execution is undetermined. */
-const external = (name: string, params: Array<[string, string]>, required: string[], why: string, varKw = false): ApiDef => ({
+const external = (
+  name: string,
+  params: Array<[string, string]>,
+  required: string[],
+  why: string,
+  varKw = false,
+): ApiDef => ({
   name,
   inputParameters: params,
   required,
@@ -921,7 +971,12 @@ const external = (name: string, params: Array<[string, string]>, required: strin
     throw new Undetermined(`${name} ${why}`);
   },
 });
-export const Dictionary = external('Dictionary', [['keyword', 'str']], ['keyword'], 'needs the network (dictionaryapi.dev)');
+export const Dictionary = external(
+  'Dictionary',
+  [['keyword', 'str']],
+  ['keyword'],
+  'needs the network (dictionaryapi.dev)',
+);
 export const SearchEngine = external('SearchEngine', [['keyword', 'str']], ['keyword'], 'needs rank_bm25 and nltk');
 export const Translate = external(
   'Translate',
@@ -934,4 +989,3 @@ export const Translate = external(
   'needs googletrans and the network',
   true,
 );
-

@@ -12,10 +12,15 @@ const NONE: PyValue = { t: 'none' };
 
 /** Python values of every kind a model might put in an argument (no NaN/inf: repr would not read back). */
 export function pyValueArb(): fc.Arbitrary<PyValue> {
-  const str = fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => !s.includes('[')).map(S);
+  const str = fc
+    .string({ unit: 'binary', maxLength: 12 })
+    .filter((s) => !s.includes('['))
+    .map(S);
   const leaf = fc.oneof(
     str,
-    fc.constantFrom('2023-03-18 14:00:00', '2023-3-8', ' UNKNOWN ', 'JohnDoe', 'a9s8d7f6g5h4j3k2l1', 'True', '12', '-3').map(S),
+    fc
+      .constantFrom('2023-03-18 14:00:00', '2023-3-8', ' UNKNOWN ', 'JohnDoe', 'a9s8d7f6g5h4j3k2l1', 'True', '12', '-3')
+      .map(S),
     fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(I),
     fc.double({ noNaN: true, noDefaultInfinity: true }).map(F),
     fc.boolean().map((v): PyValue => ({ t: 'bool', v })),
@@ -39,12 +44,20 @@ export function pyValueArb(): fc.Arbitrary<PyValue> {
  */
 export function randomCases(task: ApiBankTask, seed: number, n: number): CallCase[] {
   const name = task.ground_truth.api_name;
-  const gold = normalizeParams(task.ground_truth.param_dict).map(([k, v]) => [k, normalizeValue(v)] as [string, PyValue]);
+  const gold = normalizeParams(task.ground_truth.param_dict).map(
+    ([k, v]) => [k, normalizeValue(v)] as [string, PyValue],
+  );
   if (gold.length === 0) return [];
   const arb = fc.tuple(fc.nat(gold.length - 1), pyValueArb(), fc.nat(gold.length - 1), pyValueArb(), fc.boolean());
   return fc.sample(arb, { seed, numRuns: n }).flatMap(([i, v, j, w, two], k) => {
     const args = gold.map(([kk, vv], m) => [kk, m === i ? v : two && m === j ? w : vv] as [string, PyValue]);
     if (name === 'Calculator' && args.some(([, x]) => x.t === 'str' && x.v.includes('-'))) return [];
-    return [{ label: `random-${k}`, text: callText(name, args), call: { name, args: Object.fromEntries(args.map(([kk, x]) => [kk, normalizeValue(x)])) } }];
+    return [
+      {
+        label: `random-${k}`,
+        text: callText(name, args),
+        call: { name, args: Object.fromEntries(args.map(([kk, x]) => [kk, normalizeValue(x)])) },
+      },
+    ];
   });
 }

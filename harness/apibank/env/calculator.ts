@@ -42,7 +42,11 @@ function operate(a: Item, op: Item, b: Item): Item {
     if (typeof a === 'string') raise('TypeError', `can only concatenate str (not "${tname(b)}") to str`);
     return raise('TypeError', `unsupported operand type(s) for +: '${tname(a)}' and '${tname(b)}'`);
   }
-  if (op === '*') return raise('TypeError', `can't multiply sequence by non-int of type '${typeof a === 'string' ? tname(b) : tname(a)}'`);
+  if (op === '*')
+    return raise(
+      'TypeError',
+      `can't multiply sequence by non-int of type '${typeof a === 'string' ? tname(b) : tname(a)}'`,
+    );
   return raise('TypeError', `unsupported operand type(s) for ${String(op)}: '${tname(a)}' and '${tname(b)}'`);
 }
 

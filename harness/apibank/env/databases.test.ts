@@ -33,11 +33,17 @@ describe('loadDatabases', () => {
   });
   it('names the file and the field of a wrong value', () => {
     const d = folder({ Account: '{"JohnDoe": {"password": "p", "token": 5, "email": "e"}}' });
-    expect(() => loadDatabases(d)).toThrow(new DatabaseError(`${join(d, 'Account.json')}: field JohnDoe.token: Invalid input: expected string, received number`));
+    expect(() => loadDatabases(d)).toThrow(
+      new DatabaseError(
+        `${join(d, 'Account.json')}: field JohnDoe.token: Invalid input: expected string, received number`,
+      ),
+    );
   });
   it('refuses text that is not JSON, with its offset', () => {
     const d = folder({ Alarm: '{"1": {"time": "x", "username": "u"},}' });
-    expect(() => loadDatabases(d)).toThrow(`${join(d, 'Alarm.json')}: not JSON (Expecting property name enclosed in double quotes: char 37)`);
+    expect(() => loadDatabases(d)).toThrow(
+      `${join(d, 'Alarm.json')}: not JSON (Expecting property name enclosed in double quotes: char 37)`,
+    );
   });
   it('refuses a folder without a database a class reads', () => {
     const d = folder({ Stock: undefined });

@@ -40,7 +40,9 @@ export class DatabaseError extends Error {
 export function loadDatabases(dir: string): Databases {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
   } catch (err) {
     throw new DatabaseError(`${dir}: cannot list the init databases (${(err as Error).message})`);
   }
@@ -71,6 +73,7 @@ export function loadDatabases(dir: string): Databases {
     tables.set(stem, v);
   }
   const missing = REQUIRED_DATABASES.filter((n) => !tables.has(n));
-  if (missing.length > 0) throw new DatabaseError(`${dir}: missing init database(s) ${missing.map((n) => `${n}.json`).join(', ')}`);
+  if (missing.length > 0)
+    throw new DatabaseError(`${dir}: missing init database(s) ${missing.map((n) => `${n}.json`).join(', ')}`);
   return { dir, tables };
 }

@@ -4,7 +4,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDatabases, loadFrozenToolSearcher, type ScoreOptions } from './index.ts';
-import { compareCases, emptyTally, EXTERNAL_APIS, letterEmbeddingFallback, ReferenceScorer } from './reference-oracle.ts';
+import {
+  compareCases,
+  emptyTally,
+  EXTERNAL_APIS,
+  letterEmbeddingFallback,
+  ReferenceScorer,
+} from './reference-oracle.ts';
 import { APIBANK_DATA, buildTasks, hasApibankData } from './testkit.ts';
 import { callCases } from './variants.ts';
 
@@ -21,27 +27,33 @@ beforeAll(async () => {
 afterAll(async () => ref?.close());
 
 describe('environment vs reference runner on generated calls (sample)', () => {
-  for (const level of ['1', '2', '3'] as const) it(`level ${level}: same verdict, stage, error text and result wherever the reference decides`, async (ctx) => {
-    if (!ref) return ctx.skip(skip);
-    const opts: ScoreOptions = {
-      toolSearcher: 'official',
-      databases: loadDatabases(join(APIBANK_DATA, 'api-bank/init_database')),
-      frozen: {
-        '2': loadFrozenToolSearcher(join(APIBANK_DATA, 'derived/toolsearcher_frozen_level2.json'), '2'),
-        '3': loadFrozenToolSearcher(join(APIBANK_DATA, 'derived/toolsearcher_frozen_level3.json'), '3'),
-      },
-    };
-    const recorded = Object.keys(opts.frozen![level === '3' ? '3' : '2']!.outputsByKeyword).slice(0, 3);
-    const tasks = buildTasks(level)
-      .filter((t) => !EXTERNAL_APIS.has(t.ground_truth.api_name))
-      .filter((t, i, all) => i < 4 || (t.ground_truth.api_name === 'ToolSearcher' && all.findIndex((x) => x.ground_truth.api_name === 'ToolSearcher') === i));
-    const t = emptyTally();
-    for (const task of tasks) await compareCases(ref, task, callCases(task, recorded), opts, t);
-    expect(t.disagreements).toEqual([]);
-    expect(t.agree).toBe(t.bothDetermined);
-    expect(t.bothDetermined).toBeGreaterThan(40);
-    expect(t.oursUndetermined).toBe(t.refUndetermined);
-  }, 60_000);
+  for (const level of ['1', '2', '3'] as const)
+    it(`level ${level}: same verdict, stage, error text and result wherever the reference decides`, async (ctx) => {
+      if (!ref) return ctx.skip(skip);
+      const opts: ScoreOptions = {
+        toolSearcher: 'official',
+        databases: loadDatabases(join(APIBANK_DATA, 'api-bank/init_database')),
+        frozen: {
+          '2': loadFrozenToolSearcher(join(APIBANK_DATA, 'derived/toolsearcher_frozen_level2.json'), '2'),
+          '3': loadFrozenToolSearcher(join(APIBANK_DATA, 'derived/toolsearcher_frozen_level3.json'), '3'),
+        },
+      };
+      const recorded = Object.keys(opts.frozen![level === '3' ? '3' : '2']!.outputsByKeyword).slice(0, 3);
+      const tasks = buildTasks(level)
+        .filter((t) => !EXTERNAL_APIS.has(t.ground_truth.api_name))
+        .filter(
+          (t, i, all) =>
+            i < 4 ||
+            (t.ground_truth.api_name === 'ToolSearcher' &&
+              all.findIndex((x) => x.ground_truth.api_name === 'ToolSearcher') === i),
+        );
+      const t = emptyTally();
+      for (const task of tasks) await compareCases(ref, task, callCases(task, recorded), opts, t);
+      expect(t.disagreements).toEqual([]);
+      expect(t.agree).toBe(t.bothDetermined);
+      expect(t.bothDetermined).toBeGreaterThan(40);
+      expect(t.oursUndetermined).toBe(t.refUndetermined);
+    }, 60_000);
 });
 
 describe('ToolSearcher cache misses through the embedding branch (same stand-in model on both sides)', () => {
@@ -62,7 +74,9 @@ describe('ToolSearcher cache misses through the embedding branch (same stand-in 
       const t = emptyTally();
       for (const level of ['2', '3'] as const) {
         const recorded = Object.keys(opts.frozen![level]!.outputsByKeyword).slice(0, 3);
-        const tasks = buildTasks(level).filter((x) => x.ground_truth.api_name === 'ToolSearcher').slice(0, 3);
+        const tasks = buildTasks(level)
+          .filter((x) => x.ground_truth.api_name === 'ToolSearcher')
+          .slice(0, 3);
         for (const task of tasks) await compareCases(letters, task, callCases(task, recorded), opts, t);
       }
       expect(t.disagreements).toEqual([]);

@@ -16,7 +16,10 @@ export function commandEmbeddingFallback(argv: readonly string[]): EmbeddingFall
     if (cache.has(key)) return cache.get(key)!;
     const r = spawnSync(argv[0]!, argv.slice(1), { input: JSON.stringify(req), encoding: 'utf8', maxBuffer: 1 << 20 });
     if (r.error) throw new Error(`embedding command '${shown}': ${r.error.message}`);
-    if (r.status !== 0) throw new Error(`embedding command '${shown}' exited ${r.status}: ${(r.stderr ?? '').trim().split('\n').at(-1) ?? ''}`);
+    if (r.status !== 0)
+      throw new Error(
+        `embedding command '${shown}' exited ${r.status}: ${(r.stderr ?? '').trim().split('\n').at(-1) ?? ''}`,
+      );
     let parsed: unknown;
     try {
       parsed = JSON.parse(r.stdout);
@@ -24,7 +27,8 @@ export function commandEmbeddingFallback(argv: readonly string[]): EmbeddingFall
       throw new Error(`embedding command '${shown}': stdout is not JSON: ${r.stdout.slice(0, 120)}`);
     }
     const reply = Reply.safeParse(parsed);
-    if (!reply.success) throw new Error(`embedding command '${shown}': expected {"name": string|null}, got ${r.stdout.slice(0, 120)}`);
+    if (!reply.success)
+      throw new Error(`embedding command '${shown}': expected {"name": string|null}, got ${r.stdout.slice(0, 120)}`);
     const name = reply.data.name;
     if (name !== null && !req.items.some((i) => i.name === name)) {
       throw new Error(`embedding command '${shown}': '${name}' is not in the level-${req.level} catalog`);

@@ -20,7 +20,10 @@ export class ApiManager {
     if (level !== '3') {
       const tc = makeTokenChecker(this.copyDb(CheckToken) ?? { t: 'dict', entries: [] });
       this.tokenChecker = tc;
-      this.tools.set('CheckToken', { call: (a) => tc.call(a.token!), check: CheckToken.make(undefined, undefined).check });
+      this.tools.set('CheckToken', {
+        call: (a) => tc.call(a.token!),
+        check: CheckToken.make(undefined, undefined).check,
+      });
     }
   }
 
@@ -77,8 +80,12 @@ function bind(d: ApiDef, kwargs: Array<[string, V]>): [Record<string, V>, Array<
   const missing = d.required.filter((p) => !(p in args));
   if (missing.length > 0) {
     const q = missing.map((p) => `'${p}'`);
-    const list = q.length === 1 ? q[0] : q.length === 2 ? `${q[0]} and ${q[1]}` : `${q.slice(0, -1).join(', ')}, and ${q.at(-1)}`;
-    raise('TypeError', `${d.name}.call() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${list}`);
+    const list =
+      q.length === 1 ? q[0] : q.length === 2 ? `${q[0]} and ${q[1]}` : `${q.slice(0, -1).join(', ')}, and ${q.at(-1)}`;
+    raise(
+      'TypeError',
+      `${d.name}.call() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${list}`,
+    );
   }
   for (const [k, v] of Object.entries(d.optional ?? {})) if (!(k in args)) args[k] = v;
   return [args, extra];

@@ -48,10 +48,13 @@ describe('strptime + strftime as CPython 3.11 (values recorded from /usr/bin/pyt
 
   it('round-trips every valid zero-padded date-time and never throws anything but a Python exception', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), (d) => {
-        const s = d.toISOString().slice(0, 19).replace('T', ' ');
-        expect(run(s)).toBe(s);
-      }),
+      fc.property(
+        fc.date({ min: new Date('1000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        (d) => {
+          const s = d.toISOString().slice(0, 19).replace('T', ' ');
+          expect(run(s)).toBe(s);
+        },
+      ),
     );
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom(...'0123456789-: T/x'), maxLength: 22 }), (s) => {
@@ -82,7 +85,9 @@ describe('coercion of int and float parameters', () => {
     expect(toInt({ t: 'float', v: 2.7 })).toEqual(I(2));
     expect(toInt({ t: 'bool', v: true })).toEqual(I(1));
     expect(err(() => toInt(S('2.5')))).toBe("ValueError: invalid literal for int() with base 10: '2.5'");
-    expect(err(() => toInt(NONE))).toBe("TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType'");
+    expect(err(() => toInt(NONE))).toBe(
+      "TypeError: int() argument must be a string, a bytes-like object or a real number, not 'NoneType'",
+    );
     expect(err(() => toInt(S('1__0')))).toBe("ValueError: invalid literal for int() with base 10: '1__0'");
   });
   it('float() as Python applies it', () => {

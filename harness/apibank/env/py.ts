@@ -42,7 +42,10 @@ export const B = (v: boolean): V => ({ t: 'bool', v });
 export const L = (items: V[]): V => ({ t: 'list', items });
 export const T = (items: V[]): V => ({ t: 'tuple', items });
 /** A dict with str keys, in the given order. */
-export const D = (obj: Record<string, V>): V => ({ t: 'dict', entries: Object.entries(obj).map(([k, v]) => [S(k), v]) });
+export const D = (obj: Record<string, V>): V => ({
+  t: 'dict',
+  entries: Object.entries(obj).map(([k, v]) => [S(k), v]),
+});
 
 export const deepCopy = <X>(v: X): X => structuredClone(v);
 
@@ -88,7 +91,10 @@ export function toInt(v: V): V {
       return n === undefined ? raise('ValueError', `invalid literal for int() with base 10: ${pyRepr(v)}`) : I(n);
     }
     default:
-      return raise('TypeError', `int() argument must be a string, a bytes-like object or a real number, not '${typeName(v)}'`);
+      return raise(
+        'TypeError',
+        `int() argument must be a string, a bytes-like object or a real number, not '${typeName(v)}'`,
+      );
   }
 }
 
@@ -154,7 +160,8 @@ export function getItem(c: V, k0: V | string): V {
     return c.items[i]!;
   }
   if (c.t === 'str') {
-    if (k.t !== 'int' && k.t !== 'bool') return raise('TypeError', 'string indices must be integers, not ' + `'${typeName(k)}'`);
+    if (k.t !== 'int' && k.t !== 'bool')
+      return raise('TypeError', 'string indices must be integers, not ' + `'${typeName(k)}'`);
     const cps = [...c.v];
     let i = k.t === 'int' ? Number(k.v) : k.v ? 1 : 0;
     if (i < 0) i += cps.length;
@@ -319,12 +326,14 @@ function compileFormat(fmt: string): { re: RegExp; fields: string[] } {
   return hit;
 }
 const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-const daysIn = (y: number, m: number): number => [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+const daysIn = (y: number, m: number): number =>
+  [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
 
 /** datetime.datetime.strptime(v, fmt), for formats made of %Y %m %d %H %M %S, '-', ':' and spaces. */
 export function strptime(v: V, fmt: string): DateTime {
   // Argument Clinic's message names None as "None", other types by their type name.
-  if (v.t !== 'str') return raise('TypeError', `strptime() argument 1 must be str, not ${v.t === 'none' ? 'None' : typeName(v)}`);
+  if (v.t !== 'str')
+    return raise('TypeError', `strptime() argument 1 must be str, not ${v.t === 'none' ? 'None' : typeName(v)}`);
   const s = (v as { v: string }).v;
   const { re, fields } = compileFormat(fmt);
   const m = re.exec(s);
@@ -354,10 +363,21 @@ const p2 = (n: number): string => String(n).padStart(2, '0');
 /** strftime for %Y %m %d %H %M %S (glibc: %Y is not zero-padded). */
 export function strftime(dt: DateTime, fmt: string): string {
   return fmt.replace(/%([YmdHMS])/g, (_, f: string) =>
-    f === 'Y' ? String(dt.y) : f === 'm' ? p2(dt.mo) : f === 'd' ? p2(dt.d) : f === 'H' ? p2(dt.h) : f === 'M' ? p2(dt.mi) : p2(dt.s),
+    f === 'Y'
+      ? String(dt.y)
+      : f === 'm'
+        ? p2(dt.mo)
+        : f === 'd'
+          ? p2(dt.d)
+          : f === 'H'
+            ? p2(dt.h)
+            : f === 'M'
+              ? p2(dt.mi)
+              : p2(dt.s),
   );
 }
-export const dtKey = (dt: DateTime): number => ((((dt.y * 13 + dt.mo) * 32 + dt.d) * 24 + dt.h) * 60 + dt.mi) * 60 + dt.s;
+export const dtKey = (dt: DateTime): number =>
+  ((((dt.y * 13 + dt.mo) * 32 + dt.d) * 24 + dt.h) * 60 + dt.mi) * 60 + dt.s;
 
 /** A caught exception turned into the value str(e) the class stores in `exception`. */
 export function excText(err: unknown): string {

@@ -23,16 +23,23 @@ export interface RefVerdict {
 
 export class ReferenceScorer extends JsonLinesChild {
   /** `embed: 'letters'` gives both sides the letter-count stand-in model (letterEmbeddingFallback). */
-  static async start(refDir = process.env['TOOLGAUGE_APIBANK_REF'], embed: 'none' | 'letters' = 'none'): Promise<ReferenceScorer | { skip: string }> {
+  static async start(
+    refDir = process.env['TOOLGAUGE_APIBANK_REF'],
+    embed: 'none' | 'letters' = 'none',
+  ): Promise<ReferenceScorer | { skip: string }> {
     if (!refDir) return { skip: 'TOOLGAUGE_APIBANK_REF is not set (a MAS-PromptBench checkout)' };
     if (!existsSync(join(refDir, 'topologies/single/apibank/langgraph_apibank.py'))) {
       return { skip: `${refDir} has no topologies/single/apibank/langgraph_apibank.py` };
     }
     const python = pythonCommand();
     const probe = await execa(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { reject: false });
-    if (probe.failed || probe.stdout.trim() !== '3.11') return { skip: `${python} is not Python 3.11 (set TOOLGAUGE_PYTHON)` };
+    if (probe.failed || probe.stdout.trim() !== '3.11')
+      return { skip: `${python} is not Python 3.11 (set TOOLGAUGE_PYTHON)` };
     const options = { ...JSON_LINES_CHILD, env: { ...JSON_LINES_CHILD.env, TOOLGAUGE_APIBANK_ORACLE_EMBED: embed } };
-    const s = new ReferenceScorer(execa(python, ['-X', 'utf8', SCORE_ORACLE, refDir], options), 'API-Bank reference scorer');
+    const s = new ReferenceScorer(
+      execa(python, ['-X', 'utf8', SCORE_ORACLE, refDir], options),
+      'API-Bank reference scorer',
+    );
     const hello = await s.ask<{ ready: boolean; why?: string }>({ hello: true });
     if (!hello.ready) {
       await s.close();
@@ -41,7 +48,10 @@ export class ReferenceScorer extends JsonLinesChild {
     return s;
   }
   score(task: ApiBankTask, text: string): Promise<RefVerdict> {
-    return this.ask<RefVerdict>({ task: { level: task.level, ground_truth: task.ground_truth, prior_api_turns: task.prior_api_turns }, call: text });
+    return this.ask<RefVerdict>({
+      task: { level: task.level, ground_truth: task.ground_truth, prior_api_turns: task.prior_api_turns },
+      call: text,
+    });
   }
 }
 
@@ -105,7 +115,13 @@ export const emptyTally = (): Tally => ({
 const RANDOM_OUTPUT = new Set(['AppointmentRegistration', 'RegisterUser']);
 
 /** Score every case both ways and add to `t`. */
-export async function compareCases(ref: ReferenceScorer, task: ApiBankTask, cases: readonly CallCase[], opts: ScoreOptions, t: Tally): Promise<void> {
+export async function compareCases(
+  ref: ReferenceScorer,
+  task: ApiBankTask,
+  cases: readonly CallCase[],
+  opts: ScoreOptions,
+  t: Tally,
+): Promise<void> {
   const refs = await Promise.all(cases.map((c) => ref.score(task, c.text)));
   cases.forEach((c, i) => {
     const r = refs[i]!;
@@ -123,12 +139,14 @@ export async function compareCases(ref: ReferenceScorer, task: ApiBankTask, case
     if (!r.correct && ours.correct === false) {
       t.reasonCompared++;
       if ((ours.reason ?? '') === (r.error ?? '')) t.reasonAgree++;
-      else if (t.disagreements.length < 400) t.disagreements.push(`[reason] ${where}: ours ${ours.reason} | ref ${r.error}`);
+      else if (t.disagreements.length < 400)
+        t.disagreements.push(`[reason] ${where}: ours ${ours.reason} | ref ${r.error}`);
     }
     if (r.result !== null && ours.predictedResult !== undefined && !RANDOM_OUTPUT.has(task.ground_truth.api_name)) {
       t.resultCompared++;
       if (pyRepr(ours.predictedResult) === r.result) t.resultAgree++;
-      else if (t.disagreements.length < 400) t.disagreements.push(`[result] ${where}: ours ${pyRepr(ours.predictedResult)} | ref ${r.result}`);
+      else if (t.disagreements.length < 400)
+        t.disagreements.push(`[result] ${where}: ours ${pyRepr(ours.predictedResult)} | ref ${r.result}`);
     }
   });
 }

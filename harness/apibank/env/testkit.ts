@@ -7,7 +7,9 @@ import type { ApiBankLevel, ApiBankTask, ApiTurn, Json } from './index.ts';
 import { normalizeParams } from './normalize.ts';
 
 /** ../shared/data/apibank from the repository root, or TOOLGAUGE_APIBANK_DATA. */
-export const APIBANK_DATA = resolve(process.env['TOOLGAUGE_APIBANK_DATA'] ?? join(import.meta.dirname, '../../../../shared/data/apibank'));
+export const APIBANK_DATA = resolve(
+  process.env['TOOLGAUGE_APIBANK_DATA'] ?? join(import.meta.dirname, '../../../../shared/data/apibank'),
+);
 export const hasApibankData = (): boolean => existsSync(join(APIBANK_DATA, 'derived/gold_replay_all_753.json'));
 
 const DIRS: Record<'1' | '2', string> = { '1': 'level-1-given-desc', '2': 'level-2-toolsearcher' };
@@ -29,13 +31,21 @@ export function buildTasks(level: ApiBankLevel, root = APIBANK_DATA): ApiBankTas
       }));
       const names = [...new Set(s.apis.map((a) => a.api_name))].sort();
       rows.forEach((g, j) =>
-        tasks.push({ id: `level-3::level-3.json::${i}::${j}`, level, prior_api_turns: rows.slice(0, j), ground_truth: g, api_names: names }),
+        tasks.push({
+          id: `level-3::level-3.json::${i}::${j}`,
+          level,
+          prior_api_turns: rows.slice(0, j),
+          ground_truth: g,
+          api_names: names,
+        }),
       );
     });
     return tasks;
   }
   const dir = join(root, 'api-bank/lv1-lv2-samples', DIRS[level]);
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.jsonl')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.jsonl'))
+    .sort()) {
     const rows = readFileSync(join(dir, f), 'utf8')
       .split('\n')
       .filter((l) => l.trim() !== '')
@@ -43,7 +53,13 @@ export function buildTasks(level: ApiBankLevel, root = APIBANK_DATA): ApiBankTas
     const api = rows.filter((r) => r.role === 'API') as unknown as ApiTurn[];
     const names = [...new Set(api.map((r) => r.api_name))].sort();
     api.forEach((g, k) =>
-      tasks.push({ id: `level-${level}::${f}::${2 * k}`, level, prior_api_turns: api.slice(0, k), ground_truth: g, api_names: names }),
+      tasks.push({
+        id: `level-${level}::${f}::${2 * k}`,
+        level,
+        prior_api_turns: api.slice(0, k),
+        ground_truth: g,
+        api_names: names,
+      }),
     );
   }
   return tasks;

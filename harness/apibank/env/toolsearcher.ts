@@ -7,7 +7,14 @@ import { z } from 'zod';
 import { pyEquals, pyLower, pyRepr, pyStrip, type PyValue } from '../../core/pyliteral/index.ts';
 import { pyJsonLoads } from '../../core/pyliteral/pyjson.ts';
 import { contains, getItem, L, NONE, S, str, truthy, D } from './py.ts';
-import type { ApiCall, ApiTurn, EmbeddingFallback, FrozenToolSearcher, ScoreResult, ToolSearcherMode } from './index.ts';
+import type {
+  ApiCall,
+  ApiTurn,
+  EmbeddingFallback,
+  FrozenToolSearcher,
+  ScoreResult,
+  ToolSearcherMode,
+} from './index.ts';
 import { jsonToPy } from '../../core/pyliteral/index.ts';
 import { isPySpace } from '../../core/pyliteral/unicode.ts';
 
@@ -64,7 +71,11 @@ function resultOf(keywords: string, output: PyValue): PyValue {
 }
 
 /** `_frozen_toolsearcher_result`: the output for these keywords, or null when only embeddings could tell. */
-function frozenOutput(frozen: FrozenToolSearcher, keywords: string, fallback: EmbeddingFallback | undefined): PyValue | null {
+function frozenOutput(
+  frozen: FrozenToolSearcher,
+  keywords: string,
+  fallback: EmbeddingFallback | undefined,
+): PyValue | null {
   const hit = Object.hasOwn(frozen.outputsByKeyword, normalizeKeywords(S(keywords)))
     ? frozen.outputsByKeyword[normalizeKeywords(S(keywords))]!
     : undefined;
@@ -75,7 +86,7 @@ function frozenOutput(frozen: FrozenToolSearcher, keywords: string, fallback: Em
   const best = Object.hasOwn(frozen.catalog, name) ? frozen.catalog[name] : undefined;
   if (best === undefined) throw new ToolSearcherError(`KeyError: '${name}'`);
   if (frozen.level === '2' && contains(getItem(best, 'input_parameters'), 'token')) {
-    return L([frozen.catalog["GetUserToken"]!, best]);
+    return L([frozen.catalog['GetUserToken']!, best]);
   }
   return best;
 }
@@ -127,5 +138,11 @@ export function scoreToolSearcher(
   const gOut = contains(g, 'output') ? getItem(g, 'output') : NONE;
   const gExc = contains(g, 'exception') ? getItem(g, 'exception') : NONE;
   const ok = pyEquals(output, gOut) && pyEquals(NONE, gExc);
-  return { correct: ok, stage: 'score', reason: ok ? null : 'ToolSearcher official frozen API result mismatch', predictedResult: result, goldResult: gold.result };
+  return {
+    correct: ok,
+    stage: 'score',
+    reason: ok ? null : 'ToolSearcher official frozen API result mismatch',
+    predictedResult: result,
+    goldResult: gold.result,
+  };
 }

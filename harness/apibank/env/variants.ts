@@ -20,7 +20,11 @@ const F = (v: number): PyValue => ({ t: 'float', v });
 const NONE: PyValue = { t: 'none' };
 
 /** `[Name(k=repr(v), ...)]`, with optional spacing and bare-identifier values. */
-export function callText(name: string, args: ReadonlyArray<readonly [string, PyValue | { bare: string }]>, spaced = false): string {
+export function callText(
+  name: string,
+  args: ReadonlyArray<readonly [string, PyValue | { bare: string }]>,
+  spaced = false,
+): string {
   const sep = spaced ? ' = ' : '=';
   const parts = args.map(([k, v]) => `${k}${sep}${'bare' in v ? v.bare : pyRepr(v)}`);
   return spaced ? `[${name}( ${parts.join(' ,  ')} )]` : `[${name}(${parts.join(', ')})]`;
@@ -43,7 +47,11 @@ function dateVariants(s: string): Array<[string, string]> {
     ['feb-30', `${y}-02-30${h ? ` ${h}:${mi}:${se}` : ''}`],
   ];
   if (h) {
-    out.push(['iso-T', `${y}-${mo}-${d}T${h}:${mi}:${se}`], ['no-seconds', `${y}-${mo}-${d} ${h}:${mi}`], ['date-only', `${y}-${mo}-${d}`]);
+    out.push(
+      ['iso-T', `${y}-${mo}-${d}T${h}:${mi}:${se}`],
+      ['no-seconds', `${y}-${mo}-${d} ${h}:${mi}`],
+      ['date-only', `${y}-${mo}-${d}`],
+    );
     out.push(['double-space', `${y}-${mo}-${d}  ${h}:${mi}:${se}`], ['second-60', `${y}-${mo}-${d} ${h}:${mi}:60`]);
   } else out.push(['with-time', `${s} 00:00:00`], ['month-day', `${mo}-${d}`]);
   return out;
@@ -72,7 +80,11 @@ function valueVariants(v: PyValue): Array<[string, PyValue]> {
         ['dict', { t: 'dict', entries: [[S('name'), v]] }],
       ];
       if (words.length > 1) {
-        out.push(['drop-last-word', S(words.slice(0, -1).join(' '))], ['first-word', S(words[0]!)], ['double-spaces', S(words.join('  '))]);
+        out.push(
+          ['drop-last-word', S(words.slice(0, -1).join(' '))],
+          ['first-word', S(words[0]!)],
+          ['double-spaces', S(words.join('  '))],
+        );
         out.push(['extra-word', S(`${s} today`)]);
       }
       if (/^-?\d+$/.test(s)) out.push(['as-int', I(BigInt(s))]);
@@ -144,7 +156,13 @@ function valueVariants(v: PyValue): Array<[string, PyValue]> {
 /** A dict's 'name' value upper-cased (devices, health items); other values unchanged. */
 function upperNames(x: PyValue): PyValue {
   if (x.t !== 'dict') return x;
-  return { t: 'dict', entries: x.entries.map(([k, v]) => [k, k.t === 'str' && k.v === 'name' && v.t === 'str' ? S(` ${v.v.toUpperCase()}`) : v]) };
+  return {
+    t: 'dict',
+    entries: x.entries.map(([k, v]) => [
+      k,
+      k.t === 'str' && k.v === 'name' && v.t === 'str' ? S(` ${v.v.toUpperCase()}`) : v,
+    ]),
+  };
 }
 const dropKey =
   (key: string) =>
@@ -152,7 +170,24 @@ const dropKey =
     x.t === 'dict' ? { t: 'dict', entries: x.entries.filter(([k]) => !(k.t === 'str' && k.v === key)) } : x;
 
 /** Calculator inputs, none with a '-' first in a parenthesised group (the reference loops forever on those). */
-const FORMULAS = ['(1+2)*3', '1/0', '((1+2))', '2*(3+4)', '1++2', '(1)+', '10/4', '7-2-1', '2*3-4/8', '1 + 2', '(1+2', '12', 'a+b', '3*(2+(4-1))', '2**3', ''];
+const FORMULAS = [
+  '(1+2)*3',
+  '1/0',
+  '((1+2))',
+  '2*(3+4)',
+  '1++2',
+  '(1)+',
+  '10/4',
+  '7-2-1',
+  '2*3-4/8',
+  '1 + 2',
+  '(1+2',
+  '12',
+  'a+b',
+  '3*(2+(4-1))',
+  '2**3',
+  '',
+];
 
 const KEYWORD_PHRASES = ['add a new schedule', 'check the weather', 'token', 'book hotel room', 'xyzzy'];
 
@@ -163,7 +198,9 @@ const KEYWORD_PHRASES = ['add a new schedule', 'check the weather', 'token', 'bo
 export function callCases(task: ApiBankTask, otherKeywords: readonly string[] = []): CallCase[] {
   const name = task.ground_truth.api_name;
   // The gold call as the reference writes it (repr of normalised params) and parses it back (normalised again).
-  const gold = normalizeParams(task.ground_truth.param_dict).map(([k, v]) => [k, normalizeValue(v)] as [string, PyValue]);
+  const gold = normalizeParams(task.ground_truth.param_dict).map(
+    ([k, v]) => [k, normalizeValue(v)] as [string, PyValue],
+  );
   const cases: CallCase[] = [];
   const add = (label: string, n: string, args: Array<[string, PyValue]>, spaced = false): void => {
     cases.push({
@@ -180,18 +217,37 @@ export function callCases(task: ApiBankTask, otherKeywords: readonly string[] = 
   if (other) add('other-name', other, gold);
   add('extra-note', name, [...gold, ['note', S('x')]]);
   add('no-args', name, []);
-  gold.forEach(([k], i) => add(`missing:${k}`, name, gold.filter((_, j) => j !== i)));
+  gold.forEach(([k], i) =>
+    add(
+      `missing:${k}`,
+      name,
+      gold.filter((_, j) => j !== i),
+    ),
+  );
   gold.forEach(([k, v], i) => {
     for (const [label, nv] of valueVariants(v)) {
-      add(`${k}:${label}`, name, gold.map(([kk, vv], j) => [kk, j === i ? nv : vv] as [string, PyValue]));
+      add(
+        `${k}:${label}`,
+        name,
+        gold.map(([kk, vv], j) => [kk, j === i ? nv : vv] as [string, PyValue]),
+      );
     }
     if (v.t === 'str' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v.v) && !['True', 'False', 'None'].includes(v.v)) {
       // A bare identifier parses to its own name: token=abc means 'abc'.
       const args = gold.map(([kk, vv]) => [kk, kk === k ? { bare: v.v } : vv] as [string, PyValue | { bare: string }]);
-      cases.push({ label: `${k}:bare-name`, text: callText(name, args), call: { name, args: Object.fromEntries(gold) } });
+      cases.push({
+        label: `${k}:bare-name`,
+        text: callText(name, args),
+        call: { name, args: Object.fromEntries(gold) },
+      });
     }
   });
-  if (gold.length > 0) add('renamed-arg', name, gold.map(([k, v], j) => [j === 0 ? `${k}_x` : k, v] as [string, PyValue]));
+  if (gold.length > 0)
+    add(
+      'renamed-arg',
+      name,
+      gold.map(([k, v], j) => [j === 0 ? `${k}_x` : k, v] as [string, PyValue]),
+    );
   if (name === 'ToolSearcher') {
     for (const [i, kw] of otherKeywords.entries()) add(`keywords:recorded-${i}`, name, [['keywords', S(kw)]]);
     for (const [i, kw] of KEYWORD_PHRASES.entries()) add(`keywords:phrase-${i}`, name, [['keywords', S(kw)]]);
@@ -206,4 +262,3 @@ export function callCases(task: ApiBankTask, otherKeywords: readonly string[] = 
   if (name === 'Calculator') for (const [i, f] of FORMULAS.entries()) add(`formula:${i}`, name, [['formula', S(f)]]);
   return cases;
 }
-

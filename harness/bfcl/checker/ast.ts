@@ -72,10 +72,17 @@ export function astChecker(
   const answers = itemsOf(possibleAnswer, 'possible answer');
   if (category.includes('parallel')) return parallelNoOrder(funcDescriptions, modelOutput, answers, language, opts);
   if (category.includes('multiple')) {
-    if (modelOutput.length !== answers.length) return bad('multiple_function_checker:wrong_count', 'Wrong number of functions.');
+    if (modelOutput.length !== answers.length)
+      return bad('multiple_function_checker:wrong_count', 'Wrong number of functions.');
     if (answers.length === 0) throw new BfclCrash('IndexError', 'list index out of range');
     const expected = firstKey(answers[0]!);
-    return simpleFunctionChecker(findDescription(funcDescriptions, expected), modelOutput[0]!, answers[0]!, language, opts);
+    return simpleFunctionChecker(
+      findDescription(funcDescriptions, expected),
+      modelOutput[0]!,
+      answers[0]!,
+      language,
+      opts,
+    );
   }
   if (modelOutput.length !== 1) return bad('simple_function_checker:wrong_count', 'Wrong number of functions.');
   if (funcDescriptions.length === 0) throw new BfclCrash('IndexError', 'list index out of range');
@@ -84,7 +91,8 @@ export function astChecker(
 }
 
 function firstKey(answer: PyValue): string {
-  if (answer.t !== 'dict') throw new BfclCrash('AttributeError', `'${typeName(answer)}' object has no attribute 'keys'`);
+  if (answer.t !== 'dict')
+    throw new BfclCrash('AttributeError', `'${typeName(answer)}' object has no attribute 'keys'`);
   const k = answer.entries[0];
   if (!k) throw new BfclCrash('IndexError', 'list index out of range');
   if (!isStr(k[0])) throw new BfclCrash('TypeError', 'function name is not a str');
@@ -100,8 +108,15 @@ export function convertFuncName(name: string, opts: AstCheckOptions): string {
   return name.includes('.') && opts.underscoreToDot ? name.replace(/\./g, '_') : name;
 }
 
-function parallelNoOrder(docs: readonly FunctionDoc[], output: readonly DecodedCall[], answers: PyValue[], language: Language, opts: AstCheckOptions): CheckResult {
-  if (output.length !== answers.length) return bad('parallel_function_checker_no_order:wrong_count', 'Wrong number of functions.');
+function parallelNoOrder(
+  docs: readonly FunctionDoc[],
+  output: readonly DecodedCall[],
+  answers: PyValue[],
+  language: Language,
+  opts: AstCheckOptions,
+): CheckResult {
+  if (output.length !== answers.length)
+    return bad('parallel_function_checker_no_order:wrong_count', 'Wrong number of functions.');
   const matched: number[] = [];
   for (let i = 0; i < answers.length; i++) {
     const expected = firstKey(answers[i]!);
@@ -118,12 +133,16 @@ function parallelNoOrder(docs: readonly FunctionDoc[], output: readonly DecodedC
       errors.push(`Model Result Index ${index}: ${result.error_type}: ${result.error.join(' ')}`);
     }
     // The reference reads the last `result`; with every output already matched it is the previous answer's.
-    if (result === undefined) throw new BfclCrash('UnboundLocalError', "local variable 'result' referenced before assignment");
+    if (result === undefined)
+      throw new BfclCrash('UnboundLocalError', "local variable 'result' referenced before assignment");
     if (!result.valid) {
       const considered = output.map((_, k) => k).filter((k) => !matched.includes(k));
       return {
         valid: false,
-        error: [`Could not find a matching function among index [${considered.join(', ')}] of model output for index ${i} of possible answers.`, ...errors],
+        error: [
+          `Could not find a matching function among index [${considered.join(', ')}] of model output for index ${i} of possible answers.`,
+          ...errors,
+        ],
         error_type: 'parallel_function_checker_no_order:cannot_find_match',
       };
     }
@@ -132,8 +151,15 @@ function parallelNoOrder(docs: readonly FunctionDoc[], output: readonly DecodedC
 }
 
 /** simple_function_checker(func_description, model_output, possible_answer, language, model_name). */
-export function simpleFunctionChecker(doc: FunctionDoc | undefined, call: DecodedCall, possible: PyValue, language: Language, opts: AstCheckOptions): CheckResult {
-  if (possible.t !== 'dict') throw new BfclCrash('AttributeError', `'${typeName(possible)}' object has no attribute 'values'`);
+export function simpleFunctionChecker(
+  doc: FunctionDoc | undefined,
+  call: DecodedCall,
+  possible: PyValue,
+  language: Language,
+  opts: AstCheckOptions,
+): CheckResult {
+  if (possible.t !== 'dict')
+    throw new BfclCrash('AttributeError', `'${typeName(possible)}' object has no attribute 'values'`);
   if (possible.entries.length === 0) throw new BfclCrash('IndexError', 'list index out of range');
   const answer = possible.entries[0]![1];
   if (!doc) throw new BfclCrash('TypeError', "'NoneType' object is not subscriptable");
@@ -142,7 +168,8 @@ export function simpleFunctionChecker(doc: FunctionDoc | undefined, call: Decode
   const required = params.required ?? keyError('required');
 
   const funcName = convertFuncName(doc.name, opts);
-  if (!pyEquals(call.name, { t: 'str', v: funcName })) return bad('simple_function_checker:wrong_func_name', `Function name '${funcName}' not found in model output.`);
+  if (!pyEquals(call.name, { t: 'str', v: funcName }))
+    return bad('simple_function_checker:wrong_func_name', `Function name '${funcName}' not found in model output.`);
   const modelParams = call.params;
   const has = (p: string) => modelParams.some(([k]) => isStr(k) && k.v === p);
 
@@ -154,7 +181,10 @@ export function simpleFunctionChecker(doc: FunctionDoc | undefined, call: Decode
     const param = isStr(key) ? key.v : undefined;
     const possibleForParam = param === undefined ? undefined : dictGet(answer, param);
     if (param === undefined || !Object.hasOwn(paramDetails, param) || possibleForParam === undefined) {
-      return bad('simple_function_checker:unexpected_param', `Unexpected parameter: ${param === undefined ? show(key) : `'${param}'`}.`);
+      return bad(
+        'simple_function_checker:unexpected_param',
+        `Unexpected parameter: ${param === undefined ? show(key) : `'${param}'`}.`,
+      );
     }
     const detail = paramDetails[param]!;
     const typeDesc = detail.type ?? keyError('type');
@@ -164,7 +194,11 @@ export function simpleFunctionChecker(doc: FunctionDoc | undefined, call: Decode
 
     if (language === 'java') {
       expected = JAVA_TYPES[typeDesc] ?? keyError(typeDesc);
-      if (value.t !== 'str') return bad('type_error:java', `Incorrect type for parameter '${param}'. Expected type String, got ${typeName(value)}. Parameter value: ${show(value)}.`);
+      if (value.t !== 'str')
+        return bad(
+          'type_error:java',
+          `Incorrect type for parameter '${param}'. Expected type String, got ${typeName(value)}. Parameter value: ${show(value)}.`,
+        );
       if (NESTED_CONVERSION.includes(typeDesc)) {
         const nestedType = itemType(detail);
         nested = JAVA_TYPES[nestedType] ?? keyError(nestedType);
@@ -172,7 +206,11 @@ export function simpleFunctionChecker(doc: FunctionDoc | undefined, call: Decode
       } else value = javaTypeConverter(value.v, typeDesc);
     } else if (language === 'javascript') {
       expected = JS_TYPES[typeDesc] ?? keyError(typeDesc);
-      if (value.t !== 'str') return bad('type_error:js', `Incorrect type for parameter '${param}'. Expected type String, got ${typeName(value)}. Parameter value: ${show(value)}.`);
+      if (value.t !== 'str')
+        return bad(
+          'type_error:js',
+          `Incorrect type for parameter '${param}'. Expected type String, got ${typeName(value)}. Parameter value: ${show(value)}.`,
+        );
       if (NESTED_CONVERSION.includes(typeDesc)) {
         const nestedType = itemType(detail);
         nested = JS_TYPES[nestedType] ?? keyError(nestedType);
@@ -209,14 +247,20 @@ export function simpleFunctionChecker(doc: FunctionDoc | undefined, call: Decode
       }
     }
     if (!pyIn(value, allowed)) {
-      return bad('value_error:others', `Invalid value for parameter '${param}': ${show(value)}. Expected one of ${show(possibleForParam)}.`);
+      return bad(
+        'value_error:others',
+        `Invalid value for parameter '${param}': ${show(value)}. Expected one of ${show(possibleForParam)}.`,
+      );
     }
   }
 
   for (const [k, v] of answer.t === 'dict' ? answer.entries : []) {
     if (!isStr(k)) continue;
     if (!has(k.v) && !containsEmptyStr(v)) {
-      return bad('simple_function_checker:missing_optional', `Optional parameter '${k.v}' not provided and not marked as optional.`);
+      return bad(
+        'simple_function_checker:missing_optional',
+        `Optional parameter '${k.v}' not provided and not marked as optional.`,
+      );
     }
   }
   return ok();
@@ -248,7 +292,14 @@ interface TypeCheck extends CheckResult {
 }
 
 /** type_checker: only one level of nesting; a value of the answer's own type is accepted as a "variable". */
-function typeChecker(param: string, value: PyValue, possible: PyValue, typeDesc: string, expected: string, nested: string | undefined): TypeCheck {
+function typeChecker(
+  param: string,
+  value: PyValue,
+  possible: PyValue,
+  typeDesc: string,
+  expected: string,
+  nested: string | undefined,
+): TypeCheck {
   const result: TypeCheck = { valid: true, error: [], error_type: 'type_error:simple', isVariable: false };
   let isVariable = false;
   const answerType = possibleAnswerType(possible);
@@ -272,7 +323,9 @@ function typeChecker(param: string, value: PyValue, possible: PyValue, typeDesc:
       if (flag) return { valid: true, error: [], error_type: result.error_type, isVariable };
     }
     result.valid = false;
-    result.error = [`Nested type checking failed for parameter '${param}'. Expected outer type ${typeDesc} with inner type ${nested}. Parameter value: ${show(value)}.`];
+    result.error = [
+      `Nested type checking failed for parameter '${param}'. Expected outer type ${typeDesc} with inner type ${nested}. Parameter value: ${show(value)}.`,
+    ];
     result.error_type = 'type_error:nested';
   }
 
@@ -281,7 +334,9 @@ function typeChecker(param: string, value: PyValue, possible: PyValue, typeDesc:
     return result;
   }
   result.valid = false;
-  result.error.push(`Incorrect type for parameter '${param}'. Expected type ${typeDesc}, got ${typeName(value)}. Parameter value: ${show(value)}.`);
+  result.error.push(
+    `Incorrect type for parameter '${param}'. Expected type ${typeDesc}, got ${typeName(value)}. Parameter value: ${show(value)}.`,
+  );
   result.error_type = 'type_error:simple';
   return result;
 }
@@ -298,7 +353,10 @@ function stringChecker(param: string, value: PyValue, allowed: PyValue[]): Check
   const v = standardizeString(strOf(value));
   const std = allowed.filter(isStr).map((a) => standardizeString(a.v));
   if (!std.includes(v)) {
-    return bad('value_error:string', `Invalid value for parameter '${param}': ${show(value)}. Expected one of ${show({ t: 'list', items: allowed })}. Case insensitive.`);
+    return bad(
+      'value_error:string',
+      `Invalid value for parameter '${param}': ${show(value)}. Expected one of ${show({ t: 'list', items: allowed })}. Case insensitive.`,
+    );
   }
   return ok();
 }
@@ -312,15 +370,21 @@ const standardized = (v: PyValue): PyValue => (v.t === 'str' ? { t: 'str', v: st
 
 function listChecker(param: string, value: PyValue, allowed: PyValue[]): CheckResult {
   const out: PyValue = { t: 'list', items: itemsOf(value, param).map(standardized) };
-  const std = allowed.map((a): PyValue => ({ t: 'list', items: itemsOf(a, `possible answer of ${param}`).map(standardized) }));
+  const std = allowed.map(
+    (a): PyValue => ({ t: 'list', items: itemsOf(a, `possible answer of ${param}`).map(standardized) }),
+  );
   if (!pyIn(out, std)) {
-    return bad('value_error:list/tuple', `Invalid value for parameter '${param}': ${show(value)}. Expected one of ${show({ t: 'list', items: allowed })}.`);
+    return bad(
+      'value_error:list/tuple',
+      `Invalid value for parameter '${param}': ${show(value)}. Expected one of ${show({ t: 'list', items: allowed })}.`,
+    );
   }
   return ok();
 }
 
 function dictEntries(v: PyValue, what: string): Array<[PyValue, PyValue]> {
-  if (v.t !== 'dict') throw new BfclCrash('AttributeError', `'${typeName(v)}' object has no attribute 'items' (${what})`);
+  if (v.t !== 'dict')
+    throw new BfclCrash('AttributeError', `'${typeName(v)}' object has no attribute 'items' (${what})`);
   return v.entries;
 }
 
@@ -340,7 +404,10 @@ function dictChecker(param: string, value: PyValue, allowed: PyValue[]): CheckRe
       }
       const std = itemsOf(allowedValues, `possible answer of ${param}`).map(standardized);
       if (!pyIn(standardized(v), std)) {
-        result = bad('value_error:dict_value', `Invalid value for parameter ${show(key)}: ${show(v)}. Expected one of ${show({ t: 'list', items: std })}.`);
+        result = bad(
+          'value_error:dict_value',
+          `Invalid value for parameter ${show(key)}: ${show(v)}. Expected one of ${show({ t: 'list', items: std })}.`,
+        );
         flag = false;
         break;
       }

@@ -4,7 +4,19 @@
 // never converts, and Set/Hashtable/Queue/Stack raise.
 import { pyFloatOfStr, pyIntOfStr } from '../../core/pyliteral/builtins.ts';
 import { pyStrip } from '../../core/pyliteral/index.ts';
-import { BfclCrash, float, int, list, pyRegex, reFindall, reMatch, reSearch, str, stripChars, type PyValue } from '../py.ts';
+import {
+  BfclCrash,
+  float,
+  int,
+  list,
+  pyRegex,
+  reFindall,
+  reMatch,
+  reSearch,
+  str,
+  stripChars,
+  type PyValue,
+} from '../py.ts';
 
 export const JAVA_TYPES: Record<string, string> = {
   byte: 'int',
@@ -50,7 +62,8 @@ function dropSuffixChar(s: string, chars: string): string {
 
 function toInt(s: string): PyValue {
   const v = pyIntOfStr(s);
-  if (v === undefined) throw new BfclCrash('ValueError', `invalid literal for int() with base 10: ${JSON.stringify(s)}`);
+  if (v === undefined)
+    throw new BfclCrash('ValueError', `invalid literal for int() with base 10: ${JSON.stringify(s)}`);
   return int(v);
 }
 

@@ -20,7 +20,9 @@ const RE = {
   int: pyRegex('^-?\\d+$'),
   float: pyRegex('^-?\\d+(\\.\\d+)?$'),
   bigint: pyRegex('^-?\\d+n$'),
-  array2d: pyRegex('\\[\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\]|\\bnew\\s+Array\\(\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\)'),
+  array2d: pyRegex(
+    '\\[\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\]|\\bnew\\s+Array\\(\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\)',
+  ),
   array: pyRegex('\\[(.*?)\\]|\\bnew\\s+Array\\((.*?)\\)'),
   inner: pyRegex('\\[(.*?)\\]'),
   dict: pyRegex('\\{(.*?)\\}'),
@@ -31,7 +33,8 @@ const slice1 = (s: string) => Array.from(s).slice(1, -1).join('');
 
 function toInt(s: string): PyValue {
   const v = pyIntOfStr(s);
-  if (v === undefined) throw new BfclCrash('ValueError', `invalid literal for int() with base 10: ${JSON.stringify(s)}`);
+  if (v === undefined)
+    throw new BfclCrash('ValueError', `invalid literal for int() with base 10: ${JSON.stringify(s)}`);
   return int(v);
 }
 
@@ -40,7 +43,8 @@ export function jsTypeConverter(value: string, expectedType: string, nestedType?
   if (!(expectedType in JS_TYPES)) throw new BfclCrash('ValueError', `Unsupported type: ${expectedType}`);
   switch (expectedType) {
     case 'String':
-      if (!(value.startsWith('"') && value.endsWith('"')) && !(value.startsWith("'") && value.endsWith("'"))) return str(value);
+      if (!(value.startsWith('"') && value.endsWith('"')) && !(value.startsWith("'") && value.endsWith("'")))
+        return str(value);
       return str(slice1(value));
     case 'integer':
       return reMatch(RE.int, value) ? toInt(value) : str(value);
@@ -87,7 +91,9 @@ export function parseJsCollection(input: string, type: 'array' | 'dict', nestedT
         return list(
           elements.map((e) => {
             const t = pyStrip(e);
-            return t.startsWith("'") || t.startsWith('"') ? jsTypeConverter(t, nestedType, 'String') : jsTypeConverter(t, nestedType);
+            return t.startsWith("'") || t.startsWith('"')
+              ? jsTypeConverter(t, nestedType, 'String')
+              : jsTypeConverter(t, nestedType);
           }),
         );
       }

@@ -54,7 +54,12 @@ export async function multiTurnChecker(exec: BfclExecutor, input: MultiTurnInput
   const model = input.modelName ?? 'toolgauge';
   const longContext = isLongContext(input.category);
   // Two instances, each in a process of its own (see executor.ts): the ground truth runs apart from the model's calls.
-  const spec = { classes: input.classes, initialConfigJson: input.initialConfigJson, longContext, functions: input.functions };
+  const spec = {
+    classes: input.classes,
+    initialConfigJson: input.initialConfigJson,
+    longContext,
+    functions: input.functions,
+  };
   const modelHandle = await exec.start({ ...spec, label: label(`${model}_eval`, input.id) });
   const gtHandle = await exec.start({ ...spec, label: label(`${model}_ground_truth_eval`, input.id) });
   const execution: MultiTurnResult['execution'] = [];
@@ -70,7 +75,13 @@ export async function multiTurnChecker(exec: BfclExecutor, input: MultiTurnInput
       execution.push({ model: modelResults, ground_truth: gtResults });
 
       if (gtCalls.length > 0 && (steps.length === 0 || (steps.length === 1 && steps[0]!.length === 0))) {
-        return { valid: false, error_type: 'multi_turn:empty_turn_model_response', error: [`Model response list is empty for turn ${turn}`], turn, execution };
+        return {
+          valid: false,
+          error_type: 'multi_turn:empty_turn_model_response',
+          error: [`Model response list is empty for turn ${turn}`],
+          turn,
+          execution,
+        };
       }
       if (gtCalls.length === 0) continue;
 
@@ -91,7 +102,9 @@ export async function multiTurnChecker(exec: BfclExecutor, input: MultiTurnInput
         return {
           valid: false,
           error_type: 'multi_turn:execution_response_mismatch',
-          error: [`Model response execution results so far does not contain all the ground truth response execution results for turn ${turn}.`],
+          error: [
+            `Model response execution results so far does not contain all the ground truth response execution results for turn ${turn}.`,
+          ],
           turn,
           missing,
           execution,

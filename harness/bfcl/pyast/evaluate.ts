@@ -44,18 +44,18 @@ function toFloat(n: Num): number | undefined {
 
 const floorDivBig = (a: bigint, b: bigint): bigint => {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 };
 const modBig = (a: bigint, b: bigint): bigint => {
   const r = a % b;
-  return r !== 0n && (r < 0n) !== (b < 0n) ? r + b : r;
+  return r !== 0n && r < 0n !== b < 0n ? r + b : r;
 };
 
 function floatFloorDiv(vx: number, wx: number): number {
   let mod = vx % wx;
   let div = (vx - mod) / wx;
   if (mod) {
-    if ((wx < 0) !== (mod < 0)) {
+    if (wx < 0 !== mod < 0) {
       mod += wx;
       div -= 1;
     }
@@ -71,7 +71,7 @@ function floatFloorDiv(vx: number, wx: number): number {
 function floatMod(vx: number, wx: number): number {
   let mod = vx % wx;
   if (mod) {
-    if ((wx < 0) !== (mod < 0)) mod += wx;
+    if (wx < 0 !== mod < 0) mod += wx;
   } else mod = wx < 0 ? -0 : 0;
   return mod;
 }
@@ -145,7 +145,8 @@ function arith(op: string, a: Num, b: Num): Outcome {
 }
 
 function floatPow(x: number, y: number): Outcome {
-  if (!Number.isFinite(x) || !Number.isFinite(y) || Number.isNaN(x) || Number.isNaN(y)) return unknown('pow with inf or nan');
+  if (!Number.isFinite(x) || !Number.isFinite(y) || Number.isNaN(x) || Number.isNaN(y))
+    return unknown('pow with inf or nan');
   if (x === 0 && y < 0) return err('ZeroDivisionError');
   if (x < 0 && !Number.isInteger(y)) return unknown('negative base to a fractional power gives a complex');
   const r = x ** y;
@@ -160,14 +161,16 @@ function binop(op: string, a: PyValue, b: PyValue): Outcome {
   if (na && nb) {
     const r = arith(op, na, nb);
     // bool & bool, bool | bool, bool ^ bool stay bool
-    if (a.t === 'bool' && b.t === 'bool' && 'ok' in r && ['BitAnd', 'BitOr', 'BitXor'].includes(op)) return ok({ t: 'bool', v: (r.ok as { v: bigint }).v !== 0n });
+    if (a.t === 'bool' && b.t === 'bool' && 'ok' in r && ['BitAnd', 'BitOr', 'BitXor'].includes(op))
+      return ok({ t: 'bool', v: (r.ok as { v: bigint }).v !== 0n });
     return r;
   }
   const seq = (v: PyValue) => v.t === 'str' || v.t === 'bytes' || v.t === 'list' || v.t === 'tuple';
   if (op === 'Add' && seq(a) && a.t === b.t) {
     if (a.t === 'str' && b.t === 'str') return ok({ t: 'str', v: a.v + b.v });
     if (a.t === 'bytes' && b.t === 'bytes') return ok({ t: 'bytes', v: Uint8Array.from([...a.v, ...b.v]) });
-    if ((a.t === 'list' || a.t === 'tuple') && (b.t === 'list' || b.t === 'tuple')) return ok({ t: a.t, items: [...a.items, ...b.items] });
+    if ((a.t === 'list' || a.t === 'tuple') && (b.t === 'list' || b.t === 'tuple'))
+      return ok({ t: a.t, items: [...a.items, ...b.items] });
   }
   if (op === 'Mult') {
     const [s, n] = seq(a) && nb?.t === 'int' ? [a, nb.v] : seq(b) && na?.t === 'int' ? [b, na.v] : [undefined, 0n];
@@ -176,7 +179,8 @@ function binop(op: string, a: PyValue, b: PyValue): Outcome {
       const len = s.t === 'str' ? s.v.length : s.t === 'bytes' ? s.v.length : (s as { items: PyValue[] }).items.length;
       if (len * count > MAX_ITEMS) return unknown('very long repetition');
       if (s.t === 'str') return ok({ t: 'str', v: s.v.repeat(count) });
-      if (s.t === 'bytes') return ok({ t: 'bytes', v: Uint8Array.from(Array.from({ length: count }, () => [...s.v]).flat()) });
+      if (s.t === 'bytes')
+        return ok({ t: 'bytes', v: Uint8Array.from(Array.from({ length: count }, () => [...s.v]).flat()) });
       const items = (s as { items: PyValue[] }).items;
       return ok({ t: s.t as 'list' | 'tuple', items: Array.from({ length: count }, () => items).flat() });
     }
@@ -211,7 +215,9 @@ export function evaluate(n: Node): Outcome {
     case 'Constant':
       return ok(n.value);
     case 'Name':
-      return DEFINED.has(n.id) ? unknown(`reads the module name ${n.id}`) : err(`NameError: name '${n.id}' is not defined`);
+      return DEFINED.has(n.id)
+        ? unknown(`reads the module name ${n.id}`)
+        : err(`NameError: name '${n.id}' is not defined`);
     case 'BinOp': {
       const a = evaluate(n.left);
       if ('err' in a) return a;

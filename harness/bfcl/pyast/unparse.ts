@@ -7,7 +7,27 @@ import { BfclUnsupported } from '../py.ts';
 import type { Node } from '../../core/pyliteral/index.ts';
 
 // _Precedence
-const P = { NAMED_EXPR: 1, TUPLE: 2, YIELD: 3, TEST: 4, OR: 5, AND: 6, NOT: 7, CMP: 8, EXPR: 9, BOR: 9, BXOR: 10, BAND: 11, SHIFT: 12, ARITH: 13, TERM: 14, FACTOR: 15, POWER: 16, AWAIT: 17, ATOM: 18 };
+const P = {
+  NAMED_EXPR: 1,
+  TUPLE: 2,
+  YIELD: 3,
+  TEST: 4,
+  OR: 5,
+  AND: 6,
+  NOT: 7,
+  CMP: 8,
+  EXPR: 9,
+  BOR: 9,
+  BXOR: 10,
+  BAND: 11,
+  SHIFT: 12,
+  ARITH: 13,
+  TERM: 14,
+  FACTOR: 15,
+  POWER: 16,
+  AWAIT: 17,
+  ATOM: 18,
+};
 const next = (p: number) => Math.min(p + 1, P.ATOM);
 
 const BINOP: Record<string, [string, number]> = {
@@ -25,8 +45,24 @@ const BINOP: Record<string, [string, number]> = {
   FloorDiv: ['//', P.TERM],
   Pow: ['**', P.POWER],
 };
-const UNOP: Record<string, [string, number]> = { Invert: ['~', P.FACTOR], Not: ['not', P.NOT], UAdd: ['+', P.FACTOR], USub: ['-', P.FACTOR] };
-const CMPOP: Record<string, string> = { Eq: '==', NotEq: '!=', Lt: '<', LtE: '<=', Gt: '>', GtE: '>=', Is: 'is', IsNot: 'is not', In: 'in', NotIn: 'not in' };
+const UNOP: Record<string, [string, number]> = {
+  Invert: ['~', P.FACTOR],
+  Not: ['not', P.NOT],
+  UAdd: ['+', P.FACTOR],
+  USub: ['-', P.FACTOR],
+};
+const CMPOP: Record<string, string> = {
+  Eq: '==',
+  NotEq: '!=',
+  Lt: '<',
+  LtE: '<=',
+  Gt: '>',
+  GtE: '>=',
+  Is: 'is',
+  IsNot: 'is not',
+  In: 'in',
+  NotIn: 'not in',
+};
 
 const INFSTR = '1e309';
 
@@ -61,7 +97,10 @@ export function unparse(root: Node): string {
       }
       case 'Call': {
         set(P.ATOM, n.func);
-        const parts = [...n.args.map(t), ...n.keywords.map((kw) => (kw.arg === null ? `**${t(kw.value)}` : `${kw.arg}=${t(kw.value)}`))];
+        const parts = [
+          ...n.args.map(t),
+          ...n.keywords.map((kw) => (kw.arg === null ? `**${t(kw.value)}` : `${kw.arg}=${t(kw.value)}`)),
+        ];
         return `${t(n.func)}(${parts.join(', ')})`;
       }
       case 'Subscript': {

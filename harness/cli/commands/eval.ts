@@ -25,7 +25,8 @@ export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
 export async function run(argvIn: string[]): Promise<number> {
   const argv = applyConfig('eval', argvIn, MODEL_FLAGS, CONFIG_OPTIONS);
   const { values, positionals } = parseFlags('eval', argv, MODEL_FLAGS, true);
-  if (!positionals.length && !values['merge-reports']) throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
+  if (!positionals.length && !values['merge-reports'])
+    throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
   const env: NodeJS.ProcessEnv = { ...process.env };
   flagsToEnv(values, {}, env);
@@ -41,7 +42,8 @@ export async function run(argvIn: string[]): Promise<number> {
   // Before the first request: a run that cannot write its results must not pay for a single model call.
   assertOutDirWritable('toolgauge eval', kc.run.outDir ?? 'results');
   // A gguf: model: its local engine starts now, for the whole run.
-  const engine = values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, 'toolgauge eval');
+  const engine =
+    values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, 'toolgauge eval');
   try {
     if (engine) {
       engineEnv(env, engine);
@@ -53,7 +55,12 @@ export async function run(argvIn: string[]): Promise<number> {
   }
 }
 
-async function runChecked(kc: KitConfig, values: Record<string, unknown>, positionals: string[], env: NodeJS.ProcessEnv): Promise<number> {
+async function runChecked(
+  kc: KitConfig,
+  values: Record<string, unknown>,
+  positionals: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   // Replay answers every request from the cache: the endpoint need not be up.
   if (kc.run.baseUrl && !values['merge-reports'] && kc.run.cache !== 'replay') {
     try {
@@ -68,12 +75,15 @@ async function runChecked(kc: KitConfig, values: Record<string, unknown>, positi
   // A user's eval files run with their own global setup (harness/vitest/eval-global-setup.ts, in this process), which
   // parses the configuration from this process's environment: for them that is the channel.
   Object.assign(process.env, env);
-  return runEvalSuites(positionals.map((f) => resolve(f)), {
-    env: process.env,
-    userRoot: process.cwd(),
-    shard: values.shard as string | undefined,
-    filter: values.filter as string | undefined,
-    blobDir: values['blob-dir'] as string | undefined,
-    mergeReports: values['merge-reports'] as string | undefined,
-  });
+  return runEvalSuites(
+    positionals.map((f) => resolve(f)),
+    {
+      env: process.env,
+      userRoot: process.cwd(),
+      shard: values.shard as string | undefined,
+      filter: values.filter as string | undefined,
+      blobDir: values['blob-dir'] as string | undefined,
+      mergeReports: values['merge-reports'] as string | undefined,
+    },
+  );
 }

@@ -40,7 +40,9 @@ describe('toolgauge make-test-model', () => {
 
   it('refuses bad flags and paths in one line', async () => {
     await expect(make([join(dir, 'x.gguf'), '--type', 'q4_0'])).rejects.toThrow(/--type must be one of f32\|f16\|q8_0/);
-    await expect(make([join(dir, 'x.gguf'), '--template', 'chatml'])).rejects.toThrow(/--template must be one of hermes\|llama3/);
+    await expect(make([join(dir, 'x.gguf'), '--template', 'chatml'])).rejects.toThrow(
+      /--template must be one of hermes\|llama3/,
+    );
     await expect(make([join(dir, 'x.gguf'), '--seed', '1.5'])).rejects.toThrow(UsageError);
     await expect(make([])).rejects.toThrow(/expected one output path/);
     await expect(make([join(dir, 'no', 'such', 'dir', 'x.gguf')])).rejects.toThrow(/cannot write .*ENOENT/);

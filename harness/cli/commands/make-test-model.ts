@@ -23,7 +23,11 @@ const TYPES: Record<string, TensorEncoding> = { f32: 'F32', f16: 'F16', q8_0: 'Q
 const FLAGS: FlagSpecs = {
   type: { type: 'string', values: Object.keys(TYPES), description: 'tensor type of the weights (norms stay F32)' },
   template: { type: 'string', values: TEST_TEMPLATE_NAMES, description: 'chat template and its special tokens' },
-  seed: { type: 'string', schema: z.coerce.number().int().min(0).max(0xffffffff), description: 'seed of the random weights' },
+  seed: {
+    type: 'string',
+    schema: z.coerce.number().int().min(0).max(0xffffffff),
+    description: 'seed of the random weights',
+  },
 };
 
 export interface MakeTestModelIo {
@@ -32,7 +36,8 @@ export interface MakeTestModelIo {
 
 export async function run(argv: string[], io: MakeTestModelIo = { stdout: process.stdout }): Promise<number> {
   const { values, positionals } = parseFlags('make-test-model', argv, FLAGS, true);
-  if (positionals.length !== 1) throw new UsageError(`toolgauge make-test-model: expected one output path (OUT.gguf), got ${positionals.length}`);
+  if (positionals.length !== 1)
+    throw new UsageError(`toolgauge make-test-model: expected one output path (OUT.gguf), got ${positionals.length}`);
   const out = positionals[0]!;
   const type = TYPES[(values.type as string | undefined) ?? 'f32']!;
   const template = ((values.template as string | undefined) ?? 'hermes') as TestTemplateName;
@@ -45,8 +50,13 @@ export async function run(argv: string[], io: MakeTestModelIo = { stdout: proces
     renameSync(tmp, out);
   } catch (err) {
     rmSync(tmp, { force: true });
-    throw new UsageError(`toolgauge make-test-model: cannot write '${out}' (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new UsageError(
+      `toolgauge make-test-model: cannot write '${out}' (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
-  io.stdout.write(`${out}: ${bytes.length} bytes, ${type}, template ${template}, seed ${seed}, sha256 ${sha256(bytes)}\n` + 'a test model with random weights: for plumbing and axis mechanics, never a model\'s result\n');
+  io.stdout.write(
+    `${out}: ${bytes.length} bytes, ${type}, template ${template}, seed ${seed}, sha256 ${sha256(bytes)}\n` +
+      "a test model with random weights: for plumbing and axis mechanics, never a model's result\n",
+  );
   return 0;
 }

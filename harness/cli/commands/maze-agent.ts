@@ -15,7 +15,10 @@ export async function checkAgentModule(m: Pick<MazeConfig, 'agentType' | 'agentM
   } catch (err) {
     throw new UsageError(`toolgauge maze: --agent-module ${m.agentModule}: ${(err as Error).message.split('\n')[0]}`);
   }
-  if (name !== m.agentType) throw new UsageError(`toolgauge maze: --agent-module ${m.agentModule} registers the agent '${name}', not '${m.agentType}' (--agent-type)`);
+  if (name !== m.agentType)
+    throw new UsageError(
+      `toolgauge maze: --agent-module ${m.agentModule} registers the agent '${name}', not '${m.agentType}' (--agent-type)`,
+    );
 }
 
 /** The endpoint check in the agent's own protocol: the Messages API for anthropic, chat completions otherwise. */

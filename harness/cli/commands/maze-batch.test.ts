@@ -12,12 +12,32 @@ const root = mkdtempSync(join(tmpdir(), 'tg-maze-batch-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const flag = (argv: string[], f: string) => argv[argv.indexOf(f) + 1];
-const meta = (task: string, mode: string, pass: boolean, trial = 0) => ({ suite: 'maze', id: `${task}:${mode}`, trial, error: null, task_id: task, complexity: 'c1', mode, pass, hit: true, rc: 0, recovery: 'none', failure_reason: null, c_act: 0, c_oracle: 0, turns: 1, tool_calls: 1 });
+const meta = (task: string, mode: string, pass: boolean, trial = 0) => ({
+  suite: 'maze',
+  id: `${task}:${mode}`,
+  trial,
+  error: null,
+  task_id: task,
+  complexity: 'c1',
+  mode,
+  pass,
+  hit: true,
+  rc: 0,
+  recovery: 'none',
+  failure_reason: null,
+  c_act: 0,
+  c_oracle: 0,
+  turns: 1,
+  tool_calls: 1,
+});
 
 /** What a run leaves: summary.json with the harness-error count, and its journal. */
 function leave(dir: string, errors: number, metas: object[]) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'summary.json'), JSON.stringify({ counts: { runs: metas.length, errors }, gate: null, notice: 'SIMULATOR' }));
+  writeFileSync(
+    join(dir, 'summary.json'),
+    JSON.stringify({ counts: { runs: metas.length, errors }, gate: null, notice: 'SIMULATOR' }),
+  );
   writeFileSync(join(dir, 'instances.jsonl'), metas.map((m) => JSON.stringify(m)).join('\n') + '\n');
 }
 
@@ -50,53 +70,84 @@ describe('maze batch', () => {
       }),
     );
     expect(code).toBe(1);
-    expect(calls.map((a) => `${flag(a, '--model')}${a.includes('--resume') ? '+resume' : ''}`)).toEqual(['good', 'flaky', 'flaky+resume', 'broken', 'broken+resume', 'also-good']);
+    expect(calls.map((a) => `${flag(a, '--model')}${a.includes('--resume') ? '+resume' : ''}`)).toEqual([
+      'good',
+      'flaky',
+      'flaky+resume',
+      'broken',
+      'broken+resume',
+      'also-good',
+    ]);
     expect(calls.every((a) => !a.includes('--models'))).toBe(true);
     expect(flag(calls[0]!, '--out-dir')).toBe(join(out, 'good', 'fc'));
-    const batch = JSON.parse((await import('node:fs')).readFileSync(join(out, 'reports', 'maze_batch_fc.json'), 'utf8'));
-    expect(batch.models.map((m: { label: string; status: string; attempts: number }) => `${m.label}:${m.status}:${m.attempts}`)).toEqual(['good:complete:1', 'flaky:complete:2', 'broken:failed:2', 'also-good:complete:1']);
+    const batch = JSON.parse(
+      (await import('node:fs')).readFileSync(join(out, 'reports', 'maze_batch_fc.json'), 'utf8'),
+    );
+    expect(
+      batch.models.map(
+        (m: { label: string; status: string; attempts: number }) => `${m.label}:${m.status}:${m.attempts}`,
+      ),
+    ).toEqual(['good:complete:1', 'flaky:complete:2', 'broken:failed:2', 'also-good:complete:1']);
     expect(batch.models[2].reason).toBe('2 of 2 runs ended in a harness error');
     const pairs = batch.comparison.pairs.map((p: { a: string; b: string }) => `${p.a}>${p.b}`);
     expect(pairs).toEqual(['good>flaky', 'good>also-good', 'flaky>also-good']);
   });
 
-  it('an endpoint that fails the pre-run check is the model\'s failure; any other usage error stops the batch', async () => {
+  it("an endpoint that fails the pre-run check is the model's failure; any other usage error stops the batch", async () => {
     const out = join(root, 'b');
     const code = await quiet(() =>
       runMazeBatch(['--models', 'up,down', '--out-dir', out], async (argv) => {
-        if (flag(argv, '--model') === 'down') throw new UsageError('toolgauge maze: endpoint http://127.0.0.1:9/v1 is not usable: ECONNREFUSED');
+        if (flag(argv, '--model') === 'down')
+          throw new UsageError('toolgauge maze: endpoint http://127.0.0.1:9/v1 is not usable: ECONNREFUSED');
         leave(flag(argv, '--out-dir')!, 0, [meta('T1', 'P0', true)]);
         return 0;
       }),
     );
     expect(code).toBe(1);
-    await expect(quiet(() => runMazeBatch(['--models', 'x,y', '--out-dir', join(root, 'c')], async () => {
-      throw new UsageError('toolgauge maze: --gate: bad expression');
-    }))).rejects.toThrow(/--gate/);
+    await expect(
+      quiet(() =>
+        runMazeBatch(['--models', 'x,y', '--out-dir', join(root, 'c')], async () => {
+          throw new UsageError('toolgauge maze: --gate: bad expression');
+        }),
+      ),
+    ).rejects.toThrow(/--gate/);
   });
 
   it("gives each run its lineup entry's base URL and key, and restores the environment after it", async () => {
     const lineup = join(root, 'lineup.yaml');
-    writeFileSync(lineup, 'models:\n  - { label: a, model: m-a, base_url: "http://127.0.0.1:1/v1", api_key_env: A_API_KEY }\n  - { label: b, model: m-b }\n');
+    writeFileSync(
+      lineup,
+      'models:\n  - { label: a, model: m-a, base_url: "http://127.0.0.1:1/v1", api_key_env: A_API_KEY }\n  - { label: b, model: m-b }\n',
+    );
     const seen: Array<{ url: string | undefined; key: string | undefined }> = [];
     const saved = { key: process.env.OPENAI_API_KEY, a: process.env.A_API_KEY };
     process.env.OPENAI_API_KEY = 'user-key';
     process.env.A_API_KEY = 'a-key';
     try {
       await quiet(() =>
-        runMazeBatch(['--lineup', lineup, '--base-url', 'http://127.0.0.1:2/v1', '--out-dir', join(root, 'd')], async (argv, env) => {
-          seen.push({ url: flag(argv, '--base-url'), key: env.OPENAI_API_KEY });
-          env.TOOLGAUGE_LEFTOVER = 'x';
-          leave(flag(argv, '--out-dir')!, 0, [meta('T1', 'P0', true)]);
-          return 0;
-        }),
+        runMazeBatch(
+          ['--lineup', lineup, '--base-url', 'http://127.0.0.1:2/v1', '--out-dir', join(root, 'd')],
+          async (argv, env) => {
+            seen.push({ url: flag(argv, '--base-url'), key: env.OPENAI_API_KEY });
+            env.TOOLGAUGE_LEFTOVER = 'x';
+            leave(flag(argv, '--out-dir')!, 0, [meta('T1', 'P0', true)]);
+            return 0;
+          },
+        ),
       );
-      expect(seen).toEqual([{ url: 'http://127.0.0.1:1/v1', key: 'a-key' }, { url: 'http://127.0.0.1:2/v1', key: 'user-key' }]);
+      expect(seen).toEqual([
+        { url: 'http://127.0.0.1:1/v1', key: 'a-key' },
+        { url: 'http://127.0.0.1:2/v1', key: 'user-key' },
+      ]);
       expect(process.env.TOOLGAUGE_LEFTOVER).toBeUndefined();
       expect(process.env.OPENAI_API_KEY).toBe('user-key');
     } finally {
-      for (const [k, v] of [['OPENAI_API_KEY', saved.key], ['A_API_KEY', saved.a]] as const) if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+      for (const [k, v] of [
+        ['OPENAI_API_KEY', saved.key],
+        ['A_API_KEY', saved.a],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
     }
   });
 
@@ -104,6 +155,9 @@ describe('maze batch', () => {
     expect(() => batchEntries(['--models', 'a,b', '--model', 'c'], {})).toThrow(/--model names one model/);
     expect(() => batchEntries(['--models', 'a', '--lineup', 'x.yaml'], {})).toThrow(/not both/);
     expect(() => batchEntries(['--models', 'org/m,org_m'], {})).toThrow(/share the folder org_m/);
-    expect(withoutFlags(['--models=a,b', '--modes', 'P0', '--lineup', 'f'], ['--models', '--lineup'])).toEqual(['--modes', 'P0']);
+    expect(withoutFlags(['--models=a,b', '--modes', 'P0', '--lineup', 'f'], ['--models', '--lineup'])).toEqual([
+      '--modes',
+      'P0',
+    ]);
   });
 });

@@ -53,38 +53,60 @@ export function withoutFlags(argv: readonly string[], flags: readonly string[]):
   return out;
 }
 
-export const isBatch = (argv: readonly string[]) => BATCH_FLAGS.slice(0, 2).some((f) => flagValue(argv, f) !== undefined);
+export const isBatch = (argv: readonly string[]) =>
+  BATCH_FLAGS.slice(0, 2).some((f) => flagValue(argv, f) !== undefined);
 
 /** The batch's models from `--models a,b,c` or `--lineup FILE` (labels unique; errors name the file, entry and field). */
 export function batchEntries(argv: readonly string[], env: NodeJS.ProcessEnv): BatchEntry[] {
   const models = flagValue(argv, '--models');
   const lineup = flagValue(argv, '--lineup');
-  if (models !== undefined && lineup !== undefined) throw new UsageError('toolgauge maze: give --models or --lineup, not both');
-  if (flagValue(argv, '--model') !== undefined) throw new UsageError('toolgauge maze: --model names one model; a batch names its models with --models a,b,c or --lineup FILE');
+  if (models !== undefined && lineup !== undefined)
+    throw new UsageError('toolgauge maze: give --models or --lineup, not both');
+  if (flagValue(argv, '--model') !== undefined)
+    throw new UsageError(
+      'toolgauge maze: --model names one model; a batch names its models with --models a,b,c or --lineup FILE',
+    );
   let entries: BatchEntry[];
   if (models !== undefined) {
-    const ids = models.split(',').map((s) => s.trim()).filter(Boolean);
+    const ids = models
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (!ids.length) throw new UsageError('toolgauge maze: --models: no model named');
     entries = ids.map((m) => ({ label: m, model: m }));
   } else {
-    if (!lineup || !existsSync(lineup)) throw new UsageError(`toolgauge maze: --lineup '${lineup ?? ''}' does not exist`);
+    if (!lineup || !existsSync(lineup))
+      throw new UsageError(`toolgauge maze: --lineup '${lineup ?? ''}' does not exist`);
     let l;
     try {
       l = parseLineup(readFileSync(lineup, 'utf8'), lineup);
     } catch (err) {
       throw new UsageError(`toolgauge maze: ${(err as Error).message}`);
     }
-    const allowed = (flagValue(argv, '--allow-env') ?? env.TOOLGAUGE_MAZE_ALLOW_ENV ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const allowed = (flagValue(argv, '--allow-env') ?? env.TOOLGAUGE_MAZE_ALLOW_ENV ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     entries = l.models.map((m, i) => {
       if (m.api_key_env && !API_KEY_ENV.test(m.api_key_env) && !allowed.includes(m.api_key_env)) {
-        throw new UsageError(`toolgauge maze: --lineup models[${i}].api_key_env: ${m.api_key_env} is not an API key variable (names ending in _API_KEY are allowed; allow another with --allow-env ${m.api_key_env})`);
+        throw new UsageError(
+          `toolgauge maze: --lineup models[${i}].api_key_env: ${m.api_key_env} is not an API key variable (names ending in _API_KEY are allowed; allow another with --allow-env ${m.api_key_env})`,
+        );
       }
-      return { label: m.label, model: m.model, ...(m.base_url ? { baseUrl: m.base_url } : {}), ...(m.api_key_env ? { apiKeyEnv: m.api_key_env } : {}) };
+      return {
+        label: m.label,
+        model: m.model,
+        ...(m.base_url ? { baseUrl: m.base_url } : {}),
+        ...(m.api_key_env ? { apiKeyEnv: m.api_key_env } : {}),
+      };
     });
   }
   const dirs = entries.map((e) => modelDirName(e.label));
   dirs.forEach((d, i) => {
-    if (dirs.indexOf(d) !== i) throw new UsageError(`toolgauge maze: models '${entries[dirs.indexOf(d)]!.label}' and '${entries[i]!.label}' would share the folder ${d}`);
+    if (dirs.indexOf(d) !== i)
+      throw new UsageError(
+        `toolgauge maze: models '${entries[dirs.indexOf(d)]!.label}' and '${entries[i]!.label}' would share the folder ${d}`,
+      );
   });
   return entries;
 }
@@ -93,7 +115,10 @@ export function batchEntries(argv: readonly string[], env: NodeJS.ProcessEnv): B
 function folderOf(argv: readonly string[]): string {
   const agent = flagValue(argv, '--agent');
   const type = flagValue(argv, '--agent-type') ?? (agent === 'prompt' ? 'mcp' : 'openai');
-  return agentFolder({ agent: type === 'mcp' ? 'prompt' : 'fc', agentType: BUILTIN_AGENT_TYPES.includes(type) || flagValue(argv, '--agent-module') ? type : 'openai' });
+  return agentFolder({
+    agent: type === 'mcp' ? 'prompt' : 'fc',
+    agentType: BUILTIN_AGENT_TYPES.includes(type) || flagValue(argv, '--agent-module') ? type : 'openai',
+  });
 }
 
 interface SummaryLike {
@@ -104,7 +129,11 @@ interface SummaryLike {
 }
 
 /** What a finished attempt left: complete (a summary, no harness error) or failed with the reason. */
-function judgeAttempt(dir: string, code: number | null, thrown: string | null): { ok: boolean; reason?: string; runs?: number; gate?: boolean; notice?: string } {
+function judgeAttempt(
+  dir: string,
+  code: number | null,
+  thrown: string | null,
+): { ok: boolean; reason?: string; runs?: number; gate?: boolean; notice?: string } {
   if (thrown) return { ok: false, reason: thrown };
   const path = join(dir, 'summary.json');
   if (!existsSync(path)) return { ok: false, reason: `no summary.json (exit ${code})` };
@@ -117,9 +146,19 @@ function judgeAttempt(dir: string, code: number | null, thrown: string | null): 
   const errors = s.counts?.errors ?? 0;
   const gate = s.gate ? s.gate.passed !== false : undefined;
   const notice = typeof s.notice === 'string' ? s.notice : undefined;
-  if (errors > 0) return { ok: false, reason: `${errors} of ${s.counts?.runs ?? '?'} runs ended in a harness error`, ...(s.counts?.runs !== undefined ? { runs: s.counts.runs } : {}) };
+  if (errors > 0)
+    return {
+      ok: false,
+      reason: `${errors} of ${s.counts?.runs ?? '?'} runs ended in a harness error`,
+      ...(s.counts?.runs !== undefined ? { runs: s.counts.runs } : {}),
+    };
   if (code !== 0 && code !== 1) return { ok: false, reason: `exit ${code}` };
-  return { ok: true, ...(s.counts?.runs !== undefined ? { runs: s.counts.runs } : {}), ...(gate !== undefined ? { gate } : {}), ...(notice ? { notice } : {}) };
+  return {
+    ok: true,
+    ...(s.counts?.runs !== undefined ? { runs: s.counts.runs } : {}),
+    ...(gate !== undefined ? { gate } : {}),
+    ...(notice ? { notice } : {}),
+  };
 }
 
 /** An endpoint that did not answer the pre-run check is the model's failure, not a usage error of the batch. */
@@ -130,7 +169,11 @@ const isEndpointRefusal = (message: string) => /endpoint .* (is not usable|does 
  * environment (its key), `--model`, `--base-url` (a lineup entry's), `--out-dir <results>/<model>/<folder>`; this
  * process's environment is never written.
  */
-export async function runMazeBatch(argv: readonly string[], runOne: (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>, baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runMazeBatch(
+  argv: readonly string[],
+  runOne: (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>,
+  baseEnv: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const entries = batchEntries(argv, baseEnv);
   const rest = withoutFlags(argv, [...BATCH_FLAGS, '--out-dir']);
   const root = resolve(flagValue(argv, '--out-dir') ?? 'results');
@@ -139,7 +182,14 @@ export async function runMazeBatch(argv: readonly string[], runOne: (argv: strin
   let notice: string | undefined;
   for (const e of entries) {
     const dir = join(root, modelDirName(e.label), folder);
-    const args = [...withoutFlags(rest, e.baseUrl ? ['--base-url'] : []), '--model', e.model, ...(e.baseUrl ? ['--base-url', e.baseUrl] : []), '--out-dir', dir];
+    const args = [
+      ...withoutFlags(rest, e.baseUrl ? ['--base-url'] : []),
+      '--model',
+      e.model,
+      ...(e.baseUrl ? ['--base-url', e.baseUrl] : []),
+      '--out-dir',
+      dir,
+    ];
     let attempts = 0;
     let verdict: ReturnType<typeof judgeAttempt> = { ok: false };
     // First attempt as asked; on failure, once more with --resume (ToolMaze retries a failed model once).
@@ -153,7 +203,9 @@ export async function runMazeBatch(argv: readonly string[], runOne: (argv: strin
       let code: number | null = null;
       let thrown: string | null = null;
       try {
-        process.stdout.write(`\n── maze batch: ${e.label} (attempt ${attempts}${resume && attempts > 1 ? ', --resume' : ''}) → ${dir}\n`);
+        process.stdout.write(
+          `\n── maze batch: ${e.label} (attempt ${attempts}${resume && attempts > 1 ? ', --resume' : ''}) → ${dir}\n`,
+        );
         code = await runOne(resume && !args.includes('--resume') ? [...args, '--resume'] : args, env);
       } catch (err) {
         const msg = (err as Error).message;
@@ -162,7 +214,9 @@ export async function runMazeBatch(argv: readonly string[], runOne: (argv: strin
       }
       verdict = judgeAttempt(dir, code, thrown);
       if (verdict.ok) break;
-      process.stderr.write(`toolgauge maze: ${e.label}: ${verdict.reason}${attempts < 2 ? ' — retrying once with --resume' : ' — kept for --resume, not a result'}\n`);
+      process.stderr.write(
+        `toolgauge maze: ${e.label}: ${verdict.reason}${attempts < 2 ? ' — retrying once with --resume' : ' — kept for --resume, not a result'}\n`,
+      );
     }
     notice ??= verdict.notice;
     models.push({

@@ -38,7 +38,7 @@ export const OPTIMIZE_DEFAULTS = { trainSize: 30, valSize: 30, budgetPerValRow: 
 const FLAGS: FlagSpecs = {
   method: { type: 'string', values: ['gepa', 'mipro'] },
   suite: { type: 'string', values: ['toolhop'] },
-  dataset: { type: 'string', values: ['toolhop'], description: 'the reference launcher\'s name for --suite' },
+  dataset: { type: 'string', values: ['toolhop'], description: "the reference launcher's name for --suite" },
   topology: { type: 'string', values: TOPOLOGIES },
   agents: { type: 'string', schema: int },
   rounds: { type: 'string', schema: int },
@@ -88,7 +88,25 @@ const ENV: Record<string, string> = {
   python: 'TOOLGAUGE_PYTHON',
   'tool-timeout': 'TOOLGAUGE_TOOL_TIMEOUT_MS',
 };
-const NOT_ENV = new Set(['method', 'suite', 'dataset', 'reflection-model', 'reflection-base-url', 'reflection-temperature', 'train-size', 'val-size', 'budget', 'out', 'allow-eval-ids', 'resume', 'heldout', 'minibatch', 'no-merge', 'num-candidates', 'num-trials']);
+const NOT_ENV = new Set([
+  'method',
+  'suite',
+  'dataset',
+  'reflection-model',
+  'reflection-base-url',
+  'reflection-temperature',
+  'train-size',
+  'val-size',
+  'budget',
+  'out',
+  'allow-eval-ids',
+  'resume',
+  'heldout',
+  'minibatch',
+  'no-merge',
+  'num-candidates',
+  'num-trials',
+]);
 
 /** Parse and check the flags into a request (exported for tests); every problem is a one-line UsageError. */
 export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): OptimizeRequest {
@@ -98,18 +116,24 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
     return v[flag];
   };
   const method = need('method', ' gepa|mipro') as 'gepa' | 'mipro';
-  if (v.suite && v.dataset && v.suite !== v.dataset) throw new UsageError('toolgauge optimize: --suite and --dataset name different suites');
+  if (v.suite && v.dataset && v.suite !== v.dataset)
+    throw new UsageError('toolgauge optimize: --suite and --dataset name different suites');
   const trainSize = (v['train-size'] as number | undefined) ?? OPTIMIZE_DEFAULTS.trainSize;
   const valSize = (v['val-size'] as number | undefined) ?? OPTIMIZE_DEFAULTS.valSize;
   const budget = (v.budget as number | undefined) ?? OPTIMIZE_DEFAULTS.budgetPerValRow * valSize;
   if (method === 'gepa' && (v['num-candidates'] !== undefined || v['num-trials'] !== undefined)) {
     throw new UsageError('toolgauge optimize: --num-candidates and --num-trials are MIPRO settings (--method mipro)');
   }
-  if (method === 'mipro' && v['no-merge']) throw new UsageError('toolgauge optimize: --no-merge is a GEPA setting (--method gepa)');
-  if (budget < valSize) throw new UsageError(`toolgauge optimize: --budget ${budget} does not cover the seed's validation (--val-size ${valSize} rollouts)`);
+  if (method === 'mipro' && v['no-merge'])
+    throw new UsageError('toolgauge optimize: --no-merge is a GEPA setting (--method gepa)');
+  if (budget < valSize)
+    throw new UsageError(
+      `toolgauge optimize: --budget ${budget} does not cover the seed's validation (--val-size ${valSize} rollouts)`,
+    );
   for (const f of ['prompts', 'data']) {
     const p = v[f];
-    if (typeof p === 'string' && !/^hf(:|$)/.test(p) && !existsSync(p)) throw new UsageError(`toolgauge optimize: --${f} '${p}' does not exist`);
+    if (typeof p === 'string' && !/^hf(:|$)/.test(p) && !existsSync(p))
+      throw new UsageError(`toolgauge optimize: --${f} '${p}' does not exist`);
   }
 
   const env: NodeJS.ProcessEnv = { ...baseEnv };
@@ -133,7 +157,10 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
     } catch (err) {
       throw new UsageError(`toolgauge optimize: --model ${(err as Error).message}`);
     }
-    if (spec.name === 'reflect') throw new UsageError('toolgauge optimize: --model sim:reflect is a reflection model; the task policy of the calibration fixture is sim:trait');
+    if (spec.name === 'reflect')
+      throw new UsageError(
+        'toolgauge optimize: --model sim:reflect is a reflection model; the task policy of the calibration fixture is sim:trait',
+      );
   }
   if (isSimModel(reflectionModel)) {
     let spec;
@@ -142,9 +169,14 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
     } catch (err) {
       throw new UsageError(`toolgauge optimize: --reflection-model ${(err as Error).message}`);
     }
-    if (spec.name !== 'reflect') throw new UsageError(`toolgauge optimize: --reflection-model ${reflectionDefaulted ? '(default: --model) ' : ''}sim:${spec.name} cannot reflect; the simulated reflection model is sim:reflect`);
+    if (spec.name !== 'reflect')
+      throw new UsageError(
+        `toolgauge optimize: --reflection-model ${reflectionDefaulted ? '(default: --model) ' : ''}sim:${spec.name} cannot reflect; the simulated reflection model is sim:reflect`,
+      );
   } else if (!v['reflection-base-url'] && !run.baseUrl) {
-    throw new UsageError(`toolgauge optimize: --reflection-model '${reflectionModel}' needs an endpoint: pass --reflection-base-url (or --base-url), or use sim:reflect`);
+    throw new UsageError(
+      `toolgauge optimize: --reflection-model '${reflectionModel}' needs an endpoint: pass --reflection-base-url (or --base-url), or use sim:reflect`,
+    );
   }
   const minibatch = v.minibatch as number | undefined;
   return {
@@ -204,15 +236,20 @@ export async function run(argv: string[]): Promise<number> {
   const lines = [
     `toolgauge optimize · ${s.method.toUpperCase()} · ToolHop · ${s.topology} · ${req.run.model} (reflection ${req.reflection.model})${s.notice ? '  [SIMULATOR — not a model result]' : ''}`,
     `  validation: seed ${s.seed} ${f(s.validation.seed.value)} [${f(s.validation.seed.lo)}, ${f(s.validation.seed.hi)}] → best ${s.best} ${f(s.validation.best.value)} [${f(s.validation.best.lo)}, ${f(s.validation.best.hi)}]  n=${s.validation.seed.n}: ${s.validation.comparison.verdict}`,
-    ...(s.heldout ? [`  held out:   seed ${f(s.heldout.seed.value)} → best ${f(s.heldout.best.value)}  n=${s.heldout.seed.n}: ${s.heldout.comparison.verdict}`] : []),
+    ...(s.heldout
+      ? [
+          `  held out:   seed ${f(s.heldout.seed.value)} → best ${f(s.heldout.best.value)}  n=${s.heldout.seed.n}: ${s.heldout.comparison.verdict}`,
+        ]
+      : []),
     `  rollouts ${s.spent}/${s.budget}${s.replayed_rollouts ? ` (${s.replayed_rollouts} from the log)` : ''}; stopped: ${s.stop_reason}`,
     `  best prompts: ${join(o.outDir, 'best')}   report: ${join(o.outDir, 'report.md')}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
   if (o.harnessFailure) {
-    process.stderr.write(`toolgauge optimize: stopped at a harness error: ${o.harnessFailure}\n  fix the endpoint and rerun the same command with --resume\n`);
+    process.stderr.write(
+      `toolgauge optimize: stopped at a harness error: ${o.harnessFailure}\n  fix the endpoint and rerun the same command with --resume\n`,
+    );
     return 1;
   }
   return 0;
 }
-

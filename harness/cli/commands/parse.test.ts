@@ -52,7 +52,12 @@ describe('toolgauge parse', () => {
     expect(strict.code).toBe(0);
     expect(JSON.parse(strict.out)).toMatchObject({ tier: 'none', format: null, calls: [], content: text });
     const lenient = await capture(['--tier', 'lenient'], text);
-    expect(JSON.parse(lenient.out)).toMatchObject({ tier: 'lenient', format: 'json', calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }], content: 'Sure:' });
+    expect(JSON.parse(lenient.out)).toMatchObject({
+      tier: 'lenient',
+      format: 'json',
+      calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+      content: 'Sure:',
+    });
   });
 
   it('--format restricts the families tried', async () => {
@@ -65,20 +70,42 @@ describe('toolgauge parse', () => {
 
   it('--tools (OpenAI tools or bare function schemas) coerces argument types in the lenient tier', async () => {
     const openai = join(dir, 'tools.json');
-    writeFileSync(openai, JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { days: { type: 'integer' } } } } }]));
+    writeFileSync(
+      openai,
+      JSON.stringify([
+        {
+          type: 'function',
+          function: { name: 'get_weather', parameters: { type: 'object', properties: { days: { type: 'integer' } } } },
+        },
+      ]),
+    );
     const bare = join(dir, 'functions.json');
-    writeFileSync(bare, JSON.stringify([{ name: 'get_weather', parameters: { type: 'object', properties: { days: { type: 'integer' } } } }]));
+    writeFileSync(
+      bare,
+      JSON.stringify([
+        { name: 'get_weather', parameters: { type: 'object', properties: { days: { type: 'integer' } } } },
+      ]),
+    );
     const text = 'Here: {"name": "get_weather", "arguments": {"days": "5"}}';
     for (const file of [openai, bare]) {
       const { out } = await capture(['--tools', file], text);
-      expect(JSON.parse(out)).toMatchObject({ tier: 'lenient', format: 'json', calls: [{ name: 'get_weather', arguments: { days: 5 } }] });
+      expect(JSON.parse(out)).toMatchObject({
+        tier: 'lenient',
+        format: 'json',
+        calls: [{ name: 'get_weather', arguments: { days: 5 } }],
+      });
     }
   });
 
   it('no call in prose: tier none, exit 0', async () => {
     const { code, out } = await capture([], 'I would call the weather tool but I need a city');
     expect(code).toBe(0);
-    expect(JSON.parse(out)).toMatchObject({ tier: 'none', format: null, calls: [], content: 'I would call the weather tool but I need a city' });
+    expect(JSON.parse(out)).toMatchObject({
+      tier: 'none',
+      format: null,
+      calls: [],
+      content: 'I would call the weather tool but I need a city',
+    });
   });
 
   it('bad flags and unreadable or invalid tool files are UsageErrors', async () => {
@@ -117,11 +144,24 @@ describe('toolgauge parse --jsonl', () => {
     const got = lines(out);
     expect(got.map((l) => l.id)).toEqual(['a', 2, 'c', 'd']);
     expect(Object.keys(got[0]!)).toEqual(['id', 'format', 'tier', 'calls', 'content', 'reasoning']);
-    expect(got[0]).toMatchObject({ format: 'hermes', calls: [{ name: 'f', arguments: { x: 1 } }], content: '', reasoning: '' });
+    expect(got[0]).toMatchObject({
+      format: 'hermes',
+      calls: [{ name: 'f', arguments: { x: 1 } }],
+      content: '',
+      reasoning: '',
+    });
     // the line's own format applies (functionary's implied first `>>>` only when the family is named)
-    expect(got[1]).toMatchObject({ format: 'functionary', calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+    expect(got[1]).toMatchObject({
+      format: 'functionary',
+      calls: [{ name: 'get_weather', arguments: { city: 'Paris' } }],
+    });
     // the call inside [THINK] is reasoning, not a call
-    expect(got[2]).toMatchObject({ format: null, calls: [], content: 'No call needed.', reasoning: 'maybe [TOOL_CALLS]g[ARGS]{}' });
+    expect(got[2]).toMatchObject({
+      format: null,
+      calls: [],
+      content: 'No call needed.',
+      reasoning: 'maybe [TOOL_CALLS]g[ARGS]{}',
+    });
     expect(got[3]).toMatchObject({ format: 'json', tier: 'lenient', calls: [{ name: 'h', arguments: {} }] });
   });
 
@@ -134,7 +174,12 @@ describe('toolgauge parse --jsonl', () => {
   });
 
   it('a bad line prints an error line in its place, the others go on, exit 1', async () => {
-    const bad = ['{"id": "x", "output": "<tool_call>{\\"name\\": \\"f\\", \\"arguments\\": {}}</tool_call>"}', 'not json', '{"id": "y"}', '{"id": "z", "output": "hi", "format": "gpt"}'];
+    const bad = [
+      '{"id": "x", "output": "<tool_call>{\\"name\\": \\"f\\", \\"arguments\\": {}}</tool_call>"}',
+      'not json',
+      '{"id": "y"}',
+      '{"id": "z", "output": "hi", "format": "gpt"}',
+    ];
     const { code, out } = await capture(['--jsonl', '-'], bad.join('\n'));
     expect(code).toBe(1);
     const got = lines(out);

@@ -31,10 +31,27 @@ call is found.`;
 // `short` and `multiple` are spelled out because parseFlags forwards them even when undefined, and node's
 // parseArgs (Node 20) rejects an undefined `short` or `multiple`.
 const FLAGS: FlagSpecs = {
-  tier: { type: 'string', short: 't', multiple: false, values: ['strict', 'lenient'], description: 'parser tier (default lenient)' },
-  format: { type: 'string', short: 'f', multiple: false, values: ['auto', ...FAMILIES], description: 'tool-call family (default auto)' },
+  tier: {
+    type: 'string',
+    short: 't',
+    multiple: false,
+    values: ['strict', 'lenient'],
+    description: 'parser tier (default lenient)',
+  },
+  format: {
+    type: 'string',
+    short: 'f',
+    multiple: false,
+    values: ['auto', ...FAMILIES],
+    description: 'tool-call family (default auto)',
+  },
   tools: { type: 'string', short: 'T', multiple: false, description: 'JSON array of OpenAI tools or function schemas' },
-  jsonl: { type: 'string', short: 'j', multiple: false, description: 'batch mode: FILE (or -) with one {"id", "output", "format"?} per line' },
+  jsonl: {
+    type: 'string',
+    short: 'j',
+    multiple: false,
+    description: 'batch mode: FILE (or -) with one {"id", "output", "format"?} per line',
+  },
 };
 
 const FunctionSchema = z.object({
@@ -42,7 +59,10 @@ const FunctionSchema = z.object({
   description: z.string().optional(),
   parameters: z.record(z.string(), z.unknown()).optional(),
 });
-const ToolEntry = z.union([z.object({ type: z.literal('function').optional(), function: FunctionSchema }), FunctionSchema]);
+const ToolEntry = z.union([
+  z.object({ type: z.literal('function').optional(), function: FunctionSchema }),
+  FunctionSchema,
+]);
 const ToolsFile = z.array(ToolEntry);
 
 export function loadTools(path: string): ToolSchema[] {
@@ -99,19 +119,35 @@ export function batchLine(line: string, lineNo: number, o: BatchOptions): { out:
   try {
     raw = JSON.parse(line);
   } catch (e) {
-    return { out: JSON.stringify({ id: null, error: `${o.source}: line ${lineNo}: not JSON (${(e as Error).message})` }), error: true };
+    return {
+      out: JSON.stringify({ id: null, error: `${o.source}: line ${lineNo}: not JSON (${(e as Error).message})` }),
+      error: true,
+    };
   }
   const r = BatchLine.safeParse(raw);
   if (!r.success) {
-    const id = raw && typeof raw === 'object' && 'id' in raw && (typeof raw.id === 'string' || typeof raw.id === 'number') ? raw.id : null;
-    return { out: JSON.stringify({ id, error: dataErrorFromZod(o.source, `line ${lineNo}`, r.error).message.replace(': row line', ': line') }), error: true };
+    const id =
+      raw && typeof raw === 'object' && 'id' in raw && (typeof raw.id === 'string' || typeof raw.id === 'number')
+        ? raw.id
+        : null;
+    return {
+      out: JSON.stringify({
+        id,
+        error: dataErrorFromZod(o.source, `line ${lineNo}`, r.error).message.replace(': row line', ': line'),
+      }),
+      error: true,
+    };
   }
   const res = parseToolCalls(r.data.output, { tier: o.tier, format: r.data.format ?? o.format, tools: o.tools });
   return { out: JSON.stringify(batchRecord(r.data.id, res)), error: false };
 }
 
 /** Batch mode over a stream of lines; output is written in blocks (one write per ~256 lines). */
-export async function runBatch(input: Readable | AsyncIterable<string | Uint8Array>, o: BatchOptions, stdout: ParseIo['stdout']): Promise<number> {
+export async function runBatch(
+  input: Readable | AsyncIterable<string | Uint8Array>,
+  o: BatchOptions,
+  stdout: ParseIo['stdout'],
+): Promise<number> {
   const stream = input instanceof Readable ? input : Readable.from(input);
   const rl = createInterface({ input: stream, crlfDelay: Infinity });
   let buf: string[] = [];
@@ -132,7 +168,10 @@ export async function runBatch(input: Readable | AsyncIterable<string | Uint8Arr
   return errors > 0 ? 1 : 0;
 }
 
-export async function run(argv: string[], io: ParseIo = { stdin: process.stdin, stdout: process.stdout }): Promise<number> {
+export async function run(
+  argv: string[],
+  io: ParseIo = { stdin: process.stdin, stdout: process.stdout },
+): Promise<number> {
   const { values } = parseFlags('parse', argv, FLAGS);
   const tier = (values.tier as 'strict' | 'lenient' | undefined) ?? 'lenient';
   const format = (values.format as 'auto' | Family | undefined) ?? 'auto';
@@ -146,7 +185,9 @@ export async function run(argv: string[], io: ParseIo = { stdin: process.stdin, 
       try {
         accessSync(file, constants.R_OK); // fail early and clearly on a missing file
       } catch (e) {
-        throw new UsageError(`toolgauge parse: --jsonl cannot read '${file}' (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        throw new UsageError(
+          `toolgauge parse: --jsonl cannot read '${file}' (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        );
       }
       input = createReadStream(file);
     }
@@ -154,6 +195,8 @@ export async function run(argv: string[], io: ParseIo = { stdin: process.stdin, 
   }
   const text = await readAll(io.stdin);
   const r = parseToolCalls(text, { tier, format, tools });
-  io.stdout.write(`${JSON.stringify({ tier: r.tier, format: r.format, calls: r.calls, content: r.content, reasoning: r.reasoning })}\n`);
+  io.stdout.write(
+    `${JSON.stringify({ tier: r.tier, format: r.format, calls: r.calls, content: r.content, reasoning: r.reasoning })}\n`,
+  );
   return 0;
 }

@@ -3,7 +3,13 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
-import { CompareRefused, comparisonChart, comparisonMarkdown, compareRuns, type RunOutcomes } from '../../report/compare.ts';
+import {
+  CompareRefused,
+  comparisonChart,
+  comparisonMarkdown,
+  compareRuns,
+  type RunOutcomes,
+} from '../../report/compare.ts';
 import { flattenMetrics, SummarySchema, validSummary, type Summary } from '../../report/summary.ts';
 import '../../builtin/index.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
@@ -28,7 +34,8 @@ interface SavedRun {
 
 function loadRun(dir: string): SavedRun {
   const sp = join(dir, 'summary.json');
-  if (!existsSync(sp)) throw new UsageError(`toolgauge report: ${sp} not found (is ${dir} a toolgauge output directory?)`);
+  if (!existsSync(sp))
+    throw new UsageError(`toolgauge report: ${sp} not found (is ${dir} a toolgauge output directory?)`);
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(sp, 'utf8'));
@@ -36,7 +43,10 @@ function loadRun(dir: string): SavedRun {
     throw new UsageError(`toolgauge report: ${sp}: not valid JSON (${(err as Error).message})`);
   }
   const parsed = SummarySchema.safeParse(raw);
-  if (!parsed.success) throw new UsageError(`toolgauge report: ${sp}: field ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new UsageError(
+      `toolgauge report: ${sp}: field ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`,
+    );
   const summary = validSummary(raw);
   // The journal is checked as a resume checks it (schema, seal, record files); lines from an older toolgauge, which
   // have no seal, are re-aggregated as before, and counted on stderr.
@@ -44,9 +54,17 @@ function loadRun(dir: string): SavedRun {
   try {
     // A suite this process does not know (a user's eval) is checked as its summary's config says it was scored.
     const schema = suiteNamed(summary.suite)?.metaSchema ?? scoredMetaSchema(summary.config);
-    metas = [...verifiedJournal(dir, summary.suite, schema, { unsealed: (n) => process.stderr.write(`toolgauge report: ${join(dir, JOURNAL)}: ${n} line${n === 1 ? '' : 's'} without a seal (an older toolgauge, or rescore), not checked against the results files\n`) }).values()];
+    metas = [
+      ...verifiedJournal(dir, summary.suite, schema, {
+        unsealed: (n) =>
+          process.stderr.write(
+            `toolgauge report: ${join(dir, JOURNAL)}: ${n} line${n === 1 ? '' : 's'} without a seal (an older toolgauge, or rescore), not checked against the results files\n`,
+          ),
+      }).values(),
+    ];
   } catch (err) {
-    if (['JournalRefused', 'LinkRefused'].includes((err as Error).name)) throw new UsageError(`toolgauge report: ${(err as Error).message}`);
+    if (['JournalRefused', 'LinkRefused'].includes((err as Error).name))
+      throw new UsageError(`toolgauge report: ${(err as Error).message}`);
     throw err;
   }
   return { dir, summary, metas };
@@ -116,9 +134,15 @@ async function reportOn(positionals: string[], values: Record<string, unknown>):
   try {
     const agg = aggregatorOf(runs[0]!.summary.suite);
     // A suite may refuse a comparison its configs make meaningless (the probe: quantizations with different templates).
-    const refusal = (agg as { compareGuard?: (runs: Array<{ dir: string; config: Record<string, unknown> }>) => string | null }).compareGuard?.(runs.map((r) => ({ dir: r.dir, config: r.summary.config })));
+    const refusal = (
+      agg as { compareGuard?: (runs: Array<{ dir: string; config: Record<string, unknown> }>) => string | null }
+    ).compareGuard?.(runs.map((r) => ({ dir: r.dir, config: r.summary.config })));
     if (refusal) throw new CompareRefused(refusal);
-    comparisons = compareRuns(outcomes, { allowPartial: Boolean(values['allow-partial']), comparableOn: agg.comparableOn ?? [], lowerIsBetter: agg.lowerIsBetter ?? [] });
+    comparisons = compareRuns(outcomes, {
+      allowPartial: Boolean(values['allow-partial']),
+      comparableOn: agg.comparableOn ?? [],
+      lowerIsBetter: agg.lowerIsBetter ?? [],
+    });
   } catch (err) {
     if (err instanceof CompareRefused) throw new UsageError(`toolgauge report --compare: ${err.message}`);
     throw err;

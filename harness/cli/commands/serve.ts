@@ -44,7 +44,8 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(`toolgauge serve: ${(err as Error).message}`);
   }
   const i = server.info;
-  if (!/^(127\.|::1$|localhost$)/.test(host)) process.stderr.write(`toolgauge serve: listening on ${host}, beyond this machine, with no authentication\n`);
+  if (!/^(127\.|::1$|localhost$)/.test(host))
+    process.stderr.write(`toolgauge serve: listening on ${host}, beyond this machine, with no authentication\n`);
   process.stdout.write(
     `toolgauge serve listening on ${server.url} — ${i.engine}${i.llamaCppBuild ? ` (llama.cpp ${i.llamaCppBuild})` : ''}; ${i.file} ${i.tensorType}, sha256 ${i.sha256.slice(0, 16)}…` +
       `${i.testModel ? '; TOOLGAUGE TEST MODEL (random weights)' : ''}; Ctrl-C to stop\n`,

@@ -34,7 +34,12 @@ export async function run(argv: string[]): Promise<number> {
     const set = kc.suites[s.name];
     if (set?.ok && s.responder) responders[s.name] = s.responder(kc.run, set.settings);
   }
-  const server = await startSimServer({ port: (values.port as number | undefined) ?? 0, defaultPolicy: spec, responders, onUnmatched: (m) => process.stderr.write(`toolgauge sim: answered ${UNMATCHED_STATUS}: ${m}\n`) });
+  const server = await startSimServer({
+    port: (values.port as number | undefined) ?? 0,
+    defaultPolicy: spec,
+    responders,
+    onUnmatched: (m) => process.stderr.write(`toolgauge sim: answered ${UNMATCHED_STATUS}: ${m}\n`),
+  });
   process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -42,6 +47,8 @@ export async function run(argv: string[]): Promise<number> {
   });
   await server.close();
   const { requests, unmatched } = server.stats;
-  process.stdout.write(`toolgauge simulator stopped: ${requests} requests${unmatched ? `, ${unmatched} matching no known instance (answered 422)` : ''}\n`);
+  process.stdout.write(
+    `toolgauge simulator stopped: ${requests} requests${unmatched ? `, ${unmatched} matching no known instance (answered 422)` : ''}\n`,
+  );
   return 0;
 }

@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../core/errors.ts';
 import { run, USAGE } from './template.ts';
 
-const FIXTURE = fileURLToPath(new URL('../../../fixtures/probe/templates/dated-chatml-drops-calls.jinja', import.meta.url));
+const FIXTURE = fileURLToPath(
+  new URL('../../../fixtures/probe/templates/dated-chatml-drops-calls.jinja', import.meta.url),
+);
 const REFERENCE = fileURLToPath(new URL('../../probe/templates/reference/hermes.jinja', import.meta.url));
 
 async function capture(argv: string[]): Promise<{ code: number; out: string }> {
@@ -17,7 +19,16 @@ async function capture(argv: string[]): Promise<{ code: number; out: string }> {
 
 describe('toolgauge template check', () => {
   it('--help text names every finding id', () => {
-    for (const id of ['render_budget_exceeded', 'tools_not_rendered', 'prior_tool_call_dropped', 'system_prompt_drops_tool_instructions', 'injected_date', 'doubled_braces', 'raises_on_standard_shape', 'template_unparseable'])
+    for (const id of [
+      'render_budget_exceeded',
+      'tools_not_rendered',
+      'prior_tool_call_dropped',
+      'system_prompt_drops_tool_instructions',
+      'injected_date',
+      'doubled_braces',
+      'raises_on_standard_shape',
+      'template_unparseable',
+    ])
       expect(USAGE).toContain(id);
   });
 
@@ -52,7 +63,10 @@ describe('toolgauge template check', () => {
 
   it('a template that loops for ever is a render_budget_exceeded finding, reported without waiting for it', async () => {
     const file = join(dir, 'loops.jinja');
-    writeFileSync(file, '{%- for i in range(1000000) -%}{%- for j in range(1000000) -%}{%- endfor -%}{%- endfor -%}{{ messages[0].content }}');
+    writeFileSync(
+      file,
+      '{%- for i in range(1000000) -%}{%- for j in range(1000000) -%}{%- endfor -%}{%- endfor -%}{{ messages[0].content }}',
+    );
     const { code, out } = await capture(['check', '--template', file, '--json']);
     expect(code).toBe(0);
     const json = JSON.parse(out) as { findings: Array<{ id: string; detail: string }> };
@@ -63,7 +77,10 @@ describe('toolgauge template check', () => {
   it('names the family the template writes and how it was found', async () => {
     const good = await capture(['check', '--template', REFERENCE]);
     expect(good.out).toMatch(/family: {3}hermes \(read back from a call it renders\)/);
-    const json = JSON.parse((await capture(['check', '--template', REFERENCE, '--json'])).out) as { family: string; familyDetection: { how: string; verified: boolean; call: string } };
+    const json = JSON.parse((await capture(['check', '--template', REFERENCE, '--json'])).out) as {
+      family: string;
+      familyDetection: { how: string; verified: boolean; call: string };
+    };
     expect(json.family).toBe('hermes');
     expect(json.familyDetection).toMatchObject({ how: 'rendered', verified: true });
     expect(json.familyDetection.call).toContain('<tool_call>');
@@ -74,7 +91,9 @@ describe('toolgauge template check', () => {
     writeFileSync(file, '{% if x %}');
     const { code, out } = await capture(['check', '--template', file, '--json']);
     expect(code).toBe(0);
-    expect((JSON.parse(out) as { findings: Array<{ id: string }> }).findings.map((f) => f.id)).toEqual(['template_unparseable']);
+    expect((JSON.parse(out) as { findings: Array<{ id: string }> }).findings.map((f) => f.id)).toEqual([
+      'template_unparseable',
+    ]);
   });
 
   it('usage errors: unreadable file, missing --template, unknown flag, unknown subcommand', async () => {

@@ -35,7 +35,8 @@ export async function run(argv: string[], io: TemplateIo = { stdout: process.std
   }
   const { values } = parseFlags('template check', rest, CHECK_FLAGS);
   const path = values.template;
-  if (typeof path !== 'string' || path === '') throw new UsageError('toolgauge template check: --template FILE is required');
+  if (typeof path !== 'string' || path === '')
+    throw new UsageError('toolgauge template check: --template FILE is required');
   let source: string;
   try {
     source = readFileSync(path, 'utf8');
@@ -53,7 +54,12 @@ export function toJson(path: string, r: TemplateCheck): Record<string, unknown> 
   return {
     template: path,
     sha256: r.sha256,
-    findings: r.findings.map((f) => ({ id: f.id, detail: f.detail, repro: f.repro, ...(f.shape ? { shape: f.shape } : {}) })),
+    findings: r.findings.map((f) => ({
+      id: f.id,
+      detail: f.detail,
+      repro: f.repro,
+      ...(f.shape ? { shape: f.shape } : {}),
+    })),
     family: r.family,
     familyDetection: r.familyDetection,
     shape: r.shape,
@@ -68,7 +74,12 @@ function summarise(m: ChatMessage): string {
     const args = typeof c.function.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function.arguments);
     return `${c.function.name}(${args})${c.id !== undefined ? ` id=${c.id}` : ''}`;
   });
-  const content = m.content === null ? 'null' : m.content === undefined ? '(absent)' : JSON.stringify(m.content.length > 60 ? `${m.content.slice(0, 60)}…` : m.content);
+  const content =
+    m.content === null
+      ? 'null'
+      : m.content === undefined
+        ? '(absent)'
+        : JSON.stringify(m.content.length > 60 ? `${m.content.slice(0, 60)}…` : m.content);
   const id = m.role === 'tool' && m.tool_call_id !== undefined ? ` tool_call_id=${m.tool_call_id}` : '';
   return `${m.role}: ${content}${calls ? ` calls ${calls.join(', ')}` : ''}${id}`;
 }
@@ -76,14 +87,19 @@ function summarise(m: ChatMessage): string {
 function findingText(f: Finding): string {
   const lines = [`  - ${f.id}: ${f.detail}`];
   if (f.shape) lines.push(`      shape: ${shapeLabel(f.shape)}`);
-  lines.push(`      repro${f.repro.tools ? ` (tools: ${f.repro.tools.map((t) => t.function.name).join(', ')})` : ' (no tools)'}:`);
+  lines.push(
+    `      repro${f.repro.tools ? ` (tools: ${f.repro.tools.map((t) => t.function.name).join(', ')})` : ' (no tools)'}:`,
+  );
   for (const m of f.repro.messages) lines.push(`        ${summarise(m)}`);
   return lines.join('\n');
 }
 
 function familyLine(r: TemplateCheck): string {
   if (!r.family) return 'unknown (no known call format in what it renders or in its source)';
-  const how = r.familyDetection.how === 'rendered' ? 'read back from a call it renders' : 'guessed from markers in its source (no rendered call)';
+  const how =
+    r.familyDetection.how === 'rendered'
+      ? 'read back from a call it renders'
+      : 'guessed from markers in its source (no rendered call)';
   return `${r.family} (${how}${r.familyDetection.verified ? '' : '; unverified: no reference template for this family'})`;
 }
 

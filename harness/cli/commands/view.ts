@@ -53,7 +53,10 @@ export async function run(argv: string[]): Promise<number> {
       initial = null;
       return html;
     },
-    { port: values.port as number | undefined, onError: (e) => process.stderr.write(escapeTerminal(`toolgauge view: ${e.message}`) + '\n') },
+    {
+      port: values.port as number | undefined,
+      onError: (e) => process.stderr.write(escapeTerminal(`toolgauge view: ${e.message}`) + '\n'),
+    },
   );
   process.stdout.write(escapeTerminal(`toolgauge view: ${server.url} (${summary}); Ctrl-C to stop`) + '\n');
   await new Promise<void>((done) => {

@@ -1,7 +1,17 @@
 // Differential tests: the emulation against a real CPython 3.11 (one long-lived child process, JSON lines).
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonToPy, literalEval, pyEquals, pyLower, pyRepr, pyStrip, PyLiteralError, PyLiteralUnsupported, type PyValue } from './index.ts';
+import {
+  jsonToPy,
+  literalEval,
+  pyEquals,
+  pyLower,
+  pyRepr,
+  pyStrip,
+  PyLiteralError,
+  PyLiteralUnsupported,
+  type PyValue,
+} from './index.ts';
 import { startOracle } from './python-oracle.ts';
 import {
   atomSource,
@@ -36,7 +46,9 @@ function compareEval(src: string, ref: OracleEval): string | undefined {
   if (err !== undefined && !(err instanceof PyLiteralError)) return `threw a non-PyLiteralError: ${String(err)}`;
   if (!ref.ok) return err ? undefined : `python raised ${ref.err}, we returned ${pyRepr(ours!)}`;
   if (err instanceof PyLiteralUnsupported) {
-    return hasFusableSurrogates(decodeTagged(ref.v)) ? undefined : `python gave ${ref.repr}, we said unsupported: ${err.message}`;
+    return hasFusableSurrogates(decodeTagged(ref.v))
+      ? undefined
+      : `python gave ${ref.repr}, we said unsupported: ${err.message}`;
   }
   if (err) return `python gave ${ref.repr}, we raised ${(err as Error).message}`;
   const d = differs(ours!, decodeTagged(ref.v));
@@ -51,89 +63,114 @@ async function checkEval(src: string): Promise<void> {
   if (problem) throw new Error(`${JSON.stringify(src)}: ${problem}`);
 }
 
-describe.skipIf(skipReason !== undefined)(`literalEval agrees with python3 ast.literal_eval${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`, () => {
-  it('on numbers, strings, names and set() spellings', async () => {
-    await fc.assert(fc.asyncProperty(atomSource, checkEval), { numRuns: RUNS });
-  });
+describe.skipIf(skipReason !== undefined)(
+  `literalEval agrees with python3 ast.literal_eval${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
+  () => {
+    it('on numbers, strings, names and set() spellings', async () => {
+      await fc.assert(fc.asyncProperty(atomSource, checkEval), { numRuns: RUNS });
+    });
 
-  it('on nested containers with whitespace, comments and line joins', async () => {
-    await fc.assert(fc.asyncProperty(topLevelSource, checkEval), { numRuns: RUNS });
-  });
+    it('on nested containers with whitespace, comments and line joins', async () => {
+      await fc.assert(fc.asyncProperty(topLevelSource, checkEval), { numRuns: RUNS });
+    });
 
-  it('on dicts and sets with equal keys in different spellings', async () => {
-    await fc.assert(fc.asyncProperty(dupKeySource, checkEval), { numRuns: 1000 });
-  });
+    it('on dicts and sets with equal keys in different spellings', async () => {
+      await fc.assert(fc.asyncProperty(dupKeySource, checkEval), { numRuns: 1000 });
+    });
 
-  it('on brackets nested about 200 deep', async () => {
-    await fc.assert(fc.asyncProperty(deepSource, checkEval), { numRuns: 200 });
-  });
+    it('on brackets nested about 200 deep', async () => {
+      await fc.assert(fc.asyncProperty(deepSource, checkEval), { numRuns: 200 });
+    });
 
-  it('on near-valid sources (one character deleted, inserted or replaced)', async () => {
-    await fc.assert(fc.asyncProperty(mutatedSource, checkEval), { numRuns: RUNS });
-  });
+    it('on near-valid sources (one character deleted, inserted or replaced)', async () => {
+      await fc.assert(fc.asyncProperty(mutatedSource, checkEval), { numRuns: RUNS });
+    });
 
-  it('on noise over the grammar alphabet', async () => {
-    await fc.assert(fc.asyncProperty(grammarNoise, checkEval), { numRuns: RUNS });
-  });
+    it('on noise over the grammar alphabet', async () => {
+      await fc.assert(fc.asyncProperty(grammarNoise, checkEval), { numRuns: RUNS });
+    });
 
-  it('pyEquals agrees with == on pairs of literals', async () => {
-    const pair = fc.oneof(fc.tuple(literalSource, literalSource), fc.tuple(dupKeySource, dupKeySource), equalishPair);
-    await fc.assert(
-      fc.asyncProperty(pair, async ([a, b]) => {
-        const ref = await oracle!.ask<{ a: OracleEval; b: OracleEval; eq: boolean | null }>({ op: 'eq', a, b });
-        const pa = compareEval(a, ref.a) ?? compareEval(b, ref.b);
-        if (pa) throw new Error(`${JSON.stringify([a, b])}: ${pa}`);
-        if (ref.eq === null) return;
-        let va: PyValue;
-        let vb: PyValue;
-        try {
-          va = literalEval(a);
-          vb = literalEval(b);
-        } catch (e) {
-          if (e instanceof PyLiteralUnsupported) return;
-          throw e;
-        }
-        if (pyEquals(va, vb) !== ref.eq) throw new Error(`${JSON.stringify([a, b])}: pyEquals ${!ref.eq}, python == ${ref.eq}`);
-        if (pyEquals(vb, va) !== ref.eq) throw new Error(`${JSON.stringify([b, a])}: pyEquals not symmetric`);
-      }),
-      { numRuns: RUNS },
-    );
-  });
+    it('pyEquals agrees with == on pairs of literals', async () => {
+      const pair = fc.oneof(fc.tuple(literalSource, literalSource), fc.tuple(dupKeySource, dupKeySource), equalishPair);
+      await fc.assert(
+        fc.asyncProperty(pair, async ([a, b]) => {
+          const ref = await oracle!.ask<{ a: OracleEval; b: OracleEval; eq: boolean | null }>({ op: 'eq', a, b });
+          const pa = compareEval(a, ref.a) ?? compareEval(b, ref.b);
+          if (pa) throw new Error(`${JSON.stringify([a, b])}: ${pa}`);
+          if (ref.eq === null) return;
+          let va: PyValue;
+          let vb: PyValue;
+          try {
+            va = literalEval(a);
+            vb = literalEval(b);
+          } catch (e) {
+            if (e instanceof PyLiteralUnsupported) return;
+            throw e;
+          }
+          if (pyEquals(va, vb) !== ref.eq)
+            throw new Error(`${JSON.stringify([a, b])}: pyEquals ${!ref.eq}, python == ${ref.eq}`);
+          if (pyEquals(vb, va) !== ref.eq) throw new Error(`${JSON.stringify([b, a])}: pyEquals not symmetric`);
+        }),
+        { numRuns: RUNS },
+      );
+    });
 
-  it('pyStrip and pyLower agree with str.strip() and str.lower()', async () => {
-    const text = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 12 }),
-      fc.string({ unit: fc.constantFrom(...'ΣσςΑαΆ\u0345\u0301 .\'-İIiıẞßſKÅ\u2028\x1c\x85\u00a0\u3000\ufeff\t\nAbcDé'), maxLength: 12 }),
-      fc.string({ unit: fc.oneof(fc.constantFrom('Σ', ' ', 'Α', '\u0301', "'", '\u02b0', '\u00ad'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 8 }),
-    );
-    await fc.assert(
-      fc.asyncProperty(text, async (s) => {
-        const [strip, lower] = await oracle!.ask<[number[], number[]]>([
-          { op: 'strip', text: s },
-          { op: 'lower', text: s },
-        ]);
-        expect(units(pyStrip(s)), `strip ${JSON.stringify(s)}`).toEqual(strip);
-        expect(units(pyLower(s)), `lower ${JSON.stringify(s)}`).toEqual(lower);
-      }),
-      { numRuns: RUNS },
-    );
-  });
+    it('pyStrip and pyLower agree with str.strip() and str.lower()', async () => {
+      const text = fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 12 }),
+        fc.string({
+          unit: fc.constantFrom(..."ΣσςΑαΆ\u0345\u0301 .'-İIiıẞßſKÅ\u2028\x1c\x85\u00a0\u3000\ufeff\t\nAbcDé"),
+          maxLength: 12,
+        }),
+        fc.string({
+          unit: fc.oneof(
+            fc.constantFrom('Σ', ' ', 'Α', '\u0301', "'", '\u02b0', '\u00ad'),
+            fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+          ),
+          maxLength: 8,
+        }),
+      );
+      await fc.assert(
+        fc.asyncProperty(text, async (s) => {
+          const [strip, lower] = await oracle!.ask<[number[], number[]]>([
+            { op: 'strip', text: s },
+            { op: 'lower', text: s },
+          ]);
+          expect(units(pyStrip(s)), `strip ${JSON.stringify(s)}`).toEqual(strip);
+          expect(units(pyLower(s)), `lower ${JSON.stringify(s)}`).toEqual(lower);
+        }),
+        { numRuns: RUNS },
+      );
+    });
 
-  it('jsonToPy(x) is json.loads(JSON.stringify(x))', async () => {
-    const json = fc.oneof(fc.jsonValue(), fc.anything({ withBigInt: false, withBoxedValues: false, withDate: false, withMap: false, withSet: false, withTypedArray: false, withSparseArray: false, withNullPrototype: true }));
-    await fc.assert(
-      fc.asyncProperty(json, async (x) => {
-        const text = JSON.stringify(x);
-        if (text === undefined) return;
-        const ref = await oracle!.ask<{ ok: true; v: Tagged } | { ok: false }>({ op: 'json', text });
-        if (!ref.ok) throw new Error(`python could not load ${text}`);
-        const d = differs(jsonToPy(x), decodeTagged(ref.v));
-        if (d) throw new Error(`${text}: ${d}`);
-      }),
-      { numRuns: 1000 },
-    );
-  });
-});
+    it('jsonToPy(x) is json.loads(JSON.stringify(x))', async () => {
+      const json = fc.oneof(
+        fc.jsonValue(),
+        fc.anything({
+          withBigInt: false,
+          withBoxedValues: false,
+          withDate: false,
+          withMap: false,
+          withSet: false,
+          withTypedArray: false,
+          withSparseArray: false,
+          withNullPrototype: true,
+        }),
+      );
+      await fc.assert(
+        fc.asyncProperty(json, async (x) => {
+          const text = JSON.stringify(x);
+          if (text === undefined) return;
+          const ref = await oracle!.ask<{ ok: true; v: Tagged } | { ok: false }>({ op: 'json', text });
+          if (!ref.ok) throw new Error(`python could not load ${text}`);
+          const d = differs(jsonToPy(x), decodeTagged(ref.v));
+          if (d) throw new Error(`${text}: ${d}`);
+        }),
+        { numRuns: 1000 },
+      );
+    });
+  },
+);
 
 const units = (s: string) => Array.from({ length: s.length }, (_, k) => s.charCodeAt(k));
 
@@ -154,15 +191,26 @@ const GROUPS = [
 const equalishPair: fc.Arbitrary<[string, string]> = fc.letrec<{ node: [string, string] }>((tie) => ({
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    { weight: 3, arbitrary: fc.constantFrom(...GROUPS).chain((g) => fc.tuple(fc.constantFrom(...g), fc.constantFrom(...g))) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(...GROUPS).chain((g) => fc.tuple(fc.constantFrom(...g), fc.constantFrom(...g))),
+    },
     {
       weight: 2,
       arbitrary: fc
-        .tuple(fc.constantFrom('list', 'tuple', 'set', 'dict'), fc.array(fc.tuple(tie('node'), tie('node')), { maxLength: 4 }), fc.nat(9), fc.nat(9), fc.nat())
+        .tuple(
+          fc.constantFrom('list', 'tuple', 'set', 'dict'),
+          fc.array(fc.tuple(tie('node'), tie('node')), { maxLength: 4 }),
+          fc.nat(9),
+          fc.nat(9),
+          fc.nat(),
+        )
         .map(([kind, elts, fa, fb, rot]): [string, string] => {
           const render = (side: 0 | 1, flip: number, order: number[]) => {
             const k = flip === 0 && (kind === 'list' || kind === 'tuple') ? (kind === 'list' ? 'tuple' : 'list') : kind;
-            const parts = order.map((i) => (kind === 'dict' ? `${elts[i]![0][side]}: ${elts[i]![1][side]}` : elts[i]![0][side]));
+            const parts = order.map((i) =>
+              kind === 'dict' ? `${elts[i]![0][side]}: ${elts[i]![1][side]}` : elts[i]![0][side],
+            );
             if (k === 'list') return `[${parts.join(', ')}]`;
             if (k === 'tuple') return `(${parts.join(', ')}${parts.length === 1 ? ',' : ''})`;
             return kind === 'set' && parts.length === 0 ? 'set()' : `{${parts.join(', ')}}`;

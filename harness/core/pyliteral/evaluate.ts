@@ -103,7 +103,9 @@ export function literalValue(node: Node): PyValue {
           if (!Number.isFinite(l)) fail('OverflowError: int too large to convert to float');
         } else l = left.v;
         // complex arithmetic of 3.11: the real operand becomes (l, 0.0) and parts combine pairwise.
-        return node.op === 'Add' ? { t: 'complex', re: l + right.re, im: 0 + right.im } : { t: 'complex', re: l - right.re, im: 0 - right.im };
+        return node.op === 'Add'
+          ? { t: 'complex', re: l + right.re, im: 0 + right.im }
+          : { t: 'complex', re: l - right.re, im: 0 - right.im };
       }
       return fail();
     }

@@ -1,7 +1,20 @@
 // The part of Python's `ast` module this emulation builds (CPython 3.11 node names and fields).
 import type { PyValue } from './value.ts';
 
-export type BinOpName = 'Add' | 'Sub' | 'Mult' | 'MatMult' | 'Div' | 'Mod' | 'Pow' | 'LShift' | 'RShift' | 'BitOr' | 'BitXor' | 'BitAnd' | 'FloorDiv';
+export type BinOpName =
+  | 'Add'
+  | 'Sub'
+  | 'Mult'
+  | 'MatMult'
+  | 'Div'
+  | 'Mod'
+  | 'Pow'
+  | 'LShift'
+  | 'RShift'
+  | 'BitOr'
+  | 'BitXor'
+  | 'BitAnd'
+  | 'FloorDiv';
 export type UnaryOpName = 'Invert' | 'Not' | 'UAdd' | 'USub';
 export type CmpOpName = 'Eq' | 'NotEq' | 'Lt' | 'LtE' | 'Gt' | 'GtE' | 'Is' | 'IsNot' | 'In' | 'NotIn';
 

@@ -45,7 +45,8 @@ function treeDiff(ours: unknown, ref: unknown, path: string): string | undefined
     return differs(o.value!, decodeTagged(r.value), `${path}.value`);
   }
   if (Array.isArray(ref)) {
-    if (!Array.isArray(ours) || ours.length !== ref.length) return `${path}: ${JSON.stringify(ours)?.slice(0, 80)} vs ${ref.length} items`;
+    if (!Array.isArray(ours) || ours.length !== ref.length)
+      return `${path}: ${JSON.stringify(ours)?.slice(0, 80)} vs ${ref.length} items`;
     for (let k = 0; k < ref.length; k++) {
       const d = treeDiff(ours[k], ref[k], `${path}[${k}]`);
       if (d) return d;
@@ -75,7 +76,8 @@ async function checkParse(src: string): Promise<void> {
     err = e;
   }
   const where = JSON.stringify(src);
-  if (err !== undefined && !(err instanceof PySyntaxError) && !(err instanceof PyLiteralUnsupported)) throw new Error(`${where}: threw ${String(err)}`);
+  if (err !== undefined && !(err instanceof PySyntaxError) && !(err instanceof PyLiteralUnsupported))
+    throw new Error(`${where}: threw ${String(err)}`);
   if (!ref.ok) {
     if (err === undefined) throw new Error(`${where}: python raised ${ref.err}, we parsed it`);
     return;
@@ -88,16 +90,42 @@ async function checkParse(src: string): Promise<void> {
 }
 
 const pick = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
-const NAMES = ['f', 'get_weather', 'math.sqrt', 'a.b.c', 'ｆ', 'ſet', 'x_1', '_', 'True', 'None', 'lambda', 'not', 'if', 'print', 'ℌ'];
+const NAMES = [
+  'f',
+  'get_weather',
+  'math.sqrt',
+  'a.b.c',
+  'ｆ',
+  'ſet',
+  'x_1',
+  '_',
+  'True',
+  'None',
+  'lambda',
+  'not',
+  'if',
+  'print',
+  'ℌ',
+];
 const IDENTS = ['a', 'unit', 'x_y', 'ｋ', 'True', 'None', 'in', 'lambda', '_k1', 'ſ'];
 const space = pick(['', '', ' ', '  ', '\n', '\t']);
 
 /** A call with positional and keyword arguments (values: literals, names, nested calls), BFCL-style lists of calls. */
 const callSource: fc.Arbitrary<string> = fc.letrec<{ call: string; arg: string }>((tie) => ({
   call: fc
-    .tuple(pick(NAMES), fc.array(fc.tuple(tie('arg'), space), { maxLength: 4 }), fc.array(fc.tuple(pick(IDENTS), space, tie('arg')), { maxLength: 4 }), fc.boolean(), pick(['', '', '', '*args', '**kw', '*a, **b']))
+    .tuple(
+      pick(NAMES),
+      fc.array(fc.tuple(tie('arg'), space), { maxLength: 4 }),
+      fc.array(fc.tuple(pick(IDENTS), space, tie('arg')), { maxLength: 4 }),
+      fc.boolean(),
+      pick(['', '', '', '*args', '**kw', '*a, **b']),
+    )
     .map(([name, pos, kw, trailing, star]) => {
-      const parts = [...pos.map(([a, s]) => `${s}${a}`), ...(star ? [star] : []), ...kw.map(([k, s, v]) => `${k}${s}=${s}${v}`)];
+      const parts = [
+        ...pos.map(([a, s]) => `${s}${a}`),
+        ...(star ? [star] : []),
+        ...kw.map(([k, s, v]) => `${k}${s}=${s}${v}`),
+      ];
       return `${name}(${parts.join(', ')}${trailing && parts.length > 0 ? ',' : ''})`;
     }),
   arg: fc.oneof(
@@ -108,42 +136,132 @@ const callSource: fc.Arbitrary<string> = fc.letrec<{ call: string; arg: string }
   ),
 })).call;
 
-const OPS = ['+', '-', '*', '/', '//', '%', '**', '<<', '>>', '&', '|', '^', '@', '==', '!=', '<', '<=', '>', '>=', 'in', 'not in', 'is', 'is not', 'and', 'or', 'if 1 else', ':='];
-const operand = fc.oneof(literalSource, pick(NAMES), pick(['-1', '~x', 'not y', '+2.5', '(a)', 'x[1:2]', 'x[::2, 1]', '[y for y in z if y]', '{k: v for k, v in d}']));
+const OPS = [
+  '+',
+  '-',
+  '*',
+  '/',
+  '//',
+  '%',
+  '**',
+  '<<',
+  '>>',
+  '&',
+  '|',
+  '^',
+  '@',
+  '==',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'in',
+  'not in',
+  'is',
+  'is not',
+  'and',
+  'or',
+  'if 1 else',
+  ':=',
+];
+const operand = fc.oneof(
+  literalSource,
+  pick(NAMES),
+  pick(['-1', '~x', 'not y', '+2.5', '(a)', 'x[1:2]', 'x[::2, 1]', '[y for y in z if y]', '{k: v for k, v in d}']),
+);
 const exprSource: fc.Arbitrary<string> = fc
   .tuple(operand, fc.array(fc.tuple(pick(OPS), operand), { minLength: 1, maxLength: 3 }))
   .map(([first, rest]) => `${first}${rest.map(([op, b]) => ` ${op} ${b}`).join('')}`);
 
 /** Near-valid: one character deleted, inserted or replaced. */
 const mutated = (src: fc.Arbitrary<string>): fc.Arbitrary<string> =>
-  fc.tuple(src, fc.nat(), pick(['del', 'ins', 'rep']), pick([...`'"\\()[]{},:=+-.#_0xjebru* \n`])).map(([s, at, how, ch]) => {
-    const k = s.length === 0 ? 0 : at % (s.length + 1);
-    if (how === 'del') return s.slice(0, k) + s.slice(k + 1);
-    if (how === 'ins') return s.slice(0, k) + ch + s.slice(k);
-    return s.slice(0, k) + ch + s.slice(k + 1);
-  });
+  fc
+    .tuple(src, fc.nat(), pick(['del', 'ins', 'rep']), pick([...`'"\\()[]{},:=+-.#_0xjebru* \n`]))
+    .map(([s, at, how, ch]) => {
+      const k = s.length === 0 ? 0 : at % (s.length + 1);
+      if (how === 'del') return s.slice(0, k) + s.slice(k + 1);
+      if (how === 'ins') return s.slice(0, k) + ch + s.slice(k);
+      return s.slice(0, k) + ch + s.slice(k + 1);
+    });
 
-describe.skipIf(skipReason !== undefined)(`parseEval agrees with python3 ast.parse(mode="eval")${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`, () => {
-  it('on calls with keyword arguments, and lists of them', async () => {
-    await fc.assert(fc.asyncProperty(fc.oneof(callSource, fc.array(callSource, { minLength: 1, maxLength: 3 }).map((cs) => `[${cs.join(', ')}]`)), checkParse), { numRuns: RUNS });
-  });
+describe.skipIf(skipReason !== undefined)(
+  `parseEval agrees with python3 ast.parse(mode="eval")${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
+  () => {
+    it('on calls with keyword arguments, and lists of them', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            callSource,
+            fc.array(callSource, { minLength: 1, maxLength: 3 }).map((cs) => `[${cs.join(', ')}]`),
+          ),
+          checkParse,
+        ),
+        { numRuns: RUNS },
+      );
+    });
 
-  it('on literals: numbers, prefixed strings with escapes, bytes, nested containers', async () => {
-    await fc.assert(fc.asyncProperty(fc.oneof(literalSource, stringSource), checkParse), { numRuns: RUNS });
-  });
+    it('on literals: numbers, prefixed strings with escapes, bytes, nested containers', async () => {
+      await fc.assert(fc.asyncProperty(fc.oneof(literalSource, stringSource), checkParse), { numRuns: RUNS });
+    });
 
-  it('on operators, comparisons, conditionals, slices and comprehensions', async () => {
-    await fc.assert(fc.asyncProperty(exprSource, checkParse), { numRuns: RUNS });
-  });
+    it('on operators, comparisons, conditionals, slices and comprehensions', async () => {
+      await fc.assert(fc.asyncProperty(exprSource, checkParse), { numRuns: RUNS });
+    });
 
-  it('on near-valid calls and expressions (one character deleted, inserted or replaced)', async () => {
-    await fc.assert(fc.asyncProperty(mutated(fc.oneof(callSource, exprSource)), checkParse), { numRuns: RUNS });
-  });
-});
+    it('on near-valid calls and expressions (one character deleted, inserted or replaced)', async () => {
+      await fc.assert(fc.asyncProperty(mutated(fc.oneof(callSource, exprSource)), checkParse), { numRuns: RUNS });
+    });
+  },
+);
 
 const numberText: fc.Arbitrary<string> = fc.oneof(
-  fc.array(pick([...'0123456789', '0', '1', '_', '+', '-', '.', 'e', 'E', ' ', '\t', '\u0f24', '\u0661', '\u00a0', '\u2003', 'inf', 'nan', 'x', 'Infinity']), { maxLength: 10 }).map((xs) => xs.join('')),
-  pick(['010', ' 0_10 ', '00', '-0', '+7', '1__0', '_1', '1_', '0'.repeat(4300), '0'.repeat(4301), '1'.repeat(4300), `${'1_'.repeat(4300)}1`, '1e5', '.5', '5.', '-iNF', '+nan', '1_0.5_0e1_0']),
+  fc
+    .array(
+      pick([
+        ...'0123456789',
+        '0',
+        '1',
+        '_',
+        '+',
+        '-',
+        '.',
+        'e',
+        'E',
+        ' ',
+        '\t',
+        '\u0f24',
+        '\u0661',
+        '\u00a0',
+        '\u2003',
+        'inf',
+        'nan',
+        'x',
+        'Infinity',
+      ]),
+      { maxLength: 10 },
+    )
+    .map((xs) => xs.join('')),
+  pick([
+    '010',
+    ' 0_10 ',
+    '00',
+    '-0',
+    '+7',
+    '1__0',
+    '_1',
+    '1_',
+    '0'.repeat(4300),
+    '0'.repeat(4301),
+    '1'.repeat(4300),
+    `${'1_'.repeat(4300)}1`,
+    '1e5',
+    '.5',
+    '5.',
+    '-iNF',
+    '+nan',
+    '1_0.5_0e1_0',
+  ]),
 );
 
 async function checkConverted(op: 'int' | 'float', text: string): Promise<void> {
@@ -160,14 +278,17 @@ async function checkConverted(op: 'int' | 'float', text: string): Promise<void> 
   if (d) throw new Error(`${where}: ${d}`);
 }
 
-describe.skipIf(skipReason !== undefined)(`int(s) and float(s) agree with python3${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`, () => {
-  it('on digits, underscores, signs, spaces, Unicode digits and the special floats', async () => {
-    await fc.assert(
-      fc.asyncProperty(numberText, async (text) => {
-        await checkConverted('int', text);
-        await checkConverted('float', text);
-      }),
-      { numRuns: RUNS },
-    );
-  });
-});
+describe.skipIf(skipReason !== undefined)(
+  `int(s) and float(s) agree with python3${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
+  () => {
+    it('on digits, underscores, signs, spaces, Unicode digits and the special floats', async () => {
+      await fc.assert(
+        fc.asyncProperty(numberText, async (text) => {
+          await checkConverted('int', text);
+          await checkConverted('float', text);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  },
+);

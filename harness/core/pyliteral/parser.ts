@@ -10,9 +10,41 @@ import { PyLiteralError, PyLiteralUnsupported, type PyValue } from './value.ts';
 export { PySyntaxError };
 
 const KEYWORDS = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif',
-  'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or',
-  'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
 ]);
 
 function fail(msg = 'invalid syntax'): never {
@@ -51,7 +83,14 @@ export function parseEvalTree(source: string): { body: Node; unsupported?: strin
 }
 
 const TERM_OPS: Record<string, BinOpName> = { '*': 'Mult', '/': 'Div', '//': 'FloorDiv', '%': 'Mod', '@': 'MatMult' };
-const CMP_OPS: Record<string, CmpOpName> = { '==': 'Eq', '!=': 'NotEq', '<': 'Lt', '<=': 'LtE', '>': 'Gt', '>=': 'GtE' };
+const CMP_OPS: Record<string, CmpOpName> = {
+  '==': 'Eq',
+  '!=': 'NotEq',
+  '<': 'Lt',
+  '<=': 'LtE',
+  '>': 'Gt',
+  '>=': 'GtE',
+};
 
 class Parser {
   pos = 0;
@@ -102,7 +141,8 @@ class Parser {
   startsExpression(allowStar: boolean): boolean {
     const t = this.peek();
     if (t.kind === 'number' || t.kind === 'string') return true;
-    if (t.kind === 'name') return !KEYWORDS.has(t.raw) || ['True', 'False', 'None', 'not', 'lambda', 'await'].includes(t.raw);
+    if (t.kind === 'name')
+      return !KEYWORDS.has(t.raw) || ['True', 'False', 'None', 'not', 'lambda', 'await'].includes(t.raw);
     if (t.kind !== 'op') return false;
     return ['(', '[', '{', '-', '+', '~', '...'].includes(t.text) || (allowStar && t.text === '*');
   }
@@ -410,7 +450,8 @@ class Parser {
         keywords.push({ arg: t.text, value: this.expression() });
         phase = Math.max(phase, 1);
       } else {
-        if ((this.isKw('True') || this.isKw('False') || this.isKw('None')) && this.isOp('=', 1)) fail(`cannot assign to ${(this.peek() as { raw: string }).raw}`);
+        if ((this.isKw('True') || this.isKw('False') || this.isKw('None')) && this.isOp('=', 1))
+          fail(`cannot assign to ${(this.peek() as { raw: string }).raw}`);
         const e = this.namedExpression();
         if (this.isOp('=')) fail('expression cannot contain assignment, perhaps you meant "=="?');
         if (first && this.isComprehensionStart()) {
@@ -610,13 +651,20 @@ class Parser {
       }
     }
     // Two code points that are a high and a low surrogate would read as one character in JS, unlike Python.
-    if (cps.some((c, k) => c >= 0xd800 && c <= 0xdbff && cps[k + 1] !== undefined && cps[k + 1]! >= 0xdc00 && cps[k + 1]! <= 0xdfff)) {
+    if (
+      cps.some(
+        (c, k) =>
+          c >= 0xd800 && c <= 0xdbff && cps[k + 1] !== undefined && cps[k + 1]! >= 0xdc00 && cps[k + 1]! <= 0xdfff,
+      )
+    ) {
       this.unsupported ??= 'a str with a high surrogate code point followed by a low one (a JS string would fuse them)';
     }
     const value = fromCps(cps);
     // CPython marks kind 'u' only for a lowercase `u` prefix on the first token (`U''` has no kind).
     const kind = parts[0]!.prefix === 'u' ? 'u' : undefined;
-    return kind ? { k: 'Constant', value: { t: 'str', v: value }, kind } : { k: 'Constant', value: { t: 'str', v: value } };
+    return kind
+      ? { k: 'Constant', value: { t: 'str', v: value }, kind }
+      : { k: 'Constant', value: { t: 'str', v: value } };
   }
 }
 
@@ -696,7 +744,8 @@ function checkFString(body: string, raw: boolean, quote: string, depth: number):
         if (e === 'N' && body[i + 2] === '{') {
           const close = body.indexOf('}', i + 3);
           i = close < 0 ? end : close + 1;
-        } else if (e === '{' || e === '}') i++; // the brace after a backslash still opens or closes a field
+        } else if (e === '{' || e === '}')
+          i++; // the brace after a backslash still opens or closes a field
         else i += 2;
         continue;
       }
@@ -760,7 +809,8 @@ function checkFString(body: string, raw: boolean, quote: string, depth: number):
       } else if (c === ']' || c === '}' || c === ')') {
         const open = stack.pop();
         if (open === undefined) fail(`f-string: unmatched '${c}'`);
-        if ('([{'.indexOf(open) !== ')]}'.indexOf(c)) fail(`f-string: closing parenthesis '${c}' does not match opening parenthesis '${open}'`);
+        if ('([{'.indexOf(open) !== ')]}'.indexOf(c))
+          fail(`f-string: closing parenthesis '${c}' does not match opening parenthesis '${open}'`);
       }
     }
     if (q) fail('f-string: unterminated string');
@@ -785,7 +835,8 @@ function checkFString(body: string, raw: boolean, quote: string, depth: number):
       if (i >= end) fail("f-string: expecting '}'");
       const conv = body[i]!;
       i++;
-      if (!(conv === 's' || conv === 'r' || conv === 'a')) fail("f-string: invalid conversion character: expected 's', 'r', or 'a'");
+      if (!(conv === 's' || conv === 'r' || conv === 'a'))
+        fail("f-string: invalid conversion character: expected 's', 'r', or 'a'");
     }
     if (i >= end) fail("f-string: expecting '}'");
     if (body[i] === ':') {

@@ -19,18 +19,23 @@ describe('pyJsonLoads', () => {
 
   it('keeps object keys in file order, integer-like keys included, and the last value of a repeated key', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.oneof(fc.string(), fc.nat().map(String)), fc.integer()), { maxLength: 8 }), (pairs) => {
-        const text = `{${pairs.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`;
-        const order: string[] = [];
-        for (const [k] of pairs) if (!order.includes(k)) order.push(k);
-        const got = pyJsonLoads(text);
-        expect(keysOf(got)).toEqual(order);
-        for (const k of order) {
-          const last = pairs.filter(([kk]) => kk === k).at(-1)![1];
-          const entry = (got as Extract<PyValue, { t: 'dict' }>).entries.find(([kk]) => (kk as { v: string }).v === k)!;
-          expect(entry[1]).toEqual({ t: 'int', v: BigInt(last) });
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.oneof(fc.string(), fc.nat().map(String)), fc.integer()), { maxLength: 8 }),
+        (pairs) => {
+          const text = `{${pairs.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`;
+          const order: string[] = [];
+          for (const [k] of pairs) if (!order.includes(k)) order.push(k);
+          const got = pyJsonLoads(text);
+          expect(keysOf(got)).toEqual(order);
+          for (const k of order) {
+            const last = pairs.filter(([kk]) => kk === k).at(-1)![1];
+            const entry = (got as Extract<PyValue, { t: 'dict' }>).entries.find(
+              ([kk]) => (kk as { v: string }).v === k,
+            )!;
+            expect(entry[1]).toEqual({ t: 'int', v: BigInt(last) });
+          }
+        },
+      ),
     );
   });
 

@@ -54,22 +54,22 @@ class Reader {
         this.i++;
         return this.array(depth);
       case 'n':
-        if (s.startsWith('null', this.i)) return (this.i += 4), { t: 'none' };
+        if (s.startsWith('null', this.i)) return ((this.i += 4), { t: 'none' });
         break;
       case 't':
-        if (s.startsWith('true', this.i)) return (this.i += 4), { t: 'bool', v: true };
+        if (s.startsWith('true', this.i)) return ((this.i += 4), { t: 'bool', v: true });
         break;
       case 'f':
-        if (s.startsWith('false', this.i)) return (this.i += 5), { t: 'bool', v: false };
+        if (s.startsWith('false', this.i)) return ((this.i += 5), { t: 'bool', v: false });
         break;
       case 'N':
-        if (s.startsWith('NaN', this.i)) return (this.i += 3), { t: 'float', v: NaN };
+        if (s.startsWith('NaN', this.i)) return ((this.i += 3), { t: 'float', v: NaN });
         break;
       case 'I':
-        if (s.startsWith('Infinity', this.i)) return (this.i += 8), { t: 'float', v: Infinity };
+        if (s.startsWith('Infinity', this.i)) return ((this.i += 8), { t: 'float', v: Infinity });
         break;
       case '-':
-        if (s.startsWith('-Infinity', this.i)) return (this.i += 9), { t: 'float', v: -Infinity };
+        if (s.startsWith('-Infinity', this.i)) return ((this.i += 9), { t: 'float', v: -Infinity });
         break;
     }
     NUMBER.lastIndex = this.i;
@@ -78,7 +78,8 @@ class Reader {
       this.i = NUMBER.lastIndex;
       const [, int, frac, exp] = m;
       if (frac === undefined && exp === undefined) {
-        if (int!.replace('-', '').length > INT_MAX_STR_DIGITS) this.fail('Exceeds the limit for integer string conversion');
+        if (int!.replace('-', '').length > INT_MAX_STR_DIGITS)
+          this.fail('Exceeds the limit for integer string conversion');
         return { t: 'int', v: BigInt(int!) };
       }
       return { t: 'float', v: Number(int! + (frac ?? '') + (exp ?? '')) };
@@ -230,7 +231,13 @@ export function pyJsonDumps(v: PyValue): string {
     case 'int':
       return v.v.toString();
     case 'float':
-      return Number.isNaN(v.v) ? 'NaN' : v.v === Infinity ? 'Infinity' : v.v === -Infinity ? '-Infinity' : floatRepr(v.v);
+      return Number.isNaN(v.v)
+        ? 'NaN'
+        : v.v === Infinity
+          ? 'Infinity'
+          : v.v === -Infinity
+            ? '-Infinity'
+            : floatRepr(v.v);
     case 'str':
       return JSON.stringify(v.v);
     case 'list':
@@ -261,7 +268,13 @@ export function pyToPlain(v: PyValue): unknown {
   switch (v.t) {
     case 'dict': {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of v.entries) Object.defineProperty(out, k.t === 'str' ? k.v : pyJsonDumps(k), { value: pyToPlain(x), enumerable: true, writable: true, configurable: true });
+      for (const [k, x] of v.entries)
+        Object.defineProperty(out, k.t === 'str' ? k.v : pyJsonDumps(k), {
+          value: pyToPlain(x),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       return out;
     }
     case 'list':
@@ -269,7 +282,9 @@ export function pyToPlain(v: PyValue): unknown {
     case 'set':
       return v.items.map(pyToPlain);
     case 'int':
-      return v.v <= BigInt(Number.MAX_SAFE_INTEGER) && v.v >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(v.v) : v.v.toString();
+      return v.v <= BigInt(Number.MAX_SAFE_INTEGER) && v.v >= -BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(v.v)
+        : v.v.toString();
     case 'float':
       return new PyFloat(v.v);
     case 'bool':
@@ -289,7 +304,8 @@ export function clonePlain<T>(x: T): T {
   if (Array.isArray(x)) return x.map(clonePlain) as T;
   if (x && typeof x === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) Object.defineProperty(out, k, { value: clonePlain(v), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(x))
+      Object.defineProperty(out, k, { value: clonePlain(v), enumerable: true, writable: true, configurable: true });
     return out as T;
   }
   return x;

@@ -87,7 +87,8 @@ const isLow = (u: number) => u >= 0xdc00 && u <= 0xdfff;
 
 /** Whether code-unit range [start, end) of hay begins and ends on code point boundaries. */
 function onBoundaries(hay: string, start: number, end: number): boolean {
-  if (start > 0 && start < hay.length && isLow(hay.charCodeAt(start)) && isHigh(hay.charCodeAt(start - 1))) return false;
+  if (start > 0 && start < hay.length && isLow(hay.charCodeAt(start)) && isHigh(hay.charCodeAt(start - 1)))
+    return false;
   if (end > 0 && end < hay.length && isLow(hay.charCodeAt(end)) && isHigh(hay.charCodeAt(end - 1))) return false;
   return true;
 }
@@ -98,4 +99,3 @@ export function removeSuffix(s: string, suffix: string): string {
   const k = s.length - suffix.length;
   return onBoundaries(s, k, s.length) ? s.slice(0, k) : s;
 }
-

@@ -20,8 +20,10 @@ export class PythonOracle extends JsonLinesChild {
   static async start(python = pythonCommand()): Promise<PythonOracle | { skip: string }> {
     if (!existsSync(ORACLE_SCRIPT)) return { skip: `missing ${ORACLE_SCRIPT}` };
     const probe = await execa(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { reject: false });
-    if (probe.failed || probe.exitCode !== 0) return { skip: `no Python interpreter (${python}): set TOOLGAUGE_PYTHON` };
-    if (probe.stdout.trim() !== '3.11') return { skip: `${python} is Python ${probe.stdout.trim()}, the reference is 3.11` };
+    if (probe.failed || probe.exitCode !== 0)
+      return { skip: `no Python interpreter (${python}): set TOOLGAUGE_PYTHON` };
+    if (probe.stdout.trim() !== '3.11')
+      return { skip: `${python} is Python ${probe.stdout.trim()}, the reference is 3.11` };
     return new PythonOracle(execa(python, ['-X', 'utf8', ORACLE_SCRIPT], JSON_LINES_CHILD), 'python oracle');
   }
 }

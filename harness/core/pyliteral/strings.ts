@@ -4,20 +4,26 @@ import { lookupCharName, NameTableUnavailable } from './unicode-names.ts';
 import { PyLiteralError } from './value.ts';
 
 /** A decoded str as Python code points, or bytes. `unsupported` says why the value cannot be represented. */
-export type DecodedString =
-  | { bytes: false; cps: number[]; unsupported?: string }
-  | { bytes: true; data: number[] };
+export type DecodedString = { bytes: false; cps: number[]; unsupported?: string } | { bytes: true; data: number[] };
 
 function fail(msg: string): never {
   throw new PyLiteralError(msg);
 }
 
-const hexVal = (c: string | undefined): number =>
-  c !== undefined && /^[0-9a-fA-F]$/.test(c) ? parseInt(c, 16) : -1;
+const hexVal = (c: string | undefined): number => (c !== undefined && /^[0-9a-fA-F]$/.test(c) ? parseInt(c, 16) : -1);
 const isOct = (c: string | undefined) => c !== undefined && c >= '0' && c <= '7';
 
 const SIMPLE: Record<string, number> = {
-  '\\': 0x5c, "'": 0x27, '"': 0x22, b: 0x08, f: 0x0c, t: 0x09, n: 0x0a, r: 0x0d, v: 0x0b, a: 0x07,
+  '\\': 0x5c,
+  "'": 0x27,
+  '"': 0x22,
+  b: 0x08,
+  f: 0x0c,
+  t: 0x09,
+  n: 0x0a,
+  r: 0x0d,
+  v: 0x0b,
+  a: 0x07,
 };
 
 /** Decode one string token's body given its prefix (any case of b, r, u, br, rb; f-strings are refused earlier). */

@@ -26,8 +26,53 @@ const isIdentChar = (c: string | undefined) => isIdentStart(c) || isDigit(c);
 const STRING_PREFIXES = new Set(['b', 'r', 'u', 'f', 'br', 'rb', 'fr', 'rf']);
 
 const OPS3 = new Set(['**=', '//=', '>>=', '<<=', '...', '!=']);
-const OPS2 = new Set(['!=', '%=', '&=', '**', '*=', '+=', '-=', '->', '//', '/=', ':=', '<<', '<=', '<>', '==', '>=', '>>', '@=', '^=', '|=']);
-const OPS1 = new Set(['%', '&', '(', ')', '*', '+', ',', '-', '.', '/', ':', ';', '<', '=', '>', '@', '[', ']', '^', '{', '|', '}', '~']);
+const OPS2 = new Set([
+  '!=',
+  '%=',
+  '&=',
+  '**',
+  '*=',
+  '+=',
+  '-=',
+  '->',
+  '//',
+  '/=',
+  ':=',
+  '<<',
+  '<=',
+  '<>',
+  '==',
+  '>=',
+  '>>',
+  '@=',
+  '^=',
+  '|=',
+]);
+const OPS1 = new Set([
+  '%',
+  '&',
+  '(',
+  ')',
+  '*',
+  '+',
+  ',',
+  '-',
+  '.',
+  '/',
+  ':',
+  ';',
+  '<',
+  '=',
+  '>',
+  '@',
+  '[',
+  ']',
+  '^',
+  '{',
+  '|',
+  '}',
+  '~',
+]);
 
 function fail(msg: string): never {
   throw new PySyntaxError(msg);
@@ -162,7 +207,8 @@ function readNameOrString(s: string, start: number, tokens: Tok[]): number {
 function verifyIdentifier(raw: string): string {
   const chars = Array.from(raw);
   const bad = chars.find((ch, k) => !(k === 0 ? /[\p{XID_Start}_]/u : /\p{XID_Continue}/u).test(ch));
-  if (bad !== undefined) fail(`invalid character '${bad}' (U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
+  if (bad !== undefined)
+    fail(`invalid character '${bad}' (U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
   return raw.normalize('NFKC');
 }
 
@@ -253,11 +299,18 @@ function readNumber(s: string, start: number, tokens: Tok[]): number {
       state = 'done';
     } else if (c() === 'o' || c() === 'O' || c() === 'b' || c() === 'B') {
       const octal = c() === 'o' || c() === 'O';
-      const isDig = octal ? (d?: string) => d !== undefined && d >= '0' && d <= '7' : (d?: string) => d === '0' || d === '1';
+      const isDig = octal
+        ? (d?: string) => d !== undefined && d >= '0' && d <= '7'
+        : (d?: string) => d === '0' || d === '1';
       next();
       do {
         if (c() === '_') next();
-        if (!isDig(c())) fail(isDigit(c()) ? `invalid digit '${c()}' in ${octal ? 'octal' : 'binary'} literal` : `invalid ${octal ? 'octal' : 'binary'} literal`);
+        if (!isDig(c()))
+          fail(
+            isDigit(c())
+              ? `invalid digit '${c()}' in ${octal ? 'octal' : 'binary'} literal`
+              : `invalid ${octal ? 'octal' : 'binary'} literal`,
+          );
         do next();
         while (isDig(c()));
       } while (c() === '_');

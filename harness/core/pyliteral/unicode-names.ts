@@ -49,10 +49,59 @@ function loadTable(): Map<string, number> {
 
 // Hangul syllable name parts (Unicode 3.12 jamo short names), as in CPython's hangul_syllables table.
 const JAMO_L = ['G', 'GG', 'N', 'D', 'DD', 'R', 'M', 'B', 'BB', 'S', 'SS', '', 'J', 'JJ', 'C', 'K', 'T', 'P', 'H'];
-const JAMO_V = ['A', 'AE', 'YA', 'YAE', 'EO', 'E', 'YEO', 'YE', 'O', 'WA', 'WAE', 'OE', 'YO', 'U', 'WEO', 'WE', 'WI',
-  'YU', 'EU', 'YI', 'I'];
-const JAMO_T = ['', 'G', 'GG', 'GS', 'N', 'NJ', 'NH', 'D', 'L', 'LG', 'LM', 'LB', 'LS', 'LT', 'LP', 'LH', 'M', 'B',
-  'BS', 'S', 'SS', 'NG', 'J', 'C', 'K', 'T', 'P', 'H'];
+const JAMO_V = [
+  'A',
+  'AE',
+  'YA',
+  'YAE',
+  'EO',
+  'E',
+  'YEO',
+  'YE',
+  'O',
+  'WA',
+  'WAE',
+  'OE',
+  'YO',
+  'U',
+  'WEO',
+  'WE',
+  'WI',
+  'YU',
+  'EU',
+  'YI',
+  'I',
+];
+const JAMO_T = [
+  '',
+  'G',
+  'GG',
+  'GS',
+  'N',
+  'NJ',
+  'NH',
+  'D',
+  'L',
+  'LG',
+  'LM',
+  'LB',
+  'LS',
+  'LT',
+  'LP',
+  'LH',
+  'M',
+  'B',
+  'BS',
+  'S',
+  'SS',
+  'NG',
+  'J',
+  'C',
+  'K',
+  'T',
+  'P',
+  'H',
+];
 
 // CPython find_syllable: the longest entry that is a prefix of str (index -1 when none, not even "").
 function findSyllable(str: string, list: string[]): { len: number; index: number } {

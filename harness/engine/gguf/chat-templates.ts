@@ -138,7 +138,15 @@ export const TEST_TEMPLATES = {
   llama3: {
     jinja: LLAMA3,
     pre: 'llama-bpe',
-    control: ['<|begin_of_text|>', '<|end_of_text|>', '<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>', '<|eom_id|>', '<|python_tag|>'],
+    control: [
+      '<|begin_of_text|>',
+      '<|end_of_text|>',
+      '<|start_header_id|>',
+      '<|end_header_id|>',
+      '<|eot_id|>',
+      '<|eom_id|>',
+      '<|python_tag|>',
+    ],
     userDefined: [],
     bos: '<|begin_of_text|>',
     eos: '<|eot_id|>',

@@ -25,12 +25,12 @@ export function f32ToF16Bits(x: number): number {
     const half = 1 << (shift - 1);
     const rest = mant & ((1 << shift) - 1);
     let m = mant >>> shift;
-    if (rest > half || (rest === half && (m & 1))) m++;
+    if (rest > half || (rest === half && m & 1)) m++;
     return sign | m;
   }
   let h = sign | (e << 10) | (mant >>> 13);
   const rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (h & 1))) h++; // may carry into the exponent: still correct
+  if (rest > 0x1000 || (rest === 0x1000 && h & 1)) h++; // may carry into the exponent: still correct
   return h;
 }
 
@@ -56,7 +56,8 @@ const roundAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.round(x
  * float32 d, and d stored as f16. The length must be a multiple of 32.
  */
 export function encodeQ8_0(values: Float32Array): Uint8Array {
-  if (values.length % Q8_0_BLOCK !== 0) throw new Error(`Q8_0 needs a multiple of ${Q8_0_BLOCK} values, got ${values.length}`);
+  if (values.length % Q8_0_BLOCK !== 0)
+    throw new Error(`Q8_0 needs a multiple of ${Q8_0_BLOCK} values, got ${values.length}`);
   const blocks = values.length / Q8_0_BLOCK;
   const out = new Uint8Array(blocks * Q8_0_BLOCK_BYTES);
   const view = new DataView(out.buffer);
@@ -67,7 +68,8 @@ export function encodeQ8_0(values: Float32Array): Uint8Array {
     const id = d ? Math.fround(1 / d) : 0;
     const at = b * Q8_0_BLOCK_BYTES;
     view.setUint16(at, f32ToF16Bits(d), true);
-    for (let j = 0; j < Q8_0_BLOCK; j++) view.setInt8(at + 2 + j, roundAway(Math.fround(values[b * Q8_0_BLOCK + j]! * id)));
+    for (let j = 0; j < Q8_0_BLOCK; j++)
+      view.setInt8(at + 2 + j, roundAway(Math.fround(values[b * Q8_0_BLOCK + j]! * id)));
   }
   return out;
 }

@@ -48,7 +48,10 @@ class Cursor {
     throw new DataError(this.file, undefined, this.field, problem);
   }
   private need(n: number): Buffer {
-    if (this.pos + n > this.size) this.fail(`the file ends at byte ${this.size}, the header needs ${this.pos + n - this.size} more bytes here (truncated or corrupt)`);
+    if (this.pos + n > this.size)
+      this.fail(
+        `the file ends at byte ${this.size}, the header needs ${this.pos + n - this.size} more bytes here (truncated or corrupt)`,
+      );
     const rel = this.pos - this.chunkAt;
     if (rel < 0 || rel + n > this.chunk.length) {
       const len = Math.min(Math.max(n, 1 << 20), this.size - this.pos);
@@ -61,16 +64,36 @@ class Cursor {
     this.pos += n;
     return this.chunk.subarray(at, at + n);
   }
-  u8() { return this.need(1).readUInt8(0); }
-  i8() { return this.need(1).readInt8(0); }
-  u16() { return this.need(2).readUInt16LE(0); }
-  i16() { return this.need(2).readInt16LE(0); }
-  u32() { return this.need(4).readUInt32LE(0); }
-  i32() { return this.need(4).readInt32LE(0); }
-  f32() { return this.need(4).readFloatLE(0); }
-  f64() { return this.need(8).readDoubleLE(0); }
-  u64() { return this.need(8).readBigUInt64LE(0); }
-  i64() { return this.need(8).readBigInt64LE(0); }
+  u8() {
+    return this.need(1).readUInt8(0);
+  }
+  i8() {
+    return this.need(1).readInt8(0);
+  }
+  u16() {
+    return this.need(2).readUInt16LE(0);
+  }
+  i16() {
+    return this.need(2).readInt16LE(0);
+  }
+  u32() {
+    return this.need(4).readUInt32LE(0);
+  }
+  i32() {
+    return this.need(4).readInt32LE(0);
+  }
+  f32() {
+    return this.need(4).readFloatLE(0);
+  }
+  f64() {
+    return this.need(8).readDoubleLE(0);
+  }
+  u64() {
+    return this.need(8).readBigUInt64LE(0);
+  }
+  i64() {
+    return this.need(8).readBigInt64LE(0);
+  }
   /** A u64 count that must fit under `cap` and in the bytes left (each item at least `minBytes`). */
   count(what: string, cap: number, minBytes: number): number {
     const n = this.u64();
@@ -92,22 +115,33 @@ class Cursor {
 
 function readScalar(c: Cursor, type: Exclude<GgufValue['type'], 'array'>): number | bigint | boolean | string {
   switch (type) {
-    case 'u8': return c.u8();
-    case 'i8': return c.i8();
-    case 'u16': return c.u16();
-    case 'i16': return c.i16();
-    case 'u32': return c.u32();
-    case 'i32': return c.i32();
-    case 'f32': return c.f32();
-    case 'f64': return c.f64();
-    case 'u64': return c.u64();
-    case 'i64': return c.i64();
+    case 'u8':
+      return c.u8();
+    case 'i8':
+      return c.i8();
+    case 'u16':
+      return c.u16();
+    case 'i16':
+      return c.i16();
+    case 'u32':
+      return c.u32();
+    case 'i32':
+      return c.i32();
+    case 'f32':
+      return c.f32();
+    case 'f64':
+      return c.f64();
+    case 'u64':
+      return c.u64();
+    case 'i64':
+      return c.i64();
     case 'bool': {
       const b = c.u8();
       if (b > 1) c.fail(`a bool is ${b} (0 or 1 expected)`);
       return b === 1;
     }
-    case 'string': return c.string();
+    case 'string':
+      return c.string();
   }
 }
 
@@ -152,7 +186,8 @@ function parse(c: Cursor, size: number): GgufHeader {
   let alignment = 32;
   if (alignEntry) {
     c.field = 'general.alignment';
-    if (alignEntry.type !== 'u32' || alignEntry.value === 0 || (alignEntry.value & (alignEntry.value - 1)) !== 0) c.fail('must be a u32 power of two');
+    if (alignEntry.type !== 'u32' || alignEntry.value === 0 || (alignEntry.value & (alignEntry.value - 1)) !== 0)
+      c.fail('must be a u32 power of two');
     alignment = alignEntry.value;
   }
   const tensors: GgufTensorInfo[] = [];
@@ -175,7 +210,8 @@ function parse(c: Cursor, size: number): GgufHeader {
   }
   const dataOffset = Math.ceil(c.pos / alignment) * alignment;
   c.field = 'tensor data';
-  for (const t of tensors) if (BigInt(dataOffset) + t.offset > BigInt(size)) c.fail(`tensor ${t.name} starts past the end of the file`);
+  for (const t of tensors)
+    if (BigInt(dataOffset) + t.offset > BigInt(size)) c.fail(`tensor ${t.name} starts past the end of the file`);
   return { version, metadata, tensors, alignment, dataOffset };
 }
 
@@ -192,7 +228,12 @@ export function readGgufHeader(path: string): GgufHeader {
   try {
     fd = openSync(path, 'r');
   } catch (err) {
-    throw new DataError(path, undefined, undefined, `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new DataError(
+      path,
+      undefined,
+      undefined,
+      `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   try {
     const st = fstatSync(fd);
@@ -210,7 +251,25 @@ export function ggmlTypeName(type: number): string {
 }
 
 /** llama.cpp's `general.file_type` numbers (LLAMA_FTYPE_MOSTLY_*) for the types reports name. */
-const FILE_TYPE: Record<number, string> = { 0: 'F32', 1: 'F16', 2: 'Q4_0', 3: 'Q4_1', 7: 'Q8_0', 8: 'Q5_0', 9: 'Q5_1', 10: 'Q2_K', 11: 'Q3_K_S', 12: 'Q3_K_M', 13: 'Q3_K_L', 14: 'Q4_K_S', 15: 'Q4_K_M', 16: 'Q5_K_S', 17: 'Q5_K_M', 18: 'Q6_K', 32: 'BF16' };
+const FILE_TYPE: Record<number, string> = {
+  0: 'F32',
+  1: 'F16',
+  2: 'Q4_0',
+  3: 'Q4_1',
+  7: 'Q8_0',
+  8: 'Q5_0',
+  9: 'Q5_1',
+  10: 'Q2_K',
+  11: 'Q3_K_S',
+  12: 'Q3_K_M',
+  13: 'Q3_K_L',
+  14: 'Q4_K_S',
+  15: 'Q4_K_M',
+  16: 'Q5_K_S',
+  17: 'Q5_K_M',
+  18: 'Q6_K',
+  32: 'BF16',
+};
 
 /** The file's weight type: `general.file_type` when set and known, else the most common type of its 2-D tensors. */
 export function tensorTypeOf(header: GgufHeader): string {
@@ -260,7 +319,10 @@ export interface GgufFacts {
 export function sha256FileStreamed(path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
-    createReadStream(path).on('data', (d) => h.update(d)).on('error', reject).on('end', () => resolve(h.digest('hex')));
+    createReadStream(path)
+      .on('data', (d) => h.update(d))
+      .on('error', reject)
+      .on('end', () => resolve(h.digest('hex')));
   });
 }
 
@@ -272,7 +334,9 @@ export function factsOfHeader(file: string, header: GgufHeader, fileSha256: stri
   const vocabSize = tokens?.type === 'array' ? tokens.value.length : (metaNumber(header, `${arch}.vocab_size`) ?? 0);
   const tokenText = (key: string): string | undefined => {
     const id = metaNumber(header, key);
-    return id !== undefined && tokens?.type === 'array' && typeof tokens.value[id] === 'string' ? (tokens.value[id] as string) : undefined;
+    return id !== undefined && tokens?.type === 'array' && typeof tokens.value[id] === 'string'
+      ? (tokens.value[id] as string)
+      : undefined;
   };
   const chatTemplate = metaString(header, 'tokenizer.chat_template');
   const test = header.metadata.get('toolgauge.test_model');
@@ -285,8 +349,12 @@ export function factsOfHeader(file: string, header: GgufHeader, fileSha256: stri
     vocabSize,
     ...(chatTemplate !== undefined ? { chatTemplate, chatTemplateSha256: sha256(chatTemplate) } : {}),
     testModel: test?.type === 'bool' && test.value,
-    ...(tokenText('tokenizer.ggml.bos_token_id') !== undefined ? { bosToken: tokenText('tokenizer.ggml.bos_token_id') } : {}),
-    ...(tokenText('tokenizer.ggml.eos_token_id') !== undefined ? { eosToken: tokenText('tokenizer.ggml.eos_token_id') } : {}),
+    ...(tokenText('tokenizer.ggml.bos_token_id') !== undefined
+      ? { bosToken: tokenText('tokenizer.ggml.bos_token_id') }
+      : {}),
+    ...(tokenText('tokenizer.ggml.eos_token_id') !== undefined
+      ? { eosToken: tokenText('tokenizer.ggml.eos_token_id') }
+      : {}),
   };
 }
 

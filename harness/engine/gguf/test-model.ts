@@ -17,7 +17,14 @@ export interface TestModelShape {
   contextLength: number;
 }
 
-export const DEFAULT_TEST_SHAPE: TestModelShape = { embedding: 64, layers: 2, heads: 4, kvHeads: 2, feedForward: 128, contextLength: 4096 };
+export const DEFAULT_TEST_SHAPE: TestModelShape = {
+  embedding: 64,
+  layers: 2,
+  heads: 4,
+  kvHeads: 2,
+  feedForward: 128,
+  contextLength: 4096,
+};
 
 export interface TestModelOptions {
   type: TensorEncoding;
@@ -42,9 +49,31 @@ export function gpt2ByteChars(): string[] {
 
 /** A few merges (left, right in plain text), so the vocabulary has multi-byte tokens as real ones do. */
 const MERGES: Array<[string, string]> = [
-  [' ', 't'], ['h', 'e'], ['i', 'n'], ['e', 'r'], ['a', 'n'], ['o', 'n'], [' t', 'he'], ['"', ':'], ['a', 'r'], ['m', 'e'],
-  ['n', 'a'], ['na', 'me'], ['"', 'name'], ['g', 'u'], ['ar', 'gu'], ['me', 'n'], ['t', 's'], ['men', 'ts'],
-  ['argu', 'ments'], ['"', 'arguments'], ['{', '"'], ['\n', '\n'], [' ', '"'], ['o', 'r'], ['a', 't'],
+  [' ', 't'],
+  ['h', 'e'],
+  ['i', 'n'],
+  ['e', 'r'],
+  ['a', 'n'],
+  ['o', 'n'],
+  [' t', 'he'],
+  ['"', ':'],
+  ['a', 'r'],
+  ['m', 'e'],
+  ['n', 'a'],
+  ['na', 'me'],
+  ['"', 'name'],
+  ['g', 'u'],
+  ['ar', 'gu'],
+  ['me', 'n'],
+  ['t', 's'],
+  ['men', 'ts'],
+  ['argu', 'ments'],
+  ['"', 'arguments'],
+  ['{', '"'],
+  ['\n', '\n'],
+  [' ', '"'],
+  ['o', 'r'],
+  ['a', 't'],
 ];
 
 /** llama.cpp's token types. */
@@ -66,14 +95,15 @@ export function testVocabulary(template: TestTemplateName): TestVocabulary {
   const merges: string[] = [];
   for (const [l, r] of MERGES) {
     const [a, b] = [enc(l), enc(r)];
-    if (!tokens.includes(a) || !tokens.includes(b)) throw new Error(`merge ${JSON.stringify([l, r])} joins a token the vocabulary lacks`);
+    if (!tokens.includes(a) || !tokens.includes(b))
+      throw new Error(`merge ${JSON.stringify([l, r])} joins a token the vocabulary lacks`);
     merges.push(`${a} ${b}`);
     tokens.push(a + b);
     types.push(TOKEN_TYPE.NORMAL);
   }
   const t = TEST_TEMPLATES[template];
-  for (const s of t.control) (tokens.push(s), types.push(TOKEN_TYPE.CONTROL));
-  for (const s of t.userDefined) (tokens.push(s), types.push(TOKEN_TYPE.USER_DEFINED));
+  for (const s of t.control) tokens.push(s), types.push(TOKEN_TYPE.CONTROL);
+  for (const s of t.userDefined) tokens.push(s), types.push(TOKEN_TYPE.USER_DEFINED);
   return { tokens, types, merges };
 }
 
@@ -118,12 +148,19 @@ function weightSpecs(s: TestModelShape, vocab: number): WeightSpec[] {
   }
   // An untied output matrix: with tied embeddings a random model's residual stream mostly predicts the token it
   // just read, and greedy decoding repeats one token forever. Std 0.5 gives logits of std ~4 (peaked choices).
-  specs.push({ name: 'output_norm.weight', dims: [s.embedding], norm: true }, { name: 'output.weight', dims: [s.embedding, vocab], std: 0.5 });
+  specs.push(
+    { name: 'output_norm.weight', dims: [s.embedding], norm: true },
+    { name: 'output.weight', dims: [s.embedding, vocab], std: 0.5 },
+  );
   return specs;
 }
 
 /** The model's float weights by tensor name: a function of the seed and shape only (not of the encoding). */
-export function testModelWeights(seed: number, shape: TestModelShape, vocab: number): Array<{ spec: WeightSpec; values: Float32Array }> {
+export function testModelWeights(
+  seed: number,
+  shape: TestModelShape,
+  vocab: number,
+): Array<{ spec: WeightSpec; values: Float32Array }> {
   return weightSpecs(shape, vocab).map((spec) => {
     const n = spec.dims.reduce((a, b) => a * b, 1);
     if (spec.norm) return { spec, values: new Float32Array(n).fill(1) };
@@ -136,14 +173,18 @@ export function testModelWeights(seed: number, shape: TestModelShape, vocab: num
 /** The bytes of a test model GGUF. */
 export function buildTestModel(opts: TestModelOptions): Uint8Array {
   const shape = { ...DEFAULT_TEST_SHAPE, ...opts.shape };
-  if (shape.embedding % shape.heads !== 0 || shape.heads % shape.kvHeads !== 0) throw new Error('test model shape: heads must divide the embedding and kv heads the heads');
+  if (shape.embedding % shape.heads !== 0 || shape.heads % shape.kvHeads !== 0)
+    throw new Error('test model shape: heads must divide the embedding and kv heads the heads');
   const t = TEST_TEMPLATES[opts.template];
   const vocab = testVocabulary(opts.template);
   const id = (s: string) => vocab.tokens.indexOf(s);
   const u32 = (value: number): GgufValue => ({ type: 'u32', value });
   const metadata: Array<[string, GgufValue]> = [
     ['general.architecture', { type: 'string', value: 'llama' }],
-    ['general.name', { type: 'string', value: `toolgauge-test-${opts.template}-seed${opts.seed}-${opts.type.toLowerCase()}` }],
+    [
+      'general.name',
+      { type: 'string', value: `toolgauge-test-${opts.template}-seed${opts.seed}-${opts.type.toLowerCase()}` },
+    ],
     ['general.file_type', u32(FILE_TYPE[opts.type])],
     ['general.quantization_version', u32(2)],
     ['general.alignment', u32(32)],

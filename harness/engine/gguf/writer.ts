@@ -17,25 +17,41 @@ export interface TensorToWrite {
 }
 
 const SCALAR_TYPE: Record<Exclude<GgufValue['type'], 'array'>, number> = {
-  u8: GGUF_VALUE_TYPE.UINT8, i8: GGUF_VALUE_TYPE.INT8, u16: GGUF_VALUE_TYPE.UINT16, i16: GGUF_VALUE_TYPE.INT16,
-  u32: GGUF_VALUE_TYPE.UINT32, i32: GGUF_VALUE_TYPE.INT32, f32: GGUF_VALUE_TYPE.FLOAT32, bool: GGUF_VALUE_TYPE.BOOL,
-  string: GGUF_VALUE_TYPE.STRING, u64: GGUF_VALUE_TYPE.UINT64, i64: GGUF_VALUE_TYPE.INT64, f64: GGUF_VALUE_TYPE.FLOAT64,
+  u8: GGUF_VALUE_TYPE.UINT8,
+  i8: GGUF_VALUE_TYPE.INT8,
+  u16: GGUF_VALUE_TYPE.UINT16,
+  i16: GGUF_VALUE_TYPE.INT16,
+  u32: GGUF_VALUE_TYPE.UINT32,
+  i32: GGUF_VALUE_TYPE.INT32,
+  f32: GGUF_VALUE_TYPE.FLOAT32,
+  bool: GGUF_VALUE_TYPE.BOOL,
+  string: GGUF_VALUE_TYPE.STRING,
+  u64: GGUF_VALUE_TYPE.UINT64,
+  i64: GGUF_VALUE_TYPE.INT64,
+  f64: GGUF_VALUE_TYPE.FLOAT64,
 };
 
 /** Bytes one element of a tensor type takes, per block: [block size in elements, bytes per block]. */
 export function typeBlock(type: number): [number, number] {
   switch (type) {
-    case GGML_TYPE.F32: return [1, 4];
-    case GGML_TYPE.F16: case GGML_TYPE.BF16: return [1, 2];
-    case GGML_TYPE.Q8_0: return [32, 34];
-    case GGML_TYPE.Q4_0: return [32, 18];
-    default: throw new Error(`tensor type ${type} is not one the writer knows`);
+    case GGML_TYPE.F32:
+      return [1, 4];
+    case GGML_TYPE.F16:
+    case GGML_TYPE.BF16:
+      return [1, 2];
+    case GGML_TYPE.Q8_0:
+      return [32, 34];
+    case GGML_TYPE.Q4_0:
+      return [32, 18];
+    default:
+      throw new Error(`tensor type ${type} is not one the writer knows`);
   }
 }
 
 export function tensorBytes(dims: number[], type: number): number {
   const [block, bytes] = typeBlock(type);
-  if (dims[0]! % block !== 0) throw new Error(`first dimension ${dims[0]} is not a multiple of the type's block (${block})`);
+  if (dims[0]! % block !== 0)
+    throw new Error(`first dimension ${dims[0]} is not a multiple of the type's block (${block})`);
   return (dims.reduce((a, b) => a * b, 1) / block) * bytes;
 }
 
@@ -110,23 +126,41 @@ class Sink {
     const n = (alignment - (this.length % alignment)) % alignment;
     this.room(n); // zeros: the buffer is zero-filled beyond `length`
   }
-  result(): Uint8Array { return this.buf.slice(0, this.length); }
+  result(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
 }
 
-function writeScalar(sink: Sink, type: Exclude<GgufValue['type'], 'array'>, v: number | bigint | boolean | string): void {
+function writeScalar(
+  sink: Sink,
+  type: Exclude<GgufValue['type'], 'array'>,
+  v: number | bigint | boolean | string,
+): void {
   switch (type) {
-    case 'u8': return sink.u8(v as number);
-    case 'i8': return sink.i8(v as number);
-    case 'u16': return sink.u16(v as number);
-    case 'i16': return sink.i16(v as number);
-    case 'u32': return sink.u32(v as number);
-    case 'i32': return sink.i32(v as number);
-    case 'f32': return sink.f32(v as number);
-    case 'f64': return sink.f64(v as number);
-    case 'u64': return sink.u64(v as bigint);
-    case 'i64': return sink.i64(v as bigint);
-    case 'bool': return sink.u8(v ? 1 : 0);
-    case 'string': return sink.string(v as string);
+    case 'u8':
+      return sink.u8(v as number);
+    case 'i8':
+      return sink.i8(v as number);
+    case 'u16':
+      return sink.u16(v as number);
+    case 'i16':
+      return sink.i16(v as number);
+    case 'u32':
+      return sink.u32(v as number);
+    case 'i32':
+      return sink.i32(v as number);
+    case 'f32':
+      return sink.f32(v as number);
+    case 'f64':
+      return sink.f64(v as number);
+    case 'u64':
+      return sink.u64(v as bigint);
+    case 'i64':
+      return sink.i64(v as bigint);
+    case 'bool':
+      return sink.u8(v ? 1 : 0);
+    case 'string':
+      return sink.string(v as string);
   }
 }
 
@@ -155,7 +189,8 @@ export function writeGguf(metadata: Array<[string, GgufValue]>, tensors: TensorT
   const offsets: number[] = [];
   for (const t of tensors) {
     const expected = tensorBytes(t.dims, t.type);
-    if (t.data.length !== expected) throw new Error(`tensor ${t.name}: ${t.data.length} bytes of data, its dims and type need ${expected}`);
+    if (t.data.length !== expected)
+      throw new Error(`tensor ${t.name}: ${t.data.length} bytes of data, its dims and type need ${expected}`);
     offsets.push(offset);
     offset += Math.ceil(expected / alignment) * alignment;
   }

@@ -21,7 +21,8 @@ export function normalizeAnswer(s: string): string {
     .trim();
 }
 
-const text = (x: unknown): string => (typeof x === 'string' ? x : x === undefined || x === null ? '' : JSON.stringify(x));
+const text = (x: unknown): string =>
+  typeof x === 'string' ? x : x === undefined || x === null ? '' : JSON.stringify(x);
 
 function metricName(s: string): string {
   const n = s.replace(/[^\w.-]+/g, '_').replace(/^[^A-Za-z_]+/, '');
@@ -36,7 +37,11 @@ export interface AnswerOptions {
   name?: string;
 }
 
-function answerScorer(defaultName: string, test: (want: string, got: string) => boolean, o: AnswerOptions = {}): Scorer {
+function answerScorer(
+  defaultName: string,
+  test: (want: string, got: string) => boolean,
+  o: AnswerOptions = {},
+): Scorer {
   return {
     name: metricName(o.name ?? defaultName),
     score(args) {
@@ -100,17 +105,32 @@ export const scorers = {
    * Some call of `tool` has the expected arguments, compared with the probe's rules (equivalents, set match,
    * numeric tolerance, case-folding, ISO datetimes …) — per argument path, e.g. `{ city: { casefold: true } }`.
    */
-  argumentsMatch(tool: string, expected: Record<string, unknown> | ((args: ScoreArgs) => Record<string, unknown>), rules: Record<string, ArgRule> = {}, o: { name?: string } = {}): Scorer {
+  argumentsMatch(
+    tool: string,
+    expected: Record<string, unknown> | ((args: ScoreArgs) => Record<string, unknown>),
+    rules: Record<string, ArgRule> = {},
+    o: { name?: string } = {},
+  ): Scorer {
     return {
       name: metricName(o.name ?? `args_${tool}`),
       score(args) {
         const want = typeof expected === 'function' ? expected(args) : expected;
         const named = args.output.toolCalls.filter((c) => c.name === tool);
         const calls = named.filter((c) => c.arguments);
-        if (!calls.length) return { score: false, reason: notCalledReason(tool, named.length, args.output.toolCalls.map((c) => c.name)) };
+        if (!calls.length)
+          return {
+            score: false,
+            reason: notCalledReason(
+              tool,
+              named.length,
+              args.output.toolCalls.map((c) => c.name),
+            ),
+          };
         let best: string[] | null = null;
         for (const c of calls) {
-          const mism = compareArgs(want, c.arguments!, rules).map((m) => `${m.path}: ${m.reason} (expected ${shortValue(m.expected)}, got ${shortValue(m.actual)})`);
+          const mism = compareArgs(want, c.arguments!, rules).map(
+            (m) => `${m.path}: ${m.reason} (expected ${shortValue(m.expected)}, got ${shortValue(m.actual)})`,
+          );
           if (!mism.length) return 1;
           if (!best || mism.length < best.length) best = mism;
         }

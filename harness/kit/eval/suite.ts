@@ -35,7 +35,10 @@ const NAME = /^[A-Za-z0-9][\w.-]*$/;
  * generic aggregation, report, gate, resume, shards and comparisons come from the kit.
  */
 export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalInstance, ScoredMeta, EvalSettings> {
-  if (!NAME.test(name)) throw new UsageError(`describeEval: the name '${name}' must be letters, digits, '.', '-' or '_' (it names the output folder and the metrics)`);
+  if (!NAME.test(name))
+    throw new UsageError(
+      `describeEval: the name '${name}' must be letters, digits, '.', '-' or '_' (it names the output folder and the metrics)`,
+    );
   const scorerNames = o.scorers.map((s) => s.name);
   const dup = scorerNames.find((n, i) => scorerNames.indexOf(n) !== i);
   if (dup) throw new UsageError(`describeEval ${name}: two scorers are named '${dup}'; give one a name option`);
@@ -51,21 +54,40 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
       const instances = rows.map((c, i) => {
         const id = c.id === undefined || c.id === null ? String(i) : String(c.id);
         // Array indices, as the user's code writes them: no doubt whether counting starts at 0 or 1.
-        if (seen.has(id)) throw new UsageError(`describeEval ${name}: data() gives the id '${id}' twice (data()[${seen.get(id)}] and data()[${i}])`);
+        if (seen.has(id))
+          throw new UsageError(
+            `describeEval ${name}: data() gives the id '${id}' twice (data()[${seen.get(id)}] and data()[${i}])`,
+          );
         seen.set(id, i);
         return { id, case: { ...c, id } };
       });
-      return { instances, dataset: { file: '(describeEval data)', sha256: sha256(JSON.stringify(rows)), origin: `describeEval('${name}') data()` } };
+      return {
+        instances,
+        dataset: {
+          file: '(describeEval data)',
+          sha256: sha256(JSON.stringify(rows)),
+          origin: `describeEval('${name}') data()`,
+        },
+      };
     },
     testName: (i) => `${name} › ${i.id}`,
     async run(inst, ctx) {
-      const out = await o.task(inst.case.input, { client: ctx.client(), run: ctx.run, tools: o.tools ?? [], case: inst.case, trial: ctx.trial, suite: name });
+      const out = await o.task(inst.case.input, {
+        client: ctx.client(),
+        run: ctx.run,
+        tools: o.tools ?? [],
+        case: inst.case,
+        trial: ctx.trial,
+        suite: name,
+      });
       const scores: Record<string, number> = {};
       const reasons: string[] = [];
       // Every scorer's reason, kept in the trace for the viewer (the meta's reason lists only those under 1).
       const scorerReasons: Record<string, string> = {};
       for (const s of o.scorers) {
-        const v = scoreOf(await s.score({ input: inst.case.input, expected: inst.case.expected, output: out, case: inst.case }));
+        const v = scoreOf(
+          await s.score({ input: inst.case.input, expected: inst.case.expected, output: out, case: inst.case }),
+        );
         scores[s.name] = v.score;
         if (v.reason) scorerReasons[s.name] = v.reason;
         if (v.reason && v.score < 1) reasons.push(`${s.name}: ${v.reason}`);
@@ -86,15 +108,37 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
       };
       return {
         meta,
-        files: { [trace]: { id: inst.id, trial: ctx.trial, input: inst.case.input, expected: inst.case.expected ?? null, output: out, scores, reasons: scorerReasons } },
+        files: {
+          [trace]: {
+            id: inst.id,
+            trial: ctx.trial,
+            input: inst.case.input,
+            expected: inst.case.expected ?? null,
+            output: out,
+            scores,
+            reasons: scorerReasons,
+          },
+        },
         transcript: renderTranscript({
           title: `${name} ${inst.id}`,
           messages: out.messages,
-          footer: [`expected: ${JSON.stringify(inst.case.expected ?? null)}`, `answer:   ${out.answer}`, ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`)],
+          footer: [
+            `expected: ${JSON.stringify(inst.case.expected ?? null)}`,
+            `answer:   ${out.answer}`,
+            ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`),
+          ],
         }),
       };
     },
-    failed: (inst, trial, message) => ({ suite: name, id: inst.id, trial, error: message, pass: false, reason: message, scores: Object.fromEntries(scorerNames.map((n) => [n, 0])) }),
+    failed: (inst, trial, message) => ({
+      suite: name,
+      id: inst.id,
+      trial,
+      error: message,
+      pass: false,
+      reason: message,
+      scores: Object.fromEntries(scorerNames.map((n) => [n, 0])),
+    }),
     verdict: evalVerdict,
     // What a journal line read back must hold: a score from every scorer (the aggregation reads each).
     metaSchema: scoredMetaSchema({ scorers: scorerNames }),
@@ -107,8 +151,14 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
 }
 
 function evalVerdict(m: ScoredMeta): Verdict {
-  const scores = Object.entries(m.scores ?? {}).map(([k, v]) => `${k}=${v}`).join(' · ');
+  const scores = Object.entries(m.scores ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' · ');
   const summary = m.error ? `error: ${m.error}` : `${m.pass ? 'pass' : 'fail'} · ${scores}`;
-  const message = m.pass ? `${m.suite} ${m.id}: expected a failure, but it passed` : m.error ? `${m.suite} ${m.id}: harness error: ${m.error}` : `${m.suite} ${m.id}: ${m.reason ?? 'failed'}\n  scores: ${scores}`;
+  const message = m.pass
+    ? `${m.suite} ${m.id}: expected a failure, but it passed`
+    : m.error
+      ? `${m.suite} ${m.id}: harness error: ${m.error}`
+      : `${m.suite} ${m.id}: ${m.reason ?? 'failed'}\n  scores: ${scores}`;
   return { pass: m.pass && !m.error, message, summary };
 }

@@ -32,7 +32,11 @@ class EvalExecutor implements ToolExecutor {
   tools(): OpenAITool[] {
     return this.evalTools.map((t) => ({
       type: 'function' as const,
-      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: 'object', properties: {} } },
+      function: {
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        parameters: t.parameters ?? { type: 'object', properties: {} },
+      },
     }));
   }
 
@@ -57,8 +61,18 @@ class EvalExecutor implements ToolExecutor {
         error = `tool error: ${(err as Error).message}`;
       }
     }
-    const content = error ? `error: ${error}` : result.length > this.budget ? `${result.slice(0, this.budget)}\n... [truncated tool result: ${result.length} chars]` : result;
-    this.calls.push({ name: call.name, arguments: args, argumentsJson: call.argumentsJson, result: error ? '' : result, error });
+    const content = error
+      ? `error: ${error}`
+      : result.length > this.budget
+        ? `${result.slice(0, this.budget)}\n... [truncated tool result: ${result.length} chars]`
+        : result;
+    this.calls.push({
+      name: call.name,
+      arguments: args,
+      argumentsJson: call.argumentsJson,
+      result: error ? '' : result,
+      error,
+    });
     return { content, meta: { outcome: error ? 'error' : 'ok' } };
   }
 }
@@ -84,7 +98,15 @@ export function toolLoop(opts: ToolLoopOptions = {}): Task {
       });
       const last = [...trace.messages].reverse().find((m) => m.role === 'assistant');
       const output = last?.content ?? '';
-      return { output, answer: extractAnswer(output), toolCalls: executor.calls, messages: trace.messages, usage: trace.usage, turns: trace.modelCalls.length, modelCalls: trace.modelCalls };
+      return {
+        output,
+        answer: extractAnswer(output),
+        toolCalls: executor.calls,
+        messages: trace.messages,
+        usage: trace.usage,
+        turns: trace.modelCalls.length,
+        modelCalls: trace.modelCalls,
+      };
     } catch (err) {
       if (err instanceof LoopError) throw new Error(err.message);
       throw err;

@@ -20,7 +20,10 @@ export function u(...labels: Array<string | number>): number {
 }
 
 export function hex8(...labels: Array<string | number>): string {
-  return hashString(`id|${labels.join('|')}`).toString(16).toUpperCase().padStart(8, '0');
+  return hashString(`id|${labels.join('|')}`)
+    .toString(16)
+    .toUpperCase()
+    .padStart(8, '0');
 }
 
 // ---- dates -------------------------------------------------------------------------------------------------
@@ -133,16 +136,116 @@ export interface City {
   cityTaxPct: number;
 }
 export const CITIES: City[] = [
-  { name: 'Oslo', country: 'NO', lat: 59.91, lon: 10.75, airport: 'OSL', baseTemp: 14, hotel: 'Fjordlys Hotel', nightly: 0, cityTaxPct: 3 },
-  { name: 'Lisbon', country: 'PT', lat: 38.72, lon: -9.14, airport: 'LIS', baseTemp: 24, hotel: 'Casa Alfama', nightly: 0, cityTaxPct: 4 },
-  { name: 'Denver', country: 'US', lat: 39.74, lon: -104.99, airport: 'DEN', baseTemp: 22, hotel: 'Front Range Inn', nightly: 0, cityTaxPct: 5 },
-  { name: 'Nairobi', country: 'KE', lat: -1.29, lon: 36.82, airport: 'NBO', baseTemp: 19, hotel: 'Acacia Lodge', nightly: 0, cityTaxPct: 2 },
-  { name: 'Osaka', country: 'JP', lat: 34.69, lon: 135.5, airport: 'KIX', baseTemp: 25, hotel: 'Dotonbori Stay', nightly: 0, cityTaxPct: 3 },
-  { name: 'Toronto', country: 'CA', lat: 43.65, lon: -79.38, airport: 'YYZ', baseTemp: 21, hotel: 'Harbourfront Suites', nightly: 0, cityTaxPct: 4 },
-  { name: 'Santiago', country: 'CL', lat: -33.45, lon: -70.67, airport: 'SCL', baseTemp: 9, hotel: 'Andes View', nightly: 0, cityTaxPct: 2 },
-  { name: 'Vienna', country: 'AT', lat: 48.21, lon: 16.37, airport: 'VIE', baseTemp: 21, hotel: 'Ringstrasse Palais', nightly: 0, cityTaxPct: 3 },
-  { name: 'Perth', country: 'AU', lat: -31.95, lon: 115.86, airport: 'PER', baseTemp: 13, hotel: 'Swan River Rooms', nightly: 0, cityTaxPct: 2 },
-  { name: 'Reykjavik', country: 'IS', lat: 64.15, lon: -21.94, airport: 'KEF', baseTemp: 10, hotel: 'Aurora Guesthouse', nightly: 0, cityTaxPct: 3 },
+  {
+    name: 'Oslo',
+    country: 'NO',
+    lat: 59.91,
+    lon: 10.75,
+    airport: 'OSL',
+    baseTemp: 14,
+    hotel: 'Fjordlys Hotel',
+    nightly: 0,
+    cityTaxPct: 3,
+  },
+  {
+    name: 'Lisbon',
+    country: 'PT',
+    lat: 38.72,
+    lon: -9.14,
+    airport: 'LIS',
+    baseTemp: 24,
+    hotel: 'Casa Alfama',
+    nightly: 0,
+    cityTaxPct: 4,
+  },
+  {
+    name: 'Denver',
+    country: 'US',
+    lat: 39.74,
+    lon: -104.99,
+    airport: 'DEN',
+    baseTemp: 22,
+    hotel: 'Front Range Inn',
+    nightly: 0,
+    cityTaxPct: 5,
+  },
+  {
+    name: 'Nairobi',
+    country: 'KE',
+    lat: -1.29,
+    lon: 36.82,
+    airport: 'NBO',
+    baseTemp: 19,
+    hotel: 'Acacia Lodge',
+    nightly: 0,
+    cityTaxPct: 2,
+  },
+  {
+    name: 'Osaka',
+    country: 'JP',
+    lat: 34.69,
+    lon: 135.5,
+    airport: 'KIX',
+    baseTemp: 25,
+    hotel: 'Dotonbori Stay',
+    nightly: 0,
+    cityTaxPct: 3,
+  },
+  {
+    name: 'Toronto',
+    country: 'CA',
+    lat: 43.65,
+    lon: -79.38,
+    airport: 'YYZ',
+    baseTemp: 21,
+    hotel: 'Harbourfront Suites',
+    nightly: 0,
+    cityTaxPct: 4,
+  },
+  {
+    name: 'Santiago',
+    country: 'CL',
+    lat: -33.45,
+    lon: -70.67,
+    airport: 'SCL',
+    baseTemp: 9,
+    hotel: 'Andes View',
+    nightly: 0,
+    cityTaxPct: 2,
+  },
+  {
+    name: 'Vienna',
+    country: 'AT',
+    lat: 48.21,
+    lon: 16.37,
+    airport: 'VIE',
+    baseTemp: 21,
+    hotel: 'Ringstrasse Palais',
+    nightly: 0,
+    cityTaxPct: 3,
+  },
+  {
+    name: 'Perth',
+    country: 'AU',
+    lat: -31.95,
+    lon: 115.86,
+    airport: 'PER',
+    baseTemp: 13,
+    hotel: 'Swan River Rooms',
+    nightly: 0,
+    cityTaxPct: 2,
+  },
+  {
+    name: 'Reykjavik',
+    country: 'IS',
+    lat: 64.15,
+    lon: -21.94,
+    airport: 'KEF',
+    baseTemp: 10,
+    hotel: 'Aurora Guesthouse',
+    nightly: 0,
+    cityTaxPct: 3,
+  },
 ].map((c) => ({ ...c, nightly: round2(70 + rng.next() * 260) }));
 export const CITY_NAMES = CITIES.map((c) => c.name);
 export const AIRPORT_CODES = CITIES.map((c) => c.airport);
@@ -308,8 +411,30 @@ export const PRODUCTS: Product[] = PRODUCT_NAMES.map((name, i) => ({
 export const SKUS = PRODUCTS.map((p) => p.sku);
 export const productBySku = (s: string) => PRODUCTS.find((p) => p.sku === s.trim().toUpperCase());
 
-export const TAX_RATE_PCT: Record<string, number> = { NO: 25, PT: 23, US: 7.25, KE: 16, JP: 10, CA: 13, CL: 19, AT: 20, AU: 10, IS: 24 };
-export const SHIPPING_ZONE: Record<string, string> = { US: 'Z1', CA: 'Z1', NO: 'Z2', PT: 'Z2', AT: 'Z2', IS: 'Z2', JP: 'Z3', AU: 'Z3', KE: 'Z4', CL: 'Z4' };
+export const TAX_RATE_PCT: Record<string, number> = {
+  NO: 25,
+  PT: 23,
+  US: 7.25,
+  KE: 16,
+  JP: 10,
+  CA: 13,
+  CL: 19,
+  AT: 20,
+  AU: 10,
+  IS: 24,
+};
+export const SHIPPING_ZONE: Record<string, string> = {
+  US: 'Z1',
+  CA: 'Z1',
+  NO: 'Z2',
+  PT: 'Z2',
+  AT: 'Z2',
+  IS: 'Z2',
+  JP: 'Z3',
+  AU: 'Z3',
+  KE: 'Z4',
+  CL: 'Z4',
+};
 export const ZONE_RATES: Record<string, { base: number; perKg: number }> = {
   Z1: { base: 6.5, perKg: 1.1 },
   Z2: { base: 11, perKg: 2.4 },

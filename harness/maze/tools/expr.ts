@@ -21,7 +21,37 @@ export class ExprError extends Error {
 
 type Tok = { t: 'num'; v: number } | { t: 'str'; v: string } | { t: 'id'; v: string } | { t: 'op'; v: string };
 
-const OPS = ['===', '!==', '=>', '==', '!=', '<=', '>=', '&&', '||', '??', '**', '+', '-', '*', '/', '%', '<', '>', '!', '?', ':', '(', ')', '[', ']', '{', '}', ',', '.'];
+const OPS = [
+  '===',
+  '!==',
+  '=>',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '??',
+  '**',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '<',
+  '>',
+  '!',
+  '?',
+  ':',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '.',
+];
 
 function tokenize(src: string): Tok[] {
   const out: Tok[] = [];
@@ -350,7 +380,8 @@ export function evalExpr(e: Expr, scope: Scope, fns: Readonly<Record<string, Exp
       return o;
     }
     case 'lambda': {
-      const f = ((...xs: unknown[]) => ev(e.body, scopeOf(Object.fromEntries(e.params.map((p, i) => [p, xs[i]])), scope))) as Lambda;
+      const f = ((...xs: unknown[]) =>
+        ev(e.body, scopeOf(Object.fromEntries(e.params.map((p, i) => [p, xs[i]])), scope))) as Lambda;
       f[LAMBDA] = true;
       return f;
     }

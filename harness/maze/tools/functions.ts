@@ -95,13 +95,21 @@ export const PURE_FUNCTIONS: Readonly<Record<string, ExprFn>> = {
   upper: (s) => String(s).toUpperCase(),
   lower: (s) => String(s).toLowerCase(),
   trim: (s) => String(s).trim(),
-  slice: (s, a, b) => (Array.isArray(s) ? s.slice(Number(a), b === undefined ? undefined : Number(b)) : String(s).slice(Number(a), b === undefined ? undefined : Number(b))),
+  slice: (s, a, b) =>
+    Array.isArray(s)
+      ? s.slice(Number(a), b === undefined ? undefined : Number(b))
+      : String(s).slice(Number(a), b === undefined ? undefined : Number(b)),
   pad_start: (s, n, ch) => String(s).padStart(Number(n), ch === undefined ? ' ' : String(ch)),
   starts_with: (s, p) => String(s).startsWith(String(p)),
   ends_with: (s, p) => String(s).endsWith(String(p)),
   is_digits: (s) => /^\d+$/.test(String(s)),
   is_letters: (s) => /^[A-Za-z]+$/.test(String(s)),
-  len: (x) => (Array.isArray(x) || typeof x === 'string' ? x.length : x !== null && typeof x === 'object' ? Object.keys(x).length : 0),
+  len: (x) =>
+    Array.isArray(x) || typeof x === 'string'
+      ? x.length
+      : x !== null && typeof x === 'object'
+        ? Object.keys(x).length
+        : 0,
   // numbers
   round: (x, d) => round(Number(x), Number(d ?? 0)),
   round2: (x) => round2(Number(x)),
@@ -124,7 +132,8 @@ export const PURE_FUNCTIONS: Readonly<Record<string, ExprFn>> = {
   find: (xs, f) => orNull(list(xs, 'find').find((x, i) => fn(f, 'find')(x, i))),
   some: (xs, f) => list(xs, 'some').some((x, i) => fn(f, 'some')(x, i)),
   every: (xs, f) => list(xs, 'every').every((x, i) => fn(f, 'every')(x, i)),
-  count: (xs, f) => (f === undefined ? list(xs, 'count').length : list(xs, 'count').filter((x, i) => fn(f, 'count')(x, i)).length),
+  count: (xs, f) =>
+    f === undefined ? list(xs, 'count').length : list(xs, 'count').filter((x, i) => fn(f, 'count')(x, i)).length,
   // left to right from 0, so a sum of money matches a hand-written loop to the last bit
   sum: (xs, f) => list(xs, 'sum').reduce((t: number, x, i) => t + Number(f === undefined ? x : fn(f, 'sum')(x, i)), 0),
   range: (a, b) => Array.from({ length: Math.max(0, Number(b) - Number(a)) }, (_, i) => Number(a) + i),
@@ -133,7 +142,10 @@ export const PURE_FUNCTIONS: Readonly<Record<string, ExprFn>> = {
   first: (xs) => orNull(list(xs, 'first')[0]),
   keys: (o) => (o !== null && typeof o === 'object' ? Object.keys(o) : []),
   has: (o, k) => o !== null && typeof o === 'object' && Object.hasOwn(o, String(k)),
-  get: (o, k) => (o !== null && typeof o === 'object' && Object.hasOwn(o, String(k)) ? (o as Record<string, unknown>)[String(k)] : null),
+  get: (o, k) =>
+    o !== null && typeof o === 'object' && Object.hasOwn(o, String(k))
+      ? (o as Record<string, unknown>)[String(k)]
+      : null,
   same: (a, b) => stableStringify(a) === stableStringify(b),
   // seeded values and identifiers: functions of their labels only
   u: (...labels) => u(...(labels as Array<string | number>)),
@@ -170,4 +182,7 @@ export function contextFunctions(tool: string, args: ToolArgs, ctx: ToolContext)
 }
 
 /** Every function name an expression may call, for the loader's check. */
-export const FUNCTION_NAMES: ReadonlySet<string> = new Set([...Object.keys(PURE_FUNCTIONS), ...Object.keys(contextFunctions('', {}, { history: [] }))]);
+export const FUNCTION_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(PURE_FUNCTIONS),
+  ...Object.keys(contextFunctions('', {}, { history: [] })),
+]);

@@ -20,7 +20,11 @@ interface Library {
   tools: readonly MazeTool[];
   byName: Map<string, MazeTool>;
 }
-const libraryOf = (key: string, tools: readonly MazeTool[]): Library => ({ key, tools, byName: new Map(tools.map((t) => [t.name, t])) });
+const libraryOf = (key: string, tools: readonly MazeTool[]): Library => ({
+  key,
+  tools,
+  byName: new Map(tools.map((t) => [t.name, t])),
+});
 const BUILTIN = libraryOf('', TOOL_LIBRARY);
 let active: Library = BUILTIN;
 
@@ -37,7 +41,10 @@ export function useToolLibrary(paths: readonly string[] = []): readonly MazeTool
     return active.tools;
   }
   // loaded with the built-in files, so a user's tools may use their functions and copy their tools (`like`)
-  active = libraryOf(key, loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), ...paths.flatMap((p) => libraryFiles(p))]));
+  active = libraryOf(
+    key,
+    loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), ...paths.flatMap((p) => libraryFiles(p))]),
+  );
   return active.tools;
 }
 
@@ -76,7 +83,11 @@ export function checkArgs(tool: MazeTool, args: unknown): string | null {
   const v = validator(paramValidators, tool, tool.parameters);
   if (v(args)) return null;
   const e = v.errors?.[0];
-  const where = e?.instancePath ? e.instancePath.slice(1) : e?.params && 'missingProperty' in e.params ? String(e.params.missingProperty) : '';
+  const where = e?.instancePath
+    ? e.instancePath.slice(1)
+    : e?.params && 'missingProperty' in e.params
+      ? String(e.params.missingProperty)
+      : '';
   const extra = e?.params && 'additionalProperty' in e.params ? ` "${String(e.params.additionalProperty)}"` : '';
   return `invalid arguments for ${tool.name}${where ? ` (${where})` : ''}: ${e?.message ?? 'invalid'}${extra}`;
 }
@@ -90,7 +101,11 @@ export function checkOutput(tool: MazeTool, output: unknown): string | null {
 
 export type CallKind = 'clean' | 'invalid_arguments' | 'invalid_use';
 /** Run a tool for real against a run's history. Never throws for bad input. */
-export function callTool(name: string, args: ToolArgs, history: readonly HistoryEntry[]): { result: ToolResult; kind: CallKind } {
+export function callTool(
+  name: string,
+  args: ToolArgs,
+  history: readonly HistoryEntry[],
+): { result: ToolResult; kind: CallKind } {
   const tool = mustGetTool(name);
   const bad = checkArgs(tool, args);
   if (bad) return { result: { error: bad }, kind: 'invalid_arguments' };

@@ -24,8 +24,18 @@ function toolFile(over: Record<string, unknown> = {}, extra = ''): string {
     name: 'get_shelf',
     category: 'source',
     description: 'Shelf of a book.',
-    parameters: { type: 'object', properties: { isbn: { type: 'string', description: 'ISBN' } }, required: ['isbn'], additionalProperties: false },
-    output: { type: 'object', properties: { isbn: { type: 'string', description: 'ISBN' }, shelf: { type: 'integer', description: 'Shelf' } }, required: ['isbn', 'shelf'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { isbn: { type: 'string', description: 'ISBN' } },
+      required: ['isbn'],
+      additionalProperties: false,
+    },
+    output: {
+      type: 'object',
+      properties: { isbn: { type: 'string', description: 'ISBN' }, shelf: { type: 'integer', description: 'Shelf' } },
+      required: ['isbn', 'shelf'],
+      additionalProperties: false,
+    },
     checks: { non_negative: ['shelf'], echo: { isbn: 'isbn' } },
     entity: { arg: 'isbn', values: "['a', 'b']" },
     run: [{ return: { isbn: 'args.isbn', shelf: 'len(args.isbn) % 7' } }],
@@ -33,16 +43,28 @@ function toolFile(over: Record<string, unknown> = {}, extra = ''): string {
   };
   return `version: 1\ndomain: books\n${extra}tools:\n  - ${JSON.stringify(tool)}\n`;
 }
-const loadText = (text: string, name = 'shelf.yaml') => loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), tempFile(name, text)]).slice(TOOL_LIBRARY.length);
+const loadText = (text: string, name = 'shelf.yaml') =>
+  loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), tempFile(name, text)]).slice(TOOL_LIBRARY.length);
 
 describe('the expression form', () => {
   // An independent oracle: random arithmetic trees, printed fully parenthesised, evaluated by the test itself.
   type T = number | { op: '+' | '-' | '*'; a: T; b: T };
   const tree: fc.Arbitrary<T> = fc.letrec<{ t: T }>((tie) => ({
-    t: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.integer({ min: 0, max: 99 }), fc.record({ op: fc.constantFrom('+', '-', '*'), a: tie('t'), b: tie('t') }) as fc.Arbitrary<T>),
+    t: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.integer({ min: 0, max: 99 }),
+      fc.record({ op: fc.constantFrom('+', '-', '*'), a: tie('t'), b: tie('t') }) as fc.Arbitrary<T>,
+    ),
   })).t;
   const show = (t: T): string => (typeof t === 'number' ? String(t) : `(${show(t.a)} ${t.op} ${show(t.b)})`);
-  const value = (t: T): number => (typeof t === 'number' ? t : t.op === '+' ? value(t.a) + value(t.b) : t.op === '-' ? value(t.a) - value(t.b) : value(t.a) * value(t.b));
+  const value = (t: T): number =>
+    typeof t === 'number'
+      ? t
+      : t.op === '+'
+        ? value(t.a) + value(t.b)
+        : t.op === '-'
+          ? value(t.a) - value(t.b)
+          : value(t.a) * value(t.b);
 
   it('evaluates any parenthesised arithmetic as written', () => {
     fc.assert(fc.property(tree, (t) => evalExpr(parseExpr(show(t)), scopeOf({}), {}) === value(t)));
@@ -73,8 +95,18 @@ describe('declarative tool library files', () => {
 
   it('the built-in library is the 91 tools of cases/maze/tools in file order, every one with a behaviour', () => {
     expect(libraryFiles(BUILTIN_TOOLS_DIR).map((f) => f.slice(BUILTIN_TOOLS_DIR.length))).toEqual([
-      '00-world.yaml', '01-markets.yaml', '02-fx.yaml', '03-weather.yaml', '04-travel.yaml', '05-calendar.yaml',
-      '06-banking.yaml', '07-retail.yaml', '08-shipping.yaml', '09-messaging.yaml', '10-math.yaml', '11-crypto.yaml',
+      '00-world.yaml',
+      '01-markets.yaml',
+      '02-fx.yaml',
+      '03-weather.yaml',
+      '04-travel.yaml',
+      '05-calendar.yaml',
+      '06-banking.yaml',
+      '07-retail.yaml',
+      '08-shipping.yaml',
+      '09-messaging.yaml',
+      '10-math.yaml',
+      '11-crypto.yaml',
       '12-geo.yaml',
     ]);
     expect(TOOL_LIBRARY).toHaveLength(91);
@@ -82,23 +114,37 @@ describe('declarative tool library files', () => {
     // figures worked out by hand: float sums rounded to cents, a leap day, the US list of holidays, an unknown country
     expect(callTool('sum_values', { a: 0.1, b: 0.2 }, []).result).toEqual({ sum: 0.3 });
     expect(callTool('add_days', { start_date: '2024-02-28', days: 2 }, []).result).toEqual({ date: '2024-03-01' });
-    expect(callTool('get_public_holidays', { country: 'us', year: 2025 }, []).result).toMatchObject({ country: 'US', count: 9 });
+    expect(callTool('get_public_holidays', { country: 'us', year: 2025 }, []).result).toMatchObject({
+      country: 'US',
+      count: 9,
+    });
     expect(callTool('get_shipping_zone', { country: 'xx' }, []).result).toEqual({ error: 'no shipping to "xx"' });
   });
 
   it("a user's file adds a domain: tables, functions, `like`, and tools that run through callTool", () => {
     const tools = useToolLibrary([join(FIXTURES, 'books.yaml')]);
     expect(tools).toHaveLength(TOOL_LIBRARY.length + 2);
-    expect(activeTools().slice(TOOL_LIBRARY.length).map((t) => [t.name, t.domain, t.substituteSet])).toEqual([
+    expect(
+      activeTools()
+        .slice(TOOL_LIBRARY.length)
+        .map((t) => [t.name, t.domain, t.substituteSet]),
+    ).toEqual([
       ['get_book_price', 'books', 'book_price'],
       ['bookshop_catalogue_lookup', 'books', 'book_price'],
     ]);
     const a = callTool('get_book_price', { isbn: ' 978-1-00-000002-8 ' }, []);
     expect(a).toEqual({ kind: 'clean', result: { isbn: '978-1-00-000002-8', title: 'Salt and Cedar', price: 24 } });
     expect(callTool('bookshop_catalogue_lookup', { isbn: '978-1-00-000002-8' }, []).result).toEqual(a.result);
-    expect(callTool('get_book_price', { isbn: 'nope' }, [])).toEqual({ kind: 'invalid_use', result: { error: 'unknown ISBN "nope"' } });
+    expect(callTool('get_book_price', { isbn: 'nope' }, [])).toEqual({
+      kind: 'invalid_use',
+      result: { error: 'unknown ISBN "nope"' },
+    });
     expect(callTool('get_book_price', { isbn: 1 }, []).kind).toBe('invalid_arguments');
-    expect(getTool('get_book_price')!.entity!.values()).toEqual(['978-1-00-000001-1', '978-1-00-000002-8', '978-1-00-000003-5']);
+    expect(getTool('get_book_price')!.entity!.values()).toEqual([
+      '978-1-00-000001-1',
+      '978-1-00-000002-8',
+      '978-1-00-000003-5',
+    ]);
     useToolLibrary([]);
     expect(getTool('get_book_price')).toBeUndefined();
   });
@@ -114,8 +160,18 @@ describe('declarative tool library files', () => {
   });
 
   it('tools read the run history: a state function and the history list', () => {
-    const [t] = loadText(toolFile({ run: [{ let: { k: "count(history, h => h.name == 'get_shelf')" } }, { return: { isbn: 'args.isbn', shelf: 'k + prior_same()' } }] }));
-    const hist = [{ name: 'get_shelf', args: { isbn: 'x' }, result: {} }, { name: 'get_shelf', args: { isbn: 'y' }, result: {} }];
+    const [t] = loadText(
+      toolFile({
+        run: [
+          { let: { k: "count(history, h => h.name == 'get_shelf')" } },
+          { return: { isbn: 'args.isbn', shelf: 'k + prior_same()' } },
+        ],
+      }),
+    );
+    const hist = [
+      { name: 'get_shelf', args: { isbn: 'x' }, result: {} },
+      { name: 'get_shelf', args: { isbn: 'y' }, result: {} },
+    ];
     expect(t!.run({ isbn: 'x' }, { history: hist })).toEqual({ isbn: 'x', shelf: 3 });
   });
 
@@ -125,22 +181,42 @@ describe('declarative tool library files', () => {
     const clean = { isbn: 'abc', shelf: 3 };
     expect(corruptionsOf('negative_value', all!, { isbn: 'abc' }, clean, [])).not.toEqual([]);
     expect(corruptionsOf('negative_value', narrow!, { isbn: 'abc' }, clean, [])).toEqual([]);
-    expect(() => loadText(toolFile({ failure_modes: ['sum_mismatch'] }))).toThrow(/shelf\.yaml: field tools\[0\] \(get_shelf\)\.failure_modes: 'sum_mismatch' needs a check/);
+    expect(() => loadText(toolFile({ failure_modes: ['sum_mismatch'] }))).toThrow(
+      /shelf\.yaml: field tools\[0\] \(get_shelf\)\.failure_modes: 'sum_mismatch' needs a check/,
+    );
   });
 
   it('a bad file is one line naming the file, the tool and the field', () => {
     const cases: Array<[string, RegExp]> = [
-      [toolFile({ run: [{ return: { isbn: 'args.isbn', shelf: 'shelf_of(args.isbn)' } }] }), /shelf\.yaml: field tools\[0\] \(get_shelf\)\.run\[0\]\.return\.shelf: unknown function 'shelf_of'/],
-      [toolFile({ run: [{ return: { isbn: 'args.isbn', shelf: '1 +' } }] }), /tools\[0\] \(get_shelf\)\.run\[0\]\.return\.shelf: unexpected end of expression/],
+      [
+        toolFile({ run: [{ return: { isbn: 'args.isbn', shelf: 'shelf_of(args.isbn)' } }] }),
+        /shelf\.yaml: field tools\[0\] \(get_shelf\)\.run\[0\]\.return\.shelf: unknown function 'shelf_of'/,
+      ],
+      [
+        toolFile({ run: [{ return: { isbn: 'args.isbn', shelf: '1 +' } }] }),
+        /tools\[0\] \(get_shelf\)\.run\[0\]\.return\.shelf: unexpected end of expression/,
+      ],
       [toolFile({ run: [{ let: { x: '1' } }] }), /tools\[0\] \(get_shelf\)\.run: the last step must be a return/],
       [toolFile({ run: [{ fail_if: 'true' }] }), /tools\[0\] \(get_shelf\)\.run\[0\]/],
-      [toolFile({ checks: { echo: { isbn: 'code' } } }), /tools\[0\] \(get_shelf\)\.checks\.echo\.isbn: 'code' is not a parameter/],
+      [
+        toolFile({ checks: { echo: { isbn: 'code' } } }),
+        /tools\[0\] \(get_shelf\)\.checks\.echo\.isbn: 'code' is not a parameter/,
+      ],
       [toolFile({ checks: { non_negative: ['floor'] } }), /checks\.non_negative: 'floor' is not a field of the output/],
       [toolFile({ category: 'sink' }), /tools\[0\] \(get_shelf\)\.category: /],
-      [toolFile({ name: 'get_stock_quote' }), /tools\[0\] \(get_stock_quote\)\.name: tool 'get_stock_quote' is already defined in 01-markets\.yaml/],
+      [
+        toolFile({ name: 'get_stock_quote' }),
+        /tools\[0\] \(get_stock_quote\)\.name: tool 'get_stock_quote' is already defined in 01-markets\.yaml/,
+      ],
       [toolFile({ like: 'no_such_tool' }), /tools\[0\] \(get_shelf\)\.like: no earlier tool 'no_such_tool'/],
-      [toolFile({ parameters: { type: 'object', properties: { isbn: { type: 'strin' } } } }), /tools\[0\] \(get_shelf\)\.parameters: not a valid JSON Schema/],
-      [toolFile({}, 'functions:\n  company: {params: [x], body: "x"}\n'), /field functions\.company: function 'company' is already defined/],
+      [
+        toolFile({ parameters: { type: 'object', properties: { isbn: { type: 'strin' } } } }),
+        /tools\[0\] \(get_shelf\)\.parameters: not a valid JSON Schema/,
+      ],
+      [
+        toolFile({}, 'functions:\n  company: {params: [x], body: "x"}\n'),
+        /field functions\.company: function 'company' is already defined/,
+      ],
       ['version: 1\ntools: [\n', /shelf\.yaml: not valid YAML/],
       ['version: 2\n', /shelf\.yaml: field version: /],
     ];
@@ -158,6 +234,8 @@ describe('declarative tool library files', () => {
 
   it('a behaviour that fails at run time is an { error } result for the agent, not a crash', () => {
     const [t] = loadText(toolFile({ run: [{ return: { isbn: 'args.isbn', shelf: 'args.isbn.nothing.deeper' } }] }));
-    expect(t!.run({ isbn: 'x' }, { history: [] })).toEqual({ error: "tool get_shelf could not run: cannot read 'deeper' of undefined" });
+    expect(t!.run({ isbn: 'x' }, { history: [] })).toEqual({
+      error: "tool get_shelf could not run: cannot read 'deeper' of undefined",
+    });
   });
 });

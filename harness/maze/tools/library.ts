@@ -12,7 +12,19 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DataError, firstZodIssue } from '../../core/errors.ts';
 import { DETECTORS, type Detector } from '../detectors.ts';
-import { calledFunctions, evalExpr, evalTemplate, ExprError, parseExpr, parseTemplate, scopeOf, type Expr, type ExprFn, type Scope, type Template } from './expr.ts';
+import {
+  calledFunctions,
+  evalExpr,
+  evalTemplate,
+  ExprError,
+  parseExpr,
+  parseTemplate,
+  scopeOf,
+  type Expr,
+  type ExprFn,
+  type Scope,
+  type Template,
+} from './expr.ts';
 import { contextFunctions, FUNCTION_NAMES, PURE_FUNCTIONS, WORLD_TABLES } from './functions.ts';
 import { toolError, type MazeTool, type ToolArgs, type ToolContext, type ToolResult } from './types.ts';
 
@@ -40,7 +52,6 @@ const Step = z.union([
 ]);
 type StepSpec = z.infer<typeof Step>;
 
-
 const ToolFields = {
   domain: z.string().min(1),
   category: z.enum(['source', 'processor', 'action']),
@@ -49,7 +60,10 @@ const ToolFields = {
   parameters: JsonSchema,
   output: JsonSchema,
   checks: Checks.optional(),
-  entity: z.object({ arg: z.string().min(1), values: ExprSrc }).strict().optional(),
+  entity: z
+    .object({ arg: z.string().min(1), values: ExprSrc })
+    .strict()
+    .optional(),
   primary: z.string().optional(),
   /** The implicit corruptions (P3/P4) this tool can take; each needs a check that catches it. Default: all its checks allow. */
   failure_modes: z.array(z.enum(DETECTORS)).optional(),
@@ -59,7 +73,11 @@ const ToolSpec = z.object({ name: Name, ...ToolFields }).strict();
 type ToolSpec = z.infer<typeof ToolSpec>;
 /** As written: `like` copies every field not given from an earlier tool of the library. */
 const ToolEntry = z
-  .object({ name: Name, like: Name.optional(), ...Object.fromEntries(Object.entries(ToolFields).map(([k, v]) => [k, v.optional()])) })
+  .object({
+    name: Name,
+    like: Name.optional(),
+    ...Object.fromEntries(Object.entries(ToolFields).map(([k, v]) => [k, v.optional()])),
+  })
   .strict();
 
 export const LibraryFile = z
@@ -101,7 +119,8 @@ function compile(file: string, field: string, src: string, env: LibraryEnv): Exp
   } catch (err) {
     return fail(file, field, `${(err as Error).message} in '${src}'`);
   }
-  for (const f of calledFunctions(e)) if (!FUNCTION_NAMES.has(f) && !env.functions.has(f)) fail(file, field, `unknown function '${f}' in '${src}'`);
+  for (const f of calledFunctions(e))
+    if (!FUNCTION_NAMES.has(f) && !env.functions.has(f)) fail(file, field, `unknown function '${f}' in '${src}'`);
   return e;
 }
 
@@ -112,21 +131,36 @@ function compileTemplate(file: string, field: string, src: string, env: LibraryE
   } catch (err) {
     return fail(file, field, `${(err as Error).message} in '${src}'`);
   }
-  for (const part of t) if (typeof part !== 'string') for (const f of calledFunctions(part)) if (!FUNCTION_NAMES.has(f) && !env.functions.has(f)) fail(file, field, `unknown function '${f}' in '${src}'`);
+  for (const part of t)
+    if (typeof part !== 'string')
+      for (const f of calledFunctions(part))
+        if (!FUNCTION_NAMES.has(f) && !env.functions.has(f)) fail(file, field, `unknown function '${f}' in '${src}'`);
   return t;
 }
 
-type Compiled = { kind: 'let'; names: Array<[string, Expr]> } | { kind: 'fail'; test: Expr; error: Template } | { kind: 'return'; whole?: Expr; fields?: Array<[string, Expr]> };
+type Compiled =
+  | { kind: 'let'; names: Array<[string, Expr]> }
+  | { kind: 'fail'; test: Expr; error: Template }
+  | { kind: 'return'; whole?: Expr; fields?: Array<[string, Expr]> };
 
 function compileSteps(file: string, where: string, steps: StepSpec[], env: LibraryEnv): Compiled[] {
   const out = steps.map((s, i): Compiled => {
     const f = `${where}.run[${i}]`;
-    if ('let' in s) return { kind: 'let', names: Object.entries(s.let).map(([k, v]) => [k, compile(file, `${f}.let.${k}`, v, env)]) };
-    if ('fail_if' in s) return { kind: 'fail', test: compile(file, `${f}.fail_if`, s.fail_if, env), error: compileTemplate(file, `${f}.error`, s.error, env) };
+    if ('let' in s)
+      return { kind: 'let', names: Object.entries(s.let).map(([k, v]) => [k, compile(file, `${f}.let.${k}`, v, env)]) };
+    if ('fail_if' in s)
+      return {
+        kind: 'fail',
+        test: compile(file, `${f}.fail_if`, s.fail_if, env),
+        error: compileTemplate(file, `${f}.error`, s.error, env),
+      };
     if (typeof s.return === 'string') return { kind: 'return', whole: compile(file, `${f}.return`, s.return, env) };
     return {
       kind: 'return',
-      fields: Object.entries(s.return).map(([k, v]) => [k, typeof v === 'string' ? compile(file, `${f}.return.${k}`, v, env) : { k: 'lit', v }]),
+      fields: Object.entries(s.return).map(([k, v]) => [
+        k,
+        typeof v === 'string' ? compile(file, `${f}.return.${k}`, v, env) : { k: 'lit', v },
+      ]),
     };
   });
   if (out[out.length - 1]!.kind !== 'return') fail(file, `${where}.run`, 'the last step must be a return');
@@ -148,9 +182,11 @@ function libraryFunctions(env: LibraryEnv): Record<string, ExprFn> {
   const globals = scopeOf(env.tables);
   const ctxFns = (): Record<string, ExprFn> => contextFunctions(env.current.tool, env.current.args, env.current.ctx);
   const fns: Record<string, ExprFn> = { ...PURE_FUNCTIONS };
-  for (const name of Object.keys(contextFunctions('', {}, { history: [] }))) fns[name] = (...xs) => ctxFns()[name]!(...xs);
+  for (const name of Object.keys(contextFunctions('', {}, { history: [] })))
+    fns[name] = (...xs) => ctxFns()[name]!(...xs);
   for (const [name, f] of env.functions) {
-    fns[name] = (...xs) => evalExpr(f.body, scopeOf(Object.fromEntries(f.params.map((p, i) => [p, xs[i]])), globals), fns);
+    fns[name] = (...xs) =>
+      evalExpr(f.body, scopeOf(Object.fromEntries(f.params.map((p, i) => [p, xs[i]])), globals), fns);
   }
   return fns;
 }
@@ -177,7 +213,8 @@ function runSteps(env: LibraryEnv, steps: Compiled[], args: ToolArgs, ctx: ToolC
     } else {
       if (s.whole) {
         const r = evalExpr(s.whole, scope, fns);
-        if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new ExprError('the return expression must give an object');
+        if (r === null || typeof r !== 'object' || Array.isArray(r))
+          throw new ExprError('the return expression must give an object');
         return r as ToolResult;
       }
       return Object.fromEntries(s.fields!.map(([k, e]) => [k, evalExpr(e, scope, fns)]));
@@ -217,7 +254,11 @@ function parseLibraryFile(path: string): z.infer<typeof LibraryFile> {
   try {
     raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
-    return fail(path, '', `not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
+    return fail(
+      path,
+      '',
+      `not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
   const r = LibraryFile.safeParse(raw);
   if (!r.success) {
@@ -249,7 +290,12 @@ export function libraryFiles(pathOrDir: string): string[] {
 export function loadToolFiles(files: readonly string[]): MazeTool[] {
   const docs = files.map((f) => ({ file: f, doc: readLibraryFile(f) }));
   const tables: Record<string, unknown> = { ...WORLD_TABLES };
-  const env: LibraryEnv = { tables, functions: new Map(), globals: scopeOf(tables), current: { tool: '', args: {}, ctx: { history: [] } } };
+  const env: LibraryEnv = {
+    tables,
+    functions: new Map(),
+    globals: scopeOf(tables),
+    current: { tool: '', args: {}, ctx: { history: [] } },
+  };
   const byName = new Map<string, { spec: ToolSpec; file: string }>();
   // tables and functions first, so any file's tools may use any file's definitions
   for (const { file, doc } of docs) {
@@ -258,12 +304,18 @@ export function loadToolFiles(files: readonly string[]): MazeTool[] {
       env.tables[k] = v;
     }
     for (const k of Object.keys(doc.functions ?? {})) {
-      if (env.functions.has(k) || FUNCTION_NAMES.has(k)) fail(file, `functions.${k}`, `function '${k}' is already defined${FUNCTION_NAMES.has(k) ? ' (a built-in function)' : ''}`);
+      if (env.functions.has(k) || FUNCTION_NAMES.has(k))
+        fail(
+          file,
+          `functions.${k}`,
+          `function '${k}' is already defined${FUNCTION_NAMES.has(k) ? ' (a built-in function)' : ''}`,
+        );
       env.functions.set(k, { params: doc.functions![k]!.params, body: { k: 'lit', v: null } });
     }
   }
   for (const { file, doc } of docs) {
-    for (const [k, f] of Object.entries(doc.functions ?? {})) env.functions.set(k, { params: f.params, body: compile(file, `functions.${k}.body`, f.body, env) });
+    for (const [k, f] of Object.entries(doc.functions ?? {}))
+      env.functions.set(k, { params: f.params, body: compile(file, `functions.${k}.body`, f.body, env) });
   }
   env.fns = libraryFunctions(env);
 
@@ -277,12 +329,17 @@ export function loadToolFiles(files: readonly string[]): MazeTool[] {
         return fail(file, `${label}${field ? `.${field}` : ''}`, message);
       }
       const { like, ...given } = entry.data;
-      if (byName.has(given.name)) fail(file, `${label}.name`, `tool '${given.name}' is already defined in ${byName.get(given.name)!.file}`);
+      if (byName.has(given.name))
+        fail(file, `${label}.name`, `tool '${given.name}' is already defined in ${byName.get(given.name)!.file}`);
       let merged: Record<string, unknown> = { domain: doc.domain, ...given };
       if (like) {
         const src = byName.get(like);
         if (!src) fail(file, `${label}.like`, `no earlier tool '${like}' to copy`);
-        merged = { ...src.spec, domain: doc.domain ?? src.spec.domain, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+        merged = {
+          ...src.spec,
+          domain: doc.domain ?? src.spec.domain,
+          ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)),
+        };
       }
       const spec = ToolSpec.safeParse(merged);
       if (!spec.success) {
@@ -299,7 +356,8 @@ export function loadToolFiles(files: readonly string[]): MazeTool[] {
 const ajv = new Ajv({ strict: true, allErrors: false });
 const validSchemas = new Set<string>();
 function checkSchema(file: string, field: string, s: Record<string, unknown>): void {
-  if (s.type !== 'object' || typeof s.properties !== 'object' || s.properties === null) fail(file, field, "must be a JSON Schema with type 'object' and properties");
+  if (s.type !== 'object' || typeof s.properties !== 'object' || s.properties === null)
+    fail(file, field, "must be a JSON Schema with type 'object' and properties");
   const key = JSON.stringify(s);
   if (validSchemas.has(key)) return;
   try {
@@ -365,7 +423,9 @@ function buildTool(file: string, label: string, s: ToolSpec, env: LibraryEnv): M
           entity: {
             arg: s.entity.arg,
             values: () => {
-              const v = withCall(env, { tool: s.name, args: {}, ctx: { history: [] } }, () => evalExpr(entityValues, env.globals, env.fns!));
+              const v = withCall(env, { tool: s.name, args: {}, ctx: { history: [] } }, () =>
+                evalExpr(entityValues, env.globals, env.fns!),
+              );
               if (!Array.isArray(v)) throw new ExprError(`tool ${s.name}: entity.values must give a list`);
               return v.map(String);
             },
@@ -384,7 +444,12 @@ function buildTool(file: string, label: string, s: ToolSpec, env: LibraryEnv): M
   };
   const supported = supportedDetectors(tool);
   for (const m of s.failure_modes ?? []) {
-    if (!supported.includes(m)) fail(file, `${label}.failure_modes`, `'${m}' needs a check that catches it (this tool's checks support: ${supported.join(', ') || 'none'})`);
+    if (!supported.includes(m))
+      fail(
+        file,
+        `${label}.failure_modes`,
+        `'${m}' needs a check that catches it (this tool's checks support: ${supported.join(', ') || 'none'})`,
+      );
   }
   if (s.failure_modes) tool.failureModes = s.failure_modes;
   return tool;

@@ -6,7 +6,10 @@ import type { HistoryEntry, ToolArgs, ToolContext } from './types.ts';
 import { stableStringify } from '../../core/hash.ts';
 
 const n = (x: unknown): number => (typeof x === 'number' ? x : Number(x));
-const s = (x: unknown): string => String(x ?? '').trim().toUpperCase();
+const s = (x: unknown): string =>
+  String(x ?? '')
+    .trim()
+    .toUpperCase();
 
 /** Net movement on an account caused by actions in this run. */
 export function runMovements(acc: Account, history: readonly HistoryEntry[]): number {
@@ -34,7 +37,8 @@ export function balanceOf(acc: Account, history: readonly HistoryEntry[]): numbe
 export function unitsTaken(p: Product, history: readonly HistoryEntry[]): number {
   let t = 0;
   for (const h of history) {
-    if ((h.name === 'reserve_stock' || h.name === 'create_shipment') && s(h.args.sku) === p.sku) t += n(h.args.quantity);
+    if ((h.name === 'reserve_stock' || h.name === 'create_shipment') && s(h.args.sku) === p.sku)
+      t += n(h.args.quantity);
   }
   return t;
 }
@@ -48,7 +52,9 @@ export function bookedHours(p: Person, dateStr: string, history: readonly Histor
   const out = new Set<number>();
   for (const h of history) {
     if (h.name !== 'create_event') continue;
-    const who = String(h.args.attendee ?? '').trim().toLowerCase();
+    const who = String(h.args.attendee ?? '')
+      .trim()
+      .toLowerCase();
     if ((who === p.email || who === p.name.toLowerCase()) && h.args.date === dateStr) {
       out.add(Number(String(h.args.start).slice(0, 2)));
     }
@@ -56,7 +62,9 @@ export function bookedHours(p: Person, dateStr: string, history: readonly Histor
   return out;
 }
 
-export function sentMessages(history: readonly HistoryEntry[]): Array<{ message_id: string; channel: string; to: string }> {
+export function sentMessages(
+  history: readonly HistoryEntry[],
+): Array<{ message_id: string; channel: string; to: string }> {
   const out: Array<{ message_id: string; channel: string; to: string }> = [];
   for (const h of history) {
     if (h.name === 'send_email' || h.name === 'dispatch_email') {

@@ -2,8 +2,32 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Ajv } from 'ajv';
 import { findImplausibilities } from '../detectors.ts';
-import { ACCOUNTS, ACCOUNT_IDS, AIRPORT_CODES, CITIES, CITY_NAMES, CURRENCIES, PERSON_NAMES, PRODUCTS, SAVINGS_PRODUCTS, SKUS, TICKERS, accountById, riskToken } from './data.ts';
-import { DOMAINS, TOOL_LIBRARY, callTool, checkOutput, getTool, openAITool, substituteSets, type HistoryEntry, type ToolArgs } from './index.ts';
+import {
+  ACCOUNTS,
+  ACCOUNT_IDS,
+  AIRPORT_CODES,
+  CITIES,
+  CITY_NAMES,
+  CURRENCIES,
+  PERSON_NAMES,
+  PRODUCTS,
+  SAVINGS_PRODUCTS,
+  SKUS,
+  TICKERS,
+  accountById,
+  riskToken,
+} from './data.ts';
+import {
+  DOMAINS,
+  TOOL_LIBRARY,
+  callTool,
+  checkOutput,
+  getTool,
+  openAITool,
+  substituteSets,
+  type HistoryEntry,
+  type ToolArgs,
+} from './index.ts';
 
 const day = fc.integer({ min: 0, max: 160 }).map((d) => new Date(Date.UTC(2025, 0, 2 + d)).toISOString().slice(0, 10));
 const pick = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
@@ -21,11 +45,21 @@ const SET_ARGS: Record<string, fc.Arbitrary<ToolArgs>> = {
   savings_rate: fc.record({ product: pick(Object.keys(SAVINGS_PRODUCTS)) }),
   stock_level: fc.record({ sku: pick(SKUS) }),
   product_price: fc.record({ sku: pick(SKUS) }),
-  shipping_quote: fc.record({ weight_kg: fc.double({ min: 0.1, max: 60, noNaN: true }).map((x) => Math.round(x * 100) / 100), zone: pick(['Z1', 'Z2', 'Z3', 'Z4']) }),
+  shipping_quote: fc.record({
+    weight_kg: fc.double({ min: 0.1, max: 60, noNaN: true }).map((x) => Math.round(x * 100) / 100),
+    zone: pick(['Z1', 'Z2', 'Z3', 'Z4']),
+  }),
   contact: fc.record({ name: pick(PERSON_NAMES) }),
-  crypto_price: fc.record({ symbol: fc.constantFrom('ORBT', 'NOVA', 'MOTH', 'QUIL', 'FERN', 'nova', 'XXXX'), date: day }),
+  crypto_price: fc.record({
+    symbol: fc.constantFrom('ORBT', 'NOVA', 'MOTH', 'QUIL', 'FERN', 'nova', 'XXXX'),
+    date: day,
+  }),
   city_distance: fc.record({ from_city: pick(CITY_NAMES), to_city: pick(CITY_NAMES) }),
-  send_email: fc.record({ to: pick(PERSON_NAMES.map((n) => `${n.toLowerCase().replace(' ', '.')}@example.org`)), subject: fc.constantFrom('Hi', 'Plan'), body: fc.string() }),
+  send_email: fc.record({
+    to: pick(PERSON_NAMES.map((n) => `${n.toLowerCase().replace(' ', '.')}@example.org`)),
+    subject: fc.constantFrom('Hi', 'Plan'),
+    body: fc.string(),
+  }),
 };
 
 describe('maze tool library', () => {
@@ -82,15 +116,25 @@ describe('maze tool library', () => {
 
   it('the FX routes agree to the cent: rate×convert, cross table×cross_convert, one-shot converter', () => {
     fc.assert(
-      fc.property(pick(CURRENCIES), pick(CURRENCIES), day, fc.integer({ min: 1, max: 10_000_000 }).map((c) => c / 100), (base, quote, date, amount) => {
-        const rate = callTool('get_fx_rate', { base, quote, date }, []).result;
-        const a = callTool('convert_amount', { amount, rate: rate.rate as number }, []).result;
-        const t = callTool('get_cross_rate_table', { base, quote, date }, []).result;
-        const b = callTool('cross_convert', { amount, base_per_usd: t.base_per_usd as number, quote_per_usd: t.quote_per_usd as number }, []).result;
-        const c = callTool('currency_converter', { amount, base, quote, date }, []).result;
-        expect(b.converted).toBe(a.converted);
-        expect(c.converted).toBe(a.converted);
-      }),
+      fc.property(
+        pick(CURRENCIES),
+        pick(CURRENCIES),
+        day,
+        fc.integer({ min: 1, max: 10_000_000 }).map((c) => c / 100),
+        (base, quote, date, amount) => {
+          const rate = callTool('get_fx_rate', { base, quote, date }, []).result;
+          const a = callTool('convert_amount', { amount, rate: rate.rate as number }, []).result;
+          const t = callTool('get_cross_rate_table', { base, quote, date }, []).result;
+          const b = callTool(
+            'cross_convert',
+            { amount, base_per_usd: t.base_per_usd as number, quote_per_usd: t.quote_per_usd as number },
+            [],
+          ).result;
+          const c = callTool('currency_converter', { amount, base, quote, date }, []).result;
+          expect(b.converted).toBe(a.converted);
+          expect(c.converted).toBe(a.converted);
+        },
+      ),
       { numRuns: 200, seed: 5 },
     );
   });
@@ -118,11 +162,21 @@ describe('maze tool library', () => {
     const t = callTool('transfer_funds', { from_account: acc.id, to_account: other.id, amount: 100 }, h);
     expect(t.kind).toBe('clean');
     expect(t.result.new_balance).toBeCloseTo(before - 100, 2);
-    h.push({ name: 'transfer_funds', args: { from_account: acc.id, to_account: other.id, amount: 100 }, result: t.result });
+    h.push({
+      name: 'transfer_funds',
+      args: { from_account: acc.id, to_account: other.id, amount: 100 },
+      result: t.result,
+    });
     expect(callTool('check_balance', { account_id: acc.id }, h).result.balance).toBeCloseTo(before - 100, 2);
     expect(callTool('get_account_balance', { account_id: acc.id }, []).result.balance).toBe(before); // not global
     const st = callTool('get_account_statement', { account_id: acc.id }, h).result;
-    expect(callTool('compute_closing_balance', { opening_balance: st.opening_balance as number, net_movements: st.net_movements as number }, h).result.balance).toBeCloseTo(before - 100, 2);
+    expect(
+      callTool(
+        'compute_closing_balance',
+        { opening_balance: st.opening_balance as number, net_movements: st.net_movements as number },
+        h,
+      ).result.balance,
+    ).toBeCloseTo(before - 100, 2);
   });
 
   it('state comes from the run history: stock after reservations, outbox after sends', () => {
@@ -131,30 +185,51 @@ describe('maze tool library', () => {
     const r = callTool('reserve_stock', { sku: p.sku, quantity: 7 }, h);
     expect(r.result.remaining).toBe(p.stock - 7);
     h.push({ name: 'reserve_stock', args: { sku: p.sku, quantity: 7 }, result: r.result });
-    for (const n of ['get_stock_level', 'inventory_lookup', 'warehouse_stock']) expect(callTool(n, { sku: p.sku }, h).result.available).toBe(p.stock - 7);
-    expect(callTool('reserve_stock', { sku: p.sku, quantity: p.stock }, h).result).toEqual({ error: `only ${p.stock - 7} units available` });
+    for (const n of ['get_stock_level', 'inventory_lookup', 'warehouse_stock'])
+      expect(callTool(n, { sku: p.sku }, h).result.available).toBe(p.stock - 7);
+    expect(callTool('reserve_stock', { sku: p.sku, quantity: p.stock }, h).result).toEqual({
+      error: `only ${p.stock - 7} units available`,
+    });
     const mail = callTool('send_email', { to: 'ada.lindqvist@example.org', subject: 'x', body: 'y' }, h);
-    h.push({ name: 'send_email', args: { to: 'ada.lindqvist@example.org', subject: 'x', body: 'y' }, result: mail.result });
+    h.push({
+      name: 'send_email',
+      args: { to: 'ada.lindqvist@example.org', subject: 'x', body: 'y' },
+      result: mail.result,
+    });
     expect(callTool('list_sent_messages', {}, h).result).toMatchObject({ count: 1 });
     expect(callTool('list_sent_messages', {}, []).result).toMatchObject({ count: 0 });
   });
 
   it('invalid use returns { error } (unknown ticker, missing risk token, insufficient balance, bad arguments)', () => {
-    expect(callTool('get_stock_quote', { ticker: 'NOPE', date: '2025-03-03' }, [])).toEqual({ result: { error: 'unknown ticker "NOPE"' }, kind: 'invalid_use' });
+    expect(callTool('get_stock_quote', { ticker: 'NOPE', date: '2025-03-03' }, [])).toEqual({
+      result: { error: 'unknown ticker "NOPE"' },
+      kind: 'invalid_use',
+    });
     const acc = accountById('ACC-1001')!;
     const order = { account_id: acc.id, ticker: 'ACME', shares: 1, limit_price: 10, risk_token: 'RK-WRONG' };
-    expect(callTool('place_stock_order', order, []).result).toEqual({ error: 'missing or invalid risk token for this account' });
-    expect(callTool('place_stock_order', { ...order, risk_token: riskToken(acc), shares: 10_000_000 }, []).result).toEqual({ error: 'insufficient balance for this order' });
+    expect(callTool('place_stock_order', order, []).result).toEqual({
+      error: 'missing or invalid risk token for this account',
+    });
+    expect(
+      callTool('place_stock_order', { ...order, risk_token: riskToken(acc), shares: 10_000_000 }, []).result,
+    ).toEqual({ error: 'insufficient balance for this order' });
     expect(callTool('place_stock_order', { ...order, risk_token: riskToken(acc) }, []).kind).toBe('clean');
-    expect(callTool('transfer_funds', { from_account: 'ACC-1001', to_account: 'ACC-1002', amount: 1e9 }, []).result).toEqual({ error: 'insufficient balance' });
+    expect(
+      callTool('transfer_funds', { from_account: 'ACC-1001', to_account: 'ACC-1002', amount: 1e9 }, []).result,
+    ).toEqual({ error: 'insufficient balance' });
     const missing = callTool('get_stock_quote', { ticker: 'ACME' }, []);
     expect(missing.kind).toBe('invalid_arguments');
     expect(String(missing.result.error)).toMatch(/date/);
-    expect(callTool('get_stock_quote', { ticker: 'ACME', date: '2025-03-03', extra: 1 }, []).kind).toBe('invalid_arguments');
+    expect(callTool('get_stock_quote', { ticker: 'ACME', date: '2025-03-03', extra: 1 }, []).kind).toBe(
+      'invalid_arguments',
+    );
   });
 
   it('is deterministic and never throws on arbitrary argument objects', () => {
-    const anyArgs = fc.dictionary(fc.constantFrom('ticker', 'date', 'city', 'sku', 'amount', 'rate', 'account_id', 'x'), fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean()));
+    const anyArgs = fc.dictionary(
+      fc.constantFrom('ticker', 'date', 'city', 'sku', 'amount', 'rate', 'account_id', 'x'),
+      fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean()),
+    );
     fc.assert(
       fc.property(pick(TOOL_LIBRARY.map((t) => t.name)), anyArgs, (name, args) => {
         const a = callTool(name, args, []);

@@ -47,7 +47,10 @@ const FENCED: MarkedSpec = {
 };
 
 export function parseCommandR(text: string, ctx: ParseCtx): FamilyResult {
-  const a = text.includes('START_ACTION') || (ctx.loose && /START_ACTION/i.test(text)) ? parseMarked(text, ctx, ACTION) : emptyResult();
+  const a =
+    text.includes('START_ACTION') || (ctx.loose && /START_ACTION/i.test(text))
+      ? parseMarked(text, ctx, ACTION)
+      : emptyResult();
   if (a.calls.length > 0 || !a.ok) return a;
   return parseMarked(text, ctx, FENCED);
 }

@@ -77,7 +77,12 @@ export function parseDeepseek(text: string, ctx: ParseCtx): FamilyResult {
   }
   const start = begin ? begin.index : firstCall!.index;
   let p = begin ? begin.index + begin.len : firstCall!.index;
-  const fail = (truncated: boolean): FamilyResult => ({ ...res, ok: false, truncated, calls: ctx.loose ? res.calls : [] });
+  const fail = (truncated: boolean): FamilyResult => ({
+    ...res,
+    ok: false,
+    truncated,
+    calls: ctx.loose ? res.calls : [],
+  });
   for (;;) {
     p = skipWs(text, p);
     if (p >= text.length) {
@@ -150,6 +155,8 @@ export function parseDeepseek(text: string, ctx: ParseCtx): FamilyResult {
 }
 
 export function renderDeepseek(calls: ParsedCall[]): string {
-  const body = calls.map((c) => `${DS.callBegin}${c.name}${DS.sep}${JSON.stringify(c.arguments)}${DS.callEnd}`).join('');
+  const body = calls
+    .map((c) => `${DS.callBegin}${c.name}${DS.sep}${JSON.stringify(c.arguments)}${DS.callEnd}`)
+    .join('');
   return `${DS.callsBegin}${body}${DS.callsEnd}`;
 }

@@ -41,7 +41,10 @@ const LOOSE: Marks = {
   blockClose: new RegExp(String.raw`<\s*\/\s*${P}\s*(?:function_calls|tool_calls)\s*>`, 'iy'),
   invoke: new RegExp(String.raw`<\s*${P}\s*invoke\s+name\s*=\s*["']([^"'\n<>]+)["']\s*>`, 'iy'),
   invokeClose: new RegExp(String.raw`<\s*\/\s*${P}\s*invoke\s*>`, 'iy'),
-  param: new RegExp(String.raw`<\s*${P}\s*parameter\s+name\s*=\s*["']([^"'\n<>]+)["'](?:\s+string\s*=\s*["'](true|false)["'])?\s*>`, 'iy'),
+  param: new RegExp(
+    String.raw`<\s*${P}\s*parameter\s+name\s*=\s*["']([^"'\n<>]+)["'](?:\s+string\s*=\s*["'](true|false)["'])?\s*>`,
+    'iy',
+  ),
   paramEnd: new RegExp(String.raw`<\s*\/\s*${P}\s*parameter\s*>|<\s*${P}\s*parameter\s|<\s*\/\s*${P}\s*invoke`, 'gi'),
 };
 
@@ -68,10 +71,18 @@ export function parseDeepseekDsml(text: string, ctx: ParseCtx): FamilyResult {
   while ((m = container.exec(text))) {
     res.attempted = true;
     const start = m.index;
-    const next = readInvokeBlock(text, start, start + m[0].length, res, ctx, (p) => readInvokeElement(text, p, ctx, mk, DSML_ELEMENT), (p) => {
-      const cc = sticky(mk.blockClose, text, p);
-      return cc ? p + cc[0].length : null;
-    });
+    const next = readInvokeBlock(
+      text,
+      start,
+      start + m[0].length,
+      res,
+      ctx,
+      (p) => readInvokeElement(text, p, ctx, mk, DSML_ELEMENT),
+      (p) => {
+        const cc = sticky(mk.blockClose, text, p);
+        return cc ? p + cc[0].length : null;
+      },
+    );
     if (next === null) break;
     container.lastIndex = Math.max(container.lastIndex, next);
   }
@@ -88,7 +99,12 @@ function dsmlParam(k: string, v: unknown): string {
 /** V3.2 spelling (`function_calls`). */
 export function renderDeepseekDsml(calls: ParsedCall[]): string {
   const body = calls
-    .map((c) => `<${D}invoke name="${c.name}">\n${Object.entries(c.arguments).map(([k, v]) => dsmlParam(k, v)).join('')}</${D}invoke>\n`)
+    .map(
+      (c) =>
+        `<${D}invoke name="${c.name}">\n${Object.entries(c.arguments)
+          .map(([k, v]) => dsmlParam(k, v))
+          .join('')}</${D}invoke>\n`,
+    )
     .join('');
   return `<${D}function_calls>\n${body}</${D}function_calls>`;
 }

@@ -186,7 +186,7 @@ export function parseGemma4(text: string, ctx: ParseCtx): FamilyResult {
     if (m[0] !== OPEN) ctx.notes.add('sloppy markers');
     const start = m.index;
     let p = skipWs(text, start + m[0].length);
-    const cm = (ctx.loose ? /call\s*:\s*/iy : /call:/y);
+    const cm = ctx.loose ? /call\s*:\s*/iy : /call:/y;
     cm.lastIndex = p;
     const callM = cm.exec(text);
     if (callM) p += callM[0].length;
@@ -219,7 +219,10 @@ export function parseGemma4(text: string, ctx: ParseCtx): FamilyResult {
     const q = ctx.loose ? skipWs(text, p) : p;
     let end: number;
     if (text.startsWith(CLOSE, q)) end = q + CLOSE.length;
-    else if (ctx.loose && (q >= text.length || onlyTrailer(text, q) || /^<\|\s*tool_call\s*>/i.test(text.slice(q, q + 20)))) {
+    else if (
+      ctx.loose &&
+      (q >= text.length || onlyTrailer(text, q) || /^<\|\s*tool_call\s*>/i.test(text.slice(q, q + 20)))
+    ) {
       local.notes.add('missing closing tag');
       end = q;
     } else if (ctx.loose && /^<\s*\/?\s*tool_call\s*\|?\s*>/i.test(text.slice(q, q + 20))) {

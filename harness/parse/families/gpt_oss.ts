@@ -60,6 +60,9 @@ export function parseGptOss(text: string, ctx: ParseCtx): FamilyResult {
 
 export function renderGptOss(calls: ParsedCall[]): string {
   return calls
-    .map((c, i) => `${i === 0 ? '' : '<|start|>assistant'}<|channel|>commentary to=functions.${c.name} <|constrain|>json<|message|>${JSON.stringify(c.arguments)}<|call|>`)
+    .map(
+      (c, i) =>
+        `${i === 0 ? '' : '<|start|>assistant'}<|channel|>commentary to=functions.${c.name} <|constrain|>json<|message|>${JSON.stringify(c.arguments)}<|call|>`,
+    )
     .join('');
 }

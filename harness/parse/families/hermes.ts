@@ -88,5 +88,7 @@ export function parseHermes(text: string, ctx: ParseCtx): FamilyResult {
 }
 
 export function renderHermes(calls: ParsedCall[]): string {
-  return calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`).join('\n');
+  return calls
+    .map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`)
+    .join('\n');
 }

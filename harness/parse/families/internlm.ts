@@ -24,5 +24,9 @@ export function parseInternlm(text: string, ctx: ParseCtx): FamilyResult {
 }
 
 export function renderInternlm(calls: ParsedCall[]): string {
-  return calls.map((c) => `<|action_start|><|plugin|>\n${JSON.stringify({ name: c.name, parameters: c.arguments })}<|action_end|>`).join('\n');
+  return calls
+    .map(
+      (c) => `<|action_start|><|plugin|>\n${JSON.stringify({ name: c.name, parameters: c.arguments })}<|action_end|>`,
+    )
+    .join('\n');
 }

@@ -126,6 +126,11 @@ export function parseKimiK2(text: string, ctx: ParseCtx): FamilyResult {
 }
 
 export function renderKimiK2(calls: ParsedCall[]): string {
-  const body = calls.map((c, i) => `${KIMI.callBegin}functions.${c.name}:${i}${KIMI.argBegin}${JSON.stringify(c.arguments)}${KIMI.callEnd}`).join('');
+  const body = calls
+    .map(
+      (c, i) =>
+        `${KIMI.callBegin}functions.${c.name}:${i}${KIMI.argBegin}${JSON.stringify(c.arguments)}${KIMI.callEnd}`,
+    )
+    .join('');
   return `${KIMI.sectionBegin}${body}${KIMI.sectionEnd}`;
 }

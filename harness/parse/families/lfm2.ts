@@ -57,7 +57,8 @@ export function parseLfm2(text: string, ctx: ParseCtx): FamilyResult {
         if (!ctx.loose) break;
         continue;
       }
-      if (!ctx.loose && (r.rejected.length > 0 || r.calls.some((c) => c.positional.length > 0) || r.calls.length === 0)) calls = null;
+      if (!ctx.loose && (r.rejected.length > 0 || r.calls.some((c) => c.positional.length > 0) || r.calls.length === 0))
+        calls = null;
       else if (!ctx.loose) calls = r.calls.map((c) => ({ name: c.name, arguments: c.kwargs }));
       else {
         const cs = r.calls.map((c) => pyCallToCall(c, ctx, true));
@@ -92,6 +93,9 @@ export function parseLfm2(text: string, ctx: ParseCtx): FamilyResult {
 }
 
 export function renderLfm2(calls: ParsedCall[]): string {
-  const one = (c: ParsedCall) => `${c.name}(${Object.entries(c.arguments).map(([k, v]) => `${k}=${pyRepr(v)}`).join(', ')})`;
+  const one = (c: ParsedCall) =>
+    `${c.name}(${Object.entries(c.arguments)
+      .map(([k, v]) => `${k}=${pyRepr(v)}`)
+      .join(', ')})`;
   return `<|tool_call_start|>[${calls.map(one).join(', ')}]<|tool_call_end|>`;
 }

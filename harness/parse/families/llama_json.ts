@@ -62,7 +62,11 @@ export function parseLlamaJson(text: string, ctx: ParseCtx): FamilyResult {
   const calls: Array<ParsedCall & { start: number; end: number }> = [];
   let hadTag = false;
   for (;;) {
-    const tagLen = ctx.loose ? (/^<\|\s*python_tag\s*\|>/i.exec(body.slice(p, p + 24))?.[0].length ?? 0) : body.startsWith(TAG, p) ? TAG.length : 0;
+    const tagLen = ctx.loose
+      ? (/^<\|\s*python_tag\s*\|>/i.exec(body.slice(p, p + 24))?.[0].length ?? 0)
+      : body.startsWith(TAG, p)
+        ? TAG.length
+        : 0;
     if (tagLen > 0) {
       hadTag = true;
       res.attempted = true;

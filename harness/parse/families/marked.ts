@@ -137,7 +137,10 @@ export function parseMarked(text: string, ctx: ParseCtx, spec: MarkedSpec): Fami
 }
 
 /** Calls as `{name, arguments}` objects (the JSON most marked families write). */
-export function jsonCalls(calls: ParsedCall[], argsKey: 'arguments' | 'parameters' = 'arguments'): Array<Record<string, unknown>> {
+export function jsonCalls(
+  calls: ParsedCall[],
+  argsKey: 'arguments' | 'parameters' = 'arguments',
+): Array<Record<string, unknown>> {
   return calls.map((c) => ({ name: c.name, [argsKey]: c.arguments }));
 }
 

@@ -58,11 +58,19 @@ export function parseMinimax(text: string, ctx: ParseCtx): FamilyResult {
     const wrapped = !/invoke/i.test(m[0]);
     const p = wrapped ? start + m[0].length : start;
     if (!wrapped) ctx.notes.add('missing minimax:tool_call wrapper');
-    const next = readInvokeBlock(text, start, p, res, ctx, (q) => readInvokeElement(text, q, ctx, mk, MINIMAX_ELEMENT), (q, n) => {
-      if (!wrapped) return n > 0 && !sticky(mk.invoke, text, q) ? q : null;
-      const bc = sticky(mk.blockClose, text, q);
-      return bc ? q + bc[0].length : null;
-    });
+    const next = readInvokeBlock(
+      text,
+      start,
+      p,
+      res,
+      ctx,
+      (q) => readInvokeElement(text, q, ctx, mk, MINIMAX_ELEMENT),
+      (q, n) => {
+        if (!wrapped) return n > 0 && !sticky(mk.invoke, text, q) ? q : null;
+        const bc = sticky(mk.blockClose, text, q);
+        return bc ? q + bc[0].length : null;
+      },
+    );
     if (next === null) break;
     block.lastIndex = Math.max(block.lastIndex, next);
   }

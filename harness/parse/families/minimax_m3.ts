@@ -79,7 +79,9 @@ function propSchema(schema: unknown, key: string): unknown {
 function nodeValue(node: Node, schema: unknown): unknown {
   if ('text' in node) return schemaTyped(node.text, schema);
   const types = paramTypes(schema);
-  const asList = types.has('array') ? !types.has('object') || node.children.every(([t]) => t === 'item') : types.size === 0 && node.children.length > 0 && node.children.every(([t]) => t === 'item');
+  const asList = types.has('array')
+    ? !types.has('object') || node.children.every(([t]) => t === 'item')
+    : types.size === 0 && node.children.length > 0 && node.children.every(([t]) => t === 'item');
   if (asList) {
     const items = isPlainObject(schema) ? schema.items : undefined;
     return node.children.map(([, n]) => nodeValue(n, items));
@@ -153,7 +155,12 @@ export function parseMinimaxM3(text: string, ctx: ParseCtx): FamilyResult {
         res.truncated ||= skipWs(text, r) >= text.length || text.indexOf(M3_NS, r) < 0;
         break;
       }
-      calls.push({ name, arguments: objectOf(children, (key) => paramSchema(ctx.tools, name, key)), start, end: closed });
+      calls.push({
+        name,
+        arguments: objectOf(children, (key) => paramSchema(ctx.tools, name, key)),
+        start,
+        end: closed,
+      });
       p = closed;
     }
     if (end < 0) {

@@ -117,7 +117,8 @@ function parseLoose(text: string, ctx: ParseCtx): FamilyResult {
         continue;
       }
       if (isPlainObject(r.value)) calls = [{ name: mm[1]!, arguments: r.value }];
-      else if (typeof r.value === 'string') calls = looseCalls({ name: mm[1]!, arguments: r.value }, ctx, { inMarker: true });
+      else if (typeof r.value === 'string')
+        calls = looseCalls({ name: mm[1]!, arguments: r.value }, ctx, { inMarker: true });
       end = r.end;
     }
     if (!calls) {

@@ -23,14 +23,23 @@ const TAGGED: MarkedSpec = {
 };
 
 // vLLM phi4_mini_json finds `functools[…]` anywhere: prose may follow it (FireFunction's must end the output)
-const FUNCTOOLS: MarkedSpec = { ...FUNCTOOLS_SPEC, nothingAfter: false, shape: { argsKey: ['arguments', 'parameters'] } };
+const FUNCTOOLS: MarkedSpec = {
+  ...FUNCTOOLS_SPEC,
+  nothingAfter: false,
+  shape: { argsKey: ['arguments', 'parameters'] },
+};
 
 export function parsePhi4Mini(text: string, ctx: ParseCtx): FamilyResult {
-  const tagged = text.includes('<|/tool_call|>') || (ctx.loose && /<\|\s*\/\s*tool_call\s*\|>/i.test(text)) ? parseMarked(text, ctx, TAGGED) : emptyResult();
+  const tagged =
+    text.includes('<|/tool_call|>') || (ctx.loose && /<\|\s*\/\s*tool_call\s*\|>/i.test(text))
+      ? parseMarked(text, ctx, TAGGED)
+      : emptyResult();
   if (tagged.calls.length > 0 || !tagged.ok || !ctx.explicit) return tagged;
   return parseMarked(text, ctx, FUNCTOOLS);
 }
 
 export function renderPhi4Mini(calls: ParsedCall[]): string {
-  return calls.map((c) => `<|tool_call|>${JSON.stringify({ name: c.name, arguments: c.arguments })}<|/tool_call|>`).join('');
+  return calls
+    .map((c) => `<|tool_call|>${JSON.stringify({ name: c.name, arguments: c.arguments })}<|/tool_call|>`)
+    .join('');
 }

@@ -102,7 +102,8 @@ function findersFor(text: string, ctx: ParseCtx): Finders {
 function valueEnd(from: number, f: Finders): { end: number; after: number; closed: boolean } | null {
   const close = f.paramClose(from);
   const next = f.nextParam(from);
-  if (close && (!next || close.index < next.index)) return { end: close.index, after: close.index + close.length, closed: true };
+  if (close && (!next || close.index < next.index))
+    return { end: close.index, after: close.index + close.length, closed: true };
   if (next) return { end: next.index + 1, after: next.index + 1, closed: false };
   const fc = f.fnClose(from);
   if (fc) return { end: fc.index, after: fc.index, closed: false };
@@ -146,7 +147,13 @@ export function parseFunctionBlock(text: string, pos: number, ctx: ParseCtx, tag
 }
 
 /** All function blocks, wrapped or not (see the module comment); `tags` picks the wrapper. */
-export function parseXmlCalls(text: string, ctx: ParseCtx, strictTags: Tags, looseTags: Tags, wrapperNote: string): FamilyResult {
+export function parseXmlCalls(
+  text: string,
+  ctx: ParseCtx,
+  strictTags: Tags,
+  looseTags: Tags,
+  wrapperNote: string,
+): FamilyResult {
   const res = emptyResult();
   const tags = ctx.loose ? looseTags : strictTags;
   const search = rewound(tags.search);

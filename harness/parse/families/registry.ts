@@ -193,7 +193,8 @@ export const FAMILY_BIT = Object.fromEntries(FAMILIES.map((f, i) => [f, 1 << i])
 /** The families whose gate is always evaluated. */
 const ALWAYS = FAMILIES.reduce((m, f) => (STRICT_KEYS[f] === null ? m | FAMILY_BIT[f] : m), 0);
 const KEY_FAMILIES = new Map<string, number>();
-for (const f of FAMILIES) for (const k of STRICT_KEYS[f] ?? []) KEY_FAMILIES.set(k, (KEY_FAMILIES.get(k) ?? 0) | FAMILY_BIT[f]);
+for (const f of FAMILIES)
+  for (const k of STRICT_KEYS[f] ?? []) KEY_FAMILIES.set(k, (KEY_FAMILIES.get(k) ?? 0) | FAMILY_BIT[f]);
 const KEYS = [...KEY_FAMILIES.keys()];
 const KEY_MASKS = KEYS.map((k) => KEY_FAMILIES.get(k)!);
 const KEY_SCAN = new RegExp(KEYS.map((k) => k.replace(/[|[\]{}()*+?.\\^$]/g, '\\$&')).join('|'), 'g');
@@ -257,50 +258,105 @@ export interface StrictTierDoc {
 
 /** What "strict" means, per family: what the model's own framework parser accepts. */
 export const STRICT_TIER: Record<Family, StrictTierDoc> = {
-  hermes: { framework: 'vLLM hermes, llama.cpp', accepts: '`<tool_call>{"name", "arguments"}</tool_call>` blocks, prose around them' },
+  hermes: {
+    framework: 'vLLM hermes, llama.cpp',
+    accepts: '`<tool_call>{"name", "arguments"}</tool_call>` blocks, prose around them',
+  },
   qwen3_xml: {
     framework: 'vLLM qwen3coder / qwen3_xml, llama.cpp',
-    accepts: '`<function=NAME><parameter=K>v</parameter></function>` blocks with or without `<tool_call>`; a missing `</parameter>` before the next parameter; values typed by the schema',
+    accepts:
+      '`<function=NAME><parameter=K>v</parameter></function>` blocks with or without `<tool_call>`; a missing `</parameter>` before the next parameter; values typed by the schema',
   },
   llama_json: {
     framework: 'vLLM llama3_json',
-    accepts: 'JSON objects `{"name", "parameters"|"arguments"}` after an optional `<|python_tag|>`, `;`/newline separated; with the family named, prose around them (every `{…}` must then be a call)',
+    accepts:
+      'JSON objects `{"name", "parameters"|"arguments"}` after an optional `<|python_tag|>`, `;`/newline separated; with the family named, prose around them (every `{…}` must then be a call)',
   },
-  llama_pythonic: { framework: 'vLLM pythonic / llama4_pythonic', accepts: 'the whole output one `[f(a=1), …]` list of keyword calls with Python literal values' },
+  llama_pythonic: {
+    framework: 'vLLM pythonic / llama4_pythonic',
+    accepts: 'the whole output one `[f(a=1), …]` list of keyword calls with Python literal values',
+  },
   mistral: {
     framework: 'vLLM mistral, llama.cpp',
-    accepts: '`[TOOL_CALLS][{…}]` (< v11) or `[TOOL_CALLS]NAME[ARGS]{…}` (v11+, also `NAME{…}` when `[ARGS]` was dropped as a special token), optional `[CALL_ID]`',
+    accepts:
+      '`[TOOL_CALLS][{…}]` (< v11) or `[TOOL_CALLS]NAME[ARGS]{…}` (v11+, also `NAME{…}` when `[ARGS]` was dropped as a special token), optional `[CALL_ID]`',
   },
   granite: {
     framework: 'vLLM granite / granite4',
-    accepts: '`<|tool_call|>[…]` or Granite 3.1\'s `<tool_call>[…]` list; Granite 4\'s `<tool_call>{…}</tool_call>` with stringified arguments',
+    accepts:
+      "`<|tool_call|>[…]` or Granite 3.1's `<tool_call>[…]` list; Granite 4's `<tool_call>{…}</tool_call>` with stringified arguments",
   },
-  gemma4: { framework: 'vLLM gemma4', accepts: '`<|tool_call>call:NAME{k:v,…}<tool_call|>` with `<|"|>`-quoted strings' },
-  deepseek: { framework: 'vLLM deepseek_v3 / deepseek_v31, llama.cpp', accepts: 'the `<｜tool▁calls▁begin｜>` markup of V3 (fenced JSON) and V3.1 (bare JSON)' },
-  functionary: { framework: 'vLLM / llama.cpp functionary', accepts: '`>>>NAME\\n{…}` segments (v3.2; the first `>>>` implied when the family is named) and `<function=NAME>{…}</function>` (v3.1)' },
-  gpt_oss: { framework: 'vLLM openai (harmony), llama.cpp', accepts: 'harmony messages whose recipient is `functions.NAME` with a JSON body; `<|call|>` may be stripped' },
-  glm: { framework: 'vLLM glm4_moe / glm47, llama.cpp', accepts: '`<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, with or without newlines' },
-  kimi_k2: { framework: 'vLLM kimi_k2, llama.cpp', accepts: '`<|tool_call_begin|>functions.NAME:i<|tool_call_argument_begin|>{…}<|tool_call_end|>`, section markers optional' },
+  gemma4: {
+    framework: 'vLLM gemma4',
+    accepts: '`<|tool_call>call:NAME{k:v,…}<tool_call|>` with `<|"|>`-quoted strings',
+  },
+  deepseek: {
+    framework: 'vLLM deepseek_v3 / deepseek_v31, llama.cpp',
+    accepts: 'the `<｜tool▁calls▁begin｜>` markup of V3 (fenced JSON) and V3.1 (bare JSON)',
+  },
+  functionary: {
+    framework: 'vLLM / llama.cpp functionary',
+    accepts:
+      '`>>>NAME\\n{…}` segments (v3.2; the first `>>>` implied when the family is named) and `<function=NAME>{…}</function>` (v3.1)',
+  },
+  gpt_oss: {
+    framework: 'vLLM openai (harmony), llama.cpp',
+    accepts: 'harmony messages whose recipient is `functions.NAME` with a JSON body; `<|call|>` may be stripped',
+  },
+  glm: {
+    framework: 'vLLM glm4_moe / glm47, llama.cpp',
+    accepts: '`<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>…</tool_call>`, with or without newlines',
+  },
+  kimi_k2: {
+    framework: 'vLLM kimi_k2, llama.cpp',
+    accepts:
+      '`<|tool_call_begin|>functions.NAME:i<|tool_call_argument_begin|>{…}<|tool_call_end|>`, section markers optional',
+  },
   deepseek_dsml: {
     framework: 'vLLM deepseekv32 / deepseekv4, llama.cpp',
-    accepts: '`<｜DSML｜function_calls>` (V3.2) or `<｜DSML｜tool_calls>` (V4) with `invoke`/`parameter string="true|false"`',
+    accepts:
+      '`<｜DSML｜function_calls>` (V3.2) or `<｜DSML｜tool_calls>` (V4) with `invoke`/`parameter string="true|false"`',
   },
   minimax: {
     framework: 'vLLM minimax_m2 / minimax_m3, llama.cpp',
-    accepts: '`<minimax:tool_call><invoke name=…><parameter name=…>v</parameter></invoke></minimax:tool_call>`; M3: `]<]minimax[>[<tool_call>` with nested elements typed by the schema',
+    accepts:
+      '`<minimax:tool_call><invoke name=…><parameter name=…>v</parameter></invoke></minimax:tool_call>`; M3: `]<]minimax[>[<tool_call>` with nested elements typed by the schema',
   },
   seed_oss: { framework: 'vLLM seed_oss, llama.cpp', accepts: 'Qwen3-XML function blocks inside `<seed:tool_call>`' },
-  lfm2: { framework: 'vLLM lfm2, llama.cpp', accepts: '`<|tool_call_start|>[f(a=1), …]<|tool_call_end|>` (Python or JSON literals), or a JSON list there' },
+  lfm2: {
+    framework: 'vLLM lfm2, llama.cpp',
+    accepts: '`<|tool_call_start|>[f(a=1), …]<|tool_call_end|>` (Python or JSON literals), or a JSON list there',
+  },
   apertus: { framework: 'vLLM apertus, llama.cpp', accepts: '`<|tools_prefix|>[{"NAME": {…}}, …]<|tools_suffix|>`' },
-  minicpm: { framework: 'vLLM minicpm5', accepts: '`<function name="NAME"><param name="K">v</param></function>`; unknown tools/parameters refused when tools are given' },
-  command_r: { framework: 'vLLM cohere_command, llama.cpp', accepts: '`<|START_ACTION|>[{"tool_name", "parameters"}]<|END_ACTION|>` or `Action: ```json […]```' },
-  nemotron: { framework: 'vLLM nemotron_json, llama.cpp', accepts: '`<TOOLCALL>[{"name", "arguments"}]</TOOLCALL>` (or one object)' },
+  minicpm: {
+    framework: 'vLLM minicpm5',
+    accepts:
+      '`<function name="NAME"><param name="K">v</param></function>`; unknown tools/parameters refused when tools are given',
+  },
+  command_r: {
+    framework: 'vLLM cohere_command, llama.cpp',
+    accepts: '`<|START_ACTION|>[{"tool_name", "parameters"}]<|END_ACTION|>` or `Action: ```json […]```',
+  },
+  nemotron: {
+    framework: 'vLLM nemotron_json, llama.cpp',
+    accepts: '`<TOOLCALL>[{"name", "arguments"}]</TOOLCALL>` (or one object)',
+  },
   xlam: {
     framework: 'vLLM xlam',
-    accepts: 'the whole output (or a ```json fence, or after `[TOOL_CALLS]`, or in `<tool_call>…</tool_call>`) one JSON list of `{"name", "arguments"}`',
+    accepts:
+      'the whole output (or a ```json fence, or after `[TOOL_CALLS]`, or in `<tool_call>…</tool_call>`) one JSON list of `{"name", "arguments"}`',
   },
-  firefunction: { framework: 'llama.cpp firefunction_v2', accepts: '`functools[{"name", "arguments"}, …]` at the end of the output' },
-  phi4_mini: { framework: 'vLLM phi4_mini_json, llama.cpp', accepts: '`<|tool_call|>{…}<|/tool_call|>` or `functools[…]` (prose around it), `arguments` or `parameters`' },
+  firefunction: {
+    framework: 'llama.cpp firefunction_v2',
+    accepts: '`functools[{"name", "arguments"}, …]` at the end of the output',
+  },
+  phi4_mini: {
+    framework: 'vLLM phi4_mini_json, llama.cpp',
+    accepts: '`<|tool_call|>{…}<|/tool_call|>` or `functools[…]` (prose around it), `arguments` or `parameters`',
+  },
   jamba: { framework: 'vLLM jamba', accepts: '`<tool_calls>[{"name", "arguments"}]</tool_calls>`' },
-  internlm: { framework: 'vLLM internlm2', accepts: '`<|action_start|><|plugin|>{"name", "parameters"}<|action_end|>`' },
+  internlm: {
+    framework: 'vLLM internlm2',
+    accepts: '`<|action_start|><|plugin|>{"name", "parameters"}<|action_end|>`',
+  },
 };

@@ -43,7 +43,7 @@ export function parseXlam(text: string, ctx: ParseCtx): FamilyResult {
       if (!ctx.loose) return { ...res, ok: false };
       ctx.notes.add('text after call');
     }
-    res.calls = calls.map((c) => (located(c, p, r.end)));
+    res.calls = calls.map((c) => located(c, p, r.end));
     res.spans.push([p, r.end]);
     return res;
   }
@@ -69,7 +69,7 @@ export function parseXlam(text: string, ctx: ParseCtx): FamilyResult {
       if (!ctx.loose) return { ...res, ok: false };
       ctx.notes.add('text after call');
     }
-    res.calls = calls.map((c) => (located(c, w.index, end)));
+    res.calls = calls.map((c) => located(c, w.index, end));
     res.spans.push([w.index, end]);
     return res;
   }
@@ -90,7 +90,7 @@ export function parseXlam(text: string, ctx: ParseCtx): FamilyResult {
   if (!cm && !ctx.loose) return { ...res, ok: false, truncated: r.end >= text.trimEnd().length };
   const end = cm ? r.end + cm[0].length : r.end;
   if (ctx.loose) ctx.notes.add('code fence');
-  res.calls = calls.map((c) => (located(c, m.index, end)));
+  res.calls = calls.map((c) => located(c, m.index, end));
   res.spans.push([m.index, end]);
   return res;
 }

@@ -22,7 +22,12 @@ import type { LayeredScore, TierObservation } from '../score/index.ts';
  *     Truncation and "no call attempted" are kept apart by `kind`.
  */
 
-export const CAUSES = ['framework_template_bug', 'framework_parser_gap', 'model_format_failure', 'model_decision_failure'] as const;
+export const CAUSES = [
+  'framework_template_bug',
+  'framework_parser_gap',
+  'model_format_failure',
+  'model_decision_failure',
+] as const;
 export type Cause = (typeof CAUSES)[number];
 export const TIERS = ['strict', 'lenient'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -69,7 +74,10 @@ export interface AttributionInput {
 const callsText = (o: TierObservation) => o.calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(', ');
 
 export function attribute(input: AttributionInput): Record<Tier, Verdict> {
-  return { strict: withSuspicion(input, attributeTier(input, 'strict')), lenient: withSuspicion(input, attributeTier(input, 'lenient')) };
+  return {
+    strict: withSuspicion(input, attributeTier(input, 'strict')),
+    lenient: withSuspicion(input, attributeTier(input, 'lenient')),
+  };
 }
 
 /**
@@ -78,7 +86,10 @@ export function attribute(input: AttributionInput): Record<Tier, Verdict> {
  */
 function withSuspicion(input: AttributionInput, v: Verdict): Verdict {
   if (!v.cause?.startsWith('model_') || input.counterfactual || !input.template?.findings.length) return v;
-  return { ...v, evidence: `${v.evidence} (unverified: the template has findings — ${input.template.findings.join(', ')} — but no repaired template could be tested on this case)` };
+  return {
+    ...v,
+    evidence: `${v.evidence} (unverified: the template has findings — ${input.template.findings.join(', ')} — but no repaired template could be tested on this case)`,
+  };
 }
 
 export function attributeTier(input: AttributionInput, tier: Tier): Verdict {
@@ -87,14 +98,21 @@ export function attributeTier(input: AttributionInput, tier: Tier): Verdict {
 
   const cf = input.counterfactual;
   if (cf?.passed[tier]) {
-    const what = o ? 'fails with the template under test' : `cannot be rendered by the template under test (${input.renderError ?? 'it raised'})`;
+    const what = o
+      ? 'fails with the template under test'
+      : `cannot be rendered by the template under test (${input.renderError ?? 'it raised'})`;
     return {
       cause: 'framework_template_bug',
       kind: 'template_flip',
       evidence: `the case ${what} and passes when re-rendered with the repaired template (sha256 ${cf.templateSha256.slice(0, 12)}…); template findings: ${input.template?.findings.join(', ') || 'none'}`,
     };
   }
-  if (!o) return { cause: null, kind: 'not_rendered', evidence: `the template could not render this case: ${input.renderError ?? 'unknown error'}` };
+  if (!o)
+    return {
+      cause: null,
+      kind: 'not_rendered',
+      evidence: `the template could not render this case: ${input.renderError ?? 'unknown error'}`,
+    };
 
   const mine = o[tier];
   const lenient = o.lenient;
@@ -110,19 +128,50 @@ export function attributeTier(input: AttributionInput, tier: Tier): Verdict {
   const rescued = eff !== mine ? ' (rescued by the lenient tier)' : '';
   if (eff.obs.calls.length > 0) {
     const s = eff.score;
-    if (!input.expectsCall) return { cause: 'model_decision_failure', kind: 'false_trigger', evidence: `called ${callsText(eff.obs)}${rescued} where no call was expected` };
+    if (!input.expectsCall)
+      return {
+        cause: 'model_decision_failure',
+        kind: 'false_trigger',
+        evidence: `called ${callsText(eff.obs)}${rescued} where no call was expected`,
+      };
     const why = s.problems.join('; ');
-    if (s.tool_correct !== 1) return { cause: 'model_decision_failure', kind: 'wrong_tool', evidence: `wrong tool${rescued}: ${why}` };
-    if (s.args_correct !== 1) return { cause: 'model_decision_failure', kind: 'wrong_args', evidence: `wrong arguments${rescued}: ${why}` };
-    if (s.schema_valid !== 1) return { cause: 'model_decision_failure', kind: 'schema_invalid', evidence: `schema-invalid arguments${rescued}: ${why}` };
+    if (s.tool_correct !== 1)
+      return { cause: 'model_decision_failure', kind: 'wrong_tool', evidence: `wrong tool${rescued}: ${why}` };
+    if (s.args_correct !== 1)
+      return { cause: 'model_decision_failure', kind: 'wrong_args', evidence: `wrong arguments${rescued}: ${why}` };
+    if (s.schema_valid !== 1)
+      return {
+        cause: 'model_decision_failure',
+        kind: 'schema_invalid',
+        evidence: `schema-invalid arguments${rescued}: ${why}`,
+      };
     // Calls that pass only under the lenient tier while rule 3 did not apply cannot happen; keep a safe answer.
     return { cause: 'model_decision_failure', kind: 'wrong_args', evidence: why || 'failed' };
   }
 
   const attempted = o.strict.obs.attempted || lenient.obs.attempted;
   const truncated = o.strict.obs.truncated || lenient.obs.truncated;
-  if (!input.expectsCall) return { cause: 'model_decision_failure', kind: 'false_trigger', evidence: 'attempted a tool call (unparseable) where no call was expected' };
-  if (truncated) return { cause: 'model_format_failure', kind: 'truncated', evidence: 'the call attempt is cut off by the end of the output' };
-  if (attempted) return { cause: 'model_format_failure', kind: 'unparseable', evidence: 'a call was attempted but neither parser tier can recover it' };
-  return { cause: 'model_decision_failure', kind: 'no_call_attempted', evidence: 'no tool call was attempted where one was expected' };
+  if (!input.expectsCall)
+    return {
+      cause: 'model_decision_failure',
+      kind: 'false_trigger',
+      evidence: 'attempted a tool call (unparseable) where no call was expected',
+    };
+  if (truncated)
+    return {
+      cause: 'model_format_failure',
+      kind: 'truncated',
+      evidence: 'the call attempt is cut off by the end of the output',
+    };
+  if (attempted)
+    return {
+      cause: 'model_format_failure',
+      kind: 'unparseable',
+      evidence: 'a call was attempted but neither parser tier can recover it',
+    };
+  return {
+    cause: 'model_decision_failure',
+    kind: 'no_call_attempted',
+    evidence: 'no tool call was attempted where one was expected',
+  };
 }

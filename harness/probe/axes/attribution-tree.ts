@@ -21,7 +21,13 @@
  * Where and why the two readings differ: see README.md in this folder.
  */
 
-export const TOOLHOUND_CAUSES = ['pass', 'framework_template_bug', 'framework_parser_gap', 'model_format_failure', 'model_decision_failure'] as const;
+export const TOOLHOUND_CAUSES = [
+  'pass',
+  'framework_template_bug',
+  'framework_parser_gap',
+  'model_format_failure',
+  'model_decision_failure',
+] as const;
 export type ToolhoundCause = (typeof TOOLHOUND_CAUSES)[number];
 export const REFINEMENTS = ['truncated', 'no_call_attempted', 'rescued_but_wrong', 'template_flip'] as const;
 export type Refinement = (typeof REFINEMENTS)[number];
@@ -77,7 +83,8 @@ export function toolhoundVerdict(r: TreeRecord, templateSane: boolean): TreeVerd
     // a case never asked attempted nothing: not the model's "no call"
     no_call_attempted: !unrendered && r.expects_call && !fw && !rescued && !attempted,
     rescued_but_wrong: !fw && rescued && !r.passed.lenient,
-    template_flip: !!r.counterfactual && (r.counterfactual.passed.strict || r.counterfactual.passed.lenient) && !r.passed.strict,
+    template_flip:
+      !!r.counterfactual && (r.counterfactual.passed.strict || r.counterfactual.passed.lenient) && !r.passed.strict,
   };
   const v = r.cause.strict;
   return { id: r.id, toolhound, refinements, toolgauge: v.cause ?? (v.kind === 'pass' ? 'pass' : v.kind) };
@@ -118,7 +125,9 @@ export function compareAttribution(records: readonly TreeRecord[], templateSane:
     '',
     '| Toolhound tree ↓ / toolgauge (strict tier) → | ' + tgCauses.join(' | ') + ' |',
     '| --- | ' + tgCauses.map(() => '---').join(' | ') + ' |',
-    ...TOOLHOUND_CAUSES.filter((c) => crosstab[c]).map((c) => `| ${c} | ${tgCauses.map((t) => crosstab[c]![t] ?? 0).join(' | ')} |`),
+    ...TOOLHOUND_CAUSES.filter((c) => crosstab[c]).map(
+      (c) => `| ${c} | ${tgCauses.map((t) => crosstab[c]![t] ?? 0).join(' | ')} |`,
+    ),
     '',
   ].join('\n');
   return { verdicts, toolhound, refinements, crosstab, markdown: md };

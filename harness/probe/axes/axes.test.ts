@@ -5,7 +5,14 @@ import { pairedCompare } from '../../stats/index.ts';
 import { compareAttribution, toolhoundVerdict, type TreeRecord } from './attribution-tree.ts';
 import { compareArms } from './compare-tables.ts';
 import { changeWord, describeChange, directionOf } from './direction.ts';
-import { checkQuantizationPair, identityFromLlamaCpp, lineupFromModels, lineupTable, parseLineup, quantizationPairs } from './lineup.ts';
+import {
+  checkQuantizationPair,
+  identityFromLlamaCpp,
+  lineupFromModels,
+  lineupTable,
+  parseLineup,
+  quantizationPairs,
+} from './lineup.ts';
 import { layerOutcomes, layerRates, type LayerRecord } from './rates.ts';
 
 const ids = (n: number, p = 'c') => Array.from({ length: n }, (_, i) => `${p}${String(i).padStart(2, '0')}`);
@@ -14,21 +21,38 @@ const map = (keys: string[], f: (i: number) => number) => new Map(keys.map((k, i
 describe('metric directions and wording', () => {
   it('a credibly rising no_call or false_trigger rate is "worse", a falling one "improved" — never a gain', () => {
     const k = ids(40);
-    const up = pairedCompare(map(k, () => 0), map(k, (i) => (i < 20 ? 1 : 0)), { metric: 'no_call', resamples: 2000 });
+    const up = pairedCompare(
+      map(k, () => 0),
+      map(k, (i) => (i < 20 ? 1 : 0)),
+      { metric: 'no_call', resamples: 2000 },
+    );
     expect(up.verdict).toBe('credible gain'); // the statistics say B > A …
     expect(changeWord('no_call', up.verdict)).toBe('worse'); // … which for a failure rate is worse
     expect(changeWord('false_trigger', up.verdict)).toBe('worse');
     expect(changeWord('lenient.false_trigger', up.verdict)).toBe('worse');
     expect(describeChange(up)).toMatch(/: worse \(lower is better\)$/);
     expect(describeChange(up)).not.toMatch(/gain/);
-    const down = pairedCompare(map(k, (i) => (i < 20 ? 1 : 0)), map(k, () => 0), { metric: 'no_call', resamples: 2000 });
+    const down = pairedCompare(
+      map(k, (i) => (i < 20 ? 1 : 0)),
+      map(k, () => 0),
+      { metric: 'no_call', resamples: 2000 },
+    );
     expect(changeWord('no_call', down.verdict)).toBe('improved');
     expect(changeWord('parse_ok', up.verdict)).toBe('improved');
     expect(changeWord('no_call', 'no credible change')).toBe('no credible change');
   });
 
   it('every metric name a report uses has a direction; an undeclared one is an error', () => {
-    for (const m of ['accuracy', 'lenient.args_correct', 'schema_valid.over_call_expected', 'args_correct.given_tool_correct', 'attribution.strict.model_format_failure', 'abstained', 'repetition', 'truncated'])
+    for (const m of [
+      'accuracy',
+      'lenient.args_correct',
+      'schema_valid.over_call_expected',
+      'args_correct.given_tool_correct',
+      'attribution.strict.model_format_failure',
+      'abstained',
+      'repetition',
+      'truncated',
+    ])
       expect(() => directionOf(m)).not.toThrow();
     expect(directionOf('abstained')).toBe('higher_is_better');
     expect(directionOf('attribution.lenient.framework_parser_gap')).toBe('lower_is_better');
@@ -42,7 +66,12 @@ describe('layer rates under both readings', () => {
     id,
     error: null,
     expects_call: s !== null,
-    scores: s ? { strict: { parse_ok: s[0], schema_valid: s[1], tool_correct: s[2], args_correct: s[3] }, lenient: { parse_ok: s[0], schema_valid: s[1], tool_correct: s[2], args_correct: s[3] } } : null,
+    scores: s
+      ? {
+          strict: { parse_ok: s[0], schema_valid: s[1], tool_correct: s[2], args_correct: s[3] },
+          lenient: { parse_ok: s[0], schema_valid: s[1], tool_correct: s[2], args_correct: s[3] },
+        }
+      : null,
   });
   const records = [
     rec('a', [1, 1, 1, 1]),
@@ -78,7 +107,10 @@ describe('attribution: Toolhound tree with toolgauge refinements', () => {
     id: 'x',
     error: null,
     expects_call: true,
-    parse: { strict: { calls: [], attempted: false, truncated: false }, lenient: { calls: [], attempted: false, truncated: false } },
+    parse: {
+      strict: { calls: [], attempted: false, truncated: false },
+      lenient: { calls: [], attempted: false, truncated: false },
+    },
     passed: { strict: false, lenient: false },
     cause: { strict: { cause: null, kind: 'pass' }, lenient: { cause: null, kind: 'pass' } },
     counterfactual: null,
@@ -87,39 +119,110 @@ describe('attribution: Toolhound tree with toolgauge refinements', () => {
   const call = [{ name: 'f', arguments: {} }];
   it('where the trees agree and where they differ', () => {
     // no attempt at all: Toolhound says format failure, toolgauge decision/no_call_attempted
-    const none = toolhoundVerdict(base({ cause: { strict: { cause: 'model_decision_failure', kind: 'no_call_attempted' }, lenient: { cause: 'model_decision_failure', kind: 'no_call_attempted' } } }), true)!;
+    const none = toolhoundVerdict(
+      base({
+        cause: {
+          strict: { cause: 'model_decision_failure', kind: 'no_call_attempted' },
+          lenient: { cause: 'model_decision_failure', kind: 'no_call_attempted' },
+        },
+      }),
+      true,
+    )!;
     expect(none.toolhound).toBe('model_format_failure');
     expect(none.refinements.no_call_attempted).toBe(true);
     expect(none.toolgauge).toBe('model_decision_failure');
     // truncated attempt: both format failure, refinement column set
-    const cut = toolhoundVerdict(base({ parse: { strict: { calls: [], attempted: true, truncated: true }, lenient: { calls: [], attempted: true, truncated: true } } }), true)!;
+    const cut = toolhoundVerdict(
+      base({
+        parse: {
+          strict: { calls: [], attempted: true, truncated: true },
+          lenient: { calls: [], attempted: true, truncated: true },
+        },
+      }),
+      true,
+    )!;
     expect(cut).toMatchObject({ toolhound: 'model_format_failure', refinements: { truncated: true } });
     // rescued and right: parser gap; rescued and wrong: decision failure, flagged
-    const gap = toolhoundVerdict(base({ parse: { strict: { calls: [], attempted: true, truncated: false }, lenient: { calls: call, attempted: true, truncated: false } }, passed: { strict: false, lenient: true } }), true)!;
+    const gap = toolhoundVerdict(
+      base({
+        parse: {
+          strict: { calls: [], attempted: true, truncated: false },
+          lenient: { calls: call, attempted: true, truncated: false },
+        },
+        passed: { strict: false, lenient: true },
+      }),
+      true,
+    )!;
     expect(gap.toolhound).toBe('framework_parser_gap');
-    const wrong = toolhoundVerdict(base({ parse: { strict: { calls: [], attempted: true, truncated: false }, lenient: { calls: call, attempted: true, truncated: false } } }), true)!;
+    const wrong = toolhoundVerdict(
+      base({
+        parse: {
+          strict: { calls: [], attempted: true, truncated: false },
+          lenient: { calls: call, attempted: true, truncated: false },
+        },
+      }),
+      true,
+    )!;
     expect(wrong).toMatchObject({ toolhound: 'model_decision_failure', refinements: { rescued_but_wrong: true } });
     // template: Toolhound blames every unparsed case when the sanity render fails, whatever the output
     expect(toolhoundVerdict(base({}), false)!.toolhound).toBe('framework_template_bug');
     // an unparseable attempt on an abstention case: Toolhound sees no call → pass
-    expect(toolhoundVerdict(base({ expects_call: false, parse: { strict: { calls: [], attempted: true, truncated: false }, lenient: { calls: [], attempted: true, truncated: false } } }), true)!.toolhound).toBe('pass');
+    expect(
+      toolhoundVerdict(
+        base({
+          expects_call: false,
+          parse: {
+            strict: { calls: [], attempted: true, truncated: false },
+            lenient: { calls: [], attempted: true, truncated: false },
+          },
+        }),
+        true,
+      )!.toolhound,
+    ).toBe('pass');
     // harness errors are left out
     expect(toolhoundVerdict(base({ error: 'boom' }), true)).toBeNull();
   });
   it('a case the template cannot render goes through the tree; a dropped prior call is a template break for that case only', () => {
-    const unrendered = base({ parse: null, error: 'the template cannot render this case', render_error: 'render_error: raised' });
-    expect(toolhoundVerdict(unrendered, false)).toMatchObject({ toolhound: 'framework_template_bug', refinements: { no_call_attempted: false } });
+    const unrendered = base({
+      parse: null,
+      error: 'the template cannot render this case',
+      render_error: 'render_error: raised',
+    });
+    expect(toolhoundVerdict(unrendered, false)).toMatchObject({
+      toolhound: 'framework_template_bug',
+      refinements: { no_call_attempted: false },
+    });
     expect(toolhoundVerdict(unrendered, true)!.toolhound).toBe('model_format_failure');
     const dropping = { template_findings: ['prior_tool_call_dropped'] };
     expect(toolhoundVerdict(base({ ...dropping, prior_calls: 1 }), true)!.toolhound).toBe('framework_template_bug');
     expect(toolhoundVerdict(base({ ...dropping, prior_calls: 0 }), true)!.toolhound).toBe('model_format_failure');
     // a framework call that passes is still a pass (step A comes first)
-    expect(toolhoundVerdict(base({ ...dropping, prior_calls: 1, parse: { strict: { calls: call, attempted: true, truncated: false }, lenient: { calls: call, attempted: true, truncated: false } }, passed: { strict: true, lenient: true } }), true)!.toolhound).toBe('pass');
+    expect(
+      toolhoundVerdict(
+        base({
+          ...dropping,
+          prior_calls: 1,
+          parse: {
+            strict: { calls: call, attempted: true, truncated: false },
+            lenient: { calls: call, attempted: true, truncated: false },
+          },
+          passed: { strict: true, lenient: true },
+        }),
+        true,
+      )!.toolhound,
+    ).toBe('pass');
   });
   it('the table counts causes, refinements and the cross-table', () => {
     const records = [
       base({ id: 'a' }),
-      base({ id: 'b', parse: { strict: { calls: call, attempted: true, truncated: false }, lenient: { calls: call, attempted: true, truncated: false } }, passed: { strict: true, lenient: true } }),
+      base({
+        id: 'b',
+        parse: {
+          strict: { calls: call, attempted: true, truncated: false },
+          lenient: { calls: call, attempted: true, truncated: false },
+        },
+        passed: { strict: true, lenient: true },
+      }),
     ];
     const t = compareAttribution(records, true);
     expect(t.toolhound).toMatchObject({ model_format_failure: 1, pass: 1 });
@@ -136,10 +239,15 @@ describe('lineups and the quantization guard', () => {
 `;
   it('parses, and refuses bad files with the entry and field named', () => {
     expect(parseLineup(yaml, 'l.yaml').models).toHaveLength(3);
-    expect(() => parseLineup(yaml.replace('quantization_of: qwen-bf16', 'quantization_of: nope'), 'l.yaml')).toThrow(/l\.yaml: row models\[1\]: field models\[1\]\.quantization_of: no entry labelled 'nope'/);
+    expect(() => parseLineup(yaml.replace('quantization_of: qwen-bf16', 'quantization_of: nope'), 'l.yaml')).toThrow(
+      /l\.yaml: row models\[1\]: field models\[1\]\.quantization_of: no entry labelled 'nope'/,
+    );
     expect(() => parseLineup(yaml.replace('label: llama', 'label: qwen-q4'), 'l.yaml')).toThrow(/duplicate label/);
     expect(() => parseLineup('models: [{label: a, model: m, colour: red}]', 'l.yaml')).toThrow(DataError);
-    expect(lineupFromModels(['sim:oracle', 'sim:wrong']).models.map((m) => m.label)).toEqual(['sim:oracle', 'sim:wrong']);
+    expect(lineupFromModels(['sim:oracle', 'sim:wrong']).models.map((m) => m.label)).toEqual([
+      'sim:oracle',
+      'sim:wrong',
+    ]);
   });
 
   const tpl = '{% for m in messages %}{{ m.content }}{% endfor %}';
@@ -161,11 +269,20 @@ describe('lineups and the quantization guard', () => {
   it('the lineup names the pairs to check', () => {
     const l = parseLineup(yaml, 'l.yaml');
     const id = (label: string) => identityFromLlamaCpp(label, props(label === 'qwen-q4' ? 'other' : tpl), models(1));
-    expect(quantizationPairs(l, id)).toEqual([{ reference: 'qwen-bf16', quantized: 'qwen-q4', check: expect.objectContaining({ ok: false }) }]);
+    expect(quantizationPairs(l, id)).toEqual([
+      { reference: 'qwen-bf16', quantized: 'qwen-q4', check: expect.objectContaining({ ok: false }) },
+    ]);
   });
   it('three models render as one table', () => {
     const e = (v: number) => ({ value: v, lo: v - 0.1, hi: v + 0.1, n: 30 });
-    const md = lineupTable([{ label: 'sim:oracle', metrics: { accuracy: e(1) } }, { label: 'sim:coin', metrics: { accuracy: e(0.6) } }, { label: 'sim:wrong', metrics: {} }], ['accuracy']);
+    const md = lineupTable(
+      [
+        { label: 'sim:oracle', metrics: { accuracy: e(1) } },
+        { label: 'sim:coin', metrics: { accuracy: e(0.6) } },
+        { label: 'sim:wrong', metrics: {} },
+      ],
+      ['accuracy'],
+    );
     expect(md.split('\n').filter((l) => l.startsWith('| sim:'))).toHaveLength(3);
     expect(md).toContain('| sim:wrong | — |');
   });
@@ -174,9 +291,27 @@ describe('lineups and the quantization guard', () => {
 describe('comparison tables', () => {
   it('rows carry the direction-aware verdict and Holm over the table', () => {
     const k = ids(40);
-    const a = { label: 'free', outcomes: { parse_ok: map(k, (i) => (i < 10 ? 1 : 0)), no_call: map(k, (i) => (i < 30 ? 1 : 0)), tool_correct: map(k, (i) => i % 2) } };
-    const b = { label: 'constrained', outcomes: { parse_ok: map(k, () => 1), no_call: map(k, (i) => (i < 30 ? 1 : 0)), tool_correct: map(k, (i) => i % 2) } };
-    const t = compareArms(a, b, { title: 'Decode comparison', resamples: 2000, note: 'simulator: calibration, not a model result' });
+    const a = {
+      label: 'free',
+      outcomes: {
+        parse_ok: map(k, (i) => (i < 10 ? 1 : 0)),
+        no_call: map(k, (i) => (i < 30 ? 1 : 0)),
+        tool_correct: map(k, (i) => i % 2),
+      },
+    };
+    const b = {
+      label: 'constrained',
+      outcomes: {
+        parse_ok: map(k, () => 1),
+        no_call: map(k, (i) => (i < 30 ? 1 : 0)),
+        tool_correct: map(k, (i) => i % 2),
+      },
+    };
+    const t = compareArms(a, b, {
+      title: 'Decode comparison',
+      resamples: 2000,
+      note: 'simulator: calibration, not a model result',
+    });
     expect(t.rows.map((r) => [r.metric, r.word])).toEqual([
       ['parse_ok', 'improved'],
       ['no_call', 'no credible change'],

@@ -47,9 +47,18 @@ export function compareArms(a: Arm, b: Arm, opts: CompareOptions): ComparisonTab
   const names = (opts.metrics ?? Object.keys(a.outcomes)).filter((m) => a.outcomes[m] && b.outcomes[m]);
   const results = compareMany(
     names.map((m) => ({ metric: m, a: a.outcomes[m]!, b: b.outcomes[m]! })),
-    { ...(opts.seed !== undefined ? { seed: opts.seed } : {}), ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}) },
+    {
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}),
+      ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}),
+    },
   );
-  const rows = results.map((paired) => ({ metric: paired.metric, direction: directionOf(paired.metric), word: changeWord(paired.metric, paired.verdict), paired }));
+  const rows = results.map((paired) => ({
+    metric: paired.metric,
+    direction: directionOf(paired.metric),
+    word: changeWord(paired.metric, paired.verdict),
+    paired,
+  }));
   const header = `| metric | better | ${a.label} | ${b.label} | Δ [${Math.round((rows[0]?.paired.level ?? 0.95) * 100)}% CI] | n | test | p (Holm) | verdict |`;
   const lines = [
     `### ${opts.title}`,
@@ -57,7 +66,12 @@ export function compareArms(a: Arm, b: Arm, opts: CompareOptions): ComparisonTab
     header,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(({ metric, direction, word, paired: p }) => {
-      const test = p.test === 'mcnemar_exact' ? `McNemar ${p.mcnemar!.b01}↑/${p.mcnemar!.b10}↓` : p.test === 'sign_flip' ? 'sign-flip' : '—';
+      const test =
+        p.test === 'mcnemar_exact'
+          ? `McNemar ${p.mcnemar!.b01}↑/${p.mcnemar!.b10}↓`
+          : p.test === 'sign_flip'
+            ? 'sign-flip'
+            : '—';
       return `| ${metric} | ${direction === 'higher_is_better' ? 'higher' : 'lower'} | ${f3(p.meanA)} | ${f3(p.meanB)} | ${sgn(p.diff)} [${sgn(p.lo)}, ${sgn(p.hi)}] | ${p.n} | ${test} | ${pv(p.pAdjusted)} | **${word}** |`;
     }),
     '',
@@ -66,12 +80,22 @@ export function compareArms(a: Arm, b: Arm, opts: CompareOptions): ComparisonTab
   // Counted on the first metric (accuracy: over every case): conditional readings pair fewer cases by design.
   const onlyA = rows[0]?.paired.onlyInA ?? 0;
   const onlyB = rows[0]?.paired.onlyInB ?? 0;
-  if (onlyA || onlyB) lines.push(`Unpaired cases left out (${rows[0]!.metric}): ${onlyA} only in ${a.label}, ${onlyB} only in ${b.label}.`);
+  if (onlyA || onlyB)
+    lines.push(
+      `Unpaired cases left out (${rows[0]!.metric}): ${onlyA} only in ${a.label}, ${onlyB} only in ${b.label}.`,
+    );
   if (opts.note) lines.push('', opts.note);
   return { title: opts.title, a: a.label, b: b.label, rows, markdown: `${lines.join('\n')}\n` };
 }
 
 /** free → constrained, on the layers constrained decoding is meant to move (syntax) and the ones it should not (decision). */
-export function decodeComparison(free: Arm, constrained: Arm, opts: Omit<CompareOptions, 'title'> & { title?: string } = {}): ComparisonTable {
-  return compareArms(free, constrained, { title: opts.title ?? `Decode comparison: ${free.label} → ${constrained.label}`, ...opts });
+export function decodeComparison(
+  free: Arm,
+  constrained: Arm,
+  opts: Omit<CompareOptions, 'title'> & { title?: string } = {},
+): ComparisonTable {
+  return compareArms(free, constrained, {
+    title: opts.title ?? `Decode comparison: ${free.label} → ${constrained.label}`,
+    ...opts,
+  });
 }

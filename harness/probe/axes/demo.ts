@@ -11,12 +11,29 @@ import { armOf, runSimCase } from './sim-decode.ts';
 
 const { cases } = loadCases(fromRoot('cases', 'probe', 'cases.jsonl'), { dateContext: '2025-06-02' });
 const maxStringLength = process.argv[2] ? Number(process.argv[2]) : undefined;
-const METRICS = ['accuracy', 'parse_ok', 'schema_valid.over_call_expected', 'tool_correct.over_call_expected', 'args_correct.over_call_expected', 'tool_correct', 'args_correct', 'no_call', 'false_trigger', 'truncated', 'repetition'];
+const METRICS = [
+  'accuracy',
+  'parse_ok',
+  'schema_valid.over_call_expected',
+  'tool_correct.over_call_expected',
+  'args_correct.over_call_expected',
+  'tool_correct',
+  'args_correct',
+  'no_call',
+  'false_trigger',
+  'truncated',
+  'repetition',
+];
 
 for (const behaviour of ['format_failure', 'decision_failure'] as const) {
   const free = cases.map((c) => runSimCase(c, behaviour, 'hermes', null));
   const constrained = cases.map((c) => {
-    const k = constraintFor('llamacpp', 'hermes', c.tools.map((t) => t.function), { transport: 'completions', ...(maxStringLength ? { maxStringLength } : {}) });
+    const k = constraintFor(
+      'llamacpp',
+      'hermes',
+      c.tools.map((t) => t.function),
+      { transport: 'completions', ...(maxStringLength ? { maxStringLength } : {}) },
+    );
     if (!k.ok) throw new Error(k.reason);
     return runSimCase(c, behaviour, 'hermes', k.spec);
   });

@@ -32,11 +32,17 @@ import { bundledRegistry, fromRegistry, testModelDirOf, type Registry } from '..
 
 export const LineupEntrySchema = z
   .object({
-    label: z.string().min(1).regex(/^[\w.:+-]+$/, 'labels use letters, digits and . : + - _'),
+    label: z
+      .string()
+      .min(1)
+      .regex(/^[\w.:+-]+$/, 'labels use letters, digits and . : + - _'),
     model: z.string().min(1),
     base_url: z.url().optional(),
     /** Name of the environment variable holding this endpoint's key (never the key itself). */
-    api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).optional(),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/)
+      .optional(),
     template: z.string().min(1).optional(),
     server: z.enum(SERVERS).optional(),
     family: z.enum(FAMILIES).optional(),
@@ -57,7 +63,10 @@ export type LineupEntry = z.infer<typeof LineupEntrySchema> & {
 };
 
 /** An entry as written: with `registry:`, label and model may be left to the registry. */
-const WrittenEntrySchema = LineupEntrySchema.extend({ label: LineupEntrySchema.shape.label.optional(), model: z.string().min(1).optional() }).strict();
+const WrittenEntrySchema = LineupEntrySchema.extend({
+  label: LineupEntrySchema.shape.label.optional(),
+  model: z.string().min(1).optional(),
+}).strict();
 const WrittenLineupSchema = z.object({ models: z.array(WrittenEntrySchema).min(1) }).strict();
 
 export const LineupSchema = z
@@ -66,12 +75,23 @@ export const LineupSchema = z
   .superRefine((l, ctx) => {
     const labels = l.models.map((m) => m.label);
     labels.forEach((x, i) => {
-      if (labels.indexOf(x) !== i) ctx.addIssue({ code: 'custom', path: ['models', i, 'label'], message: `duplicate label '${x}'` });
+      if (labels.indexOf(x) !== i)
+        ctx.addIssue({ code: 'custom', path: ['models', i, 'label'], message: `duplicate label '${x}'` });
     });
     l.models.forEach((m, i) => {
       if (m.quantization_of === undefined) return;
-      if (m.quantization_of === m.label) ctx.addIssue({ code: 'custom', path: ['models', i, 'quantization_of'], message: 'an entry cannot be a quantization of itself' });
-      else if (!labels.includes(m.quantization_of)) ctx.addIssue({ code: 'custom', path: ['models', i, 'quantization_of'], message: `no entry labelled '${m.quantization_of}'` });
+      if (m.quantization_of === m.label)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', i, 'quantization_of'],
+          message: 'an entry cannot be a quantization of itself',
+        });
+      else if (!labels.includes(m.quantization_of))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', i, 'quantization_of'],
+          message: `no entry labelled '${m.quantization_of}'`,
+        });
     });
   });
 export type Lineup = { models: LineupEntry[] };
@@ -89,7 +109,12 @@ export function parseLineup(text: string, file: string, o: LineupOptions = {}): 
   try {
     raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
-    throw new DataError(file, undefined, undefined, `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
+    throw new DataError(
+      file,
+      undefined,
+      undefined,
+      `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
   const entryOf = (err: z.ZodError) => {
     const issue = err.issues[0]!;
@@ -100,17 +125,36 @@ export function parseLineup(text: string, file: string, o: LineupOptions = {}): 
   const tests = new Map<number, NonNullable<LineupEntry['test_model']>>();
   const resolved = w.data.models.map((m, i) => {
     if (m.registry === undefined) {
-      for (const f of ['label', 'model'] as const) if (m[f] === undefined) throw new DataError(file, `models[${i}]`, `models[${i}].${f}`, 'required (or name a registry key with registry:)');
+      for (const f of ['label', 'model'] as const)
+        if (m[f] === undefined)
+          throw new DataError(
+            file,
+            `models[${i}]`,
+            `models[${i}].${f}`,
+            'required (or name a registry key with registry:)',
+          );
       return { ...m, ...(m.quant !== undefined && m.quantization === undefined ? { quantization: m.quant } : {}) };
     }
     let r: ReturnType<typeof fromRegistry>;
     try {
       r = fromRegistry(o.registry ?? bundledRegistry(), m.registry, m.quant, o.testModelDir ?? testModelDirOf({}));
     } catch (err) {
-      throw new DataError(file, `models[${i}]`, `models[${i}].${m.quant !== undefined && m.model === undefined ? 'quant' : 'registry'}`, (err as Error).message);
+      throw new DataError(
+        file,
+        `models[${i}]`,
+        `models[${i}].${m.quant !== undefined && m.model === undefined ? 'quant' : 'registry'}`,
+        (err as Error).message,
+      );
     }
     if (r.testModel && m.model === undefined) tests.set(i, r.testModel);
-    const defaults = { label: m.registry, model: r.model, family: r.family, quantization: r.quantization, repo: r.repo, revision: r.revision };
+    const defaults = {
+      label: m.registry,
+      model: r.model,
+      family: r.family,
+      quantization: r.quantization,
+      repo: r.repo,
+      revision: r.revision,
+    };
     const kept = Object.fromEntries(Object.entries(defaults).filter(([, v]) => v !== undefined));
     return { ...kept, ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) };
   });
@@ -121,7 +165,13 @@ export function parseLineup(text: string, file: string, o: LineupOptions = {}): 
 
 /** `--model a,b,c` as a lineup (one endpoint for all). */
 export function lineupFromModels(models: readonly string[], baseUrl?: string): Lineup {
-  return LineupSchema.parse({ models: models.map((m) => ({ label: m.replace(/[^\w.:+-]+/g, '_'), model: m, ...(baseUrl ? { base_url: baseUrl } : {}) })) });
+  return LineupSchema.parse({
+    models: models.map((m) => ({
+      label: m.replace(/[^\w.:+-]+/g, '_'),
+      model: m,
+      ...(baseUrl ? { base_url: baseUrl } : {}),
+    })),
+  });
 }
 
 // --- the quantization guard ----------------------------------------------------------------------------------
@@ -140,9 +190,16 @@ export interface RunIdentity {
  */
 export function identityFromLlamaCpp(label: string, props: unknown, models: unknown): RunIdentity {
   const p = (props ?? {}) as { chat_template?: unknown };
-  const meta = ((models as { data?: Array<{ meta?: Record<string, unknown> | null }> } | null)?.data?.[0]?.meta ?? null) as Record<string, unknown> | null;
-  const tpl = typeof p.chat_template === 'string' && p.chat_template !== '' ? { sha256: sha256(p.chat_template), source: 'server' as const } : null;
-  const tok = meta && meta.vocab_type !== undefined && meta.n_vocab !== undefined ? { id: `vocab_type=${String(meta.vocab_type)};n_vocab=${String(meta.n_vocab)}`, source: 'server' as const } : null;
+  const meta = ((models as { data?: Array<{ meta?: Record<string, unknown> | null }> } | null)?.data?.[0]?.meta ??
+    null) as Record<string, unknown> | null;
+  const tpl =
+    typeof p.chat_template === 'string' && p.chat_template !== ''
+      ? { sha256: sha256(p.chat_template), source: 'server' as const }
+      : null;
+  const tok =
+    meta && meta.vocab_type !== undefined && meta.n_vocab !== undefined
+      ? { id: `vocab_type=${String(meta.vocab_type)};n_vocab=${String(meta.n_vocab)}`, source: 'server' as const }
+      : null;
   return { label, template: tpl, tokenizer: tok };
 }
 
@@ -150,27 +207,58 @@ export type QuantizationCheck = { ok: true } | { ok: false; reason: string };
 
 /** Whether runs `a` (reference) and `b` (its quantization) may be compared as a quantization change. */
 export function checkQuantizationPair(a: RunIdentity, b: RunIdentity): QuantizationCheck {
-  const refuse = (reason: string): QuantizationCheck => ({ ok: false, reason: `refusing to compare ${b.label} with ${a.label} as a quantization: ${reason}` });
+  const refuse = (reason: string): QuantizationCheck => ({
+    ok: false,
+    reason: `refusing to compare ${b.label} with ${a.label} as a quantization: ${reason}`,
+  });
   for (const r of [a, b]) {
-    if (!r.template) return refuse(`the chat template of ${r.label} is unknown (the server does not expose it; pass --template)`);
-    if (!r.tokenizer) return refuse(`the tokenizer of ${r.label} is unknown (the server does not expose it; pass --tokenizer)`);
+    if (!r.template)
+      return refuse(`the chat template of ${r.label} is unknown (the server does not expose it; pass --template)`);
+    if (!r.tokenizer)
+      return refuse(`the tokenizer of ${r.label} is unknown (the server does not expose it; pass --tokenizer)`);
   }
   if (a.template!.sha256 !== b.template!.sha256)
-    return refuse(`the chat templates differ (sha256 ${a.template!.sha256.slice(0, 12)}… from ${a.template!.source} vs ${b.template!.sha256.slice(0, 12)}… from ${b.template!.source}); a template change would be counted as quantization damage`);
-  if (a.tokenizer!.id !== b.tokenizer!.id) return refuse(`the tokenizers differ (${a.tokenizer!.id} vs ${b.tokenizer!.id})`);
+    return refuse(
+      `the chat templates differ (sha256 ${a.template!.sha256.slice(0, 12)}… from ${a.template!.source} vs ${b.template!.sha256.slice(0, 12)}… from ${b.template!.source}); a template change would be counted as quantization damage`,
+    );
+  if (a.tokenizer!.id !== b.tokenizer!.id)
+    return refuse(`the tokenizers differ (${a.tokenizer!.id} vs ${b.tokenizer!.id})`);
   return { ok: true };
 }
 
 /** The pairs a lineup asks to compare as quantizations, with the guard's answer for each. */
-export function quantizationPairs(lineup: Lineup, identity: (label: string) => RunIdentity): Array<{ reference: string; quantized: string; check: QuantizationCheck }> {
+export function quantizationPairs(
+  lineup: Lineup,
+  identity: (label: string) => RunIdentity,
+): Array<{ reference: string; quantized: string; check: QuantizationCheck }> {
   return lineup.models
     .filter((m) => m.quantization_of !== undefined)
-    .map((m) => ({ reference: m.quantization_of!, quantized: m.label, check: checkQuantizationPair(identity(m.quantization_of!), identity(m.label)) }));
+    .map((m) => ({
+      reference: m.quantization_of!,
+      quantized: m.label,
+      check: checkQuantizationPair(identity(m.quantization_of!), identity(m.label)),
+    }));
 }
 
 /** One lineup table: a row per model, a column per metric, `value [lo, hi] (n)`. */
-export function lineupTable(rows: ReadonlyArray<{ label: string; metrics: Record<string, { value: number; lo: number; hi: number; n: number } | undefined> }>, metrics: readonly string[], title = 'Lineup'): string {
+export function lineupTable(
+  rows: ReadonlyArray<{
+    label: string;
+    metrics: Record<string, { value: number; lo: number; hi: number; n: number } | undefined>;
+  }>,
+  metrics: readonly string[],
+  title = 'Lineup',
+): string {
   const cell = (e: { value: number; lo: number; hi: number; n: number } | undefined) =>
-    !e || !Number.isFinite(e.value) ? '—' : `${e.value.toFixed(3)} [${Number.isFinite(e.lo) ? e.lo.toFixed(3) : '—'}, ${Number.isFinite(e.hi) ? e.hi.toFixed(3) : '—'}] (${e.n})`;
-  return [`### ${title}`, '', `| model | ${metrics.join(' | ')} |`, `| --- | ${metrics.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.label} | ${metrics.map((m) => cell(r.metrics[m])).join(' | ')} |`), ''].join('\n');
+    !e || !Number.isFinite(e.value)
+      ? '—'
+      : `${e.value.toFixed(3)} [${Number.isFinite(e.lo) ? e.lo.toFixed(3) : '—'}, ${Number.isFinite(e.hi) ? e.hi.toFixed(3) : '—'}] (${e.n})`;
+  return [
+    `### ${title}`,
+    '',
+    `| model | ${metrics.join(' | ')} |`,
+    `| --- | ${metrics.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.label} | ${metrics.map((m) => cell(r.metrics[m])).join(' | ')} |`),
+    '',
+  ].join('\n');
 }

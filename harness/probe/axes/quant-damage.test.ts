@@ -14,7 +14,10 @@ describe('quantization damage from next-token distributions', () => {
   });
 
   it('full distributions: exact KL and top-1 agreement (renormalized first)', () => {
-    const s = stepDamage({ top: [], full: [ln(0.2), ln(0.3), ln(0.5)] }, { top: [], full: [ln(0.2), ln(0.5), ln(0.3)].map((x) => x + 1) });
+    const s = stepDamage(
+      { top: [], full: [ln(0.2), ln(0.3), ln(0.5)] },
+      { top: [], full: [ln(0.2), ln(0.5), ln(0.3)].map((x) => x + 1) },
+    );
     expect(s.agree).toBe(0);
     expect(s.exact).toBe(true);
     expect(s.kl).toBeCloseTo(0.3 * ln(0.3 / 0.5) + 0.5 * ln(0.5 / 0.3), 12);
@@ -24,7 +27,11 @@ describe('quantization damage from next-token distributions', () => {
     const p = [0.6, 0.25, 0.1, 0.05];
     const q = [0.5, 0.3, 0.05, 0.15];
     const exact = klFromLogprobs(p.map(ln), q.map(ln));
-    const top = (xs: number[]) => xs.map((x, token) => ({ token, logprob: ln(x) })).sort((a, b) => b.logprob - a.logprob).slice(0, 2);
+    const top = (xs: number[]) =>
+      xs
+        .map((x, token) => ({ token, logprob: ln(x) }))
+        .sort((a, b) => b.logprob - a.logprob)
+        .slice(0, 2);
     const s = stepDamage({ top: top(p) }, { top: top(q) });
     expect(s.exact).toBe(false);
     expect(s.agree).toBe(1);
@@ -43,7 +50,12 @@ describe('quantization damage from next-token distributions', () => {
   });
 
   it('over cases: means with bootstrap CIs that bracket them, seeded', () => {
-    const cases = Array.from({ length: 30 }, (_, i) => ({ agreement: i % 3 === 0 ? 0.5 : 1, kl: 0.001 * (i % 5), steps: 10, exact: true }));
+    const cases = Array.from({ length: 30 }, (_, i) => ({
+      agreement: i % 3 === 0 ? 0.5 : 1,
+      kl: 0.001 * (i % 5),
+      steps: 10,
+      exact: true,
+    }));
     const s = damageSummary(cases, 1);
     expect(s.top1_agreement.value).toBeCloseTo((10 * 0.5 + 20) / 30, 12);
     expect(s.mean_kl.value).toBeCloseTo(0.002, 12);

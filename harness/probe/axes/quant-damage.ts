@@ -27,14 +27,25 @@ export interface CaseDamage {
 
 /** A case's damage from the two models' teacher-forced steps over the same tokens. */
 export function caseDamage(ref: readonly StepDistribution[], quant: readonly StepDistribution[]): CaseDamage {
-  if (ref.length !== quant.length) throw new Error(`quantization damage: ${ref.length} steps from the reference, ${quant.length} from the quantized model (the tokenizers differ)`);
+  if (ref.length !== quant.length)
+    throw new Error(
+      `quantization damage: ${ref.length} steps from the reference, ${quant.length} from the quantized model (the tokenizers differ)`,
+    );
   if (ref.length === 0) throw new Error('quantization damage: no steps (empty continuation)');
   const s = ref.map((r, i) => stepDamage(r, quant[i]!));
-  return { agreement: s.reduce((a, x) => a + x.agree, 0) / s.length, kl: s.reduce((a, x) => a + x.kl, 0) / s.length, steps: s.length, exact: s.every((x) => x.exact) };
+  return {
+    agreement: s.reduce((a, x) => a + x.agree, 0) / s.length,
+    kl: s.reduce((a, x) => a + x.kl, 0) / s.length,
+    steps: s.length,
+    exact: s.every((x) => x.exact),
+  };
 }
 
 /** Mean of any non-negative per-case values with a percentile-bootstrap CI over the cases. */
-export function bootstrapMean(values: readonly number[], opts: { seed: number; denominator: string; resamples?: number; level?: number }): MetricEstimate {
+export function bootstrapMean(
+  values: readonly number[],
+  opts: { seed: number; denominator: string; resamples?: number; level?: number },
+): MetricEstimate {
   const level = opts.level ?? DEFAULT_LEVEL;
   const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
   const n = values.length;
@@ -42,7 +53,11 @@ export function bootstrapMean(values: readonly number[], opts: { seed: number; d
   const value = values.reduce((a, x) => a + x, 0) / n;
   if (n === 1) return { value, lo: NaN, hi: NaN, n, denominator: opts.denominator, method: 'none', level };
   // sorted first: the interval depends on the multiset of cases only, not on their order
-  const stats = resampleMeans(Float64Array.from(values).sort(), resamples, new Rng(deriveSeed(opts.seed, 'bootstrap-mean')));
+  const stats = resampleMeans(
+    Float64Array.from(values).sort(),
+    resamples,
+    new Rng(deriveSeed(opts.seed, 'bootstrap-mean')),
+  );
   const { lo, hi } = percentileInterval(stats, level);
   return { value, lo, hi, n, denominator: opts.denominator, method: 'bootstrap', level, seed: opts.seed, resamples };
 }

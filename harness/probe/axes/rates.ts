@@ -24,14 +24,22 @@ export interface LayerRecord {
   id: string;
   error: string | null;
   expects_call: boolean;
-  scores: Record<'strict' | 'lenient', { parse_ok: Bit; schema_valid: Bit; tool_correct: Bit; args_correct: Bit }> | null;
+  scores: Record<
+    'strict' | 'lenient',
+    { parse_ok: Bit; schema_valid: Bit; tool_correct: Bit; args_correct: Bit }
+  > | null;
 }
 
 export const LAYERS = ['parse_ok', 'schema_valid', 'tool_correct', 'args_correct'] as const;
 export type Layer = (typeof LAYERS)[number];
 
 /** The layer each conditional rate is conditioned on. */
-export const CONDITION: Record<Layer, Layer | null> = { parse_ok: null, schema_valid: 'parse_ok', tool_correct: 'parse_ok', args_correct: 'tool_correct' };
+export const CONDITION: Record<Layer, Layer | null> = {
+  parse_ok: null,
+  schema_valid: 'parse_ok',
+  tool_correct: 'parse_ok',
+  args_correct: 'tool_correct',
+};
 
 export const toolhoundName = (l: Layer) => `${l}.over_call_expected`;
 export const conditionalName = (l: Layer) => (CONDITION[l] ? `${l}.given_${CONDITION[l]}` : `${l}.given_call_expected`);
@@ -52,7 +60,10 @@ function reached(s: NonNullable<LayerRecord['scores']>['strict'], l: Layer): 0 |
 }
 
 /** Per-case outcomes (trials averaged) of every layer under both readings, for rates and paired comparisons. */
-export function layerOutcomes(records: readonly LayerRecord[], tier: 'strict' | 'lenient' = 'strict'): Record<string, Map<string, number>> {
+export function layerOutcomes(
+  records: readonly LayerRecord[],
+  tier: 'strict' | 'lenient' = 'strict',
+): Record<string, Map<string, number>> {
   const acc = new Map<string, Map<string, number[]>>();
   const put = (name: string, id: string, x: number) => {
     let m = acc.get(name);
@@ -68,11 +79,17 @@ export function layerOutcomes(records: readonly LayerRecord[], tier: 'strict' | 
       put(toolhoundName(l), r.id, reached(s, l));
       const cond = CONDITION[l];
       if (cond === null) put(conditionalName(l), r.id, reached(s, l));
-      else if (cond === 'parse_ok' ? s.parse_ok === 1 : s.parse_ok === 1 && s.tool_correct === 1) put(conditionalName(l), r.id, s[l] === 1 ? 1 : 0);
+      else if (cond === 'parse_ok' ? s.parse_ok === 1 : s.parse_ok === 1 && s.tool_correct === 1)
+        put(conditionalName(l), r.id, s[l] === 1 ? 1 : 0);
     }
   }
   const out: Record<string, Map<string, number>> = {};
-  for (const [name, m] of acc) out[name] = new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, xs]) => [id, xs.reduce((a, b) => a + b, 0) / xs.length]));
+  for (const [name, m] of acc)
+    out[name] = new Map(
+      [...m]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([id, xs]) => [id, xs.reduce((a, b) => a + b, 0) / xs.length]),
+    );
   return out;
 }
 
@@ -88,10 +105,15 @@ const DENOMINATOR: Record<string, string> = {
 };
 
 /** Both readings of every layer as estimates (Wilson / bootstrap by estimateRate's rule). */
-export function layerRates(records: readonly LayerRecord[], tier: 'strict' | 'lenient' = 'strict', seed = 0): Record<string, MetricEstimate> {
+export function layerRates(
+  records: readonly LayerRecord[],
+  tier: 'strict' | 'lenient' = 'strict',
+  seed = 0,
+): Record<string, MetricEstimate> {
   const out: Record<string, MetricEstimate> = {};
   const per = layerOutcomes(records, tier);
   for (const l of LAYERS)
-    for (const name of [toolhoundName(l), conditionalName(l)]) out[name] = estimateRate([...(per[name]?.values() ?? [])], { denominator: DENOMINATOR[name]!, seed });
+    for (const name of [toolhoundName(l), conditionalName(l)])
+      out[name] = estimateRate([...(per[name]?.values() ?? [])], { denominator: DENOMINATOR[name]!, seed });
   return out;
 }

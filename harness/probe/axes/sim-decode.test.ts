@@ -19,7 +19,12 @@ function arms(behaviour: 'format_failure' | 'decision_failure', degeneration = 0
 function build(behaviour: 'format_failure' | 'decision_failure', degeneration: number) {
   const free = cases.map((c) => runSimCase(c, behaviour, 'hermes', null));
   const constrained = cases.map((c) => {
-    const k = constraintFor('llamacpp', 'hermes', c.tools.map((t) => t.function), { transport: 'completions' });
+    const k = constraintFor(
+      'llamacpp',
+      'hermes',
+      c.tools.map((t) => t.function),
+      { transport: 'completions' },
+    );
     if (!k.ok) throw new Error(k.reason);
     return runSimCase(c, behaviour, 'hermes', k.spec, { degeneration });
   });
@@ -29,20 +34,36 @@ function build(behaviour: 'format_failure' | 'decision_failure', degeneration: n
 describe('decode axis on the simulator', () => {
   it('format_failure: parse_ok and schema_valid credibly improve; abstention is untouched', () => {
     const { free, constrained } = arms('format_failure');
-    const t = decodeComparison(free, constrained, { metrics: ['parse_ok', 'schema_valid', 'false_trigger', 'abstained'], resamples: 2000 });
+    const t = decodeComparison(free, constrained, {
+      metrics: ['parse_ok', 'schema_valid', 'false_trigger', 'abstained'],
+      resamples: 2000,
+    });
     const row = (m: string) => t.rows.find((r) => r.metric === m)!;
     expect(row('parse_ok').word).toBe('improved');
     // schema_valid is conditional on a parse: free has (almost) no parsed calls to pair, so read it over all call cases
     expect(row('false_trigger').word).toBe('no credible change');
     expect(row('abstained').word).toBe('no credible change');
-    const t2 = decodeComparison(free, constrained, { metrics: ['schema_valid.over_call_expected', 'tool_correct.over_call_expected'], resamples: 2000 });
+    const t2 = decodeComparison(free, constrained, {
+      metrics: ['schema_valid.over_call_expected', 'tool_correct.over_call_expected'],
+      resamples: 2000,
+    });
     expect(t2.rows[0]!.word).toBe('improved');
     expect(t.markdown).toContain('**improved**');
   });
 
   it('decision_failure: tool and argument choice show no credible change', () => {
     const { free, constrained } = arms('decision_failure');
-    const t = decodeComparison(free, constrained, { metrics: ['tool_correct', 'args_correct', 'tool_correct.over_call_expected', 'args_correct.over_call_expected', 'no_call', 'false_trigger'], resamples: 2000 });
+    const t = decodeComparison(free, constrained, {
+      metrics: [
+        'tool_correct',
+        'args_correct',
+        'tool_correct.over_call_expected',
+        'args_correct.over_call_expected',
+        'no_call',
+        'false_trigger',
+      ],
+      resamples: 2000,
+    });
     for (const r of t.rows) expect(r.word, r.metric).toBe('no credible change');
   });
 

@@ -33,12 +33,23 @@ function promptOf(c: ProbeCase): string {
 
 export { intentOf };
 
-export function runSimCase(c: ProbeCase, behaviour: Behaviour, family: Family, spec: ConstraintSpec | null, opts: { degeneration?: number; seed?: number } = {}): SimDecodeCase {
+export function runSimCase(
+  c: ProbeCase,
+  behaviour: Behaviour,
+  family: Family,
+  spec: ConstraintSpec | null,
+  opts: { degeneration?: number; seed?: number } = {},
+): SimDecodeCase {
   let text = modelOutput(behaviour, c, promptOf(c), family);
   let finish: string | null = 'stop';
   let decode: SimulatedDecode | null = null;
   if (spec) {
-    decode = constrainedOutput(text, spec, { key: c.id, intent: intentOf(behaviour, c), ...(opts.degeneration !== undefined ? { degeneration: opts.degeneration } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
+    decode = constrainedOutput(text, spec, {
+      key: c.id,
+      intent: intentOf(behaviour, c),
+      ...(opts.degeneration !== undefined ? { degeneration: opts.degeneration } : {}),
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    });
     text = decode.text;
     if (decode.truncated) finish = 'length';
   }

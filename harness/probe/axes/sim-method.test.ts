@@ -20,7 +20,9 @@ const sampler: Sampler = {
     const content = words.filter((w) => !['the', 'a', 'an', 'get', 'of', 'for', 'to', 'in', 'it', 'holds'].includes(w));
     const name = content.slice(0, 2).join('_') || 'thing';
     const param = /holds: (.*)|currently called "([^"]+)"/.exec(prompt);
-    const pname = param ? ((param[1] ?? param[2] ?? '').toLowerCase().match(/[a-z]+/g) ?? ['arg']).slice(0, 2).join('_') : name;
+    const pname = param
+      ? ((param[1] ?? param[2] ?? '').toLowerCase().match(/[a-z]+/g) ?? ['arg']).slice(0, 2).join('_')
+      : name;
     const out = prompt.includes('argument') ? pname : name;
     return Array.from({ length: n }, () => out);
   },
@@ -38,7 +40,10 @@ describe('pa_tool on the simulator', () => {
       const presentedTools = p.request.tools.map((t) => t.function);
       if (presentedTools.some((t, i) => t.name !== c.tools[i]!.function.name)) renamed++;
       // the (oracle) model calls the tools it was shown
-      const answer = renderToolCalls(c.expected!.map((e) => presentCall({ name: e.name, arguments: e.arguments }, map)), 'hermes');
+      const answer = renderToolCalls(
+        c.expected!.map((e) => presentCall({ name: e.name, arguments: e.arguments }, map)),
+        'hermes',
+      );
       const parsed = parseToolCalls(answer, { tier: 'strict', format: 'hermes', tools: presentedTools }).calls;
       const score = scoreTier(c, { calls: parsed.map(p.toOriginal), attempted: true, truncated: false });
       if (!score.passed) failures.push(`${c.id}: ${score.problems.join('; ')}`);

@@ -23,19 +23,98 @@ type Pool<T> = Record<Split, readonly T[]>;
 // Slot pools: every value appears in one split only (the leakage lint checks it).
 
 const CITY: Pool<[string, string]> = {
-  dev: [['Tokyo', 'Japan'], ['Lisbon', 'Portugal'], ['Nairobi', 'Kenya'], ['Montreal', 'Canada'], ['Oslo', 'Norway'], ['Santiago', 'Chile'], ['Hanoi', 'Vietnam'], ['Krakow', 'Poland'], ['Auckland', 'New Zealand'], ['Marrakesh', 'Morocco'], ['Seville', 'Spain'], ['Busan', 'South Korea'], ['Edinburgh', 'United Kingdom'], ['Cusco', 'Peru'], ['Tbilisi', 'Georgia'], ['Reykjavik', 'Iceland']],
-  test: [['Osaka', 'Japan'], ['Porto', 'Portugal'], ['Accra', 'Ghana'], ['Vancouver', 'Canada'], ['Bergen', 'Norway'], ['Valparaiso', 'Chile'], ['Da Nang', 'Vietnam'], ['Gdansk', 'Poland'], ['Wellington', 'New Zealand'], ['Tunis', 'Tunisia'], ['Valencia', 'Spain'], ['Daegu', 'South Korea'], ['Cardiff', 'United Kingdom'], ['Quito', 'Ecuador'], ['Yerevan', 'Armenia'], ['Tallinn', 'Estonia']],
+  dev: [
+    ['Tokyo', 'Japan'],
+    ['Lisbon', 'Portugal'],
+    ['Nairobi', 'Kenya'],
+    ['Montreal', 'Canada'],
+    ['Oslo', 'Norway'],
+    ['Santiago', 'Chile'],
+    ['Hanoi', 'Vietnam'],
+    ['Krakow', 'Poland'],
+    ['Auckland', 'New Zealand'],
+    ['Marrakesh', 'Morocco'],
+    ['Seville', 'Spain'],
+    ['Busan', 'South Korea'],
+    ['Edinburgh', 'United Kingdom'],
+    ['Cusco', 'Peru'],
+    ['Tbilisi', 'Georgia'],
+    ['Reykjavik', 'Iceland'],
+  ],
+  test: [
+    ['Osaka', 'Japan'],
+    ['Porto', 'Portugal'],
+    ['Accra', 'Ghana'],
+    ['Vancouver', 'Canada'],
+    ['Bergen', 'Norway'],
+    ['Valparaiso', 'Chile'],
+    ['Da Nang', 'Vietnam'],
+    ['Gdansk', 'Poland'],
+    ['Wellington', 'New Zealand'],
+    ['Tunis', 'Tunisia'],
+    ['Valencia', 'Spain'],
+    ['Daegu', 'South Korea'],
+    ['Cardiff', 'United Kingdom'],
+    ['Quito', 'Ecuador'],
+    ['Yerevan', 'Armenia'],
+    ['Tallinn', 'Estonia'],
+  ],
 };
 const TZ_CITY: Pool<[string, string]> = {
-  dev: [['Sydney', 'Australia/Sydney'], ['Dubai', 'Asia/Dubai'], ['Chicago', 'America/Chicago'], ['Cairo', 'Africa/Cairo'], ['Helsinki', 'Europe/Helsinki'], ['Manila', 'Asia/Manila'], ['Denver', 'America/Denver'], ['Kolkata', 'Asia/Kolkata']],
-  test: [['Perth', 'Australia/Perth'], ['Karachi', 'Asia/Karachi'], ['Phoenix', 'America/Phoenix'], ['Lagos', 'Africa/Lagos'], ['Athens', 'Europe/Athens'], ['Jakarta', 'Asia/Jakarta'], ['Halifax', 'America/Halifax'], ['Dhaka', 'Asia/Dhaka']],
+  dev: [
+    ['Sydney', 'Australia/Sydney'],
+    ['Dubai', 'Asia/Dubai'],
+    ['Chicago', 'America/Chicago'],
+    ['Cairo', 'Africa/Cairo'],
+    ['Helsinki', 'Europe/Helsinki'],
+    ['Manila', 'Asia/Manila'],
+    ['Denver', 'America/Denver'],
+    ['Kolkata', 'Asia/Kolkata'],
+  ],
+  test: [
+    ['Perth', 'Australia/Perth'],
+    ['Karachi', 'Asia/Karachi'],
+    ['Phoenix', 'America/Phoenix'],
+    ['Lagos', 'Africa/Lagos'],
+    ['Athens', 'Europe/Athens'],
+    ['Jakarta', 'Asia/Jakarta'],
+    ['Halifax', 'America/Halifax'],
+    ['Dhaka', 'Asia/Dhaka'],
+  ],
 };
-const CURRENCY: Pool<string> = { dev: ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'INR'], test: ['CAD', 'AUD', 'SEK', 'NZD', 'MXN', 'ZAR'] };
-const AMOUNT: Pool<number> = { dev: [250, 40, 1200, 75.5, 18, 3000, 560, 99], test: [310, 65, 2400, 12.75, 880, 47, 150, 5000] };
-const TICKER: Pool<string> = { dev: ['AAPL', 'MSFT', 'NVDA', 'KO', 'NKE', 'IBM', 'SBUX', 'ADBE'], test: ['AMZN', 'GOOGL', 'TSLA', 'PEP', 'DIS', 'ORCL', 'INTC', 'CSCO'] };
+const CURRENCY: Pool<string> = {
+  dev: ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'INR'],
+  test: ['CAD', 'AUD', 'SEK', 'NZD', 'MXN', 'ZAR'],
+};
+const AMOUNT: Pool<number> = {
+  dev: [250, 40, 1200, 75.5, 18, 3000, 560, 99],
+  test: [310, 65, 2400, 12.75, 880, 47, 150, 5000],
+};
+const TICKER: Pool<string> = {
+  dev: ['AAPL', 'MSFT', 'NVDA', 'KO', 'NKE', 'IBM', 'SBUX', 'ADBE'],
+  test: ['AMZN', 'GOOGL', 'TSLA', 'PEP', 'DIS', 'ORCL', 'INTC', 'CSCO'],
+};
 const COIN: Pool<string> = { dev: ['BTC', 'SOL', 'DOGE', 'XRP'], test: ['ETH', 'ADA', 'DOT', 'LTC'] };
-const WORD: Pool<string> = { dev: ['ephemeral', 'laconic', 'quixotic', 'serendipity', 'ubiquitous', 'sonder'], test: ['sanguine', 'perfunctory', 'mellifluous', 'obsequious', 'pernicious', 'petrichor'] };
-const FLIGHT: Pool<[string, string]> = { dev: [['BA117', 'BA 117'], ['LH400', 'LH 400'], ['AF1234', 'AF 1234'], ['UA902', 'UA 902'], ['QF12', 'QF 12']], test: [['DL45', 'DL 45'], ['KL605', 'KL 605'], ['EK203', 'EK 203'], ['NH10', 'NH 10'], ['SQ318', 'SQ 318']] };
+const WORD: Pool<string> = {
+  dev: ['ephemeral', 'laconic', 'quixotic', 'serendipity', 'ubiquitous', 'sonder'],
+  test: ['sanguine', 'perfunctory', 'mellifluous', 'obsequious', 'pernicious', 'petrichor'],
+};
+const FLIGHT: Pool<[string, string]> = {
+  dev: [
+    ['BA117', 'BA 117'],
+    ['LH400', 'LH 400'],
+    ['AF1234', 'AF 1234'],
+    ['UA902', 'UA 902'],
+    ['QF12', 'QF 12'],
+  ],
+  test: [
+    ['DL45', 'DL 45'],
+    ['KL605', 'KL 605'],
+    ['EK203', 'EK 203'],
+    ['NH10', 'NH 10'],
+    ['SQ318', 'SQ 318'],
+  ],
+};
 /** name, email, phone (as said), phone digits */
 const PERSON: Pool<[string, string, string, string]> = {
   dev: [
@@ -55,46 +134,203 @@ const PERSON: Pool<[string, string, string, string]> = {
     ['Rosa Diaz', 'rosa.diaz@globex.example', '+52 55 5550 0206', '+525555500206'],
   ],
 };
-const CHANNEL: Pool<string> = { dev: ['#general', '#design', '#backend', '#support'], test: ['#random', '#ops', '#frontend', '#sales'] };
-const MESSAGE: Pool<string> = {
-  dev: ['running ten minutes late', 'the build is green again', 'lunch is on me today', 'the client call moved to Thursday', 'I left the keys at the front desk', 'the slides are in the shared folder'],
-  test: ['the train is delayed', 'the deploy finished without errors', 'the meeting room is booked', 'the printer on floor two is fixed', 'I picked up the parcel', 'the report needs one more review'],
+const CHANNEL: Pool<string> = {
+  dev: ['#general', '#design', '#backend', '#support'],
+  test: ['#random', '#ops', '#frontend', '#sales'],
 };
-const SUBJECT: Pool<string> = { dev: ['Quarterly numbers', 'Team offsite', 'Invoice question', 'Welcome aboard'], test: ['Project kickoff', 'Budget review', 'Holiday schedule', 'Contract renewal'] };
+const MESSAGE: Pool<string> = {
+  dev: [
+    'running ten minutes late',
+    'the build is green again',
+    'lunch is on me today',
+    'the client call moved to Thursday',
+    'I left the keys at the front desk',
+    'the slides are in the shared folder',
+  ],
+  test: [
+    'the train is delayed',
+    'the deploy finished without errors',
+    'the meeting room is booked',
+    'the printer on floor two is fixed',
+    'I picked up the parcel',
+    'the report needs one more review',
+  ],
+};
+const SUBJECT: Pool<string> = {
+  dev: ['Quarterly numbers', 'Team offsite', 'Invoice question', 'Welcome aboard'],
+  test: ['Project kickoff', 'Budget review', 'Holiday schedule', 'Contract renewal'],
+};
 const TASK: Pool<string> = {
-  dev: ['call the dentist', 'water the plants', 'renew my passport', 'send the rent', 'back up my laptop', 'buy a birthday card'],
-  test: ['pay the electricity bill', 'pick up the dry cleaning', 'book a haircut', 'return the library books', 'charge the camera', 'order printer ink'],
+  dev: [
+    'call the dentist',
+    'water the plants',
+    'renew my passport',
+    'send the rent',
+    'back up my laptop',
+    'buy a birthday card',
+  ],
+  test: [
+    'pay the electricity bill',
+    'pick up the dry cleaning',
+    'book a haircut',
+    'return the library books',
+    'charge the camera',
+    'order printer ink',
+  ],
 };
 /** ISO datetime with offset */
 const DATETIME: Pool<string> = {
-  dev: ['2026-03-21T18:00:00+01:00', '2026-04-14T07:30:00+02:00', '2026-05-02T12:15:00-04:00', '2026-06-18T20:45:00+09:00', '2026-07-07T09:00:00+00:00', '2026-02-27T16:30:00-08:00'],
-  test: ['2026-03-28T08:45:00+01:00', '2026-04-23T19:00:00+02:00', '2026-05-11T06:30:00-05:00', '2026-06-29T13:20:00+05:30', '2026-08-03T10:10:00+00:00', '2026-09-15T21:00:00-03:00'],
+  dev: [
+    '2026-03-21T18:00:00+01:00',
+    '2026-04-14T07:30:00+02:00',
+    '2026-05-02T12:15:00-04:00',
+    '2026-06-18T20:45:00+09:00',
+    '2026-07-07T09:00:00+00:00',
+    '2026-02-27T16:30:00-08:00',
+  ],
+  test: [
+    '2026-03-28T08:45:00+01:00',
+    '2026-04-23T19:00:00+02:00',
+    '2026-05-11T06:30:00-05:00',
+    '2026-06-29T13:20:00+05:30',
+    '2026-08-03T10:10:00+00:00',
+    '2026-09-15T21:00:00-03:00',
+  ],
 };
-const DATE: Pool<string> = { dev: ['2026-03-19', '2026-04-10', '2026-05-21', '2026-06-05', '2026-07-16', '2026-08-27'], test: ['2026-03-25', '2026-04-17', '2026-05-29', '2026-06-12', '2026-07-24', '2026-09-03'] };
-const AIRPORT_PAIR: Pool<[string, string]> = { dev: [['LIS', 'NRT'], ['YUL', 'OSL'], ['SCL', 'HAN'], ['EDI', 'KRK'], ['AKL', 'RAK']], test: [['OPO', 'KIX'], ['YVR', 'BGO'], ['LIM', 'DAD'], ['CWL', 'GDN'], ['WLG', 'TUN']] };
-const LANGUAGE: Pool<[string, string]> = { dev: [['French', 'fr'], ['German', 'de'], ['Spanish', 'es'], ['Swahili', 'sw'], ['Korean', 'ko']], test: [['Italian', 'it'], ['Portuguese', 'pt'], ['Dutch', 'nl'], ['Turkish', 'tr'], ['Polish', 'pl']] };
+const DATE: Pool<string> = {
+  dev: ['2026-03-19', '2026-04-10', '2026-05-21', '2026-06-05', '2026-07-16', '2026-08-27'],
+  test: ['2026-03-25', '2026-04-17', '2026-05-29', '2026-06-12', '2026-07-24', '2026-09-03'],
+};
+const AIRPORT_PAIR: Pool<[string, string]> = {
+  dev: [
+    ['LIS', 'NRT'],
+    ['YUL', 'OSL'],
+    ['SCL', 'HAN'],
+    ['EDI', 'KRK'],
+    ['AKL', 'RAK'],
+  ],
+  test: [
+    ['OPO', 'KIX'],
+    ['YVR', 'BGO'],
+    ['LIM', 'DAD'],
+    ['CWL', 'GDN'],
+    ['WLG', 'TUN'],
+  ],
+};
+const LANGUAGE: Pool<[string, string]> = {
+  dev: [
+    ['French', 'fr'],
+    ['German', 'de'],
+    ['Spanish', 'es'],
+    ['Swahili', 'sw'],
+    ['Korean', 'ko'],
+  ],
+  test: [
+    ['Italian', 'it'],
+    ['Portuguese', 'pt'],
+    ['Dutch', 'nl'],
+    ['Turkish', 'tr'],
+    ['Polish', 'pl'],
+  ],
+};
 const PHRASE: Pool<string> = {
-  dev: ['good morning', 'where is the train station', 'thank you very much', 'the bill, please', 'I am allergic to nuts'],
-  test: ['see you tomorrow', 'how much does this cost', 'I would like a coffee', 'is this seat taken', 'the museum opens at ten'],
+  dev: [
+    'good morning',
+    'where is the train station',
+    'thank you very much',
+    'the bill, please',
+    'I am allergic to nuts',
+  ],
+  test: [
+    'see you tomorrow',
+    'how much does this cost',
+    'I would like a coffee',
+    'is this seat taken',
+    'the museum opens at ten',
+  ],
 };
 /** small whole numbers (passengers, guests, nights, days, quantities): disjoint too */
 const SMALL: Pool<number> = { dev: [1, 2, 3, 7, 8], test: [4, 5, 6, 9, 10] };
 /** passengers (a flight takes at most 9) */
 const SEATS: Pool<number> = { dev: [1, 2, 3, 7, 8], test: [4, 5, 6, 9] };
-const TEMP: Pool<[number, 'celsius' | 'fahrenheit']> = { dev: [[68, 'fahrenheit'], [21, 'celsius'], [72.5, 'fahrenheit'], [19.5, 'celsius']], test: [[70, 'fahrenheit'], [22.5, 'celsius'], [66, 'fahrenheit'], [17.5, 'celsius']] };
-const ROOM: Pool<string> = { dev: ['kitchen', 'bedroom', 'garage', 'study'], test: ['living room', 'hallway', 'office', 'nursery'] };
-const TIME_OF_DAY: Pool<[string, string]> = { dev: [['06:45', '6:45'], ['07:15', '7:15'], ['05:30', '5:30'], ['08:05', '8:05']], test: [['06:20', '6:20'], ['07:50', '7:50'], ['05:10', '5:10'], ['09:40', '9:40']] };
+const TEMP: Pool<[number, 'celsius' | 'fahrenheit']> = {
+  dev: [
+    [68, 'fahrenheit'],
+    [21, 'celsius'],
+    [72.5, 'fahrenheit'],
+    [19.5, 'celsius'],
+  ],
+  test: [
+    [70, 'fahrenheit'],
+    [22.5, 'celsius'],
+    [66, 'fahrenheit'],
+    [17.5, 'celsius'],
+  ],
+};
+const ROOM: Pool<string> = {
+  dev: ['kitchen', 'bedroom', 'garage', 'study'],
+  test: ['living room', 'hallway', 'office', 'nursery'],
+};
+const TIME_OF_DAY: Pool<[string, string]> = {
+  dev: [
+    ['06:45', '6:45'],
+    ['07:15', '7:15'],
+    ['05:30', '5:30'],
+    ['08:05', '8:05'],
+  ],
+  test: [
+    ['06:20', '6:20'],
+    ['07:50', '7:50'],
+    ['05:10', '5:10'],
+    ['09:40', '9:40'],
+  ],
+};
 const LANDMARK: Pool<string> = {
   dev: ['Central Station', 'City Museum', 'Harbor Market', 'North Park', 'Riverside Library', 'Airport Terminal 2'],
   test: ['Union Square', 'Botanical Garden', 'Old Lighthouse', 'Stadium Gate 4', 'Science Center', 'Ferry Pier'],
 };
-const MEETING: Pool<string> = { dev: ['design review', 'budget sync', 'sprint planning', 'vendor demo'], test: ['roadmap review', 'hiring debrief', 'launch retro', 'security briefing'] };
-const SERVICE: Pool<[string, number]> = { dev: [['logo design', 450], ['website audit', 120.5], ['photo retouching', 80], ['translation services', 35]], test: [['copywriting', 600], ['SEO review', 95.25], ['video editing', 60], ['data cleanup', 42]] };
-const PRODUCT: Pool<string> = { dev: ['running shoes', 'noise-cancelling headphones', 'camping tent', 'electric kettle'], test: ['espresso machine', 'standing desk', 'hiking backpack', 'robot vacuum'] };
+const MEETING: Pool<string> = {
+  dev: ['design review', 'budget sync', 'sprint planning', 'vendor demo'],
+  test: ['roadmap review', 'hiring debrief', 'launch retro', 'security briefing'],
+};
+const SERVICE: Pool<[string, number]> = {
+  dev: [
+    ['logo design', 450],
+    ['website audit', 120.5],
+    ['photo retouching', 80],
+    ['translation services', 35],
+  ],
+  test: [
+    ['copywriting', 600],
+    ['SEO review', 95.25],
+    ['video editing', 60],
+    ['data cleanup', 42],
+  ],
+};
+const PRODUCT: Pool<string> = {
+  dev: ['running shoes', 'noise-cancelling headphones', 'camping tent', 'electric kettle'],
+  test: ['espresso machine', 'standing desk', 'hiking backpack', 'robot vacuum'],
+};
 const BRAND: Pool<string> = { dev: ['Acme', 'Zenith', 'Nova', 'Apex'], test: ['Orbit', 'Nimbus', 'Vertex', 'Summit'] };
 const MAX_PRICE: Pool<number> = { dev: [120, 300, 45, 999], test: [180, 640, 55.5, 1500] };
-const GROCERY: Pool<string> = { dev: ['apples', 'lemons', 'avocados', 'bagels', 'eggs'], test: ['bananas', 'peaches', 'tomatoes', 'croissants', 'onions'] };
-const NUMBER_PAIR: Pool<[number, number]> = { dev: [[17, 23], [41, 38], [102, 127], [64, 46]], test: [[19, 29], [37, 73], [211, 112], [53, 34]] };
+const GROCERY: Pool<string> = {
+  dev: ['apples', 'lemons', 'avocados', 'bagels', 'eggs'],
+  test: ['bananas', 'peaches', 'tomatoes', 'croissants', 'onions'],
+};
+const NUMBER_PAIR: Pool<[number, number]> = {
+  dev: [
+    [17, 23],
+    [41, 38],
+    [102, 127],
+    [64, 46],
+  ],
+  test: [
+    [19, 29],
+    [37, 73],
+    [211, 112],
+    [53, 34],
+  ],
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // Building blocks
@@ -141,10 +377,26 @@ function fill(template: string, vars: Record<string, string | number>): string {
 }
 
 const user = (content: string): Turn => ({ role: 'user', content });
-const assistant = (tool: string, args: Record<string, unknown>): Turn => ({ role: 'assistant', tool_call: { tool, args } });
+const assistant = (tool: string, args: Record<string, unknown>): Turn => ({
+  role: 'assistant',
+  tool_call: { tool, args },
+});
 const toolResult = (content: string): Turn => ({ role: 'tool', content });
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 /** "21 March 2026" */
 function sayDate(iso: string): string {
   const [y, m, d] = iso.slice(0, 10).split('-').map(Number);
@@ -166,7 +418,12 @@ const FUZZY: ArgRule = { match: 'fuzzy' };
 const AT_DAY: ArgRule = { datetime: 'day' };
 const AT_MINUTE_TZ: ArgRule = { datetime: 'minute', timezone: 'required' };
 const CABINS = ['business', 'premium', 'first'] as const;
-const MODES: ReadonlyArray<[string, string]> = [['driving', 'by car'], ['walking', 'on foot'], ['transit', 'by public transport'], ['cycling', 'by bike']];
+const MODES: ReadonlyArray<[string, string]> = [
+  ['driving', 'by car'],
+  ['walking', 'on foot'],
+  ['transit', 'by public transport'],
+  ['cycling', 'by bike'],
+];
 
 // ---------------------------------------------------------------------------------------------------------
 // Families
@@ -177,20 +434,42 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c1_weather',
     cat: 'C1',
     count: 5,
-    phrasings: ["What's the weather in {city} right now?", "How's the weather looking in {city} at the moment?", 'Is it raining in {city} right now?', 'Tell me the current weather for {city}.', 'Current conditions in {city}, please.'],
+    phrasings: [
+      "What's the weather in {city} right now?",
+      "How's the weather looking in {city} at the moment?",
+      'Is it raining in {city} right now?',
+      'Tell me the current weather for {city}.',
+      'Current conditions in {city}, please.',
+    ],
     build: ({ pick, phrasing }) => {
       const [city, country] = pick(CITY);
-      return { targets: ['get_weather'], turns: [user(fill(phrasing, { city }))], expected: { tool: 'get_weather', args: { location: city } }, arg_rules: { location: cityRule(city, country) }, slots: { city } };
+      return {
+        targets: ['get_weather'],
+        turns: [user(fill(phrasing, { city }))],
+        expected: { tool: 'get_weather', args: { location: city } },
+        arg_rules: { location: cityRule(city, country) },
+        slots: { city },
+      };
     },
   },
   {
     id: 'c1_stock',
     cat: 'C1',
     count: 5,
-    phrasings: ["What's the stock price of {ticker}?", 'How is {ticker} trading today?', 'Give me the latest quote for {ticker}.'],
+    phrasings: [
+      "What's the stock price of {ticker}?",
+      'How is {ticker} trading today?',
+      'Give me the latest quote for {ticker}.',
+    ],
     build: ({ pick, phrasing }) => {
       const ticker = pick(TICKER);
-      return { targets: ['get_stock_price'], turns: [user(fill(phrasing, { ticker }))], expected: { tool: 'get_stock_price', args: { symbol: ticker } }, arg_rules: { symbol: CI }, slots: { ticker } };
+      return {
+        targets: ['get_stock_price'],
+        turns: [user(fill(phrasing, { ticker }))],
+        expected: { tool: 'get_stock_price', args: { symbol: ticker } },
+        arg_rules: { symbol: CI },
+        slots: { ticker },
+      };
     },
   },
   {
@@ -200,7 +479,13 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     phrasings: ["What does '{word}' mean?", 'Define the word {word} for me.', 'Look up the meaning of {word}.'],
     build: ({ pick, phrasing }) => {
       const word = pick(WORD);
-      return { targets: ['get_definition'], turns: [user(fill(phrasing, { word }))], expected: { tool: 'get_definition', args: { word } }, arg_rules: { word: CI }, slots: { word } };
+      return {
+        targets: ['get_definition'],
+        turns: [user(fill(phrasing, { word }))],
+        expected: { tool: 'get_definition', args: { word } },
+        arg_rules: { word: CI },
+        slots: { word },
+      };
     },
   },
   {
@@ -210,7 +495,13 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     phrasings: ['Is flight {flight} on time?', "What's the status of flight {flight}?", 'Has {flight} landed yet?'],
     build: ({ pick, phrasing }) => {
       const [flight, spaced] = pick(FLIGHT);
-      return { targets: ['get_flight_status'], turns: [user(fill(phrasing, { flight }))], expected: { tool: 'get_flight_status', args: { flight_number: flight } }, arg_rules: { flight_number: { equiv: [spaced], casefold: true } }, slots: { flight } };
+      return {
+        targets: ['get_flight_status'],
+        turns: [user(fill(phrasing, { flight }))],
+        expected: { tool: 'get_flight_status', args: { flight_number: flight } },
+        arg_rules: { flight_number: { equiv: [spaced], casefold: true } },
+        slots: { flight },
+      };
     },
   },
 
@@ -219,7 +510,11 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c2_sms',
     cat: 'C2',
     count: 4,
-    phrasings: ['Text {phone}: {message}', 'Send an SMS to {phone} saying {message}.', 'Message {phone} by text: {message}'],
+    phrasings: [
+      'Text {phone}: {message}',
+      'Send an SMS to {phone} saying {message}.',
+      'Message {phone} by text: {message}',
+    ],
     build: ({ pick, phrasing }) => {
       const [, , phone, digits] = pick(PERSON);
       const message = pick(MESSAGE);
@@ -237,7 +532,11 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c2_chat',
     cat: 'C2',
     count: 4,
-    phrasings: ['Post in {channel}: {message}', 'Let the team know in {channel} that {message}.', 'Drop a note in the {channel} channel: {message}'],
+    phrasings: [
+      'Post in {channel}: {message}',
+      'Let the team know in {channel} that {message}.',
+      'Drop a note in the {channel} channel: {message}',
+    ],
     build: ({ pick, phrasing }) => {
       const channel = pick(CHANNEL);
       const message = pick(MESSAGE, 1);
@@ -255,7 +554,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c2_forecast',
     cat: 'C2',
     count: 4,
-    phrasings: ['What will the weather be like in {city} over the next {days} days?', 'Give me the {days}-day forecast for {city}.'],
+    phrasings: [
+      'What will the weather be like in {city} over the next {days} days?',
+      'Give me the {days}-day forecast for {city}.',
+    ],
     build: ({ pick, phrasing }) => {
       const [city, country] = pick(CITY, 3);
       const days = pick({ dev: SMALL.dev.filter((n) => n >= 2), test: SMALL.test });
@@ -310,7 +612,11 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c3_currency',
     cat: 'C3',
     count: 4,
-    phrasings: ['How much is {amount} {from} in {to}?', 'Convert {amount} {from} to {to}.', 'I need {amount} {from} converted into {to}.'],
+    phrasings: [
+      'How much is {amount} {from} in {to}?',
+      'Convert {amount} {from} to {to}.',
+      'I need {amount} {from} converted into {to}.',
+    ],
     build: ({ pick, phrasing }) => {
       const amount = pick(AMOUNT);
       const from = pick(CURRENCY);
@@ -328,7 +634,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c3_flight',
     cat: 'C3',
     count: 4,
-    phrasings: ['Book a flight from {origin} to {dest} on {date} for a party of {n} in {cabin} class.', 'I need {n} seat(s) in {cabin} from {origin} to {dest}, departing {date}.'],
+    phrasings: [
+      'Book a flight from {origin} to {dest} on {date} for a party of {n} in {cabin} class.',
+      'I need {n} seat(s) in {cabin} from {origin} to {dest}, departing {date}.',
+    ],
     build: ({ pick, phrasing, i }) => {
       const [origin, dest] = pick(AIRPORT_PAIR);
       const iso = pick(DATE);
@@ -380,7 +689,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c3_hotel',
     cat: 'C3',
     count: 4,
-    phrasings: ['Book a hotel in {city} from {in} to {out} for a party of {guests}.', 'I need a room in {city}, checking in on {in} and out on {out}, {guests} guest(s).'],
+    phrasings: [
+      'Book a hotel in {city} from {in} to {out} for a party of {guests}.',
+      'I need a room in {city}, checking in on {in} and out on {out}, {guests} guest(s).',
+    ],
     build: ({ pick, phrasing }) => {
       const [city, country] = pick(CITY, 5);
       const checkIn = pick(DATE, 2);
@@ -402,12 +714,16 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c4_event_attendees',
     cat: 'C4',
     count: 4,
-    phrasings: ["Schedule '{title}' {when} with {people}.", "Set up a meeting called '{title}' {when} and invite {people}."],
+    phrasings: [
+      "Schedule '{title}' {when} with {people}.",
+      "Set up a meeting called '{title}' {when} and invite {people}.",
+    ],
     build: ({ pick, phrasing, i }) => {
       const title = pick(MEETING);
       const iso = pick(DATETIME, 3);
       const emails = [pick(PERSON)[1], pick(PERSON, 1)[1], ...(i % 2 ? [pick(PERSON, 2)[1]] : [])];
-      const people = emails.length === 2 ? `${emails[0]} and ${emails[1]}` : `${emails[0]}, ${emails[1]} and ${emails[2]}`;
+      const people =
+        emails.length === 2 ? `${emails[0]} and ${emails[1]}` : `${emails[0]}, ${emails[1]} and ${emails[2]}`;
       return {
         targets: ['create_event'],
         turns: [user(fill(phrasing, { title, when: sayDatetime(iso), people }))],
@@ -421,7 +737,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c4_invoice',
     cat: 'C4',
     count: 4,
-    phrasings: ['Invoice {name} ({email}) in {currency}: {q1} x {d1} at {p1} each and {q2} x {d2} at {p2} each.', 'Bill {name} at {email} for {q1} x {d1} ({p1} {currency} each) plus {q2} x {d2} ({p2} {currency} each).'],
+    phrasings: [
+      'Invoice {name} ({email}) in {currency}: {q1} x {d1} at {p1} each and {q2} x {d2} at {p2} each.',
+      'Bill {name} at {email} for {q1} x {d1} ({p1} {currency} each) plus {q2} x {d2} ({p2} {currency} each).',
+    ],
     build: ({ pick, phrasing }) => {
       const [name, email] = pick(PERSON, 3);
       const currency = pick(CURRENCY, 4);
@@ -434,9 +753,22 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
         turns: [user(fill(phrasing, { name, email, currency, q1, d1, p1, q2, d2, p2 }))],
         expected: {
           tool: 'create_invoice',
-          args: { customer: { name, email }, items: [{ description: d1, quantity: q1, unit_price: p1 }, { description: d2, quantity: q2, unit_price: p2 }], currency },
+          args: {
+            customer: { name, email },
+            items: [
+              { description: d1, quantity: q1, unit_price: p1 },
+              { description: d2, quantity: q2, unit_price: p2 },
+            ],
+            currency,
+          },
         },
-        arg_rules: { 'customer.name': CI, 'customer.email': CI, items: { match: 'set' }, 'items[].description': FUZZY, currency: CI },
+        arg_rules: {
+          'customer.name': CI,
+          'customer.email': CI,
+          items: { match: 'set' },
+          'items[].description': FUZZY,
+          currency: CI,
+        },
         slots: { name, email, currency, d1, d2, p1: String(p1), p2: String(p2) },
       };
     },
@@ -445,7 +777,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c4_products',
     cat: 'C4',
     count: 4,
-    phrasings: ['Find {query} under {max} from {b1} or {b2}, in stock only.', "Search for {query} by {b1} or {b2}, max price {max}, and only what's in stock."],
+    phrasings: [
+      'Find {query} under {max} from {b1} or {b2}, in stock only.',
+      "Search for {query} by {b1} or {b2}, max price {max}, and only what's in stock.",
+    ],
     build: ({ pick, phrasing }) => {
       const query = pick(PRODUCT);
       const max = pick(MAX_PRICE);
@@ -454,7 +789,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
       return {
         targets: ['search_products'],
         turns: [user(fill(phrasing, { query, max, b1, b2 }))],
-        expected: { tool: 'search_products', args: { query, filters: { max_price: max, brands: [b1, b2], in_stock: true } } },
+        expected: {
+          tool: 'search_products',
+          args: { query, filters: { max_price: max, brands: [b1, b2], in_stock: true } },
+        },
         arg_rules: { query: FUZZY, 'filters.brands': { match: 'set', casefold: true } },
         slots: { query, max: String(max), b1, b2 },
       };
@@ -464,7 +802,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c4_groceries',
     cat: 'C4',
     count: 4,
-    phrasings: ['Order {q1} {i1}, {q2} {i2} and {q3} {i3} for delivery on {date}.', 'Get me {q1} {i1}, {q2} {i2} and {q3} {i3}, delivered on {date}.'],
+    phrasings: [
+      'Order {q1} {i1}, {q2} {i2} and {q3} {i3} for delivery on {date}.',
+      'Get me {q1} {i1}, {q2} {i2} and {q3} {i3}, delivered on {date}.',
+    ],
     build: ({ pick, phrasing }) => {
       const [i1, i2, i3] = [pick(GROCERY), pick(GROCERY, 1), pick(GROCERY, 2)];
       const [q1, q2, q3] = [pick(SMALL, 1), pick(SMALL, 2), pick(SMALL, 4)];
@@ -474,7 +815,14 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
         turns: [user(fill(phrasing, { q1, i1, q2, i2, q3, i3, date: sayDate(iso) }))],
         expected: {
           tool: 'order_groceries',
-          args: { items: [{ name: i1, quantity: q1 }, { name: i2, quantity: q2 }, { name: i3, quantity: q3 }], delivery_date: iso },
+          args: {
+            items: [
+              { name: i1, quantity: q1 },
+              { name: i2, quantity: q2 },
+              { name: i3, quantity: q3 },
+            ],
+            delivery_date: iso,
+          },
         },
         arg_rules: { items: { match: 'set' }, 'items[].name': { casefold: true }, delivery_date: AT_DAY },
         slots: { i1, i2, i3, date: iso },
@@ -487,51 +835,101 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c5_gratitude',
     cat: 'C5',
     count: 4,
-    phrasings: ["Thanks, that's all I needed for my trip to {city}!", "Great, I'm all set for {city} now, thank you.", 'Perfect, that settles my plans for {city}. Cheers!', 'No more questions about {city} for now, thanks a lot.'],
+    phrasings: [
+      "Thanks, that's all I needed for my trip to {city}!",
+      "Great, I'm all set for {city} now, thank you.",
+      'Perfect, that settles my plans for {city}. Cheers!',
+      'No more questions about {city} for now, thanks a lot.',
+    ],
     build: ({ pick, phrasing }) => {
       const [city] = pick(CITY, 7);
-      return { targets: [], others: ['get_weather', 'get_forecast', 'book_hotel'], turns: [user(fill(phrasing, { city }))], expected: null, slots: { city } };
+      return {
+        targets: [],
+        others: ['get_weather', 'get_forecast', 'book_hotel'],
+        turns: [user(fill(phrasing, { city }))],
+        expected: null,
+        slots: { city },
+      };
     },
   },
   {
     id: 'c5_already_done',
     cat: 'C5',
     count: 4,
-    phrasings: ["I already emailed {person} about '{subject}' this morning, so that's sorted.", "Just so you know, I texted {person} about '{subject}' yesterday.", "{person} and I already talked about '{subject}', nothing to send."],
+    phrasings: [
+      "I already emailed {person} about '{subject}' this morning, so that's sorted.",
+      "Just so you know, I texted {person} about '{subject}' yesterday.",
+      "{person} and I already talked about '{subject}', nothing to send.",
+    ],
     build: ({ pick, phrasing }) => {
       const [person] = pick(PERSON, 4);
       const subject = pick(SUBJECT);
-      return { targets: [], others: ['send_email', 'send_sms', 'post_chat_message'], turns: [user(fill(phrasing, { person, subject }))], expected: null, slots: { person, subject } };
+      return {
+        targets: [],
+        others: ['send_email', 'send_sms', 'post_chat_message'],
+        turns: [user(fill(phrasing, { person, subject }))],
+        expected: null,
+        slots: { person, subject },
+      };
     },
   },
   {
     id: 'c5_opinion',
     cat: 'C5',
     count: 4,
-    phrasings: ["Honestly, I think '{word}' is a beautiful word. Do you agree?", "I used '{word}' in my essay and my teacher loved it!", "'{word}' has always been my favourite word to say out loud."],
+    phrasings: [
+      "Honestly, I think '{word}' is a beautiful word. Do you agree?",
+      "I used '{word}' in my essay and my teacher loved it!",
+      "'{word}' has always been my favourite word to say out loud.",
+    ],
     build: ({ pick, phrasing }) => {
       const word = pick(WORD, 2);
-      return { targets: [], others: ['get_definition', 'translate_text', 'search_web'], turns: [user(fill(phrasing, { word }))], expected: null, slots: { word } };
+      return {
+        targets: [],
+        others: ['get_definition', 'translate_text', 'search_web'],
+        turns: [user(fill(phrasing, { word }))],
+        expected: null,
+        slots: { word },
+      };
     },
   },
   {
     id: 'c5_no_reminder',
     cat: 'C5',
     count: 4,
-    phrasings: ["Don't set any reminder, I'll remember to {task} myself.", "No need to remind me to {task}, I've got it.", "I already wrote '{task}' on a sticky note, so no reminder needed."],
+    phrasings: [
+      "Don't set any reminder, I'll remember to {task} myself.",
+      "No need to remind me to {task}, I've got it.",
+      "I already wrote '{task}' on a sticky note, so no reminder needed.",
+    ],
     build: ({ pick, phrasing }) => {
       const task = pick(TASK, 2);
-      return { targets: [], others: ['create_reminder', 'add_todo', 'set_alarm'], turns: [user(fill(phrasing, { task }))], expected: null, slots: { task } };
+      return {
+        targets: [],
+        others: ['create_reminder', 'add_todo', 'set_alarm'],
+        turns: [user(fill(phrasing, { task }))],
+        expected: null,
+        slots: { task },
+      };
     },
   },
   {
     id: 'c5_mental_math',
     cat: 'C5',
     count: 4,
-    phrasings: ['Just from the top of your head: is {a} bigger than {b}?', 'Quick one, no tools needed: which is larger, {a} or {b}?'],
+    phrasings: [
+      'Just from the top of your head: is {a} bigger than {b}?',
+      'Quick one, no tools needed: which is larger, {a} or {b}?',
+    ],
     build: ({ pick, phrasing }) => {
       const [a, b] = pick(NUMBER_PAIR);
-      return { targets: [], others: ['calculate', 'convert_units'], turns: [user(fill(phrasing, { a, b }))], expected: null, slots: { a: String(a), b: String(b) } };
+      return {
+        targets: [],
+        others: ['calculate', 'convert_units'],
+        turns: [user(fill(phrasing, { a, b }))],
+        expected: null,
+        slots: { a: String(a), b: String(b) },
+      };
     },
   },
 
@@ -540,7 +938,11 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c6_currency_carry',
     cat: 'C6',
     count: 4,
-    phrasings: ['Convert {amount} {from} to {to}. / And the same amount to {to2}?', 'Convert {amount} {from} to {to}. / Now do the same amount in {to2}, please.', 'Convert {amount} {from} to {to}. / What would that be in {to2} instead?'],
+    phrasings: [
+      'Convert {amount} {from} to {to}. / And the same amount to {to2}?',
+      'Convert {amount} {from} to {to}. / Now do the same amount in {to2}, please.',
+      'Convert {amount} {from} to {to}. / What would that be in {to2} instead?',
+    ],
     build: ({ pick, phrasing }) => {
       const amount = pick(AMOUNT, 2);
       const [from, to, to2] = [pick(CURRENCY, 1), pick(CURRENCY, 3), pick(CURRENCY, 5)];
@@ -564,7 +966,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c6_translate_carry',
     cat: 'C6',
     count: 4,
-    phrasings: ["Translate '{phrase}' into {lang}. / Now the same phrase into {lang2}, please.", "Translate '{phrase}' into {lang}. / And in {lang2}?"],
+    phrasings: [
+      "Translate '{phrase}' into {lang}. / Now the same phrase into {lang2}, please.",
+      "Translate '{phrase}' into {lang}. / And in {lang2}?",
+    ],
     build: ({ pick, phrasing }) => {
       const phrase = pick(PHRASE);
       const [lang] = pick(LANGUAGE);
@@ -573,7 +978,12 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
       return {
         targets: ['translate_text'],
         others: ['get_definition'],
-        turns: [user(fill(u1!, { phrase, lang })), assistant('translate_text', { text: phrase, target_language: lang }), toolResult(`Translation into ${lang} is ready.`), user(fill(u2!, { lang2 }))],
+        turns: [
+          user(fill(u1!, { phrase, lang })),
+          assistant('translate_text', { text: phrase, target_language: lang }),
+          toolResult(`Translation into ${lang} is ready.`),
+          user(fill(u2!, { lang2 })),
+        ],
         expected: { tool: 'translate_text', args: { text: phrase, target_language: lang2 } },
         arg_rules: { text: FUZZY, target_language: { equiv: [code2], casefold: true } },
         slots: { phrase, lang, lang2 },
@@ -584,7 +994,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c6_forecast_carry',
     cat: 'C6',
     count: 4,
-    phrasings: ["What's the weather like in {city} right now? / And the forecast there for the next {days} days?", "What's the weather like in {city} right now? / What about the coming {days} days there?"],
+    phrasings: [
+      "What's the weather like in {city} right now? / And the forecast there for the next {days} days?",
+      "What's the weather like in {city} right now? / What about the coming {days} days there?",
+    ],
     build: ({ pick, phrasing }) => {
       const [city, country] = pick(CITY, 9);
       const days = pick({ dev: SMALL.dev.filter((n) => n >= 2), test: SMALL.test }, 1);
@@ -592,7 +1005,12 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
       return {
         targets: ['get_forecast'],
         others: ['get_weather'],
-        turns: [user(fill(u1!, { city })), assistant('get_weather', { location: city }), toolResult('Sunny, 21 degrees, light wind.'), user(fill(u2!, { days }))],
+        turns: [
+          user(fill(u1!, { city })),
+          assistant('get_weather', { location: city }),
+          toolResult('Sunny, 21 degrees, light wind.'),
+          user(fill(u2!, { days })),
+        ],
         expected: { tool: 'get_forecast', args: { location: city, days } },
         arg_rules: { location: cityRule(city, country) },
         slots: { city, days: String(days) },
@@ -603,7 +1021,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c6_flight_class',
     cat: 'C6',
     count: 4,
-    phrasings: ['Book a flight from {origin} to {dest} on {date} for a party of {n} in economy. / Then make it {cabin} class instead, for all {n} of us.', 'Book a flight from {origin} to {dest} on {date} for a party of {n} in economy. / Try {cabin} for the {n} of us then.'],
+    phrasings: [
+      'Book a flight from {origin} to {dest} on {date} for a party of {n} in economy. / Then make it {cabin} class instead, for all {n} of us.',
+      'Book a flight from {origin} to {dest} on {date} for a party of {n} in economy. / Try {cabin} for the {n} of us then.',
+    ],
     build: ({ pick, phrasing, i }) => {
       const [origin, dest] = pick(AIRPORT_PAIR, 2);
       const iso = pick(DATE, 3);
@@ -629,7 +1050,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c6_email_to_sms',
     cat: 'C6',
     count: 4,
-    phrasings: ["Email {email} with the subject '{subject}' saying {message}. / Also text the same message to {phone}.", "Email {email} with the subject '{subject}' saying {message}. / Send that same message as an SMS to {phone} too."],
+    phrasings: [
+      "Email {email} with the subject '{subject}' saying {message}. / Also text the same message to {phone}.",
+      "Email {email} with the subject '{subject}' saying {message}. / Send that same message as an SMS to {phone} too.",
+    ],
     build: ({ pick, phrasing }) => {
       const [, email] = pick(PERSON, 1);
       const [, , phone, digits] = pick(PERSON, 5);
@@ -639,7 +1063,12 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
       return {
         targets: ['send_sms'],
         others: ['send_email', 'post_chat_message'],
-        turns: [user(fill(u1!, { email, subject, message })), assistant('send_email', { to: email, subject, body: message }), toolResult('Email sent.'), user(fill(u2!, { phone }))],
+        turns: [
+          user(fill(u1!, { email, subject, message })),
+          assistant('send_email', { to: email, subject, body: message }),
+          toolResult('Email sent.'),
+          user(fill(u2!, { phone })),
+        ],
         expected: { tool: 'send_sms', args: { phone_number: phone, message } },
         arg_rules: { phone_number: { equiv: [digits] }, message: FUZZY },
         slots: { email, phone, subject, message },
@@ -656,7 +1085,13 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     phrasings: ['What time is it in {city} right now?', 'Tell me the local time in {city}.'],
     build: ({ pick, phrasing }) => {
       const [city, tz] = pick(TZ_CITY);
-      return { targets: ['get_time'], turns: [user(fill(phrasing, { city }))], expected: { tool: 'get_time', args: { timezone: tz } }, arg_rules: { timezone: { equiv: [city], casefold: true } }, slots: { city } };
+      return {
+        targets: ['get_time'],
+        turns: [user(fill(phrasing, { city }))],
+        expected: { tool: 'get_time', args: { timezone: tz } },
+        arg_rules: { timezone: { equiv: [city], casefold: true } },
+        slots: { city },
+      };
     },
   },
   {
@@ -739,7 +1174,10 @@ export const FAMILY_SPECS: readonly FamilySpec[] = [
     id: 'c8_mixed',
     cat: 'C8',
     count: 4,
-    phrasings: ['Convert {amount} {from} to {to}, and tell me what time it is in {city}.', 'Two things: the time in {city}, and {amount} {from} in {to}.'],
+    phrasings: [
+      'Convert {amount} {from} to {to}, and tell me what time it is in {city}.',
+      'Two things: the time in {city}, and {amount} {from} in {to}.',
+    ],
     build: ({ pick, phrasing }) => {
       const amount = pick(AMOUNT, 4);
       const [from, to] = [pick(CURRENCY, 2), pick(CURRENCY, 4)];
@@ -786,7 +1224,8 @@ function catalog(built: Built, size: number | undefined, rng: Rng): string[] {
   if (size !== undefined) {
     const exclude = new Set(built.targets.flatMap((t) => [...confusables(t)]));
     const pool = rng.shuffle(TOOL_NAMES.filter((n) => !exclude.has(n)));
-    if (pool.length < size - tools.length) throw new Error(`generator: not enough distractors for a catalog of ${size}`);
+    if (pool.length < size - tools.length)
+      throw new Error(`generator: not enough distractors for a catalog of ${size}`);
     tools = [...tools, ...pool.slice(0, size - tools.length)];
   }
   return tools.length > 1 ? rng.shuffle(tools) : tools;

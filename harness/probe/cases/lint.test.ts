@@ -37,12 +37,21 @@ describe('toolgauge probe cases (cases/probe)', () => {
     expect(cs.filter((c) => c.messages.some((m) => m.tool_calls?.length)).length).toBe(40);
     expect(new Set(cs.filter((c) => c.cat === 'C7').map((c) => c.tools.length))).toEqual(new Set([3, 8, 16, 32]));
     // Parameter descriptions everywhere.
-    for (const c of cs) for (const t of c.tools) for (const p of Object.values((t.function.parameters as { properties: Record<string, { description?: string }> }).properties)) expect(p.description).toBeTruthy();
+    for (const c of cs)
+      for (const t of c.tools)
+        for (const p of Object.values(
+          (t.function.parameters as { properties: Record<string, { description?: string }> }).properties,
+        ))
+          expect(p.description).toBeTruthy();
   });
 
   it('the seed moves the correct tool around the catalog', () => {
-    const a = generateCases(1).filter((r) => r.cat === 'C7').map((r) => (r.tools as string[]).indexOf((r.expected as { tool: string }).tool));
-    const b = generateCases(2).filter((r) => r.cat === 'C7').map((r) => (r.tools as string[]).indexOf((r.expected as { tool: string }).tool));
+    const a = generateCases(1)
+      .filter((r) => r.cat === 'C7')
+      .map((r) => (r.tools as string[]).indexOf((r.expected as { tool: string }).tool));
+    const b = generateCases(2)
+      .filter((r) => r.cat === 'C7')
+      .map((r) => (r.tools as string[]).indexOf((r.expected as { tool: string }).tool));
     expect(a).not.toEqual(b);
     expect(generateCases(1)).toEqual(generateCases(1));
   });
@@ -54,22 +63,49 @@ describe('the linter catches what it should', () => {
   it('leakage: a slot value or a user message shared by dev and test', () => {
     const leak = rows.map((r) => (r.id === 'c1_weather_test_000' ? { ...r, slots: { city: 'Tokyo' } } : r));
     const r = lintCases(fromRows(leak));
-    expect(r.errors.some((e) => e.rule === 'leakage' && /value 'tokyo' appears in dev \(.+\) and test \(c1_weather_test_000\)/.test(e.message))).toBe(true);
+    expect(
+      r.errors.some(
+        (e) =>
+          e.rule === 'leakage' &&
+          /value 'tokyo' appears in dev \(.+\) and test \(c1_weather_test_000\)/.test(e.message),
+      ),
+    ).toBe(true);
     const dev = rows.find((r) => r.id === 'c1_weather_dev_000')!;
     const same = rows.map((r) => (r.id === 'c1_weather_test_000' ? { ...r, turns: dev.turns } : r));
-    expect(lintCases(fromRows(same)).errors.some((e) => e.rule === 'leakage' && /user message/.test(e.message))).toBe(true);
+    expect(lintCases(fromRows(same)).errors.some((e) => e.rule === 'leakage' && /user message/.test(e.message))).toBe(
+      true,
+    );
   });
 
   it('schema: an expected call that violates its tool schema, a rule for an argument nobody expects', () => {
-    const bad = rows.map((r) => (r.id === 'c3_flight_dev_000' ? { ...r, expected: { tool: 'book_flight', args: { ...(r.expected as { args: Record<string, unknown> }).args, passengers: 12 } } } : r));
-    expect(lintCases(fromRows(bad)).errors).toEqual([expect.objectContaining({ rule: 'schema', id: 'c3_flight_dev_000', message: expect.stringMatching(/passengers: must be <= 9/) })]);
-    const rule = rows.map((r) => (r.id === 'c1_stock_dev_000' ? { ...r, arg_rules: { ticker: { casefold: true } } } : r));
+    const bad = rows.map((r) =>
+      r.id === 'c3_flight_dev_000'
+        ? {
+            ...r,
+            expected: {
+              tool: 'book_flight',
+              args: { ...(r.expected as { args: Record<string, unknown> }).args, passengers: 12 },
+            },
+          }
+        : r,
+    );
+    expect(lintCases(fromRows(bad)).errors).toEqual([
+      expect.objectContaining({
+        rule: 'schema',
+        id: 'c3_flight_dev_000',
+        message: expect.stringMatching(/passengers: must be <= 9/),
+      }),
+    ]);
+    const rule = rows.map((r) =>
+      r.id === 'c1_stock_dev_000' ? { ...r, arg_rules: { ticker: { casefold: true } } } : r,
+    );
     expect(lintCases(fromRows(rule)).errors[0]?.message).toMatch(/argument rule 'ticker' names no expected argument/);
   });
 
   it('distribution: the correct tool always first, a missing category, an unused phrasing', () => {
     const first = rows.map((r) => {
-      const want = Array.isArray(r.expected) || !r.expected ? null : 'tool' in r.expected ? r.expected.tool : r.expected.name;
+      const want =
+        Array.isArray(r.expected) || !r.expected ? null : 'tool' in r.expected ? r.expected.tool : r.expected.name;
       const tools = r.tools as string[];
       return want && tools.length >= 3 ? { ...r, tools: [want, ...tools.filter((t) => t !== want)] } : r;
     });
@@ -77,8 +113,13 @@ describe('the linter catches what it should', () => {
     expect(w.some((x) => x.rule === 'position' && /listed first in \d+ of \d+ cases/.test(x.message))).toBe(true);
     const noC8 = lintCases(fromRows(rows.filter((r) => !(r.cat === 'C8' && r.split === 'test')))).warnings;
     expect(noC8).toContainEqual({ rule: 'category', message: 'split test: category C8 has 0 case(s) (fewer than 8)' });
-    const unused = lintCases(fromRows(rows.filter((r) => r.phrasing !== 'c1_weather#4')), { phrasings: phrasingInventory() }).warnings;
-    expect(unused.filter((x) => x.rule === 'phrasing').map((x) => x.message)).toEqual(['split dev: phrasing c1_weather#4 is never used', 'split test: phrasing c1_weather#4 is never used']);
+    const unused = lintCases(fromRows(rows.filter((r) => r.phrasing !== 'c1_weather#4')), {
+      phrasings: phrasingInventory(),
+    }).warnings;
+    expect(unused.filter((x) => x.rule === 'phrasing').map((x) => x.message)).toEqual([
+      'split dev: phrasing c1_weather#4 is never used',
+      'split test: phrasing c1_weather#4 is never used',
+    ]);
   });
 });
 

@@ -42,7 +42,8 @@ export interface LintOptions {
 const fold = (s: string) => s.normalize('NFKC').trim().toLowerCase();
 
 function paramsOf(t: OpenAITool): Record<string, Record<string, unknown>> {
-  return ((t.function.parameters as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties ?? {}) as Record<string, Record<string, unknown>>;
+  return ((t.function.parameters as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties ??
+    {}) as Record<string, Record<string, unknown>>;
 }
 
 /** The argument paths a value has (`a`, `a.b`, `items[]`, `items[].name`). */
@@ -64,7 +65,9 @@ function slotValues(c: ProbeCase): { values: string[]; derived: boolean } {
   if (c.slots) return { values: Object.values(c.slots), derived: false };
   const out: string[] = [];
   const enums = new Set<string>();
-  for (const t of c.tools) for (const p of Object.values(paramsOf(t))) for (const e of (p.enum as unknown[] | undefined) ?? []) enums.add(String(e));
+  for (const t of c.tools)
+    for (const p of Object.values(paramsOf(t)))
+      for (const e of (p.enum as unknown[] | undefined) ?? []) enums.add(String(e));
   const walk = (v: unknown) => {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') Object.values(v).forEach(walk);
@@ -83,16 +86,23 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
   // Schema: expected calls and prior calls are valid calls of their tools; rules name expected arguments.
   for (const c of cases) {
     for (const e of c.expected ?? []) {
-      for (const problem of schemaErrors(e, c.tools)) errors.push({ rule: 'schema', id: c.id, message: `expected call ${problem}` });
+      for (const problem of schemaErrors(e, c.tools))
+        errors.push({ rule: 'schema', id: c.id, message: `expected call ${problem}` });
     }
     for (const p of priorCalls(c)) {
-      for (const problem of schemaErrors(p, c.tools)) errors.push({ rule: 'schema', id: c.id, message: `prior call ${problem}` });
+      for (const problem of schemaErrors(p, c.tools))
+        errors.push({ rule: 'schema', id: c.id, message: `prior call ${problem}` });
     }
     const paths = new Set<string>();
     for (const e of c.expected ?? []) pathsOf(e.arguments, '', paths);
     const ruleKeys = [...Object.keys(c.rules), ...(c.expected ?? []).flatMap((e) => Object.keys(e.rules ?? {}))];
     for (const k of ruleKeys) {
-      if (!paths.has(k)) (c.expected ? errors : warnings).push({ rule: 'schema', id: c.id, message: `argument rule '${k}' names no expected argument` });
+      if (!paths.has(k))
+        (c.expected ? errors : warnings).push({
+          rule: 'schema',
+          id: c.id,
+          message: `argument rule '${k}' names no expected argument`,
+        });
     }
   }
 
@@ -118,11 +128,19 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
   for (const [v, m] of seen) {
     if (m.size < 2) continue;
     const where = [...m].map(([s, id]) => `${s} (${id})`).join(' and ');
-    (derivedAny ? warnings : errors).push({ rule: 'leakage', id: [...m.values()][0], message: `value '${v}' appears in ${where}` });
+    (derivedAny ? warnings : errors).push({
+      rule: 'leakage',
+      id: [...m.values()][0],
+      message: `value '${v}' appears in ${where}`,
+    });
   }
   for (const [t, m] of texts) {
     if (m.size < 2) continue;
-    errors.push({ rule: 'leakage', id: [...m.values()][0], message: `user message '${t.slice(0, 60)}' appears in ${[...m.keys()].join(' and ')}` });
+    errors.push({
+      rule: 'leakage',
+      id: [...m.values()][0],
+      message: `user message '${t.slice(0, 60)}' appears in ${[...m.keys()].join(' and ')}`,
+    });
   }
 
   // Distribution: categories per split.
@@ -135,7 +153,11 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
   for (const split of splits) {
     for (const cat of opts.categories ?? CATEGORIES) {
       const n = bySplit[split]?.[cat] ?? 0;
-      if (n < min) warnings.push({ rule: 'category', message: `split ${split}: category ${cat} has ${n} case(s) (fewer than ${min})` });
+      if (n < min)
+        warnings.push({
+          rule: 'category',
+          message: `split ${split}: category ${cat} has ${n} case(s) (fewer than ${min})`,
+        });
     }
   }
 
@@ -143,7 +165,11 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
   for (const split of splits) {
     const sizes = new Set(cases.filter((c) => c.split === split && c.cat === 'C7').map((c) => c.tools.length));
     const missing = [3, 8, 16, 32].filter((n) => !sizes.has(n));
-    if (cases.some((c) => c.split === split && c.cat === 'C7') && missing.length) warnings.push({ rule: 'catalog_size', message: `split ${split}: C7 has no catalog of size ${missing.join(', ')}` });
+    if (cases.some((c) => c.split === split && c.cat === 'C7') && missing.length)
+      warnings.push({
+        rule: 'catalog_size',
+        message: `split ${split}: C7 has no catalog of size ${missing.join(', ')}`,
+      });
   }
 
   // Position of the correct tool.
@@ -152,14 +178,21 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
   const first = single.filter((c) => pos(c) === 0).length;
   const firstShare = single.length ? first / single.length : null;
   if (firstShare !== null && single.length >= 6 && firstShare > 0.5) {
-    warnings.push({ rule: 'position', message: `the correct tool is listed first in ${first} of ${single.length} cases with 3 or more tools: shuffle the catalog (models favour the first tool)` });
+    warnings.push({
+      rule: 'position',
+      message: `the correct tool is listed first in ${first} of ${single.length} cases with 3 or more tools: shuffle the catalog (models favour the first tool)`,
+    });
   }
   const bySize = new Map<number, ProbeCase[]>();
   for (const c of single) bySize.set(c.tools.length, [...(bySize.get(c.tools.length) ?? []), c]);
   for (const [size, cs] of bySize) {
     if (cs.length < 6) continue;
     const distinct = new Set(cs.map(pos)).size;
-    if (distinct < Math.min(3, size)) warnings.push({ rule: 'position', message: `catalogs of ${size} tools: the correct tool takes only ${distinct} distinct position(s) over ${cs.length} cases` });
+    if (distinct < Math.min(3, size))
+      warnings.push({
+        rule: 'position',
+        message: `catalogs of ${size} tools: the correct tool takes only ${distinct} distinct position(s) over ${cs.length} cases`,
+      });
   }
 
   // Phrasings.
@@ -168,7 +201,8 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
       const used = new Set(cases.filter((c) => c.split === split && c.phrasing).map((c) => c.phrasing!));
       for (const [family, list] of Object.entries(opts.phrasings)) {
         if (!cases.some((c) => c.split === split && c.family === family)) continue;
-        for (const p of list) if (!used.has(p)) warnings.push({ rule: 'phrasing', message: `split ${split}: phrasing ${p} is never used` });
+        for (const p of list)
+          if (!used.has(p)) warnings.push({ rule: 'phrasing', message: `split ${split}: phrasing ${p} is never used` });
       }
     }
   }
@@ -177,8 +211,14 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
   const tools = new Map<string, OpenAITool>();
   for (const c of cases) for (const t of c.tools) tools.set(t.function.name, t);
   for (const [name, t] of tools) {
-    const bare = Object.entries(paramsOf(t)).filter(([, p]) => typeof p.description !== 'string' || p.description.trim() === '').map(([k]) => k);
-    if (bare.length) warnings.push({ rule: 'descriptions', message: `tool ${name}: parameter(s) without a description: ${bare.join(', ')}` });
+    const bare = Object.entries(paramsOf(t))
+      .filter(([, p]) => typeof p.description !== 'string' || p.description.trim() === '')
+      .map(([k]) => k);
+    if (bare.length)
+      warnings.push({
+        rule: 'descriptions',
+        message: `tool ${name}: parameter(s) without a description: ${bare.join(', ')}`,
+      });
     if (!t.function.description) warnings.push({ rule: 'descriptions', message: `tool ${name} has no description` });
   }
 
@@ -186,7 +226,11 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
   for (const split of splits) {
     const inSplit = cases.filter((c) => c.split === split);
     const share = inSplit.filter((c) => c.expected === null).length / Math.max(1, inSplit.length);
-    if (inSplit.length >= 20 && (share < 0.05 || share > 0.4)) warnings.push({ rule: 'abstention', message: `split ${split}: ${(share * 100).toFixed(0)}% abstention cases (expected 5–40%)` });
+    if (inSplit.length >= 20 && (share < 0.05 || share > 0.4))
+      warnings.push({
+        rule: 'abstention',
+        message: `split ${split}: ${(share * 100).toFixed(0)}% abstention cases (expected 5–40%)`,
+      });
   }
 
   return { errors, warnings, stats: { cases: cases.length, bySplit, firstPositionShare: firstShare } };

@@ -18,11 +18,23 @@ function tmpCases(lines: unknown[], tools?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'tg-probe-cases-'));
   made.push(dir);
   if (tools !== undefined) writeFileSync(join(dir, 'tools.yaml'), tools);
-  writeFileSync(join(dir, 'cases.jsonl'), lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  writeFileSync(
+    join(dir, 'cases.jsonl'),
+    lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n',
+  );
   return join(dir, 'cases.jsonl');
 }
-const PALETTE = 'f:\n  description: a tool\n  parameters: {type: object, properties: {x: {type: string}}, required: [x]}\n';
-const good = { id: 'a_dev_000', cat: 'C1', split: 'dev', tools: ['f'], turns: [{ role: 'user', content: 'hi' }], expected: { tool: 'f', args: { x: '1' } }, arg_rules: {} };
+const PALETTE =
+  'f:\n  description: a tool\n  parameters: {type: object, properties: {x: {type: string}}, required: [x]}\n';
+const good = {
+  id: 'a_dev_000',
+  cat: 'C1',
+  split: 'dev',
+  tools: ['f'],
+  turns: [{ role: 'user', content: 'hi' }],
+  expected: { tool: 'f', args: { x: '1' } },
+  arg_rules: {},
+};
 
 function dataError(fn: () => unknown): DataError {
   try {
@@ -38,7 +50,12 @@ describe('probe case loading', () => {
   it('reads the Toolhound format as is: palette beside the file, {tool,args}, tool_call turns, null expected, extras', () => {
     const l = loadCases(FIXTURE);
     expect(l.toolsFile).toMatch(/toolhound-format\/tools\.yaml$/);
-    expect(l.cases.map((c) => c.id)).toEqual(['f_weather_dev_000', 'f_meeting_dev_000', 'f_carry_dev_000', 'f_thanks_dev_000']);
+    expect(l.cases.map((c) => c.id)).toEqual([
+      'f_weather_dev_000',
+      'f_meeting_dev_000',
+      'f_carry_dev_000',
+      'f_thanks_dev_000',
+    ]);
     const [w, m, carry, thanks] = l.cases;
     expect(w!.tools[0]!.function).toMatchObject({ name: 'lookup_weather', description: 'Current weather for a city' });
     expect(w!.expected).toEqual([{ name: 'lookup_weather', arguments: { city: 'Ulm' } }]);
@@ -71,7 +88,9 @@ describe('probe case loading', () => {
   });
 
   it('errors name the file, the line (and case id) and the field', () => {
-    const unknownTool = dataError(() => loadCases(tmpCases([good, { ...good, id: 'b_dev_000', tools: ['f', 'g'] }], PALETTE)));
+    const unknownTool = dataError(() =>
+      loadCases(tmpCases([good, { ...good, id: 'b_dev_000', tools: ['f', 'g'] }], PALETTE)),
+    );
     expect(unknownTool.message).toMatch(/cases\.jsonl: row 2 \(b_dev_000\): field tools\[1\]: unknown tool 'g'/);
     const badRule = dataError(() => loadCases(tmpCases([{ ...good, arg_rules: { x: { match: 'regex' } } }], PALETTE)));
     expect(badRule.message).toMatch(/row 1 \(a_dev_000\): field arg_rules\.x\.match: /);
@@ -81,9 +100,39 @@ describe('probe case loading', () => {
     expect(notJson.message).toMatch(/cases\.jsonl: row 2: not a JSON object/);
     const dup = dataError(() => loadCases(tmpCases([good, good], PALETTE)));
     expect(dup.message).toMatch(/row 2 \(a_dev_000\): field id: duplicate id \(first on line 1\)/);
-    const orphan = dataError(() => loadCases(tmpCases([{ ...good, turns: [{ role: 'user', content: 'q' }, { role: 'tool', content: 'r' }] }], PALETTE)));
+    const orphan = dataError(() =>
+      loadCases(
+        tmpCases(
+          [
+            {
+              ...good,
+              turns: [
+                { role: 'user', content: 'q' },
+                { role: 'tool', content: 'r' },
+              ],
+            },
+          ],
+          PALETTE,
+        ),
+      ),
+    );
     expect(orphan.message).toMatch(/field turns\[1\]: a tool turn must follow an assistant tool call/);
-    const last = dataError(() => loadCases(tmpCases([{ ...good, turns: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }] }], PALETTE)));
+    const last = dataError(() =>
+      loadCases(
+        tmpCases(
+          [
+            {
+              ...good,
+              turns: [
+                { role: 'user', content: 'q' },
+                { role: 'assistant', content: 'a' },
+              ],
+            },
+          ],
+          PALETTE,
+        ),
+      ),
+    );
     expect(last.message).toMatch(/field turns\[1\]: the last turn must be a user/);
     const palette = dataError(() => loadCases(tmpCases([good], 'f: [1, 2]\n')));
     expect(palette.message).toMatch(/tools\.yaml: row f/);
@@ -92,7 +141,10 @@ describe('probe case loading', () => {
   });
 
   it('inline OpenAI tools need no palette', () => {
-    const inline = { ...good, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }] };
+    const inline = {
+      ...good,
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }],
+    };
     expect(loadCases(tmpCases([inline])).cases[0]!.tools[0]!.function.name).toBe('f');
   });
 });

@@ -5,7 +5,16 @@ import type { ChatMessage, OpenAITool, ToolCall } from '../../core/chat.ts';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import { CaseRowSchema, PaletteListSchema, PaletteMapSchema, type ArgRule, type CallIn, type CaseRow, type ExpectedCall, type ProbeCase } from './types.ts';
+import {
+  CaseRowSchema,
+  PaletteListSchema,
+  PaletteMapSchema,
+  type ArgRule,
+  type CallIn,
+  type CaseRow,
+  type ExpectedCall,
+  type ProbeCase,
+} from './types.ts';
 
 /** A tool palette: tool name → OpenAI tool. */
 export type Palette = Map<string, OpenAITool>;
@@ -48,13 +57,23 @@ export function loadPalette(file: string): { palette: Palette; sha256: string } 
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new DataError(file, undefined, undefined, `cannot read the tool palette (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new DataError(
+      file,
+      undefined,
+      undefined,
+      `cannot read the tool palette (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
   let raw: unknown;
   try {
     raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
-    throw new DataError(file, undefined, undefined, `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`);
+    throw new DataError(
+      file,
+      undefined,
+      undefined,
+      `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
   const r = Array.isArray(raw) ? PaletteListSchema.safeParse(raw) : PaletteMapSchema.safeParse(raw);
   if (!r.success) {
@@ -63,11 +82,20 @@ export function loadPalette(file: string): { palette: Palette; sha256: string } 
     throw dataErrorFromZod(file, typeof row === 'number' || typeof row === 'string' ? row : undefined, r.error);
   }
   const palette: Palette = new Map();
-  const add = (name: string, description: string | undefined, parameters: Record<string, unknown> | undefined, row: string | number) => {
+  const add = (
+    name: string,
+    description: string | undefined,
+    parameters: Record<string, unknown> | undefined,
+    row: string | number,
+  ) => {
     if (palette.has(name)) throw new DataError(file, row, 'name', `tool '${name}' is defined twice`);
     palette.set(name, {
       type: 'function',
-      function: { name, ...(description !== undefined ? { description } : {}), parameters: parameters ?? { type: 'object', properties: {} } },
+      function: {
+        name,
+        ...(description !== undefined ? { description } : {}),
+        parameters: parameters ?? { type: 'object', properties: {} },
+      },
     });
   };
   if (Array.isArray(r.data)) {
@@ -90,7 +118,10 @@ const toCall = (c: CallIn): ExpectedCall => ({
 export function callId(caseId: string, n: number): string {
   const a = deriveSeed(0, 'probe-call-id', caseId, n).toString(36);
   const b = deriveSeed(1, 'probe-call-id', caseId, n).toString(36);
-  return `${a}${b}`.replace(/[^a-z0-9]/g, '').padEnd(9, '0').slice(0, 9);
+  return `${a}${b}`
+    .replace(/[^a-z0-9]/g, '')
+    .padEnd(9, '0')
+    .slice(0, 9);
 }
 
 function hasDatetimeRule(rules: Record<string, ArgRule>): boolean {
@@ -98,7 +129,20 @@ function hasDatetimeRule(rules: Record<string, ArgRule>): boolean {
 }
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** "Today is Friday, 20 March 2026." */
 export function dateSentence(date: string): string {
@@ -107,26 +151,53 @@ export function dateSentence(date: string): string {
 }
 
 /** One validated row → a runnable case. Throws DataError naming the file, line and field. */
-export function caseFromRow(row: CaseRow, palette: Palette, file: string, line: number, opts: LoadOptions = {}): ProbeCase {
+export function caseFromRow(
+  row: CaseRow,
+  palette: Palette,
+  file: string,
+  line: number,
+  opts: LoadOptions = {},
+): ProbeCase {
   const where = `${line} (${row.id})`;
   const tools: OpenAITool[] = row.tools.map((t, i) => {
     if (typeof t !== 'string') {
       const f = 'function' in t ? t.function : t;
-      return { type: 'function', function: { name: f.name, ...(f.description !== undefined ? { description: f.description } : {}), parameters: f.parameters ?? { type: 'object', properties: {} } } };
+      return {
+        type: 'function',
+        function: {
+          name: f.name,
+          ...(f.description !== undefined ? { description: f.description } : {}),
+          parameters: f.parameters ?? { type: 'object', properties: {} },
+        },
+      };
     }
     const found = palette.get(t);
-    if (!found) throw new DataError(file, where, `tools[${i}]`, `unknown tool '${t}' (not in the tool palette${palette.size ? '' : ': none was loaded, pass --tools'})`);
+    if (!found)
+      throw new DataError(
+        file,
+        where,
+        `tools[${i}]`,
+        `unknown tool '${t}' (not in the tool palette${palette.size ? '' : ': none was loaded, pass --tools'})`,
+      );
     return found;
   });
   const names = new Set<string>();
   tools.forEach((t, i) => {
-    if (names.has(t.function.name)) throw new DataError(file, where, `tools[${i}]`, `tool '${t.function.name}' is listed twice`);
+    if (names.has(t.function.name))
+      throw new DataError(file, where, `tools[${i}]`, `tool '${t.function.name}' is listed twice`);
     names.add(t.function.name);
   });
 
-  const expected = row.expected === null ? null : (Array.isArray(row.expected) ? row.expected : [row.expected]).map(toCall);
+  const expected =
+    row.expected === null ? null : (Array.isArray(row.expected) ? row.expected : [row.expected]).map(toCall);
   expected?.forEach((c, i) => {
-    if (!names.has(c.name)) throw new DataError(file, where, Array.isArray(row.expected) ? `expected[${i}].tool` : 'expected.tool', `'${c.name}' is not among the case's tools`);
+    if (!names.has(c.name))
+      throw new DataError(
+        file,
+        where,
+        Array.isArray(row.expected) ? `expected[${i}].tool` : 'expected.tool',
+        `'${c.name}' is not among the case's tools`,
+      );
   });
 
   const messages: ChatMessage[] = [];
@@ -143,13 +214,24 @@ export function caseFromRow(row: CaseRow, palette: Palette, file: string, line: 
       const calls = t.tool_calls ?? (t.tool_call ? [t.tool_call] : []);
       const toolCalls: ToolCall[] = calls.map((c, j) => {
         const call = toCall(c);
-        if (!names.has(call.name)) throw new DataError(file, where, `turns[${i}].${t.tool_calls ? `tool_calls[${j}]` : 'tool_call'}.tool`, `'${call.name}' is not among the case's tools`);
+        if (!names.has(call.name))
+          throw new DataError(
+            file,
+            where,
+            `turns[${i}].${t.tool_calls ? `tool_calls[${j}]` : 'tool_call'}.tool`,
+            `'${call.name}' is not among the case's tools`,
+          );
         const id = callId(row.id, n++);
         pending.push(id);
         return { id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } };
       });
-      if (toolCalls.length === 0 && !t.content) throw new DataError(file, where, `turns[${i}]`, 'an assistant turn needs content or a tool call');
-      messages.push({ role: 'assistant', content: t.content ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) });
+      if (toolCalls.length === 0 && !t.content)
+        throw new DataError(file, where, `turns[${i}]`, 'an assistant turn needs content or a tool call');
+      messages.push({
+        role: 'assistant',
+        content: t.content ?? null,
+        ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+      });
     } else if (t.role === 'tool') {
       const id = pending.shift();
       if (!id) throw new DataError(file, where, `turns[${i}]`, 'a tool turn must follow an assistant tool call');
@@ -159,7 +241,13 @@ export function caseFromRow(row: CaseRow, palette: Palette, file: string, line: 
     }
   });
   const last = row.turns.at(-1)!;
-  if (last.role !== 'user' && last.role !== 'tool') throw new DataError(file, where, `turns[${row.turns.length - 1}]`, 'the last turn must be a user (or tool) message: the model answers it');
+  if (last.role !== 'user' && last.role !== 'tool')
+    throw new DataError(
+      file,
+      where,
+      `turns[${row.turns.length - 1}]`,
+      'the last turn must be a user (or tool) message: the model answers it',
+    );
 
   return {
     id: row.id,
@@ -187,10 +275,17 @@ export function loadCases(file: string, opts: LoadOptions = {}): LoadedCases {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new DataError(file, undefined, undefined, `cannot read the cases file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new DataError(
+      file,
+      undefined,
+      undefined,
+      `cannot read the cases file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
   const toolsFile = opts.toolsFile ?? defaultToolsFile(file);
-  const { palette, sha256: toolsSha256 } = toolsFile ? loadPalette(toolsFile) : { palette: new Map() as Palette, sha256: null };
+  const { palette, sha256: toolsSha256 } = toolsFile
+    ? loadPalette(toolsFile)
+    : { palette: new Map() as Palette, sha256: null };
   const cases: ProbeCase[] = [];
   const rows: CaseRow[] = [];
   const seen = new Map<string, number>();
@@ -204,11 +299,15 @@ export function loadCases(file: string, opts: LoadOptions = {}): LoadedCases {
     } catch (e) {
       throw new DataError(file, line, undefined, `not a JSON object: ${(e as Error).message}`);
     }
-    const id = raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : undefined;
+    const id =
+      raw && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string'
+        ? (raw as { id: string }).id
+        : undefined;
     const r = CaseRowSchema.safeParse(raw);
     if (!r.success) throw dataErrorFromZod(file, id ? `${line} (${id})` : line, r.error);
     const prev = seen.get(r.data.id);
-    if (prev !== undefined) throw new DataError(file, `${line} (${r.data.id})`, 'id', `duplicate id (first on line ${prev})`);
+    if (prev !== undefined)
+      throw new DataError(file, `${line} (${r.data.id})`, 'id', `duplicate id (first on line ${prev})`);
     seen.set(r.data.id, line);
     rows.push(r.data);
     cases.push(caseFromRow(r.data, palette, file, line, opts));

@@ -64,7 +64,10 @@ export type TurnIn = z.infer<typeof TurnSchema>;
 
 export const CaseRowSchema = z
   .object({
-    id: z.string().min(1).regex(/^[\w.-]+$/, 'ids use letters, digits, _ . - only'),
+    id: z
+      .string()
+      .min(1)
+      .regex(/^[\w.-]+$/, 'ids use letters, digits, _ . - only'),
     cat: z.string().min(1),
     family: z.string().min(1).optional(),
     split: z.string().min(1).default('dev'),
@@ -77,7 +80,10 @@ export const CaseRowSchema = z
     /** `<family>#<index>`: which phrasing made the user text (phrasing-coverage lint). */
     phrasing: z.string().optional(),
     /** Reference date for relative dates in the turns (YYYY-MM-DD). */
-    date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'date must be YYYY-MM-DD').optional(),
+    date: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'date must be YYYY-MM-DD')
+      .optional(),
     // Toolhound extras, kept for the record.
     n_tools: z.number().int().optional(),
     note: z.string().optional(),
@@ -86,9 +92,11 @@ export const CaseRowSchema = z
 export type CaseRow = z.infer<typeof CaseRowSchema>;
 
 /** A tool palette file: `name: {description, parameters}` (Toolhound's tools.yaml) or a list of OpenAI tools. */
-export const PaletteMapSchema = z.record(z.string(), z.object({ description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }).strict());
+export const PaletteMapSchema = z.record(
+  z.string(),
+  z.object({ description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }).strict(),
+);
 export const PaletteListSchema = z.array(InlineToolSchema);
-
 
 /** A validated case, ready to run: tools resolved, turns as OpenAI messages with call ids. */
 export interface ProbeCase {
@@ -109,7 +117,9 @@ export interface ProbeCase {
 }
 
 /** The assistant calls in a case's history (prior calls the model must see again). */
-export function priorCalls(c: Pick<ProbeCase, 'messages'>): Array<{ index: number; name: string; arguments: Record<string, unknown> }> {
+export function priorCalls(
+  c: Pick<ProbeCase, 'messages'>,
+): Array<{ index: number; name: string; arguments: Record<string, unknown> }> {
   const out: Array<{ index: number; name: string; arguments: Record<string, unknown> }> = [];
   c.messages.forEach((m, index) => {
     for (const tc of m.tool_calls ?? []) {

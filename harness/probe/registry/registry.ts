@@ -18,20 +18,36 @@ export type TestModelType = (typeof TEST_MODEL_TYPES)[number];
 
 export const RegistryEntrySchema = z
   .object({
-    repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'must be a Hugging Face repository (owner/name)').optional(),
+    repo: z
+      .string()
+      .regex(/^[\w.-]+\/[\w.-]+$/, 'must be a Hugging Face repository (owner/name)')
+      .optional(),
     /** null: not pinned by the registry. */
     revision: z.string().min(1).nullable().default(null),
     chat_template: z.string().min(1),
     quantization: z.string().min(1),
     family: z.enum(FAMILIES).optional(),
-    test_model: z.object({ template: z.enum(TEST_TEMPLATE_NAMES as [string, ...string[]]), seed: z.number().int().min(0).max(0xffffffff) }).strict().optional(),
+    test_model: z
+      .object({
+        template: z.enum(TEST_TEMPLATE_NAMES as [string, ...string[]]),
+        seed: z.number().int().min(0).max(0xffffffff),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
-  .refine((e) => (e.repo === undefined) !== (e.test_model === undefined), 'an entry names a repo or a test_model, exactly one');
+  .refine(
+    (e) => (e.repo === undefined) !== (e.test_model === undefined),
+    'an entry names a repo or a test_model, exactly one',
+  );
 export type RegistryEntry = z.infer<typeof RegistryEntrySchema>;
 
 const KEY = /^[a-z0-9][a-z0-9._-]*$/;
-export const RegistrySchema = z.object({ models: z.record(z.string().regex(KEY, 'keys use lower-case letters, digits and . _ -'), RegistryEntrySchema) }).strict();
+export const RegistrySchema = z
+  .object({
+    models: z.record(z.string().regex(KEY, 'keys use lower-case letters, digits and . _ -'), RegistryEntrySchema),
+  })
+  .strict();
 export type Registry = z.infer<typeof RegistrySchema>;
 
 /** A registry file's text; errors name the file, the key and the field. */
@@ -45,7 +61,11 @@ export function parseRegistry(text: string, file: string): Registry {
   const r = RegistrySchema.safeParse(raw);
   if (!r.success) {
     const path = r.error.issues[0]!.path;
-    throw dataErrorFromZod(file, path[0] === 'models' && typeof path[1] === 'string' ? `models.${path[1]}` : undefined, r.error);
+    throw dataErrorFromZod(
+      file,
+      path[0] === 'models' && typeof path[1] === 'string' ? `models.${path[1]}` : undefined,
+      r.error,
+    );
   }
   return r.data;
 }
@@ -80,7 +100,12 @@ export function testModelPath(dir: string, template: string, seed: number, type:
  * or, for a test model, `gguf:` its file in `testModelDir` at the type `quant` asks (else the registry's). Pure:
  * throws a one-line message (the caller adds file and entry) for an unknown key or a type a test model cannot have.
  */
-export function fromRegistry(registry: Registry, key: string, quant: string | undefined, testModelDir: string): FromRegistry {
+export function fromRegistry(
+  registry: Registry,
+  key: string,
+  quant: string | undefined,
+  testModelDir: string,
+): FromRegistry {
   const e = registry.models[key];
   if (!e) {
     const keys = Object.keys(registry.models);
@@ -88,14 +113,31 @@ export function fromRegistry(registry: Registry, key: string, quant: string | un
   }
   if (e.test_model) {
     const type = (quant ?? e.quantization).toUpperCase();
-    if (!(TEST_MODEL_TYPES as readonly string[]).includes(type)) throw new Error(`quant ${quant}: the test model '${key}' is written as ${TEST_MODEL_TYPES.join(', ')}`);
+    if (!(TEST_MODEL_TYPES as readonly string[]).includes(type))
+      throw new Error(`quant ${quant}: the test model '${key}' is written as ${TEST_MODEL_TYPES.join(', ')}`);
     const path = testModelPath(testModelDir, e.test_model.template, e.test_model.seed, type as TestModelType);
-    return { model: `gguf:${path}`, family: e.family, quantization: type, repo: undefined, revision: undefined, testModel: { path, template: e.test_model.template, seed: e.test_model.seed, type: type as TestModelType } };
+    return {
+      model: `gguf:${path}`,
+      family: e.family,
+      quantization: type,
+      repo: undefined,
+      revision: undefined,
+      testModel: { path, template: e.test_model.template, seed: e.test_model.seed, type: type as TestModelType },
+    };
   }
-  return { model: e.repo!, family: e.family, quantization: quant ?? e.quantization, repo: e.repo, revision: e.revision ?? undefined, testModel: undefined };
+  return {
+    model: e.repo!,
+    family: e.family,
+    quantization: quant ?? e.quantization,
+    repo: e.repo,
+    revision: e.revision ?? undefined,
+    testModel: undefined,
+  };
 }
 
 /** Where test models are written: `TOOLGAUGE_TEST_MODEL_DIR`, else ~/.cache/toolgauge/test-models. */
 export function testModelDirOf(env: Readonly<Record<string, string | undefined>>): string {
-  return env.TOOLGAUGE_TEST_MODEL_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'toolgauge', 'test-models');
+  return (
+    env.TOOLGAUGE_TEST_MODEL_DIR || join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'toolgauge', 'test-models')
+  );
 }

@@ -24,13 +24,22 @@ describe('arms as instance dimensions', () => {
     expect(inst).toHaveLength(cases.length * 4);
     expect(new Set(inst.map((i) => i.id)).size).toBe(inst.length);
     const c = cases[0]!;
-    expect(inst.slice(0, 4).map((i) => i.id)).toEqual([`${c.id}|decode=free|model=sim:oracle`, `${c.id}|decode=constrained|model=sim:oracle`, `${c.id}|decode=free|model=sim:wrong`, `${c.id}|decode=constrained|model=sim:wrong`]);
-    expect(instanceTestName(inst[1]!, varyingAxes(s))).toBe(`probe › ${c.cat} › ${c.id} › decode=constrained › model=sim:oracle`);
+    expect(inst.slice(0, 4).map((i) => i.id)).toEqual([
+      `${c.id}|decode=free|model=sim:oracle`,
+      `${c.id}|decode=constrained|model=sim:oracle`,
+      `${c.id}|decode=free|model=sim:wrong`,
+      `${c.id}|decode=constrained|model=sim:wrong`,
+    ]);
+    expect(instanceTestName(inst[1]!, varyingAxes(s))).toBe(
+      `probe › ${c.cat} › ${c.id} › decode=constrained › model=sim:oracle`,
+    );
     expect(inst.every((i) => i.case.id === i.id.split('|')[0])).toBe(true);
   });
 
   it('bad axis values are one-line usage errors naming the variable', () => {
-    expect(() => settings({ TOOLGAUGE_PROBE_DECODE: 'free,greedy' })).toThrow(/TOOLGAUGE_PROBE_DECODE.*free, constrained/);
+    expect(() => settings({ TOOLGAUGE_PROBE_DECODE: 'free,greedy' })).toThrow(
+      /TOOLGAUGE_PROBE_DECODE.*free, constrained/,
+    );
     expect(() => settings({ TOOLGAUGE_PROBE_DECODE: 'free,free' })).toThrow(/twice/);
     expect(() => settings({ TOOLGAUGE_PROBE_METHOD: 'baseline,magic' })).toThrow(UsageError);
     expect(() => settings({ TOOLGAUGE_PROBE_MODELS: 'a,a' })).toThrow(/names 'a' twice/);
@@ -46,7 +55,25 @@ describe('which server and family a constraint is written for, and the refusals'
     expect(serverFor(m, chat, true)).toBe('vllm');
     expect(serverFor(m, settings({ TOOLGAUGE_PROBE_TRANSPORT: 'completions' }), true)).toBe('llamacpp');
     expect(serverFor(m, chat, false)).toBeNull();
-    expect(serverFor(m, { ...chat, endpoints: { [m.label]: { server: 'sglang', server_version: null, model_revision: null, template_sha256: null, tokenizer: null, sources: [] } } }, false)).toBe('sglang');
+    expect(
+      serverFor(
+        m,
+        {
+          ...chat,
+          endpoints: {
+            [m.label]: {
+              server: 'sglang',
+              server_version: null,
+              model_revision: null,
+              template_sha256: null,
+              tokenizer: null,
+              sources: [],
+            },
+          },
+        },
+        false,
+      ),
+    ).toBe('sglang');
     expect(serverFor(m, settings({ TOOLGAUGE_PROBE_SERVER: 'openai' }), false)).toBe('openai');
     // the simulated server's chat template is the reference Hermes one
     expect(familyFor(m, chat, null, true)).toBe('hermes');
@@ -55,9 +82,20 @@ describe('which server and family a constraint is written for, and the refusals'
   });
 
   it('refuses before anything runs: unknown server, llama.cpp chat, SGLang and OpenAI completions, no family', () => {
-    const refuse = (env: Record<string, string>, run: { usesSimulator: boolean }, templateFamily: 'hermes' | null = null) => {
+    const refuse = (
+      env: Record<string, string>,
+      run: { usesSimulator: boolean },
+      templateFamily: 'hermes' | null = null,
+    ) => {
       try {
-        checkAxes(settings({ TOOLGAUGE_PROBE_DECODE: 'free,constrained', ...env }, run.usesSimulator ? 'sim:oracle' : 'real-model'), run, () => templateFamily);
+        checkAxes(
+          settings(
+            { TOOLGAUGE_PROBE_DECODE: 'free,constrained', ...env },
+            run.usesSimulator ? 'sim:oracle' : 'real-model',
+          ),
+          run,
+          () => templateFamily,
+        );
         return null;
       } catch (e) {
         expect(e).toBeInstanceOf(UsageError);
@@ -65,9 +103,22 @@ describe('which server and family a constraint is written for, and the refusals'
       }
     };
     expect(refuse({}, real)).toMatch(/cannot tell which server.*pass --server/);
-    expect(refuse({ TOOLGAUGE_PROBE_SERVER: 'llamacpp', TOOLGAUGE_PROBE_FAMILY: 'hermes' }, real)).toMatch(/--server llamacpp: llama-server refuses a custom grammar together with tools/);
-    expect(refuse({ TOOLGAUGE_PROBE_SERVER: 'sglang', TOOLGAUGE_PROBE_FAMILY: 'hermes', TOOLGAUGE_PROBE_TRANSPORT: 'completions' }, real)).toMatch(/SGLang's completions constraints/);
-    expect(refuse({ TOOLGAUGE_PROBE_SERVER: 'openai', TOOLGAUGE_PROBE_TRANSPORT: 'completions' }, real)).toMatch(/OpenAI's completions endpoint/);
+    expect(refuse({ TOOLGAUGE_PROBE_SERVER: 'llamacpp', TOOLGAUGE_PROBE_FAMILY: 'hermes' }, real)).toMatch(
+      /--server llamacpp: llama-server refuses a custom grammar together with tools/,
+    );
+    expect(
+      refuse(
+        {
+          TOOLGAUGE_PROBE_SERVER: 'sglang',
+          TOOLGAUGE_PROBE_FAMILY: 'hermes',
+          TOOLGAUGE_PROBE_TRANSPORT: 'completions',
+        },
+        real,
+      ),
+    ).toMatch(/SGLang's completions constraints/);
+    expect(refuse({ TOOLGAUGE_PROBE_SERVER: 'openai', TOOLGAUGE_PROBE_TRANSPORT: 'completions' }, real)).toMatch(
+      /OpenAI's completions endpoint/,
+    );
     expect(refuse({ TOOLGAUGE_PROBE_SERVER: 'vllm' }, real)).toMatch(/needs the model family/);
     // what can constrain passes
     expect(refuse({ TOOLGAUGE_PROBE_SERVER: 'openai' }, real)).toBeNull();

@@ -38,7 +38,8 @@ export function axisValues(s: Pick<ProbeSettings, 'decode' | 'methods' | 'models
 /** Every arm, models outermost, decode innermost (so a case's paired arms sit together). */
 export function armsOf(s: Pick<ProbeSettings, 'decode' | 'methods' | 'models'>): Arm[] {
   const out: Arm[] = [];
-  for (const m of s.models) for (const method of s.methods) for (const decode of s.decode) out.push({ decode, method, model: m.label });
+  for (const m of s.models)
+    for (const method of s.methods) for (const decode of s.decode) out.push({ decode, method, model: m.label });
   return out;
 }
 
@@ -56,10 +57,15 @@ export function armSuffix(arm: Arm, axes: readonly Axis[], sep = '|'): string {
 /** The full key of an arm (every axis), as records store it. */
 export const armKey = (arm: Arm): string => armSuffix(arm, AXES);
 
-export function instancesOf(cases: readonly ProbeCase[], s: Pick<ProbeSettings, 'decode' | 'methods' | 'models'>): ProbeInstance[] {
+export function instancesOf(
+  cases: readonly ProbeCase[],
+  s: Pick<ProbeSettings, 'decode' | 'methods' | 'models'>,
+): ProbeInstance[] {
   const arms = armsOf(s);
   const axes = varyingAxes(s);
-  return cases.flatMap((c) => arms.map((arm) => ({ id: axes.length ? `${c.id}|${armSuffix(arm, axes)}` : c.id, case: c, arm })));
+  return cases.flatMap((c) =>
+    arms.map((arm) => ({ id: axes.length ? `${c.id}|${armSuffix(arm, axes)}` : c.id, case: c, arm })),
+  );
 }
 
 export function instanceTestName(i: ProbeInstance, axes: readonly Axis[]): string {
@@ -74,44 +80,80 @@ export function modelEntry(s: Pick<ProbeSettings, 'models'>, label: string): Mod
 }
 
 /** Whether a model of the run is answered by the built-in simulator. */
-export const onSimulator = (m: ModelEntry, run: Pick<RunConfig, 'usesSimulator'>): boolean => m.baseUrl === undefined && run.usesSimulator;
+export const onSimulator = (m: ModelEntry, run: Pick<RunConfig, 'usesSimulator'>): boolean =>
+  m.baseUrl === undefined && run.usesSimulator;
 
 /** The chat template file of a model: its lineup entry's, else the run's `--template`. */
-export const templateFileOf = (m: ModelEntry, s: Pick<ProbeSettings, 'templateFile'>): string | undefined => m.template ?? s.templateFile;
+export const templateFileOf = (m: ModelEntry, s: Pick<ProbeSettings, 'templateFile'>): string | undefined =>
+  m.template ?? s.templateFile;
 
 /**
  * The tool-call family a constraint is written in: the entry's, `--family`, the template's; on the simulator's
  * chat transport without a template, the simulated server's (toolgauge's reference Hermes template).
  */
-export function familyFor(m: ModelEntry, s: Pick<ProbeSettings, 'family' | 'transport'>, templateFamily: Family | null, sim: boolean): Family | null {
-  return m.family ?? (s.family !== 'auto' ? s.family : null) ?? templateFamily ?? (sim && s.transport === 'chat' ? 'hermes' : null);
+export function familyFor(
+  m: ModelEntry,
+  s: Pick<ProbeSettings, 'family' | 'transport'>,
+  templateFamily: Family | null,
+  sim: boolean,
+): Family | null {
+  return (
+    m.family ??
+    (s.family !== 'auto' ? s.family : null) ??
+    templateFamily ??
+    (sim && s.transport === 'chat' ? 'hermes' : null)
+  );
 }
 
 /** The simulator plays llama.cpp on completions and vLLM on chat unless told otherwise. */
 export const SIMULATED_SERVER: Record<'chat' | 'completions', Server> = { chat: 'vllm', completions: 'llamacpp' };
 
 /** The server a model's constraint is built for: the entry's, `--server`, what the CLI detected, the simulator's default. */
-export function serverFor(m: ModelEntry, s: Pick<ProbeSettings, 'server' | 'endpoints' | 'transport'>, sim: boolean): Server | null {
-  return m.server ?? (s.server !== 'auto' ? s.server : null) ?? s.endpoints[m.label]?.server ?? (sim ? SIMULATED_SERVER[s.transport] : null);
+export function serverFor(
+  m: ModelEntry,
+  s: Pick<ProbeSettings, 'server' | 'endpoints' | 'transport'>,
+  sim: boolean,
+): Server | null {
+  return (
+    m.server ??
+    (s.server !== 'auto' ? s.server : null) ??
+    s.endpoints[m.label]?.server ??
+    (sim ? SIMULATED_SERVER[s.transport] : null)
+  );
 }
 
-const PROBE_TOOL = { name: 'probe_tool', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } };
+const PROBE_TOOL = {
+  name: 'probe_tool',
+  parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+};
 
 /**
  * Refuse, before any instance runs, an axis this run cannot honour: constrained decoding on a server that cannot
  * constrain this transport or family, or whose kind is unknown. One line (UsageError, exit 2).
  */
-export function checkAxes(s: ProbeSettings, run: Pick<RunConfig, 'usesSimulator'>, templateFamily: (m: ModelEntry) => Family | null): void {
+export function checkAxes(
+  s: ProbeSettings,
+  run: Pick<RunConfig, 'usesSimulator'>,
+  templateFamily: (m: ModelEntry) => Family | null,
+): void {
   for (const decode of s.decode.filter((d) => d !== 'free')) {
     for (const m of s.models) {
       const sim = onSimulator(m, run);
       const server = serverFor(m, s, sim);
       const who = s.models.length > 1 ? ` (model ${m.label})` : '';
-      if (!server) throw new UsageError(`--decode ${decode}${who}: cannot tell which server this endpoint is (detection found none); pass --server vllm|sglang|llamacpp|openai`);
-      const c = constraintFor(server, familyFor(m, s, templateFamily(m), sim), [PROBE_TOOL], { transport: s.transport, ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}), ...(decode === 'required' ? { required: true } : {}) });
+      if (!server)
+        throw new UsageError(
+          `--decode ${decode}${who}: cannot tell which server this endpoint is (detection found none); pass --server vllm|sglang|llamacpp|openai`,
+        );
+      const c = constraintFor(server, familyFor(m, s, templateFamily(m), sim), [PROBE_TOOL], {
+        transport: s.transport,
+        ...(s.maxStringLength !== undefined ? { maxStringLength: s.maxStringLength } : {}),
+        ...(decode === 'required' ? { required: true } : {}),
+      });
       if (!c.ok) throw new UsageError(`--decode ${decode} with --server ${server}${who}: ${c.reason}`);
     }
   }
   const labels = new Set(s.models.map((m) => m.label));
-  if (s.quantizationOf && s.models.length === 1 && labels.has(s.quantizationOf)) throw new UsageError('--quantization-of names the run itself');
+  if (s.quantizationOf && s.models.length === 1 && labels.has(s.quantizationOf))
+    throw new UsageError('--quantization-of names the run itself');
 }

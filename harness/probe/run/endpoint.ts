@@ -20,7 +20,8 @@ import type { EndpointIdentity } from './env.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+const str = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
 
 export interface EndpointAnswers {
   /** The base URL's host (to recognise api.openai.com). */
@@ -33,7 +34,16 @@ export interface EndpointAnswers {
 }
 
 // `toolgauge serve` (a local GGUF) takes llama-server's request fields: its constraints are llama.cpp's.
-const OWNERS: Record<string, Server> = { vllm: 'vllm', llamacpp: 'llamacpp', 'llama.cpp': 'llamacpp', 'toolgauge-serve': 'llamacpp', sglang: 'sglang', openai: 'openai', system: 'openai', 'openai-internal': 'openai' };
+const OWNERS: Record<string, Server> = {
+  vllm: 'vllm',
+  llamacpp: 'llamacpp',
+  'llama.cpp': 'llamacpp',
+  'toolgauge-serve': 'llamacpp',
+  sglang: 'sglang',
+  openai: 'openai',
+  system: 'openai',
+  'openai-internal': 'openai',
+};
 
 export function identityFrom(a: EndpointAnswers, model: string): EndpointIdentity {
   const sources: string[] = [];
@@ -88,19 +98,32 @@ export function identityFrom(a: EndpointAnswers, model: string): EndpointIdentit
       tokenizer = `vocab_type=${String(meta.vocab_type)};n_vocab=${String(meta.n_vocab)}`;
       sources.push('GET /v1/models meta.vocab_type, meta.n_vocab');
     }
-    const weights = meta && (meta.n_params !== undefined || meta.size !== undefined) ? `n_params=${String(meta.n_params ?? '?')};size=${String(meta.size ?? '?')}` : null;
+    const weights =
+      meta && (meta.n_params !== undefined || meta.size !== undefined)
+        ? `n_params=${String(meta.n_params ?? '?')};size=${String(meta.size ?? '?')}`
+        : null;
     const root = str(entry.root);
     if (root && root !== model) revision ??= root;
     if (server === 'openai') revision ??= str(entry.id);
     if (weights) revision = revision ? `${revision} (${weights})` : weights;
     if (revision) sources.push('GET /v1/models');
   }
-  return { server, server_version: version, model_revision: revision, template_sha256: template, tokenizer, sources: [...new Set(sources)] };
+  return {
+    server,
+    server_version: version,
+    model_revision: revision,
+    template_sha256: template,
+    tokenizer,
+    sources: [...new Set(sources)],
+  };
 }
 
 async function getJson(url: string, apiKey: string | undefined, timeoutMs: number): Promise<unknown> {
   try {
-    const r = await fetch(url, { headers: apiKey && apiKey !== 'not-needed' ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(timeoutMs) });
+    const r = await fetch(url, {
+      headers: apiKey && apiKey !== 'not-needed' ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (!r.ok) return undefined;
     const text = await r.text();
     if (text.length > 4 * 2 ** 20) return undefined;
@@ -111,7 +134,12 @@ async function getJson(url: string, apiKey: string | undefined, timeoutMs: numbe
 }
 
 /** Ask the endpoint about itself (a few GETs, in parallel, each bounded); what it does not answer stays null. */
-export async function fetchEndpointIdentity(baseUrl: string, apiKey: string | undefined, model: string, timeoutMs = 5000): Promise<EndpointIdentity> {
+export async function fetchEndpointIdentity(
+  baseUrl: string,
+  apiKey: string | undefined,
+  model: string,
+  timeoutMs = 5000,
+): Promise<EndpointIdentity> {
   const u = new URL(baseUrl);
   const v1 = baseUrl.replace(/\/+$/, '');
   const root = v1.replace(/\/v1$/, '');

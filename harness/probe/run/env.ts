@@ -34,11 +34,18 @@ export type Decode = (typeof DECODES)[number];
 export const METHODS = ['baseline', 'pa_tool'] as const;
 export type MethodName = (typeof METHODS)[number];
 
-const list = z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+const list = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 const enumList = <T extends string>(name: string, values: readonly T[]) =>
   list.pipe(
     z
-      .array(z.enum(values as unknown as [T, ...T[]], { message: `${name} takes ${values.join(', ')} (comma-separated)` }))
+      .array(
+        z.enum(values as unknown as [T, ...T[]], { message: `${name} takes ${values.join(', ')} (comma-separated)` }),
+      )
       .min(1)
       .refine((xs) => new Set(xs).size === xs.length, `${name} names a value twice`),
   );
@@ -68,12 +75,19 @@ const ProbeEnvSchema = z.object({
   TOOLGAUGE_PROBE_METHOD: enumList('TOOLGAUGE_PROBE_METHOD', METHODS).default(['baseline']),
   TOOLGAUGE_PROBE_SERVER: z.enum(['auto', ...SERVERS]).default('auto'),
   TOOLGAUGE_PROBE_MAX_STRING_LENGTH: intFrom('TOOLGAUGE_PROBE_MAX_STRING_LENGTH', 1).optional(),
-  TOOLGAUGE_PROBE_TOP_P: z.coerce.number().gt(0, 'TOOLGAUGE_PROBE_TOP_P must be in (0, 1]').max(1, 'TOOLGAUGE_PROBE_TOP_P must be in (0, 1]').optional(),
+  TOOLGAUGE_PROBE_TOP_P: z.coerce
+    .number()
+    .gt(0, 'TOOLGAUGE_PROBE_TOP_P must be in (0, 1]')
+    .max(1, 'TOOLGAUGE_PROBE_TOP_P must be in (0, 1]')
+    .optional(),
   TOOLGAUGE_PROBE_MODELS: list.optional(),
   TOOLGAUGE_PROBE_LINEUP: z.string().min(1).optional(),
   /** Variables a lineup's `api_key_env` may name besides `*_API_KEY` (run/lineup-limits.ts). */
   TOOLGAUGE_PROBE_ALLOW_ENV: list.optional(),
-  TOOLGAUGE_PROBE_LABEL: z.string().regex(/^[\w.:+-]+$/, 'labels use letters, digits and . : + - _').optional(),
+  TOOLGAUGE_PROBE_LABEL: z
+    .string()
+    .regex(/^[\w.:+-]+$/, 'labels use letters, digits and . : + - _')
+    .optional(),
   TOOLGAUGE_PROBE_QUANTIZATION: z.string().min(1).optional(),
   TOOLGAUGE_PROBE_QUANTIZATION_OF: z.string().min(1).optional(),
   TOOLGAUGE_PROBE_TOKENIZER: z.string().min(1).optional(),
@@ -143,7 +157,11 @@ export const DEFAULT_CASES = 'cases/probe/cases.jsonl';
 
 const labelOf = (model: string) => model.replace(/[^\w.:+-]+/g, '_');
 
-function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string, env: NodeJS.ProcessEnv): { models: ModelEntry[]; lineupFile: string | undefined } {
+function modelsOf(
+  e: z.infer<typeof ProbeEnvSchema>,
+  runModel: string,
+  env: NodeJS.ProcessEnv,
+): { models: ModelEntry[]; lineupFile: string | undefined } {
   const fromEntry = (m: LineupEntry): ModelEntry => ({
     label: m.label,
     model: m.model,
@@ -159,14 +177,17 @@ function modelsOf(e: z.infer<typeof ProbeEnvSchema>, runModel: string, env: Node
     ...(m.repo !== undefined ? { repo: m.repo } : {}),
     ...(m.revision !== undefined ? { revision: m.revision } : {}),
   });
-  if (e.TOOLGAUGE_PROBE_LINEUP && e.TOOLGAUGE_PROBE_MODELS) throw new UsageError('give --lineup FILE or --model a,b,c, not both');
+  if (e.TOOLGAUGE_PROBE_LINEUP && e.TOOLGAUGE_PROBE_MODELS)
+    throw new UsageError('give --lineup FILE or --model a,b,c, not both');
   if (e.TOOLGAUGE_PROBE_LINEUP) {
     const file = e.TOOLGAUGE_PROBE_LINEUP;
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch (err) {
-      throw new UsageError(`--lineup '${file}': cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new UsageError(
+        `--lineup '${file}': cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
     let entries: LineupEntry[];
     try {
@@ -221,7 +242,10 @@ function endpointsOf(raw: string | undefined): Record<string, EndpointIdentity> 
     throw new UsageError('TOOLGAUGE_PROBE_ENDPOINTS: not valid JSON (it is set by the CLI; unset it)');
   }
   const r = z.record(z.string(), EndpointIdentitySchema).safeParse(json);
-  if (!r.success) throw new UsageError(`TOOLGAUGE_PROBE_ENDPOINTS: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message} (it is set by the CLI; unset it)`);
+  if (!r.success)
+    throw new UsageError(
+      `TOOLGAUGE_PROBE_ENDPOINTS: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message} (it is set by the CLI; unset it)`,
+    );
   return r.data;
 }
 
@@ -234,14 +258,17 @@ function tokenizerId(v: string | undefined): string | undefined {
 /** The servers the CLI started for a lineup's gguf: entries, by label. */
 function ggufUrlsOf(raw: string | undefined): Record<string, string> {
   if (!raw) return {};
-  const r = z.record(z.string(), z.string().url()).safeParse((() => {
-    try {
-      return JSON.parse(raw);
-    } catch {
-      return null;
-    }
-  })());
-  if (!r.success) throw new UsageError('TOOLGAUGE_PROBE_GGUF_URLS: not a JSON object of URLs (it is set by the CLI; unset it)');
+  const r = z.record(z.string(), z.string().url()).safeParse(
+    (() => {
+      try {
+        return JSON.parse(raw);
+      } catch {
+        return null;
+      }
+    })(),
+  );
+  if (!r.success)
+    throw new UsageError('TOOLGAUGE_PROBE_GGUF_URLS: not a JSON object of URLs (it is set by the CLI; unset it)');
   return r.data;
 }
 
@@ -299,8 +326,16 @@ export function readProbeEnv(env: NodeJS.ProcessEnv, runModel = 'sim:oracle'): P
 }
 
 /** The cases a run covers: split, then `--categories`, then `--only`. */
-export function selectCases(cases: readonly ProbeCase[], s: Pick<ProbeSettings, 'split' | 'only' | 'categories'>): ProbeCase[] {
+export function selectCases(
+  cases: readonly ProbeCase[],
+  s: Pick<ProbeSettings, 'split' | 'only' | 'categories'>,
+): ProbeCase[] {
   const cats = s.categories ? new Set(s.categories.map((c) => c.toUpperCase())) : null;
   const only = s.only ? new Set(s.only) : null;
-  return cases.filter((c) => (s.split === 'all' || c.split === s.split) && (!cats || cats.has(c.cat.toUpperCase())) && (!only || only.has(c.id)));
+  return cases.filter(
+    (c) =>
+      (s.split === 'all' || c.split === s.split) &&
+      (!cats || cats.has(c.cat.toUpperCase())) &&
+      (!only || only.has(c.id)),
+  );
 }

@@ -18,11 +18,28 @@ const F32 = file('a-f32.gguf', { type: 'F32', template: 'hermes', seed: 1 });
 const Q8 = file('a-q8.gguf', { type: 'Q8_0', template: 'hermes', seed: 1 });
 const F16 = file('a-f16.gguf', { type: 'F16', template: 'hermes', seed: 1 });
 const L3 = file('b-q8.gguf', { type: 'Q8_0', template: 'llama3', seed: 1 });
-const entry = (label: string, path: string, extra: Partial<ModelEntry> = {}): ModelEntry => ({ label, model: `gguf:${path}`, baseUrl: undefined, apiKeyEnv: undefined, template: undefined, family: undefined, server: undefined, quantization: undefined, quantizationOf: undefined, ...extra });
+const entry = (label: string, path: string, extra: Partial<ModelEntry> = {}): ModelEntry => ({
+  label,
+  model: `gguf:${path}`,
+  baseUrl: undefined,
+  apiKeyEnv: undefined,
+  template: undefined,
+  family: undefined,
+  server: undefined,
+  quantization: undefined,
+  quantizationOf: undefined,
+  ...extra,
+});
 
 describe('gguf: lineups read from the files', () => {
   it('pairs the narrower weight types of one model with its widest one; another model stays unpaired', () => {
-    const out = withGgufQuantization([entry('q8', Q8), entry('f16', F16), entry('f32', F32), entry('other', L3), { ...entry('sim', ''), model: 'sim:oracle' }]);
+    const out = withGgufQuantization([
+      entry('q8', Q8),
+      entry('f16', F16),
+      entry('f32', F32),
+      entry('other', L3),
+      { ...entry('sim', ''), model: 'sim:oracle' },
+    ]);
     expect(out.map((m) => [m.label, m.quantization, m.quantizationOf])).toEqual([
       ['q8', 'Q8_0', 'f32'],
       ['f16', 'F16', 'f32'],
@@ -33,7 +50,11 @@ describe('gguf: lineups read from the files', () => {
   });
 
   it('what an entry says wins', () => {
-    const [q8] = withGgufQuantization([entry('q8', Q8, { quantizationOf: 'f16', quantization: 'mine' }), entry('f16', F16), entry('f32', F32)]);
+    const [q8] = withGgufQuantization([
+      entry('q8', Q8, { quantizationOf: 'f16', quantization: 'mine' }),
+      entry('f16', F16),
+      entry('f32', F32),
+    ]);
     expect([q8!.quantization, q8!.quantizationOf]).toEqual(['mine', 'f16']);
   });
 

@@ -38,11 +38,13 @@ interface GgufIdentity {
   shapeSha256: string;
 }
 
-const jsonable = (v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : Array.isArray(v) ? v.map(jsonable) : v);
+const jsonable = (v: unknown): unknown =>
+  typeof v === 'bigint' ? v.toString() : Array.isArray(v) ? v.map(jsonable) : v;
 
 function identityOfHeader(h: GgufHeader): GgufIdentity {
   const tok: Record<string, unknown> = {};
-  for (const [k, v] of h.metadata) if (k.startsWith('tokenizer.') && k !== 'tokenizer.chat_template') tok[k] = jsonable(v.value);
+  for (const [k, v] of h.metadata)
+    if (k.startsWith('tokenizer.') && k !== 'tokenizer.chat_template') tok[k] = jsonable(v.value);
   const tpl = metaString(h, 'tokenizer.chat_template');
   return {
     tensorType: tensorTypeOf(h),
@@ -79,7 +81,11 @@ export function ggufRunIdentity(m: Pick<ModelEntry, 'label' | 'model'>): RunIden
  * either keep what they say.
  */
 export function withGgufQuantization(models: readonly ModelEntry[]): ModelEntry[] {
-  const ids = new Map(models.flatMap((m) => (ggufPathOf(m.model) !== null ? [[m.label, ggufIdentity(ggufPathOf(m.model)!)] as const] : [])));
+  const ids = new Map(
+    models.flatMap((m) =>
+      ggufPathOf(m.model) !== null ? [[m.label, ggufIdentity(ggufPathOf(m.model)!)] as const] : [],
+    ),
+  );
   const rank = (t: string) => {
     const i = REFERENCE_TYPES.indexOf(t);
     return i < 0 ? REFERENCE_TYPES.length : i;
@@ -92,7 +98,14 @@ export function withGgufQuantization(models: readonly ModelEntry[]): ModelEntry[
     const ref = models
       .filter((o) => o.label !== m.label && ids.has(o.label))
       .map((o) => ({ o, id: ids.get(o.label)! }))
-      .filter((x) => x.id.architecture === id.architecture && x.id.shapeSha256 === id.shapeSha256 && (x.id.basename === null || id.basename === null || x.id.basename === id.basename) && rank(x.id.tensorType) < REFERENCE_TYPES.length && rank(x.id.tensorType) < rank(id.tensorType))
+      .filter(
+        (x) =>
+          x.id.architecture === id.architecture &&
+          x.id.shapeSha256 === id.shapeSha256 &&
+          (x.id.basename === null || id.basename === null || x.id.basename === id.basename) &&
+          rank(x.id.tensorType) < REFERENCE_TYPES.length &&
+          rank(x.id.tensorType) < rank(id.tensorType),
+      )
       .sort((a, b) => rank(a.id.tensorType) - rank(b.id.tensorType))[0];
     return { ...m, quantization, ...(ref ? { quantizationOf: ref.o.label } : {}) };
   });
@@ -105,7 +118,12 @@ export function ggufTemplate(path: string, injectedDate: string): PreparedTempla
   const key = `${path}\u0000${injectedDate}`;
   if (!templates.has(key)) {
     const source = metaString(readGgufHeader(path), 'tokenizer.chat_template');
-    templates.set(key, source === undefined ? null : prepareTemplateSource(source, `${path} (tokenizer.chat_template)`, new Date(`${injectedDate}T09:30:00Z`)));
+    templates.set(
+      key,
+      source === undefined
+        ? null
+        : prepareTemplateSource(source, `${path} (tokenizer.chat_template)`, new Date(`${injectedDate}T09:30:00Z`)),
+    );
   }
   return templates.get(key)!;
 }
@@ -119,11 +137,20 @@ export function ensureTestModel(t: { path: string; template: string; seed: numbe
   mkdirSync(dirname(t.path), { recursive: true });
   const tmp = `${t.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, buildTestModel({ type: t.type as TensorEncoding, template: t.template as TestTemplateName, seed: t.seed }), { flag: 'wx' });
+    writeFileSync(
+      tmp,
+      buildTestModel({ type: t.type as TensorEncoding, template: t.template as TestTemplateName, seed: t.seed }),
+      { flag: 'wx' },
+    );
     renameSync(tmp, t.path);
   } catch (err) {
     rmSync(tmp, { force: true });
-    throw new DataError(t.path, undefined, undefined, `cannot write the test model (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new DataError(
+      t.path,
+      undefined,
+      undefined,
+      `cannot write the test model (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
 }
 
@@ -132,5 +159,11 @@ export function checkGgufQuant(m: Pick<ModelEntry, 'label' | 'model' | 'quant'>)
   const path = ggufPathOf(m.model);
   if (path === null || m.quant === undefined) return;
   const type = ggufIdentity(path).tensorType;
-  if (type.toUpperCase() !== m.quant.toUpperCase()) throw new DataError(path, undefined, undefined, `entry '${m.label}' asks quant ${m.quant}, but the file's tensors are ${type}`);
+  if (type.toUpperCase() !== m.quant.toUpperCase())
+    throw new DataError(
+      path,
+      undefined,
+      undefined,
+      `entry '${m.label}' asks quant ${m.quant}, but the file's tensors are ${type}`,
+    );
 }

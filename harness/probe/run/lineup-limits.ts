@@ -16,7 +16,9 @@ export const API_KEY_ENV = /^[A-Z][A-Z0-9_]*_API_KEY$/;
 /** Refuse an `api_key_env` that is neither an API key's name nor listed with `--allow-env`. */
 export function checkKeyEnv(name: string, where: string, allowed: readonly string[]): void {
   if (API_KEY_ENV.test(name) || allowed.includes(name)) return;
-  throw new UsageError(`--lineup ${where}.api_key_env: ${name} is not an API key variable (names ending in _API_KEY are allowed; allow another with --allow-env ${name})`);
+  throw new UsageError(
+    `--lineup ${where}.api_key_env: ${name} is not an API key variable (names ending in _API_KEY are allowed; allow another with --allow-env ${name})`,
+  );
 }
 
 /** The template's real path, refused unless it is a file inside the lineup file's folder. */
@@ -29,11 +31,15 @@ export function templateInLineupFolder(template: string, lineupFile: string, whe
     real = realpathSync(path);
     realFolder = realpathSync(folder);
   } catch (err) {
-    throw new UsageError(`--lineup ${where}.template: '${template}' cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new UsageError(
+      `--lineup ${where}.template: '${template}' cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
   const rel = relative(realFolder, real);
   if (!rel || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new UsageError(`--lineup ${where}.template: '${template}' is outside the lineup file's folder ${realFolder} (a lineup's templates must sit in its folder or below)`);
+    throw new UsageError(
+      `--lineup ${where}.template: '${template}' is outside the lineup file's folder ${realFolder} (a lineup's templates must sit in its folder or below)`,
+    );
   }
   if (!statSync(real).isFile()) throw new UsageError(`--lineup ${where}.template: '${template}' is not a file`);
   return real;

@@ -38,7 +38,14 @@ export interface ObserveOptions {
 }
 
 function fromParse(r: ParseResult, truncatedByEndpoint: boolean): TierParse {
-  return { calls: r.calls, attempted: r.attempted || r.calls.length > 0, truncated: r.truncated || (truncatedByEndpoint && r.attempted && r.calls.length === 0), tier: r.tier, format: r.format, notes: r.notes };
+  return {
+    calls: r.calls,
+    attempted: r.attempted || r.calls.length > 0,
+    truncated: r.truncated || (truncatedByEndpoint && r.attempted && r.calls.length === 0),
+    tier: r.tier,
+    format: r.format,
+    notes: r.notes,
+  };
 }
 
 function parseTierOf(strict: TierParse, lenient: TierParse): Observation['parseTier'] {
@@ -87,14 +94,31 @@ export function observeChat(out: ChatOutput, o: ObserveOptions): Observation {
       }
       allJson = false;
       // Let the lenient parser repair the arguments string (single quotes, Python literals, doubled braces …).
-      const repaired = parseToolCalls(JSON.stringify({ name: tc.name, arguments: tc.arguments }), { tier: 'lenient', tools: o.tools });
+      const repaired = parseToolCalls(JSON.stringify({ name: tc.name, arguments: tc.arguments }), {
+        tier: 'lenient',
+        tools: o.tools,
+      });
       if (repaired.calls.length === 1) {
         lenientCalls.push(repaired.calls[0]!);
         notes.push(`repaired tool_calls arguments of ${tc.name}`);
       }
     }
-    const strict: TierParse = { calls: allJson ? strictCalls : [], attempted: true, truncated: cut && !allJson, tier: allJson ? 'server' : 'none', format: 'tool_calls', notes: allJson ? [] : ['tool_calls arguments are not a JSON object'] };
-    const lenient: TierParse = { calls: lenientCalls, attempted: true, truncated: cut && lenientCalls.length === 0, tier: lenientCalls.length ? (allJson ? 'server' : 'lenient') : 'none', format: 'tool_calls', notes };
+    const strict: TierParse = {
+      calls: allJson ? strictCalls : [],
+      attempted: true,
+      truncated: cut && !allJson,
+      tier: allJson ? 'server' : 'none',
+      format: 'tool_calls',
+      notes: allJson ? [] : ['tool_calls arguments are not a JSON object'],
+    };
+    const lenient: TierParse = {
+      calls: lenientCalls,
+      attempted: true,
+      truncated: cut && lenientCalls.length === 0,
+      tier: lenientCalls.length ? (allJson ? 'server' : 'lenient') : 'none',
+      format: 'tool_calls',
+      notes,
+    };
     return { strict, lenient, parseTier: parseTierOf(strict, lenient) };
   }
   const attempted = inContent.attempted;
@@ -104,5 +128,9 @@ export function observeChat(out: ChatOutput, o: ObserveOptions): Observation {
   return { strict, lenient, parseTier: parseTierOf(strict, lenient) };
 }
 
-export const tierObservation = (t: TierParse): TierObservation => ({ calls: t.calls, attempted: t.attempted, truncated: t.truncated });
+export const tierObservation = (t: TierParse): TierObservation => ({
+  calls: t.calls,
+  attempted: t.attempted,
+  truncated: t.truncated,
+});
 export type { Tier };

@@ -15,8 +15,16 @@ export function engineScorer(path: string, injectedDate: string): AnswerScorer {
     async logprob(prompt, answer) {
       const { engine, info } = await localEngine(path);
       if (!info.chatTemplate) throw new Error(`pa_tool: ${path} has no chat template (tokenizer.chat_template)`);
-      const rendered = renderChat(info.chatTemplate, { messages: [{ role: 'user', content: prompt }], addGenerationPrompt: true, now });
-      const r = await engine.nextTokenDistributions({ prompt: rendered, continuation: answer + (info.eosToken ?? ''), topK: 1 });
+      const rendered = renderChat(info.chatTemplate, {
+        messages: [{ role: 'user', content: prompt }],
+        addGenerationPrompt: true,
+        now,
+      });
+      const r = await engine.nextTokenDistributions({
+        prompt: rendered,
+        continuation: answer + (info.eosToken ?? ''),
+        topK: 1,
+      });
       return r.steps.slice(0, r.tokens.length).reduce((s, x) => s + (x.logprob ?? Number.NEGATIVE_INFINITY), 0);
     },
   };

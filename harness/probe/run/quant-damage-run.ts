@@ -46,7 +46,11 @@ export async function closeLocalEngines(): Promise<void> {
 }
 
 /** The prompt and the gold continuation of a case under a chat template; null when the case expects no call. */
-export function goldTranscript(c: ProbeCase, template: string, injectedDate: string): { prompt: string; continuation: string; family: Family } | null {
+export function goldTranscript(
+  c: ProbeCase,
+  template: string,
+  injectedDate: string,
+): { prompt: string; continuation: string; family: Family } | null {
   if (!c.expected) return null;
   const family = detectFamily(template) ?? 'hermes';
   const shape = chooseShape(template).shape ?? SHAPES[0]!;
@@ -58,7 +62,12 @@ export function goldTranscript(c: ProbeCase, template: string, injectedDate: str
   return { prompt, continuation, family };
 }
 
-async function stepsOf(engine: Engine, vocab: number, prompt: string, continuation: string): Promise<StepDistribution[]> {
+async function stepsOf(
+  engine: Engine,
+  vocab: number,
+  prompt: string,
+  continuation: string,
+): Promise<StepDistribution[]> {
   const full = vocab <= FULL_VOCAB_LIMIT;
   const r = await engine.nextTokenDistributions({ prompt, continuation, topK: TOP_K, full });
   // the last step predicts what follows the call: not part of the gold transcript
@@ -66,11 +75,20 @@ async function stepsOf(engine: Engine, vocab: number, prompt: string, continuati
 }
 
 /** The damage of one case: reference and quantized engines on the same transcript. Null when the case expects no call. */
-export async function measureCaseDamage(c: ProbeCase, ref: { label: string; path: string }, quant: { path: string }, injectedDate: string): Promise<QuantDamageRecord | null> {
+export async function measureCaseDamage(
+  c: ProbeCase,
+  ref: { label: string; path: string },
+  quant: { path: string },
+  injectedDate: string,
+): Promise<QuantDamageRecord | null> {
   const [r, q] = await Promise.all([localEngine(ref.path), localEngine(quant.path)]);
-  if (!r.info.chatTemplate) throw new Error(`quantization damage: ${ref.path} has no chat template (tokenizer.chat_template)`);
+  if (!r.info.chatTemplate)
+    throw new Error(`quantization damage: ${ref.path} has no chat template (tokenizer.chat_template)`);
   const t = goldTranscript(c, r.info.chatTemplate, injectedDate);
   if (!t) return null;
-  const [a, b] = await Promise.all([stepsOf(r.engine, r.info.vocabSize, t.prompt, t.continuation), stepsOf(q.engine, q.info.vocabSize, t.prompt, t.continuation)]);
+  const [a, b] = await Promise.all([
+    stepsOf(r.engine, r.info.vocabSize, t.prompt, t.continuation),
+    stepsOf(q.engine, q.info.vocabSize, t.prompt, t.continuation),
+  ]);
   return { reference: ref.label, ...caseDamage(a, b) };
 }

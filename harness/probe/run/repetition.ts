@@ -15,7 +15,10 @@ export interface RepeatedUnit {
  * covers at least `minChars` characters; null when there is none. Markdown rules (`-----`) and short
  * emphasis are below the default bounds.
  */
-export function repeatedUnit(text: string, opts: { maxUnit?: number; minTimes?: number; minChars?: number } = {}): RepeatedUnit | null {
+export function repeatedUnit(
+  text: string,
+  opts: { maxUnit?: number; minTimes?: number; minChars?: number } = {},
+): RepeatedUnit | null {
   const maxUnit = opts.maxUnit ?? 40;
   const minTimes = opts.minTimes ?? 8;
   const minChars = opts.minChars ?? 64;

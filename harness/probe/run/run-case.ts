@@ -63,7 +63,6 @@ interface Asked {
   usage: ProbeRecord['usage'];
 }
 
-
 function scoreBoth(c: ProbeCase, obs: Observation): Record<Tier, TierOutcome> {
   return {
     strict: { obs: tierObservation(obs.strict), score: scoreTier(c, tierObservation(obs.strict)) },
@@ -71,13 +70,24 @@ function scoreBoth(c: ProbeCase, obs: Observation): Record<Tier, TierOutcome> {
   };
 }
 
-async function askCompletion(ctx: ProbeRunContext, c: ProbeCase, p: Presented, prompt: string, family: Family | null, trial: number, variant?: string): Promise<Asked> {
+async function askCompletion(
+  ctx: ProbeRunContext,
+  c: ProbeCase,
+  p: Presented,
+  prompt: string,
+  family: Family | null,
+  trial: number,
+  variant?: string,
+): Promise<Asked> {
   const r = await ctx.client.completion(
     { prompt, maxTokens: ctx.maxTokens ?? COMPLETION_MAX_TOKENS, ...sampling(ctx, p) },
     { instance: `probe:${c.id}`, trial, ...(variant ? { variant } : {}) },
   );
   return {
-    obs: mapObservation(observeText(r.text, r.finish_reason, { family, tools: p.tools.map((t) => t.function) }), p.toOriginal),
+    obs: mapObservation(
+      observeText(r.text, r.finish_reason, { family, tools: p.tools.map((t) => t.function) }),
+      p.toOriginal,
+    ),
     output: { content: r.text, tool_calls: [], finish_reason: r.finish_reason },
     latencyMs: r.latencyMs,
     attempts: r.attempts,
@@ -85,13 +95,35 @@ async function askCompletion(ctx: ProbeRunContext, c: ProbeCase, p: Presented, p
   };
 }
 
-async function askChat(ctx: ProbeRunContext, c: ProbeCase, p: Presented, family: Family | null, trial: number): Promise<Asked> {
+async function askChat(
+  ctx: ProbeRunContext,
+  c: ProbeCase,
+  p: Presented,
+  family: Family | null,
+  trial: number,
+): Promise<Asked> {
   const r = await ctx.client.chat(
-    { messages: p.messages, tools: p.tools, toolChoice: 'auto', ...(ctx.maxTokens ? { maxTokens: ctx.maxTokens } : {}), ...sampling(ctx, p) },
+    {
+      messages: p.messages,
+      tools: p.tools,
+      toolChoice: 'auto',
+      ...(ctx.maxTokens ? { maxTokens: ctx.maxTokens } : {}),
+      ...sampling(ctx, p),
+    },
     { instance: `probe:${c.id}`, trial },
   );
-  const output = { content: r.content, tool_calls: r.tool_calls.map((t) => ({ name: t.function.name, arguments: t.function.arguments })), finish_reason: r.finish_reason };
-  return { obs: mapObservation(observeChat(output, { family, tools: p.tools.map((t) => t.function) }), p.toOriginal), output, latencyMs: r.latencyMs, attempts: r.attempts, usage: r.usage };
+  const output = {
+    content: r.content,
+    tool_calls: r.tool_calls.map((t) => ({ name: t.function.name, arguments: t.function.arguments })),
+    finish_reason: r.finish_reason,
+  };
+  return {
+    obs: mapObservation(observeChat(output, { family, tools: p.tools.map((t) => t.function) }), p.toOriginal),
+    output,
+    latencyMs: r.latencyMs,
+    attempts: r.attempts,
+    usage: r.usage,
+  };
 }
 
 const sampling = (ctx: ProbeRunContext, p: Presented) => ({
@@ -108,13 +140,30 @@ function mapObservation(obs: Observation, toOriginal: (c: ParsedCall) => ParsedC
 }
 
 /** The request for a case under the run's method and constraint; a constraint the case cannot take is thrown. */
-async function present(c: ProbeCase, ctx: ProbeRunContext, family: Family | null): Promise<{ p: Presented; constraint: Extract<Constraint, { ok: true }> | null; methodMeta: Record<string, unknown> | null }> {
+async function present(
+  c: ProbeCase,
+  ctx: ProbeRunContext,
+  family: Family | null,
+): Promise<{
+  p: Presented;
+  constraint: Extract<Constraint, { ok: true }> | null;
+  methodMeta: Record<string, unknown> | null;
+}> {
   const prepared = ctx.method ? await ctx.method.prepare({ tools: c.tools, messages: c.messages }) : null;
   const tools = prepared?.request.tools ?? c.tools;
   const messages = prepared?.request.messages ?? c.messages;
   let constraint: Extract<Constraint, { ok: true }> | null = null;
   if (ctx.constrain) {
-    const k = constraintFor(ctx.constrain.server, family, tools.map((t) => t.function), { transport: ctx.transport, ...(ctx.constrain.maxStringLength !== undefined ? { maxStringLength: ctx.constrain.maxStringLength } : {}), ...(ctx.constrain.required ? { required: true } : {}) });
+    const k = constraintFor(
+      ctx.constrain.server,
+      family,
+      tools.map((t) => t.function),
+      {
+        transport: ctx.transport,
+        ...(ctx.constrain.maxStringLength !== undefined ? { maxStringLength: ctx.constrain.maxStringLength } : {}),
+        ...(ctx.constrain.required ? { required: true } : {}),
+      },
+    );
     if (!k.ok) throw new ConstraintRefused(k.reason);
     constraint = k;
   }
@@ -122,10 +171,18 @@ async function present(c: ProbeCase, ctx: ProbeRunContext, family: Family | null
   const strict = constraint?.mechanism === 'openai_strict_tools';
   const toOriginal = (call: ParsedCall): ParsedCall => {
     const back = prepared ? prepared.toOriginal(call) : call;
-    return strict ? { ...back, arguments: unstrictArguments(back.arguments, original.get(back.name)?.parameters) } : back;
+    return strict
+      ? { ...back, arguments: unstrictArguments(back.arguments, original.get(back.name)?.parameters) }
+      : back;
   };
   // The record keeps what the method decided for this case (PA-Tool: the rename map), not its sampling log.
-  const methodMeta = prepared ? { method: ctx.method!.name, ...('rename' in prepared.meta ? { rename: prepared.meta.rename } : {}), ...(typeof prepared.meta.selection === 'string' ? { selection: prepared.meta.selection } : {}) } : null;
+  const methodMeta = prepared
+    ? {
+        method: ctx.method!.name,
+        ...('rename' in prepared.meta ? { rename: prepared.meta.rename } : {}),
+        ...(typeof prepared.meta.selection === 'string' ? { selection: prepared.meta.selection } : {}),
+      }
+    : null;
   return { p: { tools, messages, toOriginal, extraBody: constraint?.body }, constraint, methodMeta };
 }
 
@@ -186,10 +243,16 @@ export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0
   try {
     const r = await present(c, ctx, family);
     p = r.p;
-    if (r.constraint) rec.constraint = { server: r.constraint.server, mechanism: r.constraint.mechanism, description: r.constraint.description };
+    if (r.constraint)
+      rec.constraint = {
+        server: r.constraint.server,
+        mechanism: r.constraint.mechanism,
+        description: r.constraint.description,
+      };
     if (r.methodMeta) rec.method_meta = r.methodMeta;
   } catch (e) {
-    if (e instanceof ModelCallError) return errorRecord(rec, `endpoint (${ctx.method?.name ?? 'method'} sampling): ${e.message}`, started);
+    if (e instanceof ModelCallError)
+      return errorRecord(rec, `endpoint (${ctx.method?.name ?? 'method'} sampling): ${e.message}`, started);
     if (e instanceof ConstraintRefused) return errorRecord(rec, `cannot constrain this case: ${e.message}`, started);
     throw e;
   }
@@ -216,7 +279,11 @@ export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0
         prompt = renderCase(tpl.source, tpl.shape, p, now);
       } catch (e) {
         if (e instanceof TemplateError && e.kind === 'engine_unsupported') {
-          return errorRecord(rec, `the rendering engine cannot render this template faithfully (${e.message}); not a template defect`, started);
+          return errorRecord(
+            rec,
+            `the rendering engine cannot render this template faithfully (${e.message}); not a template defect`,
+            started,
+          );
         }
         renderError = e instanceof TemplateError ? `${e.kind}: ${e.message}` : String(e);
       }
@@ -256,7 +323,8 @@ export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0
           passed: { strict: scored.strict.score.passed, lenient: scored.lenient.score.passed },
         };
       } catch (e) {
-        if (e instanceof ModelCallError) return errorRecord(rec, `endpoint (counterfactual re-ask): ${e.message}`, started);
+        if (e instanceof ModelCallError)
+          return errorRecord(rec, `endpoint (counterfactual re-ask): ${e.message}`, started);
         throw e;
       }
     }
@@ -270,10 +338,14 @@ export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0
     original,
     renderError,
     template: tpl ? { sha256: tpl.sha256, findings: tpl.check.findings.map((f) => f.id) } : null,
-    counterfactual: counterfactual ? { templateSha256: counterfactual.template_sha256, passed: counterfactual.passed } : null,
+    counterfactual: counterfactual
+      ? { templateSha256: counterfactual.template_sha256, passed: counterfactual.passed }
+      : null,
   });
 
-  const scores: Record<Tier, LayeredScore> | null = original ? { strict: original.strict.score, lenient: original.lenient.score } : null;
+  const scores: Record<Tier, LayeredScore> | null = original
+    ? { strict: original.strict.score, lenient: original.lenient.score }
+    : null;
   const out: ProbeRecord = {
     ...rec,
     output: asked?.output ?? null,
@@ -290,7 +362,8 @@ export async function runProbeCase(c: ProbeCase, ctx: ProbeRunContext, trial = 0
     wall_ms: performance.now() - started,
   };
   if (ctx.arm) out.repetition = repetitionIn(asked?.output ?? null);
-  if (!original && cause.strict.kind === 'not_rendered') out.error = `the template cannot render this case (${renderError}) and no repaired template makes it pass`;
+  if (!original && cause.strict.kind === 'not_rendered')
+    out.error = `the template cannot render this case (${renderError}) and no repaired template makes it pass`;
   return out;
 }
 

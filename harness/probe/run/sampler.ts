@@ -10,7 +10,16 @@ export function chatSampler(client: ModelClient, method: string, topP?: number):
   return {
     async sample(prompt, { n, temperature, seed, maxTokens }) {
       const asks = Array.from({ length: n }, (_, i) =>
-        client.chat({ messages: [{ role: 'user', content: prompt }], temperature, seed: seed + i, maxTokens, ...(topP !== undefined ? { topP } : {}) }, { instance: `probe:${method}`, variant: method }),
+        client.chat(
+          {
+            messages: [{ role: 'user', content: prompt }],
+            temperature,
+            seed: seed + i,
+            maxTokens,
+            ...(topP !== undefined ? { topP } : {}),
+          },
+          { instance: `probe:${method}`, variant: method },
+        ),
       );
       return (await Promise.all(asks)).map((r) => r.content ?? '');
     },

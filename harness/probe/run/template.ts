@@ -47,7 +47,15 @@ export function prepareTemplateSource(source: string, file: string, now: Date): 
       repaired = { source: fixed, sha256: sha256(fixed), family: detectFamily(fixed), shape: shapeOf(fixed) };
     }
   }
-  return { file, source, sha256: sha256(source), family: detectFamily(source), shape: shapeOf(source, check), check, repaired };
+  return {
+    file,
+    source,
+    sha256: sha256(source),
+    family: detectFamily(source),
+    shape: shapeOf(source, check),
+    check,
+    repaired,
+  };
 }
 
 const prepared = new Map<string, PreparedTemplate>();
@@ -58,7 +66,12 @@ export function prepareTemplate(file: string, now: Date): PreparedTemplate {
   try {
     source = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new DataError(file, undefined, undefined, `cannot read the chat template (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new DataError(
+      file,
+      undefined,
+      undefined,
+      `cannot read the chat template (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
   }
   const key = `${sha256(source)}|${now.toISOString()}|${file}`;
   let p = prepared.get(key);
@@ -72,8 +85,18 @@ export function caseNow(c: Pick<ProbeCase, 'date'>, injectedDate: string): Date 
 }
 
 /** The prompt for a case: its messages in the template's shape, its tools, the generation prompt. Throws TemplateError. */
-export function renderCase(source: string, shape: MessageShape, c: Pick<ProbeCase, 'messages' | 'tools'>, now: Date): string {
-  return renderChat(source, { messages: applyShape(c.messages, shape), tools: c.tools, addGenerationPrompt: true, now });
+export function renderCase(
+  source: string,
+  shape: MessageShape,
+  c: Pick<ProbeCase, 'messages' | 'tools'>,
+  now: Date,
+): string {
+  return renderChat(source, {
+    messages: applyShape(c.messages, shape),
+    tools: c.tools,
+    addGenerationPrompt: true,
+    now,
+  });
 }
 
 export const REFERENCE_TEMPLATE_LABEL = '(toolgauge reference template: hermes)';
@@ -82,7 +105,10 @@ export const REFERENCE_TEMPLATE_LABEL = '(toolgauge reference template: hermes)'
  * The template of a run: `--template FILE`, or for the completions transport without one toolgauge's reference
  * Hermes template; null for chat without `--template` (the server's template is unknown).
  */
-export function resolveTemplate(s: { transport: 'chat' | 'completions'; templateFile: string | undefined }, injectedDate: string): PreparedTemplate | null {
+export function resolveTemplate(
+  s: { transport: 'chat' | 'completions'; templateFile: string | undefined },
+  injectedDate: string,
+): PreparedTemplate | null {
   const now = new Date(`${injectedDate}T09:30:00Z`);
   if (s.templateFile) return prepareTemplate(s.templateFile, now);
   if (s.transport === 'chat') return null;

@@ -26,7 +26,11 @@ export type ProbeRecord = {
   expects_call: boolean;
   expected: ExpectedCall[] | null;
   /** The raw model output: chat content + tool_calls, or the completion text in `content`. */
-  output: { content: string | null; tool_calls: Array<{ name: string; arguments: string }>; finish_reason: string | null } | null;
+  output: {
+    content: string | null;
+    tool_calls: Array<{ name: string; arguments: string }>;
+    finish_reason: string | null;
+  } | null;
   prompt_sha256: string | null;
   parse: Record<Tier, TierParse> | null;
   /** The lowest parser tier that recovered a call. */

@@ -31,5 +31,10 @@ export function schemaErrors(call: ParsedCall, tools: readonly OpenAITool[]): st
   const v = validator(tool.function.parameters);
   if (typeof v === 'string') return [`${call.name}: ${v}`];
   if (v(call.arguments)) return [];
-  return (v.errors ?? []).slice(0, 5).map((e) => `${call.name}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+  return (v.errors ?? [])
+    .slice(0, 5)
+    .map(
+      (e) =>
+        `${call.name}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+    );
 }

@@ -40,7 +40,15 @@ export interface LayeredScore {
   mismatches: Mismatch[];
 }
 
-export const LAYERED_METRICS = ['parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger', 'no_call'] as const;
+export const LAYERED_METRICS = [
+  'parse_ok',
+  'schema_valid',
+  'tool_correct',
+  'args_correct',
+  'abstained',
+  'false_trigger',
+  'no_call',
+] as const;
 export type LayeredMetric = (typeof LAYERED_METRICS)[number];
 
 export const METRIC_DENOMINATORS: Record<LayeredMetric, string> = {
@@ -56,7 +64,15 @@ export const METRIC_DENOMINATORS: Record<LayeredMetric, string> = {
 const bit = (b: boolean): 0 | 1 => (b ? 1 : 0);
 
 export function scoreTier(c: Pick<ProbeCase, 'expected' | 'tools' | 'rules'>, o: TierObservation): LayeredScore {
-  const empty = { parse_ok: null, schema_valid: null, tool_correct: null, args_correct: null, abstained: null, false_trigger: null, no_call: null } as const;
+  const empty = {
+    parse_ok: null,
+    schema_valid: null,
+    tool_correct: null,
+    args_correct: null,
+    abstained: null,
+    false_trigger: null,
+    no_call: null,
+  } as const;
   if (c.expected === null) {
     const triggered = o.calls.length > 0 || o.attempted;
     return {
@@ -64,12 +80,22 @@ export function scoreTier(c: Pick<ProbeCase, 'expected' | 'tools' | 'rules'>, o:
       abstained: bit(!triggered),
       false_trigger: bit(triggered),
       passed: !triggered,
-      problems: triggered ? [o.calls.length ? `called ${o.calls.map((x) => x.name).join(', ')} where no call was expected` : 'attempted a call where none was expected'] : [],
+      problems: triggered
+        ? [
+            o.calls.length
+              ? `called ${o.calls.map((x) => x.name).join(', ')} where no call was expected`
+              : 'attempted a call where none was expected',
+          ]
+        : [],
       mismatches: [],
     };
   }
   if (o.calls.length === 0) {
-    const what = o.truncated ? 'a truncated call attempt' : o.attempted ? 'a call attempt that could not be parsed' : 'no call attempted';
+    const what = o.truncated
+      ? 'a truncated call attempt'
+      : o.attempted
+        ? 'a call attempt that could not be parsed'
+        : 'no call attempted';
     return { ...empty, parse_ok: 0, no_call: bit(!o.attempted), passed: false, problems: [what], mismatches: [] };
   }
   const schema = o.calls.flatMap((call) => schemaErrors(call, c.tools));

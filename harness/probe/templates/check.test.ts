@@ -24,7 +24,13 @@ function edit(source: string, from: string | RegExp, to: string): string {
 function expectReproShows(source: string, f: Finding): void {
   const { messages, tools, addGenerationPrompt } = f.repro;
   const render = (now?: Date, dateVars = true) =>
-    renderChat(source, { messages, tools, addGenerationPrompt, now, extra: dateVars ? undefined : { date_string: undefined } });
+    renderChat(source, {
+      messages,
+      tools,
+      addGenerationPrompt,
+      now,
+      extra: dateVars ? undefined : { date_string: undefined },
+    });
   const failure = (): TemplateError | null => {
     try {
       render();
@@ -115,39 +121,75 @@ const VARIANTS: Variant[] = [
   {
     name: 'tools block removed',
     expect: 'tools_not_rendered',
-    make: (s, family) => (family === 'mistral' ? edit(s, '(tools | tojson)', "'[]'") : edit(s, /\{%- for tool in tools -%\}[\s\S]*?\{%- endfor -%\}/, '')),
+    make: (s, family) =>
+      family === 'mistral'
+        ? edit(s, '(tools | tojson)', "'[]'")
+        : edit(s, /\{%- for tool in tools -%\}[\s\S]*?\{%- endfor -%\}/, ''),
   },
   { name: 'strftime_now added', expect: 'injected_date', detail: /strftime_now/, make: (s) => PREPEND.clock + s },
   { name: 'a literal date added', expect: 'injected_date', detail: /26 Jul 2024/, make: (s) => PREPEND.literal + s },
   {
     name: "format example's { doubled",
     expect: 'doubled_braces',
-    make: (s, family) => (family === 'mistral' ? null : edit(s, /\{"name": (<function-name>|function name|tool name)/, '{{"name": $1')),
+    make: (s, family) =>
+      family === 'mistral' ? null : edit(s, /\{"name": (<function-name>|function name|tool name)/, '{{"name": $1'),
   },
   {
     name: "format example's } doubled",
     expect: 'doubled_braces',
-    make: (s, family) => (family === 'mistral' ? null : edit(s, /(<arguments-object>|their values|argument values)\}/, '$1}}')),
+    make: (s, family) =>
+      family === 'mistral' ? null : edit(s, /(<arguments-object>|their values|argument values)\}/, '$1}}'),
   },
   {
     name: 'system branch replaces the tool instructions',
     expect: 'system_prompt_drops_tool_instructions',
-    make: (s) => edit(s, /\{%- if tools( and loop\.index0 == ns\.last_user)? -%\}/, '{%- if tools and not system_text$1 -%}'),
+    make: (s) =>
+      edit(s, /\{%- if tools( and loop\.index0 == ns\.last_user)? -%\}/, '{%- if tools and not system_text$1 -%}'),
   },
-  { name: 'raise on content null', expect: 'raises_on_standard_shape', detail: /content null/, make: (s) => PREPEND.rejectNullContent + s },
-  { name: 'raise on dict arguments', expect: 'raises_on_standard_shape', detail: /dict arguments/, make: (s) => PREPEND.rejectDictArguments + s },
-  { name: 'raise on missing call ids', expect: 'raises_on_standard_shape', detail: /missing call ids/, make: (s) => PREPEND.requireIds + s },
-  { name: 'raise on consecutive user messages', expect: 'raises_on_standard_shape', detail: /consecutive user/, make: (s) => PREPEND.alternate + s },
+  {
+    name: 'raise on content null',
+    expect: 'raises_on_standard_shape',
+    detail: /content null/,
+    make: (s) => PREPEND.rejectNullContent + s,
+  },
+  {
+    name: 'raise on dict arguments',
+    expect: 'raises_on_standard_shape',
+    detail: /dict arguments/,
+    make: (s) => PREPEND.rejectDictArguments + s,
+  },
+  {
+    name: 'raise on missing call ids',
+    expect: 'raises_on_standard_shape',
+    detail: /missing call ids/,
+    make: (s) => PREPEND.requireIds + s,
+  },
+  {
+    name: 'raise on consecutive user messages',
+    expect: 'raises_on_standard_shape',
+    detail: /consecutive user/,
+    make: (s) => PREPEND.alternate + s,
+  },
   { name: 'syntax error', expect: 'template_unparseable', make: (s) => `${s}{%- if tools -%}never closed` },
 ];
 
 /** The edits above are written against the hand-written reference files; the built ones get the prepended defects. */
 const HAND_WRITTEN = ['hermes', 'llama_json', 'mistral', 'generic'];
-const PREPENDED = new Set(['strftime_now added', 'a literal date added', 'raise on content null', 'raise on dict arguments', 'raise on missing call ids', 'raise on consecutive user messages', 'syntax error']);
+const PREPENDED = new Set([
+  'strftime_now added',
+  'a literal date added',
+  'raise on content null',
+  'raise on dict arguments',
+  'raise on missing call ids',
+  'raise on consecutive user messages',
+  'syntax error',
+]);
 
 describe('buggy variants of the reference templates', () => {
   const cases = REFERENCE_FAMILIES.flatMap((family) =>
-    VARIANTS.filter((v) => HAND_WRITTEN.includes(family) || PREPENDED.has(v.name)).map((v) => [family, v.name, v] as const),
+    VARIANTS.filter((v) => HAND_WRITTEN.includes(family) || PREPENDED.has(v.name)).map(
+      (v) => [family, v.name, v] as const,
+    ),
   );
   it.each(cases)('%s, %s → exactly its defect', (family, _name, variant) => {
     const source = variant.make(referenceTemplate(family)!, family);
@@ -160,11 +202,15 @@ describe('buggy variants of the reference templates', () => {
 
   it('repros are minimal', () => {
     const hermes = referenceTemplate('hermes')!;
-    const roles = (s: string, id: FindingId) => checkTemplate(s).findings.find((f) => f.id === id)!.repro.messages.map((m) => m.role);
+    const roles = (s: string, id: FindingId) =>
+      checkTemplate(s)
+        .findings.find((f) => f.id === id)!
+        .repro.messages.map((m) => m.role);
     expect(roles(PREPEND.rejectNullContent + hermes, 'raises_on_standard_shape')).toEqual(['assistant']);
     expect(roles(PREPEND.alternate + hermes, 'raises_on_standard_shape')).toEqual(['user', 'user']);
     expect(roles(PREPEND.clock + hermes, 'injected_date')).toEqual(['user']);
-    const dropped = checkTemplate(edit(hermes, /\{%- for call in message\.tool_calls[\s\S]*?\{%- endfor -%\}/, '')).findings[0]!;
+    const dropped = checkTemplate(edit(hermes, /\{%- for call in message\.tool_calls[\s\S]*?\{%- endfor -%\}/, ''))
+      .findings[0]!;
     expect(dropped.repro.messages.map((m) => m.role)).toEqual(['assistant']);
     expect(dropped.shape).toBeDefined();
   });
@@ -176,7 +222,7 @@ describe('checkTemplate never throws', () => {
     ['plain text', 'hello'],
     ['unclosed', '{% for m in messages %}'],
     ['raises always', "{{ raise_exception('no') }}"],
-    ['engine-unsupported everywhere', "{% for a, b in [(1, 2)] %}{% endfor %}"],
+    ['engine-unsupported everywhere', '{% for a, b in [(1, 2)] %}{% endfor %}'],
     ['huge range', '{% for i in range(100000000) %}{% endfor %}'],
     ['long nested loops', '{% for i in range(5000) %}{% for j in range(5000) %}{{ j }}{% endfor %}{% endfor %}'],
     ['recursion', '{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(1) }}'],
@@ -188,7 +234,8 @@ describe('checkTemplate never throws', () => {
   });
 
   it('stops a template that stays under the per-render budget once all renders together pass the total budget', () => {
-    const slow = '{% for i in range(3000) %}{% endfor %}{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}';
+    const slow =
+      '{% for i in range(3000) %}{% endfor %}{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}';
     const capped = checkTemplate(slow, { budget: { steps: 20_000, ms: 600_000 } });
     const stop = capped.findings.find((f) => f.id === 'render_budget_exceeded');
     expect(stop?.detail).toMatch(/more than 20000 evaluation steps in total/);
@@ -283,15 +330,79 @@ describe.skipIf(!haveReal)('real templates (needs ../shared/data)', () => {
 
   // Buggy variants of the real templates.
   const REAL_VARIANTS: Array<[string, string, FindingId, (s: string) => string]> = [
-    ['Qwen2.5-7B-Instruct', 'tool_calls loop removed', 'prior_tool_call_dropped', (s) => edit(s, /\{%- for tool_call in message\.tool_calls %\}[\s\S]*?\{%- endfor %\}/, '')],
-    ['Qwen2.5-7B-Instruct', 'tools loop removed', 'tools_not_rendered', (s) => edit(s, /\{%- for tool in tools %\}[\s\S]*?\{%- endfor %\}/, '')],
-    ['Qwen2.5-7B-Instruct', 'strftime_now added', 'injected_date', (s) => edit(s, "You are a helpful assistant.' }}", "You are a helpful assistant. Today is ' + strftime_now('%Y-%m-%d') + '.' }}")],
-    ['Qwen2.5-7B-Instruct', 'format example brace doubled', 'doubled_braces', (s) => edit(s, '{\\"name\\": <function-name>', '{{\\"name\\": <function-name>')],
-    ['Qwen2.5-7B-Instruct', 'system replaces tools', 'system_prompt_drops_tool_instructions', (s) => edit(s, '{%- if tools %}', "{%- if tools and messages[0]['role'] != 'system' %}")],
-    ['Qwen2.5-7B-Instruct', 'raise on content null', 'raises_on_standard_shape', (s) => edit(s, "{{- '<|im_start|>' + message.role }}", "{%- if message.content is none %}{{ raise_exception('content is null') }}{%- endif %}{{- '<|im_start|>' + message.role }}")],
-    ['Hermes-2-Pro-Llama-3-8B.tool_use', 'raise on dict arguments', 'raises_on_standard_shape', (s) => edit(s, '{%- if tool_call.arguments is string %}', "{%- if tool_call.arguments is mapping %}{{ raise_exception('dict arguments') }}{%- endif %}{%- if tool_call.arguments is string %}")],
-    ['Hermes-2-Pro-Llama-3-8B.tool_use', 'tool_calls loop removed', 'prior_tool_call_dropped', (s) => edit(s, /\{%- for tool_call in message\.tool_calls %\}[\s\S]*?\{%- endfor %\}/, '')],
-    ['Llama-3.1-8B-Instruct', 'call rendering removed', 'prior_tool_call_dropped', (s) => edit(s, "{{- '{\"name\": \"' + tool_call.name + '\", ' }}", '').replace("{{- tool_call.arguments | tojson }}", '')],
+    [
+      'Qwen2.5-7B-Instruct',
+      'tool_calls loop removed',
+      'prior_tool_call_dropped',
+      (s) => edit(s, /\{%- for tool_call in message\.tool_calls %\}[\s\S]*?\{%- endfor %\}/, ''),
+    ],
+    [
+      'Qwen2.5-7B-Instruct',
+      'tools loop removed',
+      'tools_not_rendered',
+      (s) => edit(s, /\{%- for tool in tools %\}[\s\S]*?\{%- endfor %\}/, ''),
+    ],
+    [
+      'Qwen2.5-7B-Instruct',
+      'strftime_now added',
+      'injected_date',
+      (s) =>
+        edit(
+          s,
+          "You are a helpful assistant.' }}",
+          "You are a helpful assistant. Today is ' + strftime_now('%Y-%m-%d') + '.' }}",
+        ),
+    ],
+    [
+      'Qwen2.5-7B-Instruct',
+      'format example brace doubled',
+      'doubled_braces',
+      (s) => edit(s, '{\\"name\\": <function-name>', '{{\\"name\\": <function-name>'),
+    ],
+    [
+      'Qwen2.5-7B-Instruct',
+      'system replaces tools',
+      'system_prompt_drops_tool_instructions',
+      (s) => edit(s, '{%- if tools %}', "{%- if tools and messages[0]['role'] != 'system' %}"),
+    ],
+    [
+      'Qwen2.5-7B-Instruct',
+      'raise on content null',
+      'raises_on_standard_shape',
+      (s) =>
+        edit(
+          s,
+          "{{- '<|im_start|>' + message.role }}",
+          "{%- if message.content is none %}{{ raise_exception('content is null') }}{%- endif %}{{- '<|im_start|>' + message.role }}",
+        ),
+    ],
+    [
+      'Hermes-2-Pro-Llama-3-8B.tool_use',
+      'raise on dict arguments',
+      'raises_on_standard_shape',
+      (s) =>
+        edit(
+          s,
+          '{%- if tool_call.arguments is string %}',
+          "{%- if tool_call.arguments is mapping %}{{ raise_exception('dict arguments') }}{%- endif %}{%- if tool_call.arguments is string %}",
+        ),
+    ],
+    [
+      'Hermes-2-Pro-Llama-3-8B.tool_use',
+      'tool_calls loop removed',
+      'prior_tool_call_dropped',
+      (s) => edit(s, /\{%- for tool_call in message\.tool_calls %\}[\s\S]*?\{%- endfor %\}/, ''),
+    ],
+    [
+      'Llama-3.1-8B-Instruct',
+      'call rendering removed',
+      'prior_tool_call_dropped',
+      (s) =>
+        edit(s, '{{- \'{"name": "\' + tool_call.name + \'", \' }}', '').replace(
+          '{{- tool_call.arguments | tojson }}',
+          '',
+        ),
+    ],
     ['Mistral-Nemo-Instruct-2407', 'syntax error', 'template_unparseable', (s) => edit(s, /\{%- endfor %\}\s*$/, '')],
   ];
   it.each(REAL_VARIANTS)('%s, %s → %s (and the original has not)', (name, _what, expected, make) => {
@@ -299,6 +410,7 @@ describe.skipIf(!haveReal)('real templates (needs ../shared/data)', () => {
     expect(original).not.toContain(expected);
     const c = checked(make(real(name)));
     expect(ids(c)).toContain(expected);
-    if (expected === 'raises_on_standard_shape') expect(c.findings.some((f) => /content null|dict arguments/.test(f.detail))).toBe(true);
+    if (expected === 'raises_on_standard_shape')
+      expect(c.findings.some((f) => /content null|dict arguments/.test(f.detail))).toBe(true);
   });
 });

@@ -123,7 +123,8 @@ class Session {
       });
       out = { ok: true, text };
     } catch (e) {
-      const error = e instanceof TemplateError ? e : new TemplateError('render_error', e instanceof Error ? e.message : String(e));
+      const error =
+        e instanceof TemplateError ? e : new TemplateError('render_error', e instanceof Error ? e.message : String(e));
       if (error.kind === 'engine_unsupported') this.limitations.add(error.message);
       if (error.kind === 'budget_exceeded') this.budget = { error, messages, tools };
       out = { ok: false, error };
@@ -133,10 +134,13 @@ class Session {
   }
 }
 
-const isFailure = (o: Outcome): o is { ok: false; error: TemplateError } => !o.ok && o.error.kind !== 'engine_unsupported' && o.error.kind !== 'budget_exceeded';
-const hasCall = (messages: ChatMessage[]): boolean => messages.some((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0);
+const isFailure = (o: Outcome): o is { ok: false; error: TemplateError } =>
+  !o.ok && o.error.kind !== 'engine_unsupported' && o.error.kind !== 'budget_exceeded';
+const hasCall = (messages: ChatMessage[]): boolean =>
+  messages.some((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0);
 /** Quote a passage for a finding's detail: backticks, newlines shown as \n, long passages cut. */
-const quote = (s: string, max = 160): string => `\`${(s.length > max ? `${s.slice(0, max)}…` : s).replace(/\n/g, '\\n')}\``;
+const quote = (s: string, max = 160): string =>
+  `\`${(s.length > max ? `${s.slice(0, max)}…` : s).replace(/\n/g, '\\n')}\``;
 
 /**
  * Remove messages (and the tools) while `holds` stays true: the fewest messages that still show the defect.
@@ -167,12 +171,19 @@ function minimise(
 
 function repro(session: Session, messages: ChatMessage[], tools: OpenAITool[] | undefined): Repro {
   const out = session.render(messages, tools);
-  return { messages, ...(tools ? { tools } : {}), addGenerationPrompt: true, ...(out.ok ? { rendered: out.text } : {}) };
+  return {
+    messages,
+    ...(tools ? { tools } : {}),
+    addGenerationPrompt: true,
+    ...(out.ok ? { rendered: out.text } : {}),
+  };
 }
 
 function describeError(error: TemplateError): string {
   // The raise message is kept exact (JSON) so that repairs can find the call in the source.
-  return error.kind === 'raised' ? `raise_exception(${JSON.stringify(error.message)})` : `error ${quote(error.message)}`;
+  return error.kind === 'raised'
+    ? `raise_exception(${JSON.stringify(error.message)})`
+    : `error ${quote(error.message)}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -206,7 +217,12 @@ interface DateEvidence {
   fixed: string[];
 }
 
-function dateEvidence(session: Session, messages: ChatMessage[], tools: OpenAITool[] | undefined, alt: Date): DateEvidence | null {
+function dateEvidence(
+  session: Session,
+  messages: ChatMessage[],
+  tools: OpenAITool[] | undefined,
+  alt: Date,
+): DateEvidence | null {
   const inputs = JSON.stringify({ messages, tools });
   const a = session.render(messages, tools);
   const b = session.render(messages, tools, { now: alt });
@@ -292,7 +308,10 @@ function passages(text: string): string[] {
 /** A passage that tells the model how to write a call (not a persona sentence or a date line). */
 function isFormatInstruction(p: string): boolean {
   if (detectAttempt(p)) return true; // an example call or call markup
-  return /\b(?:format|json|xml|syntax|schema|example|tags?|markup|arguments?|parameters?)\b/i.test(p) && /\b(?:tools?|functions?|calls?|calling)\b/i.test(p);
+  return (
+    /\b(?:format|json|xml|syntax|schema|example|tags?|markup|arguments?|parameters?)\b/i.test(p) &&
+    /\b(?:tools?|functions?|calls?|calling)\b/i.test(p)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -323,7 +342,17 @@ export function checkTemplate(source: string, opts: CheckOptions = {}): Template
   try {
     result = emptyCheck(src, name);
   } catch (e) {
-    return { template: name, sha256: '', family: null, familyDetection: { how: 'none', verified: false }, shape: null, findings: [], engineLimitations: [], shapesTried: [], notes: [String(e)] };
+    return {
+      template: name,
+      sha256: '',
+      family: null,
+      familyDetection: { how: 'none', verified: false },
+      shape: null,
+      findings: [],
+      engineLimitations: [],
+      shapesTried: [],
+      notes: [String(e)],
+    };
   }
   try {
     runChecks(src, opts, result);
@@ -397,7 +426,9 @@ function checkWith(session: Session, now: Date, result: TemplateCheck): void {
   });
   if (tools[0] !== PROBE_TOOL) {
     session.render([userMessage()], [PROBE_TOOL]); // records the limitation that made us fall back
-    result.notes.push('the engine cannot render the probe tool with parameter descriptions; checked with a plain tool instead');
+    result.notes.push(
+      'the engine cannot render the probe tool with parameter descriptions; checked with a plain tool instead',
+    );
   }
   const inputs = JSON.stringify({ h: standardHistory(), tools, s: systemMessage() });
   const base = session.render([userMessage()], tools);
@@ -428,7 +459,12 @@ function checkWith(session: Session, now: Date, result: TemplateCheck): void {
       ...(choice.shape ? [session.render(applyShape(standardHistory(), choice.shape), tools)] : []),
     ].some((o) => o.ok && missing.every((s) => o.text.includes(s)));
     if (elsewhere) return;
-    const what = missing.length === 2 ? `the tool's name (${PROBE_TOOL_NAME}) and description` : missing[0] === PROBE_TOOL_NAME ? `the tool's name (${PROBE_TOOL_NAME})` : "the tool's description";
+    const what =
+      missing.length === 2
+        ? `the tool's name (${PROBE_TOOL_NAME}) and description`
+        : missing[0] === PROBE_TOOL_NAME
+          ? `the tool's name (${PROBE_TOOL_NAME})`
+          : "the tool's description";
     result.findings.push({
       id: 'tools_not_rendered',
       detail: `tools are passed but ${what} never appear in the prompt (tried a single user message, with and without a system message, and the multi-turn history)`,
@@ -464,21 +500,33 @@ function checkWith(session: Session, now: Date, result: TemplateCheck): void {
     const plain = new Set(noTools.ok ? passages(noTools.text) : []);
     // the passages tools add to the prompt, then those a user system message makes disappear
     const added = passages(base.text).filter((f) =>
-      noTools.ok ? !plain.has(f) && !inputs.includes(f) : f.includes(PROBE_TOOL_NAME) || f.includes(PROBE_TOOL_DESCRIPTION),
+      noTools.ok
+        ? !plain.has(f) && !inputs.includes(f)
+        : f.includes(PROBE_TOOL_NAME) || f.includes(PROBE_TOOL_DESCRIPTION),
     );
     const lost = added.filter((f) => !withSystem.text.includes(f));
     // only instructions about the call format count: a replaced default persona ("You are Qwen…") is not a defect
     const lostFormat = lost.filter(isFormatInstruction);
     const toolListLost = base.text.includes(PROBE_TOOL_NAME) && !withSystem.text.includes(PROBE_TOOL_NAME);
     if (lostFormat.length === 0 && !toolListLost) {
-      if (lost.length > 0) result.notes.push(`a user system message replaces ${lost.length} tool-time passage(s) that are not call-format instructions (e.g. ${quote(lost[0]!, 80)}): not reported`);
+      if (lost.length > 0)
+        result.notes.push(
+          `a user system message replaces ${lost.length} tool-time passage(s) that are not call-format instructions (e.g. ${quote(lost[0]!, 80)}): not reported`,
+        );
       return;
     }
     result.findings.push({
       id: 'system_prompt_drops_tool_instructions',
       detail:
         `with a user system message the prompt loses ${lostFormat.length} call-format instruction passage(s) it has without one` +
-        `${toolListLost ? ', and the tool list' : ''}${lostFormat.length ? `: ${lostFormat.slice(0, 2).map((f) => quote(f, 100)).join(', ')}` : ''}`,
+        `${toolListLost ? ', and the tool list' : ''}${
+          lostFormat.length
+            ? `: ${lostFormat
+                .slice(0, 2)
+                .map((f) => quote(f, 100))
+                .join(', ')}`
+            : ''
+        }`,
       repro: repro(session, [systemMessage(), userMessage()], tools),
     });
   });
@@ -488,10 +536,19 @@ function checkWith(session: Session, now: Date, result: TemplateCheck): void {
     if (!evidence) return;
     const min = minimise([userMessage()], tools, (m, t) => dateEvidence(session, m, t, alt) !== null);
     const parts: string[] = [];
-    if (evidence.clockItself) parts.push(`reads the clock (strftime_now): ${quote(evidence.clockItself)} changes with the date`);
-    if (evidence.clockVariable) parts.push(`prints the date_string variable the serving stack passes: ${quote(evidence.clockVariable)}`);
-    if (evidence.fixed.length) parts.push(`contains a fixed date not taken from the messages: ${evidence.fixed.map((d) => quote(d)).join(', ')}`);
-    result.findings.push({ id: 'injected_date', detail: `the template injects a date: ${parts.join('; ')}`, repro: repro(session, min.messages, min.tools) });
+    if (evidence.clockItself)
+      parts.push(`reads the clock (strftime_now): ${quote(evidence.clockItself)} changes with the date`);
+    if (evidence.clockVariable)
+      parts.push(`prints the date_string variable the serving stack passes: ${quote(evidence.clockVariable)}`);
+    if (evidence.fixed.length)
+      parts.push(
+        `contains a fixed date not taken from the messages: ${evidence.fixed.map((d) => quote(d)).join(', ')}`,
+      );
+    result.findings.push({
+      id: 'injected_date',
+      detail: `the template injects a date: ${parts.join('; ')}`,
+      repro: repro(session, min.messages, min.tools),
+    });
   });
 
   guard('doubled_braces', () => {
@@ -527,7 +584,13 @@ interface RaiseProbe {
   shape?: MessageShape;
 }
 
-function raiseChecks(session: Session, chosen: MessageShape | null, tried: ShapeTrial[], tools: OpenAITool[], result: TemplateCheck): void {
+function raiseChecks(
+  session: Session,
+  chosen: MessageShape | null,
+  tried: ShapeTrial[],
+  tools: OpenAITool[],
+  result: TemplateCheck,
+): void {
   const history = standardHistory();
   const probes: RaiseProbe[] = [];
   const s = chosen ?? SHAPES[0]!;
@@ -536,31 +599,53 @@ function raiseChecks(session: Session, chosen: MessageShape | null, tried: Shape
     for (const as of ['object', 'string'] as const) {
       if (as === s.argumentsAs) continue;
       const shape = { ...s, argumentsAs: as };
-      probes.push({ group: 'arguments', label: as === 'object' ? 'dict arguments' : 'string (JSON) arguments', messages: applyShape(history, shape), shape });
+      probes.push({
+        group: 'arguments',
+        label: as === 'object' ? 'dict arguments' : 'string (JSON) arguments',
+        messages: applyShape(history, shape),
+        shape,
+      });
     }
     for (const c of ['null', 'empty'] as const) {
       if (c === s.contentWhenCalls) continue;
       const shape = { ...s, contentWhenCalls: c };
-      probes.push({ group: 'content', label: c === 'null' ? 'content null next to tool calls' : 'content "" next to tool calls', messages: applyShape(history, shape), shape });
+      probes.push({
+        group: 'content',
+        label: c === 'null' ? 'content null next to tool calls' : 'content "" next to tool calls',
+        messages: applyShape(history, shape),
+        shape,
+      });
     }
     const withIds = { ...s, withCallIds: true };
     const idVariants: Array<[string, MessageShape, CallIdStyle]> = [
-      s.withCallIds ? ['missing call ids', { ...s, withCallIds: false }, 'nine'] : ['9-character call ids', withIds, 'nine'],
+      s.withCallIds
+        ? ['missing call ids', { ...s, withCallIds: false }, 'nine']
+        : ['9-character call ids', withIds, 'nine'],
       ['OpenAI-style call ids ("call_" + 24 characters)', withIds, 'openai'],
       ['short call ids ("call_0")', withIds, 'short'],
     ];
-    for (const [label, shape, style] of idVariants) probes.push({ group: 'call ids', label, messages: applyShape(history, shape, style), shape });
+    for (const [label, shape, style] of idVariants)
+      probes.push({ group: 'call ids', label, messages: applyShape(history, shape, style), shape });
   } else {
     // No shape renders the history: report each distinct failure once.
     const seen = new Set<string>();
     for (const t of tried) {
       if (t.outcome !== 'error' || t.errorKind === 'engine_unsupported' || seen.has(t.error ?? '')) continue;
       seen.add(t.error ?? '');
-      probes.push({ group: `history ${seen.size}`, label: `a standard tool-calling history (${shapeLabel(t.shape)}; every shape tried fails)`, messages: applyShape(history, t.shape), shape: t.shape });
+      probes.push({
+        group: `history ${seen.size}`,
+        label: `a standard tool-calling history (${shapeLabel(t.shape)}; every shape tried fails)`,
+        messages: applyShape(history, t.shape),
+        shape: t.shape,
+      });
     }
   }
   probes.push(
-    { group: 'consecutive users', label: 'non-alternating roles (two consecutive user messages)', messages: [userMessage(), userMessage(FOLLOW_UP)] },
+    {
+      group: 'consecutive users',
+      label: 'non-alternating roles (two consecutive user messages)',
+      messages: [userMessage(), userMessage(FOLLOW_UP)],
+    },
     {
       group: 'user after tool',
       label: 'non-alternating roles (a user message right after a tool result)',

@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../core/paths.ts';
 import { DEFAULT_NOW, renderChat } from './render.ts';
 import type { TemplateError } from './errors.ts';
-import { PROBE_TOOL, PROBE_TOOL_PLAIN, QUESTION as QUESTION_TEXT, standardHistory, userMessage, SYSTEM_PROMPT } from './fixtures.ts';
+import {
+  PROBE_TOOL,
+  PROBE_TOOL_PLAIN,
+  QUESTION as QUESTION_TEXT,
+  standardHistory,
+  userMessage,
+  SYSTEM_PROMPT,
+} from './fixtures.ts';
 import { applyShape, SHAPES } from './shapes.ts';
 import { referenceTemplate, REFERENCE_FAMILIES } from './reference.ts';
 import type { ChatMessage, OpenAITool } from './types.ts';
@@ -65,11 +72,20 @@ interface PyResult {
 function conversations(): Conversation[] {
   const out: Conversation[] = [
     { label: 'single turn, tools', messages: [userMessage()], tools: [PROBE_TOOL] },
-    { label: 'system + single turn, tools', messages: [{ role: 'system', content: SYSTEM_PROMPT }, userMessage()], tools: [PROBE_TOOL] },
+    {
+      label: 'system + single turn, tools',
+      messages: [{ role: 'system', content: SYSTEM_PROMPT }, userMessage()],
+      tools: [PROBE_TOOL],
+    },
     { label: 'single turn, no tools', messages: [userMessage()] },
     { label: 'tool without descriptions', messages: [userMessage()], tools: [PROBE_TOOL_PLAIN] },
   ];
-  for (const shape of SHAPES) out.push({ label: `history, ${JSON.stringify(shape)}`, messages: applyShape(standardHistory(), shape), tools: [PROBE_TOOL] });
+  for (const shape of SHAPES)
+    out.push({
+      label: `history, ${JSON.stringify(shape)}`,
+      messages: applyShape(standardHistory(), shape),
+      tools: [PROBE_TOOL],
+    });
   return out;
 }
 
@@ -77,11 +93,29 @@ const RUNS = Number(process.env.TOOLGAUGE_DIFF_RUNS ?? 16);
 
 /** Text a template may meet: ordinary words, markup-like and quoting characters, unicode, empty strings. */
 const text = fc.oneof(
-  fc.constantFrom('', ' ', QUESTION_TEXT, 'Danke schön — 東京', '{{ not a tag }}', '<tool_call>', 'say "hi"', "it's", 'line one\nline two', '\\'),
+  fc.constantFrom(
+    '',
+    ' ',
+    QUESTION_TEXT,
+    'Danke schön — 東京',
+    '{{ not a tag }}',
+    '<tool_call>',
+    'say "hi"',
+    "it's",
+    'line one\nline two',
+    '\\',
+  ),
   fc.string({ maxLength: 24 }),
   fc.string({ unit: 'grapheme', maxLength: 8 }),
 );
-const SECOND_TOOL: OpenAITool = { type: 'function', function: { name: 'get_time', description: 'The local time of a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+const SECOND_TOOL: OpenAITool = {
+  type: 'function',
+  function: {
+    name: 'get_time',
+    description: 'The local time of a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
 
 /**
  * One turn: a user message, then optionally one or two tool calls (arguments as a JSON string or a dict, with or
@@ -90,7 +124,10 @@ const SECOND_TOOL: OpenAITool = { type: 'function', function: { name: 'get_time'
 const turn = fc
   .record({
     user: text,
-    calls: fc.array(fc.record({ name: fc.constantFrom('get_weather', 'get_time'), city: text, dict: fc.boolean(), id: fc.boolean() }), { maxLength: 2 }),
+    calls: fc.array(
+      fc.record({ name: fc.constantFrom('get_weather', 'get_time'), city: text, dict: fc.boolean(), id: fc.boolean() }),
+      { maxLength: 2 },
+    ),
     callContent: fc.constantFrom<'null' | 'empty' | 'absent' | 'text'>('null', 'empty', 'absent', 'text'),
     results: fc.array(text, { minLength: 2, maxLength: 2 }),
     answer: fc.option(text, { nil: undefined }),
@@ -108,7 +145,14 @@ const turn = fc
       else if (t.callContent === 'empty') call.content = '';
       else if (t.callContent === 'text') call.content = t.user.slice(0, 5);
       msgs.push(call);
-      t.calls.forEach((c, i) => msgs.push({ role: 'tool', ...(c.id ? { tool_call_id: `call${i}abcd` } : {}), name: c.name, content: t.results[i]! }));
+      t.calls.forEach((c, i) =>
+        msgs.push({
+          role: 'tool',
+          ...(c.id ? { tool_call_id: `call${i}abcd` } : {}),
+          name: c.name,
+          content: t.results[i]!,
+        }),
+      );
     }
     if (t.answer !== undefined) msgs.push({ role: 'assistant', content: t.answer });
     return msgs;
@@ -118,7 +162,12 @@ const conversationArb: fc.Arbitrary<Conversation> = fc
   .record({
     system: fc.option(text, { nil: undefined }),
     turns: fc.array(turn, { minLength: 1, maxLength: 3 }),
-    tools: fc.constantFrom<OpenAITool[] | undefined>(undefined, [PROBE_TOOL], [PROBE_TOOL_PLAIN], [PROBE_TOOL, SECOND_TOOL]),
+    tools: fc.constantFrom<OpenAITool[] | undefined>(
+      undefined,
+      [PROBE_TOOL],
+      [PROBE_TOOL_PLAIN],
+      [PROBE_TOOL, SECOND_TOOL],
+    ),
     addGenerationPrompt: fc.boolean(),
   })
   .map((c) => ({
@@ -130,7 +179,10 @@ const conversationArb: fc.Arbitrary<Conversation> = fc
 
 /** RUNS generated conversations (seeded: the same ones every run), each labelled with its own JSON. */
 function generatedConversations(seed: number): Conversation[] {
-  return fc.sample(conversationArb, { numRuns: RUNS, seed }).map((c, i) => ({ ...c, label: `generated #${i} ${JSON.stringify({ messages: c.messages, tools: c.tools?.map((t) => t.function.name), addGenerationPrompt: c.addGenerationPrompt })}` }));
+  return fc.sample(conversationArb, { numRuns: RUNS, seed }).map((c, i) => ({
+    ...c,
+    label: `generated #${i} ${JSON.stringify({ messages: c.messages, tools: c.tools?.map((t) => t.function.name), addGenerationPrompt: c.addGenerationPrompt })}`,
+  }));
 }
 
 function pythonRender(cases: Case[]): PyResult[] {
@@ -146,11 +198,21 @@ function pythonRender(cases: Case[]): PyResult[] {
       date_string: renderChat('{{ date_string }}', { messages: [] }),
     },
   }));
-  return JSON.parse(execFileSync(PYTHON, [ORACLE], { input: JSON.stringify(input), maxBuffer: 64 * 2 ** 20 }).toString());
+  return JSON.parse(
+    execFileSync(PYTHON, [ORACLE], { input: JSON.stringify(input), maxBuffer: 64 * 2 ** 20 }).toString(),
+  );
 }
 
 function compare(templates: Array<{ name: string; source: string }>, convs: Conversation[] = conversations()) {
-  const cases: Case[] = templates.flatMap((t) => convs.map((c) => ({ name: `${t.name} · ${c.label}`, template: t.source, messages: c.messages, tools: c.tools, addGenerationPrompt: c.addGenerationPrompt })));
+  const cases: Case[] = templates.flatMap((t) =>
+    convs.map((c) => ({
+      name: `${t.name} · ${c.label}`,
+      template: t.source,
+      messages: c.messages,
+      tools: c.tools,
+      addGenerationPrompt: c.addGenerationPrompt,
+    })),
+  );
   const py = pythonRender(cases);
   const tally = { identical: 0, bothRaise: 0, engineUnsupported: 0 };
   const bothRaiseBy: Partial<Record<ErrorClass, number>> = {};
@@ -159,7 +221,16 @@ function compare(templates: Array<{ name: string; source: string }>, convs: Conv
     const p = py[i]!;
     let ours: { ok: true; text: string } | { ok: false; error: TemplateError };
     try {
-      ours = { ok: true, text: renderChat(c.template, { messages: c.messages, tools: c.tools, addGenerationPrompt: c.addGenerationPrompt ?? true, bosToken: '<s>', eosToken: '</s>' }) };
+      ours = {
+        ok: true,
+        text: renderChat(c.template, {
+          messages: c.messages,
+          tools: c.tools,
+          addGenerationPrompt: c.addGenerationPrompt ?? true,
+          bosToken: '<s>',
+          eosToken: '</s>',
+        }),
+      };
     } catch (e) {
       ours = { ok: false, error: e as TemplateError };
     }
@@ -169,13 +240,22 @@ function compare(templates: Array<{ name: string; source: string }>, convs: Conv
       else mismatches.push(`${c.name}: text differs at ${firstDiff(ours.text, p.text!)}`);
     } else if (!ours.ok && !p.ok) {
       const kind = ours.error.kind as ErrorClass;
-      if (kind !== p.class) mismatches.push(`${c.name}: both raise, but here ${kind} (${ours.error.message.slice(0, 80)}) and in jinja2 ${p.class} (${p.error!.slice(0, 80)})`);
-      else if (kind === 'raised' && ours.error.message !== p.message) mismatches.push(`${c.name}: both raise_exception, with different messages: ${JSON.stringify(ours.error.message.slice(0, 80))} vs ${JSON.stringify(p.message!.slice(0, 80))}`);
+      if (kind !== p.class)
+        mismatches.push(
+          `${c.name}: both raise, but here ${kind} (${ours.error.message.slice(0, 80)}) and in jinja2 ${p.class} (${p.error!.slice(0, 80)})`,
+        );
+      else if (kind === 'raised' && ours.error.message !== p.message)
+        mismatches.push(
+          `${c.name}: both raise_exception, with different messages: ${JSON.stringify(ours.error.message.slice(0, 80))} vs ${JSON.stringify(p.message!.slice(0, 80))}`,
+        );
       else {
         tally.bothRaise++;
         bothRaiseBy[kind] = (bothRaiseBy[kind] ?? 0) + 1;
       }
-    } else mismatches.push(`${c.name}: ${ours.ok ? 'renders here' : `fails here (${ours.error.kind}: ${ours.error.message.slice(0, 80)})`} but jinja2 ${p.ok ? 'renders' : `raises ${p.error!.slice(0, 80)}`}`);
+    } else
+      mismatches.push(
+        `${c.name}: ${ours.ok ? 'renders here' : `fails here (${ours.error.kind}: ${ours.error.message.slice(0, 80)})`} but jinja2 ${p.ok ? 'renders' : `raises ${p.error!.slice(0, 80)}`}`,
+      );
   });
   return { tally, bothRaiseBy, mismatches, total: cases.length };
 }
@@ -218,12 +298,20 @@ describe.skipIf(!hasJinja2)(`templates render exactly as Python's jinja2 (${PYTH
 
   it(`generated conversations (fast-check, ${RUNS} of them) over the reference and the real templates: the same text, or the same class of error`, () => {
     const byName = new Map<string, { name: string; source: string }>();
-    for (const t of [...REFERENCE_FAMILIES.map((f) => ({ name: `reference/${f}`, source: referenceTemplate(f)! })), ...templatesIn(STORED), ...templatesIn(SHARED), ...templatesIn(EXTRA)]) byName.set(t.name, t);
+    for (const t of [
+      ...REFERENCE_FAMILIES.map((f) => ({ name: `reference/${f}`, source: referenceTemplate(f)! })),
+      ...templatesIn(STORED),
+      ...templatesIn(SHARED),
+      ...templatesIn(EXTRA),
+    ])
+      byName.set(t.name, t);
     const r = compare([...byName.values()], generatedConversations(20261201));
     expect(r.mismatches.slice(0, 5)).toEqual([]);
     // The generated conversations reach past the happy path: some renders raise in both engines, most render.
     expect(r.tally.identical).toBeGreaterThan(r.total / 3);
-    console.log(`jinja2 differential, ${RUNS} generated conversations × ${byName.size} templates = ${r.total} renders: ${JSON.stringify(r.tally)}, both raise by class ${JSON.stringify(r.bothRaiseBy)}`);
+    console.log(
+      `jinja2 differential, ${RUNS} generated conversations × ${byName.size} templates = ${r.total} renders: ${JSON.stringify(r.tally)}, both raise by class ${JSON.stringify(r.bothRaiseBy)}`,
+    );
   });
 
   it.skipIf(!EXTRA)('TOOLGAUGE_EXTRA_TEMPLATES names a folder of .jinja files', () => {

@@ -54,22 +54,32 @@ function reprString(s: string): string {
 export function pyRepr(v: Value): string {
   const value = (v as { value: unknown }).value;
   switch (v.type) {
-    case 'StringValue': return reprString(value as string);
-    case 'BooleanValue': return value ? 'True' : 'False';
-    case 'NullValue': return 'None';
-    case 'UndefinedValue': return '';
-    case 'IntegerValue': case 'FloatValue': return v.toString();
+    case 'StringValue':
+      return reprString(value as string);
+    case 'BooleanValue':
+      return value ? 'True' : 'False';
+    case 'NullValue':
+      return 'None';
+    case 'UndefinedValue':
+      return '';
+    case 'IntegerValue':
+    case 'FloatValue':
+      return v.toString();
     case 'TupleValue': {
       const items = (value as Value[]).map(pyRepr);
       return `(${items.join(', ')}${items.length === 1 ? ',' : ''})`;
     }
-    case 'ArrayValue': return `[${(value as Value[]).map(pyRepr).join(', ')}]`;
-    case 'ObjectValue': case 'KeywordArgumentsValue':
+    case 'ArrayValue':
+      return `[${(value as Value[]).map(pyRepr).join(', ')}]`;
+    case 'ObjectValue':
+    case 'KeywordArgumentsValue':
       return `{${[...(value as Map<string, Value>)].map(([k, x]) => `${reprString(k)}: ${pyRepr(x)}`).join(', ')}}`;
     case 'NamespaceValue':
       return `<Namespace {${[...(value as Map<string, Value>)].map(([k, x]) => `${reprString(k)}: ${pyRepr(x)}`).join(', ')}}>`;
-    case 'FunctionValue': return '<function>';
-    default: return v.toString();
+    case 'FunctionValue':
+      return '<function>';
+    default:
+      return v.toString();
   }
 }
 
@@ -80,16 +90,27 @@ export function pyStr(v: Value): string {
 
 function pyTypeName(v: Value): string {
   switch (v.type) {
-    case 'StringValue': return 'str';
-    case 'IntegerValue': return 'int';
-    case 'FloatValue': return 'float';
-    case 'BooleanValue': return 'bool';
-    case 'NullValue': return 'NoneType';
-    case 'ArrayValue': return 'list';
-    case 'TupleValue': return 'tuple';
-    case 'ObjectValue': case 'KeywordArgumentsValue': return 'dict';
-    case 'UndefinedValue': return 'Undefined';
-    default: return v.type;
+    case 'StringValue':
+      return 'str';
+    case 'IntegerValue':
+      return 'int';
+    case 'FloatValue':
+      return 'float';
+    case 'BooleanValue':
+      return 'bool';
+    case 'NullValue':
+      return 'NoneType';
+    case 'ArrayValue':
+      return 'list';
+    case 'TupleValue':
+      return 'tuple';
+    case 'ObjectValue':
+    case 'KeywordArgumentsValue':
+      return 'dict';
+    case 'UndefinedValue':
+      return 'Undefined';
+    default:
+      return v.type;
   }
 }
 
@@ -98,21 +119,29 @@ function pyTypeName(v: Value): string {
 
 /** jinja2's builtin filters: an "unknown filter" error for one of these is the engine's gap, not the template's. */
 const JINJA2_FILTERS = new Set(
-  ('abs attr batch capitalize center count d default dictsort e escape filesizeformat first float forceescape format ' +
+  (
+    'abs attr batch capitalize center count d default dictsort e escape filesizeformat first float forceescape format ' +
     'groupby indent int items join last length list lower map max min pprint random reject rejectattr replace reverse ' +
     'round safe select selectattr slice sort string striptags sum title tojson trim truncate unique upper urlencode ' +
-    'urlize wordcount wordwrap xmlattr').split(' '),
+    'urlize wordcount wordwrap xmlattr'
+  ).split(' '),
 );
 /** Filters that coerce their operand with str() in Python, so they work on None and numbers. */
-const STR_COERCING_FILTERS = new Set('capitalize center e escape format indent lower replace string striptags title trim truncate upper wordcount wordwrap'.split(' '));
+const STR_COERCING_FILTERS = new Set(
+  'capitalize center e escape format indent lower replace string striptags title trim truncate upper wordcount wordwrap'.split(
+    ' ',
+  ),
+);
 /** Globals jinja2 provides that the engine does not. */
 const JINJA2_GLOBALS = new Set(['dict', 'cycler', 'joiner', 'lipsum']);
 const PY_METHODS: Record<string, Set<string>> = {
   str: new Set(
-    ('capitalize casefold center count encode endswith expandtabs find format format_map index isalnum isalpha isascii ' +
+    (
+      'capitalize casefold center count encode endswith expandtabs find format format_map index isalnum isalpha isascii ' +
       'isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle isupper join ljust lower lstrip ' +
       'partition removeprefix removesuffix replace rfind rindex rjust rpartition rsplit rstrip split splitlines ' +
-      'startswith strip swapcase title translate upper zfill').split(' '),
+      'startswith strip swapcase title translate upper zfill'
+    ).split(' '),
   ),
   list: new Set('append clear copy count extend index insert pop remove reverse sort'.split(' ')),
   dict: new Set('clear copy fromkeys get items keys pop popitem setdefault update values'.split(' ')),
@@ -141,7 +170,11 @@ function filterName(filter: AnyNode): string | undefined {
 }
 
 const isOurs = (e: unknown): boolean =>
-  e instanceof TemplateRaise || e instanceof EngineUnsupported || e instanceof PythonRuntimeError || e instanceof TemplateError || e instanceof BudgetExceeded;
+  e instanceof TemplateRaise ||
+  e instanceof EngineUnsupported ||
+  e instanceof PythonRuntimeError ||
+  e instanceof TemplateError ||
+  e instanceof BudgetExceeded;
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -169,8 +202,10 @@ export class RenderAllowance {
   /** Charge `n` steps; `clock` says whether to look at the time too. */
   charge(n: number, clock: boolean): void {
     this.steps += n;
-    if (this.steps > this.limits.steps) throw new BudgetExceeded(`the renders took more than ${this.limits.steps} evaluation steps in total`);
-    if (clock && performance.now() - this.started > this.limits.ms) throw new BudgetExceeded(`the renders took more than ${this.limits.ms} ms in total`);
+    if (this.steps > this.limits.steps)
+      throw new BudgetExceeded(`the renders took more than ${this.limits.steps} evaluation steps in total`);
+    if (clock && performance.now() - this.started > this.limits.ms)
+      throw new BudgetExceeded(`the renders took more than ${this.limits.ms} ms in total`);
   }
 }
 
@@ -195,7 +230,12 @@ const GENERATOR_FILTERS = new Set(['map', 'select', 'reject', 'selectattr', 'rej
 
 /** markupsafe.escape. */
 function htmlEscape(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&#34;')
+    .replace(/'/g, '&#39;');
 }
 
 function markup(s: string): Value {
@@ -245,7 +285,8 @@ class FaithfulInterpreter extends Interpreter {
   private charge(n: number): void {
     const before = this.steps;
     this.steps += n;
-    if (this.steps > RENDER_BUDGET.steps) throw new BudgetExceeded(`the render took more than ${RENDER_BUDGET.steps} evaluation steps`);
+    if (this.steps > RENDER_BUDGET.steps)
+      throw new BudgetExceeded(`the render took more than ${RENDER_BUDGET.steps} evaluation steps`);
     const clock = this.steps >> 12 !== before >> 12;
     if (clock && performance.now() - this.started > RENDER_BUDGET.ms) {
       throw new BudgetExceeded(`the render took more than ${RENDER_BUDGET.ms} ms`);
@@ -274,7 +315,8 @@ class FaithfulInterpreter extends Interpreter {
       case 'CallExpression':
         return this.call(node, environment);
       case 'MemberExpression':
-        if (node.computed && (node.property as AnyNode | undefined)?.type !== 'SliceExpression') return this.subscript(node, environment);
+        if (node.computed && (node.property as AnyNode | undefined)?.type !== 'SliceExpression')
+          return this.subscript(node, environment);
         break;
     }
     return super.evaluate(statement, environment);
@@ -284,7 +326,11 @@ class FaithfulInterpreter extends Interpreter {
   private objectLiteral(node: AnyNode, env: Environment): Value {
     const entries = [...(node.value as Iterable<[Node, Node]>)];
     const pairs: Array<[Value, Value]> = entries.map(([k, v]) => [this.evaluate(k, env), this.evaluate(v, env)]);
-    if (pairs.every(([k]) => k.type === 'StringValue')) return super.evaluate({ ...node, value: new Map(pairs.map(([k, v]) => [pre(k), pre(v)])) } as unknown as Node, env);
+    if (pairs.every(([k]) => k.type === 'StringValue'))
+      return super.evaluate(
+        { ...node, value: new Map(pairs.map(([k, v]) => [pre(k), pre(v)])) } as unknown as Node,
+        env,
+      );
     const out = toValue({}) as Tagged & { value: Map<string, Value> };
     const keys = new Map<string, Value>();
     for (const [k, v] of pairs) {
@@ -309,7 +355,10 @@ class FaithfulInterpreter extends Interpreter {
         return toValue(op === 'in' ? has : !has);
       }
       // jinja2's Undefined equals nothing in a list or dict: `undefined in [..]` is False
-      if (left.type === 'UndefinedValue' && (right.type === 'ArrayValue' || right.type === 'TupleValue' || right.type === 'ObjectValue')) {
+      if (
+        left.type === 'UndefinedValue' &&
+        (right.type === 'ArrayValue' || right.type === 'TupleValue' || right.type === 'ObjectValue')
+      ) {
         return toValue(op === 'not in');
       }
       return super.evaluate({ ...node, left: pre(left), right: pre(right) } as unknown as Node, env);
@@ -317,7 +366,8 @@ class FaithfulInterpreter extends Interpreter {
     const isStr = (v: Value) => v.type === 'StringValue';
     if (op === '+' && isStr(left) && isStr(right) && (isMarkup(left) || isMarkup(right))) {
       // markupsafe: Markup + str escapes the str (and the result is Markup)
-      const text = (v: Value) => (isMarkup(v) ? (v as { value: string }).value : htmlEscape((v as { value: string }).value));
+      const text = (v: Value) =>
+        isMarkup(v) ? (v as { value: string }).value : htmlEscape((v as { value: string }).value);
       return markup(text(left) + text(right));
     }
     const isInt = (v: Value) => v.type === 'IntegerValue' || v.type === 'BooleanValue';
@@ -356,8 +406,12 @@ class FaithfulInterpreter extends Interpreter {
       const hit = k !== null ? (object as unknown as { value: Map<string, Value> }).value.get(k) : undefined;
       return hit ?? this.evaluate({ type: 'Identifier', value: '__toolgauge_undefined__' } as unknown as Node, env);
     }
-    if ((object as Tagged)[GENERATOR] && key.type === 'IntegerValue') throw new PythonRuntimeError("TypeError: 'generator' object is not subscriptable");
-    if (key.type === 'UndefinedValue' && (object.type === 'ObjectValue' || object.type === 'ArrayValue' || object.type === 'UndefinedValue')) {
+    if ((object as Tagged)[GENERATOR] && key.type === 'IntegerValue')
+      throw new PythonRuntimeError("TypeError: 'generator' object is not subscriptable");
+    if (
+      key.type === 'UndefinedValue' &&
+      (object.type === 'ObjectValue' || object.type === 'ArrayValue' || object.type === 'UndefinedValue')
+    ) {
       return this.evaluate({ type: 'Identifier', value: '__toolgauge_undefined__' } as unknown as Node, env);
     }
     return super.evaluate({ ...node, object: pre(object), property: pre(key) } as unknown as Node, env);
@@ -394,32 +448,50 @@ class FaithfulInterpreter extends Interpreter {
     let operand = this.evaluate(node.operand as Node, env);
     if (name === 'string') return isMarkup(operand) ? operand : toValue(pyStr(operand));
     if (name === 'safe') return operand.type === 'StringValue' ? markup((operand as { value: string }).value) : operand;
-    if (name === 'e' || name === 'escape') return isMarkup(operand) ? operand : markup(htmlEscape(pyStr(operand === undefined ? toValue('') : operand.type === 'UndefinedValue' ? toValue('') : operand)));
+    if (name === 'e' || name === 'escape')
+      return isMarkup(operand)
+        ? operand
+        : markup(
+            htmlEscape(
+              pyStr(operand === undefined ? toValue('') : operand.type === 'UndefinedValue' ? toValue('') : operand),
+            ),
+          );
     const undef = operand.type === 'UndefinedValue';
     const none = operand.type === 'NullValue';
     if (name && (undef || none)) {
       // jinja2's Undefined is an empty, falsy, str()-able value; None is falsy too
       if (undef && STR_COERCING_FILTERS.has(name)) operand = toValue('');
       else if (undef && (name === 'length' || name === 'count')) return toValue(0);
-      else if (undef && (name === 'list' || name === 'sort' || name === 'reverse' || name === 'unique')) return toValue([]);
+      else if (undef && (name === 'list' || name === 'sort' || name === 'reverse' || name === 'unique'))
+        return toValue([]);
       else if (undef && name === 'join') return toValue('');
       else if (GENERATOR_FILTERS.has(name)) {
         const out = toValue([]) as Tagged;
         out[GENERATOR] = true;
         return out;
-      } else if (undef && name === 'tojson') throw new PythonRuntimeError('TypeError: Object of type Undefined is not JSON serializable');
+      } else if (undef && name === 'tojson')
+        throw new PythonRuntimeError('TypeError: Object of type Undefined is not JSON serializable');
     }
     if (name === 'tojson' && none) return toValue('null');
     const tagged = operand as Tagged;
     if (tagged[GENERATOR] && name === 'list') return this.copyList(operand);
     if (tagged[GENERATOR] && (name === 'tojson' || name === 'length' || name === 'count')) {
-      throw new PythonRuntimeError(name === 'tojson' ? 'TypeError: Object of type generator is not JSON serializable' : "TypeError: object of type 'generator' has no len()");
+      throw new PythonRuntimeError(
+        name === 'tojson'
+          ? 'TypeError: Object of type generator is not JSON serializable'
+          : "TypeError: object of type 'generator' has no len()",
+      );
     }
     if ((name === 'items' || name === 'dictsort') && operand.type !== 'ObjectValue' && !undef) {
-      throw new PythonRuntimeError(name === 'items' ? 'TypeError: Can only get item pairs from a mapping.' : `AttributeError: '${pyTypeName(operand)}' object has no attribute 'items'`);
+      throw new PythonRuntimeError(
+        name === 'items'
+          ? 'TypeError: Can only get item pairs from a mapping.'
+          : `AttributeError: '${pyTypeName(operand)}' object has no attribute 'items'`,
+      );
     }
     const keys = tagged[PY_KEYS];
-    if (keys && (name === 'items' || name === 'dictsort' || name === 'tojson')) return this.pyKeyedFilter(name, operand, keys, node, env);
+    if (keys && (name === 'items' || name === 'dictsort' || name === 'tojson'))
+      return this.pyKeyedFilter(name, operand, keys, node, env);
     try {
       const out = super.evaluate({ ...node, operand: pre(operand) } as unknown as Node, env);
       if (name && GENERATOR_FILTERS.has(name) && out.type === 'ArrayValue') (out as Tagged)[GENERATOR] = true;
@@ -427,15 +499,22 @@ class FaithfulInterpreter extends Interpreter {
     } catch (e) {
       if (isOurs(e) || !(e instanceof Error) || !name) throw e;
       // the engine says so itself (`map` without `attribute`, …): jinja2 has it
-      if (/not currently supported/.test(e.message)) throw new EngineUnsupported(`jinja2 filter '${name}' in this form`, e.message);
+      if (/not currently supported/.test(e.message))
+        throw new EngineUnsupported(`jinja2 filter '${name}' in this form`, e.message);
       const applied = /Cannot apply filter "(\w+)" to type: (\w+)/.exec(e.message);
       if (applied && applied[1] === name) {
         const type = applied[2];
         if (type === 'UndefinedValue') {
-          throw new EngineUnsupported(`filter '${name}' on an undefined value (jinja2 treats undefined as empty)`, e.message);
+          throw new EngineUnsupported(
+            `filter '${name}' on an undefined value (jinja2 treats undefined as empty)`,
+            e.message,
+          );
         }
         if (STR_COERCING_FILTERS.has(name)) {
-          throw new EngineUnsupported(`filter '${name}' on a ${pyTypeName(operand)} (jinja2 coerces with str())`, e.message);
+          throw new EngineUnsupported(
+            `filter '${name}' on a ${pyTypeName(operand)} (jinja2 coerces with str())`,
+            e.message,
+          );
         }
       }
       const unknown = /Unknown (?:\w+ )?filter: (\w+)/.exec(e.message);
@@ -454,19 +533,34 @@ class FaithfulInterpreter extends Interpreter {
   }
 
   /** items / dictsort / tojson of a dict with non-string keys, as Python gives them. */
-  private pyKeyedFilter(name: string, operand: Value, keys: Map<string, Value>, node: AnyNode, env: Environment): Value {
+  private pyKeyedFilter(
+    name: string,
+    operand: Value,
+    keys: Map<string, Value>,
+    node: AnyNode,
+    env: Environment,
+  ): Value {
     const map = (operand as unknown as { value: Map<string, Value> }).value;
     const pairs = [...map.entries()].map(([k, v]) => [keys.get(k) ?? toValue(k), v] as [Value, Value]);
     if (name === 'tojson') {
       const plain = toValue({}) as unknown as { value: Map<string, Value> };
-      for (const [k, v] of pairs) plain.value.set(k.type === 'StringValue' ? (k as { value: string }).value : jsonKey(k), v);
+      for (const [k, v] of pairs)
+        plain.value.set(k.type === 'StringValue' ? (k as { value: string }).value : jsonKey(k), v);
       return super.evaluate({ ...node, operand: pre(plain as unknown as Value) } as unknown as Node, env);
     }
     if (name === 'dictsort') {
-      const num = (v: Value) => (v.type === 'BooleanValue' ? Number((v as { value: boolean }).value) : (v as { value: number }).value);
+      const num = (v: Value) =>
+        v.type === 'BooleanValue' ? Number((v as { value: boolean }).value) : (v as { value: number }).value;
       const numeric = pairs.every(([k]) => ['IntegerValue', 'FloatValue', 'BooleanValue'].includes(k.type));
-      if (!numeric && !pairs.every(([k]) => k.type === 'StringValue')) throw new PythonRuntimeError("TypeError: '<' not supported between instances of 'str' and 'int'");
-      pairs.sort((a, b) => (numeric ? num(a[0]) - num(b[0]) : (a[0] as { value: string }).value < (b[0] as { value: string }).value ? -1 : 1));
+      if (!numeric && !pairs.every(([k]) => k.type === 'StringValue'))
+        throw new PythonRuntimeError("TypeError: '<' not supported between instances of 'str' and 'int'");
+      pairs.sort((a, b) =>
+        numeric
+          ? num(a[0]) - num(b[0])
+          : (a[0] as { value: string }).value < (b[0] as { value: string }).value
+            ? -1
+            : 1,
+      );
     }
     return this.tuples(pairs);
   }
@@ -487,7 +581,12 @@ class FaithfulInterpreter extends Interpreter {
     try {
       return super.evaluate(node as unknown as Node, env);
     } catch (e) {
-      if (isOurs(e) || !(e instanceof Error) || !/Cannot call something that is not a function: got UndefinedValue/.test(e.message)) throw e;
+      if (
+        isOurs(e) ||
+        !(e instanceof Error) ||
+        !/Cannot call something that is not a function: got UndefinedValue/.test(e.message)
+      )
+        throw e;
       const callee = node.callee as AnyNode;
       // Only blame the engine when *this* callee is what the engine lacks (not an error from deeper inside).
       let fn: Value;
@@ -506,7 +605,9 @@ class FaithfulInterpreter extends Interpreter {
         if (methodTable(object)?.has(method)) {
           // transformers renders in jinja2's ImmutableSandboxedEnvironment: methods that modify a list or dict raise
           if (UNSAFE_METHODS[pyTypeName(object)]?.has(method)) {
-            throw new PythonRuntimeError(`SecurityError: access to attribute '${method}' of '${pyTypeName(object)}' object is unsafe.`);
+            throw new PythonRuntimeError(
+              `SecurityError: access to attribute '${method}' of '${pyTypeName(object)}' object is unsafe.`,
+            );
           }
           throw new EngineUnsupported(`Python method ${pyTypeName(object)}.${method}()`);
         }
@@ -526,11 +627,14 @@ class FaithfulInterpreter extends Interpreter {
     const method = callee.property.value as string;
     if (method !== 'strip' && method !== 'lstrip' && method !== 'rstrip') return null;
     const object = this.evaluate(callee.object as Node, env) as Tagged;
-    if (object.type !== 'StringValue') return super.evaluate({ ...node, callee: { ...callee, object: pre(object) } } as unknown as Node, env);
+    if (object.type !== 'StringValue')
+      return super.evaluate({ ...node, callee: { ...callee, object: pre(object) } } as unknown as Node, env);
     const args = ((node.args as Node[] | undefined) ?? []).map((a) => this.evaluate(a, env));
-    if (args.length > 1) throw new PythonRuntimeError(`TypeError: ${method} expected at most 1 argument, got ${args.length}`);
+    if (args.length > 1)
+      throw new PythonRuntimeError(`TypeError: ${method} expected at most 1 argument, got ${args.length}`);
     const chars = args[0];
-    if (chars && chars.type !== 'StringValue' && chars.type !== 'NullValue' && chars.type !== 'UndefinedValue') throw new PythonRuntimeError(`TypeError: ${method} arg must be None or str`);
+    if (chars && chars.type !== 'StringValue' && chars.type !== 'NullValue' && chars.type !== 'UndefinedValue')
+      throw new PythonRuntimeError(`TypeError: ${method} arg must be None or str`);
     const set = chars?.type === 'StringValue' ? new Set(codePointsOf(chars.value as string)) : null;
     const strips = (cp: number) => (set ? set.has(cp) : cp <= 0xffff && isPySpace(cp));
     const cps = codePointsOf(object.value as string);
@@ -553,7 +657,19 @@ function codePointsOf(s: string): number[] {
 // Compilation
 
 /** Statement nodes that appear in blocks; anything else in a block is an `{{ expression }}` output. */
-const STATEMENTS = new Set(['Program', 'Set', 'If', 'For', 'Macro', 'CallStatement', 'FilterStatement', 'Break', 'Continue', 'Comment', 'StringLiteral']);
+const STATEMENTS = new Set([
+  'Program',
+  'Set',
+  'If',
+  'For',
+  'Macro',
+  'CallStatement',
+  'FilterStatement',
+  'Break',
+  'Continue',
+  'Comment',
+  'StringLiteral',
+]);
 const BLOCK_FIELDS = ['body', 'alternate', 'defaultBlock'];
 
 /** Wrap every `{{ expression }}` in an output node, so it prints Python's str() of its value. */
@@ -698,7 +814,11 @@ export function compileTemplate(source: string): CompiledTemplate {
  * Run a compiled template with the given variables (which must include the globals: see render.ts).
  * Every failure becomes a TemplateError of the right kind.
  */
-export function runTemplate(compiled: CompiledTemplate, variables: Record<string, unknown>, allowance?: RenderAllowance): string {
+export function runTemplate(
+  compiled: CompiledTemplate,
+  variables: Record<string, unknown>,
+  allowance?: RenderAllowance,
+): string {
   const env = new Environment();
   for (const [k, v] of Object.entries(variables)) {
     if (v !== undefined) env.set(k, v);
@@ -712,7 +832,11 @@ export function runTemplate(compiled: CompiledTemplate, variables: Record<string
   }
   // Any "[object Map]" is a dict the engine stringified with JavaScript's toString (join, replace, …).
   if (/\[object (?:Map|Object)\]/.test(out) && !/\[object (?:Map|Object)\]/.test(JSON.stringify(variables))) {
-    throw new TemplateError('engine_unsupported', 'a dict was converted to text as "[object Map]"', 'dict converted to text by a filter');
+    throw new TemplateError(
+      'engine_unsupported',
+      'a dict was converted to text as "[object Map]"',
+      'dict converted to text by a filter',
+    );
   }
   return out;
 }
@@ -725,10 +849,15 @@ export function classifyRuntimeError(e: unknown): TemplateError {
   if (e instanceof PythonRuntimeError) return new TemplateError('render_error', e.message);
   const message = e instanceof Error ? e.message : String(e);
   const op = /Unknown operator "(.+?)" between (\w+) and (\w+)/.exec(message);
-  if (op && (op[2] === 'BooleanValue' || op[3] === 'BooleanValue') && ['+', '-', '*', '/', '//', '%', '<', '>', '<=', '>='].includes(op[1]!)) {
+  if (
+    op &&
+    (op[2] === 'BooleanValue' || op[3] === 'BooleanValue') &&
+    ['+', '-', '*', '/', '//', '%', '<', '>', '<=', '>='].includes(op[1]!)
+  ) {
     // Python treats bools as ints in arithmetic and comparisons.
     return new TemplateError('engine_unsupported', message, 'arithmetic on booleans');
   }
-  if (e instanceof RangeError && /call stack/i.test(message)) return new TemplateError('render_error', `recursion too deep: ${message}`);
+  if (e instanceof RangeError && /call stack/i.test(message))
+    return new TemplateError('render_error', `recursion too deep: ${message}`);
   return new TemplateError('render_error', message);
 }

@@ -30,10 +30,22 @@ export interface FamilyDetection {
 const callTurn = (): ChatMessage => ({
   role: 'assistant',
   content: null,
-  tool_calls: [{ id: 'call0probe', type: 'function', function: { name: PROBE_TOOL_NAME, arguments: JSON.stringify(PROBE_ARGUMENTS) } }],
+  tool_calls: [
+    {
+      id: 'call0probe',
+      type: 'function',
+      function: { name: PROBE_TOOL_NAME, arguments: JSON.stringify(PROBE_ARGUMENTS) },
+    },
+  ],
 });
 
-function render(source: string, messages: ChatMessage[], tools: OpenAITool[], addGenerationPrompt: boolean, allowance?: RenderAllowance): string | null {
+function render(
+  source: string,
+  messages: ChatMessage[],
+  tools: OpenAITool[],
+  addGenerationPrompt: boolean,
+  allowance?: RenderAllowance,
+): string | null {
   try {
     return renderChat(source, { messages, tools, addGenerationPrompt, ...(allowance ? { allowance } : {}) });
   } catch {

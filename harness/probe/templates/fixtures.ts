@@ -58,7 +58,9 @@ export function callMessage(id = 'call_0'): ChatMessage {
   return {
     role: 'assistant',
     content: null,
-    tool_calls: [{ id, type: 'function', function: { name: PROBE_TOOL_NAME, arguments: JSON.stringify(PROBE_ARGUMENTS) } }],
+    tool_calls: [
+      { id, type: 'function', function: { name: PROBE_TOOL_NAME, arguments: JSON.stringify(PROBE_ARGUMENTS) } },
+    ],
   };
 }
 
@@ -68,5 +70,11 @@ export function toolResultMessage(id = 'call_0'): ChatMessage {
 
 /** A multi-turn tool history in the standard OpenAI shape: question, call, result, answer, next question. */
 export function standardHistory(): ChatMessage[] {
-  return [userMessage(), callMessage(), toolResultMessage(), { role: 'assistant', content: FINAL_ANSWER }, userMessage(FOLLOW_UP)];
+  return [
+    userMessage(),
+    callMessage(),
+    toolResultMessage(),
+    { role: 'assistant', content: FINAL_ANSWER },
+    userMessage(FOLLOW_UP),
+  ];
 }

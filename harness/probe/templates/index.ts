@@ -15,8 +15,23 @@ export {
   type ShapeChoice,
   type ShapeTrial,
 } from './shapes.ts';
-export { checkTemplate, FINDING_IDS, type CheckOptions, type Finding, type FindingId, type Repro, type TemplateCheck } from './check.ts';
+export {
+  checkTemplate,
+  FINDING_IDS,
+  type CheckOptions,
+  type Finding,
+  type FindingId,
+  type Repro,
+  type TemplateCheck,
+} from './check.ts';
 export { repairTemplate } from './repair.ts';
 export { referenceTemplate, REFERENCE_FAMILIES, type ReferenceFamily } from './reference.ts';
-export { detectFamily, detectTemplateFamily, familyOfCall, generatedPart, type FamilyDetection, type TemplateFamily } from './family.ts';
+export {
+  detectFamily,
+  detectTemplateFamily,
+  familyOfCall,
+  generatedPart,
+  type FamilyDetection,
+  type TemplateFamily,
+} from './family.ts';
 export { RENDER_BUDGET } from './engine.ts';

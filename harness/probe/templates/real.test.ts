@@ -58,23 +58,32 @@ const FAMILY: Array<[string, string | null, 'rendered' | 'markers' | 'none']> = 
 
 describe('family detection on real templates: by what they render', () => {
   for (const [file, family, how] of FAMILY) {
-    it.skipIf(!locate(file))(`${file} → ${family ?? 'none'} (${how})${locate(file) ? '' : ' (template not present)'}`, () => {
-      const d = detectTemplateFamily(read(file));
-      expect(d.family).toBe(family);
-      expect(d.how).toBe(how);
-      if (family) expect(d.verified).toBe(true);
-    });
+    it.skipIf(!locate(file))(
+      `${file} → ${family ?? 'none'} (${how})${locate(file) ? '' : ' (template not present)'}`,
+      () => {
+        const d = detectTemplateFamily(read(file));
+        expect(d.family).toBe(family);
+        expect(d.how).toBe(how);
+        if (family) expect(d.verified).toBe(true);
+      },
+    );
   }
 });
 
 const ids = (c: TemplateCheck) => c.findings.map((f) => f.id);
-const detailOf = (c: TemplateCheck, id: string) => c.findings.filter((f) => f.id === id).map((f) => f.detail).join('\n');
+const detailOf = (c: TemplateCheck, id: string) =>
+  c.findings
+    .filter((f) => f.id === id)
+    .map((f) => f.detail)
+    .join('\n');
 
 describe('template checks on real templates', () => {
   it('Seed-OSS: its int-keyed dict literal renders; its real failure is on string (JSON) arguments, a jinja2 TypeError', () => {
     const c = checkTemplate(read('ByteDance-Seed-OSS.jinja'));
     expect(c.engineLimitations).toEqual([]);
-    expect(detailOf(c, 'raises_on_standard_shape')).toMatch(/string \(JSON\) arguments: error `TypeError: Can only get item pairs from a mapping/);
+    expect(detailOf(c, 'raises_on_standard_shape')).toMatch(
+      /string \(JSON\) arguments: error `TypeError: Can only get item pairs from a mapping/,
+    );
     expect(detailOf(c, 'raises_on_standard_shape')).not.toMatch(/Object keys must be strings/);
     // only its persona sentence changes with a system message; the call-format instructions stay
     expect(ids(c)).not.toContain('system_prompt_drops_tool_instructions');
@@ -105,13 +114,19 @@ describe('template checks on real templates', () => {
     expect(detailOf(c, 'raises_on_standard_shape')).toMatch(/SecurityError: access to attribute 'append'/);
   });
 
-  it.skipIf(!locate('Llama-3.1-8B-Instruct.jinja'))('Llama-3.1: replacing the default persona is not reported (needs ../shared/data)', () => {
-    const c = checkTemplate(read('Llama-3.1-8B-Instruct.jinja'));
-    expect(ids(c)).not.toContain('system_prompt_drops_tool_instructions');
-  });
+  it.skipIf(!locate('Llama-3.1-8B-Instruct.jinja'))(
+    'Llama-3.1: replacing the default persona is not reported (needs ../shared/data)',
+    () => {
+      const c = checkTemplate(read('Llama-3.1-8B-Instruct.jinja'));
+      expect(ids(c)).not.toContain('system_prompt_drops_tool_instructions');
+    },
+  );
 
-  it.skipIf(!locate('NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja'))('Hermes-3: a parameter without description renders (undefined|trim is empty) (needs TOOLGAUGE_EXTRA_TEMPLATES)', () => {
-    const c = checkTemplate(read('NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja'));
-    expect(c.engineLimitations).toEqual([]);
-  });
+  it.skipIf(!locate('NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja'))(
+    'Hermes-3: a parameter without description renders (undefined|trim is empty) (needs TOOLGAUGE_EXTRA_TEMPLATES)',
+    () => {
+      const c = checkTemplate(read('NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja'));
+      expect(c.engineLimitations).toEqual([]);
+    },
+  );
 });

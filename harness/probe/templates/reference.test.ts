@@ -17,12 +17,19 @@ function assistantTurn(calls: ParsedCall[]): ChatMessage {
   return {
     role: 'assistant',
     content: null,
-    tool_calls: calls.map((c, i) => ({ id: `call${i}abcd`, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+    tool_calls: calls.map((c, i) => ({
+      id: `call${i}abcd`,
+      type: 'function' as const,
+      function: { name: c.name, arguments: c.arguments },
+    })),
   };
 }
 
 function toolsOf(calls: ParsedCall[]): OpenAITool[] {
-  return toolsFromCalls(calls).map((t) => ({ type: 'function' as const, function: { name: t.name, parameters: t.parameters } }));
+  return toolsFromCalls(calls).map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, parameters: t.parameters },
+  }));
 }
 
 describe('render → parse round trip through every reference template', () => {
@@ -36,7 +43,11 @@ describe('render → parse round trip through every reference template', () => {
           (calls) => {
             const tools = toolsOf(calls);
             const prompt = renderChat(source, { messages: [userMessage()], tools, addGenerationPrompt: true });
-            const full = renderChat(source, { messages: [userMessage(), assistantTurn(calls)], tools, addGenerationPrompt: false });
+            const full = renderChat(source, {
+              messages: [userMessage(), assistantTurn(calls)],
+              tools,
+              addGenerationPrompt: false,
+            });
             const part = generatedPart(prompt, full);
             const parserTools = SCHEMA_TYPED.includes(family) ? toolsFromCalls(calls) : undefined;
             const r = parseToolCalls(part, { tier: 'strict', format: family, tools: parserTools });
@@ -63,12 +74,20 @@ describe('family detection by rendering', () => {
   it('falls back to markers when nothing renders, and says so', () => {
     const d = detectTemplateFamily("{{ raise_exception('no') }}<|tool_calls_section_begin|>");
     expect(d).toMatchObject({ family: 'kimi_k2', how: 'markers' });
-    expect(detectTemplateFamily('{{ messages[0].content }}')).toMatchObject({ family: null, how: 'none', verified: false });
+    expect(detectTemplateFamily('{{ messages[0].content }}')).toMatchObject({
+      family: null,
+      how: 'none',
+      verified: false,
+    });
   });
 
   it('generatedPart never cuts a marker in two when the generation prompt is not a prefix', () => {
-    expect(generatedPart('<|im_start|>assistant\n<think>\n', '<|im_start|>assistant\n<tool_call>\n{}')).toBe('<tool_call>\n{}');
-    expect(generatedPart('A<｜Assistant｜><think>\n', 'A<｜Assistant｜><｜tool▁calls▁begin｜>')).toBe('<｜tool▁calls▁begin｜>');
+    expect(generatedPart('<|im_start|>assistant\n<think>\n', '<|im_start|>assistant\n<tool_call>\n{}')).toBe(
+      '<tool_call>\n{}',
+    );
+    expect(generatedPart('A<｜Assistant｜><think>\n', 'A<｜Assistant｜><｜tool▁calls▁begin｜>')).toBe(
+      '<｜tool▁calls▁begin｜>',
+    );
     expect(generatedPart('ab', 'abc')).toBe('c');
   });
 });

@@ -106,7 +106,12 @@ const D = '｜DSML｜';
 const DIALECTS: Partial<Record<Family, Dialect>> = {
   qwen3_xml: {
     ...CHATML,
-    calls: kvCalls(`{{- '<tool_call>\\n<function=' + fn.name + '>\\n' -}}`, `{{- '<parameter=' + k + '>\\n' -}}{{- textval(v) -}}{{- '\\n</parameter>\\n' -}}`, `{{- '</function>\\n</tool_call>' -}}`, '\n'),
+    calls: kvCalls(
+      `{{- '<tool_call>\\n<function=' + fn.name + '>\\n' -}}`,
+      `{{- '<parameter=' + k + '>\\n' -}}{{- textval(v) -}}{{- '\\n</parameter>\\n' -}}`,
+      `{{- '</function>\\n</tool_call>' -}}`,
+      '\n',
+    ),
     howTo: 'To call a function, write the XML below (one <tool_call> block per call, one <parameter> per argument):',
   },
   llama_pythonic: {
@@ -162,7 +167,12 @@ const DIALECTS: Partial<Record<Family, Dialect>> = {
     assistant: ['<|assistant|>\n', ''],
     tool: ['<|observation|>\n<tool_response>\n', '\n</tool_response>'],
     generation: '<|assistant|>\n',
-    calls: kvCalls(`{{- '<tool_call>' + fn.name + '\\n' -}}`, `{{- '<arg_key>' + k + '</arg_key>\\n<arg_value>' -}}{{- textval(v) -}}{{- '</arg_value>\\n' -}}`, `{{- '</tool_call>' -}}`, '\n'),
+    calls: kvCalls(
+      `{{- '<tool_call>' + fn.name + '\\n' -}}`,
+      `{{- '<arg_key>' + k + '</arg_key>\\n<arg_value>' -}}{{- textval(v) -}}{{- '</arg_value>\\n' -}}`,
+      `{{- '</tool_call>' -}}`,
+      '\n',
+    ),
     howTo: 'For each function call, write the name and the arguments in this XML format:',
   },
   kimi_k2: {
@@ -199,7 +209,12 @@ const DIALECTS: Partial<Record<Family, Dialect>> = {
     assistant: ['<seed:bos>assistant\n', '<seed:eos>'],
     tool: ['<seed:bos>tool\n', '<seed:eos>'],
     generation: '<seed:bos>assistant\n',
-    calls: kvCalls(`{{- '<seed:tool_call>\\n<function=' + fn.name + '>\\n' -}}`, `{{- '<parameter=' + k + '>' -}}{{- textval(v) -}}{{- '</parameter>\\n' -}}`, `{{- '</function>\\n</seed:tool_call>' -}}`, '\n'),
+    calls: kvCalls(
+      `{{- '<seed:tool_call>\\n<function=' + fn.name + '>\\n' -}}`,
+      `{{- '<parameter=' + k + '>' -}}{{- textval(v) -}}{{- '</parameter>\\n' -}}`,
+      `{{- '</function>\\n</seed:tool_call>' -}}`,
+      '\n',
+    ),
     howTo: 'Write function calls in this format:',
   },
   lfm2: {

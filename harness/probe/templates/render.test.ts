@@ -11,7 +11,8 @@ const TEMPLATES = fileURLToPath(new URL('../../../../shared/data/templates/', im
 const real = (name: string): string => readFileSync(`${TEMPLATES}${name}.jinja`, 'utf8');
 
 const user: ChatMessage[] = [{ role: 'user', content: 'hi' }];
-const r = (source: string, vars: Record<string, unknown> = {}, messages = user) => renderChat(source, { messages, extra: vars });
+const r = (source: string, vars: Record<string, unknown> = {}, messages = user) =>
+  renderChat(source, { messages, extra: vars });
 
 function errorOf(fn: () => unknown): TemplateError {
   try {
@@ -22,7 +23,8 @@ function errorOf(fn: () => unknown): TemplateError {
   }
   throw new Error('expected a TemplateError, got a render');
 }
-const kindOf = (source: string, vars: Record<string, unknown> = {}): TemplateErrorKind => errorOf(() => r(source, vars)).kind;
+const kindOf = (source: string, vars: Record<string, unknown> = {}): TemplateErrorKind =>
+  errorOf(() => r(source, vars)).kind;
 
 describe('renderChat: Python jinja2 semantics', () => {
   it('prints values as Python str() does', () => {
@@ -101,7 +103,7 @@ describe('renderChat: typed errors', () => {
     expect(r('{% generation %}x{% endgeneration %}')).toBe('x'); // transformers' extension: the engine has it
     expect(kindOf("{{ 'x'.zfill(3) }}")).toBe('engine_unsupported');
     expect(kindOf("{{ '%s!' % 'x' }}")).toBe('engine_unsupported');
-    expect(kindOf("{{ dict(a=1) }}")).toBe('engine_unsupported');
+    expect(kindOf('{{ dict(a=1) }}')).toBe('engine_unsupported');
     expect(kindOf("{{ l|join(', ') }}", { l: [{ a: 1 }] })).toBe('engine_unsupported');
   });
 
@@ -114,8 +116,11 @@ describe('renderChat: typed errors', () => {
   });
 
   it('a dict literal with int keys works as in Python (Seed-OSS), including dictsort and lookups', () => {
-    const t = '{%- set d = {0: 0, 512: 128, 16384: 1024, 2048: 512} -%}{% for k, v in d|dictsort %}{{ k }}={{ v }},{% endfor %}|{{ d[512] }}|{{ 2048 in d }}|{{ "512" in d }}|{{ d|tojson }}';
-    expect(r(t)).toBe('0=0,512=128,2048=512,16384=1024,|128|True|False|{"0": 0, "512": 128, "16384": 1024, "2048": 512}');
+    const t =
+      '{%- set d = {0: 0, 512: 128, 16384: 1024, 2048: 512} -%}{% for k, v in d|dictsort %}{{ k }}={{ v }},{% endfor %}|{{ d[512] }}|{{ 2048 in d }}|{{ "512" in d }}|{{ d|tojson }}';
+    expect(r(t)).toBe(
+      '0=0,512=128,2048=512,16384=1024,|128|True|False|{"0": 0, "512": 128, "16384": 1024, "2048": 512}',
+    );
   });
 
   it('a backslash-newline inside a string literal continues the line (Mistral-Small-3.1), outside it stays', () => {
@@ -127,11 +132,16 @@ describe('renderChat: typed errors', () => {
     expect(r(`{{ '"<'|e }}|{{ 'a' + 'b' }}`)).toBe('&#34;&lt;|ab');
   });
 
-  it("generators (map/select…) are not lists: tojson and length raise, |list makes them lists", () => {
+  it('generators (map/select…) are not lists: tojson and length raise, |list makes them lists', () => {
     const l = { l: [{ a: 'x' }, { a: 'y' }] };
     expect(kindOf('{{ l|map(attribute="a")|tojson }}', l)).toBe('render_error');
     expect(kindOf('{{ l|selectattr("a")|length }}', l)).toBe('render_error');
-    expect(r('{{ l|map(attribute="a")|list|length }}|{{ l|map(attribute="a")|join(",") }}|{{ l|map(attribute="a")|list|tojson }}', l)).toBe('2|x,y|["x", "y"]');
+    expect(
+      r(
+        '{{ l|map(attribute="a")|list|length }}|{{ l|map(attribute="a")|join(",") }}|{{ l|map(attribute="a")|list|tojson }}',
+        l,
+      ),
+    ).toBe('2|x,y|["x", "y"]');
     expect(kindOf('{{ [1, 2]|map("string")|join(",") }}')).toBe('engine_unsupported');
   });
 
@@ -144,7 +154,7 @@ describe('renderChat: typed errors', () => {
 
   it("'items' of a string raises in jinja2 too: a template defect, not an engine gap (Qwen3-Coder on string arguments)", () => {
     expect(kindOf("{{ 'x'|items }}")).toBe('render_error');
-    expect(kindOf("{% for k, v in s|items %}{% endfor %}", { s: '{"a": 1}' })).toBe('render_error');
+    expect(kindOf('{% for k, v in s|items %}{% endfor %}', { s: '{"a": 1}' })).toBe('render_error');
   });
 
   it('errors Python raises too stay render_error', () => {
@@ -183,8 +193,12 @@ describe('renderChat: the injected clock', () => {
   });
 
   it('extra can remove date_string or override the clock function', () => {
-    expect(renderChat('{{ date_string is defined }}', { messages: user, extra: { date_string: undefined } })).toBe('False');
-    expect(renderChat('{{ strftime_now("%Y") }}', { messages: user, extra: { strftime_now: () => 'fixed' } })).toBe('fixed');
+    expect(renderChat('{{ date_string is defined }}', { messages: user, extra: { date_string: undefined } })).toBe(
+      'False',
+    );
+    expect(renderChat('{{ strftime_now("%Y") }}', { messages: user, extra: { strftime_now: () => 'fixed' } })).toBe(
+      'fixed',
+    );
   });
 
   it('strftime supports the common directives', () => {

@@ -64,7 +64,8 @@ function globals(now: Date): Record<string, unknown> {
  */
 export function renderChat(source: string, input: RenderInput): string {
   const now = input.now ?? DEFAULT_NOW;
-  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('renderChat: `now` must be a valid Date');
+  if (!(now instanceof Date) || Number.isNaN(now.getTime()))
+    throw new TypeError('renderChat: `now` must be a valid Date');
   const compiled = compileTemplate(source);
   const variables: Record<string, unknown> = {
     ...globals(now),

@@ -12,7 +12,11 @@ const isReference = (s: string | null): boolean => s !== null && s.startsWith('{
 function repaired(source: string): { before: FindingId[]; after: FindingId[]; fixed: string | null } {
   const before = checkTemplate(source).findings;
   const fixed = repairTemplate(source, before);
-  return { before: before.map((f) => f.id), after: fixed === null ? [] : checkTemplate(fixed).findings.map((f) => f.id), fixed };
+  return {
+    before: before.map((f) => f.id),
+    after: fixed === null ? [] : checkTemplate(fixed).findings.map((f) => f.id),
+    fixed,
+  };
 }
 
 describe('referenceTemplate', () => {
@@ -50,7 +54,10 @@ describe('repairTemplate', () => {
   });
 
   it('un-doubles the braces of a format example in place', () => {
-    for (const broken of [hermes.replace('{"name": <function-name>', '{{"name": <function-name>'), hermes.replace('<arguments-object>}', '<arguments-object>}}')]) {
+    for (const broken of [
+      hermes.replace('{"name": <function-name>', '{{"name": <function-name>'),
+      hermes.replace('<arguments-object>}', '<arguments-object>}}'),
+    ]) {
       expect(broken).not.toBe(hermes);
       const r = repaired(broken);
       expect(r.before).toEqual(['doubled_braces']);
@@ -75,8 +82,16 @@ describe('repairTemplate', () => {
   });
 
   it("uses the generic reference for an unknown format, and the family's own reference otherwise", () => {
-    expect(repairTemplate('{{ messages[0].content }}', [{ id: 'tools_not_rendered', detail: '', repro: { messages: [], addGenerationPrompt: true } }])).toBe(referenceTemplate('generic'));
-    expect(repairTemplate('>>>all {{ messages }}', [{ id: 'tools_not_rendered', detail: '', repro: { messages: [], addGenerationPrompt: true } }])).toBe(referenceTemplate('functionary'));
+    expect(
+      repairTemplate('{{ messages[0].content }}', [
+        { id: 'tools_not_rendered', detail: '', repro: { messages: [], addGenerationPrompt: true } },
+      ]),
+    ).toBe(referenceTemplate('generic'));
+    expect(
+      repairTemplate('>>>all {{ messages }}', [
+        { id: 'tools_not_rendered', detail: '', repro: { messages: [], addGenerationPrompt: true } },
+      ]),
+    ).toBe(referenceTemplate('functionary'));
   });
 });
 

@@ -12,7 +12,8 @@ export { REFERENCE_FAMILIES, referenceTemplate, type ReferenceFamily } from './r
 // ---------------------------------------------------------------------------------------------------------
 // Targeted fixes
 
-const DATE_LITERAL = /\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b|\b\d{4}-\d{2}-\d{2}\b/g;
+const DATE_LITERAL =
+  /\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b|\b\d{4}-\d{2}-\d{2}\b/g;
 
 /** Blank the clock (strftime_now calls), the date_string variable and fixed date literals. */
 function removeDates(source: string): string {
@@ -22,7 +23,11 @@ function removeDates(source: string): string {
 }
 
 /** The raw-source spellings of a literal's text: as is, or with quotes escaped inside a "…" string literal. */
-const spellings = (text: string): string[] => [text, text.replace(/\\/g, '\\\\').replace(/"/g, '\\"'), text.replace(/'/g, "\\'")];
+const spellings = (text: string): string[] => [
+  text,
+  text.replace(/\\/g, '\\\\').replace(/"/g, '\\"'),
+  text.replace(/'/g, "\\'"),
+];
 
 function replaceSpelled(source: string, from: string, to: string): string {
   for (const [a, b] of spellings(from).map((s, i) => [s, spellings(to)[i]!] as const)) {
@@ -44,13 +49,15 @@ function undoubleBraces(source: string): string {
     for (const m of literal.matchAll(/\{\{\s*["'<]/g)) {
       const line = literal.slice(m.index, (literal.indexOf('\n', m.index) + 1 || literal.length + 1) - 1);
       let fixed = line.replace(/^\{\{/, '{');
-      if (/\}\}\s*$/.test(fixed) && (fixed.match(/\{/g) ?? []).length < (fixed.match(/\}/g) ?? []).length) fixed = fixed.replace(/\}\}(\s*)$/, '}$1');
+      if (/\}\}\s*$/.test(fixed) && (fixed.match(/\{/g) ?? []).length < (fixed.match(/\}/g) ?? []).length)
+        fixed = fixed.replace(/\}\}(\s*)$/, '}$1');
       out = replaceSpelled(out, line, fixed);
     }
     const over = /\{[^\n]*"[^\n]*\}\}/.exec(literal);
     if (over) {
       const text = over[0];
-      if ((text.match(/\{/g) ?? []).length < (text.match(/\}/g) ?? []).length) out = replaceSpelled(out, text, text.slice(0, -1));
+      if ((text.match(/\{/g) ?? []).length < (text.match(/\}/g) ?? []).length)
+        out = replaceSpelled(out, text, text.slice(0, -1));
     }
   }
   return out;

@@ -18,11 +18,16 @@ describe('applyShape', () => {
     const asObject = applyShape(history, { argumentsAs: 'object', withCallIds: true, contentWhenCalls: 'null' });
     expect(asObject[1]!.tool_calls![0]!.function.arguments).toEqual({ city: 'Paris', unit: 'celsius' });
     const asString = applyShape(asObject, { argumentsAs: 'string', withCallIds: true, contentWhenCalls: 'null' });
-    expect(JSON.parse(asString[1]!.tool_calls![0]!.function.arguments as string)).toEqual({ city: 'Paris', unit: 'celsius' });
+    expect(JSON.parse(asString[1]!.tool_calls![0]!.function.arguments as string)).toEqual({
+      city: 'Paris',
+      unit: 'celsius',
+    });
   });
 
   it('keeps non-JSON string arguments as they are', () => {
-    const odd: ChatMessage[] = [{ role: 'assistant', tool_calls: [{ function: { name: 'f', arguments: 'not json' } }] }];
+    const odd: ChatMessage[] = [
+      { role: 'assistant', tool_calls: [{ function: { name: 'f', arguments: 'not json' } }] },
+    ];
     expect(applyShape(odd, SHAPES[0]!)[0]!.tool_calls![0]!.function.arguments).toBe('not json');
   });
 
@@ -46,12 +51,15 @@ describe('applyShape', () => {
   });
 
   it('sets content next to calls to null, "" or nothing, and keeps real text', () => {
-    const content = (c: MessageShape['contentWhenCalls']) => applyShape(history, { argumentsAs: 'object', withCallIds: true, contentWhenCalls: c })[1]!;
+    const content = (c: MessageShape['contentWhenCalls']) =>
+      applyShape(history, { argumentsAs: 'object', withCallIds: true, contentWhenCalls: c })[1]!;
     expect(content('null').content).toBeNull();
     expect(content('empty').content).toBe('');
     expect(content('absent')).not.toHaveProperty('content');
     const withText: ChatMessage[] = [{ ...history[1]!, content: 'Let me check.' }];
-    expect(applyShape(withText, { argumentsAs: 'object', withCallIds: true, contentWhenCalls: 'absent' })[0]!.content).toBe('Let me check.');
+    expect(
+      applyShape(withText, { argumentsAs: 'object', withCallIds: true, contentWhenCalls: 'absent' })[0]!.content,
+    ).toBe('Let me check.');
     expect(applyShape(history, SHAPES[0]!)[3]!.content).toBe(history[3]!.content);
   });
 
@@ -59,19 +67,34 @@ describe('applyShape', () => {
     const call = (n: number): ChatMessage => ({
       role: 'assistant',
       content: null,
-      tool_calls: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, type: 'function' as const, function: { name: `f${i}`, arguments: '{}' } })),
+      tool_calls: Array.from({ length: n }, (_, i) => ({
+        id: `c${i}`,
+        type: 'function' as const,
+        function: { name: `f${i}`, arguments: '{}' },
+      })),
     });
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 4 }), fc.boolean(), fc.boolean(), (n, keepIds, reverse) => {
-        const results: ChatMessage[] = Array.from({ length: n }, (_, i) => ({ role: 'tool', content: 'r', ...(keepIds ? { tool_call_id: `c${i}` } : {}) }));
-        const messages = [{ role: 'user', content: 'q' } as ChatMessage, call(n), ...(reverse && keepIds ? results.reverse() : results)];
+        const results: ChatMessage[] = Array.from({ length: n }, (_, i) => ({
+          role: 'tool',
+          content: 'r',
+          ...(keepIds ? { tool_call_id: `c${i}` } : {}),
+        }));
+        const messages = [
+          { role: 'user', content: 'q' } as ChatMessage,
+          call(n),
+          ...(reverse && keepIds ? results.reverse() : results),
+        ];
         const shaped = applyShape(messages, SHAPES[0]!);
         const ids = shaped[1]!.tool_calls!.map((c) => c.id!);
         expect(new Set(ids).size).toBe(n);
         for (const id of ids) expect(id).toMatch(NINE);
         const linked = shaped.slice(2).map((m) => m.tool_call_id);
         expect([...linked].sort()).toEqual([...ids].sort());
-        if (keepIds) shaped.slice(2).forEach((m, k) => expect(m.tool_call_id).toBe(ids[Number(messages[k + 2]!.tool_call_id!.slice(1))]));
+        if (keepIds)
+          shaped
+            .slice(2)
+            .forEach((m, k) => expect(m.tool_call_id).toBe(ids[Number(messages[k + 2]!.tool_call_id!.slice(1))]));
       }),
       { numRuns: 60 },
     );
@@ -82,7 +105,9 @@ describe('priorCallOutcome', () => {
   it('kept, double-encoded or dropped', () => {
     expect(priorCallOutcome('{"name": "get_weather", "arguments": {"city": "Paris"}}')).toBe('kept');
     expect(priorCallOutcome("get_weather(city='Paris')")).toBe('kept');
-    expect(priorCallOutcome('{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}')).toBe('double_encoded');
+    expect(priorCallOutcome('{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}')).toBe(
+      'double_encoded',
+    );
     expect(priorCallOutcome('<tools>get_weather</tools> user: what about Lyon?')).toBe('dropped');
     expect(priorCallOutcome(`get_weather ${'x'.repeat(400)} Paris`)).toBe('dropped');
   });
@@ -93,7 +118,10 @@ describe('chooseShape', () => {
     for (const family of REFERENCE_FAMILIES) {
       const choice = chooseShape(referenceTemplate(family)!);
       expect(choice.shape, family).toEqual(SHAPES[0]);
-      expect(choice.tried.map((t) => t.outcome), family).toEqual(SHAPES.map(() => 'kept'));
+      expect(
+        choice.tried.map((t) => t.outcome),
+        family,
+      ).toEqual(SHAPES.map(() => 'kept'));
     }
   });
 
@@ -106,7 +134,11 @@ describe('chooseShape', () => {
     expect(stringOnly).not.toBe(hermes);
     const choice = chooseShape(stringOnly);
     expect(choice.shape).toEqual({ argumentsAs: 'string', withCallIds: true, contentWhenCalls: 'null' });
-    expect(choice.tried[0]).toMatchObject({ outcome: 'error', errorKind: 'raised', error: 'arguments must be a string' });
+    expect(choice.tried[0]).toMatchObject({
+      outcome: 'error',
+      errorKind: 'raised',
+      error: 'arguments must be a string',
+    });
 
     const alwaysTojson = hermes.replace('{{- fn.arguments -}}', '{{- fn.arguments | tojson -}}');
     const tried = chooseShape(alwaysTojson).tried;
@@ -128,7 +160,11 @@ describe('chooseShape', () => {
       const source = readFileSync(TEMPLATES + file, 'utf8');
       const choice = chooseShape(source);
       expect(choice.shape).not.toBeNull();
-      const rendered = renderChat(source, { messages: applyShape(standardHistory(), choice.shape!), tools: choice.tools, addGenerationPrompt: true });
+      const rendered = renderChat(source, {
+        messages: applyShape(standardHistory(), choice.shape!),
+        tools: choice.tools,
+        addGenerationPrompt: true,
+      });
       expect(priorCallOutcome(rendered)).toBe('kept');
       // functionary cannot be rendered with described parameters (tuple unpacking): the plain tool is used.
       expect(choice.tools[0]).toBe(file.startsWith('functionary') ? PROBE_TOOL_PLAIN : PROBE_TOOL);

@@ -1,6 +1,13 @@
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import { TemplateError, type TemplateErrorKind } from './errors.ts';
-import { PROBE_ARGUMENT_VALUE, PROBE_TOOL, PROBE_TOOL_NAME, PROBE_TOOL_PLAIN, standardHistory, userMessage } from './fixtures.ts';
+import {
+  PROBE_ARGUMENT_VALUE,
+  PROBE_TOOL,
+  PROBE_TOOL_NAME,
+  PROBE_TOOL_PLAIN,
+  standardHistory,
+  userMessage,
+} from './fixtures.ts';
 import { renderChat } from './render.ts';
 import type { ChatMessage, OpenAITool, TemplateToolCall } from './types.ts';
 
@@ -38,7 +45,10 @@ function makeCallId(style: CallIdStyle, index: number, name: string): string {
   return style === 'nine' ? id : `call_${id}`;
 }
 
-function convertArguments(args: string | Record<string, unknown>, as: MessageShape['argumentsAs']): string | Record<string, unknown> {
+function convertArguments(
+  args: string | Record<string, unknown>,
+  as: MessageShape['argumentsAs'],
+): string | Record<string, unknown> {
   if (as === 'string') return typeof args === 'string' ? args : JSON.stringify(args);
   if (typeof args !== 'string') return args;
   try {
@@ -54,7 +64,11 @@ function convertArguments(args: string | Record<string, unknown>, as: MessageSha
  * conversation always gets the same id) and tool results are re-linked to them: by their old `tool_call_id`, or
  * in order when they had none. Real text content next to calls is kept; only null/""/absent is normalised.
  */
-export function applyShape(messages: readonly ChatMessage[], shape: MessageShape, idStyle: CallIdStyle = 'nine'): ChatMessage[] {
+export function applyShape(
+  messages: readonly ChatMessage[],
+  shape: MessageShape,
+  idStyle: CallIdStyle = 'nine',
+): ChatMessage[] {
   const byOldId = new Map<string, string>();
   const pending: string[] = [];
   let counter = 0;
@@ -66,7 +80,9 @@ export function applyShape(messages: readonly ChatMessage[], shape: MessageShape
         if (c.id !== undefined) byOldId.set(c.id, id);
         pending.push(id);
         const fn = { name: c.function.name, arguments: convertArguments(c.function.arguments, shape.argumentsAs) };
-        const call: TemplateToolCall = shape.withCallIds ? { id, type: 'function', function: fn } : { type: 'function', function: fn };
+        const call: TemplateToolCall = shape.withCallIds
+          ? { id, type: 'function', function: fn }
+          : { type: 'function', function: fn };
         return call;
       });
       if (m.role === 'assistant' && (m.content === null || m.content === undefined || m.content === '')) {
@@ -166,10 +182,16 @@ export function chooseShape(source: string, tools?: OpenAITool[], opts: ProbeOpt
     // a render that ran out of budget would run out again for every shape: refused at once
     if (budget) return { shape, outcome: 'error', errorKind: budget.kind, error: budget.message };
     try {
-      const rendered = renderChat(source, { messages: applyShape(history, shape), tools: used, addGenerationPrompt: true, now: opts.now });
+      const rendered = renderChat(source, {
+        messages: applyShape(history, shape),
+        tools: used,
+        addGenerationPrompt: true,
+        now: opts.now,
+      });
       return { shape, outcome: priorCallOutcome(rendered) };
     } catch (e) {
-      const err = e instanceof TemplateError ? e : new TemplateError('render_error', e instanceof Error ? e.message : String(e));
+      const err =
+        e instanceof TemplateError ? e : new TemplateError('render_error', e instanceof Error ? e.message : String(e));
       if (err.kind === 'budget_exceeded') budget = err;
       return { shape, outcome: 'error', errorKind: err.kind, error: err.message };
     }

@@ -1,4 +1,13 @@
-import type { CaseDetail, CaseRow, ComparisonView, MetricView, RunView, Section, TurnView, ViewData } from '../model.ts';
+import type {
+  CaseDetail,
+  CaseRow,
+  ComparisonView,
+  MetricView,
+  RunView,
+  Section,
+  TurnView,
+  ViewData,
+} from '../model.ts';
 import { applyQuery, decodeHash, encodeHash, facets, joinRuns, type Entry, type Query } from './ledger.ts';
 
 /**
@@ -11,13 +20,18 @@ import { applyQuery, decodeHash, encodeHash, facets, joinRuns, type Entry, type 
 type Child = Node | string | null | undefined | false;
 
 /** An element with text children (strings become text nodes) and a few DOM properties. */
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: { className?: string; title?: string; id?: string; onclick?: () => void } = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { className?: string; title?: string; id?: string; onclick?: () => void } = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props.className) el.className = props.className;
   if (props.title) el.title = props.title;
   if (props.id) el.id = props.id;
   if (props.onclick) el.addEventListener('click', props.onclick);
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  for (const c of children)
+    if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'string' ? document.createTextNode(c) : c);
   return el;
 }
 
@@ -26,25 +40,52 @@ function jsonBlock<T>(id: string): T | null {
   return el?.textContent ? (JSON.parse(el.textContent) as T) : null;
 }
 
-const fmt = (x: number | null | undefined, digits = 3): string => (x === null || x === undefined || Number.isNaN(x) ? '—' : Number.isInteger(x) && Math.abs(x) > 10 ? String(x) : x.toFixed(digits));
+const fmt = (x: number | null | undefined, digits = 3): string =>
+  x === null || x === undefined || Number.isNaN(x)
+    ? '—'
+    : Number.isInteger(x) && Math.abs(x) > 10
+      ? String(x)
+      : x.toFixed(digits);
 const signed = (x: number) => (Number.isNaN(x) ? '—' : `${x >= 0 ? '+' : ''}${x.toFixed(3)}`);
 
 function table(head: string[], rows: Array<Array<string | Node>>, numeric: number[] = []): HTMLTableElement {
-  return h('table', {}, h('thead', {}, h('tr', {}, ...head.map((x) => h('th', {}, x)))), h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c, i) => h('td', { className: numeric.includes(i) ? 'num' : '' }, c))))));
+  return h(
+    'table',
+    {},
+    h('thead', {}, h('tr', {}, ...head.map((x) => h('th', {}, x)))),
+    h(
+      'tbody',
+      {},
+      ...rows.map((r) => h('tr', {}, ...r.map((c, i) => h('td', { className: numeric.includes(i) ? 'num' : '' }, c)))),
+    ),
+  );
 }
 
 function kv(rows: Array<[string, string]>): HTMLElement {
-  return h('div', { className: 'kv' }, ...rows.flatMap(([k, v]) => [h('div', {}, k), h('div', { className: 'pre' }, v)]));
+  return h(
+    'div',
+    { className: 'kv' },
+    ...rows.flatMap(([k, v]) => [h('div', {}, k), h('div', { className: 'pre' }, v)]),
+  );
 }
 
 function statusChip(row: CaseRow | null): HTMLElement {
-  return row ? h('span', { className: `status ${row.status}`, title: row.reason ?? '' }, row.status) : h('span', { className: 'status none', title: 'not in this run' }, '—');
+  return row
+    ? h('span', { className: `status ${row.status}`, title: row.reason ?? '' }, row.status)
+    : h('span', { className: 'status none', title: 'not in this run' }, '—');
 }
 
 function metricsTable(ms: MetricView[]): HTMLElement {
   return table(
     ['metric', 'value', '95% CI', 'n', 'denominator', 'method'],
-    ms.map((m) => [m.name, fmt(m.value), m.lo === null ? '—' : `[${fmt(m.lo)}, ${fmt(m.hi)}]`, String(m.n), m.denominator, m.method]),
+    ms.map((m) => [
+      m.name,
+      fmt(m.value),
+      m.lo === null ? '—' : `[${fmt(m.lo)}, ${fmt(m.hi)}]`,
+      String(m.n),
+      m.denominator,
+      m.method,
+    ]),
     [1, 2, 3],
   );
 }
@@ -55,8 +96,18 @@ function problemsList(ps: RunView['problems']): HTMLElement | null {
   return h(
     'div',
     { className: 'problems' },
-    h('strong', {}, `${ps.length} problem${ps.length === 1 ? '' : 's'} reading this run (shown as they are; the rest of the run is shown)`),
-    h('ul', {}, ...shown.map((p) => h('li', {}, `${p.file}${p.line ? ` line ${p.line}` : ''}${p.field ? `: field ${p.field}` : ''}: ${p.message}`))),
+    h(
+      'strong',
+      {},
+      `${ps.length} problem${ps.length === 1 ? '' : 's'} reading this run (shown as they are; the rest of the run is shown)`,
+    ),
+    h(
+      'ul',
+      {},
+      ...shown.map((p) =>
+        h('li', {}, `${p.file}${p.line ? ` line ${p.line}` : ''}${p.field ? `: field ${p.field}` : ''}: ${p.message}`),
+      ),
+    ),
     ps.length > shown.length ? h('p', {}, `… and ${ps.length - shown.length} more`) : null,
   );
 }
@@ -67,9 +118,27 @@ function runSection(run: RunView): HTMLElement {
   if (run.notice) s.append(h('p', { className: 'notice' }, run.notice));
   const p = problemsList(run.problems);
   if (p) s.append(p);
-  s.append(h('div', { className: 'grid2' }, h('div', {}, h('h3', {}, 'Run'), kv(run.header)), h('div', {}, h('h3', {}, 'Counts'), kv(run.counts.map(([k, v]) => [k, String(v)])))));
-  if (run.settings.length) s.append(h('details', {}, h('summary', {}, `Settings (${run.settings.length})`), kv(run.settings)));
-  if (run.gate) s.append(h('h3', {}, 'Gate'), h('p', {}, h('span', { className: `status ${run.gate.passed ? 'pass' : 'fail'}` }, run.gate.passed ? 'passed' : 'failed'), ` ${run.gate.expression}`), ...run.gate.reasons.map((r) => h('p', { className: 'pre' }, r)));
+  s.append(
+    h(
+      'div',
+      { className: 'grid2' },
+      h('div', {}, h('h3', {}, 'Run'), kv(run.header)),
+      h('div', {}, h('h3', {}, 'Counts'), kv(run.counts.map(([k, v]) => [k, String(v)]))),
+    ),
+  );
+  if (run.settings.length)
+    s.append(h('details', {}, h('summary', {}, `Settings (${run.settings.length})`), kv(run.settings)));
+  if (run.gate)
+    s.append(
+      h('h3', {}, 'Gate'),
+      h(
+        'p',
+        {},
+        h('span', { className: `status ${run.gate.passed ? 'pass' : 'fail'}` }, run.gate.passed ? 'passed' : 'failed'),
+        ` ${run.gate.expression}`,
+      ),
+      ...run.gate.reasons.map((r) => h('p', { className: 'pre' }, r)),
+    );
   if (run.metrics.length) s.append(h('h3', {}, 'Metrics'), metricsTable(run.metrics));
   for (const b of run.breakdowns) {
     s.append(
@@ -77,12 +146,31 @@ function runSection(run: RunView): HTMLElement {
         'details',
         {},
         h('summary', {}, `By ${b.group} (${b.rows.length})`),
-        table([b.group, ...b.metrics], b.rows.map((r) => [r.key, ...r.cells.map((c) => (c ? `${fmt(c.value)} [${fmt(c.lo)}, ${fmt(c.hi)}] n=${c.n}` : '—'))])),
+        table(
+          [b.group, ...b.metrics],
+          b.rows.map((r) => [
+            r.key,
+            ...r.cells.map((c) => (c ? `${fmt(c.value)} [${fmt(c.lo)}, ${fmt(c.hi)}] n=${c.n}` : '—')),
+          ]),
+        ),
       ),
     );
   }
-  if (run.causes.length) s.append(h('details', {}, h('summary', {}, `By cause (${run.causes.length}, counted from the cases)`), table(['cause', 'cases', 'of them failed or erred'], run.causes.map(([c, n, bad]) => [c, String(n), String(bad)]), [1, 2])));
-  for (const [name, json] of run.extra) s.append(h('details', {}, h('summary', {}, `Summary extra: ${name}`), h('pre', {}, json)));
+  if (run.causes.length)
+    s.append(
+      h(
+        'details',
+        {},
+        h('summary', {}, `By cause (${run.causes.length}, counted from the cases)`),
+        table(
+          ['cause', 'cases', 'of them failed or erred'],
+          run.causes.map(([c, n, bad]) => [c, String(n), String(bad)]),
+          [1, 2],
+        ),
+      ),
+    );
+  for (const [name, json] of run.extra)
+    s.append(h('details', {}, h('summary', {}, `Summary extra: ${name}`), h('pre', {}, json)));
   if (run.charts.length) {
     s.append(
       h('h3', {}, 'Charts'),
@@ -115,14 +203,42 @@ function comparisonSection(data: ViewData): HTMLElement | null {
     s.append(h('p', { className: 'problems' }, `No verdicts: ${data.comparisonRefused}`));
     return s;
   }
-  s.append(h('p', { className: 'muted' }, 'As toolgauge report --compare computes it: each run against the first on the cases both ran; paired bootstrap CI of the difference, exact McNemar (pass/fail) or sign-flip test, Holm-corrected over all rows. A change is credible when the corrected p ≤ 0.05 and the CI excludes 0.'));
+  s.append(
+    h(
+      'p',
+      { className: 'muted' },
+      'As toolgauge report --compare computes it: each run against the first on the cases both ran; paired bootstrap CI of the difference, exact McNemar (pass/fail) or sign-flip test, Holm-corrected over all rows. A change is credible when the corrected p ≤ 0.05 and the CI excludes 0.',
+    ),
+  );
   for (const c of data.comparisons as ComparisonView[]) {
     s.append(
       h('h3', {}, `${c.candidate} vs ${c.baseline}`),
-      h('p', { className: 'muted' }, `${c.shared} shared cases${c.onlyInBaseline || c.onlyInCandidate ? ` (${c.onlyInBaseline} only in the baseline, ${c.onlyInCandidate} only in the candidate: left out)` : ''}`),
+      h(
+        'p',
+        { className: 'muted' },
+        `${c.shared} shared cases${c.onlyInBaseline || c.onlyInCandidate ? ` (${c.onlyInBaseline} only in the baseline, ${c.onlyInCandidate} only in the candidate: left out)` : ''}`,
+      ),
       table(
-        ['metric', 'baseline', 'candidate', 'difference [95% CI]', 'test', 'discordant (gain/loss)', 'p (Holm)', 'verdict'],
-        c.rows.map((r) => [r.metric, r.baseline.toFixed(3), r.candidate.toFixed(3), `${signed(r.diff)} [${signed(r.lo)}, ${signed(r.hi)}]`, r.test, r.discordant ?? '—', r.pAdjusted === null ? '—' : r.pAdjusted.toPrecision(3), h('span', { className: verdictClass(r.verdict) }, r.verdict)]),
+        [
+          'metric',
+          'baseline',
+          'candidate',
+          'difference [95% CI]',
+          'test',
+          'discordant (gain/loss)',
+          'p (Holm)',
+          'verdict',
+        ],
+        c.rows.map((r) => [
+          r.metric,
+          r.baseline.toFixed(3),
+          r.candidate.toFixed(3),
+          `${signed(r.diff)} [${signed(r.lo)}, ${signed(r.hi)}]`,
+          r.test,
+          r.discordant ?? '—',
+          r.pAdjusted === null ? '—' : r.pAdjusted.toPrecision(3),
+          h('span', { className: verdictClass(r.verdict) }, r.verdict),
+        ]),
         [1, 2, 6],
       ),
     );
@@ -134,11 +250,30 @@ function turnView(t: TurnView): HTMLElement {
   return h(
     'div',
     { className: `msg ${['system', 'user', 'assistant', 'tool'].includes(t.role) ? t.role : ''}` },
-    h('div', { className: 'role' }, t.role, t.toolCallId ? h('span', { className: 'muted' }, ` → ${t.toolCallId}`) : null),
+    h(
+      'div',
+      { className: 'role' },
+      t.role,
+      t.toolCallId ? h('span', { className: 'muted' }, ` → ${t.toolCallId}`) : null,
+    ),
     t.stats ? h('div', { className: 'stats' }, t.stats) : null,
     t.text !== null ? h('div', { className: 'pre' }, t.text) : null,
-    t.truncated ? h('div', { className: 'trunc' }, 'truncated: the tool result was cut to its budget (the marker above gives its full length)') : null,
-    ...t.calls.map((c) => h('div', { className: 'call' }, h('strong', {}, `tool call ${c.name}`), c.id ? h('span', { className: 'muted' }, ` (${c.id})`) : null, h('pre', {}, c.args))),
+    t.truncated
+      ? h(
+          'div',
+          { className: 'trunc' },
+          'truncated: the tool result was cut to its budget (the marker above gives its full length)',
+        )
+      : null,
+    ...t.calls.map((c) =>
+      h(
+        'div',
+        { className: 'call' },
+        h('strong', {}, `tool call ${c.name}`),
+        c.id ? h('span', { className: 'muted' }, ` (${c.id})`) : null,
+        h('pre', {}, c.args),
+      ),
+    ),
   );
 }
 
@@ -149,7 +284,15 @@ function sectionView(s: Section): HTMLElement {
     case 'pairs':
       return h('div', {}, h('h3', {}, s.title), kv(s.rows));
     case 'table':
-      return h('div', {}, h('h3', {}, s.title), table(s.head, s.rows.map((r) => r.map((c) => h('span', { className: 'pre' }, c)))));
+      return h(
+        'div',
+        {},
+        h('h3', {}, s.title),
+        table(
+          s.head,
+          s.rows.map((r) => r.map((c) => h('span', { className: 'pre' }, c))),
+        ),
+      );
     case 'conversation':
       return h('div', {}, h('h3', {}, s.title), ...s.turns.map(turnView));
     case 'json':
@@ -157,20 +300,53 @@ function sectionView(s: Section): HTMLElement {
   }
 }
 
-function caseColumn(run: RunView, row: CaseRow | null, detail: CaseDetail | null, others: Array<CaseDetail | null>): HTMLElement {
+function caseColumn(
+  run: RunView,
+  row: CaseRow | null,
+  detail: CaseDetail | null,
+  others: Array<CaseDetail | null>,
+): HTMLElement {
   const col = h('section', {}, h('h3', {}, run.label));
   if (!row) {
     col.append(h('p', { className: 'muted' }, 'This run has no such case.'));
     return col;
   }
-  col.append(h('p', {}, statusChip(row), ' ', h('strong', { className: 'case-id' }, row.id), row.trial ? ` (trial ${row.trial})` : ''));
+  col.append(
+    h(
+      'p',
+      {},
+      statusChip(row),
+      ' ',
+      h('strong', { className: 'case-id' }, row.id),
+      row.trial ? ` (trial ${row.trial})` : '',
+    ),
+  );
   if (row.reason) col.append(h('p', { className: 'pre' }, row.reason));
   if (row.tags.length) col.append(h('p', { className: 'muted' }, row.tags.join(' · ')));
   if (!detail) return col;
   const differs = (f: 'input' | 'expected' | 'predicted') => others.some((o) => o && o[f] !== detail[f]);
-  const field = (title: string, f: 'input' | 'expected' | 'predicted') => (detail[f] === null ? null : h('div', { className: differs(f) ? 'diff' : '' }, h('h3', {}, title), h('div', { className: 'pre' }, detail[f]!)));
-  col.append(...[field('Input', 'input'), field('Expected', 'expected'), field('Predicted', 'predicted')].filter((x): x is HTMLDivElement => !!x));
-  if (detail.scorers.length) col.append(h('h3', {}, 'Scorers'), table(['scorer', 'value', 'reason'], detail.scorers.map((s) => [s.name, s.value, s.reason ?? ''])));
+  const field = (title: string, f: 'input' | 'expected' | 'predicted') =>
+    detail[f] === null
+      ? null
+      : h(
+          'div',
+          { className: differs(f) ? 'diff' : '' },
+          h('h3', {}, title),
+          h('div', { className: 'pre' }, detail[f]!),
+        );
+  col.append(
+    ...[field('Input', 'input'), field('Expected', 'expected'), field('Predicted', 'predicted')].filter(
+      (x): x is HTMLDivElement => !!x,
+    ),
+  );
+  if (detail.scorers.length)
+    col.append(
+      h('h3', {}, 'Scorers'),
+      table(
+        ['scorer', 'value', 'reason'],
+        detail.scorers.map((s) => [s.name, s.value, s.reason ?? '']),
+      ),
+    );
   for (const s of detail.sections) col.append(sectionView(s));
   return col;
 }
@@ -198,7 +374,10 @@ function main(): void {
     [...tabs.children].forEach((b, j) => b.classList.toggle('on', j === i));
   };
   data.runs.forEach((r, i) => tabs.append(h('button', { title: r.dir, onclick: () => showRun(i) }, r.label)));
-  top.append(tabs, h('span', { className: 'muted' }, `${entries.length} cases · ${data.runs.length} run${multi ? 's' : ''}`));
+  top.append(
+    tabs,
+    h('span', { className: 'muted' }, `${entries.length} cases · ${data.runs.length} run${multi ? 's' : ''}`),
+  );
   if (data.runs.some((r) => r.notice)) top.append(h('span', { className: 'notice' }, 'SIMULATOR: not a model result'));
 
   // Controls of the ledger.
@@ -207,27 +386,74 @@ function main(): void {
   search.placeholder = 'search id, tag, cause, reason, answer';
   search.value = query.text;
   const select = (id: string, options: Array<[string, string]>, value: string) => {
-    const el = h('select', { id }, ...options.map(([v, label]) => {
-      const o = h('option', {}, label);
-      o.value = v;
-      return o;
-    }));
+    const el = h(
+      'select',
+      { id },
+      ...options.map(([v, label]) => {
+        const o = h('option', {}, label);
+        o.value = v;
+        return o;
+      }),
+    );
     el.value = value;
     return el;
   };
   const f = facets(entries);
-  const status = select('f-status', [['all', 'all cases'], ['failed', 'failed (or error)'], ['error', 'harness error'], ['pass', 'passed']], query.status);
-  const tag = select('f-tag', [['', 'any tag'], ...f.tags.map(([t, n]) => [t, `${t} (${n})`] as [string, string])], query.tag);
-  const cause = select('f-cause', [['', 'any cause'], ...f.causes.map(([c, n]) => [c, `${c} (${n})`] as [string, string])], query.cause);
-  const sort = select('sort', [['order', 'dataset order'], ['id', 'id'], ['status', 'worst status first'], ...(multi ? [['changed', 'changed first'] as [string, string]] : [])], query.sort);
+  const status = select(
+    'f-status',
+    [
+      ['all', 'all cases'],
+      ['failed', 'failed (or error)'],
+      ['error', 'harness error'],
+      ['pass', 'passed'],
+    ],
+    query.status,
+  );
+  const tag = select(
+    'f-tag',
+    [['', 'any tag'], ...f.tags.map(([t, n]) => [t, `${t} (${n})`] as [string, string])],
+    query.tag,
+  );
+  const cause = select(
+    'f-cause',
+    [['', 'any cause'], ...f.causes.map(([c, n]) => [c, `${c} (${n})`] as [string, string])],
+    query.cause,
+  );
+  const sort = select(
+    'sort',
+    [
+      ['order', 'dataset order'],
+      ['id', 'id'],
+      ['status', 'worst status first'],
+      ...(multi ? [['changed', 'changed first'] as [string, string]] : []),
+    ],
+    query.sort,
+  );
   const changed = h('input', { id: 'f-changed' });
   changed.type = 'checkbox';
   changed.checked = query.changedOnly;
   const count = h('span', { className: 'count', id: 'count', title: 'keys: j / k next / previous case, / search' });
-  const controls = h('div', { className: 'controls' }, search, status, tag, cause, multi ? h('label', { title: 'cases whose outcome or answer differs between the runs' }, changed, ' different only') : null, sort, count);
+  const controls = h(
+    'div',
+    { className: 'controls' },
+    search,
+    status,
+    tag,
+    cause,
+    multi
+      ? h('label', { title: 'cases whose outcome or answer differs between the runs' }, changed, ' different only')
+      : null,
+    sort,
+    count,
+  );
 
   const ROW = 28;
-  const head = h('div', { className: 'ledger-head' }, h('span', {}, multi ? `status per run (${data.runs.map((r) => r.label).join(' | ')})` : 'status'), h('span', {}, 'case · tags · cause · reason'));
+  const head = h(
+    'div',
+    { className: 'ledger-head' },
+    h('span', {}, multi ? `status per run (${data.runs.map((r) => r.label).join(' | ')})` : 'status'),
+    h('span', {}, 'case · tags · cause · reason'),
+  );
   const ledger = h('div', { className: 'ledger', id: 'ledger' });
   const spacer = h('div', { className: 'spacer' });
   ledger.append(spacer);
@@ -258,7 +484,14 @@ function main(): void {
   ledger.addEventListener('scroll', renderRows, { passive: true });
 
   const applyFilters = () => {
-    query = { text: search.value, status: status.value as Query['status'], tag: tag.value, cause: cause.value, changedOnly: changed.checked, sort: sort.value as Query['sort'] };
+    query = {
+      text: search.value,
+      status: status.value as Query['status'],
+      tag: tag.value,
+      cause: cause.value,
+      changedOnly: changed.checked,
+      sort: sort.value as Query['sort'],
+    };
     shown = applyQuery(entries, query);
     spacer.style.height = `${shown.length * ROW}px`;
     ledger.style.height = `${Math.min(420, Math.max(2, shown.length) * ROW + 2)}px`;
@@ -286,9 +519,19 @@ function main(): void {
     const details = entry.cells.map((c, r) => (c ? jsonBlock<CaseDetail>(`d${r}-${c.detail}`) : null));
     const side = h('div', { className: 'side' });
     side.style.setProperty('--cols', String(data.runs.length));
-    data.runs.forEach((run, r) => side.append(caseColumn(run, entry.cells[r]!, details[r]!, details.filter((_, j) => j !== r))));
+    data.runs.forEach((run, r) =>
+      side.append(
+        caseColumn(
+          run,
+          entry.cells[r]!,
+          details[r]!,
+          details.filter((_, j) => j !== r),
+        ),
+      ),
+    );
     caseBox.append(h('h2', {}, 'Case ', h('span', { className: 'case-title' }, entry.id)));
-    if (entry.changed && multi) caseBox.append(h('p', { className: 'notice' }, 'This case differs between the runs (outlined fields differ).'));
+    if (entry.changed && multi)
+      caseBox.append(h('p', { className: 'notice' }, 'This case differs between the runs (outlined fields differ).'));
     caseBox.append(side);
     renderRows();
     history.replaceState(null, '', `#${encodeHash(query, caseKey)}`);
@@ -310,7 +553,8 @@ function main(): void {
     if (!next) return;
     openCase(next.key);
     const i = shown.indexOf(next);
-    if (i * ROW < ledger.scrollTop || (i + 1) * ROW > ledger.scrollTop + ledger.clientHeight) ledger.scrollTop = Math.max(0, i * ROW - ledger.clientHeight / 2);
+    if (i * ROW < ledger.scrollTop || (i + 1) * ROW > ledger.scrollTop + ledger.clientHeight)
+      ledger.scrollTop = Math.max(0, i * ROW - ledger.clientHeight / 2);
   });
 
   const cmp = comparisonSection(data);

@@ -36,7 +36,11 @@ export function changedAcross(cells: ReadonlyArray<CaseRow | null>): boolean {
   if (cells.length < 2) return false;
   if (cells.some((c) => !c)) return true;
   const [first, ...rest] = cells as CaseRow[];
-  return rest.some((c) => c.status !== first!.status || (c.predicted !== null && first!.predicted !== null && c.predicted !== first!.predicted));
+  return rest.some(
+    (c) =>
+      c.status !== first!.status ||
+      (c.predicted !== null && first!.predicted !== null && c.predicted !== first!.predicted),
+  );
 }
 
 /** Every case of every run, one entry per key, in the first run's order (cases only in later runs after). */
@@ -47,7 +51,16 @@ export function joinRuns(runs: ReadonlyArray<ReadonlyArray<CaseRow>>): Entry[] {
     for (const row of rows) {
       let e = byKey.get(row.key);
       if (!e) {
-        e = { key: row.key, id: row.id, cells: runs.map(() => null), changed: false, haystack: '', order: next++, tags: [], causes: [] };
+        e = {
+          key: row.key,
+          id: row.id,
+          cells: runs.map(() => null),
+          changed: false,
+          haystack: '',
+          order: next++,
+          tags: [],
+          causes: [],
+        };
         byKey.set(row.key, e);
       }
       e.cells[r] = row;
@@ -59,7 +72,15 @@ export function joinRuns(runs: ReadonlyArray<ReadonlyArray<CaseRow>>): Entry[] {
     e.tags = [...new Set(present.flatMap((c) => c.tags))];
     e.causes = [...new Set(present.map((c) => c.cause).filter((c): c is string => !!c))];
     e.changed = changedAcross(e.cells);
-    e.haystack = [e.id, ...e.tags, ...e.causes, ...present.map((c) => c.reason ?? ''), ...present.map((c) => c.predicted ?? '')].join('\u0000').toLowerCase();
+    e.haystack = [
+      e.id,
+      ...e.tags,
+      ...e.causes,
+      ...present.map((c) => c.reason ?? ''),
+      ...present.map((c) => c.predicted ?? ''),
+    ]
+      .join('\u0000')
+      .toLowerCase();
   }
   return entries;
 }
