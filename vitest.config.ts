@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { readConfig } from './harness/core/config.ts';
+import { vitestOptionsOf } from './harness/kit/plan.ts';
 import { builtinEvalProject } from './harness/vitest/eval-config.ts';
 import { toolgaugePlugin } from './harness/vitest/plugin.ts';
+import { REPORTER_PATH } from './reporters/path.ts';
 import LongFirstSequencer from './tests/helpers/sequencer.ts';
 
 // Three projects: `unit` (code beside its *.test.ts, plus tests/), `package` (the packed package in fresh projects;
@@ -12,9 +15,17 @@ const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
 // npm test: 188 s with two, 147 s with three).
 const TEST_WORKERS = Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 3) || 3;
 
+function evalVitestOptions() {
+  try {
+    return vitestOptionsOf(readConfig(process.env));
+  } catch {
+    return vitestOptionsOf(readConfig({}));
+  }
+}
+
 export default defineConfig({
   // Keeps toolgauge's reporter registered when `--reporter` replaces the configured ones.
-  plugins: [toolgaugePlugin()],
+  plugins: [toolgaugePlugin(REPORTER_PATH)],
   test: {
     // Transformed modules are cached on disk between runs: every CLI run (and every end-to-end test) starts faster.
     experimental: { fsModuleCache: true },
@@ -65,8 +76,13 @@ export default defineConfig({
           hookTimeout: 600_000,
         },
       },
-      // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file).
-      { extends: true, test: builtinEvalProject(process.env) },
+      // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file). Its
+      // Vitest options come from the run's configuration, as a CLI run's do (harness/kit/plan.ts); a configuration
+      // that does not parse leaves the defaults here, and the global setup reports it.
+      {
+        extends: true,
+        test: builtinEvalProject(evalVitestOptions(), ['./harness/builtin/global-setup.ts']),
+      },
     ],
   },
 });

@@ -6,7 +6,7 @@ import { runFromBlobs, type BlobRun } from '../harness/kit/blob-run.ts';
 import { restoreTrace } from '../harness/kit/shard-traces.ts';
 import { redact } from '../harness/core/redact.ts';
 import { escapeTerminal } from '../harness/core/terminal.ts';
-import { parseKitConfig, type KitConfig } from '../harness/kit/config.ts';
+import { planRun, type RunPlan } from '../harness/kit/plan.ts';
 import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
 import type {} from '../harness/vitest/task-meta.ts';
@@ -22,7 +22,7 @@ export interface ToolgaugeReporterOptions {
   /** Launched by the CLI (exit codes follow the CLI's rule). */
   cli?: boolean;
   /** The run's configuration as the CLI parsed it: what `--merge-reports` (no global setup provides one) starts from. */
-  kc?: KitConfig;
+  plan?: RunPlan;
 }
 
 export default class ToolgaugeReporter implements Reporter {
@@ -55,13 +55,13 @@ export default class ToolgaugeReporter implements Reporter {
     // to the generic ones): a run of a user's eval loads none of them.
     const ended = evalModules.map(endedModule);
     await loadBuiltinSuites({ TOOLGAUGE_SUITES: [...suitesOf(ended)].join(',') });
-    let kc: KitConfig;
+    let kc: RunPlan;
     try {
       // What the global setup provided; in `--merge-reports` (no global setup) the environment, parsed here.
       // Merged blobs: the run the shards made, as their suite blocks recorded it (model, endpoint, settings).
       kc =
         evalModules[0]!.project.getProvidedContext().toolgauge ??
-        runFromBlobs(this.options.kc ?? parseKitConfig(process.env, registeredSuites()), blocks(evalModules));
+        runFromBlobs(this.options.plan ?? planRun(process.env, registeredSuites()), blocks(evalModules));
     } catch (err) {
       this.log(
         err instanceof UsageError

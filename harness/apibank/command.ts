@@ -10,10 +10,10 @@ import { APIBANK_POLICIES } from './sim-policy.ts';
 import { apibankSuite } from './suite.ts';
 import { ApibankData } from './tasks.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
-import { runSuiteCommand } from '../cli/suite-command.ts';
-import { MODEL_FLAGS } from '../cli/model-flags.ts';
-import { applyConfig } from '../cli/config-file.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../kit/flags/flags.ts';
+import type { CommandRunner } from '../kit/command.ts';
+import { MODEL_FLAGS } from '../kit/flags/model-flags.ts';
+import { applyConfig } from '../kit/flags/config-file.ts';
 
 export const USAGE = `toolgauge apibank --data DIR [--level 1|2|3|all] [--limit N] [--offset N] [--only ID,…] [--curated-path FILE]
                [--topology single|independent|decentralized|centralized|sequential] [--prompts DIR]
@@ -67,9 +67,9 @@ export const RUN_FLAGS: FlagSpecs = {
   'max-tokens': { type: 'string', schema: flagSchemas.positiveInt },
 };
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], runner: CommandRunner): Promise<number> {
   if (argv[0] === 'rescore') return rescore(argv.slice(1));
-  return runSuiteCommand<ApibankSettings>(
+  return runner.runSuite<ApibankSettings>(
     {
       command: 'apibank',
       suite: apibankSuite,
@@ -94,7 +94,7 @@ export async function run(argv: string[]): Promise<number> {
           );
       },
     },
-    applyConfig('apibank', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }),
+    applyConfig('apibank', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }, {}, process.env),
   );
 }
 

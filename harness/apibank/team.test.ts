@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLines, tempDir } from '../../tests/helpers/cli.ts';
-import { runSuite } from '../kit/run-suite.ts';
+import { runSuite } from '../launch/run-suite.ts';
 import { apibankSuite } from './suite.ts';
 import { HAS_SHARED_APIBANK, SHARED_APIBANK } from './testkit.ts';
 

@@ -17,8 +17,8 @@ import { findBfclSource, PythonBfclExecutor } from './executor.ts';
 import { ensureBfclData } from './hf.ts';
 import { findResultFiles, modelNameOf, readResultFile, rescoreResultDir, resultLine } from './rescore.ts';
 import { withDirLocks } from '../kit/lock.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
-import { runSuiteCommand } from '../cli/suite-command.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../kit/flags/flags.ts';
+import type { CommandRunner } from '../kit/command.ts';
 import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from './settings.ts';
 import { BFCL_METRIC_NAMES, bfclSuite } from './suite.ts';
 import { bfclAggregator } from './aggregator.ts';
@@ -28,8 +28,8 @@ import { sealMeta, valueDigest } from '../kit/journal.ts';
 import { rescoreHeader } from '../core/repro.ts';
 import { escapeTerminal } from '../core/terminal.ts';
 import { needsExecutor, resolveBfclData, resolveBfclSource } from './source.ts';
-import { MODEL_FLAGS } from '../cli/model-flags.ts';
-import { applyConfig } from '../cli/config-file.ts';
+import { MODEL_FLAGS } from '../kit/flags/model-flags.ts';
+import { applyConfig } from '../kit/flags/config-file.ts';
 
 export const USAGE = `toolgauge bfcl [--category NAME|GROUP,…] [--mode fc|prompt] [--data DIR] [--bfcl-source DIR] [--limit N]
                [--only ID,…] [--revision REV] [--python PATH] [--model NAME] [--base-url URL] [--concurrency N]
@@ -101,9 +101,9 @@ export const RUN_FLAGS: FlagSpecs = {
   python: { type: 'string', schema: z.string().min(1), description: "the CPython that runs BFCL's classes" },
 };
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], runner: CommandRunner): Promise<number> {
   if (argv[0] === 'rescore') return rescore(argv.slice(1));
-  return runSuiteCommand<BfclSettings>(
+  return runner.runSuite<BfclSettings>(
     {
       command: 'bfcl',
       suite: bfclSuite,
@@ -131,7 +131,7 @@ export async function run(argv: string[]): Promise<number> {
         }
       },
     },
-    applyConfig('bfcl', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }),
+    applyConfig('bfcl', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }, {}, process.env),
   );
 }
 

@@ -21,11 +21,14 @@ import { PythonBfclExecutor } from './executor.ts';
 import { pyJsonDumps } from '../core/pyliteral/pyjson.ts';
 import { rescoreResultDir } from './rescore.ts';
 import { simulatedResult, type Behaviour, type ResultStyle } from './responder.ts';
-import { run as runBfcl } from './command.ts';
 import { run as runReport } from '../cli/commands/report.ts';
 import { UsageError } from '../core/errors.ts';
 import { acquireDirLock, LOCK_FILE, releaseDirLock } from '../kit/lock.ts';
 import { BfclOracle, FIXTURE_DATA, hasReference, hasSharedData, SHARED_CLASSES, SHARED_DATA } from './testkit.ts';
+import { run as runBfclCommand } from './command.ts';
+import { SUITE_COMMAND_RUNNER } from '../cli/suite-command.ts';
+
+const runBfcl = (argv: string[]) => runBfclCommand(argv, SUITE_COMMAND_RUNNER);
 
 const HEAVY = process.env.TOOLGAUGE_BFCL_HEAVY === '1';
 const TOY = fileURLToPath(new URL('../../fixtures/bfcl/classes', import.meta.url));

@@ -40,3 +40,19 @@ export async function loadBuiltinSuites(
   for (const d of defs) registerSuite(d);
   return defs;
 }
+
+/**
+ * The definition modules of the named suites, as an early test worker may load them (harness/vitest/prefork.ts): each
+ * by its source path (the CLI bundle's key) and, in the built package, its built file.
+ */
+export function suiteModules(
+  names: readonly string[],
+  folders: readonly SuiteFolder[] = suiteFolders(),
+): Array<{ source: string; built: string | null }> {
+  return folders
+    .filter((f) => names.includes(f.name))
+    .map((f) => ({
+      source: `harness/${f.name}/suite.ts`,
+      built: MODULE_EXT === '.js' ? join(f.dir, 'suite.js') : null,
+    }));
+}

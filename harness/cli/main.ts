@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { UsageError } from '../core/errors.ts';
 import { MODULE_EXT } from '../core/paths.ts';
 import { redact } from '../core/redact.ts';
+import type { CommandRunner, SuiteCommandModule } from '../kit/command.ts';
 import { isBuiltIn, suiteFolders, suiteUsageLines, type SuiteFolder } from '../kit/suite-folders.ts';
 
 const HEAD = 'toolgauge — measure how well language models call tools, and why they fail';
@@ -34,6 +35,11 @@ export function usageText(folders: readonly SuiteFolder[] = suiteFolders()): str
 
 type Command = { run: (argv: string[]) => Promise<number>; USAGE?: string };
 
+/** What a suite folder's command is handed: the runner of suite commands, loaded with the first suite command run. */
+const SUITE_RUNNER: CommandRunner = {
+  runSuite: async (c, argv, env) => (await import('./suite-command.ts')).runSuiteCommand(c, argv, env),
+};
+
 // Static import specifiers: each command loads only when it is run, from source or from the CLI bundle.
 const COMMANDS: Record<string, () => Promise<Command>> = {
   sim: () => import('./commands/sim.ts'),
@@ -53,10 +59,14 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
  * (tsc); a folder outside this tree (a test's throwaway suite) loads by its path.
  */
 function suiteCommand(f: SuiteFolder): () => Promise<Command> {
-  return async () =>
-    isBuiltIn(f)
-      ? import(`../${f.name}/command.ts`)
-      : import(/* @vite-ignore */ pathToFileURL(join(f.dir, `command${MODULE_EXT}`)).href);
+  return async () => {
+    const mod = (
+      isBuiltIn(f)
+        ? await import(`../${f.name}/command.ts`)
+        : await import(/* @vite-ignore */ pathToFileURL(join(f.dir, `command${MODULE_EXT}`)).href)
+    ) as SuiteCommandModule;
+    return { ...(mod.USAGE !== undefined ? { USAGE: mod.USAGE } : {}), run: (argv) => mod.run(argv, SUITE_RUNNER) };
+  };
 }
 
 /** Every command by name: the suite folders' and the others. */

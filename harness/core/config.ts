@@ -40,13 +40,19 @@ export const timerMs = z
 export const bool01 = z.enum(['0', '1', 'true', 'false', '']).transform((v) => v === '1' || v === 'true');
 
 export const CacheMode = z.enum(['off', 'record', 'replay']);
+
+/** Instances in flight at once (the test worker's `maxConcurrency` and the model client's limit) when nothing says. */
+export const DEFAULT_CONCURRENCY = 4;
+/** One instance's time limit (Vitest's `testTimeout`) when nothing says: a long agent run on a slow local model. */
+export const DEFAULT_INSTANCE_TIMEOUT_MS = 1_800_000;
 export const SandboxBackendName = z.enum(['pyodide', 'python']);
 
 const EnvSchema = z.object({
   TOOLGAUGE_MODEL: z.string().min(1).default('sim:oracle'),
   OPENAI_BASE_URL: z.string().url('OPENAI_BASE_URL must be a URL').optional(),
   OPENAI_API_KEY: z.string().optional(),
-  TOOLGAUGE_CONCURRENCY: intFrom('TOOLGAUGE_CONCURRENCY', 1).optional(),
+  TOOLGAUGE_CONCURRENCY: intFrom('TOOLGAUGE_CONCURRENCY', 1).default(DEFAULT_CONCURRENCY),
+  TOOLGAUGE_INSTANCE_TIMEOUT_MS: msFrom('TOOLGAUGE_INSTANCE_TIMEOUT_MS').default(DEFAULT_INSTANCE_TIMEOUT_MS),
   TOOLGAUGE_REQUEST_TIMEOUT_MS: msFrom('TOOLGAUGE_REQUEST_TIMEOUT_MS').optional(),
   TOOLGAUGE_RETRIES: intFrom('TOOLGAUGE_RETRIES').optional(),
   TOOLGAUGE_REQUEST_DEADLINE_MS: msFrom('TOOLGAUGE_REQUEST_DEADLINE_MS').optional(),
@@ -95,6 +101,8 @@ export interface RunConfig {
   usesSimulator: boolean;
   apiKey: string;
   concurrency: number;
+  /** One instance (one trial) in all: Vitest's `testTimeout`. */
+  instanceTimeoutMs: number;
   /** One attempt, headers and body. */
   requestTimeoutMs: number;
   /** All attempts of one request together, backoff included: past it the request fails for good. */
@@ -180,7 +188,8 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
     baseUrl: e.OPENAI_BASE_URL,
     usesSimulator,
     apiKey: e.OPENAI_API_KEY ?? 'not-needed',
-    concurrency: e.TOOLGAUGE_CONCURRENCY ?? 4,
+    concurrency: e.TOOLGAUGE_CONCURRENCY,
+    instanceTimeoutMs: e.TOOLGAUGE_INSTANCE_TIMEOUT_MS,
     // A hung simulator response should cost seconds, a real model's long generation should not be cut short.
     // Endpoint limits: a long generation on a slow local model may take minutes, but one request never holds a
     // run for long — 300 s per attempt, 3 retries, 15 minutes in all (the simulator: 5 s, 5 retries, 60 s).

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readConfig } from '../core/config.ts';
 import { clearSecrets, registerSecret } from '../core/redact.ts';
 import { blobRunOf, runFromBlobs } from './blob-run.ts';
-import { parseKitConfig } from './config.ts';
+import { planRun } from './plan.ts';
 
 const endpoint = (model: string, extra: Record<string, string> = {}) =>
   readConfig({
@@ -28,7 +28,7 @@ describe('the run a blob records', () => {
   });
 
   it("a merge takes the shards' run and settings, keeps its own out dir and gate, and refuses shards of different runs", () => {
-    const merging = parseKitConfig({ TOOLGAUGE_OUT_DIR: '/merged', TOOLGAUGE_GATE: 'pass_rate>=0.5' }, []);
+    const merging = planRun({ TOOLGAUGE_OUT_DIR: '/merged', TOOLGAUGE_GATE: 'pass_rate>=0.5' }, []);
     expect(merging.run.model).toBe('sim:oracle');
     const shard = { suite: 'arith', dataset: 'abc', run: blobRunOf(endpoint('real-model'), { threshold: 1 }) };
     const kc = runFromBlobs(merging, [shard, { ...shard }]);

@@ -1,7 +1,7 @@
 import { redactUrl, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { redact } from '../core/redact.ts';
-import type { KitConfig } from './config.ts';
+import type { RunPlan } from './plan.ts';
 
 /**
  * What a suite block records about its run, so a shard's blob report carries it and `--merge-reports` (which has no
@@ -48,9 +48,9 @@ const SAME_RUN: ReadonlyArray<keyof BlobRun['config']> = [
  * output directory, gate and key. Blobs without a record (older ones) leave the configuration as parsed.
  */
 export function runFromBlobs(
-  kc: KitConfig,
+  kc: RunPlan,
   blocks: ReadonlyArray<{ suite: string; dataset: string | null; run: BlobRun | undefined }>,
-): KitConfig {
+): RunPlan {
   const recorded = blocks.filter((b): b is { suite: string; dataset: string | null; run: BlobRun } => !!b.run);
   if (!recorded.length) return kc;
   const differ = (what: string, values: readonly unknown[]) => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../core/config.ts';
-import type { KitConfig } from './config.ts';
+import type { RunPlan } from './plan.ts';
 import { appendJournal } from './journal.ts';
 import { acquireDirLock, LOCK_FILE } from './lock.ts';
 import { endRun, type EndedModule } from './run-end.ts';
@@ -12,7 +12,7 @@ import type { InstanceMetaBase } from './types.ts';
 const root = mkdtempSync(join(tmpdir(), 'tg-runend-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const times = { startedAt: new Date(0), endedAt: new Date(1), interrupted: false, unhandled: [] as string[] };
-const kit = (outDir: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({
+const kit = (outDir: string, env: Record<string, string> = {}, filter: string | null = null): RunPlan => ({
   runId: 'r',
   run: readConfig({ TOOLGAUGE_OUT_DIR: outDir, ...env }),
   suites: {},
@@ -20,6 +20,7 @@ const kit = (outDir: string, env: Record<string, string> = {}, filter: string | 
   filter,
   sharded: true,
   prewarmSandbox: false,
+  vitest: { maxConcurrency: 4, testTimeout: 1_800_000, hookTimeout: 600_000 },
 });
 const meta = (suite: string, id: string, pass: boolean, error: string | null = null): InstanceMetaBase => ({
   suite,

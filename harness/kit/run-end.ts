@@ -1,5 +1,5 @@
 import { reproHeader } from '../core/repro.ts';
-import type { KitConfig } from './config.ts';
+import type { RunPlan } from './plan.ts';
 import { finalizeSuite, type Finalized } from './finalize.ts';
 import { genericAggregator } from './generic.ts';
 import { readJournal } from './journal.ts';
@@ -54,7 +54,7 @@ const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
  */
 export function endRun(
   modules: readonly EndedModule[],
-  kc: KitConfig,
+  kc: RunPlan,
   o: {
     startedAt: Date;
     endedAt: Date;
@@ -97,7 +97,7 @@ type Runs = Map<
 function outDirOf(
   suite: string,
   run: { ident: EndedTest['ident'] | undefined },
-  kc: KitConfig,
+  kc: RunPlan,
   merged: boolean | undefined,
 ): string {
   const def = suiteNamed(suite);
@@ -108,7 +108,7 @@ function outDirOf(
     : (!merged && run.ident?.outDir) || defaultOutDir(kc.run.outDir, suite);
 }
 
-function endRuns(modules: readonly EndedModule[], kc: KitConfig, o: Parameters<typeof endRun>[2], runs: Runs): RunEnd {
+function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typeof endRun>[2], runs: Runs): RunEnd {
   const loose: string[] = [];
   const messages: string[] = [];
   let usage = false;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../core/config.ts';
-import type { KitConfig } from './config.ts';
+import type { RunPlan } from './plan.ts';
 import { genericAggregator, type ScoredMeta } from './generic.ts';
 import { JOURNAL, readJournal } from './journal.ts';
 import { releaseDirLock } from './lock.ts';
@@ -68,7 +68,7 @@ const runtime: Runtime = {
   },
   close: async () => undefined,
 };
-const kit = (runId: string, env: Record<string, string> = {}, filter: string | null = null): KitConfig => ({
+const kit = (runId: string, env: Record<string, string> = {}, filter: string | null = null): RunPlan => ({
   runId,
   run: readConfig(env),
   suites: {},
@@ -76,6 +76,7 @@ const kit = (runId: string, env: Record<string, string> = {}, filter: string | n
   filter,
   sharded: true,
   prewarmSandbox: false,
+  vitest: { maxConcurrency: 4, testTimeout: 1_800_000, hookTimeout: 600_000 },
 });
 const insts: Inst[] = [2, 3, 7, 13].map((n) => ({ id: String(n), n }));
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { capStrings, capText } from '../core/cap.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { redact } from '../core/redact.ts';
-import type { KitConfig } from './config.ts';
+import type { RunPlan } from './plan.ts';
 import { runFingerprint, storedFingerprint, writeFingerprint } from './fingerprint.ts';
 import { appendJournal, sealMeta, valueDigest } from './journal.ts';
 import { acquireDirLock } from './lock.ts';
@@ -43,7 +43,7 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
 
   constructor(
     readonly def: SuiteDefinition<I, M, S>,
-    readonly kc: KitConfig,
+    readonly kc: RunPlan,
     readonly settings: S,
     readonly runtime: Runtime,
     instances: readonly I[],

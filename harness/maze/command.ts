@@ -8,12 +8,12 @@ import { mazeSuite } from './suite.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { mazeTasksOf } from './tasks-of.ts';
 import { isSimModel, parsePolicySpec } from '../sim/policy-spec.ts';
-import { flagSchemas, type FlagSpecs } from '../cli/flags.ts';
-import { runSuiteCommand } from '../cli/suite-command.ts';
-import { checkAgentModule, mazePreflight } from '../cli/commands/maze-agent.ts';
-import { isBatch, runMazeBatch } from '../cli/commands/maze-batch.ts';
-import { MODEL_FLAGS } from '../cli/model-flags.ts';
-import { applyConfig } from '../cli/config-file.ts';
+import { flagSchemas, type FlagSpecs } from '../kit/flags/flags.ts';
+import type { CommandRunner } from '../kit/command.ts';
+import { checkAgentModule, mazePreflight } from './agent-check.ts';
+import { isBatch, runMazeBatch } from './batch.ts';
+import { MODEL_FLAGS } from '../kit/flags/model-flags.ts';
+import { applyConfig } from '../kit/flags/config-file.ts';
 
 export const FLAGS: FlagSpecs = {
   categories: { type: 'string', description: 'c1,c2,c3,c4' },
@@ -65,21 +65,21 @@ export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P
                [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
-/** The batch's own flags, so a --config file may give them too (maze-batch.ts reads them from the command line). */
+/** The batch's own flags, so a --config file may give them too (batch.ts reads them from the command line). */
 const BATCH_FLAG_SPECS: FlagSpecs = {
   models: { type: 'string', description: 'several models, one run each, then paired comparisons; docs/maze-runs.md' },
   lineup: { type: 'string', description: 'a lineup file (YAML or JSON) of the models to run; docs/maze-runs.md' },
   'allow-env': { type: 'string', description: 'variables a lineup entry may name as its api_key_env' },
 };
 
-export function run(argv: string[]): Promise<number> {
-  const args = applyConfig('maze', argv, { ...MODEL_FLAGS, ...FLAGS, ...BATCH_FLAG_SPECS });
-  // Several models: one run each, then paired comparisons (maze-batch.ts).
-  if (isBatch(args)) return runMazeBatch(args, runOne);
-  return runOne(args);
+export function run(argv: string[], runner: CommandRunner): Promise<number> {
+  const args = applyConfig('maze', argv, { ...MODEL_FLAGS, ...FLAGS, ...BATCH_FLAG_SPECS }, {}, process.env);
+  // Several models: one run each, then paired comparisons (batch.ts).
+  if (isBatch(args)) return runMazeBatch(args, (a, env) => runOne(runner, a, env), process.env);
+  return runOne(runner, args);
 }
 
-function runOne(argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
+function runOne(runner: CommandRunner, argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   // The anthropic agent sends the run's key as x-api-key: ANTHROPIC_API_KEY serves when OPENAI_API_KEY is unset.
   const env: NodeJS.ProcessEnv = { ...baseEnv };
   if (
@@ -89,7 +89,7 @@ function runOne(argv: string[], baseEnv: NodeJS.ProcessEnv = process.env): Promi
   ) {
     env.OPENAI_API_KEY = env.ANTHROPIC_API_KEY;
   }
-  return runSuiteCommand<MazeConfig>(
+  return runner.runSuite<MazeConfig>(
     {
       command: 'maze',
       suite: mazeSuite,

@@ -4,12 +4,13 @@ import { redactUrl, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { stableStringify } from '../core/hash.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
+import { planFromConfig } from '../kit/plan.ts';
 import { runtimeFor } from '../kit/runtime.ts';
+import { openRun } from '../launch/open-run.ts';
 import '../kit/sandboxed.ts';
 import { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
-import { startSimServer, type SimServer } from '../sim/server.ts';
 import { loadDatasetFile, type DatasetEntry } from '../toolhop/dataset.ts';
 import type { ToolhopSettings } from '../toolhop/settings.ts';
 import { toolhopResponder } from '../toolhop/sim-responder.ts';
@@ -138,20 +139,27 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
     );
   }
   const needSim = (!req.run.baseUrl && isSimModel(req.run.model)) || !reflectionBase;
-  let sim: SimServer | undefined;
   let runtime: ReturnType<typeof runtimeFor> | undefined;
-  let simUrl = deps.simUrl;
-  if (needSim && !simUrl) {
-    sim = await startSimServer({
-      responders: {
-        toolhop: toolhopResponder(async () => ds),
-        [REFLECT_SUITE]: reflectResponder(() => valid.map((e) => e.row)),
-      },
-    });
-    simUrl = sim.url;
-  }
+  // The run's launcher: the engine of a gguf: task model, and the simulator (ToolHop's rows and the reflection model's
+  // responder) when either model is simulated; the optimizer writes its own folder (prepareOut), so no lock.
+  const opened = await openRun(planFromConfig(req.run, { simUrl: deps.simUrl }), {
+    command: 'toolgauge optimize',
+    suites: [],
+    outDir,
+    endpointChecked: true,
+    simulator: needSim,
+    ...(needSim
+      ? {
+          responders: {
+            toolhop: toolhopResponder(async () => ds),
+            [REFLECT_SUITE]: reflectResponder(() => valid.map((e) => e.row)),
+          },
+        }
+      : {}),
+  });
+  const simUrl = opened.plan.simUrl;
   try {
-    const rt = (runtime = runtimeFor(req.run, simUrl));
+    const rt = (runtime = runtimeFor(opened.plan.run, simUrl));
     const reflectionClient = new ModelClient({
       baseUrl: reflectionBase ?? simUrl!,
       apiKey: req.reflection.apiKey,
@@ -341,7 +349,7 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
     log.close();
     return { outDir, summary, engine, splits, search, harnessFailure, seed: seedC, best };
   } finally {
-    await sim?.close();
+    await opened.close();
     if (deps.closeRuntime) await runtime?.close();
   }
 }

@@ -22,11 +22,11 @@ import {
   type ProbeSettings,
 } from './run/env.ts';
 import { templateOf } from './suite.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
-import { flagsToEnv, MODEL_FLAGS } from '../cli/model-flags.ts';
-import { runSuiteCommand } from '../cli/suite-command.ts';
-import { applyConfig, type ConfigOptions } from '../cli/config-file.ts';
-import { startLineupEngines, type LineupEngines } from '../cli/probe-gguf.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../kit/flags/flags.ts';
+import { MODEL_FLAGS, settingsSource } from '../kit/flags/model-flags.ts';
+import type { CommandRunner } from '../kit/command.ts';
+import { applyConfig, type ConfigOptions } from '../kit/flags/config-file.ts';
+import { startLineupEngines, type LineupEngines } from './run/lineup-engines.ts';
 import { ggufPathOf } from './run/gguf-lineup.ts';
 import { probeSuite } from './suite.ts';
 
@@ -223,9 +223,9 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
   return { key: name && (API_KEY_ENV.test(name) || allowed.includes(name)) ? env[name] : undefined };
 }
 
-export async function run(argvIn: string[]): Promise<number> {
+export async function run(argvIn: string[], runner: CommandRunner): Promise<number> {
   if (argvIn[0] === 'lint') return lint(argvIn.slice(1));
-  const argv = applyConfig('probe', argvIn, { ...MODEL_FLAGS, ...FLAGS }, CONFIG_OPTIONS);
+  const argv = applyConfig('probe', argvIn, { ...MODEL_FLAGS, ...FLAGS }, CONFIG_OPTIONS, process.env);
   // The run's environment, a copy. The endpoint identities and the lineup's own engines reach the workers inside the
   // settings (below): an inherited value of their variables is never read.
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -237,82 +237,82 @@ export async function run(argvIn: string[]): Promise<number> {
     if (fromLineup.key) env.OPENAI_API_KEY = fromLineup.key;
     else delete env.OPENAI_API_KEY;
   }
-  return runSuiteCommand<ProbeSettings>(
-    {
-      command: 'probe',
-      suite: probeSuite,
-      flags: FLAGS,
-      env: ENV,
-      files: ['cases', 'tools', 'template', 'lineup'],
-      async validate(kc, settings) {
-        if (
-          settings.transport === 'completions' &&
-          !settings.templateFile &&
-          !kc.run.usesSimulator &&
-          !settings.models.every((m) => ggufPathOf(m.model) !== null)
-        ) {
-          // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
-          throw new UsageError(
-            "toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE",
-          );
-        }
-        // Validate the inputs before starting Vitest: a bad case file is one line naming the file, line and field.
-        const loaded = asUsage(() =>
-          loadCases(settings.casesFile, {
-            ...(settings.toolsFile ? { toolsFile: settings.toolsFile } : {}),
-            dateContext: kc.run.injectedDate,
-          }),
-        );
-        if (selectCases(loaded.cases, settings).length === 0) {
-          throw new UsageError(
-            `toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`,
-          );
-        }
-        const families = new Map(
-          settings.models.map((m) => [
-            m.label,
-            asUsage(() => templateOf(m, settings, kc.run.injectedDate))?.family ?? null,
-          ]),
-        );
-        engines = await startLineupEngines(settings, kc.run);
-        // What each real endpoint says about itself (server kind and version, model revision, template, tokenizer):
-        // the header records it, --server auto uses it, the quantization guard reads it.
-        const endpoints: Record<string, EndpointIdentity> = {};
-        await Promise.all(
-          settings.models
-            .filter((m) => !onSimulator(m, kc.run))
-            .map(async (m) => {
-              const url = m.baseUrl ?? kc.run.baseUrl;
-              if (url)
-                endpoints[m.label] = await fetchEndpointIdentity(
-                  url,
-                  settings.apiKeys[m.label] ?? (m.baseUrl ? undefined : kc.run.apiKey),
-                  m.model,
-                );
+  return runner
+    .runSuite<ProbeSettings>(
+      {
+        command: 'probe',
+        suite: probeSuite,
+        flags: FLAGS,
+        env: ENV,
+        files: ['cases', 'tools', 'template', 'lineup'],
+        async validate(kc, settings) {
+          if (
+            settings.transport === 'completions' &&
+            !settings.templateFile &&
+            !kc.run.usesSimulator &&
+            !settings.models.every((m) => ggufPathOf(m.model) !== null)
+          ) {
+            // toolgauge's reference template is a stand-in for the simulator; a real model needs its own template.
+            throw new UsageError(
+              "toolgauge probe: --transport completions renders the model's own chat template: pass --template FILE",
+            );
+          }
+          // Validate the inputs before starting Vitest: a bad case file is one line naming the file, line and field.
+          const loaded = asUsage(() =>
+            loadCases(settings.casesFile, {
+              ...(settings.toolsFile ? { toolsFile: settings.toolsFile } : {}),
+              dateContext: kc.run.injectedDate,
             }),
-        );
-        // The settings object is the run configuration's own: the workers receive it with the identities in it.
-        if (Object.keys(endpoints).length) settings.endpoints = endpoints;
-        try {
-          checkAxes(settings, kc.run, (m) => families.get(m.label) ?? null);
-        } catch (err) {
-          if (err instanceof UsageError) throw new UsageError(`toolgauge probe: ${err.message}`);
-          throw err;
-        }
+          );
+          if (selectCases(loaded.cases, settings).length === 0) {
+            throw new UsageError(
+              `toolgauge probe: no case of ${settings.casesFile} matches --split ${settings.split}${settings.categories ? ` --categories ${settings.categories.join(',')}` : ''}${settings.only ? ' --only …' : ''}`,
+            );
+          }
+          const families = new Map(
+            settings.models.map((m) => [
+              m.label,
+              asUsage(() => templateOf(m, settings, kc.run.injectedDate))?.family ?? null,
+            ]),
+          );
+          engines = await startLineupEngines(settings, kc.run);
+          // What each real endpoint says about itself (server kind and version, model revision, template, tokenizer):
+          // the header records it, --server auto uses it, the quantization guard reads it.
+          const endpoints: Record<string, EndpointIdentity> = {};
+          await Promise.all(
+            settings.models
+              .filter((m) => !onSimulator(m, kc.run))
+              .map(async (m) => {
+                const url = m.baseUrl ?? kc.run.baseUrl;
+                if (url)
+                  endpoints[m.label] = await fetchEndpointIdentity(
+                    url,
+                    settings.apiKeys[m.label] ?? (m.baseUrl ? undefined : kc.run.apiKey),
+                    m.model,
+                  );
+              }),
+          );
+          // The settings object is the run configuration's own: the workers receive it with the identities in it.
+          if (Object.keys(endpoints).length) settings.endpoints = endpoints;
+          try {
+            checkAxes(settings, kc.run, (m) => families.get(m.label) ?? null);
+          } catch (err) {
+            if (err instanceof UsageError) throw new UsageError(`toolgauge probe: ${err.message}`);
+            throw err;
+          }
+        },
       },
-    },
-    expandModels(argv),
-    env,
-  ).finally(() => (engines as LineupEngines | null)?.close());
+      expandModels(argv),
+      env,
+    )
+    .finally(() => (engines as LineupEngines | null)?.close());
 }
 
 async function lint(argv: string[]): Promise<number> {
   const { values } = parseFlags('probe lint', argv, { ...CASE_FLAGS, json: { type: 'boolean' } });
   mustExist('cases', values.cases);
   mustExist('tools', values.tools);
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  flagsToEnv(values, ENV, env);
-  const settings = readProbeEnv(env);
+  const settings = readProbeEnv(settingsSource(process.env, values, ENV));
   const loaded = asUsage(() =>
     loadCases(settings.casesFile, settings.toolsFile ? { toolsFile: settings.toolsFile } : {}),
   );

@@ -6,7 +6,7 @@ import { UsageError } from '../core/errors.ts';
 import { reproHeader } from '../core/repro.ts';
 import type { Engine, EngineInfo } from '../engine/types.ts';
 import { blobRunOf, runFromBlobs } from '../kit/blob-run.ts';
-import { parseKitConfig } from '../kit/config.ts';
+import { planRun } from '../kit/plan.ts';
 import { runFingerprint } from '../kit/fingerprint.ts';
 import { headerBlock } from '../report/markdown.ts';
 import { buildSummary, noticeTag } from '../report/summary.ts';
@@ -108,7 +108,7 @@ describe("a gguf: run's shards", () => {
       });
       return { suite: 'toolhop', dataset: 'x', run: blobRunOf(run, {}) };
     };
-    const kc = parseKitConfig({ TOOLGAUGE_MODEL: 'sim:oracle' }, []);
+    const kc = planRun({ TOOLGAUGE_MODEL: 'sim:oracle' }, []);
     const merged = runFromBlobs(kc, [shard(4000, 'c'.repeat(64)), shard(5000, 'c'.repeat(64))]);
     expect(merged.run.engine?.facts).toMatchObject({ sha256: 'c'.repeat(64) });
     expect(() => runFromBlobs(kc, [shard(4000, 'c'.repeat(64)), shard(5000, 'e'.repeat(64))])).toThrow(

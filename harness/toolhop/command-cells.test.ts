@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../core/errors.ts';
-import { planSweep, run } from './command.ts';
+import { planSweep, run as runCommand } from './command.ts';
+import { SUITE_COMMAND_RUNNER } from '../cli/suite-command.ts';
+
+const run = (argv: string[]) => runCommand(argv, SUITE_COMMAND_RUNNER);
 
 // `toolgauge toolhop` and `toolhop sweep` before anything runs: the dataset opt-in, the suite command's checks on
 // every cell, and the reference's experiment grid. All in process; nothing here reaches Vitest or a model.

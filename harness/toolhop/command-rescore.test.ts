@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireDirLock, releaseDirLock } from '../kit/lock.ts';
-import { run } from './command.ts';
+import { run as runCommand } from './command.ts';
+import { SUITE_COMMAND_RUNNER } from '../cli/suite-command.ts';
+
+const run = (argv: string[]) => runCommand(argv, SUITE_COMMAND_RUNNER);
 
 const dirs: string[] = [];
 afterEach(() => {

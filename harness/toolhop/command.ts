@@ -14,14 +14,14 @@ import type { ToolhopSettings } from './settings.ts';
 import { toolhopSuite } from './suite.ts';
 import { smokeDataset } from './smoke.ts';
 import { resolveDataSource } from './source.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../cli/flags.ts';
-import { checkSuiteCommand, runSuiteCommand } from '../cli/suite-command.ts';
-import { applyConfig } from '../cli/config-file.ts';
-import { runSmoke } from '../cli/smoke.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../kit/flags/flags.ts';
+import { checkSuiteCommand, type CommandRunner } from '../kit/command.ts';
+import { applyConfig } from '../kit/flags/config-file.ts';
+import { runSmoke } from '../launch/smoke.ts';
 import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from './settings.ts';
 import { cellEnvOf, cellLabel, runSweep, sweepGrid, type SweepCell } from './sweep.ts';
-import { flagsToEnv, MODEL_FLAGS } from '../cli/model-flags.ts';
+import { MODEL_FLAGS, settingsSource } from '../kit/flags/model-flags.ts';
 import { gridRefusal, resolveCell } from './grid.ts';
 import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 
@@ -141,11 +141,11 @@ export function normalizeArgv(argv: string[]): string[] {
   return out;
 }
 
-export async function run(argvIn: string[]): Promise<number> {
+export async function run(argvIn: string[], runner: CommandRunner): Promise<number> {
   if (argvIn[0] === 'rescore') return rescore(argvIn.slice(1));
   if (argvIn[0] === 'sweep') return sweep(normalizeArgv(argvIn.slice(1)));
-  const argv = applyConfig('toolhop', normalizeArgv(argvIn), { ...MODEL_FLAGS, ...FLAGS });
-  return runSuiteCommand<ToolhopSettings>(
+  const argv = applyConfig('toolhop', normalizeArgv(argvIn), { ...MODEL_FLAGS, ...FLAGS }, {}, process.env);
+  return runner.runSuite<ToolhopSettings>(
     {
       command: 'toolhop',
       suite: toolhopSuite,
@@ -234,12 +234,13 @@ export function planSweep(argv: string[], baseEnv: NodeJS.ProcessEnv): SweepPlan
     },
     comms: { type: 'string', schema: list(COMMS), description: 'default: freeform' },
   });
-  const env: NodeJS.ProcessEnv = { ...baseEnv };
-  if (env.TOOLHOP_ALLOW_DATASET_EXEC === undefined) env.TOOLHOP_ALLOW_DATASET_EXEC = '1';
   // The grid's own flags are not run settings: each cell sets topology, size and format itself.
   const { agents: _a, comm: _c, topology: _t, ...cellEnv } = ENV;
-  flagsToEnv({ ...values, agents: undefined }, cellEnv, env);
-  env.TOOLGAUGE_SUITES = toolhopSuite.name;
+  const env = settingsSource(
+    { ...baseEnv, TOOLHOP_ALLOW_DATASET_EXEC: baseEnv.TOOLHOP_ALLOW_DATASET_EXEC ?? '1' },
+    { ...values, agents: undefined },
+    cellEnv,
+  );
   const cells = sweepGrid(
     (values.topologies as Topology[] | undefined) ?? [...TOPOLOGIES],
     values.agents as number[] | undefined,
@@ -259,7 +260,7 @@ export function planSweep(argv: string[], baseEnv: NodeJS.ProcessEnv): SweepPlan
  */
 async function sweep(argv: string[]): Promise<number> {
   const { cells, env, outDir, smoke } = planSweep(argv, process.env);
-  const { kc } = checkSuiteCommand<ToolhopSettings>(SWEEP_COMMAND, {}, cellEnvOf(env, cells[0]!, ''));
+  const { plan: kc } = checkSuiteCommand<ToolhopSettings>(SWEEP_COMMAND, {}, cellEnvOf(env, cells[0]!, ''));
   assertOutDirWritable('toolgauge toolhop sweep', outDir);
   if (kc.run.baseUrl) {
     try {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/jsonl.ts';
-import { runSuite } from '../kit/run-suite.ts';
+import { runSuite } from '../launch/run-suite.ts';
 import { compareRuns, type Comparison } from '../report/compare.ts';
 import { fmtEstimate, table } from '../report/markdown.ts';
 import { flattenMetrics, SIMULATOR_NOTICE, type EstimateJson } from '../report/summary.ts';

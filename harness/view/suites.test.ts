@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../tests/helpers/cli.ts';
 import '../builtin/index.ts';
-import { runSuite } from '../kit/run-suite.ts';
+import { runSuite } from '../launch/run-suite.ts';
 import { mazeSuite } from '../maze/suite.ts';
 import { loadMazeTasks } from '../maze/task.ts';
 import { probeSuite } from '../probe/suite.ts';

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { parseKitConfig, type KitConfig } from '../kit/config.ts';
+import { planRun, type RunPlan } from '../kit/plan.ts';
 import type {} from './task-meta.ts'; // inject('toolgauge') is typed there
 
 /**
@@ -7,7 +7,7 @@ import type {} from './task-meta.ts'; // inject('toolgauge') is typed there
  * user's own Vitest config without toolgauge's preset) the environment is parsed here instead — the worker is
  * then the edge — and no simulator is running, so an endpoint must be given.
  */
-export function kitConfig(): KitConfig {
+export function runPlan(): RunPlan {
   const provided = inject('toolgauge');
-  return provided ?? parseKitConfig(process.env, []);
+  return provided ?? planRun(process.env, []);
 }

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtinEvalConfig, workerBundleAliases, workerPreload } from './eval-config.ts';
+import { vitestOptionsOf } from '../kit/plan.ts';
+import { builtinEvalConfig, launcherBundle, workerBundleAliases, workerPreload } from './eval-config.ts';
+
+const cfg = (env: NodeJS.ProcessEnv) =>
+  builtinEvalConfig(vitestOptionsOf({ concurrency: 4, instanceTimeoutMs: 1000 }), env, {
+    reporter: {},
+    reporterPath: '/nowhere/toolgauge.ts',
+  });
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -44,18 +51,17 @@ describe('the eval files’ imports under the CLI', () => {
       'w-maze.mjs',
     ]);
     expect(workerBundleAliases(dir).map((a) => a.replacement)).toEqual([join(dir, 'w-maze.mjs')]);
-    expect(builtinEvalConfig({}).resolve.alias).toEqual([]);
+    expect(cfg({}).resolve.alias).toEqual([]);
   });
 
   it('ignores an inherited TOOLGAUGE_WORKER_BUNDLE: only the launcher, in this process, names the bundle', () => {
     const dir = bundle({ 'harness/toolhop/suite.ts': 'w-toolhop.mjs' }, ['w-toolhop.mjs']);
-    expect(builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir }).resolve.alias).toEqual([]);
+    expect(cfg({ TOOLGAUGE_WORKER_BUNDLE: dir }).resolve.alias).toEqual([]);
     expect(
-      builtinEvalConfig({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid + 1) }).resolve
-        .alias,
+      cfg({ TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid + 1) }).resolve.alias,
     ).toEqual([]);
     expect(
-      builtinEvalConfig({
+      cfg({
         TOOLGAUGE_WORKER_BUNDLE: dir,
         TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid),
       }).resolve.alias.map((a) => a.replacement),
@@ -74,11 +80,12 @@ describe('what an early test worker preloads', () => {
       ['w-toolhop.mjs', 'w-suite-tests.mjs'],
     );
     const env = { TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid) };
-    const urls = workerPreload(env, ['toolhop', 'maze']);
+    const modules = ['toolhop', 'maze'].map((n) => ({ source: `harness/${n}/suite.ts`, built: null }));
+    const urls = workerPreload(launcherBundle(env), modules);
     expect(urls[0]).toBe(pathToFileURL(join(dir, 'w-toolhop.mjs')).href);
     expect(urls.slice(1)).toEqual([expect.stringMatching(/^file:.*\/node_modules\/openai\/.*\.m?js$/)]); // w-maze.mjs is missing
-    expect(workerPreload({ ...env, TOOLGAUGE_WORKER_BUNDLE_PID: '1' }, ['toolhop']).some((u) => u.includes(dir))).toBe(
-      false,
-    );
+    expect(
+      workerPreload(launcherBundle({ ...env, TOOLGAUGE_WORKER_BUNDLE_PID: '1' }), modules).some((u) => u.includes(dir)),
+    ).toBe(false);
   });
 });

@@ -1,5 +1,3 @@
-import { fileURLToPath } from 'node:url';
-import { MODULE_EXT } from '../core/paths.ts';
 import type { Vitest } from 'vitest/node';
 
 /** The part of a Vite plugin Vitest calls (typed here so the library does not depend on Vite's types). */
@@ -8,15 +6,13 @@ export interface VitestPlugin {
   configureVitest(ctx: { vitest: Vitest }): void;
 }
 
-/** The toolgauge reporter's module (Vitest loads reporters by path). */
-export const REPORTER_PATH = fileURLToPath(new URL(`../../reporters/toolgauge${MODULE_EXT}`, import.meta.url));
-
 /**
  * Keeps toolgauge's reporter registered next to whatever reporters the user asks for: `--reporter=junit` replaces
  * the configured reporters, which would silently drop toolgauge's summary, report and gate (and let a failing gate
- * exit 0). Vitest resolves reporters after `configureVitest`, so adding it back here is enough.
+ * exit 0). Vitest resolves reporters after `configureVitest`, so adding it back here is enough. `reporterPath`: the
+ * reporter's module (reporters/path.ts), named by the configuration's author (the public API, the CLI).
  */
-export function toolgaugePlugin(): VitestPlugin {
+export function toolgaugePlugin(reporterPath: string): VitestPlugin {
   return {
     name: 'toolgauge',
     configureVitest({ vitest }) {
@@ -27,7 +23,7 @@ export function toolgaugePlugin(): VitestPlugin {
           ? name.includes('reporters/toolgauge')
           : !!name && (name as { toolgaugeReporter?: unknown }).toolgaugeReporter === true;
       });
-      if (!has) reporters.push([REPORTER_PATH, {}]);
+      if (!has) reporters.push([reporterPath, {}]);
     },
   };
 }

@@ -1,87 +1,68 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { builtinEvalConfig, EVAL_WORKER_EXEC_ARGV, evalConfig, workerPreload } from './eval-config.ts';
-import { prepareEvalRun } from './global-setup.ts';
-import type { KitConfig } from '../kit/config.ts';
-import type { AnySuite } from '../kit/types.ts';
+import { join, resolve } from 'node:path';
+import type { RunPlan } from '../kit/plan.ts';
+import type { OpenedRun } from '../launch/open-run.ts';
 import { PACKAGE_ROOT } from '../core/paths.ts';
-import { REPORTER_PATH } from './plugin.ts';
+import { EVAL_WORKER_EXEC_ARGV } from './eval-config.ts';
 import { discardPrefork, preforkVitestWorker, type Prefork } from './prefork.ts';
 
+/** What the run's Vitest configuration is built with, once the run is open. */
+export interface InlineRun {
+  /** The opened plan, provided to the workers (undefined for `--merge-reports`: the reporter reads the blobs). */
+  provide: RunPlan | undefined;
+  /** The early test worker, for the configuration's pool (prefork.ts). */
+  prefork?: Prefork | undefined;
+}
+
 /**
- * Run eval suites through Vitest's Node API — the project `vitest run --project eval <files>` runs (given inline, so
- * vitest.config.ts is not loaded), or a user's eval files with evalConfig. Built-in suites get their configuration as
- * a value (`inProcess.kc`, provided to the workers); a user's eval files read theirs in the eval global setup, from
- * process.env. Returns the exit code the reporter decided.
+ * Run eval files through Vitest's Node API on a plan the CLI built — the built-in suites' eval project, or a user's
+ * eval files. The test worker starts first (when `preload` is given), the launcher's `open` opens the run
+ * (harness/launch/open-run.ts) meanwhile, Vitest runs with the configuration `config` builds around the opened plan
+ * (provided to the workers: the global setup then has nothing to do), and the run is closed on every way out.
+ * Returns the exit code the reporter decided.
  */
 export async function runEvalSuites(
   files: string[],
   opts: {
-    shard?: string;
-    filter?: string;
-    reportPath?: string;
-    blobDir?: string;
-    mergeReports?: string;
-    /** Run a user's eval files from their folder with toolgauge's eval configuration (`toolgauge eval`). */
-    userRoot?: string;
-    /**
-     * Built-in suites only: do the global setup's work here (prepareEvalRun) and report with this reporter instance,
-     * from modules this process has already loaded, so Vitest's main process loads neither file through Vite before
-     * it starts the test worker.
-     */
-    inProcess?: {
-      suites: readonly AnySuite[];
-      reporter: object;
-      /** The run's configuration, parsed and checked by the CLI (harness/cli/suite-command.ts). */
-      kc: KitConfig;
-      /** The CLI has checked the endpoint already. */
-      endpointChecked: boolean;
-    };
-    /** The environment the eval config reads (concurrency, time limit, the launcher's worker bundle). */
-    env: NodeJS.ProcessEnv;
+    plan: RunPlan;
+    /** Opens the run (the launcher); called once the test worker is on its way. */
+    open: (plan: RunPlan) => Promise<OpenedRun>;
+    /** The Vitest configuration of the run (given inline: no config file is loaded). */
+    config: (inline: InlineRun) => object;
+    /** Modules the early test worker loads while the run opens; none: no early worker. */
+    preload?: string[] | undefined;
+    /** The folder Vitest runs from (a user's project; default: the package's root). */
+    root?: string | undefined;
+    shard?: string | undefined;
+    filter?: string | undefined;
+    reportPath?: string | undefined;
+    blobDir?: string | undefined;
+    mergeReports?: string | undefined;
+    /** The reporter (an instance, or a path with options), repeated beside the blob reporter. */
+    reporter: unknown;
   },
 ): Promise<number> {
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob =
     opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
-  const where = { root: opts.userRoot ?? PACKAGE_ROOT, config: false as const };
-  const builtin = opts.inProcess && !opts.userRoot && !opts.mergeReports ? opts.inProcess : undefined;
-  // The test worker starts first, so that it loads while this process prepares the run and loads Vitest.
-  const early = builtin
-    ? preforkVitestWorker(
-        EVAL_WORKER_EXEC_ARGV,
-        workerPreload(
-          opts.env,
-          builtin.suites.map((s) => s.name),
-        ),
-      )
-    : undefined;
+  // The test worker starts first, so that it loads while this process opens the run and loads Vitest.
+  const early =
+    opts.preload && !opts.mergeReports ? preforkVitestWorker(EVAL_WORKER_EXEC_ARGV, opts.preload) : undefined;
   try {
-    const prepared = builtin
-      ? await prepareEvalRun(builtin.suites, {
-          filter: opts.filter ?? null,
-          sharded: !!opts.shard,
-          carryTraces: !!blob,
-          kc: builtin.kc,
-          endpointChecked: builtin.endpointChecked,
-        })
-      : undefined;
-    // `--merge-reports` has no global setup: the reporter instance starts from the CLI's configuration and the blobs.
-    const inline =
-      opts.inProcess && !opts.userRoot
-        ? {
-            reporter: opts.inProcess.reporter,
-            ...(prepared ? { provide: prepared.kc } : {}),
-            ...(early ? { prefork: early } : {}),
-          }
-        : undefined;
-    // Loaded by path (a user's evals), the reporter learns from its options that it runs under the CLI.
-    const reporter = opts.inProcess?.reporter ?? [REPORTER_PATH, { cli: true }];
+    const plan: RunPlan = {
+      ...opts.plan,
+      filter: opts.filter ?? null,
+      sharded: !!opts.shard,
+      ...(blob ? { carryTraces: true } : {}),
+    };
+    const opened = await opts.open(plan);
     try {
-      return await runVitest(files, opts, where, blob, reporter, inline);
+      // `--merge-reports` provides nothing: the reporter starts from the CLI's plan and the blobs.
+      const config = opts.config({ provide: opts.mergeReports ? undefined : opened.plan, prefork: early });
+      return await runVitest(files, opts, blob, config);
     } finally {
-      await prepared?.close();
+      await opened.close();
     }
   } finally {
     if (early) discardPrefork(early);
@@ -91,26 +72,25 @@ export async function runEvalSuites(
 async function runVitest(
   files: string[],
   opts: Parameters<typeof runEvalSuites>[1],
-  where: { root: string; config: false },
   blob: string | undefined,
-  reporter: object,
-  inline: { provide?: KitConfig; reporter: object; prefork?: Prefork } | undefined,
+  config: object,
 ): Promise<number> {
-  // Vitest's Node API is loaded only now, after prepareEvalRun has started the sandbox's workers: they boot on the
+  // Vitest's Node API is loaded only now, after the launcher has started the sandbox's workers: they boot on the
   // other core while this process spends about 0.3 s loading Vite and Vitest.
   const { startVitest } = await import('vitest/node');
   const vitest = await startVitest(
     'test',
     opts.mergeReports ? [] : files,
     {
-      ...where,
+      root: opts.root ?? PACKAGE_ROOT,
+      config: false,
       watch: false,
       ...(opts.shard ? { shard: opts.shard } : {}),
       ...(opts.filter ? { testNamePattern: opts.filter } : {}),
       ...(opts.mergeReports ? { mergeReports: resolve(opts.mergeReports) } : {}),
-      ...(blob ? { reporters: ['default', reporter, ['blob', { outputFile: blob }]] as never } : {}),
+      ...(blob ? { reporters: ['default', opts.reporter, ['blob', { outputFile: blob }]] as never } : {}),
     },
-    opts.userRoot ? userEvalConfig(files, opts.userRoot, opts.env, reporter) : builtinEvalConfig(opts.env, inline),
+    config,
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
@@ -119,21 +99,6 @@ async function runVitest(
   return code;
 }
 
-/** A user's eval files with toolgauge's eval configuration, its reporter told it runs under the CLI. */
-function userEvalConfig(files: string[], root: string, env: NodeJS.ProcessEnv, reporter: object) {
-  const config = evalConfig({
-    include: files.map((f) => relative(root, resolve(root, f))),
-    concurrency: concurrencyOf(env),
-  });
-  return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[] } };
-}
-
 export function reportPathOf(outDir: string): string {
   return join(outDir, 'report.md');
-}
-
-/** `--concurrency` (TOOLGAUGE_CONCURRENCY): instances in flight in the worker, as well as the model client's limit. */
-function concurrencyOf(env: NodeJS.ProcessEnv): number | undefined {
-  const n = Number(env.TOOLGAUGE_CONCURRENCY);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
 }

@@ -2,14 +2,14 @@ import { describe, expect, test } from 'vitest';
 import { redactCut } from '../core/redact.ts';
 import { blobRunOf, type BlobRun } from '../kit/blob-run.ts';
 import { carryTrace } from '../kit/shard-traces.ts';
-import { settingsOf, type KitConfig } from '../kit/config.ts';
+import { settingsOf, type RunPlan } from '../kit/plan.ts';
 import { dealToPart } from '../kit/deal.ts';
 import { checkGate } from '../kit/gate.ts';
 import { printableId } from '../kit/names.ts';
 import { runtimeFor } from '../kit/runtime.ts';
 import { SuiteSession } from '../kit/session.ts';
 import type { InstanceMetaBase, Loaded, SuiteDefinition } from '../kit/types.ts';
-import { kitConfig } from './context.ts';
+import { runPlan } from './context.ts';
 import './matchers.ts';
 
 /** Annotations and UI transcripts are capped: a verbose model must not bloat reports or blobs. */
@@ -28,9 +28,9 @@ const sessions = new Map<string, SuiteSession<{ id: string }, InstanceMetaBase, 
  */
 export function defineSuiteTests<I extends { id: string }, M extends InstanceMetaBase, S>(
   def: SuiteDefinition<I, M, S>,
-  opts: { part?: number; parts?: number; settings?: S; kit?: KitConfig } = {},
+  opts: { part?: number; parts?: number; settings?: S; kit?: RunPlan } = {},
 ): Promise<void> {
-  const kc = opts.kit ?? kitConfig();
+  const kc = opts.kit ?? runPlan();
   const part = opts.part ?? 1;
   const parts = opts.parts ?? 1;
   const title = parts > 1 ? `${def.name} (part ${part}/${parts})` : def.name;

@@ -3,13 +3,13 @@
 // does not load Vitest's test runner with them.
 import type { BlobRun } from '../kit/blob-run.ts';
 import type { CarriedTrace } from '../kit/shard-traces.ts';
-import type { KitConfig } from '../kit/config.ts';
+import type { RunPlan } from '../kit/plan.ts';
 import type { DatasetInfo, InstanceMetaBase } from '../kit/types.ts';
 
 // Vitest re-exports @vitest/runner's TaskMeta; augmenting it through 'vitest' keeps to the one declared dependency.
 declare module 'vitest' {
   export interface ProvidedContext {
-    toolgauge: KitConfig;
+    toolgauge: RunPlan;
   }
   interface TaskMeta {
     /** An instance's result (tests). */

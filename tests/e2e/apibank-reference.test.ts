@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { pythonCommand } from '../../harness/core/pyliteral/python-oracle.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { apibankSimResponder } from '../../harness/apibank/sim-responder.ts';
 import { apibankSuite } from '../../harness/apibank/suite.ts';
 import { HAS_SHARED_APIBANK, SHARED_APIBANK } from '../../harness/apibank/testkit.ts';

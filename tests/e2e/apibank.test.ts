@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { rescoreFolder } from '../../harness/apibank/rescore.ts';
 import { scoreOptionsFor } from '../../harness/apibank/scoring.ts';
 import { apibankSuite } from '../../harness/apibank/suite.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { PythonBfclExecutor } from '../../harness/bfcl/executor.ts';
 import { rescoreResultDir, resultLine } from '../../harness/bfcl/rescore.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { bfclSuite } from '../../harness/bfcl/suite.ts';
 import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 

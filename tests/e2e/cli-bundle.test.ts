@@ -43,14 +43,18 @@ describe('the CLI bundle', () => {
     // runs read meanwhile) makes the bundle stale.
     const stale = {
       ...before,
-      inputs: before.inputs.map(([f, size, mtime]) => [f, size, f === 'harness/cli/flags.ts' ? mtime - 5_000 : mtime]),
+      inputs: before.inputs.map(([f, size, mtime]) => [
+        f,
+        size,
+        f === 'harness/kit/flags/flags.ts' ? mtime - 5_000 : mtime,
+      ]),
     };
     writeFileSync(join(cache, 'manifest.json'), JSON.stringify(stale));
     const again = await toolgauge(['--help'], own);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(first.stdout);
     expect(ownManifest().dir).not.toBe(before.dir);
-    expect(ownManifest().inputs).toContainEqual(before.inputs.find(([f]) => f === 'harness/cli/flags.ts'));
+    expect(ownManifest().inputs).toContainEqual(before.inputs.find(([f]) => f === 'harness/kit/flags/flags.ts'));
 
     // Every module a built-in eval file imports has a bundled worker file (else the CLI's test worker would load
     // it and its ~200 dependencies through Vite).

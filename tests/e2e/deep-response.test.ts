@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolLoop } from '../../harness/kit/eval/tool-loop.ts';
 import { evalSuite } from '../../harness/kit/eval/suite.ts';
 import { scorers } from '../../harness/kit/eval/scorers.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { validSummary } from '../../harness/report/summary.ts';
 import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
 

@@ -7,7 +7,7 @@ import { fromRoot } from '../../harness/core/paths.ts';
 import { buildTestModel } from '../../harness/engine/gguf/test-model.ts';
 import { EngineHost } from '../../harness/engine/host.ts';
 import { findNodeLlamaCpp } from '../../harness/engine/resolve.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import type { AnySuite } from '../../harness/kit/types.ts';
 import { loadMazeTasks } from '../../harness/maze/task.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
 import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 

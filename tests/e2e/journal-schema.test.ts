@@ -6,7 +6,7 @@ import { fromRoot } from '../../harness/core/paths.ts';
 import { evalSuite } from '../../harness/kit/eval/suite.ts';
 import type { TaskOutput } from '../../harness/kit/eval/types.ts';
 import { sealMeta } from '../../harness/kit/journal.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import type { AnySuite, InstanceMetaBase } from '../../harness/kit/types.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';
 import { loadMazeTasks } from '../../harness/maze/task.ts';

@@ -6,7 +6,7 @@ import { inProcess, readJson, readLines, tempDir, type CliResult } from '../help
 
 // A Maze batch over a lineup, in process (one CLI run for the file), real HTTP to the simulator's Messages-API
 // front (--agent-type anthropic): two models that complete and one whose endpoint is down. (A model whose run ends in harness errors, and a retry that succeeds:
-// harness/cli/commands/maze-batch.test.ts, without Vitest runs.) Simulator runs: not a model's result.
+// harness/maze/batch.test.ts, without Vitest runs.) Simulator runs: not a model's result.
 type Model = { label: string; status: string; attempts: number; dir: string; reason?: string; runs?: number };
 type Pair = {
   a: string;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';
 import { inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recomputeFromFiles } from '../../harness/maze/output.ts';
 import { loadMazeTasks } from '../../harness/maze/task.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';
 import { inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 

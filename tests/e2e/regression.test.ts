@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import type { AnySuite } from '../../harness/kit/types.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';
 import { probeSuite } from '../../harness/probe/suite.ts';

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseKitConfig, settingsOf } from '../../harness/kit/config.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { planRun, settingsOf } from '../../harness/kit/plan.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import type { SuiteDefinition } from '../../harness/kit/types.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';
 import { probeSuite } from '../../harness/probe/suite.ts';
@@ -19,7 +19,7 @@ async function recordingSim(
   def: SuiteDefinition<any, any, any>,
   env: NodeJS.ProcessEnv,
 ): Promise<{ url: string; bodies: Body[]; close(): Promise<void> }> {
-  const kc = parseKitConfig(env, [def]);
+  const kc = planRun(env, [def]);
   const sim: SimServer = await startSimServer({
     responders: { [def.name]: def.responder!(kc.run, settingsOf(kc, def)) },
   });

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
 import { inProcess, readJson, readLines, SHARED_TOOLHOP, tempDir, toolgauge } from '../helpers/cli.ts';
 

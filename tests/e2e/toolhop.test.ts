@@ -5,7 +5,7 @@ import { SummarySchema, validSummary } from '../../harness/report/summary.ts';
 import { execa } from 'execa';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { tracePath } from '../../harness/kit/names.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopAggregator } from '../../harness/toolhop/aggregator.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
 import { cleanEnv, inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';

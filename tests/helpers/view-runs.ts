@@ -3,7 +3,7 @@ import { startSimServer } from '../../harness/sim/server.ts';
 import { scorers } from '../../harness/kit/eval/scorers.ts';
 import { evalSuite } from '../../harness/kit/eval/suite.ts';
 import { toolLoop } from '../../harness/kit/eval/tool-loop.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 
 /**
  * Two tiny describeEval runs for the viewer's tests: real HTTP to the simulator, the real tool loop, the kit's files.

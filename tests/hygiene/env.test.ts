@@ -17,9 +17,9 @@ const ROOT = fromRoot();
 const ENV_EDGES: Record<string, string> = {
   'harness/cli/':
     "the command line (and each suite folder's command.ts): flags and environment become a run configuration",
-  'harness/vitest/global-setup.ts': 'the edge under plain `vitest run`: parses the KitConfig the workers receive',
+  'harness/vitest/global-setup.ts': 'the edge under plain `vitest run`: parses the RunPlan the workers receive',
   'harness/vitest/context.ts':
-    "a worker without a provided KitConfig (a project's own eval file run by Vitest) parses its own at the edge",
+    "a worker without a provided RunPlan (a project's own eval file run by Vitest) parses its own at the edge",
   'harness/builtin/global-setup.ts':
     "the built-in suites' Vitest global setup (an edge under plain `vitest run`): TOOLGAUGE_SUITES names the run's suites",
   'reporters/toolgauge.ts': "the reporter runs in Vitest's main process, an edge of its own",
@@ -38,13 +38,11 @@ const ENV_EDGES: Record<string, string> = {
 
 /**
  * The modules that may write process.env, each with its reason. The CLI hands a built-in suite's run its configuration
- * as a value (the KitConfig Vitest provides to the workers); it never passes options by writing the environment.
+ * as a value (the RunPlan Vitest provides to the workers); it never passes options by writing the environment.
  */
 const ENV_WRITERS: Record<string, string> = {
-  'harness/cli/commands/eval.ts':
-    "a user's eval files run with their own global setup, which parses this process's environment",
   'harness/vitest/global-setup.ts':
-    "under plain `vitest run`: marks the run id it chose as this process's (harness/kit/config.ts, launcherRunId)",
+    "under plain `vitest run`: marks the run id it chose as this process's (harness/kit/plan.ts, launcherRunId)",
 };
 
 /** Whether a module's source writes process.env: assigns, deletes or merges into it, hands it to a writer, or makes it a parameter's default (which the callee may write). */

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { loadBuiltinSuites } from '../../harness/builtin/load.ts';
 import { main } from '../../harness/cli/main.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { parseKitConfig, settingsOf } from '../../harness/kit/config.ts';
+import { planRun, settingsOf } from '../../harness/kit/plan.ts';
 import { suiteNamed } from '../../harness/kit/registry.ts';
 import { readSuiteFolder, suiteFolders, type SuiteFolder } from '../../harness/kit/suite-folders.ts';
 
@@ -21,7 +21,7 @@ import { readSuiteFolder, suiteFolders, type SuiteFolder } from '../../harness/k
 const { workerEntries } = (await import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href)) as {
   workerEntries(root: string): Record<string, string>;
 };
-const FLAGS_MODULE = pathToFileURL(fromRoot('harness', 'cli', 'flags.ts')).href;
+const FLAGS_MODULE = pathToFileURL(fromRoot('harness', 'kit', 'flags', 'flags.ts')).href;
 let root: string;
 let demo: SuiteFolder;
 
@@ -100,7 +100,7 @@ describe('a suite folder declares itself', () => {
     const loaded = await loadBuiltinSuites({ TOOLGAUGE_SUITES: 'demo' }, [...suiteFolders(), demo]);
     expect(loaded.map((s) => s.name)).toEqual(['demo']);
     expect(suiteNamed('demo')?.title).toBe('Demo');
-    const kc = parseKitConfig({ DEMO_N: '7' }, loaded);
+    const kc = planRun({ DEMO_N: '7' }, loaded);
     expect(settingsOf(kc, loaded[0]!)).toEqual({ n: 7 });
   });
 

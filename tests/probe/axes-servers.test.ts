@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run as probeCommand } from '../../harness/probe/command.ts';
 import { readConfig } from '../../harness/core/config.ts';
 import { UsageError } from '../../harness/core/errors.ts';
 import type { RunContext } from '../../harness/kit/types.ts';
@@ -9,6 +8,10 @@ import { fromRoot } from '../../harness/core/paths.ts';
 import { ModelClient } from '../../harness/model/client.ts';
 import type { ProbeSettings } from '../../harness/probe/run/env.ts';
 import { probeSuite } from '../../harness/probe/suite.ts';
+import { run as probeRun } from '../../harness/probe/command.ts';
+import { SUITE_COMMAND_RUNNER } from '../../harness/cli/suite-command.ts';
+
+const probeCommand = (argv: string[]) => probeRun(argv, SUITE_COMMAND_RUNNER);
 
 // A request captured from each `--server` mode, sent by the probe suite itself (its load and run, as the kit calls
 // them) to a loopback endpoint, checked against that server's documented request shape — written here from the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import type { ProbeMeta } from '../../harness/probe/run/types.ts';
 import { probeSuite } from '../../harness/probe/suite.ts';
 import { toolhoundVerdict, type TreeRecord } from '../../harness/probe/axes/attribution-tree.ts';

@@ -10,7 +10,7 @@ import type { ProbeRecord } from '../../harness/probe/run/types.ts';
 import { createProbeResponder } from '../../harness/probe/sim-responder.ts';
 import { probeAggregator } from '../../harness/probe/aggregator.ts';
 import { probeSuite } from '../../harness/probe/suite.ts';
-import { runSuite } from '../../harness/kit/run-suite.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
 import { sampled } from '../../harness/core/testkit.ts';
 import { SummarySchema } from '../../harness/report/summary.ts';
 import { startSimServer } from '../../harness/sim/server.ts';

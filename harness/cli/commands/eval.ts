@@ -1,15 +1,14 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { REPORTER_PATH } from '../../../reporters/path.ts';
+import { evalConfig } from '../../api/vitest-config.ts';
 import { UsageError } from '../../core/errors.ts';
-import { parseKitConfig, type KitConfig } from '../../kit/config.ts';
-import { closeRunEngine, engineEnv, prepareRunEngine } from '../../serve/run-engine.ts';
-import { parseGate, GateSyntaxError } from '../../kit/gate.ts';
-import { assertOutDirWritable } from '../../kit/out-dir-check.ts';
-import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
-import { parseFlags } from '../flags.ts';
-import { applyConfig, type ConfigOptions } from '../config-file.ts';
-import { runSmoke } from '../smoke.ts';
-import { flagsToEnv, MODEL_FLAGS } from '../model-flags.ts';
+import { applyConfig, type ConfigOptions } from '../../kit/flags/config-file.ts';
+import { parseFlags } from '../../kit/flags/flags.ts';
+import { MODEL_FLAGS, settingsSource } from '../../kit/flags/model-flags.ts';
+import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
+import { planRun } from '../../kit/plan.ts';
+import { openRun } from '../../launch/open-run.ts';
 import { runEvalSuites } from '../../vitest/run.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
@@ -23,67 +22,51 @@ export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
 
 /** `toolgauge eval`: a user's `*.eval.ts` files, run from their folder on the suite kit. */
 export async function run(argvIn: string[]): Promise<number> {
-  const argv = applyConfig('eval', argvIn, MODEL_FLAGS, CONFIG_OPTIONS);
+  const argv = applyConfig('eval', argvIn, MODEL_FLAGS, CONFIG_OPTIONS, process.env);
   const { values, positionals } = parseFlags('eval', argv, MODEL_FLAGS, true);
   if (!positionals.length && !values['merge-reports'])
     throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  flagsToEnv(values, {}, env);
-  let kc = parseKitConfig(env, []);
-  if (kc.run.gate) {
+  const plan = planRun(settingsSource(process.env, values), []);
+  if (plan.run.gate) {
     try {
-      parseGate(kc.run.gate);
+      parseGate(plan.run.gate);
     } catch (err) {
       if (err instanceof GateSyntaxError) throw new UsageError(`toolgauge eval: --gate: ${err.message}`);
       throw err;
     }
   }
-  // Before the first request: a run that cannot write its results must not pay for a single model call.
-  assertOutDirWritable('toolgauge eval', kc.run.outDir ?? 'results');
-  // A gguf: model: its local engine starts now, for the whole run.
-  const engine =
-    values['merge-reports'] || kc.run.cache === 'replay' ? null : await prepareRunEngine(kc.run, 'toolgauge eval');
-  try {
-    if (engine) {
-      engineEnv(env, engine);
-      kc = parseKitConfig(env, []);
-    }
-    return await runChecked(kc, values, positionals, env);
-  } finally {
-    if (engine) await closeRunEngine(engine, process.env);
-  }
-}
-
-async function runChecked(
-  kc: KitConfig,
-  values: Record<string, unknown>,
-  positionals: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
-  // Replay answers every request from the cache: the endpoint need not be up.
-  if (kc.run.baseUrl && !values['merge-reports'] && kc.run.cache !== 'replay') {
-    try {
-      await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
-    } catch (err) {
-      if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge eval: ${err.message}`);
-      throw err;
-    }
-    env.TOOLGAUGE_PREFLIGHT_DONE = '1';
-    if (values.smoke) await runSmoke('eval', kc.run);
-  }
-  // A user's eval files run with their own global setup (harness/vitest/eval-global-setup.ts, in this process), which
-  // parses the configuration from this process's environment: for them that is the channel.
-  Object.assign(process.env, env);
-  return runEvalSuites(
-    positionals.map((f) => resolve(f)),
-    {
-      env: process.env,
-      userRoot: process.cwd(),
-      shard: values.shard as string | undefined,
-      filter: values.filter as string | undefined,
-      blobDir: values['blob-dir'] as string | undefined,
-      mergeReports: values['merge-reports'] as string | undefined,
+  const root = process.cwd();
+  const files = positionals.map((f) => resolve(f));
+  // Loaded by path (a user's evals load it in their own module graph), the reporter learns from its options that it
+  // runs under the CLI; the plan reaches it and the workers by `provide`.
+  const reporter = [REPORTER_PATH, { cli: true }];
+  const mergeReports = values['merge-reports'] as string | undefined;
+  return runEvalSuites(files, {
+    plan,
+    root,
+    reporter,
+    config: (inline) => {
+      const config = evalConfig({
+        include: files.map((f) => relative(root, f)),
+        concurrency: plan.vitest.maxConcurrency,
+        testTimeout: plan.vitest.testTimeout,
+      });
+      const provide = inline.provide ? { provide: { toolgauge: inline.provide } } : {};
+      return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[], ...provide } };
     },
-  );
+    open: (p) =>
+      openRun(p, {
+        command: 'toolgauge eval',
+        // a describeEval suite registers itself in the test worker: the simulator plays no suite of its own here
+        suites: [],
+        outDir: p.run.outDir ?? 'results',
+        noRequests: Boolean(mergeReports),
+        smoke: Boolean(values.smoke),
+      }),
+    shard: values.shard as string | undefined,
+    filter: values.filter as string | undefined,
+    blobDir: values['blob-dir'] as string | undefined,
+    mergeReports,
+  });
 }

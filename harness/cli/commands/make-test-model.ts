@@ -6,7 +6,7 @@ import { sha256 } from '../../core/hash.ts';
 import { TEST_TEMPLATE_NAMES, type TestTemplateName } from '../../engine/gguf/chat-templates.ts';
 import { buildTestModel } from '../../engine/gguf/test-model.ts';
 import type { TensorEncoding } from '../../engine/gguf/encode.ts';
-import { parseFlags, type FlagSpecs } from '../flags.ts';
+import { parseFlags, type FlagSpecs } from '../../kit/flags/flags.ts';
 
 // toolgauge make-test-model OUT.gguf --type f32|f16|q8_0 --template hermes|llama3 --seed N
 

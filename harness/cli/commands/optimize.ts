@@ -7,8 +7,8 @@ import { checkEndpoint, EndpointUnavailable } from '../../model/preflight.ts';
 import { runOptimize, type OptimizeRequest } from '../../optimize/run.ts';
 import { isSimModel, parsePolicySpec } from '../../sim/policy-spec.ts';
 import { readToolhopSettings, TOPOLOGIES } from '../../toolhop/settings.ts';
-import { flagSchemas, parseFlags, type FlagSpecs } from '../flags.ts';
-import { flagsToEnv } from '../model-flags.ts';
+import { flagSchemas, parseFlags, type FlagSpecs } from '../../kit/flags/flags.ts';
+import { settingsSource } from '../../kit/flags/model-flags.ts';
 
 export const USAGE = `toolgauge optimize --method gepa|mipro [--suite toolhop] --topology T [--agents N] [--rounds R] [--comm C]
                    --model M [--base-url URL] [--reflection-model M2] [--reflection-base-url URL]
@@ -136,9 +136,8 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
       throw new UsageError(`toolgauge optimize: --${f} '${p}' does not exist`);
   }
 
-  const env: NodeJS.ProcessEnv = { ...baseEnv };
   const passed = Object.fromEntries(Object.entries(v).filter(([k]) => !NOT_ENV.has(k)));
-  flagsToEnv(passed, ENV, env);
+  const env = settingsSource(baseEnv, passed, ENV);
   let run, settings;
   try {
     run = readConfig(env);

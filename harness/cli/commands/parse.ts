@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { dataErrorFromZod, UsageError } from '../../core/errors.ts';
 import { FAMILIES, parseToolCalls, type Family, type ParseResult, type ToolSchema } from '../../parse/index.ts';
-import { parseFlags, type FlagSpecs } from '../flags.ts';
+import { parseFlags, type FlagSpecs } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge parse [--tier strict|lenient] [--format auto|NAME] [--tools FILE]
 toolgauge parse --jsonl FILE|- [--tier strict|lenient] [--format auto|NAME] [--tools FILE]

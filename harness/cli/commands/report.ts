@@ -18,7 +18,7 @@ import { JOURNAL, verifiedJournal } from '../../kit/journal.ts';
 import { withDirLocks } from '../../kit/lock.ts';
 import { suiteNamed } from '../../kit/registry.ts';
 import type { InstanceMetaBase, SuiteAggregator } from '../../kit/types.ts';
-import { flagSchemas, parseFlags } from '../flags.ts';
+import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge report DIR [DIR…] [--gate EXPR]      re-aggregate saved runs from their instances.jsonl
   (summary.json, report.md and charts rewritten with the run's original header; the gate decides the exit code)

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../core/errors.ts';
 import { defaultThreads, serveGguf } from '../../serve/run-engine.ts';
-import { flagSchemas, parseFlags } from '../flags.ts';
+import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge serve --gguf FILE [--host 127.0.0.1] [--port N|0] [--parallel N] [--queue N] [--threads N] [--ctx N] [--alias NAME]
   An OpenAI-compatible server over a local GGUF model (llama.cpp through node-llama-cpp, in a child process):

@@ -1,9 +1,9 @@
 import { BUILTIN_SUITES } from '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
-import { parseKitConfig } from '../../kit/config.ts';
+import { planRun } from '../../kit/plan.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { startSimServer, UNMATCHED_STATUS, type Responder } from '../../sim/server.ts';
-import { flagSchemas, parseFlags } from '../flags.ts';
+import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge sim [--port N] [--policy NAME] [--data FILE]
   The simulated model server on its own (an OpenAI-compatible endpoint on 127.0.0.1), e.g. to point another
@@ -28,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   // The simulator knows every row of the file, whatever a run's selection (`--limit` defaults to 5) would be.
   Object.assign(env, { TOOLHOP_LIMIT: String(2 ** 31 - 1), TOOLHOP_OFFSET: '0' });
   delete env.TOOLHOP_ONLY;
-  const kc = parseKitConfig(env, BUILTIN_SUITES);
+  const kc = planRun(env, BUILTIN_SUITES);
   const responders: Record<string, Responder> = {};
   for (const s of BUILTIN_SUITES) {
     const set = kc.suites[s.name];

@@ -3,7 +3,7 @@ import { UsageError } from '../../core/errors.ts';
 import { checkTemplate, type Finding, type TemplateCheck } from '../../probe/templates/check.ts';
 import { shapeLabel } from '../../probe/templates/shapes.ts';
 import type { ChatMessage } from '../../probe/templates/types.ts';
-import { parseFlags, type FlagSpecs } from '../flags.ts';
+import { parseFlags, type FlagSpecs } from '../../kit/flags/flags.ts';
 
 // toolgauge template check --template FILE [--json]
 // Exit 0 whenever the check ran (with or without findings); bad flags or an unreadable file are UsageErrors.

@@ -4,7 +4,7 @@ import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
 import { escapeTerminal } from '../../core/terminal.ts';
 import { buildViewPage, serveView, ViewFileError } from '../../view/index.ts';
-import { flagSchemas, parseFlags } from '../flags.ts';
+import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge view [DIR …] [--port N] [--label NAME …] [--allow-partial]
   a results viewer in the browser, served on 127.0.0.1 (one self-contained page, nothing from the network): each

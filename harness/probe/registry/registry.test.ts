@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataError } from '../../core/errors.ts';
 import { readGgufHeader, tensorTypeOf } from '../../engine/gguf/reader.ts';
-import { parseKitConfig, settingsOf } from '../../kit/config.ts';
+import { planRun, settingsOf } from '../../kit/plan.ts';
 import { parseLineup } from '../axes/lineup.ts';
 import { checkGgufQuant, ensureTestModel } from '../run/gguf-lineup.ts';
 import { probeSuite } from '../suite.ts';
@@ -127,7 +127,7 @@ describe('lineups naming registry keys', () => {
       lineup,
       'models:\n  - {registry: test-llama3, quant: F16}\n  - {registry: qwen3-0.6b, revision: 0123abc, base_url: "http://127.0.0.1:9/v1"}\n',
     );
-    const kc = parseKitConfig(
+    const kc = planRun(
       { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_PROBE_LINEUP: lineup, TOOLGAUGE_TEST_MODEL_DIR: testDir },
       [probeSuite],
     );
@@ -146,16 +146,12 @@ describe('lineups naming registry keys', () => {
     });
   });
   it('a plain run naming a registry repository records the registry entry', () => {
-    const kc = parseKitConfig({ TOOLGAUGE_MODEL: 'Qwen/Qwen3-0.6B', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [
-      probeSuite,
-    ]);
+    const kc = planRun({ TOOLGAUGE_MODEL: 'Qwen/Qwen3-0.6B', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [probeSuite]);
     const g = probeSuite.generation!(kc.run, settingsOf(kc, probeSuite)) as { model_sources?: Record<string, unknown> };
     expect(g.model_sources).toEqual({
       'Qwen_Qwen3-0.6B': { registry: 'qwen3-0.6b', repo: 'Qwen/Qwen3-0.6B', revision: null, endpoint_revision: null },
     });
-    const other = parseKitConfig({ TOOLGAUGE_MODEL: 'some-model', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [
-      probeSuite,
-    ]);
+    const other = planRun({ TOOLGAUGE_MODEL: 'some-model', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [probeSuite]);
     expect(
       (probeSuite.generation!(other.run, settingsOf(other, probeSuite)) as Record<string, unknown>).model_sources,
     ).toBeUndefined();

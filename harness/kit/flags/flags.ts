@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { UsageError } from '../core/errors.ts';
-import { MAX_TIMER_MS } from '../core/config.ts';
+import { UsageError } from '../../core/errors.ts';
+import { MAX_TIMER_MS } from '../../core/config.ts';
 
 /**
  * One flag of a subcommand. `schema` validates (and coerces) the raw string; `values` lists accepted values for

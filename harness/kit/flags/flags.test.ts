@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { UsageError } from '../core/errors.ts';
+import { UsageError } from '../../core/errors.ts';
 import { flagSchemas, parseFlags } from './flags.ts';
 
 describe('CLI flags', () => {

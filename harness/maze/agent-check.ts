@@ -1,10 +1,10 @@
 import { pathToFileURL } from 'node:url';
-import { agentFactory, loadAgentModule } from '../../agent/registry.ts';
-import { UsageError } from '../../core/errors.ts';
-import type { KitConfig } from '../../kit/config.ts';
-import type { MazeConfig } from '../../maze/config.ts';
-import { checkAnthropicEndpoint } from '../../model/anthropic.ts';
-import { checkEndpoint } from '../../model/preflight.ts';
+import { agentFactory, loadAgentModule } from '../agent/registry.ts';
+import { UsageError } from '../core/errors.ts';
+import type { RunPlan } from '../kit/plan.ts';
+import type { MazeConfig } from './config.ts';
+import { checkAnthropicEndpoint } from '../model/anthropic.ts';
+import { checkEndpoint } from '../model/preflight.ts';
 
 /** `--agent-module FILE`: loaded once before the run, so a bad module is one line and exit 2, not N failed instances. */
 export async function checkAgentModule(m: Pick<MazeConfig, 'agentType' | 'agentModule'>): Promise<void> {
@@ -22,7 +22,7 @@ export async function checkAgentModule(m: Pick<MazeConfig, 'agentType' | 'agentM
 }
 
 /** The endpoint check in the agent's own protocol: the Messages API for anthropic, chat completions otherwise. */
-export async function mazePreflight(kc: KitConfig, m: Pick<MazeConfig, 'agentType'>): Promise<void> {
+export async function mazePreflight(kc: RunPlan, m: Pick<MazeConfig, 'agentType'>): Promise<void> {
   const baseUrl = kc.run.baseUrl!;
   if (m.agentType === 'anthropic') return checkAnthropicEndpoint({ baseUrl, apiKey: kc.run.apiKey });
   await checkEndpoint({ baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });

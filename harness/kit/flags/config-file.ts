@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { UsageError } from '../core/errors.ts';
+import { UsageError } from '../../core/errors.ts';
 import { checkFlagValue, type FlagSpecs } from './flags.ts';
 
 /**
@@ -224,8 +224,8 @@ export function applyConfig(
   command: string,
   argv: readonly string[],
   specs: FlagSpecs,
-  o: ConfigOptions = {},
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  o: ConfigOptions,
+  env: Readonly<Record<string, string | undefined>>,
   read?: (f: string) => string,
 ): string[] {
   const files: string[] = [];

@@ -4,10 +4,10 @@
  * the tests and stopped after the run. Each URL is set on its entry of the settings, which the test workers receive in
  * the run's configuration.
  */
-import type { RunConfig } from '../core/config.ts';
-import { UsageError } from '../core/errors.ts';
-import type { ProbeSettings } from '../probe/run/env.ts';
-import { ggufPathOf } from '../probe/run/gguf-lineup.ts';
+import type { RunConfig } from '../../core/config.ts';
+import { UsageError } from '../../core/errors.ts';
+import type { ProbeSettings } from './env.ts';
+import { ggufPathOf } from './gguf-lineup.ts';
 
 export interface LineupEngines {
   close(): Promise<void>;
@@ -23,7 +23,7 @@ export async function startLineupEngines(
   const handles: Array<{ close(): Promise<void> }> = [];
   const close = async () => void (await Promise.all(handles.splice(0).map((h) => h.close().catch(() => undefined))));
   if (extra.length === 0) return { close };
-  const { serveGguf } = await import('../serve/run-engine.ts');
+  const { serveGguf } = await import('../../serve/run-engine.ts');
   try {
     for (const m of extra) {
       const gguf = ggufPathOf(m.model)!;

@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../core/errors.ts';
-import { batchEntries, runMazeBatch, withoutFlags } from './maze-batch.ts';
+import { UsageError } from '../core/errors.ts';
+import { batchEntries, runMazeBatch, withoutFlags } from './batch.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tg-maze-batch-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

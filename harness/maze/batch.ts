@@ -7,15 +7,15 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../../core/errors.ts';
-import { writeFileAtomic } from '../../core/jsonl.ts';
-import { readJournal } from '../../kit/journal.ts';
-import { compareBatch, batchMarkdown, type BatchModel } from '../../maze/batch-compare.ts';
-import { agentFolder, BUILTIN_AGENT_TYPES } from '../../maze/config.ts';
-import type { MazeMeta } from '../../maze/meta.ts';
-import { modelDirName } from '../../maze/output.ts';
-import { parseLineup } from '../../probe/axes/lineup.ts';
-import { API_KEY_ENV } from '../../probe/run/lineup-limits.ts';
+import { UsageError } from '../core/errors.ts';
+import { writeFileAtomic } from '../core/jsonl.ts';
+import { readJournal } from '../kit/journal.ts';
+import { compareBatch, batchMarkdown, type BatchModel } from './batch-compare.ts';
+import { agentFolder, BUILTIN_AGENT_TYPES } from './config.ts';
+import type { MazeMeta } from './meta.ts';
+import { modelDirName } from './output.ts';
+import { parseLineup } from '../probe/axes/lineup.ts';
+import { API_KEY_ENV } from '../probe/run/lineup-limits.ts';
 
 /** The flags the batch reads; the rest go to every model's run unchanged. */
 const BATCH_FLAGS = ['--models', '--lineup', '--allow-env'] as const;
@@ -172,7 +172,7 @@ const isEndpointRefusal = (message: string) => /endpoint .* (is not usable|does 
 export async function runMazeBatch(
   argv: readonly string[],
   runOne: (argv: string[], env: NodeJS.ProcessEnv) => Promise<number>,
-  baseEnv: NodeJS.ProcessEnv = process.env,
+  baseEnv: NodeJS.ProcessEnv = {},
 ): Promise<number> {
   const entries = batchEntries(argv, baseEnv);
   const rest = withoutFlags(argv, [...BATCH_FLAGS, '--out-dir']);

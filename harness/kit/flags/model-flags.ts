@@ -65,17 +65,24 @@ const ENV_OF: Record<string, string> = {
   date: 'TOOLGAUGE_DATE',
 };
 
-/** Copy parsed flags into `env` (the run's environment, a copy of the process's), with a suite's own mapping added. */
-export function flagsToEnv(
-  values: Record<string, unknown>,
-  extra: Record<string, string>,
+/**
+ * The run's settings source: the environment with the parsed flags laid over it as the variables they stand for
+ * (the shared ones above, and a suite's own mapping). A new value, never the environment itself: the run's plan is
+ * built from it once (harness/kit/plan.ts), so `toolgauge toolhop --limit 3` and `TOOLHOP_LIMIT=3 vitest run` plan
+ * the same run.
+ */
+export function settingsSource(
   env: NodeJS.ProcessEnv,
-): void {
+  values: Record<string, unknown>,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
   const map = { ...ENV_OF, ...extra };
   for (const [flag, v] of Object.entries(values)) {
     const name = map[flag];
     if (!name || v === undefined) continue;
     // A repeated flag (`--only 1 --only 2`) and a comma list (`--only 1,2`) mean the same.
-    env[name] = typeof v === 'boolean' ? (v ? '1' : '0') : Array.isArray(v) ? v.join(',') : String(v);
+    out[name] = typeof v === 'boolean' ? (v ? '1' : '0') : Array.isArray(v) ? v.join(',') : String(v);
   }
+  return out;
 }

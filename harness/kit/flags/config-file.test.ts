@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { UsageError } from '../core/errors.ts';
+import { UsageError } from '../../core/errors.ts';
 import { applyConfig, configTokens, didYouMean, interpolate, kebabKey } from './config-file.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from './flags.ts';
 
@@ -168,17 +168,17 @@ describe('--config FILE', () => {
     expect(() => withFile('model: [a\n', [])).toThrow(/run\.yaml: not valid YAML/);
     expect(() => withFile('model: a\nmodel: b\n', [])).toThrow(/not valid YAML/);
     expect(() => withFile('{"model": ', [], {}, 'run.json')).toThrow(/run\.json: not valid JSON/);
-    expect(() => applyConfig('maze', ['--config', '/nonexistent/x.yaml'], SPECS)).toThrow(
+    expect(() => applyConfig('maze', ['--config', '/nonexistent/x.yaml'], SPECS, {}, {})).toThrow(
       "toolgauge maze: --config '/nonexistent/x.yaml' does not exist",
     );
-    expect(() => applyConfig('maze', ['--config'], SPECS)).toThrow(UsageError);
+    expect(() => applyConfig('maze', ['--config'], SPECS, {}, {})).toThrow(UsageError);
   });
   it('reads JSON and returns a command line without --config unchanged', () => {
     expect(parsed(withFile('{"model": "m", "maxTurns": 2}', [], {}, 'run.json'))).toEqual({
       model: 'm',
       'max-turns': 2,
     });
-    expect(applyConfig('maze', ['--model', 'x'], SPECS)).toEqual(['--model', 'x']);
+    expect(applyConfig('maze', ['--model', 'x'], SPECS, {}, {})).toEqual(['--model', 'x']);
   });
   it('applies several files in order (a later one wins)', () => {
     const files: Record<string, string> = { 'a.yaml': 'model: a\nmax-turns: 2\n', 'b.yaml': 'model: b\n' };
@@ -231,14 +231,14 @@ describe('--config FILE', () => {
 describe('docs/config.md', () => {
   it('each suite example is a valid configuration of its command', async () => {
     const { readFileSync } = await import('node:fs');
-    const { fromRoot } = await import('../core/paths.ts');
+    const { fromRoot } = await import('../../core/paths.ts');
     const { MODEL_FLAGS } = await import('./model-flags.ts');
-    const toolhop = await import('../toolhop/command.ts');
-    const maze = await import('../maze/command.ts');
-    const probe = await import('../probe/command.ts');
-    const bfcl = await import('../bfcl/command.ts');
-    const apibank = await import('../apibank/command.ts');
-    const evalCmd = await import('./commands/eval.ts');
+    const toolhop = await import('../../toolhop/command.ts');
+    const maze = await import('../../maze/command.ts');
+    const probe = await import('../../probe/command.ts');
+    const bfcl = await import('../../bfcl/command.ts');
+    const apibank = await import('../../apibank/command.ts');
+    const evalCmd = await import('../../cli/commands/eval.ts');
     const commands: Record<string, [FlagSpecs, object]> = {
       toolhop: [{ ...MODEL_FLAGS, ...toolhop.FLAGS }, {}],
       maze: [{ ...MODEL_FLAGS, ...maze.FLAGS }, {}],
