@@ -120,35 +120,25 @@ describe('maze batch', () => {
       'models:\n  - { label: a, model: m-a, base_url: "http://127.0.0.1:1/v1", api_key_env: A_API_KEY }\n  - { label: b, model: m-b }\n',
     );
     const seen: Array<{ url: string | undefined; key: string | undefined }> = [];
-    const saved = { key: process.env.OPENAI_API_KEY, a: process.env.A_API_KEY };
-    process.env.OPENAI_API_KEY = 'user-key';
-    process.env.A_API_KEY = 'a-key';
-    try {
-      await quiet(() =>
-        runMazeBatch(
-          ['--lineup', lineup, '--base-url', 'http://127.0.0.1:2/v1', '--out-dir', join(root, 'd')],
-          async (argv, env) => {
-            seen.push({ url: flag(argv, '--base-url'), key: env.OPENAI_API_KEY });
-            env.TOOLGAUGE_LEFTOVER = 'x';
-            leave(flag(argv, '--out-dir')!, 0, [meta('T1', 'P0', true)]);
-            return 0;
-          },
-        ),
-      );
-      expect(seen).toEqual([
-        { url: 'http://127.0.0.1:1/v1', key: 'a-key' },
-        { url: 'http://127.0.0.1:2/v1', key: 'user-key' },
-      ]);
-      expect(process.env.TOOLGAUGE_LEFTOVER).toBeUndefined();
-      expect(process.env.OPENAI_API_KEY).toBe('user-key');
-    } finally {
-      for (const [k, v] of [
-        ['OPENAI_API_KEY', saved.key],
-        ['A_API_KEY', saved.a],
-      ] as const)
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-    }
+    const env: NodeJS.ProcessEnv = { OPENAI_API_KEY: 'user-key', A_API_KEY: 'a-key' };
+    await quiet(() =>
+      runMazeBatch(
+        ['--lineup', lineup, '--base-url', 'http://127.0.0.1:2/v1', '--out-dir', join(root, 'd')],
+        async (argv, runEnv) => {
+          seen.push({ url: flag(argv, '--base-url'), key: runEnv.OPENAI_API_KEY });
+          runEnv.TOOLGAUGE_LEFTOVER = 'x';
+          leave(flag(argv, '--out-dir')!, 0, [meta('T1', 'P0', true)]);
+          return 0;
+        },
+        env,
+      ),
+    );
+    expect(seen).toEqual([
+      { url: 'http://127.0.0.1:1/v1', key: 'a-key' },
+      { url: 'http://127.0.0.1:2/v1', key: 'user-key' },
+    ]);
+    // each run had a copy: the batch's environment is as it was
+    expect(env).toEqual({ OPENAI_API_KEY: 'user-key', A_API_KEY: 'a-key' });
   });
 
   it('refuses --model with a batch, --models with --lineup, and two models sharing a folder', () => {

@@ -22,6 +22,7 @@ const { workerEntries } = (await import(pathToFileURL(fromRoot('bin', 'cli-bundl
   workerEntries(root: string): Record<string, string>;
 };
 const FLAGS_MODULE = pathToFileURL(fromRoot('harness', 'kit', 'flags', 'flags.ts')).href;
+const CONFIG_MODULE = pathToFileURL(fromRoot('harness', 'kit', 'flags', 'config-file.ts')).href;
 let root: string;
 let demo: SuiteFolder;
 
@@ -47,9 +48,11 @@ beforeAll(() => {
   writeFileSync(
     join(dir, 'command.ts'),
     `import { parseFlags } from ${JSON.stringify(FLAGS_MODULE)};
-export const USAGE = 'toolgauge demo [--n N]';
+import { applyConfig } from ${JSON.stringify(CONFIG_MODULE)};
+export const USAGE = 'toolgauge demo [--n N] [--config FILE]';
+const FLAGS = { n: { type: 'string' } };
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags('demo', argv, { n: { type: 'string' } });
+  const { values } = parseFlags('demo', applyConfig('demo', argv, FLAGS, {}, process.env), FLAGS);
   return 40 + Number(values.n ?? 0);
 }
 `,
@@ -88,12 +91,23 @@ describe('a suite folder declares itself', () => {
     expect(help.out).toMatch(/^ {2}toolgauge demo {5}\[--n N\] {3}a throwaway suite$/m);
     expect(help.out).toMatch(/^ {2}toolgauge toolhop /m);
     expect((await cli(['demo', '--n', '2'], folders)).code).toBe(42);
-    expect((await cli(['demo', '--help'], folders)).out).toBe('toolgauge demo [--n N]\n');
+    expect((await cli(['demo', '--help'], folders)).out).toBe('toolgauge demo [--n N] [--config FILE]\n');
     const bad = await cli(['demo', '--m', '1'], folders);
     expect([bad.code, bad.err]).toEqual([2, expect.stringMatching(/^toolgauge demo: .*--m/)]);
     expect((await cli(['nope'], folders)).err).toMatch(/expected one of toolhop, maze, probe, bfcl, apibank, demo, /);
     // without the folder in the registry, there is no such command
     expect((await cli(['demo'], suiteFolders())).code).toBe(2);
+  });
+
+  it("a --config file may hold a section for it (no list of sections edited), and other suites' sections are skipped", async () => {
+    const folders = [...suiteFolders(), demo];
+    const file = join(root, 'run.yaml');
+    writeFileSync(file, 'n: 1\ndemo:\n  n: 3\ntoolhop:\n  limit: 2\n');
+    expect((await cli(['demo', '--config', file], folders)).code).toBe(43);
+    // a section named like no command is still an unknown key
+    writeFileSync(file, 'n: 1\nnosuchsuite:\n  n: 3\n');
+    const bad = await cli(['demo', '--config', file], folders);
+    expect([bad.code, bad.err]).toEqual([2, expect.stringMatching(/nosuchsuite/)]);
   });
 
   it('the kit registers its definition and the run configuration parses its settings', async () => {

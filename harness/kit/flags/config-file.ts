@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.ts';
+import { suiteFolders } from '../suite-folders.ts';
 import { checkFlagValue, type FlagSpecs } from './flags.ts';
 
 /**
@@ -12,8 +13,14 @@ import { checkFlagValue, type FlagSpecs } from './flags.ts';
  * name environment variables (`${VAR}`, `${VAR:-default}`). Documented in docs/config.md.
  */
 
-/** The commands a file may hold a section for; a section for another command is skipped, not an unknown key. */
-export const CONFIG_SECTIONS = ['toolhop', 'maze', 'probe', 'bfcl', 'apibank', 'eval'] as const;
+/**
+ * The commands a file may hold a section for: every suite folder's command (the registry, harness/kit/suite-folders.ts:
+ * a new suite's section needs no list edited) and `eval`. A section for another command is skipped, not an unknown
+ * key; the running command's own section is always one.
+ */
+export function configSections(command: string): ReadonlySet<string> {
+  return new Set([...suiteFolders().map((f) => f.name), 'eval', command]);
+}
 
 export interface ConfigOptions {
   /** Keys the file may use for another flag (`models:` → `--model a,b,c` for the probe). */
@@ -101,9 +108,10 @@ export function configTokens(
   if (doc === null || doc === undefined) return { tokens: [], positionals: [] };
   if (!isMapping(doc)) throw new UsageError(`${head}: the file must be a mapping of flag names to values`);
   const sectionName = command.split(' ')[0]!;
+  const sections = configSections(sectionName);
   const entries: Array<[string, string, unknown]> = [];
   for (const [key, value] of Object.entries(doc)) {
-    if ((CONFIG_SECTIONS as readonly string[]).includes(key)) {
+    if (sections.has(key)) {
       if (!isMapping(value))
         throw new UsageError(`${head}: section '${key}' must be a mapping of flag names to values`);
       if (key === sectionName) for (const [k, v] of Object.entries(value)) entries.push([`${key}.${k}`, k, v]);
