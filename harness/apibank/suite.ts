@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { renderTranscript } from '../agent/transcript.ts';
 import { defaultOutDir } from '../kit/outdir.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
+import { apibankCaseView } from './case-view.ts';
 import { apibankAggregator } from './aggregator.ts';
 import { ApibankMetaSchema, type ApibankMeta } from './meta.ts';
 import { APIBANK_FILES, predictionLine, referenceTracePath, resultSummary, traceText } from './records.ts';
@@ -126,6 +127,7 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
   }),
   verdict: apibankVerdict,
   metaSchema: ApibankMetaSchema,
+  caseView: apibankCaseView,
   aggregator: apibankAggregator,
   fingerprintOn: ['level', 'prompts', 'embeddings'],
   config: (run, s) => ({

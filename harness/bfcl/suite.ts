@@ -1,6 +1,7 @@
 import { renderTranscript } from '../agent/transcript.ts';
 import { defaultOutDir } from '../kit/outdir.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
+import { bfclCaseView } from './case-view.ts';
 import { bfclAggregator } from './aggregator.ts';
 import { ALL_CATEGORIES, checkKindOf, isMultiTurn } from './categories.ts';
 import type { BfclCase } from './data.ts';
@@ -123,6 +124,7 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   failed: (c, trial, message) => failedBfclMeta(c, trial, message),
   verdict: bfclVerdict,
   metaSchema: BfclMetaSchema,
+  caseView: bfclCaseView,
   aggregator: bfclAggregator,
   // With the aggregator's comparableOn (mode): what else changes a case's outcome (harness/kit/fingerprint.ts).
   fingerprintOn: ['underscore_to_dot', 'model_name'],

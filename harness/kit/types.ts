@@ -5,6 +5,7 @@ import type { Sandbox } from '../sandbox/index.ts';
 import type { Responder } from '../sim/server.ts';
 import type { MetricEstimate } from '../stats/index.ts';
 import type { ZodType } from 'zod';
+import type { CaseView } from './case-view/contract.ts';
 
 /**
  * The suite kit's contract. A suite declares how its instances load, how one runs, how it scores, how the metas
@@ -171,6 +172,11 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   needsSimulator?(run: RunConfig, settings: S): boolean;
   /** Metric names a gate may name (checked before any instance runs). A trailing `*` matches any suffix. */
   metricNames(settings: S): readonly string[];
+  /**
+   * How `toolgauge view` shows one case: its evidence from the journal line and the trace (harness/kit/case-view;
+   * a built-in suite's is its folder's `case-view.ts`). Without one the viewer shows the journal line and the trace.
+   */
+  caseView?: CaseView;
 }
 
 /** A definition with settings `S`, of any instances and metas (where only the settings' type matters). */

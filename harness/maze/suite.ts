@@ -5,6 +5,7 @@ import { redactUrl, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../model/anthropic.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
+import { mazeCaseView } from './case-view.ts';
 import { mazeAgent } from './agent.ts';
 import { mazeAggregator } from './aggregator.ts';
 import { mazeOutDir, readMazeConfig, type MazeConfig } from './config.ts';
@@ -125,6 +126,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
   }),
   verdict: mazeVerdict,
   metaSchema: MazeMetaSchema,
+  caseView: mazeCaseView,
   aggregator: mazeAggregator,
   // With the aggregator's comparableOn (judge, agent): what else changes a task's outcome or its verdicts
   // (harness/kit/fingerprint.ts).

@@ -8,6 +8,7 @@ import type { Method } from '../methods/types.ts';
 import { paTool, PA_TOOL_DEFAULTS } from '../methods/pa-tool.ts';
 import { ModelClient } from '../model/client.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
+import { probeCaseView } from './case-view.ts';
 import type { RunIdentity } from './axes/lineup.ts';
 import { probeAggregator, PROBE_METRICS } from './aggregator.ts';
 import { defaultToolsFile, loadCases } from './cases/load.ts';
@@ -280,6 +281,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
   },
   verdict: probeVerdict,
   metaSchema: ProbeMetaSchema,
+  caseView: probeCaseView,
   aggregator: probeAggregator,
   // With the aggregator's comparableOn (transport): what else changes a case's outcome (harness/kit/fingerprint.ts).
   fingerprintOn: ['family', 'identity', 'axes'],

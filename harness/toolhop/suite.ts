@@ -1,3 +1,4 @@
+import { toolhopCaseView } from './case-view.ts';
 import { resolveCell, styleOf } from './grid.ts';
 import { renderTranscript } from '../agent/transcript.ts';
 import type { ChatMessage } from '../core/chat.ts';
@@ -100,6 +101,7 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   failed: (entry, trial, message) => fromRecords(brokenRow(entry, trial, message).result, undefined),
   verdict: toolhopVerdict,
   metaSchema: ToolhopMetaSchema,
+  caseView: toolhopCaseView,
   aggregator: toolhopAggregator,
   // Besides the generation settings (in the fingerprint already): what shapes an instance's run and score.
   fingerprintOn: [

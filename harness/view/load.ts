@@ -12,9 +12,10 @@ import type { LoadProblem } from './model.ts';
 
 /**
  * Reading one output directory for the viewer: summary.json, the journal (instances.jsonl), each case's trace file
- * (and Maze's evaluation file), the suite's record files. Nothing here throws on bad data: a file or line that does
- * not pass its schema becomes a problem naming the file, the line and the field, and the rest is shown. Files are
- * read only inside the directory, without following links (a journal names its trace paths: data, not a command).
+ * (and the files beside it that its suite's case view names, such as Maze's evaluation), the suite's record files.
+ * Nothing here throws on bad data: a file or line that does not pass its schema becomes a problem naming the file,
+ * the line and the field, and the rest is shown. Files are read only inside the directory, without following links
+ * (a journal names its trace paths: data, not a command).
  */
 
 /** A trace bigger than this is not read (the stored-size cap keeps real ones far smaller). */
@@ -134,12 +135,6 @@ function jsonLines(
   return true;
 }
 
-/** Maze keeps the judge's reading beside the inference: `c1/inferences/X_P2_inference.json` → `c1/evaluations/X_P2_eval.json`. */
-export function mazeEvaluationPath(trace: string): string | null {
-  const m = /^(.*)inferences\/([^/]+)_inference\.json$/.exec(trace);
-  return m ? `${m[1]}evaluations/${m[2]}_eval.json` : null;
-}
-
 /** Read one output directory (its summary may be missing or bad: the journal is still shown). */
 export function loadRunDir(dir: string): LoadedRun {
   const problems: LoadProblem[] = [];
@@ -213,13 +208,17 @@ export function loadRunDir(dir: string): LoadedRun {
   const cases: MappedCase[] = [];
   for (const [key, { meta, line }] of latest) {
     const caseProblems: LoadProblem[] = [];
+    const caseView = suiteNamed(meta.suite)?.caseView;
     const tracePath = typeof meta.trace === 'string' ? meta.trace : null;
     const trace = tracePath ? readJsonFile(dir, tracePath, caseProblems, `line ${line}: trace`) : undefined;
-    const evalPath = suite === 'maze' && tracePath ? mazeEvaluationPath(tracePath) : null;
-    const evaluation = evalPath ? readJsonFile(dir, evalPath, caseProblems) : undefined;
+    const files: Record<string, unknown> = {};
     let mapped: MappedCase;
     try {
-      mapped = mapCase({ suite: meta.suite, meta, trace, evaluation, records: records.get(key) ?? {} });
+      for (const [name, rel] of Object.entries((tracePath && caseView?.extraFiles?.(tracePath)) || {})) {
+        const value = readJsonFile(dir, rel, caseProblems);
+        if (value !== undefined) files[name] = value;
+      }
+      mapped = mapCase({ suite: meta.suite, meta, trace, files, records: records.get(key) ?? {} }, caseView);
     } catch (err) {
       // A mapping is pure and total on valid metas; should one still fail, the case is shown with its line.
       caseProblems.push({ file: journal, line, message: `could not be shown: ${(err as Error).message}` });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../tests/helpers/cli.ts';
+import { apibankSuite } from '../apibank/suite.ts';
+import { HAS_SHARED_APIBANK, SHARED_APIBANK } from '../apibank/testkit.ts';
 import '../builtin/index.ts';
 import { runSuite } from '../launch/run-suite.ts';
 import { mazeSuite } from '../maze/suite.ts';
@@ -75,4 +77,46 @@ describe("the viewer reads each suite's files as they are written", () => {
       expect.arrayContaining(['strict parse_ok', 'lenient args_correct']),
     );
   });
+
+  it.skipIf(!HAS_SHARED_APIBANK)(
+    `API-Bank: the verdict, expected beside predicted, the dialogue, the transcript${HAS_SHARED_APIBANK ? '' : ' — SKIPPED: needs ../shared/data/apibank'}`,
+    async () => {
+      const out = tempDir('view-apibank');
+      await runSuite(apibankSuite, {
+        TOOLGAUGE_MODEL: 'sim:wrong_name',
+        TOOLGAUGE_OUT_DIR: out,
+        TOOLGAUGE_APIBANK_DATA: SHARED_APIBANK,
+        TOOLGAUGE_APIBANK_LIMIT: '1',
+      });
+      const run = loadRunDir(out);
+      expect(run.problems).toEqual([]);
+      const c = run.cases[0]!;
+      expect(c.row).toMatchObject({
+        status: 'fail',
+        cause: 'api_name',
+        tags: expect.arrayContaining(['topology=single']),
+      });
+      expect(c.detail.expected).toMatch(/^\[\w+\(/);
+      expect(c.detail.predicted).not.toBe(c.detail.expected);
+      expect(titles(c.detail.sections)).toEqual(
+        expect.arrayContaining([
+          "The reference's verdict",
+          'Expected and predicted call',
+          'Dialogue before the call',
+          'Transcript',
+          'results.jsonl line',
+        ]),
+      );
+      const dialogue = c.detail.sections.find((s) => s.title === 'Dialogue before the call') as Extract<
+        Section,
+        { kind: 'conversation' }
+      >;
+      expect(dialogue.turns[0]!.role).toBe('user');
+      expect(c.detail.scorers.map((s) => [s.name, s.value])).toEqual([
+        ['correct', '0'],
+        ['API name', '0'],
+      ]);
+    },
+    60_000,
+  );
 });

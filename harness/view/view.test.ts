@@ -5,10 +5,12 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/paths.ts';
 import { mapCase, reasonsFrom } from './cases.ts';
-import { isTruncated, prettyArgs } from './conversation.ts';
+import { isTruncated, prettyArgs } from '../kit/case-view/conversation.ts';
+import { mazeEvaluationPath } from '../maze/case-view.ts';
+import '../builtin/index.ts';
 import { causeCounts, comparisons, viewData } from './data.ts';
 import { scriptJson } from './html.ts';
-import { insideDir, loadRunDir, mazeEvaluationPath, runDirs } from './load.ts';
+import { insideDir, loadRunDir, runDirs } from './load.ts';
 import type { CaseRow, Section } from './model.ts';
 import { applyQuery, decodeHash, EMPTY_QUERY, encodeHash, joinRuns, type Query } from './page/ledger.ts';
 
@@ -312,8 +314,10 @@ describe("each suite's case view", () => {
         ],
         messages: [],
       },
-      evaluation: {
-        trace_check: { judge_mode: 'compat', rules: [{ rule: 'hit', ok: true, detail: 'perturbed at #3' }] },
+      files: {
+        evaluation: {
+          trace_check: { judge_mode: 'compat', rules: [{ rule: 'hit', ok: true, detail: 'perturbed at #3' }] },
+        },
       },
     });
     expect(m.row).toMatchObject({ cause: 'abort', tags: ['complexity=c1', 'mode=P2'], predicted: 'Task aborted' });

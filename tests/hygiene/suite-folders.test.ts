@@ -9,12 +9,14 @@ import { fromRoot } from '../../harness/core/paths.ts';
 import { planRun, settingsOf } from '../../harness/kit/plan.ts';
 import { suiteNamed } from '../../harness/kit/registry.ts';
 import { readSuiteFolder, suiteFolders, type SuiteFolder } from '../../harness/kit/suite-folders.ts';
+import { mapCase } from '../../harness/view/cases.ts';
+import { loadRunDir } from '../../harness/view/load.ts';
 
 /**
  * A suite is one folder that declares itself (docs/adding-a-suite.md): a throwaway suite `demo`, written to a
  * temporary copy of the folder layout, is picked up by the CLI's usage and dispatch, the kit's registry, the run's
- * configuration (its settings) and the CLI bundle's worker entries, with no list edited anywhere. (The layer check's
- * side is in tests/hygiene/layers.test.ts.) All in process: no CLI child, no Vitest run.
+ * configuration (its settings), the CLI bundle's worker entries and the viewer (its case view), with no list edited
+ * anywhere. (The layer check's side is in tests/hygiene/layers.test.ts.) All in process: no CLI child, no Vitest run.
  */
 
 // The launcher is plain JavaScript (no declarations): its one function this test uses, typed here.
@@ -23,6 +25,7 @@ const { workerEntries } = (await import(pathToFileURL(fromRoot('bin', 'cli-bundl
 };
 const FLAGS_MODULE = pathToFileURL(fromRoot('harness', 'kit', 'flags', 'flags.ts')).href;
 const CONFIG_MODULE = pathToFileURL(fromRoot('harness', 'kit', 'flags', 'config-file.ts')).href;
+const CASE_VIEW_MODULE = pathToFileURL(fromRoot('harness', 'kit', 'case-view', 'index.ts')).href;
 let root: string;
 let demo: SuiteFolder;
 
@@ -36,7 +39,27 @@ beforeAll(() => {
   );
   writeFileSync(
     join(dir, 'suite.ts'),
-    `export default {
+    `import { conversationSections, text } from ${JSON.stringify(CASE_VIEW_MODULE)};
+const caseView = {
+  map(input) {
+    const problems = [];
+    const notes = input.files?.notes;
+    return {
+      tags: [\`size=\${text(input.meta.size)}\`], cause: input.meta.pass ? null : 'demo miss',
+      input: text(input.trace?.question), expected: text(input.meta.gold), predicted: text(input.meta.answer),
+      scorers: [{ name: 'demo exact', value: input.meta.pass ? '1' : '0', reason: null }],
+      sections: [
+        { kind: 'pairs', title: 'Demo answer', rows: [['gold', text(input.meta.gold)], ['answer', text(input.meta.answer)]] },
+        ...(notes ? [{ kind: 'text', title: 'Demo notes', text: text(notes.note) }] : []),
+        ...conversationSections('Demo transcript', input.trace?.messages, undefined, 'trace', problems),
+      ],
+      problems,
+    };
+  },
+  extraFiles: (trace) => ({ notes: trace.replace(/\\.json$/, '.notes.json') }),
+};
+export default {
+  caseView,
   name: 'demo', title: 'Demo', outputs: [], parts: 1,
   settings: (env) => ({ n: Number(env.DEMO_N ?? 1) }),
   outDir: () => 'results/demo', load: () => ({ instances: [], dataset: null }), testName: (i) => i.id,
@@ -124,6 +147,31 @@ describe('a suite folder declares itself', () => {
       'w-demo': 'harness/demo/suite.ts',
     });
     expect(Object.values(workerEntries(fromRoot()))).toContain('harness/toolhop/suite.ts');
+  });
+
+  it('the viewer shows its cases with the case view it declares (a file beside the trace included)', async () => {
+    await loadBuiltinSuites({ TOOLGAUGE_SUITES: 'demo' }, [...suiteFolders(), demo]);
+    const meta = { suite: 'demo', id: 'd1', trial: 0, error: null, pass: false, size: 3, gold: '42', answer: '41' };
+    const trace = { question: 'six times seven?', messages: [{ role: 'assistant', content: '41' }] };
+    const c = mapCase({ suite: 'demo', meta, trace });
+    expect(c.row).toMatchObject({ key: 'd1#0', status: 'fail', tags: ['size=3'], cause: 'demo miss', predicted: '41' });
+    expect(c.detail).toMatchObject({ input: 'six times seven?', expected: '42', predicted: '41' });
+    expect(c.detail.scorers).toEqual([{ name: 'demo exact', value: '0', reason: null }]);
+    expect(c.detail.sections.map((s) => s.title)).toEqual([
+      'Demo answer',
+      'Demo transcript',
+      'Journal line (instances.jsonl)',
+    ]);
+
+    // read from an output directory: the viewer reads the file the case view names beside the trace
+    const out = join(root, 'demo-run');
+    mkdirSync(join(out, 'traces'), { recursive: true });
+    writeFileSync(join(out, 'instances.jsonl'), `${JSON.stringify({ ...meta, trace: 'traces/d1.json' })}\n`);
+    writeFileSync(join(out, 'traces', 'd1.json'), JSON.stringify(trace));
+    writeFileSync(join(out, 'traces', 'd1.notes.json'), JSON.stringify({ note: 'off by one' }));
+    const run = loadRunDir(out);
+    expect(run.problems.filter((p) => !p.file.endsWith('summary.json'))).toEqual([]);
+    expect(run.cases[0]!.detail.sections).toContainEqual({ kind: 'text', title: 'Demo notes', text: 'off by one' });
   });
 
   it('a declaration that does not match its folder is one line naming the file and the field', () => {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { CaseProblem } from './contract.ts';
 import type { Section, ToolCallView, TurnView } from './model.ts';
+import { readField } from './values.ts';
 
 /**
  * A transcript as the viewer shows it: the OpenAI-style messages every suite stores in its traces, with each tool
@@ -147,4 +149,28 @@ export function modelCallsTable(calls: readonly ModelCallJson[], title = 'Model 
       c.finishReason ?? '',
     ]),
   };
+}
+
+const Messages = z.array(MessageJson);
+const ModelCalls = z.array(ModelCallJson);
+
+/**
+ * The conversation of one agent as sections: its messages, and the table of the requests that produced its assistant
+ * turns. Messages or requests that do not read note a problem under `prefix` (`trace.messages`, …) and show nothing.
+ */
+export function conversationSections(
+  title: string,
+  messages: unknown,
+  modelCalls: unknown,
+  prefix: string,
+  problems: CaseProblem[],
+): Section[] {
+  if (messages === undefined) return [];
+  const ms = readField(Messages, messages, `${prefix}.messages`, problems);
+  const calls =
+    modelCalls === undefined ? [] : (readField(ModelCalls, modelCalls, `${prefix}.model_calls`, problems) ?? []);
+  if (!ms) return [];
+  const out: Section[] = [{ kind: 'conversation', title, turns: turnsOf(ms, calls) }];
+  if (calls.length) out.push(modelCallsTable(calls, `${title}: model requests`));
+  return out;
 }
