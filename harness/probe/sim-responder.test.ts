@@ -20,7 +20,7 @@ import {
   SIM_DROPPING_TEMPLATE,
   wrongDecision,
 } from './sim-responder.ts';
-import { referenceTemplate, renderChat } from './templates/index.ts';
+import { referenceTemplate, renderChat } from '../templates/index.ts';
 
 const cases = loadCases(fromRoot('cases', 'probe', 'cases.jsonl'), { dateContext: '2026-01-15' }).cases;
 const byId = new Map(cases.map((c) => [c.id, c]));

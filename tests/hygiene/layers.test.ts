@@ -33,7 +33,7 @@ const LEVEL: Record<string, number> = {
   report: 2,
   constrain: 2,
   methods: 2,
-  'probe/templates': 2,
+  templates: 2,
   // `toolgauge serve` renders the GGUF's chat template and builds grammars; the kit's runSuite may start it.
   serve: 2.5,
   kit: 3,
@@ -128,7 +128,7 @@ function importsOf(file: string): Ref[] {
  * Subfolders that are layers of their own: the chat-template renderer lives with the probe but imports only core and
  * parse, and `toolgauge serve` (below the suites) renders templates with it.
  */
-const OWN_LAYER = ['probe/templates'];
+const OWN_LAYER: string[] = [];
 
 /**
  * The folder (layer) of a module. A suite folder's `command.ts` is its `toolgauge <suite>` command: a module of the

@@ -9,7 +9,7 @@ import { attribute, TIERS, type Tier, type TierOutcome } from '../attribute/inde
 import { priorCalls, type ProbeCase } from '../cases/types.ts';
 import type { Family, ParsedCall } from '../../parse/index.ts';
 import { scoreTier, type LayeredScore } from '../score/index.ts';
-import { TemplateError } from '../templates/index.ts';
+import { TemplateError } from '../../templates/index.ts';
 import type { Transport } from './env.ts';
 import { observeChat, observeText, tierObservation, type Observation } from './observe.ts';
 import { repeatedUnit } from './repetition.ts';
