@@ -4,7 +4,7 @@ import { parsePolicySpec } from '../sim/policy-spec.ts';
 import { loadCases } from './cases/load.ts';
 import type { ProbeCase } from './cases/types.ts';
 import { FAMILIES, parseToolCalls, renderToolCalls } from '../parse/index.ts';
-import { scoreTier } from './score/index.ts';
+import { scoreTier } from '../calls/score/index.ts';
 import {
   ABSTAIN_TEXT,
   behaviourFor,

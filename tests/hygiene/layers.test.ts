@@ -36,6 +36,7 @@ const LEVEL: Record<string, number> = {
   templates: 2,
   // `toolgauge serve` renders the GGUF's chat template and builds grammars; the kit's runSuite may start it.
   serve: 2.5,
+  calls: 2.5,
   kit: 3,
   vitest: 4,
   ...Object.fromEntries([...REGISTRY].map((n) => [n, SUITE_LEVEL])),
@@ -61,7 +62,7 @@ const UPWARD_PATHS: Record<string, string> = {
  * Suite-to-suite imports that are part of the design: BFCL reports the probe's layers and causes beside its verdict.
  * (The Python front-end both BFCL and API-Bank read with is core's: harness/core/pyliteral.)
  */
-const SUITE_EDGES = new Set(['bfcl→probe']);
+const SUITE_EDGES = new Set<string>();
 
 function files(dir: string): string[] {
   const out: string[] = [];
