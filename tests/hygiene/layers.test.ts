@@ -12,9 +12,10 @@ import { folderOf, libraryModules, moduleReferences, type Reference } from './mo
  * metafile for module edges, the syntax tree for path literals and `fromRoot` paths). A module's folder is its top
  * folder under harness/ (or reporters/), nothing relabelled. `LEVEL` below is the one statement of the layer order,
  * and docs/ARCHITECTURE.md's "Layers" diagram is checked to list the same folders at the same levels: a folder may
- * reference only folders of a lower level, never one of its own level. No reference cycle between folders; only harness/model imports openai,
- * only harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp, only the Vitest adapter and the
- * reporter import vitest; no library module imports a dev dependency. Test files are exempt (they may import anything).
+ * reference only folders of a lower level, never one of its own level. No reference cycle between folders; only
+ * harness/model imports openai, only harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp,
+ * only the Vitest adapter and the reporter import vitest; no library module imports a dev dependency. Test files
+ * are exempt (they may import anything).
  */
 
 const ROOT = fromRoot();
