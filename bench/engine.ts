@@ -24,7 +24,7 @@ import type { CompleteRequest, CompleteResult, Engine, EngineInfo } from '../har
 import { chatPrompt } from '../harness/serve/chat.ts';
 import { ChatBody } from '../harness/serve/request.ts';
 import { startServe, type ServeHandle } from '../harness/serve/server.ts';
-import { detectFamily } from '../harness/probe/templates/index.ts';
+import { detectFamily } from '../harness/templates/index.ts';
 import { quantiles, round, treeRssMb } from './lib.ts';
 
 const { values } = parseArgs({

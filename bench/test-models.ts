@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { renderChat } from '../harness/probe/templates/render.ts';
+import { renderChat } from '../harness/templates/render.ts';
 import { compareDistributions } from '../harness/engine/compare.ts';
 import { TEST_TEMPLATES } from '../harness/engine/gguf/chat-templates.ts';
 import { buildTestModel } from '../harness/engine/gguf/test-model.ts';

@@ -15,7 +15,7 @@ const DEV_ONLY = [
   /^harness\/view\/page\/tsconfig\.json$/,
   /^harness\/sandbox\/hostile\//,
   /\.md$/,
-  /^harness\/probe\/templates\/jinja2_render\.py$/,
+  /^harness\/templates\/jinja2_render\.py$/,
   /^harness\/core\/pyliteral\/gen_unicode_data\.py$/,
 ];
 

@@ -6,7 +6,7 @@ import { deriveSeed } from '../core/rng.ts';
 import { compareIds } from '../report/aggregate.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
 import { estimateRate, type MetricEstimate } from '../stats/index.ts';
-import { CAUSES } from '../probe/attribute/index.ts';
+import { CAUSES } from '../calls/attribute/index.ts';
 import { aggregate, OVERALL_WEIGHTS, withEstimates, type Leaderboard } from './aggregate.ts';
 import { DEVIATION_CLASSES } from './beyond.ts';
 import { ALL_CATEGORIES } from './categories.ts';

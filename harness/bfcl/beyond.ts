@@ -5,9 +5,9 @@
 import type { OpenAITool } from '../core/chat.ts';
 import { pyToJson, type PyValue } from '../core/pyliteral/index.ts';
 import { parseToolCalls, type ParsedCall } from '../parse/index.ts';
-import { attribute, type Tier, type Verdict } from '../probe/attribute/index.ts';
-import type { ArgRule, ExpectedCall } from '../probe/cases/types.ts';
-import { scoreTier, type LayeredScore, type TierObservation } from '../probe/score/index.ts';
+import { attribute, type Tier, type Verdict } from '../calls/attribute/index.ts';
+import type { ArgRule, ExpectedCall } from '../match/types.ts';
+import { scoreTier, type LayeredScore, type TierObservation } from '../calls/score/index.ts';
 import { checkKindOf, containsMultiTurnIrrelevance, isIrrelevance, languageOf } from './categories.ts';
 import { simpleFunctionChecker, type DecodedCall } from './checker/ast.ts';
 import type { BfclCase } from './data.ts';

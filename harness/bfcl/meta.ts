@@ -4,8 +4,8 @@
 // hold exactly what `toolgauge bfcl rescore` writes for the same outputs.
 import { z } from 'zod';
 import type { InstanceMetaBase } from '../kit/types.ts';
-import { CAUSES } from '../probe/attribute/index.ts';
-import type { Bit, LayeredScore } from '../probe/score/index.ts';
+import { CAUSES } from '../calls/attribute/index.ts';
+import type { Bit, LayeredScore } from '../calls/score/index.ts';
 import { DEVIATION_CLASSES, type Beyond, type Deviation } from './beyond.ts';
 import { ALL_CATEGORIES } from './categories.ts';
 import type { BfclCase } from './data.ts';

@@ -14,8 +14,8 @@ import { compareBatch, batchMarkdown, type BatchModel } from './batch-compare.ts
 import { agentFolder, BUILTIN_AGENT_TYPES } from './config.ts';
 import type { MazeMeta } from './meta.ts';
 import { modelDirName } from './output.ts';
-import { parseLineup } from '../probe/axes/lineup.ts';
-import { API_KEY_ENV } from '../probe/run/lineup-limits.ts';
+import { parseLineup } from '../calls/lineup/lineup.ts';
+import { API_KEY_ENV } from '../calls/lineup/lineup-limits.ts';
 
 /** The flags the batch reads; the rest go to every model's run unchanged. */
 const BATCH_FLAGS = ['--models', '--lineup', '--allow-env'] as const;

@@ -1,6 +1,6 @@
 /**
  * Guess a model's tool-call family from its chat template source (or a prompt rendered with it), by the markers
- * it writes or describes. A fallback: harness/probe/templates detects the family from what the template renders
+ * it writes or describes. A fallback: harness/templates detects the family from what the template renders
  * (detectTemplateFamily) and uses this only when nothing renders. Checked most specific first: Gemma 4's
  * `<|tool_call>`, Phi-4-mini's `<|tool_call|>…<|/tool_call|>` and Granite's `<|tool_call|>` share a prefix;
  * GLM, Qwen3.5's XML and Hermes all write `<tool_call>`; Functionary v3.1 also mentions `<|python_tag|>`.

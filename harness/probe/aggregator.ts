@@ -16,12 +16,12 @@ import {
 import { TOOLHOUND_CAUSES } from './axes/attribution-tree.ts';
 import { lowerIsBetterOf } from './axes/direction.ts';
 import { conditionalName, LAYERS, toolhoundName } from './axes/rates.ts';
-import { CAUSES, TIERS } from './attribute/index.ts';
+import { CAUSES, TIERS } from '../calls/attribute/index.ts';
 import { aggregateProbe, only, probeMarkdown } from './report.ts';
 import { armKey } from './run/arms.ts';
 import type { ProbeMeta } from './run/types.ts';
 import { quantizationRefusal, type SavedRunConfig } from './quant-guard.ts';
-import { LAYERED_METRICS } from './score/index.ts';
+import { LAYERED_METRICS } from '../calls/score/index.ts';
 
 const bar = (label: string, e: EstimateJson | undefined): Bar => ({
   label,

@@ -15,10 +15,10 @@ import {
   type TreeRecord,
 } from './axes/attribution-tree.ts';
 import { compareArms, type Arm as OutcomeArm, type ComparisonTable } from './axes/compare-tables.ts';
-import { checkQuantizationPair, type RunIdentity } from './axes/lineup.ts';
+import { checkQuantizationPair, type RunIdentity } from '../calls/lineup/lineup.ts';
 import { damageSummary } from './axes/quant-damage.ts';
 import { CONDITION, conditionalName, LAYERS, layerOutcomes, toolhoundName } from './axes/rates.ts';
-import { CAUSES, TIERS, type Tier } from './attribute/index.ts';
+import { CAUSES, TIERS, type Tier } from '../calls/attribute/index.ts';
 import { AXES, armKey, armSuffix, type Arm, type Axis } from './run/arms.ts';
 import type { ProbeMeta } from './run/types.ts';
 import { perCase, probeOutcomes, probeRate, tierMetrics, type Value } from './report.ts';

@@ -6,11 +6,11 @@ import { lintCases } from './cases/lint.ts';
 import { loadCases } from './cases/load.ts';
 import { FAMILIES } from '../parse/index.ts';
 import { SERVERS } from '../constrain/requests.ts';
-import { parseLineup } from './axes/lineup.ts';
-import { testModelDirOf } from './registry/registry.ts';
+import { parseLineup } from '../calls/lineup/lineup.ts';
+import { testModelDirOf } from '../calls/registry/registry.ts';
 import { checkAxes, onSimulator } from './run/arms.ts';
 import { fetchEndpointIdentity } from './run/endpoint.ts';
-import { API_KEY_ENV } from './run/lineup-limits.ts';
+import { API_KEY_ENV } from '../calls/lineup/lineup-limits.ts';
 import {
   DECODES,
   METHODS,
@@ -210,7 +210,7 @@ function lineupFirstEntry(argv: readonly string[]): ReturnType<typeof parseLineu
 
 /**
  * The run's key when its endpoint comes from a lineup's first entry: that entry's own key (its `api_key_env`, when
- * the name is allowed — run/lineup-limits.ts), else none. `OPENAI_API_KEY` belongs to the endpoint the user names;
+ * the name is allowed — harness/calls/lineup/lineup-limits.ts), else none. `OPENAI_API_KEY` belongs to the endpoint the user names;
  * a lineup file must not have it sent to the URL the file names. `undefined`: the run's endpoint is the user's.
  */
 export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): { key: string | undefined } | undefined {

@@ -1,8 +1,8 @@
-import type { Cause, Tier, Verdict } from './attribute/index.ts';
+import type { Cause, Tier, Verdict } from '../calls/attribute/index.ts';
 import type { ArgRule, ExpectedCall } from './cases/types.ts';
 import { parseToolCalls, type ParseOptions, type ParsedCall, type ParseResult } from '../parse/index.ts';
 import type { ProbeMeta } from './run/types.ts';
-import { matchCalls } from './score/index.ts';
+import { matchCalls } from '../calls/score/index.ts';
 
 /**
  * Probe matchers. Each failure message says what a person needs: the expected and the actual call(s), the

@@ -4,7 +4,7 @@
  * damage. Two runs are such a pair when one is `--quantization-of` the other's `--label`, or both are quantizations
  * of the same label. Pure: reads the runs' config blocks (summary.json).
  */
-import { checkQuantizationPair, type RunIdentity } from './axes/lineup.ts';
+import { checkQuantizationPair, type RunIdentity } from '../calls/lineup/lineup.ts';
 
 export interface SavedRunConfig {
   dir: string;

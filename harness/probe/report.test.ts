@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { buildSummary } from '../report/summary.ts';
 import { reproHeader } from '../core/repro.ts';
 import { readConfig } from '../core/config.ts';
-import { scoreTier } from './score/index.ts';
+import { scoreTier } from '../calls/score/index.ts';
 import { aggregateProbe, probeMarkdown, probeOutcomes } from './report.ts';
 import type { ProbeMeta } from './run/types.ts';
-import type { Cause, VerdictKind } from './attribute/index.ts';
+import type { Cause, VerdictKind } from '../calls/attribute/index.ts';
 
 const tool = {
   type: 'function' as const,

@@ -2,9 +2,9 @@ import { compareIds } from '../report/aggregate.ts';
 import { fenced, fmtEstimate, headerBlock, mdText, table } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
 import { clusterBootstrapRate, estimateRate, type MetricEstimate } from '../stats/index.ts';
-import { CAUSES, TIERS, VERDICT_KINDS, type Tier } from './attribute/index.ts';
+import { CAUSES, TIERS, VERDICT_KINDS, type Tier } from '../calls/attribute/index.ts';
 import { CATEGORY_NAMES } from './cases/types.ts';
-import { LAYERED_METRICS, METRIC_DENOMINATORS, type LayeredMetric } from './score/index.ts';
+import { LAYERED_METRICS, METRIC_DENOMINATORS, type LayeredMetric } from '../calls/score/index.ts';
 import type { ProbeMeta } from './run/types.ts';
 import { axesSections, layerReadingsSection, toolhoundTreeSection } from './arms-markdown.ts';
 

@@ -4,7 +4,7 @@ import { parsePolicySpec } from '../sim/policy-spec.ts';
 import { loadCases } from './cases/load.ts';
 import type { ProbeCase } from './cases/types.ts';
 import { FAMILIES, parseToolCalls, renderToolCalls } from '../parse/index.ts';
-import { scoreTier } from './score/index.ts';
+import { scoreTier } from '../calls/score/index.ts';
 import {
   ABSTAIN_TEXT,
   behaviourFor,
@@ -20,7 +20,7 @@ import {
   SIM_DROPPING_TEMPLATE,
   wrongDecision,
 } from './sim-responder.ts';
-import { referenceTemplate, renderChat } from './templates/index.ts';
+import { referenceTemplate, renderChat } from '../templates/index.ts';
 
 const cases = loadCases(fromRoot('cases', 'probe', 'cases.jsonl'), { dateContext: '2026-01-15' }).cases;
 const byId = new Map(cases.map((c) => [c.id, c]));

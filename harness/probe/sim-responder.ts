@@ -22,7 +22,7 @@ import {
   renderChat,
   SHAPES,
   type MessageShape,
-} from './templates/index.ts';
+} from '../templates/index.ts';
 
 /**
  * The simulated model on probe cases — a CALIBRATION FIXTURE, not a model. It knows each case's expected calls

@@ -9,7 +9,7 @@ import { paTool, PA_TOOL_DEFAULTS } from '../methods/pa-tool.ts';
 import { ModelClient } from '../model/client.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
 import { probeCaseView } from './case-view.ts';
-import type { RunIdentity } from './axes/lineup.ts';
+import type { RunIdentity } from '../calls/lineup/lineup.ts';
 import { probeAggregator, PROBE_METRICS } from './aggregator.ts';
 import { defaultToolsFile, loadCases } from './cases/load.ts';
 import { probeMatchers } from './matchers.ts';
@@ -26,7 +26,7 @@ import {
   type ProbeInstance,
 } from './run/arms.ts';
 import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
-import { bundledRegistry } from './registry/registry.ts';
+import { bundledRegistry } from '../calls/registry/registry.ts';
 import { PROBE_FILES } from './run/output.ts';
 import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
 import { ggufPathOf, ggufRunIdentity, ggufTemplate } from './run/gguf-lineup.ts';

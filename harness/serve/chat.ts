@@ -4,7 +4,7 @@
  * (harness/parse), the rest content. Pure.
  */
 import { parseToolCalls, type Family } from '../parse/index.ts';
-import { renderChat, TemplateError, type ChatMessage as TemplateMessage } from '../probe/templates/index.ts';
+import { renderChat, TemplateError, type ChatMessage as TemplateMessage } from '../templates/index.ts';
 import { toolSchemas } from './constraint.ts';
 import { HttpError, type ChatBody } from './request.ts';
 

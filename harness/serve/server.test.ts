@@ -10,7 +10,7 @@ import {
   type Engine,
   type EngineInfo,
 } from '../engine/types.ts';
-import { referenceTemplate } from '../probe/templates/index.ts';
+import { referenceTemplate } from '../templates/index.ts';
 import { startServe, type ServeHandle } from './server.ts';
 
 type Script = (

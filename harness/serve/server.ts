@@ -16,7 +16,7 @@ import {
   type EngineInfo,
   type GeneratedTokenLogprob,
 } from '../engine/types.ts';
-import { detectFamily } from '../probe/templates/index.ts';
+import { detectFamily } from '../templates/index.ts';
 import { chatPrompt, readReply, type TemplateInfo } from './chat.ts';
 import { chatConstraint, completionConstraint } from './constraint.ts';
 import { generate, type Sampling } from './generate.ts';

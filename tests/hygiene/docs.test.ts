@@ -223,7 +223,7 @@ describe('the repository', () => {
   it('the README is a front door: under 200 lines, with every suite in its one table', () => {
     const readme = repoFiles.read('README.md');
     expect(readme.split('\n').length).toBeLessThan(200);
-    // cells may be padded to the column's width (the table is aligned)
+    // cells padded to the column's width (the formatter aligns Markdown tables)
     for (const suite of ['toolhop', 'maze', 'probe', 'bfcl', 'apibank'])
       expect(readme).toMatch(
         new RegExp(`\\| \`toolgauge ${suite}\` +\\| \\[docs/${suite}\\.md\\]\\(docs/${suite}\\.md\\) +\\|`),

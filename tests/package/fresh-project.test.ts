@@ -102,7 +102,7 @@ describe('the packed package', () => {
         'harness/engine/child.mjs',
         'harness/sandbox/runtime/toolhop_runtime.py',
         'harness/bfcl/python/bfcl_exec.py',
-        'harness/probe/templates/reference/hermes.jinja',
+        'harness/templates/reference/hermes.jinja',
         'harness/core/pyliteral/data/unicode-names-14.0.0.txt.gz',
         'cases/toolhop/sample.json',
         'cases/maze/c1.json',

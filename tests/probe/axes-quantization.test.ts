@@ -14,7 +14,7 @@ import { runProbeCases } from '../../harness/probe/run/batch.ts';
 import type { ProbeSettings } from '../../harness/probe/run/env.ts';
 import { createProbeResponder, SIM_DROPPING_TEMPLATE } from '../../harness/probe/sim-responder.ts';
 import { probeMeta, probeSuite, templateOf } from '../../harness/probe/suite.ts';
-import { referenceTemplate } from '../../harness/probe/templates/index.ts';
+import { referenceTemplate } from '../../harness/templates/index.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 import { tempDir } from '../helpers/cli.ts';
 

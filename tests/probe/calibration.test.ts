@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { ModelClient } from '../../harness/model/client.ts';
-import { CAUSES, type Cause } from '../../harness/probe/attribute/index.ts';
+import { CAUSES, type Cause } from '../../harness/calls/attribute/index.ts';
 import { loadCases } from '../../harness/probe/cases/load.ts';
 import type { ProbeCase } from '../../harness/probe/cases/types.ts';
 import { runProbeCases } from '../../harness/probe/run/batch.ts';

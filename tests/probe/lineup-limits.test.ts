@@ -112,7 +112,7 @@ describe('lineup files are trusted input with limits', () => {
     const marker = 'PRIVATE-FILE-7c2e91';
     writeFileSync(
       join(dir, 'private', 'secret.jinja'),
-      `${marker}\n${readFileSync(fromRoot('harness/probe/templates/reference/hermes.jinja'), 'utf8')}`,
+      `${marker}\n${readFileSync(fromRoot('harness/templates/reference/hermes.jinja'), 'utf8')}`,
     );
     const file = join(dir, 'lineup', 'lineup.yaml');
     // An absolute path, and the same file through ../ (relative paths are relative to the lineup's folder).

@@ -9,7 +9,7 @@ import { run, USAGE } from './template.ts';
 const FIXTURE = fileURLToPath(
   new URL('../../../fixtures/probe/templates/dated-chatml-drops-calls.jinja', import.meta.url),
 );
-const REFERENCE = fileURLToPath(new URL('../../probe/templates/reference/hermes.jinja', import.meta.url));
+const REFERENCE = fileURLToPath(new URL('../../templates/reference/hermes.jinja', import.meta.url));
 
 async function capture(argv: string[]): Promise<{ code: number; out: string }> {
   let out = '';

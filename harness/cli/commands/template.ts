@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../core/errors.ts';
-import { checkTemplate, type Finding, type TemplateCheck } from '../../probe/templates/check.ts';
-import { shapeLabel } from '../../probe/templates/shapes.ts';
-import type { ChatMessage } from '../../probe/templates/types.ts';
+import { checkTemplate, type Finding, type TemplateCheck } from '../../templates/check.ts';
+import { shapeLabel } from '../../templates/shapes.ts';
+import type { ChatMessage } from '../../templates/types.ts';
 import { parseFlags, type FlagSpecs } from '../../kit/flags/flags.ts';
 
 // toolgauge template check --template FILE [--json]

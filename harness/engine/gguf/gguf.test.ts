@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../core/errors.ts';
-import { renderChat } from '../../probe/templates/render.ts';
+import { renderChat } from '../../templates/render.ts';
 import { TEST_TEMPLATES } from './chat-templates.ts';
 import { encodeF16, encodeQ8_0 } from './encode.ts';
 import { readGgufHeaderFromBytes, tensorTypeOf, factsOfHeader } from './reader.ts';

@@ -12,7 +12,7 @@ import {
   lineupTable,
   parseLineup,
   quantizationPairs,
-} from './lineup.ts';
+} from '../../calls/lineup/lineup.ts';
 import { layerOutcomes, layerRates, type LayerRecord } from './rates.ts';
 
 const ids = (n: number, p = 'c') => Array.from({ length: n }, (_, i) => `${p}${String(i).padStart(2, '0')}`);

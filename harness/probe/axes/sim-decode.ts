@@ -11,9 +11,9 @@ import { constrainedOutput, type SimulatedDecode } from '../../constrain/simulat
 import type { ConstraintSpec } from '../../constrain/requests.ts';
 import type { Family } from '../../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
-import { LAYERED_METRICS, scoreTier, type LayeredScore } from '../score/index.ts';
+import { LAYERED_METRICS, scoreTier, type LayeredScore } from '../../calls/score/index.ts';
 import { intentOf, modelOutput, type Behaviour } from '../sim-responder.ts';
-import { applyShape, chooseShape, referenceTemplate, renderChat, SHAPES } from '../templates/index.ts';
+import { applyShape, chooseShape, referenceTemplate, renderChat, SHAPES } from '../../templates/index.ts';
 import { observeText, tierObservation } from '../run/observe.ts';
 import { layerOutcomes, type LayerRecord } from './rates.ts';
 import type { Arm } from './compare-tables.ts';

@@ -5,7 +5,7 @@ import { presentCall, type RenameMap } from '../../methods/rename.ts';
 import type { Sampler } from '../../methods/types.ts';
 import { parseToolCalls, renderToolCalls } from '../../parse/index.ts';
 import { loadCases } from '../cases/load.ts';
-import { scoreTier } from '../score/index.ts';
+import { scoreTier } from '../../calls/score/index.ts';
 
 // `--method pa_tool` end to end on the bundled cases with a simulated model: PA-Tool samples names from the
 // model, the request is presented renamed, the model answers in the presented names, toolgauge parses against the

@@ -1,5 +1,5 @@
 import type { OpenAITool } from '../../core/chat.ts';
-import { schemaErrors } from '../score/schema.ts';
+import { schemaErrors } from '../../calls/score/schema.ts';
 import type { LoadedCases } from './load.ts';
 import { CATEGORIES, priorCalls, type ProbeCase } from './types.ts';
 

@@ -4,14 +4,14 @@ import { z } from 'zod';
 import { intFrom, parseEnv } from '../../core/config.ts';
 import { DataError, UsageError } from '../../core/errors.ts';
 import { checkGgufQuant, ensureTestModel, ggufPathOf, withGgufQuantization } from './gguf-lineup.ts';
-import { testModelDirOf } from '../registry/registry.ts';
+import { testModelDirOf } from '../../calls/registry/registry.ts';
 import { fromRoot } from '../../core/paths.ts';
 import { registerSecret } from '../../core/redact.ts';
 import { SERVERS, type Server } from '../../constrain/requests.ts';
 import { FAMILIES, type Family } from '../../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
-import { lineupFromModels, parseLineup, type LineupEntry } from '../axes/lineup.ts';
-import { checkKeyEnv, templateInLineupFolder } from './lineup-limits.ts';
+import { lineupFromModels, parseLineup, type LineupEntry } from '../../calls/lineup/lineup.ts';
+import { checkKeyEnv, templateInLineupFolder } from '../../calls/lineup/lineup-limits.ts';
 
 /**
  * The probe suite's own settings, from the environment (the CLI turns flags into these; plain `vitest run
@@ -82,7 +82,7 @@ const ProbeEnvSchema = z.object({
     .optional(),
   TOOLGAUGE_PROBE_MODELS: list.optional(),
   TOOLGAUGE_PROBE_LINEUP: z.string().min(1).optional(),
-  /** Variables a lineup's `api_key_env` may name besides `*_API_KEY` (run/lineup-limits.ts). */
+  /** Variables a lineup's `api_key_env` may name besides `*_API_KEY` (harness/calls/lineup/lineup-limits.ts). */
   TOOLGAUGE_PROBE_ALLOW_ENV: list.optional(),
   TOOLGAUGE_PROBE_LABEL: z
     .string()

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTestModel } from '../../engine/gguf/test-model.ts';
-import { checkQuantizationPair } from '../axes/lineup.ts';
+import { checkQuantizationPair } from '../../calls/lineup/lineup.ts';
 import type { ModelEntry } from './env.ts';
 import { ggufRunIdentity, ggufTemplate, withGgufQuantization } from './gguf-lineup.ts';
 

@@ -8,7 +8,7 @@
 import { sha256, stableStringify } from '../../core/hash.ts';
 import { metaString, readGgufHeader, tensorTypeOf } from '../../engine/gguf/reader.ts';
 import type { GgufHeader } from '../../engine/gguf/types.ts';
-import type { RunIdentity } from '../axes/lineup.ts';
+import type { RunIdentity } from '../../calls/lineup/lineup.ts';
 import type { ModelEntry } from './env.ts';
 import { prepareTemplateSource, type PreparedTemplate } from './template.ts';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CAUSES, VERDICT_KINDS } from '../attribute/index.ts';
-import { LAYERED_METRICS } from '../score/index.ts';
+import { CAUSES, VERDICT_KINDS } from '../../calls/attribute/index.ts';
+import { LAYERED_METRICS } from '../../calls/score/index.ts';
 import { TRANSPORTS } from './env.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { parseToolCalls, type Family, type ParsedCall, type ParseResult, type ToolSchema } from '../../parse/index.ts';
-import type { TierObservation } from '../score/index.ts';
-import type { Tier } from '../attribute/index.ts';
+import type { TierObservation } from '../../calls/score/index.ts';
+import type { Tier } from '../../calls/attribute/index.ts';
 
 /**
  * What each parser tier recovers from one model output. Pure.

@@ -5,7 +5,7 @@
  * longer one).
  */
 import type { AnswerScorer } from '../../methods/types.ts';
-import { renderChat } from '../templates/index.ts';
+import { renderChat } from '../../templates/index.ts';
 import { localEngine } from './quant-damage-run.ts';
 
 export function engineScorer(path: string, injectedDate: string): AnswerScorer {

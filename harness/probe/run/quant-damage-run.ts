@@ -8,7 +8,7 @@ import type { Engine, EngineInfo } from '../../engine/types.ts';
 import { renderToolCalls, type Family } from '../../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
 import { caseDamage, type CaseDamage, type StepDistribution } from '../axes/quant-damage.ts';
-import { chooseShape, detectFamily, SHAPES } from '../templates/index.ts';
+import { chooseShape, detectFamily, SHAPES } from '../../templates/index.ts';
 import { caseNow, renderCase } from './template.ts';
 
 /** Full distributions (exact KL) up to this vocabulary size; above it, top-K lists (a lower bound on KL). */

@@ -14,7 +14,7 @@ import {
   SHAPES,
   type MessageShape,
   type TemplateCheck,
-} from '../templates/index.ts';
+} from '../../templates/index.ts';
 
 /**
  * A chat template made ready for a probe run, once per run: its defects (checkTemplate), the message shape that

@@ -1,7 +1,7 @@
 import type { ExpectedCall } from '../cases/types.ts';
-import type { Tier, Verdict } from '../attribute/index.ts';
+import type { Tier, Verdict } from '../../calls/attribute/index.ts';
 import type { ParsedCall } from '../../parse/index.ts';
-import type { LayeredScore } from '../score/index.ts';
+import type { LayeredScore } from '../../calls/score/index.ts';
 import type { TierParse } from './observe.ts';
 import type { Transport } from './env.ts';
 

@@ -6,6 +6,7 @@ export {
   type Bit,
   type LayeredMetric,
   type LayeredScore,
+  type ScoredCase,
   type TierObservation,
 } from './score.ts';
 export { matchCalls, type CallMatch, type CallPair } from '../../match/calls.ts';

@@ -8,7 +8,7 @@ import { renderChat } from './render.ts';
 import { REFERENCE_FAMILIES, referenceTemplate } from './repair.ts';
 import { priorCallOutcome } from './shapes.ts';
 
-const TEMPLATES = fileURLToPath(new URL('../../../../shared/data/templates/', import.meta.url));
+const TEMPLATES = fileURLToPath(new URL('../../../shared/data/templates/', import.meta.url));
 const haveReal = existsSync(TEMPLATES);
 const real = (name: string): string => readFileSync(`${TEMPLATES}${name}.jinja`, 'utf8');
 const ids = (c: TemplateCheck): FindingId[] => [...new Set(c.findings.map((f) => f.id))].sort();

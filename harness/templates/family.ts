@@ -7,7 +7,7 @@
  * llama.cpp's chat auto-parser finds the format the same way (diffing renders of the template); this is what
  * makes Qwen3.5 XML, Seed-OSS, GLM, Gemma 4, LFM2, Phi-4-mini and Kimi-K2 templates come out right.
  */
-import { AUTO_ORDER, familyOfTemplate, parseToolCalls, type Family } from '../../parse/index.ts';
+import { AUTO_ORDER, familyOfTemplate, parseToolCalls, type Family } from '../parse/index.ts';
 import { PROBE_ARGUMENTS, PROBE_TOOL, PROBE_TOOL_NAME, PROBE_TOOL_PLAIN, userMessage } from './fixtures.ts';
 import { referenceTemplate } from './reference.ts';
 import type { RenderAllowance } from './engine.ts';

@@ -1,8 +1,8 @@
-import { sha256, stableStringify } from '../../core/hash.ts';
+import { sha256, stableStringify } from '../core/hash.ts';
 import { BudgetExceeded, CHECK_BUDGET, compileTemplate, RENDER_BUDGET, RenderAllowance } from './engine.ts';
 import { TemplateError } from './errors.ts';
 import { detectTemplateFamily, type FamilyDetection } from './family.ts';
-import { detectAttempt } from '../../parse/detect.ts';
+import { detectAttempt } from '../parse/detect.ts';
 import {
   callMessage,
   FOLLOW_UP,

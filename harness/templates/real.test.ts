@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fromRoot } from '../../core/paths.ts';
+import { fromRoot } from '../core/paths.ts';
 import { checkTemplate, type TemplateCheck } from './check.ts';
 import { detectTemplateFamily } from './family.ts';
 

@@ -5,7 +5,7 @@ import { checkTemplate, type FindingId } from './check.ts';
 import { detectFamily } from './family.ts';
 import { REFERENCE_FAMILIES, referenceTemplate, repairTemplate } from './repair.ts';
 
-const TEMPLATES = fileURLToPath(new URL('../../../../shared/data/templates/', import.meta.url));
+const TEMPLATES = fileURLToPath(new URL('../../../shared/data/templates/', import.meta.url));
 const real = (name: string): string => readFileSync(`${TEMPLATES}${name}.jinja`, 'utf8');
 const isReference = (s: string | null): boolean => s !== null && s.startsWith('{#- toolgauge reference template');
 

@@ -1,6 +1,6 @@
 import { Environment, Interpreter, Template } from '@huggingface/jinja';
 import { EngineUnsupported, PythonRuntimeError, TemplateError, TemplateRaise } from './errors.ts';
-import { isPySpace } from '../../core/pyliteral/unicode.ts';
+import { isPySpace } from '../core/pyliteral/unicode.ts';
 
 // @huggingface/jinja is the rendering engine. Hugging Face's transformers renders chat templates with Python's
 // jinja2, so wherever the two differ we either make this engine behave like jinja2 (when the Python behaviour is

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromRoot } from '../../core/paths.ts';
+import { fromRoot } from '../core/paths.ts';
 import { DEFAULT_NOW, renderChat } from './render.ts';
 import type { TemplateError } from './errors.ts';
 import {
@@ -30,7 +30,7 @@ import type { ChatMessage, OpenAITool } from './types.ts';
 // Real templates: fixtures/templates (redistributable, see PROVENANCE.md), ../shared/data/templates, and any
 // folder named by TOOLGAUGE_EXTRA_TEMPLATES (templates whose licences keep them out of the repository).
 const PYTHON = process.env.TOOLGAUGE_PYTHON ?? '/usr/bin/python3';
-const ORACLE = fromRoot('harness', 'probe', 'templates', 'jinja2_render.py');
+const ORACLE = fromRoot('harness', 'templates', 'jinja2_render.py');
 const hasJinja2 = (() => {
   try {
     execFileSync(PYTHON, ['-c', 'import jinja2'], { stdio: 'ignore' });

@@ -8,7 +8,7 @@ import { REFERENCE_FAMILIES, referenceTemplate } from './repair.ts';
 import { applyShape, chooseShape, priorCallOutcome, SHAPES, type MessageShape } from './shapes.ts';
 import type { ChatMessage } from './types.ts';
 
-const TEMPLATES = fileURLToPath(new URL('../../../../shared/data/templates/', import.meta.url));
+const TEMPLATES = fileURLToPath(new URL('../../../shared/data/templates/', import.meta.url));
 const NINE = /^[A-Za-z0-9]{9}$/;
 
 describe('applyShape', () => {

@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DataError } from '../../core/errors.ts';
 import { readGgufHeader, tensorTypeOf } from '../../engine/gguf/reader.ts';
 import { planRun, settingsOf } from '../../kit/plan.ts';
-import { parseLineup } from '../axes/lineup.ts';
-import { checkGgufQuant, ensureTestModel } from '../run/gguf-lineup.ts';
-import { probeSuite } from '../suite.ts';
+import { parseLineup } from '../lineup/lineup.ts';
+import { checkGgufQuant, ensureTestModel } from '../../probe/run/gguf-lineup.ts';
+import { probeSuite } from '../../probe/suite.ts';
 import { bundledRegistry, fromRegistry, parseRegistry, testModelDirOf, testModelPath } from './registry.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tg-registry-'));

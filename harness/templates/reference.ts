@@ -10,7 +10,7 @@
  * jinja2 (differential.test.ts) and round-trips through the family's parser (reference.test.ts).
  */
 import { readFileSync } from 'node:fs';
-import { FAMILIES, renderToolCalls, type Family } from '../../parse/index.ts';
+import { FAMILIES, renderToolCalls, type Family } from '../parse/index.ts';
 
 interface Dialect {
   /** written once at the start */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProbeCase } from '../cases/types.ts';
-import { scoreTier, type TierObservation } from '../score/index.ts';
+import { scoreTier, type ScoredCase, type TierObservation } from '../score/index.ts';
 import { attribute, type AttributionInput } from './index.ts';
 
 const tools = [
@@ -25,9 +24,8 @@ const o = (calls: TierObservation['calls'], attempted = calls.length > 0, trunca
   truncated,
 });
 
-type Case = Pick<ProbeCase, 'tools' | 'rules' | 'expected'>;
 function input(
-  c: Case,
+  c: ScoredCase,
   strict: TierObservation,
   lenient: TierObservation,
   extra: Partial<AttributionInput> = {},

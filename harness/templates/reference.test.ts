@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { callsFor, SCHEMA_TYPED, toolsFromCalls } from '../../parse/arbitraries.ts';
-import { FAMILIES, parseToolCalls, type ParsedCall } from '../../parse/index.ts';
+import { callsFor, SCHEMA_TYPED, toolsFromCalls } from '../parse/arbitraries.ts';
+import { FAMILIES, parseToolCalls, type ParsedCall } from '../parse/index.ts';
 import { detectTemplateFamily, generatedPart } from './family.ts';
 import { userMessage } from './fixtures.ts';
 import { referenceTemplate } from './reference.ts';

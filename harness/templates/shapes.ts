@@ -1,4 +1,4 @@
-import { deriveSeed, Rng } from '../../core/rng.ts';
+import { deriveSeed, Rng } from '../core/rng.ts';
 import { TemplateError, type TemplateErrorKind } from './errors.ts';
 import {
   PROBE_ARGUMENT_VALUE,

@@ -1,7 +1,8 @@
-import type { ProbeCase } from '../cases/types.ts';
+import type { OpenAITool } from '../../core/chat.ts';
 import type { ParsedCall } from '../../parse/index.ts';
 import { matchCalls } from '../../match/calls.ts';
 import type { Mismatch } from '../../match/rules.ts';
+import type { ArgRule, ExpectedCall } from '../../match/types.ts';
 import { schemaErrors } from './schema.ts';
 
 /** What one parser tier saw in a model output. */
@@ -61,9 +62,16 @@ export const METRIC_DENOMINATORS: Record<LayeredMetric, string> = {
   no_call: 'call-expected cases',
 };
 
+/** What scoring reads of a case: the offered tools, the expected calls (null: no call is right) and argument rules. */
+export interface ScoredCase {
+  tools: OpenAITool[];
+  expected: ExpectedCall[] | null;
+  rules: Record<string, ArgRule>;
+}
+
 const bit = (b: boolean): 0 | 1 => (b ? 1 : 0);
 
-export function scoreTier(c: Pick<ProbeCase, 'expected' | 'tools' | 'rules'>, o: TierObservation): LayeredScore {
+export function scoreTier(c: ScoredCase, o: TierObservation): LayeredScore {
   const empty = {
     parse_ok: null,
     schema_valid: null,

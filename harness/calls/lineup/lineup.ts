@@ -17,7 +17,7 @@
  *       base_url: http://127.0.0.1:8080/v1
  *       quantization: Q4_K_M
  *       quantization_of: qwen-bf16  # compared with that entry under the template/tokenizer guard
- *     - registry: llama-3.1-8b-instruct   # a key of the model registry (probe/registry): model, family,
+ *     - registry: llama-3.1-8b-instruct   # a key of the model registry (harness/calls/registry): model, family,
  *       base_url: http://127.0.0.1:8001/v1 #   quantization, repo and revision from there; label defaults to the key
  *     - registry: test-hermes   # a test model toolgauge writes itself; `quant` picks its tensor type
  *       quant: Q8_0

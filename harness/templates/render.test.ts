@@ -7,7 +7,7 @@ import { DEFAULT_NOW, renderChat } from './render.ts';
 import { strftime } from './strftime.ts';
 import type { ChatMessage } from './types.ts';
 
-const TEMPLATES = fileURLToPath(new URL('../../../../shared/data/templates/', import.meta.url));
+const TEMPLATES = fileURLToPath(new URL('../../../shared/data/templates/', import.meta.url));
 const real = (name: string): string => readFileSync(`${TEMPLATES}${name}.jinja`, 'utf8');
 
 const user: ChatMessage[] = [{ role: 'user', content: 'hi' }];
