@@ -11,7 +11,7 @@ import {
   tagsOf,
   text,
 } from '../kit/case-view/index.ts';
-import { attributionTable, callsPerTier, layerScorers } from '../probe/case-view.ts';
+import { attributionTable, callsPerTier, layerScorers } from '../kit/case-view/calls.ts';
 
 /** BFCL in `toolgauge view`: BFCL's own verdict beside toolgauge's layers and attribution, and the conversation. */
 function bfclCase(input: CaseInput): SuiteCase {

@@ -13,49 +13,7 @@ import {
   tagsOf,
   text,
 } from '../kit/case-view/index.ts';
-
-// The probe's tiers and layers as its metas name them; BFCL's case view shows its own with the same two helpers.
-const TIERS = ['strict', 'lenient'] as const;
-const LAYERS = ['parse_ok', 'schema_valid', 'tool_correct', 'args_correct', 'abstained', 'false_trigger'] as const;
-
-/** One scorer per tier and layer scored, with the tier's problems and mismatches as the reason. */
-export function layerScorers(layers: Obj): ScorerView[] {
-  return TIERS.flatMap((tier) => {
-    const l = obj(layers[tier]);
-    if (!layers[tier]) return [];
-    const why = [...arr(l.problems), ...arr(l.mismatches)].map((p) => text(p)).join('; ');
-    return LAYERS.filter((k) => l[k] !== undefined).map((k) => ({
-      name: `${tier} ${k}`,
-      value: num(l[k]),
-      reason: why || null,
-    }));
-  });
-}
-
-/** The attribution of each tier: cause, kind and evidence. */
-export function attributionTable(cause: Obj): Section {
-  return {
-    kind: 'table',
-    title: 'Attribution per tier, with its evidence',
-    head: ['tier', 'cause', 'kind', 'evidence'],
-    rows: TIERS.filter((t) => cause[t]).map((t) => [
-      t,
-      text(obj(cause[t]).cause) ?? '—',
-      text(obj(cause[t]).kind) ?? '',
-      text(obj(cause[t]).evidence) ?? '',
-    ]),
-  };
-}
-
-/** The calls parsed per tier, one row each. */
-export function callsPerTier(calls: Obj): Section {
-  return {
-    kind: 'table',
-    title: 'Calls parsed per tier',
-    head: ['tier', 'calls'],
-    rows: TIERS.filter((x) => calls[x]).map((x) => [x, callsText(calls[x]) || '(no call)']),
-  };
-}
+import { attributionTable, callsPerTier, layerScorers, TIERS } from '../kit/case-view/calls.ts';
 
 /** The probe in `toolgauge view`: the raw output, its parse per tier, the layers scored, the attribution with its evidence. */
 function probeCase(input: CaseInput): SuiteCase {

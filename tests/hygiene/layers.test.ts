@@ -251,9 +251,9 @@ describe('the layer check on planted modules (a throwaway tree)', () => {
 
     const bad = layerViolations(refs, ['maze', 'toolhop']);
     for (const line of [
-      'harness/kit/planted.ts → ../cli/main.ts (kit L4 imports cli L9)',
+      'harness/kit/planted.ts → ../cli/main.ts (kit L4 imports cli L10)',
       'harness/kit/planted.ts → ../builtin/load.ts (kit L4 imports builtin L7)',
-      'harness/kit/planted.ts → ../api/index.ts (kit L4 imports dynamically api L8)',
+      'harness/kit/planted.ts → ../api/index.ts (kit L4 imports dynamically api L9)',
       'harness/kit/planted.ts → ../optimize/index.ts (kit L4 names a path in optimize L7)',
       'harness/kit/planted.ts → ../../reporters/toolgauge.ts (kit L4 names a path in reporters L8)',
       'harness/kit/planted.ts → ../launch/start.ts (kit L4 names a path in launch L5)',
@@ -263,7 +263,7 @@ describe('the layer check on planted modules (a throwaway tree)', () => {
     ])
       expect(bad).toContain(line);
     expect(bad).toContain('harness/kit/planted.ts → ../view/**/*.ts (kit L4 imports dynamically view L8)');
-    expect(bad).toContain('harness/kit/planted.ts → ../cli/types.ts (kit L4 imports types from cli L9)');
+    expect(bad).toContain('harness/kit/planted.ts → ../cli/types.ts (kit L4 imports types from cli L10)');
     expect(bad).toHaveLength(11);
   });
 });
