@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { UsageError } from './errors.ts';
 import { registerSecret } from './redact.ts';
-import { EngineFacts, ggufPathOf } from './engine-facts.ts';
+import { type EngineFacts, ggufPathOf } from './engine-facts.ts';
 
 /**
  * The run configuration every suite shares, parsed from environment variables at the edge (the CLI turns flags into
@@ -79,8 +79,6 @@ const EnvSchema = z.object({
   TOOLGAUGE_SANDBOX_CONFINE: bool01.default(true),
   TOOLGAUGE_SANDBOX_SNAPSHOT: bool01.default(true),
   TOOLGAUGE_SIM_URL: z.string().url().optional(),
-  // Set by the process that started (or asked) the local engine of a gguf: run, in that process only.
-  TOOLGAUGE_ENGINE_INFO: z.string().optional(),
   TOOLGAUGE_ENGINE_THREADS: intFrom('TOOLGAUGE_ENGINE_THREADS', 1).optional(),
   TOOLGAUGE_ENGINE_PARALLEL: intFrom('TOOLGAUGE_ENGINE_PARALLEL', 1).optional(),
   TOOLGAUGE_ENGINE_CTX: intFrom('TOOLGAUGE_ENGINE_CTX', 64).optional(),
@@ -224,7 +222,8 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
             threads: e.TOOLGAUGE_ENGINE_THREADS,
             parallel: e.TOOLGAUGE_ENGINE_PARALLEL,
             contextSize: e.TOOLGAUGE_ENGINE_CTX,
-            facts: engineFactsFrom(e.TOOLGAUGE_ENGINE_INFO),
+            // set by the launcher once the engine is up (harness/launch/open-run.ts)
+            facts: undefined,
           },
     hf: {
       home: e.HF_HOME ?? (e.XDG_CACHE_HOME ? `${e.XDG_CACHE_HOME}/huggingface` : undefined),
@@ -235,22 +234,6 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
   };
   registerRunSecrets(cfg);
   return cfg;
-}
-
-function engineFactsFrom(json: string | undefined): EngineFacts | undefined {
-  if (!json) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch {
-    throw new UsageError('TOOLGAUGE_ENGINE_INFO: not valid JSON');
-  }
-  const r = EngineFacts.safeParse(raw);
-  if (!r.success)
-    throw new UsageError(
-      `TOOLGAUGE_ENGINE_INFO: field ${r.error.issues[0]!.path.join('.')}: ${r.error.issues[0]!.message}`,
-    );
-  return r.data;
 }
 
 /** Register the run's secrets for redaction (each process that handles the config: CLI, setup, workers). */

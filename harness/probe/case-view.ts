@@ -4,16 +4,14 @@ import {
   type CaseView,
   callsText,
   num,
-  type Obj,
   obj,
   pretty,
-  type ScorerView,
   type Section,
   type SuiteCase,
   tagsOf,
   text,
 } from '../kit/case-view/index.ts';
-import { attributionTable, callsPerTier, layerScorers, TIERS } from '../kit/case-view/calls.ts';
+import { attributionTable, layerScorers, TIERS } from '../kit/case-view/calls.ts';
 
 /** The probe in `toolgauge view`: the raw output, its parse per tier, the layers scored, the attribution with its evidence. */
 function probeCase(input: CaseInput): SuiteCase {

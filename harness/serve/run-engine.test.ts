@@ -24,8 +24,15 @@ const FACTS = {
   test_model: true,
 };
 
-const summaryOf = (env: Record<string, string>) => {
+/** The run configuration of a gguf: run once its engine is up: the launcher sets the facts on it. */
+const withFacts = (env: Record<string, string>, facts: typeof FACTS | undefined) => {
   const run = readConfig(env);
+  if (run.engine && facts) run.engine.facts = facts;
+  return run;
+};
+
+const summaryOf = (env: Record<string, string>, facts?: typeof FACTS) => {
+  const run = withFacts(env, facts);
   const header = reproHeader(run, { startedAt: new Date(0), endedAt: new Date(0) });
   return buildSummary({
     suite: 'x',
@@ -46,21 +53,15 @@ describe('gguf: models in the run configuration and its reports', () => {
     expect(run.baseUrl).toBeUndefined();
     expect(run.engine).toEqual({ threads: 2, parallel: undefined, contextSize: undefined, facts: undefined });
     expect(() => readConfig({ TOOLGAUGE_MODEL: 'gguf:' })).toThrow(/names no file/);
-    expect(() => readConfig({ TOOLGAUGE_MODEL: 'gguf:/m.gguf', TOOLGAUGE_ENGINE_INFO: '{' })).toThrow(
-      /TOOLGAUGE_ENGINE_INFO: not valid JSON/,
-    );
-    expect(() => readConfig({ TOOLGAUGE_MODEL: 'gguf:/m.gguf', TOOLGAUGE_ENGINE_INFO: '{"engine":"x"}' })).toThrow(
-      /TOOLGAUGE_ENGINE_INFO: field llama_cpp_build/,
-    );
+    // the facts come from the engine the launcher started, never from the environment
+    expect(
+      readConfig({ TOOLGAUGE_MODEL: 'gguf:/m.gguf', TOOLGAUGE_ENGINE_INFO: JSON.stringify(FACTS) }).engine?.facts,
+    ).toBeUndefined();
   });
 
   it("the header names the engine and the file; a test model's summary carries its notice; another's none", () => {
-    const env = {
-      TOOLGAUGE_MODEL: 'gguf:/m/q8.gguf',
-      OPENAI_BASE_URL: 'http://127.0.0.1:4000/v1',
-      TOOLGAUGE_ENGINE_INFO: JSON.stringify(FACTS),
-    };
-    const s = summaryOf(env);
+    const env = { TOOLGAUGE_MODEL: 'gguf:/m/q8.gguf', OPENAI_BASE_URL: 'http://127.0.0.1:4000/v1' };
+    const s = summaryOf(env, FACTS);
     expect(s.header.engine).toEqual(FACTS);
     expect(s.header.simulated).toBe(false);
     expect(s.notice).toMatch(/^TEST MODEL RUN: .*not from a language model/);
@@ -71,7 +72,7 @@ describe('gguf: models in the run configuration and its reports', () => {
     );
     expect(noticeTag(s)).toBe('  [TEST MODEL — random weights, not a model result]');
     expect(noticeTag(summaryOf({ TOOLGAUGE_MODEL: 'sim:oracle' }))).toBe('  [SIMULATOR — not a model result]');
-    const real = summaryOf({ ...env, TOOLGAUGE_ENGINE_INFO: JSON.stringify({ ...FACTS, test_model: false }) });
+    const real = summaryOf(env, { ...FACTS, test_model: false });
     expect(real.notice).toBeNull();
     expect(noticeTag(real)).toBe('');
     expect(headerBlock('t', real)).toContain('not a test model');
@@ -79,11 +80,7 @@ describe('gguf: models in the run configuration and its reports', () => {
 
   it('the fingerprint ignores the port the engine listened on and names the file: another file is another run', () => {
     const fp = (url: string, sha: string) => {
-      const run = readConfig({
-        TOOLGAUGE_MODEL: 'gguf:/m/q8.gguf',
-        OPENAI_BASE_URL: url,
-        TOOLGAUGE_ENGINE_INFO: JSON.stringify({ ...FACTS, sha256: sha }),
-      });
+      const run = withFacts({ TOOLGAUGE_MODEL: 'gguf:/m/q8.gguf', OPENAI_BASE_URL: url }, { ...FACTS, sha256: sha });
       return runFingerprint(toolhopSuite, run, toolhopSuite.settings({}, run), null);
     };
     const a = fp('http://127.0.0.1:4000/v1', 'c'.repeat(64));
@@ -101,11 +98,10 @@ describe('gguf: models in the run configuration and its reports', () => {
 describe("a gguf: run's shards", () => {
   it('merge although each shard served the file on its own port; another file is another run', () => {
     const shard = (port: number, sha: string) => {
-      const run = readConfig({
-        TOOLGAUGE_MODEL: 'gguf:/m/q8.gguf',
-        OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
-        TOOLGAUGE_ENGINE_INFO: JSON.stringify({ ...FACTS, sha256: sha }),
-      });
+      const run = withFacts(
+        { TOOLGAUGE_MODEL: 'gguf:/m/q8.gguf', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` },
+        { ...FACTS, sha256: sha },
+      );
       return { suite: 'toolhop', dataset: 'x', run: blobRunOf(run, {}) };
     };
     const kc = planRun({ TOOLGAUGE_MODEL: 'sim:oracle' }, []);

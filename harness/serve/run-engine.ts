@@ -130,16 +130,3 @@ async function factsOfFile(gguf: string, engine: string): Promise<EngineFacts> {
     test_model: f.testModel,
   };
 }
-
-/** Put a started (or asked) engine into a run's environment: the endpoint and the facts, for every later parse. */
-export function engineEnv(env: NodeJS.ProcessEnv, e: RunEngine): void {
-  env.OPENAI_BASE_URL = e.url;
-  env.TOOLGAUGE_ENGINE_INFO = JSON.stringify(e.facts);
-}
-
-/** Stop a run's engine, and take it out of this process's environment (a later run here must not find it). */
-export async function closeRunEngine(e: RunEngine, env: NodeJS.ProcessEnv): Promise<void> {
-  if (env.OPENAI_BASE_URL === e.url) delete env.OPENAI_BASE_URL;
-  if (env.TOOLGAUGE_ENGINE_INFO === JSON.stringify(e.facts)) delete env.TOOLGAUGE_ENGINE_INFO;
-  await e.close();
-}
