@@ -8,6 +8,7 @@ import { isDirRefusal } from './resume-check.ts';
 import { instanceKey } from './names.ts';
 import { defaultOutDir } from './outdir.ts';
 import { suiteNamed } from './registry.ts';
+import { suiteGeneration } from './sampling.ts';
 import type { DatasetInfo, InstanceMetaBase } from './types.ts';
 
 /** One eval test file after the run, reduced to what the kit needs (the reporter builds this from Vitest's). */
@@ -181,7 +182,7 @@ function endRuns(modules: readonly EndedModule[], kc: KitConfig, o: Parameters<t
     const header = reproHeader(kc.run, {
       dataset: run.ident?.dataset ?? null,
       templateSha256: known ? (def.templateSha256?.(kc.run, settings) ?? null) : null,
-      ...(known && def.generation ? { generation: def.generation(kc.run, settings) } : {}),
+      ...(known ? { generation: suiteGeneration(def, kc.run, settings) } : {}),
       startedAt: o.startedAt,
       endedAt: o.endedAt,
     });

@@ -4,6 +4,7 @@ import { parseKitConfig, settingsOf, type KitConfig } from './config.ts';
 import { finalizeSuite, type Finalized } from './finalize.ts';
 import { releaseDirLock } from './lock.ts';
 import { createRuntime } from './runtime.ts';
+import { generationHeader } from './sampling.ts';
 import { SuiteSession } from './session.ts';
 import type { InstanceMetaBase, SuiteDefinition } from './types.ts';
 
@@ -60,7 +61,7 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
     const header = reproHeader(kc.run, {
       dataset: loaded.dataset,
       templateSha256: def.templateSha256?.(kc.run, settings) ?? null,
-      ...(def.generation ? { generation: def.generation(kc.run, settings) } : {}),
+      generation: generationHeader(session.samplingPlan, def.generationFacts?.(kc.run, settings)),
       startedAt: started,
       endedAt: new Date(),
     });
