@@ -92,7 +92,11 @@ export function probeSampling(
 ): SamplingNeeds {
   const maxTokens = run.maxTokens ?? (s.transport === 'completions' ? COMPLETION_MAX_TOKENS : undefined);
   return {
-    base: { temperature: run.temperature, top_p: s.topP ?? 1, ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}) },
+    base: {
+      temperature: run.temperature,
+      top_p: s.topP ?? 1,
+      ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+    },
   };
 }
 
@@ -403,7 +407,9 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       method: s.methods,
       // PA-Tool's own sampling requests: its temperature (and a greedy one at 0), seeds derived from the run's seed
       // and the prompt, the same in every trial (config.axes.pa_tool has its values).
-      ...(s.methods.includes('pa_tool') ? { method_sampling: { pa_tool: 'own temperature; seeds from the run seed and the prompt' } } : {}),
+      ...(s.methods.includes('pa_tool')
+        ? { method_sampling: { pa_tool: 'own temperature; seeds from the run seed and the prompt' } }
+        : {}),
       ...(s.decode.some((d) => d !== 'free') ? { max_string_length: s.maxStringLength ?? null } : {}),
       endpoints,
       ...(known ? { model_sources: sources } : {}),

@@ -90,10 +90,13 @@ export function resolveGeneration(e: z.infer<typeof Env>): Generation {
  * ToolHop's sampling needs: the turns (the base values; a team's `--team-temperature` replaces their temperature)
  * and the final-answer call (phase `final`). Team members add their index to the trial's seed.
  */
-export function toolhopSampling(s: Pick<ToolhopSettings, 'generation' | 'topology' | 'teamTemperature'>): SamplingNeeds {
+export function toolhopSampling(
+  s: Pick<ToolhopSettings, 'generation' | 'topology' | 'teamTemperature'>,
+): SamplingNeeds {
   const turn = valuesOf(s.generation.turn, 0);
   return {
-    base: s.topology !== 'single' && s.teamTemperature !== undefined ? { ...turn, temperature: s.teamTemperature } : turn,
+    base:
+      s.topology !== 'single' && s.teamTemperature !== undefined ? { ...turn, temperature: s.teamTemperature } : turn,
     phases: { final: valuesOf(s.generation.final, 0) },
   };
 }

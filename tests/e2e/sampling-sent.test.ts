@@ -92,11 +92,20 @@ function expectEverySent(sent: Sent[], generation: Record<string, unknown>, base
 
 /** Run the suite in process with --seed 7 --trials 2 against a recording simulator. */
 async function runRecorded(def: AnySuite, env: Record<string, string>, responder?: Responder) {
-  const full = { TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_SEED: String(SEED), TOOLGAUGE_TRIALS: String(TRIALS), ...env };
+  const full = {
+    TOOLGAUGE_MODEL: 'sim:oracle',
+    TOOLGAUGE_SEED: String(SEED),
+    TOOLGAUGE_TRIALS: String(TRIALS),
+    ...env,
+  };
   const kc = parseKitConfig(full, [def]);
   const rec = await recordingSim(def.name, responder ?? def.responder!(kc.run, settingsOf(kc, def)));
   try {
-    const run = await runSuite(def, { ...full, TOOLGAUGE_SIM_URL: rec.url, TOOLGAUGE_OUT_DIR: tempDir(`sampling-${def.name}`) });
+    const run = await runSuite(def, {
+      ...full,
+      TOOLGAUGE_SIM_URL: rec.url,
+      TOOLGAUGE_OUT_DIR: tempDir(`sampling-${def.name}`),
+    });
     expect(run.finalized.harnessErrors).toBe(0);
     expect(run.metas.length).toBeGreaterThan(0);
     return { sent: rec.sent, generation: run.finalized.summary.header.generation };
@@ -174,7 +183,10 @@ describe('the generation settings in the header are the ones sent (seed 7, 2 tri
         const result = body.messages.find((x) => x.role === 'tool');
         if (!m || result) return { content: `<answer>${String(result?.content ?? '')}</answer>` };
         const args = JSON.stringify({ a: Number(m[1]), b: Number(m[2]) });
-        return { content: null, tool_calls: [{ id: 'c0', type: 'function', function: { name: 'add', arguments: args } }] };
+        return {
+          content: null,
+          tool_calls: [{ id: 'c0', type: 'function', function: { name: 'add', arguments: args } }],
+        };
       },
     };
     const def = evalSuite('sampling-eval', {

@@ -149,7 +149,9 @@ describe('lineups naming registry keys', () => {
     const kc = parseKitConfig({ TOOLGAUGE_MODEL: 'Qwen/Qwen3-0.6B', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [
       probeSuite,
     ]);
-    const g = probeSuite.generationFacts!(kc.run, settingsOf(kc, probeSuite)) as { model_sources?: Record<string, unknown> };
+    const g = probeSuite.generationFacts!(kc.run, settingsOf(kc, probeSuite)) as {
+      model_sources?: Record<string, unknown>;
+    };
     expect(g.model_sources).toEqual({
       'Qwen_Qwen3-0.6B': { registry: 'qwen3-0.6b', repo: 'Qwen/Qwen3-0.6B', revision: null, endpoint_revision: null },
     });
