@@ -71,7 +71,9 @@ describe('the fingerprint follows the sampling plan', () => {
   it('a different turn or final-call value, or seed, is a different run', () => {
     const base = fp({});
     expect(base['generation.seed_rule']).toBe('seed + trial');
-    for (const env of [{ TOOLHOP_TOP_P: '0.5' }, { TOOLHOP_FINAL_MAX_TOKENS: '32' }, { TOOLGAUGE_SEED: '8' }])
+    for (const env of [{ TOOLHOP_TOP_P: '0.5' }, { TOOLHOP_FINAL_MAX_TOKENS: '32' }, { TOOLGAUGE_SEED: '8' }] as Array<
+      Record<string, string>
+    >)
       expect(fp(env), JSON.stringify(env)).not.toEqual(base);
     expect(fp({})).toEqual(base);
   });
