@@ -39,10 +39,17 @@ export type {
   Loaded,
 } from '../kit/types.ts';
 export { genericAggregator, type ScoredMeta } from '../kit/generic.ts';
+export type { SamplingNeeds, SamplingValues } from '../kit/sampling.ts';
 
 // The model client and the simulator.
 export { ModelClient, type ModelClientOptions } from '../model/client.ts';
-export { ModelCallError, type ChatRequest, type ChatResponse, type CallContext } from '../model/types.ts';
+export {
+  ModelCallError,
+  type ChatRequest,
+  type ChatResponse,
+  type CallContext,
+  type Sampling,
+} from '../model/types.ts';
 export { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
 export {
   startSimServer,

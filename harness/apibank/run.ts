@@ -47,8 +47,8 @@ export const styleOf = (topology: ApibankTopology) => `${topology}_langgraph`;
 export interface RunDeps {
   client: ModelClient;
   model: string;
-  sampling: Omit<Sampling, 'seed'>;
-  seed: number;
+  /** The trial's sampling, seed included, as the kit hands it out (team members add their index to the seed). */
+  sampling: Sampling;
   trial: number;
   topology: ApibankTopology;
   /** Role prompts (the reference's layout); undefined: the reference's built-in fallback prompt. */
@@ -93,7 +93,7 @@ export async function runSingle(task: ApibankTask, d: RunDeps): Promise<TaskOutc
   const started = performance.now();
   try {
     const r = await d.client.chat(
-      { messages, ...d.sampling, seed: d.seed + d.trial },
+      { messages, ...d.sampling },
       { instance: `apibank:${task.id}`, agent: 'solver', trial: d.trial },
     );
     const raw = r.content ?? '';
@@ -196,7 +196,7 @@ export async function runTeamTask(task: ApibankTask, d: RunDeps, plan: TeamPlan)
     answerOf: (final) => (final.trim() ? answerKey(extractApiCall(final)) : null),
     reportPart: (final) => final,
     callStyle: 'prompt',
-    baseSeed: d.seed + d.trial,
+    baseSeed: d.sampling.seed ?? 0,
     sampling: d.sampling,
   };
   const started = performance.now();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { renderTranscript } from '../agent/transcript.ts';
 import { defaultOutDir } from '../kit/outdir.ts';
+import { valuesOf } from '../kit/sampling.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { apibankCaseView } from './case-view.ts';
 import { apibankAggregator } from './aggregator.ts';
@@ -57,8 +58,7 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
     const deps = {
       client: ctx.client(),
       model: ctx.run.model,
-      sampling: s.sampling,
-      seed: ctx.run.seed,
+      sampling: ctx.sampling(),
       trial: ctx.trial,
       topology: s.topology,
       promptsDir: promptsDirOf(s),
@@ -146,14 +146,11 @@ export const apibankSuite: SuiteDefinition<ApibankTask, ApibankMeta, ApibankSett
     retries: run.retries,
     cache: run.cache,
   }),
-  generation: (run, s) => ({
+  // The preset's values (or only what is set); the seed is the kit's.
+  sampling: (_run, s) => ({ base: valuesOf(s.sampling, 0) }),
+  generationFacts: (_run, s) => ({
     preset: s.preset,
-    seed: run.seed,
-    seed_per_trial: 'seed + trial (team members add their index)',
-    temperature: s.sampling.temperature ?? null,
-    top_p: s.sampling.topP ?? null,
-    max_tokens: s.sampling.maxTokens ?? null,
-    extra_body: s.sampling.extraBody ?? null,
+    ...(s.topology !== 'single' ? { team_seeds: "the trial's seed + the member's index" } : {}),
   }),
   responder: (_run, s) => apibankSimResponder(() => dataRootOf(s)),
   metricNames: () => ['accuracy', 'accuracy_undetermined_wrong', 'undetermined_rate', 'error_rate'],

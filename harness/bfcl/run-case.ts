@@ -5,6 +5,7 @@
 import type { ChatMessage } from '../core/chat.ts';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import type { ModelClient } from '../model/client.ts';
+import type { Sampling } from '../model/types.ts';
 import { beyondBfcl, type Beyond } from './beyond.ts';
 import type { BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
@@ -20,7 +21,8 @@ export interface BfclRunDeps {
   trial: number;
   /** Multi-turn cases only. */
   executor?: BfclExecutor;
-  maxTokens?: number;
+  /** The trial's sampling (temperature, max tokens, seed), as the kit hands it out. */
+  sampling?: Sampling;
 }
 
 export interface BfclUsage {
@@ -53,7 +55,7 @@ export async function runBfclInstance(c: BfclCase, deps: BfclRunDeps): Promise<B
   const ask: AskModel = async (msgs, tools) => {
     requests++;
     const r = await deps.client.chat(
-      { messages: msgs, tools, ...(deps.maxTokens ? { maxTokens: deps.maxTokens } : {}) },
+      { messages: msgs, tools, ...deps.sampling },
       { instance: `bfcl:${c.id}`, trial: deps.trial },
     );
     usage.prompt_tokens += r.usage.prompt_tokens;

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readConfig, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { checkGate } from '../kit/gate.ts';
+import { suiteTrialSampling } from '../kit/sampling.ts';
 import type { RunContext } from '../kit/types.ts';
 import type { ModelClient } from '../model/client.ts';
 import { flattenMetrics, nestMetrics } from '../report/summary.ts';
@@ -67,6 +68,7 @@ function ctxFor(settings: BfclSettings, model: string): RunContext<BfclSettings>
     trial: 0,
     outDir: '/nonexistent',
     client: () => client,
+    sampling: suiteTrialSampling(bfclSuite, { ...run, model }, settings, 0),
     sandbox: () => {
       throw new Error('the BFCL suite does not use the sandbox');
     },

@@ -68,7 +68,8 @@ export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
       modelName: bfclModelName(ctx.run.model),
       trial: ctx.trial,
       executor,
-      maxTokens: ctx.run.maxTokens,
+      // The run's temperature and max tokens, and the trial's seed (the kit's default sampling).
+      sampling: ctx.sampling(),
     });
     const trace = ctx.tracePath(c.id, ctx.trial);
     const meta = bfclMetaOf(c, out, { trial: ctx.trial, trace });

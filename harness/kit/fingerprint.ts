@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { redactUrl, type RunConfig } from '../core/config.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { lstatOrNull, refuseLink } from '../core/nofollow.ts';
+import { suiteGeneration } from './sampling.ts';
 import type { AnySuite, DatasetInfo } from './types.ts';
 
 /**
@@ -40,12 +41,8 @@ export function runFingerprint(
     dataset_sha256: dataset?.sha256 ?? null,
     template_sha256: def.templateSha256?.(run, settings) ?? null,
   };
-  const generation = def.generation?.(run, settings) ?? {
-    temperature: run.temperature,
-    max_tokens: run.maxTokens ?? null,
-    seed: run.seed,
-  };
-  for (const [k, v] of Object.entries(generation)) fp[`generation.${k}`] = v ?? null;
+  // The header's generation block, as the kit writes it: the sampling plan (its values, seed and seed rule) and facts.
+  for (const [k, v] of Object.entries(suiteGeneration(def, run, settings))) fp[`generation.${k}`] = v ?? null;
   const config = def.config(run, settings);
   for (const k of new Set([...(def.aggregator.comparableOn ?? []), ...(def.fingerprintOn ?? [])]))
     fp[`config.${k}`] = config[k] ?? null;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readConfig, type RunConfig } from '../core/config.ts';
 import type { SandboxAddress } from '../sandbox/remote.ts';
+import { suiteSamplingPlan, type SamplingPlan } from './sampling.ts';
 import type { AnySuite, SuiteOf } from './types.ts';
 
 /**
@@ -52,7 +53,11 @@ export interface VitestOptions {
   hookTimeout: number;
 }
 
-export type SuiteSettings = { ok: true; settings: unknown } | { ok: false; error: string };
+/**
+ * A suite's settings as the plan holds them, with the sampling plan the kit hands its instances (harness/kit/sampling.ts;
+ * absent for settings read back from shard blobs, whose plan the definition gives again from them).
+ */
+export type SuiteSettings = { ok: true; settings: unknown; sampling?: SamplingPlan } | { ok: false; error: string };
 
 /** Vitest's options from the run configuration: every entry point's Vitest config reads them from here. */
 export function vitestOptionsOf(run: Pick<RunConfig, 'concurrency' | 'instanceTimeoutMs'>): VitestOptions {
@@ -82,7 +87,8 @@ export function markRunId(env: NodeJS.ProcessEnv, runId: string): void {
  * Build the plan from the run's settings source: the environment with the command line's flags (and a config file's
  * keys, which become flags first) laid over it as the variables they stand for (harness/kit/flags/model-flags.ts,
  * `settingsSource`). Each value is parsed here, once: the shared run configuration (harness/core/config.ts), each
- * suite's settings (or the one-line error they gave, raised only when that suite runs) and Vitest's options.
+ * suite's settings (or the one-line error they gave, raised only when that suite runs) with the sampling plan its
+ * instances are handed (the header records the same plan), and Vitest's options.
  */
 export function planRun(
   source: NodeJS.ProcessEnv,
@@ -95,7 +101,7 @@ export function planRun(
   for (const s of suites) {
     try {
       const settings = s.settings(source, run);
-      parsed[s.name] = { ok: true, settings };
+      parsed[s.name] = { ok: true, settings, sampling: suiteSamplingPlan(s, run, settings) };
       prewarmSandbox ||= s.callsTools?.(settings) === true;
     } catch (err) {
       parsed[s.name] = { ok: false, error: (err as Error).message };
@@ -130,6 +136,15 @@ export function planFromConfig(run: RunConfig, extra: { runId?: string; simUrl?:
     sharded: false,
     prewarmSandbox: false,
   };
+}
+
+/**
+ * The sampling plan of a suite in this run: the one the plan holds (built with its settings), or, for a suite the plan
+ * does not know (a describeEval suite registers itself in the worker), the one its definition gives.
+ */
+export function samplingOf<S>(plan: RunPlan, def: SuiteOf<S>, settings: S): SamplingPlan {
+  const s = plan.suites[def.name];
+  return (s?.ok && s.sampling) || suiteSamplingPlan(def, plan.run, settings);
 }
 
 /**

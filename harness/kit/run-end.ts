@@ -1,5 +1,5 @@
 import { reproHeader } from '../core/repro.ts';
-import type { RunPlan } from './plan.ts';
+import { samplingOf, type RunPlan } from './plan.ts';
 import { finalizeSuite, type Finalized } from './finalize.ts';
 import { genericAggregator } from './generic.ts';
 import { readJournal } from './journal.ts';
@@ -8,6 +8,7 @@ import { isDirRefusal } from './resume-check.ts';
 import { instanceKey } from './names.ts';
 import { defaultOutDir } from './outdir.ts';
 import { suiteNamed } from './registry.ts';
+import { generationHeader } from './sampling.ts';
 import type { DatasetInfo, InstanceMetaBase } from './types.ts';
 
 /** One eval test file after the run, reduced to what the kit needs (the reporter builds this from Vitest's). */
@@ -181,7 +182,9 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
     const header = reproHeader(kc.run, {
       dataset: run.ident?.dataset ?? null,
       templateSha256: known ? (def.templateSha256?.(kc.run, settings) ?? null) : null,
-      ...(known && def.generation ? { generation: def.generation(kc.run, settings) } : {}),
+      ...(known
+        ? { generation: generationHeader(samplingOf(kc, def, settings), def.generationFacts?.(kc.run, settings)) }
+        : {}),
       startedAt: o.startedAt,
       endedAt: o.endedAt,
     });

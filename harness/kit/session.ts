@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { capStrings, capText } from '../core/cap.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { redact } from '../core/redact.ts';
-import type { RunPlan } from './plan.ts';
+import { samplingOf, type RunPlan } from './plan.ts';
 import { runFingerprint, storedFingerprint, writeFingerprint } from './fingerprint.ts';
 import { appendJournal, sealMeta, valueDigest } from './journal.ts';
 import { acquireDirLock } from './lock.ts';
@@ -11,6 +11,7 @@ import { prepareOutDir, type OutDirMode } from './outdir.ts';
 import { appendRecord, rewriteRecordFiles } from './records.ts';
 import { checkResumable } from './resume-check.ts';
 import type { Runtime } from './runtime.ts';
+import { trialSampling, type SamplingPlan } from './sampling.ts';
 import type { DatasetInfo, Finished, InstanceMetaBase, RunContext, SuiteDefinition, Verdict } from './types.ts';
 
 export interface InstanceResult<M extends InstanceMetaBase> {
@@ -40,6 +41,8 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
   readonly mode: OutDirMode;
   private finished: Map<string, M> | undefined;
   private readonly order: Map<string, number>;
+  /** What every request of this run is asked with: each trial's values come from it, as does the header's record. */
+  readonly samplingPlan: SamplingPlan;
 
   constructor(
     readonly def: SuiteDefinition<I, M, S>,
@@ -52,6 +55,7 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     this.outDir = def.outDir(kc.run, settings);
     this.mode = kc.run.resume ? 'resume' : kc.filter ? 'merge' : 'fresh';
     this.order = new Map(instances.map((inst, i) => [inst.id, i]));
+    this.samplingPlan = samplingOf(kc, def, settings);
     // Two instances with one id would merge in the journal, the records and the summary: the loader must rename.
     if (this.order.size !== instances.length) {
       const dup = instances.find((inst, i) => this.order.get(inst.id) !== i)!;
@@ -68,6 +72,7 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
       trial,
       outDir: this.outDir,
       client: () => this.runtime.client(),
+      sampling: trialSampling(this.samplingPlan, trial),
       sandbox: () => this.runtime.sandbox(),
       simUrl: this.kc.simUrl,
       tracePath,
@@ -75,8 +80,8 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
   }
 
   /** The context without a trial, for warming up before the first instance. */
-  warmContext(): Omit<RunContext<S>, 'trial'> {
-    const { trial: _trial, ...rest } = this.context(0);
+  warmContext(): Omit<RunContext<S>, 'trial' | 'sampling'> {
+    const { trial: _trial, sampling: _sampling, ...rest } = this.context(0);
     return rest;
   }
 

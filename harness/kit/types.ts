@@ -1,9 +1,11 @@
 import type { RunConfig } from '../core/config.ts';
 import type { ModelClient } from '../model/client.ts';
+import type { Sampling } from '../model/types.ts';
 import type { Summary } from '../report/summary.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import type { Responder } from '../sim/server.ts';
 import type { MetricEstimate } from '../stats/index.ts';
+import type { SamplingNeeds } from './sampling.ts';
 import type { ZodType } from 'zod';
 import type { CaseView } from './case-view/contract.ts';
 
@@ -69,6 +71,11 @@ export interface RunContext<S> {
   trial: number;
   outDir: string;
   client(): ModelClient;
+  /**
+   * The sampling fields of this trial's requests (of the base values, or of a phase the suite declares), derived by
+   * the kit from the run's plan (harness/kit/sampling.ts): what the header's `generation` block records.
+   */
+  sampling(phase?: string): Sampling;
   sandbox(): Sandbox;
   /** The simulator's URL when this run started it (for a suite's second, simulated model); else undefined. */
   simUrl?: string | undefined;
@@ -141,7 +148,7 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
    */
   callsTools?(settings: S): boolean;
   /** Start what the first instance would otherwise wait for (sandbox workers), while Vitest collects. */
-  warm?(ctx: Omit<RunContext<S>, 'trial'>, instances: I[]): void;
+  warm?(ctx: Omit<RunContext<S>, 'trial' | 'sampling'>, instances: I[]): void;
   run(instance: I, ctx: RunContext<S>): Promise<Finished<M>>;
   /** The meta of an instance that could not run (a broken row, an exception): an error, never a silent drop. */
   failed(instance: I, trial: number, message: string): M;
@@ -161,8 +168,14 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   /** The suite's config block of summary.json (what a reader needs to reproduce the run). */
   config(run: RunConfig, settings: S): Record<string, unknown>;
   templateSha256?(run: RunConfig, settings: S): string | null;
-  /** What the model is asked with, for the reproducibility header (default: the run's temperature, max tokens, seed). */
-  generation?(run: RunConfig, settings: S): Record<string, unknown>;
+  /**
+   * What the suite's requests are asked with (default: the run's temperature and max tokens): its base values and
+   * phases. The kit adds the seed by its one rule, hands each trial its values (`RunContext.sampling`) and records
+   * the plan in the header's `generation` block and the fingerprint (harness/kit/sampling.ts).
+   */
+  sampling?(run: RunConfig, settings: S): SamplingNeeds;
+  /** Other facts of the header's `generation` block (a preset's name, decoding axes, endpoints); never sampling values. */
+  generationFacts?(run: RunConfig, settings: S): Record<string, unknown>;
   /** The simulator's behaviour for this suite's requests. */
   responder?(run: RunConfig, settings: S): Responder;
   /**

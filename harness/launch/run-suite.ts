@@ -3,6 +3,7 @@ import { finalizeSuite, type Finalized } from '../kit/finalize.ts';
 import { releaseDirLock } from '../kit/lock.ts';
 import { planRun, settingsOf, type RunPlan } from '../kit/plan.ts';
 import { createRuntime } from '../kit/runtime.ts';
+import { generationHeader } from '../kit/sampling.ts';
 import { SuiteSession } from '../kit/session.ts';
 import type { InstanceMetaBase, SuiteDefinition } from '../kit/types.ts';
 import { openRun } from './open-run.ts';
@@ -55,7 +56,7 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
     const header = reproHeader(plan.run, {
       dataset: loaded.dataset,
       templateSha256: def.templateSha256?.(plan.run, settings) ?? null,
-      ...(def.generation ? { generation: def.generation(plan.run, settings) } : {}),
+      generation: generationHeader(session.samplingPlan, def.generationFacts?.(plan.run, settings)),
       startedAt: started,
       endedAt: new Date(),
     });

@@ -4,6 +4,7 @@ import type { ChatMessage } from '../core/chat.ts';
 import { redactUrl, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../model/anthropic.ts';
+import type { SamplingNeeds } from '../kit/sampling.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { mazeCaseView } from './case-view.ts';
 import { mazeAgent } from './agent.ts';
@@ -19,14 +20,20 @@ import { mazeDatasetOf, mazeTasksOf } from './tasks-of.ts';
 import { COMPLEXITIES, type MazeTask, type Mode } from './task.ts';
 
 /**
- * The sampling every Maze request carries and the header records: the run's temperature and seed, top_p 1. With
- * `--trials K`, trial t sends seed + t (as ToolHop does), so trials are distinct samples; trial 0 sends the seed.
+ * What every Maze request of the agent is asked with: the run's temperature and max tokens, top_p 1, and a seed by
+ * the kit's rule (trial t sends seed + t). The Messages API has no seed: an anthropic run sends none, and max_tokens
+ * 4096 when none is set.
  */
 export function mazeSampling(
-  run: Pick<RunConfig, 'temperature' | 'seed'>,
-  trial = 0,
-): { temperature: number; topP: number; seed: number } {
-  return { temperature: run.temperature, topP: 1, seed: run.seed + trial };
+  run: Pick<RunConfig, 'temperature' | 'maxTokens'>,
+  m: Pick<MazeConfig, 'agentType'>,
+): SamplingNeeds {
+  const anthropic = m.agentType === 'anthropic';
+  const maxTokens = run.maxTokens ?? (anthropic ? ANTHROPIC_DEFAULT_MAX_TOKENS : undefined);
+  return {
+    base: { temperature: run.temperature, top_p: 1, ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}) },
+    seeded: !anthropic,
+  };
 }
 
 /** One (task, mode) run: the id is `<task>:<mode>`. */
@@ -71,7 +78,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
       judgeMode: ctx.settings.judge,
       trial: ctx.trial,
       maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn,
-      sampling: mazeSampling(ctx.run, ctx.trial),
+      sampling: ctx.sampling(),
       ...(judgeLlm
         ? { llmJudge: (input) => askLlmJudge(judgeLlm, input, { trial: ctx.trial, seed: ctx.run.seed }) }
         : {}),
@@ -152,22 +159,9 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
     retries: run.retries,
     agent_type: m.agentType,
   }),
-  // what every request carries (mazeSampling), recorded as sent
-  // (the Messages API has no seed: an anthropic run records none, and sends max_tokens 4096 when none is set)
-  generation: (run, m) =>
-    m.agentType === 'anthropic'
-      ? {
-          temperature: run.temperature,
-          top_p: mazeSampling(run).topP,
-          max_tokens: run.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-          seed: null,
-        }
-      : {
-          temperature: run.temperature,
-          top_p: mazeSampling(run).topP,
-          max_tokens: run.maxTokens ?? null,
-          seed: run.seed,
-        },
+  sampling: (run, m) => mazeSampling(run, m),
+  // The LLM judge is another model: it is asked at temperature 0, top_p 1, with the run's seed on every trial.
+  generationFacts: (run, m) => (m.judgeModel ? { judge: { temperature: 0, top_p: 1, seed: run.seed } } : {}),
   responder: (_run, m) => mazeSimResponder(() => mazeTasksOf(m), m.tasksFile ?? m.casesDir),
   // A simulated judge beside a real agent endpoint still needs the simulator.
   needsSimulator: (_run, m) => judgeUsesSimulator(m),

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunConfig } from '../core/config.ts';
 import { tracePath } from '../kit/names.ts';
+import { suiteTrialSampling } from '../kit/sampling.ts';
 import type { RunContext } from '../kit/types.ts';
 import type { ModelClient } from '../model/client.ts';
 import type { Sandbox } from '../sandbox/index.ts';
@@ -70,12 +71,14 @@ export function apibankRunner(o: ApibankRunnerOptions): RolloutRunner {
     const task = o.tasks.get(rowId);
     if (!task) throw new Error(`no API-Bank task '${rowId}'`);
     const promptsDir = writeApibankPrompts(join(o.candidatesDir, c.id), o.settings.topology, c.prompts);
+    const settings = { ...o.settings, promptsDir };
     const ctx: RunContext<ApibankSettings> = {
       run: o.run,
-      settings: { ...o.settings, promptsDir },
+      settings,
       trial: 0,
       outDir: o.outDir,
       client: o.client,
+      sampling: suiteTrialSampling(apibankSuite, o.run, settings, 0),
       sandbox: o.sandbox,
       tracePath,
     };

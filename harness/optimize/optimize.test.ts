@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRolePrompts } from '../agent/team/prompts.ts';
 import { readConfig } from '../core/config.ts';
+import { suiteTrialSampling } from '../kit/sampling.ts';
 import { tracePath } from '../kit/names.ts';
 import { SIMULATOR_NOTICE } from '../report/summary.ts';
 import { startSimServer, type SimServer } from '../sim/server.ts';
@@ -168,6 +169,7 @@ describe('GEPA on single, the bundled sample (11 rows, --allow-eval-ids)', () =>
         trial: 0,
         outDir: o.outDir,
         client: () => client,
+        sampling: suiteTrialSampling(toolhopSuite, req.run, settings, 0),
         sandbox: () => sandbox,
         tracePath,
       });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { redactUrl, type RunConfig } from '../core/config.ts';
 import { sha256File } from '../core/hash.ts';
 import { defaultOutDir } from '../kit/outdir.ts';
+import type { SamplingNeeds } from '../kit/sampling.ts';
 import type { RunContext, SuiteDefinition, Verdict } from '../kit/types.ts';
 import { constraintFor } from '../constrain/requests.ts';
 import type { Method } from '../methods/types.ts';
@@ -28,7 +29,7 @@ import {
 import { readProbeEnv, selectCases, type ModelEntry, type ProbeSettings } from './run/env.ts';
 import { bundledRegistry } from '../calls/registry/registry.ts';
 import { PROBE_FILES } from './run/output.ts';
-import { runProbeCase, type ProbeRunContext } from './run/run-case.ts';
+import { COMPLETION_MAX_TOKENS, runProbeCase, type ProbeRunContext } from './run/run-case.ts';
 import { ggufPathOf, ggufRunIdentity, ggufTemplate } from './run/gguf-lineup.ts';
 import { measureCaseDamage } from './run/quant-damage-run.ts';
 import { engineScorer } from './run/pa-tool-local.ts';
@@ -81,15 +82,23 @@ function clientFor(ctx: RunContext<ProbeSettings>, m: ModelEntry): ModelClient {
 }
 
 /**
- * The sampling every probe request carries and the header records: the run's temperature and seed, top_p 1 unless
- * `--top-p` says otherwise (Toolhound fixes temperature 0, top_p 1 and a seed; a server's own default top_p is not
- * always 1, so it is sent rather than left out).
+ * What every probe request of the model under test is asked with: the run's temperature, top_p 1 unless `--top-p`
+ * says otherwise (Toolhound fixes temperature 0, top_p 1 and a seed; a server's own default top_p is not always 1,
+ * so it is sent rather than left out), the run's max tokens (1024 on completions when none is set: OpenAI-style
+ * servers default to 16). The seed is the kit's (trial t sends seed + t).
  */
 export function probeSampling(
-  run: Pick<RunConfig, 'temperature' | 'seed'>,
-  s: Pick<ProbeSettings, 'topP'>,
-): { temperature: number; topP: number; seed: number } {
-  return { temperature: run.temperature, topP: s.topP ?? 1, seed: run.seed };
+  run: Pick<RunConfig, 'temperature' | 'maxTokens'>,
+  s: Pick<ProbeSettings, 'topP' | 'transport'>,
+): SamplingNeeds {
+  const maxTokens = run.maxTokens ?? (s.transport === 'completions' ? COMPLETION_MAX_TOKENS : undefined);
+  return {
+    base: {
+      temperature: run.temperature,
+      top_p: s.topP ?? 1,
+      ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+    },
+  };
 }
 
 function methodFor(
@@ -104,7 +113,7 @@ function methodFor(
   const key = `${name}|${m.label}|${s.paToolSamples ?? ''}|${JSON.stringify(client.opts.baseUrl)}`;
   let method = methods.get(key);
   if (!method) methods.set(key, (method = paTool(s.paToolSamples ? { n: s.paToolSamples } : {})));
-  const sampler = chatSampler(client, name, probeSampling({ temperature: 0, seed }, s).topP);
+  const sampler = chatSampler(client, name, s.topP ?? 1);
   const bound = method;
   // on a local GGUF file, PA-Tool reads the model's token probabilities instead of estimating them from samples
   const path = ggufPathOf(m.model);
@@ -223,8 +232,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         family: family ?? 'auto',
         model: m.model,
         injectedDate: ctx.run.injectedDate,
-        maxTokens: ctx.run.maxTokens,
-        ...probeSampling(ctx.run, s),
+        ...ctx.sampling(),
         ...(i.arm.decode !== 'free' && server
           ? {
               constrain: {
@@ -377,8 +385,9 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
       return null;
     }
   },
-  generation(run, s) {
-    // What every request is asked with, and what the endpoints said about themselves (where they say it).
+  sampling: (run, s) => probeSampling(run, s),
+  generationFacts(run, s) {
+    // The arms, and what the endpoints said about themselves (where they say it).
     const endpoints = Object.fromEntries(
       s.models.map((m) => {
         const e = s.endpoints[m.label];
@@ -396,11 +405,13 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
     const sources = Object.fromEntries(s.models.map((m) => [m.label, modelSource(m, s)]));
     const known = Object.values(sources).some((x) => Object.values(x).some((v) => v !== null));
     return {
-      // the same values every request carries (probeSampling)
-      ...(({ temperature, topP, seed }) => ({ temperature, top_p: topP, seed }))(probeSampling(run, s)),
-      max_tokens: run.maxTokens ?? (s.transport === 'completions' ? 1024 : null),
       decode: s.decode,
       method: s.methods,
+      // PA-Tool's own sampling requests: its temperature (and a greedy one at 0), seeds derived from the run's seed
+      // and the prompt, the same in every trial (config.axes.pa_tool has its values).
+      ...(s.methods.includes('pa_tool')
+        ? { method_sampling: { pa_tool: 'own temperature; seeds from the run seed and the prompt' } }
+        : {}),
       ...(s.decode.some((d) => d !== 'free') ? { max_string_length: s.maxStringLength ?? null } : {}),
       endpoints,
       ...(known ? { model_sources: sources } : {}),

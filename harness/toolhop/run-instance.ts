@@ -1,10 +1,12 @@
 import type { ChatMessage } from '../core/chat.ts';
 import type { RunConfig } from '../core/config.ts';
-import type { ToolhopSettings } from './settings.ts';
+import { toolhopSampling, type ToolhopSettings } from './settings.ts';
 import { LoopError, runToolLoop, type LoopTrace } from '../agent/loop.ts';
 import { loadRolePrompts, type PromptSet } from '../agent/team/prompts.ts';
 import { fromRoot } from '../core/paths.ts';
+import { samplingPlan, trialSampling } from '../kit/sampling.ts';
 import type { ModelClient } from '../model/client.ts';
+import type { Sampling } from '../model/types.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { lastAssistantContent, previousToolContent } from './answer.ts';
 import { ToolhopExecutor } from './executor.ts';
@@ -44,6 +46,13 @@ export interface InstanceDeps {
   run: RunConfig;
   settings: ToolhopSettings;
   trial?: number;
+  /** The trial's sampling by phase, as the kit hands it out (default: derived the same way from run and settings). */
+  sampling?: (phase?: string) => Sampling;
+}
+
+/** The trial's sampling: the kit's, else the suite's plan for this run and trial (direct callers, benchmarks). */
+export function samplingOfDeps(deps: InstanceDeps, trial: number): (phase?: string) => Sampling {
+  return deps.sampling ?? trialSampling(samplingPlan(deps.run, toolhopSampling(deps.settings)), trial);
 }
 
 export interface ToolhopOutcome {
@@ -76,9 +85,8 @@ export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): P
       executor,
       maxTurns: deps.settings.maxTurns,
       maxToolCallsPerTurn: deps.run.maxToolCallsPerTurn,
-      // The run's seed plus the trial, so trials are distinct samples (trial 0 sends the reference's seed).
-      sampling: { ...deps.settings.generation.turn, seed: deps.run.seed + trial },
-      finalSampling: { ...deps.settings.generation.final, seed: deps.run.seed + trial },
+      sampling: samplingOfDeps(deps, trial)(),
+      finalSampling: samplingOfDeps(deps, trial)('final'),
       finalizer: {
         needed: (messages) => !ANSWER_TAG.test(lastAssistantContent(messages)),
         request: (messages) => ({

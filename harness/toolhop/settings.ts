@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bool01, intFrom, parseEnv } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
+import { valuesOf, type SamplingNeeds } from '../kit/sampling.ts';
 import type { Sampling } from '../model/types.ts';
 
 export const TOPOLOGIES = ['single', 'independent', 'decentralized', 'centralized', 'sequential'] as const;
@@ -47,8 +48,8 @@ const Env = z.object({
 });
 
 /**
- * What the model is asked with: the turns of the tool loop and the extra final-answer call. The seed is the run's
- * (`--seed`, default 0) plus the trial index, added when a request is made.
+ * What the model is asked with: the turns of the tool loop and the extra final-answer call. The seed is added by the
+ * kit's rule (harness/kit/sampling.ts: the run's `--seed` plus the trial index).
  */
 export interface Generation {
   turn: Omit<Sampling, 'seed'>;
@@ -82,6 +83,21 @@ export function resolveGeneration(e: z.infer<typeof Env>): Generation {
       ...common,
     },
     final: { temperature: 0, ...(finalMax ? { maxTokens: finalMax } : {}), ...common },
+  };
+}
+
+/**
+ * ToolHop's sampling needs: the turns (the base values; a team's `--team-temperature` replaces their temperature)
+ * and the final-answer call (phase `final`). Team members add their index to the trial's seed.
+ */
+export function toolhopSampling(
+  s: Pick<ToolhopSettings, 'generation' | 'topology' | 'teamTemperature'>,
+): SamplingNeeds {
+  const turn = valuesOf(s.generation.turn, 0);
+  return {
+    base:
+      s.topology !== 'single' && s.teamTemperature !== undefined ? { ...turn, temperature: s.teamTemperature } : turn,
+    phases: { final: valuesOf(s.generation.final, 0) },
   };
 }
 

@@ -14,7 +14,7 @@ import { predictionLine, resultLine, transcriptText, type LineContext } from './
 import { hopCount } from './row.ts';
 import { runToolhopInstance, singlePrompt, type ToolhopOutcome } from './run-instance.ts';
 import { planToolhopTeam, runToolhopTeam, type ToolhopTeamPlan, type ToolhopTeamSummary } from './team.ts';
-import { readToolhopSettings, type ToolhopSettings } from './settings.ts';
+import { readToolhopSettings, toolhopSampling, type ToolhopSettings } from './settings.ts';
 import { toolhopResponder } from './sim-responder.ts';
 import { resolveDataSource } from './source.ts';
 
@@ -51,7 +51,14 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   },
   async run(entry, ctx) {
     const trace = ctx.tracePath(entry.id, ctx.trial);
-    const deps = { client: ctx.client(), sandbox: ctx.sandbox, run: ctx.run, settings: ctx.settings, trial: ctx.trial };
+    const deps = {
+      client: ctx.client(),
+      sandbox: ctx.sandbox,
+      run: ctx.run,
+      settings: ctx.settings,
+      trial: ctx.trial,
+      sampling: ctx.sampling,
+    };
     let outcome: ToolhopOutcome;
     let team: ToolhopTeamSummary | null = null;
     if (!entry.ok) outcome = brokenRow(entry, ctx.trial, `invalid row: ${entry.error}`);
@@ -147,12 +154,11 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     allow_dataset_exec: s.allowDatasetExec,
     ci_cluster: s.ciCluster,
   }),
-  generation: (run, s) => ({
+  // The turns' values, and the final-answer call's as phase `final`.
+  sampling: (_run, s) => toolhopSampling(s),
+  generationFacts: (_run, s) => ({
     preset: s.preset,
-    seed: run.seed,
-    seed_per_trial: 'seed + trial',
-    turn: samplingJson(s.generation.turn),
-    final_answer: samplingJson(s.generation.final),
+    ...(s.topology !== 'single' ? { team_seeds: "the trial's seed + the member's index" } : {}),
   }),
   responder: (run, s) =>
     toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path, selection(s)))),
@@ -166,16 +172,6 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     'pass^*',
   ],
 };
-
-/** Sampling as the request body names it. */
-function samplingJson(g: ToolhopSettings['generation']['turn']): Record<string, unknown> {
-  return {
-    temperature: g.temperature ?? null,
-    top_p: g.topP ?? null,
-    max_tokens: g.maxTokens ?? null,
-    ...(g.extraBody ?? {}),
-  };
-}
 
 const plans = new Map<string, ToolhopTeamPlan>();
 

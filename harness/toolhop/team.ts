@@ -33,6 +33,7 @@ import { rowId, type ToolhopRow } from './row.ts';
 import {
   DATASET_EXEC_ERROR,
   instanceRecords,
+  samplingOfDeps,
   type InstanceDeps,
   type InstanceError,
   type ToolhopOutcome,
@@ -187,6 +188,7 @@ export async function runToolhopTeam(
       kind: 'dataset_exec_disabled',
     });
   }
+  const sampling = samplingOfDeps(deps, trial);
   const task: TeamTask = {
     instance: `toolhop:${rowId(row)}`,
     trial,
@@ -205,10 +207,11 @@ export async function runToolhopTeam(
     finalizer: toolhopFinalizer,
     answerOf: predictedAnswer,
     reportPart: (m) => m.replace(ANSWER_BLOCK, '').trim(),
-    baseSeed: deps.run.seed + trial,
+    // Members send the trial's seed plus their index.
+    baseSeed: sampling().seed ?? 0,
     temperature: p.temperature,
-    sampling: deps.settings.generation.turn,
-    finalSampling: deps.settings.generation.final,
+    sampling: sampling(),
+    finalSampling: sampling('final'),
   };
   try {
     const team = await runTeam(task, p.options);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../harness/core/config.ts';
 import { UsageError } from '../../harness/core/errors.ts';
+import { suiteTrialSampling } from '../../harness/kit/sampling.ts';
 import type { RunContext } from '../../harness/kit/types.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { ModelClient } from '../../harness/model/client.ts';
@@ -85,6 +86,7 @@ async function captureOne(env: Record<string, string>): Promise<{ path: string; 
     trial: 0,
     outDir: '/nonexistent',
     client: () => client,
+    sampling: suiteTrialSampling(probeSuite, run, settings, 0),
     sandbox: () => {
       throw new Error('the probe needs no sandbox');
     },

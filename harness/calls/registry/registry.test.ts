@@ -139,7 +139,7 @@ describe('lineups naming registry keys', () => {
       quantization: 'F16',
       family: 'llama_json',
     });
-    const g = probeSuite.generation!(kc.run, s) as { model_sources?: Record<string, unknown> };
+    const g = probeSuite.generationFacts!(kc.run, s) as { model_sources?: Record<string, unknown> };
     expect(g.model_sources).toEqual({
       'test-llama3': { registry: 'test-llama3', repo: null, revision: null, endpoint_revision: null },
       'qwen3-0.6b': { registry: 'qwen3-0.6b', repo: 'Qwen/Qwen3-0.6B', revision: '0123abc', endpoint_revision: null },
@@ -147,13 +147,15 @@ describe('lineups naming registry keys', () => {
   });
   it('a plain run naming a registry repository records the registry entry', () => {
     const kc = planRun({ TOOLGAUGE_MODEL: 'Qwen/Qwen3-0.6B', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [probeSuite]);
-    const g = probeSuite.generation!(kc.run, settingsOf(kc, probeSuite)) as { model_sources?: Record<string, unknown> };
+    const g = probeSuite.generationFacts!(kc.run, settingsOf(kc, probeSuite)) as {
+      model_sources?: Record<string, unknown>;
+    };
     expect(g.model_sources).toEqual({
       'Qwen_Qwen3-0.6B': { registry: 'qwen3-0.6b', repo: 'Qwen/Qwen3-0.6B', revision: null, endpoint_revision: null },
     });
     const other = planRun({ TOOLGAUGE_MODEL: 'some-model', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, [probeSuite]);
     expect(
-      (probeSuite.generation!(other.run, settingsOf(other, probeSuite)) as Record<string, unknown>).model_sources,
+      (probeSuite.generationFacts!(other.run, settingsOf(other, probeSuite)) as Record<string, unknown>).model_sources,
     ).toBeUndefined();
   });
 });

@@ -78,6 +78,7 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         tools: o.tools ?? [],
         case: inst.case,
         trial: ctx.trial,
+        sampling: ctx.sampling(),
         suite: name,
       });
       const scores: Record<string, number> = {};

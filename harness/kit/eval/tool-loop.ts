@@ -95,6 +95,8 @@ export function toolLoop(opts: ToolLoopOptions = {}): Task {
         executor,
         maxTurns: opts.maxTurns ?? 8,
         callStyle: opts.callStyle ?? 'fc',
+        // The trial's values from the kit: what the header records.
+        sampling: ctx.sampling,
       });
       const last = [...trace.messages].reverse().find((m) => m.role === 'assistant');
       const output = last?.content ?? '';

@@ -2,7 +2,7 @@ import type { ModelCallRecord } from '../../agent/loop.ts';
 import type { ChatMessage } from '../../core/chat.ts';
 import type { RunConfig } from '../../core/config.ts';
 import type { ModelClient } from '../../model/client.ts';
-import type { Usage } from '../../model/types.ts';
+import type { Sampling, Usage } from '../../model/types.ts';
 
 /** One row of a user's eval: an id (else its position), the input, and what is expected. */
 export interface EvalCase {
@@ -53,6 +53,12 @@ export interface TaskContext {
   tools: readonly EvalTool[];
   case: EvalCase & { id: string };
   trial: number;
+  /**
+   * This trial's sampling fields (temperature, max tokens, and the seed: the run's seed + the trial), what the run's
+   * header records: spread them into every request (`client.chat({ messages, ...ctx.sampling }, …)`) so trials are
+   * distinct samples.
+   */
+  sampling: Sampling;
   /** The suite name, for the request context (`<suite>:<id>`). */
   suite: string;
 }

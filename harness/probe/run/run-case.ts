@@ -53,7 +53,7 @@ interface Presented {
   extraBody: Record<string, unknown> | undefined;
 }
 
-const COMPLETION_MAX_TOKENS = 1024;
+export const COMPLETION_MAX_TOKENS = 1024;
 
 interface Asked {
   obs: Observation;
