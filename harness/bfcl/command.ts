@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { EnvSchema, parseEnv } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import {
@@ -202,11 +203,13 @@ async function rescore(argv: string[]): Promise<number> {
         "toolgauge bfcl rescore: multi-turn results need BFCL's simulated API classes: pass --bfcl-source DIR (a BFCL checkout or bfcl_eval package), set TOOLGAUGE_BFCL_SOURCE, or pip install bfcl-eval",
       );
     }
-    // The CLI is an edge: TOOLGAUGE_PYTHON and TOOLGAUGE_SANDBOX_CONFINE=0 are read here and passed as values.
+    // The command is an edge: TOOLGAUGE_PYTHON and TOOLGAUGE_SANDBOX_CONFINE are parsed here, by the run settings' own
+    // parsers, and passed as values.
+    const sandbox = parseEnv(EnvSchema.pick({ TOOLGAUGE_PYTHON: true, TOOLGAUGE_SANDBOX_CONFINE: true }), process.env);
     executor = new PythonBfclExecutor({
       sourceDir: source,
-      pythonPath: (values.python as string | undefined) || process.env.TOOLGAUGE_PYTHON || undefined,
-      confine: process.env.TOOLGAUGE_SANDBOX_CONFINE !== '0',
+      pythonPath: (values.python as string | undefined) || sandbox.TOOLGAUGE_PYTHON,
+      confine: sandbox.TOOLGAUGE_SANDBOX_CONFINE,
     });
   }
   const underscore = values['underscore-to-dot'] as string | undefined;

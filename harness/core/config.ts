@@ -47,7 +47,8 @@ export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_INSTANCE_TIMEOUT_MS = 1_800_000;
 export const SandboxBackendName = z.enum(['pyodide', 'python']);
 
-const EnvSchema = z.object({
+/** The shared run settings, each with its one parser (a caller that needs a few of them picks them from here). */
+export const EnvSchema = z.object({
   TOOLGAUGE_MODEL: z.string().min(1).default('sim:oracle'),
   OPENAI_BASE_URL: z.string().url('OPENAI_BASE_URL must be a URL').optional(),
   OPENAI_API_KEY: z.string().optional(),

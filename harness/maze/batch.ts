@@ -7,6 +7,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { EnvSchema, parseEnv } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { readJournal } from '../kit/journal.ts';
@@ -231,7 +232,10 @@ export async function runMazeBatch(
     });
   }
   const complete = models.filter((m) => m.status === 'complete');
-  const seed = Number(flagValue(argv, '--seed') ?? baseEnv.TOOLGAUGE_SEED ?? 0) || 0;
+  // The run's seed as every run of the batch parsed it (the one parser of harness/core/config.ts).
+  const seed = parseEnv(EnvSchema.pick({ TOOLGAUGE_SEED: true }), {
+    TOOLGAUGE_SEED: flagValue(argv, '--seed') ?? baseEnv.TOOLGAUGE_SEED,
+  }).TOOLGAUGE_SEED;
   const comparison = compareBatch(
     complete.map((m) => ({ label: m.label, metas: [...readJournal<MazeMeta>(m.dir, 'maze').values()] })),
     { seed },
