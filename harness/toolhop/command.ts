@@ -17,13 +17,11 @@ import { resolveDataSource } from './source.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../kit/flags/flags.ts';
 import { checkSuiteCommand, type CommandRunner } from '../kit/command.ts';
 import { applyConfig } from '../kit/flags/config-file.ts';
-import { runSmoke } from '../launch/smoke.ts';
-import { checkEndpoint, EndpointUnavailable } from '../model/preflight.ts';
+import { openRun } from '../launch/open-run.ts';
 import { COMMS, TOPOLOGIES, type Comm, type Topology } from './settings.ts';
 import { cellEnvOf, cellLabel, runSweep, sweepGrid, type SweepCell } from './sweep.ts';
 import { MODEL_FLAGS, settingsSource } from '../kit/flags/model-flags.ts';
 import { gridRefusal, resolveCell } from './grid.ts';
-import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 
 export const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
@@ -260,17 +258,17 @@ export function planSweep(argv: string[], baseEnv: NodeJS.ProcessEnv): SweepPlan
  */
 async function sweep(argv: string[]): Promise<number> {
   const { cells, env, outDir, smoke } = planSweep(argv, process.env);
-  const { plan: kc } = checkSuiteCommand<ToolhopSettings>(SWEEP_COMMAND, {}, cellEnvOf(env, cells[0]!, ''));
-  assertOutDirWritable('toolgauge toolhop sweep', outDir);
-  if (kc.run.baseUrl) {
-    try {
-      await checkEndpoint({ baseUrl: kc.run.baseUrl, apiKey: kc.run.apiKey, model: kc.run.model });
-    } catch (err) {
-      if (err instanceof EndpointUnavailable) throw new UsageError(`toolgauge toolhop sweep: ${err.message}`);
-      throw err;
-    }
-    if (smoke) await runSmoke('toolhop sweep', kc.run);
-  }
+  const { plan } = checkSuiteCommand<ToolhopSettings>(SWEEP_COMMAND, {}, cellEnvOf(env, cells[0]!, ''));
+  // The sweep's own checks through the launcher: its folder can be written, a real endpoint answers (and --smoke).
+  // Each cell is a run of its own (runSuite), which opens what it needs (its simulator, its engine) itself.
+  const checked = await openRun(plan, {
+    command: 'toolgauge toolhop sweep',
+    suites: [],
+    outDir,
+    smoke,
+    noRequests: !plan.run.baseUrl,
+  });
+  await checked.close();
   process.stdout.write(`toolgauge toolhop sweep: ${cells.length} cells on the same rows → ${outDir}\n`);
   const r = await runSweep(cells, env, outDir, (line) => process.stdout.write(line + '\n'));
   process.stdout.write(`\n${r.markdown}\nwritten: ${join(outDir, 'sweep.md')}\n`);
