@@ -98,6 +98,11 @@ export interface RunConfig {
   /** The endpoint; undefined means the built-in simulator (its URL is TOOLGAUGE_SIM_URL once started). */
   baseUrl: string | undefined;
   usesSimulator: boolean;
+  /**
+   * The endpoint said it is toolgauge's simulator (its models list is `owned_by: toolgauge-simulator`), whatever the
+   * model's name: set by the launcher's endpoint check (harness/launch/open-run.ts).
+   */
+  endpointSimulated?: boolean;
   apiKey: string;
   concurrency: number;
   /** One instance (one trial) in all: Vitest's `testTimeout`. */

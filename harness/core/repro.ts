@@ -97,7 +97,8 @@ export function reproHeader(
     ...machineFacts(),
     endpoint: cfg.usesSimulator ? 'built-in simulator (127.0.0.1)' : (redactUrl(cfg.baseUrl) ?? ''),
     model: cfg.model,
-    simulated: cfg.usesSimulator || cfg.model.startsWith('sim:'),
+    // What answered: the simulator this run started, an endpoint that says it is the simulator, or a sim: policy.
+    simulated: cfg.usesSimulator || cfg.endpointSimulated === true || cfg.model.startsWith('sim:'),
     ...(cfg.engine?.facts ? { engine: cfg.engine.facts } : {}),
     generation: extra.generation ?? { temperature: cfg.temperature, max_tokens: cfg.maxTokens ?? null, seed: cfg.seed },
     dataset: extra.dataset ?? null,

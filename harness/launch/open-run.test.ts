@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../core/errors.ts';
+import { reproHeader } from '../core/repro.ts';
+import { startSimServer } from '../sim/server.ts';
 import { evalSuite } from '../kit/eval/suite.ts';
 import { LOCK_FILE } from '../kit/lock.ts';
 import { planRun } from '../kit/plan.ts';
@@ -130,6 +132,39 @@ describe('openRun', () => {
       await opened.close();
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('a simulator behind --base-url is reported as the simulator whatever the model is called; another endpoint is not', async () => {
+    const sim = await startSimServer({ responders: {} });
+    try {
+      const plan = planRun({ TOOLGAUGE_MODEL: 'gpt-4o-nosuch', OPENAI_BASE_URL: sim.url }, []);
+      expect(plan.run.usesSimulator).toBe(false);
+      const opened = await openRun(plan, { command: 'toolgauge eval', suites: [], outDir: tmp() });
+      const header = (p: typeof plan) => reproHeader(p.run, { startedAt: new Date(0), endedAt: new Date(0) });
+      expect(header(opened.plan).simulated).toBe(true);
+      await opened.close();
+      // the same name against an endpoint that is not the simulator: a model's result
+      const server: Server = createServer((_req, res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ data: [{ id: 'gpt-4o-nosuch', owned_by: 'vllm' }] })),
+      );
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+        const real = await openRun(planRun({ TOOLGAUGE_MODEL: 'gpt-4o-nosuch', OPENAI_BASE_URL: url }, []), {
+          command: 'toolgauge eval',
+          suites: [],
+          outDir: tmp(),
+        });
+        expect(header(real.plan).simulated).toBe(false);
+        await real.close();
+      } finally {
+        await new Promise<void>((r) => server.close(() => r()));
+      }
+    } finally {
+      await sim.close();
     }
   });
 

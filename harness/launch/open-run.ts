@@ -6,6 +6,7 @@ import type { OutDirMode } from '../kit/outdir.ts';
 import { claimOutDir, isDirRefusal } from '../kit/resume-check.ts';
 import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
 import type { AnySuite } from '../kit/types.ts';
+import { SIMULATOR_OWNER } from '../sim/owner.ts';
 import type { Responder } from '../sim/server.ts';
 
 // The engine, the endpoint check, the simulator and the sandbox load only when the run uses them (a describeEval run
@@ -113,7 +114,15 @@ async function checkEndpointOf(plan: RunPlan, o: OpenRunOptions): Promise<void> 
   const { checkEndpoint, EndpointUnavailable } = await import('../model/preflight.ts');
   try {
     if (o.preflight) await o.preflight(plan);
-    else await checkEndpoint({ baseUrl: plan.run.baseUrl!, apiKey: plan.run.apiKey, model: plan.run.model });
+    else {
+      const listed = await checkEndpoint({
+        baseUrl: plan.run.baseUrl!,
+        apiKey: plan.run.apiKey,
+        model: plan.run.model,
+      });
+      // A simulator behind --base-url is still a simulator: the report says so whatever the model is called.
+      if (listed.owners.includes(SIMULATOR_OWNER)) plan.run.endpointSimulated = true;
+    }
   } catch (err) {
     if (err instanceof EndpointUnavailable) throw new UsageError(`${o.command}: ${err.message}`);
     throw err;

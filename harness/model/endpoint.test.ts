@@ -126,7 +126,7 @@ describe('error bodies and sizes', () => {
 describe('the endpoint check before a run', () => {
   it('lists the models; where the route is missing, a 1-token request decides (and reports the server message)', async () => {
     mode = 'flat';
-    expect(await checkEndpoint({ baseUrl: base, apiKey: 'k', model: 'm' })).toEqual({ models: ['m'] });
+    expect(await checkEndpoint({ baseUrl: base, apiKey: 'k', model: 'm' })).toEqual({ models: ['m'], owners: [] });
     mode = 'models-404';
     const err = await checkEndpoint({ baseUrl: base, apiKey: 'k', model: 'm' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EndpointUnavailable);

@@ -22,7 +22,7 @@ export async function checkEndpoint(o: {
   apiKey: string;
   model: string;
   timeoutMs?: number;
-}): Promise<{ models: string[] | null }> {
+}): Promise<{ models: string[] | null; owners: string[] }> {
   const ep = parseEndpoint(o.baseUrl);
   const where = ep.display;
   const headers = { authorization: `Bearer ${o.apiKey || 'not-needed'}`, accept: 'application/json', ...ep.headers };
@@ -40,7 +40,7 @@ export async function checkEndpoint(o: {
   }
   if (models.status >= 200 && models.status < 300) {
     const ids = modelIds(models.text);
-    if (ids) return { models: ids };
+    if (ids) return { models: ids, owners: modelOwners(models.text) };
     throw new EndpointUnavailable(`endpoint ${where} is not usable: its models list is not an OpenAI-style JSON list`);
   }
   if (models.status !== 404 && models.status !== 405)
@@ -59,13 +59,26 @@ export async function checkEndpoint(o: {
   } catch (err) {
     throw new EndpointUnavailable(`endpoint ${where} does not serve model '${o.model}': ${(err as Error).message}`);
   }
-  if (chat.status >= 200 && chat.status < 300) return { models: null };
+  if (chat.status >= 200 && chat.status < 300) return { models: null, owners: [] };
   throw new EndpointUnavailable(`endpoint ${where} does not serve model '${o.model}': ${statusMessage(chat)}`);
 }
 
 interface HttpAnswer {
   status: number;
   text: string;
+}
+
+/** `{"data": [{"owned_by": …}]}` → who each listed model belongs to (what the server says it is). */
+function modelOwners(text: string): string[] {
+  try {
+    const json = JSON.parse(text) as { data?: unknown };
+    if (!Array.isArray(json.data)) return [];
+    return json.data
+      .map((m) => (m as { owned_by?: unknown })?.owned_by)
+      .filter((o): o is string => typeof o === 'string');
+  } catch {
+    return [];
+  }
 }
 
 /** `{"data": [{"id": …}]}` → the ids, or null when the body is not such a list. */

@@ -1,3 +1,4 @@
+import { SIMULATOR_OWNER } from './owner.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { z } from 'zod';
@@ -132,7 +133,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     if (req.method === 'GET' && path.endsWith('/models')) {
       return sendJson(res, 200, {
         object: 'list',
-        data: [{ id: opts.defaultPolicy ?? 'sim:oracle', object: 'model', owned_by: 'toolgauge-simulator' }],
+        data: [{ id: opts.defaultPolicy ?? 'sim:oracle', object: 'model', owned_by: SIMULATOR_OWNER }],
       });
     }
     // Anthropic's Messages API: the same responders behind its own request and answer shapes (sim/messages-api.ts).
