@@ -51,7 +51,9 @@ describe('run configuration from the environment', () => {
   it('registers every query value of the endpoint URL as a secret', () => {
     readConfig({ OPENAI_BASE_URL: 'https://fn.example.net/api/v1?code=Zq81uV2m%2BW0xYt7', TOOLGAUGE_MODEL: 'm' });
     try {
-      expect(redact('code Zq81uV2m+W0xYt7, as written Zq81uV2m%2BW0xYt7')).toBe('code [REDACTED], as written [REDACTED]');
+      expect(redact('code Zq81uV2m+W0xYt7, as written Zq81uV2m%2BW0xYt7')).toBe(
+        'code [REDACTED], as written [REDACTED]',
+      );
     } finally {
       clearSecrets();
     }

@@ -70,7 +70,10 @@ export async function followRedirects(
       throw new RedirectRefused(`redirect from ${url.origin} to ${next.origin} refused: it leaves https`);
     if (next.origin !== url.origin) req = { ...req, headers: withoutCredentials(req.headers) };
     const method = (req.method ?? 'GET').toUpperCase();
-    if ((res.status === 303 && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+    if (
+      (res.status === 303 && method !== 'HEAD') ||
+      ((res.status === 301 || res.status === 302) && method === 'POST')
+    ) {
       const headers = new Headers(req.headers);
       headers.delete('content-type');
       headers.delete('content-length');

@@ -123,7 +123,9 @@ describe('secrets', () => {
     const files = allFiles(out);
     expect(files.length).toBeGreaterThan(4);
     // A secret's first 8 characters: a secret cut anywhere after them still contains them.
-    const beginnings = [KEY, PASS, QKEY, CODE, Buffer.from(`user:${PASS}`).toString('base64')].map((s) => s.slice(0, 8));
+    const beginnings = [KEY, PASS, QKEY, CODE, Buffer.from(`user:${PASS}`).toString('base64')].map((s) =>
+      s.slice(0, 8),
+    );
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
       for (const s of beginnings)
