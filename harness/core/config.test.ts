@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './errors.ts';
 import { readConfig, redactUrl } from './config.ts';
+import { clearSecrets, redact } from './redact.ts';
 import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
@@ -38,9 +39,23 @@ describe('run configuration from the environment', () => {
     expect(() => readConfig({ TOOLGAUGE_SANDBOX: 'docker' })).toThrow(/TOOLGAUGE_SANDBOX/);
     expect(() => readConfig({ TOOLGAUGE_MODEL: 'gpt-4o' })).toThrow(/needs an endpoint/);
   });
-  it('strips credentials from URLs in reports', () => {
+  it('strips credentials and every query value from URLs in reports', () => {
     expect(redactUrl('https://user:secret@api.example.com/v1?api_key=abc&x=1')).toBe(
-      'https://api.example.com/v1?api_key=REDACTED&x=1',
+      'https://api.example.com/v1?api_key=REDACTED&x=REDACTED',
     );
+    // Azure Functions' key travels as `code`, a name no list of key-like names holds.
+    expect(redactUrl('https://fn.example.net/api/v1?code=Zq81uV2mW0xYt7&code=again#frag')).toBe(
+      'https://fn.example.net/api/v1?code=REDACTED',
+    );
+  });
+  it('registers every query value of the endpoint URL as a secret', () => {
+    readConfig({ OPENAI_BASE_URL: 'https://fn.example.net/api/v1?code=Zq81uV2m%2BW0xYt7', TOOLGAUGE_MODEL: 'm' });
+    try {
+      expect(redact('code Zq81uV2m+W0xYt7, as written Zq81uV2m%2BW0xYt7')).toBe(
+        'code [REDACTED], as written [REDACTED]',
+      );
+    } finally {
+      clearSecrets();
+    }
   });
 });

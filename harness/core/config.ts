@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UsageError } from './errors.ts';
+import { displayUrl, urlSecrets } from './endpoint-url.ts';
 import { registerSecret } from './redact.ts';
 import { type EngineFacts, ggufPathOf } from './engine-facts.ts';
 
@@ -249,33 +250,11 @@ export function registerRunSecrets(cfg: RunConfig): void {
   for (const s of urlSecrets(cfg.baseUrl)) registerSecret(s);
 }
 
-/** The password and key-like query values of a URL (they are registered as secrets). */
-function urlSecrets(url: string | undefined): string[] {
-  if (!url) return [];
-  try {
-    const u = new URL(url);
-    const user = decodeURIComponent(u.username);
-    const pass = decodeURIComponent(u.password);
-    // The credentials also travel as a Basic authorization header, which an endpoint may echo.
-    const basic = user || pass ? [pass, Buffer.from(`${user}:${pass}`).toString('base64')] : [];
-    return [
-      ...basic,
-      ...[...u.searchParams].filter(([k]) => /key|token|secret|auth|pass|sig/i.test(k)).map(([, v]) => v),
-    ];
-  } catch {
-    return [];
-  }
-}
-
-/** The endpoint URL with credentials stripped, for reports. */
+/** The endpoint URL as stored in reports: no credentials, no query values (core/endpoint-url.ts). */
 export function redactUrl(url: string | undefined): string | undefined {
   if (!url) return url;
   try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    for (const k of [...u.searchParams.keys()]) if (/key|token|secret|auth/i.test(k)) u.searchParams.set(k, 'REDACTED');
-    return u.toString();
+    return displayUrl(url);
   } catch {
     return '<unparseable url>';
   }

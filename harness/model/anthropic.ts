@@ -7,7 +7,7 @@ import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
 import { headerId } from '../core/ids.ts';
 import { redact, redactDeep } from '../core/redact.ts';
 import { parseEndpoint } from './endpoint.ts';
-import { boundedFetch } from './fetch.ts';
+import { boundedFetch, FetchRefused } from './fetch.ts';
 import { EndpointUnavailable } from './preflight.ts';
 import { backoffMs } from './retry.ts';
 import type { ModelClientOptions } from './client.ts';
@@ -268,7 +268,7 @@ export class AnthropicClient {
           const e = err as Error;
           failure = ctl.signal.aborted
             ? { retryable: true, label: 'timeout', message: `no complete response within ${this.opts.timeoutMs} ms` }
-            : e.name === 'ResponseTooLarge'
+            : e instanceof FetchRefused
               ? { retryable: false, label: 'client', message: e.message }
               : { retryable: true, label: 'connection', message: connectionMessage(e) };
         } finally {

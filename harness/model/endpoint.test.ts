@@ -6,7 +6,7 @@ import { parseEndpoint } from './endpoint.ts';
 import { reshapeError } from './fetch.ts';
 import { checkEndpoint, EndpointUnavailable } from './preflight.ts';
 import { ModelCallError } from './types.ts';
-import { clearSecrets, REDACTED, registerSecret } from '../core/redact.ts';
+import { clearSecrets, REDACTED, redact, registerSecret } from '../core/redact.ts';
 
 // A server that answers like vLLM does on a bad request (a flat error body), and records what it was sent.
 let server: Server;
@@ -51,8 +51,19 @@ describe('endpoint URLs as users write them', () => {
     expect(ep.headers.authorization).toBe(`Basic ${Buffer.from('alice:s3cret-pw').toString('base64')}`);
     expect(ep.query).toEqual({ api_key: 'KEY123456', region: 'eu' });
     expect(ep.display).not.toMatch(/s3cret|KEY123456|alice/);
-    expect(ep.display).toContain('region=eu');
+    expect(ep.display).toBe('http://host:8000/v1?api_key=REDACTED&region=REDACTED');
     expect(ep.secrets).toEqual(expect.arrayContaining(['s3cret-pw', 'KEY123456']));
+  });
+
+  it('hides and registers a credential whose parameter name says nothing of it (`code`, Azure Functions)', () => {
+    try {
+      const ep = parseEndpoint('https://fn.example.net/api/v1?code=Zq81uV2mW0xYt7');
+      expect(ep.query).toEqual({ code: 'Zq81uV2mW0xYt7' });
+      expect(ep.display).toBe('https://fn.example.net/api/v1?code=REDACTED');
+      expect(redact('echoed Zq81uV2mW0xYt7')).toBe(`echoed ${REDACTED}`);
+    } finally {
+      clearSecrets();
+    }
   });
 
   it('a request through such a URL reaches the server with both', async () => {

@@ -1,25 +1,34 @@
 import { redactCut } from '../core/redact.ts';
 import { httpRequestCapped, sendsOverHttp } from './http-fetch.ts';
+import { followRedirects } from './redirects.ts';
+import { ResponseTooLarge } from './refused.ts';
+
+export { FetchRefused, RedirectRefused, ResponseTooLarge } from './refused.ts';
 
 /**
- * The fetch the SDK uses, with two fixes at the edge:
+ * The fetch both model clients use (the SDK's and the Anthropic client's), with three fixes at the edge:
+ * - redirects are followed by hand, and credential headers never reach another origin (redirects.ts);
  * - an error body without an `error` object (vLLM's flat `{"object":"error","message":…}`, or plain text) is
  *   reshaped to `{"error": {"message": …}}`, so the failure shows the server's message instead of
  *   "400 status code (no body)";
  * - a response body larger than `maxBytes` is refused instead of being held in memory (a hostile endpoint can
  *   send gigabytes).
  */
-export class ResponseTooLarge extends Error {
-  override name = 'ResponseTooLarge';
+export function boundedFetch(maxBytes: number, inner: typeof fetch = fetch): typeof fetch {
+  const once = oneExchange(maxBytes, inner);
+  return (input, init) => followRedirects(once, input, init);
 }
 
-export function boundedFetch(maxBytes: number, inner: typeof fetch = fetch): typeof fetch {
+/** One request and its answer, redirects not followed (node:http never follows; fetch is told `manual`). */
+function oneExchange(
+  maxBytes: number,
+  inner: typeof fetch,
+): (input: string | Request, init: RequestInit) => Promise<Response> {
   return async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : '';
     // Plain HTTP (a local server, the simulator) through node:http: one write per request, a third of the CPU.
-    if (inner === fetch && sendsOverHttp(url, init)) {
+    if (inner === fetch && typeof input === 'string' && sendsOverHttp(input, init)) {
       const r = await httpRequestCapped(
-        url,
+        input,
         init,
         maxBytes,
         (bytes) =>

@@ -1,6 +1,6 @@
 // The SDK's error classes only (the same classes `openai` exports): loading them does not load the SDK.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai/core/error';
-import { ResponseTooLarge } from './fetch.ts';
+import { FetchRefused } from './refused.ts';
 
 /** How one failed attempt is classified; retryable kinds are retried with backoff, others fail at once. */
 export type FailureKind = 'rate_limit' | 'server' | 'timeout' | 'connection' | 'invalid_response' | 'client';
@@ -14,9 +14,9 @@ export function classifyFailure(err: unknown): {
   const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
   if (err instanceof APIConnectionTimeoutError) return { kind: 'timeout', message };
   if (err instanceof APIConnectionError) {
-    // A response refused for its size is not worth asking for again.
-    if (causes(err).some((c) => c instanceof ResponseTooLarge))
-      return { kind: 'client', message: causes(err).find((c) => c instanceof ResponseTooLarge)!.message };
+    // A response refused (for its size, a redirect not followed) is not worth asking for again.
+    const refused = causes(err).find((c) => c instanceof FetchRefused);
+    if (refused) return { kind: 'client', message: refused.message };
     return { kind: 'connection', message: describe(err) };
   }
   if (err instanceof APIError) {

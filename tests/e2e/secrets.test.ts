@@ -14,6 +14,8 @@ import { tempDir, toolgauge } from '../helpers/cli.ts';
 const KEY = 'sk-test-0123456789abcdef';
 const PASS = 'hunter2-very-secret';
 const QKEY = 'qk-abcdef987654321';
+/** A credential in a query parameter whose name says nothing of it (Azure Functions' `code`). */
+const CODE = 'fnc-Zq81uV2mW0xYt7';
 let server: Server;
 let base: string;
 let calls = 0;
@@ -98,7 +100,7 @@ function allFiles(dir: string): string[] {
 describe('secrets', () => {
   it('an endpoint that echoes the key: no output file and no printed line contains a secret', async () => {
     const out = tempDir('secrets');
-    const url = base.replace('http://', `http://user:${PASS}@`) + `?api_key=${QKEY}`;
+    const url = base.replace('http://', `http://user:${PASS}@`) + `?api_key=${QKEY}&code=${CODE}`;
     const r = await toolgauge(
       [
         'toolhop',
@@ -121,7 +123,9 @@ describe('secrets', () => {
     const files = allFiles(out);
     expect(files.length).toBeGreaterThan(4);
     // A secret's first 8 characters: a secret cut anywhere after them still contains them.
-    const beginnings = [KEY, PASS, QKEY, Buffer.from(`user:${PASS}`).toString('base64')].map((s) => s.slice(0, 8));
+    const beginnings = [KEY, PASS, QKEY, CODE, Buffer.from(`user:${PASS}`).toString('base64')].map((s) =>
+      s.slice(0, 8),
+    );
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
       for (const s of beginnings)
@@ -138,5 +142,7 @@ describe('secrets', () => {
     // The errors are still explained, with the secret masked.
     const results = readFileSync(join(out, 'results.jsonl'), 'utf8');
     expect(results).toMatch(/authorization=(Basic|Bearer) \[REDACTED\]/);
+    // The stored endpoint keeps the query's names, never a value.
+    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toContain('/v1?api_key=REDACTED&code=REDACTED');
   });
 });
