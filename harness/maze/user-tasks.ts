@@ -6,7 +6,7 @@
 // or the file is refused with one line naming the file, the task and the problem.
 
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { readYaml } from '../core/yaml.ts';
 import { z } from 'zod';
 import { DataError, firstZodIssue } from '../core/errors.ts';
 import { deriveSeed, Rng } from '../core/rng.ts';
@@ -73,7 +73,7 @@ export function loadUserTasks(file: string, categories: readonly Complexity[] = 
     return fail(file, undefined, '', 'file not found');
   }
   try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    raw = file.endsWith('.json') ? JSON.parse(text) : readYaml(text);
   } catch (e) {
     return fail(
       file,
