@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { readYaml } from '../core/yaml.ts';
 import type { ParsedCall, ToolSchema } from '../parse/index.ts';
 
 export interface GoldCase {
@@ -28,7 +28,7 @@ type Call = { tool?: string; args?: Record<string, unknown>; name?: string; argu
 function palette(file: string): Map<string, ToolSchema> {
   const raw: unknown = file.endsWith('.json')
     ? JSON.parse(readFileSync(file, 'utf8'))
-    : parseYaml(readFileSync(file, 'utf8'));
+    : readYaml(readFileSync(file, 'utf8'));
   const out = new Map<string, ToolSchema>();
   if (Array.isArray(raw)) for (const t of raw as Array<{ function: ToolSchema }>) out.set(t.function.name, t.function);
   else

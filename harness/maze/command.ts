@@ -1,5 +1,5 @@
 import type { RunConfig } from '../core/config.ts';
-import { UsageError } from '../core/errors.ts';
+import { DataError, UsageError } from '../core/errors.ts';
 import { MODULE_EXT } from '../core/paths.ts';
 import type { MazeConfig } from './config.ts';
 import { selectRuns } from './selection.ts';
@@ -119,7 +119,7 @@ function runOne(runner: CommandRunner, argv: string[], baseEnv: NodeJS.ProcessEn
           throw new UsageError(
             `toolgauge maze: --cache ${kc.run.cache} is not available with --agent-type anthropic (the request cache stores OpenAI-compatible requests only)`,
           );
-        const { unknown } = selectRuns(mazeTasksOf(m), m.modes, m.only);
+        const { unknown } = selectRuns(tasksOrUsageError(m), m.modes, m.only);
         if (unknown.length)
           throw new UsageError(
             `toolgauge maze: --only/--task-id: no task ${unknown.join(', ')} in ${m.categories.join(',')} (ids are like C1_task_001, or C1_task_001_P0 for one mode)`,
@@ -137,6 +137,16 @@ function runOne(runner: CommandRunner, argv: string[], baseEnv: NodeJS.ProcessEn
     argv,
     env,
   );
+}
+
+/** The run's tasks; a bad tool or task file (DataError) is one line and exit 2, as docs/maze-tools.md says. */
+function tasksOrUsageError(m: MazeConfig): ReturnType<typeof mazeTasksOf> {
+  try {
+    return mazeTasksOf(m);
+  } catch (err) {
+    if (err instanceof DataError) throw new UsageError(`toolgauge maze: ${err.message}`);
+    throw err;
+  }
 }
 
 /**

@@ -20,6 +20,8 @@ import {
   COMPLEXITIES,
   DEFAULT_CASES_DIR,
   enumeratePaths,
+  PATH_LIMITS,
+  pathLimitProblem,
   loadMazeTasks,
   nodeIndex,
   resolveRef,
@@ -84,6 +86,13 @@ export function lintTask(task: MazeTask): LintIssue[] {
   }
 
   // -- paths ------------------------------------------------------------------------------------------------
+  // a graph or a stored list over the bounds is refused before anything is expanded or run
+  const over =
+    pathLimitProblem(task) ??
+    (task.paths.length > PATH_LIMITS.paths
+      ? `${task.paths.length} stored paths, over the limit of ${PATH_LIMITS.paths}`
+      : null);
+  if (over) return [...issues, { task: task.id, rule: 'paths', message: over }];
   const enumerated = enumeratePaths(task);
   if (stableStringify(enumerated) !== stableStringify(task.paths))
     bad('paths', 'stored paths differ from the paths enumerated from the graph');

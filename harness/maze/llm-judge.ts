@@ -180,6 +180,15 @@ export interface JudgePromptInput {
   finalAnswer: string | null;
 }
 
+// A closing tag of any section, as a reader might take it: any case, spaces around '/', '_', '-' or a space
+// inside the name, anything up to '>'.
+const SECTION_CLOSE = /<(\s*\/\s*(?:task[\s_-]*graph|perturbation|trace|final[\s_-]*answer))/gi;
+
+/** Text shown inside a section with every closing-tag variant of a section made inert ('<' written '‹'). */
+export function inertSectionText(text: string): string {
+  return text.replace(SECTION_CLOSE, '‹$1');
+}
+
 /** The judge's two messages: the instructions (system) and this run's graph, perturbation, trace and final answer (user). */
 export function buildJudgePrompt(input: JudgePromptInput): { system: string; user: string } {
   const { task, mode, trace, finalAnswer } = input;
@@ -203,7 +212,7 @@ export function buildJudgePrompt(input: JudgePromptInput): { system: string; use
     '<final_answer>',
     finalAnswer === null
       ? '(none: the run ended without a final answer)'
-      : capped(finalAnswer, ANSWER_CAP).replace(/<\/final_answer>/gi, '</final answer>'),
+      : inertSectionText(capped(finalAnswer, ANSWER_CAP)),
     '</final_answer>',
   ].join('\n');
   return { system: JUDGE_SYSTEM_PROMPT, user };

@@ -96,9 +96,12 @@ export const Victim = z
   .strict();
 export type Victim = z.infer<typeof Victim>;
 
+/** A task id: it names the task's files (`<id>_<mode>_inference.json`), so it is one plain file-name part. */
+export const TaskId = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
+
 export const MazeTask = z
   .object({
-    id: z.string().min(1),
+    id: TaskId,
     complexity: z.enum(COMPLEXITIES),
     template: z.string(),
     domains: z.array(z.string()).min(1),
@@ -146,8 +149,35 @@ export function slotSteps(task: MazeTask): Array<Extract<Step, { kind: 'slot' }>
   return task.steps.filter((s): s is Extract<Step, { kind: 'slot' }> => s.kind === 'slot');
 }
 
-/** Valid paths: the product of every slot's choices, nodes in step order. */
+/** Bounds on a task's expansion (docs/maze-tools.md, "Budgets"): its paths, and its nodes summed over them. */
+export const PATH_LIMITS = { paths: 256, nodes: 4_096 } as const;
+
+/** How many paths a task's steps expand to, and their nodes in total, counted without expanding them. */
+export function pathCount(task: Pick<MazeTask, 'steps'>): { paths: number; nodes: number } {
+  let paths = 1;
+  let nodes = 0;
+  for (const s of task.steps) {
+    // each path so far gets one of the choices: nodes grow by every path's share of the choices' lengths
+    const k = s.kind === 'node' ? 1 : s.choices.length;
+    const len = s.kind === 'node' ? 1 : s.choices.reduce((n, c) => n + c.nodes.length, 0);
+    nodes = nodes * k + paths * len;
+    paths *= k;
+  }
+  return { paths, nodes };
+}
+
+/** Why a task's expansion is over the bounds, or null. */
+export function pathLimitProblem(task: Pick<MazeTask, 'steps'>): string | null {
+  const { paths, nodes } = pathCount(task);
+  if (paths > PATH_LIMITS.paths) return `the slots expand to ${paths} paths, over the limit of ${PATH_LIMITS.paths}`;
+  if (nodes > PATH_LIMITS.nodes) return `the paths hold ${nodes} nodes in all, over the limit of ${PATH_LIMITS.nodes}`;
+  return null;
+}
+
+/** Valid paths: the product of every slot's choices, nodes in step order; refused over PATH_LIMITS. */
 export function enumeratePaths(task: Pick<MazeTask, 'steps'>): TaskPath[] {
+  const over = pathLimitProblem(task);
+  if (over) throw new Error(over);
   let partial: Array<{ nodes: TaskNode[]; group_choices: string[] }> = [{ nodes: [], group_choices: [] }];
   for (const s of task.steps) {
     if (s.kind === 'node')

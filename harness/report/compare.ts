@@ -65,6 +65,12 @@ export function compareRuns(
     const b = instanceIds(r);
     const onlyA = [...a].filter((x) => !b.has(x));
     const onlyB = [...b].filter((x) => !a.has(x));
+    // even a partial comparison needs a shared instance: with none there is no pair to test
+    if (![...a].some((x) => b.has(x))) {
+      throw new CompareRefused(
+        `${base.dir} and ${r.dir} share no instances (${a.size} in the first, ${b.size} in the second): there is nothing to compare`,
+      );
+    }
     if (!opts.allowPartial && (onlyA.length || onlyB.length)) {
       throw new CompareRefused(
         `${base.dir} and ${r.dir} cover different instances (${onlyA.length} only in the first, ${onlyB.length} only in the second, e.g. ${[...onlyA, ...onlyB].slice(0, 3).join(', ')}); pass --allow-partial to compare the ${[...a].filter((x) => b.has(x)).length} shared ones`,

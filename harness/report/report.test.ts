@@ -133,6 +133,11 @@ describe('paired comparison of saved runs', () => {
     expect(c[0]).toMatchObject({ shared: 1, onlyInBaseline: 1, onlyInCandidate: 0 });
     expect(() => compareRuns([run('a', {})])).toThrow(/at least two runs/);
   });
+  it('refuses runs that share no instance, even when partial comparisons are allowed', () => {
+    expect(() => compareRuns([run('a', { '1': 1, '2': 0 }), run('b', { '3': 1 })], { allowPartial: true })).toThrow(
+      new CompareRefused('a and b share no instances (2 in the first, 1 in the second): there is nothing to compare'),
+    );
+  });
   it('corrects for multiplicity across candidates (Holm)', () => {
     const ids = Array.from({ length: 60 }, (_, i) => String(i));
     const base = Object.fromEntries(ids.map((id) => [id, 0]));

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -44,5 +45,57 @@ describe('toolgauge maze with a user tool library and task file', () => {
       join(out, 'c2', 'inferences', 'BOOKS_task_001_P0_inference.json'),
     );
     expect(JSON.stringify(inf)).toContain('bookshop_catalogue_lookup');
+  });
+});
+
+describe('toolgauge maze with a hostile tool file', () => {
+  it('a function that calls itself without end is one line naming the file, the task and the tool, exit 2', async () => {
+    const dir = tempDir('maze-hostile-tools');
+    const tools = join(dir, 'spin.yaml');
+    writeFileSync(
+      tools,
+      `version: 1
+domain: books
+functions:
+  spin: { params: [n], body: "spin(n + 1)" }
+tools:
+  - name: get_spin
+    category: source
+    description: Spins.
+    parameters: { type: object, properties: { isbn: { type: string, description: ISBN } }, required: [isbn] }
+    output: { type: object, properties: { v: { type: number, description: V } }, required: [v] }
+    run:
+      - return: { v: "spin(0)" }
+`,
+    );
+    const tasks = join(dir, 'tasks.yaml');
+    writeFileSync(
+      tasks,
+      `version: 1
+complexity: c1
+tasks:
+  - id: SPIN_task_001
+    domains: [books]
+    query: What is the spin value of the book with ISBN 978-1-00-000001-1?
+    steps:
+      - { kind: node, node: { id: s, tool: get_spin, args: { isbn: { literal: "978-1-00-000001-1" } } } }
+    answer: { ref: s, field: v, match: number }
+`,
+    );
+    const r = await toolgauge([
+      'maze',
+      '--model',
+      'sim:oracle',
+      '--tools',
+      tools,
+      '--tasks',
+      tasks,
+      '--out-dir',
+      join(dir, 'out'),
+    ]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `toolgauge maze: ${tasks}: task SPIN_task_001: field steps: path p0: s (get_spin) failed: tool get_spin could not run: nested deeper than 250 evaluations (a function that calls itself without end?)`,
+    ]);
   });
 });

@@ -22,7 +22,7 @@
  *     - registry: test-hermes   # a test model toolgauge writes itself; `quant` picks its tensor type
  *       quant: Q8_0
  */
-import { parse as parseYaml } from 'yaml';
+import { readYaml } from '../../core/yaml.ts';
 import { z } from 'zod';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
@@ -107,7 +107,7 @@ export interface LineupOptions {
 export function parseLineup(text: string, file: string, o: LineupOptions = {}): Lineup {
   let raw: unknown;
   try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    raw = file.endsWith('.json') ? JSON.parse(text) : readYaml(text);
   } catch (e) {
     throw new DataError(
       file,

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readYaml } from '../../core/yaml.ts';
 import { z } from 'zod';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { TEST_TEMPLATE_NAMES } from '../../engine/gguf/chat-templates.ts';
@@ -54,7 +54,7 @@ export type Registry = z.infer<typeof RegistrySchema>;
 export function parseRegistry(text: string, file: string): Registry {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    raw = readYaml(text);
   } catch (e) {
     throw new DataError(file, undefined, undefined, `not valid YAML: ${(e as Error).message.split('\n')[0]}`);
   }

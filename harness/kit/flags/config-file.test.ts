@@ -264,3 +264,51 @@ describe('docs/config.md', () => {
     }
   });
 });
+
+describe('hostile configuration files', () => {
+  it('a secret expanded into a key that a flag check refuses is named by its variable, never printed', () => {
+    const secret = 'sk-live-0123456789abcdef';
+    let message = '';
+    try {
+      withFile('max_turns: ${API_KEY}\n', [], { API_KEY: secret });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toBe(
+      "toolgauge maze: run.yaml: key 'max_turns' must be a number (got '${API_KEY}') (the value came from ${API_KEY}; not shown)",
+    );
+    expect(() => withFile('judge: "x${API_KEY}"\n', [], { API_KEY: secret })).toThrow(
+      /key 'judge' must be one of compat\|strict \(got 'x\$\{API_KEY\}'\) \(the value came from \$\{API_KEY\}; not shown\)$/,
+    );
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9_-]{8,30}$/), (key) => {
+        try {
+          withFile('max_turns: "${K}"\n', [], { K: key });
+        } catch (err) {
+          expect((err as Error).message).not.toContain(key);
+        }
+      }),
+    );
+  });
+
+  it('a YAML alias bomb is one line, not a stack trace', () => {
+    const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 10; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    lines.push('model: *a9');
+    let err: unknown;
+    try {
+      withFile(`${lines.join('\n')}\n`, []);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toBe(
+      'toolgauge maze: run.yaml: not valid YAML: Excessive alias count indicates a resource exhaustion attack',
+    );
+  });
+});

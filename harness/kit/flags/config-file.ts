@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.ts';
+import { readYaml } from '../../core/yaml.ts';
 import { suiteFolders } from '../suite-folders.ts';
 import { checkFlagValue, type FlagSpecs } from './flags.ts';
 
@@ -55,6 +55,31 @@ export function interpolate(value: string, env: Readonly<Record<string, string |
       return v;
     },
   );
+}
+
+/** The variables a value's placeholders read (`${VAR}`, `${VAR:-…}`), with their values as set. */
+export function placeholderVariables(
+  value: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Array<{ name: string; value: string }> {
+  const out: Array<{ name: string; value: string }> = [];
+  for (const m of value.matchAll(PLACEHOLDER)) {
+    const name = m[1];
+    if (name !== undefined && !out.some((v) => v.name === name)) out.push({ name, value: env[name] ?? '' });
+  }
+  return out;
+}
+
+/**
+ * A flag check's refusal of a value that came (in part) from the environment: the variables are named and their
+ * values never shown — a secret expanded into a key is refused without being printed.
+ */
+function refusalWithoutSecrets(why: string, vars: ReadonlyArray<{ name: string; value: string }>): string {
+  let out = why;
+  // longest first, so a value that contains another is replaced whole
+  for (const v of [...vars].sort((a, b) => b.value.length - a.value.length))
+    if (v.value) out = out.split(v.value).join(`\${${v.name}}`);
+  return `${out} (the value came from ${vars.map((v) => `\${${v.name}}`).join(', ')}; not shown)`;
 }
 
 /** `baseUrl` and `base_url` are `base-url`. */
@@ -155,9 +180,10 @@ export function configTokens(
       continue;
     }
     const raws = spec.multiple ? values.map(String) : [values.map(String).join(',')];
+    const vars = scalars(value, at).flatMap((v) => (typeof v === 'string' ? placeholderVariables(v, env) : []));
     for (const raw of raws) {
       const r = checkFlagValue(spec, raw);
-      if (!r.ok) throw new UsageError(`${at} ${r.why}`);
+      if (!r.ok) throw new UsageError(`${at} ${vars.length ? refusalWithoutSecrets(r.why, vars) : r.why}`);
       tokens.push(`--${flag}=${raw}`);
     }
   }
@@ -202,13 +228,11 @@ export function readConfigFile(
       throw new UsageError(`toolgauge ${command}: ${file}: not valid JSON: ${(err as Error).message.split('\n')[0]}`);
     }
   }
-  // The YAML parser is loaded only when a run names a YAML file (every suite command loads this module; applyConfig
-  // is synchronous, hence require).
-  const { parseDocument } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  const doc = parseDocument(text, { uniqueKeys: true });
-  const e = doc.errors[0];
-  if (e) throw new UsageError(`toolgauge ${command}: ${file}: not valid YAML: ${e.message.split('\n')[0]}`);
-  return doc.toJS();
+  try {
+    return readYaml(text);
+  } catch (err) {
+    throw new UsageError(`toolgauge ${command}: ${file}: not valid YAML: ${(err as Error).message}`);
+  }
 }
 
 /** What the command line gives itself: its flags (long names; `-t` is read as its long name) and positionals. */

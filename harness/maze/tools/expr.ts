@@ -121,6 +121,16 @@ const RESERVED = new Set(['true', 'false', 'null', 'undefined']);
 export function parseExpr(src: string): Expr {
   const toks = tokenize(src);
   let p = 0;
+  // nesting of the syntax, bounded so that no source reaches the native stack's limit
+  let depth = 0;
+  const nest = <T>(f: () => T): T => {
+    if (++depth > EXPR_BUDGET.parseDepth) throw new ExprError(`nested deeper than ${EXPR_BUDGET.parseDepth} levels`);
+    try {
+      return f();
+    } finally {
+      depth--;
+    }
+  };
   const peek = (o = 0) => toks[p + o];
   const isOp = (v: string, o = 0) => peek(o)?.t === 'op' && peek(o)!.v === v;
   const expect = (v: string) => {
@@ -152,6 +162,10 @@ export function parseExpr(src: string): Expr {
   };
 
   function expr(): Expr {
+    return nest(exprAt);
+  }
+
+  function exprAt(): Expr {
     const params = lambdaAhead();
     if (params) {
       p += peek()?.t === 'id' ? 2 : 3 + params.length + Math.max(0, params.length - 1);
@@ -176,7 +190,7 @@ export function parseExpr(src: string): Expr {
       const prec = BINARY[t.v];
       if (prec === undefined || prec < min) return left;
       p++;
-      const right = binary(t.v === '**' ? prec : prec + 1);
+      const right = nest(() => binary(t.v === '**' ? prec : prec + 1));
       left = { k: 'bin', op: t.v, a: left, b: right };
     }
   }
@@ -185,7 +199,7 @@ export function parseExpr(src: string): Expr {
     if (isOp('!') || isOp('-')) {
       const op = peek()!.v as '!' | '-';
       p++;
-      return { k: 'unary', op, e: unary() };
+      return { k: 'unary', op, e: nest(unary) };
     }
     return postfix(primary());
   }
@@ -298,8 +312,9 @@ export function scopeOf(vars: Record<string, unknown>, parent?: Scope): Scope {
 }
 
 function member(obj: unknown, prop: unknown): unknown {
-  if (obj === null || obj === undefined) throw new ExprError(`cannot read '${String(prop)}' of ${String(obj)}`);
-  const key = typeof prop === 'number' ? prop : String(prop);
+  if (obj === null || obj === undefined)
+    throw new ExprError(`cannot read '${text(prop).slice(0, 60)}' of ${String(obj)}`);
+  const key = typeof prop === 'number' ? prop : text(prop);
   if (typeof key === 'string' && FORBIDDEN.has(key)) throw new ExprError(`field '${key}' is not readable`);
   if (Array.isArray(obj)) {
     if (key === 'length') return obj.length;
@@ -310,9 +325,143 @@ function member(obj: unknown, prop: unknown): unknown {
   return Object.hasOwn(obj, key) ? (obj as Record<string | number, unknown>)[key] : undefined;
 }
 
-/** Evaluate an expression; `fns` are the only callables. */
+/**
+ * The bounds of one evaluation — a tool call's steps, an entity list — so that no file and no argument can hang
+ * a run or exhaust its memory (docs/maze-tools.md, "Budgets"). Going over one is an ExprError: a tool error for
+ * the call, one line when a file is loaded.
+ */
+export const EXPR_BUDGET = {
+  /** Expression nodes evaluated, plus the list elements and characters functions take and give. */
+  steps: 1_000_000,
+  /** Evaluations nested in one another (a function calling itself, lambdas within lambdas). */
+  depth: 250,
+  /** Characters of one string, elements of one list or range. */
+  size: 100_000,
+  /** Nesting of one expression's syntax (brackets, operators). */
+  parseDepth: 100,
+  /** Steps of every evaluation made to complete and check one task file (all its paths, all their calls). */
+  fileSteps: 50_000_000,
+} as const;
+
+interface Budget {
+  steps: number;
+  depth: number;
+}
+// The budget of the evaluation under way: evaluation is synchronous, and every evaluation a tool call starts
+// (its steps, the library's functions, lambdas run by list functions) shares it.
+let active: Budget | null = null;
+
+// An outer budget over many evaluations (loading a task file), counted beside each evaluation's own.
+let outer: { steps: number; limit: number; what: string } | null = null;
+
+/** Run `f` with every evaluation inside it also counted against a total of `limit` steps, spent on `what`. */
+export function withTotalBudget<T>(limit: number, what: string, f: () => T): T {
+  const prev = outer;
+  outer = { steps: 0, limit, what };
+  try {
+    return f();
+  } finally {
+    outer = prev;
+  }
+}
+
+/** Count `n` steps of the evaluation under way, and of the outer total. */
+function spend(b: Budget, n: number): void {
+  if ((b.steps += n) > EXPR_BUDGET.steps)
+    throw new ExprError(`over the budget of ${EXPR_BUDGET.steps} evaluation steps`);
+  if (outer && (outer.steps += n) > outer.limit)
+    throw new ExprError(`over the budget of ${outer.limit} evaluation steps for ${outer.what}`);
+}
+
+/** Run `f` under one budget: the one under way, else a fresh one for `f`'s whole run. */
+export function withBudget<T>(f: () => T): T {
+  if (active) return f();
+  active = { steps: 0, depth: 0 };
+  try {
+    return f();
+  } finally {
+    active = null;
+  }
+}
+
+/** Count `n` steps of work against the budget under way (none outside an evaluation). */
+export function charge(n: number): void {
+  if (active) spend(active, n);
+}
+
+/** Refuse a string or list of `n` characters or elements before it is made. */
+export function checkSize(n: number, what: string): void {
+  if (!(n <= EXPR_BUDGET.size)) throw new ExprError(`${what} of ${n} is over the limit of ${EXPR_BUDGET.size}`);
+}
+
+/** The work a value stands for when a function reads or gives it: its length, or 1. */
+const weight = (v: unknown): number => (typeof v === 'string' || Array.isArray(v) ? v.length : 1);
+
+/**
+ * A value as text, as JavaScript's `String` would give it, but bounded: a list is joined element by element
+ * (nested lists too) and refused once the text is over the size limit or the nesting over the depth limit.
+ */
+export function text(v: unknown, depth = 0): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'function') return '[lambda]';
+  if (v === null || typeof v !== 'object') return String(v);
+  if (!Array.isArray(v)) return '[object Object]';
+  if (depth > EXPR_BUDGET.parseDepth) throw new ExprError(`a list nested deeper than ${EXPR_BUDGET.parseDepth} levels`);
+  let out = '';
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    out += (i ? ',' : '') + (x === null || x === undefined ? '' : text(x, depth + 1));
+    checkSize(out.length, 'a text');
+  }
+  charge(out.length);
+  return out;
+}
+
+/** Count a value's every element, field and character against the budget (before a deep walk such as hashing). */
+export function chargeDeep(v: unknown): void {
+  const stack: unknown[] = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    charge(typeof x === 'string' ? x.length + 1 : 1);
+    if (x !== null && typeof x === 'object') for (const y of Array.isArray(x) ? x : Object.values(x)) stack.push(y);
+  }
+}
+
+/** A value as a number, as JavaScript's `Number` would give it (a list through its bounded text). */
+export function toNumber(v: unknown): number {
+  return v !== null && typeof v === 'object' ? Number(text(v)) : Number(v as number);
+}
+
+/** An operand of arithmetic or an ordering: a number, text, boolean or null, never a list or object. */
+function primitive(v: unknown, op: string): unknown {
+  if (v !== null && (typeof v === 'object' || typeof v === 'function'))
+    throw new ExprError(
+      `'${op}' takes numbers or text, not ${Array.isArray(v) ? 'a list' : typeof v === 'function' ? 'a lambda' : 'an object'}`,
+    );
+  return v;
+}
+
+/** Evaluate an expression under the budget; `fns` are the only callables. */
 export function evalExpr(e: Expr, scope: Scope, fns: Readonly<Record<string, ExprFn>>): unknown {
-  const ev = (x: Expr, s: Scope = scope) => evalExpr(x, s, fns);
+  return withBudget(() => evalNode(e, scope, fns, active!));
+}
+
+function evalNode(e: Expr, scope: Scope, fns: Readonly<Record<string, ExprFn>>, b: Budget): unknown {
+  spend(b, 1);
+  if (b.depth >= EXPR_BUDGET.depth)
+    throw new ExprError(
+      `nested deeper than ${EXPR_BUDGET.depth} evaluations (a function that calls itself without end?)`,
+    );
+  b.depth++;
+  try {
+    return evalStep(e, scope, fns, b);
+  } finally {
+    b.depth--;
+  }
+}
+
+function evalStep(e: Expr, scope: Scope, fns: Readonly<Record<string, ExprFn>>, b: Budget): unknown {
+  const ev = (x: Expr, s: Scope = scope) => evalNode(x, s, fns, b);
   switch (e.k) {
     case 'lit':
       return e.v;
@@ -325,45 +474,63 @@ export function evalExpr(e: Expr, scope: Scope, fns: Readonly<Record<string, Exp
       return member(ev(e.obj), ev(e.prop));
     case 'call': {
       if (!Object.hasOwn(fns, e.fn)) throw new ExprError(`unknown function '${e.fn}'`);
-      return fns[e.fn]!(...e.args.map((a) => ev(a)));
+      const args = e.args.map((a) => ev(a));
+      charge(args.reduce((n: number, a) => n + weight(a), 0));
+      let r: unknown;
+      try {
+        r = fns[e.fn]!(...args);
+      } catch (err) {
+        // a limit of the engine itself (string or array length, the stack) is this call's error, never a crash
+        if (err instanceof RangeError) throw new ExprError(`${e.fn}: ${err.message}`);
+        throw err;
+      }
+      if (typeof r === 'string' || Array.isArray(r)) {
+        checkSize(r.length, `the result of ${e.fn}`);
+        charge(r.length);
+      }
+      return r;
     }
     case 'unary': {
       const v = ev(e.e);
-      return e.op === '!' ? !v : -(v as number);
+      return e.op === '!' ? !v : -(primitive(v, '-') as number);
     }
     case 'bin': {
       if (e.op === '&&') return ev(e.a) && ev(e.b);
       if (e.op === '||') return ev(e.a) || ev(e.b);
       if (e.op === '??') return ev(e.a) ?? ev(e.b);
-      const a = ev(e.a) as never;
-      const b = ev(e.b) as never;
+      const a0 = ev(e.a);
+      const b0 = ev(e.b);
+      if (e.op === '==' || e.op === '===') return a0 === b0;
+      if (e.op === '!=' || e.op === '!==') return a0 !== b0;
+      const a = primitive(a0, e.op) as never;
+      const c = primitive(b0, e.op) as never;
       switch (e.op) {
-        case '==':
-        case '===':
-          return a === b;
-        case '!=':
-        case '!==':
-          return a !== b;
         case '<':
-          return a < b;
+          return a < c;
         case '<=':
-          return a <= b;
+          return a <= c;
         case '>':
-          return a > b;
+          return a > c;
         case '>=':
-          return a >= b;
-        case '+':
-          return (a as number) + (b as number);
+          return a >= c;
+        case '+': {
+          const r: unknown = (a as number) + (c as number);
+          if (typeof r === 'string') {
+            checkSize(r.length, "the text of '+'");
+            charge(r.length);
+          }
+          return r;
+        }
         case '-':
-          return (a as number) - (b as number);
+          return (a as number) - (c as number);
         case '*':
-          return (a as number) * (b as number);
+          return (a as number) * (c as number);
         case '/':
-          return (a as number) / (b as number);
+          return (a as number) / (c as number);
         case '%':
-          return (a as number) % (b as number);
+          return (a as number) % (c as number);
         case '**':
-          return (a as number) ** (b as number);
+          return (a as number) ** (c as number);
       }
       throw new ExprError(`unknown operator '${e.op}'`);
     }
@@ -380,8 +547,9 @@ export function evalExpr(e: Expr, scope: Scope, fns: Readonly<Record<string, Exp
       return o;
     }
     case 'lambda': {
+      // called by list functions while the evaluation runs: under the same budget (evalExpr shares it)
       const f = ((...xs: unknown[]) =>
-        ev(e.body, scopeOf(Object.fromEntries(e.params.map((p, i) => [p, xs[i]])), scope))) as Lambda;
+        evalExpr(e.body, scopeOf(Object.fromEntries(e.params.map((p, i) => [p, xs[i]])), scope), fns)) as Lambda;
       f[LAMBDA] = true;
       return f;
     }
@@ -456,7 +624,14 @@ export function parseTemplate(src: string): Template {
 }
 
 export function evalTemplate(t: Template, scope: Scope, fns: Readonly<Record<string, ExprFn>>): string {
-  return t.map((p) => (typeof p === 'string' ? p : String(evalExpr(p, scope, fns)))).join('');
+  return withBudget(() => {
+    let out = '';
+    for (const p of t) {
+      out += typeof p === 'string' ? p : text(evalExpr(p, scope, fns));
+      checkSize(out.length, 'a text');
+    }
+    return out;
+  });
 }
 
 export { RESERVED as RESERVED_NAMES };

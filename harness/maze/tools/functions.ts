@@ -42,7 +42,7 @@ import {
   type Person,
   type Product,
 } from './data.ts';
-import { ExprError, isLambda, type ExprFn } from './expr.ts';
+import { charge, chargeDeep, checkSize, ExprError, isLambda, text, toNumber, type ExprFn } from './expr.ts';
 import { availableOf, balanceOf, bookedHours, netMovements, priorSame, sentMessages } from './state.ts';
 import type { ToolArgs, ToolContext } from './types.ts';
 
@@ -72,12 +72,16 @@ const list = (xs: unknown, name: string): unknown[] => {
   return xs;
 };
 const orNull = <T>(x: T | undefined): T | null => (x === undefined ? null : x);
+/** A seeded value's label: a number as it is, anything else as its bounded text (a list as JavaScript joins it). */
+const label = (x: unknown): string | number =>
+  typeof x === 'number' ? x : x === null || x === undefined ? '' : text(x);
 
 /** Working days from start (inclusive) to end (exclusive), skipping weekends and the country's holidays. */
 function businessDays(start: string, end: string, country: string): number {
   const a = dayNumber(start)!;
   const b = dayNumber(end)!;
   const hol = new Set((HOLIDAYS[country] ?? []).map((md) => `${start.slice(0, 4)}-${md}`));
+  charge(b - a);
   let n = 0;
   for (let d = a; d < b; d++) {
     const s = dateFromDay(d);
@@ -90,20 +94,24 @@ function businessDays(start: string, end: string, country: string): number {
 /** Functions that need nothing but their arguments. */
 export const PURE_FUNCTIONS: Readonly<Record<string, ExprFn>> = {
   // conversions and text
-  str: (x) => String(x),
-  num: (x) => Number(x),
-  upper: (s) => String(s).toUpperCase(),
-  lower: (s) => String(s).toLowerCase(),
-  trim: (s) => String(s).trim(),
+  str: (x) => text(x),
+  num: (x) => toNumber(x),
+  upper: (s) => text(s).toUpperCase(),
+  lower: (s) => text(s).toLowerCase(),
+  trim: (s) => text(s).trim(),
   slice: (s, a, b) =>
     Array.isArray(s)
-      ? s.slice(Number(a), b === undefined ? undefined : Number(b))
-      : String(s).slice(Number(a), b === undefined ? undefined : Number(b)),
-  pad_start: (s, n, ch) => String(s).padStart(Number(n), ch === undefined ? ' ' : String(ch)),
-  starts_with: (s, p) => String(s).startsWith(String(p)),
-  ends_with: (s, p) => String(s).endsWith(String(p)),
-  is_digits: (s) => /^\d+$/.test(String(s)),
-  is_letters: (s) => /^[A-Za-z]+$/.test(String(s)),
+      ? s.slice(toNumber(a), b === undefined ? undefined : toNumber(b))
+      : text(s).slice(toNumber(a), b === undefined ? undefined : toNumber(b)),
+  pad_start: (s, n, ch) => {
+    const width = toNumber(n);
+    checkSize(width, 'pad_start: a width');
+    return text(s).padStart(width, ch === undefined ? ' ' : text(ch));
+  },
+  starts_with: (s, p) => text(s).startsWith(text(p)),
+  ends_with: (s, p) => text(s).endsWith(text(p)),
+  is_digits: (s) => /^\d+$/.test(text(s)),
+  is_letters: (s) => /^[A-Za-z]+$/.test(text(s)),
   len: (x) =>
     Array.isArray(x) || typeof x === 'string'
       ? x.length
@@ -111,19 +119,19 @@ export const PURE_FUNCTIONS: Readonly<Record<string, ExprFn>> = {
         ? Object.keys(x).length
         : 0,
   // numbers
-  round: (x, d) => round(Number(x), Number(d ?? 0)),
-  round2: (x) => round2(Number(x)),
-  round6: (x) => round6(Number(x)),
-  js_round: (x) => Math.round(Number(x)),
-  abs: (x) => Math.abs(Number(x)),
-  floor: (x) => Math.floor(Number(x)),
-  ceil: (x) => Math.ceil(Number(x)),
-  min: (...xs) => Math.min(...xs.map(Number)),
-  max: (...xs) => Math.max(...xs.map(Number)),
-  sqrt: (x) => Math.sqrt(Number(x)),
-  sin: (x) => Math.sin(Number(x)),
-  cos: (x) => Math.cos(Number(x)),
-  asin: (x) => Math.asin(Number(x)),
+  round: (x, d) => round(toNumber(x), toNumber(d ?? 0)),
+  round2: (x) => round2(toNumber(x)),
+  round6: (x) => round6(toNumber(x)),
+  js_round: (x) => Math.round(toNumber(x)),
+  abs: (x) => Math.abs(toNumber(x)),
+  floor: (x) => Math.floor(toNumber(x)),
+  ceil: (x) => Math.ceil(toNumber(x)),
+  min: (...xs) => Math.min(...xs.map(toNumber)),
+  max: (...xs) => Math.max(...xs.map(toNumber)),
+  sqrt: (x) => Math.sqrt(toNumber(x)),
+  sin: (x) => Math.sin(toNumber(x)),
+  cos: (x) => Math.cos(toNumber(x)),
+  asin: (x) => Math.asin(toNumber(x)),
   pi: () => Math.PI,
   is_number: (x) => typeof x === 'number' && Number.isFinite(x),
   // lists and records (the lambda is the last argument)
@@ -135,35 +143,49 @@ export const PURE_FUNCTIONS: Readonly<Record<string, ExprFn>> = {
   count: (xs, f) =>
     f === undefined ? list(xs, 'count').length : list(xs, 'count').filter((x, i) => fn(f, 'count')(x, i)).length,
   // left to right from 0, so a sum of money matches a hand-written loop to the last bit
-  sum: (xs, f) => list(xs, 'sum').reduce((t: number, x, i) => t + Number(f === undefined ? x : fn(f, 'sum')(x, i)), 0),
-  range: (a, b) => Array.from({ length: Math.max(0, Number(b) - Number(a)) }, (_, i) => Number(a) + i),
-  includes: (xs, x) => (Array.isArray(xs) ? xs.includes(x) : String(xs).includes(String(x))),
-  concat: (...xs) => xs.flatMap((x) => list(x, 'concat')),
+  sum: (xs, f) =>
+    list(xs, 'sum').reduce((t: number, x, i) => t + toNumber(f === undefined ? x : fn(f, 'sum')(x, i)), 0),
+  range: (a, b) => {
+    const from = toNumber(a);
+    const length = Math.max(0, toNumber(b) - from);
+    checkSize(length, 'range: a length');
+    return Array.from({ length }, (_, i) => from + i);
+  },
+  includes: (xs, x) => (Array.isArray(xs) ? xs.includes(x) : text(xs).includes(text(x))),
+  concat: (...xs) => {
+    checkSize(
+      xs.reduce((n: number, x) => n + list(x, 'concat').length, 0),
+      'concat: a list',
+    );
+    return xs.flatMap((x) => list(x, 'concat'));
+  },
   first: (xs) => orNull(list(xs, 'first')[0]),
   keys: (o) => (o !== null && typeof o === 'object' ? Object.keys(o) : []),
-  has: (o, k) => o !== null && typeof o === 'object' && Object.hasOwn(o, String(k)),
+  has: (o, k) => o !== null && typeof o === 'object' && Object.hasOwn(o, text(k)),
   get: (o, k) =>
-    o !== null && typeof o === 'object' && Object.hasOwn(o, String(k))
-      ? (o as Record<string, unknown>)[String(k)]
-      : null,
-  same: (a, b) => stableStringify(a) === stableStringify(b),
+    o !== null && typeof o === 'object' && Object.hasOwn(o, text(k)) ? (o as Record<string, unknown>)[text(k)] : null,
+  same: (a, b) => {
+    chargeDeep(a);
+    chargeDeep(b);
+    return stableStringify(a) === stableStringify(b);
+  },
   // seeded values and identifiers: functions of their labels only
-  u: (...labels) => u(...(labels as Array<string | number>)),
-  hex8: (...labels) => hex8(...(labels as Array<string | number>)),
+  u: (...labels) => u(...labels.map(label)),
+  hex8: (...labels) => hex8(...labels.map(label)),
   // dates (YYYY-MM-DD; invalid → null)
-  day_number: (s) => dayNumber(String(s)),
-  date_from_day: (n) => dateFromDay(Number(n)),
-  weekday: (s) => weekday(String(s)),
-  in_data_range: (s) => inDataRange(String(s)),
-  hh: (h) => hh(Number(h)),
-  business_days: (a, b, c) => businessDays(String(a), String(b), String(c)),
+  day_number: (s) => dayNumber(text(s)),
+  date_from_day: (n) => dateFromDay(toNumber(n)),
+  weekday: (s) => weekday(text(s)),
+  in_data_range: (s) => inDataRange(text(s)),
+  hh: (h) => hh(toNumber(h)),
+  business_days: (a, b, c) => businessDays(text(a), text(b), text(c)),
   // the seeded world's derived values (tools/data.ts)
-  close_price: (c, d) => closePrice(c as Company, String(d)),
-  units_per_usd: (cur, d) => unitsPerUsd(String(cur), String(d)),
-  fx_rate: (b, q, d) => fxRate(String(b), String(q), String(d)),
-  weather_for: (c, d) => weatherFor(c as City, String(d)),
+  close_price: (c, d) => closePrice(c as Company, text(d)),
+  units_per_usd: (cur, d) => unitsPerUsd(text(cur), text(d)),
+  fx_rate: (b, q, d) => fxRate(text(b), text(q), text(d)),
+  weather_for: (c, d) => weatherFor(c as City, text(d)),
   air_quality: (c) => airQuality(c as City),
-  flight_for: (a, b, d) => flightFor(a as City, b as City, String(d)),
+  flight_for: (a, b, d) => flightFor(a as City, b as City, text(d)),
   route_id: (a, b) => routeId(a as City, b as City),
   risk_token: (a) => riskToken(a as Account),
 };
@@ -175,8 +197,8 @@ export function contextFunctions(tool: string, args: ToolArgs, ctx: ToolContext)
     balance_of: (a) => balanceOf(a as Account, ctx.history),
     net_movements: (a) => netMovements(a as Account, ctx.history),
     available_of: (p) => availableOf(p as Product, ctx.history),
-    booked_hours: (p, d) => [...bookedHours(p as Person, String(d), ctx.history)],
-    free_hour: (p, d) => freeHour(p as Person, String(d), bookedHours(p as Person, String(d), ctx.history)),
+    booked_hours: (p, d) => [...bookedHours(p as Person, text(d), ctx.history)],
+    free_hour: (p, d) => freeHour(p as Person, text(d), bookedHours(p as Person, text(d), ctx.history)),
     sent_messages: () => sentMessages(ctx.history),
   };
 }

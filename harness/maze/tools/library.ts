@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import { readYaml } from '../../core/yaml.ts';
 import { z } from 'zod';
 import { DataError, firstZodIssue } from '../../core/errors.ts';
 import { DETECTORS, type Detector } from '../detectors.ts';
@@ -252,7 +252,7 @@ function parseLibraryFile(path: string): z.infer<typeof LibraryFile> {
   let raw: unknown;
   const text = readFileSync(path, 'utf8');
   try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    raw = path.endsWith('.json') ? JSON.parse(text) : readYaml(text);
   } catch (e) {
     return fail(
       path,

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readYaml } from '../../core/yaml.ts';
 import type { ChatMessage, OpenAITool, ToolCall } from '../../core/chat.ts';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
@@ -66,7 +66,7 @@ export function loadPalette(file: string): { palette: Palette; sha256: string } 
   }
   let raw: unknown;
   try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    raw = file.endsWith('.json') ? JSON.parse(text) : readYaml(text);
   } catch (e) {
     throw new DataError(
       file,
