@@ -71,6 +71,8 @@ interface Pending {
   args: unknown;
   /** Sent again once already (after the child was killed for another request). */
   resent?: boolean;
+  /** The child it was last sent to. */
+  sentTo?: Child;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
   onChunk?: (c: CompleteChunk) => void;
@@ -297,6 +299,7 @@ export class EngineHost implements Engine {
       const child = await this.ensureChild();
       if (this.pending.get(id) !== p) return; // settled meanwhile (its timeout)
       this.idle(child);
+      p.sentTo = child;
       child.proc.send({ id, op: p.op, args: p.args });
     } catch (err) {
       if (this.pending.get(id) !== p) return;
@@ -311,8 +314,9 @@ export class EngineHost implements Engine {
     if (!p) return;
     this.settle(id);
     p.reject(err);
+    // Only the child that is running it: a request waiting for a new child to load holds nothing.
     const child = this.child;
-    if (!child) return;
+    if (!child || p.sentTo !== child || !child.proc.connected) return;
     child.killedFor = id;
     child.proc.kill('SIGKILL');
   }
@@ -335,6 +339,7 @@ export class EngineHost implements Engine {
       };
       this.pending.set(id, p);
       this.idle(child);
+      p.sentTo = child;
       if (this.options.requestTimeoutMs) {
         p.timer = setTimeout(
           () =>
