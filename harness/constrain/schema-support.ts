@@ -107,7 +107,8 @@ function walk(
       return `${path}.anyOf: must be a non-empty array`;
   }
   const children: Array<[unknown, string]> = [];
-  if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) children.push([v, `${path}.properties.${k}`]);
+  if (isObj(s.properties))
+    for (const [k, v] of Object.entries(s.properties)) children.push([v, `${path}.properties.${k}`]);
   if ('items' in s) children.push([s.items, `${path}.items`]);
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
     if (Array.isArray(s[key])) s[key].forEach((v, i) => children.push([v, `${path}.${key}.${i}`]));
@@ -122,8 +123,10 @@ function walk(
 }
 
 function smallIntRange(s: Schema): boolean {
-  const lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : null;
-  const hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum : null;
+  const lo =
+    typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : null;
+  const hi =
+    typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum : null;
   if (typeof s.exclusiveMinimum === 'boolean' || typeof s.exclusiveMaximum === 'boolean') return false;
   return lo !== null && hi !== null && hi >= lo && hi - lo + 1 <= MAX_ENUMERATED_INTS;
 }

@@ -59,7 +59,10 @@ export function checkHostAndOrigin(req: IncomingMessage, port: number, boundHost
   if (origin === undefined) return;
   // The page's own origin names the server the way its Host does (already checked above).
   if (origin.toLowerCase() !== `http://${req.headers.host!.toLowerCase()}`)
-    throw new FrontRefusal(403, `Origin ${JSON.stringify(origin)} is not this server: requests from web pages are refused`);
+    throw new FrontRefusal(
+      403,
+      `Origin ${JSON.stringify(origin)} is not this server: requests from web pages are refused`,
+    );
 }
 
 /**

@@ -360,6 +360,8 @@ export class EngineHost implements Engine {
         const onAbort = () => {
           if (!this.pending.has(id)) return;
           if (this.child?.proc.connected) this.child.proc.send({ op: 'abort', target: id });
+          // Other requests on the same child wait behind this one: no grace then, they are held up already.
+          const others = [...this.pending.values()].some((q) => q !== p && q.sentTo === this.child);
           const grace = setTimeout(
             () =>
               this.killFor(
@@ -369,7 +371,7 @@ export class EngineHost implements Engine {
                   `the request was aborted; ${op} did not stop within ${ABORT_GRACE_MS} ms, so the engine process is restarted`,
                 ),
               ),
-            ABORT_GRACE_MS,
+            others ? 0 : ABORT_GRACE_MS,
           );
           grace.unref();
         };
@@ -412,7 +414,11 @@ export class EngineHost implements Engine {
   /** Ids outside the vocabulary are refused here: llama.cpp aborts its process on one. */
   async detokenize(tokens: number[]): Promise<string> {
     const { vocabSize } = await this.gguf();
-    const ids = checked(z.array(tokenId.max(vocabSize - 1, `not a token id (the vocabulary has ${vocabSize})`)), 'detokenize', tokens);
+    const ids = checked(
+      z.array(tokenId.max(vocabSize - 1, `not a token id (the vocabulary has ${vocabSize})`)),
+      'detokenize',
+      tokens,
+    );
     return this.request('detokenize', { tokens: ids });
   }
 

@@ -61,7 +61,9 @@ describe.skipIf(SKIP)(`serve under hostile requests on a test model${SKIP ? ` â€
       const r = await post('/detokenize', { tokens: [id] });
       expect(r.status).toBe(400);
     }
-    await expect(host.detokenize([vocab])).rejects.toThrow(/^detokenize: field \[0\]: not a token id \(the vocabulary has \d+\)/);
+    await expect(host.detokenize([vocab])).rejects.toThrow(
+      /^detokenize: field \[0\]: not a token id \(the vocabulary has \d+\)/,
+    );
     expect((await post('/detokenize', { tokens: [5] })).status).toBe(200);
     expect(host.starts).toBe(starts);
   });

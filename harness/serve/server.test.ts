@@ -91,7 +91,11 @@ const USER = [{ role: 'user', content: 'Weather in Paris?' }];
 let engine: ScriptedEngine;
 let server: ServeHandle;
 
-async function post(path: string, body: unknown, s: ServeHandle = server): Promise<{ status: number; json: any; headers: Headers }> {
+async function post(
+  path: string,
+  body: unknown,
+  s: ServeHandle = server,
+): Promise<{ status: number; json: any; headers: Headers }> {
   const r = await fetch(`${s.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -434,9 +438,17 @@ describe('toolgauge serve: queue and crashes', () => {
 describe('toolgauge serve: tokenizer routes', () => {
   it("POST /tokenize and /detokenize answer with the engine's tokens and text", async () => {
     const base = server.url.replace(/\/v1$/, '');
-    const t = await fetch(`${base}/tokenize`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ content: 'hi' }) });
+    const t = await fetch(`${base}/tokenize`, {
+      method: 'POST',
+      headers: JSON_TYPE,
+      body: JSON.stringify({ content: 'hi' }),
+    });
     expect(await t.json()).toEqual({ tokens: [104, 105] });
-    const d = await fetch(`${base}/detokenize`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ tokens: [104, 105] }) });
+    const d = await fetch(`${base}/detokenize`, {
+      method: 'POST',
+      headers: JSON_TYPE,
+      body: JSON.stringify({ tokens: [104, 105] }),
+    });
     expect(await d.json()).toEqual({ content: 'hi' });
   });
 });
@@ -520,7 +532,11 @@ describe('toolgauge serve: the front (Host, Origin, content type) and the bounds
     ['number bounds', { type: 'number', minimum: 0, maximum: 1 }, "keyword 'minimum'"],
     ['a wide integer range', { type: 'integer', minimum: 0, maximum: 100000 }, "keyword 'minimum'"],
     ['nesting past 12', nest(13), 'nests deeper than 12 levels'],
-    ['a 200,000-value enum', { enum: Array.from({ length: 200_000 }, (_, i) => `v${i}`) }, 'more than 1024 enum values'],
+    [
+      'a 200,000-value enum',
+      { enum: Array.from({ length: 200_000 }, (_, i) => `v${i}`) },
+      'more than 1024 enum values',
+    ],
   ])('json_schema with %s: 400 naming it, nothing generated', async (_what, schema, message) => {
     const before = engine.calls.length;
     const r = await post('/completions', { prompt: 'p', json_schema: schema });
@@ -535,7 +551,10 @@ describe('toolgauge serve: the front (Host, Origin, content type) and the bounds
       json_schema: {
         title: 'x',
         type: 'object',
-        properties: { n: { type: 'integer', minimum: 1, maximum: 5 }, s: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+        properties: {
+          n: { type: 'integer', minimum: 1, maximum: 5 },
+          s: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        },
         required: ['n'],
         additionalProperties: false,
       },

@@ -125,7 +125,9 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     // The request stops at its deadline or when its client goes away, wherever it is: queued, or generating.
     const stop = new AbortController();
     const timer = setTimeout(() => {
-      stop.abort(new HttpError(504, `the request took longer than ${deadlineMs} ms (the server's deadline)`, 'timeout'));
+      stop.abort(
+        new HttpError(504, `the request took longer than ${deadlineMs} ms (the server's deadline)`, 'timeout'),
+      );
       if (!req.complete) req.destroy(); // a body still trickling in holds nothing further
     }, deadlineMs);
     res.once('close', () => {

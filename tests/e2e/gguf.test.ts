@@ -152,7 +152,11 @@ describe.skipIf(SKIP)(`gguf: models and toolgauge serve on a test model${SKIP ? 
     it('a lazy grammar: free text up to the trigger, the grammar from it on', async () => {
       const base = server.url.replace(/\/v1$/, '');
       const tokens = (await (
-        await fetch(`${base}/tokenize`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ content: '<tool_call>' }) })
+        await fetch(`${base}/tokenize`, {
+          method: 'POST',
+          headers: JSON_TYPE,
+          body: JSON.stringify({ content: '<tool_call>' }),
+        })
       ).json()) as { tokens: number[] };
       expect(tokens.tokens).toHaveLength(1);
       // The trigger made likely (not forced) with logit_bias: some free text may come first.
