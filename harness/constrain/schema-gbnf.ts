@@ -30,7 +30,8 @@ export interface SchemaGrammarOptions {
 export const MAX_ORDER_FREE = 6;
 /** Integer ranges up to this many values are enumerated in the grammar. */
 export const MAX_ENUMERATED_INTS = 256;
-const MAX_DEPTH = 12;
+/** How deep a schema is turned into structure; deeper values are any value (`toolgauge serve` refuses them). */
+export const MAX_SCHEMA_DEPTH = 12;
 
 type Schema = Record<string, unknown>;
 const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -56,7 +57,7 @@ export class SchemaGrammar {
 
   /** The rule for a value of `schema` written in `syntax`. */
   value(schema: unknown, syntax: ValueSyntax, depth = 0): string {
-    if (depth > MAX_DEPTH || !isObj(schema)) return this.any(syntax === 'xml' ? 'json' : syntax);
+    if (depth > MAX_SCHEMA_DEPTH || !isObj(schema)) return this.any(syntax === 'xml' ? 'json' : syntax);
     if ('const' in schema) return this.literalAlt([schema.const], syntax, 'const');
     if (Array.isArray(schema.enum)) return this.literalAlt(schema.enum, syntax, 'enum');
     const union = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : null) as

@@ -68,6 +68,11 @@ export interface EngineHostSeams {
 
 interface Pending {
   op: string;
+  args: unknown;
+  /** Sent again once already (after the child was killed for another request). */
+  resent?: boolean;
+  /** The child it was last sent to. */
+  sentTo?: Child;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
   onChunk?: (c: CompleteChunk) => void;
@@ -84,7 +89,12 @@ interface Child {
   proc: ChildProcess;
   ready: Promise<Runtime>;
   stderrTail: string[];
+  /** The request the host killed this child to stop (its deadline, or an abort it did not obey). */
+  killedFor?: number;
 }
+
+/** How long a request has, after its abort, to stop before its child is killed (native code does not look). */
+export const ABORT_GRACE_MS = 1000;
 
 /** The last stderr line worth quoting (a GGML assert, an error), for a crash message. */
 function lastUsefulLine(lines: string[]): string | undefined {
@@ -225,6 +235,13 @@ export class EngineHost implements Engine {
         );
         for (const id of [...this.pending.keys()]) {
           const p = this.pending.get(id)!;
+          // Killed to stop another request: this one did nothing wrong, and runs again on the next child (once;
+          // not a streamed one, whose chunks were delivered already).
+          if (child.killedFor !== undefined && !this.closed && !p.resent && !p.onChunk) {
+            p.resent = true;
+            void this.resend(id, p);
+            continue;
+          }
           this.settle(id);
           p.reject(
             this.closed
@@ -276,42 +293,89 @@ export class EngineHost implements Engine {
     if (this.child) this.idle(this.child);
   }
 
+  /** Send a pending request (again) to the current child, starting one if needed. */
+  private async resend(id: number, p: Pending): Promise<void> {
+    try {
+      const child = await this.ensureChild();
+      if (this.pending.get(id) !== p) return; // settled meanwhile (its timeout)
+      this.idle(child);
+      p.sentTo = child;
+      child.proc.send({ id, op: p.op, args: p.args });
+    } catch (err) {
+      if (this.pending.get(id) !== p) return;
+      this.settle(id);
+      p.reject(err as Error);
+    }
+  }
+
+  /** Kill the child serving request `id` to stop it: it answers `err`, the others run again on the next child. */
+  private killFor(id: number, err: EngineError): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.settle(id);
+    p.reject(err);
+    // Only the child that is running it: a request waiting for a new child to load holds nothing.
+    const child = this.child;
+    if (!child || p.sentTo !== child || !child.proc.connected) return;
+    child.killedFor = id;
+    child.proc.kill('SIGKILL');
+  }
+
   private async request<T>(
     op: string,
     args: unknown,
     extra: { onChunk?: (c: CompleteChunk) => void; signal?: AbortSignal } = {},
   ): Promise<T> {
+    extra.signal?.throwIfAborted();
     const child = await this.ensureChild();
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const p: Pending = {
         op,
+        args,
         resolve: resolve as (v: unknown) => void,
         reject,
         ...(extra.onChunk ? { onChunk: extra.onChunk } : {}),
       };
       this.pending.set(id, p);
       this.idle(child);
+      p.sentTo = child;
       if (this.options.requestTimeoutMs) {
-        p.timer = setTimeout(() => {
-          this.settle(id);
-          reject(
-            new EngineError(
-              'timeout',
-              `${op} took longer than ${this.options.requestTimeoutMs} ms; the engine process is restarted`,
+        p.timer = setTimeout(
+          () =>
+            this.killFor(
+              id,
+              new EngineError(
+                'timeout',
+                `${op} took longer than ${this.options.requestTimeoutMs} ms; the engine process is restarted`,
+              ),
             ),
-          );
-          child.proc.kill('SIGKILL');
-        }, this.options.requestTimeoutMs);
+          this.options.requestTimeoutMs,
+        );
       }
-      if (extra.signal) {
-        if (extra.signal.aborted) child.proc.send({ op: 'abort', target: id });
-        else
-          extra.signal.addEventListener(
-            'abort',
-            () => child.proc.connected && child.proc.send({ op: 'abort', target: id }),
-            { once: true },
+      const signal = extra.signal;
+      if (signal) {
+        // The child stops a generation at its next token; a request stuck inside llama.cpp (a grammar whose
+        // parse stacks explode) never gets there, so after a grace period its child is killed.
+        const onAbort = () => {
+          if (!this.pending.has(id)) return;
+          if (this.child?.proc.connected) this.child.proc.send({ op: 'abort', target: id });
+          // Other requests on the same child wait behind this one: no grace then, they are held up already.
+          const others = [...this.pending.values()].some((q) => q !== p && q.sentTo === this.child);
+          const grace = setTimeout(
+            () =>
+              this.killFor(
+                id,
+                new EngineError(
+                  'request',
+                  `the request was aborted; ${op} did not stop within ${ABORT_GRACE_MS} ms, so the engine process is restarted`,
+                ),
+              ),
+            others ? 0 : ABORT_GRACE_MS,
           );
+          grace.unref();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
       }
       child.proc.send({ id, op, args });
     });
@@ -347,8 +411,15 @@ export class EngineHost implements Engine {
     return this.request('tokenize', { text, specialTokens: opts.specialTokens ?? true });
   }
 
-  detokenize(tokens: number[]): Promise<string> {
-    return this.request('detokenize', { tokens });
+  /** Ids outside the vocabulary are refused here: llama.cpp aborts its process on one. */
+  async detokenize(tokens: number[]): Promise<string> {
+    const { vocabSize } = await this.gguf();
+    const ids = checked(
+      z.array(tokenId.max(vocabSize - 1, `not a token id (the vocabulary has ${vocabSize})`)),
+      'detokenize',
+      tokens,
+    );
+    return this.request('detokenize', { tokens: ids });
   }
 
   async complete(

@@ -7,7 +7,9 @@
 import { callFormat, CONSTRAINABLE_FAMILIES, lazyGbnf, type CallFormat } from '../constrain/families.ts';
 import { alt, lit, RuleSet, seq } from '../constrain/gbnf.ts';
 import { SchemaGrammar } from '../constrain/schema-gbnf.ts';
+import { oversizedSchema, unenforcedSchema } from '../constrain/schema-support.ts';
 import type { Family, ToolSchema } from '../parse/index.ts';
+import { checkGrammarSize } from './limits.ts';
 import { HttpError, type ChatBody, type CompletionBody } from './request.ts';
 
 export interface Constraint {
@@ -19,13 +21,21 @@ export interface Constraint {
   source: string;
 }
 
-/** GBNF for one JSON value of `schema` (any JSON object for json_object), whitespace allowed after it. */
-export function jsonSchemaGbnf(schema: Record<string, unknown>): string {
+/**
+ * GBNF for one JSON value of `schema` (any JSON object for json_object), whitespace allowed after it. A schema the
+ * grammar cannot enforce keyword by keyword is a 400 naming `field` and the keyword (schema-support.ts).
+ */
+export function jsonSchemaGbnf(schema: Record<string, unknown>, field = 'json_schema'): string {
+  const why = unenforcedSchema(schema, field);
+  if (why) throw schemaRefusal(why);
   const rules = new RuleSet();
   const g = new SchemaGrammar(rules);
   const value = g.value(schema, 'json');
   return rules.toGbnf(seq(value, g.ws()));
 }
+
+/** `path: reason` as the server's one-line 400. */
+const schemaRefusal = (why: string) => new HttpError(400, `invalid field ${why.replace(/^(.+?): /, "'$1': ")}`);
 
 const TRIGGER_NAMES = ['token', 'word', 'pattern', 'pattern_full'] as const;
 
@@ -35,6 +45,7 @@ function rawConstraint(
 ): Constraint[] {
   const out: Constraint[] = [];
   if (b.grammar !== undefined) {
+    checkGrammarSize('grammar', b.grammar);
     if (b.grammar_lazy) {
       const triggers = (b.grammar_triggers ?? []).map((t, i) => {
         const type = typeof t.type === 'number' ? TRIGGER_NAMES[t.type]! : t.type;
@@ -52,9 +63,15 @@ function rawConstraint(
   if (b.json_schema !== undefined) out.push({ grammar: jsonSchemaGbnf(b.json_schema), source: 'json_schema' });
   const rf = b.response_format;
   if (rf?.type === 'json_object')
-    out.push({ grammar: jsonSchemaGbnf(rf.schema ?? { type: 'object' }), source: 'response_format' });
+    out.push({
+      grammar: jsonSchemaGbnf(rf.schema ?? { type: 'object' }, 'response_format.schema'),
+      source: 'response_format',
+    });
   if (rf?.type === 'json_schema')
-    out.push({ grammar: jsonSchemaGbnf(rf.json_schema.schema ?? { type: 'object' }), source: 'response_format' });
+    out.push({
+      grammar: jsonSchemaGbnf(rf.json_schema.schema ?? { type: 'object' }, 'response_format.json_schema.schema'),
+      source: 'response_format',
+    });
   return out;
 }
 
@@ -103,6 +120,11 @@ export function chatConstraint(b: ChatBody, family: Family | null): Constraint {
         400,
         `invalid field 'tool_choice': no call grammar for the ${family} format yet (constrainable: ${CONSTRAINABLE_FAMILIES.join(', ')}); use tool_choice auto`,
       );
+    // The tools' parameters become the call grammar: bounded in size first (nesting, enum values).
+    for (const [i, t] of (b.tools ?? []).entries()) {
+      const why = oversizedSchema(t.function.parameters ?? {}, `tools.${i}.function.parameters`);
+      if (why) throw schemaRefusal(why);
+    }
     const f = callFormat(family, chosen);
     cs.push({
       grammar: (b.parallel_tool_calls === false ? singleCallGbnf(f) : null) ?? lazyGbnf(f),

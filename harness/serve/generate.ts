@@ -28,11 +28,20 @@ export function firstTrigger(text: string, triggers: readonly string[]): number 
   return at;
 }
 
-export async function generate(engine: Engine, prompt: string, c: Constraint, s: Sampling): Promise<CompleteResult> {
+/** `signal` (the request's deadline or its client's disconnect) stops the generation in either pass. */
+export async function generate(
+  engine: Engine,
+  prompt: string,
+  c: Constraint,
+  s: Sampling,
+  signal?: AbortSignal,
+): Promise<CompleteResult> {
+  const stop = signal ? { signal } : {};
   if (!c.grammar || !c.triggers?.length)
-    return engine.complete({ ...s, prompt, ...(c.grammar ? { grammar: c.grammar } : {}) });
+    return engine.complete({ ...s, prompt, ...(c.grammar ? { grammar: c.grammar } : {}) }, stop);
   const triggers = c.triggers;
   const abort = new AbortController();
+  signal?.addEventListener('abort', () => abort.abort(), { once: true });
   let streamed = '';
   let cut = -1;
   let free: CompleteResult | undefined;
@@ -50,7 +59,7 @@ export async function generate(engine: Engine, prompt: string, c: Constraint, s:
       },
     );
   } catch (err) {
-    if (cut < 0) throw err;
+    if (cut < 0 || signal?.aborted) throw err;
   }
   if (cut < 0 && free) {
     // The engine finished before the abort took effect (or sent no chunks): look in the whole text.
@@ -73,7 +82,7 @@ export async function generate(engine: Engine, prompt: string, c: Constraint, s:
       usage: { promptTokens: promptTokens.length, completionTokens: beforeTokens.length },
     };
   }
-  const rest = await engine.complete({ ...s, prompt: prompt + before, grammar: c.grammar, maxTokens: left });
+  const rest = await engine.complete({ ...s, prompt: prompt + before, grammar: c.grammar, maxTokens: left }, stop);
   return {
     text: before + rest.text,
     tokens: [...beforeTokens, ...rest.tokens],

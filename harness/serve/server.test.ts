@@ -1,6 +1,7 @@
 // toolgauge serve's HTTP surface over a scripted engine (the Engine interface, in process): what reaches the engine
 // for each request field, the answers' shapes, the 4xx for what is not implemented, the bounded queue and the
 // engine's crash. The real engine (llama.cpp) is exercised in serve.engine.test.ts.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EngineError,
@@ -12,6 +13,8 @@ import {
 } from '../engine/types.ts';
 import { referenceTemplate } from '../templates/index.ts';
 import { startServe, type ServeHandle } from './server.ts';
+
+const JSON_TYPE = { 'content-type': 'application/json' };
 
 type Script = (
   req: CompleteRequest,
@@ -88,7 +91,11 @@ const USER = [{ role: 'user', content: 'Weather in Paris?' }];
 let engine: ScriptedEngine;
 let server: ServeHandle;
 
-async function post(path: string, body: unknown, s = server): Promise<{ status: number; json: any; headers: Headers }> {
+async function post(
+  path: string,
+  body: unknown,
+  s: ServeHandle = server,
+): Promise<{ status: number; json: any; headers: Headers }> {
   const r = await fetch(`${s.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -431,9 +438,223 @@ describe('toolgauge serve: queue and crashes', () => {
 describe('toolgauge serve: tokenizer routes', () => {
   it("POST /tokenize and /detokenize answer with the engine's tokens and text", async () => {
     const base = server.url.replace(/\/v1$/, '');
-    const t = await fetch(`${base}/tokenize`, { method: 'POST', body: JSON.stringify({ content: 'hi' }) });
+    const t = await fetch(`${base}/tokenize`, {
+      method: 'POST',
+      headers: JSON_TYPE,
+      body: JSON.stringify({ content: 'hi' }),
+    });
     expect(await t.json()).toEqual({ tokens: [104, 105] });
-    const d = await fetch(`${base}/detokenize`, { method: 'POST', body: JSON.stringify({ tokens: [104, 105] }) });
+    const d = await fetch(`${base}/detokenize`, {
+      method: 'POST',
+      headers: JSON_TYPE,
+      body: JSON.stringify({ tokens: [104, 105] }),
+    });
     expect(await d.json()).toEqual({ content: 'hi' });
   });
 });
+
+/** A raw request (fetch cannot set Host), answered with its status and JSON body. */
+function raw(
+  s: ServeHandle,
+  o: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port: s.port, method: o.method ?? 'GET', path: o.path, headers: o.headers ?? {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : null }));
+      },
+    );
+    req.on('error', reject);
+    req.end(o.body);
+  });
+}
+
+describe('toolgauge serve: the front (Host, Origin, content type) and the bounds before the engine', () => {
+  it('a foreign Host or Origin and a non-JSON content type are refused; the facts are not shown', async () => {
+    const host = `127.0.0.1:${server.port}`;
+    const models = await raw(server, { path: '/v1/models', headers: { host: `rebound.example:${server.port}` } });
+    expect(models.status).toBe(421);
+    expect(JSON.stringify(models.json)).not.toContain('a'.repeat(64)); // the sha256
+    expect((await raw(server, { path: '/v1/models', headers: { host } })).status).toBe(200);
+    const body = JSON.stringify({ prompt: 'p' });
+    const plain = await raw(server, {
+      method: 'POST',
+      path: '/v1/completions',
+      headers: { host, 'content-type': 'text/plain' },
+      body,
+    });
+    expect(plain.status).toBe(415);
+    const page = await raw(server, {
+      method: 'POST',
+      path: '/v1/completions',
+      headers: { host, 'content-type': 'application/json', origin: 'https://attacker.example' },
+      body,
+    });
+    expect(page.status).toBe(403);
+    const own = await raw(server, {
+      method: 'POST',
+      path: '/v1/completions',
+      headers: { host, 'content-type': 'application/json', origin: `http://${host}` },
+      body,
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it('token ids outside the vocabulary (300) never reach the engine: 400 naming the id', async () => {
+    let reached = 0;
+    const detok = engine.detokenize.bind(engine);
+    engine.detokenize = async (t) => (reached++, detok(t));
+    try {
+      for (const id of [300, 2 ** 31, 2 ** 32 + 5]) {
+        const d = await raw(server, {
+          method: 'POST',
+          path: '/detokenize',
+          headers: { host: `127.0.0.1:${server.port}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ tokens: [104, id] }),
+        });
+        expect(d.status).toBe(400);
+        expect(d.json.error.message).toContain(`'tokens.1': ${id} is not a token id`);
+      }
+      expect(reached).toBe(0);
+    } finally {
+      engine.detokenize = detok;
+    }
+  });
+
+  it.each([
+    ['pattern', { type: 'string', pattern: '^a+$' }, "'json_schema': keyword 'pattern'"],
+    ['$ref', { $ref: '#/$defs/x', $defs: { x: { type: 'string' } } }, "keyword '$ref'"],
+    ['format', { type: 'string', format: 'date' }, "keyword 'format'"],
+    ['number bounds', { type: 'number', minimum: 0, maximum: 1 }, "keyword 'minimum'"],
+    ['a wide integer range', { type: 'integer', minimum: 0, maximum: 100000 }, "keyword 'minimum'"],
+    ['nesting past 12', nest(13), 'nests deeper than 12 levels'],
+    [
+      'a 200,000-value enum',
+      { enum: Array.from({ length: 200_000 }, (_, i) => `v${i}`) },
+      'more than 1024 enum values',
+    ],
+  ])('json_schema with %s: 400 naming it, nothing generated', async (_what, schema, message) => {
+    const before = engine.calls.length;
+    const r = await post('/completions', { prompt: 'p', json_schema: schema });
+    expect(r.status).toBe(400);
+    expect(r.json.error.message).toContain(message);
+    expect(engine.calls.length).toBe(before);
+  });
+
+  it('what the grammar enforces is still accepted (bounded integer range, anyOf, annotations)', async () => {
+    const r = await post('/completions', {
+      prompt: 'p',
+      json_schema: {
+        title: 'x',
+        type: 'object',
+        properties: {
+          n: { type: 'integer', minimum: 1, maximum: 5 },
+          s: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        },
+        required: ['n'],
+        additionalProperties: false,
+      },
+    });
+    expect(r.status).toBe(200);
+  });
+
+  it('a grammar nesting 100,000 parentheses, and a huge enum in a forced tool, are 400s naming the limit', async () => {
+    const deep = `root ::= ${'('.repeat(100_000)}"a"${')'.repeat(100_000)}`;
+    const g = await post('/completions', { prompt: 'p', grammar: deep });
+    expect(g.status).toBe(400);
+    expect(g.json.error.message).toMatch(/parentheses nest 100000 deep; the limit is 64/);
+    const tool = {
+      type: 'function',
+      function: {
+        name: 'pick',
+        parameters: { type: 'object', properties: { v: { enum: Array.from({ length: 5000 }, (_, i) => i) } } },
+      },
+    };
+    const t = await post('/chat/completions', { messages: USER, tools: [tool], tool_choice: 'required' });
+    expect(t.status).toBe(400);
+    expect(t.json.error.message).toContain("'tools.0.function.parameters.properties.v.enum'");
+  });
+
+  it('the queue is consulted before a body is read, and /tokenize takes its turn in it', async () => {
+    const busy = new ScriptedEngine(undefined);
+    const s = await startServe({ engine: busy, alias: 'b', parallel: 1, queue: 0 });
+    const gates: Array<() => void> = [];
+    let tokenized = 0;
+    const tok = busy.tokenize.bind(busy);
+    busy.tokenize = async (t) => (tokenized++, tok(t));
+    busy.script = () => new Promise<CompleteResult>((resolve) => gates.push(() => resolve(result('done'))));
+    try {
+      const first = post('/completions', { prompt: 'a' }, s);
+      await expect.poll(() => gates.length).toBe(1);
+      // Refused for the full queue, not for its body: the body was never read.
+      const full = await post('/completions', 'not json', s);
+      expect(full.status).toBe(503);
+      const tokenize = () =>
+        fetch(s.url.replace(/\/v1$/, '/tokenize'), { method: 'POST', headers: JSON_TYPE, body: '{"content":"hi"}' });
+      const tokens = await tokenize();
+      expect(tokens.status).toBe(503);
+      expect(tokenized).toBe(0);
+      gates.shift()!();
+      expect((await first).status).toBe(200);
+      expect(await (await tokenize()).json()).toEqual({ tokens: [104, 105] });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a request past its deadline is aborted and answered 504; a client's disconnect aborts its generation", async () => {
+    const quick = new ScriptedEngine(undefined);
+    const s = await startServe({ engine: quick, alias: 'q', requestTimeoutMs: 100 });
+    try {
+      const aborted: boolean[] = [];
+      quick.script = (_req, o) =>
+        new Promise<CompleteResult>((_resolve, reject) =>
+          o.signal!.addEventListener('abort', () => {
+            aborted.push(true);
+            reject(new EngineError('request', 'the request was aborted'));
+          }),
+        );
+      const r = await post('/completions', { prompt: 'p' }, s);
+      expect(r.status).toBe(504);
+      expect(r.json.error.message).toMatch(/longer than 100 ms/);
+      expect(aborted).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+    const patient = new ScriptedEngine(undefined);
+    const s2 = await startServe({ engine: patient, alias: 'p' });
+    try {
+      let signal: AbortSignal | undefined;
+      patient.script = (_req, o) => {
+        signal = o.signal;
+        return new Promise<CompleteResult>((_resolve, reject) =>
+          o.signal!.addEventListener('abort', () => reject(new EngineError('request', 'aborted'))),
+        );
+      };
+      const client = new AbortController();
+      const gone = fetch(`${s2.url}/completions`, {
+        method: 'POST',
+        headers: JSON_TYPE,
+        body: JSON.stringify({ prompt: 'p' }),
+        signal: client.signal,
+      }).catch(() => 'closed');
+      await expect.poll(() => signal !== undefined).toBe(true);
+      client.abort();
+      expect(await gone).toBe('closed');
+      await expect.poll(() => signal!.aborted).toBe(true);
+    } finally {
+      await s2.close();
+    }
+  });
+});
+
+/** A schema nesting `n` arrays. */
+function nest(n: number): Record<string, unknown> {
+  let s: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < n; i++) s = { type: 'array', items: s };
+  return s;
+}

@@ -8,7 +8,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { readBody, sendJson } from '../core/http-json.ts';
+import {
+  checkHostAndOrigin,
+  checkJsonContentType,
+  FrontRefusal,
+  parseJsonBody,
+  readBoundedBody,
+} from '../core/http-front.ts';
+import { sendJson } from '../core/http-json.ts';
 import {
   EngineError,
   type CompleteResult,
@@ -20,6 +27,7 @@ import { detectFamily } from '../templates/index.ts';
 import { chatPrompt, readReply, type TemplateInfo } from './chat.ts';
 import { chatConstraint, completionConstraint } from './constraint.ts';
 import { generate, type Sampling } from './generate.ts';
+import { checkTokenIds } from './limits.ts';
 import {
   ChatBody,
   checkCommon,
@@ -42,7 +50,23 @@ export interface ServeOptions {
   queue?: number;
   /** Largest request body, bytes; default 16 MiB. */
   maxBodyBytes?: number;
+  /**
+   * A request's deadline from its arrival, ms (queue wait included); default 300 000. Past it the request is
+   * stopped — its generation aborted, the engine restarted if it does not stop — and answered 504.
+   */
+  requestTimeoutMs?: number;
 }
+
+/** The routes that take a JSON body. */
+type PostRoute = 'tokenize' | 'detokenize' | 'chat' | 'completion';
+const POST_ROUTES: Record<string, PostRoute> = {
+  '/tokenize': 'tokenize',
+  '/detokenize': 'detokenize',
+  '/v1/chat/completions': 'chat',
+  '/chat/completions': 'chat',
+  '/v1/completions': 'completion',
+  '/completions': 'completion',
+};
 
 export interface ServeHandle {
   /** Base URL including `/v1`. */
@@ -80,10 +104,12 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     : null;
   const slots = new Slots(o.parallel ?? info.sequences ?? 1, o.queue ?? 256);
   const maxBody = o.maxBodyBytes ?? 16 * 2 ** 20;
-  const tooLarge = () => new HttpError(413, `request body larger than ${maxBody} bytes`);
+  const deadlineMs = o.requestTimeoutMs ?? 300_000;
   let seq = 0;
+  let port = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    checkHostAndOrigin(req, port, o.host);
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
       return sendJson(res, 200, {
@@ -92,25 +118,52 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
       });
     }
     if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { status: 'ok' });
+    const route = POST_ROUTES[path];
+    if (!route) throw new HttpError(404, `no route ${req.method} ${path}`);
+    if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
+    checkJsonContentType(req);
+    // The request stops at its deadline or when its client goes away, wherever it is: queued, or generating.
+    const stop = new AbortController();
+    const timer = setTimeout(() => {
+      stop.abort(
+        new HttpError(504, `the request took longer than ${deadlineMs} ms (the server's deadline)`, 'timeout'),
+      );
+      if (!req.complete) req.destroy(); // a body still trickling in holds nothing further
+    }, deadlineMs);
+    res.once('close', () => {
+      if (!res.writableFinished) stop.abort(new HttpError(499, 'the client closed the connection'));
+    });
+    try {
+      // The queue first: a waiting request holds a socket, not its body (read, parsed and rendered in its slot).
+      return await slots.run(async () => {
+        try {
+          return await serveRoute(route, req, res, stop.signal);
+        } catch (err) {
+          throw stop.signal.aborted ? stop.signal.reason : err;
+        }
+      }, stop.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const serveRoute = async (route: PostRoute, req: IncomingMessage, res: ServerResponse, signal: AbortSignal) => {
+    const json = parseJsonBody(await readBoundedBody(req, maxBody));
     // llama-server's tokenizer routes: special-token texts are parsed as special tokens.
-    if (req.method === 'POST' && path === '/tokenize') {
-      const b = parseBody(TokenizeBody, parseJson(await readBody(req, maxBody, tooLarge)));
+    if (route === 'tokenize') {
+      const b = parseBody(TokenizeBody, json);
       return sendJson(res, 200, {
         tokens: await o.engine.tokenize(b.content, { specialTokens: b.parse_special ?? true }),
       });
     }
-    if (req.method === 'POST' && path === '/detokenize') {
-      const b = parseBody(DetokenizeBody, parseJson(await readBody(req, maxBody, tooLarge)));
+    if (route === 'detokenize') {
+      const b = parseBody(DetokenizeBody, json);
+      checkTokenIds('tokens', b.tokens, info.vocabSize);
       return sendJson(res, 200, { content: await o.engine.detokenize(b.tokens) });
     }
-    const chat = path === '/v1/chat/completions' || path === '/chat/completions';
-    const completion = path === '/v1/completions' || path === '/completions';
-    if (!chat && !completion) throw new HttpError(404, `no route ${req.method} ${path}`);
-    if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
-    const json = parseJson(await readBody(req, maxBody, tooLarge));
     const id = `${Date.now().toString(36)}${(seq++).toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
-    if (chat) {
+    if (route === 'chat') {
       const b = parseBody(ChatBody, json);
       checkCommon(b);
       if (!template)
@@ -128,7 +181,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
       );
       if (constraint.triggers && s.topLogprobs !== undefined)
         throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
-      const r = await slots.run(() => generate(o.engine, prompt, constraint, s));
+      const r = await generate(o.engine, prompt, constraint, s, signal);
       const message = readReply(template, b, r.text, id);
       return sendJson(res, 200, {
         id: `chatcmpl-${id}`,
@@ -153,7 +206,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     const s = sampling(b, info, b.logprobs ?? undefined, b.max_tokens);
     if (constraint.triggers && s.topLogprobs !== undefined)
       throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
-    const r = await slots.run(() => generate(o.engine, prompt, constraint, s));
+    const r = await generate(o.engine, prompt, constraint, s, signal);
     return sendJson(res, 200, {
       id: `cmpl-${id}`,
       object: 'text_completion',
@@ -175,9 +228,10 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       const e = toHttpError(err);
-      if (!res.headersSent)
-        sendJson(res, e.status, { error: { message: e.message, type: e.type, code: e.status } }, e.headers);
-      else res.destroy();
+      if (res.headersSent || res.destroyed) return void res.destroy();
+      // A refused body may still be arriving: the answer closes the connection rather than read it to its end.
+      const headers = e.status === 413 ? { ...e.headers, connection: 'close' } : e.headers;
+      sendJson(res, e.status, { error: { message: e.message, type: e.type, code: e.status } }, headers);
     });
   });
   server.on('connection', (s) => {
@@ -189,6 +243,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
   });
   const addr = server.address() as AddressInfo;
+  port = addr.port;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
     url: `http://${host}:${addr.port}/v1`,
@@ -270,6 +325,7 @@ function completionLogprobs(r: CompleteResult) {
 /** What the client is told about a failure: its own mistakes 4xx, a full queue 503, the engine's crash 500. */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
+  if (err instanceof FrontRefusal) return new HttpError(err.status, err.message);
   if (err instanceof QueueFull)
     return new HttpError(503, `server busy: ${err.message}; retry later`, 'server_busy', { 'retry-after': '1' });
   if (err instanceof EngineError) {
@@ -293,12 +349,4 @@ export function toHttpError(err: unknown): HttpError {
     }
   }
   return new HttpError(500, `internal error: ${(err as Error)?.message ?? String(err)}`);
-}
-
-function parseJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw new HttpError(400, 'request body is not JSON');
-  }
 }

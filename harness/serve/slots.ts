@@ -20,12 +20,28 @@ export class Slots {
     return { running: this.running, waiting: this.waiting.length };
   }
 
-  /** Run `fn` in a slot; throws QueueFull when every slot is taken and the queue is full. */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Run `fn` in a slot; throws QueueFull when every slot is taken and the queue is full. A request whose `signal`
+   * aborts while it waits leaves the queue (rejecting with the signal's reason) without taking a slot.
+   */
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     if (this.running >= this.parallel) {
       if (this.waiting.length >= this.queue)
         throw new QueueFull(`all ${this.parallel} sequence(s) busy and ${this.queue} request(s) queued`);
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await new Promise<void>((resolve, reject) => {
+        const turn = () => {
+          signal?.removeEventListener('abort', leave);
+          resolve();
+        };
+        const leave = () => {
+          const at = this.waiting.indexOf(turn);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(signal!.reason);
+        };
+        this.waiting.push(turn);
+        signal?.addEventListener('abort', leave, { once: true });
+      });
     } else this.running++;
     try {
       return await fn();

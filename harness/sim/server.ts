@@ -4,7 +4,15 @@ import type { AddressInfo, Socket } from 'node:net';
 import { z } from 'zod';
 import type { ChatMessage, OpenAITool, ToolCall } from '../core/chat.ts';
 import { sha256, stableStringify } from '../core/hash.ts';
-import { readBody, sendJson } from '../core/http-json.ts';
+import {
+  checkHostAndOrigin,
+  checkJsonContentType,
+  FrontRefusal,
+  parseJsonBody,
+  readBoundedBody,
+  sendRefusal,
+} from '../core/http-front.ts';
+import { sendJson } from '../core/http-json.ts';
 import { pickFault } from './faults.ts';
 import { chatBodyOfMessages, MessagesRequest, messagesError, messagesResponse } from './messages-api.ts';
 import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
@@ -70,6 +78,8 @@ export interface SimServerOptions {
   /** Policy used when the request's model is not `sim:…` (`toolgauge sim --policy`). */
   defaultPolicy?: string;
   port?: number;
+  /** Largest request body, bytes; default 64 MiB (a larger one is a 413, never read whole). */
+  maxBodyBytes?: number;
   /** Told of every request refused because it names no known instance (`toolgauge sim` prints it). */
   onUnmatched?: (message: string) => void;
 }
@@ -117,6 +127,13 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const hung = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const stats = { requests: 0, unmatched: 0, faults: {} as Record<string, number> };
+  const maxBody = opts.maxBodyBytes ?? 64 * 2 ** 20;
+  let port = 0;
+  /** A JSON body of a POST route, read through the front (content type, size bound). */
+  const readJson = async (req: IncomingMessage): Promise<unknown> => {
+    checkJsonContentType(req);
+    return parseJsonBody(await readBoundedBody(req, maxBody));
+  };
   /** sim:flaky's fault for this request body: the same body's attempts draw in turn (seeded), counted in stats. */
   const drawFault = (spec: { rate: number; seed: number }, json: unknown) => {
     const key = sha256(stableStringify(json));
@@ -128,6 +145,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    checkHostAndOrigin(req, port);
     stats.requests++;
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
     if (req.method === 'GET' && path.endsWith('/models')) {
@@ -142,13 +160,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     const isCompletion = req.method === 'POST' && !isChat && path.endsWith('/completions');
     if (!isChat && !isCompletion) throw new HttpError(404, `no route ${req.method} ${path}`);
 
-    const raw = await readBody(req);
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      throw new HttpError(400, 'request body is not JSON');
-    }
+    const json = await readJson(req);
     const parsed = (isChat ? ChatBodySchema : CompletionBodySchema).safeParse(json);
     if (!parsed.success)
       throw new HttpError(
@@ -248,9 +260,10 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const handleMessages = async (req: IncomingMessage, res: ServerResponse) => {
     let json: unknown;
     try {
-      json = JSON.parse(await readBody(req));
-    } catch {
-      return sendJson(res, 400, messagesError('invalid_request_error', 'request body is not JSON'));
+      json = await readJson(req);
+    } catch (err) {
+      if (!(err instanceof FrontRefusal) || err.status !== 400) throw err;
+      return sendJson(res, 400, messagesError('invalid_request_error', err.message));
     }
     if (!header(req, 'anthropic-version'))
       return sendJson(res, 400, messagesError('invalid_request_error', 'anthropic-version: header is required'));
@@ -316,6 +329,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err) => {
+      if (err instanceof FrontRefusal)
+        return sendRefusal(res, err, { error: { message: err.message, type: 'simulator_error' } });
       const status = err instanceof HttpError ? err.status : 500;
       if (!res.headersSent)
         sendJson(res, status, { error: { message: (err as Error).message, type: 'simulator_error' } });
@@ -327,7 +342,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/v1`,
     port,

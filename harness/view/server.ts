@@ -1,10 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkHostAndOrigin, FrontRefusal } from '../core/http-front.ts';
 
 /**
  * The viewer's HTTP server: one page on 127.0.0.1, rebuilt from the run directories on every load (so a reload
  * shows a run that is still writing). It answers only GET and HEAD of `/`, only to a Host header naming the
- * loopback address it listens on (a page on another site cannot reach it through a rebound DNS name), and sends
+ * loopback address it listens on and no other site's Origin (the shared front, core/http-front.ts: a page on another
+ * site cannot reach it through a rebound DNS name), and sends
  * the page with a Content-Security-Policy of its own besides the page's.
  */
 export interface ViewServer {
@@ -18,11 +20,13 @@ export async function serveView(
 ): Promise<ViewServer> {
   let port = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const host = req.headers.host ?? '';
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+    try {
+      checkHostAndOrigin(req, port);
+    } catch (err) {
+      const status = err instanceof FrontRefusal ? err.status : 400;
       res
-        .writeHead(421, { 'content-type': 'text/plain; charset=utf-8' })
-        .end('toolgauge view answers only on its loopback address\n');
+        .writeHead(status, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`toolgauge view answers only on its loopback address: ${(err as Error).message}\n`);
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

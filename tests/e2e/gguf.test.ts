@@ -18,6 +18,8 @@ import { startServe, type ServeHandle } from '../../harness/serve/server.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
 import { readJson, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
 
+const JSON_TYPE = { 'content-type': 'application/json' };
+
 // `gguf:` models and `toolgauge serve` on a real engine (llama.cpp through node-llama-cpp) and a test model the
 // project writes itself (random weights: its outputs are noise, only the plumbing is under test). One server, started
 // once, answers the HTTP checks and the four suites (run in process against it with --base-url); one CLI run of the
@@ -150,7 +152,11 @@ describe.skipIf(SKIP)(`gguf: models and toolgauge serve on a test model${SKIP ? 
     it('a lazy grammar: free text up to the trigger, the grammar from it on', async () => {
       const base = server.url.replace(/\/v1$/, '');
       const tokens = (await (
-        await fetch(`${base}/tokenize`, { method: 'POST', body: JSON.stringify({ content: '<tool_call>' }) })
+        await fetch(`${base}/tokenize`, {
+          method: 'POST',
+          headers: JSON_TYPE,
+          body: JSON.stringify({ content: '<tool_call>' }),
+        })
       ).json()) as { tokens: number[] };
       expect(tokens.tokens).toHaveLength(1);
       // The trigger made likely (not forced) with logit_bias: some free text may come first.
@@ -197,7 +203,7 @@ describe.skipIf(SKIP)(`gguf: models and toolgauge serve on a test model${SKIP ? 
     it("the engine's crash mid-request is a 500 naming it; the next request runs on a restarted engine", async () => {
       const base = server.url.replace(/\/v1$/, '');
       const bang = (await (
-        await fetch(`${base}/tokenize`, { method: 'POST', body: JSON.stringify({ content: '!' }) })
+        await fetch(`${base}/tokenize`, { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ content: '!' }) })
       ).json()) as { tokens: number[] };
       // A grammar whose only end is forbidden: the request runs to max_tokens (seconds), so the crash finds it running.
       const long = post('/completions', {
