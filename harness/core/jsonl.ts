@@ -125,15 +125,19 @@ export function readJsonl<T = unknown>(
 ): T[] {
   const out: T[] = [];
   try {
-    streamLines(path, ({ text, lineNo, tooLong }) => {
-    if (!text.trim()) return;
-    try {
-      if (tooLong) throw new Error('line too long');
-      out.push(JSON.parse(text) as T);
-    } catch {
-      onBadLine?.(lineNo, text);
-    }
-    }, root ? { root } : {});
+    streamLines(
+      path,
+      ({ text, lineNo, tooLong }) => {
+        if (!text.trim()) return;
+        try {
+          if (tooLong) throw new Error('line too long');
+          out.push(JSON.parse(text) as T);
+        } catch {
+          onBadLine?.(lineNo, text);
+        }
+      },
+      root ? { root } : {},
+    );
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -148,5 +152,6 @@ export function readJsonl<T = unknown>(
  * checked too.
  */
 export function writeFileAtomic(path: string, data: string, root?: string): void {
-  writeAtomic(path, redact(data), root);
+  makeParent(path, root);
+  writeAtomic(path, redact(data));
 }

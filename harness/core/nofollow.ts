@@ -137,7 +137,8 @@ export interface OpenReadOptions {
 /** The folders between `root` and `path` (excluding both ends): null when one is missing; a link or a non-folder is refused. */
 function checkFolders(root: string, path: string): true | null {
   const rel = relative(root, dirname(path));
-  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new FileRefused(`${path} is not inside ${root}`);
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    throw new FileRefused(`${path} is not inside ${root}`);
   let p = root;
   for (const part of rel.split(sep).filter(Boolean)) {
     p = join(p, part);
@@ -239,18 +240,20 @@ export function refuseNonRegularTarget(path: string): void {
   const st = lstatOrNull(path);
   if (!st || st.isFile()) return;
   if (st.isSymbolicLink())
-    throw new LinkRefused(`${path} is a symbolic link: toolgauge does not replace it (remove it, or choose another path)`);
-  throw new FileRefused(`${path} is ${kindOf(st)}, not a regular file: toolgauge does not replace it (remove it, or choose another path)`);
+    throw new LinkRefused(
+      `${path} is a symbolic link: toolgauge does not replace it (remove it, or choose another path)`,
+    );
+  throw new FileRefused(
+    `${path} is ${kindOf(st)}, not a regular file: toolgauge does not replace it (remove it, or choose another path)`,
+  );
 }
 
 /**
  * Write a file atomically (temp + rename) so readers never see half of it: the temporary file is created exclusively
- * without following links, and the destination must be missing or a regular file (refuseNonRegularTarget). With
- * `root`, the folders from `root` down are checked (and created) as mkdirNoFollow does.
+ * without following links, and the destination must be missing or a regular file (refuseNonRegularTarget). Its
+ * folder must exist (the caller makes it, with mkdirNoFollow inside an output directory).
  */
-export function writeAtomic(path: string, data: string | Uint8Array, root?: string): void {
-  if (root) mkdirNoFollow(root, dirname(path));
-  else mkdirSync(dirname(path), { recursive: true });
+export function writeAtomic(path: string, data: string | Uint8Array): void {
   refuseNonRegularTarget(path);
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openNoFollow(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);

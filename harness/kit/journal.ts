@@ -117,42 +117,47 @@ export function verifiedJournal<M extends InstanceMetaBase>(
   if (!lstatOrNull(path)) return new Map();
   let unsealed = 0;
   // Streamed, bounded and only a regular file inside outDir (a FIFO or a link on the way is refused, never waited on).
-  streamLines(path, ({ text, lineNo, tooLong }) => {
-    const i = lineNo - 1;
-    if (tooLong || !text.trim()) return; // a line too long to be a meta is torn: its instance runs again
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      return;
-    }
-    const where = `${path} line ${i + 1}`;
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
-      throw new JournalRefused(`${where}: not an instance's meta`);
-    if ((raw as { suite?: unknown }).suite !== suite && typeof (raw as { suite?: unknown }).suite === 'string') return;
-    // Sealed or not, a line must hold what the aggregation reads.
-    for (const s of [MetaBase, schema]) {
-      const parsed = s.safeParse(raw);
-      if (!parsed.success) {
-        const { field, message } = firstZodIssue(parsed.error);
-        throw new JournalRefused(`${where}: field ${field || '(line)'}: ${message}`);
+  streamLines(
+    path,
+    ({ text, lineNo, tooLong }) => {
+      const i = lineNo - 1;
+      if (tooLong || !text.trim()) return; // a line too long to be a meta is torn: its instance runs again
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        return;
       }
-    }
-    if (o.unsealed && !(raw as { seal?: unknown }).seal) {
-      unsealed++;
-      out.set(instanceKey((raw as M).id, (raw as M).trial), { meta: raw as M & { seal: Seal }, line: i + 1 });
-      return;
-    }
-    const meta = raw as M & { seal?: Seal };
-    const which = `${where} (id ${JSON.stringify(meta.id)}${meta.trial ? `, trial ${meta.trial}` : ''})`;
-    if (!meta.seal)
-      throw new JournalRefused(
-        `${which}: has no seal, so it cannot be checked against the results files (written by an older toolgauge, or edited)`,
-      );
-    if (meta.seal.meta !== metaDigest(meta, meta.seal.records))
-      throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
-    out.set(instanceKey(meta.id, meta.trial), { meta: meta as M & { seal: Seal }, line: i + 1 });
-  }, { root: outDir });
+      const where = `${path} line ${i + 1}`;
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+        throw new JournalRefused(`${where}: not an instance's meta`);
+      if ((raw as { suite?: unknown }).suite !== suite && typeof (raw as { suite?: unknown }).suite === 'string')
+        return;
+      // Sealed or not, a line must hold what the aggregation reads.
+      for (const s of [MetaBase, schema]) {
+        const parsed = s.safeParse(raw);
+        if (!parsed.success) {
+          const { field, message } = firstZodIssue(parsed.error);
+          throw new JournalRefused(`${where}: field ${field || '(line)'}: ${message}`);
+        }
+      }
+      if (o.unsealed && !(raw as { seal?: unknown }).seal) {
+        unsealed++;
+        out.set(instanceKey((raw as M).id, (raw as M).trial), { meta: raw as M & { seal: Seal }, line: i + 1 });
+        return;
+      }
+      const meta = raw as M & { seal?: Seal };
+      const which = `${where} (id ${JSON.stringify(meta.id)}${meta.trial ? `, trial ${meta.trial}` : ''})`;
+      if (!meta.seal)
+        throw new JournalRefused(
+          `${which}: has no seal, so it cannot be checked against the results files (written by an older toolgauge, or edited)`,
+        );
+      if (meta.seal.meta !== metaDigest(meta, meta.seal.records))
+        throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
+      out.set(instanceKey(meta.id, meta.trial), { meta: meta as M & { seal: Seal }, line: i + 1 });
+    },
+    { root: outDir },
+  );
   if (unsealed) o.unsealed?.(unsealed);
   // The latest line of each instance finished without error must find its record lines as they were written.
   const files = new Map<string, Map<string, Set<string>>>();

@@ -27,17 +27,21 @@ export function recordLines(path: string, root?: string): Array<{ key: string; l
   refuseLink(path);
   const out: Array<{ key: string; line: unknown; text: string }> = [];
   if (!lstatOrNull(path)) return out;
-  streamLines(path, ({ text, tooLong }) => {
-    if (tooLong || !text.trim()) return;
-    let line: unknown;
-    try {
-      line = JSON.parse(text);
-    } catch {
-      return;
-    }
-    const key = keyOf(line);
-    if (key !== null) out.push({ key, line, text });
-  }, root ? { root } : {});
+  streamLines(
+    path,
+    ({ text, tooLong }) => {
+      if (tooLong || !text.trim()) return;
+      let line: unknown;
+      try {
+        line = JSON.parse(text);
+      } catch {
+        return;
+      }
+      const key = keyOf(line);
+      if (key !== null) out.push({ key, line, text });
+    },
+    root ? { root } : {},
+  );
   return out;
 }
 

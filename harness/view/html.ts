@@ -29,7 +29,14 @@ export const PAGE_DETAIL_BUDGET_CHARS = 256 * 1024 * 1024;
 
 function leftOut(d: CaseDetail, size: number, budget: number): CaseDetail {
   const text = `This case's detail (${size} characters) is left out of the page: the page holds at most ${budget} characters of case details. Open fewer runs at once, or read the trace file.`;
-  return { key: d.key, input: null, expected: null, predicted: null, scorers: [], sections: [{ kind: 'text', title: 'Left out', text }] };
+  return {
+    key: d.key,
+    input: null,
+    expected: null,
+    predicted: null,
+    scorers: [],
+    sections: [{ kind: 'text', title: 'Left out', text }],
+  };
 }
 
 /** Each case's block, within the page's budget; what is left out is added to its run's problems. */

@@ -59,12 +59,7 @@ export function insideDir(dir: string, rel: string): string | null {
  * never blocking); ENOENT gives null. With `budget`, the file's size is taken from it, and a file over what is left
  * is not read.
  */
-export function readTextNoFollow(
-  dir: string,
-  path: string,
-  max = MAX_FILE_BYTES,
-  budget?: TraceBudget,
-): string | null {
+export function readTextNoFollow(dir: string, path: string, max = MAX_FILE_BYTES, budget?: TraceBudget): string | null {
   let opened: ReturnType<typeof openForReading>;
   try {
     opened = openForReading(path, { root: dir });
@@ -96,13 +91,7 @@ function problemOf(file: string, line: number | undefined, err: unknown): LoadPr
 }
 
 /** Parse a JSON file inside the run directory; a problem (file, field) instead of a throw. */
-function readJsonFile(
-  dir: string,
-  rel: string,
-  problems: LoadProblem[],
-  budget: TraceBudget,
-  field?: string,
-): unknown {
+function readJsonFile(dir: string, rel: string, problems: LoadProblem[], budget: TraceBudget, field?: string): unknown {
   const path = insideDir(dir, rel);
   if (!path) {
     problems.push({
