@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../harness/core/jsonl.ts';
 import { readTextChecked } from '../harness/core/nofollow.ts';
 import { GGUF_LIMITS, ggufFacts, readGgufHeader, readGgufHeaderFromBytes } from '../harness/engine/gguf/reader.ts';
@@ -37,16 +37,20 @@ const fresh = (name: string) => {
   return d;
 };
 
-// A FIFO with a writer that opens it 2 s later: a reader that blocks on the open (the bug) is released then and reads
-// nothing, so a regression fails its assertions instead of hanging the worker (a blocked openSync stops timers too).
-const writers: ChildProcess[] = [];
-afterEach(() => {
-  for (const w of writers.splice(0)) w.kill('SIGKILL');
+// Every FIFO under the test's folder gets a writer that opens and closes it whenever a reader waits on it: a reader
+// that blocks on the open (the bug) is released at once and reads nothing, so a regression fails its assertions
+// instead of hanging the worker (a blocked openSync stops the test's timers too). Fixed code never waits on it.
+const RELEASER = `const fs = require('node:fs'), path = require('node:path');
+const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const f = path.join(d, e.name);
+  if (e.isFIFO()) { try { fs.closeSync(fs.openSync(f, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)); } catch {} }
+  else if (e.isDirectory()) walk(f); } };
+setInterval(() => { try { walk(process.argv[1]); } catch {} }, 50);`;
+const releaser: ChildProcess = spawn(process.execPath, ['-e', RELEASER, root], { stdio: 'ignore' });
+afterAll(() => {
+  releaser.kill('SIGKILL');
 });
 function fifo(path: string): string {
   execFileSync('mkfifo', [path]);
-  const w = spawn('sh', ['-c', 'sleep 2; exec 3>"$0"; sleep 1', path], { stdio: 'ignore' });
-  writers.push(w);
   return path;
 }
 
