@@ -274,3 +274,14 @@ export function writeAtomic(path: string, data: string | Uint8Array): void {
     throw err;
   }
 }
+
+/**
+ * A saved result file a rescore or re-report reads whole (results.jsonl, a transcript, summary.json): a regular file
+ * only, opened without blocking (readFileChecked), up to 1 GiB; a missing file is an ENOENT error as readFileSync's.
+ */
+export function readRescoreInput(path: string): string {
+  const text = readTextChecked(path, { maxBytes: 1024 * 1024 * 1024 });
+  if (text === null)
+    throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+  return text;
+}
