@@ -1,6 +1,7 @@
 // `apibank rescore`: the reference runner's output folder (results.jsonl, or predictions.jsonl) scored again by
 // toolgauge's scorer, from each row's `predicted_answer` (the extracted call, which is what the reference scores).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readRescoreInput } from '../core/nofollow.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DataError, dataErrorFromZod } from '../core/errors.ts';
@@ -40,7 +41,7 @@ export function rescoreFolder(dir: string, data: ApibankData, opts: (level: Leve
   const file = [join(dir, 'results.jsonl'), join(dir, 'predictions.jsonl')].find(existsSync);
   if (!file) throw new DataError(dir, undefined, undefined, 'has neither results.jsonl nor predictions.jsonl');
   const rows: RescoredRow[] = [];
-  readFileSync(file, 'utf8')
+  readRescoreInput(file)
     .split('\n')
     .forEach((text, i) => {
       if (!text.trim()) return;

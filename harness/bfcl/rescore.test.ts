@@ -7,6 +7,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -257,19 +258,21 @@ describe('toolgauge bfcl rescore (CLI, fixtures)', () => {
     await expect(rescore()).rejects.toThrow(/toolgauge bfcl rescore: .* is in use by run another-run/);
     expect(existsSync(join(out, 'summary.json'))).toBe(false);
     releaseDirLock(out, 'another-run');
-    // Links planted in place of its files: replaced, the victims untouched.
+    // Links planted in place of its files: refused in one line (a whole file replaces only a regular file), the
+    // victims untouched.
     const victims = mkdtempSync(join(tmpdir(), 'tg-bfcl-victim-'));
     tmp.push(victims);
     for (const f of ['report.md', 'summary.json']) {
       writeFileSync(join(victims, f), 'victim\n');
       symlinkSync(join(victims, f), join(out, f));
     }
-    expect(await rescore()).toBe(0);
-    for (const f of ['report.md', 'summary.json']) {
-      expect(readFileSync(join(victims, f), 'utf8')).toBe('victim\n');
-      expect(lstatSync(join(out, f)).isSymbolicLink()).toBe(false);
-    }
+    await expect(rescore()).rejects.toThrow(/summary\.json is a symbolic link: toolgauge does not replace it/);
+    for (const f of ['report.md', 'summary.json']) expect(readFileSync(join(victims, f), 'utf8')).toBe('victim\n');
     expect(existsSync(join(out, LOCK_FILE))).toBe(false);
+    // Without them, the rescore writes its files.
+    for (const f of readdirSync(out)) if (lstatSync(join(out, f)).isSymbolicLink()) rmSync(join(out, f));
+    expect(await rescore()).toBe(0);
+    expect(lstatSync(join(out, 'summary.json')).isFile()).toBe(true);
   });
 
   it('refuses a missing result folder, or one without result files, with a one-line usage error', async () => {

@@ -2,7 +2,8 @@
 // `result/<model>/<group>/…`), lines `{"id", "result", …}`, decoded and checked exactly as BFCL's eval_runner
 // would, plus the beyond-BFCL view of each case. This is how a BFCL user moves to toolgauge without re-running a
 // model. Reading is lossless (a result's `5.0` stays a float).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { readRescoreInput } from '../core/nofollow.ts';
 import { basename, join } from 'node:path';
 import { DataError } from '../core/errors.ts';
 import type { PyValue } from '../core/pyliteral/index.ts';
@@ -92,7 +93,7 @@ export function findResultFiles(dir: string): string[] {
 /** The lines of one result file: `{id, result}` with the result read losslessly. */
 export function readResultFile(file: string): Array<{ id: string; result: PyValue }> {
   const out: Array<{ id: string; result: PyValue }> = [];
-  readFileSync(file, 'utf8')
+  readRescoreInput(file)
     .split('\n')
     .forEach((text, k) => {
       if (!text.trim()) return;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../core/errors.ts';
+import { FileRefused } from '../core/nofollow.ts';
 import { MODULE_EXT } from '../core/paths.ts';
 import { redact } from '../core/redact.ts';
 import type { CommandRunner, SuiteCommandModule } from '../kit/command.ts';
@@ -100,6 +101,12 @@ export async function main(argv: string[], folders: readonly SuiteFolder[] = sui
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`${redact(err.message)}\n`);
+      return 2;
+    }
+    // A path toolgauge will not open or replace (a link, FIFO, device or folder where a file is expected): the
+    // user's to fix, so one line naming it, not a stack.
+    if (err instanceof FileRefused) {
+      process.stderr.write(`${redact(`toolgauge ${name}: ${err.message}`)}\n`);
       return 2;
     }
     process.stderr.write(redact(`toolgauge ${name}: ${(err as Error).stack ?? String(err)}`) + '\n');

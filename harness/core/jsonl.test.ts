@@ -69,11 +69,17 @@ describe('writing without following links', () => {
     writeFileSync(victim, 'keep');
     const path = join(out, 'summary.json');
     symlinkSync(victim, `${path}.${process.pid}.tmp`);
-    symlinkSync(victim, path);
     writeFileAtomic(path, '{"ok":true}', out);
     expect(readFileSync(victim, 'utf8')).toBe('keep');
-    expect(lstatSync(path).isSymbolicLink()).toBe(false);
     expect(readFileSync(path, 'utf8')).toBe('{"ok":true}');
+    // A link in the file's place is refused in one line, neither followed nor replaced.
+    rmSync(path);
+    symlinkSync(victim, path);
+    expect(() => writeFileAtomic(path, '{"ok":true}', out)).toThrow(
+      /summary\.json is a symbolic link: toolgauge does not replace it/,
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('keep');
+    expect(lstatSync(path).isSymbolicLink()).toBe(true);
   });
 });
 

@@ -1,18 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, mkdirSync, readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { dirname } from 'node:path';
-import { closeQuietly, mkdirNoFollow, openNoFollow } from './nofollow.ts';
+import { closeQuietly, mkdirNoFollow, openForReading, openNoFollow, writeAtomic } from './nofollow.ts';
 import { stringifyJson } from './json-float.ts';
 import { redact } from './redact.ts';
 
@@ -55,6 +45,8 @@ export interface StreamLinesOptions {
   hash?: boolean;
   /** Bytes per read (tests use tiny chunks to cross every boundary). */
   chunkBytes?: number;
+  /** The folder the file must stay in (an output directory): no link on the way (core/nofollow.ts openForReading). */
+  root?: string;
 }
 
 const CHUNK = 1 << 20;
@@ -74,7 +66,9 @@ export function streamLines(
   const decoder = new StringDecoder('utf8');
   const chunk = opts.chunkBytes ?? CHUNK;
   const buf = Buffer.allocUnsafe(chunk);
-  const fd = openSync(path, 'r');
+  const opened = openForReading(path, { root: opts.root });
+  if (!opened) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+  const { fd } = opened;
   let pending = '';
   let tooLong = false;
   let lineNo = 0;
@@ -124,37 +118,40 @@ export function streamLines(
  * Read a JSONL file. A killed run can leave a torn last line; it is reported through `onBadLine` and skipped
  * rather than failing the whole read.
  */
-export function readJsonl<T = unknown>(path: string, onBadLine?: (lineNo: number, text: string) => void): T[] {
-  if (!existsSync(path)) return [];
+export function readJsonl<T = unknown>(
+  path: string,
+  onBadLine?: (lineNo: number, text: string) => void,
+  root?: string,
+): T[] {
   const out: T[] = [];
-  streamLines(path, ({ text, lineNo, tooLong }) => {
-    if (!text.trim()) return;
-    try {
-      if (tooLong) throw new Error('line too long');
-      out.push(JSON.parse(text) as T);
-    } catch {
-      onBadLine?.(lineNo, text);
-    }
-  });
+  try {
+    streamLines(
+      path,
+      ({ text, lineNo, tooLong }) => {
+        if (!text.trim()) return;
+        try {
+          if (tooLong) throw new Error('line too long');
+          out.push(JSON.parse(text) as T);
+        } catch {
+          onBadLine?.(lineNo, text);
+        }
+      },
+      root ? { root } : {},
+    );
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
   return out;
 }
 
 /**
  * Write a file atomically (temp + rename) so readers never see half a summary; secrets are redacted. The temporary
- * file is created exclusively without following links, and the rename replaces a link in `path`'s place rather than
- * writing through it; with `root`, the folders from `root` down are checked too.
+ * file is created exclusively without following links, and only a regular file at `path` is replaced (a link, FIFO,
+ * device or folder there is refused: core/nofollow.ts writeAtomic); with `root`, the folders from `root` down are
+ * checked too.
  */
 export function writeFileAtomic(path: string, data: string, root?: string): void {
   makeParent(path, root);
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openNoFollow(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-  try {
-    writeSync(fd, redact(data));
-  } catch (err) {
-    closeQuietly(fd);
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  closeQuietly(fd);
-  renameSync(tmp, path);
+  writeAtomic(path, redact(data));
 }

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactUrl, type RunConfig } from '../core/config.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
-import { lstatOrNull, refuseLink } from '../core/nofollow.ts';
+import { readTextChecked, refuseLink } from '../core/nofollow.ts';
 import { suiteGeneration } from './sampling.ts';
 import type { AnySuite, DatasetInfo } from './types.ts';
 
@@ -81,10 +80,11 @@ export function writeFingerprint(dir: string, suite: string, runId: string, fp: 
 function readRunFile(dir: string): RunFile {
   const path = join(dir, RUN_FILE);
   refuseLink(path);
-  if (!lstatOrNull(path)) return { suites: {} };
+  const text = readTextChecked(path, { root: dir });
+  if (text === null) return { suites: {} };
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
     throw new Error(`${path}: not valid JSON (${(err as Error).message})`);
   }

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { firstZodIssue } from '../core/errors.ts';
 import { sha256, stableStringify } from '../core/hash.ts';
-import { appendJsonl, readJsonl } from '../core/jsonl.ts';
+import { appendJsonl, readJsonl, streamLines } from '../core/jsonl.ts';
 import { lstatOrNull, refuseLink } from '../core/nofollow.ts';
 import { redact } from '../core/redact.ts';
 import { instanceKey } from './names.ts';
@@ -87,7 +86,7 @@ export function readJournal<M extends InstanceMetaBase = InstanceMetaBase>(
   suite?: string,
 ): Map<string, M> {
   const out = new Map<string, M>();
-  for (const raw of readJsonl(join(outDir, JOURNAL))) {
+  for (const raw of readJsonl(join(outDir, JOURNAL), undefined, outDir)) {
     if (!isMeta(raw) || (suite && raw.suite !== suite)) continue;
     out.set(instanceKey(raw.id, raw.trial), raw as M);
   }
@@ -116,43 +115,49 @@ export function verifiedJournal<M extends InstanceMetaBase>(
   refuseLink(path);
   const out = new Map<string, { meta: M & { seal: Seal }; line: number }>();
   if (!lstatOrNull(path)) return new Map();
-  const lines = readFileSync(path, 'utf8').split('\n');
   let unsealed = 0;
-  lines.forEach((text, i) => {
-    if (!text.trim()) return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      return;
-    }
-    const where = `${path} line ${i + 1}`;
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
-      throw new JournalRefused(`${where}: not an instance's meta`);
-    if ((raw as { suite?: unknown }).suite !== suite && typeof (raw as { suite?: unknown }).suite === 'string') return;
-    // Sealed or not, a line must hold what the aggregation reads.
-    for (const s of [MetaBase, schema]) {
-      const parsed = s.safeParse(raw);
-      if (!parsed.success) {
-        const { field, message } = firstZodIssue(parsed.error);
-        throw new JournalRefused(`${where}: field ${field || '(line)'}: ${message}`);
+  // Streamed, bounded and only a regular file inside outDir (a FIFO or a link on the way is refused, never waited on).
+  streamLines(
+    path,
+    ({ text, lineNo, tooLong }) => {
+      const i = lineNo - 1;
+      if (tooLong || !text.trim()) return; // a line too long to be a meta is torn: its instance runs again
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        return;
       }
-    }
-    if (o.unsealed && !(raw as { seal?: unknown }).seal) {
-      unsealed++;
-      out.set(instanceKey((raw as M).id, (raw as M).trial), { meta: raw as M & { seal: Seal }, line: i + 1 });
-      return;
-    }
-    const meta = raw as M & { seal?: Seal };
-    const which = `${where} (id ${JSON.stringify(meta.id)}${meta.trial ? `, trial ${meta.trial}` : ''})`;
-    if (!meta.seal)
-      throw new JournalRefused(
-        `${which}: has no seal, so it cannot be checked against the results files (written by an older toolgauge, or edited)`,
-      );
-    if (meta.seal.meta !== metaDigest(meta, meta.seal.records))
-      throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
-    out.set(instanceKey(meta.id, meta.trial), { meta: meta as M & { seal: Seal }, line: i + 1 });
-  });
+      const where = `${path} line ${i + 1}`;
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+        throw new JournalRefused(`${where}: not an instance's meta`);
+      if ((raw as { suite?: unknown }).suite !== suite && typeof (raw as { suite?: unknown }).suite === 'string')
+        return;
+      // Sealed or not, a line must hold what the aggregation reads.
+      for (const s of [MetaBase, schema]) {
+        const parsed = s.safeParse(raw);
+        if (!parsed.success) {
+          const { field, message } = firstZodIssue(parsed.error);
+          throw new JournalRefused(`${where}: field ${field || '(line)'}: ${message}`);
+        }
+      }
+      if (o.unsealed && !(raw as { seal?: unknown }).seal) {
+        unsealed++;
+        out.set(instanceKey((raw as M).id, (raw as M).trial), { meta: raw as M & { seal: Seal }, line: i + 1 });
+        return;
+      }
+      const meta = raw as M & { seal?: Seal };
+      const which = `${where} (id ${JSON.stringify(meta.id)}${meta.trial ? `, trial ${meta.trial}` : ''})`;
+      if (!meta.seal)
+        throw new JournalRefused(
+          `${which}: has no seal, so it cannot be checked against the results files (written by an older toolgauge, or edited)`,
+        );
+      if (meta.seal.meta !== metaDigest(meta, meta.seal.records))
+        throw new JournalRefused(`${which}: does not match its seal: the line was edited after the run wrote it`);
+      out.set(instanceKey(meta.id, meta.trial), { meta: meta as M & { seal: Seal }, line: i + 1 });
+    },
+    { root: outDir },
+  );
   if (unsealed) o.unsealed?.(unsealed);
   // The latest line of each instance finished without error must find its record lines as they were written.
   const files = new Map<string, Map<string, Set<string>>>();
@@ -172,7 +177,7 @@ export function verifiedJournal<M extends InstanceMetaBase>(
 
 function digestsByKey(outDir: string, file: string): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const { key, line } of recordLines(join(outDir, file))) {
+  for (const { key, line } of recordLines(join(outDir, file), outDir)) {
     const set = out.get(key) ?? out.set(key, new Set()).get(key)!;
     set.add(valueDigest(line));
   }

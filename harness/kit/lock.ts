@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { constants, linkSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
-import { closeQuietly, lstatOrNull, mkdirNoFollow, openNoFollow } from '../core/nofollow.ts';
+import { dirname, join } from 'node:path';
+import {
+  closeQuietly,
+  FileRefused,
+  kindOf,
+  lstatOrNull,
+  mkdirNoFollow,
+  openNoFollow,
+  readTextChecked,
+} from '../core/nofollow.ts';
 
 /**
  * One writer per output directory. A run holds `.toolgauge-lock` in its output directory from its start to its end;
@@ -78,10 +86,21 @@ function parseOwner(text: string | null): LockOwner | null {
   }
 }
 
+/** The most a lock holds (one JSON line of a few hundred bytes); a bigger file is not a lock. */
+const MAX_LOCK_BYTES = 64 * 1024;
+
 function readLock(path: string): { owner: LockOwner | null; text: string | null } {
+  const st = lstatOrNull(path);
+  if (!st) return { owner: null, text: null };
   // A link in the lock's place is never read through: it is garbage, hence stale.
-  if (lstatOrNull(path)?.isSymbolicLink()) return { owner: null, text: null };
-  const text = readProc(path);
+  if (st.isSymbolicLink()) return { owner: null, text: null };
+  // A folder, FIFO, device or socket is no lock toolgauge wrote: refused, never moved aside nor opened (a FIFO would
+  // block the open forever).
+  if (!st.isFile())
+    throw new FileRefused(
+      `${path} is ${kindOf(st)}, not a lock file toolgauge wrote: remove it, or choose another output directory`,
+    );
+  const text = readTextChecked(path, { root: dirname(path), maxBytes: MAX_LOCK_BYTES });
   return { owner: parseOwner(text), text };
 }
 
@@ -137,7 +156,14 @@ export function acquireDirLock(dir: string, runId: string, pid = process.pid): b
 /** Give the directory back if run `runId` holds it (at its end, or when it fails). */
 export function releaseDirLock(dir: string, runId: string): void {
   const path = join(dir, LOCK_FILE);
-  if (readLock(path).owner?.run_id === runId) rmSync(path, { force: true });
+  let owner: LockOwner | null;
+  try {
+    owner = readLock(path).owner;
+  } catch (err) {
+    if (err instanceof FileRefused) return; // not a lock this run wrote: nothing of ours to give back
+    throw err;
+  }
+  if (owner?.run_id === runId) rmSync(path, { force: true });
 }
 
 /**

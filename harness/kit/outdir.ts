@@ -1,7 +1,7 @@
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../core/jsonl.ts';
-import { refuseLink } from '../core/nofollow.ts';
+import { readTextChecked, refuseLink } from '../core/nofollow.ts';
 import { RUN_FILE } from './fingerprint.ts';
 import { JOURNAL } from './journal.ts';
 
@@ -37,7 +37,7 @@ export function prepareOutDir(
   mkdirSync(dir, { recursive: true });
   const marker = join(dir, MARKER);
   refuseLink(marker);
-  if (existsSync(marker) && readFileSync(marker, 'utf8').trim() === runId) return false;
+  if (readTextChecked(marker, { root: dir })?.trim() === runId) return false;
   const lockName = `${MARKER}.${runId}.lock`;
   try {
     closeSync(openSync(join(dir, lockName), 'wx')); // O_CREAT|O_EXCL: never through a link

@@ -23,21 +23,25 @@ export function appendRecord(outDir: string, file: string, line: unknown): void 
 }
 
 /** The lines of a record file that name an instance, with its key and its text (torn lines skipped). */
-export function recordLines(path: string): Array<{ key: string; line: unknown; text: string }> {
+export function recordLines(path: string, root?: string): Array<{ key: string; line: unknown; text: string }> {
   refuseLink(path);
   const out: Array<{ key: string; line: unknown; text: string }> = [];
   if (!lstatOrNull(path)) return out;
-  streamLines(path, ({ text, tooLong }) => {
-    if (tooLong || !text.trim()) return;
-    let line: unknown;
-    try {
-      line = JSON.parse(text);
-    } catch {
-      return;
-    }
-    const key = keyOf(line);
-    if (key !== null) out.push({ key, line, text });
-  });
+  streamLines(
+    path,
+    ({ text, tooLong }) => {
+      if (tooLong || !text.trim()) return;
+      let line: unknown;
+      try {
+        line = JSON.parse(text);
+      } catch {
+        return;
+      }
+      const key = keyOf(line);
+      if (key !== null) out.push({ key, line, text });
+    },
+    root ? { root } : {},
+  );
   return out;
 }
 
@@ -54,7 +58,7 @@ export function rewriteRecords(
   refuseLink(path);
   if (!lstatOrNull(path)) return 0;
   const last = new Map<string, string>();
-  for (const { key, line, text } of recordLines(path)) {
+  for (const { key, line, text } of recordLines(path, root)) {
     if (!keep(key, line)) continue;
     last.delete(key);
     last.set(key, text);

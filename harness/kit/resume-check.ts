@@ -10,9 +10,9 @@ import type { AnySuite, DatasetInfo, InstanceMetaBase } from './types.ts';
 /** A resume or `-t` re-run that would mix another run's instances (or an edited journal) into this one's summary. */
 /**
  * The errors by which a run is refused its output directory (in use, another run's fingerprint, a journal that does
- * not check out, a link in an output's place): one line for the user, exit 2.
+ * not check out, a link in an output's place, a FIFO, device or folder where a file is expected): one line for the user, exit 2.
  */
-const DIR_REFUSALS = new Set(['DirLocked', 'ResumeRefused', 'JournalRefused', 'LinkRefused']);
+const DIR_REFUSALS = new Set(['DirLocked', 'ResumeRefused', 'JournalRefused', 'LinkRefused', 'FileRefused']);
 
 export function isDirRefusal(errorName: string | undefined): boolean {
   return DIR_REFUSALS.has(errorName ?? '');

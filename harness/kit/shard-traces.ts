@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, normalize } from 'node:path';
 import { writeFileAtomic } from '../core/jsonl.ts';
+import { readTextChecked } from '../core/nofollow.ts';
 
 /**
  * A shard's traces travel inside its blob report: CI uploads the blob folder (which Vitest's merge requires to hold
@@ -16,8 +16,8 @@ export interface CarriedTrace {
 /** The instance's trace file as written, to carry in the blob (undefined when it has none). */
 export function carryTrace(outDir: string, trace: string | undefined): CarriedTrace | undefined {
   if (!trace || !safeRelative(trace)) return undefined;
-  const file = join(outDir, trace);
-  return existsSync(file) ? { path: trace, content: readFileSync(file, 'utf8') } : undefined;
+  const content = readTextChecked(join(outDir, trace), { root: outDir });
+  return content === null ? undefined : { path: trace, content };
 }
 
 /** Write a carried trace under the merged output directory; a path that would leave `traces/` is ignored (blobs are input). */
@@ -29,7 +29,7 @@ export function restoreTrace(outDir: string, carried: CarriedTrace | undefined):
     !safeRelative(carried.path)
   )
     return;
-  writeFileAtomic(join(outDir, carried.path), carried.content);
+  writeFileAtomic(join(outDir, carried.path), carried.content, outDir);
 }
 
 function safeRelative(p: string): boolean {

@@ -1,5 +1,6 @@
 import { escapeTerminal } from '../core/terminal.ts';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readRescoreInput } from '../core/nofollow.ts';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DataError, UsageError } from '../core/errors.ts';
@@ -301,7 +302,7 @@ function rescoreLocked(dir: string): void {
   );
   const summaryPath = join(dir, FILES.summary);
   if (existsSync(summaryPath)) {
-    const old = validSummary(JSON.parse(readFileSync(summaryPath, 'utf8')));
+    const old = validSummary(JSON.parse(readRescoreInput(summaryPath)));
     const f = finalizeSuite('toolhop', toolhopAggregator, r.metas, {
       header: old.header,
       config: { ...old.config, rescored_at: new Date().toISOString() },

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readRescoreInput } from '../core/nofollow.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DataError } from '../core/errors.ts';
@@ -61,7 +62,7 @@ export interface Rescored {
 function lines(file: string): Array<{ n: number; value: unknown }> {
   if (!existsSync(file)) return [];
   const out: Array<{ n: number; value: unknown }> = [];
-  readFileSync(file, 'utf8')
+  readRescoreInput(file)
     .split('\n')
     .forEach((text, i) => {
       if (!text.trim()) return;
@@ -133,7 +134,7 @@ export function rescoreDir(dir: string): Rescored {
         existsSync,
       );
       if (transcript)
-        ({ finalMessage: final, previousToolContent: prevTool } = readTranscript(readFileSync(transcript, 'utf8')));
+        ({ finalMessage: final, previousToolContent: prevTool } = readTranscript(readRescoreInput(transcript)));
       else {
         final = p.predicted_answer === null ? '' : `<answer>${p.predicted_answer}</answer>`;
         answerOnly++;

@@ -92,7 +92,7 @@ function charts(dir: string, s: Summary | null, problems: RunView['problems']): 
     const path = insideDir(dir, rel);
     if (!path) continue;
     try {
-      const svg = readTextNoFollow(path, 4 * 1024 * 1024);
+      const svg = readTextNoFollow(dir, path, 4 * 1024 * 1024);
       if (svg !== null) out.push({ label, svg });
     } catch (err) {
       problems.push({ file: path, message: (err as Error).message });

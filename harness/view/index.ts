@@ -1,4 +1,4 @@
-import { loadRunDir, runDirs } from './load.ts';
+import { loadRunDir, PAGE_TRACE_BUDGET_BYTES, runDirs } from './load.ts';
 import { viewData } from './data.ts';
 import { viewHtml } from './html.ts';
 import { pageScript } from './page-script.ts';
@@ -20,7 +20,8 @@ export async function buildViewPage(
   o: ViewOptions = {},
 ): Promise<{ html: string; runs: number; cases: number; problems: number }> {
   const dirs = runDirs(paths);
-  const loaded = dirs.map((d) => loadRunDir(d));
+  const budget = { left: PAGE_TRACE_BUDGET_BYTES }; // one for the page, whatever the number of runs on it
+  const loaded = dirs.map((d) => loadRunDir(d, budget));
   const { data, details } = viewData(loaded, o);
   const html = viewHtml(data, details, await pageScript());
   return {

@@ -1,8 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ZodType } from 'zod';
 import { firstZodIssue } from '../core/errors.ts';
-import { lstatOrNull } from '../core/nofollow.ts';
+import { closeQuietly, lstatOrNull, openForReading, readOpened } from '../core/nofollow.ts';
 import { scoredMetaSchema } from '../kit/generic.ts';
 import { JOURNAL, MetaBase } from '../kit/journal.ts';
 import { suiteNamed } from '../kit/registry.ts';
@@ -14,12 +14,24 @@ import type { LoadProblem } from './model.ts';
  * Reading one output directory for the viewer: summary.json, the journal (instances.jsonl), each case's trace file
  * (and the files beside it that its suite's case view names, such as Maze's evaluation), the suite's record files.
  * Nothing here throws on bad data: a file or line that does not pass its schema becomes a problem naming the file,
- * the line and the field, and the rest is shown. Files are read only inside the directory, without following links
- * (a journal names its trace paths: data, not a command).
+ * the line and the field, and the rest is shown. Files are read only inside the directory, and only regular files:
+ * no folder between the directory and the file may be a link, nor the file (a journal names its trace paths: data,
+ * not a command), and a FIFO or device is refused without blocking (core/nofollow.ts openForReading).
  */
 
 /** A trace bigger than this is not read (the stored-size cap keeps real ones far smaller). */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The trace files (and the files beside them) one page reads, in total: past it a case's trace is left out, and a
+ * problem says so, rather than the page outgrowing what one string can hold.
+ */
+export const PAGE_TRACE_BUDGET_BYTES = 128 * 1024 * 1024;
+
+/** What is left of a page's trace budget (shared by every run on the page). */
+export interface TraceBudget {
+  left: number;
+}
 
 export interface LoadedRun {
   dir: string;
@@ -42,31 +54,31 @@ export function insideDir(dir: string, rel: string): string | null {
   return r && r !== '..' && !r.startsWith(`..${sep}`) && !isAbsolute(r) ? p : null;
 }
 
-/** A file's text, read without following a link at its place; ENOENT gives null. */
-export function readTextNoFollow(path: string, max = MAX_FILE_BYTES): string | null {
-  let fd: number;
+/**
+ * A file's text inside the run directory `dir` (openForReading's checks: no link on the way, only a regular file,
+ * never blocking); ENOENT gives null. With `budget`, the file's size is taken from it, and a file over what is left
+ * is not read.
+ */
+export function readTextNoFollow(dir: string, path: string, max = MAX_FILE_BYTES, budget?: TraceBudget): string | null {
+  let opened: ReturnType<typeof openForReading>;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    opened = openForReading(path, { root: dir });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw new ViewFileError('is a symbolic link: not followed');
-    throw new ViewFileError((err as Error).message);
+    const m = (err as Error).message;
+    throw new ViewFileError(m.startsWith(`${path} `) ? m.slice(path.length + 1) : m);
   }
+  if (!opened) return null;
+  const { fd, size } = opened;
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new ViewFileError('is not a regular file');
-    if (st.size > max) throw new ViewFileError(`is ${st.size} bytes, over the viewer's limit of ${max}`);
-    const buf = Buffer.alloc(st.size);
-    let at = 0;
-    while (at < st.size) {
-      const n = readSync(fd, buf, at, st.size - at, at);
-      if (n === 0) break;
-      at += n;
-    }
-    return buf.subarray(0, at).toString('utf8');
+    if (size > max) throw new ViewFileError(`is ${size} bytes, over the viewer's limit of ${max}`);
+    if (budget && size > budget.left)
+      throw new ViewFileError(
+        `left out: ${size} bytes, and the page's budget of ${PAGE_TRACE_BUDGET_BYTES} bytes for trace files has ${budget.left} left`,
+      );
+    if (budget) budget.left -= size;
+    return readOpened(fd, size).toString('utf8');
   } finally {
-    closeSync(fd);
+    closeQuietly(fd);
   }
 }
 
@@ -79,7 +91,7 @@ function problemOf(file: string, line: number | undefined, err: unknown): LoadPr
 }
 
 /** Parse a JSON file inside the run directory; a problem (file, field) instead of a throw. */
-function readJsonFile(dir: string, rel: string, problems: LoadProblem[], field?: string): unknown {
+function readJsonFile(dir: string, rel: string, problems: LoadProblem[], budget: TraceBudget, field?: string): unknown {
   const path = insideDir(dir, rel);
   if (!path) {
     problems.push({
@@ -90,7 +102,7 @@ function readJsonFile(dir: string, rel: string, problems: LoadProblem[], field?:
     return undefined;
   }
   try {
-    const text = readTextNoFollow(path);
+    const text = readTextNoFollow(dir, path, MAX_FILE_BYTES, budget);
     if (text === null) {
       problems.push({ file: path, message: 'not found' });
       return undefined;
@@ -107,13 +119,14 @@ function readJsonFile(dir: string, rel: string, problems: LoadProblem[], field?:
 
 /** The lines of a JSONL file: each parsed, or a problem naming the line. */
 function jsonLines(
+  dir: string,
   path: string,
   problems: LoadProblem[],
   onLine: (value: unknown, line: number, text: string) => void,
 ): boolean {
   let text: string | null;
   try {
-    text = readTextNoFollow(path);
+    text = readTextNoFollow(dir, path);
   } catch (err) {
     problems.push({ file: path, message: (err as Error).message });
     return false;
@@ -135,13 +148,16 @@ function jsonLines(
   return true;
 }
 
-/** Read one output directory (its summary may be missing or bad: the journal is still shown). */
-export function loadRunDir(dir: string): LoadedRun {
+/**
+ * Read one output directory (its summary may be missing or bad: the journal is still shown). `budget`: what is left
+ * of the page's trace budget, shared by the runs of one page.
+ */
+export function loadRunDir(dir: string, budget: TraceBudget = { left: PAGE_TRACE_BUDGET_BYTES }): LoadedRun {
   const problems: LoadProblem[] = [];
   const summaryPath = join(dir, 'summary.json');
   let summary: Summary | null = null;
   try {
-    const text = readTextNoFollow(summaryPath);
+    const text = readTextNoFollow(dir, summaryPath);
     if (text === null)
       problems.push({ file: summaryPath, message: 'not found (no metrics to show; the cases come from the journal)' });
     else {
@@ -168,7 +184,7 @@ export function loadRunDir(dir: string): LoadedRun {
       );
     return schemas.get(suite)!;
   };
-  const found = jsonLines(journal, problems, (v, line, text) => {
+  const found = jsonLines(dir, journal, problems, (v, line, text) => {
     const base = MetaBase.safeParse(v);
     let problem: LoadProblem | null = null;
     if (!base.success) problem = problemOf(journal, line, base.error);
@@ -197,7 +213,7 @@ export function loadRunDir(dir: string): LoadedRun {
   for (const file of (suiteNamed(suite)?.recordFiles ?? []).filter((f) => f.endsWith('.jsonl'))) {
     const path = insideDir(dir, file);
     if (!path) continue;
-    jsonLines(path, problems, (v) => {
+    jsonLines(dir, path, problems, (v) => {
       const r = v as { id?: unknown; trial?: unknown };
       if (!r || typeof r !== 'object' || r.id === undefined) return;
       const key = `${String(r.id)}#${Number(r.trial ?? 0)}`;
@@ -210,12 +226,12 @@ export function loadRunDir(dir: string): LoadedRun {
     const caseProblems: LoadProblem[] = [];
     const caseView = suiteNamed(meta.suite)?.caseView;
     const tracePath = typeof meta.trace === 'string' ? meta.trace : null;
-    const trace = tracePath ? readJsonFile(dir, tracePath, caseProblems, `line ${line}: trace`) : undefined;
+    const trace = tracePath ? readJsonFile(dir, tracePath, caseProblems, budget, `line ${line}: trace`) : undefined;
     const files: Record<string, unknown> = {};
     let mapped: MappedCase;
     try {
       for (const [name, rel] of Object.entries((tracePath && caseView?.extraFiles?.(tracePath)) || {})) {
-        const value = readJsonFile(dir, rel, caseProblems);
+        const value = readJsonFile(dir, rel, caseProblems, budget);
         if (value !== undefined) files[name] = value;
       }
       mapped = mapCase({ suite: meta.suite, meta, trace, files, records: records.get(key) ?? {} }, caseView);

@@ -159,7 +159,10 @@ describe('loading a run directory', () => {
           field: 'line 4: trace',
           message: 'the path "../../../etc/passwd" leaves the run directory: not read',
         },
-        { file: join(dir, 'traces', 'linked.json'), message: 'is a symbolic link: not followed' },
+        {
+          file: join(dir, 'traces', 'linked.json'),
+          message: 'is a symbolic link: toolgauge does not read through links',
+        },
       ]),
     );
     const rows = Object.fromEntries(run.cases.map((c) => [c.row.id, c]));

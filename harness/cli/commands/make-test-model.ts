@@ -1,8 +1,7 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
+import { FileRefused, writeAtomic } from '../../core/nofollow.ts';
 import { TEST_TEMPLATE_NAMES, type TestTemplateName } from '../../engine/gguf/chat-templates.ts';
 import { buildTestModel } from '../../engine/gguf/test-model.ts';
 import type { TensorEncoding } from '../../engine/gguf/encode.ts';
@@ -43,13 +42,11 @@ export async function run(argv: string[], io: MakeTestModelIo = { stdout: proces
   const template = ((values.template as string | undefined) ?? 'hermes') as TestTemplateName;
   const seed = (values.seed as number | undefined) ?? 0;
   const bytes = buildTestModel({ type, template, seed });
-  // Temp file + rename: a reader never sees half a model.
-  const tmp = `${out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // Temp file + rename: a reader never sees half a model; only a regular file at OUT is replaced (never a device).
   try {
-    writeFileSync(tmp, bytes, { flag: 'wx' });
-    renameSync(tmp, out);
+    writeAtomic(out, bytes);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    if (err instanceof FileRefused) throw new UsageError(`toolgauge make-test-model: ${err.message}`);
     throw new UsageError(
       `toolgauge make-test-model: cannot write '${out}' (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
     );

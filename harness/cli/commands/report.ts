@@ -1,8 +1,9 @@
 import { escapeTerminal } from '../../core/terminal.ts';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
+import { readTextChecked } from '../../core/nofollow.ts';
 import {
   CompareRefused,
   comparisonChart,
@@ -34,11 +35,17 @@ interface SavedRun {
 
 function loadRun(dir: string): SavedRun {
   const sp = join(dir, 'summary.json');
-  if (!existsSync(sp))
+  let text: string | null;
+  try {
+    text = readTextChecked(sp, { root: dir }); // a FIFO or device in its place is refused, never waited on
+  } catch (err) {
+    throw new UsageError(`toolgauge report: ${(err as Error).message}`);
+  }
+  if (text === null)
     throw new UsageError(`toolgauge report: ${sp} not found (is ${dir} a toolgauge output directory?)`);
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(sp, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
     throw new UsageError(`toolgauge report: ${sp}: not valid JSON (${(err as Error).message})`);
   }
@@ -63,7 +70,7 @@ function loadRun(dir: string): SavedRun {
       }).values(),
     ];
   } catch (err) {
-    if (['JournalRefused', 'LinkRefused'].includes((err as Error).name))
+    if (['JournalRefused', 'LinkRefused', 'FileRefused'].includes((err as Error).name))
       throw new UsageError(`toolgauge report: ${(err as Error).message}`);
     throw err;
   }

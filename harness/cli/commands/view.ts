@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
+import { FileRefused } from '../../core/nofollow.ts';
 import { escapeTerminal } from '../../core/terminal.ts';
 import { buildViewPage, serveView, ViewFileError } from '../../view/index.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
@@ -41,7 +42,12 @@ export async function run(argv: string[]): Promise<number> {
   const summary = `${n(first.runs, 'run')}, ${n(first.cases, 'case')}${first.problems ? `, ${n(first.problems, 'problem')} shown in the page` : ''}`;
   if (values.export) {
     const file = resolve(String(values.export));
-    writeFileAtomic(file, first.html);
+    try {
+      writeFileAtomic(file, first.html); // only a regular file is replaced: never a device such as /dev/null
+    } catch (err) {
+      if (err instanceof FileRefused) throw new UsageError(`toolgauge view: --export: ${err.message}`);
+      throw err;
+    }
     process.stdout.write(escapeTerminal(`written: ${file} (${summary})`) + '\n');
     return 0;
   }

@@ -1,10 +1,13 @@
 // GGUF header reader: metadata and tensor infos, never the tensor data. Safe on untrusted files: every count and
-// length is bounded (by the file's size and by fixed caps) before anything is allocated, and a malformed file is a
-// one-line DataError naming the file and the field.
-import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
+// length is bounded (by the file's size and by fixed caps) before anything is allocated, what the whole header may
+// hold is capped too (its bytes, its array items: a JS array costs 8 to 32 bytes an item however small the item is
+// in the file), and a malformed file is a one-line DataError naming the file and the field. The file is opened
+// without blocking and must be a regular file (core/nofollow.ts openForReading): a FIFO is refused, not waited on.
+import { createReadStream, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { DataError } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
+import { closeQuietly, openForReading } from '../../core/nofollow.ts';
 import { GGML_TYPE, GGUF_VALUE_TYPE, type GgufHeader, type GgufTensorInfo, type GgufValue } from './types.ts';
 
 const MAGIC = 0x46554747;
@@ -15,6 +18,10 @@ export const GGUF_LIMITS = {
   stringBytes: 64 * 1024 * 1024,
   keyBytes: 65_535,
   arrayItems: 16_000_000,
+  /** Items of all the header's arrays together (real models: ~1.5 million: tokens, scores, types, merges). */
+  headerArrayItems: 4_000_000,
+  /** Bytes of the header (metadata and tensor infos; real models: ~20 MB at most). */
+  headerBytes: 128 * 1024 * 1024,
   dims: 4,
 };
 
@@ -39,6 +46,8 @@ class Cursor {
   private chunkAt = 0; // file offset of chunk[0]
   pos = 0;
   field = 'header';
+  /** Array items the header may still hold (GGUF_LIMITS.headerArrayItems). */
+  itemsLeft = GGUF_LIMITS.headerArrayItems;
   constructor(
     private readonly file: string,
     private readonly size: number,
@@ -48,6 +57,8 @@ class Cursor {
     throw new DataError(this.file, undefined, this.field, problem);
   }
   private need(n: number): Buffer {
+    if (this.pos + n > GGUF_LIMITS.headerBytes)
+      this.fail(`the header goes past ${GGUF_LIMITS.headerBytes} bytes (the limit on a GGUF header)`);
     if (this.pos + n > this.size)
       this.fail(
         `the file ends at byte ${this.size}, the header needs ${this.pos + n - this.size} more bytes here (truncated or corrupt)`,
@@ -153,6 +164,9 @@ function readValue(c: Cursor): GgufValue {
     const item = SCALAR[it];
     if (!item) c.fail(`unknown array item type ${it}`);
     const n = c.count('array length', GGUF_LIMITS.arrayItems, item.size);
+    if (n > c.itemsLeft)
+      c.fail(`array length ${n}: the header's arrays would hold over ${GGUF_LIMITS.headerArrayItems} items in all`);
+    c.itemsLeft -= n;
     const value: Array<number | bigint | boolean | string> = new Array(n);
     for (let i = 0; i < n; i++) value[i] = readScalar(c, item.type);
     return { type: 'array', itemType: item.type, value };
@@ -222,26 +236,31 @@ export function readGgufHeaderFromBytes(bytes: Uint8Array, name = '<bytes>'): Gg
   return parse(cursor, buf.length);
 }
 
+/** Open a GGUF file for reading (a regular file, opened without blocking); a refusal is a DataError naming it. */
+function openGguf(path: string): { fd: number; size: number } {
+  let opened: ReturnType<typeof openForReading>;
+  try {
+    opened = openForReading(path);
+  } catch (err) {
+    const m = (err as Error).message;
+    throw new DataError(path, undefined, undefined, m.startsWith(`${path} `) ? m.slice(path.length + 1) : m);
+  }
+  if (!opened) throw new DataError(path, undefined, undefined, 'cannot open: ENOENT');
+  return opened;
+}
+
+function headerOf(path: string, fd: number, size: number): GgufHeader {
+  const cursor = new Cursor(path, size, (out, pos) => readSync(fd, out, 0, out.length, pos));
+  return parse(cursor, size);
+}
+
 /** Read a GGUF file's header; a malformed file is a DataError naming the file and field. */
 export function readGgufHeader(path: string): GgufHeader {
-  let fd: number;
+  const { fd, size } = openGguf(path);
   try {
-    fd = openSync(path, 'r');
-  } catch (err) {
-    throw new DataError(
-      path,
-      undefined,
-      undefined,
-      `cannot open: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new DataError(path, undefined, undefined, 'not a regular file');
-    const cursor = new Cursor(path, st.size, (out, pos) => readSync(fd, out, 0, out.length, pos));
-    return parse(cursor, st.size);
+    return headerOf(path, fd, size);
   } finally {
-    closeSync(fd);
+    closeQuietly(fd);
   }
 }
 
@@ -315,11 +334,11 @@ export interface GgufFacts {
   eosToken?: string;
 }
 
-/** sha256 of a file, streamed (model files are gigabytes). */
-export function sha256FileStreamed(path: string): Promise<string> {
+/** sha256 of a file, streamed (model files are gigabytes); with `fd`, of that open file (closed at the end). */
+export function sha256FileStreamed(path: string, fd?: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha256');
-    createReadStream(path)
+    (fd === undefined ? createReadStream(path) : createReadStream(path, { fd, start: 0, autoClose: true }))
       .on('data', (d) => h.update(d))
       .on('error', reject)
       .on('end', () => resolve(h.digest('hex')));
@@ -360,7 +379,14 @@ export function factsOfHeader(file: string, header: GgufHeader, fileSha256: stri
 
 /** Read a GGUF file's header and hash it: what reports and the server name the model by. */
 export async function ggufFacts(path: string): Promise<GgufFacts> {
-  const header = readGgufHeader(path);
-  const { size } = statSync(path);
-  return factsOfHeader(path, header, await sha256FileStreamed(path), size);
+  // One open file for the header, the size and the hash: what was checked is what is read.
+  const { fd, size } = openGguf(path);
+  let header: GgufHeader;
+  try {
+    header = headerOf(path, fd, size);
+  } catch (err) {
+    closeQuietly(fd);
+    throw err;
+  }
+  return factsOfHeader(path, header, await sha256FileStreamed(path, fd), size);
 }
