@@ -4,6 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { endWithHost } from '../core/end-with-host.ts';
 import { firstZodIssue } from '../core/errors.ts';
 import { ggufFacts, type GgufFacts } from './gguf/reader.ts';
 import { requireNodeLlamaCpp, type EngineModule } from './resolve.ts';
@@ -160,6 +161,7 @@ export class EngineHost implements Engine {
     }
     const mod = requireNodeLlamaCpp(this.seams.findEngine);
     const facts = await this.gguf();
+    if (this.closed) throw new EngineError('closed', 'the engine was closed');
     if (this.child) return this.ensureChild(); // another request started it meanwhile
     const o = this.options;
     const proc = fork(this.seams.childScript ?? CHILD, [], {
@@ -180,6 +182,8 @@ export class EngineHost implements Engine {
         }),
       },
     });
+    // A child stuck inside llama.cpp never sees its IPC channel close: it is killed when this process ends.
+    endWithHost(proc);
     this.starts++;
     const stderrTail: string[] = [];
     proc.stderr!.setEncoding('utf8');
@@ -249,6 +253,8 @@ export class EngineHost implements Engine {
               : new EngineError('crash', `${err.message} while serving ${p.op}; the next request starts a new one`),
           );
         }
+        // Killed to stop a request, not broken: the next child loads now, so the next request need not wait for it.
+        if (child.killedFor !== undefined && !this.closed && !this.child) void this.ensureChild().catch(() => {});
       });
     });
     try {
