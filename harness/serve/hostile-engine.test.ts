@@ -48,14 +48,15 @@ describe.skipIf(SKIP)(`serve under hostile requests on a test model${SKIP ? ` â€
     const hostile = post('/v1/completions', { prompt: 'hi', grammar: AMBIGUOUS_GRAMMAR, max_tokens: 200 }).then(
       (r) => (order.push('hostile'), r),
     );
-    await new Promise((r) => setTimeout(r, 200)); // the hostile request has taken slot 0 by now
+    // Well inside the hostile request's 3 s deadline, it is stuck in llama.cpp by now (its stacks triple per token).
+    await new Promise((r) => setTimeout(r, 2000));
     const short = await post('/v1/completions', { prompt: 'hi', max_tokens: 2, temperature: 0 });
     order.push('short');
     expect(short.status).toBe(200);
     expect(short.json.usage.completion_tokens).toBeGreaterThan(0);
     const h = await hostile;
-    // The short one was answered while the hostile one was still stuck: by its 3 s deadline its stacks (tripling per
-    // token) keep it inside llama.cpp, deaf to the abort, so its child is killed.
+    // The short one was answered while the hostile one was still stuck; that one, deaf to its abort, had its child
+    // killed.
     expect(order).toEqual(['short', 'hostile']);
     expect(h.status).toBe(504);
     expect(h.json.error.message).toMatch(/longer than 3000 ms/);
