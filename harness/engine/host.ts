@@ -89,6 +89,8 @@ interface Runtime {
 interface Child {
   proc: ChildProcess;
   ready: Promise<Runtime>;
+  /** The model has loaded. */
+  loaded?: boolean;
   stderrTail: string[];
   /** The request the host killed this child to stop (its deadline, or an abort it did not obey). */
   killedFor?: number;
@@ -200,6 +202,7 @@ export class EngineHost implements Engine {
       if ('ready' in msg) {
         if (msg.ready) {
           this.runtime = msg.runtime as Runtime;
+          child.loaded = true;
           settleReady.resolve(this.runtime);
         } else {
           settleReady.reject(
@@ -385,6 +388,11 @@ export class EngineHost implements Engine {
       }
       child.proc.send({ id, op, args });
     });
+  }
+
+  /** A child is up with the model loaded: a request now starts at once. */
+  loaded(): boolean {
+    return !!this.child?.loaded && this.child.proc.connected;
   }
 
   async info(): Promise<EngineInfo> {

@@ -111,7 +111,8 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
         eosToken: info.eosToken,
       }
     : null;
-  const slots = new Slots(o.parallel ?? info.sequences, o.queue ?? 256);
+  const engineOf = (slot: number) => engines[slot % engines.length]!;
+  const slots = new Slots(o.parallel ?? info.sequences, o.queue ?? 256, (slot) => engineOf(slot).loaded?.() ?? true);
   const maxBody = o.maxBodyBytes ?? 16 * 2 ** 20;
   const deadlineMs = o.requestTimeoutMs ?? 300_000;
   let seq = 0;
@@ -146,7 +147,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
       // The queue first: a waiting request holds a socket, not its body (read, parsed and rendered in its slot).
       return await slots.run(async (slot) => {
         try {
-          return await serveRoute(engines[slot % engines.length]!, route, req, res, stop.signal);
+          return await serveRoute(engineOf(slot), route, req, res, stop.signal);
         } catch (err) {
           throw stop.signal.aborted ? stop.signal.reason : err;
         }

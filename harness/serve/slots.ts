@@ -9,13 +9,15 @@ export class QueueFull extends Error {
 }
 
 export class Slots {
-  /** Free slots, the one freed longest ago first (a slot just freed may still be restarting its engine). */
+  /** Free slots, the one freed longest ago first. */
   private readonly free: number[];
   private readonly waiting: Array<(slot: number) => void> = [];
 
+  /** `ready`: whether a slot's engine can start a request at once (not restarting); free ones that can go first. */
   constructor(
     readonly parallel: number,
     readonly queue: number,
+    private readonly ready: (slot: number) => boolean = () => true,
   ) {
     this.free = Array.from({ length: parallel }, (_, i) => i);
   }
@@ -31,7 +33,8 @@ export class Slots {
    */
   async run<T>(fn: (slot: number) => Promise<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted();
-    let slot = this.free.shift();
+    const at = this.free.findIndex(this.ready);
+    let slot = this.free.splice(at < 0 ? 0 : at, 1)[0];
     if (slot === undefined) {
       if (this.waiting.length >= this.queue)
         throw new QueueFull(`all ${this.parallel} sequence(s) busy and ${this.queue} request(s) queued`);
