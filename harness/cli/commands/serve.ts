@@ -4,7 +4,7 @@ import { defaultThreads, serveGguf } from '../../serve/run-engine.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge serve --gguf FILE [--host 127.0.0.1] [--port N|0] [--parallel N] [--queue N] [--threads N] [--ctx N] [--timeout MS] [--alias NAME]
-  An OpenAI-compatible server over a local GGUF model (llama.cpp through node-llama-cpp, in a child process):
+  An OpenAI-compatible server over a local GGUF model (llama.cpp through node-llama-cpp, in child processes):
   /v1/models, /v1/chat/completions (the file's own chat template; tools, tool_choice auto/none/required/named),
   /v1/completions (raw prompt). Accepts llama-server's grammar, grammar_lazy + grammar_triggers, json_schema,
   response_format, logit_bias, logprobs, seed, temperature, top_p, repeat_penalty, max_tokens, stop; refuses with a
