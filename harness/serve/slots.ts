@@ -33,8 +33,8 @@ export class Slots {
    */
   async run<T>(fn: (slot: number) => Promise<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted();
-    const at = this.free.findIndex(this.ready);
-    let slot = this.free.splice(at < 0 ? 0 : at, 1)[0];
+    const at = this.free.findIndex((s) => this.ready(s));
+    let slot = this.free.splice(Math.max(at, 0), 1)[0];
     if (slot === undefined) {
       if (this.waiting.length >= this.queue)
         throw new QueueFull(`all ${this.parallel} sequence(s) busy and ${this.queue} request(s) queued`);
