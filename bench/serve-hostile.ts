@@ -1,20 +1,24 @@
 // `npm run bench:serve-hostile`: how long a short request to `toolgauge serve` takes while one hostile request is in
-// flight (a test model, llama.cpp on one thread, --parallel 2). Hostile requests: a grammar whose parse stacks
+// flight (a test model, llama.cpp on one thread, --parallel 2: two engine processes, as `toolgauge serve` runs them). Hostile requests: a grammar whose parse stacks
 // explode (stuck inside llama.cpp until the server's deadline stops it), and a 200,000-value enum (refused before a
 // grammar is built). Prints the short request's latency after each, from when it was sent.
 //
-//   --timeout MS   the server's request deadline (default 1000); --rounds N (default 3)
+//   --timeout MS   the server's request deadline (default 1000); --rounds N (default 3); --delay MS: when the short
+//   request is sent after the hostile one (default 200)
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildTestModel } from '../harness/engine/gguf/test-model.ts';
-import { EngineHost } from '../harness/engine/host.ts';
 import { findNodeLlamaCpp } from '../harness/engine/resolve.ts';
-import { startServe } from '../harness/serve/server.ts';
+import { serveGguf } from '../harness/serve/run-engine.ts';
 
 const { values } = parseArgs({
-  options: { timeout: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    timeout: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+    delay: { type: 'string', default: '200' },
+  },
 });
 if (!findNodeLlamaCpp().found) {
   process.stderr.write('bench:serve-hostile: node-llama-cpp 3.21.1 is not installed (npm run setup:engine)\n');
@@ -23,8 +27,14 @@ if (!findNodeLlamaCpp().found) {
 const AMBIGUOUS = 'root ::= a\na ::= "x" a "y" | "x" a "z" | "x" a "w"';
 const file = join(mkdtempSync(join(tmpdir(), 'tg-bench-hostile-')), 'm.gguf');
 writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 3 }));
-const host = new EngineHost({ modelPath: file, contextSize: 256, sequences: 2, threads: 1 });
-const server = await startServe({ engine: host, alias: 'm', parallel: 2, requestTimeoutMs: Number(values.timeout) });
+const server = await serveGguf({
+  gguf: file,
+  alias: 'm',
+  contextSize: 256,
+  threads: 1,
+  parallel: 2,
+  requestTimeoutMs: Number(values.timeout),
+});
 
 const post = async (body: unknown) => {
   const r = await fetch(`${server.url}/completions`, {
@@ -54,7 +64,9 @@ const cases = {
 };
 for (const [name, body] of Object.entries(cases))
   for (let i = 0; i < Number(values.rounds); i++) {
-    const r = await round(body, 200);
+    const r = await round(body, Number(values.delay));
+    // Both slots answer again before the next round: a killed engine's successor has loaded (one hostile at a time).
+    await Promise.all([post(SHORT), post(SHORT)]);
     console.log(
       `${name}: short request ${r.status} in ${r.ms} ms (hostile answered ${r.hostile}; deadline ${values.timeout} ms)`,
     );

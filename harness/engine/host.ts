@@ -4,6 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { endWithHost } from '../core/end-with-host.ts';
 import { firstZodIssue } from '../core/errors.ts';
 import { ggufFacts, type GgufFacts } from './gguf/reader.ts';
 import { requireNodeLlamaCpp, type EngineModule } from './resolve.ts';
@@ -88,6 +89,8 @@ interface Runtime {
 interface Child {
   proc: ChildProcess;
   ready: Promise<Runtime>;
+  /** The model has loaded. */
+  loaded?: boolean;
   stderrTail: string[];
   /** The request the host killed this child to stop (its deadline, or an abort it did not obey). */
   killedFor?: number;
@@ -160,6 +163,7 @@ export class EngineHost implements Engine {
     }
     const mod = requireNodeLlamaCpp(this.seams.findEngine);
     const facts = await this.gguf();
+    if (this.closed) throw new EngineError('closed', 'the engine was closed');
     if (this.child) return this.ensureChild(); // another request started it meanwhile
     const o = this.options;
     const proc = fork(this.seams.childScript ?? CHILD, [], {
@@ -180,6 +184,8 @@ export class EngineHost implements Engine {
         }),
       },
     });
+    // A child stuck inside llama.cpp never sees its IPC channel close: it is killed when this process ends.
+    endWithHost(proc);
     this.starts++;
     const stderrTail: string[] = [];
     proc.stderr!.setEncoding('utf8');
@@ -196,6 +202,7 @@ export class EngineHost implements Engine {
       if ('ready' in msg) {
         if (msg.ready) {
           this.runtime = msg.runtime as Runtime;
+          child.loaded = true;
           settleReady.resolve(this.runtime);
         } else {
           settleReady.reject(
@@ -249,6 +256,8 @@ export class EngineHost implements Engine {
               : new EngineError('crash', `${err.message} while serving ${p.op}; the next request starts a new one`),
           );
         }
+        // Killed to stop a request, not broken: the next child loads now, so the next request need not wait for it.
+        if (child.killedFor !== undefined && !this.closed && !this.child) void this.ensureChild().catch(() => {});
       });
     });
     try {
@@ -379,6 +388,11 @@ export class EngineHost implements Engine {
       }
       child.proc.send({ id, op, args });
     });
+  }
+
+  /** A child is up with the model loaded: a request now starts at once. */
+  loaded(): boolean {
+    return !!this.child?.loaded && this.child.proc.connected;
   }
 
   async info(): Promise<EngineInfo> {

@@ -184,6 +184,8 @@ export interface Engine {
   nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult>;
   /** Compile a GBNF grammar with llama.cpp's parser without generating: resolves, or rejects with a `grammar` error. */
   checkGrammar(grammar: string): Promise<void>;
+  /** Whether a request now starts at once, with no process to start or model to load first; absent: always. */
+  loaded?(): boolean;
   /** Stop the child; pending requests are rejected with a `closed` error. Idempotent. */
   close(): Promise<void>;
 }

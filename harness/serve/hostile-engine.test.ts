@@ -1,5 +1,6 @@
 // `toolgauge serve` on the real engine (llama.cpp, one thread, a small random-weight test model) under hostile
-// requests: one stuck inside llama.cpp does not hold the server, and ids outside the vocabulary never reach it.
+// requests: one stuck inside llama.cpp holds only its own slot's engine process (one per slot, as `serveGguf` runs
+// them), which is killed at the request's deadline and restarted; ids outside the vocabulary never reach llama.cpp.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,8 @@ export const AMBIGUOUS_GRAMMAR = 'root ::= a\na ::= "x" a "y" | "x" a "z" | "x" 
 
 describe.skipIf(SKIP)(`serve under hostile requests on a test model${SKIP ? ` â€” SKIPPED: ${SKIP}` : ''}`, () => {
   let dir: string;
-  let host: EngineHost;
+  /** One engine per slot; slot 0 (the first free one) takes the first request. */
+  let hosts: EngineHost[];
   let server: ServeHandle;
   const post = async (path: string, body: unknown) => {
     const r = await fetch(`${server.url.replace(/\/v1$/, '')}${path}`, {
@@ -30,32 +32,45 @@ describe.skipIf(SKIP)(`serve under hostile requests on a test model${SKIP ? ` â€
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'toolgauge-hostile-'));
     writeFileSync(join(dir, 'm.gguf'), buildTestModel({ type: 'F32', template: 'hermes', seed: 3 }));
-    host = new EngineHost({ modelPath: join(dir, 'm.gguf'), contextSize: 256, sequences: 2, threads: 1 });
-    server = await startServe({ engine: host, alias: 'm', parallel: 2, requestTimeoutMs: 3000 });
+    hosts = [0, 1].map(
+      () => new EngineHost({ modelPath: join(dir, 'm.gguf'), contextSize: 256, sequences: 1, threads: 1 }),
+    );
+    server = await startServe({ engine: hosts, alias: 'm', parallel: 2, requestTimeoutMs: 3000 });
   });
   afterAll(async () => {
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a short request sent while an ambiguous grammar holds the engine completes; the stuck one ends at its deadline', async () => {
-    let hostileDone = false;
+  it("a short request is answered while an ambiguous grammar holds another slot's engine; only that one restarts", async () => {
+    expect(hosts.map((h) => h.starts)).toEqual([1, 1]);
+    const order: string[] = [];
     const hostile = post('/v1/completions', { prompt: 'hi', grammar: AMBIGUOUS_GRAMMAR, max_tokens: 200 }).then(
-      (r) => ((hostileDone = true), r),
+      (r) => (order.push('hostile'), r),
     );
-    // Well inside the hostile request's 3 s: it is stuck in llama.cpp by now (its stacks triple per token).
+    // Well inside the hostile request's 3 s deadline, it is stuck in llama.cpp by now (its stacks triple per token).
     await new Promise((r) => setTimeout(r, 2000));
-    expect(hostileDone).toBe(false);
     const short = await post('/v1/completions', { prompt: 'hi', max_tokens: 2, temperature: 0 });
+    order.push('short');
     expect(short.status).toBe(200);
     expect(short.json.usage.completion_tokens).toBeGreaterThan(0);
     const h = await hostile;
+    // The short one was answered while the hostile one was still stuck; that one, deaf to its abort, had its child
+    // killed.
+    expect(order).toEqual(['short', 'hostile']);
     expect(h.status).toBe(504);
     expect(h.json.error.message).toMatch(/longer than 3000 ms/);
+    // The stuck engine's child was killed and a new one loads at once; the other slot's child was never touched.
+    await expect.poll(() => hosts[0]!.starts, { timeout: 10_000 }).toBe(2);
+    expect(hosts[1]!.starts).toBe(1);
+    const again = await Promise.all([0, 1].map(() => post('/v1/completions', { prompt: 'hi', max_tokens: 2 })));
+    expect(again.map((r) => r.status)).toEqual([200, 200]);
+    expect(hosts.map((x) => x.starts)).toEqual([2, 1]);
   });
 
   it('detokenize of ids outside the vocabulary is a 400; the engine is not restarted', async () => {
-    const starts = host.starts;
+    const host = hosts[0]!;
+    const starts = hosts.map((h) => h.starts);
     const vocab = (await host.info()).vocabSize;
     for (const id of [vocab, 2 ** 31, 2 ** 32 + 5]) {
       const r = await post('/detokenize', { tokens: [id] });
@@ -65,6 +80,6 @@ describe.skipIf(SKIP)(`serve under hostile requests on a test model${SKIP ? ` â€
       /^detokenize: field \[0\]: not a token id \(the vocabulary has \d+\)/,
     );
     expect((await post('/detokenize', { tokens: [5] })).status).toBe(200);
-    expect(host.starts).toBe(starts);
+    expect(hosts.map((h) => h.starts)).toEqual(starts);
   });
 });

@@ -25,7 +25,12 @@ export function defaultThreads(): number {
   return n <= 2 ? 1 : Math.max(1, Math.floor(n / 2));
 }
 
-/** Start `toolgauge serve` on a GGUF file, in this process (the engine runs in its child). */
+/**
+ * Start `toolgauge serve` on a GGUF file, in this process, with one engine (one child process, one sequence) per
+ * parallel slot: a request stuck inside llama.cpp then stops only its own child, which is killed at the request's
+ * deadline and restarted while the other slots serve on. The children memory-map the same file: the weights' pages
+ * are shared, each child adds its own context (docs/engine.md).
+ */
 export async function serveGguf(o: {
   gguf: string;
   host?: string;
@@ -35,32 +40,37 @@ export async function serveGguf(o: {
   contextSize?: number;
   queue?: number;
   alias?: string;
+  /** Each request's deadline, ms, from its arrival (the server's; default 300 000). */
   requestTimeoutMs?: number;
   seams?: EngineHostSeams;
 }): Promise<ServeHandle> {
   const { EngineHost } = await import('../engine/host.ts');
   const parallel = o.parallel ?? 1;
-  const engine = new EngineHost(
-    {
-      modelPath: o.gguf,
-      threads: o.threads ?? defaultThreads(),
-      sequences: parallel,
-      ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
-      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
-    },
-    o.seams,
+  const engines = Array.from(
+    { length: parallel },
+    () =>
+      new EngineHost(
+        {
+          modelPath: o.gguf,
+          threads: o.threads ?? defaultThreads(),
+          sequences: 1,
+          ...(o.contextSize !== undefined ? { contextSize: o.contextSize } : {}),
+        },
+        o.seams,
+      ),
   );
   try {
     return await startServe({
-      engine,
+      engine: engines,
       alias: o.alias ?? `gguf:${o.gguf}`,
       host: o.host ?? '127.0.0.1',
       port: o.port ?? 0,
       parallel,
       ...(o.queue !== undefined ? { queue: o.queue } : {}),
+      ...(o.requestTimeoutMs !== undefined ? { requestTimeoutMs: o.requestTimeoutMs } : {}),
     });
   } catch (err) {
-    await engine.close().catch(() => undefined);
+    await Promise.all(engines.map((e) => e.close().catch(() => undefined)));
     throw err;
   }
 }

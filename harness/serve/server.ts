@@ -1,6 +1,7 @@
 /**
  * `toolgauge serve`'s HTTP surface: an OpenAI-compatible server over one engine (llama.cpp through node-llama-cpp, in
- * a child process — harness/engine). Routes: GET /v1/models (with the file's facts under `meta`), GET /health,
+ * a child process — harness/engine), or one engine per parallel slot (a request stuck inside llama.cpp then holds
+ * only its own slot's process). Routes: GET /v1/models (with the file's facts under `meta`), GET /health,
  * POST /tokenize and /detokenize (llama-server's),
  * POST /v1/chat/completions (the GGUF's own chat template, tool calls parsed into `tool_calls`, tool_choice auto /
  * none / required / named) and POST /v1/completions (a raw prompt). Bodies are checked with zod (request.ts); the
@@ -40,7 +41,11 @@ import {
 import { QueueFull, Slots } from './slots.ts';
 
 export interface ServeOptions {
-  engine: Engine;
+  /**
+   * The engine, or one per parallel slot: a request runs (tokenizes, generates, detokenizes) on its slot's engine
+   * only, so one stuck inside llama.cpp holds that engine's process and no other slot's. All serve the same file.
+   */
+  engine: Engine | readonly Engine[];
   /** The name /v1/models lists (requests may name any model: one file is served). */
   alias: string;
   host?: string;
@@ -93,7 +98,11 @@ export function engineMeta(info: EngineInfo): Record<string, unknown> {
 }
 
 export async function startServe(o: ServeOptions): Promise<ServeHandle> {
-  const info = await o.engine.info();
+  const engines: readonly Engine[] = Array.isArray(o.engine) ? o.engine : [o.engine as Engine];
+  // Every engine starts now (a file that does not load fails here, once); the facts are the first one's.
+  const [first] = await Promise.all(engines.map((e) => e.info()));
+  // The sequences the server generates with: each engine's, times the engines.
+  const info: EngineInfo = { ...first!, sequences: first!.sequences * engines.length };
   const template: TemplateInfo | null = info.chatTemplate
     ? {
         source: info.chatTemplate,
@@ -102,7 +111,8 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
         eosToken: info.eosToken,
       }
     : null;
-  const slots = new Slots(o.parallel ?? info.sequences ?? 1, o.queue ?? 256);
+  const engineOf = (slot: number) => engines[slot % engines.length]!;
+  const slots = new Slots(o.parallel ?? info.sequences, o.queue ?? 256, (slot) => engineOf(slot).loaded?.() ?? true);
   const maxBody = o.maxBodyBytes ?? 16 * 2 ** 20;
   const deadlineMs = o.requestTimeoutMs ?? 300_000;
   let seq = 0;
@@ -135,9 +145,9 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     });
     try {
       // The queue first: a waiting request holds a socket, not its body (read, parsed and rendered in its slot).
-      return await slots.run(async () => {
+      return await slots.run(async (slot) => {
         try {
-          return await serveRoute(route, req, res, stop.signal);
+          return await serveRoute(engineOf(slot), route, req, res, stop.signal);
         } catch (err) {
           throw stop.signal.aborted ? stop.signal.reason : err;
         }
@@ -147,19 +157,25 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     }
   };
 
-  const serveRoute = async (route: PostRoute, req: IncomingMessage, res: ServerResponse, signal: AbortSignal) => {
+  const serveRoute = async (
+    engine: Engine,
+    route: PostRoute,
+    req: IncomingMessage,
+    res: ServerResponse,
+    signal: AbortSignal,
+  ) => {
     const json = parseJsonBody(await readBoundedBody(req, maxBody));
     // llama-server's tokenizer routes: special-token texts are parsed as special tokens.
     if (route === 'tokenize') {
       const b = parseBody(TokenizeBody, json);
       return sendJson(res, 200, {
-        tokens: await o.engine.tokenize(b.content, { specialTokens: b.parse_special ?? true }),
+        tokens: await engine.tokenize(b.content, { specialTokens: b.parse_special ?? true }),
       });
     }
     if (route === 'detokenize') {
       const b = parseBody(DetokenizeBody, json);
       checkTokenIds('tokens', b.tokens, info.vocabSize);
-      return sendJson(res, 200, { content: await o.engine.detokenize(b.tokens) });
+      return sendJson(res, 200, { content: await engine.detokenize(b.tokens) });
     }
     const id = `${Date.now().toString(36)}${(seq++).toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
@@ -181,7 +197,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
       );
       if (constraint.triggers && s.topLogprobs !== undefined)
         throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
-      const r = await generate(o.engine, prompt, constraint, s, signal);
+      const r = await generate(engine, prompt, constraint, s, signal);
       const message = readReply(template, b, r.text, id);
       return sendJson(res, 200, {
         id: `chatcmpl-${id}`,
@@ -206,7 +222,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     const s = sampling(b, info, b.logprobs ?? undefined, b.max_tokens);
     if (constraint.triggers && s.topLogprobs !== undefined)
       throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
-    const r = await generate(o.engine, prompt, constraint, s, signal);
+    const r = await generate(engine, prompt, constraint, s, signal);
     return sendJson(res, 200, {
       id: `cmpl-${id}`,
       object: 'text_completion',
@@ -254,7 +270,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
       });
-      await o.engine.close();
+      await Promise.all(engines.map((e) => e.close()));
     },
   };
 }

@@ -3,13 +3,16 @@ import { UsageError } from '../../core/errors.ts';
 import { defaultThreads, serveGguf } from '../../serve/run-engine.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
-export const USAGE = `toolgauge serve --gguf FILE [--host 127.0.0.1] [--port N|0] [--parallel N] [--queue N] [--threads N] [--ctx N] [--alias NAME]
-  An OpenAI-compatible server over a local GGUF model (llama.cpp through node-llama-cpp, in a child process):
+export const USAGE = `toolgauge serve --gguf FILE [--host 127.0.0.1] [--port N|0] [--parallel N] [--queue N] [--threads N] [--ctx N] [--timeout MS] [--alias NAME]
+  An OpenAI-compatible server over a local GGUF model (llama.cpp through node-llama-cpp, in child processes):
   /v1/models, /v1/chat/completions (the file's own chat template; tools, tool_choice auto/none/required/named),
   /v1/completions (raw prompt). Accepts llama-server's grammar, grammar_lazy + grammar_triggers, json_schema,
   response_format, logit_bias, logprobs, seed, temperature, top_p, repeat_penalty, max_tokens, stop; refuses with a
-  400 what it does not implement. --parallel sequences generate at once, --queue more wait (default 256), beyond
-  that 503 with Retry-After. Loopback only unless --host says otherwise (there is no authentication).
+  400 what it does not implement. --parallel requests generate at once, each in an engine process of its own (the
+  weights are memory-mapped once), --queue more wait (default 256), beyond that 503 with Retry-After. --timeout: a
+  request's deadline from its arrival, queue wait included (default 300000 ms); past it the request is stopped, its
+  engine process restarted if it does not stop, and it is answered 504. Loopback only unless --host says otherwise
+  (there is no authentication).
   --threads: default 1 on 2 cores or fewer, else half the logical cores. Needs node-llama-cpp (npm run setup:engine).`;
 
 /** `toolgauge serve`: the local engine as an OpenAI-compatible endpoint for any runner. */
@@ -22,6 +25,7 @@ export async function run(argv: string[]): Promise<number> {
     queue: { type: 'string', schema: flagSchemas.nonNegativeInt },
     threads: { type: 'string', schema: flagSchemas.positiveInt },
     ctx: { type: 'string', schema: flagSchemas.positiveInt },
+    timeout: { type: 'string', schema: flagSchemas.positiveInt },
     alias: { type: 'string' },
   });
   const gguf = values.gguf as string | undefined;
@@ -38,6 +42,7 @@ export async function run(argv: string[]): Promise<number> {
       threads: (values.threads as number | undefined) ?? defaultThreads(),
       ...(values.ctx !== undefined ? { contextSize: values.ctx as number } : {}),
       ...(values.queue !== undefined ? { queue: values.queue as number } : {}),
+      ...(values.timeout !== undefined ? { requestTimeoutMs: values.timeout as number } : {}),
       ...(values.alias !== undefined ? { alias: values.alias as string } : {}),
     });
   } catch (err) {
