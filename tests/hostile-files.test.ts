@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -14,9 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../harness/core/jsonl.ts';
-import { readTextChecked } from '../harness/core/nofollow.ts';
+import { FileRefused, readTextChecked } from '../harness/core/nofollow.ts';
 import { GGUF_LIMITS, ggufFacts, readGgufHeader, readGgufHeaderFromBytes } from '../harness/engine/gguf/reader.ts';
 import { acquireDirLock, LOCK_FILE, releaseDirLock } from '../harness/kit/lock.ts';
+import { judgeAttempt } from '../harness/maze/batch.ts';
+import { readLog } from '../harness/optimize/log.ts';
 import { viewHtml } from '../harness/view/html.ts';
 import { loadRunDir } from '../harness/view/load.ts';
 import type { ViewData } from '../harness/view/model.ts';
@@ -376,5 +379,24 @@ describe('the checked reader', () => {
     expect(readTextChecked(join(named, 'run.json'), { root: named })).toBe('{"suites":{}}');
     expect(existsSync(join(dir, 'missing', 'x'))).toBe(false);
     expect(readTextChecked(join(dir, 'missing', 'x'), { root: dir })).toBeNull();
+  });
+});
+
+describe('the other readers of folders a run writes', () => {
+  it("the optimizer's log as a FIFO or a folder on --resume: refused in one error, never read, truncated or waited on", () => {
+    const dir = fresh('optimize');
+    const log = fifo(join(dir, 'log.jsonl'));
+    expect(() => readLog(log)).toThrow(FileRefused);
+    expect(statSync(log).isFIFO()).toBe(true);
+    mkdirSync(join(dir, 'as-folder.jsonl'));
+    expect(() => readLog(join(dir, 'as-folder.jsonl'))).toThrow(FileRefused);
+  });
+
+  it("a Maze batch's summary.json as a FIFO: that model's run is reported as refused, not waited on", () => {
+    const dir = fresh('maze-batch');
+    fifo(join(dir, 'summary.json'));
+    const verdict = judgeAttempt(dir, 0, null);
+    expect(verdict.ok).toBe(false);
+    expect(verdict.reason).toMatch(/summary\.json is a FIFO \(named pipe\), not a regular file/);
   });
 });

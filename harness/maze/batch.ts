@@ -5,7 +5,8 @@
 // the others run again); if it fails again its folder is kept for a later `--resume` and it is reported as
 // FAILED, never as a result. See docs/maze-runs.md.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { FileRefused, readTextChecked } from '../core/nofollow.ts';
 import { join, resolve } from 'node:path';
 import { EnvSchema, parseEnv } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
@@ -80,7 +81,7 @@ export function batchEntries(argv: readonly string[], env: NodeJS.ProcessEnv): B
       throw new UsageError(`toolgauge maze: --lineup '${lineup ?? ''}' does not exist`);
     let l;
     try {
-      l = parseLineup(readFileSync(lineup, 'utf8'), lineup);
+      l = parseLineup(readTextChecked(lineup) ?? '', lineup);
     } catch (err) {
       throw new UsageError(`toolgauge maze: ${(err as Error).message}`);
     }
@@ -130,7 +131,7 @@ interface SummaryLike {
 }
 
 /** What a finished attempt left: complete (a summary, no harness error) or failed with the reason. */
-function judgeAttempt(
+export function judgeAttempt(
   dir: string,
   code: number | null,
   thrown: string | null,
@@ -140,8 +141,9 @@ function judgeAttempt(
   if (!existsSync(path)) return { ok: false, reason: `no summary.json (exit ${code})` };
   let s: SummaryLike;
   try {
-    s = JSON.parse(readFileSync(path, 'utf8')) as SummaryLike;
-  } catch {
+    s = JSON.parse(readTextChecked(path, { root: dir }) ?? '') as SummaryLike;
+  } catch (err) {
+    if (err instanceof FileRefused) return { ok: false, reason: err.message };
     return { ok: false, reason: 'summary.json does not parse' };
   }
   const errors = s.counts?.errors ?? 0;

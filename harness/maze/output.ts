@@ -7,7 +7,8 @@
 // (hit and C_act from the inference trace, pass and C_oracle from the evaluation), so the in-memory metrics
 // can be checked against what was written.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { FileRefused, readTextChecked } from '../core/nofollow.ts';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DataError, dataErrorFromZod } from '../core/errors.ts';
@@ -253,8 +254,11 @@ export interface Recomputed {
 function readJson<T>(path: string, schema: z.ZodType<T>): T {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    const text = readTextChecked(path);
+    if (text === null) throw new Error('no such file');
+    raw = JSON.parse(text);
   } catch (e) {
+    if (e instanceof FileRefused) throw e;
     throw new DataError(path, undefined, undefined, `invalid JSON: ${(e as Error).message}`);
   }
   const r = schema.safeParse(raw);

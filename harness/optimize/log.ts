@@ -1,18 +1,9 @@
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  readFileSync,
-  truncateSync,
-  writeFileSync,
-  mkdirSync,
-  fsyncSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, openSync, truncateSync, writeFileSync, mkdirSync, fsyncSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { DataError, UsageError } from '../core/errors.ts';
 import { stableStringify } from '../core/hash.ts';
+import { readFileChecked } from '../core/nofollow.ts';
 
 /**
  * The optimizer's append-only log, `log.jsonl`: a header with the run's configuration, then one line per rollout
@@ -187,7 +178,9 @@ export class OptimizeLog {
 
 /** Read a log; a torn last line is cut off the file (so the next append starts on a fresh line). */
 export function readLog(path: string): Line[] {
-  const buf = readFileSync(path);
+  // The log is ours, but its folder is the user's: a FIFO or device in its place is refused, never read or truncated.
+  const buf = readFileChecked(path, { maxBytes: 2 ** 30 });
+  if (!buf) return [];
   const end = buf.lastIndexOf(0x0a) + 1;
   if (end < buf.length) truncateSync(path, end);
   const text = buf.subarray(0, end).toString('utf8');
