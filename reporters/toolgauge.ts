@@ -23,6 +23,10 @@ export interface ToolgaugeReporterOptions {
   cli?: boolean;
   /** The run's configuration as the CLI parsed it: what `--merge-reports` (no global setup provides one) starts from. */
   plan?: RunPlan;
+  /** Print everything on stderr (`toolgauge eval --json`: stdout holds one JSON document). */
+  stderr?: boolean;
+  /** Told, once the run has ended, which suites were finalized and where (`toolgauge eval --json`). */
+  onEnded?: (suites: Array<{ suite: string; outDir: string }>) => void;
 }
 
 export default class ToolgaugeReporter implements Reporter {
@@ -38,10 +42,12 @@ export default class ToolgaugeReporter implements Reporter {
   onInit(vitest: Vitest): void {
     this.vitest = vitest;
     this.startedAt = new Date();
-    this.toStderr = stdoutIsADocument(
-      vitest.config.reporters as unknown[],
-      vitest.config.outputFile as string | Record<string, string> | undefined,
-    );
+    this.toStderr =
+      this.options.stderr === true ||
+      stdoutIsADocument(
+        vitest.config.reporters as unknown[],
+        vitest.config.outputFile as string | Record<string, string> | undefined,
+      );
   }
 
   async onTestRunEnd(
@@ -97,6 +103,7 @@ export default class ToolgaugeReporter implements Reporter {
     }
     for (const m of end.messages) this.log(m);
     if (end.exitCode !== undefined) process.exitCode = end.exitCode;
+    this.options.onEnded?.(end.suites.map((s) => ({ suite: s.suite, outDir: s.outDir })));
   }
 
   /** Everything printed may carry ids, answers and errors from data or an endpoint: controls become escapes. */

@@ -126,8 +126,7 @@ async function checkEndpointOf(plan: RunPlan, o: OpenRunOptions): Promise<void> 
       if (listed.owners.includes(SIMULATOR_OWNER)) plan.run.endpointSimulated = true;
       // A gguf: model names a file, not a listed model: the server serving it answers under any name.
       const unlisted = plan.run.engine ? null : unlistedModel(plan.run.model, listed);
-      if (unlisted)
-        throw new UsageError(`${o.command}: ${unlisted} (${parseEndpoint(plan.run.baseUrl!).display})`);
+      if (unlisted) throw new UsageError(`${o.command}: ${unlisted} (${parseEndpoint(plan.run.baseUrl!).display})`);
     }
   } catch (err) {
     if (err instanceof EndpointUnavailable) throw new UsageError(`${o.command}: ${err.message}`);
