@@ -11,6 +11,7 @@ import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
 import type {} from '../harness/vitest/task-meta.ts';
 import { stdoutIsADocument } from '../harness/vitest/stdout-reporters.ts';
+import { PROGRESS_EVERY_CASES, PROGRESS_INTERVAL_MS, ProgressMeter } from '../harness/vitest/progress.ts';
 
 /**
  * The toolgauge reporter: after all tests (so a merged shard report equals an unsharded run) the kit finalizes
@@ -27,7 +28,13 @@ export interface ToolgaugeReporterOptions {
   stderr?: boolean;
   /** Told, once the run has ended, which suites were finalized and where (`toolgauge eval --json`). */
   onEnded?: (suites: Array<{ suite: string; outDir: string }>) => void;
+  /** Whether stderr is a terminal (default: process.stderr.isTTY); when it is not, progress lines go there. */
+  stderrIsTTY?: boolean;
+  /** The progress lines' clock (default Date.now). */
+  now?: () => number;
 }
+
+const EVAL_MODULE = /\.eval\.[cm]?[jt]s$/;
 
 export default class ToolgaugeReporter implements Reporter {
   /** How the plugin recognises an instance (a bundled copy of this class may carry another name). */
@@ -39,9 +46,19 @@ export default class ToolgaugeReporter implements Reporter {
   /** Another reporter's document owns stdout: the summary goes to stderr. */
   private toStderr = false;
 
+  /** Progress lines for a log (stderr not a terminal, where Vitest's own lines are not redrawn); off on a terminal. */
+  private progress?: ProgressMeter;
+  private progressTimer?: ReturnType<typeof setInterval>;
+
   onInit(vitest: Vitest): void {
     this.vitest = vitest;
     this.startedAt = new Date();
+    if (!(this.options.stderrIsTTY ?? process.stderr.isTTY))
+      this.progress = new ProgressMeter({
+        everyCases: PROGRESS_EVERY_CASES,
+        intervalMs: PROGRESS_INTERVAL_MS,
+        now: this.options.now ?? Date.now,
+      });
     this.toStderr =
       this.options.stderr === true ||
       stdoutIsADocument(
@@ -50,12 +67,34 @@ export default class ToolgaugeReporter implements Reporter {
       );
   }
 
+  onTestModuleCollected(mod: TestModule): void {
+    if (!this.progress || !EVAL_MODULE.test(mod.moduleId)) return;
+    this.progress.planned([...mod.children.allTests()].length);
+    // Between cases too: a slow case must not leave the log silent for minutes.
+    this.progressTimer ??= setInterval(() => this.printProgress(this.progress?.tick() ?? null), PROGRESS_INTERVAL_MS);
+    this.progressTimer.unref?.();
+  }
+
+  onTestCaseResult(t: TestCase): void {
+    if (!this.progress || !EVAL_MODULE.test(t.module.moduleId)) return;
+    const state = t.result().state;
+    const outcome =
+      state === 'skipped' ? 'skipped' : t.meta().toolgauge?.error ? 'error' : state === 'failed' ? 'failed' : 'passed';
+    this.printProgress(this.progress.finished(outcome));
+  }
+
+  private printProgress(line: string | null): void {
+    if (line) process.stderr.write(`${line}\n`);
+  }
+
   async onTestRunEnd(
     modules: ReadonlyArray<TestModule>,
     unhandled: ReadonlyArray<SerializedError>,
     reason: TestRunEndReason,
   ): Promise<void> {
-    const evalModules = modules.filter((m) => /\.eval\.[cm]?[jt]s$/.test(m.moduleId));
+    if (this.progressTimer) clearInterval(this.progressTimer);
+    this.progressTimer = undefined;
+    const evalModules = modules.filter((m) => EVAL_MODULE.test(m.moduleId));
     if (!evalModules.length) return;
     // The aggregators, reports and gates of the built-in suites this run's tests belong to (a user's suite falls back
     // to the generic ones): a run of a user's eval loads none of them.
