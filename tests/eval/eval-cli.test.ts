@@ -45,4 +45,21 @@ describe('toolgauge eval', () => {
     expect(r.stderr).toContain('jsoned › b');
     expect(r.stderr).toContain('pass_rate');
   });
+
+  // The table in docs/eval.md ("Exit codes"); the run end's rule itself: harness/kit/run-end.test.ts.
+  it('exit codes: failing cases without a gate 0 (above); a harness error 1, even under a gate that passes; usage 2', async () => {
+    const dir = tempDir('eval-codes');
+    const file = evalFile(dir, 'coded', { a: true, throws: true });
+    const r = await inProcess(
+      ['eval', file, '--model', 'sim:oracle', '--out-dir', join(dir, 'out'), '--gate', 'pass_rate>=0'],
+      {},
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('coded throws: harness error: Error: boom');
+    for (const args of [['missing.eval.ts'], [file, '--gate', 'pass_rate>>1'], [file, '--no-such-flag']]) {
+      const u = await inProcess(['eval', ...args], {});
+      expect(u.code, args.join(' ')).toBe(2);
+      expect(u.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+    }
+  });
 });

@@ -15,7 +15,8 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--ba
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
                [--config FILE.yaml] [--smoke] [--json]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
-  folder: one test per case, summary.json and report.md in results/<eval name>/, the gate decides the exit code.
+  folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
+  or a failing --gate (failing cases alone do not fail the run), 2 on a usage error (docs/eval.md#exit-codes).
   --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
   summary.json); everything else (Vitest's output, the summaries) goes to stderr.`;
 
