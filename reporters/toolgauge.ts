@@ -11,6 +11,7 @@ import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
 import type {} from '../harness/vitest/task-meta.ts';
 import { stdoutIsADocument } from '../harness/vitest/stdout-reporters.ts';
+import { PROGRESS_EVERY_CASES, PROGRESS_INTERVAL_MS, ProgressMeter } from '../harness/vitest/progress.ts';
 
 /**
  * The toolgauge reporter: after all tests (so a merged shard report equals an unsharded run) the kit finalizes
@@ -23,7 +24,17 @@ export interface ToolgaugeReporterOptions {
   cli?: boolean;
   /** The run's configuration as the CLI parsed it: what `--merge-reports` (no global setup provides one) starts from. */
   plan?: RunPlan;
+  /** Print everything on stderr (`toolgauge eval --json`: stdout holds one JSON document). */
+  stderr?: boolean;
+  /** Told, once the run has ended, which suites were finalized and where (`toolgauge eval --json`). */
+  onEnded?: (suites: Array<{ suite: string; outDir: string }>) => void;
+  /** Whether stderr is a terminal (default: process.stderr.isTTY); when it is not, progress lines go there. */
+  stderrIsTTY?: boolean;
+  /** The progress lines' clock (default Date.now). */
+  now?: () => number;
 }
+
+const EVAL_MODULE = /\.eval\.[cm]?[jt]s$/;
 
 export default class ToolgaugeReporter implements Reporter {
   /** How the plugin recognises an instance (a bundled copy of this class may carry another name). */
@@ -35,13 +46,45 @@ export default class ToolgaugeReporter implements Reporter {
   /** Another reporter's document owns stdout: the summary goes to stderr. */
   private toStderr = false;
 
+  /** Progress lines for a log (stderr not a terminal, where Vitest's own lines are not redrawn); off on a terminal. */
+  private progress?: ProgressMeter;
+  private progressTimer?: ReturnType<typeof setInterval>;
+
   onInit(vitest: Vitest): void {
     this.vitest = vitest;
     this.startedAt = new Date();
-    this.toStderr = stdoutIsADocument(
-      vitest.config.reporters as unknown[],
-      vitest.config.outputFile as string | Record<string, string> | undefined,
-    );
+    if (!(this.options.stderrIsTTY ?? process.stderr.isTTY))
+      this.progress = new ProgressMeter({
+        everyCases: PROGRESS_EVERY_CASES,
+        intervalMs: PROGRESS_INTERVAL_MS,
+        now: this.options.now ?? Date.now,
+      });
+    this.toStderr =
+      this.options.stderr === true ||
+      stdoutIsADocument(
+        vitest.config.reporters as unknown[],
+        vitest.config.outputFile as string | Record<string, string> | undefined,
+      );
+  }
+
+  onTestModuleCollected(mod: TestModule): void {
+    if (!this.progress || !EVAL_MODULE.test(mod.moduleId)) return;
+    this.progress.planned([...mod.children.allTests()].length);
+    // Between cases too: a slow case must not leave the log silent for minutes.
+    this.progressTimer ??= setInterval(() => this.printProgress(this.progress?.tick() ?? null), PROGRESS_INTERVAL_MS);
+    this.progressTimer.unref?.();
+  }
+
+  onTestCaseResult(t: TestCase): void {
+    if (!this.progress || !EVAL_MODULE.test(t.module.moduleId)) return;
+    const state = t.result().state;
+    const outcome =
+      state === 'skipped' ? 'skipped' : t.meta().toolgauge?.error ? 'error' : state === 'failed' ? 'failed' : 'passed';
+    this.printProgress(this.progress.finished(outcome));
+  }
+
+  private printProgress(line: string | null): void {
+    if (line) process.stderr.write(`${line}\n`);
   }
 
   async onTestRunEnd(
@@ -49,7 +92,9 @@ export default class ToolgaugeReporter implements Reporter {
     unhandled: ReadonlyArray<SerializedError>,
     reason: TestRunEndReason,
   ): Promise<void> {
-    const evalModules = modules.filter((m) => /\.eval\.[cm]?[jt]s$/.test(m.moduleId));
+    if (this.progressTimer) clearInterval(this.progressTimer);
+    this.progressTimer = undefined;
+    const evalModules = modules.filter((m) => EVAL_MODULE.test(m.moduleId));
     if (!evalModules.length) return;
     // The aggregators, reports and gates of the built-in suites this run's tests belong to (a user's suite falls back
     // to the generic ones): a run of a user's eval loads none of them.
@@ -97,6 +142,7 @@ export default class ToolgaugeReporter implements Reporter {
     }
     for (const m of end.messages) this.log(m);
     if (end.exitCode !== undefined) process.exitCode = end.exitCode;
+    this.options.onEnded?.(end.suites.map((s) => ({ suite: s.suite, outDir: s.outDir })));
   }
 
   /** Everything printed may carry ids, answers and errors from data or an endpoint: controls become escapes. */

@@ -96,7 +96,7 @@ describe('SuiteSession', () => {
       ['2', true, null],
       ['3', false, null],
       ['7', false, 'endpoint down'],
-      ['13', false, 'harness error: Error: unlucky'],
+      ['13', false, 'Error: unlucky'],
     ]);
     expect(results.map((r) => r.meta.order)).toEqual([0, 1, 2, 3]);
     const journal = readJournal(out);

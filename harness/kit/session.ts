@@ -119,7 +119,7 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
       done = await this.def.run(instance, this.context(trial));
     } catch (err) {
       done = {
-        meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`),
+        meta: this.def.failed(instance, trial, thrown(err)),
       };
     }
     const order = this.order.get(instance.id) ?? 0;
@@ -130,7 +130,7 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
       // What the run returned cannot be stored (a value nested too deep for any walker): the instance is an
       // error, with the reason, and stays in the denominator.
       done = {
-        meta: this.def.failed(instance, trial, `harness error: ${(err as Error).name}: ${(err as Error).message}`),
+        meta: this.def.failed(instance, trial, thrown(err)),
       };
       stored = this.bound(done, { ...done.meta, order });
     }
@@ -171,4 +171,12 @@ export class SuiteSession<I extends { id: string }, M extends InstanceMetaBase, 
     appendJournal(this.outDir, meta);
     return meta;
   }
+}
+
+/**
+ * What an instance that threw stores as its error: the bare reason, as every suite stores an endpoint's failure.
+ * Where it is shown (a verdict's message, report.md, the terminal) says "harness error" once.
+ */
+function thrown(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

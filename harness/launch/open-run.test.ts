@@ -168,6 +168,57 @@ describe('openRun', () => {
     }
   });
 
+  /** A loopback endpoint whose models list is `data`, for the length of `fn`. */
+  async function withModels(data: unknown[], fn: (url: string) => Promise<void>): Promise<void> {
+    const server: Server = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data })),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }
+  const open = (model: string, url: string, extra: Partial<Parameters<typeof openRun>[1]> = {}) =>
+    openRun(planRun({ TOOLGAUGE_MODEL: model, OPENAI_BASE_URL: url }, []), {
+      command: 'toolgauge eval',
+      suites: [],
+      outDir: tmp(),
+      ...extra,
+    });
+
+  it('refuses a model the endpoint does not list, in one line naming it and (at most ten of) the listed models', async () => {
+    const data = Array.from({ length: 12 }, (_, i) => ({ id: `model-${i}`, owned_by: 'vllm' }));
+    await withModels(data, async (url) => {
+      const err = await open('model-typo', url).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UsageError);
+      const msg = (err as Error).message;
+      expect(msg).toMatch(/^toolgauge eval: model 'model-typo' is not among the models the endpoint lists: model-0, /);
+      expect(msg).toContain('model-9, …');
+      expect(msg).not.toContain('model-10');
+      expect(msg).toContain('127.0.0.1');
+      expect(msg).not.toContain('\n');
+      // a listed model opens
+      await (await open('model-11', url)).close();
+      // a custom preflight (requests that are not chat completions) is the suite's own check
+      await (await open('model-typo', url, { preflight: async () => undefined })).close();
+    });
+  });
+
+  it("accepts Ollama's implied :latest tag and servers that answer under any model name", async () => {
+    await withModels([{ id: 'llama3:latest', owned_by: 'library' }], async (url) => {
+      await (await open('llama3', url)).close();
+    });
+    await withModels([{ id: 'qwen', owned_by: 'library' }], async (url) => {
+      await (await open('qwen:latest', url)).close();
+    });
+    for (const owner of ['llamacpp', 'toolgauge-serve', 'toolgauge-simulator'])
+      await withModels([{ id: 'whatever.gguf', owned_by: owner }], async (url) => {
+        await (await open('gpt-4o', url)).close();
+      });
+  });
+
   it('refuses an output directory it cannot write before it opens anything', async () => {
     const file = join(tmp(), 'a-file');
     writeFileSync(file, 'x');

@@ -7,6 +7,7 @@ import { claimOutDir, isDirRefusal } from '../kit/resume-check.ts';
 import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
 import type { AnySuite } from '../kit/types.ts';
 import { SIMULATOR_OWNER } from '../sim/owner.ts';
+import { unlistedModel } from './model-listed.ts';
 import type { Responder } from '../sim/server.ts';
 
 // The engine, the endpoint check, the simulator and the sandbox load only when the run uses them (a describeEval run
@@ -112,6 +113,7 @@ export async function openRun(plan: RunPlan, o: OpenRunOptions): Promise<OpenedR
 
 async function checkEndpointOf(plan: RunPlan, o: OpenRunOptions): Promise<void> {
   const { checkEndpoint, EndpointUnavailable } = await import('../model/preflight.ts');
+  const { parseEndpoint } = await import('../model/endpoint.ts');
   try {
     if (o.preflight) await o.preflight(plan);
     else {
@@ -122,6 +124,9 @@ async function checkEndpointOf(plan: RunPlan, o: OpenRunOptions): Promise<void> 
       });
       // A simulator behind --base-url is still a simulator: the report says so whatever the model is called.
       if (listed.owners.includes(SIMULATOR_OWNER)) plan.run.endpointSimulated = true;
+      // A gguf: model names a file, not a listed model: the server serving it answers under any name.
+      const unlisted = plan.run.engine ? null : unlistedModel(plan.run.model, listed);
+      if (unlisted) throw new UsageError(`${o.command}: ${unlisted} (${parseEndpoint(plan.run.baseUrl!).display})`);
     }
   } catch (err) {
     if (err instanceof EndpointUnavailable) throw new UsageError(`${o.command}: ${err.message}`);

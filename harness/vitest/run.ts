@@ -40,6 +40,8 @@ export async function runEvalSuites(
     mergeReports?: string | undefined;
     /** The reporter (an instance, or a path with options), repeated beside the blob reporter. */
     reporter: unknown;
+    /** Where Vitest writes what it would print on stdout (`toolgauge eval --json`: stderr). */
+    stdout?: NodeJS.WritableStream | undefined;
   },
 ): Promise<number> {
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
@@ -91,6 +93,7 @@ async function runVitest(
       ...(blob ? { reporters: ['default', opts.reporter, ['blob', { outputFile: blob }]] as never } : {}),
     },
     config,
+    opts.stdout ? { stdout: opts.stdout as NodeJS.WriteStream } : undefined,
   );
   await vitest?.close();
   const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { REPORTER_PATH } from '../../../reporters/path.ts';
 import { evalConfig } from '../../api/vitest-config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { applyConfig, type ConfigOptions } from '../../kit/flags/config-file.ts';
-import { parseFlags } from '../../kit/flags/flags.ts';
+import { type FlagSpecs, parseFlags } from '../../kit/flags/flags.ts';
 import { MODEL_FLAGS, settingsSource } from '../../kit/flags/model-flags.ts';
 import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
 import { planRun } from '../../kit/plan.ts';
@@ -13,17 +13,29 @@ import { runEvalSuites } from '../../vitest/run.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-               [--config FILE.yaml] [--smoke]   (every flag as a key, files: [..] for the eval files; docs/config.md)
+               [--config FILE.yaml] [--smoke] [--json]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
-  folder: one test per case, summary.json and report.md in results/<eval name>/, the gate decides the exit code.`;
+  folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
+  or a failing --gate (failing cases alone do not fail the run), 2 on a usage error (docs/eval.md#exit-codes).
+  --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
+  summary.json); everything else (Vitest's output, the summaries) goes to stderr.`;
+
+/** The shared model flags and eval's own. */
+export const EVAL_FLAGS: FlagSpecs = {
+  ...MODEL_FLAGS,
+  json: {
+    type: 'boolean',
+    description: "print the run's summaries as one JSON document on stdout, the rest on stderr",
+  },
+};
 
 /** A configuration file's `files: [..]` are the eval files when the command line names none. */
 export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
 
 /** `toolgauge eval`: a user's `*.eval.ts` files, run from their folder on the suite kit. */
 export async function run(argvIn: string[]): Promise<number> {
-  const argv = applyConfig('eval', argvIn, MODEL_FLAGS, CONFIG_OPTIONS, process.env);
-  const { values, positionals } = parseFlags('eval', argv, MODEL_FLAGS, true);
+  const argv = applyConfig('eval', argvIn, EVAL_FLAGS, CONFIG_OPTIONS, process.env);
+  const { values, positionals } = parseFlags('eval', argv, EVAL_FLAGS, true);
   if (!positionals.length && !values['merge-reports'])
     throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
@@ -40,9 +52,14 @@ export async function run(argvIn: string[]): Promise<number> {
   const files = positionals.map((f) => resolve(f));
   // Loaded by path (a user's evals load it in their own module graph), the reporter learns from its options that it
   // runs under the CLI; the plan reaches it and the workers by `provide`.
-  const reporter = [REPORTER_PATH, { cli: true }];
+  const json = Boolean(values.json);
+  const ended: Array<{ suite: string; outDir: string }> = [];
+  const reporter = [
+    REPORTER_PATH,
+    json ? { cli: true, stderr: true, onEnded: (s: typeof ended) => void ended.push(...s) } : { cli: true },
+  ];
   const mergeReports = values['merge-reports'] as string | undefined;
-  return runEvalSuites(files, {
+  const exitCode = await runEvalSuites(files, {
     plan,
     root,
     reporter,
@@ -68,5 +85,20 @@ export async function run(argvIn: string[]): Promise<number> {
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,
     mergeReports,
+    ...(json ? { stdout: process.stderr } : {}),
   });
+  if (json) process.stdout.write(`${JSON.stringify(jsonDocument(ended, exitCode))}\n`);
+  return exitCode;
+}
+
+/** `--json`'s document: each finalized eval with the summary.json it wrote, and the run's exit code. */
+function jsonDocument(ended: ReadonlyArray<{ suite: string; outDir: string }>, exitCode: number) {
+  return {
+    evals: ended.map((e) => ({
+      name: e.suite,
+      outDir: e.outDir,
+      summary: JSON.parse(readFileSync(join(e.outDir, 'summary.json'), 'utf8')) as unknown,
+    })),
+    exitCode,
+  };
 }

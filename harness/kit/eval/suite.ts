@@ -82,8 +82,7 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         suite: name,
       });
       const scores: Record<string, number> = {};
-      const reasons: string[] = [];
-      // Every scorer's reason, kept in the trace for the viewer (the meta's reason lists only those under 1).
+      // Every scorer's reason, kept in the trace for the viewer (the meta's reason names the scorers under threshold).
       const scorerReasons: Record<string, string> = {};
       for (const s of o.scorers) {
         const v = scoreOf(
@@ -91,7 +90,6 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         );
         scores[s.name] = v.score;
         if (v.reason) scorerReasons[s.name] = v.reason;
-        if (v.reason && v.score < 1) reasons.push(`${s.name}: ${v.reason}`);
       }
       const mean = o.scorers.length ? Object.values(scores).reduce((a, b) => a + b, 0) / o.scorers.length : 0;
       const pass = mean >= ctx.settings.threshold - 1e-12;
@@ -102,7 +100,7 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         trial: ctx.trial,
         error: null,
         pass,
-        reason: pass ? null : reasons.join('; ') || `mean score ${mean.toFixed(2)} < ${ctx.settings.threshold}`,
+        reason: pass ? null : failureReason(scores, scorerReasons, mean, ctx.settings.threshold),
         trace,
         scores,
         ...(inst.case.tags ? { tags: inst.case.tags } : {}),
@@ -151,6 +149,23 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
   };
 }
 
+/**
+ * Why a case failed: each scorer under the threshold with its score (and first its reason, when it gave one), then
+ * the mean against the threshold, so a failure names its scorers whether or not they explain themselves.
+ */
+export function failureReason(
+  scores: Record<string, number>,
+  reasons: Record<string, string>,
+  mean: number,
+  threshold: number,
+): string {
+  const under = Object.entries(scores)
+    .filter(([k, v]) => v < threshold || (v < 1 && reasons[k]))
+    .map(([k, v]) => `${k}: ${reasons[k] ? `${reasons[k]} (score ${v.toFixed(2)})` : `score ${v.toFixed(2)}`}`);
+  return `${under.length ? under.join('; ') : 'no scorers'}; mean ${mean.toFixed(2)} < ${threshold}`;
+}
+
+/** The verdict of a case; "harness error" is said here, once (the stored error is the bare reason). */
 function evalVerdict(m: ScoredMeta): Verdict {
   const scores = Object.entries(m.scores ?? {})
     .map(([k, v]) => `${k}=${v}`)
