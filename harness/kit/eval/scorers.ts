@@ -4,7 +4,7 @@ import type { ScoreArgs, Scorer, ScoreValue } from './types.ts';
 
 /**
  * Scorers for the common cases. Each has a name (the metric it becomes: `metrics.<name>` in summary.json) and
- * returns a score in [0, 1]. Write your own as `{ name, score: ({ input, expected, output, case }) => … }` or with
+ * returns a score in [0, 1] (or null: unscored). Write your own as `{ name, score: ({ input, expected, output, case }) => … }` or with
  * `scorers.custom`.
  */
 
@@ -156,10 +156,25 @@ function shortValue(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 60)}…` : s;
 }
 
-/** A score as a number in [0, 1] and its reason. */
-export function scoreOf(v: ScoreValue): { score: number; reason?: string } {
-  const raw = typeof v === 'object' ? v.score : v;
-  const n = typeof raw === 'boolean' ? (raw ? 1 : 0) : Number(raw);
-  const reason = typeof v === 'object' ? v.reason : undefined;
-  return { score: Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0, ...(reason ? { reason } : {}) };
+/**
+ * A score as a number in [0, 1] (true = 1) or null (unscored: the scorer does not apply to this case), and its
+ * reason. Anything else — NaN, ±Infinity, a number outside [0, 1], another type — is the scorer's bug: it throws,
+ * never a silent 0 or a clamp.
+ */
+export function scoreOf(v: ScoreValue): { score: number | null; reason?: string } {
+  const raw = v !== null && typeof v === 'object' ? v.score : v;
+  const reason = v !== null && typeof v === 'object' && typeof v.reason === 'string' ? v.reason : undefined;
+  const extra = reason ? { reason } : {};
+  if (raw === null) return { score: null, ...extra };
+  if (typeof raw === 'boolean') return { score: raw ? 1 : 0, ...extra };
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || raw > 1)
+    throw new Error(`returned the score ${describeScore(raw)}; a score is a number in [0, 1], a boolean or null`);
+  return { score: raw, ...extra };
+}
+
+function describeScore(x: unknown): string {
+  if (typeof x === 'number') return String(x);
+  if (x === undefined) return 'undefined';
+  const s = typeof x === 'string' ? JSON.stringify(x) : `of type ${typeof x}`;
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
 }

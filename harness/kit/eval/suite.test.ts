@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../core/config.ts';
 import { evalSuite } from './suite.ts';
+import type { Scorer, ScoreValue, TaskOutput } from './types.ts';
 
 describe('describeEval data', () => {
   it('names a repeated id by the array indices of both rows', async () => {
@@ -18,5 +19,61 @@ describe('describeEval data', () => {
     await expect(Promise.resolve().then(() => def.load(run, def.settings({}, run)))).rejects.toThrow(
       "describeEval dup: data() gives the id 'b' twice (data()[1] and data()[3])",
     );
+  });
+});
+
+const output: TaskOutput = {
+  output: 'x',
+  answer: 'x',
+  toolCalls: [],
+  messages: [],
+  usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  turns: 1,
+};
+
+/** One case run through the eval's suite with a stub context (no model: the task returns a fixed output). */
+async function runCase(scorerList: Scorer[], threshold = 1) {
+  const def = evalSuite('nulls', {
+    data: () => [{ id: 'a', input: 'q' }],
+    task: async () => output,
+    scorers: scorerList,
+    threshold,
+  });
+  const run = readConfig({});
+  const settings = def.settings({}, run);
+  const [inst] = (await def.load(run, settings)).instances;
+  const ctx = {
+    run,
+    settings,
+    trial: 0,
+    outDir: '/nonexistent',
+    client: () => ({}) as never,
+    sampling: () => ({}) as never,
+    sandbox: () => ({}) as never,
+    tracePath: () => 'traces/a.json',
+  };
+  return (await def.run(inst!, ctx)).meta;
+}
+const fixed = (name: string, v: ScoreValue): Scorer => ({ name, score: () => v });
+
+describe('describeEval scores: null is unscored, an invalid score is the scorer error', () => {
+  it('passes on the mean of the scored scores only', async () => {
+    const m = await runCase([fixed('a', 1), fixed('b', null), fixed('c', { score: null, reason: 'n/a' })]);
+    expect(m).toMatchObject({ pass: true, error: null, scores: { a: 1, b: null, c: null } });
+    expect(m.unscored).toBeUndefined();
+    const f = await runCase([fixed('a', 0), fixed('b', null)], 0.5);
+    expect(f).toMatchObject({ pass: false, scores: { a: 0, b: null } });
+  });
+
+  it('records a case no scorer scored as unscored: not a pass', async () => {
+    const m = await runCase([fixed('a', null), fixed('b', { score: null })]);
+    expect(m).toMatchObject({ pass: false, unscored: true, reason: 'unscored: every scorer returned null' });
+  });
+
+  it('fails the case naming the scorer for NaN, Infinity or a number outside [0, 1]', async () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 2, -1])
+      await expect(runCase([fixed('a', 1), fixed('judge', bad)])).rejects.toThrow(
+        `scorer 'judge': returned the score ${bad};`,
+      );
   });
 });

@@ -81,20 +81,22 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         sampling: ctx.sampling(),
         suite: name,
       });
-      const scores: Record<string, number> = {};
+      const scores: Record<string, number | null> = {};
       const reasons: string[] = [];
       // Every scorer's reason, kept in the trace for the viewer (the meta's reason lists only those under 1).
       const scorerReasons: Record<string, string> = {};
       for (const s of o.scorers) {
-        const v = scoreOf(
-          await s.score({ input: inst.case.input, expected: inst.case.expected, output: out, case: inst.case }),
-        );
+        const v = await scoreWith(s, {
+          input: inst.case.input,
+          expected: inst.case.expected,
+          output: out,
+          case: inst.case,
+        });
         scores[s.name] = v.score;
         if (v.reason) scorerReasons[s.name] = v.reason;
-        if (v.reason && v.score < 1) reasons.push(`${s.name}: ${v.reason}`);
+        if (v.reason && v.score !== null && v.score < 1) reasons.push(`${s.name}: ${v.reason}`);
       }
-      const mean = o.scorers.length ? Object.values(scores).reduce((a, b) => a + b, 0) / o.scorers.length : 0;
-      const pass = mean >= ctx.settings.threshold - 1e-12;
+      const { pass, mean } = judge(scores, ctx.settings.threshold);
       const trace = ctx.tracePath(inst.id, ctx.trial);
       const meta: ScoredMeta = {
         suite: name,
@@ -102,7 +104,12 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         trial: ctx.trial,
         error: null,
         pass,
-        reason: pass ? null : reasons.join('; ') || `mean score ${mean.toFixed(2)} < ${ctx.settings.threshold}`,
+        reason: pass
+          ? null
+          : mean === null
+            ? UNSCORED
+            : reasons.join('; ') || `mean score ${mean.toFixed(2)} < ${ctx.settings.threshold}`,
+        ...(mean === null && o.scorers.length ? { unscored: true } : {}),
         trace,
         scores,
         ...(inst.case.tags ? { tags: inst.case.tags } : {}),
@@ -151,9 +158,34 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
   };
 }
 
+const UNSCORED = 'unscored: every scorer returned null';
+
+/** One scorer's score; a scorer that throws or returns no valid score fails the case with its name. */
+async function scoreWith(s: Scorer, args: Parameters<Scorer['score']>[0]): Promise<ReturnType<typeof scoreOf>> {
+  try {
+    return scoreOf(await s.score(args));
+  } catch (err) {
+    throw new Error(`scorer '${s.name}': ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * The pass rule: the mean of the scored (non-null) scores reaches the threshold. With no score at all the case is
+ * unscored (mean null): not a pass, counted apart in the summary.
+ */
+export function judge(
+  scores: Record<string, number | null>,
+  threshold: number,
+): { pass: boolean; mean: number | null } {
+  const scored = Object.values(scores).filter((v): v is number => v !== null);
+  if (!scored.length) return { pass: false, mean: null };
+  const mean = scored.reduce((a, b) => a + b, 0) / scored.length;
+  return { pass: mean >= threshold - 1e-12, mean };
+}
+
 function evalVerdict(m: ScoredMeta): Verdict {
   const scores = Object.entries(m.scores ?? {})
-    .map(([k, v]) => `${k}=${v}`)
+    .map(([k, v]) => `${k}=${v ?? 'unscored'}`)
     .join(' · ');
   const summary = m.error ? `error: ${m.error}` : `${m.pass ? 'pass' : 'fail'} · ${scores}`;
   const message = m.pass

@@ -72,8 +72,11 @@ export interface ScoreArgs {
   case: EvalCase & { id: string };
 }
 
-/** A score in [0, 1] (true = 1), optionally with the reason, for the report. */
-export type ScoreValue = number | boolean | { score: number | boolean; reason?: string };
+/**
+ * A score in [0, 1] (true = 1), or null: unscored (the scorer does not apply to this case; counted apart, never as
+ * 0). Optionally with the reason, for the report. NaN, ±Infinity or a number outside [0, 1] is the scorer's error.
+ */
+export type ScoreValue = number | boolean | null | { score: number | boolean | null; reason?: string };
 
 export interface Scorer {
   name: string;
