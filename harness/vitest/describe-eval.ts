@@ -1,4 +1,5 @@
 import { evalSuite, type EvalOptions } from '../kit/eval/suite.ts';
+import type { TaskOutput } from '../kit/eval/types.ts';
 import { defineSuiteTests } from './suite-tests.ts';
 
 /**
@@ -7,7 +8,10 @@ import { defineSuiteTests } from './suite-tests.ts';
  *
  *   describeEval('arith', { data, tools, task: toolLoop({ system, maxTurns: 5 }), scorers: [scorers.answerMatches()] })
  */
-export function describeEval(name: string, options: EvalOptions): Promise<void> {
+export function describeEval<TInput = string, TExpected = unknown, TOutput = TaskOutput>(
+  name: string,
+  options: EvalOptions<TInput, TExpected, TOutput>,
+): Promise<void> {
   const def = evalSuite(name, options);
   return defineSuiteTests(def, { settings: { threshold: options.threshold ?? 1 } });
 }

@@ -77,3 +77,29 @@ describe('describeEval scores: null is unscored, an invalid score is the scorer 
       );
   });
 });
+
+describe('describeEval with a task of your own', () => {
+  it('passes its input and output through typed, and shows the output when it is not the standard one', async () => {
+    const def = evalSuite('own', {
+      data: () => [{ id: 'p', input: { a: 6, b: 7 }, expected: 42 }],
+      task: (input) => ({ product: input.a * input.b }),
+      scorers: [{ name: 'product', score: ({ output, expected }) => output.product === expected }],
+    });
+    const run = readConfig({});
+    const settings = def.settings({}, run);
+    const [inst] = (await def.load(run, settings)).instances;
+    const r = await def.run(inst!, {
+      run,
+      settings,
+      trial: 0,
+      outDir: '/nonexistent',
+      client: () => ({}) as never,
+      sampling: () => ({}) as never,
+      sandbox: () => ({}) as never,
+      tracePath: () => 'traces/p.json',
+    });
+    expect(r.meta).toMatchObject({ pass: true, scores: { product: 1 } });
+    expect(r.files!['traces/p.json']).toMatchObject({ input: { a: 6, b: 7 }, output: { product: 42 } });
+    expect(r.transcript).toContain('output:   {"product":42}');
+  });
+});

@@ -5,21 +5,26 @@ import { genericAggregator, scoredMetaSchema, type ScoredMeta } from '../generic
 import { defaultOutDir } from '../outdir.ts';
 import type { SuiteDefinition, Verdict } from '../types.ts';
 import { scoreOf } from './scorers.ts';
-import type { EvalCase, EvalTool, Scorer, Task } from './types.ts';
+import type { EvalCase, EvalTool, Scorer, Task, TaskOutput } from './types.ts';
 
-/** The options of `describeEval` (docs/eval.md). */
-export interface EvalOptions {
-  data: () => readonly EvalCase[] | Promise<readonly EvalCase[]>;
+/**
+ * The options of `describeEval` (docs/eval.md): cases whose `input` the task receives and whose `expected` the
+ * scorers receive, with the task's output, all typed.
+ */
+export interface EvalOptions<TInput = string, TExpected = unknown, TOutput = TaskOutput> {
+  data: () => readonly EvalCase<TInput, TExpected>[] | Promise<readonly EvalCase<TInput, TExpected>[]>;
   tools?: readonly EvalTool[];
-  task: Task;
-  scorers: readonly Scorer[];
+  // The case types come from data() alone (the task and scorers are checked against them), the output type from the
+  // task and the scorers.
+  task: Task<NoInfer<TInput>, TOutput, NoInfer<TExpected>>;
+  scorers: readonly Scorer<NoInfer<TInput>, NoInfer<TExpected>, TOutput>[];
   /** An instance passes when the mean of its scores reaches this (default 1: every scorer satisfied). */
   threshold?: number;
 }
 
-export interface EvalInstance {
+export interface EvalInstance<TInput = unknown, TExpected = unknown> {
   id: string;
-  case: EvalCase & { id: string };
+  case: EvalCase<TInput, TExpected> & { id: string };
 }
 
 /** What a user eval's run needs besides the shared run config (its options live in the test file, not the env). */
@@ -34,7 +39,10 @@ const NAME = /^[A-Za-z0-9][\w.-]*$/;
  * scorer (`metrics.<scorer>`), passing when the mean score reaches the threshold (`metrics.pass_rate`); the
  * generic aggregation, report, gate, resume, shards and comparisons come from the kit.
  */
-export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalInstance, ScoredMeta, EvalSettings> {
+export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOutput>(
+  name: string,
+  o: EvalOptions<TInput, TExpected, TOutput>,
+): SuiteDefinition<EvalInstance<TInput, TExpected>, ScoredMeta, EvalSettings> {
   if (!NAME.test(name))
     throw new UsageError(
       `describeEval: the name '${name}' must be letters, digits, '.', '-' or '_' (it names the output folder and the metrics)`,
@@ -97,6 +105,8 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         if (v.reason && v.score !== null && v.score < 1) reasons.push(`${s.name}: ${v.reason}`);
       }
       const { pass, mean } = judge(scores, ctx.settings.threshold);
+      // A task of your own may return anything; the transcript shows the standard output's conversation.
+      const standard = isTaskOutput(out);
       const trace = ctx.tracePath(inst.id, ctx.trial);
       const meta: ScoredMeta = {
         suite: name,
@@ -129,10 +139,10 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         },
         transcript: renderTranscript({
           title: `${name} ${inst.id}`,
-          messages: out.messages,
+          messages: standard ? out.messages : [],
           footer: [
             `expected: ${JSON.stringify(inst.case.expected ?? null)}`,
-            `answer:   ${out.answer}`,
+            `${standard ? 'answer: ' : 'output: '}  ${standard ? out.answer : JSON.stringify(out ?? null)}`,
             ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`),
           ],
         }),
@@ -158,10 +168,18 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
   };
 }
 
+function isTaskOutput(x: unknown): x is TaskOutput {
+  const o = x as Partial<TaskOutput> | null;
+  return !!o && typeof o === 'object' && Array.isArray(o.messages) && typeof o.answer === 'string';
+}
+
 const UNSCORED = 'unscored: every scorer returned null';
 
 /** One scorer's score; a scorer that throws or returns no valid score fails the case with its name. */
-async function scoreWith(s: Scorer, args: Parameters<Scorer['score']>[0]): Promise<ReturnType<typeof scoreOf>> {
+async function scoreWith<TInput, TExpected, TOutput>(
+  s: Scorer<TInput, TExpected, TOutput>,
+  args: Parameters<Scorer<TInput, TExpected, TOutput>['score']>[0],
+): Promise<ReturnType<typeof scoreOf>> {
   try {
     return scoreOf(await s.score(args));
   } catch (err) {
