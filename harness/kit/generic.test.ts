@@ -57,6 +57,12 @@ describe('generic aggregation of null scores', () => {
   });
 });
 
+describe('generic aggregation of a suite with no runs', () => {
+  it('has no pass@k metrics (no k from an empty minimum)', () => {
+    expect(Object.keys(aggregateGeneric([], 1).metrics).sort()).toEqual(['error_rate', 'pass_rate']);
+  });
+});
+
 describe('the journal keeps null scores', () => {
   it('accepts a null score and a resume reads it back; NaN-like values stay refused', () => {
     dir = mkdtempSync(join(tmpdir(), 'tg-null-'));

@@ -65,7 +65,7 @@ function metricsOf(metas: readonly ScoredMeta[], seed: number, withTrials: boole
       seed,
     );
   }
-  if (withTrials) {
+  if (withTrials && passed.size) {
     const k = Math.min(...[...passed.values()].map((t) => t.length));
     if (k > 1) Object.assign(out, passMetrics(passed, k, 'instances', seed));
   }

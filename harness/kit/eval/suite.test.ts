@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../core/config.ts';
-import { evalSuite } from './suite.ts';
+import { evalRunOptions, evalSuite } from './suite.ts';
 import type { Scorer, ScoreValue, TaskOutput } from './types.ts';
 
 describe('describeEval data', () => {
@@ -101,5 +101,30 @@ describe('describeEval with a task of your own', () => {
     expect(r.meta).toMatchObject({ pass: true, scores: { product: 1 } });
     expect(r.files!['traces/p.json']).toMatchObject({ input: { a: 6, b: 7 }, output: { product: 42 } });
     expect(r.transcript).toContain('output:   {"product":42}');
+  });
+});
+
+describe("describeEval's trials and timeout", () => {
+  const base = { data: () => [], task: async () => ({}) as never, scorers: [] };
+
+  it('are checked: a whole number of trials from 1, a timeout a Node timer honours', () => {
+    for (const trials of [0, 1.5, -1, Number.NaN])
+      expect(() => evalSuite('t', { ...base, trials })).toThrow(
+        `describeEval t: trials must be a whole number from 1, got ${trials}`,
+      );
+    for (const timeout of [0, 2 ** 31, 1.5])
+      expect(() => evalSuite('t', { ...base, timeout })).toThrow(
+        'describeEval t: timeout must be a whole number of ms',
+      );
+    expect(evalRunOptions('t', { trials: 3, timeout: 5000 })).toEqual({ trials: 3, timeout: 5000 });
+    expect(evalRunOptions('t', {})).toEqual({});
+  });
+
+  it("record the eval's trials in its config", () => {
+    const run = readConfig({});
+    const def = evalSuite('t', { ...base, trials: 3 });
+    expect(def.config(run, def.settings({}, run))).toMatchObject({ trials: 3 });
+    const plain = evalSuite('t', base);
+    expect(plain.config(run, plain.settings({}, run))).not.toHaveProperty('trials');
   });
 });

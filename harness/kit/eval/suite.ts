@@ -1,5 +1,6 @@
 import { renderTranscript } from '../../agent/transcript.ts';
 import { sha256 } from '../../core/hash.ts';
+import { MAX_TIMER_MS, timerMs } from '../../core/config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { genericAggregator, scoredMetaSchema, type ScoredMeta } from '../generic.ts';
 import { defaultOutDir } from '../outdir.ts';
@@ -20,6 +21,10 @@ export interface EvalOptions<TInput = string, TExpected = unknown, TOutput = Tas
   scorers: readonly Scorer<NoInfer<TInput>, NoInfer<TExpected>, TOutput>[];
   /** An instance passes when the mean of its scores reaches this (default 1: every scorer satisfied). */
   threshold?: number;
+  /** Trials of each case in this eval, in place of the run's `--trials` (trial t is sent the seed: the run's + t). */
+  trials?: number;
+  /** One case's (one trial's) time limit in ms, in place of the run's (TOOLGAUGE_INSTANCE_TIMEOUT_MS; Vitest's per-test timeout). */
+  timeout?: number;
 }
 
 export interface EvalInstance<TInput = unknown, TExpected = unknown> {
@@ -47,6 +52,7 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
     throw new UsageError(
       `describeEval: the name '${name}' must be letters, digits, '.', '-' or '_' (it names the output folder and the metrics)`,
     );
+  evalRunOptions(name, o);
   const scorerNames = o.scorers.map((s) => s.name);
   const dup = scorerNames.find((n, i) => scorerNames.indexOf(n) !== i);
   if (dup) throw new UsageError(`describeEval ${name}: two scorers are named '${dup}'; give one a name option`);
@@ -163,7 +169,12 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
     aggregator: genericAggregator,
     // What changes an instance's score (harness/kit/fingerprint.ts).
     fingerprintOn: ['threshold', 'scorers', 'tools'],
-    config: () => ({ threshold: o.threshold ?? 1, scorers: scorerNames, tools: (o.tools ?? []).map((t) => t.name) }),
+    config: () => ({
+      threshold: o.threshold ?? 1,
+      scorers: scorerNames,
+      tools: (o.tools ?? []).map((t) => t.name),
+      ...(o.trials !== undefined ? { trials: o.trials } : {}),
+    }),
     metricNames: () => ['pass_rate', 'error_rate', 'pass@*', 'pass^*', ...scorerNames],
   };
 }
@@ -171,6 +182,25 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
 function isTaskOutput(x: unknown): x is TaskOutput {
   const o = x as Partial<TaskOutput> | null;
   return !!o && typeof o === 'object' && Array.isArray(o.messages) && typeof o.answer === 'string';
+}
+
+/** The eval's own trials and timeout, checked: a whole number of trials from 1, a timeout Node's timers honour. */
+export function evalRunOptions(
+  name: string,
+  o: { trials?: number | undefined; timeout?: number | undefined },
+): { trials?: number; timeout?: number } {
+  const t = o.trials;
+  if (t !== undefined && !(Number.isInteger(t) && t >= 1))
+    throw new UsageError(`describeEval ${name}: trials must be a whole number from 1, got ${String(t)}`);
+  const ms = o.timeout;
+  if (ms !== undefined) {
+    const checked = timerMs.safeParse(ms);
+    if (!checked.success)
+      throw new UsageError(
+        `describeEval ${name}: timeout must be a whole number of ms from 1, at most ${MAX_TIMER_MS}; got ${String(ms)}`,
+      );
+  }
+  return { ...(t !== undefined ? { trials: t } : {}), ...(ms !== undefined ? { timeout: ms } : {}) };
 }
 
 const UNSCORED = 'unscored: every scorer returned null';
