@@ -39,6 +39,32 @@ describe('the tool loop', () => {
     expect(t.usage.total_tokens).toBe(26);
   });
 
+  it('continues a conversation given as messages; a leading system message replaces the system prompt', async () => {
+    const { client, calls } = scriptedClient(() => ({ content: '<answer>ok</answer>' }));
+    const history = [
+      { role: 'user' as const, content: 'first' },
+      { role: 'assistant' as const, content: 'noted' },
+      { role: 'user' as const, content: 'second' },
+    ];
+    await runToolLoop({ client, ctx, system: 'S', user: history, executor: recorder(), maxTurns: 2 });
+    expect(calls[0]!.messages.map((m) => [m.role, m.content])).toEqual([
+      ['system', 'S'],
+      ['user', 'first'],
+      ['assistant', 'noted'],
+      ['user', 'second'],
+    ]);
+    await runToolLoop({
+      client,
+      ctx,
+      system: 'S',
+      user: [{ role: 'system', content: 'Own' }, ...history],
+      executor: recorder(),
+      maxTurns: 2,
+    });
+    expect(calls[1]!.messages.map((m) => m.content)).toEqual(['Own', 'first', 'noted', 'second']);
+    expect(history).toHaveLength(3);
+  });
+
   it('passes raw malformed arguments to the executor but keeps the history valid JSON', async () => {
     const { client, calls } = scriptedClient((c) =>
       c.messages.some((m) => m.role === 'tool') ? { content: 'done' } : { tool_calls: [call('a', '{"x": 1,')] },

@@ -40,7 +40,11 @@ export interface ToolLoopOptions {
   client: ModelClient;
   ctx: CallContext;
   system: string;
-  user: string;
+  /**
+   * The user's question, or a conversation to continue (messages after the system prompt). A conversation whose
+   * first message is a system message brings its own system prompt: it replaces `system`.
+   */
+  user: string | readonly ChatMessage[];
   executor: ToolExecutor;
   maxTurns: number;
   /**
@@ -89,10 +93,12 @@ export async function runToolLoop(o: ToolLoopOptions): Promise<LoopTrace> {
     ...(sampling.seed !== undefined ? { seed: sampling.seed } : {}),
     temperature: 0,
   };
+  const opening: ChatMessage[] = typeof o.user === 'string' ? [{ role: 'user', content: o.user }] : [...o.user];
+  const system = opening[0]?.role === 'system' ? (opening.shift()!.content ?? '') : o.system;
   const trace: LoopTrace = {
     messages: [
-      { role: 'system', content: prompt ? `${o.system}\n\n${promptToolInstructions(tools)}` : o.system },
-      { role: 'user', content: o.user },
+      { role: 'system', content: prompt ? `${system}\n\n${promptToolInstructions(tools)}` : system },
+      ...opening,
     ],
     modelCalls: [],
     tools: [],

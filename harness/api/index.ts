@@ -14,6 +14,7 @@ export { toolLoop, extractAnswer, type ToolLoopOptions } from '../kit/eval/tool-
 export { scorers, normalizeAnswer, type AnswerOptions } from '../kit/eval/scorers.ts';
 export type { EvalOptions } from '../kit/eval/suite.ts';
 export type {
+  ChatInput,
   EvalCase,
   EvalTool,
   Scorer,

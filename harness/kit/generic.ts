@@ -12,20 +12,25 @@ import type { Aggregate, InstanceMetaBase, SuiteAggregator } from './types.ts';
  * with trials, and a breakdown per tag. Trials are averaged per instance before any interval.
  */
 export interface ScoredMeta extends InstanceMetaBase {
-  /** Scorer name → score in [0, 1] (a harness error scores 0 on every scorer). */
-  scores?: Record<string, number>;
+  /**
+   * Scorer name → score in [0, 1], or null: unscored (left out of that scorer's metric, counted in `unscored`). A
+   * harness error scores 0 on every scorer.
+   */
+  scores?: Record<string, number | null>;
+  /** Every scorer returned null: neither passed nor failed (counted in `counts.unscored`). */
+  unscored?: boolean;
   /** Group name → value, for breakdowns (e.g. `{ category: 'math' }`). */
   tags?: Record<string, string>;
 }
 
 /**
  * What a journal line of a scored suite must hold for the generic aggregation: a score from every scorer its config
- * names (`config.scorers`; a missing one would silently count 0) and string tags (the breakdowns). Used by
+ * names (`config.scorers`; a missing one would silently count 0), each in [0, 1] or null (unscored), and string tags (the breakdowns). Used by
  * describeEval's suites, and by `report DIR` for a suite this process does not know, from its summary's config.
  */
 export function scoredMetaSchema(config: Record<string, unknown>): z.ZodType {
   const names = Array.isArray(config.scorers) ? config.scorers.filter((n): n is string => typeof n === 'string') : [];
-  const scores = z.object(Object.fromEntries(names.map((n) => [n, z.number().min(0).max(1)]))).passthrough();
+  const scores = z.object(Object.fromEntries(names.map((n) => [n, z.number().min(0).max(1).nullable()]))).passthrough();
   return z
     .object({ scores: names.length ? scores : scores.optional(), tags: z.record(z.string(), z.string()).optional() })
     .passthrough();
@@ -52,15 +57,29 @@ function metricsOf(metas: readonly ScoredMeta[], seed: number, withTrials: boole
   };
   for (const name of scorerNames(metas)) {
     if (name in out) continue;
+    // Over the scored cases only: a null score (unscored) is left out, never counted as 0.
+    const scored = metas.filter((m) => m.error || !isUnscored(m, name));
     out[name] = rateOf(
-      groupTrials(metas, key, (m) => (m.error ? 0 : clamp01(m.scores?.[name] ?? 0))),
-      `${DENOM}; mean score`,
+      groupTrials(scored, key, (m) => (m.error ? 0 : clamp01(m.scores?.[name] ?? 0))),
+      `${DENOM}; mean score over the scored cases`,
       seed,
     );
   }
-  if (withTrials) {
+  if (withTrials && passed.size) {
     const k = Math.min(...[...passed.values()].map((t) => t.length));
     if (k > 1) Object.assign(out, passMetrics(passed, k, 'instances', seed));
+  }
+  return out;
+}
+
+const isUnscored = (m: ScoredMeta, name: string) => !m.error && m.scores?.[name] === null;
+
+/** Scorer name → how many runs it left unscored (only scorers that left some). */
+function unscoredCounts(metas: readonly ScoredMeta[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of scorerNames(metas)) {
+    const n = metas.filter((m) => isUnscored(m, name)).length;
+    if (n) out[name] = n;
   }
   return out;
 }
@@ -87,22 +106,36 @@ export function aggregateGeneric(all: readonly InstanceMetaBase[], seed: number)
   }
   const errors = metas.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! }));
   const instances = new Set(metas.map((m) => m.id)).size;
+  const unscored = unscoredCounts(metas);
   return {
     counts: {
       instances,
       runs: metas.length,
       passed: metas.filter((m) => m.pass && !m.error).length,
-      failed: metas.filter((m) => !m.pass && !m.error).length,
+      failed: metas.filter((m) => !m.pass && !m.error && !m.unscored).length,
+      // Runs where every scorer returned null: neither passed nor failed (pass_rate counts them as not passing).
+      unscored: metas.filter((m) => m.unscored && !m.error).length,
       errors: errors.length,
       resumed: metas.filter((m) => m.resumed).length,
     },
     metrics: metricsOf(metas, seed, true),
     breakdowns,
     errors,
-    extra: {},
+    extra: Object.keys(unscored).length ? { unscored } : {},
     harnessErrors: errors.length,
     instances,
   };
+}
+
+/** The report's note on null scores: which scorers left runs unscored, and the runs no scorer scored. */
+function unscoredLines(s: Summary): string[] {
+  const per = Object.entries((s.extra?.unscored ?? {}) as Record<string, number>);
+  const all = s.counts.unscored ?? 0;
+  if (!per.length && !all) return [];
+  return [
+    `Unscored (a scorer returned null; left out of that scorer's metric): ${per.map(([k, n]) => `${k} ${n}`).join(', ') || 'none'} run(s)${all ? `; ${all} run(s) with no score at all (not passed, not failed)` : ''}.`,
+    '',
+  ];
 }
 
 const bar = (label: string, e: EstimateJson | undefined) => ({
@@ -124,7 +157,8 @@ export const genericAggregator: SuiteAggregator = {
     };
     for (const m of metas as ScoredMeta[]) {
       push('pass_rate', m.id, m.pass && !m.error ? 1 : 0);
-      for (const [k, v] of Object.entries(m.scores ?? {})) push(k, m.id, m.error ? 0 : clamp01(v));
+      for (const [k, v] of Object.entries(m.scores ?? {}))
+        if (m.error || v !== null) push(k, m.id, m.error ? 0 : clamp01(v ?? 0));
     }
     return Object.fromEntries(
       Object.entries(lists).map(([metric, m]) => [
@@ -145,6 +179,7 @@ export const genericAggregator: SuiteAggregator = {
         Object.entries(flat).map(([k, e]) => metricRow(k, e)),
       ),
       '',
+      ...unscoredLines(s),
     ];
     for (const [group, byKey] of Object.entries(s.breakdowns)) {
       const rows = Object.entries(byKey).map(([k, ms]) => {
@@ -159,7 +194,9 @@ export const genericAggregator: SuiteAggregator = {
     const flat = flattenMetrics(s.metrics);
     const lines = ['', `toolgauge · ${s.suite} · ${String((s.header as { model?: string }).model)}${noticeTag(s)}`];
     for (const [k, e] of Object.entries(flat)) lines.push(`  ${k} ${fmtEstimate(e)}  n=${e.n}`);
-    lines.push(`  ${s.counts.runs ?? 0} runs, ${s.counts.passed ?? 0} passed, ${s.counts.errors ?? 0} harness errors`);
+    lines.push(
+      `  ${s.counts.runs ?? 0} runs, ${s.counts.passed ?? 0} passed, ${s.counts.errors ?? 0} harness errors${s.counts.unscored ? `, ${s.counts.unscored} unscored` : ''}`,
+    );
     if (s.gate)
       lines.push(
         `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,

@@ -26,7 +26,18 @@ export interface EndedTest {
   /** The instance and trial the test runs (set at collection, so also on a test that never finished). */
   instance?: { id: string; trial: number } | undefined;
   /** The suite block's identity (set at collection, so also on skipped tests). */
-  ident: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string } | undefined;
+  ident:
+    | {
+        suite: string;
+        title: string;
+        dataset: DatasetInfo | null;
+        outDir: string;
+        /** The suite's own trials, when it sets them (describeEval's `trials`). */
+        trials?: number;
+        /** How many instances its dataset holds. */
+        instances?: number;
+      }
+    | undefined;
   error: string | undefined;
   /** The error's class name (`DirLocked`, `ResumeRefused` … mean the run was refused the directory). */
   errorName?: string | undefined;
@@ -163,6 +174,12 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
       refused = true;
       continue;
     }
+    if (!kc.filter && !o.merged && !run.planned && !run.metas.length && !run.errors.length && run.ident?.instances) {
+      // Instances, but every test skipped (`.skip`, or `.only` in its file): finalizing would replace the last run's
+      // files with an empty report.
+      messages.push(`toolgauge: ${suite}: every test was skipped; its output is left as it was`);
+      continue;
+    }
     const metas = kc.filter ? withJournal(run.metas, outDir, suite) : run.metas;
     if (run.unreported.length) {
       // An instance can finish (its files and journal line on disk) and its worker die before the result reaches
@@ -179,7 +196,7 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
       if (notRun) run.errors.push(`${notRun} of ${run.planned} instances did not run (${cause})`);
     }
     const agg = def?.aggregator ?? genericAggregator;
-    const header = reproHeader(kc.run, {
+    const header = reproHeader(run.ident?.trials ? { ...kc.run, trials: run.ident.trials } : kc.run, {
       dataset: run.ident?.dataset ?? null,
       templateSha256: known ? (def.templateSha256?.(kc.run, settings) ?? null) : null,
       ...(known

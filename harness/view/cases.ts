@@ -102,7 +102,7 @@ function scoredCase(input: CaseInput): SuiteCase {
   const parsed = reasonsFrom(text(m.reason), Object.keys(scores));
   const scorers: ScorerView[] = Object.entries(scores).map(([name, v]) => ({
     name,
-    value: num(v),
+    value: v === null ? 'unscored' : num(v),
     reason: text(stored[name]) ?? parsed[name] ?? null,
   }));
   const sections: Section[] = [];

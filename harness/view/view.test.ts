@@ -396,6 +396,18 @@ describe("each suite's case view", () => {
     expect(m.detail.scorers[0]).toEqual({ name: 'strict parse_ok', value: '0', reason: 'unparsed' });
   });
 
+  it("describeEval: a null score shows as 'unscored' in the scorer list", () => {
+    const m = mapCase({
+      suite: 'my-eval',
+      meta: { suite: 'my-eval', id: '1', trial: 0, error: null, pass: true, scores: { exact: 1, judge: null } },
+      trace: { reasons: { judge: 'no reference answer' } },
+    });
+    expect(m.detail.scorers).toEqual([
+      { name: 'exact', value: '1', reason: null },
+      { name: 'judge', value: 'unscored', reason: 'no reference answer' },
+    ]);
+  });
+
   it("describeEval's joined reasons split back per scorer", () => {
     expect(
       reasonsFrom("exact: expected '3', answered '4'; used_tool: add called 0 time(s)", ['exact', 'used_tool']),

@@ -1,13 +1,68 @@
-import { evalSuite, type EvalOptions } from '../kit/eval/suite.ts';
+import { UsageError } from '../core/errors.ts';
+import { eachName } from '../kit/eval/each.ts';
+import { evalRunOptions, evalSuite, type EvalOptions } from '../kit/eval/suite.ts';
+import type { TaskOutput } from '../kit/eval/types.ts';
 import { defineSuiteTests } from './suite-tests.ts';
+
+function defineEval<TInput, TExpected, TOutput>(
+  name: string,
+  options: EvalOptions<TInput, TExpected, TOutput>,
+  mode?: 'skip' | 'only',
+): Promise<void> {
+  const def = evalSuite(name, options);
+  return defineSuiteTests(def, {
+    settings: { threshold: options.threshold ?? 1 },
+    ...evalRunOptions(name, options),
+    ...(mode ? { mode } : {}),
+  });
+}
 
 /**
  * A user's tool-calling eval as Vitest tests (docs/eval.md): one test per case named `<name> › <id>`, scored by each
  * scorer, with summary.json, report.md, gates, trials, resume, shards and `report --compare` from the kit.
  *
  *   describeEval('arith', { data, tools, task: toolLoop({ system, maxTurns: 5 }), scorers: [scorers.answerMatches()] })
+ *
+ * `describeEval.skip` and `describeEval.only` are Vitest's `describe.skip` / `describe.only`;
+ * `describeEval.each(table)(template, (row, index) => options)` defines one eval per row, named as `describe.each`
+ * names its blocks (`$field`, `%s`, `%#`).
  */
-export function describeEval(name: string, options: EvalOptions): Promise<void> {
-  const def = evalSuite(name, options);
-  return defineSuiteTests(def, { settings: { threshold: options.threshold ?? 1 } });
-}
+export const describeEval = Object.assign(
+  function describeEval<TInput = string, TExpected = unknown, TOutput = TaskOutput>(
+    name: string,
+    options: EvalOptions<TInput, TExpected, TOutput>,
+  ): Promise<void> {
+    return defineEval(name, options);
+  },
+  {
+    /** The eval is skipped: nothing loaded, nothing run, no output written. */
+    skip<TInput = string, TExpected = unknown, TOutput = TaskOutput>(
+      name: string,
+      options: EvalOptions<TInput, TExpected, TOutput>,
+    ): Promise<void> {
+      return defineEval(name, options, 'skip');
+    },
+    /** Only this eval (and other `.only` blocks) runs in its file. */
+    only<TInput = string, TExpected = unknown, TOutput = TaskOutput>(
+      name: string,
+      options: EvalOptions<TInput, TExpected, TOutput>,
+    ): Promise<void> {
+      return defineEval(name, options, 'only');
+    },
+    /** One eval per row of the table, named by the template (as Vitest's `describe.each`). */
+    each<Row>(table: readonly Row[]) {
+      return <TInput = string, TExpected = unknown, TOutput = TaskOutput>(
+        template: string,
+        options: (row: Row, index: number) => EvalOptions<TInput, TExpected, TOutput>,
+      ): Promise<void> => {
+        const names = table.map((row, i) => eachName(template, row, i));
+        const dup = names.findIndex((n, i) => names.indexOf(n) !== i);
+        if (dup >= 0)
+          throw new UsageError(
+            `describeEval.each: rows ${names.indexOf(names[dup]!)} and ${dup} are both named '${names[dup]}'; put a $field or %s in the name`,
+          );
+        return Promise.all(table.map((row, i) => defineEval(names[i]!, options(row, i)))).then(() => {});
+      };
+    },
+  },
+);

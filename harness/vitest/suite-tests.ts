@@ -28,9 +28,22 @@ const sessions = new Map<string, SuiteSession<{ id: string }, InstanceMetaBase, 
  */
 export function defineSuiteTests<I extends { id: string }, M extends InstanceMetaBase, S>(
   def: SuiteDefinition<I, M, S>,
-  opts: { part?: number; parts?: number; settings?: S; kit?: RunPlan } = {},
+  opts: {
+    part?: number;
+    parts?: number;
+    settings?: S;
+    kit?: RunPlan;
+    /** This suite's trials, in place of the run's (a describeEval's `trials`). */
+    trials?: number;
+    /** One test's time limit in ms, in place of the run's (a describeEval's `timeout`). */
+    timeout?: number;
+    /** Vitest's `describe.skip` / `describe.only` for the block; a skipped block loads nothing. */
+    mode?: 'skip' | 'only';
+  } = {},
 ): Promise<void> {
-  const kc = opts.kit ?? runPlan();
+  const planned = opts.kit ?? runPlan();
+  // The suite's own trials run through the session and the tests; the block's recorded run (blobs) stays the run's.
+  const kc = opts.trials === undefined ? planned : { ...planned, run: { ...planned.run, trials: opts.trials } };
   const part = opts.part ?? 1;
   const parts = opts.parts ?? 1;
   const title = parts > 1 ? `${def.name} (part ${part}/${parts})` : def.name;
@@ -42,12 +55,22 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
     dataset: null as Loaded<I>['dataset'],
     outDir: '',
     run: undefined as BlobRun | undefined,
+    // The dataset's size: a suite with instances none of whose tests ran (.only elsewhere) is not finalized.
+    instances: 0,
+    // The header's trials when the suite sets its own.
+    ...(opts.trials !== undefined ? { trials: opts.trials } : {}),
   };
+  if (opts.mode === 'skip') {
+    // Nothing loaded, no session, no output: the block and its placeholder show as skipped.
+    describe.skip(title, () => test.skip(`${def.name} › (skipped)`, () => {}));
+    return Promise.resolve();
+  }
+  const block = opts.mode === 'only' ? describe.only : describe;
   let done!: () => void;
   let failed!: (e: unknown) => void;
   const collected = new Promise<void>((res, rej) => ((done = res), (failed = rej)));
   // The block registers at once (so `describeEval(…)` works without `await`); its body loads the instances.
-  describe(title, { meta: { toolgaugeSuite: ident } }, async () => {
+  block(title, { meta: { toolgaugeSuite: ident } }, async () => {
     try {
       const settings = opts.settings ?? settingsOf(kc, def);
       // A gate that names a metric this suite never reports fails here, before any instance runs.
@@ -69,8 +92,9 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
         sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances, loaded.dataset) as never);
       const session = sessions.get(key)! as unknown as SuiteSession<I, M, S>;
       ident.dataset = loaded.dataset;
+      ident.instances = loaded.instances.length;
       ident.outDir = session.outDir;
-      ident.run = blobRunOf(kc.run, settings);
+      ident.run = blobRunOf(planned.run, settings);
       if (mine.length) def.warm?.(session.warmContext(), mine);
       // Vitest fails a file without tests; a small selection can leave a part empty.
       if (!mine.length)
@@ -85,7 +109,8 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
             toolgaugeSuite: undefined,
             toolgaugeInstance: { id: instance.id, trial },
           };
-          test.concurrent(name, { meta }, async ({ task, annotate }) => {
+          const options = opts.timeout !== undefined ? { meta, timeout: opts.timeout } : { meta };
+          test.concurrent(name, options, async ({ task, annotate }) => {
             const r = await session.runOne(instance, trial);
             task.meta.toolgauge = r.meta;
             // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.

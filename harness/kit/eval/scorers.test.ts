@@ -46,3 +46,33 @@ describe('argumentsMatch: a failure reason says what was expected and what came'
     );
   });
 });
+
+describe('scoreOf: null is unscored, an invalid number is an error, never clamped', () => {
+  it('keeps null (bare or with a reason) as unscored', () => {
+    expect(scoreOf(null)).toEqual({ score: null });
+    expect(scoreOf({ score: null, reason: 'no expected answer' })).toEqual({
+      score: null,
+      reason: 'no expected answer',
+    });
+  });
+
+  it('takes numbers in [0, 1] and booleans as they are', () => {
+    expect(scoreOf(0.25).score).toBe(0.25);
+    expect(scoreOf({ score: true }).score).toBe(1);
+    expect(scoreOf(false).score).toBe(0);
+  });
+
+  it('throws on NaN, ±Infinity and numbers outside [0, 1], naming the value', () => {
+    for (const [v, shown] of [
+      [Number.NaN, 'NaN'],
+      [Number.POSITIVE_INFINITY, 'Infinity'],
+      [Number.NEGATIVE_INFINITY, '-Infinity'],
+      [1.5, '1.5'],
+      [-0.1, '-0.1'],
+    ] as const) {
+      expect(() => scoreOf(v)).toThrow(`returned the score ${shown};`);
+      expect(() => scoreOf({ score: v, reason: 'r' })).toThrow(`returned the score ${shown};`);
+    }
+    expect(() => scoreOf('0.5' as never)).toThrow('returned the score "0.5";');
+  });
+});

@@ -1,10 +1,10 @@
 import { compareArgs } from '../../match/rules.ts';
 import type { ArgRule } from '../../match/types.ts';
-import type { ScoreArgs, Scorer, ScoreValue } from './types.ts';
+import type { ScoreArgs, Scorer, ScoreValue, TaskOutput } from './types.ts';
 
 /**
  * Scorers for the common cases. Each has a name (the metric it becomes: `metrics.<name>` in summary.json) and
- * returns a score in [0, 1]. Write your own as `{ name, score: ({ input, expected, output, case }) => … }` or with
+ * returns a score in [0, 1] (or null: unscored). Write your own as `{ name, score: ({ input, expected, output, case }) => … }` or with
  * `scorers.custom`.
  */
 
@@ -29,19 +29,22 @@ function metricName(s: string): string {
   return n || 'scorer';
 }
 
-export interface AnswerOptions {
+/** A built-in scorer: it reads the task's standard output, and takes any input and expected value. */
+type AnyScorer<TInput = unknown, TExpected = unknown> = Scorer<TInput, TExpected, TaskOutput>;
+
+export interface AnswerOptions<TInput = unknown, TExpected = unknown> {
   /** The expected answer; default: the case's `expected`. */
-  expected?: (args: ScoreArgs) => unknown;
+  expected?: (args: ScoreArgs<TInput, TExpected>) => unknown;
   /** Normalise both sides first (default true). */
   normalize?: boolean;
   name?: string;
 }
 
-function answerScorer(
+function answerScorer<TInput, TExpected>(
   defaultName: string,
   test: (want: string, got: string) => boolean,
-  o: AnswerOptions = {},
-): Scorer {
+  o: AnswerOptions<TInput, TExpected> = {},
+): AnyScorer<TInput, TExpected> {
   return {
     name: metricName(o.name ?? defaultName),
     score(args) {
@@ -56,12 +59,14 @@ function answerScorer(
 
 export const scorers = {
   /** The answer equals the expected one (after normalisation). */
-  answerMatches: (o?: AnswerOptions) => answerScorer('answer_matches', (w, g) => w === g, o),
+  answerMatches: <TInput = unknown, TExpected = unknown>(o?: AnswerOptions<TInput, TExpected>) =>
+    answerScorer('answer_matches', (w, g) => w === g, o),
   /** The answer contains the expected one (after normalisation). */
-  answerIncludes: (o?: AnswerOptions) => answerScorer('answer_includes', (w, g) => g.includes(w), o),
+  answerIncludes: <TInput = unknown, TExpected = unknown>(o?: AnswerOptions<TInput, TExpected>) =>
+    answerScorer('answer_includes', (w, g) => g.includes(w), o),
 
   /** The tool was called (at least `min` times, or exactly `times`). */
-  calledTool(tool: string, o: { times?: number; min?: number; name?: string } = {}): Scorer {
+  calledTool(tool: string, o: { times?: number; min?: number; name?: string } = {}): AnyScorer {
     return {
       name: metricName(o.name ?? `called_${tool}`),
       score({ output }) {
@@ -73,7 +78,7 @@ export const scorers = {
   },
 
   /** The tool was never called (abstention, or a tool that must not be used). */
-  notCalledTool(tool: string, o: { name?: string } = {}): Scorer {
+  notCalledTool(tool: string, o: { name?: string } = {}): AnyScorer {
     return {
       name: metricName(o.name ?? `not_called_${tool}`),
       score({ output }) {
@@ -84,7 +89,7 @@ export const scorers = {
   },
 
   /** The tools were called in this order: as a subsequence of all calls (default), or exactly. */
-  callSequence(tools: readonly string[], o: { exact?: boolean; name?: string } = {}): Scorer {
+  callSequence(tools: readonly string[], o: { exact?: boolean; name?: string } = {}): AnyScorer {
     return {
       name: metricName(o.name ?? 'call_sequence'),
       score({ output }) {
@@ -105,12 +110,12 @@ export const scorers = {
    * Some call of `tool` has the expected arguments, compared with the probe's rules (equivalents, set match,
    * numeric tolerance, case-folding, ISO datetimes …) — per argument path, e.g. `{ city: { casefold: true } }`.
    */
-  argumentsMatch(
+  argumentsMatch<TInput = unknown, TExpected = unknown>(
     tool: string,
-    expected: Record<string, unknown> | ((args: ScoreArgs) => Record<string, unknown>),
+    expected: Record<string, unknown> | ((args: ScoreArgs<TInput, TExpected>) => Record<string, unknown>),
     rules: Record<string, ArgRule> = {},
     o: { name?: string } = {},
-  ): Scorer {
+  ): AnyScorer<TInput, TExpected> {
     return {
       name: metricName(o.name ?? `args_${tool}`),
       score(args) {
@@ -140,7 +145,10 @@ export const scorers = {
   },
 
   /** Any function of the case and the output. */
-  custom(name: string, fn: (args: ScoreArgs) => ScoreValue | Promise<ScoreValue>): Scorer {
+  custom<TInput = unknown, TExpected = unknown, TOutput = TaskOutput>(
+    name: string,
+    fn: (args: ScoreArgs<TInput, TExpected, TOutput>) => ScoreValue | Promise<ScoreValue>,
+  ): Scorer<TInput, TExpected, TOutput> {
     return { name: metricName(name), score: fn };
   },
 };
@@ -156,10 +164,25 @@ function shortValue(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 60)}…` : s;
 }
 
-/** A score as a number in [0, 1] and its reason. */
-export function scoreOf(v: ScoreValue): { score: number; reason?: string } {
-  const raw = typeof v === 'object' ? v.score : v;
-  const n = typeof raw === 'boolean' ? (raw ? 1 : 0) : Number(raw);
-  const reason = typeof v === 'object' ? v.reason : undefined;
-  return { score: Number.isFinite(n) ? Math.min(1, Math.max(0, n)) : 0, ...(reason ? { reason } : {}) };
+/**
+ * A score as a number in [0, 1] (true = 1) or null (unscored: the scorer does not apply to this case), and its
+ * reason. Anything else — NaN, ±Infinity, a number outside [0, 1], another type — is the scorer's bug: it throws,
+ * never a silent 0 or a clamp.
+ */
+export function scoreOf(v: ScoreValue): { score: number | null; reason?: string } {
+  const raw = v !== null && typeof v === 'object' ? v.score : v;
+  const reason = v !== null && typeof v === 'object' && typeof v.reason === 'string' ? v.reason : undefined;
+  const extra = reason ? { reason } : {};
+  if (raw === null) return { score: null, ...extra };
+  if (typeof raw === 'boolean') return { score: raw ? 1 : 0, ...extra };
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || raw > 1)
+    throw new Error(`returned the score ${describeScore(raw)}; a score is a number in [0, 1], a boolean or null`);
+  return { score: raw, ...extra };
+}
+
+function describeScore(x: unknown): string {
+  if (typeof x === 'number') return String(x);
+  if (x === undefined) return 'undefined';
+  const s = typeof x === 'string' ? JSON.stringify(x) : `of type ${typeof x}`;
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
 }

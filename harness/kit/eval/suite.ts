@@ -1,25 +1,35 @@
 import { renderTranscript } from '../../agent/transcript.ts';
 import { sha256 } from '../../core/hash.ts';
+import { MAX_TIMER_MS, timerMs } from '../../core/config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { genericAggregator, scoredMetaSchema, type ScoredMeta } from '../generic.ts';
 import { defaultOutDir } from '../outdir.ts';
 import type { SuiteDefinition, Verdict } from '../types.ts';
 import { scoreOf } from './scorers.ts';
-import type { EvalCase, EvalTool, Scorer, Task } from './types.ts';
+import type { EvalCase, EvalTool, Scorer, Task, TaskOutput } from './types.ts';
 
-/** The options of `describeEval` (docs/eval.md). */
-export interface EvalOptions {
-  data: () => readonly EvalCase[] | Promise<readonly EvalCase[]>;
+/**
+ * The options of `describeEval` (docs/eval.md): cases whose `input` the task receives and whose `expected` the
+ * scorers receive, with the task's output, all typed.
+ */
+export interface EvalOptions<TInput = string, TExpected = unknown, TOutput = TaskOutput> {
+  data: () => readonly EvalCase<TInput, TExpected>[] | Promise<readonly EvalCase<TInput, TExpected>[]>;
   tools?: readonly EvalTool[];
-  task: Task;
-  scorers: readonly Scorer[];
+  // The case types come from data() alone (the task and scorers are checked against them), the output type from the
+  // task and the scorers.
+  task: Task<NoInfer<TInput>, TOutput, NoInfer<TExpected>>;
+  scorers: readonly Scorer<NoInfer<TInput>, NoInfer<TExpected>, TOutput>[];
   /** An instance passes when the mean of its scores reaches this (default 1: every scorer satisfied). */
   threshold?: number;
+  /** Trials of each case in this eval, in place of the run's `--trials` (trial t is sent the seed: the run's + t). */
+  trials?: number;
+  /** One case's (one trial's) time limit in ms, in place of the run's (TOOLGAUGE_INSTANCE_TIMEOUT_MS; Vitest's per-test timeout). */
+  timeout?: number;
 }
 
-export interface EvalInstance {
+export interface EvalInstance<TInput = unknown, TExpected = unknown> {
   id: string;
-  case: EvalCase & { id: string };
+  case: EvalCase<TInput, TExpected> & { id: string };
 }
 
 /** What a user eval's run needs besides the shared run config (its options live in the test file, not the env). */
@@ -34,11 +44,15 @@ const NAME = /^[A-Za-z0-9][\w.-]*$/;
  * scorer (`metrics.<scorer>`), passing when the mean score reaches the threshold (`metrics.pass_rate`); the
  * generic aggregation, report, gate, resume, shards and comparisons come from the kit.
  */
-export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalInstance, ScoredMeta, EvalSettings> {
+export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOutput>(
+  name: string,
+  o: EvalOptions<TInput, TExpected, TOutput>,
+): SuiteDefinition<EvalInstance<TInput, TExpected>, ScoredMeta, EvalSettings> {
   if (!NAME.test(name))
     throw new UsageError(
       `describeEval: the name '${name}' must be letters, digits, '.', '-' or '_' (it names the output folder and the metrics)`,
     );
+  evalRunOptions(name, o);
   const scorerNames = o.scorers.map((s) => s.name);
   const dup = scorerNames.find((n, i) => scorerNames.indexOf(n) !== i);
   if (dup) throw new UsageError(`describeEval ${name}: two scorers are named '${dup}'; give one a name option`);
@@ -81,18 +95,22 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         sampling: ctx.sampling(),
         suite: name,
       });
-      const scores: Record<string, number> = {};
+      const scores: Record<string, number | null> = {};
       // Every scorer's reason, kept in the trace for the viewer (the meta's reason names the scorers under threshold).
       const scorerReasons: Record<string, string> = {};
       for (const s of o.scorers) {
-        const v = scoreOf(
-          await s.score({ input: inst.case.input, expected: inst.case.expected, output: out, case: inst.case }),
-        );
+        const v = await scoreWith(s, {
+          input: inst.case.input,
+          expected: inst.case.expected,
+          output: out,
+          case: inst.case,
+        });
         scores[s.name] = v.score;
         if (v.reason) scorerReasons[s.name] = v.reason;
       }
-      const mean = o.scorers.length ? Object.values(scores).reduce((a, b) => a + b, 0) / o.scorers.length : 0;
-      const pass = mean >= ctx.settings.threshold - 1e-12;
+      const { pass, mean } = judge(scores, ctx.settings.threshold);
+      // A task of your own may return anything; the transcript shows the standard output's conversation.
+      const standard = isTaskOutput(out);
       const trace = ctx.tracePath(inst.id, ctx.trial);
       const meta: ScoredMeta = {
         suite: name,
@@ -100,7 +118,12 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         trial: ctx.trial,
         error: null,
         pass,
-        reason: pass ? null : failureReason(scores, scorerReasons, mean, ctx.settings.threshold),
+        reason: pass
+          ? null
+          : mean === null
+            ? UNSCORED
+            : failureReason(scores, scorerReasons, mean, ctx.settings.threshold),
+        ...(mean === null && o.scorers.length ? { unscored: true } : {}),
         trace,
         scores,
         ...(inst.case.tags ? { tags: inst.case.tags } : {}),
@@ -120,10 +143,10 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
         },
         transcript: renderTranscript({
           title: `${name} ${inst.id}`,
-          messages: out.messages,
+          messages: standard ? out.messages : [],
           footer: [
             `expected: ${JSON.stringify(inst.case.expected ?? null)}`,
-            `answer:   ${out.answer}`,
+            `${standard ? 'answer: ' : 'output: '}  ${standard ? out.answer : JSON.stringify(out ?? null)}`,
             ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`),
           ],
         }),
@@ -144,7 +167,12 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
     aggregator: genericAggregator,
     // What changes an instance's score (harness/kit/fingerprint.ts).
     fingerprintOn: ['threshold', 'scorers', 'tools'],
-    config: () => ({ threshold: o.threshold ?? 1, scorers: scorerNames, tools: (o.tools ?? []).map((t) => t.name) }),
+    config: () => ({
+      threshold: o.threshold ?? 1,
+      scorers: scorerNames,
+      tools: (o.tools ?? []).map((t) => t.name),
+      ...(o.trials !== undefined ? { trials: o.trials } : {}),
+    }),
     metricNames: () => ['pass_rate', 'error_rate', 'pass@*', 'pass^*', ...scorerNames],
   };
 }
@@ -154,21 +182,74 @@ export function evalSuite(name: string, o: EvalOptions): SuiteDefinition<EvalIns
  * the mean against the threshold, so a failure names its scorers whether or not they explain themselves.
  */
 export function failureReason(
-  scores: Record<string, number>,
+  scores: Record<string, number | null>,
   reasons: Record<string, string>,
   mean: number,
   threshold: number,
 ): string {
   const under = Object.entries(scores)
+    .filter((e): e is [string, number] => e[1] !== null)
     .filter(([k, v]) => v < threshold || (v < 1 && reasons[k]))
     .map(([k, v]) => `${k}: ${reasons[k] ? `${reasons[k]} (score ${v.toFixed(2)})` : `score ${v.toFixed(2)}`}`);
   return `${under.length ? under.join('; ') : 'no scorers'}; mean ${mean.toFixed(2)} < ${threshold}`;
 }
 
+function isTaskOutput(x: unknown): x is TaskOutput {
+  const o = x as Partial<TaskOutput> | null;
+  return !!o && typeof o === 'object' && Array.isArray(o.messages) && typeof o.answer === 'string';
+}
+
+/** The eval's own trials and timeout, checked: a whole number of trials from 1, a timeout Node's timers honour. */
+export function evalRunOptions(
+  name: string,
+  o: { trials?: number | undefined; timeout?: number | undefined },
+): { trials?: number; timeout?: number } {
+  const t = o.trials;
+  if (t !== undefined && !(Number.isInteger(t) && t >= 1))
+    throw new UsageError(`describeEval ${name}: trials must be a whole number from 1, got ${String(t)}`);
+  const ms = o.timeout;
+  if (ms !== undefined) {
+    const checked = timerMs.safeParse(ms);
+    if (!checked.success)
+      throw new UsageError(
+        `describeEval ${name}: timeout must be a whole number of ms from 1, at most ${MAX_TIMER_MS}; got ${String(ms)}`,
+      );
+  }
+  return { ...(t !== undefined ? { trials: t } : {}), ...(ms !== undefined ? { timeout: ms } : {}) };
+}
+
+const UNSCORED = 'unscored: every scorer returned null';
+
+/** One scorer's score; a scorer that throws or returns no valid score fails the case with its name. */
+async function scoreWith<TInput, TExpected, TOutput>(
+  s: Scorer<TInput, TExpected, TOutput>,
+  args: Parameters<Scorer<TInput, TExpected, TOutput>['score']>[0],
+): Promise<ReturnType<typeof scoreOf>> {
+  try {
+    return scoreOf(await s.score(args));
+  } catch (err) {
+    throw new Error(`scorer '${s.name}': ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * The pass rule: the mean of the scored (non-null) scores reaches the threshold. With no score at all the case is
+ * unscored (mean null): not a pass, counted apart in the summary.
+ */
+export function judge(
+  scores: Record<string, number | null>,
+  threshold: number,
+): { pass: boolean; mean: number | null } {
+  const scored = Object.values(scores).filter((v): v is number => v !== null);
+  if (!scored.length) return { pass: false, mean: null };
+  const mean = scored.reduce((a, b) => a + b, 0) / scored.length;
+  return { pass: mean >= threshold - 1e-12, mean };
+}
+
 /** The verdict of a case; "harness error" is said here, once (the stored error is the bare reason). */
 function evalVerdict(m: ScoredMeta): Verdict {
   const scores = Object.entries(m.scores ?? {})
-    .map(([k, v]) => `${k}=${v}`)
+    .map(([k, v]) => `${k}=${v ?? 'unscored'}`)
     .join(' · ');
   const summary = m.error ? `error: ${m.error}` : `${m.pass ? 'pass' : 'fail'} · ${scores}`;
   const message = m.pass

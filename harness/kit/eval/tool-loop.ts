@@ -1,6 +1,6 @@
 import { LoopError, runToolLoop } from '../../agent/loop.ts';
 import type { OpenAITool, ToolExecution, ToolExecutor, ToolInvocation } from '../../core/chat.ts';
-import type { EvalTool, Task, TaskContext, TaskOutput, ToolCallRecord } from './types.ts';
+import type { ChatInput, EvalTool, Task, TaskContext, TaskOutput, ToolCallRecord } from './types.ts';
 
 export interface ToolLoopOptions {
   /** The system prompt. */
@@ -78,13 +78,14 @@ class EvalExecutor implements ToolExecutor {
 }
 
 /**
- * The standard task: the model gets the system prompt, the case's input and the eval's tools, and calls tools
+ * The standard task: the model gets the system prompt, the case's input (a question, or a message list: a leading
+ * system message replaces `system`) and the eval's tools, and calls tools
  * until it answers without one (or the turns run out). The final text, its `<answer>`, every tool call with its
  * result, the messages and the usage are what scorers see. An endpoint that fails for good throws (the kit records
  * the instance as a harness error).
  */
-export function toolLoop(opts: ToolLoopOptions = {}): Task {
-  return async (input: string, ctx: TaskContext): Promise<TaskOutput> => {
+export function toolLoop(opts: ToolLoopOptions = {}): Task<ChatInput, TaskOutput, unknown> {
+  return async (input: ChatInput, ctx: TaskContext<ChatInput, unknown>): Promise<TaskOutput> => {
     const executor = new EvalExecutor(ctx.tools, opts.resultCharBudget ?? 8000);
     try {
       const trace = await runToolLoop({

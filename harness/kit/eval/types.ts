@@ -4,11 +4,15 @@ import type { RunConfig } from '../../core/config.ts';
 import type { ModelClient } from '../../model/client.ts';
 import type { Sampling, Usage } from '../../model/types.ts';
 
-/** One row of a user's eval: an id (else its position), the input, and what is expected. */
-export interface EvalCase {
+/**
+ * One row of a user's eval: an id (else its position), the input, and what is expected. `TInput` is what the task
+ * receives (a string or a message list for `toolLoop`, anything for a task of your own); `TExpected` what scorers
+ * receive as `expected`.
+ */
+export interface EvalCase<TInput = string, TExpected = unknown> {
   id?: string | number;
-  input: string;
-  expected?: unknown;
+  input: TInput;
+  expected?: TExpected;
   /** Group name → value, for breakdowns in the report (e.g. `{ topic: 'math' }`). */
   tags?: Record<string, string>;
   [extra: string]: unknown;
@@ -47,11 +51,14 @@ export interface TaskOutput {
   modelCalls?: ModelCallRecord[];
 }
 
-export interface TaskContext {
+/** The input `toolLoop` takes: the user's question, or a conversation (docs/eval.md). */
+export type ChatInput = string | readonly ChatMessage[];
+
+export interface TaskContext<TInput = string, TExpected = unknown> {
   client: ModelClient;
   run: RunConfig;
   tools: readonly EvalTool[];
-  case: EvalCase & { id: string };
+  case: EvalCase<TInput, TExpected> & { id: string };
   trial: number;
   /**
    * This trial's sampling fields (temperature, max tokens, and the seed: the run's seed + the trial), what the run's
@@ -63,19 +70,26 @@ export interface TaskContext {
   suite: string;
 }
 
-export type Task = (input: string, ctx: TaskContext) => Promise<TaskOutput>;
+/** What runs one case: the case's input in, what the scorers see out. */
+export type Task<TInput = string, TOutput = TaskOutput, TExpected = unknown> = (
+  input: TInput,
+  ctx: TaskContext<TInput, TExpected>,
+) => Promise<TOutput> | TOutput;
 
-export interface ScoreArgs {
-  input: string;
-  expected: unknown;
-  output: TaskOutput;
-  case: EvalCase & { id: string };
+export interface ScoreArgs<TInput = string, TExpected = unknown, TOutput = TaskOutput> {
+  input: TInput;
+  expected: TExpected | undefined;
+  output: TOutput;
+  case: EvalCase<TInput, TExpected> & { id: string };
 }
 
-/** A score in [0, 1] (true = 1), optionally with the reason, for the report. */
-export type ScoreValue = number | boolean | { score: number | boolean; reason?: string };
+/**
+ * A score in [0, 1] (true = 1), or null: unscored (the scorer does not apply to this case; counted apart, never as
+ * 0). Optionally with the reason, for the report. NaN, ±Infinity or a number outside [0, 1] is the scorer's error.
+ */
+export type ScoreValue = number | boolean | null | { score: number | boolean | null; reason?: string };
 
-export interface Scorer {
+export interface Scorer<TInput = string, TExpected = unknown, TOutput = TaskOutput> {
   name: string;
-  score(args: ScoreArgs): ScoreValue | Promise<ScoreValue>;
+  score(args: ScoreArgs<TInput, TExpected, TOutput>): ScoreValue | Promise<ScoreValue>;
 }
