@@ -20,8 +20,12 @@ const SLOWEST = [
   'tests/probe/cli.test.ts',
   'harness/sandbox/realdata.test.ts',
   'harness/stats/bootstrap.test.ts',
+  'harness/engine/host.test.ts',
+  'tests/eval/eval-cli.test.ts',
+  'tests/e2e/describe-eval-modes.test.ts',
+  'harness/serve/hostile-engine.test.ts',
 ];
-const WAITING = /[\\/](tests[\\/](e2e|probe|package)|harness[\\/]sandbox)[\\/]/;
+const WAITING = /[\\/](tests[\\/](e2e|probe|package|eval)|harness[\\/](sandbox|engine|serve))[\\/]/;
 
 function rank(f: TestSpecification): number {
   const path = f.moduleId.replaceAll('\\', '/');
