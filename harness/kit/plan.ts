@@ -69,9 +69,9 @@ export function newRunId(now = new Date()): string {
 }
 
 /**
- * The run id the toolgauge launcher (the CLI) chose, handed to Vitest's global setup in the same process. Only a value
- * marked with this very process's pid counts: one inherited from the environment (a shell, a parent run) would make
- * unrelated runs share a run id, and so join each other's output-directory lock (harness/kit/lock.ts).
+ * The run id this very process chose earlier (plain Vitest's global setup marks it; a re-run under `vitest --ui` keeps
+ * it). Only a value marked with this process's pid counts: one inherited from the environment (a shell, a parent run)
+ * would make unrelated runs share a run id, and so join each other's output-directory lock (harness/kit/lock.ts).
  */
 export function launcherRunId(env: NodeJS.ProcessEnv): string | undefined {
   return env.TOOLGAUGE_RUN_ID && env.TOOLGAUGE_RUN_ID_PID === String(process.pid) ? env.TOOLGAUGE_RUN_ID : undefined;

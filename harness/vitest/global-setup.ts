@@ -1,43 +1,33 @@
 import type { TestProject } from 'vitest/node';
-import type { OpenRunOptions } from '../launch/open-run.ts';
 import { openRun } from '../launch/open-run.ts';
 import { launcherRunId, markRunId, planRun, type RunPlan } from '../kit/plan.ts';
 import type { AnySuite } from '../kit/types.ts';
 
 /**
- * What an eval run needs before its workers start (main process, once): the run's plan, opened by the launcher
- * (harness/launch/open-run.ts: out-dir check, engine, endpoint check, simulator, sandbox). With `plan`, a launcher
- * that built and opened the plan already hands it over (the CLI); without, this is the edge (plain `vitest run`) and
- * the plan is built here from the environment. Returns the plan to provide to the workers and what ends the run.
+ * What an eval run needs before its workers start, under plain `vitest run` (main process, once): the run's plan,
+ * built here from the environment (this is the edge) and opened by the launcher (harness/launch/open-run.ts: out-dir
+ * check, engine, endpoint check, simulator, sandbox). Returns the plan to provide to the workers and what ends the run.
  */
 export async function prepareEvalRun(
   suites: readonly AnySuite[],
-  o: {
-    filter: string | null;
-    sharded: boolean;
-    carryTraces?: boolean;
-    /** The plan the CLI built and checked (its run id holds the directory's lock); else built here. */
-    plan?: RunPlan;
-    /** The CLI checked the endpoint already. */
-    endpointChecked?: boolean;
-  } & Partial<Pick<OpenRunOptions, 'serveSandbox'>>,
+  o: { filter: string | null; sharded: boolean; carryTraces?: boolean },
 ): Promise<{ plan: RunPlan; close: () => Promise<void> }> {
-  const base = o.plan ? { ...o.plan, filter: o.filter, sharded: o.sharded } : planHere(suites, o);
-  if (o.carryTraces) base.carryTraces = true;
-  const opened = await openRun(base, {
+  const plan = planHere(suites, o);
+  if (o.carryTraces) plan.carryTraces = true;
+  // the run's out dir, or `results/` under which each suite writes its own
+  const opened = await openRun(plan, {
     command: 'toolgauge',
     suites,
-    // the run's out dir, or `results/` under which each suite writes its own
-    outDir: base.run.outDir ?? 'results',
-    endpointChecked: o.endpointChecked ?? false,
-    serveSandbox: o.serveSandbox ?? true,
+    outDir: plan.run.outDir ?? 'results',
+    serveSandbox: true,
   });
   return { plan: opened.plan, close: opened.close };
 }
 
 /** Under plain `vitest run` (the global setup is the edge): the plan from the environment. */
 function planHere(suites: readonly AnySuite[], o: { filter: string | null; sharded: boolean }): RunPlan {
-  // The CLI's run id (it holds the directory's lock under it), never one inherited from the environment.
+  // The run id this process's earlier setup chose (a re-run under `vitest --ui`), never one inherited from the
+  // environment.
   const runId = launcherRunId(process.env);
   const plan = planRun(process.env, suites, { ...(runId ? { runId } : {}), filter: o.filter, sharded: o.sharded });
   markRunId(process.env, plan.runId);
