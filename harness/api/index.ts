@@ -16,6 +16,7 @@ export type { EvalOptions } from '../kit/eval/suite.ts';
 export type {
   ChatInput,
   EvalCase,
+  ExpectedToolCall,
   EvalTool,
   Scorer,
   ScoreArgs,

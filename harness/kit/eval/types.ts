@@ -3,6 +3,7 @@ import type { ChatMessage } from '../../core/chat.ts';
 import type { RunConfig } from '../../core/config.ts';
 import type { ModelClient } from '../../model/client.ts';
 import type { Sampling, Usage } from '../../model/types.ts';
+import type { ArgRule } from '../../match/types.ts';
 
 /**
  * One row of a user's eval: an id (else its position), the input, and what is expected. `TInput` is what the task
@@ -13,9 +14,23 @@ export interface EvalCase<TInput = string, TExpected = unknown> {
   id?: string | number;
   input: TInput;
   expected?: TExpected;
+  /**
+   * The tool calls the case expects (`scorers.toolCalls()` scores them; the simulator's `sim:oracle` makes them with
+   * these arguments before it answers `expected`).
+   */
+  expectedTools?: readonly ExpectedToolCall[];
   /** Group name → value, for breakdowns in the report (e.g. `{ topic: 'math' }`). */
   tags?: Record<string, string>;
   [extra: string]: unknown;
+}
+
+/** One tool call a case expects. */
+export interface ExpectedToolCall {
+  name: string;
+  /** The expected arguments, compared with the kit's call-matching rules; or a test of the actual arguments. */
+  arguments?: Record<string, unknown> | ((actual: Record<string, unknown>) => boolean);
+  /** Rules per argument path (equivalents, tolerance, casefold, ISO datetimes …), as `scorers.argumentsMatch` takes. */
+  rules?: Record<string, ArgRule>;
 }
 
 /** A tool the model may call: an OpenAI function schema plus the code that runs it. */
