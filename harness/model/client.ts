@@ -91,7 +91,7 @@ export class ModelClient {
       ...this.extra(req),
     } as ChatCompletionCreateParamsNonStreaming;
     return this.withPolicy('chat', body, ctx, CachedChat, async (sdk, signal) => {
-      const r = await sdk.chat.completions.create(body, { signal, headers: headersFor(ctx) });
+      const r = await sdk.chat.completions.create(body, { signal, headers: requestHeaders(ctx) });
       const choice = r.choices?.[0];
       if (!choice) throw new SyntaxError('response has no choices');
       const toolCalls: ToolCall[] = (choice.message.tool_calls ?? [])
@@ -121,7 +121,7 @@ export class ModelClient {
       ...this.extra(req),
     };
     return this.withPolicy('completion', body, ctx, CachedCompletion, async (sdk, signal) => {
-      const r = await sdk.completions.create(body, { signal, headers: headersFor(ctx) });
+      const r = await sdk.completions.create(body, { signal, headers: requestHeaders(ctx) });
       const choice = r.choices?.[0];
       if (!choice) throw new SyntaxError('response has no choices');
       return {
@@ -226,7 +226,8 @@ function instanceHeader(instance: string): string {
   return sep < 0 ? headerId(instance) : `${instance.slice(0, sep)}:${headerId(instance.slice(sep + 1))}`;
 }
 
-function headersFor(ctx: CallContext): Record<string, string> {
+/** The headers that tell the simulator and the cache which case a request is about (also sent by the adapters' SDKs). */
+export function requestHeaders(ctx: CallContext): Record<string, string> {
   return {
     // `<suite>:<id>`, the id hashed when it is long or not plain (data never goes into a header verbatim).
     'x-toolgauge-instance': instanceHeader(ctx.instance),

@@ -14,7 +14,7 @@ import { folderOf, libraryModules, moduleReferences, type Reference } from './mo
  * and docs/ARCHITECTURE.md's "Layers" diagram is checked to list the same folders at the same levels: a folder may
  * reference only folders of a lower level, never one of its own level. No reference cycle between folders; only
  * harness/model imports openai, only harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp,
- * only the Vitest adapter and the reporter import vitest; no library module imports a dev dependency. Test files
+ * only the Vitest adapter and the reporter import vitest, only harness/adapters imports the agent SDKs; no library module imports a dev dependency. Test files
  * are exempt (they may import anything).
  */
 
@@ -42,6 +42,8 @@ const LEVEL: Record<string, number> = {
   calls: 3,
   kit: 4,
   launch: 5,
+  // Tasks that run an agent built with another SDK (the AI SDK, the OpenAI Agents SDK) on the kit's endpoint.
+  adapters: 5,
   vitest: SUITE_LEVEL,
   ...Object.fromEntries(REGISTRY.map((n) => [n, SUITE_LEVEL])),
   builtin: 7,
@@ -144,7 +146,7 @@ describe('layering of harness/', () => {
     expect(cycles).toEqual([]);
   });
 
-  it('only harness/model imports openai, only harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp, only the adapter and the reporter import vitest', () => {
+  it('only harness/model imports openai, only harness/sandbox imports pyodide, only harness/engine imports node-llama-cpp, only the adapter and the reporter import vitest, only harness/adapters imports the agent SDKs', () => {
     const bad: string[] = [];
     for (const r of all.filter((x) => x.external)) {
       const f = folderOf(r.from);
@@ -153,6 +155,7 @@ describe('layering of harness/', () => {
       if (/^pyodide(\/|$)/.test(r.to) && f !== 'sandbox') bad.push(line);
       if (/^(node-llama-cpp|@node-llama-cpp\/)/.test(r.to) && f !== 'engine') bad.push(line);
       if (/^(vitest|@vitest\/)/.test(r.to) && f !== 'vitest' && f !== 'reporters') bad.push(line);
+      if (/^(ai|@ai-sdk\/.*|@openai\/agents.*)$/.test(r.to) && f !== 'adapters') bad.push(line);
     }
     expect(bad).toEqual([]);
   });
