@@ -1,4 +1,4 @@
-import { generateText, stepCountIs, tool } from 'ai';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ScoredMeta } from '../kit/generic.ts';
@@ -6,7 +6,11 @@ import type { TaskOutput } from '../kit/eval/types.ts';
 import { aiSdkOutput, aiSdkTask } from './ai-sdk.ts';
 import { runWeatherEval, WEATHER, weatherSim } from './testkit.ts';
 
-describe('aiSdkTask: an AI SDK agent as the task, the simulator as its model over HTTP', () => {
+// streamText: the same agent through a stream (the simulator frames its answer as server-sent events).
+describe.each([
+  { call: 'generateText', run: generateText },
+  { call: 'streamText', run: streamText },
+] as const)('aiSdkTask with $call: an AI SDK agent as the task, the simulator as its model over HTTP', ({ run }) => {
   let sim: Awaited<ReturnType<typeof weatherSim>>;
   let metas: Map<string, ScoredMeta>;
   let outputs: Map<string, TaskOutput>;
@@ -19,7 +23,7 @@ describe('aiSdkTask: an AI SDK agent as the task, the simulator as its model ove
     });
     ({ metas, outputs } = await runWeatherEval(
       aiSdkTask(async (input, { model, settings }) =>
-        generateText({
+        run({
           model,
           system: 'Answer as <answer>…</answer>.',
           prompt: input,

@@ -16,6 +16,7 @@ import { sendJson } from '../core/http-json.ts';
 import { pickFault } from './faults.ts';
 import { chatBodyOfMessages, MessagesRequest, messagesError, messagesResponse } from './messages-api.ts';
 import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
+import { sendChatStream } from './stream.ts';
 
 /** The next assistant message a responder gives. */
 export interface SimReply {
@@ -102,6 +103,11 @@ const ChatBodySchema = z
       .optional(),
   })
   .passthrough();
+/** A chat request's streaming fields (anything else: a whole JSON answer). */
+const StreamOptions = z.object({
+  stream: z.boolean().optional(),
+  stream_options: z.object({ include_usage: z.boolean().optional() }).nullish(),
+});
 const CompletionBodySchema = z.object({ model: z.string(), prompt: z.string() }).passthrough();
 
 /**
@@ -232,16 +238,17 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       if (!responder.chat) throw new HttpError(422, `simulator: suite '${suite}' has no chat responder`);
       const chat = body as unknown as ChatBody;
       const reply = await responder.chat(spec, chat, ctx);
-      return sendJson(
-        res,
-        200,
-        chatResponse(
-          body.model,
-          reply,
-          approxTokens(JSON.stringify(chat.messages)),
-          approxTokens(JSON.stringify(reply)),
-        ),
+      const completion = chatResponse(
+        body.model,
+        reply,
+        approxTokens(JSON.stringify(chat.messages)),
+        approxTokens(JSON.stringify(reply)),
       );
+      // A streaming client gets the same answer framed as server-sent events (sim/stream.ts).
+      const streamed = StreamOptions.safeParse(json);
+      if (streamed.success && streamed.data.stream)
+        return sendChatStream(res, completion, streamed.data.stream_options?.include_usage === true);
+      return sendJson(res, 200, completion);
     }
     if (!responder.completion) throw new HttpError(422, `simulator: suite '${suite}' has no completions responder`);
     const prompt = (body as unknown as { prompt: string }).prompt;
