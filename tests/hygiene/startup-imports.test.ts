@@ -69,4 +69,12 @@ describe('what a run loads at start', () => {
         expect(packages, p).not.toContain(p);
     },
   );
+
+  // The agent SDKs are optional peer dependencies: only their own subpaths (toolgauge/ai-sdk, toolgauge/openai-agents)
+  // load them, so a project without them imports toolgauge.
+  it('the main entry (harness/api/index.ts) loads neither the AI SDK nor the OpenAI Agents SDK', async () => {
+    const packages = [...(await staticPackages('harness/api/index.ts'))];
+    expect(packages.filter((p) => /^(ai|@ai-sdk\/.*|@openai\/agents.*)$/.test(p))).toEqual([]);
+    expect([...(await staticPackages('harness/api/ai-sdk.ts'))]).toContain('@ai-sdk/openai-compatible');
+  });
 });
