@@ -27,7 +27,10 @@ export interface AiSdkSettings {
 }
 
 export interface AiSdkTaskContext<TInput = string, TExpected = unknown> extends TaskContext<TInput, TExpected> {
-  /** The run's model on the run's endpoint (the simulator when no `--base-url` is given). */
+  /**
+   * The run's model on the run's endpoint (the simulator when no `--base-url` is given). It sends toolgauge's headers
+   * and this trial's sampling with every request, unless the call sets its own.
+   */
   model: AiSdkModel;
   /** This trial's settings and headers, for `generateText({ model, …settings })`. */
   settings: AiSdkSettings;
@@ -55,15 +58,28 @@ export function aiSdkTask<TInput = string, TExpected = unknown>(
 ): Task<TInput, TaskOutput, TExpected> {
   return async (input, ctx) => {
     const ep = sdkEndpoint(ctx.client, { instance: `${ctx.suite}:${ctx.case.id}`, trial: ctx.trial });
+    const s = ctx.sampling;
+    // The model itself sends the headers and this trial's sampling, so an agent that does not spread `settings` is
+    // still known to the simulator and sampled by the kit's rule; a value the call sets wins.
+    const sampling = {
+      ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
+      ...(s.topP !== undefined ? { top_p: s.topP } : {}),
+      ...(s.maxTokens !== undefined ? { max_tokens: s.maxTokens } : {}),
+      ...(s.seed !== undefined ? { seed: s.seed } : {}),
+    };
     const provider = createOpenAICompatible({
       name: 'toolgauge',
       baseURL: ep.baseUrl,
       apiKey: ep.apiKey,
+      headers: ep.headers,
       queryParams: ep.query,
       fetch: ep.fetch,
       includeUsage: true,
+      transformRequestBody: (body) => ({
+        ...sampling,
+        ...Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)),
+      }),
     });
-    const s = ctx.sampling;
     const settings: AiSdkSettings = {
       headers: ep.headers,
       maxRetries: ep.retries,
