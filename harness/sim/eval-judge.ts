@@ -23,7 +23,10 @@ function section(prompt: string, name: string): string | undefined {
 
 /** Words and numbers, lower-cased, thousands separators and trailing decimal zeros dropped. */
 export function simWords(text: string): string[] {
-  const t = text.normalize('NFKC').toLowerCase().replace(/(\d),(?=\d{3}(?!\d))/g, '$1');
+  const t = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/(\d),(?=\d{3}(?!\d))/g, '$1');
   return (t.match(/\d+(?:\.\d+)?|[\p{L}\p{N}]+/gu) ?? []).map((w) =>
     /^\d+\.\d+$/.test(w) ? w.replace(/\.?0+$/, '') : w,
   );
@@ -52,7 +55,10 @@ export function simEvalVerdict(prompt: string): { pass: boolean; reason: string 
 }
 
 /** The judge's reply to one chat request; undefined when the request holds no judge prompt. */
-export function simEvalJudgeReply(spec: PolicySpec, messages: ReadonlyArray<{ role: string; content?: unknown }>): string | undefined {
+export function simEvalJudgeReply(
+  spec: PolicySpec,
+  messages: ReadonlyArray<{ role: string; content?: unknown }>,
+): string | undefined {
   const prompt = messages
     .filter((m) => m.role === 'user' && typeof m.content === 'string')
     .map((m) => m.content as string)

@@ -81,8 +81,7 @@ describe('judged scorers against sim:judge', () => {
       // Two task requests and two judge requests reached the simulator (plus nothing else).
       expect(r.requests).toBe(4);
       const usages = ['right', 'wrong'].map((id) => r.trace(id).judges!.factuality!.usage!);
-      const sum = (k: 'prompt_tokens' | 'completion_tokens' | 'total_tokens') =>
-        usages.reduce((s, u) => s + u[k], 0);
+      const sum = (k: 'prompt_tokens' | 'completion_tokens' | 'total_tokens') => usages.reduce((s, u) => s + u[k], 0);
       expect(r.summary.extra.judge_usage).toEqual({
         prompt_tokens: sum('prompt_tokens'),
         completion_tokens: sum('completion_tokens'),
@@ -162,7 +161,9 @@ describe('judged scorers against sim:judge', () => {
       for (const id of ['right', 'wrong']) {
         const m = byId.get(id)!;
         expect(m.scores).toEqual({ factuality: id === 'right' ? 1 : 0, refused: null });
-        expect(m.error).toMatch(/^scorer 'refused': judge error: judge request failed: .*unknown simulator policy 'nosuch'/);
+        expect(m.error).toMatch(
+          /^scorer 'refused': judge error: judge request failed: .*unknown simulator policy 'nosuch'/,
+        );
         const t = JSON.parse(readFileSync(join(run.outDir, m.trace!), 'utf8')) as Trace;
         expect(t.judges!.factuality!.model).toBe('sim:oracle');
         expect(t.judges!.refused).toMatchObject({ model: 'sim:nosuch', reply: null, verdict: null });

@@ -36,7 +36,8 @@ export function judgeTotals(metas: readonly JudgeMetaFields[]): JudgeTotals {
       runs: used.length,
     };
   const errors: Record<string, number> = {};
-  for (const m of metas) if (typeof m.judge_error === 'string') errors[m.judge_error] = (errors[m.judge_error] ?? 0) + 1;
+  for (const m of metas)
+    if (typeof m.judge_error === 'string') errors[m.judge_error] = (errors[m.judge_error] ?? 0) + 1;
   if (Object.keys(errors).length) out.judge_errors = Object.fromEntries(Object.entries(errors).sort());
   return out;
 }

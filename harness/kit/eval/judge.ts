@@ -52,7 +52,8 @@ export function judgeScorer<TInput = unknown, TExpected = unknown, TOutput = Tas
       if (!j) throw new Error(`scorers.${kind} runs inside describeEval (it needs ScoreArgs.judge, the run's judge)`);
       const want = o.expected ? o.expected(args) : args.expected;
       const reference = want === undefined || want === null ? null : asText(want);
-      if (reference === null && o.requireExpected) return { score: null, reason: 'no expected answer to judge against' };
+      if (reference === null && o.requireExpected)
+        return { score: null, reason: 'no expected answer to judge against' };
       const prompt = buildJudgePrompt({
         criteria: o.rubric,
         question: questionOf(args.input),
