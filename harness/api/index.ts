@@ -12,6 +12,9 @@
 export { describeEval } from '../vitest/describe-eval.ts';
 export { toolLoop, extractAnswer, type ToolLoopOptions } from '../kit/eval/tool-loop.ts';
 export { scorers, normalizeAnswer, type AnswerOptions } from '../kit/eval/scorers.ts';
+export { FACTUALITY_RUBRIC, type JudgeOptions, type FactualityOptions } from '../kit/eval/judge.ts';
+export type { JudgeContext, JudgeEndpoint, JudgeRecord } from '../kit/eval/judge-context.ts';
+export { parseJudgeReply, type JudgeVerdict, type ParsedJudgeReply } from '../kit/eval/judge-verdict.ts';
 export type { EvalOptions } from '../kit/eval/suite.ts';
 export type {
   ChatInput,

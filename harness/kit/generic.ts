@@ -5,13 +5,14 @@ import { flattenMetrics, type EstimateJson, type Summary, noticeTag } from '../r
 import { barChart } from '../report/svg.ts';
 import type { MetricEstimate } from '../stats/index.ts';
 import type { Aggregate, InstanceMetaBase, SuiteAggregator } from './types.ts';
+import { judgeMetaShape, judgeTotals, judgeTotalsLines, type JudgeMetaFields } from './eval/judge-totals.ts';
 
 /**
  * The aggregation every suite gets without writing one (user evals, and any suite the reporter has never seen):
  * `pass_rate` (the share of passing instances), `error_rate`, one metric per scorer from `scores`, pass@k / pass^k
  * with trials, and a breakdown per tag. Trials are averaged per instance before any interval.
  */
-export interface ScoredMeta extends InstanceMetaBase {
+export interface ScoredMeta extends InstanceMetaBase, JudgeMetaFields {
   /**
    * Scorer name → score in [0, 1], or null: unscored (left out of that scorer's metric, counted in `unscored`). A
    * harness error scores 0 on every scorer.
@@ -32,7 +33,11 @@ export function scoredMetaSchema(config: Record<string, unknown>): z.ZodType {
   const names = Array.isArray(config.scorers) ? config.scorers.filter((n): n is string => typeof n === 'string') : [];
   const scores = z.object(Object.fromEntries(names.map((n) => [n, z.number().min(0).max(1).nullable()]))).passthrough();
   return z
-    .object({ scores: names.length ? scores : scores.optional(), tags: z.record(z.string(), z.string()).optional() })
+    .object({
+      scores: names.length ? scores : scores.optional(),
+      tags: z.record(z.string(), z.string()).optional(),
+      ...judgeMetaShape,
+    })
     .passthrough();
 }
 
@@ -121,7 +126,7 @@ export function aggregateGeneric(all: readonly InstanceMetaBase[], seed: number)
     metrics: metricsOf(metas, seed, true),
     breakdowns,
     errors,
-    extra: Object.keys(unscored).length ? { unscored } : {},
+    extra: { ...(Object.keys(unscored).length ? { unscored } : {}), ...judgeTotals(metas) },
     harnessErrors: errors.length,
     instances,
   };
@@ -180,6 +185,7 @@ export const genericAggregator: SuiteAggregator = {
       ),
       '',
       ...unscoredLines(s),
+      ...judgeTotalsLines(s.extra),
     ];
     for (const [group, byKey] of Object.entries(s.breakdowns)) {
       const rows = Object.entries(byKey).map(([k, ms]) => {

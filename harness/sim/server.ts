@@ -13,6 +13,7 @@ import {
   sendRefusal,
 } from '../core/http-front.ts';
 import { sendJson } from '../core/http-json.ts';
+import { EVAL_JUDGE_ROUTE, simEvalJudgeReply } from './eval-judge.ts';
 import { pickFault } from './faults.ts';
 import { chatBodyOfMessages, MessagesRequest, messagesError, messagesResponse } from './messages-api.ts';
 import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
@@ -128,7 +129,8 @@ export class HttpError extends Error {
 }
 
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
-  const responders: Record<string, Responder> = { ...opts.responders };
+  // Judged scorers' requests (harness/sim/eval-judge.ts) are answered by every simulator, beside the suites' own.
+  const responders: Record<string, Responder> = { [EVAL_JUDGE_ROUTE]: evalJudgeResponder, ...opts.responders };
   const attempts = new Map<string, number>();
   const hung = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
@@ -362,6 +364,15 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       }),
   };
 }
+
+const evalJudgeResponder: Responder = {
+  chat(spec, body) {
+    const content = simEvalJudgeReply(spec, body.messages);
+    if (content === undefined)
+      throw new HttpError(422, 'simulator: a judge request without a <candidate_answer> section');
+    return { content };
+  },
+};
 
 function chatResponse(model: string, reply: SimReply, promptTokens: number, completionTokens: number) {
   const calls = reply.tool_calls ?? [];

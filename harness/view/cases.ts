@@ -14,6 +14,7 @@ import {
   text,
 } from '../kit/case-view/index.ts';
 import { suiteNamed } from '../kit/registry.ts';
+import { judgeSections } from './judge-sections.ts';
 import type { CaseDetail, CaseRow, CaseStatus } from './model.ts';
 
 /**
@@ -122,6 +123,7 @@ function scoredCase(input: CaseInput): SuiteCase {
         ]),
       });
     }
+    sections.push(...judgeSections(t.judges));
     sections.push({
       kind: 'pairs',
       title: 'Run',

@@ -1,5 +1,6 @@
 import { compareArgs } from '../../match/rules.ts';
 import type { ArgRule } from '../../match/types.ts';
+import { factualityScorer, type FactualityOptions, type JudgeOptions, judgeScorer } from './judge.ts';
 import type { ScoreArgs, Scorer, ScoreValue, TaskOutput } from './types.ts';
 
 /**
@@ -142,6 +143,23 @@ export const scorers = {
         return { score: false, reason: best!.join('; ') };
       },
     };
+  },
+
+  /**
+   * Graded by a judge model against `rubric` (docs/eval.md, "Judged scorers"): by default the run's endpoint and model;
+   * a failed request or a reply without a readable verdict makes the case an error naming this scorer.
+   */
+  judge<TInput = unknown, TExpected = unknown, TOutput = TaskOutput>(
+    o: JudgeOptions<TInput, TExpected, TOutput>,
+  ): Scorer<TInput, TExpected, TOutput> {
+    return judgeScorer({ ...o, name: metricName(o.name ?? 'judge') });
+  },
+
+  /** A judge's verdict on whether the answer agrees with the expected one (unscored without one). */
+  factuality<TInput = unknown, TExpected = unknown, TOutput = TaskOutput>(
+    o: FactualityOptions<TInput, TExpected, TOutput> = {},
+  ): Scorer<TInput, TExpected, TOutput> {
+    return factualityScorer({ ...o, name: metricName(o.name ?? 'factuality') });
   },
 
   /** Any function of the case and the output. */

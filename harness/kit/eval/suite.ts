@@ -5,6 +5,7 @@ import { UsageError } from '../../core/errors.ts';
 import { genericAggregator, scoredMetaSchema, type ScoredMeta } from '../generic.ts';
 import { defaultOutDir } from '../outdir.ts';
 import type { SuiteDefinition, Verdict } from '../types.ts';
+import { isJudgeError, judgeCase } from './judge-context.ts';
 import { scoreOf } from './scorers.ts';
 import type { EvalCase, EvalTool, Scorer, Task, TaskOutput } from './types.ts';
 
@@ -98,17 +99,30 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
       const scores: Record<string, number | null> = {};
       // Every scorer's reason, kept in the trace for the viewer (the meta's reason names the scorers under threshold).
       const scorerReasons: Record<string, string> = {};
+      const judging = judgeCase({
+        run: ctx.run,
+        simUrl: ctx.simUrl,
+        suite: name,
+        id: inst.id,
+        trial: ctx.trial,
+        seed: ctx.sampling().seed,
+      });
+      // A judge with no verdict: the case is an error naming the first such scorer (the others still score).
+      let judgeFailed: { scorer: string; message: string } | undefined;
       for (const s of o.scorers) {
-        const v = await scoreWith(s, {
-          input: inst.case.input,
-          expected: inst.case.expected,
-          output: out,
-          case: inst.case,
-        });
-        scores[s.name] = v.score;
-        if (v.reason) scorerReasons[s.name] = v.reason;
+        const args = { input: inst.case.input, expected: inst.case.expected, output: out, case: inst.case };
+        try {
+          const v = await scoreWith(s, { ...args, judge: judging.context });
+          scores[s.name] = v.score;
+          if (v.reason) scorerReasons[s.name] = v.reason;
+        } catch (err) {
+          if (!isJudgeError(err)) throw err;
+          scores[s.name] = null;
+          judgeFailed ??= { scorer: s.name, message: `scorer '${s.name}': ${err.message}` };
+        }
       }
-      const { pass, mean } = judge(scores, ctx.settings.threshold);
+      const judgeUsage = judging.usage();
+      const { pass, mean } = judgeFailed ? { pass: false, mean: null } : judge(scores, ctx.settings.threshold);
       // A task of your own may return anything; the transcript shows the standard output's conversation.
       const standard = isTaskOutput(out);
       const trace = ctx.tracePath(inst.id, ctx.trial);
@@ -116,17 +130,21 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
         suite: name,
         id: inst.id,
         trial: ctx.trial,
-        error: null,
+        error: judgeFailed?.message ?? null,
         pass,
-        reason: pass
-          ? null
-          : mean === null
-            ? UNSCORED
-            : failureReason(scores, scorerReasons, mean, ctx.settings.threshold),
-        ...(mean === null && o.scorers.length ? { unscored: true } : {}),
+        reason: judgeFailed
+          ? judgeFailed.message
+          : pass
+            ? null
+            : mean === null
+              ? UNSCORED
+              : failureReason(scores, scorerReasons, mean, ctx.settings.threshold),
+        ...(mean === null && o.scorers.length && !judgeFailed ? { unscored: true } : {}),
         trace,
         scores,
         ...(inst.case.tags ? { tags: inst.case.tags } : {}),
+        ...(judgeUsage ? { judge_usage: judgeUsage } : {}),
+        ...(judgeFailed ? { judge_error: judgeFailed.scorer } : {}),
       };
       return {
         meta,
@@ -139,6 +157,8 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
             output: out,
             scores,
             reasons: scorerReasons,
+            // Each judged scorer's prompt, reply and verdict (or its error), under the scorer's name.
+            ...(Object.keys(judging.records).length ? { judges: judging.records } : {}),
           },
         },
         transcript: renderTranscript({
@@ -228,6 +248,7 @@ async function scoreWith<TInput, TExpected, TOutput>(
   try {
     return scoreOf(await s.score(args));
   } catch (err) {
+    if (isJudgeError(err)) throw err;
     throw new Error(`scorer '${s.name}': ${err instanceof Error ? err.message : String(err)}`);
   }
 }
@@ -255,7 +276,7 @@ function evalVerdict(m: ScoredMeta): Verdict {
   const message = m.pass
     ? `${m.suite} ${m.id}: expected a failure, but it passed`
     : m.error
-      ? `${m.suite} ${m.id}: harness error: ${m.error}`
+      ? `${m.suite} ${m.id}: ${m.judge_error ? '' : 'harness error: '}${m.error}`
       : `${m.suite} ${m.id}: ${m.reason ?? 'failed'}\n  scores: ${scores}`;
   return { pass: m.pass && !m.error, message, summary };
 }

@@ -4,6 +4,7 @@ import type { RunConfig } from '../../core/config.ts';
 import type { ModelClient } from '../../model/client.ts';
 import type { Sampling, Usage } from '../../model/types.ts';
 import type { ArgRule } from '../../match/types.ts';
+import type { JudgeContext } from './judge-context.ts';
 
 /**
  * One row of a user's eval: an id (else its position), the input, and what is expected. `TInput` is what the task
@@ -96,6 +97,8 @@ export interface ScoreArgs<TInput = string, TExpected = unknown, TOutput = TaskO
   expected: TExpected | undefined;
   output: TOutput;
   case: EvalCase<TInput, TExpected> & { id: string };
+  /** The run's judge, for a scorer that asks a model (`scorers.judge`); set by the eval's suite. */
+  judge?: JudgeContext;
 }
 
 /**
