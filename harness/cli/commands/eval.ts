@@ -29,6 +29,9 @@ export const EVAL_FLAGS: FlagSpecs = {
   },
 };
 
+/** Every flag `toolgauge eval` accepts (its `--help` lists them all). */
+export const ACCEPTED_FLAGS = EVAL_FLAGS;
+
 /** A configuration file's `files: [..]` are the eval files when the command line names none. */
 export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
 
