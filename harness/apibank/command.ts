@@ -67,6 +67,9 @@ export const RUN_FLAGS: FlagSpecs = {
   'max-tokens': { type: 'string', schema: flagSchemas.positiveInt },
 };
 
+/** Every flag `toolgauge apibank` accepts (its `--help` lists them all). */
+export const ACCEPTED_FLAGS: FlagSpecs = { ...MODEL_FLAGS, ...RUN_FLAGS };
+
 export async function run(argv: string[], runner: CommandRunner): Promise<number> {
   if (argv[0] === 'rescore') return rescore(argv.slice(1));
   return runner.runSuite<ApibankSettings>(
@@ -94,7 +97,7 @@ export async function run(argv: string[], runner: CommandRunner): Promise<number
           );
       },
     },
-    applyConfig('apibank', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }, {}, process.env),
+    applyConfig('apibank', argv, ACCEPTED_FLAGS, {}, process.env),
   );
 }
 

@@ -102,6 +102,9 @@ export const RUN_FLAGS: FlagSpecs = {
   python: { type: 'string', schema: z.string().min(1), description: "the CPython that runs BFCL's classes" },
 };
 
+/** Every flag `toolgauge bfcl` accepts (its `--help` lists them all). */
+export const ACCEPTED_FLAGS: FlagSpecs = { ...MODEL_FLAGS, ...RUN_FLAGS };
+
 export async function run(argv: string[], runner: CommandRunner): Promise<number> {
   if (argv[0] === 'rescore') return rescore(argv.slice(1));
   return runner.runSuite<BfclSettings>(
@@ -132,7 +135,7 @@ export async function run(argv: string[], runner: CommandRunner): Promise<number
         }
       },
     },
-    applyConfig('bfcl', argv, { ...MODEL_FLAGS, ...RUN_FLAGS }, {}, process.env),
+    applyConfig('bfcl', argv, ACCEPTED_FLAGS, {}, process.env),
   );
 }
 

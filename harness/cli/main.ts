@@ -5,6 +5,8 @@ import { FileRefused } from '../core/nofollow.ts';
 import { MODULE_EXT } from '../core/paths.ts';
 import { redact } from '../core/redact.ts';
 import type { CommandRunner, SuiteCommandModule } from '../kit/command.ts';
+import type { FlagSpecs } from '../kit/flags/flags.ts';
+import { CONFIG_FLAG, flagHelp } from '../kit/flags/help.ts';
 import { isBuiltIn, suiteFolders, suiteUsageLines, type SuiteFolder } from '../kit/suite-folders.ts';
 
 const HEAD = 'toolgauge — measure how well language models call tools, and why they fail';
@@ -34,7 +36,13 @@ export function usageText(folders: readonly SuiteFolder[] = suiteFolders()): str
   return `${HEAD}\n\n${suiteUsageLines(folders).join('\n')}\n${OTHER_USAGE}`;
 }
 
-type Command = { run: (argv: string[]) => Promise<number>; USAGE?: string };
+type Command = { run: (argv: string[]) => Promise<number>; USAGE?: string; ACCEPTED_FLAGS?: FlagSpecs };
+
+/** A command's `--help`: its usage, then every flag it accepts (with `--config`, which every such command reads). */
+export function commandHelp(c: Command, fallback: string): string {
+  const usage = c.USAGE ?? fallback;
+  return c.ACCEPTED_FLAGS ? `${usage}\n\n${flagHelp({ ...c.ACCEPTED_FLAGS, ...CONFIG_FLAG })}` : usage;
+}
 
 /** What a suite folder's command is handed: the runner of suite commands, loaded with the first suite command run. */
 const SUITE_RUNNER: CommandRunner = {
@@ -66,7 +74,11 @@ function suiteCommand(f: SuiteFolder): () => Promise<Command> {
         ? await import(`../${f.name}/command.ts`)
         : await import(/* @vite-ignore */ pathToFileURL(join(f.dir, `command${MODULE_EXT}`)).href)
     ) as SuiteCommandModule;
-    return { ...(mod.USAGE !== undefined ? { USAGE: mod.USAGE } : {}), run: (argv) => mod.run(argv, SUITE_RUNNER) };
+    return {
+      ...(mod.USAGE !== undefined ? { USAGE: mod.USAGE } : {}),
+      ...(mod.ACCEPTED_FLAGS ? { ACCEPTED_FLAGS: mod.ACCEPTED_FLAGS } : {}),
+      run: (argv) => mod.run(argv, SUITE_RUNNER),
+    };
   };
 }
 
@@ -92,7 +104,7 @@ export async function main(argv: string[], folders: readonly SuiteFolder[] = sui
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(((await load()).USAGE ?? USAGE) + '\n');
+    process.stdout.write(commandHelp(await load(), USAGE) + '\n');
     return 0;
   }
   try {

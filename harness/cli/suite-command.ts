@@ -4,6 +4,7 @@ import { REPORTER_PATH } from '../../reporters/path.ts';
 import { builtinEvalConfig, launcherBundle, workerPreload } from '../vitest/eval-config.ts';
 import { checkSuiteCommand, type CommandRunner, type SuiteCommand } from '../kit/command.ts';
 import { parseFlags } from '../kit/flags/flags.ts';
+import { cliInterruptLine } from '../kit/interrupt.ts';
 import { MODEL_FLAGS, settingsSource } from '../kit/flags/model-flags.ts';
 import type { RunPlan } from '../kit/plan.ts';
 import { registeredSuites } from '../kit/registry.ts';
@@ -65,6 +66,7 @@ export async function runSuiteCommand<S>(
     blobDir: values['blob-dir'] as string | undefined,
     mergeReports,
     reportPath: values['print-report'] ? reportPathOf(outDir) : undefined,
+    interruptLine: cliInterruptLine(`toolgauge ${c.command}`, outDir),
   });
   c.after?.(plan, settings, outDir, values);
   return code;

@@ -45,6 +45,8 @@ export interface CommandRunner {
 /** A suite folder's `command.ts`. */
 export interface SuiteCommandModule {
   USAGE?: string;
+  /** Every flag the command accepts: `--help` lists them after USAGE. */
+  ACCEPTED_FLAGS?: FlagSpecs;
   run(argv: string[], runner: CommandRunner): Promise<number>;
 }
 

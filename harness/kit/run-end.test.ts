@@ -98,6 +98,29 @@ describe('the end of an eval run', () => {
     expect(empty.exitCode).toBe(1);
   });
 
+  it('an eval whose data has no cases fails under the CLI and under plain Vitest alike (no test failed there)', () => {
+    const emptyData = (out: string): EndedModule => ({
+      file: 'x.eval.ts',
+      errors: [],
+      // describeEval's placeholder for a block without instances: skipped, with the block's identity
+      tests: [
+        {
+          name: 'mine › (no instances in part 1/1)',
+          state: 'skipped',
+          meta: undefined,
+          ident: { suite: 'mine', title: 'Mine', dataset: null, outDir: out, instances: 0 },
+          error: undefined,
+        },
+      ],
+    });
+    for (const cli of [true, false]) {
+      const out = join(root, `empty-data-${cli}`);
+      const end = endRun([emptyData(out)], kit(out), { ...times, cli });
+      expect(end.exitCode, `cli: ${cli}`).toBe(1);
+      expect(end.suites[0]!.errors).toEqual(['no case ran: the data has no cases']);
+    }
+  });
+
   it('the directory lock is given back on every way out: a usage error while collecting, a refused suite, a normal end', () => {
     const ended = (out: string, m: EndedModule[]) => {
       acquireDirLock(out, 'r');

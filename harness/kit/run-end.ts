@@ -162,6 +162,8 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
   let gatePassed = true;
   let refused = false;
   let harnessError = o.unhandled.length > 0 || o.interrupted || (loose.length > 0 && !runs.size);
+  // A suite of the run had no case at all: a harness error under the CLI, and under plain Vitest too (no test failed).
+  let emptyRun = false;
   const suites: RunEnd['suites'] = [];
   for (const [suite, run] of runs) {
     const def = suiteNamed(suite);
@@ -179,6 +181,11 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
       // files with an empty report.
       messages.push(`toolgauge: ${suite}: every test was skipped; its output is left as it was`);
       continue;
+    }
+    if (!kc.filter && !o.merged && run.ident?.instances === 0 && !run.metas.length && !run.errors.length) {
+      // An eval whose data has no cases: nothing was measured, which must not pass as a run that went well.
+      run.errors.push('no case ran: the data has no cases');
+      emptyRun = true;
     }
     const metas = kc.filter ? withJournal(run.metas, outDir, suite) : run.metas;
     if (run.unreported.length) {
@@ -237,10 +244,12 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
       ? 0
       : 1
     : o.cli
-      ? harnessError || !runs.size
+      ? harnessError || emptyRun || !runs.size
         ? 1
         : 0
-      : undefined;
+      : emptyRun
+        ? 1
+        : undefined;
   return { suites, messages, exitCode };
 }
 

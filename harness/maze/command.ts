@@ -72,8 +72,11 @@ const BATCH_FLAG_SPECS: FlagSpecs = {
   'allow-env': { type: 'string', description: 'variables a lineup entry may name as its api_key_env' },
 };
 
+/** Every flag `toolgauge maze` accepts (its `--help` lists them all). */
+export const ACCEPTED_FLAGS: FlagSpecs = { ...MODEL_FLAGS, ...FLAGS, ...BATCH_FLAG_SPECS };
+
 export function run(argv: string[], runner: CommandRunner): Promise<number> {
-  const args = applyConfig('maze', argv, { ...MODEL_FLAGS, ...FLAGS, ...BATCH_FLAG_SPECS }, {}, process.env);
+  const args = applyConfig('maze', argv, ACCEPTED_FLAGS, {}, process.env);
   // Several models: one run each, then paired comparisons (batch.ts).
   if (isBatch(args)) return runMazeBatch(args, (a, env) => runOne(runner, a, env), process.env);
   return runOne(runner, args);

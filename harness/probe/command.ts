@@ -223,9 +223,12 @@ export function lineupRunKey(argv: readonly string[], env: NodeJS.ProcessEnv): {
   return { key: name && (API_KEY_ENV.test(name) || allowed.includes(name)) ? env[name] : undefined };
 }
 
+/** Every flag `toolgauge probe` accepts (its `--help` lists them all). */
+export const ACCEPTED_FLAGS: FlagSpecs = { ...MODEL_FLAGS, ...FLAGS };
+
 export async function run(argvIn: string[], runner: CommandRunner): Promise<number> {
   if (argvIn[0] === 'lint') return lint(argvIn.slice(1));
-  const argv = applyConfig('probe', argvIn, { ...MODEL_FLAGS, ...FLAGS }, CONFIG_OPTIONS, process.env);
+  const argv = applyConfig('probe', argvIn, ACCEPTED_FLAGS, CONFIG_OPTIONS, process.env);
   // The run's environment, a copy. The endpoint identities and the lineup's own engines reach the workers inside the
   // settings (below): an inherited value of their variables is never read.
   const env: NodeJS.ProcessEnv = { ...process.env };

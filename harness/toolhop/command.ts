@@ -140,10 +140,13 @@ export function normalizeArgv(argv: string[]): string[] {
   return out;
 }
 
+/** Every flag `toolgauge toolhop` accepts (its `--help` lists them all). */
+export const ACCEPTED_FLAGS: FlagSpecs = { ...MODEL_FLAGS, ...FLAGS };
+
 export async function run(argvIn: string[], runner: CommandRunner): Promise<number> {
   if (argvIn[0] === 'rescore') return rescore(argvIn.slice(1));
   if (argvIn[0] === 'sweep') return sweep(normalizeArgv(argvIn.slice(1)));
-  const argv = applyConfig('toolhop', normalizeArgv(argvIn), { ...MODEL_FLAGS, ...FLAGS }, {}, process.env);
+  const argv = applyConfig('toolhop', normalizeArgv(argvIn), ACCEPTED_FLAGS, {}, process.env);
   return runner.runSuite<ToolhopSettings>(
     {
       command: 'toolhop',

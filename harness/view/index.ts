@@ -1,7 +1,9 @@
+import { homedir } from 'node:os';
 import { loadRunDir, PAGE_TRACE_BUDGET_BYTES, runDirs } from './load.ts';
 import { viewData } from './data.ts';
 import { viewHtml } from './html.ts';
 import { pageScript } from './page-script.ts';
+import { relativeView, viewBase } from './relative-paths.ts';
 
 export { serveView, type ViewServer } from './server.ts';
 export { ViewFileError } from './load.ts';
@@ -22,7 +24,14 @@ export async function buildViewPage(
   const dirs = runDirs(paths);
   const budget = { left: PAGE_TRACE_BUDGET_BYTES }; // one for the page, whatever the number of runs on it
   const loaded = dirs.map((d) => loadRunDir(d, budget));
-  const { data, details } = viewData(loaded, o);
+  // Paths are shown relative to the folder the viewer was opened on (harness/view/relative-paths.ts).
+  const built = viewData(loaded, o);
+  const { data, details } = relativeView(built.data, built.details, {
+    base: viewBase(paths, dirs),
+    runDirs: dirs,
+    home: homedir(),
+    cwd: process.cwd(),
+  });
   const html = viewHtml(data, details, await pageScript());
   return {
     html,

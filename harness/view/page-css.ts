@@ -32,6 +32,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .ledger .row:hover { background: #eef5fd; } .ledger .row.sel { background: #dcebfb; }
 .ledger .row .id { font-family: ui-monospace, monospace; min-width: 200px; overflow: hidden; text-overflow: ellipsis; }
 .ledger .row .tags, .ledger .row .reason { color: var(--muted); overflow: hidden; text-overflow: ellipsis; }
+.ledger .row .reason .run-of { color: var(--fg); font-weight: 600; }
 .ledger-head { display: flex; gap: 10px; padding: 4px 8px; font-weight: 600; background: var(--soft); border: 1px solid var(--line); border-bottom: none; }
 .count { color: var(--muted); }
 .case { border-top: 2px solid var(--accent); margin-top: 14px; padding-top: 8px; }

@@ -12,7 +12,7 @@ import { causeCounts, comparisons, viewData } from './data.ts';
 import { scriptJson } from './html.ts';
 import { insideDir, loadRunDir, runDirs } from './load.ts';
 import type { CaseRow, Section } from './model.ts';
-import { applyQuery, decodeHash, EMPTY_QUERY, encodeHash, joinRuns, type Query } from './page/ledger.ts';
+import { applyQuery, decodeHash, EMPTY_QUERY, encodeHash, joinRuns, rowReasons, type Query } from './page/ledger.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tg-view-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -497,6 +497,18 @@ describe('the ledger (page logic)', () => {
     row('w', 'pass'),
   ];
   const entries = joinRuns([a, b]);
+
+  it("labels each reason with its run when several runs are open, and leaves a single run's reason bare", () => {
+    const cells = [row('y', 'fail', { reason: 'A is wrong' }), row('y', 'pass'), row('y', 'fail', { reason: 'C' })];
+    expect(rowReasons(cells, ['base', 'mid', 'cand'])).toEqual([
+      { run: 'base', reason: 'A is wrong' },
+      { run: 'cand', reason: 'C' },
+    ]);
+    expect(rowReasons([null, row('y', 'fail', { reason: 'only B' })], ['base', 'cand'])).toEqual([
+      { run: 'cand', reason: 'only B' },
+    ]);
+    expect(rowReasons([row('y', 'fail', { reason: 'alone' })], ['base'])).toEqual([{ run: null, reason: 'alone' }]);
+  });
   const ids = (q: Partial<Query>) => applyQuery(entries, { ...EMPTY_QUERY, ...q }).map((e) => e.id);
 
   it('joins runs by case; "changed" means another status, another answer, or a case one run lacks', () => {

@@ -1,4 +1,7 @@
 import type { TestProject } from 'vitest/node';
+import { UsageError } from '../core/errors.ts';
+import { FileRefused } from '../core/nofollow.ts';
+import { redact } from '../core/redact.ts';
 import { openRun } from '../launch/open-run.ts';
 import { launcherRunId, markRunId, planRun, type RunPlan } from '../kit/plan.ts';
 import type { AnySuite } from '../kit/types.ts';
@@ -45,12 +48,28 @@ export function createGlobalSetup(suites: readonly AnySuite[]) {
     const carryTraces = (project.vitest.config.reporters as unknown[]).some(
       (r) => (Array.isArray(r) ? r[0] : r) === 'blob',
     );
-    const { plan, close } = await prepareEvalRun(suites, {
-      filter: pattern ? String(pattern) : null,
-      sharded: project.vitest.config.shard !== undefined,
-      carryTraces,
-    });
-    project.provide('toolgauge', plan);
-    return close;
+    let prepared: Awaited<ReturnType<typeof prepareEvalRun>>;
+    try {
+      prepared = await prepareEvalRun(suites, {
+        filter: pattern ? String(pattern) : null,
+        sharded: project.vitest.config.shard !== undefined,
+        carryTraces,
+      });
+    } catch (err) {
+      if (!(err instanceof UsageError || err instanceof FileRefused)) throw err;
+      exitOnUsageError(err);
+    }
+    project.provide('toolgauge', prepared.plan);
+    return prepared.close;
   };
+}
+
+/**
+ * A usage or configuration error found before the run (a bad setting, an endpoint that does not answer, an output
+ * directory refused): one line and exit code 2, as `toolgauge eval` does, where Vitest would print a stack and exit 1.
+ * Nothing has run yet: the launcher closed what it had opened.
+ */
+function exitOnUsageError(err: Error): never {
+  process.stderr.write(`${redact(err.message)}\n`);
+  process.exit(2);
 }

@@ -4,6 +4,7 @@ import type { RunPlan } from '../kit/plan.ts';
 import type { OpenedRun } from '../launch/open-run.ts';
 import { PACKAGE_ROOT } from '../core/paths.ts';
 import { EVAL_WORKER_EXEC_ARGV } from './eval-config.ts';
+import { onInterrupt } from './interrupt.ts';
 import { discardPrefork, preforkVitestWorker, type Prefork } from './prefork.ts';
 
 /** What the run's Vitest configuration is built with, once the run is open. */
@@ -42,6 +43,8 @@ export async function runEvalSuites(
     reporter: unknown;
     /** Where Vitest writes what it would print on stdout (`toolgauge eval --json`: stderr). */
     stdout?: NodeJS.WritableStream | undefined;
+    /** The line SIGINT prints (what was kept, how to resume), given the run's plan; the process then exits 130. */
+    interruptLine?: ((plan: RunPlan) => string) | undefined;
   },
 ): Promise<number> {
   // A shard can also leave Vitest's blob report, so a later `--merge-reports DIR` run aggregates all shards
@@ -51,6 +54,7 @@ export async function runEvalSuites(
   // The test worker starts first, so that it loads while this process opens the run and loads Vitest.
   const early =
     opts.preload && !opts.mergeReports ? preforkVitestWorker(EVAL_WORKER_EXEC_ARGV, opts.preload) : undefined;
+  let offInterrupt: (() => void) | undefined;
   try {
     const plan: RunPlan = {
       ...opts.plan,
@@ -58,6 +62,8 @@ export async function runEvalSuites(
       sharded: !!opts.shard,
       ...(blob ? { carryTraces: true } : {}),
     };
+    const interruptLine = opts.interruptLine;
+    if (interruptLine) offInterrupt = onInterrupt(() => interruptLine(plan));
     const opened = await opts.open(plan);
     try {
       // `--merge-reports` provides nothing: the reporter starts from the CLI's plan and the blobs.
@@ -67,6 +73,7 @@ export async function runEvalSuites(
       await opened.close();
     }
   } finally {
+    offInterrupt?.();
     if (early) discardPrefork(early);
   }
 }

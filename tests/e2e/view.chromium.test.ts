@@ -65,6 +65,13 @@ describe.skipIf(!CHROMIUM)(
         `(() => { const s = document.getElementById('f-status'); s.value = 'failed'; s.dispatchEvent(new Event('change')); })()`,
       );
       expect(await browser.evaluate<string>(page, `document.getElementById('count').textContent`)).toBe('2 of 3 cases');
+      // Two runs open: the row's reason names the run it belongs to (only sim:wrong fails the addition).
+      const reason = await browser.evaluate<string>(
+        page,
+        `document.querySelector('#ledger .row[data-key="${FAILING.id}#0"] .reason').textContent`,
+      );
+      expect(reason).toMatch(/^sim:wrong: answer_matches: expected '42', answered '43'/);
+      expect(reason).not.toContain('sim:oracle');
       await browser.evaluate(page, `document.querySelector('#ledger .row[data-key="${FAILING.id}#0"]').click()`);
       await browser.waitFor(page, `document.querySelector('#case .msg.tool')`);
       const caseText = await browser.evaluate<string>(page, `document.getElementById('case').innerText`);

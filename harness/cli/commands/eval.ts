@@ -7,6 +7,7 @@ import { applyConfig, type ConfigOptions } from '../../kit/flags/config-file.ts'
 import { type FlagSpecs, parseFlags } from '../../kit/flags/flags.ts';
 import { MODEL_FLAGS, settingsSource } from '../../kit/flags/model-flags.ts';
 import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
+import { cliInterruptLine } from '../../kit/interrupt.ts';
 import { planRun } from '../../kit/plan.ts';
 import { openRun } from '../../launch/open-run.ts';
 import { runEvalSuites } from '../../vitest/run.ts';
@@ -16,7 +17,7 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--ba
                [--config FILE.yaml] [--smoke] [--json]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
-  or a failing --gate (failing cases alone do not fail the run), 2 on a usage error (docs/eval.md#exit-codes).
+  or a failing --gate (failing cases alone do not fail the run), 2 on a usage error, 130 on Ctrl-C (docs/eval.md#exit-codes).
   --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
   summary.json); everything else (Vitest's output, the summaries) goes to stderr.`;
 
@@ -28,6 +29,9 @@ export const EVAL_FLAGS: FlagSpecs = {
     description: "print the run's summaries as one JSON document on stdout, the rest on stderr",
   },
 };
+
+/** Every flag `toolgauge eval` accepts (its `--help` lists them all). */
+export const ACCEPTED_FLAGS = EVAL_FLAGS;
 
 /** A configuration file's `files: [..]` are the eval files when the command line names none. */
 export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
@@ -86,6 +90,7 @@ export async function run(argvIn: string[]): Promise<number> {
     blobDir: values['blob-dir'] as string | undefined,
     mergeReports,
     ...(json ? { stdout: process.stderr } : {}),
+    interruptLine: cliInterruptLine('toolgauge eval', plan.run.outDir ?? 'results'),
   });
   if (json) process.stdout.write(`${JSON.stringify(jsonDocument(ended, exitCode))}\n`);
   return exitCode;

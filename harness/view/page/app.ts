@@ -8,7 +8,7 @@ import type {
   TurnView,
   ViewData,
 } from '../model.ts';
-import { applyQuery, decodeHash, encodeHash, facets, joinRuns, type Entry, type Query } from './ledger.ts';
+import { applyQuery, decodeHash, encodeHash, facets, joinRuns, rowReasons, type Entry, type Query } from './ledger.ts';
 
 /**
  * The viewer page. Every string from a run (model text, ids, tags, reasons, file names) reaches the document as a
@@ -33,6 +33,21 @@ function h<K extends keyof HTMLElementTagNameMap>(
   for (const c of children)
     if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'string' ? document.createTextNode(c) : c);
   return el;
+}
+
+/** The ledger row's reasons, each labelled with its run when several runs are open. */
+function reasonCell(e: Entry, labels: readonly string[]): HTMLElement {
+  const reasons = rowReasons(e.cells, labels);
+  const cell = h('span', {
+    className: 'reason',
+    title: reasons.map((x) => (x.run ? `${x.run}: ${x.reason}` : x.reason)).join('\n'),
+  });
+  reasons.forEach((x, i) => {
+    if (i) cell.append(' · ');
+    if (x.run) cell.append(h('span', { className: 'run-of' }, `${x.run}: `));
+    cell.append(x.reason);
+  });
+  return cell;
 }
 
 function jsonBlock<T>(id: string): T | null {
@@ -452,7 +467,7 @@ function main(): void {
     'div',
     { className: 'ledger-head' },
     h('span', {}, multi ? `status per run (${data.runs.map((r) => r.label).join(' | ')})` : 'status'),
-    h('span', {}, 'case · tags · cause · reason'),
+    h('span', {}, multi ? 'case · tags · cause · reason (per run)' : 'case · tags · cause · reason'),
   );
   const ledger = h('div', { className: 'ledger', id: 'ledger' });
   const spacer = h('div', { className: 'spacer' });
@@ -473,7 +488,10 @@ function main(): void {
         h('span', { className: 'id' }, e.id, lead && lead.trial ? ` #${lead.trial}` : ''),
         h('span', { className: 'tags' }, e.tags.join(' · ')),
         e.causes.length ? h('span', { className: 'tags' }, e.causes.join(', ')) : null,
-        h('span', { className: 'reason' }, lead?.reason ?? ''),
+        reasonCell(
+          e,
+          data.runs.map((r) => r.label),
+        ),
       );
       row.dataset.key = e.key;
       row.style.top = `${i * ROW}px`;

@@ -85,6 +85,18 @@ export function joinRuns(runs: ReadonlyArray<ReadonlyArray<CaseRow>>): Entry[] {
   return entries;
 }
 
+/**
+ * A ledger row's reasons: with one run its reason alone; with several, each run's reason labelled with the run it
+ * belongs to (runs without a reason are left out), so a reason is never read as another run's.
+ */
+export function rowReasons(
+  cells: ReadonlyArray<CaseRow | null>,
+  labels: readonly string[],
+): Array<{ run: string | null; reason: string }> {
+  if (cells.length < 2) return cells[0]?.reason ? [{ run: null, reason: cells[0].reason }] : [];
+  return cells.flatMap((c, r) => (c?.reason ? [{ run: labels[r] ?? `run ${r + 1}`, reason: c.reason }] : []));
+}
+
 const RANK: Record<CaseStatus, number> = { error: 0, fail: 1, pass: 2 };
 
 function worst(e: Entry): number {
