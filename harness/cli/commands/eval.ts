@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { REPORTER_PATH } from '../../../reporters/path.ts';
 import { evalConfig } from '../../api/vitest-config.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -10,6 +10,7 @@ import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
 import { planRun } from '../../kit/plan.ts';
 import { openRun } from '../../launch/open-run.ts';
 import { runEvalSuites } from '../../vitest/run.ts';
+import { type EndedEval, endedEvals, type EvalRun, modelListOf, runEachModel } from '../eval-models.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
@@ -39,7 +40,22 @@ export async function run(argvIn: string[]): Promise<number> {
   if (!positionals.length && !values['merge-reports'])
     throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
+  // `--model a,b`: the same run once per model, then their paired comparison (harness/cli/eval-models.ts)
+  const models = modelListOf(values, process.env);
+  if (models) return runEachModel(models, values, (vals, folder) => runEval(positionals, vals, folder));
+  const r = await runEval(positionals, values);
+  if (values.json) process.stdout.write(`${JSON.stringify(jsonDocument(r.ended, r.exitCode))}\n`);
+  return r.exitCode;
+}
+
+/** One run of the eval files on the flags' model; `modelFolder`: the folder inside each eval's it writes into. */
+async function runEval(
+  positionals: readonly string[],
+  values: Record<string, unknown>,
+  modelFolder?: string,
+): Promise<EvalRun> {
   const plan = planRun(settingsSource(process.env, values), []);
+  if (modelFolder) plan.run.modelFolder = modelFolder;
   if (plan.run.gate) {
     try {
       parseGate(plan.run.gate);
@@ -54,10 +70,8 @@ export async function run(argvIn: string[]): Promise<number> {
   // runs under the CLI; the plan reaches it and the workers by `provide`.
   const json = Boolean(values.json);
   const ended: Array<{ suite: string; outDir: string }> = [];
-  const reporter = [
-    REPORTER_PATH,
-    json ? { cli: true, stderr: true, onEnded: (s: typeof ended) => void ended.push(...s) } : { cli: true },
-  ];
+  const onEnded = (s: typeof ended) => void ended.push(...s);
+  const reporter = [REPORTER_PATH, json ? { cli: true, stderr: true, onEnded } : { cli: true, onEnded }];
   const mergeReports = values['merge-reports'] as string | undefined;
   const exitCode = await runEvalSuites(files, {
     plan,
@@ -87,18 +101,10 @@ export async function run(argvIn: string[]): Promise<number> {
     mergeReports,
     ...(json ? { stdout: process.stderr } : {}),
   });
-  if (json) process.stdout.write(`${JSON.stringify(jsonDocument(ended, exitCode))}\n`);
-  return exitCode;
+  return { exitCode, ended };
 }
 
 /** `--json`'s document: each finalized eval with the summary.json it wrote, and the run's exit code. */
-function jsonDocument(ended: ReadonlyArray<{ suite: string; outDir: string }>, exitCode: number) {
-  return {
-    evals: ended.map((e) => ({
-      name: e.suite,
-      outDir: e.outDir,
-      summary: JSON.parse(readFileSync(join(e.outDir, 'summary.json'), 'utf8')) as unknown,
-    })),
-    exitCode,
-  };
+function jsonDocument(ended: readonly EndedEval[], exitCode: number) {
+  return { evals: endedEvals(ended), exitCode };
 }
