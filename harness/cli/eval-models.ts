@@ -123,7 +123,7 @@ export function compareModels(runs: ReadonlyArray<EvalRun & { model: string }>):
   const names = [...new Set(runs.flatMap((r) => r.ended.map((e) => e.suite)))];
   return names.map((name) => {
     const dirs = runs.map((r) => r.ended.find((e) => e.suite === name)?.outDir);
-    const missing = dirs.findIndex((d) => d === undefined);
+    const missing = dirs.indexOf(undefined);
     if (missing >= 0)
       return { name, path: null, refused: `the run of ${runs[missing]!.model} wrote no summary of ${name}` };
     try {

@@ -12,14 +12,18 @@ import { openRun } from '../../launch/open-run.ts';
 import { runEvalSuites } from '../../vitest/run.ts';
 import { type EndedEval, endedEvals, type EvalRun, modelListOf, runEachModel } from '../eval-models.ts';
 
-export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
+export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --model A,B…] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
                [--config FILE.yaml] [--smoke] [--json]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
   or a failing --gate (failing cases alone do not fail the run), 2 on a usage error (docs/eval.md#exit-codes).
   --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
-  summary.json); everything else (Vitest's output, the summaries) goes to stderr.`;
+  summary.json); everything else (Vitest's output, the summaries) goes to stderr.
+  --model A,B…: the run once per model, one after another, each into <eval dir>/<model folder>/ (the name with
+  characters other than letters, digits, . _ - as _), then each eval's paired comparison of every model with the
+  first (report --compare's comparison.md, .json, .svg) in <eval dir>/; the exit code is the worst model's; with
+  --json the document also has each eval's "model" and "comparisons": [{"name", "path"}] (docs/eval.md#several-models).`;
 
 /** The shared model flags and eval's own. */
 export const EVAL_FLAGS: FlagSpecs = {
