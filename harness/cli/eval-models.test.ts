@@ -1,5 +1,8 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { applyConfig } from '../kit/flags/config-file.ts';
+import { parseFlags } from '../kit/flags/flags.ts';
+import { CONFIG_OPTIONS, EVAL_FLAGS } from './commands/eval.ts';
 import type { RunConfig } from '../core/config.ts';
 import { evalSuite } from '../kit/eval/suite.ts';
 import { modelFolders, modelListOf } from './eval-models.ts';
@@ -11,6 +14,20 @@ describe('--model a,b', () => {
     expect(modelListOf({ model: 'a' }, { TOOLGAUGE_MODEL: 'x,y' })).toBeNull();
     expect(() => modelListOf({ model: 'a,b,a' }, {})).toThrow(/^toolgauge eval: --model 'a,b,a': 'a' is named twice$/);
     expect(() => modelListOf({ model: ',a' }, {})).toThrow(/an empty model name/);
+  });
+
+  it("a configuration file's `models: [a, b]` or `model: [a, b]` is the list", () => {
+    for (const key of ['models', 'model']) {
+      const argv = applyConfig(
+        'eval',
+        ['--config', 'c.yaml'],
+        EVAL_FLAGS,
+        CONFIG_OPTIONS,
+        {},
+        () => `${key}: [a, b]\n`,
+      );
+      expect(modelListOf(parseFlags('eval', argv, EVAL_FLAGS, true).values, {}), key).toEqual(['a', 'b']);
+    }
   });
 
   it('folders are safe names, distinct even where two names differ only in case or in their punctuation', () => {

@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.ts';
 import { sha256 } from '../core/hash.ts';
 import { escapeTerminal } from '../core/terminal.ts';
+import { JOURNAL } from '../kit/journal.ts';
+import { MARKER } from '../kit/outdir.ts';
 import { CompareRefused } from '../report/compare.ts';
 import { loadSavedRun, writeComparison } from './compare-saved.ts';
 
@@ -82,6 +84,9 @@ export interface EvalComparison {
   refused?: string;
 }
 
+/** What marks a one-model run's folder, which a several-model run does not share (kit/outdir.ts, kit/journal.ts). */
+const RUN_FILES = [MARKER, JOURNAL, 'summary.json'];
+
 /** The flags a several-model run refuses: each splits or merges one run, which a list of runs cannot share. */
 const SINGLE_RUN_FLAGS = ['shard', 'blob-dir', 'merge-reports'];
 
@@ -94,6 +99,12 @@ export async function runEachModel(
   for (const f of SINGLE_RUN_FLAGS)
     if (values[f] !== undefined)
       throw new UsageError(`toolgauge eval: --${f} runs one model; give --model one name (got ${models.length})`);
+  const outDir = values['out-dir'] as string | undefined;
+  const oneRun = outDir && RUN_FILES.find((f) => existsSync(join(outDir, f)));
+  if (oneRun)
+    throw new UsageError(
+      `toolgauge eval: --out-dir ${outDir} holds a one-model run (${oneRun}); a model list writes a folder per model into a folder of its own`,
+    );
   const json = Boolean(values.json);
   // With --json, stdout holds only the document.
   const say = (text: string) => (json ? process.stderr : process.stdout).write(`${escapeTerminal(text, '\n')}\n`);

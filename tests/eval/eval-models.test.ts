@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
@@ -145,7 +145,7 @@ describe('toolgauge eval --model a,b', () => {
     }
   });
 
-  it('a list with a repeated or an empty name, or with --shard, is a one-line usage error (exit 2)', async () => {
+  it("a list with a repeated or an empty name, with --shard, or into a one-model run's folder is a one-line usage error (exit 2)", async () => {
     const dir = tempDir('eval-models-bad');
     const file = evalFile(dir);
     for (const args of [
@@ -160,5 +160,11 @@ describe('toolgauge eval --model a,b', () => {
       expect(u.stdout, args.join(' ')).toBe('');
     }
     expect(existsSync(join(dir, 'out'))).toBe(false);
+    // a folder that holds a one-model run is not made a folder of model folders
+    mkdirSync(join(dir, 'one'));
+    writeFileSync(join(dir, 'one', 'summary.json'), '{}');
+    const u = await inProcess(['eval', file, '--out-dir', join(dir, 'one'), '--model', 'sim:oracle,sim:wrong'], {});
+    expect([u.code, u.stderr.trim().split('\n').length]).toEqual([2, 1]);
+    expect(u.stderr).toContain('holds a one-model run (summary.json)');
   });
 });

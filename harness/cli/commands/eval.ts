@@ -34,8 +34,11 @@ export const EVAL_FLAGS: FlagSpecs = {
   },
 };
 
-/** A configuration file's `files: [..]` are the eval files when the command line names none. */
-export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
+/**
+ * A configuration file's `files: [..]` are the eval files when the command line names none; `models: [a, b]` is
+ * `--model a,b`, as for the probe.
+ */
+export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files', aliases: { models: 'model' } };
 
 /** `toolgauge eval`: a user's `*.eval.ts` files, run from their folder on the suite kit. */
 export async function run(argvIn: string[]): Promise<number> {
