@@ -121,6 +121,11 @@ export interface RunConfig {
   maxTokens: number | undefined;
   injectedDate: string;
   outDir: string | undefined;
+  /**
+   * A folder inside each describeEval eval's output directory that this run writes into: the model's own, set by
+   * `toolgauge eval --model a,b` (one run per model, harness/cli/eval-models.ts); unset in every other run.
+   */
+  modelFolder?: string;
   resume: boolean;
   gate: string | undefined;
   /** Longest string stored in any output file (longer ones are cut with a marker and their length). */

@@ -282,7 +282,8 @@ export function brokenCase(id: string, trial: number, lineText: string, problem:
 
 /**
  * The run directories under the given paths: a path with summary.json or instances.jsonl is one; a folder of
- * them (`results/`, each suite's folder inside) gives each.
+ * them (`results/`, each suite's folder inside) gives each, and so does a folder of such folders one level down
+ * (`results/` holding an eval's folder of one run per model, `toolgauge eval --model a,b`).
  */
 export function runDirs(paths: readonly string[]): string[] {
   const out: string[] = [];
@@ -294,21 +295,35 @@ export function runDirs(paths: readonly string[]): string[] {
     }
     let subs: string[] = [];
     try {
-      subs = readdirSync(p, { withFileTypes: true })
-        .filter((e) => e.isDirectory())
-        .map((e) => join(p, e.name))
-        .sort();
+      subs = folders(p);
     } catch (err) {
       throw new ViewFileError(
         `${p}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (err as Error).message}`,
       );
     }
-    const runs = subs.filter(isRun);
+    // A folder inside that is no run may hold runs (one per model); unreadable, it holds none
+    const runs = subs.flatMap((d) => (isRun(d) ? [d] : tryFolders(d).filter(isRun)));
     if (!runs.length)
       throw new ViewFileError(
-        `${p}: no toolgauge output here (no summary.json or instances.jsonl, nor in a folder inside)`,
+        `${p}: no toolgauge output here (no summary.json or instances.jsonl, nor in a folder inside or one level further)`,
       );
     out.push(...runs);
   }
   return out;
+}
+
+/** The folders directly inside `dir` (never through a link), sorted by name. */
+function folders(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => join(dir, e.name))
+    .sort();
+}
+
+function tryFolders(dir: string): string[] {
+  try {
+    return folders(dir);
+  } catch {
+    return [];
+  }
 }

@@ -22,6 +22,7 @@ const SLOWEST = [
   'harness/stats/bootstrap.test.ts',
   'harness/engine/host.test.ts',
   'tests/eval/eval-cli.test.ts',
+  'tests/eval/eval-models.test.ts',
   'tests/e2e/describe-eval-modes.test.ts',
   'harness/serve/hostile-engine.test.ts',
 ];

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { REPORTER_PATH } from '../../../reporters/path.ts';
 import { evalConfig } from '../../api/vitest-config.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -11,15 +11,20 @@ import { cliInterruptLine } from '../../kit/interrupt.ts';
 import { planRun } from '../../kit/plan.ts';
 import { openRun } from '../../launch/open-run.ts';
 import { runEvalSuites } from '../../vitest/run.ts';
+import { type EndedEval, endedEvals, type EvalRun, modelListOf, runEachModel } from '../eval-models.ts';
 
-export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
+export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --model A,B…] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
                [--config FILE.yaml] [--smoke] [--json]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
   or a failing --gate (failing cases alone do not fail the run), 2 on a usage error, 130 on Ctrl-C (docs/eval.md#exit-codes).
   --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
-  summary.json); everything else (Vitest's output, the summaries) goes to stderr.`;
+  summary.json); everything else (Vitest's output, the summaries) goes to stderr.
+  --model A,B…: the run once per model, one after another, each into <eval dir>/<model folder>/ (the name with
+  characters other than letters, digits, . _ - as _), then each eval's paired comparison of every model with the
+  first (report --compare's comparison.md, .json, .svg) in <eval dir>/; the exit code is the worst model's; with
+  --json the document also has each eval's "model" and "comparisons": [{"name", "path"}] (docs/eval.md#several-models).`;
 
 /** The shared model flags and eval's own. */
 export const EVAL_FLAGS: FlagSpecs = {
@@ -33,8 +38,11 @@ export const EVAL_FLAGS: FlagSpecs = {
 /** Every flag `toolgauge eval` accepts (its `--help` lists them all). */
 export const ACCEPTED_FLAGS = EVAL_FLAGS;
 
-/** A configuration file's `files: [..]` are the eval files when the command line names none. */
-export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files' };
+/**
+ * A configuration file's `files: [..]` are the eval files when the command line names none; `models: [a, b]` is
+ * `--model a,b`, as for the probe.
+ */
+export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files', aliases: { models: 'model' } };
 
 /** `toolgauge eval`: a user's `*.eval.ts` files, run from their folder on the suite kit. */
 export async function run(argvIn: string[]): Promise<number> {
@@ -43,7 +51,22 @@ export async function run(argvIn: string[]): Promise<number> {
   if (!positionals.length && !values['merge-reports'])
     throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
+  // `--model a,b`: the same run once per model, then their paired comparison (harness/cli/eval-models.ts)
+  const models = modelListOf(values, process.env);
+  if (models) return runEachModel(models, values, (vals, folder) => runEval(positionals, vals, folder));
+  const r = await runEval(positionals, values);
+  if (values.json) process.stdout.write(`${JSON.stringify(jsonDocument(r.ended, r.exitCode))}\n`);
+  return r.exitCode;
+}
+
+/** One run of the eval files on the flags' model; `modelFolder`: the folder inside each eval's it writes into. */
+async function runEval(
+  positionals: readonly string[],
+  values: Record<string, unknown>,
+  modelFolder?: string,
+): Promise<EvalRun> {
   const plan = planRun(settingsSource(process.env, values), []);
+  if (modelFolder) plan.run.modelFolder = modelFolder;
   if (plan.run.gate) {
     try {
       parseGate(plan.run.gate);
@@ -58,10 +81,8 @@ export async function run(argvIn: string[]): Promise<number> {
   // runs under the CLI; the plan reaches it and the workers by `provide`.
   const json = Boolean(values.json);
   const ended: Array<{ suite: string; outDir: string }> = [];
-  const reporter = [
-    REPORTER_PATH,
-    json ? { cli: true, stderr: true, onEnded: (s: typeof ended) => void ended.push(...s) } : { cli: true },
-  ];
+  const onEnded = (s: typeof ended) => void ended.push(...s);
+  const reporter = [REPORTER_PATH, json ? { cli: true, stderr: true, onEnded } : { cli: true, onEnded }];
   const mergeReports = values['merge-reports'] as string | undefined;
   const exitCode = await runEvalSuites(files, {
     plan,
@@ -92,18 +113,10 @@ export async function run(argvIn: string[]): Promise<number> {
     ...(json ? { stdout: process.stderr } : {}),
     interruptLine: cliInterruptLine('toolgauge eval', plan.run.outDir ?? 'results'),
   });
-  if (json) process.stdout.write(`${JSON.stringify(jsonDocument(ended, exitCode))}\n`);
-  return exitCode;
+  return { exitCode, ended };
 }
 
 /** `--json`'s document: each finalized eval with the summary.json it wrote, and the run's exit code. */
-function jsonDocument(ended: ReadonlyArray<{ suite: string; outDir: string }>, exitCode: number) {
-  return {
-    evals: ended.map((e) => ({
-      name: e.suite,
-      outDir: e.outDir,
-      summary: JSON.parse(readFileSync(join(e.outDir, 'summary.json'), 'utf8')) as unknown,
-    })),
-    exitCode,
-  };
+function jsonDocument(ended: readonly EndedEval[], exitCode: number) {
+  return { evals: endedEvals(ended), exitCode };
 }

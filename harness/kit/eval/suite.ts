@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { renderTranscript } from '../../agent/transcript.ts';
 import { sha256 } from '../../core/hash.ts';
 import { MAX_TIMER_MS, timerMs } from '../../core/config.ts';
@@ -61,7 +62,8 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
     name,
     title: name,
     settings: () => ({ threshold: o.threshold ?? 1 }),
-    outDir: (run) => defaultOutDir(run.outDir, name),
+    // `--model a,b` runs each model into its own folder inside the eval's (docs/eval.md, "Several models")
+    outDir: (run) => join(defaultOutDir(run.outDir, name), run.modelFolder ?? ''),
     outputs: [],
     async load() {
       const rows = await o.data();
