@@ -13,10 +13,12 @@ export { describeEval } from '../vitest/describe-eval.ts';
 export { toolLoop, extractAnswer, type ToolLoopOptions } from '../kit/eval/tool-loop.ts';
 export { scorers, normalizeAnswer, type AnswerOptions } from '../kit/eval/scorers.ts';
 export type { EvalOptions } from '../kit/eval/suite.ts';
+export type { ToolCallsOptions } from '../kit/eval/tool-calls.ts';
 export type {
   ChatInput,
   EvalCase,
   ExpectedToolCall,
+  ToolCallsMatch,
   EvalTool,
   Scorer,
   ScoreArgs,

@@ -1,5 +1,6 @@
 import { compareArgs } from '../../match/rules.ts';
 import type { ArgRule } from '../../match/types.ts';
+import { type ToolCallsOptions, toolCallsScorer } from './tool-calls.ts';
 import type { ScoreArgs, Scorer, ScoreValue, TaskOutput } from './types.ts';
 
 /**
@@ -143,6 +144,13 @@ export const scorers = {
       },
     };
   },
+
+  /**
+   * The calls against the case's `expectedTools`: `order` strict (default) | any | subset, `args` exact (default) |
+   * subset; the share of calls matched; a case without expectedTools is unscored (docs/eval.md).
+   */
+  toolCalls: <TInput = unknown, TExpected = unknown>(o?: ToolCallsOptions) =>
+    toolCallsScorer<TInput, TExpected>(o, metricName),
 
   /** Any function of the case and the output. */
   custom<TInput = unknown, TExpected = unknown, TOutput = TaskOutput>(

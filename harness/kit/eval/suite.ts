@@ -5,6 +5,7 @@ import { UsageError } from '../../core/errors.ts';
 import { genericAggregator, scoredMetaSchema, type ScoredMeta } from '../generic.ts';
 import { defaultOutDir } from '../outdir.ts';
 import type { SuiteDefinition, Verdict } from '../types.ts';
+import { expectedToolsJson } from './expected-tools.ts';
 import { scoreOf } from './scorers.ts';
 import type { EvalCase, EvalTool, Scorer, Task, TaskOutput } from './types.ts';
 
@@ -136,6 +137,7 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
             trial: ctx.trial,
             input: inst.case.input,
             expected: inst.case.expected ?? null,
+            ...(inst.case.expectedTools ? { expectedTools: expectedToolsJson(inst.case.expectedTools) } : {}),
             output: out,
             scores,
             reasons: scorerReasons,
