@@ -77,10 +77,10 @@ describe('scorers.toolCalls in a describeEval run against the simulator', () => 
     const out = tempDir('eval-tool-calls');
     const run = await runSuite(def, { OPENAI_BASE_URL: sim.url, TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_OUT_DIR: out });
     const byId = Object.fromEntries(run.metas.map((m) => [m.id, m]));
-    expect(byId.mul!.scores.tool_calls).toBe(1);
-    expect(byId.chain!.scores.tool_calls).toBe(1);
-    expect(byId.wrong!.scores.tool_calls).toBe(0);
-    expect(byId.plain!.scores.tool_calls).toBeNull();
+    expect(byId.mul?.scores?.tool_calls).toBe(1);
+    expect(byId.chain?.scores?.tool_calls).toBe(1);
+    expect(byId.wrong?.scores?.tool_calls).toBe(0);
+    expect(byId.plain?.scores?.tool_calls).toBeNull();
     expect(byId.wrong!.pass).toBe(false);
     expect(byId.wrong!.reason).toContain('tool_calls: call 1 multiply: b: 21 is not 12 (expected 12, got 21)');
     expect(byId.mul!.pass && byId.chain!.pass && byId.plain!.pass).toBe(true);

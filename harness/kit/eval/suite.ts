@@ -148,6 +148,9 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
           messages: standard ? out.messages : [],
           footer: [
             `expected: ${JSON.stringify(inst.case.expected ?? null)}`,
+            ...(inst.case.expectedTools
+              ? [`expected tools: ${JSON.stringify(expectedToolsJson(inst.case.expectedTools))}`]
+              : []),
             `${standard ? 'answer: ' : 'output: '}  ${standard ? out.answer : JSON.stringify(out ?? null)}`,
             ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`),
           ],

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { readConfig } from '../../core/config.ts';
 import { expectedToolsJson } from './expected-tools.ts';
 import { scorers } from './scorers.ts';
+import { evalSuite } from './suite.ts';
 import { maxMatching, scoreToolCalls } from './tool-calls.ts';
 import type { EvalCase, ExpectedToolCall, TaskOutput, ToolCallRecord, ToolCallsMatch } from './types.ts';
 
@@ -194,6 +196,35 @@ describe('scorers.toolCalls as a scorer', () => {
       { name: 'multiply', arguments: { a: 6, b: 7 } },
       { name: 'add', arguments: '(function)', rules: { a: { tolerance: 1 } } },
     ]);
+  });
+
+  it("an eval case's trace file and transcript carry its expected calls", async () => {
+    const def = evalSuite('traced', {
+      data: () => [{ id: 'a', input: 'q', expectedTools: [MUL, { name: 'add', arguments: () => true }] }],
+      task: () => output([mul(6, 7)]),
+      scorers: [scorers.toolCalls()],
+    });
+    const run = readConfig({});
+    const settings = def.settings({}, run);
+    const [inst] = (await def.load(run, settings)).instances;
+    const ctx = {
+      run,
+      settings,
+      trial: 0,
+      outDir: '/nonexistent',
+      client: () => ({}) as never,
+      sampling: () => ({}) as never,
+      sandbox: () => ({}) as never,
+      tracePath: () => 'traces/a.json',
+    };
+    const done = await def.run(inst!, ctx);
+    const stored = [
+      { name: 'multiply', arguments: { a: 6, b: 7 } },
+      { name: 'add', arguments: '(function)' },
+    ];
+    expect((done.files!['traces/a.json'] as { expectedTools: unknown }).expectedTools).toEqual(stored);
+    expect(done.transcript).toContain(`expected tools: ${JSON.stringify(stored)}`);
+    expect(done.meta.scores?.tool_calls).toBe(0.5);
   });
 });
 
