@@ -22,7 +22,9 @@ describe("the viewer's describeEval case: expected tool calls beside the calls m
           { name: 'add', arguments: '(function)' },
           { name: 'lookup' },
         ],
-        output: { toolCalls: [made('add', { a: 1, b: 2 }), made('multiply', { a: 6, b: 5 }), made('add', null, '{"a":')] },
+        output: {
+          toolCalls: [made('add', { a: 1, b: 2 }), made('multiply', { a: 6, b: 5 }), made('add', null, '{"a":')],
+        },
       },
     });
     expect(m.detail.sections.find((s) => s.title === TITLE)).toEqual({

@@ -34,7 +34,11 @@ const responder: Responder = {
     return {
       content: null,
       tool_calls: [
-        { id: `call_${made}`, type: 'function', function: { name: next.name, arguments: JSON.stringify(next.arguments) } },
+        {
+          id: `call_${made}`,
+          type: 'function',
+          function: { name: next.name, arguments: JSON.stringify(next.arguments) },
+        },
       ],
     };
   },
@@ -75,7 +79,11 @@ describe('scorers.toolCalls in a describeEval run against the simulator', () => 
 
   it('the expected calls score 1, a wrong argument 0 with its reason; the trace and the viewer carry the expected calls', async () => {
     const out = tempDir('eval-tool-calls');
-    const run = await runSuite(def, { OPENAI_BASE_URL: sim.url, TOOLGAUGE_MODEL: 'sim:oracle', TOOLGAUGE_OUT_DIR: out });
+    const run = await runSuite(def, {
+      OPENAI_BASE_URL: sim.url,
+      TOOLGAUGE_MODEL: 'sim:oracle',
+      TOOLGAUGE_OUT_DIR: out,
+    });
     const byId = Object.fromEntries(run.metas.map((m) => [m.id, m]));
     expect(byId.mul?.scores?.tool_calls).toBe(1);
     expect(byId.chain?.scores?.tool_calls).toBe(1);
@@ -85,7 +93,9 @@ describe('scorers.toolCalls in a describeEval run against the simulator', () => 
     expect(byId.wrong!.reason).toContain('tool_calls: call 1 multiply: b: 21 is not 12 (expected 12, got 21)');
     expect(byId.mul!.pass && byId.chain!.pass && byId.plain!.pass).toBe(true);
 
-    const summary = readJson<{ metrics: Record<string, { value: number; n: number }> }>(join(run.outDir, 'summary.json'));
+    const summary = readJson<{ metrics: Record<string, { value: number; n: number }> }>(
+      join(run.outDir, 'summary.json'),
+    );
     expect(summary.metrics.tool_calls!.n).toBe(3);
     expect(summary.metrics.tool_calls!.value).toBeCloseTo(2 / 3, 5);
 

@@ -34,12 +34,7 @@ export function expectedCallsSection(
   const rows: string[][] = expected.map((e, k) => {
     const hit = made.find((c) => c.name === e.name && !used.has(c.i));
     if (hit) used.add(hit.i);
-    return [
-      String(k + 1),
-      callText(e.name, e.arguments),
-      hit ? `${hit.i + 1}` : '',
-      hit ? hit.text : '(not called)',
-    ];
+    return [String(k + 1), callText(e.name, e.arguments), hit ? `${hit.i + 1}` : '', hit ? hit.text : '(not called)'];
   });
   for (const c of made) if (!used.has(c.i)) rows.push(['', '(not expected)', `${c.i + 1}`, c.text]);
   return {

@@ -36,7 +36,9 @@ describe('scorers.toolCalls: hand-derived verdicts per mode', () => {
   const E = [MUL, ADD];
   // [actual calls, strict, any, subset], each a score and the reason (null at 1), derived by hand from the rules in
   // docs/eval.md: strict = longest in-order run / max(n, m); any = one-to-one matches / max(n, m); subset = / n.
-  const table: Array<[string, ToolCallRecord[], [number, string | null], [number, string | null], [number, string | null]]> = [
+  const table: Array<
+    [string, ToolCallRecord[], [number, string | null], [number, string | null], [number, string | null]]
+  > = [
     ['the expected calls in order', [mul(6, 7), add(42, 1)], [1, null], [1, null], [1, null]],
     [
       'the expected calls swapped',
@@ -299,7 +301,10 @@ describe('scorers.toolCalls: properties', () => {
     const matrix = fc
       .tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 5 }))
       .chain(([n, m]) =>
-        fc.tuple(fc.array(fc.array(fc.boolean(), { minLength: m, maxLength: m }), { minLength: n, maxLength: n }), fc.constant(m)),
+        fc.tuple(
+          fc.array(fc.array(fc.boolean(), { minLength: m, maxLength: m }), { minLength: n, maxLength: n }),
+          fc.constant(m),
+        ),
       );
     // Every assignment of each row to an unused column or to nothing, counting the assigned rows.
     const brute = (ok: boolean[][], m: number, i = 0, used = new Set<number>()): number => {

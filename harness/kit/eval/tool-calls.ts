@@ -58,7 +58,10 @@ export function compareCall(
     try {
       ok = !!e.arguments(a.arguments);
     } catch (err) {
-      return { text: `the expected arguments' test threw: ${err instanceof Error ? err.message : String(err)}`, cost: 1 };
+      return {
+        text: `the expected arguments' test threw: ${err instanceof Error ? err.message : String(err)}`,
+        cost: 1,
+      };
     }
     return ok ? null : { text: `the arguments ${short(a.arguments)} fail the expected arguments' test`, cost: 1 };
   }
@@ -138,8 +141,7 @@ function strictReason(
   const n = expected.length;
   const m = actual.length;
   for (let i = 0; i < Math.max(n, m); i++) {
-    if (i >= m)
-      return `missing call ${i + 1}: ${expectedText(expected[i]!)} (${m} call(s) made, ${n} expected)`;
+    if (i >= m) return `missing call ${i + 1}: ${expectedText(expected[i]!)} (${m} call(s) made, ${n} expected)`;
     if (i >= n) return `unexpected call ${i + 1}: ${actualText(actual[i]!)} (${n} call(s) expected)`;
     const p = problem[i]![i];
     if (p) return `call ${i + 1}${expected[i]!.name === actual[i]!.name ? ` ${actual[i]!.name}` : ''}: ${p.text}`;
