@@ -14,10 +14,13 @@ const ExpectedToolCallSchema = z
   .object({
     name: z.string().min(1),
     arguments: z
-      .union([
-        z.record(z.string(), z.unknown()),
-        z.custom<(actual: Record<string, unknown>) => boolean>(isFunction, 'expected a function'),
-      ])
+      .union(
+        [
+          z.record(z.string(), z.unknown()),
+          z.custom<(actual: Record<string, unknown>) => boolean>(isFunction, 'expected a function'),
+        ],
+        { error: 'expected an object of arguments or a function of the actual arguments' },
+      )
       .optional(),
     rules: z.record(z.string(), ArgRuleSchema).optional(),
   })

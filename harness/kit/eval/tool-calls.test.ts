@@ -185,7 +185,7 @@ describe('scorers.toolCalls as a scorer', () => {
       /^the case's expectedTools\[0\]\.name: /,
     );
     expect(() => score(s, { expectedTools: [{ name: 'multiply', arguments: 3 }] as never }, [])).toThrow(
-      /^the case's expectedTools\[0\]\.arguments: /,
+      /^the case's expectedTools\[0\]\.arguments: expected an object of arguments or a function/,
     );
     expect(() => score(s, { expectedTools: [MUL], expectedToolsMatch: { order: 'sorted' } as never }, [])).toThrow(
       /^the case's expectedToolsMatch\.order: /,
