@@ -4,6 +4,7 @@ import {
   type CaseProblem,
   type CaseView,
   conversationSections,
+  expectedCallsSection,
   num,
   obj,
   pretty,
@@ -110,6 +111,8 @@ function scoredCase(input: CaseInput): SuiteCase {
   if (input.trace) {
     sections.push(...conversationSections('Transcript', output.messages, output.modelCalls, 'trace.output', problems));
     const toolCalls = arr(output.toolCalls);
+    const beside = expectedCallsSection(t.expectedTools, output.toolCalls, 'trace', problems);
+    if (beside) sections.push(beside);
     if (toolCalls.length) {
       sections.push({
         kind: 'table',

@@ -80,6 +80,9 @@ describe.skipIf(!CHROMIUM)(
       expect(caseText).toContain('"a": 19');
       expect(caseText).toContain('The result is <answer>43</answer>');
       expect(caseText).toMatch(/\d+ \+ \d+ tokens · \d+ ms · 1 attempt/);
+      // The case's expected call beside the call made.
+      expect(caseText).toContain('Expected tool calls beside the calls made');
+      expect(caseText).toMatch(/add\(\{"a":19,"b":23\}\)\s+1\s+add\(\{"a":19,"b":23\}\)/);
       // Side by side: the baseline's column answers 42, the candidate's 43, the answer outlined as different.
       expect(await browser.evaluate<number>(page, `document.querySelectorAll('#case .side > section').length`)).toBe(2);
       expect(await browser.evaluate<number>(page, `document.querySelectorAll('#case .diff').length`)).toBeGreaterThan(

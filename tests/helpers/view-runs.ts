@@ -55,7 +55,13 @@ export async function twoViewRuns(dirA: string, dirB: string): Promise<void> {
   const def = evalSuite(SUITE, {
     data: () => [
       { id: 'mul-1', input: 'What is 6 times 7?', expected: '42', tags: { op: 'mul' } },
-      { id: FAILING.id, input: FAILING.question, expected: '42', tags: { op: 'add' } },
+      {
+        id: FAILING.id,
+        input: FAILING.question,
+        expected: '42',
+        expectedTools: [{ name: 'add', arguments: { a: 19, b: 23 } }],
+        tags: { op: 'add' },
+      },
       { id: HOSTILE_ID, input: `What is 2 plus 2? ${HOSTILE_TAG}`, expected: '4', tags: { op: HOSTILE_TAG } },
     ],
     tools: [

@@ -106,3 +106,43 @@ describeEval('wrong-input', {
   task: toolLoop(),
   scorers: [],
 });
+
+// Expected tool calls: a name, arguments as an object or a test of the actual ones, rules per argument path; a
+// case's own comparison modes. Each wrong field is refused.
+describeEval('expected-tools', {
+  data: () => [
+    {
+      input: 'What is 6 times 7?',
+      expectedTools: [
+        { name: 'multiply', arguments: { a: 6, b: 7 }, rules: { a: { tolerance: 0.5 } } },
+        { name: 'add', arguments: (actual) => actual.a === 42 },
+        { name: 'lookup' },
+      ],
+      expectedToolsMatch: { order: 'any', args: 'subset' },
+    },
+  ],
+  task: toolLoop(),
+  scorers: [scorers.toolCalls(), scorers.toolCalls({ order: 'subset', args: 'subset', name: 'some_calls' })],
+});
+
+const wrongTools: EvalCase[] = [
+  // @ts-expect-error: `nmae` is no field of an expected call (and `name` is missing)
+  { input: 'q', expectedTools: [{ nmae: 'multiply' }] },
+  // @ts-expect-error: arguments are an object or a function, not a number
+  { input: 'q', expectedTools: [{ name: 'multiply', arguments: 3 }] },
+  // @ts-expect-error: a rule's field is checked too
+  { input: 'q', expectedTools: [{ name: 'multiply', rules: { a: { tolerence: 1 } } }] },
+  // @ts-expect-error: `sorted` is no order mode
+  { input: 'q', expectedToolsMatch: { order: 'sorted' } },
+];
+// @ts-expect-error: `exact` is an args mode, not an order mode
+scorers.toolCalls({ order: 'exact' });
+void wrongTools;
+describeEval('expected-tools-inline', {
+  data: () => [
+    // @ts-expect-error: inside data() too, an expected call's fields are checked
+    { input: 'q', expectedTools: [{ name: 'multiply', arguments: 3 }] },
+  ],
+  task: toolLoop(),
+  scorers: [scorers.toolCalls()],
+});

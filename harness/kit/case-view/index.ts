@@ -12,4 +12,5 @@ export {
   prettyArgs,
   turnsOf,
 } from './conversation.ts';
+export { expectedCallsSection } from './expected-calls.ts';
 export { arr, callsText, num, obj, pretty, readField, tagsOf, text, type Obj } from './values.ts';

@@ -51,6 +51,6 @@ export function readField<T>(schema: z.ZodType<T>, value: unknown, prefix: strin
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const { field, message } = firstZodIssue(r.error);
-  problems.push({ field: field ? `${prefix}.${field}` : prefix, message });
+  problems.push({ field: field ? `${prefix}${field.startsWith('[') ? '' : '.'}${field}` : prefix, message });
   return null;
 }

@@ -1,6 +1,7 @@
 import { compareArgs } from '../../match/rules.ts';
 import type { ArgRule } from '../../match/types.ts';
 import { factualityScorer, type FactualityOptions, type JudgeOptions, judgeScorer } from './judge.ts';
+import { type ToolCallsOptions, toolCallsScorer } from './tool-calls.ts';
 import type { ScoreArgs, Scorer, ScoreValue, TaskOutput } from './types.ts';
 
 /**
@@ -161,6 +162,13 @@ export const scorers = {
   ): Scorer<TInput, TExpected, TOutput> {
     return factualityScorer({ ...o, name: metricName(o.name ?? 'factuality') });
   },
+
+  /**
+   * The calls against the case's `expectedTools`: `order` strict (default) | any | subset, `args` exact (default) |
+   * subset; the share of calls matched; a case without expectedTools is unscored (docs/eval.md).
+   */
+  toolCalls: <TInput = unknown, TExpected = unknown>(o?: ToolCallsOptions) =>
+    toolCallsScorer<TInput, TExpected>(o, metricName),
 
   /** Any function of the case and the output. */
   custom<TInput = unknown, TExpected = unknown, TOutput = TaskOutput>(

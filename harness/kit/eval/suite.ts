@@ -7,6 +7,7 @@ import { genericAggregator, scoredMetaSchema, type ScoredMeta } from '../generic
 import { defaultOutDir } from '../outdir.ts';
 import type { SuiteDefinition, Verdict } from '../types.ts';
 import { isJudgeError, judgeCase } from './judge-context.ts';
+import { expectedToolsJson } from './expected-tools.ts';
 import { scoreOf } from './scorers.ts';
 import type { EvalCase, EvalTool, Scorer, Task, TaskOutput } from './types.ts';
 
@@ -156,6 +157,7 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
             trial: ctx.trial,
             input: inst.case.input,
             expected: inst.case.expected ?? null,
+            ...(inst.case.expectedTools ? { expectedTools: expectedToolsJson(inst.case.expectedTools) } : {}),
             output: out,
             scores,
             reasons: scorerReasons,
@@ -168,6 +170,9 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
           messages: standard ? out.messages : [],
           footer: [
             `expected: ${JSON.stringify(inst.case.expected ?? null)}`,
+            ...(inst.case.expectedTools
+              ? [`expected tools: ${JSON.stringify(expectedToolsJson(inst.case.expectedTools))}`]
+              : []),
             `${standard ? 'answer: ' : 'output: '}  ${standard ? out.answer : JSON.stringify(out ?? null)}`,
             ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`),
           ],

@@ -20,6 +20,8 @@ export interface EvalCase<TInput = string, TExpected = unknown> {
    * these arguments before it answers `expected`).
    */
   expectedTools?: readonly ExpectedToolCall[];
+  /** This case's own way of comparing its `expectedTools`, in place of the `scorers.toolCalls()` options. */
+  expectedToolsMatch?: ToolCallsMatch;
   /** Group name → value, for breakdowns in the report (e.g. `{ topic: 'math' }`). */
   tags?: Record<string, string>;
   [extra: string]: unknown;
@@ -32,6 +34,17 @@ export interface ExpectedToolCall {
   arguments?: Record<string, unknown> | ((actual: Record<string, unknown>) => boolean);
   /** Rules per argument path (equivalents, tolerance, casefold, ISO datetimes …), as `scorers.argumentsMatch` takes. */
   rules?: Record<string, ArgRule>;
+}
+
+/**
+ * How `scorers.toolCalls()` compares the actual calls with the expected ones (docs/eval.md). `order`: `strict` —
+ * exactly the expected calls, in their order; `any` — exactly the expected calls, in any order; `subset` — each
+ * expected call among the actual ones, extra calls allowed. `args`: `exact` — no argument beyond the expected ones;
+ * `subset` — extra arguments allowed. A predicate in `arguments` decides alone.
+ */
+export interface ToolCallsMatch {
+  order?: 'strict' | 'any' | 'subset';
+  args?: 'exact' | 'subset';
 }
 
 /** A tool the model may call: an OpenAI function schema plus the code that runs it. */
