@@ -7,18 +7,21 @@ import { applyConfig, type ConfigOptions } from '../../kit/flags/config-file.ts'
 import { type FlagSpecs, parseFlags } from '../../kit/flags/flags.ts';
 import { MODEL_FLAGS, settingsSource } from '../../kit/flags/model-flags.ts';
 import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
-import { planRun } from '../../kit/plan.ts';
+import { planRun, type RunPlan } from '../../kit/plan.ts';
 import { openRun } from '../../launch/open-run.ts';
-import { runEvalSuites } from '../../vitest/run.ts';
+import { type InlineRun, runEvalSuites } from '../../vitest/run.ts';
+import { checkWatchFlags, runEvalWatch } from '../eval-watch.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-               [--config FILE.yaml] [--smoke] [--json]   (every flag as a key, files: [..] for the eval files; docs/config.md)
+               [--config FILE.yaml] [--smoke] [--json] [--watch]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
   or a failing --gate (failing cases alone do not fail the run), 2 on a usage error (docs/eval.md#exit-codes).
   --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
-  summary.json); everything else (Vitest's output, the summaries) goes to stderr.`;
+  summary.json); everything else (Vitest's output, the summaries) goes to stderr.
+  --watch: run, then run again whenever an eval file or a module it imports changes, until Ctrl-C; each run is also
+  kept in <out dir>/runs/<UTC time>/ (toolgauge view lists them). Not with --resume, --shard, --merge-reports, --json.`;
 
 /** The shared model flags and eval's own. */
 export const EVAL_FLAGS: FlagSpecs = {
@@ -26,6 +29,10 @@ export const EVAL_FLAGS: FlagSpecs = {
   json: {
     type: 'boolean',
     description: "print the run's summaries as one JSON document on stdout, the rest on stderr",
+  },
+  watch: {
+    type: 'boolean',
+    description: 'run again on every change to the eval files or what they import, until Ctrl-C; keeps each run',
   },
 };
 
@@ -39,6 +46,7 @@ export async function run(argvIn: string[]): Promise<number> {
   if (!positionals.length && !values['merge-reports'])
     throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
+  if (values.watch) checkWatchFlags(values);
   const plan = planRun(settingsSource(process.env, values), []);
   if (plan.run.gate) {
     try {
@@ -56,31 +64,35 @@ export async function run(argvIn: string[]): Promise<number> {
   const ended: Array<{ suite: string; outDir: string }> = [];
   const reporter = [
     REPORTER_PATH,
-    json ? { cli: true, stderr: true, onEnded: (s: typeof ended) => void ended.push(...s) } : { cli: true },
+    { cli: true, onEnded: (s: typeof ended) => void ended.push(...s), ...(json ? { stderr: true } : {}) },
   ];
   const mergeReports = values['merge-reports'] as string | undefined;
+  const config = (inline: InlineRun) => {
+    const config = evalConfig({
+      include: files.map((f) => relative(root, f)),
+      concurrency: plan.vitest.maxConcurrency,
+      testTimeout: plan.vitest.testTimeout,
+    });
+    const provide = inline.provide ? { provide: { toolgauge: inline.provide } } : {};
+    return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[], ...provide } };
+  };
+  const open = (p: RunPlan) =>
+    openRun(p, {
+      command: 'toolgauge eval',
+      // a describeEval suite registers itself in the test worker: the simulator plays no suite of its own here
+      suites: [],
+      outDir: p.run.outDir ?? 'results',
+      noRequests: Boolean(mergeReports),
+      smoke: Boolean(values.smoke),
+    });
+  if (values.watch)
+    return runEvalWatch({ files, root, plan, config, open, ended, filter: values.filter as string | undefined });
   const exitCode = await runEvalSuites(files, {
     plan,
     root,
     reporter,
-    config: (inline) => {
-      const config = evalConfig({
-        include: files.map((f) => relative(root, f)),
-        concurrency: plan.vitest.maxConcurrency,
-        testTimeout: plan.vitest.testTimeout,
-      });
-      const provide = inline.provide ? { provide: { toolgauge: inline.provide } } : {};
-      return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[], ...provide } };
-    },
-    open: (p) =>
-      openRun(p, {
-        command: 'toolgauge eval',
-        // a describeEval suite registers itself in the test worker: the simulator plays no suite of its own here
-        suites: [],
-        outDir: p.run.outDir ?? 'results',
-        noRequests: Boolean(mergeReports),
-        smoke: Boolean(values.smoke),
-      }),
+    config,
+    open,
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,
