@@ -65,17 +65,20 @@ export interface HistoryEntry {
   problem: string | null;
 }
 
-/** The kept runs of the output directory `outDir`, newest first; none when it has no `runs/` folder. */
-export function runHistory(outDir: string): HistoryEntry[] {
+/** The folder names of the kept runs of `outDir`, newest first; none when it has no `runs/` folder. */
+export function keptRunNames(outDir: string): string[] {
   const runs = join(outDir, RUNS_DIR);
-  const st = lstatOrNull(runs);
-  if (!st?.isDirectory()) return [];
+  if (!lstatOrNull(runs)?.isDirectory()) return [];
   return readdirSync(runs, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
     .sort()
-    .reverse()
-    .map((name) => historyEntry(join(runs, name), name));
+    .reverse();
+}
+
+/** The kept runs of the output directory `outDir`, newest first, each with what its summary.json says. */
+export function runHistory(outDir: string): HistoryEntry[] {
+  return keptRunNames(outDir).map((name) => historyEntry(join(outDir, RUNS_DIR, name), name));
 }
 
 function historyEntry(dir: string, name: string): HistoryEntry {
