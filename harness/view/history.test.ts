@@ -28,8 +28,8 @@ const dataOf = (html: string) =>
 
 /** pass_rate as the kept run's own summary.json says: the oracle the history is checked against. */
 const passRateIn = (dir: string) =>
-  (JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { metrics: { pass_rate: { value: number } } })
-    .metrics.pass_rate.value;
+  (JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as { metrics: { pass_rate: { value: number } } }).metrics
+    .pass_rate.value;
 
 /** `toolgauge view DIR` in this process: its URL once it prints it, and a stop. */
 async function served(dir: string) {
@@ -39,7 +39,7 @@ async function served(dir: string) {
   const printed = new Promise<void>((resolve) => {
     process.stdout.write = ((c: string) => {
       const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(c));
-      if (m) ((url = m[1]!), resolve());
+      if (m) (url = m[1]!), resolve();
       return true;
     }) as typeof process.stdout.write;
   });

@@ -37,8 +37,9 @@ function capturedMain(args: string[], cwd: string) {
   const write = { stdout: process.stdout.write, stderr: process.stderr.write };
   const capture = ((c: string | Uint8Array) => {
     text += String(c);
-    for (const w of waits.splice(0)) if (w.pattern.test(text)) w.resolve();
-    else waits.push(w);
+    for (const w of waits.splice(0))
+      if (w.pattern.test(text)) w.resolve();
+      else waits.push(w);
     return true;
   }) as typeof process.stdout.write;
   const home = process.cwd();
