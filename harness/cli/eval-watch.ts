@@ -58,7 +58,8 @@ export async function runEvalWatch(o: {
         const at = new Date();
         const dirs = o.ended.splice(0).map((e) => keepRun(e.outDir, at));
         for (const d of dirs) log(`toolgauge eval --watch: run ${index} kept in ${relative(o.root, d) || d}`);
-        log('toolgauge eval --watch: waiting for a change to the eval files or what they import; Ctrl-C to stop');
+        if (!stop.signal.aborted)
+          log('toolgauge eval --watch: waiting for a change to the eval files or what they import; Ctrl-C to stop');
         o.onKept?.({ index, exitCode, dirs });
       },
       onOpenError: (err) => log(`toolgauge eval --watch: ${(err as Error).message}`),

@@ -65,8 +65,11 @@ export async function watchEvalSuites(
     for (const sig of ['SIGINT', 'SIGTERM'] as const)
       for (const l of process.listeners(sig)) if (!signalsBefore[sig].includes(l)) process.off(sig, l);
   };
+  type Started = Awaited<ReturnType<typeof import('vitest/node').startVitest>>;
+  let running: Started | undefined; // known from Vitest's first report, before its first run ends
   const runEnds = {
-    onInit: (v: { onClose(fn: () => Promise<void>): void }) => {
+    onInit: (v: Started) => {
+      running = v;
       dropVitestSignalHandlers();
       // Vitest's own quit (`q`, or Ctrl-C on a terminal, which then exits the process) closes the run first.
       v.onClose(async () => {
@@ -86,10 +89,13 @@ export async function watchEvalSuites(
   };
   const base = opts.config({ provide: current.plan }) as { test?: { reporters?: unknown[] } };
   const config = { ...base, test: { ...base.test, reporters: [...(base.test?.reporters ?? []), runEnds] } };
-  let vitest: Awaited<ReturnType<typeof import('vitest/node').startVitest>> | undefined;
+  let vitest: Started | undefined;
+  // A stop cancels the run in progress (its tests end as interrupted, its end is reported) rather than waiting for it.
+  const cancel = () => void running?.cancelCurrentRun('keyboard-input');
+  opts.signal.addEventListener('abort', cancel, { once: true });
   try {
     const { startVitest } = await import('vitest/node');
-    vitest = await startVitest(
+    const started = startVitest(
       'test',
       files,
       {
@@ -101,7 +107,13 @@ export async function watchEvalSuites(
       config as never,
       opts.stdout ? { stdout: opts.stdout as NodeJS.WriteStream } : undefined,
     );
-    const v = vitest;
+    // The first run happens inside startVitest: a stop meanwhile closes Vitest, which ends it.
+    if ((await Promise.race([started, stopped])) === undefined) {
+      await running?.close();
+      await started.catch(() => undefined);
+      return openFailed?.code ?? lastCode;
+    }
+    const v = (vitest = await started);
     v.onTestsRerun(async () => {
       await closeCurrent();
       index += 1;
@@ -117,7 +129,8 @@ export async function watchEvalSuites(
     });
     await stopped;
   } finally {
-    await vitest?.close();
+    opts.signal.removeEventListener('abort', cancel);
+    await (vitest ?? running)?.close();
     await closeCurrent();
   }
   return openFailed?.code ?? lastCode;
