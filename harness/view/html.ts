@@ -73,6 +73,8 @@ export function viewHtml(
     `script-src ${hash(script)}`,
     `style-src ${hash(PAGE_CSS)}`,
     `img-src data:`,
+    // the served page asks its server whether a new run was written (harness/view/history.ts)
+    ...(data.liveVersion ? [`connect-src 'self'`] : []),
     `base-uri 'none'`,
     `form-action 'none'`,
   ].join('; ');

@@ -62,6 +62,22 @@ export interface RunView {
   charts: Array<{ label: string; svg: string }>;
   rows: CaseRow[];
   problems: LoadProblem[];
+  /** The kept runs of this run's directory (`toolgauge eval --watch`), newest first; absent or empty: none. */
+  history?: HistoryView[];
+}
+
+/** One kept run in a run's history. */
+export interface HistoryView {
+  /** The kept run's folder name: its UTC time. */
+  name: string;
+  startedAt: string | null;
+  model: string | null;
+  passRate: number | null;
+  problem: string | null;
+  /** The page shows this kept run (in place of the latest). */
+  shown: boolean;
+  /** The served page's `open` query value that shows it; null in an exported page. */
+  open: string | null;
 }
 
 /** One row of the paired comparison, as `report --compare` computes it. */
@@ -94,4 +110,7 @@ export interface ViewData {
   comparisons: ComparisonView[];
   comparisonRefused: string | null;
   problems: LoadProblem[];
+  /** Served by `toolgauge view`: the runs' version when the page was built; the page polls `/version` and reloads
+   * when it differs (a run ended). Absent in an exported page. */
+  liveVersion?: string;
 }

@@ -15,8 +15,13 @@ export interface ViewServer {
 }
 
 export async function serveView(
-  page: () => Promise<string>,
-  o: { port?: number; onError?: (err: Error) => void } = {},
+  page: (query: URLSearchParams) => Promise<string>,
+  o: {
+    port?: number;
+    onError?: (err: Error) => void;
+    /** What `/version` answers: it changes when the runs change, and the open page then reloads (view/history.ts). */
+    version?: () => string;
+  } = {},
 ): Promise<ViewServer> {
   let port = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -33,13 +38,20 @@ export async function serveView(
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return;
     }
-    const path = (req.url ?? '/').split('?')[0];
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname;
+    if (path === '/version' && o.version) {
+      res
+        .writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+        .end(req.method === 'HEAD' ? undefined : o.version());
+      return;
+    }
     if (path !== '/' && path !== '/index.html') {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
       return;
     }
     try {
-      const html = await page();
+      const html = await page(url.searchParams);
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-store',
@@ -48,7 +60,7 @@ export async function serveView(
         'x-frame-options': 'DENY',
         // The page's own policy (by hash) is in its <meta>; this one forbids everything that is not inline or data:.
         'content-security-policy':
-          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       });
       res.end(req.method === 'HEAD' ? undefined : html);
     } catch (err) {

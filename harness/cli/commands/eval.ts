@@ -8,14 +8,15 @@ import { type FlagSpecs, parseFlags } from '../../kit/flags/flags.ts';
 import { MODEL_FLAGS, settingsSource } from '../../kit/flags/model-flags.ts';
 import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
 import { cliInterruptLine } from '../../kit/interrupt.ts';
-import { planRun } from '../../kit/plan.ts';
+import { planRun, type RunPlan } from '../../kit/plan.ts';
 import { openRun } from '../../launch/open-run.ts';
-import { runEvalSuites } from '../../vitest/run.ts';
+import { type InlineRun, runEvalSuites } from '../../vitest/run.ts';
 import { type EndedEval, endedEvals, type EvalRun, modelListOf, runEachModel } from '../eval-models.ts';
+import { checkWatchFlags, runEvalWatch } from '../eval-watch.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --model A,B…] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-               [--config FILE.yaml] [--smoke] [--json]   (every flag as a key, files: [..] for the eval files; docs/config.md)
+               [--config FILE.yaml] [--smoke] [--json] [--watch]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
   or a failing --gate (failing cases alone do not fail the run), 2 on a usage error, 130 on Ctrl-C (docs/eval.md#exit-codes).
@@ -24,7 +25,10 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --mo
   --model A,B…: the run once per model, one after another, each into <eval dir>/<model folder>/ (the name with
   characters other than letters, digits, . _ - as _), then each eval's paired comparison of every model with the
   first (report --compare's comparison.md, .json, .svg) in <eval dir>/; the exit code is the worst model's; with
-  --json the document also has each eval's "model" and "comparisons": [{"name", "path"}] (docs/eval.md#several-models).`;
+  --json the document also has each eval's "model" and "comparisons": [{"name", "path"}] (docs/eval.md#several-models).
+  --watch: run, then run again whenever an eval file or a module it imports changes, until Ctrl-C; each run is also
+  kept in <out dir>/runs/<UTC time>/ (toolgauge view lists them). Not with --resume, --shard, --merge-reports, --json
+  or a list of models.`;
 
 /** The shared model flags and eval's own. */
 export const EVAL_FLAGS: FlagSpecs = {
@@ -32,6 +36,10 @@ export const EVAL_FLAGS: FlagSpecs = {
   json: {
     type: 'boolean',
     description: "print the run's summaries as one JSON document on stdout, the rest on stderr",
+  },
+  watch: {
+    type: 'boolean',
+    description: 'run again on every change to the eval files or what they import, until Ctrl-C; keeps each run',
   },
 };
 
@@ -51,9 +59,13 @@ export async function run(argvIn: string[]): Promise<number> {
   if (!positionals.length && !values['merge-reports'])
     throw new UsageError('toolgauge eval: give at least one eval file (e.g. evals/arith.eval.ts)');
   for (const f of positionals) if (!existsSync(f)) throw new UsageError(`toolgauge eval: '${f}' does not exist`);
+  if (values.watch) checkWatchFlags(values);
   // `--model a,b`: the same run once per model, then their paired comparison (harness/cli/eval-models.ts)
   const models = modelListOf(values, process.env);
-  if (models) return runEachModel(models, values, (vals, folder) => runEval(positionals, vals, folder));
+  if (models) {
+    if (values.watch) throw new UsageError('toolgauge eval: --watch runs one model; give --model one name');
+    return runEachModel(models, values, (vals, folder) => runEval(positionals, vals, folder));
+  }
   const r = await runEval(positionals, values);
   if (values.json) process.stdout.write(`${JSON.stringify(jsonDocument(r.ended, r.exitCode))}\n`);
   return r.exitCode;
@@ -81,31 +93,47 @@ async function runEval(
   // runs under the CLI; the plan reaches it and the workers by `provide`.
   const json = Boolean(values.json);
   const ended: Array<{ suite: string; outDir: string }> = [];
-  const onEnded = (s: typeof ended) => void ended.push(...s);
-  const reporter = [REPORTER_PATH, json ? { cli: true, stderr: true, onEnded } : { cli: true, onEnded }];
+  const reporter = [
+    REPORTER_PATH,
+    { cli: true, onEnded: (s: typeof ended) => void ended.push(...s), ...(json ? { stderr: true } : {}) },
+  ];
   const mergeReports = values['merge-reports'] as string | undefined;
+  const config = (inline: InlineRun) => {
+    const config = evalConfig({
+      include: files.map((f) => relative(root, f)),
+      concurrency: plan.vitest.maxConcurrency,
+      testTimeout: plan.vitest.testTimeout,
+    });
+    const provide = inline.provide ? { provide: { toolgauge: inline.provide } } : {};
+    return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[], ...provide } };
+  };
+  const open = (p: RunPlan) =>
+    openRun(p, {
+      command: 'toolgauge eval',
+      // a describeEval suite registers itself in the test worker: the simulator plays no suite of its own here
+      suites: [],
+      outDir: p.run.outDir ?? 'results',
+      noRequests: Boolean(mergeReports),
+      smoke: Boolean(values.smoke),
+    });
+  if (values.watch) {
+    const exitCode = await runEvalWatch({
+      files,
+      root,
+      plan,
+      config,
+      open,
+      ended,
+      filter: values.filter as string | undefined,
+    });
+    return { exitCode, ended };
+  }
   const exitCode = await runEvalSuites(files, {
     plan,
     root,
     reporter,
-    config: (inline) => {
-      const config = evalConfig({
-        include: files.map((f) => relative(root, f)),
-        concurrency: plan.vitest.maxConcurrency,
-        testTimeout: plan.vitest.testTimeout,
-      });
-      const provide = inline.provide ? { provide: { toolgauge: inline.provide } } : {};
-      return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[], ...provide } };
-    },
-    open: (p) =>
-      openRun(p, {
-        command: 'toolgauge eval',
-        // a describeEval suite registers itself in the test worker: the simulator plays no suite of its own here
-        suites: [],
-        outDir: p.run.outDir ?? 'results',
-        noRequests: Boolean(mergeReports),
-        smoke: Boolean(values.smoke),
-      }),
+    config,
+    open,
     shard: values.shard as string | undefined,
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,

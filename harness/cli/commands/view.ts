@@ -4,14 +4,16 @@ import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
 import { FileRefused } from '../../core/nofollow.ts';
 import { escapeTerminal } from '../../core/terminal.ts';
-import { buildViewPage, serveView, ViewFileError } from '../../view/index.ts';
+import { buildViewPage, runDirs, runsVersion, serveView, ViewFileError } from '../../view/index.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge view [DIR …] [--port N] [--label NAME …] [--allow-partial]
   a results viewer in the browser, served on 127.0.0.1 (one self-contained page, nothing from the network): each
   run's header, metrics with CIs, breakdowns, gate and charts; the case ledger (search, filters, sort); each case's
   input, expected and predicted, scorers, transcript and evidence; two or more runs side by side with the paired
-  verdicts of report --compare. DIR: run directories, or folders of them (default: results)
+  verdicts of report --compare; each run's history (the runs \`eval --watch\` kept: date, pass rate, model), any of
+  them opened in its place; the open page reloads when a run ends. DIR: run directories, or folders of them
+  (default: results)
 toolgauge view [DIR …] --export FILE.html   the same page as one static file (e.g. a CI artifact)`;
 
 export async function run(argv: string[]): Promise<number> {
@@ -28,16 +30,16 @@ export async function run(argv: string[]): Promise<number> {
   );
   const paths = positionals.length ? positionals : ['results'];
   const opts = { labels: values.label as string[] | undefined, allowPartial: Boolean(values['allow-partial']) };
-  const build = async () => {
+  const build = async (served?: { open: string[] }) => {
     try {
-      return await buildViewPage(paths, opts);
+      return await buildViewPage(paths, { ...opts, ...(served ? { served } : {}) });
     } catch (err) {
       if (err instanceof ViewFileError) throw new UsageError(`toolgauge view: ${err.message}`);
       throw err;
     }
   };
   // Read once before serving: a path that is not a run is a usage error now, not a broken page later.
-  const first = await build();
+  const first = await build(values.export ? undefined : { open: [] });
   const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
   const summary = `${n(first.runs, 'run')}, ${n(first.cases, 'case')}${first.problems ? `, ${n(first.problems, 'problem')} shown in the page` : ''}`;
   if (values.export) {
@@ -53,14 +55,22 @@ export async function run(argv: string[]): Promise<number> {
   }
   let initial: string | null = first.html;
   const server = await serveView(
-    async () => {
+    async (query) => {
       // The first load gets the page already built; every later one reads the directories again.
-      const html = initial ?? (await build()).html;
+      const open = query.getAll('open');
+      const html = (!open.length && initial) || (await build({ open })).html;
       initial = null;
       return html;
     },
     {
       port: values.port as number | undefined,
+      version: () => {
+        try {
+          return runsVersion(runDirs(paths));
+        } catch (err) {
+          return `unreadable: ${(err as Error).message}`;
+        }
+      },
       onError: (e) => process.stderr.write(escapeTerminal(`toolgauge view: ${e.message}`) + '\n'),
     },
   );

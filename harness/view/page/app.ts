@@ -9,6 +9,7 @@ import type {
   ViewData,
 } from '../model.ts';
 import { applyQuery, decodeHash, encodeHash, facets, joinRuns, rowReasons, type Entry, type Query } from './ledger.ts';
+import { historySection, reloadOnNewRuns } from './history.ts';
 
 /**
  * The viewer page. Every string from a run (model text, ids, tags, reasons, file names) reaches the document as a
@@ -127,10 +128,12 @@ function problemsList(ps: RunView['problems']): HTMLElement | null {
   );
 }
 
-function runSection(run: RunView): HTMLElement {
+function runSection(run: RunView, slot: number): HTMLElement {
   const s = h('section', { className: 'run' });
   s.append(h('h2', {}, run.label), h('p', { className: 'muted' }, run.dir));
   if (run.notice) s.append(h('p', { className: 'notice' }, run.notice));
+  const history = historySection(run, slot);
+  if (history) s.append(history);
   const p = problemsList(run.problems);
   if (p) s.append(p);
   s.append(
@@ -374,6 +377,7 @@ function main(): void {
     app.append(h('p', { className: 'problems' }, 'No data in this page.'));
     return;
   }
+  reloadOnNewRuns(data);
   const entries: Entry[] = joinRuns(data.runs.map((r) => r.rows));
   const multi = data.runs.length > 1;
   let { query, caseKey } = decodeHash(location.hash);
@@ -385,7 +389,7 @@ function main(): void {
   const runBox = h('div', { id: 'run' });
   const showRun = (i: number) => {
     selectedRun = i;
-    runBox.replaceChildren(runSection(data.runs[i]!));
+    runBox.replaceChildren(runSection(data.runs[i]!, i));
     [...tabs.children].forEach((b, j) => b.classList.toggle('on', j === i));
   };
   data.runs.forEach((r, i) => tabs.append(h('button', { title: r.dir, onclick: () => showRun(i) }, r.label)));
