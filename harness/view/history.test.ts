@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keepRun, RUNS_DIR } from '../kit/run-history.ts';
 import { tempDir } from '../../tests/helpers/cli.ts';
@@ -80,7 +80,8 @@ describe('toolgauge view: a run history', () => {
     const view = await served(latest);
     try {
       const page = dataOf((await get(view.url())).body);
-      expect(page.runs[0]!.dir).toBe(latest);
+      // paths on the page are relative to the folder the viewer was opened on (a run folder: its parent)
+      expect(page.runs[0]!.dir).toBe(relative(root, latest));
       const h = page.runs[0]!.history!;
       expect(h.map((x) => [x.name, x.model, x.passRate, x.shown, x.open])).toEqual([
         ['2025-01-02T00-00-00.000Z', 'sim:wrong', passRateIn(newer), false, '0/2025-01-02T00-00-00.000Z'],
@@ -89,11 +90,11 @@ describe('toolgauge view: a run history', () => {
       expect(passRateIn(newer)).not.toBe(passRateIn(older));
       // opening a kept run shows it in the run's place, its history marking it
       const opened = dataOf((await get(`${view.url()}?open=${encodeURIComponent(h[0]!.open!)}`)).body);
-      expect(opened.runs[0]!.dir).toBe(newer);
+      expect(opened.runs[0]!.dir).toBe(relative(root, newer));
       expect(opened.runs[0]!.history!.map((x) => x.shown)).toEqual([true, false]);
       // a name that is not a kept run of this directory opens nothing: the latest run is shown
       for (const open of ['0/..', '0/../../other', '1/2025-01-01T00-00-00.000Z', '0/2024-01-01T00-00-00.000Z'])
-        expect(dataOf((await get(`${view.url()}?open=${encodeURIComponent(open)}`)).body).runs[0]!.dir).toBe(latest);
+        expect(dataOf((await get(`${view.url()}?open=${encodeURIComponent(open)}`)).body).runs[0]!.dir).toBe(relative(root, latest));
       // the page was built at this version; a newly kept run changes it
       const v1 = (await get(`${view.url()}version`)).body;
       expect(page.liveVersion).toBe(v1);
