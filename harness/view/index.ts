@@ -35,7 +35,10 @@ export async function buildViewPage(
   if (o.served) built.data.liveVersion = runsVersion(slots.map((s) => s.base));
   // Paths are shown relative to the folder the viewer was opened on (harness/view/relative-paths.ts).
   const { data, details } = relativeView(built.data, built.details, {
-    base: viewBase(paths, dirs),
+    base: viewBase(
+      paths,
+      slots.map((s) => s.base),
+    ),
     runDirs: dirs,
     home: homedir(),
     cwd: process.cwd(),
