@@ -6,6 +6,7 @@ import { evalSuite } from '../../harness/kit/eval/suite.ts';
 import { toolLoop } from '../../harness/kit/eval/tool-loop.ts';
 import type { EvalCase } from '../../harness/kit/eval/types.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
+import { startSimServer } from '../../harness/sim/server.ts';
 import { tempDir } from '../helpers/cli.ts';
 
 // A user's describeEval with no base URL, in process over real HTTP: the run starts the simulator, the eval hands it
@@ -78,6 +79,22 @@ describe('a describeEval answered by the simulator, with no base URL', () => {
     expect(none.finalized.harnessErrors).toBe(0);
     expect(none.calls).toEqual([]);
     expect(none.metas.map((m) => m.pass)).toEqual([true, true]);
+  });
+});
+
+describe("a simulator with a program's own responder under the eval's name", () => {
+  it('answers the eval with that responder', async () => {
+    const sim = await startSimServer({
+      responders: { 'arith-own': { chat: () => ({ content: '<answer>PRODUCT-42</answer>' }) } },
+    });
+    try {
+      const r = await run('arith-own', 'sim:oracle', { TOOLGAUGE_SIM_URL: sim.url });
+      expect(r.finalized.harnessErrors).toBe(0);
+      expect(Object.fromEntries(r.metas.map((m) => [m.id, m.pass]))).toEqual({ 'mul-1': true, 'mul-2': false });
+      expect(r.calls).toEqual([]);
+    } finally {
+      await sim.close();
+    }
   });
 });
 

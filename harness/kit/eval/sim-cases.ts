@@ -77,6 +77,9 @@ export async function registerEvalCases(
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
+  // 409: the simulator has a responder of its own under this name (a program's `startSimServer({ responders })`),
+  // which answers the eval as it always did.
+  if (res.status === 409) return;
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     let message = text.slice(0, 300);
