@@ -1,5 +1,6 @@
 // `npm run bench:eval`: a 10-case describeEval run — toolgauge as a user installs it (npm pack, in a fresh project)
-// against vitest-evals, on the same endpoint (the arithmetic simulator of examples/arith/sim.mjs, real HTTP): wall
+// against vitest-evals, on the same endpoint (the installed package's `toolgauge sim`, the eval's cases registered
+// with it, so vitest-evals' header-less requests are answered by their question; real HTTP): wall
 // time, CPU seconds and peak RSS of each run's whole process tree. Sides alternate; medians over --reps (default 3).
 //
 //   --vitest-evals DIR   a folder where `npm install vitest-evals@0.16.1 vitest@4.1.12 ai zod tinyrainbow` was run
@@ -28,8 +29,18 @@ const beforeDir = values.before ? resolve(values.before) : undefined;
 const CASES = Array.from({ length: 10 }, (_, i) => {
   const [a, b] = [3 + i, 7 + 2 * i];
   return i % 2
-    ? { id: `add-${i}`, input: `What is ${a} plus ${b}?`, expected: String(a + b) }
-    : { id: `mul-${i}`, input: `What is ${a} times ${b}?`, expected: String(a * b) };
+    ? {
+        id: `add-${i}`,
+        input: `What is ${a} plus ${b}?`,
+        expected: String(a + b),
+        expectedTools: [{ name: 'add', arguments: { a, b } }],
+      }
+    : {
+        id: `mul-${i}`,
+        input: `What is ${a} times ${b}?`,
+        expected: String(a * b),
+        expectedTools: [{ name: 'multiply', arguments: { a, b } }],
+      };
 });
 const SYSTEM = 'Use the tools for arithmetic. End with <answer>…</answer>.';
 const TOOLS = `[
@@ -87,11 +98,19 @@ const { tarball } = packToolgauge(root);
 const tg = freshProject(join(root, 'toolgauge'), { type: 'module', tarball }) as string;
 writeFileSync(join(tg, 'arith10.eval.ts'), TOOLGAUGE_EVAL);
 writeFileSync(join(tg, 'vitest.config.ts'), readFileSync(fromRoot('examples', 'arith', 'vitest.config.ts')));
-writeFileSync(join(tg, 'sim.mjs'), readFileSync(fromRoot('examples', 'arith', 'sim.mjs')));
 
-// The endpoint: the example's simulator, from the installed package, outside the measured process trees.
-const sim = execa('node', ['sim.mjs'], { cwd: tg, reject: false });
-const baseUrl = await new Promise<string>((res) => sim.stdout!.once('data', (d: Buffer) => res(String(d).trim())));
+// The endpoint: the installed package's simulator, outside the measured process trees, with the eval's cases
+// registered (as a toolgauge run does itself) so every side's requests are answered.
+const sim = execa(join(tg, 'node_modules', '.bin', 'toolgauge'), ['sim'], { cwd: tg, reject: false });
+const baseUrl = await new Promise<string>((res) =>
+  sim.stdout!.once('data', (d: Buffer) => res(/http:\/\/\S+\/v1/.exec(String(d))![0])),
+);
+const registered = await fetch(`${baseUrl}/toolgauge/evals/arith`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ cases: CASES }),
+});
+if (!registered.ok) throw new Error(`the simulator refused the cases: ${await registered.text()}`);
 
 type Side = { name: string; cwd: string; cmd: string; args: string[]; env?: Record<string, string> };
 const sides: Side[] = [

@@ -1,13 +1,30 @@
-// A tool-calling eval in 30 lines: `npx toolgauge eval arith.eval.ts --base-url URL --model M`.
+// A tool-calling eval: `npx toolgauge eval arith.eval.ts --model sim:oracle` (the built-in simulator plays each case
+// from its expectedTools and expected), or `--base-url URL --model M` for your endpoint.
 import { describeEval, scorers, toolLoop } from 'toolgauge';
 
 const number = { type: 'number' };
 
 describeEval('arith', {
   data: async () => [
-    { id: 'mul-1', input: 'What is 6 times 7?', expected: '42' },
-    { id: 'mul-2', input: 'What is 12 times 12?', expected: '144' },
-    { id: 'add-1', input: 'What is 19 plus 23?', expected: '42', tags: { op: 'add' } },
+    {
+      id: 'mul-1',
+      input: 'What is 6 times 7?',
+      expected: '42',
+      expectedTools: [{ name: 'multiply', arguments: { a: 6, b: 7 } }],
+    },
+    {
+      id: 'mul-2',
+      input: 'What is 12 times 12?',
+      expected: '144',
+      expectedTools: [{ name: 'multiply', arguments: { a: 12, b: 12 } }],
+    },
+    {
+      id: 'add-1',
+      input: 'What is 19 plus 23?',
+      expected: '42',
+      expectedTools: [{ name: 'add', arguments: { a: 19, b: 23 } }],
+      tags: { op: 'add' },
+    },
   ],
   tools: [
     {

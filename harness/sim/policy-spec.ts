@@ -21,6 +21,9 @@ export const POLICIES = [
 ] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
+/** Other spellings of a policy: `sim:wrong_args` is `sim:wrong_arg`. */
+const ALIASES: Record<string, PolicyName> = { wrong_args: 'wrong_arg' };
+
 export const FAULT_CAUSES = ['template_bug', 'parser_gap', 'format_failure', 'decision_failure'] as const;
 
 /**
@@ -113,7 +116,8 @@ export function parsePolicySpec(model: string): PolicySpec {
   if (!isSimModel(model)) throw new Error(`'${model}' is not a simulator model (sim:${POLICIES.join('|sim:')})`);
   const rest = model.slice(4);
   const q = rest.indexOf('?');
-  const name = (q < 0 ? rest : rest.slice(0, q)) as PolicyName;
+  const given = q < 0 ? rest : rest.slice(0, q);
+  const name = (ALIASES[given] ?? given) as PolicyName;
   if (!POLICIES.includes(name))
     throw new Error(`unknown simulator policy '${name}' (expected one of ${POLICIES.join(', ')})`);
   const params = Object.fromEntries(new URLSearchParams(q < 0 ? '' : rest.slice(q + 1)));

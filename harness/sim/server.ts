@@ -14,7 +14,10 @@ import {
 } from '../core/http-front.ts';
 import { sendJson } from '../core/http-json.ts';
 import { EVAL_JUDGE_ROUTE, simEvalJudgeReply } from './eval-judge.ts';
+import { EVAL_NAME, EvalRegistration, MAX_EVALS } from './eval-cases.ts';
+import { evalResponder, type EvalResponder } from './eval-responder.ts';
 import { pickFault } from './faults.ts';
+import { HttpError } from './http-error.ts';
 import { chatBodyOfMessages, MessagesRequest, messagesError, messagesResponse } from './messages-api.ts';
 import { parsePolicySpec, type PolicySpec } from './policy-spec.ts';
 import { sendChatStream } from './stream.ts';
@@ -82,15 +85,18 @@ export interface SimServerOptions {
   port?: number;
   /** Largest request body, bytes; default 64 MiB (a larger one is a 413, never read whole). */
   maxBodyBytes?: number;
-  /** Told of every request refused because it names no known instance (`toolgauge sim` prints it). */
-  onUnmatched?: (message: string) => void;
+  /**
+   * Told of every request the simulator cannot answer — no known instance, no responder for the suite it names, no
+   * chat or completions responder — with the status it answered (`toolgauge sim` prints each).
+   */
+  onUnmatched?: (message: string, status: number) => void;
 }
 
 export interface SimServer {
   /** Base URL including `/v1`. */
   url: string;
   port: number;
-  /** `unmatched`: requests refused because they name no known instance. */
+  /** `unmatched`: requests refused because the simulator cannot answer them (`onUnmatched`). */
   stats: { requests: number; unmatched: number; faults: Record<string, number> };
   close(): Promise<void>;
 }
@@ -118,19 +124,19 @@ const CompletionBodySchema = z.object({ model: z.string(), prompt: z.string() })
  */
 export const UNMATCHED_STATUS = 422;
 
-/** An error a responder throws to answer with an HTTP status (422: the simulator cannot answer this request). */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { HttpError };
+
+/** A request refused by the routing itself: counted and reported where it is made. */
+class Refused extends HttpError {}
+
+/** Every answer of the simulator carries this header, so a client can tell who answered. */
+export const SIMULATOR_HEADER = 'x-toolgauge-simulator';
 
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
   // Judged scorers' requests (harness/sim/eval-judge.ts) are answered by every simulator, beside the suites' own.
   const responders: Record<string, Responder> = { [EVAL_JUDGE_ROUTE]: evalJudgeResponder, ...opts.responders };
+  // The describeEval runs' cases, registered over HTTP (eval-cases.ts); a suite's responder keeps its name.
+  const evals = new Map<string, EvalResponder>();
   const attempts = new Map<string, number>();
   const hung = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
@@ -152,10 +158,47 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     return fault;
   };
 
+  /** A request the simulator cannot answer: counted, reported, and answered with `status`. */
+  const refuse = (status: number, message: string, body: unknown): HttpError => {
+    stats.unmatched++;
+    opts.onUnmatched?.(`${message}; first user message: ${JSON.stringify(firstUserText(body).slice(0, 160))}`, status);
+    return new Refused(status, message);
+  };
+  /** The responder a routed request goes to: a suite's, else a registered eval's. */
+  const responderOf = (suite: string): Responder | undefined => responders[suite] ?? evals.get(suite);
+  /** Every responder for content identification: the suites' first, then the evals'. */
+  const allResponders = (): Record<string, Responder> => ({ ...responders, ...Object.fromEntries(evals) });
+  /** Content identification: the header's suite (or eval) alone when it has a responder, else every responder. */
+  const route = async (body: ChatBody, instance: string | undefined): Promise<string | undefined> => {
+    const headerSuite = instance?.includes(':') ? instance.slice(0, instance.indexOf(':')) : undefined;
+    if (headerSuite === undefined) return identify(allResponders(), body);
+    // An eval case named by the header is that case (two cases may share an input).
+    const ev = responders[headerSuite] ? undefined : evals.get(headerSuite);
+    if (ev?.knows(instance!.slice(headerSuite.length + 1))) return instance;
+    const known = responderOf(headerSuite) !== undefined;
+    return (await identify(allResponders(), body, known ? headerSuite : undefined)) ?? instance;
+  };
+
+  const registerEval = async (req: IncomingMessage, res: ServerResponse, name: string) => {
+    if (!EVAL_NAME.test(name)) throw new HttpError(400, `simulator: '${name}' is not an eval name`);
+    if (responders[name]) throw new HttpError(409, `simulator: '${name}' is a suite's name; an eval cannot take it`);
+    if (!evals.has(name) && evals.size >= MAX_EVALS)
+      throw new HttpError(413, `simulator: ${MAX_EVALS} evals registered already`);
+    const parsed = EvalRegistration.safeParse(await readJson(req));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new HttpError(400, `invalid eval registration: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    }
+    evals.set(name, evalResponder(name, parsed.data.cases));
+    return sendJson(res, 200, { eval: name, cases: parsed.data.cases.length });
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     checkHostAndOrigin(req, port);
     stats.requests++;
     const path = (req.url ?? '').split('?')[0]!.replace(/\/+$/, '');
+    const evalPath = /\/toolgauge\/evals\/([^/]+)$/.exec(path);
+    if (req.method === 'POST' && evalPath) return registerEval(req, res, decodeURIComponent(evalPath[1]!));
     if (req.method === 'GET' && path.endsWith('/models')) {
       return sendJson(res, 200, {
         object: 'list',
@@ -184,19 +227,16 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     }
     // `<suite>:<id>` with the id as `headerId` (core/ids.ts) gives it; responders key their tables the same way.
     const instance = header(req, 'x-toolgauge-instance');
-    // The request's own content first (any runner), the header as a fallback (toolgauge's own hint). A header names
-    // the suite, so only that suite's responder reads the content (a reflection prompt quoting ToolHop questions
-    // is the optimizer's, not a ToolHop row's).
-    const headerSuite = instance?.includes(':') ? instance.slice(0, instance.indexOf(':')) : undefined;
-    const identified = isChat ? await identify(responders, body as unknown as ChatBody, headerSuite) : undefined;
-    const routed = identified ?? instance;
-    if (!routed) {
-      stats.unmatched++;
-      const message =
-        'simulator: this request matches no registered suite instance (no known question in its messages, and no x-toolgauge-instance header)';
-      opts.onUnmatched?.(`${message}; first user message: ${JSON.stringify(firstUserText(body).slice(0, 160))}`);
-      throw new HttpError(UNMATCHED_STATUS, message);
-    }
+    // The request's own content first (any runner), the header as a fallback (toolgauge's own hint). A header that
+    // names a suite with a responder limits the content to that suite (a reflection prompt quoting ToolHop questions
+    // is the optimizer's, not a ToolHop row's); one that names none leaves every responder to recognise it.
+    const routed = isChat ? await route(body as unknown as ChatBody, instance) : instance;
+    if (!routed?.includes(':'))
+      throw refuse(
+        UNMATCHED_STATUS,
+        'simulator: this request matches no registered suite instance (no known question in its messages, and no x-toolgauge-instance header)',
+        json,
+      );
     const sep = routed.indexOf(':');
     const suite = routed.slice(0, sep);
     const ctx = {
@@ -204,7 +244,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       id: routed.slice(sep + 1),
       agent:
         header(req, 'x-toolgauge-agent') ??
-        (isChat ? responders[suite]?.agentOf?.(body as unknown as ChatBody) : undefined) ??
+        (isChat ? responderOf(suite)?.agentOf?.(body as unknown as ChatBody) : undefined) ??
         '0',
       trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
       variant: header(req, 'x-toolgauge-variant'),
@@ -234,10 +274,10 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       }
     }
 
-    const responder = responders[suite];
-    if (!responder) throw new HttpError(422, `simulator: no suite '${suite}' registered`);
+    const responder = responderOf(suite);
+    if (!responder) throw refuse(UNMATCHED_STATUS, `simulator: no suite or eval '${suite}' registered`, json);
     if (isChat) {
-      if (!responder.chat) throw new HttpError(422, `simulator: suite '${suite}' has no chat responder`);
+      if (!responder.chat) throw refuse(UNMATCHED_STATUS, `simulator: suite '${suite}' has no chat responder`, json);
       const chat = body as unknown as ChatBody;
       const reply = await responder.chat(spec, chat, ctx);
       const completion = chatResponse(
@@ -252,7 +292,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         return sendChatStream(res, completion, streamed.data.stream_options?.include_usage === true);
       return sendJson(res, 200, completion);
     }
-    if (!responder.completion) throw new HttpError(422, `simulator: suite '${suite}' has no completions responder`);
+    if (!responder.completion)
+      throw refuse(UNMATCHED_STATUS, `simulator: suite '${suite}' has no completions responder`, json);
     const prompt = (body as unknown as { prompt: string }).prompt;
     const answer = await responder.completion(spec, prompt, ctx, body as unknown as Record<string, unknown>);
     const { text, finish_reason } = typeof answer === 'string' ? { text: answer, finish_reason: 'stop' } : answer;
@@ -290,22 +331,17 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     }
     const chat = chatBodyOfMessages(body);
     const instance = header(req, 'x-toolgauge-instance');
-    const headerSuite = instance?.includes(':') ? instance.slice(0, instance.indexOf(':')) : undefined;
-    const routed = (await identify(responders, chat, headerSuite)) ?? instance;
-    if (!routed) {
-      stats.unmatched++;
-      return sendJson(
-        res,
-        404,
-        messagesError('not_found_error', 'simulator: this request matches no registered suite instance'),
-      );
+    const routed = await route(chat, instance);
+    if (!routed?.includes(':')) {
+      const e = refuse(404, 'simulator: this request matches no registered suite instance', chat);
+      return sendJson(res, e.status, messagesError('not_found_error', e.message));
     }
     const sep = routed.indexOf(':');
     const suite = routed.slice(0, sep);
     const ctx = {
       instance: routed,
       id: routed.slice(sep + 1),
-      agent: header(req, 'x-toolgauge-agent') ?? responders[suite]?.agentOf?.(chat) ?? '0',
+      agent: header(req, 'x-toolgauge-agent') ?? responderOf(suite)?.agentOf?.(chat) ?? '0',
       trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
       variant: header(req, 'x-toolgauge-variant'),
     };
@@ -319,9 +355,11 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         return sendJson(res, 529, messagesError('overloaded_error', 'simulated overload'));
       }
     }
-    const responder = responders[suite];
-    if (!responder?.chat)
-      return sendJson(res, 404, messagesError('not_found_error', `simulator: suite '${suite}' has no chat responder`));
+    const responder = responderOf(suite);
+    if (!responder?.chat) {
+      const e = refuse(404, `simulator: no suite or eval '${suite}' with a chat responder`, chat);
+      return sendJson(res, e.status, messagesError('not_found_error', e.message));
+    }
     const reply = await responder.chat(spec, chat, ctx);
     return sendJson(
       res,
@@ -337,10 +375,16 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   };
 
   const server: Server = createServer((req, res) => {
+    res.setHeader(SIMULATOR_HEADER, '1');
     handle(req, res).catch((err) => {
       if (err instanceof FrontRefusal)
         return sendRefusal(res, err, { error: { message: err.message, type: 'simulator_error' } });
       const status = err instanceof HttpError ? err.status : 500;
+      // A responder that cannot answer a request it was given (an unknown row, a policy it does not play) refuses it too.
+      if (status === UNMATCHED_STATUS && !(err instanceof Refused)) {
+        stats.unmatched++;
+        opts.onUnmatched?.((err as Error).message, status);
+      }
       if (!res.headersSent)
         sendJson(res, status, { error: { message: (err as Error).message, type: 'simulator_error' } });
       else res.destroy();

@@ -94,7 +94,9 @@ describe('toolgauge view: a run history', () => {
       expect(opened.runs[0]!.history!.map((x) => x.shown)).toEqual([true, false]);
       // a name that is not a kept run of this directory opens nothing: the latest run is shown
       for (const open of ['0/..', '0/../../other', '1/2025-01-01T00-00-00.000Z', '0/2024-01-01T00-00-00.000Z'])
-        expect(dataOf((await get(`${view.url()}?open=${encodeURIComponent(open)}`)).body).runs[0]!.dir).toBe(relative(root, latest));
+        expect(dataOf((await get(`${view.url()}?open=${encodeURIComponent(open)}`)).body).runs[0]!.dir).toBe(
+          relative(root, latest),
+        );
       // the page was built at this version; a newly kept run changes it
       const v1 = (await get(`${view.url()}version`)).body;
       expect(page.liveVersion).toBe(v1);

@@ -274,7 +274,7 @@ describe('toolgauge sim on its own', () => {
       child.kill('SIGTERM');
     }
     const r = await child;
-    expect(r.stdout).toMatch(/stopped: 2 requests, 1 matching no known instance \(answered 422\)/);
+    expect(r.stdout).toMatch(/stopped: 2 requests, 1 refused \(no known instance or responder\)/);
     expect(r.stderr).toMatch(
       /toolgauge sim: answered 422: .*first user message: "Question: What is the capital of Mars\?"/,
     );

@@ -2,12 +2,13 @@ import { BUILTIN_SUITES } from '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
 import { planRun } from '../../kit/plan.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
-import { startSimServer, UNMATCHED_STATUS, type Responder } from '../../sim/server.ts';
+import { startSimServer, type Responder } from '../../sim/server.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge sim [--port N] [--policy NAME] [--data FILE]
   The simulated model server on its own (an OpenAI-compatible endpoint on 127.0.0.1), e.g. to point another
-  runner at it. It answers every built-in suite's requests; --data names the ToolHop rows it knows.`;
+  runner at it. It answers every built-in suite's requests, and every describeEval whose run registers its cases
+  with it; --data names the ToolHop rows it knows.`;
 
 /** `toolgauge sim`: the simulated model server on its own, e.g. to point another harness at it. */
 export async function run(argv: string[]): Promise<number> {
@@ -38,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
     port: (values.port as number | undefined) ?? 0,
     defaultPolicy: spec,
     responders,
-    onUnmatched: (m) => process.stderr.write(`toolgauge sim: answered ${UNMATCHED_STATUS}: ${m}\n`),
+    onUnmatched: (m, status) => process.stderr.write(`toolgauge sim: answered ${status}: ${m}\n`),
   });
   process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
   await new Promise<void>((resolve) => {
@@ -48,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
   await server.close();
   const { requests, unmatched } = server.stats;
   process.stdout.write(
-    `toolgauge simulator stopped: ${requests} requests${unmatched ? `, ${unmatched} matching no known instance (answered 422)` : ''}\n`,
+    `toolgauge simulator stopped: ${requests} requests${unmatched ? `, ${unmatched} refused (no known instance or responder)` : ''}\n`,
   );
   return 0;
 }

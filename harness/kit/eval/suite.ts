@@ -9,6 +9,8 @@ import type { SuiteDefinition, Verdict } from '../types.ts';
 import { isJudgeError, judgeCase } from './judge-context.ts';
 import { expectedToolsJson } from './expected-tools.ts';
 import { scoreOf } from './scorers.ts';
+import { builtinNameRefusal } from './builtin-names.ts';
+import { registerEvalCases, registrationOf, simulatorEndpoint } from './sim-cases.ts';
 import type { EvalCase, EvalTool, Scorer, Task, TaskOutput } from './types.ts';
 
 /**
@@ -55,7 +57,12 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
     throw new UsageError(
       `describeEval: the name '${name}' must be letters, digits, '.', '-' or '_' (it names the output folder and the metrics)`,
     );
+  const taken = builtinNameRefusal(name);
+  if (taken) throw new UsageError(taken);
   evalRunOptions(name, o);
+  // The loaded cases, and their registration with each simulator that answers this eval (by its URL).
+  let loadedCases: Array<EvalCase<TInput, TExpected> & { id: string }> = [];
+  const registered = new Map<string, Promise<void>>();
   const scorerNames = o.scorers.map((s) => s.name);
   const dup = scorerNames.find((n, i) => scorerNames.indexOf(n) !== i);
   if (dup) throw new UsageError(`describeEval ${name}: two scorers are named '${dup}'; give one a name option`);
@@ -79,6 +86,7 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
         seen.set(id, i);
         return { id, case: { ...c, id } };
       });
+      loadedCases = instances.map((i) => i.case);
       return {
         instances,
         dataset: {
@@ -90,6 +98,16 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
     },
     testName: (i) => `${name} › ${i.id}`,
     async run(inst, ctx) {
+      // Answered by the simulator: it learns the cases before the first of them asks.
+      const sim = simulatorEndpoint(ctx.run, ctx.simUrl);
+      if (sim) {
+        if (!registered.has(sim))
+          registered.set(
+            sim,
+            registerEvalCases(sim, name, registrationOf(loadedCases as never), ctx.run.requestTimeoutMs),
+          );
+        await registered.get(sim);
+      }
       const out = await o.task(inst.case.input, {
         client: ctx.client(),
         run: ctx.run,
