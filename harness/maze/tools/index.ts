@@ -25,8 +25,7 @@ const libraryOf = (key: string, tools: readonly MazeTool[]): Library => ({
 // Loaded on first use, not on import: every process that loads the suite definitions (Vitest's main process under
 // plain `vitest run` loads them all) would otherwise parse and check the library files for nothing.
 let builtin: Library | undefined;
-const builtinLibrary = (): Library =>
-  (builtin ??= libraryOf('', loadToolFiles(libraryFiles(BUILTIN_TOOLS_DIR))));
+const builtinLibrary = (): Library => (builtin ??= libraryOf('', loadToolFiles(libraryFiles(BUILTIN_TOOLS_DIR))));
 /** undefined: the built-in library. */
 let chosen: Library | undefined;
 const active = (): Library => chosen ?? builtinLibrary();
