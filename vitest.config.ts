@@ -14,6 +14,8 @@ const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
 // keep both cores of a 2-core machine busy with CPU-bound unit files while two such files wait (a fresh clone's
 // npm test: 188 s with two, 147 s with three).
 const TEST_WORKERS = Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 3) || 3;
+// TOOLGAUGE_TEST_CPU=<file.jsonl>: one line per test file with the CPU-seconds it cost (tests/helpers/cpu-per-file.ts).
+const cpuPerFile = process.env.TOOLGAUGE_TEST_CPU ? ['./tests/helpers/cpu-per-file.ts'] : [];
 
 function evalVitestOptions() {
   try {
@@ -41,6 +43,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          setupFiles: cpuPerFile,
           maxWorkers: TEST_WORKERS,
           include: [
             'harness/**/*.test.ts',
@@ -71,6 +74,7 @@ export default defineConfig({
           name: 'package',
           include: ['tests/package/**/*.test.ts'],
           globalSetup: ['tests/package/global-setup.ts'],
+          setupFiles: cpuPerFile,
           maxWorkers: TEST_WORKERS,
           testTimeout: 600_000,
           hookTimeout: 600_000,

@@ -20,7 +20,7 @@ import {
   weekday,
 } from './tools/data.ts';
 import { balanceOf } from './tools/state.ts';
-import { substituteSets } from './tools/index.ts';
+import { builtinTools, substituteSets } from './tools/index.ts';
 import type { Binding, Choice, Complexity, Step, TaskNode } from './task.ts';
 
 export interface TemplateSpec {
@@ -45,9 +45,10 @@ const node = (id: string, tool: string, args: Record<string, Binding>): Step => 
   kind: 'node',
   node: tn(id, tool, args),
 });
-const SETS = substituteSets();
+// The built-in library's sets, read when the first task is built (not on import: the library loads on first use).
+let sets: Record<string, string[]> | undefined;
 const members = (set: string): string[] => {
-  const m = SETS[set];
+  const m = (sets ??= substituteSets(builtinTools()))[set];
   if (!m) throw new Error(`no substitute set ${set}`);
   return m;
 };

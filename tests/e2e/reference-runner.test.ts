@@ -7,7 +7,7 @@ import { fromRoot } from '../../harness/core/paths.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 import { loadDatasetFile } from '../../harness/toolhop/dataset.ts';
 import { toolhopResponder } from '../../harness/toolhop/sim-responder.ts';
-import { readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, readLines, spawnToolgauge, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // toolgauge as a drop-in for the reference ToolHop runner (topologies/single/toolhop of the multi-agent framework):
 // the same request, the same files, the same flags, and a simulator any runner can be tested against.
@@ -177,7 +177,8 @@ describe('a drop-in for the reference ToolHop runner', () => {
       join(dir, 'traces', `${c.id}.txt`),
       `=== SYSTEM ===\ns\n\n=== USER ===\nq\n\n=== ASSISTANT ===\n[tool_call] {"id":"t"}\n\n=== TOOL ===\n"${c.answer}"\n\n=== ASSISTANT ===\n<answer>nope</answer>\n\n`,
     );
-    const r = await toolgauge(['toolhop', 'rescore', '--out-dir', dir]);
+    // rescore reads and writes files only: through main() in this process.
+    const r = await inProcess(['toolhop', 'rescore', '--out-dir', dir], {});
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/rescored 3 predictions .*: 2 correct, 2 changed/);
     const res = readLines<Record<string, unknown>>(join(dir, 'results.jsonl'));
@@ -191,7 +192,7 @@ describe('a drop-in for the reference ToolHop runner', () => {
     expect(res[0]).toMatchObject({ style: 'single_langgraph', total_tokens: 5 });
     // A malformed file is one line naming the file and the line.
     writeFileSync(join(dir, 'predictions.jsonl'), '{"id": 1, "predicted_answer": "x"}\n{"id": \n');
-    const bad = await toolgauge(['toolhop', 'rescore', '--out-dir', dir]);
+    const bad = await inProcess(['toolhop', 'rescore', '--out-dir', dir], {});
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/predictions\.jsonl: row line 2: not valid JSON/);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { inProcess, readJson, readLines, SHARED_TOOLHOP, tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, readJson, readLines, SHARED_TOOLHOP, tempDir } from '../helpers/cli.ts';
 
 // Statistics end to end: sim:coin's scored accuracy is Bernoulli(p) per row, which is what makes these checks
 // meaningful. Each test stands alone. The coin runs answer without tools (tools=none): the statistics need the coin,
@@ -89,12 +89,15 @@ describe('shards', () => {
     const blobs = tempDir('blobs');
     const otherBlobs = tempDir('blobs-other');
     const shardDirs = [tempDir('shard1'), tempDir('shard2')];
-    const runs = await Promise.all([
-      toolgauge([...args, '--out-dir', whole], exec),
-      toolgauge([...args, '--out-dir', shardDirs[0]!, '--shard', '1/2', '--blob-dir', blobs], exec),
-      toolgauge([...args, '--out-dir', shardDirs[1]!, '--shard', '2/2', '--blob-dir', blobs], exec),
+    // Through the CLI's main() in this process, one after another (the shards' flags and files are the subject, not
+    // the process; a spawned CLI run is in tests/e2e/toolhop.test.ts).
+    const runs = [];
+    for (const [argv, env] of [
+      [[...args, '--out-dir', whole], exec],
+      [[...args, '--out-dir', shardDirs[0]!, '--shard', '1/2', '--blob-dir', blobs], exec],
+      [[...args, '--out-dir', shardDirs[1]!, '--shard', '2/2', '--blob-dir', blobs], exec],
       // Shard 2/2 of another run (another model), to be merged with the first run's shard 1/2.
-      toolgauge(
+      [
         [
           'toolhop',
           '--model',
@@ -111,8 +114,9 @@ describe('shards', () => {
           otherBlobs,
         ],
         exec,
-      ),
-    ]);
+      ],
+    ] as const)
+      runs.push(await inProcess([...argv], env));
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
     // Sharded, the rows are dealt over the part files (unsharded, part 1 would hold them all and one shard run
     // nothing): each shard ran some of the rows, and no row ran in both.
@@ -124,7 +128,7 @@ describe('shards', () => {
     expect(new Set(shardIds.flat()).size).toBe(6);
     const merged = tempDir('merged');
     // Merged as in CI's gate job: neither the model nor the dataset-exec permission is given again.
-    const m = await toolgauge(
+    const m = await inProcess(
       ['toolhop', '--limit', '6', '--trials', '2', '--out-dir', merged, '--merge-reports', blobs],
       {},
     );
@@ -152,7 +156,7 @@ describe('shards', () => {
     for (const l of links) expect(existsSync(join(merged, l)), l).toBe(true);
 
     copyFileSync(join(blobs, 'blob-1-2.json'), join(otherBlobs, 'blob-1-2.json'));
-    const mixed = await toolgauge(
+    const mixed = await inProcess(
       ['toolhop', '--limit', '6', '--trials', '2', '--out-dir', tempDir('merged-mixed'), '--merge-reports', otherBlobs],
       {},
     );

@@ -75,12 +75,20 @@ export function readJson<T = Record<string, unknown>>(path: string): T {
 
 export const SHARED_TOOLHOP = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
 
-/** `toolgauge …` through its main() in this process, with `env` set for the call and stdout/stderr captured. */
+/** Variables a run reads that a test must not inherit from the shell that started `npm test` (as in `cleanEnv`). */
+const INHERITED_SETTING = /^(TOOLGAUGE_|TOOLHOP_|OPENAI_)/;
+
+/**
+ * `toolgauge …` through its main() in this process, with `env` set for the call and stdout/stderr captured. As for a
+ * spawned CLI (`cleanEnv`), toolgauge's and the OpenAI SDK's variables come from `env` only, never from the shell.
+ */
 export async function inProcess(args: string[], env: Record<string, string>) {
   const { main } = await import('../../harness/cli/main.ts');
   const saved = { ...process.env };
   const out = { stdout: '', stderr: '' };
   const write = { stdout: process.stdout.write, stderr: process.stderr.write };
+  for (const k of Object.keys(process.env))
+    if (INHERITED_SETTING.test(k) && k !== 'TOOLGAUGE_PYTHON') delete process.env[k];
   Object.assign(process.env, env);
   process.stdout.write = ((c: string) => ((out.stdout += c), true)) as typeof process.stdout.write;
   process.stderr.write = ((c: string) => ((out.stderr += c), true)) as typeof process.stderr.write;

@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, tempDir } from '../helpers/cli.ts';
 
 // A lineup from elsewhere may not send any environment variable to its endpoint, nor read a file outside its
-// folder into the prompt (and the stored summary). Both are refused before anything runs.
+// folder into the prompt (and the stored summary). Both are refused before anything runs. The commands run through
+// the CLI's main() in this process (tests/helpers/cli.ts: the environment is only what each call gives, as for a
+// spawned CLI); the limits are the lineup parser's and the run launcher's, not the process's.
 
 const SESSION = 'session-secret-4f1c9a7e2b';
 let server: Server;
@@ -41,7 +43,7 @@ describe('lineup files are trusted input with limits', () => {
       file,
       `models:\n  - label: a\n    model: m\n    base_url: ${base}\n    api_key_env: TG_SESSION_TOKEN\n`,
     );
-    const r = await toolgauge(
+    const r = await inProcess(
       ['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out')],
       { TG_SESSION_TOKEN: SESSION },
     );
@@ -55,7 +57,7 @@ describe('lineup files are trusted input with limits', () => {
     );
 
     // Allowed by name, the key goes to the entry's endpoint (and only then).
-    const allowed = await toolgauge(
+    const allowed = await inProcess(
       [
         'probe',
         '--lineup',
@@ -80,7 +82,7 @@ describe('lineup files are trusted input with limits', () => {
     // The run takes its model and endpoint from the first entry; the second entry uses that endpoint too.
     writeFileSync(file, `models:\n  - label: a\n    model: m\n    base_url: ${base}\n  - label: b\n    model: n\n`);
     const before = seen.length;
-    const r = await toolgauge(
+    const r = await inProcess(
       ['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out')],
       { OPENAI_API_KEY: userKey },
     );
@@ -97,7 +99,7 @@ describe('lineup files are trusted input with limits', () => {
       `models:\n  - label: a\n    model: m\n    base_url: ${base}\n    api_key_env: LINEUP_API_KEY\n`,
     );
     const mark = seen.length;
-    await toolgauge(['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out2')], {
+    await inProcess(['probe', '--lineup', file, '--only', 'c1_weather_test_000', '--out-dir', join(dir, 'out2')], {
       OPENAI_API_KEY: userKey,
       LINEUP_API_KEY: 'sk-lineup-entry-key-77',
     });
@@ -119,17 +121,10 @@ describe('lineup files are trusted input with limits', () => {
     const out = join(dir, 'out');
     for (const template of [join(dir, 'private', 'secret.jinja'), '../private/secret.jinja']) {
       writeFileSync(file, `models:\n  - label: a\n    model: sim:oracle\n    template: ${template}\n`);
-      const r = await toolgauge([
-        'probe',
-        '--lineup',
-        file,
-        '--transport',
-        'completions',
-        '--only',
-        'c1_weather_test_000',
-        '--out-dir',
-        out,
-      ]);
+      const r = await inProcess(
+        ['probe', '--lineup', file, '--transport', 'completions', '--only', 'c1_weather_test_000', '--out-dir', out],
+        {},
+      );
       let stored = '';
       try {
         stored = allText(out);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXPR_BUDGET, evalExpr, ExprError, parseExpr, scopeOf } from './expr.ts';
 import { PURE_FUNCTIONS } from './functions.ts';
-import { TOOL_LIBRARY } from './index.ts';
+import { builtinTools } from './index.ts';
 import { BUILTIN_TOOLS_DIR, libraryFiles, loadToolFiles } from './library.ts';
 
 // The budgets of Maze's expression language (docs/maze-tools.md, "Budgets"): steps, sizes, nesting. Each hostile
@@ -45,7 +45,7 @@ ${functions ? `functions:\n${functions}\n` : ''}tools:
   return f;
 }
 const callSpin = (file: string, args: Record<string, unknown> = { n: 0 }) => {
-  const [tool] = loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), file]).slice(TOOL_LIBRARY.length);
+  const [tool] = loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), file]).slice(builtinTools().length);
   return tool!.run(args, { history: [] });
 };
 

@@ -12,9 +12,6 @@ import type { OpenAITool } from '../../core/chat.ts';
 export * from './types.ts';
 export { LIBRARY_TODAY } from './data.ts';
 
-/** The built-in library, in file order (docs/maze-tools.md). */
-export const TOOL_LIBRARY: readonly MazeTool[] = loadToolFiles(libraryFiles(BUILTIN_TOOLS_DIR));
-
 interface Library {
   key: string;
   tools: readonly MazeTool[];
@@ -25,8 +22,18 @@ const libraryOf = (key: string, tools: readonly MazeTool[]): Library => ({
   tools,
   byName: new Map(tools.map((t) => [t.name, t])),
 });
-const BUILTIN = libraryOf('', TOOL_LIBRARY);
-let active: Library = BUILTIN;
+// Loaded on first use, not on import: every process that loads the suite definitions (Vitest's main process under
+// plain `vitest run` loads them all) would otherwise parse and check the library files for nothing.
+let builtin: Library | undefined;
+const builtinLibrary = (): Library => (builtin ??= libraryOf('', loadToolFiles(libraryFiles(BUILTIN_TOOLS_DIR))));
+/** undefined: the built-in library. */
+let chosen: Library | undefined;
+const active = (): Library => chosen ?? builtinLibrary();
+
+/** The built-in library, in file order (docs/maze-tools.md). */
+export function builtinTools(): readonly MazeTool[] {
+  return builtinLibrary().tools;
+}
 
 /**
  * Make the built-in tools plus the tools of these library files or folders the ones every lookup sees (the
@@ -35,37 +42,37 @@ let active: Library = BUILTIN;
  */
 export function useToolLibrary(paths: readonly string[] = []): readonly MazeTool[] {
   const key = paths.map((p) => resolve(p)).join('\n');
-  if (key === active.key) return active.tools;
   if (key === '') {
-    active = BUILTIN;
-    return active.tools;
+    chosen = undefined;
+    return builtinTools();
   }
+  if (key === chosen?.key) return chosen.tools;
   // loaded with the built-in files, so a user's tools may use their functions and copy their tools (`like`)
-  active = libraryOf(
+  chosen = libraryOf(
     key,
     loadToolFiles([...libraryFiles(BUILTIN_TOOLS_DIR), ...paths.flatMap((p) => libraryFiles(p))]),
   );
-  return active.tools;
+  return chosen.tools;
 }
 
 /** The tools lookups see now: the built-in library, plus a user's after `useToolLibrary`. */
 export function activeTools(): readonly MazeTool[] {
-  return active.tools;
+  return active().tools;
 }
 
 export function getTool(name: string): MazeTool | undefined {
-  return active.byName.get(name);
+  return active().byName.get(name);
 }
 export function mustGetTool(name: string): MazeTool {
-  const t = active.byName.get(name);
+  const t = active().byName.get(name);
   if (!t) throw new Error(`maze tool library: no tool "${name}"`);
   return t;
 }
 
-/** Substitute set name → member tool names (library order). */
-export function substituteSets(): Record<string, string[]> {
+/** Substitute set name → member tool names (library order), of the active library unless `tools` are given. */
+export function substituteSets(tools: readonly MazeTool[] = active().tools): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const t of active.tools) if (t.substituteSet) (out[t.substituteSet] ??= []).push(t.name);
+  for (const t of tools) if (t.substituteSet) (out[t.substituteSet] ??= []).push(t.name);
   return out;
 }
 

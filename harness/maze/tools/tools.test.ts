@@ -19,7 +19,7 @@ import {
 } from './data.ts';
 import {
   DOMAINS,
-  TOOL_LIBRARY,
+  builtinTools,
   callTool,
   checkOutput,
   getTool,
@@ -64,16 +64,16 @@ const SET_ARGS: Record<string, fc.Arbitrary<ToolArgs>> = {
 
 describe('maze tool library', () => {
   it('has at least 60 tools over at least 8 domains, in all three categories', () => {
-    expect(TOOL_LIBRARY.length).toBeGreaterThanOrEqual(60);
-    const domains = new Set(TOOL_LIBRARY.map((t) => t.domain));
+    expect(builtinTools().length).toBeGreaterThanOrEqual(60);
+    const domains = new Set(builtinTools().map((t) => t.domain));
     expect(domains.size).toBeGreaterThanOrEqual(8);
     for (const d of domains) expect(DOMAINS).toContain(d);
-    expect(new Set(TOOL_LIBRARY.map((t) => t.category))).toEqual(new Set(['source', 'processor', 'action']));
+    expect(new Set(builtinTools().map((t) => t.category))).toEqual(new Set(['source', 'processor', 'action']));
   });
 
   it('every tool has compilable JSON Schemas for parameters and output, and a visible description', () => {
     const ajv = new Ajv({ strict: true });
-    for (const t of TOOL_LIBRARY) {
+    for (const t of builtinTools()) {
       expect(() => ajv.compile(t.parameters), t.name).not.toThrow();
       expect(() => ajv.compile(t.output), t.name).not.toThrow();
       const o = openAITool(t);
@@ -231,7 +231,7 @@ describe('maze tool library', () => {
       fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean()),
     );
     fc.assert(
-      fc.property(pick(TOOL_LIBRARY.map((t) => t.name)), anyArgs, (name, args) => {
+      fc.property(pick(builtinTools().map((t) => t.name)), anyArgs, (name, args) => {
         const a = callTool(name, args, []);
         expect(callTool(name, args, [])).toEqual(a);
         if (a.kind !== 'clean') expect(typeof a.result.error).toBe('string');
