@@ -6,8 +6,6 @@ import { sha256 } from '../core/hash.ts';
 import { escapeTerminal } from '../core/terminal.ts';
 import { JOURNAL } from '../kit/journal.ts';
 import { MARKER } from '../kit/outdir.ts';
-import { CompareRefused } from '../report/compare.ts';
-import { loadSavedRun, writeComparison } from './compare-saved.ts';
 
 /**
  * `toolgauge eval FILE --model a,b`: the eval files run once per model, one after another, each model into its own
@@ -116,7 +114,7 @@ export async function runEachModel(
     process.exitCode = 0;
     runs.push({ model, ...(await runOne({ ...values, model }, folders[i]!)) });
   }
-  const comparisons = compareModels(runs);
+  const comparisons = await compareModels(runs);
   for (const c of comparisons) {
     if (c.path) say(`${readFileSync(c.path, 'utf8').trimEnd()}\n\ncomparison of ${c.name}: ${c.path}`);
     else say(`toolgauge eval: no comparison of ${c.name}: ${c.refused}`);
@@ -130,7 +128,10 @@ export async function runEachModel(
 }
 
 /** Each eval's paired comparison of every model with the first, written beside the models' folders. */
-export function compareModels(runs: ReadonlyArray<EvalRun & { model: string }>): EvalComparison[] {
+export async function compareModels(runs: ReadonlyArray<EvalRun & { model: string }>): Promise<EvalComparison[]> {
+  // Loaded here: the comparison reads every built-in suite's definition, which a one-model eval never needs.
+  const { CompareRefused } = await import('../report/compare.ts');
+  const { loadSavedRun, writeComparison } = await import('./compare-saved.ts');
   const names = [...new Set(runs.flatMap((r) => r.ended.map((e) => e.suite)))];
   return names.map((name) => {
     const dirs = runs.map((r) => r.ended.find((e) => e.suite === name)?.outDir);

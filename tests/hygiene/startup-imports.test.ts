@@ -14,6 +14,11 @@ const ROOT = fromRoot();
 
 /** The packages reachable from `entry` through static imports only (a dynamic `import()` is not followed). */
 async function staticPackages(entry: string): Promise<Set<string>> {
+  return (await staticGraph(entry)).packages;
+}
+
+/** The packages and the repository's own files reachable from `entry` through static imports only. */
+async function staticGraph(entry: string): Promise<{ packages: Set<string>; files: Set<string> }> {
   const r = await build({
     entryPoints: [entry],
     bundle: true,
@@ -38,7 +43,7 @@ async function staticPackages(entry: string): Promise<Set<string>> {
     }
   };
   visit(entry);
-  return packages;
+  return { packages, files: seen };
 }
 
 describe('what a run loads at start', () => {
@@ -76,5 +81,12 @@ describe('what a run loads at start', () => {
     const packages = [...(await staticPackages('harness/api/index.ts'))];
     expect(packages.filter((p) => /^(ai|@ai-sdk\/.*|@openai\/agents.*)$/.test(p))).toEqual([]);
     expect([...(await staticPackages('harness/api/ai-sdk.ts'))]).toContain('@ai-sdk/openai-compatible');
+  });
+
+  // `toolgauge eval` runs a user's evals: the built-in suites' definitions (and the comparison of saved runs, which
+  // reads them) load only for `--model a,b`'s comparison, not on every eval run.
+  it('harness/cli/commands/eval.ts loads no built-in suite definition', async () => {
+    const { files } = await staticGraph('harness/cli/commands/eval.ts');
+    expect([...files].filter((f) => /^harness\/(builtin|toolhop|maze|probe|bfcl|apibank)\//.test(f))).toEqual([]);
   });
 });
