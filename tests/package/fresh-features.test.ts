@@ -63,7 +63,10 @@ const EXPECTED_CALLS: Record<string, Record<string, Array<[string, Record<string
 };
 
 interface Trace {
-  output: { answer: string | null; toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> };
+  output: {
+    answer: string | null;
+    toolCalls: Array<{ name: string; arguments: Record<string, unknown>; result: string | null }>;
+  };
   judges?: Record<string, { model: string; verdict: { verdict: string; reason: string } | null; error: string | null }>;
 }
 interface Instance {
@@ -94,21 +97,21 @@ const sh = (line: string, env: Record<string, string> = {}) =>
     timeout: 240_000,
   });
 
-/** One model's run of one eval: its summary, its instances by id, and a case's trace. */
+/** One model's run of one eval: its summary, each metric's value, its instances by id, and a case's trace. */
 function runOf(outDir: string) {
   const summary = validSummary(readJson(join(outDir, 'summary.json')));
+  const values: Record<string, number | null> = {};
+  for (const [name, m] of Object.entries(summary.metrics)) if ('value' in m) values[name] = m.value as number | null;
   const instances = new Map(readLines<Instance>(join(outDir, 'instances.jsonl')).map((r) => [r.id, r]));
   const trace = (id: string) => readJson<Trace>(join(outDir, instances.get(id)!.trace));
-  return { summary, instances, trace };
+  return { summary, values, instances, trace };
 }
 
 const calls = (t: Trace) => t.output.toolCalls.map((c) => [c.name, c.arguments]);
 
 describe('the own-eval features in a fresh project, from the examples of docs/eval.md', () => {
   it('the page has a file for each example, and the command of a disagreeing judge', () => {
-    expect(FILES.map((f) => f.file).sort()).toEqual(
-      ['tsconfig.json', ...EVALS.map((e) => `${e}.eval.ts`)].sort(),
-    );
+    expect(FILES.map((f) => f.file).sort()).toEqual(['tsconfig.json', ...EVALS.map((e) => `${e}.eval.ts`)].sort());
     expect(DISAGREE).toMatch(/^JUDGE_MODEL=.*npx toolgauge eval arith-judged\.eval\.ts/);
   });
 
@@ -133,19 +136,22 @@ describe('the own-eval features in a fresh project, from the examples of docs/ev
     // The oracle: every case passes on every scorer, and the traces hold the calls the page's cases ask for — made
     // by toolLoop, the AI SDK agent and the OpenAI Agents agent alike, with the tools' results.
     for (const e of EVALS) {
-      const { summary, instances, trace } = run(e, 'sim:oracle');
+      const { summary, values, instances, trace } = run(e, 'sim:oracle');
+      expect([...instances.keys()].sort(), e).toEqual(Object.keys(EXPECTED_CALLS[e]!).sort());
       expect(summary.counts, e).toMatchObject({ runs: instances.size, passed: instances.size, errors: 0 });
-      for (const [metric, v] of Object.entries(summary.metrics))
-        expect(v.value, `${e} ${metric}`).toBe(metric === 'error_rate' ? 0 : 1);
+      for (const [metric, v] of Object.entries(values))
+        expect(v, `${e} ${metric}`).toBe(metric === 'error_rate' ? 0 : 1);
       for (const [id, want] of Object.entries(EXPECTED_CALLS[e]!)) expect(calls(trace(id)), `${e} ${id}`).toEqual(want);
     }
-    expect(Object.keys(run('arith-calls', 'sim:oracle').summary.metrics)).toContain('tool_calls');
-    expect(Object.keys(run('arith-judged', 'sim:oracle').summary.metrics)).toEqual(
+    expect(Object.keys(run('arith-calls', 'sim:oracle').values)).toContain('tool_calls');
+    expect(Object.keys(run('arith-judged', 'sim:oracle').values)).toEqual(
       expect.arrayContaining(['factuality', 'gives_product']),
     );
     for (const e of ['weather-ai-sdk', 'weather-agents']) {
-      expect(run(e, 'sim:oracle').trace('paris').output.answer).toBe('sunny');
-      expect(Object.keys(run(e, 'sim:oracle').summary.metrics)).toEqual(
+      const { output } = run(e, 'sim:oracle').trace('paris');
+      expect(output.answer).toBe('sunny');
+      expect(output.toolCalls[0]?.result, e).toBe('sunny'); // the agent's own tool ran
+      expect(Object.keys(run(e, 'sim:oracle').values)).toEqual(
         expect.arrayContaining(['tool_calls', 'answer_matches']),
       );
     }
@@ -157,11 +163,11 @@ describe('the own-eval features in a fresh project, from the examples of docs/ev
 
     // sim:wrong makes the same calls and answers wrong: the judges and answer_matches fail it, tool_calls does not.
     for (const e of EVALS) {
-      const { summary, trace } = run(e, 'sim:wrong');
+      const { values, trace } = run(e, 'sim:wrong');
       for (const [id, want] of Object.entries(EXPECTED_CALLS[e]!)) expect(calls(trace(id)), `${e} ${id}`).toEqual(want);
-      if (summary.metrics.tool_calls) expect(summary.metrics.tool_calls.value, e).toBe(1);
+      if ('tool_calls' in values) expect(values.tool_calls, e).toBe(1);
     }
-    expect(run('arith-calls', 'sim:wrong').summary.metrics.pass_rate.value).toBe(1);
+    expect(run('arith-calls', 'sim:wrong').values.pass_rate).toBe(1);
     const wrongJudged = run('arith-judged', 'sim:wrong');
     expect(wrongJudged.trace('mul').output.answer).toBe('43');
     expect(wrongJudged.summary.metrics).toMatchObject({
@@ -180,8 +186,8 @@ describe('the own-eval features in a fresh project, from the examples of docs/ev
     // sim:wrong_arg changes one argument of the first call: every case's tool_calls fails, the reason naming that
     // argument and the value sent (as the trace has it); a later call made right keeps its share of the score.
     for (const e of ['arith-calls', 'weather-ai-sdk', 'weather-agents']) {
-      const { summary, instances, trace } = run(e, 'sim:wrong_arg');
-      expect(summary.metrics.pass_rate.value, e).toBe(0);
+      const { values, instances, trace } = run(e, 'sim:wrong_arg');
+      expect(values.pass_rate, e).toBe(0);
       for (const [id, want] of Object.entries(EXPECTED_CALLS[e]!)) {
         const got = trace(id).output.toolCalls;
         expect(got.map((c) => c.name)).toEqual(want.map(([n]) => n));
@@ -202,15 +208,18 @@ describe('the own-eval features in a fresh project, from the examples of docs/ev
       const cmp = readJson<
         Array<{ baseline: string; candidate: string; results: Array<{ metric: string; meanA: number; meanB: number }> }>
       >(join(dir, 'results', e, 'comparison.json'));
-      expect(cmp.map((c) => `${c.baseline} ${c.candidate}`)).toEqual(['sim:oracle sim:wrong', 'sim:oracle sim:wrong_arg']);
+      expect(cmp.map((c) => `${c.baseline} ${c.candidate}`)).toEqual([
+        'sim:oracle sim:wrong',
+        'sim:oracle sim:wrong_arg',
+      ]);
       for (const c of cmp) {
-        const base = run(e, 'sim:oracle').summary.metrics;
-        const cand = run(e, c.candidate as keyof typeof MODELS).summary.metrics;
+        const base = run(e, 'sim:oracle').values;
+        const cand = run(e, c.candidate as keyof typeof MODELS).values;
         const metrics = c.results.map((x) => x.metric);
         expect(metrics, e).toContain('pass_rate');
         for (const x of c.results) {
-          expect(x.meanA, `${e} ${c.candidate} ${x.metric}`).toBeCloseTo(base[x.metric]!.value!, 5);
-          expect(x.meanB, `${e} ${c.candidate} ${x.metric}`).toBeCloseTo(cand[x.metric]!.value!, 5);
+          expect(x.meanA, `${e} ${c.candidate} ${x.metric}`).toBeCloseTo(base[x.metric]!, 5);
+          expect(x.meanB, `${e} ${c.candidate} ${x.metric}`).toBeCloseTo(cand[x.metric]!, 5);
         }
       }
       expect(cmp[0]!.results.find((x) => x.metric === 'pass_rate')).toMatchObject({
