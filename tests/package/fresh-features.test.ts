@@ -268,4 +268,30 @@ describe('the own-eval features in a fresh project, from the examples of docs/ev
       rmSync(join(dir, 'bad-calls.ts'));
     }
   });
+
+  // The README's own eval, as its first command runs it: passes on sim:oracle (the built-in simulator makes the
+  // expected call and answers), and the same command on sim:wrong fails the gate (exit 1). Its file is written into the
+  // project for this test only (the tsc test above reads every .ts file of the project).
+  it("the README's eval passes its gate on sim:oracle and fails it on sim:wrong", async () => {
+    const readme = readFileSync(fromRoot('README.md'), 'utf8');
+    const start = readme.indexOf('## Your own eval');
+    const code = /```ts\n([\s\S]*?)```/.exec(readme.slice(start))![1]!;
+    const command = /```sh\n([^\n]*--model sim:oracle[^\n]*)/.exec(readme.slice(start))![1]!.replace(/\s+#.*$/, '');
+    expect(command).toMatch(/^npx toolgauge eval arith\.eval\.ts --model sim:oracle --gate /);
+    writeFileSync(join(dir, 'arith.eval.ts'), code);
+    try {
+      const pass = await sh(`${command} --out-dir readme-oracle`);
+      expect(pass.exitCode, `${pass.stdout}\n${pass.stderr}`).toBe(0);
+      const oracle = runOf(join(dir, 'readme-oracle'));
+      expect(oracle.values.pass_rate).toBe(1);
+      expect(calls(oracle.trace('0'))).toEqual([['multiply', { a: 6, b: 7 }]]);
+      const fail = await sh(`${command.replace('sim:oracle', 'sim:wrong')} --out-dir readme-wrong`);
+      expect(fail.exitCode, `${fail.stdout}\n${fail.stderr}`).toBe(1);
+      const wrong = runOf(join(dir, 'readme-wrong'));
+      expect(wrong.values.pass_rate).toBe(0);
+      expect(wrong.instances.get('0')!.reason).toMatch(/answer_matches/);
+    } finally {
+      rmSync(join(dir, 'arith.eval.ts'));
+    }
+  });
 });

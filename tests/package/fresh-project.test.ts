@@ -107,7 +107,17 @@ describe('the packed package', () => {
       peerDependenciesMeta?: Record<string, { optional?: boolean }>;
       dependencies: Record<string, string>;
     }>(join(esm, 'node_modules', 'toolgauge', 'package.json'));
-    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@vitest/ui', 'node-llama-cpp', 'vitest']);
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      '@ai-sdk/openai-compatible',
+      '@openai/agents',
+      '@vitest/ui',
+      'ai',
+      'node-llama-cpp',
+      'vitest',
+    ]);
+    // The agent SDKs are optional too: only toolgauge/ai-sdk and toolgauge/openai-agents load them.
+    for (const sdk of ['ai', '@ai-sdk/openai-compatible', '@openai/agents'])
+      expect(pkg.peerDependenciesMeta?.[sdk]?.optional, sdk).toBe(true);
     // The local engine is optional: installing toolgauge never pulls node-llama-cpp's GPU builds.
     expect(pkg.peerDependencies['node-llama-cpp']).toBe('3.21.1');
     expect(pkg.peerDependenciesMeta?.['node-llama-cpp']?.optional).toBe(true);
