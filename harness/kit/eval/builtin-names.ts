@@ -10,6 +10,6 @@ export function builtinNameRefusal(name: string): string | null {
   names ??= suiteFolders().map((f) => f.name);
   const lower = name.toLowerCase();
   return names.includes(lower)
-    ? `describeEval: the name '${name}' is the built-in suite '${lower}'s; give the eval another name`
+    ? `describeEval: '${name}' names the built-in suite '${lower}' (its output folder and simulator route); give the eval another name`
     : null;
 }
