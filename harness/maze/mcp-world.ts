@@ -6,8 +6,12 @@ import { connectMcpTools } from '../mcp-serve/client.ts';
 import { serveHttp } from '../mcp-serve/http.ts';
 import type { CallLog, ServedWorld } from '../mcp-serve/world.ts';
 import type { ToolExecutor } from '../core/chat.ts';
+import { UsageError } from '../core/errors.ts';
+import type { MazeConfig } from './config.ts';
 import { MazeSession } from './engine.ts';
-import type { MazeTask, Mode } from './task.ts';
+import { selectRuns } from './selection.ts';
+import { COMPLEXITIES, type MazeTask, type Mode } from './task.ts';
+import { mazeTasksOf } from './tasks-of.ts';
 
 /** The server's name in the MCP handshake: the task and mode it plays. */
 export const mazeServerInfo = (task: MazeTask, mode: Mode) => ({ name: `toolgauge-maze ${task.id} ${mode}`, version: '1' });
@@ -79,4 +83,23 @@ export async function mazeOverMcp(task: MazeTask, mode: Mode, log: CallLog = () 
       await server.close();
     },
   };
+}
+
+/**
+ * The one run `toolgauge mcp serve maze` plays: `id` is a task id (played under `mode`) or a run id with its mode
+ * (`C1_task_001_P2`), among the configuration's tasks (built-in, `--cases`, `--tasks`, with `--tools`).
+ */
+export function mazeRunToServe(
+  source: Pick<MazeConfig, 'casesDir' | 'toolPaths' | 'tasksFile'>,
+  id: string,
+  mode: Mode | undefined,
+): { task: MazeTask; mode: Mode } {
+  const tasks = mazeTasksOf({ ...source, categories: [...COMPLEXITIES] });
+  const { runs, unknown } = selectRuns(tasks, [mode ?? 'P0'], [id]);
+  if (unknown.length || runs.length !== 1)
+    throw new UsageError(`toolgauge mcp serve maze: --task: no task ${id} (ids are like C1_task_001, or C1_task_001_P2 with its mode)`);
+  const run = runs[0]!;
+  if (mode && run.mode !== mode)
+    throw new UsageError(`toolgauge mcp serve maze: --task ${id} names mode ${run.mode}, --mode says ${mode}`);
+  return run;
 }
