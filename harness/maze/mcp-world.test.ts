@@ -82,7 +82,7 @@ describe('a Maze task served over MCP', () => {
     await c.close();
   });
 
-  it('refuses a foreign Host (DNS rebinding), another path, and a request with no session', async () => {
+  it('refuses a foreign Host (DNS rebinding), a web page (Origin, text/plain), another path, and no session', async () => {
     const url = new URL(servers.get('P0')!.url);
     const init = {
       jsonrpc: '2.0',
@@ -113,7 +113,9 @@ describe('a Maze task served over MCP', () => {
       req.on('error', reject);
       req.end(JSON.stringify(init));
     });
-    expect(foreign).toBe(403);
+    expect(foreign).toBe(421);
+    expect((await post('/mcp', init, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post('/mcp', init, { 'content-type': 'text/plain' })).status).toBe(415);
     expect((await post('/other', init)).status).toBe(404);
     expect((await post('/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(400);
     expect((await post('/mcp', init, { 'mcp-session-id': 'nope' })).status).toBe(404);

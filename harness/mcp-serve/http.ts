@@ -6,6 +6,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  checkHostAndOrigin,
+  checkJsonContentType,
+  FrontRefusal,
+  parseJsonBody,
+  readBoundedBody,
+  sendRefusal,
+} from '../core/http-front.ts';
 import { toolServer, type ServerInfo } from './server.ts';
 import type { CallLog, ServedWorld } from './world.ts';
 
@@ -36,16 +44,22 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServedHttp> {
   let port = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp');
+    // The shared front (harness/core/http-front.ts): our own Host only, no web page's Origin, JSON bodies, a bound.
+    checkHostAndOrigin(req, port);
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp')
+      throw new FrontRefusal(404, 'not found: the MCP endpoint is /mcp');
+    let body: unknown;
+    if (req.method === 'POST') {
+      checkJsonContentType(req);
+      body = parseJsonBody(await readBoundedBody(req, maxBody));
+    }
     const id = req.headers['mcp-session-id'];
     const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (known) return known.handleRequest(req, res);
-    if (req.method !== 'POST') return reply(res, 400, 'no MCP session: start one with an initialize request');
-    const body = await readJson(req, maxBody);
-    if (body === undefined) return reply(res, 400, 'the request body is not JSON (or is over the size limit)');
-    if (typeof id === 'string') return reply(res, 404, `unknown MCP session ${JSON.stringify(id.slice(0, 64))}`);
-    if (!isInitializeRequest(body)) return reply(res, 400, 'no MCP session: start one with an initialize request');
-    if (sessions.size >= MAX_SESSIONS) return reply(res, 503, `over ${MAX_SESSIONS} open MCP sessions`);
+    if (known) return known.handleRequest(req, res, body);
+    if (typeof id === 'string') throw new FrontRefusal(404, `unknown MCP session ${JSON.stringify(id.slice(0, 64))}`);
+    if (req.method !== 'POST' || !isInitializeRequest(body))
+      throw new FrontRefusal(400, 'no MCP session: start one with an initialize request');
+    if (sessions.size >= MAX_SESSIONS) throw new FrontRefusal(503, `over ${MAX_SESSIONS} open MCP sessions`);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
@@ -54,9 +68,6 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServedHttp> {
       onsessionclosed: (sid) => {
         sessions.delete(sid);
       },
-      // A web page must not drive a loopback server: only our own Host names are accepted.
-      enableDnsRebindingProtection: true,
-      allowedHosts: [`${HOST}:${port}`, `localhost:${port}`],
     });
     const server = toolServer(o.newWorld(), o.info, o.log, () => transport.sessionId ?? '');
     transport.onclose = () => {
@@ -68,8 +79,8 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServedHttp> {
 
   const http = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) reply(res, 500, `MCP server error: ${(err as Error).message}`);
-      else res.destroy();
+      const r = err instanceof FrontRefusal ? err : new FrontRefusal(500, `MCP server error: ${(err as Error).message}`);
+      sendRefusal(res, r, { jsonrpc: '2.0', error: { code: -32000, message: r.message }, id: null });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -86,25 +97,4 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServedHttp> {
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
-}
-
-/** The body as JSON, or undefined when it is not JSON or longer than `max` bytes. */
-async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > max) return undefined;
-    chunks.push(c as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }
