@@ -59,7 +59,8 @@ export const FLAGS: FlagSpecs = {
   'tool-transport': {
     type: 'string',
     values: ['in-process', 'mcp'],
-    description: 'how the agent reaches the tools: in process (default), or over MCP from a server per run (docs/mcp.md)',
+    description:
+      'how the agent reaches the tools: in process (default), or over MCP from a server per run (docs/mcp.md)',
   },
 };
 

@@ -103,7 +103,11 @@ describe('a Maze task served over MCP', () => {
         url,
         {
           method: 'POST',
-          headers: { host: 'evil.example:80', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          headers: {
+            host: 'evil.example:80',
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
         },
         (res) => {
           res.resume();
@@ -127,11 +131,17 @@ describe('--tool-transport mcp: the run own server', () => {
     const run = await mazeOverMcp(task, 'P3');
     try {
       expect(run.executor.tools()).toEqual(run.session.tools());
-      const r = await run.executor.execute({ id: 'call_7', name: VICTIM.tool, argumentsJson: '{"amount": 100, "rate": 0.5}' });
+      const r = await run.executor.execute({
+        id: 'call_7',
+        name: VICTIM.tool,
+        argumentsJson: '{"amount": 100, "rate": 0.5}',
+      });
       expect(JSON.parse(r.content)).toEqual(VICTIM.implicit.payload);
       // Text that is no JSON object reaches the engine as written, as it does in process.
       const bad = await run.executor.execute({ id: 'call_8', name: VICTIM.tool, argumentsJson: '{"amount": 1' });
-      expect(JSON.parse(bad.content)).toMatchObject({ error: expect.stringMatching(/^arguments are not a valid JSON object/) });
+      expect(JSON.parse(bad.content)).toMatchObject({
+        error: expect.stringMatching(/^arguments are not a valid JSON object/),
+      });
       expect(run.session.trace().map((e) => [e.call_id, e.arguments_json, e.status])).toEqual([
         ['call_7', '{"amount": 100, "rate": 0.5}', 'implicit_corruption'],
         ['call_8', '{"amount": 1', 'tool_error'],

@@ -14,7 +14,10 @@ import { COMPLEXITIES, type MazeTask, type Mode } from './task.ts';
 import { mazeTasksOf } from './tasks-of.ts';
 
 /** The server's name in the MCP handshake: the task and mode it plays. */
-export const mazeServerInfo = (task: MazeTask, mode: Mode) => ({ name: `toolgauge-maze ${task.id} ${mode}`, version: '1' });
+export const mazeServerInfo = (task: MazeTask, mode: Mode) => ({
+  name: `toolgauge-maze ${task.id} ${mode}`,
+  version: '1',
+});
 
 /**
  * A MazeSession as a served world: its tools (only the task's, sorted by name), each call executed by the session
@@ -97,7 +100,9 @@ export function mazeRunToServe(
   const tasks = mazeTasksOf({ ...source, categories: [...COMPLEXITIES] });
   const { runs, unknown } = selectRuns(tasks, [mode ?? 'P0'], [id]);
   if (unknown.length || runs.length !== 1)
-    throw new UsageError(`toolgauge mcp serve maze: --task: no task ${id} (ids are like C1_task_001, or C1_task_001_P2 with its mode)`);
+    throw new UsageError(
+      `toolgauge mcp serve maze: --task: no task ${id} (ids are like C1_task_001, or C1_task_001_P2 with its mode)`,
+    );
   const run = runs[0]!;
   if (mode && run.mode !== mode)
     throw new UsageError(`toolgauge mcp serve maze: --task ${id} names mode ${run.mode}, --mode says ${mode}`);

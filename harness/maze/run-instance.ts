@@ -4,7 +4,6 @@ import type { Agent } from '../agent/registry.ts';
 import type { Sampling } from '../model/types.ts';
 import type { Usage } from '../model/types.ts';
 import { MazeSession } from './engine.ts';
-import { mazeOverMcp } from './mcp-world.ts';
 import { judge, type JudgeMode, type MazeVerdict } from './judge.ts';
 import type { JudgePromptInput, LlmJudgeRecord } from './llm-judge.ts';
 import { buildEvaluation, buildInference, type EvaluationFile, type InferenceFile } from './output.ts';
@@ -46,7 +45,9 @@ export async function runMazeInstance(
     toolTransport?: ToolTransport;
   },
 ): Promise<MazeRunResult> {
-  const overMcp = deps.toolTransport === 'mcp' ? await mazeOverMcp(task, mode) : undefined;
+  // The MCP SDK loads only for a run that uses it.
+  const overMcp =
+    deps.toolTransport === 'mcp' ? await (await import('./mcp-world.ts')).mazeOverMcp(task, mode) : undefined;
   try {
     return await runWith(task, mode, deps, overMcp?.session ?? new MazeSession(task, mode), overMcp?.executor);
   } finally {

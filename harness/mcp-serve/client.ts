@@ -21,7 +21,11 @@ export async function connectMcpTools(url: string, name = 'toolgauge'): Promise<
     const listed = await client.listTools();
     tools = listed.tools.map((t) => ({
       type: 'function',
-      function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema as Record<string, unknown> },
+      function: {
+        name: t.name,
+        description: t.description ?? '',
+        parameters: t.inputSchema as Record<string, unknown>,
+      },
     }));
   } catch (err) {
     await client.close();

@@ -79,7 +79,8 @@ export async function serveHttp(o: HttpServeOptions): Promise<ServedHttp> {
 
   const http = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      const r = err instanceof FrontRefusal ? err : new FrontRefusal(500, `MCP server error: ${(err as Error).message}`);
+      const r =
+        err instanceof FrontRefusal ? err : new FrontRefusal(500, `MCP server error: ${(err as Error).message}`);
       sendRefusal(res, r, { jsonrpc: '2.0', error: { code: -32000, message: r.message }, id: null });
     });
   });

@@ -42,7 +42,13 @@ function outcome(outDir: string, m: MazeMeta) {
     failure_reason: m.failure_reason,
     tool_calls: m.tool_calls,
     error: m.error ?? null,
-    calls: inference.trace.map((e) => ({ id: e.call_id, name: e.name, args: e.args, result: e.result, status: e.status })),
+    calls: inference.trace.map((e) => ({
+      id: e.call_id,
+      name: e.name,
+      args: e.args,
+      result: e.result,
+      status: e.status,
+    })),
     final_answer: inference.final_answer,
     // What the model was shown of each result: the MCP result's text is the in-process tool message.
     tool_messages: inference.messages.filter((x) => x.role === 'tool').map((x) => x.content),

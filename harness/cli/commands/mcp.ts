@@ -13,11 +13,22 @@ import { jsonlCallLog, type CallLog } from '../../mcp-serve/world.ts';
 export const FLAGS: FlagSpecs = {
   task: { type: 'string', description: 'the task to serve: C1_task_001, or C1_task_001_P2 with its mode' },
   mode: { type: 'string', values: MODES, description: 'the perturbation the server injects: P0 (default) … P4' },
-  transport: { type: 'string', values: ['stdio', 'http'], description: 'stdio (default), or Streamable HTTP on 127.0.0.1' },
-  port: { type: 'string', schema: flagSchemas.nonNegativeInt, description: 'the HTTP port (default 0: a free one, printed)' },
+  transport: {
+    type: 'string',
+    values: ['stdio', 'http'],
+    description: 'stdio (default), or Streamable HTTP on 127.0.0.1',
+  },
+  port: {
+    type: 'string',
+    schema: flagSchemas.nonNegativeInt,
+    description: 'the HTTP port (default 0: a free one, printed)',
+  },
   'call-log': { type: 'string', description: 'append every call to this JSONL file (default: JSON lines on stderr)' },
   cases: { type: 'string', description: 'a directory with c1.json … c4.json (default: the built-in tasks)' },
-  tools: { type: 'string', description: 'tool library files or folders added to the built-in tools (docs/maze-tools.md)' },
+  tools: {
+    type: 'string',
+    description: 'tool library files or folders added to the built-in tools (docs/maze-tools.md)',
+  },
   tasks: { type: 'string', description: 'a task file to take the task from instead of the built-in task graphs' },
 };
 
