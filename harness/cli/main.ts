@@ -22,6 +22,7 @@ const OTHER_USAGE = `  toolgauge eval     FILE.eval.ts …       your own evals 
   toolgauge sim      [--port N] [--policy NAME]
   toolgauge serve    --gguf FILE [--port N] [--parallel N] [--threads N] [--ctx N]   OpenAI-compatible server over a local GGUF
   toolgauge mcp serve maze --task ID [--mode P0…P4] [--transport stdio|http] [--port N] [--call-log FILE]   a Maze task's tools as an MCP server
+  toolgauge mcp serve toolhop --row ID [--data FILE] [--sandbox pyodide|python] [--transport stdio|http]   a ToolHop row's tools as an MCP server
   toolgauge make-test-model OUT.gguf [--type f32|f16|q8_0] [--template hermes|llama3] [--seed N]   a random-weight GGUF for plumbing
 
 Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so. --model gguf:FILE
