@@ -11,7 +11,7 @@ import { tempDir } from '../helpers/cli.ts';
 // recovery and cost, the same calls with the same results and perturbations, and the same TSR / PRR / RC. In
 // process (runSuite), real HTTP to the simulator and to each run's MCP server on loopback.
 
-const ONLY = 'C1_task_001,C2_task_001,C3_task_002,C4_task_001';
+const ONLY = 'C1_task_001,C3_task_002,C4_task_001';
 
 async function run(model: string, transport: 'in-process' | 'mcp') {
   const r = await runSuite(mazeSuite, {
@@ -64,7 +64,7 @@ describe('toolgauge maze --tool-transport mcp', () => {
   it.each(['sim:oracle', 'sim:naive'])('on %s gives the in-process runs, instance by instance', async (model) => {
     const local = await run(model, 'in-process');
     const mcp = await run(model, 'mcp');
-    expect(mcp.byId.size).toBe(20);
+    expect(mcp.byId.size).toBe(15);
     expect([...mcp.byId.keys()].sort()).toEqual([...local.byId.keys()].sort());
     for (const [id, m] of local.byId) {
       expect(transportOf(mcp.r.outDir, mcp.byId.get(id)!), id).toBe('mcp');
@@ -72,7 +72,7 @@ describe('toolgauge maze --tool-transport mcp', () => {
       expect(outcome(mcp.r.outDir, mcp.byId.get(id)!), id).toEqual(outcome(local.r.outDir, m));
     }
     // Perturbations were met, so the comparison covers the server's injection, not only clean calls.
-    expect([...mcp.byId.values()].filter((m) => m.hit).length).toBeGreaterThan(8);
+    expect([...mcp.byId.values()].filter((m) => m.hit).length).toBeGreaterThanOrEqual(9);
     const metrics = (s: typeof local.r.finalized) => JSON.stringify(s.summary.metrics);
     expect(metrics(mcp.r.finalized)).toBe(metrics(local.r.finalized));
     // The run's header records the transport.
