@@ -23,3 +23,15 @@ describe('every flag in --help', () => {
       if (spec.short) expect(r.stdout, `--${flag}'s short form`).toMatch(new RegExp(`-${spec.short}\\b`));
   });
 });
+
+describe('toolgauge mcp --help', () => {
+  it('lists every flag of `toolgauge mcp serve maze|toolhop`', async () => {
+    const { FLAGS } = await import('./commands/mcp.ts');
+    const r = await inProcess(['mcp', '--help'], {});
+    expect(r.code, r.stderr).toBe(0);
+    const missing = Object.keys(FLAGS).filter((f) => !new RegExp(`(^|[\\s\\[|,])--${f}(?![\\w-])`, 'm').test(r.stdout));
+    expect(missing).toEqual([]);
+    expect(r.stdout).toMatch(/^toolgauge mcp serve maze --task ID/);
+    expect(r.stdout).toMatch(/^toolgauge mcp serve toolhop --row ID/m);
+  });
+});

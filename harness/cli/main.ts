@@ -21,6 +21,8 @@ const OTHER_USAGE = `  toolgauge eval     FILE.eval.ts …       your own evals 
   toolgauge view     [DIR …] [--port N] [--export FILE.html]   results viewer in the browser (runs side by side)
   toolgauge sim      [--port N] [--policy NAME]
   toolgauge serve    --gguf FILE [--port N] [--parallel N] [--threads N] [--ctx N]   OpenAI-compatible server over a local GGUF
+  toolgauge mcp serve maze --task ID [--mode P0…P4] [--transport stdio|http] [--port N] [--call-log FILE]   a Maze task's tools as an MCP server
+  toolgauge mcp serve toolhop --row ID [--data FILE] [--sandbox pyodide|python] [--transport stdio|http]   a ToolHop row's tools as an MCP server
   toolgauge make-test-model OUT.gguf [--type f32|f16|q8_0] [--template hermes|llama3] [--seed N]   a random-weight GGUF for plumbing
 
 Without --base-url (or OPENAI_BASE_URL) the built-in simulator answers, and every report says so. --model gguf:FILE
@@ -60,6 +62,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   optimize: () => import('./commands/optimize.ts'),
   view: () => import('./commands/view.ts'),
   'make-test-model': () => import('./commands/make-test-model.ts'),
+  mcp: () => import('./commands/mcp.ts'),
 };
 
 /**

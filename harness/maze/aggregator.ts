@@ -121,10 +121,10 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
   markdown: mazeMarkdown,
   terminal(s, outDir) {
     const f = flattenMetrics(s.metrics);
-    const cfg = s.config as { judge?: string; agent?: string; agent_type?: string };
+    const cfg = s.config as { judge?: string; agent?: string; agent_type?: string; tool_transport?: string };
     const lines = [
       '',
-      `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent_type ?? cfg.agent ?? 'fc'}${noticeTag(s)}`,
+      `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent_type ?? cfg.agent ?? 'fc'}${cfg.tool_transport === 'mcp' ? ' · tools over MCP' : ''}${noticeTag(s)}`,
     ];
     for (const m of MODES)
       if (f[`tsr.${m}`])

@@ -56,11 +56,17 @@ export const FLAGS: FlagSpecs = {
     type: 'string',
     description: 'a task file (YAML/JSON) to run instead of the built-in task graphs (docs/maze-tools.md)',
   },
+  'tool-transport': {
+    type: 'string',
+    values: ['in-process', 'mcp'],
+    description:
+      'how the agent reaches the tools: in process (default), or over MCP from a server per run (docs/mcp.md)',
+  },
 };
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
                [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
-               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--model NAME] [--base-url URL] [--concurrency N]
+               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--tool-transport in-process|mcp] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
                [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)`;
 
@@ -112,6 +118,7 @@ function runOne(runner: CommandRunner, argv: string[], baseEnv: NodeJS.ProcessEn
         'judge-base-url': 'TOOLGAUGE_MAZE_JUDGE_BASE_URL',
         tools: 'TOOLGAUGE_MAZE_TOOLS',
         tasks: 'TOOLGAUGE_MAZE_TASKS',
+        'tool-transport': 'TOOLGAUGE_MAZE_TOOL_TRANSPORT',
       },
       files: ['cases', 'agent-module', 'tasks'],
       evalFiles: (m) => m.categories.map((c) => `suites/maze/${c}.eval${MODULE_EXT}`),

@@ -24,6 +24,7 @@ const Env = z.object({
   TOOLGAUGE_MAZE_JUDGE_BASE_URL: z.string().url('TOOLGAUGE_MAZE_JUDGE_BASE_URL must be a URL').optional(),
   TOOLGAUGE_MAZE_TOOLS: z.string().optional(),
   TOOLGAUGE_MAZE_TASKS: z.string().optional(),
+  TOOLGAUGE_MAZE_TOOL_TRANSPORT: z.enum(['in-process', 'mcp']).default('in-process'),
 });
 
 export interface MazeConfig {
@@ -47,6 +48,8 @@ export interface MazeConfig {
   toolPaths: string[];
   /** `--tasks`: a user's task file, run instead of the built-in task graphs. */
   tasksFile: string | undefined;
+  /** `--tool-transport`: the agent calls the tools in process, or over MCP from a server per run (docs/mcp.md). */
+  toolTransport: 'in-process' | 'mcp';
 }
 
 export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
@@ -78,6 +81,7 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
       .filter(Boolean)
       .map((p) => resolve(p)),
     tasksFile: e.TOOLGAUGE_MAZE_TASKS ? resolve(e.TOOLGAUGE_MAZE_TASKS) : undefined,
+    toolTransport: e.TOOLGAUGE_MAZE_TOOL_TRANSPORT,
   };
 }
 

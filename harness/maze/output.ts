@@ -55,6 +55,8 @@ export const InferenceFile = z.object({
   trial: z.number().int().positive().optional(),
   /** Tokens over the run's model calls (absent in files written before it was recorded, and in local runs). */
   usage: Usage.optional(),
+  /** `mcp` when the agent reached the tools over MCP (`--tool-transport mcp`); absent: in process. */
+  tool_transport: z.literal('mcp').optional(),
 });
 export type InferenceFile = z.infer<typeof InferenceFile>;
 
@@ -142,6 +144,7 @@ export interface RunRecord {
   messages?: unknown[];
   usage?: Usage;
   trial?: number;
+  toolTransport?: 'in-process' | 'mcp';
 }
 
 export function buildInference(task: MazeTask, mode: Mode, model: string, run: RunRecord): InferenceFile {
@@ -160,6 +163,7 @@ export function buildInference(task: MazeTask, mode: Mode, model: string, run: R
     ...(run.messages ? { messages: run.messages } : {}),
     ...(run.usage ? { usage: run.usage } : {}),
     ...(run.trial ? { trial: run.trial } : {}),
+    ...(run.toolTransport === 'mcp' ? { tool_transport: 'mcp' as const } : {}),
   };
 }
 

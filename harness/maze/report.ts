@@ -7,10 +7,10 @@ import { COMPLEXITIES, MODES } from './task.ts';
 export function mazeMarkdown(s: Summary): string {
   const flat = flattenMetrics(s.metrics);
   const modes = MODES.filter((m) => flat[`tsr.${m}`]);
-  const cfg = s.config as { judge?: string; agent?: string; agent_type?: string };
+  const cfg = s.config as { judge?: string; agent?: string; agent_type?: string; tool_transport?: string };
   const parts = [
     headerBlock(`Maze — ${s.header.model}`, s),
-    `**Judge mode: \`${cfg.judge ?? 'compat'}\` · agent mode: \`${cfg.agent ?? 'fc'}\`${cfg.agent_type ? ` · agent type: \`${cfg.agent_type}\`` : ''}** (${cfg.agent === 'prompt' ? 'tools described in the prompt, calls parsed from text' : 'native function calling'}). Runs are comparable only under the same judge and agent mode.`,
+    `**Judge mode: \`${cfg.judge ?? 'compat'}\` · agent mode: \`${cfg.agent ?? 'fc'}\`${cfg.agent_type ? ` · agent type: \`${cfg.agent_type}\`` : ''}** (${cfg.agent === 'prompt' ? 'tools described in the prompt, calls parsed from text' : 'native function calling'}${cfg.tool_transport === 'mcp' ? '; the agent reached the tools over MCP, from a server per run' : ''}). Runs are comparable only under the same judge and agent mode.`,
     '',
     '## TSR / PRR / RC per mode',
     '',

@@ -1,4 +1,5 @@
 import { LoopError } from '../agent/loop.ts';
+import type { ToolExecutor } from '../core/chat.ts';
 import type { Agent } from '../agent/registry.ts';
 import type { Sampling } from '../model/types.ts';
 import type { Usage } from '../model/types.ts';
@@ -40,9 +41,29 @@ export async function runMazeInstance(
     sampling?: Sampling;
     /** The LLM judge, asked after the rule judge (which always runs). */
     llmJudge?: (input: JudgePromptInput) => Promise<LlmJudgeRecord>;
+    /** How the agent reaches the tools: in this process (default), or over MCP from a server of the run's own. */
+    toolTransport?: ToolTransport;
   },
 ): Promise<MazeRunResult> {
-  const session = new MazeSession(task, mode);
+  // The MCP SDK loads only for a run that uses it.
+  const overMcp =
+    deps.toolTransport === 'mcp' ? await (await import('./mcp-world.ts')).mazeOverMcp(task, mode) : undefined;
+  try {
+    return await runWith(task, mode, deps, overMcp?.session ?? new MazeSession(task, mode), overMcp?.executor);
+  } finally {
+    await overMcp?.close();
+  }
+}
+
+export type ToolTransport = 'in-process' | 'mcp';
+
+async function runWith(
+  task: MazeTask,
+  mode: Mode,
+  deps: Parameters<typeof runMazeInstance>[2],
+  session: MazeSession,
+  executor: ToolExecutor = session,
+): Promise<MazeRunResult> {
   let messages: unknown[] = [];
   let turns = 0;
   let stopped = 'answer';
@@ -54,7 +75,7 @@ export async function runMazeInstance(
       ctx: { instance: `maze:${task.id}:${mode}`, trial: deps.trial ?? 0 },
       system: MAZE_SYSTEM_PROMPT,
       user: task.query,
-      executor: session,
+      executor,
       maxTurns: deps.maxTurns,
       ...(deps.maxToolCallsPerTurn !== undefined ? { maxToolCallsPerTurn: deps.maxToolCallsPerTurn } : {}),
       ...(deps.sampling ? { sampling: deps.sampling } : {}),
@@ -82,6 +103,7 @@ export async function runMazeInstance(
     messages,
     usage,
     trial: deps.trial ?? 0,
+    ...(deps.toolTransport ? { toolTransport: deps.toolTransport } : {}),
   });
   const llmJudge =
     deps.llmJudge && !error ? await deps.llmJudge({ task, mode, trace: session.trace(), finalAnswer }) : undefined;

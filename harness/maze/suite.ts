@@ -79,6 +79,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
       trial: ctx.trial,
       maxToolCallsPerTurn: ctx.run.maxToolCallsPerTurn,
       sampling: ctx.sampling(),
+      toolTransport: ctx.settings.toolTransport,
       ...(judgeLlm
         ? { llmJudge: (input) => askLlmJudge(judgeLlm, input, { trial: ctx.trial, seed: ctx.run.seed }) }
         : {}),
@@ -158,6 +159,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
     concurrency: run.concurrency,
     retries: run.retries,
     agent_type: m.agentType,
+    tool_transport: m.toolTransport,
   }),
   sampling: (run, m) => mazeSampling(run, m),
   // The LLM judge is another model: it is asked at temperature 0, top_p 1, with the run's seed on every trial.

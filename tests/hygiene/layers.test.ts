@@ -31,6 +31,8 @@ const LEVEL: Record<string, number> = {
   parse: 1,
   sim: 1,
   hub: 1,
+  // Serving a tool world over MCP (the official SDK's server and client); the suites hand it their worlds.
+  'mcp-serve': 1,
   match: 2,
   agent: 2,
   report: 2,
