@@ -66,7 +66,7 @@ export const FLAGS: FlagSpecs = {
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4 | --task-category cN] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
                [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
-               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--model NAME] [--base-url URL] [--concurrency N]
+               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--parallel-models N] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
                [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)`;
 
@@ -80,6 +80,11 @@ const BATCH_FLAG_SPECS: FlagSpecs = {
   },
   lineup: { type: 'string', description: 'a lineup file (YAML or JSON) of the models to run; docs/maze-runs.md' },
   'allow-env': { type: 'string', list: true, description: 'variables a lineup entry may name as its api_key_env' },
+  'parallel-models': {
+    type: 'string',
+    schema: flagSchemas.positiveInt,
+    description: "models run at once (default: the run's --concurrency, at most the number of models)",
+  },
 };
 
 /** Every flag `toolgauge maze` accepts (its `--help` lists them all). */
