@@ -58,16 +58,19 @@ describe('maze batch', () => {
     const out = join(root, 'a');
     const calls: string[][] = [];
     const code = await quiet(() =>
-      runMazeBatch(['--models', 'good,flaky,broken,also-good', '--modes', 'P0', '--out-dir', out, '--parallel-models', '1'], async (argv) => {
-        calls.push(argv);
-        const model = flag(argv, '--model')!;
-        const dir = flag(argv, '--out-dir')!;
-        const resumed = argv.includes('--resume');
-        if (model === 'broken') leave(dir, 2, [meta('T1', 'P0', false), meta('T2', 'P0', false)]);
-        else if (model === 'flaky' && !resumed) leave(dir, 1, [meta('T1', 'P0', true)]);
-        else leave(dir, 0, [meta('T1', 'P0', model !== 'also-good'), meta('T2', 'P0', true)]);
-        return 0;
-      }),
+      runMazeBatch(
+        ['--models', 'good,flaky,broken,also-good', '--modes', 'P0', '--out-dir', out, '--parallel-models', '1'],
+        async (argv) => {
+          calls.push(argv);
+          const model = flag(argv, '--model')!;
+          const dir = flag(argv, '--out-dir')!;
+          const resumed = argv.includes('--resume');
+          if (model === 'broken') leave(dir, 2, [meta('T1', 'P0', false), meta('T2', 'P0', false)]);
+          else if (model === 'flaky' && !resumed) leave(dir, 1, [meta('T1', 'P0', true)]);
+          else leave(dir, 0, [meta('T1', 'P0', model !== 'also-good'), meta('T2', 'P0', true)]);
+          return 0;
+        },
+      ),
     );
     expect(code).toBe(1);
     expect(calls.map((a) => `${flag(a, '--model')}${a.includes('--resume') ? '+resume' : ''}`)).toEqual([

@@ -30,7 +30,10 @@ const RUN_API_EVAL = [
   'python run_api_eval.py --models gpt-4o --categories c3 c4',
   'python run_api_eval.py --models gpt-4o --modes P2 P4',
 ];
-const RUN_BATCH_API_EVAL = ['python run_batch_api_eval.py --categories c3 c4', 'python run_batch_api_eval.py --modes P2 P4'];
+const RUN_BATCH_API_EVAL = [
+  'python run_batch_api_eval.py --categories c3 c4',
+  'python run_batch_api_eval.py --modes P2 P4',
+];
 
 const root = mkdtempSync(join(tmpdir(), 'tg-maze-source-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,4 +1,11 @@
-import { cellName, REFERENCE_BASELINE, resolveCell, sizeOfAgents, TOOLHOP_TEAM_DEFAULTS, type Cell } from '../toolhop/grid.ts';
+import {
+  cellName,
+  REFERENCE_BASELINE,
+  resolveCell,
+  sizeOfAgents,
+  TOOLHOP_TEAM_DEFAULTS,
+  type Cell,
+} from '../toolhop/grid.ts';
 import type { ToolhopSettings } from '../toolhop/settings.ts';
 
 /**

@@ -217,7 +217,9 @@ describe('GEPA runs for every team topology (bundled sample, small teams)', () =
       // Small teams are outside the reference's grid on ToolHop (r = 4 only): the job says it is non-conformant.
       expect(o.summary.conformance.conformant).toBe(false);
       expect(o.summary.conformance.reasons[0]).toMatch(/^off-grid cell: team size \d+/);
-      expect(readFileSync(join(o.outDir, 'report.md'), 'utf8')).toContain('**Non-conformant job** (run with `--allow-any-cell`)');
+      expect(readFileSync(join(o.outDir, 'report.md'), 'utf8')).toContain(
+        '**Non-conformant job** (run with `--allow-any-cell`)',
+      );
     },
   );
 });

@@ -40,7 +40,7 @@ describe('toolhop sweep: what it sets and checks before the first cell', () => {
     expect((err as Error).message).not.toContain('\n');
   });
 
-  it("runs every cell a runner of the reference runs, others only with --allow-any-cell; by default each team at its baseline size", () => {
+  it('runs every cell a runner of the reference runs, others only with --allow-any-cell; by default each team at its baseline size', () => {
     // The reference's independent and decentralized runners take any team size from the environment.
     expect(planSweep(['--topologies', 'independent,decentralized', '--agents', '3,5'], SIM).cells).toHaveLength(5);
     expect(() => planSweep(['--topologies', 'sequential', '--agents', '3'], SIM)).toThrow(
@@ -49,7 +49,9 @@ describe('toolhop sweep: what it sets and checks before the first cell', () => {
     expect(planSweep(['--topologies', 'sequential', '--agents', '3', '--allow-any-cell'], SIM).cells).toHaveLength(2);
     expect(planSweep(['--topologies', 'independent,sequential', '--agents', '2,4,8,10'], SIM).cells).toHaveLength(9);
     // The reference's own spelling of a list: the words after the flag.
-    expect(planSweep(['--topologies', 'independent', 'sequential', '--agents', '2', '4', '8', '10'], SIM).cells).toHaveLength(9);
+    expect(
+      planSweep(['--topologies', 'independent', 'sequential', '--agents', '2', '4', '8', '10'], SIM).cells,
+    ).toHaveLength(9);
     expect(planSweep([], SIM).cells.map((c) => c.agents)).toEqual([
       undefined,
       undefined,
@@ -66,7 +68,10 @@ describe('toolgauge toolhop: a cell no runner of the reference runs', () => {
       ['--topology', 'centralized', '--agents', '5'],
       /centralized × 5 agents × 1 rounds × freeform is a cell no runner .*team size 6 \(manager \+ 5\) \(the reference runs 2, 4, 8, 10\); pass --allow-any-cell/,
     ],
-    [['--topology', 'sequential', '--agents', '5'], /sequential × 5 agents × freeform is a cell no runner .*team size 5/],
+    [
+      ['--topology', 'sequential', '--agents', '5'],
+      /sequential × 5 agents × freeform is a cell no runner .*team size 5/,
+    ],
     [
       ['--topology', 'centralized', '--rounds', '2'],
       /centralized × 3 agents × 2 rounds × freeform is a cell no runner .*2 rounds \(the reference runs 1\)/,

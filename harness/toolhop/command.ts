@@ -32,7 +32,8 @@ export const FLAGS: FlagSpecs = {
     type: 'string',
     multiple: true,
     list: true,
-    description: "row ids: after one flag (the reference runner's --only 3 7), repeated, or comma-separated; ignores --limit",
+    description:
+      "row ids: after one flag (the reference runner's --only 3 7), repeated, or comma-separated; ignores --limit",
   },
   batch: {
     type: 'boolean',
