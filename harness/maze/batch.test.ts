@@ -1,12 +1,12 @@
 // The batch's own logic with a stand-in for the single-model run (no Vitest run): what counts as a failed model,
 // the one retry with --resume, what each run is given, and that each run's environment is its own.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../core/errors.ts';
-import { batchEntries, runMazeBatch, withoutFlags } from './batch.ts';
+import { batchEntries, parallelModels, runMazeBatch, withoutFlags } from './batch.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'tg-maze-batch-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -58,16 +58,19 @@ describe('maze batch', () => {
     const out = join(root, 'a');
     const calls: string[][] = [];
     const code = await quiet(() =>
-      runMazeBatch(['--models', 'good,flaky,broken,also-good', '--modes', 'P0', '--out-dir', out], async (argv) => {
-        calls.push(argv);
-        const model = flag(argv, '--model')!;
-        const dir = flag(argv, '--out-dir')!;
-        const resumed = argv.includes('--resume');
-        if (model === 'broken') leave(dir, 2, [meta('T1', 'P0', false), meta('T2', 'P0', false)]);
-        else if (model === 'flaky' && !resumed) leave(dir, 1, [meta('T1', 'P0', true)]);
-        else leave(dir, 0, [meta('T1', 'P0', model !== 'also-good'), meta('T2', 'P0', true)]);
-        return 0;
-      }),
+      runMazeBatch(
+        ['--models', 'good,flaky,broken,also-good', '--modes', 'P0', '--out-dir', out, '--parallel-models', '1'],
+        async (argv) => {
+          calls.push(argv);
+          const model = flag(argv, '--model')!;
+          const dir = flag(argv, '--out-dir')!;
+          const resumed = argv.includes('--resume');
+          if (model === 'broken') leave(dir, 2, [meta('T1', 'P0', false), meta('T2', 'P0', false)]);
+          else if (model === 'flaky' && !resumed) leave(dir, 1, [meta('T1', 'P0', true)]);
+          else leave(dir, 0, [meta('T1', 'P0', model !== 'also-good'), meta('T2', 'P0', true)]);
+          return 0;
+        },
+      ),
     );
     expect(code).toBe(1);
     expect(calls.map((a) => `${flag(a, '--model')}${a.includes('--resume') ? '+resume' : ''}`)).toEqual([
@@ -149,5 +152,42 @@ describe('maze batch', () => {
       '--modes',
       'P0',
     ]);
+  });
+
+  it('runs --parallel-models models at once (default: the run concurrency), each its own summary, in the batch order', async () => {
+    const inFlight = async (extra: string[]) => {
+      let now = 0;
+      let most = 0;
+      const out = join(root, `p${extra.join('')}`);
+      await quiet(() =>
+        runMazeBatch(['--models', 'm1,m2,m3', '--modes', 'P0', '--out-dir', out, ...extra], async (argv) => {
+          now++;
+          most = Math.max(most, now);
+          // Every run waits for the others to start before it ends, so runs allowed to overlap do.
+          await new Promise((r) => setTimeout(r, 20));
+          const model = flag(argv, '--model')!;
+          leave(flag(argv, '--out-dir')!, 0, [meta('T1', 'P0', model !== 'm2')]);
+          now--;
+          return 0;
+        }),
+      );
+      const batch = JSON.parse(readFileSync(join(out, 'reports', 'maze_batch_fc.json'), 'utf8')) as {
+        models: Array<{ label: string; status: string; runs: number }>;
+      };
+      expect(batch.models.map((m) => [m.label, m.status, m.runs])).toEqual([
+        ['m1', 'complete', 1],
+        ['m2', 'complete', 1],
+        ['m3', 'complete', 1],
+      ]);
+      return most;
+    };
+    expect(await inFlight(['--parallel-models', '2'])).toBe(2);
+    expect(await inFlight(['--parallel-models', '1'])).toBe(1);
+    expect(await inFlight([])).toBe(3);
+    expect(parallelModels(['--concurrency', '2'], {}, 5)).toBe(2);
+    expect(parallelModels([], { TOOLGAUGE_CONCURRENCY: '8' }, 3)).toBe(3);
+    expect(() => parallelModels(['--parallel-models', '0'], {}, 3)).toThrow(
+      "toolgauge maze: --parallel-models must be a whole number >= 1 (got '0')",
+    );
   });
 });

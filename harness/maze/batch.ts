@@ -20,7 +20,7 @@ import { parseLineup } from '../calls/lineup/lineup.ts';
 import { API_KEY_ENV } from '../calls/lineup/lineup-limits.ts';
 
 /** The flags the batch reads; the rest go to every model's run unchanged. */
-const BATCH_FLAGS = ['--models', '--lineup', '--allow-env'] as const;
+const BATCH_FLAGS = ['--models', '--lineup', '--allow-env', '--parallel-models'] as const;
 
 export interface BatchEntry {
   label: string;
@@ -164,6 +164,41 @@ export function judgeAttempt(
   };
 }
 
+/**
+ * `--parallel-models N`: how many models' runs are in flight at once (ToolMaze's batch runner runs its models
+ * concurrently). Default: the run's `--concurrency`, at most the number of models. Each run keeps its own
+ * concurrency, so the endpoint sees up to N × that many requests.
+ */
+export function parallelModels(argv: readonly string[], env: NodeJS.ProcessEnv, models: number): number {
+  const raw = flagValue(argv, '--parallel-models');
+  if (raw !== undefined && !/^[1-9]\d*$/.test(raw))
+    throw new UsageError(`toolgauge maze: --parallel-models must be a whole number >= 1 (got '${raw}')`);
+  const concurrency = parseEnv(EnvSchema.pick({ TOOLGAUGE_CONCURRENCY: true }), {
+    TOOLGAUGE_CONCURRENCY: flagValue(argv, '--concurrency') ?? env.TOOLGAUGE_CONCURRENCY,
+  }).TOOLGAUGE_CONCURRENCY;
+  return Math.max(1, Math.min(models, raw !== undefined ? Number(raw) : concurrency));
+}
+
+/** `fn` over `items`, at most `limit` at a time; results in the items' order. The first error stops new starts. */
+async function inPool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /** An endpoint that did not answer the pre-run check is the model's failure, not a usage error of the batch. */
 const isEndpointRefusal = (message: string) => /endpoint .* (is not usable|does not serve)/.test(message);
 
@@ -181,9 +216,9 @@ export async function runMazeBatch(
   const rest = withoutFlags(argv, [...BATCH_FLAGS, '--out-dir']);
   const root = resolve(flagValue(argv, '--out-dir') ?? 'results');
   const folder = folderOf(argv);
-  const models: BatchModel[] = [];
-  let notice: string | undefined;
-  for (const e of entries) {
+  const parallel = parallelModels(argv, baseEnv, entries.length);
+  // One model's run and its one retry; the batch runs `parallel` of them at a time, results in the batch's order.
+  const runEntry = async (e: BatchEntry): Promise<{ model: BatchModel; notice: string | undefined }> => {
     const dir = join(root, modelDirName(e.label), folder);
     const args = [
       ...withoutFlags(rest, e.baseUrl ? ['--base-url'] : []),
@@ -221,18 +256,23 @@ export async function runMazeBatch(
         `toolgauge maze: ${e.label}: ${verdict.reason}${attempts < 2 ? ' — retrying once with --resume' : ' — kept for --resume, not a result'}\n`,
       );
     }
-    notice ??= verdict.notice;
-    models.push({
-      label: e.label,
-      model: e.model,
-      dir,
-      status: verdict.ok ? 'complete' : 'failed',
-      attempts,
-      ...(verdict.reason && !verdict.ok ? { reason: verdict.reason } : {}),
-      ...(verdict.gate !== undefined ? { gate: verdict.gate } : {}),
-      ...(verdict.runs !== undefined ? { runs: verdict.runs } : {}),
-    });
-  }
+    return {
+      notice: verdict.notice,
+      model: {
+        label: e.label,
+        model: e.model,
+        dir,
+        status: verdict.ok ? 'complete' : 'failed',
+        attempts,
+        ...(verdict.reason && !verdict.ok ? { reason: verdict.reason } : {}),
+        ...(verdict.gate !== undefined ? { gate: verdict.gate } : {}),
+        ...(verdict.runs !== undefined ? { runs: verdict.runs } : {}),
+      },
+    };
+  };
+  const results = await inPool(entries, parallel, runEntry);
+  const models = results.map((r) => r.model);
+  const notice = results.find((r) => r.notice)?.notice;
   const complete = models.filter((m) => m.status === 'complete');
   // The run's seed as every run of the batch parsed it (the one parser of harness/core/config.ts).
   const seed = parseEnv(EnvSchema.pick({ TOOLGAUGE_SEED: true }), {

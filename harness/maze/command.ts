@@ -16,13 +16,19 @@ import { MODEL_FLAGS } from '../kit/flags/model-flags.ts';
 import { applyConfig } from '../kit/flags/config-file.ts';
 
 export const FLAGS: FlagSpecs = {
-  categories: { type: 'string', description: 'c1,c2,c3,c4' },
-  modes: { type: 'string', description: 'P0,P1,P2,P3,P4' },
+  categories: { type: 'string', list: true, description: 'c1,c2,c3,c4 (or c3 c4, as ToolMaze writes it)' },
+  'task-category': {
+    type: 'string',
+    values: ['c1', 'c2', 'c3', 'c4', 'C1', 'C2', 'C3', 'C4'],
+    description: "one category, as ToolMaze's run_eval.py names it (instead of --categories)",
+  },
+  modes: { type: 'string', list: true, description: 'P0,P1,P2,P3,P4 (or P0 P1, as ToolMaze writes it)' },
   only: {
     type: 'string',
+    list: true,
     description: 'task ids (C1_task_001) or task-plus-mode run ids (C1_task_001_P0), comma-separated',
   },
-  'task-id': { type: 'string', description: 'the same as --only, as ToolMaze names it' },
+  'task-id': { type: 'string', list: true, description: 'the same as --only, as ToolMaze names it' },
   agent: {
     type: 'string',
     values: ['fc', 'prompt'],
@@ -64,18 +70,27 @@ export const FLAGS: FlagSpecs = {
   },
 };
 
-export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
+export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4 | --task-category cN] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
                [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
-               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--tool-transport in-process|mcp] [--model NAME] [--base-url URL] [--concurrency N]
+               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--parallel-models N] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--tool-transport in-process|mcp] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
                [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)`;
 
 /** `toolgauge maze`: C1–C4 task graphs × P0–P4 perturbations through the eval suites in suites/maze/. */
 /** The batch's own flags, so a --config file may give them too (batch.ts reads them from the command line). */
 const BATCH_FLAG_SPECS: FlagSpecs = {
-  models: { type: 'string', description: 'several models, one run each, then paired comparisons; docs/maze-runs.md' },
+  models: {
+    type: 'string',
+    list: true,
+    description: 'several models, one run each, then paired comparisons; docs/maze-runs.md',
+  },
   lineup: { type: 'string', description: 'a lineup file (YAML or JSON) of the models to run; docs/maze-runs.md' },
-  'allow-env': { type: 'string', description: 'variables a lineup entry may name as its api_key_env' },
+  'allow-env': { type: 'string', list: true, description: 'variables a lineup entry may name as its api_key_env' },
+  'parallel-models': {
+    type: 'string',
+    schema: flagSchemas.positiveInt,
+    description: "models run at once (default: the run's --concurrency, at most the number of models)",
+  },
 };
 
 /** Every flag `toolgauge maze` accepts (its `--help` lists them all). */
@@ -105,6 +120,7 @@ function runOne(runner: CommandRunner, argv: string[], baseEnv: NodeJS.ProcessEn
       flags: FLAGS,
       env: {
         categories: 'TOOLGAUGE_MAZE_CATEGORIES',
+        'task-category': 'TOOLGAUGE_MAZE_TASK_CATEGORY',
         modes: 'TOOLGAUGE_MAZE_MODES',
         only: 'TOOLGAUGE_MAZE_ONLY',
         'task-id': 'TOOLGAUGE_MAZE_TASK_ID',

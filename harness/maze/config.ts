@@ -11,6 +11,7 @@ const Env = z.object({
   TOOLGAUGE_MAZE_MODES: z.string().default(MODES.join(',')),
   TOOLGAUGE_MAZE_ONLY: z.string().optional(),
   TOOLGAUGE_MAZE_TASK_ID: z.string().optional(),
+  TOOLGAUGE_MAZE_TASK_CATEGORY: z.string().optional(),
   TOOLGAUGE_MAZE_AGENT: z.enum(['fc', 'prompt']).optional(),
   TOOLGAUGE_MAZE_JUDGE: z.enum(['compat', 'strict']).default('compat'),
   TOOLGAUGE_MAZE_MAX_TURNS: z.string().regex(/^\d+$/).transform(Number).default(20),
@@ -63,10 +64,15 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
       if (!allowed.includes(x as T)) throw new UsageError(`${name}: '${x}' is not one of ${allowed.join(',')}`);
     return xs as T[];
   };
+  // ToolMaze's run_eval.py names one category with --task-category; --categories is toolgauge's list.
+  if (e.TOOLGAUGE_MAZE_TASK_CATEGORY && env.TOOLGAUGE_MAZE_CATEGORIES !== undefined)
+    throw new UsageError('give --categories or --task-category, not both');
   if (e.TOOLGAUGE_MAZE_JUDGE_BASE_URL && !e.TOOLGAUGE_MAZE_JUDGE_MODEL)
     throw new UsageError('--judge-base-url needs --judge-model');
   return {
-    categories: list(e.TOOLGAUGE_MAZE_CATEGORIES.toLowerCase(), COMPLEXITIES, '--categories'),
+    categories: e.TOOLGAUGE_MAZE_TASK_CATEGORY
+      ? list(e.TOOLGAUGE_MAZE_TASK_CATEGORY.toLowerCase(), COMPLEXITIES, '--task-category')
+      : list(e.TOOLGAUGE_MAZE_CATEGORIES.toLowerCase(), COMPLEXITIES, '--categories'),
     modes: list(e.TOOLGAUGE_MAZE_MODES.toUpperCase(), MODES, '--modes'),
     only: ids(e.TOOLGAUGE_MAZE_ONLY, e.TOOLGAUGE_MAZE_TASK_ID),
     ...agentSettings(e.TOOLGAUGE_MAZE_AGENT, e.TOOLGAUGE_MAZE_AGENT_TYPE, e.TOOLGAUGE_MAZE_AGENT_MODULE),

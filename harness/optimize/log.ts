@@ -63,7 +63,7 @@ const Line = z.discriminatedUnion('type', [Header, RolloutLine, ReflectionLine, 
 type Line = z.infer<typeof Line>;
 
 /** Configuration keys that may change between a run and its resumption. */
-const MAY_CHANGE = new Set(['budget', 'concurrency', 'heldout']);
+const MAY_CHANGE = new Set(['budget', 'concurrency', 'heldout', 'off_grid']);
 
 export class OptimizeLog {
   private readonly keys = new Set<string>();

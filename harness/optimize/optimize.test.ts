@@ -121,6 +121,9 @@ describe('GEPA on single, the bundled sample (11 rows, --allow-eval-ids)', () =>
     const report = readFileSync(join(d, 'report.md'), 'utf8');
     expect(report).toContain(SIMULATOR_NOTICE);
     expect(report).toContain('calibration fixtures');
+    // single is in every method's part of the reference's grid.
+    expect(o.summary.conformance).toEqual({ conformant: true, reasons: [] });
+    expect(report).not.toContain('Non-conformant');
     expect(readFileSync(join(d, 'charts/progress.svg'), 'utf8')).toMatch(/^<svg[\s\S]*<\/svg>\n$/);
     const tree = JSON.parse(readFileSync(join(d, 'candidates.json'), 'utf8')) as Array<{
       id: string;
@@ -211,6 +214,12 @@ describe('GEPA runs for every team topology (bundled sample, small teams)', () =
       }[topology as Exclude<Topology, 'single'>];
       for (const r of o.engine.rollouts()) expect(r.feedback.answeredBy).toBe(answerer);
       expect(o.engine.candidates.find((c) => c.origin === 'reflection')!.role).toBe(answerer);
+      // Small teams are outside the reference's grid on ToolHop (r = 4 only): the job says it is non-conformant.
+      expect(o.summary.conformance.conformant).toBe(false);
+      expect(o.summary.conformance.reasons[0]).toMatch(/^off-grid cell: team size \d+/);
+      expect(readFileSync(join(o.outDir, 'report.md'), 'utf8')).toContain(
+        '**Non-conformant job** (run with `--allow-any-cell`)',
+      );
     },
   );
 });

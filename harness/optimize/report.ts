@@ -4,7 +4,7 @@ import { lineChart } from './chart.ts';
 import type { EventLine } from './log.ts';
 import type { Splits } from './splits.ts';
 import type { Candidate, ProgressPoint, Tokens } from './types.ts';
-import { outsideReferenceGrid, resolveCell, TOOLHOP_TEAM_DEFAULTS } from '../toolhop/grid.ts';
+import { outsideReferenceRunners, resolveCell, TOOLHOP_TEAM_DEFAULTS } from '../toolhop/grid.ts';
 import type { Comm, Topology } from '../toolhop/settings.ts';
 
 /**
@@ -60,6 +60,8 @@ export interface CandidateRow {
 
 export interface OptimizeSummary {
   notice: string | null;
+  /** The reference's rule: a cell outside the method's part of its experiment grid makes a non-conformant job. */
+  conformance: { conformant: boolean; reasons: string[] };
   fixture: string | null;
   method: string;
   suite: string;
@@ -148,6 +150,7 @@ export function buildSummary(r: ReportInput): OptimizeSummary {
     : null;
   return {
     notice: r.simulated ? SIMULATOR_NOTICE : null,
+    conformance: conformanceOf(r.config),
     fixture:
       /^sim:(trait|reflect)\b/.test(r.taskModel) || /^sim:reflect\b/.test(r.reflectionModel) ? FIXTURE_NOTE : null,
     method: r.method,
@@ -231,6 +234,11 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
   );
   if (s.notice) out.push(`> **${s.notice}**`, '');
   if (s.fixture) out.push(`> ${s.fixture}`, '');
+  if (!s.conformance.conformant)
+    out.push(
+      `> **Non-conformant job** (run with \`--allow-any-cell\`): ${s.conformance.reasons.join('; ')}. The reference's aggregation skips such jobs unless asked.`,
+      '',
+    );
   if (s.harness_failure)
     out.push(
       `> **Stopped early at a harness error:** ${s.harness_failure} Fix the endpoint and rerun with \`--resume\`; nothing finished is lost.`,
@@ -252,6 +260,7 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
     `train ${s.splits.train}, validation ${s.splits.val}, held out ${s.splits.heldout} (pool ${s.splits.pool}; ${s.splits.excluded_eval_ids} eval-id rows kept out${s.splits.eval_overlap.length ? `; **${s.splits.eval_overlap.length} eval ids used (--allow-eval-ids)**` : ''}) — ids in splits.json`,
   );
   row('seed', cfg.seed);
+  row('cell', s.conformance.conformant ? "in the method's part of the reference's grid" : 'non-conformant (off-grid)');
   row('budget', `${s.spent} of ${s.budget} rollouts spent; ${s.steps} steps; stopped: ${s.stop_reason}`);
   if (s.resumed) row('resumed', `yes: ${s.replayed_rollouts} rollouts taken from the log`);
   out.push('');
@@ -339,7 +348,7 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
   out.push('## Judge the optimised prompts on other rows', '');
   const data = cfg.data ? ` --data ${cfg.data}` : '';
   const team = `${cfg.agents ? ` --agents ${cfg.agents}` : ''}${cfg.rounds ? ` --rounds ${cfg.rounds}` : ''}${cfg.comm && cfg.comm !== 'freeform' ? ` --comm ${cfg.comm}` : ''}`;
-  // The optimised cell may be one the reference's grid does not hold: the command must still run it.
+  // The optimised cell may be one no runner of the reference runs: the command must still run it.
   const cell =
     s.topology in TOOLHOP_TEAM_DEFAULTS || s.topology === 'single'
       ? resolveCell({
@@ -349,7 +358,7 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
           comm: (cfg.comm as Comm | null) ?? undefined,
         })
       : null;
-  const anyCell = cell && outsideReferenceGrid(cell) ? ' --allow-any-cell' : '';
+  const anyCell = cell && outsideReferenceRunners(cell) ? ' --allow-any-cell' : '';
   const base = `toolgauge toolhop --topology ${s.topology}${team}${data} --model ${cfg.model}${cfg.base_url ? ` --base-url ${cfg.base_url}` : ''} --only "$(cat ${outDir}/heldout-ids.txt)"${anyCell}`;
   if (!s.splits.heldout)
     out.push(
@@ -365,6 +374,12 @@ export function renderReport(s: OptimizeSummary, outDir: string): string {
     '',
   );
   return out.join('\n');
+}
+
+/** Non-conformant when the run's configuration records an off-grid cell (run.ts, `off_grid`). */
+function conformanceOf(config: Record<string, unknown>): OptimizeSummary['conformance'] {
+  const off = typeof config.off_grid === 'string' ? config.off_grid : null;
+  return off ? { conformant: false, reasons: [`off-grid cell: ${off}`] } : { conformant: true, reasons: [] };
 }
 
 function sum(xs: readonly number[]): number {

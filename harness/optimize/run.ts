@@ -19,6 +19,7 @@ import { Engine, HarnessFailure, LogMismatch, promptsSha } from './engine.ts';
 import { GEPA_DEFAULTS, runGepa, type GepaOptions, type SearchResult } from './gepa.ts';
 import { OptimizeLog } from './log.ts';
 import { MIPRO_DEFAULTS, runMipro, type MiproOptions } from './mipro.ts';
+import { optimizerCell } from './grid.ts';
 import { buildSummary, progressChart, renderReport, type OptimizeSummary } from './report.ts';
 import { REFLECT_SUITE, reflectResponder } from './sim-reflect.ts';
 import { describeIds, drawSplits, toolhopEvalIds, type Splits } from './splits.ts';
@@ -52,6 +53,8 @@ export interface OptimizeRequest {
   seed: number;
   out: string;
   allowEvalIds: boolean;
+  /** `--allow-any-cell` was given (the command line refuses an off-grid cell without it). */
+  allowAnyCell?: boolean;
   resume: boolean;
   /** Held-out rows to judge seed and best on after the search (0: none); outside the budget. */
   heldout: number;
@@ -210,6 +213,8 @@ export async function runOptimize(req: OptimizeRequest, deps: OptimizeDeps = {})
       budget: req.budget,
       concurrency: req.run.concurrency,
       heldout: req.heldout,
+      // A cell outside the method's part of the reference's grid (grid.ts): the job is non-conformant.
+      off_grid: optimizerCell(req.method, req.settings).offGrid,
     };
     const log = OptimizeLog.open(
       join(outDir, 'log.jsonl'),

@@ -40,12 +40,18 @@ describe('toolhop sweep: what it sets and checks before the first cell', () => {
     expect((err as Error).message).not.toContain('\n');
   });
 
-  it("runs only cells of the reference's grid unless --allow-any-cell; by default each team at its baseline size", () => {
-    expect(() => planSweep(['--topologies', 'independent', '--agents', '3'], SIM)).toThrow(
-      /cell independent-3-freeform\): independent × 3 agents × freeform is outside the reference's experiment grid: team size 3 .*--allow-any-cell/,
+  it('runs every cell a runner of the reference runs, others only with --allow-any-cell; by default each team at its baseline size', () => {
+    // The reference's independent and decentralized runners take any team size from the environment.
+    expect(planSweep(['--topologies', 'independent,decentralized', '--agents', '3,5'], SIM).cells).toHaveLength(5);
+    expect(() => planSweep(['--topologies', 'sequential', '--agents', '3'], SIM)).toThrow(
+      /cell sequential-3-freeform\): sequential × 3 agents × freeform is a cell no runner of the reference runs: team size 3 .*--allow-any-cell/,
     );
-    expect(planSweep(['--topologies', 'independent', '--agents', '3', '--allow-any-cell'], SIM).cells).toHaveLength(2);
+    expect(planSweep(['--topologies', 'sequential', '--agents', '3', '--allow-any-cell'], SIM).cells).toHaveLength(2);
     expect(planSweep(['--topologies', 'independent,sequential', '--agents', '2,4,8,10'], SIM).cells).toHaveLength(9);
+    // The reference's own spelling of a list: the words after the flag.
+    expect(
+      planSweep(['--topologies', 'independent', 'sequential', '--agents', '2', '4', '8', '10'], SIM).cells,
+    ).toHaveLength(9);
     expect(planSweep([], SIM).cells.map((c) => c.agents)).toEqual([
       undefined,
       undefined,
@@ -56,19 +62,23 @@ describe('toolhop sweep: what it sets and checks before the first cell', () => {
   });
 });
 
-describe('toolgauge toolhop: a cell outside the reference grid', () => {
+describe('toolgauge toolhop: a cell no runner of the reference runs', () => {
   it.each([
     [
-      ['--topology', 'independent', '--agents', '5'],
-      /independent × 5 agents × freeform is outside .*team size 5 \(the reference runs 2, 4, 8, 10\); pass --allow-any-cell/,
+      ['--topology', 'centralized', '--agents', '5'],
+      /centralized × 5 agents × 1 rounds × freeform is a cell no runner .*team size 6 \(manager \+ 5\) \(the reference runs 2, 4, 8, 10\); pass --allow-any-cell/,
     ],
     [
-      ['--topology', 'decentralized', '--rounds', '3'],
-      /decentralized × 4 agents × 3 rounds × freeform is outside .*3 rounds \(the reference runs 2\)/,
+      ['--topology', 'sequential', '--agents', '5'],
+      /sequential × 5 agents × freeform is a cell no runner .*team size 5/,
+    ],
+    [
+      ['--topology', 'centralized', '--rounds', '2'],
+      /centralized × 3 agents × 2 rounds × freeform is a cell no runner .*2 rounds \(the reference runs 1\)/,
     ],
     [
       ['--topology', 'centralized', '--agents', '3', '--comm', 'structured', '--rounds', '1', '--agents', '7'],
-      /centralized × 7 agents × 1 rounds × structured is outside .*format structured at team size 8/,
+      /centralized × 7 agents × 1 rounds × structured is a cell no runner .*format structured at team size 8/,
     ],
   ])('%j is refused in one line before anything runs', async (flags, message) => {
     await expect(run([...flags, '--model', 'sim:oracle'])).rejects.toThrow(message);

@@ -28,7 +28,13 @@ export const FLAGS: FlagSpecs = {
   data: { type: 'string', description: 'a ToolHop JSON/JSONL file, or hf[:REVISION]' },
   limit: { type: 'string', schema: flagSchemas.nonNegativeInt },
   offset: { type: 'string', schema: flagSchemas.nonNegativeInt },
-  only: { type: 'string', multiple: true, description: 'row ids (repeatable, or comma-separated); ignores --limit' },
+  only: {
+    type: 'string',
+    multiple: true,
+    list: true,
+    description:
+      "row ids: after one flag (the reference runner's --only 3 7), repeated, or comma-separated; ignores --limit",
+  },
   batch: {
     type: 'boolean',
     description: "accepted with or without a number, for the reference runner's scripts; no effect",
@@ -80,7 +86,7 @@ export const FLAGS: FlagSpecs = {
   'smoke-dataset': { type: 'boolean' },
   'allow-any-cell': {
     type: 'boolean',
-    description: "run a topology × agents × rounds × format cell outside the reference's experiment grid",
+    description: 'run a topology × agents × rounds × format cell that no runner of the reference runs',
   },
   revision: { type: 'string' },
   'ci-cluster': {
@@ -197,7 +203,7 @@ const list = (allowed: readonly string[]) =>
     return xs;
   });
 
-/** A cell outside the reference's experiment grid is one line, exit 2, unless `--allow-any-cell`. */
+/** A cell no runner of the reference runs is one line, exit 2, unless `--allow-any-cell` (grid.ts). */
 function checkCell(s: ToolhopSettings, command: string): void {
   if (s.allowAnyCell) return;
   const refusal = gridRefusal(resolveCell(s), command);
@@ -225,16 +231,17 @@ export function planSweep(argv: string[], baseEnv: NodeJS.ProcessEnv): SweepPlan
   const { values } = parseFlags('toolhop sweep', argv, {
     ...MODEL_FLAGS,
     ...rest,
-    topologies: { type: 'string', schema: list(TOPOLOGIES), description: 'default: all five' },
+    topologies: { type: 'string', list: true, schema: list(TOPOLOGIES), description: 'default: all five' },
     agents: {
       type: 'string',
+      list: true,
       schema: z
         .string()
         .regex(/^\d+(,\d+)*$/, 'must be numbers like 3,5')
         .transform((v) => v.split(',').map(Number)),
       description: "default: each team's baseline size",
     },
-    comms: { type: 'string', schema: list(COMMS), description: 'default: freeform' },
+    comms: { type: 'string', list: true, schema: list(COMMS), description: 'default: freeform' },
   });
   // The grid's own flags are not run settings: each cell sets topology, size and format itself.
   const { agents: _a, comm: _c, topology: _t, ...cellEnv } = ENV;

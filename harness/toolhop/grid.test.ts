@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../core/config.ts';
-import { outsideReferenceGrid, resolveCell, styleOf } from './grid.ts';
+import { outsideReferenceGrid, outsideReferenceRunners, resolveCell, styleOf } from './grid.ts';
 import { readToolhopSettings } from './settings.ts';
 import { toolhopSuite } from './suite.ts';
 import { planToolhopTeam } from './team.ts';
@@ -79,5 +79,23 @@ describe("the reference's experiment grid", () => {
     expect(planToolhopTeam({ topology: 'independent' }).options.agents).toBe(4);
     expect(planToolhopTeam({ topology: 'decentralized' }).options).toMatchObject({ agents: 4, rounds: 2 });
     expect(planToolhopTeam({ topology: 'centralized' }).options.roles).toHaveLength(3);
+  });
+});
+
+describe("the cells the reference's runners run", () => {
+  it('independent and decentralized at any size, rounds and format (their runners read the team from the environment); centralized and sequential only on the grid', () => {
+    for (const agents of [1, 3, 5, 7, 12])
+      for (const comm of ['freeform', 'structured'] as const) {
+        expect(outsideReferenceRunners(resolveCell({ topology: 'independent', teamSize: agents, comm }))).toBeNull();
+        expect(
+          outsideReferenceRunners(resolveCell({ topology: 'decentralized', teamSize: agents, rounds: 3, comm })),
+        ).toBeNull();
+      }
+    expect(outsideReferenceRunners(resolveCell({ topology: 'sequential', teamSize: 5 }))).toMatch(/team size 5/);
+    expect(outsideReferenceRunners(resolveCell({ topology: 'centralized', teamSize: 4 }))).toMatch(/team size 5/);
+    expect(outsideReferenceRunners(resolveCell({ topology: 'centralized', teamSize: 7 }))).toBeNull();
+    expect(outsideReferenceRunners(resolveCell({ topology: 'sequential', teamSize: 8, comm: 'structured' }))).toMatch(
+      /format structured at team size 8/,
+    );
   });
 });

@@ -70,11 +70,23 @@ export function outsideReferenceGrid(c: Cell): string | null {
   return problems.length ? problems.join('; ') : null;
 }
 
-/** One line: the cell and why the reference does not run it, and how to run it anyway. */
+/**
+ * Why no runner of the reference runs a cell, or null when one does. Beyond the grid's cells, its independent and
+ * decentralized ToolHop runners read their team from the environment — `INDEPENDENT_N_AGENTS`,
+ * `DECENTRALIZED_N_AGENTS`, `DECENTRALIZED_N_ROUNDS` (each also as `TOOLHOP_…`), any number, in every format (the
+ * communication runners are the same modules with the format preset) — while the centralized and sequential teams
+ * are fixed in their runners and exist at other sizes only as the team-size runners (r = 2, 4, 8, 10, freeform).
+ */
+export function outsideReferenceRunners(c: Cell): string | null {
+  if (c.topology === 'independent' || c.topology === 'decentralized') return null;
+  return outsideReferenceGrid(c);
+}
+
+/** One line: the cell and why no runner of the reference runs it, and how to run it anyway. */
 export function gridRefusal(c: Cell, command: string): string | null {
-  const why = outsideReferenceGrid(c);
+  const why = outsideReferenceRunners(c);
   if (!why) return null;
-  return `toolgauge ${command}: ${cellName(c)} is outside the reference's experiment grid: ${why}; pass --allow-any-cell to run it`;
+  return `toolgauge ${command}: ${cellName(c)} is a cell no runner of the reference runs: ${why}; pass --allow-any-cell to run it`;
 }
 
 export function cellName(c: Cell): string {

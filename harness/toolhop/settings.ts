@@ -121,7 +121,7 @@ export interface ToolhopSettings {
   /** Sampling temperature of every team member (members differ by seed; at 0 a seed-blind server gives clones). */
   teamTemperature: number | undefined;
   smokeDataset: boolean;
-  /** Run a cell outside the reference's experiment grid (grid.ts); the command line refuses one otherwise. */
+  /** Run a cell no runner of the reference runs (grid.ts); the command line refuses one otherwise. */
   allowAnyCell: boolean;
   ciCluster: ClusterBy;
   preset: Preset;

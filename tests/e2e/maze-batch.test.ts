@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compareBatch } from '../../harness/maze/batch-compare.ts';
 import { inProcess, readJson, readLines, tempDir, type CliResult } from '../helpers/cli.ts';
 
-// A Maze batch over a lineup, in process (one CLI run for the file), real HTTP to the simulator's Messages-API
+// A Maze batch over a lineup, in process (one CLI run for the file; its three models run at once, --parallel-models
+// defaulting to the run's concurrency), real HTTP to the simulator's Messages-API
 // front (--agent-type anthropic): two models that complete and one whose endpoint is down. (A model whose run ends in harness errors, and a retry that succeeds:
 // harness/maze/batch.test.ts, without Vitest runs.) Simulator runs: not a model's result.
 type Model = { label: string; status: string; attempts: number; dir: string; reason?: string; runs?: number };

@@ -50,6 +50,28 @@ describe('toolgauge optimize flags', () => {
     ).toMatchObject({ valSize: 10, budget: 200, out: join('results', 'optimize', 'single_toolhop_mipro') });
   });
 
+  it("refuses a cell outside the method's part of the reference's grid in one line unless --allow-any-cell", () => {
+    // On ToolHop the grid holds each topology at its baseline team (r = 4, freeform): cells.py of the reference.
+    for (const cell of [
+      ['--topology', 'independent', '--agents', '8'],
+      ['--topology', 'centralized', '--agents', '7'],
+      ['--topology', 'decentralized', '--rounds', '3'],
+      ['--topology', 'sequential', '--comm', 'structured'],
+    ]) {
+      expect(() => optimizeRequest([...BASE, ...cell], ENV)).toThrow(
+        /^toolgauge optimize: .* is outside gepa's part of the reference's experiment grid on ToolHop: .*; pass --allow-any-cell to run it as a non-conformant job$/,
+      );
+      expect(optimizeRequest([...BASE, ...cell, '--allow-any-cell'], ENV).allowAnyCell).toBe(true);
+    }
+    for (const cell of [
+      ['--topology', 'single'],
+      ['--topology', 'independent', '--agents', '4'],
+      ['--topology', 'centralized', '--agents', '3'],
+      ['--topology', 'decentralized'],
+    ])
+      expect(optimizeRequest([...BASE, ...cell], ENV).allowAnyCell).toBe(false);
+  });
+
   it('map onto the run, the suite settings and the search', () => {
     const r = optimizeRequest(
       [
@@ -58,6 +80,7 @@ describe('toolgauge optimize flags', () => {
         'centralized',
         '--agents',
         '2',
+        '--allow-any-cell',
         '--seed',
         '7',
         '--minibatch',

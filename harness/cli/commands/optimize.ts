@@ -9,8 +9,9 @@ import { isSimModel, parsePolicySpec } from '../../sim/policy-spec.ts';
 import { readToolhopSettings, TOPOLOGIES } from '../../toolhop/settings.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../../kit/flags/flags.ts';
 import { settingsSource } from '../../kit/flags/model-flags.ts';
+import { optimizerCell, optimizerGridRefusal } from '../../optimize/grid.ts';
 
-export const USAGE = `toolgauge optimize --method gepa|mipro [--suite toolhop] --topology T [--agents N] [--rounds R] [--comm C]
+export const USAGE = `toolgauge optimize --method gepa|mipro [--suite toolhop] --topology T [--agents N] [--rounds R] [--comm C] [--allow-any-cell]
                    --model M [--base-url URL] [--reflection-model M2] [--reflection-base-url URL]
                    [--train-size K] [--val-size K] [--budget ROLLOUTS] [--seed S] [--out DIR]
                    [--data FILE|hf[:REV]] [--prompts SEED_DIR] [--allow-eval-ids] [--resume] [--heldout N]
@@ -25,6 +26,8 @@ export const USAGE = `toolgauge optimize --method gepa|mipro [--suite toolhop] -
   Defaults: --reflection-model the task model, --train-size 30, --val-size 30, --budget 20 × --val-size,
   --out results/optimize/<topology>_toolhop_<method>.
   Rollouts run the dataset's Python tools: set TOOLHOP_ALLOW_DATASET_EXEC=1.
+  A cell outside the method's part of the reference's experiment grid (on ToolHop: each topology at its baseline
+  team, freeform) is refused unless --allow-any-cell, and then reported as non-conformant.
   Simulator: --model sim:trait --reflection-model sim:reflect (calibration fixtures, labelled in every report).`;
 
 const int = flagSchemas.positiveInt;
@@ -43,6 +46,10 @@ const FLAGS: FlagSpecs = {
   agents: { type: 'string', schema: int },
   rounds: { type: 'string', schema: int },
   comm: { type: 'string', values: ['freeform', 'semi_structured', 'structured'] },
+  'allow-any-cell': {
+    type: 'boolean',
+    description: "optimize a cell outside the method's part of the reference's experiment grid (a non-conformant job)",
+  },
   model: { type: 'string' },
   'base-url': { type: 'string', schema: z.string().url('must be a URL') },
   'reflection-model': { type: 'string' },
@@ -106,6 +113,7 @@ const NOT_ENV = new Set([
   'no-merge',
   'num-candidates',
   'num-trials',
+  'allow-any-cell',
 ]);
 
 /** Parse and check the flags into a request (exported for tests); every problem is a one-line UsageError. */
@@ -145,6 +153,9 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
   } catch (err) {
     throw new UsageError(`toolgauge optimize: ${(err as Error).message}`);
   }
+  // As the reference's run protocol: a cell outside the method's grid stops here unless --allow-any-cell.
+  const { cell, offGrid } = optimizerCell(method, settings);
+  if (offGrid && !v['allow-any-cell']) throw new UsageError(optimizerGridRefusal(method, cell, offGrid));
   // The reference's optimizer reflects with a model of its own; without --reflection-model the task model reflects.
   const reflectionDefaulted = v['reflection-model'] === undefined;
   const reflectionModel = (v['reflection-model'] as string | undefined) ?? run.model;
@@ -197,6 +208,7 @@ export function optimizeRequest(argv: string[], baseEnv: NodeJS.ProcessEnv = pro
     seed: (v.seed as number | undefined) ?? 0,
     out,
     allowEvalIds: !!v['allow-eval-ids'],
+    allowAnyCell: !!v['allow-any-cell'],
     resume: !!v.resume,
     heldout: (v.heldout as number | undefined) ?? 0,
     gepa: { ...(minibatch ? { minibatch } : {}), ...(v['no-merge'] ? { merge: false } : {}) },
@@ -233,7 +245,7 @@ export async function run(argv: string[]): Promise<number> {
   const s = o.summary;
   const f = (x: number) => x.toFixed(3);
   const lines = [
-    `toolgauge optimize · ${s.method.toUpperCase()} · ToolHop · ${s.topology} · ${req.run.model} (reflection ${req.reflection.model})${s.notice ? '  [SIMULATOR — not a model result]' : ''}`,
+    `toolgauge optimize · ${s.method.toUpperCase()} · ToolHop · ${s.topology} · ${req.run.model} (reflection ${req.reflection.model})${s.notice ? '  [SIMULATOR — not a model result]' : ''}${s.conformance.conformant ? '' : '  [NON-CONFORMANT: off-grid cell]'}`,
     `  validation: seed ${s.seed} ${f(s.validation.seed.value)} [${f(s.validation.seed.lo)}, ${f(s.validation.seed.hi)}] → best ${s.best} ${f(s.validation.best.value)} [${f(s.validation.best.lo)}, ${f(s.validation.best.hi)}]  n=${s.validation.seed.n}: ${s.validation.comparison.verdict}`,
     ...(s.heldout
       ? [

@@ -4,6 +4,7 @@ import { UsageError } from '../../core/errors.ts';
 import { readYaml } from '../../core/yaml.ts';
 import { suiteFolders } from '../suite-folders.ts';
 import { checkFlagValue, type FlagSpecs } from './flags.ts';
+import { joinListWords } from './list-words.ts';
 
 /**
  * `--config FILE` (YAML or JSON) for the suite commands: the file becomes the same `--flag value` tokens the flag
@@ -254,12 +255,14 @@ function commandLine(argv: readonly string[], specs: FlagSpecs): { flags: Set<st
  */
 export function applyConfig(
   command: string,
-  argv: readonly string[],
+  argvIn: readonly string[],
   specs: FlagSpecs,
   o: ConfigOptions,
   env: Readonly<Record<string, string | undefined>>,
   read?: (f: string) => string,
 ): string[] {
+  // `--modes P0 P1` as the sources write it: one value before the file's flags are merged in.
+  const argv = joinListWords(argvIn, specs);
   const files: string[] = [];
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {

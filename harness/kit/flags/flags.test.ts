@@ -31,4 +31,29 @@ describe('CLI flags', () => {
     expect(() => parseFlags('x', ['--url', 'nope'], specs)).toThrow(/--url must be a URL/);
     expect(() => parseFlags('x', ['extra'], specs)).toThrow(/unexpected argument 'extra'/);
   });
+
+  it('a list flag takes the words after it up to the next flag; other flags and positional commands do not', () => {
+    const lists = {
+      ...specs,
+      modes: { type: 'string' as const, list: true },
+      only: { type: 'string' as const, list: true, multiple: true },
+    };
+    expect(
+      parseFlags('x', ['--modes', 'P0', 'P1', '--resume', '--only', '3', '4', '--only', '7'], lists).values,
+    ).toEqual({
+      modes: 'P0,P1',
+      resume: true,
+      only: ['3,4', '7'],
+    });
+    // `--flag=V` takes no more words, a word after a non-list flag stays a stray argument, `--` ends the flags.
+    expect(() => parseFlags('x', ['--modes=P0', 'P1'], lists)).toThrow(/unexpected argument 'P1'/);
+    expect(() => parseFlags('x', ['--limit', '3', '4'], lists)).toThrow(/unexpected argument '4'/);
+    expect(parseFlags('x', ['--modes', 'P0', '--', 'P1'], lists, true).positionals).toEqual(['P1']);
+    // A command with positionals keeps them: there a list is a comma list.
+    expect(parseFlags('x', ['--modes', 'P0', 'DIR'], lists, true)).toEqual({
+      values: { modes: 'P0' },
+      positionals: ['DIR'],
+    });
+    expect(() => parseFlags('x', ['--modes'], lists)).toThrow(/--modes/);
+  });
 });

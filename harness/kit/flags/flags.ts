@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { MAX_TIMER_MS } from '../../core/config.ts';
+import { joinListWords } from './list-words.ts';
 
 /**
  * One flag of a subcommand. `schema` validates (and coerces) the raw string; `values` lists accepted values for
@@ -12,6 +13,11 @@ export interface FlagSpec {
   schema?: z.ZodType;
   values?: readonly string[];
   multiple?: boolean;
+  /**
+   * A list flag takes the words after it, up to the next flag, as the source benchmarks write lists
+   * (`--modes P0 P1`); they are joined with commas (list-words.ts). Not for a command that takes positionals.
+   */
+  list?: boolean;
   short?: string;
   description?: string;
 }
@@ -23,7 +29,9 @@ export interface ParsedFlags {
   positionals: string[];
 }
 
-export function parseFlags(command: string, argv: string[], specs: FlagSpecs, allowPositionals = false): ParsedFlags {
+export function parseFlags(command: string, argvIn: string[], specs: FlagSpecs, allowPositionals = false): ParsedFlags {
+  // A command with positionals keeps every word after a flag's value its own: a list there is a comma list.
+  const argv = allowPositionals ? argvIn : joinListWords(argvIn, specs);
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   // Node 20's parseArgs rejects keys that are present but undefined, so only set what a flag has.
   for (const [name, s] of Object.entries(specs)) {
