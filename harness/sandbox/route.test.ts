@@ -8,7 +8,12 @@ import { routeRow, runtimeImports } from './route.ts';
 const src = (...lines: string[]) => lines.join('\n') + '\n';
 
 const NUMPY_IN_BODY = src('def mean(xs):', '    import numpy as np', '    return float(np.mean(xs))');
-const SYMPY_FROM = src('def solve(e):', '    """Solve it."""', '    from sympy import sympify', '    return str(sympify(e))');
+const SYMPY_FROM = src(
+  'def solve(e):',
+  '    """Solve it."""',
+  '    from sympy import sympify',
+  '    return str(sympify(e))',
+);
 const PLAIN = src('import json', 'def f(x):', '    import datetime, re as regex', '    return json.dumps(x)');
 
 describe('routeRow: which sandbox a row needs, from its sources alone', () => {
@@ -61,9 +66,9 @@ describe('routeRow: which sandbox a row needs, from its sources alone', () => {
   });
 
   it('reads the modules of a line without taking an imported name for a module', () => {
-    expect(runtimeImports(src('def f():', '    from collections import numpy_like, OrderedDict', '    import a.b as c, d'))).toEqual(
-      ['a', 'collections', 'd'],
-    );
+    expect(
+      runtimeImports(src('def f():', '    from collections import numpy_like, OrderedDict', '    import a.b as c, d')),
+    ).toEqual(['a', 'collections', 'd']);
   });
 });
 
