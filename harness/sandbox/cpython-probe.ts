@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 export type CPythonProbe = { ok: true; version: string } | { ok: false; reason: string };
 
-const PROBE = String.raw`
+const PROBE = `
 import importlib, json, sys
 missing = []
 for name in json.loads(sys.argv[1]):

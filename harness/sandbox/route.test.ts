@@ -75,7 +75,7 @@ describe('routeRow: which sandbox a row needs, from its sources alone', () => {
 // The oracle: CPython's own ast over the code the runtime keeps (top-level functions), on hand-made sources and
 // the real sample rows' functions where ../shared/data is present.
 const PYTHON = '/usr/bin/python3';
-const ORACLE = String.raw`
+const ORACLE = `
 import ast, json, sys
 out = []
 for source in json.load(sys.stdin):

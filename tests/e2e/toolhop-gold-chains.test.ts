@@ -48,7 +48,7 @@ function goldCalls(row: ToolhopRow): GoldCall[] {
 // the names the reference injects; the tool at a schema position from its own source, else from all the row's
 // sources executed in order (rows reuse names across sources); the result as the reference serialises it, or the
 // exception's type.
-const ORACLE = String.raw`
+const ORACLE = `
 import ast, json, math, re, sys
 from datetime import date, datetime, timedelta
 import pytz
