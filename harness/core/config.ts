@@ -46,7 +46,8 @@ export const CacheMode = z.enum(['off', 'record', 'replay']);
 export const DEFAULT_CONCURRENCY = 4;
 /** One instance's time limit (Vitest's `testTimeout`) when nothing says: a long agent run on a slow local model. */
 export const DEFAULT_INSTANCE_TIMEOUT_MS = 1_800_000;
-export const SandboxBackendName = z.enum(['pyodide', 'python']);
+/** `auto` (default): pyodide, and the CPython backend for the rows whose imports pyodide cannot run. */
+export const SandboxBackendName = z.enum(['auto', 'pyodide', 'python']);
 
 /** The shared run settings, each with its one parser (a caller that needs a few of them picks them from here). */
 export const EnvSchema = z.object({
@@ -73,7 +74,7 @@ export const EnvSchema = z.object({
   TOOLGAUGE_MAX_STORED_CHARS: intFrom('TOOLGAUGE_MAX_STORED_CHARS', 1000).default(100_000),
   TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN: intFrom('TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN', 1).default(32),
   TOOLGAUGE_GATE: z.string().optional(),
-  TOOLGAUGE_SANDBOX: SandboxBackendName.default('pyodide'),
+  TOOLGAUGE_SANDBOX: SandboxBackendName.default('auto'),
   TOOLGAUGE_SANDBOX_POOL: intFrom('TOOLGAUGE_SANDBOX_POOL', 1).optional(),
   TOOLGAUGE_TOOL_TIMEOUT_MS: msFrom('TOOLGAUGE_TOOL_TIMEOUT_MS').default(10_000),
   TOOLGAUGE_PYTHON: z.string().default('/usr/bin/python3'),

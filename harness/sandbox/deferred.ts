@@ -1,3 +1,4 @@
+import { routeOf } from './auto.ts';
 import type { Sandbox, SandboxBackend, SandboxInfo } from './index.ts';
 
 /**
@@ -14,6 +15,7 @@ export function deferredSandbox(backend: SandboxBackend, load: () => Promise<San
     backend,
     call: async (tool, argumentsJson, opts) => (await sandbox()).call(tool, argumentsJson, opts),
     checkLoad: async (tool) => (await sandbox()).checkLoad(tool),
+    route: async (tool) => routeOf(await sandbox(), tool),
     warm: async () => (await sandbox()).warm(),
     stats: () => made?.stats() ?? { workers: 0, starts: 0, restarts: 0, calls: 0, recycled: 0 },
     info: (): SandboxInfo =>

@@ -9,8 +9,19 @@ import { WorkerPool, type PoolResult, type ReadyInfo } from './pool.ts';
 import { maxResponseBytes } from './protocol.ts';
 import { PyodideLauncher } from './pyodide-backend.ts';
 import { pythonLaunch, resolvePythonPath } from './python-backend.ts';
+import { autoSandbox } from './auto.ts';
+import { probeCPython } from './cpython-probe.ts';
 
-export type SandboxBackend = 'pyodide' | 'python';
+export type SandboxBackend = 'pyodide' | 'python' | 'auto';
+
+/**
+ * Where a row's tools run. `auto` decides per row from its sources (route.ts): pyodide, or the CPython backend for
+ * a row that imports what pyodide cannot run; `backend: null` when such a row has no CPython to run in (an
+ * environment error, never the model's). `needs`: the imports that sent the row to CPython.
+ */
+export type RowRoute =
+  | { backend: 'pyodide' | 'python'; needs: string[] }
+  | { backend: null; needs: string[]; reason: string };
 
 export interface SandboxOptions {
   backend: SandboxBackend;
@@ -33,7 +44,7 @@ export interface SandboxOptions {
 }
 
 const OptionsSchema = z.object({
-  backend: z.enum(['pyodide', 'python']),
+  backend: z.enum(['pyodide', 'python', 'auto']),
   poolSize: z.number().int().min(1).max(64).optional(),
   callTimeoutMs: timerMs.optional(),
   memoryLimitMb: z.number().int().min(128).max(4096).optional(),
@@ -67,7 +78,11 @@ export type ToolOutcome =
       durationMs: number /** Python length of the message before the cut. */;
       truncatedFrom?: number;
     }
-  | { kind: 'timeout' | 'memory' | 'crash' | 'load_error' | 'not_found'; message: string; durationMs: number };
+  | {
+      kind: 'timeout' | 'memory' | 'crash' | 'load_error' | 'not_found' | 'unavailable';
+      message: string;
+      durationMs: number;
+    };
 
 export interface SandboxInfo {
   backend: SandboxBackend;
@@ -87,6 +102,8 @@ export interface Sandbox {
   readonly backend: SandboxBackend;
   call(tool: ToolRef, argumentsJson: string, opts?: { timeoutMs?: number }): Promise<ToolOutcome>;
   checkLoad(tool: ToolRef): Promise<{ ok: true } | { ok: false; message: string }>;
+  /** Where the row of `tool` runs (absent: always this sandbox's backend; see `routeOf`). */
+  route?(tool: Pick<ToolRef, 'rowId' | 'sources'>): Promise<RowRoute>;
   /** Start all workers now instead of on first use. */
   warm(): Promise<void>;
   /** `recycled`: workers replaced because they could not start the next call from a fresh state (pyodide). */
@@ -121,7 +138,23 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     throw new Error(`invalid sandbox option ${issue?.path.join('.') || ''}: ${issue?.message ?? parsed.error.message}`);
   }
   const opts: SandboxOptions = parsed.data;
-  const callTimeoutMs = opts.callTimeoutMs ?? 10_000;
+  if (opts.backend === 'auto') {
+    // Two pools with the same options: the CPython one starts only for the first row that needs it.
+    return autoSandbox({
+      pyodide: () => createFixed({ ...opts, backend: 'pyodide' }),
+      python: () => createFixed({ ...opts, backend: 'python' }),
+      probe: (modules) => probeCPython(resolvePythonPath(opts.pythonPath, {}), modules),
+      callTimeoutMs: opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    });
+  }
+  return createFixed({ ...opts, backend: opts.backend });
+}
+
+/** Per-call time limit when none is given. */
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+
+function createFixed(opts: SandboxOptions & { backend: 'pyodide' | 'python' }): Sandbox {
+  const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const memoryLimitMb = opts.memoryLimitMb ?? 1024;
   const maxChars = opts.maxContentChars ?? 1_000_000;
   // Workers refuse to send longer lines; the pool kills a worker that tries anyway (a row can replace the
@@ -179,6 +212,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async call(tool, argumentsJson, callOpts) {
       calls++;
       return toOutcome(await request(tool, 'call', argumentsJson, callOpts?.timeoutMs ?? callTimeoutMs));
+    },
+    async route() {
+      return { backend: opts.backend, needs: [] };
     },
     async checkLoad(tool) {
       const outcome = toOutcome(await request(tool, 'check', undefined, callTimeoutMs));

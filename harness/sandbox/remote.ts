@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { timerMs } from '../core/config.ts';
-import type { Sandbox, SandboxBackend, SandboxInfo, ToolOutcome, ToolRef } from './index.ts';
+import { routeOf } from './auto.ts';
+import type { RowRoute, Sandbox, SandboxBackend, SandboxInfo, ToolOutcome, ToolRef } from './index.ts';
 
 /** Longest line either side holds (a tool answer is bounded far below this by the pool). */
 const MAX_LINE = 256 * 2 ** 20;
@@ -38,6 +39,7 @@ const RequestSchema = z.discriminatedUnion('op', [
     timeoutMs: timerMs.optional(),
   }),
   z.object({ id: z.number(), op: z.literal('check'), tool: ToolRefSchema }),
+  z.object({ id: z.number(), op: z.literal('route'), tool: ToolRefSchema.pick({ rowId: true, sources: true }) }),
   z.object({ id: z.number(), op: z.literal('warm') }),
 ]);
 const AnswerSchema = z.object({
@@ -180,7 +182,9 @@ export async function serveSandbox(sandbox: Sandbox, opts: { bases?: readonly st
             )
           : req.op === 'check'
             ? await sandbox.checkLoad(req.tool)
-            : await sandbox.warm();
+            : req.op === 'route'
+              ? await routeOf(sandbox, req.tool)
+              : await sandbox.warm();
       return {
         id,
         ok: true,
@@ -311,6 +315,10 @@ export function connectSandbox({ path, token }: SandboxAddress, backend: Sandbox
       } catch (err) {
         return { ok: false, message: `crash: ${(err as Error).message}` };
       }
+    },
+    async route(tool) {
+      // The serving process decides (it holds the pools and asks CPython); a lost server is the run's harness error.
+      return (await request({ op: 'route', tool: { rowId: tool.rowId, sources: tool.sources } })) as RowRoute;
     },
     async warm() {
       await request({ op: 'warm' });

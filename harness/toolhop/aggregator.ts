@@ -6,6 +6,12 @@ import type { ToolhopMeta } from './meta.ts';
 import { toolhopMarkdown } from './report.ts';
 import type { ClusterBy } from './settings.ts';
 import { aggregateToolhop } from './aggregate.ts';
+import { sandboxCounts, sandboxLine, type SandboxCounts } from './sandbox-counts.ts';
+
+const sandboxExtra = (metas: readonly ToolhopMeta[]) => {
+  const c = sandboxCounts(metas);
+  return c ? { sandbox: c } : {};
+};
 
 const bar = (label: string, e: EstimateJson | undefined) => ({
   label,
@@ -24,7 +30,7 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
       metrics: a.metrics,
       breakdowns: a.breakdowns,
       errors: a.errors,
-      extra: { activity: a.activity, rules: a.rules },
+      extra: { activity: a.activity, rules: a.rules, ...sandboxExtra(metas) },
       harnessErrors: a.counts.errors,
       instances: a.counts.instances,
     };
@@ -58,6 +64,8 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
       `toolgauge · ToolHop · ${s.header.model}${noticeTag(s)}`,
       `  accuracy ${fmtEstimate(acc)}  n=${acc?.n ?? 0}  (${s.counts.correct} correct, ${s.counts.wrong} wrong, ${s.counts.errors} errors)`,
     ];
+    const sandbox = s.extra.sandbox as SandboxCounts | undefined;
+    if (sandbox) lines.push(`  ${sandboxLine(sandbox)}`);
     if (rules)
       lines.push(
         `  credited by rule: literal ${rules.literal}, substring ${rules.substring}, gold in the last tool result ${rules.tool_result}`,

@@ -80,8 +80,13 @@ export const FLAGS: FlagSpecs = {
     schema: z.coerce.number().min(0).max(2),
     description: 'sampling temperature of team members (they differ by seed)',
   },
-  sandbox: { type: 'string', values: ['pyodide', 'python'] },
-  python: { type: 'string', description: 'CPython for --sandbox python (default /usr/bin/python3)' },
+  sandbox: {
+    type: 'string',
+    values: ['auto', 'pyodide', 'python'],
+    description:
+      'where tools run: auto (default: pyodide, CPython for rows that import numpy or sympy), pyodide or python',
+  },
+  python: { type: 'string', description: 'CPython for --sandbox python and auto (default /usr/bin/python3)' },
   'tool-timeout': { type: 'string', schema: flagSchemas.timeoutMs, description: 'ms per tool call' },
   'smoke-dataset': { type: 'boolean' },
   'allow-any-cell': {
@@ -125,7 +130,7 @@ const ENV = {
 };
 
 export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]
-                  [--concurrency N] [--max-turns N] [--sandbox pyodide|python] [--out-dir DIR] [--resume] [--gate EXPR]
+                  [--concurrency N] [--max-turns N] [--sandbox auto|pyodide|python] [--out-dir DIR] [--resume] [--gate EXPR]
                   [--topology single|independent|decentralized|centralized|sequential] [--agents N] [--rounds R]
                   [--comm freeform|semi_structured|structured] [--prompts DIR] [--team-temperature T]
                   [--smoke-dataset] [--allow-any-cell] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]

@@ -24,6 +24,10 @@ export interface ToolhopMeta extends InstanceMetaBase {
   retries: number;
   /** Model requests of the whole run (all agents of a team). */
   model_calls?: number;
+  /** Which sandbox ran the row's tools (`null`: none could — an environment error); absent where no tool ran. */
+  sandbox?: 'pyodide' | 'python' | null;
+  /** The imports that sent the row to CPython under `--sandbox auto`. */
+  sandbox_needs?: string[];
   /** A team's figures: its size, who answered, and how many hand-off reports parsed. */
   team?: { topology: string; agents: number; answered_by: string | null; reports: number; parsed: number } | null;
 }
@@ -51,6 +55,8 @@ export const ToolhopMetaSchema = z
     wall_ms: z.number().min(0),
     retries: z.number().int().min(0),
     model_calls: z.number().int().min(0).optional(),
+    sandbox: z.enum(['pyodide', 'python']).nullable().optional(),
+    sandbox_needs: z.array(z.string()).optional(),
     team: z
       .object({
         topology: z.string(),
@@ -88,6 +94,7 @@ export function metaFromOutcome(o: ToolhopOutcome, trace: string | null): Toolho
     retries: calls.reduce((s, c) => s + Math.max(0, c.attempts - 1), 0),
     model_calls: calls.length,
     trace,
+    ...(o.trace.sandbox !== undefined ? { sandbox: o.trace.sandbox, sandbox_needs: o.trace.sandbox_needs ?? [] } : {}),
   };
   return m;
 }

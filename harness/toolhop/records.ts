@@ -57,4 +57,8 @@ export interface TraceFile {
   tool_executions: unknown[];
   model_calls: unknown[];
   error: string | null;
+  /** Which sandbox ran the row's tools (`null`: none could; absent where no tool ran). */
+  sandbox?: 'pyodide' | 'python' | null;
+  /** The imports that sent the row to CPython under `--sandbox auto`. */
+  sandbox_needs?: string[];
 }

@@ -1,5 +1,6 @@
 import { breakdownTable, headerBlock, METRIC_HEADERS, metricRow, table } from '../report/markdown.ts';
 import { flattenMetrics, type Summary } from '../report/summary.ts';
+import { sandboxLine, type SandboxCounts } from './sandbox-counts.ts';
 
 /** report.md of a ToolHop run. */
 export function toolhopMarkdown(s: Summary): string {
@@ -18,6 +19,8 @@ export function toolhopMarkdown(s: Summary): string {
     `${c.instances} rows (${c.runs} runs): ${c.correct} correct, ${c.wrong} wrong, ${c.errors} harness errors${c.resumed ? `, ${c.resumed} taken from an earlier run (--resume)` : ''}.`,
     '',
   ];
+  const sandbox = s.extra.sandbox as SandboxCounts | undefined;
+  if (sandbox) parts.push(`${sandboxLine(sandbox)}.`, '');
   const rules = s.extra.rules as { literal: number; substring: number; tool_result: number } | undefined;
   if (rules) {
     parts.push(

@@ -19,6 +19,7 @@ import {
   withOutputContract,
 } from './prompts.ts';
 import { hopCount, rowId, type ToolhopRow } from './row.ts';
+import { routeRowTools, type RowSandbox } from './row-sandbox.ts';
 import { scoreAnswer } from './score.ts';
 import type { Prediction, Result, TraceFile } from './records.ts';
 
@@ -63,18 +64,34 @@ export interface ToolhopOutcome {
 
 /** Solve one row with the single-agent topology and score it; an endpoint failure becomes `error`, not wrong. */
 export async function runToolhopInstance(row: ToolhopRow, deps: InstanceDeps): Promise<ToolhopOutcome> {
-  const id = rowId(row);
   const trial = deps.trial ?? 0;
   const started = new Date();
   if (!deps.settings.allowDatasetExec) {
     return outcome(row, trial, started, undefined, { message: DATASET_EXEC_ERROR, kind: 'dataset_exec_disabled' });
   }
+  const routed = await routeRowTools(row, deps.sandbox());
+  if (routed.error)
+    return withSandbox(
+      outcome(row, trial, started, undefined, { message: routed.error, kind: 'environment' }),
+      routed.recorded,
+    );
   const executor = new ToolhopExecutor(
     row,
     deps.sandbox(),
     deps.settings.toolResultCharBudget,
     deps.run.sandbox.toolTimeoutMs,
   );
+  return withSandbox(await solve(row, deps, trial, started, executor), routed.recorded);
+}
+
+async function solve(
+  row: ToolhopRow,
+  deps: InstanceDeps,
+  trial: number,
+  started: Date,
+  executor: ToolhopExecutor,
+): Promise<ToolhopOutcome> {
+  const id = rowId(row);
   try {
     const system = withOutputContract(singlePrompt(deps.settings.promptsDir).text.solver!);
     const trace = await runToolLoop({
@@ -140,7 +157,18 @@ function outcome(
   );
 }
 
-export type InstanceError = { message: string; kind: 'endpoint' | 'dataset_exec_disabled' | 'harness' };
+/** `environment`: the row's tools need a sandbox this machine lacks (docs/toolhop.md, "Sandboxes"). */
+export type InstanceError = {
+  message: string;
+  kind: 'endpoint' | 'dataset_exec_disabled' | 'harness' | 'environment';
+};
+
+/** The outcome with the sandbox that ran its row recorded in the trace. */
+export function withSandbox<T extends ToolhopOutcome>(o: T, recorded: RowSandbox): T {
+  o.trace.sandbox = recorded.sandbox;
+  o.trace.sandbox_needs = recorded.sandbox_needs;
+  return o;
+}
 
 /** What one instance's records are built from: the scored conversation, and the totals of everything that ran. */
 export interface ScoredRun {

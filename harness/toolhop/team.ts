@@ -37,7 +37,9 @@ import {
   type InstanceDeps,
   type InstanceError,
   type ToolhopOutcome,
+  withSandbox,
 } from './run-instance.ts';
+import { routeRowTools } from './row-sandbox.ts';
 
 /** The bundled role prompts: `harness/toolhop/prompts/<topology>/<role>.txt`. */
 export const BUNDLED_TEAM_PROMPTS = fromRoot('harness', 'toolhop', 'prompts');
@@ -188,6 +190,21 @@ export async function runToolhopTeam(
       kind: 'dataset_exec_disabled',
     });
   }
+  const routed = await routeRowTools(row, deps.sandbox());
+  if (routed.error) {
+    const failed = teamOutcome(row, trial, started, p, undefined, { message: routed.error, kind: 'environment' });
+    return withSandbox(failed, routed.recorded);
+  }
+  return withSandbox(await solveTeam(row, deps, p, trial, started), routed.recorded);
+}
+
+async function solveTeam(
+  row: ToolhopRow,
+  deps: InstanceDeps,
+  p: ToolhopTeamPlan,
+  trial: number,
+  started: Date,
+): Promise<ToolhopTeamOutcome> {
   const sampling = samplingOfDeps(deps, trial);
   const task: TeamTask = {
     instance: `toolhop:${rowId(row)}`,

@@ -16,7 +16,7 @@ export const USAGE = `toolgauge optimize --method gepa|mipro [--suite toolhop] -
                    [--train-size K] [--val-size K] [--budget ROLLOUTS] [--seed S] [--out DIR]
                    [--data FILE|hf[:REV]] [--prompts SEED_DIR] [--allow-eval-ids] [--resume] [--heldout N]
                    [--minibatch N] [--no-merge] [--num-candidates K] [--num-trials T] [--reflection-temperature T]
-                   [--concurrency N] [--max-turns N] [--sandbox pyodide|python] [--temperature T]
+                   [--concurrency N] [--max-turns N] [--sandbox auto|pyodide|python] [--temperature T]
   Optimise a topology's role prompts on ToolHop rows outside the eval ids 0–99 (GEPA: reflective prompt evolution;
   MIPRO: instruction proposals and search). Every candidate is scored by the real runner; one rollout = one row run
   by one candidate, and the search never spends more than --budget rollouts. DIR gets best/ (prompt files in the
@@ -75,7 +75,12 @@ const FLAGS: FlagSpecs = {
   temperature: { type: 'string', schema: z.coerce.number({ message: 'must be a number' }).min(0).max(2) },
   'max-tokens': { type: 'string', schema: int },
   'max-turns': { type: 'string', schema: int },
-  sandbox: { type: 'string', values: ['pyodide', 'python'] },
+  sandbox: {
+    type: 'string',
+    values: ['auto', 'pyodide', 'python'],
+    description:
+      'where tools run: auto (default: pyodide, CPython for rows that import numpy or sympy), pyodide or python',
+  },
   python: { type: 'string' },
   'tool-timeout': { type: 'string', schema: flagSchemas.timeoutMs },
   cache: { type: 'string', values: ['off', 'record', 'replay'] },
