@@ -229,6 +229,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
       byLlm ? llmVerdicts(ms).outcomes : ms.map(ruleOutcome),
       summary.header.ended_at,
       (summary.config as { judge?: 'compat' | 'strict' }).judge ?? 'compat',
+      byLlm,
     );
   },
 };
