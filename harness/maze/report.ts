@@ -14,7 +14,7 @@ export function mazeMarkdown(s: Summary): string {
   const verdicts = s.extra.verdict as LlmVerdicts | undefined;
   const parts = [
     headerBlock(`Maze — ${s.header.model}`, s),
-    `**Judge mode: \`${cfg.judge ?? 'compat'}\` · verdict: \`${setting}\` · agent mode: \`${cfg.agent ?? 'fc'}\`${cfg.agent_type ? ` · agent type: \`${cfg.agent_type}\`` : ''}** (${cfg.agent === 'prompt' ? 'tools described in the prompt, calls parsed from text' : 'native function calling'}). Runs are comparable only under the same judge and agent mode.`,
+    `**Judge mode: \`${cfg.judge ?? 'compat'}\` · agent mode: \`${cfg.agent ?? 'fc'}\`${cfg.agent_type ? ` · agent type: \`${cfg.agent_type}\`` : ''}${setting === 'rules' ? '' : ` · verdict: \`${setting}\``}** (${cfg.agent === 'prompt' ? 'tools described in the prompt, calls parsed from text' : 'native function calling'}). Runs are comparable only under the same judge${setting === 'rules' ? '' : ', verdict'} and agent mode.`,
     '',
     '## TSR / PRR / RC per mode',
     '',
