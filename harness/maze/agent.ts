@@ -5,8 +5,9 @@ import type { ModelClient } from '../model/client.ts';
 import type { MazeConfig } from './config.ts';
 
 // One agent per process and run (a Vitest worker runs many instances): the anthropic agent's client, and its
-// concurrency limit, are shared the way the run's OpenAI client is.
-const agents = new Map<string, Promise<Agent>>();
+// concurrency limit, are shared the way the run's OpenAI client is. Kept per run's client, so a second run in the
+// process (another cache mode, an in-process run after a recorded one) never gets the first run's agent.
+const byClient = new WeakMap<ModelClient, Map<string, Promise<Agent>>>();
 
 /** The run's agent: `--agent-type`, loading `--agent-module` first when it names one (docs/maze-runs.md). */
 export function mazeAgent(
@@ -15,6 +16,8 @@ export function mazeAgent(
   client: () => ModelClient,
 ): Promise<Agent> {
   const openai = client();
+  let agents = byClient.get(openai);
+  if (!agents) byClient.set(openai, (agents = new Map()));
   const key = JSON.stringify([m.agentType, m.agentModule ?? null, openai.opts.baseUrl, run.model, run.apiKey]);
   let a = agents.get(key);
   if (!a) {
@@ -41,7 +44,7 @@ export function mazeAgent(
       });
     })();
     // A failed load is not cached: the next instance reports the same error itself.
-    a.catch(() => agents.delete(key));
+    a.catch(() => agents!.delete(key));
     agents.set(key, a);
   }
   return a;

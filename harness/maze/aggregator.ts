@@ -9,19 +9,8 @@ import { computeMetrics, failureTable, summaryShape, type RunOutcome } from './a
 import { writeMetricsReports } from './output.ts';
 import { mazeMarkdown } from './report.ts';
 import { MODES } from './task.ts';
-
-function outcomesOf(metas: readonly MazeMeta[]): RunOutcome[] {
-  return metas.map((m) => ({
-    task_id: m.task_id,
-    complexity: m.complexity,
-    mode: m.mode,
-    pass: m.pass,
-    hit: m.hit,
-    rc: m.rc,
-    recovery: m.recovery,
-    failure_reason: m.failure_reason,
-  }));
-}
+import { isJudgeError, llmVerdicts, ruleOutcome, verdictSettingOf } from './verdicts.ts';
+import type { Usage } from '../model/types.ts';
 
 export interface TokenTotals {
   runs: number;
@@ -32,17 +21,25 @@ export interface TokenTotals {
   total_tokens: number;
 }
 
-/** Token totals per mode (in MODES order) and over all runs, summed from each run's recorded usage. */
-export function tokensByMode(metas: readonly MazeMeta[]): Record<string, TokenTotals> {
+/**
+ * Token totals per mode (in MODES order) and over all runs, summed from each run's recorded usage: the agent's by
+ * default, or another model's on the run (the LLM judge's: `usageOf` returns null for a run it was not asked about).
+ */
+export function tokensByMode(
+  metas: readonly MazeMeta[],
+  usageOf: (m: MazeMeta) => Usage | undefined | null = (m) => m.usage,
+): Record<string, TokenTotals> {
   const out: Record<string, TokenTotals> = {};
   const add = (key: string, m: MazeMeta) => {
+    const usage = usageOf(m);
+    if (usage === null) return;
     const t = (out[key] ??= { runs: 0, runs_with_usage: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
     t.runs++;
-    if (!m.usage) return;
+    if (!usage) return;
     t.runs_with_usage++;
-    t.prompt_tokens += m.usage.prompt_tokens;
-    t.completion_tokens += m.usage.completion_tokens;
-    t.total_tokens += m.usage.total_tokens;
+    t.prompt_tokens += usage.prompt_tokens;
+    t.completion_tokens += usage.completion_tokens;
+    t.total_tokens += usage.total_tokens;
   };
   for (const mode of MODES) for (const m of metas) if (m.mode === mode) add(mode, m);
   for (const m of metas) add('all', m);
@@ -65,37 +62,70 @@ const bar = (label: string, e: EstimateJson | undefined) => ({
   n: e?.n ?? 0,
 });
 
+/** TSR / PRR / RC (flat names, `prefix` before each) per mode and per complexity × mode, from runs' outcomes. */
+function metricSet(
+  outcomes: readonly RunOutcome[],
+  seed: number,
+  prefix = '',
+): { metrics: Record<string, MetricEstimate>; complexity: Record<string, Record<string, MetricEstimate>> } {
+  const shape = summaryShape(computeMetrics(outcomes, { seed }));
+  const named = (m: Record<string, MetricEstimate>) =>
+    Object.fromEntries(Object.entries(m).map(([k, v]) => [`${prefix}${k}`, v]));
+  const complexity: Record<string, Record<string, MetricEstimate>> = {};
+  for (const [c, nested] of Object.entries(shape.breakdowns.complexity))
+    if (nested) complexity[c] = named(flat(nested));
+  return { metrics: named(flat(shape.metrics)), complexity };
+}
+
 /** TSR / PRR / RC per mode and per complexity × mode, recovery and failure reasons, from the tests' metas. */
 export const mazeAggregator: SuiteAggregator<MazeMeta> = {
-  aggregate(ms, seed) {
-    const outcomes = outcomesOf(ms);
-    const computed = computeMetrics(outcomes, { seed });
-    const shape = summaryShape(computed);
+  aggregate(ms, seed, config) {
+    const setting = verdictSettingOf(config);
+    const rules = ms.map(ruleOutcome);
+    const llm = setting === 'rules' ? undefined : llmVerdicts(ms);
+    // The metrics of record are the deciding judge's; with `both`, the LLM judge's beside them as `llm.<metric>`.
+    const primary = llm && setting === 'llm' ? llm.outcomes : rules;
+    const main = metricSet(primary, seed);
+    const beside = llm && setting === 'both' ? metricSet(llm.outcomes, seed, 'llm.') : undefined;
     const breakdowns: Record<string, Record<string, Record<string, MetricEstimate>>> = { complexity: {} };
-    for (const [c, nested] of Object.entries(shape.breakdowns.complexity))
-      if (nested) breakdowns.complexity![c] = flat(nested);
-    const recovery = Object.fromEntries(Object.entries(computed.by_mode).map(([m, x]) => [m, x!.recovery]));
+    for (const [c, m] of Object.entries(main.complexity))
+      breakdowns.complexity![c] = { ...m, ...(beside?.complexity[c] ?? {}) };
+    // The recovery breakdown and failure reasons are the rule judge's reading of the traces, whichever judge decides.
+    const recovery = Object.fromEntries(
+      Object.entries(computeMetrics(rules, { seed }).by_mode).map(([m, x]) => [m, x!.recovery]),
+    );
     const errors = ms.filter((m) => m.error).map((m) => ({ id: m.id, trial: m.trial, error: m.error! }));
     const agreement = judgeAgreement(ms, seed);
+    const judged = ms.filter((m) => m.llm_judge);
     return {
       counts: {
         runs: ms.length,
-        passes: ms.filter((m) => m.pass).length,
+        passes: primary.filter((o) => o.pass).length,
         hits: ms.filter((m) => m.hit).length,
         errors: errors.length,
         tasks: new Set(ms.map((m) => m.task_id)).size,
         resumed: ms.filter((m) => m.resumed).length,
+        ...(llm
+          ? {
+              judge_errors: llm.summary.judge_errors,
+              ...(setting === 'both' ? { llm_passes: llm.outcomes.filter((o) => o.pass).length } : {}),
+            }
+          : {}),
       },
       metrics: {
-        ...flat(shape.metrics),
+        ...main.metrics,
+        ...(beside?.metrics ?? {}),
         ...(agreement ? { judge_kappa: metricOf(agreement.kappa), judge_agreement: agreement.agreement } : {}),
       },
       breakdowns,
       errors,
       extra: {
+        verdict: { setting, ...(llm ? llm.summary : {}) },
         recovery,
-        failure_reasons: failureTable(outcomes),
+        failure_reasons: failureTable(rules),
         tokens: tokensByMode(ms),
+        // The LLM judge's tokens, apart from the agent's: over the runs it was asked about.
+        ...(judged.length ? { judge_tokens: tokensByMode(judged, (m) => m.llm_judge?.usage) } : {}),
         ...(agreement ? { judge_agreement: agreement } : {}),
       },
       harnessErrors: errors.length,
@@ -106,6 +136,8 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     // Per task and mode, the mean over its trials (one trial: its 0/1).
     const runs: Record<string, Map<string, number[]>> = {};
     for (const m of metas) {
+      // A judge error under the LLM's verdict is no outcome: left out, as from the metrics.
+      if (m.verdict_by === 'llm' && isJudgeError(m)) continue;
       const byTask = (runs[`tsr.${m.mode}`] ??= new Map());
       byTask.set(m.task_id, [...(byTask.get(m.task_id) ?? []), m.pass ? 1 : 0]);
     }
@@ -122,16 +154,28 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
   terminal(s, outDir) {
     const f = flattenMetrics(s.metrics);
     const cfg = s.config as { judge?: string; agent?: string; agent_type?: string; tool_transport?: string };
+    const setting = verdictSettingOf(s.config);
     const lines = [
       '',
-      `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'} · agent ${cfg.agent_type ?? cfg.agent ?? 'fc'}${cfg.tool_transport === 'mcp' ? ' · tools over MCP' : ''}${noticeTag(s)}`,
+      `toolgauge · Maze · ${s.header.model} · judge ${cfg.judge ?? 'compat'}${setting === 'rules' ? '' : ` · verdict ${setting}`} · agent ${cfg.agent_type ?? cfg.agent ?? 'fc'}${cfg.tool_transport === 'mcp' ? ' · tools over MCP' : ''}${noticeTag(s)}`,
     ];
-    for (const m of MODES)
-      if (f[`tsr.${m}`])
-        lines.push(
-          `  ${m}  TSR ${fmtEstimate(f[`tsr.${m}`])}  PRR ${fmtEstimate(f[`prr.${m}`])}  RC ${fmtEstimate(f[`rc.${m}`])}  n=${f[`tsr.${m}`]!.n}`,
-        );
-    lines.push(`  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors`);
+    const modeLines = (prefix: string) => {
+      for (const m of MODES)
+        if (f[`${prefix}tsr.${m}`])
+          lines.push(
+            `  ${m}  TSR ${fmtEstimate(f[`${prefix}tsr.${m}`])}  PRR ${fmtEstimate(f[`${prefix}prr.${m}`])}  RC ${fmtEstimate(f[`${prefix}rc.${m}`])}  n=${f[`${prefix}tsr.${m}`]!.n}`,
+          );
+    };
+    if (setting === 'both') lines.push("  rule judge's verdicts:");
+    if (setting === 'llm') lines.push("  LLM judge's verdicts:");
+    modeLines('');
+    if (setting === 'both') {
+      lines.push("  LLM judge's verdicts:");
+      modeLines('llm.');
+    }
+    lines.push(
+      `  ${s.counts.runs} runs, ${s.counts.passes} passed, ${s.counts.errors} harness errors${s.counts.judge_errors !== undefined ? `, ${s.counts.judge_errors} judge errors (not scored)` : ''}`,
+    );
     const ag = s.extra.judge_agreement as { judge_model: string; judged: number; judge_errors: number } | undefined;
     if (ag)
       lines.push(
@@ -141,6 +185,11 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     if (all?.runs_with_usage)
       lines.push(
         `  tokens: ${all.prompt_tokens} prompt + ${all.completion_tokens} completion over ${all.runs_with_usage} runs`,
+      );
+    const judgeAll = (s.extra.judge_tokens as Record<string, TokenTotals> | undefined)?.all;
+    if (judgeAll?.runs_with_usage)
+      lines.push(
+        `  judge tokens: ${judgeAll.prompt_tokens} prompt + ${judgeAll.completion_tokens} completion over ${judgeAll.runs_with_usage} runs`,
       );
     if (s.gate)
       lines.push(
@@ -172,12 +221,15 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
     ];
   },
   writeExtra(outDir, ms, summary) {
+    // ToolMaze's per-complexity metrics files carry the deciding judge's outcomes.
+    const byLlm = verdictSettingOf(summary.config) === 'llm';
     writeMetricsReports(
       outDir,
       summary.header.model,
-      outcomesOf(ms),
+      byLlm ? llmVerdicts(ms).outcomes : ms.map(ruleOutcome),
       summary.header.ended_at,
       (summary.config as { judge?: 'compat' | 'strict' }).judge ?? 'compat',
+      byLlm,
     );
   },
 };

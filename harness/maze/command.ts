@@ -53,6 +53,12 @@ export const FLAGS: FlagSpecs = {
     type: 'string',
     description: "the LLM judge's endpoint (default: the simulator for sim:judge, else --base-url)",
   },
+  verdict: {
+    type: 'string',
+    values: ['rules', 'llm', 'both'],
+    description:
+      "which judge decides pass, TSR, PRR and RC: rules (default), llm (the --judge-model's verdicts), both (side by side)",
+  },
   tools: {
     type: 'string',
     description:
@@ -72,7 +78,7 @@ export const FLAGS: FlagSpecs = {
 
 export const USAGE = `toolgauge maze [--categories c1,c2,c3,c4 | --task-category cN] [--modes P0,P1,P2,P3,P4] [--only|--task-id ID,…]
                [--agent-type openai|vllm|mcp|anthropic|NAME [--agent-module FILE]] [--agent fc|prompt]
-               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--parallel-models N] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--tool-transport in-process|mcp] [--model NAME] [--base-url URL] [--concurrency N]
+               [--models A,B,C | --lineup FILE [--allow-env VAR,…]] [--parallel-models N] [--trials K] [--judge compat|strict] [--judge-model M [--judge-base-url URL] [--verdict rules|llm|both]] [--max-turns N] [--cases DIR] [--tools DIR,…] [--tasks FILE] [--tool-transport in-process|mcp] [--model NAME] [--base-url URL] [--concurrency N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n] [-t PATTERN] [--print-report]
                [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)`;
 
@@ -132,6 +138,7 @@ function runOne(runner: CommandRunner, argv: string[], baseEnv: NodeJS.ProcessEn
         cases: 'TOOLGAUGE_MAZE_CASES',
         'judge-model': 'TOOLGAUGE_MAZE_JUDGE_MODEL',
         'judge-base-url': 'TOOLGAUGE_MAZE_JUDGE_BASE_URL',
+        verdict: 'TOOLGAUGE_MAZE_VERDICT',
         tools: 'TOOLGAUGE_MAZE_TOOLS',
         tasks: 'TOOLGAUGE_MAZE_TASKS',
         'tool-transport': 'TOOLGAUGE_MAZE_TOOL_TRANSPORT',

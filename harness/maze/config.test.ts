@@ -41,3 +41,15 @@ describe('--agent-type', () => {
     expect(mazeOutDir({ outDir: undefined, model: 'm' }, c)).toBe(resolve('results', 'm', 'mine'));
   });
 });
+
+describe('--verdict', () => {
+  it('defaults to the rule judge; llm and both need the LLM judge they read, and anything else is refused', () => {
+    expect(readMazeConfig({})).toMatchObject({ verdict: 'rules' });
+    expect(readMazeConfig({ TOOLGAUGE_MAZE_VERDICT: 'both', TOOLGAUGE_MAZE_JUDGE_MODEL: 'sim:judge' })).toMatchObject({
+      verdict: 'both',
+      judgeModel: 'sim:judge',
+    });
+    expect(() => readMazeConfig({ TOOLGAUGE_MAZE_VERDICT: 'llm' })).toThrow(/^--verdict llm needs --judge-model/);
+    expect(() => readMazeConfig({ TOOLGAUGE_MAZE_VERDICT: 'gpt' })).toThrow(/TOOLGAUGE_MAZE_VERDICT/);
+  });
+});

@@ -4,6 +4,7 @@ import { parseEnv, type RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
 import { mazeRoot } from './output.ts';
 import { COMPLEXITIES, DEFAULT_CASES_DIR, MODES, type Complexity, type Mode } from './task.ts';
+import { VERDICT_SETTINGS, type VerdictSetting } from './verdicts.ts';
 
 /** Maze settings from the environment (the `toolgauge maze` flags map onto these). */
 const Env = z.object({
@@ -23,6 +24,7 @@ const Env = z.object({
   TOOLGAUGE_MAZE_AGENT_MODULE: z.string().optional(),
   TOOLGAUGE_MAZE_JUDGE_MODEL: z.string().trim().min(1).optional(),
   TOOLGAUGE_MAZE_JUDGE_BASE_URL: z.string().url('TOOLGAUGE_MAZE_JUDGE_BASE_URL must be a URL').optional(),
+  TOOLGAUGE_MAZE_VERDICT: z.enum(VERDICT_SETTINGS).default('rules'),
   TOOLGAUGE_MAZE_TOOLS: z.string().optional(),
   TOOLGAUGE_MAZE_TASKS: z.string().optional(),
   TOOLGAUGE_MAZE_TOOL_TRANSPORT: z.enum(['in-process', 'mcp']).default('in-process'),
@@ -45,6 +47,8 @@ export interface MazeConfig {
   judgeModel?: string;
   /** Its endpoint (`--judge-base-url`); see judgeEndpoint in harness/maze/judge-client.ts for the defaults. */
   judgeBaseUrl?: string;
+  /** `--verdict`: which judge decides pass, TSR, PRR and RC (`llm` and `both` need `judgeModel`); harness/maze/verdicts.ts. */
+  verdict: VerdictSetting;
   /** `--tools`: library files or folders added to the built-in tools (docs/maze-tools.md). */
   toolPaths: string[];
   /** `--tasks`: a user's task file, run instead of the built-in task graphs. */
@@ -69,6 +73,10 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
     throw new UsageError('give --categories or --task-category, not both');
   if (e.TOOLGAUGE_MAZE_JUDGE_BASE_URL && !e.TOOLGAUGE_MAZE_JUDGE_MODEL)
     throw new UsageError('--judge-base-url needs --judge-model');
+  if (e.TOOLGAUGE_MAZE_VERDICT !== 'rules' && !e.TOOLGAUGE_MAZE_JUDGE_MODEL)
+    throw new UsageError(
+      `--verdict ${e.TOOLGAUGE_MAZE_VERDICT} needs --judge-model (the LLM judge whose verdicts it uses)`,
+    );
   return {
     categories: e.TOOLGAUGE_MAZE_TASK_CATEGORY
       ? list(e.TOOLGAUGE_MAZE_TASK_CATEGORY.toLowerCase(), COMPLEXITIES, '--task-category')
@@ -81,6 +89,7 @@ export function readMazeConfig(env: NodeJS.ProcessEnv): MazeConfig {
     casesDir: e.TOOLGAUGE_MAZE_CASES ? resolve(e.TOOLGAUGE_MAZE_CASES) : DEFAULT_CASES_DIR,
     ...(e.TOOLGAUGE_MAZE_JUDGE_MODEL ? { judgeModel: e.TOOLGAUGE_MAZE_JUDGE_MODEL } : {}),
     ...(e.TOOLGAUGE_MAZE_JUDGE_BASE_URL ? { judgeBaseUrl: e.TOOLGAUGE_MAZE_JUDGE_BASE_URL } : {}),
+    verdict: e.TOOLGAUGE_MAZE_VERDICT,
     toolPaths: (e.TOOLGAUGE_MAZE_TOOLS ?? '')
       .split(',')
       .map((s) => s.trim())

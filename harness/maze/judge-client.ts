@@ -36,11 +36,14 @@ export function judgeUsesSimulator(m: Pick<MazeConfig, 'judgeModel' | 'judgeBase
 
 const clients = new Map<string, ModelClient>();
 
-/** The process's client for this judge (its concurrency is the run's). */
+/**
+ * The process's client for this judge: the model layer's client, with the run's concurrency and request cache (its
+ * requests carry the judge's model, so their cache keys never meet the agent's; `--cache replay` replays them).
+ */
 export function judgeClient(run: RunConfig, m: MazeConfig, simUrl: string | undefined): ModelClient {
   const baseUrl = judgeEndpoint(run, m, simUrl);
   if (!baseUrl) throw new Error('the LLM judge has no endpoint: the simulator was not started for it');
-  const key = `${baseUrl}\u0000${m.judgeModel}\u0000${run.concurrency}`;
+  const key = [baseUrl, m.judgeModel, run.concurrency, run.cache, run.cacheDir].join('\u0000');
   let c = clients.get(key);
   if (!c) {
     const simulated = isSimModel(m.judgeModel!) && !m.judgeBaseUrl;
@@ -52,6 +55,7 @@ export function judgeClient(run: RunConfig, m: MazeConfig, simUrl: string | unde
       retries: run.retries,
       deadlineMs: run.requestDeadlineMs,
       concurrency: run.concurrency,
+      cache: { mode: run.cache, dir: run.cacheDir },
       temperature: 0,
       backoff: simulated ? { baseMs: 20, maxMs: 200 } : { baseMs: 500, maxMs: 20_000 },
     });

@@ -6,6 +6,7 @@ import { JUDGE_LABELS, ruleLabel, type JudgeLabel } from './llm-judge.ts';
 import type { RunOutcome } from './aggregate.ts';
 import type { EvaluationFile } from './output.ts';
 import { COMPLEXITIES, MODES } from './task.ts';
+import { labelPasses, type VerdictSetting } from './verdicts.ts';
 
 /** What a Maze test leaves in `task.meta.toolgauge` (the id is `<task>:<mode>`): the judged outcome and costs. */
 export interface MazeMeta extends InstanceMetaBase, RunOutcome {
@@ -18,6 +19,9 @@ export interface MazeMeta extends InstanceMetaBase, RunOutcome {
   usage?: Usage;
   /** Both judges' labels when the LLM judge ran (`--judge-model`); its error stands in for its label. */
   llm_judge?: MazeJudgePair;
+  /** Set when `pass` is the LLM judge's verdict (`--verdict llm`); `rule_pass` is then the rule judge's. */
+  verdict_by?: 'llm';
+  rule_pass?: boolean;
 }
 
 export interface MazeJudgePair {
@@ -25,6 +29,8 @@ export interface MazeJudgePair {
   rule_label: JudgeLabel;
   label: JudgeLabel | null;
   error: string | null;
+  /** The judge's tokens on this run, apart from the agent's `usage`. */
+  usage?: Usage;
 }
 
 /**
@@ -53,8 +59,11 @@ export const MazeMetaSchema = z
         rule_label: z.enum(JUDGE_LABELS),
         label: z.enum(JUDGE_LABELS).nullable(),
         error: z.string().nullable(),
+        usage: Usage.optional(),
       })
       .optional(),
+    verdict_by: z.literal('llm').optional(),
+    rule_pass: z.boolean().optional(),
   })
   .passthrough();
 
@@ -68,8 +77,14 @@ export function mazeMetaOf(
     resumed?: boolean;
     trace?: string | null;
     usage?: Usage;
+    /** `--verdict`: under `llm` the LLM judge's label decides `pass` (a judge error is no pass). */
+    verdict?: VerdictSetting;
   },
 ): MazeMeta {
+  const byLlm = extra.verdict === 'llm';
+  const rulePass = ev.pass && !extra.error;
+  const label = ev.llm_judge?.label ?? null;
+  const pass = byLlm ? !extra.error && label !== null && labelPasses(label) : rulePass;
   return {
     suite: 'maze',
     id: `${ev.task_id}:${ev.mode}`,
@@ -79,8 +94,8 @@ export function mazeMetaOf(
     complexity: ev.complexity,
     mode: ev.mode,
     // A run cut short by the endpoint is not the agent's pass.
-    pass: ev.pass && !extra.error,
-    reason: extra.error ? extra.error : ev.pass ? null : ev.failure_reason,
+    pass,
+    reason: extra.error ? extra.error : byLlm ? llmReason(ev) : ev.pass ? null : ev.failure_reason,
     trace: extra.trace ?? null,
     hit: ev.hit,
     rc: ev.rc,
@@ -98,9 +113,19 @@ export function mazeMetaOf(
             rule_label: ruleLabel(ev),
             label: ev.llm_judge.label,
             error: ev.llm_judge.error,
+            ...(ev.llm_judge.usage ? { usage: ev.llm_judge.usage } : {}),
           },
         }
       : {}),
+    ...(byLlm ? { verdict_by: 'llm' as const, rule_pass: rulePass } : {}),
     ...(extra.resumed ? { resumed: true } : {}),
   };
+}
+
+/** Why a run did not pass under the LLM judge's verdict (null when it passed). */
+function llmReason(ev: EvaluationFile): string | null {
+  const j = ev.llm_judge;
+  if (!j || j.label === null) return `judge error: ${j?.error ?? 'the LLM judge was not asked'}`;
+  if (labelPasses(j.label)) return null;
+  return `failed (LLM judge)${j.verdict ? `: ${j.verdict.rests_on}` : ''}`;
 }

@@ -113,6 +113,8 @@ export const MetricsReportFile = z.object({
   complexity: ComplexityZ,
   timestamp: z.string(),
   judge_mode: z.enum(['compat', 'strict']),
+  /** `llm` when the LLM judge's verdicts decided these outcomes (`--verdict llm`); absent: the rule judge's. */
+  verdict: z.literal('llm').optional(),
   per_mode: z.record(z.string(), ModeReportZ),
 });
 export type MetricsReportFile = z.infer<typeof MetricsReportFile>;
@@ -206,12 +208,20 @@ export function buildMetricsReport(
   outcomes: readonly RunOutcome[],
   timestamp: string,
   judgeMode: JudgeMode,
+  byLlm = false,
 ): MetricsReportFile {
   const m = computeMetrics(outcomes.filter((o) => o.complexity === complexity));
   const per_mode: MetricsReportFile['per_mode'] = {};
   for (const [mode, mm] of Object.entries(m.by_complexity[complexity] ?? {}) as Array<[Mode, ModeMetrics]>)
     per_mode[mode] = reportMode(mm);
-  return { model, complexity, timestamp, judge_mode: judgeMode, per_mode };
+  return {
+    model,
+    complexity,
+    timestamp,
+    judge_mode: judgeMode,
+    ...(byLlm ? { verdict: 'llm' as const } : {}),
+    per_mode,
+  };
 }
 
 // ---- writers -----------------------------------------------------------------------------------------------
@@ -223,6 +233,7 @@ export function writeMetricsReports(
   outcomes: readonly RunOutcome[],
   timestamp: string,
   judgeMode: JudgeMode,
+  byLlm = false,
 ): string[] {
   const out: string[] = [];
   for (const c of COMPLEXITIES) {
@@ -230,7 +241,7 @@ export function writeMetricsReports(
     const p = metricsReportPath(root, c, timestamp);
     writeFileAtomic(
       p,
-      `${JSON.stringify(MetricsReportFile.parse(buildMetricsReport(model, c, outcomes, timestamp, judgeMode)), null, 2)}\n`,
+      `${JSON.stringify(MetricsReportFile.parse(buildMetricsReport(model, c, outcomes, timestamp, judgeMode, byLlm)), null, 2)}\n`,
     );
     out.push(p);
   }

@@ -1,19 +1,31 @@
 import { fmtEstimate, headerBlock, mdText, table } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
 import type { JudgeAgreement, TableJson } from './agreement.ts';
+import type { TokenTotals } from './aggregator.ts';
 import { COMPLEXITIES, MODES } from './task.ts';
+import { verdictSettingOf, type LlmVerdicts } from './verdicts.ts';
 
 /** report.md of a Maze run: TSR / PRR / RC per mode and per complexity × mode, recovery and failure reasons. */
 export function mazeMarkdown(s: Summary): string {
   const flat = flattenMetrics(s.metrics);
   const modes = MODES.filter((m) => flat[`tsr.${m}`]);
   const cfg = s.config as { judge?: string; agent?: string; agent_type?: string; tool_transport?: string };
+  const setting = verdictSettingOf(s.config);
+  const verdicts = s.extra.verdict as LlmVerdicts | undefined;
   const parts = [
     headerBlock(`Maze — ${s.header.model}`, s),
-    `**Judge mode: \`${cfg.judge ?? 'compat'}\` · agent mode: \`${cfg.agent ?? 'fc'}\`${cfg.agent_type ? ` · agent type: \`${cfg.agent_type}\`` : ''}** (${cfg.agent === 'prompt' ? 'tools described in the prompt, calls parsed from text' : 'native function calling'}${cfg.tool_transport === 'mcp' ? '; the agent reached the tools over MCP, from a server per run' : ''}). Runs are comparable only under the same judge and agent mode.`,
+    `**Judge mode: \`${cfg.judge ?? 'compat'}\` · agent mode: \`${cfg.agent ?? 'fc'}\`${cfg.agent_type ? ` · agent type: \`${cfg.agent_type}\`` : ''}${setting === 'rules' ? '' : ` · verdict: \`${setting}\``}** (${cfg.agent === 'prompt' ? 'tools described in the prompt, calls parsed from text' : 'native function calling'}${cfg.tool_transport === 'mcp' ? '; the agent reached the tools over MCP, from a server per run' : ''}). Runs are comparable only under the same judge${setting === 'rules' ? '' : ', verdict'} and agent mode.`,
     '',
     '## TSR / PRR / RC per mode',
     '',
+    ...(setting === 'llm'
+      ? [
+          `By the LLM judge's verdicts (${mdText(verdicts?.judge_model ?? '')}): a run passes when its label is success, recovered or failed_safely; ${verdicts?.judge_errors ?? 0} runs without a verdict (judge errors) are left out and counted apart.`,
+          '',
+        ]
+      : setting === 'both'
+        ? ["By the rule judge's verdicts; the LLM judge's are beside them below.", '']
+        : []),
   ];
   parts.push(
     table(
@@ -33,13 +45,17 @@ export function mazeMarkdown(s: Summary): string {
   );
   for (const [label, file] of Object.entries((s.extra.charts as Record<string, string>) ?? {}))
     parts.push(`![${label}](${file})`, '');
+  if (setting === 'both') parts.push(...sideBySide(flat, modes, verdicts));
+  if (verdicts?.labels) parts.push(...labelSection(verdicts, modes));
   parts.push('## Per complexity × mode', '');
-  for (const metric of ['tsr', 'prr', 'rc'] as const) {
+  const metrics = ['tsr', 'prr', 'rc', ...(setting === 'both' ? ['llm.tsr', 'llm.prr', 'llm.rc'] : [])];
+  for (const metric of metrics) {
     const rows = COMPLEXITIES.filter((c) => s.breakdowns.complexity?.[c]).map((c) => {
       const byMetric = flattenMetrics(s.breakdowns.complexity?.[c] ?? {});
       return [c.toUpperCase(), ...modes.map((m) => cell(byMetric[`${metric}.${m}`]))];
     });
-    if (rows.length) parts.push(`### ${metric.toUpperCase()}`, '', table(['complexity', ...modes], rows), '');
+    const title = metric.startsWith('llm.') ? `LLM judge: ${metric.slice(4).toUpperCase()}` : metric.toUpperCase();
+    if (rows.length) parts.push(`### ${title}`, '', table(['complexity', ...modes], rows), '');
   }
   const recovery = s.extra.recovery as Record<string, Record<string, number>> | undefined;
   if (recovery) {
@@ -47,6 +63,9 @@ export function mazeMarkdown(s: Summary): string {
     parts.push(
       '## Recovery',
       '',
+      ...(setting === 'rules'
+        ? []
+        : ["The rule judge's reading of the traces (the LLM judge gives labels, above).", '']),
       table(
         ['mode', ...kinds],
         Object.entries(recovery).map(([m, r]) => [m, ...kinds.map((k) => r[k] ?? 0)]),
@@ -98,6 +117,7 @@ export function mazeMarkdown(s: Summary): string {
       '',
     );
   }
+  parts.push(...judgeTokenSection(s));
   parts.push(...agreementSection(s, flat));
   if (s.errors.length)
     parts.push(
@@ -160,6 +180,72 @@ function agreementSection(s: Summary, flat: Record<string, EstimateJson | undefi
       '',
     );
   return out;
+}
+
+/** `--verdict both`: each metric per mode by the rule judge and by the LLM judge, with the judge errors. */
+function sideBySide(
+  flat: Record<string, EstimateJson | undefined>,
+  modes: string[],
+  v: LlmVerdicts | undefined,
+): string[] {
+  return [
+    '## Rule judge and LLM judge side by side',
+    '',
+    table(
+      ['mode', 'TSR rules', 'TSR LLM', 'PRR rules', 'PRR LLM', 'RC rules', 'RC LLM', 'judge errors'],
+      modes.map((m) => [
+        m,
+        cell(flat[`tsr.${m}`]),
+        cell(flat[`llm.tsr.${m}`]),
+        cell(flat[`prr.${m}`]),
+        cell(flat[`llm.prr.${m}`]),
+        cell(flat[`rc.${m}`]),
+        cell(flat[`llm.rc.${m}`]),
+        v?.labels[m]?.judge_error ?? 0,
+      ]),
+    ),
+    '',
+    "The LLM judge's metrics leave out its judge errors (runs without a verdict); a run cut short by the endpoint fails under both judges. How far the two agree: Cohen's kappa below.",
+    '',
+  ];
+}
+
+/** The LLM judge's labels per mode, with its judge errors and the runs it was not shown (harness errors). */
+function labelSection(v: LlmVerdicts, modes: string[]): string[] {
+  const kinds = ['success', 'recovered', 'failed_safely', 'failed', 'judge_error', 'harness_error'];
+  return [
+    "## The LLM judge's labels",
+    '',
+    table(
+      ['mode', ...kinds],
+      modes.map((m) => [m, ...kinds.map((k) => v.labels[m]?.[k] ?? 0)]),
+    ),
+    '',
+  ];
+}
+
+/** The LLM judge's tokens, apart from the agent's. */
+function judgeTokenSection(s: Summary): string[] {
+  const t = s.extra.judge_tokens as Record<string, TokenTotals> | undefined;
+  if (!t || !Object.keys(t).length) return [];
+  return [
+    "## The LLM judge's tokens per mode",
+    '',
+    table(
+      ['mode', 'runs judged', 'with usage', 'prompt', 'completion', 'total'],
+      Object.entries(t).map(([m, x]) => [
+        m,
+        x.runs,
+        x.runs_with_usage,
+        x.prompt_tokens,
+        x.completion_tokens,
+        x.total_tokens,
+      ]),
+    ),
+    '',
+    "Apart from the agent's tokens above: the judge's requests, as its endpoint reported them.",
+    '',
+  ];
 }
 
 const num = (x: number | null) => (x === null || !Number.isFinite(x) ? null : x);

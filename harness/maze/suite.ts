@@ -94,15 +94,16 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
         trial: ctx.trial,
         trace: ip,
         usage: r.usage,
+        verdict: ctx.settings.verdict,
       }),
       transcript: renderTranscript({
         title: `maze ${i.task.complexity} ${i.task.id} ${i.mode}: ${i.task.query}`,
         messages: (r.inference.messages ?? []) as ChatMessage[],
         footer: [
-          `verdict: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery} · tokens ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion`,
+          `${ctx.settings.verdict === 'llm' ? 'rule judge' : 'verdict'}: ${r.error ? `harness error: ${r.error}` : r.evaluation.pass ? 'pass' : `fail (${r.evaluation.failure_reason})`} · recovery ${r.evaluation.recovery} · tokens ${r.usage.prompt_tokens} prompt + ${r.usage.completion_tokens} completion`,
           ...(r.llmJudge
             ? [
-                `LLM judge ${r.llmJudge.model}: ${r.llmJudge.label ?? `judge error: ${r.llmJudge.error}`}${r.llmJudge.verdict ? ` — ${r.llmJudge.verdict.rests_on}` : ''}`,
+                `${ctx.settings.verdict === 'llm' ? 'verdict, ' : ''}LLM judge ${r.llmJudge.model}: ${r.llmJudge.label ?? `judge error: ${r.llmJudge.error}`}${r.llmJudge.verdict ? ` — ${r.llmJudge.verdict.rests_on}` : ''}${r.llmJudge.usage ? ` · judge tokens ${r.llmJudge.usage.prompt_tokens} prompt + ${r.llmJudge.usage.completion_tokens} completion` : ''}`,
               ]
             : []),
         ],
@@ -145,6 +146,7 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
     only: m.only ?? null,
     agent: m.agent,
     judge: m.judge,
+    verdict: m.verdict,
     judge_model: m.judgeModel ?? null,
     judge_endpoint: m.judgeModel
       ? m.judgeBaseUrl
@@ -162,8 +164,10 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
     tool_transport: m.toolTransport,
   }),
   sampling: (run, m) => mazeSampling(run, m),
-  // The LLM judge is another model: it is asked at temperature 0, top_p 1, with the run's seed on every trial.
-  generationFacts: (run, m) => (m.judgeModel ? { judge: { temperature: 0, top_p: 1, seed: run.seed } } : {}),
+  // The LLM judge is another model: it is asked at temperature 0, top_p 1, with the run's seed on every trial; the
+  // header records which judge decided the run (`verdict`), so a resume under another setting is refused.
+  generationFacts: (run, m) =>
+    m.judgeModel ? { judge: { temperature: 0, top_p: 1, seed: run.seed }, verdict: m.verdict } : {},
   responder: (_run, m) => mazeSimResponder(() => mazeTasksOf(m), m.tasksFile ?? m.casesDir),
   // A simulated judge beside a real agent endpoint still needs the simulator.
   needsSimulator: (_run, m) => judgeUsesSimulator(m),
@@ -174,18 +178,25 @@ export const mazeSuite: SuiteDefinition<MazeInstance, MazeMeta, MazeConfig> = {
     'pass@*',
     'pass^*',
     ...(m.judgeModel ? ['judge_kappa', 'judge_agreement'] : []),
+    ...(m.verdict === 'both' ? ['llm.tsr.*', 'llm.prr.*', 'llm.rc.*'] : []),
   ],
 };
 
 export function mazeVerdict(m: MazeMeta): Verdict {
   const pass = m.pass && !m.error;
   const header = `maze ${m.complexity} ${m.task_id} ${m.mode}`;
-  const summary = `${m.error ? `error: ${m.error}` : m.pass ? 'pass' : `fail: ${m.failure_reason}`} · hit=${m.hit} · recovery=${m.recovery} · RC=${m.rc.toFixed(2)} · ${m.tool_calls} tool calls${m.resumed ? ' · resumed' : ''}`;
+  // Under `--verdict llm` the LLM judge's label decides; the rule judge's reading is shown beside it.
+  const byLlm = m.verdict_by === 'llm';
+  const failure = byLlm ? (m.reason ?? 'failed (LLM judge)') : m.failure_reason;
+  const judged = byLlm
+    ? `LLM judge: ${m.llm_judge?.label ?? 'no verdict'} · rule judge: ${m.rule_pass ? 'pass' : `fail (${m.failure_reason})`}`
+    : `recovery=${m.recovery}`;
+  const summary = `${m.error ? `error: ${m.error}` : m.pass ? 'pass' : `fail: ${failure}`} · hit=${m.hit} · ${judged} · RC=${m.rc.toFixed(2)} · ${m.tool_calls} tool calls${m.resumed ? ' · resumed' : ''}`;
   const message = pass
-    ? `${header}: expected a failure, but the run passed (${m.recovery})`
+    ? `${header}: expected a failure, but the run passed (${byLlm ? `LLM judge: ${m.llm_judge?.label}` : m.recovery})`
     : m.error
       ? `${header}: harness error: ${m.error}`
-      : `${header}: ${m.failure_reason}\n  hit a perturbation: ${m.hit} · recovery: ${m.recovery} · RC ${m.rc.toFixed(2)} (C_act ${m.c_act}, C_oracle ${m.c_oracle}) · ${m.tool_calls} tool calls`;
+      : `${header}: ${failure}\n  hit a perturbation: ${m.hit} · ${judged} · ${byLlm ? 'rule judge ' : ''}RC ${m.rc.toFixed(2)} (C_act ${m.c_act}, C_oracle ${m.c_oracle}) · ${m.tool_calls} tool calls`;
   return { pass, message, summary };
 }
 
