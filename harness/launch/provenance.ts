@@ -41,7 +41,12 @@ export function ggufGeneral(header: GgufHeader): Record<string, string | number 
   const out: Record<string, string | number | boolean> = {};
   for (const [k, v] of header.metadata) {
     if (!k.startsWith('general.') || k === 'general.alignment' || v.type === 'array') continue;
-    out[k] = typeof v.value === 'string' ? v.value.slice(0, MAX_CHARS) : typeof v.value === 'bigint' ? Number(v.value) : v.value;
+    out[k] =
+      typeof v.value === 'string'
+        ? v.value.slice(0, MAX_CHARS)
+        : typeof v.value === 'bigint'
+          ? Number(v.value)
+          : v.value;
   }
   out.tensor_type = tensorTypeOf(header);
   return out;

@@ -16,9 +16,12 @@ const registry = new Map<string, MethodDefinition>();
 /** Register a method under its name; a built-in name cannot be taken, another registration of a user name replaces it. */
 export function registerMethod(m: MethodDefinition): void {
   if (!m || typeof m !== 'object' || typeof m.name !== 'string' || typeof m.prepare !== 'function')
-    throw new TypeError('a method is an object { name: string, prepare(request, context) => { request, toOriginal, meta } }');
+    throw new TypeError(
+      'a method is an object { name: string, prepare(request, context) => { request, toOriginal, meta } }',
+    );
   if (!NAME.test(m.name)) throw new TypeError(`method name '${m.name}': use letters, digits, - and _`);
-  if ((BUILTIN_METHODS as readonly string[]).includes(m.name)) throw new TypeError(`method name '${m.name}' is built in`);
+  if ((BUILTIN_METHODS as readonly string[]).includes(m.name))
+    throw new TypeError(`method name '${m.name}' is built in`);
   registry.set(m.name, m);
 }
 

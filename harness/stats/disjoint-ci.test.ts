@@ -84,7 +84,13 @@ describe("Toolhound's disjoint-CI rule beside the paired test", () => {
   });
 
   it('uses only the shared instances, and gives no interval below two', () => {
-    const r = disjointCiRule(new Map([['x', 1]]), new Map([['x', 0], ['y', 1]]));
+    const r = disjointCiRule(
+      new Map([['x', 1]]),
+      new Map([
+        ['x', 0],
+        ['y', 1],
+      ]),
+    );
     expect(r.n).toBe(1);
     expect(Number.isNaN(r.a.lo)).toBe(true);
     expect(r.disjoint).toBe(false);

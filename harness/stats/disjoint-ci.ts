@@ -48,7 +48,8 @@ export function disjointCiRule(
   };
   const sa = side(a, 'disjoint-ci-a');
   const sb = side(b, 'disjoint-ci-b');
-  const verdict: DisjointVerdict = sb.lo > sa.hi ? 'credible gain' : sb.hi < sa.lo ? 'credible harm' : 'no credible change';
+  const verdict: DisjointVerdict =
+    sb.lo > sa.hi ? 'credible gain' : sb.hi < sa.lo ? 'credible harm' : 'no credible change';
   return { a: sa, b: sb, n: ids.length, disjoint: verdict !== 'no credible change', verdict, level, seed, resamples };
 }
 

@@ -63,7 +63,10 @@ describe('model provenance in the run header', () => {
         revision_note: expect.stringMatching(/cannot be checked offline/),
       });
       // the simulator answers under any name and lists one model: recorded, marked as not the name asked for
-      expect(h.model_provenance!.endpoint).toMatchObject({ matched: false, entry: { owned_by: 'toolgauge-simulator' } });
+      expect(h.model_provenance!.endpoint).toMatchObject({
+        matched: false,
+        entry: { owned_by: 'toolgauge-simulator' },
+      });
     } finally {
       await sim.close();
     }

@@ -51,7 +51,14 @@ describe('a probe method from a user module', () => {
     const lines = readFileSync(join(out, 'cases.jsonl'), 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { arm: { method: string }; method_meta: { method: string; meta: { presented: string[] } } | null; passed: { strict: boolean } });
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            arm: { method: string };
+            method_meta: { method: string; meta: { presented: string[] } } | null;
+            passed: { strict: boolean };
+          },
+      );
     const prefixed = lines.filter((l) => l.arm.method === 'prefixed');
     expect(prefixed).toHaveLength(6);
     // the module's own decision is in the record, and every call scored on the original names
@@ -77,9 +84,9 @@ describe('a probe method from a user module', () => {
     expect(() => readProbeEnv({ TOOLGAUGE_PROBE_METHOD: 'baseline', TOOLGAUGE_PROBE_METHOD_MODULE: 'x.mjs' })).toThrow(
       /--method-module: name the method it registers in --method/,
     );
-    expect(() => registerMethod({ name: 'pa_tool', prepare: async (r) => ({ request: r, toOriginal: (c) => c, meta: {} }) })).toThrow(
-      /built in/,
-    );
+    expect(() =>
+      registerMethod({ name: 'pa_tool', prepare: async (r) => ({ request: r, toOriginal: (c) => c, meta: {} }) }),
+    ).toThrow(/built in/);
     const empty = join(dir, 'empty.mjs');
     writeFileSync(empty, 'export const x = 1;\n');
     await expect(loadMethodModule(pathToFileURL(empty).href)).rejects.toThrow(/no default export/);

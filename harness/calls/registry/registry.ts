@@ -43,7 +43,7 @@ export const RegistryEntrySchema = z
     'an entry names a repo or a test_model, exactly one',
   )
   .refine((e) => e.repo === undefined || e.revision_note !== undefined, {
-    message: "an entry with a repo says in revision_note what its revision is (it cannot be checked offline)",
+    message: 'an entry with a repo says in revision_note what its revision is (it cannot be checked offline)',
     path: ['revision_note'],
   });
 export type RegistryEntry = z.infer<typeof RegistryEntrySchema>;

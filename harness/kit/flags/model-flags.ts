@@ -5,7 +5,8 @@ import { flagSchemas, type FlagSpecs } from './flags.ts';
 export const MODEL_FLAGS: FlagSpecs = {
   model: {
     type: 'string',
-    description: 'model id, sim:<policy>[?opts] for the built-in simulator, gguf:PATH, or registry:KEY (docs/models.md)',
+    description:
+      'model id, sim:<policy>[?opts] for the built-in simulator, gguf:PATH, or registry:KEY (docs/models.md)',
   },
   'model-revision': {
     type: 'string',

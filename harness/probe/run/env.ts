@@ -79,7 +79,9 @@ const ProbeEnvSchema = z.object({
   TOOLGAUGE_PROBE_METHOD: list
     .pipe(
       z
-        .array(z.string().regex(/^[A-Za-z0-9_-]+$/, 'TOOLGAUGE_PROBE_METHOD: method names use letters, digits, - and _'))
+        .array(
+          z.string().regex(/^[A-Za-z0-9_-]+$/, 'TOOLGAUGE_PROBE_METHOD: method names use letters, digits, - and _'),
+        )
         .min(1)
         .refine((xs) => new Set(xs).size === xs.length, 'TOOLGAUGE_PROBE_METHOD names a value twice'),
     )
