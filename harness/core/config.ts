@@ -3,6 +3,7 @@ import { UsageError } from './errors.ts';
 import { displayUrl, urlSecrets } from './endpoint-url.ts';
 import { registerSecret } from './redact.ts';
 import { type EngineFacts, ggufPathOf } from './engine-facts.ts';
+import type { ModelProvenance } from './provenance.ts';
 
 /**
  * The run configuration every suite shares, parsed from environment variables at the edge (the CLI turns flags into
@@ -89,6 +90,7 @@ export const EnvSchema = z.object({
   // The hub cache's default place is under it (as huggingface_hub does) when HF_HOME is unset.
   XDG_CACHE_HOME: z.string().optional(),
   HF_TOKEN: z.string().optional(),
+  TOOLGAUGE_MODEL_REVISION: z.string().min(1).optional(),
   HF_ENDPOINT: z.string().url().default('https://huggingface.co'),
   TOOLGAUGE_HF_TIMEOUT_MS: msFrom('TOOLGAUGE_HF_TIMEOUT_MS').default(300_000),
 });
@@ -97,6 +99,11 @@ export type RunEnv = z.infer<typeof EnvSchema>;
 
 export interface RunConfig {
   model: string;
+  /**
+   * Who the model is, by source: `--model-revision` and a `registry:` key from the plan (harness/kit/plan.ts), the
+   * endpoint's models entry and a GGUF file's metadata from the launcher (harness/launch/provenance.ts).
+   */
+  provenance?: ModelProvenance;
   /** The endpoint; undefined means the built-in simulator (its URL is TOOLGAUGE_SIM_URL once started). */
   baseUrl: string | undefined;
   usesSimulator: boolean;
@@ -196,6 +203,7 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
   }
   const cfg: RunConfig = {
     model: e.TOOLGAUGE_MODEL,
+    ...(e.TOOLGAUGE_MODEL_REVISION ? { provenance: { revision: e.TOOLGAUGE_MODEL_REVISION } } : {}),
     baseUrl: e.OPENAI_BASE_URL,
     usesSimulator,
     apiKey: e.OPENAI_API_KEY ?? 'not-needed',

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem, arch } from 'node:os';
 import { redactUrl, type RunConfig } from './config.ts';
 import { EngineFacts } from './engine-facts.ts';
+import { ModelProvenance } from './provenance.ts';
 import { fromRoot, MODULE_EXT, PACKAGE_JSON } from './paths.ts';
 
 /** The reproducibility header every summary.json carries (docs/outputs.md). Extra fields from suites pass through. */
@@ -19,6 +20,8 @@ export const ReproHeader = z
     ram_gib: z.number(),
     endpoint: z.string(),
     model: z.string(),
+    /** The model's identity from every source the run had (harness/core/provenance.ts). */
+    model_provenance: ModelProvenance.optional(),
     simulated: z.boolean(),
     /** A gguf: run: the local engine and the file it ran (harness/core/engine-facts.ts). */
     engine: EngineFacts.optional(),
@@ -97,6 +100,7 @@ export function reproHeader(
     ...machineFacts(),
     endpoint: cfg.usesSimulator ? 'built-in simulator (127.0.0.1)' : (redactUrl(cfg.baseUrl) ?? ''),
     model: cfg.model,
+    ...(cfg.provenance && Object.keys(cfg.provenance).length ? { model_provenance: cfg.provenance } : {}),
     // What answered: the simulator this run started, an endpoint that says it is the simulator, or a sim: policy.
     simulated: cfg.usesSimulator || cfg.endpointSimulated === true || cfg.model.startsWith('sim:'),
     ...(cfg.engine?.facts ? { engine: cfg.engine.facts } : {}),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readConfig, type RunConfig } from '../core/config.ts';
 import type { SandboxAddress } from '../sandbox/remote.ts';
+import { resolveRegistryModel } from './registry-model.ts';
 import { suiteSamplingPlan, type SamplingPlan } from './sampling.ts';
 import type { AnySuite, SuiteOf } from './types.ts';
 
@@ -91,11 +92,14 @@ export function markRunId(env: NodeJS.ProcessEnv, runId: string): void {
  * instances are handed (the header records the same plan), and Vitest's options.
  */
 export function planRun(
-  source: NodeJS.ProcessEnv,
+  given: NodeJS.ProcessEnv,
   suites: readonly AnySuite[],
   extra: { runId?: string; simUrl?: string; filter?: string | null; sharded?: boolean } = {},
 ): RunPlan {
+  // `--model registry:KEY` becomes the model the registry names before anything reads the model
+  const { source, registry } = resolveRegistryModel(given);
   const run = readConfig(source);
+  if (registry) run.provenance = { ...run.provenance, registry };
   const parsed: Record<string, SuiteSettings> = {};
   let prewarmSandbox = false;
   for (const s of suites) {

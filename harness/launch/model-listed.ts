@@ -10,7 +10,7 @@ const ANY_NAME_OWNERS: ReadonlySet<string> = new Set(['llamacpp', 'toolgauge-ser
 const SHOWN = 10;
 
 /** Ollama serves `NAME` as `NAME:latest`: the two spellings name one model. */
-function sameModel(asked: string, listed: string): boolean {
+export function sameModel(asked: string, listed: string): boolean {
   if (asked === listed) return true;
   const bare = (s: string) => s.replace(/:latest$/, '');
   return bare(asked) === bare(listed);

@@ -102,6 +102,8 @@ export async function openRun(plan: RunPlan, o: OpenRunOptions): Promise<OpenedR
       closers.push(() => sim.close());
       plan.simUrl = sim.url;
     }
+    // The model's identity from its endpoint (or the simulator) and its file, for the header.
+    if (requests) await (await import('./provenance.ts')).recordProvenance(plan);
     if (!o.noRequests && o.serveSandbox && plan.prewarmSandbox && !plan.sandboxSocket)
       await serveSandboxFor(plan, closers);
   } catch (err) {

@@ -68,6 +68,30 @@ interface HttpAnswer {
   text: string;
 }
 
+/**
+ * The endpoint's models list, each entry whole (`id`, `owned_by`, `created` and whatever else the server adds), or null
+ * when it has no such list or does not answer: what a run's header records about the model (never a refusal).
+ */
+export async function listModelEntries(o: {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+}): Promise<Array<Record<string, unknown>> | null> {
+  const ep = parseEndpoint(o.baseUrl);
+  const headers = { authorization: `Bearer ${o.apiKey || 'not-needed'}`, accept: 'application/json', ...ep.headers };
+  const u = new URL(`${ep.baseUrl}/models`);
+  for (const [k, v] of Object.entries(ep.query)) u.searchParams.set(k, v);
+  try {
+    const a = await send(u, 'GET', headers, undefined, o.timeoutMs ?? 5_000);
+    if (a.status < 200 || a.status >= 300) return null;
+    const data = (JSON.parse(a.text) as { data?: unknown }).data;
+    if (!Array.isArray(data)) return null;
+    return data.filter((m): m is Record<string, unknown> => !!m && typeof m === 'object' && !Array.isArray(m));
+  } catch {
+    return null;
+  }
+}
+
 /** `{"data": [{"owned_by": …}]}` → who each listed model belongs to (what the server says it is). */
 function modelOwners(text: string): string[] {
   try {

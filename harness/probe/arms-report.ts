@@ -214,6 +214,16 @@ export interface ComparisonJson {
     test: string;
     p_adjusted: number | null;
     verdict: string;
+    /** Toolhound's rule on the same cases: each arm's own CI, and its word (disjoint CIs = credible). */
+    toolhound_rule?: {
+      a_lo: number | null;
+      a_hi: number | null;
+      b_lo: number | null;
+      b_hi: number | null;
+      disjoint: boolean;
+      verdict: string;
+      agrees: boolean;
+    };
   }>;
   markdown: string;
   /** A pair the quantization guard refused: the reason, and no rows. */
@@ -303,6 +313,15 @@ function toJson(axis: Axis, at: Partial<Arm>, t: ComparisonTable): ComparisonJso
       test: r.paired.test,
       p_adjusted: fin(r.paired.pAdjusted),
       verdict: r.word,
+      toolhound_rule: {
+        a_lo: fin(r.toolhound.a.lo),
+        a_hi: fin(r.toolhound.a.hi),
+        b_lo: fin(r.toolhound.b.lo),
+        b_hi: fin(r.toolhound.b.hi),
+        disjoint: r.toolhound.disjoint,
+        verdict: r.toolhound.word,
+        agrees: r.toolhound.agrees,
+      },
     })),
     markdown: t.markdown,
   };

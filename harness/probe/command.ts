@@ -27,6 +27,7 @@ import { MODEL_FLAGS, settingsSource } from '../kit/flags/model-flags.ts';
 import type { CommandRunner } from '../kit/command.ts';
 import { applyConfig, type ConfigOptions } from '../kit/flags/config-file.ts';
 import { startLineupEngines, type LineupEngines } from './run/lineup-engines.ts';
+import { userMethod } from './run/user-method.ts';
 import { ggufPathOf } from './run/gguf-lineup.ts';
 import { probeSuite } from './suite.ts';
 
@@ -71,7 +72,14 @@ export const FLAGS: FlagSpecs = {
     type: 'string',
     description: `decoding arms, comma-separated: ${DECODES.join(',')} (paired on the same cases)`,
   },
-  method: { type: 'string', description: `method arms, comma-separated: ${METHODS.join(',')}` },
+  method: {
+    type: 'string',
+    description: `method arms, comma-separated: ${METHODS.join(',')}, or a method of --method-module`,
+  },
+  'method-module': {
+    type: 'string',
+    description: 'a module whose default export is a method (name, prepare): --method may then name it',
+  },
   server: {
     type: 'string',
     values: ['auto', ...SERVERS],
@@ -126,6 +134,7 @@ const ENV = {
   categories: 'TOOLGAUGE_PROBE_CATEGORIES',
   decode: 'TOOLGAUGE_PROBE_DECODE',
   method: 'TOOLGAUGE_PROBE_METHOD',
+  'method-module': 'TOOLGAUGE_PROBE_METHOD_MODULE',
   server: 'TOOLGAUGE_PROBE_SERVER',
   'max-string-length': 'TOOLGAUGE_PROBE_MAX_STRING_LENGTH',
   'top-p': 'TOOLGAUGE_PROBE_TOP_P',
@@ -144,7 +153,7 @@ export const CONFIG_OPTIONS: ConfigOptions = { aliases: { models: 'model' }, hid
 
 export const USAGE = `toolgauge probe [--cases FILE] [--tools FILE] [--transport chat|completions] [--template FILE]
                 [--split dev|test|all] [--family NAME] [--only ID,ID] [--categories C1,C2]
-                [--decode free,constrained,required] [--method baseline,pa_tool] [--server auto|vllm|sglang|llamacpp|openai]
+                [--decode free,constrained,required] [--method baseline,pa_tool,NAME [--method-module FILE]] [--server auto|vllm|sglang|llamacpp|openai]
                 [--max-string-length N] [--top-p P] [--pa-tool-samples N]
                 [--model NAME | --model A,B,C | --lineup FILE [--allow-env VAR,…]] [--label L] [--quantization Q --quantization-of L]
                 [--tokenizer FILE|ID] [--base-url URL] [--concurrency N] [--out-dir DIR] [--resume] [--gate EXPR] [--trials K]
@@ -247,8 +256,10 @@ export async function run(argvIn: string[], runner: CommandRunner): Promise<numb
         suite: probeSuite,
         flags: FLAGS,
         env: ENV,
-        files: ['cases', 'tools', 'template', 'lineup'],
+        files: ['cases', 'tools', 'template', 'lineup', 'method-module'],
         async validate(kc, settings) {
+          // A user's method module is loaded once before the run: a bad module is one line, not N failed cases.
+          await checkMethodModule(settings);
           if (
             settings.transport === 'completions' &&
             !settings.templateFile &&
@@ -309,6 +320,18 @@ export async function run(argvIn: string[], runner: CommandRunner): Promise<numb
       env,
     )
     .finally(() => (engines as LineupEngines | null)?.close());
+}
+
+/** `--method-module FILE` registers a method that `--method` names; every other name `--method` gives is built in. */
+async function checkMethodModule(s: ProbeSettings): Promise<void> {
+  if (!s.methodModule) return;
+  const own = s.methods.filter((m) => !(METHODS as readonly string[]).includes(m));
+  try {
+    await userMethod(own[0]!, s.methodModule);
+    for (const name of own.slice(1)) await userMethod(name, s.methodModule);
+  } catch (err) {
+    throw new UsageError(`toolgauge probe: ${(err as Error).message.split('\n')[0]}`);
+  }
 }
 
 async function lint(argv: string[]): Promise<number> {

@@ -7,6 +7,7 @@ import type { RunContext, SuiteDefinition, Verdict } from '../kit/types.ts';
 import { constraintFor } from '../constrain/requests.ts';
 import type { Method } from '../methods/types.ts';
 import { paTool, PA_TOOL_DEFAULTS } from '../methods/pa-tool.ts';
+import { userMethod } from './run/user-method.ts';
 import { ModelClient } from '../model/client.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
 import { probeCaseView } from './case-view.ts';
@@ -110,10 +111,18 @@ function methodFor(
   injectedDate: string,
 ): ProbeRunContext['method'] {
   if (name === 'baseline') return undefined;
+  const sampler = chatSampler(client, name, s.topP ?? 1);
+  if (name !== 'pa_tool') {
+    // a user's method (`--method-module`): registered in this process once its module is loaded
+    const module = s.methodModule;
+    return {
+      name,
+      prepare: async (req) => (await userMethod(name, module)).prepare(req, { sampler, seed }),
+    };
+  }
   const key = `${name}|${m.label}|${s.paToolSamples ?? ''}|${JSON.stringify(client.opts.baseUrl)}`;
   let method = methods.get(key);
   if (!method) methods.set(key, (method = paTool(s.paToolSamples ? { n: s.paToolSamples } : {})));
-  const sampler = chatSampler(client, name, s.topP ?? 1);
   const bound = method;
   // on a local GGUF file, PA-Tool reads the model's token probabilities instead of estimating them from samples
   const path = ggufPathOf(m.model);
@@ -361,6 +370,7 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
         method: s.methods,
         server: s.server,
         max_string_length: s.maxStringLength ?? null,
+        method_module: s.methodModule ? { file: s.methodModule, sha256: sha256File(s.methodModule) } : null,
         pa_tool: s.methods.includes('pa_tool')
           ? { ...PA_TOOL_DEFAULTS, ...(s.paToolSamples ? { n: s.paToolSamples } : {}) }
           : null,

@@ -1,4 +1,4 @@
-import { compareMany, type PairedComparison } from '../stats/index.ts';
+import { compareMany, disjointCiRule, rulesAgree, type DisjointCiRule, type PairedComparison } from '../stats/index.ts';
 import { table } from './markdown.ts';
 import { barChart, type Bar } from './svg.ts';
 
@@ -14,13 +14,21 @@ export interface RunOutcomes {
   config?: Record<string, unknown>;
 }
 
+/**
+ * Toolhound's credibility rule (disjoint per-run CIs) on the same instances, worded by the metric's direction like the
+ * verdict; `agrees` says whether it reaches the paired verdict. Reported beside the verdict, never instead of it.
+ */
+export type ToolhoundRule = Omit<DisjointCiRule, 'verdict'> & { verdict: PairedComparison['verdict']; agrees: boolean };
+
+export type ComparedMetric = PairedComparison & { toolhoundRule: ToolhoundRule };
+
 export interface Comparison {
   baseline: string;
   candidate: string;
   shared: number;
   onlyInBaseline: number;
   onlyInCandidate: number;
-  results: PairedComparison[];
+  results: ComparedMetric[];
 }
 
 export class CompareRefused extends Error {
@@ -87,7 +95,17 @@ export function compareRuns(
     { seed: opts.seed ?? 0, alpha: opts.alpha ?? 0.05 },
   );
   const lower = opts.lowerIsBetter ?? [];
-  const worded = results.map((x) => (isLowerBetter(x.metric, lower) ? { ...x, verdict: lowerVerdict(x.verdict) } : x));
+  const worded = results.map((x, i): ComparedMetric => {
+    const f = family[i]!;
+    const rule = disjointCiRule(f.a, f.b, { seed: opts.seed ?? 0, level: x.level });
+    const low = isLowerBetter(x.metric, lower);
+    const toolhoundRule = {
+      ...rule,
+      verdict: low ? lowerVerdict(rule.verdict) : rule.verdict,
+      agrees: rulesAgree(x.verdict, rule.verdict),
+    };
+    return { ...x, verdict: low ? lowerVerdict(x.verdict) : x.verdict, toolhoundRule };
+  });
   return rest.map((r) => {
     const mine = worded.filter((_, i) => family[i]!.run === r);
     const a = instanceIds(base);
@@ -134,6 +152,8 @@ export function comparisonMarkdown(cs: Comparison[], notice: string | null): str
   lines.push(
     'Each candidate is compared with the baseline on the instances both ran: paired bootstrap CI of the difference (candidate − baseline) and, for pass/fail outcomes, the exact McNemar test on discordant pairs; p-values are Holm-corrected over all rows. A change is *credible* when the corrected p ≤ 0.05 and the CI excludes 0.',
     '',
+    "The last two columns are Toolhound's rule on the same instances, for comparison only: each run's own bootstrap CI, and a change counted credible when the two CIs are disjoint. The verdict is the paired test's; a row marked ≠ is one where the rules disagree (docs/statistics.md says why the paired test is preferred).",
+    '',
   );
   for (const c of cs) {
     lines.push(
@@ -153,6 +173,8 @@ export function comparisonMarkdown(cs: Comparison[], notice: string | null): str
           'discordant (gain/loss)',
           'p (Holm)',
           'verdict',
+          'CIs baseline · candidate',
+          "Toolhound's rule (disjoint CIs)",
         ],
         c.results.map((r) => [
           r.metric,
@@ -163,6 +185,8 @@ export function comparisonMarkdown(cs: Comparison[], notice: string | null): str
           r.mcnemar ? `${r.mcnemar.b01}/${r.mcnemar.b10}` : '—',
           Number.isNaN(r.pAdjusted) ? '—' : r.pAdjusted.toPrecision(3),
           `**${r.verdict}**`,
+          `${interval(r.toolhoundRule.a)} · ${interval(r.toolhoundRule.b)}`,
+          `${r.toolhoundRule.verdict}${r.toolhoundRule.agrees ? '' : ' ≠'}`,
         ]),
       ),
       '',
@@ -190,6 +214,10 @@ export function comparisonChart(
     note: r.note,
   }));
   return barChart(bars, { title: `${metric} per run (95% CI)${simulated ? ' — simulator' : ''}`, axisLabel: metric });
+}
+
+function interval(x: { lo: number; hi: number }): string {
+  return Number.isNaN(x.lo) ? '—' : `[${x.lo.toFixed(3)}, ${x.hi.toFixed(3)}]`;
 }
 
 function signed(x: number): string {

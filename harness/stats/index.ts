@@ -40,3 +40,4 @@ export {
 } from './paired.ts';
 export { normalQuantile } from './special.ts';
 export { pairedRatioDifference, type PairedRatioDifference, type RatioUnit } from './paired-ratio.ts';
+export { disjointCiRule, rulesAgree, type DisjointCiRule, type DisjointVerdict } from './disjoint-ci.ts';

@@ -24,6 +24,8 @@ export const RegistryEntrySchema = z
       .optional(),
     /** null: not pinned by the registry. */
     revision: z.string().min(1).nullable().default(null),
+    /** Why the revision is what it is: the hub's commits cannot be checked offline (required with `repo`). */
+    revision_note: z.string().min(1).optional(),
     chat_template: z.string().min(1),
     quantization: z.string().min(1),
     family: z.enum(FAMILIES).optional(),
@@ -39,7 +41,11 @@ export const RegistryEntrySchema = z
   .refine(
     (e) => (e.repo === undefined) !== (e.test_model === undefined),
     'an entry names a repo or a test_model, exactly one',
-  );
+  )
+  .refine((e) => e.repo === undefined || e.revision_note !== undefined, {
+    message: 'an entry with a repo says in revision_note what its revision is (it cannot be checked offline)',
+    path: ['revision_note'],
+  });
 export type RegistryEntry = z.infer<typeof RegistryEntrySchema>;
 
 const KEY = /^[a-z0-9][a-z0-9._-]*$/;
@@ -133,6 +139,11 @@ export function fromRegistry(
     revision: e.revision ?? undefined,
     testModel: undefined,
   };
+}
+
+/** The repository a registry entry comes from: the hub's page of its repo, or toolgauge for a test model. */
+export function registrySource(e: RegistryEntry): string {
+  return e.repo ? `https://huggingface.co/${e.repo}` : 'toolgauge test model (random weights, written locally)';
 }
 
 /** Where test models are written: `TOOLGAUGE_TEST_MODEL_DIR`, else ~/.cache/toolgauge/test-models. */

@@ -3,7 +3,16 @@ import { flagSchemas, type FlagSpecs } from './flags.ts';
 
 /** Flags every suite command shares; each maps onto one environment variable of harness/core/config.ts. */
 export const MODEL_FLAGS: FlagSpecs = {
-  model: { type: 'string', description: 'model id, or sim:<policy>[?opts] for the built-in simulator' },
+  model: {
+    type: 'string',
+    description:
+      'model id, sim:<policy>[?opts] for the built-in simulator, gguf:PATH, or registry:KEY (docs/models.md)',
+  },
+  'model-revision': {
+    type: 'string',
+    schema: z.string().min(1),
+    description: "the model's revision as you know it (recorded in the header's model_provenance, not checked)",
+  },
   'base-url': {
     type: 'string',
     schema: z.string().url('must be a URL'),
@@ -48,6 +57,7 @@ export const MODEL_FLAGS: FlagSpecs = {
 
 const ENV_OF: Record<string, string> = {
   model: 'TOOLGAUGE_MODEL',
+  'model-revision': 'TOOLGAUGE_MODEL_REVISION',
   'base-url': 'OPENAI_BASE_URL',
   concurrency: 'TOOLGAUGE_CONCURRENCY',
   'request-timeout': 'TOOLGAUGE_REQUEST_TIMEOUT_MS',

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { BUILTIN_METHODS } from '../../methods/registry.ts';
 import { sha256File } from '../../core/hash.ts';
 import { z } from 'zod';
 import { intFrom, parseEnv } from '../../core/config.ts';
@@ -31,8 +33,10 @@ export const SPLITS = ['dev', 'test', 'all'] as const;
  */
 export const DECODES = ['free', 'constrained', 'required'] as const;
 export type Decode = (typeof DECODES)[number];
-export const METHODS = ['baseline', 'pa_tool'] as const;
-export type MethodName = (typeof METHODS)[number];
+/** The built-in methods; `--method-module FILE` adds one (harness/methods/registry.ts). */
+export const METHODS = BUILTIN_METHODS;
+/** A built-in method's name, or a user method's (registered from `--method-module`). */
+export type MethodName = string;
 
 const list = z.string().transform((s) =>
   s
@@ -72,7 +76,18 @@ const ProbeEnvSchema = z.object({
   TOOLGAUGE_PROBE_ONLY: list.optional(),
   TOOLGAUGE_PROBE_CATEGORIES: list.optional(),
   TOOLGAUGE_PROBE_DECODE: enumList('TOOLGAUGE_PROBE_DECODE', DECODES).default(['free']),
-  TOOLGAUGE_PROBE_METHOD: enumList('TOOLGAUGE_PROBE_METHOD', METHODS).default(['baseline']),
+  TOOLGAUGE_PROBE_METHOD: list
+    .pipe(
+      z
+        .array(
+          z.string().regex(/^[A-Za-z0-9_-]+$/, 'TOOLGAUGE_PROBE_METHOD: method names use letters, digits, - and _'),
+        )
+        .min(1)
+        .refine((xs) => new Set(xs).size === xs.length, 'TOOLGAUGE_PROBE_METHOD names a value twice'),
+    )
+    .default(['baseline']),
+  /** `--method-module FILE`: a module registering a method `--method` names (harness/methods/registry.ts). */
+  TOOLGAUGE_PROBE_METHOD_MODULE: z.string().min(1).optional(),
   TOOLGAUGE_PROBE_SERVER: z.enum(['auto', ...SERVERS]).default('auto'),
   TOOLGAUGE_PROBE_MAX_STRING_LENGTH: intFrom('TOOLGAUGE_PROBE_MAX_STRING_LENGTH', 1).optional(),
   TOOLGAUGE_PROBE_TOP_P: z.coerce
@@ -133,6 +148,8 @@ export interface ProbeSettings {
   /** The axes: each value is an arm; the first value of each is the reference arm. */
   decode: Decode[];
   methods: MethodName[];
+  /** `--method-module FILE`, absolute: the module registering the methods `methods` names beyond the built-in ones. */
+  methodModule: string | undefined;
   /** How to constrain (`auto`: the server the CLI detected, on the simulator the transport's default). */
   server: Server | 'auto';
   maxStringLength: number | undefined;
@@ -286,6 +303,18 @@ function withGguf(models: ModelEntry[], urls: Record<string, string>): ModelEntr
   return out.map((m) => (urls[m.label] && m.baseUrl === undefined ? { ...m, baseUrl: urls[m.label] } : m));
 }
 
+/** `--method`: built-in names, or others when `--method-module` may register them (checked once it is loaded). */
+function checkedMethods(names: string[], module: string | undefined): MethodName[] {
+  const own = names.filter((n) => !(METHODS as readonly string[]).includes(n));
+  if (own.length && module === undefined)
+    throw new UsageError(
+      `--method: '${own[0]}' is not one of ${METHODS.join(', ')} (another method comes with --method-module FILE)`,
+    );
+  if (module !== undefined && own.length === 0)
+    throw new UsageError('--method-module: name the method it registers in --method (e.g. --method baseline,NAME)');
+  return names;
+}
+
 export function readProbeEnv(env: NodeJS.ProcessEnv, runModel = 'sim:oracle'): ProbeSettings {
   const e = parseEnv(ProbeEnvSchema, env);
   const read = modelsOf(e, runModel, env);
@@ -309,7 +338,8 @@ export function readProbeEnv(env: NodeJS.ProcessEnv, runModel = 'sim:oracle'): P
     only: e.TOOLGAUGE_PROBE_ONLY,
     categories: e.TOOLGAUGE_PROBE_CATEGORIES,
     decode: e.TOOLGAUGE_PROBE_DECODE,
-    methods: e.TOOLGAUGE_PROBE_METHOD,
+    methods: checkedMethods(e.TOOLGAUGE_PROBE_METHOD, e.TOOLGAUGE_PROBE_METHOD_MODULE),
+    methodModule: e.TOOLGAUGE_PROBE_METHOD_MODULE === undefined ? undefined : resolve(e.TOOLGAUGE_PROBE_METHOD_MODULE),
     server: e.TOOLGAUGE_PROBE_SERVER,
     maxStringLength: e.TOOLGAUGE_PROBE_MAX_STRING_LENGTH,
     topP: e.TOOLGAUGE_PROBE_TOP_P,

@@ -175,13 +175,16 @@ async function present(
       ? { ...back, arguments: unstrictArguments(back.arguments, original.get(back.name)?.parameters) }
       : back;
   };
-  // The record keeps what the method decided for this case (PA-Tool: the rename map), not its sampling log.
+  // The record keeps what the method decided for this case (PA-Tool: the rename map), not its sampling log; a
+  // user's method (`--method-module`) keeps the meta it returned, whole.
   const methodMeta = prepared
-    ? {
-        method: ctx.method!.name,
-        ...('rename' in prepared.meta ? { rename: prepared.meta.rename } : {}),
-        ...(typeof prepared.meta.selection === 'string' ? { selection: prepared.meta.selection } : {}),
-      }
+    ? ctx.method!.name === 'pa_tool'
+      ? {
+          method: ctx.method!.name,
+          ...('rename' in prepared.meta ? { rename: prepared.meta.rename } : {}),
+          ...(typeof prepared.meta.selection === 'string' ? { selection: prepared.meta.selection } : {}),
+        }
+      : { method: ctx.method!.name, meta: prepared.meta }
     : null;
   return { p: { tools, messages, toOriginal, extraBody: constraint?.body }, constraint, methodMeta };
 }
