@@ -67,9 +67,7 @@ function memberOfPrompt(
   const style = STYLE.exec(system)?.[1];
   const byStyle = [...TEAM_TOPOLOGIES, 'single' as const].find((t) => t === style);
   // The longest known prompt the system prompt contains: one role's prompt may be the start of another's.
-  const found = known
-    .filter((k) => k.text && system.includes(k.text))
-    .sort((a, b) => b.text.length - a.text.length)[0];
+  const found = known.filter((k) => k.text && system.includes(k.text)).sort((a, b) => b.text.length - a.text.length)[0];
   if (found) return { topology: found.topology, role: found.role };
   return byStyle ? { topology: byStyle } : undefined;
 }
@@ -81,7 +79,8 @@ function memberOfPrompt(
  */
 export function debatePeer(seed: number, round: number, shown: number): number {
   if (round <= 1) return seed;
-  for (let n = Math.max(1, shown + 1); (round - 1) * n <= seed; n++) if (seed < round * n) return seed - (round - 1) * n;
+  for (let n = Math.max(1, shown + 1); (round - 1) * n <= seed; n++)
+    if (seed < round * n) return seed - (round - 1) * n;
   return seed % Math.max(1, shown + 1);
 }
 
@@ -89,7 +88,7 @@ export function debatePeer(seed: number, round: number, shown: number): number {
 function peersShown(user: string, role: string): number {
   const at = user.search(DEBATE);
   if (at < 0) return 0;
-  const label = new RegExp(`^(?:${escape(role)}(?:-\\d+)?|agent_\\d+):$`, 'gm');
+  const label = new RegExp(`^(?:${escapeRegExp(role)}(?:-\\d+)?|agent_\\d+):$`, 'gm');
   return user.slice(at).match(label)?.length ?? 0;
 }
 
@@ -97,7 +96,7 @@ function seedOf(seed: unknown): number {
   return typeof seed === 'number' && Number.isInteger(seed) && seed >= 0 ? seed : 0;
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

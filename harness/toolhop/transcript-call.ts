@@ -35,6 +35,14 @@ function historyArguments(raw: string | undefined | null): string {
   try {
     return pyJsonDumps(pyJsonLoads(raw));
   } catch {
-    return pyJsonDumps({ t: 'dict', entries: [[{ t: 'str', v: '_malformed_arguments' }, { t: 'str', v: raw }]] });
+    return pyJsonDumps({
+      t: 'dict',
+      entries: [
+        [
+          { t: 'str', v: '_malformed_arguments' },
+          { t: 'str', v: raw },
+        ],
+      ],
+    });
   }
 }
