@@ -2,6 +2,7 @@
 // a renamed field in what the suite writes, or in what the view reads, empties a section and fails here.
 import { describe, expect, it } from 'vitest';
 import type { Section, TurnView } from '../kit/case-view/index.ts';
+import { stringifyJson } from '../core/json-float.ts';
 import { MetaBase } from '../kit/journal.ts';
 import { apibankCaseView, dialogueTurns } from './case-view.ts';
 import { type ApibankMeta, ApibankMetaSchema } from './meta.ts';
@@ -230,5 +231,15 @@ describe("API-Bank's case view", () => {
       { role: 'user', text: 'a\nb', calls: [], truncated: false },
       { role: 'API', text: '{not json', calls: [], truncated: false },
     ]);
+  });
+
+  it("solve_s is written as the reference's Python float (`2.0`), in results.jsonl and in the trace", () => {
+    const o = outcome('[x]', { solve_s: 2 });
+    const summary = resultSummary(task, o, { model: 'm', style: 'single_langgraph' });
+    expect(stringifyJson(summary)).toContain('"solve_s":2.0,');
+    expect(traceText(task, o, summary)).toContain('"solve_s": 2.0,');
+    expect(stringifyJson(resultSummary(task, outcome('[x]', { solve_s: 0.4 }), { model: 'm', style: 's' }))).toContain(
+      '"solve_s":0.4,',
+    );
   });
 });

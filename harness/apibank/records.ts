@@ -1,6 +1,7 @@
 // The reference runner's output files, line for line (its run_one / run_batch): predictions.jsonl, results.jsonl
 // and traces/<id with / and : replaced by _>.json. `correct` is null (and `answer_correct` null) when the verdict is
 // undetermined, where the reference, lacking its embedding model, would have written false.
+import { JsonFloat, stringifyJson } from '../core/json-float.ts';
 import { toPlainJson, type ApibankTask } from './tasks.ts';
 import { questionOf, type TaskOutcome } from './run.ts';
 
@@ -28,7 +29,8 @@ export function resultSummary(t: ApibankTask, o: TaskOutcome, c: LineContext): R
     gold_api_call: t.gold_api_call,
     gold_api_name: t.ground_truth.api_name,
     style: c.style,
-    solve_s: o.solve_s,
+    // A Python float in the reference's files (`round(…, 1)`): `2.0`, never `2`.
+    solve_s: new JsonFloat(o.solve_s),
     predicted_answer: o.predicted_answer,
     predicted_api_name: o.error ? null : v.predicted_api_name,
     predicted_params: o.error ? null : v.predicted_params,
@@ -62,9 +64,8 @@ export const predictionLine = (t: ApibankTask, o: TaskOutcome, c: LineContext) =
 
 /** The trace as the reference writes it (JSON, indent 2), plus the team's runs when there is a team. */
 export function traceText(t: ApibankTask, o: TaskOutcome, summary: Record<string, unknown>): string {
-  return JSON.stringify(
+  return stringifyJson(
     { summary, messages: o.messages, ground_truth: toPlainJson(t.ground_truth), ...(o.team ? { team: o.team } : {}) },
-    null,
     2,
   );
 }

@@ -12,15 +12,19 @@ export class JsonFloat {
   }
 }
 
-/** `JSON.stringify(value)`, with every finite whole `JsonFloat` in it written with `.0`. */
-export function stringifyJson(value: unknown): string {
+/** `JSON.stringify(value, null, space)`, with every finite whole `JsonFloat` in it written with `.0`. */
+export function stringifyJson(value: unknown, space?: number): string {
   let token: string | undefined;
-  const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
-    const raw = this[key];
-    if (raw instanceof JsonFloat && Number.isInteger(raw.value))
-      return `${(token ??= `\u0000float-${randomUUID()}:`)}${raw.value}`;
-    return v;
-  });
+  const text = JSON.stringify(
+    value,
+    function (this: Record<string, unknown>, key: string, v: unknown) {
+      const raw = this[key];
+      if (raw instanceof JsonFloat && Number.isInteger(raw.value))
+        return `${(token ??= `\u0000float-${randomUUID()}:`)}${raw.value}`;
+      return v;
+    },
+    space,
+  );
   if (token === undefined) return text;
   // The placeholders are strings carrying a fresh random token: nothing else in the text can look like one.
   const quoted = JSON.stringify(token).slice(0, -1);

@@ -17,6 +17,9 @@ const GENERIC_PROMPT =
 /** The single agent's role: its agent id on the wire, and its prompt's name. */
 export const SINGLE_AGENT = 'solver';
 
+/** The role of every independent replica and of every decentralized peer (team.ts builds its roster from them). */
+export const REPLICA_ROLES = { independent: 'solver', decentralized: 'debater' } as const;
+
 /** A role's system prompt; roles whose output is the team's answer get the `<answer>` contract. */
 export function systemPrompt(style: string, opts: { withContract: boolean; extra?: string }): string {
   let prompt = `${GENERIC_PROMPT}\n\nImplementation style: ${style}.`;

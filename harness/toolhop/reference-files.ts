@@ -1,6 +1,9 @@
 import type { ChatMessage } from '../core/chat.ts';
 import { JsonFloat } from '../core/json-float.ts';
 import type { ToolhopOutcome } from './run-instance.ts';
+import type { ToolhopTeamTrace } from './team.ts';
+import { teamResultFields } from './team-lines.ts';
+import { referenceToolCallJson } from './transcript-call.ts';
 
 /**
  * The output lines in the reference runner's shape (its `run_batch`/`run_one`), so a script written for its
@@ -57,6 +60,8 @@ export function resultLine(o: ToolhopOutcome, c: LineContext) {
     turns: o.prediction.turns,
     tool_calls: o.prediction.tool_calls,
     n_agents: c.agents,
+    // A vote team's winner, vote buckets and voters, under the reference's names.
+    ...teamResultFields((o.trace as Partial<ToolhopTeamTrace>).team, r.gold_answer),
     prompt_tokens: u.prompt_tokens,
     completion_tokens: u.completion_tokens,
     total_tokens: u.total_tokens,
@@ -78,16 +83,26 @@ export const RESULT_FLOAT_FIELDS = ['solve_s'] as const;
 export function withResultFloats<T extends Record<string, unknown>>(line: T): T {
   const out: Record<string, unknown> = { ...line };
   for (const k of RESULT_FLOAT_FIELDS) if (typeof out[k] === 'number') out[k] = new JsonFloat(out[k]);
+  // A vote team's voters carry their own solve_s.
+  for (const k of ['per_agent', 'per_peer'])
+    if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map((a) => (isRecord(a) ? withResultFloats(a) : a));
   return out as T;
 }
 
-/** The reference's text transcript (`traces/<id>.txt`): `=== ROLE ===`, the content, `[tool_call] {json}` lines. */
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The reference's text transcript (`traces/<id>.txt`): `=== ROLE ===`, the content, `[tool_call] {json}` lines
+ * written as Python's json writes them (transcript-call.ts).
+ */
 export function transcriptText(messages: readonly ChatMessage[]): string {
   return messages
     .map((m) => {
       const lines = [`=== ${m.role.toUpperCase()} ===`];
       if (m.content) lines.push(String(m.content));
-      for (const tc of m.tool_calls ?? []) lines.push(`[tool_call] ${JSON.stringify(tc)}`);
+      for (const tc of m.tool_calls ?? []) lines.push(`[tool_call] ${referenceToolCallJson(tc)}`);
       return `${lines.join('\n')}\n\n`;
     })
     .join('');

@@ -4,7 +4,8 @@ import type { LoadedDataset } from './dataset.ts';
 import type { ToolhopRow } from './row.ts';
 import { teamToolhopReply } from './team-sim.ts';
 import { identifyRow, questionIndex, type QuestionIndex } from './sim-identify.ts';
-import { SINGLE_AGENT } from './prompts.ts';
+import { foreignMemberOf, type KnownRolePrompt, type MemberRequest } from './sim-member.ts';
+import { bundledRolePrompts } from './sim-role-prompts.ts';
 
 /**
  * The simulator's ToolHop behaviour: the rows come from the suite's own data source (loaded on the first request,
@@ -19,14 +20,16 @@ export function toolhopResponder(load: () => Promise<LoadedDataset>): Responder 
       return m;
     }));
   let byQuestion: Promise<QuestionIndex> | undefined;
+  let known: KnownRolePrompt[] | undefined;
   const questions = () => (byQuestion ??= table().then((m) => questionIndex(m)));
   return {
     async identify(body) {
       return identifyRow(await questions(), body);
     },
-    // A request without toolgauge's agent header is a single agent's: the same role as toolgauge's own single
-    // agent, so a seeded policy draws the same coin for a row whichever runner asks.
-    agentOf: () => SINGLE_AGENT,
+    // A request without toolgauge's agent header is answered as the member of toolgauge's team in the same place
+    // (sim-member.ts; a single agent's as toolgauge's single agent), so a seeded policy draws the same coin for a
+    // row and member whichever runner asks.
+    agentOf: (body) => foreignMemberOf(body as MemberRequest, (known ??= bundledRolePrompts())),
     async chat(spec, body, ctx) {
       if (spec.name === 'reflect')
         throw new HttpError(

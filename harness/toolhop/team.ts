@@ -26,6 +26,7 @@ import {
   FINALIZER_SYSTEM_PROMPT,
   finalizationContext,
   OUTPUT_CONTRACT,
+  REPLICA_ROLES,
   userPrompt,
 } from './prompts.ts';
 import type { TraceFile } from './records.ts';
@@ -50,8 +51,8 @@ export const BUNDLED_TEAM_PROMPTS = fromRoot('harness', 'toolhop', 'prompts');
  * stages then run in pipeline order, the verifier (who answers) last.
  */
 export const TOOLHOP_ROSTER: Roster = {
-  independent: 'solver',
-  decentralized: 'debater',
+  independent: REPLICA_ROLES.independent,
+  decentralized: REPLICA_ROLES.decentralized,
   centralized: {
     manager: 'manager',
     pool: [
