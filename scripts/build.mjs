@@ -1,11 +1,14 @@
 // npm run build: the package's JavaScript and declarations under dist/, in the sources' layout, plus the runtime
 // assets the modules find relative to themselves (import.meta.url): the pyodide worker and its Python runtime,
 // BFCL's executor, reference chat templates, Unicode name data, ToolHop's prompts and the bundled cases.
+// tsc's JavaScript is then bundled into entries and shared chunks (scripts/bundle-dist.mjs); each module keeps its
+// own import.meta.url, so those paths still resolve.
 import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleDist } from './bundle-dist.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -57,6 +60,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT });
   rewriteDeclarations();
   for (const f of runtimeAssets()) cpSync(join(ROOT, f), join(DIST, f));
+  // After the assets (the suite folders' suite.json name the entries): only tsc's modules, a .js with its .d.ts.
+  await bundleDist(DIST, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')));
   // The viewer's page (browser code), bundled once: an installed package never bundles at run time
   // (harness/view/page-script.ts bundles the same entry with the same options in a checkout).
   const { build } = await import('esbuild');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
@@ -89,4 +90,12 @@ describe('what a run loads at start', () => {
     const { files } = await staticGraph('harness/cli/commands/eval.ts');
     expect([...files].filter((f) => /^harness\/(builtin|toolhop|maze|probe|bfcl|apibank)\//.test(f))).toEqual([]);
   });
+});
+
+// The global fetch's first call loads undici's client (about 0.02 CPU-s); a describeEval run's test worker makes its
+// requests — the cases' registration with the simulator, the model's — through the model client's node:http fetch.
+it("a describeEval run's test worker never calls the global fetch", async () => {
+  const { files } = await staticGraph('harness/kit/eval/suite.ts');
+  const callers = [...files].filter((f) => /(?<![\w.$])fetch\(/.test(readFileSync(fromRoot(f), 'utf8')));
+  expect(callers).toEqual([]);
 });

@@ -3,6 +3,7 @@
 // started, or an endpoint that says it is one (its models list) on this machine.
 import type { RunConfig } from '../../core/config.ts';
 import { parseEndpoint } from '../../model/endpoint.ts';
+import { boundedFetch } from '../../model/fetch.ts';
 import { EvalRegistration, evalRoute, RegisteredCase } from '../../sim/eval-cases.ts';
 import type { EvalCase } from './types.ts';
 
@@ -63,6 +64,9 @@ function jsonValue(v: unknown): unknown {
   }
 }
 
+/** The simulator's answer to a registration is a line of JSON; anything larger is no answer of its. */
+const REPLY_LIMIT_BYTES = 1 << 20;
+
 /** Hand the eval's cases to the simulator at `baseUrl`; a refusal is an error naming the eval and the reason. */
 export async function registerEvalCases(
   baseUrl: string,
@@ -71,7 +75,9 @@ export async function registerEvalCases(
   timeoutMs: number,
 ): Promise<void> {
   const body = EvalRegistration.parse(registration);
-  const res = await fetch(baseUrl + evalRoute(name), {
+  // The model client's fetch: node:http to the loopback simulator, not the global fetch, whose first call loads
+  // undici's client (about 0.02 CPU-s of the test worker, which makes no other fetch).
+  const res = await boundedFetch(REPLY_LIMIT_BYTES)(baseUrl + evalRoute(name), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
