@@ -14,7 +14,7 @@ import { expandModels, run } from './command.ts';
 import type { ProbeSettings } from './run/env.ts';
 
 /** The lineup docs/probe.md gives for `--quant bf16,q4`: the two weights of one model, each on its endpoint. */
-export const QUANT_LINEUP = `models:
+const QUANT_LINEUP = `models:
   - label: qwen2.5-1.5b-bf16
     model: qwen2.5-1.5b
     base_url: http://127.0.0.1:8000/v1
