@@ -2,6 +2,7 @@ import { fmtEstimate } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.ts';
 import { barChart, type Bar } from '../report/svg.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
+import { answeredBy, CHART_TAG } from './answered-by.ts';
 import {
   aggregateAxes,
   armOfMeta,
@@ -141,7 +142,7 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
   },
   charts(s) {
     const flat = flattenMetrics(s.metrics);
-    const sim = s.notice ? ' — simulator' : '';
+    const sim = CHART_TAG[answeredBy(s)];
     const layered = [
       'accuracy',
       'parse_ok',

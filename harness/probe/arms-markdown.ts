@@ -6,6 +6,7 @@
 import { fmtEstimate, mdText, table } from '../report/markdown.ts';
 import { flattenMetrics, type Summary } from '../report/summary.ts';
 import type { ComparisonJson, LineupRow } from './arms-report.ts';
+import { answeredBy, LINEUP_CAVEAT } from './answered-by.ts';
 import { REFINEMENTS, TOOLHOUND_CAUSES } from './axes/attribution-tree.ts';
 import { CONDITION, conditionalName, LAYERS, toolhoundName } from './axes/rates.ts';
 
@@ -157,7 +158,7 @@ export function axesSections(s: Summary): string[] {
     out.push(
       '## Lineup',
       '',
-      `One row per model, at the reference decode and method; value [95% CI] (n). \`.over_call_expected\` is Toolhound's reading, \`.given_*\` toolgauge's conditional one.${s.notice ? ' Simulator run: these numbers describe the harness, not a model.' : ''}`,
+      `One row per model, at the reference decode and method; value [95% CI] (n). \`.over_call_expected\` is Toolhound's reading, \`.given_*\` toolgauge's conditional one.${LINEUP_CAVEAT[answeredBy(s)]}`,
       '',
       rawTable(
         [

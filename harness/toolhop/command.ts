@@ -168,7 +168,9 @@ export async function run(argvIn: string[], runner: CommandRunner): Promise<numb
       validate: (_kc, settings) => checkCell(settings, 'toolhop'),
       async instead(kc, settings) {
         if (!settings.smokeDataset) return undefined;
-        const src = await resolveDataSource(kc.run, settings);
+        const src = await resolveDataSource(kc.run, settings).catch((err: unknown) => {
+          throw err instanceof UsageError ? new UsageError(`toolgauge toolhop: ${err.message}`) : err;
+        });
         const report = await smokeDataset(
           src.path,
           { ...settings, limit: settings.only ? undefined : settings.limit },

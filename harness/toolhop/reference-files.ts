@@ -11,11 +11,14 @@ import { referenceToolCallJson } from './transcript-call.ts';
  * `idx`, its field names and telemetry counts — plus toolgauge's own fields (rule, trial, hops, domain …).
  */
 
-/** What the outcome does not hold: the dataset's raw id, the model, the team size and the run's model calls. */
+/**
+ * What the outcome does not hold: the dataset's raw id, the model, the cell's style (the reference writes the same
+ * string it names the output folder by, `styleOf` in grid.ts), the team size and the run's model calls.
+ */
 export interface LineContext {
   rawId: string | number;
   model: string;
-  topology: string;
+  style: string;
   agents: number;
   modelCalls: number;
 }
@@ -51,7 +54,7 @@ export function resultLine(o: ToolhopOutcome, c: LineContext) {
     idx: c.rawId,
     question: o.prediction.question,
     gold_answer: r.gold_answer,
-    style: `${c.topology}_toolgauge`,
+    style: c.style,
     // Rounded to 0.1 s and written as a float (`2.0`), as the reference writes `round(float(solve_s), 1)`.
     solve_s: new JsonFloat(Math.round((o.trace.wall_ms / 1000) * 10) / 10),
     predicted_answer: r.predicted_answer,

@@ -41,7 +41,7 @@ const outcomes = rows.map((row, i) =>
   }),
 );
 for (const [i, o] of outcomes.entries()) {
-  const c = { rawId: rows[i]!.id, model: 'sim:oracle', topology: 'single', agents: 1, modelCalls: 1 };
+  const c = { rawId: rows[i]!.id, model: 'sim:oracle', style: 'single_langgraph', agents: 1, modelCalls: 1 };
   appendJsonl(join(dir, FILES.predictions), predictionLine(o, c));
   appendJsonl(join(dir, FILES.results), resultLine(o, c));
 }

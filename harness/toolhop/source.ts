@@ -1,4 +1,5 @@
 import type { RunConfig } from '../core/config.ts';
+import { UsageError } from '../core/errors.ts';
 import { BUNDLED_SAMPLE } from './dataset.ts';
 import type { ToolhopSettings } from './settings.ts';
 import { ensureHfFile, HF_FILE, HF_REPO } from '../hub/hf.ts';
@@ -33,6 +34,9 @@ export async function resolveDataSource(
         process.stderr.write(
           `toolgauge: downloading ${HF_REPO}/${HF_FILE}: ${mib(got)}${total ? ` of ${mib(total)}` : ''} MiB\n`,
         ),
+    }).catch((err: unknown) => {
+      // Offline, a wrong revision, a gated dataset: the user's to fix with --data or --revision, so one line.
+      throw new UsageError(`--data ${spec}: ${(err as Error).message}`);
     });
     return { kind: 'hf', path: f.path, origin: `${HF_REPO}/${HF_FILE}@${revision} (commit ${f.commit})` };
   }

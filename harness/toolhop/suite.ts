@@ -82,7 +82,7 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
     const line: LineContext = {
       rawId: entry.ok ? entry.row.id : entry.id,
       model: ctx.run.model,
-      topology: ctx.settings.topology,
+      style: styleOf(resolveCell(ctx.settings)),
       agents: team?.agents ?? 1,
       modelCalls: meta.model_calls ?? 0,
     };
