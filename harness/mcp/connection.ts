@@ -77,7 +77,8 @@ export class McpConnection {
     });
     let lastError: string | undefined;
     client.onerror = (err) => {
-      lastError = err.message.split('\n')[0];
+      // the first error says why; what follows a broken stream is its debris
+      lastError ??= err.message.split('\n')[0];
     };
     client.onclose = () => {
       if (!c.closing)
@@ -85,11 +86,13 @@ export class McpConnection {
     };
     const deadline = Date.now() + o.startTimeoutMs;
     const left = () => Math.max(1, deadline - Date.now());
+    const inTime = <T>(p: Promise<T>, what: string) =>
+      withTimeout(p, left(), `${what} within the start timeout (${o.startTimeoutMs} ms)`);
     try {
-      await withTimeout(client.connect(transport, { timeout: left() }), left(), 'did not finish the handshake');
+      await inTime(client.connect(transport, { timeout: left() }), 'did not finish the handshake');
       c.pid = (c.transport as { pid?: number | null }).pid ?? null;
       if (c.pid !== null) killAtExit(c.pid);
-      c.tools = await withTimeout(c.listTools(left), left(), 'did not list its tools');
+      c.tools = await inTime(c.listTools(left), 'did not list its tools');
     } catch (err) {
       await c.close();
       const why = c.failure ?? `${o.label}: ${c.ended(startError(err, o.startTimeoutMs))}`;
@@ -155,24 +158,33 @@ export class McpConnection {
     return tail ? `${what}; stderr: ${tail}` : what;
   }
 
-  /** Closes the client and the process (the SDK ends stdin, then SIGTERM, then SIGKILL). */
+  /**
+   * Closes the client and the process: a healthy server gets the SDK's way (stdin ended, then SIGTERM, then
+   * SIGKILL); one that broke or never finished starting is killed at once, since it may not read stdin at all.
+   */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    // Known from the start of the process, also when the handshake never finished.
+    const healthy = this.pid !== null && !this.failure;
+    this.pid ??= (this.transport as { pid?: number | null }).pid ?? null;
+    if (!healthy) killQuietly(this.pid);
     try {
       await this.client.close();
     } catch {
       // closing is best effort
     }
-    if (this.pid !== null) {
-      try {
-        process.kill(this.pid, 0);
-        process.kill(this.pid, 'SIGKILL');
-      } catch {
-        // exited
-      }
-      forget(this.pid);
-    }
+    killQuietly(this.pid);
+    if (this.pid !== null) forget(this.pid);
+  }
+}
+
+function killQuietly(pid: number | null): void {
+  if (pid === null) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // exited already
   }
 }
 
@@ -192,7 +204,7 @@ function startError(err: unknown, ms: number): string {
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within the start timeout (${ms} ms)`)), ms);
+    timer = setTimeout(() => reject(new Error(what)), ms);
   });
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
