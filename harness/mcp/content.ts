@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 
 /**
@@ -37,26 +36,14 @@ function blockText(b: CallResult['content'][number]): string {
   }
 }
 
-/** Whether some text block already holds the structured content as JSON (the spec asks servers to send both). */
-function echoesStructured(texts: readonly string[], structured: Record<string, unknown>): boolean {
-  return texts.some((t) => {
-    try {
-      return isDeepStrictEqual(JSON.parse(t), structured);
-    } catch {
-      return false;
-    }
-  });
-}
-
 /**
- * The text the model gets for a result: the content blocks in order, then the structured content as JSON unless a
- * text block already is it; cut at `maxChars` with a marker saying how long it was.
+ * The text the model gets for a result: the content blocks in order; the structured content as JSON only when there
+ * is no content (the spec asks a server to send its structured content as text too, so it is there already); cut
+ * at `maxChars` with a marker saying how long it was.
  */
 export function resultText(r: CallResult, maxChars: number): string {
-  const texts = r.content.map(blockText);
-  const parts = texts.filter((t) => t !== '');
-  if (r.structuredContent && !echoesStructured(texts, r.structuredContent))
-    parts.push(JSON.stringify(r.structuredContent));
+  const parts = r.content.map(blockText).filter((t) => t !== '');
+  if (!parts.length && r.structuredContent) parts.push(JSON.stringify(r.structuredContent));
   return capText(parts.join('\n'), maxChars);
 }
 

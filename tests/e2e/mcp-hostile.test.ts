@@ -49,7 +49,8 @@ describe('one well-behaved start of the hostile server, shared by the calls that
   });
 
   it('hands the model text for each content shape; isError becomes a tool error', async () => {
-    expect(await call(lease, 'shapes')).toBe('sum follows\n[image: image/png, 10 bytes]\n{"sum":5}');
+    expect(await call(lease, 'shapes')).toBe('sum follows\n[image: image/png, 10 bytes]');
+    expect(await call(lease, 'structured')).toBe('{"sum":5}');
     await expect(call(lease, 'fail')).rejects.toThrow('it went wrong');
     expect(lease.failure()).toBeUndefined();
   });
@@ -60,7 +61,7 @@ describe('one well-behaved start of the hostile server, shared by the calls that
     expect(lease.tools.find((t) => t.name === 'stringy')!.parameters).toEqual({ type: 'object', properties: {} });
     expect(lease.notes!()).toEqual([
       `mcp server 'hostile-tools': tool 'stringy': inputSchema is not a JSON Schema object; replaced by an empty object schema`,
-      `mcp server 'hostile-tools': tool "bad name!" (tools[11]) left out: a tool name must be 1-64 letters, digits, '_' or '-'`,
+      `mcp server 'hostile-tools': tool "bad name!" (tools[12]) left out: a tool name must be 1-64 letters, digits, '_' or '-'`,
     ]);
   });
 
@@ -122,9 +123,10 @@ describe('servers that break', () => {
 
   it('a server that hangs at start, exits at start or lists no tools is one line, and no process is left', async () => {
     const pidFile = join(tempDir('mcp-hang'), 'pid');
-    const hang = src('hang-start', { startTimeoutMs: 300, env: { PID_FILE: pidFile } });
+    // long enough for a loaded machine to start node and write the pid (a wait, not a timing claim)
+    const hang = src('hang-start', { startTimeoutMs: 2000, env: { PID_FILE: pidFile } });
     await expect(hang.acquire(RUN)).rejects.toThrow(
-      "mcp server 'hostile-hang-start': did not finish the handshake within the start timeout (300 ms)",
+      "mcp server 'hostile-hang-start': did not finish the handshake within the start timeout (2000 ms)",
     );
     expect(await gone(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
     // a start that failed is not retried: the next case fails at once with the same line
