@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,22 @@ describe('servers that break', () => {
     await expect(mcp({ command: '/nonexistent/mcp-server', name: 'missing' }).acquire(RUN)).rejects.toThrow(
       "mcp server 'missing': could not start",
     );
+  });
+
+  it("a server named in the run's mcpServers file is found there; bad options are one line at the call", async () => {
+    const file = join(tempDir('mcp-config'), 'mcp.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { h: { command: process.execPath, args: [SERVER, 'no-tools'] } } }),
+    );
+    const named = mcp.fromConfig('h');
+    started.push(named);
+    await expect(named.acquire({ mcpConfig: file } as RunConfig)).rejects.toThrow("mcp server 'h': lists no tools");
+    await expect(mcp({ server: 'h' }).acquire(RUN)).rejects.toThrow(
+      "mcp: server 'h' is named, but no config file says what it is",
+    );
+    expect(() => mcp({ command: '' })).toThrow(/^mcp\(\): command: /);
+    expect(() => mcp({ command: 'x', perCase: 'sometimes' } as never)).toThrow(/^mcp\(\): /);
   });
 
   it('a server listing one name twice is refused naming the server', async () => {
