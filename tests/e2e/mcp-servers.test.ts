@@ -1,4 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -196,6 +198,42 @@ describe('server-everything: what its results look like to the model', () => {
       expect(lease.notes?.()).toEqual([]);
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('a server over Streamable HTTP on 127.0.0.1', () => {
+  it('lists and calls its tools with the headers given; a wrong URL is one line', async () => {
+    const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+    const { z } = await import('zod');
+    const seen: string[] = [];
+    const http = createServer(async (req, res) => {
+      seen.push(String(req.headers.authorization));
+      // stateless: a server and a transport per request, as the SDK's own example does
+      const server = new McpServer({ name: 'web', version: '1.0.0' });
+      server.registerTool('shout', { description: 'Upper-case', inputSchema: { text: z.string() } }, ({ text }) => ({
+        content: [{ type: 'text', text: text.toUpperCase() }],
+      }));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => void transport.close());
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const s = mcp({ url, headers: { authorization: 'Bearer web-token-123' } });
+    try {
+      const lease = await s.acquire({} as RunConfig);
+      expect(lease.tools.map((t) => t.name)).toEqual(['shout']);
+      expect(await lease.tools[0]!.run({ text: 'hi' })).toBe('HI');
+      expect(new Set(seen)).toEqual(new Set(['Bearer web-token-123']));
+      await expect(
+        mcp({ url: url.replace('/mcp', '/none').replace(/:\d+/, ':1'), startTimeoutMs: 5000 }).acquire({} as RunConfig),
+      ).rejects.toThrow(/^mcp server '127\.0\.0\.1:1': [^\n]*(ECONNREFUSED|fetch failed)/);
+    } finally {
+      await s.close();
+      await new Promise<void>((r) => http.close(() => r()));
     }
   });
 });
