@@ -79,10 +79,6 @@ describe('one well-behaved start of the hostile server, shared by the calls that
     await expect(leaseTools('e', [own, source], RUN)).rejects.toThrow(
       "describeEval e: the tool name 'echo' is given by the eval and by mcp server 'hostile-tools'; rename one (mcp({ prefix }) prefixes a server's tools)",
     );
-    const prefixed = await leaseTools('e', [own, hostile('tools', { prefix: 'h_' })], RUN).catch((e) => e);
-    expect(prefixed).not.toBeInstanceOf(Error);
-    expect(await prefixed.tools.find((t: { name: string }) => t.name === 'h_echo').run({ text: 'hi' })).toBe('hi');
-    await prefixed.release();
   });
 });
 
@@ -95,8 +91,8 @@ describe('servers that break', () => {
   };
   afterAll(() => Promise.all(started.map((s) => s.close())));
 
-  it('a crash mid-call fails the call and the lease with one line (and stderr); the next case gets a new server', async () => {
-    const s = src('tools');
+  it('a crash mid-call fails the call and the lease with one line (and stderr); the next case gets a new server, which a message over the byte limit stops', async () => {
+    const s = src('tools', { maxMessageBytes: 1024 * 1024 });
     const lease = await s.acquire(RUN);
     const pid = Number(await call(lease, 'pid'));
     await expect(call(lease, 'crash')).rejects.toThrow(/^mcp server 'hostile-tools': (exited|closed the connection)/);
@@ -105,15 +101,14 @@ describe('servers that break', () => {
     expect(await gone(pid)).toBe(true);
     const next = await s.acquire(RUN);
     expect(next.failure()).toBeUndefined();
-    expect(Number(await call(next, 'pid'))).not.toBe(pid);
+    const nextPid = Number(await call(next, 'pid'));
+    expect(nextPid).not.toBe(pid);
+    await expect(call(next, 'flood')).rejects.toThrow(/^mcp server 'hostile-tools': /);
+    expect(next.failure()).toMatch(/1048576/);
+    expect(await gone(nextPid)).toBe(true);
   });
 
-  it('a message over the byte limit stops the server; a call over its timeout is the server hung', async () => {
-    const flood = await src('tools', { maxMessageBytes: 1024 * 1024 }).acquire(RUN);
-    const pid = Number(await call(flood, 'pid'));
-    await expect(call(flood, 'flood')).rejects.toThrow(/^mcp server 'hostile-tools': /);
-    expect(flood.failure()).toMatch(/1048576/);
-    expect(await gone(pid)).toBe(true);
+  it('a call over its timeout is the server hung', async () => {
     const hang = await src('tools', { callTimeoutMs: 200 }).acquire(RUN);
     await expect(call(hang, 'hang')).rejects.toThrow(
       "mcp server 'hostile-tools': tool 'hang' did not answer within 200 ms",
@@ -155,16 +150,10 @@ describe('servers that break', () => {
     expect(() => mcp({ command: '' })).toThrow(/^mcp\(\): command: /);
     expect(() => mcp({ command: 'x', perCase: 'sometimes' } as never)).toThrow(/^mcp\(\): /);
   });
-
-  it('a server listing one name twice is refused naming the server', async () => {
-    await expect(leaseTools('e', [src('collide')], RUN)).rejects.toThrow(
-      "the tool name 'echo' is given by mcp server 'hostile-collide' and by mcp server 'hostile-collide'",
-    );
-  });
 });
 
 describe('a describeEval over the hostile server, answered by the simulator', () => {
-  it("a crash is that case's harness error and the run goes on; results that echo the run's key are redacted; the server is gone after the run", async () => {
+  it("a crash is that case's harness error, the other case is scored; results that echo the run's key are redacted; the server is gone after the run", async () => {
     const KEY = 'sk-run-secret-4f9a8b7c6d';
     const pidFile = join(tempDir('mcp-run-pid'), 'pid');
     const def = evalSuite('mcp-hostile', {
