@@ -32,6 +32,8 @@ export interface CallOutcome {
 export class McpConnection {
   failure: string | undefined;
   private closing = false;
+  /** The connection (and, on stdio, the process) has ended: its pid may belong to another process by now. */
+  private ended_ = false;
   private stderr = '';
 
   /** The server process (stdio), once started. */
@@ -72,6 +74,13 @@ export class McpConnection {
       });
     }
     const c = new McpConnection(client, transport, o);
+    // The process is known (and killed with this one) from its spawn, before the handshake that may never finish.
+    const spawn = transport.start.bind(transport);
+    transport.start = async () => {
+      await spawn();
+      c.pid = (transport as { pid?: number | null }).pid ?? null;
+      if (c.pid !== null) killAtExit(c.pid);
+    };
     stderrOf?.()?.on('data', (chunk: Buffer) => {
       c.stderr = (c.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
@@ -81,6 +90,8 @@ export class McpConnection {
       lastError ??= err.message.split('\n')[0];
     };
     client.onclose = () => {
+      c.ended_ = true;
+      if (c.pid !== null) forget(c.pid);
       if (!c.closing)
         c.failure ??= `${o.label}: ${c.ended(lastError ? `closed the connection (${lastError})` : 'exited')}`;
     };
@@ -90,8 +101,6 @@ export class McpConnection {
       withTimeout(p, left(), `${what} within the start timeout (${o.startTimeoutMs} ms)`);
     try {
       await inTime(client.connect(transport, { timeout: left() }), 'did not finish the handshake');
-      c.pid = (c.transport as { pid?: number | null }).pid ?? null;
-      if (c.pid !== null) killAtExit(c.pid);
       c.tools = await inTime(c.listTools(left), 'did not list its tools');
     } catch (err) {
       await c.close();
@@ -165,16 +174,14 @@ export class McpConnection {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    // Known from the start of the process, also when the handshake never finished.
-    const healthy = this.pid !== null && !this.failure;
-    this.pid ??= (this.transport as { pid?: number | null }).pid ?? null;
-    if (!healthy) killQuietly(this.pid);
+    // A server that broke, or never finished its handshake, may not read stdin at all.
+    const healthy = this.tools.length > 0 && !this.failure;
+    if (!healthy && !this.ended_) killQuietly(this.pid);
     try {
       await this.client.close();
     } catch {
       // closing is best effort
     }
-    killQuietly(this.pid);
     if (this.pid !== null) forget(this.pid);
   }
 }

@@ -61,27 +61,38 @@ export function mcp(options: McpServerOptions): EvalToolSource {
       if (SECRET_NAME.test(k)) registerSecret(v);
     return spec;
   };
-  // The shared server, started on first use; a start that failed is not retried (every case fails at once with its
-  // error), a server that broke later is replaced for the next case.
+  // The shared server, started on first use. A start that failed is not tried again (every later case fails at once
+  // with its error, in either mode); a shared server that broke later is replaced for the next case.
   let shared: Promise<McpConnection> | undefined;
+  let startFailure: Error | undefined;
   const open = new Set<McpConnection>();
   let closed = false;
 
   const start = async (run: RunConfig): Promise<McpConnection> => {
     if (closed) throw new Error(`${label}: the run has ended`);
-    const c = await McpConnection.open(specOf(run), conn);
-    open.add(c);
-    return c;
+    if (startFailure) throw startFailure;
+    try {
+      const c = await McpConnection.open(specOf(run), conn);
+      open.add(c);
+      return c;
+    } catch (err) {
+      startFailure = err as Error;
+      throw err;
+    }
   };
   const sharedConnection = async (run: RunConfig): Promise<McpConnection> => {
-    const current = shared ? await shared : undefined;
+    const pending = shared;
+    const current = pending ? await pending : undefined;
     if (current && !current.failure) return current;
-    if (current) {
-      open.delete(current);
-      await current.close();
+    // Concurrent cases that find the same broken server replace it once.
+    if (shared === pending) {
+      if (current) {
+        open.delete(current);
+        void current.close();
+      }
+      shared = start(run);
     }
-    if (!shared || current) shared = start(run);
-    return shared;
+    return shared!;
   };
 
   return {
