@@ -31,7 +31,7 @@ function pick(o: Record<string, unknown>, keys: readonly string[]): Record<strin
   return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 }
 
-/** What `mcp()` does with a server, besides reaching it. */
+/** `McpBehaviour` (source.ts) as checked at the call: each field is documented there. */
 const BehaviourShape = {
   /** The server's name in errors and notes (default: its `mcpServers` name, else the command or host). */
   name: z.string().min(1).optional(),

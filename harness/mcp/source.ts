@@ -10,13 +10,21 @@ import { McpConnection, type ConnectionOptions } from './connection.ts';
 import { DEFAULTS, McpOptionsSchema, type ServerSpec } from './options.ts';
 import { toolSpecs } from './tools.ts';
 
-interface Behaviour {
+/** What `mcp()` does with a server, besides reaching it (docs/mcp.md, "Options"). */
+export interface McpBehaviour {
+  /** The server's name in errors, notes and the run's config (default: its mcpServers name, else the command or host). */
   name?: string;
+  /** Put before each tool's name (`fs_` → `fs_read_file`); the server still gets its own name. */
   prefix?: string;
+  /** One tool call's limit in ms (default 30000): past it the server counts as hung and the case is a harness error. */
   callTimeoutMs?: number;
+  /** Starting, the handshake and the tool list together, in ms (default 30000). */
   startTimeoutMs?: number;
+  /** A result's text is cut past this many characters, with a marker (default 100000). */
   maxResultChars?: number;
+  /** One protocol message over this many bytes (stdio) stops the server (default 10 MiB). */
   maxMessageBytes?: number;
+  /** `share` (default): one server for the eval's cases in a worker; `restart`: a fresh server for each case. */
   perCase?: 'share' | 'restart';
   /** Run before each case on the case's server (the SDK's `Client`): reset its state, seed data. */
   beforeCase?: (client: Client) => unknown;
@@ -24,9 +32,9 @@ interface Behaviour {
 
 /** `mcp()`'s options: how to reach the server (stdio, Streamable HTTP, or a name in a config file), and behaviour. */
 export type McpServerOptions =
-  | ({ command: string; args?: string[]; env?: Record<string, string>; cwd?: string } & Behaviour)
-  | ({ url: string; headers?: Record<string, string> } & Behaviour)
-  | ({ server: string; config?: string } & Behaviour);
+  | ({ command: string; args?: string[]; env?: Record<string, string>; cwd?: string } & McpBehaviour)
+  | ({ url: string; headers?: Record<string, string> } & McpBehaviour)
+  | ({ server: string; config?: string } & McpBehaviour);
 
 /** Env and header names whose values are registered as secrets (redacted from every file toolgauge writes). */
 const SECRET_NAME = /key|token|secret|pass|auth|cred|cookie/i;
@@ -41,7 +49,7 @@ export function mcp(options: McpServerOptions): EvalToolSource {
     const { field, message } = firstZodIssue(checked.error);
     throw new UsageError(`mcp(): ${field ? `${field}: ` : ''}${message}`);
   }
-  const b = options as Behaviour;
+  const b = options as McpBehaviour;
   const label = `mcp server '${b.name ?? serverName(options)}'`;
   const conn: ConnectionOptions = {
     label,
@@ -140,7 +148,7 @@ export function mcp(options: McpServerOptions): EvalToolSource {
 }
 
 /** The server named in a config file's `mcpServers`: `mcp.fromConfig('memory')` is `mcp({ server: 'memory' })`. */
-mcp.fromConfig = (server: string, options: Omit<Behaviour, never> & { config?: string } = {}): EvalToolSource =>
+mcp.fromConfig = (server: string, options: McpBehaviour & { config?: string } = {}): EvalToolSource =>
   mcp({ server, ...options });
 
 function namedServer(name: string, config: string | undefined): ServerSpec {

@@ -186,6 +186,8 @@ describe('a describeEval over the hostile server, answered by the simulator', ()
     const trace = readFileSync(join(r.outDir, byId.key!.trace!), 'utf8');
     expect(trace).toContain('value: [REDACTED]');
     expect(trace).not.toContain(KEY);
+    // what the client changed in the server's offer is in every case's trace
+    expect(JSON.parse(trace).toolNotes).toHaveLength(2);
     expect(await gone(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
   });
 });

@@ -207,6 +207,7 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
               ? [`expected tools: ${JSON.stringify(expectedToolsJson(inst.case.expectedTools))}`]
               : []),
             `${standard ? 'answer: ' : 'output: '}  ${standard ? out.answer : JSON.stringify(out ?? null)}`,
+            ...lease.notes.map((n) => `tool note: ${n}`),
             ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`),
           ],
         }),
