@@ -33,7 +33,9 @@ export class McpConnection {
   failure: string | undefined;
   private closing = false;
   /** The connection (and, on stdio, the process) has ended: its pid may belong to another process by now. */
-  private ended_ = false;
+  private gone = false;
+  /** The tool list, read once at start. */
+  tools: ListedTool[] = [];
   private stderr = '';
 
   /** The server process (stdio), once started. */
@@ -41,11 +43,8 @@ export class McpConnection {
 
   private constructor(
     readonly client: Client,
-    private readonly transport: Transport,
     private readonly o: ConnectionOptions,
   ) {}
-
-  tools: ListedTool[] = [];
 
   /** Starts the server, shakes hands and reads its tool list, all within the start timeout; one-line errors. */
   static async open(spec: ServerSpec, o: ConnectionOptions): Promise<McpConnection> {
@@ -73,7 +72,7 @@ export class McpConnection {
         ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}),
       });
     }
-    const c = new McpConnection(client, transport, o);
+    const c = new McpConnection(client, o);
     // The process is known (and killed with this one) from its spawn, before the handshake that may never finish.
     const spawn = transport.start.bind(transport);
     transport.start = async () => {
@@ -90,10 +89,10 @@ export class McpConnection {
       lastError ??= err.message.split('\n')[0];
     };
     client.onclose = () => {
-      c.ended_ = true;
+      c.gone = true;
       if (c.pid !== null) forget(c.pid);
       if (!c.closing)
-        c.failure ??= `${o.label}: ${c.ended(lastError ? `closed the connection (${lastError})` : 'exited')}`;
+        c.failure ??= `${o.label}: ${c.withStderr(lastError ? `closed the connection (${lastError})` : 'exited')}`;
     };
     const deadline = Date.now() + o.startTimeoutMs;
     const left = () => Math.max(1, deadline - Date.now());
@@ -104,7 +103,7 @@ export class McpConnection {
       c.tools = await inTime(c.listTools(left), 'did not list its tools');
     } catch (err) {
       await c.close();
-      const why = c.failure ?? `${o.label}: ${c.ended(startError(err, o.startTimeoutMs))}`;
+      const why = c.failure ?? `${o.label}: ${c.withStderr(startError(err, o.startTimeoutMs))}`;
       throw new Error(why);
     }
     if (!c.tools.length) {
@@ -156,13 +155,13 @@ export class McpConnection {
       this.failure ??=
         code === -32001
           ? `${this.o.label}: tool '${tool}' did not answer within ${this.o.callTimeoutMs} ms`
-          : `${this.o.label}: ${this.ended(`failed during a call to '${tool}' (${msg})`)}`;
+          : `${this.o.label}: ${this.withStderr(`failed during a call to '${tool}' (${msg})`)}`;
       throw new Error(this.failure);
     }
   }
 
   /** The message for a server that stopped, with the tail of what it wrote on stderr. */
-  private ended(what: string): string {
+  private withStderr(what: string): string {
     const tail = this.stderr.trim().split('\n').slice(-2).join(' | ');
     return tail ? `${what}; stderr: ${tail}` : what;
   }
@@ -176,7 +175,7 @@ export class McpConnection {
     this.closing = true;
     // A server that broke, or never finished its handshake, may not read stdin at all.
     const healthy = this.tools.length > 0 && !this.failure;
-    if (!healthy && !this.ended_) killQuietly(this.pid);
+    if (!healthy && !this.gone) killQuietly(this.pid);
     try {
       await this.client.close();
     } catch {
