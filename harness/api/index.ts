@@ -16,6 +16,8 @@ export { FACTUALITY_RUBRIC, type JudgeOptions, type FactualityOptions } from '..
 export type { JudgeContext, JudgeEndpoint, JudgeRecord } from '../kit/eval/judge-context.ts';
 export { parseJudgeReply, type JudgeVerdict, type ParsedJudgeReply } from '../kit/eval/judge-verdict.ts';
 export type { EvalOptions } from '../kit/eval/suite.ts';
+export type { EvalToolSource, EvalTools, ToolLease } from '../kit/eval/tool-source.ts';
+export { mcp, type McpServerOptions, type McpBehaviour } from '../mcp/source.ts';
 export type { ToolCallsOptions } from '../kit/eval/tool-calls.ts';
 export type {
   ChatInput,

@@ -75,6 +75,7 @@ export const EnvSchema = z.object({
   TOOLGAUGE_MAX_STORED_CHARS: intFrom('TOOLGAUGE_MAX_STORED_CHARS', 1000).default(100_000),
   TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN: intFrom('TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN', 1).default(32),
   TOOLGAUGE_GATE: z.string().optional(),
+  TOOLGAUGE_MCP_CONFIG: z.string().optional(),
   TOOLGAUGE_SANDBOX: SandboxBackendName.default('auto'),
   TOOLGAUGE_SANDBOX_POOL: intFrom('TOOLGAUGE_SANDBOX_POOL', 1).optional(),
   TOOLGAUGE_TOOL_TIMEOUT_MS: msFrom('TOOLGAUGE_TOOL_TIMEOUT_MS').default(10_000),
@@ -136,6 +137,8 @@ export interface RunConfig {
   modelFolder?: string;
   resume: boolean;
   gate: string | undefined;
+  /** The file whose `mcpServers` a describeEval's `mcp({ server })` reads (a `--config` file that has them). */
+  mcpConfig?: string;
   /** Longest string stored in any output file (longer ones are cut with a marker and their length). */
   maxStoredChars: number;
   /** Tool calls run per model turn; further calls in the same turn are answered with an error, not run. */
@@ -227,6 +230,7 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
     maxStoredChars: e.TOOLGAUGE_MAX_STORED_CHARS,
     maxToolCallsPerTurn: e.TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN,
     gate: e.TOOLGAUGE_GATE,
+    ...(e.TOOLGAUGE_MCP_CONFIG ? { mcpConfig: e.TOOLGAUGE_MCP_CONFIG } : {}),
     sandbox: {
       backend: e.TOOLGAUGE_SANDBOX,
       poolSize: e.TOOLGAUGE_SANDBOX_POOL,

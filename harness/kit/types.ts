@@ -150,6 +150,8 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   /** Start what the first instance would otherwise wait for (sandbox workers), while Vitest collects. */
   warm?(ctx: Omit<RunContext<S>, 'trial' | 'sampling'>, instances: I[]): void;
   run(instance: I, ctx: RunContext<S>): Promise<Finished<M>>;
+  /** Stops what the suite started for its instances (a describeEval's MCP servers): called once when the run ends. */
+  close?(): Promise<void>;
   /** The meta of an instance that could not run (a broken row, an exception): an error, never a silent drop. */
   failed(instance: I, trial: number, message: string): M;
   verdict(meta: M): Verdict;

@@ -36,6 +36,7 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
     endpointChecked: true,
   });
   const closers: Array<() => Promise<void>> = [close];
+  if (def.close) closers.push(() => def.close!());
   try {
     const loaded = await def.load(plan.run, settings);
     const runtime = createRuntime(plan.run, plan.simUrl);

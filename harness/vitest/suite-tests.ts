@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { redactCut } from '../core/redact.ts';
 import { blobRunOf, type BlobRun } from '../kit/blob-run.ts';
 import { carryTrace } from '../kit/shard-traces.ts';
@@ -96,6 +96,8 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       ident.outDir = session.outDir;
       ident.run = blobRunOf(planned.run, settings);
       if (mine.length) def.warm?.(session.warmContext(), mine);
+      // What the suite started for its instances (an eval's MCP servers) stops with this worker's block.
+      if (def.close) afterAll(() => def.close!());
       // Vitest fails a file without tests; a small selection can leave a part empty.
       if (!mine.length)
         test.skip(`${def.name} › (no instances in part ${part}/${parts}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});

@@ -1,13 +1,15 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
-// describeEval.skip / .only / .each and an eval's own trials and timeout, through `toolgauge eval` (one process, two
-// eval files). The tasks are the files' own (no model requests): what is asserted is which tests ran, with which
-// trial and seed, and where the output went.
+// describeEval.skip / .only / .each, an eval's own trials and timeout, and an eval whose tools come from an MCP server
+// named in the run's --config file, through `toolgauge eval` (one process, three eval files). The tasks are the
+// files' own (no model requests) except the MCP eval's, which sim:oracle answers: what is asserted is which tests
+// ran, with which trial and seed, where the output went, and that the server answered and was closed at the end —
+// politely (its stdin ended, which the server itself writes down), not left running.
 const API = JSON.stringify(fromRoot('harness', 'api', 'index.ts'));
 const COMMON = `import { describeEval, type TaskOutput } from ${API};
 const answer = (text: string): TaskOutput => ({
@@ -37,6 +39,16 @@ describeEval('slow', {
 });
 `;
 
+const SERVER = fromRoot('tests', 'fixtures', 'mcp', 'hostile-server.mjs');
+const SERVED = `import { describeEval, mcp, scorers, toolLoop } from ${API};
+describeEval('served', {
+  data: () => [{ id: 'a', input: 'say hi', expected: 'hi', expectedTools: [{ name: 'echo', arguments: { text: 'hi' } }] }],
+  tools: [mcp.fromConfig('hostile')],
+  task: toolLoop({ maxTurns: 3 }),
+  scorers: [scorers.toolCalls(), scorers.custom('echoed', ({ output }) => output.toolCalls[0]?.result === 'hi')],
+});
+`;
+
 const ONLY = `${COMMON}
 describeEval.only('picked', { data: () => [{ input: 'q' }], task: () => answer('x'), scorers: pass });
 describeEval('unpicked', { data: () => [{ input: 'q' }], task: () => answer('x'), scorers: pass });
@@ -47,6 +59,10 @@ describe('describeEval modifiers and per-eval options', () => {
     const dir = tempDir('eval-modes');
     writeFileSync(join(dir, 'modes.eval.ts'), MODES);
     writeFileSync(join(dir, 'only.eval.ts'), ONLY);
+    writeFileSync(join(dir, 'served.eval.ts'), SERVED);
+    const [pidFile, endFile] = [join(dir, 'pid'), join(dir, 'end')];
+    const server = { command: process.execPath, args: [SERVER], env: { PID_FILE: pidFile, END_FILE: endFile } };
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { hostile: server } }));
     const r = await execa(
       'node',
       [
@@ -54,6 +70,9 @@ describe('describeEval modifiers and per-eval options', () => {
         'eval',
         'modes.eval.ts',
         'only.eval.ts',
+        'served.eval.ts',
+        '--config',
+        'mcp.json',
         '--model',
         'sim:oracle',
         '--seed',
@@ -89,5 +108,11 @@ describe('describeEval modifiers and per-eval options', () => {
       // Trial t is sent the run's seed + t.
       expect(answers).toEqual([`${op}:0:5`, `${op}:1:6`]);
     }
+    // The MCP server named in mcp.json answered the call, and the eval's end closed it.
+    const served = readJson<{ metrics: Record<string, { value: number }> }>(join(results, 'served', 'summary.json'));
+    expect(served.metrics.echoed!.value).toBe(1);
+    expect(served.metrics.tool_calls!.value).toBe(1);
+    expect(readFileSync(endFile, 'utf8')).toBe('stdin ended');
+    expect(() => process.kill(Number(readFileSync(pidFile, 'utf8')), 0)).toThrow();
   });
 });

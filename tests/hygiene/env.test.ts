@@ -28,6 +28,8 @@ const ENV_EDGES: Record<string, string> = {
   'harness/engine/child.mjs': "the entry point of the engine's child process: its options arrive in its environment",
   'harness/engine/host.ts':
     "passes the parent's environment (minus NODE_OPTIONS) on to the engine child; reads no setting",
+  'harness/mcp/config.ts':
+    "a config file's mcpServers entry may name environment variables as $VAR placeholders (as MCP clients' files do): filled in where the server starts",
   // Test support (not used by runs): interpreters and data locations of the tests.
   'harness/core/pyliteral/python-oracle.ts': "test support: the tests' reference interpreter (TOOLGAUGE_PYTHON)",
   'harness/apibank/env/reference-oracle.ts': "test support: the reference scorer's checkout (TOOLGAUGE_APIBANK_REF)",

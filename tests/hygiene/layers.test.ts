@@ -46,6 +46,8 @@ const LEVEL: Record<string, number> = {
   launch: 5,
   // Tasks that run an agent built with another SDK (the AI SDK, the OpenAI Agents SDK) on the kit's endpoint.
   adapters: 5,
+  // MCP servers' tools as a describeEval's tool source (the official SDK's client, loaded on first use).
+  mcp: 5,
   vitest: SUITE_LEVEL,
   ...Object.fromEntries(REGISTRY.map((n) => [n, SUITE_LEVEL])),
   builtin: 7,

@@ -6,6 +6,7 @@ import {
   type ChatMessage,
   describeEval,
   type EvalCase,
+  mcp,
   type Scorer,
   scorers,
   toolLoop,
@@ -146,3 +147,20 @@ describeEval('expected-tools-inline', {
   task: toolLoop(),
   scorers: [scorers.toolCalls()],
 });
+
+// MCP servers beside the eval's own tools, in one list; a server is reached one way only.
+describeEval('mcp-tools', {
+  data: () => [{ input: 'q' }],
+  tools: [
+    mcp({ command: 'node', args: ['server.js'], env: { K: 'v' }, perCase: 'restart' }),
+    mcp({ url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer x' } }),
+    mcp.fromConfig('memory', { prefix: 'mem_', beforeCase: async (client) => void (await client.listTools()) }),
+    { name: 'own', run: () => 'x' },
+  ],
+  task: toolLoop(),
+  scorers: [scorers.toolCalls()],
+});
+// @ts-expect-error a server needs a command, a URL or a name
+mcp({ args: ['x'] });
+// @ts-expect-error perCase is 'share' or 'restart'
+mcp({ command: 'node', perCase: 'always' });

@@ -37,6 +37,10 @@ export const EVAL_FLAGS: FlagSpecs = {
     type: 'boolean',
     description: "print the run's summaries as one JSON document on stdout, the rest on stderr",
   },
+  'mcp-config': {
+    type: 'string',
+    description: 'a JSON or YAML file whose mcpServers mcp({ server }) reads (a --config file with mcpServers sets it)',
+  },
   watch: {
     type: 'boolean',
     description: 'run again on every change to the eval files or what they import, until Ctrl-C; keeps each run',
@@ -50,7 +54,11 @@ export const ACCEPTED_FLAGS = EVAL_FLAGS;
  * A configuration file's `files: [..]` are the eval files when the command line names none; `models: [a, b]` is
  * `--model a,b`, as for the probe.
  */
-export const CONFIG_OPTIONS: ConfigOptions = { positionals: 'files', aliases: { models: 'model' } };
+export const CONFIG_OPTIONS: ConfigOptions = {
+  positionals: 'files',
+  aliases: { models: 'model' },
+  fileKeys: { mcpServers: 'mcp-config' },
+};
 
 /** `toolgauge eval`: a user's `*.eval.ts` files, run from their folder on the suite kit. */
 export async function run(argvIn: string[]): Promise<number> {
@@ -77,7 +85,7 @@ async function runEval(
   values: Record<string, unknown>,
   modelFolder?: string,
 ): Promise<EvalRun> {
-  const plan = planRun(settingsSource(process.env, values), []);
+  const plan = planRun(settingsSource(process.env, values, { 'mcp-config': 'TOOLGAUGE_MCP_CONFIG' }), []);
   if (modelFolder) plan.run.modelFolder = modelFolder;
   if (plan.run.gate) {
     try {

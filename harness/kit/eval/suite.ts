@@ -11,7 +11,8 @@ import { expectedToolsJson } from './expected-tools.ts';
 import { scoreOf } from './scorers.ts';
 import { builtinNameRefusal } from './builtin-names.ts';
 import { registerEvalCases, registrationOf, simulatorEndpoint } from './sim-cases.ts';
-import type { EvalCase, EvalTool, Scorer, Task, TaskOutput } from './types.ts';
+import { closeToolSources, leaseTools, toolLabels, type EvalTools } from './tool-source.ts';
+import type { EvalCase, Scorer, Task, TaskOutput } from './types.ts';
 
 /**
  * The options of `describeEval` (docs/eval.md): cases whose `input` the task receives and whose `expected` the
@@ -19,7 +20,8 @@ import type { EvalCase, EvalTool, Scorer, Task, TaskOutput } from './types.ts';
  */
 export interface EvalOptions<TInput = string, TExpected = unknown, TOutput = TaskOutput> {
   data: () => readonly EvalCase<TInput, TExpected>[] | Promise<readonly EvalCase<TInput, TExpected>[]>;
-  tools?: readonly EvalTool[];
+  /** The eval's tools, and tool sources such as `mcp(…)` whose tools are listed when a case first needs them. */
+  tools?: EvalTools;
   // The case types come from data() alone (the task and scorers are checked against them), the output type from the
   // task and the scorers.
   task: Task<NoInfer<TInput>, TOutput, NoInfer<TExpected>>;
@@ -108,15 +110,26 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
           );
         await registered.get(sim);
       }
-      const out = await o.task(inst.case.input, {
-        client: ctx.client(),
-        run: ctx.run,
-        tools: o.tools ?? [],
-        case: inst.case,
-        trial: ctx.trial,
-        sampling: ctx.sampling(),
-        suite: name,
-      });
+      // Tool sources (MCP servers) start on first use; a source that broke during the case makes it a harness error.
+      const lease = await leaseTools(name, o.tools ?? [], ctx.run);
+      const out = await (async () => {
+        try {
+          const produced = await o.task(inst.case.input, {
+            client: ctx.client(),
+            run: ctx.run,
+            tools: lease.tools,
+            case: inst.case,
+            trial: ctx.trial,
+            sampling: ctx.sampling(),
+            suite: name,
+          });
+          const broke = lease.failure();
+          if (broke) throw new Error(broke);
+          return produced;
+        } finally {
+          await lease.release();
+        }
+      })();
       const scores: Record<string, number | null> = {};
       // Every scorer's reason, kept in the trace for the viewer (the meta's reason names the scorers under threshold).
       const scorerReasons: Record<string, string> = {};
@@ -176,6 +189,8 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
             input: inst.case.input,
             expected: inst.case.expected ?? null,
             ...(inst.case.expectedTools ? { expectedTools: expectedToolsJson(inst.case.expectedTools) } : {}),
+            // What a tool source changed in what its server offered (a schema replaced, a tool left out).
+            ...(lease.notes.length ? { toolNotes: lease.notes } : {}),
             output: out,
             scores,
             reasons: scorerReasons,
@@ -192,6 +207,7 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
               ? [`expected tools: ${JSON.stringify(expectedToolsJson(inst.case.expectedTools))}`]
               : []),
             `${standard ? 'answer: ' : 'output: '}  ${standard ? out.answer : JSON.stringify(out ?? null)}`,
+            ...lease.notes.map((n) => `tool note: ${n}`),
             ...Object.entries(scores).map(([k, v]) => `${k}: ${v}`),
           ],
         }),
@@ -215,10 +231,11 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
     config: () => ({
       threshold: o.threshold ?? 1,
       scorers: scorerNames,
-      tools: (o.tools ?? []).map((t) => t.name),
+      tools: toolLabels(o.tools ?? []),
       ...(o.trials !== undefined ? { trials: o.trials } : {}),
     }),
     metricNames: () => ['pass_rate', 'error_rate', 'pass@*', 'pass^*', ...scorerNames],
+    close: () => closeToolSources(o.tools ?? []),
   };
 }
 

@@ -1,4 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are configuration values with ${VAR} placeholders, not templates
+import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -199,6 +200,18 @@ describe('--config FILE', () => {
     expect(
       parseFlags('eval', withFile('files: [a.eval.ts]\n', ['c.eval.ts'], {}, 'run.yaml', p), SPECS, true).positionals,
     ).toEqual(['c.eval.ts']);
+  });
+  it("passes a file holding a data key (eval's mcpServers) by its absolute path as the named flag", () => {
+    const specs: FlagSpecs = { ...SPECS, 'mcp-config': { type: 'string' } };
+    const o = { fileKeys: { mcpServers: 'mcp-config' } };
+    const argv = applyConfig('eval', ['--config', 'mcp.json'], specs, o, {}, () =>
+      JSON.stringify({ model: 'm', mcpServers: { memory: { command: 'node' } } }),
+    );
+    expect(parseFlags('eval', argv, specs).values).toEqual({ model: 'm', 'mcp-config': resolve('mcp.json') });
+    // without the option the key is what it always was: unknown
+    expect(() => applyConfig('eval', ['--config', 'mcp.json'], specs, {}, {}, () => '{"mcpServers": {}}')).toThrow(
+      "unknown key 'mcpServers'",
+    );
   });
   it('reads YAML 1.2: on/off and dates stay the strings the flags take; numbers are numbers unless quoted', () => {
     const specs: FlagSpecs = {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.ts';
 import { readYaml } from '../../core/yaml.ts';
@@ -30,6 +31,11 @@ export interface ConfigOptions {
   positionals?: string;
   /** Flags a file may not set (internal ones). */
   hidden?: readonly string[];
+  /**
+   * Top-level keys that are data, not flags: a file holding one is passed, by its absolute path, as the named flag
+   * (eval's `mcpServers` → `--mcp-config FILE`, read by `mcp({ server })`).
+   */
+  fileKeys?: Record<string, string>;
 }
 
 const PLACEHOLDER = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}|\$\{[^}]*\}?/g;
@@ -136,7 +142,13 @@ export function configTokens(
   const sectionName = command.split(' ')[0]!;
   const sections = configSections(sectionName);
   const entries: Array<[string, string, unknown]> = [];
+  const fileTokens: string[] = [];
   for (const [key, value] of Object.entries(doc)) {
+    const fileFlag = o.fileKeys?.[key];
+    if (fileFlag) {
+      fileTokens.push(`--${fileFlag}=${resolve(file)}`);
+      continue;
+    }
     if (sections.has(key)) {
       if (!isMapping(value))
         throw new UsageError(`${head}: section '${key}' must be a mapping of flag names to values`);
@@ -164,7 +176,7 @@ export function configTokens(
     spelled.set(scope, rawKey);
     chosen.set(flag, { where, value });
   }
-  const tokens: string[] = [];
+  const tokens: string[] = [...fileTokens];
   let positionals: string[] = [];
   for (const [flag, { where, value }] of chosen) {
     const at = `${head}: key '${where}'`;
