@@ -286,4 +286,3 @@ export function modelSettings(
     providerData: { ...(seed !== undefined ? { seed } : {}), ...extra },
   };
 }
-

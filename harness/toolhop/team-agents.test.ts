@@ -27,7 +27,7 @@ beforeAll(async () => {
       toolhop: {
         chat: (spec, body, ctx) => {
           seen?.push(requestView(body as ChatBody & Record<string, unknown>, ctx));
-          return team.chat(spec, body, ctx);
+          return team.chat!(spec, body, ctx);
         },
       },
     },
@@ -81,7 +81,9 @@ const client = (model: string) =>
 async function teamOn(model: string, opts: ToolhopTeamOptions): Promise<ToolhopTeamOutcome[]> {
   const plan = planToolhopTeam(opts);
   const c = client(model);
-  return Promise.all(SAMPLE.map((row) => runToolhopTeam(row, { sandbox: () => sandbox, run, settings, client: c }, plan)));
+  return Promise.all(
+    SAMPLE.map((row) => runToolhopTeam(row, { sandbox: () => sandbox, run, settings, client: c }, plan)),
+  );
 }
 
 /** What a row's run decided, member by member and for the team. */
@@ -118,7 +120,7 @@ describe('--framework openai-agents: the decentralized team on the Agents SDK ag
       const a = agents[i]!;
       expect(a.trace.team.framework).toBe('openai-agents');
       expect(builtin[i]!.trace.team.framework).toBe('builtin');
-      expect(a.result.error, `${model} row ${row.id}: ${a.trace.team.runs.map((r) => r.error).join(" / ")}`).toBeNull();
+      expect(a.result.error, `${model} row ${row.id}: ${a.trace.team.runs.map((r) => r.error).join(' / ')}`).toBeNull();
       expect(decisions(a), `${model} row ${row.id}`).toEqual(decisions(builtin[i]!));
       // Every member ran its tool chain through the executor and paid for it: 2 rounds × 3 members.
       expect(a.trace.team.runs).toHaveLength(6);
@@ -131,9 +133,6 @@ describe('--framework openai-agents: the decentralized team on the Agents SDK ag
     if (model === 'sim:wrong') for (const [i, r] of SAMPLE.entries()) expect(predicted[i]).not.toBe(String(r.answer));
     const split = agents.filter((o) => Object.keys(o.team!.vote!.counts).length > 1).length;
     if (model.startsWith('sim:coin')) expect(split, 'rows whose last round split').toBeGreaterThan(0);
-    console.log(
-      `${model}: ${SAMPLE.length} rows, verdicts agree; correct ${agents.filter((o) => o.result.correct).length}, split votes ${split}`,
-    );
   });
 
   it('sends the endpoint the same requests: messages, tools, headers, seeds and sampling', async () => {
@@ -172,11 +171,11 @@ describe('--framework openai-agents: the decentralized team on the Agents SDK ag
     expect(() => planToolhopTeam({ topology: 'independent', framework: 'openai-agents' })).toThrow(
       /decentralized team only/,
     );
-    expect(() =>
-      readToolhopSettings({ TOOLHOP_TOPOLOGY: 'sequential', TOOLHOP_FRAMEWORK: 'openai_agents' }),
-    ).toThrow(/TOOLHOP_FRAMEWORK \(--framework\) openai-agents runs the decentralized team only/);
-    expect(readToolhopSettings({ TOOLHOP_TOPOLOGY: 'decentralized', TOOLHOP_FRAMEWORK: 'openai_agents' }).framework).toBe(
-      'openai-agents',
+    expect(() => readToolhopSettings({ TOOLHOP_TOPOLOGY: 'sequential', TOOLHOP_FRAMEWORK: 'openai_agents' })).toThrow(
+      /TOOLHOP_FRAMEWORK \(--framework\) openai-agents runs the decentralized team only/,
     );
+    expect(
+      readToolhopSettings({ TOOLHOP_TOPOLOGY: 'decentralized', TOOLHOP_FRAMEWORK: 'openai_agents' }).framework,
+    ).toBe('openai-agents');
   });
 });

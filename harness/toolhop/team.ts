@@ -128,7 +128,9 @@ export function planToolhopTeam(opts: ToolhopTeamOptions): ToolhopTeamPlan {
   });
   const framework = opts.framework ?? 'builtin';
   if (framework === 'openai-agents' && options.topology !== 'decentralized')
-    throw new Error(`toolhop team: the openai-agents framework runs the decentralized team only, not ${options.topology}`);
+    throw new Error(
+      `toolhop team: the openai-agents framework runs the decentralized team only, not ${options.topology}`,
+    );
   return { options, prompts, temperature: opts.temperature, maxTurns: opts.maxTurns, framework };
 }
 
