@@ -167,6 +167,26 @@ describe('--framework openai-agents: the decentralized team on the Agents SDK ag
     }
   });
 
+  it('an endpoint that refuses every request is an error, not a wrong answer, as with the built-in team', async () => {
+    // Port 1 on loopback: nothing listens.
+    const down = new ModelClient({
+      baseUrl: 'http://127.0.0.1:1/v1',
+      model: 'sim:oracle',
+      timeoutMs: 2000,
+      retries: 0,
+      concurrency: 4,
+    });
+    const o = await runToolhopTeam(
+      SAMPLE[0]!,
+      { sandbox: () => sandbox, run, settings, client: down },
+      { ...TEAM, framework: 'openai-agents' },
+    );
+    expect(o.result).toMatchObject({ correct: false, error: expect.stringMatching(/no agent gave an answer/) });
+    expect(o.prediction.error_kind).toBe('endpoint');
+    expect(o.trace.team.runs).toHaveLength(6);
+    for (const r of o.trace.team.runs) expect(r.error).toMatch(/Connection error|ECONNREFUSED|fetch failed/i);
+  });
+
   it('refuses a topology other than decentralized', () => {
     expect(() => planToolhopTeam({ topology: 'independent', framework: 'openai-agents' })).toThrow(
       /decentralized team only/,
