@@ -60,6 +60,12 @@ export const FLAGS: FlagSpecs = {
   'max-turns': { type: 'string', schema: flagSchemas.positiveInt },
   'tool-result-budget': { type: 'string', schema: flagSchemas.positiveInt },
   topology: { type: 'string', values: ['single', 'independent', 'decentralized', 'centralized', 'sequential'] },
+  framework: {
+    type: 'string',
+    values: ['builtin', 'openai-agents', 'openai_agents'],
+    description:
+      "what the team's members run on: toolgauge's tool loop (default) or the OpenAI Agents SDK (decentralized only; openai_agents is the reference's spelling)",
+  },
   agents: { type: 'string', schema: flagSchemas.positiveInt, description: 'team size (default per topology)' },
   rounds: {
     type: 'string',
@@ -109,6 +115,7 @@ const ENV = {
   'max-turns': 'TOOLHOP_MAX_TURNS',
   'tool-result-budget': 'TOOLHOP_TOOL_RESULT_CHAR_BUDGET',
   topology: 'TOOLHOP_TOPOLOGY',
+  framework: 'TOOLHOP_FRAMEWORK',
   agents: 'TOOLHOP_TEAM_SIZE',
   rounds: 'TOOLHOP_ROUNDS',
   comm: 'TOOLHOP_COMM',
@@ -132,6 +139,7 @@ const ENV = {
 export const USAGE = `toolgauge toolhop [--data FILE|hf[:REV]] [--limit N] [--offset N] [--only ID,ID] [--model NAME] [--base-url URL]
                   [--concurrency N] [--max-turns N] [--sandbox auto|pyodide|python] [--out-dir DIR] [--resume] [--gate EXPR]
                   [--topology single|independent|decentralized|centralized|sequential] [--agents N] [--rounds R]
+                  [--framework builtin|openai-agents]
                   [--comm freeform|semi_structured|structured] [--prompts DIR] [--team-temperature T]
                   [--smoke-dataset] [--allow-any-cell] [--trials K] [--seed N] [--shard i/n] [-t PATTERN] [--print-report]
                   [--config FILE.yaml] [--smoke]   (every flag as a key; docs/config.md)

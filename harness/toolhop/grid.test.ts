@@ -99,3 +99,21 @@ describe("the cells the reference's runners run", () => {
     );
   });
 });
+
+describe('the Agents SDK team (--framework openai-agents)', () => {
+  it("is the reference's decentralized_openai_agents folder at the baseline, the LangGraph name plus _openai_agents elsewhere", () => {
+    const sdk = (o: { teamSize?: number; rounds?: number; comm?: 'freeform' | 'structured' }) =>
+      resolveCell({ topology: 'decentralized', framework: 'openai-agents', ...o });
+    expect(styleOf(sdk({}))).toBe('decentralized_openai_agents');
+    expect(styleOf(sdk({ teamSize: 8 }))).toBe('decentralized_toolhop_r8_openai_agents');
+    expect(styleOf(sdk({ rounds: 3 }))).toBe('decentralized_toolhop_r4_rounds3_openai_agents');
+    expect(styleOf(resolveCell({ topology: 'decentralized', framework: 'builtin' }))).toBe('decentralized_langgraph');
+  });
+
+  it('runs at any size and rounds, as its runner reads both; a report format is outside the reference', () => {
+    const sdk = (o: { teamSize?: number; rounds?: number; comm?: 'freeform' | 'structured' }) =>
+      resolveCell({ topology: 'decentralized', framework: 'openai-agents', ...o });
+    expect(outsideReferenceRunners(sdk({ teamSize: 7, rounds: 3 }))).toBeNull();
+    expect(outsideReferenceRunners(sdk({ comm: 'structured' }))).toMatch(/format structured on the OpenAI Agents SDK/);
+  });
+});

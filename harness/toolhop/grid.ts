@@ -1,5 +1,5 @@
 import { TEAM_DEFAULTS } from '../agent/team/options.ts';
-import type { Comm, Topology } from './settings.ts';
+import type { Comm, Framework, Topology } from './settings.ts';
 
 /**
  * The reference's experiment grid for ToolHop (its three sweep scripts) in toolgauge's terms, the cell a run's
@@ -40,6 +40,8 @@ export interface Cell {
   agents: number;
   rounds: number;
   comm: Comm;
+  /** Unset: toolgauge's tool loop (the reference's LangGraph runners). */
+  framework?: Framework;
 }
 
 export function resolveCell(s: {
@@ -47,11 +49,18 @@ export function resolveCell(s: {
   teamSize?: number | undefined;
   rounds?: number | undefined;
   comm?: Comm | undefined;
+  framework?: Framework | undefined;
 }): Cell {
   if (s.topology === 'single') return { topology: 'single', agents: 1, rounds: 1, comm: 'freeform' };
   const d = TOOLHOP_TEAM_DEFAULTS[s.topology];
   const rounds = TEAM_DEFAULTS[s.topology].usesRounds ? (s.rounds ?? d.rounds) : 1;
-  return { topology: s.topology, agents: s.teamSize ?? d.agents, rounds, comm: s.comm ?? 'freeform' };
+  return {
+    topology: s.topology,
+    agents: s.teamSize ?? d.agents,
+    rounds,
+    comm: s.comm ?? 'freeform',
+    ...(s.framework === 'openai-agents' ? { framework: s.framework } : {}),
+  };
 }
 
 /** Why a cell is outside the reference's grid, or null when the reference runs it. */
@@ -78,6 +87,9 @@ export function outsideReferenceGrid(c: Cell): string | null {
  * are fixed in their runners and exist at other sizes only as the team-size runners (r = 2, 4, 8, 10, freeform).
  */
 export function outsideReferenceRunners(c: Cell): string | null {
+  // Its Agents SDK runner reads the same two variables, but has no format variants (those are LangGraph modules).
+  if (c.framework === 'openai-agents' && c.comm !== 'freeform')
+    return `format ${c.comm} on the OpenAI Agents SDK (the reference's Agents SDK runner has no format variants)`;
   if (c.topology === 'independent' || c.topology === 'decentralized') return null;
   return outsideReferenceGrid(c);
 }
@@ -91,7 +103,7 @@ export function gridRefusal(c: Cell, command: string): string | null {
 
 export function cellName(c: Cell): string {
   if (c.topology === 'single') return 'single';
-  return `${c.topology} × ${c.agents} agents${TEAM_DEFAULTS[c.topology].usesRounds ? ` × ${c.rounds} rounds` : ''} × ${c.comm}`;
+  return `${c.topology} × ${c.agents} agents${TEAM_DEFAULTS[c.topology].usesRounds ? ` × ${c.rounds} rounds` : ''} × ${c.comm}${c.framework ? ` on ${c.framework}` : ''}`;
 }
 
 /**
@@ -102,6 +114,12 @@ export function cellName(c: Cell): string {
  */
 export function styleOf(c: Cell): string {
   if (c.topology === 'single') return 'single_langgraph';
+  // The Agents SDK team: the reference's `decentralized_openai_agents`, else the LangGraph name's `_openai_agents`.
+  if (c.framework === 'openai-agents') {
+    const { framework: _f, ...langgraph } = c;
+    const base = styleOf(langgraph);
+    return base === `${c.topology}_langgraph` ? `${c.topology}_openai_agents` : `${base}_openai_agents`;
+  }
   const r = sizeOfAgents(c.topology, c.agents);
   const defaultRounds = c.rounds === TOOLHOP_TEAM_DEFAULTS[c.topology].rounds;
   if (defaultRounds && r === REFERENCE_BASELINE)

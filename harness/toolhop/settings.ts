@@ -9,6 +9,14 @@ export type Topology = (typeof TOPOLOGIES)[number];
 export const COMMS = ['freeform', 'semi_structured', 'structured'] as const;
 export type Comm = (typeof COMMS)[number];
 
+/**
+ * What a team's members are built on: toolgauge's tool loop, or the OpenAI Agents SDK (the reference's
+ * `decentralized/openai_agents` runner; `openai_agents` is its spelling).
+ */
+export const FRAMEWORKS = ['builtin', 'openai-agents'] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+const FRAMEWORK_SPELLINGS = [...FRAMEWORKS, 'openai_agents'] as const;
+
 export const PRESETS = ['reference', 'none'] as const;
 export type Preset = (typeof PRESETS)[number];
 
@@ -27,6 +35,10 @@ const Env = z.object({
   TOOLHOP_TOPOLOGY: z
     .enum(TOPOLOGIES, { message: `TOOLHOP_TOPOLOGY must be one of ${TOPOLOGIES.join('|')}` })
     .default('single'),
+  TOOLHOP_FRAMEWORK: z
+    .enum(FRAMEWORK_SPELLINGS, { message: `TOOLHOP_FRAMEWORK must be one of ${FRAMEWORK_SPELLINGS.join('|')}` })
+    .transform((f): Framework => (f === 'openai_agents' ? 'openai-agents' : f))
+    .default('builtin'),
   TOOLHOP_TEAM_SIZE: intFrom('TOOLHOP_TEAM_SIZE', 1).optional(),
   TOOLHOP_ROUNDS: intFrom('TOOLHOP_ROUNDS', 1).optional(),
   TOOLHOP_COMM: z.enum(COMMS, { message: `TOOLHOP_COMM must be one of ${COMMS.join('|')}` }).default('freeform'),
@@ -112,6 +124,8 @@ export interface ToolhopSettings {
   toolResultCharBudget: number;
   allowDatasetExec: boolean;
   topology: Topology;
+  /** What the team's members run on (the OpenAI Agents SDK only for the decentralized team). */
+  framework: Framework;
   /** Team size (default per topology); rounds of debate or delegation (default per topology). */
   teamSize: number | undefined;
   rounds: number | undefined;
@@ -142,6 +156,11 @@ export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
         `${team.join(', ')}: team settings need a team topology (--topology independent|decentralized|centralized|sequential)`,
       );
   }
+  // The reference builds only its decentralized team on the Agents SDK; so does toolgauge.
+  if (e.TOOLHOP_FRAMEWORK === 'openai-agents' && e.TOOLHOP_TOPOLOGY !== 'decentralized')
+    throw new UsageError(
+      `TOOLHOP_FRAMEWORK (--framework) openai-agents runs the decentralized team only (--topology decentralized), not ${e.TOOLHOP_TOPOLOGY}`,
+    );
   return {
     data: e.TOOLHOP_DATA,
     revision: e.TOOLHOP_REVISION,
@@ -154,6 +173,7 @@ export function readToolhopSettings(env: NodeJS.ProcessEnv): ToolhopSettings {
     toolResultCharBudget: e.TOOLHOP_TOOL_RESULT_CHAR_BUDGET,
     allowDatasetExec: e.TOOLHOP_ALLOW_DATASET_EXEC === '1',
     topology: e.TOOLHOP_TOPOLOGY,
+    framework: e.TOOLHOP_FRAMEWORK,
     teamSize: e.TOOLHOP_TEAM_SIZE,
     rounds: e.TOOLHOP_ROUNDS,
     comm: e.TOOLHOP_COMM,

@@ -30,13 +30,15 @@ const OPTIMIZER =
   'python -m optimizers.protocol.run --method gepa --dataset toolhop --topology centralized --model qwen --seed 0 --out runs/gepa/toolhop/centralized/qwen/0';
 
 /**
- * A runner module's cell in toolgauge's flags: `topologies.<topology>…` (its framework variants run toolgauge's one
- * team) and `teamsizes.<topology>.toolhop.toolhop_r<r>` (toolgauge's --agents counts a centralized team's workers).
+ * A runner module's cell in toolgauge's flags: `topologies.<topology>…` (its `openai_agents` variant is
+ * `--framework openai_agents`, its other framework variants run toolgauge's one team) and
+ * `teamsizes.<topology>.toolhop.toolhop_r<r>` (toolgauge's --agents counts a centralized team's workers).
  */
 function cellFlags(module: string): string[] {
-  const [family, topology] = module.split('.');
+  const [family, topology, framework] = module.split('.');
   const r = /_r(\d+)$/.exec(module)?.[1];
   const flags = topology === 'single' ? [] : ['--topology', topology!];
+  if (framework === 'openai_agents') flags.push('--framework', framework);
   if (family === 'teamsizes' && r)
     flags.push('--agents', String(topology === 'centralized' ? Number(r) - 1 : Number(r)));
   return flags;
@@ -73,12 +75,12 @@ describe("the reference's ToolHop runner commands run as `toolgauge toolhop` wit
   });
 
   it.each([
-    [RUNNERS[1]!, 'single', undefined],
-    [RUNNERS[2]!, 'decentralized', undefined],
-    [RUNNERS[3]!, 'decentralized', 10],
-  ])('%s', async (command, topology, teamSize) => {
+    [RUNNERS[1]!, 'single', undefined, 'builtin'],
+    [RUNNERS[2]!, 'decentralized', undefined, 'openai-agents'],
+    [RUNNERS[3]!, 'decentralized', 10, 'builtin'],
+  ])('%s', async (command, topology, teamSize, framework) => {
     const p = await planOf(command);
-    expect(p.settings).toMatchObject({ limit: 100, topology, teamSize });
+    expect(p.settings).toMatchObject({ limit: 100, topology, teamSize, framework });
     expect(outDirOf(p)).toBe(resolve(command.split(' ').at(-1)!));
   });
 

@@ -113,6 +113,7 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   // Besides the generation settings (in the fingerprint already): what shapes an instance's run and score.
   fingerprintOn: [
     'topology',
+    'framework',
     'prompts',
     'agents',
     'rounds',
@@ -132,6 +133,7 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
       : (() => {
           const p = teamPlan(s);
           return {
+            framework: p.framework,
             agents: p.options.agents,
             rounds: p.options.rounds,
             comm: p.options.comm,
@@ -159,6 +161,7 @@ export const toolhopSuite: SuiteDefinition<DatasetEntry, ToolhopMeta, ToolhopSet
   generationFacts: (_run, s) => ({
     preset: s.preset,
     ...(s.topology !== 'single' ? { team_seeds: "the trial's seed + the member's index" } : {}),
+    ...(s.framework === 'openai-agents' ? { framework: '@openai/agents (Chat Completions model)' } : {}),
   }),
   responder: (run, s) =>
     toolhopResponder(() => resolveDataSource(run, s).then((src) => loadDatasetFile(src.path, selection(s)))),
@@ -177,7 +180,16 @@ const plans = new Map<string, ToolhopTeamPlan>();
 
 /** A team's options and prompts, resolved once per run (every row reuses them). */
 function teamPlan(s: ToolhopSettings): ToolhopTeamPlan {
-  const key = JSON.stringify([s.topology, s.teamSize, s.rounds, s.comm, s.promptsDir, s.teamTemperature, s.maxTurns]);
+  const key = JSON.stringify([
+    s.topology,
+    s.framework,
+    s.teamSize,
+    s.rounds,
+    s.comm,
+    s.promptsDir,
+    s.teamTemperature,
+    s.maxTurns,
+  ]);
   let p = plans.get(key);
   if (!p) {
     p = planToolhopTeam({
@@ -188,6 +200,7 @@ function teamPlan(s: ToolhopSettings): ToolhopTeamPlan {
       ...(s.promptsDir ? { promptsDir: s.promptsDir } : {}),
       ...(s.teamTemperature !== undefined ? { temperature: s.teamTemperature } : {}),
       maxTurns: s.maxTurns,
+      framework: s.framework,
     });
     plans.set(key, p);
   }

@@ -7,6 +7,7 @@ import {
   type Cost,
   type Handoff,
   type MemberRun,
+  type MemberRunner,
   type MemberSpec,
   type ParseTally,
   type PromptSet,
@@ -30,6 +31,7 @@ import {
   userPrompt,
 } from './prompts.ts';
 import type { TraceFile } from './records.ts';
+import type { Framework } from './settings.ts';
 import { rowId, type ToolhopRow } from './row.ts';
 import {
   DATASET_EXEC_ERROR,
@@ -102,6 +104,8 @@ export interface ToolhopTeamOptions extends TeamOptionsInput {
   temperature?: number;
   /** Turn budget of each member's tool loop (default: the suite's max turns). */
   maxTurns?: number;
+  /** What the members run on (default toolgauge's tool loop; `openai-agents`: decentralized only). */
+  framework?: Framework;
 }
 
 /** A team's options with defaults applied and its prompts loaded: resolve once per run, reuse for every row. */
@@ -110,6 +114,7 @@ export interface ToolhopTeamPlan {
   prompts: PromptSet;
   temperature?: number;
   maxTurns?: number;
+  framework: Framework;
 }
 
 /** A ToolHop team; sizes default to the reference's baseline cell (grid.ts), not the team layer's own defaults. */
@@ -124,7 +129,21 @@ export function planToolhopTeam(opts: ToolhopTeamOptions): ToolhopTeamPlan {
     suite: 'toolhop',
     fallbackDir: BUNDLED_TEAM_PROMPTS,
   });
-  return { options, prompts, temperature: opts.temperature, maxTurns: opts.maxTurns };
+  const framework = opts.framework ?? 'builtin';
+  if (framework === 'openai-agents' && options.topology !== 'decentralized')
+    throw new Error(
+      `toolhop team: the openai-agents framework runs the decentralized team only, not ${options.topology}`,
+    );
+  return { options, prompts, temperature: opts.temperature, maxTurns: opts.maxTurns, framework };
+}
+
+/**
+ * The members' runner for a framework: toolgauge's tool loop (undefined), or one OpenAI Agents SDK run per member
+ * turn, loaded here on first use so that a run without it never loads the SDK.
+ */
+async function memberRunner(framework: Framework): Promise<MemberRunner | undefined> {
+  if (framework === 'builtin') return undefined;
+  return (await import('../adapters/openai-agents-member.ts')).openAIAgentsMember;
 }
 
 /** Per-instance team figures, for results and reports (the full record is in the trace). */
@@ -144,6 +163,8 @@ export interface ToolhopTeamSummary {
 export interface ToolhopTeamTrace extends TraceFile {
   team: {
     topology: TeamOptions['topology'];
+    /** What the members ran on: toolgauge's tool loop or the OpenAI Agents SDK. */
+    framework: Framework;
     comm: TeamOptions['comm'];
     agents: number;
     rounds: number;
@@ -232,6 +253,8 @@ async function solveTeam(
     finalSampling: sampling('final'),
   };
   try {
+    const member = await memberRunner(p.framework);
+    if (member) task.member = member;
     const team = await runTeam(task, p.options);
     return teamOutcome(
       row,
@@ -340,6 +363,7 @@ function teamOutcome(
       ...base.trace,
       team: {
         topology: plan.options.topology,
+        framework: plan.framework,
         comm: plan.options.comm,
         agents: plan.options.agents,
         rounds: plan.options.rounds,

@@ -84,6 +84,17 @@ describe('what a run loads at start', () => {
     expect([...(await staticPackages('harness/api/ai-sdk.ts'))]).toContain('@ai-sdk/openai-compatible');
   });
 
+  // ToolHop's Agents SDK team (`--framework openai-agents`) loads the SDK with its first member run, not with the
+  // suite: every other ToolHop run, and a project without the SDK, never load it.
+  it.each(['harness/toolhop/suite.ts', 'harness/toolhop/command.ts', 'harness/toolhop/team.ts'])(
+    '%s loads the OpenAI Agents SDK only when a run asks for it',
+    async (entry) => {
+      const { packages, files } = await staticGraph(entry);
+      expect([...packages].filter((p) => p.startsWith('@openai/agents'))).toEqual([]);
+      expect([...files].filter((f) => f.startsWith('harness/adapters/'))).toEqual([]);
+    },
+  );
+
   // `toolgauge eval` runs a user's evals: the built-in suites' definitions (and the comparison of saved runs, which
   // reads them) load only for `--model a,b`'s comparison, not on every eval run.
   it('harness/cli/commands/eval.ts loads no built-in suite definition', async () => {

@@ -38,7 +38,8 @@ export async function runDecentralized(task: TeamTask, o: TeamOptions): Promise<
       );
     });
     handoffs.push(...reports.map((r) => r.record));
-    const runs = await runAll(o.parallel, specs, (s, i) => runMember(task, s, contexts[i]!));
+    const run = task.member ?? runMember;
+    const runs = await runAll(o.parallel, specs, (s, i) => run(task, s, contexts[i]!));
     all.push(...runs);
     previous = runs;
   }

@@ -1,7 +1,14 @@
 // Agent teams: topologies composed of the tool loop, communication formats, the vote, costs. Generic: a suite
 // supplies a TeamTask (prompts, answer extraction, tools) and a Roster.
 export { runTeam, type TeamRun } from './team.ts';
-export { runMember, type MemberRun, type MemberSpec, type TeamTask } from './member.ts';
+export {
+  lastAssistantContent,
+  runMember,
+  type MemberRun,
+  type MemberRunner,
+  type MemberSpec,
+  type TeamTask,
+} from './member.ts';
 export {
   resolveTeamOptions,
   TEAM_DEFAULTS,

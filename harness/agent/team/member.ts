@@ -57,7 +57,15 @@ export interface TeamTask {
   sampling?: Sampling;
   /** The final-answer call's sampling (default: the member's seed at temperature 0). */
   finalSampling?: Sampling;
+  /**
+   * Runs one member's turn instead of the tool loop (`runMember`): another agent framework on the same endpoint.
+   * The decentralized debate honours it; the other topologies always run the tool loop.
+   */
+  member?: MemberRunner;
 }
+
+/** One member's run on the task, with what it is shown of the others (`context`). */
+export type MemberRunner = (task: TeamTask, spec: MemberSpec, context: string) => Promise<MemberRun>;
 
 export interface MemberRun extends MemberSpec {
   messages: ChatMessage[];
