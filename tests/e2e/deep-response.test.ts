@@ -20,6 +20,11 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
+      // The run reads the models list once for its header's provenance: an empty list.
+      if (req.method === 'GET') {
+        res.setHeader('content-type', 'application/json');
+        return res.end(JSON.stringify({ object: 'list', data: [] }));
+      }
       const messages = (JSON.parse(body) as { messages: Array<{ role: string; content: string }> }).messages;
       const deep =
         messages.some((m) => m.role === 'user' && m.content === 'deep') && !messages.some((m) => m.role === 'tool');

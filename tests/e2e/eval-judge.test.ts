@@ -78,8 +78,9 @@ describe('judged scorers against sim:judge', () => {
       expect(judged.verdict).toMatchObject({ verdict: 'pass' });
       expect(r.trace('wrong').judges!.factuality!.verdict).toMatchObject({ verdict: 'fail' });
 
-      // Two task requests and two judge requests reached the simulator (plus nothing else).
-      expect(r.requests).toBe(4);
+      // Two task requests and two judge requests reached the simulator, besides the run's one read of its models list
+      // (the header's provenance).
+      expect(r.requests).toBe(5);
       const usages = ['right', 'wrong'].map((id) => r.trace(id).judges!.factuality!.usage!);
       const sum = (k: 'prompt_tokens' | 'completion_tokens' | 'total_tokens') => usages.reduce((s, u) => s + u[k], 0);
       expect(r.summary.extra.judge_usage).toEqual({

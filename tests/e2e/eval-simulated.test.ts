@@ -128,7 +128,8 @@ describe('case data and an endpoint that is not the simulator', () => {
       const r = await run('arith-real', 'm', { OPENAI_BASE_URL: url });
       expect(r.finalized.harnessErrors).toBe(0);
       expect(seen.length).toBeGreaterThan(0);
-      expect(seen.filter((s) => !s.path.endsWith('/chat/completions'))).toEqual([]);
+      // Chat requests, and the run's one read of the models list (the header's provenance): no registration.
+      expect(seen.filter((s) => !s.path.endsWith('/chat/completions'))).toEqual([{ path: '/v1/models', body: '' }]);
       expect(seen.filter((s) => /PRODUCT-|expectedTools/.test(s.body))).toEqual([]);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));

@@ -232,7 +232,7 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     expect(b.stderr).toMatch(/option 'p'/);
     const c = await inProcess(['toolhop', '--sandbox', 'docker'], {});
     expect(c.code).toBe(2);
-    expect(c.stderr).toMatch(/--sandbox must be one of pyodide\|python/);
+    expect(c.stderr).toMatch(/--sandbox must be one of auto\|pyodide\|python/);
   });
 
   it('a timeout beyond 2^31-1 ms (which Node would fire after 1 ms) exits 2 with one line, for every timeout flag and variable', async () => {
