@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../core/chat.ts';
-import { debatePeer, foreignMemberOf } from './sim-member.ts';
+import { debatePeer, foreignMemberOf, teamOfWording } from './sim-member.ts';
 import { bundledRolePrompts } from './sim-role-prompts.ts';
 
 // Conversations shaped as another runner's team sends them (no toolgauge header): a system prompt that is the
@@ -112,5 +112,40 @@ describe('foreignMemberOf: a team member told apart by its conversation', () => 
       const body = { ...request(generic('independent_langgraph'), TASK), seed };
       expect(foreignMemberOf(body)).toBe('solver-0');
     }
+  });
+
+  // Another runner's own role prompt files (none of toolgauge's, no style line): written here in their manner, a
+  // role that describes its team in words. The reference's runners load such files for their replicas and peers.
+  const OWN_SOLVER =
+    'You are a Solver agent working inside a parallel multi-agent topology.\n- Your answer is pooled by consensus with the other agents.';
+  const OWN_DEBATER =
+    'You are a Debater agent.\n- There are 4 peer agents debating over R rounds.\n- Round >0: read the peers answers.';
+
+  it("a replica or peer of another runner's role prompt file is told apart by the team its prompt describes", () => {
+    const wrap = (text: string) => `${text}\n\n${CONTRACT}`;
+    for (const seed of [0, 1, 3]) {
+      expect(foreignMemberOf(request(wrap(OWN_SOLVER), TASK, seed))).toBe(`solver-${seed}`);
+      // Round 1 of a debate: no debate context yet, only the prompt says it is a peer (the same seeds as replicas).
+      expect(foreignMemberOf(request(wrap(OWN_DEBATER), TASK, seed))).toBe(`debater-${seed}`);
+    }
+    expect(
+      foreignMemberOf(
+        request(wrap(OWN_DEBATER), debateContext(2, 'x', ['<answer>a</answer>', 'b', 'c']), 6),
+        bundledRolePrompts(),
+      ),
+    ).toBe('debater-2');
+  });
+
+  it('prompts that describe no vote team stay the single agent, even where they mention parallel work', () => {
+    for (const text of [
+      'You are a solver agent designed to answer multi-hop questions using dynamic function tools.',
+      'You are a Planner Agent within a linear multi-agent pipeline. Do not plan parallel execution.',
+      'You are the Manager agent in a Star Topology multi-agent system.',
+    ]) {
+      expect(teamOfWording(text)).toBeUndefined();
+      expect(foreignMemberOf(request(`${text}\n\n${CONTRACT}`, TASK, 2))).toBe('solver');
+    }
+    expect(teamOfWording('Solvers work in parallel; a majority vote picks the answer.')).toBe('independent');
+    expect(teamOfWording('Peers Debate the answer.')).toBe('decentralized');
   });
 });

@@ -12,9 +12,10 @@ import { FINALIZER_SYSTEM_PROMPT, REPLICA_ROLES, SINGLE_AGENT } from './prompts.
  *   - centralized and sequential: the role's name;
  *   - anything else (a single agent, a request of no known team): the single agent's id.
  *
- * The topology is read from the system prompt: the generic prompt's `Implementation style: <style>` line (the
- * reference's runners write their style there when no role prompt file exists: `independent_langgraph`,
- * `decentralized_toolhop_r4`, …), or a known role prompt contained in it; a `Debate round <k>` line in the user
+ * The topology is read from the system prompt: a known role prompt contained in it, or the generic prompt's
+ * `Implementation style: <style>` line (the reference's runners write their style there when no role prompt file
+ * exists: `independent_langgraph`, `decentralized_toolhop_r4`, …), or else the team the prompt describes in its own
+ * words (`teamOfWording`: a role prompt file of another runner, which toolgauge does not bundle); a `Debate round <k>` line in the user
  * message marks a decentralized peer in round k ≥ 2 (the reference's and toolgauge's debate context both open so).
  * The final-answer call carries no role prompt: only its quoted task can mark a debater of a later round.
  */
@@ -69,7 +70,23 @@ function memberOfPrompt(
   // The longest known prompt the system prompt contains: one role's prompt may be the start of another's.
   const found = known.filter((k) => k.text && system.includes(k.text)).sort((a, b) => b.text.length - a.text.length)[0];
   if (found) return { topology: found.topology, role: found.role };
-  return byStyle ? { topology: byStyle } : undefined;
+  if (byStyle) return { topology: byStyle };
+  const worded = teamOfWording(system);
+  return worded ? { topology: worded } : undefined;
+}
+
+/**
+ * The vote team a role prompt describes, read from its words when the prompt is none of toolgauge's: peers who
+ * debate are a decentralized team; solvers whose answers are pooled by consensus or majority, or who work in
+ * parallel, are independent replicas. Anything else (a single agent's prompt, a pipeline stage's or a star's,
+ * which may well say "do not plan parallel execution") names no vote team. The reference's own prompt files
+ * (configs/prompts/<topology>/toolhop/) describe their teams so: "a Debater agent … peer agents debating over R
+ * rounds", "a Solver Agent operating within a parallel multi-agent topology … aggregated via consensus".
+ */
+export function teamOfWording(system: string): 'independent' | 'decentralized' | undefined {
+  if (/\bdebat(?:e|es|er|ers|ing)\b/i.test(system)) return 'decentralized';
+  if (/\b(?:consensus|majority vote)\b|\bparallel multi-agent\b|\bin parallel\b/i.test(system)) return 'independent';
+  return undefined;
 }
 
 /**
