@@ -29,7 +29,12 @@ describe('toolgauge eval: the usage synopsis', () => {
     const { EVAL_FLAGS, USAGE } = await import('./commands/eval.ts');
     // The synopsis: the lines before the first indented description line.
     const lines = USAGE.split('\n');
-    const synopsis = lines.slice(0, lines.findIndex((l) => /^ {2}\S/.test(l))).join('\n');
+    const synopsis = lines
+      .slice(
+        0,
+        lines.findIndex((l) => /^ {2}\S/.test(l)),
+      )
+      .join('\n');
     const own = Object.keys(EVAL_FLAGS).filter((f) => !(f in MODEL_FLAGS));
     expect(own.filter((f) => !synopsis.includes(`--${f}`))).toEqual([]);
   });

@@ -4,7 +4,8 @@ import { mapCase } from './cases.ts';
 // A describeEval trace's toolNotes (what an MCP tool source changed in what its server offered) in the case view.
 const meta = { suite: 'my-eval', id: '1', trial: 0, error: null, pass: true, scores: { tool_calls: 1 } };
 const NOTE_A = `mcp server 'fs': tool "bad name!" (tools[2]) left out: a tool name must be 1-64 letters, digits, '_' or '-'`;
-const NOTE_B = "mcp server 'fs': tool 'odd': inputSchema is not a JSON Schema object; replaced by an empty object schema";
+const NOTE_B =
+  "mcp server 'fs': tool 'odd': inputSchema is not a JSON Schema object; replaced by an empty object schema";
 
 describe("the viewer's describeEval case: the tool notes", () => {
   it('shows each note on its own line; a trace without notes has no such section', () => {
