@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +106,21 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Processes whose command line names the project (the CLI, its workers, the engine, a server given a folder there). */
+function runningIn(folder: string): string[] {
+  if (!existsSync('/proc/self/cmdline')) return [];
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        return cmd.includes(folder) ? [`${d} ${cmd}`] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
 /** One run's summary, metrics, instances by id and a case's trace. */
 function runOf(outDir: string) {
   const summary = validSummary(readJson(join(outDir, 'summary.json')));
@@ -158,10 +173,13 @@ describe('docs/mcp.md: the eval over server-filesystem and server-memory in a fr
       const t = wrong.trace(id);
       expect(t.output.toolCalls[0]!.arguments).not.toEqual(t.expectedTools[0]!.arguments);
     }
-    const sent = String(wrong.trace('read-note').output.toolCalls[0]!.arguments.path);
-    expect(wrong.trace('read-note').output.toolCalls[0]!.error ?? '').toMatch(
-      existsSync(sent) ? /^$/ : /^tool error: (ENOENT|Access denied|Parent directory does not exist)/,
-    );
+    // The servers' own answers: the file server finds no such file; the memory server refuses the entities'
+    // type, so the search after it finds nothing (a fresh folder, and so a fresh memory file, for each model's run).
+    const [badRead] = wrong.trace('read-note').output.toolCalls;
+    expect(badRead!.error).toMatch(/^tool error: ENOENT: no such file or directory/);
+    const [badCreate, search] = wrong.trace('remember').output.toolCalls;
+    expect(badCreate!.error).toMatch(/^tool error: MCP error -32602: Input validation error: .*create_entities/);
+    expect([search!.error, JSON.parse(search!.result!)]).toEqual([null, { entities: [], relations: [] }]);
 
     // One server of each kind per model run, each gone once the run is over.
     expect(starts.map((s) => s.server).sort()).toEqual([
@@ -171,6 +189,7 @@ describe('docs/mcp.md: the eval over server-filesystem and server-memory in a fr
       'server-memory',
     ]);
     expect(starts.filter((s) => alive(s.pid))).toEqual([]);
+    expect(runningIn(dir)).toEqual([]);
   });
 
   it("view --export: each case's transcript holds its MCP calls and the servers' results, and no path of the project", async () => {
@@ -247,6 +266,7 @@ describe('docs/mcp.md: the eval over server-filesystem and server-memory in a fr
       const { starts } = serverStarts(before);
       expect(starts.map((s) => s.server).sort()).toEqual(['server-filesystem', 'server-memory']);
       expect(starts.filter((s) => alive(s.pid))).toEqual([]);
+      expect(runningIn(dir)).toEqual([]); // the engine's child too
     },
   );
 });
