@@ -24,6 +24,22 @@ describe('every flag in --help', () => {
   });
 });
 
+describe('toolgauge eval: the usage synopsis', () => {
+  it("names each of eval's own flags (beyond the shared model flags)", async () => {
+    const { EVAL_FLAGS, USAGE } = await import('./commands/eval.ts');
+    // The synopsis: the lines before the first indented description line.
+    const lines = USAGE.split('\n');
+    const synopsis = lines
+      .slice(
+        0,
+        lines.findIndex((l) => /^ {2}\S/.test(l)),
+      )
+      .join('\n');
+    const own = Object.keys(EVAL_FLAGS).filter((f) => !(f in MODEL_FLAGS));
+    expect(own.filter((f) => !synopsis.includes(`--${f}`))).toEqual([]);
+  });
+});
+
 describe('toolgauge mcp --help', () => {
   it('lists every flag of `toolgauge mcp serve maze|toolhop`', async () => {
     const { FLAGS } = await import('./commands/mcp.ts');

@@ -126,6 +126,8 @@ function scoredCase(input: CaseInput): SuiteCase {
         ]),
       });
     }
+    const notes = toolNotesSection(t.toolNotes, problems);
+    if (notes) sections.push(notes);
     sections.push(...judgeSections(t.judges));
     sections.push({
       kind: 'pairs',
@@ -148,6 +150,19 @@ function scoredCase(input: CaseInput): SuiteCase {
     sections,
     problems,
   };
+}
+
+/**
+ * What a tool source changed in what its server offered (`trace.toolNotes`: a schema replaced, a tool left out): one
+ * line each, so a case whose model never saw a tool says why. A field that is not a list of strings is a problem.
+ */
+function toolNotesSection(notes: unknown, problems: CaseProblem[]): Section | undefined {
+  if (notes === undefined) return undefined;
+  if (!Array.isArray(notes) || notes.some((n) => typeof n !== 'string')) {
+    problems.push({ field: 'trace.toolNotes', message: 'expected a list of strings' });
+    return undefined;
+  }
+  return notes.length ? { kind: 'text', title: 'Tool notes', text: notes.join('\n') } : undefined;
 }
 
 /** A suite without a case view: the journal line and the trace, as JSON. */

@@ -16,7 +16,7 @@ import { checkWatchFlags, runEvalWatch } from '../eval-watch.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --model A,B…] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-               [--config FILE.yaml] [--smoke] [--json] [--watch]   (every flag as a key, files: [..] for the eval files; docs/config.md)
+               [--config FILE.yaml] [--mcp-config FILE] [--smoke] [--json] [--watch]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
   or a failing --gate (failing cases alone do not fail the run), 2 on a usage error, 130 on Ctrl-C (docs/eval.md#exit-codes).
