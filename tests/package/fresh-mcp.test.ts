@@ -236,27 +236,32 @@ describe('docs/mcp.md: the eval over server-filesystem and server-memory in a fr
   });
 
   it.skipIf(!ENGINE)(
-    `on a gguf: test model the run completes, each case a counted error naming the context, and says it is a test model${ENGINE ? '' : ' — SKIPPED: node-llama-cpp 3.21.1 is not installed (npm run setup:engine)'}`,
+    `on a gguf: test model with the context docs/mcp.md advises, every case runs and is scored with the servers' tools in its prompt, and the run says it is a test model${ENGINE ? '' : ' — SKIPPED: node-llama-cpp 3.21.1 is not installed (npm run setup:engine)'}`,
     async () => {
       const made = await sh('npx toolgauge make-test-model test.gguf --template hermes --seed 1');
       expect(made.exitCode, made.stderr).toBe(0);
       const before = serverStarts(0).lines;
+      // Both servers' tools go into every prompt (about 11,500 tokens), more than a test model's default context of
+      // 2048 holds: docs/mcp.md gives the engine room with TOOLGAUGE_ENGINE_CTX.
       const r = await sh(
         'npx toolgauge eval memory-fs.eval.ts --model gguf:test.gguf --max-tokens 12 --out-dir results/gguf',
+        { TOOLGAUGE_ENGINE_CTX: '16384' },
       );
-      // Both servers' tools go into every prompt, more than the test model's default context of 2048 tokens holds
-      // (docs/mcp.md says to give the engine room): each case is a harness error, counted, and the run ends with 1.
-      expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(1);
-      const { summary, instances } = runOf(join(dir, 'results', 'gguf'));
+      // Random weights answer nonsense: the cases fail (exit 0 without a gate), but each ran and was scored.
+      expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+      const { summary, instances, trace } = runOf(join(dir, 'results', 'gguf'));
       expect([...instances.keys()].sort()).toEqual(['read-note', 'remember']);
       for (const i of instances.values()) {
-        const m = /the prompt is (\d+) tokens; the context holds 2048$/.exec(i.error ?? '');
-        expect(m, `${i.id}: ${i.error}`).not.toBeNull();
-        // The prompt held the servers' tools (the case's own messages are a few hundred tokens).
-        expect(Number(m![1]), i.id).toBeGreaterThan(5000);
-        expect(i.error).not.toContain('\n');
+        expect(i.error, i.id).toBeNull();
+        // The engine counted the servers' tools in the prompt (the case's own messages are a few hundred tokens).
+        const usage = (trace(i.id) as unknown as { output: { usage: { prompt_tokens: number } } }).output.usage;
+        expect(usage.prompt_tokens, i.id).toBeGreaterThan(5000);
+        expect(
+          Object.values(i.scores).some((v) => typeof v === 'number'),
+          i.id,
+        ).toBe(true);
       }
-      expect(summary.counts).toMatchObject({ runs: 2, errors: 2 });
+      expect(summary.counts).toMatchObject({ runs: 2, errors: 0 });
       // A test model's run says so, on the console and in the report.
       expect(summary.header.engine).toMatchObject({ test_model: true, file: 'test.gguf' });
       expect(summary.notice).toMatch(/^TEST MODEL RUN/);
