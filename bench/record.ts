@@ -13,6 +13,8 @@ import { fromRoot } from '../harness/core/paths.ts';
 
 export const BenchRecord = z.object({
   bench: z.string().min(1),
+  /** how it was measured: the command line, flags included */
+  command: z.string().min(1).optional(),
   date: z.string().regex(/^\d{4}-\d{2}-\d{2}T/),
   commit: z.string().regex(/^[0-9a-f]{40}$/),
   /** uncommitted changes to tracked files when measured */
@@ -29,9 +31,10 @@ export const formatFigure = (x: number) => Math.round(x).toLocaleString('en-US')
 
 const git = (args: string[]) => execFileSync('git', args, { cwd: fromRoot(), encoding: 'utf8' }).trim();
 
-export function writeRecord(bench: string, figures: Record<string, number>): BenchRecord {
+export function writeRecord(bench: string, figures: Record<string, number>, command?: string): BenchRecord {
   const rec = BenchRecord.parse({
     bench,
+    ...(command ? { command } : {}),
     date: new Date().toISOString(),
     commit: git(['rev-parse', 'HEAD']),
     dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',

@@ -1,0 +1,395 @@
+// `npm run bench:engine-overhead`: the local engine's overhead against node-llama-cpp called directly. On one test
+// GGUF (llama, 2 layers, width 64, F32, random weights) and the same settings everywhere — greedy, seed 0, the same
+// prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — three sides
+// in alternating rounds:
+//
+//   direct    node-llama-cpp in this process: a context sequence's evaluate(), history cleared per request
+//   serve     `toolgauge serve` (bin/toolgauge.mjs, its own process) over keep-alive HTTP, POST /v1/completions
+//   host      the engine's child process called from this process (EngineHost.complete, no HTTP): where between the
+//             two the difference lies
+//   run-path  what a `--model gguf:` run does: serveGguf in the run's process, requests through harness/model's
+//             ModelClient (the OpenAI SDK, its retry policy and size cap)
+//
+// Tokens/s is the generated tokens over the wall time of --requests requests one after another. Time to first token
+// is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token; the
+// direct side is timed to its first token the same way). Then throughput of `toolgauge serve --parallel 1/2/4` with
+// 1/2/4 clients in flight. Medians over the rounds; the load average at start and end is recorded.
+//
+//   --tokens T (default 256)  --requests N per side and round (default 8)  --rounds R (default 5)
+//   --ttft N 1-token requests per side and round (default 8)  --threads N (default 1)  --no-parallel  --no-record
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fromRoot } from '../harness/core/paths.ts';
+import { buildTestModel } from '../harness/engine/gguf/test-model.ts';
+import { EngineHost } from '../harness/engine/host.ts';
+import { findNodeLlamaCpp } from '../harness/engine/resolve.ts';
+import { ModelClient } from '../harness/model/client.ts';
+import { serveGguf } from '../harness/serve/run-engine.ts';
+import { quantiles, round } from './lib.ts';
+import { writeRecord } from './record.ts';
+
+const { values } = parseArgs({
+  options: {
+    tokens: { type: 'string', default: '256' },
+    requests: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '5' },
+    ttft: { type: 'string', default: '8' },
+    threads: { type: 'string', default: '1' },
+    'no-parallel': { type: 'boolean' },
+    'no-record': { type: 'boolean' },
+  },
+});
+const T = Number(values.tokens);
+const N = Number(values.requests);
+const ROUNDS = Number(values.rounds);
+const TTFT_N = Number(values.ttft);
+const THREADS = Number(values.threads);
+const CTX = 2048;
+
+const engineModule = findNodeLlamaCpp().found;
+if (!engineModule) {
+  process.stderr.write('bench:engine-overhead: node-llama-cpp 3.21.1 is not installed (npm run setup:engine)\n');
+  process.exit(2);
+}
+const load1Start = loadavg()[0]!;
+const dir = mkdtempSync(join(tmpdir(), 'tg-bench-overhead-'));
+const file = join(dir, 'test-f32.gguf');
+writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 1 }));
+
+// A prompt of a few hundred tokens that differs from its first line on, so every request evaluates its whole prompt.
+const TOOL = JSON.stringify({
+  name: 'get_weather',
+  description: 'Current weather for a city, in celsius or fahrenheit',
+  parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { enum: ['c', 'f'] } } },
+});
+const prompt = (i: number) =>
+  `<|im_start|>system\nRequest ${i}. You may call tools. <tools>\n${TOOL}\n</tools><|im_end|>\n` +
+  `<|im_start|>user\nWhat is the weather in Paris, in celsius? (${i})<|im_end|>\n<|im_start|>assistant\n`;
+
+// --- (a) node-llama-cpp in this process -------------------------------------------------------------------------
+// The few members used here (node-llama-cpp is an optional peer: its types are not installed with the checkout).
+interface LlamaModel {
+  tokenize(text: string, specialTokens: boolean): number[];
+  detokenize(tokens: number[], specialTokens: boolean): string;
+  tokenizer: unknown;
+  createContext(o: object): Promise<LlamaContext>;
+  dispose(): Promise<void>;
+}
+interface LlamaContext {
+  getSequence(): {
+    clearHistory(): Promise<void>;
+    evaluate(tokens: number[], o: object): AsyncIterable<number>;
+  };
+  dispose(): Promise<void>;
+}
+interface Lib {
+  getLlama(o: object): Promise<{
+    loadModel(o: object): Promise<LlamaModel>;
+    dispose(): Promise<void>;
+  }>;
+  LlamaLogLevel: { warn: string };
+  TokenBias: new (tokenizer: unknown) => object;
+}
+const lib = (await import(engineModule.entry)) as Lib;
+const llama = await lib.getLlama({ gpu: false, build: 'never', maxThreads: THREADS, logLevel: lib.LlamaLogLevel.warn });
+const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
+const context = await model.createContext({ contextSize: CTX, sequences: 1, threads: THREADS, flashAttention: false });
+const sequence = context.getSequence();
+const banned = [...new Set(['<|im_end|>', '<|endoftext|>'].flatMap((t) => model.tokenize(t, true)))];
+const tokenBias = new lib.TokenBias(model.tokenizer);
+// TokenBias.set() skips end-of-generation tokens in 3.21.1: the ids go into its map (as the engine's child does).
+for (const id of banned) (tokenBias as unknown as { _biases: Map<number, number> })._biases.set(id, -Infinity);
+
+async function directOne(i: number, maxTokens: number): Promise<{ tokens: number; text: string; firstMs: number }> {
+  await sequence.clearHistory();
+  const t0 = performance.now();
+  let firstMs = 0;
+  const out: number[] = [];
+  for await (const token of sequence.evaluate(model.tokenize(prompt(i), true), {
+    temperature: 0,
+    topK: 0,
+    topP: 1,
+    minP: 0,
+    seed: 0,
+    tokenBias,
+  })) {
+    if (out.length === 0) firstMs = performance.now() - t0;
+    out.push(token);
+    if (out.length >= maxTokens) break;
+  }
+  return { tokens: out.length, text: model.detokenize(out, true), firstMs };
+}
+
+// --- (b) `toolgauge serve` in its own process ---------------------------------------------------------------------
+async function startServeProcess(parallel: number): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(
+    fromRoot('bin', 'toolgauge.mjs'),
+    ['serve', '--gguf', file, '--port', '0', '--parallel', String(parallel), '--threads', String(THREADS)],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
+  );
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+\/v1)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    proc.once('exit', (code) => reject(new Error(`toolgauge serve exited with ${code} before listening: ${out}`)));
+  });
+  return { url, proc };
+}
+
+async function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await exited;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+const completionBody = (i: number, maxTokens: number) =>
+  JSON.stringify({
+    prompt: prompt(i),
+    max_tokens: maxTokens,
+    temperature: 0,
+    top_p: 1,
+    seed: 0,
+    logit_bias: Object.fromEntries(banned.map((id) => [id, -100])),
+  });
+
+function post(url: string, body: string): Promise<{ text: string; tokens: number }> {
+  return new Promise((resolve, reject) => {
+    const r = http.request(
+      `${url}/completions`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode !== 200) return reject(new Error(`${res.statusCode} ${text}`));
+          const j = JSON.parse(text) as { choices: Array<{ text: string }>; usage: { completion_tokens: number } };
+          resolve({ text: j.choices[0]!.text, tokens: j.usage.completion_tokens });
+        });
+      },
+    );
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+// --- the engine's child process without the server ---------------------------------------------------------------
+/** This process's children that run the engine's child script. */
+function engineChildren(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => {
+      if (!/^\d+$/.test(name)) return false;
+      try {
+        const status = readFileSync(`/proc/${name}/status`, 'utf8');
+        return (
+          Number(/PPid:\s+(\d+)/.exec(status)?.[1]) === process.pid &&
+          readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('child.mjs')
+        );
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+const host = new EngineHost({ modelPath: file, threads: THREADS, sequences: 1, contextSize: CTX });
+await host.start();
+const hostPid = engineChildren()[0]!;
+const hostOne = async (i: number, maxTokens: number) => {
+  const r = await host.complete({
+    prompt: prompt(i),
+    maxTokens,
+    temperature: 0,
+    topP: 1,
+    seed: 0,
+    tokenBias: banned.map((token) => ({ token, bias: 'never' as const })),
+  });
+  return { text: r.text, tokens: r.usage.completionTokens };
+};
+
+// --- (c) a gguf: run's request path -------------------------------------------------------------------------------
+const runServer = await serveGguf({ gguf: file, parallel: 1, threads: THREADS, contextSize: CTX });
+const runClient = new ModelClient({
+  baseUrl: runServer.url,
+  model: `gguf:${file}`,
+  timeoutMs: 300_000,
+  retries: 0,
+  concurrency: 1,
+  seed: 0,
+  topP: 1,
+  extraBody: { logit_bias: Object.fromEntries(banned.map((id) => [id, -100])) },
+});
+const runEnginePid = engineChildren().find((pid) => pid !== hostPid)!;
+const runPathOne = async (i: number, maxTokens: number) => {
+  const r = await runClient.completion({ prompt: prompt(i), maxTokens, temperature: 0 }, { instance: `bench:${i}` });
+  return { text: r.text, tokens: r.usage.completion_tokens };
+};
+
+// --- CPU time: robust to the machine's load, where wall time is not ------------------------------------------------
+/** CPU ms (user + system) of a process and its descendants so far, from /proc (10 ms ticks). */
+function treeCpuMs(root: number, skipRoot = false): number {
+  const kids = new Map<number, number[]>();
+  const cpu = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(Number(name), ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+      kids.set(Number(f[1]), [...(kids.get(Number(f[1])) ?? []), Number(name)]);
+    } catch {
+      // gone
+    }
+  }
+  let total = 0;
+  const stack = skipRoot ? [...(kids.get(root) ?? [])] : [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    total += cpu.get(pid) ?? 0;
+    stack.push(...(kids.get(pid) ?? []));
+  }
+  return total;
+}
+const selfCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+// --- the rounds ----------------------------------------------------------------------------------------------------
+const serve = await startServeProcess(1);
+type Side = 'direct' | 'host' | 'serve' | 'run_path';
+const one: Record<Side, (i: number, maxTokens: number) => Promise<{ text: string; tokens: number }>> = {
+  direct: directOne,
+  host: hostOne,
+  serve: (i, m) => post(serve.url, completionBody(i, m)),
+  run_path: runPathOne,
+};
+
+// Warm-up, and the check that every side generates the same text (greedy on one file: any difference is a bug).
+const reference = await directOne(0, T);
+for (const side of ['host', 'serve', 'run_path'] as const) {
+  const r = await one[side](0, T);
+  if (r.text !== reference.text || r.tokens !== T)
+    throw new Error(`bench:engine-overhead: ${side} generated ${r.tokens} tokens, a different text from direct`);
+}
+if (reference.tokens !== T)
+  throw new Error(`bench:engine-overhead: direct generated ${reference.tokens} tokens, not ${T}`);
+
+// The process tree each side's work runs in: this process for direct; this process and the host's child for host;
+// the server's process and its engine child for
+// serve; this process (client and server) and the run's engine child for run_path (the serve side's process is
+// not a child of this one).
+const cpuOf: Record<Side, () => number> = {
+  direct: selfCpuMs,
+  host: () => selfCpuMs() + treeCpuMs(hostPid),
+  serve: () => treeCpuMs(serve.proc.pid!),
+  run_path: () => selfCpuMs() + treeCpuMs(runEnginePid),
+};
+const cpuPerToken: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
+const rate: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
+const ttft: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
+const sides: Side[] = ['direct', 'host', 'serve', 'run_path'];
+for (let r = 0; r < ROUNDS; r++) {
+  // Each round starts with another side, so no side always follows the same one.
+  const order = sides.map((_, k) => sides[(k + r) % sides.length]!);
+  for (const side of order) {
+    let tokens = 0;
+    const c0 = cpuOf[side]();
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) tokens += (await one[side](1 + r * N + i, T)).tokens;
+    rate[side].push((tokens / (performance.now() - t0)) * 1000);
+    cpuPerToken[side].push((cpuOf[side]() - c0) / tokens);
+    const lat: number[] = [];
+    for (let i = 0; i < TTFT_N; i++) {
+      const t1 = performance.now();
+      if (side === 'direct') lat.push((await directOne(1000 + i, 1)).firstMs);
+      else {
+        await one[side](1000 + i, 1);
+        lat.push(performance.now() - t1);
+      }
+    }
+    ttft[side].push(quantiles(lat).median);
+  }
+  process.stderr.write(
+    `round ${r + 1}/${ROUNDS}: tokens/s ${sides.map((s) => `${s} ${round(rate[s].at(-1)!, 0)}`).join(', ')}; CPU ms/token ${sides.map((s) => `${s} ${round(cpuPerToken[s].at(-1)!, 3)}`).join(', ')}; TTFT ms ${sides.map((s) => `${s} ${round(ttft[s].at(-1)!, 2)}`).join(', ')}\n`,
+  );
+}
+await stopProcess(serve.proc);
+await runServer.close();
+await host.close();
+
+const med = (xs: number[]) => quantiles(xs).median;
+const figures: Record<string, number> = {
+  tokens_per_request: T,
+  requests_per_round: N,
+  rounds: ROUNDS,
+  threads: THREADS,
+};
+for (const s of sides) {
+  figures[`${s}_tokens_per_s`] = round(med(rate[s]), 1);
+  figures[`${s}_ttft_ms`] = round(med(ttft[s]), 2);
+  figures[`${s}_cpu_us_per_token`] = round(med(cpuPerToken[s]) * 1000, 1);
+}
+// Per round (the sides of one round ran back to back), then the median: the load of the moment cancels.
+const ratioPct = (s: Side) => round(med(rate[s].map((x, k) => (x / rate.direct[k]!) * 100)), 1);
+figures.host_vs_direct_pct = ratioPct('host');
+figures.serve_vs_direct_pct = ratioPct('serve');
+figures.run_path_vs_direct_pct = ratioPct('run_path');
+const cpuRatioPct = (s: Side) => round(med(cpuPerToken[s].map((x, k) => (x / cpuPerToken.direct[k]!) * 100)), 1);
+figures.host_cpu_vs_direct_pct = cpuRatioPct('host');
+figures.serve_cpu_vs_direct_pct = cpuRatioPct('serve');
+figures.run_path_cpu_vs_direct_pct = cpuRatioPct('run_path');
+
+// --- `toolgauge serve --parallel P` with C clients in flight -------------------------------------------------------
+if (!values['no-parallel']) {
+  const grid: Record<string, number[]> = {};
+  for (let r = 0; r < Math.min(ROUNDS, 3); r++) {
+    for (const p of [1, 2, 4]) {
+      const s = await startServeProcess(p);
+      await post(s.url, completionBody(0, 8)); // every engine child has loaded before the clock starts
+      for (const c of [1, 2, 4]) {
+        const total = 4 * c;
+        let next = 0;
+        let tokens = 0;
+        const t0 = performance.now();
+        await Promise.all(
+          Array.from({ length: c }, async () => {
+            for (let i = next++; i < total; i = next++)
+              tokens += (await post(s.url, completionBody(2000 + r * 100 + i, T))).tokens;
+          }),
+        );
+        (grid[`parallel${p}_clients${c}_tokens_per_s`] ??= []).push((tokens / (performance.now() - t0)) * 1000);
+      }
+      await stopProcess(s.proc);
+    }
+    process.stderr.write(`parallel round ${r + 1} done\n`);
+  }
+  for (const [k, xs] of Object.entries(grid)) figures[k] = round(med(xs), 1);
+}
+
+agent.destroy();
+figures.load1_start = round(load1Start, 2);
+figures.load1_end = round(loadavg()[0]!, 2);
+await context.dispose();
+await model.dispose();
+await llama.dispose();
+rmSync(dir, { recursive: true, force: true });
+
+process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+if (!values['no-record']) {
+  const command = `npm run bench:engine-overhead -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
+  writeRecord('engine-overhead', figures, command);
+  process.stdout.write('written to bench/records/engine-overhead.json\n');
+}
