@@ -1,0 +1,281 @@
+// `npm run bench:scale`: how toolgauge's cost grows with the number of instances. A generated describeEval file of n
+// arithmetic cases (one tool call each) runs on the built-in simulator (`sim:oracle`, 0 ms latency,
+// `--concurrency 64`) for n = 10 (the fixed cost), 1,000 and 10,000 (100,000 with `--max 100000`). For each n:
+//
+//   run        wall, CPU-s of the whole process tree (cgroup cpuacct) and per instance, peak PSS of the tree (the sum of
+//              /proc/<pid>/smaps_rollup Pss over the tree, sampled every 250 ms); sizes of summary.json, report.md and
+//              the journal
+//   report     `toolgauge report DIR`: the journal read back, summary.json and report.md written again
+//   resume     the same run SIGKILLed once half the journal's lines exist, then `--resume`: the resume's wall and CPU
+//   shards     8 eval files of n/8 cases, `--shard i/8 --blob-dir B` for i = 1..8 one after another (CPU summed),
+//              then `--merge-reports B`
+//   compare    `report A B --compare` of the run and the resumed one
+//   view       `toolgauge view A --export FILE.html`: wall, CPU and the page's size
+//
+// `--latency 50` adds runs at 50 ms per model request (n ≤ 10,000). Writes bench/records/scale.json (unless
+// `--no-record`) and docs/benchmarks-scale.svg (CPU-ms per instance against n).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fromRoot } from '../harness/core/paths.ts';
+import { accountedRun, round } from './lib.ts';
+import { writeRecord } from './record.ts';
+import { scaleChart } from './scale-chart.ts';
+
+const { values } = parseArgs({
+  options: {
+    max: { type: 'string', default: '10000' },
+    latency: { type: 'string' },
+    'no-record': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const max = Number(values.max);
+if (![1000, 10000, 100000].includes(max)) throw new Error('--max: 1000, 10000 or 100000');
+const latency = values.latency === undefined ? null : Number(values.latency);
+if (latency !== null && !(latency > 0)) throw new Error('--latency: a positive number of milliseconds');
+const SIZES = [10, 1000, 10000, 100000].filter((n) => n <= max);
+const CONCURRENCY = '64';
+const BIN = fromRoot('bin', 'toolgauge.mjs');
+
+/**
+ * The eval file: n cases, each "a plus b" or "a times b" answered with one tool call (the simulator plays it). With
+ * `part` k of 8, the eval `scale-k` holds only the cases i with i % 8 = k - 1.
+ */
+function evalFile(dir: string, n: number, part?: number): string {
+  const name = part ? `scale-${part}` : 'scale';
+  const file = join(dir, `${name}.eval.ts`);
+  writeFileSync(
+    file,
+    `import { describeEval, scorers, toolLoop } from ${JSON.stringify(fromRoot('harness', 'api', 'index.ts'))};
+const number = { type: 'number' };
+const cases = Array.from({ length: ${n} }, (_, i) => i).filter((i) => ${part ? `i % 8 === ${part - 1}` : 'true'}).map((i) => {
+  const [a, b] = [i % 97, (i * 7) % 89];
+  const add = i % 2 === 1;
+  return {
+    id: \`case-\${i}\`,
+    input: \`What is \${a} \${add ? 'plus' : 'times'} \${b}?\`,
+    expected: String(add ? a + b : a * b),
+    expectedTools: [{ name: add ? 'add' : 'multiply', arguments: { a, b } }],
+    tags: { op: add ? 'add' : 'mul' },
+  };
+});
+describeEval(${JSON.stringify(name)}, {
+  data: async () => cases,
+  tools: [
+    { name: 'multiply', description: 'Multiply two numbers',
+      parameters: { type: 'object', properties: { a: number, b: number }, required: ['a', 'b'] },
+      run: ({ a, b }) => String(a * b) },
+    { name: 'add', description: 'Add two numbers',
+      parameters: { type: 'object', properties: { a: number, b: number }, required: ['a', 'b'] },
+      run: ({ a, b }) => String(a + b) },
+  ],
+  task: toolLoop({ system: 'Use the tools for arithmetic. End with <answer>…</answer>.', maxTurns: 5 }),
+  scorers: [scorers.answerMatches()],
+  threshold: 1,
+});
+`,
+  );
+  return file;
+}
+
+const ENV: Record<string, string> = {};
+for (const [k, v] of Object.entries(process.env))
+  if (v !== undefined && !/^(TOOLGAUGE_|TOOLHOP_|OPENAI_|VITEST|NODE_OPTIONS)/.test(k)) ENV[k] = v;
+Object.assign(ENV, { FORCE_COLOR: '0', NO_COLOR: '1' });
+
+interface Measured {
+  wallS: number;
+  cpuS: number;
+  pssMb: number;
+}
+
+async function tg(args: string[], cwd: string, what: string): Promise<Measured> {
+  const r = await accountedRun(BIN, args, ENV, cwd);
+  if (r.code !== 0) throw new Error(`${what}: exit ${r.code}\n${r.stderr.slice(-3000)}`);
+  if (r.cpuS === null) throw new Error('CPU accounting needs root and /sys/fs/cgroup/cpuacct');
+  return { wallS: r.wallMs / 1000, cpuS: r.cpuS, pssMb: r.peakTreePssMb };
+}
+
+const lineCount = (file: string) =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
+const kib = (file: string) => statSync(file).size / 1024;
+
+/** Start the run, SIGKILL its whole process group once the journal holds `at` lines; returns the lines kept. */
+async function killAt(args: string[], cwd: string, journal: string, at: number): Promise<number> {
+  const child = spawn('node', [BIN, ...args], { cwd, env: ENV, detached: true, stdio: 'ignore' });
+  const exited = new Promise<void>((res) => child.once('exit', () => res()));
+  let done = false;
+  void exited.then(() => (done = true));
+  // Counting lines reads the journal whole; every 100 ms is cheap next to the run at these sizes.
+  while (!done && lineCount(journal) < at) await new Promise((r) => setTimeout(r, 100));
+  if (done) throw new Error(`the run to kill ended before its journal reached ${at} lines`);
+  process.kill(-child.pid!, 'SIGKILL');
+  await exited;
+  return lineCount(journal);
+}
+
+async function measure(n: number, ms: number, root: string) {
+  const dir = join(root, `n${n}-l${ms}`);
+  mkdirSync(dir, { recursive: true });
+  const file = evalFile(dir, n);
+  const model = `sim:oracle?latency_ms=${ms}`;
+  const base = ['eval', file, '--model', model, '--concurrency', CONCURRENCY];
+  const out = join(dir, 'run');
+  const run = await tg([...base, '--out-dir', out], dir, `n=${n} run`);
+  const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+    counts: { instances: number };
+    metrics: { pass_rate: { value: number } };
+  };
+  if (summary.counts.instances !== n || summary.metrics.pass_rate.value !== 1)
+    throw new Error(`n=${n}: expected ${n} passing instances, got ${JSON.stringify(summary.counts)}`);
+  const row: Record<string, number> = {
+    wall_s: run.wallS,
+    cpu_s: run.cpuS,
+    cpu_ms_per_instance: (run.cpuS / n) * 1000,
+    peak_pss_mb: run.pssMb,
+    summary_kib: kib(join(out, 'summary.json')),
+    report_kib: kib(join(out, 'report.md')),
+    journal_kib: kib(join(out, 'instances.jsonl')),
+  };
+  log(n, ms, 'run', row);
+  if (ms > 0) return row;
+
+  const rep = await tg(['report', out], dir, `n=${n} report`);
+  Object.assign(row, { report_wall_s: rep.wallS, report_cpu_s: rep.cpuS, report_pss_mb: rep.pssMb });
+
+  // The second run for the comparison: the killed and resumed one (at n = 10, too short to kill, a plain run).
+  const killed = join(dir, 'killed');
+  if (n < 1000) await tg([...base, '--out-dir', killed], dir, `n=${n} second run`);
+  else {
+    const kept = await killAt([...base, '--out-dir', killed], dir, join(killed, 'instances.jsonl'), n / 2);
+    const res = await tg([...base, '--out-dir', killed, '--resume'], dir, `n=${n} resume`);
+    if (lineCount(join(killed, 'instances.jsonl')) !== n) throw new Error(`n=${n}: the resumed journal is not whole`);
+    Object.assign(row, {
+      resume_kept: kept,
+      resume_wall_s: res.wallS,
+      resume_cpu_s: res.cpuS,
+      resume_cpu_ms_per_ran: (res.cpuS / (n - kept)) * 1000,
+    });
+  }
+
+  // Vitest shards test files, and one eval file is one test file (`--shard 2/8` of it is refused), so the sharded
+  // run is 8 eval files of n/8 cases each, every shard running one of them.
+  const sharded = join(dir, 'sharded');
+  mkdirSync(sharded);
+  const parts = Array.from({ length: 8 }, (_, k) => evalFile(sharded, n, k + 1));
+  const shardBase = ['eval', ...parts, '--model', model, '--concurrency', CONCURRENCY];
+  const blobs = join(sharded, 'blobs');
+  let shardCpu = 0;
+  let shardWall = 0;
+  for (let i = 1; i <= 8; i++) {
+    const s = await tg([...shardBase, '--shard', `${i}/8`, '--blob-dir', blobs], sharded, `n=${n} shard ${i}/8`);
+    shardCpu += s.cpuS;
+    shardWall += s.wallS;
+  }
+  rmSync(join(sharded, 'results'), { recursive: true, force: true });
+  const merge = await tg([...shardBase, '--merge-reports', blobs], sharded, `n=${n} merge`);
+  const mergedInstances = parts
+    .map((_, k) => JSON.parse(readFileSync(join(sharded, 'results', `scale-${k + 1}`, 'summary.json'), 'utf8')))
+    .reduce((sum, s: { counts: { instances: number } }) => sum + s.counts.instances, 0);
+  if (mergedInstances !== n) throw new Error(`n=${n}: the merge holds ${mergedInstances} instances`);
+  Object.assign(row, {
+    shards_wall_s: shardWall,
+    shards_cpu_s: shardCpu,
+    merge_wall_s: merge.wallS,
+    merge_cpu_s: merge.cpuS,
+    merge_pss_mb: merge.pssMb,
+  });
+
+  const cmp = await tg(['report', out, killed, '--compare', '--out-dir', join(dir, 'compare')], dir, `n=${n} compare`);
+  Object.assign(row, { compare_wall_s: cmp.wallS, compare_cpu_s: cmp.cpuS, compare_pss_mb: cmp.pssMb });
+
+  const html = join(dir, 'view.html');
+  const view = await tg(['view', out, '--export', html], dir, `n=${n} view`);
+  Object.assign(row, { view_wall_s: view.wallS, view_cpu_s: view.cpuS, view_pss_mb: view.pssMb, view_kib: kib(html) });
+  log(n, ms, 'all', row);
+  return row;
+}
+
+function log(n: number, ms: number, what: string, row: Record<string, number>) {
+  const parts = Object.entries(row).map(([k, v]) => `${k}=${round(v, 3)}`);
+  console.log(`n=${n} latency=${ms}ms ${what}: ${parts.join(' ')}`);
+}
+
+const figures: Record<string, number> = {};
+const results: Array<{ n: number; ms: number; row: Record<string, number> }> = [];
+
+// Figures are printed as integers (bench/record.ts), so each is kept in a unit where that is precise enough:
+// milliseconds, microseconds per instance, KiB, MiB.
+const UNIT: Record<string, [string, number]> = {
+  wall_s: ['wall_ms', 1000],
+  cpu_s: ['cpu_ms', 1000],
+  cpu_ms_per_instance: ['cpu_us_per_instance', 1000],
+  resume_cpu_ms_per_ran: ['resume_cpu_us_per_ran', 1000],
+};
+function save() {
+  for (const { n, ms, row } of results)
+    for (const [k, v] of Object.entries(row)) {
+      const [name, scale] = UNIT[k] ?? (k.endsWith('_s') ? [k.replace(/_s$/, '_ms'), 1000] : [k, 1]);
+      figures[`n${n}${ms ? `_l${ms}` : ''}_${name}`] = Math.round(v * scale);
+    }
+
+  // n = 10 is the fixed cost (start-up spread over 10 cases): off the chart, in the record and the table.
+  const svg = scaleChart(
+    [
+      {
+        label: 'run, 0 ms latency',
+        points: results
+          .filter((r) => r.ms === 0 && r.n >= 1000)
+          .map((r) => ({ n: r.n, value: r.row.cpu_ms_per_instance! })),
+      },
+      ...(latency !== null
+        ? [
+            {
+              label: `run, ${latency} ms latency`,
+              points: results
+                .filter((r) => r.ms === latency && r.n >= 1000)
+                .map((r) => ({ n: r.n, value: r.row.cpu_ms_per_instance! })),
+            },
+          ]
+        : []),
+      {
+        label: 'view --export',
+        points: results
+          .filter((r) => r.ms === 0 && r.n >= 1000)
+          .map((r) => ({ n: r.n, value: (r.row.view_cpu_s! / r.n) * 1000 })),
+      },
+    ],
+    {
+      title: 'toolgauge eval: CPU per instance against n (sim:oracle, --concurrency 64)',
+      valueLabel: 'CPU-ms per instance',
+    },
+  );
+  if (!values['no-record']) {
+    writeFileSync(fromRoot('docs', 'benchmarks-scale.svg'), svg);
+    const rec = writeRecord('scale', figures);
+    console.log(`bench/records/scale.json (${rec.date}, ${rec.commit.slice(0, 7)}, load ${rec.machine.load1})`);
+  }
+}
+
+const root = mkdtempSync(join(tmpdir(), 'tg-bench-scale-'));
+try {
+  for (const n of SIZES) {
+    results.push({ n, ms: 0, row: await measure(n, 0, root) });
+    save();
+  }
+  if (latency !== null)
+    for (const n of SIZES.filter((s) => s >= 1000 && s <= 10000)) {
+      results.push({ n, ms: latency, row: await measure(n, latency, root) });
+      save();
+    }
+} finally {
+  if (values.keep) console.log(`kept: ${root}`);
+  else rmSync(root, { recursive: true, force: true });
+}
