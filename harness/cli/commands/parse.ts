@@ -1,5 +1,5 @@
 import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { dataErrorFromZod, UsageError } from '../../core/errors.ts';
 import { FAMILIES, parseToolCalls, type Family, type ParseResult, type ToolSchema } from '../../parse/index.ts';
