@@ -8,7 +8,7 @@ import { confinement } from './confine.ts';
 import { WorkerPool, type PoolResult, type ReadyInfo } from './pool.ts';
 import { maxResponseBytes } from './protocol.ts';
 import { PyodideLauncher } from './pyodide-backend.ts';
-import { pythonLaunch, resolvePythonPath } from './python-backend.ts';
+import { pythonLaunch, resolvePythonPath, ROW_CHILDREN } from './python-backend.ts';
 import { autoSandbox } from './auto.ts';
 import { probeCPython } from './cpython-probe.ts';
 
@@ -183,13 +183,16 @@ function createFixed(opts: SandboxOptions & { backend: 'pyodide' | 'python' }): 
   } else {
     // The library reads no environment: a run passes its TOOLGAUGE_PYTHON as opts.pythonPath.
     const pythonPath = resolvePythonPath(opts.pythonPath, {});
+    // Kept children count in the worker's resident set (each maps the server's pages): fewer under a tight limit.
+    const rowChildren = Math.min(ROW_CHILDREN, Math.floor(memoryLimitMb / 64));
     pool = new WorkerPool({
       size: opts.poolSize ?? 2,
-      launch: () => pythonLaunch(pythonPath, memoryLimitMb, maxResponse, opts.confine !== false),
+      launch: () => pythonLaunch(pythonPath, memoryLimitMb, maxResponse, opts.confine !== false, rowChildren),
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
       // RLIMIT_AS binds first (per process); this backs it up for the server and its call's child together.
       rssLimitBytes: (2 * memoryLimitMb + 128) * 2 ** 20,
       maxLineBytes,
+      rowMemory: Math.max(1, rowChildren),
     });
   }
   let calls = 0;

@@ -28,6 +28,11 @@ export interface PoolConfig {
   rssLimitBytes: number;
   /** Kill a worker that sends a response line longer than this (bytes, UTF-16 units of the decoded text). */
   maxLineBytes: number;
+  /**
+   * How many rows' state a worker keeps (pyodide: the last row's heap, 1; CPython: one child per row): a call goes
+   * to an idle worker that served its row within its last `rowMemory` rows before any other. Default 1.
+   */
+  rowMemory?: number;
 }
 
 export type PoolResult =
@@ -60,8 +65,8 @@ class WorkerProcess {
   peakLineBytes = 0;
   busy = false;
   dead = false;
-  /** The row of the last call served (a pyodide worker keeps its state for more calls of that row). */
-  lastRow: string | null = null;
+  /** Rows of the last calls served, newest last: the worker may still hold their state (`PoolConfig.rowMemory`). */
+  recentRows: string[] = [];
   overMemory = false;
   private startTimer: NodeJS.Timeout | undefined;
   overLength = false;
@@ -358,7 +363,7 @@ export class WorkerPool {
     this.start(slot, true);
   }
 
-  /** Pick a slot for the next job: an idle worker that served the same row last, any idle worker, an empty slot. */
+  /** Pick a slot for the next job: an idle worker that still holds the row, any idle worker, an empty slot. */
   private pickSlot(row: string): number {
     let idle = -1;
     let empty = -1;
@@ -369,7 +374,7 @@ export class WorkerPool {
         continue;
       }
       if (w.busy) continue;
-      if (w.lastRow === row) return i;
+      if (w.recentRows.includes(row)) return i;
       if (idle < 0) idle = i;
     }
     return idle >= 0 ? idle : empty;
@@ -468,7 +473,7 @@ export class WorkerPool {
           return;
         }
         if (response.recycle) this.recycled++;
-        w.lastRow = job.row;
+        remember(w.recentRows, job.row, this.config.rowMemory ?? 1);
         if (response.kind === 'crash' || response.recycle) this.replace(slot, w);
         finish({ kind: 'response', response, durationMs: elapsed() });
       };
@@ -497,6 +502,14 @@ export class WorkerPool {
     }, RSS_POLL_MS);
     this.watchdog.unref();
   }
+}
+
+/** Move `row` to the end of `rows` (most recent), keeping at most `max` of them. */
+function remember(rows: string[], row: string, max: number): void {
+  const at = rows.indexOf(row);
+  if (at >= 0) rows.splice(at, 1);
+  rows.push(row);
+  if (rows.length > max) rows.splice(0, rows.length - max);
 }
 
 export function errorText(err: unknown): string {

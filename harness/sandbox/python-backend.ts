@@ -1,6 +1,7 @@
 // Command lines for the CPython worker pool (`--sandbox python`): one long-lived interpreter per slot
-// running runtime/cpython_server.py, which forks a fresh child for every call. Weaker isolation than pyodide
-// (see README.md), but numpy works.
+// running runtime/cpython_server.py, which forks a child per row (kept for the row's later calls where the children
+// can be walled off from one another, else one per call). Weaker isolation than pyodide (see README.md), but numpy
+// works.
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { confined } from './confine.ts';
@@ -31,11 +32,18 @@ function dataRoots(): string[] {
   return out;
 }
 
+/**
+ * Rows whose child a CPython server keeps between their calls (the pool's `rowMemory` too): with 16 rows in flight,
+ * a row's next call finds its child unless the run has more rows in flight than this.
+ */
+export const ROW_CHILDREN = 16;
+
 export function pythonLaunch(
   pythonPath: string,
   memoryLimitMb: number,
   maxResponseBytes: number,
   confine = true,
+  rowChildren = ROW_CHILDREN,
 ): WorkerLaunch {
   const config = {
     runtimeDir: RUNTIME_DIR,
@@ -44,6 +52,7 @@ export function pythonLaunch(
     readRoots: [RUNTIME_DIR, ...dataRoots()],
     // Imported once by the server, so that each call's fork starts warm (as the pyodide snapshot does).
     preimport: SNAPSHOT_PREIMPORTS,
+    rowChildren,
   };
   const { file, args, forks } = confined(pythonPath, ['-s', '-B', SERVER_FILE, JSON.stringify(config)], {
     enabled: confine,

@@ -6,13 +6,17 @@ stdout.
 
 The server never runs dataset code itself. It imports the runtime and the commonly used packages once, then
 serves every request in a child of its own: the child drops the protocol streams, may not create processes
-or threads (RLIMIT_NPROC 0), installs the audit hook, reads its one request from a pipe and writes its answer
-to another; the server relays at most `maxResponseBytes` of it (one line, once the child closed the pipe),
-then stops and reaps the child, and forks the child for the next request while the host reads the answer (never
-before the previous child is gone: two children never coexist).
-Whatever a row does to its interpreter (modules monkeypatched, the runtime replaced, audit hooks added) ends
-with its child, so no two calls share mutable interpreter state. Limits: RLIMIT_AS for memory, no file growth, no core dumps. The host kills the whole
-worker on timeout.
+or threads (RLIMIT_NPROC 0), installs the audit hook, reads request lines from a pipe and writes one answer line
+for each to another; the server relays at most `maxResponseBytes` of an answer (one line, nothing after it).
+
+A child serves one row. With `rowChildren` > 0 and the walls of child_isolation.py up (non-dumpable, a seccomp
+filter: no signal, trace, pidfd or limit change aimed at another process), the child stays for its row's later
+calls (stopped between them) and up to `rowChildren` rows' children live side by side, the least recently used
+ended when a new row comes; a new row gets the spare child, forked ahead while the host reads the last answer.
+Without the walls every child serves one call and is gone before the next one is forked (two children never
+coexist). Either way whatever a row does to its interpreter (modules monkeypatched, the runtime replaced, audit
+hooks added) ends with its child and never reaches another row. Limits: RLIMIT_AS for memory, no file growth, no
+core dumps. The host kills the whole worker on timeout.
 """
 
 import gc
@@ -52,6 +56,18 @@ def main():
         except Exception:
             pass  # a missing package: tools importing it get the ImportError themselves
 
+    # Children that serve several calls of their row live side by side only behind child_isolation's walls.
+    keep = max(0, int(config.get("rowChildren", 0)))
+    isolate = None
+    if keep:
+        import child_isolation
+
+        isolate = child_isolation.isolate if child_isolation.available() else None
+        del child_isolation
+        sys.modules.pop("child_isolation", None)
+    if isolate is None:
+        keep = 0
+
     limit = int(config["memoryLimitMb"]) * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
@@ -73,96 +89,170 @@ def main():
         os.close(proto_out)
         proto_in.close()
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        if isolate is not None:
+            isolate()
         install_guard(read_roots)
-        chunks = []
+        # One request line in, one answer line out, until the server closes the request pipe or ends this child.
+        pending = b""
         while True:
-            chunk = os.read(in_fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        os.close(in_fd)
-        if not chunks:
-            return  # the server is going away
-        data = handle(b"".join(chunks).decode("utf-8", "surrogateescape")).encode("ascii")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(out_fd, view) :]
-        os.close(out_fd)  # the answer is complete now, not when this process is torn down
+            while b"\n" not in pending:
+                chunk = os.read(in_fd, 1 << 20)
+                if not chunk:
+                    return  # the server is going away
+                pending += chunk
+            line, pending = pending.split(b"\n", 1)
+            data = handle(line.decode("utf-8", "surrogateescape")).encode("ascii") + b"\n"
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out_fd, view) :]
 
-    proto_write(proto_out, {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0], "restore": True})
-    spare = spawn(child)
-    while True:
-        line = proto_in.readline(max_request + 1)
-        if not line:
-            return
-        if not line.endswith(b"\n") and len(line) > max_request:
-            proto_write(proto_out, {"id": None, "kind": "crash", "message": f"request longer than {max_request} bytes"})
-            return
-        if line.strip():
-            spare = serve(line.strip(), spare, lambda: spawn(child), proto_out, max_response)
-
-
-def spawn(child):
-    """Fork the child for the next request; it prepares itself and waits for the request on a pipe."""
-    req_r, req_w = os.pipe()
-    resp_r, resp_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            os.close(req_w)
-            os.close(resp_r)
-            child(req_r, resp_w)
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(req_r)
-    os.close(resp_w)
-    return pid, req_w, resp_r
-
-
-def serve(line, spare, spawn_next, proto_out, max_response):
-    """Hand `line` to the waiting child, relay its answer; returns the child for the next request."""
-    pid, req_w, r = spare
+    proto_write(proto_out, {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0], "restore": True, "rowChildren": keep})
+    children = Children(child, keep, proto_out, max_response)
     try:
-        view = memoryview(line)
+        while True:
+            line = proto_in.readline(max_request + 1)
+            if not line:
+                return
+            if not line.endswith(b"\n") and len(line) > max_request:
+                proto_write(proto_out, {"id": None, "kind": "crash", "message": f"request longer than {max_request} bytes"})
+                return
+            if line.strip():
+                children.serve(line.strip())
+    finally:
+        children.close()
+
+
+class Children:
+    """The server's children: a spare one (forked ahead, has run no row code) and, when the children are walled off
+    from one another (child_isolation), up to `keep` children that each serve one row's later calls, stopped
+    (SIGSTOP) between calls and the least recently used one ended when a new row needs room. Without the walls
+    `keep` is 0: every child serves one call and is dead before the next one is forked."""
+
+    def __init__(self, child, keep, proto_out, max_response):
+        self.child = child
+        self.keep = keep
+        self.proto_out = proto_out
+        self.max_response = max_response
+        self.kept = {}  # row key -> (pid, req_w, resp_r), oldest first
+        self.spare = self.spawn()
+
+    def spawn(self):
+        """Fork a child; it prepares itself and waits for requests on a pipe."""
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        others = [fd for entry in [*self.kept.values(), *([self.spare] if getattr(self, "spare", None) else [])] for fd in entry[1:]]
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.close(req_w)
+                os.close(resp_r)
+                for fd in others:  # another row's pipes are not this child's to touch
+                    os.close(fd)
+                self.child(req_r, resp_w)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(req_r)
+        os.close(resp_w)
+        return pid, req_w, resp_r
+
+    def serve(self, line):
+        """Hand `line` to its row's child (a kept one, else the spare) and relay the answer."""
+        key = row_key(line) if self.keep else None
+        entry = self.kept.pop(key, None) if key is not None else None
+        if entry is not None:
+            continue_quietly(entry[0])
+        else:
+            entry, self.spare = self.spare or self.spawn(), None
+        pid, req_w, r = entry
+        answer, problem = exchange(req_w, r, line, self.max_response)
+        if answer is not None:
+            os.write(self.proto_out, answer)
+            if key is not None:
+                # Stopped until its row's next call: a child that lingers after answering runs no further.
+                stop_quietly(pid)
+                self.kept[key] = entry
+                while len(self.kept) > self.keep:
+                    self.end(self.kept.pop(next(iter(self.kept))))
+            else:
+                # Gone before the next one exists: without the walls, a child could stop the one serving the next row.
+                self.end(entry)
+        else:
+            status = self.end(entry)
+            if problem is None:
+                how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
+                problem = f"the call's process ended with no answer ({how})"
+            proto_write(self.proto_out, {"id": request_id(line), "kind": "crash", "message": problem})
+        if self.spare is None:
+            self.spare = self.spawn()
+
+    def end(self, entry):
+        pid, req_w, r = entry
+        kill_quietly(pid)
+        _, status = os.waitpid(pid, 0)
+        for fd in (req_w, r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        return status
+
+    def close(self):
+        for entry in [*self.kept.values(), *([self.spare] if self.spare else [])]:
+            self.end(entry)
+        self.kept.clear()
+        self.spare = None
+
+
+def exchange(req_w, r, line, max_response):
+    """Send one request line, read one answer line: (answer with its newline, None) or (None, problem or None)."""
+    try:
+        view = memoryview(line + b"\n")
         while view:
             view = view[os.write(req_w, view) :]
     except OSError:
-        pass  # the child is gone: reported below
-    os.close(req_w)
+        return None, None  # the child is gone: its status says how
     chunks = []
     size = 0
-    over = False
     while True:
         chunk = os.read(r, 1 << 16)
         if not chunk:
-            break
+            return None, None
         size += len(chunk)
         if size > max_response:
-            over = True
-            break
+            return None, f"tool response of {size} bytes exceeds the limit of {max_response}"
         chunks.append(chunk)
-    os.close(r)
-    data = b"".join(chunks).strip()
-    if not over and data and b"\n" not in data:
-        os.write(proto_out, data + b"\n")
-        # The child has nothing left to say (it is stopped if it lingers). It is gone before the next one
-        # exists: no child ever shares the namespace with the one that serves the next row (it could stop it).
-        kill_quietly(pid)
-        os.waitpid(pid, 0)
-        return spawn_next()
-    kill_quietly(pid)
-    _, status = os.waitpid(pid, 0)
-    if over:
-        reply = {"id": request_id(line), "kind": "crash", "message": f"tool response of {size} bytes exceeds the limit of {max_response}"}
-    else:
-        how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
-        what = "a multi-line answer" if data else "no answer"
-        reply = {"id": request_id(line), "kind": "crash", "message": f"the call's process ended with {what} ({how})"}
-    proto_write(proto_out, reply)
-    return spawn_next()
+        if b"\n" in chunk:
+            break
+    data = b"".join(chunks)
+    if not data.endswith(b"\n") or b"\n" in data[:-1] or not data.strip():
+        return None, "the call's process sent a multi-line answer"
+    return data, None
+
+
+def row_key(line):
+    """The row a request belongs to (its id and sources), or None for a request the server cannot read."""
+    try:
+        req = json.loads(line)
+        return (str(req["row"]), tuple(str(s) for s in req["sources"]))
+    except Exception:
+        return None
+
+
+def stop_quietly(pid):
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except ProcessLookupError:
+        pass
+
+
+def continue_quietly(pid):
+    try:
+        os.kill(pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
 
 
 def kill_quietly(pid):
