@@ -4,6 +4,7 @@
 
 import type { RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
+import { judgeClientOptions } from '../kit/judge-client-options.ts';
 import { ModelClient } from '../model/client.ts';
 import type { Usage } from '../model/types.ts';
 import { isSimModel } from '../sim/policy-spec.ts';
@@ -47,18 +48,7 @@ export function judgeClient(run: RunConfig, m: MazeConfig, simUrl: string | unde
   let c = clients.get(key);
   if (!c) {
     const simulated = isSimModel(m.judgeModel!) && !m.judgeBaseUrl;
-    c = new ModelClient({
-      baseUrl,
-      apiKey: run.apiKey,
-      model: m.judgeModel!,
-      timeoutMs: run.requestTimeoutMs,
-      retries: run.retries,
-      deadlineMs: run.requestDeadlineMs,
-      concurrency: run.concurrency,
-      cache: { mode: run.cache, dir: run.cacheDir },
-      temperature: 0,
-      backoff: simulated ? { baseMs: 20, maxMs: 200 } : { baseMs: 500, maxMs: 20_000 },
-    });
+    c = new ModelClient(judgeClientOptions(run, { baseUrl, apiKey: run.apiKey, model: m.judgeModel!, simulated }));
     clients.set(key, c);
   }
   return c;

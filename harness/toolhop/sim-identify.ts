@@ -103,7 +103,7 @@ function pick(found: Entry[], body: IdentifiableRequest): string {
 }
 
 /** A message's text; content sent as parts (`[{type: 'text', text}]`) is joined. */
-function textOf(content: unknown): string {
+export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content))
     return content

@@ -1,6 +1,7 @@
 import { TEAM_TOPOLOGIES, type TeamTopology } from '../agent/team/index.ts';
 import type { ChatMessage } from '../core/chat.ts';
 import { FINALIZER_SYSTEM_PROMPT, REPLICA_ROLES, SINGLE_AGENT } from './prompts.ts';
+import { textOf } from './sim-identify.ts';
 
 /**
  * Which team member sent a request that carries no `x-toolgauge-agent` header, read from the conversation alone, so
@@ -115,15 +116,4 @@ function seedOf(seed: unknown): number {
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content))
-    return content
-      .map((p: unknown) =>
-        typeof p === 'object' && p !== null && 'text' in p ? String((p as { text: unknown }).text) : '',
-      )
-      .join('');
-  return '';
 }

@@ -4,6 +4,7 @@
 
 import type { RunConfig } from '../../core/config.ts';
 import { registerSecret } from '../../core/redact.ts';
+import { judgeClientOptions } from '../judge-client-options.ts';
 import { ModelClient } from '../../model/client.ts';
 import type { Usage } from '../../model/types.ts';
 import { EVAL_JUDGE_ROUTE } from '../../sim/eval-judge.ts';
@@ -97,19 +98,7 @@ function judgeClient(run: RunConfig, simUrl: string | undefined, e: JudgeEndpoin
   let c = clients.get(key);
   if (!c) {
     const simulated = isSimModel(model);
-    c = new ModelClient({
-      baseUrl,
-      ...(apiKey !== undefined ? { apiKey } : {}),
-      model,
-      timeoutMs: run.requestTimeoutMs,
-      retries: run.retries,
-      deadlineMs: run.requestDeadlineMs,
-      concurrency: run.concurrency,
-      // `--cache record|replay` covers the judge's requests as the task model's.
-      cache: { mode: run.cache, dir: run.cacheDir },
-      temperature: 0,
-      backoff: simulated ? { baseMs: 20, maxMs: 200 } : { baseMs: 500, maxMs: 20_000 },
-    });
+    c = new ModelClient(judgeClientOptions(run, { baseUrl, apiKey, model, simulated }));
     clients.set(key, c);
   }
   return c;
