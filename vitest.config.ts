@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { readConfig } from './harness/core/config.ts';
-import { vitestOptionsOf } from './harness/kit/plan.ts';
+import { vitestOptionsOf } from './harness/kit/vitest-options.ts';
 import { builtinEvalProject } from './harness/vitest/eval-config.ts';
 import { toolgaugePlugin } from './harness/vitest/plugin.ts';
 import { REPORTER_PATH } from './reporters/path.ts';

@@ -4,6 +4,9 @@ import type { SandboxAddress } from '../sandbox/remote.ts';
 import { resolveRegistryModel } from './registry-model.ts';
 import { suiteSamplingPlan, type SamplingPlan } from './sampling.ts';
 import type { AnySuite, SuiteOf } from './types.ts';
+import { type VitestOptions, vitestOptionsOf } from './vitest-options.ts';
+
+export { type VitestOptions, vitestOptionsOf };
 
 /**
  * The plan of one eval run: one typed value, built once at the edge (the CLI from its flags, config file and
@@ -44,26 +47,11 @@ export interface RunPlan {
   carryTraces?: boolean;
 }
 
-/** The eval project's Vitest options: one worker, instances concurrent inside it. */
-export interface VitestOptions {
-  /** Instances in flight at once in the worker: the run's concurrency (also the model client's limit). */
-  maxConcurrency: number;
-  /** One instance's time limit. */
-  testTimeout: number;
-  /** The global setup's and the hooks' limit (a pyodide pool's first start, a data download). */
-  hookTimeout: number;
-}
-
 /**
  * A suite's settings as the plan holds them, with the sampling plan the kit hands its instances (harness/kit/sampling.ts;
  * absent for settings read back from shard blobs, whose plan the definition gives again from them).
  */
 export type SuiteSettings = { ok: true; settings: unknown; sampling?: SamplingPlan } | { ok: false; error: string };
-
-/** Vitest's options from the run configuration: every entry point's Vitest config reads them from here. */
-export function vitestOptionsOf(run: Pick<RunConfig, 'concurrency' | 'instanceTimeoutMs'>): VitestOptions {
-  return { maxConcurrency: run.concurrency, testTimeout: run.instanceTimeoutMs, hookTimeout: 600_000 };
-}
 
 export function newRunId(now = new Date()): string {
   return `${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
