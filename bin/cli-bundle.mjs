@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { zodEnglishOnly } from './zod-english-only.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'harness', 'cli', 'main.ts');
@@ -119,23 +120,6 @@ function externalPackages() {
   }).filter((n) => n !== 'zod');
   return names.flatMap((n) => [n, `${n}/*`]);
 }
-
-// zod's namespace re-exports its ~50 message locales (0.5 MB of the 0.75 MB it adds to the bundle); toolgauge's
-// messages are English, zod's default. In the bundle, the locale index holds English alone.
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
-      return { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      loader: 'js',
-      resolveDir: dirname(args.path),
-    }));
-  },
-};
 
 async function rebuild() {
   const { build, stop } = await import('esbuild');

@@ -7,6 +7,7 @@
 // The declarations (.d.ts) and the runtime assets stay as they are.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
+import { zodEnglishOnly } from '../bin/zod-english-only.mjs';
 
 /** The placeholder a module's `import.meta.url` becomes until its chunk's place is known. */
 const META = '__toolgauge_module_url__';
@@ -86,23 +87,6 @@ function externalPackages(pkg) {
   );
   return names.flatMap((n) => [n, `${n}/*`]);
 }
-
-// zod's namespace re-exports its ~50 message locales; toolgauge's messages are English, zod's default. In the bundle,
-// the locale index holds English alone (as in bin/cli-bundle.mjs).
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
-      return { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      loader: 'js',
-      resolveDir: dirname(args.path),
-    }));
-  },
-};
 
 /** Bundles `dist` in place. */
 export async function bundleDist(dist, pkg) {
