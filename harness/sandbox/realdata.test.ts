@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, type ToolOutcome, type ToolRef } from './index.ts';
+import { canonicalResult } from '../../tests/helpers/set-order.ts';
 
 const samplePath = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -42,23 +43,8 @@ function dummyArguments(schema: Row['tools'][string]): Record<string, unknown> {
   );
 }
 
-/** Tool results up to the order of set iteration, which differs between pyodide (32-bit) and CPython hashes. */
-function canonical(content: string): string {
-  const sortDeep = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sortDeep).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
-      : v && typeof v === 'object'
-        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sortDeep(x)]))
-        : v;
-  try {
-    return JSON.stringify(sortDeep(JSON.parse(content.replace(/\bNaN\b/g, 'null'))));
-  } catch {
-    return content;
-  }
-}
-
 function summary(o: ToolOutcome): string {
-  if (o.kind === 'ok') return `ok ${canonical(o.content)}`;
+  if (o.kind === 'ok') return `ok ${canonicalResult(o.content)}`;
   if (o.kind === 'exception') return `exception ${o.excType}`;
   return o.kind;
 }

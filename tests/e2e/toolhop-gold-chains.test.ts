@@ -10,6 +10,7 @@ import { plausibleArguments } from '../../harness/toolhop/oracle-args.ts';
 import type { ToolhopRow } from '../../harness/toolhop/row.ts';
 import { toolEntries } from '../../harness/toolhop/tools.ts';
 import { SHARED_TOOLHOP } from '../helpers/cli.ts';
+import { canonicalResult } from '../helpers/set-order.ts';
 
 // The 182 sample rows' gold tool chains (each hop called as sim:oracle calls it: the dataset's example call, else
 // arguments from the hop's sub-question and the previous hop's gold answer) under the default sandbox (auto), against
@@ -83,23 +84,8 @@ for call in json.load(sys.stdin):
 print(json.dumps(out))
 `;
 
-/** Set iteration order differs between pyodide's 32-bit and CPython's hashes: compare containers sorted. */
-function canonical(content: string): string {
-  const sortDeep = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sortDeep).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
-      : v && typeof v === 'object'
-        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sortDeep(x)]))
-        : v;
-  try {
-    return JSON.stringify(sortDeep(JSON.parse(content.replace(/\bNaN\b/g, 'null'))));
-  } catch {
-    return content;
-  }
-}
-
 const summary = (o: ToolOutcome) =>
-  o.kind === 'ok' ? `ok ${canonical(o.content)}` : o.kind === 'exception' ? `exception ${o.excType}` : o.kind;
+  o.kind === 'ok' ? `ok ${canonicalResult(o.content)}` : o.kind === 'exception' ? `exception ${o.excType}` : o.kind;
 
 describe.skipIf(!rows.length || !existsSync(PYTHON))('the sample rows’ gold tool chains (needs ../shared/data)', () => {
   const run = readConfig({});
@@ -147,4 +133,4 @@ describe.skipIf(!rows.length || !existsSync(PYTHON))('the sample rows’ gold to
   );
 });
 
-const canonicalLine = (s: string) => (s.startsWith('ok ') ? `ok ${canonical(s.slice(3))}` : s);
+const canonicalLine = (s: string) => (s.startsWith('ok ') ? `ok ${canonicalResult(s.slice(3))}` : s);
