@@ -11,10 +11,24 @@ import { SuiteSession } from '../kit/session.ts';
 import type { InstanceMetaBase, Loaded, SuiteDefinition } from '../kit/types.ts';
 import { runPlan } from './context.ts';
 import './matchers.ts';
+import { loadSetFn, registerWithoutStacks, releaseTestFn } from './lean-tests.ts';
 
 /** Annotations and UI transcripts are capped: a verbose model must not bloat reports or blobs. */
 const SUMMARY_CAP = 300;
-const TRANSCRIPT_CAP = 20_000;
+
+/**
+ * Vitest keeps every test's meta and annotations until the run ends, in the worker and again in its main process:
+ * a block's transcripts share one budget, so a run of 10^5 cases holds a few hundred characters of each (the whole
+ * transcript is in the instance's trace file, which the cut names) and a run of hundreds holds all of it.
+ */
+export const TRANSCRIPT_BUDGET = 16 * 1024 * 1024;
+export const TRANSCRIPT_CAP = 20_000;
+const TRANSCRIPT_FLOOR = 200;
+
+/** The characters of each test's transcript kept in Vitest's state, for a block of `tests` tests. */
+export function transcriptCap(tests: number): number {
+  return Math.max(TRANSCRIPT_FLOOR, Math.min(TRANSCRIPT_CAP, Math.floor(TRANSCRIPT_BUDGET / Math.max(1, tests))));
+}
 
 // One load and one session per suite and settings in a worker: the part files of a suite share them.
 const loads = new Map<string, Promise<Loaded<{ id: string }>>>();
@@ -101,35 +115,42 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       // Vitest fails a file without tests; a small selection can leave a part empty.
       if (!mine.length)
         test.skip(`${def.name} › (no instances in part ${part}/${parts}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
-      for (const instance of mine) {
-        for (let trial = 0; trial < kc.run.trials; trial++) {
-          const name = `${printableId(def.testName(instance))}${kc.run.trials > 1 ? ` › trial=${trial}` : ''}`;
-          // Vitest copies the block's meta into each test's: the block's identity stays on the block (the reporter
-          // reads it there), and the transcript's key comes first, so the UI's "Test Meta" shows it above the JSON.
-          const meta = {
-            transcript: undefined,
-            toolgaugeSuite: undefined,
-            toolgaugeInstance: { id: instance.id, trial },
-          };
-          const options = opts.timeout !== undefined ? { meta, timeout: opts.timeout } : { meta };
-          test.concurrent(name, options, async ({ task, annotate }) => {
-            const r = await session.runOne(instance, trial);
-            task.meta.toolgauge = r.meta;
-            // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.
-            if (r.transcript) task.meta.transcript = cap(r.transcript, TRANSCRIPT_CAP);
-            if (kc.carryTraces) task.meta.toolgaugeTrace = carryTrace(session.outDir, r.meta.trace ?? undefined);
-            await annotate(
-              cap(r.verdict.summary, SUMMARY_CAP),
-              r.meta.error ? 'error' : r.meta.pass ? 'pass' : 'fail',
-              // A string body is base64 unless it says otherwise: without utf-8 the UI's Download link is garbage.
-              r.transcript
-                ? { body: cap(r.transcript, TRANSCRIPT_CAP), contentType: 'text/plain', bodyEncoding: 'utf-8' }
-                : undefined,
-            );
-            expect(r.meta).toPassInstance(r.verdict);
-          });
+      const cutAt = transcriptCap(mine.length * kc.run.trials);
+      // `test.concurrent` is a getter that builds a new chainable (a dozen closures and getters) on every read, and
+      // each test keeps the one it was made with: read once, it is shared by all of the block's tests.
+      const concurrent = test.concurrent;
+      await loadSetFn();
+      registerWithoutStacks(() => {
+        for (const instance of mine) {
+          for (let trial = 0; trial < kc.run.trials; trial++) {
+            const name = `${printableId(def.testName(instance))}${kc.run.trials > 1 ? ` › trial=${trial}` : ''}`;
+            // Vitest copies the block's meta into each test's: the block's identity stays on the block (the reporter
+            // reads it there), and the transcript's key comes first, so the UI's "Test Meta" shows it above the JSON.
+            const meta = {
+              transcript: undefined,
+              toolgaugeSuite: undefined,
+              toolgaugeInstance: { id: instance.id, trial },
+            };
+            const options = opts.timeout !== undefined ? { meta, timeout: opts.timeout } : { meta };
+            concurrent(name, options, async ({ task, annotate }) => {
+              releaseTestFn(task);
+              const r = await session.runOne(instance, trial);
+              task.meta.toolgauge = r.meta;
+              // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.
+              const transcript = r.transcript ? cutTranscript(r.transcript, cutAt, r.meta.trace) : undefined;
+              if (transcript) task.meta.transcript = transcript;
+              if (kc.carryTraces) task.meta.toolgaugeTrace = carryTrace(session.outDir, r.meta.trace ?? undefined);
+              await annotate(
+                cap(r.verdict.summary, SUMMARY_CAP),
+                r.meta.error ? 'error' : r.meta.pass ? 'pass' : 'fail',
+                // A string body is base64 unless it says otherwise: without utf-8 the UI's Download link is garbage.
+                transcript ? { body: transcript, contentType: 'text/plain', bodyEncoding: 'utf-8' } : undefined,
+              );
+              expect(r.meta).toPassInstance(r.verdict);
+            });
+          }
         }
-      }
+      });
       done();
     } catch (err) {
       failed(err);
@@ -144,4 +165,9 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
 /** Redacted before the cut (core/redact.ts). */
 function cap(s: string, n: number): string {
   return redactCut(s, n, (length) => `… [${length - n} more characters]`);
+}
+
+/** A transcript cut at `n` characters, naming the trace file that holds it whole. */
+export function cutTranscript(s: string, n: number, trace: string | null | undefined): string {
+  return redactCut(s, n, (length) => `… [${length - n} more characters${trace ? `; whole in ${trace}` : ''}]`);
 }

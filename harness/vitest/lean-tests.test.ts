@@ -1,0 +1,68 @@
+import { describe, expect, it, TestRunner } from 'vitest';
+import { loadSetFn, registerWithoutStacks, releaseTestFn } from './lean-tests.ts';
+import { cutTranscript, TRANSCRIPT_BUDGET, TRANSCRIPT_CAP, transcriptCap } from './suite-tests.ts';
+
+describe('releasing a started test function', () => {
+  it("replaces this very test's function in Vitest's own map", async ({ task }) => {
+    expect(await loadSetFn()).toBeTypeOf('function');
+    const before = TestRunner.getTestFn(task);
+    expect(before).toBeTypeOf('function');
+    releaseTestFn(task);
+    const after = TestRunner.getTestFn(task);
+    expect(after).not.toBe(before);
+    expect(() => (after as () => void)()).toThrow(/released/);
+  });
+
+  it('keeps the function of a test Vitest may run again', { retry: 1 }, async ({ task }) => {
+    await loadSetFn();
+    const before = TestRunner.getTestFn(task);
+    releaseTestFn(task);
+    expect(TestRunner.getTestFn(task)).toBe(before);
+    releaseTestFn({ ...task, retry: undefined, repeats: 2 } as never);
+  });
+});
+
+describe('registering without stack traces', () => {
+  it('captures no stack inside, even when the limit is set there, and restores the limit after', () => {
+    const limit = Error.stackTraceLimit;
+    const inside = registerWithoutStacks(() => {
+      Error.stackTraceLimit = 10;
+      return new Error('inside').stack;
+    });
+    expect(inside).toBeUndefined();
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')).toHaveProperty('value', limit);
+    expect(new Error('after').stack).toMatch(/after\n\s+at /);
+  });
+
+  it('restores the limit when the registration throws', () => {
+    const limit = Error.stackTraceLimit;
+    expect(() =>
+      registerWithoutStacks(() => {
+        throw new TypeError('boom');
+      }),
+    ).toThrow('boom');
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error('x').stack).toContain('at ');
+  });
+});
+
+describe('the transcripts kept in Vitest', () => {
+  it('share one budget: whole for small blocks, a floor for huge ones', () => {
+    expect(transcriptCap(1)).toBe(TRANSCRIPT_CAP);
+    expect(transcriptCap(500)).toBe(TRANSCRIPT_CAP);
+    expect(transcriptCap(10_000)).toBe(Math.floor(TRANSCRIPT_BUDGET / 10_000));
+    expect(transcriptCap(100_000) * 100_000).toBeLessThanOrEqual(TRANSCRIPT_BUDGET * 1.25);
+    expect(transcriptCap(10_000_000)).toBe(200);
+  });
+
+  it('says how much was cut and where the whole is', () => {
+    const t = 'x'.repeat(1000);
+    expect(cutTranscript(t, 2000, 'traces/a.json')).toBe(t);
+    const cut = cutTranscript(t, 300, 'traces/a.json');
+    expect(cut.startsWith('x'.repeat(300))).toBe(true);
+    expect(cut).toContain('700 more characters');
+    expect(cut).toContain('traces/a.json');
+    expect(cutTranscript(t, 300, null)).not.toContain('traces');
+  });
+});
