@@ -10,7 +10,16 @@
 // the bench says so and exits 0. Both sides read BFCL's data from that folder.
 import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -68,7 +77,8 @@ const MODELS = [
 const BEHAVIOURS: Behaviour[] = ['oracle', 'decision_failure', 'format_failure'];
 
 /** BFCL's result tree groups files by live / non_live / multi_turn. */
-const groupOf = (c: string) => (c.startsWith('live_') ? 'live' : c.startsWith('multi_turn') ? 'multi_turn' : 'non_live');
+const groupOf = (c: string) =>
+  c.startsWith('live_') ? 'live' : c.startsWith('multi_turn') ? 'multi_turn' : 'non_live';
 
 /** model/id → how its output was made (oracle, behaviour, or the generator's recipe). */
 const recipes = new Map<string, string>();
@@ -94,7 +104,8 @@ export function writeResults(root: string): number {
           if (k % 3 === 0) result = simulatedResult(c, format);
           else {
             const formats = format === 'pythonic' && languageOf(category) !== 'python' ? ['fc' as const] : [format];
-            [{ result, recipe }] = fc.sample(outputFor(c, formats), { seed: 1000 * mi + 100 * ci + k, numRuns: 1 });
+            const [out] = fc.sample(outputFor(c, formats), { seed: 1000 * mi + 100 * ci + k, numRuns: 1 });
+            ({ result, recipe } = out!);
           }
           recipes.set(`${model}/${c.id}`, recipe);
           lines.push(`{"id": ${JSON.stringify(c.id)}, "result": ${pyJsonDumps(result)}}`);
@@ -153,7 +164,12 @@ function bfclVerdicts(scoreDir: string, resultDir: string): Map<string, Verdict>
       const [, ...rows] = readFileSync(file, 'utf8').split('\n').filter(Boolean);
       for (const row of rows) {
         // Multi-turn score lines nest the error type under `error`.
-        const r = JSON.parse(row) as { id: string; valid: boolean; error_type?: string; error?: { error_type?: string } };
+        const r = JSON.parse(row) as {
+          id: string;
+          valid: boolean;
+          error_type?: string;
+          error?: { error_type?: string };
+        };
         out.set(`${model}/${r.id}`, { valid: r.valid, error_type: r.error_type ?? r.error?.error_type ?? '' });
       }
     }
@@ -166,41 +182,62 @@ const resultDir = join(work, 'result');
 const cases = writeResults(work);
 console.error(`${cases} result lines under ${work}`);
 
-// BFCL's evaluator: one process over the folder (its runner walks result/<model>/…).
+// Timed in two parts, single-turn and multi-turn categories, so that each part's cost per case shows.
 const scoreDir = join(work, 'score');
-const allCategories = [...new Set(MODELS.flatMap((m) => m.categories))];
-const bfcl = timed(python, ['-X', 'utf8', DRIVER, REF, resultDir, scoreDir, ...allCategories], {
-  ...process.env,
-  BFCL_PROJECT_ROOT: work,
-});
-
-// toolgauge: one rescore per model folder (the format and the model-registry flag differ between them).
-const ours = { wallS: 0, cpuS: 0, maxRssMb: 0 };
-const mine = new Map<string, Verdict & { crash?: string }>();
-for (const { model, format } of MODELS) {
-  const out = join(work, `tg-${model}`);
-  const t = timed(fromRoot('bin', 'toolgauge.mjs'), [
-    'bfcl',
-    'rescore',
-    '--result-dir',
-    join(resultDir, model),
-    '--out-dir',
-    out,
-    '--format',
-    format,
-    '--data',
-    DATA,
-    '--bfcl-source',
-    REF,
-    '--model-name',
-    model,
-  ]);
-  ours.wallS += t.wallS;
-  ours.cpuS += t.cpuS;
-  ours.maxRssMb = Math.max(ours.maxRssMb, t.maxRssMb);
-  for (const line of readFileSync(join(out, 'results.jsonl'), 'utf8').split('\n').filter(Boolean)) {
-    const r = JSON.parse(line) as Verdict & { id: string };
-    mine.set(`${model}/${r.id}`, { valid: r.valid, error_type: r.error_type });
+const PARTS = {
+  single: (c: BfclCategory) => checkKindOf(c) !== 'multi_turn',
+  multi: (c: BfclCategory) => checkKindOf(c) === 'multi_turn',
+};
+type Part = keyof typeof PARTS;
+const zero = (): Timed => ({ wallS: 0, cpuS: 0, maxRssMb: 0 });
+const add = (a: Timed, b: Timed) => {
+  a.wallS += b.wallS;
+  a.cpuS += b.cpuS;
+  a.maxRssMb = Math.max(a.maxRssMb, b.maxRssMb);
+};
+const bfcl: Record<Part, Timed> = { single: zero(), multi: zero() };
+const ours: Record<Part, Timed> = { single: zero(), multi: zero() };
+const partCases: Record<Part, number> = { single: 0, multi: 0 };
+const mine = new Map<string, Verdict>();
+for (const part of Object.keys(PARTS) as Part[]) {
+  // BFCL's evaluator: one process over the folder (its runner walks result/<model>/…).
+  const categories = [...new Set(MODELS.flatMap((m) => m.categories))].filter(PARTS[part]);
+  add(
+    bfcl[part],
+    timed(python, ['-X', 'utf8', DRIVER, REF, resultDir, scoreDir, ...categories], {
+      ...process.env,
+      BFCL_PROJECT_ROOT: work,
+    }),
+  );
+  // toolgauge: one rescore per model folder (the format and the model-registry flag differ between them).
+  for (const { model, format, categories: own } of MODELS) {
+    const out = join(work, `tg-${model}-${part}`);
+    add(
+      ours[part],
+      timed(fromRoot('bin', 'toolgauge.mjs'), [
+        'bfcl',
+        'rescore',
+        '--result-dir',
+        join(resultDir, model),
+        '--out-dir',
+        out,
+        '--format',
+        format,
+        '--data',
+        DATA,
+        '--bfcl-source',
+        REF,
+        '--model-name',
+        model,
+        '--category',
+        own.filter(PARTS[part]).join(','),
+      ]),
+    );
+    for (const line of readFileSync(join(out, 'results.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+      const r = JSON.parse(line) as Verdict & { id: string };
+      mine.set(`${model}/${r.id}`, { valid: r.valid, error_type: r.error_type });
+      partCases[part]++;
+    }
   }
 }
 
@@ -225,17 +262,20 @@ for (const [key, ref] of theirs) {
 }
 for (const key of mine.keys()) if (!theirs.has(key)) differences.push(`${key}: no BFCL verdict`);
 
-const perCaseMs = (t: Timed) => ({ wall: (1000 * t.wallS) / cases, cpu: (1000 * t.cpuS) / cases });
 console.log(`\n### toolgauge bfcl rescore beside BFCL's evaluator (${cases} cases)\n`);
-console.log('| | wall s | CPU-s (tree) | ms wall / case | ms CPU / case | peak RSS MiB |\n|---|---|---|---|---|---|');
-for (const [name, t] of [
-  ['BFCL eval_runner', bfcl],
-  ['toolgauge bfcl rescore', ours],
-] as const) {
-  const p = perCaseMs(t);
-  console.log(
-    `| ${name} | ${t.wallS.toFixed(2)} | ${t.cpuS.toFixed(2)} | ${p.wall.toFixed(2)} | ${p.cpu.toFixed(2)} | ${t.maxRssMb.toFixed(0)} |`,
-  );
+console.log(
+  '| part | cases | | wall s | CPU-s (tree) | ms wall / case | ms CPU / case | peak RSS MiB |\n|---|---|---|---|---|---|---|---|',
+);
+for (const part of Object.keys(PARTS) as Part[]) {
+  for (const [name, t] of [
+    ['BFCL eval_runner', bfcl[part]],
+    ['toolgauge bfcl rescore', ours[part]],
+  ] as const) {
+    const n = partCases[part];
+    console.log(
+      `| ${part}-turn | ${n} | ${name} | ${t.wallS.toFixed(2)} | ${t.cpuS.toFixed(2)} | ${((1000 * t.wallS) / n).toFixed(2)} | ${((1000 * t.cpuS) / n).toFixed(2)} | ${t.maxRssMb.toFixed(0)} |`,
+    );
+  }
 }
 const objectArgs = [...theirs.keys()].filter(handlerDependent).length;
 console.log(
@@ -254,14 +294,21 @@ if (values.record) {
       object_args_cases: objectArgs,
       object_args_differences: explained.length,
       bfcl_valid: bfclValid,
-      bfcl_wall_ms: 1000 * bfcl.wallS,
-      bfcl_cpu_ms: 1000 * bfcl.cpuS,
-      bfcl_cpu_us_per_case: (1e6 * bfcl.cpuS) / cases,
-      toolgauge_wall_ms: 1000 * ours.wallS,
-      toolgauge_cpu_ms: 1000 * ours.cpuS,
-      toolgauge_cpu_us_per_case: (1e6 * ours.cpuS) / cases,
-      toolgauge_wall_us_per_case: (1e6 * ours.wallS) / cases,
-      bfcl_wall_us_per_case: (1e6 * bfcl.wallS) / cases,
+      single_cases: partCases.single,
+      multi_cases: partCases.multi,
+      ...Object.fromEntries(
+        (Object.keys(PARTS) as Part[]).flatMap((part) => {
+          const n = partCases[part];
+          return [
+            [`bfcl_${part}_cpu_us_per_case`, (1e6 * bfcl[part].cpuS) / n],
+            [`bfcl_${part}_wall_us_per_case`, (1e6 * bfcl[part].wallS) / n],
+            [`toolgauge_${part}_cpu_us_per_case`, (1e6 * ours[part].cpuS) / n],
+            [`toolgauge_${part}_wall_us_per_case`, (1e6 * ours[part].wallS) / n],
+            [`bfcl_${part}_cpu_ms`, 1000 * bfcl[part].cpuS],
+            [`toolgauge_${part}_cpu_ms`, 1000 * ours[part].cpuS],
+          ];
+        }),
+      ),
     },
     `npm run bench:bfcl-evaluator -- --per-category ${PER} --multi-turn ${MT} --record ${values.record}`,
   );
