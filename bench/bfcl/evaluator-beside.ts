@@ -1,5 +1,5 @@
 // `npm run bench:bfcl-evaluator [-- --per-category N --multi-turn N --record NAME]`: `toolgauge bfcl rescore` beside
-// BFCL's own evaluator (eval_runner.py, driven by bench/bfcl/bfcl_evaluate.py) on the same result files.
+// BFCL's own evaluator (eval_runner.py, driven by fixtures/bfcl/bfcl_evaluate.py) on the same result files.
 //   1. Writes result folders BFCL's way (result/<model>/<group>/BFCL_v4_<category>_result.json) for several
 //      categories: per case the oracle's output or a mutated one (harness/bfcl/arbitraries.ts), for an FC model
 //      (tg-fc) and a prompt-mode model (tg-prompt).
@@ -44,7 +44,7 @@ const { values } = parseArgs({
 const PER = Number(values['per-category'] ?? 200);
 const MT = Number(values['multi-turn'] ?? 30);
 const REF = process.env.TOOLGAUGE_BFCL_REF;
-export const DRIVER = fileURLToPath(new URL('./bfcl_evaluate.py', import.meta.url));
+const DRIVER = fileURLToPath(new URL('../../fixtures/bfcl/bfcl_evaluate.py', import.meta.url));
 
 if (!REF || !existsSync(join(REF, 'bfcl_eval', 'eval_checker', 'eval_runner.py'))) {
   console.log(
