@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { confined } from '../sandbox/confine.ts';
 import { prepareCall, REFUSED_NAMES, type CallData, type CallScope, type PreparedCall } from './call-data.ts';
+import { ExecutorError } from './executor-error.ts';
 
 export interface InstanceSpec {
   /** BFCL class names (`involved_classes`). */
@@ -70,10 +71,7 @@ export interface CaseOutcome {
   turns: Array<{ model: string[][]; ground_truth: string[]; state?: StateComparison }>;
 }
 
-/** A failure of the executor itself (worker died, timed out, refused a request) — not a model error. */
-export class ExecutorError extends Error {
-  override name = 'ExecutorError';
-}
+export { ExecutorError };
 
 export const EXEC_SCRIPT = fileURLToPath(new URL('./python/bfcl_exec.py', import.meta.url));
 /** The sandbox's runtime folder: the worker installs its audit hook (sandbox_guard.py) in every instance. */

@@ -22,7 +22,8 @@ import {
   toDecodedCalls,
   type ResultFormat,
 } from './decode.ts';
-import { ExecutorError, type BfclExecutor } from './executor.ts';
+import type { BfclExecutor } from './executor.ts';
+import { ExecutorError } from './executor-error.ts';
 import { BfclCrash, BfclUnsupported } from './py.ts';
 import { PyLiteralUnsupported } from '../core/pyliteral/index.ts';
 

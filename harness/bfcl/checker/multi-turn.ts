@@ -5,14 +5,8 @@
 // (response check, unordered, with multiplicity). Turns with an empty ground truth are executed but not checked
 // (BFCL's irrelevance check for miss_func/miss_param exists but its runner never calls it).
 import { isLongContext } from '../categories.ts';
-import {
-  ExecutorError,
-  type BfclExecutor,
-  type CaseOutcome,
-  type CaseRun,
-  type InstanceSpec,
-  type StateComparison,
-} from '../executor.ts';
+import { ExecutorError } from '../executor-error.ts';
+import type { BfclExecutor, CaseOutcome, CaseRun, InstanceSpec, StateComparison } from '../executor.ts';
 
 export interface MultiTurnResult {
   valid: boolean;
