@@ -166,16 +166,24 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
         seen.add(id);
         known.push({ c, result });
       }
-      // Checked a batch at a time (multi-turn cases share two executor requests per batch), recorded in order.
-      for (let s = 0; s < known.length; s += RESCORE_BATCH) {
-        const chunk = known.slice(s, s + RESCORE_BATCH);
-        const verdicts: BfclVerdict[] = await checkCases(chunk, {
-          format: opts.format,
-          underscoreToDot,
-          executor: opts.executor,
-          modelName: opts.modelName ?? modelNameOf(file, dir),
-        });
-        chunk.forEach(({ c, result }, k) => {
+      // Checked a batch at a time (multi-turn cases share two executor requests per batch), recorded in order; the
+      // next batch is sent to the executor before this one's beyond-BFCL view is computed, so the two overlap.
+      const scoreOpts = {
+        format: opts.format,
+        underscoreToDot,
+        executor: opts.executor,
+        modelName: opts.modelName ?? modelNameOf(file, dir),
+      };
+      const check = (s: number) => {
+        const p = checkCases(known.slice(s, s + RESCORE_BATCH), scoreOpts);
+        p.catch(() => undefined); // awaited below; a failure while the previous batch is recorded is not unhandled
+        return p;
+      };
+      let pending = known.length ? check(0) : undefined;
+      for (let s = 0; pending; s += RESCORE_BATCH) {
+        const verdicts: BfclVerdict[] = await pending;
+        pending = s + RESCORE_BATCH < known.length ? check(s + RESCORE_BATCH) : undefined;
+        known.slice(s, s + RESCORE_BATCH).forEach(({ c, result }, k) => {
           const verdict = verdicts[k]!;
           const beyond =
             opts.beyond !== false && !verdict.undecided
