@@ -71,4 +71,31 @@ describe('a batch of multi-turn cases', () => {
       /ended without an answer/,
     );
   });
+
+  it('a case whose instance dies in a later turn keeps the verdict an earlier turn decided', async () => {
+    // Turn 0 asks for a read the model never makes: the responses differ there, so the checker stops at turn 0
+    // and the crash in turn 1 never runs; a crash with no earlier failing turn stays a crash.
+    const withRead: BfclCase = {
+      ...withCrash,
+      groundTruth: [
+        ["create_ticket(title='Printer jam', priority=2)", 'get_ticket(ticket_id=1)'],
+        ['close_ticket(ticket_id=1)'],
+      ],
+    };
+    const laterCrash = fcResult([[['create_ticket', { title: 'Printer jam', priority: 2 }]], [['crash', {}]]]);
+    const [decided, crashed] = await checkCases(
+      [
+        { c: withRead, result: laterCrash },
+        { c: withCrash, result: laterCrash },
+      ],
+      { format: 'fc', executor: exec },
+    );
+    expect([decided!.valid, decided!.error_type, decided!.crash]).toEqual([
+      false,
+      'multi_turn:execution_response_mismatch',
+      undefined,
+    ]);
+    expect(decided!.multiTurn?.turn).toBe(0);
+    expect([crashed!.valid, crashed!.error_type]).toEqual([false, 'checker_crash:ExecutorError']);
+  });
 });

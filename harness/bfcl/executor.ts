@@ -132,21 +132,15 @@ const stateSchema = z.object({
   differences: z.record(z.string(), z.record(z.string(), z.object({ model: z.unknown(), ground_truth: z.unknown() }))),
 });
 const caseError = z.object({ error: z.string() });
+const ranTurn = z.object({
+  model: z.array(z.array(z.string())),
+  ground_truth: z.array(z.string()),
+  state: stateSchema.optional(),
+});
 const startManySchema = z.object({ answers: z.array(z.union([caseError, startSchema])) });
 const runCasesSchema = z.object({
   cases: z.array(
-    z.union([
-      caseError,
-      z.object({
-        turns: z.array(
-          z.object({
-            model: z.array(z.array(z.string())),
-            ground_truth: z.array(z.string()),
-            state: stateSchema.optional(),
-          }),
-        ),
-      }),
-    ]),
+    z.union([caseError.extend({ turns: z.array(ranTurn).optional() }), z.object({ turns: z.array(ranTurn) })]),
   ),
 });
 
@@ -353,15 +347,18 @@ export class PythonBfclExecutor implements BfclExecutor {
       const turns = prepared[k];
       if (!turns) return new ExecutorError(`BFCL executor: no instance ${c.model} or ${c.groundTruth}`);
       const a = answered[next++]!;
-      if ('error' in a) return new ExecutorError(`BFCL executor: ${a.error}`);
+      const outcome = (ran: z.infer<typeof ranTurn>[]): CaseOutcome => ({
+        turns: ran.map((t, i) => ({
+          model: t.model.map((ran, j) => merge(turns[i]!.steps[j]!, ran)),
+          ground_truth: merge(turns[i]!.groundTruth, t.ground_truth),
+          ...(t.state ? { state: t.state } : {}),
+        })),
+      });
       try {
-        return {
-          turns: a.turns.map((t, i) => ({
-            model: t.model.map((ran, j) => merge(turns[i]!.steps[j]!, ran)),
-            ground_truth: merge(turns[i]!.groundTruth, t.ground_truth),
-            ...(t.state ? { state: t.state } : {}),
-          })),
-        };
+        if (!('error' in a)) return outcome(a.turns);
+        const err = new ExecutorError(`BFCL executor: ${a.error}`);
+        if (a.turns?.length) err.ranBefore = outcome(a.turns).turns;
+        return err;
       } catch (err) {
         return err as ExecutorError;
       }

@@ -186,7 +186,7 @@ async function checkTogether(
     const early = failed.get(k);
     if (early) return early;
     const r = ran[next++]!;
-    if (r instanceof ExecutorError) return r;
+    if (r instanceof ExecutorError) return decidedBefore(input, r) ?? r;
     try {
       return judgeTurns(input, r);
     } catch (err) {
@@ -194,6 +194,21 @@ async function checkTogether(
       throw err;
     }
   });
+}
+
+/**
+ * A case whose instance failed in a later turn keeps the verdict an earlier turn decided (the checker stops at the
+ * first failing turn, before the failing one would have run); otherwise the failure stands.
+ */
+function decidedBefore(input: MultiTurnInput, err: ExecutorError): MultiTurnResult | undefined {
+  if (!err.ranBefore) return undefined;
+  try {
+    const r = judgeTurns(input, { turns: err.ranBefore });
+    return r.valid ? undefined : r;
+  } catch (e) {
+    if (e instanceof ExecutorError) return undefined;
+    throw e;
+  }
 }
 
 /** One case (a batch of one): an instance failure is thrown. */

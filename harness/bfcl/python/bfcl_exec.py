@@ -31,7 +31,7 @@ Requests:
                                                                  -> {"cases": [{"turns": [...]} or {"error"}, ...]}
   The batch ops check many cases in one request; each case still has its own two instances (fresh processes),
   runs under its own try/except and is closed when it ends: a case whose instance dies or fails is answered with
-  its own error, and the others keep their answers. run_cases runs a case's turns in order (model steps, then the
+  its own error (and the turns that ran before it), and the others keep their answers. run_cases runs a case's turns in order (model steps, then the
   ground truth, then the state comparison when asked) and stops after a turn whose states differ.
 Values V are tagged JSON (see `value_of`), so that ints, floats, tuples, sets and bytes stay what they were.
 """
@@ -451,10 +451,12 @@ class Children:
                     if not done["state"]["valid"]:
                         break
             return {"turns": turns}
+        # With the error, the turns that ran: the host judges them first (an earlier turn may decide the verdict,
+        # as it would have before this turn ran).
         except CaseFailed as e:
-            return {"error": str(e)}
+            return {"error": str(e), "turns": turns}
         except Exception as e:  # noqa: BLE001 - one case's failure is that case's answer
-            return {"error": f"{type(e).__name__}: {e}"}
+            return {"error": f"{type(e).__name__}: {e}", "turns": turns}
         finally:
             self.close(model)
             self.close(ground_truth)
