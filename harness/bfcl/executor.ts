@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { confined } from '../sandbox/confine.ts';
-import { prepareCall, REFUSED_NAMES, type CallData, type CallScope } from './call-data.ts';
+import { prepareCall, REFUSED_NAMES, type CallData, type CallScope, type PreparedCall } from './call-data.ts';
+import { ExecutorError } from './executor-error.ts';
 
 export interface InstanceSpec {
   /** BFCL class names (`involved_classes`). */
@@ -48,14 +49,29 @@ export interface BfclExecutor {
   /** Public attributes per class as readable JSON (for reports). */
   snapshot(handle: Handle): Promise<Record<string, Record<string, unknown>>>;
   close(handle: Handle): Promise<void>;
+  /**
+   * Many cases in two requests (start every instance, then run every case): each case keeps its own two instances
+   * and ends them; a case whose instance fails gets an ExecutorError in its place, the others their turns.
+   */
+  startMany(specs: readonly InstanceSpec[]): Promise<Array<Handle | ExecutorError>>;
+  runCases(cases: readonly CaseRun[]): Promise<Array<CaseOutcome | ExecutorError>>;
   /** Stop the worker. */
   dispose(): Promise<void>;
 }
 
-/** A failure of the executor itself (worker died, timed out, refused a request) — not a model error. */
-export class ExecutorError extends Error {
-  override name = 'ExecutorError';
+/** One case's turns for runCases: the model's decoded steps and the ground truth's calls per turn. */
+export interface CaseRun {
+  model: Handle;
+  groundTruth: Handle;
+  turns: ReadonlyArray<{ steps: readonly (readonly string[])[]; groundTruth: readonly string[]; compare: boolean }>;
 }
+
+/** What runCases ran: per turn the results (and the state comparison when asked); it stops after differing states. */
+export interface CaseOutcome {
+  turns: Array<{ model: string[][]; ground_truth: string[]; state?: StateComparison }>;
+}
+
+export { ExecutorError };
 
 export const EXEC_SCRIPT = fileURLToPath(new URL('./python/bfcl_exec.py', import.meta.url));
 /** The sandbox's runtime folder: the worker installs its audit hook (sandbox_guard.py) in every instance. */
@@ -111,6 +127,22 @@ export async function findBfclSource(option: string | undefined, env: NodeJS.Pro
 const answerSchema = z.object({ error: z.string().optional() }).passthrough();
 const startSchema = z.object({ methods: z.record(z.string(), z.string()) });
 const resultsSchema = z.object({ results: z.array(z.string()) });
+const stateSchema = z.object({
+  valid: z.boolean(),
+  differences: z.record(z.string(), z.record(z.string(), z.object({ model: z.unknown(), ground_truth: z.unknown() }))),
+});
+const caseError = z.object({ error: z.string() });
+const ranTurn = z.object({
+  model: z.array(z.array(z.string())),
+  ground_truth: z.array(z.string()),
+  state: stateSchema.optional(),
+});
+const startManySchema = z.object({ answers: z.array(z.union([caseError, startSchema])) });
+const runCasesSchema = z.object({
+  cases: z.array(
+    z.union([caseError.extend({ turns: z.array(ranTurn).optional() }), z.object({ turns: z.array(ranTurn) })]),
+  ),
+});
 
 const WORKER_OPTIONS = { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', buffer: false, reject: false } as const;
 
@@ -191,7 +223,7 @@ export class PythonBfclExecutor implements BfclExecutor {
     }
   }
 
-  private request<T>(req: Record<string, unknown>): Promise<T> {
+  private request<T>(req: Record<string, unknown>, cases = 1): Promise<T> {
     // One request at a time: the worker answers in order, and a timeout must blame the right request.
     const run = async (): Promise<T> => {
       this.ready ??= this.launch();
@@ -199,15 +231,16 @@ export class PythonBfclExecutor implements BfclExecutor {
       const child = this.child;
       if (!child) throw new ExecutorError('BFCL executor is not running');
       const answer = await new Promise<unknown>((resolve, reject) => {
+        const limit = (this.opts.timeoutMs ?? 30_000) * cases;
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
           this.buffer = '';
           this.fail(
             new ExecutorError(
-              `BFCL executor: ${String(req.op)} took longer than ${this.opts.timeoutMs ?? 30_000} ms (worker killed; its instances are lost)`,
+              `BFCL executor: ${String(req.op)} took longer than ${limit} ms (worker killed; its instances are lost)`,
             ),
           );
-        }, this.opts.timeoutMs ?? 30_000);
+        }, limit);
         this.waiting.push({ resolve, reject, timer });
         child.stdin.write(`${JSON.stringify(req)}\n`);
       });
@@ -220,22 +253,116 @@ export class PythonBfclExecutor implements BfclExecutor {
     return p;
   }
 
-  async start(spec: InstanceSpec): Promise<Handle> {
+  private startRequest(spec: InstanceSpec): { handle: Handle; req: Record<string, unknown> } {
     const handle = `h${this.nextHandle++}`;
-    const answer = await this.request<unknown>({
-      op: 'start',
+    return {
       handle,
-      classes: spec.classes,
-      initial_config: spec.initialConfigJson,
-      long_context: spec.longContext,
-      label: spec.label,
-      functions: spec.functions,
-    });
-    const { methods } = startSchema.parse(answer);
+      req: {
+        op: 'start',
+        handle,
+        classes: spec.classes,
+        initial_config: spec.initialConfigJson,
+        long_context: spec.longContext,
+        label: spec.label,
+        functions: spec.functions,
+      },
+    };
+  }
+
+  private keepScope(handle: Handle, spec: InstanceSpec, methods: Record<string, string>): Handle {
     const methodToVar = new Map(Object.entries(methods));
     const allowed = new Set(spec.functions.filter((f) => methodToVar.has(f) && !REFUSED_NAMES.has(f)));
     this.scopes.set(handle, { methodToVar, allowed });
     return handle;
+  }
+
+  async start(spec: InstanceSpec): Promise<Handle> {
+    const { handle, req } = this.startRequest(spec);
+    const { methods } = startSchema.parse(await this.request<unknown>(req));
+    return this.keepScope(handle, spec, methods);
+  }
+
+  async startMany(specs: readonly InstanceSpec[]): Promise<Array<Handle | ExecutorError>> {
+    if (specs.length === 0) return [];
+    const reqs = specs.map((s) => this.startRequest(s));
+    const { answers } = startManySchema.parse(
+      await this.request<unknown>({ op: 'start_many', starts: reqs.map((r) => r.req) }, specs.length),
+    );
+    if (answers.length !== specs.length)
+      throw new ExecutorError(`BFCL executor: ${specs.length} instances asked, ${answers.length} answers`);
+    return answers.map((a, k) =>
+      'error' in a
+        ? new ExecutorError(`BFCL executor: ${a.error}`)
+        : this.keepScope(reqs[k]!.handle, specs[k]!, a.methods),
+    );
+  }
+
+  /** Calls the case may not run are answered here (as in `call`); only the others reach the worker, as data. */
+  async runCases(cases: readonly CaseRun[]): Promise<Array<CaseOutcome | ExecutorError>> {
+    if (cases.length === 0) return [];
+    const prepared = cases.map((c) => {
+      const model = this.scopes.get(c.model);
+      const gt = this.scopes.get(c.groundTruth);
+      if (!model || !gt) return undefined;
+      return c.turns.map((t) => ({
+        steps: t.steps.map((calls) => calls.map((call) => prepareCall(call, model))),
+        groundTruth: t.groundTruth.map((call) => prepareCall(call, gt)),
+        compare: t.compare,
+      }));
+    });
+    const data = (p: PreparedCall[]): CallData[] => p.flatMap((x): CallData[] => ('call' in x ? [x.call] : []));
+    const merge = (p: PreparedCall[], ran: readonly string[]): string[] => {
+      let next = 0;
+      const out = p.map((x) => ('call' in x ? ran[next++] : x.result));
+      if (next !== ran.length || out.some((r) => r === undefined))
+        throw new ExecutorError(`BFCL executor: ${next} calls sent, ${ran.length} results`);
+      return out as string[];
+    };
+    const sent = cases.flatMap((c, k) =>
+      prepared[k]
+        ? [
+            {
+              model: c.model,
+              ground_truth: c.groundTruth,
+              turns: prepared[k].map((t) => ({
+                steps: t.steps.map(data),
+                ground_truth: data(t.groundTruth),
+                compare: t.compare,
+              })),
+            },
+          ]
+        : [],
+    );
+    for (const c of cases) {
+      this.scopes.delete(c.model);
+      this.scopes.delete(c.groundTruth);
+    }
+    const answered = sent.length
+      ? runCasesSchema.parse(await this.request<unknown>({ op: 'run_cases', cases: sent }, sent.length)).cases
+      : [];
+    if (answered.length !== sent.length)
+      throw new ExecutorError(`BFCL executor: ${sent.length} cases sent, ${answered.length} answers`);
+    let next = 0;
+    return cases.map((c, k): CaseOutcome | ExecutorError => {
+      const turns = prepared[k];
+      if (!turns) return new ExecutorError(`BFCL executor: no instance ${c.model} or ${c.groundTruth}`);
+      const a = answered[next++]!;
+      const outcome = (ran: z.infer<typeof ranTurn>[]): CaseOutcome => ({
+        turns: ran.map((t, i) => ({
+          model: t.model.map((ran, j) => merge(turns[i]!.steps[j]!, ran)),
+          ground_truth: merge(turns[i]!.groundTruth, t.ground_truth),
+          ...(t.state ? { state: t.state } : {}),
+        })),
+      });
+      try {
+        if (!('error' in a)) return outcome(a.turns);
+        const err = new ExecutorError(`BFCL executor: ${a.error}`);
+        if (a.turns?.length) err.ranBefore = outcome(a.turns).turns;
+        return err;
+      } catch (err) {
+        return err as ExecutorError;
+      }
+    });
   }
 
   /** Calls the case may not run are answered here; only the others reach the worker, as data. */

@@ -23,7 +23,10 @@ import type { BfclExecutor } from './executor.ts';
 import { dictGet, isStr } from './py.ts';
 import { rescoredBfclMeta, rescoreRecordOf, type BfclMeta } from './meta.ts';
 import { pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
-import { checkCase, type BfclVerdict } from './score.ts';
+import { checkCases, type BfclVerdict } from './score.ts';
+
+/** Cases per check batch: multi-turn cases of a batch go to the executor in two requests. */
+const RESCORE_BATCH = 16;
 
 export interface RescoreOptions {
   format: ResultFormat;
@@ -153,6 +156,7 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
       if (checkKindOf(category) === 'multi_turn' && !opts.executor) {
         throw new Error(`${file}: multi-turn results need an executor for BFCL's simulated APIs`);
       }
+      const known: Array<{ c: BfclCase; result: PyValue }> = [];
       for (const { id, result } of lines) {
         const c = cases.get(id);
         if (!c) {
@@ -160,20 +164,36 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
           continue;
         }
         seen.add(id);
-        const verdict: BfclVerdict = await checkCase(c, result, {
-          format: opts.format,
-          underscoreToDot,
-          executor: opts.executor,
-          modelName: opts.modelName ?? modelNameOf(file, dir),
+        known.push({ c, result });
+      }
+      // Checked a batch at a time (multi-turn cases share two executor requests per batch), recorded in order; the
+      // next batch is sent to the executor before this one's beyond-BFCL view is computed, so the two overlap.
+      const scoreOpts = {
+        format: opts.format,
+        underscoreToDot,
+        executor: opts.executor,
+        modelName: opts.modelName ?? modelNameOf(file, dir),
+      };
+      const check = (s: number) => {
+        const p = checkCases(known.slice(s, s + RESCORE_BATCH), scoreOpts);
+        p.catch(() => undefined); // awaited below; a failure while the previous batch is recorded is not unhandled
+        return p;
+      };
+      let pending = known.length ? check(0) : undefined;
+      for (let s = 0; pending; s += RESCORE_BATCH) {
+        const verdicts: BfclVerdict[] = await pending;
+        pending = s + RESCORE_BATCH < known.length ? check(s + RESCORE_BATCH) : undefined;
+        known.slice(s, s + RESCORE_BATCH).forEach(({ c, result }, k) => {
+          const verdict = verdicts[k]!;
+          const beyond =
+            opts.beyond !== false && !verdict.undecided
+              ? beyondBfcl(c, result, opts.format, verdict, { underscoreToDot })
+              : undefined;
+          const record = rescoreRecordOf(c, verdict, beyond);
+          records.push(record);
+          metas.push(rescoredBfclMeta(c, verdict, beyond));
+          opts.onRecord?.(record);
         });
-        const beyond =
-          opts.beyond !== false && !verdict.undecided
-            ? beyondBfcl(c, result, opts.format, verdict, { underscoreToDot })
-            : undefined;
-        const record = rescoreRecordOf(c, verdict, beyond);
-        records.push(record);
-        metas.push(rescoredBfclMeta(c, verdict, beyond));
-        opts.onRecord?.(record);
       }
     }
     const absent = [...cases.keys()].filter((id) => !seen.has(id)).length;

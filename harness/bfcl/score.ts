@@ -5,7 +5,12 @@
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { checkKindOf, languageOf } from './categories.ts';
 import { astChecker } from './checker/ast.ts';
-import { multiTurnChecker, type MultiTurnResult } from './checker/multi-turn.ts';
+import {
+  multiTurnChecker,
+  multiTurnCheckerBatch,
+  type MultiTurnInput,
+  type MultiTurnResult,
+} from './checker/multi-turn.ts';
 import { functionNamesOf, type BfclCase } from './data.ts';
 import {
   decodeAst,
@@ -18,6 +23,7 @@ import {
   type ResultFormat,
 } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
+import { ExecutorError } from './executor-error.ts';
 import { BfclCrash, BfclUnsupported } from './py.ts';
 import { PyLiteralUnsupported } from '../core/pyliteral/index.ts';
 
@@ -140,16 +146,77 @@ export function checkSingleTurn(c: BfclCase, result: PyValue, opts: ScoreOptions
 
 /** _evaluate_single_multi_turn_entry: decode every step (failures and empty steps are skipped), then check. */
 export async function checkMultiTurn(c: BfclCase, result: PyValue, opts: ScoreOptions): Promise<BfclVerdict> {
+  const p = prepareMultiTurn(c, result, opts);
+  if ('verdict' in p) return p.verdict;
+  const r = await multiTurnChecker(executorOf(opts), p.input);
+  return verdict(c, r.valid, r.error_type, r.error, { decodedTurns: p.input.decoded, multiTurn: r });
+}
+
+/** The verdict of a case whose check failed in the executor (its instance died or failed): invalid, with why. */
+function executorCrash(c: BfclCase, err: ExecutorError): BfclVerdict {
+  return verdict(c, false, 'checker_crash:ExecutorError', [err.message], { crash: err.message });
+}
+
+/**
+ * Many cases scored as checkCase scores each, in order; multi-turn cases are checked in batches (two executor
+ * requests per batch), each still in instances of its own. A case whose check fails in the executor is recorded as
+ * invalid (`crash`), and the others keep their verdicts.
+ */
+export async function checkCases(
+  items: ReadonlyArray<{ c: BfclCase; result: PyValue }>,
+  opts: ScoreOptions,
+): Promise<BfclVerdict[]> {
+  const out: BfclVerdict[] = new Array(items.length);
+  const batch: Array<{ k: number; input: MultiTurnInput }> = [];
+  items.forEach(({ c, result }, k) => {
+    if (checkKindOf(c.category) !== 'multi_turn') return void (out[k] = checkSingleTurn(c, result, opts));
+    const p = prepareMultiTurn(c, result, opts);
+    if ('verdict' in p) out[k] = p.verdict;
+    else batch.push({ k, input: p.input });
+  });
+  if (batch.length) {
+    const ran = await multiTurnCheckerBatch(
+      executorOf(opts),
+      batch.map((b) => b.input),
+    );
+    batch.forEach(({ k, input }, i) => {
+      const c = items[k]!.c;
+      const r = ran[i]!;
+      out[k] =
+        r instanceof ExecutorError
+          ? executorCrash(c, r)
+          : verdict(c, r.valid, r.error_type, r.error, { decodedTurns: input.decoded, multiTurn: r });
+    });
+  }
+  return out;
+}
+
+function executorOf(opts: ScoreOptions): BfclExecutor {
+  if (!opts.executor) throw new Error('checkMultiTurn needs an executor (BfclExecutor) for multi-turn cases');
+  return opts.executor;
+}
+
+/** Everything before execution: a verdict when the result cannot reach it, else the checker's input. */
+function prepareMultiTurn(
+  c: BfclCase,
+  result: PyValue,
+  opts: ScoreOptions,
+): { verdict: BfclVerdict } | { input: MultiTurnInput } {
   const gt = c.groundTruth;
-  if (!gt) return verdict(c, false, 'checker_crash:KeyError', ['no ground truth'], { crash: 'no ground truth' });
+  if (!gt)
+    return { verdict: verdict(c, false, 'checker_crash:KeyError', ['no ground truth'], { crash: 'no ground truth' }) };
   if (result.t !== 'list')
-    return verdict(c, false, 'multi_turn:inference_error', [
-      'Error during inference phase. Model did not output a list of model responses.',
-    ]);
+    return {
+      verdict: verdict(c, false, 'multi_turn:inference_error', [
+        'Error during inference phase. Model did not output a list of model responses.',
+      ]),
+    };
   if (result.items.length !== gt.length) {
-    return verdict(c, false, 'multi_turn:force_terminated', [
-      `Model was force-terminated during inference phase (${result.items.length} turns for ${gt.length}).`,
-    ]);
+    return {
+      verdict: verdict(c, false, 'multi_turn:force_terminated', [
+        `Model was force-terminated during inference phase (${result.items.length} turns for ${gt.length}).`,
+      ]),
+    };
   }
   const decodedTurns: string[][][] = [];
   try {
@@ -169,24 +236,25 @@ export async function checkMultiTurn(c: BfclCase, result: PyValue, opts: ScoreOp
     }
   } catch (err) {
     if (err instanceof BfclUnsupported || err instanceof PyLiteralUnsupported)
-      return verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message });
+      return { verdict: verdict(c, false, 'toolgauge:undecided', [err.message], { undecided: err.message }) };
     if (err instanceof BfclCrash)
-      return verdict(c, false, `checker_crash:${err.pyType}`, [err.message], { crash: err.message });
+      return { verdict: verdict(c, false, `checker_crash:${err.pyType}`, [err.message], { crash: err.message }) };
     throw err;
   }
-  if (!opts.executor) throw new Error('checkMultiTurn needs an executor (BfclExecutor) for multi-turn cases');
+  executorOf(opts);
   const e = c.entry;
-  const r = await multiTurnChecker(opts.executor, {
-    id: c.id,
-    category: c.category,
-    classes: e.involvedClasses ?? [],
-    initialConfigJson: e.initialConfigJson ?? '{}',
-    functions: functionNamesOf(e),
-    decoded: decodedTurns,
-    groundTruth: gt,
-    modelName: opts.modelName,
-  });
-  return verdict(c, r.valid, r.error_type, r.error, { decodedTurns, multiTurn: r });
+  return {
+    input: {
+      id: c.id,
+      category: c.category,
+      classes: e.involvedClasses ?? [],
+      initialConfigJson: e.initialConfigJson ?? '{}',
+      functions: functionNamesOf(e),
+      decoded: decodedTurns,
+      groundTruth: gt,
+      modelName: opts.modelName,
+    },
+  };
 }
 
 /** A str turn is iterated character by character in Python; anything else cannot be iterated. */

@@ -3,12 +3,19 @@
 // agreement bench; not part of the library's runtime path.
 import { execa } from 'execa';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JSON_LINES_CHILD, JsonLinesChild } from '../core/json-lines-child.ts';
 
 export const SHARED_BFCL = fileURLToPath(new URL('../../../shared/data/bfcl', import.meta.url));
 export const SHARED_DATA = `${SHARED_BFCL}/data`;
-export const SHARED_REFERENCE = `${SHARED_BFCL}/reference`;
+/**
+ * BFCL's Python package folder (bfcl_eval): TOOLGAUGE_BFCL_REF (a berkeley-function-call-leaderboard folder, e.g. a
+ * checkout of the public gorilla repository kept outside this one) when set, else a reference folder beside the data.
+ */
+export const SHARED_REFERENCE = process.env.TOOLGAUGE_BFCL_REF
+  ? join(process.env.TOOLGAUGE_BFCL_REF, 'bfcl_eval')
+  : `${SHARED_BFCL}/reference`;
 export const SHARED_CLASSES = `${SHARED_REFERENCE}/eval_checker/multi_turn_eval/func_source_code`;
 export const FIXTURE_DATA = fileURLToPath(new URL('../../fixtures/bfcl/data', import.meta.url));
 export const ORACLE_SCRIPT = fileURLToPath(new URL('../../fixtures/bfcl/oracle.py', import.meta.url));

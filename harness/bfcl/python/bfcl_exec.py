@@ -25,6 +25,14 @@ Requests:
   {"op": "compare", "model": H1, "ground_truth": H2}             -> {"valid": bool, "differences": {...}}
   {"op": "snapshot", "handle": H}                                -> {"state": {class: {attr: json}}}
   {"op": "close", "handle": H}
+  {"op": "start_many", "starts": [start request, ...]}          -> {"answers": [start answer or {"error"}, ...]}
+  {"op": "run_cases", "cases": [{"model": H1, "ground_truth": H2,
+     "turns": [{"steps": [[call, ...], ...], "ground_truth": [call, ...], "compare": bool}]}]}
+                                                                 -> {"cases": [{"turns": [...]} or {"error"}, ...]}
+  The batch ops check many cases in one request; each case still has its own two instances (fresh processes),
+  runs under its own try/except and is closed when it ends: a case whose instance dies or fails is answered with
+  its own error (and the turns that ran before it), and the others keep their answers. run_cases runs a case's turns in order (model steps, then the
+  ground truth, then the state comparison when asked) and stops after a turn whose states differ.
 Values V are tagged JSON (see `value_of`), so that ints, floats, tuples, sets and bytes stay what they were.
 """
 
@@ -411,6 +419,48 @@ class Children:
             return answer
         return self.relay(req["ground_truth"], {"op": "compare_with", "model": answer["pickle"]})
 
+    def start_many(self, req):
+        answers = []
+        for start in req["starts"]:
+            try:
+                answers.append(self.start(start))
+            except Exception as e:  # noqa: BLE001 - one case's failure is that case's answer
+                answers.append({"error": f"{type(e).__name__}: {e}"})
+        return {"answers": answers}
+
+    def run_cases(self, req):
+        return {"cases": [self.run_case(case) for case in req["cases"]]}
+
+    def run_case(self, case):
+        model, ground_truth = case["model"], case["ground_truth"]
+
+        def must(answer):
+            if "error" in answer:
+                raise CaseFailed(answer["error"])
+            return answer
+
+        turns = []
+        try:
+            for turn in case["turns"]:
+                steps = [must(self.relay(model, {"op": "call", "calls": calls}))["results"] for calls in turn["steps"]]
+                gt = must(self.relay(ground_truth, {"op": "call", "calls": turn["ground_truth"]}))["results"]
+                done = {"model": steps, "ground_truth": gt}
+                turns.append(done)
+                if turn["compare"]:
+                    done["state"] = must(self.compare({"model": model, "ground_truth": ground_truth}))
+                    if not done["state"]["valid"]:
+                        break
+            return {"turns": turns}
+        # With the error, the turns that ran: the host judges them first (an earlier turn may decide the verdict,
+        # as it would have before this turn ran).
+        except CaseFailed as e:
+            return {"error": str(e), "turns": turns}
+        except Exception as e:  # noqa: BLE001 - one case's failure is that case's answer
+            return {"error": f"{type(e).__name__}: {e}", "turns": turns}
+        finally:
+            self.close(model)
+            self.close(ground_truth)
+
     def close(self, handle):
         child = self.live.pop(handle, None)
         if child is not None:
@@ -429,6 +479,10 @@ class Children:
             except ChildProcessError:
                 pass
         self.ended = []
+
+
+class CaseFailed(Exception):
+    """An instance of a batched case answered with an error (or ended): that case's answer."""
 
 
 def child_loop(req_r, resp_w):
@@ -546,6 +600,10 @@ def main():
                     out = children.compare(req)
                 elif op == "close":
                     out = children.close(req["handle"])
+                elif op == "start_many":
+                    out = children.start_many(req)
+                elif op == "run_cases":
+                    out = children.run_cases(req)
                 else:
                     out = {"error": f"unknown op {op}"}
             except Exception as e:  # noqa: BLE001 - one bad request must not end the worker

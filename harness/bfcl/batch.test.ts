@@ -1,0 +1,101 @@
+// Multi-turn cases checked in one batch (two executor requests for all of them): each case still runs in instances
+// of its own, so a case whose instance process dies is recorded as invalid (a crash) and the cases before and after
+// it in the batch keep the verdicts they get when checked alone.
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { pyJsonLoads } from '../core/pyliteral/pyjson.ts';
+import { loadCategory, type BfclCase } from './data.ts';
+import { PythonBfclExecutor } from './executor.ts';
+import { simulatedResult } from './responder.ts';
+import { checkCases, checkMultiTurn } from './score.ts';
+import { FIXTURE_DATA } from './testkit.ts';
+
+const CRASHING = fileURLToPath(new URL('../../fixtures/bfcl/crashing-classes', import.meta.url));
+const exec = new PythonBfclExecutor({ sourceDir: CRASHING });
+afterAll(async () => exec.dispose());
+
+const base = loadCategory(FIXTURE_DATA, 'multi_turn_base')[0]!;
+// The same case with `crash` among its documented functions (only documented functions run).
+const withCrash: BfclCase = {
+  ...base,
+  entry: {
+    ...base.entry,
+    functions: [...base.entry.functions, { ...base.entry.functions[0]!, name: 'crash' }],
+  },
+};
+/** An FC result (BFCL's `[[[{name: arguments-json}]]]`) with one step per turn. */
+const fcResult = (turns: Array<Array<[string, Record<string, unknown>]>>) =>
+  pyJsonLoads(JSON.stringify(turns.map((calls) => [calls.map(([name, args]) => ({ [name]: JSON.stringify(args) }))])));
+
+describe('a batch of multi-turn cases', () => {
+  it('a case that crashes its instance is invalid (crash); the others keep the verdicts they get alone', async () => {
+    const oracle = simulatedResult(withCrash, 'fc');
+    const wrongTicket = fcResult([
+      [['create_ticket', { title: 'Printer jam', priority: 2 }]],
+      [['close_ticket', { ticket_id: 9 }]],
+    ]);
+    const crashing = fcResult([
+      [
+        ['create_ticket', { title: 'Printer jam', priority: 2 }],
+        ['crash', {}],
+      ],
+      [['close_ticket', { ticket_id: 1 }]],
+    ]);
+    const items = [
+      { c: withCrash, result: oracle },
+      { c: withCrash, result: crashing },
+      { c: withCrash, result: wrongTicket },
+      { c: withCrash, result: oracle },
+    ];
+    const verdicts = await checkCases(items, { format: 'fc', executor: exec });
+
+    expect(verdicts.map((v) => [v.valid, v.error_type])).toEqual([
+      [true, ''],
+      [false, 'checker_crash:ExecutorError'],
+      // Ticket 9 does not exist: the state differs from the ground truth's after turn 1.
+      [false, 'multi_turn:instance_state_mismatch'],
+      [true, ''],
+    ]);
+    expect(verdicts[1]!.crash).toMatch(/ended without an answer \(exit status 3\)/);
+    // Checked alone, the others get the same verdicts (and the same executions).
+    for (const k of [0, 2, 3]) {
+      const alone = await checkMultiTurn(withCrash, items[k]!.result, { format: 'fc', executor: exec });
+      expect([alone.valid, alone.error_type, alone.multiTurn?.execution]).toEqual([
+        verdicts[k]!.valid,
+        verdicts[k]!.error_type,
+        verdicts[k]!.multiTurn?.execution,
+      ]);
+    }
+    // Checked alone, the crashing case is thrown as before (one case is not a batch to keep going).
+    await expect(checkMultiTurn(withCrash, crashing, { format: 'fc', executor: exec })).rejects.toThrow(
+      /ended without an answer/,
+    );
+  });
+
+  it('a case whose instance dies in a later turn keeps the verdict an earlier turn decided', async () => {
+    // Turn 0 asks for a read the model never makes: the responses differ there, so the checker stops at turn 0
+    // and the crash in turn 1 never runs; a crash with no earlier failing turn stays a crash.
+    const withRead: BfclCase = {
+      ...withCrash,
+      groundTruth: [
+        ["create_ticket(title='Printer jam', priority=2)", 'get_ticket(ticket_id=1)'],
+        ['close_ticket(ticket_id=1)'],
+      ],
+    };
+    const laterCrash = fcResult([[['create_ticket', { title: 'Printer jam', priority: 2 }]], [['crash', {}]]]);
+    const [decided, crashed] = await checkCases(
+      [
+        { c: withRead, result: laterCrash },
+        { c: withCrash, result: laterCrash },
+      ],
+      { format: 'fc', executor: exec },
+    );
+    expect([decided!.valid, decided!.error_type, decided!.crash]).toEqual([
+      false,
+      'multi_turn:execution_response_mismatch',
+      undefined,
+    ]);
+    expect(decided!.multiTurn?.turn).toBe(0);
+    expect([crashed!.valid, crashed!.error_type]).toEqual([false, 'checker_crash:ExecutorError']);
+  });
+});
