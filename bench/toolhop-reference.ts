@@ -209,6 +209,8 @@ export interface ReferenceSetup {
   runner_sha256: string;
   python: string;
   python_version: string;
+  /** Whether the interpreter runs in a virtual environment (sys.prefix differs from sys.base_prefix). */
+  venv?: boolean;
   /** Each dependency: `version (site-packages)` or `stand-in at PATH` (imported from outside site-packages). */
   modules: Record<string, string>;
   /** The reference runner has no concurrency setting: one row after another, one model request at a time. */
@@ -223,7 +225,7 @@ export function describeReference(ref: string, python: string, env: Record<strin
   const script = [
     'import importlib, importlib.metadata as md, json, site, sys, sysconfig',
     'roots = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()]',
-    'out = {"python": sys.executable, "version": sys.version.split()[0], "modules": {}}',
+    'out = {"python": sys.executable, "version": sys.version.split()[0], "venv": sys.prefix != sys.base_prefix, "modules": {}}',
     `for name in ${JSON.stringify(REF_MODULES)}:`,
     '    try:',
     '        m = importlib.import_module(name)',
@@ -240,12 +242,13 @@ export function describeReference(ref: string, python: string, env: Record<strin
   const runner = join(ref, REF_RUNNER);
   const found = JSON.parse(
     execFileSync(python, ['-c', script], { cwd: dirname(runner), env: { ...process.env, ...env }, encoding: 'utf8' }),
-  ) as { python: string; version: string; modules: Record<string, string> };
+  ) as { python: string; version: string; venv: boolean; modules: Record<string, string> };
   return {
     runner: REF_RUNNER,
     runner_sha256: createHash('sha256').update(readFileSync(runner)).digest('hex'),
     python: found.python,
     python_version: found.version,
+    venv: found.venv,
     modules: found.modules,
     concurrency: '1 (the runner answers the rows one after another; it has no concurrency setting)',
     env: Object.fromEntries(
@@ -370,20 +373,40 @@ function table(runs: SideBySide['runs'], sides: Side[], o: SideBySideOptions): s
   return lines.join('\n');
 }
 
-/** The reference's setup as the record's `setup` strings (bench/record.ts). */
+/**
+ * The reference's setup as the record's `setup` strings (bench/record.ts). A committed record names no folder of the
+ * machine it was measured on: the interpreter is its version and whether it is a virtual environment, a stand-in
+ * module is named as one without its path.
+ */
 export function referenceSetupLines(r: ReferenceSetup): Record<string, string> {
   return {
     reference_runner: `${r.runner} (sha256 ${r.runner_sha256})`,
-    reference_python: `${r.python} (${r.python_version})`,
-    ...Object.fromEntries(Object.entries(r.modules).map(([k, v]) => [`reference_module_${k}`, v])),
+    reference_python: `CPython ${r.python_version}${r.venv === undefined ? '' : r.venv ? ' in a virtual environment' : ', not a virtual environment'}`,
+    ...Object.fromEntries(
+      Object.entries(r.modules).map(([k, v]) => [
+        `reference_module_${k}`,
+        v.startsWith('stand-in at ') ? 'stand-in (imported from outside site-packages)' : v,
+      ]),
+    ),
     reference_concurrency: r.concurrency,
-    ...Object.fromEntries(Object.entries(r.env).map(([k, v]) => [`reference_env_${k}`, v])),
+    ...Object.fromEntries(
+      Object.entries(r.env).map(([k, v]) => [
+        `reference_env_${k}`,
+        k === 'PYTHONPATH' && v !== '(unset)' ? '(set)' : v,
+      ]),
+    ),
   };
+}
+
+/** The bench's command line for a record, with the folders it was given replaced by their flag's placeholder. */
+export function recordedCommand(argv: string[]): string {
+  const out = argv.map((a, i) => (argv[i - 1] === '--baseline' ? 'DIR' : argv[i - 1] === '--data' ? 'FILE' : a));
+  return `npx tsx bench/toolhop.ts ${out.join(' ')}`;
 }
 
 /**
  * The medians of a side-by-side as record figures (integers: ms, MiB, and the 200 ms run's span over the ideal in
- * thousandths). A side or configuration that did not run, or failed, leaves its figures out.
+ * percent). A side or configuration that did not run, or failed, leaves its figures out.
  */
 export function sideBySideFigures(r: SideBySide): Record<string, number> {
   const out: Record<string, number> = {
@@ -416,7 +439,7 @@ export function sideBySideFigures(r: SideBySide): Record<string, number> {
       put(`${s}_${k}_rss_mib`, r.runs[side][c], (m) => m.peak_mib, 1);
     }
     put(`${s}_200ms_wall_ms`, r.runs[side]['182/200ms'], (m) => m.wall_s, 1000);
-    put(`${s}_200ms_span_over_ideal_permille`, r.runs[side]['182/200ms'], (m) => m.span_over_ideal, 1000);
+    put(`${s}_200ms_span_pct_of_ideal`, r.runs[side]['182/200ms'], (m) => m.span_over_ideal, 100);
   }
   return out;
 }

@@ -23,7 +23,7 @@ import { fromRoot } from '../harness/core/paths.ts';
 import { writeFileAtomic } from '../harness/core/jsonl.ts';
 import { accountedRun, round, timedToolgauge } from './lib.ts';
 import { writeRecord } from './record.ts';
-import { referenceSetupLines, sideBySide, sideBySideFigures } from './toolhop-reference.ts';
+import { recordedCommand, referenceSetupLines, sideBySide, sideBySideFigures } from './toolhop-reference.ts';
 
 const shared = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
 const { values } = parseArgs({
@@ -195,7 +195,7 @@ async function compared() {
     const rec = writeRecord(
       values.record,
       sideBySideFigures(r),
-      `npx tsx bench/toolhop.ts ${process.argv.slice(2).join(' ')}`,
+      recordedCommand(process.argv.slice(2)),
       r.reference ? referenceSetupLines(r.reference) : undefined,
     );
     console.log(`recorded bench/records/${rec.bench}.json`);
