@@ -21,6 +21,8 @@ export const BenchRecord = z.object({
   dirty: z.boolean(),
   machine: z.object({ cpu: z.string(), cpus: z.number().int(), node: z.string(), load1: z.number() }),
   figures: z.record(z.string(), z.number()),
+  /** what the figures were measured with, where a command line does not say it (e.g. a reference's interpreter) */
+  setup: z.record(z.string(), z.string()).optional(),
 });
 export type BenchRecord = z.infer<typeof BenchRecord>;
 
@@ -31,7 +33,12 @@ export const formatFigure = (x: number) => Math.round(x).toLocaleString('en-US')
 
 const git = (args: string[]) => execFileSync('git', args, { cwd: fromRoot(), encoding: 'utf8' }).trim();
 
-export function writeRecord(bench: string, figures: Record<string, number>, command?: string): BenchRecord {
+export function writeRecord(
+  bench: string,
+  figures: Record<string, number>,
+  command?: string,
+  setup?: Record<string, string>,
+): BenchRecord {
   const rec = BenchRecord.parse({
     bench,
     ...(command ? { command } : {}),
@@ -45,6 +52,7 @@ export function writeRecord(bench: string, figures: Record<string, number>, comm
       load1: Math.round(loadavg()[0]! * 100) / 100,
     },
     figures,
+    ...(setup ? { setup } : {}),
   });
   writeFileAtomic(recordPath(bench), JSON.stringify(rec, null, 2) + '\n');
   return rec;

@@ -4,11 +4,15 @@
 // never part of this repository: it is taken from the folder TOOLGAUGE_REF_TOOLHOP names (a checkout of the
 // framework), run with TOOLGAUGE_REF_PYTHON (a Python with its dependencies: openai, huggingface_hub, pytz,
 // dateutil, babel); without the folder that side is skipped and says so. `--baseline DIR` adds a column for
-// another toolgauge checkout (e.g. the commit before a change), alternating with this one.
-import { spawn } from 'node:child_process';
+// another toolgauge checkout (e.g. the commit before a change), alternating with this one. What the reference ran
+// with — the interpreter, where each of those modules was imported from (a stand-in outside the interpreter's
+// site-packages is named as one), the runner file's hash, its one-row-at-a-time loop — is part of the result
+// (describeReference), so a figure of the reference can be repeated.
+import { createHash } from 'node:crypto';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fromRoot } from '../harness/core/paths.ts';
 import { accountedRun, round } from './lib.ts';
 
@@ -199,7 +203,63 @@ const median = (xs: number[]) => {
   return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
 };
 
+/** What the reference side ran with, as the bench found it (describeReference). */
+export interface ReferenceSetup {
+  runner: string;
+  runner_sha256: string;
+  python: string;
+  python_version: string;
+  /** Whether the interpreter runs in a virtual environment (sys.prefix differs from sys.base_prefix). */
+  venv?: boolean;
+  /** Each dependency: `version (site-packages)` or `stand-in at PATH` (imported from outside site-packages). */
+  modules: Record<string, string>;
+  /** The reference runner has no concurrency setting: one row after another, one model request at a time. */
+  concurrency: string;
+  env: Record<string, string>;
+}
+
+const REF_MODULES = ['openai', 'huggingface_hub', 'pytz', 'dateutil', 'babel'];
+
+/** Ask the reference's Python what it imports the runner's dependencies from (run in the runner's folder). */
+export function describeReference(ref: string, python: string, env: Record<string, string>): ReferenceSetup {
+  const script = [
+    'import importlib, importlib.metadata as md, json, site, sys, sysconfig',
+    'roots = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"], *site.getsitepackages()]',
+    'out = {"python": sys.executable, "version": sys.version.split()[0], "venv": sys.prefix != sys.base_prefix, "modules": {}}',
+    `for name in ${JSON.stringify(REF_MODULES)}:`,
+    '    try:',
+    '        m = importlib.import_module(name)',
+    '        f = getattr(m, "__file__", "") or ""',
+    '        dist = {"dateutil": "python-dateutil", "huggingface_hub": "huggingface-hub"}.get(name, name)',
+    '        if any(f.startswith(r) for r in roots):',
+    '            out["modules"][name] = md.version(dist) + " (site-packages)"',
+    '        else:',
+    '            out["modules"][name] = "stand-in at " + f',
+    '    except Exception as e:',
+    '        out["modules"][name] = "missing: " + type(e).__name__',
+    'print(json.dumps(out))',
+  ].join('\n');
+  const runner = join(ref, REF_RUNNER);
+  const found = JSON.parse(
+    execFileSync(python, ['-c', script], { cwd: dirname(runner), env: { ...process.env, ...env }, encoding: 'utf8' }),
+  ) as { python: string; version: string; venv: boolean; modules: Record<string, string> };
+  return {
+    runner: REF_RUNNER,
+    runner_sha256: createHash('sha256').update(readFileSync(runner)).digest('hex'),
+    python: found.python,
+    python_version: found.version,
+    venv: found.venv,
+    modules: found.modules,
+    concurrency: '1 (the runner answers the rows one after another; it has no concurrency setting)',
+    env: Object.fromEntries(
+      ['PYTHONPATH', 'TOOLHOP_MAX_TURNS', 'TOOLHOP_TOOL_RESULT_CHAR_BUDGET'].map((k) => [k, env[k] ?? '(unset)']),
+    ),
+  };
+}
+
 export interface SideBySide {
+  /** What the reference ran with (absent when its side was skipped). */
+  reference?: ReferenceSetup;
   rounds: number;
   load: number[];
   runs: Record<Side, Partial<Record<Config, Measured[]>>>;
@@ -229,6 +289,7 @@ export async function sideBySide(o: SideBySideOptions): Promise<SideBySide> {
   const configs: Config[] = ['182/pyodide', '182/python', '5/pyodide'];
   const runs: SideBySide['runs'] = { reference: {}, toolgauge: {}, baseline: {} };
   const load: number[] = [];
+  const reference = haveRef ? describeReference(ref!, o.env.TOOLGAUGE_REF_PYTHON ?? 'python3', o.env) : undefined;
   const sim = await startSim(o.data);
   const hf = haveRef ? hubCache(o.data) : '';
   const once = async (side: Side, c: Config) => {
@@ -257,7 +318,7 @@ export async function sideBySide(o: SideBySideOptions): Promise<SideBySide> {
   } finally {
     await sim.stop();
   }
-  return { rounds: o.rounds, load, runs, table: table(runs, sides, o), skipped };
+  return { ...(reference ? { reference } : {}), rounds: o.rounds, load, runs, table: table(runs, sides, o), skipped };
 }
 
 function table(runs: SideBySide['runs'], sides: Side[], o: SideBySideOptions): string {
@@ -310,4 +371,75 @@ function table(runs: SideBySide['runs'], sides: Side[], o: SideBySideOptions): s
     `| ${o.rows} rows at 200 ms, c16 | ${hasRef ? `${refLabel} | ` : ''}${cols.map((s) => (lat(s) ? `${lat(s)!.wall_s.toFixed(1)} s (run span ${lat(s)!.span_over_ideal}× the ideal)` : 'n/a')).join(' | ')}${hasRef ? ` | ${cols.map((s) => ratio(lat(s)?.wall_s ?? null, refLat)).join(' | ')}` : ''} |`,
   );
   return lines.join('\n');
+}
+
+/**
+ * The reference's setup as the record's `setup` strings (bench/record.ts). A committed record names no folder of the
+ * machine it was measured on: the interpreter is its version and whether it is a virtual environment, a stand-in
+ * module is named as one without its path.
+ */
+export function referenceSetupLines(r: ReferenceSetup): Record<string, string> {
+  return {
+    reference_runner: `${r.runner} (sha256 ${r.runner_sha256})`,
+    reference_python: `CPython ${r.python_version}${r.venv === undefined ? '' : r.venv ? ' in a virtual environment' : ', not a virtual environment'}`,
+    ...Object.fromEntries(
+      Object.entries(r.modules).map(([k, v]) => [
+        `reference_module_${k}`,
+        v.startsWith('stand-in at ') ? 'stand-in (imported from outside site-packages)' : v,
+      ]),
+    ),
+    reference_concurrency: r.concurrency,
+    ...Object.fromEntries(
+      Object.entries(r.env).map(([k, v]) => [
+        `reference_env_${k}`,
+        k === 'PYTHONPATH' && v !== '(unset)' ? '(set)' : v,
+      ]),
+    ),
+  };
+}
+
+/** The bench's command line for a record, with the folders it was given replaced by their flag's placeholder. */
+export function recordedCommand(argv: string[]): string {
+  const out = argv.map((a, i) => (argv[i - 1] === '--baseline' ? 'DIR' : argv[i - 1] === '--data' ? 'FILE' : a));
+  return `npx tsx bench/toolhop.ts ${out.join(' ')}`;
+}
+
+/**
+ * The medians of a side-by-side as record figures (integers: ms, MiB, and the 200 ms run's span over the ideal in
+ * percent). A side or configuration that did not run, or failed, leaves its figures out.
+ */
+export function sideBySideFigures(r: SideBySide): Record<string, number> {
+  const out: Record<string, number> = {
+    rounds: r.rounds,
+    load1_min: Math.min(...r.load),
+    load1_max: Math.max(...r.load),
+  };
+  const put = (
+    key: string,
+    ms: Measured[] | undefined,
+    f: (m: Measured) => number | null | undefined,
+    scale: number,
+  ) => {
+    if (!ms?.length || ms.some((m) => m.code !== 0)) return;
+    const xs = ms.map(f).filter((x): x is number => typeof x === 'number');
+    if (xs.length) out[key] = Math.round(median(xs) * scale);
+  };
+  const short: Record<Side, string> = { reference: 'ref', toolgauge: 'tg', baseline: 'base' };
+  for (const side of ['reference', 'toolgauge', 'baseline'] as const) {
+    const s = short[side];
+    for (const [c, k] of [
+      ['5/pyodide', '5'],
+      ['182/pyodide', 'all_pyodide'],
+      ['182/python', 'all_python'],
+    ] as const) {
+      if (side === 'reference' && c === '182/python') continue;
+      put(`${s}_${k}_wall_ms`, r.runs[side][c], (m) => m.wall_s, 1000);
+      put(`${s}_${k}_cpu_ms`, r.runs[side][c], (m) => m.cpu_s, 1000);
+      put(`${s}_${k}_pss_mib`, r.runs[side][c], (m) => m.peak_pss_mib, 1);
+      put(`${s}_${k}_rss_mib`, r.runs[side][c], (m) => m.peak_mib, 1);
+    }
+    put(`${s}_200ms_wall_ms`, r.runs[side]['182/200ms'], (m) => m.wall_s, 1000);
+    put(`${s}_200ms_span_pct_of_ideal`, r.runs[side]['182/200ms'], (m) => m.span_over_ideal, 100);
+  }
+  return out;
 }

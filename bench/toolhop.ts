@@ -11,7 +11,9 @@
 //     sides alternating, medians over --rounds (default 3), printed as a Markdown table. The reference is read from
 //     TOOLGAUGE_REF_TOOLHOP (a checkout outside this repository) and run with TOOLGAUGE_REF_PYTHON; without it that
 //     side is skipped, visibly. `--baseline DIR` adds another toolgauge checkout as a column; `--side-by-side` runs
-//     only this part; `--ref-latency` runs the reference at 200 ms too (minutes) instead of estimating it.
+//     only this part; `--ref-latency` runs the reference at 200 ms too (minutes) instead of estimating it. It prints
+//     what the reference ran with (interpreter, where its modules came from — stand-ins named —, concurrency), and
+//     `--record NAME` writes the medians to bench/records/NAME.json (docs/benchmarks.md, "ToolHop's fixed cost").
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,8 @@ import { execa } from 'execa';
 import { fromRoot } from '../harness/core/paths.ts';
 import { writeFileAtomic } from '../harness/core/jsonl.ts';
 import { accountedRun, round, timedToolgauge } from './lib.ts';
-import { sideBySide } from './toolhop-reference.ts';
+import { writeRecord } from './record.ts';
+import { recordedCommand, referenceSetupLines, sideBySide, sideBySideFigures } from './toolhop-reference.ts';
 
 const shared = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
 const { values } = parseArgs({
@@ -32,6 +35,7 @@ const { values } = parseArgs({
     rounds: { type: 'string' },
     baseline: { type: 'string' },
     'ref-latency': { type: 'boolean' },
+    record: { type: 'string' },
   },
 });
 const data = values.data ?? (existsSync(shared) ? shared : fromRoot('cases', 'toolhop', 'sample.json'));
@@ -186,6 +190,16 @@ async function compared() {
     env,
   });
   for (const s of r.skipped) console.log(`skipped: ${s}`);
+  if (r.reference) console.log(`reference ran with: ${JSON.stringify(r.reference, null, 2)}`);
+  if (values.record) {
+    const rec = writeRecord(
+      values.record,
+      sideBySideFigures(r),
+      recordedCommand(process.argv.slice(2)),
+      r.reference ? referenceSetupLines(r.reference) : undefined,
+    );
+    console.log(`recorded bench/records/${rec.bench}.json`);
+  }
   console.log(
     `\nToolHop side by side (simulator, not a model result; ${new Date().toISOString().slice(0, 10)}, load average ${r.load.join(', ')}; medians of ${r.rounds} alternating rounds):\n\n${r.table}\n`,
   );

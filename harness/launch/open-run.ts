@@ -53,8 +53,8 @@ export interface OpenedRun {
  * the optimizer) calls this one function, in this order: the output directory can be written; a `gguf:` model's local
  * engine starts (or the `--base-url` server serving the file is asked for its facts); the command's own checks run; a
  * real endpoint answers (and
- * `--smoke` makes one tool call); the output directory's lock is taken (a resume or merge is checked); the simulator
- * starts when the run needs it; the sandbox starts and is served to the workers. A refusal is a UsageError (one
+ * `--smoke` makes one tool call); the output directory's lock is taken (a resume or merge is checked); the sandbox starts
+ * and is served to the workers; the simulator starts when the run needs it; the model's provenance is recorded. A refusal is a UsageError (one
  * line, exit 2) and closes whatever was opened before it; `close()` stops the rest on every other way out.
  */
 export async function openRun(plan: RunPlan, o: OpenRunOptions): Promise<OpenedRun> {
@@ -96,6 +96,11 @@ export async function openRun(plan: RunPlan, o: OpenRunOptions): Promise<OpenedR
         throw err;
       }
     }
+    // The sandbox's worker boots for about a second, longer than anything else the run opens, and the first tool call
+    // waits for it: it starts as soon as the run is known to go ahead (its lock held), before the simulator and the
+    // provenance request, which then run while it boots.
+    if (!o.noRequests && o.serveSandbox && plan.prewarmSandbox && !plan.sandboxSocket)
+      await serveSandboxFor(plan, closers);
     if (!o.noRequests && !plan.simUrl && (!plan.run.baseUrl || o.simulator || wantsSimulator(plan, o.suites))) {
       const { startSimServer } = await import('../sim/server.ts');
       const sim = await startSimServer({ responders: { ...respondersOf(plan, o.suites), ...o.responders } });
@@ -104,8 +109,6 @@ export async function openRun(plan: RunPlan, o: OpenRunOptions): Promise<OpenedR
     }
     // The model's identity from its endpoint (or the simulator) and its file, for the header.
     if (requests) await (await import('./provenance.ts')).recordProvenance(plan);
-    if (!o.noRequests && o.serveSandbox && plan.prewarmSandbox && !plan.sandboxSocket)
-      await serveSandboxFor(plan, closers);
   } catch (err) {
     await close();
     throw err;
