@@ -365,18 +365,17 @@ const cpuRatioPct = (s: Side) => round(med(cpuPerToken[s].map((x, k) => (x / cpu
 figures.host_cpu_vs_direct_pct = cpuRatioPct('host');
 figures.serve_cpu_vs_direct_pct = cpuRatioPct('serve');
 figures.run_path_cpu_vs_direct_pct = cpuRatioPct('run_path');
-// What a gguf: run's request costs beyond `toolgauge serve`'s, per --tokens request: wall ms and CPU ms, paired by
-// round (the two sides of one round ran back to back), then the median.
+// What a gguf: run's request costs beyond `toolgauge serve`'s, per --tokens request: wall and CPU, and its time to
+// first token beyond serve's, in µs (a fraction of a ms each), paired by round (the two sides of one round ran back
+// to back), then the median.
 const perRequestMs = (s: Side, k: number) => (T / rate[s][k]!) * 1000;
-figures.run_path_minus_serve_ms_per_request = round(
-  med(rate.run_path.map((_, k) => perRequestMs('run_path', k) - perRequestMs('serve', k))),
-  1,
+figures.run_path_minus_serve_us_per_request = Math.round(
+  med(rate.run_path.map((_, k) => perRequestMs('run_path', k) - perRequestMs('serve', k))) * 1000,
 );
-figures.run_path_minus_serve_cpu_ms_per_request = round(
-  med(cpuPerToken.run_path.map((x, k) => (x - cpuPerToken.serve[k]!) * T)),
-  2,
+figures.run_path_minus_serve_cpu_us_per_request = Math.round(
+  med(cpuPerToken.run_path.map((x, k) => (x - cpuPerToken.serve[k]!) * T)) * 1000,
 );
-figures.run_path_minus_serve_ttft_ms = round(med(ttft.run_path.map((x, k) => x - ttft.serve[k]!)), 2);
+figures.run_path_minus_serve_ttft_us = Math.round(med(ttft.run_path.map((x, k) => x - ttft.serve[k]!)) * 1000);
 
 // --- `toolgauge serve --parallel P` with C clients in flight -------------------------------------------------------
 if (!values['no-parallel']) {
