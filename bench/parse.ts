@@ -11,7 +11,8 @@
  * 3. the frameworks' own parser-test strings (vLLM's and llama.cpp's, fixtures/parse/<family>/frameworks.json: short
  *    outputs, many without a call, so the lenient tier's rescue runs often): batch lines per CPU-second in process,
  *    and `toolgauge parse --jsonl` as a user runs it — the whole command (start-up and warm-up included) over a file
- *    of 50,000 lines (the strings repeated), CPU of the process from the shell's `time`, best of three;
+ *    of 50,000 lines (the strings repeated), CPU of the process from the shell's `time`, best of three; and the same
+ *    command with V8's default inlining (the launcher turns it off for `parse`), the two alternating;
  * 4. hostile inputs of growing size (the reported quadratic case among them): time and reader work per
  *    character, which stay flat when parsing is linear.
  *
