@@ -12,7 +12,7 @@
 //
 // Tokens/s is the generated tokens over the wall time of --requests requests one after another. Time to first token
 // is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token; the
-// direct side is timed to its first token the same way). Then throughput of `toolgauge serve --parallel 1/2/4` with
+// direct side is timed to its first token the same way), the sides taking turns request by request. Then throughput of `toolgauge serve --parallel 1/2/4` with
 // 1/2/4 clients in flight. Medians over the rounds; the load average at start and end is recorded.
 //
 //   --tokens T (default 256)  --requests N per side and round (default 8)  --rounds R (default 5)
@@ -262,9 +262,18 @@ function treeCpuMs(root: number, skipRoot = false): number {
   }
   return total;
 }
+/** This process's CPU ms, less what its own scans of /proc cost (the scan is the bench's, not the side's). */
+let scanCpuMs = 0;
 const selfCpuMs = () => {
   const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
+  return (u.user + u.system) / 1000 - scanCpuMs;
+};
+/** This process's CPU and a child's tree, the scan of /proc between them not counted in either. */
+const selfAndTreeCpuMs = (pid: number) => {
+  const self = selfCpuMs();
+  const tree = treeCpuMs(pid);
+  scanCpuMs += selfCpuMs() - self;
+  return self + tree;
 };
 
 // --- the rounds ----------------------------------------------------------------------------------------------------
@@ -293,9 +302,9 @@ if (reference.tokens !== T)
 // not a child of this one).
 const cpuOf: Record<Side, () => number> = {
   direct: selfCpuMs,
-  host: () => selfCpuMs() + treeCpuMs(hostPid),
+  host: () => selfAndTreeCpuMs(hostPid),
   serve: () => treeCpuMs(serve.proc.pid!),
-  run_path: () => selfCpuMs() + treeCpuMs(runEnginePid),
+  run_path: () => selfAndTreeCpuMs(runEnginePid),
 };
 const cpuPerToken: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
 const rate: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
@@ -311,17 +320,22 @@ for (let r = 0; r < ROUNDS; r++) {
     for (let i = 0; i < N; i++) tokens += (await one[side](1 + r * N + i, T)).tokens;
     rate[side].push((tokens / (performance.now() - t0)) * 1000);
     cpuPerToken[side].push((cpuOf[side]() - c0) / tokens);
-    const lat: number[] = [];
-    for (let i = 0; i < TTFT_N; i++) {
+  }
+  // Time to first token, one request per side in turn (the order rotating), so a moment of load on this shared
+  // machine falls on every side alike instead of on whichever side was measuring then.
+  const lat: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
+  for (let i = 0; i < TTFT_N; i++) {
+    for (let k = 0; k < sides.length; k++) {
+      const side = sides[(k + i + r) % sides.length]!;
       const t1 = performance.now();
-      if (side === 'direct') lat.push((await directOne(1000 + i, 1)).firstMs);
+      if (side === 'direct') lat.direct.push((await directOne(1000 + i, 1)).firstMs);
       else {
         await one[side](1000 + i, 1);
-        lat.push(performance.now() - t1);
+        lat[side].push(performance.now() - t1);
       }
     }
-    ttft[side].push(quantiles(lat).median);
   }
+  for (const side of sides) ttft[side].push(quantiles(lat[side]).median);
   process.stderr.write(
     `round ${r + 1}/${ROUNDS}: tokens/s ${sides.map((s) => `${s} ${round(rate[s].at(-1)!, 0)}`).join(', ')}; CPU ms/token ${sides.map((s) => `${s} ${round(cpuPerToken[s].at(-1)!, 3)}`).join(', ')}; TTFT ms ${sides.map((s) => `${s} ${round(ttft[s].at(-1)!, 2)}`).join(', ')}\n`,
   );
@@ -351,6 +365,17 @@ const cpuRatioPct = (s: Side) => round(med(cpuPerToken[s].map((x, k) => (x / cpu
 figures.host_cpu_vs_direct_pct = cpuRatioPct('host');
 figures.serve_cpu_vs_direct_pct = cpuRatioPct('serve');
 figures.run_path_cpu_vs_direct_pct = cpuRatioPct('run_path');
+// What a gguf: run's request costs beyond `toolgauge serve`'s, per --tokens request: wall and CPU, and its time to
+// first token beyond serve's, in µs (a fraction of a ms each), paired by round (the two sides of one round ran back
+// to back), then the median.
+const perRequestMs = (s: Side, k: number) => (T / rate[s][k]!) * 1000;
+figures.run_path_minus_serve_us_per_request = Math.round(
+  med(rate.run_path.map((_, k) => perRequestMs('run_path', k) - perRequestMs('serve', k))) * 1000,
+);
+figures.run_path_minus_serve_cpu_us_per_request = Math.round(
+  med(cpuPerToken.run_path.map((x, k) => (x - cpuPerToken.serve[k]!) * T)) * 1000,
+);
+figures.run_path_minus_serve_ttft_us = Math.round(med(ttft.run_path.map((x, k) => x - ttft.serve[k]!)) * 1000);
 
 // --- `toolgauge serve --parallel P` with C clients in flight -------------------------------------------------------
 if (!values['no-parallel']) {

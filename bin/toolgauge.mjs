@@ -3,8 +3,15 @@
 // repository (the TypeScript sources are there) it loads the CLI from a cached bundle of the sources, with no build
 // step (bin/cli-bundle.mjs).
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 
+// `parse` runs the same few hundred small parser functions over every line of a short-lived process: with V8's
+// default inlining the optimizing compiler spent more CPU in the first tens of thousands of lines (large inlined
+// graphs, compiled on its threads, counted in the process's CPU) than its code saved there. Without inlining the
+// command costs about a sixth less CPU at 50,000 lines, and no more in the steady state (bench/parse.ts,
+// docs/benchmarks.md). V8 reads the flag when it optimizes a function, so setting it before anything runs is enough.
+if (process.argv[2] === 'parse') setFlagsFromString('--no-turbo-inlining');
 const fromSource = existsSync(fileURLToPath(new URL('../harness/cli/main.ts', import.meta.url)));
 const main = fromSource
   ? await (await import('./cli-bundle.mjs')).loadCli()

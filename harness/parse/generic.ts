@@ -101,6 +101,13 @@ const LIST_CALL = /\[\s*[A-Za-z_][\w.]*\s*\(/g;
 
 /** A character that can start an object key (quoted, or bare in the loose reader). */
 const KEY_START = /["'A-Za-z_$]/;
+const BRACKET = /[{[]/g;
+
+/** The position of the first `{` or `[` at or after `from`, or -1. */
+function nextBracket(text: string, from: number): number {
+  const m = rewound(BRACKET, from).exec(text);
+  return m === null ? -1 : m.index;
+}
 
 /** Candidate Python calls examined at most; each read is charged to the parse's work budget, which says so when spent. */
 const MAX_PY_CANDIDATES = 1_000_000;
@@ -115,9 +122,10 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
 
   // 1. call-shaped JSON. Reads are memoised per start position (util.ts), so a candidate nested inside an
   // earlier one costs a lookup, not a re-read: the whole loop is linear.
-  for (let i = 0; i < text.length && !spent(); i++) {
+  // The next bracket is found by the regex engine, not by a loop over every character: in a short-lived process
+  // (`toolgauge parse --jsonl`) that loop ran interpreted for most of its lines.
+  for (let i = nextBracket(text, 0); i !== -1 && !spent(); i = nextBracket(text, i + 1)) {
     const c = text[i];
-    if (c !== '{' && c !== '[') continue;
     if (spans.has(i)) continue;
     const n = skipWs(text, i + 1);
     // only what can open a call-shaped value: `[{`, `{"`, `{'`, `{key` (loose), `{{"` (doubled braces)

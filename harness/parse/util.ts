@@ -21,11 +21,13 @@ export const END_TOKENS = [
 /** Remove trailing whitespace and end tokens (in any order and number). */
 export function stripEndTokens(text: string): string {
   let t = text.trimEnd();
-  for (;;) {
+  // Every end token ends with `>` (util.test.ts): a text that does not needs no search.
+  while (t.charCodeAt(t.length - 1) === 62) {
     const tok = END_TOKENS.find((e) => t.endsWith(e));
     if (!tok) return t;
     t = t.slice(0, -tok.length).trimEnd();
   }
+  return t;
 }
 
 /** True if only whitespace and end tokens remain from `pos`. */

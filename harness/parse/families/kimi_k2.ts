@@ -25,6 +25,27 @@ function tok(word: string, loose: boolean): RegExp {
   return loose ? new RegExp(`<\\|\\s*${word}\\s*\\|>`, 'iy') : new RegExp(`<\\|${word}\\|>`, 'y');
 }
 
+/**
+ * The markers' regexes, made once per mode: a parse does not re-enter itself, and each use sets `lastIndex` first
+ * (compiling them per parse cost more than the parse of a short output).
+ */
+const MARKS = {
+  strict: {
+    callBegin: /<\|tool_call_begin\|>/g,
+    sectionBegin: /<\|tool_calls_section_begin\|>/g,
+    argBegin: tok('tool_call_argument_begin', false),
+    callEnd: tok('tool_call_end', false),
+    sectionEnd: tok('tool_calls_section_end', false),
+  },
+  loose: {
+    callBegin: /<\|\s*tool_call_begin\s*\|>/gi,
+    sectionBegin: /<\|\s*tool_calls_section_begin\s*\|>/gi,
+    argBegin: tok('tool_call_argument_begin', true),
+    callEnd: tok('tool_call_end', true),
+    sectionEnd: tok('tool_calls_section_end', true),
+  },
+};
+
 function at(re: RegExp, text: string, pos: number): number {
   re.lastIndex = pos;
   const m = re.exec(text);
@@ -42,11 +63,9 @@ export function kimiName(id: string, loose: boolean): string | null {
 
 export function parseKimiK2(text: string, ctx: ParseCtx): FamilyResult {
   const res = emptyResult();
-  const callBegin = ctx.loose ? /<\|\s*tool_call_begin\s*\|>/gi : /<\|tool_call_begin\|>/g;
-  const argBegin = tok('tool_call_argument_begin', ctx.loose);
-  const callEnd = tok('tool_call_end', ctx.loose);
-  const sectionEnd = tok('tool_calls_section_end', ctx.loose);
-  const sectionBegin = ctx.loose ? /<\|\s*tool_calls_section_begin\s*\|>/gi : /<\|tool_calls_section_begin\|>/g;
+  const { callBegin, argBegin, callEnd, sectionEnd, sectionBegin } = ctx.loose ? MARKS.loose : MARKS.strict;
+  callBegin.lastIndex = 0;
+  sectionBegin.lastIndex = 0;
   const sec = sectionBegin.exec(text);
   if (sec) res.attempted = true;
   let m: RegExpExecArray | null;
