@@ -4,7 +4,7 @@ import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
 import { FileRefused } from '../../core/nofollow.ts';
 import { escapeTerminal } from '../../core/terminal.ts';
-import { buildViewPage, runDirs, runsVersion, serveView, ViewFileError } from '../../view/index.ts';
+import { buildViewPage, runDirs, runsVersion, ServedViews, serveView, ViewFileError } from '../../view/index.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge view [DIR …] [--port N] [--label NAME …] [--allow-partial]
@@ -30,9 +30,11 @@ export async function run(argv: string[]): Promise<number> {
   );
   const paths = positionals.length ? positionals : ['results'];
   const opts = { labels: values.label as string[] | undefined, allowPartial: Boolean(values['allow-partial']) };
+  // Served, the page is paged: the ledger's rows and each case's detail are fetched from the server (view/served.ts).
+  const views = new ServedViews(paths, opts);
   const build = async (served?: { open: string[] }) => {
     try {
-      return await buildViewPage(paths, { ...opts, ...(served ? { served } : {}) });
+      return served ? await views.build(served.open) : await buildViewPage(paths, opts);
     } catch (err) {
       if (err instanceof ViewFileError) throw new UsageError(`toolgauge view: ${err.message}`);
       throw err;
@@ -71,6 +73,7 @@ export async function run(argv: string[]): Promise<number> {
           return `unreadable: ${(err as Error).message}`;
         }
       },
+      api: (path, query) => views.answer(path, query),
       onError: (e) => process.stderr.write(escapeTerminal(`toolgauge view: ${e.message}`) + '\n'),
     },
   );
