@@ -9,14 +9,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import '../harness/builtin/index.ts';
-import { buildViewPage, serveView } from '../harness/view/index.ts';
+import { buildViewPage, ServedViews, serveView } from '../harness/view/index.ts';
 import { CHROMIUM, launchChromium } from '../tests/helpers/chromium.ts';
 import { writeRun } from '../tests/helpers/view-bench-runs.ts';
 import { quantiles, round } from './lib.ts';
+import { writeRecord } from './record.ts';
 
 const { values } = parseArgs({
-  options: { cases: { type: 'string', default: '10000' }, reps: { type: 'string', default: '3' } },
+  options: {
+    cases: { type: 'string', default: '10000' },
+    reps: { type: 'string', default: '3' },
+    mode: { type: 'string', default: 'whole' },
+    record: { type: 'boolean', default: false },
+  },
 });
+if (values.mode !== 'whole' && values.mode !== 'paged') throw new Error(`--mode: whole or paged, not ${values.mode}`);
 const N = Number(values.cases);
 const reps = Number(values.reps);
 
@@ -102,4 +109,142 @@ async function main() {
   }
 }
 
-await main();
+/** Heap and RSS sampled every 20 ms: the peak while the server builds and answers. */
+function memorySampler() {
+  const peak = { heap: 0, rss: 0 };
+  const sample = () => {
+    const m = process.memoryUsage();
+    peak.heap = Math.max(peak.heap, m.heapUsed + m.arrayBuffers);
+    peak.rss = Math.max(peak.rss, m.rss);
+  };
+  const timer = setInterval(sample, 20);
+  return {
+    peak,
+    reset: () => ((peak.heap = 0), (peak.rss = 0), sample()),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/**
+ * The served, paged viewer (`toolgauge view A B`): the server reads the runs once (rows and offsets, no details),
+ * the page fetches the ledger's compact index from /index and a case from /case. Measured: the server's build, the
+ * index's weight, first render (navigation → ledger drawn at the first index page of each run) and the whole ledger
+ * in, search and filters over every row until the next frame, opening a case (fetch + render) and the server
+ * process's peak memory while it builds and serves.
+ */
+async function paged() {
+  const root = mkdtempSync(join(tmpdir(), 'tg-bench-view-'));
+  const mem = memorySampler();
+  try {
+    const [a, b] = [join(root, 'a'), join(root, 'b')];
+    let t = performance.now();
+    writeRun(a, 'sim:bench-a', N, (i) => i % 10 === 3);
+    writeRun(b, 'sim:bench-b', N, (i) => i % 10 === 3 || i % 17 === 5);
+    const genMs = performance.now() - t;
+    (globalThis as { gc?: () => void }).gc?.();
+    mem.reset();
+    t = performance.now();
+    const views = new ServedViews([a, b]);
+    const built = await views.build();
+    const buildMs = performance.now() - t;
+    const server = await serveView(async () => (await views.build()).html, { api: (p, q) => views.answer(p, q) });
+    // The index's weight: every page the page fetches, as JSON on the wire.
+    const build = /"build":"([0-9a-f]+)"/.exec(built.html)![1]!;
+    let indexBytes = 0;
+    for (let run = 0; run < 2; run++)
+      for (let from = 0; from < N; from += 20_000) {
+        const r = views.answer(
+          '/index',
+          new URLSearchParams({ build, run: String(run), from: String(from), count: '20000' }),
+        )!;
+        indexBytes += Buffer.byteLength(JSON.stringify(r.json));
+      }
+    const figures: Record<string, number[]> = {};
+    const note = (k: string, v: number) => (figures[k] ??= []).push(v);
+    console.log(
+      `toolgauge view bench (served, paged): 2 runs × ${N} cases (generated in ${ms(genMs)} ms); server build ${ms(buildMs)} ms; page ${round(built.html.length / 1024, 1)} KiB; index ${round(indexBytes / 1048576, 2)} MiB`,
+    );
+    if (!CHROMIUM) {
+      console.log(
+        'browser figures skipped: no Chromium (/usr/bin/chromium; scripts/install-system-deps.sh installs it)',
+      );
+      return;
+    }
+    const browser = launchChromium(300_000);
+    try {
+      for (let r = 0; r < reps; r++) {
+        const s = await browser.open(server.url);
+        note('first_render_ms', await browser.waitFor<number>(s, 'window.__tgRendered', 300_000));
+        note('ledger_loaded_ms', await browser.waitFor<number>(s, 'window.__tgLoaded', 300_000));
+        const filter = (js: string) =>
+          browser.evaluate<number>(
+            s,
+            `new Promise((done) => { const t0 = performance.now(); ${js}; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))); })`,
+          );
+        const set = (id: string, v: string, ev: string) =>
+          `(() => { const el = document.getElementById('${id}'); el.value = ${JSON.stringify(v)}; el.dispatchEvent(new Event('${ev}')); })()`;
+        note('search_ms', await filter(set('search', `case-${N - 123}`, 'input')));
+        note(
+          'search_rows',
+          await browser.evaluate<number>(s, `Number(document.getElementById('count').textContent.split(' ')[0])`),
+        );
+        note('clear_search_ms', await filter(set('search', '', 'input')));
+        note('filter_failed_ms', await filter(set('f-status', 'failed', 'change')));
+        note(
+          'different_only_ms',
+          await filter(
+            `(() => { const el = document.getElementById('f-changed'); el.checked = true; el.dispatchEvent(new Event('change')); })()`,
+          ),
+        );
+        note(
+          'sort_status_ms',
+          await filter(
+            `${set('f-status', 'all', 'change')}; document.getElementById('f-changed').checked = false; ${set('sort', 'status', 'change')}`,
+          ),
+        );
+        // Opening a case: the click, both runs' details fetched from /case, the case drawn, the next frame.
+        note(
+          'open_case_ms',
+          await browser.evaluate<number>(
+            s,
+            `new Promise((done) => { const t0 = performance.now(); document.querySelector('#ledger .row').click();
+              const wait = () => document.querySelector('#case .msg.tool') ? requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))) : setTimeout(wait, 1);
+              wait(); })`,
+          ),
+        );
+        await browser.send('Target.closeTarget', {
+          targetId: (
+            await browser.send<{ targetInfos: Array<{ targetId: string; type: string }> }>('Target.getTargets')
+          ).targetInfos.find((x) => x.type === 'page')!.targetId,
+        });
+      }
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+    const out: Record<string, number> = {
+      cases_per_run: N,
+      server_build_ms: buildMs,
+      page_kib: built.html.length / 1024,
+      index_kib: indexBytes / 1024,
+      server_peak_heap_mib: mem.peak.heap / 1048576,
+      server_peak_rss_mib: mem.peak.rss / 1048576,
+    };
+    console.log(`Chromium (headless, ${reps} page loads; median [min, max] ms):`);
+    for (const [k, v] of Object.entries(figures)) {
+      const q = quantiles(v);
+      out[k] = q.median;
+      console.log(`  ${k.padEnd(42)} ${ms(q.median)}  [${ms(Math.min(...v))}, ${ms(Math.max(...v))}]`);
+    }
+    console.log(
+      `server: peak heap ${round(out.server_peak_heap_mib!, 1)} MiB, peak RSS ${round(out.server_peak_rss_mib!, 1)} MiB (build and serving)`,
+    );
+    if (values.record)
+      writeRecord('view', out, `npm run bench:view -- --mode paged --cases ${N} --reps ${reps} --record`);
+  } finally {
+    mem.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+await (values.mode === 'paged' ? paged() : main());

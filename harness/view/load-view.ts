@@ -55,4 +55,3 @@ export function loadView(paths: readonly string[], o: ViewOptions = {}, rowsOnly
     rewrites,
   };
 }
-

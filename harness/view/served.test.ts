@@ -68,8 +68,13 @@ describe('toolgauge view, served: paged ledger, cases on demand', () => {
         expect([p.run, p.from, p.total, p.rows.k.length]).toEqual([run, from, N, Math.min(10, N - from)]);
         rows.push(...decodeRows(p.rows, p.from));
       }
-      const strip = (x: { key: string; status: string; reason: string | null; tags: string[]; predicted: string | null }) =>
-        [x.key, x.status, x.reason, x.tags, x.predicted] as const;
+      const strip = (x: {
+        key: string;
+        status: string;
+        reason: string | null;
+        tags: string[];
+        predicted: string | null;
+      }) => [x.key, x.status, x.reason, x.tags, x.predicted] as const;
       expect(rows.map(strip)).toEqual(whole.data.runs[run]!.rows.map(strip));
     }
     expect(JSON.parse((await get(`/index?build=${build}&run=0&from=40&count=10`)).body).rows.k).toEqual([]);
@@ -115,14 +120,17 @@ describe('toolgauge view --export: the details it holds', () => {
     const below = parsePage((await buildViewPage([a], { detailBudget: 1024 * 1024 })).html);
     expect(below.data.leftOut).toBeUndefined();
     expect([...below.blocks.values()].some((x) => x.includes('left out'))).toBe(false);
-    const five = below.data.runs[0]!.rows.slice(0, 5).reduce((n, r) => n + below.blocks.get(`d0-${r.detail}`)!.length, 0);
+    const five = below.data.runs[0]!.rows.slice(0, 5).reduce(
+      (n, r) => n + below.blocks.get(`d0-${r.detail}`)!.length,
+      0,
+    );
     // room for 5 cases' details: the first 5 of the ledger are kept, the other 30 left out and counted
     const over = parsePage((await buildViewPage([a], { detailBudget: five + 10 })).html);
     expect(over.data.leftOut).toEqual({ cases: N - 5, of: N, budgetChars: five + 10 });
     const shown = over.data.runs[0]!.rows.map((r) => over.blocks.get(`d0-${r.detail}`)!.includes('left out'));
     expect(shown).toEqual(over.data.runs[0]!.rows.map((_, i) => i >= 5));
     expect(over.data.runs[0]!.problems.map((p) => p.message)).toContainEqual(
-      expect.stringContaining('30 of its 35 cases\' details are left out of this page'),
+      expect.stringContaining("30 of its 35 cases' details are left out of this page"),
     );
   });
 });

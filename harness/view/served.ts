@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { firstZodIssue } from '../core/errors.ts';
 import { viewHtml } from './html.ts';
 import { loadView, type ViewOptions } from './load-view.ts';
-import { readCase, type CaseLocation } from './load.ts';
+import { readCase, runDirs, type CaseLocation } from './load.ts';
+import { runsVersion } from './history.ts';
+import { lstatOrNull } from '../core/nofollow.ts';
+import { JOURNAL } from '../kit/journal.ts';
+import { join } from 'node:path';
 import type { CaseDetail, CaseRow } from './model.ts';
 import { encodeRows, type IndexPage } from './page/compact-rows.ts';
 import { pageScript } from './page-script.ts';
@@ -28,7 +32,9 @@ const IndexQuery = z.strictObject({ build, run: int, from: int, count: int.min(1
 const CaseQuery = z.strictObject({ build, run: int, key: z.string().min(1).max(4096) });
 
 /** A key that reads like a path leaving a folder (`..` as a segment), or holds NUL or a control character. */
-const PATHLIKE = /(^|[\\/])\.\.([\\/]|#|$)|^[\\/]|[\u0000-\u001f]/;
+function pathLike(key: string): boolean {
+  return /(^|[\\/])\.\.([\\/]|#|$)|^[\\/]/.test(key) || [...key].some((c) => c.charCodeAt(0) < 0x20);
+}
 
 export interface ApiAnswer {
   status: number;
@@ -93,7 +99,7 @@ export class CaseStore {
       const q = parseQuery(CaseQuery, query, '/case');
       if ('status' in q) return q;
       // Only keys the index lists are looked up, never a file named by them: a path-shaped key is refused outright.
-      if (PATHLIKE.test(q.key))
+      if (pathLike(q.key))
         return refusal(400, `/case: key: refused: a case key is an id#trial from the index, not a path`);
       const d = this.detail(q.run, q.key);
       return d
@@ -102,6 +108,19 @@ export class CaseStore {
     }
     return null;
   }
+}
+
+/**
+ * What a page shows depends on: the runs' summaries and kept runs (runsVersion), each journal's size and time (a run
+ * still writing) and the kept runs opened.
+ */
+function runsFingerprint(paths: readonly string[], open: readonly string[]): string {
+  const dirs = runDirs(paths);
+  const journals = dirs.map((d) => {
+    const st = lstatOrNull(join(d, JOURNAL));
+    return st ? `${st.size}:${st.mtimeMs}` : '-';
+  });
+  return JSON.stringify([runsVersion(dirs), journals, open]);
 }
 
 /** The paged page over the given paths, and its store. */
@@ -119,7 +138,13 @@ export async function buildServedPage(
         const d = v.details[r]![row.detail]!;
         if (!v.runs[r]!.locations.has(row.key)) held.set(row.key, d);
       }
-      return { dir: v.runs[r]!.dir, summary: v.runs[r]!.summary, rows: run.rows, locations: v.runs[r]!.locations, held };
+      return {
+        dir: v.runs[r]!.dir,
+        summary: v.runs[r]!.summary,
+        rows: run.rows,
+        locations: v.runs[r]!.locations,
+        held,
+      };
     }),
     v.rewrites,
   );
@@ -151,9 +176,15 @@ export class ServedViews {
     private readonly keep = 4,
   ) {}
 
+  private last: { fingerprint: string; built: Awaited<ReturnType<typeof buildServedPage>> } | null = null;
+
+  /** The page for `open`: built again only when a run changed since the last build (reading 10^5 cases takes long). */
   async build(open: readonly string[] = []): Promise<Awaited<ReturnType<typeof buildServedPage>>> {
+    const fingerprint = runsFingerprint(this.paths, open);
+    if (this.last?.fingerprint === fingerprint) return this.last.built;
     const built = await buildServedPage(this.paths, { ...this.o, served: { open } });
     this.stores = [built.store, ...this.stores].slice(0, this.keep);
+    this.last = { fingerprint, built };
     return built;
   }
 

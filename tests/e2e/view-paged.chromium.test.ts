@@ -28,10 +28,14 @@ describe.skipIf(!CHROMIUM)('toolgauge view, served and paged, in headless Chromi
     const page = await browser.open(server.url, { width: 1200, height: 900 });
     await browser.waitFor(page, `window.__tgLoaded !== undefined`);
     expect(await browser.evaluate<string>(page, `document.getElementById('count').textContent`)).toBe('45 of 45 cases');
-    const drawn = () => browser.evaluate<string[]>(page, `[...document.querySelectorAll('#ledger .row')].map((r) => r.dataset.key)`);
+    const drawn = () =>
+      browser.evaluate<string[]>(page, `[...document.querySelectorAll('#ledger .row')].map((r) => r.dataset.key)`);
     expect(await drawn()).not.toContain('case-44#0');
     // the ledger draws the window it is scrolled to: its end is the last index page's rows
-    await browser.evaluate(page, `(() => { const l = document.getElementById('ledger'); l.scrollTop = l.scrollHeight; l.dispatchEvent(new Event('scroll')); })()`);
+    await browser.evaluate(
+      page,
+      `(() => { const l = document.getElementById('ledger'); l.scrollTop = l.scrollHeight; l.dispatchEvent(new Event('scroll')); })()`,
+    );
     expect(await drawn()).toContain('case-44#0');
     await browser.evaluate(
       page,

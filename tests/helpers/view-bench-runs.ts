@@ -131,4 +131,3 @@ export function writeRun(dir: string, model: string, N: number, fails: (i: numbe
   writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary));
   writeFileSync(join(dir, 'instances.jsonl'), lines.join('\n') + '\n');
 }
-

@@ -565,11 +565,11 @@ function main(): void {
     if (paged) {
       // Each run's side of the case, from the server; a later click wins over a slower answer.
       caseBox.append(h('p', { className: 'muted' }, 'Loading the case…'));
-      void Promise.all(
-        entry.cells.map((c, r) => (c ? fetchCase(paged.build, r, c.key) : Promise.resolve(null))),
-      ).then((details) => {
-        if (seq === opening) showCase(entry, details);
-      });
+      void Promise.all(entry.cells.map((c, r) => (c ? fetchCase(paged.build, r, c.key) : Promise.resolve(null)))).then(
+        (details) => {
+          if (seq === opening) showCase(entry, details);
+        },
+      );
       return;
     }
     // The case blocks follow the page's script: until the parser has read them all, a case opens once it has.
