@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import '../harness/builtin/index.ts';
-import { buildViewPage, ServedViews, serveView } from '../harness/view/index.ts';
+import { buildViewPage, runDirs, runsVersion, ServedViews, serveView } from '../harness/view/index.ts';
 import { CHROMIUM, launchChromium } from '../tests/helpers/chromium.ts';
 import { writeRun } from '../tests/helpers/view-bench-runs.ts';
 import { quantiles, round } from './lib.ts';
@@ -147,7 +147,11 @@ async function paged() {
     const views = new ServedViews([a, b]);
     const built = await views.build();
     const buildMs = performance.now() - t;
-    const server = await serveView(async () => (await views.build()).html, { api: (p, q) => views.answer(p, q) });
+    // `version`: what the page polls to reload when a run changes (here: never), as `toolgauge view` serves it
+    const server = await serveView(async () => (await views.build()).html, {
+      api: (p, q) => views.answer(p, q),
+      version: () => runsVersion(runDirs([a, b])),
+    });
     // The index's weight: every page the page fetches, as JSON on the wire.
     const build = /"build":"([0-9a-f]+)"/.exec(built.html)![1]!;
     let indexBytes = 0;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveView, ServedViews, type ViewServer } from '../../harness/view/index.ts';
+import { runDirs, runsVersion, serveView, ServedViews, type ViewServer } from '../../harness/view/index.ts';
 import { CHROMIUM, launchChromium, type Browser } from '../helpers/chromium.ts';
 import { tempDir } from '../helpers/cli.ts';
 import { writeRun } from '../helpers/view-bench-runs.ts';
@@ -17,7 +17,10 @@ describe.skipIf(!CHROMIUM)('toolgauge view, served and paged, in headless Chromi
     writeRun(dir, 'sim:paged', 45, (i) => i % 10 === 3);
     const views = new ServedViews([dir], { pageSize: 10 });
     browser = launchChromium(60_000);
-    server = await serveView(async () => (await views.build()).html, { api: (p, q) => views.answer(p, q) });
+    server = await serveView(async () => (await views.build()).html, {
+      api: (p, q) => views.answer(p, q),
+      version: () => runsVersion(runDirs([dir])), // the page polls it, and would reload on a 404
+    });
   });
   afterAll(async () => {
     await server?.close();
