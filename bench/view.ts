@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import '../harness/builtin/index.ts';
 import { buildViewPage, runDirs, runsVersion, ServedViews, serveView } from '../harness/view/index.ts';
 import { CHROMIUM, launchChromium } from '../tests/helpers/chromium.ts';
@@ -109,6 +111,15 @@ async function main() {
   }
 }
 
+/** A full collection, so the heap measured is what is held (no flag needed on the command line). */
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+const heldMib = () => {
+  collect();
+  const m = process.memoryUsage();
+  return (m.heapUsed + m.arrayBuffers) / 1048576;
+};
+
 /** Heap and RSS sampled every 20 ms: the peak while the server builds and answers. */
 function memorySampler() {
   const peak = { heap: 0, rss: 0 };
@@ -141,12 +152,13 @@ async function paged() {
     writeRun(a, 'sim:bench-a', N, (i) => i % 10 === 3);
     writeRun(b, 'sim:bench-b', N, (i) => i % 10 === 3 || i % 17 === 5);
     const genMs = performance.now() - t;
-    (globalThis as { gc?: () => void }).gc?.();
+    const heldBefore = heldMib();
     mem.reset();
     t = performance.now();
     const views = new ServedViews([a, b]);
     const built = await views.build();
     const buildMs = performance.now() - t;
+    const heldServing = heldMib() - heldBefore; // the server's rows and offsets, once built
     // `version`: what the page polls to reload when a run changes (here: never), as `toolgauge view` serves it
     const server = await serveView(async () => (await views.build()).html, {
       api: (p, q) => views.answer(p, q),
@@ -233,6 +245,8 @@ async function paged() {
       index_kib: indexBytes / 1024,
       server_peak_heap_mib: mem.peak.heap / 1048576,
       server_peak_rss_mib: mem.peak.rss / 1048576,
+      server_held_mib: heldServing,
+      server_held_after_mib: heldMib() - heldBefore,
     };
     console.log(`Chromium (headless, ${reps} page loads; median [min, max] ms):`);
     for (const [k, v] of Object.entries(figures)) {
@@ -241,7 +255,7 @@ async function paged() {
       console.log(`  ${k.padEnd(42)} ${ms(q.median)}  [${ms(Math.min(...v))}, ${ms(Math.max(...v))}]`);
     }
     console.log(
-      `server: peak heap ${round(out.server_peak_heap_mib!, 1)} MiB, peak RSS ${round(out.server_peak_rss_mib!, 1)} MiB (build and serving)`,
+      `server: peak heap ${round(out.server_peak_heap_mib!, 1)} MiB, peak RSS ${round(out.server_peak_rss_mib!, 1)} MiB (build and serving); held once built ${round(heldServing, 1)} MiB, after the page loads ${round(out.server_held_after_mib!, 1)} MiB (after a full collection)`,
     );
     if (values.record)
       writeRecord('view', out, `npm run bench:view -- --mode paged --cases ${N} --reps ${reps} --record`);

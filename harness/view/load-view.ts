@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import type { Summary } from '../report/summary.ts';
 import { viewData } from './data.ts';
 import { historyViews, openedDirs, parseOpen, runsVersion } from './history.ts';
-import { loadRunDir, PAGE_TRACE_BUDGET_BYTES, runDirs, type CaseLocation } from './load.ts';
+import { loadRunDir, ON_DEMAND, PAGE_TRACE_BUDGET_BYTES, runDirs, type CaseLocation } from './load.ts';
 import type { CaseDetail, ViewData } from './model.ts';
 import { pathRewrites, rewritePaths, viewBase } from './relative-paths.ts';
 
@@ -50,7 +50,8 @@ export function loadView(paths: readonly string[], o: ViewOptions = {}, rowsOnly
   });
   return {
     data: rewritePaths(built.data, rewrites),
-    details: rewritePaths(built.details, rewrites),
+    // a detail left for readCase is a shared placeholder: nothing to rewrite (and no copy of it per case)
+    details: built.details.map((run) => run.map((d) => (d === ON_DEMAND ? d : rewritePaths(d, rewrites)))),
     runs: loaded.map((l) => ({ dir: l.dir, summary: l.summary, locations: l.locations })),
     rewrites,
   };
