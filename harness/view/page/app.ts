@@ -549,8 +549,14 @@ function main(): void {
     renderRows();
     history.replaceState(null, '', `#${encodeHash(query, caseKey)}`);
   };
-  for (const el of [search]) el.addEventListener('input', applyFilters);
-  for (const el of [status, tag, cause, sort, changed]) el.addEventListener('change', applyFilters);
+  // A changed query shows its cases from the top (a ledger scrolled far down would otherwise draw nothing until the
+  // browser clamps its scroll and fires a scroll event); rows arriving from the index keep the scroll where it is.
+  const onQuery = () => {
+    ledger.scrollTop = 0;
+    applyFilters();
+  };
+  for (const el of [search]) el.addEventListener('input', onQuery);
+  for (const el of [status, tag, cause, sort, changed]) el.addEventListener('change', onQuery);
 
   let opening = 0;
   const openCase = (key: string) => {
