@@ -4,144 +4,30 @@
 // said, without it). Measured: the build in Node (read, map, compare, write the HTML), the page's size, the time to
 // first render in the browser (navigation start → the ledger drawn), and the time each filter takes (search,
 // status, tag, "different only", sort) until the next frame. Medians over --reps page loads (default 3).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import '../harness/builtin/index.ts';
-import { buildViewPage, serveView } from '../harness/view/index.ts';
+import { buildViewPage, runDirs, runsVersion, ServedViews, serveView } from '../harness/view/index.ts';
 import { CHROMIUM, launchChromium } from '../tests/helpers/chromium.ts';
+import { writeRun } from '../tests/helpers/view-bench-runs.ts';
 import { quantiles, round } from './lib.ts';
+import { writeRecord } from './record.ts';
 
 const { values } = parseArgs({
-  options: { cases: { type: 'string', default: '10000' }, reps: { type: 'string', default: '3' } },
+  options: {
+    cases: { type: 'string', default: '10000' },
+    reps: { type: 'string', default: '3' },
+    mode: { type: 'string', default: 'whole' },
+    record: { type: 'boolean', default: false },
+  },
 });
+if (values.mode !== 'whole' && values.mode !== 'paged') throw new Error(`--mode: whole or paged, not ${values.mode}`);
 const N = Number(values.cases);
 const reps = Number(values.reps);
-
-const header = {
-  toolgauge_version: 'bench',
-  git_commit: null,
-  git_dirty: null,
-  node: process.version,
-  os: 'bench',
-  cpu: 'bench',
-  cpus: 1,
-  ram_gib: 1,
-  endpoint: 'built-in simulator',
-  model: 'sim:bench',
-  simulated: true,
-  generation: { temperature: 0 },
-  dataset: { file: 'bench', sha256: 'b'.repeat(64) },
-  template_sha256: null,
-  injected_date: '2026-01-01',
-  seed: 0,
-  trials: 1,
-  started_at: 't0',
-  ended_at: 't1',
-};
-
-/** A run whose case i fails when `fails(i)`: tags by operation and size, a 5-message conversation per case. */
-function writeRun(dir: string, model: string, fails: (i: number) => boolean): void {
-  mkdirSync(join(dir, 'traces'), { recursive: true });
-  const lines: string[] = [];
-  let passed = 0;
-  for (let i = 0; i < N; i++) {
-    const [a, b] = [i % 97, (i * 7) % 89];
-    const op = i % 2 ? 'add' : 'mul';
-    const want = op === 'add' ? a + b : a * b;
-    const pass = !fails(i);
-    passed += Number(pass);
-    const answer = String(pass ? want : want + 1);
-    const trace = `traces/case-${i}.json`;
-    lines.push(
-      JSON.stringify({
-        suite: 'bench',
-        id: `case-${i}`,
-        trial: 0,
-        error: i % 1000 === 999 ? 'endpoint down after retries' : null,
-        pass,
-        reason: pass ? null : `exact: expected '${want}', answered '${answer}'`,
-        trace,
-        order: i,
-        scores: { exact: pass ? 1 : 0 },
-        tags: { op, size: a > 50 ? 'big' : 'small' },
-      }),
-    );
-    const q = `What is ${a} ${op === 'add' ? 'plus' : 'times'} ${b}?`;
-    writeFileSync(
-      join(dir, trace),
-      JSON.stringify({
-        input: q,
-        expected: String(want),
-        scores: { exact: pass ? 1 : 0 },
-        output: {
-          answer,
-          messages: [
-            { role: 'system', content: 'Use the tools for arithmetic. End with <answer>…</answer>.' },
-            { role: 'user', content: q },
-            {
-              role: 'assistant',
-              content: null,
-              tool_calls: [{ id: 'c0', type: 'function', function: { name: op, arguments: JSON.stringify({ a, b }) } }],
-            },
-            { role: 'tool', tool_call_id: 'c0', content: String(want) },
-            { role: 'assistant', content: `The result is <answer>${answer}</answer>` },
-          ],
-          toolCalls: [{ name: op, argumentsJson: JSON.stringify({ a, b }), result: String(want), error: null }],
-          usage: { prompt_tokens: 60, completion_tokens: 20, total_tokens: 80 },
-          turns: 2,
-          modelCalls: [
-            {
-              turn: 0,
-              purpose: 'turn',
-              latencyMs: 40,
-              attempts: 1,
-              retried: [],
-              cached: false,
-              finishReason: 'tool_calls',
-              usage: { prompt_tokens: 30, completion_tokens: 12 },
-            },
-            {
-              turn: 1,
-              purpose: 'turn',
-              latencyMs: 30,
-              attempts: 1,
-              retried: [],
-              cached: false,
-              finishReason: 'stop',
-              usage: { prompt_tokens: 30, completion_tokens: 8 },
-            },
-          ],
-        },
-      }),
-    );
-  }
-  const est = (v: number) => ({
-    value: v,
-    lo: v,
-    hi: v,
-    n: N,
-    denominator: 'instances',
-    method: 'wilson',
-    level: 0.95,
-  });
-  const summary = {
-    schema: 'toolgauge.summary/1',
-    suite: 'bench',
-    notice: 'SIMULATOR RUN (benchmark data)',
-    header: { ...header, model },
-    config: { scorers: ['exact'] },
-    counts: { instances: N },
-    metrics: { pass_rate: est(passed / N), exact: est(passed / N) },
-    breakdowns: {},
-    errors: [],
-    extra: {},
-    gate: null,
-  };
-  writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary));
-  writeFileSync(join(dir, 'instances.jsonl'), lines.join('\n') + '\n');
-}
 
 const ms = (x: number) => round(x, 1);
 
@@ -150,8 +36,8 @@ async function main() {
   try {
     const [a, b] = [join(root, 'a'), join(root, 'b')];
     let t = performance.now();
-    writeRun(a, 'sim:bench-a', (i) => i % 10 === 3);
-    writeRun(b, 'sim:bench-b', (i) => i % 10 === 3 || i % 17 === 5);
+    writeRun(a, 'sim:bench-a', N, (i) => i % 10 === 3);
+    writeRun(b, 'sim:bench-b', N, (i) => i % 10 === 3 || i % 17 === 5);
     const genMs = performance.now() - t;
     t = performance.now();
     const page = await buildViewPage([a, b]);
@@ -225,4 +111,158 @@ async function main() {
   }
 }
 
-await main();
+/** A full collection, so the heap measured is what is held (no flag needed on the command line). */
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+const heldMib = () => {
+  collect();
+  const m = process.memoryUsage();
+  return (m.heapUsed + m.arrayBuffers) / 1048576;
+};
+
+/** Heap and RSS sampled every 20 ms: the peak while the server builds and answers. */
+function memorySampler() {
+  const peak = { heap: 0, rss: 0 };
+  const sample = () => {
+    const m = process.memoryUsage();
+    peak.heap = Math.max(peak.heap, m.heapUsed + m.arrayBuffers);
+    peak.rss = Math.max(peak.rss, m.rss);
+  };
+  const timer = setInterval(sample, 20);
+  return {
+    peak,
+    reset: () => ((peak.heap = 0), (peak.rss = 0), sample()),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/**
+ * The served, paged viewer (`toolgauge view A B`): the server reads the runs once (rows and offsets, no details),
+ * the page fetches the ledger's compact index from /index and a case from /case. Measured: the server's build, the
+ * index's weight, first render (navigation → ledger drawn at the first index page of each run) and the whole ledger
+ * in, search and filters over every row until the next frame, opening a case (fetch + render) and the server
+ * process's peak memory while it builds and serves.
+ */
+async function paged() {
+  const root = mkdtempSync(join(tmpdir(), 'tg-bench-view-'));
+  const mem = memorySampler();
+  try {
+    const [a, b] = [join(root, 'a'), join(root, 'b')];
+    let t = performance.now();
+    writeRun(a, 'sim:bench-a', N, (i) => i % 10 === 3);
+    writeRun(b, 'sim:bench-b', N, (i) => i % 10 === 3 || i % 17 === 5);
+    const genMs = performance.now() - t;
+    const heldBefore = heldMib();
+    mem.reset();
+    t = performance.now();
+    const views = new ServedViews([a, b]);
+    const built = await views.build();
+    const buildMs = performance.now() - t;
+    const heldServing = heldMib() - heldBefore; // the server's rows and offsets, once built
+    // `version`: what the page polls to reload when a run changes (here: never), as `toolgauge view` serves it
+    const server = await serveView(async () => (await views.build()).html, {
+      api: (p, q) => views.answer(p, q),
+      version: () => runsVersion(runDirs([a, b])),
+    });
+    // The index's weight: every page the page fetches, as JSON on the wire.
+    const build = /"build":"([0-9a-f]+)"/.exec(built.html)![1]!;
+    let indexBytes = 0;
+    for (let run = 0; run < 2; run++)
+      for (let from = 0; from < N; from += 20_000) {
+        const r = views.answer(
+          '/index',
+          new URLSearchParams({ build, run: String(run), from: String(from), count: '20000' }),
+        )!;
+        indexBytes += Buffer.byteLength(JSON.stringify(r.json));
+      }
+    const figures: Record<string, number[]> = {};
+    const note = (k: string, v: number) => (figures[k] ??= []).push(v);
+    console.log(
+      `toolgauge view bench (served, paged): 2 runs × ${N} cases (generated in ${ms(genMs)} ms); server build ${ms(buildMs)} ms; page ${round(built.html.length / 1024, 1)} KiB; index ${round(indexBytes / 1048576, 2)} MiB`,
+    );
+    if (!CHROMIUM) {
+      console.log(
+        'browser figures skipped: no Chromium (/usr/bin/chromium; scripts/install-system-deps.sh installs it)',
+      );
+      return;
+    }
+    const browser = launchChromium(300_000);
+    try {
+      for (let r = 0; r < reps; r++) {
+        const s = await browser.open(server.url);
+        note('first_render_ms', await browser.waitFor<number>(s, 'window.__tgRendered', 300_000));
+        note('ledger_loaded_ms', await browser.waitFor<number>(s, 'window.__tgLoaded', 300_000));
+        const filter = (js: string) =>
+          browser.evaluate<number>(
+            s,
+            `new Promise((done) => { const t0 = performance.now(); ${js}; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))); })`,
+          );
+        const set = (id: string, v: string, ev: string) =>
+          `(() => { const el = document.getElementById('${id}'); el.value = ${JSON.stringify(v)}; el.dispatchEvent(new Event('${ev}')); })()`;
+        note('search_ms', await filter(set('search', `case-${N - 123}`, 'input')));
+        note(
+          'search_rows',
+          await browser.evaluate<number>(s, `Number(document.getElementById('count').textContent.split(' ')[0])`),
+        );
+        note('clear_search_ms', await filter(set('search', '', 'input')));
+        note('filter_failed_ms', await filter(set('f-status', 'failed', 'change')));
+        note(
+          'different_only_ms',
+          await filter(
+            `(() => { const el = document.getElementById('f-changed'); el.checked = true; el.dispatchEvent(new Event('change')); })()`,
+          ),
+        );
+        note(
+          'sort_status_ms',
+          await filter(
+            `${set('f-status', 'all', 'change')}; document.getElementById('f-changed').checked = false; ${set('sort', 'status', 'change')}`,
+          ),
+        );
+        // Opening a case: the click, both runs' details fetched from /case, the case drawn, the next frame.
+        note(
+          'open_case_ms',
+          await browser.evaluate<number>(
+            s,
+            `new Promise((done) => { const t0 = performance.now(); document.querySelector('#ledger .row').click();
+              const wait = () => document.querySelector('#case .msg.tool') ? requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))) : setTimeout(wait, 1);
+              wait(); })`,
+          ),
+        );
+        await browser.send('Target.closeTarget', {
+          targetId: (
+            await browser.send<{ targetInfos: Array<{ targetId: string; type: string }> }>('Target.getTargets')
+          ).targetInfos.find((x) => x.type === 'page')!.targetId,
+        });
+      }
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+    const out: Record<string, number> = {
+      cases_per_run: N,
+      server_build_ms: buildMs,
+      page_kib: built.html.length / 1024,
+      index_kib: indexBytes / 1024,
+      server_peak_heap_mib: mem.peak.heap / 1048576,
+      server_peak_rss_mib: mem.peak.rss / 1048576,
+      server_held_mib: heldServing,
+      server_held_after_mib: heldMib() - heldBefore,
+    };
+    console.log(`Chromium (headless, ${reps} page loads; median [min, max] ms):`);
+    for (const [k, v] of Object.entries(figures)) {
+      const q = quantiles(v);
+      out[k] = q.median;
+      console.log(`  ${k.padEnd(42)} ${ms(q.median)}  [${ms(Math.min(...v))}, ${ms(Math.max(...v))}]`);
+    }
+    console.log(
+      `server: peak heap ${round(out.server_peak_heap_mib!, 1)} MiB, peak RSS ${round(out.server_peak_rss_mib!, 1)} MiB (build and serving); held once built ${round(heldServing, 1)} MiB, after the page loads ${round(out.server_held_after_mib!, 1)} MiB (after a full collection)`,
+    );
+    if (values.record)
+      writeRecord('view', out, `npm run bench:view -- --mode paged --cases ${N} --reps ${reps} --record`);
+  } finally {
+    mem.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+await (values.mode === 'paged' ? paged() : main());

@@ -202,12 +202,15 @@ describe('the viewer reads nothing outside the run folder', () => {
       scorers: [],
       sections: [],
     });
-    const data = { runs: [{ label: 'r', dir: '/run', problems: [] }] } as unknown as ViewData;
+    // the ledger's rows give the order the details are kept in
+    const rows = ['a#0', 'b#0', 'c#0'].map((key, i) => ({ key, detail: i }));
+    const data = { runs: [{ label: 'r', dir: '/run', problems: [], rows }] } as unknown as ViewData;
     const html = viewHtml(data, [[detail('a#0'), detail('b#0'), detail('c#0')]], 'void 0', 1200);
     expect(html.match(/i{500}/g)).toHaveLength(2);
-    expect(html).toContain('is left out of the page');
+    expect(html).toContain('is left out of this file');
+    expect(data.leftOut).toEqual({ cases: 1, of: 3, budgetChars: 1200 });
     expect(data.runs[0]!.problems).toEqual([
-      { file: '/run', message: expect.stringMatching(/^case c#0: left out of the page/) },
+      { file: '/run', message: expect.stringMatching(/^1 of its 3 cases' details are left out of this page/) },
     ]);
   });
 });

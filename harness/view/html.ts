@@ -22,40 +22,66 @@ export function escapeHtml(s: string): string {
 }
 
 /**
- * The most characters the case blocks of one page hold: a page must stay one string (V8 caps a string near 512
- * million characters). A case past it shows a "left out" note instead of its detail, and the run's problems name it.
+ * The most characters the case blocks of an exported page hold. Measured (docs/benchmarks.md, `npm run bench:view`):
+ * a page of 2 × 10^4 bench cases is 37 MiB and draws its ledger in under a second, the browser parsing the case
+ * blocks after it; 64 Mi characters keeps an export near that size and far under what one string can hold (V8 caps
+ * one near 512 million characters). Past it, a case's detail is left out: the case shows a note instead, and the page
+ * says how many were left out and that the served viewer (`toolgauge view DIR`) shows every case.
  */
-export const PAGE_DETAIL_BUDGET_CHARS = 256 * 1024 * 1024;
+export const EXPORT_DETAIL_BUDGET_CHARS = 64 * 1024 * 1024;
 
-function leftOut(d: CaseDetail, size: number, budget: number): CaseDetail {
-  const text = `This case's detail (${size} characters) is left out of the page: the page holds at most ${budget} characters of case details. Open fewer runs at once, or read the trace file.`;
+/** What a case whose detail was left out shows instead. */
+export function leftOutNote(budget: number): string {
+  return `This case's detail is left out of this file: an exported page holds at most ${budget} characters of case details (the cases first in the ledger, each run's side by side). Serve the runs to see every case: toolgauge view DIR …`;
+}
+
+function leftOut(d: CaseDetail, budget: number): CaseDetail {
   return {
     key: d.key,
     input: null,
     expected: null,
     predicted: null,
     scorers: [],
-    sections: [{ kind: 'text', title: 'Left out', text }],
+    sections: [{ kind: 'text', title: 'Left out', text: leftOutNote(budget) }],
   };
 }
 
-/** Each case's block, within the page's budget; what is left out is added to its run's problems. */
+/**
+ * Each case's block, within the page's budget: the cases in ledger order, the runs' rows of one position one after
+ * the other (a case is kept with its other runs' sides). What is left out is counted in `data.leftOut` and, per run,
+ * in its problems.
+ */
 function caseBlocks(data: ViewData, details: CaseDetail[][], budget: number): string[] {
   let used = 0;
-  return details.flatMap((run, r) =>
-    run.map((d, i) => {
+  const out: string[] = [];
+  const cut = data.runs.map(() => 0);
+  const longest = Math.max(0, ...data.runs.map((r) => r.rows.length));
+  for (let i = 0; i < longest; i++)
+    data.runs.forEach((run, r) => {
+      const row = run.rows[i];
+      const d = row && details[r]?.[row.detail];
+      if (!row || !d) return;
       let json = scriptJson(d);
       if (used + json.length > budget) {
-        data.runs[r]?.problems.push({
+        cut[r]!++;
+        json = scriptJson(leftOut(d, budget));
+        used = budget; // spent: every later case is left out too, so the kept ones are the first in the ledger
+      } else used += json.length;
+      out.push(`<script type="application/json" id="d${r}-${row.detail}">${json}</script>`);
+    });
+  const total = data.runs.reduce((n, r) => n + r.rows.length, 0);
+  const cases = cut.reduce((a, b) => a + b, 0);
+  if (cases) {
+    data.leftOut = { cases, of: total, budgetChars: budget };
+    cut.forEach((n, r) => {
+      if (n)
+        data.runs[r]!.problems.push({
           file: data.runs[r]!.dir,
-          message: `case ${d.key}: left out of the page (its detail is ${json.length} characters; the page's budget of ${budget} is spent)`,
+          message: `${n} of its ${data.runs[r]!.rows.length} cases' details are left out of this page (it holds at most ${budget} characters of case details): serve the runs (toolgauge view DIR) to see them`,
         });
-        json = scriptJson(leftOut(d, json.length, budget));
-      }
-      used += json.length;
-      return `<script type="application/json" id="d${r}-${i}">${json}</script>`;
-    }),
-  );
+    });
+  }
+  return out;
 }
 
 const hash = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
@@ -64,7 +90,7 @@ export function viewHtml(
   data: ViewData,
   details: CaseDetail[][],
   script: string,
-  budget = PAGE_DETAIL_BUDGET_CHARS,
+  budget = EXPORT_DETAIL_BUDGET_CHARS,
 ): string {
   // A script's text ends at the first `</script`: the bundle must not contain one (it would be a bug in the page's code).
   if (/<\/script/i.test(script)) throw new Error('the page script contains </script');

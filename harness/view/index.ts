@@ -1,49 +1,25 @@
-import { homedir } from 'node:os';
-import { loadRunDir, PAGE_TRACE_BUDGET_BYTES, runDirs } from './load.ts';
-import { viewData } from './data.ts';
-import { viewHtml } from './html.ts';
+import { EXPORT_DETAIL_BUDGET_CHARS, viewHtml } from './html.ts';
+import { loadView, type ViewOptions } from './load-view.ts';
 import { pageScript } from './page-script.ts';
-import { relativeView, viewBase } from './relative-paths.ts';
-import { historyViews, openedDirs, parseOpen, runsVersion } from './history.ts';
 
 export { serveView, type ViewServer } from './server.ts';
 export { ViewFileError } from './load.ts';
 export { runsVersion } from './history.ts';
 export { runDirs } from './load.ts';
-
-export interface ViewOptions {
-  labels?: string[];
-  allowPartial?: boolean;
-  /** The served page: its `open` query values (`<slot>/<kept run>`: that kept run in place of the latest) and polling. */
-  served?: { open: readonly string[] };
-}
+export { ServedViews } from './served.ts';
+export type { ViewOptions } from './load-view.ts';
 
 /**
- * The viewer's page over the given paths (run directories, or folders of them): read, mapped, compared and written
- * as one self-contained HTML document. The suites a run names must be registered (the CLI loads the built-in ones).
+ * The viewer's page over the given paths as one self-contained HTML document, every case's detail in it up to the
+ * detail budget (`--export`; html.ts says what it leaves out). The suites a run names must be registered (the CLI
+ * loads the built-in ones).
  */
 export async function buildViewPage(
   paths: readonly string[],
   o: ViewOptions = {},
 ): Promise<{ html: string; runs: number; cases: number; problems: number }> {
-  const slots = openedDirs(runDirs(paths), parseOpen(o.served?.open ?? []));
-  const budget = { left: PAGE_TRACE_BUDGET_BYTES }; // one for the page, whatever the number of runs on it
-  const dirs = slots.map((s) => s.dir);
-  const loaded = dirs.map((d) => loadRunDir(d, budget));
-  const built = viewData(loaded, o);
-  built.data.runs.forEach((r, i) => (r.history = historyViews(slots[i]!.base, slots[i]!.dir, i, !!o.served)));
-  if (o.served) built.data.liveVersion = runsVersion(slots.map((s) => s.base));
-  // Paths are shown relative to the folder the viewer was opened on (harness/view/relative-paths.ts).
-  const { data, details } = relativeView(built.data, built.details, {
-    base: viewBase(
-      paths,
-      slots.map((s) => s.base),
-    ),
-    runDirs: dirs,
-    home: homedir(),
-    cwd: process.cwd(),
-  });
-  const html = viewHtml(data, details, await pageScript());
+  const { data, details } = loadView(paths, o);
+  const html = viewHtml(data, details, await pageScript(), o.detailBudget ?? EXPORT_DETAIL_BUDGET_CHARS);
   return {
     html,
     runs: data.runs.length,

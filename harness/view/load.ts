@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ZodType } from 'zod';
 import { firstZodIssue } from '../core/errors.ts';
@@ -117,53 +117,179 @@ function readJsonFile(dir: string, rel: string, problems: LoadProblem[], budget:
   }
 }
 
-/** The lines of a JSONL file: each parsed, or a problem naming the line. */
+/** Where a line of a JSONL file is: its byte offset, its length in bytes and its 1-based number. */
+export interface LineAt {
+  offset: number;
+  bytes: number;
+  line: number;
+}
+
+/**
+ * The lines of a JSONL file, read in chunks (a journal of 10^5 cases is never one string): each parsed, or a problem
+ * naming the line; each with its byte offset, so one line can be read again later (the served viewer's case store).
+ */
 function jsonLines(
   dir: string,
   path: string,
   problems: LoadProblem[],
-  onLine: (value: unknown, line: number, text: string) => void,
+  onLine: (value: unknown, line: number, text: string, at: LineAt) => void,
 ): boolean {
-  let text: string | null;
+  let opened: ReturnType<typeof openForReading>;
   try {
-    text = readTextNoFollow(dir, path);
+    opened = openForReading(path, { root: dir });
   } catch (err) {
-    problems.push({ file: path, message: (err as Error).message });
+    const m = (err as Error).message;
+    problems.push({ file: path, message: m.startsWith(`${path} `) ? m.slice(path.length + 1) : m });
     return false;
   }
-  if (text === null) return false;
-  const lines = text.split('\n');
-  lines.forEach((t, i) => {
-    if (!t.trim()) return;
-    let v: unknown;
-    try {
-      v = JSON.parse(t);
-    } catch (err) {
-      // A killed run's last write may be torn: still shown, as a problem of its line.
-      problems.push({ file: path, line: i + 1, message: `not valid JSON (${(err as Error).message})` });
-      return;
-    }
-    onLine(v, i + 1, t);
-  });
+  if (!opened) return false;
+  const { fd } = opened;
+  try {
+    let line = 0;
+    const each = (buf: Buffer, offset: number) => {
+      line++;
+      const t = buf.toString('utf8');
+      if (!t.trim()) return;
+      let v: unknown;
+      try {
+        v = JSON.parse(t);
+      } catch (err) {
+        // A killed run's last write may be torn: still shown, as a problem of its line.
+        problems.push({ file: path, line, message: `not valid JSON (${(err as Error).message})` });
+        return;
+      }
+      onLine(v, line, t, { offset, bytes: buf.length, line });
+    };
+    eachLine(fd, each);
+  } finally {
+    closeQuietly(fd);
+  }
   return true;
 }
 
-/**
- * Read one output directory (its summary may be missing or bad: the journal is still shown). `budget`: what is left
- * of the page's trace budget, shared by the runs of one page.
- */
-export function loadRunDir(dir: string, budget: TraceBudget = { left: PAGE_TRACE_BUDGET_BYTES }): LoadedRun {
-  const problems: LoadProblem[] = [];
+/** Every line of an open file (without its newline) and its byte offset, read 1 MiB at a time. */
+function eachLine(fd: number, each: (line: Buffer, offset: number) => void): void {
+  const chunk = Buffer.alloc(1024 * 1024);
+  let carry: Buffer = Buffer.alloc(0);
+  let carryAt = 0;
+  let pos = 0;
+  for (;;) {
+    const n = readSync(fd, chunk, 0, chunk.length, pos);
+    if (n === 0) break;
+    pos += n;
+    let buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+    let start = 0;
+    for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
+      each(buf.subarray(start, nl), carryAt + start);
+      start = nl + 1;
+    }
+    carryAt += start;
+    buf = buf.subarray(start);
+    carry = Buffer.from(buf); // copied: the chunk is reused
+  }
+  if (carry.length) each(carry, carryAt);
+}
+
+/** One line of a JSONL file again, by where jsonLines found it (the file's checks again: no link, regular file). */
+export function lineAt(dir: string, path: string, at: LineAt): string {
+  const opened = openForReading(path, { root: dir });
+  if (!opened) throw new ViewFileError(`${path}: not found`);
+  try {
+    const buf = Buffer.alloc(at.bytes);
+    const n = readSync(opened.fd, buf, 0, at.bytes, at.offset);
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    closeQuietly(opened.fd);
+  }
+}
+
+/** Where a case's parts are: its journal line and its record lines (the served viewer reads them again on demand). */
+export interface CaseLocation {
+  journal: LineAt;
+  records: Array<[file: string, at: LineAt]>;
+}
+
+/** What reading one case needs besides its lines: the run's folder, its summary and the journal schemas by suite. */
+interface RunContext {
+  dir: string;
+  summary: Summary | null;
+  schemaOf: (suite: string) => ZodType | null;
+}
+
+function runContext(dir: string, summary: Summary | null): RunContext {
+  const schemas = new Map<string, ZodType | null>();
+  return {
+    dir,
+    summary,
+    schemaOf: (suite) => {
+      if (!schemas.has(suite))
+        schemas.set(
+          suite,
+          suiteNamed(suite)?.metaSchema ??
+            (summary && summary.suite === suite ? scoredMetaSchema(summary.config) : null),
+        );
+      return schemas.get(suite)!;
+    },
+  };
+}
+
+/** A journal line checked: the meta, a problem (its schema failed), or null (another suite's line: not this run's). */
+function checkMeta(
+  ctx: RunContext,
+  v: unknown,
+  line: number,
+): { meta: LoadedRun['metas'][number] } | { problem: LoadProblem } | null {
+  const journal = join(ctx.dir, JOURNAL);
+  const base = MetaBase.safeParse(v);
+  if (!base.success) return { problem: problemOf(journal, line, base.error) };
+  if (ctx.summary && base.data.suite !== ctx.summary.suite) return null; // another suite's line in a shared folder
+  const full = ctx.schemaOf(base.data.suite)?.safeParse(v);
+  if (full && !full.success) return { problem: problemOf(journal, line, full.error) };
+  return { meta: v as LoadedRun['metas'][number] };
+}
+
+/** One case mapped from its journal line, its trace (and the files beside it) and its record lines. */
+function mapOne(
+  ctx: RunContext,
+  meta: LoadedRun['metas'][number],
+  line: number,
+  records: Record<string, unknown>,
+  budget: TraceBudget,
+): { mapped: MappedCase; problems: LoadProblem[] } {
+  const { dir } = ctx;
+  const journal = join(dir, JOURNAL);
+  const caseProblems: LoadProblem[] = [];
+  const caseView = suiteNamed(meta.suite)?.caseView;
+  const tracePath = typeof meta.trace === 'string' ? meta.trace : null;
+  const trace = tracePath ? readJsonFile(dir, tracePath, caseProblems, budget, `line ${line}: trace`) : undefined;
+  const files: Record<string, unknown> = {};
+  let mapped: MappedCase;
+  try {
+    for (const [name, rel] of Object.entries((tracePath && caseView?.extraFiles?.(tracePath)) || {})) {
+      const value = readJsonFile(dir, rel, caseProblems, budget);
+      if (value !== undefined) files[name] = value;
+    }
+    mapped = mapCase({ suite: meta.suite, meta, trace, files, records }, caseView);
+  } catch (err) {
+    // A mapping is pure and total on valid metas; should one still fail, the case is shown with its line.
+    caseProblems.push({ file: journal, line, message: `could not be shown: ${(err as Error).message}` });
+    mapped = brokenCase(meta.id, meta.trial, JSON.stringify(meta), caseProblems[caseProblems.length - 1]!);
+  }
+  for (const p of mapped.problems)
+    caseProblems.push({ file: tracePath ? join(dir, tracePath) : journal, field: p.field, message: p.message });
+  return { mapped, problems: caseProblems };
+}
+
+function readSummary(dir: string, problems: LoadProblem[]): Summary | null {
   const summaryPath = join(dir, 'summary.json');
-  let summary: Summary | null = null;
   try {
     const text = readTextNoFollow(dir, summaryPath);
     if (text === null)
       problems.push({ file: summaryPath, message: 'not found (no metrics to show; the cases come from the journal)' });
     else {
       const parsed = SummarySchema.safeParse(JSON.parse(text));
-      if (parsed.success) summary = JSON.parse(text) as Summary;
-      else problems.push(problemOf(summaryPath, undefined, parsed.error));
+      if (parsed.success) return JSON.parse(text) as Summary;
+      problems.push(problemOf(summaryPath, undefined, parsed.error));
     }
   } catch (err) {
     problems.push({
@@ -171,83 +297,116 @@ export function loadRunDir(dir: string, budget: TraceBudget = { left: PAGE_TRACE
       message: err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message,
     });
   }
+  return null;
+}
 
+/** The detail of a case whose detail the served viewer reads on demand (a placeholder in the loaded run). */
+export const ON_DEMAND: MappedCase['detail'] = {
+  key: '',
+  input: null,
+  expected: null,
+  predicted: null,
+  scorers: [],
+  sections: [],
+};
+
+/**
+ * Read one output directory (its summary may be missing or bad: the journal is still shown). `budget`: what is left
+ * of the page's trace budget, shared by the runs of one page. With `rowsOnly`, each case is mapped (its row needs its
+ * trace) but its detail is dropped for ON_DEMAND, and `locations` says where to read it again (readCase).
+ */
+export function loadRunDir(
+  dir: string,
+  budget: TraceBudget = { left: PAGE_TRACE_BUDGET_BYTES },
+  o: { rowsOnly?: boolean } = {},
+): LoadedRun & { locations: Map<string, CaseLocation> } {
+  const problems: LoadProblem[] = [];
+  const summary = readSummary(dir, problems);
+  const ctx = runContext(dir, summary);
   const journal = join(dir, JOURNAL);
-  const latest = new Map<string, { meta: LoadedRun['metas'][number]; line: number }>();
+  const latest = new Map<string, { meta: LoadedRun['metas'][number]; at: LineAt }>();
   const broken = new Map<string, { id: string; trial: number; line: number; text: string; problem: LoadProblem }>();
-  const schemas = new Map<string, ZodType | null>();
-  const schemaOf = (suite: string): ZodType | null => {
-    if (!schemas.has(suite))
-      schemas.set(
-        suite,
-        suiteNamed(suite)?.metaSchema ?? (summary && summary.suite === suite ? scoredMetaSchema(summary.config) : null),
-      );
-    return schemas.get(suite)!;
-  };
-  const found = jsonLines(dir, journal, problems, (v, line, text) => {
-    const base = MetaBase.safeParse(v);
-    let problem: LoadProblem | null = null;
-    if (!base.success) problem = problemOf(journal, line, base.error);
-    else {
-      if (summary && base.data.suite !== summary.suite) return; // another suite's line in a shared folder
-      const schema = schemaOf(base.data.suite);
-      const full = schema?.safeParse(v);
-      if (full && !full.success) problem = problemOf(journal, line, full.error);
-    }
+  const found = jsonLines(dir, journal, problems, (v, line, text, at) => {
+    const checked = checkMeta(ctx, v, line);
+    if (!checked) return;
     const raw = v as { id?: unknown; trial?: unknown };
     const key = `${String(raw?.id)}#${Number(raw?.trial ?? 0)}`;
-    if (problem) {
-      problems.push(problem);
+    if ('problem' in checked) {
+      problems.push(checked.problem);
       if (typeof raw?.id === 'string')
-        broken.set(key, { id: raw.id, trial: typeof raw.trial === 'number' ? raw.trial : 0, line, text, problem });
+        broken.set(key, {
+          id: raw.id,
+          trial: typeof raw.trial === 'number' ? raw.trial : 0,
+          line,
+          text,
+          problem: checked.problem,
+        });
       return;
     }
     broken.delete(key);
-    latest.set(key, { meta: v as LoadedRun['metas'][number], line });
+    latest.set(key, { meta: checked.meta, at });
   });
   if (!found) problems.push({ file: journal, message: 'not found: no cases to show' });
 
   const suite = summary?.suite ?? [...latest.values()][0]?.meta.suite ?? 'unknown';
   // Record files: one line per case, matched by id and trial.
   const records = new Map<string, Record<string, unknown>>();
+  const recordsAt = new Map<string, Array<[string, LineAt]>>();
   for (const file of (suiteNamed(suite)?.recordFiles ?? []).filter((f) => f.endsWith('.jsonl'))) {
     const path = insideDir(dir, file);
     if (!path) continue;
-    jsonLines(dir, path, problems, (v) => {
+    jsonLines(dir, path, problems, (v, _line, _text, at) => {
       const r = v as { id?: unknown; trial?: unknown };
       if (!r || typeof r !== 'object' || r.id === undefined) return;
       const key = `${String(r.id)}#${Number(r.trial ?? 0)}`;
       (records.get(key) ?? records.set(key, {}).get(key)!)[file] = v;
+      if (o.rowsOnly) (recordsAt.get(key) ?? recordsAt.set(key, []).get(key)!).push([file, at]);
     });
   }
 
   const cases: MappedCase[] = [];
-  for (const [key, { meta, line }] of latest) {
-    const caseProblems: LoadProblem[] = [];
-    const caseView = suiteNamed(meta.suite)?.caseView;
-    const tracePath = typeof meta.trace === 'string' ? meta.trace : null;
-    const trace = tracePath ? readJsonFile(dir, tracePath, caseProblems, budget, `line ${line}: trace`) : undefined;
-    const files: Record<string, unknown> = {};
-    let mapped: MappedCase;
-    try {
-      for (const [name, rel] of Object.entries((tracePath && caseView?.extraFiles?.(tracePath)) || {})) {
-        const value = readJsonFile(dir, rel, caseProblems, budget);
-        if (value !== undefined) files[name] = value;
-      }
-      mapped = mapCase({ suite: meta.suite, meta, trace, files, records: records.get(key) ?? {} }, caseView);
-    } catch (err) {
-      // A mapping is pure and total on valid metas; should one still fail, the case is shown with its line.
-      caseProblems.push({ file: journal, line, message: `could not be shown: ${(err as Error).message}` });
-      mapped = brokenCase(meta.id, meta.trial, JSON.stringify(meta), caseProblems[caseProblems.length - 1]!);
-    }
-    for (const p of mapped.problems)
-      caseProblems.push({ file: tracePath ? join(dir, tracePath) : journal, field: p.field, message: p.message });
-    problems.push(...caseProblems);
-    cases.push(mapped);
+  const locations = new Map<string, CaseLocation>();
+  for (const [key, { meta, at }] of latest) {
+    const one = mapOne(ctx, meta, at.line, records.get(key) ?? {}, budget);
+    problems.push(...one.problems);
+    if (o.rowsOnly) {
+      records.delete(key); // read again with the case
+      locations.set(key, { journal: at, records: recordsAt.get(key) ?? [] });
+      cases.push({ row: one.mapped.row, detail: ON_DEMAND, problems: [] });
+    } else cases.push(one.mapped);
   }
   for (const b of broken.values())
     if (!latest.has(`${b.id}#${b.trial}`)) cases.push(brokenCase(b.id, b.trial, b.text, b.problem));
-  return { dir, summary, metas: [...latest.values()].map((x) => x.meta), cases, problems };
+  return { dir, summary, metas: [...latest.values()].map((x) => x.meta), cases, problems, locations };
+}
+
+/**
+ * One case's detail read again from the run folder where loadRunDir found it: its journal line (checked again: the
+ * file may have changed since), its record lines and its trace. Null when the line is no longer that case's.
+ */
+export function readCase(
+  dir: string,
+  summary: Summary | null,
+  key: string,
+  loc: CaseLocation,
+): { detail: MappedCase['detail']; problems: LoadProblem[] } | null {
+  const ctx = runContext(dir, summary);
+  const journal = join(dir, JOURNAL);
+  let v: unknown;
+  try {
+    v = JSON.parse(lineAt(dir, journal, loc.journal));
+  } catch {
+    return null;
+  }
+  const checked = checkMeta(ctx, v, loc.journal.line);
+  if (!checked || 'problem' in checked || `${checked.meta.id}#${checked.meta.trial}` !== key) return null;
+  const records: Record<string, unknown> = {};
+  for (const [file, at] of loc.records) {
+    const path = insideDir(dir, file);
+    if (path) records[file] = JSON.parse(lineAt(dir, path, at));
+  }
+  const one = mapOne(ctx, checked.meta, loc.journal.line, records, { left: Number.POSITIVE_INFINITY });
+  return { detail: one.mapped.detail, problems: one.problems };
 }
 
 /** A journal line that failed its schema: an error row in the ledger, its text and the problem in the case view. */

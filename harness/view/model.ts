@@ -113,4 +113,9 @@ export interface ViewData {
   /** Served by `toolgauge view`: the runs' version when the page was built; the page polls `/version` and reloads
    * when it differs (a run ended). Absent in an exported page. */
   liveVersion?: string;
+  /** The served viewer's paged mode: the rows come from `/index` a page at a time, a case's detail from `/case`
+   * when it is opened (harness/view/served.ts). Absent: every row and detail is in the page. */
+  paged?: { build: string; totals: number[]; pageSize: number };
+  /** An exported page that holds the details of only some cases (harness/view/html.ts): what it left out. */
+  leftOut?: { cases: number; of: number; budgetChars: number };
 }

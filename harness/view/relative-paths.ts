@@ -1,5 +1,4 @@
 import { dirname, parse, relative, resolve, sep } from 'node:path';
-import type { CaseDetail, ViewData } from './model.ts';
 
 /**
  * The viewer never shows where a run lives on this machine: a page is shared (a CI artifact, an exported file), and an
@@ -65,14 +64,4 @@ export function rewritePaths<T>(value: T, rewrites: ReadonlyArray<[string, strin
     return v;
   };
   return walk(value) as T;
-}
-
-/** The page's data and case details with their paths shown relative to the folder the viewer was opened on. */
-export function relativeView(
-  data: ViewData,
-  details: CaseDetail[][],
-  c: PathContext,
-): { data: ViewData; details: CaseDetail[][] } {
-  const rewrites = pathRewrites(c);
-  return { data: rewritePaths(data, rewrites), details: rewritePaths(details, rewrites) };
 }

@@ -21,6 +21,8 @@ export async function serveView(
     onError?: (err: Error) => void;
     /** What `/version` answers: it changes when the runs change, and the open page then reloads (view/history.ts). */
     version?: () => string;
+    /** Other GET paths answered with JSON (the paged viewer's `/index` and `/case`, served.ts); null: not found. */
+    api?: (path: string, query: URLSearchParams) => { status: number; json: unknown } | null;
   } = {},
 ): Promise<ViewServer> {
   let port = 0;
@@ -44,6 +46,17 @@ export async function serveView(
       res
         .writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
         .end(req.method === 'HEAD' ? undefined : o.version());
+      return;
+    }
+    const answer = path !== '/' && path !== '/index.html' ? o.api?.(path, url.searchParams) : null;
+    if (answer) {
+      res
+        .writeHead(answer.status, {
+          'content-type': 'application/json; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        })
+        .end(req.method === 'HEAD' ? undefined : JSON.stringify(answer.json));
       return;
     }
     if (path !== '/' && path !== '/index.html') {

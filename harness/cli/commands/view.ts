@@ -4,17 +4,18 @@ import { UsageError } from '../../core/errors.ts';
 import { writeFileAtomic } from '../../core/jsonl.ts';
 import { FileRefused } from '../../core/nofollow.ts';
 import { escapeTerminal } from '../../core/terminal.ts';
-import { buildViewPage, runDirs, runsVersion, serveView, ViewFileError } from '../../view/index.ts';
+import { buildViewPage, runDirs, runsVersion, ServedViews, serveView, ViewFileError } from '../../view/index.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge view [DIR …] [--port N] [--label NAME …] [--allow-partial]
-  a results viewer in the browser, served on 127.0.0.1 (one self-contained page, nothing from the network): each
-  run's header, metrics with CIs, breakdowns, gate and charts; the case ledger (search, filters, sort); each case's
-  input, expected and predicted, scorers, transcript and evidence; two or more runs side by side with the paired
-  verdicts of report --compare; each run's history (the runs \`eval --watch\` kept: date, pass rate, model), any of
-  them opened in its place; the open page reloads when a run ends. DIR: run directories, or folders of them
-  (default: results)
-toolgauge view [DIR …] --export FILE.html   the same page as one static file (e.g. a CI artifact)`;
+  a results viewer in the browser, served on 127.0.0.1 (nothing from the network): each run's header, metrics with
+  CIs, breakdowns, gate and charts; the case ledger (search, filters, sort over every case; its rows fetched from
+  the server a page at a time); each case's input, expected and predicted, scorers, transcript and evidence (read
+  from the run folder when the case is opened); two or more runs side by side with the paired verdicts of report
+  --compare; each run's history (the runs \`eval --watch\` kept: date, pass rate, model), any of them opened in its
+  place; the open page reloads when a run ends. DIR: run directories, or folders of them (default: results)
+toolgauge view [DIR …] --export FILE.html   the same page as one static file (e.g. a CI artifact): every case in
+  its ledger, case details up to 64 Mi characters (the page says what it left out)`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -30,9 +31,11 @@ export async function run(argv: string[]): Promise<number> {
   );
   const paths = positionals.length ? positionals : ['results'];
   const opts = { labels: values.label as string[] | undefined, allowPartial: Boolean(values['allow-partial']) };
+  // Served, the page is paged: the ledger's rows and each case's detail are fetched from the server (view/served.ts).
+  const views = new ServedViews(paths, opts);
   const build = async (served?: { open: string[] }) => {
     try {
-      return await buildViewPage(paths, { ...opts, ...(served ? { served } : {}) });
+      return served ? await views.build(served.open) : await buildViewPage(paths, opts);
     } catch (err) {
       if (err instanceof ViewFileError) throw new UsageError(`toolgauge view: ${err.message}`);
       throw err;
@@ -71,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
           return `unreadable: ${(err as Error).message}`;
         }
       },
+      api: (path, query) => views.answer(path, query),
       onError: (e) => process.stderr.write(escapeTerminal(`toolgauge view: ${e.message}`) + '\n'),
     },
   );

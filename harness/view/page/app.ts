@@ -10,6 +10,7 @@ import type {
 } from '../model.ts';
 import { applyQuery, decodeHash, encodeHash, facets, joinRuns, rowReasons, type Entry, type Query } from './ledger.ts';
 import { historySection, reloadOnNewRuns } from './history.ts';
+import { fetchCase, loadIndex } from './paged.ts';
 
 /**
  * The viewer page. Every string from a run (model text, ids, tags, reasons, file names) reaches the document as a
@@ -378,7 +379,12 @@ function main(): void {
     return;
   }
   reloadOnNewRuns(data);
-  const entries: Entry[] = joinRuns(data.runs.map((r) => r.rows));
+  // Paged (the served viewer): the rows arrive from /index a page at a time (page/paged.ts); the ledger is drawn at
+  // the first page of each run and redrawn when every row is in, so search and filters then cover the whole run.
+  const paged = data.paged;
+  const runRows: CaseRow[][] = data.runs.map((r) => r.rows);
+  let entries: Entry[] = joinRuns(runRows);
+  let loading = paged ? `loading the ledger: 0 of ${paged.totals.reduce((a, b) => a + b, 0)} rows` : '';
   const multi = data.runs.length > 1;
   let { query, caseKey } = decodeHash(location.hash);
   let shown: Entry[] = [];
@@ -395,8 +401,20 @@ function main(): void {
   data.runs.forEach((r, i) => tabs.append(h('button', { title: r.dir, onclick: () => showRun(i) }, r.label)));
   top.append(
     tabs,
-    h('span', { className: 'muted' }, `${entries.length} cases · ${data.runs.length} run${multi ? 's' : ''}`),
+    h(
+      'span',
+      { className: 'muted' },
+      `${paged ? Math.max(0, ...paged.totals) : entries.length} cases · ${data.runs.length} run${multi ? 's' : ''}`,
+    ),
   );
+  if (data.leftOut)
+    top.append(
+      h(
+        'p',
+        { className: 'notice', id: 'left-out' },
+        `This file holds the details of the first cases only: ${data.leftOut.cases} of ${data.leftOut.of} cases' details are left out (an exported page holds at most ${data.leftOut.budgetChars} characters of them). Every case is in the ledger; to open any case, serve the runs: toolgauge view DIR …`,
+      ),
+    );
   if (data.runs.some((r) => r.notice)) top.append(h('span', { className: 'notice' }, 'SIMULATOR: not a model result'));
 
   // Controls of the ledger.
@@ -417,7 +435,6 @@ function main(): void {
     el.value = value;
     return el;
   };
-  const f = facets(entries);
   const status = select(
     'f-status',
     [
@@ -428,16 +445,27 @@ function main(): void {
     ],
     query.status,
   );
-  const tag = select(
-    'f-tag',
-    [['', 'any tag'], ...f.tags.map(([t, n]) => [t, `${t} (${n})`] as [string, string])],
-    query.tag,
-  );
-  const cause = select(
-    'f-cause',
-    [['', 'any cause'], ...f.causes.map(([c, n]) => [c, `${c} (${n})`] as [string, string])],
-    query.cause,
-  );
+  const tag = select('f-tag', [['', 'any tag']], '');
+  const cause = select('f-cause', [['', 'any cause']], '');
+  // The tag and cause filters' values with their counts, from the rows in (again when more rows arrive).
+  const fillFacets = () => {
+    const f = facets(entries);
+    const fill = (el: HTMLSelectElement, any: string, values: Array<[string, number]>, want: string) => {
+      el.replaceChildren(
+        ...[['', any] as [string, string], ...values.map(([v, n]) => [v, `${v} (${n})`] as [string, string])].map(
+          ([v, label]) => {
+            const o = h('option', {}, label);
+            o.value = v;
+            return o;
+          },
+        ),
+      );
+      el.value = want;
+    };
+    fill(tag, 'any tag', f.tags, tag.value || query.tag);
+    fill(cause, 'any cause', f.causes, cause.value || query.cause);
+  };
+  fillFacets();
   const sort = select(
     'sort',
     [
@@ -517,19 +545,37 @@ function main(): void {
     shown = applyQuery(entries, query);
     spacer.style.height = `${shown.length * ROW}px`;
     ledger.style.height = `${Math.min(420, Math.max(2, shown.length) * ROW + 2)}px`;
-    count.textContent = `${shown.length} of ${entries.length} cases`;
+    count.textContent = `${shown.length} of ${entries.length} cases${loading ? ` (${loading})` : ''}`;
     renderRows();
     history.replaceState(null, '', `#${encodeHash(query, caseKey)}`);
   };
-  for (const el of [search]) el.addEventListener('input', applyFilters);
-  for (const el of [status, tag, cause, sort, changed]) el.addEventListener('change', applyFilters);
+  // A changed query shows its cases from the top (a ledger scrolled far down would otherwise draw nothing until the
+  // browser clamps its scroll and fires a scroll event); rows arriving from the index keep the scroll where it is.
+  const onQuery = () => {
+    ledger.scrollTop = 0;
+    applyFilters();
+  };
+  for (const el of [search]) el.addEventListener('input', onQuery);
+  for (const el of [status, tag, cause, sort, changed]) el.addEventListener('change', onQuery);
 
+  let opening = 0;
   const openCase = (key: string) => {
     caseKey = key;
     const entry = entries.find((e) => e.key === key);
+    const seq = ++opening;
     caseBox.replaceChildren();
     if (!entry) {
       caseBox.append(h('p', { className: 'muted' }, 'No such case.'));
+      return;
+    }
+    if (paged) {
+      // Each run's side of the case, from the server; a later click wins over a slower answer.
+      caseBox.append(h('p', { className: 'muted' }, 'Loading the case…'));
+      void Promise.all(entry.cells.map((c, r) => (c ? fetchCase(paged.build, r, c.key) : Promise.resolve(null)))).then(
+        (details) => {
+          if (seq === opening) showCase(entry, details);
+        },
+      );
       return;
     }
     // The case blocks follow the page's script: until the parser has read them all, a case opens once it has.
@@ -538,7 +584,13 @@ function main(): void {
       document.addEventListener('DOMContentLoaded', () => openCase(key), { once: true });
       return;
     }
-    const details = entry.cells.map((c, r) => (c ? jsonBlock<CaseDetail>(`d${r}-${c.detail}`) : null));
+    showCase(
+      entry,
+      entry.cells.map((c, r) => (c ? jsonBlock<CaseDetail>(`d${r}-${c.detail}`) : null)),
+    );
+  };
+  const showCase = (entry: Entry, details: Array<CaseDetail | null>) => {
+    caseBox.replaceChildren();
     const side = h('div', { className: 'side' });
     side.style.setProperty('--cols', String(data.runs.length));
     data.runs.forEach((run, r) =>
@@ -583,9 +635,28 @@ function main(): void {
   const main = h('main', {}, runBox, cmp, h('h2', { id: 'cases' }, 'Cases'), controls, head, ledger, caseBox);
   app.append(top, main);
   showRun(selectedRun);
+  const marks = window as unknown as { __tgRendered?: number; __tgLoaded?: number };
+  if (!paged) {
+    applyFilters();
+    if (caseKey) openCase(caseKey);
+    marks.__tgRendered = performance.now();
+    return;
+  }
   applyFilters();
-  if (caseKey) openCase(caseKey);
-  (window as unknown as { __tgRendered?: number }).__tgRendered = performance.now();
+  void loadIndex(paged, (rows, got, total, done) => {
+    rows.forEach((r, i) => (runRows[i] = r));
+    entries = joinRuns(runRows);
+    loading = done ? '' : `loading the ledger: ${got} of ${total} rows`;
+    fillFacets();
+    applyFilters();
+    marks.__tgRendered ??= performance.now();
+    if (!done) return;
+    marks.__tgLoaded = performance.now();
+    if (caseKey) openCase(caseKey);
+  }).catch((err: Error) => {
+    loading = `the ledger could not be loaded: ${err.message}; reload the page`;
+    applyFilters();
+  });
 }
 
 main();
