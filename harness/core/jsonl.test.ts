@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { appendJsonl, streamLines, writeFileAtomic } from './jsonl.ts';
+import { appendJsonl, streamLines, writeFileAtomic, writeLinesAtomic } from './jsonl.ts';
+import { clearSecrets, registerSecret } from './redact.ts';
 import { refuseLink } from './nofollow.ts';
 import { runs } from './testkit.ts';
 
@@ -123,5 +124,44 @@ describe('streamLines', () => {
       [3, 'b', false],
     ]);
     expect(sha256).toBe(createHash('sha256').update(text).digest('hex'));
+  });
+});
+
+describe('writeLinesAtomic', () => {
+  afterEach(() => clearSecrets());
+
+  it('writes every line in order across write batches, redacted line by line, and leaves no temporary file', () => {
+    const d = tmp();
+    const path = join(d, 'instances.jsonl');
+    writeFileSync(path, 'the previous journal\n');
+    registerSecret('sk-line-secret-123');
+    // About 3 MiB: more than one write batch.
+    const lines = Array.from(
+      { length: 30_000 },
+      (_, i) => `${JSON.stringify({ i, pad: 'x'.repeat(90), s: i % 7 === 0 ? 'sk-line-secret-123' : '' })}\n`,
+    );
+    let produced = 0;
+    writeLinesAtomic(
+      path,
+      (function* () {
+        for (const l of lines) {
+          produced++;
+          yield l;
+        }
+      })(),
+      d,
+    );
+    expect(produced).toBe(lines.length);
+    const text = readFileSync(path, 'utf8');
+    expect(text).toBe(lines.join('').replaceAll('sk-line-secret-123', '[REDACTED]'));
+    expect(readdirSync(d)).toEqual(['instances.jsonl']);
+  });
+
+  it('refuses to replace a link and keeps what it points to', () => {
+    const d = tmp();
+    writeFileSync(join(d, 'target'), 'kept\n');
+    symlinkSync(join(d, 'target'), join(d, 'instances.jsonl'));
+    expect(() => writeLinesAtomic(join(d, 'instances.jsonl'), ['a\n'], d)).toThrow(/symbolic link/);
+    expect(readFileSync(join(d, 'target'), 'utf8')).toBe('kept\n');
   });
 });

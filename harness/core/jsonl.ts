@@ -155,3 +155,17 @@ export function writeFileAtomic(path: string, data: string, root?: string): void
   makeParent(path, root);
   writeAtomic(path, redact(data));
 }
+
+/**
+ * writeFileAtomic for a file of many lines (a journal of 10^5 instances), written as they are produced: each line is
+ * redacted on its own (a secret never spans lines) and the whole is never held as one string.
+ */
+export function writeLinesAtomic(path: string, lines: Iterable<string>, root?: string): void {
+  makeParent(path, root);
+  writeAtomic(
+    path,
+    (function* () {
+      for (const line of lines) yield redact(line);
+    })(),
+  );
+}

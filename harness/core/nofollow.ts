@@ -253,13 +253,27 @@ export function refuseNonRegularTarget(path: string): void {
  * without following links, and the destination must be missing or a regular file (refuseNonRegularTarget). Its
  * folder must exist (the caller makes it, with mkdirNoFollow inside an output directory).
  */
-export function writeAtomic(path: string, data: string | Uint8Array): void {
+export function writeAtomic(path: string, data: string | Uint8Array | Iterable<string>): void {
   refuseNonRegularTarget(path);
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openNoFollow(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
   try {
-    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at, buf.length - at);
+    if (typeof data === 'string' || data instanceof Uint8Array) writeAll(fd, data);
+    else {
+      // Chunks (a journal's lines) are written about a mebibyte at a time: the whole file is never one string.
+      let batch: string[] = [];
+      let size = 0;
+      for (const chunk of data) {
+        batch.push(chunk);
+        size += chunk.length;
+        if (size >= WRITE_BATCH_CHARS) {
+          writeAll(fd, batch.join(''));
+          batch = [];
+          size = 0;
+        }
+      }
+      if (batch.length) writeAll(fd, batch.join(''));
+    }
   } catch (err) {
     closeQuietly(fd);
     rmSync(tmp, { force: true });
@@ -273,6 +287,13 @@ export function writeAtomic(path: string, data: string | Uint8Array): void {
     rmSync(tmp, { force: true });
     throw err;
   }
+}
+
+const WRITE_BATCH_CHARS = 1024 * 1024;
+
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  for (let at = 0; at < buf.length; ) at += writeSync(fd, buf, at, buf.length - at);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../core/jsonl.ts';
+import { writeFileAtomic, writeLinesAtomic } from '../core/jsonl.ts';
 import type { ReproHeader } from '../core/repro.ts';
 import { compareIds } from '../report/aggregate.ts';
 import { mdText } from '../report/markdown.ts';
@@ -101,7 +101,13 @@ function finalizeUnguarded(
   const markdown = `${withRunErrors(agg.markdown(summary).trimEnd(), collectionErrors)}\n\n${failingSection(sorted)}`;
   for (const c of charts) writeFileAtomic(join(o.outDir, c.file), c.svg, o.outDir);
   agg.writeExtra?.(o.outDir, sorted, summary);
-  writeFileAtomic(join(o.outDir, JOURNAL), sorted.map((m) => JSON.stringify(m) + '\n').join(''), o.outDir);
+  writeLinesAtomic(
+    join(o.outDir, JOURNAL),
+    (function* () {
+      for (const m of sorted) yield `${JSON.stringify(m)}\n`;
+    })(),
+    o.outDir,
+  );
   writeFileAtomic(join(o.outDir, SUMMARY_FILE), JSON.stringify(summary, null, 2) + '\n', o.outDir);
   writeFileAtomic(join(o.outDir, REPORT_FILE), markdown, o.outDir);
   if (o.recordFiles?.length) {
