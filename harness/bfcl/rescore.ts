@@ -24,6 +24,7 @@ import { dictGet, isStr } from './py.ts';
 import { rescoredBfclMeta, rescoreRecordOf, type BfclMeta } from './meta.ts';
 import { pyJsonLoads, PyJsonError } from '../core/pyliteral/pyjson.ts';
 import { checkCases, type BfclVerdict } from './score.ts';
+import { pushTo } from '../core/push-to.ts';
 
 /** Cases per check batch: multi-turn cases of a batch go to the executor in two requests. */
 const RESCORE_BATCH = 16;
@@ -144,7 +145,7 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
       skipped.push({ file, reason: 'category not selected' });
       continue;
     }
-    byCategory.set(category, [...(byCategory.get(category) ?? []), file]);
+    pushTo(byCategory, category, file);
   }
   const order = ALL_CATEGORIES as readonly string[];
   for (const category of [...byCategory.keys()].sort((a, b) => order.indexOf(a) - order.indexOf(b))) {

@@ -6,6 +6,7 @@ import { barChart } from '../report/svg.ts';
 import type { MetricEstimate } from '../stats/index.ts';
 import type { Aggregate, InstanceMetaBase, SuiteAggregator } from './types.ts';
 import { judgeMetaShape, judgeTotals, judgeTotalsLines, type JudgeMetaFields } from './eval/judge-totals.ts';
+import { pushTo } from '../core/push-to.ts';
 
 /**
  * The aggregation every suite gets without writing one (user evals, and any suite the reporter has never seen):
@@ -103,7 +104,7 @@ export function aggregateGeneric(all: readonly InstanceMetaBase[], seed: number)
     for (const m of metas) {
       const v = m.tags?.[g];
       if (v === undefined) continue;
-      byKey.set(v, [...(byKey.get(v) ?? []), m]);
+      pushTo(byKey, v, m);
     }
     const rows: Record<string, Record<string, MetricEstimate>> = Object.create(null);
     for (const [k, ms] of [...byKey].sort(([a], [b]) => compareIds(a, b))) rows[k] = metricsOf(ms, seed, false);
@@ -158,7 +159,7 @@ export const genericAggregator: SuiteAggregator = {
     const lists: Record<string, Map<string, number[]>> = {};
     const push = (metric: string, id: string, x: number) => {
       const m = (lists[metric] ??= new Map());
-      m.set(id, [...(m.get(id) ?? []), x]);
+      pushTo(m, id, x);
     };
     for (const m of metas as ScoredMeta[]) {
       push('pass_rate', m.id, m.pass && !m.error ? 1 : 0);

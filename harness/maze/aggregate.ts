@@ -10,6 +10,7 @@ import { passMetrics } from '../report/aggregate.ts';
 import { estimateRate, ratioEstimate, type MetricEstimate } from '../stats/index.ts';
 import { FAILURE_REASONS, RECOVERIES, type MazeVerdict, type Recovery } from './judge.ts';
 import { COMPLEXITIES, MODES, type Complexity, type Mode } from './task.ts';
+import { pushTo } from '../core/push-to.ts';
 
 export interface RunOutcome {
   task_id: string;
@@ -105,7 +106,7 @@ export function modeMetrics(runs: readonly RunOutcome[], label: string, opts: Me
  */
 function trialMetrics(sorted: readonly RunOutcome[], label: string, opts: MetricsOptions): ModeMetrics {
   const byTask = new Map<string, RunOutcome[]>();
-  for (const r of sorted) byTask.set(r.task_id, [...(byTask.get(r.task_id) ?? []), r]);
+  for (const r of sorted) pushTo(byTask, r.task_id, r);
   const ids = [...byTask.keys()];
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const tsr = ids.map((id) => mean(byTask.get(id)!.map((r) => (r.pass ? 1 : 0))));

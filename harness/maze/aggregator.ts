@@ -11,6 +11,7 @@ import { mazeMarkdown } from './report.ts';
 import { MODES } from './task.ts';
 import { isJudgeError, llmVerdicts, ruleOutcome, verdictSettingOf } from './verdicts.ts';
 import type { Usage } from '../model/types.ts';
+import { pushTo } from '../core/push-to.ts';
 
 export interface TokenTotals {
   runs: number;
@@ -139,7 +140,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
       // A judge error under the LLM's verdict is no outcome: left out, as from the metrics.
       if (m.verdict_by === 'llm' && isJudgeError(m)) continue;
       const byTask = (runs[`tsr.${m.mode}`] ??= new Map());
-      byTask.set(m.task_id, [...(byTask.get(m.task_id) ?? []), m.pass ? 1 : 0]);
+      pushTo(byTask, m.task_id, m.pass ? 1 : 0);
     }
     return Object.fromEntries(
       Object.entries(runs).map(([k, byTask]) => [

@@ -8,6 +8,7 @@ import { table } from '../report/markdown.ts';
 import { compareMany, pairedRatioDifference, type PairedComparison, type RatioUnit } from '../stats/index.ts';
 import type { MazeMeta } from './meta.ts';
 import { MODES, type Mode } from './task.ts';
+import { pushTo } from '../core/push-to.ts';
 
 export interface BatchModel {
   label: string;
@@ -67,7 +68,7 @@ function outcomesOf(metas: readonly MazeMeta[]): Map<Mode, { tsr: Map<string, nu
   const runs = new Map<Mode, Map<string, MazeMeta[]>>();
   for (const m of metas) {
     const byTask = runs.get(m.mode) ?? new Map<string, MazeMeta[]>();
-    byTask.set(m.task_id, [...(byTask.get(m.task_id) ?? []), m]);
+    pushTo(byTask, m.task_id, m);
     runs.set(m.mode, byTask);
   }
   const out = new Map<Mode, { tsr: Map<string, number>; prr: Map<string, RatioUnit> }>();

@@ -31,6 +31,7 @@ import {
   type MazeTask,
 } from './task.ts';
 import { activeTools, checkOutput, getTool, mustGetTool } from './tools/index.ts';
+import { pushTo } from '../core/push-to.ts';
 
 export interface LintIssue {
   task: string;
@@ -157,7 +158,7 @@ export function lintTask(task: MazeTask): LintIssue[] {
 
   // -- victims ----------------------------------------------------------------------------------------------
   const groups = new Map<string, typeof task.victims>();
-  for (const v of task.victims) groups.set(v.group, [...(groups.get(v.group) ?? []), v]);
+  for (const v of task.victims) pushTo(groups, v.group, v);
   if (task.complexity === 'c1') {
     if (task.victims.length !== 1 || task.victims[0]!.group !== 'main')
       bad('victims', 'C1 has exactly one fixed victim in group "main"');

@@ -1,5 +1,6 @@
 import { UsageError } from '../core/errors.ts';
 import { deriveSeed, Rng } from '../core/rng.ts';
+import { pushTo } from '../core/push-to.ts';
 
 /** ToolHop's reported eval set, read from its data file. Optimization never trains or selects on them unless told to. */
 export { toolhopEvalIds } from '../toolhop/eval-ids.ts';
@@ -84,7 +85,7 @@ export function drawSplits(rows: readonly SplitRow[], o: SplitOptions): Splits {
 /** `size` rows, each stratum in proportion to its share of `rows` (largest remainders), in `rows` order. */
 function take(rows: readonly SplitRow[], size: number): SplitRow[] {
   const by = new Map<string, SplitRow[]>();
-  for (const r of rows) by.set(r.stratum, [...(by.get(r.stratum) ?? []), r]);
+  for (const r of rows) pushTo(by, r.stratum, r);
   const quota = [...by].map(([k, rs]) => ({
     k,
     exact: (rs.length * size) / rows.length,

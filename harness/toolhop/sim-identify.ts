@@ -1,5 +1,6 @@
 import type { ChatMessage, OpenAITool } from '../core/chat.ts';
 import type { ToolhopRow } from './row.ts';
+import { pushTo } from '../core/push-to.ts';
 
 /**
  * Which ToolHop row a chat request is about, read from the request's content alone, so any runner is recognised:
@@ -29,7 +30,7 @@ export function questionIndex(rows: Iterable<[string, ToolhopRow]>): QuestionInd
     const entry = { id, question, row };
     all.push(entry);
     const key = question.slice(0, PREFIX);
-    byPrefix.set(key, [...(byPrefix.get(key) ?? []), entry]);
+    pushTo(byPrefix, key, entry);
   }
   return { byPrefix, all };
 }

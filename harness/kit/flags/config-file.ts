@@ -6,6 +6,7 @@ import { readYaml } from '../../core/yaml.ts';
 import { suiteFolders } from '../suite-folders.ts';
 import { checkFlagValue, type FlagSpecs } from './flags.ts';
 import { joinListWords } from './list-words.ts';
+import { pushTo } from '../../core/push-to.ts';
 
 /**
  * `--config FILE` (YAML or JSON) for the suite commands: the file becomes the same `--flag value` tokens the flag
@@ -301,7 +302,7 @@ export function applyConfig(
     const byFlag = new Map<string, string[]>();
     for (const t of got.tokens) {
       const flag = t.slice(2).split('=')[0]!;
-      byFlag.set(flag, [...(byFlag.get(flag) ?? []), t]);
+      pushTo(byFlag, flag, t);
     }
     for (const [flag, ts] of byFlag) fromFiles.set(flag, ts);
     if (got.positionals.length) positionals = got.positionals;

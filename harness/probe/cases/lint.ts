@@ -2,6 +2,7 @@ import type { OpenAITool } from '../../core/chat.ts';
 import { schemaErrors } from '../../calls/score/schema.ts';
 import type { LoadedCases } from './load.ts';
 import { CATEGORIES, priorCalls, type ProbeCase } from './types.ts';
+import { pushTo } from '../../core/push-to.ts';
 
 /**
  * The case linter: problems a case set can have beyond its JSON schema (which the loader already enforces).
@@ -184,7 +185,7 @@ export function lintCases(loaded: Pick<LoadedCases, 'cases' | 'palette'>, opts: 
     });
   }
   const bySize = new Map<number, ProbeCase[]>();
-  for (const c of single) bySize.set(c.tools.length, [...(bySize.get(c.tools.length) ?? []), c]);
+  for (const c of single) pushTo(bySize, c.tools.length, c);
   for (const [size, cs] of bySize) {
     if (cs.length < 6) continue;
     const distinct = new Set(cs.map(pos)).size;
