@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readJson, tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, readJson, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // `toolgauge maze --tools --tasks`: a user's tool file and task file (the books fixtures) through the CLI, the
 // simulator over HTTP, the engine and the judge — one run shared by the file's tests.
@@ -82,17 +82,11 @@ tasks:
     answer: { ref: s, field: v, match: number }
 `,
     );
-    const r = await toolgauge([
-      'maze',
-      '--model',
-      'sim:oracle',
-      '--tools',
-      tools,
-      '--tasks',
-      tasks,
-      '--out-dir',
-      join(dir, 'out'),
-    ]);
+    // In process (the same main() as the command): the file is refused before a run starts, so no process is needed.
+    const r = await inProcess(
+      ['maze', '--model', 'sim:oracle', '--tools', tools, '--tasks', tasks, '--out-dir', join(dir, 'out')],
+      {},
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([
       `toolgauge maze: ${tasks}: task SPIN_task_001: field steps: path p0: s (get_spin) failed: tool get_spin could not run: nested deeper than 250 evaluations (a function that calls itself without end?)`,

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
+import { toolhopSuite } from '../../harness/toolhop/suite.ts';
 import { cleanEnv, inProcess, readJson, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
@@ -155,13 +157,21 @@ function cmdline(pid: number): string {
   }
 }
 
-/** A finished two-row run of `model`, made once per file; each test works on its own copy. */
+/**
+ * A finished two-row run of `model`, made once per file; each test works on its own copy. The kit's in-process run
+ * (the same sessions, journal, lock and finalize as the command, without a Vitest instance): the tests resume it.
+ */
 let baseRun: Promise<string> | undefined;
 async function copyOfRun(prefix: string, runModel = 'sim:wrong'): Promise<string> {
   baseRun ??= (async () => {
     const out = tempDir('base');
-    const r = await inProcess(['toolhop', '--model', runModel, '--limit', '2', '--out-dir', out], EXEC);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const r = await runSuite(toolhopSuite, {
+      ...EXEC,
+      TOOLGAUGE_MODEL: runModel,
+      TOOLHOP_LIMIT: '2',
+      TOOLGAUGE_OUT_DIR: out,
+    });
+    expect(r.finalized.harnessErrors, JSON.stringify(r.finalized.summary.errors)).toBe(0);
     return out;
   })();
   const copy = tempDir(prefix);

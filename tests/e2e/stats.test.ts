@@ -89,11 +89,19 @@ describe('shards', () => {
     const blobs = tempDir('blobs');
     const otherBlobs = tempDir('blobs-other');
     const shardDirs = [tempDir('shard1'), tempDir('shard2')];
-    // Through the CLI's main() in this process, one after another (the shards' flags and files are the subject, not
-    // the process; a spawned CLI run is in tests/e2e/toolhop.test.ts).
+    // The whole run through the kit in process (runSuite: the same sessions and finalize, without a Vitest instance);
+    // the shards through the CLI's main() in this process, one after another (the shards' flags and files are the
+    // subject, not the process; a spawned CLI run is in tests/e2e/toolhop.test.ts).
+    const wholeRun = await runSuite(toolhopSuite, {
+      ...exec,
+      TOOLGAUGE_MODEL: 'sim:coin?p=0.6&tools=none',
+      TOOLHOP_LIMIT: '6',
+      TOOLGAUGE_TRIALS: '2',
+      TOOLGAUGE_OUT_DIR: whole,
+    });
+    expect(wholeRun.finalized.harnessErrors).toBe(0);
     const runs = [];
     for (const [argv, env] of [
-      [[...args, '--out-dir', whole], exec],
       [[...args, '--out-dir', shardDirs[0]!, '--shard', '1/2', '--blob-dir', blobs], exec],
       [[...args, '--out-dir', shardDirs[1]!, '--shard', '2/2', '--blob-dir', blobs], exec],
       // Shard 2/2 of another run (another model), to be merged with the first run's shard 1/2.
