@@ -30,8 +30,9 @@ export async function runSuiteCommand<S>(
   if (instead !== undefined) return instead;
   const outDir = c.suite.outDir(plan.run, settings);
   const mergeReports = values['merge-reports'] as string | undefined;
-  // The sandbox's worker boots for about a second, and the first tool call waits for it: it starts now, before this
-  // process loads the suite and Vitest and forks the test worker (the launcher adopts it, or it is closed below).
+  // The sandbox's worker boots for about a second, and the first tool call waits for it: it starts now, so that it
+  // boots while this process loads the suite and Vitest, forks the test worker and opens the run (a real endpoint's
+  // check, a gguf: model's engine); the launcher adopts it, or it is closed below.
   const sandbox = mergeReports ? undefined : startSandboxEarly(plan);
   try {
     return await runSuite(c, values, plan, settings, outDir, mergeReports, sandbox);
