@@ -8,6 +8,7 @@ import { cliInterruptLine } from '../kit/interrupt.ts';
 import { MODEL_FLAGS, settingsSource } from '../kit/flags/model-flags.ts';
 import type { RunPlan } from '../kit/plan.ts';
 import { registeredSuites } from '../kit/registry.ts';
+import { startSandboxEarly, type EarlySandbox } from '../launch/early-sandbox.ts';
 import { openRun } from '../launch/open-run.ts';
 import { reportPathOf, runEvalSuites } from '../vitest/run.ts';
 
@@ -29,6 +30,26 @@ export async function runSuiteCommand<S>(
   if (instead !== undefined) return instead;
   const outDir = c.suite.outDir(plan.run, settings);
   const mergeReports = values['merge-reports'] as string | undefined;
+  // The sandbox's worker boots for about a second, and the first tool call waits for it: it starts now, so that it
+  // boots while this process loads the suite and Vitest, forks the test worker and opens the run (a real endpoint's
+  // check, a gguf: model's engine); the launcher adopts it, or it is closed below.
+  const sandbox = mergeReports ? undefined : startSandboxEarly(plan);
+  try {
+    return await runSuite(c, values, plan, settings, outDir, mergeReports, sandbox);
+  } finally {
+    await sandbox?.close();
+  }
+}
+
+async function runSuite<S>(
+  c: SuiteCommand<S>,
+  values: Record<string, unknown>,
+  plan: RunPlan,
+  settings: S,
+  outDir: string,
+  mergeReports: string | undefined,
+  sandbox: EarlySandbox | undefined,
+): Promise<number> {
   // Vitest's main process loads only this suite (harness/builtin/load.ts).
   await loadBuiltinSuites({ TOOLGAUGE_SUITES: c.suite.name });
   // The global setup's work (the launcher, below) and the reporter run from this process's modules: Vitest's main
@@ -59,6 +80,7 @@ export async function runSuiteCommand<S>(
         smoke: Boolean(values.smoke),
         ...(c.preflight ? { preflight: (q: RunPlan) => c.preflight!(q, settings) } : {}),
         serveSandbox: true,
+        sandbox,
       });
     },
     shard: values.shard as string | undefined,

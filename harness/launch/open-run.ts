@@ -6,6 +6,8 @@ import type { OutDirMode } from '../kit/outdir.ts';
 import { claimOutDir, isDirRefusal } from '../kit/resume-check.ts';
 import { sandboxOptionsOf } from '../kit/sandbox-options.ts';
 import type { AnySuite } from '../kit/types.ts';
+import type { Sandbox } from '../sandbox/index.ts';
+import type { EarlySandbox } from './early-sandbox.ts';
 import { SIMULATOR_OWNER } from '../sim/owner.ts';
 import { unlistedModel } from './model-listed.ts';
 import type { Responder } from '../sim/server.ts';
@@ -39,6 +41,8 @@ export interface OpenRunOptions {
   simulator?: boolean;
   /** Serve the sandbox to the run's test workers over a socket, when a suite calls sandboxed tools. */
   serveSandbox?: boolean;
+  /** The sandbox the caller started before the run opened (early-sandbox.ts): served instead of a new one. */
+  sandbox?: EarlySandbox | undefined;
 }
 
 /** A run that is open: its plan, completed (endpoint, engine facts, simulator, sandbox socket), and its one close. */
@@ -100,7 +104,7 @@ export async function openRun(plan: RunPlan, o: OpenRunOptions): Promise<OpenedR
     // waits for it: it starts as soon as the run is known to go ahead (its lock held), before the simulator and the
     // provenance request, which then run while it boots.
     if (!o.noRequests && o.serveSandbox && plan.prewarmSandbox && !plan.sandboxSocket)
-      await serveSandboxFor(plan, closers);
+      await serveSandboxFor(plan, closers, o.sandbox?.take() ?? null);
     if (!o.noRequests && !plan.simUrl && (!plan.run.baseUrl || o.simulator || wantsSimulator(plan, o.suites))) {
       const { startSimServer } = await import('../sim/server.ts');
       const sim = await startSimServer({ responders: { ...respondersOf(plan, o.suites), ...o.responders } });
@@ -160,13 +164,17 @@ function respondersOf(plan: RunPlan, suites: readonly AnySuite[]): Record<string
  * The sandbox boots now, in the run's main process, while Vitest starts the test worker and the worker loads the
  * suite; the worker calls it over a socket. A pool the worker started itself would begin booting only after all that.
  */
-async function serveSandboxFor(plan: RunPlan, closers: Array<() => Promise<void> | void>): Promise<void> {
+async function serveSandboxFor(
+  plan: RunPlan,
+  closers: Array<() => Promise<void> | void>,
+  early: Promise<Sandbox> | null,
+): Promise<void> {
   const [{ createSandbox }, { serveSandbox }] = await Promise.all([
     import('../sandbox/index.ts'),
     import('../sandbox/remote.ts'),
   ]);
-  const pool = createSandbox(sandboxOptionsOf(plan.run));
-  void pool.warm().catch(() => undefined); // a worker that cannot start fails the first call, with its reason
+  const pool = (await early?.catch(() => null)) ?? createSandbox(sandboxOptionsOf(plan.run));
+  if (!early) void pool.warm().catch(() => undefined); // a worker that cannot start fails the first call, with its reason
   try {
     const server = await serveSandbox(pool);
     plan.sandboxSocket = { path: server.path, token: server.token };

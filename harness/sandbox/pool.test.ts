@@ -1,6 +1,6 @@
 // WorkerPool with scripted stand-in workers (plain node processes speaking the protocol), so time limits,
 // crashes, the memory watchdog and the sources cache can be driven exactly and quickly.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WorkerPool, type PoolConfig, type PoolResult } from './pool.ts';
 
 const FAKE_WORKER = String.raw`
@@ -8,6 +8,7 @@ const rl = require('node:readline').createInterface({ input: process.stdin });
 const mode = process.argv[1];
 if (mode === 'fail-start') process.exit(2);
 if (mode === 'not-ready') { process.stdout.write(JSON.stringify({ ready: false, error: 'no interpreter' }) + '\n'); }
+else if (mode === 'never-ready') setInterval(() => {}, 1000);
 else if (mode === 'slow-start') setTimeout(() => process.stdout.write(JSON.stringify({ ready: true, pid: process.pid }) + '\n'), 5000);
 else process.stdout.write(JSON.stringify({ ready: true, pid: process.pid }) + '\n');
 const held = [];
@@ -85,7 +86,22 @@ describe('WorkerPool', () => {
     const p = pool({ mode: 'slow-start', startTimeoutMs: 60_000 });
     const warming = p.warm();
     await new Promise((r) => setTimeout(r, 100));
-    await p.close(); // the worker is killed a second later: its start-up fails then, and no 60 s timer is left armed
+    await p.close(); // the worker is killed: its start-up fails then, and no 60 s timer is left armed
+    await expect(warming).rejects.toThrow(/exited during start-up/);
+  });
+
+  it('close kills a worker still starting instead of waiting for it (it reads its input only once ready)', async () => {
+    const p = pool({ mode: 'never-ready', startTimeoutMs: 60_000 });
+    const warming = p.warm();
+    warming.catch(() => undefined);
+    while (p.starts === 0) await new Promise((r) => setImmediate(r));
+    // With the clock stopped, a close that left the worker to the one-second straggler timer would never return.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await p.close();
+    } finally {
+      vi.useRealTimers();
+    }
     await expect(warming).rejects.toThrow(/exited during start-up/);
   });
 

@@ -65,6 +65,8 @@ class WorkerProcess {
   peakLineBytes = 0;
   busy = false;
   dead = false;
+  /** The ready line came: until then the worker holds nothing a clean exit would keep. */
+  isReady = false;
   /** Rows of the last calls served, newest last: the worker may still hold their state (`PoolConfig.rowMemory`). */
   recentRows: string[] = [];
   overMemory = false;
@@ -136,6 +138,7 @@ class WorkerProcess {
         }
         if (!msg.ready) return fail(`sandbox worker failed to start: ${msg.error ?? 'unknown error'}`);
         failStart = null;
+        this.isReady = true;
         resolve({ ...msg, spawnToReadyMs: performance.now() - spawnedAt });
       };
     });
@@ -304,7 +307,11 @@ export class WorkerPool {
     });
   }
 
-  /** Fail queued calls, end idle workers' input (they exit on their own; killed after a second), kill busy ones. */
+  /**
+   * Fail queued calls, end idle workers' input (they exit on their own; killed after a second), kill busy ones and
+   * ones still starting (a starting worker reads its input only once it is ready: a run refused before its first call
+   * would otherwise wait for the boot).
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.watchdog) clearInterval(this.watchdog);
@@ -313,7 +320,7 @@ export class WorkerPool {
     const procs = this.slots.filter((w): w is WorkerProcess => w !== null);
     this.slots.fill(null);
     for (const w of procs) {
-      if (w.busy) w.kill();
+      if (w.busy || !w.isReady) w.kill();
       else w.endInput();
     }
     const stragglers = setTimeout(() => procs.forEach((w) => w.kill()), 1000);
