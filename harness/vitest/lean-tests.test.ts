@@ -1,6 +1,6 @@
 import { describe, expect, it, TestRunner } from 'vitest';
 import { loadSetFn, registerWithoutStacks, releaseTestFn } from './lean-tests.ts';
-import { cutTranscript, TRANSCRIPT_BUDGET, TRANSCRIPT_CAP, transcriptCap } from './suite-tests.ts';
+import { cap, TRANSCRIPT_BUDGET, TRANSCRIPT_CAP, transcriptCap } from './suite-tests.ts';
 
 describe('releasing a started test function', () => {
   it("replaces this very test's function in Vitest's own map", async ({ task }) => {
@@ -58,11 +58,11 @@ describe('the transcripts kept in Vitest', () => {
 
   it('says how much was cut and where the whole is', () => {
     const t = 'x'.repeat(1000);
-    expect(cutTranscript(t, 2000, 'traces/a.json')).toBe(t);
-    const cut = cutTranscript(t, 300, 'traces/a.json');
+    expect(cap(t, 2000, 'traces/a.json')).toBe(t);
+    const cut = cap(t, 300, 'traces/a.json');
     expect(cut.startsWith('x'.repeat(300))).toBe(true);
     expect(cut).toContain('700 more characters');
     expect(cut).toContain('traces/a.json');
-    expect(cutTranscript(t, 300, null)).not.toContain('traces');
+    expect(cap(t, 300, null)).not.toContain('traces');
   });
 });

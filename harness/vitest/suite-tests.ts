@@ -137,7 +137,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
               const r = await session.runOne(instance, trial);
               task.meta.toolgauge = r.meta;
               // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.
-              const transcript = r.transcript ? cutTranscript(r.transcript, cutAt, r.meta.trace) : undefined;
+              const transcript = r.transcript ? cap(r.transcript, cutAt, r.meta.trace) : undefined;
               if (transcript) task.meta.transcript = transcript;
               if (kc.carryTraces) task.meta.toolgaugeTrace = carryTrace(session.outDir, r.meta.trace ?? undefined);
               await annotate(
@@ -162,12 +162,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
   return collected;
 }
 
-/** Redacted before the cut (core/redact.ts). */
-function cap(s: string, n: number): string {
-  return redactCut(s, n, (length) => `… [${length - n} more characters]`);
-}
-
-/** A transcript cut at `n` characters, naming the trace file that holds it whole. */
-export function cutTranscript(s: string, n: number, trace: string | null | undefined): string {
-  return redactCut(s, n, (length) => `… [${length - n} more characters${trace ? `; whole in ${trace}` : ''}]`);
+/** Redacted before the cut (core/redact.ts); the marker names the file that holds the whole text, if any. */
+export function cap(s: string, n: number, wholeIn?: string | null): string {
+  return redactCut(s, n, (length) => `… [${length - n} more characters${wholeIn ? `; whole in ${wholeIn}` : ''}]`);
 }
