@@ -12,9 +12,9 @@ export const EVAL_GLOBAL_SETUP = fileURLToPath(new URL(`./eval-global-setup${MOD
 /**
  * Node flags of the eval worker. Young-generation semi-spaces of 8 MiB, between V8's 16 (over 182 ToolHop rows the
  * whole run's peak was 515–521 MiB with 16 against 454–503 with 2) and 2 (which let a run of 2 × 10^4 cases spend a
- * third of the worker's CPU in the collector); `--optimize-for-size` saved another 50 MiB but cost Maze 40% more CPU. The old generation grows by half of what survives a full collection, where V8 lets it
- * grow up to fourfold: a run of 10^4 cases peaked at 405 MiB in this worker without it and 220 with it, for about a
- * fifth more CPU; the worker's heap then follows what it holds, not how long the run has been going.
+ * third of the worker's CPU in the collector); `--optimize-for-size` saved another 50 MiB but cost Maze 40% more CPU.
+ * The old generation grows by half of what survives a full collection, where V8 lets it grow up to fourfold: a run of
+ * 10^4 cases peaked at 405 MiB in this worker without it and 220 with it, for about a fifth more CPU.
  */
 export const EVAL_WORKER_EXEC_ARGV = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
 
