@@ -17,6 +17,12 @@ import { writeRun } from '../tests/helpers/view-bench-runs.ts';
 import { quantiles, round } from './lib.ts';
 import { writeRecord } from './record.ts';
 
+/** Page script: set a control's value and fire the event its listener waits for. */
+const set = (id: string, v: string, ev: string) =>
+  `(() => { const el = document.getElementById('${id}'); el.value = ${JSON.stringify(v)}; el.dispatchEvent(new Event('${ev}')); })()`;
+/** Page script: tick "different only". */
+const DIFFERENT_ONLY = `(() => { const el = document.getElementById('f-changed'); el.checked = true; el.dispatchEvent(new Event('change')); })()`;
+
 const { values } = parseArgs({
   options: {
     cases: { type: 'string', default: '10000' },
@@ -68,18 +74,11 @@ async function main() {
             s,
             `new Promise((done) => { const t0 = performance.now(); ${js}; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))); })`,
           );
-        const set = (id: string, v: string, ev: string) =>
-          `(() => { const el = document.getElementById('${id}'); el.value = ${JSON.stringify(v)}; el.dispatchEvent(new Event('${ev}')); })()`;
         note('filter: search "case-12"', await filter(set('search', 'case-12', 'input')));
         note('filter: clear search', await filter(set('search', '', 'input')));
         note('filter: failed', await filter(set('f-status', 'failed', 'change')));
         note('filter: tag op=add', await filter(set('f-tag', 'op=add', 'change')));
-        note(
-          'filter: different only',
-          await filter(
-            `(() => { const el = document.getElementById('f-changed'); el.checked = true; el.dispatchEvent(new Event('change')); })()`,
-          ),
-        );
+        note('filter: different only', await filter(DIFFERENT_ONLY));
         note(
           'sort: worst status first (all cases)',
           await filter(
@@ -197,8 +196,6 @@ async function paged() {
             s,
             `new Promise((done) => { const t0 = performance.now(); ${js}; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0))); })`,
           );
-        const set = (id: string, v: string, ev: string) =>
-          `(() => { const el = document.getElementById('${id}'); el.value = ${JSON.stringify(v)}; el.dispatchEvent(new Event('${ev}')); })()`;
         note('search_ms', await filter(set('search', `case-${N - 123}`, 'input')));
         note(
           'search_rows',
@@ -206,12 +203,7 @@ async function paged() {
         );
         note('clear_search_ms', await filter(set('search', '', 'input')));
         note('filter_failed_ms', await filter(set('f-status', 'failed', 'change')));
-        note(
-          'different_only_ms',
-          await filter(
-            `(() => { const el = document.getElementById('f-changed'); el.checked = true; el.dispatchEvent(new Event('change')); })()`,
-          ),
-        );
+        note('different_only_ms', await filter(DIFFERENT_ONLY));
         note(
           'sort_status_ms',
           await filter(
