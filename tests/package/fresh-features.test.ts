@@ -1,13 +1,13 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
 // @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
 import { freshProject } from '../../scripts/fresh-project.mjs';
-import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
+import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 import { packed } from './pack.ts';
+import { projectShell } from './project-shell.ts';
 
 // The own-eval features as a user gets them: the packed toolgauge in a fresh ESM project, no --base-url (the built-in
 // simulator plays each case from its expectedTools and expected). The project's eval files are the titled code
@@ -87,15 +87,8 @@ beforeAll(async () => {
   for (const f of FILES) writeFileSync(join(dir, f.file!), f.text);
 }, 300_000);
 
-/** A command line in the project; `npx X` is the project's own node_modules/.bin/X (what npx runs, without its start). */
-const sh = (line: string, env: Record<string, string> = {}) =>
-  execa('sh', ['-c', line.replace(/(^|[\s;&|(])npx (?=[\w@])/g, `$1${join(dir, 'node_modules', '.bin')}/`)], {
-    cwd: dir,
-    env: cleanEnv(env),
-    extendEnv: false,
-    reject: false,
-    timeout: 240_000,
-  });
+/** A command line in the project (projectShell). */
+const sh = (line: string, env: Record<string, string> = {}) => projectShell(dir, line, env);
 
 /** One model's run of one eval: its summary, each metric's value, its instances by id, and a case's trace. */
 function runOf(outDir: string) {

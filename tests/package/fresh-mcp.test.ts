@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { findNodeLlamaCpp } from '../../harness/engine/resolve.ts';
@@ -8,8 +7,9 @@ import { validSummary } from '../../harness/report/summary.ts';
 import type { CaseDetail, Section, ViewData } from '../../harness/view/model.ts';
 // @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
 import { freshProject } from '../../scripts/fresh-project.mjs';
-import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
+import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 import { packed } from './pack.ts';
+import { projectShell } from './project-shell.ts';
 
 // MCP servers in an eval as a user gets them: the packed toolgauge in a fresh ESM project, with the eval of
 // docs/mcp.md (its titled block memory-fs.eval.ts) over @modelcontextprotocol/server-filesystem and server-memory
@@ -65,15 +65,9 @@ beforeAll(async () => {
   if (ENGINE && !existsSync(llama)) symlinkSync(ENGINE.dir, llama);
 }, 300_000);
 
-/** A command line in the project; `npx X` is the project's own node_modules/.bin/X (what npx runs, without its start). */
+/** A command line in the project (projectShell), with the shim folder first on PATH and the project's own TMPDIR. */
 const sh = (line: string, env: Record<string, string> = {}) =>
-  execa('sh', ['-c', line.replace(/(^|[\s;&|(])npx (?=[\w@])/g, `$1${join(dir, 'node_modules', '.bin')}/`)], {
-    cwd: dir,
-    env: cleanEnv({ PATH: `${join(root, 'shim')}:${process.env.PATH}`, TMPDIR: join(dir, 'tmp'), ...env }),
-    extendEnv: false,
-    reject: false,
-    timeout: 240_000,
-  });
+  projectShell(dir, line, { PATH: `${join(root, 'shim')}:${process.env.PATH}`, TMPDIR: join(dir, 'tmp'), ...env });
 
 /**
  * The page's command on sim:oracle and sim:wrong_arg (one CLI run), made once for the tests that read it, whichever

@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
 // @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
 import { freshProject } from '../../scripts/fresh-project.mjs';
 import { packed } from './pack.ts';
+import { projectShell } from './project-shell.ts';
 import { typeCheckWithOwnDeclarations } from './type-check.ts';
-import { cleanEnv, readJson, readLines, tempDir } from '../helpers/cli.ts';
+import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // toolgauge as a user installs it: `npm pack` (which builds dist/), unpacked into fresh projects — one ESM, one
 // CommonJS — that get the files of docs/eval.md ("The files and commands"), then that section's commands run there,
@@ -41,18 +41,7 @@ function project(type: 'module' | 'commonjs'): string {
   return dir;
 }
 
-/**
- * Run a command line in a project. `npx X` runs the project's own `node_modules/.bin/X`, which is what npx does for an
- * installed package, without npx's own start (about 0.4 CPU-s a command).
- */
-const sh = (dir: string, line: string, env: Record<string, string> = {}) =>
-  execa('sh', ['-c', line.replace(/(^|[\s;&|(])npx (?=[\w@])/g, `$1${join(dir, 'node_modules', '.bin')}/`)], {
-    cwd: dir,
-    env: cleanEnv(env),
-    extendEnv: false,
-    reject: false,
-    timeout: 240_000,
-  });
+const sh = projectShell;
 
 let esm = '';
 let cjs = '';
