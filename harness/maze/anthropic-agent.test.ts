@@ -10,9 +10,8 @@ import { AnthropicClient, ANTHROPIC_VERSION } from '../model/anthropic.ts';
 import { MessagesRequest } from '../sim/messages-api.ts';
 import { startSimServer, type SimServer } from '../sim/server.ts';
 import { runMazeInstance } from './run-instance.ts';
-import { mazeSimResponder } from './sim-responder.ts';
-import { mazeTasksOf } from './tasks-of.ts';
-import { COMPLEXITIES, DEFAULT_CASES_DIR, loadMazeTasks } from './task.ts';
+import { DEFAULT_CASES_DIR, loadMazeTasks } from './task.ts';
+import { bundledMazeResponder } from '../../tests/helpers/maze-sim.ts';
 
 const tasks = loadMazeTasks(DEFAULT_CASES_DIR, ['c1']);
 const task = tasks[0]!;
@@ -39,16 +38,7 @@ describe('anthropic agent against the simulator (Messages API front)', () => {
   beforeAll(async () => {
     sim = await startSimServer({
       responders: {
-        maze: mazeSimResponder(
-          () =>
-            mazeTasksOf({
-              casesDir: DEFAULT_CASES_DIR,
-              categories: [...COMPLEXITIES],
-              toolPaths: [],
-              tasksFile: undefined,
-            }),
-          DEFAULT_CASES_DIR,
-        ),
+        maze: bundledMazeResponder(),
       },
     });
   });

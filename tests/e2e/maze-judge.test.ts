@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mazeSimResponder } from '../../harness/maze/sim-responder.ts';
-import { mazeTasksOf } from '../../harness/maze/tasks-of.ts';
-import { COMPLEXITIES, DEFAULT_CASES_DIR } from '../../harness/maze/task.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 import { inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
+import { bundledMazeResponder } from '../helpers/maze-sim.ts';
 
 // `toolgauge maze --judge-model`: the rule judge and the LLM judge (sim:judge, planted behaviour — not a model's
 // result) both judge every run; summary.json and report.md carry their agreement. One CLI run, real HTTP: the agent
@@ -43,16 +41,7 @@ let r: { code: number; stdout: string; stderr: string };
 beforeAll(async () => {
   agent = await startSimServer({
     responders: {
-      maze: mazeSimResponder(
-        () =>
-          mazeTasksOf({
-            casesDir: DEFAULT_CASES_DIR,
-            categories: [...COMPLEXITIES],
-            toolPaths: [],
-            tasksFile: undefined,
-          }),
-        DEFAULT_CASES_DIR,
-      ),
+      maze: bundledMazeResponder(),
     },
   });
   out = tempDir('maze-llm-judge');

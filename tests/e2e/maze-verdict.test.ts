@@ -2,12 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSuite } from '../../harness/launch/run-suite.ts';
-import { mazeSimResponder } from '../../harness/maze/sim-responder.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';
-import { mazeTasksOf } from '../../harness/maze/tasks-of.ts';
-import { COMPLEXITIES, DEFAULT_CASES_DIR } from '../../harness/maze/task.ts';
 import { startSimServer, type SimServer } from '../../harness/sim/server.ts';
 import { readJson, readLines, tempDir } from '../helpers/cli.ts';
+import { bundledMazeResponder } from '../helpers/maze-sim.ts';
 
 // `toolgauge maze --verdict llm|both`: the LLM judge's verdicts decide pass, TSR, PRR and RC (or are reported beside
 // the rule judge's). In process (runSuite), real HTTP to the simulator. sim:oracle passes every run by the rules;
@@ -224,16 +222,7 @@ describe('toolgauge maze --verdict llm --cache replay', () => {
   beforeAll(async () => {
     sim = await startSimServer({
       responders: {
-        maze: mazeSimResponder(
-          () =>
-            mazeTasksOf({
-              casesDir: DEFAULT_CASES_DIR,
-              categories: [...COMPLEXITIES],
-              toolPaths: [],
-              tasksFile: undefined,
-            }),
-          DEFAULT_CASES_DIR,
-        ),
+        maze: bundledMazeResponder(),
       },
     });
   });
