@@ -15,7 +15,7 @@
 // `--latency 50` adds runs at 50 ms per model request (n ≤ 10,000). Writes bench/records/scale.json (unless
 // `--no-record`) and docs/benchmarks-scale.svg (CPU-ms per instance against n).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,7 @@ import { fromRoot } from '../harness/core/paths.ts';
 import { accountedRun, round } from './lib.ts';
 import { writeRecord } from './record.ts';
 import { scaleChart } from './scale-chart.ts';
+import { countLines } from '../tests/helpers/cli.ts';
 
 const { values } = parseArgs({
   options: {
@@ -99,12 +100,6 @@ async function tg(args: string[], cwd: string, what: string): Promise<Measured> 
   return { wallS: r.wallMs / 1000, cpuS: r.cpuS, pssMb: r.peakTreePssMb };
 }
 
-const lineCount = (file: string) =>
-  existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim()).length
-    : 0;
 const kib = (file: string) => statSync(file).size / 1024;
 
 /** Start the run, SIGKILL its whole process group once the journal holds `at` lines; returns the lines kept. */
@@ -114,11 +109,11 @@ async function killAt(args: string[], cwd: string, journal: string, at: number):
   let done = false;
   void exited.then(() => (done = true));
   // Counting lines reads the journal whole; every 100 ms is cheap next to the run at these sizes.
-  while (!done && lineCount(journal) < at) await new Promise((r) => setTimeout(r, 100));
+  while (!done && countLines(journal) < at) await new Promise((r) => setTimeout(r, 100));
   if (done) throw new Error(`the run to kill ended before its journal reached ${at} lines`);
   process.kill(-child.pid!, 'SIGKILL');
   await exited;
-  return lineCount(journal);
+  return countLines(journal);
 }
 
 async function measure(n: number, ms: number, root: string) {
@@ -156,7 +151,7 @@ async function measure(n: number, ms: number, root: string) {
   else {
     const kept = await killAt([...base, '--out-dir', killed], dir, join(killed, 'instances.jsonl'), n / 2);
     const res = await tg([...base, '--out-dir', killed, '--resume'], dir, `n=${n} resume`);
-    if (lineCount(join(killed, 'instances.jsonl')) !== n) throw new Error(`n=${n}: the resumed journal is not whole`);
+    if (countLines(join(killed, 'instances.jsonl')) !== n) throw new Error(`n=${n}: the resumed journal is not whole`);
     Object.assign(row, {
       resume_kept: kept,
       resume_wall_s: res.wallS,

@@ -1,20 +1,13 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { spawnToolgauge, tempDir } from '../helpers/cli.ts';
+import { countLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
 
 // Ctrl-C on `toolgauge eval`: a real process (the signal goes to the CLI, as a terminal sends it), an eval whose
 // third case never ends while TG_HANG is set, so exactly two cases are finished when the signal comes. That the
 // command it prints resumes (finished instances skipped) is tests/e2e/resume.test.ts's.
-
-const lines = (p: string) =>
-  existsSync(p)
-    ? readFileSync(p, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim()).length
-    : 0;
 
 function hangingEval(dir: string): string {
   const file = join(dir, 'hang.eval.ts');
@@ -44,9 +37,9 @@ describe('Ctrl-C on toolgauge eval', () => {
     const child = spawnToolgauge(args, { TG_HANG: '1' });
     try {
       const deadline = Date.now() + 60_000;
-      while (lines(join(out, 'instances.jsonl')) < 2 && Date.now() < deadline)
+      while (countLines(join(out, 'instances.jsonl')) < 2 && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 50));
-      expect(lines(join(out, 'instances.jsonl'))).toBe(2);
+      expect(countLines(join(out, 'instances.jsonl'))).toBe(2);
       process.kill(child.pid!, 'SIGINT');
       const r = await child;
       expect(r.exitCode, String(r.stderr)).toBe(130);

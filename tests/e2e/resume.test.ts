@@ -14,16 +14,10 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { cleanEnv, inProcess, readJson, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
+import { cleanEnv, countLines, inProcess, readJson, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
-const lines = (p: string) =>
-  existsSync(p)
-    ? readFileSync(p, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim()).length
-    : 0;
 
 const model = 'sim:oracle?latency_ms=250';
 
@@ -35,7 +29,7 @@ async function startUntilFinished(out: string, n: number) {
   );
   const results = join(out, 'results.jsonl');
   const deadline = Date.now() + 60_000;
-  while (lines(results) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (countLines(results) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   return { child, results };
 }
 
@@ -43,11 +37,11 @@ describe('a killed run resumes', () => {
   it('SIGKILL mid-run, then --resume: every instance exactly once in results.jsonl and predictions.jsonl', async () => {
     const out = tempDir('resume');
     const { child, results } = await startUntilFinished(out, 3);
-    const before = lines(results);
+    const before = countLines(results);
     expect(before).toBeGreaterThanOrEqual(3);
     process.kill(-child.pid!, 'SIGKILL');
     await child;
-    expect(lines(results)).toBeLessThan(11);
+    expect(countLines(results)).toBeLessThan(11);
 
     // The resume in process: the same main() as the command, minus a process start (the killed run was a real one).
     const r = await inProcess(
@@ -76,9 +70,9 @@ describe('a killed run resumes', () => {
     // Finished means in the journal (files, then record lines, then the journal line): a kill between an instance's
     // record line and its journal line leaves that line in results.jsonl for an instance that did not finish (at most
     // one per instance in flight, --concurrency 2), which --resume runs again.
-    const done = lines(join(out, 'instances.jsonl'));
-    expect(lines(results) - done).toBeGreaterThanOrEqual(0);
-    expect(lines(results) - done).toBeLessThanOrEqual(2);
+    const done = countLines(join(out, 'instances.jsonl'));
+    expect(countLines(results) - done).toBeGreaterThanOrEqual(0);
+    expect(countLines(results) - done).toBeLessThanOrEqual(2);
     const summary = readJson<{ counts: { runs: number }; extra: { collection_errors: string[] } }>(
       join(out, 'summary.json'),
     );
@@ -335,7 +329,8 @@ describe('one run per output directory', () => {
       EXEC,
     );
     const deadline = Date.now() + 60_000;
-    while (lines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (countLines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     // The first run is stopped (alive, holding its lock) while the second tries: on a loaded machine the second's
     // start-up can otherwise outlast the first's remaining rows.
     const second = await whileStopped(first.pid!, () =>
@@ -371,7 +366,8 @@ describe('one run per output directory', () => {
       });
     const first = plain('sim:oracle?latency_ms=400');
     const deadline = Date.now() + 60_000;
-    while (lines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (countLines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     const second = await whileStopped(first.pid!, () => plain('sim:wrong'));
     const done = await first;
     expect(second.exitCode, String(second.stdout)).toBe(2);
@@ -398,7 +394,7 @@ describe('one run per output directory', () => {
     );
     const r = await inProcess(['toolhop', '--model', 'sim:oracle', '--limit', '1', '--out-dir', out], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(lines(join(out, 'results.jsonl'))).toBe(1);
+    expect(countLines(join(out, 'results.jsonl'))).toBe(1);
     expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
   });
 });
