@@ -61,16 +61,36 @@ const gitAsync = (args: string[]) =>
   );
 
 type GitState = { commit: string | null; status: string | null };
-let prefetched: GitState | undefined;
+
+/** One `git status` answers both: its `# branch.oid` header is the commit, its other lines the tracked changes. */
+const STATUS_ARGS = ['status', '--porcelain=v2', '--branch', '--untracked-files=no'];
+
+/**
+ * The commit and the tracked changes in `git status --porcelain=v2 --branch` output; a repository without a commit
+ * (`(initial)`) or output without the header has no commit, and then no status either.
+ */
+export function parseGitStatus(out: string | null): GitState {
+  if (out === null) return { commit: null, status: null };
+  const lines = out.split('\n').filter((l) => l.length > 0);
+  const oid = lines
+    .find((l) => l.startsWith('# branch.oid '))
+    ?.slice('# branch.oid '.length)
+    .trim();
+  const commit = oid && /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
+  return { commit, status: commit ? lines.filter((l) => !l.startsWith('#')).join('\n') : null };
+}
+
+// The state of the checkout this process loaded its code from, read once per process (in the background while a run
+// starts, or at the first header): every header of the process describes the same code, and git is not started again
+// for each (a test process writes hundreds of headers).
+let cached: GitState | undefined;
 
 /** The checkout's commit and status, read in the background while a run starts (the header then costs no git calls at the end). */
 export function prefetchGitState(): void {
-  if (!FROM_CHECKOUT) return;
-  void (async () => {
-    const commit = await gitAsync(['rev-parse', 'HEAD']);
-    const status = commit ? await gitAsync(['status', '--porcelain', '--untracked-files=no']) : null;
-    prefetched = { commit, status };
-  })();
+  if (!FROM_CHECKOUT || cached) return;
+  void gitAsync(STATUS_ARGS).then((out) => {
+    cached ??= parseGitStatus(out);
+  });
 }
 
 /**
@@ -81,9 +101,8 @@ const FROM_CHECKOUT = MODULE_EXT === '.ts';
 
 function gitState(): GitState {
   if (!FROM_CHECKOUT) return { commit: null, status: null };
-  if (prefetched) return prefetched;
-  const commit = git(['rev-parse', 'HEAD']);
-  return { commit, status: commit ? git(['status', '--porcelain', '--untracked-files=no']) : null };
+  cached ??= parseGitStatus(git(STATUS_ARGS));
+  return cached;
 }
 
 export function reproHeader(
