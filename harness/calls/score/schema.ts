@@ -2,22 +2,31 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { OpenAITool } from '../../core/chat.ts';
 import { stableStringify } from '../../core/hash.ts';
 import type { ParsedCall } from '../../parse/index.ts';
+import { interpretable, validates } from './schema-interpret.ts';
 
 // Schema validity of a call: the tool is in the case's catalog and its arguments validate against that tool's
 // JSON Schema (ajv). Compiled validators are cached by schema text; unknown keywords are tolerated (tool
-// schemas in the wild carry `description`s and vendor keys in odd places).
+// schemas in the wild carry `description`s and vendor keys in odd places). A valid call against a schema of the
+// common keywords is answered by walking the schema, with no compile (schema-interpret.ts); ajv compiles the rest,
+// and the schemas of invalid calls, whose errors it words.
 
 const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
 const cache = new Map<string, ValidateFunction | string>();
+/** The keywords ajv evaluates: any other key it ignores. */
+const AJV_KEYWORDS: ReadonlySet<string> = new Set(Object.keys(ajv.RULES.all));
 
 function validator(schema: Record<string, unknown> | undefined): ValidateFunction | string {
   const key = stableStringify(schema ?? {});
   let v = cache.get(key);
   if (v === undefined) {
+    const s = schema ?? {};
     try {
-      v = ajv.compile(schema ?? {});
+      v = ajv.compile(s);
     } catch (e) {
       v = `the tool's schema does not compile: ${(e as Error).message}`;
+    } finally {
+      // ajv also keeps what it compiled by the schema object: the same object changed since would get the old code.
+      if (typeof s === 'object' && s !== null) ajv.removeSchema(s);
     }
     cache.set(key, v);
   }
@@ -28,6 +37,8 @@ function validator(schema: Record<string, unknown> | undefined): ValidateFunctio
 export function schemaErrors(call: ParsedCall, tools: readonly OpenAITool[]): string[] {
   const tool = tools.find((t) => t.function.name === call.name);
   if (!tool) return [`${call.name}: not a tool of this case`];
+  const schema = tool.function.parameters ?? {};
+  if (interpretable(schema, AJV_KEYWORDS) && validates(schema, call.arguments)) return [];
   const v = validator(tool.function.parameters);
   if (typeof v === 'string') return [`${call.name}: ${v}`];
   if (v(call.arguments)) return [];
