@@ -1,14 +1,21 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OpenAITool } from '../../core/chat.ts';
-import { schemaErrors } from './schema.ts';
-import { interpretable, validates } from './schema-interpret.ts';
+import { formatAjvError, schemaErrors } from './schema.ts';
+import { interpretable, validates, walkErrors } from './schema-interpret.ts';
 
 // The walk must decide exactly as a fresh ajv compile (the options schema.ts uses) does, for every schema it accepts.
 const options = { strict: false, allErrors: true, validateSchema: false } as const;
 const KNOWN = new Set(Object.keys(new Ajv(options).RULES.all));
-const compiled = (schema: unknown, data: unknown) => new Ajv(options).compile(schema as object)(data);
+const compiled = (schema: unknown) => new Ajv(options).compile(schema as object);
+/** A compiled validator's errors for data, as schemaErrors words them. */
+function ajvErrors(v: ValidateFunction, data: unknown): string[] {
+  v(data);
+  return (v.errors ?? []).map((e) => formatAjvError('f', e));
+}
+const walked = (schema: unknown, data: unknown) =>
+  walkErrors(schema, data).map((e) => `f${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message}`);
 
 const TYPES = ['null', 'boolean', 'object', 'array', 'number', 'integer', 'string'] as const;
 const PROPS = ['a', 'b', 'toString', 'constructor', '__proto__'];
@@ -55,10 +62,39 @@ describe('validating by walking the schema', () => {
     fc.assert(
       fc.property(schema, fc.array(value, { minLength: 1, maxLength: 5 }), (s, values) => {
         expect(interpretable(s, KNOWN)).toBe(true);
-        for (const v of values) expect(validates(s, v)).toBe(compiled(s, v));
+        const v = compiled(s);
+        for (const x of values) expect(validates(s, x)).toBe(v(x));
       }),
-      { numRuns: 400 },
+      { numRuns: 300 },
     );
+  });
+
+  it('reports the errors a fresh ajv compile reports, in its order', () => {
+    fc.assert(
+      fc.property(schema, fc.array(value, { minLength: 1, maxLength: 5 }), (s, values) => {
+        const v = compiled(s);
+        for (const x of values) {
+          const errors = walked(s, x);
+          expect(errors).toEqual(ajvErrors(v, x));
+          expect(errors.length === 0).toBe(validates(s, x));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("orders a type error as ajv does: up front, or in its type's place when the schema has keywords for it", () => {
+    for (const [s, x] of [
+      [{ type: 'object', enum: [1], required: ['a'] }, 'x'],
+      [{ type: 'string', enum: [1] }, 2],
+      [{ type: 'integer', maximum: 1, enum: [7] }, 2.5],
+      [{ type: ['array', 'null'], minItems: 2, items: { type: 'string' } }, [1]],
+      [{ properties: { 'a/b~': { type: 'string' } }, required: ['c'] }, { 'a/b~': 1 }],
+    ] as const) {
+      const errors = walked(s, x);
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors).toEqual(ajvErrors(compiled(s), x));
+    }
   });
 
   it('leaves to ajv the keywords and values it does not reproduce', () => {

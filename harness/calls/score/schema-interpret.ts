@@ -128,3 +128,80 @@ export function validates(schema: unknown, data: unknown): boolean {
   }
   return true;
 }
+
+/** One validation error as ajv reports it (the fields schemaErrors reads). */
+export interface WalkError {
+  instancePath: string;
+  message: string;
+}
+
+// The keywords of each data type's group in ajv's rules, in ajv's order (validation vocabulary, then applicator).
+const GROUPS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['number', ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']],
+  ['string', []],
+  ['array', ['maxItems', 'minItems', 'items']],
+  ['object', ['required', 'properties']],
+];
+const LIMITS: Record<string, [string, (x: number, limit: number) => boolean]> = {
+  maximum: ['<=', (x, l) => x > l],
+  minimum: ['>=', (x, l) => x < l],
+  exclusiveMaximum: ['<', (x, l) => x >= l],
+  exclusiveMinimum: ['>', (x, l) => x <= l],
+};
+const pointer = (p: string) => p.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * ajv's errors (allErrors) for `data` against an interpretable schema, in ajv's order: a type check up front unless
+ * the schema has keywords for its one type, then the untyped keywords (enum), then each type's keywords, where a
+ * one-type schema's type error takes the place of its type's keywords.
+ */
+export function walkErrors(schema: unknown, data: unknown, path = '', out: WalkError[] = []): WalkError[] {
+  if (typeof schema === 'boolean') {
+    if (!schema) out.push({ instancePath: path, message: 'boolean schema is false' });
+    return out;
+  }
+  const s = schema as Schema;
+  const types = s.type === undefined ? [] : typeof s.type === 'string' ? [s.type] : (s.type as string[]);
+  const used = (group: string) => GROUPS.find(([g]) => g === group)?.[1].some((k) => s[k] !== undefined) ?? false;
+  const typeError = () => out.push({ instancePath: path, message: `must be ${String(s.type)}` });
+  const upFront = types.length > 0 && !(types.length === 1 && used(types[0]!));
+  if (upFront && !types.some((t) => hasType(t, data))) typeError();
+  if (s.enum !== undefined && !validates({ enum: s.enum }, data))
+    out.push({ instancePath: path, message: 'must be equal to one of the allowed values' });
+  for (const [group, keywords] of GROUPS) {
+    if (!keywords.some((k) => s[k] !== undefined)) continue;
+    if (!hasType(group, data)) {
+      if (!upFront && types.length === 1 && types[0] === group) typeError();
+      continue;
+    }
+    for (const k of keywords) {
+      if (s[k] === undefined) continue;
+      if (k in LIMITS) {
+        const [op, fails] = LIMITS[k]!;
+        const limit = s[k] as number;
+        const x = data as number;
+        if (fails(x, limit) || Number.isNaN(x)) out.push({ instancePath: path, message: `must be ${op} ${limit}` });
+      } else if (k === 'maxItems' || k === 'minItems') {
+        const limit = s[k] as number;
+        const n = (data as unknown[]).length;
+        if (k === 'maxItems' ? n > limit : n < limit)
+          out.push({
+            instancePath: path,
+            message: `must NOT have ${k === 'maxItems' ? 'more' : 'fewer'} than ${limit} items`,
+          });
+      } else if (k === 'items') {
+        const xs = data as unknown[];
+        for (let i = 0; i < xs.length; i++) walkErrors(s.items, xs[i], `${path}/${i}`, out);
+      } else if (k === 'required') {
+        const d = data as Record<string, unknown>;
+        for (const p of s.required as string[])
+          if (d[p] === undefined) out.push({ instancePath: path, message: `must have required property '${p}'` });
+      } else {
+        const d = data as Record<string, unknown>;
+        for (const [p, sub] of Object.entries(s.properties as Schema))
+          if (p !== '__proto__' && d[p] !== undefined) walkErrors(sub, d[p], `${path}/${pointer(p)}`, out);
+      }
+    }
+  }
+  return out;
+}

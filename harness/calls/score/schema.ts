@@ -1,14 +1,14 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { OpenAITool } from '../../core/chat.ts';
 import { stableStringify } from '../../core/hash.ts';
 import type { ParsedCall } from '../../parse/index.ts';
-import { interpretable, validates } from './schema-interpret.ts';
+import { interpretable, validates, walkErrors } from './schema-interpret.ts';
 
 // Schema validity of a call: the tool is in the case's catalog and its arguments validate against that tool's
 // JSON Schema (ajv). Compiled validators are cached by schema text; unknown keywords are tolerated (tool
-// schemas in the wild carry `description`s and vendor keys in odd places). A valid call against a schema of the
-// common keywords is answered by walking the schema, with no compile (schema-interpret.ts); ajv compiles the rest,
-// and the schemas of invalid calls, whose errors it words.
+// schemas in the wild carry `description`s and vendor keys in odd places). A schema of the common keywords is
+// walked instead of compiled (schema-interpret.ts: the same verdicts and errors, without a compile per schema);
+// ajv compiles the rest.
 
 const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
 const cache = new Map<string, ValidateFunction | string>();
@@ -38,14 +38,19 @@ export function schemaErrors(call: ParsedCall, tools: readonly OpenAITool[]): st
   const tool = tools.find((t) => t.function.name === call.name);
   if (!tool) return [`${call.name}: not a tool of this case`];
   const schema = tool.function.parameters ?? {};
-  if (interpretable(schema, AJV_KEYWORDS) && validates(schema, call.arguments)) return [];
+  if (interpretable(schema, AJV_KEYWORDS)) {
+    if (validates(schema, call.arguments)) return [];
+    return walkErrors(schema, call.arguments)
+      .slice(0, 5)
+      .map((e) => `${call.name}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message}`);
+  }
   const v = validator(tool.function.parameters);
   if (typeof v === 'string') return [`${call.name}: ${v}`];
   if (v(call.arguments)) return [];
-  return (v.errors ?? [])
-    .slice(0, 5)
-    .map(
-      (e) =>
-        `${call.name}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
-    );
+  return (v.errors ?? []).slice(0, 5).map((e) => formatAjvError(call.name, e));
+}
+
+/** One ajv error as a problem line. */
+export function formatAjvError(name: string, e: ErrorObject): string {
+  return `${name}${e.instancePath ? ` ${e.instancePath}` : ''}: ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`;
 }
