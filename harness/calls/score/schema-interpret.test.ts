@@ -2,11 +2,11 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OpenAITool } from '../../core/chat.ts';
-import { formatAjvError, schemaErrors } from './schema.ts';
+import { AJV_KEYWORDS, AJV_OPTIONS, formatAjvError, schemaErrors } from './schema.ts';
 import { interpretable, validates, walkErrors } from './schema-interpret.ts';
 
 // The walk must decide exactly as a fresh ajv compile (the options schema.ts uses) does, for every schema it accepts.
-const options = { strict: false, allErrors: true, validateSchema: false } as const;
+const options = AJV_OPTIONS;
 const KNOWN = new Set(Object.keys(new Ajv(options).RULES.all));
 const compiled = (schema: unknown) => new Ajv(options).compile(schema as object);
 /** A compiled validator's errors for data, as schemaErrors words them. */
@@ -58,6 +58,10 @@ const { value } = fc.letrec<{ value: unknown }>((tie) => ({
 }));
 
 describe('validating by walking the schema', () => {
+  it("knows ajv's keywords without loading ajv", () => {
+    expect([...AJV_KEYWORDS].sort()).toEqual([...KNOWN].sort());
+  });
+
   it('decides every value as a fresh ajv compile of the same schema does', () => {
     fc.assert(
       fc.property(schema, fc.array(value, { minLength: 1, maxLength: 5 }), (s, values) => {

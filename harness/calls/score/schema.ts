@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { OpenAITool } from '../../core/chat.ts';
 import { stableStringify } from '../../core/hash.ts';
 import type { ParsedCall } from '../../parse/index.ts';
@@ -10,10 +11,28 @@ import { interpretable, validates, walkErrors } from './schema-interpret.ts';
 // walked instead of compiled (schema-interpret.ts: the same verdicts and errors, without a compile per schema);
 // ajv compiles the rest.
 
-const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
+/** The keywords ajv evaluates (its RULES.all with the options below; a test holds the two equal): it ignores others. */
+export const AJV_KEYWORDS: ReadonlySet<string> = new Set(
+  [
+    '$comment id $ref type nullable const enum format',
+    'maximum minimum exclusiveMaximum exclusiveMinimum multipleOf maxLength minLength pattern',
+    'maxProperties minProperties required propertyNames additionalProperties dependencies properties patternProperties',
+    'maxItems minItems uniqueItems additionalItems items contains',
+    'not anyOf oneOf allOf if then else',
+  ].flatMap((line) => line.split(' ')),
+);
+export const AJV_OPTIONS = { strict: false, allErrors: true, validateSchema: false } as const;
+
+// Loaded with the first schema the walk leaves to it: a run whose catalogs the walk covers never loads it.
+let ajv: Ajv | undefined;
+function compiler(): Ajv {
+  if (!ajv) {
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    ajv = new Ajv(AJV_OPTIONS);
+  }
+  return ajv;
+}
 const cache = new Map<string, ValidateFunction | string>();
-/** The keywords ajv evaluates: any other key it ignores. */
-const AJV_KEYWORDS: ReadonlySet<string> = new Set(Object.keys(ajv.RULES.all));
 
 function validator(schema: Record<string, unknown> | undefined): ValidateFunction | string {
   const key = stableStringify(schema ?? {});
@@ -21,12 +40,12 @@ function validator(schema: Record<string, unknown> | undefined): ValidateFunctio
   if (v === undefined) {
     const s = schema ?? {};
     try {
-      v = ajv.compile(s);
+      v = compiler().compile(s);
     } catch (e) {
       v = `the tool's schema does not compile: ${(e as Error).message}`;
     } finally {
       // ajv also keeps what it compiled by the schema object: the same object changed since would get the old code.
-      if (typeof s === 'object' && s !== null) ajv.removeSchema(s);
+      if (typeof s === 'object' && s !== null) compiler().removeSchema(s);
     }
     cache.set(key, v);
   }
