@@ -11,7 +11,14 @@ import { MAX_LINE_CHARS, streamLines } from '../core/jsonl.ts';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { ALL_CATEGORIES, isMultiTurn, isRelevanceOrIrrelevance, type BfclCategory } from './categories.ts';
 import type { FunctionDoc } from './checker/ast.ts';
-import { clonePlain, pyJsonDumps, pyJsonLoads, PyJsonError, pyJsonToPlain, pyToPlain } from '../core/pyliteral/pyjson.ts';
+import {
+  clonePlain,
+  pyJsonDumps,
+  pyJsonLoads,
+  PyJsonError,
+  pyJsonToPlain,
+  pyToPlain,
+} from '../core/pyliteral/pyjson.ts';
 
 export const VERSION_PREFIX = 'BFCL_v4';
 
