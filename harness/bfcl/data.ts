@@ -11,7 +11,14 @@ import { MAX_LINE_CHARS, streamLines } from '../core/jsonl.ts';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import { ALL_CATEGORIES, isMultiTurn, isRelevanceOrIrrelevance, type BfclCategory } from './categories.ts';
 import type { FunctionDoc } from './checker/ast.ts';
-import { clonePlain, pyJsonDumps, pyJsonLoads, PyJsonError, pyToPlain } from '../core/pyliteral/pyjson.ts';
+import {
+  clonePlain,
+  pyJsonDumps,
+  pyJsonLoads,
+  PyJsonError,
+  pyJsonToPlain,
+  pyToPlain,
+} from '../core/pyliteral/pyjson.ts';
 
 export const VERSION_PREFIX = 'BFCL_v4';
 
@@ -151,7 +158,7 @@ function parsePyLine(file: string, n: number, text: string): PyValue {
 /** One JSON line as plain data with floats kept as PyFloat (so docs print back as Python prints them). */
 function parseJsonLine(file: string, n: number, text: string): unknown {
   try {
-    return pyToPlain(pyJsonLoads(text));
+    return pyJsonToPlain(text);
   } catch (err) {
     if (err instanceof PyJsonError) throw new DataError(file, n, undefined, `not valid JSON: ${err.message}`);
     throw err;
@@ -181,9 +188,9 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
   };
   const firstLine = new Map<string, number>();
   return lines(file).map(({ n, text }) => {
-    const py = parsePyLine(file, n, text);
-    const json = pyToPlain(py);
     if (isMultiTurn(category)) {
+      const py = parsePyLine(file, n, text);
+      const json = pyToPlain(py);
       const parsed = multiTurnEntrySchema.safeParse(json);
       if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
       const e = parsed.data;
@@ -209,6 +216,7 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
         initialConfigJson: initialConfigText(py),
       } satisfies BfclEntry;
     }
+    const json = parseJsonLine(file, n, text);
     const parsed = singleTurnEntrySchema.safeParse(json);
     if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
     const e = parsed.data;
@@ -253,8 +261,8 @@ export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
   }
   return entries.map((entry, k) => {
     const { n, text } = answerLines[k]!;
-    const json = parseJsonLine(file, n, text);
     if (isMultiTurn(category)) {
+      const json = parseJsonLine(file, n, text);
       const parsed = multiTurnAnswerSchema.safeParse(json);
       if (!parsed.success) throw dataErrorFromZod(file, entry.id, parsed.error);
       if (parsed.data.ground_truth.length !== entry.question.length) {
@@ -267,15 +275,10 @@ export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
       }
       return { id: entry.id, category, entry, groundTruth: parsed.data.ground_truth, answerRaw: text };
     }
-    const parsed = answerSchema.safeParse(json);
+    // Read once, losslessly (the checker tells 5 from 5.0); the schema checks its plain form.
+    const lossless = parsePyLine(file, n, text);
+    const parsed = answerSchema.safeParse(pyToPlain(lossless));
     if (!parsed.success) throw dataErrorFromZod(file, entry.id, parsed.error);
-    let lossless: PyValue;
-    try {
-      lossless = pyJsonLoads(text);
-    } catch (err) {
-      if (err instanceof PyJsonError) throw new DataError(file, n, undefined, err.message);
-      throw err;
-    }
     const gt =
       lossless.t === 'dict'
         ? lossless.entries.find(([key]) => key.t === 'str' && key.v === 'ground_truth')?.[1]

@@ -6,7 +6,7 @@
 // with a private /proc, own uid where the host allows it; harness/sandbox/confine.ts), its instances run under
 // the sandbox's audit hook with no right to create processes, and it has a memory limit and a per-request time
 // limit.
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,6 +114,8 @@ export async function findBfclSource(option: string | undefined, env: NodeJS.Pro
     }
   }
   const python = env.TOOLGAUGE_PYTHON || '/usr/bin/python3';
+  // Loaded when used: most runs never start a process, and execa's modules are a third of the CLI's start-up.
+  const { execa } = await import('execa');
   const probe = await execa(python, ['-c', 'import bfcl_eval, os; print(os.path.dirname(bfcl_eval.__file__))'], {
     reject: false,
   });
@@ -159,7 +161,8 @@ export class PythonBfclExecutor implements BfclExecutor {
 
   constructor(private readonly opts: PythonExecutorOptions) {}
 
-  private launch(): Promise<void> {
+  private async launch(): Promise<void> {
+    const { execa } = await import('execa');
     const python = this.opts.pythonPath ?? '/usr/bin/python3';
     const config = {
       sourceDir: this.opts.sourceDir,

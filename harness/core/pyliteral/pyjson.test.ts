@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonToPy, pyEquals, type PyValue } from './index.ts';
-import { PyJsonError, pyJsonLoads } from './pyjson.ts';
+import { PyFloat, PyJsonError, pyJsonLoads, pyJsonToPlain, pyToPlain } from './pyjson.ts';
 
 const keysOf = (v: PyValue): string[] => (v.t === 'dict' ? v.entries.map(([k]) => (k as { v: string }).v) : []);
 
@@ -66,5 +66,71 @@ describe('pyJsonLoads', () => {
         else expect(() => pyJsonLoads(text)).toThrow(PyJsonError);
       }),
     );
+  });
+});
+
+/** Plain data with what toEqual leaves out spelled out: key order, PyFloat, -0. */
+function shape(v: unknown): unknown {
+  if (v instanceof PyFloat) return { float: shape(v.value) };
+  if (typeof v === 'number') return Object.is(v, -0) ? '-0' : Number.isNaN(v) ? 'NaN' : v;
+  if (Array.isArray(v)) return v.map(shape);
+  if (v && typeof v === 'object')
+    return Object.keys(v).map((k) => [k, Object.getPrototypeOf(v) === Object.prototype, shape(Reflect.get(v, k))]);
+  return v;
+}
+
+/** What pyToPlain(pyJsonLoads(text)) gives, or the error it throws. */
+function slow(text: string): unknown {
+  try {
+    return shape(pyToPlain(pyJsonLoads(text)));
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+function fast(text: string): unknown {
+  try {
+    return shape(pyJsonToPlain(text));
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+describe('pyJsonToPlain', () => {
+  const number = fc.oneof(
+    fc.integer(),
+    fc.double(),
+    fc.constantFrom('5.0', '-0', '0', '-0.0', '1e2', '1E-7', '9007199254740993', '123456789012345', '1234567890123456'),
+    fc.constantFrom('NaN', 'Infinity', '-Infinity', '01', '1.', '.5', '-'),
+  );
+  const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '1', '0', 'a'));
+  const { text } = fc.letrec<{ text: string }>((tie) => ({
+    text: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      number.map(String),
+      fc.string().map((s) => JSON.stringify(s)),
+      fc.constantFrom('true', 'null', '"a\\"', '"\\u00e9 5.0"', '"x'),
+      fc.array(tie('text'), { maxLength: 4 }).map((xs) => `[${xs.join(', ')}]`),
+      fc
+        .array(fc.tuple(key, tie('text')), { maxLength: 4 })
+        .map((kv) => `{${kv.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(', ')}}`),
+    ),
+  }));
+
+  it('gives what pyToPlain(pyJsonLoads(text)) gives: floats, big ints, -0, key order, repeated keys, errors', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(fast(t)).toEqual(slow(t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps the nesting limit Python has', () => {
+    for (const depth of [899, 900, 901, 950])
+      for (const inner of ['1', '"x"', '[]']) {
+        const t = `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+        expect(fast(t), `${depth} ${inner}`).toEqual(slow(t));
+      }
+    expect(slow(`${'['.repeat(950)}${']'.repeat(950)}`)).toHaveProperty('error');
   });
 });

@@ -310,3 +310,42 @@ export function clonePlain<T>(x: T): T {
   }
   return x;
 }
+
+// A JSON string or number token, found from where the previous one ended (in valid JSON text nothing else holds a
+// digit or a quote).
+const TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"|-?\d[\d.eE+-]*/g;
+// The numbers JSON.parse reads as pyToPlain gives them: safe integers, -0 apart (an int 0 in Python).
+const SAFE_INT = /^-?(?:0|[1-9]\d{0,14})$/;
+// The reader's nesting limit (Python's RecursionError): text with fewer brackets than this cannot reach it.
+const MAX_DEPTH = 900;
+
+/** Whether JSON.parse reads valid JSON text exactly as pyToPlain(pyJsonLoads(text)) does. */
+function plainAsPython(text: string): boolean {
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+    const t = m[0];
+    if (t.charCodeAt(0) !== 34 && (t === '-0' || !SAFE_INT.test(t))) return false;
+  }
+  if (text.length > 2 * MAX_DEPTH) {
+    let opens = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if ((c === 91 || c === 123) && ++opens > MAX_DEPTH) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * pyToPlain(pyJsonLoads(text)), errors included, read by JSON.parse when the text holds no number it would read
+ * differently (a float, an int beyond 2^53, -0, NaN, Infinity) and cannot nest past the reader's limit.
+ */
+export function pyJsonToPlain(text: string): unknown {
+  let plain: unknown;
+  try {
+    plain = JSON.parse(text);
+  } catch {
+    return pyToPlain(pyJsonLoads(text));
+  }
+  return plainAsPython(text) ? plain : pyToPlain(pyJsonLoads(text));
+}
