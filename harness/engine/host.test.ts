@@ -160,6 +160,14 @@ describe.skipIf(!installed)(
       const a = await f32.complete({ prompt: PROMPT, maxTokens: 24 });
       const b = await f32.complete({ prompt: PROMPT, maxTokens: 24 });
       expect(b.tokens).toEqual(a.tokens);
+      // The text is made once at the end without stop strings or streaming, and step by step with either: the same.
+      const chunks: string[] = [];
+      const streamed = await f32.complete(
+        { prompt: PROMPT, maxTokens: 24, stop: ['\u0000never'] },
+        { onChunk: (c) => chunks.push(c.text) },
+      );
+      expect(streamed.text).toBe(a.text);
+      expect(chunks.join('')).toBe(a.text);
       const s = (seed: number) => f32.complete({ prompt: PROMPT, temperature: 1, seed, maxTokens: 24 });
       const [x, y, z] = await Promise.all([s(11), s(11), s(12)]);
       expect(y!.tokens).toEqual(x!.tokens);
