@@ -14,12 +14,19 @@
 //
 // `--latency 50` adds runs at 50 ms per model request (n ≤ 10,000). Writes bench/records/scale.json (unless
 // `--no-record`) and docs/benchmarks-scale.svg (CPU-ms per instance against n).
+//
+// `--toolhop` measures ToolHop instead: the 182 rows of ../shared/data/toolhop/ToolHop.sample.json (the bundled sample
+// without it) with `--trials K`, K the smallest that gives at least n runs, n = 1,000 and 10,000 (100,000 with
+// `--max 100000`), each run a row's whole tool chain in the sandbox (pyodide, the default); run, `report DIR`, a
+// kill at half the journal and `--resume`, `report A B --compare` and `view --export` as above, no shards. Writes
+// bench/records/scale-toolhop.json.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../harness/core/paths.ts';
+import { BUNDLED_SAMPLE } from '../harness/toolhop/dataset.ts';
 import { accountedRun, round } from './lib.ts';
 import { writeRecord } from './record.ts';
 import { scaleChart } from './scale-chart.ts';
@@ -31,6 +38,7 @@ const { values } = parseArgs({
     latency: { type: 'string' },
     'no-record': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    toolhop: { type: 'boolean', default: false },
   },
 });
 const max = Number(values.max);
@@ -40,6 +48,9 @@ if (latency !== null && !(latency > 0)) throw new Error('--latency: a positive n
 const SIZES = [10, 1000, 10000, 100000].filter((n) => n <= max);
 const CONCURRENCY = '64';
 const BIN = fromRoot('bin', 'toolgauge.mjs');
+const SHARED_TOOLHOP = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
+const TOOLHOP_DATA = existsSync(SHARED_TOOLHOP) ? SHARED_TOOLHOP : BUNDLED_SAMPLE;
+const SUITE = values.toolhop ? 'toolhop' : 'eval';
 
 /**
  * The eval file: n cases, each "a plus b" or "a times b" answered with one tool call (the simulator plays it). With
@@ -86,6 +97,8 @@ const ENV: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env))
   if (v !== undefined && !/^(TOOLGAUGE_|TOOLHOP_|OPENAI_|VITEST|NODE_OPTIONS)/.test(k)) ENV[k] = v;
 Object.assign(ENV, { FORCE_COLOR: '0', NO_COLOR: '1' });
+// ToolHop's tools are the dataset's own Python, run in the sandbox only with this consent (docs/toolhop.md).
+if (values.toolhop) ENV.TOOLHOP_ALLOW_DATASET_EXEC = '1';
 
 interface Measured {
   wallS: number;
@@ -198,6 +211,58 @@ async function measure(n: number, ms: number, root: string) {
   return row;
 }
 
+/**
+ * ToolHop at about n runs: the data's rows, each `--trials K` times (K = ceil(n / rows)); the journal holds one line
+ * per run. Per instance below means per run (a row's trial).
+ */
+async function measureToolhop(n: number, ms: number, root: string) {
+  const dir = join(root, `toolhop-n${n}-l${ms}`);
+  mkdirSync(dir, { recursive: true });
+  const rows = (JSON.parse(readFileSync(TOOLHOP_DATA, 'utf8')) as unknown[]).length;
+  const trials = Math.ceil(n / rows);
+  const runs = rows * trials;
+  const base = ['toolhop', '--data', TOOLHOP_DATA, '--model', `sim:oracle?latency_ms=${ms}`];
+  const flags = ['--concurrency', CONCURRENCY, '--trials', String(trials)];
+  const out = join(dir, 'run');
+  const run = await tg([...base, ...flags, '--out-dir', out], dir, `toolhop n=${n} run`);
+  const journal = join(out, 'instances.jsonl');
+  if (countLines(journal) !== runs) throw new Error(`toolhop n=${n}: expected ${runs} journal lines`);
+  const row: Record<string, number> = {
+    runs,
+    trials,
+    wall_s: run.wallS,
+    cpu_s: run.cpuS,
+    cpu_ms_per_instance: (run.cpuS / runs) * 1000,
+    peak_pss_mb: run.pssMb,
+    summary_kib: kib(join(out, 'summary.json')),
+    report_kib: kib(join(out, 'report.md')),
+    journal_kib: kib(journal),
+  };
+  log(n, ms, 'toolhop run', row);
+  if (ms > 0) return row;
+
+  const rep = await tg(['report', out], dir, `toolhop n=${n} report`);
+  Object.assign(row, { report_wall_s: rep.wallS, report_cpu_s: rep.cpuS, report_pss_mb: rep.pssMb });
+  const killed = join(dir, 'killed');
+  const kept = await killAt([...base, ...flags, '--out-dir', killed], dir, join(killed, 'instances.jsonl'), runs / 2);
+  const res = await tg([...base, ...flags, '--out-dir', killed, '--resume'], dir, `toolhop n=${n} resume`);
+  if (countLines(join(killed, 'instances.jsonl')) !== runs)
+    throw new Error(`toolhop n=${n}: the resumed journal is not whole`);
+  Object.assign(row, {
+    resume_kept: kept,
+    resume_wall_s: res.wallS,
+    resume_cpu_s: res.cpuS,
+    resume_cpu_ms_per_ran: (res.cpuS / (runs - kept)) * 1000,
+  });
+  const cmp = await tg(['report', out, killed, '--compare', '--out-dir', join(dir, 'compare')], dir, 'compare');
+  Object.assign(row, { compare_wall_s: cmp.wallS, compare_cpu_s: cmp.cpuS, compare_pss_mb: cmp.pssMb });
+  const html = join(dir, 'view.html');
+  const view = await tg(['view', out, '--export', html], dir, `toolhop n=${n} view`);
+  Object.assign(row, { view_wall_s: view.wallS, view_cpu_s: view.cpuS, view_pss_mb: view.pssMb, view_kib: kib(html) });
+  log(n, ms, 'toolhop all', row);
+  return row;
+}
+
 function log(n: number, ms: number, what: string, row: Record<string, number>) {
   const parts = Object.entries(row).map(([k, v]) => `${k}=${round(v, 3)}`);
   console.log(`n=${n} latency=${ms}ms ${what}: ${parts.join(' ')}`);
@@ -222,52 +287,46 @@ function save() {
     }
 
   // n = 10 is the fixed cost (start-up spread over 10 cases): off the chart, in the record and the table.
+  const series = (label: string, ms: number, value: (r: (typeof results)[number]) => number) => ({
+    label,
+    points: results.filter((r) => r.ms === ms && r.n >= 1000).map((r) => ({ n: r.n, value: value(r) })),
+  });
+  const perRun = (r: (typeof results)[number]) => r.row.cpu_ms_per_instance!;
   const svg = scaleChart(
     [
-      {
-        label: 'run, 0 ms latency',
-        points: results
-          .filter((r) => r.ms === 0 && r.n >= 1000)
-          .map((r) => ({ n: r.n, value: r.row.cpu_ms_per_instance! })),
-      },
-      ...(latency !== null
-        ? [
-            {
-              label: `run, ${latency} ms latency`,
-              points: results
-                .filter((r) => r.ms === latency && r.n >= 1000)
-                .map((r) => ({ n: r.n, value: r.row.cpu_ms_per_instance! })),
-            },
-          ]
-        : []),
-      {
-        label: 'view --export',
-        points: results
-          .filter((r) => r.ms === 0 && r.n >= 1000)
-          .map((r) => ({ n: r.n, value: (r.row.view_cpu_s! / r.n) * 1000 })),
-      },
+      series('run, 0 ms latency', 0, perRun),
+      ...(latency !== null ? [series(`run, ${latency} ms latency`, latency, perRun)] : []),
+      series('view --export', 0, (r) => (r.row.view_cpu_s! / (r.row.runs ?? r.n)) * 1000),
     ],
-    {
-      title: 'toolgauge eval: CPU per instance against n (sim:oracle, --concurrency 64)',
-      valueLabel: 'CPU-ms per instance',
-    },
+    SUITE === 'toolhop'
+      ? {
+          title: 'toolgauge toolhop: CPU per run against n (sim:oracle, --concurrency 64, pyodide)',
+          valueLabel: 'CPU-ms per run',
+        }
+      : {
+          title: 'toolgauge eval: CPU per instance against n (sim:oracle, --concurrency 64)',
+          valueLabel: 'CPU-ms per instance',
+        },
   );
   if (!values['no-record']) {
-    writeFileSync(fromRoot('docs', 'benchmarks-scale.svg'), svg);
-    const rec = writeRecord('scale', figures);
-    console.log(`bench/records/scale.json (${rec.date}, ${rec.commit.slice(0, 7)}, load ${rec.machine.load1})`);
+    const name = SUITE === 'toolhop' ? 'scale-toolhop' : 'scale';
+    writeFileSync(fromRoot('docs', `benchmarks-${name}.svg`), svg);
+    const rec = writeRecord(name, figures);
+    console.log(`bench/records/${name}.json (${rec.date}, ${rec.commit.slice(0, 7)}, load ${rec.machine.load1})`);
   }
 }
 
 const root = mkdtempSync(join(tmpdir(), 'tg-bench-scale-'));
 try {
-  for (const n of SIZES) {
-    results.push({ n, ms: 0, row: await measure(n, 0, root) });
+  const one = SUITE === 'toolhop' ? measureToolhop : measure;
+  // ToolHop's fixed cost is bench/toolhop.ts's: its series starts at 1,000 runs.
+  for (const n of SIZES.filter((s) => SUITE === 'eval' || s >= 1000)) {
+    results.push({ n, ms: 0, row: await one(n, 0, root) });
     save();
   }
   if (latency !== null)
     for (const n of SIZES.filter((s) => s >= 1000 && s <= 10000)) {
-      results.push({ n, ms: latency, row: await measure(n, latency, root) });
+      results.push({ n, ms: latency, row: await one(n, latency, root) });
       save();
     }
 } finally {
