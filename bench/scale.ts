@@ -30,7 +30,7 @@ import { BUNDLED_SAMPLE } from '../harness/toolhop/dataset.ts';
 import { accountedRun, round } from './lib.ts';
 import { writeRecord } from './record.ts';
 import { scaleChart } from './scale-chart.ts';
-import { countLines } from '../tests/helpers/cli.ts';
+import { countLines } from '../tests/helpers/count-lines.ts';
 
 const { values } = parseArgs({
   options: {

@@ -61,14 +61,7 @@ export function tempDir(prefix: string): string {
   return d;
 }
 
-/** How many non-blank lines a file has (0 when it does not exist yet): a journal's progress while its run goes on. */
-export function countLines(path: string): number {
-  return existsSync(path)
-    ? readFileSync(path, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim()).length
-    : 0;
-}
+export { countLines } from './count-lines.ts';
 
 export function readLines<T = Record<string, unknown>>(path: string): T[] {
   if (!existsSync(path)) return [];
