@@ -221,7 +221,7 @@ async function measureToolhop(n: number, ms: number, root: string) {
   const rows = (JSON.parse(readFileSync(TOOLHOP_DATA, 'utf8')) as unknown[]).length;
   const trials = Math.ceil(n / rows);
   const runs = rows * trials;
-  const base = ['toolhop', '--data', TOOLHOP_DATA, '--model', `sim:oracle?latency_ms=${ms}`];
+  const base = ['toolhop', '--data', TOOLHOP_DATA, '--limit', String(rows), '--model', `sim:oracle?latency_ms=${ms}`];
   const flags = ['--concurrency', CONCURRENCY, '--trials', String(trials)];
   const out = join(dir, 'run');
   const run = await tg([...base, ...flags, '--out-dir', out], dir, `toolhop n=${n} run`);
