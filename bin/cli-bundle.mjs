@@ -6,15 +6,18 @@
 // (tsx loads the sources) when it cannot be built or written, or when TOOLGAUGE_CLI_BUNDLE=0.
 import { spawnSync } from 'node:child_process';
 import {
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -204,6 +207,66 @@ function buildInChild() {
   return dir;
 }
 
+const LOCK = join(CACHE, 'build.lock');
+/** How long a launcher waits for another's build before it builds one of its own. */
+const WAIT_MS = 120_000;
+
+function alive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+/**
+ * A fresh bundle: built here, or by the launcher that holds the build lock (the pid in `build.lock`). The first
+ * runs after a checkout or an edit often start together (a test suite's workers, a shell loop): each built a bundle
+ * of its own, about a CPU-second apiece, where one is enough. A lock whose process is gone is taken over.
+ */
+async function buildOnce() {
+  mkdirSync(CACHE, { recursive: true, mode: 0o700 });
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    let fd;
+    try {
+      fd = openSync(LOCK, 'wx', 0o600);
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
+    if (fd !== undefined) {
+      try {
+        writeSync(fd, String(process.pid));
+        closeSync(fd);
+        // Another launcher may have finished between this one's check and its lock.
+        return fresh() ?? buildInChild();
+      } finally {
+        rmSync(LOCK, { force: true });
+      }
+    }
+    let text;
+    let age;
+    try {
+      text = readFileSync(LOCK, 'utf8').trim();
+      age = Date.now() - statSync(LOCK).mtimeMs;
+    } catch {
+      continue; // released meanwhile: try to take it
+    }
+    // A lock with no pid yet is being written, unless it has been empty for seconds (its process died first).
+    const gone = text === '' ? age > 10_000 : !alive(Number(text));
+    if (gone) {
+      rmSync(LOCK, { force: true });
+      continue;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    const dir = fresh();
+    if (dir) return dir;
+    if (Date.now() > deadline) return buildInChild();
+  }
+}
+
 // `node bin/cli-bundle.mjs --build`: build, print the bundle's folder.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === '--build') {
   process.stdout.write(`${await rebuild()}\n`);
@@ -218,7 +281,7 @@ export async function loadCli() {
   if (problem) process.stderr.write(`toolgauge: not using the CLI bundle: ${CACHE} ${problem}; loading the sources\n`);
   if (process.env.TOOLGAUGE_CLI_BUNDLE !== '0' && !problem) {
     try {
-      const dir = fresh() ?? buildInChild();
+      const dir = fresh() ?? (await buildOnce());
       // Stack traces of this process point into the bundle unless Node runs with --enable-source-maps (e.g.
       // NODE_OPTIONS=--enable-source-maps): turned on here, it made Node parse every chunk's map as it loaded, about
       // 0.05-0.1 s of every run. Test failures point into the sources either way (Vitest maps them itself).

@@ -11,6 +11,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -127,5 +128,21 @@ describe('the CLI bundle', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+  it('launchers that start together build one bundle between them; a lock left by a process that is gone is taken over', async () => {
+    const cache = join(mkdtempSync(join(tmpdir(), 'tg-cli-lock-')), 'cache');
+    mkdirSync(cache, { mode: 0o700 });
+    const gone = execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    writeFileSync(join(cache, 'build.lock'), gone);
+    const runs = await Promise.all([1, 2, 3].map(() => toolgauge(['--help'], { TOOLGAUGE_CLI_CACHE: cache })));
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(runs[0]!.stdout);
+    }
+    expect(readdirSync(cache).filter((d) => d.startsWith('b-'))).toHaveLength(1);
+    expect(existsSync(join(cache, 'build.lock'))).toBe(false);
+    rmSync(dirname(cache), { recursive: true, force: true });
   });
 });
