@@ -341,7 +341,6 @@ function keepListedTools(calls: ParsedCall[], tools: ToolSchema[], notes: Set<st
   return coerceCalls(calls, tools, notes);
 }
 
-
 function coerceCalls(calls: ParsedCall[], tools: ToolSchema[], notes: Set<string>): ParsedCall[] {
   return calls.map((c) => {
     const t = findTool(tools, c.name);
