@@ -138,3 +138,8 @@ export function resultWith(
     rejected: r.rejected,
   };
 }
+
+/** `ctx` with notes of its own, in the shape the parse gives every context (a spread would make another shape). */
+export function withNotes(ctx: ParseCtx, notes: Set<string>): ParseCtx {
+  return { loose: ctx.loose, notes, tools: ctx.tools, explicit: ctx.explicit, scan: ctx.scan };
+}
