@@ -274,7 +274,7 @@ function lenientPass(visible: string, entries: readonly Entry[], o: LenientStart
       fresh++;
     }
     if (fresh === 0) continue;
-    for (const x of ctx.notes) notes.add(x);
+    addAll(notes, ctx.notes);
     for (let k = 0; k < r.spans.length; k++) claimed.push(r.spans[k]!);
     for (let k = 0; k < r.spans.length; k++) taken.add(r.spans[k]![0], r.spans[k]![1]);
     if (r.frame !== undefined) for (let k = 0; k < r.frame.length; k++) frame.push(r.frame[k]!);
@@ -306,7 +306,7 @@ function lenientPass(visible: string, entries: readonly Entry[], o: LenientStart
       found.push(c);
       if (c.format === 'json') json = true;
     }
-    for (const x of gctx.notes) notes.add(x);
+    addAll(notes, gctx.notes);
     if (json && hasProseOutside(visible, outside)) notes.add('prose around JSON');
   }
   truncated ||= attempted && unbalancedTail(visible);
@@ -331,6 +331,11 @@ function lenientPass(visible: string, entries: readonly Entry[], o: LenientStart
 
 /** What the generic rescue needs to find anything: a bracket (JSON, a Python list) or a parenthesis (a call). */
 const OPENERS = /[[{(]/;
+
+/** A set's iteration, kept out of lenientPass: inlined there it made that function's compiled graph larger. */
+function addAll(into: Set<string>, from: Set<string>): void {
+  for (const x of from) into.add(x);
+}
 
 function byStart(a: Located, b: Located): number {
   return a.start - b.start;
