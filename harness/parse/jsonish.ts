@@ -76,6 +76,8 @@ const LOOSE_NUMBER = /[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y;
 const FULL_JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const IDENT_KEY = /[A-Za-z_$][\w$-]*/y;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
+/** Characters a string read passes without a look: not a quote, backslash or control character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the run must stop at
 const STRING_RUN = /[^"'\\\x00-\x1f]+/y;
 
 /**
