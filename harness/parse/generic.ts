@@ -12,7 +12,7 @@
 import { propertiesOf } from './coerce.ts';
 import { readPyCall, readPyCallList, type PyCall } from './pycall.ts';
 import { findTool, looseCalls } from './normalize.ts';
-import type { Located, ParseCtx, ParsedCall } from './types.ts';
+import { type Located, type ParseCtx, type ParsedCall, withNotes } from './types.ts';
 import { readValueAt, rewound, skipWs, SpanIndex } from './util.ts';
 import { isPlainObject, setOwn } from './jsonish.ts';
 
@@ -135,7 +135,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
         : !KEY_START.test(text[n] ?? '') && !(text[n] === '{' && /["']/.test(text[skipWs(text, n + 1)] ?? ''))
     )
       continue;
-    const local: ParseCtx = { ...ctx, notes: new Set() };
+    const local: ParseCtx = withNotes(ctx, new Set());
     const r = readValueAt(text, i, local);
     if (!r.ok) {
       // one look is enough: every later truncated candidate ends at the same end of text
@@ -169,7 +169,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
   while ((m = listRe.exec(text)) && budget-- > 0 && !spent()) {
     if (spans.has(m.index)) continue;
     res.attempted = true;
-    const local: ParseCtx = { ...ctx, notes: new Set() };
+    const local: ParseCtx = withNotes(ctx, new Set());
     const r = readPyCallList(text, m.index, 'loose', local.notes, work);
     if (!r.ok) {
       res.truncated ||= r.truncated;
@@ -190,7 +190,7 @@ export function genericScan(text: string, claimed: Array<[number, number]>, ctx:
   while ((m = lineRe.exec(text)) && budget-- > 0 && !spent()) {
     const at = m.index + m[0].lastIndexOf(m[1]!); // the name ends the match (only `\s*(` after it)
     if (spans.has(at)) continue;
-    const local: ParseCtx = { ...ctx, notes: new Set() };
+    const local: ParseCtx = withNotes(ctx, new Set());
     const r = readPyCall(text, at, 'loose', local.notes, work);
     if (!r.ok) {
       if (r.truncated) {

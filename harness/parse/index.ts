@@ -143,7 +143,13 @@ function finish(f: Finish, split: ReasoningSplit, scan: Scan): ParseResult {
   };
 }
 
-function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, looseOnly = false): ParseResult {
+function parseInner(
+  text: string,
+  opts: ParseOptions,
+  out?: { scan?: Scan },
+  looseOnly = false,
+  shortcut = true,
+): ParseResult {
   const tier = opts.tier ?? 'lenient';
   const format = opts.format ?? 'auto';
   const entries = format === 'auto' ? AUTO_ENTRIES : [ENTRY[format]];
@@ -214,75 +220,138 @@ function parseInner(text: string, opts: ParseOptions, out?: { scan?: Scan }, loo
     );
   }
 
-  // Lenient: family parsers in loose mode, then the generic rescue on what they did not claim.
+  return lenientPass(visible, entries, { tools, explicit, scan, split, attempted, truncated, lowered, shortcut });
+}
+
+interface LenientStart {
+  tools: ToolSchema[] | undefined;
+  explicit: boolean;
+  scan: Scan;
+  split: ReasoningSplit;
+  /** what the strict pass saw */
+  attempted: boolean;
+  truncated: boolean;
+  lowered: string | undefined;
+  /** the return without the generic rescue when it cannot find anything (off only in tests) */
+  shortcut: boolean;
+}
+
+/**
+ * The lenient tier after the strict pass found nothing. A function of its own: the optimizing compiler compiles it
+ * (and recompiles it after a deoptimization) apart from the strict pass, which most outputs end in.
+ */
+function lenientPass(visible: string, entries: readonly Entry[], o: LenientStart): ParseResult {
+  const { tools, explicit, scan, split } = o;
+  let { attempted, truncated } = o;
+  // Plain loops instead of spreads, closures and iterators throughout: this function runs cold in a short-lived
+  // process, and arrays of different element kinds through a spread made the optimizing compiler throw its code away
+  // and compile the whole function again, several times per run.
   const notes = new Set<string>();
   const rejected: string[] = [];
   const found: Array<Located & { format: Family | 'json' | 'python' }> = [];
   const claimed: Array<[number, number]> = [];
   const taken = new SpanIndex();
   const frame: Array<[number, number]> = [];
-  const lower = (lowered ??= visible.toLowerCase());
+  const lower = o.lowered ?? visible.toLowerCase();
+  let ranFamily = false;
   // one context for the loose family passes: its notes are taken only from a family that found calls, then cleared
   const ctx: ParseCtx = { loose: true, notes: new Set(), tools, explicit, scan };
-  for (const e of entries) {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
     if (!e.looseGate(lower)) continue;
+    ranFamily = true;
     if (ctx.notes.size > 0) ctx.notes.clear();
     const f = e.family;
     const r = e.parse(visible, ctx);
     attempted ||= r.attempted;
     truncated ||= r.truncated;
-    const fresh = r.calls.filter((c) => !taken.has(c.start));
-    if (fresh.length === 0) continue;
-    for (const c of fresh) found.push({ name: c.name, arguments: c.arguments, start: c.start, end: c.end, format: f });
-    for (const x of ctx.notes) notes.add(x);
-    claimed.push(...r.spans);
-    for (const [a, b] of r.spans) taken.add(a, b);
-    frame.push(...(r.frame ?? []));
-    rejected.push(...(r.rejected ?? []));
+    // the calls at places no earlier family claimed, all decided before this family's spans are taken
+    let fresh = 0;
+    for (let k = 0; k < r.calls.length; k++) {
+      const c = r.calls[k]!;
+      if (taken.has(c.start)) continue;
+      found.push({ name: c.name, arguments: c.arguments, start: c.start, end: c.end, format: f });
+      fresh++;
+    }
+    if (fresh === 0) continue;
+    addAll(notes, ctx.notes);
+    for (let k = 0; k < r.spans.length; k++) claimed.push(r.spans[k]!);
+    for (let k = 0; k < r.spans.length; k++) taken.add(r.spans[k]![0], r.spans[k]![1]);
+    if (r.frame !== undefined) for (let k = 0; k < r.frame.length; k++) frame.push(r.frame[k]!);
+    if (r.rejected !== undefined) for (let k = 0; k < r.rejected.length; k++) rejected.push(r.rejected[k]!);
   }
+  // No family ran and nothing can open a call the generic rescue reads (a bracket or a parenthesis): it would find
+  // nothing, and without a bracket the text has no unbalanced tail. The result is the strict pass's.
+  if (o.shortcut && !ranFamily && !OPENERS.test(visible))
+    return finish(
+      { tier: 'none', format: null, calls: [], attempted, truncated, notes: [], spans: NO_SPANS, rejected: [] },
+      split,
+      scan,
+    );
   const gctx: ParseCtx = { loose: true, notes: new Set(), tools, explicit, scan };
   const g = genericScan(visible, claimed, gctx);
   attempted ||= g.attempted;
   truncated ||= g.truncated;
-  rejected.push(...g.rejected);
-  const spans: Array<[number, number]> = [
-    ...claimed,
-    ...frame,
-    ...g.calls.map((c) => [c.start, c.end] as [number, number]),
-  ];
+  for (let k = 0; k < g.rejected.length; k++) rejected.push(g.rejected[k]!);
+  const spans: Array<[number, number]> = [];
+  for (let k = 0; k < claimed.length; k++) spans.push(claimed[k]!);
+  for (let k = 0; k < frame.length; k++) spans.push(frame[k]!);
   if (g.calls.length > 0) {
-    for (const x of gctx.notes) notes.add(x);
-    found.push(...g.calls);
-    if (
-      g.calls.some((c) => c.format === 'json') &&
-      hasProseOutside(visible, [...claimed, ...g.calls.map((c) => [c.start, c.end] as [number, number])])
-    )
-      notes.add('prose around JSON');
+    let json = false;
+    const outside: Array<[number, number]> = claimed.slice();
+    for (let k = 0; k < g.calls.length; k++) {
+      const c = g.calls[k]!;
+      spans.push([c.start, c.end]);
+      outside.push([c.start, c.end]);
+      found.push(c);
+      if (c.format === 'json') json = true;
+    }
+    addAll(notes, gctx.notes);
+    if (json && hasProseOutside(visible, outside)) notes.add('prose around JSON');
   }
-  found.sort((a, b) => a.start - b.start);
   truncated ||= attempted && unbalancedTail(visible);
   if (rejected.length > 0) notes.add('skipped malformed calls');
-
-  let calls = plain(found);
-  if (tools && calls.length > 0) {
-    if (calls.some((c) => findTool(tools, c.name))) {
-      const kept = calls.filter((c) => findTool(tools, c.name));
-      if (kept.length < calls.length) notes.add('dropped calls to unlisted tools');
-      calls = kept;
-    }
-    calls = coerceCalls(calls, tools, notes);
-  }
-  if (calls.length === 0)
+  // `found` is tested before it is mapped: an empty and a filled result of `map` are arrays of different kinds
+  if (found.length === 0)
     return finish(
       { tier: 'none', format: null, calls: [], attempted, truncated, notes, spans: [], rejected },
       split,
       scan,
     );
+  found.sort(byStart);
+  let calls = plain(found);
+  // with tools a call is dropped only when another names a listed tool, so some call always remains
+  if (tools) calls = keepListedTools(calls, tools, notes);
   return finish(
     { tier: 'lenient', format: found[0]!.format, calls, attempted: true, truncated, notes, spans, rejected },
     split,
     scan,
   );
+}
+
+/** What the generic rescue needs to find anything: a bracket (JSON, a Python list) or a parenthesis (a call). */
+const OPENERS = /[[{(]/;
+
+/** A set's iteration, kept out of lenientPass: inlined there it made that function's compiled graph larger. */
+function addAll(into: Set<string>, from: Set<string>): void {
+  for (const x of from) into.add(x);
+}
+
+function byStart(a: Located, b: Located): number {
+  return a.start - b.start;
+}
+
+/**
+ * With tools: rescued calls naming unlisted tools are dropped when at least one names a listed tool, and arguments are
+ * coerced by schema.
+ */
+function keepListedTools(calls: ParsedCall[], tools: ToolSchema[], notes: Set<string>): ParsedCall[] {
+  if (calls.some((c) => findTool(tools, c.name))) {
+    const kept = calls.filter((c) => findTool(tools, c.name));
+    if (kept.length < calls.length) notes.add('dropped calls to unlisted tools');
+    calls = kept;
+  }
+  return coerceCalls(calls, tools, notes);
 }
 
 function coerceCalls(calls: ParsedCall[], tools: ToolSchema[], notes: Set<string>): ParsedCall[] {
@@ -311,6 +380,14 @@ function hasProseOutside(text: string, spans: Array<[number, number]>): boolean 
 export function renderToolCalls(calls: ParsedCall[], family: Family): string {
   if (calls.length === 0) return '';
   return RENDERERS[family](calls);
+}
+
+/**
+ * For tests: the parse without the lenient pass's shortcut (the generic rescue runs on every text no family claimed)
+ * — what the shortcut must never change.
+ */
+export function parseWithoutShortcut(text: string, opts: ParseOptions = {}): ParseResult {
+  return parseInner(text, opts, undefined, false, false);
 }
 
 /**

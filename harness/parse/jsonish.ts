@@ -76,6 +76,9 @@ const LOOSE_NUMBER = /[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y;
 const FULL_JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const IDENT_KEY = /[A-Za-z_$][\w$-]*/y;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
+/** Characters a string read passes without a look: not a quote, backslash or control character. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the run must stop at
+const STRING_RUN = /[^"'\\\x00-\x1f]+/y;
 
 /**
  * Returned (never thrown) by every reader method when the read fails; the reason is in `Reader.err`. Failures are
@@ -259,6 +262,10 @@ class Reader {
     let runStart = this.i;
     const from = this.i;
     for (;;) {
+      // a run of characters that need no look (no quote, backslash or control character) in one step of the regex
+      // engine: a loop over each of them ran interpreted in a short-lived process
+      STRING_RUN.lastIndex = this.i;
+      if (STRING_RUN.test(s)) this.i = STRING_RUN.lastIndex;
       if (this.i >= s.length) {
         if (!this.charge(this.i - from)) return FAIL;
         return this.failAt(true, this.i);

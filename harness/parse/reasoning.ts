@@ -51,9 +51,16 @@ const SECTION_ENDS_THINK = ['<|tool_calls_section_begin|>', '<|tool_call_begin|>
 const MAYBE_REASONING = /think|THINK|<\|inner_prefix\|>|<channel\|>|<\|channel\|>/;
 
 export function splitReasoning(text: string): ReasoningSplit {
-  const regions: Array<[number, number, string]> = []; // start, end, reasoning text
   if (!MAYBE_REASONING.test(text)) return { visible: text, reasoning: '', regions: [] };
+  return splitMarked(text);
+}
 
+/**
+ * The split of a text that may hold reasoning markers. Apart from splitReasoning, which every parse calls: the
+ * optimizing compiler compiles that small test on its own, and this larger function only when such texts are common.
+ */
+function splitMarked(text: string): ReasoningSplit {
+  const regions: Array<[number, number, string]> = []; // start, end, reasoning text
   const next = forwardFinder(text);
   for (const pair of PAIRS) {
     if (!text.includes(pair.close) && !text.includes(pair.open)) continue;
@@ -107,16 +114,20 @@ export function splitReasoning(text: string): ReasoningSplit {
     }
     merged.push([r[0], r[1], r[2]]);
   }
+  // indexed loops, not map/filter: an empty and a filled result of `map` are arrays of different kinds, and the
+  // compiled function met both
   let visible = '';
+  let reasoning = '';
   let p = 0;
-  for (const [a, b] of merged) {
+  const spans: Array<[number, number]> = [];
+  for (let k = 0; k < merged.length; k++) {
+    const [a, b, body] = merged[k]!;
     visible += text.slice(p, a) + ' '.repeat(b - a);
     p = b;
+    spans.push([a, b]);
+    const t = body.trim();
+    if (t !== '') reasoning = reasoning === '' ? t : `${reasoning}\n\n${t}`;
   }
   visible += text.slice(p);
-  const reasoning = merged
-    .map((r) => r[2].trim())
-    .filter((s) => s !== '')
-    .join('\n\n');
-  return { visible, reasoning, regions: merged.map(([a, b]) => [a, b]) };
+  return { visible, reasoning, regions: spans };
 }

@@ -115,6 +115,31 @@ export interface ParseCtx {
   scan?: Scan;
 }
 
+/**
+ * Every optional field is present from the start: results of every family then share one object shape, and the parse
+ * loop that reads them is not compiled again for each new shape.
+ */
 export function emptyResult(): FamilyResult {
-  return { calls: [], ok: true, attempted: false, truncated: false, spans: [] };
+  return { calls: [], ok: true, attempted: false, truncated: false, spans: [], frame: undefined, rejected: undefined };
+}
+
+/** `r` with some fields changed, in the shape emptyResult() gives (an object spread makes a shape of its own). */
+export function resultWith(
+  r: FamilyResult,
+  change: { ok?: boolean; truncated?: boolean; calls?: Located[] },
+): FamilyResult {
+  return {
+    calls: change.calls ?? r.calls,
+    ok: change.ok ?? r.ok,
+    attempted: r.attempted,
+    truncated: change.truncated ?? r.truncated,
+    spans: r.spans,
+    frame: r.frame,
+    rejected: r.rejected,
+  };
+}
+
+/** `ctx` with notes of its own, in the shape the parse gives every context (a spread would make another shape). */
+export function withNotes(ctx: ParseCtx, notes: Set<string>): ParseCtx {
+  return { loose: ctx.loose, notes, tools: ctx.tools, explicit: ctx.explicit, scan: ctx.scan };
 }

@@ -127,8 +127,8 @@ export class SpanIndex {
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
 
-  constructor(spans: Iterable<[number, number]> = []) {
-    for (const [a, b] of spans) this.add(a, b);
+  constructor(spans: ReadonlyArray<readonly [number, number]> = []) {
+    for (let i = 0; i < spans.length; i++) this.add(spans[i]![0], spans[i]![1]);
   }
 
   /** The index of the last region starting at or before `pos`, or -1. */

@@ -9,7 +9,7 @@
  * JSON is complete, a missing code fence in the V3 form, loose JSON, alias/stringified arguments.
  */
 import { namedArgumentCalls } from '../normalize.ts';
-import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
+import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall, resultWith } from '../types.ts';
 import { located, onlyTrailer, readValueAt, skipWs } from '../util.ts';
 
 export const DS = {
@@ -72,17 +72,13 @@ export function parseDeepseek(text: string, ctx: ParseCtx): FamilyResult {
   if (!begin && !firstCall) return res;
   res.attempted = true;
   if (!begin) {
-    if (!ctx.loose) return { ...res, ok: false };
+    if (!ctx.loose) return resultWith(res, { ok: false });
     ctx.notes.add('missing calls-begin marker');
   }
   const start = begin ? begin.index : firstCall!.index;
   let p = begin ? begin.index + begin.len : firstCall!.index;
-  const fail = (truncated: boolean): FamilyResult => ({
-    ...res,
-    ok: false,
-    truncated,
-    calls: ctx.loose ? res.calls : [],
-  });
+  const fail = (truncated: boolean): FamilyResult =>
+    resultWith(res, { ok: false, truncated, calls: ctx.loose ? res.calls : [] });
   for (;;) {
     p = skipWs(text, p);
     if (p >= text.length) {

@@ -12,7 +12,7 @@
  * trailing commas, a missing `<tool_call|>` when the object is complete, a missing `call:` prefix.
  */
 import { readJsonValue, setOwn } from '../jsonish.ts';
-import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
+import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall, withNotes } from '../types.ts';
 import { onlyTrailer, skipWs } from '../util.ts';
 
 const OPEN = '<|tool_call>';
@@ -205,7 +205,7 @@ export function parseGemma4(text: string, ctx: ParseCtx): FamilyResult {
     }
     p += nameM[0].length;
     if (ctx.loose) p = skipWs(text, p);
-    const local: ParseCtx = { ...ctx, notes: new Set() };
+    const local: ParseCtx = withNotes(ctx, new Set());
     const reader = new GemmaReader(text, p, local);
     let args: Record<string, unknown>;
     try {

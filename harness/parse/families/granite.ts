@@ -11,7 +11,7 @@
  * text after the list.
  */
 import { looseCalls, strictCall } from '../normalize.ts';
-import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
+import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall, resultWith } from '../types.ts';
 import { located, onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 import { parseMarked, type MarkedSpec } from './marked.ts';
 
@@ -51,7 +51,7 @@ function parseList(text: string, ctx: ParseCtx): FamilyResult {
   }
   if (idx < 0) return res;
   res.attempted = true;
-  const fail = (truncated = false): FamilyResult => ({ ...res, ok: false, truncated, calls: [] });
+  const fail = (truncated = false): FamilyResult => resultWith(res, { ok: false, truncated, calls: [] });
   const r = readValueAt(text, idx + len, ctx);
   if (!r.ok) return fail(r.truncated);
   if (!Array.isArray(r.value) || r.value.length === 0) return fail();

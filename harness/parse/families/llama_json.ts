@@ -11,7 +11,7 @@
  */
 import { isPlainObject } from '../jsonish.ts';
 import { looseCalls, strictCall } from '../normalize.ts';
-import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
+import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall, resultWith } from '../types.ts';
 import { located, onlyTrailer, readValueAt, rewound, skipWs, stripEndTokens } from '../util.ts';
 
 const TAG = '<|python_tag|>';
@@ -31,7 +31,7 @@ function parseAnywhere(text: string, ctx: ParseCtx): FamilyResult {
       if (!r.ok || /"name"\s*:/.test(text.slice(i, r.ok ? r.end : i + 200))) res.attempted = true;
       res.ok = false;
       res.truncated ||= !r.ok && r.truncated;
-      return { ...res, calls: [] };
+      return resultWith(res, { calls: [] });
     }
     res.attempted = true;
     const tagAt = text.slice(p, i).lastIndexOf(TAG);
@@ -114,7 +114,7 @@ export function parseLlamaJson(text: string, ctx: ParseCtx): FamilyResult {
     res.ok = false; // trailing text after the call
     break;
   }
-  if (!ctx.loose && !res.ok) return { ...res, calls: [] };
+  if (!ctx.loose && !res.ok) return resultWith(res, { calls: [] });
   res.calls = calls;
   if (calls.length > 0) res.spans.push([start, calls[calls.length - 1]!.end]);
   return res;

@@ -8,7 +8,7 @@
  * alias keys, loose JSON, text after the calls.
  */
 import { looseCalls, strictCall } from '../normalize.ts';
-import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
+import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall, resultWith } from '../types.ts';
 import { located, onlyTrailer, readValueAt, rewound, skipWs } from '../util.ts';
 import { isPlainObject } from '../jsonish.ts';
 
@@ -27,7 +27,7 @@ function parseStrict(text: string, ctx: ParseCtx): FamilyResult {
   res.attempted = true;
   let p = idx + BOT.length;
   const q = skipWs(text, p);
-  const fail = (truncated = false): FamilyResult => ({ ...res, ok: false, truncated, calls: [] });
+  const fail = (truncated = false): FamilyResult => resultWith(res, { ok: false, truncated, calls: [] });
   if (text[q] === '[') {
     const r = readValueAt(text, q, ctx);
     if (!r.ok) return fail(r.truncated);

@@ -9,7 +9,7 @@
  * Lenient (family named only; under `auto` bare JSON is the generic rescue's): loose JSON, alias keys, text after.
  */
 import { looseCalls, strictCall } from '../normalize.ts';
-import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall } from '../types.ts';
+import { emptyResult, type FamilyResult, type ParseCtx, type ParsedCall, resultWith } from '../types.ts';
 import { located, onlyTrailer, readValueAt, skipWs, stripEndTokens } from '../util.ts';
 
 const FENCE = /```(?:json)?[ \t]*\r?\n/g;
@@ -36,11 +36,11 @@ export function parseXlam(text: string, ctx: ParseCtx): FamilyResult {
   if (body[p] === '[' && /^\[\s*\{/.test(body.slice(p, p + 64))) {
     res.attempted = true;
     const r = readValueAt(text, p, ctx);
-    if (!r.ok) return { ...res, ok: false, truncated: r.truncated };
+    if (!r.ok) return resultWith(res, { ok: false, truncated: r.truncated });
     const calls = ctx.loose ? looseCalls(r.value, ctx, { inMarker: true }) : strictList(r.value);
-    if (!calls || !Array.isArray(r.value)) return { ...res, ok: false };
+    if (!calls || !Array.isArray(r.value)) return resultWith(res, { ok: false });
     if (!onlyTrailer(text, r.end)) {
-      if (!ctx.loose) return { ...res, ok: false };
+      if (!ctx.loose) return resultWith(res, { ok: false });
       ctx.notes.add('text after call');
     }
     res.calls = calls.map((c) => located(c, p, r.end));
@@ -54,19 +54,19 @@ export function parseXlam(text: string, ctx: ParseCtx): FamilyResult {
     res.attempted = true;
     const q = w.index + w[0].length;
     const r = readValueAt(body, q, ctx);
-    if (!r.ok) return { ...res, ok: false, truncated: r.truncated };
+    if (!r.ok) return resultWith(res, { ok: false, truncated: r.truncated });
     const calls = ctx.loose ? looseCalls(r.value, ctx, { inMarker: true }) : strictList(r.value);
-    if (!calls) return { ...res, ok: false };
+    if (!calls) return resultWith(res, { ok: false });
     let end = r.end;
     if (w[1] !== undefined) {
       const close = /\s*<\/tool_call>/y;
       close.lastIndex = end;
       const cm = close.exec(body);
       if (cm) end += cm[0].length;
-      else if (!ctx.loose) return { ...res, ok: false, truncated: onlyTrailer(body, end) };
+      else if (!ctx.loose) return resultWith(res, { ok: false, truncated: onlyTrailer(body, end) });
     }
     if (!onlyTrailer(body, end)) {
-      if (!ctx.loose) return { ...res, ok: false };
+      if (!ctx.loose) return resultWith(res, { ok: false });
       ctx.notes.add('text after call');
     }
     res.calls = calls.map((c) => located(c, w.index, end));
@@ -81,13 +81,13 @@ export function parseXlam(text: string, ctx: ParseCtx): FamilyResult {
   if (text[q] !== '[') return res;
   res.attempted = true;
   const r = readValueAt(text, q, ctx);
-  if (!r.ok) return { ...res, ok: false, truncated: r.truncated };
+  if (!r.ok) return resultWith(res, { ok: false, truncated: r.truncated });
   const calls = ctx.loose ? looseCalls(r.value, ctx, { inMarker: true }) : strictList(r.value);
-  if (!calls) return { ...res, ok: false };
+  if (!calls) return resultWith(res, { ok: false });
   const close = /\s*```/y;
   close.lastIndex = r.end;
   const cm = close.exec(text);
-  if (!cm && !ctx.loose) return { ...res, ok: false, truncated: r.end >= text.trimEnd().length };
+  if (!cm && !ctx.loose) return resultWith(res, { ok: false, truncated: r.end >= text.trimEnd().length });
   const end = cm ? r.end + cm[0].length : r.end;
   if (ctx.loose) ctx.notes.add('code fence');
   res.calls = calls.map((c) => located(c, m.index, end));
