@@ -317,7 +317,10 @@ for (let r = 0; r < ROUNDS; r++) {
     let tokens = 0;
     const c0 = cpuOf[side]();
     const t0 = performance.now();
-    for (let i = 0; i < N; i++) tokens += (await one[side](1 + r * N + i, T)).tokens;
+    for (let i = 0; i < N; i++) {
+      const got = (await one[side](1 + r * N + i, T)).tokens;
+      tokens += got;
+    }
     rate[side].push((tokens / (performance.now() - t0)) * 1000);
     cpuPerToken[side].push((cpuOf[side]() - c0) / tokens);
   }
@@ -391,8 +394,12 @@ if (!values['no-parallel']) {
         const t0 = performance.now();
         await Promise.all(
           Array.from({ length: c }, async () => {
-            for (let i = next++; i < total; i = next++)
-              tokens += (await post(s.url, completionBody(2000 + r * 100 + i, T))).tokens;
+            for (let i = next++; i < total; i = next++) {
+              // Awaited first, then added: `tokens += await …` reads `tokens` before the await, and the clients in
+              // flight overwrote each other's counts (the parallel figures recorded before this counted too few).
+              const got = (await post(s.url, completionBody(2000 + r * 100 + i, T))).tokens;
+              tokens += got;
+            }
           }),
         );
         (grid[`parallel${p}_clients${c}_tokens_per_s`] ??= []).push((tokens / (performance.now() - t0)) * 1000);
