@@ -1,7 +1,10 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env -S MALLOC_ARENA_MAX=1 node --max-semi-space-size=2
 // The toolgauge command. From the installed package it runs the built JavaScript in dist/; in a checkout of the
 // repository (the TypeScript sources are there) it loads the CLI from a cached bundle of the sources, with no build
 // step (bin/cli-bundle.mjs).
+//
+// One glibc malloc arena for the process (and the processes it starts, which inherit it): with an arena per thread
+// (the eval thread, V8's helpers), a 182-row ToolHop run's CLI process ended about 8-10 MiB larger (PSS).
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';

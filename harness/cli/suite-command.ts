@@ -61,6 +61,7 @@ async function runSuite<S>(
     config: (inline) =>
       builtinEvalConfig(plan.vitest, process.env, { reporter, reporterPath: REPORTER_PATH, ...inline }),
     preload: workerPreload(launcherBundle(process.env), suiteModules([c.suite.name])),
+    worker: plan.run.evalWorker ?? c.worker ?? 'fork',
     // The run opens while the test worker starts (runEvalSuites forks it first).
     open: async (p) => {
       return openRun(p, {

@@ -77,6 +77,9 @@ export const EnvSchema = z.object({
   TOOLGAUGE_GATE: z.string().optional(),
   TOOLGAUGE_MCP_CONFIG: z.string().optional(),
   TOOLGAUGE_SANDBOX: SandboxBackendName.default('auto'),
+  // Where a suite command's instances run: `thread` (of the CLI's process) or `fork` (a worker process); unset: the
+  // suite's own choice (harness/kit/command.ts, SuiteCommand.worker).
+  TOOLGAUGE_EVAL_WORKER: z.enum(['thread', 'fork']).optional(),
   TOOLGAUGE_SANDBOX_POOL: intFrom('TOOLGAUGE_SANDBOX_POOL', 1).optional(),
   TOOLGAUGE_TOOL_TIMEOUT_MS: msFrom('TOOLGAUGE_TOOL_TIMEOUT_MS').default(10_000),
   TOOLGAUGE_PYTHON: z.string().default('/usr/bin/python3'),
@@ -139,6 +142,8 @@ export interface RunConfig {
   gate: string | undefined;
   /** The file whose `mcpServers` a describeEval's `mcp({ server })` reads (a `--config` file that has them). */
   mcpConfig?: string;
+  /** Where a suite command's instances run, when TOOLGAUGE_EVAL_WORKER chooses (else the suite's own choice). */
+  evalWorker?: 'thread' | 'fork';
   /** Longest string stored in any output file (longer ones are cut with a marker and their length). */
   maxStoredChars: number;
   /** Tool calls run per model turn; further calls in the same turn are answered with an error, not run. */
@@ -231,6 +236,7 @@ export function readConfig(envIn: NodeJS.ProcessEnv): RunConfig {
     maxToolCallsPerTurn: e.TOOLGAUGE_MAX_TOOL_CALLS_PER_TURN,
     gate: e.TOOLGAUGE_GATE,
     ...(e.TOOLGAUGE_MCP_CONFIG ? { mcpConfig: e.TOOLGAUGE_MCP_CONFIG } : {}),
+    ...(e.TOOLGAUGE_EVAL_WORKER ? { evalWorker: e.TOOLGAUGE_EVAL_WORKER } : {}),
     sandbox: {
       backend: e.TOOLGAUGE_SANDBOX,
       poolSize: e.TOOLGAUGE_SANDBOX_POOL,

@@ -32,6 +32,12 @@ export interface SuiteCommand<S> {
   instead?(plan: RunPlan, settings: S): Promise<number | undefined>;
   /** The endpoint check before the first request, when the suite's requests are not OpenAI chat completions. */
   preflight?(plan: RunPlan, settings: S): Promise<void>;
+  /**
+   * Where the CLI runs the instances: `thread`, a thread of its own process (one process fewer; for a suite whose
+   * eval code starts no process of its own, never changes directory and needs no signals), or `fork` (the default), a
+   * worker process. TOOLGAUGE_EVAL_WORKER overrides it. Plain Vitest always forks (vitest.config.ts).
+   */
+  worker?: 'thread' | 'fork';
   /** After the run (e.g. the reference `--out` file); `values`: the parsed flags. */
   after?(plan: RunPlan, settings: S, outDir: string, values: Record<string, unknown>): void;
 }

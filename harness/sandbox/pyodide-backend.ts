@@ -57,6 +57,17 @@ function wsDir(pyodide: string): string {
   return path.dirname(createRequire(path.join(pyodide, 'x.js')).resolve('ws/package.json'));
 }
 
+/**
+ * The worker's whole environment: glibc's allocator only. With an arena per thread, and freed memory kept at the
+ * top of each up to a threshold that grows with the largest block freed, a worker serving 182 ToolHop rows ended
+ * about 30 MiB larger (PSS) than with one arena that returns what it frees.
+ */
+const WORKER_ENV: Record<string, string> = {
+  MALLOC_ARENA_MAX: '1',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+};
+
 export class PyodideLauncher {
   private readonly indexURL = pyodideDir() + path.sep;
   private readonly paths: HostPath[] = hostPythonPaths();
@@ -99,7 +110,7 @@ export class PyodideLauncher {
       [...this.nodeArgs(), WORKER_FILE, JSON.stringify(config)],
       { enabled: this.opts.confine !== false },
     );
-    return { file, args, env: {}, forked: forks };
+    return { file, args, env: WORKER_ENV, forked: forks };
   }
 
   launch(): WorkerLaunch {

@@ -11,8 +11,8 @@
 //
 // No two rows share interpreter state: before serving a call of another row than the last one (or once idle
 // for 10 ms), the worker copies the wasm heap back from the copy it took once set-up and hardening were done
-// (only the 64 KiB blocks that differ, up to the saved break), zeroes the rest, and closes the files calls
-// left open. Calls of one row served back to back share the state (as the reference runner keeps one
+// (only the 64 KiB blocks that differ, up to the saved break; the copy keeps only the blocks that are not zero),
+// zeroes the rest, and closes the files calls left open. Calls of one row served back to back share the state (as the reference runner keeps one
 // namespace per instance). JavaScript-side state that a copy cannot bring back (the function table, loaded
 // dynamic libraries, closed standard streams) is checked after every call; if it changed, the answer asks
 // the host to replace this worker instead.
@@ -20,6 +20,11 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import v8 from 'node:v8';
+import vm from 'node:vm';
+
+// The unit of heap comparison and copy (the saved state, the snapshot's load).
+const BLOCK = 1 << 16;
+const ZERO = Buffer.alloc(BLOCK);
 
 // V8 compiles wasm with its baseline compiler and recompiles a function with its optimizing compiler once it has
 // run for a while (the tiering budget). With the default budget, pyodide's first few dozen calls set off about
@@ -30,6 +35,13 @@ v8.setFlagsFromString('--wasm-tiering-budget=900000000');
 // And it compiles a function only when it first runs, not the whole 8.6 MB module up front: a run calls a small part
 // of the interpreter, and each worker's start costs about 0.1 CPU-s less (0.53-0.64 against 0.65-0.75 CPU-s).
 v8.setFlagsFromString('--wasm-lazy-compilation');
+
+// A full collection on demand, for once after loading: what loading left behind (the snapshot's 24 MiB, pyodide's
+// module file) would otherwise stay resident until allocation happens to start one. Not a global: nothing reachable
+// from Python can call it.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc');
+v8.setFlagsFromString('--no-expose-gc');
 
 const t0 = performance.now();
 const config = JSON.parse(process.argv[2] ?? '{}');
@@ -91,30 +103,77 @@ function writeFdFully(fd, bytes) {
   }
 }
 
+/**
+ * Copy `src` into the start of the wasm heap `dst`, block by block, leaving alone the blocks that already hold the
+ * same bytes. A fresh heap is zero, so the snapshot's zero blocks (a third of it: the interpreter's stack, free
+ * arenas) are only read, and their pages are never made resident.
+ */
+function copyChangedBlocks(dst, src) {
+  const d = Buffer.from(dst.buffer, dst.byteOffset, src.length);
+  const s = Buffer.from(src.buffer, src.byteOffset, src.length);
+  for (let at = 0; at < s.length; at += BLOCK) {
+    const stop = Math.min(at + BLOCK, s.length);
+    if (d.compare(s, at, stop, at, stop) !== 0) s.copy(d, at, at, stop);
+  }
+}
+
+/**
+ * Run `load` while pyodide's one whole-heap copy of the snapshot (`Module.HEAP8.set(snapshot)`) goes through
+ * copyChangedBlocks; every other Int8Array copy is the ordinary one.
+ */
+async function withSparseSnapshotCopy(snapshot, load) {
+  if (!snapshot) return load();
+  const proto = Int8Array.prototype;
+  const set = proto.set;
+  Object.defineProperty(proto, 'set', {
+    configurable: true,
+    writable: true,
+    value: function (src, offset) {
+      const whole =
+        heap !== null &&
+        this.buffer === heap.buffer &&
+        this.byteOffset === 0 &&
+        (offset ?? 0) === 0 &&
+        src?.buffer === snapshot.buffer &&
+        src.length <= this.length;
+      return whole ? copyChangedBlocks(this, src) : set.call(this, src, offset);
+    },
+  });
+  try {
+    return await load();
+  } finally {
+    delete proto.set;
+  }
+}
+
 const making = config.snapshot?.mode === 'make';
 let pyodide;
 let snapshotUsed = false;
-// The snapshot's bytes, once pyodide has copied them into the heap: the saved state is written over them (saveState)
-// rather than into a second buffer of the same size, 24 MiB less at the worker's peak.
-let spare = null;
 try {
   // pyodide would import its 1 MiB CommonJS runtime from ESM, which first scans the whole source for named exports
   // (about 60 ms of a 0.3 s start); required directly, it defines the same global and loadPyodide skips the import.
   createRequire(import.meta.url)(path.join(config.indexURL, 'pyodide.asm.js'));
   const { loadPyodide } = await import(path.join(config.indexURL, 'pyodide.mjs'));
-  const snapshot = config.snapshot?.mode === 'load' ? readFd(config.snapshot.fd) : undefined;
-  pyodide = await loadPyodide({
-    indexURL: config.indexURL,
-    jsglobals: Object.create(null), // `import js` would expose nothing even if it were importable
-    env: { HOME: '/home/pyodide', PYTHONHASHSEED: '0', TZ: 'UTC' },
-    stdin: () => null, // end of file: the default would read the host's protocol stream
-    _makeSnapshot: making,
-    _loadSnapshot: snapshot,
-  });
+  let snapshot = config.snapshot?.mode === 'load' ? readFd(config.snapshot.fd) : undefined;
+  pyodide = await withSparseSnapshotCopy(snapshot, () =>
+    loadPyodide({
+      indexURL: config.indexURL,
+      jsglobals: Object.create(null), // `import js` would expose nothing even if it were importable
+      env: { HOME: '/home/pyodide', PYTHONHASHSEED: '0', TZ: 'UTC' },
+      stdin: () => null, // end of file: the default would read the host's protocol stream
+      _makeSnapshot: making,
+      _loadSnapshot: snapshot,
+    }),
+  );
   snapshotUsed = snapshot !== undefined;
-  spare = snapshot ?? null;
+  // The closures made here (stdin's) share this block's scope: the snapshot's bytes would live as long as they do.
+  snapshot = undefined;
   // pyodide keeps its options: drop the snapshot's bytes (25 MiB) once they are in the heap.
   if (pyodide._api?.config) delete pyodide._api.config._loadSnapshot;
+  // Its wasm instantiation callback keeps the 8.6 MB module file it read (V8 holds its own copy of the code).
+  delete pyodide._module?.instantiateWasm;
+  // Both are garbage now: collected before the saved state is allocated, the worker's start peaks 24 MiB lower.
+  collectGarbage();
 } catch (err) {
   fail(`loadPyodide failed: ${err?.stack ?? err}`);
 }
@@ -208,6 +267,7 @@ writeLine({
   heapBytes: heap ? heap.buffer.byteLength : null,
   heapLimitBytes: limitPages * 65536,
   restoreBytes: saved?.compareEnd ?? null, // how much of the heap a restore compares
+  savedBytes: saved?.blocks.length ?? null, // what the saved state keeps of it (its non-zero blocks)
   // Every call starts from the saved state (false: no heap handle, so every call gets a fresh worker).
   restore: saved !== null,
   jsHandles,
@@ -336,28 +396,45 @@ function openFds() {
   return fds;
 }
 
+/**
+ * The heap as set-up left it, kept sparsely: the 64 KiB blocks below `compareEnd` that hold anything, one after
+ * another in `blocks` (`offsets[i]`: where block i starts there, -1 for a zero block). A third of the heap is zero.
+ */
 function saveState() {
   if (!heap || typeof Module._sbrk !== 'function') return null;
-  const now = new Uint8Array(heap.buffer);
-  const copy =
-    spare && spare.byteLength >= now.length
-      ? new Uint8Array(spare.buffer, spare.byteOffset, now.length)
-      : new Uint8Array(now.length);
-  spare = null;
-  copy.set(now);
+  const now = Buffer.from(heap.buffer);
   // Everything a program allocates lies below the break; above it the saved heap is zero (checked here, else
   // the whole heap is compared), so a restore compares up to the break and zeroes the rest.
   const top = Module._sbrk(0) >>> 0;
-  const zeroAbove =
-    top <= copy.length &&
-    Buffer.from(copy.buffer, copy.byteOffset + top, copy.length - top).equals(Buffer.alloc(copy.length - top));
+  const compareEnd = top <= now.length && isZero(now, top, now.length) ? top : now.length;
+  const offsets = new Int32Array(Math.ceil(compareEnd / BLOCK)).fill(-1);
+  let size = 0;
+  for (let i = 0, at = 0; at < compareEnd; i++, at += BLOCK) {
+    const stop = Math.min(at + BLOCK, compareEnd);
+    if (isZero(now, at, stop)) continue;
+    offsets[i] = size;
+    size += stop - at;
+  }
+  const blocks = Buffer.allocUnsafeSlow(size);
+  for (let i = 0, at = 0; at < compareEnd; i++, at += BLOCK)
+    if (offsets[i] >= 0) now.copy(blocks, offsets[i], at, Math.min(at + BLOCK, compareEnd));
   return {
-    heap: copy,
-    compareEnd: zeroAbove ? top : copy.length,
+    blocks,
+    offsets,
+    compareEnd,
     table: Module.wasmTable?.length ?? -1,
     libs: Object.keys(Module.LDSO?.loadedLibsByName ?? {}).length,
     fds: new Set(openFds()),
   };
+}
+
+/** Whether bytes [from, to) of `buf` are all zero (at most one block at a time is compared). */
+function isZero(buf, from, to) {
+  for (let at = from; at < to; at += BLOCK) {
+    const stop = Math.min(at + BLOCK, to);
+    if (ZERO.compare(buf, at, stop, 0, stop - at) !== 0) return false;
+  }
+  return true;
 }
 
 /** Why the saved state cannot simply be copied back, or '' when it can. */
@@ -368,21 +445,26 @@ function unrestorable() {
   return '';
 }
 
-const BLOCK = 1 << 16;
-
 function restoreState() {
   if (dirtyRow === null) return;
   dirtyRow = null;
-  const now = new Uint8Array(heap.buffer);
-  const old = saved.heap;
-  const end = saved.compareEnd;
-  const nowBuf = Buffer.from(now.buffer, now.byteOffset, end);
-  const oldBuf = Buffer.from(old.buffer, old.byteOffset, end);
-  for (let at = 0; at < end; at += BLOCK) {
+  const now = Buffer.from(heap.buffer);
+  const { blocks, offsets, compareEnd: end } = saved;
+  for (let i = 0, at = 0; at < end; i++, at += BLOCK) {
     const stop = Math.min(at + BLOCK, end);
-    if (nowBuf.compare(oldBuf, at, stop, at, stop) !== 0) now.set(old.subarray(at, stop), at);
+    const off = offsets[i];
+    if (off < 0) {
+      if (ZERO.compare(now, at, stop, 0, stop - at) !== 0) now.fill(0, at, stop);
+    } else if (blocks.compare(now, at, stop, off, off + stop - at) !== 0) {
+      blocks.copy(now, at, off, off + stop - at);
+    }
   }
-  now.fill(0, end); // zero in the saved heap, and whatever calls grew
+  // Zero in the saved heap, and whatever calls grew; a block that is zero already is left untouched (not resident).
+  for (let at = end; at < now.length; ) {
+    const stop = Math.min(at - (at % BLOCK) + BLOCK, now.length);
+    if (ZERO.compare(now, at, stop, 0, stop - at) !== 0) now.fill(0, at, stop);
+    at = stop;
+  }
   for (const fd of openFds()) {
     if (saved.fds.has(fd)) continue;
     try {

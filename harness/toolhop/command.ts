@@ -173,6 +173,9 @@ export async function run(argvIn: string[], runner: CommandRunner): Promise<numb
       flags: FLAGS,
       env: ENV,
       files: ['data', 'prompts'],
+      // The rows' eval code makes model requests and sandbox calls (the sandbox is served from the CLI's process) and
+      // starts no process: a thread of the CLI runs them, one process fewer (harness/vitest/prethread.ts).
+      worker: 'thread',
       validate: (_kc, settings) => checkCell(settings, 'toolhop'),
       async instead(kc, settings) {
         if (!settings.smokeDataset) return undefined;

@@ -5,6 +5,7 @@ import { MODULE_EXT } from '../core/paths.ts';
 import type { RunPlan, VitestOptions } from '../kit/plan.ts';
 import { toolgaugePlugin } from './plugin.ts';
 import { preforkedPool, type Prefork } from './prefork.ts';
+import { prethreadedPool, type Prethread } from './prethread.ts';
 
 /** The global setup of a project's own eval files (Vitest loads global setup files by path). */
 export const EVAL_GLOBAL_SETUP = fileURLToPath(new URL(`./eval-global-setup${MODULE_EXT}`, import.meta.url));
@@ -48,7 +49,13 @@ export function builtinEvalProject(vitest: VitestOptions, globalSetup: readonly 
 export function builtinEvalConfig(
   vitest: VitestOptions,
   env: NodeJS.ProcessEnv,
-  inline: { provide?: RunPlan | undefined; reporter: object; reporterPath: string; prefork?: Prefork | undefined },
+  inline: {
+    provide?: RunPlan | undefined;
+    reporter: object;
+    reporterPath: string;
+    prefork?: Prefork | undefined;
+    prethread?: Prethread | undefined;
+  },
 ) {
   const project = builtinEvalProject(vitest);
   return {
@@ -59,6 +66,8 @@ export function builtinEvalConfig(
       ...(inline.provide ? { provide: { toolgauge: inline.provide } } : {}),
       // A worker started before Vitest (prefork.ts) becomes the run's worker when it is exactly what Vitest asks for.
       ...(inline.prefork ? { pool: preforkedPool(inline.prefork) } : {}),
+      // Or a thread of this process (prethread.ts): its V8 flags are the process's, so it gets none of its own.
+      ...(inline.prethread ? { pool: prethreadedPool(inline.prethread), execArgv: [] } : {}),
       // From the sources, transformed modules are cached on disk between runs. The package's dist/ is JavaScript the
       // worker loads natively, and a cache there would be written inside the installed package.
       experimental: { fsModuleCache: MODULE_EXT === '.ts' },

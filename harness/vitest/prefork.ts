@@ -31,7 +31,7 @@ function vitestDist(): string {
 }
 
 /**
- * What Vitest gives a `forks` worker of a project with these execArgv and Vite's default conditions: its own flags
+ * What Vitest gives a `forks` (or `threads`) worker of a project with these execArgv and Vite's default conditions: its own flags
  * (the profiling flags of this process, then two of its own), the resolve conditions, then the project's; and this
  * process's environment with Vite's and Vitest's variables added. Rebuilt here from Vitest's pool (vitest 4.1); adoption
  * compares it with what Vitest actually asks for, so a difference costs time, never correctness.
@@ -39,13 +39,14 @@ function vitestDist(): string {
 export function expectedWorkerLaunch(
   projectExecArgv: readonly string[],
   env: NodeJS.ProcessEnv,
+  program: 'forks' | 'threads' = 'forks',
 ): { entrypoint: string; execArgv: string[]; env: Record<string, string | undefined> } {
   const dist = vitestDist();
   const profiling = process.execArgv.filter(
     (a) => a.startsWith('--cpu-prof') || a.startsWith('--heap-prof') || a.startsWith('--diagnostic-dir'),
   );
   return {
-    entrypoint: join(dist, 'workers', 'forks.js'),
+    entrypoint: join(dist, 'workers', `${program}.js`),
     execArgv: [
       ...profiling,
       '--experimental-import-meta-resolve',
@@ -114,6 +115,18 @@ function sameEnv(
   const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => a[k] !== undefined || b[k] !== undefined));
   for (const k of keys) if (a[k] !== b[k]) return false;
   return true;
+}
+
+/** Whether a worker was started with exactly the program, node flags and environment Vitest asks for. */
+export function sameLaunch(
+  started: { entrypoint: string; execArgv: readonly string[]; env: Readonly<Record<string, string | undefined>> },
+  want: { entrypoint: string; execArgv: readonly string[]; env: Partial<NodeJS.ProcessEnv> },
+): boolean {
+  return (
+    started.entrypoint === want.entrypoint &&
+    sameArgs(started.execArgv, want.execArgv) &&
+    sameEnv(started.env, want.env)
+  );
 }
 
 /** Why Vitest's request differs from what was started, or '' when the early worker is exactly it. */

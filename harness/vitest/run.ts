@@ -6,14 +6,19 @@ import { PACKAGE_ROOT } from '../core/paths.ts';
 import { EVAL_WORKER_EXEC_ARGV } from './eval-config.ts';
 import { onInterrupt } from './interrupt.ts';
 import { discardPrefork, preforkVitestWorker, type Prefork } from './prefork.ts';
+import { discardPrethread, prestartVitestThread, type Prethread } from './prethread.ts';
 
 /** What the run's Vitest configuration is built with, once the run is open. */
 export interface InlineRun {
   /** The opened plan, provided to the workers (undefined for `--merge-reports`: the reporter reads the blobs). */
   provide: RunPlan | undefined;
-  /** The early test worker, for the configuration's pool (prefork.ts). */
+  /** The early test worker, for the configuration's pool: a process (prefork.ts) or a thread (prethread.ts). */
   prefork?: Prefork | undefined;
+  prethread?: Prethread | undefined;
 }
+
+/** Where a run's instances run: a thread of the CLI's process, or a forked worker process. */
+export type EvalWorkerKind = 'thread' | 'fork';
 
 /**
  * Run eval files through Vitest's Node API on a plan the CLI built — the built-in suites' eval project, or a user's
@@ -32,6 +37,8 @@ export async function runEvalSuites(
     config: (inline: InlineRun) => object;
     /** Modules the early test worker loads while the run opens; none: no early worker. */
     preload?: string[] | undefined;
+    /** The early worker's kind (default: a forked process); the configuration's pool takes it (builtinEvalConfig). */
+    worker?: EvalWorkerKind | undefined;
     /** The folder Vitest runs from (a user's project; default: the package's root). */
     root?: string | undefined;
     shard?: string | undefined;
@@ -52,8 +59,10 @@ export async function runEvalSuites(
   const blob =
     opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
   // The test worker starts first, so that it loads while this process opens the run and loads Vitest.
+  const start = opts.preload && !opts.mergeReports;
   const early =
-    opts.preload && !opts.mergeReports ? preforkVitestWorker(EVAL_WORKER_EXEC_ARGV, opts.preload) : undefined;
+    start && opts.worker !== 'thread' ? preforkVitestWorker(EVAL_WORKER_EXEC_ARGV, opts.preload) : undefined;
+  const thread = start && opts.worker === 'thread' ? prestartVitestThread(opts.preload) : undefined;
   let offInterrupt: (() => void) | undefined;
   try {
     const plan: RunPlan = {
@@ -67,7 +76,11 @@ export async function runEvalSuites(
     const opened = await opts.open(plan);
     try {
       // `--merge-reports` provides nothing: the reporter starts from the CLI's plan and the blobs.
-      const config = opts.config({ provide: opts.mergeReports ? undefined : opened.plan, prefork: early });
+      const config = opts.config({
+        provide: opts.mergeReports ? undefined : opened.plan,
+        prefork: early,
+        prethread: thread,
+      });
       return await runVitest(files, opts, blob, config);
     } finally {
       await opened.close();
@@ -75,6 +88,7 @@ export async function runEvalSuites(
   } finally {
     offInterrupt?.();
     if (early) discardPrefork(early);
+    if (thread) await discardPrethread(thread);
   }
 }
 

@@ -14,7 +14,17 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { cleanEnv, countLines, inProcess, readJson, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
+import {
+  cleanEnv,
+  cmdline,
+  countLines,
+  descendants,
+  inProcess,
+  readJson,
+  readLines,
+  spawnToolgauge,
+  tempDir,
+} from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
@@ -22,11 +32,11 @@ const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
 const model = 'sim:oracle?latency_ms=250';
 
 /** Start a 20-row run (11 rows in the bundled sample) and wait until `n` rows have finished. */
-async function startUntilFinished(out: string, n: number) {
-  const child = spawnToolgauge(
-    ['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'],
-    EXEC,
-  );
+async function startUntilFinished(out: string, n: number, env: Record<string, string> = {}) {
+  const child = spawnToolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'], {
+    ...EXEC,
+    ...env,
+  });
   const results = join(out, 'results.jsonl');
   const deadline = Date.now() + 60_000;
   while (countLines(results) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -34,6 +44,8 @@ async function startUntilFinished(out: string, n: number) {
 }
 
 describe('a killed run resumes', () => {
+  // ToolHop's rows run in a thread of the CLI's process (harness/vitest/prethread.ts): this kill is also the crash of
+  // its test worker.
   it('SIGKILL mid-run, then --resume: every instance exactly once in results.jsonl and predictions.jsonl', async () => {
     const out = tempDir('resume');
     const { child, results } = await startUntilFinished(out, 3);
@@ -61,7 +73,8 @@ describe('a killed run resumes', () => {
 
   it('the test worker killed mid-run: the run ends with exit 1, its report says how many instances did not run and why, and --resume finishes them', async () => {
     const out = tempDir('worker-killed');
-    const { child, results } = await startUntilFinished(out, 2);
+    // A worker process of its own, which can die alone.
+    const { child, results } = await startUntilFinished(out, 2, { TOOLGAUGE_EVAL_WORKER: 'fork' });
     const worker = descendants(child.pid!).find((pid) => cmdline(pid).includes('vitest/dist/workers/forks'));
     expect(worker, 'a Vitest fork worker under the CLI').toBeDefined();
     process.kill(worker!, 'SIGKILL');
@@ -115,39 +128,6 @@ async function whileStopped<T>(pid: number, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } finally {
     process.kill(-pid, 'SIGCONT');
-  }
-}
-
-/** Every process below `root` (from /proc). */
-function descendants(root: number): number[] {
-  const parent = new Map<number, number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [pid, pp] of parent) {
-      if ((pp === root || out.includes(pp)) && !out.includes(pid)) {
-        out.push(pid);
-        grew = true;
-      }
-    }
-  }
-  return out;
-}
-
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  } catch {
-    return '';
   }
 }
 
