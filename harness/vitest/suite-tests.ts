@@ -11,6 +11,7 @@ import { SuiteSession } from '../kit/session.ts';
 import type { InstanceMetaBase, Loaded, SuiteDefinition } from '../kit/types.ts';
 import { runPlan } from './context.ts';
 import './matchers.ts';
+import type { EvalPart } from './eval-parts.ts';
 import { loadSetFn, registerWithoutStacks, releaseTestFn } from './lean-tests.ts';
 
 /** Annotations and UI transcripts are capped: a verbose model must not bloat reports or blobs. */
@@ -53,6 +54,8 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
     timeout?: number;
     /** Vitest's `describe.skip` / `describe.only` for the block; a skipped block loads nothing. */
     mode?: 'skip' | 'only';
+    /** This module is one part of its eval file (`toolgauge eval --parts`, eval-parts.ts): the part's share of the cases. */
+    slice?: EvalPart;
   } = {},
 ): Promise<void> {
   const planned = opts.kit ?? runPlan();
@@ -60,7 +63,13 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
   const kc = opts.trials === undefined ? planned : { ...planned, run: { ...planned.run, trials: opts.trials } };
   const part = opts.part ?? 1;
   const parts = opts.parts ?? 1;
-  const title = parts > 1 ? `${def.name} (part ${part}/${parts})` : def.name;
+  const slice = opts.slice;
+  const title =
+    parts > 1
+      ? `${def.name} (part ${part}/${parts})`
+      : slice
+        ? `${def.name} (part ${slice.part}/${slice.parts})`
+        : def.name;
   // Filled in once the instances are loaded; Vitest keeps this object as the block's meta.
   // `run` is what a shard's blob report carries of the run (harness/kit/blob-run.ts).
   const ident = {
@@ -89,11 +98,19 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       const settings = opts.settings ?? settingsOf(kc, def);
       // A gate that names a metric this suite never reports fails here, before any instance runs.
       if (kc.run.gate) checkGate(kc.run.gate, def.metricNames(settings));
-      const key = `${def.name}\u0000${JSON.stringify(settings)}\u0000${kc.runId}`;
+      // Each part of an eval file is a module of its own (its data, tools and tool sources, closed when the part
+      // ends): it loads and runs on its own, and what it kept is dropped with it. The output directory is prepared
+      // once per run, so the parts write one journal, as one run does.
+      const key = `${def.name}\u0000${JSON.stringify(settings)}\u0000${kc.runId}${slice ? `\u0000part ${slice.part}` : ''}`;
       if (!loads.has(key))
         loads.set(key, Promise.resolve(def.load(kc.run, settings)) as Promise<Loaded<{ id: string }>>);
+      if (slice)
+        afterAll(() => {
+          loads.delete(key);
+          sessions.delete(key);
+        });
       const loaded = (await loads.get(key)!) as Loaded<I>;
-      const mine = def.partOf
+      const ofPart = def.partOf
         ? loaded.instances.filter((i) => def.partOf!(i) === part)
         : dealToPart(
             loaded.instances,
@@ -101,6 +118,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
             kc.sharded === false ? 1 : parts,
             def.weight ? (i) => def.weight!(i) : undefined,
           );
+      const mine = slice ? dealToPart(ofPart, slice.part, slice.parts) : ofPart;
       const runtime = runtimeFor(kc.run, kc.simUrl, kc.sandboxSocket);
       if (!sessions.has(key))
         sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances, loaded.dataset) as never);
@@ -114,8 +132,9 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       if (def.close) afterAll(() => def.close!());
       // Vitest fails a file without tests; a small selection can leave a part empty.
       if (!mine.length)
-        test.skip(`${def.name} › (no instances in part ${part}/${parts}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
-      const cutAt = transcriptCap(mine.length * kc.run.trials);
+        test.skip(`${def.name} › (no instances in part ${slice ? `${slice.part}/${slice.parts}` : `${part}/${parts}`}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
+      // The parts of an eval file share its budget.
+      const cutAt = transcriptCap((slice ? ofPart.length : mine.length) * kc.run.trials);
       // `test.concurrent` is a getter that builds a new chainable (a dozen closures and getters) on every read, and
       // each test keeps the one it was made with: read once, it is shared by all of the block's tests.
       const concurrent = test.concurrent;
