@@ -18,17 +18,19 @@ import { loadSetFn, registerWithoutStacks, releaseTestFn } from './lean-tests.ts
 const SUMMARY_CAP = 300;
 
 /**
- * Vitest keeps every test's meta and annotations until the run ends, in the worker and again in its main process:
- * a block's transcripts share one budget, so a run of 10^5 cases holds a few hundred characters of each (the whole
- * transcript is in the instance's trace file, which the cut names) and a run of hundreds holds all of it.
+ * Vitest keeps every test's meta and annotations until the run ends, in the worker and again in its main process,
+ * and the transcript is in both (four copies in all): a block's transcripts share one budget, so a run of hundreds
+ * of cases holds all of each, one of thousands a share (the whole transcript is in the instance's trace file, which
+ * the cut names), and one of tens of thousands, where a share would be too short to read, none.
  */
-export const TRANSCRIPT_BUDGET = 16 * 1024 * 1024;
+export const TRANSCRIPT_BUDGET = 4 * 1024 * 1024;
 export const TRANSCRIPT_CAP = 20_000;
-const TRANSCRIPT_FLOOR = 200;
+export const TRANSCRIPT_FLOOR = 200;
 
-/** The characters of each test's transcript kept in Vitest's state, for a block of `tests` tests. */
+/** The characters of each test's transcript kept in Vitest's state, for a block of `tests` tests (0: none). */
 export function transcriptCap(tests: number): number {
-  return Math.max(TRANSCRIPT_FLOOR, Math.min(TRANSCRIPT_CAP, Math.floor(TRANSCRIPT_BUDGET / Math.max(1, tests))));
+  const share = Math.min(TRANSCRIPT_CAP, Math.floor(TRANSCRIPT_BUDGET / Math.max(1, tests)));
+  return share < TRANSCRIPT_FLOOR ? 0 : share;
 }
 
 // One load and one session per suite and settings in a worker: the part files of a suite share them.
@@ -156,7 +158,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
               const r = await session.runOne(instance, trial);
               task.meta.toolgauge = r.meta;
               // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.
-              const transcript = r.transcript ? cap(r.transcript, cutAt, r.meta.trace) : undefined;
+              const transcript = r.transcript && cutAt > 0 ? cap(r.transcript, cutAt, r.meta.trace) : undefined;
               if (transcript) task.meta.transcript = transcript;
               if (kc.carryTraces) task.meta.toolgaugeTrace = carryTrace(session.outDir, r.meta.trace ?? undefined);
               await annotate(
