@@ -28,8 +28,11 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --mo
   first (report --compare's comparison.md, .json, .svg) in <eval dir>/; the exit code is the worst model's; with
   --json the document also has each eval's "model" and "comparisons": [{"name", "path"}] (docs/eval.md#several-models).
   --watch: run, then run again whenever an eval file or a module it imports changes, until Ctrl-C; each run is also
-  kept in <out dir>/runs/<UTC time>/ (toolgauge view lists them). Not with --resume, --shard, --merge-reports, --json
-  or a list of models.`;
+  kept in <out dir>/runs/<UTC time>/ (toolgauge view lists them). Not with --resume, --shard, --merge-reports, --json,
+  --parts or a list of models.
+  --parts N: each eval file runs as N parts, one after another in the test worker, each with every Nth case: the
+  worker then holds one part's tests at a time (Vitest keeps a file's tests until the file ends). The same output,
+  journal, summary and --resume as one part; for evals of tens of thousands of cases (docs/eval.md#large-evals).`;
 
 /** The shared model flags and eval's own. */
 export const EVAL_FLAGS: FlagSpecs = {
