@@ -77,11 +77,20 @@ export async function registerEvalCases(
   const body = EvalRegistration.parse(registration);
   // The model client's fetch: node:http to the loopback simulator, not the global fetch, whose first call loads
   // undici's client (about 0.02 CPU-s of the test worker, which makes no other fetch).
-  const res = await boundedFetch(REPLY_LIMIT_BYTES)(baseUrl + evalRoute(name), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
+  const text = JSON.stringify(body);
+  const post = () =>
+    boundedFetch(REPLY_LIMIT_BYTES)(baseUrl + evalRoute(name), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: text,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  // A kept-alive connection the simulator closed while this worker was busy (collecting an eval's next part takes
+  // seconds) is still in the pool: writing the cases to it fails before any answer. Registering is idempotent, so
+  // it is sent once more, on a new connection.
+  const res = await post().catch((err: unknown) => {
+    if (connectionLost(err)) return post();
+    throw err;
   });
   // 409: the simulator has a responder of its own under this name (a program's `startSimServer({ responders })`),
   // which answers the eval as it always did.
@@ -96,4 +105,13 @@ export async function registerEvalCases(
     }
     throw new Error(`describeEval ${name}: the simulator refused the eval's cases (${res.status}): ${message}`);
   }
+}
+
+/** The request's connection was closed under it, before any answer (nothing was registered by it). */
+export function connectionLost(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'EPIPE' || code === 'ECONNRESET') return true;
+  }
+  return false;
 }
