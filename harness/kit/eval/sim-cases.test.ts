@@ -64,14 +64,21 @@ describe('registering the cases', () => {
     return { url, seen: () => seen, close: () => new Promise<void>((r) => s.close(() => r())) };
   }
 
-  it('is sent once more when the connection was closed before any answer, and only then', async () => {
+  it('is sent again when the connection was closed before any answer, and only then', async () => {
     const cases = registrationOf([{ id: 'a', input: 'q' }]);
-    const dropped = await server(1, 200);
+    const dropped = await server(2, 200);
     try {
       await registerEvalCases(dropped.url, 'e', cases, 5_000);
-      expect(dropped.seen()).toBe(2);
+      expect(dropped.seen()).toBe(3);
     } finally {
       await dropped.close();
+    }
+    const gone = await server(10, 200);
+    try {
+      await expect(registerEvalCases(gone.url, 'e', cases, 5_000)).rejects.toThrow();
+      expect(gone.seen()).toBe(4);
+    } finally {
+      await gone.close();
     }
     const refused = await server(0, 400);
     try {

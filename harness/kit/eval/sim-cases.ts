@@ -85,13 +85,7 @@ export async function registerEvalCases(
       body: text,
       signal: AbortSignal.timeout(timeoutMs),
     });
-  // A kept-alive connection the simulator closed while this worker was busy (collecting an eval's next part takes
-  // seconds) is still in the pool: writing the cases to it fails before any answer. Registering is idempotent, so
-  // it is sent once more, on a new connection.
-  const res = await post().catch((err: unknown) => {
-    if (connectionLost(err)) return post();
-    throw err;
-  });
+  const res = await withReconnects(post);
   // 409: the simulator has a responder of its own under this name (a program's `startSimServer({ responders })`),
   // which answers the eval as it always did.
   if (res.status === 409) return;
@@ -104,6 +98,23 @@ export async function registerEvalCases(
       // not JSON: the text as it came
     }
     throw new Error(`describeEval ${name}: the simulator refused the eval's cases (${res.status}): ${message}`);
+  }
+}
+
+/**
+ * A kept-alive connection the simulator closed while this worker was busy (collecting an eval's next part takes
+ * seconds, and every connection of the pool fell idle at once) can still be in the pool: writing the cases to it
+ * fails before any answer. Registering is idempotent: after a pause in which the closes are seen and the pool lets
+ * go of those connections, it is sent again (at most `attempts` times in all).
+ */
+export async function withReconnects<T>(send: () => Promise<T>, attempts = 4, pauseMs = 250): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if (attempt >= attempts || !connectionLost(err)) throw err;
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
   }
 }
 
