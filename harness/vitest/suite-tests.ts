@@ -33,7 +33,8 @@ export function transcriptCap(tests: number): number {
   return share < TRANSCRIPT_FLOOR ? 0 : share;
 }
 
-// One load and one session per suite and settings in a worker: the part files of a suite share them.
+// One load and one session per suite and settings in a worker: a built-in suite's part files share them (the parts
+// of an eval file, `--parts`, do not: each is dropped when it ends).
 const loads = new Map<string, Promise<Loaded<{ id: string }>>>();
 const sessions = new Map<string, SuiteSession<{ id: string }, InstanceMetaBase, unknown>>();
 
