@@ -22,13 +22,13 @@ export function currentEvalPart(): EvalPart | undefined {
   return p && Number.isInteger(p.part) && Number.isInteger(p.parts) && p.parts > 1 ? p : undefined;
 }
 
-/** The source of part `part` of `parts` of the eval file at the absolute path `file`. */
+/** The source of part `part` of `parts` of the eval file at the absolute path `file` (imported with `/`s, as Vite names files). */
 export function partFileSource(file: string, part: number, parts: number): string {
   const key = 'Symbol.for("toolgauge.evalPart")';
   return `// Part ${part} of ${parts} of ${JSON.stringify(file)}, written by \`toolgauge eval --parts\`.
 globalThis[${key}] = { part: ${part}, parts: ${parts} };
 try {
-  await import(${JSON.stringify(`${file}?toolgauge-part=${part}`)});
+  await import(${JSON.stringify(`${file.replace(/\\/g, '/')}?toolgauge-part=${part}`)});
 } finally {
   delete globalThis[${key}];
 }
