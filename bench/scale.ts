@@ -1,6 +1,7 @@
 // `npm run bench:scale`: how toolgauge's cost grows with the number of instances. A generated describeEval file of n
 // arithmetic cases (one tool call each) runs on the built-in simulator (`sim:oracle`, 0 ms latency,
-// `--concurrency 64`) for n = 10 (the fixed cost), 1,000 and 10,000 (100,000 with `--max 100000`). For each n:
+// `--concurrency 64`) for n = 10 (the fixed cost), 1,000 and 10,000 (100,000 with `--max 100000`, run and resumed
+// with `--parts 10`). For each n:
 //
 //   run        wall, CPU-s of the whole process tree (cgroup cpuacct) and per instance, peak PSS of the tree (the sum of
 //              /proc/<pid>/smaps_rollup Pss over the tree, sampled every 250 ms); sizes of summary.json, report.md and
@@ -93,6 +94,13 @@ describeEval(${JSON.stringify(name)}, {
   return file;
 }
 
+/** A large eval runs in parts of 10^4 cases (`--parts`, docs/eval.md#large-evals): the worker holds one part's tests. */
+const PART_SIZE = 10_000;
+function partsFlag(n: number): string[] {
+  const parts = Math.round(n / PART_SIZE);
+  return parts > 1 ? ['--parts', String(parts)] : [];
+}
+
 const ENV: Record<string, string> = {};
 for (const [k, v] of Object.entries(process.env))
   if (v !== undefined && !/^(TOOLGAUGE_|TOOLHOP_|OPENAI_|VITEST|NODE_OPTIONS)/.test(k)) ENV[k] = v;
@@ -134,7 +142,7 @@ async function measure(n: number, ms: number, root: string) {
   mkdirSync(dir, { recursive: true });
   const file = evalFile(dir, n);
   const model = `sim:oracle?latency_ms=${ms}`;
-  const base = ['eval', file, '--model', model, '--concurrency', CONCURRENCY];
+  const base = ['eval', file, '--model', model, '--concurrency', CONCURRENCY, ...partsFlag(n)];
   const out = join(dir, 'run');
   const run = await tg([...base, '--out-dir', out], dir, `n=${n} run`);
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {

@@ -15,6 +15,11 @@ import { fileURLToPath } from 'node:url';
 // command costs about a sixth less CPU at 50,000 lines, and no more in the steady state (bench/parse.ts,
 // docs/benchmarks.md). V8 reads the flag when it optimizes a function, so setting it before anything runs is enough.
 if (process.argv[2] === 'parse') setFlagsFromString('--no-turbo-inlining');
+// `eval` is Vitest's main process, which holds every test's state until the run ends and then finalizes the run:
+// with V8's default the old generation grew up to fourfold between full collections, and at 10^5 cases the process
+// peaked at about 750 MiB where growing by half of what survives kept it near 520 (docs/benchmarks.md, "Scale").
+// V8 reads the flag whenever it sets the next limit.
+if (process.argv[2] === 'eval') setFlagsFromString('--heap-growing-percent=50');
 const fromSource = existsSync(fileURLToPath(new URL('../harness/cli/main.ts', import.meta.url)));
 const main = fromSource
   ? await (await import('./cli-bundle.mjs')).loadCli()

@@ -8,7 +8,7 @@ import type { InlineRun } from '../vitest/run.ts';
 import { watchEvalSuites } from '../vitest/watch.ts';
 
 /** The flags a watched run cannot take: each watched run is one fresh, whole, unsharded run with Vitest's output. */
-export const NOT_WITH_WATCH = ['resume', 'shard', 'blob-dir', 'merge-reports', 'json'] as const;
+export const NOT_WITH_WATCH = ['resume', 'shard', 'blob-dir', 'merge-reports', 'json', 'parts'] as const;
 
 /** `--watch` with a flag it cannot take is a usage error naming the flag. */
 export function checkWatchFlags(values: Record<string, unknown>): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compareIds, groupTrials, passMetrics, rateOf } from '../report/aggregate.ts';
+import { compareIds, groupTrials, passMetrics, rateOfItems } from '../report/aggregate.ts';
 import { fmtEstimate, headerBlock, METRIC_HEADERS, metricRow, table } from '../report/markdown.ts';
 import { flattenMetrics, type EstimateJson, type Summary, noticeTag } from '../report/summary.ts';
 import { barChart } from '../report/svg.ts';
@@ -52,26 +52,26 @@ function scorerNames(metas: readonly ScoredMeta[]): string[] {
 
 function metricsOf(metas: readonly ScoredMeta[], seed: number, withTrials: boolean): Record<string, MetricEstimate> {
   const key = (m: ScoredMeta) => m.id;
-  const passed = groupTrials(metas, key, (m) => (m.pass && !m.error ? 1 : 0));
+  const passOutcome = (m: ScoredMeta) => (m.pass && !m.error ? 1 : 0);
   const out: Record<string, MetricEstimate> = {
-    pass_rate: rateOf(passed, DENOM, seed),
-    error_rate: rateOf(
-      groupTrials(metas, key, (m) => (m.error ? 1 : 0)),
-      'instances',
-      seed,
-    ),
+    pass_rate: rateOfItems(metas, key, passOutcome, DENOM, seed),
+    error_rate: rateOfItems(metas, key, (m) => (m.error ? 1 : 0), 'instances', seed),
   };
   for (const name of scorerNames(metas)) {
     if (name in out) continue;
     // Over the scored cases only: a null score (unscored) is left out, never counted as 0.
     const scored = metas.filter((m) => m.error || !isUnscored(m, name));
-    out[name] = rateOf(
-      groupTrials(scored, key, (m) => (m.error ? 0 : clamp01(m.scores?.[name] ?? 0))),
+    out[name] = rateOfItems(
+      scored,
+      key,
+      (m) => (m.error ? 0 : clamp01(m.scores?.[name] ?? 0)),
       `${DENOM}; mean score over the scored cases`,
       seed,
     );
   }
-  if (withTrials && passed.size) {
+  // pass@k and pass^k need every instance's trials: only a run with more than one trial has them.
+  if (withTrials && metas.some((m) => m.trial > 0)) {
+    const passed = groupTrials(metas, key, passOutcome);
     const k = Math.min(...[...passed.values()].map((t) => t.length));
     if (k > 1) Object.assign(out, passMetrics(passed, k, 'instances', seed));
   }

@@ -2,6 +2,7 @@ import { UsageError } from '../core/errors.ts';
 import { eachName } from '../kit/eval/each.ts';
 import { evalRunOptions, evalSuite, type EvalOptions } from '../kit/eval/suite.ts';
 import type { TaskOutput } from '../kit/eval/types.ts';
+import { currentEvalPart } from './eval-parts.ts';
 import { defineSuiteTests } from './suite-tests.ts';
 
 function defineEval<TInput, TExpected, TOutput>(
@@ -10,7 +11,10 @@ function defineEval<TInput, TExpected, TOutput>(
   mode?: 'skip' | 'only',
 ): Promise<void> {
   const def = evalSuite(name, options);
+  // Loaded as a part of its file (`toolgauge eval --parts`): only that part's cases are this module's tests.
+  const slice = currentEvalPart();
   return defineSuiteTests(def, {
+    ...(slice ? { slice } : {}),
     settings: { threshold: options.threshold ?? 1 },
     ...evalRunOptions(name, options),
     ...(mode ? { mode } : {}),

@@ -1,6 +1,6 @@
 import { describe, expect, it, TestRunner } from 'vitest';
 import { loadSetFn, registerWithoutStacks, releaseTestFn } from './lean-tests.ts';
-import { cap, TRANSCRIPT_BUDGET, TRANSCRIPT_CAP, transcriptCap } from './suite-tests.ts';
+import { cap, TRANSCRIPT_BUDGET, TRANSCRIPT_CAP, TRANSCRIPT_FLOOR, transcriptCap } from './suite-tests.ts';
 
 describe('releasing a started test function', () => {
   it("replaces this very test's function in Vitest's own map", async ({ task }) => {
@@ -48,12 +48,17 @@ describe('registering without stack traces', () => {
 });
 
 describe('the transcripts kept in Vitest', () => {
-  it('share one budget: whole for small blocks, a floor for huge ones', () => {
+  it('share one budget: whole for small blocks, a share for large ones, none where a share is too short', () => {
     expect(transcriptCap(1)).toBe(TRANSCRIPT_CAP);
-    expect(transcriptCap(500)).toBe(TRANSCRIPT_CAP);
+    expect(transcriptCap(200)).toBe(TRANSCRIPT_CAP);
     expect(transcriptCap(10_000)).toBe(Math.floor(TRANSCRIPT_BUDGET / 10_000));
-    expect(transcriptCap(100_000) * 100_000).toBeLessThanOrEqual(TRANSCRIPT_BUDGET * 1.25);
-    expect(transcriptCap(10_000_000)).toBe(200);
+    const last = Math.floor(TRANSCRIPT_BUDGET / TRANSCRIPT_FLOOR);
+    expect(transcriptCap(last)).toBeGreaterThanOrEqual(TRANSCRIPT_FLOOR);
+    expect(transcriptCap(last + 1)).toBe(0);
+    expect(transcriptCap(100_000)).toBe(0);
+    // Whatever the size, the block's transcripts stay within the budget.
+    for (const n of [1, 200, 300, 5_000, last, last + 1, 10_000_000])
+      expect(transcriptCap(n) * n).toBeLessThanOrEqual(TRANSCRIPT_BUDGET);
   });
 
   it('says how much was cut and where the whole is', () => {

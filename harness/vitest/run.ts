@@ -6,6 +6,7 @@ import { PACKAGE_ROOT } from '../core/paths.ts';
 import { EVAL_WORKER_EXEC_ARGV } from './eval-config.ts';
 import { onInterrupt } from './interrupt.ts';
 import { discardPrefork, preforkVitestWorker, type Prefork } from './prefork.ts';
+import { commitNativeMemoryOnDemand } from './native-allocator.ts';
 import { discardPrethread, prestartVitestThread, type Prethread } from './prethread.ts';
 
 /** What the run's Vitest configuration is built with, once the run is open. */
@@ -58,6 +59,8 @@ export async function runEvalSuites(
   // exactly as one run would (the toolgauge reporter reads only the tests' meta, which the blobs keep).
   const blob =
     opts.blobDir && opts.shard ? join(resolve(opts.blobDir), `blob-${opts.shard.replace('/', '-')}.json`) : undefined;
+  // Before the early worker is started: it is adopted only if its environment is the one Vitest gives its worker.
+  commitNativeMemoryOnDemand(process.env);
   // The test worker starts first, so that it loads while this process opens the run and loads Vitest.
   const start = opts.preload && !opts.mergeReports;
   const early =

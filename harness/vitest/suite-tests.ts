@@ -11,26 +11,30 @@ import { SuiteSession } from '../kit/session.ts';
 import type { InstanceMetaBase, Loaded, SuiteDefinition } from '../kit/types.ts';
 import { runPlan } from './context.ts';
 import './matchers.ts';
+import type { EvalPart } from './eval-parts.ts';
 import { loadSetFn, registerWithoutStacks, releaseTestFn } from './lean-tests.ts';
 
 /** Annotations and UI transcripts are capped: a verbose model must not bloat reports or blobs. */
 const SUMMARY_CAP = 300;
 
 /**
- * Vitest keeps every test's meta and annotations until the run ends, in the worker and again in its main process:
- * a block's transcripts share one budget, so a run of 10^5 cases holds a few hundred characters of each (the whole
- * transcript is in the instance's trace file, which the cut names) and a run of hundreds holds all of it.
+ * Vitest keeps every test's meta and annotations until the run ends, in the worker and again in its main process,
+ * and the transcript is in both (four copies in all): a block's transcripts share one budget, so a run of hundreds
+ * of cases holds all of each, one of thousands a share (the whole transcript is in the instance's trace file, which
+ * the cut names), and one of tens of thousands, where a share would be too short to read, none.
  */
-export const TRANSCRIPT_BUDGET = 16 * 1024 * 1024;
+export const TRANSCRIPT_BUDGET = 4 * 1024 * 1024;
 export const TRANSCRIPT_CAP = 20_000;
-const TRANSCRIPT_FLOOR = 200;
+export const TRANSCRIPT_FLOOR = 200;
 
-/** The characters of each test's transcript kept in Vitest's state, for a block of `tests` tests. */
+/** The characters of each test's transcript kept in Vitest's state, for a block of `tests` tests (0: none). */
 export function transcriptCap(tests: number): number {
-  return Math.max(TRANSCRIPT_FLOOR, Math.min(TRANSCRIPT_CAP, Math.floor(TRANSCRIPT_BUDGET / Math.max(1, tests))));
+  const share = Math.min(TRANSCRIPT_CAP, Math.floor(TRANSCRIPT_BUDGET / Math.max(1, tests)));
+  return share < TRANSCRIPT_FLOOR ? 0 : share;
 }
 
-// One load and one session per suite and settings in a worker: the part files of a suite share them.
+// One load and one session per suite and settings in a worker: a built-in suite's part files share them (the parts
+// of an eval file, `--parts`, do not: each is dropped when it ends).
 const loads = new Map<string, Promise<Loaded<{ id: string }>>>();
 const sessions = new Map<string, SuiteSession<{ id: string }, InstanceMetaBase, unknown>>();
 
@@ -53,6 +57,8 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
     timeout?: number;
     /** Vitest's `describe.skip` / `describe.only` for the block; a skipped block loads nothing. */
     mode?: 'skip' | 'only';
+    /** This module is one part of its eval file (`toolgauge eval --parts`, eval-parts.ts): the part's share of the cases. */
+    slice?: EvalPart;
   } = {},
 ): Promise<void> {
   const planned = opts.kit ?? runPlan();
@@ -60,7 +66,13 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
   const kc = opts.trials === undefined ? planned : { ...planned, run: { ...planned.run, trials: opts.trials } };
   const part = opts.part ?? 1;
   const parts = opts.parts ?? 1;
-  const title = parts > 1 ? `${def.name} (part ${part}/${parts})` : def.name;
+  const slice = opts.slice;
+  const title =
+    parts > 1
+      ? `${def.name} (part ${part}/${parts})`
+      : slice
+        ? `${def.name} (part ${slice.part}/${slice.parts})`
+        : def.name;
   // Filled in once the instances are loaded; Vitest keeps this object as the block's meta.
   // `run` is what a shard's blob report carries of the run (harness/kit/blob-run.ts).
   const ident = {
@@ -89,11 +101,19 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       const settings = opts.settings ?? settingsOf(kc, def);
       // A gate that names a metric this suite never reports fails here, before any instance runs.
       if (kc.run.gate) checkGate(kc.run.gate, def.metricNames(settings));
-      const key = `${def.name}\u0000${JSON.stringify(settings)}\u0000${kc.runId}`;
+      // Each part of an eval file is a module of its own (its data, tools and tool sources, closed when the part
+      // ends): it loads and runs on its own, and what it kept is dropped with it. The output directory is prepared
+      // once per run, so the parts write one journal, as one run does.
+      const key = `${def.name}\u0000${JSON.stringify(settings)}\u0000${kc.runId}${slice ? `\u0000part ${slice.part}` : ''}`;
       if (!loads.has(key))
         loads.set(key, Promise.resolve(def.load(kc.run, settings)) as Promise<Loaded<{ id: string }>>);
+      if (slice)
+        afterAll(() => {
+          loads.delete(key);
+          sessions.delete(key);
+        });
       const loaded = (await loads.get(key)!) as Loaded<I>;
-      const mine = def.partOf
+      const ofPart = def.partOf
         ? loaded.instances.filter((i) => def.partOf!(i) === part)
         : dealToPart(
             loaded.instances,
@@ -101,6 +121,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
             kc.sharded === false ? 1 : parts,
             def.weight ? (i) => def.weight!(i) : undefined,
           );
+      const mine = slice ? dealToPart(ofPart, slice.part, slice.parts) : ofPart;
       const runtime = runtimeFor(kc.run, kc.simUrl, kc.sandboxSocket);
       if (!sessions.has(key))
         sessions.set(key, new SuiteSession(def, kc, settings, runtime, loaded.instances, loaded.dataset) as never);
@@ -114,8 +135,9 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       if (def.close) afterAll(() => def.close!());
       // Vitest fails a file without tests; a small selection can leave a part empty.
       if (!mine.length)
-        test.skip(`${def.name} › (no instances in part ${part}/${parts}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
-      const cutAt = transcriptCap(mine.length * kc.run.trials);
+        test.skip(`${def.name} › (no instances in part ${slice ? `${slice.part}/${slice.parts}` : `${part}/${parts}`}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
+      // The parts of an eval file share its budget.
+      const cutAt = transcriptCap((slice ? ofPart.length : mine.length) * kc.run.trials);
       // `test.concurrent` is a getter that builds a new chainable (a dozen closures and getters) on every read, and
       // each test keeps the one it was made with: read once, it is shared by all of the block's tests.
       const concurrent = test.concurrent;
@@ -137,7 +159,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
               const r = await session.runOne(instance, trial);
               task.meta.toolgauge = r.meta;
               // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.
-              const transcript = r.transcript ? cap(r.transcript, cutAt, r.meta.trace) : undefined;
+              const transcript = r.transcript && cutAt > 0 ? cap(r.transcript, cutAt, r.meta.trace) : undefined;
               if (transcript) task.meta.transcript = transcript;
               if (kc.carryTraces) task.meta.toolgaugeTrace = carryTrace(session.outDir, r.meta.trace ?? undefined);
               await annotate(

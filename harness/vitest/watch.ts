@@ -2,6 +2,7 @@ import { newRunId, type RunPlan } from '../kit/plan.ts';
 import type { OpenedRun } from '../launch/open-run.ts';
 import { PACKAGE_ROOT } from '../core/paths.ts';
 import type { InlineRun } from './run.ts';
+import { commitNativeMemoryOnDemand } from './native-allocator.ts';
 
 /** What one run of the watch loop ended with. */
 export interface WatchedRun {
@@ -94,6 +95,7 @@ export async function watchEvalSuites(
   const cancel = () => void running?.cancelCurrentRun('keyboard-input');
   opts.signal.addEventListener('abort', cancel, { once: true });
   try {
+    commitNativeMemoryOnDemand(process.env);
     const { startVitest } = await import('vitest/node');
     const started = startVitest(
       'test',

@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
-import { inProcess, tempDir } from '../helpers/cli.ts';
+import { inProcess, readJson, tempDir } from '../helpers/cli.ts';
 
 // `toolgauge eval` in this process on a tiny eval file (no model request: the task answers itself) — what it prints
 // where, and its exit codes.
@@ -61,5 +61,45 @@ describe('toolgauge eval', () => {
       expect(u.code, args.join(' ')).toBe(2);
       expect(u.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
+  });
+
+  it('--parts N: each case runs once, in one part; the journal, summary and a --resume equal a run in one part', async () => {
+    const dir = tempDir('eval-parts');
+    const cases = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`c${i}`, i % 3 !== 0]));
+    const file = evalFile(dir, 'parted', { ...cases, throws: true });
+    // Each call of the task, by case: every case must run exactly once across the parts.
+    const calls = join(dir, 'calls.txt');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        'task: async (input) => {',
+        `task: async (input) => {\n    (await import('node:fs')).appendFileSync(${JSON.stringify(calls)}, input + '\\n');`,
+      ),
+    );
+    const run = async (out: string, ...more: string[]) => {
+      const r = await inProcess(['eval', file, '--model', 'sim:oracle', '--out-dir', join(dir, out), ...more], {});
+      expect(r.code, r.stderr).toBe(1); // the case that throws is a harness error
+      const summary = readJson<{ header: Record<string, unknown> }>(join(dir, out, 'summary.json'));
+      const { started_at: _s, ended_at: _e, ...header } = summary.header;
+      return {
+        summary: { ...summary, header },
+        journal: readFileSync(join(dir, out, 'instances.jsonl'), 'utf8'),
+        stderr: r.stderr,
+      };
+    };
+    const whole = await run('whole');
+    writeFileSync(calls, '');
+    const parted = await run('parted', '--parts', '3');
+    expect(readFileSync(calls, 'utf8').trim().split('\n').sort()).toEqual(['throws', ...Object.keys(cases)].sort());
+    expect(parted.stderr).toContain('parted (part 3/3)');
+    expect(parted.journal).toBe(whole.journal);
+    expect(parted.summary).toEqual(whole.summary);
+    // A resume in another number of parts runs the errored case again, and nothing else, as a resume in one does.
+    writeFileSync(calls, '');
+    const resumed = await run('parted', '--parts', '2', '--resume');
+    expect(readFileSync(calls, 'utf8')).toBe('throws\n');
+    const resumedWhole = await run('whole', '--resume');
+    expect(resumed.journal).toBe(resumedWhole.journal);
+    expect(resumed.summary).toEqual(resumedWhole.summary);
   });
 });

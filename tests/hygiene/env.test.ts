@@ -27,6 +27,10 @@ const ENV_EDGES: Record<string, string> = {
     "starts Vitest's test worker early with the environment Vitest gives it, which Vitest takes from this process's own",
   'harness/vitest/prethread.ts':
     "starts Vitest's test worker thread early with the environment Vitest gives it, which Vitest takes from this process's own",
+  'harness/vitest/run.ts':
+    "sets rolldown's allocator option (harness/vitest/native-allocator.ts) in this process's environment before Vite loads; reads no setting",
+  'harness/vitest/watch.ts':
+    "sets rolldown's allocator option (harness/vitest/native-allocator.ts) in this process's environment before Vite loads; reads no setting",
   'harness/engine/child.mjs': "the entry point of the engine's child process: its options arrive in its environment",
   'harness/engine/host.ts':
     "passes the parent's environment (minus NODE_OPTIONS) on to the engine child; reads no setting",

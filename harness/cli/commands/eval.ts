@@ -4,19 +4,20 @@ import { REPORTER_PATH } from '../../../reporters/path.ts';
 import { evalConfig } from '../../api/vitest-config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { applyConfig, type ConfigOptions } from '../../kit/flags/config-file.ts';
-import { type FlagSpecs, parseFlags } from '../../kit/flags/flags.ts';
+import { flagSchemas, type FlagSpecs, parseFlags } from '../../kit/flags/flags.ts';
 import { MODEL_FLAGS, settingsSource } from '../../kit/flags/model-flags.ts';
 import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
 import { cliInterruptLine } from '../../kit/interrupt.ts';
 import { planRun, type RunPlan } from '../../kit/plan.ts';
 import { openRun } from '../../launch/open-run.ts';
+import { PART_FILES, writePartFiles } from '../../vitest/eval-parts.ts';
 import { type InlineRun, runEvalSuites } from '../../vitest/run.ts';
 import { type EndedEval, endedEvals, type EvalRun, modelListOf, runEachModel } from '../eval-models.ts';
 import { checkWatchFlags, runEvalWatch } from '../eval-watch.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --model A,B…] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
                [--out-dir DIR] [--resume] [--gate EXPR] [--shard i/n [--blob-dir DIR]] [--merge-reports DIR] [-t PATTERN]
-               [--config FILE.yaml] [--mcp-config FILE] [--smoke] [--json] [--watch]   (every flag as a key, files: [..] for the eval files; docs/config.md)
+               [--config FILE.yaml] [--mcp-config FILE] [--smoke] [--json] [--watch] [--parts N]   (every flag as a key, files: [..] for the eval files; docs/config.md)
   Runs your own eval files (describeEval from 'toolgauge') with toolgauge's eval configuration, from the current
   folder: one test per case, summary.json and report.md in results/<eval name>/. Exit 0, or 1 on a harness error
   or a failing --gate (failing cases alone do not fail the run), 2 on a usage error, 130 on Ctrl-C (docs/eval.md#exit-codes).
@@ -27,8 +28,11 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --mo
   first (report --compare's comparison.md, .json, .svg) in <eval dir>/; the exit code is the worst model's; with
   --json the document also has each eval's "model" and "comparisons": [{"name", "path"}] (docs/eval.md#several-models).
   --watch: run, then run again whenever an eval file or a module it imports changes, until Ctrl-C; each run is also
-  kept in <out dir>/runs/<UTC time>/ (toolgauge view lists them). Not with --resume, --shard, --merge-reports, --json
-  or a list of models.`;
+  kept in <out dir>/runs/<UTC time>/ (toolgauge view lists them). Not with --resume, --shard, --merge-reports, --json,
+  --parts or a list of models.
+  --parts N: each eval file runs as N parts, one after another in the test worker, each with every Nth case: the
+  worker then holds one part's tests at a time (Vitest keeps a file's tests until the file ends). The same output,
+  journal, summary and --resume as one part; for evals of tens of thousands of cases (docs/eval.md#large-evals).`;
 
 /** The shared model flags and eval's own. */
 export const EVAL_FLAGS: FlagSpecs = {
@@ -44,6 +48,12 @@ export const EVAL_FLAGS: FlagSpecs = {
   watch: {
     type: 'boolean',
     description: 'run again on every change to the eval files or what they import, until Ctrl-C; keeps each run',
+  },
+  parts: {
+    type: 'string',
+    schema: flagSchemas.positiveInt,
+    description:
+      "run each eval file as N parts, one after another, so the test worker holds one part's tests at a time (evals of tens of thousands of cases)",
   },
 };
 
@@ -96,7 +106,10 @@ async function runEval(
     }
   }
   const root = process.cwd();
-  const files = positionals.map((f) => resolve(f));
+  const evalFiles = positionals.map((f) => resolve(f));
+  // `--parts N`: each eval file runs as N part files (harness/vitest/eval-parts.ts).
+  const parts = values.parts === undefined ? 1 : Number(values.parts);
+  const files = parts > 1 ? evalFiles.flatMap((f) => writePartFiles(root, f, parts)) : evalFiles;
   // Loaded by path (a user's evals load it in their own module graph), the reporter learns from its options that it
   // runs under the CLI; the plan reaches it and the workers by `provide`.
   const json = Boolean(values.json);
@@ -113,7 +126,13 @@ async function runEval(
       testTimeout: plan.vitest.testTimeout,
     });
     const provide = inline.provide ? { provide: { toolgauge: inline.provide } } : {};
-    return { ...config, test: { ...config.test, reporters: ['default', reporter] as never[], ...provide } };
+    // The part files live under node_modules, which the eval configuration otherwise leaves out and Vitest would
+    // hand to Node as they are: through Vite's module runner, their imports of the eval files are transformed.
+    const partFiles = parts > 1 ? { exclude: [], server: { deps: { inline: [PART_FILES] } } } : {};
+    return {
+      ...config,
+      test: { ...config.test, ...partFiles, reporters: ['default', reporter] as never[], ...provide },
+    };
   };
   const open = (p: RunPlan) =>
     openRun(p, {

@@ -1,7 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { RunConfig } from '../../core/config.ts';
 import { UsageError } from '../../core/errors.ts';
-import { registrationOf, simulatorEndpoint } from './sim-cases.ts';
+import { connectionLost, registerEvalCases, registrationOf, simulatorEndpoint } from './sim-cases.ts';
 import { evalSuite } from './suite.ts';
 
 const run = (o: Partial<RunConfig>) => ({ cache: 'off', ...o }) as RunConfig;
@@ -44,5 +46,50 @@ describe('an eval named like a built-in suite', () => {
       );
     }
     expect(() => evalSuite('toolhop-mine', o)).not.toThrow();
+  });
+});
+
+describe('registering the cases', () => {
+  /** A server that drops the connection of the first `drop` requests unanswered, then answers `status`. */
+  async function server(drop: number, status: number) {
+    let seen = 0;
+    const s = createServer((req, res) => {
+      seen++;
+      if (seen <= drop) return void req.socket.destroy();
+      req.resume();
+      req.on('end', () => res.writeHead(status, { 'content-type': 'application/json' }).end('{"eval":"e","cases":1}'));
+    });
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`;
+    return { url, seen: () => seen, close: () => new Promise<void>((r) => s.close(() => r())) };
+  }
+
+  it('is sent again when the connection was closed before any answer, and only then', async () => {
+    const cases = registrationOf([{ id: 'a', input: 'q' }]);
+    const dropped = await server(2, 200);
+    try {
+      await registerEvalCases(dropped.url, 'e', cases, 5_000);
+      expect(dropped.seen()).toBe(3);
+    } finally {
+      await dropped.close();
+    }
+    const gone = await server(10, 200);
+    try {
+      await expect(registerEvalCases(gone.url, 'e', cases, 5_000)).rejects.toThrow();
+      expect(gone.seen()).toBe(4);
+    } finally {
+      await gone.close();
+    }
+    const refused = await server(0, 400);
+    try {
+      await expect(registerEvalCases(refused.url, 'e', cases, 5_000)).rejects.toThrow(
+        /refused the eval's cases \(400\)/,
+      );
+      expect(refused.seen()).toBe(1);
+    } finally {
+      await refused.close();
+    }
+    expect(connectionLost(Object.assign(new Error('x'), { cause: { code: 'EPIPE' } }))).toBe(true);
+    expect(connectionLost(new Error('timeout'))).toBe(false);
   });
 });

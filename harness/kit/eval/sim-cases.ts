@@ -77,12 +77,15 @@ export async function registerEvalCases(
   const body = EvalRegistration.parse(registration);
   // The model client's fetch: node:http to the loopback simulator, not the global fetch, whose first call loads
   // undici's client (about 0.02 CPU-s of the test worker, which makes no other fetch).
-  const res = await boundedFetch(REPLY_LIMIT_BYTES)(baseUrl + evalRoute(name), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
+  const text = JSON.stringify(body);
+  const post = () =>
+    boundedFetch(REPLY_LIMIT_BYTES)(baseUrl + evalRoute(name), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: text,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  const res = await withReconnects(post);
   // 409: the simulator has a responder of its own under this name (a program's `startSimServer({ responders })`),
   // which answers the eval as it always did.
   if (res.status === 409) return;
@@ -96,4 +99,30 @@ export async function registerEvalCases(
     }
     throw new Error(`describeEval ${name}: the simulator refused the eval's cases (${res.status}): ${message}`);
   }
+}
+
+/**
+ * A kept-alive connection the simulator closed while this worker was busy (collecting an eval's next part takes
+ * seconds, and every connection of the pool fell idle at once) can still be in the pool: writing the cases to it
+ * fails before any answer. Registering is idempotent: after a pause in which the closes are seen and the pool lets
+ * go of those connections, it is sent again (at most `attempts` times in all).
+ */
+export async function withReconnects<T>(send: () => Promise<T>, attempts = 4, pauseMs = 250): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if (attempt >= attempts || !connectionLost(err)) throw err;
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  }
+}
+
+/** The request's connection was closed under it, before any answer (nothing was registered by it). */
+export function connectionLost(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'EPIPE' || code === 'ECONNRESET') return true;
+  }
+  return false;
 }
