@@ -9,9 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const SLOWEST = [
   'tests/package/fresh-project.test.ts',
   'tests/e2e/resume.test.ts',
-  'tests/e2e/eval-worker.test.ts',
   'tests/e2e/toolhop.test.ts',
-  'tests/eval/eval-cli.test.ts',
   'tests/e2e/gguf.test.ts',
   'tests/e2e/stats.test.ts',
   'tests/e2e/regression.test.ts',
@@ -23,6 +21,7 @@ const SLOWEST = [
   'harness/sandbox/realdata.test.ts',
   'harness/stats/bootstrap.test.ts',
   'harness/engine/host.test.ts',
+  'tests/eval/eval-cli.test.ts',
   'tests/eval/eval-models.test.ts',
   'tests/e2e/describe-eval-modes.test.ts',
   'harness/serve/hostile-engine.test.ts',
