@@ -137,6 +137,61 @@ async function killAt(args: string[], cwd: string, journal: string, at: number):
   return countLines(journal);
 }
 
+/** A run's own figures: time, CPU per instance, memory, and the sizes of what it wrote. */
+function runRow(run: Measured, out: string, instances: number): Record<string, number> {
+  return {
+    wall_s: run.wallS,
+    cpu_s: run.cpuS,
+    cpu_ms_per_instance: (run.cpuS / instances) * 1000,
+    peak_pss_mb: run.pssMb,
+    summary_kib: kib(join(out, 'summary.json')),
+    report_kib: kib(join(out, 'report.md')),
+    journal_kib: kib(join(out, 'instances.jsonl')),
+  };
+}
+
+/** `report DIR` of the run, into `row`. */
+async function measureReport(row: Record<string, number>, out: string, dir: string, what: string) {
+  const rep = await tg(['report', out], dir, `${what} report`);
+  Object.assign(row, { report_wall_s: rep.wallS, report_cpu_s: rep.cpuS, report_pss_mb: rep.pssMb });
+}
+
+/** The run again into `killed`, SIGKILLed at half its journal, then `--resume`d: its figures into `row`. */
+async function measureResume(
+  row: Record<string, number>,
+  args: string[],
+  killed: string,
+  dir: string,
+  instances: number,
+  what: string,
+) {
+  const journal = join(killed, 'instances.jsonl');
+  const kept = await killAt([...args, '--out-dir', killed], dir, journal, instances / 2);
+  const res = await tg([...args, '--out-dir', killed, '--resume'], dir, `${what} resume`);
+  if (countLines(journal) !== instances) throw new Error(`${what}: the resumed journal is not whole`);
+  Object.assign(row, {
+    resume_kept: kept,
+    resume_wall_s: res.wallS,
+    resume_cpu_s: res.cpuS,
+    resume_cpu_ms_per_ran: (res.cpuS / (instances - kept)) * 1000,
+  });
+}
+
+/** `report A B --compare` of the run and the second one, then `view --export` of the run: into `row`. */
+async function measureCompareAndView(
+  row: Record<string, number>,
+  out: string,
+  second: string,
+  dir: string,
+  what: string,
+) {
+  const cmp = await tg(['report', out, second, '--compare', '--out-dir', join(dir, 'compare')], dir, `${what} compare`);
+  Object.assign(row, { compare_wall_s: cmp.wallS, compare_cpu_s: cmp.cpuS, compare_pss_mb: cmp.pssMb });
+  const html = join(dir, 'view.html');
+  const view = await tg(['view', out, '--export', html], dir, `${what} view`);
+  Object.assign(row, { view_wall_s: view.wallS, view_cpu_s: view.cpuS, view_pss_mb: view.pssMb, view_kib: kib(html) });
+}
+
 async function measure(n: number, ms: number, root: string) {
   const dir = join(root, `n${n}-l${ms}`);
   mkdirSync(dir, { recursive: true });
@@ -151,35 +206,16 @@ async function measure(n: number, ms: number, root: string) {
   };
   if (summary.counts.instances !== n || summary.metrics.pass_rate.value !== 1)
     throw new Error(`n=${n}: expected ${n} passing instances, got ${JSON.stringify(summary.counts)}`);
-  const row: Record<string, number> = {
-    wall_s: run.wallS,
-    cpu_s: run.cpuS,
-    cpu_ms_per_instance: (run.cpuS / n) * 1000,
-    peak_pss_mb: run.pssMb,
-    summary_kib: kib(join(out, 'summary.json')),
-    report_kib: kib(join(out, 'report.md')),
-    journal_kib: kib(join(out, 'instances.jsonl')),
-  };
+  const row = runRow(run, out, n);
   log(n, ms, 'run', row);
   if (ms > 0) return row;
 
-  const rep = await tg(['report', out], dir, `n=${n} report`);
-  Object.assign(row, { report_wall_s: rep.wallS, report_cpu_s: rep.cpuS, report_pss_mb: rep.pssMb });
+  await measureReport(row, out, dir, `n=${n}`);
 
   // The second run for the comparison: the killed and resumed one (at n = 10, too short to kill, a plain run).
   const killed = join(dir, 'killed');
   if (n < 1000) await tg([...base, '--out-dir', killed], dir, `n=${n} second run`);
-  else {
-    const kept = await killAt([...base, '--out-dir', killed], dir, join(killed, 'instances.jsonl'), n / 2);
-    const res = await tg([...base, '--out-dir', killed, '--resume'], dir, `n=${n} resume`);
-    if (countLines(join(killed, 'instances.jsonl')) !== n) throw new Error(`n=${n}: the resumed journal is not whole`);
-    Object.assign(row, {
-      resume_kept: kept,
-      resume_wall_s: res.wallS,
-      resume_cpu_s: res.cpuS,
-      resume_cpu_ms_per_ran: (res.cpuS / (n - kept)) * 1000,
-    });
-  }
+  else await measureResume(row, base, killed, dir, n, `n=${n}`);
 
   // Vitest shards test files, and one eval file is one test file (`--shard 2/8` of it is refused), so the sharded
   // run is 8 eval files of n/8 cases each, every shard running one of them.
@@ -209,12 +245,7 @@ async function measure(n: number, ms: number, root: string) {
     merge_pss_mb: merge.pssMb,
   });
 
-  const cmp = await tg(['report', out, killed, '--compare', '--out-dir', join(dir, 'compare')], dir, `n=${n} compare`);
-  Object.assign(row, { compare_wall_s: cmp.wallS, compare_cpu_s: cmp.cpuS, compare_pss_mb: cmp.pssMb });
-
-  const html = join(dir, 'view.html');
-  const view = await tg(['view', out, '--export', html], dir, `n=${n} view`);
-  Object.assign(row, { view_wall_s: view.wallS, view_cpu_s: view.cpuS, view_pss_mb: view.pssMb, view_kib: kib(html) });
+  await measureCompareAndView(row, out, killed, dir, `n=${n}`);
   log(n, ms, 'all', row);
   return row;
 }
@@ -235,38 +266,14 @@ async function measureToolhop(n: number, ms: number, root: string) {
   const run = await tg([...base, ...flags, '--out-dir', out], dir, `toolhop n=${n} run`);
   const journal = join(out, 'instances.jsonl');
   if (countLines(journal) !== runs) throw new Error(`toolhop n=${n}: expected ${runs} journal lines`);
-  const row: Record<string, number> = {
-    runs,
-    trials,
-    wall_s: run.wallS,
-    cpu_s: run.cpuS,
-    cpu_ms_per_instance: (run.cpuS / runs) * 1000,
-    peak_pss_mb: run.pssMb,
-    summary_kib: kib(join(out, 'summary.json')),
-    report_kib: kib(join(out, 'report.md')),
-    journal_kib: kib(journal),
-  };
+  const row = { runs, trials, ...runRow(run, out, runs) };
   log(n, ms, 'toolhop run', row);
   if (ms > 0) return row;
 
-  const rep = await tg(['report', out], dir, `toolhop n=${n} report`);
-  Object.assign(row, { report_wall_s: rep.wallS, report_cpu_s: rep.cpuS, report_pss_mb: rep.pssMb });
+  await measureReport(row, out, dir, `toolhop n=${n}`);
   const killed = join(dir, 'killed');
-  const kept = await killAt([...base, ...flags, '--out-dir', killed], dir, join(killed, 'instances.jsonl'), runs / 2);
-  const res = await tg([...base, ...flags, '--out-dir', killed, '--resume'], dir, `toolhop n=${n} resume`);
-  if (countLines(join(killed, 'instances.jsonl')) !== runs)
-    throw new Error(`toolhop n=${n}: the resumed journal is not whole`);
-  Object.assign(row, {
-    resume_kept: kept,
-    resume_wall_s: res.wallS,
-    resume_cpu_s: res.cpuS,
-    resume_cpu_ms_per_ran: (res.cpuS / (runs - kept)) * 1000,
-  });
-  const cmp = await tg(['report', out, killed, '--compare', '--out-dir', join(dir, 'compare')], dir, 'compare');
-  Object.assign(row, { compare_wall_s: cmp.wallS, compare_cpu_s: cmp.cpuS, compare_pss_mb: cmp.pssMb });
-  const html = join(dir, 'view.html');
-  const view = await tg(['view', out, '--export', html], dir, `toolhop n=${n} view`);
-  Object.assign(row, { view_wall_s: view.wallS, view_cpu_s: view.cpuS, view_pss_mb: view.pssMb, view_kib: kib(html) });
+  await measureResume(row, [...base, ...flags], killed, dir, runs, `toolhop n=${n}`);
+  await measureCompareAndView(row, out, killed, dir, `toolhop n=${n}`);
   log(n, ms, 'toolhop all', row);
   return row;
 }
