@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import '../harness/builtin/index.ts';
 import { buildViewPage, runDirs, runsVersion, ServedViews, serveView } from '../harness/view/index.ts';
-import { CHROMIUM, launchChromium } from '../tests/helpers/chromium.ts';
+import { type Browser, CHROMIUM, launchChromium } from '../tests/helpers/chromium.ts';
 import { writeRun } from '../tests/helpers/view-bench-runs.ts';
 import { quantiles, round } from './lib.ts';
 import { writeRecord } from './record.ts';
@@ -36,6 +36,14 @@ const N = Number(values.cases);
 const reps = Number(values.reps);
 
 const ms = (x: number) => round(x, 1);
+
+/** Close the page a round opened, so the next round loads the viewer into a fresh one. */
+async function closePage(browser: Browser): Promise<void> {
+  const { targetInfos } = await browser.send<{ targetInfos: Array<{ targetId: string; type: string }> }>(
+    'Target.getTargets',
+  );
+  await browser.send('Target.closeTarget', { targetId: targetInfos.find((x) => x.type === 'page')!.targetId });
+}
 
 async function main() {
   const root = mkdtempSync(join(tmpdir(), 'tg-bench-view-'));
@@ -90,11 +98,7 @@ async function main() {
           'rows in the ledger after the sort (all cases)',
           await browser.evaluate<number>(s, `Number(document.getElementById('count').textContent.split(' ')[0])`),
         );
-        await browser.send('Target.closeTarget', {
-          targetId: (
-            await browser.send<{ targetInfos: Array<{ targetId: string; type: string }> }>('Target.getTargets')
-          ).targetInfos.find((x) => x.type === 'page')!.targetId,
-        });
+        await closePage(browser);
       }
     } finally {
       await browser.close();
@@ -220,11 +224,7 @@ async function paged() {
               wait(); })`,
           ),
         );
-        await browser.send('Target.closeTarget', {
-          targetId: (
-            await browser.send<{ targetInfos: Array<{ targetId: string; type: string }> }>('Target.getTargets')
-          ).targetInfos.find((x) => x.type === 'page')!.targetId,
-        });
+        await closePage(browser);
       }
     } finally {
       await browser.close();
