@@ -2,6 +2,10 @@
 // drawn with the report's own SVG opening and escaping so it looks like toolgauge's other charts.
 import { esc, svgOpen } from '../harness/report/svg.ts';
 
+import { existsSync, readdirSync } from 'node:fs';
+import { fromRoot } from '../harness/core/paths.ts';
+import { readRecord, recordPath } from './record.ts';
+
 export interface Series {
   label: string;
   points: Array<{ n: number; value: number }>;
@@ -71,3 +75,43 @@ export function niceCeiling(v: number): number {
 }
 
 const trim = (v: number) => String(Number(v.toPrecision(3)));
+
+/**
+ * The chart's series from a record's figures: CPU per instance of the runs at each latency (n ≥ 1,000: n = 10 is the
+ * fixed cost, in the record and the table), and `view --export`'s CPU per instance.
+ */
+export function chartSeries(f: Record<string, number>): Series[] {
+  const runs = new Map<number, Array<{ n: number; value: number }>>();
+  const view: Array<{ n: number; value: number }> = [];
+  for (const [key, v] of Object.entries(f)) {
+    const m = /^n(\d+)(?:_l(\d+))?_cpu_us_per_instance$/.exec(key);
+    if (!m || Number(m[1]) < 1000) continue;
+    const n = Number(m[1]);
+    const ms = Number(m[2] ?? 0);
+    runs.set(ms, [...(runs.get(ms) ?? []), { n, value: v / 1000 }]);
+    if (!m[2] && f[`n${n}_view_cpu_ms`] !== undefined)
+      view.push({ n, value: f[`n${n}_view_cpu_ms`]! / (f[`n${n}_runs`] ?? n) });
+  }
+  const byN = (a: { n: number }, b: { n: number }) => a.n - b.n;
+  return [
+    ...[...runs.keys()]
+      .sort((a, b) => a - b)
+      .map((ms) => ({ label: `run, ${ms} ms latency`, points: runs.get(ms)!.sort(byN) })),
+    { label: 'view --export', points: view.sort(byN) },
+  ];
+}
+
+/**
+ * The figures a sweep's chart is drawn from: its record's, with the points of each record named `<sweep>-added-…`
+ * (measured apart from the sweep: `npm run bench:scale -- --sizes … --record <sweep>-added-…`) added or put in place of
+ * the sweep's, in name order.
+ */
+export function chartFigures(sweep: string, current?: { name: string; figures: Record<string, number> }) {
+  const added = readdirSync(fromRoot('bench', 'records'))
+    .filter((f) => f.startsWith(`${sweep}-added-`) && f.endsWith('.json'))
+    .map((f) => f.slice(0, -'.json'.length))
+    .sort();
+  const figures = (name: string) =>
+    current?.name === name ? current.figures : existsSync(recordPath(name)) ? readRecord(name).figures : {};
+  return Object.assign({}, figures(sweep), ...added.map(figures), current ? { ...current.figures } : {});
+}

@@ -13,8 +13,12 @@
 //   compare    `report A B --compare` of the run and the resumed one
 //   view       `toolgauge view A --export FILE.html`: wall, CPU and the page's size
 //
-// `--latency 50` adds runs at 50 ms per model request (n ≤ 10,000). Writes bench/records/scale.json (unless
-// `--no-record`) and docs/benchmarks-scale.svg (CPU-ms per instance against n).
+// `--latency 50` adds runs at 50 ms per model request (n ≤ 10,000 unless `--sizes` names more). Writes
+// bench/records/scale.json (unless `--no-record`) and docs/benchmarks-scale.svg (CPU-ms per instance against n).
+//
+// `--sizes 100000` runs only those n (with `--latency-only`, only the latency runs); `--record scale-added-NAME`
+// (`scale-toolhop-added-NAME`) writes their figures to that record instead of the sweep's: points measured apart from
+// the sweep. The chart is drawn from the sweep's record with every such record's points added (bench/scale-chart.ts).
 //
 // `--toolhop` measures ToolHop instead: the 182 rows of ../shared/data/toolhop/ToolHop.sample.json (the bundled sample
 // without it) with `--trials K`, K the smallest that gives at least n runs, n = 1,000 and 10,000 (100,000 with
@@ -30,7 +34,7 @@ import { fromRoot } from '../harness/core/paths.ts';
 import { BUNDLED_SAMPLE } from '../harness/toolhop/dataset.ts';
 import { accountedRun, round } from './lib.ts';
 import { writeRecord } from './record.ts';
-import { scaleChart } from './scale-chart.ts';
+import { chartFigures, chartSeries, scaleChart } from './scale-chart.ts';
 import { countLines } from '../tests/helpers/count-lines.ts';
 
 const { values } = parseArgs({
@@ -40,18 +44,33 @@ const { values } = parseArgs({
     'no-record': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     toolhop: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
+    'latency-only': { type: 'boolean', default: false },
+    record: { type: 'string' },
   },
 });
 const max = Number(values.max);
 if (![1000, 10000, 100000].includes(max)) throw new Error('--max: 1000, 10000 or 100000');
 const latency = values.latency === undefined ? null : Number(values.latency);
 if (latency !== null && !(latency > 0)) throw new Error('--latency: a positive number of milliseconds');
-const SIZES = [10, 1000, 10000, 100000].filter((n) => n <= max);
+const SIZES = values.sizes
+  ? values.sizes.split(',').map((x) => {
+      const n = Number(x);
+      if (![10, 1000, 10000, 100000].includes(n)) throw new Error(`--sizes: 10, 1000, 10000 or 100000, not '${x}'`);
+      return n;
+    })
+  : [10, 1000, 10000, 100000].filter((n) => n <= max);
+if (values['latency-only'] && latency === null) throw new Error('--latency-only needs --latency');
 const CONCURRENCY = '64';
 const BIN = fromRoot('bin', 'toolgauge.mjs');
 const SHARED_TOOLHOP = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolHop.sample.json');
 const TOOLHOP_DATA = existsSync(SHARED_TOOLHOP) ? SHARED_TOOLHOP : BUNDLED_SAMPLE;
 const SUITE = values.toolhop ? 'toolhop' : 'eval';
+/** The sweep's record; `--record` names a record for points measured apart from it. */
+const SWEEP = SUITE === 'toolhop' ? 'scale-toolhop' : 'scale';
+const RECORD = values.record ?? SWEEP;
+if (RECORD !== SWEEP && !RECORD.startsWith(`${SWEEP}-added-`))
+  throw new Error(`--record: ${SWEEP}-added-<name> (a point its chart adds to the sweep's), not '${RECORD}'`);
 
 /**
  * The eval file: n cases, each "a plus b" or "a times b" answered with one tool call (the simulator plays it). With
@@ -301,18 +320,8 @@ function save() {
       figures[`n${n}${ms ? `_l${ms}` : ''}_${name}`] = Math.round(v * scale);
     }
 
-  // n = 10 is the fixed cost (start-up spread over 10 cases): off the chart, in the record and the table.
-  const series = (label: string, ms: number, value: (r: (typeof results)[number]) => number) => ({
-    label,
-    points: results.filter((r) => r.ms === ms && r.n >= 1000).map((r) => ({ n: r.n, value: value(r) })),
-  });
-  const perRun = (r: (typeof results)[number]) => r.row.cpu_ms_per_instance!;
   const svg = scaleChart(
-    [
-      series('run, 0 ms latency', 0, perRun),
-      ...(latency !== null ? [series(`run, ${latency} ms latency`, latency, perRun)] : []),
-      series('view --export', 0, (r) => (r.row.view_cpu_s! / (r.row.runs ?? r.n)) * 1000),
-    ],
+    chartSeries(chartFigures(SWEEP, { name: RECORD, figures })),
     SUITE === 'toolhop'
       ? {
           title: 'toolgauge toolhop: CPU per run against n (sim:oracle, --concurrency 64, pyodide)',
@@ -324,10 +333,9 @@ function save() {
         },
   );
   if (!values['no-record']) {
-    const name = SUITE === 'toolhop' ? 'scale-toolhop' : 'scale';
-    writeFileSync(fromRoot('docs', `benchmarks-${name}.svg`), svg);
-    const rec = writeRecord(name, figures);
-    console.log(`bench/records/${name}.json (${rec.date}, ${rec.commit.slice(0, 7)}, load ${rec.machine.load1})`);
+    writeFileSync(fromRoot('docs', `benchmarks-${SWEEP}.svg`), svg);
+    const rec = writeRecord(RECORD, figures);
+    console.log(`bench/records/${RECORD}.json (${rec.date}, ${rec.commit.slice(0, 7)}, load ${rec.machine.load1})`);
   }
 }
 
@@ -335,12 +343,12 @@ const root = mkdtempSync(join(tmpdir(), 'tg-bench-scale-'));
 try {
   const one = SUITE === 'toolhop' ? measureToolhop : measure;
   // ToolHop's fixed cost is bench/toolhop.ts's: its series starts at 1,000 runs.
-  for (const n of SIZES.filter((s) => SUITE === 'eval' || s >= 1000)) {
+  for (const n of values['latency-only'] ? [] : SIZES.filter((s) => SUITE === 'eval' || s >= 1000)) {
     results.push({ n, ms: 0, row: await one(n, 0, root) });
     save();
   }
   if (latency !== null)
-    for (const n of SIZES.filter((s) => s >= 1000 && s <= 10000)) {
+    for (const n of SIZES.filter((s) => s >= 1000 && (values.sizes !== undefined || s <= 10000))) {
       results.push({ n, ms: latency, row: await one(n, latency, root) });
       save();
     }
