@@ -3,7 +3,7 @@
 // prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — three sides
 // in alternating rounds:
 //
-//   direct    node-llama-cpp in this process: a context sequence's evaluate(), history cleared per request
+//   direct    node-llama-cpp in this process: a context sequence's evaluate(), its history past the shared prefix erased
 //   serve     `toolgauge serve` (bin/toolgauge.mjs, its own process) over keep-alive HTTP, POST /v1/completions
 //   host      the engine's child process called from this process (EngineHost.complete, no HTTP): where between the
 //             two the difference lies
@@ -11,12 +11,16 @@
 //             ModelClient (the OpenAI SDK, its retry policy and size cap)
 //
 // Tokens/s is the generated tokens over the wall time of --requests requests one after another. Time to first token
-// is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token; the
-// direct side is timed to its first token the same way), the sides taking turns request by request. Then throughput of `toolgauge serve --parallel 1/2/4` with
-// 1/2/4 clients in flight. Medians over the rounds; the load average at start and end is recorded.
+// is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token), on
+// every side the whole request: tokenizing, evaluating, sampling, the text of the token. The sides take turns request
+// by request. Every side evaluates the same tokens: the engine's child keeps the prefix a prompt shares with what its
+// sequence holds (the prompts share their first ~18 of ~260 tokens), so the direct side keeps it the same way rather
+// than clearing its sequence's history. Then throughput of `toolgauge serve --parallel 1/2/4` with 1/2/4 clients in
+// flight. Medians over the rounds; the load average at start and end is recorded.
 //
 //   --tokens T (default 256)  --requests N per side and round (default 8)  --rounds R (default 5)
-//   --ttft N 1-token requests per side and round (default 8)  --threads N (default 1)  --no-parallel  --no-record
+//   --ttft N 1-token requests per side and round (default 8)  --threads N (default 1)  --no-parallel
+//   --record NAME (bench/records/NAME.json; default engine-overhead)  --no-record
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -40,6 +44,7 @@ const { values } = parseArgs({
     ttft: { type: 'string', default: '8' },
     threads: { type: 'string', default: '1' },
     'no-parallel': { type: 'boolean' },
+    record: { type: 'string', default: 'engine-overhead' },
     'no-record': { type: 'boolean' },
   },
 });
@@ -60,7 +65,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tg-bench-overhead-'));
 const file = join(dir, 'test-f32.gguf');
 writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 1 }));
 
-// A prompt of a few hundred tokens that differs from its first line on, so every request evaluates its whole prompt.
+// A prompt of a few hundred tokens that differs from its first line on, so every request evaluates nearly all of it.
 const TOOL = JSON.stringify({
   name: 'get_weather',
   description: 'Current weather for a city, in celsius or fahrenheit',
@@ -81,7 +86,9 @@ interface LlamaModel {
 }
 interface LlamaContext {
   getSequence(): {
-    clearHistory(): Promise<void>;
+    readonly contextTokens: readonly number[];
+    readonly nextTokenIndex: number;
+    eraseContextTokenRanges(ranges: Array<{ start: number; end: number }>): Promise<void>;
     evaluate(tokens: number[], o: object): AsyncIterable<number>;
   };
   dispose(): Promise<void>;
@@ -104,12 +111,19 @@ const tokenBias = new lib.TokenBias(model.tokenizer);
 // TokenBias.set() skips end-of-generation tokens in 3.21.1: the ids go into its map (as the engine's child does).
 for (const id of banned) (tokenBias as unknown as { _biases: Map<number, number> })._biases.set(id, -Infinity);
 
-async function directOne(i: number, maxTokens: number): Promise<{ tokens: number; text: string; firstMs: number }> {
-  await sequence.clearHistory();
-  const t0 = performance.now();
-  let firstMs = 0;
+/** What the engine's child evaluates of `tokens`: the prefix the sequence holds is kept (one token at least left). */
+async function keepSharedPrefix(tokens: number[]): Promise<number[]> {
+  const held = sequence.contextTokens;
+  const max = Math.min(held.length, tokens.length - 1);
+  let k = 0;
+  while (k < max && held[k] === tokens[k]) k++;
+  if (k < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: k, end: sequence.nextTokenIndex }]);
+  return tokens.slice(k);
+}
+
+async function directOne(i: number, maxTokens: number): Promise<{ tokens: number; text: string }> {
   const out: number[] = [];
-  for await (const token of sequence.evaluate(model.tokenize(prompt(i), true), {
+  for await (const token of sequence.evaluate(await keepSharedPrefix(model.tokenize(prompt(i), true)), {
     temperature: 0,
     topK: 0,
     topP: 1,
@@ -117,11 +131,10 @@ async function directOne(i: number, maxTokens: number): Promise<{ tokens: number
     seed: 0,
     tokenBias,
   })) {
-    if (out.length === 0) firstMs = performance.now() - t0;
     out.push(token);
     if (out.length >= maxTokens) break;
   }
-  return { tokens: out.length, text: model.detokenize(out, true), firstMs };
+  return { tokens: out.length, text: model.detokenize(out, true) };
 }
 
 // --- (b) `toolgauge serve` in its own process ---------------------------------------------------------------------
@@ -331,11 +344,8 @@ for (let r = 0; r < ROUNDS; r++) {
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(k + i + r) % sides.length]!;
       const t1 = performance.now();
-      if (side === 'direct') lat.direct.push((await directOne(1000 + i, 1)).firstMs);
-      else {
-        await one[side](1000 + i, 1);
-        lat[side].push(performance.now() - t1);
-      }
+      await one[side](1000 + i, 1);
+      lat[side].push(performance.now() - t1);
     }
   }
   for (const side of sides) ttft[side].push(quantiles(lat[side]).median);
@@ -422,6 +432,6 @@ rmSync(dir, { recursive: true, force: true });
 process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 if (!values['no-record']) {
   const command = `npm run bench:engine-overhead -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
-  writeRecord('engine-overhead', figures, command);
-  process.stdout.write('written to bench/records/engine-overhead.json\n');
+  writeRecord(values.record, figures, command);
+  process.stdout.write(`written to bench/records/${values.record}.json\n`);
 }
