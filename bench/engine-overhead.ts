@@ -13,10 +13,12 @@
 // Tokens/s is the generated tokens over the wall time of --requests requests one after another. Time to first token
 // is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token), on
 // every side the whole request: tokenizing, evaluating, sampling, the text of the token. The sides take turns request
-// by request. Every side evaluates the same tokens: the engine's child keeps the prefix a prompt shares with what its
-// sequence holds (the prompts share their first ~18 of ~260 tokens), so the direct side keeps it the same way rather
-// than clearing its sequence's history. Then throughput of `toolgauge serve --parallel 1/2/4` with 1/2/4 clients in
-// flight. Medians over the rounds; the load average at start and end is recorded.
+// by request, and each side's time is also taken as a percentage of direct's in the same turn (the load of the
+// moment cancels; the median over every turn is recorded as *_ttft_vs_direct_pct). Every side evaluates the same
+// tokens: the engine's child keeps the prefix a prompt shares with what its sequence holds (the prompts share their
+// first ~18 of ~260 tokens), so the direct side keeps it the same way rather than clearing its sequence's history.
+// Then throughput of `toolgauge serve --parallel 1/2/4` with 1/2/4 clients in flight. Medians over the rounds; the
+// load average at start and end is recorded.
 //
 //   --tokens T (default 256)  --requests N per side and round (default 8)  --rounds R (default 5)
 //   --ttft N 1-token requests per side and round (default 8)  --threads N (default 1)  --no-parallel
@@ -322,6 +324,7 @@ const cpuOf: Record<Side, () => number> = {
 const cpuPerToken: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
 const rate: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
 const ttft: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
+const ttftVsDirect: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
 const sides: Side[] = ['direct', 'host', 'serve', 'run_path'];
 for (let r = 0; r < ROUNDS; r++) {
   // Each round starts with another side, so no side always follows the same one.
@@ -347,6 +350,8 @@ for (let r = 0; r < ROUNDS; r++) {
       await one[side](1000 + i, 1);
       lat[side].push(performance.now() - t1);
     }
+    // Each side against direct within one turn (the four requests ran back to back): the load of the moment cancels.
+    for (const side of sides) ttftVsDirect[side].push((lat[side].at(-1)! / lat.direct.at(-1)!) * 100);
   }
   for (const side of sides) ttft[side].push(quantiles(lat[side]).median);
   process.stderr.write(
@@ -389,6 +394,10 @@ figures.run_path_minus_serve_cpu_us_per_request = Math.round(
   med(cpuPerToken.run_path.map((x, k) => (x - cpuPerToken.serve[k]!) * T)) * 1000,
 );
 figures.run_path_minus_serve_ttft_us = Math.round(med(ttft.run_path.map((x, k) => x - ttft.serve[k]!)) * 1000);
+// Time to first token as a percentage of direct's, paired turn by turn, then the median over every turn of every round.
+figures.host_ttft_vs_direct_pct = round(med(ttftVsDirect.host), 1);
+figures.serve_ttft_vs_direct_pct = round(med(ttftVsDirect.serve), 1);
+figures.run_path_ttft_vs_direct_pct = round(med(ttftVsDirect.run_path), 1);
 
 // --- `toolgauge serve --parallel P` with C clients in flight -------------------------------------------------------
 if (!values['no-parallel']) {
