@@ -1,12 +1,15 @@
 // `npm run bench:engine-overhead`: the local engine's overhead against node-llama-cpp called directly. On one test
 // GGUF (llama, 2 layers, width 64, F32, random weights) and the same settings everywhere — greedy, seed 0, the same
-// prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — three sides
+// prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — the sides
 // in alternating rounds:
 //
 //   direct    node-llama-cpp in this process: a context sequence's evaluate(), its history past the shared prefix erased
 //   serve     `toolgauge serve` (bin/toolgauge.mjs, its own process) over keep-alive HTTP, POST /v1/completions
 //   host      the engine's child process called from this process (EngineHost.complete, no HTTP): where between the
 //             two the difference lies
+//   bare-front the least an HTTP front over the engine's child does (bench/bare-front.ts, its own process started with
+//             toolgauge.mjs's flags): node:http, JSON.parse, EngineHost.complete, JSON.stringify. Serve against it is
+//             what toolgauge serve's own code costs; it against host is what the HTTP exchange and the extra process do
 //   run-path  what a `--model gguf:` run does: serveGguf in the run's process, requests through harness/model's
 //             ModelClient (the OpenAI SDK, its retry policy and size cap)
 //
@@ -140,12 +143,42 @@ async function directOne(i: number, maxTokens: number): Promise<{ tokens: number
 }
 
 // --- (b) `toolgauge serve` in its own process ---------------------------------------------------------------------
-async function startServeProcess(parallel: number): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(
+function startServeProcess(parallel: number): Promise<{ url: string; proc: ChildProcess }> {
+  return startListening(
     fromRoot('bin', 'toolgauge.mjs'),
     ['serve', '--gguf', file, '--port', '0', '--parallel', String(parallel), '--threads', String(THREADS)],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
+    {},
   );
+}
+
+/** bench/bare-front.ts in a process like toolgauge.mjs's own (its shebang's malloc arena and semi-space flags). */
+function startBareFront(): Promise<{ url: string; proc: ChildProcess }> {
+  return startListening(
+    process.execPath,
+    [
+      '--max-semi-space-size=2',
+      '--import',
+      'tsx',
+      fromRoot('bench', 'bare-front.ts'),
+      file,
+      String(THREADS),
+      String(CTX),
+    ],
+    { MALLOC_ARENA_MAX: '1' },
+  );
+}
+
+/** A process that prints `listening on URL/v1` once it serves. */
+async function startListening(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(command, args, {
+    cwd: fromRoot(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, FORCE_COLOR: '0', ...env },
+  });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout!.on('data', (d: Buffer) => {
@@ -153,7 +186,7 @@ async function startServeProcess(parallel: number): Promise<{ url: string; proc:
       const m = /listening on (http:\/\/\S+\/v1)/.exec(out);
       if (m) resolve(m[1]!);
     });
-    proc.once('exit', (code) => reject(new Error(`toolgauge serve exited with ${code} before listening: ${out}`)));
+    proc.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before listening: ${out}`)));
   });
   return { url, proc };
 }
@@ -293,17 +326,19 @@ const selfAndTreeCpuMs = (pid: number) => {
 
 // --- the rounds ----------------------------------------------------------------------------------------------------
 const serve = await startServeProcess(1);
-type Side = 'direct' | 'host' | 'serve' | 'run_path';
+const bareFront = await startBareFront();
+type Side = 'direct' | 'host' | 'bare_front' | 'serve' | 'run_path';
 const one: Record<Side, (i: number, maxTokens: number) => Promise<{ text: string; tokens: number }>> = {
   direct: directOne,
   host: hostOne,
+  bare_front: (i, m) => post(bareFront.url, completionBody(i, m)),
   serve: (i, m) => post(serve.url, completionBody(i, m)),
   run_path: runPathOne,
 };
 
 // Warm-up, and the check that every side generates the same text (greedy on one file: any difference is a bug).
 const reference = await directOne(0, T);
-for (const side of ['host', 'serve', 'run_path'] as const) {
+for (const side of ['host', 'bare_front', 'serve', 'run_path'] as const) {
   const r = await one[side](0, T);
   if (r.text !== reference.text || r.tokens !== T)
     throw new Error(`bench:engine-overhead: ${side} generated ${r.tokens} tokens, a different text from direct`);
@@ -312,20 +347,21 @@ if (reference.tokens !== T)
   throw new Error(`bench:engine-overhead: direct generated ${reference.tokens} tokens, not ${T}`);
 
 // The process tree each side's work runs in: this process for direct; this process and the host's child for host;
-// the server's process and its engine child for
-// serve; this process (client and server) and the run's engine child for run_path (the serve side's process is
-// not a child of this one).
+// the server's process and its engine child for serve and bare_front; this process (client and server) and the run's
+// engine child for run_path (the serve and bare_front processes are not counted with this one).
 const cpuOf: Record<Side, () => number> = {
   direct: selfCpuMs,
   host: () => selfAndTreeCpuMs(hostPid),
   serve: () => treeCpuMs(serve.proc.pid!),
+  bare_front: () => treeCpuMs(bareFront.proc.pid!),
   run_path: () => selfAndTreeCpuMs(runEnginePid),
 };
-const cpuPerToken: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
-const rate: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
-const ttft: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
-const ttftVsDirect: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
-const sides: Side[] = ['direct', 'host', 'serve', 'run_path'];
+const cpuPerToken: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
+const rate: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
+const ttft: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
+/** Each turn's time to first token per side (the sides' requests of one turn ran back to back). */
+const turns: Array<Record<Side, number>> = [];
+const sides: Side[] = ['direct', 'host', 'bare_front', 'serve', 'run_path'];
 for (let r = 0; r < ROUNDS; r++) {
   // Each round starts with another side, so no side always follows the same one.
   const order = sides.map((_, k) => sides[(k + r) % sides.length]!);
@@ -342,7 +378,7 @@ for (let r = 0; r < ROUNDS; r++) {
   }
   // Time to first token, one request per side in turn (the order rotating), so a moment of load on this shared
   // machine falls on every side alike instead of on whichever side was measuring then.
-  const lat: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
+  const lat: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
   for (let i = 0; i < TTFT_N; i++) {
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(k + i + r) % sides.length]!;
@@ -350,8 +386,7 @@ for (let r = 0; r < ROUNDS; r++) {
       await one[side](1000 + i, 1);
       lat[side].push(performance.now() - t1);
     }
-    // Each side against direct within one turn (the four requests ran back to back): the load of the moment cancels.
-    for (const side of sides) ttftVsDirect[side].push((lat[side].at(-1)! / lat.direct.at(-1)!) * 100);
+    turns.push(Object.fromEntries(sides.map((side) => [side, lat[side].at(-1)!])) as Record<Side, number>);
   }
   for (const side of sides) ttft[side].push(quantiles(lat[side]).median);
   process.stderr.write(
@@ -359,6 +394,7 @@ for (let r = 0; r < ROUNDS; r++) {
   );
 }
 await stopProcess(serve.proc);
+await stopProcess(bareFront.proc);
 await runServer.close();
 await host.close();
 
@@ -377,10 +413,12 @@ for (const s of sides) {
 // Per round (the sides of one round ran back to back), then the median: the load of the moment cancels.
 const ratioPct = (s: Side) => round(med(rate[s].map((x, k) => (x / rate.direct[k]!) * 100)), 1);
 figures.host_vs_direct_pct = ratioPct('host');
+figures.bare_front_vs_direct_pct = ratioPct('bare_front');
 figures.serve_vs_direct_pct = ratioPct('serve');
 figures.run_path_vs_direct_pct = ratioPct('run_path');
 const cpuRatioPct = (s: Side) => round(med(cpuPerToken[s].map((x, k) => (x / cpuPerToken.direct[k]!) * 100)), 1);
 figures.host_cpu_vs_direct_pct = cpuRatioPct('host');
+figures.bare_front_cpu_vs_direct_pct = cpuRatioPct('bare_front');
 figures.serve_cpu_vs_direct_pct = cpuRatioPct('serve');
 figures.run_path_cpu_vs_direct_pct = cpuRatioPct('run_path');
 // What a gguf: run's request costs beyond `toolgauge serve`'s, per --tokens request: wall and CPU, and its time to
@@ -394,10 +432,16 @@ figures.run_path_minus_serve_cpu_us_per_request = Math.round(
   med(cpuPerToken.run_path.map((x, k) => (x - cpuPerToken.serve[k]!) * T)) * 1000,
 );
 figures.run_path_minus_serve_ttft_us = Math.round(med(ttft.run_path.map((x, k) => x - ttft.serve[k]!)) * 1000);
-// Time to first token as a percentage of direct's, paired turn by turn, then the median over every turn of every round.
-figures.host_ttft_vs_direct_pct = round(med(ttftVsDirect.host), 1);
-figures.serve_ttft_vs_direct_pct = round(med(ttftVsDirect.serve), 1);
-figures.run_path_ttft_vs_direct_pct = round(med(ttftVsDirect.run_path), 1);
+// Time to first token against another side's, paired turn by turn (the load of the moment cancels), then the median
+// over every turn of every round: each side as a percentage of direct's, and serve against the bare front.
+const pairedPct = (s: Side, base: Side) => round(med(turns.map((t) => (t[s] / t[base]) * 100)), 1);
+figures.host_ttft_vs_direct_pct = pairedPct('host', 'direct');
+figures.bare_front_ttft_vs_direct_pct = pairedPct('bare_front', 'direct');
+figures.serve_ttft_vs_direct_pct = pairedPct('serve', 'direct');
+figures.run_path_ttft_vs_direct_pct = pairedPct('run_path', 'direct');
+figures.serve_ttft_vs_bare_front_pct = pairedPct('serve', 'bare_front');
+figures.serve_minus_bare_front_ttft_us = Math.round(med(turns.map((t) => t.serve - t.bare_front)) * 1000);
+figures.bare_front_minus_host_ttft_us = Math.round(med(turns.map((t) => t.bare_front - t.host)) * 1000);
 
 // --- `toolgauge serve --parallel P` with C clients in flight -------------------------------------------------------
 if (!values['no-parallel']) {
