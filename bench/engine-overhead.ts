@@ -1,22 +1,31 @@
 // `npm run bench:engine-overhead`: the local engine's overhead against node-llama-cpp called directly. On one test
 // GGUF (llama, 2 layers, width 64, F32, random weights) and the same settings everywhere — greedy, seed 0, the same
-// prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — three sides
+// prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — the sides
 // in alternating rounds:
 //
-//   direct    node-llama-cpp in this process: a context sequence's evaluate(), history cleared per request
+//   direct    node-llama-cpp in this process: a context sequence's evaluate(), its history past the shared prefix erased
 //   serve     `toolgauge serve` (bin/toolgauge.mjs, its own process) over keep-alive HTTP, POST /v1/completions
 //   host      the engine's child process called from this process (EngineHost.complete, no HTTP): where between the
 //             two the difference lies
+//   bare-front the least an HTTP front over the engine's child does (bench/bare-front.ts, its own process started with
+//             toolgauge.mjs's flags): node:http, JSON.parse, EngineHost.complete, JSON.stringify. Serve against it is
+//             what toolgauge serve's own code costs; it against host is what the HTTP exchange and the extra process do
 //   run-path  what a `--model gguf:` run does: serveGguf in the run's process, requests through harness/model's
 //             ModelClient (the OpenAI SDK, its retry policy and size cap)
 //
 // Tokens/s is the generated tokens over the wall time of --requests requests one after another. Time to first token
-// is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token; the
-// direct side is timed to its first token the same way), the sides taking turns request by request. Then throughput of `toolgauge serve --parallel 1/2/4` with
-// 1/2/4 clients in flight. Medians over the rounds; the load average at start and end is recorded.
+// is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token), on
+// every side the whole request: tokenizing, evaluating, sampling, the text of the token. The sides take turns request
+// by request, and each side's time is also taken as a percentage of direct's in the same turn (the load of the
+// moment cancels; the median over every turn is recorded as *_ttft_vs_direct_pct). Every side evaluates the same
+// tokens: the engine's child keeps the prefix a prompt shares with what its sequence holds (the prompts share their
+// first ~18 of ~260 tokens), so the direct side keeps it the same way rather than clearing its sequence's history.
+// Then throughput of `toolgauge serve --parallel 1/2/4` with 1/2/4 clients in flight. Medians over the rounds; the
+// load average at start and end is recorded.
 //
 //   --tokens T (default 256)  --requests N per side and round (default 8)  --rounds R (default 5)
-//   --ttft N 1-token requests per side and round (default 8)  --threads N (default 1)  --no-parallel  --no-record
+//   --ttft N 1-token requests per side and round (default 8)  --threads N (default 1)  --no-parallel
+//   --record NAME (bench/records/NAME.json; default engine-overhead)  --no-record
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -40,6 +49,7 @@ const { values } = parseArgs({
     ttft: { type: 'string', default: '8' },
     threads: { type: 'string', default: '1' },
     'no-parallel': { type: 'boolean' },
+    record: { type: 'string', default: 'engine-overhead' },
     'no-record': { type: 'boolean' },
   },
 });
@@ -60,7 +70,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tg-bench-overhead-'));
 const file = join(dir, 'test-f32.gguf');
 writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 1 }));
 
-// A prompt of a few hundred tokens that differs from its first line on, so every request evaluates its whole prompt.
+// A prompt of a few hundred tokens that differs from its first line on, so every request evaluates nearly all of it.
 const TOOL = JSON.stringify({
   name: 'get_weather',
   description: 'Current weather for a city, in celsius or fahrenheit',
@@ -81,7 +91,9 @@ interface LlamaModel {
 }
 interface LlamaContext {
   getSequence(): {
-    clearHistory(): Promise<void>;
+    readonly contextTokens: readonly number[];
+    readonly nextTokenIndex: number;
+    eraseContextTokenRanges(ranges: Array<{ start: number; end: number }>): Promise<void>;
     evaluate(tokens: number[], o: object): AsyncIterable<number>;
   };
   dispose(): Promise<void>;
@@ -104,12 +116,19 @@ const tokenBias = new lib.TokenBias(model.tokenizer);
 // TokenBias.set() skips end-of-generation tokens in 3.21.1: the ids go into its map (as the engine's child does).
 for (const id of banned) (tokenBias as unknown as { _biases: Map<number, number> })._biases.set(id, -Infinity);
 
-async function directOne(i: number, maxTokens: number): Promise<{ tokens: number; text: string; firstMs: number }> {
-  await sequence.clearHistory();
-  const t0 = performance.now();
-  let firstMs = 0;
+/** What the engine's child evaluates of `tokens`: the prefix the sequence holds is kept (one token at least left). */
+async function keepSharedPrefix(tokens: number[]): Promise<number[]> {
+  const held = sequence.contextTokens;
+  const max = Math.min(held.length, tokens.length - 1);
+  let k = 0;
+  while (k < max && held[k] === tokens[k]) k++;
+  if (k < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: k, end: sequence.nextTokenIndex }]);
+  return tokens.slice(k);
+}
+
+async function directOne(i: number, maxTokens: number): Promise<{ tokens: number; text: string }> {
   const out: number[] = [];
-  for await (const token of sequence.evaluate(model.tokenize(prompt(i), true), {
+  for await (const token of sequence.evaluate(await keepSharedPrefix(model.tokenize(prompt(i), true)), {
     temperature: 0,
     topK: 0,
     topP: 1,
@@ -117,20 +136,49 @@ async function directOne(i: number, maxTokens: number): Promise<{ tokens: number
     seed: 0,
     tokenBias,
   })) {
-    if (out.length === 0) firstMs = performance.now() - t0;
     out.push(token);
     if (out.length >= maxTokens) break;
   }
-  return { tokens: out.length, text: model.detokenize(out, true), firstMs };
+  return { tokens: out.length, text: model.detokenize(out, true) };
 }
 
 // --- (b) `toolgauge serve` in its own process ---------------------------------------------------------------------
-async function startServeProcess(parallel: number): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(
+function startServeProcess(parallel: number): Promise<{ url: string; proc: ChildProcess }> {
+  return startListening(
     fromRoot('bin', 'toolgauge.mjs'),
     ['serve', '--gguf', file, '--port', '0', '--parallel', String(parallel), '--threads', String(THREADS)],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
+    {},
   );
+}
+
+/** bench/bare-front.ts in a process like toolgauge.mjs's own (its shebang's malloc arena and semi-space flags). */
+function startBareFront(): Promise<{ url: string; proc: ChildProcess }> {
+  return startListening(
+    process.execPath,
+    [
+      '--max-semi-space-size=2',
+      '--import',
+      'tsx',
+      fromRoot('bench', 'bare-front.ts'),
+      file,
+      String(THREADS),
+      String(CTX),
+    ],
+    { MALLOC_ARENA_MAX: '1' },
+  );
+}
+
+/** A process that prints `listening on URL/v1` once it serves. */
+async function startListening(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(command, args, {
+    cwd: fromRoot(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, FORCE_COLOR: '0', ...env },
+  });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout!.on('data', (d: Buffer) => {
@@ -138,7 +186,7 @@ async function startServeProcess(parallel: number): Promise<{ url: string; proc:
       const m = /listening on (http:\/\/\S+\/v1)/.exec(out);
       if (m) resolve(m[1]!);
     });
-    proc.once('exit', (code) => reject(new Error(`toolgauge serve exited with ${code} before listening: ${out}`)));
+    proc.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before listening: ${out}`)));
   });
   return { url, proc };
 }
@@ -278,17 +326,19 @@ const selfAndTreeCpuMs = (pid: number) => {
 
 // --- the rounds ----------------------------------------------------------------------------------------------------
 const serve = await startServeProcess(1);
-type Side = 'direct' | 'host' | 'serve' | 'run_path';
+const bareFront = await startBareFront();
+type Side = 'direct' | 'host' | 'bare_front' | 'serve' | 'run_path';
 const one: Record<Side, (i: number, maxTokens: number) => Promise<{ text: string; tokens: number }>> = {
   direct: directOne,
   host: hostOne,
+  bare_front: (i, m) => post(bareFront.url, completionBody(i, m)),
   serve: (i, m) => post(serve.url, completionBody(i, m)),
   run_path: runPathOne,
 };
 
 // Warm-up, and the check that every side generates the same text (greedy on one file: any difference is a bug).
 const reference = await directOne(0, T);
-for (const side of ['host', 'serve', 'run_path'] as const) {
+for (const side of ['host', 'bare_front', 'serve', 'run_path'] as const) {
   const r = await one[side](0, T);
   if (r.text !== reference.text || r.tokens !== T)
     throw new Error(`bench:engine-overhead: ${side} generated ${r.tokens} tokens, a different text from direct`);
@@ -297,19 +347,21 @@ if (reference.tokens !== T)
   throw new Error(`bench:engine-overhead: direct generated ${reference.tokens} tokens, not ${T}`);
 
 // The process tree each side's work runs in: this process for direct; this process and the host's child for host;
-// the server's process and its engine child for
-// serve; this process (client and server) and the run's engine child for run_path (the serve side's process is
-// not a child of this one).
+// the server's process and its engine child for serve and bare_front; this process (client and server) and the run's
+// engine child for run_path (the serve and bare_front processes are not counted with this one).
 const cpuOf: Record<Side, () => number> = {
   direct: selfCpuMs,
   host: () => selfAndTreeCpuMs(hostPid),
   serve: () => treeCpuMs(serve.proc.pid!),
+  bare_front: () => treeCpuMs(bareFront.proc.pid!),
   run_path: () => selfAndTreeCpuMs(runEnginePid),
 };
-const cpuPerToken: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
-const rate: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
-const ttft: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
-const sides: Side[] = ['direct', 'host', 'serve', 'run_path'];
+const cpuPerToken: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
+const rate: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
+const ttft: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
+/** Each turn's time to first token per side (the sides' requests of one turn ran back to back). */
+const turns: Array<Record<Side, number>> = [];
+const sides: Side[] = ['direct', 'host', 'bare_front', 'serve', 'run_path'];
 for (let r = 0; r < ROUNDS; r++) {
   // Each round starts with another side, so no side always follows the same one.
   const order = sides.map((_, k) => sides[(k + r) % sides.length]!);
@@ -326,17 +378,15 @@ for (let r = 0; r < ROUNDS; r++) {
   }
   // Time to first token, one request per side in turn (the order rotating), so a moment of load on this shared
   // machine falls on every side alike instead of on whichever side was measuring then.
-  const lat: Record<Side, number[]> = { direct: [], host: [], serve: [], run_path: [] };
+  const lat: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
   for (let i = 0; i < TTFT_N; i++) {
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(k + i + r) % sides.length]!;
       const t1 = performance.now();
-      if (side === 'direct') lat.direct.push((await directOne(1000 + i, 1)).firstMs);
-      else {
-        await one[side](1000 + i, 1);
-        lat[side].push(performance.now() - t1);
-      }
+      await one[side](1000 + i, 1);
+      lat[side].push(performance.now() - t1);
     }
+    turns.push(Object.fromEntries(sides.map((side) => [side, lat[side].at(-1)!])) as Record<Side, number>);
   }
   for (const side of sides) ttft[side].push(quantiles(lat[side]).median);
   process.stderr.write(
@@ -344,6 +394,7 @@ for (let r = 0; r < ROUNDS; r++) {
   );
 }
 await stopProcess(serve.proc);
+await stopProcess(bareFront.proc);
 await runServer.close();
 await host.close();
 
@@ -362,10 +413,12 @@ for (const s of sides) {
 // Per round (the sides of one round ran back to back), then the median: the load of the moment cancels.
 const ratioPct = (s: Side) => round(med(rate[s].map((x, k) => (x / rate.direct[k]!) * 100)), 1);
 figures.host_vs_direct_pct = ratioPct('host');
+figures.bare_front_vs_direct_pct = ratioPct('bare_front');
 figures.serve_vs_direct_pct = ratioPct('serve');
 figures.run_path_vs_direct_pct = ratioPct('run_path');
 const cpuRatioPct = (s: Side) => round(med(cpuPerToken[s].map((x, k) => (x / cpuPerToken.direct[k]!) * 100)), 1);
 figures.host_cpu_vs_direct_pct = cpuRatioPct('host');
+figures.bare_front_cpu_vs_direct_pct = cpuRatioPct('bare_front');
 figures.serve_cpu_vs_direct_pct = cpuRatioPct('serve');
 figures.run_path_cpu_vs_direct_pct = cpuRatioPct('run_path');
 // What a gguf: run's request costs beyond `toolgauge serve`'s, per --tokens request: wall and CPU, and its time to
@@ -379,6 +432,16 @@ figures.run_path_minus_serve_cpu_us_per_request = Math.round(
   med(cpuPerToken.run_path.map((x, k) => (x - cpuPerToken.serve[k]!) * T)) * 1000,
 );
 figures.run_path_minus_serve_ttft_us = Math.round(med(ttft.run_path.map((x, k) => x - ttft.serve[k]!)) * 1000);
+// Time to first token against another side's, paired turn by turn (the load of the moment cancels), then the median
+// over every turn of every round: each side as a percentage of direct's, and serve against the bare front.
+const pairedPct = (s: Side, base: Side) => round(med(turns.map((t) => (t[s] / t[base]) * 100)), 1);
+figures.host_ttft_vs_direct_pct = pairedPct('host', 'direct');
+figures.bare_front_ttft_vs_direct_pct = pairedPct('bare_front', 'direct');
+figures.serve_ttft_vs_direct_pct = pairedPct('serve', 'direct');
+figures.run_path_ttft_vs_direct_pct = pairedPct('run_path', 'direct');
+figures.serve_ttft_vs_bare_front_pct = pairedPct('serve', 'bare_front');
+figures.serve_minus_bare_front_ttft_us = Math.round(med(turns.map((t) => t.serve - t.bare_front)) * 1000);
+figures.bare_front_minus_host_ttft_us = Math.round(med(turns.map((t) => t.bare_front - t.host)) * 1000);
 
 // --- `toolgauge serve --parallel P` with C clients in flight -------------------------------------------------------
 if (!values['no-parallel']) {
@@ -422,6 +485,6 @@ rmSync(dir, { recursive: true, force: true });
 process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 if (!values['no-record']) {
   const command = `npm run bench:engine-overhead -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
-  writeRecord('engine-overhead', figures, command);
-  process.stdout.write('written to bench/records/engine-overhead.json\n');
+  writeRecord(values.record, figures, command);
+  process.stdout.write(`written to bench/records/${values.record}.json\n`);
 }
