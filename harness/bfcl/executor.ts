@@ -51,7 +51,9 @@ export interface BfclExecutor {
   close(handle: Handle): Promise<void>;
   /**
    * Many cases in two requests (start every instance, then run every case): each case keeps its own two instances
-   * and ends them; a case whose instance fails gets an ExecutorError in its place, the others their turns.
+   * and ends them; a case whose instance fails gets an ExecutorError in its place, the others their turns. The
+   * worker runs a case as two requests to its processes (the model's whole run with its states, then the ground
+   * truth's run checked against them): the model's process may run turns past the one the checker stops at.
    */
   startMany(specs: readonly InstanceSpec[]): Promise<Array<Handle | ExecutorError>>;
   runCases(cases: readonly CaseRun[]): Promise<Array<CaseOutcome | ExecutorError>>;
