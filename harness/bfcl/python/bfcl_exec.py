@@ -45,7 +45,6 @@ batch's processes before it starts any (`start_many`), so that its own writes co
 """
 
 import base64
-import copy
 import gc
 import importlib
 import inspect
@@ -75,6 +74,7 @@ STATELESS = {"MathAPI"}
 REFUSED = {"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"}
 PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 MAX_ANSWER = 256 * 2**20
+VAR_CHARS = re.compile(r"[-./:]")  # BFCL's instance names: these become "_"
 # Children forked ahead while the worker is idle (a new instance takes one without waiting for a fork).
 SPARES = 3
 
@@ -99,15 +99,26 @@ class Instance:
         self.instances = {}
         self.method_to_var = {}
         self.methods = {}
+        # An instance's process copies every page of the parent it writes to (reference counts included): what
+        # runs here is kept to what the instance needs, with the parent's modules and compiled pattern.
         for class_name in classes:
-            module = importlib.import_module(f"{PACKAGE}.{MODULES[class_name]}")
+            name = f"{PACKAGE}.{MODULES[class_name]}"
+            module = sys.modules.get(name) or importlib.import_module(name)
             instance = getattr(module, class_name)()
             if class_name not in STATELESS:
-                instance._load_scenario(copy.deepcopy(config.get(class_name, {})), long_context=long_context)
-            var = re.sub(r"[-./:]", "_", f"{label}_{class_name}_instance")
+                # `config` was parsed for this instance alone: BFCL's deepcopy (its runs share one) is not needed.
+                instance._load_scenario(config.get(class_name, {}), long_context=long_context)
+            var = VAR_CHARS.sub("_", f"{label}_{class_name}_instance")
             self.instances[class_name] = instance
-            for method_name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
-                if not method_name.startswith("_"):
+            # inspect.getmembers(instance, inspect.ismethod) without the private names, in its (sorted) order.
+            for method_name in dir(instance):
+                if method_name.startswith("_"):
+                    continue
+                try:
+                    method = getattr(instance, method_name)
+                except AttributeError:
+                    continue
+                if inspect.ismethod(method):
                     self.method_to_var[method_name] = var
                     self.methods[method_name] = method
         # Only the case's documented functions run (the host checks this too).
