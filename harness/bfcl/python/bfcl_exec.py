@@ -672,11 +672,12 @@ def raw_fork(ctypes):
     (and so copied) about 180 pages of the parent's memory. With one thread no lock can be held by another
     thread at the fork, so nothing needs re-creating; the instance's random generators are seeded by the classes
     themselves (every instance starts from the parent's global `random` state, the same for each)."""
-    import threading
-
-    if threading.active_count() != 1:
+    try:
+        if len(os.listdir("/proc/self/task")) != 1:  # every thread of the process, Python's or not
+            return os.fork
+        fork = ctypes.PyDLL(None).fork  # PyDLL: the GIL stays held across the call, so the child owns it
+    except Exception:
         return os.fork
-    fork = ctypes.PyDLL(None).fork  # PyDLL: the GIL stays held across the call, so the child owns it
     fork.restype = ctypes.c_int
     fork.argtypes = []
     return fork
@@ -734,9 +735,10 @@ def main():
             libc = ctypes.CDLL(None, use_errno=True)
             prctl = libc.prctl
             malloc_trim = getattr(libc, "malloc_trim", None)  # glibc's
-            fork = raw_fork(ctypes)
         except Exception:
             prctl = None
+        else:
+            fork = raw_fork(ctypes)
     parent = os.getpid()
 
     read_roots = [p for p in sys.path if p and os.path.exists(p)] + [source_dir]
