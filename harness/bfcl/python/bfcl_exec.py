@@ -669,7 +669,7 @@ def raw_fork(ctypes):
     os.fork also runs CPython's after-fork work in the child: re-creating the locks of threads that do not exist
     here, threading's and random's after-fork hooks (threading comes in with subprocess, which a class file
     imports). In a child that lives for one instance that work was the larger part of its start: it touched
-    (and so copied) about 180 pages of the parent's memory. With one thread no lock can be held by another
+    (and so copied) about 190 pages of the parent's memory. With one thread no lock can be held by another
     thread at the fork, so nothing needs re-creating; the instance's random generators are seeded by the classes
     themselves (every instance starts from the parent's global `random` state, the same for each)."""
     try:
