@@ -98,4 +98,17 @@ describe('a batch of multi-turn cases', () => {
     expect(decided!.multiTurn?.turn).toBe(0);
     expect([crashed!.valid, crashed!.error_type]).toEqual([false, 'checker_crash:ExecutorError']);
   });
+
+  it("states that differ in turn 0 decide the verdict even though the model's process has already crashed in turn 1", async () => {
+    // The worker runs the model's turns before the ground truth's, so the crash has happened when turn 0 is
+    // compared; the checker stops at turn 0, and the crash is not the verdict.
+    const wrongThenCrash = fcResult([[['create_ticket', { title: 'Wrong', priority: 3 }]], [['crash', {}]]]);
+    const [v] = await checkCases([{ c: withCrash, result: wrongThenCrash }], { format: 'fc', executor: exec });
+    expect([v!.valid, v!.error_type, v!.crash, v!.multiTurn?.turn]).toEqual([
+      false,
+      'multi_turn:instance_state_mismatch',
+      undefined,
+      0,
+    ]);
+  });
 });

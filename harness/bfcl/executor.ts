@@ -6,12 +6,12 @@
 // with a private /proc, own uid where the host allows it; harness/sandbox/confine.ts), its instances run under
 // the sandbox's audit hook with no right to create processes, and it has a memory limit and a per-request time
 // limit.
-import type { ResultPromise } from 'execa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { confined } from '../sandbox/confine.ts';
+import { spawnWorker, type SpawnedWorker } from '../sandbox/spawn-worker.ts';
 import { prepareCall, REFUSED_NAMES, type CallData, type CallScope, type PreparedCall } from './call-data.ts';
 import { ExecutorError } from './executor-error.ts';
 
@@ -51,7 +51,9 @@ export interface BfclExecutor {
   close(handle: Handle): Promise<void>;
   /**
    * Many cases in two requests (start every instance, then run every case): each case keeps its own two instances
-   * and ends them; a case whose instance fails gets an ExecutorError in its place, the others their turns.
+   * and ends them; a case whose instance fails gets an ExecutorError in its place, the others their turns. The
+   * worker runs a case as two requests to its processes (the model's whole run with its states, then the ground
+   * truth's run checked against them): the model's process may run turns past the one the checker stops at.
    */
   startMany(specs: readonly InstanceSpec[]): Promise<Array<Handle | ExecutorError>>;
   runCases(cases: readonly CaseRun[]): Promise<Array<CaseOutcome | ExecutorError>>;
@@ -146,10 +148,8 @@ const runCasesSchema = z.object({
   ),
 });
 
-const WORKER_OPTIONS = { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', buffer: false, reject: false } as const;
-
 export class PythonBfclExecutor implements BfclExecutor {
-  private child: ResultPromise<typeof WORKER_OPTIONS> | undefined;
+  private worker: SpawnedWorker | undefined;
   private ready: Promise<void> | undefined;
   private buffer = '';
   private stderrTail = '';
@@ -162,7 +162,6 @@ export class PythonBfclExecutor implements BfclExecutor {
   constructor(private readonly opts: PythonExecutorOptions) {}
 
   private async launch(): Promise<void> {
-    const { execa } = await import('execa');
     const python = this.opts.pythonPath ?? '/usr/bin/python3';
     const config = {
       sourceDir: this.opts.sourceDir,
@@ -172,19 +171,18 @@ export class PythonBfclExecutor implements BfclExecutor {
     // -s, not -I (whose -E would ignore PYTHONHASHSEED): the environment below is the whole environment.
     const args = ['-s', '-B', EXEC_SCRIPT, JSON.stringify(config)];
     const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args, { privateProc: true });
-    const child = execa(cmd.file, cmd.args, {
-      ...WORKER_OPTIONS,
-      env: {
-        LANG: 'C.UTF-8',
-        LC_ALL: 'C.UTF-8',
-        PYTHONHASHSEED: '0',
-        PYTHONSAFEPATH: '1',
-        PYTHONIOENCODING: 'utf-8',
-        TZ: 'UTC',
-      },
-      extendEnv: false,
+    // node:child_process (spawn-worker.ts), not execa: loading execa cost each rescore about 0.1 s of CPU.
+    const worker = spawnWorker(cmd.file, cmd.args, {
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      PYTHONHASHSEED: '0',
+      PYTHONSAFEPATH: '1',
+      PYTHONIOENCODING: 'utf-8',
+      TZ: 'UTC',
     });
-    this.child = child;
+    const { child } = worker;
+    this.worker = worker;
+    child.stdin.on('error', () => {}); // EPIPE after the worker died: its exit is reported below
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (s: string) => {
@@ -207,9 +205,9 @@ export class PythonBfclExecutor implements BfclExecutor {
       }
     });
     // Only the current worker's exit matters: a worker killed on timeout exits after its replacement started.
-    void child.then(() => {
-      if (this.child === child)
-        this.fail(new ExecutorError(`BFCL executor exited${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`));
+    void worker.exited.then(({ spawnError }) => {
+      const why = spawnError ?? this.stderrTail.trim();
+      if (this.worker === worker) this.fail(new ExecutorError(`BFCL executor exited${why ? `: ${why}` : ''}`));
     });
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ resolve: () => resolve(), reject });
@@ -217,7 +215,7 @@ export class PythonBfclExecutor implements BfclExecutor {
   }
 
   private fail(err: Error): void {
-    this.child = undefined;
+    this.worker = undefined;
     this.scopes.clear();
     this.ready = undefined;
     for (const w of this.waiting.splice(0)) {
@@ -231,7 +229,7 @@ export class PythonBfclExecutor implements BfclExecutor {
     const run = async (): Promise<T> => {
       this.ready ??= this.launch();
       await this.ready;
-      const child = this.child;
+      const child = this.worker?.child;
       if (!child) throw new ExecutorError('BFCL executor is not running');
       const answer = await new Promise<unknown>((resolve, reject) => {
         const limit = (this.opts.timeoutMs ?? 30_000) * cases;
@@ -394,19 +392,19 @@ export class PythonBfclExecutor implements BfclExecutor {
 
   async close(handle: Handle): Promise<void> {
     this.scopes.delete(handle);
-    if (!this.child) return;
+    if (!this.worker) return;
     await this.request({ op: 'close', handle }).catch(() => undefined);
   }
 
   async dispose(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
+    const worker = this.worker;
+    this.worker = undefined;
     this.ready = undefined;
     this.scopes.clear();
-    if (!child) return;
-    child.stdin.end();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2000);
-    await child;
+    if (!worker) return;
+    worker.child.stdin.end();
+    const timer = setTimeout(() => worker.child.kill('SIGKILL'), 2000);
+    await worker.exited;
     clearTimeout(timer);
   }
 }

@@ -185,6 +185,41 @@ describe('inside the worker: what an instance can reach (hostile class code)', (
     for (const o of others) await hostileExec.close(o);
   });
 
+  it("batched cases: a case's model run, its ground-truth run and the next case each see only what they left themselves", async () => {
+    // Each run's process holds its own class attribute: shared by two runs, one would list the other's values.
+    const specs = ['m_c1', 'g_c1', 'm_c2', 'g_c2'].map((label) => ({
+      classes: ['TicketAPI'],
+      initialConfigJson: '{}',
+      longContext: false,
+      label,
+      functions,
+    }));
+    const handles = await hostileExec.startMany(specs);
+    const [m1, g1, m2, g2] = handles.map((h) => {
+      if (typeof h !== 'string') throw h;
+      return h;
+    });
+    const turns = (c: string) => [
+      { steps: [[`stash(value='${c} model')`]], groundTruth: [`stash(value='${c} truth')`], compare: true },
+      { steps: [[`stash(value='${c} model again')`]], groundTruth: [`stash(value='${c} truth again')`], compare: true },
+    ];
+    const outcomes = await hostileExec.runCases([
+      { model: m1!, groundTruth: g1!, turns: turns('c1') },
+      { model: m2!, groundTruth: g2!, turns: turns('c2') },
+    ]);
+    expect(
+      outcomes.map((o) => {
+        if (!('turns' in o)) throw o;
+        return o.turns.map((t) => [t.model, t.ground_truth, t.state?.valid]);
+      }),
+    ).toEqual(
+      ['c1', 'c2'].map((c) => [
+        [[[`['${c} model']`]], [`['${c} truth']`], true],
+        [[[`['${c} model', '${c} model again']`]], [`['${c} truth', '${c} truth again']`], true],
+      ]),
+    );
+  });
+
   it('nothing an instance leaves behind in its interpreter is seen by the next one', async () => {
     const a = await start('m_a');
     expect(await hostileExec.call(a, ["stash(value='left by a')"])).toEqual(["['left by a']"]);

@@ -31,16 +31,22 @@ Requests:
                                                                  -> {"cases": [{"turns": [...]} or {"error"}, ...]}
   The batch ops check many cases in one request; each case still has its own two instances (fresh processes),
   runs under its own try/except and is closed when it ends: a case whose instance dies or fails is answered with
-  its own error (and the turns that ran before it), and the others keep their answers. run_cases runs a case's turns in order (model steps, then the
-  ground truth, then the state comparison when asked) and stops after a turn whose states differ.
+  its own error (and the turns that ran before it), and the others keep their answers. run_cases answers what
+  running a case's turns in order gives (model steps, then the ground truth, then the state comparison when asked,
+  stopping after a turn whose states differ), in two requests per case instead of several per turn: the model's
+  process runs all its turns and sends its results and, per compared turn, its pickled state ("run_model"); then
+  the ground truth's process runs its turns, comparing each with the model's state of that turn
+  ("run_ground_truth"). Both answer a line per result as it is ready, so what ran before a crash still counts.
 Values V are tagged JSON (see `value_of`), so that ints, floats, tuples, sets and bytes stay what they were.
+
+Cost (a fork per instance is most of it, docs/bfcl.md): the parent forks with libc's fork rather than os.fork
+(`raw_fork`), gives back the memory compiling the class files left in malloc's heap before it forks, and forks a
+batch's processes before it starts any (`start_many`), so that its own writes copy each shared page once per batch.
 """
 
 import base64
-import copy
 import gc
 import importlib
-import inspect
 import io
 import json
 import os
@@ -67,6 +73,7 @@ STATELESS = {"MathAPI"}
 REFUSED = {"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"}
 PACKAGE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 MAX_ANSWER = 256 * 2**20
+VAR_CHARS = re.compile(r"[-./:]")  # BFCL's instance names: these become "_"
 # Children forked ahead while the worker is idle (a new instance takes one without waiting for a fork).
 SPARES = 3
 
@@ -91,15 +98,27 @@ class Instance:
         self.instances = {}
         self.method_to_var = {}
         self.methods = {}
+        # An instance's process copies every page of the parent it writes to (reference counts included): what
+        # runs here is kept to what the instance needs, with the parent's modules and compiled pattern.
         for class_name in classes:
-            module = importlib.import_module(f"{PACKAGE}.{MODULES[class_name]}")
+            name = f"{PACKAGE}.{MODULES[class_name]}"
+            module = sys.modules.get(name) or importlib.import_module(name)
             instance = getattr(module, class_name)()
             if class_name not in STATELESS:
-                instance._load_scenario(copy.deepcopy(config.get(class_name, {})), long_context=long_context)
-            var = re.sub(r"[-./:]", "_", f"{label}_{class_name}_instance")
+                # `config` was parsed for this instance alone: BFCL's deepcopy (its runs share one) is not needed.
+                instance._load_scenario(config.get(class_name, {}), long_context=long_context)
+            var = VAR_CHARS.sub("_", f"{label}_{class_name}_instance")
             self.instances[class_name] = instance
-            for method_name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
-                if not method_name.startswith("_"):
+            # inspect.getmembers(instance, inspect.ismethod) without the private names, in its (sorted) order
+            # (inspect itself is not imported: 1.3 MiB more of the parent for every fork to map).
+            for method_name in dir(instance):
+                if method_name.startswith("_"):
+                    continue
+                try:
+                    method = getattr(instance, method_name)
+                except AttributeError:
+                    continue
+                if isinstance(method, types.MethodType):  # inspect.ismethod
                     self.method_to_var[method_name] = var
                     self.methods[method_name] = method
         # Only the case's documented functions run (the host checks this too).
@@ -206,6 +225,50 @@ def serve_instance(req):
     return inst, {"methods": inst.method_to_var}
 
 
+def run_model(inst, req, send):
+    """A case's model run in one request: per turn, a line with its steps' results, then, when the turn's state
+    is compared, a line with that state (pickled). An error ends the run (and the case)."""
+    for turn in req["turns"]:
+        try:
+            results = [[inst.run(c) for c in calls] for calls in turn["steps"]]
+        except Exception as e:  # noqa: BLE001 - the case's error
+            return send({"error": f"{type(e).__name__}: {e}"})
+        send({"results": results})
+        if turn["state"]:
+            try:
+                state = state_answer(inst)
+            except Exception as e:  # noqa: BLE001 - the case's error
+                return send({"error": f"{type(e).__name__}: {e}"})
+            send(state)
+
+
+def run_ground_truth(inst, req, send):
+    """A case's ground-truth run in one request: per turn, a line with its calls' results, then, when the turn
+    brings the model's state, a line with BFCL's state check; it stops after states that differ, or an error."""
+    for turn in req["turns"]:
+        try:
+            results = [inst.run(c) for c in turn["calls"]]
+        except Exception as e:  # noqa: BLE001 - the case's error
+            return send({"error": f"{type(e).__name__}: {e}"})
+        send({"results": results})
+        if turn.get("model") is not None:
+            try:
+                verdict = compare_states(load_state(turn["model"]), inst.state())
+            except Exception as e:  # noqa: BLE001 - the case's error
+                return send({"error": f"{type(e).__name__}: {e}"})
+            send({"state": verdict})
+            if not verdict["valid"]:
+                return
+
+
+# Requests answered with several lines, written as they are ready (what ran before a crash still reaches the parent).
+STREAMED = {"run_model": run_model, "run_ground_truth": run_ground_truth}
+
+
+def state_answer(inst):
+    return {"pickle": base64.b64encode(pickle.dumps(inst.state(), protocol=5)).decode("ascii")}
+
+
 def instance_answer(inst, req):
     op = req["op"]
     if op == "call":
@@ -213,7 +276,7 @@ def instance_answer(inst, req):
     if op == "snapshot":
         return {"state": {c: to_json({k: v for k, v in vars(i).items() if not k.startswith("_")}) for c, i in inst.instances.items()}}
     if op == "state":
-        return {"pickle": base64.b64encode(pickle.dumps(inst.state(), protocol=5)).decode("ascii")}
+        return state_answer(inst)
     if op == "compare_with":
         # The ground truth's process compares its live state with a copy of the model's (plain data and BFCL's
         # classes only): the model's process never sees the ground truth, nor decides the verdict.
@@ -295,6 +358,32 @@ def read_line(fd, limit):
             return None
 
 
+class Answers:
+    """A child's answer pipe, read a line at a time (a streamed request answers with several lines)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.buffer = b""
+
+    def line(self, limit=MAX_ANSWER):
+        """The next line (without its newline); None at end of file or over the limit."""
+        while True:
+            nl = self.buffer.find(b"\n")
+            if nl != -1:
+                line, self.buffer = self.buffer[:nl], self.buffer[nl + 1 :]
+                return line
+            if len(self.buffer) > limit:
+                return None
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+    def next(self):
+        line = self.line()
+        return None if line is None else decode(line)
+
+
 def write_all(fd, data):
     view = memoryview(data)
     while view:
@@ -316,8 +405,9 @@ class Children:
     and becomes an instance with its first request. Ended children are killed at once and reaped later.
     """
 
-    def __init__(self, setup):
+    def __init__(self, setup, fork=os.fork):
         self.setup = setup  # runs first in every child: drops inherited descriptors, limits, audit hook
+        self.fork_process = fork
         self.live = {}  # handle -> (pid, request fd, answer fd)
         self.spares = []
         self.ended = []
@@ -325,7 +415,7 @@ class Children:
     def fork(self):
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
-        pid = os.fork()
+        pid = self.fork_process()
         if pid == 0:
             code = 0
             try:
@@ -337,7 +427,7 @@ class Children:
                 os._exit(code)
         os.close(req_r)
         os.close(resp_w)
-        return pid, req_w, resp_r
+        return pid, req_w, Answers(resp_r)
 
     def take(self):
         return self.spares.pop(0) if self.spares else self.fork()
@@ -356,21 +446,20 @@ class Children:
                 still.append(pid)
         self.ended = still
 
+    def send(self, child, req):
+        try:
+            write_all(child[1], encode(req))
+        except OSError:
+            pass  # the child is gone: reading its answer says so
+
     def ask(self, child, req):
         """One request to a child, its one-line answer (None if the child is gone)."""
-        pid, req_w, resp_r = child
-        try:
-            write_all(req_w, encode(req))
-        except OSError:
-            pass
-        line = read_line(resp_r, MAX_ANSWER)
-        if line is None:
-            return None
-        return decode(line)
+        self.send(child, req)
+        return child[2].next()
 
     def end(self, child):
-        pid, req_w, resp_r = child
-        for fd in (req_w, resp_r):
+        pid, req_w, answers = child
+        for fd in (req_w, answers.fd):
             try:
                 os.close(fd)
             except OSError:
@@ -420,6 +509,11 @@ class Children:
         return self.relay(req["ground_truth"], {"op": "compare_with", "model": answer["pickle"]})
 
     def start_many(self, req):
+        # Every process first, then every start: after a fork each page the parent writes is copied once (the
+        # child shares it), so writing its requests and reading the answers between forks copied the same pages
+        # again for every instance.
+        while len(self.spares) < len(req["starts"]):
+            self.spares.append(self.fork())
         answers = []
         for start in req["starts"]:
             try:
@@ -432,24 +526,42 @@ class Children:
         return {"cases": [self.run_case(case) for case in req["cases"]]}
 
     def run_case(self, case):
+        """A case in two requests: the model's whole run (its results and, per compared turn, its state), then the
+        ground truth's run with those states, compared in its own process. The model's process runs its turns
+        without waiting for the verdicts, so it may run turns past the one the checker stops at (their results
+        are dropped; nothing of them reaches the ground truth). The answer is what the turn-by-turn exchange
+        gave: the turns up to the first one whose states differ, or up to a failure with its error."""
         model, ground_truth = case["model"], case["ground_truth"]
-
-        def must(answer):
-            if "error" in answer:
-                raise CaseFailed(answer["error"])
-            return answer
-
         turns = []
         try:
-            for turn in case["turns"]:
-                steps = [must(self.relay(model, {"op": "call", "calls": calls}))["results"] for calls in turn["steps"]]
-                gt = must(self.relay(ground_truth, {"op": "call", "calls": turn["ground_truth"]}))["results"]
-                done = {"model": steps, "ground_truth": gt}
+            if not case["turns"]:
+                return {"turns": turns}
+            ran, model_error = self.run_model(model, case["turns"])
+            g = self.live.get(ground_truth)
+            if g is None:
+                raise CaseFailed(f"no instance {ground_truth!r}")
+            # The model's failure while saving a turn's state comes after that turn's ground truth ran.
+            state_error = None
+            sent = []
+            for turn, (results, state) in zip(case["turns"], ran):
+                if isinstance(state, Failed):
+                    state_error, state = state, None
+                sent.append({"calls": turn["ground_truth"], "model": state})
+                if state_error:
+                    break
+            if sent:
+                self.send(g, {"op": "run_ground_truth", "turns": sent})
+            for k, turn in enumerate(sent):
+                done = {"model": ran[k][0], "ground_truth": self.expect(ground_truth, g, "results")}
                 turns.append(done)
-                if turn["compare"]:
-                    done["state"] = must(self.compare({"model": model, "ground_truth": ground_truth}))
+                if state_error and k == len(sent) - 1:
+                    raise CaseFailed(state_error.error)
+                if turn["model"] is not None:
+                    done["state"] = self.expect(ground_truth, g, "state")
                     if not done["state"]["valid"]:
-                        break
+                        return {"turns": turns}
+            if model_error:
+                raise CaseFailed(model_error)
             return {"turns": turns}
         # With the error, the turns that ran: the host judges them first (an earlier turn may decide the verdict,
         # as it would have before this turn ran).
@@ -460,6 +572,41 @@ class Children:
         finally:
             self.close(model)
             self.close(ground_truth)
+
+    def run_model(self, handle, turns):
+        """The model's turns as [(results, state pickle, None, or Failed)], and the error that ended them early."""
+        m = self.live.get(handle)
+        if m is None:
+            return [], f"no instance {handle!r}"
+        self.send(m, {"op": "run_model", "turns": [{"steps": t["steps"], "state": t["compare"]} for t in turns]})
+        ran = []
+        for turn in turns:
+            answer = m[2].next()
+            if answer is None or "error" in answer:
+                return ran, self.failure(handle, m, answer)
+            if not turn["compare"]:
+                ran.append((answer["results"], None))
+                continue
+            state = m[2].next()
+            if state is None or "error" in state:
+                ran.append((answer["results"], Failed(self.failure(handle, m, state))))
+                return ran, None
+            ran.append((answer["results"], state["pickle"]))
+        return ran, None
+
+    def expect(self, handle, child, key):
+        """The next line of a streamed answer, which must hold `key`; otherwise the case fails with its error."""
+        answer = child[2].next()
+        if answer is None or "error" in answer:
+            raise CaseFailed(self.failure(handle, child, answer))
+        return answer[key]
+
+    def failure(self, handle, child, answer):
+        """What a failed line says: the child's error, or that its process ended (then it is reaped)."""
+        if answer is not None:
+            return answer["error"]
+        self.live.pop(handle, None)
+        return self.gone(child, f"instance {handle}")["error"]
 
     def close(self, handle):
         child = self.live.pop(handle, None)
@@ -481,6 +628,13 @@ class Children:
         self.ended = []
 
 
+class Failed:
+    """A model turn whose state could not be saved: the case fails after that turn's ground truth ran."""
+
+    def __init__(self, error):
+        self.error = error
+
+
 class CaseFailed(Exception):
     """An instance of a batched case answered with an error (or ended): that case's answer."""
 
@@ -495,6 +649,10 @@ def child_loop(req_r, resp_w):
         try:
             req = decode(line)
             if inst is not None:
+                stream = STREAMED.get(req["op"])
+                if stream is not None:
+                    stream(inst, req, lambda out: write_all(resp_w, encode(out)))
+                    continue
                 out = instance_answer(inst, req)
             else:
                 inst, out = serve_instance(req)
@@ -503,6 +661,26 @@ def child_loop(req_r, resp_w):
         write_all(resp_w, encode(out))
         if inst is None:
             return
+
+
+def raw_fork(ctypes):
+    """libc's fork, called with the GIL held, for a parent with one thread (else os.fork).
+
+    os.fork also runs CPython's after-fork work in the child: re-creating the locks of threads that do not exist
+    here, threading's and random's after-fork hooks (threading comes in with subprocess, which a class file
+    imports). In a child that lives for one instance that work was the larger part of its start: it touched
+    (and so copied) about 190 pages of the parent's memory. With one thread no lock can be held by another
+    thread at the fork, so nothing needs re-creating; the instance's random generators are seeded by the classes
+    themselves (every instance starts from the parent's global `random` state, the same for each)."""
+    try:
+        if len(os.listdir("/proc/self/task")) != 1:  # every thread of the process, Python's or not
+            return os.fork
+        fork = ctypes.PyDLL(None).fork  # PyDLL: the GIL stays held across the call, so the child owns it
+    except Exception:
+        return os.fork
+    fork.restype = ctypes.c_int
+    fork.argtypes = []
+    return fork
 
 
 class Discard(io.TextIOBase):
@@ -548,14 +726,19 @@ def main():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     # Instances die with this process even unconfined (confined, the PID namespace ends them all anyway).
-    prctl = None
+    prctl = malloc_trim = None
+    fork = os.fork
     if sys.platform.startswith("linux"):
         try:
             import ctypes
 
-            prctl = ctypes.CDLL(None, use_errno=True).prctl
+            libc = ctypes.CDLL(None, use_errno=True)
+            prctl = libc.prctl
+            malloc_trim = getattr(libc, "malloc_trim", None)  # glibc's
         except Exception:
             prctl = None
+        else:
+            fork = raw_fork(ctypes)
     parent = os.getpid()
 
     read_roots = [p for p in sys.path if p and os.path.exists(p)] + [source_dir]
@@ -567,6 +750,10 @@ def main():
     sys.modules.pop("sandbox_guard", None)
     sys.path.remove(config["runtimeDir"])
     gc.collect()
+    # Compiling the class files (BFCL ships no bytecode, and none is written) leaves several MiB of freed memory
+    # in malloc's heap: given back, every fork has fewer pages to map and every instance's exit fewer to unmap.
+    if malloc_trim is not None:
+        malloc_trim(0)
     gc.freeze()
 
     def setup(req_r, resp_w):
@@ -575,12 +762,15 @@ def main():
         if os.getppid() != parent:
             os._exit(0)
         keep_only({req_r, resp_w})
-        sys.stdout = Discard()  # what the classes print (its /dev/null descriptor is closed above)
         resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
         sys.dont_write_bytecode = True
         sys.addaudithook(hook)
 
-    children = Children(setup)
+    # What the classes print, here rather than in each child: replacing sys.stdout there freed the /dev/null file
+    # (whose descriptor keep_only had closed), and that cleanup copied about 90 of the parent's pages per instance.
+    devnull_out, sys.stdout = sys.stdout, Discard()
+    devnull_out.close()
+    children = Children(setup, fork)
     # The host sends one request at a time and waits for its answer: nothing is buffered between requests.
     waiting = lambda: bool(select.select([proto_in.fileno()], [], [], 0)[0])  # noqa: E731
     children.prepare(waiting)

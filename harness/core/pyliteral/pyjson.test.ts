@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonToPy, pyEquals, type PyValue } from './index.ts';
-import { PyFloat, PyJsonError, pyJsonLoads, pyJsonToPlain, pyToPlain } from './pyjson.ts';
+import { clonePlain, PyFloat, PyJsonError, pyJsonLoads, pyJsonToPlain, pyToPlain } from './pyjson.ts';
 
 const keysOf = (v: PyValue): string[] => (v.t === 'dict' ? v.entries.map(([k]) => (k as { v: string }).v) : []);
 
@@ -94,6 +94,52 @@ function fast(text: string): unknown {
     return { error: (err as Error).message };
   }
 }
+
+describe('clonePlain', () => {
+  /** Every object and array of `copy` is new, with the own keys (in order) and values of the original's. */
+  const sameButNew = (copy: unknown, original: unknown): void => {
+    if (original === null || typeof original !== 'object' || original instanceof PyFloat) {
+      expect(copy).toBe(original);
+      return;
+    }
+    expect(copy).not.toBe(original);
+    expect(Array.isArray(copy)).toBe(Array.isArray(original));
+    expect(Object.getPrototypeOf(copy)).toBe(Object.getPrototypeOf(original));
+    expect(Reflect.ownKeys(copy as object)).toEqual(Reflect.ownKeys(original as object));
+    for (const k of Reflect.ownKeys(original as object))
+      sameButNew((copy as Record<PropertyKey, unknown>)[k], (original as Record<PropertyKey, unknown>)[k]);
+  };
+
+  it('copies every object and array of JSON data, keys in order, PyFloat values kept as they are', () => {
+    const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '0', '10'));
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof(
+        { depthSize: 'small' },
+        fc.oneof(
+          fc.integer(),
+          fc.string(),
+          fc.boolean(),
+          fc.constant(null),
+          fc.double().map((v) => new PyFloat(v)),
+        ),
+        fc.array(tie('tree'), { maxLength: 4 }),
+        // JSON.parse makes "__proto__" an own key, as BFCL's files would.
+        fc.array(fc.tuple(key, tie('tree')), { maxLength: 4 }).map((pairs) => {
+          const o: Record<string, unknown> = JSON.parse('{}');
+          for (const [k, v] of pairs)
+            Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+          return o;
+        }),
+      ),
+    }));
+    fc.assert(fc.property(tree, (x) => sameButNew(clonePlain(x), x)));
+    const proto = JSON.parse('{"__proto__": {"polluted": 1}, "a": 2}');
+    const copy = clonePlain(proto);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect((copy as { polluted?: number }).polluted).toBeUndefined();
+  });
+});
 
 describe('pyJsonToPlain', () => {
   const number = fc.oneof(

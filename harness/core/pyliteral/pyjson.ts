@@ -304,8 +304,13 @@ export function clonePlain<T>(x: T): T {
   if (Array.isArray(x)) return x.map(clonePlain) as T;
   if (x && typeof x === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x))
-      Object.defineProperty(out, k, { value: clonePlain(v), enumerable: true, writable: true, configurable: true });
+    // Assignment, about 3x faster than defineProperty (BFCL's loader clones every doc of every multi-turn entry),
+    // except for the one key it would not make an own property of.
+    for (const [k, v] of Object.entries(x)) {
+      if (k === '__proto__')
+        Object.defineProperty(out, k, { value: clonePlain(v), enumerable: true, writable: true, configurable: true });
+      else out[k] = clonePlain(v);
+    }
     return out as T;
   }
   return x;
