@@ -2,7 +2,11 @@
 // "BFCL verdict vs toolgauge verdict" case, plus the probe layers and attribution beside a BFCL pass and fail.
 import { describe, expect, it } from 'vitest';
 import type { PyValue } from '../core/pyliteral/index.ts';
-import { beyondSingleTurn, expectedCallsOf } from './beyond.ts';
+import { beyondSingleTurn, expectedCallsOf, scoringTools } from './beyond.ts';
+import { ALL_CATEGORIES, checkKindOf } from './categories.ts';
+import { dataFile } from './data.ts';
+import { modelFacingDocs, toOpenAiTools } from './prompt.ts';
+import { existsSync } from 'node:fs';
 import { loadCategory, type BfclCase } from './data.ts';
 import { checkSingleTurn } from './score.ts';
 import { FIXTURE_DATA, hasSharedData, SHARED_DATA } from './testkit.ts';
@@ -84,3 +88,37 @@ describe.skipIf(!hasSharedData())(
     });
   },
 );
+
+describe('the tools the scorer checks against', () => {
+  // The model-facing docs as OpenAI tools, through JSON, then every string `format` dropped: the steps one by one.
+  const withoutFormats = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(withoutFormats);
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k, x]) => !(k === 'format' && typeof x === 'string'))
+          .map(([k, x]) => [k, withoutFormats(x)]),
+      );
+    return v;
+  };
+  const stepwise = (c: BfclCase) =>
+    withoutFormats(
+      JSON.parse(JSON.stringify(toOpenAiTools(modelFacingDocs(c.id, c.entry.functions), { underscores: false }))),
+    );
+
+  it('are the model-facing OpenAI tools as JSON without formats, for every single-turn case', () => {
+    const dirs = [FIXTURE_DATA, ...(hasSharedData() ? [SHARED_DATA] : [])];
+    let n = 0;
+    for (const dir of dirs)
+      for (const category of ALL_CATEGORIES) {
+        if (checkKindOf(category) === 'multi_turn' || !existsSync(dataFile(dir, category))) continue;
+        for (const c of loadCategory(dir, category)) {
+          const docs = JSON.stringify(c.entry.functions);
+          expect(scoringTools(c), c.id).toEqual(stepwise(c));
+          expect(JSON.stringify(c.entry.functions), `${c.id}: the case's docs are left alone`).toBe(docs);
+          n++;
+        }
+      }
+    expect(n).toBeGreaterThan(10);
+  });
+});

@@ -12,7 +12,7 @@ import { checkKindOf, containsMultiTurnIrrelevance, isIrrelevance, languageOf } 
 import { simpleFunctionChecker, type DecodedCall } from './checker/ast.ts';
 import type { BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
-import { modelFacingDocs, toOpenAiTools } from './prompt.ts';
+import { modelFacingDocs, toOpenAiToolsInPlace } from './prompt.ts';
 import { goldCallsOf, javaSource, jsSource } from './render.ts';
 import { BfclCrash, isStr } from './py.ts';
 import type { BfclVerdict } from './score.ts';
@@ -202,16 +202,15 @@ export function optimalParallelMatch(c: BfclCase, calls: DecodedCall[]): boolean
 // ---------------------------------------------------------------------------------------------------------
 // the comparison
 
-/** JSON Schema without `format` annotations (BFCL's "float", data's "date" …: ajv knows none and warns on each). */
-function withoutFormats(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutFormats);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (!(k === 'format' && typeof x === 'string')) out[k] = withoutFormats(x);
-    return out;
-  }
-  return v;
+/**
+ * The tools the probe's scorer checks calls against: the model-facing docs as OpenAI tools, as JSON (floats as
+ * numbers), without `format` annotations (BFCL's "float", data's "date" …: the schema checks know none).
+ */
+export function scoringTools(c: BfclCase): OpenAITool[] {
+  const tools = toOpenAiToolsInPlace(modelFacingDocs(c.id, c.entry.functions), { underscores: false });
+  return JSON.parse(JSON.stringify(tools, withoutFormat)) as OpenAITool[];
 }
+const withoutFormat = (key: string, v: unknown) => (key === 'format' && typeof v === 'string' ? undefined : v);
 
 export function beyondSingleTurn(
   c: BfclCase,
@@ -220,9 +219,7 @@ export function beyondSingleTurn(
   bfcl: BfclVerdict,
   opts: { underscoreToDot?: boolean } = {},
 ): BeyondSingleTurn {
-  const tools = withoutFormats(
-    JSON.parse(JSON.stringify(toOpenAiTools(modelFacingDocs(c.id, c.entry.functions), { underscores: false }))),
-  ) as OpenAITool[];
+  const tools = scoringTools(c);
   const obs = observe(result, format, tools, opts.underscoreToDot ?? false);
   // live_relevance has no answer key: any call counts, so the expected calls are the model's own (only the parse
   // and schema layers can fail).

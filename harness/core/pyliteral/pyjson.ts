@@ -268,13 +268,7 @@ export function pyToPlain(v: PyValue): unknown {
   switch (v.t) {
     case 'dict': {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of v.entries)
-        Object.defineProperty(out, k.t === 'str' ? k.v : pyJsonDumps(k), {
-          value: pyToPlain(x),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      for (const [k, x] of v.entries) setOwn(out, k.t === 'str' ? k.v : pyJsonDumps(k), pyToPlain(x));
       return out;
     }
     case 'list':
@@ -304,11 +298,20 @@ export function clonePlain<T>(x: T): T {
   if (Array.isArray(x)) return x.map(clonePlain) as T;
   if (x && typeof x === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x))
-      Object.defineProperty(out, k, { value: clonePlain(v), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(x)) setOwn(out, k, clonePlain(v));
     return out as T;
   }
   return x;
+}
+
+/**
+ * out[key] = value as an own data property, for any key: an assignment to `__proto__` would set the prototype
+ * instead, so that key alone is defined (defining every key costs several times an assignment).
+ */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 // A JSON string or number token, found from where the previous one ended (in valid JSON text nothing else holds a
