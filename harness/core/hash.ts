@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { checkDepth } from './depth.ts';
+import { setOwn } from './set-own.ts';
 
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
@@ -25,13 +26,7 @@ function sortKeys(v: unknown, depth = 0): unknown {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v as object).sort()) {
       const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined)
-        Object.defineProperty(out, k, {
-          value: sortKeys(x, depth + 1),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      if (x !== undefined) setOwn(out, k, sortKeys(x, depth + 1));
     }
     return out;
   }

@@ -4,6 +4,7 @@
 import type { PyValue } from './value.ts';
 import { hashKey } from './equality.ts';
 import { floatRepr } from './repr.ts';
+import { setOwn } from '../set-own.ts';
 
 export class PyJsonError extends Error {
   override name = 'PyJsonError';
@@ -302,16 +303,6 @@ export function clonePlain<T>(x: T): T {
     return out as T;
   }
   return x;
-}
-
-/**
- * out[key] = value as an own data property, for any key: an assignment to `__proto__` would set the prototype
- * instead, so that key alone is defined (defining every key costs several times an assignment).
- */
-function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__')
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  else out[key] = value;
 }
 
 // A JSON string or number token, found from where the previous one ended (in valid JSON text nothing else holds a
