@@ -15,6 +15,8 @@ import type { ResultFormat } from './decode.ts';
 import { modelFacingDocs, toOpenAiToolsInPlace } from './prompt.ts';
 import { goldCallsOf, javaSource, jsSource } from './render.ts';
 import { BfclCrash, isStr } from './py.ts';
+import { sameValue } from '../core/same-value.ts';
+import { setOwn } from '../core/set-own.ts';
 import type { BfclVerdict } from './score.ts';
 
 export const DEVIATION_CLASSES = [
@@ -208,9 +210,43 @@ export function optimalParallelMatch(c: BfclCase, calls: DecodedCall[]): boolean
  */
 export function scoringTools(c: BfclCase): OpenAITool[] {
   const tools = toOpenAiToolsInPlace(modelFacingDocs(c.id, c.entry.functions), { underscores: false });
-  return JSON.parse(JSON.stringify(tools, withoutFormat)) as OpenAITool[];
+  return jsonWithoutFormats(tools) as OpenAITool[];
 }
-const withoutFormat = (key: string, v: unknown) => (key === 'format' && typeof v === 'string' ? undefined : v);
+
+/**
+ * JSON.parse(JSON.stringify(v)) with every string-valued `format` key left out, copied in one walk (the text
+ * round trip cost more than the rest of building the tools): toJSON applied (PyFloat), non-finite numbers as null,
+ * -0 as 0, undefined and functions left out of objects and null in arrays.
+ */
+export function jsonWithoutFormats(v: unknown): unknown {
+  const x =
+    v !== null && typeof (v as { toJSON?: unknown })?.toJSON === 'function' ? (v as { toJSON(): unknown }).toJSON() : v;
+  switch (typeof x) {
+    case 'number':
+      return Number.isFinite(x) ? x + 0 : null;
+    case 'string':
+    case 'boolean':
+      return x;
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    case 'object': {
+      if (x === null) return null;
+      if (Array.isArray(x)) {
+        const out = new Array<unknown>(x.length);
+        for (let i = 0; i < x.length; i++) out[i] = jsonWithoutFormats(x[i]) ?? null;
+        return out;
+      }
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(x)) {
+        const item = jsonWithoutFormats((x as Record<string, unknown>)[key]);
+        if (item !== undefined && !(key === 'format' && typeof item === 'string')) setOwn(out, key, item);
+      }
+      return out;
+    }
+    default:
+      return undefined;
+  }
+}
 
 export function beyondSingleTurn(
   c: BfclCase,
@@ -232,7 +268,10 @@ export function beyondSingleTurn(
     : expectedCallsOf(c);
   const caseLike = { expected, tools, rules: {} };
   const strict = scoreTier(caseLike, obs.strict);
-  const lenient = scoreTier(caseLike, obs.lenient);
+  // Both tiers mostly read the same calls; scoreTier is a pure function of them, so that score is copied.
+  const lenient = sameValue(obs.lenient, obs.strict)
+    ? { ...strict, problems: [...strict.problems], mismatches: [...strict.mismatches] }
+    : scoreTier(caseLike, obs.lenient);
   const transport = format === 'fc' ? 'chat' : 'completions';
   const attribution = attribute({
     expectsCall: expected !== null,
