@@ -219,8 +219,11 @@ export function scoringTools(c: BfclCase): OpenAITool[] {
  * -0 as 0, undefined and functions left out of objects and null in arrays.
  */
 export function jsonWithoutFormats(v: unknown): unknown {
+  // JSON.stringify asks only objects for toJSON (PyFloat has one); strings and numbers are most of what is copied.
   const x =
-    v !== null && typeof (v as { toJSON?: unknown })?.toJSON === 'function' ? (v as { toJSON(): unknown }).toJSON() : v;
+    typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function'
+      ? (v as { toJSON(): unknown }).toJSON()
+      : v;
   switch (typeof x) {
     case 'number':
       return Number.isFinite(x) ? x + 0 : null;
