@@ -122,7 +122,7 @@ function castProperties(properties: Record<string, Json>): Record<string, Json> 
  * `parameters.type = "object"`, and dots in names replaced by underscores (the OpenAI name pattern refuses dots).
  */
 export function toOpenAiTools(docs: readonly FunctionDoc[], opts: { underscores?: boolean } = {}): OpenAITool[] {
-  return toOpenAiToolsInPlace(clone(docs), opts);
+  return toOpenAiToolsInPlace(clone(docs) as FunctionDoc[], opts);
 }
 
 /** toOpenAiTools on docs the caller owns (a copy of its own, such as modelFacingDocs returns): changed in place. */
