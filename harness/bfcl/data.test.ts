@@ -7,7 +7,17 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { answerSchema, answerShape, dataFile, leadingId, loadCategory, loadCategoryCases } from './data.ts';
+import {
+  answerSchema,
+  answerShape,
+  dataFile,
+  leadingId,
+  loadCategory,
+  loadCategoryCases,
+  quickSingleTurnEntry,
+  singleTurnEntrySchema,
+} from './data.ts';
+import { sameValue } from '../core/same-value.ts';
 import { pyJsonLoads, pyToPlain } from '../core/pyliteral/pyjson.ts';
 import { ALL_CATEGORIES } from './categories.ts';
 import { BFCL_HF_REPO, ensureBfclData, filesFor } from './hf.ts';
@@ -201,5 +211,67 @@ describe('BFCL data', () => {
         expect(shape.error?.issues).toEqual(whole.error?.issues);
       }),
     );
+  });
+
+  it('reads a single-turn entry as singleTurnEntrySchema does, or leaves it to zod', () => {
+    // The oracle is zod itself: where the quick reading gives a value, zod accepts the entry and gives the same data
+    // (keys in the same order, the same objects passed through); where zod refuses, the quick reading gives nothing.
+    const agrees = (v: unknown) => {
+      const quick = quickSingleTurnEntry(v);
+      const zod = singleTurnEntrySchema.safeParse(v);
+      if (quick === undefined) return !zod.success || 'fallback';
+      return zod.success && sameValue(quick, zod.data) ? true : JSON.stringify({ quick, zod });
+    };
+    const dirs = [FIXTURE_DATA, ...(hasSharedData() ? [SHARED_DATA] : [])];
+    const real: unknown[] = [];
+    for (const dir of dirs)
+      for (const category of ALL_CATEGORIES)
+        if (!category.startsWith('multi_turn') && existsSync(dataFile(dir, category)))
+          real.push(
+            ...readFileSync(dataFile(dir, category), 'utf8')
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l)),
+          );
+    expect(real.length).toBeGreaterThan(10);
+    for (const v of real) expect(agrees(v)).toBe(true);
+    // Damaged and reshaped entries: a field removed, replaced or added, at any of the objects zod rebuilds.
+    const damage = fc.tuple(
+      fc.constantFrom('entry', 'question', 'message', 'doc', 'parameters', 'properties', 'param', 'required'),
+      fc.constantFrom('id', 'name', 'description', 'type', 'role', 'properties', 'required', '__proto__', 'x', '0'),
+      fc.oneof(fc.constantFrom(undefined, null, '', 'a', 5, [], {}, ['a'], [5], { type: 5 }, 'DELETE')),
+    );
+    const withDamage = (entry: unknown, [where, key, value]: [string, string, unknown]): unknown => {
+      const e = structuredClone(entry) as Record<string, unknown>;
+      const doc = (e.function as Record<string, unknown>[] | undefined)?.[0];
+      const params = doc?.parameters as Record<string, unknown> | undefined;
+      const props = params?.properties as Record<string, unknown> | undefined;
+      const target = {
+        entry: e,
+        question: e.question,
+        message: (e.question as unknown[][] | undefined)?.[0]?.[0],
+        doc,
+        parameters: params,
+        properties: props,
+        param: props ? props[Object.keys(props)[0] ?? ''] : undefined,
+        required: params?.required,
+      }[where] as Record<string, unknown> | undefined;
+      if (target && typeof target === 'object') {
+        if (value === 'DELETE') delete target[key];
+        else Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+      }
+      return e;
+    };
+    let fallbacks = 0;
+    fc.assert(
+      fc.property(fc.constantFrom(...real.slice(0, 300)), fc.array(damage, { maxLength: 3 }), (entry, damages) => {
+        const v = damages.reduce(withDamage, entry);
+        const got = agrees(v);
+        if (got === 'fallback') fallbacks++;
+        expect(got === true || got === 'fallback' ? true : got).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(fallbacks).toBeGreaterThan(0);
   });
 });

@@ -36,19 +36,11 @@ export const CLASS_FUNC_DOC_FILES: Record<string, string> = {
 
 // Cheap checks where rows are large (thousands of entries load per run): objects are checked for what the
 // checker reads, and the rest passes through untouched.
-const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-const messageSchema = z.custom<{ role: string; content: string }>(
-  (v) =>
-    isObject(v) &&
-    typeof (v as { role?: unknown }).role === 'string' &&
-    typeof (v as { content?: unknown }).content === 'string',
-  'a message needs string role and content',
-);
-const paramSchema = z.custom<Record<string, unknown>>(
-  (v) =>
-    isObject(v) && ((v as { type?: unknown }).type === undefined || typeof (v as { type?: unknown }).type === 'string'),
-  'a parameter must be an object whose type is a string',
-);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMessage = (v: unknown) => isObject(v) && typeof v.role === 'string' && typeof v.content === 'string';
+const isParam = (v: unknown) => isObject(v) && (v.type === undefined || typeof v.type === 'string');
+const messageSchema = z.custom<{ role: string; content: string }>(isMessage, 'a message needs string role and content');
+const paramSchema = z.custom<Record<string, unknown>>(isParam, 'a parameter must be an object whose type is a string');
 export const functionDocSchema = z
   .object({
     name: z.string().min(1),
@@ -63,13 +55,80 @@ export const functionDocSchema = z
   })
   .passthrough();
 
-const singleTurnEntrySchema = z
+export const singleTurnEntrySchema = z
   .object({
     id: z.string().min(1),
     question: z.array(z.array(messageSchema)).min(1),
     function: z.array(functionDocSchema),
   })
   .passthrough();
+
+// singleTurnEntrySchema's checks and output written out: zod's object parsing cost more than the rest of loading a
+// wanted entry. The output is zod's: each object rebuilt with the shape's keys first (those present), then the
+// others in input order; arrays and records rebuilt; messages, parameters and other values as they are.
+
+/** singleTurnEntrySchema.safeParse(v).data, or undefined where zod might refuse it (zod then names the problem). */
+export function quickSingleTurnEntry(v: unknown): z.infer<typeof singleTurnEntrySchema> | undefined {
+  if (!plainFields(v) || typeof v.id !== 'string' || v.id.length < 1) return undefined;
+  const { question, function: docs } = v;
+  if (!Array.isArray(question) || question.length < 1 || !Array.isArray(docs)) return undefined;
+  const turns: unknown[][] = [];
+  for (const turn of question) {
+    if (!Array.isArray(turn) || !each(turn, isMessage)) return undefined;
+    turns.push(turn.slice());
+  }
+  const functions: unknown[] = [];
+  for (const doc of docs) {
+    const d = quickFunctionDoc(doc);
+    if (!d) return undefined;
+    functions.push(d);
+  }
+  return shaped(v, { id: v.id, question: turns, function: functions }) as z.infer<typeof singleTurnEntrySchema>;
+}
+
+function quickFunctionDoc(v: unknown): Record<string, unknown> | undefined {
+  if (!plainFields(v) || typeof v.name !== 'string' || v.name.length < 1) return undefined;
+  if ('description' in v && v.description !== undefined && typeof v.description !== 'string') return undefined;
+  const p = v.parameters;
+  if (!plainFields(p) || !plainFields(p.properties)) return undefined;
+  if ('type' in p && p.type !== undefined && typeof p.type !== 'string') return undefined;
+  const props = p.properties;
+  const properties: Record<string, unknown> = {};
+  for (const k of Object.keys(props)) {
+    if (!isParam(props[k])) return undefined;
+    properties[k] = props[k];
+  }
+  const required = p.required;
+  if ('required' in p && required !== undefined && !(Array.isArray(required) && each(required, isString)))
+    return undefined;
+  const parameters = shaped(p, {
+    type: p.type,
+    properties,
+    required: Array.isArray(required) ? required.slice() : required,
+  });
+  return shaped(v, { name: v.name, description: v.description, parameters });
+}
+
+const isString = (x: unknown) => typeof x === 'string';
+
+/** Every element passes, holes included (a hole is undefined to zod; Array.prototype.every skips it). */
+function each(xs: unknown[], ok: (x: unknown) => boolean): boolean {
+  for (let i = 0; i < xs.length; i++) if (!ok(xs[i])) return false;
+  return true;
+}
+
+/** A plain object without a `__proto__` key (which zod's rebuilt objects would not keep as a key). */
+function plainFields(v: unknown): v is Record<string, unknown> {
+  return isObject(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, '__proto__');
+}
+
+/** The shape's keys present in `input` (in the shape's order, with the given values), then input's other keys. */
+function shaped(input: Record<string, unknown>, shape: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(shape)) if (k in input) out[k] = shape[k];
+  for (const k of Object.keys(input)) if (!(k in shape)) out[k] = input[k];
+  return out;
+}
 
 const multiTurnEntrySchema = z
   .object({
@@ -264,9 +323,12 @@ function parseEntry(
     } satisfies BfclEntry;
   }
   const json = parseJsonLine(file, n, text);
-  const parsed = singleTurnEntrySchema.safeParse(json);
-  if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
-  const e = parsed.data;
+  let e = quickSingleTurnEntry(json);
+  if (!e) {
+    const parsed = singleTurnEntrySchema.safeParse(json);
+    if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
+    e = parsed.data;
+  }
   onId(e.id);
   return {
     id: e.id,
