@@ -156,8 +156,7 @@ export function withEstimates(board: Leaderboard, deps: EstimateDeps): Leaderboa
   for (let r = 0; r < resamples; r++) {
     const cats: Partial<Record<BfclCategory, Pick<CategoryTally, 'correct' | 'total' | 'accuracy'>>> = {};
     for (const [c, t] of entries) {
-      let k = 0;
-      for (let i = 0; i < t.total; i++) k += t.outcomes[rng.int(t.total)]!;
+      const k = rng.sumOfDraws(t.outcomes, t.total);
       cats[c] = { correct: k, total: t.total, accuracy: k / t.total };
     }
     draws.push(leaderboardOf(cats));

@@ -2,7 +2,15 @@
 // "BFCL verdict vs toolgauge verdict" case, plus the probe layers and attribution beside a BFCL pass and fail.
 import { describe, expect, it } from 'vitest';
 import type { PyValue } from '../core/pyliteral/index.ts';
-import { beyondSingleTurn, expectedCallsOf } from './beyond.ts';
+import fc from 'fast-check';
+import { PyFloat } from '../core/pyliteral/pyjson.ts';
+import { beyondSingleTurn, expectedCallsOf, jsonWithoutFormats, observe, scoringTools } from './beyond.ts';
+import { outputFor } from './arbitraries.ts';
+import { scoreTier } from '../calls/score/index.ts';
+import { ALL_CATEGORIES, checkKindOf } from './categories.ts';
+import { dataFile } from './data.ts';
+import { modelFacingDocs, toOpenAiTools } from './prompt.ts';
+import { existsSync } from 'node:fs';
 import { loadCategory, type BfclCase } from './data.ts';
 import { checkSingleTurn } from './score.ts';
 import { FIXTURE_DATA, hasSharedData, SHARED_DATA } from './testkit.ts';
@@ -84,3 +92,100 @@ describe.skipIf(!hasSharedData())(
     });
   },
 );
+
+describe('the tools the scorer checks against', () => {
+  // The model-facing docs as OpenAI tools, through JSON, then every string `format` dropped: the steps one by one.
+  const withoutFormats = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(withoutFormats);
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k, x]) => !(k === 'format' && typeof x === 'string'))
+          .map(([k, x]) => [k, withoutFormats(x)]),
+      );
+    return v;
+  };
+  const stepwise = (c: BfclCase) =>
+    withoutFormats(
+      JSON.parse(JSON.stringify(toOpenAiTools(modelFacingDocs(c.id, c.entry.functions), { underscores: false }))),
+    );
+
+  it('are the model-facing OpenAI tools as JSON without formats, for every single-turn case', () => {
+    const dirs = [FIXTURE_DATA, ...(hasSharedData() ? [SHARED_DATA] : [])];
+    let n = 0;
+    for (const dir of dirs)
+      for (const category of ALL_CATEGORIES) {
+        if (checkKindOf(category) === 'multi_turn' || !existsSync(dataFile(dir, category))) continue;
+        for (const c of loadCategory(dir, category)) {
+          const docs = JSON.stringify(c.entry.functions);
+          expect(scoringTools(c), c.id).toEqual(stepwise(c));
+          expect(JSON.stringify(c.entry.functions), `${c.id}: the case's docs are left alone`).toBe(docs);
+          n++;
+        }
+      }
+    expect(n).toBeGreaterThan(10);
+  });
+
+  it('copies a value as JSON text read back would hold it, minus string formats', () => {
+    const key = fc.oneof(fc.constantFrom('format', 'type', '__proto__', '1', 'items'), fc.string());
+    const leaf = fc.oneof(
+      fc.double(),
+      fc.constantFrom(-0, NaN, Infinity, undefined, null, true, () => 1),
+      fc.double().map((x) => new PyFloat(x)),
+      fc.string(),
+    );
+    const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        leaf,
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.sparseArray(tie('value'), { maxLength: 4 }),
+        fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((kv) => {
+          const o: Record<string, unknown> = {};
+          for (const [k, v] of kv)
+            Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+          return o;
+        }),
+      ),
+    }));
+    const viaText = (v: unknown) => {
+      const text = JSON.stringify(v, (k, x) => (k === 'format' && typeof x === 'string' ? undefined : x));
+      return text === undefined ? undefined : JSON.parse(text);
+    };
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(jsonWithoutFormats(v)).toStrictEqual(viaText(v));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('both parser tiers scored', () => {
+  it("each tier's layers are scoreTier of that tier's observation, on generated outputs", () => {
+    const categories = ['simple_python', 'parallel', 'simple_java', 'irrelevance'] as const;
+    const cases = categories.flatMap((c) => loadCategory(FIXTURE_DATA, c));
+    let same = 0;
+    let differ = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...cases).chain((c) => fc.tuple(fc.constant(c), outputFor(c))),
+        ([c, { format, result }]) => {
+          const bfcl = checkSingleTurn(c, result, { format });
+          const got = beyondSingleTurn(c, result, format, bfcl);
+          const tools = scoringTools(c);
+          const obs = observe(result, format, tools);
+          const scored = { expected: expectedCallsOf(c), tools, rules: {} };
+          expect(got.layers.strict).toEqual(scoreTier(scored, obs.strict));
+          expect(got.layers.lenient).toEqual(scoreTier(scored, obs.lenient));
+          if (JSON.stringify(obs.strict) === JSON.stringify(obs.lenient)) same++;
+          else differ++;
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Both kinds came up: tiers that read the same calls and tiers that did not.
+    expect(same).toBeGreaterThan(20);
+    expect(differ).toBeGreaterThan(20);
+  });
+});

@@ -12,9 +12,11 @@ import { checkKindOf, containsMultiTurnIrrelevance, isIrrelevance, languageOf } 
 import { simpleFunctionChecker, type DecodedCall } from './checker/ast.ts';
 import type { BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
-import { modelFacingDocs, toOpenAiTools } from './prompt.ts';
+import { modelFacingDocs, toOpenAiToolsInPlace } from './prompt.ts';
 import { goldCallsOf, javaSource, jsSource } from './render.ts';
 import { BfclCrash, isStr } from './py.ts';
+import { sameValue } from '../core/same-value.ts';
+import { setOwn } from '../core/set-own.ts';
 import type { BfclVerdict } from './score.ts';
 
 export const DEVIATION_CLASSES = [
@@ -202,15 +204,51 @@ export function optimalParallelMatch(c: BfclCase, calls: DecodedCall[]): boolean
 // ---------------------------------------------------------------------------------------------------------
 // the comparison
 
-/** JSON Schema without `format` annotations (BFCL's "float", data's "date" …: ajv knows none and warns on each). */
-function withoutFormats(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutFormats);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (!(k === 'format' && typeof x === 'string')) out[k] = withoutFormats(x);
-    return out;
+/**
+ * The tools the probe's scorer checks calls against: the model-facing docs as OpenAI tools, as JSON (floats as
+ * numbers), without `format` annotations (BFCL's "float", data's "date" …: the schema checks know none).
+ */
+export function scoringTools(c: BfclCase): OpenAITool[] {
+  const tools = toOpenAiToolsInPlace(modelFacingDocs(c.id, c.entry.functions), { underscores: false });
+  return jsonWithoutFormats(tools) as OpenAITool[];
+}
+
+/**
+ * JSON.parse(JSON.stringify(v)) with every string-valued `format` key left out, copied in one walk (the text
+ * round trip cost more than the rest of building the tools): toJSON applied (PyFloat), non-finite numbers as null,
+ * -0 as 0, undefined and functions left out of objects and null in arrays.
+ */
+export function jsonWithoutFormats(v: unknown): unknown {
+  // JSON.stringify asks only objects for toJSON (PyFloat has one); strings and numbers are most of what is copied.
+  const x =
+    typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function'
+      ? (v as { toJSON(): unknown }).toJSON()
+      : v;
+  switch (typeof x) {
+    case 'number':
+      return Number.isFinite(x) ? x + 0 : null;
+    case 'string':
+    case 'boolean':
+      return x;
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    case 'object': {
+      if (x === null) return null;
+      if (Array.isArray(x)) {
+        const out = new Array<unknown>(x.length);
+        for (let i = 0; i < x.length; i++) out[i] = jsonWithoutFormats(x[i]) ?? null;
+        return out;
+      }
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(x)) {
+        const item = jsonWithoutFormats((x as Record<string, unknown>)[key]);
+        if (item !== undefined && !(key === 'format' && typeof item === 'string')) setOwn(out, key, item);
+      }
+      return out;
+    }
+    default:
+      return undefined;
   }
-  return v;
 }
 
 export function beyondSingleTurn(
@@ -220,9 +258,7 @@ export function beyondSingleTurn(
   bfcl: BfclVerdict,
   opts: { underscoreToDot?: boolean } = {},
 ): BeyondSingleTurn {
-  const tools = withoutFormats(
-    JSON.parse(JSON.stringify(toOpenAiTools(modelFacingDocs(c.id, c.entry.functions), { underscores: false }))),
-  ) as OpenAITool[];
+  const tools = scoringTools(c);
   const obs = observe(result, format, tools, opts.underscoreToDot ?? false);
   // live_relevance has no answer key: any call counts, so the expected calls are the model's own (only the parse
   // and schema layers can fail).
@@ -235,7 +271,10 @@ export function beyondSingleTurn(
     : expectedCallsOf(c);
   const caseLike = { expected, tools, rules: {} };
   const strict = scoreTier(caseLike, obs.strict);
-  const lenient = scoreTier(caseLike, obs.lenient);
+  // Both tiers mostly read the same calls; scoreTier is a pure function of them, so that score is copied.
+  const lenient = sameValue(obs.lenient, obs.strict)
+    ? { ...strict, problems: [...strict.problems], mismatches: [...strict.mismatches] }
+    : scoreTier(caseLike, obs.lenient);
   const transport = format === 'fc' ? 'chat' : 'completions';
   const attribution = attribute({
     expectsCall: expected !== null,

@@ -14,21 +14,20 @@ import {
   type BfclCategory,
 } from './categories.ts';
 import type { ResultFormat } from './decode.ts';
-import { findBfclSource, PythonBfclExecutor } from './executor.ts';
+import type { PythonBfclExecutor } from './executor.ts';
 import { ensureBfclData } from './hf.ts';
 import { findResultFiles, modelNameOf, readResultFile, rescoreResultDir, resultLine } from './rescore.ts';
 import { withDirLocks } from '../kit/lock.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../kit/flags/flags.ts';
 import type { CommandRunner } from '../kit/command.ts';
 import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from './settings.ts';
-import { BFCL_METRIC_NAMES, bfclSuite } from './suite.ts';
+import { BFCL_METRIC_NAMES } from './metric-names.ts';
 import { bfclAggregator } from './aggregator.ts';
 import { finalizeSuite } from '../kit/finalize.ts';
 import { checkGate, GateSyntaxError } from '../kit/gate.ts';
 import { sealMeta, valueDigest } from '../kit/journal.ts';
 import { rescoreHeader } from '../core/repro.ts';
 import { escapeTerminal } from '../core/terminal.ts';
-import { needsExecutor, resolveBfclData, resolveBfclSource } from './source.ts';
 import { MODEL_FLAGS } from '../kit/flags/model-flags.ts';
 import { applyConfig } from '../kit/flags/config-file.ts';
 
@@ -110,7 +109,7 @@ export async function run(argv: string[], runner: CommandRunner): Promise<number
   return runner.runSuite<BfclSettings>(
     {
       command: 'bfcl',
-      suite: bfclSuite,
+      suite: (await import('./suite.ts')).bfclSuite,
       flags: RUN_FLAGS,
       env: { ...BFCL_ENV, python: 'TOOLGAUGE_PYTHON' },
       files: ['data', 'bfcl-source'],
@@ -119,6 +118,7 @@ export async function run(argv: string[], runner: CommandRunner): Promise<number
           throw new UsageError(
             'toolgauge bfcl: --trials is not available for BFCL (one result per case, as BFCL scores it)',
           );
+        const { needsExecutor, resolveBfclData, resolveBfclSource } = await import('./source.ts');
         try {
           // Download (or find in the cache) now: offline with a cold cache is one line and exit 2, not a failed run.
           await resolveBfclData(kc.run, settings);
@@ -200,6 +200,8 @@ async function rescore(argv: string[]): Promise<number> {
 
   let executor: PythonBfclExecutor | undefined;
   if (present.some((c) => checkKindOf(c) === 'multi_turn')) {
+    // Loaded only here: single-turn rescoring never starts BFCL's Python classes.
+    const { findBfclSource, PythonBfclExecutor } = await import('./executor.ts');
     const source = await findBfclSource(values['bfcl-source'] as string | undefined, process.env);
     if (!source) {
       throw new UsageError(

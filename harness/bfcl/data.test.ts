@@ -2,13 +2,26 @@
 // imitation of the hub: what is fetched, where it lands, the offline reuse, and one-line errors for bad rows.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCategory } from './data.ts';
+import fc from 'fast-check';
+import {
+  answerSchema,
+  answerShape,
+  dataFile,
+  leadingId,
+  loadCategory,
+  loadCategoryCases,
+  quickSingleTurnEntry,
+  singleTurnEntrySchema,
+} from './data.ts';
+import { sameValue } from '../core/same-value.ts';
+import { pyJsonLoads, pyToPlain } from '../core/pyliteral/pyjson.ts';
+import { ALL_CATEGORIES } from './categories.ts';
 import { BFCL_HF_REPO, ensureBfclData, filesFor } from './hf.ts';
-import { FIXTURE_DATA } from './testkit.ts';
+import { FIXTURE_DATA, hasSharedData, SHARED_DATA } from './testkit.ts';
 
 const COMMIT = 'b'.repeat(40);
 let server: Server;
@@ -100,5 +113,165 @@ describe('BFCL data', () => {
     const mt = loadCategory(FIXTURE_DATA, 'multi_turn_base')[0]!;
     expect(mt.entry.initialConfigJson).toBe('{"TicketAPI": {"tickets": [], "next_id": 1}}');
     expect(mt.entry.functions.map((f) => f.name)).toEqual(['create_ticket', 'close_ticket', 'get_ticket']);
+  });
+
+  it('reads a leading id without parsing only when it is the one JSON.parse reads', () => {
+    const key = fc.constantFrom('id', 'question', 'function', 'i"d', 'x');
+    const value = fc.oneof(fc.string(), fc.constantFrom('id', '"id"', 'a\\b', 'é'), fc.integer(), fc.constant(null));
+    const line = fc
+      .tuple(
+        fc.array(fc.tuple(key, fc.oneof(value, fc.dictionary(key, value, { maxKeys: 2 }))), { maxLength: 4 }),
+        fc.constantFrom(', ', ',', ' , '),
+        fc.constantFrom(': ', ':', ' : '),
+        fc.constantFrom('', ' ', '\t'),
+      )
+      // Written key by key (duplicate keys kept, as a file may hold them), with the separators varied.
+      .map(
+        ([pairs, comma, colon, lead]) =>
+          `${lead}{${pairs.map(([k, v]) => `${JSON.stringify(k)}${colon}${JSON.stringify(v)}`).join(comma)}}`,
+      );
+    fc.assert(
+      fc.property(line, (text) => {
+        const id = leadingId(text);
+        if (id !== undefined) expect(id).toBe(JSON.parse(text).id);
+      }),
+    );
+    // BFCL's own lines are read without parsing.
+    expect(leadingId('{"id": "live_multiple_7-3-2", "question": [[{"role": "user", "content": "hi"}]]}')).toBe(
+      'live_multiple_7-3-2',
+    );
+    expect(leadingId('{"id": "a", "id": "b"}')).toBeUndefined();
+    expect(leadingId('{"id": "a\\"b", "x": 1}')).toBeUndefined();
+  });
+
+  it('loads the wanted cases of a category exactly as loading it whole, with every id', () => {
+    // Every category of the fixtures; of BFCL's full data, one of each kind (whole categories compare slowly).
+    const runs = [
+      ...ALL_CATEGORIES.map((category) => ({ dir: FIXTURE_DATA, category })),
+      ...(hasSharedData()
+        ? (['simple_javascript', 'live_relevance', 'multi_turn_miss_func'] as const).map((category) => ({
+            dir: SHARED_DATA,
+            category,
+          }))
+        : []),
+    ];
+    for (const { dir, category } of runs) {
+      if (!existsSync(dataFile(dir, category))) continue;
+      const all = loadCategory(dir, category);
+      const ids = all.map((c) => c.id);
+      fc.assert(
+        fc.property(fc.subarray([...ids, 'no_such_id']), (wanted) => {
+          const got = loadCategoryCases(dir, category, new Set(wanted));
+          expect(got.ids).toEqual(ids);
+          expect(got.cases).toEqual(all.filter((c) => wanted.includes(c.id)));
+        }),
+        { numRuns: 4 },
+      );
+    }
+  });
+
+  it('parses only the wanted lines: a broken line of another id is counted, a wanted one is refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-bfcl-data-'));
+    tmp.push(dir);
+    cpSync(FIXTURE_DATA, dir, { recursive: true });
+    const file = join(dir, 'BFCL_v4_simple_python.json');
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    writeFileSync(
+      file,
+      [lines[0], lines[1]!.replace('"function": [{"name": "circle_area"', '"function": [{"name": 5'), lines[2]].join(
+        '\n',
+      ),
+    );
+    const got = loadCategoryCases(dir, 'simple_python', new Set(['simple_python_0', 'simple_python_2']));
+    expect(got.ids).toEqual(['simple_python_0', 'simple_python_1', 'simple_python_2']);
+    expect(got.cases.map((c) => [c.id, c.answerRaw])).toEqual([
+      ['simple_python_0', expect.stringContaining('"simple_python_0"')],
+      ['simple_python_2', expect.stringContaining('"simple_python_2"')],
+    ]);
+    expect(() => loadCategoryCases(dir, 'simple_python', new Set(['simple_python_1']))).toThrow(
+      /BFCL_v4_simple_python\.json: row simple_python_1: field function\[0\]\.name/,
+    );
+    // Ids are still checked for repeats on every line.
+    writeFileSync(file, [lines[0], lines[1], lines[0]].join('\n'));
+    expect(() => loadCategoryCases(dir, 'simple_python', new Set(['simple_python_1']))).toThrow(/duplicate id/);
+  });
+
+  it("checks a possible-answer line's shape as the schema checks the whole line", () => {
+    const field = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }));
+    const line = fc.oneof(
+      fc.record({ id: fc.oneof(fc.string(), field), ground_truth: field, other: field }, { requiredKeys: [] }),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    fc.assert(
+      fc.property(line, (v) => {
+        const py = pyJsonLoads(JSON.stringify(v));
+        const whole = answerSchema.safeParse(pyToPlain(py));
+        const shape = answerSchema.safeParse(answerShape(py));
+        expect(shape.success).toBe(whole.success);
+        expect(shape.error?.issues).toEqual(whole.error?.issues);
+      }),
+    );
+  });
+
+  it('reads a single-turn entry as singleTurnEntrySchema does, or leaves it to zod', () => {
+    // The oracle is zod itself: where the quick reading gives a value, zod accepts the entry and gives the same data
+    // (keys in the same order, the same objects passed through); where zod refuses, the quick reading gives nothing.
+    const agrees = (v: unknown) => {
+      const quick = quickSingleTurnEntry(v);
+      const zod = singleTurnEntrySchema.safeParse(v);
+      if (quick === undefined) return !zod.success || 'fallback';
+      return zod.success && sameValue(quick, zod.data) ? true : JSON.stringify({ quick, zod });
+    };
+    const dirs = [FIXTURE_DATA, ...(hasSharedData() ? [SHARED_DATA] : [])];
+    const real: unknown[] = [];
+    for (const dir of dirs)
+      for (const category of ALL_CATEGORIES)
+        if (!category.startsWith('multi_turn') && existsSync(dataFile(dir, category)))
+          real.push(
+            ...readFileSync(dataFile(dir, category), 'utf8')
+              .trim()
+              .split('\n')
+              .map((l) => JSON.parse(l)),
+          );
+    expect(real.length).toBeGreaterThan(10);
+    for (const v of real) expect(agrees(v)).toBe(true);
+    // Damaged and reshaped entries: a field removed, replaced or added, at any of the objects zod rebuilds.
+    const damage = fc.tuple(
+      fc.constantFrom('entry', 'question', 'message', 'doc', 'parameters', 'properties', 'param', 'required'),
+      fc.constantFrom('id', 'name', 'description', 'type', 'role', 'properties', 'required', '__proto__', 'x', '0'),
+      fc.oneof(fc.constantFrom(undefined, null, '', 'a', 5, [], {}, ['a'], [5], { type: 5 }, 'DELETE')),
+    );
+    const withDamage = (entry: unknown, [where, key, value]: [string, string, unknown]): unknown => {
+      const e = structuredClone(entry) as Record<string, unknown>;
+      const doc = (e.function as Record<string, unknown>[] | undefined)?.[0];
+      const params = doc?.parameters as Record<string, unknown> | undefined;
+      const props = params?.properties as Record<string, unknown> | undefined;
+      const target = {
+        entry: e,
+        question: e.question,
+        message: (e.question as unknown[][] | undefined)?.[0]?.[0],
+        doc,
+        parameters: params,
+        properties: props,
+        param: props ? props[Object.keys(props)[0] ?? ''] : undefined,
+        required: params?.required,
+      }[where] as Record<string, unknown> | undefined;
+      if (target && typeof target === 'object') {
+        if (value === 'DELETE') delete target[key];
+        else Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+      }
+      return e;
+    };
+    let fallbacks = 0;
+    fc.assert(
+      fc.property(fc.constantFrom(...real.slice(0, 300)), fc.array(damage, { maxLength: 3 }), (entry, damages) => {
+        const v = damages.reduce(withDamage, entry);
+        const got = agrees(v);
+        if (got === 'fallback') fallbacks++;
+        expect(got === true || got === 'fallback' ? true : got).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(fallbacks).toBeGreaterThan(0);
   });
 });

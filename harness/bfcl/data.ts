@@ -36,19 +36,11 @@ export const CLASS_FUNC_DOC_FILES: Record<string, string> = {
 
 // Cheap checks where rows are large (thousands of entries load per run): objects are checked for what the
 // checker reads, and the rest passes through untouched.
-const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-const messageSchema = z.custom<{ role: string; content: string }>(
-  (v) =>
-    isObject(v) &&
-    typeof (v as { role?: unknown }).role === 'string' &&
-    typeof (v as { content?: unknown }).content === 'string',
-  'a message needs string role and content',
-);
-const paramSchema = z.custom<Record<string, unknown>>(
-  (v) =>
-    isObject(v) && ((v as { type?: unknown }).type === undefined || typeof (v as { type?: unknown }).type === 'string'),
-  'a parameter must be an object whose type is a string',
-);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMessage = (v: unknown) => isObject(v) && typeof v.role === 'string' && typeof v.content === 'string';
+const isParam = (v: unknown) => isObject(v) && (v.type === undefined || typeof v.type === 'string');
+const messageSchema = z.custom<{ role: string; content: string }>(isMessage, 'a message needs string role and content');
+const paramSchema = z.custom<Record<string, unknown>>(isParam, 'a parameter must be an object whose type is a string');
 export const functionDocSchema = z
   .object({
     name: z.string().min(1),
@@ -63,13 +55,80 @@ export const functionDocSchema = z
   })
   .passthrough();
 
-const singleTurnEntrySchema = z
+export const singleTurnEntrySchema = z
   .object({
     id: z.string().min(1),
     question: z.array(z.array(messageSchema)).min(1),
     function: z.array(functionDocSchema),
   })
   .passthrough();
+
+// singleTurnEntrySchema's checks and output written out: zod's object parsing cost more than the rest of loading a
+// wanted entry. The output is zod's: each object rebuilt with the shape's keys first (those present), then the
+// others in input order; arrays and records rebuilt; messages, parameters and other values as they are.
+
+/** singleTurnEntrySchema.safeParse(v).data, or undefined where zod might refuse it (zod then names the problem). */
+export function quickSingleTurnEntry(v: unknown): z.infer<typeof singleTurnEntrySchema> | undefined {
+  if (!plainFields(v) || typeof v.id !== 'string' || v.id.length < 1) return undefined;
+  const { question, function: docs } = v;
+  if (!Array.isArray(question) || question.length < 1 || !Array.isArray(docs)) return undefined;
+  const turns: unknown[][] = [];
+  for (const turn of question) {
+    if (!Array.isArray(turn) || !each(turn, isMessage)) return undefined;
+    turns.push(turn.slice());
+  }
+  const functions: unknown[] = [];
+  for (const doc of docs) {
+    const d = quickFunctionDoc(doc);
+    if (!d) return undefined;
+    functions.push(d);
+  }
+  return shaped(v, { id: v.id, question: turns, function: functions }) as z.infer<typeof singleTurnEntrySchema>;
+}
+
+function quickFunctionDoc(v: unknown): Record<string, unknown> | undefined {
+  if (!plainFields(v) || typeof v.name !== 'string' || v.name.length < 1) return undefined;
+  if ('description' in v && v.description !== undefined && typeof v.description !== 'string') return undefined;
+  const p = v.parameters;
+  if (!plainFields(p) || !plainFields(p.properties)) return undefined;
+  if ('type' in p && p.type !== undefined && typeof p.type !== 'string') return undefined;
+  const props = p.properties;
+  const properties: Record<string, unknown> = {};
+  for (const k of Object.keys(props)) {
+    if (!isParam(props[k])) return undefined;
+    properties[k] = props[k];
+  }
+  const required = p.required;
+  if ('required' in p && required !== undefined && !(Array.isArray(required) && each(required, isString)))
+    return undefined;
+  const parameters = shaped(p, {
+    type: p.type,
+    properties,
+    required: Array.isArray(required) ? required.slice() : required,
+  });
+  return shaped(v, { name: v.name, description: v.description, parameters });
+}
+
+const isString = (x: unknown) => typeof x === 'string';
+
+/** Every element passes, holes included (a hole is undefined to zod; Array.prototype.every skips it). */
+function each(xs: unknown[], ok: (x: unknown) => boolean): boolean {
+  for (let i = 0; i < xs.length; i++) if (!ok(xs[i])) return false;
+  return true;
+}
+
+/** A plain object without a `__proto__` key (which zod's rebuilt objects would not keep as a key). */
+function plainFields(v: unknown): v is Record<string, unknown> {
+  return isObject(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, '__proto__');
+}
+
+/** The shape's keys present in `input` (in the shape's order, with the given values), then input's other keys. */
+function shaped(input: Record<string, unknown>, shape: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(shape)) if (k in input) out[k] = shape[k];
+  for (const k of Object.keys(input)) if (!(k in shape)) out[k] = input[k];
+  return out;
+}
 
 const multiTurnEntrySchema = z
   .object({
@@ -82,7 +141,7 @@ const multiTurnEntrySchema = z
   })
   .passthrough();
 
-const answerSchema = z.object({ id: z.string(), ground_truth: z.array(z.unknown()) }).passthrough();
+export const answerSchema = z.object({ id: z.string(), ground_truth: z.array(z.unknown()) }).passthrough();
 const multiTurnAnswerSchema = z.object({ id: z.string(), ground_truth: z.array(z.array(z.string())) }).passthrough();
 
 export interface ChatTurnMessage {
@@ -180,6 +239,29 @@ export function loadClassFuncDocs(dir: string, className: string): FunctionDoc[]
 
 /** The entries of one category (no answers). */
 export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
+  return readEntries(dir, category).picked.map((p) => p.entry);
+}
+
+// `{"id": "…"` at the start of a line whose text holds no other `"id"`: the line's only id key, so its value is the
+// id JSON.parse would read (a string without escapes reads as written). Any other line is parsed to find its id.
+const LEADING_ID = /^\s*\{\s*"id"\s*:\s*"([^"\\]*)"/;
+
+/** A line's id when LEADING_ID reads it for certain, else undefined. */
+export function leadingId(text: string): string | undefined {
+  const m = LEADING_ID.exec(text);
+  return m && text.indexOf('"id"', m[0].length) < 0 ? m[1] : undefined;
+}
+
+/**
+ * The entries of one category, each with its index among the file's lines (answers pair with entries by line), and
+ * every entry's id in file order. With `wanted`, a line whose id is read without parsing it (leadingId) and is not
+ * wanted is neither parsed nor validated: a rescore of 200 results does not read the other thousand entries.
+ */
+function readEntries(
+  dir: string,
+  category: BfclCategory,
+  wanted?: ReadonlySet<string>,
+): { ids: string[]; picked: Array<{ k: number; entry: BfclEntry }> } {
   const file = dataFile(dir, category);
   const docCache = new Map<string, FunctionDoc[]>();
   const classDocs = (cls: string) => {
@@ -187,48 +269,74 @@ export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
     return docCache.get(cls)!;
   };
   const firstLine = new Map<string, number>();
-  return lines(file).map(({ n, text }) => {
-    if (isMultiTurn(category)) {
-      const py = parsePyLine(file, n, text);
-      const json = pyToPlain(py);
-      const parsed = multiTurnEntrySchema.safeParse(json);
-      if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
-      const e = parsed.data;
-      noDuplicate(file, firstLine, e.id, n);
-      // populate_test_cases_with_predefined_functions: all docs of the involved classes, minus held-out ones.
-      const functions = e.involved_classes.flatMap((c) => classDocs(c).map((d) => clonePlain(d)));
-      const missedFunctions: Record<string, FunctionDoc[]> = {};
-      for (const [turn, names] of Object.entries(e.missed_function ?? {})) {
-        missedFunctions[turn] = [];
-        for (const name of names) {
-          const k = functions.findIndex((f) => f.name === name);
-          if (k >= 0) missedFunctions[turn]!.push(functions.splice(k, 1)[0]!);
-        }
-      }
-      return {
-        id: e.id,
-        category,
-        question: e.question,
-        functions,
-        raw: text,
-        involvedClasses: e.involved_classes,
-        missedFunctions,
-        initialConfigJson: initialConfigText(py),
-      } satisfies BfclEntry;
+  const ids: string[] = [];
+  const picked: Array<{ k: number; entry: BfclEntry }> = [];
+  lines(file).forEach(({ n, text }, k) => {
+    const id = wanted ? leadingId(text) : undefined;
+    if (id !== undefined && !wanted!.has(id)) {
+      noDuplicate(file, firstLine, id, n);
+      ids.push(id);
+      return;
     }
-    const json = parseJsonLine(file, n, text);
-    const parsed = singleTurnEntrySchema.safeParse(json);
+    const entry = parseEntry(file, category, n, text, classDocs, (id) => noDuplicate(file, firstLine, id, n));
+    ids.push(entry.id);
+    if (!wanted || wanted.has(entry.id)) picked.push({ k, entry });
+  });
+  return { ids, picked };
+}
+
+/** One line of a category's data file, validated. */
+function parseEntry(
+  file: string,
+  category: BfclCategory,
+  n: number,
+  text: string,
+  classDocs: (cls: string) => FunctionDoc[],
+  onId: (id: string) => void,
+): BfclEntry {
+  if (isMultiTurn(category)) {
+    const py = parsePyLine(file, n, text);
+    const json = pyToPlain(py);
+    const parsed = multiTurnEntrySchema.safeParse(json);
     if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
     const e = parsed.data;
-    noDuplicate(file, firstLine, e.id, n);
+    onId(e.id);
+    // populate_test_cases_with_predefined_functions: all docs of the involved classes, minus held-out ones.
+    const functions = e.involved_classes.flatMap((c) => classDocs(c).map((d) => clonePlain(d)));
+    const missedFunctions: Record<string, FunctionDoc[]> = {};
+    for (const [turn, names] of Object.entries(e.missed_function ?? {})) {
+      missedFunctions[turn] = [];
+      for (const name of names) {
+        const k = functions.findIndex((f) => f.name === name);
+        if (k >= 0) missedFunctions[turn]!.push(functions.splice(k, 1)[0]!);
+      }
+    }
     return {
       id: e.id,
       category,
       question: e.question,
-      functions: e.function as unknown as FunctionDoc[],
+      functions,
       raw: text,
+      involvedClasses: e.involved_classes,
+      missedFunctions,
+      initialConfigJson: initialConfigText(py),
     } satisfies BfclEntry;
-  });
+  }
+  const json = parseJsonLine(file, n, text);
+  let e = quickSingleTurnEntry(json);
+  if (!e) {
+    const parsed = singleTurnEntrySchema.safeParse(json);
+    if (!parsed.success) throw dataErrorFromZod(file, (json as { id?: string })?.id ?? n, parsed.error);
+    e = parsed.data;
+  }
+  onId(e.id);
+  return {
+    id: e.id,
+    category,
+    question: e.question,
+    functions: e.function as unknown as FunctionDoc[],
+    raw: text,
+  } satisfies BfclEntry;
 }
 
 /** Ids name instances: a repeated one would merge two rows' results, so it is an error naming both lines. */
@@ -247,19 +355,40 @@ function initialConfigText(line: PyValue): string {
 
 /** One category: entries paired with their possible answers by line (BFCL's _subset_entries_by_model_ids). */
 export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
-  const entries = loadEntries(dir, category);
-  if (isRelevanceOrIrrelevance(category)) return entries.map((entry) => ({ id: entry.id, category, entry }));
+  return readCases(dir, category).cases;
+}
+
+/**
+ * The cases of one category whose ids `wanted` holds (in file order), and every id in its data file. Only those
+ * cases' lines are parsed and validated (readEntries): the rest of the file is read for its ids and its line count.
+ */
+export function loadCategoryCases(
+  dir: string,
+  category: BfclCategory,
+  wanted: ReadonlySet<string>,
+): { cases: BfclCase[]; ids: string[] } {
+  return readCases(dir, category, wanted);
+}
+
+function readCases(
+  dir: string,
+  category: BfclCategory,
+  wanted?: ReadonlySet<string>,
+): { cases: BfclCase[]; ids: string[] } {
+  const { ids, picked } = readEntries(dir, category, wanted);
+  if (isRelevanceOrIrrelevance(category))
+    return { cases: picked.map(({ entry }) => ({ id: entry.id, category, entry })), ids };
   const file = answerFile(dir, category);
   const answerLines = lines(file);
-  if (answerLines.length !== entries.length) {
+  if (answerLines.length !== ids.length) {
     throw new DataError(
       file,
       undefined,
       undefined,
-      `${answerLines.length} possible answers for ${entries.length} entries in ${dataFile(dir, category)}`,
+      `${answerLines.length} possible answers for ${ids.length} entries in ${dataFile(dir, category)}`,
     );
   }
-  return entries.map((entry, k) => {
+  const cases = picked.map(({ k, entry }): BfclCase => {
     const { n, text } = answerLines[k]!;
     if (isMultiTurn(category)) {
       const json = parseJsonLine(file, n, text);
@@ -277,7 +406,7 @@ export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
     }
     // Read once, losslessly (the checker tells 5 from 5.0); the schema checks its plain form.
     const lossless = parsePyLine(file, n, text);
-    const parsed = answerSchema.safeParse(pyToPlain(lossless));
+    const parsed = answerSchema.safeParse(answerShape(lossless));
     if (!parsed.success) throw dataErrorFromZod(file, entry.id, parsed.error);
     const gt =
       lossless.t === 'dict'
@@ -285,6 +414,21 @@ export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
         : undefined;
     if (!gt) throw new DataError(file, entry.id, 'ground_truth', 'missing');
     return { id: entry.id, category, entry, possibleAnswer: gt, answerRaw: text };
+  });
+  return { cases, ids };
+}
+
+/**
+ * A possible-answer line as answerSchema checks it: its top-level fields, each list among them standing as an empty
+ * array (the schema checks `ground_truth` is a list, never its items, which the checker reads from the lossless
+ * value), so the answers are not converted only to be dropped.
+ */
+export function answerShape(line: PyValue): unknown {
+  if (line.t !== 'dict') return pyToPlain(line);
+  const isList = (v: PyValue) => v.t === 'list' || v.t === 'tuple' || v.t === 'set';
+  return pyToPlain({
+    t: 'dict',
+    entries: line.entries.map(([k, v]): [PyValue, PyValue] => [k, isList(v) ? { t: 'list', items: [] } : v]),
   });
 }
 

@@ -122,7 +122,12 @@ function castProperties(properties: Record<string, Json>): Record<string, Json> 
  * `parameters.type = "object"`, and dots in names replaced by underscores (the OpenAI name pattern refuses dots).
  */
 export function toOpenAiTools(docs: readonly FunctionDoc[], opts: { underscores?: boolean } = {}): OpenAITool[] {
-  return clone(docs).map((item) => {
+  return toOpenAiToolsInPlace(clone(docs) as FunctionDoc[], opts);
+}
+
+/** toOpenAiTools on docs the caller owns (a copy of its own, such as modelFacingDocs returns): changed in place. */
+export function toOpenAiToolsInPlace(docs: FunctionDoc[], opts: { underscores?: boolean } = {}): OpenAITool[] {
+  return docs.map((item) => {
     const doc = item as unknown as Json & { name: string; parameters: Json };
     if ((opts.underscores ?? true) && doc.name.includes('.')) doc.name = doc.name.replace(/\./g, '_');
     doc.parameters.type = 'object';

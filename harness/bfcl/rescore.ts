@@ -17,7 +17,7 @@ import {
   isCategory,
   type BfclCategory,
 } from './categories.ts';
-import { loadCategory, type BfclCase } from './data.ts';
+import { loadCategoryCases, type BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { dictGet, isStr } from './py.ts';
@@ -149,10 +149,13 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
   }
   const order = ALL_CATEGORIES as readonly string[];
   for (const category of [...byCategory.keys()].sort((a, b) => order.indexOf(a) - order.indexOf(b))) {
-    const cases = new Map<string, BfclCase>(loadCategory(opts.dataDir, category).map((c) => [c.id, c]));
+    // The result lines first: only the data entries they name are parsed (loadCategoryCases).
+    const read = byCategory.get(category)!.map((file) => ({ file, lines: readResultFile(file) }));
+    const wanted = new Set(read.flatMap(({ lines }) => lines.map((l) => l.id)));
+    const loaded = loadCategoryCases(opts.dataDir, category, wanted);
+    const cases = new Map<string, BfclCase>(loaded.cases.map((c) => [c.id, c]));
     const seen = new Set<string>();
-    for (const file of byCategory.get(category)!) {
-      const lines = readResultFile(file);
+    for (const { file, lines } of read) {
       files.push({ file, category, lines: lines.length });
       if (checkKindOf(category) === 'multi_turn' && !opts.executor) {
         throw new Error(`${file}: multi-turn results need an executor for BFCL's simulated APIs`);
@@ -197,7 +200,7 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
         });
       }
     }
-    const absent = [...cases.keys()].filter((id) => !seen.has(id)).length;
+    const absent = loaded.ids.filter((id) => !seen.has(id)).length;
     if (absent) missing[category] = absent;
   }
   return { records, metas, files, skipped, unknownIds, missing, leaderboard: aggregate(records) };

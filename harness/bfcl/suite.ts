@@ -3,6 +3,7 @@ import { defaultOutDir } from '../kit/outdir.ts';
 import type { SuiteDefinition, Verdict } from '../kit/types.ts';
 import { bfclCaseView } from './case-view.ts';
 import { bfclAggregator } from './aggregator.ts';
+import { BFCL_METRIC_NAMES } from './metric-names.ts';
 import { ALL_CATEGORIES, checkKindOf, isMultiTurn } from './categories.ts';
 import type { BfclCase } from './data.ts';
 import { sharedExecutor } from './executors.ts';
@@ -27,17 +28,7 @@ export const resultFileOf = (category: string): string => `${BFCL_FILES.resultDi
  * and deviation class beside the verdict. The kit writes results.jsonl (`{id, category, valid, error_type}`, as
  * rescore does), beyond.jsonl, BFCL-format result files and one trace per case.
  */
-/** What a gate may name in a BFCL summary (a run's or a rescore's). */
-export const BFCL_METRIC_NAMES = [
-  'overall',
-  'overall_in_scope',
-  'accuracy.*',
-  'group.*',
-  'layers.*',
-  'attribution.*',
-  'toolgauge.*',
-  'error_rate',
-];
+export { BFCL_METRIC_NAMES } from './metric-names.ts';
 
 export const bfclSuite: SuiteDefinition<BfclCase, BfclMeta, BfclSettings> = {
   name: 'bfcl',

@@ -28,6 +28,11 @@ export function registerSecret(value: string | undefined | null): void {
   ordered = [...secrets].sort((a, b) => b.length - a.length);
 }
 
+/** Whether any secret is registered (redact then changes nothing). */
+export function hasSecrets(): boolean {
+  return secrets.size > 0;
+}
+
 export function redact(text: string): string {
   if (!secrets.size || !text) return text;
   let out = text;

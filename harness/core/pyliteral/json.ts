@@ -1,6 +1,7 @@
 // Conversions between PyValue and JSON-shaped JS values.
 import { floatRepr, pyRepr } from './repr.ts';
 import { PyLiteralError, type PyValue } from './value.ts';
+import { setOwn } from '../set-own.ts';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -47,9 +48,7 @@ export function pyToJson(v: PyValue): unknown {
     case 'dict': {
       const out: Record<string, unknown> = {};
       for (const [k, x] of v.entries) {
-        const key = jsonKey(k);
-        // Plain assignment on "__proto__" would set the prototype; define the property instead.
-        Object.defineProperty(out, key, { value: pyToJson(x), enumerable: true, writable: true, configurable: true });
+        setOwn(out, jsonKey(k), pyToJson(x));
       }
       return out;
     }

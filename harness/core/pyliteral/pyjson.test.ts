@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonToPy, pyEquals, type PyValue } from './index.ts';
-import { clonePlain, PyFloat, PyJsonError, pyJsonLoads, pyJsonToPlain, pyToPlain } from './pyjson.ts';
+import { clonePlain, PyFloat, PyJsonError, pyJsonLoads, pyJsonToPlain, pyToPlain, readPyJson } from './pyjson.ts';
 
 const keysOf = (v: PyValue): string[] => (v.t === 'dict' ? v.entries.map(([k]) => (k as { v: string }).v) : []);
 
@@ -178,5 +178,93 @@ describe('pyJsonToPlain', () => {
         expect(fast(t), `${depth} ${inner}`).toEqual(slow(t));
       }
     expect(slow(`${'['.repeat(950)}${']'.repeat(950)}`)).toHaveProperty('error');
+  });
+});
+
+describe('clonePlain', () => {
+  const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '1', '0', 'a'));
+  const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.boolean()),
+      fc.double().map((x) => new PyFloat(x)),
+      fc.array(tie('value'), { maxLength: 4 }),
+      // Built with defineProperty, as JSON.parse builds objects: `__proto__` is an own key.
+      fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((kv) => {
+        const o: Record<string, unknown> = {};
+        for (const [k, v] of kv)
+          Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+        return o;
+      }),
+    ),
+  }));
+  // Own keys in order, prototypes, PyFloats by identity, every container a new one.
+  const same = (a: unknown, b: unknown): void => {
+    if (a === null || typeof a !== 'object' || a instanceof PyFloat) return void expect(b).toBe(a);
+    expect(b).not.toBe(a);
+    expect(Object.getPrototypeOf(b)).toBe(Object.getPrototypeOf(a));
+    expect(Object.keys(b as object)).toEqual(Object.keys(a));
+    for (const k of Object.keys(a)) same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]);
+  };
+
+  it('copies every container, own `__proto__` keys included, and keeps PyFloats', () => {
+    fc.assert(fc.property(value, (v) => same(v, clonePlain(v))));
+  });
+});
+
+describe('pyJsonLoads through JSON.parse', () => {
+  const number = fc.oneof(
+    fc.integer(),
+    fc.double(),
+    fc.constantFrom('5.0', '-0', '0', '1e2', '9007199254740993', '123456789012345', 'NaN', '01', '-'),
+  );
+  // Integer-like keys, written plainly or escaped, are what JS objects reorder.
+  const key = fc.oneof(
+    fc.string(),
+    fc.constantFrom(
+      '__proto__',
+      'constructor',
+      '1',
+      '0',
+      '10',
+      'a',
+      '1a',
+      '-1',
+      '01',
+      '\\u0031',
+      '\\u00312',
+      'x\\u0031',
+    ),
+  );
+  const { text } = fc.letrec<{ text: string }>((tie) => ({
+    text: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      number.map(String),
+      fc.string().map((s) => JSON.stringify(s)),
+      fc.constantFrom('true', 'null', '"12"', '"\\u0032"', '"a\\"', '"x', ' [ ] ', '{}'),
+      fc.array(tie('text'), { maxLength: 4 }).map((xs) => `[${xs.join(', ')}]`),
+      fc
+        .array(fc.tuple(key, tie('text')), { maxLength: 4 })
+        .map(
+          (kv) =>
+            `{${kv.map(([k, v]) => `"${k.startsWith('\\') || k.includes('\\u') ? k : JSON.stringify(k).slice(1, -1)}": ${v}`).join(', ')}}`,
+        ),
+    ),
+  }));
+  const outcome = (read: (t: string) => PyValue, t: string): unknown => {
+    try {
+      return read(t);
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  };
+
+  it('gives what the reader gives: values, key order, repeated keys, errors', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(outcome(pyJsonLoads, t)).toEqual(outcome(readPyJson, t));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

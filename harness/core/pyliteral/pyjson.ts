@@ -2,8 +2,8 @@
 // checker does), ints keep every digit (bigint), NaN/Infinity/-Infinity are accepted, duplicate keys keep the
 // first key's position with the last value, and the errors fall where CPython's scanner raises.
 import type { PyValue } from './value.ts';
-import { hashKey } from './equality.ts';
 import { floatRepr } from './repr.ts';
+import { setOwn } from '../set-own.ts';
 
 export class PyJsonError extends Error {
   override name = 'PyJsonError';
@@ -12,10 +12,23 @@ export class PyJsonError extends Error {
 // sys.get_int_max_str_digits() default in CPython 3.11: int() of a longer decimal string raises ValueError.
 const INT_MAX_STR_DIGITS = 4300;
 const NUMBER = /(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?/y;
-const WS = /[ \t\n\r]*/y;
 
-/** json.loads(text) as a PyValue; throws PyJsonError where Python raises. */
+/**
+ * json.loads(text) as a PyValue; throws PyJsonError where Python raises. Read by JSON.parse when it reads the text
+ * as Python does (plainAsPython) with object keys in file order (JS puts integer-like keys first), else by Reader.
+ */
 export function pyJsonLoads(text: string): PyValue {
+  let plain: unknown;
+  try {
+    plain = JSON.parse(text);
+  } catch {
+    return readPyJson(text);
+  }
+  return plainAsPython(text, true) ? fromParsed(plain) : readPyJson(text);
+}
+
+/** pyJsonLoads by the lossless reader alone (tests hold the JSON.parse path to it). */
+export function readPyJson(text: string): PyValue {
   const r = new Reader(text);
   r.ws();
   const v = r.value(0);
@@ -33,9 +46,14 @@ class Reader {
   }
 
   ws(): void {
-    WS.lastIndex = this.i;
-    WS.exec(this.s);
-    this.i = WS.lastIndex;
+    const s = this.s;
+    let i = this.i;
+    for (;;) {
+      const c = s.charCodeAt(i);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+      i++;
+    }
+    this.i = i;
   }
 
   value(depth: number): PyValue {
@@ -162,6 +180,7 @@ class Reader {
 
   object(depth: number): PyValue {
     const entries: Array<[PyValue, PyValue]> = [];
+    // Keys are strings here, so the key text itself tells repeated keys apart.
     const index = new Map<string, number>();
     this.ws();
     if (this.s[this.i] === '}') {
@@ -171,16 +190,16 @@ class Reader {
     for (;;) {
       if (this.s[this.i] !== '"') this.fail('Expecting property name enclosed in double quotes');
       this.i++;
-      const key: PyValue = { t: 'str', v: this.string() };
+      const name = this.string();
+      const key: PyValue = { t: 'str', v: name };
       this.ws();
       if (this.s[this.i] !== ':') this.fail("Expecting ':' delimiter");
       this.i++;
       this.ws();
       const v = this.value(depth + 1);
-      const k = hashKey(key);
-      const at = index.get(k);
+      const at = index.get(name);
       if (at === undefined) {
-        index.set(k, entries.length);
+        index.set(name, entries.length);
         entries.push([key, v]);
       } else entries[at]![1] = v;
       this.ws();
@@ -268,13 +287,7 @@ export function pyToPlain(v: PyValue): unknown {
   switch (v.t) {
     case 'dict': {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of v.entries)
-        Object.defineProperty(out, k.t === 'str' ? k.v : pyJsonDumps(k), {
-          value: pyToPlain(x),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      for (const [k, x] of v.entries) setOwn(out, k.t === 'str' ? k.v : pyJsonDumps(k), pyToPlain(x));
       return out;
     }
     case 'list':
@@ -304,13 +317,7 @@ export function clonePlain<T>(x: T): T {
   if (Array.isArray(x)) return x.map(clonePlain) as T;
   if (x && typeof x === 'object') {
     const out: Record<string, unknown> = {};
-    // Assignment, about 3x faster than defineProperty (BFCL's loader clones every doc of every multi-turn entry),
-    // except for the one key it would not make an own property of.
-    for (const [k, v] of Object.entries(x)) {
-      if (k === '__proto__')
-        Object.defineProperty(out, k, { value: clonePlain(v), enumerable: true, writable: true, configurable: true });
-      else out[k] = clonePlain(v);
-    }
+    for (const [k, v] of Object.entries(x)) setOwn(out, k, clonePlain(v));
     return out as T;
   }
   return x;
@@ -324,12 +331,21 @@ const SAFE_INT = /^-?(?:0|[1-9]\d{0,14})$/;
 // The reader's nesting limit (Python's RecursionError): text with fewer brackets than this cannot reach it.
 const MAX_DEPTH = 900;
 
-/** Whether JSON.parse reads valid JSON text exactly as pyToPlain(pyJsonLoads(text)) does. */
-function plainAsPython(text: string): boolean {
+// A string that is an integer-like key once read (digits, written as such or as \u0030–\u0039): JS objects hold
+// such keys first, whatever their place in the text.
+const DIGITS_STRING = /^"(?:\d|\\u003\d)+"$/i;
+
+/**
+ * Whether JSON.parse reads valid JSON text exactly as pyToPlain(pyJsonLoads(text)) does; with `keyOrder`, also
+ * with object keys in file order (no string that could be an integer-like key).
+ */
+function plainAsPython(text: string, keyOrder = false): boolean {
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
     const t = m[0];
-    if (t.charCodeAt(0) !== 34 && (t === '-0' || !SAFE_INT.test(t))) return false;
+    if (t.charCodeAt(0) !== 34) {
+      if (t === '-0' || !SAFE_INT.test(t)) return false;
+    } else if (keyOrder && DIGITS_STRING.test(t)) return false;
   }
   if (text.length > 2 * MAX_DEPTH) {
     let opens = 0;
@@ -353,4 +369,29 @@ export function pyJsonToPlain(text: string): unknown {
     return pyToPlain(pyJsonLoads(text));
   }
   return plainAsPython(text) ? plain : pyToPlain(pyJsonLoads(text));
+}
+
+/** JSON.parse's value of text plainAsPython accepted with keyOrder, as the PyValue the reader gives. */
+function fromParsed(x: unknown): PyValue {
+  switch (typeof x) {
+    case 'string':
+      return { t: 'str', v: x };
+    case 'number':
+      return { t: 'int', v: BigInt(x) };
+    case 'boolean':
+      return { t: 'bool', v: x };
+    default: {
+      if (x === null) return { t: 'none' };
+      if (Array.isArray(x)) {
+        const items = new Array<PyValue>(x.length);
+        for (let i = 0; i < x.length; i++) items[i] = fromParsed(x[i]);
+        return { t: 'list', items };
+      }
+      const o = x as Record<string, unknown>;
+      const keys = Object.keys(o);
+      const entries = new Array<[PyValue, PyValue]>(keys.length);
+      for (let i = 0; i < keys.length; i++) entries[i] = [{ t: 'str', v: keys[i]! }, fromParsed(o[keys[i]!])];
+      return { t: 'dict', entries };
+    }
+  }
 }
