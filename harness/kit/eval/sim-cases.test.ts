@@ -50,14 +50,22 @@ describe('an eval named like a built-in suite', () => {
 });
 
 describe('registering the cases', () => {
-  /** A server that drops the connection of the first `drop` requests unanswered, then answers `status`. */
-  async function server(drop: number, status: number) {
+  /**
+   * A server that drops the connection of the first `drop` requests unanswered, then answers `status` (after
+   * `delayMs`).
+   */
+  async function server(drop: number, status: number, delayMs = 0) {
     let seen = 0;
     const s = createServer((req, res) => {
       seen++;
       if (seen <= drop) return void req.socket.destroy();
       req.resume();
-      req.on('end', () => res.writeHead(status, { 'content-type': 'application/json' }).end('{"eval":"e","cases":1}'));
+      req.on('end', () =>
+        setTimeout(
+          () => res.writeHead(status, { 'content-type': 'application/json' }).end('{"eval":"e","cases":1}'),
+          delayMs,
+        ),
+      );
     });
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`;
@@ -91,5 +99,16 @@ describe('registering the cases', () => {
     }
     expect(connectionLost(Object.assign(new Error('x'), { cause: { code: 'EPIPE' } }))).toBe(true);
     expect(connectionLost(new Error('timeout'))).toBe(false);
+  });
+
+  it("is not held to the run's request timeout: a slow answer (a large part on a busy machine) still registers", async () => {
+    const slow = await server(0, 200, 300);
+    try {
+      // A run whose requests time out after 50 ms: the registration is given REGISTRATION_TIMEOUT_FLOOR_MS.
+      await registerEvalCases(slow.url, 'e', registrationOf([{ id: 'a', input: 'q' }]), 50);
+      expect(slow.seen()).toBe(1);
+    } finally {
+      await slow.close();
+    }
   });
 });

@@ -67,7 +67,17 @@ function jsonValue(v: unknown): unknown {
 /** The simulator's answer to a registration is a line of JSON; anything larger is no answer of its. */
 const REPLY_LIMIT_BYTES = 1 << 20;
 
-/** Hand the eval's cases to the simulator at `baseUrl`; a refusal is an error naming the eval and the reason. */
+/**
+ * The least time a registration is given, whatever the run's request timeout (5 s against the simulator): it is the
+ * harness's own exchange, not a model request, and a part of a large eval sends 10^4 cases in it. On a machine busy
+ * with other jobs their reading took longer than 5 s once, and every case of that part became a harness error.
+ */
+export const REGISTRATION_TIMEOUT_FLOOR_MS = 120_000;
+
+/**
+ * Hand the eval's cases to the simulator at `baseUrl`, within the run's request timeout or
+ * REGISTRATION_TIMEOUT_FLOOR_MS, whichever is longer; a refusal is an error naming the eval and the reason.
+ */
 export async function registerEvalCases(
   baseUrl: string,
   name: string,
@@ -83,7 +93,7 @@ export async function registerEvalCases(
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: text,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(Math.max(timeoutMs, REGISTRATION_TIMEOUT_FLOOR_MS)),
     });
   const res = await withReconnects(post);
   // 409: the simulator has a responder of its own under this name (a program's `startSimServer({ responders })`),
