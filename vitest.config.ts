@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { readConfig } from './harness/core/config.ts';
 import { vitestOptionsOf } from './harness/kit/vitest-options.ts';
-import { builtinEvalProject } from './harness/vitest/eval-config.ts';
+import { builtinEvalProject } from './harness/vitest/eval-project.ts';
 import { toolgaugePlugin } from './harness/vitest/plugin.ts';
 import { REPORTER_PATH } from './reporters/path.ts';
 import LongFirstSequencer from './tests/helpers/sequencer.ts';
@@ -80,7 +80,7 @@ export default defineConfig({
           hookTimeout: 600_000,
         },
       },
-      // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file). Its
+      // The benchmark suites: harness/vitest/eval-project.ts (the CLI runs the same project without this file). Its
       // Vitest options come from the run's configuration, as a CLI run's do (harness/kit/plan.ts); a configuration
       // that does not parse leaves the defaults here, and the global setup reports it.
       {
