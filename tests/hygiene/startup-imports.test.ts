@@ -76,6 +76,14 @@ describe('what a run loads at start', () => {
     },
   );
 
+  // Vitest loads the reporter with every run of this repository's configuration, unit runs included: the end of an
+  // eval run (the suites, the plan with its parsers, the reports) loads only once eval files ran.
+  it('reporters/toolgauge.ts loads neither the kit, the parsers nor a suite before an eval run ends', async () => {
+    const { files } = await staticGraph('reporters/toolgauge.ts');
+    expect([...files].filter((f) => /^harness\/(kit|parse|calls|report|stats|builtin)\//.test(f))).toEqual([]);
+    expect([...(await staticGraph('reporters/eval-end.ts')).files]).toContain('harness/kit/run-end.ts');
+  });
+
   // The agent SDKs are optional peer dependencies: only their own subpaths (toolgauge/ai-sdk, toolgauge/openai-agents)
   // load them, so a project without them imports toolgauge.
   it('the main entry (harness/api/index.ts) loads neither the AI SDK nor the OpenAI Agents SDK', async () => {
