@@ -1,5 +1,6 @@
 import type { SerializedError } from 'vitest';
-import type { Reporter, TestCase, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
+import { fileURLToPath } from 'node:url';
+import type { Reporter, TestCase, TestModule, TestProject, TestRunEndReason, Vitest } from 'vitest/node';
 import { redact } from '../harness/core/redact.ts';
 import { escapeTerminal } from '../harness/core/terminal.ts';
 import type { RunPlan } from '../harness/kit/plan.ts';
@@ -90,8 +91,7 @@ export default class ToolgaugeReporter implements Reporter {
     this.progressTimer = undefined;
     const evalModules = modules.filter((m) => EVAL_MODULE.test(m.moduleId));
     if (!evalModules.length) return;
-    // The suites, the plan's parsers and the reports load only now: a run of unit tests loads none of them.
-    const { endEvalRun } = await import('./eval-end.ts');
+    const { endEvalRun } = await this.endModule(evalModules[0]!.project);
     const end = await endEvalRun(evalModules, unhandled, reason, {
       env: process.env,
       plan: this.options.plan,
@@ -111,6 +111,19 @@ export default class ToolgaugeReporter implements Reporter {
     for (const m of end.messages) this.log(m);
     if (end.exitCode !== undefined) process.exitCode = end.exitCode;
     this.options.onEnded?.(end.suites.map((s) => ({ suite: s.suite, outDir: s.outDir })));
+  }
+
+  /**
+   * reporters/eval-end.ts, loaded once eval files ran. From the sources under plain `vitest run`, through the eval
+   * project's module runner rather than the one Vitest loaded this reporter with: the project's global setup has
+   * loaded the plan, the suites and much of the end through it already, which would otherwise be transformed and
+   * evaluated a second time in this process. A launcher's instance (the CLI's bundle, the package's JavaScript)
+   * imports it as any module.
+   */
+  private async endModule(project: TestProject): Promise<typeof import('./eval-end.ts')> {
+    if (import.meta.url.endsWith('.ts') && this.options.cli !== true)
+      return project.import(fileURLToPath(new URL('./eval-end.ts', import.meta.url)));
+    return import('./eval-end.ts');
   }
 
   /** Everything printed may carry ids, answers and errors from data or an endpoint: controls become escapes. */
