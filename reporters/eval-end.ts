@@ -28,7 +28,7 @@ export async function endEvalRun(
     cli: boolean;
     merged: boolean;
   },
-): Promise<RunEnd | { refused: string }> {
+): Promise<RunEnd | { configError: string }> {
   // The aggregators, reports and gates of the built-in suites this run's tests belong to (a user's suite falls back
   // to the generic ones): a run of a user's eval loads none of them.
   const ended = evalModules.map(endedModule);
@@ -42,7 +42,7 @@ export async function endEvalRun(
       runFromBlobs(o.plan ?? planRun(o.env, registeredSuites()), blocks(evalModules));
   } catch (err) {
     return {
-      refused:
+      configError:
         err instanceof UsageError
           ? err.message
           : `toolgauge: cannot read the run configuration: ${(err as Error).message}`,

@@ -11,7 +11,8 @@ import { PROGRESS_EVERY_CASES, PROGRESS_INTERVAL_MS, ProgressMeter } from '../ha
 /**
  * The toolgauge reporter: after all tests (so a merged shard report equals an unsharded run) the kit finalizes
  * every suite that ran — any suite, including ones this process has never seen — prints the terminal summaries
- * and sets the exit code (harness/kit/run-end.ts). Runs without eval files (unit tests) pass through untouched.
+ * and sets the exit code (reporters/eval-end.ts, harness/kit/run-end.ts). Runs without eval files (unit tests) pass
+ * through untouched, without loading any of that.
  */
 /** What the CLI hands the reporter instance it creates (a reporter Vitest loads by path has none). */
 export interface ToolgaugeReporterOptions {
@@ -99,8 +100,8 @@ export default class ToolgaugeReporter implements Reporter {
       cli: this.options.cli === true,
       merged: !!this.vitest?.config.mergeReports,
     });
-    if ('refused' in end) {
-      this.log(end.refused);
+    if ('configError' in end) {
+      this.log(end.configError);
       process.exitCode = 2;
       return;
     }
