@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import { readConfig } from './harness/core/config.ts';
 import { vitestOptionsOf } from './harness/kit/vitest-options.ts';
-import { builtinEvalProject } from './harness/vitest/eval-config.ts';
+import { builtinEvalProject } from './harness/vitest/eval-project.ts';
 import { toolgaugePlugin } from './harness/vitest/plugin.ts';
 import { REPORTER_PATH } from './reporters/path.ts';
 import LongFirstSequencer from './tests/helpers/sequencer.ts';
@@ -25,9 +25,13 @@ function evalVitestOptions() {
   }
 }
 
+// Keeps toolgauge's reporter registered when `--reporter` replaces the configured ones (Vitest calls the projects'
+// plugins). Each project names it rather than `extends: true`: a project that extends this file has Vite bundle and
+// evaluate it once more, each of the three even when `--project` selects one (about 0.15 CPU-s a run); the root's
+// `test` options that matter here (sequencer, reporters, fsModuleCache) are Vitest's global ones anyway.
+const plugins = [toolgaugePlugin(REPORTER_PATH)];
+
 export default defineConfig({
-  // Keeps toolgauge's reporter registered when `--reporter` replaces the configured ones.
-  plugins: [toolgaugePlugin(REPORTER_PATH)],
   test: {
     // Transformed modules are cached on disk between runs: every CLI run (and every end-to-end test) starts faster.
     experimental: { fsModuleCache: true },
@@ -40,7 +44,7 @@ export default defineConfig({
     ],
     projects: [
       {
-        extends: true,
+        plugins,
         test: {
           name: 'unit',
           setupFiles: cpuPerFile,
@@ -68,7 +72,7 @@ export default defineConfig({
       },
       // toolgauge as a user installs it (tests/package): packs, builds and installs it into fresh projects.
       {
-        extends: true,
+        plugins,
         // Its files wait on the processes they start: they share the unit project's workers (one group, run together).
         test: {
           name: 'package',
@@ -80,11 +84,11 @@ export default defineConfig({
           hookTimeout: 600_000,
         },
       },
-      // The benchmark suites: harness/vitest/eval-config.ts (the CLI runs the same project without this file). Its
+      // The benchmark suites: harness/vitest/eval-project.ts (the CLI runs the same project without this file). Its
       // Vitest options come from the run's configuration, as a CLI run's do (harness/kit/plan.ts); a configuration
       // that does not parse leaves the defaults here, and the global setup reports it.
       {
-        extends: true,
+        plugins,
         test: builtinEvalProject(evalVitestOptions(), ['./harness/builtin/global-setup.ts']),
       },
     ],

@@ -1,14 +1,9 @@
 import type { SerializedError } from 'vitest';
-import type { Reporter, TestCase, TestModule, TestRunEndReason, TestSuite, Vitest } from 'vitest/node';
-import { loadBuiltinSuites } from '../harness/builtin/load.ts';
-import { UsageError } from '../harness/core/errors.ts';
-import { runFromBlobs, type BlobRun } from '../harness/kit/blob-run.ts';
-import { restoreTrace } from '../harness/kit/shard-traces.ts';
+import { fileURLToPath } from 'node:url';
+import type { Reporter, TestCase, TestModule, TestProject, TestRunEndReason, Vitest } from 'vitest/node';
 import { redact } from '../harness/core/redact.ts';
 import { escapeTerminal } from '../harness/core/terminal.ts';
-import { planRun, type RunPlan } from '../harness/kit/plan.ts';
-import { registeredSuites } from '../harness/kit/registry.ts';
-import { endRun, type EndedModule } from '../harness/kit/run-end.ts';
+import type { RunPlan } from '../harness/kit/plan.ts';
 import type {} from '../harness/vitest/task-meta.ts';
 import { stdoutIsADocument } from '../harness/vitest/stdout-reporters.ts';
 import { PROGRESS_EVERY_CASES, PROGRESS_INTERVAL_MS, ProgressMeter } from '../harness/vitest/progress.ts';
@@ -16,7 +11,8 @@ import { PROGRESS_EVERY_CASES, PROGRESS_INTERVAL_MS, ProgressMeter } from '../ha
 /**
  * The toolgauge reporter: after all tests (so a merged shard report equals an unsharded run) the kit finalizes
  * every suite that ran — any suite, including ones this process has never seen — prints the terminal summaries
- * and sets the exit code (harness/kit/run-end.ts). Runs without eval files (unit tests) pass through untouched.
+ * and sets the exit code (reporters/eval-end.ts, harness/kit/run-end.ts). Runs without eval files (unit tests) pass
+ * through untouched, without loading any of that.
  */
 /** What the CLI hands the reporter instance it creates (a reporter Vitest loads by path has none). */
 export interface ToolgaugeReporterOptions {
@@ -96,45 +92,18 @@ export default class ToolgaugeReporter implements Reporter {
     this.progressTimer = undefined;
     const evalModules = modules.filter((m) => EVAL_MODULE.test(m.moduleId));
     if (!evalModules.length) return;
-    // The aggregators, reports and gates of the built-in suites this run's tests belong to (a user's suite falls back
-    // to the generic ones): a run of a user's eval loads none of them.
-    const ended = evalModules.map(endedModule);
-    await loadBuiltinSuites({ TOOLGAUGE_SUITES: [...suitesOf(ended)].join(',') });
-    let kc: RunPlan;
-    try {
-      // What the global setup provided; in `--merge-reports` (no global setup) the environment, parsed here.
-      // Merged blobs: the run the shards made, as their suite blocks recorded it (model, endpoint, settings).
-      kc =
-        evalModules[0]!.project.getProvidedContext().toolgauge ??
-        runFromBlobs(this.options.plan ?? planRun(process.env, registeredSuites()), blocks(evalModules));
-    } catch (err) {
-      this.log(
-        err instanceof UsageError
-          ? err.message
-          : `toolgauge: cannot read the run configuration: ${(err as Error).message}`,
-      );
+    const { endEvalRun } = await this.endModule(evalModules[0]!.project);
+    const end = await endEvalRun(evalModules, unhandled, reason, {
+      env: process.env,
+      plan: this.options.plan,
+      startedAt: this.startedAt,
+      cli: this.options.cli === true,
+      merged: !!this.vitest?.config.mergeReports,
+    });
+    if ('configError' in end) {
+      this.log(end.configError);
       process.exitCode = 2;
       return;
-    }
-    const merging = this.vitest?.config.mergeReports;
-    const end = endRun(ended, kc, {
-      startedAt: this.startedAt,
-      endedAt: new Date(),
-      interrupted: reason === 'interrupted',
-      unhandled: unhandled.map(unhandledText),
-      cli: this.options.cli === true,
-      merged: !!merging,
-    });
-    // The shards' traces, carried in their blobs, into the merged folder the report links them from.
-    if (merging) {
-      const outDirs = new Map(end.suites.map((s) => [s.suite, s.outDir]));
-      for (const mod of evalModules) {
-        for (const t of mod.children.allTests()) {
-          const suite = t.meta().toolgauge?.suite;
-          const dir = suite ? outDirs.get(suite) : undefined;
-          if (dir) restoreTrace(dir, t.meta().toolgaugeTrace);
-        }
-      }
     }
     for (const s of end.suites) {
       this.log(s.terminal);
@@ -145,6 +114,19 @@ export default class ToolgaugeReporter implements Reporter {
     this.options.onEnded?.(end.suites.map((s) => ({ suite: s.suite, outDir: s.outDir })));
   }
 
+  /**
+   * reporters/eval-end.ts, loaded once eval files ran. From the sources under plain `vitest run`, through the eval
+   * project's module runner rather than the one Vitest loaded this reporter with: the project's global setup has
+   * loaded the plan, the suites and much of the end through it already, which would otherwise be transformed and
+   * evaluated a second time in this process. A launcher's instance (the CLI's bundle, the package's JavaScript)
+   * imports it as any module.
+   */
+  private async endModule(project: TestProject): Promise<typeof import('./eval-end.ts')> {
+    if (import.meta.url.endsWith('.ts') && this.options.cli !== true)
+      return project.import(fileURLToPath(new URL('./eval-end.ts', import.meta.url)));
+    return import('./eval-end.ts');
+  }
+
   /** Everything printed may carry ids, answers and errors from data or an endpoint: controls become escapes. */
   private log(msg: string): void {
     const text = escapeTerminal(redact(msg), '\n\t');
@@ -152,64 +134,4 @@ export default class ToolgaugeReporter implements Reporter {
     else if (this.vitest) this.vitest.logger.log(text);
     else console.log(text);
   }
-}
-
-/** Each suite block of the run once: its suite, dataset hash, output directory and recorded run. */
-function blocks(modules: ReadonlyArray<TestModule>) {
-  const seen = new Map<string, { suite: string; dataset: string | null; outDir: string; run: BlobRun | undefined }>();
-  for (const mod of modules) {
-    for (const s of mod.children.allSuites()) {
-      const m = s.meta().toolgaugeSuite;
-      if (m)
-        seen.set(JSON.stringify([m.suite, m.dataset?.sha256 ?? null, m.run ?? null]), {
-          suite: m.suite,
-          dataset: m.dataset?.sha256 ?? null,
-          outDir: m.outDir,
-          run: m.run,
-        });
-    }
-  }
-  return [...seen.values()];
-}
-
-/** The suites the ended modules' tests belong to. */
-function suitesOf(modules: EndedModule[]): Set<string> {
-  const names = new Set<string>();
-  for (const m of modules)
-    for (const t of m.tests) for (const name of [t.meta?.suite, t.ident?.suite]) if (name) names.add(name);
-  return names;
-}
-
-function endedModule(mod: TestModule): EndedModule {
-  return {
-    file: mod.relativeModuleId,
-    // A suite block that failed while collecting (a bad setting, an unknown gate metric) reports on the block.
-    errors: [...mod.errors(), ...[...mod.children.allSuites()].flatMap((s) => s.errors())].map((e) => ({
-      name: e.name,
-      message: e.message,
-    })),
-    tests: [...mod.children.allTests()].map((t) => ({
-      name: t.name,
-      state: t.result().state,
-      meta: t.meta().toolgauge,
-      instance: t.meta().toolgaugeInstance,
-      ident: identity(t),
-      error: t.result().errors?.[0]?.message,
-      errorName: t.result().errors?.[0]?.name,
-    })),
-  };
-}
-
-/** An unhandled error as one line: its message and its cause's (Vitest's "Worker exited unexpectedly" is the cause). */
-function unhandledText(e: SerializedError): string {
-  const cause = e.cause && typeof e.cause === 'object' && 'message' in e.cause ? String(e.cause.message) : '';
-  return cause ? `${e.message}: ${cause}` : e.message;
-}
-
-function identity(t: TestCase) {
-  for (let p: TestSuite | TestModule = t.parent; p.type === 'suite'; p = p.parent) {
-    const m = p.meta().toolgaugeSuite;
-    if (m) return m;
-  }
-  return undefined;
 }

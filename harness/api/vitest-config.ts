@@ -1,6 +1,7 @@
 import { DEFAULT_CONCURRENCY, DEFAULT_INSTANCE_TIMEOUT_MS } from '../core/config.ts';
 import { vitestOptionsOf } from '../kit/plan.ts';
-import { EVAL_GLOBAL_SETUP, EVAL_WORKER_EXEC_ARGV } from '../vitest/eval-config.ts';
+import { EVAL_GLOBAL_SETUP } from '../vitest/eval-config.ts';
+import { EVAL_WORKER_EXEC_ARGV } from '../vitest/eval-project.ts';
 import { toolgaugePlugin } from '../vitest/plugin.ts';
 import { REPORTER_PATH } from '../../reporters/path.ts';
 

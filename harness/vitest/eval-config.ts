@@ -3,42 +3,13 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MODULE_EXT } from '../core/paths.ts';
 import type { RunPlan, VitestOptions } from '../kit/plan.ts';
+import { builtinEvalProject } from './eval-project.ts';
 import { toolgaugePlugin } from './plugin.ts';
 import { preforkedPool, type Prefork } from './prefork.ts';
 import { prethreadedPool, type Prethread } from './prethread.ts';
 
 /** The global setup of a project's own eval files (Vitest loads global setup files by path). */
 export const EVAL_GLOBAL_SETUP = fileURLToPath(new URL(`./eval-global-setup${MODULE_EXT}`, import.meta.url));
-
-/**
- * Node flags of the eval worker. Young-generation semi-spaces of 8 MiB, between V8's 16 (over 182 ToolHop rows the
- * whole run's peak was 515–521 MiB with 16 against 454–503 with 2) and 2 (which let a run of 2 × 10^4 cases spend a
- * third of the worker's CPU in the collector); `--optimize-for-size` saved another 50 MiB but cost Maze 40% more CPU.
- * The old generation grows by half of what survives a full collection, where V8 lets it grow up to fourfold: a run of
- * 10^4 cases peaked at 405 MiB in this worker without it and 220 with it, for about a fifth more CPU.
- */
-export const EVAL_WORKER_EXEC_ARGV = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
-
-/**
- * The built-in suites' eval project (`suites/**\/*.eval.ts`): one worker shares one model client (its concurrency
- * limit is the run's) and one sandbox pool across the suite's files; instances run concurrently inside each file.
- * `vitest` is the plan's (harness/kit/plan.ts, vitestOptionsOf); `globalSetup` the built-in suites' global setup file
- * (harness/builtin/global-setup.ts), named by the configuration's author. vitest.config.ts uses it as its `eval`
- * project, and the CLI runs it without loading that file (builtinEvalConfig, no global setup: the run is open).
- */
-export function builtinEvalProject(vitest: VitestOptions, globalSetup: readonly string[] = []) {
-  return {
-    name: 'eval',
-    // `.ts` in the repository, `.js` in the package's dist/.
-    include: [`suites/**/*.eval${MODULE_EXT}`],
-    globalSetup: [...globalSetup],
-    execArgv: EVAL_WORKER_EXEC_ARGV,
-    pool: 'forks' as const,
-    maxWorkers: 1,
-    isolate: false,
-    ...vitest,
-  };
-}
 
 /**
  * A CLI run of built-in suites: the eval project as the whole configuration, so Vitest need not bundle and load

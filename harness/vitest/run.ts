@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { RunPlan } from '../kit/plan.ts';
 import type { OpenedRun } from '../launch/open-run.ts';
 import { PACKAGE_ROOT } from '../core/paths.ts';
-import { EVAL_WORKER_EXEC_ARGV } from './eval-config.ts';
+import { EVAL_WORKER_EXEC_ARGV } from './eval-project.ts';
 import { onInterrupt } from './interrupt.ts';
 import { discardPrefork, preforkVitestWorker, type Prefork } from './prefork.ts';
 import { commitNativeMemoryOnDemand } from './native-allocator.ts';

@@ -76,6 +76,41 @@ describe('what a run loads at start', () => {
     },
   );
 
+  // Vitest loads the reporter with every run of this repository's configuration, unit runs included: the end of an
+  // eval run (the suites, the plan with its parsers, the reports) loads only once eval files ran.
+  it('reporters/toolgauge.ts loads neither the kit, the parsers nor a suite before an eval run ends', async () => {
+    const { files } = await staticGraph('reporters/toolgauge.ts');
+    expect([...files].filter((f) => /^harness\/(kit|parse|calls|report|stats|builtin)\//.test(f))).toEqual([]);
+    expect([...(await staticGraph('reporters/eval-end.ts')).files]).toContain('harness/kit/run-end.ts');
+  });
+
+  // Every plain `vitest run` here bundles and evaluates vitest.config.ts with the modules it imports. A call of
+  // import.meta's resolve among them makes Vite register Node's module hooks (on Node 20 a thread every later import
+  // of Vitest's main process waits on); Vite finds it by this pattern in the text.
+  it("vitest.config.ts's own modules hold no call of import.meta's resolve", async () => {
+    const { files } = await staticGraph('vitest.config.ts');
+    expect(files.size).toBeGreaterThan(3);
+    const calls = [...files].filter((f) => /import\.meta\s*\.\s*resolve/.test(readFileSync(fromRoot(f), 'utf8')));
+    expect(calls).toEqual([]);
+  });
+
+  // A project that `extends` the configuration file has Vite load it once more, each project even when `--project`
+  // selects another; each names the toolgauge plugin itself instead (Vitest calls the projects' plugins).
+  it("vitest.config.ts's projects do not extend the file, and each keeps the toolgauge reporter", async () => {
+    const config = (await import('../../vitest.config.ts')).default as {
+      test: { projects: Array<{ extends?: unknown; plugins?: Array<{ name: string }>; test: { name: string } }> };
+    };
+    const projects = config.test.projects;
+    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'package', 'eval']);
+    for (const p of projects) {
+      expect(p.extends, p.test.name).toBeUndefined();
+      expect(
+        p.plugins?.map((x) => x.name),
+        p.test.name,
+      ).toContain('toolgauge');
+    }
+  });
+
   // The agent SDKs are optional peer dependencies: only their own subpaths (toolgauge/ai-sdk, toolgauge/openai-agents)
   // load them, so a project without them imports toolgauge.
   it('the main entry (harness/api/index.ts) loads neither the AI SDK nor the OpenAI Agents SDK', async () => {
