@@ -292,20 +292,23 @@ export function loadTaskFile(path: string): TaskFile {
   } catch (e) {
     throw new DataError(path, undefined, undefined, `invalid JSON: ${(e as Error).message}`);
   }
-  // Validate task by task so the error names the task id.
+  // Validate task by task so the error names the task id, then the rest of the file (each task parsed once).
   const head = z
     .object({ tasks: z.array(z.unknown()) })
     .passthrough()
     .safeParse(raw);
   if (!head.success) throw dataErrorFromZod(path, undefined, head.error);
-  head.data.tasks.forEach((t, i) => {
+  const tasks = head.data.tasks.map((t, i) => {
     const r = MazeTask.safeParse(t);
     if (!r.success) throw dataErrorFromZod(path, (t as { id?: string })?.id ?? i, r.error);
+    return r.data;
   });
-  const r = TaskFile.safeParse(raw);
+  const r = TaskFileHead.safeParse(raw);
   if (!r.success) throw dataErrorFromZod(path, undefined, r.error);
-  return r.data;
+  return { ...r.data, tasks };
 }
+/** A task file's fields but its tasks (checked one by one before). */
+const TaskFileHead = TaskFile.extend({ tasks: z.array(z.unknown()) });
 
 export function loadMazeTasks(dir = DEFAULT_CASES_DIR, complexities: readonly Complexity[] = COMPLEXITIES): MazeTask[] {
   return complexities.flatMap((c) => loadTaskFile(taskFilePath(dir, c)).tasks);

@@ -5,7 +5,7 @@
 
 import { resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { BUILTIN_TOOLS_DIR, libraryFiles, loadToolFiles } from './library.ts';
+import { BUILTIN_TOOLS_DIR, libraryFiles, loadToolFiles, TOOL_SCHEMA_AJV } from './library.ts';
 import type { HistoryEntry, MazeTool, ToolArgs, ToolResult } from './types.ts';
 import type { OpenAITool } from '../../core/chat.ts';
 
@@ -76,7 +76,9 @@ export function substituteSets(tools: readonly MazeTool[] = active().tools): Rec
   return out;
 }
 
-const ajv = new Ajv({ strict: true, allErrors: false });
+// Every tool's schemas were checked when its library loaded (library.ts): checking each against the meta-schema
+// again when its validator is compiled (which compiles the meta-schema first) would only cost time.
+const ajv = new Ajv({ ...TOOL_SCHEMA_AJV, validateSchema: false });
 const paramValidators = new WeakMap<MazeTool, ValidateFunction>();
 const outputValidators = new WeakMap<MazeTool, ValidateFunction>();
 function validator(cache: WeakMap<MazeTool, ValidateFunction>, key: MazeTool, schema: object): ValidateFunction {

@@ -213,6 +213,27 @@ describe('declarative tool library files', () => {
         toolFile({ parameters: { type: 'object', properties: { isbn: { type: 'strin' } } } }),
         /tools\[0\] \(get_shelf\)\.parameters: not a valid JSON Schema/,
       ],
+      // strict mode: an unknown keyword, a keyword without the type it applies to, a required field not defined
+      [
+        toolFile({ parameters: { type: 'object', properties: { isbn: { type: 'string', optional: true } } } }),
+        /tools\[0\] \(get_shelf\)\.parameters: not a valid JSON Schema: strict mode: unknown keyword: "optional"$/,
+      ],
+      [
+        toolFile({ output: { type: 'object', properties: { isbn: { pattern: '^9' }, shelf: { type: 'integer' } } } }),
+        /tools\[0\] \(get_shelf\)\.output: not a valid JSON Schema: strict mode: missing type "string" for keyword "pattern" at "#\/properties\/isbn" \(strictTypes\)$/,
+      ],
+      [
+        toolFile({ parameters: { type: 'object', properties: { isbn: { type: 'string' } }, required: ['code'] } }),
+        /\.parameters: not a valid JSON Schema: strict mode: required property "code" is not defined at "#" \(strictRequired\)$/,
+      ],
+      [
+        toolFile({ parameters: { type: 'object', properties: { isbn: { type: 'string', pattern: '\\-' } } } }),
+        /\.parameters: not a valid JSON Schema: Invalid regular expression: \/\\-\/u: Invalid escape$/,
+      ],
+      [
+        toolFile({ parameters: { type: 'object', properties: { isbn: { type: 'string', enum: ['a', 'a'] } } } }),
+        /\.parameters: not a valid JSON Schema: schema is invalid: data\/properties\/isbn\/enum must NOT have duplicate items/,
+      ],
       [
         toolFile({}, 'functions:\n  company: {params: [x], body: "x"}\n'),
         /field functions\.company: function 'company' is already defined/,

@@ -26,6 +26,7 @@ import {
   type Template,
 } from './expr.ts';
 import { contextFunctions, FUNCTION_NAMES, PURE_FUNCTIONS, WORLD_TABLES } from './functions.ts';
+import { acceptsStrict } from './strict-schema.ts';
 import { toolError, type MazeTool, type ToolArgs, type ToolContext, type ToolResult } from './types.ts';
 
 /** The built-in library's files, loaded in name order (the order fixes the library's tool order). */
@@ -353,15 +354,20 @@ export function loadToolFiles(files: readonly string[]): MazeTool[] {
   return out;
 }
 
-const ajv = new Ajv({ strict: true, allErrors: false });
+/** The options every tool schema must compile under (strict mode: unknown keywords and loose types refused). */
+export const TOOL_SCHEMA_AJV = { strict: true, allErrors: false } as const;
+// Created on first use: the walk (strict-schema.ts) accepts the schemas tool files use without compiling them.
+let ajv: Ajv | undefined;
 const validSchemas = new Set<string>();
 function checkSchema(file: string, field: string, s: Record<string, unknown>): void {
   if (s.type !== 'object' || typeof s.properties !== 'object' || s.properties === null)
     fail(file, field, "must be a JSON Schema with type 'object' and properties");
+  if (acceptsStrict(s)) return;
+  // Anything the walk does not know is compiled: ajv accepts it or says what is wrong.
   const key = JSON.stringify(s);
   if (validSchemas.has(key)) return;
   try {
-    ajv.compile(s);
+    (ajv ??= new Ajv(TOOL_SCHEMA_AJV)).compile(s);
   } catch (e) {
     fail(file, field, `not a valid JSON Schema: ${(e as Error).message}`);
   }
