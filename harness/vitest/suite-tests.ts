@@ -38,7 +38,7 @@ export function transcriptCap(tests: number): number {
 
 /** What V8 stores a character of `s` in: two bytes when any character is above U+00FF, else one. */
 export function bytesPerChar(s: string): 1 | 2 {
-  return /[^\u0000-\u00ff]/.test(s) ? 2 : 1;
+  return /[\u0100-\uffff]/.test(s) ? 2 : 1;
 }
 
 /** A transcript cut to `bytes` of V8's storage (transcriptCap), naming the file that holds the whole of it. */
