@@ -16,3 +16,17 @@ export function dealToPart<I>(
     .sort((a, b) => a.i - b.i)
     .map((e) => e.inst);
 }
+
+/**
+ * Vitest collects all of a test file's tests before it runs one and keeps them until the file ends (about 4 KiB a
+ * test in the worker): a run of many tests is dealt over the suite's part files even when it is not sharded, so the
+ * worker holds one part's tests at a time and drops them when the part ends. Up to this many tests (instances ×
+ * trials) they stay in the first part, where the run does not wait for each part's slowest instance in turn.
+ */
+export const TESTS_PER_UNSHARDED_PART = 1000;
+
+/** How many of a suite's `parts` files a run deals its instances over: all when sharded, by its tests when not. */
+export function partsInUse(o: { tests: number; parts: number; sharded: boolean }): number {
+  if (o.sharded) return o.parts;
+  return Math.max(1, Math.min(o.parts, Math.ceil(o.tests / TESTS_PER_UNSHARDED_PART)));
+}

@@ -31,9 +31,10 @@ export interface RunPlan {
   /** A filtered run (`-t`) merges into the output directory instead of emptying it. */
   filter: string | null;
   /**
-   * Vitest splits the run over shards (`--shard`): only then are a suite's instances dealt over its part files.
-   * Unsharded, they all run in the first part (files of one worker run one after another, so a run dealt over four
-   * files would wait for each file's slowest instance three times). Unknown (no global setup) counts as sharded.
+   * Vitest splits the run over shards (`--shard`): then a suite's instances are dealt over all its part files.
+   * Unsharded, a small run stays in the first part (files of one worker run one after another, so a run dealt over
+   * four files would wait for each file's slowest instance three times) and a large one is dealt over them, so the
+   * worker holds one part's tests at a time (kit/deal.ts). Unknown (no global setup) counts as sharded.
    */
   sharded: boolean;
   /** A suite of the run will call sandboxed tools: the run's main process starts the sandbox before the test worker. */

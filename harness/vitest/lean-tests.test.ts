@@ -1,6 +1,14 @@
 import { describe, expect, it, TestRunner } from 'vitest';
 import { loadSetFn, registerWithoutStacks, releaseTestFn } from './lean-tests.ts';
-import { cap, TRANSCRIPT_BUDGET, TRANSCRIPT_CAP, TRANSCRIPT_FLOOR, transcriptCap } from './suite-tests.ts';
+import {
+  bytesPerChar,
+  cap,
+  capTranscript,
+  TRANSCRIPT_BUDGET,
+  TRANSCRIPT_CAP,
+  TRANSCRIPT_FLOOR,
+  transcriptCap,
+} from './suite-tests.ts';
 
 describe('releasing a started test function', () => {
   it("replaces this very test's function in Vitest's own map", async ({ task }) => {
@@ -69,5 +77,27 @@ describe('the transcripts kept in Vitest', () => {
     expect(cut).toContain('700 more characters');
     expect(cut).toContain('traces/a.json');
     expect(cap(t, 300, null)).not.toContain('traces');
+  });
+
+  it('are budgeted in the bytes V8 stores: a cut Latin-1 transcript stays one byte a character', () => {
+    // V8 keeps a string with any character above U+00FF at two bytes a character: a non-ASCII cut marker would
+    // double every cut transcript's memory, and the budget would hold only half.
+    const latin = `toolhop 7: caf\u00e9 ${'x'.repeat(1000)}`;
+    expect(bytesPerChar(latin)).toBe(1);
+    const cut = capTranscript(latin, 300, 'traces/7+t0.json');
+    expect(cut.startsWith(latin.slice(0, 300))).toBe(true);
+    expect(bytesPerChar(cut)).toBe(1);
+    expect(bytesPerChar(cap(latin, 300))).toBe(1);
+  });
+
+  it('give a transcript stored at two bytes a character half the characters of its share', () => {
+    const wide = `toolhop 7: \u2026 ${'y'.repeat(1000)}`;
+    expect(bytesPerChar(wide)).toBe(2);
+    const cut = capTranscript(wide, 300, null);
+    expect(cut.startsWith(wide.slice(0, 150))).toBe(true);
+    expect(cut).not.toContain(wide.slice(0, 151));
+    expect(cut).toContain(`${wide.length - 150} more characters`);
+    // Short enough, it is kept whole either way.
+    expect(capTranscript('ab\u2026', 300, null)).toBe('ab\u2026');
   });
 });

@@ -3,7 +3,7 @@ import { redactCut } from '../core/redact.ts';
 import { blobRunOf, type BlobRun } from '../kit/blob-run.ts';
 import { carryTrace } from '../kit/shard-traces.ts';
 import { settingsOf, type RunPlan } from '../kit/plan.ts';
-import { dealToPart } from '../kit/deal.ts';
+import { dealToPart, partsInUse } from '../kit/deal.ts';
 import { checkGate } from '../kit/gate.ts';
 import { printableId } from '../kit/names.ts';
 import { runtimeFor } from '../kit/runtime.ts';
@@ -19,18 +19,31 @@ const SUMMARY_CAP = 300;
 
 /**
  * Vitest keeps every test's meta and annotations until the run ends, in the worker and again in its main process,
- * and the transcript is in both (four copies in all): a block's transcripts share one budget, so a run of hundreds
+ * and the transcript is in both (four copies in all): a run's transcripts share one budget, so a run of hundreds
  * of cases holds all of each, one of thousands a share (the whole transcript is in the instance's trace file, which
- * the cut names), and one of tens of thousands, where a share would be too short to read, none.
+ * the cut names), and one of tens of thousands, where a share would be too short to read, none. The budget is of
+ * bytes as V8 stores a string: one a character, two when any character is above U+00FF (a transcript holding one
+ * `…` takes twice the memory of the same text in ASCII), so a share is halved for such a transcript and the cut's
+ * marker is ASCII.
  */
 export const TRANSCRIPT_BUDGET = 4 * 1024 * 1024;
 export const TRANSCRIPT_CAP = 20_000;
 export const TRANSCRIPT_FLOOR = 200;
 
-/** The characters of each test's transcript kept in Vitest's state, for a block of `tests` tests (0: none). */
+/** The bytes of each test's transcript kept in Vitest's state, for a run of `tests` tests (0: none). */
 export function transcriptCap(tests: number): number {
   const share = Math.min(TRANSCRIPT_CAP, Math.floor(TRANSCRIPT_BUDGET / Math.max(1, tests)));
   return share < TRANSCRIPT_FLOOR ? 0 : share;
+}
+
+/** What V8 stores a character of `s` in: two bytes when any character is above U+00FF, else one. */
+export function bytesPerChar(s: string): 1 | 2 {
+  return /[\u0100-\uffff]/.test(s) ? 2 : 1;
+}
+
+/** A transcript cut to `bytes` of V8's storage (transcriptCap), naming the file that holds the whole of it. */
+export function capTranscript(s: string, bytes: number, wholeIn?: string | null): string {
+  return cap(s, Math.floor(bytes / bytesPerChar(s)), wholeIn);
 }
 
 // One load and one session per suite and settings in a worker: a built-in suite's part files share them (the parts
@@ -113,14 +126,12 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
           sessions.delete(key);
         });
       const loaded = (await loads.get(key)!) as Loaded<I>;
+      const runTests = loaded.instances.length * kc.run.trials;
+      // Unsharded, a small run stays in the first part file and a large one is dealt over them (kit/deal.ts).
+      const dealtOver = partsInUse({ tests: runTests, parts, sharded: kc.sharded !== false });
       const ofPart = def.partOf
         ? loaded.instances.filter((i) => def.partOf!(i) === part)
-        : dealToPart(
-            loaded.instances,
-            part,
-            kc.sharded === false ? 1 : parts,
-            def.weight ? (i) => def.weight!(i) : undefined,
-          );
+        : dealToPart(loaded.instances, part, dealtOver, def.weight ? (i) => def.weight!(i) : undefined);
       const mine = slice ? dealToPart(ofPart, slice.part, slice.parts) : ofPart;
       const runtime = runtimeFor(kc.run, kc.simUrl, kc.sandboxSocket);
       if (!sessions.has(key))
@@ -135,9 +146,14 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       if (def.close) afterAll(() => def.close!());
       // Vitest fails a file without tests; a small selection can leave a part empty.
       if (!mine.length)
-        test.skip(`${def.name} › (no instances in part ${slice ? `${slice.part}/${slice.parts}` : `${part}/${parts}`}${kc.sharded === false && parts > 1 ? ': unsharded, all run in part 1' : ''})`, () => {});
-      // The parts of an eval file share its budget.
-      const cutAt = transcriptCap((slice ? ofPart.length : mine.length) * kc.run.trials);
+        test.skip(`${def.name} › (no instances in part ${slice ? `${slice.part}/${slice.parts}` : `${part}/${parts}`}${kc.sharded === false && parts > dealtOver ? `: unsharded, all run in part${dealtOver > 1 ? `s 1-${dealtOver}` : ' 1'}` : ''})`, () => {});
+      // The parts of an eval file share its budget, as do the part files of an unsharded run (one worker runs them all).
+      const budgetTests = slice
+        ? ofPart.length * kc.run.trials
+        : kc.sharded === false
+          ? runTests
+          : mine.length * kc.run.trials;
+      const cutAt = transcriptCap(budgetTests);
       // `test.concurrent` is a getter that builds a new chainable (a dozen closures and getters) on every read, and
       // each test keeps the one it was made with: read once, it is shared by all of the block's tests.
       const concurrent = test.concurrent;
@@ -159,7 +175,8 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
               const r = await session.runOne(instance, trial);
               task.meta.toolgauge = r.meta;
               // The Vitest UI shows a test's meta as text (its report's "Test Meta"): the transcript, readable there.
-              const transcript = r.transcript && cutAt > 0 ? cap(r.transcript, cutAt, r.meta.trace) : undefined;
+              const transcript =
+                r.transcript && cutAt > 0 ? capTranscript(r.transcript, cutAt, r.meta.trace) : undefined;
               if (transcript) task.meta.transcript = transcript;
               if (kc.carryTraces) task.meta.toolgaugeTrace = carryTrace(session.outDir, r.meta.trace ?? undefined);
               await annotate(
@@ -184,7 +201,10 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
   return collected;
 }
 
-/** Redacted before the cut (core/redact.ts); the marker names the file that holds the whole text, if any. */
+/**
+ * Redacted before the cut (core/redact.ts); the marker names the file that holds the whole text, if any. The marker
+ * is ASCII, so that a cut Latin-1 text stays at one byte a character in V8 (transcriptCap).
+ */
 export function cap(s: string, n: number, wholeIn?: string | null): string {
-  return redactCut(s, n, (length) => `… [${length - n} more characters${wholeIn ? `; whole in ${wholeIn}` : ''}]`);
+  return redactCut(s, n, (length) => `... [${length - n} more characters${wholeIn ? `; whole in ${wholeIn}` : ''}]`);
 }
