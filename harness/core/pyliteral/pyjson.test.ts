@@ -181,37 +181,6 @@ describe('pyJsonToPlain', () => {
   });
 });
 
-describe('clonePlain', () => {
-  const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '1', '0', 'a'));
-  const { value } = fc.letrec<{ value: unknown }>((tie) => ({
-    value: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.boolean()),
-      fc.double().map((x) => new PyFloat(x)),
-      fc.array(tie('value'), { maxLength: 4 }),
-      // Built with defineProperty, as JSON.parse builds objects: `__proto__` is an own key.
-      fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((kv) => {
-        const o: Record<string, unknown> = {};
-        for (const [k, v] of kv)
-          Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-        return o;
-      }),
-    ),
-  }));
-  // Own keys in order, prototypes, PyFloats by identity, every container a new one.
-  const same = (a: unknown, b: unknown): void => {
-    if (a === null || typeof a !== 'object' || a instanceof PyFloat) return void expect(b).toBe(a);
-    expect(b).not.toBe(a);
-    expect(Object.getPrototypeOf(b)).toBe(Object.getPrototypeOf(a));
-    expect(Object.keys(b as object)).toEqual(Object.keys(a));
-    for (const k of Object.keys(a)) same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]);
-  };
-
-  it('copies every container, own `__proto__` keys included, and keeps PyFloats', () => {
-    fc.assert(fc.property(value, (v) => same(v, clonePlain(v))));
-  });
-});
-
 describe('pyJsonLoads through JSON.parse', () => {
   const number = fc.oneof(
     fc.integer(),
