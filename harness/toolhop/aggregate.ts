@@ -1,4 +1,5 @@
 import { averageTrials, clusterBootstrapRate, ratioEstimate, type MetricEstimate } from '../stats/index.ts';
+import { pushTo } from '../core/push-to.ts';
 import type { ToolhopMeta } from './meta.ts';
 import { groupTrials, passMetrics, rateOf, compareIds } from '../report/aggregate.ts';
 
@@ -89,7 +90,7 @@ export function aggregateToolhop(
     ['answer_type', (m: ToolhopMeta) => m.answer_type || '(none)'],
   ] as const) {
     const byKey = new Map<string, ToolhopMeta[]>();
-    for (const m of sorted) byKey.set(of(m), [...(byKey.get(of(m)) ?? []), m]);
+    for (const m of sorted) pushTo(byKey, of(m), m);
     breakdowns[group] = Object.fromEntries(
       [...byKey.entries()]
         .sort(([a], [b]) => compareIds(a, b))
