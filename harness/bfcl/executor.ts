@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { confined } from '../sandbox/confine.ts';
+import { PYTHON_WORKER_ENV } from '../sandbox/python-env.ts';
 import { spawnWorker, type SpawnedWorker } from '../sandbox/spawn-worker.ts';
 import { prepareCall, REFUSED_NAMES, type CallData, type CallScope, type PreparedCall } from './call-data.ts';
 import { ExecutorError } from './executor-error.ts';
@@ -172,14 +173,7 @@ export class PythonBfclExecutor implements BfclExecutor {
     const args = ['-s', '-B', EXEC_SCRIPT, JSON.stringify(config)];
     const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args, { privateProc: true });
     // node:child_process (spawn-worker.ts), not execa: loading execa cost each rescore about 0.1 s of CPU.
-    const worker = spawnWorker(cmd.file, cmd.args, {
-      LANG: 'C.UTF-8',
-      LC_ALL: 'C.UTF-8',
-      PYTHONHASHSEED: '0',
-      PYTHONSAFEPATH: '1',
-      PYTHONIOENCODING: 'utf-8',
-      TZ: 'UTC',
-    });
+    const worker = spawnWorker(cmd.file, cmd.args, { ...PYTHON_WORKER_ENV });
     const { child } = worker;
     this.worker = worker;
     child.stdin.on('error', () => {}); // EPIPE after the worker died: its exit is reported below

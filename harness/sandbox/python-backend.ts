@@ -5,6 +5,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { confined } from './confine.ts';
+import { PYTHON_WORKER_ENV } from './python-env.ts';
 import { SNAPSHOT_PREIMPORTS } from './packages.ts';
 import { RUNTIME_DIR } from './pyodide-backend.ts';
 import type { WorkerLaunch } from './pool.ts';
@@ -61,16 +62,9 @@ export function pythonLaunch(
     file,
     args,
     forked: forks,
+    // PYTHON_WORKER_ENV and nothing else (extendEnv: false), with one thread for numerical libraries.
     env: {
-      LANG: 'C.UTF-8',
-      LC_ALL: 'C.UTF-8',
-      // Not -I: it implies -E, which would ignore PYTHONHASHSEED (set iteration order would change from run to run). The
-      // environment is this one and nothing else (extendEnv: false); -s drops the user site, PYTHONSAFEPATH the
-      // script's folder on sys.path (Python 3.11+, as -I's -P).
-      PYTHONHASHSEED: '0',
-      PYTHONSAFEPATH: '1',
-      PYTHONIOENCODING: 'utf-8',
-      TZ: 'UTC',
+      ...PYTHON_WORKER_ENV,
       OPENBLAS_NUM_THREADS: '1',
       OMP_NUM_THREADS: '1',
     },
