@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PyValue } from '../core/pyliteral/index.ts';
 import fc from 'fast-check';
+import { nestedValues } from '../core/arbitraries.ts';
 import { PyFloat } from '../core/pyliteral/pyjson.ts';
 import { beyondSingleTurn, expectedCallsOf, jsonWithoutFormats, observe, scoringTools } from './beyond.ts';
 import { outputFor } from './arbitraries.ts';
@@ -134,20 +135,7 @@ describe('the tools the scorer checks against', () => {
       fc.double().map((x) => new PyFloat(x)),
       fc.string(),
     );
-    const { value } = fc.letrec<{ value: unknown }>((tie) => ({
-      value: fc.oneof(
-        { depthSize: 'small', withCrossShrink: true },
-        leaf,
-        fc.array(tie('value'), { maxLength: 4 }),
-        fc.sparseArray(tie('value'), { maxLength: 4 }),
-        fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((kv) => {
-          const o: Record<string, unknown> = {};
-          for (const [k, v] of kv)
-            Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-          return o;
-        }),
-      ),
-    }));
+    const value = nestedValues(leaf, key, { maxLength: 4 });
     const viaText = (v: unknown) => {
       const text = JSON.stringify(v, (k, x) => (k === 'format' && typeof x === 'string' ? undefined : x));
       return text === undefined ? undefined : JSON.parse(text);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { nestedValues } from './arbitraries.ts';
 import { stableJsonStringify, stableStringify } from './hash.ts';
 
 describe('stableJsonStringify', () => {
@@ -22,20 +23,7 @@ describe('stableJsonStringify', () => {
     fc.constantFrom(new Number(2), new String('s'), new Boolean(false)),
     fc.double().map((x) => new Float(x)),
   );
-  const { value } = fc.letrec<{ value: unknown }>((tie) => ({
-    value: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      leaf,
-      fc.array(tie('value'), { maxLength: 4 }),
-      fc.sparseArray(tie('value'), { maxLength: 4 }),
-      fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((kv) => {
-        const o: Record<string, unknown> = {};
-        for (const [k, v] of kv)
-          Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-        return o;
-      }),
-    ),
-  }));
+  const value = nestedValues(leaf, key, { maxLength: 4 });
 
   it('is stableStringify of the value JSON text holds', () => {
     fc.assert(

@@ -1,24 +1,14 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { nestedValues } from './arbitraries.ts';
 import { sameValue } from './same-value.ts';
 
 describe('sameValue', () => {
   const key = fc.constantFrom('a', 'b', '__proto__', '1');
-  const { value } = fc.letrec<{ value: unknown }>((tie) => ({
-    value: fc.oneof(
-      { depthSize: 'small', withCrossShrink: true },
-      fc.constantFrom(0, -0, 1, NaN, '', 'x', null, undefined, true, false),
-      fc.array(tie('value'), { maxLength: 3 }),
-      fc.sparseArray(tie('value'), { maxLength: 3 }),
-      fc.array(fc.tuple(key, tie('value')), { maxLength: 3 }).map((kv) => {
-        const o: Record<string, unknown> = {};
-        for (const [k, v] of kv)
-          Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-        return o;
-      }),
-    ),
-  }));
+  const value = nestedValues(fc.constantFrom(0, -0, 1, NaN, '', 'x', null, undefined, true, false), key, {
+    maxLength: 3,
+  });
   // Deep strict equality, and the same keys in the same order at every level.
   const keyOrders = (v: unknown): unknown =>
     v && typeof v === 'object' ? [Object.keys(v), Object.values(v).map(keyOrders)] : null;

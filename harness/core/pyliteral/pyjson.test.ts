@@ -2,6 +2,7 @@
 // makes a float), object keys in file order even when they look like integers, and damaged text refused.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { nestedValues } from '../arbitraries.ts';
 import { jsonToPy, pyEquals, type PyValue } from './index.ts';
 import { clonePlain, PyFloat, PyJsonError, pyJsonLoads, pyJsonToPlain, pyToPlain, readPyJson } from './pyjson.ts';
 
@@ -112,26 +113,17 @@ describe('clonePlain', () => {
 
   it('copies every object and array of JSON data, keys in order, PyFloat values kept as they are', () => {
     const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '0', '10'));
-    const { tree } = fc.letrec((tie) => ({
-      tree: fc.oneof(
-        { depthSize: 'small' },
-        fc.oneof(
-          fc.integer(),
-          fc.string(),
-          fc.boolean(),
-          fc.constant(null),
-          fc.double().map((v) => new PyFloat(v)),
-        ),
-        fc.array(tie('tree'), { maxLength: 4 }),
-        // JSON.parse makes "__proto__" an own key, as BFCL's files would.
-        fc.array(fc.tuple(key, tie('tree')), { maxLength: 4 }).map((pairs) => {
-          const o: Record<string, unknown> = JSON.parse('{}');
-          for (const [k, v] of pairs)
-            Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-          return o;
-        }),
+    const tree = nestedValues(
+      fc.oneof(
+        fc.integer(),
+        fc.string(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.double().map((v) => new PyFloat(v)),
       ),
-    }));
+      key,
+      { maxLength: 4, sparse: false },
+    );
     fc.assert(fc.property(tree, (x) => sameButNew(clonePlain(x), x)));
     const proto = JSON.parse('{"__proto__": {"polluted": 1}, "a": 2}');
     const copy = clonePlain(proto);
