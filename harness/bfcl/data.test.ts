@@ -85,7 +85,8 @@ describe('BFCL data', () => {
     ).rejects.toThrow(/--data/);
   });
 
-  it('names file, row and field for a bad row; pairs answers by line and refuses a count mismatch', () => {
+  /** A copy of the fixture data whose simple_python line 2 names its function with a number. */
+  function dataWithBadRow(): { dir: string; file: string; lines: string[] } {
     const dir = mkdtempSync(join(tmpdir(), 'tg-bfcl-data-'));
     tmp.push(dir);
     cpSync(FIXTURE_DATA, dir, { recursive: true });
@@ -97,6 +98,11 @@ describe('BFCL data', () => {
         '\n',
       ),
     );
+    return { dir, file, lines };
+  }
+
+  it('names file, row and field for a bad row; pairs answers by line and refuses a count mismatch', () => {
+    const { dir, file, lines } = dataWithBadRow();
     expect(() => loadCategory(dir, 'simple_python')).toThrow(
       /BFCL_v4_simple_python\.json: row simple_python_1: field function\[0\]\.name/,
     );
@@ -171,17 +177,7 @@ describe('BFCL data', () => {
   });
 
   it('parses only the wanted lines: a broken line of another id is counted, a wanted one is refused', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tg-bfcl-data-'));
-    tmp.push(dir);
-    cpSync(FIXTURE_DATA, dir, { recursive: true });
-    const file = join(dir, 'BFCL_v4_simple_python.json');
-    const lines = readFileSync(file, 'utf8').trim().split('\n');
-    writeFileSync(
-      file,
-      [lines[0], lines[1]!.replace('"function": [{"name": "circle_area"', '"function": [{"name": 5'), lines[2]].join(
-        '\n',
-      ),
-    );
+    const { dir, file, lines } = dataWithBadRow();
     const got = loadCategoryCases(dir, 'simple_python', new Set(['simple_python_0', 'simple_python_2']));
     expect(got.ids).toEqual(['simple_python_0', 'simple_python_1', 'simple_python_2']);
     expect(got.cases.map((c) => [c.id, c.answerRaw])).toEqual([
