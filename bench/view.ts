@@ -4,18 +4,25 @@
 // said, without it). Measured: the build in Node (read, map, compare, write the HTML), the page's size, the time to
 // first render in the browser (navigation start → the ledger drawn), and the time each filter takes (search,
 // status, tag, "different only", sort) until the next frame. Medians over --reps page loads (default 3).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+//
+// `--mode paged`: the served viewer (below). `--mode export`: `toolgauge view DIR --export FILE` as a process of its
+// own, on one generated run of --cases cases or on the run folder `--dir DIR`: its wall and CPU time, the peak RSS and
+// PSS of its process tree, the page's size and the cases it holds (`--bin FILE`: another checkout's
+// bin/toolgauge.mjs, to measure it the same way). `--record-as NAME` writes bench/records/NAME.json (never over an
+// existing one); `--record` (paged mode) writes bench/records/view.json.
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import '../harness/builtin/index.ts';
-import { buildViewPage, runDirs, runsVersion, ServedViews, serveView } from '../harness/view/index.ts';
+import { fromRoot } from '../harness/core/paths.ts';
+import { exportViewPage, runDirs, runsVersion, ServedViews, serveView } from '../harness/view/index.ts';
 import { type Browser, CHROMIUM, launchChromium } from '../tests/helpers/chromium.ts';
 import { writeRun } from '../tests/helpers/view-bench-runs.ts';
-import { quantiles, round } from './lib.ts';
-import { writeRecord } from './record.ts';
+import { accountedRun, quantiles, round } from './lib.ts';
+import { recordPath, writeRecord } from './record.ts';
 
 /** Page script: set a control's value and fire the event its listener waits for. */
 const set = (id: string, v: string, ev: string) =>
@@ -29,9 +36,18 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '3' },
     mode: { type: 'string', default: 'whole' },
     record: { type: 'boolean', default: false },
+    'record-as': { type: 'string' },
+    dir: { type: 'string' },
+    bin: { type: 'string' },
   },
 });
-if (values.mode !== 'whole' && values.mode !== 'paged') throw new Error(`--mode: whole or paged, not ${values.mode}`);
+if (!['whole', 'paged', 'export'].includes(values.mode))
+  throw new Error(`--mode: whole, paged or export, not ${values.mode}`);
+const recordAs = values['record-as'];
+if (recordAs !== undefined && (!/^[a-z0-9][a-z0-9-]*$/.test(recordAs) || existsSync(recordPath(recordAs))))
+  throw new Error(
+    `--record-as: a new record's name (lower-case letters, digits, '-'), not an existing one: '${recordAs}'`,
+  );
 const N = Number(values.cases);
 const reps = Number(values.reps);
 
@@ -54,10 +70,12 @@ async function main() {
     writeRun(b, 'sim:bench-b', N, (i) => i % 10 === 3 || i % 17 === 5);
     const genMs = performance.now() - t;
     t = performance.now();
-    const page = await buildViewPage([a, b]);
+    const file = join(root, 'view.html');
+    await exportViewPage([a, b], file);
+    const page = { html: readFileSync(file, 'utf8') };
     const buildMs = performance.now() - t;
     console.log(
-      `toolgauge view bench: 2 runs × ${N} cases (generated in ${ms(genMs)} ms); page built in ${ms(buildMs)} ms, ${round(page.html.length / 1048576, 1)} MiB`,
+      `toolgauge view bench: 2 runs × ${N} cases (generated in ${ms(genMs)} ms); page exported in ${ms(buildMs)} ms, ${round(page.html.length / 1048576, 1)} MiB`,
     );
     if (!CHROMIUM) {
       console.log(
@@ -251,10 +269,66 @@ async function paged() {
     );
     if (values.record)
       writeRecord('view', out, `npm run bench:view -- --mode paged --cases ${N} --reps ${reps} --record`);
+    if (recordAs)
+      writeRecord(
+        recordAs,
+        out,
+        `npm run bench:view -- --mode paged --cases ${N} --reps ${reps} --record-as ${recordAs}`,
+      );
   } finally {
     mem.stop();
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-await (values.mode === 'paged' ? paged() : main());
+/**
+ * `toolgauge view DIR --export FILE` in a process of its own (bin/toolgauge.mjs, as a user runs it), its whole tree
+ * measured (bench/lib.ts accountedRun: CPU from a cpuacct cgroup where there is one, RSS and PSS sampled).
+ */
+async function exported() {
+  const root = mkdtempSync(join(tmpdir(), 'tg-bench-view-'));
+  try {
+    let dir = values.dir;
+    if (!dir) {
+      dir = join(root, 'a');
+      const t = performance.now();
+      writeRun(dir, 'sim:bench-a', N, (i) => i % 10 === 3);
+      console.log(`generated 1 run × ${N} cases in ${ms(performance.now() - t)} ms`);
+    }
+    const file = join(root, 'view.html');
+    const bin = values.bin ?? fromRoot('bin', 'toolgauge.mjs');
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !/^(TOOLGAUGE_|VITEST|NODE_OPTIONS)/.test(k)) env[k] = v;
+    Object.assign(env, { FORCE_COLOR: '0', NO_COLOR: '1' });
+    const load = () =>
+      loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ');
+    console.log(`load average before: ${load()}`);
+    const r = await accountedRun(bin, ['view', dir, '--export', file], env, root);
+    console.log(`load average after: ${load()}`);
+    if (r.code !== 0) throw new Error(`toolgauge view --export: exit ${r.code}\n${r.stderr.slice(-3000)}`);
+    process.stdout.write(r.stdout);
+    const total = Number(/(\d+) cases?\b/.exec(r.stdout)?.[1] ?? NaN);
+    const left = /left out: (\d+) of/.exec(r.stdout);
+    const out: Record<string, number> = {
+      cases: total,
+      kept_cases: total - Number(left?.[1] ?? 0),
+      page_kib: statSync(file).size / 1024,
+      wall_ms: r.wallMs,
+      ...(r.cpuS === null ? {} : { cpu_ms: r.cpuS * 1000 }),
+      peak_rss_mib: r.peakTreeRssMb,
+      peak_pss_mib: r.peakTreePssMb,
+    };
+    for (const [k, v] of Object.entries(out)) console.log(`  ${k.padEnd(14)} ${round(v, 1)}`);
+    if (recordAs) {
+      const command = `npm run bench:view -- --mode export ${values.dir ? `--dir ${values.dir}` : `--cases ${N}`}${values.bin ? ` --bin ${values.bin}` : ''} --record-as ${recordAs}`;
+      writeRecord(recordAs, out, command, { bin });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+await (values.mode === 'paged' ? paged() : values.mode === 'export' ? exported() : main());

@@ -20,9 +20,7 @@ import { GGUF_LIMITS, ggufFacts, readGgufHeader, readGgufHeaderFromBytes } from 
 import { acquireDirLock, LOCK_FILE, releaseDirLock } from '../harness/kit/lock.ts';
 import { judgeAttempt } from '../harness/maze/batch.ts';
 import { readLog } from '../harness/optimize/log.ts';
-import { viewHtml } from '../harness/view/html.ts';
 import { loadRunDir } from '../harness/view/load.ts';
-import type { ViewData } from '../harness/view/model.ts';
 import { inProcess } from './helpers/cli.ts';
 
 /**
@@ -190,27 +188,6 @@ describe('the viewer reads nothing outside the run folder', () => {
         file: join(dir, 'traces', 'b.json'),
         message: `left out: ${trace.length} bytes, and the page's budget of 134217728 bytes for trace files has ${1500 - trace.length} left`,
       },
-    ]);
-  });
-
-  it("the page's case budget: a case past it shows a note instead of its detail, and its run's problems name it", () => {
-    const detail = (key: string) => ({
-      key,
-      input: 'i'.repeat(500),
-      expected: null,
-      predicted: null,
-      scorers: [],
-      sections: [],
-    });
-    // the ledger's rows give the order the details are kept in
-    const rows = ['a#0', 'b#0', 'c#0'].map((key, i) => ({ key, detail: i }));
-    const data = { runs: [{ label: 'r', dir: '/run', problems: [], rows }] } as unknown as ViewData;
-    const html = viewHtml(data, [[detail('a#0'), detail('b#0'), detail('c#0')]], 'void 0', 1200);
-    expect(html.match(/i{500}/g)).toHaveLength(2);
-    expect(html).toContain('is left out of this file');
-    expect(data.leftOut).toEqual({ cases: 1, of: 3, budgetChars: 1200 });
-    expect(data.runs[0]!.problems).toEqual([
-      { file: '/run', message: expect.stringMatching(/^1 of its 3 cases' details are left out of this page/) },
     ]);
   });
 });

@@ -6,7 +6,7 @@ import { keepRun, RUNS_DIR } from '../kit/run-history.ts';
 import { tempDir } from '../../tests/helpers/cli.ts';
 import { twoViewRuns } from '../../tests/helpers/view-runs.ts';
 import type { ViewData } from './model.ts';
-import { buildViewPage } from './index.ts';
+import { exportedPage } from '../../tests/helpers/exported-page.ts';
 
 // A run's history in the viewer: the runs kept under <dir>/runs/ listed (date, pass rate, model), any of them opened
 // in the run's place on the served page (and only those), and the served page's /version changing when a run is kept.
@@ -107,7 +107,7 @@ describe('toolgauge view: a run history', () => {
       await view.stop();
     }
     // an exported page neither polls nor links
-    const exported = await buildViewPage([latest]);
+    const exported = await exportedPage([latest]);
     const data = dataOf(exported.html);
     expect(data.liveVersion).toBeUndefined();
     expect(data.runs[0]!.history!.map((x) => x.open)).toEqual([null, null, null]);

@@ -11,8 +11,6 @@ export interface ViewOptions {
   allowPartial?: boolean;
   /** The served page: its `open` query values (`<slot>/<kept run>`: that kept run in place of the latest) and polling. */
   served?: { open: readonly string[] };
-  /** The most characters of case details the page holds (html.ts); the default is EXPORT_DETAIL_BUDGET_CHARS. */
-  detailBudget?: number;
 }
 
 /** The runs on a page, read and mapped, their paths shown relative to the folder the viewer was opened on. */

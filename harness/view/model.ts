@@ -116,6 +116,7 @@ export interface ViewData {
   /** The served viewer's paged mode: the rows come from `/index` a page at a time, a case's detail from `/case`
    * when it is opened (harness/view/served.ts). Absent: every row and detail is in the page. */
   paged?: { build: string; totals: number[]; pageSize: number };
-  /** An exported page that holds the details of only some cases (harness/view/html.ts): what it left out. */
-  leftOut?: { cases: number; of: number; budgetChars: number };
+  /** An exported page that holds only the first cases of the ledger (harness/view/export.ts): how many it left out
+   * (rows, over every run) of how many, and its budget in bytes. */
+  leftOut?: { cases: number; of: number; budgetBytes: number };
 }

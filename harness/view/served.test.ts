@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../tests/helpers/cli.ts';
 import { writeRun } from '../../tests/helpers/view-bench-runs.ts';
-import { buildViewPage } from './index.ts';
+import { loadView } from './load-view.ts';
 import type { CaseDetail, ViewData } from './model.ts';
 import { decodeRows, type IndexPage } from './page/compact-rows.ts';
 import { serveView, type ViewServer } from './server.ts';
 import { ServedViews } from './served.ts';
 
 // The served viewer's paged mode over real HTTP: the ledger's rows a page at a time from /index, a case's detail from
-// /case, read from the run folder when asked. The oracle is the whole-page mode (`--export`), which holds every
-// row and detail in the page: the paged server must give the same.
+// /case, read from the run folder when asked. The oracle is the loader's whole mode (loadView without `rowsOnly`),
+// which maps every case's detail on its first read of the runs: the paged server must give the same.
 
 const N = 35;
 const root = tempDir('view-served');
@@ -21,7 +21,15 @@ let server: ViewServer;
 let build: string;
 let whole: { data: ViewData; blocks: Map<string, string> };
 
-/** The whole page's data and its case blocks by `d<run>-<n>` id. */
+/** Every row and detail as the loader maps them on its first read, the details by `d<run>-<n>` id. */
+function wholeView(paths: string[]): { data: ViewData; blocks: Map<string, string> } {
+  const v = loadView(paths);
+  const blocks = new Map<string, string>();
+  v.details.forEach((ds, r) => ds.forEach((d, i) => blocks.set(`d${r}-${i}`, JSON.stringify(d))));
+  return { data: v.data, blocks };
+}
+
+/** A page's data and its case blocks by `d<run>-<n>` id. */
 function parsePage(html: string): { data: ViewData; blocks: Map<string, string> } {
   const data = JSON.parse(/<script type="application\/json" id="tg-data">(.*?)<\/script>/s.exec(html)![1]!) as ViewData;
   const blocks = new Map<string, string>();
@@ -49,7 +57,7 @@ beforeAll(async () => {
   const page = await views.build();
   build = (parsePage(page.html).data.paged ?? { build: '' }).build;
   server = await serveView(async () => page.html, { api: (p, q) => views.answer(p, q) });
-  whole = parsePage((await buildViewPage([a, b])).html);
+  whole = wholeView([a, b]);
 });
 afterAll(() => server?.close());
 
@@ -80,7 +88,7 @@ describe('toolgauge view, served: paged ledger, cases on demand', () => {
     expect(JSON.parse((await get(`/index?build=${build}&run=0&from=40&count=10`)).body).rows.k).toEqual([]);
   });
 
-  it('a case fetched on demand is what the whole page shows for it', async () => {
+  it('a case fetched on demand is what the loader maps on its first read', async () => {
     for (const run of [0, 1])
       for (const row of whole.data.runs[run]!.rows.filter((_, i) => i % 6 === 3)) {
         const r = await get(`/case?build=${build}&run=${run}&key=${encodeURIComponent(row.key)}`);
@@ -112,25 +120,5 @@ describe('toolgauge view, served: paged ledger, cases on demand', () => {
     expect((await err(`/index?build=${build}&run=x&from=0&count=5`))[0]).toBe(400);
     expect((await err(`/index?build=${'f'.repeat(16)}&run=0&from=0&count=5`))[0]).toBe(409);
     expect((await err(`/index?build=..&run=0&from=0&count=5`))[0]).toBe(400);
-  });
-});
-
-describe('toolgauge view --export: the details it holds', () => {
-  it('says what it left out beyond its budget, and nothing below it', async () => {
-    const below = parsePage((await buildViewPage([a], { detailBudget: 1024 * 1024 })).html);
-    expect(below.data.leftOut).toBeUndefined();
-    expect([...below.blocks.values()].some((x) => x.includes('left out'))).toBe(false);
-    const five = below.data.runs[0]!.rows.slice(0, 5).reduce(
-      (n, r) => n + below.blocks.get(`d0-${r.detail}`)!.length,
-      0,
-    );
-    // room for 5 cases' details: the first 5 of the ledger are kept, the other 30 left out and counted
-    const over = parsePage((await buildViewPage([a], { detailBudget: five + 10 })).html);
-    expect(over.data.leftOut).toEqual({ cases: N - 5, of: N, budgetChars: five + 10 });
-    const shown = over.data.runs[0]!.rows.map((r) => over.blocks.get(`d0-${r.detail}`)!.includes('left out'));
-    expect(shown).toEqual(over.data.runs[0]!.rows.map((_, i) => i >= 5));
-    expect(over.data.runs[0]!.problems.map((p) => p.message)).toContainEqual(
-      expect.stringContaining("30 of its 35 cases' details are left out of this page"),
-    );
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { firstZodIssue } from '../core/errors.ts';
 import { viewHtml } from './html.ts';
-import { loadView, type ViewOptions } from './load-view.ts';
+import { type LoadedView, loadView, type ViewOptions } from './load-view.ts';
 import { readCase, runDirs, type CaseLocation } from './load.ts';
 import { runsVersion } from './history.ts';
 import { lstatOrNull } from '../core/nofollow.ts';
@@ -123,14 +123,9 @@ function runsFingerprint(paths: readonly string[], open: readonly string[]): str
   return JSON.stringify([runsVersion(dirs), journals, open]);
 }
 
-/** The paged page over the given paths, and its store. */
-export async function buildServedPage(
-  paths: readonly string[],
-  o: ViewOptions & { pageSize?: number } = {},
-): Promise<{ html: string; store: CaseStore; runs: number; cases: number; problems: number }> {
-  const v = loadView(paths, { ...o, served: o.served ?? { open: [] } }, true);
-  const id = randomBytes(8).toString('hex');
-  const store = new CaseStore(
+/** The store of a view loaded with rows only (loadView's `rowsOnly`): its rows, and where to read each case again. */
+export function caseStoreOf(v: LoadedView, id: string): CaseStore {
+  return new CaseStore(
     id,
     v.data.runs.map((run, r) => {
       const held = new Map<string, CaseDetail>();
@@ -148,6 +143,16 @@ export async function buildServedPage(
     }),
     v.rewrites,
   );
+}
+
+/** The paged page over the given paths, and its store. */
+export async function buildServedPage(
+  paths: readonly string[],
+  o: ViewOptions & { pageSize?: number } = {},
+): Promise<{ html: string; store: CaseStore; runs: number; cases: number; problems: number }> {
+  const v = loadView(paths, { ...o, served: o.served ?? { open: [] } }, true);
+  const id = randomBytes(8).toString('hex');
+  const store = caseStoreOf(v, id);
   const cases = v.data.runs.reduce((n, r) => n + r.rows.length, 0);
   const data = {
     ...v.data,
@@ -155,7 +160,7 @@ export async function buildServedPage(
     paged: { build: id, totals: store.totals, pageSize: o.pageSize ?? INDEX_PAGE_ROWS },
   };
   return {
-    html: viewHtml(data, [], await pageScript()),
+    html: viewHtml(data, await pageScript()),
     store,
     runs: data.runs.length,
     cases,

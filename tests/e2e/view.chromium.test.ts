@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../harness/builtin/index.ts';
-import { buildViewPage, serveView, type ViewServer } from '../../harness/view/index.ts';
+import { serveView, type ViewServer } from '../../harness/view/index.ts';
+import { exportedPage } from '../helpers/exported-page.ts';
 import { CHROMIUM, launchChromium, type Browser } from '../helpers/chromium.ts';
 import { inProcess, tempDir } from '../helpers/cli.ts';
 import { FAILING, HOSTILE_ANSWER, HOSTILE_ID, HOSTILE_TAG, twoViewRuns } from '../helpers/view-runs.ts';
@@ -32,7 +33,7 @@ describe.skipIf(!CHROMIUM)(
     beforeAll(async () => {
       await twoViewRuns(a, b);
       browser = launchChromium(60_000);
-      server = await serveView(async () => (await buildViewPage([a, b], { labels: ['sim:oracle', 'sim:wrong'] })).html);
+      server = await serveView(async () => (await exportedPage([a, b], { labels: ['sim:oracle', 'sim:wrong'] })).html);
     });
     afterAll(async () => {
       await server?.close();

@@ -1,10 +1,20 @@
 import { resolve } from 'node:path';
 import '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
-import { writeFileAtomic } from '../../core/jsonl.ts';
 import { FileRefused } from '../../core/nofollow.ts';
 import { escapeTerminal } from '../../core/terminal.ts';
-import { buildViewPage, runDirs, runsVersion, ServedViews, serveView, ViewFileError } from '../../view/index.ts';
+import {
+  countsLine,
+  type ExportedPage,
+  exportReport,
+  exportViewPage,
+  runDirs,
+  runsVersion,
+  ServedViews,
+  serveView,
+  ViewFileError,
+  type ViewOptions,
+} from '../../view/index.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 
 export const USAGE = `toolgauge view [DIR …] [--port N] [--label NAME …] [--allow-partial]
@@ -14,8 +24,23 @@ export const USAGE = `toolgauge view [DIR …] [--port N] [--label NAME …] [--
   from the run folder when the case is opened); two or more runs side by side with the paired verdicts of report
   --compare; each run's history (the runs \`eval --watch\` kept: date, pass rate, model), any of them opened in its
   place; the open page reloads when a run ends. DIR: run directories, or folders of them (default: results)
-toolgauge view [DIR …] --export FILE.html   the same page as one static file (e.g. a CI artifact): every case in
-  its ledger, case details up to 64 Mi characters (the page says what it left out)`;
+toolgauge view [DIR …] --export FILE.html   the same page as one static file (e.g. a CI artifact), written as the
+  runs are read: the first cases of the ledger with their details, up to 64 MiB (the page and the output say how many
+  cases it left out; serving the runs shows every case)`;
+
+/** `--export FILE`: the page written to the file; what it holds and what it left out said on stdout. */
+async function exportPage(paths: string[], file: string, opts: ViewOptions): Promise<number> {
+  let page: ExportedPage;
+  try {
+    page = await exportViewPage(paths, file, opts);
+  } catch (err) {
+    if (err instanceof ViewFileError) throw new UsageError(`toolgauge view: ${err.message}`);
+    if (err instanceof FileRefused) throw new UsageError(`toolgauge view: --export: ${err.message}`);
+    throw err;
+  }
+  for (const line of exportReport(page, paths)) process.stdout.write(escapeTerminal(line) + '\n');
+  return 0;
+}
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -31,37 +56,26 @@ export async function run(argv: string[]): Promise<number> {
   );
   const paths = positionals.length ? positionals : ['results'];
   const opts = { labels: values.label as string[] | undefined, allowPartial: Boolean(values['allow-partial']) };
+  if (values.export) return exportPage(paths, resolve(String(values.export)), opts);
   // Served, the page is paged: the ledger's rows and each case's detail are fetched from the server (view/served.ts).
   const views = new ServedViews(paths, opts);
-  const build = async (served?: { open: string[] }) => {
+  const build = async (open: string[]) => {
     try {
-      return served ? await views.build(served.open) : await buildViewPage(paths, opts);
+      return await views.build(open);
     } catch (err) {
       if (err instanceof ViewFileError) throw new UsageError(`toolgauge view: ${err.message}`);
       throw err;
     }
   };
   // Read once before serving: a path that is not a run is a usage error now, not a broken page later.
-  const first = await build(values.export ? undefined : { open: [] });
-  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
-  const summary = `${n(first.runs, 'run')}, ${n(first.cases, 'case')}${first.problems ? `, ${n(first.problems, 'problem')} shown in the page` : ''}`;
-  if (values.export) {
-    const file = resolve(String(values.export));
-    try {
-      writeFileAtomic(file, first.html); // only a regular file is replaced: never a device such as /dev/null
-    } catch (err) {
-      if (err instanceof FileRefused) throw new UsageError(`toolgauge view: --export: ${err.message}`);
-      throw err;
-    }
-    process.stdout.write(escapeTerminal(`written: ${file} (${summary})`) + '\n');
-    return 0;
-  }
+  const first = await build([]);
+  const summary = countsLine(first);
   let initial: string | null = first.html;
   const server = await serveView(
     async (query) => {
       // The first load gets the page already built; every later one reads the directories again.
       const open = query.getAll('open');
-      const html = (!open.length && initial) || (await build({ open })).html;
+      const html = (!open.length && initial) || (await build(open)).html;
       initial = null;
       return html;
     },

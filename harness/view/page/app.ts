@@ -412,7 +412,7 @@ function main(): void {
       h(
         'p',
         { className: 'notice', id: 'left-out' },
-        `This file holds the details of the first cases only: ${data.leftOut.cases} of ${data.leftOut.of} cases' details are left out (an exported page holds at most ${data.leftOut.budgetChars} characters of them). Every case is in the ledger; to open any case, serve the runs: toolgauge view DIR …`,
+        `This file holds the first cases of the ledger only: ${data.leftOut.cases} of ${data.leftOut.of} cases are left out (an exported page holds at most ${data.leftOut.budgetBytes} bytes). Search and filters cover the cases in this file; to see every case, serve the runs: toolgauge view DIR …`,
       ),
     );
   if (data.runs.some((r) => r.notice)) top.append(h('span', { className: 'notice' }, 'SIMULATOR: not a model result'));
