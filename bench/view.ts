@@ -309,7 +309,7 @@ async function exported() {
     const r = await accountedRun(bin, ['view', dir, '--export', file], env, root);
     console.log(`load average after: ${load()}`);
     if (r.code !== 0) throw new Error(`toolgauge view --export: exit ${r.code}\n${r.stderr.slice(-3000)}`);
-    process.stdout.write(r.stdout);
+    console.log(r.stdout);
     const total = Number(/(\d+) cases?\b/.exec(r.stdout)?.[1] ?? NaN);
     const left = /left out: (\d+) of/.exec(r.stdout);
     const out: Record<string, number> = {

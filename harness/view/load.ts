@@ -380,17 +380,27 @@ export function loadRunDir(
   return { dir, summary, metas: [...latest.values()].map((x) => x.meta), cases, problems, locations };
 }
 
+/** Reads one case of a run again (readCase); its journal schemas are built once, for every case it reads. */
+export type CaseReader = (
+  key: string,
+  loc: CaseLocation,
+) => { detail: MappedCase['detail']; problems: LoadProblem[] } | null;
+
+export function caseReader(dir: string, summary: Summary | null): CaseReader {
+  const ctx = runContext(dir, summary);
+  return (key, loc) => readCase(ctx, key, loc);
+}
+
 /**
  * One case's detail read again from the run folder where loadRunDir found it: its journal line (checked again: the
  * file may have changed since), its record lines and its trace. Null when the line is no longer that case's.
  */
-export function readCase(
-  dir: string,
-  summary: Summary | null,
+function readCase(
+  ctx: RunContext,
   key: string,
   loc: CaseLocation,
 ): { detail: MappedCase['detail']; problems: LoadProblem[] } | null {
-  const ctx = runContext(dir, summary);
+  const { dir } = ctx;
   const journal = join(dir, JOURNAL);
   let v: unknown;
   try {

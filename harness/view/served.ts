@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { firstZodIssue } from '../core/errors.ts';
 import { viewHtml } from './html.ts';
 import { type LoadedView, loadView, type ViewOptions } from './load-view.ts';
-import { readCase, runDirs, type CaseLocation } from './load.ts';
+import { type CaseLocation, type CaseReader, caseReader, runDirs } from './load.ts';
 import { runsVersion } from './history.ts';
 import { lstatOrNull } from '../core/nofollow.ts';
 import { JOURNAL } from '../kit/journal.ts';
@@ -65,6 +65,9 @@ export class CaseStore {
     private readonly rewrites: Array<[string, string]>,
   ) {}
 
+  /** Each run's reader, made when its first case is read. */
+  private readonly readers = new Map<number, CaseReader>();
+
   get totals(): number[] {
     return this.runs.map((r) => r.rows.length);
   }
@@ -83,8 +86,11 @@ export class CaseStore {
     const held = r.held.get(key);
     if (held) return held;
     const loc = r.locations.get(key);
-    const read = loc ? readCase(r.dir, r.summary, key, loc) : null;
-    return read ? rewritePaths(read.detail, this.rewrites) : null;
+    if (!loc) return null;
+    let read = this.readers.get(run);
+    if (!read) this.readers.set(run, (read = caseReader(r.dir, r.summary)));
+    const got = read(key, loc);
+    return got ? rewritePaths(got.detail, this.rewrites) : null;
   }
 
   /** `/index` and `/case`: their answer, or null for another path. */
