@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../harness/builtin/index.ts';
 import { serveView, type ViewServer } from '../../harness/view/index.ts';
 import { exportedPage } from '../helpers/exported-page.ts';
+import { writeRun } from '../helpers/view-bench-runs.ts';
 import { CHROMIUM, launchChromium, type Browser } from '../helpers/chromium.ts';
 import { inProcess, tempDir } from '../helpers/cli.ts';
 import { FAILING, HOSTILE_ANSWER, HOSTILE_ID, HOSTILE_TAG, twoViewRuns } from '../helpers/view-runs.ts';
@@ -160,6 +161,34 @@ describe.skipIf(!CHROMIUM)(
         imgs: 0,
         scripts: 1,
       });
+    });
+
+    it('--export over its budget: the first cases open, the page says how many it left out, search covers what it holds', async () => {
+      const dir = join(out, 'forty');
+      writeRun(dir, 'sim:forty', 40, (i) => i % 10 === 3);
+      const full = await exportedPage([dir]);
+      const over = await exportedPage([dir], { budget: Math.round(full.bytes / 2) });
+      const kept = over.kept;
+      expect(kept).toBeGreaterThan(0);
+      expect(kept).toBeLessThan(39);
+      const page = await browser.open(`file://${over.file}`);
+      await browser.waitFor(page, 'window.__tgRendered');
+      const count = () => browser.evaluate<string>(page, `document.getElementById('count').textContent`);
+      expect(await count()).toBe(`${kept} of ${kept} cases`);
+      expect(await browser.evaluate<string>(page, `document.getElementById('left-out').textContent`)).toContain(
+        `${40 - kept} of 40 cases are left out`,
+      );
+      const search = (q: string) =>
+        browser.evaluate(
+          page,
+          `(() => { const s = document.getElementById('search'); s.value = ${JSON.stringify(q)}; s.dispatchEvent(new Event('input')); })()`,
+        );
+      await search('case-39'); // left out
+      expect(await count()).toBe(`0 of ${kept} cases`);
+      await search(`case-${kept - 1}`); // the last case kept: found, and it opens with its transcript
+      expect(await count()).toMatch(new RegExp(`^[1-9]\\d* of ${kept} cases$`));
+      await browser.evaluate(page, `document.querySelector('#ledger .row[data-key="case-${kept - 1}#0"]').click()`);
+      await browser.waitFor(page, `document.querySelector('#case .msg.tool')`);
     });
   },
 );
