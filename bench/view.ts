@@ -8,7 +8,7 @@
 // `--mode paged`: the served viewer (below). `--mode export`: `toolgauge view DIR --export FILE` as a process of its
 // own, on one generated run of --cases cases or on the run folder `--dir DIR`: its wall and CPU time, the peak RSS and
 // PSS of its process tree, the page's size and the cases it holds (`--bin FILE`: another checkout's
-// bin/toolgauge.mjs, to measure it the same way). `--record-as NAME` writes bench/records/NAME.json (never over an
+// bin/toolgauge.mjs, to measure it the same way; `--about TEXT` says in the record what it is). `--record-as NAME` writes bench/records/NAME.json (never over an
 // existing one); `--record` (paged mode) writes bench/records/view.json.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     'record-as': { type: 'string' },
     dir: { type: 'string' },
     bin: { type: 'string' },
+    about: { type: 'string' },
   },
 });
 if (!['whole', 'paged', 'export'].includes(values.mode))
@@ -324,7 +325,7 @@ async function exported() {
     for (const [k, v] of Object.entries(out)) console.log(`  ${k.padEnd(14)} ${round(v, 1)}`);
     if (recordAs) {
       const command = `npm run bench:view -- --mode export ${values.dir ? `--dir ${values.dir}` : `--cases ${N}`}${values.bin ? ` --bin ${values.bin}` : ''} --record-as ${recordAs}`;
-      writeRecord(recordAs, out, command, { bin });
+      writeRecord(recordAs, out, command, { bin, ...(values.about ? { about: values.about } : {}) });
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
