@@ -151,7 +151,7 @@ export async function exportViewPage(
 ): Promise<ExportedPage> {
   const budget = o.budget ?? EXPORT_PAGE_BUDGET_BYTES;
   const v = loadView(paths, o, true);
-  const store = caseStoreOf(v, 'export');
+  const store = caseStoreOf(v, 'export', true);
   const script = await pageScript();
   // Each run's rows are streamed into the data block where its marker is: a string no run's data can guess.
   const nonce = randomBytes(8).toString('hex');
@@ -196,6 +196,7 @@ export async function exportViewPage(
       closeSync(scratch);
     }
   } finally {
+    store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

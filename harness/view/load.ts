@@ -191,16 +191,25 @@ function eachLine(fd: number, each: (line: Buffer, offset: number) => void): voi
 }
 
 /** One line of a JSONL file again, by where jsonLines found it (the file's checks again: no link, regular file). */
-export function lineAt(dir: string, path: string, at: LineAt): string {
+function lineAt(dir: string, path: string, at: LineAt): string {
+  const fd = openLines(dir, path);
+  try {
+    return readLineAt(fd, at);
+  } finally {
+    closeQuietly(fd);
+  }
+}
+
+function openLines(dir: string, path: string): number {
   const opened = openForReading(path, { root: dir });
   if (!opened) throw new ViewFileError(`${path}: not found`);
-  try {
-    const buf = Buffer.alloc(at.bytes);
-    const n = readSync(opened.fd, buf, 0, at.bytes, at.offset);
-    return buf.subarray(0, n).toString('utf8');
-  } finally {
-    closeQuietly(opened.fd);
-  }
+  return opened.fd;
+}
+
+function readLineAt(fd: number, at: LineAt): string {
+  const buf = Buffer.alloc(at.bytes);
+  const n = readSync(fd, buf, 0, at.bytes, at.offset);
+  return buf.subarray(0, n).toString('utf8');
 }
 
 /** Where a case's parts are: its journal line and its record lines (the served viewer reads them again on demand). */
@@ -381,14 +390,33 @@ export function loadRunDir(
 }
 
 /** Reads one case of a run again (readCase); its journal schemas are built once, for every case it reads. */
-export type CaseReader = (
-  key: string,
-  loc: CaseLocation,
-) => { detail: MappedCase['detail']; problems: LoadProblem[] } | null;
+export interface CaseReader {
+  read(key: string, loc: CaseLocation): { detail: MappedCase['detail']; problems: LoadProblem[] } | null;
+  /** Close the files it keeps open (with `keepOpen`). */
+  close(): void;
+}
 
-export function caseReader(dir: string, summary: Summary | null): CaseReader {
+/**
+ * With `keepOpen`, the journal and record files are opened (and checked) once and kept open until `close`: an
+ * export reads thousands of cases in one go, and opening the journal again for each was half the cost of reading
+ * it. The served viewer opens them for each case (the run may be written to between two requests).
+ */
+export function caseReader(dir: string, summary: Summary | null, o: { keepOpen?: boolean } = {}): CaseReader {
   const ctx = runContext(dir, summary);
-  return (key, loc) => readCase(ctx, key, loc);
+  const open = new Map<string, number>();
+  const line = (path: string, at: LineAt): string => {
+    if (!o.keepOpen) return lineAt(dir, path, at);
+    let fd = open.get(path);
+    if (fd === undefined) open.set(path, (fd = openLines(dir, path)));
+    return readLineAt(fd, at);
+  };
+  return {
+    read: (key, loc) => readCase(ctx, key, loc, line),
+    close: () => {
+      for (const fd of open.values()) closeQuietly(fd);
+      open.clear();
+    },
+  };
 }
 
 /**
@@ -399,12 +427,13 @@ function readCase(
   ctx: RunContext,
   key: string,
   loc: CaseLocation,
+  line: (path: string, at: LineAt) => string,
 ): { detail: MappedCase['detail']; problems: LoadProblem[] } | null {
   const { dir } = ctx;
   const journal = join(dir, JOURNAL);
   let v: unknown;
   try {
-    v = JSON.parse(lineAt(dir, journal, loc.journal));
+    v = JSON.parse(line(journal, loc.journal));
   } catch {
     return null;
   }
@@ -413,7 +442,7 @@ function readCase(
   const records: Record<string, unknown> = {};
   for (const [file, at] of loc.records) {
     const path = insideDir(dir, file);
-    if (path) records[file] = JSON.parse(lineAt(dir, path, at));
+    if (path) records[file] = JSON.parse(line(path, at));
   }
   const one = mapOne(ctx, checked.meta, loc.journal.line, records, { left: Number.POSITIVE_INFINITY });
   return { detail: one.mapped.detail, problems: one.problems };

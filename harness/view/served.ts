@@ -63,6 +63,8 @@ export class CaseStore {
       held: Map<string, CaseDetail>;
     }>,
     private readonly rewrites: Array<[string, string]>,
+    /** Keep each run's files open between cases (caseReader's `keepOpen`) until `close`. */
+    private readonly keepOpen = false,
   ) {}
 
   /** Each run's reader, made when its first case is read. */
@@ -88,9 +90,15 @@ export class CaseStore {
     const loc = r.locations.get(key);
     if (!loc) return null;
     let read = this.readers.get(run);
-    if (!read) this.readers.set(run, (read = caseReader(r.dir, r.summary)));
-    const got = read(key, loc);
+    if (!read) this.readers.set(run, (read = caseReader(r.dir, r.summary, { keepOpen: this.keepOpen })));
+    const got = read.read(key, loc);
     return got ? rewritePaths(got.detail, this.rewrites) : null;
+  }
+
+  /** Close the files the readers keep open. */
+  close(): void {
+    for (const r of this.readers.values()) r.close();
+    this.readers.clear();
   }
 
   /** `/index` and `/case`: their answer, or null for another path. */
@@ -130,7 +138,7 @@ function runsFingerprint(paths: readonly string[], open: readonly string[]): str
 }
 
 /** The store of a view loaded with rows only (loadView's `rowsOnly`): its rows, and where to read each case again. */
-export function caseStoreOf(v: LoadedView, id: string): CaseStore {
+export function caseStoreOf(v: LoadedView, id: string, keepOpen = false): CaseStore {
   return new CaseStore(
     id,
     v.data.runs.map((run, r) => {
@@ -148,6 +156,7 @@ export function caseStoreOf(v: LoadedView, id: string): CaseStore {
       };
     }),
     v.rewrites,
+    keepOpen,
   );
 }
 
