@@ -325,7 +325,9 @@ async function exported() {
     for (const [k, v] of Object.entries(out)) console.log(`  ${k.padEnd(14)} ${round(v, 1)}`);
     if (recordAs) {
       const command = `npm run bench:view -- --mode export ${values.dir ? `--dir ${values.dir}` : `--cases ${N}`}${values.bin ? ` --bin ${values.bin}` : ''} --record-as ${recordAs}`;
-      writeRecord(recordAs, out, command, { bin, ...(values.about ? { about: values.about } : {}) });
+      // this checkout's bin named relative to it: a record holds no path of the machine it was measured on
+      const shown = values.bin ?? 'bin/toolgauge.mjs';
+      writeRecord(recordAs, out, command, { bin: shown, ...(values.about ? { about: values.about } : {}) });
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
