@@ -22,28 +22,33 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run `toolgauge …` as a user would (a real process: real HTTP to the simulator, real sandbox). */
+/**
+ * Run `toolgauge …` as a user would (a real process: real HTTP to the simulator, real sandbox), from `cwd` (default
+ * the temporary folder, where nothing of the repository is found by accident).
+ */
 export async function toolgauge(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 180_000,
+  cwd = tmpdir(),
 ): Promise<CliResult> {
   const r = await execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], {
     env: cleanEnv(env),
     extendEnv: false,
     reject: false,
     timeout: timeoutMs,
-    cwd: tmpdir(),
+    cwd,
   });
   return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
-export function spawnToolgauge(args: string[], env: Record<string, string> = {}): ResultPromise {
+/** `toolgauge …` started in a process group of its own (for signals), from `cwd` as in `toolgauge`. */
+export function spawnToolgauge(args: string[], env: Record<string, string> = {}, cwd = tmpdir()): ResultPromise {
   return execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], {
     env: cleanEnv(env),
     extendEnv: false,
     reject: false,
-    cwd: tmpdir(),
+    cwd,
     detached: true,
   });
 }
