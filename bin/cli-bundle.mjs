@@ -272,6 +272,19 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   process.stdout.write(`${await rebuild()}\n`);
 }
 
+/**
+ * The folder of a fresh worker bundle (built if need be), or null where the launcher would load the sources: for a
+ * process that runs the CLI's `main` itself (the end-to-end tests' in-process runs), as `loadCli` does below.
+ */
+export async function workerBundleDir() {
+  if (process.env.TOOLGAUGE_CLI_BUNDLE === '0' || cacheProblem()) return null;
+  try {
+    return join(CACHE, fresh() ?? (await buildOnce()));
+  } catch {
+    return null;
+  }
+}
+
 /** The CLI's `main`, from the bundle when possible, else from source through tsx. */
 export async function loadCli() {
   // Only this launcher says where the worker bundle is: an inherited value could point the test worker anywhere.

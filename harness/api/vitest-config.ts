@@ -2,6 +2,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_INSTANCE_TIMEOUT_MS } from '../core/config
 import { vitestOptionsOf } from '../kit/plan.ts';
 import { EVAL_GLOBAL_SETUP } from '../vitest/eval-config.ts';
 import { EVAL_WORKER_EXEC_ARGV } from '../vitest/eval-project.ts';
+import { cachesSourceModules } from '../vitest/source-module-cache.ts';
 import { toolgaugePlugin } from '../vitest/plugin.ts';
 import { REPORTER_PATH } from '../../reporters/path.ts';
 
@@ -48,8 +49,7 @@ export function evalConfig(o: EvalConfigOptions = {}) {
       // `vitest --ui` keeps serving the UI without a terminal too (Vitest's own default watches only on a TTY, so
       // from a script the UI ran once and exited); `vitest run --ui` still runs once.
       ...(process.argv.includes('--ui') ? { watch: true } : {}),
-      // toolgauge itself is built JavaScript under node_modules, which the worker loads natively (Vite transforms
-      // only the eval files): no module cache on disk, which would only hold a few eval files.
+      ...(cachesSourceModules(process.cwd()) ? { experimental: { fsModuleCache: true } } : {}),
     },
   };
 }

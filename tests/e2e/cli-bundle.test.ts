@@ -129,6 +129,23 @@ describe('the CLI bundle', () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+  it("names the checkout's fresh bundle to a process that runs main() itself, and none when bundles are off", async () => {
+    const launcher = (await import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href)) as {
+      workerBundleDir(): Promise<string | null>;
+    };
+    const dir = await launcher.workerBundleDir();
+    expect(dir).toBe(join(dirname(MANIFEST), manifest().dir));
+    expect(existsSync(join(dir!, 'main.mjs'))).toBe(true);
+    const saved = process.env.TOOLGAUGE_CLI_BUNDLE;
+    process.env.TOOLGAUGE_CLI_BUNDLE = '0';
+    try {
+      expect(await launcher.workerBundleDir()).toBeNull();
+    } finally {
+      if (saved === undefined) delete process.env.TOOLGAUGE_CLI_BUNDLE;
+      else process.env.TOOLGAUGE_CLI_BUNDLE = saved;
+    }
+  });
+
   it('launchers that start together build one bundle between them; a lock left by a process that is gone is taken over', async () => {
     const cache = join(mkdtempSync(join(tmpdir(), 'tg-cli-lock-')), 'cache');
     mkdirSync(cache, { mode: 0o700 });

@@ -51,7 +51,9 @@ describe('the eval worker of a ToolHop run', () => {
     expect(seen).toEqual({ thread: 0, fork: 1 });
   });
 
-  it('crashing with the CLI mid-run keeps every finished row; --resume runs only the others', async () => {
+  // The kill of the CLI is also the kill of a run mid-way (tests/e2e/resume.test.ts covers the other ways a run ends
+  // early): every instance ends up exactly once in each record file.
+  it('crashing with the CLI mid-run (SIGKILL) keeps every finished row; --resume runs only the others, each instance once in results.jsonl and predictions.jsonl', async () => {
     const out = tempDir('thread-crash');
     const { child, journal } = await startUntilFinished(out, 3);
     expect(vitestWorkers(child.pid!)).toEqual([]);
@@ -60,6 +62,8 @@ describe('the eval worker of a ToolHop run', () => {
     const kept = readLines<{ id: string }>(journal).map((m) => m.id);
     expect(kept.length).toBeGreaterThanOrEqual(3);
     expect(kept.length).toBeLessThan(11);
+    const results = join(out, 'results.jsonl');
+    expect(countLines(results)).toBeLessThan(11);
 
     const r = await inProcess([...ARGS, '--out-dir', out, '--resume'], EXEC);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -68,6 +72,13 @@ describe('the eval worker of a ToolHop run', () => {
     expect(new Set(ids).size).toBe(11);
     expect(ids).toHaveLength(11);
     expect(ids).toEqual(expect.arrayContaining(kept));
-    expect(readJson<{ counts: { resumed: number } }>(join(out, 'summary.json')).counts.resumed).toBe(kept.length);
+    const summary = readJson<{ counts: { resumed: number; correct: number } }>(join(out, 'summary.json'));
+    expect(summary.counts.resumed).toBe(kept.length);
+    expect(summary.counts.correct).toBe(11);
+    const rows = readLines<{ id: string }>(results).map((x) => x.id);
+    expect(rows).toHaveLength(11);
+    expect(new Set(rows).size).toBe(11);
+    const preds = readLines<{ id: string }>(join(out, 'predictions.jsonl')).map((x) => x.id);
+    expect(preds.sort()).toEqual([...rows].sort());
   });
 });

@@ -311,16 +311,14 @@ describe.skipIf(SKIP)(`gguf: models and toolgauge serve on a test model${SKIP ? 
     );
     writeFileSync(join(dir, 'arith.eval.ts'), src);
     const out = join(dir, 'results');
-    const r = await toolgauge([
-      'eval',
-      join(dir, 'arith.eval.ts'),
-      '--model',
-      `gguf:${file}`,
-      '--max-tokens',
-      '12',
-      '--out-dir',
-      out,
-    ]);
+    // From the repository's root, whose module cache holds the harness modules the eval file imports (not the point
+    // here: a run from elsewhere transforms them all again, about a CPU-second).
+    const r = await toolgauge(
+      ['eval', join(dir, 'arith.eval.ts'), '--model', `gguf:${file}`, '--max-tokens', '12', '--out-dir', out],
+      {},
+      undefined,
+      fromRoot(),
+    );
     // Random weights answer nothing right: the instances fail their threshold; with no gate the run still exits 0.
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('[TEST MODEL — random weights, not a model result]');

@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
@@ -34,7 +33,9 @@ describe('Ctrl-C on toolgauge eval', () => {
     const file = hangingEval(dir);
     const out = join(dir, 'out');
     const args = ['eval', file, '--model', 'sim:oracle', '--out-dir', out, '--concurrency', '1'];
-    const child = spawnToolgauge(args, { TG_HANG: '1' });
+    // From the repository's root, whose module cache holds the harness modules the eval file imports (a run from
+    // elsewhere transforms them all again, about a CPU-second).
+    const child = spawnToolgauge(args, { TG_HANG: '1' }, fromRoot());
     try {
       const deadline = Date.now() + 60_000;
       while (countLines(join(out, 'instances.jsonl')) < 2 && Date.now() < deadline)
@@ -48,7 +49,7 @@ describe('Ctrl-C on toolgauge eval', () => {
         .filter((l) => l.includes('interrupted'));
       const resume = `toolgauge ${args.join(' ')} --resume`;
       expect(said).toEqual([
-        `toolgauge eval: interrupted; kept 2 finished instances in ${relative(tmpdir(), out)}; resume with: ${resume}`,
+        `toolgauge eval: interrupted; kept 2 finished instances in ${relative(fromRoot(), out)}; resume with: ${resume}`,
       ]);
     } finally {
       try {

@@ -44,33 +44,8 @@ async function startUntilFinished(out: string, n: number, env: Record<string, st
 }
 
 describe('a killed run resumes', () => {
-  // ToolHop's rows run in a thread of the CLI's process (harness/vitest/prethread.ts): this kill is also the crash of
-  // its test worker.
-  it('SIGKILL mid-run, then --resume: every instance exactly once in results.jsonl and predictions.jsonl', async () => {
-    const out = tempDir('resume');
-    const { child, results } = await startUntilFinished(out, 3);
-    const before = countLines(results);
-    expect(before).toBeGreaterThanOrEqual(3);
-    process.kill(-child.pid!, 'SIGKILL');
-    await child;
-    expect(countLines(results)).toBeLessThan(11);
-
-    // The resume in process: the same main() as the command, minus a process start (the killed run was a real one).
-    const r = await inProcess(
-      ['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'],
-      EXEC,
-    );
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    const ids = readLines<{ id: string }>(results).map((x) => x.id);
-    expect(ids).toHaveLength(11);
-    expect(new Set(ids).size).toBe(11);
-    const preds = readLines<{ id: string }>(join(out, 'predictions.jsonl')).map((x) => x.id);
-    expect(preds.sort()).toEqual([...ids].sort());
-    const summary = readJson<{ counts: { resumed: number; correct: number } }>(join(out, 'summary.json'));
-    expect(summary.counts.resumed).toBeGreaterThanOrEqual(before);
-    expect(summary.counts.correct).toBe(11);
-  });
-
+  // The CLI killed mid-run (SIGKILL; ToolHop's rows run in a thread of its process), then --resume: in
+  // tests/e2e/eval-worker.test.ts, whose thread-worker crash is the same run.
   it('the test worker killed mid-run: the run ends with exit 1, its report says how many instances did not run and why, and --resume finishes them', async () => {
     const out = tempDir('worker-killed');
     // A worker process of its own, which can die alone.

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSuite } from '../../harness/launch/run-suite.ts';
@@ -104,25 +104,6 @@ describe('shards', () => {
     for (const [argv, env] of [
       [[...args, '--out-dir', shardDirs[0]!, '--shard', '1/2', '--blob-dir', blobs], exec],
       [[...args, '--out-dir', shardDirs[1]!, '--shard', '2/2', '--blob-dir', blobs], exec],
-      // Shard 2/2 of another run (another model), to be merged with the first run's shard 1/2.
-      [
-        [
-          'toolhop',
-          '--model',
-          'sim:coin?p=0.5&tools=none',
-          '--limit',
-          '6',
-          '--trials',
-          '2',
-          '--out-dir',
-          tempDir('shard2-other'),
-          '--shard',
-          '2/2',
-          '--blob-dir',
-          otherBlobs,
-        ],
-        exec,
-      ],
     ] as const)
       runs.push(await inProcess([...argv], env));
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -163,7 +144,15 @@ describe('shards', () => {
     expect(links.length).toBeGreaterThan(0);
     for (const l of links) expect(existsSync(join(merged, l)), l).toBe(true);
 
+    // Shard 2/2 of another run (another model), merged with this run's shard 1/2: the run's own shard 2/2 with every
+    // mention of its model changed, as a run of the other model records it (the blob's text is what the merge reads).
     copyFileSync(join(blobs, 'blob-1-2.json'), join(otherBlobs, 'blob-1-2.json'));
+    const shard2 = readFileSync(join(blobs, 'blob-2-2.json'), 'utf8');
+    expect(shard2).toContain('"sim:coin?p=0.6&tools=none"');
+    writeFileSync(
+      join(otherBlobs, 'blob-2-2.json'),
+      shard2.replaceAll('"sim:coin?p=0.6&tools=none"', '"sim:coin?p=0.5&tools=none"'),
+    );
     const mixed = await inProcess(
       ['toolhop', '--limit', '6', '--trials', '2', '--out-dir', tempDir('merged-mixed'), '--merge-reports', otherBlobs],
       {},

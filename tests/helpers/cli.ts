@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node
 import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { fromRoot } from '../../harness/core/paths.ts';
 
@@ -22,28 +23,33 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run `toolgauge …` as a user would (a real process: real HTTP to the simulator, real sandbox). */
+/**
+ * Run `toolgauge …` as a user would (a real process: real HTTP to the simulator, real sandbox), from `cwd` (default
+ * the temporary folder, where nothing of the repository is found by accident).
+ */
 export async function toolgauge(
   args: string[],
   env: Record<string, string> = {},
   timeoutMs = 180_000,
+  cwd = tmpdir(),
 ): Promise<CliResult> {
   const r = await execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], {
     env: cleanEnv(env),
     extendEnv: false,
     reject: false,
     timeout: timeoutMs,
-    cwd: tmpdir(),
+    cwd,
   });
   return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
-export function spawnToolgauge(args: string[], env: Record<string, string> = {}): ResultPromise {
+/** `toolgauge …` started in a process group of its own (for signals), from `cwd` as in `toolgauge`. */
+export function spawnToolgauge(args: string[], env: Record<string, string> = {}, cwd = tmpdir()): ResultPromise {
   return execa('node', [fromRoot('bin', 'toolgauge.mjs'), ...args], {
     env: cleanEnv(env),
     extendEnv: false,
     reject: false,
-    cwd: tmpdir(),
+    cwd,
     detached: true,
   });
 }
@@ -80,17 +86,31 @@ export const SHARED_TOOLHOP = fromRoot('..', 'shared', 'data', 'toolhop', 'ToolH
 /** Variables a run reads that a test must not inherit from the shell that started `npm test` (as in `cleanEnv`). */
 const INHERITED_SETTING = /^(TOOLGAUGE_|TOOLHOP_|OPENAI_)/;
 
+let bundle: Promise<string | null> | undefined;
+/** The CLI bundle's folder, found (or built) once per worker as the command's launcher does (bin/cli-bundle.mjs). */
+function workerBundle(): Promise<string | null> {
+  bundle ??= import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href).then(
+    (m: { workerBundleDir(): Promise<string | null> }) => m.workerBundleDir(),
+  );
+  return bundle;
+}
+
 /**
  * `toolgauge …` through its main() in this process, with `env` set for the call and stdout/stderr captured. As for a
- * spawned CLI (`cleanEnv`), toolgauge's and the OpenAI SDK's variables come from `env` only, never from the shell.
+ * spawned CLI (`cleanEnv`), toolgauge's and the OpenAI SDK's variables come from `env` only, never from the shell;
+ * and as the command's launcher does, the run names the CLI bundle for this process, so a built-in suite's test
+ * worker loads its modules from the bundle (harness/vitest/eval-config.ts) rather than ~200 sources through Vite.
  */
 export async function inProcess(args: string[], env: Record<string, string>) {
   const { main } = await import('../../harness/cli/main.ts');
+  const dir = await workerBundle();
   const saved = { ...process.env };
   const out = { stdout: '', stderr: '' };
   const write = { stdout: process.stdout.write, stderr: process.stderr.write };
   for (const k of Object.keys(process.env))
     if (INHERITED_SETTING.test(k) && k !== 'TOOLGAUGE_PYTHON') delete process.env[k];
+  if (dir)
+    Object.assign(process.env, { TOOLGAUGE_WORKER_BUNDLE: dir, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid) });
   Object.assign(process.env, env);
   process.stdout.write = ((c: string) => ((out.stdout += c), true)) as typeof process.stdout.write;
   process.stderr.write = ((c: string) => ((out.stderr += c), true)) as typeof process.stderr.write;
