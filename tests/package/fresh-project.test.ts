@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
@@ -95,10 +95,27 @@ describe('the packed package', () => {
         `dist/${a} differs from ${a}`,
       ).toBe(true);
     const pkg = readJson<{
+      exports: Record<string, string | { types?: string }>;
       peerDependencies: Record<string, string>;
       peerDependenciesMeta?: Record<string, { optional?: boolean }>;
       dependencies: Record<string, string>;
     }>(join(esm, 'node_modules', 'toolgauge', 'package.json'));
+    // The declarations a user's type check reads: each export's, and every one a shipped declaration imports.
+    const shipped = new Set(files);
+    const types = Object.values(pkg.exports).flatMap((e) => (typeof e === 'object' && e.types ? [e.types] : []));
+    expect(types.length).toBeGreaterThanOrEqual(7);
+    expect(types.map((t) => posix.normalize(t)).filter((t) => !shipped.has(t))).toEqual([]);
+    const unresolved = files
+      .filter((f) => f.endsWith('.d.ts'))
+      .flatMap((f) =>
+        [
+          ...readFileSync(join(esm, 'node_modules', 'toolgauge', f), 'utf8').matchAll(
+            /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+          ),
+        ].map((m) => posix.join(posix.dirname(f), m[1]!.replace(/\.js$/, '.d.ts'))),
+      )
+      .filter((d) => !shipped.has(d));
+    expect(unresolved).toEqual([]);
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
       '@ai-sdk/openai-compatible',
       '@openai/agents',
