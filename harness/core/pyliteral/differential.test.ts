@@ -12,6 +12,7 @@ import {
   PyLiteralUnsupported,
   type PyValue,
 } from './index.ts';
+import { prefetchedOracle } from '../testkit.ts';
 import { startOracle } from './python-oracle.ts';
 import {
   atomSource,
@@ -59,38 +60,6 @@ function compareEval(src: string, ref: OracleEval): string | undefined {
 
 type Ask = <A>(req: unknown) => Promise<A>;
 
-/**
- * The oracle's answers for the values a run will draw, asked for before the run in one batch: the values are sampled
- * with the run's own seed (pass the returned `seed` to fc.assert) and their requests sent as one JSON array, one round
- * trip where each value took its own. `ask` answers from the batch, and asks the oracle itself for a request the batch
- * did not hold (a shrink after a failure). A request may be an array (answered by an array); none is undefined.
- */
-async function prefetched<T>(
-  arb: fc.Arbitrary<T>,
-  numRuns: number,
-  requestOf: (v: T) => unknown,
-): Promise<{ seed: number; ask: Ask }> {
-  const seed = (Date.now() ^ (Math.random() * 0x100000000)) | 0;
-  const requests = fc
-    .sample(arb, { seed, numRuns })
-    .map(requestOf)
-    .filter((r) => r !== undefined);
-  const flat = requests.flatMap((r) => (Array.isArray(r) ? r : [r]));
-  const answers = flat.length ? await oracle!.ask<unknown[]>(flat) : [];
-  const known = new Map<string, unknown>();
-  let at = 0;
-  for (const r of requests) {
-    const n = Array.isArray(r) ? r.length : 1;
-    known.set(JSON.stringify(r), Array.isArray(r) ? answers.slice(at, at + n) : answers[at]);
-    at += n;
-  }
-  const ask: Ask = async <A>(req: unknown) => {
-    const key = JSON.stringify(req);
-    return (known.has(key) ? known.get(key) : await oracle!.ask(req)) as A;
-  };
-  return { seed, ask };
-}
-
 async function checkEval(src: string, ask: Ask): Promise<void> {
   const ref = await ask<OracleEval>({ op: 'eval', src });
   const problem = compareEval(src, ref);
@@ -99,7 +68,7 @@ async function checkEval(src: string, ask: Ask): Promise<void> {
 
 /** ast.literal_eval against literalEval on `numRuns` sources drawn from `arb`. */
 async function assertEval(arb: fc.Arbitrary<string>, numRuns: number): Promise<void> {
-  const { seed, ask } = await prefetched(arb, numRuns, (src) => ({ op: 'eval', src }));
+  const { seed, ask } = await prefetchedOracle(oracle!, arb, numRuns, (src) => ({ op: 'eval', src }));
   await fc.assert(
     fc.asyncProperty(arb, (src) => checkEval(src, ask)),
     { numRuns, seed },
@@ -135,7 +104,7 @@ describe.skipIf(skipReason !== undefined)(
 
     it('pyEquals agrees with == on pairs of literals', async () => {
       const pair = fc.oneof(fc.tuple(literalSource, literalSource), fc.tuple(dupKeySource, dupKeySource), equalishPair);
-      const { seed, ask } = await prefetched(pair, RUNS, ([a, b]) => ({ op: 'eq', a, b }));
+      const { seed, ask } = await prefetchedOracle(oracle!, pair, RUNS, ([a, b]) => ({ op: 'eq', a, b }));
       await fc.assert(
         fc.asyncProperty(pair, async ([a, b]) => {
           const ref = await ask<{ a: OracleEval; b: OracleEval; eq: boolean | null }>({ op: 'eq', a, b });
@@ -178,7 +147,7 @@ describe.skipIf(skipReason !== undefined)(
         { op: 'strip', text: s },
         { op: 'lower', text: s },
       ];
-      const { seed, ask } = await prefetched(text, RUNS, requests);
+      const { seed, ask } = await prefetchedOracle(oracle!, text, RUNS, requests);
       await fc.assert(
         fc.asyncProperty(text, async (s) => {
           const [strip, lower] = await ask<[number[], number[]]>(requests(s));
@@ -207,7 +176,7 @@ describe.skipIf(skipReason !== undefined)(
         const text = JSON.stringify(x);
         return text === undefined ? undefined : { op: 'json', text };
       };
-      const { seed, ask } = await prefetched(json, 1000, request);
+      const { seed, ask } = await prefetchedOracle(oracle!, json, 1000, request);
       await fc.assert(
         fc.asyncProperty(json, async (x) => {
           const text = JSON.stringify(x);
