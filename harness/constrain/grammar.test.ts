@@ -14,10 +14,22 @@ import { readGoldCases, TOOLHOUND_CASES, TOOLHOUND_TOOLS, type GoldCase } from '
 const ALL = readGoldCases();
 const CALLS = ALL.filter((c) => c.expected !== null);
 
+/** A format's grammar texts, written once per format: each format is checked against many outputs. */
+const texts = new WeakMap<CallFormat, { lazy: string; tags: Array<{ begin: string; end: string; content: string }> }>();
+function grammarTexts(f: CallFormat) {
+  let t = texts.get(f);
+  if (!t) {
+    t = { lazy: lazyGbnf(f), tags: f.tags.map((x) => ({ begin: x.begin, end: x.end, content: tagGbnf(f, x) })) };
+    texts.set(f, t);
+  }
+  return t;
+}
+
 function check(f: CallFormat, text: string) {
-  const lazy = acceptsLazy(lazyGbnf(f), f.triggers, text);
+  const g = grammarTexts(f);
+  const lazy = acceptsLazy(g.lazy, f.triggers, text);
   const tags = acceptsTriggeredTags(
-    f.tags.map((t) => ({ begin: t.begin, end: t.end, content: tagGbnf(f, t) })),
+    g.tags,
     f.tags.map((t) => t.begin),
     text,
   );

@@ -238,38 +238,44 @@ export class Grammar {
     this.prods.push({ lhs, rhs });
   }
 
-  private seqSyms(nodes: Node[]): Sym[] {
-    return nodes.flatMap((n) => this.syms(n));
+  // The symbols are appended to one array (`out`): a grammar is mostly long literals, and an array per node and
+  // per sequence made the compile allocation-bound.
+  private seqSyms(nodes: Node[], out: Sym[] = []): Sym[] {
+    for (const n of nodes) this.syms(n, out);
+    return out;
   }
 
   private asNt(n: Node): number {
-    const s = this.syms(n);
+    const s = this.syms(n, []);
     if (s.length === 1 && 'nt' in s[0]!) return s[0].nt;
     const id = this.fresh();
     this.add(id, s);
     return id;
   }
 
-  private syms(n: Node): Sym[] {
+  private syms(n: Node, out: Sym[]): Sym[] {
     switch (n.kind) {
       case 'ref': {
         const id = this.ids.get(n.name);
         if (id === undefined) throw new GrammarSyntaxError(`undefined rule '${n.name}'`);
-        return [{ nt: id }];
+        out.push({ nt: id });
+        return out;
       }
       case 'chars':
-        return n.cps.map((c) => ({ t: { ranges: [[c, c]], negated: false } }));
+        for (const c of n.cps) out.push(charSym(c));
+        return out;
       case 'class':
-        return [{ t: n.m }];
+        out.push({ t: n.m });
+        return out;
       case 'alt': {
-        if (n.alts.length === 1) return this.seqSyms(n.alts[0]!);
+        if (n.alts.length === 1) return this.seqSyms(n.alts[0]!, out);
         const id = this.fresh();
         for (const a of n.alts) this.add(id, this.seqSyms(a));
-        return [{ nt: id }];
+        out.push({ nt: id });
+        return out;
       }
       case 'rep': {
         const x = this.asNt(n.node);
-        const out: Sym[] = [];
         for (let k = 0; k < n.min; k++) out.push({ nt: x });
         if (n.max === null) {
           // R ::= ε | R x (left recursion suits Earley)
@@ -307,6 +313,17 @@ export class Grammar {
     }
     this.nullable = nullable;
   }
+}
+
+/**
+ * The symbol of one literal code point, shared by every grammar: symbols are never changed, and literals are most
+ * of a call grammar's symbols (one object per character made the compile allocation-bound).
+ */
+const charSyms = new Map<number, Sym>();
+function charSym(c: number): Sym {
+  let s = charSyms.get(c);
+  if (!s) charSyms.set(c, (s = { t: { ranges: [[c, c]], negated: false } }));
+  return s;
 }
 
 function matches(m: Matcher, cp: number): boolean {

@@ -173,6 +173,9 @@ export class EngineHost implements Engine {
       env: {
         // Not the parent's NODE_OPTIONS (a test runner's or tsx's loaders): the child is plain JavaScript.
         ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS')),
+        // A GGML assert otherwise has the dying process run gdb for a native backtrace (about 0.8 CPU-s), whose
+        // frames the crash message leaves out anyway (lastUsefulLine).
+        GGML_NO_BACKTRACE: '1',
         TOOLGAUGE_ENGINE_ENTRY: mod.entry,
         TOOLGAUGE_ENGINE_OPTIONS: JSON.stringify({
           modelPath: o.modelPath,

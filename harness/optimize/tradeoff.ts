@@ -72,7 +72,17 @@ export const HAND_WRITTEN: RolePrompts = {
   verifier: `${SEED_PROMPTS.verifier}\n${OVERGENERAL.number}`,
 };
 
-const norm = (s: string) => s.replace(/\s+/g, ' ').trim().toLowerCase();
+// Normalized once per text: every rollout of a search reads the same few prompts and rule lines again and again.
+const normalized = new Map<string, string>();
+function norm(s: string): string {
+  let n = normalized.get(s);
+  if (n === undefined) {
+    n = s.replace(/\s+/g, ' ').trim().toLowerCase();
+    if (normalized.size >= 4096) normalized.clear();
+    normalized.set(s, n);
+  }
+  return n;
+}
 const has = (prompt: string, line: string) => norm(prompt).includes(norm(line.replace(/^- /, '')));
 
 /** The chance the fixture solves a row of this hidden type under these role prompts. Pure. */

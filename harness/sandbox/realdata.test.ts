@@ -61,8 +61,10 @@ describe.skipIf(!existsSync(samplePath))('real ToolHop rows (needs ../shared/dat
   let python: Sandbox;
 
   beforeAll(async () => {
-    pyodide = createSandbox({ backend: 'pyodide', poolSize: 2 });
-    python = createSandbox({ backend: 'python', poolSize: 2 });
+    // One worker each: a second pyodide worker costs its own start (about 1.4 CPU-s) and only competes for the
+    // same cores; the calls below are the same either way.
+    pyodide = createSandbox({ backend: 'pyodide', poolSize: 1 });
+    python = createSandbox({ backend: 'python', poolSize: 1 });
     await Promise.all([pyodide.warm(), python.warm()]);
   });
   afterAll(async () => {

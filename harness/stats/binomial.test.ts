@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/rng.ts';
 import { BinomialSampler, VaryingBinomial, binomialDraw, exactBinomialTwoSided } from './binomial.ts';
 import { binomialRow, exactTwoSidedRational, logRatio, ratio } from './exact-reference.ts';
-import { normalQuantile } from './special.ts';
+import { binomialLogPmf, normalQuantile } from './special.ts';
 
 describe('exactBinomialTwoSided', () => {
   it('matches textbook values', () => {
@@ -102,6 +102,31 @@ describe('BinomialSampler', () => {
       const s = new BinomialSampler(n, a / b);
       const { chi, crit } = chiSquareBinomial((rng) => s.draw(rng), n, a, b, 200_000);
       expect(chi).toBeLessThan(crit);
+    }
+  });
+  it('draws exactly the inverse of its CDF at each uniform: the smallest k whose CDF exceeds it', () => {
+    // The oracle: the same seeded uniforms, inverted by a linear scan of a CDF summed here from the pmf.
+    for (const [n, p] of [
+      [1, 0.5],
+      [7, 1 / 3],
+      [100, 0.3],
+      [400, 0.7],
+      [1000, 0.02],
+      [2000, 0.999],
+    ] as const) {
+      const cdf: number[] = [];
+      let acc = 0;
+      for (let i = 0; i <= n; i++) cdf.push((acc += Math.exp(binomialLogPmf(i, n, p))));
+      const s = new BinomialSampler(n, p);
+      const a = new Rng(n);
+      const b = new Rng(n);
+      for (let d = 0; d < 20_000; d++) {
+        const u = b.next() * acc;
+        let k = 0;
+        while (k < n && cdf[k]! <= u) k++;
+        const got = s.draw(a);
+        if (got !== k) expect(got, `n=${n}, p=${p}, draw ${d}, u=${u}`).toBe(k);
+      }
     }
   });
   it('never draws an impossible value at p = 0 or p = 1', () => {

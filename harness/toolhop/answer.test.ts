@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOracle } from '../core/pyliteral/python-oracle.ts';
+import { prefetchedOracle } from '../core/testkit.ts';
 import { answerKey, extractAnswer, lastAssistantContent, previousToolContent, type MessageLike } from './answer.ts';
 import { messageText } from '../core/pyliteral/testkit.ts';
 
@@ -72,16 +73,18 @@ describe.skipIf(skipReason !== undefined)(
   `answer helpers agree with the Python reference${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
   () => {
     it('extract_answer and answer_key', async () => {
+      const requests = (text: string) => [
+        { op: 'extract', text },
+        { op: 'key', text },
+      ];
+      const { seed, ask } = await prefetchedOracle(oracle!, messageText, 2500, requests);
       await fc.assert(
         fc.asyncProperty(messageText, async (text) => {
-          const [extract, key] = await oracle!.ask<[number[], number[]]>([
-            { op: 'extract', text },
-            { op: 'key', text },
-          ]);
+          const [extract, key] = await ask<[number[], number[]]>(requests(text));
           expect(units(extractAnswer(text)), `extract ${JSON.stringify(text)}`).toEqual(extract);
           expect(units(answerKey(text)), `key ${JSON.stringify(text)}`).toEqual(key);
         }),
-        { numRuns: 2500 },
+        { numRuns: 2500, seed },
       );
     });
 
@@ -93,13 +96,18 @@ describe.skipIf(skipReason !== undefined)(
         },
         { requiredKeys: ['role'] },
       );
+      const conversation = fc.array(message, { maxLength: 8 });
+      const { seed, ask } = await prefetchedOracle(oracle!, conversation, 1000, (messages) => ({
+        op: 'messages',
+        messages,
+      }));
       await fc.assert(
-        fc.asyncProperty(fc.array(message, { maxLength: 8 }), async (messages) => {
-          const ref = await oracle!.ask<{ last: number[]; tool: number[] }>({ op: 'messages', messages });
+        fc.asyncProperty(conversation, async (messages) => {
+          const ref = await ask<{ last: number[]; tool: number[] }>({ op: 'messages', messages });
           expect(units(lastAssistantContent(messages))).toEqual(ref.last);
           expect(units(previousToolContent(messages))).toEqual(ref.tool);
         }),
-        { numRuns: 1000 },
+        { numRuns: 1000, seed },
       );
     });
   },

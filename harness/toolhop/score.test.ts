@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PyLiteralError, literalEval } from '../core/pyliteral/index.ts';
 import { startOracle } from '../core/pyliteral/python-oracle.ts';
+import { prefetchedOracle } from '../core/testkit.ts';
 import { pyStrip } from '../core/pyliteral/pystr.ts';
 import { scoreTriple } from '../core/pyliteral/testkit.ts';
 import { scoreAnswer } from './score.ts';
@@ -68,16 +69,22 @@ describe.skipIf(skipReason !== undefined)(
   () => {
     it('on generated (gold, final message, tool result) triples', async () => {
       let fired = { literal: 0, substring: 0, tool_result: 0, none: 0 };
+      const { seed, ask } = await prefetchedOracle(oracle!, scoreTriple, 3000, ([gold, message, tool]) => ({
+        op: 'score',
+        gold,
+        msg: message,
+        tool,
+      }));
       await fc.assert(
         fc.asyncProperty(scoreTriple, async ([gold, message, tool]) => {
-          const ref = await oracle!.ask<{ rule: string | null }>({ op: 'score', gold, msg: message, tool });
+          const ref = await ask<{ rule: string | null }>({ op: 'score', gold, msg: message, tool });
           const ours = scoreAnswer(gold, message, tool);
           if (ours.undecided) return;
           fired = { ...fired, [ref.rule ?? 'none']: fired[(ref.rule ?? 'none') as keyof typeof fired] + 1 };
           if (ours.rule !== ref.rule)
             throw new Error(`${JSON.stringify([gold, message, tool])}: ${ours.rule} vs python ${ref.rule}`);
         }),
-        { numRuns: 3000 },
+        { numRuns: 3000, seed },
       );
       // Every branch of score_answer was exercised (guards against generators drifting into one case).
       expect(Math.min(fired.literal, fired.substring, fired.tool_result, fired.none)).toBeGreaterThan(20);

@@ -64,6 +64,18 @@ async function arm(
   );
 }
 
+/**
+ * The free-decoding arm of a model and transport, run once per file: it does not depend on the server a constrained
+ * arm names, and three of the servers below compare against the same chat arm.
+ */
+const freeArms = new Map<string, Promise<ProbeRecord[]>>();
+function freeArm(model: string, transport: 'chat' | 'completions'): Promise<ProbeRecord[]> {
+  const key = `${model}|${transport}`;
+  let run = freeArms.get(key);
+  if (!run) freeArms.set(key, (run = arm(model, transport, {})));
+  return run;
+}
+
 const constrained = (server: Server, model: string, maxStringLength?: number): Partial<ProbeRunContext> => ({
   constrain: { server, ...(maxStringLength ? { maxStringLength } : {}) },
   arm: { decode: 'constrained', method: 'baseline', model },
@@ -91,7 +103,7 @@ describe('constrained decoding on the simulator, over HTTP (paired verdicts)', (
     async (server, transport) => {
       const model = 'sim:fault?cause=format_failure';
       const [free, con] = await Promise.all([
-        arm(model, transport, {}),
+        freeArm(model, transport),
         arm(model, transport, constrained(server, model)),
       ]);
       expect(con.every((r) => !r.error && r.constraint?.server === server)).toBe(true);
@@ -109,7 +121,7 @@ describe('constrained decoding on the simulator, over HTTP (paired verdicts)', (
     async (server, transport) => {
       const model = 'sim:fault?cause=decision_failure';
       const [free, con] = await Promise.all([
-        arm(model, transport, {}),
+        freeArm(model, transport),
         arm(model, transport, constrained(server, model)),
       ]);
       const v = verdicts(free, con);

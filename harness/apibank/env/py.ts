@@ -11,11 +11,15 @@ export type V = PyValue;
 
 /** A Python exception: `type` is its class name, `message` what str(e) gives. */
 export class PyExc extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
+  readonly type: string;
+  constructor(type: string, message: string) {
+    // No JavaScript stack: a PyExc is a Python exception the emulated class raises and its caller catches (the
+    // calculator raises one for most malformed formulas), so capturing a stack for each was most of its cost.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
+    this.type = type;
     this.name = 'PyExc';
   }
   /** The reference's error text: "<Type>: <str(e)>". */

@@ -12,6 +12,7 @@ import {
   PyLiteralUnsupported,
   type PyValue,
 } from './index.ts';
+import { prefetchedOracle } from '../testkit.ts';
 import { startOracle } from './python-oracle.ts';
 import {
   atomSource,
@@ -57,44 +58,56 @@ function compareEval(src: string, ref: OracleEval): string | undefined {
   return undefined;
 }
 
-async function checkEval(src: string): Promise<void> {
-  const ref = await oracle!.ask<OracleEval>({ op: 'eval', src });
+type Ask = <A>(req: unknown) => Promise<A>;
+
+async function checkEval(src: string, ask: Ask): Promise<void> {
+  const ref = await ask<OracleEval>({ op: 'eval', src });
   const problem = compareEval(src, ref);
   if (problem) throw new Error(`${JSON.stringify(src)}: ${problem}`);
+}
+
+/** ast.literal_eval against literalEval on `numRuns` sources drawn from `arb`. */
+async function assertEval(arb: fc.Arbitrary<string>, numRuns: number): Promise<void> {
+  const { seed, ask } = await prefetchedOracle(oracle!, arb, numRuns, (src) => ({ op: 'eval', src }));
+  await fc.assert(
+    fc.asyncProperty(arb, (src) => checkEval(src, ask)),
+    { numRuns, seed },
+  );
 }
 
 describe.skipIf(skipReason !== undefined)(
   `literalEval agrees with python3 ast.literal_eval${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
   () => {
     it('on numbers, strings, names and set() spellings', async () => {
-      await fc.assert(fc.asyncProperty(atomSource, checkEval), { numRuns: RUNS });
+      await assertEval(atomSource, RUNS);
     });
 
     it('on nested containers with whitespace, comments and line joins', async () => {
-      await fc.assert(fc.asyncProperty(topLevelSource, checkEval), { numRuns: RUNS });
+      await assertEval(topLevelSource, RUNS);
     });
 
     it('on dicts and sets with equal keys in different spellings', async () => {
-      await fc.assert(fc.asyncProperty(dupKeySource, checkEval), { numRuns: 1000 });
+      await assertEval(dupKeySource, 1000);
     });
 
     it('on brackets nested about 200 deep', async () => {
-      await fc.assert(fc.asyncProperty(deepSource, checkEval), { numRuns: 200 });
+      await assertEval(deepSource, 200);
     });
 
     it('on near-valid sources (one character deleted, inserted or replaced)', async () => {
-      await fc.assert(fc.asyncProperty(mutatedSource, checkEval), { numRuns: RUNS });
+      await assertEval(mutatedSource, RUNS);
     });
 
     it('on noise over the grammar alphabet', async () => {
-      await fc.assert(fc.asyncProperty(grammarNoise, checkEval), { numRuns: RUNS });
+      await assertEval(grammarNoise, RUNS);
     });
 
     it('pyEquals agrees with == on pairs of literals', async () => {
       const pair = fc.oneof(fc.tuple(literalSource, literalSource), fc.tuple(dupKeySource, dupKeySource), equalishPair);
+      const { seed, ask } = await prefetchedOracle(oracle!, pair, RUNS, ([a, b]) => ({ op: 'eq', a, b }));
       await fc.assert(
         fc.asyncProperty(pair, async ([a, b]) => {
-          const ref = await oracle!.ask<{ a: OracleEval; b: OracleEval; eq: boolean | null }>({ op: 'eq', a, b });
+          const ref = await ask<{ a: OracleEval; b: OracleEval; eq: boolean | null }>({ op: 'eq', a, b });
           const pa = compareEval(a, ref.a) ?? compareEval(b, ref.b);
           if (pa) throw new Error(`${JSON.stringify([a, b])}: ${pa}`);
           if (ref.eq === null) return;
@@ -111,7 +124,7 @@ describe.skipIf(skipReason !== undefined)(
             throw new Error(`${JSON.stringify([a, b])}: pyEquals ${!ref.eq}, python == ${ref.eq}`);
           if (pyEquals(vb, va) !== ref.eq) throw new Error(`${JSON.stringify([b, a])}: pyEquals not symmetric`);
         }),
-        { numRuns: RUNS },
+        { numRuns: RUNS, seed },
       );
     });
 
@@ -130,16 +143,18 @@ describe.skipIf(skipReason !== undefined)(
           maxLength: 8,
         }),
       );
+      const requests = (s: string) => [
+        { op: 'strip', text: s },
+        { op: 'lower', text: s },
+      ];
+      const { seed, ask } = await prefetchedOracle(oracle!, text, RUNS, requests);
       await fc.assert(
         fc.asyncProperty(text, async (s) => {
-          const [strip, lower] = await oracle!.ask<[number[], number[]]>([
-            { op: 'strip', text: s },
-            { op: 'lower', text: s },
-          ]);
+          const [strip, lower] = await ask<[number[], number[]]>(requests(s));
           expect(units(pyStrip(s)), `strip ${JSON.stringify(s)}`).toEqual(strip);
           expect(units(pyLower(s)), `lower ${JSON.stringify(s)}`).toEqual(lower);
         }),
-        { numRuns: RUNS },
+        { numRuns: RUNS, seed },
       );
     });
 
@@ -157,16 +172,21 @@ describe.skipIf(skipReason !== undefined)(
           withNullPrototype: true,
         }),
       );
+      const request = (x: unknown) => {
+        const text = JSON.stringify(x);
+        return text === undefined ? undefined : { op: 'json', text };
+      };
+      const { seed, ask } = await prefetchedOracle(oracle!, json, 1000, request);
       await fc.assert(
         fc.asyncProperty(json, async (x) => {
           const text = JSON.stringify(x);
           if (text === undefined) return;
-          const ref = await oracle!.ask<{ ok: true; v: Tagged } | { ok: false }>({ op: 'json', text });
+          const ref = await ask<{ ok: true; v: Tagged } | { ok: false }>({ op: 'json', text });
           if (!ref.ok) throw new Error(`python could not load ${text}`);
           const d = differs(jsonToPy(x), decodeTagged(ref.v));
           if (d) throw new Error(`${text}: ${d}`);
         }),
-        { numRuns: 1000 },
+        { numRuns: 1000, seed },
       );
     });
   },

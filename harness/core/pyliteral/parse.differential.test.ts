@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pyFloatOfStr, pyIntOfStr } from './builtins.ts';
 import type { Node } from './nodes.ts';
 import { parseEval, PySyntaxError } from './parser.ts';
+import { prefetchedOracle } from '../testkit.ts';
 import { startOracle } from './python-oracle.ts';
 import { decodeTagged, differs, literalSource, stringSource, type Tagged } from './testkit.ts';
 import { PyLiteralUnsupported, type PyValue } from './value.ts';
@@ -66,8 +67,10 @@ function treeDiff(ours: unknown, ref: unknown, path: string): string | undefined
   return ours === ref ? undefined : `${path}: ${String(ours)} vs ${String(ref)}`;
 }
 
-async function checkParse(src: string): Promise<void> {
-  const ref = await oracle!.ask<RefParse>({ op: 'parse', src });
+type Ask = <A>(req: unknown) => Promise<A>;
+
+async function checkParse(src: string, ask: Ask): Promise<void> {
+  const ref = await ask<RefParse>({ op: 'parse', src });
   let ours: Node | undefined;
   let err: unknown;
   try {
@@ -185,32 +188,37 @@ const mutated = (src: fc.Arbitrary<string>): fc.Arbitrary<string> =>
       return s.slice(0, k) + ch + s.slice(k + 1);
     });
 
+/** ast.parse against parseEval on RUNS sources drawn from `arb`, the oracle asked in one batch first. */
+async function assertParse(arb: fc.Arbitrary<string>): Promise<void> {
+  const { seed, ask } = await prefetchedOracle(oracle!, arb, RUNS, (src) => ({ op: 'parse', src }));
+  await fc.assert(
+    fc.asyncProperty(arb, (src) => checkParse(src, ask)),
+    { numRuns: RUNS, seed },
+  );
+}
+
 describe.skipIf(skipReason !== undefined)(
   `parseEval agrees with python3 ast.parse(mode="eval")${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
   () => {
     it('on calls with keyword arguments, and lists of them', async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.oneof(
-            callSource,
-            fc.array(callSource, { minLength: 1, maxLength: 3 }).map((cs) => `[${cs.join(', ')}]`),
-          ),
-          checkParse,
+      await assertParse(
+        fc.oneof(
+          callSource,
+          fc.array(callSource, { minLength: 1, maxLength: 3 }).map((cs) => `[${cs.join(', ')}]`),
         ),
-        { numRuns: RUNS },
       );
     });
 
     it('on literals: numbers, prefixed strings with escapes, bytes, nested containers', async () => {
-      await fc.assert(fc.asyncProperty(fc.oneof(literalSource, stringSource), checkParse), { numRuns: RUNS });
+      await assertParse(fc.oneof(literalSource, stringSource));
     });
 
     it('on operators, comparisons, conditionals, slices and comprehensions', async () => {
-      await fc.assert(fc.asyncProperty(exprSource, checkParse), { numRuns: RUNS });
+      await assertParse(exprSource);
     });
 
     it('on near-valid calls and expressions (one character deleted, inserted or replaced)', async () => {
-      await fc.assert(fc.asyncProperty(mutated(fc.oneof(callSource, exprSource)), checkParse), { numRuns: RUNS });
+      await assertParse(mutated(fc.oneof(callSource, exprSource)));
     });
   },
 );
@@ -264,8 +272,8 @@ const numberText: fc.Arbitrary<string> = fc.oneof(
   ]),
 );
 
-async function checkConverted(op: 'int' | 'float', text: string): Promise<void> {
-  const ref = await oracle!.ask<RefConverted>({ op, text });
+async function checkConverted(op: 'int' | 'float', text: string, ask: Ask): Promise<void> {
+  const ref = await ask<RefConverted>({ op, text });
   const got = op === 'int' ? pyIntOfStr(text) : pyFloatOfStr(text);
   const where = `${op}(${JSON.stringify(text)})`;
   if (!ref.ok) {
@@ -282,12 +290,16 @@ describe.skipIf(skipReason !== undefined)(
   `int(s) and float(s) agree with python3${skipReason ? ` — SKIPPED: ${skipReason}` : ''}`,
   () => {
     it('on digits, underscores, signs, spaces, Unicode digits and the special floats', async () => {
+      const { seed, ask } = await prefetchedOracle(oracle!, numberText, RUNS, (text) => [
+        { op: 'int', text },
+        { op: 'float', text },
+      ]);
       await fc.assert(
         fc.asyncProperty(numberText, async (text) => {
-          await checkConverted('int', text);
-          await checkConverted('float', text);
+          await checkConverted('int', text, ask);
+          await checkConverted('float', text, ask);
         }),
-        { numRuns: RUNS },
+        { numRuns: RUNS, seed },
       );
     });
   },
