@@ -104,10 +104,6 @@ export class PyodideLauncher {
       // V8 favours a small heap over peak JavaScript speed: about 15 MiB less per worker, no slower on ToolHop
       // (bench/toolhop.ts); the interpreter's time is in wasm, which this flag leaves alone.
       '--optimize-for-size',
-      // V8 drops the bytecode of JavaScript functions that have not run for a while and compiles them again when
-      // they do: in this worker, pyodide's glue between calls, each time through compiler zones that glibc maps
-      // and unmaps (WORKER_ENV). Keeping it: about 1,000 fewer mmap/munmap pairs over a 182-row run's 736 calls.
-      '--no-flush-bytecode',
       '--no-warnings',
     ];
   }

@@ -51,11 +51,6 @@ describe.runIf(process.platform === 'linux')('pyodide worker start from the snap
     );
   });
 
-  it('keeps the bytecode of its JavaScript (no recompiling through mapped compiler zones)', () => {
-    const pid = workerProcess(sb.info().workerPids[0]!);
-    expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--no-flush-bytecode');
-  });
-
   it('peaks near its resident set once ready: the snapshot file is never held whole', () => {
     expect((sb.info().lastReady as { snapshot?: boolean }).snapshot).toBe(true);
     const pid = workerProcess(sb.info().workerPids[0]!);
