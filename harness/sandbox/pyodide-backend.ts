@@ -60,16 +60,12 @@ function wsDir(pyodide: string): string {
 /**
  * The worker's whole environment: glibc's allocator only. With an arena per thread, and freed memory kept at the
  * top of each up to a threshold that grows with the largest block freed, a worker serving 182 ToolHop rows ended
- * about 30 MiB larger (PSS) than with one arena that returns what it frees. Blocks above 32 KiB are mapped apart
- * and unmapped when freed: blocks of just over 32 KiB (the size of V8's largest zone segments, with their header),
- * freed in numbers during the worker's start, stayed resident in the heap between long-lived blocks. Replaying a
- * 182-row run's 736 calls: 85-86 MiB anonymous memory at the end against 94-96 with 128 KiB (33.2 KiB gave the same
- * as 128), for about 3,500 more mmap/munmap pairs, 0.1-0.2 CPU-s.
+ * about 30 MiB larger (PSS) than with one arena that returns what it frees.
  */
 const WORKER_ENV: Record<string, string> = {
   MALLOC_ARENA_MAX: '1',
   MALLOC_TRIM_THRESHOLD_: '131072',
-  MALLOC_MMAP_THRESHOLD_: '32768',
+  MALLOC_MMAP_THRESHOLD_: '131072',
 };
 
 export class PyodideLauncher {
