@@ -16,6 +16,8 @@ const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
 const TEST_WORKERS = Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 3) || 3;
 // TOOLGAUGE_TEST_CPU=<file.jsonl>: one line per test file with the CPU-seconds it cost (tests/helpers/cpu-per-file.ts).
 const cpuPerFile = process.env.TOOLGAUGE_TEST_CPU ? ['./tests/helpers/cpu-per-file.ts'] : [];
+// Each test file removes the temporary folders it made (tests/helpers/temp-dirs.ts).
+const setupFiles = ['./tests/helpers/temp-dirs-setup.ts', ...cpuPerFile];
 
 function evalVitestOptions() {
   try {
@@ -47,7 +49,7 @@ export default defineConfig({
         plugins,
         test: {
           name: 'unit',
-          setupFiles: cpuPerFile,
+          setupFiles,
           maxWorkers: TEST_WORKERS,
           include: [
             'harness/**/*.test.ts',
@@ -78,7 +80,7 @@ export default defineConfig({
           name: 'package',
           include: ['tests/package/**/*.test.ts'],
           globalSetup: ['tests/package/global-setup.ts'],
-          setupFiles: cpuPerFile,
+          setupFiles,
           maxWorkers: TEST_WORKERS,
           testTimeout: 600_000,
           hookTimeout: 600_000,

@@ -1,8 +1,8 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OptimizeLog, readLog } from './log.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 const line = (key: string, error: string | null = null) => ({
   key,
@@ -19,7 +19,7 @@ const line = (key: string, error: string | null = null) => ({
 });
 
 function fresh(config = { seed: 1, budget: 5 }) {
-  const path = join(mkdtempSync(join(tmpdir(), 'optlog-')), 'log.jsonl');
+  const path = join(tempDir('optlog'), 'log.jsonl');
   return { path, log: OptimizeLog.open(path, config, false, { durable: false }) };
 }
 
@@ -79,7 +79,7 @@ describe('the optimizer log', () => {
       /--resume: .*log\.jsonl was written with seed=1, this run has 2/,
     );
     expect(() => OptimizeLog.open(path, { seed: 1, budget: 50, concurrency: 9 }, true).close()).not.toThrow();
-    const other = join(mkdtempSync(join(tmpdir(), 'optlog-')), 'log.jsonl');
+    const other = join(tempDir('optlog'), 'log.jsonl');
     writeFileSync(other, '{"type":"rollout"}\n');
     expect(() => OptimizeLog.open(other, {}, true)).toThrow(/log\.jsonl: row line 1/);
     appendFileSync(path, '{"type":"reflection","key":1}\n');

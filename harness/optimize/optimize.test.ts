@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import { toolhopSuite } from '../toolhop/suite.ts';
 import { runOptimize, type OptimizeOutcome, type OptimizeRequest } from './run.ts';
 import { REFLECT_SUITE, reflectResponder } from './sim-reflect.ts';
 import { fixtureRunner } from './testing.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 // The optimizer end to end on the real runner: every rollout is the ToolHop suite's own `run` against the simulator
 // over HTTP (sim:trait), every reflection a request to sim:reflect. The dataset's Python tools are replaced by the
@@ -71,7 +71,7 @@ function request(o: {
     valSize: o.val,
     budget: o.budget,
     seed: o.seed ?? 1,
-    out: mkdtempSync(join(tmpdir(), 'optimize-e2e-')),
+    out: tempDir('optimize-e2e'),
     allowEvalIds: data === BUNDLED_SAMPLE,
     resume: false,
     heldout: o.heldout ?? 0,

@@ -1,7 +1,5 @@
-import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
-import { afterAll } from 'vitest';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { fromRoot } from '../../harness/core/paths.ts';
@@ -54,18 +52,7 @@ export function spawnToolgauge(args: string[], env: Record<string, string> = {},
   });
 }
 
-const made: string[] = [];
-// Registered while the importing test file is collected (hooks cannot be added from inside a running test).
-afterAll(() => {
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-/** A fresh temporary directory, removed after the test file. */
-export function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), `tg-${prefix}-`));
-  made.push(d);
-  return d;
-}
+export { tempDir } from './temp-dirs.ts';
 
 export { countLines } from './count-lines.ts';
 

@@ -52,8 +52,14 @@ describe('bench scripts', () => {
     expect(bad).toEqual([]);
   });
 
-  it('the check sees a helper that imports vitest (tests/helpers/cli.ts) when a script reaches it', () => {
-    const reached = testModulesReached(fromRoot('tests', 'e2e', 'resume.test.ts'));
-    expect(reached.find((m) => m.file === 'helpers/cli.ts')).toEqual({ file: 'helpers/cli.ts', vitest: true });
+  it('the check sees a helper that imports vitest (tests/helpers/weather-eval.ts) when a script reaches it', () => {
+    const reached = testModulesReached(fromRoot('harness', 'adapters', 'ai-sdk.test.ts'));
+    expect(reached.find((m) => m.file === 'helpers/weather-eval.ts')).toEqual({
+      file: 'helpers/weather-eval.ts',
+      vitest: true,
+    });
+    // and one that does not: tests/helpers/cli.ts leaves its folders' removal to a setup file
+    const resume = testModulesReached(fromRoot('tests', 'e2e', 'resume.test.ts'));
+    expect(resume.find((m) => m.file === 'helpers/cli.ts')).toEqual({ file: 'helpers/cli.ts', vitest: false });
   });
 });

@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../core/errors.ts';
 import { loadRolePrompts } from './prompts.ts';
+import { tempDir } from '../../../tests/helpers/temp-dirs.ts';
 
 function dir(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'team-prompts-'));
+  const root = tempDir('team-prompts');
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);

@@ -1,11 +1,11 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXPR_BUDGET, evalExpr, ExprError, parseExpr, scopeOf } from './expr.ts';
 import { PURE_FUNCTIONS } from './functions.ts';
 import { builtinTools } from './index.ts';
 import { BUILTIN_TOOLS_DIR, libraryFiles, loadToolFiles } from './library.ts';
+import { tempDir } from '../../../tests/helpers/temp-dirs.ts';
 
 // The budgets of Maze's expression language (docs/maze-tools.md, "Budgets"): steps, sizes, nesting. Each hostile
 // expression ends in an ExprError — a tool error for the call — never a hang, an exhausted heap or a native
@@ -25,8 +25,7 @@ const problem = (f: () => unknown): string => {
 let n = 0;
 /** A one-tool library file whose tool returns `value` (an expression), with the given functions. */
 function toolWith(value: string, functions = ''): string {
-  const dir = join(tmpdir(), `toolgauge-maze-budget-${process.pid}-${n++}`);
-  mkdirSync(dir, { recursive: true });
+  const dir = tempDir(`maze-budget-${n++}`);
   const f = join(dir, 'spin.yaml');
   writeFileSync(
     f,

@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,12 +6,12 @@ import { corruptionsOf } from '../corrupt.ts';
 import { evalExpr, parseExpr, scopeOf } from './expr.ts';
 import { activeTools, callTool, getTool, builtinTools, useToolLibrary } from './index.ts';
 import { BUILTIN_TOOLS_DIR, libraryFiles, loadToolFiles } from './library.ts';
+import { tempDir } from '../../../tests/helpers/temp-dirs.ts';
 
 const FIXTURES = new URL('../../../tests/fixtures/maze-tools/', import.meta.url).pathname;
 let n = 0;
 function tempFile(name: string, text: string): string {
-  const dir = join(tmpdir(), `toolgauge-maze-lib-${process.pid}-${n++}`);
-  mkdirSync(dir, { recursive: true });
+  const dir = tempDir(`maze-lib-${n++}`);
   const f = join(dir, name);
   writeFileSync(f, text);
   return f;
