@@ -1,7 +1,6 @@
 // The reference's own messages for its 445 curated tasks (derived/curated_tasks_single_prompts.jsonl, rendered by the
 // reference runner) against toolgauge's, byte for byte. Needs ../shared/data; skipped visibly without it.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pyJsonLoads, pyToPlain } from '../core/pyliteral/pyjson.ts';
@@ -9,6 +8,7 @@ import { loadRolePrompt, pyJson, systemPrompt, userPrompt } from './prompt.ts';
 import { planTeam } from './run.ts';
 import { ApibankData, DATA_LAYOUT, taskOfManifestId } from './tasks.ts';
 import { HAS_SHARED_APIBANK, SHARED_APIBANK } from './testkit.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 describe.skipIf(!HAS_SHARED_APIBANK)(
   `API-Bank prompts equal the reference's${HAS_SHARED_APIBANK ? '' : ' — SKIPPED: needs ../shared/data/apibank'}`,
@@ -46,7 +46,7 @@ describe.skipIf(!HAS_SHARED_APIBANK)(
 
 describe('API-Bank role prompts (--prompts DIR)', () => {
   it("a role file in the reference's layout is used, stripped; a missing one gets the reference's fallback prompt", () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tg-apibank-prompts-'));
+    const dir = tempDir('apibank-prompts');
     mkdirSync(join(dir, 'single', 'apibank'), { recursive: true });
     writeFileSync(join(dir, 'single', 'apibank', 'solver.txt'), '\n  Call APIs carefully.  \n');
     const sys = systemPrompt(loadRolePrompt(dir, 'single', 'solver', 'single_langgraph'), {

@@ -1,16 +1,16 @@
 // Task loading: the reference's ids and selection (on the real data when present), and one-line errors for bad rows.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toolSearcherModeOf } from './scoring.ts';
 import { readApibankSettings } from './settings.ts';
 import { ApibankData, DATA_LAYOUT, readDialogue, selectTasks } from './tasks.ts';
 import { HAS_SHARED_APIBANK, SHARED_APIBANK } from './testkit.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 describe('API-Bank data errors', () => {
   it('a bad dialogue row is one line naming the file, the row and the field', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tg-apibank-'));
+    const dir = tempDir('apibank');
     const f = join(dir, 'X-level-1-1.jsonl');
     writeFileSync(
       f,
@@ -22,7 +22,7 @@ describe('API-Bank data errors', () => {
   });
 
   it('a manifest id that names no task is an error naming the manifest and the position', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tg-apibank-'));
+    const dir = tempDir('apibank');
     mkdirSync(join(dir, DATA_LAYOUT.level1), { recursive: true });
     writeFileSync(
       join(dir, DATA_LAYOUT.level1, 'A-level-1-1.jsonl'),

@@ -4,17 +4,7 @@
 // repository); skips visibly without it. The bigger comparison, with timings, is `npm run bench:bfcl-evaluator`.
 import fc from 'fast-check';
 import { execa } from 'execa';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -26,11 +16,12 @@ import { PythonBfclExecutor } from './executor.ts';
 import { rescoreResultDir } from './rescore.ts';
 import { simulatedResult } from './responder.ts';
 import { referencePython } from './testkit.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 const REF = process.env.TOOLGAUGE_BFCL_REF;
 const present = !!REF && existsSync(join(REF, 'bfcl_eval', 'eval_checker', 'eval_runner.py'));
 const DRIVER = fileURLToPath(new URL('../../fixtures/bfcl/bfcl_evaluate.py', import.meta.url));
-const work = mkdtempSync(join(tmpdir(), 'tg-bfcl-eval-'));
+const work = tempDir('bfcl-eval');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const SINGLE: BfclCategory[] = ['simple_python', 'parallel_multiple', 'simple_java', 'irrelevance', 'live_simple'];

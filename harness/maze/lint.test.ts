@@ -1,5 +1,4 @@
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../core/errors.ts';
@@ -15,6 +14,7 @@ import {
   taskFilePath,
   type MazeTask,
 } from './task.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 const tasks = loadMazeTasks();
 const byC = (c: string) => tasks.filter((t) => t.complexity === c);
@@ -69,7 +69,7 @@ describe('maze task files', () => {
   it('a malformed task file names the file, the task and the field', () => {
     const t = clone(tasks[0]!) as unknown as Record<string, unknown>;
     delete t.query;
-    const path = join(mkdtempSync(join(tmpdir(), 'maze-lint-')), 'c1.json');
+    const path = join(tempDir('maze-lint'), 'c1.json');
     writeFileSync(path, JSON.stringify({ version: 1, complexity: 'c1', seed: 1, generated_by: 'x', tasks: [t] }));
     expect(() => loadTaskFile(path)).toThrow(DataError);
     expect(() => loadTaskFile(path)).toThrow(/C1_task_001.*query/);

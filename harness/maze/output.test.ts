@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { judge, type JudgeMode } from './judge.ts';
@@ -23,6 +22,7 @@ import { writeRunFiles } from './testing.ts';
 import { runLocal, type MazeAgent } from './run-local.ts';
 import { MODES, loadMazeTasks, type MazeTask } from './task.ts';
 import { hashString } from '../core/rng.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 const tasks = loadMazeTasks();
 const dirs: string[] = [];
@@ -107,7 +107,7 @@ describe('output files and recomputeFromFiles', () => {
 
   for (const judgeMode of ['compat', 'strict'] as JudgeMode[]) {
     it(`TSR / PRR / RC from saved inference + evaluation files equal the in-memory metrics (${judgeMode})`, () => {
-      const root = mazeRoot(mkdtempSync(join(tmpdir(), 'maze-out-')), 'sim:mixed?seed=1');
+      const root = mazeRoot(tempDir('maze-out'), 'sim:mixed?seed=1');
       dirs.push(root);
       const outcomes = runAll(root, judgeMode, subset);
       const mem = computeMetrics(outcomes);
@@ -137,7 +137,7 @@ describe('output files and recomputeFromFiles', () => {
   }
 
   it('writes the documented layout and zod-valid shapes; metrics reports carry the injected timestamp', () => {
-    const base = mkdtempSync(join(tmpdir(), 'maze-out-'));
+    const base = tempDir('maze-out');
     dirs.push(base);
     const root = mazeRoot(base, 'sim:oracle');
     expect(root).toBe(join(base, 'sim_oracle', 'fc'));
@@ -165,7 +165,7 @@ describe('output files and recomputeFromFiles', () => {
   });
 
   it('a tampered evaluation file is reported as a discrepancy', () => {
-    const base = mkdtempSync(join(tmpdir(), 'maze-out-'));
+    const base = tempDir('maze-out');
     dirs.push(base);
     const root = mazeRoot(base, 'm');
     const task = tasks.find((t) => t.complexity === 'c2')!;

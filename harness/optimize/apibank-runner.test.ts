@@ -3,9 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApibankData } from '../apibank/tasks.ts';
 import { HAS_SHARED_APIBANK, SHARED_APIBANK } from '../apibank/testkit.ts';
 import { apibankPool, apibankSplits } from './apibank-runner.ts';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { readConfig } from '../core/config.ts';
 import { ModelClient } from '../model/client.ts';
 import { readApibankSettings } from '../apibank/settings.ts';
@@ -13,6 +11,7 @@ import { apibankSimResponder } from '../apibank/sim-responder.ts';
 import { startSimServer, type SimServer } from '../sim/server.ts';
 import { apibankRunner } from './apibank-runner.ts';
 import type { Candidate } from './types.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 describe.skipIf(!HAS_SHARED_APIBANK)(
   `API-Bank optimizer splits${HAS_SHARED_APIBANK ? '' : ' — SKIPPED: needs ../shared/data/apibank'}`,
@@ -59,7 +58,7 @@ describe.skipIf(!HAS_SHARED_APIBANK)(
           run: readConfig({ TOOLGAUGE_MODEL: model }),
           settings: readApibankSettings({ TOOLGAUGE_APIBANK_DATA: SHARED_APIBANK }),
           tasks: pool.tasks,
-          candidatesDir: mkdtempSync(join(tmpdir(), 'tg-apibank-opt-')),
+          candidatesDir: tempDir('apibank-opt'),
           client: () => client,
           sandbox: () => {
             throw new Error('no sandbox');

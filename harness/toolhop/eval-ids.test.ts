@@ -1,13 +1,13 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../core/paths.ts';
 import { drawSplits, describeIds, toolhopEvalIds } from '../optimize/splits.ts';
 import { readEvalIds, TOOLHOP_EVAL_IDS_FILE } from './eval-ids.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
-const tmp = mkdtempSync(join(tmpdir(), 'toolhop-eval-ids-'));
+const tmp = tempDir('toolhop-eval-ids');
 const file = (name: string, body: unknown) => {
   const p = join(tmp, name);
   writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OUTPUT_CONTRACT, systemPrompt, withOutputContract } from './prompts.ts';
 import { singlePrompt } from './run-instance.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 describe('the single agent reads its role prompt from a file', () => {
   it('the bundled single/solver.txt gives the same system prompt as before it was a file', () => {
@@ -19,17 +19,15 @@ describe('the single agent reads its role prompt from a file', () => {
   });
 
   it("a prompts folder in toolgauge's or the reference layout replaces it", () => {
-    const own = mkdtempSync(join(tmpdir(), 'single-own-'));
+    const own = tempDir('single-own');
     mkdirSync(join(own, 'single'));
     writeFileSync(join(own, 'single', 'solver.txt'), 'Own words.\n');
     expect(singlePrompt(own).text.solver).toBe('Own words.');
-    const ref = mkdtempSync(join(tmpdir(), 'single-ref-'));
+    const ref = tempDir('single-ref');
     mkdirSync(join(ref, 'single', 'toolhop'), { recursive: true });
     writeFileSync(join(ref, 'single', 'toolhop', 'solver.txt'), 'Reference words.');
     expect(singlePrompt(ref).text.solver).toBe('Reference words.');
     // A folder without a single prompt falls back to the bundled one.
-    expect(singlePrompt(mkdtempSync(join(tmpdir(), 'single-none-'))).text.solver).toBe(
-      singlePrompt(undefined).text.solver,
-    );
+    expect(singlePrompt(tempDir('single-none')).text.solver).toBe(singlePrompt(undefined).text.solver);
   });
 });

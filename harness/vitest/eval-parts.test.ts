@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { currentEvalPart, PART_FILES, partsFolder, writePartFiles } from './eval-parts.ts';
+import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
 describe('the part files of an eval file (toolgauge eval --parts)', () => {
   it('are N files under node_modules/.toolgauge, one folder per eval file, each an eval file Vitest runs', () => {
-    const root = mkdtempSync(join(tmpdir(), 'tg-parts-'));
+    const root = tempDir('parts');
     const files = writePartFiles(root, join(root, 'evals', 'arith.eval.ts'), 3);
     expect(files.map((f) => f.slice(dirname(f).length + 1))).toEqual([
       'arith.part-1-of-3.eval.mjs',
@@ -23,7 +23,7 @@ describe('the part files of an eval file (toolgauge eval --parts)', () => {
   });
 
   it('are written only when their text changes (the same paths and text on every run)', () => {
-    const root = mkdtempSync(join(tmpdir(), 'tg-parts-'));
+    const root = tempDir('parts');
     const file = join(root, 'a.eval.ts');
     const [first] = writePartFiles(root, file, 2);
     const old = new Date(2000, 0, 1);
@@ -36,7 +36,7 @@ describe('the part files of an eval file (toolgauge eval --parts)', () => {
   });
 
   it('set the part only while the eval module is evaluated, each part a module of its own', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'tg-parts-'));
+    const root = tempDir('parts');
     // A stand-in for an eval file: it records the part it is evaluated as (what describeEval reads).
     const evalFile = join(root, 'probe.eval.mjs');
     writeFileSync(evalFile, `(globalThis.__tgPartsSeen ??= []).push(globalThis[Symbol.for('toolgauge.evalPart')]);\n`);
