@@ -6,7 +6,7 @@ import { writeLinesAtomic } from '../core/jsonl.ts';
 import { redact } from '../core/redact.ts';
 import { caseBlock, pageFrame, scriptJson } from './html.ts';
 import { loadView, type ViewOptions } from './load-view.ts';
-import type { CaseDetail, CaseRow, ViewData } from './model.ts';
+import { noticeDetail, type CaseDetail, type CaseRow, type ViewData } from './model.ts';
 import { pageScript } from './page-script.ts';
 import { caseStoreOf, type CaseStore } from './served.ts';
 
@@ -48,17 +48,12 @@ export function leftOutProblem(dir: string, n: number, of: number, budget: numbe
 }
 
 /** What a case shows when its folder changed between the two reads of the export. */
-function unreadable(key: string): CaseDetail {
-  const text = 'This case could not be read again from its run folder while the page was written (the run changed).';
-  return {
+const unreadable = (key: string): CaseDetail =>
+  noticeDetail(
     key,
-    input: null,
-    expected: null,
-    predicted: null,
-    scorers: [],
-    sections: [{ kind: 'text', title: 'Unreadable', text }],
-  };
-}
+    'Unreadable',
+    'This case could not be read again from its run folder while the page was written (the run changed).',
+  );
 
 /** The page's data with `kept` rows of each run, what it left out, and each run's rows replaced by a marker. */
 function pageData(data: ViewData, kept: number, budget: number, marker: (r: number) => string): ViewData {

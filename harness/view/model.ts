@@ -1,4 +1,4 @@
-import type { CaseRow } from '../kit/case-view/model.ts';
+import type { CaseDetail, CaseRow } from '../kit/case-view/model.ts';
 
 /**
  * The viewer's data: what `toolgauge view` reads from one or more output directories, reduced to one shape for
@@ -25,6 +25,11 @@ export type {
   ToolCallView,
   TurnView,
 } from '../kit/case-view/model.ts';
+/** A case's detail that only says why its parts are not shown (not loaded, unreadable): one text section. */
+export function noticeDetail(key: string, title: string, text: string): CaseDetail {
+  return { key, input: null, expected: null, predicted: null, scorers: [], sections: [{ kind: 'text', title, text }] };
+}
+
 export interface MetricView {
   name: string;
   value: number | null;

@@ -1,4 +1,4 @@
-import type { CaseDetail, CaseRow, ViewData } from '../model.ts';
+import { noticeDetail, type CaseDetail, type CaseRow, type ViewData } from '../model.ts';
 import { decodeRows, type IndexPage } from './compact-rows.ts';
 
 /**
@@ -50,13 +50,6 @@ export async function fetchCase(build: string, run: number, key: string): Promis
   try {
     return await getJson<CaseDetail>('/case', { build, run, key });
   } catch (err) {
-    return {
-      key,
-      input: null,
-      expected: null,
-      predicted: null,
-      scorers: [],
-      sections: [{ kind: 'text', title: 'Not loaded', text: (err as Error).message }],
-    };
+    return noticeDetail(key, 'Not loaded', (err as Error).message);
   }
 }
