@@ -99,6 +99,18 @@ interface Child {
 /** How long a request has, after its abort, to stop before its child is killed (native code does not look). */
 export const ABORT_GRACE_MS = 1000;
 
+/** `work`, or the signal's reason as soon as it aborts (`work` goes on; its failure is then nobody's). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  work.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** The last stderr line worth quoting (a GGML assert, an error), for a crash message. */
 function lastUsefulLine(lines: string[]): string | undefined {
   const useful = lines.filter((l) => !/^\s*\d+: /.test(l)); // not the frames of a native stack trace
@@ -339,7 +351,9 @@ export class EngineHost implements Engine {
     extra: { onChunk?: (c: CompleteChunk) => void; signal?: AbortSignal } = {},
   ): Promise<T> {
     extra.signal?.throwIfAborted();
-    const child = await this.ensureChild();
+    // An abort while the child loads ends the wait; the request is never sent. (Sent after its signal fired, its
+    // abort listener would never run: a request stuck in llama.cpp would hold the child until the host closes.)
+    const child = await untilAborted(this.ensureChild(), extra.signal);
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const p: Pending = {
