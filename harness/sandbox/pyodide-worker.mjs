@@ -32,7 +32,7 @@ const ZERO = Buffer.alloc(BLOCK);
 // CPU-s of a background thread and about 20 MB of short-lived allocations, which left about 10 MiB of free but resident
 // holes in the worker's malloc heap for the rest of its life (21 MiB instead of 11 once ready). Baseline code only: a
 // 182-row ToolHop run costs the same CPU and its worker about 10 MiB less; a tool that loops in Python for seconds
-// runs about a third slower (harness/sandbox/README.md).
+// costs about 30% more (harness/sandbox/README.md).
 // Set here rather than as a command-line flag: an engine without the flag then only logs that it is unknown.
 v8.setFlagsFromString('--liftoff-only');
 // And it compiles a function only when it first runs, not the whole 8.6 MB module up front: a run calls a small part
