@@ -26,12 +26,15 @@ import vm from 'node:vm';
 const BLOCK = 1 << 16;
 const ZERO = Buffer.alloc(BLOCK);
 
-// V8 compiles wasm with its baseline compiler and recompiles a function with its optimizing compiler once it has
-// run for a while (the tiering budget). With the default budget, pyodide's first few dozen calls set off about
-// 0.3-0.4 CPU-s of background recompilation: a short ToolHop run pays for it and never profits. A budget 500 times
-// the default leaves the interpreter's long-running functions (a tool looping for seconds) still optimized.
+// V8 compiles wasm with its baseline compiler (Liftoff) and recompiles a function with its optimizing compiler
+// (TurboFan) once it has run for a while. Even with that budget raised 500-fold, one function got there before the
+// worker was ready, in every start traced: the interpreter's eval loop (58 KB of wasm). Its recompilation took 0.5-1.2
+// CPU-s of a background thread and about 20 MB of short-lived allocations, which left about 10 MiB of free but resident
+// holes in the worker's malloc heap for the rest of its life (21 MiB instead of 11 once ready). Baseline code only: a
+// 182-row ToolHop run costs the same CPU and its worker about 10 MiB less; a tool that loops in Python for seconds
+// costs about 30% more (harness/sandbox/README.md).
 // Set here rather than as a command-line flag: an engine without the flag then only logs that it is unknown.
-v8.setFlagsFromString('--wasm-tiering-budget=900000000');
+v8.setFlagsFromString('--liftoff-only');
 // And it compiles a function only when it first runs, not the whole 8.6 MB module up front: a run calls a small part
 // of the interpreter, and each worker's start costs about 0.1 CPU-s less (0.53-0.64 against 0.65-0.75 CPU-s).
 v8.setFlagsFromString('--wasm-lazy-compilation');
