@@ -18,6 +18,12 @@ import { fileURLToPath } from 'node:url';
 // the flag cut the process's CPU by about a seventh on 1,566 results (1.05 s instead of 1.22), outputs unchanged.
 const rescore = process.argv[2] === 'bfcl' && process.argv[3] === 'rescore';
 if (process.argv[2] === 'parse' || rescore) setFlagsFromString('--no-turbo-inlining');
+// A rescore's process is short (about a second of CPU): V8's optimizing compiler, on its own threads, took about a
+// quarter of it (perf), compiling functions that ran only a few thousand times more after that. A larger profiler
+// budget (about 15× V8's default) optimizes only what stays hot: about a fifth less CPU on 1,566 single-turn results,
+// about 8% on 100 multi-turn ones (their two Python processes per case unchanged), outputs unchanged
+// (docs/benchmarks.md, "BFCL: `toolgauge bfcl rescore` beside BFCL's own evaluator").
+if (rescore) setFlagsFromString('--interrupt-budget=1000000');
 // `eval` is Vitest's main process, which holds every test's state until the run ends and then finalizes the run:
 // with V8's default the old generation grew up to fourfold between full collections, and at 10^5 cases the process
 // peaked at about 750 MiB where growing by half of what survives kept it near 520 (docs/benchmarks.md, "Scale").

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nestedValues } from './arbitraries.ts';
+import { DepthError, MAX_NESTING } from './depth.ts';
 import { stableJsonStringify, stableStringify } from './hash.ts';
 
 describe('stableJsonStringify', () => {
@@ -16,7 +17,26 @@ describe('stableJsonStringify', () => {
       return key === '' ? { top: true } : { key, nested: [new Float(1.5)] };
     }
   }
-  const key = fc.constantFrom('a', 'b', 'B', '__proto__', '1', '10', 'toJSON', 'é');
+  // Array-index keys ('0' … '4294967294') are listed first in numeric order by an object holding them; the others
+  // (a leading zero, a sign, a fraction, 2^32 - 1) in the order they were added.
+  const key = fc.constantFrom(
+    'a',
+    'b',
+    'B',
+    '__proto__',
+    '1',
+    '10',
+    '9',
+    '0',
+    '01',
+    '-1',
+    '1.5',
+    '4294967294',
+    '4294967295',
+    'toJSON',
+    'é',
+    '',
+  );
   const leaf = fc.oneof(
     fc.oneof(fc.integer(), fc.double(), fc.string(), fc.boolean(), fc.constant(null)),
     fc.constantFrom(-0, NaN, Infinity, undefined, () => 1, new Date(0), new Keyed()),
@@ -35,5 +55,31 @@ describe('stableJsonStringify', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('is stableStringify of the JSON text of any value, at the top too', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        const text = JSON.stringify(v);
+        if (text === undefined) expect(stableJsonStringify(v)).toBeUndefined();
+        else expect(stableJsonStringify(v)).toBe(stableStringify(JSON.parse(text)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('writes what JSON.stringify writes for bigints and functions with toJSON', () => {
+    const fn = Object.assign(() => 1, { toJSON: (k: string) => `fn at ${k}` });
+    expect(stableJsonStringify({ b: fn, a: [fn] })).toBe('{"a":["fn at 0"],"b":"fn at b"}');
+    expect(() => stableJsonStringify({ a: 1n })).toThrow(TypeError);
+  });
+
+  it('refuses a value nested deeper than the bound, as every walker does', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_NESTING + 1; i++) deep = i % 2 ? [deep] : { k: deep };
+    expect(() => stableJsonStringify(deep)).toThrow(DepthError);
+    let ok: unknown = 1;
+    for (let i = 0; i < MAX_NESTING; i++) ok = [ok];
+    expect(stableJsonStringify(ok)).toBe(`${'['.repeat(MAX_NESTING)}1${']'.repeat(MAX_NESTING)}`);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { Rng } from '../core/rng.ts';
 import { BinomialSampler, VaryingBinomial, binomialDraw, exactBinomialTwoSided } from './binomial.ts';
 import { binomialRow, exactTwoSidedRational, logRatio, ratio } from './exact-reference.ts';
@@ -128,6 +129,43 @@ describe('BinomialSampler', () => {
         if (got !== k) expect(got, `n=${n}, p=${p}, draw ${d}, u=${u}`).toBe(k);
       }
     }
+  });
+  it('draws what inverting the whole CDF draws, for any n and p (its far upper tail is not summed)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 3000 }),
+        fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 1, 1e-9, 0.5, 1 - 1e-9)),
+        fc.nat(),
+        (n, p, seed) => {
+          const cdf: number[] = [];
+          let acc = 0;
+          for (let i = 0; i <= n; i++) cdf.push((acc += Math.exp(binomialLogPmf(i, n, p))));
+          const s = new BinomialSampler(n, p);
+          const a = new Rng(seed);
+          const b = new Rng(seed);
+          for (let d = 0; d < 500; d++) {
+            const u = b.next() * acc;
+            let k = 0;
+            while (k < n && cdf[k]! <= u) k++;
+            const got = s.draw(a);
+            if (got !== k) expect(got, `n=${n}, p=${p}, draw ${d}, u=${u}`).toBe(k);
+          }
+          // Uniforms at every cell's boundary and a rounding step either side (and 0, and the largest below 1): a
+          // CDF or a total that differs anywhere in the last place draws differently at one of them.
+          const xs = [0, 1 - 2 ** -32];
+          for (const c of cdf) xs.push(c / acc, (c / acc) * (1 - 2 ** -52), (c / acc) * (1 + 2 ** -52));
+          for (const x of xs) {
+            if (!(x < 1)) continue;
+            const u = x * acc;
+            let k = 0;
+            while (k < n && cdf[k]! <= u) k++;
+            const got = s.draw({ next: () => x } as Rng);
+            if (got !== k) expect(got, `n=${n}, p=${p}, uniform ${x}`).toBe(k);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
   it('never draws an impossible value at p = 0 or p = 1', () => {
     const rng = new Rng(1);

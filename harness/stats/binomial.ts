@@ -59,11 +59,19 @@ export class BinomialSampler {
     assertCount(0, n, 'BinomialSampler');
     if (!(p >= 0 && p <= 1)) throw new RangeError(`BinomialSampler: p must be in [0, 1], got ${p}`);
     this.cdf = new Float64Array(n + 1);
+    // Past the mode the pmf only falls: a term below a quarter of the running sum's last place leaves the sum as it
+    // is, and so does every later one, so the rest of the CDF is that sum, the same numbers as adding them all (the
+    // 0/1 bootstrap builds a sampler per metric; the far upper tail was most of the work at small p).
+    const mode = Math.floor((n + 1) * p);
     let acc = 0;
-    for (let i = 0; i <= n; i++) {
-      acc += Math.exp(binomialLogPmf(i, n, p));
+    let i = 0;
+    for (; i <= n; i++) {
+      const t = Math.exp(binomialLogPmf(i, n, p));
+      if (i > mode && t < acc * 2 ** -55) break;
+      acc += t;
       this.cdf[i] = acc;
     }
+    this.cdf.fill(acc, i);
     this.total = acc; // 1 up to rounding; scaling the uniform by it keeps the last cell reachable
     this.guide = new Int32Array(n + 1);
     for (let j = 0, k = 0; j <= n; j++) {

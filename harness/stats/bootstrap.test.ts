@@ -16,6 +16,31 @@ import { normalQuantile } from './special.ts';
 const bernoulli = (n: number, p: number, rng: Rng): number[] =>
   Array.from({ length: n }, () => (rng.chance(p) ? 1 : 0));
 
+describe('bootstrapRate of 0/1 outcomes', () => {
+  it('gives the percentile interval of the resampled means, read from their counts (the same numbers)', () => {
+    // The oracle: every resampled mean drawn (one binomial draw each, the same seeded stream) and the interval
+    // selected from them.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 2500 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 4000 }),
+        fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+        fc.nat(),
+        (n, p, resamples, level, seed) => {
+          const ones = Math.round(n * p);
+          const xs = Array.from({ length: n }, (_, i) => (i < ones ? 1 : 0));
+          const got = bootstrapRate(xs, { denominator: 'x', seed, resamples, level });
+          const rng = new Rng(deriveSeed(seed, 'bootstrap-rate'));
+          const want = percentileInterval(resampleBinaryMeans(ones, n, resamples, rng), level);
+          expect([got.lo, got.hi]).toEqual([want.lo, want.hi]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('bootstrapRate: basics', () => {
   it('is reproducible for a seed and moves with the seed', () => {
     const rng = new Rng(3);

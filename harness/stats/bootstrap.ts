@@ -1,8 +1,8 @@
 // Seeded percentile bootstrap of a mean of outcomes in [0, 1].
 
 import { Rng, deriveSeed } from '../core/rng.ts';
-import { assertLevel, assertResamples, assertUnitInterval, mean } from './describe.ts';
-import { bootstrapMeans, percentileInterval } from './resample.ts';
+import { assertLevel, assertResamples, assertUnitInterval, isBinary, mean } from './describe.ts';
+import { binaryPercentileInterval, bootstrapMeans, percentileInterval } from './resample.ts';
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type EstimateOptions, type MetricEstimate } from './types.ts';
 
 /** The estimate for no data: every number NaN, never a throw (an empty breakdown group is normal). */
@@ -35,7 +35,12 @@ export function bootstrapRate(outcomes: readonly number[], opts: EstimateOptions
   const value = mean(outcomes);
   if (n === 1) return { value, lo: NaN, hi: NaN, n, denominator, method: 'none', level };
   const rng = new Rng(deriveSeed(seed, 'bootstrap-rate'));
-  const stats = bootstrapMeans(Float64Array.from(outcomes).sort(), resamples, rng);
-  const { lo, hi } = percentileInterval(stats, level);
+  // 0/1 data: the interval is read from counts of the resampled numbers of ones (the same numbers).
+  const binary = isBinary(outcomes);
+  let ones = 0;
+  if (binary) for (let i = 0; i < n; i++) ones += outcomes[i]!;
+  const { lo, hi } = binary
+    ? binaryPercentileInterval(ones, n, resamples, rng, level)
+    : percentileInterval(bootstrapMeans(Float64Array.from(outcomes).sort(), resamples, rng), level);
   return { value, lo, hi, n, denominator, method: 'bootstrap', level, seed, resamples };
 }

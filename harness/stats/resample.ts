@@ -103,6 +103,41 @@ export function resampleBinaryMeans(successes: number, n: number, resamples: num
 }
 
 /**
+ * percentileInterval(resampleBinaryMeans(successes, n, resamples, rng), level), the same numbers, without the
+ * resampled means: each draw is counted by its number of ones, and the type-7 quantiles are read from the counts
+ * (the order statistics a sort would give). A report's many 0/1 metrics each drew 10,000 means only to select two.
+ */
+export function binaryPercentileInterval(
+  successes: number,
+  n: number,
+  resamples: number,
+  rng: Rng,
+  level: number,
+): { lo: number; hi: number } {
+  const sampler = new BinomialSampler(n, successes / n);
+  const counts = new Uint32Array(n + 1);
+  for (let r = 0; r < resamples; r++) counts[sampler.draw(rng)]!++;
+  const a = (1 - level) / 2;
+  return { lo: countedQuantile(counts, n, resamples, a), hi: countedQuantile(counts, n, resamples, 1 - a) };
+}
+
+/** The type-7 quantile at q of `total` means k/n, counts[k] of them each, as quantilesBySelection gives it. */
+function countedQuantile(counts: Uint32Array, n: number, total: number, q: number): number {
+  if (!(q >= 0 && q <= 1)) throw new RangeError(`quantile: q must be in [0, 1], got ${q}`);
+  const h = (total - 1) * q;
+  const i = Math.floor(h);
+  // The i-th and (i+1)-th smallest (0-based): the first k whose running count passes each index.
+  let k = 0;
+  let seen = counts[0]!;
+  while (seen <= i) seen += counts[++k]!;
+  const x0 = k / n;
+  if (i + 1 >= total) return x0;
+  while (seen <= i + 1) seen += counts[++k]!;
+  const x1 = k / n;
+  return x0 === x1 ? x0 : x0 + (h - i) * (x1 - x0);
+}
+
+/**
  * For data with few distinct values (averaged trials: 0, ⅓, ⅔, 1), the same distribution as `resampleMeans`: a
  * resample is fully described by how often each distinct value is drawn, a Multinomial(n; counts/n) vector,
  * drawn exactly as a chain of binomials c_j ~ Binomial(n − Σ_{i<j} c_i, counts_j / Σ_{i≥j} counts_i).

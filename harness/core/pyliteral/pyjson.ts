@@ -313,14 +313,12 @@ export function pyToPlain(v: PyValue): unknown {
 
 /** Deep copy of plain document data that keeps PyFloat values (structuredClone would drop their class). */
 export function clonePlain<T>(x: T): T {
-  if (x instanceof PyFloat) return x;
+  if (typeof x !== 'object' || x === null || x instanceof PyFloat) return x;
   if (Array.isArray(x)) return x.map(clonePlain) as T;
-  if (x && typeof x === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) setOwn(out, k, clonePlain(v));
-    return out as T;
-  }
-  return x;
+  // Keys, not entries: no [key, value] pair is built per key (BFCL's docs are copied per case).
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(x)) setOwn(out, k, clonePlain((x as Record<string, unknown>)[k]));
+  return out as T;
 }
 
 // A JSON string or number token, found from where the previous one ended (in valid JSON text nothing else holds a
