@@ -16,8 +16,8 @@ import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 // CommonJS — that get the files of docs/eval.md ("The files and commands"), then that section's commands run there,
 // in order. The page is the source: its titled code blocks are written as the project's files and its command block
 // is run. Every type check of the page's examples is here, in this process, where the checks after the first reuse
-// the libraries' parsed declarations (type-check.ts): with a third project of the other sections' examples
-// (tests/package/fresh-features.test.ts runs those).
+// the libraries' parsed declarations (type-check.ts); the other sections' examples, which
+// tests/package/fresh-features.test.ts runs, are checked in a third project.
 
 const PAGE = readFileSync(fromRoot('docs', 'eval.md'), 'utf8');
 const HEADING = '## The files and commands';
