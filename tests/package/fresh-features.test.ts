@@ -6,43 +6,23 @@ import { validSummary } from '../../harness/report/summary.ts';
 // @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
 import { freshProject } from '../../scripts/fresh-project.mjs';
 import { readJson, readLines, tempDir } from '../helpers/cli.ts';
+import { evalPageBlocks, FEATURE_FILES } from './eval-page.ts';
 import { packed } from './pack.ts';
 import { projectShell } from './project-shell.ts';
 
 // The own-eval features as a user gets them: the packed toolgauge in a fresh ESM project, no --base-url (the built-in
 // simulator plays each case from its expectedTools and expected). The project's eval files are the titled code
 // blocks of docs/eval.md's sections — expected tool calls, judged scorers, the AI SDK and OpenAI Agents adapters —
-// with the page's tsconfig.json, so the page's examples are the ones proved. Three runs in all: every eval under
-// three models at once (the comparison), the page's disagreeing-judge command, and tsc.
+// with the page's tsconfig.json, so the page's examples are the ones proved. Two runs of the page's evals: every eval
+// under three models at once (the comparison), and the page's disagreeing-judge command. Their type check is in
+// tests/package/fresh-project.test.ts, in the process of the other examples' checks (type-check.ts shares the
+// libraries' parsed declarations between them).
 
-const PAGE = readFileSync(fromRoot('docs', 'eval.md'), 'utf8');
-
-function section(heading: string): string {
-  const at = PAGE.indexOf(`\n${heading}\n`);
-  if (at < 0) throw new Error(`docs/eval.md has no "${heading}" section`);
-  const end = PAGE.indexOf('\n## ', at + 1);
-  return PAGE.slice(at, end < 0 ? undefined : end);
-}
-
-/** The fenced blocks of a section (a fence opens and closes a line): language, title (a file name), text. */
-function blocks(heading: string): Array<{ lang: string; file: string | undefined; text: string }> {
-  return [...section(heading).matchAll(/^```(\w+)(?: ([^\n]+))?\n([\s\S]*?)^```/gm)].map((m) => ({
-    lang: m[1]!,
-    file: m[2],
-    text: m[3]!,
-  }));
-}
-
-const FILES = [
-  ...blocks('## The files and commands').filter((b) => b.file === 'tsconfig.json'),
-  ...blocks('## Expected tool calls'),
-  ...blocks('## Judged scorers'),
-  ...blocks('## Your existing agent'),
-].filter((b) => b.file);
+const FILES = FEATURE_FILES;
 const EVALS = ['arith-calls', 'arith-judged', 'weather-ai-sdk', 'weather-agents'];
 const MODELS = { 'sim:oracle': 'sim_oracle', 'sim:wrong': 'sim_wrong', 'sim:wrong_arg': 'sim_wrong_arg' };
 /** The page's command that runs the judged eval under a judge that reverses every verdict. */
-const DISAGREE = blocks('## Judged scorers')
+const DISAGREE = evalPageBlocks('## Judged scorers')
   .filter((b) => b.lang === 'sh')
   .flatMap((b) => b.text.split('\n'))
   .find((l) => l.includes('disagree=1'));
@@ -84,7 +64,7 @@ let dir = '';
 beforeAll(async () => {
   const { tarball } = await packed();
   dir = freshProject(join(root, 'esm'), { type: 'module', tarball }) as string;
-  for (const f of FILES) writeFileSync(join(dir, f.file!), f.text);
+  for (const f of FILES) writeFileSync(join(dir, f.file), f.text);
 }, 300_000);
 
 /** A command line in the project (projectShell). */
@@ -245,26 +225,9 @@ describe('the own-eval features in a fresh project, from the examples of docs/ev
       });
   });
 
-  it('strict tsc passes over the examples, and an expected call with a misspelt field is a type error at its line', async () => {
-    const good = FILES.find((f) => f.file === 'arith-calls.eval.ts')!.text;
-    const bad = good.replace("{ name: 'multiply'", "{ nmae: 'multiply'");
-    expect(bad).not.toBe(good);
-    const line = bad.split('\n').findIndex((l) => l.includes('nmae')) + 1;
-    writeFileSync(join(dir, 'bad-calls.ts'), bad);
-    try {
-      const r = await sh('npx tsc --noEmit');
-      expect(r.exitCode).toBe(2);
-      const errors = r.stdout.split('\n').filter((l) => /error TS/.test(l));
-      expect(errors, r.stdout).toHaveLength(1);
-      expect(errors[0]).toMatch(new RegExp(`^bad-calls\\.ts\\(${line},\\d+\\): error TS\\d+: .*'nmae'`));
-    } finally {
-      rmSync(join(dir, 'bad-calls.ts'));
-    }
-  });
-
   // The README's own eval, as its first command runs it: passes on sim:oracle (the built-in simulator makes the
   // expected call and answers), and the same command on sim:wrong fails the gate (exit 1). Its file is written into the
-  // project for this test only (the tsc test above reads every .ts file of the project).
+  // project for this test only.
   it("the README's eval passes its gate on sim:oracle and fails it on sim:wrong", async () => {
     const readme = readFileSync(fromRoot('README.md'), 'utf8');
     const start = readme.indexOf('## Your own eval');

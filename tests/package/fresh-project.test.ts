@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
 // @ts-expect-error a plain JavaScript module (scripts/ is not type-checked)
 import { freshProject } from '../../scripts/fresh-project.mjs';
+import { FEATURE_FILES } from './eval-page.ts';
 import { packed } from './pack.ts';
 import { projectShell } from './project-shell.ts';
 import { typeCheck } from './type-check.ts';
@@ -14,7 +15,9 @@ import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 // toolgauge as a user installs it: `npm pack` (which builds dist/), unpacked into fresh projects — one ESM, one
 // CommonJS — that get the files of docs/eval.md ("The files and commands"), then that section's commands run there,
 // in order. The page is the source: its titled code blocks are written as the project's files and its command block
-// is run.
+// is run. Every type check of the page's examples is here, in this process, where the checks after the first reuse
+// the libraries' parsed declarations (type-check.ts); the other sections' examples, which
+// tests/package/fresh-features.test.ts runs, are checked in a third project.
 
 const PAGE = readFileSync(fromRoot('docs', 'eval.md'), 'utf8');
 const HEADING = '## The files and commands';
@@ -47,10 +50,13 @@ const sh = projectShell;
 
 let esm = '';
 let cjs = '';
+let features = '';
 beforeAll(async () => {
   ({ tarball, files } = await packed());
   esm = project('module');
   cjs = project('commonjs');
+  features = freshProject(join(root, 'features'), { type: 'module', tarball }) as string;
+  for (const f of FEATURE_FILES) writeFileSync(join(features, f.file), f.text);
 }, 300_000);
 
 describe('the packed package', () => {
@@ -153,12 +159,12 @@ describe('the packed package', () => {
     expect(imported.has('openai') && imported.has('vitest')).toBe(true);
   });
 
-  it('the commands of docs/eval.md in a fresh ESM project, answered by the built-in simulator (no --base-url): eval with a gate (the first run after install), -t, a second model, report --compare, plain vitest run, tsc', async () => {
+  it('the commands of docs/eval.md in a fresh ESM project, answered by the built-in simulator (no --base-url): eval with a gate (the first run after install), then after a lockfile change -t, a second model, report --compare, plain vitest run, tsc', async () => {
     const out: string[] = [];
     for (const line of COMMANDS) {
-      // The page's type check runs in this process (type-check.ts), where the two checks after it reuse the
-      // libraries' parsed declarations (about 5 CPU-s less than three tsc processes); tests/package/
-      // fresh-features.test.ts runs `npx tsc --noEmit` itself.
+      // The page's type check runs in this process (type-check.ts), where the checks after it reuse the libraries'
+      // parsed declarations (about 5 CPU-s less than three tsc processes). The project's `tsc` is the checkout's
+      // TypeScript (scripts/fresh-project.mjs links it), not toolgauge's: what is proved is the diagnostics.
       if (line === TSC) {
         expect(typeCheck(esm, { overrides: { noEmit: true } })).toBe('');
         out.push('');
@@ -168,6 +174,13 @@ describe('the packed package', () => {
       expect(r.exitCode, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
       if (line.startsWith('npx tsc')) expect(r.stdout + r.stderr).toBe('');
       out.push(String(r.stdout));
+      // After the first run, an install changes the lockfile: the page's runs after it still find and run the eval
+      // (-t its two multiplications; sim:wrong and the plain `vitest run` all three instances, checked below).
+      if (out.length === 1)
+        writeFileSync(
+          join(esm, 'node_modules', '.package-lock.json'),
+          JSON.stringify({ name: 'my-evals', lockfileVersion: 3, packages: { changed: {} } }),
+        );
     }
     expect(COMMANDS).toContain(TSC);
     expect(out[0]).toMatch(/gate pass_rate>=1: PASSED/);
@@ -194,21 +207,6 @@ describe('the packed package', () => {
     // Nothing is written inside the installed package, and no on-disk module cache is kept for the project.
     expect(existsSync(join(esm, 'node_modules', '.experimental-vitest-cache'))).toBe(false);
 
-    // After an install changes the lockfile, the next run still finds and runs the eval (all three instances); that
-    // run's failing gate fails it (one run checks both, instead of a run for each).
-    writeFileSync(
-      join(esm, 'node_modules', '.package-lock.json'),
-      JSON.stringify({ name: 'my-evals', lockfileVersion: 3, packages: { changed: {} } }),
-    );
-    const gated = await sh(
-      esm,
-      'npx toolgauge eval arith.eval.ts --model sim:wrong --gate "pass_rate>=1" --out-dir results/gated',
-    );
-    expect(gated.exitCode, `${gated.stdout}\n${gated.stderr}`).toBe(1);
-    expect(gated.stdout).toMatch(/gate pass_rate>=1: FAILED/);
-    const g = validSummary(readJson(join(esm, 'results/gated/summary.json')));
-    expect(g.metrics.pass_rate).toMatchObject({ value: 0, n: 3 });
-
     // The same eval type-checks with moduleResolution Bundler; and toolgauge's declarations type-check too, as
     // without skipLibCheck (the project's tsconfig skips every library's, as a user's usually does).
     expect(
@@ -219,21 +217,44 @@ describe('the packed package', () => {
     ).toBe('');
   });
 
-  it('in a fresh CommonJS project: plain vitest run with the config of docs/eval.md, toolgauge eval, tsc (NodeNext)', async () => {
+  it('in a fresh CommonJS project: plain vitest run with the config of docs/eval.md, toolgauge eval with a failing gate, tsc (NodeNext)', async () => {
     const vitest = await sh(cjs, 'npx vitest run --reporter=dot', { TOOLGAUGE_MODEL: 'sim:oracle' });
     expect(vitest.exitCode, `${vitest.stdout}\n${vitest.stderr}`).toBe(0);
     expect(validSummary(readJson(join(cjs, 'results/arith/summary.json'))).metrics.pass_rate).toMatchObject({
       value: 1,
       n: 3,
     });
-    const tg = await sh(cjs, 'npx toolgauge eval arith.eval.ts --model sim:wrong --out-dir results/wrong');
-    expect(tg.exitCode, tg.stderr).toBe(0);
+    // A failing gate fails the run (exit 1), and the run still writes its results.
+    const tg = await sh(
+      cjs,
+      'npx toolgauge eval arith.eval.ts --model sim:wrong --gate "pass_rate>=1" --out-dir results/wrong',
+    );
+    expect(tg.exitCode, `${tg.stdout}\n${tg.stderr}`).toBe(1);
+    expect(tg.stdout).toMatch(/gate pass_rate>=1: FAILED/);
     expect(validSummary(readJson(join(cjs, 'results/wrong/summary.json'))).metrics.pass_rate).toMatchObject({
       value: 0,
       n: 3,
     });
     // `npx tsc --noEmit`, in this process (see the ESM project's commands).
     expect(typeCheck(cjs, { overrides: { noEmit: true } })).toBe('');
+  });
+
+  it("the other sections' examples (tests/package/fresh-features.test.ts runs them): strict tsc passes over them, and an expected call with a misspelt field is a type error at its line", () => {
+    expect(FEATURE_FILES.map((f) => f.file)).toContain('arith-calls.eval.ts');
+    const good = FEATURE_FILES.find((f) => f.file === 'arith-calls.eval.ts')!.text;
+    const bad = good.replace("{ name: 'multiply'", "{ nmae: 'multiply'");
+    expect(bad).not.toBe(good);
+    const line = bad.split('\n').findIndex((l) => l.includes('nmae')) + 1;
+    writeFileSync(join(features, 'bad-calls.ts'), bad);
+    try {
+      // `npx tsc --noEmit` in the project, in this process (see the ESM project's commands).
+      const out = typeCheck(features, { overrides: { noEmit: true } });
+      const errors = out.split('\n').filter((l) => /error TS/.test(l));
+      expect(errors, out).toHaveLength(1);
+      expect(errors[0]).toMatch(new RegExp(`^bad-calls\\.ts\\(${line},\\d+\\): error TS\\d+: .*'nmae'`));
+    } finally {
+      rmSync(join(features, 'bad-calls.ts'));
+    }
   });
 
   it('runs the built-in suites from dist/: ToolHop with its sandboxed tools (pyodide), Maze on its bundled cases', async () => {
