@@ -1,5 +1,6 @@
 // `npm run bench:engine-overhead`: the local engine's overhead against node-llama-cpp called directly. On one test
-// GGUF (llama, 2 layers, width 64, F32, random weights) and the same settings everywhere — greedy, seed 0, the same
+// GGUF (llama, 2 layers, width 64, F32, random weights; --width and --layers build a larger one) and the same
+// settings everywhere — greedy, seed 0, the same
 // prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — the sides
 // in alternating rounds:
 //
@@ -17,7 +18,10 @@
 // is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token), on
 // every side the whole request: tokenizing, evaluating, sampling, the text of the token. The sides take turns request
 // by request, and each side's time is also taken as a percentage of direct's in the same turn (the load of the
-// moment cancels; the median over every turn is recorded as *_ttft_vs_direct_pct). Every side evaluates the same
+// moment cancels; the median over every turn is recorded as *_ttft_vs_direct_pct). For the two sides in a process of
+// their own (serve, bare-front) the CPU that process spends on each of those requests is taken too (all its
+// threads, its engine child not counted; from /proc's schedstat, nanoseconds): what the front itself costs, a figure
+// the machine's load does not move as it moves wall time. Every side evaluates the same
 // tokens: the engine's child keeps the prefix a prompt shares with what its sequence holds (the prompts share their
 // first ~18 of ~260 tokens), so the direct side keeps it the same way rather than clearing its sequence's history.
 // Then throughput of `toolgauge serve --parallel 1/2/4` with 1/2/4 clients in flight. Medians over the rounds; the
@@ -25,6 +29,8 @@
 //
 //   --tokens T (default 256)  --requests N per side and round (default 8)  --rounds R (default 5)
 //   --ttft N 1-token requests per side and round (default 8)  --threads N (default 1)  --no-parallel
+//   --width W (default 64)  --layers L (default 2): the test model's shape (heads of 64 wide, at least 4; half as
+//   many kv heads; feed-forward twice the width), written to the record's setup
 //   --record NAME (bench/records/NAME.json; default engine-overhead)  --no-record
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,7 +39,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../harness/core/paths.ts';
-import { buildTestModel } from '../harness/engine/gguf/test-model.ts';
+import { buildTestModel, type TestModelShape } from '../harness/engine/gguf/test-model.ts';
 import { EngineHost } from '../harness/engine/host.ts';
 import { findNodeLlamaCpp } from '../harness/engine/resolve.ts';
 import { ModelClient } from '../harness/model/client.ts';
@@ -48,6 +54,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     ttft: { type: 'string', default: '8' },
     threads: { type: 'string', default: '1' },
+    width: { type: 'string', default: '64' },
+    layers: { type: 'string', default: '2' },
     'no-parallel': { type: 'boolean' },
     record: { type: 'string', default: 'engine-overhead' },
     'no-record': { type: 'boolean' },
@@ -59,6 +67,7 @@ const ROUNDS = Number(values.rounds);
 const TTFT_N = Number(values.ttft);
 const THREADS = Number(values.threads);
 const CTX = 2048;
+const SHAPE = modelShape(Number(values.width), Number(values.layers));
 
 const engineModule = findNodeLlamaCpp().found;
 if (!engineModule) {
@@ -68,7 +77,22 @@ if (!engineModule) {
 const load1Start = loadavg()[0]!;
 const dir = mkdtempSync(join(tmpdir(), 'tg-bench-overhead-'));
 const file = join(dir, 'test-f32.gguf');
-writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 1 }));
+writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 1, shape: SHAPE }));
+/** The model the figures are of, for the record's setup. */
+const MODEL = `llama, ${SHAPE.layers} layers, width ${SHAPE.embedding}, ${SHAPE.heads} heads (${SHAPE.kvHeads} kv), feed-forward ${SHAPE.feedForward}, F32, random weights (seed 1)`;
+
+/** The default test shape (width 64: 4 heads, 2 kv heads, feed-forward 128), or one as wide and deep as asked. */
+function modelShape(
+  width: number,
+  layers: number,
+): Pick<TestModelShape, 'embedding' | 'layers' | 'heads' | 'kvHeads' | 'feedForward'> {
+  if (!Number.isInteger(width) || width < 64 || width % 64 !== 0)
+    throw new Error(`bench:engine-overhead: --width must be a multiple of 64, got ${values.width}`);
+  if (!Number.isInteger(layers) || layers < 1)
+    throw new Error(`bench:engine-overhead: --layers must be a positive integer, got ${values.layers}`);
+  const heads = Math.max(4, width / 64);
+  return { embedding: width, layers, heads, kvHeads: heads / 2, feedForward: 2 * width };
+}
 
 // A prompt of a few hundred tokens that differs from its first line on, so every request evaluates nearly all of it.
 const TOOL = JSON.stringify({
@@ -324,6 +348,19 @@ const selfAndTreeCpuMs = (pid: number) => {
   return self + tree;
 };
 
+/** CPU ns of one process, all its threads (not its children), from /proc's schedstat (time on a CPU, in ns). */
+function processCpuNs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended
+    }
+  }
+  return ns;
+}
+
 // --- the rounds ----------------------------------------------------------------------------------------------------
 const serve = await startServeProcess(1);
 const bareFront = await startBareFront();
@@ -362,6 +399,9 @@ const ttft: Record<Side, number[]> = { direct: [], host: [], bare_front: [], ser
 /** Each turn's time to first token per side (the sides' requests of one turn ran back to back). */
 const turns: Array<Record<Side, number>> = [];
 const sides: Side[] = ['direct', 'host', 'bare_front', 'serve', 'run_path'];
+/** The sides whose front is a process of its own, and the CPU µs that process spent on each one-token request. */
+const frontPid: Partial<Record<Side, number>> = { serve: serve.proc.pid!, bare_front: bareFront.proc.pid! };
+const frontCpuUs: Record<'serve' | 'bare_front', number[]> = { serve: [], bare_front: [] };
 for (let r = 0; r < ROUNDS; r++) {
   // Each round starts with another side, so no side always follows the same one.
   const order = sides.map((_, k) => sides[(k + r) % sides.length]!);
@@ -382,9 +422,12 @@ for (let r = 0; r < ROUNDS; r++) {
   for (let i = 0; i < TTFT_N; i++) {
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(k + i + r) % sides.length]!;
+      const pid = frontPid[side];
+      const cpu0 = pid ? processCpuNs(pid) : 0; // read outside the timed request
       const t1 = performance.now();
       await one[side](1000 + i, 1);
       lat[side].push(performance.now() - t1);
+      if (pid) frontCpuUs[side as 'serve' | 'bare_front'].push((processCpuNs(pid) - cpu0) / 1000);
     }
     turns.push(Object.fromEntries(sides.map((side) => [side, lat[side].at(-1)!])) as Record<Side, number>);
   }
@@ -442,6 +485,9 @@ figures.run_path_ttft_vs_direct_pct = pairedPct('run_path', 'direct');
 figures.serve_ttft_vs_bare_front_pct = pairedPct('serve', 'bare_front');
 figures.serve_minus_bare_front_ttft_us = Math.round(med(turns.map((t) => t.serve - t.bare_front)) * 1000);
 figures.bare_front_minus_host_ttft_us = Math.round(med(turns.map((t) => t.bare_front - t.host)) * 1000);
+// The front process's own CPU per one-token request (its engine child not counted): medians over every request.
+figures.serve_front_cpu_us_per_ttft_request = Math.round(med(frontCpuUs.serve));
+figures.bare_front_front_cpu_us_per_ttft_request = Math.round(med(frontCpuUs.bare_front));
 
 // --- `toolgauge serve --parallel P` with C clients in flight -------------------------------------------------------
 if (!values['no-parallel']) {
@@ -485,6 +531,6 @@ rmSync(dir, { recursive: true, force: true });
 process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 if (!values['no-record']) {
   const command = `npm run bench:engine-overhead -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
-  writeRecord(values.record, figures, command);
+  writeRecord(values.record, figures, command, { model: MODEL });
   process.stdout.write(`written to bench/records/${values.record}.json\n`);
 }
