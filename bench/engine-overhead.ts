@@ -21,7 +21,8 @@
 // moment cancels; the median over every turn is recorded as *_ttft_vs_direct_pct). For the two sides in a process of
 // their own (serve, bare-front) the CPU that process spends on each of those requests is taken too (all its
 // threads, its engine child not counted; from /proc's schedstat, nanoseconds): what the front itself costs, a figure
-// the machine's load does not move as it moves wall time. Every side evaluates the same
+// the machine's load moves far less than wall time; and every side's whole CPU per one-token request (every
+// process working on it, this one included), against direct's in the same turn. Every side evaluates the same
 // tokens: the engine's child keeps the prefix a prompt shares with what its sequence holds (the prompts share their
 // first ~18 of ~260 tokens), so the direct side keeps it the same way rather than clearing its sequence's history.
 // Then throughput of `toolgauge serve --parallel 1/2/4` with 1/2/4 clients in flight. Medians over the rounds; the
@@ -259,15 +260,15 @@ function post(url: string, body: string): Promise<{ text: string; tokens: number
 }
 
 // --- the engine's child process without the server ---------------------------------------------------------------
-/** This process's children that run the engine's child script. */
-function engineChildren(): number[] {
+/** The children of a process (this one by default) that run the engine's child script. */
+function engineChildren(parent = process.pid): number[] {
   return readdirSync('/proc')
     .filter((name) => {
       if (!/^\d+$/.test(name)) return false;
       try {
         const status = readFileSync(`/proc/${name}/status`, 'utf8');
         return (
-          Number(/PPid:\s+(\d+)/.exec(status)?.[1]) === process.pid &&
+          Number(/PPid:\s+(\d+)/.exec(status)?.[1]) === parent &&
           readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('child.mjs')
         );
       } catch {
@@ -399,9 +400,22 @@ const ttft: Record<Side, number[]> = { direct: [], host: [], bare_front: [], ser
 /** Each turn's time to first token per side (the sides' requests of one turn ran back to back). */
 const turns: Array<Record<Side, number>> = [];
 const sides: Side[] = ['direct', 'host', 'bare_front', 'serve', 'run_path'];
-/** The sides whose front is a process of its own, and the CPU µs that process spent on each one-token request. */
-const frontPid: Partial<Record<Side, number>> = { serve: serve.proc.pid!, bare_front: bareFront.proc.pid! };
+/**
+ * The processes besides this one that work on a side's request: the front first (for serve and bare-front, a process
+ * of its own), then the engine's child. A one-token request's CPU is theirs plus this process's (which is the client
+ * of the HTTP sides, and the whole of direct).
+ */
+const sideProcs: Record<Side, number[]> = {
+  direct: [],
+  host: [hostPid],
+  bare_front: [bareFront.proc.pid!, ...engineChildren(bareFront.proc.pid!)],
+  serve: [serve.proc.pid!, ...engineChildren(serve.proc.pid!)],
+  run_path: [runEnginePid],
+};
+/** The CPU µs the serve and bare-front processes themselves (not their engine children) spent per one-token request. */
 const frontCpuUs: Record<'serve' | 'bare_front', number[]> = { serve: [], bare_front: [] };
+/** Each turn's CPU µs per side for its one-token request (every process working on it, this one included). */
+const cpuTurns: Array<Record<Side, number>> = [];
 for (let r = 0; r < ROUNDS; r++) {
   // Each round starts with another side, so no side always follows the same one.
   const order = sides.map((_, k) => sides[(k + r) % sides.length]!);
@@ -420,16 +434,22 @@ for (let r = 0; r < ROUNDS; r++) {
   // machine falls on every side alike instead of on whichever side was measuring then.
   const lat: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
   for (let i = 0; i < TTFT_N; i++) {
+    const cpuTurn = {} as Record<Side, number>;
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(k + i + r) % sides.length]!;
-      const pid = frontPid[side];
-      const cpu0 = pid ? processCpuNs(pid) : 0; // read outside the timed request
+      // The other processes' CPU is read outside this process's own reading, and both outside the timed request.
+      const procs0 = sideProcs[side].map(processCpuNs);
+      const self0 = process.cpuUsage();
       const t1 = performance.now();
       await one[side](1000 + i, 1);
       lat[side].push(performance.now() - t1);
-      if (pid) frontCpuUs[side as 'serve' | 'bare_front'].push((processCpuNs(pid) - cpu0) / 1000);
+      const self = process.cpuUsage(self0);
+      const procsUs = sideProcs[side].map((pid, j) => (processCpuNs(pid) - procs0[j]!) / 1000);
+      cpuTurn[side] = self.user + self.system + procsUs.reduce((a, b) => a + b, 0);
+      if (side === 'serve' || side === 'bare_front') frontCpuUs[side].push(procsUs[0]!);
     }
     turns.push(Object.fromEntries(sides.map((side) => [side, lat[side].at(-1)!])) as Record<Side, number>);
+    cpuTurns.push(cpuTurn);
   }
   for (const side of sides) ttft[side].push(quantiles(lat[side]).median);
   process.stderr.write(
@@ -485,6 +505,15 @@ figures.run_path_ttft_vs_direct_pct = pairedPct('run_path', 'direct');
 figures.serve_ttft_vs_bare_front_pct = pairedPct('serve', 'bare_front');
 figures.serve_minus_bare_front_ttft_us = Math.round(med(turns.map((t) => t.serve - t.bare_front)) * 1000);
 figures.bare_front_minus_host_ttft_us = Math.round(med(turns.map((t) => t.bare_front - t.host)) * 1000);
+// What serve adds to the first token in wall time, paired turn by turn: the constant, on this model and this load.
+figures.serve_minus_direct_ttft_us = Math.round(med(turns.map((t) => t.serve - t.direct)) * 1000);
+// The same in CPU (every process working on the request), which the machine's load moves far less than wall time:
+// each side's median, and against direct's in the same turn.
+for (const s of sides) figures[`${s}_ttft_cpu_us`] = Math.round(med(cpuTurns.map((t) => t[s])));
+for (const s of ['host', 'bare_front', 'serve', 'run_path'] as const) {
+  figures[`${s}_minus_direct_ttft_cpu_us`] = Math.round(med(cpuTurns.map((t) => t[s] - t.direct)));
+  figures[`${s}_ttft_cpu_vs_direct_pct`] = round(med(cpuTurns.map((t) => (t[s] / t.direct) * 100)), 1);
+}
 // The front process's own CPU per one-token request (its engine child not counted): medians over every request.
 figures.serve_front_cpu_us_per_ttft_request = Math.round(med(frontCpuUs.serve));
 figures.bare_front_front_cpu_us_per_ttft_request = Math.round(med(frontCpuUs.bare_front));
