@@ -1,8 +1,7 @@
 // `npm run bench:engine-overhead`: the local engine's overhead against node-llama-cpp called directly. On one test
 // GGUF (llama, 2 layers, width 64, F32, random weights; --width and --layers build a larger one) and the same
-// settings everywhere — greedy, seed 0, the same
-// prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — the sides
-// in alternating rounds:
+// settings everywhere — greedy, seed 0, the same prompts, every request generating exactly --tokens tokens (the
+// end-of-turn tokens banned), one thread — the sides in alternating rounds:
 //
 //   direct    node-llama-cpp in this process: a context sequence's evaluate(), its history past the shared prefix erased
 //   serve     `toolgauge serve` (bin/toolgauge.mjs, its own process) over keep-alive HTTP, POST /v1/completions
