@@ -1,7 +1,7 @@
 // `npm run bench:engine-overhead`: the local engine's overhead against node-llama-cpp called directly. On one test
-// GGUF (llama, 2 layers, width 64, F32, random weights) and the same settings everywhere — greedy, seed 0, the same
-// prompts, every request generating exactly --tokens tokens (the end-of-turn tokens banned), one thread — the sides
-// in alternating rounds:
+// GGUF (llama, 2 layers, width 64, F32, random weights; --width and --layers build a larger one) and the same
+// settings everywhere — greedy, seed 0, the same prompts, every request generating exactly --tokens tokens (the
+// end-of-turn tokens banned), one thread — the sides in alternating rounds:
 //
 //   direct    node-llama-cpp in this process: a context sequence's evaluate(), its history past the shared prefix erased
 //   serve     `toolgauge serve` (bin/toolgauge.mjs, its own process) over keep-alive HTTP, POST /v1/completions
@@ -17,7 +17,11 @@
 // is the latency of a max_tokens 1 request (the server does not stream, so a 1-token answer is its first token), on
 // every side the whole request: tokenizing, evaluating, sampling, the text of the token. The sides take turns request
 // by request, and each side's time is also taken as a percentage of direct's in the same turn (the load of the
-// moment cancels; the median over every turn is recorded as *_ttft_vs_direct_pct). Every side evaluates the same
+// moment cancels; the median over every turn is recorded as *_ttft_vs_direct_pct). For the two sides in a process of
+// their own (serve, bare-front) the CPU that process spends on each of those requests is taken too (all its
+// threads, its engine child not counted; from /proc's schedstat, nanoseconds): what the front itself costs, a figure
+// the machine's load moves far less than wall time; and every side's whole CPU per one-token request (every
+// process working on it, this one included), against direct's in the same turn. Every side evaluates the same
 // tokens: the engine's child keeps the prefix a prompt shares with what its sequence holds (the prompts share their
 // first ~18 of ~260 tokens), so the direct side keeps it the same way rather than clearing its sequence's history.
 // Then throughput of `toolgauge serve --parallel 1/2/4` with 1/2/4 clients in flight. Medians over the rounds; the
@@ -25,6 +29,8 @@
 //
 //   --tokens T (default 256)  --requests N per side and round (default 8)  --rounds R (default 5)
 //   --ttft N 1-token requests per side and round (default 8)  --threads N (default 1)  --no-parallel
+//   --width W (default 64)  --layers L (default 2): the test model's shape (heads of 64 wide, at least 4; half as
+//   many kv heads; feed-forward twice the width), written to the record's setup
 //   --record NAME (bench/records/NAME.json; default engine-overhead)  --no-record
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,7 +39,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../harness/core/paths.ts';
-import { buildTestModel } from '../harness/engine/gguf/test-model.ts';
+import { buildTestModel, type TestModelShape } from '../harness/engine/gguf/test-model.ts';
 import { EngineHost } from '../harness/engine/host.ts';
 import { findNodeLlamaCpp } from '../harness/engine/resolve.ts';
 import { ModelClient } from '../harness/model/client.ts';
@@ -48,6 +54,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     ttft: { type: 'string', default: '8' },
     threads: { type: 'string', default: '1' },
+    width: { type: 'string', default: '64' },
+    layers: { type: 'string', default: '2' },
     'no-parallel': { type: 'boolean' },
     record: { type: 'string', default: 'engine-overhead' },
     'no-record': { type: 'boolean' },
@@ -59,6 +67,7 @@ const ROUNDS = Number(values.rounds);
 const TTFT_N = Number(values.ttft);
 const THREADS = Number(values.threads);
 const CTX = 2048;
+const SHAPE = modelShape(Number(values.width), Number(values.layers));
 
 const engineModule = findNodeLlamaCpp().found;
 if (!engineModule) {
@@ -68,7 +77,22 @@ if (!engineModule) {
 const load1Start = loadavg()[0]!;
 const dir = mkdtempSync(join(tmpdir(), 'tg-bench-overhead-'));
 const file = join(dir, 'test-f32.gguf');
-writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 1 }));
+writeFileSync(file, buildTestModel({ type: 'F32', template: 'hermes', seed: 1, shape: SHAPE }));
+/** The model the figures are of, for the record's setup. */
+const MODEL = `llama, ${SHAPE.layers} layers, width ${SHAPE.embedding}, ${SHAPE.heads} heads (${SHAPE.kvHeads} kv), feed-forward ${SHAPE.feedForward}, F32, random weights (seed 1)`;
+
+/** The default test shape (width 64: 4 heads, 2 kv heads, feed-forward 128), or one as wide and deep as asked. */
+function modelShape(
+  width: number,
+  layers: number,
+): Pick<TestModelShape, 'embedding' | 'layers' | 'heads' | 'kvHeads' | 'feedForward'> {
+  if (!Number.isInteger(width) || width < 64 || width % 64 !== 0)
+    throw new Error(`bench:engine-overhead: --width must be a multiple of 64, got ${values.width}`);
+  if (!Number.isInteger(layers) || layers < 1)
+    throw new Error(`bench:engine-overhead: --layers must be a positive integer, got ${values.layers}`);
+  const heads = Math.max(4, width / 64);
+  return { embedding: width, layers, heads, kvHeads: heads / 2, feedForward: 2 * width };
+}
 
 // A prompt of a few hundred tokens that differs from its first line on, so every request evaluates nearly all of it.
 const TOOL = JSON.stringify({
@@ -235,15 +259,15 @@ function post(url: string, body: string): Promise<{ text: string; tokens: number
 }
 
 // --- the engine's child process without the server ---------------------------------------------------------------
-/** This process's children that run the engine's child script. */
-function engineChildren(): number[] {
+/** The children of a process (this one by default) that run the engine's child script. */
+function engineChildren(parent = process.pid): number[] {
   return readdirSync('/proc')
     .filter((name) => {
       if (!/^\d+$/.test(name)) return false;
       try {
         const status = readFileSync(`/proc/${name}/status`, 'utf8');
         return (
-          Number(/PPid:\s+(\d+)/.exec(status)?.[1]) === process.pid &&
+          Number(/PPid:\s+(\d+)/.exec(status)?.[1]) === parent &&
           readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('child.mjs')
         );
       } catch {
@@ -324,6 +348,19 @@ const selfAndTreeCpuMs = (pid: number) => {
   return self + tree;
 };
 
+/** CPU ns of one process, all its threads (not its children), from /proc's schedstat (time on a CPU, in ns). */
+function processCpuNs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended
+    }
+  }
+  return ns;
+}
+
 // --- the rounds ----------------------------------------------------------------------------------------------------
 const serve = await startServeProcess(1);
 const bareFront = await startBareFront();
@@ -362,6 +399,22 @@ const ttft: Record<Side, number[]> = { direct: [], host: [], bare_front: [], ser
 /** Each turn's time to first token per side (the sides' requests of one turn ran back to back). */
 const turns: Array<Record<Side, number>> = [];
 const sides: Side[] = ['direct', 'host', 'bare_front', 'serve', 'run_path'];
+/**
+ * The processes besides this one that work on a side's request: the front first (for serve and bare-front, a process
+ * of its own), then the engine's child. A one-token request's CPU is theirs plus this process's (which is the client
+ * of the HTTP sides, and the whole of direct).
+ */
+const sideProcs: Record<Side, number[]> = {
+  direct: [],
+  host: [hostPid],
+  bare_front: [bareFront.proc.pid!, ...engineChildren(bareFront.proc.pid!)],
+  serve: [serve.proc.pid!, ...engineChildren(serve.proc.pid!)],
+  run_path: [runEnginePid],
+};
+/** The CPU µs the serve and bare-front processes themselves (not their engine children) spent per one-token request. */
+const frontCpuUs: Record<'serve' | 'bare_front', number[]> = { serve: [], bare_front: [] };
+/** Each turn's CPU µs per side for its one-token request (every process working on it, this one included). */
+const cpuTurns: Array<Record<Side, number>> = [];
 for (let r = 0; r < ROUNDS; r++) {
   // Each round starts with another side, so no side always follows the same one.
   const order = sides.map((_, k) => sides[(k + r) % sides.length]!);
@@ -380,13 +433,22 @@ for (let r = 0; r < ROUNDS; r++) {
   // machine falls on every side alike instead of on whichever side was measuring then.
   const lat: Record<Side, number[]> = { direct: [], host: [], bare_front: [], serve: [], run_path: [] };
   for (let i = 0; i < TTFT_N; i++) {
+    const cpuTurn = {} as Record<Side, number>;
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(k + i + r) % sides.length]!;
+      // The other processes' CPU is read outside this process's own reading, and both outside the timed request.
+      const procs0 = sideProcs[side].map(processCpuNs);
+      const self0 = process.cpuUsage();
       const t1 = performance.now();
       await one[side](1000 + i, 1);
       lat[side].push(performance.now() - t1);
+      const self = process.cpuUsage(self0);
+      const procsUs = sideProcs[side].map((pid, j) => (processCpuNs(pid) - procs0[j]!) / 1000);
+      cpuTurn[side] = self.user + self.system + procsUs.reduce((a, b) => a + b, 0);
+      if (side === 'serve' || side === 'bare_front') frontCpuUs[side].push(procsUs[0]!);
     }
     turns.push(Object.fromEntries(sides.map((side) => [side, lat[side].at(-1)!])) as Record<Side, number>);
+    cpuTurns.push(cpuTurn);
   }
   for (const side of sides) ttft[side].push(quantiles(lat[side]).median);
   process.stderr.write(
@@ -442,6 +504,18 @@ figures.run_path_ttft_vs_direct_pct = pairedPct('run_path', 'direct');
 figures.serve_ttft_vs_bare_front_pct = pairedPct('serve', 'bare_front');
 figures.serve_minus_bare_front_ttft_us = Math.round(med(turns.map((t) => t.serve - t.bare_front)) * 1000);
 figures.bare_front_minus_host_ttft_us = Math.round(med(turns.map((t) => t.bare_front - t.host)) * 1000);
+// What serve adds to the first token in wall time, paired turn by turn: the constant, on this model and this load.
+figures.serve_minus_direct_ttft_us = Math.round(med(turns.map((t) => t.serve - t.direct)) * 1000);
+// The same in CPU (every process working on the request), which the machine's load moves far less than wall time:
+// each side's median, and against direct's in the same turn.
+for (const s of sides) figures[`${s}_ttft_cpu_us`] = Math.round(med(cpuTurns.map((t) => t[s])));
+for (const s of ['host', 'bare_front', 'serve', 'run_path'] as const) {
+  figures[`${s}_minus_direct_ttft_cpu_us`] = Math.round(med(cpuTurns.map((t) => t[s] - t.direct)));
+  figures[`${s}_ttft_cpu_vs_direct_pct`] = round(med(cpuTurns.map((t) => (t[s] / t.direct) * 100)), 1);
+}
+// The front process's own CPU per one-token request (its engine child not counted): medians over every request.
+figures.serve_front_cpu_us_per_ttft_request = Math.round(med(frontCpuUs.serve));
+figures.bare_front_front_cpu_us_per_ttft_request = Math.round(med(frontCpuUs.bare_front));
 
 // --- `toolgauge serve --parallel P` with C clients in flight -------------------------------------------------------
 if (!values['no-parallel']) {
@@ -485,6 +559,6 @@ rmSync(dir, { recursive: true, force: true });
 process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 if (!values['no-record']) {
   const command = `npm run bench:engine-overhead -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, '');
-  writeRecord(values.record, figures, command);
+  writeRecord(values.record, figures, command, { model: MODEL });
   process.stdout.write(`written to bench/records/${values.record}.json\n`);
 }

@@ -43,6 +43,11 @@ describe('engine missing', () => {
     await expect(host.complete({ prompt: 'x', temperature: -1 })).rejects.toThrow(/^complete: field temperature: /);
     await expect(host.complete({ prompt: 'x', topLogprobs: 21 })).rejects.toThrow(/^complete: field topLogprobs: /);
     await expect(host.complete({ prompt: '' })).rejects.toThrow(/^complete: field prompt: /);
+    // Unless its caller has checked it already (toolgauge serve's body schemas): then it goes on, here to find the
+    // engine missing.
+    await expect(host.complete({ prompt: '', temperature: -1 }, { checked: true })).rejects.toMatchObject({
+      kind: 'missing',
+    });
     await expect(host.nextTokenDistributions({ prompt: 'x', continuation: [1.5] })).rejects.toThrow(
       /^nextTokenDistributions: field continuation/,
     );

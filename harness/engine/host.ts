@@ -5,13 +5,14 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { endWithHost } from '../core/end-with-host.ts';
-import { firstZodIssue } from '../core/errors.ts';
 import { ggufFacts, type GgufFacts } from './gguf/reader.ts';
+import { checkRequest, CompleteRequestSchema, DistributionsRequestSchema, tokenId } from './request-check.ts';
 import { requireNodeLlamaCpp, type EngineModule } from './resolve.ts';
 import {
   ENGINE_NAME,
   EngineError,
   type CompleteChunk,
+  type CompleteOptions,
   type CompleteRequest,
   type CompleteResult,
   type DistributionsRequest,
@@ -23,43 +24,6 @@ import {
 } from './types.ts';
 
 const CHILD = fileURLToPath(new URL('./child.mjs', import.meta.url));
-
-const tokenId = z.number().int().nonnegative();
-const COMPLETE = z.strictObject({
-  prompt: z.string().min(1),
-  grammar: z.string().min(1).optional(),
-  tokenBias: z
-    .array(
-      z.strictObject({
-        token: z.union([tokenId, z.string().min(1)]),
-        bias: z.union([z.number().finite(), z.literal('never')]),
-      }),
-    )
-    .max(100_000)
-    .optional(),
-  seed: z.number().int().nonnegative().max(0xffffffff).optional(),
-  temperature: z.number().finite().min(0).max(100).optional(),
-  topP: z.number().gt(0).max(1).optional(),
-  topK: z.number().int().nonnegative().optional(),
-  repeatPenalty: z.number().finite().positive().optional(),
-  maxTokens: z.number().int().positive().optional(),
-  stop: z.array(z.string()).max(64).optional(),
-  topLogprobs: z.number().int().min(0).max(20).optional(),
-});
-const DISTRIBUTIONS = z.strictObject({
-  prompt: z.string().min(1),
-  continuation: z.union([z.string(), z.array(tokenId)]),
-  topK: z.number().int().min(0).max(1000).optional(),
-  full: z.boolean().optional(),
-});
-
-/** A request checked at the boundary: one line naming the field. */
-function checked<T>(schema: z.ZodType<T>, op: string, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const { field, message } = firstZodIssue(r.error);
-  throw new EngineError('request', `${op}: field ${field || '(request)'}: ${message}`);
-}
 
 /** Test seams: where node-llama-cpp is (to simulate its absence) and which child script runs. */
 export interface EngineHostSeams {
@@ -445,7 +409,7 @@ export class EngineHost implements Engine {
   /** Ids outside the vocabulary are refused here: llama.cpp aborts its process on one. */
   async detokenize(tokens: number[]): Promise<string> {
     const { vocabSize } = await this.gguf();
-    const ids = checked(
+    const ids = checkRequest(
       z.array(tokenId.max(vocabSize - 1, `not a token id (the vocabulary has ${vocabSize})`)),
       'detokenize',
       tokens,
@@ -453,20 +417,18 @@ export class EngineHost implements Engine {
     return this.request('detokenize', { tokens: ids });
   }
 
-  async complete(
-    req: CompleteRequest,
-    opts: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal } = {},
-  ): Promise<CompleteResult> {
-    const ok = checked(COMPLETE, 'complete', req);
+  async complete(req: CompleteRequest, opts: CompleteOptions = {}): Promise<CompleteResult> {
+    // A request its caller's boundary already checked to these rules is not checked a second time (types.ts).
+    const ok = opts.checked ? req : checkRequest(CompleteRequestSchema, 'complete', req);
     return this.request('complete', { ...ok, stream: !!opts.onChunk }, opts);
   }
 
   async nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult> {
-    return this.request('distributions', checked(DISTRIBUTIONS, 'nextTokenDistributions', req));
+    return this.request('distributions', checkRequest(DistributionsRequestSchema, 'nextTokenDistributions', req));
   }
 
   async checkGrammar(grammar: string): Promise<void> {
-    await this.request('grammar', { grammar: checked(z.string().min(1), 'checkGrammar', grammar) });
+    await this.request('grammar', { grammar: checkRequest(z.string().min(1), 'checkGrammar', grammar) });
   }
 
   /** For tests: make the child abort as a GGML assert would. */

@@ -137,6 +137,20 @@ export interface CompleteChunk {
   tokens: number[];
 }
 
+/** How a completion is delivered. */
+export interface CompleteOptions {
+  /** Called with the text as it is generated (a stream). */
+  onChunk?: (chunk: CompleteChunk) => void;
+  /** Aborts the completion (a `request` error "the request was aborted"), freeing its sequence. */
+  signal?: AbortSignal;
+  /**
+   * The caller's own boundary has already held this request to the engine's rules (request-check.ts), so the
+   * engine does not check it again: toolgauge serve, whose body schemas (harness/serve/request.ts) admit only
+   * requests within them (harness/serve/sampling.test.ts). Unset, every request is checked.
+   */
+  checked?: boolean;
+}
+
 /** Teacher forcing: the model's next-token distribution at each step of a given continuation. */
 export interface DistributionsRequest {
   prompt: string;
@@ -177,10 +191,7 @@ export interface Engine {
   tokenize(text: string, opts?: { specialTokens?: boolean }): Promise<number[]>;
   detokenize(tokens: number[]): Promise<string>;
   /** One completion; `signal` aborts it (a `request` error "the request was aborted"), freeing its sequence. */
-  complete(
-    req: CompleteRequest,
-    opts?: { onChunk?: (chunk: CompleteChunk) => void; signal?: AbortSignal },
-  ): Promise<CompleteResult>;
+  complete(req: CompleteRequest, opts?: CompleteOptions): Promise<CompleteResult>;
   nextTokenDistributions(req: DistributionsRequest): Promise<DistributionsResult>;
   /** Compile a GBNF grammar with llama.cpp's parser without generating: resolves, or rejects with a `grammar` error. */
   checkGrammar(grammar: string): Promise<void>;

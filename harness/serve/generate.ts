@@ -13,7 +13,7 @@
  * its random stream and repeat-penalty history restart, and (d) up to one chunk of free text past the trigger is
  * generated and discarded. With temperature 0 only (a) can change an output.
  */
-import type { CompleteRequest, CompleteResult, Engine } from '../engine/types.ts';
+import type { CompleteOptions, CompleteRequest, CompleteResult, Engine } from '../engine/types.ts';
 import type { Constraint } from './constraint.ts';
 
 export type Sampling = Omit<CompleteRequest, 'prompt' | 'grammar'>;
@@ -28,17 +28,21 @@ export function firstTrigger(text: string, triggers: readonly string[]): number 
   return at;
 }
 
-/** `signal` (the request's deadline or its client's disconnect) stops the generation in either pass. */
+/**
+ * `signal` (the request's deadline or its client's disconnect) stops the generation in either pass. `checked`: the
+ * caller has held `prompt` and `s` to the engine's rules (types.ts); the second pass's request is built from them
+ * within those rules (a longer prompt, a grammar, a positive token budget), so it is passed on as checked too.
+ */
 export async function generate(
   engine: Engine,
   prompt: string,
   c: Constraint,
   s: Sampling,
-  signal?: AbortSignal,
+  { signal, checked }: Pick<CompleteOptions, 'signal' | 'checked'> = {},
 ): Promise<CompleteResult> {
-  const stop = signal ? { signal } : {};
+  const opts = { ...(signal ? { signal } : {}), ...(checked ? { checked } : {}) };
   if (!c.grammar || !c.triggers?.length)
-    return engine.complete({ ...s, prompt, ...(c.grammar ? { grammar: c.grammar } : {}) }, stop);
+    return engine.complete({ ...s, prompt, ...(c.grammar ? { grammar: c.grammar } : {}) }, opts);
   const triggers = c.triggers;
   const abort = new AbortController();
   signal?.addEventListener('abort', () => abort.abort(), { once: true });
@@ -50,6 +54,7 @@ export async function generate(
       { ...s, prompt },
       {
         signal: abort.signal,
+        ...(checked ? { checked } : {}),
         onChunk: (chunk) => {
           if (cut >= 0) return;
           streamed += chunk.text;
@@ -82,7 +87,7 @@ export async function generate(
       usage: { promptTokens: promptTokens.length, completionTokens: beforeTokens.length },
     };
   }
-  const rest = await engine.complete({ ...s, prompt: prompt + before, grammar: c.grammar, maxTokens: left }, stop);
+  const rest = await engine.complete({ ...s, prompt: prompt + before, grammar: c.grammar, maxTokens: left }, opts);
   return {
     text: before + rest.text,
     tokens: [...beforeTokens, ...rest.tokens],

@@ -138,7 +138,11 @@ export type ChatBody = z.infer<typeof ChatBody>;
 export const CompletionBody = z
   .object({
     ...common,
-    prompt: z.union([z.string(), z.array(z.string()).length(1, 'prompt: only one prompt per request')]),
+    // Not empty: the engine has nothing to continue from (and is not asked to check the request again, sampling.ts).
+    prompt: z.union([
+      z.string().min(1, 'the prompt is empty'),
+      z.array(z.string().min(1, 'the prompt is empty')).length(1, 'prompt: only one prompt per request'),
+    ]),
     logprobs: z.number().int().min(0).max(20).nullable().optional(),
     echo: z.literal(false, { message: 'echo is not supported' }).optional(),
   })

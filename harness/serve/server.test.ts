@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EngineError,
   type CompleteChunk,
+  type CompleteOptions,
   type CompleteRequest,
   type CompleteResult,
   type Engine,
@@ -31,6 +32,8 @@ const result = (text: string, extra: Partial<CompleteResult> = {}): CompleteResu
 
 class ScriptedEngine implements Engine {
   calls: CompleteRequest[] = [];
+  /** Whether each call came marked as checked by the caller (the engine then does not check it again). */
+  checked: Array<boolean | undefined> = [];
   script: Script = () => result('hello');
   constructor(private readonly template: string | undefined) {}
   async info(): Promise<EngineInfo> {
@@ -57,11 +60,9 @@ class ScriptedEngine implements Engine {
   async detokenize(tokens: number[]): Promise<string> {
     return String.fromCharCode(...tokens);
   }
-  async complete(
-    req: CompleteRequest,
-    opts: { onChunk?: (c: CompleteChunk) => void; signal?: AbortSignal } = {},
-  ): Promise<CompleteResult> {
+  async complete(req: CompleteRequest, opts: CompleteOptions = {}): Promise<CompleteResult> {
     this.calls.push(req);
+    this.checked.push(opts.checked);
     return this.script(req, opts);
   }
   async nextTokenDistributions(): Promise<never> {
@@ -198,6 +199,14 @@ describe('toolgauge serve: routes and chat', () => {
     expect(engine.calls.at(-1)).toMatchObject({ prompt: 'abc', repeatPenalty: 1.3, stop: ['X'], maxTokens: 3 });
   });
 
+  it("checks a body once: the engine is handed the request as checked by the server's schemas", async () => {
+    engine.script = () => result('ok');
+    const before = engine.calls.length;
+    expect((await post('/chat/completions', { messages: USER, max_tokens: 2 })).status).toBe(200);
+    expect((await post('/completions', { prompt: ['abc'], max_tokens: 2 })).status).toBe(200);
+    expect(engine.checked.slice(before)).toEqual([true, true]);
+  });
+
   it('json_schema and response_format become a GBNF grammar over the schema', async () => {
     engine.script = () => result('{"a": 1}');
     await post('/completions', {
@@ -289,6 +298,8 @@ describe('toolgauge serve: lazy grammars (two passes)', () => {
     // 'Sure. ' is 6 tokens in the scripted tokenizer; the constrained pass gets what is left of max_tokens.
     expect(constrained!.maxTokens).toBe(44);
     expect(r.json.usage.completion_tokens).toBe(11);
+    // Both passes are built from the checked body: neither is checked again by the engine.
+    expect(engine.checked.slice(before)).toEqual([true, true]);
   });
 
   it('no trigger: the free text is the answer, and no second pass', async () => {
@@ -352,6 +363,13 @@ describe('toolgauge serve: refusals', () => {
     ],
     ['a non-zero presence_penalty', '/chat/completions', { messages: USER, presence_penalty: 0.5 }, /presence_penalty/],
     ['no messages', '/chat/completions', { messages: [] }, /messages/],
+    ['an empty prompt', '/completions', { prompt: '' }, /^invalid field 'prompt': the prompt is empty$/],
+    [
+      'an empty prompt in an array',
+      '/completions',
+      { prompt: [''] },
+      /^invalid field 'prompt\.0': the prompt is empty$/,
+    ],
     ['a body that is not JSON', '/completions', '{nope', /not JSON/],
   ];
   for (const [what, path, body, message] of cases) {

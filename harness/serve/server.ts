@@ -27,7 +27,7 @@ import {
 import { detectFamily } from '../templates/index.ts';
 import { chatPrompt, readReply, type TemplateInfo } from './chat.ts';
 import { chatConstraint, completionConstraint } from './constraint.ts';
-import { generate, type Sampling } from './generate.ts';
+import { generate } from './generate.ts';
 import { checkTokenIds } from './limits.ts';
 import {
   ChatBody,
@@ -38,6 +38,7 @@ import {
   parseBody,
   TokenizeBody,
 } from './request.ts';
+import { chatSampling, completionPrompt, completionSampling } from './sampling.ts';
 import { QueueFull, Slots } from './slots.ts';
 
 export interface ServeOptions {
@@ -189,15 +190,12 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
         );
       const constraint = chatConstraint(b, template.family);
       const prompt = chatPrompt(template, b);
-      const s = sampling(
-        b,
-        info,
-        b.logprobs ? (b.top_logprobs ?? 0) : undefined,
-        b.max_tokens ?? b.max_completion_tokens,
-      );
+      const s = chatSampling(b, info);
       if (constraint.triggers && s.topLogprobs !== undefined)
         throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
-      const r = await generate(engine, prompt, constraint, s, signal);
+      if (!prompt) throw new HttpError(400, `${info.file}'s chat template rendered an empty prompt`);
+      // Checked once, at this boundary: the body's schema and sampling.ts admit only requests the engine accepts.
+      const r = await generate(engine, prompt, constraint, s, { signal, checked: true });
       const message = readReply(template, b, r.text, id);
       return sendJson(res, 200, {
         id: `chatcmpl-${id}`,
@@ -218,11 +216,11 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
     const b = parseBody(CompletionBody, json);
     checkCommon(b);
     const constraint = completionConstraint(b);
-    const prompt = Array.isArray(b.prompt) ? b.prompt[0]! : b.prompt;
-    const s = sampling(b, info, b.logprobs ?? undefined, b.max_tokens);
+    const prompt = completionPrompt(b);
+    const s = completionSampling(b, info);
     if (constraint.triggers && s.topLogprobs !== undefined)
       throw new HttpError(400, "invalid field 'logprobs': not supported together with a lazy grammar");
-    const r = await generate(engine, prompt, constraint, s, signal);
+    const r = await generate(engine, prompt, constraint, s, { signal, checked: true });
     return sendJson(res, 200, {
       id: `cmpl-${id}`,
       object: 'text_completion',
@@ -272,34 +270,6 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
       });
       await Promise.all(engines.map((e) => e.close()));
     },
-  };
-}
-
-/** The engine's sampling settings from a request. Defaults follow llama-server's, except the seed (0: reproducible). */
-function sampling(
-  b: ChatBody | CompletionBody,
-  info: EngineInfo,
-  topLogprobs: number | undefined,
-  maxTokens: number | undefined,
-): Sampling {
-  const tokenBias = Object.entries(b.logit_bias ?? {}).map(([k, v]) => {
-    const token = Number(k);
-    if (token >= info.vocabSize)
-      throw new HttpError(400, `invalid field 'logit_bias.${k}': no such token (the vocabulary has ${info.vocabSize})`);
-    return { token, bias: v <= -100 ? ('never' as const) : v };
-  });
-  const stop = b.stop == null ? [] : typeof b.stop === 'string' ? [b.stop] : b.stop;
-  const repeat = b.repeat_penalty ?? b.repetition_penalty;
-  return {
-    temperature: b.temperature ?? 0.8,
-    topP: b.top_p ?? 0.95,
-    seed: b.seed ?? 0,
-    ...(repeat !== undefined ? { repeatPenalty: repeat } : {}),
-    // Unset: up to the context's end, as llama-server's n_predict -1.
-    maxTokens: maxTokens ?? info.contextSize,
-    ...(stop.length ? { stop: stop.filter((x) => x.length > 0) } : {}),
-    ...(tokenBias.length ? { tokenBias } : {}),
-    ...(topLogprobs !== undefined ? { topLogprobs } : {}),
   };
 }
 
