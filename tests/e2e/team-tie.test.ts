@@ -4,13 +4,17 @@ import { headerId } from '../../harness/core/ids.ts';
 import { artifactName } from '../../harness/kit/names.ts';
 import { parsePolicySpec } from '../../harness/sim/policy-spec.ts';
 import { coinWins } from '../../harness/toolhop/sim-policy.ts';
-import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
+import { toolhopSuite } from '../../harness/toolhop/suite.ts';
+import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 
-// The independent team's tie-break, end to end: `toolgauge toolhop` with a team of three against the simulator
-// over HTTP, each agent with its own coin and (wrong=diverse) its own wrong value, so votes tie. The expected team
+// The independent team's tie-break, end to end: a ToolHop run with a team of three against the simulator over
+// HTTP, each agent with its own coin and (wrong=diverse) its own wrong value, so votes tie. The expected team
 // verdict is worked out here from the agents' coins alone, without the vote code: the gold is the only value two
 // agents can share, so the team is right when two or more agents are, and when exactly one is, only if that one is
-// the first agent (a three-way tie goes to the earliest agent).
+// the first agent (a three-way tie goes to the earliest agent). The run goes through the kit in process (runSuite:
+// the same sessions, files and traces as the command, with the variables its --topology, --agents and
+// --allow-any-cell set): the votes are the subject, not the process.
 
 const MODEL = 'sim:coin?p=0.5&wrong=diverse&seed=3';
 const AGENTS = 3;
@@ -31,26 +35,19 @@ let out = '';
 let results: Result[] = [];
 beforeAll(async () => {
   out = tempDir('team-tie');
-  const r = await toolgauge(
-    [
-      'toolhop',
-      '--model',
-      MODEL,
-      '--limit',
-      '20',
-      '--trials',
-      String(TRIALS),
-      '--topology',
-      'independent',
-      '--agents',
-      String(AGENTS),
-      '--allow-any-cell',
-      '--out-dir',
-      out,
-    ],
-    { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' },
-  );
-  expect([0, 1], r.stdout + r.stderr).toContain(r.code); // 1: a gate-less run with wrong answers is still a run
+  const r = await runSuite(toolhopSuite, {
+    TOOLGAUGE_MODEL: MODEL,
+    TOOLHOP_LIMIT: '20',
+    TOOLGAUGE_TRIALS: String(TRIALS),
+    TOOLHOP_TOPOLOGY: 'independent',
+    TOOLHOP_TEAM_SIZE: String(AGENTS),
+    TOOLHOP_ALLOW_ANY_CELL: '1',
+    TOOLHOP_ALLOW_DATASET_EXEC: '1',
+    TOOLGAUGE_SANDBOX: 'python',
+    TOOLGAUGE_OUT_DIR: out,
+  });
+  // Wrong answers are a run's outcome, not a harness error.
+  expect(r.finalized.harnessErrors, JSON.stringify(r.finalized.summary.errors)).toBe(0);
   results = readLines<Result>(join(out, 'results.jsonl'));
 }, 180_000);
 

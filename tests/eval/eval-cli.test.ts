@@ -27,6 +27,49 @@ describeEval(${JSON.stringify(name)}, {
   return file;
 }
 
+/**
+ * A run of eleven cases and one whose task throws, in one part, under a gate that passes: made once per file (the
+ * exit-code test reads its exit code and stderr, the --parts test compares runs in parts with it). Each call of the
+ * task is appended to `calls`, by case.
+ */
+let partedWhole:
+  | Promise<{ dir: string; file: string; calls: string; cases: Record<string, boolean>; first: Run }>
+  | undefined;
+type Run = { code: number; stderr: string; summary: Record<string, unknown>; journal: string };
+// The gate passes whatever the cases score: a harness error still exits 1 under it.
+const GATE = ['--gate', 'pass_rate>=0'];
+
+/** `toolgauge eval` of `file` into `dir/out` with the gate; the summary without its clock times, and the journal. */
+async function runInto(file: string, dir: string, out: string, ...more: string[]): Promise<Run> {
+  const r = await inProcess(['eval', file, '--model', 'sim:oracle', '--out-dir', join(dir, out), ...GATE, ...more], {});
+  const summary = readJson<{ header: Record<string, unknown> }>(join(dir, out, 'summary.json'));
+  const { started_at: _s, ended_at: _e, ...header } = summary.header;
+  return {
+    code: r.code,
+    stderr: r.stderr,
+    summary: { ...summary, header },
+    journal: readFileSync(join(dir, out, 'instances.jsonl'), 'utf8'),
+  };
+}
+
+function wholeRun() {
+  partedWhole ??= (async () => {
+    const dir = tempDir('eval-parts');
+    const cases = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`c${i}`, i % 3 !== 0]));
+    const file = evalFile(dir, 'parted', { ...cases, throws: true });
+    const calls = join(dir, 'calls.txt');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        'task: async (input) => {',
+        `task: async (input) => {\n    (await import('node:fs')).appendFileSync(${JSON.stringify(calls)}, input + '\\n');`,
+      ),
+    );
+    return { dir, file, calls, cases, first: await runInto(file, dir, 'whole') };
+  })();
+  return partedWhole;
+}
+
 describe('toolgauge eval', () => {
   it('--json: one JSON document on stdout (each eval with its summary.json and the exit code), the rest on stderr', async () => {
     const dir = tempDir('eval-json');
@@ -48,14 +91,9 @@ describe('toolgauge eval', () => {
 
   // The table in docs/eval.md ("Exit codes"); the run end's rule itself: harness/kit/run-end.test.ts.
   it('exit codes: failing cases without a gate 0 (above); a harness error 1, even under a gate that passes; usage 2', async () => {
-    const dir = tempDir('eval-codes');
-    const file = evalFile(dir, 'coded', { a: true, throws: true });
-    const r = await inProcess(
-      ['eval', file, '--model', 'sim:oracle', '--out-dir', join(dir, 'out'), '--gate', 'pass_rate>=0'],
-      {},
-    );
-    expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toContain('coded throws: harness error: Error: boom');
+    const { file, first } = await wholeRun();
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toContain('parted throws: harness error: Error: boom');
     for (const args of [['missing.eval.ts'], [file, '--gate', 'pass_rate>>1'], [file, '--no-such-flag']]) {
       const u = await inProcess(['eval', ...args], {});
       expect(u.code, args.join(' ')).toBe(2);
@@ -64,30 +102,15 @@ describe('toolgauge eval', () => {
   });
 
   it('--parts N: each case runs once, in one part; the journal, summary and a --resume equal a run in one part', async () => {
-    const dir = tempDir('eval-parts');
-    const cases = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`c${i}`, i % 3 !== 0]));
-    const file = evalFile(dir, 'parted', { ...cases, throws: true });
-    // Each call of the task, by case: every case must run exactly once across the parts.
-    const calls = join(dir, 'calls.txt');
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(
-        'task: async (input) => {',
-        `task: async (input) => {\n    (await import('node:fs')).appendFileSync(${JSON.stringify(calls)}, input + '\\n');`,
-      ),
-    );
+    const { dir, file, calls, cases, first } = await wholeRun();
     const run = async (out: string, ...more: string[]) => {
-      const r = await inProcess(['eval', file, '--model', 'sim:oracle', '--out-dir', join(dir, out), ...more], {});
+      const r = await runInto(file, dir, out, ...more);
       expect(r.code, r.stderr).toBe(1); // the case that throws is a harness error
-      const summary = readJson<{ header: Record<string, unknown> }>(join(dir, out, 'summary.json'));
-      const { started_at: _s, ended_at: _e, ...header } = summary.header;
-      return {
-        summary: { ...summary, header },
-        journal: readFileSync(join(dir, out, 'instances.jsonl'), 'utf8'),
-        stderr: r.stderr,
-      };
+      return r;
     };
-    const whole = await run('whole');
+    expect(first.code, first.stderr).toBe(1);
+    const whole = first;
+    // Each call of the task, by case: every case must run exactly once across the parts.
     writeFileSync(calls, '');
     const parted = await run('parted', '--parts', '3');
     expect(readFileSync(calls, 'utf8').trim().split('\n').sort()).toEqual(['throws', ...Object.keys(cases)].sort());
