@@ -9,12 +9,6 @@ import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 
-// V8 refuses Node's built-in code cache once any of its flags differs from the values Node was built with, and every
-// Node module loaded after that is compiled from source (about 0.08 CPU-s of a two-row ToolHop run). The shebang's
-// semi-space size is read once, when this thread's heap is set up: back at its default it still holds for that heap
-// and no longer costs the cache. (A thread started later sizes its own young generation: harness/vitest/prethread.ts.)
-if (process.execArgv.includes('--max-semi-space-size=2')) setFlagsFromString('--max-semi-space-size=0');
-
 // `parse` runs the same few hundred small parser functions over every line of a short-lived process: with V8's
 // default inlining the optimizing compiler spent more CPU in the first tens of thousands of lines (large inlined
 // graphs, compiled on its threads, counted in the process's CPU) than its code saved there. Without inlining the

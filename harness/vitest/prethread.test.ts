@@ -2,19 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startVitest } from 'vitest/node';
 import { discardPrethread, prestartVitestThread, prethreadedPool, type Prethread } from './prethread.ts';
-
-// V8's flags as the module under test sets them, recorded instead of set: a flag set here would be this whole test
-// process's (and would stop Node's built-in code cache for every test after it).
-const v8Flags = vi.hoisted(() => [] as string[]);
-vi.mock('node:v8', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('node:v8')>()),
-  setFlagsFromString: (flag: string) => {
-    v8Flags.push(flag);
-  },
-}));
 
 // A project of one test file that records the process and thread it ran in; Vitest runs it through the pool.
 const root = mkdtempSync(join(tmpdir(), 'toolgauge-prethread-'));
@@ -37,14 +27,14 @@ interface Where {
   preloaded: number | null;
 }
 
-async function runWith(early: Prethread, projectExecArgv: string[], pool = prethreadedPool): Promise<Where> {
+async function runWith(early: Prethread, projectExecArgv: string[]): Promise<Where> {
   rmSync(join(root, 'where'), { force: true });
   try {
     const vitest = await startVitest(
       'test',
       [],
       { root, config: false, watch: false, reporters: [] },
-      { test: { include: ['where.test.ts'], pool: pool(early), execArgv: projectExecArgv, maxWorkers: 1 } },
+      { test: { include: ['where.test.ts'], pool: prethreadedPool(early), execArgv: projectExecArgv, maxWorkers: 1 } },
     );
     const ok = vitest?.state.getCountOfFailedTests() === 0;
     await vitest?.close();
@@ -79,31 +69,5 @@ describe('a test worker thread started before Vitest', () => {
     expect(r.threadId).not.toBe(id);
     expect(r.preloaded).toBeNull();
     expect(early.exited).toBe(true); // not left running
-  });
-
-  it("sets the process's V8 flags only when the pool takes a thread, not while the early one loads", async () => {
-    // A fresh copy of the module: whether it has set its flags is its own state.
-    vi.resetModules();
-    const fresh = await import('./prethread.ts');
-    v8Flags.length = 0;
-    const early = fresh.prestartVitestThread([pathToFileURL(join(root, 'preload.mjs')).href]);
-    await new Promise((r) => early.worker.once('online', r));
-    // Any flag V8 did not start with makes it refuse Node's built-in code cache for every module loaded after.
-    expect(v8Flags).toEqual([]);
-    const r = await runWith(early, [], fresh.prethreadedPool);
-    expect(r.ok).toBe(true);
-    expect(early.adopted).toBe(true);
-    expect(v8Flags).toEqual(fresh.EVAL_THREAD_V8_FLAGS);
-
-    // A fresh thread (Vitest asked for other flags) gets them too, before it starts.
-    vi.resetModules();
-    const again = await import('./prethread.ts');
-    v8Flags.length = 0;
-    const other = again.prestartVitestThread();
-    expect(v8Flags).toEqual([]);
-    const o = await runWith(other, ['--conditions', 'toolgauge-other'], again.prethreadedPool);
-    expect(o.ok).toBe(true);
-    expect(other.adopted).toBe(false);
-    expect(v8Flags).toEqual(again.EVAL_THREAD_V8_FLAGS);
   });
 });

@@ -8,9 +8,8 @@
 // What a thread changes: the instances share this process, so a crash of the process ends the run (every finished
 // instance is on disk already: the journal is written as each finishes, and --resume runs the rest); a thread that
 // dies alone (out of heap) is reported as a dead worker is. V8's flags are the process's: the young generation is
-// set per thread (`resourceLimits`), the heap's growth for the process (EVAL_THREAD_V8_FLAGS), once the pool takes
-// the thread (setEvalThreadFlags). A thread cannot chdir and receives no signals, which no built-in suite's eval
-// code needs.
+// set per thread (`resourceLimits`), the heap's growth for the process (EVAL_THREAD_V8_FLAGS). A thread cannot
+// chdir and receives no signals, which no built-in suite's eval code needs.
 import { setFlagsFromString } from 'node:v8';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import type { PoolOptions, PoolRunnerInitializer, PoolWorker } from 'vitest/node';
@@ -45,12 +44,6 @@ export const EVAL_THREAD_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 24
 export const EVAL_THREAD_V8_FLAGS = ['--heap-growing-percent=50'];
 
 let flagsSet = false;
-/**
- * Set when the pool takes a thread (the early one or a fresh one), not when the early thread starts: V8 refuses
- * Node's built-in code cache once any of its flags differs from the defaults Node was built with, and every Node
- * module loaded after that is compiled from source (in both threads: the early one loads its Node modules while
- * this one loads Vite and Vitest). Before the pool takes it no test has run, so the heap has not grown yet.
- */
 function setEvalThreadFlags(): void {
   if (flagsSet) return;
   flagsSet = true;
@@ -58,6 +51,7 @@ function setEvalThreadFlags(): void {
 }
 
 function startThread(entrypoint: string, execArgv: readonly string[], env: Record<string, string | undefined>) {
+  setEvalThreadFlags();
   return new Worker(entrypoint, {
     env: env as NodeJS.ProcessEnv,
     execArgv: [...execArgv],
@@ -122,7 +116,6 @@ class PrethreadedPoolWorker implements PoolWorker {
 
   async start(): Promise<void> {
     if (this.thread) return;
-    setEvalThreadFlags();
     const want = { entrypoint: this.entrypoint, execArgv: this.options.execArgv, env: this.options.env };
     if (!this.early.adopted && !this.early.exited && sameLaunch(this.early, want)) {
       this.early.adopted = true;
