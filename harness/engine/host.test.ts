@@ -292,7 +292,7 @@ describe.skipIf(!installed)(
     });
 
     it("starts no process besides the child: the prebuilt binary loads without getLlama's test process", async () => {
-      // getLlama of 3.21.1 forks a Node process on Linux to test-load the binary first (about 0.4 CPU-s a start);
+      // getLlama of 3.21.1 forks a Node process on Linux to test-load the binary first (about 0.35 CPU-s a start);
       // the child is that isolation already (harness/engine/load-llama.mjs). The stand-in child counts every process
       // started before the model is ready.
       const modelPath = path('m-F32.gguf');

@@ -2,10 +2,12 @@
 //
 // getLlama() of node-llama-cpp 3.21.1 forks a separate Node process on Linux to test-load a prebuilt binary before
 // loading it (bindings/getLlama.js, getShouldTestBinaryBeforeLoading), so that an incompatible binary cannot crash
-// the caller's process: about 0.4 CPU-s per engine start. The engine child is already that separate process (a crash
+// the caller's process: about 0.35 CPU-s per engine start. The engine child is already that separate process (a crash
 // there is reported by the host), so here the child takes the steps getLlama takes for a prebuilt CPU binary itself,
 // leaving out only the test. It does so only when everything it relies on is as in 3.21.1 (the pinned version,
 // harness/engine/resolve.ts); otherwise, or if any step fails, it calls getLlama as before. docs/engine.md.
+// (A module.register hook answering for testBindingBinary.js instead saved almost nothing: its hooks thread takes
+// part in every module load of node-llama-cpp.)
 // Plain JavaScript: it runs in the child, under bare `node`.
 
 import { createRequire } from 'node:module';
