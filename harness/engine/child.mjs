@@ -7,6 +7,8 @@
 // Messages out: {ready: true, runtime} | {ready: false, error} | {id, ok: true, result} | {id, ok: false, kind, message}
 //               | {id, chunk: {text, tokens}} (complete with streaming)
 
+import { loadLlama } from './load-llama.mjs';
+
 const options = JSON.parse(process.env.TOOLGAUGE_ENGINE_OPTIONS ?? '{}');
 const entry = process.env.TOOLGAUGE_ENGINE_ENTRY;
 
@@ -37,16 +39,21 @@ const grammars = new Map();
 async function start() {
   const t0 = Date.now();
   lib = await import(entry);
-  llama = await lib.getLlama({
-    gpu: false,
-    build: 'never',
-    maxThreads: options.threads,
-    logLevel: lib.LlamaLogLevel.warn,
-    logger: (level, message) => {
-      remember(message);
-      if (level === 'error' || level === 'fatal') process.stderr.write(`${message}\n`);
+  // Without getLlama's own test process for the binary: this process is already where a bad binary may crash.
+  ({ llama } = await loadLlama(
+    lib,
+    {
+      gpu: false,
+      build: 'never',
+      maxThreads: options.threads,
+      logLevel: lib.LlamaLogLevel.warn,
+      logger: (level, message) => {
+        remember(message);
+        if (level === 'error' || level === 'fatal') process.stderr.write(`${message}\n`);
+      },
     },
-  });
+    new URL('./', entry),
+  ));
   model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 0 });
   context = await model.createContext({
     contextSize: options.contextSize,

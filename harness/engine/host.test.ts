@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../core/hash.ts';
+import { fromRoot } from '../core/paths.ts';
 import { compareDistributions } from './compare.ts';
 import { TEST_TEMPLATES } from './gguf/chat-templates.ts';
 import { buildTestModel } from './gguf/test-model.ts';
@@ -287,6 +288,24 @@ describe.skipIf(!installed)(
         expect(crashed).toBeDefined();
         expect((await host.complete({ prompt: PROMPT, maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
         expect(host.starts).toBe(before + 1);
+      }
+    });
+
+    it("starts no process besides the child: the prebuilt binary loads without getLlama's test process", async () => {
+      // getLlama of 3.21.1 forks a Node process on Linux to test-load the binary first (about 0.35 CPU-s a start);
+      // the child is that isolation already (harness/engine/load-llama.mjs). The stand-in child counts every process
+      // started before the model is ready.
+      const modelPath = path('m-F32.gguf');
+      const host = new EngineHost(
+        { modelPath, contextSize: 256 },
+        { childScript: fromRoot('fixtures', 'engine', 'counting-child.mjs') },
+      );
+      try {
+        await host.start();
+        expect(JSON.parse(readFileSync(`${modelPath}.spawned`, 'utf8'))).toEqual([]);
+        expect((await host.complete({ prompt: PROMPT, maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
+      } finally {
+        await host.close();
       }
     });
 
