@@ -32,11 +32,13 @@ describe('V8 flags handed over for later', () => {
     expect(v8Flags).toEqual([]);
   });
 
-  it("are handed over by the eval worker's CommonJS entry too", async () => {
-    const { createRequire } = await import('node:module');
-    const entry = new URL('../vitest/eval-worker-start.cjs', import.meta.url);
-    // The entry sets the young generation back to V8's default only in a process started with a semi-space size.
-    createRequire(import.meta.url)(entry.pathname);
+  it("are handed over by the CLI's main() from its host (the command's own process), and by no other caller", async () => {
+    const { main } = await import('../cli/main.ts');
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    expect(await main(['--help'], [])).toBe(0);
+    setLateV8Flags();
+    expect(v8Flags).toEqual([]);
+    expect(await main(['--help'], [], { lateV8Flags: ['--heap-growing-percent=50'] })).toBe(0);
     expect(v8Flags).toEqual([]);
     setLateV8Flags();
     expect(v8Flags).toEqual(['--heap-growing-percent=50']);

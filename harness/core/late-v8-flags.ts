@@ -7,7 +7,9 @@ import { setFlagsFromString } from 'node:v8';
 // property of this thread's global object, so that the eval worker's CommonJS entry (harness/vitest/eval-worker-start.cjs)
 // can make it too; a child process or another thread never sees it.
 
-const KEY = Symbol.for('toolgauge.lateV8Flags');
+/** The name of the global symbol the flags are handed over under (Symbol.for). */
+export const LATE_V8_FLAGS_KEY = 'toolgauge.lateV8Flags';
+const KEY = Symbol.for(LATE_V8_FLAGS_KEY);
 type Holder = { [KEY]?: readonly string[] };
 
 /** Hold `flags` until setLateV8Flags: the process's entry point, before the run's modules load. */

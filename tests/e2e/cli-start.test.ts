@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { LATE_V8_FLAGS_KEY } from '../../harness/core/late-v8-flags.ts';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { EVAL_WORKER_EXEC_ARGV } from '../../harness/vitest/eval-project.ts';
 import { cleanEnv, tempDir } from '../helpers/cli.ts';
@@ -91,7 +92,8 @@ describeEval('one', {
     const { probe, out, read } = probeIn(dir);
     // Vitest's own flags come first and its program after; what a test of the eval worker loads is represented here
     // by the modules a model request and the suite's files load.
-    const load = "for (const m of ['node:http', 'node:https', 'node:zlib', 'node:crypto']) require(m);";
+    const load = `for (const m of ['node:http', 'node:https', 'node:zlib', 'node:crypto']) require(m);
+console.log(JSON.stringify(globalThis[Symbol.for(${JSON.stringify(LATE_V8_FLAGS_KEY)})] ?? null));`;
     const r = await execa('node', ['--expose-internals', ...EVAL_WORKER_EXEC_ARGV, '--require', probe, '-e', load], {
       env: cleanEnv({ PROBE_OUT: out }),
       extendEnv: false,
@@ -100,6 +102,8 @@ describeEval('one', {
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const usage = read();
     expectCached(usage, ['http', 'https', 'zlib', 'crypto']);
+    // The old generation's growth is handed over, for the suite to set once its cases are loaded (suite-tests.ts).
+    expect(JSON.parse(String(r.stdout))).toEqual(['--heap-growing-percent=50']);
     // Two semi-spaces of 8 MiB, the eval worker's size (V8's default would have grown them to 16 MiB each).
     expect(usage.youngMiB).toBeGreaterThan(4);
     expect(usage.youngMiB).toBeLessThanOrEqual(16);
