@@ -31,8 +31,8 @@ if (rescore) setFlagsFromString('--interrupt-budget=1000000');
 // (harness/core/late-v8-flags.ts): V8 refuses Node's built-in code cache once any of its flags differs from the
 // values Node was built with, and every Node module loaded after that is compiled from source. For the same reason
 // `eval` sets the shebang's semi-space size back to V8's default: it is read once, when this thread's heap is set up,
-// and still holds for that heap. About 0.15 CPU-s less per `eval` process, its peak RSS unchanged at 4 and at 2,000
-// cases. Not for the suites' commands: their process peaked about 16 MiB higher over a 182-row
+// and still holds for that heap. Medians: 0.06 CPU-s less for an `eval` of 4 cases, 0.4 for 2,000, the process's
+// peak RSS unchanged at both. Not for the suites' commands: their process peaked about 16 MiB higher over a 182-row
 // ToolHop run with the reset.
 const lateV8Flags = process.argv[2] === 'eval' ? ['--heap-growing-percent=50'] : [];
 if (process.argv[2] === 'eval' && process.execArgv.includes('--max-semi-space-size=2'))
