@@ -4,8 +4,8 @@ import { setFlagsFromString } from 'node:v8';
 // module loaded after such a flag is set is compiled from source (docs/benchmarks.md, "The test suite's own cost").
 // A flag that matters only once a run has grown (how far the old generation grows between full collections) is
 // therefore handed over by the process's entry point and set once the run's modules are loaded. The hand-over is a
-// property of this thread's global object, so that the eval worker's CommonJS entry (harness/vitest/eval-worker-start.cjs)
-// can make it too; a child process or another thread never sees it.
+// property of this thread's global object, so that the eval worker's CommonJS entry
+// (harness/vitest/eval-worker-start.cjs) can make it too; a child process or another thread never sees it.
 
 /** The name of the global symbol the flags are handed over under (Symbol.for). */
 export const LATE_V8_FLAGS_KEY = 'toolgauge.lateV8Flags';
