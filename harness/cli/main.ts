@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../core/errors.ts';
+import { deferV8Flags } from '../core/late-v8-flags.ts';
 import { FileRefused } from '../core/nofollow.ts';
 import { MODULE_EXT } from '../core/paths.ts';
 import { redact } from '../core/redact.ts';
@@ -90,8 +91,19 @@ export function commandTable(folders: readonly SuiteFolder[] = suiteFolders()): 
   return { ...Object.fromEntries(folders.map((f) => [f.name, suiteCommand(f)])), ...COMMANDS };
 }
 
+/** What the command's own process hands the CLI (bin/toolgauge.mjs); an in-process caller of `main` hands nothing. */
+export interface CliHost {
+  /** V8 flags of this process to set once the run's modules are loaded (harness/core/late-v8-flags.ts). */
+  lateV8Flags?: readonly string[];
+}
+
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. `folders`: the suite registry (default: this tree's). */
-export async function main(argv: string[], folders: readonly SuiteFolder[] = suiteFolders()): Promise<number> {
+export async function main(
+  argv: string[],
+  folders: readonly SuiteFolder[] = suiteFolders(),
+  host: CliHost = {},
+): Promise<number> {
+  deferV8Flags(host.lateV8Flags ?? []);
   const [name, ...rest] = argv;
   const USAGE = usageText(folders);
   if (!name || name === '--help' || name === '-h' || name === 'help') {

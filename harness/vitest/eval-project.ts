@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { MODULE_EXT } from '../core/paths.ts';
 import type { VitestOptions } from '../kit/vitest-options.ts';
 
@@ -12,9 +13,16 @@ import type { VitestOptions } from '../kit/vitest-options.ts';
  * whole run's peak was 515–521 MiB with 16 against 454–503 with 2) and 2 (which let a run of 2 × 10^4 cases spend a
  * third of the worker's CPU in the collector); `--optimize-for-size` saved another 50 MiB but cost Maze 40% more CPU.
  * The old generation grows by half of what survives a full collection, where V8 lets it grow up to fourfold: a run of
- * 10^4 cases peaked at 405 MiB in this worker without it and 220 with it, for about a fifth more CPU.
+ * 10^4 cases peaked at 405 MiB in this worker without it and 220 with it, for about a fifth more CPU. Neither is left
+ * on the command line for the process's life: any V8 flag that differs from Node's build makes V8 refuse Node's
+ * built-in code cache, so the worker's first module (eval-worker-start.cjs) sets the semi-space size back once the
+ * heap has it and hands the heap's growth over to be set when the suite's cases are loaded (suite-tests.ts).
  */
-export const EVAL_WORKER_EXEC_ARGV = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+export const EVAL_WORKER_EXEC_ARGV = [
+  '--max-semi-space-size=8',
+  '--require',
+  fileURLToPath(new URL('./eval-worker-start.cjs', import.meta.url)),
+];
 
 /**
  * The built-in suites' eval project (`suites/**\/*.eval.ts`): one worker shares one model client (its concurrency

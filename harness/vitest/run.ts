@@ -4,6 +4,7 @@ import type { RunPlan } from '../kit/plan.ts';
 import type { OpenedRun } from '../launch/open-run.ts';
 import { PACKAGE_ROOT } from '../core/paths.ts';
 import { EVAL_WORKER_EXEC_ARGV } from './eval-project.ts';
+import { setLateV8Flags } from '../core/late-v8-flags.ts';
 import { onInterrupt } from './interrupt.ts';
 import { discardPrefork, preforkVitestWorker, type Prefork } from './prefork.ts';
 import { commitNativeMemoryOnDemand } from './native-allocator.ts';
@@ -104,6 +105,8 @@ async function runVitest(
   // Vitest's Node API is loaded only now, after the launcher has started the sandbox's workers: they boot on the
   // other core while this process spends about 0.3 s loading Vite and Vitest.
   const { startVitest } = await import('vitest/node');
+  // What the command's process handed over (`toolgauge eval`'s heap growth), now that Vite and Vitest are loaded.
+  setLateV8Flags();
   const vitest = await startVitest(
     'test',
     opts.mergeReports ? [] : files,

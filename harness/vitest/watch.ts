@@ -1,5 +1,6 @@
 import { newRunId, type RunPlan } from '../kit/plan.ts';
 import type { OpenedRun } from '../launch/open-run.ts';
+import { setLateV8Flags } from '../core/late-v8-flags.ts';
 import { PACKAGE_ROOT } from '../core/paths.ts';
 import type { InlineRun } from './run.ts';
 import { commitNativeMemoryOnDemand } from './native-allocator.ts';
@@ -97,6 +98,7 @@ export async function watchEvalSuites(
   try {
     commitNativeMemoryOnDemand(process.env);
     const { startVitest } = await import('vitest/node');
+    setLateV8Flags();
     const started = startVitest(
       'test',
       files,

@@ -85,6 +85,7 @@ describe('the packed package', () => {
     expect(assets).toEqual(
       expect.arrayContaining([
         'harness/sandbox/pyodide-worker.mjs',
+        'harness/vitest/eval-worker-start.cjs',
         'harness/engine/child.mjs',
         'harness/sandbox/runtime/toolhop_runtime.py',
         'harness/bfcl/python/bfcl_exec.py',
