@@ -17,11 +17,11 @@ export function deferV8Flags(flags: readonly string[]): void {
   if (flags.length) (globalThis as Holder)[KEY] = [...flags];
 }
 
-/** Set the flags deferV8Flags held, once (none held: nothing is set). */
-export function setLateV8Flags(): void {
+/** Set the flags deferV8Flags held, once (none held: nothing is set). `set` is V8's, or a test's recorder. */
+export function setLateV8Flags(set: (flag: string) => void = setFlagsFromString): void {
   const holder = globalThis as Holder;
   const flags = holder[KEY];
   if (!flags) return;
   delete holder[KEY];
-  for (const f of flags) setFlagsFromString(f);
+  for (const f of flags) set(f);
 }
