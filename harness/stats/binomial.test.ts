@@ -5,6 +5,21 @@ import { BinomialSampler, VaryingBinomial, binomialDraw, exactBinomialTwoSided }
 import { binomialRow, exactTwoSidedRational, logRatio, ratio } from './exact-reference.ts';
 import { binomialLogPmf, normalQuantile } from './special.ts';
 
+/** The oracle of the sampler's draws: Binomial(n, p)'s CDF summed term by term from the pmf, and its total. */
+function summedCdf(n: number, p: number): { cdf: number[]; total: number } {
+  const cdf: number[] = [];
+  let total = 0;
+  for (let i = 0; i <= n; i++) cdf.push((total += Math.exp(binomialLogPmf(i, n, p))));
+  return { cdf, total };
+}
+
+/** The smallest k whose CDF exceeds u, by a linear scan (the last cell when none does). */
+function invert(cdf: readonly number[], u: number): number {
+  let k = 0;
+  while (k < cdf.length - 1 && cdf[k]! <= u) k++;
+  return k;
+}
+
 describe('exactBinomialTwoSided', () => {
   it('matches textbook values', () => {
     // 3 of 10 at ½: 2·(1 + 10 + 45 + 120)/1024
@@ -115,18 +130,14 @@ describe('BinomialSampler', () => {
       [1000, 0.02],
       [2000, 0.999],
     ] as const) {
-      const cdf: number[] = [];
-      let acc = 0;
-      for (let i = 0; i <= n; i++) cdf.push((acc += Math.exp(binomialLogPmf(i, n, p))));
+      const { cdf, total: acc } = summedCdf(n, p);
       const s = new BinomialSampler(n, p);
       const a = new Rng(n);
       const b = new Rng(n);
       for (let d = 0; d < 20_000; d++) {
-        const u = b.next() * acc;
-        let k = 0;
-        while (k < n && cdf[k]! <= u) k++;
+        const k = invert(cdf, b.next() * acc);
         const got = s.draw(a);
-        if (got !== k) expect(got, `n=${n}, p=${p}, draw ${d}, u=${u}`).toBe(k);
+        if (got !== k) expect(got, `n=${n}, p=${p}, draw ${d}`).toBe(k);
       }
     }
   });
@@ -137,18 +148,14 @@ describe('BinomialSampler', () => {
         fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 1, 1e-9, 0.5, 1 - 1e-9)),
         fc.nat(),
         (n, p, seed) => {
-          const cdf: number[] = [];
-          let acc = 0;
-          for (let i = 0; i <= n; i++) cdf.push((acc += Math.exp(binomialLogPmf(i, n, p))));
+          const { cdf, total: acc } = summedCdf(n, p);
           const s = new BinomialSampler(n, p);
           const a = new Rng(seed);
           const b = new Rng(seed);
           for (let d = 0; d < 500; d++) {
-            const u = b.next() * acc;
-            let k = 0;
-            while (k < n && cdf[k]! <= u) k++;
+            const k = invert(cdf, b.next() * acc);
             const got = s.draw(a);
-            if (got !== k) expect(got, `n=${n}, p=${p}, draw ${d}, u=${u}`).toBe(k);
+            if (got !== k) expect(got, `n=${n}, p=${p}, draw ${d}`).toBe(k);
           }
           // Uniforms at every cell's boundary and a rounding step either side (and 0, and the largest below 1): a
           // CDF or a total that differs anywhere in the last place draws differently at one of them.
@@ -156,9 +163,7 @@ describe('BinomialSampler', () => {
           for (const c of cdf) xs.push(c / acc, (c / acc) * (1 - 2 ** -52), (c / acc) * (1 + 2 ** -52));
           for (const x of xs) {
             if (!(x < 1)) continue;
-            const u = x * acc;
-            let k = 0;
-            while (k < n && cdf[k]! <= u) k++;
+            const k = invert(cdf, x * acc);
             const got = s.draw({ next: () => x } as Rng);
             if (got !== k) expect(got, `n=${n}, p=${p}, uniform ${x}`).toBe(k);
           }
