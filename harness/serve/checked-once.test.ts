@@ -2,42 +2,19 @@
 // validated once, by the server's schemas at its HTTP boundary, and not again by the engine; a body they refuse is
 // still a 400 with the same one-line error and never reaches the engine, which still checks every request its
 // other callers send it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildTestModel } from '../engine/gguf/test-model.ts';
-import { EngineHost } from '../engine/host.ts';
 import { CompleteRequestSchema } from '../engine/request-check.ts';
-import { findNodeLlamaCpp } from '../engine/resolve.ts';
 import { CompletionBody } from './request.ts';
-import { startServe, type ServeHandle } from './server.ts';
+import { ENGINE_SKIP, type ServedTestModel, serveTestModel } from './testing.ts';
 
-const SKIP = findNodeLlamaCpp().found ? undefined : 'node-llama-cpp 3.21.1 is not installed (npm run setup:engine)';
-
-describe.skipIf(SKIP)(`serve checks a body once${SKIP ? ` — SKIPPED: ${SKIP}` : ''}`, () => {
-  let dir: string;
-  let host: EngineHost;
-  let server: ServeHandle;
-  const post = async (body: unknown) => {
-    const r = await fetch(`${server.url}/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: r.status, json: (await r.json()) as any };
-  };
+describe.skipIf(ENGINE_SKIP)(`serve checks a body once${ENGINE_SKIP ? ` — SKIPPED: ${ENGINE_SKIP}` : ''}`, () => {
+  let served: ServedTestModel;
+  const post = (body: unknown) => served.post('/v1/completions', body);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'toolgauge-checked-once-'));
-    writeFileSync(join(dir, 'm.gguf'), buildTestModel({ type: 'F32', template: 'hermes', seed: 3 }));
-    host = new EngineHost({ modelPath: join(dir, 'm.gguf'), contextSize: 256, sequences: 1, threads: 1 });
-    server = await startServe({ engine: host, alias: 'm' });
+    served = await serveTestModel({ slots: 1 });
   });
-  afterAll(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => served?.close());
 
   it('a valid body: the server parses it once, the engine does not check it again', async () => {
     const body = vi.spyOn(CompletionBody, 'safeParse');
@@ -48,13 +25,15 @@ describe.skipIf(SKIP)(`serve checks a body once${SKIP ? ` — SKIPPED: ${SKIP}` 
     expect(body).toHaveBeenCalledTimes(1);
     expect(engine).not.toHaveBeenCalled();
     // Its other callers' requests are still checked, one line naming the field.
-    await expect(host.complete({ prompt: 'hi', maxTokens: 0 })).rejects.toThrow(/^complete: field maxTokens: /);
+    await expect(served.hosts[0]!.complete({ prompt: 'hi', maxTokens: 0 })).rejects.toThrow(
+      /^complete: field maxTokens: /,
+    );
     expect(engine).toHaveBeenCalledTimes(1);
   });
 
   it('an invalid body is refused with the same one-line 400 as before, and never reaches the engine', async () => {
     const engine = vi.spyOn(CompleteRequestSchema, 'safeParse');
-    const complete = vi.spyOn(host, 'complete');
+    const complete = vi.spyOn(served.hosts[0]!, 'complete');
     const cases: Array<[unknown, string]> = [
       [{ prompt: 'hi', temperature: 3 }, "invalid field 'temperature': Too big: expected number to be <=2"],
       [{ prompt: 'hi', max_tokens: 0 }, "invalid field 'max_tokens': Too small: expected number to be >=1"],
