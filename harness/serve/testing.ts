@@ -14,12 +14,15 @@ export const ENGINE_SKIP = findNodeLlamaCpp().found
   ? undefined
   : 'node-llama-cpp 3.21.1 is not installed (npm run setup:engine)';
 
+// biome-ignore lint/suspicious/noExplicitAny: a response body the tests read field by field, as `fetch`'s json() gives it
+type Json = any;
+
 export interface ServedTestModel {
   /** One engine per slot; slot 0 (the first free one) takes the first request. */
   hosts: EngineHost[];
   server: ServeHandle;
   /** POST a JSON body to `path` under the server's root (`/v1/completions`, `/detokenize`). */
-  post(path: string, body: unknown): Promise<{ status: number; json: any }>;
+  post(path: string, body: unknown): Promise<{ status: number; json: Json }>;
   /** Stops the server (and its engines) and removes the model's folder. */
   close(): Promise<void>;
 }
@@ -55,7 +58,7 @@ export async function serveTestModel(o: { slots: number; requestTimeoutMs?: numb
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    return { status: r.status, json: (await r.json()) as any };
+    return { status: r.status, json: (await r.json()) as Json };
   };
   return { hosts, server, post, close };
 }
