@@ -69,6 +69,8 @@ describe.skipIf(!installed)(
     const path = (name: string) => join(dir, name);
     let f32: EngineHost;
     let q8: EngineHost;
+    /** Started through the stand-in child that counts every process started before the model is ready. */
+    let f16: EngineHost;
 
     beforeAll(() => {
       dir = mkdtempSync(join(tmpdir(), 'toolgauge-engine-'));
@@ -80,40 +82,39 @@ describe.skipIf(!installed)(
       );
       f32 = new EngineHost({ modelPath: path('m-F32.gguf'), contextSize: 512, sequences: 2 });
       q8 = new EngineHost({ modelPath: path('m-Q8_0.gguf'), contextSize: 512 });
+      f16 = new EngineHost(
+        { modelPath: path('m-F16.gguf'), contextSize: 256 },
+        { childScript: fromRoot('fixtures', 'engine', 'counting-child.mjs') },
+      );
     });
 
     afterAll(async () => {
-      await Promise.all([f32?.close(), q8?.close()]);
+      await Promise.all([f32?.close(), q8?.close(), f16?.close()]);
       rmSync(dir, { recursive: true, force: true });
     });
 
     it('loads F32, F16 and Q8_0 files, names the engine and the file, and generates', async () => {
-      const f16 = new EngineHost({ modelPath: path('m-F16.gguf'), contextSize: 256 });
-      try {
-        for (const [host, type] of [
-          [f32, 'F32'],
-          [f16, 'F16'],
-          [q8, 'Q8_0'],
-        ] as const) {
-          const info = await host.info();
-          expect(info).toMatchObject({
-            engine: ENGINE_NAME,
-            architecture: 'llama',
-            tensorType: type,
-            testModel: true,
-            threads: 1,
-            eosToken: '<|im_end|>',
-          });
-          expect(info.llamaCppBuild).toMatch(/llama\.cpp/);
-          expect(info.chatTemplateSha256).toBe(sha256(TEST_TEMPLATES.hermes.jinja));
-          const r = await host.complete({ prompt: PROMPT, maxTokens: 12 });
-          expect(r.tokens.length).toBeGreaterThan(0);
-          expect(r.usage.promptTokens).toBe((await host.tokenize(PROMPT)).length);
-          expect(r.usage.completionTokens).toBe(r.tokens.length);
-          expect(await host.detokenize(r.tokens)).toBe(r.text);
-        }
-      } finally {
-        await f16.close();
+      for (const [host, type] of [
+        [f32, 'F32'],
+        [f16, 'F16'],
+        [q8, 'Q8_0'],
+      ] as const) {
+        const info = await host.info();
+        expect(info).toMatchObject({
+          engine: ENGINE_NAME,
+          architecture: 'llama',
+          tensorType: type,
+          testModel: true,
+          threads: 1,
+          eosToken: '<|im_end|>',
+        });
+        expect(info.llamaCppBuild).toMatch(/llama\.cpp/);
+        expect(info.chatTemplateSha256).toBe(sha256(TEST_TEMPLATES.hermes.jinja));
+        const r = await host.complete({ prompt: PROMPT, maxTokens: 12 });
+        expect(r.tokens.length).toBeGreaterThan(0);
+        expect(r.usage.promptTokens).toBe((await host.tokenize(PROMPT)).length);
+        expect(r.usage.completionTokens).toBe(r.tokens.length);
+        expect(await host.detokenize(r.tokens)).toBe(r.text);
       }
     });
 
@@ -293,20 +294,11 @@ describe.skipIf(!installed)(
 
     it("starts no process besides the child: the prebuilt binary loads without getLlama's test process", async () => {
       // getLlama of 3.21.1 forks a Node process on Linux to test-load the binary first (about 0.35 CPU-s a start);
-      // the child is that isolation already (harness/engine/load-llama.mjs). The stand-in child counts every process
-      // started before the model is ready.
-      const modelPath = path('m-F32.gguf');
-      const host = new EngineHost(
-        { modelPath, contextSize: 256 },
-        { childScript: fromRoot('fixtures', 'engine', 'counting-child.mjs') },
-      );
-      try {
-        await host.start();
-        expect(JSON.parse(readFileSync(`${modelPath}.spawned`, 'utf8'))).toEqual([]);
-        expect((await host.complete({ prompt: PROMPT, maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
-      } finally {
-        await host.close();
-      }
+      // the child is that isolation already (harness/engine/load-llama.mjs). The F16 host's stand-in child counts
+      // every process started before the model is ready (one child fewer than a host of its own).
+      await f16.start();
+      expect(JSON.parse(readFileSync(`${path('m-F16.gguf')}.spawned`, 'utf8'))).toEqual([]);
+      expect((await f16.complete({ prompt: PROMPT, maxTokens: 3 })).tokens.length).toBeGreaterThan(0);
     });
 
     it('a file llama.cpp aborts on (no feed_forward_length) is a one-line load error naming the file, not a dead run', async () => {
