@@ -14,7 +14,7 @@ import { runSuite } from '../../harness/launch/run-suite.ts';
 import { sampled } from '../../harness/core/testkit.ts';
 import { SummarySchema } from '../../harness/report/summary.ts';
 import { startSimServer } from '../../harness/sim/server.ts';
-import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // Toolhound's own dev cases (152, real third-party data) through toolgauge: as is, on the simulator.
 
@@ -43,22 +43,19 @@ const expectsCall = new Map(
 );
 
 describe.skipIf(!existsSync(CASES))('Toolhound dev cases on the simulator (needs ../shared/data)', () => {
-  it('toolgauge probe on sim:oracle (chat) passes every one of the 152 cases; files and report agree', async () => {
+  it('on sim:oracle (chat) every one of the 152 cases passes, the gate too; files and report agree', async () => {
     const out = tempDir('probe-th-oracle');
-    const r = await toolgauge([
-      'probe',
-      '--cases',
-      CASES,
-      '--tools',
-      TOOLS,
-      '--model',
-      'sim:oracle',
-      '--out-dir',
-      out,
-      '--gate',
-      'accuracy>=1',
-    ]);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // In process (the kit's sessions and finalize over HTTP to the simulator, as the next case): the `toolgauge
+    // probe` command, its exit code and Vitest's tests are run in tests/probe/cli.test.ts and gguf-axes.test.ts.
+    const run = await runSuite(probeSuite, {
+      TOOLGAUGE_PROBE_CASES: CASES,
+      TOOLGAUGE_PROBE_TOOLS: TOOLS,
+      TOOLGAUGE_MODEL: 'sim:oracle',
+      TOOLGAUGE_OUT_DIR: out,
+      TOOLGAUGE_GATE: 'accuracy>=1',
+    });
+    expect(run.finalized.harnessErrors).toBe(0);
+    expect(run.finalized.gate?.passed).toBe(true);
     const summary = SummarySchema.parse(readJson(join(out, 'summary.json')));
     expect(summary.metrics.accuracy).toMatchObject({ value: 1, n: 152 });
     expect(summary.counts).toMatchObject({
@@ -80,7 +77,7 @@ describe.skipIf(!existsSync(CASES))('Toolhound dev cases on the simulator (needs
 
   it('on sim:fault?cause=parser_gap (completions) the report shows the planted cause on every call-expected case', async () => {
     const out = tempDir('probe-th-gap');
-    // In process (the kit's sessions and finalize over HTTP to the simulator; the CLI is the case above).
+    // In process, as the case above.
     const run = await runSuite(probeSuite, {
       TOOLGAUGE_PROBE_CASES: CASES,
       TOOLGAUGE_PROBE_TOOLS: TOOLS,
