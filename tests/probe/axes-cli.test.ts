@@ -3,11 +3,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ComparisonJson, LineupRow } from '../../harness/probe/arms-report.ts';
 import type { ProbeRecord } from '../../harness/probe/run/types.ts';
+import { runSuite } from '../../harness/launch/run-suite.ts';
+import { probeAggregator } from '../../harness/probe/aggregator.ts';
+import { probeSuite } from '../../harness/probe/suite.ts';
 import { flattenMetrics, SummarySchema } from '../../harness/report/summary.ts';
-import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { readJson, readLines, tempDir } from '../helpers/cli.ts';
 
-// The axes end to end through the CLI, in one run: three simulated models × free/constrained decoding ×
-// baseline/PA-Tool on 20 cases (16 that expect a call, 4 abstention traps) = 240 tests, one report.
+// The axes end to end in one run: three simulated models × free/constrained decoding × baseline/PA-Tool on 20 cases
+// (16 that expect a call, 4 abstention traps) = 240 tests, one report. The run is the kit's, in this process
+// (sessions, files and finalize over HTTP to the simulator), with the variables the command's flags set
+// (harness/probe/command.ts; `--model a,b,c` is TOOLGAUGE_MODEL a and TOOLGAUGE_PROBE_MODELS a,b,c): the command
+// with axes, and Vitest's test names carrying the arms, are checked on a real engine in gguf-axes.test.ts.
 
 const IDS = [
   'c1_weather_test_000',
@@ -34,31 +40,25 @@ const IDS = [
 const FORMAT = 'sim:fault?cause=format_failure';
 const DECISION = 'sim:fault?cause=decision_failure';
 
-describe('toolgauge probe with axes (CLI, simulator)', () => {
+describe('toolgauge probe with axes (simulator)', () => {
   it('--model a,b,c --decode free,constrained --method baseline,pa_tool: paired arms, one lineup table, worded verdicts', async () => {
     const out = tempDir('probe-axes');
-    const r = await toolgauge([
-      'probe',
-      '--model',
-      `${FORMAT},${DECISION},sim:oracle`,
-      '--decode',
-      'free,constrained',
-      '--method',
-      'baseline,pa_tool',
-      '--pa-tool-samples',
-      '4',
-      '--top-p',
-      '0.95',
-      '--only',
-      IDS.join(','),
-      '--out-dir',
-      out,
-    ]);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    // each case × arm is one test, its name carries the arm
-    expect(r.stdout + r.stderr).toMatch(
-      /probe › C3 › c3_currency_test_001 › decode=constrained › method=pa_tool › model=sim:fault_cause_format_failure/,
+    const run = await runSuite(probeSuite, {
+      TOOLGAUGE_MODEL: FORMAT,
+      TOOLGAUGE_PROBE_MODELS: `${FORMAT},${DECISION},sim:oracle`,
+      TOOLGAUGE_PROBE_DECODE: 'free,constrained',
+      TOOLGAUGE_PROBE_METHOD: 'baseline,pa_tool',
+      TOOLGAUGE_PROBE_PA_TOOL_SAMPLES: '4',
+      TOOLGAUGE_PROBE_TOP_P: '0.95',
+      TOOLGAUGE_PROBE_ONLY: IDS.join(','),
+      TOOLGAUGE_OUT_DIR: out,
+    });
+    expect(run.finalized.harnessErrors).toBe(0);
+    // each case × arm is one instance, its id carries the arm
+    expect(run.metas.map((m) => m.id)).toContain(
+      'c3_currency_test_001|decode=constrained|method=pa_tool|model=sim:fault_cause_format_failure',
     );
+    const terminal = probeAggregator.terminal(run.finalized.summary, out);
 
     const recs = readLines<ProbeRecord>(join(out, 'cases.jsonl'));
     expect(recs).toHaveLength(IDS.length * 12);
@@ -130,8 +130,8 @@ describe('toolgauge probe with axes (CLI, simulator)', () => {
     for (const c of ['framework_template_bug', 'framework_parser_gap', 'model_decision_failure'])
       expect(th(c)?.value, c).toBe(0);
     // the terminal summary names the arms and the verdicts
-    expect(r.stdout).toMatch(/arms: 12 \(decode × method × model\); headline = reference arm/);
-    expect(r.stdout).toMatch(/Decode comparison: free → constrained.*parse_ok improved/);
+    expect(terminal).toMatch(/arms: 12 \(decode × method × model\); headline = reference arm/);
+    expect(terminal).toMatch(/Decode comparison: free → constrained.*parse_ok improved/);
 
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     // one row per model in the endpoints table, each marked as the simulator

@@ -57,6 +57,8 @@ describe.skipIf(!ENGINE)('probe axes on gguf: test models (needs node-llama-cpp:
     expect(JSON.stringify(s.header)).toMatch(/llama\.cpp via node-llama-cpp/);
     expect(s.notice).toMatch(/TEST MODEL/);
     expect(run.stdout).toMatch(/\[TEST MODEL — random weights/);
+    // each case × arm is one of Vitest's tests, its name carries the arm (the free ones fail: random weights)
+    expect(run.stdout + run.stderr).toMatch(/probe › C1 › c1_stock_dev_000 › decode=free › model=gguf:\S*m-q8_0\.gguf/);
   });
 
   it('under the required-call grammar every output parses (strict tier); free outputs do not', () => {
