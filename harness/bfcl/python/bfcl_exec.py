@@ -111,6 +111,8 @@ def import_classes(source_dir, bytecode):
     finally:
         if finder is not None:
             sys.meta_path.remove(finder)
+            # The modules keep their loaders (and so the finder): the bytes it held need not stay in every fork.
+            finder.bytecode = finder.compiled = None
     return compiled
 
 
