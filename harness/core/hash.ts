@@ -1,10 +1,15 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { checkDepth } from './depth.ts';
 import { setOwn } from './set-own.ts';
 
+// crypto.hash (Node 20.12+; package.json allows 20.10): one call rather than a Hash object per digest, about 1 µs
+// less each (a rescore's seals take three per instance).
+const oneShot = (crypto as { hash?: typeof crypto.hash }).hash;
+
 export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  if (oneShot) return oneShot('sha256', data, 'hex');
+  return crypto.createHash('sha256').update(data).digest('hex');
 }
 
 export function sha256File(path: string): string {
