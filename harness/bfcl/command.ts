@@ -210,11 +210,16 @@ async function rescore(argv: string[]): Promise<number> {
     }
     // The command is an edge: TOOLGAUGE_PYTHON and TOOLGAUGE_SANDBOX_CONFINE are parsed here, by the run settings' own
     // parsers, and passed as values.
-    const sandbox = parseEnv(EnvSchema.pick({ TOOLGAUGE_PYTHON: true, TOOLGAUGE_SANDBOX_CONFINE: true }), process.env);
+    const sandbox = parseEnv(
+      EnvSchema.pick({ TOOLGAUGE_PYTHON: true, TOOLGAUGE_SANDBOX_CONFINE: true, XDG_CACHE_HOME: true }),
+      process.env,
+    );
+    const { defaultBytecodeRoot } = await import('./bytecode-cache.ts');
     executor = new PythonBfclExecutor({
       sourceDir: source,
       pythonPath: (values.python as string | undefined) || sandbox.TOOLGAUGE_PYTHON,
       confine: sandbox.TOOLGAUGE_SANDBOX_CONFINE,
+      bytecodeRoot: defaultBytecodeRoot(sandbox.XDG_CACHE_HOME),
     });
   }
   const underscore = values['underscore-to-dot'] as string | undefined;

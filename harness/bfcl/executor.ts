@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { confined } from '../sandbox/confine.ts';
 import { PYTHON_WORKER_ENV } from '../sandbox/python-env.ts';
 import { spawnWorker, type SpawnedWorker } from '../sandbox/spawn-worker.ts';
+import { bytecodeAnswer, bytecodeFolder, keepBytecode, readBytecode } from './bytecode-cache.ts';
 import { prepareCall, REFUSED_NAMES, type CallData, type CallScope, type PreparedCall } from './call-data.ts';
 import { ExecutorError } from './executor-error.ts';
 
@@ -90,6 +91,11 @@ export interface PythonExecutorOptions {
   memoryLimitMb?: number;
   /** Off only for debugging (a run's TOOLGAUGE_SANDBOX_CONFINE=0, passed in at its edge). */
   confine?: boolean;
+  /**
+   * A folder of this user's (bytecode-cache.ts) where the class files' bytecode is kept between workers; without it
+   * each worker compiles them.
+   */
+  bytecodeRoot?: string;
 }
 
 const CLASS_FILES = [
@@ -130,6 +136,7 @@ export async function findBfclSource(option: string | undefined, env: NodeJS.Pro
 }
 
 const answerSchema = z.object({ error: z.string().optional() }).passthrough();
+const readySchema = z.object({ ready: z.literal(true), bytecode: bytecodeAnswer });
 const startSchema = z.object({ methods: z.record(z.string(), z.string()) });
 const resultsSchema = z.object({ results: z.array(z.string()) });
 const stateSchema = z.object({
@@ -164,10 +171,14 @@ export class PythonBfclExecutor implements BfclExecutor {
 
   private async launch(): Promise<void> {
     const python = this.opts.pythonPath ?? '/usr/bin/python3';
+    const bytecodeDir = this.opts.bytecodeRoot
+      ? bytecodeFolder(this.opts.bytecodeRoot, this.opts.sourceDir)
+      : undefined;
     const config = {
       sourceDir: this.opts.sourceDir,
       memoryLimitMb: this.opts.memoryLimitMb ?? 1024,
       runtimeDir: GUARD_DIR,
+      ...(bytecodeDir ? { bytecode: true } : {}),
     };
     // -s, not -I (whose -E would ignore PYTHONHASHSEED): the environment below is the whole environment.
     const args = ['-s', '-B', EXEC_SCRIPT, JSON.stringify(config)];
@@ -177,6 +188,8 @@ export class PythonBfclExecutor implements BfclExecutor {
     const { child } = worker;
     this.worker = worker;
     child.stdin.on('error', () => {}); // EPIPE after the worker died: its exit is reported below
+    // The worker may not read this user's files: the kept bytecode is its first line.
+    if (bytecodeDir) child.stdin.write(`${JSON.stringify({ files: readBytecode(bytecodeDir) })}\n`);
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (s: string) => {
@@ -204,7 +217,16 @@ export class PythonBfclExecutor implements BfclExecutor {
       if (this.worker === worker) this.fail(new ExecutorError(`BFCL executor exited${why ? `: ${why}` : ''}`));
     });
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ resolve: () => resolve(), reject });
+      this.waiting.push({
+        resolve: (ready) => {
+          // The bytecode the worker compiled is kept for the next one (a cache: a bad answer only skips it).
+          const bytecode = readySchema.safeParse(ready);
+          if (bytecodeDir && bytecode.success && bytecode.data.bytecode)
+            keepBytecode(bytecodeDir, bytecode.data.bytecode);
+          resolve();
+        },
+        reject,
+      });
     });
   }
 

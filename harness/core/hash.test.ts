@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nestedValues } from './arbitraries.ts';
 import { DepthError, MAX_NESTING } from './depth.ts';
-import { stableJsonStringify, stableStringify } from './hash.ts';
+import { sha256, stableJsonStringify, stableStringify } from './hash.ts';
 
 describe('stableJsonStringify', () => {
   // What JSON text does to values: toJSON (given the key), boxed primitives, -0, NaN, undefined, functions, holes.
@@ -81,5 +81,14 @@ describe('stableJsonStringify', () => {
     let ok: unknown = 1;
     for (let i = 0; i < MAX_NESTING; i++) ok = [ok];
     expect(stableJsonStringify(ok)).toBe(`${'['.repeat(MAX_NESTING)}1${']'.repeat(MAX_NESTING)}`);
+  });
+});
+
+describe('sha256', () => {
+  it('is SHA-256 in hex of the UTF-8 text or the bytes (FIPS 180 vectors; Python hashlib for the non-ASCII text)', () => {
+    expect(sha256('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(sha256('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256(new Uint8Array([0x61, 0x62, 0x63]))).toBe(sha256('abc'));
+    expect(sha256('é€😀')).toBe('df9226927fd572c1ee66eec85de1bb139497614899f36e4e90474cb71f6ef9d0');
   });
 });

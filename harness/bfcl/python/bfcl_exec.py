@@ -13,7 +13,8 @@ Comparing two instances' states (BFCL's Python `!=`) happens in the ground truth
 a pickled copy of the model's, read back by an unpickler that builds only BFCL's classes and plain data: the
 model's process never sees the ground truth and does not decide the verdict.
 
-Protocol: one JSON request per line on stdin, one JSON answer per line on the original stdout; anything the
+Protocol: when the configuration says `"bytecode": true`, the first line on stdin is {"files": {name: base64}},
+the host's bytecode for the class files (see import_classes); then one JSON request per line on stdin, one JSON answer per line on the original stdout; anything the
 classes print goes to /dev/null. Started confined where the host allows it (own network, PID and mount
 namespaces with a private /proc, own uid; see harness/sandbox/confine.ts), with a memory limit; the host kills
 it when a request runs too long.
@@ -47,6 +48,7 @@ batch's processes before it starts any (`start_many`), so that its own writes co
 import base64
 import gc
 import importlib
+import importlib.machinery
 import io
 import json
 import os
@@ -87,6 +89,82 @@ def install_package(source_dir):
             mod = types.ModuleType(name)
             mod.__path__ = [source_dir] if i == len(parts) else []
             sys.modules[name] = mod
+
+
+def import_classes(source_dir, bytecode):
+    """Import the class files that exist, with the bytecode the host sent ({file name: bytes}, or None) where fresh.
+
+    BFCL ships no bytecode, and this worker writes none and may not read the host's files (it runs as a uid of its
+    own): compiling the class files was most of its start. The host keeps their bytecode and sends it; a file is used
+    only when its header matches the source's size and modification time and this interpreter's magic number
+    (CPython's own checks), else the source is compiled as before. Returns {bytecode file name: its bytes} for the
+    files compiled here, for the host to keep."""
+    compiled = {}
+    finder = None
+    if bytecode is not None:
+        finder = BytecodeFinder(source_dir, bytecode, compiled)
+        sys.meta_path.insert(0, finder)
+    try:
+        for name in MODULES.values():
+            if os.path.exists(os.path.join(source_dir, name + ".py")):
+                importlib.import_module(f"{PACKAGE}.{name}")
+    finally:
+        if finder is not None:
+            sys.meta_path.remove(finder)
+            # The modules keep their loaders (and so the finder): the bytes it held need not stay in every fork.
+            finder.bytecode = finder.compiled = None
+    return compiled
+
+
+class BytecodeFinder:
+    """Finds PACKAGE's modules (the files directly in the class folder) for BytecodeLoader; anything else is left to
+    the usual finders."""
+
+    def __init__(self, source_dir, bytecode, compiled):
+        self.source_dir = source_dir
+        self.bytecode = bytecode
+        self.compiled = compiled
+
+    def find_spec(self, fullname, path=None, target=None):
+        prefix = PACKAGE + "."
+        if not fullname.startswith(prefix) or "." in fullname[len(prefix) :]:
+            return None
+        source = os.path.join(self.source_dir, fullname[len(prefix) :] + ".py")
+        if not os.path.isfile(source):
+            return None
+        from importlib import _bootstrap_external as ext  # importlib.util's spec_from_file_location, without importlib.util
+
+        return ext.spec_from_file_location(fullname, source, loader=BytecodeLoader(fullname, source, self))
+
+
+class BytecodeLoader(importlib.machinery.SourceFileLoader):
+    """SourceFileLoader taking its bytecode from what the host sent instead of __pycache__ (and writing none)."""
+
+    def __init__(self, fullname, path, finder):
+        super().__init__(fullname, path)
+        self.finder = finder
+
+    def get_code(self, fullname):
+        from importlib import _bootstrap_external as ext
+
+        source = self.get_filename(fullname)
+        st = os.stat(source)
+        mtime = int(st.st_mtime)  # as SourceLoader.get_code reads it
+        name = f"{os.path.basename(source)[:-3]}.{sys.implementation.cache_tag}.pyc"
+        details = {"name": fullname, "path": name}
+        try:
+            data = self.finder.bytecode.get(name)
+            if data is None:
+                raise ImportError("no bytecode")
+            flags = ext._classify_pyc(data, fullname, details)
+            if flags != 0:  # hash-based bytecode: never made here
+                raise ImportError("not a timestamp pyc")
+            ext._validate_timestamp_pyc(data, mtime, st.st_size, fullname, details)
+            return ext._compile_bytecode(memoryview(data)[16:], name=fullname, source_path=source)
+        except (ImportError, EOFError, ValueError):
+            code = self.source_to_code(self.get_data(source), source)
+            self.finder.compiled[name] = bytes(ext._code_to_timestamp_pyc(code, mtime, st.st_size))
+            return code
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -713,10 +791,15 @@ def main():
     sys.stdin = None
 
     install_package(source_dir)
+    # The host's bytecode for the class files, when it keeps some: the first line on stdin.
+    bytecode = None
+    if config.get("bytecode"):
+        files = json.loads(proto_in.readline())["files"]
+        bytecode = {str(name): base64.b64decode(data) for name, data in files.items()}
+        del files
     # Import what exists once, here: every instance's process starts with them loaded.
-    for name in MODULES.values():
-        if os.path.exists(os.path.join(source_dir, name + ".py")):
-            importlib.import_module(f"{PACKAGE}.{name}")
+    compiled = import_classes(source_dir, bytecode)
+    del bytecode
     sys.path.insert(0, config["runtimeDir"])
     import sandbox_guard
 
@@ -774,7 +857,12 @@ def main():
     # The host sends one request at a time and waits for its answer: nothing is buffered between requests.
     waiting = lambda: bool(select.select([proto_in.fileno()], [], [], 0)[0])  # noqa: E731
     children.prepare(waiting)
-    proto_write(proto_out, {"ready": True, "python": sys.version.split()[0]})
+    # Bytecode compiled here goes to the host, which keeps it for the next worker (before any instance has run).
+    ready = {"ready": True, "python": sys.version.split()[0]}
+    if compiled:
+        ready["bytecode"] = {name: base64.b64encode(data).decode("ascii") for name, data in compiled.items()}
+    del compiled
+    proto_write(proto_out, ready)
     try:
         for line in proto_in:
             if not line.strip():
