@@ -16,8 +16,9 @@ const jsonOut = process.env.TOOLGAUGE_VITEST_JSON;
 const TEST_WORKERS = Number(process.env.TOOLGAUGE_TEST_WORKERS ?? 3) || 3;
 // TOOLGAUGE_TEST_CPU=<file.jsonl>: one line per test file with the CPU-seconds it cost (tests/helpers/cpu-per-file.ts).
 const cpuPerFile = process.env.TOOLGAUGE_TEST_CPU ? ['./tests/helpers/cpu-per-file.ts'] : [];
-// Each test file removes the temporary folders it made (tests/helpers/temp-dirs.ts).
-const setupFiles = ['./tests/helpers/temp-dirs-setup.ts', ...cpuPerFile];
+const setupFiles = cpuPerFile;
+// Each test file removes the temporary folders it made (tests/helpers/temp-dirs.ts) through this runner.
+const runner = './tests/helpers/temp-dirs-runner.ts';
 
 function evalVitestOptions() {
   try {
@@ -50,6 +51,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           setupFiles,
+          runner,
           maxWorkers: TEST_WORKERS,
           include: [
             'harness/**/*.test.ts',
@@ -81,6 +83,7 @@ export default defineConfig({
           include: ['tests/package/**/*.test.ts'],
           globalSetup: ['tests/package/global-setup.ts'],
           setupFiles,
+          runner,
           maxWorkers: TEST_WORKERS,
           testTimeout: 600_000,
           hookTimeout: 600_000,

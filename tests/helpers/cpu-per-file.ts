@@ -39,7 +39,14 @@ if (out) {
     const end = cpuNow();
     const self = end.self - start.self;
     const children = end.children - start.children;
-    const line = { file, cpuS: round(self + children), selfS: round(self), childrenS: round(children) };
+    // The worker's pid: which files shared a worker, and how many workers a run started.
+    const line = {
+      file,
+      cpuS: round(self + children),
+      selfS: round(self),
+      childrenS: round(children),
+      pid: process.pid,
+    };
     appendFileSync(out, `${JSON.stringify(line)}\n`);
   });
 }

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// The folders tempDir made, removed when the test file that made them ends (tests/helpers/temp-dirs-setup.ts, a
-// setup file of every project: it runs for each file). An `afterAll` registered where this module is imported ran
+// The folders tempDir made, removed when the test file that made them ends (tests/helpers/temp-dirs-runner.ts, the
+// test runner of every project: it runs after each file). An `afterAll` registered where this module is imported ran
 // for the first file of a worker only: with `isolate: false` the module is evaluated once per worker, and the
 // folders of every later file stayed in the system's temporary folder.
 const made: string[] = [];
