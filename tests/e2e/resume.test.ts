@@ -14,87 +14,13 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import {
-  cleanEnv,
-  cmdline,
-  countLines,
-  descendants,
-  inProcess,
-  readJson,
-  readLines,
-  spawnToolgauge,
-  tempDir,
-} from '../helpers/cli.ts';
+import { cleanEnv, countLines, inProcess, readJson, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
 
-const model = 'sim:oracle?latency_ms=250';
-
-/** Start a 20-row run (11 rows in the bundled sample) and wait until `n` rows have finished. */
-async function startUntilFinished(out: string, n: number, env: Record<string, string> = {}) {
-  const child = spawnToolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'], {
-    ...EXEC,
-    ...env,
-  });
-  const results = join(out, 'results.jsonl');
-  const deadline = Date.now() + 60_000;
-  while (countLines(results) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  return { child, results };
-}
-
-describe('a killed run resumes', () => {
-  // The CLI killed mid-run (SIGKILL; ToolHop's rows run in a thread of its process), then --resume: in
-  // tests/e2e/eval-worker.test.ts, whose thread-worker crash is the same run.
-  it('the test worker killed mid-run: the run ends with exit 1, its report says how many instances did not run and why, and --resume finishes them', async () => {
-    const out = tempDir('worker-killed');
-    // A worker process of its own, which can die alone.
-    const { child, results } = await startUntilFinished(out, 2, { TOOLGAUGE_EVAL_WORKER: 'fork' });
-    const worker = descendants(child.pid!).find((pid) => cmdline(pid).includes('vitest/dist/workers/forks'));
-    expect(worker, 'a Vitest fork worker under the CLI').toBeDefined();
-    process.kill(worker!, 'SIGKILL');
-    const r = await child;
-    expect(r.exitCode).toBe(1);
-    // Finished means in the journal (files, then record lines, then the journal line): a kill between an instance's
-    // record line and its journal line leaves that line in results.jsonl for an instance that did not finish (at most
-    // one per instance in flight, --concurrency 2), which --resume runs again.
-    const done = countLines(join(out, 'instances.jsonl'));
-    expect(countLines(results) - done).toBeGreaterThanOrEqual(0);
-    expect(countLines(results) - done).toBeLessThanOrEqual(2);
-    const summary = readJson<{ counts: { runs: number }; extra: { collection_errors: string[] } }>(
-      join(out, 'summary.json'),
-    );
-    expect(summary.counts.runs).toBe(done);
-    const notRun = summary.extra.collection_errors
-      .map((e) => /^(\d+) of (\d+) instances did not run \((.*)\)$/.exec(e))
-      .find(Boolean);
-    expect(notRun, summary.extra.collection_errors.join('\n')).toBeDefined();
-    const [, missing, planned, cause] = notRun!;
-    // The cause is the worker's death as Vitest reported it (the first of the run's unhandled errors, also listed on
-    // its own), not "the run ended before them". Vitest words it by what it saw first: the worker's exit, or a write
-    // to its closed pipe or IPC channel (seen under load).
-    expect(cause).toMatch(/^the run ended with an error: /);
-    const vitestError = cause!.replace(/^the run ended with an error: /, '');
-    expect(vitestError).toMatch(/Worker exited unexpectedly|\bEPIPE\b|ERR_IPC_CHANNEL_CLOSED|[Cc]hannel closed/);
-    expect(summary.extra.collection_errors).toContain(`Vitest: ${vitestError}`);
-    expect(Number(missing)).toBeGreaterThan(0);
-    expect(done + Number(missing)).toBe(Number(planned)); // every row the run planned: finished or named as not run
-    const line = `${missing} of ${planned} instances did not run`;
-    const report = readFileSync(join(out, 'report.md'), 'utf8');
-    expect(report.slice(0, report.indexOf('## Result'))).toContain(line);
-    expect(String(r.stdout)).toContain(`harness error: ${line}`);
-
-    const again = await inProcess(
-      ['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'],
-      EXEC,
-    );
-    expect(again.code, again.stdout + again.stderr).toBe(0);
-    const ids = readLines<{ id: string }>(results).map((x) => x.id);
-    expect(ids).toHaveLength(Number(planned)); // each row once: none lost, none run twice
-    expect(new Set(ids).size).toBe(Number(planned));
-    expect(readFileSync(join(out, 'report.md'), 'utf8')).not.toContain('did not run');
-  });
-});
+// The ways a run ends early by a kill: the CLI SIGKILLed mid-run and its forked test worker SIGKILLed alone, each then
+// --resumed, are in tests/e2e/eval-worker.test.ts (the same runs show where the rows run).
 
 /** Run `fn` while the process group `pid` leads is stopped (SIGSTOP: alive, its lock held), then let it go on. */
 async function whileStopped<T>(pid: number, fn: () => Promise<T>): Promise<T> {
