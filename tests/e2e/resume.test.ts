@@ -36,16 +36,12 @@ async function whileStopped<T>(pid: number, fn: () => Promise<T>): Promise<T> {
  * A finished two-row run of `model`, made once per file; each test works on its own copy. The kit's in-process run
  * (the same sessions, journal, lock and finalize as the command, without a Vitest instance): the tests resume it.
  */
+const BASE_RUN = { ...EXEC, TOOLGAUGE_MODEL: 'sim:wrong', TOOLHOP_LIMIT: '2' };
 let baseRun: Promise<string> | undefined;
-async function copyOfRun(prefix: string, runModel = 'sim:wrong'): Promise<string> {
+async function copyOfRun(prefix: string): Promise<string> {
   baseRun ??= (async () => {
     const out = tempDir('base');
-    const r = await runSuite(toolhopSuite, {
-      ...EXEC,
-      TOOLGAUGE_MODEL: runModel,
-      TOOLHOP_LIMIT: '2',
-      TOOLGAUGE_OUT_DIR: out,
-    });
+    const r = await runSuite(toolhopSuite, { ...BASE_RUN, TOOLGAUGE_OUT_DIR: out });
     expect(r.finalized.harnessErrors, JSON.stringify(r.finalized.summary.errors)).toBe(0);
     return out;
   })();
@@ -161,11 +157,10 @@ describe('a resume checks what it continues', () => {
     const out = await copyOfRun('rescored');
     const r = await inProcess(['toolhop', 'rescore', '--out-dir', out], {});
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const again = await inProcess(
-      ['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume'],
-      EXEC,
-    );
-    expect(again.code, again.stdout + again.stderr).toBe(0);
+    // The kit's in-process resume: the same check of the directory (fingerprint, seals, record files) as the
+    // command's, which the refusals above and tests/e2e/eval-worker.test.ts's resumes make through main().
+    const again = await runSuite(toolhopSuite, { ...BASE_RUN, TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_RESUME: '1' });
+    expect(again.finalized.harnessErrors, JSON.stringify(again.finalized.summary.errors)).toBe(0);
     expect(readJson<{ counts: { resumed: number } }>(join(out, 'summary.json')).counts.resumed).toBe(2);
     // While another run holds the directory, rescore writes nothing.
     writeFileSync(
@@ -225,37 +220,57 @@ describe('one run per output directory', () => {
     const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
     expect(rows).toHaveLength(4);
     expect(rows.every((x) => x.correct)).toBe(true);
+    // The command gives the directory back at its end.
+    expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
   });
 
-  it('plain Vitest runs with one inherited TOOLGAUGE_RUN_ID are separate runs: the second into a directory in use is refused', async () => {
+  // One plain Vitest run carries two claims: an inherited run id does not join another run's lock, and `-t` runs just
+  // the instance it names (tests/e2e/toolhop.test.ts's other selection checks run in process).
+  it('plain Vitest runs with one inherited TOOLGAUGE_RUN_ID are separate runs: the second into a directory in use is refused; -t runs just the instance it names', async () => {
     const out = tempDir('inherited-run-id');
+    // With the defaults (--limit 5 includes row 11, third in the sample): 4 hops, 5 model calls of a second each, all
+    // after the run takes the directory, for the second run to arrive.
     const plain = (m: string) =>
-      execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'], {
-        cwd: fromRoot(),
-        // A run id left in the environment (a shell, a parent run): only the toolgauge launcher's own counts.
-        env: cleanEnv({
-          ...EXEC,
-          TOOLGAUGE_RUN_ID: 'inherited',
-          TOOLGAUGE_MODEL: m,
-          TOOLHOP_LIMIT: '4',
-          TOOLGAUGE_CONCURRENCY: '1',
-          TOOLGAUGE_OUT_DIR: out,
-        }),
-        extendEnv: false,
-        reject: false,
-        detached: true,
-      });
-    const first = plain('sim:oracle?latency_ms=400');
+      execa(
+        'node',
+        [
+          fromRoot('node_modules', 'vitest', 'vitest.mjs'),
+          'run',
+          '--project',
+          'eval',
+          'suites/toolhop',
+          '-t',
+          'toolhop › 11 ',
+        ],
+        {
+          cwd: fromRoot(),
+          // A run id left in the environment (a shell, a parent run): only the toolgauge launcher's own counts.
+          env: cleanEnv({
+            ...EXEC,
+            TOOLGAUGE_RUN_ID: 'inherited',
+            TOOLGAUGE_MODEL: m,
+            TOOLGAUGE_OUT_DIR: out,
+          }),
+          extendEnv: false,
+          reject: false,
+          detached: true,
+        },
+      );
+    const first = plain('sim:oracle?latency_ms=1000');
+    let ended = false;
+    void first.then(() => (ended = true));
     const deadline = Date.now() + 60_000;
-    while (countLines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline)
+    while (!existsSync(join(out, '.toolgauge-lock')) && !ended && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     const second = await whileStopped(first.pid!, () => plain('sim:wrong'));
     const done = await first;
     expect(second.exitCode, String(second.stdout)).toBe(2);
     expect(String(second.stdout)).toMatch(new RegExp(`in use by run (?!inherited)\\S+ \\(pid ${first.pid},`));
     expect(done.exitCode, String(done.stdout)).toBe(0);
-    const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
-    expect(rows).toHaveLength(4);
+    // Unsharded, all five rows are in part 1 (four filtered out); parts 2–4 each hold one skipped placeholder.
+    expect(String(done.stdout)).toMatch(/Tests\s+1 passed \| 7 skipped \(8\)/);
+    const rows = readLines<{ id: number; correct: boolean }>(join(out, 'results.jsonl'));
+    expect(rows.map((x) => x.id)).toEqual([11]);
     expect(rows.every((x) => x.correct)).toBe(true);
   });
 
@@ -273,8 +288,15 @@ describe('one run per output directory', () => {
         started_at: '2026-01-01T00:00:00.000Z',
       }) + '\n',
     );
-    const r = await inProcess(['toolhop', '--model', 'sim:oracle', '--limit', '1', '--out-dir', out], EXEC);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The kit's in-process run takes the lock as a run's session does (harness/kit/lock.ts, as the command's claim);
+    // the command's release at its end is checked on the first run above.
+    const r = await runSuite(toolhopSuite, {
+      ...EXEC,
+      TOOLGAUGE_MODEL: 'sim:oracle',
+      TOOLHOP_LIMIT: '1',
+      TOOLGAUGE_OUT_DIR: out,
+    });
+    expect(r.finalized.harnessErrors, JSON.stringify(r.finalized.summary.errors)).toBe(0);
     expect(countLines(join(out, 'results.jsonl'))).toBe(1);
     expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
   });
