@@ -2,7 +2,7 @@
 // Vitest worker with TOOLGAUGE_EVAL_WORKER=fork. The thread is one process fewer; a crash of the process that holds
 // it loses no finished row (each is in the journal as it finishes) and --resume runs only the others. A forked worker
 // can die alone: the run ends with exit 1, its report names the instances that did not run, and --resume runs them.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultPromise } from 'execa';
@@ -40,6 +40,8 @@ interface Crashed {
   workers: number[];
   /** The journal's ids right after the crash. */
   kept: string[];
+  /** Whether the output directory's lock was still there right after the crash. */
+  lockLeft: boolean;
   result: Awaited<ResultPromise>;
 }
 
@@ -57,7 +59,7 @@ const threadCrashed = () =>
     const workers = vitestWorkers(child.pid!);
     process.kill(-child.pid!, 'SIGKILL');
     const result = await child;
-    return { out, workers, kept: ids(join(out, 'instances.jsonl')), result };
+    return { out, workers, kept: ids(join(out, 'instances.jsonl')), lockLeft: hasLock(out), result };
   })());
 
 /** A TOOLGAUGE_EVAL_WORKER=fork run whose worker process alone is SIGKILLed once 2 rows are in results.jsonl. */
@@ -72,10 +74,11 @@ const forkWorkerKilled = () =>
     expect(worker, 'a Vitest fork worker under the CLI').toBeDefined();
     process.kill(worker!, 'SIGKILL');
     const result = await child;
-    return { out, workers, kept: ids(join(out, 'instances.jsonl')), result };
+    return { out, workers, kept: ids(join(out, 'instances.jsonl')), lockLeft: hasLock(out), result };
   })());
 
 const ids = (file: string) => readLines<{ id: string }>(file).map((m) => m.id);
+const hasLock = (out: string) => existsSync(join(out, '.toolgauge-lock'));
 
 describe('the eval worker of a ToolHop run', () => {
   it('is a thread of the CLI by default, one process fewer than TOOLGAUGE_EVAL_WORKER=fork', async () => {
@@ -89,8 +92,10 @@ describe('the eval worker of a ToolHop run', () => {
   // The kill of the CLI is also the kill of a run mid-way (tests/e2e/resume.test.ts covers the other ways a run ends
   // early): every instance ends up exactly once in each record file.
   it('crashing with the CLI mid-run (SIGKILL) keeps every finished row; --resume runs only the others, each instance once in results.jsonl and predictions.jsonl', async () => {
-    const { out, workers, kept } = await threadCrashed();
+    const { out, workers, kept, lockLeft } = await threadCrashed();
     expect(workers).toEqual([]);
+    // The killed CLI could not give the directory back: the resume takes its lock over.
+    expect(lockLeft).toBe(true);
     const journal = join(out, 'instances.jsonl');
     expect(kept.length).toBeGreaterThanOrEqual(3);
     expect(kept.length).toBeLessThan(11);
@@ -115,9 +120,11 @@ describe('the eval worker of a ToolHop run', () => {
   });
 
   it('the forked worker killed mid-run: the run ends with exit 1, its report says how many instances did not run and why, and --resume finishes them', async () => {
-    const { out, kept: finished, result: r } = await forkWorkerKilled();
+    const { out, kept: finished, lockLeft, result: r } = await forkWorkerKilled();
     const results = join(out, 'results.jsonl');
     expect(r.exitCode).toBe(1);
+    // The CLI outlived its worker and gave the directory back.
+    expect(lockLeft).toBe(false);
     // Finished means in the journal (files, then record lines, then the journal line): a kill between an instance's
     // record line and its journal line leaves that line in results.jsonl for an instance that did not finish (at most
     // one per instance in flight, --concurrency 2), which --resume runs again.

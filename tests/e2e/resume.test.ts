@@ -32,11 +32,11 @@ async function whileStopped<T>(pid: number, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+const BASE_RUN = { ...EXEC, TOOLGAUGE_MODEL: 'sim:wrong', TOOLHOP_LIMIT: '2' };
 /**
- * A finished two-row run of `model`, made once per file; each test works on its own copy. The kit's in-process run
+ * A finished two-row run of BASE_RUN, made once per file; each test works on its own copy. The kit's in-process run
  * (the same sessions, journal, lock and finalize as the command, without a Vitest instance): the tests resume it.
  */
-const BASE_RUN = { ...EXEC, TOOLGAUGE_MODEL: 'sim:wrong', TOOLHOP_LIMIT: '2' };
 let baseRun: Promise<string> | undefined;
 async function copyOfRun(prefix: string): Promise<string> {
   baseRun ??= (async () => {
@@ -288,8 +288,9 @@ describe('one run per output directory', () => {
         started_at: '2026-01-01T00:00:00.000Z',
       }) + '\n',
     );
-    // The kit's in-process run takes the lock as a run's session does (harness/kit/lock.ts, as the command's claim);
-    // the command's release at its end is checked on the first run above.
+    // The kit's in-process run takes the lock over as a run's session does (acquireDirLock, as the command's claim);
+    // the command's own take-over is the --resume of a SIGKILLed CLI's directory (tests/e2e/eval-worker.test.ts), its
+    // release at its end is checked on the two-runs test's CLI run above.
     const r = await runSuite(toolhopSuite, {
       ...EXEC,
       TOOLGAUGE_MODEL: 'sim:oracle',
