@@ -80,9 +80,22 @@ describe('a drop-in for the reference ToolHop runner', () => {
   it("--preset reference sends the reference's request, field by field; its variables and files work unchanged", async () => {
     const out = tempDir('ref-request');
     bodies.length = 0;
-    // Only the reference's own variables name the endpoint and the model.
+    // Only the reference's own variables name the endpoint and the model. The model calls no tool: the CPython
+    // sandbox, cheaper to start than pyodide, which the run starts all the same.
     const r = await toolgauge(
-      ['toolhop', '--data', SAMPLE, '--only', '1', '--out-dir', out, '--out', join(out, 'ref-preds.jsonl')],
+      [
+        'toolhop',
+        '--data',
+        SAMPLE,
+        '--only',
+        '1',
+        '--sandbox',
+        'python',
+        '--out-dir',
+        out,
+        '--out',
+        join(out, 'ref-preds.jsonl'),
+      ],
       { VLLM_BASE_URL: base, MODEL_ID: 'Qwen/Qwen3-8B', TOOLHOP_ALLOW_DATASET_EXEC: '1' },
     );
     expect(r.code, r.stdout + r.stderr).toBe(0);

@@ -14,87 +14,13 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import {
-  cleanEnv,
-  cmdline,
-  countLines,
-  descendants,
-  inProcess,
-  readJson,
-  readLines,
-  spawnToolgauge,
-  tempDir,
-} from '../helpers/cli.ts';
+import { cleanEnv, countLines, inProcess, readJson, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
 
-const model = 'sim:oracle?latency_ms=250';
-
-/** Start a 20-row run (11 rows in the bundled sample) and wait until `n` rows have finished. */
-async function startUntilFinished(out: string, n: number, env: Record<string, string> = {}) {
-  const child = spawnToolgauge(['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '2'], {
-    ...EXEC,
-    ...env,
-  });
-  const results = join(out, 'results.jsonl');
-  const deadline = Date.now() + 60_000;
-  while (countLines(results) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  return { child, results };
-}
-
-describe('a killed run resumes', () => {
-  // The CLI killed mid-run (SIGKILL; ToolHop's rows run in a thread of its process), then --resume: in
-  // tests/e2e/eval-worker.test.ts, whose thread-worker crash is the same run.
-  it('the test worker killed mid-run: the run ends with exit 1, its report says how many instances did not run and why, and --resume finishes them', async () => {
-    const out = tempDir('worker-killed');
-    // A worker process of its own, which can die alone.
-    const { child, results } = await startUntilFinished(out, 2, { TOOLGAUGE_EVAL_WORKER: 'fork' });
-    const worker = descendants(child.pid!).find((pid) => cmdline(pid).includes('vitest/dist/workers/forks'));
-    expect(worker, 'a Vitest fork worker under the CLI').toBeDefined();
-    process.kill(worker!, 'SIGKILL');
-    const r = await child;
-    expect(r.exitCode).toBe(1);
-    // Finished means in the journal (files, then record lines, then the journal line): a kill between an instance's
-    // record line and its journal line leaves that line in results.jsonl for an instance that did not finish (at most
-    // one per instance in flight, --concurrency 2), which --resume runs again.
-    const done = countLines(join(out, 'instances.jsonl'));
-    expect(countLines(results) - done).toBeGreaterThanOrEqual(0);
-    expect(countLines(results) - done).toBeLessThanOrEqual(2);
-    const summary = readJson<{ counts: { runs: number }; extra: { collection_errors: string[] } }>(
-      join(out, 'summary.json'),
-    );
-    expect(summary.counts.runs).toBe(done);
-    const notRun = summary.extra.collection_errors
-      .map((e) => /^(\d+) of (\d+) instances did not run \((.*)\)$/.exec(e))
-      .find(Boolean);
-    expect(notRun, summary.extra.collection_errors.join('\n')).toBeDefined();
-    const [, missing, planned, cause] = notRun!;
-    // The cause is the worker's death as Vitest reported it (the first of the run's unhandled errors, also listed on
-    // its own), not "the run ended before them". Vitest words it by what it saw first: the worker's exit, or a write
-    // to its closed pipe or IPC channel (seen under load).
-    expect(cause).toMatch(/^the run ended with an error: /);
-    const vitestError = cause!.replace(/^the run ended with an error: /, '');
-    expect(vitestError).toMatch(/Worker exited unexpectedly|\bEPIPE\b|ERR_IPC_CHANNEL_CLOSED|[Cc]hannel closed/);
-    expect(summary.extra.collection_errors).toContain(`Vitest: ${vitestError}`);
-    expect(Number(missing)).toBeGreaterThan(0);
-    expect(done + Number(missing)).toBe(Number(planned)); // every row the run planned: finished or named as not run
-    const line = `${missing} of ${planned} instances did not run`;
-    const report = readFileSync(join(out, 'report.md'), 'utf8');
-    expect(report.slice(0, report.indexOf('## Result'))).toContain(line);
-    expect(String(r.stdout)).toContain(`harness error: ${line}`);
-
-    const again = await inProcess(
-      ['toolhop', '--model', model, '--limit', '20', '--out-dir', out, '--concurrency', '4', '--resume'],
-      EXEC,
-    );
-    expect(again.code, again.stdout + again.stderr).toBe(0);
-    const ids = readLines<{ id: string }>(results).map((x) => x.id);
-    expect(ids).toHaveLength(Number(planned)); // each row once: none lost, none run twice
-    expect(new Set(ids).size).toBe(Number(planned));
-    expect(readFileSync(join(out, 'report.md'), 'utf8')).not.toContain('did not run');
-  });
-});
+// The ways a run ends early by a kill: the CLI SIGKILLed mid-run and its forked test worker SIGKILLed alone, each then
+// --resumed, are in tests/e2e/eval-worker.test.ts (the same runs show where the rows run).
 
 /** Run `fn` while the process group `pid` leads is stopped (SIGSTOP: alive, its lock held), then let it go on. */
 async function whileStopped<T>(pid: number, fn: () => Promise<T>): Promise<T> {
@@ -106,20 +32,16 @@ async function whileStopped<T>(pid: number, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+const BASE_RUN = { ...EXEC, TOOLGAUGE_MODEL: 'sim:wrong', TOOLHOP_LIMIT: '2' };
 /**
- * A finished two-row run of `model`, made once per file; each test works on its own copy. The kit's in-process run
+ * A finished two-row run of BASE_RUN, made once per file; each test works on its own copy. The kit's in-process run
  * (the same sessions, journal, lock and finalize as the command, without a Vitest instance): the tests resume it.
  */
 let baseRun: Promise<string> | undefined;
-async function copyOfRun(prefix: string, runModel = 'sim:wrong'): Promise<string> {
+async function copyOfRun(prefix: string): Promise<string> {
   baseRun ??= (async () => {
     const out = tempDir('base');
-    const r = await runSuite(toolhopSuite, {
-      ...EXEC,
-      TOOLGAUGE_MODEL: runModel,
-      TOOLHOP_LIMIT: '2',
-      TOOLGAUGE_OUT_DIR: out,
-    });
+    const r = await runSuite(toolhopSuite, { ...BASE_RUN, TOOLGAUGE_OUT_DIR: out });
     expect(r.finalized.harnessErrors, JSON.stringify(r.finalized.summary.errors)).toBe(0);
     return out;
   })();
@@ -235,11 +157,10 @@ describe('a resume checks what it continues', () => {
     const out = await copyOfRun('rescored');
     const r = await inProcess(['toolhop', 'rescore', '--out-dir', out], {});
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const again = await inProcess(
-      ['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume'],
-      EXEC,
-    );
-    expect(again.code, again.stdout + again.stderr).toBe(0);
+    // The kit's in-process resume: the same check of the directory (fingerprint, seals, record files) as the
+    // command's, which the refusals above and tests/e2e/eval-worker.test.ts's resumes make through main().
+    const again = await runSuite(toolhopSuite, { ...BASE_RUN, TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_RESUME: '1' });
+    expect(again.finalized.harnessErrors, JSON.stringify(again.finalized.summary.errors)).toBe(0);
     expect(readJson<{ counts: { resumed: number } }>(join(out, 'summary.json')).counts.resumed).toBe(2);
     // While another run holds the directory, rescore writes nothing.
     writeFileSync(
@@ -299,37 +220,57 @@ describe('one run per output directory', () => {
     const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
     expect(rows).toHaveLength(4);
     expect(rows.every((x) => x.correct)).toBe(true);
+    // The command gives the directory back at its end.
+    expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
   });
 
-  it('plain Vitest runs with one inherited TOOLGAUGE_RUN_ID are separate runs: the second into a directory in use is refused', async () => {
+  // One plain Vitest run carries two claims: an inherited run id does not join another run's lock, and `-t` runs just
+  // the instance it names (tests/e2e/toolhop.test.ts's other selection checks run in process).
+  it('plain Vitest runs with one inherited TOOLGAUGE_RUN_ID are separate runs: the second into a directory in use is refused; -t runs just the instance it names', async () => {
     const out = tempDir('inherited-run-id');
+    // With the defaults (--limit 5 includes row 11, third in the sample): 4 hops, 5 model calls of a second each, all
+    // after the run takes the directory, for the second run to arrive.
     const plain = (m: string) =>
-      execa('node', [fromRoot('node_modules', 'vitest', 'vitest.mjs'), 'run', '--project', 'eval', 'suites/toolhop'], {
-        cwd: fromRoot(),
-        // A run id left in the environment (a shell, a parent run): only the toolgauge launcher's own counts.
-        env: cleanEnv({
-          ...EXEC,
-          TOOLGAUGE_RUN_ID: 'inherited',
-          TOOLGAUGE_MODEL: m,
-          TOOLHOP_LIMIT: '4',
-          TOOLGAUGE_CONCURRENCY: '1',
-          TOOLGAUGE_OUT_DIR: out,
-        }),
-        extendEnv: false,
-        reject: false,
-        detached: true,
-      });
-    const first = plain('sim:oracle?latency_ms=400');
+      execa(
+        'node',
+        [
+          fromRoot('node_modules', 'vitest', 'vitest.mjs'),
+          'run',
+          '--project',
+          'eval',
+          'suites/toolhop',
+          '-t',
+          'toolhop › 11 ',
+        ],
+        {
+          cwd: fromRoot(),
+          // A run id left in the environment (a shell, a parent run): only the toolgauge launcher's own counts.
+          env: cleanEnv({
+            ...EXEC,
+            TOOLGAUGE_RUN_ID: 'inherited',
+            TOOLGAUGE_MODEL: m,
+            TOOLGAUGE_OUT_DIR: out,
+          }),
+          extendEnv: false,
+          reject: false,
+          detached: true,
+        },
+      );
+    const first = plain('sim:oracle?latency_ms=1000');
+    let ended = false;
+    void first.then(() => (ended = true));
     const deadline = Date.now() + 60_000;
-    while (countLines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline)
+    while (!existsSync(join(out, '.toolgauge-lock')) && !ended && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     const second = await whileStopped(first.pid!, () => plain('sim:wrong'));
     const done = await first;
     expect(second.exitCode, String(second.stdout)).toBe(2);
     expect(String(second.stdout)).toMatch(new RegExp(`in use by run (?!inherited)\\S+ \\(pid ${first.pid},`));
     expect(done.exitCode, String(done.stdout)).toBe(0);
-    const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
-    expect(rows).toHaveLength(4);
+    // Unsharded, all five rows are in part 1 (four filtered out); parts 2–4 each hold one skipped placeholder.
+    expect(String(done.stdout)).toMatch(/Tests\s+1 passed \| 7 skipped \(8\)/);
+    const rows = readLines<{ id: number; correct: boolean }>(join(out, 'results.jsonl'));
+    expect(rows.map((x) => x.id)).toEqual([11]);
     expect(rows.every((x) => x.correct)).toBe(true);
   });
 
@@ -347,8 +288,16 @@ describe('one run per output directory', () => {
         started_at: '2026-01-01T00:00:00.000Z',
       }) + '\n',
     );
-    const r = await inProcess(['toolhop', '--model', 'sim:oracle', '--limit', '1', '--out-dir', out], EXEC);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The kit's in-process run takes the lock over as a run's session does (acquireDirLock, as the command's claim);
+    // the command's own take-over is the --resume of a SIGKILLed CLI's directory (tests/e2e/eval-worker.test.ts), its
+    // release at its end is checked on the two-runs test's CLI run above.
+    const r = await runSuite(toolhopSuite, {
+      ...EXEC,
+      TOOLGAUGE_MODEL: 'sim:oracle',
+      TOOLHOP_LIMIT: '1',
+      TOOLGAUGE_OUT_DIR: out,
+    });
+    expect(r.finalized.harnessErrors, JSON.stringify(r.finalized.summary.errors)).toBe(0);
     expect(countLines(join(out, 'results.jsonl'))).toBe(1);
     expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
   });

@@ -2,13 +2,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SummarySchema, validSummary } from '../../harness/report/summary.ts';
-import { execa } from 'execa';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { tracePath } from '../../harness/kit/names.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopAggregator } from '../../harness/toolhop/aggregator.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { cleanEnv, inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // End to end through the real CLI: Vitest's Node API, the simulator over HTTP, the pyodide sandbox running the
 // bundled sample's Python tools, the scorer and the reporter.
@@ -169,32 +168,9 @@ describe('toolgauge toolhop on the simulator and the bundled sample', () => {
     for (const x of results) expect(x.error).toMatch(/endpoint failed after 3 attempt/);
   });
 
-  it('-t through plain Vitest runs just one instance; an empty selection fails the gate', async () => {
-    // `toolgauge … -t` is covered by the kit's re-run test; here plain Vitest with the defaults (--limit 5 includes
-    // row 11, third in the sample).
-    const direct = tempDir('direct');
-    const v = await execa(
-      'node',
-      [
-        fromRoot('node_modules', 'vitest', 'vitest.mjs'),
-        'run',
-        '--project',
-        'eval',
-        'suites/toolhop',
-        '-t',
-        'toolhop › 11 ',
-      ],
-      {
-        cwd: fromRoot(),
-        env: cleanEnv({ ...CPY, TOOLGAUGE_OUT_DIR: direct }),
-        extendEnv: false,
-        reject: false,
-      },
-    );
-    expect(v.exitCode, String(v.stdout)).toBe(0);
-    // Unsharded, all five rows are in part 1 (four filtered out); parts 2–4 each hold one skipped placeholder.
-    expect(String(v.stdout)).toMatch(/Tests\s+1 passed \| 7 skipped \(8\)/);
-    expect(readLines<Result>(join(direct, 'results.jsonl')).map((x) => x.id)).toEqual([11]);
+  // `toolgauge … -t` is covered by the kit's re-run test, `-t` through plain Vitest by tests/e2e/resume.test.ts (the
+  // plain run that also holds the directory against a second one).
+  it('an empty selection fails the gate', async () => {
     const empty = await inProcess(
       ['toolhop', '--model', 'sim:oracle', '--limit', '0', '--out-dir', tempDir('empty'), '--gate', 'accuracy>=0'],
       CPY,
