@@ -70,8 +70,10 @@ export default defineConfig({
           isolate: false,
           restoreMocks: true,
           // Larger young-generation semi-spaces (V8's default is 16 MiB): the statistics and property tests allocate
-          // heavily, and fewer scavenges cut about a tenth of their CPU time.
-          execArgv: ['--max-semi-space-size=32'],
+          // heavily, and fewer scavenges cut about a tenth of their CPU time. Property sites that see up to 32 object
+          // shapes stay polymorphic (V8's default is 4): the template engine's value classes set their fields in a
+          // shared base constructor, which went megamorphic and took a slow path (about a third of a render's CPU).
+          execArgv: ['--max-semi-space-size=32', '--max-valid-polymorphic-map-count=32'],
         },
       },
       // toolgauge as a user installs it (tests/package): packs, builds and installs it into fresh projects.

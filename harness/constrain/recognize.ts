@@ -215,6 +215,8 @@ export class Grammar {
   readonly byLhs: number[][] = [];
   nullable: boolean[] = [];
   readonly root: number;
+  /** One more than the longest right-hand side: the dot's range in an item's key. */
+  readonly maxRhs: number;
   private readonly ids = new Map<string, number>();
 
   constructor(text: string) {
@@ -226,6 +228,7 @@ export class Grammar {
     }
     this.root = this.ids.get('root')!;
     this.computeNullable();
+    this.maxRhs = this.prods.reduce((m, p) => Math.max(m, p.rhs.length), 0) + 1;
   }
 
   private fresh(): number {
@@ -366,43 +369,67 @@ export function rootEnds(grammar: Grammar | string, text: string, start = 0): nu
     offs.push(i - start);
   }
   const n = cps.length;
-  const maxRhs = g.prods.reduce((m, p) => Math.max(m, p.rhs.length), 0) + 1;
-  // item = [prod, dot, origin]
-  const sets: Array<Array<[number, number, number]>> = [];
-  const seen: Array<Set<number>> = [];
-  const waiting: Array<Map<number, Array<[number, number, number]>>> = [];
-  for (let i = 0; i <= n; i++) {
-    sets.push([]);
-    seen.push(new Set());
-    waiting.push(new Map());
-  }
+  const width = n + 1;
+  const maxRhs = g.maxRhs;
+  // The items of each position as parallel arrays (production, dot, origin), made when the first item arrives: an
+  // item per tuple made the recognizer allocation-bound, and a text refused early never reaches most positions.
+  const P: Array<number[] | undefined> = new Array(width);
+  const D: number[][] = new Array(width);
+  const O: number[][] = new Array(width);
+  const seen: Set<number>[] = new Array(width);
+  // nonterminal → the indices of the items of that position waiting on it
+  const waiting: Array<Map<number, number[]>> = new Array(width);
   const add = (i: number, p: number, d: number, o: number) => {
-    const key = (p * maxRhs + d) * (n + 1) + o;
-    if (seen[i]!.has(key)) return;
-    seen[i]!.add(key);
-    const item: [number, number, number] = [p, d, o];
-    sets[i]!.push(item);
+    const key = (p * maxRhs + d) * width + o;
+    let s = seen[i];
+    if (!s) {
+      s = seen[i] = new Set();
+      P[i] = [];
+      D[i] = [];
+      O[i] = [];
+      waiting[i] = new Map();
+    } else if (s.has(key)) return;
+    s.add(key);
+    const idx = P[i]!.push(p) - 1;
+    D[i]!.push(d);
+    O[i]!.push(o);
     const rhs = g.prods[p]!.rhs;
     if (d < rhs.length) {
-      const s = rhs[d]!;
-      if ('nt' in s) {
-        const w = waiting[i]!.get(s.nt);
-        if (w) w.push(item);
-        else waiting[i]!.set(s.nt, [item]);
+      const sym = rhs[d]!;
+      if ('nt' in sym) {
+        const w = waiting[i]!.get(sym.nt);
+        if (w) w.push(idx);
+        else waiting[i]!.set(sym.nt, [idx]);
       }
     }
   };
   for (const p of g.byLhs[g.root]!) add(0, p, 0, 0);
   const ends: number[] = [];
   for (let i = 0; i <= n; i++) {
-    const set = sets[i]!;
-    for (let k = 0; k < set.length; k++) {
-      const [p, d, o] = set[k]!;
+    const ps = P[i];
+    if (!ps) break; // no item here: nothing can end at or after this position
+    const ds = D[i]!;
+    const os = O[i]!;
+    let rootEnd = false;
+    // the arrays grow while they are read: items added to this position are processed in this pass
+    for (let k = 0; k < ps.length; k++) {
+      const p = ps[k]!;
+      const d = ds[k]!;
+      const o = os[k]!;
       const prod = g.prods[p]!;
       if (d === prod.rhs.length) {
+        if (o === 0 && prod.lhs === g.root) rootEnd = true;
         // complete: advance everything in set o that waited on this lhs
         const w = waiting[o]!.get(prod.lhs);
-        if (w) for (let j = 0; j < w.length; j++) add(i, w[j]![0], w[j]![1] + 1, w[j]![2]);
+        if (w) {
+          const wp = P[o]!;
+          const wd = D[o]!;
+          const wo = O[o]!;
+          for (let j = 0; j < w.length; j++) {
+            const x = w[j]!;
+            add(i, wp[x]!, wd[x]! + 1, wo[x]!);
+          }
+        }
         continue;
       }
       const s = prod.rhs[d]!;
@@ -411,9 +438,7 @@ export function rootEnds(grammar: Grammar | string, text: string, start = 0): nu
         if (g.nullable[s.nt]) add(i, p, d + 1, o);
       } else if (i < n && matches(s.t, cps[i]!)) add(i + 1, p, d + 1, o);
     }
-    if (set.some(([p, d, o]) => o === 0 && g.prods[p]!.lhs === g.root && d === g.prods[p]!.rhs.length))
-      ends.push(offs[i]!);
-    if (set.length === 0) break;
+    if (rootEnd) ends.push(offs[i]!);
   }
   return ends;
 }

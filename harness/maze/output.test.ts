@@ -20,7 +20,7 @@ import {
 import { mazePolicy } from './policies.ts';
 import { writeRunFiles } from './testing.ts';
 import { runLocal, type MazeAgent } from './run-local.ts';
-import { MODES, loadMazeTasks, type MazeTask } from './task.ts';
+import { MODES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
 import { hashString } from '../core/rng.ts';
 import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 
@@ -34,11 +34,20 @@ function mixedAgent(task: MazeTask, mode: string): MazeAgent {
   return (m) => mazePolicy(oracle ? 'oracle' : 'naive', task, m);
 }
 
+/** Each task and mode runs once per file: the agent is the same under either judge mode, only the verdict differs. */
+const localRuns = new Map<string, ReturnType<typeof runLocal>>();
+function runOnce(task: MazeTask, mode: Mode): ReturnType<typeof runLocal> {
+  const key = `${task.id}|${mode}`;
+  let r = localRuns.get(key);
+  if (!r) localRuns.set(key, (r = runLocal(task, mode, mixedAgent(task, mode))));
+  return r;
+}
+
 function runAll(root: string, judgeMode: JudgeMode, subset: MazeTask[]): RunOutcome[] {
   const outcomes: RunOutcome[] = [];
   for (const task of subset) {
     for (const mode of MODES) {
-      const r = runLocal(task, mode, mixedAgent(task, mode));
+      const r = runOnce(task, mode);
       const v = judge(task, mode, r.trace, r.finalAnswer, { mode: judgeMode });
       writeRunFiles(
         root,

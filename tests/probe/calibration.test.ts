@@ -76,6 +76,14 @@ interface Scenario {
    */
   template: 'none' | 'dropping' | 'dated';
   cause: Fault | null;
+  /**
+   * The label of a scenario whose run this one's checks read. `sim:fault?cause=template_bug` is the oracle (the bug
+   * lives in a template), and with a template configured the simulator answers from that template under either
+   * policy (harness/probe/sim-responder.ts `serverTemplate`): both make the same requests and get the same answers,
+   * records equal but for the model's name and timings. The fault policy with a configured template is run end to
+   * end in tests/probe/cli.test.ts.
+   */
+  sameRunAs?: string;
 }
 
 const SCENARIOS: Scenario[] = [
@@ -91,6 +99,7 @@ const SCENARIOS: Scenario[] = [
     model: 'sim:fault?cause=template_bug',
     template: 'dropping',
     cause: 'template_bug',
+    sameRunAs: 'sim:oracle, template dropping prior calls',
   },
   { label: 'fault parser_gap', model: 'sim:fault?cause=parser_gap', template: 'none', cause: 'parser_gap' },
   { label: 'fault format_failure', model: 'sim:fault?cause=format_failure', template: 'none', cause: 'format_failure' },
@@ -167,9 +176,19 @@ async function runScenario(
   }
 }
 
+/** Each scenario's run, made once per transport by whichever test asks first (each test also runs alone). */
+const runs = new Map<string, ReturnType<typeof runScenario>>();
+function runOf(transport: Transport, s: Scenario): ReturnType<typeof runScenario> {
+  const run = s.sameRunAs ? SCENARIOS.find((x) => x.label === s.sameRunAs)! : s;
+  const key = `${transport}|${run.label}`;
+  let r = runs.get(key);
+  if (!r) runs.set(key, (r = runScenario(transport, run)));
+  return r;
+}
+
 describe.each(['completions', 'chat'] as const)('attribution calibration over HTTP (%s transport)', (transport) => {
   it.each(SCENARIOS)('$label', async (s) => {
-    const rows = await runScenario(transport, s);
+    const rows = await runOf(transport, s);
     expect(rows.filter((x) => x.r.error).map((x) => `${x.c.id}: ${x.r.error}`)).toEqual([]);
     for (const x of rows) {
       tally(`${transport} / strict tier`, x.planted, x.r.cause.strict.cause);
