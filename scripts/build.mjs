@@ -61,7 +61,11 @@ function emitDeclarations(pkg) {
     {},
     { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail([d]) },
   );
-  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+  const host = ts.createCompilerHost(config.options);
+  // As tsc parses: JSDoc only where it can raise a type error (tsc's own default since TypeScript 5.3; the API's is to
+  // parse all of it). Declarations keep their comments either way: the emitter copies them from the source text.
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseForTypeErrors;
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, host });
   const errors = [
     ...config.errors,
     ...program.getOptionsDiagnostics(),

@@ -21,20 +21,29 @@ export function packToolgauge(dest) {
   return { tarball: join(dest, info.filename), files: info.files.map((f) => f.path) };
 }
 
+/** The tarball's package unpacked into `dest` (created), as npm installs it into node_modules/toolgauge. */
+export function unpackToolgauge(tarball, dest) {
+  mkdirSync(dest);
+  execFileSync('tar', ['xzf', tarball, '-C', dest, '--strip-components=1']);
+  return dest;
+}
+
 /**
  * A project in `dir` (package.json of the given module type) with the tarball installed: node_modules/toolgauge
  * unpacked from it, node_modules/.bin/{toolgauge,vitest,tsc} as npm would link them, everything else linked here.
+ * With `unpacked` (the same tarball through unpackToolgauge), node_modules/toolgauge is a copy of that folder whose
+ * files are hard links: the same files as a fresh unpacking, for about a sixth of its CPU (no gunzip, no file written).
  */
-export function freshProject(dir, { type, tarball }) {
+export function freshProject(dir, { type, tarball, unpacked }) {
   const nm = join(dir, 'node_modules');
   mkdirSync(join(nm, '.bin'), { recursive: true });
-  mkdirSync(join(nm, 'toolgauge'));
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-evals', private: true, type }, null, 2));
   for (const name of readdirSync(join(ROOT, 'node_modules'))) {
     if (name.startsWith('.') || name === 'toolgauge') continue;
     symlinkSync(join(ROOT, 'node_modules', name), join(nm, name));
   }
-  execFileSync('tar', ['xzf', tarball, '-C', join(nm, 'toolgauge'), '--strip-components=1']);
+  if (unpacked) execFileSync('cp', ['-al', unpacked, join(nm, 'toolgauge')]);
+  else unpackToolgauge(tarball, join(nm, 'toolgauge'));
   symlinkSync('../toolgauge/bin/toolgauge.mjs', join(nm, '.bin', 'toolgauge'));
   symlinkSync('../vitest/vitest.mjs', join(nm, '.bin', 'vitest'));
   symlinkSync('../typescript/bin/tsc', join(nm, '.bin', 'tsc'));

@@ -64,7 +64,7 @@ let dir: string;
 beforeAll(async () => {
   sim = await startSimServer({ responders: { paths: { chat: (_s, body) => respond(body) } } });
   // toolgauge installed from the packed tarball, as a user's project has it.
-  dir = freshProject(tempDir('eval-paths'), { type: 'module', tarball: (await packed()).tarball }) as string;
+  dir = freshProject(tempDir('eval-paths'), { type: 'module', ...(await packed()) }) as string;
   writeFileSync(join(dir, 'paths.eval.ts'), EVAL);
   // Plain Vitest with toolgauge's eval configuration, as docs/eval.md has it.
   writeFileSync(

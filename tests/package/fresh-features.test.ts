@@ -62,8 +62,7 @@ const root = tempDir('package-features');
 let dir = '';
 
 beforeAll(async () => {
-  const { tarball } = await packed();
-  dir = freshProject(join(root, 'esm'), { type: 'module', tarball }) as string;
+  dir = freshProject(join(root, 'esm'), { type: 'module', ...(await packed()) }) as string;
   for (const f of FILES) writeFileSync(join(dir, f.file), f.text);
 }, 300_000);
 

@@ -46,8 +46,7 @@ const startLog = join(root, 'server-starts.log');
 let dir = '';
 
 beforeAll(async () => {
-  const { tarball } = await packed();
-  dir = freshProject(join(root, 'esm'), { type: 'module', tarball }) as string;
+  dir = freshProject(join(root, 'esm'), { type: 'module', ...(await packed()) }) as string;
   writeFileSync(join(dir, 'memory-fs.eval.ts'), EXAMPLE ?? '');
   // The eval's temporary folders go inside the project, so the export's check for the project's path covers the
   // paths the servers were given and answered with.

@@ -37,11 +37,11 @@ const COMMANDS = BLOCKS.find((b) => b.lang === 'sh' && b.text.includes('npx tool
 const TSC = 'npx tsc --noEmit';
 
 const root = tempDir('package');
-let tarball = '';
+let pack = { tarball: '', unpacked: '' };
 let files: string[] = [];
 
 function project(type: 'module' | 'commonjs'): string {
-  const dir = freshProject(join(root, type), { type, tarball }) as string;
+  const dir = freshProject(join(root, type), { type, ...pack }) as string;
   for (const f of FILES) writeFileSync(join(dir, f.file!), f.text);
   return dir;
 }
@@ -52,10 +52,10 @@ let esm = '';
 let cjs = '';
 let features = '';
 beforeAll(async () => {
-  ({ tarball, files } = await packed());
+  ({ files, ...pack } = await packed());
   esm = project('module');
   cjs = project('commonjs');
-  features = freshProject(join(root, 'features'), { type: 'module', tarball }) as string;
+  features = freshProject(join(root, 'features'), { type: 'module', ...pack }) as string;
   for (const f of FEATURE_FILES) writeFileSync(join(features, f.file), f.text);
 }, 300_000);
 

@@ -73,7 +73,7 @@ describe.skipIf(!CHROMIUM)(
     beforeAll(async () => {
       sim = await startSimServer({ responders: { arith: { chat: (_s, body) => sloppyArithmetic(body) } } });
       // toolgauge installed from the packed tarball, with the example eval of docs/eval.md and its Vitest configuration.
-      dir = freshProject(tempDir('vitest-ui'), { type: 'module', tarball: (await packed()).tarball }) as string;
+      dir = freshProject(tempDir('vitest-ui'), { type: 'module', ...(await packed()) }) as string;
       writeFileSync(join(dir, 'arith.eval.ts'), readFileSync(fromRoot('examples', 'arith', 'arith.eval.ts'), 'utf8'));
       writeFileSync(
         join(dir, 'vitest.config.ts'),
