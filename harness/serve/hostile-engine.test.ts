@@ -16,7 +16,11 @@ describe.skipIf(ENGINE_SKIP)(
   () => {
     let served: ServedTestModel;
     beforeAll(async () => {
-      served = await serveTestModel({ slots: 2, requestTimeoutMs: 1000 });
+      // The deadline must fall after the hostile request is stuck (a few tokens in; longer on a busy machine): one
+      // that falls before it is honoured, and nothing is killed.
+      served = await serveTestModel({ slots: 2, requestTimeoutMs: 2000 });
+      // Both children loaded first, so that no request's deadline is spent loading the model.
+      await Promise.all(served.hosts.map((h) => h.info()));
     });
     afterAll(() => served?.close());
 
@@ -39,7 +43,7 @@ describe.skipIf(ENGINE_SKIP)(
       // killed.
       expect(order).toEqual(['short', 'hostile']);
       expect(h.status).toBe(504);
-      expect(h.json.error.message).toMatch(/longer than 1000 ms/);
+      expect(h.json.error.message).toMatch(/longer than 2000 ms/);
       // The stuck engine's child was killed and a new one loads at once; the other slot's child was never touched.
       // (the timeout only keeps a hang from stalling the file: a loaded machine loads the model slowly)
       await expect.poll(() => hosts[0]!.starts, { timeout: 60_000 }).toBe(2);
