@@ -18,7 +18,7 @@ import {
   writeMetricsReports,
 } from './output.ts';
 import { mazePolicy } from './policies.ts';
-import { writeRunFiles } from './testing.ts';
+import { scriptedAgent, walkPath, writeRunFiles } from './testing.ts';
 import { runLocal, type MazeAgent } from './run-local.ts';
 import { MODES, loadMazeTasks, type MazeTask, type Mode } from './task.ts';
 import { hashString } from '../core/rng.ts';
@@ -171,6 +171,36 @@ describe('output files and recomputeFromFiles', () => {
     expect(rep).toMatchObject({ model: 'sim:oracle', complexity: 'c3', timestamp: '2025-06-16T12:00:00Z' });
     expect(rep.per_mode.P2).toMatchObject({ runs: 1, hits: 1, passes: 1, tsr: { value: 1 }, prr: { value: 1 } });
     expect(modelDirName('a/b c?x=1')).toBe('a_b_c_x_1');
+  });
+
+  it('re-judges each run in the judge mode its evaluation file records', () => {
+    // A P0 run along a valid path that answers 12 where the task's value is 8857.5: compat does not check the
+    // value, strict does, so the two modes give opposite verdicts on the same inference file.
+    const task = tasks.find((t) => t.template === 'c2_transfer_share')!;
+    const moves = walkPath(task, 'p0', { answer: 'The balance is <answer>12</answer>' });
+    const r = runLocal(task, 'P0', scriptedAgent(task, moves));
+    const verdicts = {
+      compat: judge(task, 'P0', r.trace, r.finalAnswer, { mode: 'compat' }),
+      strict: judge(task, 'P0', r.trace, r.finalAnswer, { mode: 'strict' }),
+    };
+    expect(verdicts.compat.pass).toBe(true);
+    expect(verdicts.strict).toMatchObject({ pass: false, failure_reason: 'wrong_answer' });
+    for (const [recorded, other] of [
+      ['compat', 'strict'],
+      ['strict', 'compat'],
+    ] as Array<[JudgeMode, JudgeMode]>) {
+      const base = tempDir('maze-out');
+      dirs.push(base);
+      const root = mazeRoot(base, 'm');
+      writeRunFiles(root, buildInference(task, 'P0', 'm', r), buildEvaluation(verdicts[recorded], 'm'));
+      const re = recomputeFromFiles(root, { tasks });
+      expect(re.discrepancies, recorded).toEqual([]);
+      expect(re.by_mode.P0?.tsr, recorded).toBe(recorded === 'compat' ? 1 : 0);
+      // Asked for the other mode, the re-judge disagrees with the file: the check above can see a mode mix-up.
+      expect(recomputeFromFiles(root, { tasks, judgeMode: other }).discrepancies, recorded).toEqual([
+        `${task.id} P0: re-judged pass=${recorded === 'strict'}, file says ${recorded === 'compat'}`,
+      ]);
+    }
   });
 
   it('a tampered evaluation file is reported as a discrepancy', () => {
