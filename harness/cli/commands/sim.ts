@@ -47,11 +47,14 @@ export async function run(argv: string[]): Promise<number> {
   // on first use) is loaded first, so that it still compiles with Node's code cache.
   void globalThis.performance;
   setLateV8Flags();
-  process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
-  await new Promise<void>((resolve) => {
+  // The stop signals are taken before the address is announced: whoever reads it may signal at once, and a signal
+  // with no handler yet would end the process without closing the server or printing its count.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
+  await stopped;
   await server.close();
   const { requests, unmatched } = server.stats;
   process.stdout.write(
