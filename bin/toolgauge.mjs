@@ -38,9 +38,10 @@ if (rescore) setFlagsFromString('--interrupt-budget=1000000');
 // `probe` and the simulator's probe responder render each case's prompt). @huggingface/jinja's value classes set
 // their fields in one shared base constructor, whose property stores see more object shapes than V8's default of 4
 // polymorphic ones and go megamorphic: about a third of those commands' rendering CPU (a render of Qwen3's template
-// with tools: about 340 µs of CPU at V8's default, 190 with a limit of 32, set at start or late alike). V8 reads the
-// limit whenever a property access site meets a new shape, so it is handed over (harness/core/late-v8-flags.ts) and
-// set once the command's modules are loaded, before its first render.
+// with tools: about 340 µs of CPU at V8's default, 190 with a limit of 32, set at start or late alike, 280 when set
+// after 200 renders). V8 reads the limit whenever a property access site meets a new shape, so it is handed over
+// (harness/core/late-v8-flags.ts) and set once the command's modules are loaded, before its renders. The probe
+// suite's test worker sets it itself (SuiteDefinition.v8Flags).
 const RENDERS_TEMPLATES = ['probe', 'template', 'sim'];
 const lateV8Flags = [
   ...(process.argv[2] === 'eval' ? ['--heap-growing-percent=50'] : []),
