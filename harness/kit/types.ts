@@ -178,6 +178,12 @@ export interface SuiteDefinition<I extends { id: string }, M extends InstanceMet
   sampling?(run: RunConfig, settings: S): SamplingNeeds;
   /** Other facts of the header's `generation` block (a preset's name, decoding axes, endpoints); never sampling values. */
   generationFacts?(run: RunConfig, settings: S): Record<string, unknown>;
+  /**
+   * V8 flags the suite's instances run faster with, set in the test worker before its cases load (a flag is the whole
+   * process's: it stays for the suites after this one in that worker). Any such flag costs Node's built-in code cache
+   * for the Node modules loaded after it (harness/core/late-v8-flags.ts).
+   */
+  v8Flags?: readonly string[];
   /** The simulator's behaviour for this suite's requests. */
   responder?(run: RunConfig, settings: S): Responder;
   /**

@@ -36,6 +36,7 @@ import { measureCaseDamage } from './run/quant-damage-run.ts';
 import { engineScorer } from './run/pa-tool-local.ts';
 import { chatSampler } from './run/sampler.ts';
 import { resolveTemplate, type PreparedTemplate } from './run/template.ts';
+import { RENDER_V8_FLAGS } from '../templates/index.ts';
 import { ProbeMetaSchema } from './run/meta-schema.ts';
 import type { ProbeMeta, ProbeRecord } from './run/types.ts';
 import { probeSimResponder } from './sim-responder.ts';
@@ -201,6 +202,8 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
   outDir: (run, s) => defaultOutDir(run.outDir, 'probe', s.transport),
   outputs: [PROBE_FILES.cases],
   recordFiles: [PROBE_FILES.cases],
+  // Each case's prompt is rendered from its template (completions transport), and each template checked on load.
+  v8Flags: RENDER_V8_FLAGS,
   load(run, s) {
     const loaded = loadCases(s.casesFile, {
       ...(s.toolsFile ? { toolsFile: s.toolsFile } : {}),

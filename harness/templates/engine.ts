@@ -179,6 +179,15 @@ const isOurs = (e: unknown): boolean =>
 // ---------------------------------------------------------------------------------------------------------
 
 /**
+ * V8 flags for a process that renders templates in bulk. @huggingface/jinja's value classes set their fields in one
+ * shared base constructor, whose property stores meet more object shapes than V8's default limit of 4 polymorphic
+ * ones and go megamorphic (a slow path): with a limit of 32 a render of Qwen3's template with tools took about 190 µs
+ * of CPU instead of 340. V8 reads the limit whenever a site meets a new shape, so setting it late works.
+ * bin/toolgauge.mjs sets the same flag for its commands that render (tests/e2e/template-v8-flags.test.ts).
+ */
+export const RENDER_V8_FLAGS: readonly string[] = ['--max-valid-polymorphic-map-count=32'];
+
+/**
  * The budget of one render: evaluation steps (each loop iteration counts, also with an empty body) and wall-clock
  * time. A template that loops over huge ranges is stopped and reported (finding `render_budget_exceeded`), never
  * left hanging. The real templates need under 1,000 steps for the probe conversation and about 50,000 for 32

@@ -34,4 +34,4 @@ export {
   type FamilyDetection,
   type TemplateFamily,
 } from './family.ts';
-export { RENDER_BUDGET } from './engine.ts';
+export { RENDER_BUDGET, RENDER_V8_FLAGS } from './engine.ts';

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { afterAll, describe, expect, test } from 'vitest';
 import { setLateV8Flags } from '../core/late-v8-flags.ts';
 import { redactCut } from '../core/redact.ts';
@@ -115,6 +116,13 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       const settings = opts.settings ?? settingsOf(kc, def);
       // A gate that names a metric this suite never reports fails here, before any instance runs.
       if (kc.run.gate) checkGate(kc.run.gate, def.metricNames(settings));
+      // The suite's own V8 flags before its cases load, which may render (probe checks each template there). Node's
+      // fetch, which the model client's first request loads, is loaded first, so that it still compiles with Node's
+      // code cache.
+      if (def.v8Flags?.length) {
+        void globalThis.Headers;
+        for (const f of def.v8Flags) setFlagsFromString(f);
+      }
       // Each part of an eval file is a module of its own (its data, tools and tool sources, closed when the part
       // ends): it loads and runs on its own, and what it kept is dropped with it. The output directory is prepared
       // once per run, so the parts write one journal, as one run does.

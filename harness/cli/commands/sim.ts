@@ -1,5 +1,6 @@
 import { BUILTIN_SUITES } from '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
+import { setLateV8Flags } from '../../core/late-v8-flags.ts';
 import { planRun } from '../../kit/plan.ts';
 import { parsePolicySpec } from '../../sim/policy-spec.ts';
 import { startSimServer, type Responder } from '../../sim/server.ts';
@@ -41,11 +42,19 @@ export async function run(argv: string[]): Promise<number> {
     responders,
     onUnmatched: (m, status) => process.stderr.write(`toolgauge sim: answered ${status}: ${m}\n`),
   });
-  process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
-  await new Promise<void>((resolve) => {
+  // The flags this command's process handed over (bin/toolgauge.mjs), now that the server listens (which loads Node's
+  // cluster and dns modules) and before anyone knows its address. The render budget's clock (`performance`, loaded
+  // on first use) is loaded first, so that it still compiles with Node's code cache.
+  void globalThis.performance;
+  setLateV8Flags();
+  // The stop signals are taken before the address is announced: whoever reads it may signal at once, and a signal
+  // with no handler yet would end the process without closing the server or printing its count.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stdout.write(`toolgauge simulator listening on ${server.url} (policy ${policy}); Ctrl-C to stop\n`);
+  await stopped;
   await server.close();
   const { requests, unmatched } = server.stats;
   process.stdout.write(

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../core/errors.ts';
+import { setLateV8Flags } from '../../core/late-v8-flags.ts';
 import { checkTemplate, type Finding, type TemplateCheck } from '../../templates/check.ts';
 import { shapeLabel } from '../../templates/shapes.ts';
 import type { ChatMessage } from '../../templates/types.ts';
@@ -44,6 +45,10 @@ export async function run(argv: string[], io: TemplateIo = { stdout: process.std
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new UsageError(`toolgauge template check: --template cannot read '${path}' (${why})`);
   }
+  // The flags this command's process handed over (bin/toolgauge.mjs), now that the template engine is loaded. The render budget's
+  // clock (`performance`, loaded on first use) is loaded first, so that it still compiles with Node's code cache.
+  void globalThis.performance;
+  setLateV8Flags();
   const result = checkTemplate(source, { name: path });
   io.stdout.write(values.json ? `${JSON.stringify(toJson(path, result), null, 2)}\n` : toText(path, result));
   return 0;
