@@ -34,14 +34,10 @@ if (rescore) setFlagsFromString('--interrupt-budget=1000000');
 // and still holds for that heap. Medians: 0.06 CPU-s less for an `eval` of 4 cases, 0.4 for 2,000, the process's
 // peak RSS unchanged at both. Not for the suites' commands: their process peaked about 16 MiB higher over a 182-row
 // ToolHop run with the reset.
-// The commands that render chat templates in bulk (`template check` renders one template in every message shape;
-// `probe` and the simulator's probe responder render each case's prompt). @huggingface/jinja's value classes set
-// their fields in one shared base constructor, whose property stores see more object shapes than V8's default of 4
-// polymorphic ones and go megamorphic: about a third of those commands' rendering CPU (a render of Qwen3's template
-// with tools: about 340 µs of CPU at V8's default, 190 with a limit of 32, set at start or late alike, 280 when set
-// after 200 renders). V8 reads the limit whenever a property access site meets a new shape, so it is handed over
-// (harness/core/late-v8-flags.ts) and set once the command's modules are loaded, before its renders. The probe
-// suite's test worker sets it itself (SuiteDefinition.v8Flags).
+// The commands that render chat templates in bulk (`template check`; `probe` and the simulator's probe responder)
+// get the template engine's flag, RENDER_V8_FLAGS in harness/templates/engine.ts (why, and its figures, there; this
+// file loads before any TypeScript, so the value is written out here and tests/e2e/template-v8-flags.test.ts holds
+// the two equal). Handed over and set once the command's modules are loaded, before its renders.
 const RENDERS_TEMPLATES = ['probe', 'template', 'sim'];
 const lateV8Flags = [
   ...(process.argv[2] === 'eval' ? ['--heap-growing-percent=50'] : []),
