@@ -161,9 +161,13 @@ class BytecodeLoader(importlib.machinery.SourceFileLoader):
                 raise ImportError("not a timestamp pyc")
             ext._validate_timestamp_pyc(data, mtime, st.st_size, fullname, details)
             return ext._compile_bytecode(memoryview(data)[16:], name=fullname, source_path=source)
-        except (ImportError, EOFError, ValueError):
+        # AttributeError: importlib's private helpers differ in another CPython; the cache is lost, not the import.
+        except (ImportError, EOFError, ValueError, AttributeError):
             code = self.source_to_code(self.get_data(source), source)
-            self.finder.compiled[name] = bytes(ext._code_to_timestamp_pyc(code, mtime, st.st_size))
+            try:
+                self.finder.compiled[name] = bytes(ext._code_to_timestamp_pyc(code, mtime, st.st_size))
+            except AttributeError:
+                pass
             return code
 
 
