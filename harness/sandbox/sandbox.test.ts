@@ -171,6 +171,50 @@ describe.each<SandboxBackend>(['pyodide', 'python'])('%s sandbox', (backend) => 
       );
     });
 
+    // The import allow-list of docs/toolhop.md ("Tools"): decimal is on it; of urllib only urllib.parse is.
+    const importing = (body: string) =>
+      sb.call(
+        {
+          rowId: 'imports',
+          index: 0,
+          name: 'f',
+          sources: [
+            `def f():\n${body
+              .split('\n')
+              .map((l) => `    ${l}`)
+              .join('\n')}\n`,
+          ],
+        },
+        '{}',
+      );
+
+    it('allows decimal and urllib.parse', async () => {
+      expect(
+        await importing('import decimal\nreturn str(decimal.Decimal("1.10") + decimal.Decimal("2.2"))'),
+      ).toMatchObject({ kind: 'ok', content: '"3.30"' });
+      expect(await importing('from urllib.parse import quote\nreturn quote("a b")')).toMatchObject({
+        kind: 'ok',
+        content: '"a%20b"',
+      });
+      expect(await importing('from urllib import parse\nreturn parse.quote("x/y z")')).toMatchObject({
+        kind: 'ok',
+        content: '"x/y%20z"',
+      });
+    });
+
+    it('refuses the rest of urllib and modules off the list', async () => {
+      for (const body of [
+        'import urllib.request\nreturn 1',
+        'from urllib import request\nreturn 1',
+        'import shutil\nreturn 1',
+        'import pickle\nreturn 1',
+      ]) {
+        const o = await importing(body);
+        expect(o, body).toMatchObject({ kind: 'exception', excType: 'ImportError' });
+        expect((o as { message: string }).message).toMatch(/is not allowed in ToolHop snippets/);
+      }
+    });
+
     it('keeps trivial exception classes only', async () => {
       expectException(
         await sb.call(tool('tools/exceptions.py', 'raise_trivial'), '{"message": "bad input"}'),

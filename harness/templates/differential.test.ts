@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { JSON_LINES_CHILD, JsonLinesChild } from '../core/json-lines-child.ts';
 import { fromRoot } from '../core/paths.ts';
 import { DEFAULT_NOW, renderChat } from './render.ts';
 import type { TemplateError } from './errors.ts';
@@ -24,8 +26,9 @@ import type { ChatMessage, OpenAITool } from './types.ts';
 // here, and one that renders in Python must not raise here. Where both raise, they must raise the same class of
 // error — a syntax error, the template's own raise_exception (with the same message), or a runtime error — so
 // "both fail" cannot hide one engine refusing the template and the other tripping over the conversation. No silent
-// divergence. Besides the fixed conversations, fast-check generates conversations (seeded, a bounded number; all
-// renders of a test go to one Python process): TOOLGAUGE_DIFF_RUNS sets how many (default 16).
+// divergence. Besides the fixed conversations, fast-check generates conversations (seeded, a bounded number):
+// TOOLGAUGE_DIFF_RUNS sets how many (default 16). All renders of a test go to Python as one request, to one process
+// for the whole file.
 //
 // Real templates: fixtures/templates (redistributable, see PROVENANCE.md), ../shared/data/templates, and any
 // folder named by TOOLGAUGE_EXTRA_TEMPLATES (templates whose licences keep them out of the repository).
@@ -185,7 +188,21 @@ function generatedConversations(seed: number): Conversation[] {
   }));
 }
 
-function pythonRender(cases: Case[]): PyResult[] {
+/**
+ * The file's one jinja2 process (started on first use): a template it compiled for one test serves the next, and
+ * compiling the real templates costs it more than rendering them.
+ */
+class Jinja2Oracle extends JsonLinesChild {
+  static start(): Jinja2Oracle {
+    return new Jinja2Oracle(execa(PYTHON, [ORACLE], JSON_LINES_CHILD), 'jinja2 oracle');
+  }
+}
+let oracle: Jinja2Oracle | undefined;
+afterAll(async () => {
+  await oracle?.close();
+});
+
+function pythonRender(cases: Case[]): Promise<PyResult[]> {
   const input = cases.map((c) => ({
     template: c.template,
     now: DEFAULT_NOW.toISOString(),
@@ -198,12 +215,11 @@ function pythonRender(cases: Case[]): PyResult[] {
       date_string: renderChat('{{ date_string }}', { messages: [] }),
     },
   }));
-  return JSON.parse(
-    execFileSync(PYTHON, [ORACLE], { input: JSON.stringify(input), maxBuffer: 64 * 2 ** 20 }).toString(),
-  );
+  oracle ??= Jinja2Oracle.start();
+  return oracle.ask<PyResult[]>(input);
 }
 
-function compare(templates: Array<{ name: string; source: string }>, convs: Conversation[] = conversations()) {
+async function compare(templates: Array<{ name: string; source: string }>, convs: Conversation[] = conversations()) {
   const cases: Case[] = templates.flatMap((t) =>
     convs.map((c) => ({
       name: `${t.name} · ${c.label}`,
@@ -213,7 +229,7 @@ function compare(templates: Array<{ name: string; source: string }>, convs: Conv
       addGenerationPrompt: c.addGenerationPrompt,
     })),
   );
-  const py = pythonRender(cases);
+  const py = await pythonRender(cases);
   const tally = { identical: 0, bothRaise: 0, engineUnsupported: 0 };
   const bothRaiseBy: Partial<Record<ErrorClass, number>> = {};
   const mismatches: string[] = [];
@@ -275,19 +291,19 @@ function templatesIn(dir: string | undefined): Array<{ name: string; source: str
 }
 
 describe.skipIf(!hasJinja2)(`templates render exactly as Python's jinja2 (${PYTHON} with jinja2)`, () => {
-  it('the reference templates of every family: identical text for every conversation and message shape', () => {
-    const r = compare(REFERENCE_FAMILIES.map((f) => ({ name: `reference/${f}`, source: referenceTemplate(f)! })));
+  it('the reference templates of every family: identical text for every conversation and message shape', async () => {
+    const r = await compare(REFERENCE_FAMILIES.map((f) => ({ name: `reference/${f}`, source: referenceTemplate(f)! })));
     expect(r.mismatches).toEqual([]);
     expect(r.tally.identical).toBe(r.total);
   });
 
-  it('the real templates in fixtures/templates (and ../shared/data, TOOLGAUGE_EXTRA_TEMPLATES when there): no silent divergence', () => {
+  it('the real templates in fixtures/templates (and ../shared/data, TOOLGAUGE_EXTRA_TEMPLATES when there): no silent divergence', async () => {
     const byName = new Map<string, { name: string; source: string }>();
     for (const t of [...templatesIn(STORED), ...templatesIn(SHARED), ...templatesIn(EXTRA)]) byName.set(t.name, t);
     const templates = [...byName.values()];
     // the issue's bar: at least 20 real templates (23 are stored in the repository)
     expect(templates.length).toBeGreaterThanOrEqual(20);
-    const r = compare(templates);
+    const r = await compare(templates);
     expect(r.mismatches).toEqual([]);
     // Most renders are exact; the rest are known engine limits, reported as such (e.g. functionary's tuple loops).
     expect(r.tally.identical).toBeGreaterThan(r.total / 2);
@@ -296,7 +312,7 @@ describe.skipIf(!hasJinja2)(`templates render exactly as Python's jinja2 (${PYTH
     );
   });
 
-  it(`generated conversations (fast-check, ${RUNS} of them) over the reference and the real templates: the same text, or the same class of error`, () => {
+  it(`generated conversations (fast-check, ${RUNS} of them) over the reference and the real templates: the same text, or the same class of error`, async () => {
     const byName = new Map<string, { name: string; source: string }>();
     for (const t of [
       ...REFERENCE_FAMILIES.map((f) => ({ name: `reference/${f}`, source: referenceTemplate(f)! })),
@@ -305,7 +321,7 @@ describe.skipIf(!hasJinja2)(`templates render exactly as Python's jinja2 (${PYTH
       ...templatesIn(EXTRA),
     ])
       byName.set(t.name, t);
-    const r = compare([...byName.values()], generatedConversations(20261201));
+    const r = await compare([...byName.values()], generatedConversations(20261201));
     expect(r.mismatches.slice(0, 5)).toEqual([]);
     // The generated conversations reach past the happy path: some renders raise in both engines, most render.
     expect(r.tally.identical).toBeGreaterThan(r.total / 3);

@@ -1,9 +1,10 @@
 """Reference renderer for the template differential tests: Python's jinja2 set up the way Hugging Face
 transformers renders chat templates (ImmutableSandboxedEnvironment, trim_blocks, lstrip_blocks, loopcontrols,
 the {% generation %} tag, tojson with ensure_ascii=False, raise_exception, strftime_now on an injected clock).
-Reads a JSON list of {"template", "now", "vars"} on stdin, prints a JSON list of {"ok", "text" | "error", "class"}:
-the class of an error is "unparseable" (a syntax error), "raised" (the template's own raise_exception) or
-"render_error" (any other exception while rendering), the classes of toolgauge's TemplateError kinds."""
+Reads lines on stdin, each a JSON list of {"template", "now", "vars"}, and answers each with a line holding a JSON
+list of {"ok", "text" | "error", "class"}; a template compiled for one line serves the later ones too. The class of
+an error is "unparseable" (a syntax error), "raised" (the template's own raise_exception) or "render_error" (any
+other exception while rendering), the classes of toolgauge's TemplateError kinds."""
 import json
 import sys
 from datetime import datetime, timezone
@@ -46,10 +47,9 @@ class GenerationTag(jinja2.ext.Extension):
         return caller()
 
 
-def main():
-    req = json.load(sys.stdin)
+def render_all(req, compiled):
+    """The answers to one line's list; `compiled` maps (template, now) to the compiled template or its compile error."""
     out = []
-    compiled = {}  # (template, now) -> compiled template or the compile error
     for item in req:
         now = datetime.fromisoformat(item["now"].replace("Z", "+00:00")).astimezone(timezone.utc)
         key = (item["template"], item["now"])
@@ -86,7 +86,15 @@ def main():
         except Exception as exc:
             compiled.setdefault(key, exc)
             out.append(failure(exc))
-    json.dump(out, sys.stdout)
+    return out
+
+
+def main():
+    compiled = {}
+    for line in sys.stdin:
+        if line.strip():
+            sys.stdout.write(json.dumps(render_all(json.loads(line), compiled)) + "\n")
+            sys.stdout.flush()
 
 
 main()
