@@ -1,7 +1,7 @@
 // Parsed YAML kept as JSON between processes, for files many processes read unchanged (the built-in Maze tool
 // library: a Maze command, its test worker and `toolgauge mcp serve maze` each read all of it). The `yaml` package
 // takes about 0.4 CPU-s for those 120 KB in every process, most of it its parser's code warming up; JSON.parse of the
-// same values takes a few milliseconds (docs/maze-tools.md, "Loading").
+// same values takes a few milliseconds (docs/maze-tools.md, "Loading:").
 //
 // An entry is named by the sha256 of the text, the parse options and the `yaml` package's version, so an edited
 // file or another parser is another entry. Only values JSON gives back exactly are kept (no Infinity, NaN or -0).
