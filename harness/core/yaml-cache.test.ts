@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { tempDir } from '../../tests/helpers/temp-dirs.ts';
 import { BUILTIN_TOOLS_DIR, libraryFiles } from '../maze/tools/library.ts';
-import { defaultYamlCacheDir, readYamlCached } from './yaml-cache.ts';
+import { readYamlCached } from './yaml-cache.ts';
 import { readYaml } from './yaml.ts';
 
 /** readYaml, counting its calls: a call is a cache miss. */
@@ -97,10 +97,5 @@ describe('readYamlCached: parsed YAML kept between processes', () => {
     }
     expect(readdirSync(open)).toEqual([]);
     expect(readdirSync(real)).toEqual([]);
-  });
-
-  it('lives under XDG_CACHE_HOME when it is set', () => {
-    expect(defaultYamlCacheDir('/x/cache')).toBe('/x/cache/toolgauge/yaml');
-    expect(defaultYamlCacheDir(undefined)).toMatch(/\/\.cache\/toolgauge\/yaml$/);
   });
 });

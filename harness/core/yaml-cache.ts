@@ -15,10 +15,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { sha256 } from './hash.ts';
 import { readYaml } from './yaml.ts';
 
-/** The default folder: `$XDG_CACHE_HOME/toolgauge/yaml` or `~/.cache/toolgauge/yaml`. */
-export function defaultYamlCacheDir(xdgCacheHome: string | undefined): string {
-  return join(xdgCacheHome || join(homedir(), '.cache'), 'toolgauge', 'yaml');
-}
+/**
+ * The folder of the entries: `~/.cache/toolgauge/yaml` (the home folder's; library code reads no environment, so
+ * not $XDG_CACHE_HOME).
+ */
+export const YAML_CACHE_DIR = join(homedir(), '.cache', 'toolgauge', 'yaml');
 
 let yamlVersion: string | undefined;
 const parserVersion = () =>

@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { readYaml } from '../../core/yaml.ts';
-import { defaultYamlCacheDir, readYamlCached } from '../../core/yaml-cache.ts';
+import { readYamlCached, YAML_CACHE_DIR } from '../../core/yaml-cache.ts';
 import { z } from 'zod';
 import { DataError, firstZodIssue } from '../../core/errors.ts';
 import { DETECTORS, type Detector } from '../detectors.ts';
@@ -260,7 +260,7 @@ function parseLibraryFile(path: string): z.infer<typeof LibraryFile> {
     raw = path.endsWith('.json')
       ? JSON.parse(text)
       : dirname(path) === BUILTIN_DIR
-        ? readYamlCached(text, { dir: defaultYamlCacheDir(process.env.XDG_CACHE_HOME) })
+        ? readYamlCached(text, { dir: YAML_CACHE_DIR })
         : readYaml(text);
   } catch (e) {
     return fail(
