@@ -7,7 +7,7 @@ import { toolhopSuite } from '../../harness/toolhop/suite.ts';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { validSummary } from '../../harness/report/summary.ts';
-import { cleanEnv, inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { cleanEnv, inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // Vitest used the way people type it, and the kit's guarantees around it. Each test stands alone.
 
@@ -79,7 +79,8 @@ describe('Vitest as people type it', () => {
     const exec = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
     const first = await runSuite(toolhopSuite, { ...exec, TOOLHOP_LIMIT: '3', TOOLGAUGE_OUT_DIR: out });
     expect(first.finalized.harnessErrors).toBe(0);
-    const again = await toolgauge(['toolhop', '--limit', '3', '--out-dir', out, '-t', 'toolhop › 2 '], exec);
+    // Through main() in this process (-t in a process of its own: resume.test.ts's plain Vitest run).
+    const again = await inProcess(['toolhop', '--limit', '3', '--out-dir', out, '-t', 'toolhop › 2 '], exec);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     const s = validSummary(readJson(join(out, 'summary.json')));
     expect(s.metrics.accuracy).toMatchObject({ n: 3 });
@@ -135,7 +136,8 @@ describe('failing fast, saying why', () => {
 
   it('probe --only one case passes and exits 0 (empty part files are not harness errors)', async () => {
     const out = tempDir('only');
-    const r = await toolgauge(['probe', '--only', 'c1_weather_dev_000', '--out-dir', out]);
+    // In this process: the run's part files are the subject (the command's process: tests/probe/cli.test.ts).
+    const r = await inProcess(['probe', '--only', 'c1_weather_dev_000', '--out-dir', out], {});
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(validSummary(readJson(join(out, 'summary.json'))).counts).toMatchObject({ instances: 1, errors: 0 });
   });

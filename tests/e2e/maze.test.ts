@@ -5,7 +5,7 @@ import { recomputeFromFiles } from '../../harness/maze/output.ts';
 import { loadMazeTasks } from '../../harness/maze/task.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';
-import { inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // Maze end to end: the agent loop over real HTTP against the simulator, the perturbation engine, the judge, the
 // output tree and the report. A few tasks per complexity keep it quick; the whole maze runs in bench/maze.ts.
@@ -23,19 +23,24 @@ type Summary = {
 describe('toolgauge maze on the simulator', () => {
   it('sim:oracle passes every run of every mode (C1 P2/P4 by aborting), and the files recompute to the same metrics', async () => {
     const out = tempDir('maze-oracle');
-    const r = await toolgauge([
-      'maze',
-      '--model',
-      'sim:oracle',
-      '--only',
-      ONLY,
-      '--out-dir',
-      out,
-      '--concurrency',
-      '8',
-      '--gate',
-      'tsr.P2>=1,tsr.P3>=1',
-    ]);
+    // Through main() in this process: the run, its files and its terminal summary are the subject (the command's own
+    // process runs in tests/e2e/maze-user-tools.test.ts).
+    const r = await inProcess(
+      [
+        'maze',
+        '--model',
+        'sim:oracle',
+        '--only',
+        ONLY,
+        '--out-dir',
+        out,
+        '--concurrency',
+        '8',
+        '--gate',
+        'tsr.P2>=1,tsr.P3>=1',
+      ],
+      {},
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const s = readJson<Summary>(join(out, 'summary.json'));
     expect(s.counts).toMatchObject({ runs: 50, passes: 50, errors: 0 });
@@ -60,7 +65,7 @@ describe('toolgauge maze on the simulator', () => {
 
   it('sim:naive fails every perturbed run it hits, with prompt-based tool calling too', async () => {
     const out = tempDir('maze-naive');
-    // In process (the kit's sessions and files, real HTTP to the simulator): the CLI is tested by the other cases.
+    // In process (the kit's sessions and files, real HTTP to the simulator): main() is tested by the other cases.
     const run = await runSuite(mazeSuite, {
       TOOLGAUGE_MODEL: 'sim:naive',
       TOOLGAUGE_MAZE_ONLY: ONLY,

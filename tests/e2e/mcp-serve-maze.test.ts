@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { cleanEnv, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
 
 // `toolgauge mcp serve maze` checked from outside with the MCP Inspector's CLI (@modelcontextprotocol/inspector-cli,
-// its `--cli` client: tools/list, tools/call), over Streamable HTTP and over stdio. The oracle is the task file
-// itself (cases/maze/c1.json): the tools on the task's paths, and the victim's fixed perturbations.
+// its `--cli` client: tools/list, tools/call), over Streamable HTTP and over stdio, and once with the MCP SDK's own
+// client. The oracle is the task file itself (cases/maze/c1.json): the tools on the task's paths, and the victim's
+// fixed perturbations.
 
 interface Victim {
   tool: string;
@@ -35,6 +38,16 @@ async function inspector(target: string[], args: string[]): Promise<Record<strin
   });
   expect(r.exitCode, String(r.stderr)).toBe(0);
   return JSON.parse(String(r.stdout)) as Record<string, unknown>;
+}
+/** One tools/call in a session of its own, through the MCP SDK's client. */
+async function sdkCall(url: string, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const client = new Client({ name: 'mcp-serve-maze-test', version: '0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  try {
+    return (await client.callTool({ name, arguments: args })) as Record<string, unknown>;
+  } finally {
+    await client.close();
+  }
 }
 const textOf = (r: Record<string, unknown>) => JSON.parse((r.content as Array<{ text: string }>)[0]!.text) as unknown;
 
@@ -81,8 +94,12 @@ describe('toolgauge mcp serve maze, through the MCP Inspector CLI', () => {
   });
 
   it('injects P3 at the server: the victim returns the task fixed corruption, afresh in every session', async () => {
-    for (let session = 0; session < 2; session++) {
-      const r = await inspector([url], ['--method', 'tools/call', '--tool-name', VICTIM.tool, ...ARGS]);
+    // The first session is the Inspector's; the second the MCP SDK's own client in this process (a process fewer).
+    const sessions = [
+      await inspector([url], ['--method', 'tools/call', '--tool-name', VICTIM.tool, ...ARGS]),
+      await sdkCall(url, VICTIM.tool, { amount: 100, rate: 0.5 }),
+    ];
+    for (const r of sessions) {
       expect(r.isError ?? false).toBe(false);
       expect(textOf(r)).toEqual(VICTIM.implicit.payload);
     }

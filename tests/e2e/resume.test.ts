@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { cleanEnv, countLines, inProcess, readJson, readLines, spawnToolgauge, tempDir } from '../helpers/cli.ts';
+import { cleanEnv, countLines, inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
@@ -197,36 +197,11 @@ describe('a resume checks what it continues', () => {
 });
 
 describe('one run per output directory', () => {
-  it('a second run into a directory in use is refused with one line naming the first (its pid); the first finishes alone', async () => {
-    const out = tempDir('two-runs');
-    // Four rows one at a time, 400 ms per model call: seconds of run left after its first row, for the second to arrive.
-    const first = spawnToolgauge(
-      ['toolhop', '--model', 'sim:oracle?latency_ms=400', '--limit', '4', '--out-dir', out, '--concurrency', '1'],
-      EXEC,
-    );
-    const deadline = Date.now() + 60_000;
-    while (countLines(join(out, 'results.jsonl')) < 1 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    // The first run is stopped (alive, holding its lock) while the second tries: on a loaded machine the second's
-    // start-up can otherwise outlast the first's remaining rows.
-    const second = await whileStopped(first.pid!, () =>
-      refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out]),
-    );
-    const done = await first;
-    expect(second.code, second.stdout + second.stderr).toBe(2);
-    expect(second.stderr).toMatch(new RegExp(`in use by run \\S+ \\(pid ${first.pid},`));
-    expect(oneLine(second.stderr), second.stderr).toBe(true);
-    expect(done.exitCode, String(done.stdout) + String(done.stderr)).toBe(0);
-    const rows = readLines<{ correct: boolean }>(join(out, 'results.jsonl'));
-    expect(rows).toHaveLength(4);
-    expect(rows.every((x) => x.correct)).toBe(true);
-    // The command gives the directory back at its end.
-    expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
-  });
-
-  // One plain Vitest run carries two claims: an inherited run id does not join another run's lock, and `-t` runs just
-  // the instance it names (tests/e2e/toolhop.test.ts's other selection checks run in process).
-  it('plain Vitest runs with one inherited TOOLGAUGE_RUN_ID are separate runs: the second into a directory in use is refused; -t runs just the instance it names', async () => {
+  // One plain Vitest run in use carries three claims: an inherited run id does not join another run's lock; the
+  // command's run into a directory in use is refused too, naming the first; and `-t` runs just the instance it names
+  // (tests/e2e/toolhop.test.ts's other selection checks run in process). The command's own run gives its directory
+  // back at its end: tests/e2e/eval-worker.test.ts (the CLI that outlived its worker).
+  it('a second run into a directory in use (plain Vitest with the inherited TOOLGAUGE_RUN_ID, or the command) is refused with one line naming the first (its pid); the first finishes alone; -t runs just the instance it names', async () => {
     const out = tempDir('inherited-run-id');
     // With the defaults (--limit 5 includes row 11, third in the sample): 4 hops, 5 model calls of a second each, all
     // after the run takes the directory, for the second run to arrive.
@@ -262,16 +237,26 @@ describe('one run per output directory', () => {
     const deadline = Date.now() + 60_000;
     while (!existsSync(join(out, '.toolgauge-lock')) && !ended && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
-    const second = await whileStopped(first.pid!, () => plain('sim:wrong'));
+    // The first run is stopped (alive, holding its lock) while the others try: on a loaded machine their start-up can
+    // otherwise outlast its remaining calls.
+    const { second, command } = await whileStopped(first.pid!, async () => ({
+      second: await plain('sim:wrong'),
+      command: await refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out]),
+    }));
     const done = await first;
     expect(second.exitCode, String(second.stdout)).toBe(2);
     expect(String(second.stdout)).toMatch(new RegExp(`in use by run (?!inherited)\\S+ \\(pid ${first.pid},`));
+    expect(command.code, command.stdout + command.stderr).toBe(2);
+    expect(command.stderr).toMatch(new RegExp(`in use by run \\S+ \\(pid ${first.pid},`));
+    expect(oneLine(command.stderr), command.stderr).toBe(true);
     expect(done.exitCode, String(done.stdout)).toBe(0);
     // Unsharded, all five rows are in part 1 (four filtered out); parts 2–4 each hold one skipped placeholder.
     expect(String(done.stdout)).toMatch(/Tests\s+1 passed \| 7 skipped \(8\)/);
     const rows = readLines<{ id: number; correct: boolean }>(join(out, 'results.jsonl'));
     expect(rows.map((x) => x.id)).toEqual([11]);
     expect(rows.every((x) => x.correct)).toBe(true);
+    // The first gives the directory back at its end.
+    expect(existsSync(join(out, '.toolgauge-lock'))).toBe(false);
   });
 
   it('a lock left by a process that is gone is taken over, and released at the end', async () => {
@@ -290,7 +275,7 @@ describe('one run per output directory', () => {
     );
     // The kit's in-process run takes the lock over as a run's session does (acquireDirLock, as the command's claim);
     // the command's own take-over is the --resume of a SIGKILLed CLI's directory (tests/e2e/eval-worker.test.ts), its
-    // release at its end is checked on the two-runs test's CLI run above.
+    // release at its end on the CLI whose forked worker was killed there, and a plain Vitest run's on the run above.
     const r = await runSuite(toolhopSuite, {
       ...EXEC,
       TOOLGAUGE_MODEL: 'sim:oracle',
