@@ -30,10 +30,12 @@ if (rescore) setFlagsFromString('--interrupt-budget=1000000');
 // V8 reads the flag whenever it sets the next limit, so it is handed to the CLI and set once Vitest is loaded
 // (harness/core/late-v8-flags.ts): V8 refuses Node's built-in code cache once any of its flags differs from the
 // values Node was built with, and every Node module loaded after that is compiled from source. For the same reason
-// `eval` sets the shebang's semi-space size back to V8's default: it is read once, when this thread's heap is set up,
-// and still holds for that heap. Medians: 0.06 CPU-s less for an `eval` of 4 cases, 0.4 for 2,000, the process's
-// peak RSS unchanged at both. Not for the suites' commands: their process peaked about 16 MiB higher over a 182-row
-// ToolHop run with the reset.
+// every command sets the shebang's semi-space size back to V8's default here: it is read once, when this thread's
+// heap is set up, and still holds for that heap. Medians: 0.06 CPU-s less for an `eval` of 4 cases, 0.4 for 2,000,
+// the process's peak RSS unchanged at both. A thread's heap reads it when the thread starts, and the suites' eval
+// thread needs it (without it their process peaked about 16 MiB higher over a 182-row ToolHop run): it is handed to
+// the CLI, which sets it again before it starts a thread (harness/core/thread-heap-v8-flags.ts). `eval` keeps V8's
+// default for its threads, as it always has.
 // The commands that render chat templates in bulk (`template check`; `probe` and the simulator's probe responder)
 // get the template engine's flag, RENDER_V8_FLAGS in harness/templates/engine.ts (why, and its figures, there; this
 // file loads before any TypeScript, so the value is written out here and tests/e2e/template-v8-flags.test.ts holds
@@ -43,10 +45,12 @@ const lateV8Flags = [
   ...(process.argv[2] === 'eval' ? ['--heap-growing-percent=50'] : []),
   ...(RENDERS_TEMPLATES.includes(process.argv[2]) ? ['--max-valid-polymorphic-map-count=32'] : []),
 ];
-if (process.argv[2] === 'eval' && process.execArgv.includes('--max-semi-space-size=2'))
-  setFlagsFromString('--max-semi-space-size=0');
+const SHEBANG_SEMI_SPACE = '--max-semi-space-size=2';
+const startedWithSemiSpace = process.execArgv.includes(SHEBANG_SEMI_SPACE);
+if (startedWithSemiSpace) setFlagsFromString('--max-semi-space-size=0');
+const threadHeapV8Flags = startedWithSemiSpace && process.argv[2] !== 'eval' ? [SHEBANG_SEMI_SPACE] : [];
 const fromSource = existsSync(fileURLToPath(new URL('../harness/cli/main.ts', import.meta.url)));
 const main = fromSource
   ? await (await import('./cli-bundle.mjs')).loadCli()
   : (await import('../dist/harness/cli/main.js')).main;
-process.exitCode = await main(process.argv.slice(2), undefined, { lateV8Flags });
+process.exitCode = await main(process.argv.slice(2), undefined, { lateV8Flags, threadHeapV8Flags });

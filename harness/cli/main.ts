@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../core/errors.ts';
 import { deferV8Flags } from '../core/late-v8-flags.ts';
+import { holdThreadHeapV8Flags } from '../core/thread-heap-v8-flags.ts';
 import { FileRefused } from '../core/nofollow.ts';
 import { MODULE_EXT } from '../core/paths.ts';
 import { redact } from '../core/redact.ts';
@@ -95,6 +96,8 @@ export function commandTable(folders: readonly SuiteFolder[] = suiteFolders()): 
 export interface CliHost {
   /** V8 flags of this process to set once the run's modules are loaded (harness/core/late-v8-flags.ts). */
   lateV8Flags?: readonly string[];
+  /** V8 flags the process was started with, reset since, to set before it starts a thread (thread-heap-v8-flags.ts). */
+  threadHeapV8Flags?: readonly string[];
 }
 
 /** Dispatch; a UsageError (bad flag or value) prints one line and exits 2. `folders`: the suite registry (default: this tree's). */
@@ -104,6 +107,7 @@ export async function main(
   host: CliHost = {},
 ): Promise<number> {
   deferV8Flags(host.lateV8Flags ?? []);
+  holdThreadHeapV8Flags(host.threadHeapV8Flags ?? []);
   const [name, ...rest] = argv;
   const USAGE = usageText(folders);
   if (!name || name === '--help' || name === '-h' || name === 'help') {

@@ -13,6 +13,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import type { PoolOptions, PoolRunnerInitializer, PoolWorker } from 'vitest/node';
+import { setThreadHeapV8Flags } from '../core/thread-heap-v8-flags.ts';
 import { expectedWorkerLaunch, preloadModule, sameLaunch } from './prefork.ts';
 
 /** A test worker thread started early, and what it was started with. */
@@ -52,6 +53,8 @@ function setEvalThreadFlags(): void {
 
 function startThread(entrypoint: string, execArgv: readonly string[], env: Record<string, string | undefined>) {
   setEvalThreadFlags();
+  // The young generation the process was started with, which the thread's heap reads as it is set up.
+  setThreadHeapV8Flags();
   return new Worker(entrypoint, {
     env: env as NodeJS.ProcessEnv,
     execArgv: [...execArgv],

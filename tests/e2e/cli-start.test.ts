@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { LATE_V8_FLAGS_KEY } from '../../harness/core/late-v8-flags.ts';
 import { EVAL_WORKER_EXEC_ARGV } from '../../harness/vitest/eval-project.ts';
 import { cleanEnv, tempDir } from '../helpers/cli.ts';
-import { codeCacheProbe, expectCached } from '../helpers/code-cache-probe.ts';
+import { fromRoot } from '../../harness/core/paths.ts';
+import { codeCacheProbe, expectCached, shebangNodeFlags } from '../helpers/code-cache-probe.ts';
 
 // The processes a toolgauge run starts and Node's built-in code cache (tests/helpers/code-cache-probe.ts). The
 // `toolgauge eval` process itself is probed in tests/e2e/describe-eval-modes.test.ts, on that file's run.
@@ -28,5 +29,21 @@ console.log(JSON.stringify(globalThis[Symbol.for(${JSON.stringify(LATE_V8_FLAGS_
     // Two semi-spaces of 8 MiB, the eval worker's size (V8's default would have grown them to 16 MiB each).
     expect(usage.youngMiB).toBeGreaterThan(4);
     expect(usage.youngMiB).toBeLessThanOrEqual(16);
+  });
+
+  it("the command's own process, started as its shebang line starts it, loads the CLI's Node modules with Node's code cache", async () => {
+    const probe = codeCacheProbe(tempDir('cli-process-start'));
+    const r = await execa(
+      'node',
+      [...probe.nodeArgs, ...shebangNodeFlags(), fromRoot('bin', 'toolgauge.mjs'), '--help'],
+      {
+        env: cleanEnv(probe.env),
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    // Loaded by the CLI's modules, after bin/toolgauge.mjs has put the shebang's semi-space size back to V8's default.
+    expectCached(probe.read(), ['child_process', 'crypto']);
   });
 });
