@@ -5,11 +5,10 @@
 // failure in the middle of a run. docs/maze-tools.md documents the format.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { readYaml } from '../../core/yaml.ts';
-import { readYamlCached, YAML_CACHE_DIR } from '../../core/yaml-cache.ts';
 import { z } from 'zod';
 import { DataError, firstZodIssue } from '../../core/errors.ts';
 import { DETECTORS, type Detector } from '../detectors.ts';
@@ -32,9 +31,6 @@ import { toolError, type MazeTool, type ToolArgs, type ToolContext, type ToolRes
 
 /** The built-in library's files, loaded in name order (the order fixes the library's tool order). */
 export const BUILTIN_TOOLS_DIR = fileURLToPath(new URL('../../../cases/maze/tools/', import.meta.url));
-// The built-in files' parsed YAML is kept between processes (harness/core/yaml-cache.ts): every Maze process reads
-// them all, unchanged. A user's files are read as they are.
-const BUILTIN_DIR = resolve(BUILTIN_TOOLS_DIR);
 
 const Name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a name (letters, digits, _)');
 const ExprSrc = z.string().min(1);
@@ -257,11 +253,7 @@ function parseLibraryFile(path: string): z.infer<typeof LibraryFile> {
   let raw: unknown;
   const text = readFileSync(path, 'utf8');
   try {
-    raw = path.endsWith('.json')
-      ? JSON.parse(text)
-      : dirname(path) === BUILTIN_DIR
-        ? readYamlCached(text, { dir: YAML_CACHE_DIR })
-        : readYaml(text);
+    raw = path.endsWith('.json') ? JSON.parse(text) : readYaml(text);
   } catch (e) {
     return fail(
       path,
