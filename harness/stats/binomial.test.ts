@@ -220,6 +220,43 @@ describe('binomialDraw (parameters change per draw)', () => {
     }
     expect(flip.i).toBe(50_000);
   });
+  it('one VaryingBinomial over many n draws what a fresh inversion from the mode draws (its cache changes no draw)', () => {
+    // The oracle: the inversion from the mode outwards, computed afresh for each draw (mode, mode − 1, mode + 1, …),
+    // its pmf values by the same recurrence: a cache may save work, never move an outcome.
+    const invert = (n: number, p: number, u0: number): number => {
+      const r = p / (1 - p);
+      const mode = Math.min(n, Math.floor((n + 1) * p));
+      const pm = Math.exp(binomialLogPmf(mode, n, p));
+      let u = u0 - pm;
+      if (u < 0) return mode;
+      let [lo, hi, plo, phi] = [mode, mode, pm, pm];
+      for (;;) {
+        if (lo > 0) {
+          plo *= lo / ((n - lo + 1) * r);
+          if ((u -= plo) < 0) return --lo;
+          lo--;
+        }
+        if (hi < n) {
+          phi *= ((n - hi) * r) / (hi + 1);
+          if ((u -= phi) < 0) return ++hi;
+          hi++;
+        }
+        if (lo === 0 && hi === n) return mode;
+      }
+    };
+    const pick = new Rng(5);
+    const moved: string[] = [];
+    for (const p of [0.03, 0.3, 0.5, 0.91]) {
+      const vb = new VaryingBinomial(p);
+      const [a, b] = [new Rng(17), new Rng(17)];
+      for (let i = 0; i < 1500; i++) {
+        const n = 1 + pick.int(i % 2 ? 40 : 400);
+        const [got, want] = [vb.draw(n, a), invert(n, p, b.next())];
+        if (got !== want) moved.push(`n=${n}, p=${p}, draw ${i}: ${got}, not ${want}`);
+      }
+    }
+    expect(moved.slice(0, 5)).toEqual([]);
+  });
   it('handles the edges p = 0, p = 1, n = 0', () => {
     const rng = new Rng(2);
     expect(binomialDraw(10, 0, rng)).toBe(0);

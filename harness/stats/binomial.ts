@@ -99,7 +99,8 @@ export class BinomialSampler {
  */
 export class VaryingBinomial {
   private readonly r: number;
-  private readonly modePmf = new Map<number, number>();
+  /** pmf(mode) by n, NaN until computed (a typed array: a Map lookup per draw was a tenth of the multinomial chain). */
+  private modePmf = new Float64Array(0);
   constructor(readonly p: number) {
     if (!(p >= 0 && p <= 1)) throw new RangeError(`VaryingBinomial: p must be in [0, 1], got ${p}`);
     this.r = p / (1 - p);
@@ -108,39 +109,56 @@ export class VaryingBinomial {
     const p = this.p;
     if (n === 0 || p <= 0) return 0;
     if (p >= 1) return n;
-    const r = this.r;
     const mode = Math.min(n, Math.floor((n + 1) * p));
-    let pm = this.modePmf.get(n);
-    if (pm === undefined) {
+    let pm = n < this.modePmf.length ? (this.modePmf[n] as number) : NaN;
+    if (Number.isNaN(pm)) {
       pm = Math.exp(binomialLogPmf(mode, n, p));
-      this.modePmf.set(n, pm);
-    }
-    let u = rng.next() - pm;
-    if (u < 0) return mode;
-    let lo = mode;
-    let hi = mode;
-    let plo = pm;
-    let phi = pm;
-    for (;;) {
-      if (lo > 0) {
-        plo *= lo / ((n - lo + 1) * r); // pmf(k − 1) = pmf(k) · k/(n − k + 1) · (1 − p)/p
-        lo--;
-        u -= plo;
-        if (u < 0) return lo;
+      if (n >= this.modePmf.length) {
+        const grown = new Float64Array(Math.max(n + 1, 2 * this.modePmf.length)).fill(NaN);
+        grown.set(this.modePmf);
+        this.modePmf = grown;
       }
-      if (hi < n) {
-        phi *= ((n - hi) * r) / (hi + 1); // pmf(k + 1) = pmf(k) · (n − k)/(k + 1) · p/(1 − p)
-        hi++;
-        u -= phi;
-        if (u < 0) return hi;
-      }
-      // Only rounding can leave mass unassigned (≈1e-15): give it to the mode.
-      if (lo === 0 && hi === n) return mode;
+      this.modePmf[n] = pm;
     }
+    return fromMode(n, mode, pm, this.r, rng.next());
+  }
+}
+
+/**
+ * The inversion of `uniform` from the mode outwards (mode, mode − 1, mode + 1, …), pmf(mode) = `pm`, r = p/(1 − p):
+ * later pmf values by recurrence.
+ */
+function fromMode(n: number, mode: number, pm: number, r: number, uniform: number): number {
+  let u = uniform - pm;
+  if (u < 0) return mode;
+  let lo = mode;
+  let hi = mode;
+  let plo = pm;
+  let phi = pm;
+  for (;;) {
+    if (lo > 0) {
+      plo *= lo / ((n - lo + 1) * r); // pmf(k − 1) = pmf(k) · k/(n − k + 1) · (1 − p)/p
+      lo--;
+      u -= plo;
+      if (u < 0) return lo;
+    }
+    if (hi < n) {
+      phi *= ((n - hi) * r) / (hi + 1); // pmf(k + 1) = pmf(k) · (n − k)/(k + 1) · p/(1 − p)
+      hi++;
+      u -= phi;
+      if (u < 0) return hi;
+    }
+    // Only rounding can leave mass unassigned (≈1e-15): give it to the mode.
+    if (lo === 0 && hi === n) return mode;
   }
 }
 
 /** One draw from Binomial(n, p) (see `VaryingBinomial`). */
 export function binomialDraw(n: number, p: number, rng: Rng): number {
-  return new VaryingBinomial(p).draw(n, rng);
+  if (!(p >= 0 && p <= 1)) throw new RangeError(`binomialDraw: p must be in [0, 1], got ${p}`);
+  if (n === 0 || p <= 0) return 0;
+  if (p >= 1) return n;
+  // one draw: no per-n cache to fill (VaryingBinomial's grows to n entries)
+  const mode = Math.min(n, Math.floor((n + 1) * p));
+  return fromMode(n, mode, Math.exp(binomialLogPmf(mode, n, p)), p / (1 - p), rng.next());
 }

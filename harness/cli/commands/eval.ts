@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { REPORTER_PATH } from '../../../reporters/path.ts';
 import { evalConfig } from '../../api/vitest-config.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -10,6 +10,7 @@ import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
 import { cliInterruptLine } from '../../kit/interrupt.ts';
 import { planRun, type RunPlan } from '../../kit/plan.ts';
 import { openRun } from '../../launch/open-run.ts';
+import { evalGlob } from '../../vitest/eval-glob.ts';
 import { PART_FILES, writePartFiles } from '../../vitest/eval-parts.ts';
 import { type InlineRun, runEvalSuites } from '../../vitest/run.ts';
 import { type EndedEval, endedEvals, type EvalRun, modelListOf, runEachModel } from '../eval-models.ts';
@@ -120,8 +121,9 @@ async function runEval(
   ];
   const mergeReports = values['merge-reports'] as string | undefined;
   const config = (inline: InlineRun) => {
+    const glob = evalGlob(root, files);
     const config = evalConfig({
-      include: files.map((f) => relative(root, f)),
+      include: glob.include,
       concurrency: plan.vitest.maxConcurrency,
       testTimeout: plan.vitest.testTimeout,
     });
@@ -131,7 +133,13 @@ async function runEval(
     const partFiles = parts > 1 ? { exclude: [], server: { deps: { inline: [PART_FILES] } } } : {};
     return {
       ...config,
-      test: { ...config.test, ...partFiles, reporters: ['default', reporter] as never[], ...provide },
+      test: {
+        ...config.test,
+        ...(glob.dir ? { dir: glob.dir } : {}),
+        ...partFiles,
+        reporters: ['default', reporter] as never[],
+        ...provide,
+      },
     };
   };
   const open = (p: RunPlan) =>

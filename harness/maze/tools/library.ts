@@ -26,6 +26,7 @@ import {
   type Template,
 } from './expr.ts';
 import { contextFunctions, FUNCTION_NAMES, PURE_FUNCTIONS, WORLD_TABLES } from './functions.ts';
+import { parsedBuiltin } from './parsed-builtin.ts';
 import { acceptsStrict } from './strict-schema.ts';
 import { toolError, type MazeTool, type ToolArgs, type ToolContext, type ToolResult } from './types.ts';
 
@@ -253,7 +254,7 @@ function parseLibraryFile(path: string): z.infer<typeof LibraryFile> {
   let raw: unknown;
   const text = readFileSync(path, 'utf8');
   try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : readYaml(text);
+    raw = path.endsWith('.json') ? JSON.parse(text) : (parsedBuiltin(path, text) ?? { data: readYaml(text) }).data;
   } catch (e) {
     return fail(
       path,
