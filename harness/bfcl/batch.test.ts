@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pyJsonLoads } from '../core/pyliteral/pyjson.ts';
 import { loadCategory, type BfclCase } from './data.ts';
-import { PythonBfclExecutor } from './executor.ts';
+import { ExecutorError, PythonBfclExecutor } from './executor.ts';
 import { simulatedResult } from './responder.ts';
 import { checkCases, checkMultiTurn } from './score.ts';
 import { FIXTURE_DATA } from './testkit.ts';
@@ -110,5 +110,34 @@ describe('a batch of multi-turn cases', () => {
       undefined,
       0,
     ]);
+  });
+});
+
+describe('starting instances', () => {
+  const spec = (initialConfigJson: string, label: string) => ({
+    classes: ['TicketAPI'],
+    initialConfigJson,
+    longContext: false,
+    label,
+    functions: ['create_ticket'],
+  });
+
+  it("a start whose initial_config is not JSON fails alone; the batch's other instances start with their configs", async () => {
+    const [good, bad, float] = await exec.startMany([
+      spec('{"TicketAPI": {"tickets": [], "next_id": 7}}', 'm_a'),
+      spec('{"TicketAPI": ', 'm_b'),
+      spec('{"TicketAPI": {"tickets": [], "next_id": 7.0}}', 'm_c'),
+    ]);
+    expect(bad).toBeInstanceOf(ExecutorError);
+    expect(String(bad)).toMatch(/JSONDecodeError/);
+    // Each instance has its own config, its numbers as Python reads them (7 and 7.0 stay apart).
+    expect(await exec.call(good as string, ["create_ticket(title='t')"])).toEqual([
+      '{"id": 7, "title": "t", "priority": 1, "status": "open"}',
+    ]);
+    expect(await exec.call(float as string, ["create_ticket(title='t')"])).toEqual([
+      '{"id": 7.0, "title": "t", "priority": 1, "status": "open"}',
+    ]);
+    await expect(exec.start(spec('[', 'm_d'))).rejects.toThrow(/JSONDecodeError/);
+    for (const h of [good, float]) await exec.close(h as string);
   });
 });

@@ -184,7 +184,10 @@ export class PythonBfclExecutor implements BfclExecutor {
     const args = ['-s', '-B', EXEC_SCRIPT, JSON.stringify(config)];
     const cmd = this.opts.confine === false ? { file: python, args } : confined(python, args, { privateProc: true });
     // node:child_process (spawn-worker.ts), not execa: loading execa cost each rescore about 0.1 s of CPU.
-    const worker = spawnWorker(cmd.file, cmd.args, { ...PYTHON_WORKER_ENV });
+    // LD_BIND_NOW: the worker resolves every C symbol once, at its start. Lazily bound, each instance's process
+    // resolved the libc functions the parent had not called yet (close_range, getppid, prlimit, …) itself, and
+    // wrote the result into the parent's copy-on-write pages: about 40 page faults per case.
+    const worker = spawnWorker(cmd.file, cmd.args, { ...PYTHON_WORKER_ENV, LD_BIND_NOW: '1' });
     const { child } = worker;
     this.worker = worker;
     child.stdin.on('error', () => {}); // EPIPE after the worker died: its exit is reported below

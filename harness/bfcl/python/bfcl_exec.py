@@ -40,9 +40,13 @@ Requests:
   ("run_ground_truth"). Both answer a line per result as it is ready, so what ran before a crash still counts.
 Values V are tagged JSON (see `value_of`), so that ints, floats, tuples, sets and bytes stay what they were.
 
+Between this parent and its instance processes, requests go as marshal data (`frame`) and answers come back as
+JSON lines: what a process writes is parsed as JSON, never unmarshalled.
+
 Cost (a fork per instance is most of it, docs/bfcl.md): the parent forks with libc's fork rather than os.fork
 (`raw_fork`), gives back the memory compiling the class files left in malloc's heap before it forks, and forks a
-batch's processes before it starts any (`start_many`), so that its own writes copy each shared page once per batch.
+batch's processes before it starts any (`start_many`), so that its own writes copy each shared page once per batch;
+each of those processes inherits its start request instead of reading it.
 """
 
 import base64
@@ -51,6 +55,7 @@ import importlib
 import importlib.machinery
 import io
 import json
+import marshal
 import os
 import pickle
 import re
@@ -303,7 +308,10 @@ def serve_instance(req):
     """The first request of an instance's process starts it; the rest are its calls."""
     if req["op"] != "start":
         return None, {"error": f"an instance process starts with 'start', not {req['op']!r}"}
-    inst = Instance(req["classes"], json.loads(req["initial_config"]), req["long_context"], req["label"], req.get("functions", []))
+    config = req["initial_config"]
+    if type(config) is str:
+        config = json.loads(config)
+    inst = Instance(req["classes"], config, req["long_context"], req["label"], req.get("functions", []))
     return inst, {"methods": inst.method_to_var}
 
 
@@ -422,22 +430,33 @@ def compare_states(model, ground_truth):
 # Child processes
 
 
-def read_line(fd, limit):
-    """One line from a pipe (without its newline); None at end of file or over the limit."""
+def read_exact(fd, size):
+    """`size` bytes from a pipe; None at end of file before them."""
     chunks = []
-    size = 0
-    while True:
-        chunk = os.read(fd, 1 << 16)
+    while size:
+        chunk = os.read(fd, min(size, 1 << 16))
         if not chunk:
             return None
-        nl = chunk.find(b"\n")
-        if nl != -1:
-            chunks.append(chunk[:nl])
-            return b"".join(chunks)
         chunks.append(chunk)
-        size += len(chunk)
-        if size > limit:
-            return None
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd, limit):
+    """One request from the parent (a 4-byte length, then marshal data); None at end of file or over the limit."""
+    head = read_exact(fd, 4)
+    if head is None:
+        return None
+    size = int.from_bytes(head, "big")
+    return None if size > limit else read_exact(fd, size)
+
+
+def frame(req):
+    """A request to a child. The parent's requests go as marshal data, which a fresh child reads in one C call:
+    decoding JSON there ran json's Python decoder in every instance's process, copying the parent's pages it
+    touched. The children's answers to the parent stay JSON (the parent never unmarshals what a child wrote)."""
+    data = marshal.dumps(req)
+    return len(data).to_bytes(4, "big") + data
 
 
 class Answers:
@@ -494,7 +513,8 @@ class Children:
         self.spares = []
         self.ended = []
 
-    def fork(self):
+    def fork(self, first=None):
+        """A child; with `first`, its first request, which it inherits instead of reading it from its pipe."""
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         pid = self.fork_process()
@@ -502,7 +522,7 @@ class Children:
             code = 0
             try:
                 self.setup(req_r, resp_w)
-                child_loop(req_r, resp_w)
+                child_loop(req_r, resp_w, first)
             except BaseException:
                 code = 1
             finally:
@@ -530,7 +550,7 @@ class Children:
 
     def send(self, child, req):
         try:
-            write_all(child[1], encode(req))
+            write_all(child[1], frame(req))
         except OSError:
             pass  # the child is gone: reading its answer says so
 
@@ -564,8 +584,14 @@ class Children:
         handle = req["handle"]
         if handle in self.live:
             self.end(self.live.pop(handle))
+        req = with_config(req)
         child = self.take()
-        answer = self.ask(child, req)
+        return self.started(handle, child, self.ask(child, req))
+
+    def started(self, handle, child, answer):
+        """Keeps a child that answered its start as instance `handle`; otherwise ends it and answers the error."""
+        if handle in self.live:
+            self.end(self.live.pop(handle))
         if answer is None:
             return self.gone(child, f"instance {handle}")
         if "error" in answer:
@@ -591,15 +617,24 @@ class Children:
         return self.relay(req["ground_truth"], {"op": "compare_with", "model": answer["pickle"]})
 
     def start_many(self, req):
-        # Every process first, then every start: after a fork each page the parent writes is copied once (the
-        # child shares it), so writing its requests and reading the answers between forks copied the same pages
-        # again for every instance.
-        while len(self.spares) < len(req["starts"]):
-            self.spares.append(self.fork())
-        answers = []
+        # Every process first, then every answer: after a fork each page the parent writes is copied once (the
+        # child shares it), so reading the answers between forks copied the same pages again for every instance.
+        # Each process is forked with its start request, already decoded here: it starts at once, without a
+        # request to read and decode (the spares, forked before the request came, are left for single starts).
+        starts = []
         for start in req["starts"]:
             try:
-                answers.append(self.start(start))
+                starts.append(with_config(start))
+            except Exception as e:  # noqa: BLE001 - one case's failure is that case's answer
+                starts.append({"error": f"{type(e).__name__}: {e}"})
+        forked = [(start, None if "error" in start else self.fork(start)) for start in starts]
+        answers = []
+        for start, child in forked:
+            if child is None:
+                answers.append(start)
+                continue
+            try:
+                answers.append(self.started(start["handle"], child, child[2].next()))
             except Exception as e:  # noqa: BLE001 - one case's failure is that case's answer
                 answers.append({"error": f"{type(e).__name__}: {e}"})
         return {"answers": answers}
@@ -710,6 +745,12 @@ class Children:
         self.ended = []
 
 
+def with_config(start):
+    """A start request with its initial_config parsed here, in the parent: an instance's process then runs no JSON
+    decoder (whose first run in a fresh process copied about 50 of the parent's pages)."""
+    return {**start, "initial_config": json.loads(start["initial_config"])}
+
+
 class Failed:
     """A model turn whose state could not be saved: the case fails after that turn's ground truth ran."""
 
@@ -721,15 +762,18 @@ class CaseFailed(Exception):
     """An instance of a batched case answered with an error (or ended): that case's answer."""
 
 
-def child_loop(req_r, resp_w):
-    """A child's life: its first request makes it an instance, then it serves that instance's requests."""
+def child_loop(req_r, resp_w, first=None):
+    """A child's life: its first request (`first`, or read from its pipe) makes it an instance, then it serves that
+    instance's requests."""
     inst = None
     while True:
-        line = read_line(req_r, MAX_ANSWER)
-        if line is None:
-            return
+        data = None
+        if first is None:
+            data = read_frame(req_r, MAX_ANSWER)
+            if data is None:
+                return
         try:
-            req = decode(line)
+            req, first = (marshal.loads(data) if first is None else first), None
             if inst is not None:
                 stream = STREAMED.get(req["op"])
                 if stream is not None:
