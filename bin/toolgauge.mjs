@@ -17,15 +17,13 @@ import { fileURLToPath } from 'node:url';
 // `bfcl rescore` is the same kind of process (the checker, parsers and scorers over a few thousand results): there
 // the flag cut the process's CPU by about a seventh on 1,566 results (1.05 s instead of 1.22), outputs unchanged.
 const rescore = process.argv[2] === 'bfcl' && process.argv[3] === 'rescore';
-if (process.argv[2] === 'parse') setFlagsFromString('--no-turbo-inlining');
+if (process.argv[2] === 'parse' || rescore) setFlagsFromString('--no-turbo-inlining');
 // A rescore's process is short (about a second of CPU): V8's optimizing compiler, on its own threads, took about a
 // quarter of it (perf), compiling functions that ran only a few thousand times more after that. A larger profiler
 // budget (about 15× V8's default) optimizes only what stays hot: about a fifth less CPU on 1,566 single-turn results,
 // about 8% on 100 multi-turn ones (their two Python processes per case unchanged), outputs unchanged
 // (docs/benchmarks.md, "BFCL: `toolgauge bfcl rescore` beside BFCL's own evaluator").
-// Both of rescore's flags are handed over and set once the command's modules are loaded (as `eval`'s below are, and
-// for the same reason: set here, every Node module the command loads after them compiled from source, about 0.1 CPU-s
-// of its start-up); its functions compile and optimize after that, so they still run under both.
+if (rescore) setFlagsFromString('--interrupt-budget=1000000');
 // `eval` is Vitest's main process, which holds every test's state until the run ends and then finalizes the run:
 // with V8's default the old generation grew up to fourfold between full collections, and at 10^5 cases the process
 // peaked at about 750 MiB where growing by half of what survives kept it near 520 (docs/benchmarks.md, "Scale").
@@ -43,10 +41,9 @@ if (process.argv[2] === 'parse') setFlagsFromString('--no-turbo-inlining');
 const RENDERS_TEMPLATES = ['probe', 'template', 'sim'];
 const lateV8Flags = [
   ...(process.argv[2] === 'eval' ? ['--heap-growing-percent=50'] : []),
-  ...(rescore ? ['--no-turbo-inlining', '--interrupt-budget=1000000'] : []),
   ...(RENDERS_TEMPLATES.includes(process.argv[2]) ? ['--max-valid-polymorphic-map-count=32'] : []),
 ];
-if ((process.argv[2] === 'eval' || rescore) && process.execArgv.includes('--max-semi-space-size=2'))
+if (process.argv[2] === 'eval' && process.execArgv.includes('--max-semi-space-size=2'))
   setFlagsFromString('--max-semi-space-size=0');
 const fromSource = existsSync(fileURLToPath(new URL('../harness/cli/main.ts', import.meta.url)));
 const main = fromSource

@@ -30,7 +30,6 @@ import { rescoreHeader } from '../core/repro.ts';
 import { escapeTerminal } from '../core/terminal.ts';
 import { MODEL_FLAGS } from '../kit/flags/model-flags.ts';
 import { applyConfig } from '../kit/flags/config-file.ts';
-import { setLateV8Flags } from '../core/late-v8-flags.ts';
 
 export const USAGE = `toolgauge bfcl [--category NAME|GROUP,…] [--mode fc|prompt] [--data DIR] [--bfcl-source DIR] [--limit N]
                [--only ID,…] [--revision REV] [--python PATH] [--model NAME] [--base-url URL] [--concurrency N]
@@ -155,9 +154,6 @@ function detectFormat(files: string[]): ResultFormat {
 }
 
 async function rescore(argv: string[]): Promise<number> {
-  // The flags this command's process handed over (bin/toolgauge.mjs), now that the modules it needs are loaded: set
-  // before, every Node module loaded after them would compile without Node's code cache.
-  setLateV8Flags();
   const { values } = parseFlags('bfcl rescore', argv, FLAGS);
   const resultDir = values['result-dir'] as string | undefined;
   const outDir = values['out-dir'] as string | undefined;

@@ -19,15 +19,9 @@ delete process.env.NODE_OPTIONS;
 const v8 = require('node:v8');
 const set = v8.setFlagsFromString;
 const flags = [];
-let loaded = -1;
-v8.setFlagsFromString = (f) => { flags.push(f); if (loaded < 0) loaded = process.moduleLoadList.length; set(f); };
+v8.setFlagsFromString = (f) => { flags.push(f); set(f); };
 require('node:module').syncBuiltinESMExports();
-process.on('exit', () => {
-  const fs = require('node:fs');
-  fs.writeFileSync(out, JSON.stringify(flags));
-  const after = loaded < 0 ? [] : process.moduleLoadList.slice(loaded).filter((m) => m.startsWith('NativeModule '));
-  fs.writeFileSync(out + '.after', JSON.stringify(after));
-});
+process.on('exit', () => require('node:fs').writeFileSync(out, JSON.stringify(flags)));
 `;
 
 function recorder(name: string) {
@@ -39,8 +33,6 @@ function recorder(name: string) {
     // cleanEnv drops the test process's NODE_OPTIONS; these come after it.
     env: { NODE_OPTIONS: `--require ${file}`, FLAGS_OUT: out },
     flags: () => JSON.parse(readFileSync(out, 'utf8')) as string[],
-    /** Node's own modules loaded after the first flag was set (each compiled without Node's code cache). */
-    builtinsAfter: () => JSON.parse(readFileSync(`${out}.after`, 'utf8')) as string[],
   };
 }
 
@@ -91,24 +83,5 @@ describe("the template engine's V8 flag, set by the commands that render templat
     });
     expect(run.exitCode, String(run.stderr)).toBe(0);
     expect(r.flags()).toEqual(['--no-turbo-inlining']);
-  });
-});
-
-describe("bfcl rescore's V8 flags", () => {
-  it('are set once the command is loaded: Node modules the command loads still compile with Node’s code cache', async () => {
-    const r = recorder('bfcl-rescore');
-    const results = tempDir('v8-flags-bfcl-results');
-    writeFileSync(join(results, 'BFCL_v4_simple_python_result.json'), '{"id": "simple_python_0", "result": []}\n');
-    const run = await toolgauge(
-      ['bfcl', 'rescore', '--result-dir', results, '--out-dir', tempDir('v8-flags-bfcl-out'), '--format', 'fc'].concat([
-        '--data',
-        fromRoot('fixtures', 'bfcl', 'data'),
-      ]),
-      r.env,
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(r.flags()).toEqual(['--no-turbo-inlining', '--interrupt-budget=1000000']);
-    // Set before the command's modules, dozens of them came after (crypto, child_process, zlib, os …).
-    expect(r.builtinsAfter().length, r.builtinsAfter().join(', ')).toBeLessThanOrEqual(2);
   });
 });
