@@ -24,7 +24,7 @@ export function pyJsonLoads(text: string): PyValue {
   } catch {
     return readPyJson(text);
   }
-  return numberFree(plain, 0, true) || plainAsPython(text, true) ? fromParsed(plain) : readPyJson(text);
+  return plainAsPython(text, true) ? fromParsed(plain) : readPyJson(text);
 }
 
 /** pyJsonLoads by the lossless reader alone (tests hold the JSON.parse path to it). */
@@ -366,33 +366,7 @@ export function pyJsonToPlain(text: string): unknown {
   } catch {
     return pyToPlain(pyJsonLoads(text));
   }
-  return numberFree(plain, 0, false) || plainAsPython(text) ? plain : pyToPlain(pyJsonLoads(text));
-}
-
-// Below the reader's nesting limit by a margin: deeper values are left to plainAsPython, which knows the limit.
-const NUMBER_FREE_DEPTH = 500;
-
-/**
- * Whether JSON.parse's value holds no number at all, nests no deeper than NUMBER_FREE_DEPTH and, with `keys`, has no
- * object key that starts with a digit (JS lists integer-like keys first): then its text holds no number token, and
- * JSON.parse read it as Python does, without plainAsPython's scan of the text (most of BFCL's data lines hold no
- * number). False says nothing: plainAsPython decides.
- */
-function numberFree(x: unknown, depth: number, keys: boolean): boolean {
-  if (typeof x !== 'object' || x === null) return typeof x !== 'number';
-  if (depth >= NUMBER_FREE_DEPTH) return false;
-  if (Array.isArray(x)) {
-    for (let i = 0; i < x.length; i++) if (!numberFree(x[i], depth + 1, keys)) return false;
-    return true;
-  }
-  for (const k in x) {
-    if (keys) {
-      const c = k.charCodeAt(0);
-      if (c >= 48 && c <= 57) return false;
-    }
-    if (!numberFree((x as Record<string, unknown>)[k], depth + 1, keys)) return false;
-  }
-  return true;
+  return plainAsPython(text) ? plain : pyToPlain(pyJsonLoads(text));
 }
 
 /** JSON.parse's value of text plainAsPython accepted with keyOrder, as the PyValue the reader gives. */
