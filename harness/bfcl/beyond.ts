@@ -9,10 +9,10 @@ import { attribute, type Tier, type Verdict } from '../calls/attribute/index.ts'
 import type { ArgRule, ExpectedCall } from '../match/types.ts';
 import { scoreTier, type LayeredScore, type TierObservation } from '../calls/score/index.ts';
 import { checkKindOf, containsMultiTurnIrrelevance, isIrrelevance, languageOf } from './categories.ts';
-import { simpleFunctionChecker, type DecodedCall, type FunctionDoc } from './checker/ast.ts';
+import { simpleFunctionChecker, type DecodedCall } from './checker/ast.ts';
 import type { BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
-import { modelFacingDocsInPlace, toOpenAiToolsInPlace } from './prompt.ts';
+import { modelFacingDocs, toOpenAiToolsInPlace } from './prompt.ts';
 import { goldCallsOf, javaSource, jsSource } from './render.ts';
 import { BfclCrash, isStr } from './py.ts';
 import { sameValue } from '../core/same-value.ts';
@@ -209,13 +209,8 @@ export function optimalParallelMatch(c: BfclCase, calls: DecodedCall[]): boolean
  * numbers), without `format` annotations (BFCL's "float", data's "date" …: the schema checks know none).
  */
 export function scoringTools(c: BfclCase): OpenAITool[] {
-  // One copy of the docs, as JSON without string formats, made model-facing and cast in place (a copy to change and
-  // a JSON copy of the result were each about an eighth of the beyond-BFCL view).
-  const docs = jsonWithoutFormats(c.entry.functions) as FunctionDoc[];
-  return toOpenAiToolsInPlace(modelFacingDocsInPlace(c.id, docs, c.entry.functions), {
-    underscores: false,
-    asJson: true,
-  });
+  const tools = toOpenAiToolsInPlace(modelFacingDocs(c.id, c.entry.functions), { underscores: false });
+  return jsonWithoutFormats(tools) as OpenAITool[];
 }
 
 /**

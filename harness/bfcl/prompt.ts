@@ -52,16 +52,9 @@ function languageHint(category: string): string {
 
 /** add_language_specific_hint_to_function_doc for one entry: the docs the model sees (the checker keeps the raw ones). */
 export function modelFacingDocs(id: string, docs: readonly FunctionDoc[]): FunctionDoc[] {
-  return modelFacingDocsInPlace(id, clone(docs) as FunctionDoc[], docs);
-}
-
-/**
- * modelFacingDocs on a copy the caller owns (`out`, changed in place) of `docs`: the one hint that prints part of a
- * doc (a JavaScript dict's schema) prints it from `docs`, so a copy that holds the docs as JSON prints as the docs do.
- */
-export function modelFacingDocsInPlace(id: string, out: FunctionDoc[], docs: readonly FunctionDoc[]): FunctionDoc[] {
   const category = categoryOfId(id);
-  for (const [i, item] of out.entries()) {
+  const out = clone(docs) as FunctionDoc[];
+  for (const item of out) {
     item.description = `${item.description ?? ''}${languageHint(category)}`;
     const props = item.parameters.properties as Record<string, Json>;
     if (isJava(category)) {
@@ -77,8 +70,7 @@ export function modelFacingDocsInPlace(id: string, out: FunctionDoc[], docs: rea
         value.type = 'string';
       }
     } else if (isJs(category)) {
-      const originals = docs[i]!.parameters.properties as Record<string, Json>;
-      for (const [key, value] of Object.entries(props)) {
+      for (const value of Object.values(props)) {
         if (value.type === 'any')
           value.description = `${value.description ?? ''} This parameter can be of any type of JavaScript object in string representation.`;
         else
@@ -88,7 +80,7 @@ export function modelFacingDocsInPlace(id: string, out: FunctionDoc[], docs: rea
           delete value.items;
         }
         if (value.type === 'dict' && 'properties' in value) {
-          value.description = `${String(value.description)} The dictionary entries have the following schema; they are not in string representation. ${pythonJsonDumps(originals[key]!.properties)}`;
+          value.description = `${String(value.description)} The dictionary entries have the following schema; they are not in string representation. ${pythonJsonDumps(value.properties)}`;
           delete value.properties;
         }
         value.type = 'string';
@@ -98,37 +90,27 @@ export function modelFacingDocsInPlace(id: string, out: FunctionDoc[], docs: rea
   return out;
 }
 
-/**
- * _cast_to_openai_type with GORILLA_TO_OPENAPI. `asJson`: for docs already copied as JSON without string formats
- * (the scorer's tools): the result is what JSON text of the cast docs, minus string formats, reads back as — no
- * `format: "float"` is written (a non-string one is dropped instead of overwritten), and a type the table lacks is
- * left out rather than set to undefined.
- */
-function castProperties(properties: Record<string, Json>, asJson = false): Record<string, Json> {
-  const setType = (o: Json, t: string | undefined) => {
-    if (t !== undefined || !asJson) o.type = t;
-    else delete o.type;
-  };
+/** _cast_to_openai_type with GORILLA_TO_OPENAPI. */
+function castProperties(properties: Record<string, Json>): Record<string, Json> {
   for (const value of Object.values(properties)) {
     if (!('type' in value)) value.type = 'string';
     else {
       const t = String(value.type);
       if (t === 'float') {
-        if (!asJson) value.format = 'float';
-        else if ('format' in value) delete value.format;
+        value.format = 'float';
         value.description = `${String(value.description)} This is a float type value.`;
       }
       value.type = GORILLA_TO_OPENAPI[t] ?? 'string';
     }
     if (value.type === 'array' || value.type === 'object') {
-      if ('properties' in value) value.properties = castProperties(value.properties as Record<string, Json>, asJson);
+      if ('properties' in value) value.properties = castProperties(value.properties as Record<string, Json>);
       else if ('items' in value) {
         const items = value.items as Json;
-        setType(items, GORILLA_TO_OPENAPI[String(items.type)]);
+        items.type = GORILLA_TO_OPENAPI[String(items.type)];
         if (items.type === 'array' && 'items' in items)
-          setType(items.items as Json, GORILLA_TO_OPENAPI[String((items.items as Json).type)]);
+          (items.items as Json).type = GORILLA_TO_OPENAPI[String((items.items as Json).type)];
         else if (items.type === 'object' && 'properties' in items)
-          items.properties = castProperties(items.properties as Record<string, Json>, asJson);
+          items.properties = castProperties(items.properties as Record<string, Json>);
       }
     }
   }
@@ -143,19 +125,13 @@ export function toOpenAiTools(docs: readonly FunctionDoc[], opts: { underscores?
   return toOpenAiToolsInPlace(clone(docs) as FunctionDoc[], opts);
 }
 
-/**
- * toOpenAiTools on docs the caller owns (a copy of its own, such as modelFacingDocs returns): changed in place.
- * `asJson`: the copy holds the docs as JSON without string formats, and so does the result (castProperties).
- */
-export function toOpenAiToolsInPlace(
-  docs: FunctionDoc[],
-  opts: { underscores?: boolean; asJson?: boolean } = {},
-): OpenAITool[] {
+/** toOpenAiTools on docs the caller owns (a copy of its own, such as modelFacingDocs returns): changed in place. */
+export function toOpenAiToolsInPlace(docs: FunctionDoc[], opts: { underscores?: boolean } = {}): OpenAITool[] {
   return docs.map((item) => {
     const doc = item as unknown as Json & { name: string; parameters: Json };
     if ((opts.underscores ?? true) && doc.name.includes('.')) doc.name = doc.name.replace(/\./g, '_');
     doc.parameters.type = 'object';
-    doc.parameters.properties = castProperties(doc.parameters.properties as Record<string, Json>, opts.asJson);
+    doc.parameters.properties = castProperties(doc.parameters.properties as Record<string, Json>);
     return { type: 'function', function: doc } as OpenAITool;
   });
 }
