@@ -14,6 +14,7 @@ import {
   leadingId,
   loadCategory,
   loadCategoryCases,
+  categoryCaseReader,
   quickSingleTurnEntry,
   singleTurnEntrySchema,
 } from './data.ts';
@@ -190,6 +191,24 @@ describe('BFCL data', () => {
     // Ids are still checked for repeats on every line.
     writeFileSync(file, [lines[0], lines[1], lines[0]].join('\n'));
     expect(() => loadCategoryCases(dir, 'simple_python', new Set(['simple_python_1']))).toThrow(/duplicate id/);
+  });
+
+  it('reads a wanted case when asked, as loading the category whole does; a broken wanted line is refused then', () => {
+    const { dir, file, lines } = dataWithBadRow();
+    const reader = categoryCaseReader(dir, 'simple_python', new Set(['simple_python_0', 'simple_python_1']));
+    expect(reader.ids).toEqual(['simple_python_0', 'simple_python_1', 'simple_python_2']);
+    expect([0, 1, 2].map((k) => reader.has(`simple_python_${k}`))).toEqual([true, true, false]);
+    writeFileSync(file, [lines[0], lines[1], lines[2]].join('\n'));
+    const whole = loadCategory(dir, 'simple_python');
+    expect(reader.read('simple_python_0')).toEqual(whole[0]);
+    // The reader keeps the lines it read at first (the bad one), and refuses that one when it is read.
+    expect(() => reader.read('simple_python_1')).toThrow(
+      /BFCL_v4_simple_python\.json: row simple_python_1: field function\[0\]\.name/,
+    );
+    expect(() => reader.read('simple_python_2')).toThrow(/no case simple_python_2/);
+    // Repeated ids are refused at once, whether or not the line is wanted.
+    writeFileSync(file, [lines[0], lines[1], lines[0]].join('\n'));
+    expect(() => categoryCaseReader(dir, 'simple_python', new Set(['simple_python_0']))).toThrow(/duplicate id/);
   });
 
   it("checks a possible-answer line's shape as the schema checks the whole line", () => {

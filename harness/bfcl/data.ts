@@ -239,7 +239,8 @@ export function loadClassFuncDocs(dir: string, className: string): FunctionDoc[]
 
 /** The entries of one category (no answers). */
 export function loadEntries(dir: string, category: BfclCategory): BfclEntry[] {
-  return readEntries(dir, category).picked.map((p) => p.entry);
+  const { picked, entryOf } = readEntries(dir, category);
+  return picked.map(entryOf);
 }
 
 // `{"id": "…"` at the start of a line whose text holds no other `"id"`: the line's only id key, so its value is the
@@ -252,16 +253,20 @@ export function leadingId(text: string): string | undefined {
   return m && text.indexOf('"id"', m[0].length) < 0 ? m[1] : undefined;
 }
 
+/** A data line picked for a case: parsed already (`entry`), or its text, parsed when the case is read. */
+type PickedLine = { k: number; id: string; n: number; text: string; entry?: BfclEntry };
+
 /**
  * The entries of one category, each with its index among the file's lines (answers pair with entries by line), and
- * every entry's id in file order. With `wanted`, a line whose id is read without parsing it (leadingId) and is not
- * wanted is neither parsed nor validated: a rescore of 200 results does not read the other thousand entries.
+ * every entry's id in file order. With `wanted`, a line whose id is read without parsing it (leadingId) is checked
+ * for a repeated id only; it is parsed and validated when `entryOf` reads it (and never if it is not wanted: a
+ * rescore of 200 results does not read the other thousand entries). Any other line is parsed here, for its id.
  */
 function readEntries(
   dir: string,
   category: BfclCategory,
   wanted?: ReadonlySet<string>,
-): { ids: string[]; picked: Array<{ k: number; entry: BfclEntry }> } {
+): { ids: string[]; picked: PickedLine[]; entryOf: (p: PickedLine) => BfclEntry } {
   const file = dataFile(dir, category);
   const docCache = new Map<string, FunctionDoc[]>();
   const classDocs = (cls: string) => {
@@ -270,19 +275,22 @@ function readEntries(
   };
   const firstLine = new Map<string, number>();
   const ids: string[] = [];
-  const picked: Array<{ k: number; entry: BfclEntry }> = [];
+  const picked: PickedLine[] = [];
   lines(file).forEach(({ n, text }, k) => {
     const id = wanted ? leadingId(text) : undefined;
-    if (id !== undefined && !wanted!.has(id)) {
+    if (id !== undefined) {
       noDuplicate(file, firstLine, id, n);
       ids.push(id);
+      if (wanted!.has(id)) picked.push({ k, id, n, text });
       return;
     }
     const entry = parseEntry(file, category, n, text, classDocs, (id) => noDuplicate(file, firstLine, id, n));
     ids.push(entry.id);
-    if (!wanted || wanted.has(entry.id)) picked.push({ k, entry });
+    if (!wanted || wanted.has(entry.id)) picked.push({ k, id: entry.id, n, text, entry });
   });
-  return { ids, picked };
+  // The id of a line read later was checked for repeats above.
+  const entryOf = (p: PickedLine) => p.entry ?? parseEntry(file, category, p.n, p.text, classDocs, () => {});
+  return { ids, picked, entryOf };
 }
 
 /** One line of a category's data file, validated. */
@@ -355,7 +363,8 @@ function initialConfigText(line: PyValue): string {
 
 /** One category: entries paired with their possible answers by line (BFCL's _subset_entries_by_model_ids). */
 export function loadCategory(dir: string, category: BfclCategory): BfclCase[] {
-  return readCases(dir, category).cases;
+  const { picked, caseOf } = readCases(dir, category);
+  return picked.map(caseOf);
 }
 
 /**
@@ -367,17 +376,42 @@ export function loadCategoryCases(
   category: BfclCategory,
   wanted: ReadonlySet<string>,
 ): { cases: BfclCase[]; ids: string[] } {
-  return readCases(dir, category, wanted);
+  const { ids, picked, caseOf } = readCases(dir, category, wanted);
+  return { cases: picked.map(caseOf), ids };
+}
+
+/**
+ * loadCategoryCases with each case parsed and validated when `read` asks for it (a bad line is refused then), so
+ * that a rescore holds the cases of one batch instead of a category's: parsed up front, each case outlived V8's
+ * young generation and was copied twice on its way to the old one (about half of a single-turn rescore's
+ * scavenges' time). The ids are all read, and checked for repeats, at once.
+ */
+export function categoryCaseReader(
+  dir: string,
+  category: BfclCategory,
+  wanted: ReadonlySet<string>,
+): { ids: string[]; has: (id: string) => boolean; read: (id: string) => BfclCase } {
+  const { ids, picked, caseOf } = readCases(dir, category, wanted);
+  const byId = new Map(picked.map((p) => [p.id, p]));
+  return {
+    ids,
+    has: (id) => byId.has(id),
+    read: (id) => {
+      const p = byId.get(id);
+      if (!p) throw new Error(`${dataFile(dir, category)}: no case ${id} was asked for`);
+      return caseOf(p);
+    },
+  };
 }
 
 function readCases(
   dir: string,
   category: BfclCategory,
   wanted?: ReadonlySet<string>,
-): { cases: BfclCase[]; ids: string[] } {
-  const { ids, picked } = readEntries(dir, category, wanted);
+): { ids: string[]; picked: PickedLine[]; caseOf: (p: PickedLine) => BfclCase } {
+  const { ids, picked, entryOf } = readEntries(dir, category, wanted);
   if (isRelevanceOrIrrelevance(category))
-    return { cases: picked.map(({ entry }) => ({ id: entry.id, category, entry })), ids };
+    return { ids, picked, caseOf: (p) => ({ id: p.id, category, entry: entryOf(p) }) };
   const file = answerFile(dir, category);
   const answerLines = lines(file);
   if (answerLines.length !== ids.length) {
@@ -388,8 +422,9 @@ function readCases(
       `${answerLines.length} possible answers for ${ids.length} entries in ${dataFile(dir, category)}`,
     );
   }
-  const cases = picked.map(({ k, entry }): BfclCase => {
-    const { n, text } = answerLines[k]!;
+  const caseOf = (p: PickedLine): BfclCase => {
+    const entry = entryOf(p);
+    const { n, text } = answerLines[p.k]!;
     if (isMultiTurn(category)) {
       const json = parseJsonLine(file, n, text);
       const parsed = multiTurnAnswerSchema.safeParse(json);
@@ -414,8 +449,8 @@ function readCases(
         : undefined;
     if (!gt) throw new DataError(file, entry.id, 'ground_truth', 'missing');
     return { id: entry.id, category, entry, possibleAnswer: gt, answerRaw: text };
-  });
-  return { cases, ids };
+  };
+  return { ids, picked, caseOf };
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   isCategory,
   type BfclCategory,
 } from './categories.ts';
-import { loadCategoryCases, type BfclCase } from './data.ts';
+import { categoryCaseReader, type BfclCase } from './data.ts';
 import type { ResultFormat } from './decode.ts';
 import type { BfclExecutor } from './executor.ts';
 import { dictGet, isStr } from './py.ts';
@@ -149,26 +149,24 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
   }
   const order = ALL_CATEGORIES as readonly string[];
   for (const category of [...byCategory.keys()].sort((a, b) => order.indexOf(a) - order.indexOf(b))) {
-    // The result lines first: only the data entries they name are parsed (loadCategoryCases).
+    // The result lines first: only the data entries they name are parsed, a batch at a time (categoryCaseReader).
     const read = byCategory.get(category)!.map((file) => ({ file, lines: readResultFile(file) }));
     const wanted = new Set(read.flatMap(({ lines }) => lines.map((l) => l.id)));
-    const loaded = loadCategoryCases(opts.dataDir, category, wanted);
-    const cases = new Map<string, BfclCase>(loaded.cases.map((c) => [c.id, c]));
+    const cases = categoryCaseReader(opts.dataDir, category, wanted);
     const seen = new Set<string>();
     for (const { file, lines } of read) {
       files.push({ file, category, lines: lines.length });
       if (checkKindOf(category) === 'multi_turn' && !opts.executor) {
         throw new Error(`${file}: multi-turn results need an executor for BFCL's simulated APIs`);
       }
-      const known: Array<{ c: BfclCase; result: PyValue }> = [];
-      for (const { id, result } of lines) {
-        const c = cases.get(id);
-        if (!c) {
-          unknownIds.push(id);
+      const known: Array<{ id: string; result: PyValue }> = [];
+      for (const line of lines) {
+        if (!cases.has(line.id)) {
+          unknownIds.push(line.id);
           continue;
         }
-        seen.add(id);
-        known.push({ c, result });
+        seen.add(line.id);
+        known.push(line);
       }
       // Checked a batch at a time (multi-turn cases share two executor requests per batch), recorded in order; the
       // next batch is sent to the executor before this one's beyond-BFCL view is computed, so the two overlap.
@@ -178,16 +176,25 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
         executor: opts.executor,
         modelName: opts.modelName ?? modelNameOf(file, dir),
       };
-      const check = (s: number) => {
-        const p = checkCases(known.slice(s, s + RESCORE_BATCH), scoreOpts);
+      // Single-turn cases one at a time: nothing is gained by batching them, and a case's data then dies young (two
+      // batches of 16 in hand outgrew V8's young generation, and were copied twice on their way to the old one).
+      const size = checkKindOf(category) === 'multi_turn' ? RESCORE_BATCH : 1;
+      const batchAt = (s: number): Array<{ c: BfclCase; result: PyValue }> | undefined =>
+        s < known.length
+          ? known.slice(s, s + size).map(({ id, result }) => ({ c: cases.read(id), result }))
+          : undefined;
+      const check = (batch: Array<{ c: BfclCase; result: PyValue }>) => {
+        const p = checkCases(batch, scoreOpts);
         p.catch(() => undefined); // awaited below; a failure while the previous batch is recorded is not unhandled
         return p;
       };
-      let pending = known.length ? check(0) : undefined;
-      for (let s = 0; pending; s += RESCORE_BATCH) {
+      let batch = batchAt(0);
+      let pending = batch && check(batch);
+      for (let s = 0; batch && pending; s += size) {
         const verdicts: BfclVerdict[] = await pending;
-        pending = s + RESCORE_BATCH < known.length ? check(s + RESCORE_BATCH) : undefined;
-        known.slice(s, s + RESCORE_BATCH).forEach(({ c, result }, k) => {
+        const next = batchAt(s + size);
+        pending = next && check(next);
+        batch.forEach(({ c, result }, k) => {
           const verdict = verdicts[k]!;
           const beyond =
             opts.beyond !== false && !verdict.undecided
@@ -198,9 +205,10 @@ export async function rescoreResultDir(dir: string, opts: RescoreOptions): Promi
           metas.push(rescoredBfclMeta(c, verdict, beyond));
           opts.onRecord?.(record);
         });
+        batch = next;
       }
     }
-    const absent = loaded.ids.filter((id) => !seen.has(id)).length;
+    const absent = cases.ids.filter((id) => !seen.has(id)).length;
     if (absent) missing[category] = absent;
   }
   return { records, metas, files, skipped, unknownIds, missing, leaderboard: aggregate(records) };
