@@ -221,6 +221,50 @@ function alive(pid) {
   }
 }
 
+/** Whether the build lock is held: 'held', 'gone' (its process is), or 'released' (no lock now). */
+function lockHolder() {
+  let text;
+  let age;
+  try {
+    text = readFileSync(LOCK, 'utf8').trim();
+    age = Date.now() - statSync(LOCK).mtimeMs;
+  } catch {
+    return 'released';
+  }
+  // A lock with no pid yet is being written, unless it has been empty for seconds (its process died first).
+  return (text === '' ? age > 10_000 : !alive(Number(text))) ? 'gone' : 'held';
+}
+
+const TAKEOVER = join(CACHE, 'build.lock.takeover');
+
+/**
+ * Removes a lock whose process is gone, one launcher at a time, looking again once it is alone: two launchers that
+ * both saw the same dead lock would otherwise each remove it, the second removing the lock the first had just taken
+ * in its place, and both would build. The takeover's own lock is held for microseconds; one left for seconds by a
+ * process that died holding it is removed. False: another launcher is at it (wait, then look again).
+ */
+function removeStaleLock() {
+  let fd;
+  try {
+    fd = openSync(TAKEOVER, 'wx', 0o600);
+  } catch (e) {
+    if (e.code !== 'EEXIST') throw e;
+    try {
+      if (Date.now() - statSync(TAKEOVER).mtimeMs > 10_000) rmSync(TAKEOVER, { force: true });
+    } catch {
+      // released meanwhile
+    }
+    return false;
+  }
+  try {
+    closeSync(fd);
+    if (lockHolder() === 'gone') rmSync(LOCK, { force: true });
+  } finally {
+    rmSync(TAKEOVER, { force: true });
+  }
+  return true;
+}
+
 /**
  * A fresh bundle: built here, or by the launcher that holds the build lock (the pid in `build.lock`). The first
  * runs after a checkout or an edit often start together (a test suite's workers, a shell loop): each built a bundle
@@ -246,20 +290,9 @@ async function buildOnce() {
         rmSync(LOCK, { force: true });
       }
     }
-    let text;
-    let age;
-    try {
-      text = readFileSync(LOCK, 'utf8').trim();
-      age = Date.now() - statSync(LOCK).mtimeMs;
-    } catch {
-      continue; // released meanwhile: try to take it
-    }
-    // A lock with no pid yet is being written, unless it has been empty for seconds (its process died first).
-    const gone = text === '' ? age > 10_000 : !alive(Number(text));
-    if (gone) {
-      rmSync(LOCK, { force: true });
-      continue;
-    }
+    const held = lockHolder();
+    if (held === 'released') continue; // released meanwhile: try to take it
+    if (held === 'gone' && removeStaleLock()) continue;
     await new Promise((r) => setTimeout(r, 50));
     const dir = fresh();
     if (dir) return dir;
