@@ -25,6 +25,11 @@ import { zodEnglishOnly } from './zod-english-only.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'harness', 'cli', 'main.ts');
+// The public API's modules a user's eval file imports (the package's exports but its Vitest configuration, which
+// only a configuration file loads): `toolgauge eval` in a checkout loads them from the bundle too
+// (harness/vitest/eval-bundle-plugin.ts), as the reporter it names.
+const API_ENTRIES = ['index', 'matchers', 'builtin', 'ai-sdk', 'openai-agents'];
+
 // What the built-in eval files import: bundled too, so the CLI's test worker loads them natively in a few files
 // instead of ~200 modules one by one through Vite (harness/vitest/eval-config.ts aliases them under the CLI).
 // Each suite folder's definition (a folder of harness/ holding a suite.json: harness/kit/suite-folders.ts) is one.
@@ -40,6 +45,8 @@ export function workerEntries(root) {
   return {
     'w-suite-tests': 'harness/vitest/suite-tests.ts',
     ...Object.fromEntries(suites.map((n) => [`w-${n}`, `harness/${n}/suite.ts`])),
+    ...Object.fromEntries(API_ENTRIES.map((n) => [`w-api-${n}`, `harness/api/${n}.ts`])),
+    'w-reporter': 'reporters/toolgauge.ts',
   };
 }
 // TOOLGAUGE_CLI_CACHE names another folder (tests: a build of their own that leaves the checkout's cache alone); it

@@ -98,7 +98,7 @@ export function workerBundleAliases(dir: string | undefined): Array<{ find: RegE
 }
 
 /** The bundle's worker files by the source each stands for (`worker-entries.json`); none when it cannot be read. */
-function bundleEntries(dir: string): Record<string, string> {
+export function bundleEntries(dir: string): Record<string, string> {
   try {
     return JSON.parse(readFileSync(join(dir, 'worker-entries.json'), 'utf8')) as Record<string, string>;
   } catch {

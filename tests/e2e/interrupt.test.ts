@@ -33,8 +33,7 @@ describe('Ctrl-C on toolgauge eval', () => {
     const file = hangingEval(dir);
     const out = join(dir, 'out');
     const args = ['eval', file, '--model', 'sim:oracle', '--out-dir', out, '--concurrency', '1'];
-    // From the repository's root, whose module cache holds the harness modules the eval file imports (a run from
-    // elsewhere transforms them all again, about a CPU-second).
+    // From the repository's root: the command the CLI prints to resume names the output folder relative to it.
     const child = spawnToolgauge(args, { TG_HANG: '1' }, fromRoot());
     try {
       const deadline = Date.now() + 60_000;

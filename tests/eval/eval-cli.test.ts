@@ -28,6 +28,27 @@ describeEval(${JSON.stringify(name)}, {
 }
 
 /**
+ * Eval-file code that writes to `out` whether the worker's bundle is named and the eval's `describeEval` and `scorers`
+ * are the very objects the bundle's file for harness/api/index.ts exports (its worker-entries.json names the file).
+ */
+function sameApiAsBundle(out: string): string {
+  return `
+const bundleDir = process.env.TOOLGAUGE_WORKER_BUNDLE;
+const fs = await import('node:fs');
+let bundled = {};
+if (bundleDir) {
+  const entries = JSON.parse(fs.readFileSync(bundleDir + '/worker-entries.json', 'utf8'));
+  bundled = await import((await import('node:url')).pathToFileURL(bundleDir + '/' + entries['harness/api/index.ts']).href);
+}
+fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({
+  bundle: Boolean(bundleDir),
+  sameDescribeEval: bundled.describeEval === describeEval,
+  sameScorers: bundled.scorers === scorers,
+}));
+`;
+}
+
+/**
  * A run of eleven cases and one whose task throws, in one part, under a gate that passes: made once per file (the
  * exit-code test reads its exit code and stderr, the --parts test compares runs in parts with it). Each call of the
  * task is appended to `calls`, by case.
@@ -74,8 +95,13 @@ describe('toolgauge eval', () => {
   it('--json: one JSON document on stdout (each eval with its summary.json and the exit code), the rest on stderr', async () => {
     const dir = tempDir('eval-json');
     const file = evalFile(dir, 'jsoned', { a: true, b: false });
+    // The same run: its worker's public API is the CLI bundle's copy, which Node loaded itself (the bundle the launcher
+    // names: inProcess names it as the launcher does), not one Vite transformed from the sources.
+    const loaded = join(dir, 'loaded.json');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}${sameApiAsBundle(loaded)}`);
     const r = await inProcess(['eval', file, '--model', 'sim:oracle', '--out-dir', join(dir, 'out'), '--json'], {});
     expect(r.code, r.stderr).toBe(0);
+    expect(readJson(loaded)).toEqual({ bundle: true, sameDescribeEval: true, sameScorers: true });
     const doc = JSON.parse(r.stdout) as {
       evals: Array<{ name: string; outDir: string; summary: { metrics: Record<string, { value: number }> } }>;
       exitCode: number;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { runHistory } from '../../harness/kit/run-history.ts';
-import { inProcess, readJson, tempDir } from '../helpers/cli.ts';
+import { inProcess, readJson, tempDir, workerBundle } from '../helpers/cli.ts';
 
 // `toolgauge eval --watch` in this process, from the eval's own folder: the eval's cases come from a module it
 // imports, and editing that module must start a second run (Vitest's module graph, not a watch on the eval file).
@@ -53,9 +53,16 @@ function capturedMain(args: string[], cwd: string) {
   };
   const done = (async () => {
     const { main } = await import('../../harness/cli/main.ts');
+    // As the launcher (and inProcess) does: the run names the CLI bundle for this process, so the eval's API loads
+    // from it rather than ~200 sources through Vite.
+    const bundle = await workerBundle();
+    if (bundle)
+      Object.assign(process.env, { TOOLGAUGE_WORKER_BUNDLE: bundle, TOOLGAUGE_WORKER_BUNDLE_PID: String(process.pid) });
     try {
       return await main(args);
     } finally {
+      delete process.env.TOOLGAUGE_WORKER_BUNDLE;
+      delete process.env.TOOLGAUGE_WORKER_BUNDLE_PID;
       restore();
     }
   })();

@@ -75,7 +75,7 @@ const INHERITED_SETTING = /^(TOOLGAUGE_|TOOLHOP_|OPENAI_)/;
 
 let bundle: Promise<string | null> | undefined;
 /** The CLI bundle's folder, found (or built) once per worker as the command's launcher does (bin/cli-bundle.mjs). */
-function workerBundle(): Promise<string | null> {
+export function workerBundle(): Promise<string | null> {
   bundle ??= import(pathToFileURL(fromRoot('bin', 'cli-bundle.mjs')).href).then(
     (m: { workerBundleDir(): Promise<string | null> }) => m.workerBundleDir(),
   );

@@ -145,6 +145,13 @@ describe('a suite folder declares itself', () => {
     expect(workerEntries(root)).toEqual({
       'w-suite-tests': 'harness/vitest/suite-tests.ts',
       'w-demo': 'harness/demo/suite.ts',
+      // the public API and the reporter (what a user's eval file and `toolgauge eval` load), whatever the suites
+      'w-api-index': 'harness/api/index.ts',
+      'w-api-matchers': 'harness/api/matchers.ts',
+      'w-api-builtin': 'harness/api/builtin.ts',
+      'w-api-ai-sdk': 'harness/api/ai-sdk.ts',
+      'w-api-openai-agents': 'harness/api/openai-agents.ts',
+      'w-reporter': 'reporters/toolgauge.ts',
     });
     expect(Object.values(workerEntries(fromRoot()))).toContain('harness/toolhop/suite.ts');
   });

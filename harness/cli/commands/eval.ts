@@ -10,6 +10,9 @@ import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
 import { cliInterruptLine } from '../../kit/interrupt.ts';
 import { planRun, type RunPlan } from '../../kit/plan.ts';
 import { openRun } from '../../launch/open-run.ts';
+import { PACKAGE_ROOT } from '../../core/paths.ts';
+import { evalBundlePlugin } from '../../vitest/eval-bundle-plugin.ts';
+import { launcherBundle } from '../../vitest/eval-config.ts';
 import { evalGlob } from '../../vitest/eval-glob.ts';
 import { PART_FILES, writePartFiles } from '../../vitest/eval-parts.ts';
 import { type InlineRun, runEvalSuites } from '../../vitest/run.ts';
@@ -131,11 +134,17 @@ async function runEval(
     // The part files live under node_modules, which the eval configuration otherwise leaves out and Vitest would
     // hand to Node as they are: through Vite's module runner, their imports of the eval files are transformed.
     const partFiles = parts > 1 ? { exclude: [], server: { deps: { inline: [PART_FILES] } } } : {};
+    // In a checkout under the CLI's bundle, the eval files' toolgauge modules and the reporter load from it.
+    const bundle = launcherBundle(process.env);
     return {
       ...config,
+      plugins: [...config.plugins, ...(bundle ? [evalBundlePlugin(PACKAGE_ROOT, bundle)] : [])],
       test: {
         ...config.test,
         ...(glob.dir ? { dir: glob.dir } : {}),
+        // The run is open and its plan provided: the global setup would have nothing to do, and loading it from
+        // source cost Vite's transform of the ~150 modules the launcher reaches.
+        ...(inline.provide ? { globalSetup: [] } : {}),
         ...partFiles,
         reporters: ['default', reporter] as never[],
         ...provide,
