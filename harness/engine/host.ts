@@ -5,6 +5,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { endWithHost } from '../core/end-with-host.ts';
+import { DEFAULT_CONTEXT_SIZE } from './defaults.ts';
 import { ggufFacts, type GgufFacts } from './gguf/reader.ts';
 import { checkRequest, CompleteRequestSchema, DistributionsRequestSchema, tokenId } from './request-check.ts';
 import { requireNodeLlamaCpp, type EngineModule } from './resolve.ts';
@@ -109,7 +110,7 @@ export class EngineHost implements Engine {
     this.options = {
       modelPath: options.modelPath,
       threads: positive(options.threads, 1, 'threads'),
-      contextSize: positive(options.contextSize, 2048, 'contextSize'),
+      contextSize: positive(options.contextSize, DEFAULT_CONTEXT_SIZE, 'contextSize'),
       sequences: positive(options.sequences, 1, 'sequences'),
       ...(options.batchSize !== undefined ? { batchSize: positive(options.batchSize, 512, 'batchSize') } : {}),
       ...(options.requestTimeoutMs !== undefined

@@ -32,7 +32,7 @@ import { bundledRegistry } from '../calls/registry/registry.ts';
 import { PROBE_FILES } from './run/output.ts';
 import { COMPLETION_MAX_TOKENS, runProbeCase, type ProbeRunContext } from './run/run-case.ts';
 import { ggufPathOf, ggufRunIdentity, ggufTemplate } from './run/gguf-lineup.ts';
-import { measureCaseDamage } from './run/quant-damage-run.ts';
+import { measureCaseDamage, runEngineSource } from './run/quant-damage-run.ts';
 import { engineScorer } from './run/pa-tool-local.ts';
 import { chatSampler } from './run/sampler.ts';
 import { resolveTemplate, type PreparedTemplate } from './run/template.ts';
@@ -108,9 +108,9 @@ function methodFor(
   m: ModelEntry,
   s: ProbeSettings,
   client: ModelClient,
-  seed: number,
-  injectedDate: string,
+  run: RunConfig,
 ): ProbeRunContext['method'] {
+  const { seed, injectedDate } = run;
   if (name === 'baseline') return undefined;
   const sampler = chatSampler(client, name, s.topP ?? 1);
   if (name !== 'pa_tool') {
@@ -127,7 +127,7 @@ function methodFor(
   const bound = method;
   // on a local GGUF file, PA-Tool reads the model's token probabilities instead of estimating them from samples
   const path = ggufPathOf(m.model);
-  const scorer = path !== null ? engineScorer(path, injectedDate) : undefined;
+  const scorer = path !== null ? engineScorer(path, injectedDate, runEngineSource(path, run, s.models)) : undefined;
   return { name, prepare: (req) => bound.prepare(req, { sampler, seed, ...(scorer ? { scorer } : {}) }) };
 }
 
@@ -139,7 +139,7 @@ async function damageOf(
   i: Instance,
   m: ModelEntry,
   s: ProbeSettings,
-  injectedDate: string,
+  run: RunConfig,
 ): Promise<Pick<ProbeRecord, 'quant_damage' | 'quant_damage_error'>> {
   const ref = m.quantizationOf !== undefined ? s.models.find((x) => x.label === m.quantizationOf) : undefined;
   const quantPath = ggufPathOf(m.model);
@@ -159,7 +159,8 @@ async function damageOf(
         i.case,
         { label: ref.label, path: refPath },
         { path: quantPath },
-        injectedDate,
+        run.injectedDate,
+        (path) => runEngineSource(path, run, s.models),
       ),
       quant_damage_error: null,
     };
@@ -254,15 +255,13 @@ export const probeSuite: SuiteDefinition<Instance, ProbeMeta, ProbeSettings> = {
               },
             }
           : {}),
-        ...(i.arm.method !== 'baseline'
-          ? { method: methodFor(i.arm.method, m, s, client, ctx.run.seed, ctx.run.injectedDate) }
-          : {}),
+        ...(i.arm.method !== 'baseline' ? { method: methodFor(i.arm.method, m, s, client, ctx.run) } : {}),
         arm: i.arm,
       },
       ctx.trial,
       i.id,
     );
-    const damage = await damageOf(i, m, s, ctx.run.injectedDate);
+    const damage = await damageOf(i, m, s, ctx.run);
     const meta = probeMeta({ ...rec, ...damage });
     return { meta, records: { [PROBE_FILES.cases]: meta } };
   },

@@ -5,10 +5,10 @@
  * by several runs) nothing starts: the server's /v1/models `meta` gives the facts, or, from another server, the
  * file's own header does. Either way the run's header names the engine and the file (harness/core/engine-facts.ts).
  */
-import { cpus } from 'node:os';
 import { EngineFacts, ggufPathOf } from '../core/engine-facts.ts';
 import type { RunConfig } from '../core/config.ts';
 import { UsageError } from '../core/errors.ts';
+import { defaultThreads } from '../engine/defaults.ts';
 import type { EngineHostSeams } from '../engine/host.ts';
 import { engineMeta, startServe, type ServeHandle } from './server.ts';
 
@@ -19,11 +19,7 @@ export interface RunEngine {
   close(): Promise<void>;
 }
 
-/** Threads when the user does not say: 1 on 2 cores or fewer (2 threads fell to 2 tokens/s under load), else half the logical cores. */
-export function defaultThreads(): number {
-  const n = cpus().length;
-  return n <= 2 ? 1 : Math.max(1, Math.floor(n / 2));
-}
+export { defaultThreads } from '../engine/defaults.ts';
 
 /**
  * Start `toolgauge serve` on a GGUF file, in this process, with one engine (one child process, one sequence) per

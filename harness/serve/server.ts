@@ -4,7 +4,9 @@
  * only its own slot's process). Routes: GET /v1/models (with the file's facts under `meta`), GET /health,
  * POST /tokenize and /detokenize (llama-server's),
  * POST /v1/chat/completions (the GGUF's own chat template, tool calls parsed into `tool_calls`, tool_choice auto /
- * none / required / named) and POST /v1/completions (a raw prompt). Bodies are checked with zod (request.ts); the
+ * none / required / named) and POST /v1/completions (a raw prompt); toolgauge's own GET /toolgauge/engine (the
+ * engine's facts and settings) and POST /toolgauge/distributions (teacher-forced next-token distributions, for a
+ * run's test workers: harness/serve/served-engine.ts). Bodies are checked with zod (request.ts); the
  * engine's crash is a 500 naming it, and the next request runs on a restarted engine.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -24,6 +26,7 @@ import {
   type EngineInfo,
   type GeneratedTokenLogprob,
 } from '../engine/types.ts';
+import { DistributionsRequestSchema } from '../engine/request-check.ts';
 import { detectFamily } from '../templates/index.ts';
 import { chatPrompt, readReply, type TemplateInfo } from './chat.ts';
 import { chatConstraint, completionConstraint } from './constraint.ts';
@@ -64,10 +67,11 @@ export interface ServeOptions {
 }
 
 /** The routes that take a JSON body. */
-type PostRoute = 'tokenize' | 'detokenize' | 'chat' | 'completion';
+type PostRoute = 'tokenize' | 'detokenize' | 'chat' | 'completion' | 'distributions';
 const POST_ROUTES: Record<string, PostRoute> = {
   '/tokenize': 'tokenize',
   '/detokenize': 'detokenize',
+  '/toolgauge/distributions': 'distributions',
   '/v1/chat/completions': 'chat',
   '/chat/completions': 'chat',
   '/v1/completions': 'completion',
@@ -129,6 +133,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
       });
     }
     if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (req.method === 'GET' && path === '/toolgauge/engine') return sendJson(res, 200, info);
     const route = POST_ROUTES[path];
     if (!route) throw new HttpError(404, `no route ${req.method} ${path}`);
     if (req.method !== 'POST') throw new HttpError(405, `${path} takes POST`);
@@ -177,6 +182,10 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
       const b = parseBody(DetokenizeBody, json);
       checkTokenIds('tokens', b.tokens, info.vocabSize);
       return sendJson(res, 200, { content: await engine.detokenize(b.tokens) });
+    }
+    if (route === 'distributions') {
+      // JSON has no infinities: a token the distribution forbids (-Infinity) travels as null (served-engine.ts)
+      return sendJson(res, 200, await engine.nextTokenDistributions(parseBody(DistributionsRequestSchema, json)));
     }
     const id = `${Date.now().toString(36)}${(seq++).toString(36)}`;
     const created = Math.floor(Date.now() / 1000);

@@ -12,6 +12,8 @@ import type { AnySuite } from '../../harness/kit/types.ts';
 import { loadMazeTasks } from '../../harness/maze/task.ts';
 import { mazeSuite } from '../../harness/maze/suite.ts';
 import { parseToolCalls } from '../../harness/parse/index.ts';
+import { engineScorer } from '../../harness/probe/run/pa-tool-local.ts';
+import { localEngine } from '../../harness/probe/run/quant-damage-run.ts';
 import { probeSuite } from '../../harness/probe/suite.ts';
 import { SummarySchema, type Summary } from '../../harness/report/summary.ts';
 import { startServe, type ServeHandle } from '../../harness/serve/server.ts';
@@ -198,6 +200,20 @@ describe.skipIf(SKIP)(`gguf: models and toolgauge serve on a test model${SKIP ? 
       const bad = await post('/completions', { prompt: 'x', grammar: 'root ::= nothing-defined', max_tokens: 4 });
       expect(bad.status).toBe(400);
       expect(bad.json.error.message).toMatch(/grammar/);
+    });
+
+    it("PA-Tool's local selection reads the served engine's token probabilities: a whole answer, summed over its tokens", async () => {
+      // the server holds the file with these settings: the scorer asks it (/toolgauge/distributions), starting nothing
+      const source = { settings: { threads: 1, contextSize: 8192 }, served: [server.url] };
+      expect((await localEngine(file, source)).close).toBeUndefined();
+      const scorer = engineScorer(file, '2026-01-15', source);
+      const prompt = 'What would you call this function? Answer with the function name only.';
+      const [a, ab] = [await scorer.logprob(prompt, 'get'), await scorer.logprob(prompt, 'get_weather')];
+      expect(Number.isFinite(a) && Number.isFinite(ab)).toBe(true);
+      expect(a).toBeLessThan(0);
+      // the same answer scores the same; a longer answer is another event, not a prefix of it
+      expect(await scorer.logprob(prompt, 'get')).toBe(a);
+      expect(ab).not.toBe(a);
     });
 
     it("the engine's crash mid-request is a 500 naming it; the next request runs on a restarted engine", async () => {

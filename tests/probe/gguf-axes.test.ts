@@ -1,11 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findNodeLlamaCpp } from '../../harness/engine/resolve.ts';
 import { buildTestModel } from '../../harness/engine/gguf/test-model.ts';
 import type { ComparisonJson, QuantDamageJson } from '../../harness/probe/arms-report.ts';
-import { closeLocalEngines } from '../../harness/probe/run/quant-damage-run.ts';
-import { engineScorer } from '../../harness/probe/run/pa-tool-local.ts';
 import type { ProbeRecord } from '../../harness/probe/run/types.ts';
 import { SummarySchema } from '../../harness/report/summary.ts';
 import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
@@ -13,7 +11,8 @@ import { readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 // The probe's model-side axes on a real engine (llama.cpp through node-llama-cpp), on toolgauge's own random test
 // models: one CLI run of a lineup F32 / Q8_0 (same seed: one model, quantized) × free / required decoding on a
 // handful of cases. Random weights: this checks the mechanics (a grammar forces parseable calls; quantization moves
-// the next-token distributions a little), never a model's skill. Full-size figures: docs/probe.md.
+// the next-token distributions a little), never a model's skill. The damage is measured on the engines the run
+// serves the two files on (harness/serve/served-engine.test.ts: when they are reused). Full-size figures: docs/probe.md.
 
 const ENGINE = findNodeLlamaCpp().found !== undefined;
 const IDS = ['c1_weather_dev_000', 'c1_stock_dev_000', 'c2_sms_dev_000'];
@@ -21,11 +20,10 @@ const IDS = ['c1_weather_dev_000', 'c1_stock_dev_000', 'c2_sms_dev_000'];
 describe.skipIf(!ENGINE)('probe axes on gguf: test models (needs node-llama-cpp: npm run setup:engine)', () => {
   let out = '';
   let dir = '';
-  let f32 = '';
   let run: { code: number; stdout: string; stderr: string };
   beforeAll(async () => {
     dir = tempDir('gguf-axes');
-    f32 = join(dir, 'm-f32.gguf');
+    const f32 = join(dir, 'm-f32.gguf');
     const q8 = join(dir, 'm-q8_0.gguf');
     writeFileSync(f32, buildTestModel({ type: 'F32', template: 'hermes', seed: 3 }));
     writeFileSync(q8, buildTestModel({ type: 'Q8_0', template: 'hermes', seed: 3 }));
@@ -48,7 +46,6 @@ describe.skipIf(!ENGINE)('probe axes on gguf: test models (needs node-llama-cpp:
       out,
     ]);
   }, 300_000);
-  afterAll(() => closeLocalEngines());
 
   it('runs with no harness error; the header names llama.cpp and the test model', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
@@ -88,16 +85,5 @@ describe.skipIf(!ENGINE)('probe axes on gguf: test models (needs node-llama-cpp:
     expect(d.mean_kl.value!).toBeLessThan(0.05);
     expect(d.mean_kl.lo!).toBeLessThanOrEqual(d.mean_kl.value!);
     expect(pair!.markdown).toMatch(/Quantization damage/);
-  });
-
-  it("PA-Tool's local selection reads the engine's token probabilities: a whole answer, summed over its tokens", async () => {
-    const scorer = engineScorer(f32, '2026-01-15');
-    const prompt = 'What would you call this function? Answer with the function name only.';
-    const [a, ab] = [await scorer.logprob(prompt, 'get'), await scorer.logprob(prompt, 'get_weather')];
-    expect(Number.isFinite(a) && Number.isFinite(ab)).toBe(true);
-    expect(a).toBeLessThan(0);
-    // the same answer scores the same; a longer answer is another event, not a prefix of it
-    expect(await scorer.logprob(prompt, 'get')).toBe(a);
-    expect(ab).not.toBe(a);
   });
 });

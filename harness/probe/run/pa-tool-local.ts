@@ -6,14 +6,15 @@
  */
 import type { AnswerScorer } from '../../methods/types.ts';
 import { renderChat } from '../../templates/index.ts';
-import { localEngine } from './quant-damage-run.ts';
+import { localEngine, type EngineSource } from './quant-damage-run.ts';
 
-export function engineScorer(path: string, injectedDate: string): AnswerScorer {
+/** `source`: the run's servers and engine settings (runEngineSource); without it, an engine of this process's own. */
+export function engineScorer(path: string, injectedDate: string, source?: EngineSource): AnswerScorer {
   const now = new Date(`${injectedDate}T09:30:00Z`);
   return {
     name: `llama.cpp token probabilities of ${path}`,
     async logprob(prompt, answer) {
-      const { engine, info } = await localEngine(path);
+      const { engine, info } = await localEngine(path, source);
       if (!info.chatTemplate) throw new Error(`pa_tool: ${path} has no chat template (tokenizer.chat_template)`);
       const rendered = renderChat(info.chatTemplate, {
         messages: [{ role: 'user', content: prompt }],

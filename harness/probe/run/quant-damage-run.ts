@@ -2,9 +2,13 @@
  * The quantization damage of one case, measured on local engines: the case's gold transcript — the prompt rendered
  * with the file's own chat template and the case's tools, then the gold call in the template's call format — is
  * teacher-forced through the reference and the quantized model, and their next-token distributions compared
- * (harness/probe/axes/quant-damage.ts). Engines are started once per process and file, on one thread each.
+ * (harness/probe/axes/quant-damage.ts). The distributions come from the engine the run serves the file on when it
+ * runs with the run's engine settings (docs/probe.md); else from an engine this process starts once per file.
  */
-import type { Engine, EngineInfo } from '../../engine/types.ts';
+import type { RunConfig } from '../../core/config.ts';
+import { engineSettingsOf, type EngineSettings } from '../../engine/defaults.ts';
+import type { EngineInfo } from '../../engine/types.ts';
+import { servedEngineFor, type DistributionsEngine } from '../../serve/served-engine.ts';
 import { renderToolCalls, type Family } from '../../parse/index.ts';
 import type { ProbeCase } from '../cases/types.ts';
 import { caseDamage, type CaseDamage, type StepDistribution } from '../axes/quant-damage.ts';
@@ -20,20 +24,65 @@ export interface QuantDamageRecord extends CaseDamage {
   reference: string;
 }
 
-const engines = new Map<string, Promise<{ engine: Engine; info: EngineInfo }>>();
+/**
+ * Where a file's distributions come from: the settings an engine of this run runs with, and the servers the run's
+ * plan points at that may hold the file (the run's own endpoint, a lineup entry's).
+ */
+export interface EngineSource {
+  settings: EngineSettings;
+  served: readonly string[];
+}
 
-/** One engine per GGUF file in this process, stopped at exit. */
-export function localEngine(path: string): Promise<{ engine: Engine; info: EngineInfo }> {
-  let e = engines.get(path);
+/** The source for a file in a run: the run's engine settings, and every server of the run that may serve the file. */
+export function runEngineSource(
+  path: string,
+  run: Pick<RunConfig, 'model' | 'baseUrl' | 'engine'>,
+  models: ReadonlyArray<{ model: string; baseUrl?: string | undefined }>,
+): EngineSource {
+  const served = new Set<string>();
+  if (run.model === `gguf:${path}` && run.baseUrl) served.add(run.baseUrl);
+  for (const m of models) if (m.model === `gguf:${path}` && m.baseUrl) served.add(m.baseUrl);
+  return { settings: engineSettingsOf(run.engine), served: [...served] };
+}
+
+export interface HeldEngine {
+  engine: DistributionsEngine;
+  info: EngineInfo;
+  /** Stops an engine this process started; absent for a server of the run's. */
+  close?: () => Promise<void>;
+}
+
+const engines = new Map<string, Promise<HeldEngine>>();
+
+/** An engine of this process's own on the file, with the run's settings (stopped at exit). */
+async function startOwnEngine(path: string, settings: EngineSettings): Promise<HeldEngine> {
+  const { EngineHost } = await import('../../engine/host.ts');
+  const engine = new EngineHost({ modelPath: path, ...settings });
+  process.once('beforeExit', () => void engine.close());
+  return { engine, info: await engine.info(), close: () => engine.close() };
+}
+
+/**
+ * The engine for a GGUF file: the first of the run's servers that runs the file with the run's settings, else one
+ * this process starts with those settings (once per file and source, stopped at exit).
+ */
+export function localEngine(
+  path: string,
+  source: EngineSource = { settings: engineSettingsOf(undefined), served: [] },
+  start: (path: string, settings: EngineSettings) => Promise<HeldEngine> = startOwnEngine,
+): Promise<HeldEngine> {
+  const key = JSON.stringify([path, source.settings.threads, source.settings.contextSize, source.served]);
+  let e = engines.get(key);
   if (!e) {
     e = (async () => {
-      const { EngineHost } = await import('../../engine/host.ts');
-      const engine = new EngineHost({ modelPath: path, threads: 1, contextSize: 4096 });
-      process.once('beforeExit', () => void engine.close());
-      return { engine, info: await engine.info() };
+      for (const url of source.served) {
+        const served = await servedEngineFor(url, path, source.settings);
+        if (served) return served;
+      }
+      return start(path, source.settings);
     })();
-    engines.set(path, e);
-    e.catch(() => engines.delete(path));
+    engines.set(key, e);
+    e.catch(() => engines.delete(key));
   }
   return e;
 }
@@ -42,7 +91,7 @@ export function localEngine(path: string): Promise<{ engine: Engine; info: Engin
 export async function closeLocalEngines(): Promise<void> {
   const all = [...engines.values()];
   engines.clear();
-  await Promise.all(all.map(async (p) => (await p.catch(() => null))?.engine.close()));
+  await Promise.all(all.map(async (p) => (await p.catch(() => null))?.close?.()));
 }
 
 /** The prompt and the gold continuation of a case under a chat template; null when the case expects no call. */
@@ -63,7 +112,7 @@ export function goldTranscript(
 }
 
 async function stepsOf(
-  engine: Engine,
+  engine: DistributionsEngine,
   vocab: number,
   prompt: string,
   continuation: string,
@@ -80,8 +129,12 @@ export async function measureCaseDamage(
   ref: { label: string; path: string },
   quant: { path: string },
   injectedDate: string,
+  sourceOf: (path: string) => EngineSource,
 ): Promise<QuantDamageRecord | null> {
-  const [r, q] = await Promise.all([localEngine(ref.path), localEngine(quant.path)]);
+  const [r, q] = await Promise.all([
+    localEngine(ref.path, sourceOf(ref.path)),
+    localEngine(quant.path, sourceOf(quant.path)),
+  ]);
   if (!r.info.chatTemplate)
     throw new Error(`quantization damage: ${ref.path} has no chat template (tokenizer.chat_template)`);
   const t = goldTranscript(c, r.info.chatTemplate, injectedDate);
