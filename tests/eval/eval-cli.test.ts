@@ -153,7 +153,7 @@ describe('toolgauge eval', () => {
   });
 
   it('--parts 2 --shard i/2 --blob-dir, then --merge-reports --out-dir: the merged folder equals the unsharded run', async () => {
-    const { dir, file, first } = await wholeRun();
+    const { dir, file, calls, first } = await wholeRun();
     const blobs = join(dir, 'blobs');
     const codes: number[] = [];
     for (const shard of ['1/2', '2/2']) {
@@ -172,6 +172,15 @@ describe('toolgauge eval', () => {
     expect(readFileSync(join(dir, 'merged', 'instances.jsonl'), 'utf8')).toBe(first.journal);
     const report = (d: string) => readFileSync(join(dir, d, 'report.md'), 'utf8').replace(/^\| time \|.*$/m, '');
     expect(report('merged')).toBe(report('whole'));
+    // The unsharded run's fingerprint in run.json: the merged folder resumes as the run's would (the errored case only).
+    type RunFile = { suites: Record<string, { fingerprint: Record<string, unknown> }> };
+    const fingerprint = (d: string) => readJson<RunFile>(join(dir, d, 'run.json')).suites.parted?.fingerprint;
+    expect(fingerprint('merged')).toHaveProperty('dataset_sha256');
+    expect(fingerprint('merged')).toEqual(fingerprint('whole'));
+    writeFileSync(calls, '');
+    const resumed = await runInto(file, dir, 'merged', '--resume');
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(readFileSync(calls, 'utf8')).toBe('throws\n');
   });
 
   it('--shard i/n with fewer than n test files: one usage line naming both numbers, before Vitest starts', async () => {
