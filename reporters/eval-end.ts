@@ -4,6 +4,7 @@ import { loadBuiltinSuites } from '../harness/builtin/load.ts';
 import { UsageError } from '../harness/core/errors.ts';
 import { runFromBlobs, type BlobRun } from '../harness/kit/blob-run.ts';
 import { restoreTrace } from '../harness/kit/shard-traces.ts';
+import { type Fingerprint, writeFingerprint } from '../harness/kit/fingerprint.ts';
 import { planRun, type RunPlan } from '../harness/kit/plan.ts';
 import { registeredSuites } from '../harness/kit/registry.ts';
 import { endRun, type EndedModule, type RunEnd } from '../harness/kit/run-end.ts';
@@ -66,13 +67,27 @@ export async function endEvalRun(
         if (dir) restoreTrace(dir, t.meta().toolgaugeTrace);
       }
     }
+    // And the run's fingerprint, as the run's start stores it: a later --resume or -t re-run checks against it.
+    for (const b of blocks(evalModules)) {
+      const dir = outDirs.get(b.suite);
+      if (dir && b.fingerprint) writeFingerprint(dir, b.suite, kc.runId, b.fingerprint);
+    }
   }
   return end;
 }
 
 /** Each suite block of the run once: its suite, dataset hash, output directory and recorded run. */
 function blocks(modules: ReadonlyArray<TestModule>) {
-  const seen = new Map<string, { suite: string; dataset: string | null; outDir: string; run: BlobRun | undefined }>();
+  const seen = new Map<
+    string,
+    {
+      suite: string;
+      dataset: string | null;
+      outDir: string;
+      run: BlobRun | undefined;
+      fingerprint: Fingerprint | undefined;
+    }
+  >();
   for (const mod of modules) {
     for (const s of mod.children.allSuites()) {
       const m = s.meta().toolgaugeSuite;
@@ -82,6 +97,7 @@ function blocks(modules: ReadonlyArray<TestModule>) {
           dataset: m.dataset?.sha256 ?? null,
           outDir: m.outDir,
           run: m.run,
+          fingerprint: m.fingerprint,
         });
     }
   }

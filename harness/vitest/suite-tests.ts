@@ -4,6 +4,7 @@ import { setLateV8Flags } from '../core/late-v8-flags.ts';
 import { redactCut } from '../core/redact.ts';
 import { blobRunOf, type BlobRun } from '../kit/blob-run.ts';
 import { carryTrace } from '../kit/shard-traces.ts';
+import { runFingerprint, type Fingerprint } from '../kit/fingerprint.ts';
 import { settingsOf, type RunPlan } from '../kit/plan.ts';
 import { dealToPart, partsInUse } from '../kit/deal.ts';
 import { checkGate } from '../kit/gate.ts';
@@ -96,6 +97,7 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
     dataset: null as Loaded<I>['dataset'],
     outDir: '',
     run: undefined as BlobRun | undefined,
+    fingerprint: undefined as Fingerprint | undefined,
     // The dataset's size: a suite with instances none of whose tests ran (.only elsewhere) is not finalized.
     instances: 0,
     // The header's trials when the suite sets its own.
@@ -156,6 +158,8 @@ export function defineSuiteTests<I extends { id: string }, M extends InstanceMet
       ident.instances = loaded.instances.length;
       ident.outDir = session.outDir;
       ident.run = blobRunOf(planned.run, settings);
+      // A blob carries the run's fingerprint too: the merge writes it as run.json, so the merged folder can be resumed.
+      if (kc.carryTraces) ident.fingerprint = runFingerprint(def, kc.run, settings, loaded.dataset);
       if (mine.length) def.warm?.(session.warmContext(), mine);
       // What the suite started for its instances (an eval's MCP servers) stops with this worker's block.
       if (def.close) afterAll(() => def.close!());

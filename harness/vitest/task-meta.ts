@@ -3,6 +3,7 @@
 // does not load Vitest's test runner with them.
 import type { BlobRun } from '../kit/blob-run.ts';
 import type { CarriedTrace } from '../kit/shard-traces.ts';
+import type { Fingerprint } from '../kit/fingerprint.ts';
 import type { RunPlan } from '../kit/plan.ts';
 import type { DatasetInfo, InstanceMetaBase } from '../kit/types.ts';
 
@@ -21,6 +22,14 @@ declare module 'vitest' {
     /** The instance and trial a test runs (tests, set at collection). */
     toolgaugeInstance?: { id: string; trial: number };
     /** A suite block's identity (describe blocks): which suite, its dataset and output directory. */
-    toolgaugeSuite?: { suite: string; title: string; dataset: DatasetInfo | null; outDir: string; run?: BlobRun };
+    toolgaugeSuite?: {
+      suite: string;
+      title: string;
+      dataset: DatasetInfo | null;
+      outDir: string;
+      run?: BlobRun;
+      /** The run's fingerprint, in a shard's blob report: the merge stores it as the run's run.json. */
+      fingerprint?: Fingerprint | undefined;
+    };
   }
 }

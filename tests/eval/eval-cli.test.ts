@@ -151,4 +151,50 @@ describe('toolgauge eval', () => {
     expect(resumed.journal).toBe(resumedWhole.journal);
     expect(resumed.summary).toEqual(resumedWhole.summary);
   });
+
+  it('--parts 2 --shard i/2 --blob-dir, then --merge-reports --out-dir: the merged folder equals the unsharded run', async () => {
+    const { dir, file, calls, first } = await wholeRun();
+    const blobs = join(dir, 'blobs');
+    const codes: number[] = [];
+    for (const shard of ['1/2', '2/2']) {
+      const s = await runInto(file, dir, `shard-${shard[0]}`, '--parts', '2', '--shard', shard, '--blob-dir', blobs);
+      codes.push(s.code);
+    }
+    // Each shard ran one part file: the case that throws (a harness error, exit 1) in one of them.
+    expect(codes.sort()).toEqual([0, 1]);
+    // No eval file, no model: the run is the blobs'; the merge writes where its --out-dir says.
+    const m = await inProcess(['eval', '--merge-reports', blobs, '--out-dir', join(dir, 'merged'), ...GATE], {});
+    expect(m.code, m.stderr).toBe(1);
+    expect(m.stdout + m.stderr).toContain(`report: ${join(dir, 'merged', 'report.md')}`);
+    const merged = readJson<{ header: Record<string, unknown> }>(join(dir, 'merged', 'summary.json'));
+    const { started_at: _s, ended_at: _e, ...header } = merged.header;
+    expect({ ...merged, header }).toEqual(first.summary);
+    expect(readFileSync(join(dir, 'merged', 'instances.jsonl'), 'utf8')).toBe(first.journal);
+    const report = (d: string) => readFileSync(join(dir, d, 'report.md'), 'utf8').replace(/^\| time \|.*$/m, '');
+    expect(report('merged')).toBe(report('whole'));
+    // The unsharded run's fingerprint in run.json: the merged folder resumes as the run's would (the errored case only).
+    type RunFile = { suites: Record<string, { fingerprint: Record<string, unknown> }> };
+    const fingerprint = (d: string) => readJson<RunFile>(join(dir, d, 'run.json')).suites.parted?.fingerprint;
+    expect(fingerprint('merged')).toHaveProperty('dataset_sha256');
+    expect(fingerprint('merged')).toEqual(fingerprint('whole'));
+    writeFileSync(calls, '');
+    const resumed = await runInto(file, dir, 'merged', '--resume');
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(readFileSync(calls, 'utf8')).toBe('throws\n');
+  });
+
+  it('--shard i/n with fewer than n test files: one usage line naming both numbers, before Vitest starts', async () => {
+    const dir = tempDir('eval-shard-count');
+    const file = evalFile(dir, 'single', { a: true, b: true });
+    const cases: Array<[string[], RegExp]> = [
+      [['--shard', '1/2'], /--shard 1\/2 needs at least 2 test files and the run has 1 eval file; --parts 2 /],
+      [['--shard', '2/3', '--parts', '2'], /--shard 2\/3 needs at least 3 test files and the run has 2 part files/],
+      [['--shard', '3/2'], /--shard must be i\/n with 1 <= i <= n/],
+    ];
+    for (const [more, line] of cases) {
+      const r = await inProcess(['eval', file, '--model', 'sim:oracle', '--out-dir', join(dir, 'out'), ...more], {});
+      expect(r.code, more.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n'), more.join(' ')).toEqual([expect.stringMatching(line)]);
+    }
+  });
 });

@@ -17,6 +17,7 @@ import { evalGlob } from '../../vitest/eval-glob.ts';
 import { PART_FILES, writePartFiles } from '../../vitest/eval-parts.ts';
 import { type InlineRun, runEvalSuites } from '../../vitest/run.ts';
 import { type EndedEval, endedEvals, type EvalRun, modelListOf, runEachModel } from '../eval-models.ts';
+import { checkShardFill } from '../eval-shard.ts';
 import { checkWatchFlags, runEvalWatch } from '../eval-watch.ts';
 
 export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --model A,B…] [--base-url URL] [--concurrency N] [--trials K] [--seed N]
@@ -113,14 +114,16 @@ async function runEval(
   const evalFiles = positionals.map((f) => resolve(f));
   // `--parts N`: each eval file runs as N part files (harness/vitest/eval-parts.ts).
   const parts = values.parts === undefined ? 1 : Number(values.parts);
+  checkShardFill(values.shard as string | undefined, evalFiles, parts);
   const files = parts > 1 ? evalFiles.flatMap((f) => writePartFiles(root, f, parts)) : evalFiles;
   // Loaded by path (a user's evals load it in their own module graph), the reporter learns from its options that it
-  // runs under the CLI; the plan reaches it and the workers by `provide`.
+  // runs under the CLI and the run's plan: the workers have it by `provide`, a `--merge-reports` run (no workers) by
+  // these options alone — its output directory, gate and filter are the command line's, as an unsharded run's.
   const json = Boolean(values.json);
   const ended: Array<{ suite: string; outDir: string }> = [];
   const reporter = [
     REPORTER_PATH,
-    { cli: true, onEnded: (s: typeof ended) => void ended.push(...s), ...(json ? { stderr: true } : {}) },
+    { cli: true, plan, onEnded: (s: typeof ended) => void ended.push(...s), ...(json ? { stderr: true } : {}) },
   ];
   const mergeReports = values['merge-reports'] as string | undefined;
   const config = (inline: InlineRun) => {

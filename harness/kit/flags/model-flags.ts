@@ -41,7 +41,14 @@ export const MODEL_FLAGS: FlagSpecs = {
   gate: { type: 'string', schema: flagSchemas.gate, description: 'e.g. "accuracy.lo>=0.4,accuracy>=0.5"' },
   shard: {
     type: 'string',
-    schema: z.string().regex(/^\d+\/\d+$/, 'must be i/n'),
+    // Vitest's own refusal of 0/2 or 3/2 is a stack trace: the flag's is one line.
+    schema: z
+      .string()
+      .regex(/^\d+\/\d+$/, 'must be i/n')
+      .refine((s) => {
+        const [i, n] = s.split('/').map(Number) as [number, number];
+        return i >= 1 && i <= n;
+      }, 'must be i/n with 1 <= i <= n'),
     description: 'run shard i of n (Vitest --shard)',
   },
   'blob-dir': { type: 'string', description: "with --shard: also write the shard's Vitest blob report here" },
