@@ -9,19 +9,30 @@ import { setFlagsFromString } from 'node:v8';
 
 /** The name of the global symbol the flags are handed over under (Symbol.for). */
 export const LATE_V8_FLAGS_KEY = 'toolgauge.lateV8Flags';
-const KEY = Symbol.for(LATE_V8_FLAGS_KEY);
-type Holder = { [KEY]?: readonly string[] };
+
+type Holder = Record<symbol, readonly string[] | undefined>;
+
+/** Hold `flags` on this thread's global object under the symbol `Symbol.for(key)` (none: nothing is held). */
+export function holdV8Flags(key: string, flags: readonly string[]): void {
+  if (flags.length) (globalThis as unknown as Holder)[Symbol.for(key)] = [...flags];
+}
+
+/** Set the flags held under `key`, once (none held: nothing is set). `set` is V8's, or a test's recorder. */
+export function setHeldV8Flags(key: string, set: (flag: string) => void = setFlagsFromString): void {
+  const holder = globalThis as unknown as Holder;
+  const sym = Symbol.for(key);
+  const flags = holder[sym];
+  if (!flags) return;
+  delete holder[sym];
+  for (const f of flags) set(f);
+}
 
 /** Hold `flags` until setLateV8Flags: the process's entry point, before the run's modules load. */
 export function deferV8Flags(flags: readonly string[]): void {
-  if (flags.length) (globalThis as Holder)[KEY] = [...flags];
+  holdV8Flags(LATE_V8_FLAGS_KEY, flags);
 }
 
 /** Set the flags deferV8Flags held, once (none held: nothing is set). `set` is V8's, or a test's recorder. */
 export function setLateV8Flags(set: (flag: string) => void = setFlagsFromString): void {
-  const holder = globalThis as Holder;
-  const flags = holder[KEY];
-  if (!flags) return;
-  delete holder[KEY];
-  for (const f of flags) set(f);
+  setHeldV8Flags(LATE_V8_FLAGS_KEY, set);
 }

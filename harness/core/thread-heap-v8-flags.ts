@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { holdV8Flags, setHeldV8Flags } from './late-v8-flags.ts';
 
 // The CLI's shebang gives V8 a young-generation flag (`--max-semi-space-size=2`) that V8 reads when a heap is set
 // up. Any flag that differs from the values Node was built with makes V8 refuse Node's built-in code cache, so the
@@ -6,16 +7,14 @@ import { setFlagsFromString } from 'node:v8';
 // modules then load with the cache while the CLI loads (docs/benchmarks.md, "ToolHop's fixed cost"). A thread this
 // process starts sets up a heap of its own, which reads the flag too, and a `resourceLimits` young generation does not
 // override it: the eval thread keeps the small young generation it had only if the flag is set again before the
-// thread starts. The flags are handed over as a property of this thread's global object, as late-v8-flags.ts does.
+// thread starts. The flags are handed over as a property of this thread's global object, by late-v8-flags.ts's hold and set.
 
 /** The name of the global symbol the flags are handed over under (Symbol.for). */
 export const THREAD_HEAP_V8_FLAGS_KEY = 'toolgauge.threadHeapV8Flags';
-const KEY = Symbol.for(THREAD_HEAP_V8_FLAGS_KEY);
-type Holder = { [KEY]?: readonly string[] };
 
 /** Hold `flags` for the threads this process starts: the process's entry point, having reset them for itself. */
 export function holdThreadHeapV8Flags(flags: readonly string[]): void {
-  if (flags.length) (globalThis as Holder)[KEY] = [...flags];
+  holdV8Flags(THREAD_HEAP_V8_FLAGS_KEY, flags);
 }
 
 /**
@@ -23,9 +22,5 @@ export function holdThreadHeapV8Flags(flags: readonly string[]): void {
  * them too), so this sets them once. `set` is V8's, or a test's recorder.
  */
 export function setThreadHeapV8Flags(set: (flag: string) => void = setFlagsFromString): void {
-  const holder = globalThis as Holder;
-  const flags = holder[KEY];
-  if (!flags) return;
-  delete holder[KEY];
-  for (const f of flags) set(f);
+  setHeldV8Flags(THREAD_HEAP_V8_FLAGS_KEY, set);
 }
