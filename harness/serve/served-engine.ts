@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { firstZodIssue } from '../core/errors.ts';
 import type { EngineSettings } from '../engine/defaults.ts';
 import type { DistributionsRequest, DistributionsResult, Engine, EngineInfo } from '../engine/types.ts';
 
@@ -94,10 +95,8 @@ export async function servedEngineFor(
       }
       const parsed = DistributionsReply.safeParse(body);
       if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        throw new Error(
-          `${root}/toolgauge/distributions: reply field '${issue.path.join('.') || '(body)'}': ${issue.message}`,
-        );
+        const { field, message } = firstZodIssue(parsed.error);
+        throw new Error(`${root}/toolgauge/distributions: reply field '${field || '(body)'}': ${message}`);
       }
       return parsed.data;
     },
