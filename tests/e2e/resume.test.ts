@@ -81,6 +81,27 @@ describe('a resume checks what it continues', () => {
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
   });
 
+  it("another suite's folder is refused on --resume and on a -t re-run, naming both suites; its journal and summary stay as they were", async () => {
+    const out = await copyOfRun('other-suite');
+    const files = ['instances.jsonl', 'summary.json', 'run.json'].map((f) => join(out, f));
+    const before = files.map((f) => readFileSync(f, 'utf8'));
+    for (const extra of [['--resume'], ['-t', 'maze']]) {
+      const r = await refusedHere([
+        'maze',
+        '--only',
+        'C1_task_001',
+        '--model',
+        'sim:oracle',
+        '--out-dir',
+        out,
+        ...extra,
+      ]);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/holds a toolhop run \(2 finished instances in instances\.jsonl\), not a maze run/);
+      expect(oneLine(r.stderr), r.stderr).toBe(true);
+    }
+    expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
+  });
   it('under plain Vitest the refused run finalizes nothing: the journal and summary stay as they were, exit 2', async () => {
     const out = await copyOfRun('plain-vitest');
     const files = ['instances.jsonl', 'summary.json', 'results.jsonl'].map((f) => join(out, f));
