@@ -24,7 +24,14 @@ describe('CLI flags', () => {
   it('rejects unknown flags, bad values and stray arguments with a one-line UsageError naming the flag', () => {
     expect(() => parseFlags('x', ['--lmit', '3'], specs)).toThrow(UsageError);
     expect(() => parseFlags('x', ['--limit', 'many'], specs)).toThrow(/--limit must be a number \(got 'many'\)/);
-    expect(() => parseFlags('x', ['--limit', '-1'], specs)).toThrow(/--limit/);
+    // A negative number after a flag is its value, checked as any other (not parseArgs's "argument is ambiguous").
+    expect(() => parseFlags('x', ['--limit', '-1'], specs)).toThrow("toolgauge x: --limit must be >= 0 (got '-1')");
+    expect(() => parseFlags('x', ['--limit', '-.5'], specs)).toThrow(
+      "toolgauge x: --limit must be an integer (got '-.5')",
+    );
+    expect(parseFlags('x', ['-t', '-2', '--resume'], specs).values).toEqual({ filter: '-2', resume: true });
+    expect(parseFlags('x', ['--resume', '--', '-3'], specs, true).positionals).toEqual(['-3']);
+    expect(() => parseFlags('x', ['--limit', '--resume'], specs)).toThrow(/--limit/);
     expect(() => parseFlags('x', ['--tier', 'loose'], specs)).toThrow(
       "toolgauge x: --tier must be one of strict|lenient (got 'loose')",
     );
