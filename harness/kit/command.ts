@@ -25,9 +25,9 @@ export interface SuiteCommand<S> {
   evalFiles?(settings: S): string[];
   /**
    * Checks beyond the settings' own (a simulator policy this suite has no behaviour for …), run by the launcher once a
-   * `gguf:` model's engine is up and before the endpoint check. Throw UsageError.
+   * `gguf:` model's engine is up and before the endpoint check. Throw UsageError. `values`: the command's flags.
    */
-  validate?(plan: RunPlan, settings: S): void | Promise<void>;
+  validate?(plan: RunPlan, settings: S, values: Record<string, unknown>): void | Promise<void>;
   /** Run instead of the eval suites (e.g. `--smoke-dataset`); return an exit code, or undefined to go on. */
   instead?(plan: RunPlan, settings: S): Promise<number | undefined>;
   /** The endpoint check before the first request, when the suite's requests are not OpenAI chat completions. */

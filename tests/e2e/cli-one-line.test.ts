@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,31 @@ describe('a path or port the user named that cannot be used is one line', () => 
     expect(lines(r.stderr), r.stderr).toEqual([
       `toolgauge view: --export: cannot write the output directory ${runs.file}: ${runs.file} is not a directory`,
     ]);
+  });
+
+  it('toolhop --out, bfcl rescore and apibank rescore under a file: exit 2 before any row runs or is read', async () => {
+    const root = tempDir('one-line-out');
+    const runDir = join(root, 'run');
+    const th = await toolgauge(
+      ['toolhop', '--limit', '1', '--model', 'sim:oracle', '--out-dir', runDir, '--out', join(runs.file, 'p.jsonl')],
+      { TOOLHOP_ALLOW_DATASET_EXEC: '1' },
+    );
+    expect(th.code, th.stderr).toBe(2);
+    expect(lines(th.stderr), th.stderr).toEqual([
+      `toolgauge toolhop: --out: cannot write the output directory ${runs.file}: ${runs.file} is not a directory`,
+    ]);
+    expect(existsSync(join(runDir, 'instances.jsonl'))).toBe(false);
+    const bfcl = await toolgauge(['bfcl', 'rescore', '--result-dir', root, '--out-dir', runs.file]);
+    const apibank = await toolgauge(['apibank', 'rescore', root, '--data', root, '--out-dir', runs.file]);
+    for (const [r, who] of [
+      [bfcl, 'bfcl rescore'],
+      [apibank, 'apibank rescore'],
+    ] as const) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(lines(r.stderr), r.stderr).toEqual([
+        `toolgauge ${who}: cannot write the output directory ${runs.file}: ${runs.file} is not a directory`,
+      ]);
+    }
   });
 
   it('sim and view on a port in use: exit 1 with the address; sim --port out of range: exit 2', async () => {
