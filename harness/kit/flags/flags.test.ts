@@ -23,6 +23,15 @@ describe('CLI flags', () => {
   });
   it('rejects unknown flags, bad values and stray arguments with a one-line UsageError naming the flag', () => {
     expect(() => parseFlags('x', ['--lmit', '3'], specs)).toThrow(UsageError);
+    expect(() => parseFlags('x', ['--lmit', '3'], specs)).toThrow(
+      "toolgauge x: unknown flag '--lmit' (did you mean '--limit'?)",
+    );
+    expect(() => parseFlags('x', ['--bogus'], specs)).toThrow(
+      "toolgauge x: unknown flag '--bogus' (toolgauge x --help lists them)",
+    );
+    expect(() => parseFlags('x', ['-q'], specs)).toThrow(
+      "toolgauge x: unknown flag '-q' (toolgauge x --help lists them)",
+    );
     expect(() => parseFlags('x', ['--limit', 'many'], specs)).toThrow(/--limit must be a number \(got 'many'\)/);
     // A negative number after a flag is its value, checked as any other (not parseArgs's "argument is ambiguous").
     expect(() => parseFlags('x', ['--limit', '-1'], specs)).toThrow("toolgauge x: --limit must be >= 0 (got '-1')");

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { MAX_TIMER_MS } from '../../core/config.ts';
+import { didYouMean } from './did-you-mean.ts';
 import { joinListWords } from './list-words.ts';
 
 /**
@@ -41,8 +42,9 @@ export function parseFlags(command: string, argvIn: string[], specs: FlagSpecs, 
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw unknownFlag(command, err, specs);
     const msg = (err as Error).message.split('\n')[0] ?? String(err);
-    throw new UsageError(`toolgauge ${command}: ${msg.replace(/^Unknown option/, 'unknown flag')}`);
+    throw new UsageError(`toolgauge ${command}: ${msg}`);
   }
   if (!allowPositionals && parsed.positionals.length > 0) {
     throw new UsageError(`toolgauge ${command}: unexpected argument '${parsed.positionals[0]}'`);
@@ -56,6 +58,18 @@ export function parseFlags(command: string, argvIn: string[], specs: FlagSpecs, 
     values[name] = r.value;
   }
   return { values, positionals: parsed.positionals };
+}
+
+/**
+ * An unknown flag, with the closest known one or where the flags are listed. parseArgs's own advice (put a positional
+ * that starts with '-' after '--') is not what a mistyped flag needs.
+ */
+function unknownFlag(command: string, err: unknown, specs: FlagSpecs): UsageError {
+  const flag = /'([^']+)'/.exec((err as Error).message)?.[1] ?? '';
+  const hint = flag.startsWith('--') ? didYouMean(flag.slice(2).split('=')[0]!, Object.keys(specs)) : undefined;
+  return new UsageError(
+    `toolgauge ${command}: unknown flag '${flag}' ${hint ? `(did you mean '--${hint}'?)` : `(toolgauge ${command} --help lists them)`}`,
+  );
 }
 
 /** A word that is a negative number (`-1`, `-0.5`, `-.5`): never a flag, since no flag's name starts with a digit. */
