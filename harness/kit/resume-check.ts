@@ -1,7 +1,14 @@
 import { join } from 'node:path';
 import type { RunConfig } from '../core/config.ts';
 import { refuseLink } from '../core/nofollow.ts';
-import { fingerprintDiff, runFingerprint, RUN_FILE, storedFingerprint, type Fingerprint } from './fingerprint.ts';
+import {
+  fingerprintDiff,
+  runFingerprint,
+  RUN_FILE,
+  RunFileInvalid,
+  storedFingerprint,
+  type Fingerprint,
+} from './fingerprint.ts';
 import { JOURNAL, readJournal, verifiedJournal, type Seal } from './journal.ts';
 import { acquireDirLock, releaseDirLock } from './lock.ts';
 import { KIT_OUTPUTS, MARKER, type OutDirMode } from './outdir.ts';
@@ -38,7 +45,7 @@ export function checkResumable<M extends InstanceMetaBase>(
 ): Map<string, M & { seal: Seal }> {
   for (const name of new Set([...KIT_OUTPUTS, ...def.outputs, ...(def.recordFiles ?? []), MARKER]))
     refuseLink(join(dir, name));
-  const stored = storedFingerprint(dir, def.name);
+  const stored = storedOrRefused(dir, def.name, mode);
   const other = stored ? undefined : otherSuites(dir, def.name)[0];
   if (other) {
     // Its journal and summary would be replaced by this suite's at the end: the other run's finished work is lost.
@@ -59,6 +66,18 @@ export function checkResumable<M extends InstanceMetaBase>(
     );
   }
   return verifiedJournal<M>(dir, def.name, def.metaSchema);
+}
+
+/** The stored fingerprint; a run.json that cannot be read refuses the resume (one line), as another run's would. */
+function storedOrRefused(dir: string, suite: string, mode: OutDirMode): Fingerprint | null {
+  try {
+    return storedFingerprint(dir, suite);
+  } catch (err) {
+    if (!(err instanceof RunFileInvalid)) throw err;
+    throw new ResumeRefused(
+      `${modeName(mode)}: ${err.message}, so nothing says which run ${dir} holds; run without ${mode === 'resume' ? '--resume' : '-t'} to start afresh`,
+    );
+  }
 }
 
 /** The suites other than `suite` with finished instances in the journal of `dir`, with their counts. */

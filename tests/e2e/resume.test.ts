@@ -81,6 +81,24 @@ describe('a resume checks what it continues', () => {
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
   });
 
+  it('a torn or foreign run.json is refused on --resume with one line naming it; the journal stays as it was', async () => {
+    const out = await copyOfRun('torn-run-json');
+    const journal = readFileSync(join(out, 'instances.jsonl'), 'utf8');
+    const runJson = join(out, 'run.json');
+    for (const [text, problem] of [
+      [readFileSync(runJson, 'utf8').slice(0, 40), /run\.json: not valid JSON/],
+      ['{"x": 1}\n', /run\.json: field suites: missing/],
+    ] as const) {
+      writeFileSync(runJson, text);
+      const r = await refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume']);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.stderr).toMatch(problem);
+      expect(r.stderr).toMatch(/run without --resume to start afresh/);
+      expect(oneLine(r.stderr) && r.stderr.trim().split('\n').length === 1, r.stderr).toBe(true);
+    }
+    expect(readFileSync(join(out, 'instances.jsonl'), 'utf8')).toBe(journal);
+  });
+
   it("another suite's folder is refused on --resume and on a -t re-run, naming both suites; its journal and summary stay as they were", async () => {
     const out = await copyOfRun('other-suite');
     const files = ['instances.jsonl', 'summary.json', 'run.json'].map((f) => join(out, f));
