@@ -229,6 +229,8 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
         outDir,
         collectionErrors: run.errors,
         recordFiles: def?.recordFiles,
+        // A resume of fewer instances than the directory finished (a smaller or forgotten --limit) loses none of them.
+        ...(kc.run.resume && !o.merged ? { keepInJournal: [...readJournal(outDir, suite).values()] } : {}),
       });
     } catch (err) {
       // No summary for this suite (finalizeSuite renamed the previous one): the run failed, and says why.
