@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { flagSchemas, parseFlags } from './flags.ts';
+import { MODEL_FLAGS } from './model-flags.ts';
 
 describe('CLI flags', () => {
   const specs = {
@@ -46,6 +47,14 @@ describe('CLI flags', () => {
     );
     expect(() => parseFlags('x', ['--url', 'nope'], specs)).toThrow(/--url must be a URL/);
     expect(() => parseFlags('x', ['extra'], specs)).toThrow(/unexpected argument 'extra'/);
+  });
+
+  it("an empty --model (an unset variable) is refused, not read as the simulator's default", () => {
+    for (const empty of ['', ' '])
+      expect(() => parseFlags('x', ['--model', empty], MODEL_FLAGS)).toThrow(
+        `toolgauge x: --model must not be empty (leave the flag out for the simulator) (got '${empty}')`,
+      );
+    expect(parseFlags('x', ['--model', 'sim:wrong'], MODEL_FLAGS).values).toEqual({ model: 'sim:wrong' });
   });
 
   it('a list flag takes the words after it up to the next flag; other flags and positional commands do not', () => {
