@@ -174,6 +174,7 @@ export async function run(argvIn: string[], runner: CommandRunner): Promise<numb
       flags: FLAGS,
       env: ENV,
       files: ['data', 'prompts'],
+      regularFiles: ['data'],
       // The rows' eval code makes model requests and sandbox calls (the sandbox is served from the CLI's process) and
       // starts no process: a thread of the CLI runs them, one process fewer (harness/vitest/prethread.ts).
       worker: 'thread',
@@ -234,7 +235,12 @@ function checkCell(s: ToolhopSettings, command: string): void {
   if (refusal) throw new UsageError(refusal);
 }
 
-const SWEEP_COMMAND = { command: 'toolhop sweep', suite: toolhopSuite, files: ['data', 'prompts'] } as const;
+const SWEEP_COMMAND = {
+  command: 'toolhop sweep',
+  suite: toolhopSuite,
+  files: ['data', 'prompts'],
+  regularFiles: ['data'],
+} as const;
 
 export interface SweepPlan {
   cells: SweepCell[];

@@ -68,6 +68,14 @@ describe('a path or port the user named that cannot be used is one line', () => 
     }
   });
 
+  it('toolhop --data naming a folder: exit 2 before the run opens, not a harness error from each test file', async () => {
+    const r = await toolgauge(['toolhop', '--data', runs.a, '--model', 'sim:oracle'], {
+      TOOLHOP_ALLOW_DATASET_EXEC: '1',
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(lines(r.stderr), r.stderr).toEqual([`toolgauge toolhop: --data '${runs.a}' is a folder; give a file`]);
+  });
+
   it('sim and view on a port in use: exit 1 with the address; sim --port out of range: exit 2', async () => {
     for (const args of [['sim'], ['view', runs.a]]) {
       const r = await toolgauge([...args, '--port', String(busyPort)], {}, 30_000);
