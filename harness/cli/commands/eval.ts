@@ -112,6 +112,9 @@ async function runEval(
   }
   const root = process.cwd();
   const evalFiles = positionals.map((f) => resolve(f));
+  // Several eval files are several evals: --out-dir is their parent, so that no two write one folder (a file that
+  // defines several evals is seen by its worker, harness/vitest/describe-eval.ts).
+  if (new Set(evalFiles).size > 1) plan.run.outDirHoldsEvals = true;
   // `--parts N`: each eval file runs as N part files (harness/vitest/eval-parts.ts).
   const parts = values.parts === undefined ? 1 : Number(values.parts);
   checkShardFill(values.shard as string | undefined, evalFiles, parts);
