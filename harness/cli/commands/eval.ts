@@ -5,7 +5,7 @@ import { evalConfig } from '../../api/vitest-config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { applyConfig, type ConfigOptions } from '../../kit/flags/config-file.ts';
 import { flagSchemas, type FlagSpecs, parseFlags } from '../../kit/flags/flags.ts';
-import { MODEL_FLAGS, settingsSource } from '../../kit/flags/model-flags.ts';
+import { MODEL_FLAGS, type Shard, settingsSource } from '../../kit/flags/model-flags.ts';
 import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
 import { cliInterruptLine } from '../../kit/interrupt.ts';
 import { planRun, type RunPlan } from '../../kit/plan.ts';
@@ -117,7 +117,8 @@ async function runEval(
   if (new Set(evalFiles).size > 1) plan.run.outDirHoldsEvals = true;
   // `--parts N`: each eval file runs as N part files (harness/vitest/eval-parts.ts).
   const parts = values.parts === undefined ? 1 : Number(values.parts);
-  checkShardFill(values.shard as string | undefined, evalFiles, parts);
+  const shard = values.shard as Shard | undefined;
+  checkShardFill(shard, evalFiles, parts);
   const files = parts > 1 ? evalFiles.flatMap((f) => writePartFiles(root, f, parts)) : evalFiles;
   // Loaded by path (a user's evals load it in their own module graph), the reporter learns from its options that it
   // runs under the CLI and the run's plan: the workers have it by `provide`, a `--merge-reports` run (no workers) by
@@ -184,7 +185,7 @@ async function runEval(
     reporter,
     config,
     open,
-    shard: values.shard as string | undefined,
+    shard: shard?.text,
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,
     mergeReports,
