@@ -28,6 +28,8 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --mo
   or a failing --gate (failing cases alone do not fail the run), 2 on a usage error, 130 on Ctrl-C (docs/eval.md#exit-codes).
   --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
   summary.json); everything else (Vitest's output, the summaries) goes to stderr.
+  --out-dir DIR: the eval's folder; with several evals (eval files, or a file that defines several) their parent,
+  each eval in DIR/<eval name>/ as in results/ (docs/eval.md#several-evals).
   --model A,B…: the run once per model, one after another, each into <eval dir>/<model folder>/ (the name with
   characters other than letters, digits, . _ - as _), then each eval's paired comparison of every model with the
   first (report --compare's comparison.md, .json, .svg) in <eval dir>/; the exit code is the worst model's; with
