@@ -49,31 +49,31 @@ export async function endEvalRun(
           : `toolgauge: cannot read the run configuration: ${(err as Error).message}`,
     };
   }
-  const end = endRun(ended, kc, {
+  // Merged blobs of several suites (several evals, or one file that defines several): --out-dir is their parent.
+  if (o.merged && suitesOf(ended).size > 1) kc = { ...kc, run: { ...kc.run, outDirHoldsEvals: true } };
+  return endRun(ended, kc, {
     startedAt: o.startedAt,
     endedAt: new Date(),
     interrupted: reason === 'interrupted',
     unhandled: unhandled.map(unhandledText),
     cli: o.cli,
     merged: o.merged,
-  });
-  // The shards' traces, carried in their blobs, into the merged folder the report links them from.
-  if (o.merged) {
-    const outDirs = new Map(end.suites.map((s) => [s.suite, s.outDir]));
-    for (const mod of evalModules) {
-      for (const t of mod.children.allTests()) {
-        const suite = t.meta().toolgauge?.suite;
-        const dir = suite ? outDirs.get(suite) : undefined;
-        if (dir) restoreTrace(dir, t.meta().toolgaugeTrace);
+    // Into the merged folders, once claimed: the shards' traces, carried in their blobs, which the report links, and
+    // the run's fingerprint, as the run's start stores it (a later --resume or -t re-run checks against it).
+    carried: (outDirs) => {
+      for (const mod of evalModules) {
+        for (const t of mod.children.allTests()) {
+          const suite = t.meta().toolgauge?.suite;
+          const dir = suite ? outDirs.get(suite) : undefined;
+          if (dir) restoreTrace(dir, t.meta().toolgaugeTrace);
+        }
       }
-    }
-    // And the run's fingerprint, as the run's start stores it: a later --resume or -t re-run checks against it.
-    for (const b of blocks(evalModules)) {
-      const dir = outDirs.get(b.suite);
-      if (dir && b.fingerprint) writeFingerprint(dir, b.suite, kc.runId, b.fingerprint);
-    }
-  }
-  return end;
+      for (const b of blocks(evalModules)) {
+        const dir = outDirs.get(b.suite);
+        if (dir && b.fingerprint) writeFingerprint(dir, b.suite, kc.runId, b.fingerprint);
+      }
+    },
+  });
 }
 
 /** Each suite block of the run once: its suite, dataset hash, output directory and recorded run. */

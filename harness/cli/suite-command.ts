@@ -5,7 +5,7 @@ import { builtinEvalConfig, launcherBundle, workerPreload } from '../vitest/eval
 import { checkSuiteCommand, type CommandRunner, type SuiteCommand } from '../kit/command.ts';
 import { parseFlags } from '../kit/flags/flags.ts';
 import { cliInterruptLine } from '../kit/interrupt.ts';
-import { MODEL_FLAGS, settingsSource } from '../kit/flags/model-flags.ts';
+import { MODEL_FLAGS, type Shard, settingsSource } from '../kit/flags/model-flags.ts';
 import type { RunPlan } from '../kit/plan.ts';
 import { registeredSuites } from '../kit/registry.ts';
 import { startSandboxEarly, type EarlySandbox } from '../launch/early-sandbox.ts';
@@ -84,7 +84,7 @@ async function runSuite<S>(
         sandbox,
       });
     },
-    shard: values.shard as string | undefined,
+    shard: (values.shard as Shard | undefined)?.text,
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,
     mergeReports,

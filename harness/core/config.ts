@@ -138,6 +138,11 @@ export interface RunConfig {
    * `toolgauge eval --model a,b` (one run per model, harness/cli/eval-models.ts); unset in every other run.
    */
   modelFolder?: string;
+  /**
+   * `outDir` is the parent of each describeEval eval's folder (`<outDir>/<eval name>/`) rather than the eval's own:
+   * set for a run of several evals (docs/eval.md, "Several evals"), whose folders must not be one.
+   */
+  outDirHoldsEvals?: boolean;
   resume: boolean;
   gate: string | undefined;
   /** The file whose `mcpServers` a describeEval's `mcp({ server })` reads (a `--config` file that has them). */

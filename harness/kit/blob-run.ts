@@ -9,12 +9,12 @@ import type { RunPlan } from './plan.ts';
  * instead of whatever the merging command's environment says. No key or token is kept.
  */
 export interface BlobRun {
-  config: Omit<RunConfig, 'apiKey' | 'hf' | 'simUrl' | 'outDir' | 'gate' | 'resume'>;
+  config: Omit<RunConfig, 'apiKey' | 'hf' | 'simUrl' | 'outDir' | 'outDirHoldsEvals' | 'gate' | 'resume'>;
   settings: unknown;
 }
 
 export function blobRunOf(run: RunConfig, settings: unknown): BlobRun {
-  const { apiKey: _k, hf: _h, simUrl: _s, outDir: _o, gate: _g, resume: _r, ...config } = run;
+  const { apiKey: _k, hf: _h, simUrl: _s, outDir: _o, outDirHoldsEvals: _p, gate: _g, resume: _r, ...config } = run;
   return {
     config: { ...config, baseUrl: redactUrl(config.baseUrl) },
     settings: redactDeep(JSON.parse(JSON.stringify(settings ?? null)) as unknown),
@@ -45,7 +45,7 @@ const SAME_RUN: ReadonlyArray<keyof BlobRun['config']> = [
 /**
  * The configuration of a merged run from its blobs: every suite block's recorded run must agree (else a usage error
  * naming what differs — shards of different runs never make one report); the merge command keeps only its own
- * output directory, gate and key. Blobs without a record (older ones) leave the configuration as parsed.
+ * output directory (and how its evals' folders lie in it), gate and key. Blobs without a record (older ones) leave the configuration as parsed.
  */
 export function runFromBlobs(
   kc: RunPlan,

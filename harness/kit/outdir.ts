@@ -1,5 +1,6 @@
 import { closeSync, lstatSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { RunConfig } from '../core/config.ts';
 import { writeFileAtomic } from '../core/jsonl.ts';
 import { readTextChecked, refuseLink } from '../core/nofollow.ts';
 import { RUN_FILE } from './fingerprint.ts';
@@ -13,6 +14,16 @@ export const MARKER = '.toolgauge-run';
 /** `--out-dir`, else `results/<suite>/<style>/` under the working directory. */
 export function defaultOutDir(outDir: string | undefined, ...parts: string[]): string {
   return resolve(outDir ?? join('results', ...parts));
+}
+
+/**
+ * A describeEval eval's folder: `--out-dir` itself when the run has this one eval, `<out-dir>/<eval name>/` when it
+ * has several (their parent, as `results/` is by default), then the model's folder of a `--model a,b` run.
+ */
+export function evalOutDir(run: Pick<RunConfig, 'outDir' | 'outDirHoldsEvals' | 'modelFolder'>, name: string): string {
+  const dir =
+    run.outDir === undefined ? join('results', name) : run.outDirHoldsEvals ? join(run.outDir, name) : run.outDir;
+  return join(resolve(dir), run.modelFolder ?? '');
 }
 
 /**

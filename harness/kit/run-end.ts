@@ -4,9 +4,10 @@ import { finalizeSuite, type Finalized } from './finalize.ts';
 import { genericAggregator } from './generic.ts';
 import { readJournal } from './journal.ts';
 import { releaseDirLock } from './lock.ts';
+import { claimMergedDirs } from './merge-claim.ts';
 import { isDirRefusal } from './resume-check.ts';
 import { instanceKey } from './names.ts';
-import { defaultOutDir } from './outdir.ts';
+import { evalOutDir } from './outdir.ts';
 import { suiteNamed } from './registry.ts';
 import { generationHeader } from './sampling.ts';
 import type { DatasetInfo, InstanceMetaBase } from './types.ts';
@@ -62,7 +63,9 @@ const USAGE_ERRORS = new Set(['UsageError', 'GateSyntaxError']);
  * A usage error raised while collecting (a bad setting, a gate naming an unknown metric) exits 2. A suite whose
  * session was refused the output directory (another run holds it, another fingerprint, a journal that fails its
  * checks, a planted link) is not finalized there — finalizing would rewrite another run's files or the very journal
- * that was refused — and the run exits 2 with the reason, once.
+ * that was refused — and the run exits 2 with the reason, once. A merge of blob reports, which has no instance that
+ * would prepare its folders, claims them here as a fresh run's first instance does (merge-claim.ts): a folder in use
+ * refuses the merge (exit 2) before anything is written.
  */
 export function endRun(
   modules: readonly EndedModule[],
@@ -74,6 +77,8 @@ export function endRun(
     unhandled: readonly string[];
     cli: boolean /** Merged blob reports: output directories are this process's, not the shards'. */;
     merged?: boolean;
+    /** A merge's writing of what its blobs carry into each suite's folder, once the folders are claimed. */
+    carried?: (outDirs: ReadonlyMap<string, string>) => void;
   },
 ): RunEnd {
   const runs: Runs = new Map();
@@ -105,7 +110,10 @@ type Runs = Map<
   }
 >;
 
-/** Where a suite of the run wrote: its own rule when this process knows it, else what its tests said at collection. */
+/**
+ * Where a suite of the run wrote: its own rule when this process knows it, else what its tests said at collection;
+ * a merge of blob reports writes where its own --out-dir says, as describeEval's rule places an eval (kit/outdir.ts).
+ */
 function outDirOf(
   suite: string,
   run: { ident: EndedTest['ident'] | undefined },
@@ -117,7 +125,7 @@ function outDirOf(
   const settings = set?.ok ? set.settings : undefined;
   return def && settings !== undefined
     ? def.outDir(kc.run, settings)
-    : (!merged && run.ident?.outDir) || defaultOutDir(kc.run.outDir, suite);
+    : (!merged && run.ident?.outDir) || evalOutDir(kc.run, suite);
 }
 
 function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typeof endRun>[2], runs: Runs): RunEnd {
@@ -160,6 +168,21 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
       ? `the run ended with an error: ${o.unhandled[0]}`
       : 'the run ended before them';
   if (usage) return { suites: [], messages: loose.map((e) => `toolgauge: ${e}`), exitCode: 2 };
+  if (o.merged) {
+    // A merge writes its folders as a fresh run does (merge-claim.ts), then what the blobs carry, all under the locks.
+    const dirs = new Map([...runs].map(([suite, run]) => [suite, outDirOf(suite, run, kc, true)]));
+    try {
+      claimMergedDirs(
+        [...dirs].map(([suite, dir]) => ({ dir, outputs: suiteNamed(suite)?.outputs ?? [] })),
+        kc.runId,
+        kc.ownerPid ?? process.pid,
+      );
+    } catch (err) {
+      if (!isDirRefusal((err as Error).name)) throw err;
+      return { suites: [], messages: [`toolgauge: ${(err as Error).message}`], exitCode: 2 };
+    }
+    o.carried?.(dirs);
+  }
   // A module that failed to load belongs to no suite we can name: a harness error of the run.
   const first = runs.values().next().value;
   if (loose.length) {

@@ -2,18 +2,37 @@ import { UsageError } from '../core/errors.ts';
 import { eachName } from '../kit/eval/each.ts';
 import { evalRunOptions, evalSuite, type EvalOptions } from '../kit/eval/suite.ts';
 import type { TaskOutput } from '../kit/eval/types.ts';
+import { runPlan } from './context.ts';
 import { currentEvalPart } from './eval-parts.ts';
 import { defineSuiteTests } from './suite-tests.ts';
+
+/**
+ * The evals defined so far in this worker's run. A file that defines several (two describeEval calls, or
+ * describeEval.each) makes `--out-dir` their parent, as several eval files do (the CLI says so in the plan): its evals
+ * all register while the file is imported, before the first block loads its cases and takes its folder. The parts
+ * of one eval file (`--parts`) define the one eval again.
+ */
+let defined: { runId: string; names: Set<string> } | undefined;
 
 function defineEval<TInput, TExpected, TOutput>(
   name: string,
   options: EvalOptions<TInput, TExpected, TOutput>,
   mode?: 'skip' | 'only',
 ): Promise<void> {
-  const def = evalSuite(name, options);
+  const suite = evalSuite(name, options);
+  const kit = runPlan();
+  if (defined?.runId !== kit.runId) defined = { runId: kit.runId, names: new Set() };
+  // A skipped eval writes nothing: it does not make the run one of several.
+  if (mode !== 'skip') defined.names.add(name);
+  const names = defined.names;
+  const def: typeof suite = {
+    ...suite,
+    outDir: (run, settings) => suite.outDir(names.size > 1 ? { ...run, outDirHoldsEvals: true } : run, settings),
+  };
   // Loaded as a part of its file (`toolgauge eval --parts`): only that part's cases are this module's tests.
   const slice = currentEvalPart();
   return defineSuiteTests(def, {
+    kit,
     ...(slice ? { slice } : {}),
     settings: { threshold: options.threshold ?? 1 },
     ...evalRunOptions(name, options),

@@ -5,7 +5,7 @@ import { evalConfig } from '../../api/vitest-config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { applyConfig, type ConfigOptions } from '../../kit/flags/config-file.ts';
 import { flagSchemas, type FlagSpecs, parseFlags } from '../../kit/flags/flags.ts';
-import { MODEL_FLAGS, settingsSource } from '../../kit/flags/model-flags.ts';
+import { MODEL_FLAGS, type Shard, settingsSource } from '../../kit/flags/model-flags.ts';
 import { GateSyntaxError, parseGate } from '../../kit/gate.ts';
 import { cliInterruptLine } from '../../kit/interrupt.ts';
 import { planRun, type RunPlan } from '../../kit/plan.ts';
@@ -28,6 +28,8 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --mo
   or a failing --gate (failing cases alone do not fail the run), 2 on a usage error, 130 on Ctrl-C (docs/eval.md#exit-codes).
   --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
   summary.json); everything else (Vitest's output, the summaries) goes to stderr.
+  --out-dir DIR: the eval's folder; with several evals (eval files, or a file that defines several) their parent,
+  each eval in DIR/<eval name>/ as in results/ (docs/eval.md#several-evals).
   --model A,B…: the run once per model, one after another, each into <eval dir>/<model folder>/ (the name with
   characters other than letters, digits, . _ - as _), then each eval's paired comparison of every model with the
   first (report --compare's comparison.md, .json, .svg) in <eval dir>/; the exit code is the worst model's; with
@@ -112,9 +114,13 @@ async function runEval(
   }
   const root = process.cwd();
   const evalFiles = positionals.map((f) => resolve(f));
+  // Several eval files are several evals: --out-dir is their parent, so that no two write one folder (a file that
+  // defines several evals is seen by its worker, harness/vitest/describe-eval.ts).
+  if (new Set(evalFiles).size > 1) plan.run.outDirHoldsEvals = true;
   // `--parts N`: each eval file runs as N part files (harness/vitest/eval-parts.ts).
   const parts = values.parts === undefined ? 1 : Number(values.parts);
-  checkShardFill(values.shard as string | undefined, evalFiles, parts);
+  const shard = values.shard as Shard | undefined;
+  checkShardFill(shard, evalFiles, parts);
   const files = parts > 1 ? evalFiles.flatMap((f) => writePartFiles(root, f, parts)) : evalFiles;
   // Loaded by path (a user's evals load it in their own module graph), the reporter learns from its options that it
   // runs under the CLI and the run's plan: the workers have it by `provide`, a `--merge-reports` run (no workers) by
@@ -181,7 +187,7 @@ async function runEval(
     reporter,
     config,
     open,
-    shard: values.shard as string | undefined,
+    shard: shard?.text,
     filter: values.filter as string | undefined,
     blobDir: values['blob-dir'] as string | undefined,
     mergeReports,

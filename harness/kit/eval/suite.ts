@@ -1,10 +1,9 @@
-import { join } from 'node:path';
 import { renderTranscript } from '../../agent/transcript.ts';
 import { sha256 } from '../../core/hash.ts';
 import { MAX_TIMER_MS, timerMs } from '../../core/config.ts';
 import { UsageError } from '../../core/errors.ts';
 import { genericAggregator, scoredMetaSchema, type ScoredMeta } from '../generic.ts';
-import { defaultOutDir } from '../outdir.ts';
+import { evalOutDir } from '../outdir.ts';
 import type { SuiteDefinition, Verdict } from '../types.ts';
 import { isJudgeError, judgeCase } from './judge-context.ts';
 import { expectedToolsJson } from './expected-tools.ts';
@@ -72,8 +71,9 @@ export function evalSuite<TInput = string, TExpected = unknown, TOutput = TaskOu
     name,
     title: name,
     settings: () => ({ threshold: o.threshold ?? 1 }),
-    // `--model a,b` runs each model into its own folder inside the eval's (docs/eval.md, "Several models")
-    outDir: (run) => join(defaultOutDir(run.outDir, name), run.modelFolder ?? ''),
+    // Several evals' --out-dir is their parent; `--model a,b` runs each model into its own folder inside the eval's
+    // (docs/eval.md, "Several evals", "Several models")
+    outDir: (run) => evalOutDir(run, name),
     outputs: [],
     async load() {
       const rows = await o.data();

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { flagSchemas, type FlagSpecs } from './flags.ts';
 
+/** `--shard i/n` as its flag parses it: shard `index` (from 1) of `count`, and `text`, the `i/n` Vitest takes. */
+export interface Shard {
+  index: number;
+  count: number;
+  text: string;
+}
+
 /** Flags every suite command shares; each maps onto one environment variable of harness/core/config.ts. */
 export const MODEL_FLAGS: FlagSpecs = {
   model: {
@@ -43,14 +50,15 @@ export const MODEL_FLAGS: FlagSpecs = {
   gate: { type: 'string', schema: flagSchemas.gate, description: 'e.g. "accuracy.lo>=0.4,accuracy>=0.5"' },
   shard: {
     type: 'string',
-    // Vitest's own refusal of 0/2 or 3/2 is a stack trace: the flag's is one line.
+    // Vitest's own refusal of 0/2 or 3/2 is a stack trace: the flag's is one line. Parsed here, once: its value is a Shard.
     schema: z
       .string()
       .regex(/^\d+\/\d+$/, 'must be i/n')
-      .refine((s) => {
-        const [i, n] = s.split('/').map(Number) as [number, number];
-        return i >= 1 && i <= n;
-      }, 'must be i/n with 1 <= i <= n'),
+      .transform((s): Shard => {
+        const [index, count] = s.split('/').map(Number) as [number, number];
+        return { index, count, text: `${index}/${count}` };
+      })
+      .refine((s) => s.index >= 1 && s.index <= s.count, 'must be i/n with 1 <= i <= n'),
     description: 'run shard i of n (Vitest --shard)',
   },
   'blob-dir': { type: 'string', description: "with --shard: also write the shard's Vitest blob report here" },
