@@ -72,14 +72,14 @@ function finalizeUnguarded(
      * Finished instances of the directory outside this run (a resume with a smaller --limit): written back to the
      * journal, with their record lines, but not aggregated, so a later resume finds them and does not run them again.
      */
-    keepInJournal?: readonly InstanceMetaBase[];
+    keepInJournal?: (inRun: (key: string) => boolean) => readonly InstanceMetaBase[];
   },
 ): Finalized {
   const latest = new Map<string, InstanceMetaBase>();
   for (const m of metas) latest.set(instanceKey(m.id, m.trial), m);
   const byId = (a: InstanceMetaBase, b: InstanceMetaBase) => compareIds(a.id, b.id) || a.trial - b.trial;
   const sorted = [...latest.values()].sort(byId);
-  const kept = (o.keepInJournal ?? []).filter((m) => !latest.has(instanceKey(m.id, m.trial)));
+  const kept = o.keepInJournal?.((key) => latest.has(key)) ?? [];
   const journal = kept.length ? [...sorted, ...kept].sort(byId) : sorted;
   const a = agg.aggregate(sorted, o.seed, o.config);
   const collectionErrors = o.collectionErrors ?? [];

@@ -2,7 +2,7 @@ import { reproHeader } from '../core/repro.ts';
 import { samplingOf, type RunPlan } from './plan.ts';
 import { finalizeSuite, type Finalized } from './finalize.ts';
 import { genericAggregator } from './generic.ts';
-import { readJournal } from './journal.ts';
+import { journalOutside, readJournal } from './journal.ts';
 import { releaseDirLock } from './lock.ts';
 import { claimMergedDirs } from './merge-claim.ts';
 import { isDirRefusal } from './resume-check.ts';
@@ -253,7 +253,9 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
         collectionErrors: run.errors,
         recordFiles: def?.recordFiles,
         // A resume of fewer instances than the directory finished (a smaller or forgotten --limit) loses none of them.
-        ...(kc.run.resume && !o.merged ? { keepInJournal: [...readJournal(outDir, suite).values()] } : {}),
+        ...(kc.run.resume && !o.merged
+          ? { keepInJournal: (inRun: (key: string) => boolean) => journalOutside(outDir, suite, inRun) }
+          : {}),
       });
     } catch (err) {
       // No summary for this suite (finalizeSuite renamed the previous one): the run failed, and says why.
