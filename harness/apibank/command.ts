@@ -14,6 +14,7 @@ import { flagSchemas, parseFlags, type FlagSpecs } from '../kit/flags/flags.ts';
 import type { CommandRunner } from '../kit/command.ts';
 import { MODEL_FLAGS } from '../kit/flags/model-flags.ts';
 import { applyConfig } from '../kit/flags/config-file.ts';
+import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 
 export const USAGE = `toolgauge apibank --data DIR [--level 1|2|3|all] [--limit N] [--offset N] [--only ID,…] [--curated-path FILE]
                [--topology single|independent|decentralized|centralized|sequential] [--prompts DIR]
@@ -120,6 +121,7 @@ async function rescore(argv: string[]): Promise<number> {
   if (!existsSync(dir)) throw new UsageError(`toolgauge apibank rescore: '${dir}' does not exist`);
   if (!existsSync(data)) throw new UsageError(`toolgauge apibank rescore: --data '${data}' does not exist`);
   const out = resolve((values['out-dir'] as string | undefined) ?? join(dir, 'toolgauge-rescore'));
+  assertOutDirWritable('toolgauge apibank rescore', out);
   const scorer = values['toolsearcher-scorer'] as 'official' | 'keyword' | undefined;
   const embeddings = (values['toolsearcher-embeddings'] as string | undefined)?.split(/\s+/).filter(Boolean);
   try {

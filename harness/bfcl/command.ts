@@ -18,6 +18,7 @@ import type { PythonBfclExecutor } from './executor.ts';
 import { ensureBfclData } from './hf.ts';
 import { findResultFiles, modelNameOf, readResultFile, rescoreResultDir, resultLine } from './rescore.ts';
 import { withDirLocks } from '../kit/lock.ts';
+import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from '../kit/flags/flags.ts';
 import type { CommandRunner } from '../kit/command.ts';
 import { DEFAULT_CATEGORY, BFCL_ENV, type BfclSettings } from './settings.ts';
@@ -160,6 +161,7 @@ async function rescore(argv: string[]): Promise<number> {
   if (!resultDir) throw new UsageError('toolgauge bfcl rescore: --result-dir DIR is required');
   if (!outDir) throw new UsageError('toolgauge bfcl rescore: --out-dir OUT is required');
   if (!existsSync(resultDir)) throw new UsageError(`toolgauge bfcl rescore: --result-dir ${resultDir} does not exist`);
+  assertOutDirWritable('toolgauge bfcl rescore', outDir);
   const gate = values.gate as string | undefined;
   if (gate) {
     try {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UsageError } from '../core/errors.ts';
+import { systemErrorLine, UsageError } from '../core/errors.ts';
 import { deferV8Flags } from '../core/late-v8-flags.ts';
 import { holdThreadHeapV8Flags } from '../core/thread-heap-v8-flags.ts';
 import { FileRefused } from '../core/nofollow.ts';
@@ -140,7 +140,8 @@ export async function main(
       process.stderr.write(`${redact(`toolgauge ${name}: ${err.message}`)}\n`);
       return 2;
     }
-    process.stderr.write(redact(`toolgauge ${name}: ${(err as Error).stack ?? String(err)}`) + '\n');
+    const line = systemErrorLine(err);
+    process.stderr.write(redact(`toolgauge ${name}: ${line ?? (err as Error).stack ?? String(err)}`) + '\n');
     return 1;
   }
 }

@@ -76,7 +76,7 @@ async function runSuite<S>(
           dir: outDir,
           mode: mergeReports ? 'fresh' : p.run.resume ? 'resume' : values.filter ? 'merge' : 'fresh',
         },
-        ...(c.validate ? { check: (q: RunPlan) => c.validate!(q, settings) } : {}),
+        ...(c.validate ? { check: (q: RunPlan) => c.validate!(q, settings, values) } : {}),
         noRequests: Boolean(mergeReports),
         smoke: Boolean(values.smoke),
         ...(c.preflight ? { preflight: (q: RunPlan) => c.preflight!(q, settings) } : {}),

@@ -39,3 +39,14 @@ export function dataErrorFromZod(
   const { field, message } = firstZodIssue(err);
   return new DataError(file, row, prefix && field ? `${prefix}.${field}` : prefix || field, message);
 }
+
+/**
+ * A Node system error from a path or socket the user named (a port in use, a file where a folder must be, no
+ * permission): `listen EADDRINUSE: address already in use 127.0.0.1:8080`. Such an error is the user's to fix, so it
+ * is told in one line; its stack, inside toolgauge's code, says nothing more to them. Null for any other error.
+ */
+export function systemErrorLine(err: unknown): string | null {
+  const e = err as Partial<NodeJS.ErrnoException> | null;
+  if (!(err instanceof Error) || typeof e?.code !== 'string' || typeof e.syscall !== 'string') return null;
+  return /^E[A-Z]+$/.test(e.code) ? err.message : null;
+}

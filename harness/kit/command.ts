@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { UsageError } from '../core/errors.ts';
 import { parsePolicySpec } from '../sim/policy-spec.ts';
 import type { FlagSpecs } from './flags/flags.ts';
@@ -21,13 +21,15 @@ export interface SuiteCommand<S> {
   env: Record<string, string>;
   /** Flags naming files that must exist. */
   files?: readonly string[];
+  /** Those of `files` that must be a file, not a folder. */
+  regularFiles?: readonly string[];
   /** The eval files to run (default: the suite's folder). */
   evalFiles?(settings: S): string[];
   /**
    * Checks beyond the settings' own (a simulator policy this suite has no behaviour for …), run by the launcher once a
-   * `gguf:` model's engine is up and before the endpoint check. Throw UsageError.
+   * `gguf:` model's engine is up and before the endpoint check. Throw UsageError. `values`: the command's flags.
    */
-  validate?(plan: RunPlan, settings: S): void | Promise<void>;
+  validate?(plan: RunPlan, settings: S, values: Record<string, unknown>): void | Promise<void>;
   /** Run instead of the eval suites (e.g. `--smoke-dataset`); return an exit code, or undefined to go on. */
   instead?(plan: RunPlan, settings: S): Promise<number | undefined>;
   /** The endpoint check before the first request, when the suite's requests are not OpenAI chat completions. */
@@ -62,7 +64,7 @@ export interface SuiteCommandModule {
  * the suite reports. Each failure is one UsageError line (exit 2). `toolhop sweep` runs them on every cell.
  */
 export function checkSuiteCommand<S>(
-  c: Pick<SuiteCommand<S>, 'command' | 'suite' | 'files'>,
+  c: Pick<SuiteCommand<S>, 'command' | 'suite' | 'files' | 'regularFiles'>,
   values: Record<string, unknown>,
   source: NodeJS.ProcessEnv,
 ): { plan: RunPlan; settings: S } {
@@ -70,6 +72,9 @@ export function checkSuiteCommand<S>(
     const v = values[f];
     if (typeof v === 'string' && !/^hf(:|$)/.test(v) && !existsSync(v))
       throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' does not exist`);
+    // A folder would fail in each test file that loads it, as harness errors, after the run has opened.
+    if (typeof v === 'string' && c.regularFiles?.includes(f) && statSync(v, { throwIfNoEntry: false })?.isDirectory())
+      throw new UsageError(`toolgauge ${c.command}: --${f} '${v}' is a folder; give a file`);
   }
   const plan = planRun(source, [c.suite], {
     filter: (values.filter as string | undefined) ?? null,

@@ -68,11 +68,19 @@ function finalizeUnguarded(
     outDir: string;
     collectionErrors?: string[];
     recordFiles?: readonly string[];
+    /**
+     * Finished instances of the directory outside this run (a resume with a smaller --limit): written back to the
+     * journal, with their record lines, but not aggregated, so a later resume finds them and does not run them again.
+     */
+    keepInJournal?: (inRun: (key: string) => boolean) => readonly InstanceMetaBase[];
   },
 ): Finalized {
   const latest = new Map<string, InstanceMetaBase>();
   for (const m of metas) latest.set(instanceKey(m.id, m.trial), m);
-  const sorted = [...latest.values()].sort((a, b) => compareIds(a.id, b.id) || a.trial - b.trial);
+  const byId = (a: InstanceMetaBase, b: InstanceMetaBase) => compareIds(a.id, b.id) || a.trial - b.trial;
+  const sorted = [...latest.values()].sort(byId);
+  const kept = o.keepInJournal?.((key) => latest.has(key)) ?? [];
+  const journal = kept.length ? [...sorted, ...kept].sort(byId) : sorted;
   const a = agg.aggregate(sorted, o.seed, o.config);
   const collectionErrors = o.collectionErrors ?? [];
   const harnessErrors = a.harnessErrors + collectionErrors.length;
@@ -104,14 +112,14 @@ function finalizeUnguarded(
   writeLinesAtomic(
     join(o.outDir, JOURNAL),
     (function* () {
-      for (const m of sorted) yield `${JSON.stringify(m)}\n`;
+      for (const m of journal) yield `${JSON.stringify(m)}\n`;
     })(),
     o.outDir,
   );
   writeFileAtomic(join(o.outDir, SUMMARY_FILE), JSON.stringify(summary, null, 2) + '\n', o.outDir);
   writeFileAtomic(join(o.outDir, REPORT_FILE), markdown, o.outDir);
   if (o.recordFiles?.length) {
-    const order = new Map(sorted.map((m) => [instanceKey(m.id, m.trial), (m.order ?? 0) * 1e4 + m.trial]));
+    const order = new Map(journal.map((m) => [instanceKey(m.id, m.trial), (m.order ?? 0) * 1e4 + m.trial]));
     rewriteRecordFiles(
       o.outDir,
       o.recordFiles,

@@ -62,6 +62,11 @@ export function fingerprintDiff(
   return null;
 }
 
+/** A `run.json` that is not the kit's (torn, edited): nothing in it can say which run the directory holds. */
+export class RunFileInvalid extends Error {
+  override name = 'RunFileInvalid';
+}
+
 interface RunFile {
   suites: Record<string, { run_id: string; started_at: string; fingerprint: Fingerprint }>;
 }
@@ -86,9 +91,9 @@ function readRunFile(dir: string): RunFile {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`${path}: not valid JSON (${(err as Error).message})`);
+    throw new RunFileInvalid(`${path}: not valid JSON (${(err as Error).message})`);
   }
   const suites = (raw as Partial<RunFile> | null)?.suites;
-  if (!suites || typeof suites !== 'object') throw new Error(`${path}: field suites: missing`);
+  if (!suites || typeof suites !== 'object') throw new RunFileInvalid(`${path}: field suites: missing`);
   return { suites };
 }

@@ -95,6 +95,34 @@ export function readJournal<M extends InstanceMetaBase = InstanceMetaBase>(
   return out;
 }
 
+/**
+ * The latest meta per key of `suite` in the journal for which `inRun(key)` is false: the finished instances a resume
+ * of fewer instances leaves outside its run. Streamed and filtered as read, so a resume that covers the whole journal
+ * (the usual case) holds none of it.
+ */
+export function journalOutside(outDir: string, suite: string, inRun: (key: string) => boolean): InstanceMetaBase[] {
+  const path = join(outDir, JOURNAL);
+  if (!lstatOrNull(path)) return [];
+  const out = new Map<string, InstanceMetaBase>();
+  streamLines(
+    path,
+    ({ text, tooLong }) => {
+      if (tooLong || !text.trim()) return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        return;
+      }
+      if (!isMeta(raw) || raw.suite !== suite) return;
+      const key = instanceKey(raw.id, raw.trial);
+      if (!inRun(key)) out.set(key, raw);
+    },
+    { root: outDir },
+  );
+  return [...out.values()];
+}
+
 export class JournalRefused extends Error {
   override name = 'JournalRefused';
 }

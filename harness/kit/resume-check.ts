@@ -1,7 +1,14 @@
 import { join } from 'node:path';
 import type { RunConfig } from '../core/config.ts';
 import { refuseLink } from '../core/nofollow.ts';
-import { fingerprintDiff, runFingerprint, RUN_FILE, storedFingerprint, type Fingerprint } from './fingerprint.ts';
+import {
+  fingerprintDiff,
+  runFingerprint,
+  RUN_FILE,
+  RunFileInvalid,
+  storedFingerprint,
+  type Fingerprint,
+} from './fingerprint.ts';
 import { JOURNAL, readJournal, verifiedJournal, type Seal } from './journal.ts';
 import { acquireDirLock, releaseDirLock } from './lock.ts';
 import { KIT_OUTPUTS, MARKER, type OutDirMode } from './outdir.ts';
@@ -26,8 +33,9 @@ const modeName = (mode: OutDirMode) => (mode === 'resume' ? '--resume' : 'a -t r
 
 /**
  * What a resume or merge checks before it trusts an output directory, in this order: no file or folder the run writes
- * is a link (core/nofollow.ts); the stored fingerprint equals this run's (fingerprint.ts), naming the first field
- * that differs; the journal passes verifiedJournal (schema, seal, record files). Returns the verified journal.
+ * is a link (core/nofollow.ts); a directory with no fingerprint of this suite holds no other suite's finished
+ * instances; the stored fingerprint equals this run's (fingerprint.ts), naming the first field that differs; the
+ * journal passes verifiedJournal (schema, seal, record files). Returns the verified journal.
  */
 export function checkResumable<M extends InstanceMetaBase>(
   dir: string,
@@ -37,7 +45,15 @@ export function checkResumable<M extends InstanceMetaBase>(
 ): Map<string, M & { seal: Seal }> {
   for (const name of new Set([...KIT_OUTPUTS, ...def.outputs, ...(def.recordFiles ?? []), MARKER]))
     refuseLink(join(dir, name));
-  const stored = storedFingerprint(dir, def.name);
+  const stored = storedOrRefused(dir, def.name, mode);
+  const other = stored ? undefined : otherSuites(dir, def.name)[0];
+  if (other) {
+    // Its journal and summary would be replaced by this suite's at the end: the other run's finished work is lost.
+    const [suite, count] = other;
+    throw new ResumeRefused(
+      `${modeName(mode)}: ${dir} holds a ${suite} run (${count} finished instance${count === 1 ? '' : 's'} in ${JOURNAL}), not a ${def.name} run; use another --out-dir for ${def.name}`,
+    );
+  }
   if (stored) {
     const d = fingerprintDiff(stored, current);
     if (d)
@@ -50,6 +66,25 @@ export function checkResumable<M extends InstanceMetaBase>(
     );
   }
   return verifiedJournal<M>(dir, def.name, def.metaSchema);
+}
+
+/** The stored fingerprint; a run.json that cannot be read refuses the resume (one line), as another run's would. */
+function storedOrRefused(dir: string, suite: string, mode: OutDirMode): Fingerprint | null {
+  try {
+    return storedFingerprint(dir, suite);
+  } catch (err) {
+    if (!(err instanceof RunFileInvalid)) throw err;
+    throw new ResumeRefused(
+      `${modeName(mode)}: ${err.message}, so nothing says which run ${dir} holds; run without ${mode === 'resume' ? '--resume' : '-t'} to start afresh`,
+    );
+  }
+}
+
+/** The suites other than `suite` with finished instances in the journal of `dir`, with their counts. */
+function otherSuites(dir: string, suite: string): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const m of readJournal(dir).values()) if (m.suite !== suite) counts.set(m.suite, (counts.get(m.suite) ?? 0) + 1);
+  return [...counts];
 }
 
 /**

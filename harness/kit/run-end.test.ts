@@ -91,6 +91,19 @@ describe('the end of an eval run', () => {
     );
     expect(broken.exitCode).toBe(1);
     expect(broken.suites[0]!.errors).toEqual(['y.eval.ts: cannot load data']);
+    // The parts of a suite that all fail to load the same data: the error once, the other files counted.
+    const data = { name: 'DataError', message: 'd.json: row 2: field q: expected string' };
+    const parts = endRun(
+      ['p1', 'p2', 'p3']
+        .map((p) => mod(`${p}.eval.ts`, [], [data]))
+        .concat(mod('p4.eval.ts', [], [{ name: 'Error', message: 'other' }])),
+      kit(join(root, 'parts')),
+      { ...times, cli: true },
+    );
+    expect(parts.messages.filter((m) => m.includes('eval.ts'))).toEqual([
+      'toolgauge: p1.eval.ts and 2 more files: d.json: row 2: field q: expected string',
+      'toolgauge: p4.eval.ts: other',
+    ]);
     const empty = endRun([mod('x.eval.ts', [])], kit(join(root, 'e'), { TOOLGAUGE_GATE: 'pass_rate>=0' }), {
       ...times,
       cli: false,

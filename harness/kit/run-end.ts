@@ -2,7 +2,7 @@ import { reproHeader } from '../core/repro.ts';
 import { samplingOf, type RunPlan } from './plan.ts';
 import { finalizeSuite, type Finalized } from './finalize.ts';
 import { genericAggregator } from './generic.ts';
-import { readJournal } from './journal.ts';
+import { journalOutside, readJournal } from './journal.ts';
 import { releaseDirLock } from './lock.ts';
 import { claimMergedDirs } from './merge-claim.ts';
 import { isDirRefusal } from './resume-check.ts';
@@ -132,10 +132,13 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
   const loose: string[] = [];
   const messages: string[] = [];
   let usage = false;
+  // One error from several files (each part of a suite loads the same data) is said once, with the files counted.
+  const looseFiles = new Map<string, string[]>();
   for (const mod of modules) {
     for (const e of mod.errors) {
       if (USAGE_ERRORS.has(e.name ?? '')) usage = true;
-      loose.push(`${mod.file}: ${e.message}`);
+      const files = looseFiles.get(e.message) ?? looseFiles.set(e.message, []).get(e.message)!;
+      files.push(mod.file);
     }
     for (const t of mod.tests) {
       const suite = t.meta?.suite ?? t.ident?.suite;
@@ -152,6 +155,10 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
       else if (t.state === 'pending') run.unreported.push(t);
     }
   }
+  for (const [message, files] of looseFiles)
+    loose.push(
+      `${files[0]}${files.length > 1 ? ` and ${files.length - 1} more file${files.length > 2 ? 's' : ''}` : ''}: ${message}`,
+    );
   // Errors Vitest caught outside any test (a test worker that exited unexpectedly) belong to the run.
   for (const u of o.unhandled.slice(0, 5)) loose.push(`Vitest: ${u}`);
   if (o.unhandled.length > 5) loose.push(`Vitest: ${o.unhandled.length - 5} more unhandled errors`);
@@ -245,6 +252,10 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
         outDir,
         collectionErrors: run.errors,
         recordFiles: def?.recordFiles,
+        // A resume of fewer instances than the directory finished (a smaller or forgotten --limit) loses none of them.
+        ...(kc.run.resume && !o.merged
+          ? { keepInJournal: (inRun: (key: string) => boolean) => journalOutside(outDir, suite, inRun) }
+          : {}),
       });
     } catch (err) {
       // No summary for this suite (finalizeSuite renamed the previous one): the run failed, and says why.

@@ -1,5 +1,6 @@
 import { reproHeader } from '../core/repro.ts';
 import { finalizeSuite, type Finalized } from '../kit/finalize.ts';
+import { journalOutside } from '../kit/journal.ts';
 import { releaseDirLock } from '../kit/lock.ts';
 import { planRun, settingsOf, type RunPlan } from '../kit/plan.ts';
 import { createRuntime } from '../kit/runtime.ts';
@@ -68,6 +69,10 @@ export async function runSuite<I extends { id: string }, M extends InstanceMetaB
       gate: plan.run.gate,
       outDir: session.outDir,
       recordFiles: def.recordFiles,
+      // As the reporter's run end does: a resume of fewer instances keeps the others the directory finished.
+      ...(plan.run.resume
+        ? { keepInJournal: (inRun: (key: string) => boolean) => journalOutside(session.outDir, def.name, inRun) }
+        : {}),
     });
     return { metas, outDir: session.outDir, finalized };
   } finally {

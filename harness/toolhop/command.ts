@@ -1,7 +1,7 @@
 import { escapeTerminal } from '../core/terminal.ts';
 import { existsSync } from 'node:fs';
 import { readRescoreInput } from '../core/nofollow.ts';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DataError, UsageError } from '../core/errors.ts';
 import { readJsonl, writeFileAtomic } from '../core/jsonl.ts';
@@ -10,6 +10,7 @@ import { rescoreDir, type Rescored } from './rescore.ts';
 import { validSummary } from '../report/summary.ts';
 import { finalizeSuite } from '../kit/finalize.ts';
 import { withDirLocks } from '../kit/lock.ts';
+import { assertOutDirWritable } from '../kit/out-dir-check.ts';
 import { toolhopAggregator } from './aggregator.ts';
 import type { ToolhopSettings } from './settings.ts';
 import { toolhopSuite } from './suite.ts';
@@ -173,10 +174,16 @@ export async function run(argvIn: string[], runner: CommandRunner): Promise<numb
       flags: FLAGS,
       env: ENV,
       files: ['data', 'prompts'],
+      regularFiles: ['data'],
       // The rows' eval code makes model requests and sandbox calls (the sandbox is served from the CLI's process) and
       // starts no process: a thread of the CLI runs them, one process fewer (harness/vitest/prethread.ts).
       worker: 'thread',
-      validate: (_kc, settings) => checkCell(settings, 'toolhop'),
+      validate: (_kc, settings, values) => {
+        checkCell(settings, 'toolhop');
+        // The reference-style file is written after the last row: a folder it cannot be written in is said before the first.
+        if (typeof values.out === 'string' && values.out)
+          assertOutDirWritable('toolgauge toolhop: --out', dirname(resolve(values.out)));
+      },
       async instead(kc, settings) {
         if (!settings.smokeDataset) return undefined;
         const src = await resolveDataSource(kc.run, settings).catch((err: unknown) => {
@@ -228,7 +235,12 @@ function checkCell(s: ToolhopSettings, command: string): void {
   if (refusal) throw new UsageError(refusal);
 }
 
-const SWEEP_COMMAND = { command: 'toolhop sweep', suite: toolhopSuite, files: ['data', 'prompts'] } as const;
+const SWEEP_COMMAND = {
+  command: 'toolhop sweep',
+  suite: toolhopSuite,
+  files: ['data', 'prompts'],
+  regularFiles: ['data'],
+} as const;
 
 export interface SweepPlan {
   cells: SweepCell[];

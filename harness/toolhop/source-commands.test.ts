@@ -56,7 +56,7 @@ async function planOf(command: string): Promise<Planned> {
     async runSuite(c, argv, env) {
       const { values } = parseFlags(c.command, argv, { ...MODEL_FLAGS, ...c.flags });
       const r = checkSuiteCommand(c, values, settingsSource(env ?? process.env, values, c.env));
-      await c.validate?.(r.plan, r.settings);
+      await c.validate?.(r.plan, r.settings, values);
       runs.push({ plan: r.plan, settings: r.settings as ToolhopSettings });
       return 0;
     },

@@ -52,7 +52,7 @@ export async function runEvalSuites(
     reporter: unknown;
     /** Where Vitest writes what it would print on stdout (`toolgauge eval --json`: stderr). */
     stdout?: NodeJS.WritableStream | undefined;
-    /** The line SIGINT prints (what was kept, how to resume), given the run's plan; the process then exits 130. */
+    /** The line SIGINT or SIGTERM prints (what was kept, how to resume), given the run's plan; the process then exits 130 or 143. */
     interruptLine?: ((plan: RunPlan) => string) | undefined;
   },
 ): Promise<number> {

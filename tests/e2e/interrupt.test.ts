@@ -59,3 +59,51 @@ describe('Ctrl-C on toolgauge eval', () => {
     }
   });
 });
+
+describe('SIGTERM on a suite command (a CI job timeout, kill)', () => {
+  it('prints the same one line with the finished instances kept and the command that resumes; exits 143', async () => {
+    const out = join(tempDir('terminate'), 'out');
+    // Slow rows, one at a time: the signal comes while later rows are still to run.
+    const args = [
+      'toolhop',
+      '--limit',
+      '10',
+      '--concurrency',
+      '1',
+      '--model',
+      'sim:oracle?latency_ms=300',
+      '--out-dir',
+      out,
+    ];
+    const child = spawnToolgauge(args, { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' }, fromRoot());
+    try {
+      const deadline = Date.now() + 60_000;
+      while (countLines(join(out, 'instances.jsonl')) < 2 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      process.kill(child.pid!, 'SIGTERM');
+      const r = await child;
+      expect(r.exitCode, String(r.stderr)).toBe(143);
+      const said = String(r.stderr)
+        .split('\n')
+        .filter((l) => l.includes('interrupted'));
+      expect(said, String(r.stderr)).toHaveLength(1);
+      const m = /^toolgauge toolhop: interrupted; kept (\d+) finished instances in (\S+); resume with: (.*)$/.exec(
+        said[0]!,
+      );
+      expect(m, said[0]).not.toBeNull();
+      // The count is the journal's when the signal came: at least the two seen, none that is not on disk.
+      expect(Number(m![1])).toBeGreaterThanOrEqual(2);
+      expect(Number(m![1])).toBeLessThanOrEqual(countLines(join(out, 'instances.jsonl')));
+      expect(m![2]).toBe(relative(fromRoot(), out));
+      expect(m![3]).toBe(
+        `toolgauge toolhop --limit 10 --concurrency 1 --model 'sim:oracle?latency_ms=300' --out-dir ${out} --resume`,
+      );
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the process group has ended
+      }
+    }
+  });
+});

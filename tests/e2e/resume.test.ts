@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { cleanEnv, countLines, inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
+import { cleanEnv, countLines, inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
@@ -81,6 +81,65 @@ describe('a resume checks what it continues', () => {
     expect(readFileSync(join(out, 'results.jsonl'), 'utf8')).toBe(before);
   });
 
+  it('a resume of fewer rows (a smaller or forgotten --limit) keeps the other finished rows; a later resume does not run them again', async () => {
+    const out = await copyOfRun('smaller-limit');
+    type Line = { id: string; seal: { meta: string } };
+    const seals = () =>
+      Object.fromEntries(readLines<Line>(join(out, 'instances.jsonl')).map((m) => [m.id, m.seal.meta]));
+    const finished = seals();
+    expect(Object.keys(finished)).toHaveLength(2);
+    const args = ['toolhop', '--model', 'sim:wrong', '--out-dir', out, '--resume'];
+    const one = await toolgauge([...args, '--limit', '1'], EXEC);
+    expect(one.code, one.stderr).toBe(0);
+    expect(readJson<{ counts: { instances: number } }>(join(out, 'summary.json')).counts.instances).toBe(1);
+    // Both rows are still in the journal and the record files, as they were (a row run again gets another seal).
+    expect(seals()).toEqual(finished);
+    expect(countLines(join(out, 'results.jsonl'))).toBe(2);
+    const both = await toolgauge([...args, '--limit', '2'], EXEC);
+    expect(both.code, both.stderr).toBe(0);
+    expect(seals()).toEqual(finished);
+    expect(readJson<{ counts: { instances: number } }>(join(out, 'summary.json')).counts.instances).toBe(2);
+  });
+
+  it('a torn or foreign run.json is refused on --resume with one line naming it; the journal stays as it was', async () => {
+    const out = await copyOfRun('torn-run-json');
+    const journal = readFileSync(join(out, 'instances.jsonl'), 'utf8');
+    const runJson = join(out, 'run.json');
+    for (const [text, problem] of [
+      [readFileSync(runJson, 'utf8').slice(0, 40), /run\.json: not valid JSON/],
+      ['{"x": 1}\n', /run\.json: field suites: missing/],
+    ] as const) {
+      writeFileSync(runJson, text);
+      const r = await refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '2', '--out-dir', out, '--resume']);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.stderr).toMatch(problem);
+      expect(r.stderr).toMatch(/run without --resume to start afresh/);
+      expect(oneLine(r.stderr) && r.stderr.trim().split('\n').length === 1, r.stderr).toBe(true);
+    }
+    expect(readFileSync(join(out, 'instances.jsonl'), 'utf8')).toBe(journal);
+  });
+
+  it("another suite's folder is refused on --resume and on a -t re-run, naming both suites; its journal and summary stay as they were", async () => {
+    const out = await copyOfRun('other-suite');
+    const files = ['instances.jsonl', 'summary.json', 'run.json'].map((f) => join(out, f));
+    const before = files.map((f) => readFileSync(f, 'utf8'));
+    for (const extra of [['--resume'], ['-t', 'maze']]) {
+      const r = await refusedHere([
+        'maze',
+        '--only',
+        'C1_task_001',
+        '--model',
+        'sim:oracle',
+        '--out-dir',
+        out,
+        ...extra,
+      ]);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/holds a toolhop run \(2 finished instances in instances\.jsonl\), not a maze run/);
+      expect(oneLine(r.stderr), r.stderr).toBe(true);
+    }
+    expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
+  });
   it('under plain Vitest the refused run finalizes nothing: the journal and summary stay as they were, exit 2', async () => {
     const out = await copyOfRun('plain-vitest');
     const files = ['instances.jsonl', 'summary.json', 'results.jsonl'].map((f) => join(out, f));

@@ -6,6 +6,7 @@ import '../../builtin/index.ts';
 import { finalizeSuite } from '../../kit/finalize.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
 import { withDirLocks } from '../../kit/lock.ts';
+import { assertOutDirWritable } from '../../kit/out-dir-check.ts';
 import { suiteNamed } from '../../kit/registry.ts';
 import { CompareRefused } from '../../report/compare.ts';
 import { aggregatorOf, loadSavedRun, writeComparison } from '../compare-saved.ts';
@@ -35,6 +36,8 @@ export async function run(argv: string[]): Promise<number> {
     true,
   );
   if (!positionals.length) throw new UsageError('toolgauge report: give at least one run directory');
+  // Before any run is read or re-aggregated: a comparison that cannot be written is one line, not a stack at the end.
+  if (values.compare) assertOutDirWritable('toolgauge report --compare', compareDir(values));
   // Re-aggregating rewrites each directory's files: not while a run writes there (harness/kit/lock.ts). A directory
   // without summary.json is not locked: loadSavedRun says what is missing.
   const dirs = positionals.map((d) => resolve(d)).filter((d) => existsSync(join(d, 'summary.json')));
@@ -67,7 +70,7 @@ async function reportOn(positionals: string[], values: Record<string, unknown>):
   }
   if (!values.compare) return failed ? 1 : 0;
 
-  const outDir = resolve((values['out-dir'] as string | undefined) ?? join('results', 'compare'));
+  const outDir = compareDir(values);
   let written;
   try {
     written = writeComparison(runs, {
@@ -82,3 +85,6 @@ async function reportOn(positionals: string[], values: Record<string, unknown>):
   process.stdout.write(written.markdown + `\nwritten: ${written.path}\n`);
   return failed ? 1 : 0;
 }
+
+const compareDir = (values: Record<string, unknown>) =>
+  resolve((values['out-dir'] as string | undefined) ?? join('results', 'compare'));

@@ -14,7 +14,7 @@ export const USAGE = `toolgauge sim [--port N] [--policy NAME] [--data FILE]
 /** `toolgauge sim`: the simulated model server on its own, e.g. to point another harness at it. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags('sim', argv, {
-    port: { type: 'string', schema: flagSchemas.nonNegativeInt },
+    port: { type: 'string', schema: flagSchemas.nonNegativeInt.max(65535, 'must be <= 65535') },
     policy: { type: 'string' },
     data: { type: 'string' },
   });

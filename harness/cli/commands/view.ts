@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import '../../builtin/index.ts';
 import { UsageError } from '../../core/errors.ts';
 import { FileRefused } from '../../core/nofollow.ts';
@@ -16,6 +16,7 @@ import {
   type ViewOptions,
 } from '../../view/index.ts';
 import { flagSchemas, parseFlags } from '../../kit/flags/flags.ts';
+import { assertOutDirWritable } from '../../kit/out-dir-check.ts';
 
 export const USAGE = `toolgauge view [DIR …] [--port N] [--label NAME …] [--allow-partial]
   a results viewer in the browser, served on 127.0.0.1 (nothing from the network): each run's header, metrics with
@@ -30,6 +31,8 @@ toolgauge view [DIR …] --export FILE.html   the same page as one static file (
 
 /** `--export FILE`: the page written to the file; what it holds and what it left out said on stdout. */
 async function exportPage(paths: string[], file: string, opts: ViewOptions): Promise<number> {
+  // Before the runs are read: a file where its folder should be is one line, not a stack after the reading.
+  assertOutDirWritable('toolgauge view: --export', dirname(file));
   let page: ExportedPage;
   try {
     page = await exportViewPage(paths, file, opts);

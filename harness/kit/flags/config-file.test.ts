@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
-import { applyConfig, configTokens, didYouMean, interpolate, kebabKey } from './config-file.ts';
+import { applyConfig, configTokens, interpolate, kebabKey } from './config-file.ts';
+import { didYouMean } from './did-you-mean.ts';
 import { flagSchemas, parseFlags, type FlagSpecs } from './flags.ts';
 
 const SPECS: FlagSpecs = {

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.ts';
 import { readYaml } from '../../core/yaml.ts';
 import { suiteFolders } from '../suite-folders.ts';
+import { didYouMean } from './did-you-mean.ts';
 import { checkFlagValue, type FlagSpecs } from './flags.ts';
 import { joinListWords } from './list-words.ts';
 import { pushTo } from '../../core/push-to.ts';
@@ -96,31 +97,6 @@ export function kebabKey(key: string): string {
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
     .replace(/_/g, '-')
     .toLowerCase();
-}
-
-/** Edit distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
-
-/** The closest known key within two edits (or one the key starts), for the unknown-key message. */
-export function didYouMean(key: string, known: readonly string[]): string | undefined {
-  let best: { k: string; d: number } | undefined;
-  for (const k of known) {
-    const d = distance(key, k);
-    if (d <= 2 && (!best || d < best.d)) best = { k, d };
-  }
-  return best?.k ?? known.find((k) => k.startsWith(key) && key.length >= 3);
 }
 
 type Scalar = string | number | boolean;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { flagSchemas, parseFlags } from './flags.ts';
+import { MODEL_FLAGS } from './model-flags.ts';
 
 describe('CLI flags', () => {
   const specs = {
@@ -23,13 +24,37 @@ describe('CLI flags', () => {
   });
   it('rejects unknown flags, bad values and stray arguments with a one-line UsageError naming the flag', () => {
     expect(() => parseFlags('x', ['--lmit', '3'], specs)).toThrow(UsageError);
+    expect(() => parseFlags('x', ['--lmit', '3'], specs)).toThrow(
+      "toolgauge x: unknown flag '--lmit' (did you mean '--limit'?)",
+    );
+    expect(() => parseFlags('x', ['--bogus'], specs)).toThrow(
+      "toolgauge x: unknown flag '--bogus' (toolgauge x --help lists them)",
+    );
+    expect(() => parseFlags('x', ['-q'], specs)).toThrow(
+      "toolgauge x: unknown flag '-q' (toolgauge x --help lists them)",
+    );
     expect(() => parseFlags('x', ['--limit', 'many'], specs)).toThrow(/--limit must be a number \(got 'many'\)/);
-    expect(() => parseFlags('x', ['--limit', '-1'], specs)).toThrow(/--limit/);
+    // A negative number after a flag is its value, checked as any other (not parseArgs's "argument is ambiguous").
+    expect(() => parseFlags('x', ['--limit', '-1'], specs)).toThrow("toolgauge x: --limit must be >= 0 (got '-1')");
+    expect(() => parseFlags('x', ['--limit', '-.5'], specs)).toThrow(
+      "toolgauge x: --limit must be an integer (got '-.5')",
+    );
+    expect(parseFlags('x', ['-t', '-2', '--resume'], specs).values).toEqual({ filter: '-2', resume: true });
+    expect(parseFlags('x', ['--resume', '--', '-3'], specs, true).positionals).toEqual(['-3']);
+    expect(() => parseFlags('x', ['--limit', '--resume'], specs)).toThrow(/--limit/);
     expect(() => parseFlags('x', ['--tier', 'loose'], specs)).toThrow(
       "toolgauge x: --tier must be one of strict|lenient (got 'loose')",
     );
     expect(() => parseFlags('x', ['--url', 'nope'], specs)).toThrow(/--url must be a URL/);
     expect(() => parseFlags('x', ['extra'], specs)).toThrow(/unexpected argument 'extra'/);
+  });
+
+  it("an empty --model (an unset variable) is refused, not read as the simulator's default", () => {
+    for (const empty of ['', ' '])
+      expect(() => parseFlags('x', ['--model', empty], MODEL_FLAGS)).toThrow(
+        `toolgauge x: --model must not be empty (leave the flag out for the simulator) (got '${empty}')`,
+      );
+    expect(parseFlags('x', ['--model', 'sim:wrong'], MODEL_FLAGS).values).toEqual({ model: 'sim:wrong' });
   });
 
   it('a list flag takes the words after it up to the next flag; other flags and positional commands do not', () => {

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UsageError } from '../../core/errors.ts';
 import { MAX_TIMER_MS } from '../../core/config.ts';
+import { didYouMean } from './did-you-mean.ts';
 import { joinListWords } from './list-words.ts';
 
 /**
@@ -31,7 +32,7 @@ export interface ParsedFlags {
 
 export function parseFlags(command: string, argvIn: string[], specs: FlagSpecs, allowPositionals = false): ParsedFlags {
   // A command with positionals keeps every word after a flag's value its own: a list there is a comma list.
-  const argv = allowPositionals ? argvIn : joinListWords(argvIn, specs);
+  const argv = attachNegativeNumbers(allowPositionals ? argvIn : joinListWords(argvIn, specs), specs);
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   // Node 20's parseArgs rejects keys that are present but undefined, so only set what a flag has.
   for (const [name, s] of Object.entries(specs)) {
@@ -41,8 +42,9 @@ export function parseFlags(command: string, argvIn: string[], specs: FlagSpecs, 
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw unknownFlag(command, err, specs);
     const msg = (err as Error).message.split('\n')[0] ?? String(err);
-    throw new UsageError(`toolgauge ${command}: ${msg.replace(/^Unknown option/, 'unknown flag')}`);
+    throw new UsageError(`toolgauge ${command}: ${msg}`);
   }
   if (!allowPositionals && parsed.positionals.length > 0) {
     throw new UsageError(`toolgauge ${command}: unexpected argument '${parsed.positionals[0]}'`);
@@ -56,6 +58,45 @@ export function parseFlags(command: string, argvIn: string[], specs: FlagSpecs, 
     values[name] = r.value;
   }
   return { values, positionals: parsed.positionals };
+}
+
+/**
+ * An unknown flag, with the closest known one or where the flags are listed. parseArgs's own advice (put a positional
+ * that starts with '-' after '--') is not what a mistyped flag needs.
+ */
+function unknownFlag(command: string, err: unknown, specs: FlagSpecs): UsageError {
+  const flag = /'([^']+)'/.exec((err as Error).message)?.[1] ?? '';
+  const hint = flag.startsWith('--') ? didYouMean(flag.slice(2).split('=')[0]!, Object.keys(specs)) : undefined;
+  return new UsageError(
+    `toolgauge ${command}: unknown flag '${flag}' ${hint ? `(did you mean '--${hint}'?)` : `(toolgauge ${command} --help lists them)`}`,
+  );
+}
+
+/** A word that is a negative number (`-1`, `-0.5`, `-.5`): never a flag, since no flag's name starts with a digit. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
+/**
+ * `--limit -1` as `--limit=-1`: parseArgs refuses a value that starts with `-` after a flag as "ambiguous", which
+ * says nothing of what is wrong with it; attached, the value reaches the flag's own check (`--limit must be >= 0
+ * (got '-1')`), and a flag that takes negative numbers takes them. Only after a flag that takes a value, before `--`.
+ */
+function attachNegativeNumbers(argv: readonly string[], specs: FlagSpecs): string[] {
+  const shortNames = new Map(Object.entries(specs).flatMap(([name, s]) => (s.short ? [[`-${s.short}`, name]] : [])));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : shortNames.get(a);
+    const next = argv[i + 1];
+    if (name && specs[name]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface Shard {
 export const MODEL_FLAGS: FlagSpecs = {
   model: {
     type: 'string',
+    // An empty value (an unset variable in `--model "$MODEL"`) would run the simulator's default, and pass a gate.
+    schema: z.string().refine((s) => s.trim() !== '', 'must not be empty (leave the flag out for the simulator)'),
     description:
       'model id, sim:<policy>[?opts] for the built-in simulator, gguf:PATH, or registry:KEY (docs/models.md)',
   },
