@@ -5,6 +5,7 @@ import type { ChatMessage, OpenAITool, ToolCall } from '../../core/chat.ts';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
 import { deriveSeed } from '../../core/rng.ts';
+import { strftime } from '../../templates/strftime.ts';
 import {
   CaseRowSchema,
   PaletteListSchema,
@@ -128,26 +129,9 @@ function hasDatetimeRule(rules: Record<string, ArgRule>): boolean {
   return Object.values(rules).some((r) => r.datetime !== undefined || r.normalize !== undefined);
 }
 
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** "Today is Friday, 20 March 2026." */
 export function dateSentence(date: string): string {
-  const d = new Date(`${date}T12:00:00Z`);
-  return `Today is ${WEEKDAYS[d.getUTCDay()]}, ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}.`;
+  return strftime(new Date(`${date}T12:00:00Z`), 'Today is %A, %-d %B %Y.');
 }
 
 /** One validated row → a runnable case. Throws DataError naming the file, line and field. */
