@@ -82,6 +82,13 @@ describe('probe case loading', () => {
     expect(dateSentence('2026-03-06')).toBe('Today is Friday, 6 March 2026.');
   });
 
+  it('a cases file or palette that cannot be read or parsed is one line naming the file', () => {
+    const cases = tmpCases([good], 'f: {description: [\n');
+    expect(dataError(() => loadCases(cases)).message).toMatch(/tools\.yaml: not valid YAML: /);
+    const gone = join(cases, '..', 'gone.jsonl');
+    expect(dataError(() => loadCases(gone)).message).toBe(`${gone}: cannot read the cases file (ENOENT)`);
+  });
+
   it('call ids are deterministic 9-character alphanumerics', () => {
     expect(callId('x', 0)).toBe(callId('x', 0));
     expect(callId('x', 0)).not.toBe(callId('x', 1));
