@@ -22,7 +22,7 @@ import { aggregateProbe, only, probeMarkdown } from './report.ts';
 import { armKey } from './run/arms.ts';
 import type { ProbeMeta } from './run/types.ts';
 import { quantizationRefusal, type SavedRunConfig } from './quant-guard.ts';
-import { LAYERED_METRICS } from '../calls/score/index.ts';
+import { CALL_LAYERS, LAYERED_METRICS } from '../calls/score/index.ts';
 
 /** Every metric name the probe reports (patterns end in `.*`): the direction registry words them all. */
 export const PROBE_METRICS: readonly string[] = (() => {
@@ -131,15 +131,10 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
   charts(s) {
     const flat = flattenMetrics(s.metrics);
     const sim = CHART_TAG[answeredBy(s)];
-    const layered = [
-      'accuracy',
-      'parse_ok',
-      'schema_valid',
-      'tool_correct',
-      'args_correct',
-      'abstained',
-      'false_trigger',
-    ].flatMap((m) => [estimateBar(`${m} (strict)`, flat[m]), estimateBar(`${m} (lenient)`, flat[`lenient.${m}`])]);
+    const layered = ['accuracy', ...CALL_LAYERS].flatMap((m) => [
+      estimateBar(`${m} (strict)`, flat[m]),
+      estimateBar(`${m} (lenient)`, flat[`lenient.${m}`]),
+    ]);
     const causes = [
       'framework_template_bug',
       'framework_parser_gap',
