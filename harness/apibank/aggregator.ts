@@ -3,8 +3,8 @@
 // beside it the reference's own figure, where an undetermined task counts as wrong (what the reference records
 // when its embedding model is missing).
 import { fmtEstimate, headerBlock, table } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, type Summary } from '../report/summary.ts';
-import { barChart } from '../report/svg.ts';
+import { flattenMetrics, type EstimateJson, type Summary, summaryFooter } from '../report/summary.ts';
+import { barChart, estimateBar } from '../report/svg.ts';
 import { estimateRate, type MetricEstimate } from '../stats/index.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
 import type { ApibankMeta } from './meta.ts';
@@ -41,14 +41,6 @@ const countsOf = (ms: readonly ApibankMeta[]) => ({
   undetermined: ms.filter((m) => !m.error && m.correct === null).length,
   errors: ms.filter((m) => m.error).length,
   resumed: ms.filter((m) => m.resumed).length,
-});
-
-const bar = (label: string, e: EstimateJson | undefined) => ({
-  label,
-  value: e?.value ?? null,
-  lo: e?.lo ?? null,
-  hi: e?.hi ?? null,
-  n: e?.n ?? 0,
 });
 
 export const apibankAggregator: SuiteAggregator<ApibankMeta> = {
@@ -97,19 +89,15 @@ export const apibankAggregator: SuiteAggregator<ApibankMeta> = {
       const e = (s.breakdowns.level as Record<string, Record<string, EstimateJson>> | undefined)?.[`L${l}`]?.accuracy;
       if (e) lines.push(`  L${l} ${fmtEstimate(e)}  n=${e.n}`);
     }
-    if (s.gate)
-      lines.push(
-        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
-      );
-    lines.push(`  report: ${outDir}/report.md`);
+    lines.push(...summaryFooter(s, outDir));
     return lines.join('\n');
   },
   charts(s) {
     const byLevel = (s.breakdowns.level ?? {}) as Record<string, Record<string, EstimateJson>>;
     const sim = s.notice ? ' — simulator' : '';
     const bars = [
-      bar('all', flattenMetrics(s.metrics).accuracy),
-      ...Object.entries(byLevel).map(([l, m]) => bar(l, m.accuracy)),
+      estimateBar('all', flattenMetrics(s.metrics).accuracy),
+      ...Object.entries(byLevel).map(([l, m]) => estimateBar(l, m.accuracy)),
     ];
     return [
       {

@@ -1,50 +1,9 @@
 // fast-check generators of model replies to an API-Bank prompt: calls with quoting, spacing and value variants,
 // prose and code fences around them, several calls, broken calls, no call.
 import fc from 'fast-check';
+import { PY_KEYWORDS } from '../core/pyliteral/keywords.ts';
 
-const ident = fc
-  .stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/)
-  .filter(
-    (s) =>
-      ![
-        'None',
-        'True',
-        'False',
-        'and',
-        'or',
-        'not',
-        'in',
-        'is',
-        'if',
-        'else',
-        'for',
-        'lambda',
-        'import',
-        'from',
-        'def',
-        'class',
-        'return',
-        'pass',
-        'with',
-        'as',
-        'while',
-        'try',
-        'del',
-        'del',
-        'global',
-        'yield',
-        'raise',
-        'break',
-        'continue',
-        'elif',
-        'except',
-        'finally',
-        'assert',
-        'async',
-        'await',
-        'nonlocal',
-      ].includes(s),
-  );
+const ident = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/).filter((s) => !PY_KEYWORDS.has(s));
 const word = fc.constantFrom(
   '2023-03-31 10:00:00',
   'UNKNOWN',

@@ -2,48 +2,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pyRepr, type PyValue } from '../core/pyliteral/index.ts';
+import { PY_KEYWORDS } from '../core/pyliteral/keywords.ts';
 import { callCandidates, extractApiCall, parseApiCall } from './extract.ts';
 
 const name = fc.stringMatching(/^[A-Z][A-Za-z0-9]{0,10}$/);
-const key = fc
-  .stringMatching(/^[a-z_][a-z0-9_]{0,8}$/)
-  .filter(
-    (k) =>
-      ![
-        'and',
-        'or',
-        'not',
-        'in',
-        'is',
-        'if',
-        'else',
-        'for',
-        'def',
-        'del',
-        'as',
-        'from',
-        'with',
-        'try',
-        'pass',
-        'elif',
-        'while',
-        'yield',
-        'raise',
-        'lambda',
-        'import',
-        'global',
-        'return',
-        'class',
-        'assert',
-        'async',
-        'await',
-        'break',
-        'except',
-        'finally',
-        'continue',
-        'nonlocal',
-      ].includes(k),
-  );
+const key = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/).filter((k) => !PY_KEYWORDS.has(k));
 // A value and its Python source: text without quotes or backslashes, ints, bools, None.
 const val: fc.Arbitrary<{ src: string; v: PyValue }> = fc.oneof(
   fc

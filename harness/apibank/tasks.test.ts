@@ -19,6 +19,8 @@ describe('API-Bank data errors', () => {
     expect(() => readDialogue(f)).toThrow(`${f}: row 2: field result:`);
     writeFileSync(f, '{"role": "User", "text": "hi"}\n{"role": "API"\n');
     expect(() => readDialogue(f)).toThrow(`${f}: row 2: not JSON`);
+    const gone = join(dir, 'gone.jsonl');
+    expect(() => readDialogue(gone)).toThrow(`${gone}: cannot read the dialogue file (ENOENT)`);
   });
 
   it('a manifest id that names no task is an error naming the manifest and the position', () => {

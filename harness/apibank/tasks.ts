@@ -1,9 +1,10 @@
 // API-Bank's tasks exactly as the reference runner builds them (docs/apibank.md, "Tasks"): the k-th API row of a
 // level-1/2 dialogue is task `<file>::<2k>`, the j-th step of level-3 sample i is `level-3.json::<i>::<j>`, and the
 // combined level prefixes `level-<k>::`. Rows are validated with zod; a bad row is one line naming file, row, field.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readDataText } from '../core/data-file.ts';
 import { DataError, dataErrorFromZod } from '../core/errors.ts';
 import { jsonToPy, pyRepr, pyToJson, type PyValue } from '../core/pyliteral/index.ts';
 import { clonePlain, PyFloat, pyJsonLoads, PyJsonError, pyToPlain } from '../core/pyliteral/pyjson.ts';
@@ -119,17 +120,7 @@ const normalizeParams = (p: Record<string, unknown> | null | undefined): Record<
   Object.fromEntries(normalizedPyParams(p).map(([k, v]) => [k, v.t === 'float' ? new PyFloat(v.v) : pyToJson(v)]));
 
 function readJson(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new DataError(
-      path,
-      undefined,
-      undefined,
-      `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
+  const text = readDataText(path, 'the JSON file');
   try {
     return parseJsonText(text);
   } catch (err) {
@@ -139,17 +130,7 @@ function readJson(path: string): unknown {
 
 /** The rows of one dialogue file, each validated (row numbers are 1-based lines). */
 export function readDialogue(path: string): DialogueRow[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new DataError(
-      path,
-      undefined,
-      undefined,
-      `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
+  const text = readDataText(path, 'the dialogue file');
   const rows: DialogueRow[] = [];
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;

@@ -10,14 +10,15 @@ import { CAUSES } from '../calls/attribute/index.ts';
 import { aggregate, OVERALL_WEIGHTS, withEstimates, type Leaderboard } from './aggregate.ts';
 import { DEVIATION_CLASSES } from './beyond.ts';
 import { ALL_CATEGORIES } from './categories.ts';
-import { LAYERS, type BfclMeta } from './meta.ts';
+import { CALL_LAYERS } from '../calls/score/index.ts';
+import type { BfclMeta } from './meta.ts';
 import { bfclCharts, bfclMarkdown, bfclTerminal } from './report.ts';
 import { UNPASSABLE_KEYS } from './unpassable.ts';
 
 /** Deviation examples kept in summary.json (the per-case records are in beyond.jsonl). */
 export const DEVIATION_EXAMPLES = 100;
 
-const LAYER_DENOMINATORS: Record<(typeof LAYERS)[number], string> = {
+const LAYER_DENOMINATORS: Record<(typeof CALL_LAYERS)[number], string> = {
   parse_ok: 'single-turn call-expected cases',
   schema_valid: 'single-turn call-expected cases where a call was parsed',
   tool_correct: 'single-turn call-expected cases where a call was parsed',
@@ -57,7 +58,7 @@ export function aggregateBfcl(all: readonly unknown[], seed: number): BfclAggreg
   const scored = metas.filter((m) => !m.error);
   const single = scored.filter((m) => m.layers);
   for (const tier of ['strict', 'lenient'] as const) {
-    for (const layer of LAYERS) {
+    for (const layer of CALL_LAYERS) {
       const xs = single.map((m) => m.layers![tier][layer]).filter((x): x is 0 | 1 => x !== null);
       metrics[`layers.${tier === 'strict' ? '' : 'lenient.'}${layer}`] = rate(
         xs,

@@ -38,7 +38,7 @@ export interface LoopOptions {
 }
 
 /** One step's model_responses as BFCL stores it: FC `[{name: arguments}]` (or the text), prompt mode the text. */
-function stepResponse(reply: ModelReply, mode: 'fc' | 'prompt'): PyValue {
+export function stepResponse(reply: ModelReply, mode: 'fc' | 'prompt'): PyValue {
   if (mode === 'fc' && reply.tool_calls?.length) {
     return {
       t: 'list',

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { InstanceMetaBase } from '../kit/types.ts';
 import { CAUSES } from '../calls/attribute/index.ts';
-import type { Bit, LayeredScore } from '../calls/score/index.ts';
+import { CALL_LAYERS, type Bit, type LayeredScore } from '../calls/score/index.ts';
 import { DEVIATION_CLASSES, type Beyond, type Deviation } from './beyond.ts';
 import { ALL_CATEGORIES } from './categories.ts';
 import type { BfclCase } from './data.ts';
@@ -14,15 +14,7 @@ import type { BfclRunOutcome, BfclUsage } from './run-case.ts';
 import type { BfclVerdict } from './score.ts';
 import { isUnpassable, UNPASSABLE_KEYS } from './unpassable.ts';
 
-export const LAYERS = [
-  'parse_ok',
-  'schema_valid',
-  'tool_correct',
-  'args_correct',
-  'abstained',
-  'false_trigger',
-] as const;
-export type Layer = (typeof LAYERS)[number];
+export type Layer = (typeof CALL_LAYERS)[number];
 export type LayerBits = Record<Layer, Bit>;
 
 export interface BfclMeta extends InstanceMetaBase {
@@ -52,7 +44,7 @@ export interface BfclMeta extends InstanceMetaBase {
 }
 
 const BitSchema = z.union([z.literal(0), z.literal(1), z.null()]);
-const Bits = z.object(Object.fromEntries(LAYERS.map((k) => [k, BitSchema])) as Record<Layer, typeof BitSchema>);
+const Bits = z.object(Object.fromEntries(CALL_LAYERS.map((k) => [k, BitSchema])) as Record<Layer, typeof BitSchema>);
 const Count = z.number().int().min(0);
 
 /**
@@ -105,7 +97,7 @@ export const BfclMetaSchema = z
       });
   });
 
-const bits = (s: LayeredScore): LayerBits => Object.fromEntries(LAYERS.map((k) => [k, s[k]])) as LayerBits;
+const bits = (s: LayeredScore): LayerBits => Object.fromEntries(CALL_LAYERS.map((k) => [k, s[k]])) as LayerBits;
 
 /** The rescore record of a verdict and its beyond-BFCL view (rescore.ts writes the same for a result file). */
 export function rescoreRecordOf(

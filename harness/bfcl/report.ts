@@ -2,8 +2,8 @@
 // renders the same): BFCL's scores with the leaderboard formula, the per-category table, toolgauge's layers and
 // attribution, the "BFCL verdict vs toolgauge verdict" table, and the answer keys BFCL itself cannot pass.
 import { fenced, fmtEstimate, headerBlock, mdText, table } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, type Summary, noticeTag } from '../report/summary.ts';
-import { barChart, type Bar } from '../report/svg.ts';
+import { flattenMetrics, type EstimateJson, type Summary, noticeTag, summaryFooter } from '../report/summary.ts';
+import { barChart, estimateBar } from '../report/svg.ts';
 import type { Chart } from '../kit/types.ts';
 import { ALL_CATEGORIES } from './categories.ts';
 
@@ -282,26 +282,14 @@ export function bfclTerminal(s: Summary, outDir: string): string {
     ...cats.map(([k, e]) => `  ${k.padEnd(26)} ${pct(e)}  n=${e.n}`),
     `  toolgauge's verdict ${pct(flat['toolgauge.accuracy'])}; deviations ${c.deviations}; undecided ${c.undecided}; unpassable keys ${c.unpassable}`,
   ];
-  if (s.gate)
-    lines.push(
-      `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
-    );
-  lines.push(`  report: ${outDir}/report.md`);
+  lines.push(...summaryFooter(s, outDir));
   return lines.join('\n');
 }
-
-const bar = (label: string, e: EstimateJson | undefined): Bar => ({
-  label,
-  value: e?.value ?? null,
-  lo: e?.lo ?? null,
-  hi: e?.hi ?? null,
-  n: e?.n ?? 0,
-});
 
 export function bfclCharts(s: Summary): Chart[] {
   const flat = flattenMetrics(s.metrics);
   const sim = s.notice ? ' — simulator' : '';
-  const cats = categoryEstimates(flat).map(([k, e]) => bar(k, e));
+  const cats = categoryEstimates(flat).map(([k, e]) => estimateBar(k, e));
   return [
     {
       file: 'charts/accuracy.svg',

@@ -14,6 +14,7 @@ import type { SimReply } from '../sim/server.ts';
 import { checkKindOf, isIrrelevance } from './categories.ts';
 import type { FunctionDoc, ParamDoc } from './checker/ast.ts';
 import type { BfclCase } from './data.ts';
+import { stepResponse } from './loop.ts';
 import {
   argumentsJson,
   fcName,
@@ -231,27 +232,6 @@ export function createBfclResponder(cfg: BfclSimConfig): Responder {
 
 export type ResultStyle = 'fc' | 'pythonic' | 'hermes';
 
-/** One step's model_responses in a result file: FC `[{name: args}]` (or the text), else the raw text. */
-function stepResult(reply: SimReply, style: ResultStyle): PyValue {
-  if (style === 'fc' && reply.tool_calls?.length) {
-    return {
-      t: 'list',
-      items: reply.tool_calls.map(
-        (tc): PyValue => ({
-          t: 'dict',
-          entries: [
-            [
-              { t: 'str', v: tc.function.name },
-              { t: 'str', v: tc.function.arguments },
-            ],
-          ],
-        }),
-      ),
-    };
-  }
-  return { t: 'str', v: reply.content ?? '' };
-}
-
 /**
  * The `result` field BFCL would write for this case if the model followed `behaviour`: single-turn, one step;
  * multi-turn, per turn the steps until the model stops calling (a text reply ends the turn, as BFCL's loop does).
@@ -268,13 +248,13 @@ export function simulatedResult(
     if (style === 'hermes' && out.calls.length && !out.garble) return { content: renderHermes(out.calls) };
     return renderReply(out, { mode, underscores: opts.underscores }, c.id);
   };
-  if (checkKindOf(c.category) !== 'multi_turn') return stepResult(reply(0, 0), style);
+  if (checkKindOf(c.category) !== 'multi_turn') return stepResponse(reply(0, 0), mode);
   const turns: PyValue[] = [];
   for (let turn = 0; turn < (c.groundTruth?.length ?? 0); turn++) {
     const steps: PyValue[] = [];
     for (let step = 0; step < 20; step++) {
       const r = reply(turn, step);
-      steps.push(stepResult(r, style));
+      steps.push(stepResponse(r, mode));
       if (!r.tool_calls?.length && plannedOutput(c, behaviour, turn, step).calls.length === 0) break;
     }
     turns.push({ t: 'list', items: steps });

@@ -76,6 +76,18 @@ export function constraintOfRequest(
       triggers: body.grammar_lazy === true ? triggers : [],
     };
   }
+  // A structural tag, as vLLM's structured_outputs carries it (JSON text) or as SGLang's response_format does.
+  const triggered = (tag: unknown): ConstraintSpec | null => {
+    const t = triggeredTags(tag);
+    if (!t) return null;
+    return {
+      mode: 'triggered_tags',
+      family,
+      tools: [...tools],
+      maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)),
+      ...t,
+    };
+  };
   const so = isObj(body.structured_outputs) ? body.structured_outputs : null;
   if (so && typeof so.structural_tag === 'string') {
     let parsed: unknown;
@@ -84,26 +96,12 @@ export function constraintOfRequest(
     } catch {
       return null;
     }
-    const t = triggeredTags(parsed);
-    if (t)
-      return {
-        mode: 'triggered_tags',
-        family,
-        tools: [...tools],
-        maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)),
-        ...t,
-      };
+    const c = triggered(parsed);
+    if (c) return c;
   }
   if (isObj(body.response_format)) {
-    const t = triggeredTags(body.response_format);
-    if (t)
-      return {
-        mode: 'triggered_tags',
-        family,
-        tools: [...tools],
-        maxStringLength: stringBoundOf(t.tags!.map((x) => x.content)),
-        ...t,
-      };
+    const c = triggered(body.response_format);
+    if (c) return c;
   }
   if (Array.isArray(body.tools)) {
     const fns = body.tools.map((t) => (isObj(t) && isObj(t.function) ? t.function : null));

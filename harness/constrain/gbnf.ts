@@ -65,14 +65,7 @@ export class RuleSet {
   define(hint: string, body: string): string {
     const have = this.byBody.get(body);
     if (have) return have;
-    const base =
-      hint
-        .replace(/[^A-Za-z0-9-]+/g, '-')
-        .replace(/^-+|-+$/g, '')
-        .toLowerCase() || 'r';
-    let name = base;
-    for (let i = 2; this.used.has(name) || name === 'root'; i++) name = `${base}-${i}`;
-    this.used.add(name);
+    const name = this.reserve(hint);
     this.byBody.set(body, name);
     this.rules.set(name, body);
     return name;

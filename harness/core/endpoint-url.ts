@@ -3,6 +3,7 @@
  * `user:pass@`, `?api_key=`, Azure Functions' `?code=`, a signed URL's `?sig=` — and no list of parameter names
  * covers them all, so no query value is ever stored: the stored and shown URL keeps each parameter's name with the
  * value `REDACTED` (docs/outputs.md), and every query value is registered for redaction.
+ * Also where a server's own routes are, beside its OpenAI-compatible `/v1`.
  */
 
 /** The value every query parameter shows in a stored or printed URL. */
@@ -47,4 +48,9 @@ export function urlSecrets(raw: string | undefined): string[] {
     if (eq >= 0 && pair.length > eq + 1) out.push(pair.slice(eq + 1));
   }
   return [...new Set(out)];
+}
+
+/** The server's root, where its routes beside `/v1` are (`/props`, `/version`, `/toolgauge/engine`): `…/v1/` → `…`. */
+export function serverRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
 }

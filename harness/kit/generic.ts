@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { compareIds, groupTrials, passMetrics, rateOfItems } from '../report/aggregate.ts';
 import { fmtEstimate, headerBlock, METRIC_HEADERS, metricRow, table } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, type Summary, noticeTag } from '../report/summary.ts';
-import { barChart } from '../report/svg.ts';
+import { flattenMetrics, type Summary, noticeTag, summaryFooter } from '../report/summary.ts';
+import { barChart, estimateBar } from '../report/svg.ts';
 import type { MetricEstimate } from '../stats/index.ts';
 import type { Aggregate, InstanceMetaBase, SuiteAggregator } from './types.ts';
 import { judgeMetaShape, judgeTotals, judgeTotalsLines, type JudgeMetaFields } from './eval/judge-totals.ts';
@@ -144,14 +144,6 @@ function unscoredLines(s: Summary): string[] {
   ];
 }
 
-const bar = (label: string, e: EstimateJson | undefined) => ({
-  label,
-  value: e?.value ?? null,
-  lo: e?.lo ?? null,
-  hi: e?.hi ?? null,
-  n: e?.n ?? 0,
-});
-
 export const genericAggregator: SuiteAggregator = {
   aggregate: (metas, seed) => aggregateGeneric(metas, seed),
   outcomes(metas) {
@@ -204,18 +196,14 @@ export const genericAggregator: SuiteAggregator = {
     lines.push(
       `  ${s.counts.runs ?? 0} runs, ${s.counts.passed ?? 0} passed, ${s.counts.errors ?? 0} harness errors${s.counts.unscored ? `, ${s.counts.unscored} unscored` : ''}`,
     );
-    if (s.gate)
-      lines.push(
-        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
-      );
-    lines.push(`  report: ${outDir}/report.md`);
+    lines.push(...summaryFooter(s, outDir));
     return lines.join('\n');
   },
   charts(s: Summary) {
     const flat = flattenMetrics(s.metrics);
     const bars = Object.entries(flat)
       .filter(([k]) => !k.startsWith('pass@') && !k.startsWith('pass^'))
-      .map(([k, e]) => bar(k, e));
+      .map(([k, e]) => estimateBar(k, e));
     return [
       {
         file: 'charts/metrics.svg',

@@ -1,6 +1,6 @@
 import { fmtEstimate } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.ts';
-import { barChart } from '../report/svg.ts';
+import { flattenMetrics, noticeTag, summaryFooter } from '../report/summary.ts';
+import { barChart, estimateBar } from '../report/svg.ts';
 import type { MetricEstimate } from '../stats/index.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
 import { judgeAgreement, metricOf } from './agreement.ts';
@@ -54,14 +54,6 @@ function flat(nested: Record<string, Partial<Record<string, MetricEstimate>>>): 
     for (const [mode, e] of Object.entries(byMode)) if (e) out[`${metric}.${mode}`] = e;
   return out;
 }
-
-const bar = (label: string, e: EstimateJson | undefined) => ({
-  label,
-  value: e?.value ?? null,
-  lo: e?.lo ?? null,
-  hi: e?.hi ?? null,
-  n: e?.n ?? 0,
-});
 
 /** TSR / PRR / RC (flat names, `prefix` before each) per mode and per complexity × mode, from runs' outcomes. */
 function metricSet(
@@ -192,11 +184,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
       lines.push(
         `  judge tokens: ${judgeAll.prompt_tokens} prompt + ${judgeAll.completion_tokens} completion over ${judgeAll.runs_with_usage} runs`,
       );
-    if (s.gate)
-      lines.push(
-        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
-      );
-    lines.push(`  report: ${outDir}/report.md`);
+    lines.push(...summaryFooter(s, outDir));
     return lines.join('\n');
   },
   charts(s) {
@@ -207,7 +195,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
         file: 'charts/tsr-by-mode.svg',
         label: 'TSR per mode',
         svg: barChart(
-          MODES.filter((m) => f[`tsr.${m}`]).map((m) => bar(m, f[`tsr.${m}`])),
+          MODES.filter((m) => f[`tsr.${m}`]).map((m) => estimateBar(m, f[`tsr.${m}`])),
           { title: `Maze TSR per mode (95% CI)${sim}`, axisLabel: 'task success rate' },
         ),
       },
@@ -215,7 +203,7 @@ export const mazeAggregator: SuiteAggregator<MazeMeta> = {
         file: 'charts/prr-by-mode.svg',
         label: 'PRR per mode',
         svg: barChart(
-          MODES.filter((m) => f[`prr.${m}`]).map((m) => bar(m, f[`prr.${m}`])),
+          MODES.filter((m) => f[`prr.${m}`]).map((m) => estimateBar(m, f[`prr.${m}`])),
           { title: `Maze PRR per mode (95% CI)${sim}`, axisLabel: 'perturbation recovery rate' },
         ),
       },

@@ -85,39 +85,20 @@ export function mazeMarkdown(s: Summary): string {
       '',
     );
   }
-  const tokens = s.extra.tokens as
-    | Record<
-        string,
-        {
-          runs: number;
-          runs_with_usage: number;
-          prompt_tokens: number;
-          completion_tokens: number;
-          total_tokens: number;
-        }
-      >
-    | undefined;
-  if (tokens && Object.keys(tokens).length) {
-    parts.push(
+  parts.push(
+    ...tokenSection(
       '## Tokens per mode',
-      '',
-      table(
-        ['mode', 'runs', 'with usage', 'prompt', 'completion', 'total'],
-        Object.entries(tokens).map(([m, t]) => [
-          m,
-          t.runs,
-          t.runs_with_usage,
-          t.prompt_tokens,
-          t.completion_tokens,
-          t.total_tokens,
-        ]),
-      ),
-      '',
+      'runs',
+      s.extra.tokens as Record<string, TokenTotals> | undefined,
       "As the endpoint reported them (summed over each run's model calls); per run in `instances.jsonl` and the inference files.",
-      '',
-    );
-  }
-  parts.push(...judgeTokenSection(s));
+    ),
+    ...tokenSection(
+      "## The LLM judge's tokens per mode",
+      'runs judged',
+      s.extra.judge_tokens as Record<string, TokenTotals> | undefined,
+      "Apart from the agent's tokens above: the judge's requests, as its endpoint reported them.",
+    ),
+  );
   parts.push(...agreementSection(s, flat));
   if (s.errors.length)
     parts.push(
@@ -224,16 +205,20 @@ function labelSection(v: LlmVerdicts, modes: string[]): string[] {
   ];
 }
 
-/** The LLM judge's tokens, apart from the agent's. */
-function judgeTokenSection(s: Summary): string[] {
-  const t = s.extra.judge_tokens as Record<string, TokenTotals> | undefined;
-  if (!t || !Object.keys(t).length) return [];
+/** Tokens per mode (the agent's, or the LLM judge's apart from them): a table and what it counts, or nothing. */
+function tokenSection(
+  title: string,
+  runsLabel: string,
+  totals: Record<string, TokenTotals> | undefined,
+  note: string,
+): string[] {
+  if (!totals || !Object.keys(totals).length) return [];
   return [
-    "## The LLM judge's tokens per mode",
+    title,
     '',
     table(
-      ['mode', 'runs judged', 'with usage', 'prompt', 'completion', 'total'],
-      Object.entries(t).map(([m, x]) => [
+      ['mode', runsLabel, 'with usage', 'prompt', 'completion', 'total'],
+      Object.entries(totals).map(([m, x]) => [
         m,
         x.runs,
         x.runs_with_usage,
@@ -243,7 +228,7 @@ function judgeTokenSection(s: Summary): string[] {
       ]),
     ),
     '',
-    "Apart from the agent's tokens above: the judge's requests, as its endpoint reported them.",
+    note,
     '',
   ];
 }

@@ -92,6 +92,7 @@ describe("a user's task graph over a user's tools", () => {
       loadUserTasks(bad(`${steps.replace("'NO'", "'XX'")}, answer: {ref: s, field: result, match: number}`)),
     ).toThrow(/task T1: field steps: path .*get_tax_rate\) failed: no tax rate for "XX"/);
     expect(() => loadUserTasks(tempTasks('version: 1\ntasks: []\n'))).toThrow(/field tasks: /);
+    expect(() => loadUserTasks(tempTasks('version: 1\ntasks: [\n'))).toThrow(/t\w+\.yaml: not valid YAML: /);
   });
 });
 

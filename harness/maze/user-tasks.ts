@@ -6,7 +6,7 @@
 // or the file is refused with one line naming the file, the task and the problem.
 
 import { readFileSync } from 'node:fs';
-import { readYaml } from '../core/yaml.ts';
+import { readJsonOrYaml } from '../core/data-file.ts';
 import { z } from 'zod';
 import { DataError, firstZodIssue } from '../core/errors.ts';
 import { deriveSeed, Rng } from '../core/rng.ts';
@@ -65,23 +65,13 @@ function pathProblem(task: MazeTask): string | null {
 
 /** Load, complete and lint a user's task file; tasks of `categories` only. */
 export function loadUserTasks(file: string, categories: readonly Complexity[] = COMPLEXITIES): MazeTask[] {
-  let raw: unknown;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return fail(file, undefined, '', 'file not found');
   }
-  try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : readYaml(text);
-  } catch (e) {
-    return fail(
-      file,
-      undefined,
-      '',
-      `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
-    );
-  }
+  const raw = readJsonOrYaml(text, file);
   const head = UserTaskFile.safeParse(raw);
   if (!head.success) {
     const { field, message } = firstZodIssue(head.error);

@@ -37,6 +37,9 @@ describe('serverFromFile', () => {
     );
     expect(() => serverFromFile('c.json', 'b', {}, file(doc))).toThrow(/^mcp: c\.json: mcpServers\.b: /);
     expect(() => serverFromFile('c.json', 'a', {}, () => '{')).toThrow(/^mcp: c\.json: not valid JSON/);
+    expect(() => serverFromFile('c.yaml', 'a', {}, () => 'mcpServers: [a\n')).toThrow(
+      /^mcp: c\.yaml: not valid YAML: \S/,
+    );
     expect(() =>
       serverFromFile('gone.json', 'a', {}, () => {
         throw Object.assign(new Error('x'), { code: 'ENOENT' });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { UsageError, firstZodIssue } from '../core/errors.ts';
-import { readYaml } from '../core/yaml.ts';
+import { readJsonOrYaml } from '../core/data-file.ts';
 import { McpServersFileSchema, type ServerSpec } from './options.ts';
 
 /**
@@ -22,11 +22,9 @@ export function serverFromFile(
   }
   let doc: unknown;
   try {
-    doc = file.endsWith('.json') ? JSON.parse(text) : readYaml(text);
+    doc = readJsonOrYaml(text, file);
   } catch (err) {
-    throw new UsageError(
-      `mcp: ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message.split('\n')[0]}`,
-    );
+    throw new UsageError(`mcp: ${(err as Error).message}`);
   }
   const parsed = McpServersFileSchema.safeParse(doc);
   if (!parsed.success) {

@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { endPidWithHost } from '../core/end-with-host.ts';
 import { capText, CallResultSchema, resultText } from './content.ts';
 import type { ServerSpec } from './options.ts';
-import { forget, killAtExit } from './reaper.ts';
 import { ListToolsPageSchema, type ListedTool } from './tools.ts';
 
 /** What a connection is opened with (the options, defaults filled in). */
@@ -40,6 +40,8 @@ export class McpConnection {
 
   /** The server process (stdio), once started. */
   pid: number | null = null;
+  /** Takes the process off the list of those killed with this one (it has ended, or been closed). */
+  private forgetPid: () => void = () => {};
 
   private constructor(
     readonly client: Client,
@@ -78,7 +80,7 @@ export class McpConnection {
     transport.start = async () => {
       await spawn();
       c.pid = (transport as { pid?: number | null }).pid ?? null;
-      if (c.pid !== null) killAtExit(c.pid);
+      if (c.pid !== null) c.forgetPid = endPidWithHost(c.pid);
     };
     stderrOf?.()?.on('data', (chunk: Buffer) => {
       c.stderr = (c.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
@@ -90,7 +92,7 @@ export class McpConnection {
     };
     client.onclose = () => {
       c.gone = true;
-      if (c.pid !== null) forget(c.pid);
+      c.forgetPid();
       if (!c.closing)
         c.failure ??= `${o.label}: ${c.withStderr(lastError ? `closed the connection (${lastError})` : 'exited')}`;
     };
@@ -181,7 +183,7 @@ export class McpConnection {
     } catch {
       // closing is best effort
     }
-    if (this.pid !== null) forget(this.pid);
+    this.forgetPid();
   }
 }
 

@@ -12,6 +12,7 @@
  * JSON literals true/false/null, non-string dict keys (→ their JSON text), and positional arguments.
  * Never throws.
  */
+import { PY_KEYWORDS } from '../core/pyliteral/keywords.ts';
 import { MAX_DEPTH, setOwn, type Budget } from './jsonish.ts';
 
 export type PyMode = 'strict' | 'loose';
@@ -47,43 +48,6 @@ const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 const DOTTED = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*/y;
 const PY_NUMBER =
   /(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:\d(?:_?\d)*)?\.\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.?(?:[eE][+-]?\d(?:_?\d)*)?)([jJ])?/y;
-const PY_KEYWORDS = new Set([
-  'False',
-  'None',
-  'True',
-  'and',
-  'as',
-  'assert',
-  'async',
-  'await',
-  'break',
-  'class',
-  'continue',
-  'def',
-  'del',
-  'elif',
-  'else',
-  'except',
-  'finally',
-  'for',
-  'from',
-  'global',
-  'if',
-  'import',
-  'in',
-  'is',
-  'lambda',
-  'nonlocal',
-  'not',
-  'or',
-  'pass',
-  'raise',
-  'return',
-  'try',
-  'while',
-  'with',
-  'yield',
-]);
 
 export function isPyIdentifier(s: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(s) && !PY_KEYWORDS.has(s);

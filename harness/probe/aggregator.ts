@@ -1,6 +1,6 @@
 import { fmtEstimate } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.ts';
-import { barChart, type Bar } from '../report/svg.ts';
+import { flattenMetrics, noticeTag, summaryFooter } from '../report/summary.ts';
+import { barChart, estimateBar } from '../report/svg.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
 import { answeredBy, CHART_TAG } from './answered-by.ts';
 import {
@@ -22,15 +22,7 @@ import { aggregateProbe, only, probeMarkdown } from './report.ts';
 import { armKey } from './run/arms.ts';
 import type { ProbeMeta } from './run/types.ts';
 import { quantizationRefusal, type SavedRunConfig } from './quant-guard.ts';
-import { LAYERED_METRICS } from '../calls/score/index.ts';
-
-const bar = (label: string, e: EstimateJson | undefined): Bar => ({
-  label,
-  value: e?.value ?? null,
-  lo: e?.lo ?? null,
-  hi: e?.hi ?? null,
-  n: e?.n ?? 0,
-});
+import { CALL_LAYERS, LAYERED_METRICS } from '../calls/score/index.ts';
 
 /** Every metric name the probe reports (patterns end in `.*`): the direction registry words them all. */
 export const PROBE_METRICS: readonly string[] = (() => {
@@ -133,33 +125,24 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
       );
       lines.push(...words('method_comparisons', ['accuracy', 'parse_ok']));
     }
-    if (s.gate)
-      lines.push(
-        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
-      );
-    lines.push(`  report: ${outDir}/report.md`);
+    lines.push(...summaryFooter(s, outDir));
     return lines.join('\n');
   },
   charts(s) {
     const flat = flattenMetrics(s.metrics);
     const sim = CHART_TAG[answeredBy(s)];
-    const layered = [
-      'accuracy',
-      'parse_ok',
-      'schema_valid',
-      'tool_correct',
-      'args_correct',
-      'abstained',
-      'false_trigger',
-    ].flatMap((m) => [bar(`${m} (strict)`, flat[m]), bar(`${m} (lenient)`, flat[`lenient.${m}`])]);
+    const layered = ['accuracy', ...CALL_LAYERS].flatMap((m) => [
+      estimateBar(`${m} (strict)`, flat[m]),
+      estimateBar(`${m} (lenient)`, flat[`lenient.${m}`]),
+    ]);
     const causes = [
       'framework_template_bug',
       'framework_parser_gap',
       'model_format_failure',
       'model_decision_failure',
     ].flatMap((c) => [
-      bar(`${c} (strict)`, flat[`attribution.strict.${c}`]),
-      bar(`${c} (lenient)`, flat[`attribution.lenient.${c}`]),
+      estimateBar(`${c} (strict)`, flat[`attribution.strict.${c}`]),
+      estimateBar(`${c} (lenient)`, flat[`attribution.lenient.${c}`]),
     ]);
     const out = [
       {
@@ -200,7 +183,10 @@ export const probeAggregator: SuiteAggregator<ProbeMeta> & {
       ];
       const bars = rows.flatMap((m) =>
         arms.map((a) =>
-          bar(`${m.replace('layers.', '').replace('.over_call_expected', '')} (${a.arm.decode})`, armFlat(a.label)[m]),
+          estimateBar(
+            `${m.replace('layers.', '').replace('.over_call_expected', '')} (${a.arm.decode})`,
+            armFlat(a.label)[m],
+          ),
         ),
       );
       out.push({

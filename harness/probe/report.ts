@@ -4,7 +4,7 @@ import { flattenMetrics, type EstimateJson, type Summary } from '../report/summa
 import { clusterBootstrapRate, estimateRate, type MetricEstimate } from '../stats/index.ts';
 import { CAUSES, TIERS, VERDICT_KINDS, type Tier } from '../calls/attribute/index.ts';
 import { CATEGORY_NAMES } from './cases/types.ts';
-import { LAYERED_METRICS, METRIC_DENOMINATORS, type LayeredMetric } from '../calls/score/index.ts';
+import { CALL_LAYERS, LAYERED_METRICS, METRIC_DENOMINATORS, type LayeredMetric } from '../calls/score/index.ts';
 import type { ProbeMeta } from './run/types.ts';
 import { axesSections, layerReadingsSection, toolhoundTreeSection } from './arms-markdown.ts';
 
@@ -433,16 +433,7 @@ const PROBE_SECTIONS: ReadonlyArray<(v: ReportView) => string[]> = [
       const e = flattenMetrics(ms)[k];
       return e && e.value !== null ? `${e.value.toFixed(2)} (${e.n})` : '—';
     };
-    const cols = [
-      'accuracy',
-      'parse_ok',
-      'schema_valid',
-      'tool_correct',
-      'args_correct',
-      'abstained',
-      'false_trigger',
-      'lenient.accuracy',
-    ];
+    const cols = ['accuracy', ...CALL_LAYERS, 'lenient.accuracy'];
     return [
       '## By category',
       '',

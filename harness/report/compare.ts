@@ -1,4 +1,5 @@
 import { compareMany, disjointCiRule, rulesAgree, type DisjointCiRule, type PairedComparison } from '../stats/index.ts';
+import { COMPARISON_HEAD, comparisonCells, comparisonRow } from './comparison-row.ts';
 import { table } from './markdown.ts';
 import { barChart, type Bar } from './svg.ts';
 
@@ -164,26 +165,9 @@ export function comparisonMarkdown(cs: Comparison[], notice: string | null): str
     );
     lines.push(
       table(
-        [
-          'metric',
-          'baseline',
-          'candidate',
-          'difference [95% CI]',
-          'test',
-          'discordant (gain/loss)',
-          'p (Holm)',
-          'verdict',
-          'CIs baseline · candidate',
-          "Toolhound's rule (disjoint CIs)",
-        ],
+        [...COMPARISON_HEAD, 'CIs baseline · candidate', "Toolhound's rule (disjoint CIs)"],
         c.results.map((r) => [
-          r.metric,
-          r.meanA.toFixed(3),
-          r.meanB.toFixed(3),
-          `${signed(r.diff)} [${signed(r.lo)}, ${signed(r.hi)}]`,
-          r.test,
-          r.mcnemar ? `${r.mcnemar.b01}/${r.mcnemar.b10}` : '—',
-          Number.isNaN(r.pAdjusted) ? '—' : r.pAdjusted.toPrecision(3),
+          ...comparisonCells(comparisonRow(r)),
           `**${r.verdict}**`,
           `${interval(r.toolhoundRule.a)} · ${interval(r.toolhoundRule.b)}`,
           `${r.toolhoundRule.verdict}${r.toolhoundRule.agrees ? '' : ' ≠'}`,
@@ -218,9 +202,4 @@ export function comparisonChart(
 
 function interval(x: { lo: number; hi: number }): string {
   return Number.isNaN(x.lo) ? '—' : `[${x.lo.toFixed(3)}, ${x.hi.toFixed(3)}]`;
-}
-
-function signed(x: number): string {
-  if (Number.isNaN(x)) return '—';
-  return `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
 }

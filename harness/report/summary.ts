@@ -64,6 +64,16 @@ export function noticeTag(s: Pick<Summary, 'notice'>, simulator = 'SIMULATOR —
   return s.notice === TEST_MODEL_NOTICE ? '  [TEST MODEL — random weights, not a model result]' : `  [${simulator}]`;
 }
 
+/** The last lines of a run's terminal summary: the gate's verdict (when there is a gate), and where the report is. */
+export function summaryFooter(s: Pick<Summary, 'gate'>, outDir: string): string[] {
+  const gate = s.gate
+    ? [
+        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
+      ]
+    : [];
+  return [...gate, `  report: ${outDir}/report.md`];
+}
+
 export function isEstimate(x: unknown): x is EstimateJson {
   return !!x && typeof x === 'object' && 'value' in x && 'n' in x && 'denominator' in x;
 }

@@ -2,6 +2,7 @@
  * Small, dependency-free SVG charts for report.md: horizontal bars with confidence-interval whiskers. Pure:
  * data in, SVG text out. Values are rates in [0, 1].
  */
+import type { EstimateJson } from './summary.ts';
 export interface Bar {
   label: string;
   value: number | null;
@@ -10,6 +11,18 @@ export interface Bar {
   n: number;
   /** Optional emphasis (e.g. a comparison verdict) written after the number. */
   note?: string;
+}
+
+/** An estimate's bar (no value and n = 0 when there is none), with an optional note after the number. */
+export function estimateBar(label: string, e: EstimateJson | undefined, note?: string): Bar {
+  return {
+    label,
+    value: e?.value ?? null,
+    lo: e?.lo ?? null,
+    hi: e?.hi ?? null,
+    n: e?.n ?? 0,
+    ...(note ? { note } : {}),
+  };
 }
 
 export interface ChartOptions {

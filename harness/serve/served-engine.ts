@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { serverRoot } from '../core/endpoint-url.ts';
 import { firstZodIssue } from '../core/errors.ts';
 import type { EngineSettings } from '../engine/defaults.ts';
 import type { DistributionsRequest, DistributionsResult, Engine, EngineInfo } from '../engine/types.ts';
@@ -52,9 +53,6 @@ const InfoReply = z.object({
   loadMs: z.number(),
 });
 
-/** The server's root (its routes beside `/v1`). */
-const rootOf = (baseUrl: string) => baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-
 /**
  * The engine behind `baseUrl` when it is a `toolgauge serve` running `path` with `settings`; null when it is not
  * (another server, another file, other threads or context size) or does not answer.
@@ -64,7 +62,7 @@ export async function servedEngineFor(
   path: string,
   settings: EngineSettings,
 ): Promise<{ engine: DistributionsEngine; info: EngineInfo } | null> {
-  const root = rootOf(baseUrl);
+  const root = serverRoot(baseUrl);
   let info: EngineInfo;
   try {
     const r = await fetch(`${root}/toolgauge/engine`, { signal: AbortSignal.timeout(10_000) });

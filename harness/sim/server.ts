@@ -237,18 +237,10 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         'simulator: this request matches no registered suite instance (no known question in its messages, and no x-toolgauge-instance header)',
         json,
       );
-    const sep = routed.indexOf(':');
-    const suite = routed.slice(0, sep);
-    const ctx = {
-      instance: routed,
-      id: routed.slice(sep + 1),
-      agent:
-        header(req, 'x-toolgauge-agent') ??
-        (isChat ? responderOf(suite)?.agentOf?.(body as unknown as ChatBody) : undefined) ??
-        '0',
-      trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
-      variant: header(req, 'x-toolgauge-variant'),
-    };
+    const suite = routed.slice(0, routed.indexOf(':'));
+    const ctx = requestContext(req, routed, () =>
+      isChat ? responderOf(suite)?.agentOf?.(body as unknown as ChatBody) : undefined,
+    );
 
     if (spec.latencyMs > 0) await sleep(spec.latencyMs);
     if (spec.name === 'flaky') {
@@ -336,15 +328,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
       const e = refuse(404, 'simulator: this request matches no registered suite instance', chat);
       return sendJson(res, e.status, messagesError('not_found_error', e.message));
     }
-    const sep = routed.indexOf(':');
-    const suite = routed.slice(0, sep);
-    const ctx = {
-      instance: routed,
-      id: routed.slice(sep + 1),
-      agent: header(req, 'x-toolgauge-agent') ?? responderOf(suite)?.agentOf?.(chat) ?? '0',
-      trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
-      variant: header(req, 'x-toolgauge-variant'),
-    };
+    const suite = routed.slice(0, routed.indexOf(':'));
+    const ctx = requestContext(req, routed, () => responderOf(suite)?.agentOf?.(chat));
     if (spec.latencyMs > 0) await sleep(spec.latencyMs);
     if (spec.name === 'flaky') {
       const fault = drawFault(spec, json);
@@ -471,6 +456,20 @@ function firstUserText(body: unknown): string {
   const messages = (body as { messages?: Array<{ role?: unknown; content?: unknown }>; prompt?: unknown }).messages;
   const user = messages?.find((m) => m.role === 'user')?.content ?? (body as { prompt?: unknown }).prompt;
   return typeof user === 'string' ? user : JSON.stringify(user ?? '');
+}
+
+/**
+ * Who a routed request (`suite:id`) is for: the instance, and the agent, trial and variant its x-toolgauge-* headers
+ * name; without an agent header, the suite's guess from the body (`agentOf`), else agent 0.
+ */
+function requestContext(req: IncomingMessage, routed: string, agentOf: () => string | undefined): SimRequestContext {
+  return {
+    instance: routed,
+    id: routed.slice(routed.indexOf(':') + 1),
+    agent: header(req, 'x-toolgauge-agent') ?? agentOf() ?? '0',
+    trial: Number(header(req, 'x-toolgauge-trial') ?? 0),
+    variant: header(req, 'x-toolgauge-variant'),
+  };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -1,9 +1,9 @@
 // Seeded percentile bootstrap of a mean of outcomes in [0, 1].
 
 import { Rng, deriveSeed } from '../core/rng.ts';
-import { assertLevel, assertResamples, assertUnitInterval, isBinary, mean } from './describe.ts';
+import { assertUnitInterval, bootstrapSettings, isBinary, mean } from './describe.ts';
 import { binaryPercentileInterval, bootstrapMeans, percentileInterval } from './resample.ts';
-import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type EstimateOptions, type MetricEstimate } from './types.ts';
+import type { EstimateOptions, MetricEstimate } from './types.ts';
 
 /** The estimate for no data: every number NaN, never a throw (an empty breakdown group is normal). */
 export function emptyEstimate(denominator: string, level: number): MetricEstimate {
@@ -23,11 +23,7 @@ export function emptyEstimate(denominator: string, level: number): MetricEstimat
  * [0, 0]); `estimateRate` switches to Wilson there, and reporters should call that.
  */
 export function bootstrapRate(outcomes: readonly number[], opts: EstimateOptions): MetricEstimate {
-  const level = opts.level ?? DEFAULT_LEVEL;
-  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
-  const seed = opts.seed ?? 0;
-  assertLevel(level, 'bootstrapRate');
-  assertResamples(resamples, 'bootstrapRate');
+  const { level, resamples, seed } = bootstrapSettings(opts, 'bootstrapRate');
   assertUnitInterval(outcomes, 'bootstrapRate');
   const n = outcomes.length;
   const denominator = opts.denominator;

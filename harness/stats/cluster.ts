@@ -4,9 +4,9 @@
 
 import { Rng, deriveSeed } from '../core/rng.ts';
 import { emptyEstimate } from './bootstrap.ts';
-import { assertLevel, assertResamples, assertUnitInterval } from './describe.ts';
+import { assertUnitInterval, bootstrapSettings } from './describe.ts';
 import { percentileInterval, resampleRatios } from './resample.ts';
-import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type EstimateOptions, type MetricEstimate } from './types.ts';
+import type { EstimateOptions, MetricEstimate } from './types.ts';
 
 /**
  * Percentile CI of the pooled rate Σoutcomes / #items, resampling clusters with replacement (each draw brings all
@@ -20,11 +20,7 @@ export function clusterBootstrapRate(
   clusters: readonly string[],
   opts: EstimateOptions,
 ): MetricEstimate {
-  const level = opts.level ?? DEFAULT_LEVEL;
-  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
-  const seed = opts.seed ?? 0;
-  assertLevel(level, 'clusterBootstrapRate');
-  assertResamples(resamples, 'clusterBootstrapRate');
+  const { level, resamples, seed } = bootstrapSettings(opts, 'clusterBootstrapRate');
   assertUnitInterval(outcomes, 'clusterBootstrapRate');
   if (outcomes.length !== clusters.length) {
     throw new RangeError(

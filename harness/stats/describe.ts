@@ -1,6 +1,6 @@
 // Small descriptive helpers the estimators and the reporters share.
 
-import type { MetricEstimate } from './types.ts';
+import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type MetricEstimate } from './types.ts';
 
 /** Arithmetic mean; NaN for an empty list. Plain left-to-right sum (inputs here are ≤ 1e6 values in [0,1]). */
 export function mean(xs: ArrayLike<number>): number {
@@ -67,4 +67,16 @@ export function assertResamples(resamples: number, what: string): void {
   if (!Number.isInteger(resamples) || resamples < 1) {
     throw new RangeError(`${what}: resamples must be an integer ≥ 1, got ${resamples}`);
   }
+}
+
+/** A bootstrap's level, resamples and seed, the defaults filled in and each checked (an error names `what`). */
+export function bootstrapSettings(
+  opts: { level?: number; resamples?: number; seed?: number },
+  what: string,
+): { level: number; resamples: number; seed: number } {
+  const level = opts.level ?? DEFAULT_LEVEL;
+  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
+  assertLevel(level, what);
+  assertResamples(resamples, what);
+  return { level, resamples, seed: opts.seed ?? 0 };
 }

@@ -2,9 +2,8 @@
 // (docs/statistics.md, "Toolhound's rule beside the paired test"). It is reported, never the verdict.
 
 import { Rng, deriveSeed } from '../core/rng.ts';
-import { assertLevel, assertResamples } from './describe.ts';
+import { bootstrapSettings } from './describe.ts';
 import { bootstrapMeans, percentileInterval } from './resample.ts';
-import { DEFAULT_LEVEL, DEFAULT_RESAMPLES } from './types.ts';
 
 export type DisjointVerdict = 'credible gain' | 'credible harm' | 'no credible change';
 
@@ -32,11 +31,7 @@ export function disjointCiRule(
   b: ReadonlyMap<string, number>,
   opts: { seed?: number; resamples?: number; level?: number } = {},
 ): DisjointCiRule {
-  const level = opts.level ?? DEFAULT_LEVEL;
-  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
-  const seed = opts.seed ?? 0;
-  assertLevel(level, 'disjointCiRule');
-  assertResamples(resamples, 'disjointCiRule');
+  const { level, resamples, seed } = bootstrapSettings(opts, 'disjointCiRule');
   const ids = [...a.keys()].filter((id) => b.has(id)).sort();
   const side = (m: ReadonlyMap<string, number>, tag: string) => {
     const xs = Float64Array.from(ids.map((id) => m.get(id) as number)).sort();

@@ -3,9 +3,9 @@
 
 import { Rng, deriveSeed } from '../core/rng.ts';
 import { binomialDraw } from './binomial.ts';
-import { assertLevel, assertResamples } from './describe.ts';
+import { bootstrapSettings } from './describe.ts';
 import { percentileInterval } from './resample.ts';
-import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type EstimateOptions, type MetricEstimate } from './types.ts';
+import type { EstimateOptions, MetricEstimate } from './types.ts';
 
 /** Rater A's labels on the rows, rater B's on the columns: `counts[i][j]` units got A = labels[i], B = labels[j]. */
 export interface ConfusionTable {
@@ -84,11 +84,7 @@ export interface KappaEstimate extends MetricEstimate {
  * n = 0 → NaN everywhere; n = 1 or an undefined kappa → no interval.
  */
 export function kappaEstimate(table: ConfusionTable, opts: EstimateOptions): KappaEstimate {
-  const level = opts.level ?? DEFAULT_LEVEL;
-  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
-  const seed = opts.seed ?? 0;
-  assertLevel(level, 'kappaEstimate');
-  assertResamples(resamples, 'kappaEstimate');
+  const { level, resamples, seed } = bootstrapSettings(opts, 'kappaEstimate');
   const cells = table.counts.flat();
   const n = cells.reduce((a, b) => a + b, 0);
   const value = kappaOfCounts(table.counts);

@@ -3,9 +3,8 @@
 // at once, so what the two share (an easy task is easy for both) cancels out of the interval.
 
 import { Rng, deriveSeed } from '../core/rng.ts';
-import { assertLevel, assertResamples } from './describe.ts';
+import { bootstrapSettings } from './describe.ts';
 import { indexDigits, percentileInterval } from './resample.ts';
-import { DEFAULT_LEVEL, DEFAULT_RESAMPLES } from './types.ts';
 
 export interface RatioUnit {
   num: number;
@@ -39,11 +38,7 @@ export function pairedRatioDifference(
   b: ReadonlyMap<string, RatioUnit>,
   opts: { seed?: number; resamples?: number; level?: number } = {},
 ): PairedRatioDifference {
-  const level = opts.level ?? DEFAULT_LEVEL;
-  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
-  const seed = opts.seed ?? 0;
-  assertLevel(level, 'pairedRatioDifference');
-  assertResamples(resamples, 'pairedRatioDifference');
+  const { level, resamples, seed } = bootstrapSettings(opts, 'pairedRatioDifference');
   const ids = [...a.keys()].filter((id) => b.has(id)).sort();
   const n = ids.length;
   const an = ids.map((id) => a.get(id)!.num);

@@ -1,10 +1,10 @@
 // Seeded percentile bootstrap of a ratio of sums, Σnum / Σden over units (tokens per correct answer).
 
 import { Rng, deriveSeed } from '../core/rng.ts';
-import { assertLevel, assertResamples } from './describe.ts';
+import { bootstrapSettings } from './describe.ts';
 import { emptyEstimate } from './bootstrap.ts';
 import { percentileInterval, resampleRatios } from './resample.ts';
-import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type EstimateOptions, type MetricEstimate } from './types.ts';
+import type { EstimateOptions, MetricEstimate } from './types.ts';
 
 /**
  * The pooled ratio Σnum / Σden (e.g. total tokens / correct answers) with a percentile-bootstrap CI that resamples
@@ -14,11 +14,7 @@ import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, type EstimateOptions, type MetricEsti
  */
 export function ratioEstimate(num: readonly number[], den: readonly number[], opts: EstimateOptions): MetricEstimate {
   if (num.length !== den.length) throw new RangeError('ratioEstimate: num and den differ in length');
-  const level = opts.level ?? DEFAULT_LEVEL;
-  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
-  const seed = opts.seed ?? 0;
-  assertLevel(level, 'ratioEstimate');
-  assertResamples(resamples, 'ratioEstimate');
+  const { level, resamples, seed } = bootstrapSettings(opts, 'ratioEstimate');
   const n = num.length;
   if (n === 0) return emptyEstimate(opts.denominator, level);
   const sn = num.reduce((s, x) => s + x, 0);

@@ -1,6 +1,6 @@
 import { fmtEstimate } from '../report/markdown.ts';
-import { flattenMetrics, type EstimateJson, noticeTag } from '../report/summary.ts';
-import { barChart } from '../report/svg.ts';
+import { flattenMetrics, type EstimateJson, noticeTag, summaryFooter } from '../report/summary.ts';
+import { barChart, estimateBar } from '../report/svg.ts';
 import type { SuiteAggregator } from '../kit/types.ts';
 import type { ToolhopMeta } from './meta.ts';
 import { toolhopMarkdown } from './report.ts';
@@ -12,14 +12,6 @@ const sandboxExtra = (metas: readonly ToolhopMeta[]) => {
   const c = sandboxCounts(metas);
   return c ? { sandbox: c } : {};
 };
-
-const bar = (label: string, e: EstimateJson | undefined) => ({
-  label,
-  value: e?.value ?? null,
-  lo: e?.lo ?? null,
-  hi: e?.hi ?? null,
-  n: e?.n ?? 0,
-});
 
 /** ToolHop's numbers, report, terminal summary and charts from the tests' metas. */
 export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
@@ -71,11 +63,7 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
         `  credited by rule: literal ${rules.literal}, substring ${rules.substring}, gold in the last tool result ${rules.tool_result}`,
       );
     for (const [k, e] of Object.entries(flat)) if (k !== 'accuracy') lines.push(`  ${k} ${fmtEstimate(e)}  n=${e.n}`);
-    if (s.gate)
-      lines.push(
-        `  gate ${s.gate.expression}: ${s.gate.passed ? 'PASSED' : 'FAILED'}${s.gate.reasons.length ? ` (${s.gate.reasons.join('; ')})` : ''}`,
-      );
-    lines.push(`  report: ${outDir}/report.md`);
+    lines.push(...summaryFooter(s, outDir));
     return lines.join('\n');
   },
   charts(s) {
@@ -86,10 +74,13 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
       {
         file: 'charts/accuracy.svg',
         label: 'Accuracy with 95% CI',
-        svg: barChart([bar(`${model} (accuracy)`, flat.accuracy), bar(`${model} (strict)`, flat.strict_accuracy)], {
-          title: `ToolHop accuracy (95% CI)${sim}`,
-          axisLabel: 'accuracy',
-        }),
+        svg: barChart(
+          [estimateBar(`${model} (accuracy)`, flat.accuracy), estimateBar(`${model} (strict)`, flat.strict_accuracy)],
+          {
+            title: `ToolHop accuracy (95% CI)${sim}`,
+            axisLabel: 'accuracy',
+          },
+        ),
       },
     ];
     for (const [group, title] of [
@@ -98,7 +89,7 @@ export const toolhopAggregator: SuiteAggregator<ToolhopMeta> = {
     ] as const) {
       const byKey = s.breakdowns[group] as Record<string, Record<string, EstimateJson>> | undefined;
       if (!byKey || Object.keys(byKey).length < 2) continue;
-      const bars = Object.entries(byKey).map(([k, ms]) => bar(group === 'hops' ? `${k} hops` : k, ms.accuracy));
+      const bars = Object.entries(byKey).map(([k, ms]) => estimateBar(group === 'hops' ? `${k} hops` : k, ms.accuracy));
       charts.push({
         file: `charts/accuracy-by-${group}.svg`,
         label: `Accuracy ${title}`,

@@ -53,6 +53,28 @@ export const FINALIZER_SYSTEM_PROMPT =
   'You are a strict answer extractor. Output exactly one XML tag of the form <answer>VALUE</answer> and nothing else. ' +
   'Do not explain or include uncertainty.';
 
+const ANSWER_TAG = /<answer>\s*([\s\S]*?)\s*<\/answer>/i;
+
+/** Whether a message holds an `<answer>…</answer>` tag (any case): a run whose last message has none may get the final-answer call. */
+export const hasAnswerTag = (text: string): boolean => ANSWER_TAG.test(text);
+
+/**
+ * The extra final-answer call after a run without an answer: the budget-exhausted turn the run's conversation
+ * records (`pending`), and the call itself, made to a strict extractor over the task and the recent observations.
+ */
+export function finalizerRequest(messages: ChatMessage[]): { pending: ChatMessage; call: ChatMessage[] } {
+  return {
+    pending: { role: 'user', content: BUDGET_EXHAUSTED_PROMPT },
+    call: [
+      { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
+      {
+        role: 'user',
+        content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]),
+      },
+    ],
+  };
+}
+
 /** The user message of the extra final-answer call: the task plus the recent observations, newest kept. */
 export function finalizationContext(messages: ChatMessage[], charBudget = 6000): string {
   const question = String(messages.find((m) => m.role === 'user')?.content ?? '');

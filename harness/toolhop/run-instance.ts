@@ -10,14 +10,7 @@ import type { Sampling } from '../model/types.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { lastAssistantContent, previousToolContent } from './answer.ts';
 import { ToolhopExecutor } from './executor.ts';
-import {
-  BUDGET_EXHAUSTED_PROMPT,
-  FINALIZER_SYSTEM_PROMPT,
-  SINGLE_AGENT,
-  finalizationContext,
-  userPrompt,
-  withOutputContract,
-} from './prompts.ts';
+import { finalizerRequest, hasAnswerTag, SINGLE_AGENT, userPrompt, withOutputContract } from './prompts.ts';
 import { hopCount, rowId, type ToolhopRow } from './row.ts';
 import { routeRowTools, type RowSandbox } from './row-sandbox.ts';
 import { scoreAnswer } from './score.ts';
@@ -25,8 +18,6 @@ import type { Prediction, Result, TraceFile } from './records.ts';
 
 export const DATASET_EXEC_ERROR =
   'ToolHop solving requires executing dataset-provided Python tool functions. Set TOOLHOP_ALLOW_DATASET_EXEC=1 only when you intend to run the benchmark.';
-
-const ANSWER_TAG = /<answer>\s*([\s\S]*?)\s*<\/answer>/i;
 
 const BUNDLED_PROMPTS = fromRoot('harness', 'toolhop', 'prompts');
 
@@ -105,17 +96,8 @@ async function solve(
       sampling: samplingOfDeps(deps, trial)(),
       finalSampling: samplingOfDeps(deps, trial)('final'),
       finalizer: {
-        needed: (messages) => !ANSWER_TAG.test(lastAssistantContent(messages)),
-        request: (messages) => ({
-          pending: { role: 'user', content: BUDGET_EXHAUSTED_PROMPT },
-          call: [
-            { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
-            {
-              role: 'user',
-              content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]),
-            },
-          ],
-        }),
+        needed: (messages) => !hasAnswerTag(lastAssistantContent(messages)),
+        request: finalizerRequest,
       },
     });
     return outcome(row, trial, started, trace);

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { typeName } from '../core/pyliteral/builtins.ts';
 import { tryLiteralEval } from '../core/pyliteral/index.ts';
 import { loadDatasetFile, parseRows } from './dataset.ts';
 
@@ -137,20 +138,7 @@ export async function smokeDataset(
 export function literalType(answer: string): string {
   const v = tryLiteralEval(answer.trim());
   if (v === undefined) return 'raw_string';
-  return {
-    int: 'int',
-    float: 'float',
-    complex: 'complex',
-    bool: 'bool',
-    none: 'NoneType',
-    str: 'str',
-    bytes: 'bytes',
-    list: 'list',
-    tuple: 'tuple',
-    set: 'set',
-    dict: 'dict',
-    ellipsis: 'ellipsis',
-  }[v.t];
+  return typeName(v);
 }
 
 function rawRowsOf(file: string): unknown[] {

@@ -4,7 +4,7 @@ import { runSuite } from '../launch/run-suite.ts';
 import { compareRuns, type Comparison } from '../report/compare.ts';
 import { fmtEstimate, table } from '../report/markdown.ts';
 import { flattenMetrics, SIMULATOR_NOTICE, type EstimateJson } from '../report/summary.ts';
-import { barChart } from '../report/svg.ts';
+import { barChart, estimateBar } from '../report/svg.ts';
 import { toolhopAggregator } from './aggregator.ts';
 import type { ToolhopMeta } from './meta.ts';
 import type { Comm, Topology } from './settings.ts';
@@ -109,20 +109,12 @@ export async function runSweep(
       2,
     ) + '\n',
   );
-  const bar = (label: string, e: EstimateJson | undefined, note?: string) => ({
-    label,
-    value: e?.value ?? null,
-    lo: e?.lo ?? null,
-    hi: e?.hi ?? null,
-    n: e?.n ?? 0,
-    ...(note ? { note } : {}),
-  });
   const verdictOf = (label: string) =>
     comparisons.find((c) => c.candidate === label)?.results.find((r) => r.metric === 'accuracy')?.verdict;
   writeFileAtomic(
     join(outDir, 'sweep.svg'),
     barChart(
-      done.map((d) => bar(d.label, d.metrics.accuracy, d.label === 'single' ? 'baseline' : verdictOf(d.label))),
+      done.map((d) => estimateBar(d.label, d.metrics.accuracy, d.label === 'single' ? 'baseline' : verdictOf(d.label))),
       { title: `ToolHop sweep: accuracy per cell (95% CI)${simulated ? ' — simulator' : ''}`, axisLabel: 'accuracy' },
     ),
   );

@@ -22,14 +22,7 @@ import {
 import { lastAssistantContent, predictedAnswer } from './answer.ts';
 import { TOOLHOP_TEAM_DEFAULTS } from './grid.ts';
 import { ToolhopExecutor } from './executor.ts';
-import {
-  BUDGET_EXHAUSTED_PROMPT,
-  FINALIZER_SYSTEM_PROMPT,
-  finalizationContext,
-  OUTPUT_CONTRACT,
-  REPLICA_ROLES,
-  userPrompt,
-} from './prompts.ts';
+import { finalizerRequest, hasAnswerTag, OUTPUT_CONTRACT, REPLICA_ROLES, userPrompt } from './prompts.ts';
 import type { TraceFile } from './records.ts';
 import type { Framework } from './settings.ts';
 import { rowId, type ToolhopRow } from './row.ts';
@@ -191,7 +184,6 @@ export interface ToolhopTeamOutcome extends ToolhopOutcome {
 }
 
 const ANSWER_BLOCK = /<answer>[\s\S]*?<\/answer>/gi;
-const HAS_ANSWER_TAG = /<answer>\s*([\s\S]*?)\s*<\/answer>/i;
 
 /**
  * Solve one row with a team and score its answer exactly like the single agent's: the scored message is the
@@ -288,18 +280,8 @@ export function roleSystemPrompt(rolePrompt: string, commContract: string, answe
  */
 function toolhopFinalizer(spec: MemberSpec): ToolLoopOptions['finalizer'] {
   return {
-    needed: (messages, exhausted) =>
-      !HAS_ANSWER_TAG.test(lastAssistantContent(messages)) && (exhausted || spec.answers),
-    request: (messages) => ({
-      pending: { role: 'user', content: BUDGET_EXHAUSTED_PROMPT },
-      call: [
-        { role: 'system', content: FINALIZER_SYSTEM_PROMPT },
-        {
-          role: 'user',
-          content: finalizationContext([...messages, { role: 'user', content: BUDGET_EXHAUSTED_PROMPT }]),
-        },
-      ],
-    }),
+    needed: (messages, exhausted) => !hasAnswerTag(lastAssistantContent(messages)) && (exhausted || spec.answers),
+    request: finalizerRequest,
   };
 }
 

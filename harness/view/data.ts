@@ -4,6 +4,7 @@ import { genericAggregator } from '../kit/generic.ts';
 import { suiteNamed } from '../kit/registry.ts';
 import type { InstanceMetaBase, SuiteAggregator } from '../kit/types.ts';
 import { CompareRefused, compareRuns, type Comparison, type RunOutcomes } from '../report/compare.ts';
+import { comparisonRow } from '../report/comparison-row.ts';
 import { flattenMetrics, isEstimate, type EstimateJson, type Summary } from '../report/summary.ts';
 import { insideDir, readTextNoFollow, type LoadedRun } from './load.ts';
 import type { BreakdownView, CaseDetail, CaseRow, ComparisonView, MetricView, RunView, ViewData } from './model.ts';
@@ -161,18 +162,7 @@ export function comparisonView(c: Comparison): ComparisonView {
     shared: c.shared,
     onlyInBaseline: c.onlyInBaseline,
     onlyInCandidate: c.onlyInCandidate,
-    rows: c.results.map((r) => ({
-      metric: r.metric,
-      baseline: r.meanA,
-      candidate: r.meanB,
-      diff: r.diff,
-      lo: r.lo,
-      hi: r.hi,
-      test: r.test,
-      discordant: r.mcnemar ? `${r.mcnemar.b01}/${r.mcnemar.b10}` : null,
-      pAdjusted: Number.isNaN(r.pAdjusted) ? null : r.pAdjusted,
-      verdict: r.verdict,
-    })),
+    rows: c.results.map(comparisonRow),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { CaseDetail, CaseRow } from '../kit/case-view/model.ts';
+import type { ComparisonRow } from '../report/comparison-row.ts';
 
 /**
  * The viewer's data: what `toolgauge view` reads from one or more output directories, reduced to one shape for
@@ -85,27 +86,14 @@ export interface HistoryView {
   open: string | null;
 }
 
-/** One row of the paired comparison, as `report --compare` computes it. */
-export interface ComparisonRowView {
-  metric: string;
-  baseline: number;
-  candidate: number;
-  diff: number;
-  lo: number;
-  hi: number;
-  test: string;
-  discordant: string | null;
-  pAdjusted: number | null;
-  verdict: string;
-}
-
 export interface ComparisonView {
   baseline: string;
   candidate: string;
   shared: number;
   onlyInBaseline: number;
   onlyInCandidate: number;
-  rows: ComparisonRowView[];
+  /** One per metric, as `report --compare` computes it. */
+  rows: ComparisonRow[];
 }
 
 export interface ViewData {

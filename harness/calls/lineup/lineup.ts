@@ -22,7 +22,7 @@
  *     - registry: test-hermes   # a test model toolgauge writes itself; `quant` picks its tensor type
  *       quant: Q8_0
  */
-import { readYaml } from '../../core/yaml.ts';
+import { readJsonOrYaml } from '../../core/data-file.ts';
 import { z } from 'zod';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
@@ -105,17 +105,7 @@ export interface LineupOptions {
 
 /** Read a lineup file's text (YAML or JSON); errors name the file, the entry and the field. */
 export function parseLineup(text: string, file: string, o: LineupOptions = {}): Lineup {
-  let raw: unknown;
-  try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : readYaml(text);
-  } catch (e) {
-    throw new DataError(
-      file,
-      undefined,
-      undefined,
-      `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
-    );
-  }
+  const raw = readJsonOrYaml(text, file);
   const entryOf = (err: z.ZodError) => {
     const issue = err.issues[0]!;
     return issue.path[0] === 'models' && typeof issue.path[1] === 'number' ? `models[${issue.path[1]}]` : undefined;

@@ -1,6 +1,7 @@
 // Layered single-call scoring (docs/probe.md): pure functions of a case and what a parser tier recovered.
 export {
   scoreTier,
+  CALL_LAYERS,
   LAYERED_METRICS,
   METRIC_DENOMINATORS,
   type Bit,

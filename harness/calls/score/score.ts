@@ -41,15 +41,17 @@ export interface LayeredScore {
   mismatches: Mismatch[];
 }
 
-export const LAYERED_METRICS = [
+/** The layers a scored call passes or fails, in order (what a case records, charts and tables show per layer). */
+export const CALL_LAYERS = [
   'parse_ok',
   'schema_valid',
   'tool_correct',
   'args_correct',
   'abstained',
   'false_trigger',
-  'no_call',
 ] as const;
+/** The layers and, beside them, no_call (a call-expected case that got no call). */
+export const LAYERED_METRICS = [...CALL_LAYERS, 'no_call'] as const;
 export type LayeredMetric = (typeof LAYERED_METRICS)[number];
 
 export const METRIC_DENOMINATORS: Record<LayeredMetric, string> = {

@@ -2,50 +2,13 @@
 // (Grammar/python.gram), accepting exactly what 3.11 accepts — lambdas, comprehensions, walrus, starred items,
 // slices, f-strings (checked, not evaluated), string concatenation — and raising PySyntaxError where it refuses.
 // The one Python front-end of toolgauge: `literalEval` walks its tree, BFCL and API-Bank decode calls with it.
+import { PY_KEYWORDS } from './keywords.ts';
 import type { BinOpName, CmpOpName, Comprehension, Keyword, Node } from './nodes.ts';
 import { decodeStringBody } from './strings.ts';
 import { PySyntaxError, tokenize, type Tok } from './tokenizer.ts';
 import { PyLiteralError, PyLiteralUnsupported, type PyValue } from './value.ts';
 
 export { PySyntaxError };
-
-const KEYWORDS = new Set([
-  'False',
-  'None',
-  'True',
-  'and',
-  'as',
-  'assert',
-  'async',
-  'await',
-  'break',
-  'class',
-  'continue',
-  'def',
-  'del',
-  'elif',
-  'else',
-  'except',
-  'finally',
-  'for',
-  'from',
-  'global',
-  'if',
-  'import',
-  'in',
-  'is',
-  'lambda',
-  'nonlocal',
-  'not',
-  'or',
-  'pass',
-  'raise',
-  'return',
-  'try',
-  'while',
-  'with',
-  'yield',
-]);
 
 function fail(msg = 'invalid syntax'): never {
   throw new PySyntaxError(msg);
@@ -118,7 +81,7 @@ class Parser {
   /** A NAME token that is not a keyword. */
   isPlainName(k = 0): boolean {
     const t = this.peek(k);
-    return t.kind === 'name' && !KEYWORDS.has(t.raw);
+    return t.kind === 'name' && !PY_KEYWORDS.has(t.raw);
   }
 
   eatOp(text: string): boolean {
@@ -142,7 +105,7 @@ class Parser {
     const t = this.peek();
     if (t.kind === 'number' || t.kind === 'string') return true;
     if (t.kind === 'name')
-      return !KEYWORDS.has(t.raw) || ['True', 'False', 'None', 'not', 'lambda', 'await'].includes(t.raw);
+      return !PY_KEYWORDS.has(t.raw) || ['True', 'False', 'None', 'not', 'lambda', 'await'].includes(t.raw);
     if (t.kind !== 'op') return false;
     return ['(', '[', '{', '-', '+', '~', '...'].includes(t.text) || (allowStar && t.text === '*');
   }
@@ -343,7 +306,7 @@ class Parser {
         this.pos++;
         return { k: 'Constant', value: { t: 'none' } };
       }
-      if (KEYWORDS.has(t.raw)) fail();
+      if (PY_KEYWORDS.has(t.raw)) fail();
       this.pos++;
       // The spelling is kept when NFKC changed it: literal_eval's `set()` check reads it with Python's Unicode data.
       return t.raw === t.text ? { k: 'Name', id: t.text } : { k: 'Name', id: t.text, raw: t.raw };

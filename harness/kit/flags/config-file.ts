@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../core/errors.ts';
-import { readYaml } from '../../core/yaml.ts';
+import { readJsonOrYaml } from '../../core/data-file.ts';
 import { suiteFolders } from '../suite-folders.ts';
 import { didYouMean } from './did-you-mean.ts';
 import { checkFlagValue, type FlagSpecs } from './flags.ts';
@@ -211,17 +211,10 @@ export function readConfigFile(
       `toolgauge ${command}: --config '${file}' ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? (err as Error).message})`}`,
     );
   }
-  if (file.endsWith('.json')) {
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      throw new UsageError(`toolgauge ${command}: ${file}: not valid JSON: ${(err as Error).message.split('\n')[0]}`);
-    }
-  }
   try {
-    return readYaml(text);
+    return readJsonOrYaml(text, file);
   } catch (err) {
-    throw new UsageError(`toolgauge ${command}: ${file}: not valid YAML: ${(err as Error).message}`);
+    throw new UsageError(`toolgauge ${command}: ${(err as Error).message}`);
   }
 }
 

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
-import { readYaml } from '../../core/yaml.ts';
+import { readJsonOrYaml } from '../../core/data-file.ts';
 import { z } from 'zod';
 import { DataError, firstZodIssue } from '../../core/errors.ts';
 import { DETECTORS, type Detector } from '../detectors.ts';
@@ -251,17 +251,9 @@ function readLibraryFile(path: string): z.infer<typeof LibraryFile> {
 }
 
 function parseLibraryFile(path: string): z.infer<typeof LibraryFile> {
-  let raw: unknown;
   const text = readFileSync(path, 'utf8');
-  try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : (parsedBuiltin(path, text) ?? { data: readYaml(text) }).data;
-  } catch (e) {
-    return fail(
-      path,
-      '',
-      `not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
-    );
-  }
+  const builtin = path.endsWith('.json') ? undefined : parsedBuiltin(path, text);
+  const raw = builtin ? builtin.data : readJsonOrYaml(text, path);
   const r = LibraryFile.safeParse(raw);
   if (!r.success) {
     const { field, message } = firstZodIssue(r.error);

@@ -244,6 +244,8 @@ describe('lineups and the quantization guard', () => {
     );
     expect(() => parseLineup(yaml.replace('label: llama', 'label: qwen-q4'), 'l.yaml')).toThrow(/duplicate label/);
     expect(() => parseLineup('models: [{label: a, model: m, colour: red}]', 'l.yaml')).toThrow(DataError);
+    expect(() => parseLineup('models: [{label: a\n', 'l.yaml')).toThrow(/^l\.yaml: not valid YAML: /);
+    expect(() => parseLineup('models: []', 'l.json')).toThrow(/^l\.json: not valid JSON: /);
     expect(lineupFromModels(['sim:oracle', 'sim:wrong']).models.map((m) => m.label)).toEqual([
       'sim:oracle',
       'sim:wrong',

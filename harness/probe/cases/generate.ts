@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fromRoot } from '../../core/paths.ts';
 import { deriveSeed, hashString, Rng } from '../../core/rng.ts';
+import { strftime } from '../../templates/strftime.ts';
 import { confusables, PALETTE } from './palette.ts';
 import type { ArgRule, CaseRow, Category } from './types.ts';
 
@@ -383,25 +384,8 @@ const assistant = (tool: string, args: Record<string, unknown>): Turn => ({
 });
 const toolResult = (content: string): Turn => ({ role: 'tool', content });
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 /** "21 March 2026" */
-function sayDate(iso: string): string {
-  const [y, m, d] = iso.slice(0, 10).split('-').map(Number);
-  return `${d} ${MONTHS[m! - 1]} ${y}`;
-}
+const sayDate = (iso: string): string => strftime(new Date(`${iso.slice(0, 10)}T00:00:00Z`), '%-d %B %Y');
 /** "on 21 March 2026 at 18:00 (UTC+01:00)" */
 function sayDatetime(iso: string): string {
   const off = iso.slice(19);

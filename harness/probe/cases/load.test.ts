@@ -79,6 +79,14 @@ describe('probe case loading', () => {
     expect(m.date).toBe('2026-03-20');
     expect(l.cases.find((c) => c.id === 'f_weather_dev_000')!.messages[0]!.role).toBe('user');
     expect(dateSentence('2026-01-15')).toBe('Today is Thursday, 15 January 2026.');
+    expect(dateSentence('2026-03-06')).toBe('Today is Friday, 6 March 2026.');
+  });
+
+  it('a cases file or palette that cannot be read or parsed is one line naming the file', () => {
+    const cases = tmpCases([good], 'f: {description: [\n');
+    expect(dataError(() => loadCases(cases)).message).toMatch(/tools\.yaml: not valid YAML: /);
+    const gone = join(cases, '..', 'gone.jsonl');
+    expect(dataError(() => loadCases(gone)).message).toBe(`${gone}: cannot read the cases file (ENOENT)`);
   });
 
   it('call ids are deterministic 9-character alphanumerics', () => {

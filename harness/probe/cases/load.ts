@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readYaml } from '../../core/yaml.ts';
 import type { ChatMessage, OpenAITool, ToolCall } from '../../core/chat.ts';
+import { readDataText, readJsonOrYaml } from '../../core/data-file.ts';
 import { DataError, dataErrorFromZod } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
 import { deriveSeed } from '../../core/rng.ts';
+import { strftime } from '../../templates/strftime.ts';
 import {
   CaseRowSchema,
   PaletteListSchema,
@@ -53,28 +54,8 @@ export function defaultToolsFile(casesFile: string): string | null {
 
 /** Read a palette (Toolhound's `name: {description, parameters}` YAML, or a JSON/YAML list of OpenAI tools). */
 export function loadPalette(file: string): { palette: Palette; sha256: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new DataError(
-      file,
-      undefined,
-      undefined,
-      `cannot read the tool palette (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = file.endsWith('.json') ? JSON.parse(text) : readYaml(text);
-  } catch (e) {
-    throw new DataError(
-      file,
-      undefined,
-      undefined,
-      `not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(e as Error).message.split('\n')[0]}`,
-    );
-  }
+  const text = readDataText(file, 'the tool palette');
+  const raw = readJsonOrYaml(text, file);
   const r = Array.isArray(raw) ? PaletteListSchema.safeParse(raw) : PaletteMapSchema.safeParse(raw);
   if (!r.success) {
     const issue = r.error.issues[0];
@@ -128,26 +109,9 @@ function hasDatetimeRule(rules: Record<string, ArgRule>): boolean {
   return Object.values(rules).some((r) => r.datetime !== undefined || r.normalize !== undefined);
 }
 
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** "Today is Friday, 20 March 2026." */
 export function dateSentence(date: string): string {
-  const d = new Date(`${date}T12:00:00Z`);
-  return `Today is ${WEEKDAYS[d.getUTCDay()]}, ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}.`;
+  return strftime(new Date(`${date}T12:00:00Z`), 'Today is %A, %-d %B %Y.');
 }
 
 /** One validated row → a runnable case. Throws DataError naming the file, line and field. */
@@ -271,17 +235,7 @@ export function caseFromRow(
  * DataError naming the file, the line (and case id) and the field.
  */
 export function loadCases(file: string, opts: LoadOptions = {}): LoadedCases {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new DataError(
-      file,
-      undefined,
-      undefined,
-      `cannot read the cases file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-    );
-  }
+  const text = readDataText(file, 'the cases file');
   const toolsFile = opts.toolsFile ?? defaultToolsFile(file);
   const { palette, sha256: toolsSha256 } = toolsFile
     ? loadPalette(toolsFile)

@@ -14,6 +14,7 @@
  * `identityFrom` is pure (the tests feed it each server's documented answers); `fetchEndpointIdentity` does the
  * HTTP, each request bounded and failures ignored (a field the server does not give stays null).
  */
+import { serverRoot } from '../../core/endpoint-url.ts';
 import { sha256 } from '../../core/hash.ts';
 import type { Server } from '../../constrain/requests.ts';
 import type { EndpointIdentity } from './env.ts';
@@ -142,7 +143,7 @@ export async function fetchEndpointIdentity(
 ): Promise<EndpointIdentity> {
   const u = new URL(baseUrl);
   const v1 = baseUrl.replace(/\/+$/, '');
-  const root = v1.replace(/\/v1$/, '');
+  const root = serverRoot(baseUrl);
   const [models, version, props, serverInfo, modelInfo] = await Promise.all([
     getJson(`${v1}/models`, apiKey, timeoutMs),
     getJson(`${root}/version`, apiKey, timeoutMs),

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { sha256 } from '../../core/hash.ts';
-import { DataError } from '../../core/errors.ts';
+import { readDataText } from '../../core/data-file.ts';
 import type { ProbeCase } from '../cases/types.ts';
 import type { Family } from '../../parse/index.ts';
 import {
@@ -62,17 +61,7 @@ const prepared = new Map<string, PreparedTemplate>();
 
 /** Read and prepare a template file (memoised per process: every test file of a run shares it). */
 export function prepareTemplate(file: string, now: Date): PreparedTemplate {
-  let source: string;
-  try {
-    source = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new DataError(
-      file,
-      undefined,
-      undefined,
-      `cannot read the chat template (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-    );
-  }
+  const source = readDataText(file, 'the chat template');
   const key = `${sha256(source)}|${now.toISOString()}|${file}`;
   let p = prepared.get(key);
   if (!p) prepared.set(key, (p = prepareTemplateSource(source, file, now)));

@@ -11,6 +11,7 @@ import type {
 import { applyQuery, decodeHash, encodeHash, facets, joinRuns, rowReasons, type Entry, type Query } from './ledger.ts';
 import { historySection, reloadOnNewRuns } from './history.ts';
 import { fetchCase, loadIndex } from './paged.ts';
+import { COMPARISON_HEAD, comparisonCells } from '../../report/comparison-row.ts';
 
 /**
  * The viewer page. Every string from a run (model text, ids, tags, reasons, file names) reaches the document as a
@@ -63,7 +64,6 @@ const fmt = (x: number | null | undefined, digits = 3): string =>
     : Number.isInteger(x) && Math.abs(x) > 10
       ? String(x)
       : x.toFixed(digits);
-const signed = (x: number) => (Number.isNaN(x) ? '—' : `${x >= 0 ? '+' : ''}${x.toFixed(3)}`);
 
 function table(head: string[], rows: Array<Array<string | Node>>, numeric: number[] = []): HTMLTableElement {
   return h(
@@ -238,26 +238,8 @@ function comparisonSection(data: ViewData): HTMLElement | null {
         `${c.shared} shared cases${c.onlyInBaseline || c.onlyInCandidate ? ` (${c.onlyInBaseline} only in the baseline, ${c.onlyInCandidate} only in the candidate: left out)` : ''}`,
       ),
       table(
-        [
-          'metric',
-          'baseline',
-          'candidate',
-          'difference [95% CI]',
-          'test',
-          'discordant (gain/loss)',
-          'p (Holm)',
-          'verdict',
-        ],
-        c.rows.map((r) => [
-          r.metric,
-          r.baseline.toFixed(3),
-          r.candidate.toFixed(3),
-          `${signed(r.diff)} [${signed(r.lo)}, ${signed(r.hi)}]`,
-          r.test,
-          r.discordant ?? '—',
-          r.pAdjusted === null ? '—' : r.pAdjusted.toPrecision(3),
-          h('span', { className: verdictClass(r.verdict) }, r.verdict),
-        ]),
+        [...COMPARISON_HEAD],
+        c.rows.map((r) => [...comparisonCells(r), h('span', { className: verdictClass(r.verdict) }, r.verdict)]),
         [1, 2, 6],
       ),
     );
