@@ -166,8 +166,9 @@ describe('toolgauge eval --merge-reports into a folder', () => {
       writeFileSync(join(out, '.toolgauge-lock'), `${JSON.stringify(owner)}\n`);
       const m = await eval_(dir, '--merge-reports', blobs, '--out-dir', out);
       expect(m.code, m.stdout + m.stderr).toBe(2);
-      // The run end's refusals are printed where its summaries are (stdout), one line, no stack.
-      const said = `${m.stdout}\n${m.stderr}`.split('\n').filter((l) => l.includes('another-run'));
+      // The run end's refusals are said on stderr, as every usage error is: one line, no stack.
+      expect(m.stdout).not.toContain('another-run');
+      const said = m.stderr.split('\n').filter((l) => l.includes('another-run'));
       expect(said).toEqual([
         `toolgauge: ${out} is in use by run another-run (pid ${holder.pid}, started ${owner.started_at}); wait for it to end or choose another --out-dir`,
       ]);
