@@ -132,9 +132,13 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
   const loose: string[] = [];
   const messages: string[] = [];
   let usage = false;
+  // An error every eval of the run meets (a refusal of the whole run, describe-eval.ts) is said once.
+  const said = new Set<string>();
   for (const mod of modules) {
     for (const e of mod.errors) {
       if (USAGE_ERRORS.has(e.name ?? '')) usage = true;
+      if (said.has(e.message)) continue;
+      said.add(e.message);
       loose.push(`${mod.file}: ${e.message}`);
     }
     for (const t of mod.tests) {

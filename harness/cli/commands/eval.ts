@@ -116,7 +116,11 @@ async function runEval(
   const evalFiles = positionals.map((f) => resolve(f));
   // Several eval files are several evals: --out-dir is their parent, so that no two write one folder (a file that
   // defines several evals is seen by its worker, harness/vitest/describe-eval.ts).
-  if (new Set(evalFiles).size > 1) plan.run.outDirHoldsEvals = true;
+  // Their worker learns the evals of every file before the first runs, to refuse two evals of one name.
+  if (new Set(evalFiles).size > 1) {
+    plan.run.outDirHoldsEvals = true;
+    plan.evalFiles = [...new Set(evalFiles)];
+  }
   // `--parts N`: each eval file runs as N part files (harness/vitest/eval-parts.ts).
   const parts = values.parts === undefined ? 1 : Number(values.parts);
   const shard = values.shard as Shard | undefined;
