@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
@@ -77,5 +77,14 @@ describe('toolgauge eval: two evals of one name', () => {
     const r = await eval_(dir, 'first.eval.ts', 'second.eval.ts', '--parts', '2', '--out-dir', out);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual(['alpha', 'beta', 'gamma']);
+    // Each case of each eval ran once (beta and gamma are second.eval.ts's); learning the names ran none.
+    expect(readFileSync(calls, 'utf8').trim().split('\n').sort()).toEqual([
+      'first 1',
+      'first 2',
+      'second 1',
+      'second 1',
+      'second 2',
+      'second 2',
+    ]);
   });
 });
