@@ -29,7 +29,7 @@ function defineEval<TInput, TExpected, TOutput>(
   options: EvalOptions<TInput, TExpected, TOutput>,
   mode?: 'skip' | 'only',
 ): Promise<void> {
-  // A skipped eval writes nothing: it takes no name and does not make the run one of several.
+  // Evaluated for its names only (eval-names-only.ts): the name is all this call gives.
   const onName = namesOnly();
   if (onName) {
     if (mode !== 'skip') onName(name);
@@ -42,6 +42,7 @@ function defineEval<TInput, TExpected, TOutput>(
   const collector = TestRunner.getCurrentSuite();
   const file = collector.file ?? collector.suite?.file;
   const slice = currentEvalPart();
+  // A skipped eval writes nothing: it takes no name and does not make the run one of several.
   if (mode !== 'skip' && file) defined.define(name, { file: slice?.file ?? file.filepath, collection: file });
   const names = defined;
   const runOf = (run: RunConfig): RunConfig => (names.size > 1 ? { ...run, outDirHoldsEvals: true } : run);
