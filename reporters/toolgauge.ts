@@ -101,7 +101,7 @@ export default class ToolgaugeReporter implements Reporter {
       merged: !!this.vitest?.config.mergeReports,
     });
     if ('configError' in end) {
-      this.log(end.configError);
+      this.refuse(end.configError);
       process.exitCode = 2;
       return;
     }
@@ -109,7 +109,9 @@ export default class ToolgaugeReporter implements Reporter {
       this.log(s.terminal);
       for (const e of s.errors.slice(0, 5)) this.log(`  harness error: ${e}`);
     }
-    for (const m of end.messages) this.log(m);
+    // A run the end refuses (exit 2) says why on stderr, as every usage error of the CLI does (docs/eval.md#exit-codes);
+    // the summaries of the evals it finalized stay where summaries go.
+    for (const m of end.messages) end.exitCode === 2 ? this.refuse(m) : this.log(m);
     if (end.exitCode !== undefined) process.exitCode = end.exitCode;
     this.options.onEnded?.(end.suites.map((s) => ({ suite: s.suite, outDir: s.outDir })));
   }
@@ -129,9 +131,18 @@ export default class ToolgaugeReporter implements Reporter {
 
   /** Everything printed may carry ids, answers and errors from data or an endpoint: controls become escapes. */
   private log(msg: string): void {
-    const text = escapeTerminal(redact(msg), '\n\t');
+    const text = printable(msg);
     if (this.toStderr) process.stderr.write(`${text}\n`);
     else if (this.vitest) this.vitest.logger.log(text);
     else console.log(text);
   }
+
+  /** Why the run was refused: on stderr, whatever stdout holds. */
+  private refuse(msg: string): void {
+    process.stderr.write(`${printable(msg)}\n`);
+  }
+}
+
+function printable(msg: string): string {
+  return escapeTerminal(redact(msg), '\n\t');
 }

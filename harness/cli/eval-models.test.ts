@@ -5,7 +5,7 @@ import { parseFlags } from '../kit/flags/flags.ts';
 import { CONFIG_OPTIONS, EVAL_FLAGS } from './commands/eval.ts';
 import type { RunConfig } from '../core/config.ts';
 import { evalSuite } from '../kit/eval/suite.ts';
-import { modelFolders, modelListOf } from './eval-models.ts';
+import { modelFolders, modelListOf, runEachModel } from './eval-models.ts';
 
 describe('--model a,b', () => {
   it('a comma list is the models (flag first, then TOOLGAUGE_MODEL); one name is no list', () => {
@@ -52,5 +52,28 @@ describe('--model a,b', () => {
     expect(def.outDir(run({ modelFolder: 'm' }), { threshold: 1 })).toBe(resolve('results', 'e1', 'm'));
     expect(def.outDir(run({ outDir: '/tmp/x', modelFolder: 'm' }), { threshold: 1 })).toBe('/tmp/x/m');
     expect(def.outDir(run({}), { threshold: 1 })).toBe(resolve('results', 'e1'));
+  });
+
+  it('a model whose run is refused (exit 2) is the last run: the models after it would be refused the same way', async () => {
+    for (const [codes, ran, exit] of [
+      [[0, 2, 0], ['a', 'b'], 2],
+      [[2, 0, 0], ['a'], 2],
+      [[1, 0, 0], ['a', 'b', 'c'], 1],
+    ] as const) {
+      const models: string[] = [];
+      const said: string[] = [];
+      const write = process.stdout.write;
+      process.stdout.write = ((t: string) => said.push(t)) as never;
+      let code: number;
+      try {
+        code = await runEachModel(['a', 'b', 'c'], {}, async (values) => {
+          models.push(values.model as string);
+          return { exitCode: codes[models.length - 1]!, ended: [] };
+        });
+      } finally {
+        process.stdout.write = write;
+      }
+      expect([models, code], codes.join(',')).toEqual([ran, exit]);
+    }
   });
 });

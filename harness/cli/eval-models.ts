@@ -1,11 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.ts';
 import { sha256 } from '../core/hash.ts';
 import { escapeTerminal } from '../core/terminal.ts';
-import { JOURNAL } from '../kit/journal.ts';
-import { MARKER } from '../kit/outdir.ts';
+import { refuseOneModelRun } from '../kit/one-model-run.ts';
 
 /**
  * `toolgauge eval FILE --model a,b`: the eval files run once per model, one after another, each model into its own
@@ -82,9 +81,6 @@ export interface EvalComparison {
   refused?: string;
 }
 
-/** What marks a one-model run's folder, which a several-model run does not share (kit/outdir.ts, kit/journal.ts). */
-const RUN_FILES = [MARKER, JOURNAL, 'summary.json'];
-
 /** The flags a several-model run refuses: each splits or merges one run, which a list of runs cannot share. */
 const SINGLE_RUN_FLAGS = ['shard', 'blob-dir', 'merge-reports'];
 
@@ -97,12 +93,10 @@ export async function runEachModel(
   for (const f of SINGLE_RUN_FLAGS)
     if (values[f] !== undefined)
       throw new UsageError(`toolgauge eval: --${f} runs one model; give --model one name (got ${models.length})`);
+  // Each eval's folder in it, when it is their parent, is checked in the test worker, which knows the evals' names
+  // (harness/vitest/describe-eval.ts).
   const outDir = values['out-dir'] as string | undefined;
-  const oneRun = outDir && RUN_FILES.find((f) => existsSync(join(outDir, f)));
-  if (oneRun)
-    throw new UsageError(
-      `toolgauge eval: --out-dir ${outDir} holds a one-model run (${oneRun}); a model list writes a folder per model into a folder of its own`,
-    );
+  if (outDir) refuseOneModelRun(outDir, `--out-dir ${outDir}`);
   const json = Boolean(values.json);
   // With --json, stdout holds only the document.
   const say = (text: string) => (json ? process.stderr : process.stdout).write(`${escapeTerminal(text, '\n')}\n`);
@@ -113,6 +107,8 @@ export async function runEachModel(
     // The exit code a run decides reaches this process as process.exitCode: the previous model's must not leak.
     process.exitCode = 0;
     runs.push({ model, ...(await runOne({ ...values, model }, folders[i]!)) });
+    // A refused run (exit 2: a usage error, a folder refused) would be refused again for every model after it.
+    if (runs.at(-1)!.exitCode === 2) break;
   }
   const comparisons = await compareModels(runs);
   for (const c of comparisons) {

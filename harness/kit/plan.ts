@@ -46,6 +46,11 @@ export interface RunPlan {
   sandboxSocket?: SandboxAddress;
   /** The run writes a blob report: each test carries its trace file in it, for the merged report. */
   carryTraces?: boolean;
+  /**
+   * The eval files of a `toolgauge eval` run of several (absolute paths): the test worker learns their evals' names
+   * before the first eval runs (harness/vitest/describe-eval.ts).
+   */
+  evalFiles?: string[];
 }
 
 /**

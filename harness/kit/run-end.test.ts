@@ -111,6 +111,25 @@ describe('the end of an eval run', () => {
     expect(empty.exitCode).toBe(1);
   });
 
+  it('an error every eval of the run meets (a refusal of the run, in each file and block) is said once; others each', () => {
+    const refusal = {
+      name: 'UsageError',
+      message: "describeEval: the eval 'e' is defined in a.eval.ts and in b.eval.ts",
+    };
+    const end = endRun(
+      [
+        mod('a.eval.ts', [], [refusal, refusal]),
+        mod('b.eval.ts', [], [refusal, { name: 'UsageError', message: 'bad setting' }]),
+      ],
+      kit(join(root, 'once')),
+      { ...times, cli: true },
+    );
+    expect([end.exitCode, end.messages]).toEqual([
+      2,
+      [`toolgauge: a.eval.ts and 1 more file: ${refusal.message}`, 'toolgauge: b.eval.ts: bad setting'],
+    ]);
+  });
+
   it('an eval whose data has no cases fails under the CLI and under plain Vitest alike (no test failed there)', () => {
     const emptyData = (out: string): EndedModule => ({
       file: 'x.eval.ts',

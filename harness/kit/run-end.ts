@@ -138,7 +138,8 @@ function endRuns(modules: readonly EndedModule[], kc: RunPlan, o: Parameters<typ
     for (const e of mod.errors) {
       if (USAGE_ERRORS.has(e.name ?? '')) usage = true;
       const files = looseFiles.get(e.message) ?? looseFiles.set(e.message, []).get(e.message)!;
-      files.push(mod.file);
+      // A refusal of the whole run meets every block of a file: the file is counted once.
+      if (files.at(-1) !== mod.file) files.push(mod.file);
     }
     for (const t of mod.tests) {
       const suite = t.meta?.suite ?? t.ident?.suite;

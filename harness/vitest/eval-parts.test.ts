@@ -45,8 +45,8 @@ describe('the part files of an eval file (toolgauge eval --parts)', () => {
     try {
       for (const f of writePartFiles(root, evalFile, 2)) await import(f);
       expect(seen).toEqual([
-        { part: 1, parts: 2 },
-        { part: 2, parts: 2 },
+        { part: 1, parts: 2, file: evalFile },
+        { part: 2, parts: 2, file: evalFile },
       ]);
       expect(currentEvalPart()).toBeUndefined();
     } finally {
@@ -63,6 +63,10 @@ describe('the part files of an eval file (toolgauge eval --parts)', () => {
       expect(currentEvalPart()).toEqual({ part: 2, parts: 4 });
       g[key] = { part: 1, parts: 1 };
       expect(currentEvalPart()).toBeUndefined();
+      g[key] = { part: 2, parts: 4, file: '/evals/a.eval.ts' };
+      expect(currentEvalPart()).toEqual({ part: 2, parts: 4, file: '/evals/a.eval.ts' });
+      g[key] = { part: 2, parts: 4, file: 7 };
+      expect(currentEvalPart()).toEqual({ part: 2, parts: 4 });
       g[key] = { part: '2', parts: 4 };
       expect(currentEvalPart()).toBeUndefined();
     } finally {

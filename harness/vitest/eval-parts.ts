@@ -12,6 +12,8 @@ import { basename, join } from 'node:path';
 export interface EvalPart {
   part: number;
   parts: number;
+  /** The eval file the part is of (its name is the eval's, however many parts load it). */
+  file?: string;
 }
 
 const PART_KEY = Symbol.for('toolgauge.evalPart');
@@ -19,14 +21,15 @@ const PART_KEY = Symbol.for('toolgauge.evalPart');
 /** The part of the eval file whose module is being evaluated now, if it is loaded as a part. */
 export function currentEvalPart(): EvalPart | undefined {
   const p = (globalThis as Record<symbol, unknown>)[PART_KEY] as EvalPart | undefined;
-  return p && Number.isInteger(p.part) && Number.isInteger(p.parts) && p.parts > 1 ? p : undefined;
+  if (!p || !Number.isInteger(p.part) || !Number.isInteger(p.parts) || p.parts <= 1) return undefined;
+  return { part: p.part, parts: p.parts, ...(typeof p.file === 'string' ? { file: p.file } : {}) };
 }
 
 /** The source of part `part` of `parts` of the eval file at the absolute path `file` (imported with `/`s, as Vite names files). */
 export function partFileSource(file: string, part: number, parts: number): string {
   const key = 'Symbol.for("toolgauge.evalPart")';
   return `// Part ${part} of ${parts} of ${JSON.stringify(file)}, written by \`toolgauge eval --parts\`.
-globalThis[${key}] = { part: ${part}, parts: ${parts} };
+globalThis[${key}] = { part: ${part}, parts: ${parts}, file: ${JSON.stringify(file)} };
 try {
   await import(${JSON.stringify(`${file.replace(/\\/g, '/')}?toolgauge-part=${part}`)});
 } finally {

@@ -160,10 +160,12 @@ describe('a resume checks what it continues', () => {
         reject: false,
       },
     );
-    expect(v.exitCode, String(v.stdout)).toBe(2);
-    expect(String(v.stdout)).toMatch(
-      /toolgauge: toolhop: --resume: .* holds a run with model "sim:wrong", but this run has model "sim:oracle"/,
+    expect(v.exitCode, String(v.stdout) + String(v.stderr)).toBe(2);
+    // The run end's refusal is said on stderr, as every usage error is (docs/eval.md#exit-codes).
+    expect(String(v.stderr)).toMatch(
+      /^toolgauge: toolhop: --resume: .* holds a run with model "sim:wrong", but this run has model "sim:oracle"/m,
     );
+    expect(String(v.stdout)).not.toMatch(/holds a run with model/);
     expect(files.map((f) => readFileSync(f, 'utf8'))).toEqual(before);
   });
 
@@ -303,8 +305,12 @@ describe('one run per output directory', () => {
       command: await refusedHere(['toolhop', '--model', 'sim:wrong', '--limit', '4', '--out-dir', out]),
     }));
     const done = await first;
-    expect(second.exitCode, String(second.stdout)).toBe(2);
-    expect(String(second.stdout)).toMatch(new RegExp(`in use by run (?!inherited)\\S+ \\(pid ${first.pid},`));
+    expect(second.exitCode, String(second.stdout) + String(second.stderr)).toBe(2);
+    // toolgauge's own line, on stderr (Vitest's report of the failed tests quotes the error there too).
+    expect(String(second.stderr)).toMatch(
+      new RegExp(`^toolgauge: .*in use by run (?!inherited)\\S+ \\(pid ${first.pid},`, 'm'),
+    );
+    expect(String(second.stdout)).not.toMatch(/^toolgauge: .*in use by run/m);
     expect(command.code, command.stdout + command.stderr).toBe(2);
     expect(command.stderr).toMatch(new RegExp(`in use by run \\S+ \\(pid ${first.pid},`));
     expect(oneLine(command.stderr), command.stderr).toBe(true);

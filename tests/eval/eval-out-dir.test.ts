@@ -84,6 +84,33 @@ describe('toolgauge eval --out-dir with several evals', () => {
   });
 });
 
+describe('toolgauge eval --model a,b --out-dir with several evals', () => {
+  it("an eval's folder in --out-dir that holds a one-model run: one line naming it (exit 2), before any model's case runs", async () => {
+    const dir = tempDir('evals-models-one-run');
+    const a = evalFile(dir, 'a', ['alpha'], ['1', '2']);
+    const b = evalFile(dir, 'b', ['beta'], ['1']);
+    const out = join(dir, 'out');
+    // A one-model run of the same two evals: DIR/alpha/ and DIR/beta/ hold its files, DIR itself none.
+    const one = await eval_(dir, a, b, '--model', 'sim:oracle', '--out-dir', out);
+    expect(one.code, one.stderr).toBe(0);
+    const before = readdirSync(out).sort();
+    const r = await eval_(dir, a, b, '--model', 'sim:oracle,sim:wrong', '--out-dir', out);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const said = r.stderr.split('\n').filter((l) => l.startsWith('toolgauge') && l.includes('holds a one-model run'));
+    expect(said, r.stderr).toHaveLength(1);
+    expect(said[0]).toMatch(
+      /the folder of the eval 'alpha' in --out-dir, \S*out\/alpha, holds a one-model run \((\.toolgauge-run|instances\.jsonl|summary\.json)\)/,
+    );
+    // No model's folder was made in either eval's folder.
+    expect(readdirSync(out).sort()).toEqual(before);
+    for (const name of ['alpha', 'beta'])
+      expect(
+        readdirSync(join(out, name)).filter((f) => f.startsWith('sim_')),
+        name,
+      ).toEqual([]);
+  });
+});
+
 /**
  * Blobs of one sharded run of the eval 'merged' (cases m1..m4, two part files, two shards), made once per file: each
  * test that merges them needs only the blobs.
@@ -166,8 +193,9 @@ describe('toolgauge eval --merge-reports into a folder', () => {
       writeFileSync(join(out, '.toolgauge-lock'), `${JSON.stringify(owner)}\n`);
       const m = await eval_(dir, '--merge-reports', blobs, '--out-dir', out);
       expect(m.code, m.stdout + m.stderr).toBe(2);
-      // The run end's refusals are printed where its summaries are (stdout), one line, no stack.
-      const said = `${m.stdout}\n${m.stderr}`.split('\n').filter((l) => l.includes('another-run'));
+      // The run end's refusals are said on stderr, as every usage error is: one line, no stack.
+      expect(m.stdout).not.toContain('another-run');
+      const said = m.stderr.split('\n').filter((l) => l.includes('another-run'));
       expect(said).toEqual([
         `toolgauge: ${out} is in use by run another-run (pid ${holder.pid}, started ${owner.started_at}); wait for it to end or choose another --out-dir`,
       ]);

@@ -117,6 +117,47 @@ describe('toolgauge eval --watch', () => {
     expect(again.code, again.stderr).toBe(0);
   });
 
+  it('two eval files: each run defines their evals anew (no duplicate), and an edit that names both alike is refused', async () => {
+    const dir = tempDir('eval-watch-names');
+    writeCases(dir, ['p1']);
+    writeEval(dir);
+    const second = (name: string) =>
+      writeFileSync(
+        join(dir, 'second.eval.ts'),
+        `import { describeEval, scorers } from ${JSON.stringify(fromRoot('harness', 'api', 'index.ts'))};
+describeEval(${JSON.stringify(name)}, {
+  data: () => [{ id: 'p9', input: 'p9' }],
+  task: async (input: string) => ({ output: input, answer: input, toolCalls: [], messages: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, turns: 1 }),
+  scorers: [scorers.custom('answered', ({ output }) => output.answer.length > 0)],
+});
+`,
+      );
+    second('second');
+    const out = join(dir, 'out');
+    const run = capturedMain(
+      ['eval', 'watched.eval.ts', 'second.eval.ts', '--watch', '--model', 'sim:oracle', '--out-dir', out],
+      dir,
+    );
+    try {
+      await run.waitFor(/run 1 kept in [^\n]*second/);
+      // A new run of the files defines 'watched' and 'second' again: not a second eval of either name.
+      writeCases(dir, ['p1', 'p2']);
+      await run.waitFor(/run 2 kept in [^\n]*watched/);
+      expect(run.output()).not.toMatch(/is defined/);
+      second('watched');
+      // Run 3 (the edited file alone) is refused: its names are checked against the file it did not re-run.
+      await run.waitFor(
+        /toolgauge: .*the eval 'watched' is defined in (second|watched)\.eval\.ts and in (watched|second)\.eval\.ts/,
+      );
+    } finally {
+      process.emit('SIGINT');
+    }
+    expect(await run.done, run.output()).toBe(130);
+    // The refused run kept nothing: each eval's history holds runs 1 and 2 only.
+    expect(runHistory(join(out, 'watched'))).toHaveLength(2);
+    expect(runHistory(join(out, 'second'))).toHaveLength(1);
+  });
+
   it('--watch with a flag it cannot take is a one-line usage error', async () => {
     const dir = tempDir('eval-watch-usage');
     writeCases(dir, ['p1']);

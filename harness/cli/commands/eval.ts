@@ -29,10 +29,12 @@ export const USAGE = `toolgauge eval FILE.eval.ts [FILE…] [--model NAME | --mo
   --json: stdout is one JSON document, {"evals": [{"name", "outDir", "summary"}], "exitCode"} (each eval's
   summary.json); everything else (Vitest's output, the summaries) goes to stderr.
   --out-dir DIR: the eval's folder; with several evals (eval files, or a file that defines several) their parent,
-  each eval in DIR/<eval name>/ as in results/ (docs/eval.md#several-evals).
+  each eval in DIR/<eval name>/ as in results/; two evals of one name are refused before any case runs, in one
+  line naming both files (exit 2; docs/eval.md#several-evals).
   --model A,B…: the run once per model, one after another, each into <eval dir>/<model folder>/ (the name with
   characters other than letters, digits, . _ - as _), then each eval's paired comparison of every model with the
-  first (report --compare's comparison.md, .json, .svg) in <eval dir>/; the exit code is the worst model's; with
+  first (report --compare's comparison.md, .json, .svg) in <eval dir>/; an eval dir that holds a one-model run is
+  refused (exit 2), and a model whose run is refused is the last to run; the exit code is the worst model's; with
   --json the document also has each eval's "model" and "comparisons": [{"name", "path"}] (docs/eval.md#several-models).
   --watch: run, then run again whenever an eval file or a module it imports changes, until Ctrl-C; each run is also
   kept in <out dir>/runs/<UTC time>/ (toolgauge view lists them). Not with --resume, --shard, --merge-reports, --json,
@@ -116,7 +118,11 @@ async function runEval(
   const evalFiles = positionals.map((f) => resolve(f));
   // Several eval files are several evals: --out-dir is their parent, so that no two write one folder (a file that
   // defines several evals is seen by its worker, harness/vitest/describe-eval.ts).
-  if (new Set(evalFiles).size > 1) plan.run.outDirHoldsEvals = true;
+  // Their worker learns the evals of every file before the first runs, to refuse two evals of one name.
+  if (new Set(evalFiles).size > 1) {
+    plan.run.outDirHoldsEvals = true;
+    plan.evalFiles = [...new Set(evalFiles)];
+  }
   // `--parts N`: each eval file runs as N part files (harness/vitest/eval-parts.ts).
   const parts = values.parts === undefined ? 1 : Number(values.parts);
   const shard = values.shard as Shard | undefined;
