@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
@@ -35,27 +35,32 @@ function summaryOf(dir: string): { suite: string; n: number } {
 
 const eval_ = (dir: string, ...args: string[]) => toolgauge(['eval', ...args], {}, 180_000, dir);
 
-describe('toolgauge eval --out-dir with several evals', () => {
-  it('two eval files: --out-dir is their parent, each eval in <dir>/<eval name>/ with its own summary', async () => {
+/**
+ * One one-model run of two eval files, one of them defining two evals (describeEval.each), into one --out-dir: made
+ * once per file, read by the test of where each eval writes and reused by the model list's refusal.
+ */
+let severalEvals: Promise<{ dir: string; files: string[]; out: string; code: number; stderr: string }> | undefined;
+function severalEvalsRun() {
+  severalEvals ??= (async () => {
     const dir = tempDir('evals-out');
-    const a = evalFile(dir, 'a', ['alpha'], ['1', '2']);
-    const b = evalFile(dir, 'b', ['beta'], ['1', '2', '3']);
+    const files = [
+      evalFile(dir, 'a', ['alpha'], ['1', '2']),
+      evalFile(dir, 'sweep', ['left', 'right'], ['1', '2', '3']),
+    ];
     const out = join(dir, 'out');
-    const r = await eval_(dir, a, b, '--model', 'sim:oracle', '--out-dir', out);
-    expect(r.code, r.stderr).toBe(0);
-    expect(summaryOf(join(out, 'alpha'))).toEqual({ suite: 'alpha', n: 2 });
-    expect(summaryOf(join(out, 'beta'))).toEqual({ suite: 'beta', n: 3 });
-    expect(existsSync(join(out, 'summary.json'))).toBe(false);
-  });
+    const r = await eval_(dir, ...files, '--model', 'sim:oracle', '--out-dir', out);
+    return { dir, files, out, code: r.code, stderr: r.stderr };
+  })();
+  return severalEvals;
+}
 
-  it('one file defining two evals (describeEval.each): each in <dir>/<eval name>/', async () => {
-    const dir = tempDir('evals-each');
-    const file = evalFile(dir, 'sweep', ['left', 'right'], ['1', '2']);
-    const out = join(dir, 'out');
-    const r = await eval_(dir, file, '--model', 'sim:oracle', '--out-dir', out);
-    expect(r.code, r.stderr).toBe(0);
-    expect(summaryOf(join(out, 'left'))).toEqual({ suite: 'left', n: 2 });
-    expect(summaryOf(join(out, 'right'))).toEqual({ suite: 'right', n: 2 });
+describe('toolgauge eval --out-dir with several evals', () => {
+  it('two eval files, one defining two evals (describeEval.each): --out-dir is their parent, each eval in <dir>/<eval name>/ with its own summary', async () => {
+    const { out, code, stderr } = await severalEvalsRun();
+    expect(code, stderr).toBe(0);
+    expect(summaryOf(join(out, 'alpha'))).toEqual({ suite: 'alpha', n: 2 });
+    expect(summaryOf(join(out, 'left'))).toEqual({ suite: 'left', n: 3 });
+    expect(summaryOf(join(out, 'right'))).toEqual({ suite: 'right', n: 3 });
     expect(existsSync(join(out, 'summary.json'))).toBe(false);
   });
 
@@ -86,24 +91,20 @@ describe('toolgauge eval --out-dir with several evals', () => {
 
 describe('toolgauge eval --model a,b --out-dir with several evals', () => {
   it("an eval's folder in --out-dir that holds a one-model run: one line naming it (exit 2), before any model's case runs", async () => {
-    const dir = tempDir('evals-models-one-run');
-    const a = evalFile(dir, 'a', ['alpha'], ['1', '2']);
-    const b = evalFile(dir, 'b', ['beta'], ['1']);
-    const out = join(dir, 'out');
-    // A one-model run of the same two evals: DIR/alpha/ and DIR/beta/ hold its files, DIR itself none.
-    const one = await eval_(dir, a, b, '--model', 'sim:oracle', '--out-dir', out);
-    expect(one.code, one.stderr).toBe(0);
+    // A one-model run of the same evals: DIR/alpha/, DIR/left/ and DIR/right/ hold its files, DIR itself none.
+    const { dir, files, out, code, stderr } = await severalEvalsRun();
+    expect(code, stderr).toBe(0);
     const before = readdirSync(out).sort();
-    const r = await eval_(dir, a, b, '--model', 'sim:oracle,sim:wrong', '--out-dir', out);
+    const r = await eval_(dir, ...files, '--model', 'sim:oracle,sim:wrong', '--out-dir', out);
     expect(r.code, r.stdout + r.stderr).toBe(2);
     const said = r.stderr.split('\n').filter((l) => l.startsWith('toolgauge') && l.includes('holds a one-model run'));
     expect(said, r.stderr).toHaveLength(1);
     expect(said[0]).toMatch(
-      /the folder of the eval 'alpha' in --out-dir, \S*out\/alpha, holds a one-model run \((\.toolgauge-run|instances\.jsonl|summary\.json)\)/,
+      /the folder of the eval '(alpha|left|right)' in --out-dir, \S*out\/\1, holds a one-model run \((\.toolgauge-run|instances\.jsonl|summary\.json)\)/,
     );
-    // No model's folder was made in either eval's folder.
+    // No model's folder was made in any eval's folder.
     expect(readdirSync(out).sort()).toEqual(before);
-    for (const name of ['alpha', 'beta'])
+    for (const name of ['alpha', 'left', 'right'])
       expect(
         readdirSync(join(out, name)).filter((f) => f.startsWith('sim_')),
         name,
@@ -142,14 +143,25 @@ function shardedBlobs() {
 }
 
 /** A folder holding an earlier run of the eval 'merged' on other cases (o1, o2), with a kept run and a user's file. */
+let earlier: Promise<string> | undefined;
+function earlierRunFolder(dir: string): Promise<string> {
+  earlier ??= (async () => {
+    const out = join(dir, 'earlier-run');
+    const file = evalFile(dir, 'earlier', ['merged'], ['o1', 'o2']);
+    const r = await eval_(dir, file, '--model', 'sim:oracle', '--out-dir', out);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(join(out, 'traces')).sort()).toEqual(['o1.json', 'o2.json']);
+    mkdirSync(join(out, 'runs', '2025-01-02T03-04-05.678Z'), { recursive: true });
+    writeFileSync(join(out, 'runs', '2025-01-02T03-04-05.678Z', 'summary.json'), '{}');
+    writeFileSync(join(out, 'notes.txt'), 'mine');
+    return out;
+  })();
+  return earlier;
+}
+
+/** `out` as a copy of the earlier run's folder (made once per file; each test merges into a copy of its own). */
 async function earlierRun(dir: string, out: string): Promise<void> {
-  const file = evalFile(dir, 'earlier', ['merged'], ['o1', 'o2']);
-  const r = await eval_(dir, file, '--model', 'sim:oracle', '--out-dir', out);
-  expect(r.code, r.stderr).toBe(0);
-  expect(readdirSync(join(out, 'traces')).sort()).toEqual(['o1.json', 'o2.json']);
-  mkdirSync(join(out, 'runs', '2025-01-02T03-04-05.678Z'), { recursive: true });
-  writeFileSync(join(out, 'runs', '2025-01-02T03-04-05.678Z', 'summary.json'), '{}');
-  writeFileSync(join(out, 'notes.txt'), 'mine');
+  cpSync(await earlierRunFolder(dir), out, { recursive: true });
 }
 
 describe('toolgauge eval --merge-reports into a folder', () => {
