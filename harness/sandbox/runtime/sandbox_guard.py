@@ -245,18 +245,35 @@ def scrub_pyodide():
         sys.meta_path.remove(finder)
     _drop_modules()
 
+    # Frozen objects are invisible to gc's walks below: back into the oldest generation with them.
+    gc.unfreeze()
     objects = gc.get_objects()
     # JsProxy classes are the instances of pyodide's metaclass (and what _pyodide_core made); their
     # instances hold JavaScript objects, the classes themselves hold none.
     meta = getattr(ffi, "_JsProxyMetaClass", None)
-    proxy_types = {o for o in objects if type(o) is meta} if meta is not None else set()
-    proxy_types.update(t for t in getattr(core, "jsproxy_typedict", {}).values() if isinstance(t, type))
     method = type(scrub_pyodide.__get__(0))
+    # One pass over gc's objects, which hold every bound method (gc tracks them from birth and never lets go):
+    # the import hook's methods, and the dicts named `_pyodide_core` (the module's own, and the copy CPython
+    # keeps of a single-phase extension module's dict to re-create it on a later import: `_imp.create_builtin`,
+    # reachable from importlib's globals, would hand out a fresh `_pyodide_core` from it).
+    proxy_types = set()
+    hooks = {}
+    core_dicts = []
+    for o in objects:
+        t = type(o)
+        if t is meta:
+            proxy_types.add(o)
+        elif t is method:
+            if o.__self__ in finders:
+                hooks[id(o)] = o
+        elif t is dict and o is not live and o.get("__name__") == "_pyodide_core":
+            core_dicts.append(o)
+    proxy_types.update(t for t in getattr(core, "jsproxy_typedict", {}).values() if isinstance(t, type))
+    # JsProxy values are not tracked by gc: found among what gc's objects refer to.
     refs = gc.get_referents(*objects)
     del objects
     js = {id(r): r for r in refs if type(r) in proxy_types}
     js.update((id(b), b) for b in bridges)
-    hooks = {id(r): r for r in refs if type(r) is method and r.__self__ in finders}
     del refs, bridges
     bad = {**js, **hooks}
     mine = {id(js), id(hooks), id(bad), id(live)}
@@ -265,8 +282,9 @@ def scrub_pyodide():
         return id(value) in bad
 
     # Mutable holders lose the reference; an immutable one (a tuple) becomes dangerous itself, so that its own
-    # holders lose it in the next round.
-    targets = list(bad.values())
+    # holders lose it in the next round. The targets go to gc as a tuple known to be scratch: given a list, the
+    # call makes a tuple of it that gc reports as a holder of every target (and the next round chases that).
+    targets = tuple(bad.values())
     for _ in range(4):
         mine.add(id(targets))
         immutable = []
@@ -278,22 +296,19 @@ def scrub_pyodide():
             else:
                 _cut(holder, dangerous)
         bad.update((id(t), t) for t in immutable)
-        targets = immutable
+        targets = tuple(immutable)
     del targets, immutable
     for finder in finders:
         finder.__dict__.clear()  # the import hook's own tables of JavaScript objects
-    # CPython keeps a copy of a single-phase extension module's dict to re-create it on a later import;
-    # `_imp.create_builtin` (reachable from importlib's globals) would hand out a fresh `_pyodide_core` from it.
-    for obj in gc.get_objects():
-        if type(obj) is dict and obj is not live and obj.get("__name__") == "_pyodide_core":
-            obj.clear()
+    for obj in core_dicts:
+        obj.clear()
     live.clear()
-    del finders, hooks, bad
+    del finders, hooks, bad, core_dicts
     gc.collect()
     # What is left: holders that some Python object refers to. Not counted: a few tuples that only C code holds
     # (pyodide's set-up arguments), reachable from Python through gc alone, which the guard refuses; and
     # pyodide's JavaScript-side proxies of bound methods of the emptied import hook.
-    values = list(js.values())
+    values = tuple(js.values())
     scratch = {id(js), id(values)}
     left = [h for h in gc.get_referrers(*values) if id(h) not in scratch and id(h) not in js] if values else []
     scratch.add(id(left))
