@@ -30,6 +30,11 @@ export interface PyodideLaunchOptions {
   maxResponseBytes: number;
   /** Where the per-user cache folder lives (default: the OS temporary folder). */
   cacheRoot?: string;
+  /**
+   * Python source each worker runs after removing Python's references to JavaScript and before its guard goes up;
+   * the value of its last expression comes back in the ready line as `scrubAudit` (tests: an independent check).
+   */
+  scrubAudit?: string;
 }
 
 /** Descriptor number the worker finds the snapshot on (load) or writes it to (make). */
@@ -46,6 +51,7 @@ interface WorkerConfig {
   preimport?: string[];
   maxResponseBytes: number;
   snapshot?: { mode: 'make' | 'load'; fd: number };
+  scrubAudit?: string;
 }
 
 export function pyodideDir(): string {
@@ -86,6 +92,7 @@ export class PyodideLauncher {
       sysPath: [DIST_PACKAGES],
       readRoots: [...PYODIDE_READ_ROOTS, DIST_PACKAGES, ...this.paths.map((p) => p.path)],
       maxResponseBytes: this.opts.maxResponseBytes,
+      ...(this.opts.scrubAudit === undefined ? {} : { scrubAudit: this.opts.scrubAudit }),
     };
   }
 

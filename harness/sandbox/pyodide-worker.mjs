@@ -242,6 +242,7 @@ let handle;
 let tPython = 0;
 let jsHandles = null;
 let tScrubbed = 0;
+let scrubAudit;
 try {
   const sysModule = pyodide.pyimport('sys');
   for (const p of [...(config.sysPath ?? []), '/lib/toolhop_sandbox'].reverse()) {
@@ -269,6 +270,7 @@ try {
   tPython = performance.now();
   jsHandles = guard.scrub_pyodide();
   tScrubbed = performance.now();
+  if (typeof config.scrubAudit === 'string') scrubAudit = String(pyodide.runPython(config.scrubAudit));
   guard.install_json(JSON.stringify(config.readRoots ?? []));
   guard.destroy?.();
 } catch (err) {
@@ -297,6 +299,7 @@ writeLine({
   // Every call starts from the saved state (false: no heap handle, so every call gets a fresh worker).
   restore: saved !== null,
   jsHandles,
+  ...(scrubAudit === undefined ? {} : { scrubAudit }),
   nodefs: 'NODEFS' in Module || 'NODEFS' in FS.filesystems,
 });
 
