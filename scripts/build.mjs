@@ -16,6 +16,7 @@ const DIST = join(ROOT, 'dist');
 const DEV_ONLY = [
   /^harness\/view\/page\/tsconfig\.json$/,
   /^harness\/sandbox\/hostile\//,
+  /^harness\/sandbox\/scrub_audit\.py$/,
   /\.md$/,
   /^harness\/templates\/jinja2_render\.py$/,
   /^harness\/core\/pyliteral\/gen_unicode_data\.py$/,
