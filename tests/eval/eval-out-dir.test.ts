@@ -36,8 +36,9 @@ function summaryOf(dir: string): { suite: string; n: number } {
 const eval_ = (dir: string, ...args: string[]) => toolgauge(['eval', ...args], {}, 180_000, dir);
 
 /**
- * One one-model run of two eval files, one of them defining two evals (describeEval.each), into one --out-dir: made
- * once per file, read by the test of where each eval writes and reused by the model list's refusal.
+ * One one-model run of three eval files, one of them defining two evals (describeEval.each), into one --out-dir: made
+ * once per file, read by the test of where each eval writes, reused by the model list's refusal, and its eval
+ * 'merged' (cases o1, o2) is the earlier run the merges replace (copied: each test changes a copy of its own).
  */
 let severalEvals: Promise<{ dir: string; files: string[]; out: string; code: number; stderr: string }> | undefined;
 function severalEvalsRun() {
@@ -46,6 +47,7 @@ function severalEvalsRun() {
     const files = [
       evalFile(dir, 'a', ['alpha'], ['1', '2']),
       evalFile(dir, 'sweep', ['left', 'right'], ['1', '2', '3']),
+      evalFile(dir, 'earlier', ['merged'], ['o1', 'o2']),
     ];
     const out = join(dir, 'out');
     const r = await eval_(dir, ...files, '--model', 'sim:oracle', '--out-dir', out);
@@ -61,6 +63,7 @@ describe('toolgauge eval --out-dir with several evals', () => {
     expect(summaryOf(join(out, 'alpha'))).toEqual({ suite: 'alpha', n: 2 });
     expect(summaryOf(join(out, 'left'))).toEqual({ suite: 'left', n: 3 });
     expect(summaryOf(join(out, 'right'))).toEqual({ suite: 'right', n: 3 });
+    expect(summaryOf(join(out, 'merged'))).toEqual({ suite: 'merged', n: 2 });
     expect(existsSync(join(out, 'summary.json'))).toBe(false);
   });
 
@@ -91,7 +94,7 @@ describe('toolgauge eval --out-dir with several evals', () => {
 
 describe('toolgauge eval --model a,b --out-dir with several evals', () => {
   it("an eval's folder in --out-dir that holds a one-model run: one line naming it (exit 2), before any model's case runs", async () => {
-    // A one-model run of the same evals: DIR/alpha/, DIR/left/ and DIR/right/ hold its files, DIR itself none.
+    // A one-model run of the same evals: DIR/alpha/, DIR/left/, DIR/right/ and DIR/merged/ hold its files, DIR none.
     const { dir, files, out, code, stderr } = await severalEvalsRun();
     expect(code, stderr).toBe(0);
     const before = readdirSync(out).sort();
@@ -100,11 +103,11 @@ describe('toolgauge eval --model a,b --out-dir with several evals', () => {
     const said = r.stderr.split('\n').filter((l) => l.startsWith('toolgauge') && l.includes('holds a one-model run'));
     expect(said, r.stderr).toHaveLength(1);
     expect(said[0]).toMatch(
-      /the folder of the eval '(alpha|left|right)' in --out-dir, \S*out\/\1, holds a one-model run \((\.toolgauge-run|instances\.jsonl|summary\.json)\)/,
+      /the folder of the eval '(alpha|left|right|merged)' in --out-dir, \S*out\/\1, holds a one-model run \((\.toolgauge-run|instances\.jsonl|summary\.json)\)/,
     );
     // No model's folder was made in any eval's folder.
     expect(readdirSync(out).sort()).toEqual(before);
-    for (const name of ['alpha', 'left', 'right'])
+    for (const name of ['alpha', 'left', 'right', 'merged'])
       expect(
         readdirSync(join(out, name)).filter((f) => f.startsWith('sim_')),
         name,
@@ -142,33 +145,25 @@ function shardedBlobs() {
   return blobs;
 }
 
-/** A folder holding an earlier run of the eval 'merged' on other cases (o1, o2), with a kept run and a user's file. */
-let earlier: Promise<string> | undefined;
-function earlierRunFolder(dir: string): Promise<string> {
-  earlier ??= (async () => {
-    const out = join(dir, 'earlier-run');
-    const file = evalFile(dir, 'earlier', ['merged'], ['o1', 'o2']);
-    const r = await eval_(dir, file, '--model', 'sim:oracle', '--out-dir', out);
-    expect(r.code, r.stderr).toBe(0);
-    expect(readdirSync(join(out, 'traces')).sort()).toEqual(['o1.json', 'o2.json']);
-    mkdirSync(join(out, 'runs', '2025-01-02T03-04-05.678Z'), { recursive: true });
-    writeFileSync(join(out, 'runs', '2025-01-02T03-04-05.678Z', 'summary.json'), '{}');
-    writeFileSync(join(out, 'notes.txt'), 'mine');
-    return out;
-  })();
-  return earlier;
-}
-
-/** `out` as a copy of the earlier run's folder (made once per file; each test merges into a copy of its own). */
-async function earlierRun(dir: string, out: string): Promise<void> {
-  cpSync(await earlierRunFolder(dir), out, { recursive: true });
+/**
+ * `out` as an earlier run of the eval 'merged' on other cases (o1, o2: the several evals' run), with a kept run and a
+ * user's file: a copy of its own for each test that merges into it.
+ */
+async function earlierRun(out: string): Promise<void> {
+  const { out: several, code, stderr } = await severalEvalsRun();
+  expect(code, stderr).toBe(0);
+  cpSync(join(several, 'merged'), out, { recursive: true });
+  expect(readdirSync(join(out, 'traces')).sort()).toEqual(['o1.json', 'o2.json']);
+  mkdirSync(join(out, 'runs', '2025-01-02T03-04-05.678Z'), { recursive: true });
+  writeFileSync(join(out, 'runs', '2025-01-02T03-04-05.678Z', 'summary.json'), '{}');
+  writeFileSync(join(out, 'notes.txt'), 'mine');
 }
 
 describe('toolgauge eval --merge-reports into a folder', () => {
   it('an earlier run there: its files are replaced as a fresh run replaces them (no stale trace), the marker written', async () => {
     const { dir, blobs } = await shardedBlobs();
     const out = join(dir, 'merge-over');
-    await earlierRun(dir, out);
+    await earlierRun(out);
     const m = await eval_(dir, '--merge-reports', blobs, '--out-dir', out);
     expect(m.code, m.stderr).toBe(0);
     expect(summaryOf(out)).toEqual({ suite: 'merged', n: 4 });
@@ -189,7 +184,7 @@ describe('toolgauge eval --merge-reports into a folder', () => {
   it('a folder whose lock another live process holds: refused in one line naming the folder, nothing changed', async () => {
     const { dir, blobs } = await shardedBlobs();
     const out = join(dir, 'merge-locked');
-    await earlierRun(dir, out);
+    await earlierRun(out);
     const before = readFileSync(join(out, 'summary.json'), 'utf8');
     // Another run's lock, held by a live process (the lock's format: harness/kit/lock.ts's LockOwner).
     const holder = spawn('sleep', ['120'], { stdio: 'ignore' });
