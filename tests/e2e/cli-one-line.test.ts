@@ -2,11 +2,13 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, toolgauge } from '../helpers/cli.ts';
+import { inProcess, tempDir, toolgauge } from '../helpers/cli.ts';
 import { twoViewRuns } from '../helpers/view-runs.ts';
 
 // What a user gets wrong on the commands around the runs — an output path under a file, a port in use or out of
-// range — is one line on stderr naming the path or port, from the real command's process: never a stack.
+// range — is one line on stderr naming the path or port: never a stack. The refusals made before anything runs go
+// through the CLI's main() in this process (the same code as the command, minus a process start each); a port in use
+// is the real command's process, whose exit code and stderr are the subject there (a failed listen must not kill it).
 
 const lines = (s: string) => s.trim().split('\n');
 
@@ -27,7 +29,7 @@ describe('a path or port the user named that cannot be used is one line', () => 
 
   it('report --compare --out-dir under a file: exit 2 before anything is read, naming the file', async () => {
     for (const out of [runs.file, join(runs.file, 'sub')]) {
-      const r = await toolgauge(['report', runs.a, runs.b, '--compare', '--out-dir', out]);
+      const r = await inProcess(['report', runs.a, runs.b, '--compare', '--out-dir', out], {});
       expect(r.code, r.stderr).toBe(2);
       expect(lines(r.stderr), r.stderr).toEqual([
         `toolgauge report --compare: cannot write the output directory ${out}: ${runs.file} is not a directory`,
@@ -36,7 +38,7 @@ describe('a path or port the user named that cannot be used is one line', () => 
   });
 
   it('view --export into a folder that is a file: exit 2, naming the file', async () => {
-    const r = await toolgauge(['view', runs.a, '--export', join(runs.file, 'page.html')]);
+    const r = await inProcess(['view', runs.a, '--export', join(runs.file, 'page.html')], {});
     expect(r.code, r.stderr).toBe(2);
     expect(lines(r.stderr), r.stderr).toEqual([
       `toolgauge view: --export: cannot write the output directory ${runs.file}: ${runs.file} is not a directory`,
@@ -46,7 +48,7 @@ describe('a path or port the user named that cannot be used is one line', () => 
   it('toolhop --out, bfcl rescore and apibank rescore under a file: exit 2 before any row runs or is read', async () => {
     const root = tempDir('one-line-out');
     const runDir = join(root, 'run');
-    const th = await toolgauge(
+    const th = await inProcess(
       ['toolhop', '--limit', '1', '--model', 'sim:oracle', '--out-dir', runDir, '--out', join(runs.file, 'p.jsonl')],
       { TOOLHOP_ALLOW_DATASET_EXEC: '1' },
     );
@@ -55,8 +57,8 @@ describe('a path or port the user named that cannot be used is one line', () => 
       `toolgauge toolhop: --out: cannot write the output directory ${runs.file}: ${runs.file} is not a directory`,
     ]);
     expect(existsSync(join(runDir, 'instances.jsonl'))).toBe(false);
-    const bfcl = await toolgauge(['bfcl', 'rescore', '--result-dir', root, '--out-dir', runs.file]);
-    const apibank = await toolgauge(['apibank', 'rescore', root, '--data', root, '--out-dir', runs.file]);
+    const bfcl = await inProcess(['bfcl', 'rescore', '--result-dir', root, '--out-dir', runs.file], {});
+    const apibank = await inProcess(['apibank', 'rescore', root, '--data', root, '--out-dir', runs.file], {});
     for (const [r, who] of [
       [bfcl, 'bfcl rescore'],
       [apibank, 'apibank rescore'],
@@ -69,7 +71,7 @@ describe('a path or port the user named that cannot be used is one line', () => 
   });
 
   it('toolhop --data naming a folder: exit 2 before the run opens, not a harness error from each test file', async () => {
-    const r = await toolgauge(['toolhop', '--data', runs.a, '--model', 'sim:oracle'], {
+    const r = await inProcess(['toolhop', '--data', runs.a, '--model', 'sim:oracle'], {
       TOOLHOP_ALLOW_DATASET_EXEC: '1',
     });
     expect(r.code, r.stderr).toBe(2);
@@ -84,7 +86,7 @@ describe('a path or port the user named that cannot be used is one line', () => 
         `toolgauge ${args[0]}: listen EADDRINUSE: address already in use 127.0.0.1:${busyPort}`,
       ]);
     }
-    const r = await toolgauge(['sim', '--port', '65536'], {}, 30_000);
+    const r = await inProcess(['sim', '--port', '65536'], {});
     expect(r.code, r.stderr).toBe(2);
     expect(lines(r.stderr)).toEqual([`toolgauge sim: --port must be <= 65535 (got '65536')`]);
   });

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { fromRoot } from '../../harness/core/paths.ts';
 import { runSuite } from '../../harness/launch/run-suite.ts';
 import { toolhopSuite } from '../../harness/toolhop/suite.ts';
-import { cleanEnv, countLines, inProcess, readJson, readLines, tempDir, toolgauge } from '../helpers/cli.ts';
+import { cleanEnv, countLines, inProcess, readJson, readLines, tempDir } from '../helpers/cli.ts';
 
 // The CPython sandbox: this test is about the run's files, not the interpreter.
 const EXEC = { TOOLHOP_ALLOW_DATASET_EXEC: '1', TOOLGAUGE_SANDBOX: 'python' };
@@ -89,14 +89,18 @@ describe('a resume checks what it continues', () => {
     const finished = seals();
     expect(Object.keys(finished)).toHaveLength(2);
     const args = ['toolhop', '--model', 'sim:wrong', '--out-dir', out, '--resume'];
-    const one = await toolgauge([...args, '--limit', '1'], EXEC);
+    // Through main() in this process: the subject is the directory's files after the run's end (the reporter's, as the
+    // command's), not the process.
+    const one = await inProcess([...args, '--limit', '1'], EXEC);
     expect(one.code, one.stderr).toBe(0);
     expect(readJson<{ counts: { instances: number } }>(join(out, 'summary.json')).counts.instances).toBe(1);
     // Both rows are still in the journal and the record files, as they were (a row run again gets another seal).
     expect(seals()).toEqual(finished);
     expect(countLines(join(out, 'results.jsonl'))).toBe(2);
-    const both = await toolgauge([...args, '--limit', '2'], EXEC);
-    expect(both.code, both.stderr).toBe(0);
+    // The later resume: the kit's in-process run (the same skip of sealed rows as the command's, without a Vitest
+    // instance).
+    const both = await runSuite(toolhopSuite, { ...BASE_RUN, TOOLGAUGE_OUT_DIR: out, TOOLGAUGE_RESUME: '1' });
+    expect(both.finalized.harnessErrors, JSON.stringify(both.finalized.summary.errors)).toBe(0);
     expect(seals()).toEqual(finished);
     expect(readJson<{ counts: { instances: number } }>(join(out, 'summary.json')).counts.instances).toBe(2);
   });
