@@ -39,6 +39,15 @@ describe('evalBundlePlugin', () => {
     expect((await resolveTo('/checkout/reporters/toolgauge.ts')).id).toBe(join(dir, 'w-reporter.mjs'));
   });
 
+  it("maps the checkout's built copy of an entry (dist/, where a project linking the checkout resolves 'toolgauge')", async () => {
+    expect((await resolveTo('/checkout/dist/harness/api/index.js', 'toolgauge')).id).toBe(join(dir, 'w-api-index.mjs'));
+    expect((await resolveTo('/checkout/dist/reporters/toolgauge.js')).id).toBe(join(dir, 'w-reporter.mjs'));
+    // Not an entry's built copy: left to Vite.
+    expect((await resolveTo('/checkout/dist/harness/api/index.d.ts')).id).toBeNull();
+    expect((await resolveTo('/checkout/dist/harness/kit/registry.js')).id).toBeNull();
+    expect((await resolveTo('/checkout/dist/harness/api/matchers.js')).id).toBeNull();
+  });
+
   it('leaves everything else to Vite: other modules, look-alikes elsewhere, entries missing from the folder', async () => {
     expect((await resolveTo('/checkout/harness/kit/registry.ts')).id).toBeNull();
     expect((await resolveTo('/elsewhere/harness/api/index.ts')).id).toBeNull();
