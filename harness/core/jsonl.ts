@@ -115,33 +115,47 @@ export function streamLines(
 }
 
 /**
- * Read a JSONL file. A killed run can leave a torn last line; it is reported through `onBadLine` and skipped
- * rather than failing the whole read.
+ * Each value of a JSONL file, in order, as it is read (nothing held). A killed run can leave a torn last line; it is
+ * reported through `onBadLine` and skipped rather than failing the whole read; blank lines are skipped. A missing
+ * file has no values.
  */
+export function eachJsonl<T = unknown>(
+  path: string,
+  onValue: (value: T) => void,
+  onBadLine?: (lineNo: number, text: string) => void,
+  root?: string,
+): void {
+  try {
+    streamLines(
+      path,
+      ({ text, lineNo, tooLong }) => {
+        if (!text.trim()) return;
+        let value: T;
+        try {
+          if (tooLong) throw new Error('line too long');
+          value = JSON.parse(text) as T;
+        } catch {
+          onBadLine?.(lineNo, text);
+          return;
+        }
+        onValue(value);
+      },
+      root ? { root } : {},
+    );
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+}
+
+/** Read a JSONL file whole: eachJsonl's values in an array. */
 export function readJsonl<T = unknown>(
   path: string,
   onBadLine?: (lineNo: number, text: string) => void,
   root?: string,
 ): T[] {
   const out: T[] = [];
-  try {
-    streamLines(
-      path,
-      ({ text, lineNo, tooLong }) => {
-        if (!text.trim()) return;
-        try {
-          if (tooLong) throw new Error('line too long');
-          out.push(JSON.parse(text) as T);
-        } catch {
-          onBadLine?.(lineNo, text);
-        }
-      },
-      root ? { root } : {},
-    );
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
+  eachJsonl<T>(path, (v) => out.push(v), onBadLine, root);
   return out;
 }
 

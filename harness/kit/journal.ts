@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { firstZodIssue } from '../core/errors.ts';
 import { sha256, stableJsonStringify, stableStringify } from '../core/hash.ts';
-import { appendJsonl, readJsonl, streamLines } from '../core/jsonl.ts';
+import { appendJsonl, eachJsonl, readJsonl, streamLines } from '../core/jsonl.ts';
 import { lstatOrNull, refuseLink } from '../core/nofollow.ts';
 import { hasSecrets, redact } from '../core/redact.ts';
 import { instanceKey } from './names.ts';
@@ -101,24 +101,16 @@ export function readJournal<M extends InstanceMetaBase = InstanceMetaBase>(
  * (the usual case) holds none of it.
  */
 export function journalOutside(outDir: string, suite: string, inRun: (key: string) => boolean): InstanceMetaBase[] {
-  const path = join(outDir, JOURNAL);
-  if (!lstatOrNull(path)) return [];
   const out = new Map<string, InstanceMetaBase>();
-  streamLines(
-    path,
-    ({ text, tooLong }) => {
-      if (tooLong || !text.trim()) return;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch {
-        return;
-      }
+  eachJsonl(
+    join(outDir, JOURNAL),
+    (raw) => {
       if (!isMeta(raw) || raw.suite !== suite) return;
       const key = instanceKey(raw.id, raw.trial);
       if (!inRun(key)) out.set(key, raw);
     },
-    { root: outDir },
+    undefined,
+    outDir,
   );
   return [...out.values()];
 }
